@@ -1,0 +1,60 @@
+import { DynamicModule, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { CqrsModule } from '@nestjs/cqrs';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import type { Logger } from 'pino';
+import { HealthModule } from './modules/health/health.module';
+import { MetricsMiddleware } from './modules/health/metrics';
+import { OrganizationsModule } from './modules/organizations/organizations.module';
+import { AppConfig } from './shared/config/app-config';
+import { dataSourceOptions } from './shared/db/data-source';
+import { EnvelopeInterceptor } from './shared/http/envelope.interceptor';
+import { EnvelopeExceptionFilter } from './shared/http/exception.filter';
+import { HttpsOnlyMiddleware, JsonBodyMiddleware, RequestContextMiddleware } from './shared/http/middleware';
+import { createValidationPipe } from './shared/http/validation';
+import { KernelModule } from './shared/kernel.module';
+import { RequestLogMiddleware, ROOT_LOGGER } from './shared/logging/request-log.middleware';
+import { Clock } from './shared/time/clock';
+
+export interface AppModuleOptions {
+  config: AppConfig;
+  databaseUrl: string;
+  logger: Logger;
+  clock?: Clock;
+}
+
+/** Domain modules of the service; each owns its HTTP surface, commands, queries and tables. */
+export const DOMAIN_MODULES = [OrganizationsModule];
+
+@Module({})
+export class AppModule implements NestModule {
+  static forRoot(options: AppModuleOptions): DynamicModule {
+    const { config, databaseUrl } = options;
+    return {
+      module: AppModule,
+      imports: [
+        KernelModule.forRoot(config, options.clock),
+        CqrsModule.forRoot(),
+        TypeOrmModule.forRoot({ ...dataSourceOptions(databaseUrl, config.DB_POOL_SIZE, config.usesEmbeddedDatabase), entities: [], autoLoadEntities: true }),
+        HealthModule,
+        ...DOMAIN_MODULES,
+      ],
+      providers: [
+        { provide: ROOT_LOGGER, useValue: options.logger },
+        RequestContextMiddleware,
+        RequestLogMiddleware,
+        HttpsOnlyMiddleware,
+        JsonBodyMiddleware,
+        { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
+        { provide: APP_FILTER, useClass: EnvelopeExceptionFilter },
+        { provide: APP_PIPE, useFactory: createValidationPipe },
+      ],
+    };
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer
+      .apply(RequestContextMiddleware, RequestLogMiddleware, MetricsMiddleware, HttpsOnlyMiddleware, JsonBodyMiddleware)
+      .forRoutes({ path: '*path', method: RequestMethod.ALL });
+  }
+}

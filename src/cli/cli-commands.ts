@@ -1,0 +1,46 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import type { Mode } from '../shared/auth/request-context';
+import { CreateApiKeyCommand } from '../modules/organizations/commands/create-api-key/create-api-key.command';
+import { CreateOrganizationCommand } from '../modules/organizations/commands/create-organization/create-organization.command';
+import { RevokeApiKeyCommand } from '../modules/organizations/commands/revoke-api-key/revoke-api-key.command';
+import { ListApiKeysQuery } from '../modules/organizations/queries/list-api-keys/list-api-keys.query';
+
+export type CliArgs = { positional: string[]; flags: Record<string, string | true> };
+
+export class CliUsageError extends Error {}
+
+export interface CliCommand {
+  usage: string;
+  run(args: CliArgs, app: INestApplicationContext): Promise<unknown>;
+}
+
+export function requireFlag(args: CliArgs, name: string): string {
+  const value = args.flags[name];
+  if (typeof value !== 'string' || !value) throw new CliUsageError(`--${name} is required`);
+  return value;
+}
+
+/** Operator commands. Each one goes through the same command and query buses as the HTTP API. */
+export const CLI_COMMANDS: Record<string, CliCommand> = {
+  'org:create': {
+    usage: 'org:create --name NAME',
+    run: (args, app) => app.get(CommandBus).execute(new CreateOrganizationCommand(requireFlag(args, 'name'))),
+  },
+  'key:create': {
+    usage: 'key:create --org ORG_ID --mode test|live [--read-only]',
+    run: (args, app) => {
+      const mode = requireFlag(args, 'mode');
+      if (mode !== 'test' && mode !== 'live') throw new CliUsageError('--mode must be test or live');
+      return app.get(CommandBus).execute(new CreateApiKeyCommand(requireFlag(args, 'org'), mode as Mode, args.flags['read-only'] === true));
+    },
+  },
+  'key:revoke': {
+    usage: 'key:revoke --key KEY_OR_PREFIX',
+    run: (args, app) => app.get(CommandBus).execute(new RevokeApiKeyCommand(requireFlag(args, 'key'))),
+  },
+  'key:list': {
+    usage: 'key:list --org ORG_ID',
+    run: (args, app) => app.get(QueryBus).execute(new ListApiKeysQuery(requireFlag(args, 'org'))),
+  },
+};

@@ -1,0 +1,70 @@
+import 'reflect-metadata';
+import { createCliContext, resolveDatabase, runMigrations } from '../bootstrap';
+import { DomainError } from '../shared/errors/domain-error';
+import { ConfigError, loadConfig } from '../shared/config/app-config';
+import { createRootLogger } from '../shared/logging/logger';
+import { CLI_COMMANDS, CliArgs, CliUsageError } from './cli-commands';
+
+function parseArgs(argv: string[]): CliArgs {
+  const positional: string[] = [];
+  const flags: Record<string, string | true> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg.startsWith('--')) {
+      const [name, inline] = arg.slice(2).split(/=(.*)/s, 2);
+      if (inline !== undefined) flags[name] = inline;
+      else if (i + 1 < argv.length && !argv[i + 1].startsWith('--')) flags[name] = argv[++i];
+      else flags[name] = true;
+    } else {
+      positional.push(arg);
+    }
+  }
+  return { positional, flags };
+}
+
+function usage(): string {
+  return ['Usage: npm run --silent cli -- <command> [options]', '', '  migrate', ...Object.values(CLI_COMMANDS).map((c) => `  ${c.usage}`)].join('\n');
+}
+
+/** Prints one JSON object on stdout; errors go to stderr as JSON with a non-zero exit code. */
+async function main(): Promise<number> {
+  const [name, ...rest] = process.argv.slice(2);
+  const command = name ? CLI_COMMANDS[name] : undefined;
+  if (!command && name !== 'migrate') {
+    process.stderr.write(`${name ? `Unknown command "${name}"\n\n` : ''}${usage()}\n`);
+    return 2;
+  }
+  const config = loadConfig();
+  const logger = createRootLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL);
+  const database = await resolveDatabase(config, true);
+  const app = await createCliContext(config, database.url, logger);
+  try {
+    const applied = await runMigrations(app);
+    const result = command ? await command.run(parseArgs(rest), app) : { applied };
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  } finally {
+    await app.close();
+    await database.embedded?.stop();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    if (e instanceof CliUsageError) {
+      process.stderr.write(`${JSON.stringify({ error: e.message, usage: usage() })}\n`);
+      process.exit(2);
+    }
+    if (e instanceof DomainError) {
+      process.stderr.write(`${JSON.stringify({ error: e.message, code: e.code, validator: e.fields })}\n`);
+      process.exit(1);
+    }
+    if (e instanceof ConfigError) {
+      process.stderr.write(`${e.message}\n`);
+      process.exit(1);
+    }
+    process.stderr.write(`${JSON.stringify({ error: e instanceof Error ? e.message : String(e) })}\n`);
+    process.exit(1);
+  },
+);

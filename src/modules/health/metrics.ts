@@ -1,0 +1,41 @@
+import { Inject, Injectable, NestMiddleware, OnModuleInit } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { DataSource } from 'typeorm';
+
+/** Prometheus metrics: request count and latency by route and status, and database pool figures. */
+@Injectable()
+export class Metrics implements OnModuleInit {
+  readonly registry = new Registry();
+  readonly requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests', labelNames: ['method', 'route', 'status'], registers: [this.registry] });
+  readonly latency = new Histogram({
+    name: 'http_request_duration_seconds', help: 'HTTP request latency', labelNames: ['method', 'route', 'status'],
+    buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers: [this.registry],
+  });
+
+  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
+
+  onModuleInit(): void {
+    collectDefaultMetrics({ register: this.registry });
+    const pool = () => (this.dataSource.driver as unknown as { master?: { totalCount: number; idleCount: number; waitingCount: number } }).master;
+    new Gauge({ name: 'db_pool_total_connections', help: 'Open database connections', registers: [this.registry], collect() { this.set(pool()?.totalCount ?? 0); } });
+    new Gauge({ name: 'db_pool_idle_connections', help: 'Idle database connections', registers: [this.registry], collect() { this.set(pool()?.idleCount ?? 0); } });
+    new Gauge({ name: 'db_pool_waiting_clients', help: 'Requests waiting for a database connection', registers: [this.registry], collect() { this.set(pool()?.waitingCount ?? 0); } });
+  }
+}
+
+@Injectable()
+export class MetricsMiddleware implements NestMiddleware {
+  constructor(@Inject(Metrics) private readonly metrics: Metrics) {}
+
+  use(req: Request, res: Response, next: NextFunction): void {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const route = req.route?.path ? `${req.baseUrl ?? ''}${req.route.path}` : 'unmatched';
+      const labels = { method: req.method, route, status: String(res.statusCode) };
+      this.metrics.requests.inc(labels);
+      this.metrics.latency.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+    });
+    next();
+  }
+}

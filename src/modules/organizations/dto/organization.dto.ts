@@ -1,0 +1,41 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsOptional, IsString, Length } from 'class-validator';
+
+export class DebugTokenDto {
+  @ApiProperty({ example: 'org_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f' }) organization_id: string;
+  @ApiProperty({ example: 'Acme' }) organization_name: string;
+  @ApiProperty({ enum: ['test', 'live'] }) mode: string;
+  @ApiProperty({ example: 'sk_test_Ab12Cd' }) key_prefix: string;
+  @ApiProperty() read_only: boolean;
+  @ApiProperty({ example: '2026-11-21 10:00:00' }) created_at: string;
+}
+
+export class CreateOrganizationRequestDto {
+  @ApiProperty({ example: 'Acme', minLength: 1, maxLength: 200 })
+  @Length(1, 200) @IsString() // class-validator runs the decorator nearest the property first: the type check
+  name: string;
+}
+
+export class CreatedOrganizationDto {
+  @ApiProperty() organization_id: string;
+  @ApiProperty() name: string;
+  @ApiProperty({ example: 'sk_test_...' }) test_key: string;
+  @ApiProperty({ example: 'sk_live_...' }) live_key: string;
+}
+
+export class CreateApiKeyRequestDto {
+  @ApiProperty({ enum: ['test', 'live'] })
+  @IsIn(['test', 'live'])
+  mode: 'test' | 'live';
+
+  @ApiProperty({ required: false, default: false })
+  @IsOptional() @Transform(({ obj }) => obj.read_only) @IsBoolean()
+  read_only?: boolean;
+}
+
+export class RevokeApiKeyRequestDto {
+  @ApiProperty({ description: 'The full key or its 14-character display prefix' })
+  @Length(1, 200) @IsString()
+  key: string;
+}

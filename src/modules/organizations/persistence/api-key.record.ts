@@ -1,0 +1,14 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { Mode } from '../../../shared/auth/request-context';
+
+@Entity({ name: 'api_keys' })
+export class ApiKeyRecord {
+  @PrimaryColumn({ type: 'text' }) id: string;
+  @Column({ type: 'text', name: 'organization_id' }) organizationId: string;
+  @Column({ type: 'text' }) mode: Mode;
+  @Column({ type: 'text', name: 'key_hash' }) keyHash: string;
+  @Column({ type: 'text' }) prefix: string;
+  @Column({ type: 'boolean', name: 'read_only' }) readOnly: boolean;
+  @Column({ type: 'timestamptz', name: 'created_at' }) createdAt: Date;
+  @Column({ type: 'timestamptz', name: 'revoked_at', nullable: true }) revokedAt: Date | null;
+}

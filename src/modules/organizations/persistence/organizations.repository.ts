@@ -1,0 +1,61 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager, IsNull } from 'typeorm';
+import type { CallerContext, Mode } from '../../../shared/auth/request-context';
+import type { OrgId } from '../../../shared/ids/ids';
+import { ApiKeyRecord } from './api-key.record';
+import { OrganizationRecord } from './organization.record';
+
+@Injectable()
+export class OrganizationsRepository {
+  async insertOrganization(m: EntityManager, org: OrganizationRecord): Promise<void> {
+    await m.insert(OrganizationRecord, org);
+  }
+
+  findOrganization(m: EntityManager, id: string): Promise<OrganizationRecord | null> {
+    return m.findOne(OrganizationRecord, { where: { id } });
+  }
+
+  async insertKey(m: EntityManager, key: ApiKeyRecord): Promise<void> {
+    await m.insert(ApiKeyRecord, key);
+  }
+
+  listKeys(m: EntityManager, organizationId: string): Promise<ApiKeyRecord[]> {
+    return m.find(ApiKeyRecord, { where: { organizationId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  /** Revokes by full-key hash or by display prefix; returns the revoked keys. */
+  async revoke(m: EntityManager, keyHash: string | null, prefix: string | null, at: Date): Promise<ApiKeyRecord[]> {
+    const where = keyHash ? { keyHash, revokedAt: IsNull() } : { prefix: prefix ?? '', revokedAt: IsNull() };
+    const keys = await m.find(ApiKeyRecord, { where, lock: { mode: 'pessimistic_write' } });
+    for (const key of keys) {
+      key.revokedAt = at;
+      await m.update(ApiKeyRecord, { id: key.id }, { revokedAt: at });
+    }
+    return keys;
+  }
+
+  async resolveKey(m: EntityManager, keyHash: string): Promise<CallerContext | null> {
+    const rows: Array<{ id: string; organization_id: string; name: string; mode: Mode; prefix: string; read_only: boolean; created_at: Date }> =
+      await m.query(
+        `SELECT k.id, k.organization_id, o.name, k.mode, k.prefix, k.read_only, k.created_at
+           FROM api_keys k JOIN organizations o ON o.id = k.organization_id
+          WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
+        [keyHash],
+      );
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      organizationId: row.organization_id as OrgId,
+      organizationName: row.name,
+      mode: row.mode,
+      keyId: row.id,
+      keyPrefix: row.prefix,
+      readOnly: row.read_only,
+      keyCreatedAt: row.created_at,
+    };
+  }
+
+  async countOrganizations(m: EntityManager): Promise<number> {
+    return m.count(OrganizationRecord);
+  }
+}

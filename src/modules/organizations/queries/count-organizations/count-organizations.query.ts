@@ -1,0 +1,3 @@
+import { Query } from '@nestjs/cqrs';
+
+export class CountOrganizationsQuery extends Query<number> {}

@@ -1,0 +1,25 @@
+import { Inject } from '@nestjs/common';
+import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import { TransactionRunner } from '../../../../shared/db/transaction-runner';
+import { NotFoundError } from '../../../../shared/errors/domain-error';
+import { formatTimestamp } from '../../../../shared/time/time';
+import { OrganizationsRepository } from '../../persistence/organizations.repository';
+import { ApiKeyView, ListApiKeysQuery } from './list-api-keys.query';
+
+@QueryHandler(ListApiKeysQuery)
+export class ListApiKeysHandler implements IQueryHandler<ListApiKeysQuery> {
+  constructor(
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(OrganizationsRepository) private readonly repo: OrganizationsRepository,
+  ) {}
+
+  async execute({ organizationId }: ListApiKeysQuery): Promise<ApiKeyView[]> {
+    const m = this.tx.manager;
+    if (!(await this.repo.findOrganization(m, organizationId))) throw new NotFoundError('organization');
+    const keys = await this.repo.listKeys(m, organizationId);
+    return keys.map((k) => ({
+      id: k.id, prefix: k.prefix, mode: k.mode, read_only: k.readOnly,
+      created_at: formatTimestamp(k.createdAt), revoked_at: formatTimestamp(k.revokedAt),
+    }));
+  }
+}

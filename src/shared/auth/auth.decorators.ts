@@ -1,0 +1,47 @@
+import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { ApiHeader, ApiSecurity } from '@nestjs/swagger';
+import type { AppRequest } from '../http/envelope';
+import type { CallerContext } from './request-context';
+
+export const AUTH_POLICY = 'auth:policy';
+
+export interface AuthPolicy {
+  /** No key at all (health, docs, metrics). */
+  public?: boolean;
+  /** The call changes data: read-only keys get 403. */
+  write?: boolean;
+  /** Payer-facing call (decisions §3): without a key the id is the capability. */
+  payer?: boolean;
+  /** Only test-mode keys may call it (test helpers); live keys get 403. */
+  testOnly?: boolean;
+}
+
+/** Declares how a route authenticates. Every route of the API carries one. */
+export function Authenticated(policy: Omit<AuthPolicy, 'public'> = {}): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    SetMetadata(AUTH_POLICY, policy),
+    ApiSecurity('api_key'),
+    ...(policy.payer ? [ApiSecurity({})] : []),
+  );
+}
+
+export function Public(): MethodDecorator & ClassDecorator {
+  return SetMetadata(AUTH_POLICY, { public: true } satisfies AuthPolicy);
+}
+
+/** Documents the optional Idempotency-Key header of a creating POST. */
+export function IdempotentHeaderDoc(): MethodDecorator {
+  return ApiHeader({ name: 'Idempotency-Key', required: false, description: 'Retries with the same key return the first response instead of creating twice' });
+}
+
+/** The caller resolved from the API key, or null on a payer-facing call without a key. */
+export const Caller = createParamDecorator((_: unknown, ctx: ExecutionContext): CallerContext | null => {
+  return ctx.switchToHttp().getRequest<AppRequest>().state.caller ?? null;
+});
+
+/** Like Caller, for routes that always require a key: never null. */
+export const RequiredCaller = createParamDecorator((_: unknown, ctx: ExecutionContext): CallerContext => {
+  const caller = ctx.switchToHttp().getRequest<AppRequest>().state.caller;
+  if (!caller) throw new Error('RequiredCaller used on a route that does not require a key');
+  return caller;
+});

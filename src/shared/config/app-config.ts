@@ -1,0 +1,94 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
+
+const toBool = ({ value }: { value: unknown }) =>
+  value === undefined || value === '' ? undefined : value === true || value === 'true' || value === '1' ? true
+    : value === false || value === 'false' || value === '0' ? false : value;
+const toInt = ({ value }: { value: unknown }) =>
+  value === undefined || value === '' ? undefined : /^-?\d+$/.test(String(value)) ? Number(value) : value;
+
+/**
+ * Every setting of the service, read from the environment and checked once at start-up.
+ * Each property documents one variable; the README's configuration table follows this class.
+ */
+export class AppConfig {
+  @IsIn(['development', 'production', 'test'])
+  NODE_ENV: 'development' | 'production' | 'test' = 'development';
+
+  @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  PORT = 3000;
+
+  @IsString()
+  HOST = '0.0.0.0';
+
+  /** PostgreSQL connection string; when unset the service runs on an embedded PostgreSQL under DATA_DIR. */
+  @IsOptional() @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// or postgresql:// URL' })
+  DATABASE_URL?: string;
+
+  @IsString()
+  DATA_DIR = './data';
+
+  @Transform(toInt) @IsInt() @Min(1) @Max(200)
+  DB_POOL_SIZE = 10;
+
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL = 'info';
+
+  @Transform(toBool) @IsBoolean()
+  PUBLIC_PAYER_ACCESS = true;
+
+  /** Enables the operator API under /admin when set (header X-Admin-Token). */
+  @IsOptional() @IsString() @Matches(/^.{16,}$/, { message: 'must be at least 16 characters' })
+  ADMIN_API_TOKEN?: string;
+
+  /** Express "trust proxy": which hops may set X-Forwarded-* (HTTPS detection, client address). */
+  @IsString()
+  TRUST_PROXY = 'loopback, linklocal, uniquelocal';
+
+  @IsOptional() @IsString()
+  TLS_CERT_FILE?: string;
+
+  @IsOptional() @IsString()
+  TLS_KEY_FILE?: string;
+
+  /** Largest JSON body accepted, in bytes. */
+  @Transform(toInt) @IsInt() @Min(1024)
+  BODY_LIMIT_BYTES = 1024 * 1024;
+
+  /** On the first start of an empty embedded database, create a demo organization and print its test key. */
+  @Transform(toBool) @IsBoolean()
+  DEMO_ORGANIZATION = true;
+
+  /** `env` of the envelope for requests without a key. */
+  get defaultEnv(): 'development' | 'production' {
+    return this.NODE_ENV === 'production' ? 'production' : 'development';
+  }
+
+  get isProduction(): boolean {
+    return this.NODE_ENV === 'production';
+  }
+
+  get usesEmbeddedDatabase(): boolean {
+    return !this.DATABASE_URL;
+  }
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const known = Object.keys(new AppConfig());
+  const raw: Record<string, unknown> = {};
+  for (const name of [...known, 'DATABASE_URL', 'ADMIN_API_TOKEN', 'TLS_CERT_FILE', 'TLS_KEY_FILE']) {
+    if (env[name] !== undefined && env[name] !== '') raw[name] = env[name];
+  }
+  const config = plainToInstance(AppConfig, raw);
+  const errors = validateSync(config, { whitelist: false });
+  if (errors.length) {
+    const lines = errors.map((e) => `  ${e.property}=${JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  if (!!config.TLS_CERT_FILE !== !!config.TLS_KEY_FILE) {
+    throw new ConfigError('Invalid configuration:\n  TLS_CERT_FILE and TLS_KEY_FILE must be set together');
+  }
+  return config;
+}

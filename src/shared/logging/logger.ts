@@ -1,0 +1,32 @@
+import { LoggerService } from '@nestjs/common';
+import pino, { Logger } from 'pino';
+
+/** Structured JSON logs; keys and tokens never reach them. */
+export function createRootLogger(level: string): Logger {
+  return pino({
+    level,
+    base: { service: 'invoicing-api', pid: process.pid },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers["x-admin-token"]', 'req.headers.cookie', '*.test_key', '*.live_key', '*.key', '*.secret'],
+      censor: '[redacted]',
+    },
+  });
+}
+
+/** Routes Nest's own log calls into pino. */
+export class PinoNestLogger implements LoggerService {
+  constructor(private readonly root: Logger) {}
+
+  private write(level: 'info' | 'error' | 'warn' | 'debug' | 'trace', message: unknown, context?: string, extra?: unknown) {
+    const fields = { context, ...(extra !== undefined ? { detail: extra } : {}) };
+    if (message && typeof message === 'object') this.root[level]({ ...fields, ...(message as object) });
+    else this.root[level](fields, String(message));
+  }
+
+  log(message: unknown, context?: string) { this.write('info', message, context); }
+  error(message: unknown, trace?: string, context?: string) { this.write('error', message, context, trace); }
+  warn(message: unknown, context?: string) { this.write('warn', message, context); }
+  debug(message: unknown, context?: string) { this.write('debug', message, context); }
+  verbose(message: unknown, context?: string) { this.write('trace', message, context); }
+}

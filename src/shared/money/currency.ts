@@ -1,0 +1,23 @@
+/** Every currency a price, quote, invoice or payment may be denominated in (interface "Currency"). */
+export const CURRENCIES = [
+  'BITCOIN', 'ETHEREUM', 'USDT', 'USDC', 'USDC_NATIVE', 'SOLANA', 'BINANCE_COIN', 'RIPPLE', 'POLYGON',
+  'TRON', 'LITECOIN', 'BITCOIN_CASH', 'DOGECOIN',
+  'USD', 'EUR', 'CHF', 'GBP', 'AUD', 'JPY', 'CNY', 'CAD', 'HKD', 'SGD', 'SEK', 'KRW', 'NOK', 'NZD', 'INR',
+  'MXN', 'TWD', 'ZAR', 'BRL', 'DKK', 'PLN', 'THB', 'ILS', 'IDR', 'CZK', 'AED', 'TRY', 'HUF', 'CLP', 'SAR',
+  'PHP', 'MYR', 'COP', 'RUB', 'RON', 'PEN',
+] as const;
+
+export type Currency = (typeof CURRENCIES)[number];
+
+export const CRYPTO_CURRENCIES: readonly Currency[] = [
+  'BITCOIN', 'ETHEREUM', 'USDT', 'USDC', 'USDC_NATIVE', 'SOLANA', 'BINANCE_COIN', 'RIPPLE', 'POLYGON',
+  'TRON', 'LITECOIN', 'BITCOIN_CASH', 'DOGECOIN',
+];
+
+export function isCurrency(value: unknown): value is Currency {
+  return typeof value === 'string' && (CURRENCIES as readonly string[]).includes(value);
+}
+
+export function isCrypto(currency: Currency): boolean {
+  return CRYPTO_CURRENCIES.includes(currency);
+}

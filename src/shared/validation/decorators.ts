@@ -1,0 +1,155 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, Max, Min, ValidateBy, ValidationOptions } from 'class-validator';
+import { AMOUNT_PROBLEM_MESSAGES, amountProblem } from '../money/money';
+import { CURRENCIES } from '../money/currency';
+import { JsonNumberText } from '../http/json-number';
+import { parseTimeBound } from '../time/time';
+
+/**
+ * Composite decorators: each one declares validation and the OpenAPI schema of a field together,
+ * so the documentation cannot drift from what the service accepts.
+ */
+
+function normalizeDecimalInput(value: unknown): unknown {
+  if (value instanceof JsonNumberText) return value.text;
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
+  return value;
+}
+
+export function IsAmount(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isAmount',
+      validator: {
+        validate: (value) => typeof value === 'string' && amountProblem(value) === null,
+        defaultMessage: (args) => {
+          const value = args?.value;
+          if (typeof value !== 'string') return `${args?.property} must be a decimal string or number`;
+          return `${args?.property} ${AMOUNT_PROBLEM_MESSAGES[amountProblem(value) ?? 'not_a_decimal']}`;
+        },
+      },
+    },
+    options,
+  );
+}
+
+interface FieldDoc {
+  description?: string;
+  example?: unknown;
+  required?: boolean;
+}
+
+/** An exact, non-negative decimal amount given as a string or a JSON number; read as a decimal string. */
+export function AmountField(doc: FieldDoc & { acceptsNumber?: boolean } = {}): PropertyDecorator {
+  const api = {
+    description: doc.description,
+    example: doc.example ?? '10.50',
+    oneOf: doc.acceptsNumber === false ? undefined : [{ type: 'string' }, { type: 'number' }],
+    type: doc.acceptsNumber === false ? String : undefined,
+    pattern: '^\\d+(\\.\\d{1,30})?$',
+  };
+  return applyDecorators(
+    Transform(({ obj, key }) => normalizeDecimalInput(obj[key])),
+    ...(doc.required === false ? [IsOptional(), ApiPropertyOptional(api)] : [ApiProperty(api)]),
+    IsAmount(),
+  );
+}
+
+export function CurrencyField(doc: FieldDoc = {}): PropertyDecorator {
+  const api = { enum: CURRENCIES, enumName: 'Currency', description: doc.description, example: doc.example ?? 'USD' };
+  return applyDecorators(
+    ...(doc.required === false ? [IsOptional(), ApiPropertyOptional(api)] : [ApiProperty(api)]),
+    IsIn(CURRENCIES as unknown as string[], { message: '$property must be one of the Currency values' }),
+  );
+}
+
+export function IsTimeBound(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isTimeBound',
+      validator: {
+        validate: (value) => typeof value === 'string' && parseTimeBound(value, 'from') !== null,
+        defaultMessage: (args) => `${args?.property} must be a time as YYYY-MM-DD HH:MM:SS (UTC), YYYY-MM-DD or ISO 8601`,
+      },
+    },
+    options,
+  );
+}
+
+export function TimeBoundField(doc: FieldDoc = {}): PropertyDecorator {
+  return applyDecorators(
+    IsOptional(),
+    ApiPropertyOptional({ type: String, description: doc.description ?? 'Inclusive bound: YYYY-MM-DD HH:MM:SS (UTC), YYYY-MM-DD (whole day) or ISO 8601', example: doc.example }),
+    IsTimeBound(),
+  );
+}
+
+const toIntIfText = ({ obj, key }: { obj: Record<string, unknown>; key: string }) => {
+  const value = obj[key];
+  return typeof value === 'string' && /^-?\d{1,15}$/.test(value) ? Number(value) : value;
+};
+
+/** `limit` of every list: default 20, at most 100. Query strings are read as integers. */
+export function LimitField(): PropertyDecorator {
+  return applyDecorators(
+    Transform(toIntIfText),
+    IsOptional(),
+    IsInt({ message: '$property must be an integer' }),
+    Min(0, { message: '$property must be at least 0' }),
+    Max(100, { message: '$property must be at most 100' }),
+    ApiPropertyOptional({ type: Number, minimum: 0, maximum: 100, default: 20, description: 'Maximum number of entries returned (default 20, at most 100)' }),
+  );
+}
+
+export function OffsetField(): PropertyDecorator {
+  return applyDecorators(
+    Transform(toIntIfText),
+    IsOptional(),
+    IsInt({ message: '$property must be an integer' }),
+    Min(0, { message: '$property must be at least 0' }),
+    ApiPropertyOptional({ type: Number, minimum: 0, default: 0, description: 'Number of entries skipped (default 0)' }),
+  );
+}
+
+export interface StringMapLimits {
+  maxKeys: number;
+  maxKeyLength: number;
+  maxValueLength: number;
+}
+
+export const METADATA_LIMITS: StringMapLimits = { maxKeys: 50, maxKeyLength: 40, maxValueLength: 500 };
+
+/** A flat object of string keys to string values (metadata), with bounded size. */
+export function IsStringMap(limits: StringMapLimits = METADATA_LIMITS, options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isStringMap',
+      validator: {
+        validate: (value) => {
+          if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+          const entries = Object.entries(value as Record<string, unknown>);
+          return entries.length <= limits.maxKeys && entries.every(([k, v]) =>
+            k.length > 0 && k.length <= limits.maxKeyLength && typeof v === 'string' && v.length <= limits.maxValueLength);
+        },
+        defaultMessage: (args) =>
+          `${args?.property} must be an object of at most ${limits.maxKeys} string keys (1-${limits.maxKeyLength} characters) to string values (at most ${limits.maxValueLength} characters)`,
+      },
+    },
+    options,
+  );
+}
+
+export function MetadataField(doc: FieldDoc = {}): PropertyDecorator {
+  return applyDecorators(
+    IsOptional(),
+    IsStringMap(),
+    ApiPropertyOptional({
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      description: doc.description ?? `String keys to string values; at most ${METADATA_LIMITS.maxKeys} keys, keys up to ${METADATA_LIMITS.maxKeyLength} and values up to ${METADATA_LIMITS.maxValueLength} characters`,
+      example: doc.example ?? { order_id: '1234' },
+    }),
+  );
+}

@@ -1,0 +1,95 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const ROOT = resolve(__dirname, '..', '..');
+export const MAIN = join(ROOT, 'dist', 'src', 'main.js');
+export const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+export interface RunningServer {
+  baseUrl: string;
+  port: number;
+  process: ChildProcess;
+  output(): string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export interface ServerOptions {
+  databaseUrl?: string;
+  /** Data folder of the embedded database (when no databaseUrl). */
+  dataDir?: string;
+  env?: Record<string, string>;
+  port?: number;
+  readyTimeoutMs?: number;
+}
+
+/** Starts the built service as a real process and waits until /health/ready answers 200. */
+export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
+  const port = options.port ?? (await freePort());
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    NODE_ENV: 'test',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
+    ADMIN_API_TOKEN: ADMIN_TOKEN,
+    DEMO_ORGANIZATION: 'false',
+    ...options.env,
+  };
+  if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
+  else {
+    delete env.DATABASE_URL;
+    env.DATA_DIR = options.dataDir ?? mkdtempSync(join(tmpdir(), 'ipa-data-'));
+  }
+  const child = spawn(process.execPath, [MAIN], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (d) => (output += d));
+  child.stderr?.on('data', (d) => (output += d));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
+  let ready = false;
+  while (Date.now() < deadline && child.exitCode === null) {
+    try {
+      const res = await fetch(`${baseUrl}/health/ready`);
+      if (res.status === 200) {
+        ready = true;
+        break;
+      }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  if (!ready) {
+    child.kill('SIGKILL');
+    throw new Error(`service did not become ready on ${baseUrl}:\n${output.slice(-4000)}`);
+  }
+  return {
+    baseUrl,
+    port,
+    process: child,
+    output: () => output,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill(signal);
+      return exited;
+    },
+  };
+}
