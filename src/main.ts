@@ -24,6 +24,7 @@ async function main(): Promise<void> {
   if (database.embedded) logger.info({ url: database.url.replace(/:[^:@/]*@/, ':***@'), dir: config.DATA_DIR }, 'embedded PostgreSQL started (set DATABASE_URL for production)');
 
   const app = await createHttpApp(config, database.url, logger);
+  await app.init();
   const applied = await runMigrations(app);
   if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
 
