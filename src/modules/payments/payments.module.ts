@@ -1,0 +1,21 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { PaymentsController } from './payments.controller';
+import { PaymentRecord } from './persistence/payment.record';
+import { PaymentsRepository } from './persistence/payments.repository';
+import { GetPaymentHandler } from './queries/get-payment/get-payment.handler';
+import { ListInvoicePaymentsHandler } from './queries/list-invoice-payments/list-invoice-payments.handler';
+import { ListPaymentsHandler } from './queries/list-payments/list-payments.handler';
+
+/**
+ * Payments: what providers report against invoices (RecordProviderPaymentCommand, which also moves
+ * the invoice's state in the same transaction), the list and read endpoints, and the test-mode
+ * simulation. Exports on the bus: RecordProviderPaymentCommand, ListPaymentsQuery, GetPaymentQuery,
+ * ListInvoicePaymentsQuery.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([PaymentRecord])],
+  controllers: [PaymentsController],
+  providers: [PaymentsRepository, ListPaymentsHandler, GetPaymentHandler, ListInvoicePaymentsHandler],
+})
+export class PaymentsModule {}
