@@ -5,6 +5,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Logger } from 'pino';
 import { HealthModule } from './modules/health/health.module';
 import { MetricsMiddleware } from './modules/health/metrics';
+import { InvoicesModule } from './modules/invoices/invoices.module';
 import { OrganizationsModule } from './modules/organizations/organizations.module';
 import { AppConfig } from './shared/config/app-config';
 import { dataSourceOptions } from './shared/db/data-source';
@@ -24,7 +25,7 @@ export interface AppModuleOptions {
 }
 
 /** Domain modules of the service; each owns its HTTP surface, commands, queries and tables. */
-export const DOMAIN_MODULES = [OrganizationsModule];
+export const DOMAIN_MODULES = [OrganizationsModule, InvoicesModule];
 
 @Module({})
 export class AppModule implements NestModule {
