@@ -42,13 +42,16 @@ export class GetInvoiceHandler implements IQueryHandler<GetInvoiceQuery> {
       const views = items.map(itemView);
       const withProduct = want.has('items.product');
       const withSchema = want.has('items.billing_schema');
+      const products = items.filter((i) => i.productId);
       if (withProduct || withSchema) {
-        const products = items.filter((i) => i.productId);
-        const catalog = await this.queries.execute(new GetProductsByIdsQuery(
-          scope,
-          withProduct ? [...new Set(products.map((i) => i.productId!))] : [],
-          withSchema ? [...new Set(products.map((i) => i.billingSchemaId!))] : [],
-        ));
+        // Payment intents have no product: only ask the catalog when a product item is there.
+        const catalog = products.length
+          ? await this.queries.execute(new GetProductsByIdsQuery(
+            scope,
+            withProduct ? [...new Set(products.map((i) => i.productId!))] : [],
+            withSchema ? [...new Set(products.map((i) => i.billingSchemaId!))] : [],
+          ))
+          : { products: {}, schemas: {} };
         views.forEach((v) => {
           if (withProduct) v.product = v.product_id ? catalog.products[v.product_id] ?? null : null;
           if (withSchema) v.billing_schema = v.billing_schema_id ? catalog.schemas[v.billing_schema_id] ?? null : null;
