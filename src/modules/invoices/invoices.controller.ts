@@ -1,17 +1,17 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { ApiBody, ApiExtraModels, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiExtraModels, ApiOperation, ApiParam, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { Authenticated, Caller, RequiredCaller } from '../../shared/auth/auth.decorators';
 import type { CallerContext } from '../../shared/auth/request-context';
 import { scopeOf } from '../../shared/auth/request-context';
-import { ApiEnvelope, ApiErrors } from '../../shared/http/api-docs';
+import { ApiEnvelope, ApiErrors, SuccessEnvelopeDto } from '../../shared/http/api-docs';
 import { EnvelopeReply, reply } from '../../shared/http/envelope';
 import type { Currency } from '../../shared/money/currency';
 import { parseAmount } from '../../shared/money/money';
 import { parseTimeBound } from '../../shared/time/time';
 import { CreateInvoiceCommand, CreateItemInput } from './commands/create-invoice/create-invoice.command';
 import { UpdateInvoiceCommand } from './commands/update-invoice/update-invoice.command';
-import type { InvoiceStatus } from './domain/invoice-status';
+import { INVOICE_STATUSES, InvoiceStatus } from './domain/invoice-status';
 import type { Expansion } from './domain/payer-view';
 import { CreateInvoiceRequestDto, PaymentIntentItemDoc, ProductItemDoc } from './dto/create-invoice.request.dto';
 import { GetInvoiceRequestDto } from './dto/get-invoice.request.dto';
@@ -134,11 +134,24 @@ export class InvoicesController {
   @Authenticated({ payer: true })
   @ApiOperation({ summary: 'Read the current state of an invoice', description: 'HTTP 200; the envelope\'s status field holds the invoice state string (e.g. "PENDING") instead of the HTTP code.' })
   @ApiParam(ID_PARAM)
-  @ApiEnvelope({
-    type: InvoiceShortStateDto,
-    example: { id: INVOICE_EXAMPLE.id, status: 'PENDING', substatus: null, updated_at: '2026-11-21 10:00:00' },
-    message: 'Invoice state',
-    description: 'Success; envelope status is the invoice state, e.g. "PENDING"',
+  @ApiExtraModels(InvoiceShortStateDto, SuccessEnvelopeDto)
+  @ApiResponse({
+    status: 200,
+    description: 'Success; the envelope status holds the invoice state string (e.g. "PENDING"), not the HTTP code',
+    content: {
+      'application/json': {
+        schema: {
+          allOf: [
+            { $ref: getSchemaPath(SuccessEnvelopeDto) },
+            { type: 'object', properties: { status: { type: 'string', enum: [...INVOICE_STATUSES] }, data: { $ref: getSchemaPath(InvoiceShortStateDto) } } },
+          ],
+        },
+        example: {
+          status: 'PENDING', data: { id: INVOICE_EXAMPLE.id, status: 'PENDING', substatus: null, updated_at: '2026-11-21 10:00:00' },
+          error: null, message: 'Invoice state', env: 'development', log: { request_id: '5f0c6b1e-6a7d-4f0e-9b9c-3a0e4d2f1c11' }, validator: null, support_id: null,
+        },
+      },
+    },
   })
   @ApiErrors(400, 401, 403, 404)
   async shortState(@Caller() caller: CallerContext | null, @Param('id') id: string): Promise<EnvelopeReply<InvoiceShortState>> {
