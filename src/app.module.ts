@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { HealthModule } from './modules/health/health.module';
 import { MetricsMiddleware } from './modules/health/metrics';
 import { OrganizationsModule } from './modules/organizations/organizations.module';
+import { ProductsModule } from './modules/products/products.module';
 import { AppConfig } from './shared/config/app-config';
 import { dataSourceOptions } from './shared/db/data-source';
 import { EnvelopeInterceptor } from './shared/http/envelope.interceptor';
@@ -24,7 +25,7 @@ export interface AppModuleOptions {
 }
 
 /** Domain modules of the service; each owns its HTTP surface, commands, queries and tables. */
-export const DOMAIN_MODULES = [OrganizationsModule];
+export const DOMAIN_MODULES = [OrganizationsModule, ProductsModule];
 
 @Module({})
 export class AppModule implements NestModule {
