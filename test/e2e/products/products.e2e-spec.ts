@@ -176,6 +176,22 @@ describe('Products: create and read', () => {
     expect(tiers[0].metric.name).toBe('API calls');
   });
 
+  it('refuses metric fields that contradict the existing metric', async () => {
+    const org = await createOrg();
+    const first = await createProduct(org.test);
+    const metricId = expectSuccess(await org.test.get(`/products/${first}`)).schemas[0].configurations[0].metric_id;
+    const one = (metric: unknown) => productBody({ schemas: [recurringSchema({ configurations: [{ starts_at: 0, ends_at: null, price_per_unit: 1, metric }] })] });
+    expectError(await org.test.post('/products', one({ metric_key: 'api_calls', aggregation_type: 'MAX' })), 400,
+      { field: 'schemas.0.configurations.0.metric.aggregation_type' });
+    expectError(await org.test.post('/products', one({ id: metricId, metric_key: 'storage' })), 400,
+      { field: 'schemas.0.configurations.0.metric.metric_key' });
+    expectError(await org.test.post('/products', one({ id: metricId, aggregation_type: 'COUNT' })), 400,
+      { field: 'schemas.0.configurations.0.metric.aggregation_type' });
+    // Agreeing fields are fine.
+    expectSuccess(await org.test.post('/products', one({ id: metricId, metric_key: 'api_calls', aggregation_type: 'SUM' })));
+    expect(expectSuccess(await org.test.get('/products'))).toHaveLength(2);
+  });
+
   it('refuses a metric id of another organization or mode as unknown', async () => {
     const org = await createOrg();
     const other = await createOrg();

@@ -148,14 +148,22 @@ export class ProductWriter {
     return product.id;
   }
 
-  /** Metric id per tier: referenced ids must exist in scope; keys find a metric or create it. */
+  /**
+   * Metric id per tier: referenced ids must exist in scope; keys find a metric or create it. A
+   * metric_key or aggregation_type sent beside an existing metric must agree with it (its name is
+   * kept as it is).
+   */
   private async resolveMetrics(m: EntityManager, scope: Scope, drafts: TierDraft[][], now: Date): Promise<string[][]> {
     const all = drafts.flat().map((t) => t.metric);
     const referenced = [...new Set(all.filter((x) => x.id != null).map((x) => x.id as string))];
-    const found = new Set((await this.repo.findMetrics(m, scope, referenced)).map((x) => x.id));
+    const byId = new Map((await this.repo.findMetrics(m, scope, referenced)).map((x) => [x.id, x]));
     const errors: FieldErrors = {};
     drafts.forEach((tiers, i) => tiers.forEach((t, j) => {
-      if (t.metric.id != null && !found.has(t.metric.id)) errors[`schemas.${i}.configurations.${j}.metric.id`] = 'is not a metric of this organization';
+      if (t.metric.id == null) return;
+      const path = `schemas.${i}.configurations.${j}.metric`;
+      const found = byId.get(t.metric.id);
+      if (!found) errors[`${path}.id`] = 'is not a metric of this organization';
+      else Object.assign(errors, metricConflicts(path, t.metric, found));
     }));
     if (Object.keys(errors).length) throw new ValidationFailedError(errors);
 
@@ -173,9 +181,25 @@ export class ProductWriter {
         updatedAt: null,
       } satisfies MetricRecord);
     }
-    const idOfKey = new Map((await this.repo.findMetricsByKeys(m, scope, [...byKey.keys()])).map((x) => [x.metricKey, x.id]));
-    return drafts.map((tiers) => tiers.map((t) => (t.metric.id != null ? t.metric.id : idOfKey.get(t.metric.metric_key as string) as string)));
+    const ofKey = new Map((await this.repo.findMetricsByKeys(m, scope, [...byKey.keys()])).map((x) => [x.metricKey, x]));
+    drafts.forEach((tiers, i) => tiers.forEach((t, j) => {
+      if (t.metric.id != null) return;
+      Object.assign(errors, metricConflicts(`schemas.${i}.configurations.${j}.metric`, t.metric, ofKey.get(t.metric.metric_key as string)!));
+    }));
+    if (Object.keys(errors).length) throw new ValidationFailedError(errors);
+    return drafts.map((tiers) => tiers.map((t) => (t.metric.id != null ? t.metric.id : ofKey.get(t.metric.metric_key as string)!.id)));
   }
+}
+
+function metricConflicts(path: string, input: MetricInputDto, existing: MetricRecord): FieldErrors {
+  const errors: FieldErrors = {};
+  if (input.metric_key != null && input.metric_key !== existing.metricKey) {
+    errors[`${path}.metric_key`] = `does not match the metric ${existing.id} (metric_key ${existing.metricKey})`;
+  }
+  if (input.aggregation_type != null && input.aggregation_type !== existing.aggregationType) {
+    errors[`${path}.aggregation_type`] = `does not match the existing metric ${existing.metricKey} (aggregation_type ${existing.aggregationType})`;
+  }
+  return errors;
 }
 
 function metricIdentity(metric: MetricInputDto): string {

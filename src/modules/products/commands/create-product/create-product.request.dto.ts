@@ -23,7 +23,7 @@ export class MetricInputDto {
   @IsOptional() @Length(1, MAX_NAME) @IsString()
   id?: string | null;
 
-  @ApiPropertyOptional({ description: 'Key the metric is found by; a metric with a new key is created on first use. Required without id.', example: 'api_calls', pattern: '^[A-Za-z0-9_.:-]{1,100}$' })
+  @ApiPropertyOptional({ description: 'Key the metric is found by; a metric with a new key is created on first use (an existing one keeps its name and must have the same aggregation_type). Required without id.', example: 'api_calls', pattern: '^[A-Za-z0-9_.:-]{1,100}$' })
   @ValidateIf((o: MetricInputDto) => o.id == null || o.metric_key != null)
   @Matches(/^[A-Za-z0-9_.:-]+$/, { message: '$property may hold only letters, digits and _ . : -' }) @Length(1, 100) @IsString()
   metric_key?: string;
