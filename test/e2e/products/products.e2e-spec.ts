@@ -158,6 +158,16 @@ describe('Products: create and read', () => {
     expectError(await org.test.get('/products?include_inactive=yes'), 400, { field: 'include_inactive' });
   });
 
+  it('returns 20 products by default and at most 100', async () => {
+    const org = await createOrg();
+    const body = { name: 'Small', schemas: [{ name: 'Once', currency: 'USD', type: 'ONE_TIME', base_price: 1 }] };
+    for (let i = 0; i < 21; i++) await createProduct(org.test, { ...body, name: `Small ${i}` });
+    const page = expectSuccess(await org.test.get('/products'));
+    expect(page).toHaveLength(20);
+    expect(page[0].name).toBe('Small 20');
+    expect(expectSuccess(await org.test.get('/products?limit=100'))).toHaveLength(21);
+  });
+
   it('finds metrics by key across products and accepts an existing metric by id', async () => {
     const org = await createOrg();
     const first = await createProduct(org.test);
