@@ -7,6 +7,7 @@ import { HealthModule } from './modules/health/health.module';
 import { MetricsMiddleware } from './modules/health/metrics';
 import { InvoicesModule } from './modules/invoices/invoices.module';
 import { OrganizationsModule } from './modules/organizations/organizations.module';
+import { ProductsModule } from './modules/products/products.module';
 import { QuotesModule } from './modules/quotes/quotes.module';
 import { RatesModule } from './modules/rates/rates.module';
 import { AppConfig } from './shared/config/app-config';
@@ -27,7 +28,7 @@ export interface AppModuleOptions {
 }
 
 /** Domain modules of the service; each owns its HTTP surface, commands, queries and tables. */
-export const DOMAIN_MODULES = [OrganizationsModule, RatesModule, QuotesModule, InvoicesModule];
+export const DOMAIN_MODULES = [OrganizationsModule, ProductsModule, RatesModule, QuotesModule, InvoicesModule];
 
 @Module({})
 export class AppModule implements NestModule {
