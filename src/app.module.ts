@@ -5,8 +5,10 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Logger } from 'pino';
 import { HealthModule } from './modules/health/health.module';
 import { MetricsMiddleware } from './modules/health/metrics';
+import { InvoicesModule } from './modules/invoices/invoices.module';
 import { OrganizationsModule } from './modules/organizations/organizations.module';
 import { PaymentsModule } from './modules/payments/payments.module';
+import { ProductsModule } from './modules/products/products.module';
 import { ProvidersModule } from './modules/providers/providers.module';
 import { QuotesModule } from './modules/quotes/quotes.module';
 import { RatesModule } from './modules/rates/rates.module';
@@ -28,7 +30,7 @@ export interface AppModuleOptions {
 }
 
 /** Domain modules of the service; each owns its HTTP surface, commands, queries and tables. */
-export const DOMAIN_MODULES = [OrganizationsModule, RatesModule, QuotesModule, ProvidersModule, PaymentsModule];
+export const DOMAIN_MODULES = [OrganizationsModule, ProductsModule, RatesModule, QuotesModule, InvoicesModule, ProvidersModule, PaymentsModule];
 
 @Module({})
 export class AppModule implements NestModule {
