@@ -16,7 +16,7 @@ export class Payments1763700510000 implements MigrationInterface {
         organization_id   text NOT NULL REFERENCES organizations(id),
         mode              text NOT NULL CHECK (mode IN ('test', 'live')),
         provider_id       text NOT NULL,
-        invoice_id        text,
+        invoice_id        text REFERENCES invoices(id),
         currency          text NOT NULL,
         price             numeric(78,30) NOT NULL CHECK (price >= 0),
         price_usd         numeric(78,30) NOT NULL CHECK (price_usd >= 0),

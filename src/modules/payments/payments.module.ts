@@ -1,6 +1,9 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { InvoicesModule } from '../invoices/invoices.module';
+import { RecordProviderPaymentHandler } from './commands/record-provider-payment/record-provider-payment.handler';
 import { PaymentsController } from './payments.controller';
+import { TestHelpersController } from './test-helpers.controller';
 import { PaymentRecord } from './persistence/payment.record';
 import { PaymentsRepository } from './persistence/payments.repository';
 import { GetPaymentHandler } from './queries/get-payment/get-payment.handler';
@@ -14,8 +17,8 @@ import { ListPaymentsHandler } from './queries/list-payments/list-payments.handl
  * ListInvoicePaymentsQuery.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([PaymentRecord])],
-  controllers: [PaymentsController],
-  providers: [PaymentsRepository, ListPaymentsHandler, GetPaymentHandler, ListInvoicePaymentsHandler],
+  imports: [TypeOrmModule.forFeature([PaymentRecord]), InvoicesModule],
+  controllers: [PaymentsController, TestHelpersController],
+  providers: [PaymentsRepository, RecordProviderPaymentHandler, ListPaymentsHandler, GetPaymentHandler, ListInvoicePaymentsHandler],
 })
 export class PaymentsModule {}

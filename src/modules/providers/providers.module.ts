@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ProviderAssetsController } from './assets.controller';
+import { ProvidersController } from './providers.controller';
+import { ListInvoiceProvidersHandler } from './queries/list-invoice-providers/list-invoice-providers.handler';
 import { SetProviderEnabledHandler } from './commands/set-provider-enabled/set-provider-enabled.handler';
 import { ProviderSettingRecord } from './persistence/provider-setting.record';
 import { ProvidersRepository } from './persistence/providers.repository';
@@ -9,11 +11,11 @@ import { GetProvidersHandler } from './queries/get-providers/get-providers.handl
 /**
  * Payment providers: the catalog shipped with the service (domain/catalog.ts), each organization's
  * enabled set (provider_settings; CLI provider:disable / provider:enable), the provider images, and
- * GET /providers/{invoice_id}. Exports on the bus: GetProvidersQuery, SetProviderEnabledCommand.
+ * GET /providers/{invoice_id}. Exports on the bus: GetProvidersQuery, ListInvoiceProvidersQuery, SetProviderEnabledCommand.
  */
 @Module({
   imports: [TypeOrmModule.forFeature([ProviderSettingRecord])],
-  controllers: [ProviderAssetsController],
-  providers: [ProvidersRepository, GetProvidersHandler, SetProviderEnabledHandler],
+  controllers: [ProviderAssetsController, ProvidersController],
+  providers: [ProvidersRepository, GetProvidersHandler, SetProviderEnabledHandler, ListInvoiceProvidersHandler],
 })
 export class ProvidersModule {}

@@ -111,6 +111,17 @@ export class PaymentsRepository {
     return rows[0]?.total ? fromDb(rows[0].total) : ZERO;
   }
 
+  /** Provider of the newest still-PENDING payment of the invoice, or null when none is pending. */
+  async newestPendingProvider(m: EntityManager, scope: Scope, invoiceId: string): Promise<string | null> {
+    const rows: Array<{ provider_id: string }> = await m.query(
+      `SELECT provider_id FROM payments
+        WHERE organization_id = $1 AND mode = $2 AND invoice_id = $3 AND status = 'PENDING'
+        ORDER BY created_at DESC, id DESC LIMIT 1`,
+      [scope.organizationId, scope.mode, invoiceId],
+    );
+    return rows[0]?.provider_id ?? null;
+  }
+
   /** One page of the list, newest first, and the number of matches. */
   async list(m: EntityManager, scope: Scope, f: PaymentListFilter): Promise<{ rows: PaymentRecord[]; total: number }> {
     const params: unknown[] = [scope.organizationId, scope.mode];
