@@ -7,6 +7,8 @@ import { FilesModule } from './modules/files/files.module';
 import { HealthModule } from './modules/health/health.module';
 import { MetricsMiddleware } from './modules/health/metrics';
 import { OrganizationsModule } from './modules/organizations/organizations.module';
+import { QuotesModule } from './modules/quotes/quotes.module';
+import { RatesModule } from './modules/rates/rates.module';
 import { AppConfig } from './shared/config/app-config';
 import { dataSourceOptions } from './shared/db/data-source';
 import { EnvelopeInterceptor } from './shared/http/envelope.interceptor';
@@ -25,7 +27,7 @@ export interface AppModuleOptions {
 }
 
 /** Domain modules of the service; each owns its HTTP surface, commands, queries and tables. */
-export const DOMAIN_MODULES = [OrganizationsModule, FilesModule];
+export const DOMAIN_MODULES = [OrganizationsModule, RatesModule, QuotesModule, FilesModule];
 
 @Module({})
 export class AppModule implements NestModule {

@@ -5,6 +5,10 @@ import { CreateApiKeyCommand } from '../modules/organizations/commands/create-ap
 import { CreateOrganizationCommand } from '../modules/organizations/commands/create-organization/create-organization.command';
 import { RevokeApiKeyCommand } from '../modules/organizations/commands/revoke-api-key/revoke-api-key.command';
 import { ListApiKeysQuery } from '../modules/organizations/queries/list-api-keys/list-api-keys.query';
+import { ImportRatesCommand } from '../modules/rates/commands/import-rates/import-rates.command';
+import { parseSnapshotFile, SnapshotFileError } from '../modules/rates/domain/rate-table';
+import { ValidationFailedError } from '../shared/errors/domain-error';
+import { readFileSync } from 'node:fs';
 
 export type CliArgs = { positional: string[]; flags: Record<string, string | true> };
 
@@ -38,6 +42,21 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
   'key:revoke': {
     usage: 'key:revoke --key KEY_OR_PREFIX',
     run: (args, app) => app.get(CommandBus).execute(new RevokeApiKeyCommand(requireFlag(args, 'key'))),
+  },
+  'rates:import': {
+    usage: 'rates:import FILE   (JSON: {"taken_at": "YYYY-MM-DD HH:MM:SS", "source"?: "...", "rates": {"BITCOIN": "91250.42", ...}})',
+    run: (args, app) => {
+      const file = args.positional[0];
+      if (!file) throw new CliUsageError('rates:import needs a FILE');
+      let snapshot;
+      try {
+        snapshot = parseSnapshotFile(JSON.parse(readFileSync(file, 'utf8')));
+      } catch (e) {
+        if (e instanceof SnapshotFileError) throw new ValidationFailedError(e.fields);
+        throw new CliUsageError(`cannot read ${file}: ${(e as Error).message}`);
+      }
+      return app.get(CommandBus).execute(new ImportRatesCommand(snapshot));
+    },
   },
   'key:list': {
     usage: 'key:list --org ORG_ID',

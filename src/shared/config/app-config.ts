@@ -59,6 +59,10 @@ export class AppConfig {
   @Transform(toBool) @IsBoolean()
   DEMO_ORGANIZATION = true;
 
+  /** With a live RateSource plugged in, import its rates this often (0: never). */
+  @Transform(toInt) @IsInt() @Min(0)
+  RATES_REFRESH_SECONDS = 0;
+
   /** `env` of the envelope for requests without a key. */
   get defaultEnv(): 'development' | 'production' {
     return this.NODE_ENV === 'production' ? 'production' : 'development';

@@ -39,6 +39,13 @@ interface FieldDoc {
   description?: string;
   example?: unknown;
   required?: boolean;
+  /** Required only in some cases (decided by a ValidateIf beside it): optional in the docs, never skipped when absent. */
+  conditional?: boolean;
+}
+
+function presence(doc: FieldDoc, api: Record<string, unknown>): PropertyDecorator[] {
+  if (doc.required === false) return [IsOptional(), ApiPropertyOptional(api)];
+  return [doc.conditional ? ApiPropertyOptional(api) : ApiProperty(api)];
 }
 
 /** An exact, non-negative decimal amount given as a string or a JSON number; read as a decimal string. */
@@ -52,7 +59,7 @@ export function AmountField(doc: FieldDoc & { acceptsNumber?: boolean } = {}): P
   };
   return applyDecorators(
     Transform(({ obj, key }) => normalizeDecimalInput(obj[key])),
-    ...(doc.required === false ? [IsOptional(), ApiPropertyOptional(api)] : [ApiProperty(api)]),
+    ...presence(doc, api),
     IsAmount(),
   );
 }
@@ -60,7 +67,7 @@ export function AmountField(doc: FieldDoc & { acceptsNumber?: boolean } = {}): P
 export function CurrencyField(doc: FieldDoc = {}): PropertyDecorator {
   const api = { enum: CURRENCIES, enumName: 'Currency', description: doc.description, example: doc.example ?? 'USD' };
   return applyDecorators(
-    ...(doc.required === false ? [IsOptional(), ApiPropertyOptional(api)] : [ApiProperty(api)]),
+    ...presence(doc, api),
     IsIn(CURRENCIES as unknown as string[], { message: '$property must be one of the Currency values' }),
   );
 }

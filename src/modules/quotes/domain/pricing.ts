@@ -1,0 +1,81 @@
+import type { Currency } from '../../../shared/money/currency';
+import type { Amount } from '../../../shared/money/money';
+import { convert, renderAmount, sumAmounts, ZERO } from '../../../shared/money/money';
+import type { CalculationStep, ItemCalculation, ItemInput } from '../queries/calculate-prices/calculate-prices.query';
+
+/** An item with its catalog price resolved: what the pure pipeline needs. */
+export type PricedItem =
+  | { type: 'PRODUCT'; input: Extract<ItemInput, { type: 'PRODUCT' }>; title: string; currency: Currency; unitPrice: Amount }
+  | { type: 'PAYMENT_INTENT'; input: Extract<ItemInput, { type: 'PAYMENT_INTENT' }>; currency: Currency; price: Amount };
+
+export type UsdRates = Record<Currency, Amount>;
+
+export interface PipelineResult {
+  items: ItemCalculation[];
+  totals: [CalculationStep, CalculationStep];
+  total: { currency: Currency; price: Amount; priceUsd: Amount };
+}
+
+/**
+ * The invoice currency: the one asked for, else the single currency all items share, else null
+ * (the caller answers 400 on `currency`).
+ */
+export function deriveCurrency(items: Array<{ currency: Currency }>, requested: Currency | null): Currency | null {
+  if (requested) return requested;
+  const currencies = new Set(items.map((i) => i.currency));
+  return currencies.size === 1 ? [...currencies][0] : null;
+}
+
+function step(
+  idx: number, calculationType: CalculationStep['calculationType'], title: string, currency: Currency,
+  initialPrice: Amount, price: Amount, details: CalculationStep['details'],
+): CalculationStep {
+  return { idx, calculationType, title, currency, initialPrice, price, priceDelta: price.sub(initialPrice), details };
+}
+
+/**
+ * Items -> ordered calculation steps -> totals (decisions §7). Each item starts with a PRODUCT or
+ * PAYMENT_INTENT step in its own currency; a CURRENCY_CHANGE step follows when that differs from
+ * the target. TOTAL sums the items in the target currency; TOTAL_USD sums each item converted to
+ * USD from its own currency. Conversions round half-up at 30 digits, once each.
+ */
+export function runPipeline(items: PricedItem[], target: Currency, rates: UsdRates): PipelineResult {
+  const calculated: ItemCalculation[] = items.map((item, index) => {
+    const steps: CalculationStep[] = [];
+    let own: Amount;
+    if (item.type === 'PRODUCT') {
+      const { quantity, product_id } = item.input;
+      own = item.unitPrice.mul(quantity);
+      steps.push(step(0, 'PRODUCT', item.title, item.currency, item.unitPrice, own, {
+        price: renderAmount(item.unitPrice), currency: item.currency, quantity, product_id,
+      }));
+    } else {
+      own = item.price;
+      steps.push(step(0, 'PAYMENT_INTENT', 'Payment intent', item.currency, item.price, item.price, {
+        payment_intent_id: item.input.payment_intent_id ?? null, currency: item.currency, price: renderAmount(item.price), quantity: 1,
+      }));
+    }
+    let inTarget = own;
+    if (item.currency !== target) {
+      inTarget = convert(own, rates[item.currency], rates[target]);
+      steps.push(step(1, 'CURRENCY_CHANGE', `Currency change ${item.currency} to ${target}`, target, own, inTarget, {
+        from: item.currency, to: target, from_rate_usd: renderAmount(rates[item.currency]), to_rate_usd: renderAmount(rates[target]),
+      }));
+    }
+    const priceUsd = item.currency === 'USD' ? own : convert(own, rates[item.currency], rates.USD);
+    return {
+      index,
+      item: { ...item.input, currency: item.currency },
+      steps,
+      total: { currency: target, currencyOriginal: item.currency, price: inTarget, priceUsd, priceOrig: own },
+    };
+  });
+
+  const price = sumAmounts(calculated.map((c) => c.total.price));
+  const priceUsd = sumAmounts(calculated.map((c) => c.total.priceUsd));
+  const totals: [CalculationStep, CalculationStep] = [
+    step(0, 'TOTAL', 'Total', target, ZERO, price, []),
+    step(0, 'TOTAL_USD', 'Total in USD', 'USD', ZERO, priceUsd, []),
+  ];
+  return { items: calculated, totals, total: { currency: target, price, priceUsd } };
+}

@@ -1,0 +1,46 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsInt, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
+import type { Currency } from '../../../shared/money/currency';
+import { AmountField, CurrencyField } from '../../../shared/validation/decorators';
+
+const isProduct = (o: ItemInputDto) => o.type === 'PRODUCT';
+const isIntent = (o: ItemInputDto) => o.type === 'PAYMENT_INTENT';
+
+/**
+ * An invoice or quote item: a catalog PRODUCT (product_id, billing_schema_id, quantity) or an ad-hoc
+ * PAYMENT_INTENT (currency, price). The fields of the other kind are ignored.
+ */
+export class ItemInputDto {
+  @ApiProperty({ enum: ['PRODUCT', 'PAYMENT_INTENT'], example: 'PAYMENT_INTENT' })
+  @IsIn(['PRODUCT', 'PAYMENT_INTENT'], { message: '$property must be PRODUCT or PAYMENT_INTENT' })
+  type: 'PRODUCT' | 'PAYMENT_INTENT';
+
+  @ApiPropertyOptional({ description: 'PRODUCT: the product id', example: 'product_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f' })
+  @ValidateIf(isProduct) @Length(1, 200) @IsString()
+  product_id?: string;
+
+  @ApiPropertyOptional({ description: 'PRODUCT: the billing schema id', example: 'schema_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e10' })
+  @ValidateIf(isProduct) @Length(1, 200) @IsString()
+  billing_schema_id?: string;
+
+  @ApiPropertyOptional({ description: 'PRODUCT: how many units (1 to 1,000,000)', example: 1, minimum: 1, maximum: 1000000 })
+  @ValidateIf(isProduct) @Min(1) @Max(1_000_000) @IsInt()
+  quantity?: number;
+
+  @CurrencyField({ conditional: true, description: 'PAYMENT_INTENT: the currency of the price' })
+  @ValidateIf(isIntent)
+  currency?: Currency;
+
+  @AmountField({ conditional: true, acceptsNumber: false, description: 'PAYMENT_INTENT: the amount, a decimal string', example: '49.99' })
+  @ValidateIf(isIntent)
+  price?: string;
+}
+
+/** Turns a validated item DTO into the item the pricing pipeline takes. */
+export function toItemInput(dto: ItemInputDto) {
+  return dto.type === 'PRODUCT'
+    ? { type: 'PRODUCT' as const, product_id: dto.product_id as string, billing_schema_id: dto.billing_schema_id as string, quantity: dto.quantity as number }
+    : { type: 'PAYMENT_INTENT' as const, currency: dto.currency as Currency, price: dto.price as string };
+}
+
+export const MAX_ITEMS = 100;

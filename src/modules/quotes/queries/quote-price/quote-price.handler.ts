@@ -1,0 +1,46 @@
+import { Inject } from '@nestjs/common';
+import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
+import { NotFoundError, ValidationFailedError } from '../../../../shared/errors/domain-error';
+import { GetInvoiceItemsQuery } from '../../../invoices/queries/get-invoice-items/get-invoice-items.query';
+import { QuoteView, quoteView } from '../../domain/quote-view';
+import { CalculatePricesQuery, ItemInput } from '../calculate-prices/calculate-prices.query';
+import { QuotePriceQuery } from './quote-price.query';
+
+const PRODUCT_FIELDS: Record<string, string> = {
+  'items.0.product_id': 'product.id',
+  'items.0.billing_schema_id': 'product.billing_schema_id',
+};
+
+@QueryHandler(QuotePriceQuery)
+export class QuotePriceHandler implements IQueryHandler<QuotePriceQuery> {
+  constructor(@Inject(QueryBus) private readonly queries: QueryBus) {}
+
+  async execute({ scope, currency, variants }: QuotePriceQuery): Promise<QuoteView> {
+    const given = (['product', 'invoice_id', 'items'] as const).filter((k) => variants[k] !== undefined);
+    if (given.length !== 1) {
+      const message = 'give exactly one of product, invoice_id or items';
+      throw new ValidationFailedError(given.length ? Object.fromEntries(given.map((k) => [k, message])) : { product: message });
+    }
+    let items: ItemInput[];
+    if (variants.product) {
+      const { id, billing_schema_id, quantity } = variants.product;
+      items = [{ type: 'PRODUCT', product_id: id, billing_schema_id, quantity }];
+    } else if (variants.invoice_id !== undefined) {
+      const found = await this.queries.execute(new GetInvoiceItemsQuery(scope, variants.invoice_id));
+      if (!found) throw new NotFoundError('invoice');
+      items = found;
+    } else {
+      items = variants.items ?? [];
+    }
+    try {
+      return quoteView(await this.queries.execute(new CalculatePricesQuery(scope, items, currency)));
+    } catch (e) {
+      if (e instanceof ValidationFailedError && variants.product && e.fields) {
+        // The product variant names its fields under `product`, not `items.0`.
+        const renamed = Object.fromEntries(Object.entries(e.fields).map(([k, v]) => [PRODUCT_FIELDS[k] ?? k, v]));
+        throw new ValidationFailedError(renamed);
+      }
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,32 @@
+import { Body, Controller, HttpCode, Inject, Post } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Authenticated, RequiredCaller } from '../../shared/auth/auth.decorators';
+import { scopeOf } from '../../shared/auth/request-context';
+import type { CallerContext } from '../../shared/auth/request-context';
+import { ApiEnvelope, ApiErrors } from '../../shared/http/api-docs';
+import { reply } from '../../shared/http/envelope';
+import { QUOTE_EXAMPLE, QUOTE_SCHEMA } from './dto/quote.response.dto';
+import { QuoteRequestDto } from './dto/quote.request.dto';
+import { toItemInput } from './dto/item-input.dto';
+import { QuotePriceQuery } from './queries/quote-price/quote-price.query';
+
+@ApiTags('Quotes')
+@Controller('pay')
+export class QuotesController {
+  constructor(@Inject(QueryBus) private readonly queries: QueryBus) {}
+
+  @Post('quote')
+  @HttpCode(200)
+  @Authenticated()
+  @ApiOperation({
+    summary: 'Price quote with currency conversion',
+    description: 'Send `currency` and exactly one of `product`, `invoice_id` or `items`. Amounts are converted through the USD rates of the snapshot in force now (`exchange_rate_timestamp`), rounded half-up at 30 fractional digits. Nothing is stored.',
+  })
+  @ApiEnvelope({ schema: QUOTE_SCHEMA, example: QUOTE_EXAMPLE, message: 'Quote calculated' })
+  @ApiErrors(400, 401, 403, 404)
+  async quote(@RequiredCaller() caller: CallerContext, @Body() body: QuoteRequestDto) {
+    const variants = { product: body.product, invoice_id: body.invoice_id, items: body.items?.map(toItemInput) };
+    return reply(await this.queries.execute(new QuotePriceQuery(scopeOf(caller), body.currency, variants)), 'Quote calculated');
+  }
+}
