@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Req, Res, StreamableFile, UseInterceptors } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { ApiBody, ApiConsumes, ApiHeader, ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Authenticated, RequiredCaller } from '../../shared/auth/auth.decorators';
 import { scopeOf } from '../../shared/auth/request-context';
@@ -91,9 +91,7 @@ export class FilesController {
       + 'plain text are served inline, everything else as an attachment. Errors use the JSON envelope. ' + CONTENT_ACCESS,
   })
   @ApiParam({ name: 'id', example: FILE_EXAMPLE.id })
-  @ApiProduces('application/octet-stream')
   @ApiResponse({ status: 200, description: 'The file\'s bytes', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } })
-  @ApiHeader({ name: 'Authorization', required: true, description: 'API key of the file\'s organization and mode' })
   @ApiErrors(401, 403, 404)
   async content(
     @RequiredCaller() caller: CallerContext,

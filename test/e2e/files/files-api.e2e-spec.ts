@@ -1,6 +1,7 @@
 import { Api, anonymous } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { createKey, createOrg } from '../../support/factories';
+import { startServer } from '../../support/server';
 import { upload, uploadForm } from './files-helpers';
 
 /** Request checks that store nothing, on the shared test service. */
@@ -64,5 +65,27 @@ describe('files API: authentication and input validation', () => {
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/files/upload', '/files', '/files/{id}', '/files/{id}/content']));
     expect(doc.paths['/files/upload'].post.requestBody.content['multipart/form-data'].schema.properties.file).toMatchObject({ type: 'string', format: 'binary' });
     expect(doc.paths['/files'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['limit', 'offset', 'search', 'type']);
+  });
+});
+
+describe('files configuration', () => {
+  it.each([
+    [{ FILES_MAX_BYTES: 'lots' }, /FILES_MAX_BYTES="lots"/],
+    [{ FILES_MAX_BYTES: '0' }, /FILES_MAX_BYTES=0/],
+    [{ S3_BUCKET: 'files', S3_ACCESS_KEY_ID: 'only-the-id' }, /S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together/],
+    [{ S3_ENDPOINT: 'http://127.0.0.1:9000' }, /S3_BUCKET must be set/],
+    [{ S3_BUCKET: 'Not_A_Bucket' }, /S3_BUCKET="Not_A_Bucket"/],
+    [{ PUBLIC_BASE_URL: 'ftp://files.example.com' }, /PUBLIC_BASE_URL/],
+  ])('refuses to start with %j, naming the setting', async (env, message) => {
+    const databaseUrl = process.env.TEST_DATABASE_URL || undefined;
+    const failure = await startServer({ databaseUrl, env: env as Record<string, string>, readyTimeoutMs: 30_000 }).then(
+      async (server) => {
+        await server.stop();
+        return 'started';
+      },
+      (e: Error) => e.message,
+    );
+    expect(failure).toMatch(/Invalid configuration/);
+    expect(failure).toMatch(message);
   });
 });

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { Api, ApiResponse } from '../../support/api';
-import { createDatabase, dropDatabase } from '../../support/pg';
-import { ADMIN_TOKEN, RunningServer, startServer } from '../../support/server';
+import { IsolatedService, startIsolatedService } from '../../support/isolated';
+import { ADMIN_TOKEN } from '../../support/server';
 
 export interface UploadOptions {
   filename?: string;
@@ -76,40 +76,25 @@ export function wav(): Buffer {
   return Buffer.concat([header, samples]);
 }
 
-export interface OwnService {
-  server: RunningServer;
+export interface OwnService extends IsolatedService {
   base: string;
-  createOrg(name?: string): Promise<{ id: string; test: Api; live: Api; testKey: string; liveKey: string }>;
   createKey(orgId: string, mode: 'test' | 'live', readOnly?: boolean): Promise<string>;
-  stop(): Promise<void>;
 }
 
 let orgCounter = 0;
 
 /** A service process of our own (other settings than the shared one), on a fresh database. */
 export async function startOwnService(env: Record<string, string>): Promise<OwnService> {
-  const pgServer = process.env.TEST_PG_SERVER_URL;
-  const databaseUrl = pgServer ? await createDatabase(pgServer) : undefined;
-  const server = await startServer({ databaseUrl, env });
-  const admin = new Api(null, server.baseUrl);
-  const headers = { 'x-admin-token': ADMIN_TOKEN };
+  const isolated = await startIsolatedService(env);
+  const base = isolated.server.baseUrl;
   return {
-    server,
-    base: server.baseUrl,
-    async createOrg(name = `Files org ${process.pid}-${++orgCounter}`) {
-      const res = await admin.post('/admin/organizations', { name }, { headers });
-      if (res.status !== 201) throw new Error(`could not create organization: ${res.text}`);
-      const { organization_id, test_key, live_key } = res.body.data;
-      return { id: organization_id, testKey: test_key, liveKey: live_key, test: new Api(test_key, server.baseUrl), live: new Api(live_key, server.baseUrl) };
-    },
+    ...isolated,
+    base,
+    createOrg: (name = `Files org ${process.pid}-${++orgCounter}`) => isolated.createOrg(name),
     async createKey(orgId, mode, readOnly = false) {
-      const res = await admin.post(`/admin/organizations/${orgId}/keys`, { mode, read_only: readOnly }, { headers });
+      const res = await new Api(null, base).post(`/admin/organizations/${orgId}/keys`, { mode, read_only: readOnly }, { headers: { 'x-admin-token': ADMIN_TOKEN } });
       if (res.status !== 201) throw new Error(`could not create key: ${res.text}`);
       return res.body.data.key;
-    },
-    async stop() {
-      await server.stop();
-      if (pgServer && databaseUrl) await dropDatabase(pgServer, databaseUrl);
     },
   };
 }

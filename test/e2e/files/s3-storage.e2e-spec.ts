@@ -18,7 +18,7 @@ const SECRET_KEY = 'S3RVER';
 describeStorageContract('S3-compatible', async (): Promise<StorageBackend> => {
   const dir = mkdtempSync(join(tmpdir(), 'ipa-files-s3-'));
   const port = await freePort();
-  const s3rver = new S3rver({ port, address: '127.0.0.1', silent: !process.env.DEBUG_FILES, directory: dir });
+  const s3rver = new S3rver({ port, address: '127.0.0.1', silent: true, directory: dir });
   await s3rver.run();
   const endpoint = `http://127.0.0.1:${port}`;
   const client = new S3Client({

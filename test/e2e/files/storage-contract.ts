@@ -33,7 +33,6 @@ export function describeStorageContract(adapter: string, startBackend: () => Pro
     }, 120_000);
 
     afterAll(async () => {
-      if (process.env.DEBUG_FILES) console.log(service?.server.output());
       await service?.stop();
       await backend?.stop();
     }, 60_000);
