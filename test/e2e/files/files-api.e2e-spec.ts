@@ -48,6 +48,8 @@ describe('files API: authentication and input validation', () => {
     expectError(await org.test.get('/files?offset=-1'), 400, { field: 'offset' });
     expectError(await org.test.get('/files?type=spreadsheet'), 400, { field: 'type' });
     expectError(await org.test.get('/files?type=image&type=video'), 400, { field: 'type' });
+    expectError(await org.test.get(`/files?search=${'a'.repeat(201)}`), 400, { field: 'search' });
+    expect(expectSuccess(await org.test.get('/files?search=')).total).toBe(0);
     expect(expectSuccess(await org.test.get('/files?limit=100&offset=0&type=image&search=x'))).toMatchObject({ limit: 100, offset: 0, total: 0 });
   });
 

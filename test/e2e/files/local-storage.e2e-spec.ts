@@ -34,7 +34,7 @@ describe('files on local storage with a 1 KiB limit', () => {
     outer = mkdtempSync(join(tmpdir(), 'ipa-files-limit-'));
     filesDir = join(outer, 'nested', 'files');
     mkdirSync(filesDir, { recursive: true });
-    service = await startOwnService({ FILES_MAX_BYTES: '1024', FILES_DIR: filesDir });
+    service = await startOwnService({ FILES_MAX_BYTES: '1024', FILES_DIR: filesDir, PUBLIC_BASE_URL: 'https://files.example.test/api/' });
   }, 120_000);
 
   afterAll(async () => {
@@ -56,6 +56,18 @@ describe('files on local storage with a 1 KiB limit', () => {
 
     const ok = expectSuccess(await upload(org.test, randomBytes(1024), { name: 'fits.bin' }));
     expect(walk(filesDir)).toEqual([join(org.id, 'test', ok.id)]);
+    // PUBLIC_BASE_URL decides the address in `url`.
+    expect(ok.url).toBe(`https://files.example.test/api/files/${ok.id}/content`);
+  });
+
+  it('answers 404 file_content_missing when the bytes vanished, and a DELETE still clears the record', async () => {
+    const org = await service.createOrg();
+    const { id } = expectSuccess(await upload(org.test, Buffer.from('soon gone'), { name: 'vanishing.txt' }));
+    rmSync(join(filesDir, org.id, 'test', id));
+    expectError(await org.test.get(`/files/${id}/content`), 404, { code: 'file_content_missing' });
+    expect(expectSuccess(await org.test.delete(`/files/${id}`))).toEqual({ id });
+    expectError(await org.test.get(`/files/${id}/content`), 404, { code: 'file_not_found' });
+    expect(expectSuccess(await org.test.get('/files')).total).toBe(0);
   });
 
   it('writes nothing outside FILES_DIR for path-traversal names', async () => {

@@ -2,7 +2,9 @@ import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/cl
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { expectError, expectSuccess } from '../../support/envelope';
 import { freePort } from '../../support/server';
+import { download, OwnService, PNG, startOwnService, upload } from './files-helpers';
 import { describeStorageContract, StorageBackend } from './storage-contract';
 
 // s3rver ships no type declarations.
@@ -14,12 +16,17 @@ const BUCKET = 'invoicing-files-test';
 const ACCESS_KEY = 'S3RVER';
 const SECRET_KEY = 'S3RVER';
 
-/** A real S3-compatible server on loopback (s3rver), with a fresh bucket, for the same contract suite. */
-describeStorageContract('S3-compatible', async (): Promise<StorageBackend> => {
-  const dir = mkdtempSync(join(tmpdir(), 'ipa-files-s3-'));
-  const port = await freePort();
+async function runS3rver(port: number, dir: string): Promise<{ close(): Promise<void> }> {
   const s3rver = new S3rver({ port, address: '127.0.0.1', silent: true, directory: dir });
   await s3rver.run();
+  return s3rver;
+}
+
+/** A real S3-compatible server on loopback (s3rver), with a fresh bucket. */
+async function startS3Backend(): Promise<StorageBackend & { restartLater(): Promise<() => Promise<void>> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'ipa-files-s3-'));
+  const port = await freePort();
+  let s3rver = await runS3rver(port, dir);
   const endpoint = `http://127.0.0.1:${port}`;
   const client = new S3Client({
     endpoint, region: 'us-east-1', forcePathStyle: true,
@@ -46,10 +53,53 @@ describeStorageContract('S3-compatible', async (): Promise<StorageBackend> => {
       } while (token);
       return keys.sort();
     },
+    /** Stops the S3 server; the returned function starts it again on the same port and data. */
+    async restartLater() {
+      await s3rver.close();
+      return async () => {
+        s3rver = await runS3rver(port, dir);
+      };
+    },
     async stop() {
       client.destroy();
       await s3rver.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+describeStorageContract('S3-compatible', startS3Backend);
+
+describe('files when the S3 server is unreachable', () => {
+  let backend: Awaited<ReturnType<typeof startS3Backend>>;
+  let service: OwnService;
+
+  beforeAll(async () => {
+    backend = await startS3Backend();
+    service = await startOwnService(backend.env);
+  }, 120_000);
+
+  afterAll(async () => {
+    await service?.stop();
+    await backend?.stop();
+  }, 60_000);
+
+  it('keeps the record and its bytes when storage refuses a delete, and answers 503 to uploads', async () => {
+    const org = await service.createOrg();
+    const { id, url } = expectSuccess(await upload(org.test, PNG, { name: 'kept.png' }));
+
+    const restart = await backend.restartLater();
+    try {
+      expectError(await org.test.delete(`/files/${id}`), 503, { code: 'service_unavailable' });
+      expectError(await upload(org.test, Buffer.from('no storage'), { name: 'lost.txt' }), 503, { code: 'service_unavailable' });
+      expect(expectSuccess(await org.test.get('/files')).items.map((i: { id: string }) => i.id)).toEqual([id]);
+    } finally {
+      await restart();
+    }
+
+    expect((await download(url, org.testKey)).bytes.equals(PNG)).toBe(true);
+    expect(await backend.listKeys()).toEqual([`${org.id}/test/${id}`]);
+    expect(expectSuccess(await org.test.delete(`/files/${id}`))).toEqual({ id });
+    expect(await backend.listKeys()).toEqual([]);
+  });
 });

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
 import { IsIn, IsOptional, IsString, Length, ValidateBy } from 'class-validator';
 import { LimitField, OffsetField } from '../../../shared/validation/decorators';
 import { FILE_TYPES } from '../domain/file-kind';
@@ -70,6 +71,7 @@ export class ListFilesRequestDto {
   @OffsetField() offset?: number;
 
   @ApiPropertyOptional({ description: 'Case-insensitive substring of the name', example: 'logo' })
+  @Transform(({ value }) => (value === '' ? undefined : value))
   @IsOptional() @Length(1, 200) @IsString()
   search?: string;
 
