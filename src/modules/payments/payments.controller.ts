@@ -10,6 +10,7 @@ import { ObjectBody, objectBodyPipe } from '../../shared/http/object-body';
 import type { Currency } from '../../shared/money/currency';
 import { parseAmount } from '../../shared/money/money';
 import { parseTimeBound } from '../../shared/time/time';
+import { canonicalProviderId } from '../providers/domain/catalog';
 import type { PaymentStatus } from './domain/payment-status';
 import { GetPaymentRequestDto, ListPaymentsRequestDto } from './dto/payment.request.dto';
 import { PAYMENT_EXAMPLE, PAYMENT_EXPANDED_EXAMPLE, PaymentDto, PaymentListDto } from './dto/payment.response.dto';
@@ -43,7 +44,7 @@ export class PaymentsController {
   @ApiErrors(400, 401, 403)
   async list(@RequiredCaller() caller: CallerContext, @ObjectBody(objectBodyPipe) body: ListPaymentsRequestDto): Promise<EnvelopeReply<PaymentPage>> {
     const page = await this.queries.execute(new ListPaymentsQuery(scopeOf(caller), {
-      providerId: body.provider_id,
+      providerId: body.provider_id?.map(canonicalProviderId),
       invoiceId: body.invoice_id,
       status: body.status as PaymentStatus[] | undefined,
       currency: body.currency as Currency[] | undefined,

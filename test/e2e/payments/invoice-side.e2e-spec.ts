@@ -25,6 +25,7 @@ describe('invoices seen through their payments', () => {
     expect(await ids('prov_tron_usdt')).toEqual([viaBoth, viaUsdt]);
     expect(await ids('prov_card_usd')).toEqual([viaBoth]);
     expect(await ids('prov_bitcoin_bitcoin')).toEqual([]);
+    expect(await ids('provider_card_usd')).toEqual([viaBoth]);
     expect(expectSuccess(await test.post('/invoices/list', {})).items.map((i: any) => i.id)).toContain(none);
     const combined = expectSuccess(await test.post('/invoices/list', { provider_id: 'prov_tron_usdt', status: ['PARTIALLY_PAID'] }));
     expect(combined.items.map((i: any) => i.id)).toEqual([viaUsdt]);

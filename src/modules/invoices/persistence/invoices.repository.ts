@@ -131,10 +131,11 @@ export class InvoicesRepository {
     if (f.createdFrom) add((p) => `created_at >= ${p}`, f.createdFrom);
     if (f.createdTo) add((p) => `created_at <= ${p}`, f.createdTo);
     if (f.customerEmail !== undefined) add((p) => `lower(customer_email) = lower(${p})`, f.customerEmail);
-    // Invoices having a payment (any status) through this provider; read side of the payments table.
+    // Invoices having a payment (any status) through this provider (either spelling, provider_ or prov_);
+    // read side of the payments table.
     if (f.providerId !== undefined) {
       add((p) => `EXISTS (SELECT 1 FROM payments pay WHERE pay.invoice_id = invoices.id AND pay.organization_id = invoices.organization_id
-                          AND pay.mode = invoices.mode AND pay.provider_id = ${p})`, f.providerId);
+                          AND pay.mode = invoices.mode AND pay.provider_id = regexp_replace(${p}, '^provider_', 'prov_'))`, f.providerId);
     }
     const whereSql = where.join(' AND ');
     const countRows: Array<{ total: string }> = await m.query(`SELECT count(*)::text AS total FROM invoices WHERE ${whereSql}`, params);

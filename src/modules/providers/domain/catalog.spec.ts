@@ -1,7 +1,7 @@
 import { CURRENCIES } from '../../../shared/money/currency';
 import { Money } from '../../../shared/money/money';
 import { amountDue } from './amount-due';
-import { findCatalogProvider, PROVIDER_CATALOG } from './catalog';
+import { canonicalProviderId, findCatalogProvider, isCatalogProvider, PROVIDER_CATALOG } from './catalog';
 import { PROVIDER_IMAGES } from '../assets/provider-images';
 
 describe('provider catalog', () => {
@@ -42,6 +42,16 @@ describe('provider catalog', () => {
       expect(PROVIDER_IMAGES[p.networkImage]).toContain('<svg');
       expect(p.kind === 'token').toBe(p.contractAddress !== '');
     }
+  });
+});
+
+describe('provider id spellings', () => {
+  it('reads provider_<network>_<gateway> as prov_<network>_<gateway>', () => {
+    expect(canonicalProviderId('provider_ethereum_usdt')).toBe('prov_ethereum_usdt');
+    expect(canonicalProviderId('prov_ethereum_usdt')).toBe('prov_ethereum_usdt');
+    expect(findCatalogProvider('provider_tron_usdt')?.id).toBe('prov_tron_usdt');
+    expect(isCatalogProvider('provider_nowhere')).toBe(false);
+    expect(isCatalogProvider(42)).toBe(false);
   });
 });
 

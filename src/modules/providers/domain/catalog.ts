@@ -131,12 +131,20 @@ export const PROVIDER_CATALOG: readonly CatalogProvider[] = [
 
 const BY_ID = new Map(PROVIDER_CATALOG.map((p) => [p.id, p]));
 
+/**
+ * Provider ids are written `prov_<network>_<gateway>`; the interface also shows the spelling
+ * `provider_<network>_<gateway>`, which is read as the same provider.
+ */
+export function canonicalProviderId(id: string): string {
+  return id.startsWith('provider_') ? `prov_${id.slice('provider_'.length)}` : id;
+}
+
 export function findCatalogProvider(id: string): CatalogProvider | undefined {
-  return BY_ID.get(id);
+  return BY_ID.get(canonicalProviderId(id));
 }
 
 export function isCatalogProvider(id: unknown): id is string {
-  return typeof id === 'string' && BY_ID.has(id);
+  return typeof id === 'string' && BY_ID.has(canonicalProviderId(id));
 }
 
 /** Whether payments through the provider are seen on a chain (crypto) or by a card acquirer (fiat). */

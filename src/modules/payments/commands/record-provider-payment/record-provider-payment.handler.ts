@@ -23,6 +23,8 @@ const FUTURE_SKEW_MS = 5 * 60 * 1000;
 
 interface PricedReport {
   report: NewPaymentReport;
+  /** The catalog id (prov_...), whichever spelling the report used. */
+  providerId: string;
   price: Amount;
   priceUsd: Amount;
   ratesSnapshotId: string;
@@ -79,14 +81,14 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
     const price = parseAmount(report.price);
     const rates = await this.queries.execute(new RatesAsOfQuery(happenedAt));
     return {
-      report, price, status, happenedAt, currency: catalog.currency,
+      report, providerId: catalog.id, price, status, happenedAt, currency: catalog.currency,
       priceUsd: roundMoney(price.mul(rates.usd[catalog.currency])),
       ratesSnapshotId: rates.snapshotId,
     };
   }
 
   private recordPayment(scope: Scope, priced: PricedReport): Promise<RecordedPayment> {
-    const { report } = priced;
+    const report = { ...priced.report, providerId: priced.providerId };
     const key = report.idempotencyKey ?? null;
     return this.tx.run(async (m) => {
       const now = this.clock.now();

@@ -2,7 +2,7 @@ import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { NotFoundError } from '../../../../shared/errors/domain-error';
-import { PROVIDER_CATALOG } from '../../domain/catalog';
+import { canonicalProviderId, PROVIDER_CATALOG } from '../../domain/catalog';
 import { providerView } from '../../dto/provider.views';
 import { ProvidersRepository } from '../../persistence/providers.repository';
 import { GetProvidersQuery, ScopedProvider } from './get-providers.query';
@@ -15,7 +15,7 @@ export class GetProvidersHandler implements IQueryHandler<GetProvidersQuery> {
   ) {}
 
   async execute({ scope, ids }: GetProvidersQuery): Promise<ScopedProvider[]> {
-    const wanted = ids ? new Set(ids) : null;
+    const wanted = ids ? new Set(ids.map(canonicalProviderId)) : null;
     const catalog = PROVIDER_CATALOG.filter((p) => !wanted || wanted.has(p.id));
     if (!catalog.length) return [];
     const m = this.tx.manager;
