@@ -24,6 +24,8 @@ async function main(): Promise<void> {
   if (database.embedded) logger.info({ url: database.url.replace(/:[^:@/]*@/, ':***@'), dir: config.DATA_DIR }, 'embedded PostgreSQL started (set DATABASE_URL for production)');
 
   const app = await createHttpApp(config, database.url, logger);
+  // Docs routes go in before init(): init() installs the catch-all 404 handler.
+  mountDocs(app);
   await app.init();
   const applied = await runMigrations(app);
   if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
@@ -33,7 +35,6 @@ async function main(): Promise<void> {
     process.stdout.write(`\nDemo organization created: ${demo.organization_id}\nTest key (shown once): ${demo.test_key}\n\n`);
   }
 
-  mountDocs(app);
   const shutdown = async (signal: string) => {
     logger.info({ signal }, 'shutting down');
     await app.close();
