@@ -86,9 +86,9 @@ async function main(): Promise<void> {
     });
     process.stdout.write(`seeded invoices ${from}..${to} (${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
   }
-  await q('ANALYZE invoices');
-  await q('ANALYZE invoice_items');
-  await q('ANALYZE invoice_calculations');
+  await q('VACUUM ANALYZE invoices');
+  await q('VACUUM ANALYZE invoice_items');
+  await q('VACUUM ANALYZE invoice_calculations');
   const count = (await q(`SELECT count(*)::int AS n FROM invoices`))[0].n;
   process.stdout.write(`invoices in the database: ${count}\n`);
 
