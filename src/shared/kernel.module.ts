@@ -2,6 +2,7 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { AppConfig } from './config/app-config';
 import { TransactionRunner } from './db/transaction-runner';
 import { RateLimiter } from './rate-limit/rate-limiter';
+import { IdempotencyInterceptor } from './idempotency/idempotency';
 import { Clock, SystemClock } from './time/clock';
 
 /** The shared kernel every module may inject: configuration, clock, transactions, rate limits. */
@@ -16,8 +17,9 @@ export class KernelModule {
         { provide: Clock, useValue: clock },
         TransactionRunner,
         RateLimiter,
+        IdempotencyInterceptor,
       ],
-      exports: [AppConfig, Clock, TransactionRunner, RateLimiter],
+      exports: [AppConfig, Clock, TransactionRunner, RateLimiter, IdempotencyInterceptor],
     };
   }
 }

@@ -1,3 +1,4 @@
+import { Idempotent } from '../../shared/idempotency/idempotency';
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
@@ -25,6 +26,7 @@ export class ProductsController {
   @Post()
   @HttpCode(200)
   @Authenticated({ write: true })
+  @Idempotent()
   @ApiOperation({ summary: 'Create a product with billing schemas and usage tiers (version 1)' })
   @ApiBody({ type: ProductRequestDto, examples: { recurring: { value: PRODUCT_REQUEST_EXAMPLE } } })
   @ApiEnvelope({ type: ProductIdDto, example: ID_EXAMPLE, message: 'Product created' })

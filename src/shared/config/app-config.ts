@@ -90,6 +90,10 @@ export class AppConfig {
   @Transform(toInt) @IsInt() @Min(1)
   RATE_LIMIT_AUTH_FAILURES = 30;
 
+  /** How long a stored Idempotency-Key result is replayed. */
+  @Transform(toInt) @IsInt() @Min(1)
+  IDEMPOTENCY_TTL_HOURS = 24;
+
   /** `env` of the envelope for requests without a key. */
   get defaultEnv(): 'development' | 'production' {
     return this.NODE_ENV === 'production' ? 'production' : 'development';
