@@ -5,6 +5,7 @@ import { Authenticated, Caller, RequiredCaller } from '../../shared/auth/auth.de
 import type { CallerContext } from '../../shared/auth/request-context';
 import { scopeOf } from '../../shared/auth/request-context';
 import { ApiEnvelope, ApiErrors, SuccessEnvelopeDto } from '../../shared/http/api-docs';
+import { Idempotent } from '../../shared/idempotency/idempotency';
 import { EnvelopeReply, reply } from '../../shared/http/envelope';
 import type { Currency } from '../../shared/money/currency';
 import { parseAmount } from '../../shared/money/money';
@@ -43,6 +44,7 @@ export class InvoicesController {
   @Post('create')
   @HttpCode(201)
   @Authenticated({ write: true })
+  @Idempotent()
   @ApiOperation({ summary: 'Create an invoice', description: 'Items (1 to 100) are PRODUCT or PAYMENT_INTENT items; prices are computed at current rates. The invoice starts PENDING.' })
   @ApiBody({
     type: CreateInvoiceRequestDto,
@@ -52,7 +54,7 @@ export class InvoicesController {
     },
   })
   @ApiEnvelope({ status: 201, type: InvoiceIdDto, example: { id: INVOICE_EXAMPLE.id }, message: 'Invoice created' })
-  @ApiErrors(400, 401, 403)
+  @ApiErrors(400, 401, 403, 409)
   async create(@RequiredCaller() caller: CallerContext, @Body() body: CreateInvoiceRequestDto): Promise<EnvelopeReply<{ id: string }>> {
     const items = body.items.map((i): CreateItemInput => i.type === 'PRODUCT'
       ? { type: 'PRODUCT', product_id: i.product_id!, billing_schema_id: i.billing_schema_id!, quantity: i.quantity! }

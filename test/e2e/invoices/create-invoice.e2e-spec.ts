@@ -97,6 +97,19 @@ describe('POST /invoices/create', () => {
     expect((await readInvoice(org.test, id)).price).toBe('0.100000000000000000000000000001');
   });
 
+  it('creates once per Idempotency-Key, replaying the 201 response to a retry', async () => {
+    const org = await createOrg();
+    const key = `inv-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+    const body = { items: [intent('7')], customer_email: 'jane@example.com' };
+    const first = await org.test.post('/invoices/create', body, { headers: { 'idempotency-key': key } });
+    const { id } = expectSuccess(first, 201);
+    const again = await org.test.post('/invoices/create', body, { headers: { 'idempotency-key': key } });
+    expect(expectSuccess(again, 201)).toEqual({ id });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expectError(await org.test.post('/invoices/create', { items: [intent('8')] }, { headers: { 'idempotency-key': key } }), 400, { field: 'Idempotency-Key' });
+    expect(expectSuccess(await org.test.post('/invoices/list', {})).total).toBe(1);
+  });
+
   it('accepts up to 100 items and refuses 101', async () => {
     const org = await createOrg();
     const hundred = Array.from({ length: 100 }, (_, i) => intent(`${i + 1}`));
