@@ -20,7 +20,7 @@ export class Payments1763700510000 implements MigrationInterface {
         currency          text NOT NULL,
         price             numeric(78,30) NOT NULL CHECK (price >= 0),
         price_usd         numeric(78,30) NOT NULL CHECK (price_usd >= 0),
-        rates_snapshot_id text NOT NULL,
+        rates_snapshot_id text NOT NULL REFERENCES rate_snapshots(id),
         status            text NOT NULL CHECK (status IN ('PENDING', 'COMPLETED', 'FAILED', 'CANCELLED')),
         idempotency_key   text CHECK (length(idempotency_key) BETWEEN 1 AND 200),
         happened_at       timestamptz NOT NULL,

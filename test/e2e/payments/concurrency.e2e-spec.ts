@@ -83,4 +83,19 @@ describe('idempotency and concurrency of payment reports', () => {
     // The third 20 crossed 50: completed and over at that moment; later payments do not move a final invoice.
     expect(await shortState(test, invoiceId)).toMatchObject({ status: 'COMPLETED', substatus: 'PAID_OVER' });
   });
+
+  it('lets exactly one of two conflicting status reports win', async () => {
+    const { test } = await createOrg();
+    const invoiceId = await createInvoice(test, '10', 'USD');
+    const { id } = await pay(test, { invoice_id: invoiceId, provider_id: 'prov_card_usd', price: '10' });
+    const results = await Promise.all(['COMPLETED', 'CANCELLED', 'COMPLETED', 'FAILED'].map((status) =>
+      test.post(`/test_helpers/payments/${id}/status`, { status })));
+    const final = expectSuccess(await test.post(`/payments/${id}`, {})).status;
+    for (const res of results) {
+      if (res.status === 200) expect(res.body.data.status).toBe(final);
+      else expectError(res, 400, { code: 'invalid_state_transition', field: 'status' });
+    }
+    expect(results.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(1);
+    expect(await shortState(test, invoiceId)).toMatchObject({ status: final === 'COMPLETED' ? 'COMPLETED' : 'PENDING' });
+  });
 });
