@@ -77,6 +77,7 @@ describe('provider:disable / provider:enable (CLI)', () => {
     const invoiceId = await createInvoice(org.test);
     const otherInvoice = await createInvoice(other.test);
 
+    const before = await pay(org.test, { invoice_id: invoiceId, provider_id: 'prov_ethereum_usdt', price: '1', idempotency_key: 'eth-1' });
     const off = JSON.parse((await cli('provider:disable', '--org', org.id, '--provider', 'prov_ethereum_usdt')).stdout);
     expect(off).toEqual({ organization_id: org.id, provider_id: 'prov_ethereum_usdt', enabled: false, modes: ['test', 'live'] });
     const listed = expectSuccess(await org.test.get(`/providers/${invoiceId}`)).providers.map((p: any) => p.id);
@@ -84,8 +85,10 @@ describe('provider:disable / provider:enable (CLI)', () => {
     expect(listed).not.toContain('prov_ethereum_usdt');
     expect(expectSuccess(await other.test.get(`/providers/${otherInvoice}`)).providers).toHaveLength(19);
 
-    // A disabled provider cannot take new payments.
+    // A disabled provider cannot take new payments, but a payment it already has can still complete.
     expectError(await org.test.post('/test_helpers/payments', { invoice_id: invoiceId, provider_id: 'prov_ethereum_usdt', price: '1' }), 400, { field: 'provider_id' });
+    expect(await pay(org.test, { invoice_id: invoiceId, provider_id: 'prov_ethereum_usdt', price: '1', idempotency_key: 'eth-1', status: 'COMPLETED' }))
+      .toMatchObject({ id: before.id, status: 'COMPLETED', created: false });
     const paid = await pay(org.test, { invoice_id: invoiceId, provider_id: 'prov_tron_usdt', price: '1' });
     expect(expectSuccess(await org.test.post(`/payments/${paid.id}`, { expand: ['provider'] })).provider.enabled).toBe(true);
 

@@ -25,6 +25,8 @@ interface PricedReport {
   report: NewPaymentReport;
   /** The catalog id (prov_...), whichever spelling the report used. */
   providerId: string;
+  /** A disabled provider takes no new payments; later reports of a payment it already has still apply. */
+  providerEnabled: boolean;
   price: Amount;
   priceUsd: Amount;
   ratesSnapshotId: string;
@@ -57,7 +59,6 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
     const errors: Record<string, string> = {};
     const [provider] = await this.queries.execute(new GetProvidersQuery(scope, [report.providerId]));
     if (!provider) errors.provider_id = `unknown provider "${report.providerId}"`;
-    else if (!provider.view.enabled) errors.provider_id = `provider ${report.providerId} is disabled for this organization`;
 
     const problem = amountProblem(report.price);
     if (problem) errors.price = AMOUNT_PROBLEM_MESSAGES[problem];
@@ -81,7 +82,7 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
     const price = parseAmount(report.price);
     const rates = await this.queries.execute(new RatesAsOfQuery(happenedAt));
     return {
-      report, providerId: catalog.id, price, status, happenedAt, currency: catalog.currency,
+      report, providerId: catalog.id, providerEnabled: provider!.view.enabled, price, status, happenedAt, currency: catalog.currency,
       priceUsd: roundMoney(price.mul(rates.usd[catalog.currency])),
       ratesSnapshotId: rates.snapshotId,
     };
@@ -102,7 +103,10 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
         happenedAt: priced.happenedAt, createdAt: now, updatedAt: now,
       };
       const existing = key === null ? null : await this.repo.lockByIdempotencyKey(m, scope, key);
-      if (!existing) initialPaymentStatus(priced.status);
+      if (!existing) {
+        if (!priced.providerEnabled) throw new ValidationFailedError({ provider_id: `provider ${report.providerId} is disabled for this organization` });
+        initialPaymentStatus(priced.status);
+      }
       if (!existing && (await this.repo.insertIfAbsent(m, fresh))) {
         return this.settle(m, scope, invoice, fresh, null, true, now);
       }
