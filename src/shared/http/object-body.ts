@@ -14,7 +14,9 @@ export const ObjectBody = createParamDecorator((_: unknown, ctx: ExecutionContex
     if (body.length === 0) return {};
     throw new BadRequestError('The body must be a JSON object (or an empty array)', 'validation_failed');
   }
-  return body ?? {};
+  if (body === null || body === undefined) return {};
+  if (typeof body !== 'object') throw new BadRequestError('The body must be a JSON object (or an empty array)', 'validation_failed');
+  return body;
 });
 
 /** The global validation settings, applied to an ObjectBody parameter. */
