@@ -6,6 +6,7 @@ import { CreateOrganizationCommand } from './modules/organizations/commands/crea
 import { CountOrganizationsQuery } from './modules/organizations/queries/count-organizations/count-organizations.query';
 import { ConfigError, loadConfig } from './shared/config/app-config';
 import { createRootLogger } from './shared/logging/logger';
+import { InvoiceClocks } from './modules/invoices/invoice-clocks.service';
 
 async function main(): Promise<void> {
   const startedAt = process.hrtime.bigint();
@@ -29,6 +30,8 @@ async function main(): Promise<void> {
   await app.init();
   const applied = await runMigrations(app);
   if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
+  // Expiries and monitoring windows move on without requests (INVOICE_SWEEP_SECONDS).
+  app.get(InvoiceClocks).start();
 
   if (database.embedded && config.DEMO_ORGANIZATION && (await app.get(QueryBus).execute(new CountOrganizationsQuery())) === 0) {
     const demo = await app.get(CommandBus).execute(new CreateOrganizationCommand('Demo organization'));

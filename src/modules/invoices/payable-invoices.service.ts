@@ -6,6 +6,7 @@ import { Money } from '../../shared/money/money';
 import { nextStatusForPayments, StatusChange } from './domain/invoice-status';
 import type { InvoiceRecord } from './persistence/invoice.record';
 import { InvoiceAccess, InvoicesRepository } from './persistence/invoices.repository';
+import { InvoiceClocks } from './invoice-clocks.service';
 import type { PayableInvoice } from './queries/get-payable-invoice/get-payable-invoice.query';
 
 export interface InvoicePaymentsTotals {
@@ -13,6 +14,8 @@ export interface InvoicePaymentsTotals {
   completedUsd: Amount;
   /** Kind of the provider of the newest still-PENDING payment; null when none is pending. */
   pendingKind: 'crypto' | 'fiat' | null;
+  /** A COMPLETED payment happened after the invoice's expires_at. */
+  paidLate?: boolean;
 }
 
 export interface InvoiceStateChange extends StatusChange {
@@ -23,7 +26,7 @@ export interface InvoiceStateChange extends StatusChange {
 export function payableOf(r: InvoiceRecord): PayableInvoice {
   return {
     id: r.id, organizationId: r.organizationId, mode: r.mode, status: r.status, substatus: r.substatus,
-    currency: r.currency, price: r.price, priceUsd: r.priceUsd, updatedAt: r.updatedAt,
+    currency: r.currency, price: r.price, priceUsd: r.priceUsd, expiresAt: r.expiresAt, ratesTakenAt: r.ratesTakenAt, updatedAt: r.updatedAt,
   };
 }
 
@@ -40,14 +43,20 @@ export class PayableInvoices {
   constructor(
     @Inject(InvoicesRepository) private readonly repo: InvoicesRepository,
     @Inject(AppConfig) config: AppConfig,
+    @Inject(InvoiceClocks) private readonly clocks: InvoiceClocks,
   ) {
     this.tolerance = new Money(config.PAYMENT_TOLERANCE ?? '0');
   }
 
-  /** The invoice, locked FOR UPDATE until the caller's transaction ends; null when not in `access`. */
-  async lockForPayment(m: EntityManager, access: InvoiceAccess, invoiceId: string): Promise<PayableInvoice | null> {
-    const invoice = await this.repo.lock(m, access, invoiceId);
-    return invoice ? payableOf(invoice) : null;
+  /**
+   * The invoice, locked FOR UPDATE until the caller's transaction ends, as it stands at `now`: a
+   * due clock move (expiry, end of the monitoring window) is written first. Null when not in `access`.
+   */
+  async lockForPayment(m: EntityManager, access: InvoiceAccess, invoiceId: string, now: Date): Promise<PayableInvoice | null> {
+    const locked = await this.repo.lock(m, access, invoiceId);
+    if (!locked) return null;
+    const { invoice } = await this.clocks.applyDue(m, locked, now);
+    return payableOf(invoice);
   }
 
   /**
@@ -61,9 +70,12 @@ export class PayableInvoices {
       completedUsd: totals.completedUsd,
       pendingKind: totals.pendingKind,
       tolerance: this.tolerance,
+      paidLate: totals.paidLate ?? false,
     });
     if (!next) return null;
     await this.repo.updateStatus(m, invoice, next.status, next.substatus, at);
-    return { ...next, previousStatus: invoice.status, previousSubstatus: invoice.substatus };
+    // An invoice falling back to PENDING (its payment failed) meets its clocks at once.
+    const { invoice: after } = await this.clocks.applyDue(m, { ...invoice, ...next }, at);
+    return { status: after.status, substatus: after.substatus, previousStatus: invoice.status, previousSubstatus: invoice.substatus };
   }
 }

@@ -24,14 +24,17 @@ export class ListInvoiceProvidersHandler implements IQueryHandler<ListInvoicePro
     ]);
     const image = (file: string) => `${assetBaseUrl}/assets/providers/${file}`;
     return {
-      providers: providers.filter((p) => p.view.enabled).map(({ catalog: p }) => ({
+      providers: providers.filter((p) => p.view.enabled).map(({ catalog: p, view }) => ({
         id: p.id,
         provider: p.type === 'CRYPTOCURRENCY' ? 'CRYPTO' : 'FIAT',
         network: p.network,
         gateway: p.gateway,
         type: p.kind,
         filters: [...p.filters],
-        metadata: { decimals: p.decimals, contract_address: p.contractAddress, image_url: image(p.image), image_url_network: image(p.networkImage) },
+        metadata: {
+          decimals: p.decimals, contract_address: p.contractAddress, image_url: image(p.image), image_url_network: image(p.networkImage),
+          required_confirmations: view.required_confirmations,
+        },
         name: p.name,
         currency: p.currency,
         price: renderAmount(amountDue(invoice.priceUsd, rates.usd[p.currency], p.decimals)),
