@@ -69,7 +69,8 @@ describe('the sweeper: time moves without requests, once, with two instances swe
     await new Promise((r) => setTimeout(r, 2500));
     const moves = movesIn([a.server.output(), b.output()]);
     // (Usually both instances take part, one batch each; which one sweeps what is up to their timers.)
-    for (const id of ids) expect([id, moves.get(id)]).toEqual([id, ['PENDING/EXPIRED', 'VOIDED/EXPIRED']]);
+    // One expiry and one window closing per invoice (the two may come from different instances).
+    for (const id of ids) expect([id, [...(moves.get(id) ?? [])].sort()]).toEqual([id, ['PENDING/EXPIRED', 'VOIDED/EXPIRED']]);
     expect(moves.has(paid)).toBe(false);
   });
 });
