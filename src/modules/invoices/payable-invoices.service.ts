@@ -26,7 +26,7 @@ export interface InvoiceStateChange extends StatusChange {
 export function payableOf(r: InvoiceRecord): PayableInvoice {
   return {
     id: r.id, organizationId: r.organizationId, mode: r.mode, status: r.status, substatus: r.substatus,
-    currency: r.currency, price: r.price, priceUsd: r.priceUsd, expiresAt: r.expiresAt, ratesTakenAt: r.ratesTakenAt, updatedAt: r.updatedAt,
+    currency: r.currency, price: r.price, priceUsd: r.priceUsd, expiresAt: r.expiresAt, ratesTakenAt: r.ratesTakenAt, ratesSnapshotId: r.ratesSnapshotId, updatedAt: r.updatedAt,
   };
 }
 

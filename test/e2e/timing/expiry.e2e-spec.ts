@@ -1,7 +1,15 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
-import { createInvoice, pay, shortState } from '../payments/payments-helpers';
+import { CLI } from '../../support/server';
+import { createInvoice, pay, r30, shortState } from '../payments/payments-helpers';
+
+const exec = promisify(execFile);
 import { advance, databaseOf, MINUTE, parseTime, readInvoice, storedState } from './timing-helpers';
 
 /**
@@ -147,5 +155,24 @@ describe('invoice expiry and monitoring window (no sweeper: reads compute the st
     expect(await short(id)).toMatchObject({ status: 'WAITING_FOR_CONFIRMATIONS', substatus: null });
     const failed = expectSuccess(await test.post(`/test_helpers/payments/${seen.id}/status`, { status: 'FAILED' }));
     expect(failed.invoice).toMatchObject({ status: 'VOIDED', substatus: 'EXPIRED' });
+  });
+
+  it('holds the invoice\'s rates for the amounts to send until expires_at (GET /providers/{invoice_id}), then follows current rates', async () => {
+    const id = await createInvoice(test, '100', 'USD', { expires_in_minutes: 5 });
+    const usdt = async (invoiceId: string) => {
+      const data = expectSuccess(await payer.get(`/providers/${invoiceId}`));
+      return { price: data.providers.find((p: any) => p.id === 'prov_ethereum_usdt').price, at: data.exchange_rate_timestamp };
+    };
+    const quoted = await usdt(id);
+    const dir = mkdtempSync(join(tmpdir(), 'rates-'));
+    const file = join(dir, 'rates.json');
+    writeFileSync(file, JSON.stringify({ taken_at: '2026-11-20 12:00:00', rates: { USDT: '0.5' } }));
+    await exec(process.execPath, [CLI, 'rates:import', file], { env: service.cliEnv });
+    // New rates are in force, but this invoice's rate lock holds.
+    expect(await usdt(id)).toEqual(quoted);
+    const fresh = await createInvoice(test, '100', 'USD', { expires_in_minutes: 5 });
+    expect(await usdt(fresh)).toEqual({ price: r30('200'), at: '2026-11-20 12:00:00' });
+    await advance(test, 5 * MINUTE);
+    expect(await usdt(id)).toEqual({ price: r30('200'), at: '2026-11-20 12:00:00' });
   });
 });

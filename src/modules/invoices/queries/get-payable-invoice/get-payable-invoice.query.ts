@@ -19,6 +19,8 @@ export interface PayableInvoice {
   expiresAt: Date | null;
   /** When the calculation's rates were taken (the rates a payment up to expiresAt is valued at). */
   ratesTakenAt: Date | null;
+  /** The rates snapshot of the calculations. */
+  ratesSnapshotId: string | null;
   updatedAt: Date;
 }
 
