@@ -1,9 +1,10 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { AppConfig } from './config/app-config';
 import { TransactionRunner } from './db/transaction-runner';
+import { EventOutbox } from './events/outbox';
 import { Clock, SystemClock } from './time/clock';
 
-/** The shared kernel every module may inject: configuration, clock, transactions. */
+/** The shared kernel every module may inject: configuration, clock, transactions, the event outbox. */
 @Global()
 @Module({})
 export class KernelModule {
@@ -14,8 +15,9 @@ export class KernelModule {
         { provide: AppConfig, useValue: config },
         { provide: Clock, useValue: clock },
         TransactionRunner,
+        EventOutbox,
       ],
-      exports: [AppConfig, Clock, TransactionRunner],
+      exports: [AppConfig, Clock, TransactionRunner, EventOutbox],
     };
   }
 }
