@@ -3,11 +3,13 @@ import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Logger } from 'pino';
+import { EventsModule } from './modules/events/events.module';
 import { HealthModule } from './modules/health/health.module';
 import { MetricsMiddleware } from './modules/health/metrics';
 import { OrganizationsModule } from './modules/organizations/organizations.module';
 import { QuotesModule } from './modules/quotes/quotes.module';
 import { RatesModule } from './modules/rates/rates.module';
+import { WebhooksModule } from './modules/webhooks/webhooks.module';
 import { AppConfig } from './shared/config/app-config';
 import { dataSourceOptions } from './shared/db/data-source';
 import { EnvelopeInterceptor } from './shared/http/envelope.interceptor';
@@ -26,7 +28,7 @@ export interface AppModuleOptions {
 }
 
 /** Domain modules of the service; each owns its HTTP surface, commands, queries and tables. */
-export const DOMAIN_MODULES = [OrganizationsModule, RatesModule, QuotesModule];
+export const DOMAIN_MODULES = [OrganizationsModule, RatesModule, QuotesModule, EventsModule, WebhooksModule];
 
 @Module({})
 export class AppModule implements NestModule {
