@@ -4,7 +4,8 @@ export const MAX_URL_LENGTH = 2048;
 
 /**
  * What is wrong with a webhook URL as written (before any name lookup), or null. With the guard
- * on (`allowPrivate` false) only https is allowed and an IP literal must be public.
+ * on (`allowPrivate` false) only https is allowed and an IP literal must be public; host names are
+ * checked by resolving them (at registration and again at every delivery).
  */
 export function endpointUrlProblem(text: string, allowPrivate: boolean): string | null {
   if (text.length > MAX_URL_LENGTH) return `must be at most ${MAX_URL_LENGTH} characters`;
@@ -21,8 +22,6 @@ export function endpointUrlProblem(text: string, allowPrivate: boolean): string 
   if (!allowPrivate) {
     if (url.protocol !== 'https:') return 'must use https';
     if (isIpLiteral(url.hostname) && !isPublicAddress(url.hostname)) return 'must not point at a private, loopback or link-local address';
-    const host = url.hostname.toLowerCase();
-    if (host === 'localhost' || host.endsWith('.localhost')) return 'must not point at a private, loopback or link-local address';
   }
   return null;
 }
