@@ -4,9 +4,11 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Logger } from 'pino';
 import { EventsModule } from './modules/events/events.module';
+import { FilesModule } from './modules/files/files.module';
 import { HealthModule } from './modules/health/health.module';
 import { MetricsMiddleware } from './modules/health/metrics';
 import { OrganizationsModule } from './modules/organizations/organizations.module';
+import { ProductsModule } from './modules/products/products.module';
 import { QuotesModule } from './modules/quotes/quotes.module';
 import { RatesModule } from './modules/rates/rates.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
@@ -28,7 +30,7 @@ export interface AppModuleOptions {
 }
 
 /** Domain modules of the service; each owns its HTTP surface, commands, queries and tables. */
-export const DOMAIN_MODULES = [OrganizationsModule, RatesModule, QuotesModule, EventsModule, WebhooksModule];
+export const DOMAIN_MODULES = [OrganizationsModule, ProductsModule, RatesModule, QuotesModule, FilesModule, EventsModule, WebhooksModule];
 
 @Module({})
 export class AppModule implements NestModule {

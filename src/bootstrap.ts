@@ -38,6 +38,8 @@ export async function createHttpApp(config: AppConfig, databaseUrl: string, logg
     bodyParser: false,
     logger: new PinoNestLogger(logger),
     httpsOptions,
+    // Let start-up errors (a module's invalid configuration) reach the caller instead of exiting here.
+    abortOnError: false,
   });
   app.set('trust proxy', config.TRUST_PROXY);
   app.disable('x-powered-by');
@@ -47,7 +49,7 @@ export async function createHttpApp(config: AppConfig, databaseUrl: string, logg
 }
 
 export async function createCliContext(config: AppConfig, databaseUrl: string, logger: Logger): Promise<INestApplicationContext> {
-  return NestFactory.createApplicationContext(AppModule.forRoot({ config, databaseUrl, logger }), { logger: false });
+  return NestFactory.createApplicationContext(AppModule.forRoot({ config, databaseUrl, logger }), { logger: false, abortOnError: false });
 }
 
 export async function runMigrations(app: INestApplication | INestApplicationContext): Promise<string[]> {

@@ -53,6 +53,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((e) => {
+  if (e instanceof ConfigError) {
+    process.stderr.write(`${e.message}\n`);
+    process.exit(1);
+  }
   process.stderr.write(`Start-up failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`);
   process.exit(1);
 });

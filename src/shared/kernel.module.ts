@@ -2,9 +2,11 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { AppConfig } from './config/app-config';
 import { TransactionRunner } from './db/transaction-runner';
 import { EventOutbox } from './events/outbox';
+import { RateLimiter } from './rate-limit/rate-limiter';
+import { IdempotencyInterceptor } from './idempotency/idempotency';
 import { Clock, SystemClock } from './time/clock';
 
-/** The shared kernel every module may inject: configuration, clock, transactions, the event outbox. */
+/** The shared kernel every module may inject: configuration, clock, transactions, rate limits, the event outbox. */
 @Global()
 @Module({})
 export class KernelModule {
@@ -15,9 +17,11 @@ export class KernelModule {
         { provide: AppConfig, useValue: config },
         { provide: Clock, useValue: clock },
         TransactionRunner,
+        RateLimiter,
+        IdempotencyInterceptor,
         EventOutbox,
       ],
-      exports: [AppConfig, Clock, TransactionRunner, EventOutbox],
+      exports: [AppConfig, Clock, TransactionRunner, RateLimiter, IdempotencyInterceptor, EventOutbox],
     };
   }
 }

@@ -49,6 +49,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
     ADMIN_API_TOKEN: ADMIN_TOKEN,
     DEMO_ORGANIZATION: 'false',
+    // Tests call from one address at full speed; rate limits get their own test with low budgets.
+    RATE_LIMIT_TEST: '100000',
+    RATE_LIMIT_LIVE: '100000',
+    RATE_LIMIT_ANONYMOUS: '100000',
+    RATE_LIMIT_AUTH_FAILURES: '100000',
     ...options.env,
   };
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;

@@ -1,17 +1,21 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { QueryBus } from '@nestjs/cqrs';
+import type { Response } from 'express';
 import { AUTH_POLICY, AuthPolicy } from '../../shared/auth/auth.decorators';
 import { AppConfig } from '../../shared/config/app-config';
-import { ForbiddenError, UnauthorizedError } from '../../shared/errors/domain-error';
+import { ForbiddenError, RateLimitedError, UnauthorizedError } from '../../shared/errors/domain-error';
 import type { AppRequest } from '../../shared/http/envelope';
+import { LimitDecision, RateLimiter } from '../../shared/rate-limit/rate-limiter';
 import { keyFromAuthorization, modeOfKey } from './domain/api-key';
 import { ResolveApiKeyQuery } from './queries/resolve-api-key/resolve-api-key.query';
 
 /**
- * Resolves the organization and mode of every request from its API key (bare or `Bearer`).
+ * Resolves the organization and mode of every request from its API key (bare or `Bearer`), and
+ * draws the request from the key's budget (or the client address's, without a key).
  * 401: missing, malformed, unknown or revoked key. 403: a read-only key on a write, a live key
- * on a test-only call. Payer-facing routes also accept no key at all (decisions §3).
+ * on a test-only call. 429: over budget, or too many failed keys from this address.
+ * Payer-facing routes also accept no key at all (decisions §3).
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
@@ -19,28 +23,49 @@ export class ApiKeyGuard implements CanActivate {
     @Inject(Reflector) private readonly reflector: Reflector,
     @Inject(QueryBus) private readonly queries: QueryBus,
     @Inject(AppConfig) private readonly config: AppConfig,
+    @Inject(RateLimiter) private readonly limiter: RateLimiter,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const policy = this.reflector.getAllAndOverride<AuthPolicy | undefined>(AUTH_POLICY, [context.getHandler(), context.getClass()]) ?? {};
     if (policy.public) return true;
     const req = context.switchToHttp().getRequest<AppRequest>();
+    const res = context.switchToHttp().getResponse<Response>();
+    const client = req.ip ?? 'unknown';
+    const limits = this.limiter.enabled;
     const key = keyFromAuthorization(req.headers.authorization);
 
     if (!key) {
       if (policy.payer && this.config.PUBLIC_PAYER_ACCESS) {
+        if (limits) this.enforce(res, await this.limiter.forAnonymous(client));
         req.state.caller = null;
         return true;
       }
       throw new UnauthorizedError('Missing API key: send it in the Authorization header', 'missing_api_key');
     }
-    if (!modeOfKey(key)) throw new UnauthorizedError('Malformed API key: keys look like sk_test_... or sk_live_...', 'malformed_api_key');
-    const caller = await this.queries.execute(new ResolveApiKeyQuery(key));
-    if (!caller) throw new UnauthorizedError('Invalid API key: unknown or revoked');
+    if (limits) {
+      const failures = await this.limiter.authFailuresAllowed(client);
+      if (!failures.allowed) throw new RateLimitedError(failures.resetSeconds);
+    }
+    const caller = modeOfKey(key) ? await this.queries.execute(new ResolveApiKeyQuery(key)) : null;
+    if (!caller) {
+      if (limits) await this.limiter.recordAuthFailure(client);
+      if (!modeOfKey(key)) throw new UnauthorizedError('Malformed API key: keys look like sk_test_... or sk_live_...', 'malformed_api_key');
+      throw new UnauthorizedError('Invalid API key: unknown or revoked');
+    }
     req.state.caller = caller;
+    if (limits) this.enforce(res, await this.limiter.forKey(caller.keyId, caller.mode));
 
     if (policy.write && caller.readOnly) throw new ForbiddenError('This API key is read-only', 'read_only_key');
     if (policy.testOnly && caller.mode !== 'test') throw new ForbiddenError('Only test-mode keys may call this endpoint', 'live_mode_forbidden');
     return true;
+  }
+
+  /** IETF RateLimit headers on every limited response; 429 with Retry-After when over. */
+  private enforce(res: Response, decision: LimitDecision): void {
+    res.setHeader('RateLimit-Limit', String(decision.limit));
+    res.setHeader('RateLimit-Remaining', String(decision.remaining));
+    res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
+    if (!decision.allowed) throw new RateLimitedError(decision.resetSeconds);
   }
 }

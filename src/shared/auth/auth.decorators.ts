@@ -1,5 +1,5 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
-import { ApiHeader, ApiSecurity } from '@nestjs/swagger';
+import { ApiSecurity } from '@nestjs/swagger';
 import type { AppRequest } from '../http/envelope';
 import type { CallerContext } from './request-context';
 
@@ -27,11 +27,6 @@ export function Authenticated(policy: Omit<AuthPolicy, 'public'> = {}): MethodDe
 
 export function Public(): MethodDecorator & ClassDecorator {
   return SetMetadata(AUTH_POLICY, { public: true } satisfies AuthPolicy);
-}
-
-/** Documents the optional Idempotency-Key header of a creating POST. */
-export function IdempotentHeaderDoc(): MethodDecorator {
-  return ApiHeader({ name: 'Idempotency-Key', required: false, description: 'Retries with the same key return the first response instead of creating twice' });
 }
 
 /** The caller resolved from the API key, or null on a payer-facing call without a key. */

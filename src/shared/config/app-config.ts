@@ -63,6 +63,37 @@ export class AppConfig {
   @Transform(toInt) @IsInt() @Min(0)
   RATES_REFRESH_SECONDS = 0;
 
+  /** Redis for budgets shared by every instance (rate limits); without it each process counts alone. */
+  @IsOptional() @Matches(/^rediss?:\/\//, { message: 'must be a redis:// or rediss:// URL' })
+  REDIS_URL?: string;
+
+  @Transform(toBool) @IsBoolean()
+  RATE_LIMIT_ENABLED = true;
+
+  /** Length of a rate-limit window; the limits below are per window (per second by default). */
+  @Transform(toInt) @IsInt() @Min(100)
+  RATE_LIMIT_WINDOW_MS = 1000;
+
+  /** Requests per second per live-mode key. */
+  @Transform(toInt) @IsInt() @Min(1)
+  RATE_LIMIT_LIVE = 100;
+
+  /** Requests per second per test-mode key. */
+  @Transform(toInt) @IsInt() @Min(1)
+  RATE_LIMIT_TEST = 25;
+
+  /** Requests per second per client address without a key (payer pages). */
+  @Transform(toInt) @IsInt() @Min(1)
+  RATE_LIMIT_ANONYMOUS = 25;
+
+  /** Failed authentications per minute per client address before its keyed requests get 429. */
+  @Transform(toInt) @IsInt() @Min(1)
+  RATE_LIMIT_AUTH_FAILURES = 30;
+
+  /** How long a stored Idempotency-Key result is replayed. */
+  @Transform(toInt) @IsInt() @Min(1)
+  IDEMPOTENCY_TTL_HOURS = 24;
+
   /** Run the webhook dispatcher in this process (several instances may run it on one database). */
   @Transform(toBool) @IsBoolean()
   WEBHOOK_DISPATCHER = true;
@@ -120,7 +151,7 @@ export class ConfigError extends Error {}
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const known = Object.keys(new AppConfig());
   const raw: Record<string, unknown> = {};
-  for (const name of [...known, 'DATABASE_URL', 'ADMIN_API_TOKEN', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'WEBHOOK_ALLOW_PRIVATE']) {
+  for (const name of [...known, 'DATABASE_URL', 'ADMIN_API_TOKEN', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'REDIS_URL', 'WEBHOOK_ALLOW_PRIVATE']) {
     if (env[name] !== undefined && env[name] !== '') raw[name] = env[name];
   }
   const config = plainToInstance(AppConfig, raw);

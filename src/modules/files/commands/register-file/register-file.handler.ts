@@ -1,0 +1,37 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { TransactionRunner } from '../../../../shared/db/transaction-runner';
+import { ValidationFailedError } from '../../../../shared/errors/domain-error';
+import { Clock } from '../../../../shared/time/clock';
+import { fileNameProblem } from '../../domain/file-name';
+import { FilesRepository } from '../../persistence/files.repository';
+import { RegisterFileCommand } from './register-file.command';
+
+@CommandHandler(RegisterFileCommand)
+export class RegisterFileHandler implements ICommandHandler<RegisterFileCommand> {
+  constructor(
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(FilesRepository) private readonly repo: FilesRepository,
+    @Inject(Clock) private readonly clock: Clock,
+  ) {}
+
+  async execute({ scope, name, content }: RegisterFileCommand): Promise<{ id: string }> {
+    const problem = fileNameProblem(name);
+    if (problem) throw new ValidationFailedError({ name: problem });
+    if (content.size === 0) throw new ValidationFailedError({ file: 'must not be empty' });
+    await this.tx.run((m) => this.repo.insert(m, {
+      id: content.fileId,
+      organizationId: scope.organizationId,
+      mode: scope.mode,
+      name,
+      type: content.type,
+      mimeType: content.mimeType,
+      size: content.size,
+      sha256: content.sha256,
+      storageDriver: content.storageDriver,
+      storageKey: content.storageKey,
+      createdAt: this.clock.now(),
+    }));
+    return { id: content.fileId };
+  }
+}

@@ -1,0 +1,37 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DeleteFileHandler } from './commands/delete-file/delete-file.handler';
+import { RegisterFileHandler } from './commands/register-file/register-file.handler';
+import { FilesConfig, loadFilesConfig } from './files.config';
+import { FilesController } from './files.controller';
+import { FileRecord } from './persistence/file.record';
+import { FilesRepository } from './persistence/files.repository';
+import { GetFileContentHandler } from './queries/get-file-content/get-file-content.handler';
+import { ListFilesHandler } from './queries/list-files/list-files.handler';
+import { FileStorage } from './storage/file-storage';
+import { LocalFileStorage } from './storage/local-file-storage';
+import { S3FileStorage } from './storage/s3-file-storage';
+import { FileUploadInterceptor } from './upload/file-upload.interceptor';
+import { UploadReceiver } from './upload/upload-receiver';
+
+/** Files: uploads streamed to a local folder or S3-compatible storage, listed and deleted per organization and mode. */
+@Module({
+  imports: [TypeOrmModule.forFeature([FileRecord])],
+  controllers: [FilesController],
+  providers: [
+    { provide: FilesConfig, useFactory: () => loadFilesConfig(process.env) },
+    {
+      provide: FileStorage,
+      useFactory: (config: FilesConfig) => (config.driver === 's3' ? new S3FileStorage(config) : new LocalFileStorage(config.FILES_DIR)),
+      inject: [FilesConfig],
+    },
+    FilesRepository,
+    UploadReceiver,
+    FileUploadInterceptor,
+    RegisterFileHandler,
+    DeleteFileHandler,
+    ListFilesHandler,
+    GetFileContentHandler,
+  ],
+})
+export class FilesModule {}

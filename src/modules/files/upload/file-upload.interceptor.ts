@@ -1,0 +1,73 @@
+import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } from '@nestjs/common';
+import type { Response } from 'express';
+import multer, { MulterError } from 'multer';
+import { catchError, from, Observable, switchMap } from 'rxjs';
+import { BadRequestError, DomainError, PayloadTooLargeError, ValidationFailedError } from '../../../shared/errors/domain-error';
+import type { AppRequest } from '../../../shared/http/envelope';
+import { FilesConfig } from '../files.config';
+import { StreamingStorageEngine, UploadedFile } from './streaming-storage-engine';
+import { UploadReceiver } from './upload-receiver';
+
+export const FILE_FIELD = 'file';
+
+/**
+ * Reads the multipart body of POST /files/upload, streaming the `file` part into storage (see
+ * StreamingStorageEngine), and leaves the text fields in `req.body`. If anything after that fails
+ * (validation of the other fields, the database insert), the stored bytes are removed again, so a
+ * failed upload leaves neither a record nor bytes behind.
+ */
+@Injectable()
+export class FileUploadInterceptor implements NestInterceptor {
+  private readonly parse: ReturnType<ReturnType<typeof multer>['single']>;
+
+  constructor(
+    @Inject(UploadReceiver) private readonly receiver: UploadReceiver,
+    @Inject(FilesConfig) private readonly config: FilesConfig,
+  ) {
+    this.parse = multer({
+      storage: new StreamingStorageEngine(receiver),
+      defParamCharset: 'utf8',
+      limits: { files: 1, fileSize: config.FILES_MAX_BYTES, fields: 10, fieldSize: 16 * 1024, fieldNameSize: 100, parts: 12 },
+    }).single(FILE_FIELD);
+  }
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const req = context.switchToHttp().getRequest<AppRequest>();
+    const res = context.switchToHttp().getResponse<Response>();
+    const parsed = new Promise<void>((resolve, reject) => {
+      this.parse(req, res, (error?: unknown) => (error ? reject(this.translate(error)) : resolve()));
+    });
+    return from(parsed).pipe(
+      switchMap(() => {
+        const uploaded = req.file as UploadedFile | undefined;
+        return next.handle().pipe(
+          catchError((error: unknown) => from((async () => {
+            if (uploaded?.received) await this.receiver.discard(uploaded.received.storageKey);
+            throw error;
+          })())),
+        );
+      }),
+    );
+  }
+
+  private translate(error: unknown): DomainError {
+    if (error instanceof DomainError) return error;
+    if (error instanceof MulterError) {
+      const max = this.config.FILES_MAX_BYTES;
+      switch (error.code) {
+        case 'LIMIT_FILE_SIZE':
+          return new PayloadTooLargeError(`The file is larger than the limit of ${max} bytes`, { file: `must be at most ${max} bytes` });
+        case 'LIMIT_FILE_COUNT':
+          return new ValidationFailedError({ file: 'send exactly one file' });
+        case 'LIMIT_UNEXPECTED_FILE':
+          return new ValidationFailedError({ [FILE_FIELD]: `send the file in the multipart field "${FILE_FIELD}" (got "${error.field ?? ''}")` });
+        case 'LIMIT_FIELD_VALUE':
+          return new ValidationFailedError({ [error.field ?? 'body']: 'is too long' });
+        default:
+          return new BadRequestError(`The multipart body was refused: ${error.message}`, 'malformed_multipart');
+      }
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    return new BadRequestError(`The multipart body could not be read: ${message}`, 'malformed_multipart');
+  }
+}

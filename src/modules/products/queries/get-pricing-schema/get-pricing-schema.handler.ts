@@ -1,0 +1,23 @@
+import { Inject } from '@nestjs/common';
+import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import { TransactionRunner } from '../../../../shared/db/transaction-runner';
+import { toPricingSchema } from '../../dto/product-view.mapper';
+import { CatalogRepository } from '../../persistence/catalog.repository';
+import { GetPricingSchemaQuery, PricingSchema } from './get-pricing-schema.query';
+
+@QueryHandler(GetPricingSchemaQuery)
+export class GetPricingSchemaHandler implements IQueryHandler<GetPricingSchemaQuery> {
+  constructor(
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(CatalogRepository) private readonly repo: CatalogRepository,
+  ) {}
+
+  async execute({ scope, productId, billingSchemaId }: GetPricingSchemaQuery): Promise<PricingSchema | null> {
+    const m = this.tx.manager;
+    const [product, schema] = await Promise.all([
+      this.repo.findProduct(m, scope, productId),
+      this.repo.findSchema(m, scope, billingSchemaId),
+    ]);
+    return toPricingSchema(product, schema);
+  }
+}

@@ -1,0 +1,29 @@
+import { Inject } from '@nestjs/common';
+import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import { TransactionRunner } from '../../../../shared/db/transaction-runner';
+import { toProductsByIds } from '../../dto/product-view.mapper';
+import { CatalogRepository } from '../../persistence/catalog.repository';
+import { ProductGraphReader } from '../../persistence/product-graph.reader';
+import { GetProductsByIdsQuery, ProductsByIds } from './get-products-by-ids.query';
+
+@QueryHandler(GetProductsByIdsQuery)
+export class GetProductsByIdsHandler implements IQueryHandler<GetProductsByIdsQuery> {
+  constructor(
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(CatalogRepository) private readonly repo: CatalogRepository,
+    @Inject(ProductGraphReader) private readonly reader: ProductGraphReader,
+  ) {}
+
+  async execute({ scope, productIds, schemaIds }: GetProductsByIdsQuery): Promise<ProductsByIds> {
+    const uniqueProducts = [...new Set(productIds)];
+    const uniqueSchemas = [...new Set(schemaIds)];
+    if (!uniqueProducts.length && !uniqueSchemas.length) return { products: {}, schemas: {} };
+    return this.tx.run(async (m) => {
+      await m.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const products = await this.repo.findProducts(m, scope, uniqueProducts);
+      const schemas = await this.repo.findSchemas(m, scope, uniqueSchemas);
+      const graph = await this.reader.load(m, scope, products, schemas);
+      return toProductsByIds(graph.products, graph.schemas, graph.configurations, graph.metrics, uniqueSchemas);
+    });
+  }
+}

@@ -1,0 +1,118 @@
+import { applyDecorators, CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor, UseInterceptors } from '@nestjs/common';
+import { ApiHeader } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { createHash } from 'node:crypto';
+import { from, lastValueFrom, Observable } from 'rxjs';
+import { AppConfig } from '../config/app-config';
+import { TransactionRunner } from '../db/transaction-runner';
+import { BadRequestError, ConflictError } from '../errors/domain-error';
+import { AppRequest, EnvelopeReply } from '../http/envelope';
+import { Clock } from '../time/clock';
+
+const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
+
+/** Order-independent JSON text of a body, so `{a,b}` and `{b,a}` are the same request. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object' && value.constructor === Object) {
+    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value === undefined ? null : value) ?? 'null';
+}
+
+interface StoredRow {
+  fingerprint: string;
+  state: 'in_flight' | 'done';
+  response_status: number | null;
+  response_body: { data: unknown; message: string } | null;
+}
+
+/**
+ * Idempotency-Key on creating POSTs (Stripe's contract): the first request with a key runs and
+ * its success is stored for IDEMPOTENCY_TTL_HOURS; a retry with the same key and the same body
+ * gets the stored response again with `Idempotent-Replayed: true`; the same key with another body
+ * is 400; while the first is still running, 409. A request that fails is not stored, so it can be
+ * retried with the same key. Keys are per organization and mode, in PostgreSQL, so every instance
+ * sees them.
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  constructor(
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(Clock) private readonly clock: Clock,
+    @Inject(AppConfig) private readonly config: AppConfig,
+  ) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const req = context.switchToHttp().getRequest<AppRequest>();
+    const res = context.switchToHttp().getResponse<Response>();
+    const header = req.headers['idempotency-key'];
+    const caller = req.state.caller;
+    if (header === undefined || !caller) return next.handle();
+    return from(this.run(req, res, String(header), caller.organizationId, caller.mode, next));
+  }
+
+  private async run(req: AppRequest, res: Response, key: string, organizationId: string, mode: string, next: CallHandler): Promise<unknown> {
+    if (!KEY_SHAPE.test(key)) {
+      throw new BadRequestError('Invalid Idempotency-Key header', 'validation_failed', { 'Idempotency-Key': 'must be 1 to 255 printable ASCII characters' });
+    }
+    const fileHash = (req as { file?: { sha256?: string; size?: number; originalname?: string } }).file;
+    const fingerprint = createHash('sha256')
+      .update(`${req.method} ${req.path}\n${canonical(req.body)}\n${fileHash ? canonical({ name: fileHash.originalname, size: fileHash.size, sha256: fileHash.sha256 }) : ''}`)
+      .digest('hex');
+    const now = this.clock.now();
+    const expiresAt = new Date(now.getTime() + this.config.IDEMPOTENCY_TTL_HOURS * 3_600_000);
+    const staleBefore = new Date(now.getTime() - 120_000);
+    const m = this.tx.manager;
+
+    const claimed: unknown[] = await m.query(
+      `INSERT INTO idempotency_keys (organization_id, mode, key, fingerprint, state, created_at, expires_at)
+       VALUES ($1, $2, $3, $4, 'in_flight', $5, $6)
+       ON CONFLICT (organization_id, mode, key) DO UPDATE
+         SET fingerprint = EXCLUDED.fingerprint, state = 'in_flight', response_status = NULL, response_body = NULL,
+             created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+       WHERE idempotency_keys.expires_at < $5 OR (idempotency_keys.state = 'in_flight' AND idempotency_keys.created_at < $7)
+       RETURNING 1`,
+      [organizationId, mode, key, fingerprint, now, expiresAt, staleBefore],
+    );
+    if (!claimed.length) {
+      const [row]: StoredRow[] = await m.query(
+        `SELECT fingerprint, state, response_status, response_body FROM idempotency_keys WHERE organization_id = $1 AND mode = $2 AND key = $3`,
+        [organizationId, mode, key],
+      );
+      if (!row) throw new ConflictError('A request with this Idempotency-Key was just completed; retry', 'idempotency_conflict');
+      if (row.fingerprint !== fingerprint) {
+        throw new BadRequestError('This Idempotency-Key was used with a different request', 'idempotency_key_reused', { 'Idempotency-Key': 'was already used with a different request body or path' });
+      }
+      if (row.state === 'in_flight') throw new ConflictError('A request with this Idempotency-Key is still in progress', 'idempotency_conflict');
+      res.status(row.response_status ?? 200);
+      res.setHeader('Idempotent-Replayed', 'true');
+      return new EnvelopeReply(row.response_body?.data ?? {}, row.response_body?.message ?? 'Success');
+    }
+
+    try {
+      const result = await lastValueFrom(next.handle(), { defaultValue: undefined });
+      const stored = result instanceof EnvelopeReply ? { data: result.data, message: result.message } : { data: result ?? {}, message: 'Success' };
+      await m.query(
+        `UPDATE idempotency_keys SET state = 'done', response_status = $4, response_body = $5::jsonb WHERE organization_id = $1 AND mode = $2 AND key = $3`,
+        [organizationId, mode, key, res.statusCode, JSON.stringify(stored)],
+      );
+      return result;
+    } catch (e) {
+      await m.query(`DELETE FROM idempotency_keys WHERE organization_id = $1 AND mode = $2 AND key = $3 AND state = 'in_flight'`, [organizationId, mode, key]);
+      throw e;
+    }
+  }
+}
+
+/** Marks a creating POST as honouring the Idempotency-Key header (and documents it). */
+export function Idempotent(): MethodDecorator {
+  return applyDecorators(
+    UseInterceptors(IdempotencyInterceptor),
+    ApiHeader({
+      name: 'Idempotency-Key',
+      required: false,
+      description: 'Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409. Kept 24 hours.',
+    }),
+  );
+}

@@ -1,0 +1,86 @@
+import { Api } from '../../support/api';
+import { expectError, expectSuccess } from '../../support/envelope';
+import { IsolatedService, startIsolatedService } from '../../support/isolated';
+import { startServer } from '../../support/server';
+
+async function burst(api: Api, n: number) {
+  return Promise.all(Array.from({ length: n }, () => api.get('/auth/debug_token')));
+}
+
+/** Waits until the current fixed window of `windowMs` has at least `marginMs` left. */
+async function awayFromWindowEdge(windowMs: number, marginMs: number) {
+  const left = windowMs - (Date.now() % windowMs);
+  if (left < marginMs) await new Promise((r) => setTimeout(r, left + 50));
+}
+
+describe('rate limits', () => {
+  let service: IsolatedService;
+  beforeAll(async () => {
+    service = await startIsolatedService({ RATE_LIMIT_TEST: '5', RATE_LIMIT_LIVE: '8', RATE_LIMIT_WINDOW_MS: '60000', RATE_LIMIT_AUTH_FAILURES: '100000' });
+  });
+  afterAll(async () => service?.stop());
+
+  it('gives each key its budget with RateLimit headers, then 429 with Retry-After in the envelope', async () => {
+    const org = await service.createOrg();
+    await awayFromWindowEdge(60_000, 5000);
+    const first = await org.test.get('/auth/debug_token');
+    expectSuccess(first);
+    expect(first.headers.get('ratelimit-limit')).toBe('5');
+    expect(first.headers.get('ratelimit-remaining')).toBe('4');
+    expect(Number(first.headers.get('ratelimit-reset'))).toBeGreaterThan(0);
+
+    const rest = await burst(org.test, 9);
+    expect(rest.filter((r) => r.status === 200)).toHaveLength(4);
+    const refused = rest.filter((r) => r.status === 429);
+    expect(refused).toHaveLength(5);
+    expectError(refused[0], 429, { code: 'rate_limited' });
+    expect(Number(refused[0].headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(refused[0].headers.get('ratelimit-remaining')).toBe('0');
+
+    // the live key of the same organization has its own, larger budget
+    const live = await burst(org.live, 10);
+    expect(live.filter((r) => r.status === 200)).toHaveLength(8);
+  });
+});
+
+describe('failed authentication budget', () => {
+  let service: IsolatedService;
+  beforeAll(async () => {
+    service = await startIsolatedService({ RATE_LIMIT_AUTH_FAILURES: '3', RATE_LIMIT_TEST: '100000' });
+  });
+  afterAll(async () => service?.stop());
+
+  it('answers 429 to an address after too many unknown keys, even for a valid key', async () => {
+    const org = await service.createOrg();
+    expectSuccess(await org.test.get('/auth/debug_token'));
+    const guesser = new Api(`sk_test_${'Z'.repeat(40)}`, service.server.baseUrl);
+    for (let i = 0; i < 3; i++) expectError(await guesser.get('/auth/debug_token'), 401);
+    expectError(await guesser.get('/auth/debug_token'), 429, { code: 'rate_limited' });
+    expectError(await org.test.get('/auth/debug_token'), 429);
+  });
+});
+
+describe('rate limits shared through Redis', () => {
+  let service: IsolatedService;
+  let second: Awaited<ReturnType<typeof startServer>>;
+  const prefix = `t${Date.now()}`;
+  beforeAll(async () => {
+    const env = { REDIS_URL: 'redis://127.0.0.1:6379', RATE_LIMIT_TEST: '6', RATE_LIMIT_WINDOW_MS: '60000', RATE_LIMIT_AUTH_FAILURES: '100000' };
+    service = await startIsolatedService(env);
+    second = await startServer({ ...(service.databaseUrl ? { databaseUrl: service.databaseUrl } : {}), env });
+    expect(prefix).toBeTruthy();
+  });
+  afterAll(async () => {
+    await second?.stop();
+    await service?.stop();
+  });
+
+  it('makes two service processes draw from one budget per key', async () => {
+    const org = await service.createOrg();
+    const other = new Api(org.testKey, second.baseUrl);
+    await awayFromWindowEdge(60_000, 5000);
+    const results = (await Promise.all([burst(org.test, 6), burst(other, 6)])).flat();
+    expect(results.filter((r) => r.status === 200)).toHaveLength(6);
+    expect(results.filter((r) => r.status === 429)).toHaveLength(6);
+  });
+});
