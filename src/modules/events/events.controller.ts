@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Authenticated, RequiredCaller } from '../../shared/auth/auth.decorators';
 import { scopeOf } from '../../shared/auth/request-context';
 import type { CallerContext } from '../../shared/auth/request-context';
@@ -23,6 +23,10 @@ export class EventsController {
     description: 'Every state change of the organization in this mode (invoices, payments, products, files, webhook endpoints), newest first. '
       + 'Each entry has the shape of a webhook delivery body. Filters combine with AND; several `type` values match any of them.',
   })
+  @ApiBody({ type: ListEventsRequestDto, required: false, examples: {
+    all: { summary: 'Newest events', value: { limit: 20, offset: 0 } },
+    filtered: { summary: 'Paid invoices in November', value: { type: ['invoice.completed'], created_at_from: '2026-11-01', created_at_to: '2026-11-30' } },
+  } })
   @ApiEnvelope({ type: EventListDto, example: { items: [EVENT_EXAMPLE], total: 1, limit: 20, offset: 0, has_more: false }, message: 'Events listed' })
   @ApiErrors(400, 401)
   async list(@RequiredCaller() caller: CallerContext, @Body() body: ListEventsRequestDto) {

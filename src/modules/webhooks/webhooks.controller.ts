@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Authenticated, RequiredCaller } from '../../shared/auth/auth.decorators';
 import { scopeOf } from '../../shared/auth/request-context';
 import type { CallerContext } from '../../shared/auth/request-context';
@@ -39,6 +39,10 @@ export class WebhooksController {
     description: 'Events of the key\'s organization and mode whose type is listed (or all, with `*`) are POSTed to `url`, signed as the Standard Webhooks '
       + 'specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The signing `secret` is returned only in this answer and on rotation.',
   })
+  @ApiBody({ type: CreateWebhookRequestDto, examples: {
+    some: { summary: 'Payment and invoice events', value: { url: 'https://merchant.example.com/webhooks', event_types: ['payment.created', 'payment.updated', 'invoice.completed'], description: 'Order fulfilment' } },
+    all: { summary: 'Every event', value: { url: 'https://merchant.example.com/webhooks', event_types: '*' } },
+  } })
   @ApiEnvelope({ status: 201, type: WebhookEndpointWithSecretDto, example: { ...ENDPOINT_EXAMPLE, secret: SECRET_EXAMPLE }, message: 'Webhook endpoint created' })
   @ApiErrors(400, 401, 403)
   async create(@RequiredCaller() caller: CallerContext, @Body() body: CreateWebhookRequestDto) {
@@ -78,6 +82,10 @@ export class WebhooksController {
     description: 'Only the fields sent change. `enabled: true` re-enables an endpoint disabled after failures (its failure count starts again); '
       + '`enabled: false` pauses it and cancels its pending deliveries.',
   })
+  @ApiBody({ type: UpdateWebhookRequestDto, examples: {
+    reenable: { summary: 'Re-enable after failures', value: { enabled: true } },
+    change: { summary: 'New URL and types', value: { url: 'https://merchant.example.com/webhooks/v2', event_types: ['invoice.completed'] } },
+  } })
   @ApiEnvelope({ type: WebhookEndpointDto, example: ENDPOINT_EXAMPLE, message: 'Webhook endpoint updated' })
   @ApiErrors(400, 401, 403, 404)
   async update(@RequiredCaller() caller: CallerContext, @Param('id') id: string, @Body() body: UpdateWebhookRequestDto) {
@@ -106,6 +114,10 @@ export class WebhooksController {
     summary: 'Issue a new signing secret',
     description: 'Returns the new secret once. With `grace_period_seconds`, deliveries also carry a signature made with the old secret until the period ends.',
   })
+  @ApiBody({ type: RotateSecretRequestDto, required: false, examples: {
+    now: { summary: 'Old secret stops at once', value: {} },
+    grace: { summary: 'Old secret also signs for a day', value: { grace_period_seconds: 86400 } },
+  } })
   @ApiEnvelope({ type: WebhookEndpointWithSecretDto, example: { ...ENDPOINT_EXAMPLE, secret: SECRET_EXAMPLE }, message: 'Signing secret rotated' })
   @ApiErrors(400, 401, 403, 404)
   async rotate(@RequiredCaller() caller: CallerContext, @Param('id') id: string, @Body() body: RotateSecretRequestDto) {
@@ -117,6 +129,7 @@ export class WebhooksController {
   @Authenticated()
   @ID_PARAM
   @ApiOperation({ summary: 'List delivery attempts to an endpoint', description: 'Newest first, with the answer status, the start of the answer body or the failure reason.' })
+  @ApiBody({ type: ListAttemptsRequestDto, required: false, examples: { all: { value: { limit: 20, offset: 0 } }, event: { summary: 'One event', value: { event_id: 'event_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f' } } } })
   @ApiEnvelope({ type: WebhookAttemptListDto, example: { items: [ATTEMPT_EXAMPLE], total: 1, limit: 20, offset: 0, has_more: false }, message: 'Webhook attempts listed' })
   @ApiErrors(400, 401, 404)
   async attempts(@RequiredCaller() caller: CallerContext, @Param('id') id: string, @Body() body: ListAttemptsRequestDto) {
@@ -129,6 +142,7 @@ export class WebhooksController {
   @Authenticated({ write: true })
   @ID_PARAM
   @ApiOperation({ summary: 'Send an event to the endpoint again', description: 'Queues a new delivery of the event (same `webhook-id`, so receivers can recognise it), with its own retries.' })
+  @ApiBody({ type: RedeliverRequestDto, examples: { event: { value: { event_id: 'event_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f' } } } })
   @ApiEnvelope({
     status: 202, type: QueuedDeliveryDto, message: 'Redelivery queued',
     example: { delivery_id: 'delivery_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f', endpoint_id: ENDPOINT_EXAMPLE.id, event_id: 'event_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f', status: 'pending', created_at: '2026-11-21 10:00:00' },

@@ -81,6 +81,24 @@ describe('webhook durability', () => {
     expect(attempts.items.map((a: any) => [a.event_id, a.attempt_number, a.succeeded])).toEqual([[event.id, 1, true]]);
   });
 
+  it('on SIGTERM the attempt in flight finishes and is recorded before the process exits', async () => {
+    const db = await database();
+    const hook = await receiver();
+    const only = await server(db, { WEBHOOK_DISPATCH_INTERVAL_MS: '100' });
+    const org = await createOrgOn(only);
+    const api = new Api(org.key, only.baseUrl);
+    await createEndpoint(api, hook.url());
+    hook.setDefault({ status: 200, delayMs: 1500 });
+    await createEndpoint(api, 'https://unrelated.example.com/hook', ['invoice.voided']);
+    await hook.waitFor((r) => r.length >= 1);
+    await only.stop('SIGTERM');
+    expect(only.process.exitCode !== null || only.process.signalCode !== null).toBe(true);
+    const rows = await withClient(db, (c) => c.query(
+      `SELECT d.status, a.succeeded, a.response_status FROM webhook_deliveries d JOIN webhook_attempts a ON a.delivery_id = d.id`,
+    ));
+    expect(rows.rows).toEqual([{ status: 'succeeded', succeeded: true, response_status: 200 }]);
+  });
+
   it('a change rolled back records no event and sends nothing', async () => {
     const db = await database();
     const hook = await receiver();
