@@ -44,7 +44,6 @@ export async function createHttpApp(config: AppConfig, databaseUrl: string, logg
   app.set('trust proxy', config.TRUST_PROXY);
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.enableShutdownHooks();
   return app;
 }
 

@@ -25,6 +25,7 @@ async function main(): Promise<void> {
   if (database.embedded) logger.info({ url: database.url.replace(/:[^:@/]*@/, ':***@'), dir: config.DATA_DIR }, 'embedded PostgreSQL started (set DATABASE_URL for production)');
 
   const app = await createHttpApp(config, database.url, logger);
+  // Docs routes go in before init(): init() installs the catch-all 404 handler.
   mountDocs(app);
   await app.init();
   const applied = await runMigrations(app);
@@ -35,11 +36,24 @@ async function main(): Promise<void> {
     process.stdout.write(`\nDemo organization created: ${demo.organization_id}\nTest key (shown once): ${demo.test_key}\n\n`);
   }
 
+  // Our own signal handling (not Nest's shutdown hooks, which re-raise the signal): close the HTTP
+  // server and the pool, stop the embedded database (removing its address file), exit 0.
   const shutdown = async (signal: string) => {
     logger.info({ signal }, 'shutting down');
-    await app.close();
-    await database.embedded?.stop();
-    process.exit(0);
+    let code = 0;
+    try {
+      await app.close();
+    } catch (e) {
+      code = 1;
+      logger.error({ err: e }, 'error while closing the application');
+    }
+    try {
+      await database.embedded?.stop();
+    } catch (e) {
+      code = 1;
+      logger.error({ err: e }, 'error while stopping the embedded database');
+    }
+    process.exit(code);
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));

@@ -3,8 +3,10 @@ import { Client } from 'pg';
 /**
  * Where test databases are made: DATABASE_URL when set, else PostgreSQL on 127.0.0.1:5432 when
  * it answers, else null (the suite then runs on the embedded database in a temporary folder).
+ * TEST_EMBEDDED=1 forces the embedded database even when a server answers.
  */
 export async function findPostgresServer(): Promise<string | null> {
+  if (process.env.TEST_EMBEDDED === '1') return null;
   const candidates = [process.env.DATABASE_URL, 'postgres://postgres@127.0.0.1:5432/postgres'].filter(Boolean) as string[];
   for (const url of candidates) {
     const client = new Client({ connectionString: url, connectionTimeoutMillis: 2000 });

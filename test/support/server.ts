@@ -26,6 +26,8 @@ export interface RunningServer {
   port: number;
   process: ChildProcess;
   output(): string;
+  /** The exit code once the process has ended (null when a signal ended it). */
+  exited: Promise<number | null>;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
@@ -36,6 +38,8 @@ export interface ServerOptions {
   env?: Record<string, string>;
   port?: number;
   readyTimeoutMs?: number;
+  /** Headers for the readiness probe (a production-mode service wants X-Forwarded-Proto: https). */
+  readyHeaders?: Record<string, string>;
 }
 
 /** Starts the built service as a real process and waits until /health/ready answers 200. */
@@ -72,7 +76,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   let ready = false;
   while (Date.now() < deadline && child.exitCode === null) {
     try {
-      const res = await fetch(`${baseUrl}/health/ready`);
+      const res = await fetch(`${baseUrl}/health/ready`, { headers: options.readyHeaders });
       if (res.status === 200) {
         ready = true;
         break;
@@ -91,10 +95,39 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     port,
     process: child,
     output: () => output,
+    exited,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       child.kill(signal);
       return exited;
     },
   };
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built CLI (`node dist/src/cli/main.js ...`) with the given environment on top of ours. */
+export function runCli(args: string[], env: Record<string, string | undefined>): Promise<CliResult> {
+  const merged: Record<string, string> = { ...(process.env as Record<string, string>), LOG_LEVEL: 'warn' };
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) delete merged[name];
+    else merged[name] = value;
+  }
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (d) => (stdout += d));
+  child.stderr?.on('data', (d) => (stderr += d));
+  return new Promise((resolveRun) => child.once('close', (code) => resolveRun({ code, stdout, stderr })));
+}
+
+/** The CLI's database settings for the shared test service: its DATABASE_URL, or its embedded data folder. */
+export function sharedCliEnv(): Record<string, string | undefined> {
+  return process.env.TEST_DATABASE_URL
+    ? { DATABASE_URL: process.env.TEST_DATABASE_URL }
+    : { DATABASE_URL: undefined, DATA_DIR: process.env.TEST_DATA_DIR };
 }

@@ -1,3 +1,4 @@
+import { Idempotent } from '../../shared/idempotency/idempotency';
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Req, Res, StreamableFile, UseInterceptors } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBody, ApiConsumes, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
@@ -41,6 +42,7 @@ export class FilesController {
   @Post('upload')
   @HttpCode(200)
   @Authenticated({ write: true })
+  @Idempotent()
   @UseInterceptors(FileUploadInterceptor)
   @ApiOperation({
     summary: 'Upload a file',

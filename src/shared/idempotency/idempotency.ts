@@ -56,10 +56,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (!KEY_SHAPE.test(key)) {
       throw new BadRequestError('Invalid Idempotency-Key header', 'validation_failed', { 'Idempotency-Key': 'must be 1 to 255 printable ASCII characters' });
     }
-    const fileHash = (req as { file?: { sha256?: string; size?: number; originalname?: string } }).file;
-    const fingerprint = createHash('sha256')
-      .update(`${req.method} ${req.path}\n${canonical(req.body)}\n${fileHash ? canonical({ name: fileHash.originalname, size: fileHash.size, sha256: fileHash.sha256 }) : ''}`)
-      .digest('hex');
+    // An upload counts by its content too (multipart parsers put the file on req.file with its hash).
+    const file = (req as { file?: { originalname?: string; size?: number; received?: { sha256?: string } } }).file;
+    const fileText = file ? canonical({ name: file.originalname ?? null, size: file.size ?? null, sha256: file.received?.sha256 ?? null }) : '';
+    const fingerprint = createHash('sha256').update(`${req.method} ${req.path}\n${canonical(req.body)}\n${fileText}`).digest('hex');
     const now = this.clock.now();
     const expiresAt = new Date(now.getTime() + this.config.IDEMPOTENCY_TTL_HOURS * 3_600_000);
     const staleBefore = new Date(now.getTime() - 120_000);

@@ -86,4 +86,48 @@ describe('envelope and errors', () => {
     expect(ui.status).toBe(200);
     expect(ui.text).toContain('swagger');
   });
+
+  it('publishes an OpenAPI document whose operations all declare responses and whose $refs all resolve', async () => {
+    const doc = (await anonymous().get('/openapi.json')).body;
+    expect(doc.info).toMatchObject({ title: expect.any(String), version: expect.any(String) });
+    const methods = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'];
+    const operationIds = new Set<string>();
+    let operations = 0;
+    for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
+      expect(path.startsWith('/')).toBe(true);
+      for (const [method, op] of Object.entries<any>(item)) {
+        if (!methods.includes(method)) continue;
+        operations++;
+        expect(Object.keys(op.responses ?? {}).length).toBeGreaterThan(0);
+        for (const code of Object.keys(op.responses)) expect(code).toMatch(/^([1-5]\d\d|[1-5]XX|default)$/);
+        expect(typeof op.operationId).toBe('string');
+        expect(operationIds.has(op.operationId)).toBe(false);
+        operationIds.add(op.operationId);
+        // every {param} in the path is declared as a path parameter
+        for (const [, name] of path.matchAll(/\{([^}]+)\}/g)) {
+          expect(op.parameters ?? []).toEqual(expect.arrayContaining([expect.objectContaining({ name, in: 'path', required: true })]));
+        }
+        for (const requirement of op.security ?? []) {
+          for (const scheme of Object.keys(requirement)) expect(doc.components.securitySchemes).toHaveProperty(scheme);
+        }
+      }
+    }
+    expect(operations).toBeGreaterThan(3);
+    const refs: string[] = [];
+    const walk = (node: unknown) => {
+      if (Array.isArray(node)) node.forEach(walk);
+      else if (node && typeof node === 'object') {
+        for (const [k, v] of Object.entries(node)) {
+          if (k === '$ref' && typeof v === 'string') refs.push(v);
+          else walk(v);
+        }
+      }
+    };
+    walk(doc);
+    for (const ref of refs) {
+      expect(ref.startsWith('#/')).toBe(true);
+      const target = ref.slice(2).split('/').reduce<any>((at, part) => at?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+      if (target === undefined) throw new Error(`unresolved $ref ${ref}`);
+    }
+  });
 });

@@ -51,3 +51,23 @@ describe('Idempotency-Key on creating requests', () => {
     expect(expectSuccess(await org.test.get('/products'))).toHaveLength(1);
   });
 });
+
+describe('Idempotency-Key on uploads', () => {
+  const upload = (org: Awaited<ReturnType<typeof createOrg>>, content: string, k: string) => {
+    const form = new FormData();
+    form.append('name', 'receipt.txt');
+    form.append('file', new Blob([content], { type: 'text/plain' }), 'receipt.txt');
+    return org.test.request('POST', '/files/upload', { rawBody: form, headers: { 'idempotency-key': k } });
+  };
+
+  it('stores one file for a retried upload and refuses the key for different content', async () => {
+    const org = await createOrg();
+    const k = key();
+    const first = expectSuccess(await upload(org, 'hello', k));
+    const again = await upload(org, 'hello', k);
+    expect(expectSuccess(again).id).toBe(first.id);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expectError(await upload(org, 'something else', k), 400, { code: 'idempotency_key_reused' });
+    expect(expectSuccess(await org.test.get('/files')).total).toBe(1);
+  });
+});

@@ -1,0 +1,105 @@
+import { Api } from '../../support/api';
+import { expectError, expectSuccess } from '../../support/envelope';
+import { runCli, sharedCliEnv } from '../../support/server';
+
+async function cli(...args: string[]) {
+  return runCli(args, sharedCliEnv());
+}
+
+/** Runs a command that must succeed and returns the one JSON value it printed. */
+async function cliJson(...args: string[]): Promise<any> {
+  const res = await cli(...args);
+  if (res.code !== 0) throw new Error(`cli ${args.join(' ')} exited ${res.code}: ${res.stderr}`);
+  return JSON.parse(res.stdout);
+}
+
+describe('operator CLI', () => {
+  it('org:create prints one JSON object whose keys work against the running service', async () => {
+    const res = await cli('org:create', '--name', 'Acme CLI');
+    expect(res.code).toBe(0);
+    const out = JSON.parse(res.stdout);
+    expect(Object.keys(out).sort()).toEqual(['live_key', 'name', 'organization_id', 'test_key']);
+    expect(out.name).toBe('Acme CLI');
+    expect(out.organization_id).toMatch(/^org_[0-9a-f-]{36}$/);
+    expect(out.test_key).toMatch(/^sk_test_[0-9A-Za-z]{40}$/);
+    expect(out.live_key).toMatch(/^sk_live_[0-9A-Za-z]{40}$/);
+
+    const test = expectSuccess(await new Api(out.test_key).get('/auth/debug_token'));
+    expect(test).toMatchObject({ organization_id: out.organization_id, organization_name: 'Acme CLI', mode: 'test', read_only: false });
+    const live = await new Api(`Bearer ${out.live_key}`).get('/auth/debug_token');
+    expect(expectSuccess(live).mode).toBe('live');
+    expect(live.body.env).toBe('production');
+  });
+
+  it('key:create issues keys of the asked mode, read-only on request', async () => {
+    const org = await cliJson('org:create', '--name', 'Keys Co');
+    const readOnly = await cliJson('key:create', '--org', org.organization_id, '--mode', 'test', '--read-only');
+    expect(readOnly).toMatchObject({ organization_id: org.organization_id, mode: 'test', read_only: true });
+    expect(readOnly.key).toMatch(/^sk_test_/);
+    expect(expectSuccess(await new Api(readOnly.key).get('/auth/debug_token'))).toMatchObject({ read_only: true, mode: 'test' });
+
+    const live = await cliJson('key:create', '--org', org.organization_id, '--mode', 'live');
+    expect(live).toMatchObject({ mode: 'live', read_only: false });
+    expect(expectSuccess(await new Api(live.key).get('/auth/debug_token'))).toMatchObject({ read_only: false, mode: 'live' });
+  });
+
+  it('key:list shows prefixes, never full keys', async () => {
+    const org = await cliJson('org:create', '--name', 'List Co');
+    const extra = await cliJson('key:create', '--org', org.organization_id, '--mode', 'live', '--read-only');
+    const res = await cli('key:list', '--org', org.organization_id);
+    expect(res.code).toBe(0);
+    const keys = JSON.parse(res.stdout) as Array<Record<string, unknown>>;
+    expect(keys).toHaveLength(3);
+    expect(keys.map((k) => k.prefix).sort()).toEqual([org.test_key, org.live_key, extra.key].map((k: string) => k.slice(0, 14)).sort());
+    expect(keys.find((k) => k.prefix === extra.key.slice(0, 14))).toMatchObject({ mode: 'live', read_only: true, revoked_at: null });
+    for (const full of [org.test_key, org.live_key, extra.key]) expect(res.stdout).not.toContain(full);
+    for (const k of keys) expect(k).not.toHaveProperty('key');
+  });
+
+  it('key:revoke by full key and by prefix makes the key answer 401', async () => {
+    const org = await cliJson('org:create', '--name', 'Revoke Co');
+    const byKey = await cliJson('key:create', '--org', org.organization_id, '--mode', 'test');
+    const byPrefix = await cliJson('key:create', '--org', org.organization_id, '--mode', 'live');
+    expectSuccess(await new Api(byKey.key).get('/auth/debug_token'));
+    expectSuccess(await new Api(byPrefix.key).get('/auth/debug_token'));
+
+    const first = await cliJson('key:revoke', '--key', byKey.key);
+    expect(first.revoked).toEqual([expect.objectContaining({ prefix: byKey.key.slice(0, 14), organization_id: org.organization_id })]);
+    expectError(await new Api(byKey.key).get('/auth/debug_token'), 401, { code: 'invalid_api_key' });
+
+    await cliJson('key:revoke', '--key', byPrefix.key.slice(0, 14));
+    expectError(await new Api(byPrefix.key).get('/auth/debug_token'), 401, { code: 'invalid_api_key' });
+
+    // the organization's other keys keep working
+    expectSuccess(await new Api(org.test_key).get('/auth/debug_token'));
+    const listed = await cliJson('key:list', '--org', org.organization_id);
+    expect(listed.filter((k: any) => k.revoked_at !== null)).toHaveLength(2);
+  });
+
+  it.each([
+    [['org:create'], /--name is required/],
+    [['key:create', '--org', 'org_x', '--mode', 'staging'], /--mode must be test or live/],
+    [['key:list'], /--org is required/],
+    [['key:revoke'], /--key is required/],
+  ])('bad usage %p exits non-zero with a JSON error on stderr', async (args, message) => {
+    const res = await cli(...args);
+    expect(res.code).not.toBe(0);
+    expect(res.stdout).toBe('');
+    const err = JSON.parse(res.stderr.trim().split('\n').pop()!);
+    expect(err.error).toMatch(message);
+  });
+
+  it('reports a domain failure (unknown organization) as JSON with its code', async () => {
+    const res = await cli('key:create', '--org', 'org_0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', '--mode', 'test');
+    expect(res.code).not.toBe(0);
+    expect(res.stdout).toBe('');
+    expect(JSON.parse(res.stderr.trim().split('\n').pop()!)).toMatchObject({ code: 'organization_not_found' });
+  });
+
+  it('answers an unknown command with usage and a non-zero exit', async () => {
+    const res = await cli('org:explode');
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain('Unknown command "org:explode"');
+    expect(res.stderr).toContain('org:create --name NAME');
+  });
+});
