@@ -90,3 +90,36 @@ export class WebhookReceiver {
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The attempts listed for an endpoint once there are at least `count` (the receiver sees a request
+ * a moment before the service records its answer).
+ */
+export async function attemptsOf(
+  api: { post(path: string, body?: unknown): Promise<{ status: number; body: any; text: string }> },
+  endpointId: string, count: number, filter: Record<string, unknown> = {}, timeoutMs = 10_000,
+): Promise<any[]> {
+  const deadline = Date.now() + timeoutMs;
+  let last: any[] = [];
+  while (Date.now() < deadline) {
+    const res = await api.post(`/webhooks/${endpointId}/attempts`, { ...filter, limit: 100 });
+    if (res.status !== 200) throw new Error(`attempts: ${res.text}`);
+    last = res.body.data.items;
+    if (last.length >= count) return last;
+    await sleep(50);
+  }
+  throw new Error(`expected ${count} attempts, found ${last.length}: ${JSON.stringify(last)}`);
+}
+
+/** Retries an assertion until it passes or the time is up (for state the service records asynchronously). */
+export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await sleep(100);
+    }
+  }
+}

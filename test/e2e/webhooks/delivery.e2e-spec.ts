@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { createOrg, TestOrg } from '../../support/factories';
-import { sleep, WebhookReceiver } from '../../support/webhook-receiver';
+import { attemptsOf, sleep, WebhookReceiver } from '../../support/webhook-receiver';
 
 /**
  * Deliveries from the shared test service (dispatch interval 1 s, default retry schedule) to a
@@ -59,6 +59,7 @@ describe('webhook delivery', () => {
     await sleep(1500);
     expect(receiver.received).toHaveLength(1);
 
+    await attemptsOf(org.test, endpoint.id, 1);
     const attempts = expectSuccess(await org.test.post(`/webhooks/${endpoint.id}/attempts`, {}));
     expect(attempts).toMatchObject({ total: 1, has_more: false });
     expect(attempts.items[0]).toMatchObject({
@@ -104,10 +105,10 @@ describe('webhook delivery', () => {
     expect(received.map((d) => d.headers['webhook-id'])).toEqual([event.id, event.id]);
     expect(new Webhook(endpoint.secret).verify(received[1].body, received[1].headers as Record<string, string>)).toEqual(event);
 
-    const attempts = expectSuccess(await org.test.post(`/webhooks/${endpoint.id}/attempts`, { event_id: event.id }));
-    expect(attempts.total).toBe(2);
-    expect(attempts.items[0].delivery_id).toBe(queued.delivery_id);
-    expect(attempts.items[1].delivery_id).not.toBe(queued.delivery_id);
+    const attempts = await attemptsOf(org.test, endpoint.id, 2, { event_id: event.id });
+    expect(attempts).toHaveLength(2);
+    expect(attempts[0].delivery_id).toBe(queued.delivery_id);
+    expect(attempts[1].delivery_id).not.toBe(queued.delivery_id);
     expect(expectSuccess(await org.test.post(`/webhooks/${endpoint.id}/attempts`, { event_id: 'event_none' })).total).toBe(0);
   });
 

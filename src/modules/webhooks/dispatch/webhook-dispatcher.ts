@@ -1,10 +1,12 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { Webhook } from 'standardwebhooks';
+import type { EntityManager } from 'typeorm';
+import type { Scope } from '../../../shared/auth/request-context';
 import { AppConfig } from '../../../shared/config/app-config';
 import { TransactionRunner } from '../../../shared/db/transaction-runner';
 import { renderEvent } from '../../../shared/events/event-payload';
 import { EventOutbox } from '../../../shared/events/outbox';
-import { newId } from '../../../shared/ids/ids';
+import { newId, OrgId } from '../../../shared/ids/ids';
 import { Clock } from '../../../shared/time/clock';
 import { renderEndpoint } from '../domain/endpoint-view';
 import { maxAttempts, nextRetryDelayMs, parseRetrySchedule } from '../domain/retry-schedule';
@@ -127,7 +129,7 @@ export class WebhookDispatcher implements OnModuleDestroy {
   private async record(delivery: ClaimedDelivery, result: SendResult): Promise<void> {
     const now = this.clock.now();
     const attempt = delivery.attempt_count;
-    const scope = { organizationId: delivery.organization_id as never, mode: delivery.mode };
+    const scope: Scope = { organizationId: delivery.organization_id as OrgId, mode: delivery.mode };
     await this.tx.run(async (m) => {
       let nextAttemptAt: Date | null = null;
       if (result.succeeded) {
@@ -163,7 +165,7 @@ export class WebhookDispatcher implements OnModuleDestroy {
   }
 
   /** One more delivery failed for good: disable the endpoint once too many did in a row. */
-  private async countFailure(m: Parameters<Parameters<TransactionRunner['run']>[0]>[0], scope: { organizationId: never; mode: 'test' | 'live' }, endpointId: string, now: Date): Promise<void> {
+  private async countFailure(m: EntityManager, scope: Scope, endpointId: string, now: Date): Promise<void> {
     const endpoint = await this.endpoints.find(m, scope, endpointId, true);
     if (!endpoint) return;
     const failures = endpoint.consecutive_failures + 1;
