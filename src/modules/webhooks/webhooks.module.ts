@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { HealthModule } from '../health/health.module';
 import { CreateWebhookEndpointHandler } from './commands/create-webhook-endpoint/create-webhook-endpoint.handler';
 import { DeleteWebhookEndpointHandler } from './commands/delete-webhook-endpoint/delete-webhook-endpoint.handler';
 import { RedeliverEventHandler } from './commands/redeliver-event/redeliver-event.handler';
@@ -15,6 +16,7 @@ import { WebhooksController } from './webhooks.controller';
 
 /** Webhook endpoints and the dispatcher that delivers recorded events to them. */
 @Module({
+  imports: [HealthModule],
   controllers: [WebhooksController],
   providers: [
     WebhookEndpointsRepository,

@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { Api } from '../../support/api';
+import { anonymous, Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { createOrg, TestOrg } from '../../support/factories';
 import { attemptsOf, sleep, WebhookReceiver } from '../../support/webhook-receiver';
@@ -67,6 +67,12 @@ describe('webhook delivery', () => {
       response_status: 200, response_body: 'ok', error: null, next_attempt_at: null,
     });
     expect(attempts.items[0].id).toMatch(/^attempt_/);
+
+    const metrics = await anonymous().get('/metrics');
+    expect(metrics.status).toBe(200);
+    const counted = /webhook_attempts_total\{outcome="succeeded"\} (\d+)/.exec(metrics.text);
+    expect(Number(counted?.[1])).toBeGreaterThanOrEqual(1);
+    expect(metrics.text).toContain('webhook_attempt_duration_seconds_bucket');
     expect(attempts.items[0].delivery_id).toMatch(/^delivery_/);
   });
 

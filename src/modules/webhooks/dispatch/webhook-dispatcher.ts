@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { Counter, Histogram } from 'prom-client';
 import { Webhook } from 'standardwebhooks';
 import type { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
@@ -8,6 +9,7 @@ import { renderEvent } from '../../../shared/events/event-payload';
 import { EventOutbox } from '../../../shared/events/outbox';
 import { newId, OrgId } from '../../../shared/ids/ids';
 import { Clock } from '../../../shared/time/clock';
+import { Metrics } from '../../health/metrics';
 import { renderEndpoint } from '../domain/endpoint-view';
 import { maxAttempts, nextRetryDelayMs, parseRetrySchedule } from '../domain/retry-schedule';
 import { ClaimedDelivery, WebhookDeliveriesRepository } from '../persistence/webhook-deliveries.repository';
@@ -43,9 +45,20 @@ export class WebhookDispatcher implements OnModuleDestroy {
     @Inject(WebhookEndpointsRepository) private readonly endpoints: WebhookEndpointsRepository,
     @Inject(EventOutbox) private readonly outbox: EventOutbox,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(Metrics) metrics: Metrics,
   ) {
     this.schedule = parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE);
+    this.attempts = new Counter({
+      name: 'webhook_attempts_total', help: 'Webhook delivery attempts by outcome (succeeded, failed)', labelNames: ['outcome'], registers: [metrics.registry],
+    });
+    this.durations = new Histogram({
+      name: 'webhook_attempt_duration_seconds', help: 'Duration of webhook delivery attempts', labelNames: ['outcome'],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [metrics.registry],
+    });
   }
+
+  private readonly attempts: Counter<'outcome'>;
+  private readonly durations: Histogram<'outcome'>;
 
   private readonly logger = new Logger('WebhookDispatcher');
 
@@ -110,6 +123,9 @@ export class WebhookDispatcher implements OnModuleDestroy {
       allowPrivate: this.config.webhookAllowPrivate,
     });
     await this.record(delivery, result);
+    const outcome = result.succeeded ? 'succeeded' : 'failed';
+    this.attempts.inc({ outcome });
+    this.durations.observe({ outcome }, result.durationMs / 1000);
     this.logger.log({
       msg: 'webhook attempt',
       delivery_id: delivery.id, event_id: delivery.event_id, endpoint_id: delivery.endpoint_id, attempt: delivery.attempt_count,
