@@ -1,0 +1,75 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
+import { TransactionRunner } from '../../../../shared/db/transaction-runner';
+import { newId } from '../../../../shared/ids/ids';
+import { parseAmount } from '../../../../shared/money/money';
+import { Clock } from '../../../../shared/time/clock';
+import { CalculatePricesQuery, ItemInput } from '../../../quotes/queries/calculate-prices/calculate-prices.query';
+import { calculationLines } from '../../domain/calculation-rows';
+import { buildCalculationRecords } from '../../persistence/calculation-records';
+import { InvoiceItemRecord } from '../../persistence/invoice-item.record';
+import { InvoiceRecord } from '../../persistence/invoice.record';
+import { InvoicesRepository } from '../../persistence/invoices.repository';
+import { CreateInvoiceCommand } from './create-invoice.command';
+
+@CommandHandler(CreateInvoiceCommand)
+export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceCommand> {
+  constructor(
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(QueryBus) private readonly queries: QueryBus,
+    @Inject(InvoicesRepository) private readonly repo: InvoicesRepository,
+    @Inject(Clock) private readonly clock: Clock,
+  ) {}
+
+  async execute({ scope, input }: CreateInvoiceCommand): Promise<{ id: string }> {
+    // Each payment intent gets its own id, carried into its calculation details.
+    const items: ItemInput[] = input.items.map((item) => item.type === 'PAYMENT_INTENT'
+      ? { type: 'PAYMENT_INTENT', currency: item.currency, price: item.price, payment_intent_id: newId('pi') }
+      : { type: 'PRODUCT', product_id: item.product_id, billing_schema_id: item.billing_schema_id, quantity: item.quantity });
+    const calc = await this.queries.execute(new CalculatePricesQuery(scope, items, input.currency));
+
+    const now = this.clock.now();
+    const invoiceId = newId('invoice');
+    const base = { organizationId: scope.organizationId, mode: scope.mode };
+    const itemRecords: InvoiceItemRecord[] = items.map((item, position) => {
+      const resolved = calc.items.find((c) => c.index === position);
+      const currency = resolved?.item.currency ?? (item.type === 'PAYMENT_INTENT' ? item.currency : calc.currency);
+      return {
+        ...base,
+        id: newId('invoice_item'),
+        invoiceId,
+        type: item.type,
+        currency,
+        productId: item.type === 'PRODUCT' ? item.product_id : null,
+        billingSchemaId: item.type === 'PRODUCT' ? item.billing_schema_id : null,
+        paymentIntentId: item.type === 'PAYMENT_INTENT' ? item.payment_intent_id ?? null : null,
+        price: item.type === 'PAYMENT_INTENT' ? parseAmount(item.price) : null,
+        quantity: item.type === 'PRODUCT' ? item.quantity : 1,
+        position,
+        status: 'INCLUDED',
+        excludeReason: null,
+        createdAt: now,
+        updatedAt: now,
+      };
+    });
+    const invoice: InvoiceRecord = {
+      ...base,
+      id: invoiceId,
+      status: 'PENDING',
+      substatus: null,
+      currency: calc.currency,
+      price: calc.total.price,
+      priceUsd: calc.total.priceUsd,
+      customerEmail: input.customerEmail,
+      metadata: input.metadata,
+      redirectUrl: input.redirectUrl,
+      ratesSnapshotId: calc.rates.snapshotId,
+      ratesTakenAt: calc.rates.takenAt,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const calculations = buildCalculationRecords(invoice, itemRecords, calculationLines(calc), now);
+    await this.tx.run((m) => this.repo.insertInvoice(m, invoice, itemRecords, calculations));
+    return { id: invoiceId };
+  }
+}

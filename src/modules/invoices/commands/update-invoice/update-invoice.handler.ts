@@ -1,0 +1,78 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
+import type { Scope } from '../../../../shared/auth/request-context';
+import { TransactionRunner } from '../../../../shared/db/transaction-runner';
+import { NotFoundError, UnauthorizedError, ValidationFailedError } from '../../../../shared/errors/domain-error';
+import type { Currency } from '../../../../shared/money/currency';
+import { Clock } from '../../../../shared/time/clock';
+import { CalculatePricesQuery } from '../../../quotes/queries/calculate-prices/calculate-prices.query';
+import { calculationLines } from '../../domain/calculation-rows';
+import { InvoiceStatus, merchantMove } from '../../domain/invoice-status';
+import { buildCalculationRecords } from '../../persistence/calculation-records';
+import { itemInputsOf } from '../../persistence/item-inputs';
+import { InvoiceAccess, InvoicesRepository } from '../../persistence/invoices.repository';
+import { InvoiceUpdated, UpdateInvoiceCommand } from './update-invoice.command';
+
+@CommandHandler(UpdateInvoiceCommand)
+export class UpdateInvoiceHandler implements ICommandHandler<UpdateInvoiceCommand> {
+  constructor(
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(QueryBus) private readonly queries: QueryBus,
+    @Inject(InvoicesRepository) private readonly repo: InvoicesRepository,
+    @Inject(Clock) private readonly clock: Clock,
+  ) {}
+
+  async execute({ access, invoiceId, change }: UpdateInvoiceCommand): Promise<InvoiceUpdated> {
+    const { status, currency } = change;
+    if (status !== undefined && currency !== undefined) {
+      throw new ValidationFailedError({ status: 'send either status or currency, not both' });
+    }
+    if (status !== undefined) {
+      if (!access) throw new UnauthorizedError('Changing an invoice status needs an API key', 'missing_api_key');
+      return this.changeStatus(access, invoiceId, status);
+    }
+    if (currency !== undefined) return this.changeCurrency(access, invoiceId, currency);
+    throw new ValidationFailedError({ status: 'status or currency is required' });
+  }
+
+  private changeStatus(scope: Scope, invoiceId: string, to: InvoiceStatus): Promise<InvoiceUpdated> {
+    return this.tx.run(async (m) => {
+      const invoice = await this.repo.lock(m, scope, invoiceId);
+      if (!invoice) throw new NotFoundError('invoice');
+      const next = merchantMove(invoice.status, to);
+      await this.repo.updateStatus(m, invoice, next.status, next.substatus, this.clock.now());
+      return { id: invoice.id, message: `Invoice status changed to ${next.status}` };
+    });
+  }
+
+  private async changeCurrency(access: InvoiceAccess, invoiceId: string, currency: Currency): Promise<InvoiceUpdated> {
+    const found = await this.repo.find(this.tx.manager, access, invoiceId);
+    if (!found) throw new NotFoundError('invoice');
+    assertPending(found.status);
+    const scope: Scope = { organizationId: found.organizationId as Scope['organizationId'], mode: found.mode };
+    const items = await this.repo.items(this.tx.manager, found);
+    const calc = await this.queries.execute(new CalculatePricesQuery(scope, itemInputsOf(items), currency));
+    const now = this.clock.now();
+    return this.tx.run(async (m) => {
+      const invoice = await this.repo.lock(m, scope, invoiceId);
+      if (!invoice) throw new NotFoundError('invoice');
+      assertPending(invoice.status);
+      const calculations = buildCalculationRecords(invoice, items, calculationLines(calc), now);
+      await this.repo.replaceCalculations(m, invoice, calculations, {
+        currency: calc.currency, price: calc.total.price, priceUsd: calc.total.priceUsd,
+        ratesSnapshotId: calc.rates.snapshotId, ratesTakenAt: calc.rates.takenAt,
+      }, now);
+      return { id: invoice.id, message: `Invoice currency changed to ${calc.currency}` };
+    });
+  }
+}
+
+function assertPending(status: InvoiceStatus): void {
+  if (status !== 'PENDING') {
+    throw new ValidationFailedError(
+      { currency: `can only be changed while the invoice is PENDING (it is ${status})` },
+      `The currency of an invoice can only be changed while it is PENDING (it is ${status})`,
+      'invalid_state_transition',
+    );
+  }
+}

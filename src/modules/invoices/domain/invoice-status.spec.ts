@@ -1,0 +1,110 @@
+import { InvalidStateTransitionError } from '../../../shared/errors/domain-error';
+import { Money } from '../../../shared/money/money';
+import {
+  Actor, allowedTargets, canMove, INVOICE_STATUSES, InvoiceStatus, merchantMove, nextStatusForPayments, PaymentsSituation,
+} from './invoice-status';
+
+const ALLOWED: Array<[InvoiceStatus, InvoiceStatus, Actor]> = [
+  ['PENDING', 'WAITING_FOR_CONFIRMATIONS', 'payment'],
+  ['PENDING', 'PROCESSING', 'payment'],
+  ['PENDING', 'COMPLETED', 'payment'],
+  ['PARTIALLY_PAID', 'COMPLETED', 'payment'],
+  ['PROCESSING', 'COMPLETED', 'payment'],
+  ['WAITING_FOR_CONFIRMATIONS', 'COMPLETED', 'payment'],
+  ['PENDING', 'PARTIALLY_PAID', 'payment'],
+  ['PROCESSING', 'PARTIALLY_PAID', 'payment'],
+  ['WAITING_FOR_CONFIRMATIONS', 'PARTIALLY_PAID', 'payment'],
+  ['PROCESSING', 'PENDING', 'payment'],
+  ['WAITING_FOR_CONFIRMATIONS', 'PENDING', 'payment'],
+  ['PENDING', 'VOIDED', 'merchant'],
+  ['PENDING', 'COMPLETED', 'merchant'],
+  ['PARTIALLY_PAID', 'COMPLETED', 'merchant'],
+];
+
+const key = (from: string, to: string, by: string) => `${from}->${to} by ${by}`;
+const allowedKeys = new Set(ALLOWED.map(([f, t, b]) => key(f, t, b)));
+const REFUSED: Array<[InvoiceStatus, InvoiceStatus, Actor]> = [];
+for (const from of INVOICE_STATUSES) {
+  for (const to of INVOICE_STATUSES) {
+    for (const by of ['merchant', 'payment'] as Actor[]) {
+      if (!allowedKeys.has(key(from, to, by))) REFUSED.push([from, to, by]);
+    }
+  }
+}
+
+describe('invoice state machine', () => {
+  it('refuses exactly the moves outside the table', () => {
+    expect(REFUSED).toHaveLength(6 * 6 * 2 - ALLOWED.length);
+  });
+
+  it.each(ALLOWED)('allows %s -> %s by %s', (from, to, by) => {
+    expect(canMove(from, to, by)).toBe(true);
+    expect(allowedTargets(from, by)).toContain(to);
+  });
+
+  it.each(REFUSED)('refuses %s -> %s by %s', (from, to, by) => {
+    expect(canMove(from, to, by)).toBe(false);
+    expect(allowedTargets(from, by)).not.toContain(to);
+  });
+
+  it.each([
+    ['PENDING', 'VOIDED', null],
+    ['PENDING', 'COMPLETED', 'MARKED_PAID'],
+    ['PARTIALLY_PAID', 'COMPLETED', 'MARKED_PAID'],
+  ] as const)('merchant moves %s -> %s with substatus %s', (from, to, substatus) => {
+    expect(merchantMove(from, to)).toEqual({ status: to, substatus });
+  });
+
+  it.each(REFUSED.filter(([, , by]) => by === 'merchant'))('merchant move %s -> %s is an invalid_state_transition naming the allowed targets', (from, to) => {
+    let error: unknown;
+    try {
+      merchantMove(from, to);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(InvalidStateTransitionError);
+    const e = error as InvalidStateTransitionError;
+    expect(e.code).toBe('invalid_state_transition');
+    const allowed = allowedTargets(from, 'merchant');
+    expect(e.fields?.status).toContain(allowed.length ? allowed.join(', ') : 'final');
+  });
+
+  it('has no move out of a final state', () => {
+    for (const by of ['merchant', 'payment'] as Actor[]) {
+      expect(allowedTargets('COMPLETED', by)).toEqual([]);
+      expect(allowedTargets('VOIDED', by)).toEqual([]);
+    }
+  });
+});
+
+describe('nextStatusForPayments', () => {
+  const m = (v: string) => new Money(v);
+  const base: PaymentsSituation = { current: 'PENDING', priceUsd: m('100'), completedUsd: m('0'), pendingKind: null };
+
+  it.each([
+    ['crypto payment pending', { pendingKind: 'crypto' }, { status: 'WAITING_FOR_CONFIRMATIONS', substatus: null }],
+    ['fiat payment pending', { pendingKind: 'fiat' }, { status: 'PROCESSING', substatus: null }],
+    ['exactly covered', { completedUsd: m('100') }, { status: 'COMPLETED', substatus: null }],
+    ['over-paid', { completedUsd: m('100.000000000000000000000000000001') }, { status: 'COMPLETED', substatus: 'PAID_OVER' }],
+    ['short by the smallest unit', { completedUsd: m('99.999999999999999999999999999999') }, { status: 'PARTIALLY_PAID', substatus: 'PAID_PARTIAL' }],
+    ['within tolerance', { completedUsd: m('99'), tolerance: m('0.01') }, { status: 'COMPLETED', substatus: null }],
+    ['outside tolerance', { completedUsd: m('98.99'), tolerance: m('0.01') }, { status: 'PARTIALLY_PAID', substatus: 'PAID_PARTIAL' }],
+    ['waiting, then completed', { current: 'WAITING_FOR_CONFIRMATIONS', completedUsd: m('100') }, { status: 'COMPLETED', substatus: null }],
+    ['processing, then partly completed', { current: 'PROCESSING', completedUsd: m('10') }, { status: 'PARTIALLY_PAID', substatus: 'PAID_PARTIAL' }],
+    ['waiting, payment failed', { current: 'WAITING_FOR_CONFIRMATIONS' }, { status: 'PENDING', substatus: null }],
+    ['processing, payment cancelled', { current: 'PROCESSING' }, { status: 'PENDING', substatus: null }],
+    ['partially paid, rest arrives', { current: 'PARTIALLY_PAID', completedUsd: m('100') }, { status: 'COMPLETED', substatus: null }],
+  ] as Array<[string, Partial<PaymentsSituation>, unknown]>)('%s', (_name, change, expected) => {
+    expect(nextStatusForPayments({ ...base, ...change })).toEqual(expected);
+  });
+
+  it.each([
+    ['nothing happened', {}],
+    ['already waiting, another pending payment', { current: 'WAITING_FOR_CONFIRMATIONS', pendingKind: 'crypto' }],
+    ['partially paid, more partial', { current: 'PARTIALLY_PAID', completedUsd: m('50') }],
+    ['completed stays completed', { current: 'COMPLETED', completedUsd: m('0') }],
+    ['voided stays voided', { current: 'VOIDED', completedUsd: m('500') }],
+  ] as Array<[string, Partial<PaymentsSituation>]>)('no change: %s', (_name, change) => {
+    expect(nextStatusForPayments({ ...base, ...change })).toBeNull();
+  });
+});

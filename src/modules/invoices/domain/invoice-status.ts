@@ -1,0 +1,120 @@
+import { InvalidStateTransitionError } from '../../../shared/errors/domain-error';
+import type { Amount } from '../../../shared/money/money';
+import { Money } from '../../../shared/money/money';
+
+/**
+ * The invoice lifecycle (decisions §8) as one explicit table. Every status change goes through
+ * this file: merchant moves through `merchantMove`, payment-driven moves through
+ * `nextStatusForPayments` (called by the payments module inside its own transaction).
+ */
+export const INVOICE_STATUSES = ['PENDING', 'COMPLETED', 'VOIDED', 'PROCESSING', 'WAITING_FOR_CONFIRMATIONS', 'PARTIALLY_PAID'] as const;
+export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
+
+export const INVOICE_SUBSTATUSES = ['PAID_OVER', 'PAID_PARTIAL', 'MARKED_PAID'] as const;
+export type InvoiceSubstatus = (typeof INVOICE_SUBSTATUSES)[number];
+
+export const FINAL_STATUSES: readonly InvoiceStatus[] = ['COMPLETED', 'VOIDED'];
+
+/** Who asks for a move: the merchant (PUT /invoices/{id}) or the payments of the invoice. */
+export type Actor = 'merchant' | 'payment';
+
+export interface Transition {
+  from: InvoiceStatus;
+  to: InvoiceStatus;
+  by: Actor;
+  /** Substatus written with the move (payment-driven moves pick theirs in nextStatusForPayments). */
+  substatus?: InvoiceSubstatus | null;
+}
+
+const PAYABLE: readonly InvoiceStatus[] = ['PENDING', 'PARTIALLY_PAID', 'PROCESSING', 'WAITING_FOR_CONFIRMATIONS'];
+
+export const TRANSITIONS: readonly Transition[] = [
+  // A payment is seen but not yet completed.
+  { from: 'PENDING', to: 'WAITING_FOR_CONFIRMATIONS', by: 'payment' },
+  { from: 'PENDING', to: 'PROCESSING', by: 'payment' },
+  // Completed payments cover all or part of the invoice.
+  ...PAYABLE.map((from): Transition => ({ from, to: 'COMPLETED', by: 'payment' })),
+  ...PAYABLE.filter((from) => from !== 'PARTIALLY_PAID').map((from): Transition => ({ from, to: 'PARTIALLY_PAID', by: 'payment' })),
+  // The pending payment failed or was cancelled.
+  { from: 'PROCESSING', to: 'PENDING', by: 'payment' },
+  { from: 'WAITING_FOR_CONFIRMATIONS', to: 'PENDING', by: 'payment' },
+  // Merchant moves.
+  { from: 'PENDING', to: 'VOIDED', by: 'merchant', substatus: null },
+  { from: 'PENDING', to: 'COMPLETED', by: 'merchant', substatus: 'MARKED_PAID' },
+  { from: 'PARTIALLY_PAID', to: 'COMPLETED', by: 'merchant', substatus: 'MARKED_PAID' },
+];
+
+export function isInvoiceStatus(value: unknown): value is InvoiceStatus {
+  return typeof value === 'string' && (INVOICE_STATUSES as readonly string[]).includes(value);
+}
+
+export function isFinal(status: InvoiceStatus): boolean {
+  return FINAL_STATUSES.includes(status);
+}
+
+function findTransition(from: InvoiceStatus, to: InvoiceStatus, by: Actor): Transition | undefined {
+  return TRANSITIONS.find((t) => t.from === from && t.to === to && t.by === by);
+}
+
+/** Targets the actor may move an invoice to from `from` (empty for final states). */
+export function allowedTargets(from: InvoiceStatus, by: Actor): InvoiceStatus[] {
+  return TRANSITIONS.filter((t) => t.from === from && t.by === by).map((t) => t.to);
+}
+
+export function canMove(from: InvoiceStatus, to: InvoiceStatus, by: Actor): boolean {
+  return findTransition(from, to, by) !== undefined;
+}
+
+export interface StatusChange {
+  status: InvoiceStatus;
+  substatus: InvoiceSubstatus | null;
+}
+
+/** A merchant's requested move: the new status and substatus, or InvalidStateTransitionError (400, validator.status). */
+export function merchantMove(from: InvoiceStatus, to: InvoiceStatus): StatusChange {
+  const transition = findTransition(from, to, 'merchant');
+  if (!transition) throw new InvalidStateTransitionError('invoice', from, to, allowedTargets(from, 'merchant'));
+  return { status: to, substatus: transition.substatus ?? null };
+}
+
+/** What the payments of an invoice add up to, as the payments module sees them inside its transaction. */
+export interface PaymentsSituation {
+  current: InvoiceStatus;
+  /** price_usd of the invoice. */
+  priceUsd: Amount;
+  /** Sum of price_usd of the invoice's COMPLETED payments. */
+  completedUsd: Amount;
+  /** Kind of the newest still-PENDING payment, or null when none is pending. */
+  pendingKind: 'crypto' | 'fiat' | null;
+  /** PAYMENT_TOLERANCE: a fraction between 0 and 1 (default 0). */
+  tolerance?: Amount;
+}
+
+/**
+ * The status the invoice's payments call for, or null when it stays as it is. Final states never
+ * change. Full cover (USD value >= price_usd x (1 - tolerance)) completes the invoice (substatus
+ * PAID_OVER when paid beyond price_usd); partial cover makes it PARTIALLY_PAID (PAID_PARTIAL); a
+ * pending payment with nothing completed moves PENDING to WAITING_FOR_CONFIRMATIONS (crypto) or
+ * PROCESSING (fiat); when that pending payment goes away, the invoice falls back to PENDING.
+ */
+export function nextStatusForPayments(s: PaymentsSituation): StatusChange | null {
+  if (isFinal(s.current)) return null;
+  const tolerance = s.tolerance ?? new Money(0);
+  const needed = s.priceUsd.mul(new Money(1).sub(tolerance));
+  let next: StatusChange;
+  if (s.completedUsd.gt(0) && s.completedUsd.gte(needed)) {
+    next = { status: 'COMPLETED', substatus: s.completedUsd.gt(s.priceUsd) ? 'PAID_OVER' : null };
+  } else if (s.completedUsd.gt(0)) {
+    next = { status: 'PARTIALLY_PAID', substatus: 'PAID_PARTIAL' };
+  } else if (s.pendingKind) {
+    if (s.current !== 'PENDING') return null;
+    next = { status: s.pendingKind === 'crypto' ? 'WAITING_FOR_CONFIRMATIONS' : 'PROCESSING', substatus: null };
+  } else {
+    next = { status: 'PENDING', substatus: null };
+  }
+  if (next.status === s.current) return null;
+  if (!canMove(s.current, next.status, 'payment')) {
+    throw new InvalidStateTransitionError('invoice', s.current, next.status, allowedTargets(s.current, 'payment'));
+  }
+  return next;
+}

@@ -1,0 +1,88 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize, ArrayMinSize, IsArray, IsEmail, IsIn, IsInt, IsOptional, IsString, IsUrl, Length, Max, MaxLength, Min, ValidateIf, ValidateNested,
+} from 'class-validator';
+import { AmountField, CurrencyField, MetadataField } from '../../../shared/validation/decorators';
+import { CURRENCIES } from '../../../shared/money/currency';
+
+/** Most items one invoice may have. */
+export const MAX_INVOICE_ITEMS = 100;
+export const MAX_ITEM_QUANTITY = 1_000_000;
+export const ITEM_TYPES = ['PRODUCT', 'PAYMENT_INTENT'] as const;
+
+const isProduct = (o: { type?: unknown }) => o.type === 'PRODUCT';
+const isIntent = (o: { type?: unknown }) => o.type === 'PAYMENT_INTENT';
+
+/** Documentation-only shape of a PRODUCT item. */
+export class ProductItemDoc {
+  @ApiProperty({ enum: ['PRODUCT'] }) type: 'PRODUCT';
+  @ApiProperty({ example: 'product_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f' }) product_id: string;
+  @ApiProperty({ example: 'schema_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e10' }) billing_schema_id: string;
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ITEM_QUANTITY, example: 2 }) quantity: number;
+}
+
+/** Documentation-only shape of a PAYMENT_INTENT item. */
+export class PaymentIntentItemDoc {
+  @ApiProperty({ enum: ['PAYMENT_INTENT'] }) type: 'PAYMENT_INTENT';
+  @ApiProperty({ enum: CURRENCIES, enumName: 'Currency', example: 'USDT' }) currency: string;
+  @ApiProperty({ oneOf: [{ type: 'string' }, { type: 'number' }], pattern: '^\\d+(\\.\\d{1,30})?$', example: '25.50', description: 'Exact decimal, at most 30 fractional digits' })
+  price: string;
+}
+
+/**
+ * One item of the creating request. PRODUCT items need product_id, billing_schema_id and quantity;
+ * PAYMENT_INTENT items need currency and price. Fields of the other type are ignored.
+ */
+export class InvoiceItemInputDto {
+  @IsIn(ITEM_TYPES as unknown as string[], { message: '$property must be PRODUCT or PAYMENT_INTENT' })
+  type: 'PRODUCT' | 'PAYMENT_INTENT';
+
+  @ValidateIf(isProduct) @Length(1, 200) @IsString()
+  product_id?: string;
+
+  @ValidateIf(isProduct) @Length(1, 200) @IsString()
+  billing_schema_id?: string;
+
+  @ValidateIf(isProduct) @Max(MAX_ITEM_QUANTITY) @Min(1) @IsInt({ message: '$property must be an integer' })
+  quantity?: number;
+
+  @ValidateIf(isIntent) @CurrencyField()
+  currency?: string;
+
+  @ValidateIf(isIntent) @AmountField()
+  price?: string;
+}
+
+export class CreateInvoiceRequestDto {
+  @ApiProperty({
+    type: 'array',
+    minItems: 1,
+    maxItems: MAX_INVOICE_ITEMS,
+    items: { oneOf: [{ $ref: '#/components/schemas/ProductItemDoc' }, { $ref: '#/components/schemas/PaymentIntentItemDoc' }] },
+    description: `At least 1 and at most ${MAX_INVOICE_ITEMS} items`,
+  })
+  @ValidateNested({ each: true })
+  @Type(() => InvoiceItemInputDto)
+  @ArrayMaxSize(MAX_INVOICE_ITEMS, { message: `$property must have at most ${MAX_INVOICE_ITEMS} entries` })
+  @ArrayMinSize(1, { message: '$property must have at least 1 entry' })
+  @IsArray({ message: '$property must be an array' })
+  items: InvoiceItemInputDto[];
+
+  @ApiPropertyOptional({ example: 'jane@example.com', maxLength: 254 })
+  @IsOptional() @MaxLength(254) @IsEmail({}, { message: '$property must be an email address' }) @IsString()
+  customer_email?: string;
+
+  @CurrencyField({ required: false, description: 'Calculation currency; optional when all items share one currency', example: 'USD' })
+  currency?: string;
+
+  @MetadataField()
+  metadata?: Record<string, string>;
+
+  @ApiPropertyOptional({ example: 'https://shop.example.com/thanks', description: 'http(s) URL the payer is sent to after payment' })
+  @IsOptional()
+  @MaxLength(2000)
+  @IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false }, { message: '$property must be an http or https URL' })
+  @IsString()
+  redirect_url?: string;
+}

@@ -1,0 +1,134 @@
+import { Amount, renderAmount } from '../../../shared/money/money';
+import { formatTimestamp } from '../../../shared/time/time';
+import type { BillingSchemaView, ProductView } from '../../products/dto/product.view';
+import { maskEmail } from '../domain/payer-view';
+import type { InvoiceCalculationRecord } from '../persistence/invoice-calculation.record';
+import type { InvoiceItemRecord } from '../persistence/invoice-item.record';
+import type { InvoiceRecord } from '../persistence/invoice.record';
+
+/** Read forms of invoices as responses show them (30-digit amounts, YYYY-MM-DD HH:MM:SS times). */
+export interface InvoiceView {
+  id: string;
+  organization_id: string;
+  status: string;
+  substatus: string | null;
+  currency: string;
+  price: string;
+  price_usd: string;
+  created_at: string;
+  updated_at: string;
+  redirect_url: string | null;
+  customer_email: string | null;
+  metadata?: Record<string, string>;
+  items?: InvoiceItemView[];
+  calculations?: InvoiceCalculationView[];
+  organization?: { name: string; image_url: string | null };
+  payments?: unknown[];
+  currency_details?: { code: string; kind: 'CRYPTO' | 'FIAT' };
+  summary?: InvoiceSummaryView;
+}
+
+export interface InvoiceItemView {
+  id: string;
+  organization_id: string;
+  invoice_id: string;
+  type: string;
+  currency: string;
+  product_id: string | null;
+  billing_schema_id: string | null;
+  payment_intent_id: string | null;
+  price: string | null;
+  quantity: number;
+  status: string;
+  exclude_reason: string | null;
+  created_at: string;
+  updated_at: string | null;
+  product?: ProductView | null;
+  billing_schema?: BillingSchemaView | null;
+  payment_intent?: { id: string; currency: string; price: string } | null;
+}
+
+export interface InvoiceCalculationView {
+  id: string;
+  organization_id: string;
+  invoice_id: string;
+  invoice_item_id: string | null;
+  title: string;
+  calculation_type: string;
+  idx: number;
+  currency: string;
+  initial_price: string;
+  price_delta: string;
+  price: string;
+  details: object;
+  created_at: string;
+  updated_at: string | null;
+}
+
+export interface InvoiceSummaryView {
+  currency: string;
+  price: string;
+  price_usd: string;
+  exchange_rate_timestamp: string;
+}
+
+/** The plain read form; a payer (no key) gets no metadata and a masked email. */
+export function invoiceView(r: InvoiceRecord, payer: boolean): InvoiceView {
+  const view: InvoiceView = {
+    id: r.id,
+    organization_id: r.organizationId,
+    status: r.status,
+    substatus: r.substatus,
+    currency: r.currency,
+    price: renderAmount(r.price),
+    price_usd: renderAmount(r.priceUsd),
+    created_at: formatTimestamp(r.createdAt),
+    updated_at: formatTimestamp(r.updatedAt),
+    redirect_url: r.redirectUrl,
+    customer_email: payer ? maskEmail(r.customerEmail) : r.customerEmail,
+  };
+  if (!payer) view.metadata = r.metadata;
+  return view;
+}
+
+export function itemView(r: InvoiceItemRecord): InvoiceItemView {
+  return {
+    id: r.id,
+    organization_id: r.organizationId,
+    invoice_id: r.invoiceId,
+    type: r.type,
+    currency: r.currency,
+    product_id: r.productId,
+    billing_schema_id: r.billingSchemaId,
+    payment_intent_id: r.paymentIntentId,
+    price: r.price ? renderAmount(r.price) : null,
+    quantity: r.quantity,
+    status: r.status,
+    exclude_reason: r.excludeReason,
+    created_at: formatTimestamp(r.createdAt),
+    updated_at: formatTimestamp(r.updatedAt),
+  };
+}
+
+export function calculationView(r: InvoiceCalculationRecord): InvoiceCalculationView {
+  return {
+    id: r.id,
+    organization_id: r.organizationId,
+    invoice_id: r.invoiceId,
+    invoice_item_id: r.invoiceItemId,
+    title: r.title,
+    calculation_type: r.calculationType,
+    idx: r.idx,
+    currency: r.currency,
+    initial_price: renderAmount(r.initialPrice),
+    price_delta: renderAmount(r.priceDelta),
+    price: renderAmount(r.price),
+    details: r.details,
+    created_at: formatTimestamp(r.createdAt),
+    updated_at: formatTimestamp(r.updatedAt),
+  };
+}
+
+export function summaryView(currency: string, price: Amount, priceUsd: Amount, takenAt: Date): InvoiceSummaryView {
+  return { currency, price: renderAmount(price), price_usd: renderAmount(priceUsd), exchange_rate_timestamp: formatTimestamp(takenAt) };
+}

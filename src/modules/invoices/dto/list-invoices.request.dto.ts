@@ -1,0 +1,42 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsArray, IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { CURRENCIES } from '../../../shared/money/currency';
+import { AmountField, LimitField, OffsetField, TimeBoundField } from '../../../shared/validation/decorators';
+import { INVOICE_STATUSES } from '../domain/invoice-status';
+
+/** Filters combine with AND; the values inside one array filter combine with OR. */
+export class ListInvoicesRequestDto {
+  @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: [...INVOICE_STATUSES] }, example: ['PENDING', 'COMPLETED'] })
+  @IsOptional() @IsIn(INVOICE_STATUSES as unknown as string[], { each: true, message: '$property values must be invoice statuses' }) @IsArray({ message: '$property must be an array' })
+  status?: string[];
+
+  @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: [...CURRENCIES] }, example: ['USD', 'USDT'] })
+  @IsOptional() @IsIn(CURRENCIES as unknown as string[], { each: true, message: '$property values must be Currency values' }) @IsArray({ message: '$property must be an array' })
+  currency?: string[];
+
+  @AmountField({ required: false, description: 'Inclusive lower bound on price_usd', example: '10' })
+  price_usd_from?: string;
+
+  @AmountField({ required: false, description: 'Inclusive upper bound on price_usd', example: '1000.50' })
+  price_usd_to?: string;
+
+  @TimeBoundField({ example: '2026-11-01' })
+  created_at_from?: string;
+
+  @TimeBoundField({ example: '2026-11-30 23:59:59' })
+  created_at_to?: string;
+
+  @ApiPropertyOptional({ description: 'Exact customer email, compared case-insensitively', example: 'jane@example.com' })
+  @IsOptional() @MaxLength(320) @IsString()
+  customer_email?: string;
+
+  @ApiPropertyOptional({ description: 'Only invoices having a payment through this provider', example: 'prov_ethereum_usdt' })
+  @IsOptional() @Length(1, 200) @IsString()
+  provider_id?: string;
+
+  @LimitField()
+  limit?: number;
+
+  @OffsetField()
+  offset?: number;
+}

@@ -1,0 +1,163 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { ApiBody, ApiExtraModels, ApiOperation, ApiParam, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { Authenticated, Caller, RequiredCaller } from '../../shared/auth/auth.decorators';
+import type { CallerContext } from '../../shared/auth/request-context';
+import { scopeOf } from '../../shared/auth/request-context';
+import { ApiEnvelope, ApiErrors, SuccessEnvelopeDto } from '../../shared/http/api-docs';
+import { Idempotent } from '../../shared/idempotency/idempotency';
+import { EnvelopeReply, reply } from '../../shared/http/envelope';
+import type { Currency } from '../../shared/money/currency';
+import { parseAmount } from '../../shared/money/money';
+import { parseTimeBound } from '../../shared/time/time';
+import { CreateInvoiceCommand, CreateItemInput } from './commands/create-invoice/create-invoice.command';
+import { UpdateInvoiceCommand } from './commands/update-invoice/update-invoice.command';
+import { INVOICE_STATUSES, InvoiceStatus } from './domain/invoice-status';
+import type { Expansion } from './domain/payer-view';
+import { CreateInvoiceRequestDto, PaymentIntentItemDoc, ProductItemDoc } from './dto/create-invoice.request.dto';
+import { GetInvoiceRequestDto } from './dto/get-invoice.request.dto';
+import {
+  INVOICE_EXAMPLE, INVOICE_EXPANDED_EXAMPLE, InvoiceDto, InvoiceIdDto, InvoiceListDto, InvoiceShortStateDto, InvoiceUpdatedDto,
+} from './dto/invoice.response.dto';
+import type { InvoiceView } from './dto/invoice.views';
+import { ListInvoicesRequestDto } from './dto/list-invoices.request.dto';
+import { UpdateInvoiceRequestDto } from './dto/update-invoice.request.dto';
+import { ObjectBody, objectBodyPipe } from './object-body';
+import { GetInvoiceQuery } from './queries/get-invoice/get-invoice.query';
+import { GetShortStateQuery, InvoiceShortState } from './queries/get-short-state/get-short-state.query';
+import { InvoicePage, ListInvoicesQuery } from './queries/list-invoices/list-invoices.query';
+import type { InvoiceUpdated } from './commands/update-invoice/update-invoice.command';
+
+const ID_PARAM = { name: 'id', description: 'Invoice id (invoice_...)', example: 'invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00' };
+const PAYER_NOTE = 'Without an Authorization header (payer access) the invoice id is the capability: '
+  + 'metadata is left out, customer_email is masked and only payer expansions are allowed.';
+
+@ApiTags('Invoices')
+@ApiExtraModels(ProductItemDoc, PaymentIntentItemDoc)
+@Controller('invoices')
+export class InvoicesController {
+  constructor(
+    @Inject(CommandBus) private readonly commands: CommandBus,
+    @Inject(QueryBus) private readonly queries: QueryBus,
+  ) {}
+
+  @Post('create')
+  @HttpCode(201)
+  @Authenticated({ write: true })
+  @Idempotent()
+  @ApiOperation({ summary: 'Create an invoice', description: 'Items (1 to 100) are PRODUCT or PAYMENT_INTENT items; prices are computed at current rates. The invoice starts PENDING.' })
+  @ApiBody({
+    type: CreateInvoiceRequestDto,
+    examples: {
+      payment_intent: { value: { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '25.50' }], customer_email: 'jane@example.com', metadata: { order_id: '1234' }, redirect_url: 'https://shop.example.com/thanks' } },
+      product: { value: { items: [{ type: 'PRODUCT', product_id: 'product_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f', billing_schema_id: 'schema_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e10', quantity: 2 }], currency: 'USDT', customer_email: 'jane@example.com' } },
+    },
+  })
+  @ApiEnvelope({ status: 201, type: InvoiceIdDto, example: { id: INVOICE_EXAMPLE.id }, message: 'Invoice created' })
+  @ApiErrors(400, 401, 403, 409)
+  async create(@RequiredCaller() caller: CallerContext, @Body() body: CreateInvoiceRequestDto): Promise<EnvelopeReply<{ id: string }>> {
+    const items = body.items.map((i): CreateItemInput => i.type === 'PRODUCT'
+      ? { type: 'PRODUCT', product_id: i.product_id!, billing_schema_id: i.billing_schema_id!, quantity: i.quantity! }
+      : { type: 'PAYMENT_INTENT', currency: i.currency as Currency, price: i.price! });
+    const created = await this.commands.execute(new CreateInvoiceCommand(scopeOf(caller), {
+      items,
+      currency: (body.currency as Currency | undefined) ?? null,
+      customerEmail: body.customer_email ?? null,
+      metadata: body.metadata ?? {},
+      redirectUrl: body.redirect_url ?? null,
+    }));
+    return reply(created, 'Invoice created');
+  }
+
+  @Post('list')
+  @HttpCode(200)
+  @Authenticated()
+  @ApiOperation({ summary: 'List invoices', description: 'Newest first (created_at, then id). Filters combine with AND, values inside one array with OR; bounds are inclusive. limit default 20 (at most 100), offset default 0.' })
+  @ApiBody({ type: ListInvoicesRequestDto, examples: { filtered: { value: { status: ['PENDING'], currency: ['USD'], price_usd_from: '10', created_at_from: '2026-11-01', limit: 20, offset: 0 } } } })
+  @ApiEnvelope({ type: InvoiceListDto, example: { items: [INVOICE_EXAMPLE], total: 1, limit: 20, offset: 0, has_more: false } })
+  @ApiErrors(400, 401, 403)
+  async list(@RequiredCaller() caller: CallerContext, @Body() body: ListInvoicesRequestDto): Promise<EnvelopeReply<InvoicePage>> {
+    const page = await this.queries.execute(new ListInvoicesQuery(scopeOf(caller), {
+      status: body.status as InvoiceStatus[] | undefined,
+      currency: body.currency as Currency[] | undefined,
+      priceUsdFrom: body.price_usd_from !== undefined ? parseAmount(body.price_usd_from) : undefined,
+      priceUsdTo: body.price_usd_to !== undefined ? parseAmount(body.price_usd_to) : undefined,
+      createdFrom: body.created_at_from !== undefined ? parseTimeBound(body.created_at_from, 'from') ?? undefined : undefined,
+      createdTo: body.created_at_to !== undefined ? parseTimeBound(body.created_at_to, 'to') ?? undefined : undefined,
+      customerEmail: body.customer_email,
+      providerId: body.provider_id,
+      limit: body.limit ?? 20,
+      offset: body.offset ?? 0,
+    }));
+    return reply(page, 'Invoices');
+  }
+
+  @Post(':id')
+  @HttpCode(200)
+  @Authenticated({ payer: true })
+  @ApiOperation({ summary: 'Read an invoice', description: `Body may be {} or []. ${PAYER_NOTE}` })
+  @ApiParam(ID_PARAM)
+  @ApiBody({ type: GetInvoiceRequestDto, required: false, examples: { expanded: { value: { expand: ['items', 'calculations', 'organization', 'payments'] } }, summary: { value: { currency: 'BITCOIN' } }, empty: { value: [] } } })
+  @ApiEnvelope({ type: InvoiceDto, example: INVOICE_EXPANDED_EXAMPLE, message: 'Invoice' })
+  @ApiErrors(400, 401, 403, 404)
+  async read(
+    @Caller() caller: CallerContext | null,
+    @Param('id') id: string,
+    @ObjectBody(objectBodyPipe) body: GetInvoiceRequestDto,
+  ): Promise<EnvelopeReply<InvoiceView>> {
+    const view = await this.queries.execute(new GetInvoiceQuery(
+      caller ? scopeOf(caller) : null, id, (body.expand ?? []) as Expansion[], (body.currency as Currency | undefined) ?? null,
+    ));
+    return reply(view, 'Invoice');
+  }
+
+  @Put(':id')
+  @HttpCode(200)
+  @Authenticated({ write: true, payer: true })
+  @ApiOperation({
+    summary: 'Change an invoice status or currency',
+    description: 'Send exactly one of status or currency. Status (key required): PENDING -> VOIDED; PENDING or PARTIALLY_PAID -> COMPLETED (substatus MARKED_PAID); '
+      + 'other moves are 400 invalid_state_transition with validator.status naming the allowed targets. Currency: only while PENDING; recomputes the calculations at current rates. '
+      + 'Without a key only a currency change is allowed (a status change is 401).',
+  })
+  @ApiParam(ID_PARAM)
+  @ApiBody({ type: UpdateInvoiceRequestDto, examples: { void: { value: { status: 'VOIDED' } }, mark_paid: { value: { status: 'COMPLETED' } }, currency: { value: { currency: 'ETHEREUM' } } } })
+  @ApiEnvelope({ type: InvoiceUpdatedDto, example: { id: INVOICE_EXAMPLE.id, message: 'Invoice status changed to VOIDED' }, message: 'Invoice status changed to VOIDED' })
+  @ApiErrors(400, 401, 403, 404)
+  async update(@Caller() caller: CallerContext | null, @Param('id') id: string, @Body() body: UpdateInvoiceRequestDto): Promise<EnvelopeReply<InvoiceUpdated>> {
+    const result = await this.commands.execute(new UpdateInvoiceCommand(caller ? scopeOf(caller) : null, id, {
+      status: body.status as InvoiceStatus | undefined,
+      currency: body.currency as Currency | undefined,
+    }));
+    return reply(result, result.message);
+  }
+
+  @Get(':id/short_state')
+  @Authenticated({ payer: true })
+  @ApiOperation({ summary: 'Read the current state of an invoice', description: 'HTTP 200; the envelope\'s status field holds the invoice state string (e.g. "PENDING") instead of the HTTP code.' })
+  @ApiParam(ID_PARAM)
+  @ApiExtraModels(InvoiceShortStateDto, SuccessEnvelopeDto)
+  @ApiResponse({
+    status: 200,
+    description: 'Success; the envelope status holds the invoice state string (e.g. "PENDING"), not the HTTP code',
+    content: {
+      'application/json': {
+        schema: {
+          allOf: [
+            { $ref: getSchemaPath(SuccessEnvelopeDto) },
+            { type: 'object', properties: { status: { type: 'string', enum: [...INVOICE_STATUSES] }, data: { $ref: getSchemaPath(InvoiceShortStateDto) } } },
+          ],
+        },
+        example: {
+          status: 'PENDING', data: { id: INVOICE_EXAMPLE.id, status: 'PENDING', substatus: null, updated_at: '2026-11-21 10:00:00' },
+          error: null, message: 'Invoice state', env: 'development', log: { request_id: '5f0c6b1e-6a7d-4f0e-9b9c-3a0e4d2f1c11' }, validator: null, support_id: null,
+        },
+      },
+    },
+  })
+  @ApiErrors(400, 401, 403, 404)
+  async shortState(@Caller() caller: CallerContext | null, @Param('id') id: string): Promise<EnvelopeReply<InvoiceShortState>> {
+    const state = await this.queries.execute(new GetShortStateQuery(caller ? scopeOf(caller) : null, id));
+    return new EnvelopeReply(state, 'Invoice state', state.status);
+  }
+}

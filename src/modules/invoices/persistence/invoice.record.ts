@@ -1,0 +1,25 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { Mode } from '../../../shared/auth/request-context';
+import type { Currency } from '../../../shared/money/currency';
+import type { Amount } from '../../../shared/money/money';
+import { MONEY_COLUMN } from '../../../shared/money/money.transformer';
+import type { InvoiceStatus, InvoiceSubstatus } from '../domain/invoice-status';
+
+@Entity({ name: 'invoices' })
+export class InvoiceRecord {
+  @PrimaryColumn({ type: 'text' }) id: string;
+  @Column({ type: 'text', name: 'organization_id' }) organizationId: string;
+  @Column({ type: 'text' }) mode: Mode;
+  @Column({ type: 'text' }) status: InvoiceStatus;
+  @Column({ type: 'text', nullable: true }) substatus: InvoiceSubstatus | null;
+  @Column({ type: 'text' }) currency: Currency;
+  @Column({ ...MONEY_COLUMN }) price: Amount;
+  @Column({ ...MONEY_COLUMN, name: 'price_usd' }) priceUsd: Amount;
+  @Column({ type: 'text', name: 'customer_email', nullable: true }) customerEmail: string | null;
+  @Column({ type: 'jsonb' }) metadata: Record<string, string>;
+  @Column({ type: 'text', name: 'redirect_url', nullable: true }) redirectUrl: string | null;
+  @Column({ type: 'text', name: 'rates_snapshot_id', nullable: true }) ratesSnapshotId: string | null;
+  @Column({ type: 'timestamptz', name: 'rates_taken_at', nullable: true }) ratesTakenAt: Date | null;
+  @Column({ type: 'timestamptz', name: 'created_at' }) createdAt: Date;
+  @Column({ type: 'timestamptz', name: 'updated_at' }) updatedAt: Date;
+}

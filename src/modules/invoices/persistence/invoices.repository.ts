@@ -1,0 +1,153 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import type { Scope } from '../../../shared/auth/request-context';
+import type { Currency } from '../../../shared/money/currency';
+import { Amount, fromDb, renderAmount } from '../../../shared/money/money';
+import type { InvoiceStatus, InvoiceSubstatus } from '../domain/invoice-status';
+import { InvoiceCalculationRecord } from './invoice-calculation.record';
+import { InvoiceItemRecord } from './invoice-item.record';
+import { InvoiceRecord } from './invoice.record';
+
+/**
+ * Who may see an invoice: a tenant scope (organization and mode), or null for a payer's call
+ * without a key, where the id alone (globally unique) finds the invoice (decisions §3).
+ */
+export type InvoiceAccess = Scope | null;
+
+export interface InvoiceListFilter {
+  status?: InvoiceStatus[];
+  currency?: Currency[];
+  priceUsdFrom?: Amount;
+  priceUsdTo?: Amount;
+  createdFrom?: Date;
+  createdTo?: Date;
+  customerEmail?: string;
+  providerId?: string;
+  limit: number;
+  offset: number;
+}
+
+const INVOICE_COLUMNS = `id, organization_id, mode, status, substatus, currency, price::text AS price, price_usd::text AS price_usd,
+  customer_email, metadata, redirect_url, rates_snapshot_id, rates_taken_at, created_at, updated_at`;
+
+interface InvoiceRow {
+  id: string; organization_id: string; mode: InvoiceRecord['mode']; status: InvoiceStatus; substatus: InvoiceSubstatus | null;
+  currency: Currency; price: string; price_usd: string; customer_email: string | null; metadata: Record<string, string>;
+  redirect_url: string | null; rates_snapshot_id: string | null; rates_taken_at: Date | null; created_at: Date; updated_at: Date;
+}
+
+function toRecord(row: InvoiceRow): InvoiceRecord {
+  return {
+    id: row.id, organizationId: row.organization_id, mode: row.mode, status: row.status, substatus: row.substatus,
+    currency: row.currency, price: fromDb(row.price), priceUsd: fromDb(row.price_usd), customerEmail: row.customer_email,
+    metadata: row.metadata ?? {}, redirectUrl: row.redirect_url, ratesSnapshotId: row.rates_snapshot_id,
+    ratesTakenAt: row.rates_taken_at, createdAt: row.created_at, updatedAt: row.updated_at,
+  };
+}
+
+function accessWhere(access: InvoiceAccess, params: unknown[]): string {
+  if (!access) return '';
+  params.push(access.organizationId, access.mode);
+  return ` AND organization_id = $${params.length - 1} AND mode = $${params.length}`;
+}
+
+@Injectable()
+export class InvoicesRepository {
+  /** Writes a new invoice with its items and calculation lines: one INSERT per table. */
+  async insertInvoice(m: EntityManager, invoice: InvoiceRecord, items: InvoiceItemRecord[], calculations: InvoiceCalculationRecord[]): Promise<void> {
+    await m.insert(InvoiceRecord, invoice);
+    if (items.length) await m.insert(InvoiceItemRecord, items);
+    if (calculations.length) await m.insert(InvoiceCalculationRecord, calculations);
+  }
+
+  /** The invoice within the caller's organization and mode (or by id alone for a payer); null when not there. */
+  async find(m: EntityManager, access: InvoiceAccess, id: string): Promise<InvoiceRecord | null> {
+    const params: unknown[] = [id];
+    const rows: InvoiceRow[] = await m.query(`SELECT ${INVOICE_COLUMNS} FROM invoices WHERE id = $1${accessWhere(access, params)}`, params);
+    return rows[0] ? toRecord(rows[0]) : null;
+  }
+
+  /** Like find, holding the row lock until the transaction ends; take it before checking a state change. */
+  async lock(m: EntityManager, access: InvoiceAccess, id: string): Promise<InvoiceRecord | null> {
+    const params: unknown[] = [id];
+    const rows: InvoiceRow[] = await m.query(`SELECT ${INVOICE_COLUMNS} FROM invoices WHERE id = $1${accessWhere(access, params)} FOR UPDATE`, params);
+    return rows[0] ? toRecord(rows[0]) : null;
+  }
+
+  async updateStatus(m: EntityManager, invoice: InvoiceRecord, status: InvoiceStatus, substatus: InvoiceSubstatus | null, at: Date): Promise<void> {
+    await m.query(
+      `UPDATE invoices SET status = $4, substatus = $5, updated_at = $6 WHERE id = $1 AND organization_id = $2 AND mode = $3`,
+      [invoice.id, invoice.organizationId, invoice.mode, status, substatus, at],
+    );
+  }
+
+  /** A currency change: the calculation lines are rewritten and the totals follow. */
+  async replaceCalculations(
+    m: EntityManager, invoice: InvoiceRecord, calculations: InvoiceCalculationRecord[],
+    totals: { currency: Currency; price: Amount; priceUsd: Amount; ratesSnapshotId: string; ratesTakenAt: Date }, at: Date,
+  ): Promise<void> {
+    await m.query(`DELETE FROM invoice_calculations WHERE invoice_id = $1 AND organization_id = $2 AND mode = $3`, [invoice.id, invoice.organizationId, invoice.mode]);
+    if (calculations.length) await m.insert(InvoiceCalculationRecord, calculations);
+    await m.query(
+      `UPDATE invoices SET currency = $4, price = $5, price_usd = $6, rates_snapshot_id = $7, rates_taken_at = $8, updated_at = $9
+        WHERE id = $1 AND organization_id = $2 AND mode = $3`,
+      [invoice.id, invoice.organizationId, invoice.mode, totals.currency, renderAmount(totals.price), renderAmount(totals.priceUsd),
+        totals.ratesSnapshotId, totals.ratesTakenAt, at],
+    );
+  }
+
+  items(m: EntityManager, invoice: Pick<InvoiceRecord, 'id' | 'organizationId' | 'mode'>): Promise<InvoiceItemRecord[]> {
+    return m.find(InvoiceItemRecord, {
+      where: { invoiceId: invoice.id, organizationId: invoice.organizationId, mode: invoice.mode },
+      order: { position: 'ASC' },
+    });
+  }
+
+  calculations(m: EntityManager, invoice: Pick<InvoiceRecord, 'id' | 'organizationId' | 'mode'>): Promise<InvoiceCalculationRecord[]> {
+    return m.find(InvoiceCalculationRecord, {
+      where: { invoiceId: invoice.id, organizationId: invoice.organizationId, mode: invoice.mode },
+      order: { position: 'ASC' },
+    });
+  }
+
+  /** Name and image of the owning organization (read side of the organizations table, for the expansion). */
+  async organization(m: EntityManager, organizationId: string): Promise<{ name: string; image_url: string | null } | null> {
+    const rows: Array<{ name: string; image_url: string | null }> = await m.query(`SELECT name, image_url FROM organizations WHERE id = $1`, [organizationId]);
+    return rows[0] ?? null;
+  }
+
+  /** One page of the list, newest first, and the number of matches. */
+  async list(m: EntityManager, scope: Scope, f: InvoiceListFilter): Promise<{ rows: InvoiceRecord[]; total: number }> {
+    const params: unknown[] = [scope.organizationId, scope.mode];
+    const where = ['organization_id = $1', 'mode = $2'];
+    const add = (sql: (p: string) => string, value: unknown) => {
+      params.push(value);
+      where.push(sql(`$${params.length}`));
+    };
+    if (f.status?.length) add((p) => `status = ANY(${p}::text[])`, f.status);
+    if (f.currency?.length) add((p) => `currency = ANY(${p}::text[])`, f.currency);
+    if (f.priceUsdFrom) add((p) => `price_usd >= ${p}::numeric`, renderAmount(f.priceUsdFrom));
+    if (f.priceUsdTo) add((p) => `price_usd <= ${p}::numeric`, renderAmount(f.priceUsdTo));
+    if (f.createdFrom) add((p) => `created_at >= ${p}`, f.createdFrom);
+    if (f.createdTo) add((p) => `created_at <= ${p}`, f.createdTo);
+    if (f.customerEmail !== undefined) add((p) => `lower(customer_email) = lower(${p})`, f.customerEmail);
+    if (f.providerId !== undefined) {
+      // TODO(payments module): match invoices having a payment through this provider, e.g.
+      //   EXISTS (SELECT 1 FROM payments p WHERE p.invoice_id = invoices.id AND p.organization_id = invoices.organization_id
+      //           AND p.mode = invoices.mode AND p.provider_id = $n)
+      // Until payments exist no invoice has a payment through any provider, so the filter matches nothing.
+      where.push('false');
+    }
+    const whereSql = where.join(' AND ');
+    const countRows: Array<{ total: string }> = await m.query(`SELECT count(*)::text AS total FROM invoices WHERE ${whereSql}`, params);
+    const total = Number.parseInt(countRows[0].total, 10);
+    if (f.limit === 0 || f.offset >= total) return { rows: [], total };
+    const pageParams = [...params, f.limit, f.offset];
+    const rows: InvoiceRow[] = await m.query(
+      `SELECT ${INVOICE_COLUMNS} FROM invoices WHERE ${whereSql}
+        ORDER BY created_at DESC, id DESC LIMIT $${pageParams.length - 1} OFFSET $${pageParams.length}`,
+      pageParams,
+    );
+    return { rows: rows.map(toRecord), total };
+  }
+}

@@ -1,0 +1,22 @@
+import { Inject } from '@nestjs/common';
+import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import { TransactionRunner } from '../../../../shared/db/transaction-runner';
+import type { ItemInput } from '../../../quotes/queries/calculate-prices/calculate-prices.query';
+import { itemInputsOf } from '../../persistence/item-inputs';
+import { InvoicesRepository } from '../../persistence/invoices.repository';
+import { GetInvoiceItemsQuery } from './get-invoice-items.query';
+
+/** The items of an invoice as written (payment intents with their id and 30-digit price), for quoting it again. */
+@QueryHandler(GetInvoiceItemsQuery)
+export class GetInvoiceItemsHandler implements IQueryHandler<GetInvoiceItemsQuery> {
+  constructor(
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(InvoicesRepository) private readonly repo: InvoicesRepository,
+  ) {}
+
+  async execute({ scope, invoiceId }: GetInvoiceItemsQuery): Promise<ItemInput[] | null> {
+    const invoice = await this.repo.find(this.tx.manager, scope, invoiceId);
+    if (!invoice) return null;
+    return itemInputsOf(await this.repo.items(this.tx.manager, invoice));
+  }
+}

@@ -1,0 +1,82 @@
+import { Inject } from '@nestjs/common';
+import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
+import type { Scope } from '../../../../shared/auth/request-context';
+import { TransactionRunner } from '../../../../shared/db/transaction-runner';
+import { NotFoundError, ValidationFailedError } from '../../../../shared/errors/domain-error';
+import { isCrypto } from '../../../../shared/money/currency';
+import { CalculatePricesQuery } from '../../../quotes/queries/calculate-prices/calculate-prices.query';
+import { GetProductsByIdsQuery } from '../../../products/queries/get-products-by-ids/get-products-by-ids.query';
+import { PAYER_EXPANSIONS, withImpliedParents } from '../../domain/payer-view';
+import { calculationView, InvoiceView, invoiceView, itemView, summaryView } from '../../dto/invoice.views';
+import { itemInputsOf } from '../../persistence/item-inputs';
+import { InvoicesRepository } from '../../persistence/invoices.repository';
+import { GetInvoiceQuery } from './get-invoice.query';
+
+@QueryHandler(GetInvoiceQuery)
+export class GetInvoiceHandler implements IQueryHandler<GetInvoiceQuery> {
+  constructor(
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(QueryBus) private readonly queries: QueryBus,
+    @Inject(InvoicesRepository) private readonly repo: InvoicesRepository,
+  ) {}
+
+  async execute({ access, invoiceId, expand, summaryCurrency }: GetInvoiceQuery): Promise<InvoiceView> {
+    const payer = access === null;
+    if (payer) {
+      const refused: Record<string, string> = {};
+      expand.forEach((e, i) => {
+        if (!PAYER_EXPANSIONS.includes(e)) refused[`expand.${i}`] = `${e} cannot be expanded without an API key; allowed: ${PAYER_EXPANSIONS.join(', ')}`;
+      });
+      if (Object.keys(refused).length) throw new ValidationFailedError(refused);
+    }
+    const m = this.tx.manager;
+    const invoice = await this.repo.find(m, access, invoiceId);
+    if (!invoice) throw new NotFoundError('invoice');
+    const scope: Scope = { organizationId: invoice.organizationId as Scope['organizationId'], mode: invoice.mode };
+    const want = withImpliedParents(expand);
+    const view = invoiceView(invoice, payer);
+
+    const needItems = want.has('items') || summaryCurrency !== null;
+    const items = needItems ? await this.repo.items(m, invoice) : [];
+    if (want.has('items')) {
+      const views = items.map(itemView);
+      const withProduct = want.has('items.product');
+      const withSchema = want.has('items.billing_schema');
+      const products = items.filter((i) => i.productId);
+      if (withProduct || withSchema) {
+        // Payment intents have no product: only ask the catalog when a product item is there.
+        const catalog = products.length
+          ? await this.queries.execute(new GetProductsByIdsQuery(
+            scope,
+            withProduct ? [...new Set(products.map((i) => i.productId!))] : [],
+            withSchema ? [...new Set(products.map((i) => i.billingSchemaId!))] : [],
+          ))
+          : { products: {}, schemas: {} };
+        views.forEach((v) => {
+          if (withProduct) v.product = v.product_id ? catalog.products[v.product_id] ?? null : null;
+          if (withSchema) v.billing_schema = v.billing_schema_id ? catalog.schemas[v.billing_schema_id] ?? null : null;
+        });
+      }
+      if (want.has('items.payment_intent')) {
+        views.forEach((v) => {
+          v.payment_intent = v.payment_intent_id ? { id: v.payment_intent_id, currency: v.currency, price: v.price! } : null;
+        });
+      }
+      view.items = views;
+    }
+    if (want.has('calculations')) view.calculations = (await this.repo.calculations(m, invoice)).map(calculationView);
+    if (want.has('organization')) {
+      const org = await this.repo.organization(m, invoice.organizationId);
+      view.organization = { name: org?.name ?? '', image_url: org?.image_url ?? null };
+    }
+    // TODO(payments module): fill through a payments query (by invoice, in the invoice's scope),
+    // each with its provider when payments.provider is expanded.
+    if (want.has('payments')) view.payments = [];
+    if (want.has('currency')) view.currency_details = { code: invoice.currency, kind: isCrypto(invoice.currency) ? 'CRYPTO' : 'FIAT' };
+    if (summaryCurrency !== null) {
+      const calc = await this.queries.execute(new CalculatePricesQuery(scope, itemInputsOf(items), summaryCurrency));
+      view.summary = summaryView(calc.currency, calc.total.price, calc.total.priceUsd, calc.rates.takenAt);
+    }
+    return view;
+  }
+}

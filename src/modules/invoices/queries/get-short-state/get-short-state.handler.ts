@@ -1,0 +1,21 @@
+import { Inject } from '@nestjs/common';
+import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import { TransactionRunner } from '../../../../shared/db/transaction-runner';
+import { NotFoundError } from '../../../../shared/errors/domain-error';
+import { formatTimestamp } from '../../../../shared/time/time';
+import { InvoicesRepository } from '../../persistence/invoices.repository';
+import { GetShortStateQuery, InvoiceShortState } from './get-short-state.query';
+
+@QueryHandler(GetShortStateQuery)
+export class GetShortStateHandler implements IQueryHandler<GetShortStateQuery> {
+  constructor(
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(InvoicesRepository) private readonly repo: InvoicesRepository,
+  ) {}
+
+  async execute({ access, invoiceId }: GetShortStateQuery): Promise<InvoiceShortState> {
+    const invoice = await this.repo.find(this.tx.manager, access, invoiceId);
+    if (!invoice) throw new NotFoundError('invoice');
+    return { id: invoice.id, status: invoice.status, substatus: invoice.substatus, updated_at: formatTimestamp(invoice.updatedAt) };
+  }
+}
