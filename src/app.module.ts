@@ -9,7 +9,9 @@ import { HealthModule } from './modules/health/health.module';
 import { MetricsMiddleware } from './modules/health/metrics';
 import { InvoicesModule } from './modules/invoices/invoices.module';
 import { OrganizationsModule } from './modules/organizations/organizations.module';
+import { PaymentsModule } from './modules/payments/payments.module';
 import { ProductsModule } from './modules/products/products.module';
+import { ProvidersModule } from './modules/providers/providers.module';
 import { QuotesModule } from './modules/quotes/quotes.module';
 import { RatesModule } from './modules/rates/rates.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
@@ -31,7 +33,7 @@ export interface AppModuleOptions {
 }
 
 /** Domain modules of the service; each owns its HTTP surface, commands, queries and tables. */
-export const DOMAIN_MODULES = [OrganizationsModule, ProductsModule, RatesModule, QuotesModule, FilesModule, InvoicesModule, EventsModule, WebhooksModule];
+export const DOMAIN_MODULES = [OrganizationsModule, ProductsModule, RatesModule, QuotesModule, FilesModule, InvoicesModule, ProvidersModule, PaymentsModule, EventsModule, WebhooksModule];
 
 @Module({})
 export class AppModule implements NestModule {

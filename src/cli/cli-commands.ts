@@ -1,10 +1,13 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { Mode } from '../shared/auth/request-context';
+import type { OrgId } from '../shared/ids/ids';
 import { CreateApiKeyCommand } from '../modules/organizations/commands/create-api-key/create-api-key.command';
 import { CreateOrganizationCommand } from '../modules/organizations/commands/create-organization/create-organization.command';
 import { RevokeApiKeyCommand } from '../modules/organizations/commands/revoke-api-key/revoke-api-key.command';
 import { ListApiKeysQuery } from '../modules/organizations/queries/list-api-keys/list-api-keys.query';
+import { SetProviderEnabledCommand } from '../modules/providers/commands/set-provider-enabled/set-provider-enabled.command';
+import { GetProvidersQuery } from '../modules/providers/queries/get-providers/get-providers.query';
 import { ImportRatesCommand } from '../modules/rates/commands/import-rates/import-rates.command';
 import { parseSnapshotFile, SnapshotFileError } from '../modules/rates/domain/rate-table';
 import { ValidationFailedError } from '../shared/errors/domain-error';
@@ -23,6 +26,24 @@ export function requireFlag(args: CliArgs, name: string): string {
   const value = args.flags[name];
   if (typeof value !== 'string' || !value) throw new CliUsageError(`--${name} is required`);
   return value;
+}
+
+/** `--mode test|live` narrows a setting to one mode; without it both modes change. */
+function modesFlag(args: CliArgs): Mode[] {
+  const mode = args.flags.mode;
+  if (mode === undefined) return ['test', 'live'];
+  if (mode !== 'test' && mode !== 'live') throw new CliUsageError('--mode must be test or live');
+  return [mode];
+}
+
+function providerToggle(enabled: boolean): CliCommand {
+  const name = enabled ? 'provider:enable' : 'provider:disable';
+  return {
+    usage: `${name} --org ORG_ID --provider PROVIDER_ID [--mode test|live]   (both modes when --mode is left out)`,
+    run: (args, app) => app.get(CommandBus).execute(
+      new SetProviderEnabledCommand(requireFlag(args, 'org'), requireFlag(args, 'provider'), enabled, modesFlag(args)),
+    ),
+  };
 }
 
 /** Operator commands. Each one goes through the same command and query buses as the HTTP API. */
@@ -56,6 +77,17 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
         throw new CliUsageError(`cannot read ${file}: ${(e as Error).message}`);
       }
       return app.get(CommandBus).execute(new ImportRatesCommand(snapshot));
+    },
+  },
+  'provider:disable': providerToggle(false),
+  'provider:enable': providerToggle(true),
+  'provider:list': {
+    usage: 'provider:list --org ORG_ID --mode test|live',
+    run: async (args, app) => {
+      const mode = requireFlag(args, 'mode');
+      if (mode !== 'test' && mode !== 'live') throw new CliUsageError('--mode must be test or live');
+      const providers = await app.get(QueryBus).execute(new GetProvidersQuery({ organizationId: requireFlag(args, 'org') as OrgId, mode }));
+      return providers.map((p) => ({ id: p.view.id, name: p.view.name, type: p.view.type, currency: p.view.currency, enabled: p.view.enabled }));
     },
   },
   'key:list': {

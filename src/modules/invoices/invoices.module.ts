@@ -10,13 +10,16 @@ import { InvoiceRecord } from './persistence/invoice.record';
 import { InvoicesRepository } from './persistence/invoices.repository';
 import { GetInvoiceItemsHandler } from './queries/get-invoice-items/get-invoice-items.handler';
 import { GetInvoiceHandler } from './queries/get-invoice/get-invoice.handler';
+import { GetPayableInvoiceHandler } from './queries/get-payable-invoice/get-payable-invoice.handler';
+import { PayableInvoices } from './payable-invoices.service';
 import { GetShortStateHandler } from './queries/get-short-state/get-short-state.handler';
 import { ListInvoicesHandler } from './queries/list-invoices/list-invoices.handler';
 
 /**
  * Invoices: creation (priced through CalculatePricesQuery), list, read with expansions, status and
- * currency changes, short state. Exports GetInvoiceItemsQuery on the bus; the lifecycle table in
- * domain/invoice-status.ts is what the payments module uses to move invoices.
+ * currency changes, short state. Exports GetInvoiceItemsQuery and GetPayableInvoiceQuery on the bus,
+ * and the PayableInvoices service: the invoice row lock and the payment-driven moves of the lifecycle
+ * table (domain/invoice-status.ts), run inside the payments module's transaction.
  */
 @Module({
   imports: [TypeOrmModule.forFeature([InvoiceRecord, InvoiceItemRecord, InvoiceCalculationRecord])],
@@ -30,6 +33,9 @@ import { ListInvoicesHandler } from './queries/list-invoices/list-invoices.handl
     GetInvoiceHandler,
     GetShortStateHandler,
     GetInvoiceItemsHandler,
+    GetPayableInvoiceHandler,
+    PayableInvoices,
   ],
+  exports: [PayableInvoices],
 })
 export class InvoicesModule {}

@@ -63,6 +63,13 @@ export class AppConfig {
   @Transform(toInt) @IsInt() @Min(0)
   RATES_REFRESH_SECONDS = 0;
 
+  /**
+   * How much short of an invoice's price_usd its completed payments may fall and still complete it:
+   * a decimal fraction from 0 (exact cover, the default) to below 1, e.g. 0.005 for half a percent.
+   */
+  @IsString() @Matches(/^0(\.\d{1,30})?$/, { message: 'must be a decimal fraction from 0 to below 1, e.g. 0.005' })
+  PAYMENT_TOLERANCE = '0';
+
   /** Redis for budgets shared by every instance (rate limits); without it each process counts alone. */
   @IsOptional() @Matches(/^rediss?:\/\//, { message: 'must be a redis:// or rediss:// URL' })
   REDIS_URL?: string;

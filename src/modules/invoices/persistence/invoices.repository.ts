@@ -74,7 +74,7 @@ export class InvoicesRepository {
     return rows[0] ? toRecord(rows[0]) : null;
   }
 
-  async updateStatus(m: EntityManager, invoice: InvoiceRecord, status: InvoiceStatus, substatus: InvoiceSubstatus | null, at: Date): Promise<void> {
+  async updateStatus(m: EntityManager, invoice: Pick<InvoiceRecord, 'id' | 'organizationId' | 'mode'>, status: InvoiceStatus, substatus: InvoiceSubstatus | null, at: Date): Promise<void> {
     await m.query(
       `UPDATE invoices SET status = $4, substatus = $5, updated_at = $6 WHERE id = $1 AND organization_id = $2 AND mode = $3`,
       [invoice.id, invoice.organizationId, invoice.mode, status, substatus, at],
@@ -131,12 +131,11 @@ export class InvoicesRepository {
     if (f.createdFrom) add((p) => `created_at >= ${p}`, f.createdFrom);
     if (f.createdTo) add((p) => `created_at <= ${p}`, f.createdTo);
     if (f.customerEmail !== undefined) add((p) => `lower(customer_email) = lower(${p})`, f.customerEmail);
+    // Invoices having a payment (any status) through this provider (either spelling, provider_ or prov_);
+    // read side of the payments table.
     if (f.providerId !== undefined) {
-      // TODO(payments module): match invoices having a payment through this provider, e.g.
-      //   EXISTS (SELECT 1 FROM payments p WHERE p.invoice_id = invoices.id AND p.organization_id = invoices.organization_id
-      //           AND p.mode = invoices.mode AND p.provider_id = $n)
-      // Until payments exist no invoice has a payment through any provider, so the filter matches nothing.
-      where.push('false');
+      add((p) => `EXISTS (SELECT 1 FROM payments pay WHERE pay.invoice_id = invoices.id AND pay.organization_id = invoices.organization_id
+                          AND pay.mode = invoices.mode AND pay.provider_id = regexp_replace(${p}, '^provider_', 'prov_'))`, f.providerId);
     }
     const whereSql = where.join(' AND ');
     const countRows: Array<{ total: string }> = await m.query(`SELECT count(*)::text AS total FROM invoices WHERE ${whereSql}`, params);

@@ -6,6 +6,7 @@ import { NotFoundError, ValidationFailedError } from '../../../../shared/errors/
 import { isCrypto } from '../../../../shared/money/currency';
 import { CalculatePricesQuery } from '../../../quotes/queries/calculate-prices/calculate-prices.query';
 import { GetProductsByIdsQuery } from '../../../products/queries/get-products-by-ids/get-products-by-ids.query';
+import { ListInvoicePaymentsQuery } from '../../../payments/queries/list-invoice-payments/list-invoice-payments.query';
 import { PAYER_EXPANSIONS, withImpliedParents } from '../../domain/payer-view';
 import { calculationView, InvoiceView, invoiceView, itemView, summaryView } from '../../dto/invoice.views';
 import { itemInputsOf } from '../../persistence/item-inputs';
@@ -69,9 +70,9 @@ export class GetInvoiceHandler implements IQueryHandler<GetInvoiceQuery> {
       const org = await this.repo.organization(m, invoice.organizationId);
       view.organization = { name: org?.name ?? '', image_url: org?.image_url ?? null };
     }
-    // TODO(payments module): fill through a payments query (by invoice, in the invoice's scope),
-    // each with its provider when payments.provider is expanded.
-    if (want.has('payments')) view.payments = [];
+    if (want.has('payments')) {
+      view.payments = await this.queries.execute(new ListInvoicePaymentsQuery(scope, invoice.id, { withProvider: want.has('payments.provider'), payer }));
+    }
     if (want.has('currency')) view.currency_details = { code: invoice.currency, kind: isCrypto(invoice.currency) ? 'CRYPTO' : 'FIAT' };
     if (summaryCurrency !== null) {
       const calc = await this.queries.execute(new CalculatePricesQuery(scope, itemInputsOf(items), summaryCurrency));

@@ -1,0 +1,69 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { AppConfig } from '../../shared/config/app-config';
+import type { Amount } from '../../shared/money/money';
+import { Money } from '../../shared/money/money';
+import { nextStatusForPayments, StatusChange } from './domain/invoice-status';
+import type { InvoiceRecord } from './persistence/invoice.record';
+import { InvoiceAccess, InvoicesRepository } from './persistence/invoices.repository';
+import type { PayableInvoice } from './queries/get-payable-invoice/get-payable-invoice.query';
+
+export interface InvoicePaymentsTotals {
+  /** Exact sum of price_usd of the invoice's COMPLETED payments. */
+  completedUsd: Amount;
+  /** Kind of the provider of the newest still-PENDING payment; null when none is pending. */
+  pendingKind: 'crypto' | 'fiat' | null;
+}
+
+export interface InvoiceStateChange extends StatusChange {
+  previousStatus: PayableInvoice['status'];
+  previousSubstatus: PayableInvoice['substatus'];
+}
+
+export function payableOf(r: InvoiceRecord): PayableInvoice {
+  return {
+    id: r.id, organizationId: r.organizationId, mode: r.mode, status: r.status, substatus: r.substatus,
+    currency: r.currency, price: r.price, priceUsd: r.priceUsd, updatedAt: r.updatedAt,
+  };
+}
+
+/**
+ * What the invoices module offers the payments module inside the payment's own transaction: the
+ * invoice row lock, and the payment-driven state move (decisions §8, the lifecycle table in
+ * domain/invoice-status.ts). Every payment write for an invoice first takes `lockForPayment`, so
+ * concurrent payments of one invoice are serialized and each recomputation sees all the others.
+ */
+@Injectable()
+export class PayableInvoices {
+  private readonly tolerance: Amount;
+
+  constructor(
+    @Inject(InvoicesRepository) private readonly repo: InvoicesRepository,
+    @Inject(AppConfig) config: AppConfig,
+  ) {
+    this.tolerance = new Money(config.PAYMENT_TOLERANCE ?? '0');
+  }
+
+  /** The invoice, locked FOR UPDATE until the caller's transaction ends; null when not in `access`. */
+  async lockForPayment(m: EntityManager, access: InvoiceAccess, invoiceId: string): Promise<PayableInvoice | null> {
+    const invoice = await this.repo.lock(m, access, invoiceId);
+    return invoice ? payableOf(invoice) : null;
+  }
+
+  /**
+   * Moves the (locked) invoice to the state its payments call for, or leaves it (null). COMPLETED
+   * and VOIDED invoices never move: a payment for them is still recorded by the caller.
+   */
+  async applyPayments(m: EntityManager, invoice: PayableInvoice, totals: InvoicePaymentsTotals, at: Date): Promise<InvoiceStateChange | null> {
+    const next = nextStatusForPayments({
+      current: invoice.status,
+      priceUsd: invoice.priceUsd,
+      completedUsd: totals.completedUsd,
+      pendingKind: totals.pendingKind,
+      tolerance: this.tolerance,
+    });
+    if (!next) return null;
+    await this.repo.updateStatus(m, invoice, next.status, next.substatus, at);
+    return { ...next, previousStatus: invoice.status, previousSubstatus: invoice.substatus };
+  }
+}

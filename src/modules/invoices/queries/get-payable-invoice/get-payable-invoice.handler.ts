@@ -1,0 +1,19 @@
+import { Inject } from '@nestjs/common';
+import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import { TransactionRunner } from '../../../../shared/db/transaction-runner';
+import { InvoicesRepository } from '../../persistence/invoices.repository';
+import { payableOf } from '../../payable-invoices.service';
+import { GetPayableInvoiceQuery, PayableInvoice } from './get-payable-invoice.query';
+
+@QueryHandler(GetPayableInvoiceQuery)
+export class GetPayableInvoiceHandler implements IQueryHandler<GetPayableInvoiceQuery> {
+  constructor(
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(InvoicesRepository) private readonly repo: InvoicesRepository,
+  ) {}
+
+  async execute({ access, invoiceId }: GetPayableInvoiceQuery): Promise<PayableInvoice | null> {
+    const invoice = await this.repo.find(this.tx.manager, access, invoiceId);
+    return invoice ? payableOf(invoice) : null;
+  }
+}

@@ -1,0 +1,29 @@
+import { Query } from '@nestjs/cqrs';
+import type { Mode } from '../../../../shared/auth/request-context';
+import type { Currency } from '../../../../shared/money/currency';
+import type { Amount } from '../../../../shared/money/money';
+import type { InvoiceStatus, InvoiceSubstatus } from '../../domain/invoice-status';
+import type { InvoiceAccess } from '../../persistence/invoices.repository';
+
+/** The facts about an invoice that paying it needs, with its own scope (organization and mode). */
+export interface PayableInvoice {
+  id: string;
+  organizationId: string;
+  mode: Mode;
+  status: InvoiceStatus;
+  substatus: InvoiceSubstatus | null;
+  currency: Currency;
+  price: Amount;
+  priceUsd: Amount;
+  updatedAt: Date;
+}
+
+/**
+ * An invoice as payments and providers see it. `access` null = a payer without a key: the id alone
+ * finds it (decisions §3). Null when it is not there (callers answer 404).
+ */
+export class GetPayableInvoiceQuery extends Query<PayableInvoice | null> {
+  constructor(readonly access: InvoiceAccess, readonly invoiceId: string) {
+    super();
+  }
+}

@@ -1,0 +1,61 @@
+import { Command } from '@nestjs/cqrs';
+import type { Scope } from '../../../../shared/auth/request-context';
+import type { InvoiceStatus, InvoiceSubstatus } from '../../../invoices/domain/invoice-status';
+import type { PaymentStatus } from '../../domain/payment-status';
+
+/** A provider reports a payment it has seen (first report, or a repeat with the same idempotency key). */
+export interface NewPaymentReport {
+  kind: 'payment';
+  invoiceId: string;
+  providerId: string;
+  /** Decimal text in the provider's currency (validated: > 0, at most 30 fractional digits). */
+  price: string;
+  /** PENDING (seen, not final) or COMPLETED; default PENDING. */
+  status?: PaymentStatus;
+  /** The provider's own reference (e.g. tx hash + output index); unique per organization and mode. */
+  idempotencyKey?: string | null;
+  /** When the payment happened (default now); its USD value uses the rates in force then. */
+  happenedAt?: Date | null;
+}
+
+/** A provider reports a new status for a payment it reported before. */
+export interface PaymentStatusReport {
+  kind: 'status';
+  paymentId: string;
+  status: PaymentStatus;
+}
+
+export type ProviderPaymentReport = NewPaymentReport | PaymentStatusReport;
+
+export interface RecordedPayment {
+  paymentId: string;
+  invoiceId: string;
+  status: PaymentStatus;
+  /** Null when this report created the payment. */
+  previousStatus: PaymentStatus | null;
+  /** This report created the payment (false for a repeat of a known idempotency key). */
+  created: boolean;
+  /** The payment was created or its status changed. */
+  changed: boolean;
+  invoice: {
+    status: InvoiceStatus;
+    substatus: InvoiceSubstatus | null;
+    previousStatus: InvoiceStatus;
+    previousSubstatus: InvoiceSubstatus | null;
+    changed: boolean;
+  };
+}
+
+/**
+ * The one way payments enter and change (provider notifications, test-mode simulation). In one
+ * transaction: locks the invoice, creates the payment (idempotent on idempotency_key) or moves its
+ * status through the payment lifecycle, then recomputes the invoice's state from all its payments.
+ * Errors: NotFoundError (invoice / payment, 404), ValidationFailedError (provider_id, price,
+ * idempotency_key, happened_at; 400), InvalidStateTransitionError (validator.status; 400).
+ * After commit it publishes PaymentRecordedEvent when anything changed.
+ */
+export class RecordProviderPaymentCommand extends Command<RecordedPayment> {
+  constructor(readonly scope: Scope, readonly report: ProviderPaymentReport) {
+    super();
+  }
+}

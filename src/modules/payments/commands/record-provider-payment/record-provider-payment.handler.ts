@@ -1,0 +1,171 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, EventBus, ICommandHandler, QueryBus } from '@nestjs/cqrs';
+import type { EntityManager } from 'typeorm';
+import type { Scope } from '../../../../shared/auth/request-context';
+import { TransactionRunner } from '../../../../shared/db/transaction-runner';
+import { NotFoundError, ValidationFailedError } from '../../../../shared/errors/domain-error';
+import { newId } from '../../../../shared/ids/ids';
+import { AMOUNT_PROBLEM_MESSAGES, amountProblem, Amount, parseAmount, roundMoney } from '../../../../shared/money/money';
+import { Clock } from '../../../../shared/time/clock';
+import type { PayableInvoice } from '../../../invoices/queries/get-payable-invoice/get-payable-invoice.query';
+import { PayableInvoices } from '../../../invoices/payable-invoices.service';
+import { findCatalogProvider, paymentKindOf } from '../../../providers/domain/catalog';
+import { GetProvidersQuery } from '../../../providers/queries/get-providers/get-providers.query';
+import { RatesAsOfQuery } from '../../../rates/queries/rates-as-of/rates-as-of.query';
+import { initialPaymentStatus, isPaymentStatus, movePayment, PaymentStatus } from '../../domain/payment-status';
+import { PaymentRecordedEvent } from '../../events/payment-recorded.event';
+import type { PaymentRecord } from '../../persistence/payment.record';
+import { PaymentsRepository } from '../../persistence/payments.repository';
+import { NewPaymentReport, PaymentStatusReport, RecordedPayment, RecordProviderPaymentCommand } from './record-provider-payment.command';
+
+/** A provider's clock may run a little ahead of ours. */
+const FUTURE_SKEW_MS = 5 * 60 * 1000;
+
+interface PricedReport {
+  report: NewPaymentReport;
+  /** The catalog id (prov_...), whichever spelling the report used. */
+  providerId: string;
+  /** A disabled provider takes no new payments; later reports of a payment it already has still apply. */
+  providerEnabled: boolean;
+  price: Amount;
+  priceUsd: Amount;
+  ratesSnapshotId: string;
+  happenedAt: Date;
+  status: PaymentStatus;
+  currency: PaymentRecord['currency'];
+}
+
+@CommandHandler(RecordProviderPaymentCommand)
+export class RecordProviderPaymentHandler implements ICommandHandler<RecordProviderPaymentCommand> {
+  constructor(
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(QueryBus) private readonly queries: QueryBus,
+    @Inject(EventBus) private readonly events: EventBus,
+    @Inject(PaymentsRepository) private readonly repo: PaymentsRepository,
+    @Inject(PayableInvoices) private readonly invoices: PayableInvoices,
+    @Inject(Clock) private readonly clock: Clock,
+  ) {}
+
+  async execute({ scope, report }: RecordProviderPaymentCommand): Promise<RecordedPayment> {
+    const recorded = report.kind === 'payment'
+      ? await this.recordPayment(scope, await this.price(scope, report))
+      : await this.recordStatus(scope, report);
+    if (recorded.changed) this.events.publish(new PaymentRecordedEvent(scope, recorded, this.clock.now()));
+    return recorded;
+  }
+
+  /** Checks the report and values it in USD at the rates in force when it happened (outside the transaction). */
+  private async price(scope: Scope, report: NewPaymentReport): Promise<PricedReport> {
+    const errors: Record<string, string> = {};
+    const [provider] = await this.queries.execute(new GetProvidersQuery(scope, [report.providerId]));
+    if (!provider) errors.provider_id = `unknown provider "${report.providerId}"`;
+
+    const problem = amountProblem(report.price);
+    if (problem) errors.price = AMOUNT_PROBLEM_MESSAGES[problem];
+    else if (parseAmount(report.price).isZero()) errors.price = 'must be greater than 0';
+    else if (provider && parseAmount(report.price).decimalPlaces() > provider.catalog.decimals) {
+      errors.price = `must have at most ${provider.catalog.decimals} fractional digits for ${provider.catalog.id} (${provider.catalog.currency})`;
+    }
+
+    const now = this.clock.now();
+    const happenedAt = report.happenedAt ?? now;
+    if (happenedAt.getTime() > now.getTime() + FUTURE_SKEW_MS) errors.happened_at = 'must not be in the future';
+
+    const key = report.idempotencyKey ?? null;
+    if (key !== null && (key.length < 1 || key.length > 200)) errors.idempotency_key = 'must be 1 to 200 characters';
+
+    const status: PaymentStatus = report.status ?? 'PENDING';
+    if (!isPaymentStatus(status)) errors.status = 'must be one of PENDING, COMPLETED, FAILED, CANCELLED';
+    if (Object.keys(errors).length) throw new ValidationFailedError(errors);
+
+    const catalog = provider!.catalog;
+    const price = parseAmount(report.price);
+    const rates = await this.queries.execute(new RatesAsOfQuery(happenedAt));
+    return {
+      report, providerId: catalog.id, providerEnabled: provider!.view.enabled, price, status, happenedAt, currency: catalog.currency,
+      priceUsd: roundMoney(price.mul(rates.usd[catalog.currency])),
+      ratesSnapshotId: rates.snapshotId,
+    };
+  }
+
+  private recordPayment(scope: Scope, priced: PricedReport): Promise<RecordedPayment> {
+    const report = { ...priced.report, providerId: priced.providerId };
+    const key = report.idempotencyKey ?? null;
+    return this.tx.run(async (m) => {
+      const now = this.clock.now();
+      const invoice = await this.invoices.lockForPayment(m, scope, report.invoiceId);
+      if (!invoice) throw new NotFoundError('invoice');
+
+      const fresh: PaymentRecord = {
+        id: newId('payment'), organizationId: scope.organizationId, mode: scope.mode, providerId: report.providerId,
+        invoiceId: invoice.id, currency: priced.currency, price: priced.price, priceUsd: priced.priceUsd,
+        ratesSnapshotId: priced.ratesSnapshotId, status: priced.status, idempotencyKey: key,
+        happenedAt: priced.happenedAt, createdAt: now, updatedAt: now,
+      };
+      const existing = key === null ? null : await this.repo.lockByIdempotencyKey(m, scope, key);
+      if (!existing) {
+        if (!priced.providerEnabled) throw new ValidationFailedError({ provider_id: `provider ${report.providerId} is disabled for this organization` });
+        initialPaymentStatus(priced.status);
+      }
+      if (!existing && (await this.repo.insertIfAbsent(m, fresh))) {
+        return this.settle(m, scope, invoice, fresh, null, true, now);
+      }
+      // Reported before (or by a concurrent report that just committed): the same payment.
+      const payment = existing ?? (await this.repo.lockByIdempotencyKey(m, scope, key!));
+      if (!payment) throw new Error('idempotent payment vanished');
+      if (payment.invoiceId !== invoice.id || payment.providerId !== report.providerId || !payment.price.eq(priced.price)) {
+        throw new ValidationFailedError({
+          idempotency_key: 'was already used for a different payment (invoice, provider or price differ)',
+        });
+      }
+      const move = movePayment(payment.status, priced.status);
+      if (move.changed) await this.repo.updateStatus(m, payment, move.status, now);
+      return this.settle(m, scope, invoice, { ...payment, status: move.status }, payment.status, false, now, move.changed);
+    });
+  }
+
+  private recordStatus(scope: Scope, report: PaymentStatusReport): Promise<RecordedPayment> {
+    return this.tx.run(async (m) => {
+      const now = this.clock.now();
+      // Lock order is always invoice, then payment.
+      const seen = await this.repo.find(m, scope, report.paymentId);
+      if (!seen) throw new NotFoundError('payment');
+      const invoice = seen.invoiceId ? await this.invoices.lockForPayment(m, scope, seen.invoiceId) : null;
+      if (!invoice) throw new NotFoundError('invoice');
+      const payment = await this.repo.lock(m, scope, report.paymentId);
+      if (!payment) throw new NotFoundError('payment');
+      const move = movePayment(payment.status, report.status);
+      if (move.changed) await this.repo.updateStatus(m, payment, move.status, now);
+      return this.settle(m, scope, invoice, { ...payment, status: move.status }, payment.status, false, now, move.changed);
+    });
+  }
+
+  /** Recomputes the locked invoice's state from all its payments, inside the same transaction. */
+  private async settle(
+    m: EntityManager, scope: Scope, invoice: PayableInvoice, payment: PaymentRecord, previousStatus: PaymentStatus | null,
+    created: boolean, now: Date, statusChanged = true,
+  ): Promise<RecordedPayment> {
+    const changed = created || statusChanged;
+    const before = { status: invoice.status, substatus: invoice.substatus };
+    let after = before;
+    if (changed) {
+      const completedUsd = await this.repo.completedUsd(m, scope, invoice.id);
+      const pendingProvider = await this.repo.newestPendingProvider(m, scope, invoice.id);
+      const pending = pendingProvider ? findCatalogProvider(pendingProvider) : undefined;
+      const move = await this.invoices.applyPayments(m, invoice, { completedUsd, pendingKind: pending ? paymentKindOf(pending) : null }, now);
+      if (move) after = { status: move.status, substatus: move.substatus };
+    }
+    return {
+      paymentId: payment.id,
+      invoiceId: invoice.id,
+      status: payment.status,
+      previousStatus,
+      created,
+      changed,
+      invoice: {
+        status: after.status, substatus: after.substatus, previousStatus: before.status, previousSubstatus: before.substatus,
+        changed: after.status !== before.status || after.substatus !== before.substatus,
+      },
+    };
+  }
+}

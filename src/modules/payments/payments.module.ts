@@ -1,0 +1,24 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { InvoicesModule } from '../invoices/invoices.module';
+import { RecordProviderPaymentHandler } from './commands/record-provider-payment/record-provider-payment.handler';
+import { PaymentsController } from './payments.controller';
+import { TestHelpersController } from './test-helpers.controller';
+import { PaymentRecord } from './persistence/payment.record';
+import { PaymentsRepository } from './persistence/payments.repository';
+import { GetPaymentHandler } from './queries/get-payment/get-payment.handler';
+import { ListInvoicePaymentsHandler } from './queries/list-invoice-payments/list-invoice-payments.handler';
+import { ListPaymentsHandler } from './queries/list-payments/list-payments.handler';
+
+/**
+ * Payments: what providers report against invoices (RecordProviderPaymentCommand, which also moves
+ * the invoice's state in the same transaction), the list and read endpoints, and the test-mode
+ * simulation. Exports on the bus: RecordProviderPaymentCommand, ListPaymentsQuery, GetPaymentQuery,
+ * ListInvoicePaymentsQuery.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([PaymentRecord]), InvoicesModule],
+  controllers: [PaymentsController, TestHelpersController],
+  providers: [PaymentsRepository, RecordProviderPaymentHandler, ListPaymentsHandler, GetPaymentHandler, ListInvoicePaymentsHandler],
+})
+export class PaymentsModule {}

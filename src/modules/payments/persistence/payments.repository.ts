@@ -1,0 +1,153 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import type { Scope } from '../../../shared/auth/request-context';
+import type { Currency } from '../../../shared/money/currency';
+import { Amount, fromDb, renderAmount, ZERO } from '../../../shared/money/money';
+import type { PaymentStatus } from '../domain/payment-status';
+import { PaymentRecord } from './payment.record';
+
+/** Who may see a payment: a tenant scope, or null for a payer without a key (the id is the capability). */
+export type PaymentAccess = Scope | null;
+
+export interface PaymentListFilter {
+  providerId?: string[];
+  invoiceId?: string;
+  status?: PaymentStatus[];
+  currency?: Currency[];
+  priceUsdFrom?: Amount;
+  priceUsdTo?: Amount;
+  createdFrom?: Date;
+  createdTo?: Date;
+  limit: number;
+  offset: number;
+}
+
+const COLUMNS = `id, organization_id, mode, provider_id, invoice_id, currency, price::text AS price, price_usd::text AS price_usd,
+  rates_snapshot_id, status, idempotency_key, happened_at, created_at, updated_at`;
+
+interface PaymentRow {
+  id: string; organization_id: string; mode: PaymentRecord['mode']; provider_id: string; invoice_id: string | null;
+  currency: Currency; price: string; price_usd: string; rates_snapshot_id: string; status: PaymentStatus;
+  idempotency_key: string | null; happened_at: Date; created_at: Date; updated_at: Date;
+}
+
+function toRecord(r: PaymentRow): PaymentRecord {
+  return {
+    id: r.id, organizationId: r.organization_id, mode: r.mode, providerId: r.provider_id, invoiceId: r.invoice_id,
+    currency: r.currency, price: fromDb(r.price), priceUsd: fromDb(r.price_usd), ratesSnapshotId: r.rates_snapshot_id,
+    status: r.status, idempotencyKey: r.idempotency_key, happenedAt: r.happened_at, createdAt: r.created_at, updatedAt: r.updated_at,
+  };
+}
+
+function accessWhere(access: PaymentAccess, params: unknown[]): string {
+  if (!access) return '';
+  params.push(access.organizationId, access.mode);
+  return ` AND organization_id = $${params.length - 1} AND mode = $${params.length}`;
+}
+
+@Injectable()
+export class PaymentsRepository {
+  async find(m: EntityManager, access: PaymentAccess, id: string): Promise<PaymentRecord | null> {
+    const params: unknown[] = [id];
+    const rows: PaymentRow[] = await m.query(`SELECT ${COLUMNS} FROM payments WHERE id = $1${accessWhere(access, params)}`, params);
+    return rows[0] ? toRecord(rows[0]) : null;
+  }
+
+  /** Like find, holding the row lock until the transaction ends. */
+  async lock(m: EntityManager, scope: Scope, id: string): Promise<PaymentRecord | null> {
+    const params: unknown[] = [id];
+    const rows: PaymentRow[] = await m.query(`SELECT ${COLUMNS} FROM payments WHERE id = $1${accessWhere(scope, params)} FOR UPDATE`, params);
+    return rows[0] ? toRecord(rows[0]) : null;
+  }
+
+  async lockByIdempotencyKey(m: EntityManager, scope: Scope, key: string): Promise<PaymentRecord | null> {
+    const rows: PaymentRow[] = await m.query(
+      `SELECT ${COLUMNS} FROM payments WHERE organization_id = $1 AND mode = $2 AND idempotency_key = $3 FOR UPDATE`,
+      [scope.organizationId, scope.mode, key],
+    );
+    return rows[0] ? toRecord(rows[0]) : null;
+  }
+
+  /**
+   * Inserts the payment unless one with the same idempotency key already exists in its scope
+   * (INSERT ... ON CONFLICT DO NOTHING). Returns true when this call inserted it.
+   */
+  async insertIfAbsent(m: EntityManager, p: PaymentRecord): Promise<boolean> {
+    const rows: Array<{ id: string }> = await m.query(
+      `INSERT INTO payments (id, organization_id, mode, provider_id, invoice_id, currency, price, price_usd, rates_snapshot_id,
+                             status, idempotency_key, happened_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::numeric, $8::numeric, $9, $10, $11, $12, $13, $14)
+       ON CONFLICT (organization_id, mode, idempotency_key) DO NOTHING
+       RETURNING id`,
+      [p.id, p.organizationId, p.mode, p.providerId, p.invoiceId, p.currency, renderAmount(p.price), renderAmount(p.priceUsd),
+        p.ratesSnapshotId, p.status, p.idempotencyKey, p.happenedAt, p.createdAt, p.updatedAt],
+    );
+    return rows.length === 1;
+  }
+
+  async updateStatus(m: EntityManager, p: PaymentRecord, status: PaymentStatus, at: Date): Promise<void> {
+    await m.query(
+      `UPDATE payments SET status = $4, updated_at = $5 WHERE id = $1 AND organization_id = $2 AND mode = $3`,
+      [p.id, p.organizationId, p.mode, status, at],
+    );
+  }
+
+  /** The payments of one invoice (its scope), oldest first. */
+  async forInvoice(m: EntityManager, scope: Scope, invoiceId: string): Promise<PaymentRecord[]> {
+    const rows: PaymentRow[] = await m.query(
+      `SELECT ${COLUMNS} FROM payments WHERE organization_id = $1 AND mode = $2 AND invoice_id = $3 ORDER BY created_at ASC, id ASC`,
+      [scope.organizationId, scope.mode, invoiceId],
+    );
+    return rows.map(toRecord);
+  }
+
+  /** Exact sum of price_usd of the invoice's COMPLETED payments (summed by PostgreSQL numeric). */
+  async completedUsd(m: EntityManager, scope: Scope, invoiceId: string): Promise<Amount> {
+    const rows: Array<{ total: string | null }> = await m.query(
+      `SELECT sum(price_usd)::text AS total FROM payments
+        WHERE organization_id = $1 AND mode = $2 AND invoice_id = $3 AND status = 'COMPLETED'`,
+      [scope.organizationId, scope.mode, invoiceId],
+    );
+    return rows[0]?.total ? fromDb(rows[0].total) : ZERO;
+  }
+
+  /** Provider of the newest still-PENDING payment of the invoice, or null when none is pending. */
+  async newestPendingProvider(m: EntityManager, scope: Scope, invoiceId: string): Promise<string | null> {
+    const rows: Array<{ provider_id: string }> = await m.query(
+      `SELECT provider_id FROM payments
+        WHERE organization_id = $1 AND mode = $2 AND invoice_id = $3 AND status = 'PENDING'
+        ORDER BY created_at DESC, id DESC LIMIT 1`,
+      [scope.organizationId, scope.mode, invoiceId],
+    );
+    return rows[0]?.provider_id ?? null;
+  }
+
+  /** One page of the list, newest first, and the number of matches. */
+  async list(m: EntityManager, scope: Scope, f: PaymentListFilter): Promise<{ rows: PaymentRecord[]; total: number }> {
+    const params: unknown[] = [scope.organizationId, scope.mode];
+    const where = ['organization_id = $1', 'mode = $2'];
+    const add = (sql: (p: string) => string, value: unknown) => {
+      params.push(value);
+      where.push(sql(`$${params.length}`));
+    };
+    if (f.providerId?.length) add((p) => `provider_id = ANY(${p}::text[])`, f.providerId);
+    if (f.invoiceId !== undefined) add((p) => `invoice_id = ${p}`, f.invoiceId);
+    if (f.status?.length) add((p) => `status = ANY(${p}::text[])`, f.status);
+    if (f.currency?.length) add((p) => `currency = ANY(${p}::text[])`, f.currency);
+    if (f.priceUsdFrom) add((p) => `price_usd >= ${p}::numeric`, renderAmount(f.priceUsdFrom));
+    if (f.priceUsdTo) add((p) => `price_usd <= ${p}::numeric`, renderAmount(f.priceUsdTo));
+    if (f.createdFrom) add((p) => `created_at >= ${p}`, f.createdFrom);
+    if (f.createdTo) add((p) => `created_at <= ${p}`, f.createdTo);
+    const whereSql = where.join(' AND ');
+    const countRows: Array<{ total: string }> = await m.query(`SELECT count(*)::text AS total FROM payments WHERE ${whereSql}`, params);
+    const total = Number.parseInt(countRows[0].total, 10);
+    if (f.limit === 0 || f.offset >= total) return { rows: [], total };
+    const pageParams = [...params, f.limit, f.offset];
+    const rows: PaymentRow[] = await m.query(
+      `SELECT ${COLUMNS} FROM payments WHERE ${whereSql}
+        ORDER BY created_at DESC, id DESC LIMIT $${pageParams.length - 1} OFFSET $${pageParams.length}`,
+      pageParams,
+    );
+    return { rows: rows.map(toRecord), total };
+  }
+}

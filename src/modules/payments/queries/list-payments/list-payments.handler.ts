@@ -1,0 +1,23 @@
+import { Inject } from '@nestjs/common';
+import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
+import { TransactionRunner } from '../../../../shared/db/transaction-runner';
+import { PaymentPage, paymentView } from '../../dto/payment.views';
+import { PaymentsRepository } from '../../persistence/payments.repository';
+import { expandProviders } from '../payment-expansion';
+import { ListPaymentsQuery } from './list-payments.query';
+
+@QueryHandler(ListPaymentsQuery)
+export class ListPaymentsHandler implements IQueryHandler<ListPaymentsQuery> {
+  constructor(
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(QueryBus) private readonly queries: QueryBus,
+    @Inject(PaymentsRepository) private readonly repo: PaymentsRepository,
+  ) {}
+
+  async execute({ scope, filter, expand }: ListPaymentsQuery): Promise<PaymentPage> {
+    const { rows, total } = await this.repo.list(this.tx.manager, scope, filter);
+    const items = rows.map((r) => paymentView(r, false));
+    if (expand.includes('provider')) await expandProviders(this.queries, scope, items);
+    return { items, total, limit: filter.limit, offset: filter.offset, has_more: filter.offset + rows.length < total };
+  }
+}

@@ -1,0 +1,41 @@
+import { formatTimestamp } from '../../../shared/time/time';
+import type { CatalogProvider } from '../domain/catalog';
+import type { ProviderSettingRow } from '../persistence/providers.repository';
+
+/**
+ * A provider as the organization has it (interface "Provider", as embedded in a payment), plus the
+ * catalog facts a client needs: network, gateway, currency, decimals, contract_address.
+ */
+export interface ProviderView {
+  id: string;
+  organization_id: string;
+  name: string;
+  slug: string;
+  type: string;
+  enabled: boolean;
+  network: string;
+  gateway: string;
+  currency: string;
+  decimals: number;
+  contract_address: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export function providerView(p: CatalogProvider, organizationId: string, setting: ProviderSettingRow | undefined, orgCreatedAt: Date): ProviderView {
+  return {
+    id: p.id,
+    organization_id: organizationId,
+    name: p.name,
+    slug: p.slug,
+    type: p.type,
+    enabled: setting?.enabled ?? true,
+    network: p.network,
+    gateway: p.gateway,
+    currency: p.currency,
+    decimals: p.decimals,
+    contract_address: p.contractAddress,
+    created_at: formatTimestamp(orgCreatedAt),
+    updated_at: formatTimestamp(setting?.updatedAt ?? orgCreatedAt),
+  };
+}

@@ -1,0 +1,40 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import type { Mode, Scope } from '../../../shared/auth/request-context';
+
+export interface ProviderSettingRow {
+  providerId: string;
+  enabled: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+@Injectable()
+export class ProvidersRepository {
+  /** The organization's explicit settings in one mode, by provider id (absent = enabled). */
+  async settings(m: EntityManager, scope: Scope): Promise<Map<string, ProviderSettingRow>> {
+    const rows: Array<{ provider_id: string; enabled: boolean; created_at: Date; updated_at: Date }> = await m.query(
+      `SELECT provider_id, enabled, created_at, updated_at FROM provider_settings WHERE organization_id = $1 AND mode = $2`,
+      [scope.organizationId, scope.mode],
+    );
+    return new Map(rows.map((r) => [r.provider_id, { providerId: r.provider_id, enabled: r.enabled, createdAt: r.created_at, updatedAt: r.updated_at }]));
+  }
+
+  /**
+   * When the organization came to have its providers (all enabled on creation): the provider's
+   * created_at when it has no setting of its own. Read side of the organizations table.
+   */
+  async organizationCreatedAt(m: EntityManager, organizationId: string): Promise<Date | null> {
+    const rows: Array<{ created_at: Date }> = await m.query(`SELECT created_at FROM organizations WHERE id = $1`, [organizationId]);
+    return rows[0]?.created_at ?? null;
+  }
+
+  async upsert(m: EntityManager, organizationId: string, mode: Mode, providerId: string, enabled: boolean, at: Date): Promise<void> {
+    await m.query(
+      `INSERT INTO provider_settings (organization_id, mode, provider_id, enabled, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $5)
+       ON CONFLICT (organization_id, mode, provider_id) DO UPDATE SET enabled = EXCLUDED.enabled, updated_at = EXCLUDED.updated_at`,
+      [organizationId, mode, providerId, enabled, at],
+    );
+  }
+}

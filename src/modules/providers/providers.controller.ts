@@ -1,0 +1,45 @@
+import { Controller, Get, Inject, Param, Req } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
+import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { Authenticated, Caller } from '../../shared/auth/auth.decorators';
+import type { CallerContext } from '../../shared/auth/request-context';
+import { scopeOf } from '../../shared/auth/request-context';
+import { ApiEnvelope, ApiErrors } from '../../shared/http/api-docs';
+import { EnvelopeReply, reply } from '../../shared/http/envelope';
+import { INVOICE_PROVIDERS_EXAMPLE, InvoiceProvidersDto } from './dto/provider.response.dto';
+import { InvoiceProvidersView, ListInvoiceProvidersQuery } from './queries/list-invoice-providers/list-invoice-providers.query';
+
+const SANE_HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
+
+/**
+ * Base of the provider image urls: PUBLIC_BASE_URL when the deployment sets it (the same variable
+ * the files module uses for its urls), else the scheme and host the request came in on.
+ */
+function assetBase(req: Request): string {
+  const configured = process.env.PUBLIC_BASE_URL?.replace(/\/+$/, '');
+  if (configured) return configured;
+  const host = req.get('host') ?? '';
+  return `${req.protocol}://${SANE_HOST.test(host) ? host : 'localhost'}`;
+}
+
+@ApiTags('Providers')
+@Controller('providers')
+export class ProvidersController {
+  constructor(@Inject(QueryBus) private readonly queries: QueryBus) {}
+
+  @Get(':invoice_id')
+  @Authenticated({ payer: true })
+  @ApiOperation({
+    summary: 'Providers available to pay an invoice',
+    description: 'Every provider the invoice\'s organization has enabled (in the invoice\'s mode) can pay it. `price` is what to send through '
+      + 'the provider: the invoice\'s price_usd in the provider\'s currency at current rates, rounded up to the provider\'s decimals. '
+      + 'Without an Authorization header (payer access) the invoice id is the capability.',
+  })
+  @ApiParam({ name: 'invoice_id', description: 'Invoice id (invoice_...)', example: 'invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00' })
+  @ApiEnvelope({ type: InvoiceProvidersDto, example: INVOICE_PROVIDERS_EXAMPLE, message: 'Providers' })
+  @ApiErrors(400, 401, 403, 404)
+  async forInvoice(@Caller() caller: CallerContext | null, @Param('invoice_id') invoiceId: string, @Req() req: Request): Promise<EnvelopeReply<InvoiceProvidersView>> {
+    return reply(await this.queries.execute(new ListInvoiceProvidersQuery(caller ? scopeOf(caller) : null, invoiceId, assetBase(req))), 'Providers');
+  }
+}

@@ -1,0 +1,21 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ProviderAssetsController } from './assets.controller';
+import { ProvidersController } from './providers.controller';
+import { ListInvoiceProvidersHandler } from './queries/list-invoice-providers/list-invoice-providers.handler';
+import { SetProviderEnabledHandler } from './commands/set-provider-enabled/set-provider-enabled.handler';
+import { ProviderSettingRecord } from './persistence/provider-setting.record';
+import { ProvidersRepository } from './persistence/providers.repository';
+import { GetProvidersHandler } from './queries/get-providers/get-providers.handler';
+
+/**
+ * Payment providers: the catalog shipped with the service (domain/catalog.ts), each organization's
+ * enabled set (provider_settings; CLI provider:disable / provider:enable), the provider images, and
+ * GET /providers/{invoice_id}. Exports on the bus: GetProvidersQuery, ListInvoiceProvidersQuery, SetProviderEnabledCommand.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([ProviderSettingRecord])],
+  controllers: [ProviderAssetsController, ProvidersController],
+  providers: [ProvidersRepository, GetProvidersHandler, SetProviderEnabledHandler, ListInvoiceProvidersHandler],
+})
+export class ProvidersModule {}

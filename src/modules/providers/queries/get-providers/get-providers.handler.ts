@@ -1,0 +1,26 @@
+import { Inject } from '@nestjs/common';
+import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import { TransactionRunner } from '../../../../shared/db/transaction-runner';
+import { NotFoundError } from '../../../../shared/errors/domain-error';
+import { canonicalProviderId, PROVIDER_CATALOG } from '../../domain/catalog';
+import { providerView } from '../../dto/provider.views';
+import { ProvidersRepository } from '../../persistence/providers.repository';
+import { GetProvidersQuery, ScopedProvider } from './get-providers.query';
+
+@QueryHandler(GetProvidersQuery)
+export class GetProvidersHandler implements IQueryHandler<GetProvidersQuery> {
+  constructor(
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(ProvidersRepository) private readonly repo: ProvidersRepository,
+  ) {}
+
+  async execute({ scope, ids }: GetProvidersQuery): Promise<ScopedProvider[]> {
+    const wanted = ids ? new Set(ids.map(canonicalProviderId)) : null;
+    const catalog = PROVIDER_CATALOG.filter((p) => !wanted || wanted.has(p.id));
+    if (!catalog.length) return [];
+    const m = this.tx.manager;
+    const [settings, orgCreatedAt] = await Promise.all([this.repo.settings(m, scope), this.repo.organizationCreatedAt(m, scope.organizationId)]);
+    if (!orgCreatedAt) throw new NotFoundError('organization');
+    return catalog.map((p) => ({ catalog: p, view: providerView(p, scope.organizationId, settings.get(p.id), orgCreatedAt) }));
+  }
+}

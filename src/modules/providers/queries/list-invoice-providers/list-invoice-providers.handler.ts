@@ -1,0 +1,42 @@
+import { Inject } from '@nestjs/common';
+import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
+import type { Scope } from '../../../../shared/auth/request-context';
+import { NotFoundError } from '../../../../shared/errors/domain-error';
+import { renderAmount } from '../../../../shared/money/money';
+import { formatTimestamp } from '../../../../shared/time/time';
+import { GetPayableInvoiceQuery } from '../../../invoices/queries/get-payable-invoice/get-payable-invoice.query';
+import { RatesAsOfQuery } from '../../../rates/queries/rates-as-of/rates-as-of.query';
+import { amountDue } from '../../domain/amount-due';
+import { GetProvidersQuery } from '../get-providers/get-providers.query';
+import { InvoiceProvidersView, ListInvoiceProvidersQuery } from './list-invoice-providers.query';
+
+@QueryHandler(ListInvoiceProvidersQuery)
+export class ListInvoiceProvidersHandler implements IQueryHandler<ListInvoiceProvidersQuery> {
+  constructor(@Inject(QueryBus) private readonly queries: QueryBus) {}
+
+  async execute({ access, invoiceId, assetBaseUrl }: ListInvoiceProvidersQuery): Promise<InvoiceProvidersView> {
+    const invoice = await this.queries.execute(new GetPayableInvoiceQuery(access, invoiceId));
+    if (!invoice) throw new NotFoundError('invoice');
+    const scope: Scope = { organizationId: invoice.organizationId as Scope['organizationId'], mode: invoice.mode };
+    const [providers, rates] = await Promise.all([
+      this.queries.execute(new GetProvidersQuery(scope)),
+      this.queries.execute(new RatesAsOfQuery()),
+    ]);
+    const image = (file: string) => `${assetBaseUrl}/assets/providers/${file}`;
+    return {
+      providers: providers.filter((p) => p.view.enabled).map(({ catalog: p }) => ({
+        id: p.id,
+        provider: p.type === 'CRYPTOCURRENCY' ? 'CRYPTO' : 'FIAT',
+        network: p.network,
+        gateway: p.gateway,
+        type: p.kind,
+        filters: [...p.filters],
+        metadata: { decimals: p.decimals, contract_address: p.contractAddress, image_url: image(p.image), image_url_network: image(p.networkImage) },
+        name: p.name,
+        currency: p.currency,
+        price: renderAmount(amountDue(invoice.priceUsd, rates.usd[p.currency], p.decimals)),
+      })),
+      exchange_rate_timestamp: formatTimestamp(rates.takenAt),
+    };
+  }
+}

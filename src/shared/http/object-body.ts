@@ -1,0 +1,31 @@
+import { createParamDecorator, ExecutionContext, ValidationPipe } from '@nestjs/common';
+import { BadRequestError, ValidationFailedError } from '../errors/domain-error';
+import type { AppRequest } from './envelope';
+import { fieldErrorsOf } from './validation';
+
+/**
+ * The JSON body of a call whose interface allows "an empty array or an object": a top-level `[]`
+ * reads as `{}`; any other array is a 400. Pair it with `objectBodyPipe` (custom parameter
+ * decorators are not seen by the global pipe): `@ObjectBody(objectBodyPipe) body: SomeDto`.
+ */
+export const ObjectBody = createParamDecorator((_: unknown, ctx: ExecutionContext): unknown => {
+  const body = ctx.switchToHttp().getRequest<AppRequest>().body as unknown;
+  if (Array.isArray(body)) {
+    if (body.length === 0) return {};
+    throw new BadRequestError('The body must be a JSON object (or an empty array)', 'validation_failed');
+  }
+  if (body === null || body === undefined) return {};
+  if (typeof body !== 'object') throw new BadRequestError('The body must be a JSON object (or an empty array)', 'validation_failed');
+  return body;
+});
+
+/** The global validation settings, applied to an ObjectBody parameter. */
+export const objectBodyPipe = new ValidationPipe({
+  transform: true,
+  whitelist: true,
+  forbidNonWhitelisted: false,
+  stopAtFirstError: true,
+  validateCustomDecorators: true,
+  validationError: { target: false, value: false },
+  exceptionFactory: (errors) => new ValidationFailedError(fieldErrorsOf(errors)),
+});
