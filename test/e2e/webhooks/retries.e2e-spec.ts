@@ -78,6 +78,24 @@ describe('webhook retries', () => {
     expect(attempts[1].duration_ms).toBeLessThan(1500);
   });
 
+  it('changing an endpoint while its deliveries are being recorded never fails (no lock cycles)', async () => {
+    const endpoint = await register(receiver.url('/busy'));
+    receiver.setDefault({ status: 500 });
+    await Promise.all(Array.from({ length: 8 }, () => register('https://unrelated.example.com/hook', ['invoice.voided'])));
+    const statuses: number[] = [];
+    for (let round = 0; round < 30; round++) {
+      const changes = await Promise.all([
+        api.put(`/webhooks/${endpoint.id}`, { enabled: round % 2 === 1 }),
+        api.put(`/webhooks/${endpoint.id}`, { description: `round ${round}` }),
+        register('https://unrelated.example.com/hook', ['invoice.voided']).then(() => ({ status: 201 })),
+      ]);
+      statuses.push(...changes.map((c) => c.status));
+      await sleep(100);
+    }
+    expect(statuses.filter((s) => s >= 500)).toEqual([]);
+    expect(receiver.received.length).toBeGreaterThan(3);
+  });
+
   it('stops after the last attempt, and disables the endpoint after repeated failed deliveries', async () => {
     const watcher = await WebhookReceiver.start();
     try {

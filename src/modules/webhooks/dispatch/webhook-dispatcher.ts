@@ -147,6 +147,8 @@ export class WebhookDispatcher implements OnModuleDestroy {
     const attempt = delivery.attempt_count;
     const scope: Scope = { organizationId: delivery.organization_id as OrgId, mode: delivery.mode };
     await this.tx.run(async (m) => {
+      // Endpoint first, then the delivery: the order every writer of both follows.
+      await this.endpoints.lockById(m, delivery.endpoint_id);
       let nextAttemptAt: Date | null = null;
       if (result.succeeded) {
         if (await this.deliveries.finish(m, delivery.id, attempt, 'succeeded', null, now)) {

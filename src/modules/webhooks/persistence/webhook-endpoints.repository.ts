@@ -47,10 +47,15 @@ export class WebhookEndpointsRepository {
     );
   }
 
+  /**
+   * With `lock`, holds the endpoint row (FOR NO KEY UPDATE: deliveries and attempts referencing it
+   * may still be inserted) until the transaction ends. Whoever changes an endpoint and its
+   * deliveries takes this lock first, then the deliveries' rows, so two such writers never deadlock.
+   */
   async find(m: EntityManager, scope: Scope, id: string, lock = false): Promise<EndpointRow | null> {
     const rows: EndpointRow[] = await m.query(
       `SELECT ${COLUMNS} FROM webhook_endpoints
-        WHERE organization_id = $1 AND mode = $2 AND id = $3 AND deleted_at IS NULL${lock ? ' FOR UPDATE' : ''}`,
+        WHERE organization_id = $1 AND mode = $2 AND id = $3 AND deleted_at IS NULL${lock ? ' FOR NO KEY UPDATE' : ''}`,
       [scope.organizationId, scope.mode, id],
     );
     return rows[0] ?? null;
@@ -78,6 +83,11 @@ export class WebhookEndpointsRepository {
       [scope.organizationId, scope.mode, id, ...entries.map(([, v]) => v)],
     ));
     return rows[0];
+  }
+
+  /** Takes the endpoint's row lock by id alone (the dispatcher, before recording an attempt). */
+  async lockById(m: EntityManager, id: string): Promise<void> {
+    await m.query(`SELECT id FROM webhook_endpoints WHERE id = $1 FOR NO KEY UPDATE`, [id]);
   }
 
   async markDeleted(m: EntityManager, scope: Scope, id: string, at: Date): Promise<void> {
