@@ -7,6 +7,8 @@ import type { InvoiceStatus, InvoiceSubstatus } from './domain/invoice-status';
 import { TimedInvoice, timeMove, timeMoveEvents, withTimeApplied } from './domain/invoice-timing';
 import type { InvoiceRecord } from './persistence/invoice.record';
 import { InvoicesRepository } from './persistence/invoices.repository';
+import { InvoiceEvents } from './commands/invoice-events';
+import type { Scope } from '../../shared/auth/request-context';
 
 /** A clock move written to an invoice (expiry, or the end of its monitoring window). */
 export interface ClockMove {
@@ -33,8 +35,9 @@ const SWEEP_BATCH = 200;
  *   sweeping at once never apply one move twice;
  * - `start` runs `sweep` every INVOICE_SWEEP_SECONDS (main.ts starts it after the migrations).
  *
- * Events: where the event outbox exists (src/shared/events), each move records the events of
- * `ClockMove.events` in the same transaction; until then each move is logged (`invoice_clock_move`).
+ * Events: each move records `invoice.expired` (the first time an invoice becomes EXPIRED), then
+ * `invoice.updated` (and `invoice.voided` when the window closes) in its own transaction, through
+ * InvoiceEvents and the event outbox; each move is also logged (`invoice_clock_move`).
  */
 @Injectable()
 export class InvoiceClocks implements OnApplicationShutdown {
@@ -47,6 +50,7 @@ export class InvoiceClocks implements OnApplicationShutdown {
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(Clock) private readonly clock: Clock,
     @Inject(AppConfig) private readonly config: AppConfig,
+    @Inject(InvoiceEvents) private readonly events: InvoiceEvents,
   ) {}
 
   get monitoringMinutes(): number {
@@ -68,13 +72,19 @@ export class InvoiceClocks implements OnApplicationShutdown {
   ): Promise<{ invoice: T; move: ClockMove | null }> {
     const next = timeMove(invoice, now, this.monitoringMinutes);
     if (!next) return { invoice, move: null };
+    const scope: Scope = { organizationId: invoice.organizationId as Scope['organizationId'], mode: invoice.mode };
+    const stored = await this.repo.find(m, scope, invoice.id);
+    if (!stored) throw new Error(`invoice ${invoice.id} vanished while locked`);
+    const before = this.events.view(stored);
     await this.repo.updateStatus(m, invoice, next.status, next.substatus, now);
     const move: ClockMove = {
       invoiceId: invoice.id, organizationId: invoice.organizationId, mode: invoice.mode,
       from: { status: invoice.status, substatus: invoice.substatus }, to: next,
       events: timeMoveEvents(invoice, next), at: now,
     };
-    // Event outbox: record move.events here (same manager) once src/shared/events exists.
+    // In the same transaction: invoice.expired (first time EXPIRED), then invoice.updated (and invoice.voided).
+    if (move.events.includes('invoice.expired')) await this.events.expired(m, scope, invoice.id);
+    await this.events.changed(m, scope, before);
     this.logger.log({ event: 'invoice_clock_move', invoice_id: move.invoiceId, from: move.from, to: move.to, events: move.events });
     return { invoice: { ...invoice, status: next.status, substatus: next.substatus, updatedAt: now }, move };
   }

@@ -3,6 +3,8 @@ import type { EntityManager } from 'typeorm';
 import { AppConfig } from '../../shared/config/app-config';
 import type { Amount } from '../../shared/money/money';
 import { Money } from '../../shared/money/money';
+import type { Scope } from '../../shared/auth/request-context';
+import { InvoiceEvents } from './commands/invoice-events';
 import { nextStatusForPayments, StatusChange } from './domain/invoice-status';
 import type { InvoiceRecord } from './persistence/invoice.record';
 import { InvoiceAccess, InvoicesRepository } from './persistence/invoices.repository';
@@ -44,6 +46,7 @@ export class PayableInvoices {
     @Inject(InvoicesRepository) private readonly repo: InvoicesRepository,
     @Inject(AppConfig) config: AppConfig,
     @Inject(InvoiceClocks) private readonly clocks: InvoiceClocks,
+    @Inject(InvoiceEvents) private readonly events: InvoiceEvents,
   ) {
     this.tolerance = new Money(config.PAYMENT_TOLERANCE ?? '0');
   }
@@ -73,9 +76,14 @@ export class PayableInvoices {
       paidLate: totals.paidLate ?? false,
     });
     if (!next) return null;
+    const scope: Scope = { organizationId: invoice.organizationId as Scope['organizationId'], mode: invoice.mode };
+    const current = await this.repo.find(m, scope, invoice.id);
+    if (!current) throw new Error(`invoice ${invoice.id} vanished while locked`);
     await this.repo.updateStatus(m, invoice, next.status, next.substatus, at);
-    // An invoice falling back to PENDING (its payment failed) meets its clocks at once.
-    const { invoice: after } = await this.clocks.applyDue(m, { ...invoice, ...next }, at);
+    // invoice.updated (and invoice.completed), in the payment's transaction.
+    await this.events.changed(m, scope, this.events.view(current));
+    // An invoice falling back to PENDING (its payment failed) meets its clocks at once (with their own events).
+    const { invoice: after } = await this.clocks.applyDue(m, { ...invoice, ...next, updatedAt: at }, at);
     return { status: after.status, substatus: after.substatus, previousStatus: invoice.status, previousSubstatus: invoice.substatus };
   }
 }

@@ -93,6 +93,11 @@ describe('invoice expiry and monitoring window (no sweeper: reads compute the st
     expect(paid.invoice).toMatchObject({ status: 'COMPLETED', substatus: 'PAID_LATE', previous_status: 'PENDING' });
     expect(await short(id)).toMatchObject({ status: 'COMPLETED', substatus: 'PAID_LATE' });
     expect(await storedState(db, id)).toEqual({ status: 'COMPLETED', substatus: 'PAID_LATE' });
+    // The late payment's transaction wrote the expiry first (invoice.expired), then the completion.
+    const events = expectSuccess(await test.post('/events', { type: ['invoice.expired', 'invoice.completed'], limit: 100 })).items
+      .filter((e: any) => e.data.object.id === id).reverse();
+    expect(events.map((e: any) => e.type)).toEqual(['invoice.expired', 'invoice.completed']);
+    expect(events[1].data.object).toMatchObject({ status: 'COMPLETED', substatus: 'PAID_LATE' });
     // Completed stays completed when the window closes.
     await advance(test, 61 * MINUTE);
     expect(await short(id)).toMatchObject({ status: 'COMPLETED', substatus: 'PAID_LATE' });
@@ -134,6 +139,12 @@ describe('invoice expiry and monitoring window (no sweeper: reads compute the st
     const late = await pay(test, { invoice_id: id, provider_id: 'prov_card_usd', price: '100', status: 'COMPLETED' });
     expect(late.invoice).toMatchObject({ status: 'VOIDED', substatus: 'EXPIRED' });
     expect(await storedState(db, id)).toEqual({ status: 'VOIDED', substatus: 'EXPIRED' });
+    // Writing the move recorded its events: invoice.expired, invoice.updated, invoice.voided.
+    const events = expectSuccess(await test.post('/events', { type: ['invoice.expired', 'invoice.updated', 'invoice.voided'], limit: 100 })).items
+      .filter((e: any) => e.data.object.id === id).reverse();
+    expect(events.map((e: any) => e.type)).toEqual(['invoice.expired', 'invoice.updated', 'invoice.voided']);
+    expect(events[0].data.object).toMatchObject({ status: 'VOIDED', substatus: 'EXPIRED' });
+    expect(events[1].data.previous_attributes).toMatchObject({ status: 'PENDING', substatus: null });
     // A merchant cannot move it any more either.
     expectError(await test.put(`/invoices/${id}`, { status: 'COMPLETED' }), 400, { field: 'status' });
   });

@@ -72,5 +72,17 @@ describe('the sweeper: time moves without requests, once, with two instances swe
     // One expiry and one window closing per invoice (the two may come from different instances).
     for (const id of ids) expect([id, [...(moves.get(id) ?? [])].sort()]).toEqual([id, ['PENDING/EXPIRED', 'VOIDED/EXPIRED']]);
     expect(moves.has(paid)).toBe(false);
+
+    // The events of the moves, written once each: invoice.expired, then invoice.updated twice and invoice.voided.
+    const events = await withClient(db, async (c) => (await c.query(
+      `SELECT data->'object'->>'id' AS id, type, count(*)::int AS n FROM events
+        WHERE type IN ('invoice.expired', 'invoice.updated', 'invoice.voided') AND data->'object'->>'id' = ANY($1)
+        GROUP BY 1, 2`, [[...ids, paid]],
+    )).rows);
+    const count = (id: string, type: string) => events.find((e: any) => e.id === id && e.type === type)?.n ?? 0;
+    for (const id of ids) {
+      expect([id, count(id, 'invoice.expired'), count(id, 'invoice.updated'), count(id, 'invoice.voided')]).toEqual([id, 1, 2, 1]);
+    }
+    expect(count(paid, 'invoice.expired')).toBe(0);
   });
 });

@@ -14,6 +14,7 @@ import { InvoiceAccess, InvoicesRepository } from '../../persistence/invoices.re
 import { InvoiceClocks } from '../../invoice-clocks.service';
 import { isPastExpiry } from '../../domain/invoice-timing';
 import { formatTimestamp } from '../../../../shared/time/time';
+import { InvoiceEvents } from '../invoice-events';
 import { InvoiceUpdated, UpdateInvoiceCommand } from './update-invoice.command';
 
 @CommandHandler(UpdateInvoiceCommand)
@@ -24,6 +25,7 @@ export class UpdateInvoiceHandler implements ICommandHandler<UpdateInvoiceComman
     @Inject(InvoicesRepository) private readonly repo: InvoicesRepository,
     @Inject(Clock) private readonly clock: Clock,
     @Inject(InvoiceClocks) private readonly clocks: InvoiceClocks,
+    @Inject(InvoiceEvents) private readonly events: InvoiceEvents,
   ) {}
 
   async execute({ access, invoiceId, change }: UpdateInvoiceCommand): Promise<InvoiceUpdated> {
@@ -49,7 +51,9 @@ export class UpdateInvoiceHandler implements ICommandHandler<UpdateInvoiceComman
       const next = merchantMove(invoice.status, to);
       // A merchant's move keeps EXPIRED on an expired invoice they void (MARKED_PAID otherwise wins).
       const substatus = next.status === 'VOIDED' && invoice.substatus === 'EXPIRED' ? 'EXPIRED' : next.substatus;
+      const before = this.events.view(invoice);
       await this.repo.updateStatus(m, invoice, next.status, substatus, now);
+      await this.events.changed(m, scope, before);
       return { id: invoice.id, message: `Invoice status changed to ${next.status}` };
     });
   }
@@ -72,10 +76,12 @@ export class UpdateInvoiceHandler implements ICommandHandler<UpdateInvoiceComman
       assertPending(invoice.status);
       assertNotExpired(invoice.expiresAt, at);
       const calculations = buildCalculationRecords(invoice, items, calculationLines(calc), now);
+      const before = this.events.view(invoice);
       await this.repo.replaceCalculations(m, invoice, calculations, {
         currency: calc.currency, price: calc.total.price, priceUsd: calc.total.priceUsd,
         ratesSnapshotId: calc.rates.snapshotId, ratesTakenAt: calc.rates.takenAt,
       }, now);
+      await this.events.changed(m, scope, before);
       return { id: invoice.id, message: `Invoice currency changed to ${calc.currency}` };
     });
   }

@@ -6,6 +6,7 @@ import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { NotFoundError, ValidationFailedError } from '../../../../shared/errors/domain-error';
 import { newId } from '../../../../shared/ids/ids';
 import { AMOUNT_PROBLEM_MESSAGES, amountProblem, Amount, parseAmount, roundMoney } from '../../../../shared/money/money';
+import { EventOutbox } from '../../../../shared/events/outbox';
 import { Clock } from '../../../../shared/time/clock';
 import type { PayableInvoice } from '../../../invoices/queries/get-payable-invoice/get-payable-invoice.query';
 import { PayableInvoices } from '../../../invoices/payable-invoices.service';
@@ -14,6 +15,7 @@ import { GetProvidersQuery } from '../../../providers/queries/get-providers/get-
 import { RatesAsOfQuery } from '../../../rates/queries/rates-as-of/rates-as-of.query';
 import { applyConfirmations, MAX_CONFIRMATIONS } from '../../domain/confirmations';
 import { initialPaymentStatus, isPaymentStatus, movePayment, PaymentStatus } from '../../domain/payment-status';
+import { paymentView } from '../../dto/payment.views';
 import { PaymentRecordedEvent } from '../../events/payment-recorded.event';
 import type { PaymentRecord } from '../../persistence/payment.record';
 import { PaymentsRepository } from '../../persistence/payments.repository';
@@ -47,6 +49,7 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
     @Inject(PaymentsRepository) private readonly repo: PaymentsRepository,
     @Inject(PayableInvoices) private readonly invoices: PayableInvoices,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(EventOutbox) private readonly outbox: EventOutbox,
   ) {}
 
   async execute({ scope, report }: RecordProviderPaymentCommand): Promise<RecordedPayment> {
@@ -148,7 +151,9 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
     const move = movePayment(payment.status, status);
     const confirmationsChanged = confirmations !== payment.confirmations;
     if (move.changed || confirmationsChanged) await this.repo.updateStatus(m, payment, move.status, now, confirmations);
-    return this.settle(m, scope, invoice, { ...payment, status: move.status, confirmations }, payment.status, false, now, move.changed, confirmationsChanged);
+    return this.settle(
+      m, scope, invoice, { ...payment, status: move.status, confirmations }, payment.status, false, now, move.changed, confirmationsChanged, payment.confirmations,
+    );
   }
 
   private recordConfirmations(scope: Scope, report: PaymentConfirmationsReport): Promise<RecordedPayment> {
@@ -193,14 +198,38 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
     });
   }
 
+  /**
+   * payment.created, or payment.updated with the earlier values of the changed fields; recorded
+   * before the invoice's own events, which the state recomputation below records.
+   */
+  private async recordPaymentEvent(
+    m: EntityManager, scope: Scope, payment: PaymentRecord, previousStatus: PaymentStatus | null, created: boolean, previousConfirmations: number,
+  ): Promise<void> {
+    const stored = await this.repo.find(m, scope, payment.id);
+    if (!stored) throw new Error(`payment ${payment.id} vanished inside its own transaction`);
+    const after = paymentView(stored, false);
+    if (created) {
+      await this.outbox.record(m, scope, 'payment.created', after);
+      return;
+    }
+    const before = paymentView({ ...payment, status: previousStatus ?? payment.status, confirmations: previousConfirmations }, false) as unknown as Record<string, unknown>;
+    const previous: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(before)) {
+      if (JSON.stringify(value) !== JSON.stringify((after as unknown as Record<string, unknown>)[key])) previous[key] = value;
+    }
+    await this.outbox.record(m, scope, 'payment.updated', after, { previousAttributes: previous });
+  }
+
   /** Recomputes the locked invoice's state from all its payments, inside the same transaction. */
   private async settle(
     m: EntityManager, scope: Scope, invoice: PayableInvoice, payment: PaymentRecord, previousStatus: PaymentStatus | null,
-    created: boolean, now: Date, statusChanged = true, confirmationsChanged = false,
+    created: boolean, now: Date, statusChanged = true, confirmationsChanged = false, previousConfirmations: number = payment.confirmations,
   ): Promise<RecordedPayment> {
     const changed = created || statusChanged || confirmationsChanged;
     const before = { status: invoice.status, substatus: invoice.substatus };
     let after = before;
+    // payment.created / payment.updated (a status or confirmations change), in the same transaction.
+    if (changed) await this.recordPaymentEvent(m, scope, payment, previousStatus, created, previousConfirmations);
     if (created || statusChanged) {
       const completedUsd = await this.repo.completedUsd(m, scope, invoice.id);
       const pendingProvider = await this.repo.newestPendingProvider(m, scope, invoice.id);
