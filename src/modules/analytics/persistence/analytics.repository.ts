@@ -1,0 +1,95 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { Scope } from '../../../shared/auth/request-context';
+import { fromDb } from '../../../shared/money/money';
+import type { CustomerFigures, InvoiceCell, PaymentCell, SeriesCell } from '../domain/dashboard';
+import { TOP_CUSTOMERS } from '../domain/dashboard';
+import type { DashboardWindow } from '../domain/period';
+
+/**
+ * Reads the dashboard's rollups (migrations/1763700700000-analytics-rollups.ts), which triggers on
+ * payments and invoices keep in step with every write. Nothing here reads the payments or
+ * invoices tables: a window costs one index range per rollup, whatever the number of payments.
+ * Every statement filters by organization_id and mode first.
+ */
+@Injectable()
+export class AnalyticsRepository {
+  private params(scope: Scope, w: DashboardWindow): unknown[] {
+    return [scope.organizationId, scope.mode, w.grain, w.from, w.to];
+  }
+
+  async payments(m: EntityManager, scope: Scope, w: DashboardWindow): Promise<PaymentCell[]> {
+    const rows: Array<{ provider_id: string; currency: string; status: string; n: string; volume: string }> = await m.query(
+      `SELECT provider_id, currency, status, sum(payments_count)::text AS n, sum(volume_usd)::text AS volume
+         FROM analytics_payment_buckets
+        WHERE organization_id = $1 AND mode = $2 AND grain = $3 AND bucket >= $4 AND bucket < $5
+        GROUP BY provider_id, currency, status
+       HAVING sum(payments_count) <> 0`,
+      this.params(scope, w),
+    );
+    return rows.map((r) => ({ providerId: r.provider_id, currency: r.currency, status: r.status, count: Number.parseInt(r.n, 10), volumeUsd: fromDb(r.volume) }));
+  }
+
+  async invoices(m: EntityManager, scope: Scope, w: DashboardWindow): Promise<InvoiceCell[]> {
+    const rows: Array<{ status: string; n: string; total: string }> = await m.query(
+      `SELECT status, sum(invoices_count)::text AS n, sum(price_usd_sum)::text AS total
+         FROM analytics_invoice_buckets
+        WHERE organization_id = $1 AND mode = $2 AND grain = $3 AND bucket >= $4 AND bucket < $5
+        GROUP BY status
+       HAVING sum(invoices_count) <> 0`,
+      this.params(scope, w),
+    );
+    return rows.map((r) => ({ status: r.status, count: Number.parseInt(r.n, 10), priceUsdSum: fromDb(r.total) }));
+  }
+
+  /** Per bucket: COMPLETED payments' USD volume and the number of invoices created. */
+  async series(m: EntityManager, scope: Scope, w: DashboardWindow): Promise<SeriesCell[]> {
+    const rows: Array<{ bucket: Date; volume: string; n: string }> = await m.query(
+      `SELECT bucket, sum(volume)::text AS volume, sum(n)::text AS n FROM (
+         SELECT bucket, sum(volume_usd) AS volume, 0::bigint AS n FROM analytics_payment_buckets
+          WHERE organization_id = $1 AND mode = $2 AND grain = $3 AND bucket >= $4 AND bucket < $5 AND status = 'COMPLETED'
+          GROUP BY bucket
+         UNION ALL
+         SELECT bucket, 0, sum(invoices_count) FROM analytics_invoice_buckets
+          WHERE organization_id = $1 AND mode = $2 AND grain = $3 AND bucket >= $4 AND bucket < $5
+          GROUP BY bucket
+       ) s GROUP BY bucket`,
+      this.params(scope, w),
+    );
+    return rows.map((r) => ({ bucket: new Date(r.bucket), paymentsVolumeUsd: fromDb(r.volume), invoicesCount: Number.parseInt(r.n, 10) }));
+  }
+
+  /**
+   * Distinct customer emails with an invoice in the window, those whose first invoice ever is in
+   * it, and the top customers by the USD value of their window invoices that are COMPLETED.
+   */
+  async customers(m: EntityManager, scope: Scope, w: DashboardWindow): Promise<CustomerFigures> {
+    const params = this.params(scope, w);
+    const rows: Array<{ email: string | null; n: string | null; volume: string | null; unique_count: string }> = await m.query(
+      `WITH per AS MATERIALIZED (
+         SELECT customer_email, sum(invoices_count) AS n, sum(paid_volume_usd) AS volume
+           FROM analytics_customer_buckets
+          WHERE organization_id = $1 AND mode = $2 AND grain = $3 AND bucket >= $4 AND bucket < $5
+          GROUP BY customer_email
+         HAVING sum(invoices_count) <> 0
+       ), top AS (
+         SELECT customer_email, n, volume FROM per WHERE volume > 0
+          ORDER BY volume DESC, n DESC, customer_email ASC LIMIT ${TOP_CUSTOMERS}
+       )
+       SELECT u.unique_count::text AS unique_count, t.customer_email AS email, t.n::text AS n, t.volume::text AS volume
+         FROM (SELECT count(*) AS unique_count FROM per) u LEFT JOIN top t ON true
+        ORDER BY t.volume DESC, t.n DESC, t.customer_email ASC`,
+      params,
+    );
+    const fresh: Array<{ n: string }> = await m.query(
+      `SELECT count(*)::text AS n FROM analytics_customers
+        WHERE organization_id = $1 AND mode = $2 AND first_invoice_at >= $3 AND first_invoice_at < $4`,
+      [scope.organizationId, scope.mode, w.from, w.to],
+    );
+    return {
+      unique: Number.parseInt(rows[0]?.unique_count ?? '0', 10),
+      new: Number.parseInt(fresh[0].n, 10),
+      top: rows.filter((r) => r.email !== null).map((r) => ({ email: r.email!, invoicesCount: Number.parseInt(r.n!, 10), paidVolumeUsd: fromDb(r.volume!) })),
+    };
+  }
+}
