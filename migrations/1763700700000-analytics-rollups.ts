@@ -185,31 +185,45 @@ export class AnalyticsRollups1763700700000 implements MigrationInterface {
       CREATE TRIGGER analytics_invoices_rollup AFTER INSERT OR UPDATE OR DELETE ON invoices
         FOR EACH ROW EXECUTE FUNCTION analytics_invoices_changed()`);
 
-    // Rows written before this migration.
-    for (const grain of ['day', 'hour']) {
-      await q.query(`
-        INSERT INTO analytics_payment_buckets (organization_id, mode, grain, bucket, provider_id, currency, status, payments_count, volume_usd)
-        SELECT organization_id, mode, $1, date_trunc($1, happened_at, 'UTC'), provider_id, currency, status, count(*), sum(price_usd)
-          FROM payments GROUP BY 1, 2, 3, 4, 5, 6, 7`, [grain]);
-      await q.query(`
-        INSERT INTO analytics_invoice_buckets (organization_id, mode, grain, bucket, status, invoices_count, price_usd_sum)
-        SELECT organization_id, mode, $1, date_trunc($1, created_at, 'UTC'), status, count(*), sum(price_usd)
-          FROM invoices GROUP BY 1, 2, 3, 4, 5`, [grain]);
-      await q.query(`
-        INSERT INTO analytics_customer_buckets (organization_id, mode, grain, bucket, customer_email, invoices_count, paid_count, paid_volume_usd)
-        SELECT organization_id, mode, $1, date_trunc($1, created_at, 'UTC'), lower(customer_email), count(*),
-               count(*) FILTER (WHERE status = 'COMPLETED'), coalesce(sum(price_usd) FILTER (WHERE status = 'COMPLETED'), 0)
-          FROM invoices WHERE customer_email IS NOT NULL GROUP BY 1, 2, 3, 4, 5`, [grain]);
-    }
+    // Rebuilds one organization's rollups from its payments and invoices (both modes), as the
+    // triggers would have left them: for rows written before this migration, bulk loads run with
+    // the triggers disabled, and repairs after a TRUNCATE.
     await q.query(`
-      INSERT INTO analytics_customers (organization_id, mode, customer_email, first_invoice_at)
-      SELECT organization_id, mode, lower(customer_email), min(created_at)
-        FROM invoices WHERE customer_email IS NOT NULL GROUP BY 1, 2, 3`);
+      CREATE FUNCTION analytics_rebuild(org text) RETURNS void LANGUAGE plpgsql AS $$
+      BEGIN
+        DELETE FROM analytics_payment_buckets WHERE organization_id = org;
+        DELETE FROM analytics_invoice_buckets WHERE organization_id = org;
+        DELETE FROM analytics_customer_buckets WHERE organization_id = org;
+        DELETE FROM analytics_customers WHERE organization_id = org;
+        INSERT INTO analytics_payment_buckets (organization_id, mode, grain, bucket, provider_id, currency, status, payments_count, volume_usd)
+        SELECT organization_id, mode, g.grain, date_trunc(g.grain, happened_at, 'UTC'), provider_id, currency, status, count(*), sum(price_usd)
+          FROM payments CROSS JOIN (VALUES ('day'), ('hour')) AS g(grain)
+         WHERE organization_id = org
+         GROUP BY 1, 2, 3, 4, 5, 6, 7;
+        INSERT INTO analytics_invoice_buckets (organization_id, mode, grain, bucket, status, invoices_count, price_usd_sum)
+        SELECT organization_id, mode, g.grain, date_trunc(g.grain, created_at, 'UTC'), status, count(*), sum(price_usd)
+          FROM invoices CROSS JOIN (VALUES ('day'), ('hour')) AS g(grain)
+         WHERE organization_id = org
+         GROUP BY 1, 2, 3, 4, 5;
+        INSERT INTO analytics_customer_buckets (organization_id, mode, grain, bucket, customer_email, invoices_count, paid_count, paid_volume_usd)
+        SELECT organization_id, mode, g.grain, date_trunc(g.grain, created_at, 'UTC'), lower(customer_email), count(*),
+               count(*) FILTER (WHERE status = 'COMPLETED'), coalesce(sum(price_usd) FILTER (WHERE status = 'COMPLETED'), 0)
+          FROM invoices CROSS JOIN (VALUES ('day'), ('hour')) AS g(grain)
+         WHERE organization_id = org AND customer_email IS NOT NULL
+         GROUP BY 1, 2, 3, 4, 5;
+        INSERT INTO analytics_customers (organization_id, mode, customer_email, first_invoice_at)
+        SELECT organization_id, mode, lower(customer_email), min(created_at)
+          FROM invoices WHERE organization_id = org AND customer_email IS NOT NULL
+         GROUP BY 1, 2, 3;
+      END $$`);
+    // Rows written before this migration.
+    await q.query(`SELECT analytics_rebuild(id) FROM organizations`);
   }
 
   async down(q: QueryRunner): Promise<void> {
     await q.query(`DROP TRIGGER analytics_invoices_rollup ON invoices`);
     await q.query(`DROP TRIGGER analytics_payments_rollup ON payments`);
+    await q.query(`DROP FUNCTION analytics_rebuild(text)`);
     await q.query(`DROP FUNCTION analytics_invoices_changed()`);
     await q.query(`DROP FUNCTION analytics_refresh_customer(text, text, text)`);
     await q.query(`DROP FUNCTION analytics_apply_invoice(invoices, integer)`);
