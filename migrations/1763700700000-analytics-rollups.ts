@@ -69,8 +69,84 @@ export class AnalyticsRollups1763700700000 implements MigrationInterface {
       )`);
     await q.query(`CREATE INDEX analytics_customers_first_idx ON analytics_customers (organization_id, mode, first_invoice_at)`);
 
+    // Running totals of the day windows (last_N_days and prev_last_N_days, N in 7, 30, 90, 365) as of
+    // anchor_day, the UTC day they end on. The triggers add each change to the windows that hold
+    // its day; analytics_roll_windows moves them to a new day (or builds them) from the daily buckets.
+    // anchor_day NULL: not built yet (the triggers leave the windows alone).
+    await q.query(`
+      CREATE TABLE analytics_window_anchors (
+        organization_id text NOT NULL,
+        mode            text NOT NULL CHECK (mode IN ('test', 'live')),
+        anchor_day      date,
+        PRIMARY KEY (organization_id, mode)
+      )`);
+    await q.query(`
+      CREATE TABLE analytics_payment_windows (
+        organization_id text NOT NULL,
+        mode            text NOT NULL,
+        span            integer NOT NULL,
+        prev            boolean NOT NULL,
+        provider_id     text NOT NULL,
+        currency        text NOT NULL,
+        status          text NOT NULL,
+        payments_count  bigint NOT NULL,
+        volume_usd      numeric(78,30) NOT NULL,
+        PRIMARY KEY (organization_id, mode, span, prev, provider_id, currency, status)
+      )`);
+    await q.query(`
+      CREATE TABLE analytics_invoice_windows (
+        organization_id text NOT NULL,
+        mode            text NOT NULL,
+        span            integer NOT NULL,
+        prev            boolean NOT NULL,
+        status          text NOT NULL,
+        invoices_count  bigint NOT NULL,
+        price_usd_sum   numeric(78,30) NOT NULL,
+        PRIMARY KEY (organization_id, mode, span, prev, status)
+      )`);
+    await q.query(`
+      CREATE TABLE analytics_customer_windows (
+        organization_id text NOT NULL,
+        mode            text NOT NULL,
+        span            integer NOT NULL,
+        prev            boolean NOT NULL,
+        customer_email  text NOT NULL,
+        invoices_count  bigint NOT NULL,
+        paid_count      bigint NOT NULL,
+        paid_volume_usd numeric(78,30) NOT NULL,
+        PRIMARY KEY (organization_id, mode, span, prev, customer_email)
+      )`);
+    await q.query(`CREATE INDEX analytics_customer_windows_top_idx ON analytics_customer_windows
+                     (organization_id, mode, span, prev, paid_volume_usd DESC, invoices_count DESC, customer_email) WHERE paid_volume_usd > 0`);
+    await q.query(`CREATE INDEX analytics_customer_windows_active_idx ON analytics_customer_windows
+                     (organization_id, mode, span, prev) WHERE invoices_count > 0`);
+    // The day windows (as of anchor day a) that hold day d.
+    await q.query(`
+      CREATE FUNCTION analytics_windows_of(a date, d date) RETURNS TABLE (span integer, prev boolean) LANGUAGE sql IMMUTABLE AS $$
+        SELECT s.span, p.prev FROM (VALUES (7), (30), (90), (365)) AS s(span) CROSS JOIN (VALUES (false), (true)) AS p(prev)
+         WHERE CASE WHEN p.prev THEN d BETWEEN a - 2 * s.span + 1 AND a - s.span ELSE d BETWEEN a - s.span + 1 AND a END
+         ORDER BY s.span, p.prev
+      $$`);
+    // Every writer takes the organization's anchor row FOR SHARE before any rollup row, so a roll
+    // (FOR UPDATE) waits for writers in flight and writers wait for the roll: the windows always
+    // equal the sum of the daily buckets of their days.
+    await q.query(`
+      CREATE FUNCTION analytics_anchor(org text, m text) RETURNS date LANGUAGE plpgsql AS $$
+      DECLARE
+        a date;
+      BEGIN
+        SELECT anchor_day INTO a FROM analytics_window_anchors WHERE organization_id = org AND mode = m FOR SHARE;
+        IF NOT FOUND THEN
+          INSERT INTO analytics_window_anchors (organization_id, mode, anchor_day) VALUES (org, m, NULL) ON CONFLICT DO NOTHING;
+          SELECT anchor_day INTO a FROM analytics_window_anchors WHERE organization_id = org AND mode = m FOR SHARE;
+        END IF;
+        RETURN a;
+      END $$`);
+
     await q.query(`
       CREATE FUNCTION analytics_apply_payment(p payments, sign integer) RETURNS void LANGUAGE plpgsql AS $$
+      DECLARE
+        a date := analytics_anchor(p.organization_id, p.mode);
       BEGIN
         INSERT INTO analytics_payment_buckets AS b
                (organization_id, mode, grain, bucket, provider_id, currency, status, payments_count, volume_usd)
@@ -81,6 +157,15 @@ export class AnalyticsRollups1763700700000 implements MigrationInterface {
         ON CONFLICT (organization_id, mode, grain, bucket, provider_id, currency, status) DO UPDATE
            SET payments_count = b.payments_count + EXCLUDED.payments_count,
                volume_usd = b.volume_usd + EXCLUDED.volume_usd;
+        IF a IS NOT NULL THEN
+          INSERT INTO analytics_payment_windows AS w
+                 (organization_id, mode, span, prev, provider_id, currency, status, payments_count, volume_usd)
+          SELECT p.organization_id, p.mode, x.span, x.prev, p.provider_id, p.currency, p.status, sign, sign * p.price_usd
+            FROM analytics_windows_of(a, (p.happened_at AT TIME ZONE 'UTC')::date) AS x
+          ON CONFLICT (organization_id, mode, span, prev, provider_id, currency, status) DO UPDATE
+             SET payments_count = w.payments_count + EXCLUDED.payments_count,
+                 volume_usd = w.volume_usd + EXCLUDED.volume_usd;
+        END IF;
       END $$`);
     await q.query(`
       CREATE FUNCTION analytics_payments_changed() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -109,7 +194,9 @@ export class AnalyticsRollups1763700700000 implements MigrationInterface {
     await q.query(`
       CREATE FUNCTION analytics_apply_invoice(i invoices, sign integer) RETURNS void LANGUAGE plpgsql AS $$
       DECLARE
+        a date := analytics_anchor(i.organization_id, i.mode);
         paid integer := CASE WHEN i.status = 'COMPLETED' THEN 1 ELSE 0 END;
+        d date := (i.created_at AT TIME ZONE 'UTC')::date;
       BEGIN
         INSERT INTO analytics_invoice_buckets AS b (organization_id, mode, grain, bucket, status, invoices_count, price_usd_sum)
         SELECT i.organization_id, i.mode, g.grain, date_trunc(g.grain, i.created_at, 'UTC'), i.status, sign, sign * i.price_usd
@@ -129,6 +216,23 @@ export class AnalyticsRollups1763700700000 implements MigrationInterface {
              SET invoices_count = b.invoices_count + EXCLUDED.invoices_count,
                  paid_count = b.paid_count + EXCLUDED.paid_count,
                  paid_volume_usd = b.paid_volume_usd + EXCLUDED.paid_volume_usd;
+        END IF;
+        IF a IS NOT NULL THEN
+          INSERT INTO analytics_invoice_windows AS w (organization_id, mode, span, prev, status, invoices_count, price_usd_sum)
+          SELECT i.organization_id, i.mode, x.span, x.prev, i.status, sign, sign * i.price_usd FROM analytics_windows_of(a, d) AS x
+          ON CONFLICT (organization_id, mode, span, prev, status) DO UPDATE
+             SET invoices_count = w.invoices_count + EXCLUDED.invoices_count,
+                 price_usd_sum = w.price_usd_sum + EXCLUDED.price_usd_sum;
+          IF i.customer_email IS NOT NULL THEN
+            INSERT INTO analytics_customer_windows AS w
+                   (organization_id, mode, span, prev, customer_email, invoices_count, paid_count, paid_volume_usd)
+            SELECT i.organization_id, i.mode, x.span, x.prev, lower(i.customer_email), sign, sign * paid, sign * paid * i.price_usd
+              FROM analytics_windows_of(a, d) AS x
+            ON CONFLICT (organization_id, mode, span, prev, customer_email) DO UPDATE
+               SET invoices_count = w.invoices_count + EXCLUDED.invoices_count,
+                   paid_count = w.paid_count + EXCLUDED.paid_count,
+                   paid_volume_usd = w.paid_volume_usd + EXCLUDED.paid_volume_usd;
+          END IF;
         END IF;
       END $$`);
     // The first invoice of one customer, recomputed from the invoices (after a delete or a change
@@ -191,6 +295,11 @@ export class AnalyticsRollups1763700700000 implements MigrationInterface {
     await q.query(`
       CREATE FUNCTION analytics_rebuild(org text) RETURNS void LANGUAGE plpgsql AS $$
       BEGIN
+        -- The day windows are built again by the next dashboard call.
+        UPDATE analytics_window_anchors SET anchor_day = NULL WHERE organization_id = org;
+        DELETE FROM analytics_payment_windows WHERE organization_id = org;
+        DELETE FROM analytics_invoice_windows WHERE organization_id = org;
+        DELETE FROM analytics_customer_windows WHERE organization_id = org;
         DELETE FROM analytics_payment_buckets WHERE organization_id = org;
         DELETE FROM analytics_invoice_buckets WHERE organization_id = org;
         DELETE FROM analytics_customer_buckets WHERE organization_id = org;
@@ -216,6 +325,77 @@ export class AnalyticsRollups1763700700000 implements MigrationInterface {
           FROM invoices WHERE organization_id = org AND customer_email IS NOT NULL
          GROUP BY 1, 2, 3;
       END $$`);
+    // Moves one organization's day windows to end on `today` (builds them the first time, or after
+    // a long pause or a clock going back): each window gains the daily buckets of the days that
+    // enter it and loses those of the days that leave it.
+    await q.query(`
+      CREATE FUNCTION analytics_roll_windows(org text, m text, today date) RETURNS void LANGUAGE plpgsql AS $$
+      DECLARE
+        a date;
+        full_build boolean;
+      BEGIN
+        INSERT INTO analytics_window_anchors (organization_id, mode, anchor_day) VALUES (org, m, NULL) ON CONFLICT DO NOTHING;
+        SELECT anchor_day INTO a FROM analytics_window_anchors WHERE organization_id = org AND mode = m FOR UPDATE;
+        IF a IS NOT DISTINCT FROM today THEN RETURN; END IF;
+        full_build := a IS NULL OR a > today OR today - a >= 365;
+        IF full_build THEN
+          DELETE FROM analytics_payment_windows WHERE organization_id = org AND mode = m;
+          DELETE FROM analytics_invoice_windows WHERE organization_id = org AND mode = m;
+          DELETE FROM analytics_customer_windows WHERE organization_id = org AND mode = m;
+          a := NULL;
+        END IF;
+        CREATE TEMP TABLE IF NOT EXISTS analytics_roll_delta (day date, bucket timestamptz, span integer, prev boolean, sign integer) ON COMMIT DROP;
+        TRUNCATE analytics_roll_delta;
+        INSERT INTO analytics_roll_delta (day, bucket, span, prev, sign)
+        SELECT x.day, (x.day::timestamp AT TIME ZONE 'UTC'), x.span, x.prev, sum(x.sign)::integer
+          FROM (
+            SELECT DISTINCT d::date AS day FROM (
+              SELECT generate_series((CASE WHEN full_build THEN today - 729 ELSE a + 1 END)::timestamp, today::timestamp, interval '1 day') AS d
+              UNION ALL
+              SELECT generate_series((a - v.s * w.k + 1)::timestamp, (today - v.s * w.k)::timestamp, interval '1 day')
+                FROM (VALUES (7), (30), (90), (365)) AS v(s) CROSS JOIN (VALUES (1), (2)) AS w(k)
+               WHERE NOT full_build
+            ) days
+          ) dd
+          CROSS JOIN LATERAL (
+            SELECT dd.day, n.span, n.prev, 1 AS sign FROM analytics_windows_of(today, dd.day) AS n
+            UNION ALL
+            SELECT dd.day, o.span, o.prev, -1 FROM analytics_windows_of(a, dd.day) AS o WHERE a IS NOT NULL
+          ) x
+         GROUP BY x.day, x.span, x.prev
+        HAVING sum(x.sign) <> 0;
+
+        INSERT INTO analytics_payment_windows AS w (organization_id, mode, span, prev, provider_id, currency, status, payments_count, volume_usd)
+        SELECT org, m, r.span, r.prev, b.provider_id, b.currency, b.status, sum(r.sign * b.payments_count), sum(r.sign * b.volume_usd)
+          FROM analytics_roll_delta r
+          JOIN analytics_payment_buckets b ON b.organization_id = org AND b.mode = m AND b.grain = 'day' AND b.bucket = r.bucket
+         GROUP BY r.span, r.prev, b.provider_id, b.currency, b.status
+         ORDER BY r.span, r.prev, b.provider_id, b.currency, b.status
+        ON CONFLICT (organization_id, mode, span, prev, provider_id, currency, status) DO UPDATE
+           SET payments_count = w.payments_count + EXCLUDED.payments_count, volume_usd = w.volume_usd + EXCLUDED.volume_usd;
+        INSERT INTO analytics_invoice_windows AS w (organization_id, mode, span, prev, status, invoices_count, price_usd_sum)
+        SELECT org, m, r.span, r.prev, b.status, sum(r.sign * b.invoices_count), sum(r.sign * b.price_usd_sum)
+          FROM analytics_roll_delta r
+          JOIN analytics_invoice_buckets b ON b.organization_id = org AND b.mode = m AND b.grain = 'day' AND b.bucket = r.bucket
+         GROUP BY r.span, r.prev, b.status
+         ORDER BY r.span, r.prev, b.status
+        ON CONFLICT (organization_id, mode, span, prev, status) DO UPDATE
+           SET invoices_count = w.invoices_count + EXCLUDED.invoices_count, price_usd_sum = w.price_usd_sum + EXCLUDED.price_usd_sum;
+        INSERT INTO analytics_customer_windows AS w (organization_id, mode, span, prev, customer_email, invoices_count, paid_count, paid_volume_usd)
+        SELECT org, m, r.span, r.prev, b.customer_email, sum(r.sign * b.invoices_count), sum(r.sign * b.paid_count), sum(r.sign * b.paid_volume_usd)
+          FROM analytics_roll_delta r
+          JOIN analytics_customer_buckets b ON b.organization_id = org AND b.mode = m AND b.grain = 'day' AND b.bucket = r.bucket
+         GROUP BY r.span, r.prev, b.customer_email
+         ORDER BY r.span, r.prev, b.customer_email
+        ON CONFLICT (organization_id, mode, span, prev, customer_email) DO UPDATE
+           SET invoices_count = w.invoices_count + EXCLUDED.invoices_count, paid_count = w.paid_count + EXCLUDED.paid_count,
+               paid_volume_usd = w.paid_volume_usd + EXCLUDED.paid_volume_usd;
+
+        DELETE FROM analytics_payment_windows WHERE organization_id = org AND mode = m AND payments_count = 0 AND volume_usd = 0;
+        DELETE FROM analytics_invoice_windows WHERE organization_id = org AND mode = m AND invoices_count = 0 AND price_usd_sum = 0;
+        DELETE FROM analytics_customer_windows WHERE organization_id = org AND mode = m AND invoices_count = 0 AND paid_count = 0 AND paid_volume_usd = 0;
+        UPDATE analytics_window_anchors SET anchor_day = today WHERE organization_id = org AND mode = m;
+      END $$`);
     // Rows written before this migration.
     await q.query(`SELECT analytics_rebuild(id) FROM organizations`);
   }
@@ -224,11 +404,18 @@ export class AnalyticsRollups1763700700000 implements MigrationInterface {
     await q.query(`DROP TRIGGER analytics_invoices_rollup ON invoices`);
     await q.query(`DROP TRIGGER analytics_payments_rollup ON payments`);
     await q.query(`DROP FUNCTION analytics_rebuild(text)`);
+    await q.query(`DROP FUNCTION analytics_roll_windows(text, text, date)`);
     await q.query(`DROP FUNCTION analytics_invoices_changed()`);
     await q.query(`DROP FUNCTION analytics_refresh_customer(text, text, text)`);
     await q.query(`DROP FUNCTION analytics_apply_invoice(invoices, integer)`);
     await q.query(`DROP FUNCTION analytics_payments_changed()`);
     await q.query(`DROP FUNCTION analytics_apply_payment(payments, integer)`);
+    await q.query(`DROP FUNCTION analytics_anchor(text, text)`);
+    await q.query(`DROP FUNCTION analytics_windows_of(date, date)`);
+    await q.query(`DROP TABLE analytics_customer_windows`);
+    await q.query(`DROP TABLE analytics_invoice_windows`);
+    await q.query(`DROP TABLE analytics_payment_windows`);
+    await q.query(`DROP TABLE analytics_window_anchors`);
     await q.query(`DROP TABLE analytics_customers`);
     await q.query(`DROP TABLE analytics_customer_buckets`);
     await q.query(`DROP TABLE analytics_invoice_buckets`);

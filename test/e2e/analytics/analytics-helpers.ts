@@ -95,8 +95,24 @@ export async function storedRollups(org: string): Promise<Record<string, unknown
     customers: await sql(`SELECT mode, grain, bucket, customer_email, invoices_count::int AS n, paid_count::int AS p, paid_volume_usd::text AS v
                             FROM analytics_customer_buckets WHERE organization_id = $1 AND invoices_count <> 0 ORDER BY 1, 2, 3, 4`, [org]),
     first: await sql(`SELECT mode, customer_email, first_invoice_at FROM analytics_customers WHERE organization_id = $1 ORDER BY 1, 2`, [org]),
+    paymentWindows: await sql(`SELECT mode, span, prev, provider_id, currency, status, payments_count::int AS n, volume_usd::text AS v
+                                 FROM analytics_payment_windows WHERE organization_id = $1 AND payments_count <> 0 ORDER BY 1, 2, 3, 4, 5, 6`, [org]),
+    invoiceWindows: await sql(`SELECT mode, span, prev, status, invoices_count::int AS n, price_usd_sum::text AS v
+                                 FROM analytics_invoice_windows WHERE organization_id = $1 AND invoices_count <> 0 ORDER BY 1, 2, 3, 4`, [org]),
+    customerWindows: await sql(`SELECT mode, span, prev, customer_email, invoices_count::int AS n, paid_count::int AS p, paid_volume_usd::text AS v
+                                  FROM analytics_customer_windows WHERE organization_id = $1 AND invoices_count <> 0 ORDER BY 1, 2, 3, 4`, [org]),
   };
 }
+
+/**
+ * The kept day windows of an organization recomputed from the raw rows, for the anchor day it has
+ * (window N as of day a: the days a-N+1..a; its prev: a-2N+1..a-N).
+ */
+const WINDOWS = `(SELECT a.mode, s.span, p.prev, a.anchor_day AS day
+                    FROM analytics_window_anchors a CROSS JOIN (VALUES (7), (30), (90), (365)) s(span) CROSS JOIN (VALUES (false), (true)) p(prev)
+                   WHERE a.organization_id = $1 AND a.anchor_day IS NOT NULL)`;
+const IN_WINDOW = (col: string) => `(${col} AT TIME ZONE 'UTC')::date
+  BETWEEN w.day - (CASE WHEN w.prev THEN 2 ELSE 1 END) * w.span + 1 AND w.day - (CASE WHEN w.prev THEN w.span ELSE 0 END)`;
 
 /** The same figures recomputed from scratch from the raw payments and invoices. */
 export async function recomputedRollups(org: string): Promise<Record<string, unknown[]>> {
@@ -116,5 +132,17 @@ export async function recomputedRollups(org: string): Promise<Record<string, unk
                            GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`, [org]),
     first: await sql(`SELECT mode, lower(customer_email) AS customer_email, min(created_at) AS first_invoice_at
                         FROM invoices WHERE organization_id = $1 AND customer_email IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2`, [org]),
+    paymentWindows: await sql(`SELECT w.mode, w.span, w.prev, x.provider_id, x.currency, x.status, count(*)::int AS n, sum(x.price_usd)::text AS v
+                                 FROM ${WINDOWS} w JOIN payments x ON x.organization_id = $1 AND x.mode = w.mode AND ${IN_WINDOW('x.happened_at')}
+                                GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6`, [org]),
+    invoiceWindows: await sql(`SELECT w.mode, w.span, w.prev, x.status, count(*)::int AS n, sum(x.price_usd)::text AS v
+                                 FROM ${WINDOWS} w JOIN invoices x ON x.organization_id = $1 AND x.mode = w.mode AND ${IN_WINDOW('x.created_at')}
+                                GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`, [org]),
+    customerWindows: await sql(`SELECT w.mode, w.span, w.prev, lower(x.customer_email) AS customer_email, count(*)::int AS n,
+                                       count(*) FILTER (WHERE x.status = 'COMPLETED')::int AS p,
+                                       coalesce(sum(x.price_usd) FILTER (WHERE x.status = 'COMPLETED'), 0)::numeric(78,30)::text AS v
+                                  FROM ${WINDOWS} w JOIN invoices x ON x.organization_id = $1 AND x.mode = w.mode AND x.customer_email IS NOT NULL
+                                   AND ${IN_WINDOW('x.created_at')}
+                                 GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`, [org]),
   };
 }

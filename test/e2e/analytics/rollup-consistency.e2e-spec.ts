@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { expectSuccess } from '../../support/envelope';
 import { createOrg } from '../../support/factories';
 import {
-  awayFromHourBoundary, D, dashboard, HOUR, r30, recomputedRollups, sql, storedRollups, ts, ZERO30,
+  awayFromHourBoundary, D, DAY, dashboard, HOUR, r30, recomputedRollups, seedInvoice, seedPayment, sql, storedRollups, ts, ZERO30,
 } from './analytics-helpers';
 
 const PROVIDERS = ['prov_ethereum_usdt', 'prov_ethereum_usdc'];
@@ -64,6 +64,9 @@ describe('rollups follow every write of the service', () => {
   it('after any sequence of invoices, payments and status changes the rollups equal a recomputation and the dashboard equals the raw rows', async () => {
     await fc.assert(fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 14 }), async (ops) => {
       const org = await createOrg();
+      // The first dashboard call builds the kept day windows; from then on the triggers keep them.
+      await dashboard(org.test, 'last_30_days');
+      expect((await sql(`SELECT anchor_day FROM analytics_window_anchors WHERE organization_id = $1 AND mode = 'test'`, [org.id]))[0].anchor_day).not.toBeNull();
       const invoices: string[] = [];
       const payments: string[] = [];
       const now = Date.now();
@@ -118,8 +121,35 @@ describe('rollups follow every write of the service', () => {
     }), { numRuns: 8 });
   });
 
+  it('the kept day windows move to a new day, a month later, a year later and back, equal to a recomputation each time', async () => {
+    const org = await createOrg();
+    const now = Date.now();
+    const emails = ['a@example.com', 'b@example.com', 'c@example.com', null];
+    const statuses = ['COMPLETED', 'PENDING', 'VOIDED', 'COMPLETED'];
+    // 60 invoices and payments spread over the last two years and a half (SQL seeding: see analytics-helpers).
+    for (let i = 0; i < 60; i++) {
+      const at = now - Math.floor((i * 912 * DAY) / 60) - i * 3_600_000;
+      const inv = await seedInvoice({ org: org.id, at, status: statuses[i % 4], priceUsd: `${i + 1}.5`, email: emails[i % 4] });
+      await seedPayment({ org: org.id, invoiceId: inv, at: at + 1000, providerId: PROVIDERS[i % 2], currency: i % 2 ? 'USDC' : 'USDT', status: i % 3 ? 'COMPLETED' : 'FAILED', priceUsd: `${i}.25` });
+    }
+    await dashboard(org.test, 'last_365_days');
+    const anchor = async () => (await sql(`SELECT to_char(anchor_day, 'YYYY-MM-DD') AS d FROM analytics_window_anchors WHERE organization_id = $1 AND mode = 'test'`, [org.id]))[0].d;
+    const today = new Date(now).toISOString().slice(0, 10);
+    expect(await anchor()).toBe(today);
+    const rolled = await recomputedRollups(org.id);
+    expect(rolled.customerWindows.length).toBeGreaterThan(0);
+    expect(await storedRollups(org.id)).toEqual(rolled);
+    for (const shift of [1, 2, 40, 200, 400, -3, 0]) {
+      const day = new Date(now + shift * DAY).toISOString().slice(0, 10);
+      await sql(`SELECT analytics_roll_windows($1, 'test', $2::date)`, [org.id, day]);
+      expect(await anchor()).toBe(day);
+      expect(await storedRollups(org.id)).toEqual(await recomputedRollups(org.id));
+    }
+  });
+
   it('direct SQL changes (a correction, a deletion) keep the rollups exact too', async () => {
     const org = await createOrg();
+    await dashboard(org.test, 'last_7_days');
     const invoice = expectSuccess(await org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '10' }], customer_email: 'x@example.com' }), 201).id;
     const later = expectSuccess(await org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '12' }], customer_email: 'x@example.com' }), 201).id;
     const p = expectSuccess(await org.test.post('/test_helpers/payments', { invoice_id: invoice, provider_id: 'prov_ethereum_usdt', price: '3', status: 'COMPLETED' }), 201).id;
@@ -132,6 +162,11 @@ describe('rollups follow every write of the service', () => {
     // The repair path (after a bulk load with the triggers off) lands on the same rows.
     const before = await storedRollups(org.id);
     await sql(`SELECT analytics_rebuild($1)`, [org.id]);
+    const rebuilt = await storedRollups(org.id);
+    expect(rebuilt).toEqual(await recomputedRollups(org.id));
+    expect({ ...rebuilt, paymentWindows: [], invoiceWindows: [], customerWindows: [] }).toEqual({ ...before, paymentWindows: [], invoiceWindows: [], customerWindows: [] });
+    expect(rebuilt.customerWindows).toEqual([]); // the day windows wait for the next dashboard call
+    await dashboard(org.test, 'last_7_days');
     expect(await storedRollups(org.id)).toEqual(before);
     const d = await dashboard(org.test, 'last_365_days');
     expect(d.payments.count).toBe(0);

@@ -64,3 +64,11 @@ export function bucketLabel(bucket: Date, grain: Grain): string {
   const iso = bucket.toISOString();
   return grain === 'day' ? iso.slice(0, 10) : `${iso.slice(0, 10)} ${iso.slice(11, 13)}:00:00`;
 }
+
+/** The running totals kept for a day period (span in days, prev or not); null for the hourly periods. */
+export function keptWindowOf(period: Period): { span: number; prev: boolean } | null {
+  const prev = period.startsWith('prev_');
+  const base = prev ? period.slice('prev_'.length) : period;
+  const { grain, count } = LENGTHS[base];
+  return grain === 'day' ? { span: count, prev } : null;
+}

@@ -6,16 +6,85 @@ import type { CustomerFigures, InvoiceCell, PaymentCell, SeriesCell } from '../d
 import { TOP_CUSTOMERS } from '../domain/dashboard';
 import type { DashboardWindow } from '../domain/period';
 
+/** A day window kept as running totals (analytics_*_windows), as of the anchor day. */
+export interface KeptWindow {
+  span: number;
+  prev: boolean;
+}
+
 /**
  * Reads the dashboard's rollups (migrations/1763700700000-analytics-rollups.ts), which triggers on
  * payments and invoices keep in step with every write. Nothing here reads the payments or
- * invoices tables: a window costs one index range per rollup, whatever the number of payments.
+ * invoices tables. Day windows read their kept running totals (one row per provider, currency and
+ * status; per status; per customer) and the daily buckets for the series; hour windows sum at most
+ * 24 hourly buckets per key.
  * Every statement filters by organization_id and mode first.
  */
 @Injectable()
 export class AnalyticsRepository {
   private params(scope: Scope, w: DashboardWindow): unknown[] {
     return [scope.organizationId, scope.mode, w.grain, w.from, w.to];
+  }
+
+  /** The day the organization's kept windows end on (null: not built). */
+  async anchorDay(m: EntityManager, scope: Scope): Promise<string | null> {
+    const rows: Array<{ day: string | null }> = await m.query(
+      `SELECT to_char(anchor_day, 'YYYY-MM-DD') AS day FROM analytics_window_anchors WHERE organization_id = $1 AND mode = $2`,
+      [scope.organizationId, scope.mode],
+    );
+    return rows[0]?.day ?? null;
+  }
+
+  /** Moves (or builds) the kept windows to end on `today` (YYYY-MM-DD, UTC); see the migration. */
+  async rollWindows(m: EntityManager, scope: Scope, today: string): Promise<void> {
+    await m.query(`SELECT analytics_roll_windows($1, $2, $3::date)`, [scope.organizationId, scope.mode, today]);
+  }
+
+  async keptPayments(m: EntityManager, scope: Scope, k: KeptWindow): Promise<PaymentCell[]> {
+    const rows: Array<{ provider_id: string; currency: string; status: string; n: string; volume: string }> = await m.query(
+      `SELECT provider_id, currency, status, payments_count::text AS n, volume_usd::text AS volume FROM analytics_payment_windows
+        WHERE organization_id = $1 AND mode = $2 AND span = $3 AND prev = $4 AND payments_count <> 0`,
+      [scope.organizationId, scope.mode, k.span, k.prev],
+    );
+    return rows.map((r) => ({ providerId: r.provider_id, currency: r.currency, status: r.status, count: Number.parseInt(r.n, 10), volumeUsd: fromDb(r.volume) }));
+  }
+
+  async keptInvoices(m: EntityManager, scope: Scope, k: KeptWindow): Promise<InvoiceCell[]> {
+    const rows: Array<{ status: string; n: string; total: string }> = await m.query(
+      `SELECT status, invoices_count::text AS n, price_usd_sum::text AS total FROM analytics_invoice_windows
+        WHERE organization_id = $1 AND mode = $2 AND span = $3 AND prev = $4 AND invoices_count <> 0`,
+      [scope.organizationId, scope.mode, k.span, k.prev],
+    );
+    return rows.map((r) => ({ status: r.status, count: Number.parseInt(r.n, 10), priceUsdSum: fromDb(r.total) }));
+  }
+
+  async keptCustomers(m: EntityManager, scope: Scope, k: KeptWindow, w: DashboardWindow): Promise<CustomerFigures> {
+    const params = [scope.organizationId, scope.mode, k.span, k.prev];
+    const unique: Array<{ n: string }> = await m.query(
+      `SELECT count(*)::text AS n FROM analytics_customer_windows
+        WHERE organization_id = $1 AND mode = $2 AND span = $3 AND prev = $4 AND invoices_count > 0`,
+      params,
+    );
+    const top: Array<{ email: string; n: string; volume: string }> = await m.query(
+      `SELECT customer_email AS email, invoices_count::text AS n, paid_volume_usd::text AS volume FROM analytics_customer_windows
+        WHERE organization_id = $1 AND mode = $2 AND span = $3 AND prev = $4 AND paid_volume_usd > 0
+        ORDER BY paid_volume_usd DESC, invoices_count DESC, customer_email ASC LIMIT ${TOP_CUSTOMERS}`,
+      params,
+    );
+    return {
+      unique: Number.parseInt(unique[0].n, 10),
+      new: await this.newCustomers(m, scope, w),
+      top: top.map((r) => ({ email: r.email, invoicesCount: Number.parseInt(r.n, 10), paidVolumeUsd: fromDb(r.volume) })),
+    };
+  }
+
+  private async newCustomers(m: EntityManager, scope: Scope, w: DashboardWindow): Promise<number> {
+    const fresh: Array<{ n: string }> = await m.query(
+      `SELECT count(*)::text AS n FROM analytics_customers
+        WHERE organization_id = $1 AND mode = $2 AND first_invoice_at >= $3 AND first_invoice_at < $4`,
+      [scope.organizationId, scope.mode, w.from, w.to],
+    );
+    return Number.parseInt(fresh[0].n, 10);
   }
 
   async payments(m: EntityManager, scope: Scope, w: DashboardWindow): Promise<PaymentCell[]> {
@@ -81,14 +150,9 @@ export class AnalyticsRepository {
         ORDER BY t.volume DESC, t.n DESC, t.customer_email ASC`,
       params,
     );
-    const fresh: Array<{ n: string }> = await m.query(
-      `SELECT count(*)::text AS n FROM analytics_customers
-        WHERE organization_id = $1 AND mode = $2 AND first_invoice_at >= $3 AND first_invoice_at < $4`,
-      [scope.organizationId, scope.mode, w.from, w.to],
-    );
     return {
       unique: Number.parseInt(rows[0]?.unique_count ?? '0', 10),
-      new: Number.parseInt(fresh[0].n, 10),
+      new: await this.newCustomers(m, scope, w),
       top: rows.filter((r) => r.email !== null).map((r) => ({ email: r.email!, invoicesCount: Number.parseInt(r.n!, 10), paidVolumeUsd: fromDb(r.volume!) })),
     };
   }

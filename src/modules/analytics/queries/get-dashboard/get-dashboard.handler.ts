@@ -4,7 +4,7 @@ import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { Clock } from '../../../../shared/time/clock';
 import { GetProvidersQuery } from '../../../providers/queries/get-providers/get-providers.query';
 import { buildDashboard, DashboardView } from '../../domain/dashboard';
-import { windowOf } from '../../domain/period';
+import { keptWindowOf, windowOf } from '../../domain/period';
 import { AnalyticsRepository } from '../../persistence/analytics.repository';
 import { GetDashboardQuery } from './get-dashboard.query';
 
@@ -18,14 +18,22 @@ export class GetDashboardHandler implements IQueryHandler<GetDashboardQuery> {
   ) {}
 
   async execute({ scope, period }: GetDashboardQuery): Promise<DashboardView> {
-    const window = windowOf(period, this.clock.now());
+    const now = this.clock.now();
+    const window = windowOf(period, now);
+    const kept = keptWindowOf(period);
+    const today = now.toISOString().slice(0, 10);
+    // The kept day windows end on today: move them first when the day has changed (once a day).
+    if (kept && (await this.repo.anchorDay(this.tx.manager, scope)) !== today) {
+      await this.tx.run((m) => this.repo.rollWindows(m, scope, today));
+    }
     // One snapshot for every section, so the figures agree with each other.
     const read = await this.tx.manager.transaction('REPEATABLE READ', async (m) => {
       await m.query('SET TRANSACTION READ ONLY');
-      const payments = await this.repo.payments(m, scope, window);
-      const invoices = await this.repo.invoices(m, scope, window);
+      const useKept = kept !== null && (await this.repo.anchorDay(m, scope)) === today;
+      const payments = useKept ? await this.repo.keptPayments(m, scope, kept) : await this.repo.payments(m, scope, window);
+      const invoices = useKept ? await this.repo.keptInvoices(m, scope, kept) : await this.repo.invoices(m, scope, window);
       const series = await this.repo.series(m, scope, window);
-      const customers = await this.repo.customers(m, scope, window);
+      const customers = useKept ? await this.repo.keptCustomers(m, scope, kept, window) : await this.repo.customers(m, scope, window);
       return { payments, invoices, series, customers };
     });
     const ids = [...new Set(read.payments.map((p) => p.providerId))];
