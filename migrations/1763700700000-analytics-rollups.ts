@@ -13,6 +13,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * - analytics_customer_buckets: per (organization, mode, grain, bucket, lower(customer_email)) the
  *   number of invoices, of COMPLETED ones and the sum of the COMPLETED ones' price_usd.
  * - analytics_customers: per (organization, mode, lower(customer_email)) the first invoice's time.
+ * - analytics_payment_series / analytics_invoice_series: per (organization, mode, grain, bucket) the
+ *   COMPLETED payments' count and volume, and the invoices created: the dashboard's series.
+ * - analytics_*_windows: running totals of the day periods (see analytics_roll_windows below).
  *
  * A change applies the old row's contribution with sign -1 and the new row's with +1. Rollup rows
  * are locked in one order (day before hour, old key before new key when the old key sorts first)
@@ -68,6 +71,28 @@ export class AnalyticsRollups1763700700000 implements MigrationInterface {
         PRIMARY KEY (organization_id, mode, customer_email)
       )`);
     await q.query(`CREATE INDEX analytics_customers_first_idx ON analytics_customers (organization_id, mode, first_invoice_at)`);
+    // The series: per bucket, COMPLETED payments (count, USD volume) and invoices created. One row a
+    // bucket, so a year's series reads 365 rows. Payments and invoices keep separate tables, so a
+    // payment's transaction locks payment rows before invoice rows, as everywhere else.
+    await q.query(`
+      CREATE TABLE analytics_payment_series (
+        organization_id text NOT NULL,
+        mode            text NOT NULL CHECK (mode IN ('test', 'live')),
+        grain           text NOT NULL CHECK (grain IN ('hour', 'day')),
+        bucket          timestamptz NOT NULL,
+        completed_count bigint NOT NULL,
+        volume_usd      numeric(78,30) NOT NULL,
+        PRIMARY KEY (organization_id, mode, grain, bucket)
+      )`);
+    await q.query(`
+      CREATE TABLE analytics_invoice_series (
+        organization_id text NOT NULL,
+        mode            text NOT NULL CHECK (mode IN ('test', 'live')),
+        grain           text NOT NULL CHECK (grain IN ('hour', 'day')),
+        bucket          timestamptz NOT NULL,
+        invoices_count  bigint NOT NULL,
+        PRIMARY KEY (organization_id, mode, grain, bucket)
+      )`);
 
     // Running totals of the day windows (last_N_days and prev_last_N_days, N in 7, 30, 90, 365) as of
     // anchor_day, the UTC day they end on. The triggers add each change to the windows that hold
@@ -157,6 +182,14 @@ export class AnalyticsRollups1763700700000 implements MigrationInterface {
         ON CONFLICT (organization_id, mode, grain, bucket, provider_id, currency, status) DO UPDATE
            SET payments_count = b.payments_count + EXCLUDED.payments_count,
                volume_usd = b.volume_usd + EXCLUDED.volume_usd;
+        IF p.status = 'COMPLETED' THEN
+          INSERT INTO analytics_payment_series AS b (organization_id, mode, grain, bucket, completed_count, volume_usd)
+          SELECT p.organization_id, p.mode, g.grain, date_trunc(g.grain, p.happened_at, 'UTC'), sign, sign * p.price_usd
+            FROM (VALUES (1, 'day'), (2, 'hour')) AS g(ord, grain)
+           ORDER BY g.ord
+          ON CONFLICT (organization_id, mode, grain, bucket) DO UPDATE
+             SET completed_count = b.completed_count + EXCLUDED.completed_count, volume_usd = b.volume_usd + EXCLUDED.volume_usd;
+        END IF;
         IF a IS NOT NULL THEN
           INSERT INTO analytics_payment_windows AS w
                  (organization_id, mode, span, prev, provider_id, currency, status, payments_count, volume_usd)
@@ -205,6 +238,11 @@ export class AnalyticsRollups1763700700000 implements MigrationInterface {
         ON CONFLICT (organization_id, mode, grain, bucket, status) DO UPDATE
            SET invoices_count = b.invoices_count + EXCLUDED.invoices_count,
                price_usd_sum = b.price_usd_sum + EXCLUDED.price_usd_sum;
+        INSERT INTO analytics_invoice_series AS b (organization_id, mode, grain, bucket, invoices_count)
+        SELECT i.organization_id, i.mode, g.grain, date_trunc(g.grain, i.created_at, 'UTC'), sign
+          FROM (VALUES (1, 'day'), (2, 'hour')) AS g(ord, grain)
+         ORDER BY g.ord
+        ON CONFLICT (organization_id, mode, grain, bucket) DO UPDATE SET invoices_count = b.invoices_count + EXCLUDED.invoices_count;
         IF i.customer_email IS NOT NULL THEN
           INSERT INTO analytics_customer_buckets AS b
                  (organization_id, mode, grain, bucket, customer_email, invoices_count, paid_count, paid_volume_usd)
@@ -302,6 +340,8 @@ export class AnalyticsRollups1763700700000 implements MigrationInterface {
         DELETE FROM analytics_customer_windows WHERE organization_id = org;
         DELETE FROM analytics_payment_buckets WHERE organization_id = org;
         DELETE FROM analytics_invoice_buckets WHERE organization_id = org;
+        DELETE FROM analytics_payment_series WHERE organization_id = org;
+        DELETE FROM analytics_invoice_series WHERE organization_id = org;
         DELETE FROM analytics_customer_buckets WHERE organization_id = org;
         DELETE FROM analytics_customers WHERE organization_id = org;
         INSERT INTO analytics_payment_buckets (organization_id, mode, grain, bucket, provider_id, currency, status, payments_count, volume_usd)
@@ -324,6 +364,14 @@ export class AnalyticsRollups1763700700000 implements MigrationInterface {
         SELECT organization_id, mode, lower(customer_email), min(created_at)
           FROM invoices WHERE organization_id = org AND customer_email IS NOT NULL
          GROUP BY 1, 2, 3;
+        INSERT INTO analytics_payment_series (organization_id, mode, grain, bucket, completed_count, volume_usd)
+        SELECT organization_id, mode, grain, bucket, sum(payments_count), sum(volume_usd)
+          FROM analytics_payment_buckets WHERE organization_id = org AND status = 'COMPLETED'
+         GROUP BY 1, 2, 3, 4;
+        INSERT INTO analytics_invoice_series (organization_id, mode, grain, bucket, invoices_count)
+        SELECT organization_id, mode, grain, bucket, sum(invoices_count)
+          FROM analytics_invoice_buckets WHERE organization_id = org
+         GROUP BY 1, 2, 3, 4;
       END $$`);
     // Moves one organization's day windows to end on `today` (builds them the first time, or after
     // a long pause or a clock going back): each window gains the daily buckets of the days that
@@ -417,6 +465,8 @@ export class AnalyticsRollups1763700700000 implements MigrationInterface {
     await q.query(`DROP TABLE analytics_payment_windows`);
     await q.query(`DROP TABLE analytics_window_anchors`);
     await q.query(`DROP TABLE analytics_customers`);
+    await q.query(`DROP TABLE analytics_invoice_series`);
+    await q.query(`DROP TABLE analytics_payment_series`);
     await q.query(`DROP TABLE analytics_customer_buckets`);
     await q.query(`DROP TABLE analytics_invoice_buckets`);
     await q.query(`DROP TABLE analytics_payment_buckets`);

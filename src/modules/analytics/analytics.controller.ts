@@ -21,7 +21,7 @@ const DESCRIPTION = [
   'customers: distinct lower-cased customer_email of the invoices of the window; new = first invoice ever in the window; returning = unique - new;',
   'top = up to 5 customers by the price_usd sum of their COMPLETED invoices of the window.',
   'series: one point per day (per hour for last_day / prev_last_day), zero-filled. Money: 30 fractional digits; share and conversion_rate: decimals between 0 and 1.',
-  'Served from rollups kept by database triggers in the same transaction as each payment or invoice change.',
+  'Served from rollups kept by database triggers in the same transaction as each payment or invoice change (raw payments and invoices are never scanned).',
 ].join(' ');
 
 @ApiTags('Analytics')

@@ -95,6 +95,10 @@ export async function storedRollups(org: string): Promise<Record<string, unknown
     customers: await sql(`SELECT mode, grain, bucket, customer_email, invoices_count::int AS n, paid_count::int AS p, paid_volume_usd::text AS v
                             FROM analytics_customer_buckets WHERE organization_id = $1 AND invoices_count <> 0 ORDER BY 1, 2, 3, 4`, [org]),
     first: await sql(`SELECT mode, customer_email, first_invoice_at FROM analytics_customers WHERE organization_id = $1 ORDER BY 1, 2`, [org]),
+    paymentSeries: await sql(`SELECT mode, grain, bucket, completed_count::int AS n, volume_usd::text AS v FROM analytics_payment_series
+                                WHERE organization_id = $1 AND completed_count <> 0 ORDER BY 1, 2, 3`, [org]),
+    invoiceSeries: await sql(`SELECT mode, grain, bucket, invoices_count::int AS n FROM analytics_invoice_series
+                                WHERE organization_id = $1 AND invoices_count <> 0 ORDER BY 1, 2, 3`, [org]),
     paymentWindows: await sql(`SELECT mode, span, prev, provider_id, currency, status, payments_count::int AS n, volume_usd::text AS v
                                  FROM analytics_payment_windows WHERE organization_id = $1 AND payments_count <> 0 ORDER BY 1, 2, 3, 4, 5, 6`, [org]),
     invoiceWindows: await sql(`SELECT mode, span, prev, status, invoices_count::int AS n, price_usd_sum::text AS v
@@ -132,6 +136,12 @@ export async function recomputedRollups(org: string): Promise<Record<string, unk
                            GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`, [org]),
     first: await sql(`SELECT mode, lower(customer_email) AS customer_email, min(created_at) AS first_invoice_at
                         FROM invoices WHERE organization_id = $1 AND customer_email IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2`, [org]),
+    paymentSeries: await sql(`SELECT mode, g.grain, date_trunc(g.grain, happened_at, 'UTC') AS bucket, count(*)::int AS n, sum(price_usd)::text AS v
+                                FROM payments CROSS JOIN ${grains} WHERE organization_id = $1 AND status = 'COMPLETED'
+                               GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, [org]),
+    invoiceSeries: await sql(`SELECT mode, g.grain, date_trunc(g.grain, created_at, 'UTC') AS bucket, count(*)::int AS n
+                                FROM invoices CROSS JOIN ${grains} WHERE organization_id = $1
+                               GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, [org]),
     paymentWindows: await sql(`SELECT w.mode, w.span, w.prev, x.provider_id, x.currency, x.status, count(*)::int AS n, sum(x.price_usd)::text AS v
                                  FROM ${WINDOWS} w JOIN payments x ON x.organization_id = $1 AND x.mode = w.mode AND ${IN_WINDOW('x.happened_at')}
                                 GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6`, [org]),

@@ -68,7 +68,9 @@ export class AnalyticsRepository {
     const top: Array<{ email: string; n: string; volume: string }> = await m.query(
       `SELECT customer_email AS email, invoices_count::text AS n, paid_volume_usd::text AS volume FROM analytics_customer_windows
         WHERE organization_id = $1 AND mode = $2 AND span = $3 AND prev = $4 AND paid_volume_usd > 0
-        ORDER BY paid_volume_usd DESC, invoices_count DESC, customer_email ASC LIMIT ${TOP_CUSTOMERS}`,
+        ORDER BY analytics_customer_windows.paid_volume_usd DESC, analytics_customer_windows.invoices_count DESC,
+                 analytics_customer_windows.customer_email ASC
+        LIMIT ${TOP_CUSTOMERS}`,
       params,
     );
     return {
@@ -114,15 +116,11 @@ export class AnalyticsRepository {
   /** Per bucket: COMPLETED payments' USD volume and the number of invoices created. */
   async series(m: EntityManager, scope: Scope, w: DashboardWindow): Promise<SeriesCell[]> {
     const rows: Array<{ bucket: Date; volume: string; n: string }> = await m.query(
-      `SELECT bucket, sum(volume)::text AS volume, sum(n)::text AS n FROM (
-         SELECT bucket, sum(volume_usd) AS volume, 0::bigint AS n FROM analytics_payment_buckets
-          WHERE organization_id = $1 AND mode = $2 AND grain = $3 AND bucket >= $4 AND bucket < $5 AND status = 'COMPLETED'
-          GROUP BY bucket
-         UNION ALL
-         SELECT bucket, 0, sum(invoices_count) FROM analytics_invoice_buckets
-          WHERE organization_id = $1 AND mode = $2 AND grain = $3 AND bucket >= $4 AND bucket < $5
-          GROUP BY bucket
-       ) s GROUP BY bucket`,
+      `SELECT coalesce(p.bucket, i.bucket) AS bucket, coalesce(p.volume_usd, 0)::text AS volume, coalesce(i.invoices_count, 0)::text AS n
+         FROM (SELECT bucket, volume_usd FROM analytics_payment_series
+                WHERE organization_id = $1 AND mode = $2 AND grain = $3 AND bucket >= $4 AND bucket < $5) p
+         FULL JOIN (SELECT bucket, invoices_count FROM analytics_invoice_series
+                     WHERE organization_id = $1 AND mode = $2 AND grain = $3 AND bucket >= $4 AND bucket < $5) i ON i.bucket = p.bucket`,
       this.params(scope, w),
     );
     return rows.map((r) => ({ bucket: new Date(r.bucket), paymentsVolumeUsd: fromDb(r.volume), invoicesCount: Number.parseInt(r.n, 10) }));
