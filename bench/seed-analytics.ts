@@ -18,13 +18,19 @@
  *    back), then starts the built service on the database and times POST /analytics/dashboard for
  *    last_30_days, last_365_days, last_day and prev_last_365_days over HTTP (sequential requests
  *    after a warm-up; the first call builds the kept day windows), printing p50, p95, p99 and max,
- *    and EXPLAIN ANALYZE of the heaviest statement.
+ *    beside a baseline authenticated call (GET /auth/debug_token), and the same reads in process
+ *    (the handler's statements without HTTP). The machine's load average is printed with them.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
+import { buildDashboard } from '../src/modules/analytics/domain/dashboard';
+import { keptWindowOf, windowOf } from '../src/modules/analytics/domain/period';
+import { AnalyticsRepository } from '../src/modules/analytics/persistence/analytics.repository';
 import { PROVIDER_CATALOG } from '../src/modules/providers/domain/catalog';
+import type { OrgId } from '../src/shared/ids/ids';
 import { dataSourceOptions, migrate } from '../src/shared/db/data-source';
 
 function arg(name: string, fallback: string): string {
@@ -180,17 +186,37 @@ async function main(): Promise<void> {
     }
   }
 
-  // The heaviest statement of a day period: the daily series of last_365_days (its other sections read kept totals).
-  const explain = await q(`EXPLAIN (ANALYZE, BUFFERS)
-    SELECT bucket, sum(volume)::text AS volume, sum(n)::text AS n FROM (
-      SELECT bucket, sum(volume_usd) AS volume, 0::bigint AS n FROM analytics_payment_buckets
-       WHERE organization_id = $1 AND mode = 'test' AND grain = 'day' AND bucket >= date_trunc('day', now(), 'UTC') - interval '364 days' AND status = 'COMPLETED'
-       GROUP BY bucket
-      UNION ALL
-      SELECT bucket, 0, sum(invoices_count) FROM analytics_invoice_buckets
-       WHERE organization_id = $1 AND mode = 'test' AND grain = 'day' AND bucket >= date_trunc('day', now(), 'UTC') - interval '364 days'
-       GROUP BY bucket) s GROUP BY bucket`, [org]);
-  log(`\nseries of last_365_days:\n${explain.map((p: Record<string, string>) => p['QUERY PLAN']).join('\n')}\n`);
+  // The dashboard's reads in process (the handler's statements in its REPEATABLE READ snapshot,
+  // without HTTP), after building the kept windows once.
+  const repo = new AnalyticsRepository();
+  const scope = { organizationId: org as OrgId, mode: 'test' as const };
+  const today = new Date().toISOString().slice(0, 10);
+  let t = Date.now();
+  await ds.transaction((m) => repo.rollWindows(m, scope, today));
+  log(`kept windows built in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+  for (const period of ['last_30_days', 'last_365_days', 'last_day', 'prev_last_365_days'] as const) {
+    const w = windowOf(period, new Date());
+    const kept = keptWindowOf(period);
+    const read = () => ds.manager.transaction('REPEATABLE READ', async (m) => {
+      await m.query('SET TRANSACTION READ ONLY');
+      const useKept = kept !== null && (await repo.anchorDay(m, scope)) === today;
+      const payments = useKept ? await repo.keptPayments(m, scope, kept!) : await repo.payments(m, scope, w);
+      const invoices = useKept ? await repo.keptInvoices(m, scope, kept!) : await repo.invoices(m, scope, w);
+      const series = await repo.series(m, scope, w);
+      const customers = useKept ? await repo.keptCustomers(m, scope, kept!, w) : await repo.customers(m, scope, w);
+      return buildDashboard({ window: w, payments, invoices, series, customers, providerNames: new Map() });
+    });
+    for (let i = 0; i < 20; i++) await read();
+    const times: number[] = [];
+    for (let i = 0; i < requests; i++) {
+      t = performance.now();
+      await read();
+      times.push(performance.now() - t);
+    }
+    times.sort((a, b) => a - b);
+    log(`in process ${period}: p50 ${percentile(times, 50).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms, max ${times[times.length - 1].toFixed(1)} ms`);
+  }
+  log(`load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} on ${cpus().length} cores`);
   await bulk.release();
   await ds.destroy();
 
@@ -210,6 +236,15 @@ async function main(): Promise<void> {
       }
       await new Promise((r) => setTimeout(r, 200));
     }
+    // Baseline: an authenticated call that reads one row, to show the HTTP and authentication share.
+    const baseline: number[] = [];
+    for (let i = 0; i < requests + 20; i++) {
+      const t = process.hrtime.bigint();
+      await (await fetch(`${base}/auth/debug_token`, { headers: { authorization: key } })).text();
+      if (i >= 20) baseline.push(Number(process.hrtime.bigint() - t) / 1e6);
+    }
+    baseline.sort((a, b) => a - b);
+    log(`baseline GET /auth/debug_token: p50 ${percentile(baseline, 50).toFixed(1)} ms, p95 ${percentile(baseline, 95).toFixed(1)} ms`);
     for (const period of ['last_30_days', 'last_365_days', 'last_day', 'prev_last_365_days']) {
       const call = async () => {
         const t = process.hrtime.bigint();
@@ -230,6 +265,7 @@ async function main(): Promise<void> {
         + `p99 ${percentile(times, 99).toFixed(1)} ms, max ${times[times.length - 1].toFixed(1)} ms `
         + `(payments ${last!.data.payments.count}, invoices ${last!.data.invoices.count}, customers ${last!.data.customers.unique})`);
     }
+    log(`load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} on ${cpus().length} cores`);
   } finally {
     child.kill('SIGTERM');
   }

@@ -13,6 +13,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * - analytics_customer_buckets: per (organization, mode, grain, bucket, lower(customer_email)) the
  *   number of invoices, of COMPLETED ones and the sum of the COMPLETED ones' price_usd.
  * - analytics_customers: per (organization, mode, lower(customer_email)) the first invoice's time.
+ * - analytics_first_invoice_series: per (organization, mode, grain, bucket) how many customers had
+ *   their first invoice then (new customers of a window).
  * - analytics_payment_series / analytics_invoice_series: per (organization, mode, grain, bucket) the
  *   COMPLETED payments' count and volume, and the invoices created: the dashboard's series.
  * - analytics_*_windows: running totals of the day periods (see analytics_roll_windows below).
@@ -71,6 +73,16 @@ export class AnalyticsRollups1763700700000 implements MigrationInterface {
         PRIMARY KEY (organization_id, mode, customer_email)
       )`);
     await q.query(`CREATE INDEX analytics_customers_first_idx ON analytics_customers (organization_id, mode, first_invoice_at)`);
+    // How many customers had their first invoice in each bucket: "new customers" of a year is 365 rows.
+    await q.query(`
+      CREATE TABLE analytics_first_invoice_series (
+        organization_id text NOT NULL,
+        mode            text NOT NULL CHECK (mode IN ('test', 'live')),
+        grain           text NOT NULL CHECK (grain IN ('hour', 'day')),
+        bucket          timestamptz NOT NULL,
+        customers_count bigint NOT NULL,
+        PRIMARY KEY (organization_id, mode, grain, bucket)
+      )`);
     // The series: per bucket, COMPLETED payments (count, USD volume) and invoices created. One row a
     // bucket, so a year's series reads 365 rows. Payments and invoices keep separate tables, so a
     // payment's transaction locks payment rows before invoice rows, as everywhere else.
@@ -273,8 +285,48 @@ export class AnalyticsRollups1763700700000 implements MigrationInterface {
           END IF;
         END IF;
       END $$`);
+    // A customer's first invoice moves to first_at (NULL: the customer has no invoice left); with
+    // only_earlier, it moves only if first_at is earlier. The first-invoice series follows.
+    await q.query(`
+      CREATE FUNCTION analytics_count_first(org text, m text, at timestamptz, delta integer) RETURNS void LANGUAGE sql AS $$
+        INSERT INTO analytics_first_invoice_series AS f (organization_id, mode, grain, bucket, customers_count)
+        SELECT org, m, g.grain, date_trunc(g.grain, at, 'UTC'), delta FROM (VALUES (1, 'day'), (2, 'hour')) AS g(ord, grain) ORDER BY g.ord
+        ON CONFLICT (organization_id, mode, grain, bucket) DO UPDATE SET customers_count = f.customers_count + EXCLUDED.customers_count
+      $$`);
+    await q.query(`
+      CREATE FUNCTION analytics_set_first(org text, m text, email text, first_at timestamptz, only_earlier boolean) RETURNS void LANGUAGE plpgsql AS $$
+      DECLARE
+        old_at timestamptz;
+      BEGIN
+        IF email IS NULL THEN RETURN; END IF;
+        IF first_at IS NOT NULL THEN
+          INSERT INTO analytics_customers (organization_id, mode, customer_email, first_invoice_at) VALUES (org, m, email, first_at)
+          ON CONFLICT (organization_id, mode, customer_email) DO NOTHING;
+          IF FOUND THEN
+            PERFORM analytics_count_first(org, m, first_at, 1);
+            RETURN;
+          END IF;
+        END IF;
+        SELECT first_invoice_at INTO old_at FROM analytics_customers
+         WHERE organization_id = org AND mode = m AND customer_email = email FOR UPDATE;
+        IF NOT FOUND THEN RETURN; END IF;
+        IF first_at IS NULL THEN
+          DELETE FROM analytics_customers WHERE organization_id = org AND mode = m AND customer_email = email;
+          PERFORM analytics_count_first(org, m, old_at, -1);
+          RETURN;
+        END IF;
+        IF old_at = first_at OR (only_earlier AND old_at <= first_at) THEN RETURN; END IF;
+        UPDATE analytics_customers SET first_invoice_at = first_at WHERE organization_id = org AND mode = m AND customer_email = email;
+        IF old_at < first_at THEN
+          PERFORM analytics_count_first(org, m, old_at, -1);
+          PERFORM analytics_count_first(org, m, first_at, 1);
+        ELSE
+          PERFORM analytics_count_first(org, m, first_at, 1);
+          PERFORM analytics_count_first(org, m, old_at, -1);
+        END IF;
+      END $$`);
     // The first invoice of one customer, recomputed from the invoices (after a delete or a change
-    // of email or created_at; inserts take the cheaper LEAST path).
+    // of email or created_at; inserts take the cheaper only_earlier path).
     await q.query(`
       CREATE FUNCTION analytics_refresh_customer(org text, m text, email text) RETURNS void LANGUAGE plpgsql AS $$
       DECLARE
@@ -283,25 +335,14 @@ export class AnalyticsRollups1763700700000 implements MigrationInterface {
         IF email IS NULL THEN RETURN; END IF;
         SELECT min(created_at) INTO first_at FROM invoices
          WHERE organization_id = org AND mode = m AND lower(customer_email) = email;
-        IF first_at IS NULL THEN
-          DELETE FROM analytics_customers WHERE organization_id = org AND mode = m AND customer_email = email;
-        ELSE
-          INSERT INTO analytics_customers AS c (organization_id, mode, customer_email, first_invoice_at)
-          VALUES (org, m, email, first_at)
-          ON CONFLICT (organization_id, mode, customer_email) DO UPDATE SET first_invoice_at = EXCLUDED.first_invoice_at;
-        END IF;
+        PERFORM analytics_set_first(org, m, email, first_at, false);
       END $$`);
     await q.query(`
       CREATE FUNCTION analytics_invoices_changed() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         IF TG_OP = 'INSERT' THEN
           PERFORM analytics_apply_invoice(NEW, 1);
-          IF NEW.customer_email IS NOT NULL THEN
-            INSERT INTO analytics_customers AS c (organization_id, mode, customer_email, first_invoice_at)
-            VALUES (NEW.organization_id, NEW.mode, lower(NEW.customer_email), NEW.created_at)
-            ON CONFLICT (organization_id, mode, customer_email) DO UPDATE
-               SET first_invoice_at = LEAST(c.first_invoice_at, EXCLUDED.first_invoice_at);
-          END IF;
+          PERFORM analytics_set_first(NEW.organization_id, NEW.mode, lower(NEW.customer_email), NEW.created_at, true);
         ELSIF TG_OP = 'DELETE' THEN
           PERFORM analytics_apply_invoice(OLD, -1);
           PERFORM analytics_refresh_customer(OLD.organization_id, OLD.mode, lower(OLD.customer_email));
@@ -341,6 +382,7 @@ export class AnalyticsRollups1763700700000 implements MigrationInterface {
         DELETE FROM analytics_payment_buckets WHERE organization_id = org;
         DELETE FROM analytics_invoice_buckets WHERE organization_id = org;
         DELETE FROM analytics_payment_series WHERE organization_id = org;
+        DELETE FROM analytics_first_invoice_series WHERE organization_id = org;
         DELETE FROM analytics_invoice_series WHERE organization_id = org;
         DELETE FROM analytics_customer_buckets WHERE organization_id = org;
         DELETE FROM analytics_customers WHERE organization_id = org;
@@ -364,6 +406,11 @@ export class AnalyticsRollups1763700700000 implements MigrationInterface {
         SELECT organization_id, mode, lower(customer_email), min(created_at)
           FROM invoices WHERE organization_id = org AND customer_email IS NOT NULL
          GROUP BY 1, 2, 3;
+        INSERT INTO analytics_first_invoice_series (organization_id, mode, grain, bucket, customers_count)
+        SELECT organization_id, mode, g.grain, date_trunc(g.grain, first_invoice_at, 'UTC'), count(*)
+          FROM analytics_customers CROSS JOIN (VALUES ('day'), ('hour')) AS g(grain)
+         WHERE organization_id = org
+         GROUP BY 1, 2, 3, 4;
         INSERT INTO analytics_payment_series (organization_id, mode, grain, bucket, completed_count, volume_usd)
         SELECT organization_id, mode, grain, bucket, sum(payments_count), sum(volume_usd)
           FROM analytics_payment_buckets WHERE organization_id = org AND status = 'COMPLETED'
@@ -455,6 +502,8 @@ export class AnalyticsRollups1763700700000 implements MigrationInterface {
     await q.query(`DROP FUNCTION analytics_roll_windows(text, text, date)`);
     await q.query(`DROP FUNCTION analytics_invoices_changed()`);
     await q.query(`DROP FUNCTION analytics_refresh_customer(text, text, text)`);
+    await q.query(`DROP FUNCTION analytics_set_first(text, text, text, timestamptz, boolean)`);
+    await q.query(`DROP FUNCTION analytics_count_first(text, text, timestamptz, integer)`);
     await q.query(`DROP FUNCTION analytics_apply_invoice(invoices, integer)`);
     await q.query(`DROP FUNCTION analytics_payments_changed()`);
     await q.query(`DROP FUNCTION analytics_apply_payment(payments, integer)`);
@@ -466,6 +515,7 @@ export class AnalyticsRollups1763700700000 implements MigrationInterface {
     await q.query(`DROP TABLE analytics_window_anchors`);
     await q.query(`DROP TABLE analytics_customers`);
     await q.query(`DROP TABLE analytics_invoice_series`);
+    await q.query(`DROP TABLE analytics_first_invoice_series`);
     await q.query(`DROP TABLE analytics_payment_series`);
     await q.query(`DROP TABLE analytics_customer_buckets`);
     await q.query(`DROP TABLE analytics_invoice_buckets`);

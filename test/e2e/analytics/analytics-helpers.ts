@@ -95,6 +95,8 @@ export async function storedRollups(org: string): Promise<Record<string, unknown
     customers: await sql(`SELECT mode, grain, bucket, customer_email, invoices_count::int AS n, paid_count::int AS p, paid_volume_usd::text AS v
                             FROM analytics_customer_buckets WHERE organization_id = $1 AND invoices_count <> 0 ORDER BY 1, 2, 3, 4`, [org]),
     first: await sql(`SELECT mode, customer_email, first_invoice_at FROM analytics_customers WHERE organization_id = $1 ORDER BY 1, 2`, [org]),
+    firstSeries: await sql(`SELECT mode, grain, bucket, customers_count::int AS n FROM analytics_first_invoice_series
+                              WHERE organization_id = $1 AND customers_count <> 0 ORDER BY 1, 2, 3`, [org]),
     paymentSeries: await sql(`SELECT mode, grain, bucket, completed_count::int AS n, volume_usd::text AS v FROM analytics_payment_series
                                 WHERE organization_id = $1 AND completed_count <> 0 ORDER BY 1, 2, 3`, [org]),
     invoiceSeries: await sql(`SELECT mode, grain, bucket, invoices_count::int AS n FROM analytics_invoice_series
@@ -136,6 +138,10 @@ export async function recomputedRollups(org: string): Promise<Record<string, unk
                            GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`, [org]),
     first: await sql(`SELECT mode, lower(customer_email) AS customer_email, min(created_at) AS first_invoice_at
                         FROM invoices WHERE organization_id = $1 AND customer_email IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2`, [org]),
+    firstSeries: await sql(`SELECT mode, g.grain, date_trunc(g.grain, first_at, 'UTC') AS bucket, count(*)::int AS n
+                              FROM (SELECT mode, min(created_at) AS first_at FROM invoices WHERE organization_id = $1 AND customer_email IS NOT NULL
+                                     GROUP BY mode, lower(customer_email)) f CROSS JOIN ${grains}
+                             GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, [org]),
     paymentSeries: await sql(`SELECT mode, g.grain, date_trunc(g.grain, happened_at, 'UTC') AS bucket, count(*)::int AS n, sum(price_usd)::text AS v
                                 FROM payments CROSS JOIN ${grains} WHERE organization_id = $1 AND status = 'COMPLETED'
                                GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, [org]),

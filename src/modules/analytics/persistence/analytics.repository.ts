@@ -82,9 +82,9 @@ export class AnalyticsRepository {
 
   private async newCustomers(m: EntityManager, scope: Scope, w: DashboardWindow): Promise<number> {
     const fresh: Array<{ n: string }> = await m.query(
-      `SELECT count(*)::text AS n FROM analytics_customers
-        WHERE organization_id = $1 AND mode = $2 AND first_invoice_at >= $3 AND first_invoice_at < $4`,
-      [scope.organizationId, scope.mode, w.from, w.to],
+      `SELECT coalesce(sum(customers_count), 0)::text AS n FROM analytics_first_invoice_series
+        WHERE organization_id = $1 AND mode = $2 AND grain = $3 AND bucket >= $4 AND bucket < $5`,
+      this.params(scope, w),
     );
     return Number.parseInt(fresh[0].n, 10);
   }
