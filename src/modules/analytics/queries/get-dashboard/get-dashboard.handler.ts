@@ -26,16 +26,8 @@ export class GetDashboardHandler implements IQueryHandler<GetDashboardQuery> {
     if (kept && (await this.repo.anchorDay(this.tx.manager, scope)) !== today) {
       await this.tx.run((m) => this.repo.rollWindows(m, scope, today));
     }
-    // One snapshot for every section, so the figures agree with each other.
-    const read = await this.tx.manager.transaction('REPEATABLE READ', async (m) => {
-      await m.query('SET TRANSACTION READ ONLY');
-      const useKept = kept !== null && (await this.repo.anchorDay(m, scope)) === today;
-      const payments = useKept ? await this.repo.keptPayments(m, scope, kept) : await this.repo.payments(m, scope, window);
-      const invoices = useKept ? await this.repo.keptInvoices(m, scope, kept) : await this.repo.invoices(m, scope, window);
-      const series = await this.repo.series(m, scope, window);
-      const customers = useKept ? await this.repo.keptCustomers(m, scope, kept, window) : await this.repo.customers(m, scope, window);
-      return { payments, invoices, series, customers };
-    });
+    // One statement: one snapshot for every section, so the figures agree with each other.
+    const read = await this.repo.dashboard(this.tx.manager, scope, window, kept, today);
     const ids = [...new Set(read.payments.map((p) => p.providerId))];
     const providers = ids.length ? await this.queries.execute(new GetProvidersQuery(scope, ids)) : [];
     const providerNames = new Map(providers.map((p) => [p.catalog.id, p.catalog.name]));
