@@ -459,11 +459,13 @@ export class AnalyticsRollups1763700700000 implements MigrationInterface {
           ) x
          GROUP BY x.day, x.span, x.prev
         HAVING sum(x.sign) <> 0;
+        ANALYZE analytics_roll_delta;
 
         INSERT INTO analytics_payment_windows AS w (organization_id, mode, span, prev, provider_id, currency, status, payments_count, volume_usd)
         SELECT org, m, r.span, r.prev, b.provider_id, b.currency, b.status, sum(r.sign * b.payments_count), sum(r.sign * b.volume_usd)
-          FROM analytics_roll_delta r
-          JOIN analytics_payment_buckets b ON b.organization_id = org AND b.mode = m AND b.grain = 'day' AND b.bucket = r.bucket
+          FROM analytics_roll_delta r -- one index range per day that moves (OFFSET 0 keeps it a nested loop)
+          CROSS JOIN LATERAL (SELECT * FROM analytics_payment_buckets x
+                               WHERE x.organization_id = org AND x.mode = m AND x.grain = 'day' AND x.bucket = r.bucket OFFSET 0) b
          GROUP BY r.span, r.prev, b.provider_id, b.currency, b.status
          ORDER BY r.span, r.prev, b.provider_id, b.currency, b.status
         ON CONFLICT (organization_id, mode, span, prev, provider_id, currency, status) DO UPDATE
@@ -471,7 +473,8 @@ export class AnalyticsRollups1763700700000 implements MigrationInterface {
         INSERT INTO analytics_invoice_windows AS w (organization_id, mode, span, prev, status, invoices_count, price_usd_sum)
         SELECT org, m, r.span, r.prev, b.status, sum(r.sign * b.invoices_count), sum(r.sign * b.price_usd_sum)
           FROM analytics_roll_delta r
-          JOIN analytics_invoice_buckets b ON b.organization_id = org AND b.mode = m AND b.grain = 'day' AND b.bucket = r.bucket
+          CROSS JOIN LATERAL (SELECT * FROM analytics_invoice_buckets x
+                               WHERE x.organization_id = org AND x.mode = m AND x.grain = 'day' AND x.bucket = r.bucket OFFSET 0) b
          GROUP BY r.span, r.prev, b.status
          ORDER BY r.span, r.prev, b.status
         ON CONFLICT (organization_id, mode, span, prev, status) DO UPDATE
@@ -479,7 +482,8 @@ export class AnalyticsRollups1763700700000 implements MigrationInterface {
         INSERT INTO analytics_customer_windows AS w (organization_id, mode, span, prev, customer_email, invoices_count, paid_count, paid_volume_usd)
         SELECT org, m, r.span, r.prev, b.customer_email, sum(r.sign * b.invoices_count), sum(r.sign * b.paid_count), sum(r.sign * b.paid_volume_usd)
           FROM analytics_roll_delta r
-          JOIN analytics_customer_buckets b ON b.organization_id = org AND b.mode = m AND b.grain = 'day' AND b.bucket = r.bucket
+          CROSS JOIN LATERAL (SELECT * FROM analytics_customer_buckets x
+                               WHERE x.organization_id = org AND x.mode = m AND x.grain = 'day' AND x.bucket = r.bucket OFFSET 0) b
          GROUP BY r.span, r.prev, b.customer_email
          ORDER BY r.span, r.prev, b.customer_email
         ON CONFLICT (organization_id, mode, span, prev, customer_email) DO UPDATE

@@ -147,6 +147,29 @@ describe('rollups follow every write of the service', () => {
     }
   });
 
+  it('concurrent writers in one organization (payments, status changes, new invoices) all succeed and leave the rollups exact', async () => {
+    const org = await createOrg();
+    await dashboard(org.test, 'last_7_days');
+    const invoices = await Promise.all(Array.from({ length: 6 }, (_, i) =>
+      org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: `${10 + i}` }], customer_email: `c${i % 3}@example.com` })));
+    const ids = invoices.map((r) => expectSuccess(r, 201).id as string);
+    const pending = await Promise.all(ids.map((id, i) =>
+      org.test.post('/test_helpers/payments', { invoice_id: id, provider_id: PROVIDERS[i % 2], price: '4' })));
+    const paymentIds = pending.map((r) => expectSuccess(r, 201).id as string);
+    const results = await Promise.all([
+      ...paymentIds.map((id, i) => org.test.post(`/test_helpers/payments/${id}/status`, { status: i % 3 ? 'COMPLETED' : 'FAILED' })),
+      ...ids.map((id, i) => org.test.post('/test_helpers/payments', { invoice_id: id, provider_id: PROVIDERS[(i + 1) % 2], price: '20', status: 'COMPLETED' })),
+      ...Array.from({ length: 6 }, (_, i) => org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '5' }], customer_email: `c${i % 4}@example.com` })),
+    ]);
+    for (const r of results) expect([200, 201]).toContain(r.status);
+    expect(await storedRollups(org.id)).toEqual(await recomputedRollups(org.id));
+    const d = await dashboard(org.test, 'last_7_days');
+    expect(d.payments.count).toBe(12);
+    expect(d.invoices.count).toBe(12);
+    expect(d.invoices.paid_count).toBe(6);
+    expect(d.customers.unique).toBe(4);
+  });
+
   it('direct SQL changes (a correction, a deletion) keep the rollups exact too', async () => {
     const org = await createOrg();
     await dashboard(org.test, 'last_7_days');
