@@ -28,8 +28,8 @@ export interface KeptWindow {
  * Reads the dashboard's rollups (migrations/1763700700000-analytics-rollups.ts), which triggers on
  * payments and invoices keep in step with every write. Nothing here reads the payments or
  * invoices tables. Day windows read their kept running totals (one row per provider, currency and
- * status; per status; per customer) and the daily buckets for the series; hour windows sum at most
- * 24 hourly buckets per key.
+ * status; per status; per customer) and one series row per day; hour windows sum at most 24 hourly
+ * buckets per key.
  * Every statement filters by organization_id and mode first.
  */
 @Injectable()
