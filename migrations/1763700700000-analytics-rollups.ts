@@ -20,9 +20,10 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * - analytics_*_windows: running totals of the day periods (see analytics_roll_windows below).
  *
  * A change applies the old row's contribution with sign -1 and the new row's with +1. Rollup rows
- * are locked in one order (day before hour, old key before new key when the old key sorts first)
- * so that concurrent writers wait for each other instead of deadlocking. Rows that fall to zero
- * stay (they add nothing). TRUNCATE of payments or invoices is not followed.
+ * are locked in one order (the organization's anchor row first, then buckets, series and windows;
+ * day before hour; old key before new key when the old key sorts first) so that concurrent writers
+ * wait for each other instead of deadlocking. Bucket rows that fall to zero stay (they add
+ * nothing). TRUNCATE of payments or invoices is not followed: run analytics_rebuild(org) after one.
  */
 export class AnalyticsRollups1763700700000 implements MigrationInterface {
   name = 'AnalyticsRollups1763700700000';
