@@ -71,3 +71,51 @@ describe('Idempotency-Key on uploads', () => {
     expect(expectSuccess(await org.test.get('/files')).total).toBe(1);
   });
 });
+
+describe('Idempotency-Key on simulated payments', () => {
+  const invoice = async (org: Awaited<ReturnType<typeof createOrg>>) =>
+    expectSuccess(await org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '100' }] }), 201).id as string;
+
+  it('replays a retried report with the same header, without recording twice', async () => {
+    const org = await createOrg();
+    const invoiceId = await invoice(org);
+    const k = key();
+    const body = { invoice_id: invoiceId, provider_id: 'prov_card_usd', price: '40', status: 'COMPLETED' };
+    const first = await org.test.post('/test_helpers/payments', body, { headers: { 'idempotency-key': k } });
+    const made = expectSuccess(first, 201);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    const again = await org.test.post('/test_helpers/payments', body, { headers: { 'idempotency-key': k } });
+    expect(expectSuccess(again, 201)).toEqual(made);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expectError(await org.test.post('/test_helpers/payments', { ...body, price: '41' }, { headers: { 'idempotency-key': k } }), 400, { code: 'idempotency_key_reused', field: 'Idempotency-Key' });
+    // Without the header the same body is a second payment: the header alone made the retry safe.
+    expectSuccess(await org.test.post('/test_helpers/payments', body), 201);
+    expect(expectSuccess(await org.test.post('/payments', { invoice_id: invoiceId })).items).toHaveLength(2);
+  });
+
+  it('keeps the idempotency_key field working beside the header: the provider reference still dedupes across headers', async () => {
+    const org = await createOrg();
+    const invoiceId = await invoice(org);
+    const body = { invoice_id: invoiceId, provider_id: 'prov_card_usd', price: '40', idempotency_key: 'card-ref-1' };
+    const first = expectSuccess(await org.test.post('/test_helpers/payments', body, { headers: { 'idempotency-key': key() } }), 201);
+    expect(first.created).toBe(true);
+    const second = await org.test.post('/test_helpers/payments', body, { headers: { 'idempotency-key': key() } });
+    expect(second.headers.get('idempotent-replayed')).toBeNull();
+    const reported = expectSuccess(second, 201);
+    expect(reported.id).toBe(first.id);
+    expect(reported.created).toBe(false);
+    expect(expectSuccess(await org.test.post('/payments', { invoice_id: invoiceId })).items).toHaveLength(1);
+  });
+
+  it('records one payment under 10 concurrent requests with one header key', async () => {
+    const org = await createOrg();
+    const invoiceId = await invoice(org);
+    const k = key();
+    const body = { invoice_id: invoiceId, provider_id: 'prov_card_usd', price: '10' };
+    const results = await Promise.all(Array.from({ length: 10 }, () => org.test.post('/test_helpers/payments', body, { headers: { 'idempotency-key': k } })));
+    const ok = results.filter((r) => r.status === 201);
+    expect(ok.length + results.filter((r) => r.status === 409).length).toBe(10);
+    expect(new Set(ok.map((r) => r.body.data.id)).size).toBe(1);
+    expect(expectSuccess(await org.test.post('/payments', { invoice_id: invoiceId })).items).toHaveLength(1);
+  });
+});
