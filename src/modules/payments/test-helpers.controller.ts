@@ -54,7 +54,7 @@ export class TestHelpersController {
       price: body.price,
       status: body.status as PaymentStatus | undefined,
       idempotencyKey: body.idempotency_key ?? null,
-      happenedAt: body.happened_at !== undefined ? parseTimeBound(body.happened_at, 'from') : null,
+      happenedAt: body.happened_at != null ? parseTimeBound(body.happened_at, 'from') : null,
     }));
     return reply(simulated(recorded), 'Payment recorded');
   }

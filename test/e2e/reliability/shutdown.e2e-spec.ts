@@ -146,7 +146,7 @@ describe('WEB_CONCURRENCY: worker processes', () => {
       try {
         const keys = server.output().match(/Test key \(shown once\): (sk_test_\w+)/g) ?? [];
         expect(keys).toHaveLength(1);
-        const demo = new Api(/sk_test_\w+/.exec(keys[0])![0], server.baseUrl);
+        const demo = new Api(/sk_test_\w+/.exec(keys[0] ?? '')![0], server.baseUrl);
         const answers = await Promise.all(Array.from({ length: 10 }, () => demo.get('/auth/debug_token')));
         for (const res of answers) expect(expectSuccess(res).organization_name).toBe('Demo organization');
         expect(existsSync(join(dataDir, 'embedded-db.json'))).toBe(true);

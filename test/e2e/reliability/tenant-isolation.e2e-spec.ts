@@ -1,50 +1,22 @@
 import { Api } from '../../support/api';
-import { expectError, expectSuccess } from '../../support/envelope';
-import { createOrg, TestOrg } from '../../support/factories';
+import { expectError } from '../../support/envelope';
+import { createOrg } from '../../support/factories';
+import { kindOf, MAKERS } from '../../support/makers';
 import { exampleBody, fetchOpenApi, OpenApiDocument, Operation, operations } from '../../support/openapi';
-import { productBody } from '../products/product-bodies';
 
 /**
  * Every operation of the published document that takes an id in its path is called, for a real
  * object of organization A (test mode), with organization B's keys and with A's live key: each must
  * answer 404 with no data. The kind of object a path parameter names comes from the path itself
  * (`{invoice_id}` -> invoice; `/products/{id}` -> product), so a new endpoint is covered as soon as
- * it is published, and one whose kind has no maker below fails this test until it gets one.
- */
-type Maker = (org: TestOrg) => Promise<string>;
-
-const MAKERS: Record<string, Maker> = {
-  product: async (org) => expectSuccess(await org.test.post('/products', productBody())).id,
-  invoice: async (org) => expectSuccess(await org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '50' }] }), 201).id,
-  payment: async (org) => {
-    const invoice = await MAKERS.invoice(org);
-    return expectSuccess(await org.test.post('/test_helpers/payments', { invoice_id: invoice, provider_id: 'prov_card_usd', price: '10' }), 201).id;
-  },
-  file: async (org) => {
-    const form = new FormData();
-    form.append('file', new Blob(['tenant isolation'], { type: 'text/plain' }), 'isolation.txt');
-    return expectSuccess(await org.test.request('POST', '/files/upload', { rawBody: form })).id;
-  },
-};
-
-/** Path parameters that name no tenant's object, with the reason. */
+ * it is published, and one whose kind has no maker (test/support/makers.ts) fails this test until it gets one.
+ *
+ * Path parameters that name no tenant's object, with the reason. */
 const NOT_TENANT_SCOPED: Record<string, string> = {
   'GET /assets/providers/{file}': 'public static content (provider images), the same for everyone',
   'POST /admin/organizations/{id}/keys': 'operator API: the admin token spans every organization by design',
   'GET /admin/organizations/{id}/keys': 'operator API: the admin token spans every organization by design',
 };
-
-const SINGULAR: Record<string, string> = { invoices: 'invoice', payments: 'payment', products: 'product', files: 'file', webhooks: 'webhook', quotes: 'quote' };
-
-/** The kind of object a path parameter names. */
-export function kindOf(path: string, param: string): string {
-  const named = /^(.+)_id$/.exec(param);
-  if (named) return named[1];
-  const segments = path.split('/').filter(Boolean);
-  const at = segments.indexOf(`{${param}}`);
-  const collection = segments[at - 1] ?? param;
-  return SINGULAR[collection] ?? collection.replace(/s$/, '');
-}
 
 interface Case {
   name: string;

@@ -1,0 +1,32 @@
+import { expectSuccess } from './envelope';
+import type { TestOrg } from './factories';
+import { productBody } from '../e2e/products/product-bodies';
+
+/** How to make a real object of each kind with an organization's test key; returns its id. */
+export type Maker = (org: Pick<TestOrg, 'test'>) => Promise<string>;
+
+export const MAKERS: Record<string, Maker> = {
+  product: async (org) => expectSuccess(await org.test.post('/products', productBody())).id,
+  invoice: async (org) => expectSuccess(await org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '50' }] }), 201).id,
+  payment: async (org) => {
+    const invoice = await MAKERS.invoice(org);
+    return expectSuccess(await org.test.post('/test_helpers/payments', { invoice_id: invoice, provider_id: 'prov_card_usd', price: '10' }), 201).id;
+  },
+  file: async (org) => {
+    const form = new FormData();
+    form.append('file', new Blob(['tenant isolation'], { type: 'text/plain' }), 'isolation.txt');
+    return expectSuccess(await org.test.request('POST', '/files/upload', { rawBody: form })).id;
+  },
+};
+
+const SINGULAR: Record<string, string> = { invoices: 'invoice', payments: 'payment', products: 'product', files: 'file', webhooks: 'webhook', quotes: 'quote' };
+
+/** The kind of object a path parameter names: `{invoice_id}` -> invoice; `/products/{id}` -> product. */
+export function kindOf(path: string, param: string): string {
+  const named = /^(.+)_id$/.exec(param);
+  if (named) return named[1];
+  const segments = path.split('/').filter(Boolean);
+  const at = segments.indexOf(`{${param}}`);
+  const collection = segments[at - 1] ?? param;
+  return SINGULAR[collection] ?? collection.replace(/s$/, '');
+}
