@@ -50,7 +50,10 @@ export async function createHttpApp(config: AppConfig, databaseUrl: string, logg
   app.set('trust proxy', config.TRUST_PROXY);
   app.disable('x-powered-by');
   app.set('etag', false);
-  if (drain) app.use(drain.middleware);
+  if (drain) {
+    drain.attach(app.getHttpServer());
+    app.use(drain.middleware);
+  }
   applySecurityHeaders(app);
   applyCors(app, config);
   return app;

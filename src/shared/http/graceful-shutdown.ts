@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
 
 export interface DrainResult {
   /** Requests still running when the time ran out (their connections were cut). */
@@ -7,16 +8,25 @@ export interface DrainResult {
   waitedMs: number;
 }
 
+interface Connection {
+  openedAt: number;
+  served: number;
+  active: number;
+}
+
+/** How long a connection accepted just before the stop may take to send its first request. */
+const FIRST_REQUEST_GRACE_MS = 2000;
+
 /**
- * Counts the requests in flight so a stopping process can let them finish: `drain()` stops
- * accepting connections, closes idle keep-alive connections (and every connection as soon as its
- * response is sent: `Connection: close` on anything answered from then on), and resolves when the
- * last request is done or the time is up.
+ * Lets a stopping process finish what it accepted: `drain()` stops accepting connections, lets
+ * requests in flight finish, answers them with `Connection: close`, closes keep-alive connections
+ * as soon as they are idle, still serves a connection accepted just before the stop whose request
+ * is on its way (for a short grace), and resolves when every connection is gone or the time is up.
  */
 export class HttpDrain {
   private inFlight = 0;
   private draining = false;
-  private onIdle: (() => void) | null = null;
+  private readonly connections = new Map<Socket, Connection>();
 
   get active(): number {
     return this.inFlight;
@@ -26,14 +36,27 @@ export class HttpDrain {
     return this.draining;
   }
 
-  readonly middleware = (_req: Request, res: Response, next: NextFunction): void => {
+  /** Follows the server's connections (call once, before it listens). */
+  attach(server: Server): void {
+    server.on('connection', (socket: Socket) => {
+      this.connections.set(socket, { openedAt: Date.now(), served: 0, active: 0 });
+      socket.once('close', () => this.connections.delete(socket));
+    });
+  }
+
+  readonly middleware = (req: Request, res: Response, next: NextFunction): void => {
     this.inFlight++;
+    const connection = this.connections.get(req.socket);
+    if (connection) connection.active++;
     let counted = true;
     const done = () => {
       if (!counted) return;
       counted = false;
       this.inFlight--;
-      if (this.inFlight === 0) this.onIdle?.();
+      if (connection) {
+        connection.active--;
+        connection.served++;
+      }
     };
     res.once('finish', done);
     res.once('close', done);
@@ -50,24 +73,18 @@ export class HttpDrain {
     const started = Date.now();
     this.draining = true;
     server.close();
-    server.closeIdleConnections();
-    const sweep = setInterval(() => server.closeIdleConnections(), 50);
-    try {
-      if (this.inFlight > 0) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, timeoutMs);
-          this.onIdle = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
+    while (Date.now() - started < timeoutMs) {
+      const now = Date.now();
+      for (const [socket, c] of this.connections) {
+        // idle keep-alive connections go now; a fresh one gets a moment to send its request
+        if (c.active === 0 && (c.served > 0 || now - c.openedAt > FIRST_REQUEST_GRACE_MS)) socket.destroy();
       }
-    } finally {
-      clearInterval(sweep);
-      this.onIdle = null;
+      if (this.inFlight === 0 && this.connections.size === 0) break;
+      await new Promise((r) => setTimeout(r, 20));
     }
     const cut = this.inFlight;
     server.closeAllConnections();
+    for (const socket of this.connections.keys()) socket.destroy();
     return { cut, waitedMs: Date.now() - started };
   }
 }
