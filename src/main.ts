@@ -8,6 +8,7 @@ import { createCliContext, createHttpApp, resolveDatabase, ResolvedDatabase, run
 import { mountDocs } from './docs';
 import { CreateOrganizationCommand } from './modules/organizations/commands/create-organization/create-organization.command';
 import { CountOrganizationsQuery } from './modules/organizations/queries/count-organizations/count-organizations.query';
+import { WebhookDispatcher } from './modules/webhooks/dispatch/webhook-dispatcher';
 import { AppConfig, ConfigError, loadConfig } from './shared/config/app-config';
 import { HttpDrain } from './shared/http/graceful-shutdown';
 import { createRootLogger } from './shared/logging/logger';
@@ -30,8 +31,9 @@ async function prepareDatabase(app: INestApplicationContext, config: AppConfig, 
 /**
  * One HTTP server process: the whole service (WEB_CONCURRENCY=1) or one cluster worker. On SIGTERM
  * or SIGINT it stops accepting connections, lets requests in flight finish (at most
- * SHUTDOWN_TIMEOUT_MS), closes idle keep-alive connections, closes the application (its pool and
- * the modules' shutdown hooks), stops the embedded database it owns, and exits 0.
+ * SHUTDOWN_TIMEOUT_MS), closes idle keep-alive connections, closes the application (the webhook
+ * dispatcher stops claiming and finishes its attempts in flight, then the pool closes), stops the
+ * embedded database it owns, and exits 0.
  */
 async function serve(config: AppConfig, logger: Logger, startedAt: bigint): Promise<void> {
   const workerUrl = cluster.isWorker ? process.env[WORKER_DATABASE_URL] : undefined;
@@ -84,6 +86,8 @@ async function serve(config: AppConfig, logger: Logger, startedAt: bigint): Prom
   if (cluster.isWorker) process.on('disconnect', () => void shutdown('primary gone'));
 
   await app.listen(config.PORT, config.HOST);
+  // After the migrations: the dispatcher sends webhook deliveries recorded by any instance.
+  app.get(WebhookDispatcher).start();
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   logger.info({ port, startup_ms: Number(process.hrtime.bigint() - startedAt) / 1e6 }, `listening on port ${port}`);

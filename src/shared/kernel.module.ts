@@ -1,11 +1,12 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { AppConfig } from './config/app-config';
 import { TransactionRunner } from './db/transaction-runner';
+import { EventOutbox } from './events/outbox';
 import { RateLimiter } from './rate-limit/rate-limiter';
 import { IdempotencyInterceptor } from './idempotency/idempotency';
 import { Clock, SystemClock } from './time/clock';
 
-/** The shared kernel every module may inject: configuration, clock, transactions, rate limits. */
+/** The shared kernel every module may inject: configuration, clock, transactions, rate limits, the event outbox. */
 @Global()
 @Module({})
 export class KernelModule {
@@ -18,8 +19,9 @@ export class KernelModule {
         TransactionRunner,
         RateLimiter,
         IdempotencyInterceptor,
+        EventOutbox,
       ],
-      exports: [AppConfig, Clock, TransactionRunner, RateLimiter, IdempotencyInterceptor],
+      exports: [AppConfig, Clock, TransactionRunner, RateLimiter, IdempotencyInterceptor, EventOutbox],
     };
   }
 }

@@ -10,6 +10,7 @@ import { buildCalculationRecords } from '../../persistence/calculation-records';
 import { InvoiceItemRecord } from '../../persistence/invoice-item.record';
 import { InvoiceRecord } from '../../persistence/invoice.record';
 import { InvoicesRepository } from '../../persistence/invoices.repository';
+import { InvoiceEvents } from '../invoice-events';
 import { CreateInvoiceCommand } from './create-invoice.command';
 
 @CommandHandler(CreateInvoiceCommand)
@@ -19,6 +20,7 @@ export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceComman
     @Inject(QueryBus) private readonly queries: QueryBus,
     @Inject(InvoicesRepository) private readonly repo: InvoicesRepository,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(InvoiceEvents) private readonly events: InvoiceEvents,
   ) {}
 
   async execute({ scope, input }: CreateInvoiceCommand): Promise<{ id: string }> {
@@ -69,7 +71,10 @@ export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceComman
       updatedAt: now,
     };
     const calculations = buildCalculationRecords(invoice, itemRecords, calculationLines(calc), now);
-    await this.tx.run((m) => this.repo.insertInvoice(m, invoice, itemRecords, calculations));
+    await this.tx.run(async (m) => {
+      await this.repo.insertInvoice(m, invoice, itemRecords, calculations);
+      await this.events.created(m, scope, invoice);
+    });
     return { id: invoiceId };
   }
 }
