@@ -17,9 +17,28 @@ export const MAKERS: Record<string, Maker> = {
     form.append('file', new Blob(['tenant isolation'], { type: 'text/plain' }), 'isolation.txt');
     return expectSuccess(await org.test.request('POST', '/files/upload', { rawBody: form })).id;
   },
+  webhook: async (org) => expectSuccess(await org.test.post('/webhooks', { url: 'http://127.0.0.1:9/hooks', event_types: ['*'] }), 201).id,
+  event: async (org) => {
+    const product = await MAKERS.product(org);
+    const events = expectSuccess(await org.test.post('/events', { type: ['product.created'], limit: 100 })).items as { id: string; data: { object: { id: string } } }[];
+    const event = events.find((e) => e.data?.object?.id === product);
+    if (!event) throw new Error(`no product.created event for ${product}`);
+    return event.id;
+  },
 };
 
-const SINGULAR: Record<string, string> = { invoices: 'invoice', payments: 'payment', products: 'product', files: 'file', webhooks: 'webhook', quotes: 'quote' };
+/** A body with every top-level `<kind>_id` field replaced by a real object of the organization. */
+export async function withRealIds(org: Pick<TestOrg, 'test'>, body: unknown): Promise<unknown> {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
+  const out: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+  for (const [name, value] of Object.entries(out)) {
+    const kind = /^(.+)_id$/.exec(name)?.[1];
+    if (kind && MAKERS[kind] && typeof value === 'string') out[name] = await MAKERS[kind](org);
+  }
+  return out;
+}
+
+const SINGULAR: Record<string, string> = { invoices: 'invoice', payments: 'payment', products: 'product', files: 'file', webhooks: 'webhook', quotes: 'quote', events: 'event' };
 
 /** The kind of object a path parameter names: `{invoice_id}` -> invoice; `/products/{id}` -> product. */
 export function kindOf(path: string, param: string): string {

@@ -1,7 +1,7 @@
 import { Api } from '../../support/api';
 import { expectError } from '../../support/envelope';
 import { createOrg } from '../../support/factories';
-import { kindOf, MAKERS } from '../../support/makers';
+import { kindOf, MAKERS, withRealIds } from '../../support/makers';
 import { exampleBody, fetchOpenApi, OpenApiDocument, Operation, operations } from '../../support/openapi';
 
 /**
@@ -67,7 +67,7 @@ describe('tenant isolation matrix (from /openapi.json)', () => {
       // a fresh object per operation: some of them change or delete it
       const ids: Record<string, string> = {};
       for (const p of c.params) ids[p.name] = await MAKERS[p.kind](owner);
-      const body = exampleBody(doc, c.op);
+      const body = await withRealIds(owner, exampleBody(doc, c.op));
       const testOnly = c.op.path.startsWith('/test_helpers/');
       const foreign: [string, Api, number][] = [
         ["another organization's test key", stranger.test, 404],
