@@ -59,4 +59,15 @@ describe('hostile input', () => {
     expect(expectSuccess(await org.test.post('/payments', nulls)).total).toBe(1);
     expect(expectSuccess(await org.test.post('/invoices/list', nulls)).total).toBe(1);
   });
+
+  it('an array where a list of objects is expected is a 400 at that list (products, invoices, quotes)', async () => {
+    const org = await createOrg();
+    const body = productBody();
+    const schema = (body.schemas as Record<string, unknown>[])[0];
+    expectError(await org.test.post('/products', { ...body, schemas: [{ ...schema, configurations: [[[]]] }] }), 400, { field: 'schemas.0.configurations' });
+    expectError(await org.test.post('/products', { ...body, schemas: [[schema]] }), 400, { field: 'schemas' });
+    expectError(await org.test.post('/invoices/create', { items: [[{ type: 'PAYMENT_INTENT', currency: 'USD', price: '1' }]] }), 400, { field: 'items' });
+    expectError(await org.test.post('/pay/quote', { currency: 'USD', items: [[]] }), 400, { field: 'items' });
+    expect(expectSuccess(await org.test.get('/products'))).toHaveLength(0);
+  });
 });
