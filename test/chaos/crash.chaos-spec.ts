@@ -47,6 +47,9 @@ describe('crash safety: SIGKILL mid-burst, restart, invariants', () => {
     const made = await new Api(null, server.baseUrl).post('/admin/organizations', { name: 'Chaos' }, { headers: { 'x-admin-token': ADMIN_TOKEN } });
     const testKey = made.body.data.test_key as string;
     let api = new Api(testKey, server.baseUrl);
+    // A webhook endpoint for every event: each committed event must have its delivery queued with it.
+    const hook = await api.post('/webhooks', { url: 'http://127.0.0.1:9/hooks', event_types: ['*'] });
+    expect(hook.status).toBe(201);
 
     const sent: Sent[] = [];
     const invoices: string[] = [];
@@ -170,10 +173,29 @@ describe('crash safety: SIGKILL mid-burst, restart, invariants', () => {
       // 6. no request left its key claimed forever: claims are either done or recent
       const stuck = (await db.query(`SELECT count(*)::int AS n FROM idempotency_keys WHERE organization_id = $1 AND state = 'in_flight' AND created_at < now() - interval '5 minutes'`, [orgId])).rows[0].n;
       expect(stuck).toBe(0);
-      return { checked, invoices: inv.length, payments: payments.size };
+      // 7. no event lost: one invoice.created per invoice, one payment.created per payment, an event for
+      // each payment's last status change, one invoice.completed per completed invoice, and each event's
+      // webhook delivery queued with it
+      const events = (await db.query(`SELECT id, type, data->'object'->>'id' AS object_id, data->'object'->>'status' AS status FROM events WHERE organization_id = $1`, [orgId])).rows;
+      const count = (type: string, id: string) => events.filter((e) => e.type === type && e.object_id === id).length;
+      for (const row of inv) {
+        expect({ id: row.id, created: count('invoice.created', row.id) }).toEqual({ id: row.id, created: 1 });
+        if (row.status === 'COMPLETED') expect({ id: row.id, completed: count('invoice.completed', row.id) }).toEqual({ id: row.id, completed: 1 });
+        checked++;
+      }
+      for (const p of payments.values()) {
+        expect({ id: p.id, created: count('payment.created', p.id) }).toEqual({ id: p.id, created: 1 });
+        const last = events.filter((e) => e.type.startsWith('payment.') && e.object_id === p.id && e.status === p.status);
+        expect({ id: p.id, eventWithStatus: last.length > 0 }).toEqual({ id: p.id, eventWithStatus: true });
+        checked++;
+      }
+      const undelivered = (await db.query(`SELECT e.id, e.type FROM events e WHERE e.organization_id = $1 AND e.type NOT LIKE 'webhook_endpoint.%' AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.endpoint_id = $2)`, [orgId, hook.body.data.id])).rows;
+      expect(undelivered).toEqual([]);
+      checked += events.length;
+      return { checked, invoices: inv.length, payments: payments.size, events: events.length };
     });
     process.stdout.write(`chaos: ${sent.length} requests (${unanswered.length} unanswered at the kill, retried: ${conflicts} still in progress), `
-      + `${checks.invoices} invoices, ${checks.payments} payments, ${checks.checked} invariant checks passed\n`);
+      + `${checks.invoices} invoices, ${checks.payments} payments, ${checks.events} events, ${checks.checked} invariant checks passed\n`);
     expect(checks.invoices).toBeGreaterThan(3);
   });
 });
