@@ -110,7 +110,8 @@ describe('crash safety: SIGKILL mid-burst, restart, invariants', () => {
     for (const s of unanswered) {
       const res = await api.post(s.path, s.body, { headers: s.headers });
       expect(res.status).toBeLessThan(500);
-      // A request whose key was claimed when the process died is "in progress" until the claim goes stale.
+      // A request whose key was claimed when the process died is "in progress" until the claim goes stale,
+      // or "answer lost" when its changes were committed.
       if (res.status === 409) conflicts++;
       s.answer = res;
     }
@@ -156,6 +157,16 @@ describe('crash safety: SIGKILL mid-burst, restart, invariants', () => {
       // 4. one invoice per Idempotency-Key (the ref in its metadata)
       const invoiceDupes = (await db.query(`SELECT metadata->>'ref' AS ref, count(*)::int AS n FROM invoices WHERE organization_id = $1 GROUP BY 1 HAVING count(*) > 1`, [orgId])).rows;
       expect(invoiceDupes).toEqual([]);
+      // 4b. an invoice request that got no answer at the kill: its retry's answer says what happened, exactly
+      //     (the key is marked applied in the invoice's own commit): created once, or never
+      const refs = new Map((await db.query(`SELECT metadata->>'ref' AS ref, count(*)::int AS n FROM invoices WHERE organization_id = $1 GROUP BY 1`, [orgId])).rows.map((r) => [r.ref, r.n]));
+      for (const s of unanswered.filter((x) => x.kind === 'invoice')) {
+        const ref = (s.body.metadata as { ref: string }).ref;
+        const code = s.answer!.body?.code;
+        const expected = s.answer!.status === 201 || code === 'idempotency_answer_lost' ? 1 : code === 'idempotency_conflict' ? 0 : -1;
+        expect({ ref, status: s.answer!.status, code, stored: refs.get(ref) ?? 0 }).toEqual({ ref, status: s.answer!.status, code, stored: expected });
+        checked++;
+      }
       // 5. every acknowledged write is there, as acknowledged
       const byId = new Map(inv.map((r) => [r.id, r]));
       const payments = new Map((await db.query(`SELECT id, status, idempotency_key FROM payments WHERE organization_id = $1`, [orgId])).rows.map((r) => [r.id, r]));
@@ -194,7 +205,7 @@ describe('crash safety: SIGKILL mid-burst, restart, invariants', () => {
       checked += events.length;
       return { checked, invoices: inv.length, payments: payments.size, events: events.length };
     });
-    process.stdout.write(`chaos: ${sent.length} requests (${unanswered.length} unanswered at the kill, retried: ${conflicts} still in progress), `
+    process.stdout.write(`chaos: ${sent.length} requests (${unanswered.length} unanswered at the kill, retried: ${conflicts} answered 409 in progress or answer lost), `
       + `${checks.invoices} invoices, ${checks.payments} payments, ${checks.events} events, ${checks.checked} invariant checks passed\n`);
     expect(checks.invoices).toBeGreaterThan(3);
   });

@@ -1,3 +1,5 @@
+import { testDatabaseUrl } from '../../support/api';
+import { withClient } from '../../support/pg';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { createOrg } from '../../support/factories';
 import { productBody } from '../products/product-bodies';
@@ -117,5 +119,38 @@ describe('Idempotency-Key on simulated payments', () => {
     expect(ok.length + results.filter((r) => r.status === 409).length).toBe(10);
     expect(new Set(ok.map((r) => r.body.data.id)).size).toBe(1);
     expect(expectSuccess(await org.test.post('/payments', { invoice_id: invoiceId })).items).toHaveLength(1);
+  });
+});
+
+describe('Idempotency-Key after a crash', () => {
+  // A process that died mid-request leaves its claim behind; these rows are what it leaves.
+  const leaveClaim = (orgId: string, k: string, state: 'in_flight' | 'applied', fingerprintOf: string) =>
+    withClient(testDatabaseUrl(), (db) => db.query(
+      `UPDATE idempotency_keys SET state = $3, response_status = NULL, response_body = NULL, created_at = now() - interval '10 minutes'
+        WHERE organization_id = $1 AND mode = 'test' AND key = $2 AND fingerprint = $4`,
+      [orgId, k, state, fingerprintOf],
+    ));
+
+  it('marks the key applied in the same commit as the changes, so a retry after a crash does not create twice', async () => {
+    const org = await createOrg();
+    const k = key();
+    const first = expectSuccess(await org.test.post('/products', productBody(), { headers: { 'idempotency-key': k } }));
+    const stored = await withClient(testDatabaseUrl(), (db) => db.query(`SELECT state, fingerprint FROM idempotency_keys WHERE organization_id = $1 AND key = $2`, [org.id, k]));
+    expect(stored.rows[0].state).toBe('done');
+    // the process committed the product, then died before storing its answer
+    await leaveClaim(org.id, k, 'applied', stored.rows[0].fingerprint);
+    expectError(await org.test.post('/products', productBody(), { headers: { 'idempotency-key': k } }), 409, { code: 'idempotency_answer_lost' });
+    expect(expectSuccess(await org.test.get('/products')).map((p: any) => p.id)).toEqual([first.id]);
+  });
+
+  it('lets a retry take over a claim whose request never committed, once the claim is stale', async () => {
+    const org = await createOrg();
+    const k = key();
+    expectSuccess(await org.test.post('/products', productBody(), { headers: { 'idempotency-key': k } }));
+    const stored = await withClient(testDatabaseUrl(), (db) => db.query(`SELECT fingerprint FROM idempotency_keys WHERE organization_id = $1 AND key = $2`, [org.id, k]));
+    await leaveClaim(org.id, k, 'in_flight', stored.rows[0].fingerprint);
+    const retried = await org.test.post('/products', productBody(), { headers: { 'idempotency-key': k } });
+    expectSuccess(retried);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
   });
 });
