@@ -77,7 +77,8 @@ export class HttpDrain {
       const now = Date.now();
       for (const [socket, c] of this.connections) {
         // idle keep-alive connections go now; a fresh one gets a moment to send its request
-        if (c.active === 0 && (c.served > 0 || now - c.openedAt > FIRST_REQUEST_GRACE_MS)) socket.destroy();
+        // (one whose request bytes have arrived is left to be parsed and served)
+        if (c.active === 0 && (c.served > 0 || (socket.bytesRead === 0 && now - c.openedAt > FIRST_REQUEST_GRACE_MS))) socket.destroy();
       }
       if (this.inFlight === 0 && this.connections.size === 0) break;
       await new Promise((r) => setTimeout(r, 20));

@@ -122,7 +122,7 @@ export function Idempotent(): MethodDecorator {
     ApiHeader({
       name: 'Idempotency-Key',
       required: false,
-      description: 'Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409. Kept 24 hours.',
+      description: 'Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the service stopped after carrying the request out but before storing its answer, 409 (idempotency_answer_lost). Kept 24 hours.',
     }),
   );
 }

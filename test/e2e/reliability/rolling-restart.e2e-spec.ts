@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, IncomingMessage, request, Server, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -9,12 +10,15 @@ import { productBody } from '../products/product-bodies';
 
 /**
  * A small load balancer: round-robin over the instances, one connection per request, and a request
- * refused by one instance (it is restarting) is tried on the next, as a load balancer does.
+ * refused by one instance (it is restarting) is tried on the next, as a load balancer does. A
+ * connection reset before any answer (the instance closed its listening socket with the connection
+ * still in the kernel's queue) is retried only for requests that are safe to repeat.
  */
 class RoundRobinProxy {
   private next = 0;
   private server!: Server;
   retriedRefusals = 0;
+  retriedResets = 0;
   port = 0;
 
   constructor(private readonly backends: number[]) {}
@@ -45,6 +49,12 @@ class RoundRobinProxy {
         });
         upstream.on('error', (e: NodeJS.ErrnoException) => {
           if (e.code === 'ECONNREFUSED') return resolve('refused');
+          // A connection reset before any answer is retried only when repeating the request is safe:
+          // a GET, or a request carrying an Idempotency-Key.
+          if (e.code === 'ECONNRESET' && !res.headersSent && (req.method === 'GET' || req.headers['idempotency-key'])) {
+            this.retriedResets++;
+            return resolve('refused');
+          }
           if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
           res.end(`proxy: ${e.code ?? e.message}`);
           resolve('done');
@@ -97,9 +107,9 @@ describe('rolling restart under load', () => {
       const failures: string[] = [];
       const calls = [
         () => api.get('/auth/debug_token'),
-        () => api.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '12.50' }] }),
-        () => api.post('/invoices/list', { limit: 5 }),
-        () => api.post('/products', productBody()),
+        () => api.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '12.50' }] }, { headers: { 'idempotency-key': randomUUID() } }),
+        () => api.post('/invoices/list', { limit: 5 }, { headers: { 'idempotency-key': randomUUID() } }),
+        () => api.post('/products', productBody(), { headers: { 'idempotency-key': randomUUID() } }),
         () => api.get('/products?limit=5'),
       ];
       const client = async (n: number) => {
@@ -128,7 +138,7 @@ describe('rolling restart under load', () => {
       running = false;
       await Promise.all(clients);
 
-      process.stdout.write(`rolling restart: ${tried} requests, ${failures.length} failed, ${proxy.retriedRefusals} refusals retried on the other instance\n`);
+      process.stdout.write(`rolling restart: ${tried} requests, ${failures.length} failed, ${proxy.retriedRefusals} refusals retried on the other instance (${proxy.retriedResets} of them resets of keyed requests)\n`);
       expect(failures).toEqual([]);
       expect(exitCodes).toEqual([0, 0]);
       expect(tried).toBeGreaterThan(100);
