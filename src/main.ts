@@ -12,6 +12,7 @@ import { WebhookDispatcher } from './modules/webhooks/dispatch/webhook-dispatche
 import { AppConfig, ConfigError, loadConfig } from './shared/config/app-config';
 import { HttpDrain } from './shared/http/graceful-shutdown';
 import { createRootLogger } from './shared/logging/logger';
+import { InvoiceClocks } from './modules/invoices/invoice-clocks.service';
 
 /** Set by the primary process for its workers: the embedded database it serves. */
 const WORKER_DATABASE_URL = 'IPA_WORKER_DATABASE_URL';

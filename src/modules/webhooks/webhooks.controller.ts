@@ -1,3 +1,4 @@
+import { Idempotent } from '../../shared/idempotency/idempotency';
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
@@ -34,6 +35,7 @@ export class WebhooksController {
   @Post()
   @HttpCode(201)
   @Authenticated({ write: true })
+  @Idempotent()
   @ApiOperation({
     summary: 'Register a webhook endpoint',
     description: 'Events of the key\'s organization and mode whose type is listed (or all, with `*`) are POSTed to `url`, signed as the Standard Webhooks '

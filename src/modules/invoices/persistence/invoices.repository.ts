@@ -28,12 +28,12 @@ export interface InvoiceListFilter {
 }
 
 const INVOICE_COLUMNS = `id, organization_id, mode, status, substatus, currency, price::text AS price, price_usd::text AS price_usd,
-  customer_email, metadata, redirect_url, rates_snapshot_id, rates_taken_at, created_at, updated_at`;
+  customer_email, metadata, redirect_url, rates_snapshot_id, rates_taken_at, expires_at, created_at, updated_at`;
 
 interface InvoiceRow {
   id: string; organization_id: string; mode: InvoiceRecord['mode']; status: InvoiceStatus; substatus: InvoiceSubstatus | null;
   currency: Currency; price: string; price_usd: string; customer_email: string | null; metadata: Record<string, string>;
-  redirect_url: string | null; rates_snapshot_id: string | null; rates_taken_at: Date | null; created_at: Date; updated_at: Date;
+  redirect_url: string | null; rates_snapshot_id: string | null; rates_taken_at: Date | null; expires_at: Date | null; created_at: Date; updated_at: Date;
 }
 
 function toRecord(row: InvoiceRow): InvoiceRecord {
@@ -41,7 +41,7 @@ function toRecord(row: InvoiceRow): InvoiceRecord {
     id: row.id, organizationId: row.organization_id, mode: row.mode, status: row.status, substatus: row.substatus,
     currency: row.currency, price: fromDb(row.price), priceUsd: fromDb(row.price_usd), customerEmail: row.customer_email,
     metadata: row.metadata ?? {}, redirectUrl: row.redirect_url, ratesSnapshotId: row.rates_snapshot_id,
-    ratesTakenAt: row.rates_taken_at, createdAt: row.created_at, updatedAt: row.updated_at,
+    ratesTakenAt: row.rates_taken_at, expiresAt: row.expires_at, createdAt: row.created_at, updatedAt: row.updated_at,
   };
 }
 
@@ -72,6 +72,25 @@ export class InvoicesRepository {
     const params: unknown[] = [id];
     const rows: InvoiceRow[] = await m.query(`SELECT ${INVOICE_COLUMNS} FROM invoices WHERE id = $1${accessWhere(access, params)} FOR UPDATE`, params);
     return rows[0] ? toRecord(rows[0]) : null;
+  }
+
+  /**
+   * Sweeper: up to `limit` unpaid invoices of any organization whose clock move is due at `now`
+   * (expired but not marked, or past the end of the monitoring window), locked FOR UPDATE SKIP LOCKED
+   * so several instances sweeping at once each take different rows. Rows locked by a payment's
+   * transaction are skipped too; that transaction applies the move itself.
+   */
+  async lockDue(m: EntityManager, now: Date, monitoringMinutes: number, limit: number): Promise<InvoiceRecord[]> {
+    const rows: InvoiceRow[] = await m.query(
+      `SELECT ${INVOICE_COLUMNS} FROM invoices
+        WHERE status = 'PENDING' AND expires_at IS NOT NULL AND expires_at <= $1
+          AND (substatus IS DISTINCT FROM 'EXPIRED' OR expires_at + make_interval(mins => $2) <= $1)
+        ORDER BY expires_at, id
+        LIMIT $3
+        FOR UPDATE SKIP LOCKED`,
+      [now, monitoringMinutes, limit],
+    );
+    return rows.map(toRecord);
   }
 
   async updateStatus(m: EntityManager, invoice: Pick<InvoiceRecord, 'id' | 'organizationId' | 'mode'>, status: InvoiceStatus, substatus: InvoiceSubstatus | null, at: Date): Promise<void> {
@@ -117,14 +136,21 @@ export class InvoicesRepository {
   }
 
   /** One page of the list, newest first, and the number of matches. */
-  async list(m: EntityManager, scope: Scope, f: InvoiceListFilter): Promise<{ rows: InvoiceRecord[]; total: number }> {
+  async list(m: EntityManager, scope: Scope, f: InvoiceListFilter, clock?: { now: Date; monitoringMinutes: number }): Promise<{ rows: InvoiceRecord[]; total: number }> {
     const params: unknown[] = [scope.organizationId, scope.mode];
     const where = ['organization_id = $1', 'mode = $2'];
     const add = (sql: (p: string) => string, value: unknown) => {
       params.push(value);
       where.push(sql(`$${params.length}`));
     };
-    if (f.status?.length) add((p) => `status = ANY(${p}::text[])`, f.status);
+    if (f.status?.length && clock) {
+      // The status as of now: an unpaid invoice past its monitoring window counts as VOIDED even
+      // before the sweeper has written it (domain/invoice-timing.ts).
+      params.push(clock.now, clock.monitoringMinutes);
+      const [now, mins] = [`$${params.length - 1}`, `$${params.length}`];
+      add((p) => `(CASE WHEN status = 'PENDING' AND expires_at IS NOT NULL AND expires_at + make_interval(mins => ${mins}::int) <= ${now}::timestamptz
+                        THEN 'VOIDED' ELSE status END) = ANY(${p}::text[])`, f.status);
+    } else if (f.status?.length) add((p) => `status = ANY(${p}::text[])`, f.status);
     if (f.currency?.length) add((p) => `currency = ANY(${p}::text[])`, f.currency);
     if (f.priceUsdFrom) add((p) => `price_usd >= ${p}::numeric`, renderAmount(f.priceUsdFrom));
     if (f.priceUsdTo) add((p) => `price_usd <= ${p}::numeric`, renderAmount(f.priceUsdTo));

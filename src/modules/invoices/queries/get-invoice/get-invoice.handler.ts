@@ -11,6 +11,7 @@ import { PAYER_EXPANSIONS, withImpliedParents } from '../../domain/payer-view';
 import { calculationView, InvoiceView, invoiceView, itemView, summaryView } from '../../dto/invoice.views';
 import { itemInputsOf } from '../../persistence/item-inputs';
 import { InvoicesRepository } from '../../persistence/invoices.repository';
+import { InvoiceClocks } from '../../invoice-clocks.service';
 import { GetInvoiceQuery } from './get-invoice.query';
 
 @QueryHandler(GetInvoiceQuery)
@@ -19,6 +20,7 @@ export class GetInvoiceHandler implements IQueryHandler<GetInvoiceQuery> {
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(QueryBus) private readonly queries: QueryBus,
     @Inject(InvoicesRepository) private readonly repo: InvoicesRepository,
+    @Inject(InvoiceClocks) private readonly clocks: InvoiceClocks,
   ) {}
 
   async execute({ access, invoiceId, expand, summaryCurrency }: GetInvoiceQuery): Promise<InvoiceView> {
@@ -31,11 +33,12 @@ export class GetInvoiceHandler implements IQueryHandler<GetInvoiceQuery> {
       if (Object.keys(refused).length) throw new ValidationFailedError(refused);
     }
     const m = this.tx.manager;
-    const invoice = await this.repo.find(m, access, invoiceId);
-    if (!invoice) throw new NotFoundError('invoice');
+    const stored = await this.repo.find(m, access, invoiceId);
+    if (!stored) throw new NotFoundError('invoice');
+    const invoice = this.clocks.current(stored);
     const scope: Scope = { organizationId: invoice.organizationId as Scope['organizationId'], mode: invoice.mode };
     const want = withImpliedParents(expand);
-    const view = invoiceView(invoice, payer);
+    const view = invoiceView(invoice, payer, this.clocks.monitoringMinutes);
 
     const needItems = want.has('items') || summaryCurrency !== null;
     const items = needItems ? await this.repo.items(m, invoice) : [];
