@@ -87,8 +87,10 @@ async function serve(config: AppConfig, logger: Logger, startedAt: bigint): Prom
   if (cluster.isWorker) process.on('disconnect', () => void shutdown('primary gone'));
 
   await app.listen(config.PORT, config.HOST);
-  // After the migrations: the dispatcher sends webhook deliveries recorded by any instance.
+  // After the migrations: the dispatcher sends webhook deliveries recorded by any instance (or worker),
+  // and expiries and monitoring windows move on without requests (INVOICE_SWEEP_SECONDS).
   app.get(WebhookDispatcher).start();
+  app.get(InvoiceClocks).start();
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   logger.info({ port, startup_ms: Number(process.hrtime.bigint() - startedAt) / 1e6 }, `listening on port ${port}`);
