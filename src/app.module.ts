@@ -22,6 +22,7 @@ import { dataSourceOptions } from './shared/db/data-source';
 import { EnvelopeInterceptor } from './shared/http/envelope.interceptor';
 import { EnvelopeExceptionFilter } from './shared/http/exception.filter';
 import { HttpsOnlyMiddleware, JsonBodyMiddleware, RequestContextMiddleware } from './shared/http/middleware';
+import { StorableTextPipe } from './shared/http/text-safety';
 import { createValidationPipe } from './shared/http/validation';
 import { KernelModule } from './shared/kernel.module';
 import { RequestLogMiddleware, ROOT_LOGGER } from './shared/logging/request-log.middleware';
@@ -61,6 +62,7 @@ export class AppModule implements NestModule {
         JsonBodyMiddleware,
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
         { provide: APP_FILTER, useClass: EnvelopeExceptionFilter },
+        { provide: APP_PIPE, useClass: StorableTextPipe },
         { provide: APP_PIPE, useFactory: createValidationPipe },
       ],
     };

@@ -7,6 +7,8 @@ import { DataSource } from 'typeorm';
 import { AppModule } from './app.module';
 import { AppConfig } from './shared/config/app-config';
 import { migrate } from './shared/db/data-source';
+import { HttpDrain } from './shared/http/graceful-shutdown';
+import { applyCors, applySecurityHeaders } from './shared/http/security';
 import { EmbeddedDatabase, findRunningEmbedded, startEmbeddedPostgres } from './shared/db/embedded-postgres';
 import { PinoNestLogger } from './shared/logging/logger';
 import { Clock } from './shared/time/clock';
@@ -26,11 +28,15 @@ export async function resolveDatabase(config: AppConfig, allowShared: boolean): 
   if (config.DATABASE_URL) return { url: config.DATABASE_URL, embedded: null, ownsEmbedded: false };
   const running = allowShared ? findRunningEmbedded(config.DATA_DIR) : null;
   if (running) return { url: running, embedded: null, ownsEmbedded: false };
-  const embedded = await startEmbeddedPostgres(config.DATA_DIR, config.DB_POOL_SIZE + 2);
+  const embedded = await startEmbeddedPostgres(config.DATA_DIR, config.DB_POOL_SIZE * config.WEB_CONCURRENCY + 4);
   return { url: embedded.url, embedded, ownsEmbedded: true };
 }
 
-export async function createHttpApp(config: AppConfig, databaseUrl: string, logger: Logger, clock?: Clock): Promise<NestExpressApplication> {
+/**
+ * The HTTP application, with security headers, CORS (when configured) and, when a drain is given,
+ * request counting for graceful shutdown. Routes added later (docs) still come before Nest's 404.
+ */
+export async function createHttpApp(config: AppConfig, databaseUrl: string, logger: Logger, clock?: Clock, drain?: HttpDrain): Promise<NestExpressApplication> {
   const httpsOptions = config.TLS_CERT_FILE && config.TLS_KEY_FILE
     ? { cert: readFileSync(config.TLS_CERT_FILE), key: readFileSync(config.TLS_KEY_FILE) }
     : undefined;
@@ -44,6 +50,12 @@ export async function createHttpApp(config: AppConfig, databaseUrl: string, logg
   app.set('trust proxy', config.TRUST_PROXY);
   app.disable('x-powered-by');
   app.set('etag', false);
+  if (drain) {
+    drain.attach(app.getHttpServer());
+    app.use(drain.middleware);
+  }
+  applySecurityHeaders(app);
+  applyCors(app, config);
   return app;
 }
 

@@ -1,49 +1,71 @@
 import 'reflect-metadata';
+import cluster, { Worker } from 'node:cluster';
+import type { Server } from 'node:http';
+import type { Logger } from 'pino';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { createHttpApp, resolveDatabase, runMigrations } from './bootstrap';
+import type { INestApplicationContext } from '@nestjs/common';
+import { createCliContext, createHttpApp, resolveDatabase, ResolvedDatabase, runMigrations } from './bootstrap';
 import { mountDocs } from './docs';
 import { CreateOrganizationCommand } from './modules/organizations/commands/create-organization/create-organization.command';
 import { CountOrganizationsQuery } from './modules/organizations/queries/count-organizations/count-organizations.query';
 import { WebhookDispatcher } from './modules/webhooks/dispatch/webhook-dispatcher';
-import { ConfigError, loadConfig } from './shared/config/app-config';
+import { AppConfig, ConfigError, loadConfig } from './shared/config/app-config';
+import { HttpDrain } from './shared/http/graceful-shutdown';
 import { createRootLogger } from './shared/logging/logger';
 import { InvoiceClocks } from './modules/invoices/invoice-clocks.service';
 
-async function main(): Promise<void> {
-  const startedAt = process.hrtime.bigint();
-  let config;
-  try {
-    config = loadConfig();
-  } catch (e) {
-    if (e instanceof ConfigError) {
-      process.stderr.write(`${e.message}\n`);
-      process.exit(1);
-    }
-    throw e;
-  }
-  const logger = createRootLogger(config.LOG_LEVEL);
-  const database = await resolveDatabase(config, false);
-  if (database.embedded) logger.info({ url: database.url.replace(/:[^:@/]*@/, ':***@'), dir: config.DATA_DIR }, 'embedded PostgreSQL started (set DATABASE_URL for production)');
+/** Set by the primary process for its workers: the embedded database it serves. */
+const WORKER_DATABASE_URL = 'IPA_WORKER_DATABASE_URL';
 
-  const app = await createHttpApp(config, database.url, logger);
-  // Docs routes go in before init(): init() installs the catch-all 404 handler.
-  mountDocs(app);
-  await app.init();
+const redact = (url: string) => url.replace(/:[^:@/]*@/, ':***@');
+
+/** Migrations (once, under an advisory lock) and, on a fresh embedded database, the demo organization. */
+async function prepareDatabase(app: INestApplicationContext, config: AppConfig, embedded: boolean, logger: Logger): Promise<void> {
   const applied = await runMigrations(app);
   if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
-  // Expiries and monitoring windows move on without requests (INVOICE_SWEEP_SECONDS).
-  app.get(InvoiceClocks).start();
-
-  if (database.embedded && config.DEMO_ORGANIZATION && (await app.get(QueryBus).execute(new CountOrganizationsQuery())) === 0) {
+  if (embedded && config.DEMO_ORGANIZATION && (await app.get(QueryBus).execute(new CountOrganizationsQuery())) === 0) {
     const demo = await app.get(CommandBus).execute(new CreateOrganizationCommand('Demo organization'));
     process.stdout.write(`\nDemo organization created: ${demo.organization_id}\nTest key (shown once): ${demo.test_key}\n\n`);
   }
+}
 
-  // Our own signal handling (not Nest's shutdown hooks, which re-raise the signal): close the HTTP
-  // server and the pool, stop the embedded database (removing its address file), exit 0.
-  const shutdown = async (signal: string) => {
-    logger.info({ signal }, 'shutting down');
+/**
+ * One HTTP server process: the whole service (WEB_CONCURRENCY=1) or one cluster worker. On SIGTERM
+ * or SIGINT it stops accepting connections, lets requests in flight finish (at most
+ * SHUTDOWN_TIMEOUT_MS), closes idle keep-alive connections, closes the application (the webhook
+ * dispatcher stops claiming and finishes its attempts in flight, then the pool closes), stops the
+ * embedded database it owns, and exits 0.
+ */
+async function serve(config: AppConfig, logger: Logger, startedAt: bigint): Promise<void> {
+  const workerUrl = cluster.isWorker ? process.env[WORKER_DATABASE_URL] : undefined;
+  let database: ResolvedDatabase;
+  if (workerUrl) database = { url: workerUrl, embedded: null, ownsEmbedded: false };
+  else if (cluster.isWorker) database = { url: config.DATABASE_URL!, embedded: null, ownsEmbedded: false };
+  else database = await resolveDatabase(config, false);
+  if (database.embedded) logger.info({ url: redact(database.url), dir: config.DATA_DIR }, 'embedded PostgreSQL started (set DATABASE_URL for production)');
+
+  const drain = new HttpDrain();
+  const app = await createHttpApp(config, database.url, logger, undefined, drain);
+  // Docs routes go in before init(): init() installs the catch-all 404 handler.
+  mountDocs(app);
+  await app.init();
+  // A worker's database was prepared by the primary before it was started.
+  if (!cluster.isWorker) await prepareDatabase(app, config, !!database.embedded, logger);
+
+  let stopping = false;
+  // Our own signal handling (not Nest's shutdown hooks, which re-raise the signal).
+  const shutdown = async (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ reason, in_flight: drain.active }, 'shutting down: no new connections, finishing requests in flight');
     let code = 0;
+    try {
+      const result = await drain.drain(app.getHttpServer() as Server, config.SHUTDOWN_TIMEOUT_MS);
+      if (result.cut) logger.warn({ cut: result.cut, waited_ms: result.waitedMs }, 'requests still running at SHUTDOWN_TIMEOUT_MS were cut');
+      else logger.info({ waited_ms: result.waitedMs }, 'requests in flight finished');
+    } catch (e) {
+      logger.error({ err: e }, 'error while draining HTTP connections');
+    }
     try {
       await app.close();
     } catch (e) {
@@ -56,17 +78,86 @@ async function main(): Promise<void> {
       code = 1;
       logger.error({ err: e }, 'error while stopping the embedded database');
     }
+    logger.info({ code }, 'stopped');
     process.exit(code);
   };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  // A worker whose primary is gone stops too.
+  if (cluster.isWorker) process.on('disconnect', () => void shutdown('primary gone'));
 
   await app.listen(config.PORT, config.HOST);
-  // After the migrations: the dispatcher sends webhook deliveries recorded by any instance.
+  // After the migrations: the dispatcher sends webhook deliveries recorded by any instance (or worker),
+  // and expiries and monitoring windows move on without requests (INVOICE_SWEEP_SECONDS).
   app.get(WebhookDispatcher).start();
+  app.get(InvoiceClocks).start();
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   logger.info({ port, startup_ms: Number(process.hrtime.bigint() - startedAt) / 1e6 }, `listening on port ${port}`);
+}
+
+/**
+ * WEB_CONCURRENCY > 1: this process prepares the database (it owns the embedded one, if used),
+ * then runs that many workers sharing the port, replaces a worker that dies, and on SIGTERM or
+ * SIGINT has every worker drain and stop before it stops the database and exits.
+ */
+async function runPrimary(config: AppConfig, logger: Logger): Promise<void> {
+  const database = await resolveDatabase(config, false);
+  if (database.embedded) logger.info({ url: redact(database.url), dir: config.DATA_DIR }, 'embedded PostgreSQL started (set DATABASE_URL for production)');
+  const context = await createCliContext(config, database.url, logger);
+  try {
+    await prepareDatabase(context, config, !!database.embedded, logger);
+  } finally {
+    await context.close();
+  }
+
+  const workerEnv = database.embedded ? { [WORKER_DATABASE_URL]: database.url } : {};
+  let stopping = false;
+  const fork = () => cluster.fork(workerEnv);
+  cluster.on('exit', (worker: Worker, code, signal) => {
+    if (stopping) return;
+    logger.error({ worker_pid: worker.process.pid, code, signal }, 'worker stopped unexpectedly; starting another');
+    setTimeout(() => { if (!stopping) fork(); }, 1000);
+  });
+  for (let i = 0; i < config.WEB_CONCURRENCY; i++) fork();
+  logger.info({ workers: config.WEB_CONCURRENCY }, 'cluster started');
+
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w);
+    logger.info({ signal, workers: workers.length }, 'stopping workers');
+    let code = 0;
+    await Promise.all(workers.map((w) => new Promise<void>((resolve) => {
+      if (w.isDead()) return resolve();
+      const hardStop = setTimeout(() => w.process.kill('SIGKILL'), config.SHUTDOWN_TIMEOUT_MS + 15_000);
+      w.once('exit', (exitCode, signal) => {
+        clearTimeout(hardStop);
+        // A worker still starting has no handler yet and ends on the signal itself: that is fine.
+        if (exitCode !== 0 && !(exitCode === null && signal === 'SIGTERM')) code = 1;
+        resolve();
+      });
+      w.process.kill('SIGTERM');
+    })));
+    try {
+      await database.embedded?.stop();
+    } catch (e) {
+      code = 1;
+      logger.error({ err: e }, 'error while stopping the embedded database');
+    }
+    logger.info({ code }, 'stopped');
+    process.exit(code);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+async function main(): Promise<void> {
+  const startedAt = process.hrtime.bigint();
+  const config = loadConfig();
+  const logger = createRootLogger(config.LOG_LEVEL);
+  if (config.WEB_CONCURRENCY > 1 && cluster.isPrimary) await runPrimary(config, logger);
+  else await serve(config, logger, startedAt);
 }
 
 main().catch((e) => {

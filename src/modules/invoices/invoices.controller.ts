@@ -22,7 +22,7 @@ import {
 import type { InvoiceView } from './dto/invoice.views';
 import { ListInvoicesRequestDto } from './dto/list-invoices.request.dto';
 import { UpdateInvoiceRequestDto } from './dto/update-invoice.request.dto';
-import { ObjectBody, objectBodyPipe } from './object-body';
+import { ObjectBody, objectBodyPipe } from '../../shared/http/object-body';
 import { GetInvoiceQuery } from './queries/get-invoice/get-invoice.query';
 import { GetShortStateQuery, InvoiceShortState } from './queries/get-short-state/get-short-state.query';
 import { InvoicePage, ListInvoicesQuery } from './queries/list-invoices/list-invoices.query';
@@ -81,10 +81,10 @@ export class InvoicesController {
     const page = await this.queries.execute(new ListInvoicesQuery(scopeOf(caller), {
       status: body.status as InvoiceStatus[] | undefined,
       currency: body.currency as Currency[] | undefined,
-      priceUsdFrom: body.price_usd_from !== undefined ? parseAmount(body.price_usd_from) : undefined,
-      priceUsdTo: body.price_usd_to !== undefined ? parseAmount(body.price_usd_to) : undefined,
-      createdFrom: body.created_at_from !== undefined ? parseTimeBound(body.created_at_from, 'from') ?? undefined : undefined,
-      createdTo: body.created_at_to !== undefined ? parseTimeBound(body.created_at_to, 'to') ?? undefined : undefined,
+      priceUsdFrom: body.price_usd_from != null ? parseAmount(body.price_usd_from) : undefined,
+      priceUsdTo: body.price_usd_to != null ? parseAmount(body.price_usd_to) : undefined,
+      createdFrom: body.created_at_from != null ? parseTimeBound(body.created_at_from, 'from') ?? undefined : undefined,
+      createdTo: body.created_at_to != null ? parseTimeBound(body.created_at_to, 'to') ?? undefined : undefined,
       customerEmail: body.customer_email,
       providerId: body.provider_id,
       limit: body.limit ?? 20,

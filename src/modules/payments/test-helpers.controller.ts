@@ -6,6 +6,7 @@ import type { CallerContext } from '../../shared/auth/request-context';
 import { scopeOf } from '../../shared/auth/request-context';
 import { ApiEnvelope, ApiErrors } from '../../shared/http/api-docs';
 import { EnvelopeReply, reply } from '../../shared/http/envelope';
+import { Idempotent } from '../../shared/idempotency/idempotency';
 import { parseTimeBound } from '../../shared/time/time';
 import { RecordedPayment, RecordProviderPaymentCommand } from './commands/record-provider-payment/record-provider-payment.command';
 import type { PaymentStatus } from './domain/payment-status';
@@ -37,15 +38,17 @@ export class TestHelpersController {
   @Post()
   @HttpCode(201)
   @Authenticated({ write: true, testOnly: true })
+  @Idempotent()
   @ApiOperation({
     summary: 'Simulate a payer\'s payment (test keys only)',
     description: 'Records a payment as a provider would report it: PENDING (seen) or COMPLETED. The invoice moves at once (decisions §8): '
       + 'a crypto payment seen -> WAITING_FOR_CONFIRMATIONS, a fiat one -> PROCESSING, completed payments covering it -> COMPLETED (PAID_OVER when over), '
       + 'part of it -> PARTIALLY_PAID (PAID_PARTIAL); after the invoice expired, a covering payment completes it as PAID_LATE. '
-      + 'A crypto payment counts only once its confirmations reach the provider\'s required_confirmations. Repeating an idempotency_key reports the same payment (created once). Live keys get 403.',
+      + 'A crypto payment counts only once its confirmations reach the provider\'s required_confirmations. Repeating an idempotency_key reports the same payment (created once). '
+      + 'The Idempotency-Key header (the client\'s retry key) is separate from the idempotency_key field (the provider\'s reference): a retry with the same header replays the first response. Live keys get 403.',
   })
   @ApiEnvelope({ status: 201, type: SimulatedPaymentDto, example: SIMULATED, message: 'Payment recorded' })
-  @ApiErrors(400, 401, 403, 404)
+  @ApiErrors(400, 401, 403, 404, 409)
   async simulate(@RequiredCaller() caller: CallerContext, @Body() body: SimulatePaymentRequestDto): Promise<EnvelopeReply<SimulatedPaymentDto>> {
     const recorded = await this.commands.execute(new RecordProviderPaymentCommand(scopeOf(caller), {
       kind: 'payment',
@@ -54,7 +57,7 @@ export class TestHelpersController {
       price: body.price,
       status: body.status as PaymentStatus | undefined,
       idempotencyKey: body.idempotency_key ?? null,
-      happenedAt: body.happened_at !== undefined ? parseTimeBound(body.happened_at, 'from') : null,
+      happenedAt: body.happened_at != null ? parseTimeBound(body.happened_at, 'from') : null,
       confirmations: body.confirmations ?? null,
     }));
     return reply(simulated(recorded), 'Payment recorded');

@@ -101,6 +101,21 @@ export class AppConfig {
   @Transform(toInt) @IsInt() @Min(1)
   IDEMPOTENCY_TTL_HOURS = 24;
 
+  /**
+   * Origins whose browser scripts may call the API (CORS): unset sends no CORS headers, `*` allows
+   * any origin, otherwise a comma-separated list such as `https://shop.example.com,https://admin.example.com`.
+   */
+  @IsOptional() @IsString() @Matches(/^(\*|https?:\/\/[^\s,]+(\s*,\s*https?:\/\/[^\s,]+)*)$/, { message: 'must be *, or a comma-separated list of http(s):// origins' })
+  CORS_ORIGINS?: string;
+
+  /** Worker processes on this machine (node cluster); each serves HTTP with its own database pool. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(64)
+  WEB_CONCURRENCY = 1;
+
+  /** On SIGTERM, how long in-flight requests may take to finish before their connections are cut. */
+  @Transform(toInt) @IsInt() @Min(0) @Max(600_000)
+  SHUTDOWN_TIMEOUT_MS = 10_000;
+
   /** How long an invoice's quoted rates hold and a payment is expected, unless the invoice sets expires_in_minutes (5 to 43200). */
   @Transform(toInt) @IsInt() @Min(5) @Max(43200)
   INVOICE_EXPIRY_MINUTES = 15;
@@ -116,6 +131,7 @@ export class AppConfig {
   /** Tests only: a clock that POST /test_helpers/clock moves forward. Refused when NODE_ENV=production. */
   @Transform(toBool) @IsBoolean()
   CLOCK_CONTROL = false;
+
   /** Run the webhook dispatcher in this process (several instances may run it on one database). */
   @Transform(toBool) @IsBoolean()
   WEBHOOK_DISPATCHER = true;
@@ -173,7 +189,7 @@ export class ConfigError extends Error {}
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const known = Object.keys(new AppConfig());
   const raw: Record<string, unknown> = {};
-  for (const name of [...known, 'DATABASE_URL', 'ADMIN_API_TOKEN', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'REDIS_URL', 'WEBHOOK_ALLOW_PRIVATE']) {
+  for (const name of [...known, 'DATABASE_URL', 'ADMIN_API_TOKEN', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'REDIS_URL', 'WEBHOOK_ALLOW_PRIVATE', 'CORS_ORIGINS']) {
     if (env[name] !== undefined && env[name] !== '') raw[name] = env[name];
   }
   const config = plainToInstance(AppConfig, raw);

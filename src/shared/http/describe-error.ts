@@ -56,6 +56,10 @@ export function describeError(exception: unknown, request: { method: string; pat
     if (status >= 500) return { status, code: 'internal_error', error: 'Internal server error', validator: null };
     const body = exception.getResponse() as { message?: unknown } | string;
     const text = typeof body === 'string' ? body : Array.isArray(body.message) ? body.message.join('; ') : String(body.message ?? exception.message);
+    // The router could not percent-decode a path segment: the path is the field at fault.
+    if (status === 400 && /^Failed to decode param/.test(text)) {
+      return { status, code: 'malformed_path', error: 'The URL path is not valid percent-encoded UTF-8', validator: { path: 'must be valid percent-encoded UTF-8' } };
+    }
     return { status, code: HTTP_CODES[status] ?? 'bad_request', error: text, validator: null };
   }
   if (isDatabaseUnavailable(exception)) {

@@ -6,6 +6,7 @@ import { AppConfig } from '../config/app-config';
 import { BadRequestError, PayloadTooLargeError } from '../errors/domain-error';
 import { AppRequest } from './envelope';
 import { JsonNumberText } from './json-number';
+import { assertStorableText, jsonDepthExceeds, MAX_JSON_DEPTH } from './json-safety';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
 
@@ -69,11 +70,15 @@ export class JsonBodyMiddleware implements NestMiddleware {
       if (text === '') {
         req.body = {};
       } else {
+        if (jsonDepthExceeds(text)) {
+          throw new BadRequestError(`The JSON body nests deeper than ${MAX_JSON_DEPTH} levels`, 'json_too_deep', { body: `must not nest deeper than ${MAX_JSON_DEPTH} levels` });
+        }
         try {
           req.body = parseLossless(text, null, parseNumber);
         } catch (e) {
           throw new BadRequestError(`Malformed JSON body: ${(e as Error).message}`, 'malformed_json');
         }
+        assertStorableText(req.body);
       }
     } else if (req.body === undefined && ['POST', 'PUT', 'PATCH'].includes(req.method) && !req.is('multipart/form-data')) {
       const type = req.headers['content-type'];

@@ -8,6 +8,7 @@ import { TransactionRunner } from '../db/transaction-runner';
 import { BadRequestError, ConflictError } from '../errors/domain-error';
 import { AppRequest, EnvelopeReply } from '../http/envelope';
 import { Clock } from '../time/clock';
+import { idempotencyScope } from './idempotency-scope';
 
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 
@@ -22,7 +23,8 @@ function canonical(value: unknown): string {
 
 interface StoredRow {
   fingerprint: string;
-  state: 'in_flight' | 'done';
+  state: 'in_flight' | 'applied' | 'done';
+  created_at: Date;
   response_status: number | null;
   response_body: { data: unknown; message: string } | null;
 }
@@ -32,7 +34,10 @@ interface StoredRow {
  * its success is stored for IDEMPOTENCY_TTL_HOURS; a retry with the same key and the same body
  * gets the stored response again with `Idempotent-Replayed: true`; the same key with another body
  * is 400; while the first is still running, 409. A request that fails is not stored, so it can be
- * retried with the same key. Keys are per organization and mode, in PostgreSQL, so every instance
+ * retried with the same key. The request's first committed transaction also marks the key
+ * `applied`: if the process dies before the answer is stored, a retry gets 409
+ * `idempotency_answer_lost` instead of carrying the request out a second time; a claim that never
+ * got that far is taken over by a retry once it is two minutes old. Keys are per organization and mode, in PostgreSQL, so every instance
  * sees them.
  */
 @Injectable()
@@ -77,21 +82,26 @@ export class IdempotencyInterceptor implements NestInterceptor {
     );
     if (!claimed.length) {
       const [row]: StoredRow[] = await m.query(
-        `SELECT fingerprint, state, response_status, response_body FROM idempotency_keys WHERE organization_id = $1 AND mode = $2 AND key = $3`,
+        `SELECT fingerprint, state, created_at, response_status, response_body FROM idempotency_keys WHERE organization_id = $1 AND mode = $2 AND key = $3`,
         [organizationId, mode, key],
       );
       if (!row) throw new ConflictError('A request with this Idempotency-Key was just completed; retry', 'idempotency_conflict');
       if (row.fingerprint !== fingerprint) {
         throw new BadRequestError('This Idempotency-Key was used with a different request', 'idempotency_key_reused', { 'Idempotency-Key': 'was already used with a different request body or path' });
       }
-      if (row.state === 'in_flight') throw new ConflictError('A request with this Idempotency-Key is still in progress', 'idempotency_conflict');
+      if (row.state === 'applied' && new Date(row.created_at) < staleBefore) {
+        // Its changes were committed but the process stopped before its answer was stored.
+        throw new ConflictError('The request with this Idempotency-Key was carried out, but its answer was lost when the service stopped; look the result up instead of retrying', 'idempotency_answer_lost');
+      }
+      if (row.state !== 'done') throw new ConflictError('A request with this Idempotency-Key is still in progress', 'idempotency_conflict');
       res.status(row.response_status ?? 200);
       res.setHeader('Idempotent-Replayed', 'true');
       return new EnvelopeReply(row.response_body?.data ?? {}, row.response_body?.message ?? 'Success');
     }
 
     try {
-      const result = await lastValueFrom(next.handle(), { defaultValue: undefined });
+      const claim = { organizationId, mode, key, applied: false };
+      const result = await idempotencyScope.run(claim, () => lastValueFrom(next.handle(), { defaultValue: undefined }));
       const stored = result instanceof EnvelopeReply ? { data: result.data, message: result.message } : { data: result ?? {}, message: 'Success' };
       await m.query(
         `UPDATE idempotency_keys SET state = 'done', response_status = $4, response_body = $5::jsonb WHERE organization_id = $1 AND mode = $2 AND key = $3`,
@@ -99,7 +109,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       );
       return result;
     } catch (e) {
-      await m.query(`DELETE FROM idempotency_keys WHERE organization_id = $1 AND mode = $2 AND key = $3 AND state = 'in_flight'`, [organizationId, mode, key]);
+      await m.query(`DELETE FROM idempotency_keys WHERE organization_id = $1 AND mode = $2 AND key = $3 AND state IN ('in_flight', 'applied')`, [organizationId, mode, key]);
       throw e;
     }
   }
@@ -112,7 +122,7 @@ export function Idempotent(): MethodDecorator {
     ApiHeader({
       name: 'Idempotency-Key',
       required: false,
-      description: 'Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409. Kept 24 hours.',
+      description: 'Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the service stopped after carrying the request out but before storing its answer, 409 (idempotency_answer_lost). Kept 24 hours.',
     }),
   );
 }

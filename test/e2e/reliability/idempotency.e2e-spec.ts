@@ -1,3 +1,5 @@
+import { testDatabaseUrl } from '../../support/api';
+import { withClient } from '../../support/pg';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { createOrg } from '../../support/factories';
 import { productBody } from '../products/product-bodies';
@@ -69,6 +71,87 @@ describe('Idempotency-Key on uploads', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expectError(await upload(org, 'something else', k), 400, { code: 'idempotency_key_reused' });
     expect(expectSuccess(await org.test.get('/files')).total).toBe(1);
+  });
+});
+
+describe('Idempotency-Key on simulated payments', () => {
+  const invoice = async (org: Awaited<ReturnType<typeof createOrg>>) =>
+    expectSuccess(await org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '100' }] }), 201).id as string;
+
+  it('replays a retried report with the same header, without recording twice', async () => {
+    const org = await createOrg();
+    const invoiceId = await invoice(org);
+    const k = key();
+    const body = { invoice_id: invoiceId, provider_id: 'prov_card_usd', price: '40', status: 'COMPLETED' };
+    const first = await org.test.post('/test_helpers/payments', body, { headers: { 'idempotency-key': k } });
+    const made = expectSuccess(first, 201);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    const again = await org.test.post('/test_helpers/payments', body, { headers: { 'idempotency-key': k } });
+    expect(expectSuccess(again, 201)).toEqual(made);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expectError(await org.test.post('/test_helpers/payments', { ...body, price: '41' }, { headers: { 'idempotency-key': k } }), 400, { code: 'idempotency_key_reused', field: 'Idempotency-Key' });
+    // Without the header the same body is a second payment: the header alone made the retry safe.
+    expectSuccess(await org.test.post('/test_helpers/payments', body), 201);
+    expect(expectSuccess(await org.test.post('/payments', { invoice_id: invoiceId })).items).toHaveLength(2);
+  });
+
+  it('keeps the idempotency_key field working beside the header: the provider reference still dedupes across headers', async () => {
+    const org = await createOrg();
+    const invoiceId = await invoice(org);
+    const body = { invoice_id: invoiceId, provider_id: 'prov_card_usd', price: '40', idempotency_key: 'card-ref-1' };
+    const first = expectSuccess(await org.test.post('/test_helpers/payments', body, { headers: { 'idempotency-key': key() } }), 201);
+    expect(first.created).toBe(true);
+    const second = await org.test.post('/test_helpers/payments', body, { headers: { 'idempotency-key': key() } });
+    expect(second.headers.get('idempotent-replayed')).toBeNull();
+    const reported = expectSuccess(second, 201);
+    expect(reported.id).toBe(first.id);
+    expect(reported.created).toBe(false);
+    expect(expectSuccess(await org.test.post('/payments', { invoice_id: invoiceId })).items).toHaveLength(1);
+  });
+
+  it('records one payment under 10 concurrent requests with one header key', async () => {
+    const org = await createOrg();
+    const invoiceId = await invoice(org);
+    const k = key();
+    const body = { invoice_id: invoiceId, provider_id: 'prov_card_usd', price: '10' };
+    const results = await Promise.all(Array.from({ length: 10 }, () => org.test.post('/test_helpers/payments', body, { headers: { 'idempotency-key': k } })));
+    const ok = results.filter((r) => r.status === 201);
+    expect(ok.length + results.filter((r) => r.status === 409).length).toBe(10);
+    expect(new Set(ok.map((r) => r.body.data.id)).size).toBe(1);
+    expect(expectSuccess(await org.test.post('/payments', { invoice_id: invoiceId })).items).toHaveLength(1);
+  });
+});
+
+describe('Idempotency-Key after a crash', () => {
+  // A process that died mid-request leaves its claim behind; these rows are what it leaves.
+  const leaveClaim = (orgId: string, k: string, state: 'in_flight' | 'applied', fingerprintOf: string) =>
+    withClient(testDatabaseUrl(), (db) => db.query(
+      `UPDATE idempotency_keys SET state = $3, response_status = NULL, response_body = NULL, created_at = now() - interval '10 minutes'
+        WHERE organization_id = $1 AND mode = 'test' AND key = $2 AND fingerprint = $4`,
+      [orgId, k, state, fingerprintOf],
+    ));
+
+  it('marks the key applied in the same commit as the changes, so a retry after a crash does not create twice', async () => {
+    const org = await createOrg();
+    const k = key();
+    const first = expectSuccess(await org.test.post('/products', productBody(), { headers: { 'idempotency-key': k } }));
+    const stored = await withClient(testDatabaseUrl(), (db) => db.query(`SELECT state, fingerprint FROM idempotency_keys WHERE organization_id = $1 AND key = $2`, [org.id, k]));
+    expect(stored.rows[0].state).toBe('done');
+    // the process committed the product, then died before storing its answer
+    await leaveClaim(org.id, k, 'applied', stored.rows[0].fingerprint);
+    expectError(await org.test.post('/products', productBody(), { headers: { 'idempotency-key': k } }), 409, { code: 'idempotency_answer_lost' });
+    expect(expectSuccess(await org.test.get('/products')).map((p: any) => p.id)).toEqual([first.id]);
+  });
+
+  it('lets a retry take over a claim whose request never committed, once the claim is stale', async () => {
+    const org = await createOrg();
+    const k = key();
+    expectSuccess(await org.test.post('/products', productBody(), { headers: { 'idempotency-key': k } }));
+    const stored = await withClient(testDatabaseUrl(), (db) => db.query(`SELECT fingerprint FROM idempotency_keys WHERE organization_id = $1 AND key = $2`, [org.id, k]));
+    await leaveClaim(org.id, k, 'in_flight', stored.rows[0].fingerprint);
+    const retried = await org.test.post('/products', productBody(), { headers: { 'idempotency-key': k } });
+    expectSuccess(retried);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
   });
 });
 

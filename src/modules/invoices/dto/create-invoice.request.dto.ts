@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
+import { IsObject,
   ArrayMaxSize, ArrayMinSize, IsArray, IsEmail, IsIn, IsInt, IsOptional, IsString, IsUrl, Length, Max, MaxLength, Min, ValidateIf, ValidateNested,
 } from 'class-validator';
 import { AmountField, CurrencyField, MetadataField } from '../../../shared/validation/decorators';
@@ -65,6 +65,7 @@ export class CreateInvoiceRequestDto {
   })
   @ValidateNested({ each: true })
   @Type(() => InvoiceItemInputDto)
+  @IsObject({ each: true, message: '$property must hold item objects' })
   @ArrayMaxSize(MAX_INVOICE_ITEMS, { message: `$property must have at most ${MAX_INVOICE_ITEMS} entries` })
   @ArrayMinSize(1, { message: '$property must have at least 1 entry' })
   @IsArray({ message: '$property must be an array' })

@@ -33,6 +33,6 @@ export class QuoteRequestDto {
   invoice_id?: string;
 
   @ApiPropertyOptional({ type: [ItemInputDto], description: `Quote custom items (the shapes of invoice creation), 1 to ${MAX_ITEMS}` })
-  @IsOptional() @ValidateNested({ each: true }) @Type(() => ItemInputDto) @ArrayMaxSize(MAX_ITEMS) @ArrayMinSize(1) @IsArray()
+  @IsOptional() @ValidateNested({ each: true }) @Type(() => ItemInputDto) @IsObject({ each: true, message: '$property must hold item objects' }) @ArrayMaxSize(MAX_ITEMS) @ArrayMinSize(1) @IsArray()
   items?: ItemInputDto[];
 }

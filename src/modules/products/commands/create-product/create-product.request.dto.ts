@@ -96,6 +96,7 @@ export class SchemaInputDto {
   @ApiPropertyOptional({ type: [ConfigurationInputDto], maxItems: MAX_CONFIGURATIONS, description: 'Usage tiers; tiers of one metric must not overlap' })
   @IsOptional()
   @ValidateNested({ each: true }) @Type(() => ConfigurationInputDto)
+  @IsObject({ each: true, message: '$property must hold tier objects' })
   @ArrayMaxSize(MAX_CONFIGURATIONS, { message: `$property must hold at most ${MAX_CONFIGURATIONS} tiers` })
   @IsArray({ message: '$property must be an array' })
   configurations?: ConfigurationInputDto[] | null;
@@ -120,6 +121,7 @@ export class ProductRequestDto {
 
   @ApiProperty({ type: [SchemaInputDto], minItems: 1, maxItems: MAX_SCHEMAS })
   @ValidateNested({ each: true }) @Type(() => SchemaInputDto)
+  @IsObject({ each: true, message: '$property must hold schema objects' })
   @ArrayMaxSize(MAX_SCHEMAS, { message: `$property must hold at most ${MAX_SCHEMAS} schemas` })
   @ArrayMinSize(1, { message: '$property must hold at least one schema' })
   @IsArray({ message: '$property must be an array' }) @IsDefined({ message: '$property is required' })

@@ -1,0 +1,4 @@
+// Crash-safety runs (npm run test:chaos): the service is killed mid-burst and restarted on its data.
+const base = require('./jest.config');
+
+module.exports = { ...base, testRegex: ['test/chaos/.*\\.chaos-spec\\.ts$'], testTimeout: 300000, maxWorkers: 1 };

@@ -1,0 +1,28 @@
+import { findNul, jsonDepthExceeds } from './json-safety';
+
+describe('findNul', () => {
+  it.each([
+    [{ name: 'ok', items: [{ price: '1' }] }, '', null],
+    [{ items: [{ name: 'a\u0000b' }] }, '', 'items.0.name'],
+    [{ metadata: { 'k\u0000': 'v' } }, '', 'metadata.k\u0000'],
+    ['x\u0000', 'id', 'id'],
+    ['x\u0000', '', 'body'],
+    [['fine', 'no\u0000'], 'status', 'status.1'],
+  ])('%j at %j -> %j', (value, at, expected) => {
+    expect(findNul(value, at)).toBe(expected);
+  });
+});
+
+describe('jsonDepthExceeds', () => {
+  it.each([
+    ['{"a":[1,2,{"b":3}]}', 3, false],
+    ['{"a":[1,2,{"b":3}]}', 2, true],
+    ['[[[[]]]]', 4, false],
+    ['[[[[[]]]]]', 4, true],
+    ['{"s":"[[[[[[[[[[[["}', 1, false],
+    ['{"s":"\\"[[[[["}', 1, false],
+    ['[]'.repeat(1000), 1, false],
+  ])('%s with limit %d -> %s', (text, limit, expected) => {
+    expect(jsonDepthExceeds(text, limit)).toBe(expected);
+  });
+});

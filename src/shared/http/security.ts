@@ -1,0 +1,62 @@
+import type { INestApplication } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import helmet from 'helmet';
+import type { AppConfig } from '../config/app-config';
+
+/** Response headers a browser client may read across origins. */
+export const EXPOSED_HEADERS = [
+  'X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'Idempotent-Replayed', 'Content-Disposition',
+];
+
+/**
+ * Security headers (helmet) on every response. The API answers JSON only, so its policy allows
+ * nothing to load; the Swagger UI under /docs gets a policy that lets its own scripts, its inline
+ * styles and its data: images run. Cross-origin resource policy is open: the API and the provider
+ * images are meant to be used from other origins (CORS decides who may read the API).
+ */
+export function applySecurityHeaders(app: INestApplication): void {
+  const common = {
+    crossOriginResourcePolicy: { policy: 'cross-origin' as const },
+    crossOriginEmbedderPolicy: false,
+    referrerPolicy: { policy: 'no-referrer' as const },
+  };
+  const api = helmet({
+    ...common,
+    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] } },
+  });
+  const docs = helmet({
+    ...common,
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:', 'https:'],
+        connectSrc: ["'self'"],
+        fontSrc: ["'self'", 'data:'],
+        objectSrc: ["'none'"],
+        frameAncestors: ["'self'"],
+        baseUri: ["'self'"],
+      },
+    },
+  });
+  app.use((req: Request, res: Response, next: NextFunction) => (req.path === '/docs' || req.path.startsWith('/docs/') ? docs : api)(req, res, next));
+}
+
+/**
+ * CORS from CORS_ORIGINS: unset sends no CORS headers (browsers on other origins cannot read the
+ * API); `*` allows any origin; otherwise a comma-separated list of exact origins.
+ */
+export function applyCors(app: INestApplication, config: AppConfig): void {
+  const raw = config.CORS_ORIGINS?.trim();
+  if (!raw) return;
+  const origins = raw === '*' ? '*' : raw.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean);
+  app.enableCors({
+    origin: origins === '*' ? '*' : origins,
+    methods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'],
+    exposedHeaders: EXPOSED_HEADERS,
+    maxAge: 600,
+  });
+}
