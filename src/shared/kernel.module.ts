@@ -1,5 +1,6 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { AppConfig } from './config/app-config';
+import { DbNotifications } from './db/notifications';
 import { TransactionRunner } from './db/transaction-runner';
 import { RateLimiter } from './rate-limit/rate-limiter';
 import { IdempotencyInterceptor } from './idempotency/idempotency';
@@ -16,10 +17,11 @@ export class KernelModule {
         { provide: AppConfig, useValue: config },
         { provide: Clock, useValue: clock },
         TransactionRunner,
+        DbNotifications,
         RateLimiter,
         IdempotencyInterceptor,
       ],
-      exports: [AppConfig, Clock, TransactionRunner, RateLimiter, IdempotencyInterceptor],
+      exports: [AppConfig, Clock, TransactionRunner, DbNotifications, RateLimiter, IdempotencyInterceptor],
     };
   }
 }

@@ -69,7 +69,8 @@ export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceComman
       updatedAt: now,
     };
     const calculations = buildCalculationRecords(invoice, itemRecords, calculationLines(calc), now);
-    await this.tx.run((m) => this.repo.insertInvoice(m, invoice, itemRecords, calculations));
+    // One statement: atomic by itself, one round trip (no BEGIN/COMMIT around it).
+    await this.repo.insertInvoice(this.tx.manager, invoice, itemRecords, calculations);
     return { id: invoiceId };
   }
 }
