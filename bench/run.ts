@@ -3,7 +3,8 @@
  *
  *   npm run bench                 1,000,000 invoices, 20 s per scenario
  *   npm run bench -- --quick      100,000 invoices, 5 s per scenario (a few minutes)
- *   options: --invoices N --duration S --connections C --workers W --keep-db --database-url URL
+ *   options: --invoices N --duration S --connections C --workers W --log-level L --keep-db --database-url URL
+ *            --service PATH (another build's dist/src/main.js, to compare two versions on one data set)
  *
  * 1. Creates its own database (ipa_bench_...) on DATABASE_URL's server (default
  *    postgres://postgres@127.0.0.1:5432/postgres), runs the migrations and seeds it with SQL that
@@ -29,20 +30,20 @@ import type { LoadResult, LoadSpec } from './load';
 import { seedInvoices } from './seed-invoices';
 import { DASHBOARD_ORG, seedPayments, withRollupsRebuiltAfter } from './seed-payments';
 
-const ROOT = join(__dirname, '..', '..');
-const MAIN = join(ROOT, 'dist', 'src', 'main.js');
-const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
-const FLOOR = join(__dirname, 'floor-server.js');
-const LOAD = join(__dirname, 'load.js');
-const RESULTS = join(ROOT, 'bench', 'results');
-const ORG = 'org_bench_042';
-
 const argv = process.argv.slice(2);
 const flag = (name: string) => argv.includes(`--${name}`);
 const opt = (name: string, fallback: string) => {
   const i = argv.indexOf(`--${name}`);
   return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : fallback;
 };
+const ROOT = join(__dirname, '..', '..');
+const MAIN = opt('service', join(ROOT, 'dist', 'src', 'main.js'));
+const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+const FLOOR = join(__dirname, 'floor-server.js');
+const LOAD = join(__dirname, 'load.js');
+const RESULTS = join(ROOT, 'bench', 'results');
+const ORG = 'org_bench_042';
+
 const quick = flag('quick');
 const invoices = Number.parseInt(opt('invoices', quick ? '100000' : '1000000'), 10);
 const payments = invoices * 2;
