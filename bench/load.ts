@@ -17,6 +17,8 @@ export interface LoadSpec {
   bodies: string[];
   connections: number;
   durationSeconds: number;
+  /** Also return every latency (ms), so runs split into rounds can be merged. */
+  raw?: boolean;
 }
 
 export interface LoadResult {
@@ -30,9 +32,11 @@ export interface LoadResult {
   errors: number;
   timeouts: number;
   sample_failure: string | null;
+  duration_s: number;
+  latencies?: number[];
 }
 
-function percentile(sorted: number[], p: number): number {
+export function percentile(sorted: number[], p: number): number {
   if (!sorted.length) return 0;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
@@ -76,11 +80,15 @@ async function main(): Promise<void> {
     errors: result.errors,
     timeouts: result.timeouts,
     sample_failure: sampleFailure,
+    duration_s: result.duration || spec.durationSeconds,
   };
+  if (spec.raw) out.latencies = latencies.map((l) => Math.round(l * 100) / 100);
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }
 
-main().catch((e) => {
-  process.stderr.write(`${(e as Error).stack ?? e}\n`);
-  process.exit(1);
-});
+if (require.main === module) {
+  main().catch((e) => {
+    process.stderr.write(`${(e as Error).stack ?? e}\n`);
+    process.exit(1);
+  });
+}

@@ -15,7 +15,7 @@
  *    is not refused, pool of 20, WEB_CONCURRENCY=W when given) and the raw floor (bench/floor-server.ts:
  *    node:http + pg pool of 20 running the service's own create and read SQL).
  * 3. Drives each scenario with autocannon from a separate process (bench/load.ts) at 16 connections;
- *    floor and service scenarios run back to back. Samples the resident memory of every service process.
+ *    floor and service alternate in rounds (2.5 s quick, 5 s full) and each side's rounds are merged. Samples the resident memory of every service process.
  * 4. Prints a table, writes bench/results/<time>.json and bench/results/latest.json (figures and the
  *    machine's facts) and, as the last line, one JSON object with the figures the targets are about.
  */
@@ -26,7 +26,8 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions, migrate } from '../src/shared/db/data-source';
-import type { LoadResult, LoadSpec } from './load';
+import { explainLists, ExplainedFilter } from './explain';
+import { LoadResult, LoadSpec, percentile } from './load';
 import { seedInvoices } from './seed-invoices';
 import { DASHBOARD_ORG, seedPayments, withRollupsRebuiltAfter } from './seed-payments';
 
@@ -43,6 +44,8 @@ const FLOOR = join(__dirname, 'floor-server.js');
 const LOAD = join(__dirname, 'load.js');
 const RESULTS = join(ROOT, 'bench', 'results');
 const ORG = 'org_bench_042';
+/** Lists are measured on another organization, so the invoices the create scenario adds do not change them. */
+const LIST_ORG = 'org_bench_007';
 
 const quick = flag('quick');
 const invoices = Number.parseInt(opt('invoices', quick ? '100000' : '1000000'), 10);
@@ -177,14 +180,15 @@ async function main(): Promise<void> {
     const pgVersion = (await ds.query('SHOW server_version'))[0].server_version as string;
     const readIds: string[] = (await ds.query(
       `SELECT id FROM invoices WHERE organization_id = $1 AND mode = 'test' ORDER BY created_at DESC, id DESC LIMIT 1000`, [ORG])).map((r: { id: string }) => r.id);
-    const orgInvoices = Number((await ds.query(`SELECT count(*)::int AS n FROM invoices WHERE organization_id = $1 AND mode = 'test'`, [ORG]))[0].n);
+    const orgInvoices = Number((await ds.query(`SELECT count(*)::int AS n FROM invoices WHERE organization_id = $1 AND mode = 'test'`, [LIST_ORG]))[0].n);
     const depth = Math.min(5000, Math.floor(orgInvoices * 0.8));
     const deepCursor: string = (await ds.query(
-      `SELECT id FROM invoices WHERE organization_id = $1 AND mode = 'test' ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1`, [ORG, depth - 1]))[0].id;
+      `SELECT id FROM invoices WHERE organization_id = $1 AND mode = 'test' ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1`, [LIST_ORG, depth - 1]))[0].id;
     await ds.destroy();
-    log(`seeded in ${seedSeconds.toFixed(0)} s; ${orgInvoices} test invoices in ${ORG}; deep page at ${depth}`);
+    log(`seeded in ${seedSeconds.toFixed(0)} s; ${orgInvoices} test invoices in ${LIST_ORG}; deep page at ${depth}`);
 
     const key = createKey(databaseUrl, ORG);
+    const listHeaders = { authorization: `Bearer ${createKey(databaseUrl, LIST_ORG)}` };
     const dashKey = analytics ? createKey(databaseUrl, DASHBOARD_ORG) : null;
 
     // 2. The service and the floor.
@@ -236,14 +240,37 @@ async function main(): Promise<void> {
     await runLoad(svc(readPaths, readBody, warm));
 
     const rows: Row[] = [];
+    /** Runs with a floor alternate in rounds (floor, service, floor, service...) so both see the same machine. */
+    const rounds = Math.max(1, Math.round(duration / (quick ? 2.5 : 5)));
+    const merge = (parts: LoadResult[]): LoadResult => {
+      const all = parts.flatMap((p) => p.latencies ?? []).sort((a, b) => a - b);
+      const requests = parts.reduce((n, p) => n + p.requests, 0);
+      const seconds = parts.reduce((n, p) => n + p.duration_s, 0);
+      return {
+        rps: requests / seconds, requests, p50: percentile(all, 50), p95: percentile(all, 95), p99: percentile(all, 99), max: all[all.length - 1] ?? 0,
+        non2xx: parts.reduce((n, p) => n + p.non2xx, 0), errors: parts.reduce((n, p) => n + p.errors, 0), timeouts: parts.reduce((n, p) => n + p.timeouts, 0),
+        sample_failure: parts.find((p) => p.sample_failure)?.sample_failure ?? null, duration_s: seconds,
+      };
+    };
     const measure = async (name: string, spec: LoadSpec, floorSpec?: LoadSpec, note?: string) => {
       let floorResult: LoadResult | undefined;
+      let result: LoadResult;
       if (floorSpec) {
-        log(`floor: ${name}`);
-        floorResult = await runLoad(floorSpec);
+        const slice = duration / rounds;
+        const f: LoadResult[] = [];
+        const s: LoadResult[] = [];
+        for (let r = 0; r < rounds; r++) {
+          log(`floor: ${name} (round ${r + 1}/${rounds})`);
+          f.push(await runLoad({ ...floorSpec, durationSeconds: slice, raw: true }));
+          log(`service: ${name} (round ${r + 1}/${rounds})`);
+          s.push(await runLoad({ ...spec, durationSeconds: slice, raw: true }));
+        }
+        floorResult = merge(f);
+        result = merge(s);
+      } else {
+        log(`service: ${name}`);
+        result = await runLoad(spec);
       }
-      log(`service: ${name}`);
-      const result = await runLoad(spec);
       rows.push({ name, result, floor: floorResult, note });
       if (result.sample_failure) log(`  failures in ${name}: ${result.sample_failure}`);
       return result;
@@ -251,10 +278,10 @@ async function main(): Promise<void> {
     const create = await measure('invoice create', svc('/invoices/create', createBodies), flr('/invoices/create', createBodies));
     const read = await measure('invoice read (items, calculations)', svc(readPaths, readBody), flr(readPaths, readBody));
     const listFilter = { status: ['PENDING', 'COMPLETED'], price_usd_from: '10', price_usd_to: '900', limit: 20 };
-    const list = await measure('invoice list, filtered, first page', svc('/invoices/list', [listFilter]));
-    const deep = await measure(`invoice list, page at ${depth} (starting_after)`, svc('/invoices/list', [{ limit: 20, starting_after: deepCursor }]));
-    await measure(`invoice list, page at ${depth} (offset)`, svc('/invoices/list', [{ limit: 20, offset: depth }]), undefined, 'for comparison');
-    const paymentsList = await measure('payments list, first page', svc('/payments', [{ limit: 20 }]));
+    const list = await measure('invoice list, filtered, first page', svc('/invoices/list', [listFilter], duration, listHeaders));
+    const deep = await measure(`invoice list, page at ${depth} (starting_after)`, svc('/invoices/list', [{ limit: 20, starting_after: deepCursor }], duration, listHeaders));
+    await measure(`invoice list, page at ${depth} (offset)`, svc('/invoices/list', [{ limit: 20, offset: depth }], duration, listHeaders), undefined, 'for comparison');
+    const paymentsList = await measure('payments list, first page', svc('/payments', [{ limit: 20 }], duration, listHeaders));
     await measure('quote (USD -> BITCOIN)', svc('/pay/quote', [{ currency: 'BITCOIN', items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '125.00' }] }]));
     let dash30: LoadResult | null = null;
     let dash365: LoadResult | null = null;
@@ -270,6 +297,16 @@ async function main(): Promise<void> {
       rows.push({ name: 'dashboard last_30_days', result: null, note: why }, { name: 'dashboard last_365_days', result: null, note: why });
     }
     clearInterval(sampler);
+
+    // The plans of every list filter on this data (after the load, so they do not disturb it).
+    let plans: ExplainedFilter[] = [];
+    const pc = new Client({ connectionString: databaseUrl });
+    await pc.connect();
+    try {
+      plans = await explainLists(pc, LIST_ORG, 'test');
+    } finally {
+      await pc.end();
+    }
 
     // 3. Report.
     const errors = rows.reduce((n, r) => n + (r.result ? r.result.non2xx + r.result.errors + r.result.timeouts : 0), 0);
@@ -302,18 +339,22 @@ async function main(): Promise<void> {
     }
     const record = {
       started_at: startedAt.toISOString(), finished_at: new Date().toISOString(), commit, quick,
-      settings: { invoices, payments, dashboard_payments: analytics ? dashboardPayments : null, duration_s: duration, connections, workers: workers || '1 (WEB_CONCURRENCY unset)', log_level: serviceEnv.LOG_LEVEL, deep_page_at: depth },
+      settings: { service: MAIN, rounds, invoices, payments, dashboard_payments: analytics ? dashboardPayments : null, duration_s: duration, connections, workers: workers || '1 (WEB_CONCURRENCY unset)', log_level: serviceEnv.LOG_LEVEL, deep_page_at: depth },
       machine: { ...machine, load_average_at_end: loadavg().map((l) => round(l, 2)) },
       seed_seconds: round(seedSeconds),
       scenarios: rows.map((r) => ({ name: r.name, note: r.note ?? null, service: r.result, floor: r.floor ?? null })),
       table: lines.join('\n'),
+      list_plans: plans,
       summary,
       dashboard_note: dash365 ? null : 'dashboard figures are null: the analytics dashboard is not in this build',
     };
     mkdirSync(RESULTS, { recursive: true });
-    const file = join(RESULTS, `${startedAt.toISOString().replace(/[:.]/g, '-')}${quick ? '-quick' : ''}.json`);
+    const file = join(RESULTS, `${startedAt.toISOString().replace(/[:.]/g, '-')}${quick ? '-quick' : ''}${argv.includes('--service') ? '-other-build' : ''}.json`);
     writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
-    writeFileSync(join(RESULTS, quick ? 'latest-quick.json' : 'latest.json'), `${JSON.stringify(record, null, 2)}\n`);
+    // latest*.json describes this checkout's own build only.
+    if (!argv.includes('--service')) writeFileSync(join(RESULTS, quick ? 'latest-quick.json' : 'latest.json'), `${JSON.stringify(record, null, 2)}\n`);
+    const planLines = plans.map((p) => `  ${p.list} / ${p.filter}: ${p.total} matches; count ${p.count_ms} ms [${p.count_plan.join(', ')}]; page ${p.page_ms} ms [${p.page_plan.join(', ')}]`);
+    process.stdout.write(`\nEXPLAIN ANALYZE of the list filters (${LIST_ORG}, test):\n${planLines.join('\n')}\n`);
     process.stdout.write(`\n${lines.join('\n')}\n\npeak RSS of one service process: ${fmt(peakRss)} MB; results in ${file}\n`);
     if (!dash365) process.stdout.write('dashboard_365_p95_ms is null: the analytics dashboard is not in this build\n');
     process.stdout.write(`${JSON.stringify(summary)}\n`);
