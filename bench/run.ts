@@ -154,6 +154,7 @@ const fmt = (n: number | null | undefined, digits = 1) => (n === null || n === u
 
 async function main(): Promise<void> {
   const startedAt = new Date();
+  const loadAtStart = loadavg().map((l) => round(l, 2));
   const serverUrl = opt('database-url', process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
   const dbName = `ipa_bench_${Date.now().toString(36)}`;
   await admin(serverUrl, `CREATE DATABASE "${dbName}"`);
@@ -329,7 +330,7 @@ async function main(): Promise<void> {
     };
     const machine = {
       hostname: hostname(), cpus: cpus().length, cpu_model: cpus()[0]?.model ?? 'unknown', memory_gb: round(totalmem() / 2 ** 30, 1),
-      kernel: release(), node: process.version, postgres: pgVersion, load_average_at_start: loadavg().map((l) => round(l, 2)),
+      kernel: release(), node: process.version, postgres: pgVersion, load_average_at_start: loadAtStart,
     };
     let commit = 'unknown';
     try {

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config';
@@ -22,7 +23,9 @@ export class DbNotifications implements OnApplicationShutdown {
   private readonly log = new Logger('DbNotifications');
   private readonly listeners = new Map<string, Set<Listener>>();
   private client: Client | null = null;
-  private connecting = false;
+  private connecting: Promise<void> | null = null;
+  /** Payloads this process sent and waits to receive back (see broadcast). */
+  private readonly echoes = new Map<string, () => void>();
   private listening = false;
   private retryAfter = 0;
   private closed = false;
@@ -54,17 +57,57 @@ export class DbNotifications implements OnApplicationShutdown {
     await m.query('SELECT pg_notify($1, $2)', [channel, payload]);
   }
 
+  /**
+   * Runs `work` (a transaction that calls `notify(m, channel, payload)` with the payload it is given)
+   * and, once it has returned (committed), waits until this process has received that notification
+   * back (at most `timeoutMs`). PostgreSQL signals every listening session at the same commit, so when
+   * the caller answers its own client, the other processes have been sent the change too: a revoke
+   * is refused everywhere by the time its caller hears it succeeded.
+   */
+  async broadcast<T>(channel: string, work: (payload: string) => Promise<T>, timeoutMs = 1_000): Promise<T> {
+    const payload = randomUUID();
+    if (!this.listeners.has(channel)) this.listen(channel, () => undefined);
+    const listening = await this.ready();
+    let echoed: () => void = () => undefined;
+    const echo = new Promise<void>((resolve) => { echoed = resolve; });
+    if (listening) this.echoes.set(payload, echoed);
+    try {
+      const result = await work(payload);
+      if (listening) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([echo, new Promise<void>((resolve) => { timer = setTimeout(resolve, timeoutMs); })]);
+        clearTimeout(timer);
+      }
+      return result;
+    } finally {
+      this.echoes.delete(payload);
+    }
+  }
+
+  /** Waits (at most timeoutMs) for the listening connection; false when notifications are unavailable. */
+  async ready(timeoutMs = 2_000): Promise<boolean> {
+    if (this.listening) return true;
+    this.connect();
+    if (!this.connecting) return false;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.connecting, new Promise<void>((resolve) => { timer = setTimeout(resolve, timeoutMs); })]);
+    clearTimeout(timer);
+    return this.listening;
+  }
+
   private connect(): void {
     if (this.connecting || this.closed || this.config.usesEmbeddedDatabase || Date.now() < this.retryAfter) return;
     const url = (this.dataSource.options as { url?: string }).url;
     if (!url) return;
-    this.connecting = true;
     const client = new Client({ connectionString: url, application_name: 'invoicing-api-listener' });
-    client.on('notification', (n) => this.listeners.get(n.channel)?.forEach((l) => l()));
+    client.on('notification', (n) => {
+      this.listeners.get(n.channel)?.forEach((l) => l());
+      if (n.payload) this.echoes.get(n.payload)?.();
+    });
     client.on('error', () => this.lost());
     client.on('end', () => this.lost());
     this.client = client;
-    void (async () => {
+    this.connecting = (async () => {
       try {
         await client.connect();
         for (const channel of this.listeners.keys()) await client.query(`LISTEN ${quoteChannel(channel)}`);
@@ -73,7 +116,7 @@ export class DbNotifications implements OnApplicationShutdown {
         this.log.warn(`notifications unavailable, caches stay off: ${(e as Error).message}`);
         this.lost();
       } finally {
-        this.connecting = false;
+        this.connecting = null;
       }
     })();
   }

@@ -25,12 +25,12 @@ export class RevokeApiKeyHandler implements ICommandHandler<RevokeApiKeyCommand>
     if (!isFullKey && text.length !== DISPLAY_PREFIX_LENGTH) {
       throw new ValidationFailedError({ key: `must be a full key or its ${DISPLAY_PREFIX_LENGTH}-character display prefix` });
     }
-    const revoked = await this.tx.run(async (m) => {
+    // Every process drops its cached keys when this commits; the answer waits until the news is out.
+    const revoked = await this.notifications.broadcast(API_KEYS_CHANGED, (payload) => this.tx.run(async (m) => {
       const keys = await this.repo.revoke(m, isFullKey ? hashApiKey(text) : null, isFullKey ? null : text, this.clock.now());
-      // Every process drops its cached keys when this commits (delivered only on commit).
-      if (keys.length) await this.notifications.notify(m, API_KEYS_CHANGED);
+      if (keys.length) await this.notifications.notify(m, API_KEYS_CHANGED, payload);
       return keys;
-    });
+    }));
     this.cache.clear();
     if (!revoked.length) throw new NotFoundError('active API key', 'api_key_not_found');
     return { revoked: revoked.map((k) => ({ id: k.id, prefix: k.prefix, organization_id: k.organizationId })) };
