@@ -1,6 +1,8 @@
 /**
  * The raw floor: a plain node:http server with a pg pool running the very SQL the service runs for
- * creating an invoice (one PAYMENT_INTENT item, three calculation lines, one statement) and for
+ * creating an invoice (one PAYMENT_INTENT item, three calculation lines, one statement, and its
+ * invoice.created event with the look-up of webhook endpoints, in one transaction, when the build has
+ * the event outbox) and for
  * reading one with its items and calculations (one query), with no framework, no validation, no
  * authentication and no logging. The benchmark measures the service against it in the same run.
  *
@@ -13,6 +15,8 @@ import { INSERT_INVOICE_SQL, READ_INVOICE_SCOPED_SQL } from '../src/modules/invo
 
 const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.FLOOR_POOL ?? 20) });
 const org = process.env.FLOOR_ORG ?? 'org_bench_042';
+/** The build records an event per created invoice (the webhooks outbox): the floor does the same writes. */
+const withEvents = process.env.FLOOR_EVENTS === '1';
 const mode = process.env.FLOOR_MODE ?? 'test';
 
 function body(req: IncomingMessage): Promise<string> {
@@ -39,7 +43,7 @@ async function create(input: { items: Array<{ currency: string; price: string }>
   const pi = newId('pi');
   const now = new Date();
   const price = item.price;
-  await pool.query(INSERT_INVOICE_SQL, [
+  const params = [
     id, org, mode, 'PENDING', item.currency, price, price, input.customer_email ?? null, JSON.stringify(input.metadata ?? {}), null,
     'rates_bundled_20261120', now, now,
     [itemId], ['PAYMENT_INTENT'], [item.currency], [null], [null], [pi], [price], [1], [0], ['INCLUDED'],
@@ -47,7 +51,27 @@ async function create(input: { items: Array<{ currency: string; price: string }>
     ['Payment intent', 'Total', 'Total in USD'], ['PAYMENT_INTENT', 'TOTAL', 'TOTAL_USD'], [0, 0, 0], [0, 1, 2], [item.currency, item.currency, 'USD'],
     [price, '0', '0'], ['0', price, price], [price, price, price],
     [JSON.stringify({ payment_intent_id: pi, currency: item.currency, price, quantity: 1 }), '[]', '[]'],
-  ]);
+  ];
+  if (!withEvents) {
+    await pool.query(INSERT_INVOICE_SQL, params);
+    return id;
+  }
+  // As EventOutbox.record: the event row, then the endpoints that want it (none in the benchmark).
+  const c = await pool.connect();
+  try {
+    await c.query('BEGIN');
+    await c.query(INSERT_INVOICE_SQL, params);
+    await c.query(`INSERT INTO events (id, organization_id, mode, type, data, created_at) VALUES ($1, $2, $3, $4, $5::jsonb, $6)`,
+      [newId('event'), org, mode, 'invoice.created', JSON.stringify({ object: { id, status: 'PENDING', currency: item.currency, price, customer_email: input.customer_email ?? null } }), now]);
+    await c.query(`SELECT id FROM webhook_endpoints WHERE organization_id = $1 AND mode = $2 AND enabled AND deleted_at IS NULL
+                     AND ('*' = ANY(event_types) OR $3 = ANY(event_types)) ORDER BY id`, [org, mode, 'invoice.created']);
+    await c.query('COMMIT');
+  } catch (e) {
+    await c.query('ROLLBACK').catch(() => undefined);
+    throw e;
+  } finally {
+    c.release();
+  }
   return id;
 }
 

@@ -172,6 +172,7 @@ async function main(): Promise<void> {
     await ds.initialize();
     await migrate(ds);
     const analytics = (await ds.query(`SELECT 1 FROM pg_proc WHERE proname = 'analytics_rebuild'`)).length > 0;
+    const outbox = (await ds.query(`SELECT 1 FROM pg_tables WHERE tablename = 'events'`)).length > 0;
     const seedStart = Date.now();
     await withRollupsRebuiltAfter(ds, analytics ? [DASHBOARD_ORG] : [], async () => {
       await seedInvoices(ds, invoices, log);
@@ -204,7 +205,7 @@ async function main(): Promise<void> {
     const service = spawn(process.execPath, [MAIN], { env: serviceEnv, stdio: ['ignore', 'ignore', 'inherit'] });
     children.push(service);
     const floor = spawn(process.execPath, [FLOOR], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(floorPort), FLOOR_ORG: ORG, FLOOR_MODE: 'test', FLOOR_POOL: '20' },
+      env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(floorPort), FLOOR_ORG: ORG, FLOOR_MODE: 'test', FLOOR_POOL: '20', FLOOR_EVENTS: outbox ? '1' : '0' },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     children.push(floor);
@@ -340,7 +341,7 @@ async function main(): Promise<void> {
     }
     const record = {
       started_at: startedAt.toISOString(), finished_at: new Date().toISOString(), commit, quick,
-      settings: { service: MAIN, rounds, invoices, payments, dashboard_payments: analytics ? dashboardPayments : null, duration_s: duration, connections, workers: workers || '1 (WEB_CONCURRENCY unset)', log_level: serviceEnv.LOG_LEVEL, deep_page_at: depth },
+      settings: { service: MAIN, floor_records_events: outbox, rounds, invoices, payments, dashboard_payments: analytics ? dashboardPayments : null, duration_s: duration, connections, workers: workers || '1 (WEB_CONCURRENCY unset)', log_level: serviceEnv.LOG_LEVEL, deep_page_at: depth },
       machine: { ...machine, load_average_at_end: loadavg().map((l) => round(l, 2)) },
       seed_seconds: round(seedSeconds),
       scenarios: rows.map((r) => ({ name: r.name, note: r.note ?? null, service: r.result, floor: r.floor ?? null })),

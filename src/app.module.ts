@@ -3,6 +3,7 @@ import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Logger } from 'pino';
+import { EventsModule } from './modules/events/events.module';
 import { FilesModule } from './modules/files/files.module';
 import { HealthModule } from './modules/health/health.module';
 import { MetricsMiddleware } from './modules/health/metrics';
@@ -13,6 +14,7 @@ import { ProductsModule } from './modules/products/products.module';
 import { ProvidersModule } from './modules/providers/providers.module';
 import { QuotesModule } from './modules/quotes/quotes.module';
 import { RatesModule } from './modules/rates/rates.module';
+import { WebhooksModule } from './modules/webhooks/webhooks.module';
 import { AppConfig } from './shared/config/app-config';
 import { dataSourceOptions } from './shared/db/data-source';
 import { EnvelopeInterceptor } from './shared/http/envelope.interceptor';
@@ -31,7 +33,7 @@ export interface AppModuleOptions {
 }
 
 /** Domain modules of the service; each owns its HTTP surface, commands, queries and tables. */
-export const DOMAIN_MODULES = [OrganizationsModule, ProductsModule, RatesModule, QuotesModule, FilesModule, InvoicesModule, ProvidersModule, PaymentsModule];
+export const DOMAIN_MODULES = [OrganizationsModule, ProductsModule, RatesModule, QuotesModule, FilesModule, InvoicesModule, ProvidersModule, PaymentsModule, EventsModule, WebhooksModule];
 
 @Module({})
 export class AppModule implements NestModule {

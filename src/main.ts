@@ -4,6 +4,7 @@ import { createHttpApp, resolveDatabase, runMigrations } from './bootstrap';
 import { mountDocs } from './docs';
 import { CreateOrganizationCommand } from './modules/organizations/commands/create-organization/create-organization.command';
 import { CountOrganizationsQuery } from './modules/organizations/queries/count-organizations/count-organizations.query';
+import { WebhookDispatcher } from './modules/webhooks/dispatch/webhook-dispatcher';
 import { ConfigError, loadConfig } from './shared/config/app-config';
 import { createRootLogger } from './shared/logging/logger';
 
@@ -58,6 +59,8 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void shutdown('SIGINT'));
 
   await app.listen(config.PORT, config.HOST);
+  // After the migrations: the dispatcher sends webhook deliveries recorded by any instance.
+  app.get(WebhookDispatcher).start();
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   logger.info({ port, startup_ms: Number(process.hrtime.bigint() - startedAt) / 1e6 }, `listening on port ${port}`);

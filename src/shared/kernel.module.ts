@@ -2,11 +2,12 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { AppConfig } from './config/app-config';
 import { DbNotifications } from './db/notifications';
 import { TransactionRunner } from './db/transaction-runner';
+import { EventOutbox } from './events/outbox';
 import { RateLimiter } from './rate-limit/rate-limiter';
 import { IdempotencyInterceptor } from './idempotency/idempotency';
 import { Clock, SystemClock } from './time/clock';
 
-/** The shared kernel every module may inject: configuration, clock, transactions, rate limits. */
+/** The shared kernel every module may inject: configuration, clock, transactions, rate limits, the event outbox. */
 @Global()
 @Module({})
 export class KernelModule {
@@ -20,8 +21,9 @@ export class KernelModule {
         DbNotifications,
         RateLimiter,
         IdempotencyInterceptor,
+        EventOutbox,
       ],
-      exports: [AppConfig, Clock, TransactionRunner, DbNotifications, RateLimiter, IdempotencyInterceptor],
+      exports: [AppConfig, Clock, TransactionRunner, DbNotifications, RateLimiter, IdempotencyInterceptor, EventOutbox],
     };
   }
 }

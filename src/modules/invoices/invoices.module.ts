@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CreateInvoiceHandler } from './commands/create-invoice/create-invoice.handler';
+import { InvoiceEvents } from './commands/invoice-events';
 import { UpdateInvoiceHandler } from './commands/update-invoice/update-invoice.handler';
 import { InvoicesController } from './invoices.controller';
 import { InvoiceCalculationRecord } from './persistence/invoice-calculation.record';
@@ -25,6 +26,7 @@ import { ListInvoicesHandler } from './queries/list-invoices/list-invoices.handl
   controllers: [InvoicesController],
   providers: [
     InvoicesRepository,
+    InvoiceEvents,
     CreateInvoiceHandler,
     UpdateInvoiceHandler,
     ListInvoicesHandler,

@@ -3,6 +3,8 @@ import type { EntityManager } from 'typeorm';
 import { AppConfig } from '../../shared/config/app-config';
 import type { Amount } from '../../shared/money/money';
 import { Money } from '../../shared/money/money';
+import type { Scope } from '../../shared/auth/request-context';
+import { InvoiceEvents } from './commands/invoice-events';
 import { nextStatusForPayments, StatusChange } from './domain/invoice-status';
 import type { InvoiceRecord } from './persistence/invoice.record';
 import { InvoiceAccess, InvoicesRepository } from './persistence/invoices.repository';
@@ -40,6 +42,7 @@ export class PayableInvoices {
   constructor(
     @Inject(InvoicesRepository) private readonly repo: InvoicesRepository,
     @Inject(AppConfig) config: AppConfig,
+    @Inject(InvoiceEvents) private readonly events: InvoiceEvents,
   ) {
     this.tolerance = new Money(config.PAYMENT_TOLERANCE ?? '0');
   }
@@ -63,7 +66,12 @@ export class PayableInvoices {
       tolerance: this.tolerance,
     });
     if (!next) return null;
+    const scope: Scope = { organizationId: invoice.organizationId as Scope['organizationId'], mode: invoice.mode };
+    const current = await this.repo.find(m, scope, invoice.id);
+    if (!current) throw new Error(`invoice ${invoice.id} vanished while locked`);
     await this.repo.updateStatus(m, invoice, next.status, next.substatus, at);
+    // invoice.updated (and invoice.completed), in the payment's transaction.
+    await this.events.changed(m, scope, this.events.view(current));
     return { ...next, previousStatus: invoice.status, previousSubstatus: invoice.substatus };
   }
 }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CreateProductHandler } from './commands/create-product/create-product.handler';
+import { ProductEvents } from './commands/product-events';
 import { ProductWriter } from './commands/product-writer';
 import { ReplaceProductHandler } from './commands/replace-product/replace-product.handler';
 import { BillingConfigurationRecord } from './persistence/billing-configuration.record';
@@ -26,6 +27,7 @@ import { ListProductsHandler } from './queries/list-products/list-products.handl
     CatalogRepository,
     ProductGraphReader,
     ProductWriter,
+    ProductEvents,
     CreateProductHandler,
     ReplaceProductHandler,
     GetProductHandler,

@@ -101,6 +101,44 @@ export class AppConfig {
   @Transform(toInt) @IsInt() @Min(1)
   IDEMPOTENCY_TTL_HOURS = 24;
 
+  /** Run the webhook dispatcher in this process (several instances may run it on one database). */
+  @Transform(toBool) @IsBoolean()
+  WEBHOOK_DISPATCHER = true;
+
+  /** How often the dispatcher looks for due webhook deliveries, in milliseconds. */
+  @Transform(toInt) @IsInt() @Min(10) @Max(3_600_000)
+  WEBHOOK_DISPATCH_INTERVAL_MS = 1000;
+
+  /** Most deliveries one dispatcher sends at once. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(500)
+  WEBHOOK_DISPATCH_BATCH = 20;
+
+  /** Time allowed for one delivery attempt (connect, send, response), in milliseconds. */
+  @Transform(toInt) @IsInt() @Min(100) @Max(120_000)
+  WEBHOOK_TIMEOUT_MS = 10_000;
+
+  /**
+   * Waits before each retry of a failed delivery (comma-separated, units ms/s/m/h/d); one attempt
+   * plus one retry per entry. Each wait varies by +-10%.
+   */
+  @Matches(/^\s*\d+(ms|s|m|h|d)\s*(,\s*\d+(ms|s|m|h|d)\s*){0,49}$/, { message: 'must be a comma-separated list of durations like 5s,5m,2h' })
+  WEBHOOK_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
+
+  /** Disable an endpoint after this many deliveries in a row failed every attempt (0: never). */
+  @Transform(toInt) @IsInt() @Min(0) @Max(1000)
+  WEBHOOK_DISABLE_AFTER_FAILURES = 5;
+
+  /**
+   * Allow webhook URLs on plain http and on private, loopback or link-local addresses. Default:
+   * false in production, true otherwise.
+   */
+  @IsOptional() @Transform(toBool) @IsBoolean()
+  WEBHOOK_ALLOW_PRIVATE?: boolean;
+
+  get webhookAllowPrivate(): boolean {
+    return this.WEBHOOK_ALLOW_PRIVATE ?? !this.isProduction;
+  }
+
   /** `env` of the envelope for requests without a key. */
   get defaultEnv(): 'development' | 'production' {
     return this.NODE_ENV === 'production' ? 'production' : 'development';
@@ -120,7 +158,7 @@ export class ConfigError extends Error {}
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const known = Object.keys(new AppConfig());
   const raw: Record<string, unknown> = {};
-  for (const name of [...known, 'DATABASE_URL', 'ADMIN_API_TOKEN', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'REDIS_URL']) {
+  for (const name of [...known, 'DATABASE_URL', 'ADMIN_API_TOKEN', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'REDIS_URL', 'WEBHOOK_ALLOW_PRIVATE']) {
     if (env[name] !== undefined && env[name] !== '') raw[name] = env[name];
   }
   const config = plainToInstance(AppConfig, raw);

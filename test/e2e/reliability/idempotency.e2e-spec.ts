@@ -71,3 +71,18 @@ describe('Idempotency-Key on uploads', () => {
     expect(expectSuccess(await org.test.get('/files')).total).toBe(1);
   });
 });
+
+describe('Idempotency-Key on webhook endpoints', () => {
+  it('registers one endpoint for a retried request and returns the same secret', async () => {
+    const org = await createOrg();
+    const k = key();
+    const body = { url: 'https://hooks.example.com/in', event_types: '*' };
+    const first = await org.test.post('/webhooks', body, { headers: { 'idempotency-key': k } });
+    const created = expectSuccess(first, 201);
+    const again = await org.test.post('/webhooks', body, { headers: { 'idempotency-key': k } });
+    expect(expectSuccess(again, 201)).toEqual(created);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    const list = expectSuccess(await org.test.get('/webhooks'));
+    expect(Array.isArray(list) ? list.length : list.total).toBe(1);
+  });
+});

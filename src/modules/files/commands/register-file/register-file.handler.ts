@@ -2,9 +2,13 @@ import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { ValidationFailedError } from '../../../../shared/errors/domain-error';
+import { EventOutbox } from '../../../../shared/events/outbox';
 import { Clock } from '../../../../shared/time/clock';
 import { fileNameProblem } from '../../domain/file-name';
+import { FilesConfig } from '../../files.config';
+import { FileRecord } from '../../persistence/file.record';
 import { FilesRepository } from '../../persistence/files.repository';
+import { fileEventObject } from '../file-event';
 import { RegisterFileCommand } from './register-file.command';
 
 @CommandHandler(RegisterFileCommand)
@@ -13,13 +17,15 @@ export class RegisterFileHandler implements ICommandHandler<RegisterFileCommand>
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(FilesRepository) private readonly repo: FilesRepository,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(EventOutbox) private readonly outbox: EventOutbox,
+    @Inject(FilesConfig) private readonly config: FilesConfig,
   ) {}
 
   async execute({ scope, name, content }: RegisterFileCommand): Promise<{ id: string }> {
     const problem = fileNameProblem(name);
     if (problem) throw new ValidationFailedError({ name: problem });
     if (content.size === 0) throw new ValidationFailedError({ file: 'must not be empty' });
-    await this.tx.run((m) => this.repo.insert(m, {
+    const record: FileRecord = {
       id: content.fileId,
       organizationId: scope.organizationId,
       mode: scope.mode,
@@ -31,7 +37,11 @@ export class RegisterFileHandler implements ICommandHandler<RegisterFileCommand>
       storageDriver: content.storageDriver,
       storageKey: content.storageKey,
       createdAt: this.clock.now(),
-    }));
+    };
+    await this.tx.run(async (m) => {
+      await this.repo.insert(m, record);
+      await this.outbox.record(m, scope, 'file.created', fileEventObject(record, this.config.PUBLIC_BASE_URL));
+    });
     return { id: content.fileId };
   }
 }

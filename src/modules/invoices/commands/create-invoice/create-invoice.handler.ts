@@ -10,6 +10,7 @@ import { buildCalculationRecords } from '../../persistence/calculation-records';
 import { InvoiceItemRecord } from '../../persistence/invoice-item.record';
 import { InvoiceRecord } from '../../persistence/invoice.record';
 import { InvoicesRepository } from '../../persistence/invoices.repository';
+import { InvoiceEvents } from '../invoice-events';
 import { CreateInvoiceCommand } from './create-invoice.command';
 
 @CommandHandler(CreateInvoiceCommand)
@@ -19,6 +20,7 @@ export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceComman
     @Inject(QueryBus) private readonly queries: QueryBus,
     @Inject(InvoicesRepository) private readonly repo: InvoicesRepository,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(InvoiceEvents) private readonly events: InvoiceEvents,
   ) {}
 
   async execute({ scope, input }: CreateInvoiceCommand): Promise<{ id: string }> {
@@ -69,8 +71,11 @@ export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceComman
       updatedAt: now,
     };
     const calculations = buildCalculationRecords(invoice, itemRecords, calculationLines(calc), now);
-    // One statement: atomic by itself, one round trip (no BEGIN/COMMIT around it).
-    await this.repo.insertInvoice(this.tx.manager, invoice, itemRecords, calculations);
+    // The invoice, its items and its calculation lines are one statement; its event joins it in the transaction.
+    await this.tx.run(async (m) => {
+      await this.repo.insertInvoice(m, invoice, itemRecords, calculations);
+      await this.events.created(m, scope, invoice);
+    });
     return { id: invoiceId };
   }
 }

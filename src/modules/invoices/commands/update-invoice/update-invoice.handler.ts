@@ -11,6 +11,7 @@ import { InvoiceStatus, merchantMove } from '../../domain/invoice-status';
 import { buildCalculationRecords } from '../../persistence/calculation-records';
 import { itemInputsOf } from '../../persistence/item-inputs';
 import { InvoiceAccess, InvoicesRepository } from '../../persistence/invoices.repository';
+import { InvoiceEvents } from '../invoice-events';
 import { InvoiceUpdated, UpdateInvoiceCommand } from './update-invoice.command';
 
 @CommandHandler(UpdateInvoiceCommand)
@@ -20,6 +21,7 @@ export class UpdateInvoiceHandler implements ICommandHandler<UpdateInvoiceComman
     @Inject(QueryBus) private readonly queries: QueryBus,
     @Inject(InvoicesRepository) private readonly repo: InvoicesRepository,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(InvoiceEvents) private readonly events: InvoiceEvents,
   ) {}
 
   async execute({ access, invoiceId, change }: UpdateInvoiceCommand): Promise<InvoiceUpdated> {
@@ -40,7 +42,9 @@ export class UpdateInvoiceHandler implements ICommandHandler<UpdateInvoiceComman
       const invoice = await this.repo.lock(m, scope, invoiceId);
       if (!invoice) throw new NotFoundError('invoice');
       const next = merchantMove(invoice.status, to);
+      const before = this.events.view(invoice);
       await this.repo.updateStatus(m, invoice, next.status, next.substatus, this.clock.now());
+      await this.events.changed(m, scope, before);
       return { id: invoice.id, message: `Invoice status changed to ${next.status}` };
     });
   }
@@ -58,10 +62,12 @@ export class UpdateInvoiceHandler implements ICommandHandler<UpdateInvoiceComman
       if (!invoice) throw new NotFoundError('invoice');
       assertPending(invoice.status);
       const calculations = buildCalculationRecords(invoice, items, calculationLines(calc), now);
+      const before = this.events.view(invoice);
       await this.repo.replaceCalculations(m, invoice, calculations, {
         currency: calc.currency, price: calc.total.price, priceUsd: calc.total.priceUsd,
         ratesSnapshotId: calc.rates.snapshotId, ratesTakenAt: calc.rates.takenAt,
       }, now);
+      await this.events.changed(m, scope, before);
       return { id: invoice.id, message: `Invoice currency changed to ${calc.currency}` };
     });
   }

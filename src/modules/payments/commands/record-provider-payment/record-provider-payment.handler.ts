@@ -6,6 +6,7 @@ import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { NotFoundError, ValidationFailedError } from '../../../../shared/errors/domain-error';
 import { newId } from '../../../../shared/ids/ids';
 import { AMOUNT_PROBLEM_MESSAGES, amountProblem, Amount, parseAmount, roundMoney } from '../../../../shared/money/money';
+import { EventOutbox } from '../../../../shared/events/outbox';
 import { Clock } from '../../../../shared/time/clock';
 import type { PayableInvoice } from '../../../invoices/queries/get-payable-invoice/get-payable-invoice.query';
 import { PayableInvoices } from '../../../invoices/payable-invoices.service';
@@ -13,6 +14,7 @@ import { findCatalogProvider, paymentKindOf } from '../../../providers/domain/ca
 import { GetProvidersQuery } from '../../../providers/queries/get-providers/get-providers.query';
 import { RatesAsOfQuery } from '../../../rates/queries/rates-as-of/rates-as-of.query';
 import { initialPaymentStatus, isPaymentStatus, movePayment, PaymentStatus } from '../../domain/payment-status';
+import { paymentView } from '../../dto/payment.views';
 import { PaymentRecordedEvent } from '../../events/payment-recorded.event';
 import type { PaymentRecord } from '../../persistence/payment.record';
 import { PaymentsRepository } from '../../persistence/payments.repository';
@@ -44,6 +46,7 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
     @Inject(PaymentsRepository) private readonly repo: PaymentsRepository,
     @Inject(PayableInvoices) private readonly invoices: PayableInvoices,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(EventOutbox) private readonly outbox: EventOutbox,
   ) {}
 
   async execute({ scope, report }: RecordProviderPaymentCommand): Promise<RecordedPayment> {
@@ -140,6 +143,26 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
     });
   }
 
+  /**
+   * payment.created, or payment.updated with the earlier values of the changed fields; recorded
+   * before the invoice's own events, which the state recomputation below records.
+   */
+  private async recordPaymentEvent(m: EntityManager, scope: Scope, payment: PaymentRecord, previousStatus: PaymentStatus | null, created: boolean): Promise<void> {
+    const stored = await this.repo.find(m, scope, payment.id);
+    if (!stored) throw new Error(`payment ${payment.id} vanished inside its own transaction`);
+    const after = paymentView(stored, false);
+    if (created) {
+      await this.outbox.record(m, scope, 'payment.created', after);
+      return;
+    }
+    const before = paymentView({ ...payment, status: previousStatus ?? payment.status }, false) as unknown as Record<string, unknown>;
+    const previous: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(before)) {
+      if (JSON.stringify(value) !== JSON.stringify((after as unknown as Record<string, unknown>)[key])) previous[key] = value;
+    }
+    await this.outbox.record(m, scope, 'payment.updated', after, { previousAttributes: previous });
+  }
+
   /** Recomputes the locked invoice's state from all its payments, inside the same transaction. */
   private async settle(
     m: EntityManager, scope: Scope, invoice: PayableInvoice, payment: PaymentRecord, previousStatus: PaymentStatus | null,
@@ -148,6 +171,7 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
     const changed = created || statusChanged;
     const before = { status: invoice.status, substatus: invoice.substatus };
     let after = before;
+    if (changed) await this.recordPaymentEvent(m, scope, payment, previousStatus, created);
     if (changed) {
       const completedUsd = await this.repo.completedUsd(m, scope, invoice.id);
       const pendingProvider = await this.repo.newestPendingProvider(m, scope, invoice.id);

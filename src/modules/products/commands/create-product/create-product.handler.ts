@@ -2,6 +2,7 @@ import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { Clock } from '../../../../shared/time/clock';
+import { ProductEvents } from '../product-events';
 import { ProductWriter } from '../product-writer';
 import { CreateProductCommand, ProductIdResult } from './create-product.command';
 
@@ -11,11 +12,16 @@ export class CreateProductHandler implements ICommandHandler<CreateProductComman
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(ProductWriter) private readonly writer: ProductWriter,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(ProductEvents) private readonly events: ProductEvents,
   ) {}
 
   async execute({ scope, input }: CreateProductCommand): Promise<ProductIdResult> {
     const now = this.clock.now();
-    const id = await this.tx.run((m) => this.writer.write(m, scope, input, now, null));
+    const id = await this.tx.run(async (m) => {
+      const created = await this.writer.write(m, scope, input, now, null);
+      await this.events.created(m, scope, created);
+      return created;
+    });
     return { id };
   }
 }

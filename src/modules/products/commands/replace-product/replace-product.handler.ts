@@ -6,6 +6,7 @@ import { Clock } from '../../../../shared/time/clock';
 import { ProductVersionInactiveError } from '../../domain/catalog.errors';
 import { CatalogRepository } from '../../persistence/catalog.repository';
 import type { ProductIdResult } from '../create-product/create-product.command';
+import { ProductEvents } from '../product-events';
 import { ProductWriter } from '../product-writer';
 import { ReplaceProductCommand } from './replace-product.command';
 
@@ -20,6 +21,7 @@ export class ReplaceProductHandler implements ICommandHandler<ReplaceProductComm
     @Inject(CatalogRepository) private readonly repo: CatalogRepository,
     @Inject(ProductWriter) private readonly writer: ProductWriter,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(ProductEvents) private readonly events: ProductEvents,
   ) {}
 
   async execute({ scope, productId, input }: ReplaceProductCommand): Promise<ProductIdResult> {
@@ -30,8 +32,11 @@ export class ReplaceProductHandler implements ICommandHandler<ReplaceProductComm
       const schemas = await this.repo.schemasOfProducts(m, scope, [product.id]);
       const configurations = await this.repo.configurationsOfSchemas(m, scope, schemas.map((s) => s.id));
       const now = this.clock.now();
+      const before = await this.events.view(m, scope, product.id);
       await this.repo.deactivateVersion(m, scope, product.id, now);
-      return this.writer.write(m, scope, input, now, { product, schemas, configurations });
+      const replaced = await this.writer.write(m, scope, input, now, { product, schemas, configurations });
+      await this.events.replaced(m, scope, before, replaced);
+      return replaced;
     });
     return { id };
   }

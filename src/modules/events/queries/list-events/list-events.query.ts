@@ -1,0 +1,26 @@
+import { Query } from '@nestjs/cqrs';
+import type { Scope } from '../../../../shared/auth/request-context';
+import type { EventPayload } from '../../../../shared/events/event-payload';
+
+export interface EventList {
+  items: EventPayload[];
+  total: number;
+  limit: number;
+  offset: number;
+  has_more: boolean;
+}
+
+export interface ListEventsFilter {
+  types?: string[];
+  createdAtFrom?: string;
+  createdAtTo?: string;
+  limit?: number;
+  offset?: number;
+}
+
+/** Events of the caller's organization and mode, newest first. */
+export class ListEventsQuery extends Query<EventList> {
+  constructor(readonly scope: Scope, readonly filter: ListEventsFilter) {
+    super();
+  }
+}

@@ -1,0 +1,50 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { Scope } from '../../../shared/auth/request-context';
+import { EventOutbox } from '../../../shared/events/outbox';
+import { InvoiceView, invoiceView } from '../dto/invoice.views';
+import type { InvoiceRecord } from '../persistence/invoice.record';
+import { InvoicesRepository } from '../persistence/invoices.repository';
+
+/**
+ * Records the invoices' events in the writer's transaction, with the invoice as
+ * `POST /invoices/{id}` shows it to the merchant (no expansions).
+ */
+@Injectable()
+export class InvoiceEvents {
+  constructor(
+    @Inject(InvoicesRepository) private readonly repo: InvoicesRepository,
+    @Inject(EventOutbox) private readonly outbox: EventOutbox,
+  ) {}
+
+  /** The merchant's view of an invoice record, to pass as `before` to `changed`. */
+  view(invoice: InvoiceRecord): InvoiceView {
+    return invoiceView(invoice, false);
+  }
+
+  async created(m: EntityManager, scope: Scope, invoice: InvoiceRecord): Promise<void> {
+    await this.outbox.record(m, scope, 'invoice.created', this.view(invoice));
+  }
+
+  /**
+   * After a change of the (locked) invoice: `invoice.updated` with the changed fields' earlier
+   * values, then `invoice.completed` or `invoice.voided` when it reached that state.
+   */
+  async changed(m: EntityManager, scope: Scope, before: InvoiceView): Promise<void> {
+    const record = await this.repo.find(m, scope, before.id);
+    if (!record) throw new Error(`invoice ${before.id} vanished inside its own transaction`);
+    const after = this.view(record);
+    const previous: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(before)) {
+      if (JSON.stringify(value) !== JSON.stringify((after as unknown as Record<string, unknown>)[key])) previous[key] = value;
+    }
+    if (Object.keys(previous).length === 0) return;
+    await this.outbox.record(m, scope, 'invoice.updated', after, { previousAttributes: previous });
+    if (after.status !== before.status && after.status === 'COMPLETED') {
+      await this.outbox.record(m, scope, 'invoice.completed', after, { previousAttributes: previous });
+    }
+    if (after.status !== before.status && after.status === 'VOIDED') {
+      await this.outbox.record(m, scope, 'invoice.voided', after, { previousAttributes: previous });
+    }
+  }
+}

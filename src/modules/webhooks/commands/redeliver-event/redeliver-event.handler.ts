@@ -1,0 +1,36 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
+import { TransactionRunner } from '../../../../shared/db/transaction-runner';
+import { BadRequestError, NotFoundError } from '../../../../shared/errors/domain-error';
+import { newId } from '../../../../shared/ids/ids';
+import { Clock } from '../../../../shared/time/clock';
+import { formatTimestamp } from '../../../../shared/time/time';
+import { GetEventQuery } from '../../../events/queries/get-event/get-event.query';
+import { WebhookDeliveriesRepository } from '../../persistence/webhook-deliveries.repository';
+import { WebhookEndpointsRepository } from '../../persistence/webhook-endpoints.repository';
+import { QueuedDelivery, RedeliverEventCommand } from './redeliver-event.command';
+
+@CommandHandler(RedeliverEventCommand)
+export class RedeliverEventHandler implements ICommandHandler<RedeliverEventCommand> {
+  constructor(
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(QueryBus) private readonly queries: QueryBus,
+    @Inject(WebhookEndpointsRepository) private readonly endpoints: WebhookEndpointsRepository,
+    @Inject(WebhookDeliveriesRepository) private readonly deliveries: WebhookDeliveriesRepository,
+    @Inject(Clock) private readonly clock: Clock,
+  ) {}
+
+  async execute({ scope, endpointId, eventId }: RedeliverEventCommand): Promise<QueuedDelivery> {
+    const now = this.clock.now();
+    return this.tx.run(async (m) => {
+      const endpoint = await this.endpoints.find(m, scope, endpointId, true);
+      if (!endpoint) throw new NotFoundError('webhook endpoint');
+      const event = await this.queries.execute(new GetEventQuery(scope, eventId));
+      if (!endpoint.enabled) {
+        throw new BadRequestError('The webhook endpoint is disabled; enable it before redelivering', 'webhook_endpoint_disabled', { endpoint: 'is disabled' });
+      }
+      const row = await this.deliveries.insertDelivery(m, { id: newId('delivery'), scope, endpointId, eventId: event.id, at: now });
+      return { delivery_id: row.id, endpoint_id: endpointId, event_id: event.id, status: 'pending' as const, created_at: formatTimestamp(row.created_at) };
+    });
+  }
+}

@@ -1,0 +1,203 @@
+import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { Counter, Histogram } from 'prom-client';
+import { Webhook } from 'standardwebhooks';
+import type { EntityManager } from 'typeorm';
+import type { Scope } from '../../../shared/auth/request-context';
+import { AppConfig } from '../../../shared/config/app-config';
+import { TransactionRunner } from '../../../shared/db/transaction-runner';
+import { renderEvent } from '../../../shared/events/event-payload';
+import { EventOutbox } from '../../../shared/events/outbox';
+import { newId, OrgId } from '../../../shared/ids/ids';
+import { Clock } from '../../../shared/time/clock';
+import { Metrics } from '../../health/metrics';
+import { renderEndpoint } from '../domain/endpoint-view';
+import { maxAttempts, nextRetryDelayMs, parseRetrySchedule } from '../domain/retry-schedule';
+import { ClaimedDelivery, WebhookDeliveriesRepository } from '../persistence/webhook-deliveries.repository';
+import { WebhookEndpointsRepository } from '../persistence/webhook-endpoints.repository';
+import { sendWebhook, SendResult } from './http-sender';
+
+export const USER_AGENT = 'invoicing-api-webhooks/1.0';
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.stack ?? error.message : String(error);
+}
+
+/**
+ * Sends committed webhook deliveries. Every WEBHOOK_DISPATCH_INTERVAL_MS it claims due deliveries
+ * (several instances share the work: each attempt is claimed by one of them), sends each with a
+ * timeout, records the attempt and schedules a retry (backoff with jitter) or the final outcome.
+ * After WEBHOOK_DISABLE_AFTER_FAILURES deliveries in a row failed, the endpoint is disabled and a
+ * `webhook_endpoint.disabled` event is recorded. On shutdown it stops claiming and lets the
+ * attempts in flight finish.
+ */
+@Injectable()
+export class WebhookDispatcher implements OnModuleDestroy {
+  private readonly schedule: number[];
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private started = false;
+  private stopping = false;
+
+  constructor(
+    @Inject(AppConfig) private readonly config: AppConfig,
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(WebhookDeliveriesRepository) private readonly deliveries: WebhookDeliveriesRepository,
+    @Inject(WebhookEndpointsRepository) private readonly endpoints: WebhookEndpointsRepository,
+    @Inject(EventOutbox) private readonly outbox: EventOutbox,
+    @Inject(Clock) private readonly clock: Clock,
+    @Inject(Metrics) metrics: Metrics,
+  ) {
+    this.schedule = parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE);
+    this.attempts = new Counter({
+      name: 'webhook_attempts_total', help: 'Webhook delivery attempts by outcome (succeeded, failed)', labelNames: ['outcome'], registers: [metrics.registry],
+    });
+    this.durations = new Histogram({
+      name: 'webhook_attempt_duration_seconds', help: 'Duration of webhook delivery attempts', labelNames: ['outcome'],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [metrics.registry],
+    });
+  }
+
+  private readonly attempts: Counter<'outcome'>;
+  private readonly durations: Histogram<'outcome'>;
+
+  private readonly logger = new Logger('WebhookDispatcher');
+
+  /** Starts the loop (once the schema is migrated); does nothing when WEBHOOK_DISPATCHER=false. */
+  start(): void {
+    if (this.started || !this.config.WEBHOOK_DISPATCHER) return;
+    this.started = true;
+    this.logger.log({ msg: 'webhook dispatcher started', interval_ms: this.config.WEBHOOK_DISPATCH_INTERVAL_MS, max_attempts: maxAttempts(this.schedule) });
+    this.plan(0);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopping = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.running) await this.running;
+  }
+
+  private plan(delayMs: number): void {
+    if (this.stopping) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.running = this.tick().finally(() => {
+        this.running = null;
+      });
+    }, delayMs);
+  }
+
+  private async tick(): Promise<void> {
+    let claimed = 0;
+    try {
+      claimed = await this.runOnce();
+    } catch (error) {
+      this.logger.error({ msg: 'webhook dispatch failed', error: describe(error) });
+    }
+    // A full batch suggests more are due: go again at once.
+    this.plan(claimed >= this.config.WEBHOOK_DISPATCH_BATCH ? 0 : this.config.WEBHOOK_DISPATCH_INTERVAL_MS);
+  }
+
+  /** Claims and sends one batch; returns how many deliveries were claimed. */
+  async runOnce(): Promise<number> {
+    const leaseMs = this.config.WEBHOOK_TIMEOUT_MS + 30_000;
+    const claimed = await this.deliveries.claimDue(this.tx.manager, this.config.WEBHOOK_DISPATCH_BATCH, leaseMs);
+    await Promise.all(claimed.map((delivery) => this.deliver(delivery).catch((error) => {
+      this.logger.error({ msg: 'recording a webhook attempt failed', delivery_id: delivery.id, error: describe(error) });
+    })));
+    return claimed.length;
+  }
+
+  private async deliver(delivery: ClaimedDelivery): Promise<void> {
+    const body = JSON.stringify(renderEvent(delivery.event));
+    const sentAt = this.clock.now();
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'user-agent': USER_AGENT,
+      'webhook-id': delivery.event_id,
+      'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
+      'webhook-signature': this.signatures(delivery, sentAt, body),
+    };
+    const result = await sendWebhook(delivery.url, headers, body, {
+      timeoutMs: this.config.WEBHOOK_TIMEOUT_MS,
+      allowPrivate: this.config.webhookAllowPrivate,
+    });
+    await this.record(delivery, result);
+    const outcome = result.succeeded ? 'succeeded' : 'failed';
+    this.attempts.inc({ outcome });
+    this.durations.observe({ outcome }, result.durationMs / 1000);
+    this.logger.log({
+      msg: 'webhook attempt',
+      delivery_id: delivery.id, event_id: delivery.event_id, endpoint_id: delivery.endpoint_id, attempt: delivery.attempt_count,
+      succeeded: result.succeeded, response_status: result.status, error: result.error, duration_ms: result.durationMs,
+    });
+  }
+
+  /** `v1,<base64>` with the current secret, plus the previous one while its grace period lasts. */
+  private signatures(delivery: ClaimedDelivery, at: Date, body: string): string {
+    const list = [new Webhook(delivery.secret).sign(delivery.event_id, at, body)];
+    if (delivery.previous_secret && delivery.previous_secret_expires_at && delivery.previous_secret_expires_at > at) {
+      list.push(new Webhook(delivery.previous_secret).sign(delivery.event_id, at, body));
+    }
+    return list.join(' ');
+  }
+
+  private async record(delivery: ClaimedDelivery, result: SendResult): Promise<void> {
+    const now = this.clock.now();
+    const attempt = delivery.attempt_count;
+    const scope: Scope = { organizationId: delivery.organization_id as OrgId, mode: delivery.mode };
+    await this.tx.run(async (m) => {
+      // Endpoint first, then the delivery: the order every writer of both follows.
+      await this.endpoints.lockById(m, delivery.endpoint_id);
+      let nextAttemptAt: Date | null = null;
+      if (result.succeeded) {
+        if (await this.deliveries.finish(m, delivery.id, attempt, 'succeeded', null, now)) {
+          await m.query(`UPDATE webhook_endpoints SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures <> 0`, [delivery.endpoint_id]);
+        }
+      } else {
+        const delay = nextRetryDelayMs(this.schedule, attempt, Math.random());
+        if (delay !== null) {
+          nextAttemptAt = await this.deliveries.scheduleRetry(m, delivery.id, attempt, delay, result.error ?? 'failed');
+        } else if (await this.deliveries.finish(m, delivery.id, attempt, 'failed', result.error, now)) {
+          await this.countFailure(m, scope, delivery.endpoint_id, now);
+        }
+      }
+      await this.deliveries.insertAttempt(m, {
+        id: newId('attempt'),
+        organization_id: delivery.organization_id,
+        mode: delivery.mode,
+        endpoint_id: delivery.endpoint_id,
+        delivery_id: delivery.id,
+        event_id: delivery.event_id,
+        attempt_number: attempt,
+        url: delivery.url,
+        succeeded: result.succeeded,
+        response_status: result.status,
+        response_body: result.body,
+        error: result.error,
+        duration_ms: result.durationMs,
+        next_attempt_at: nextAttemptAt,
+        created_at: now,
+      });
+    });
+  }
+
+  /** One more delivery failed for good: disable the endpoint once too many did in a row. */
+  private async countFailure(m: EntityManager, scope: Scope, endpointId: string, now: Date): Promise<void> {
+    const endpoint = await this.endpoints.find(m, scope, endpointId, true);
+    if (!endpoint) return;
+    const failures = endpoint.consecutive_failures + 1;
+    const limit = this.config.WEBHOOK_DISABLE_AFTER_FAILURES;
+    if (!endpoint.enabled || limit === 0 || failures < limit) {
+      await this.endpoints.update(m, scope, endpointId, { consecutive_failures: failures, updated_at: endpoint.updated_at });
+      return;
+    }
+    const reason = `${failures} deliveries in a row failed every attempt`;
+    const saved = await this.endpoints.update(m, scope, endpointId, { consecutive_failures: failures, enabled: false, disabled_reason: reason, updated_at: now });
+    await this.deliveries.cancelPending(m, endpointId, 'endpoint disabled', now);
+    await this.outbox.record(m, scope, 'webhook_endpoint.disabled', renderEndpoint(saved), {
+      previousAttributes: { enabled: true, disabled_reason: null, consecutive_failures: endpoint.consecutive_failures },
+    });
+    this.logger.warn({ msg: 'webhook endpoint disabled after repeated failures', endpoint_id: endpointId, failures });
+  }
+}

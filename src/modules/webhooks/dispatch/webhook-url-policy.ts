@@ -1,0 +1,34 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { lookup } from 'node:dns/promises';
+import { AppConfig } from '../../../shared/config/app-config';
+import { isIpLiteral, isPublicAddress } from '../domain/address-guard';
+import { endpointUrlProblem } from '../domain/endpoint-url';
+
+/**
+ * Checks a webhook URL at registration. With the guard on (WEBHOOK_ALLOW_PRIVATE=false, the
+ * default in production) the URL must be https and its host must resolve only to public
+ * addresses. The dispatcher checks the addresses again at every delivery.
+ */
+@Injectable()
+export class WebhookUrlPolicy {
+  constructor(@Inject(AppConfig) private readonly config: AppConfig) {}
+
+  get allowPrivate(): boolean {
+    return this.config.webhookAllowPrivate;
+  }
+
+  async problem(url: string): Promise<string | null> {
+    const written = endpointUrlProblem(url, this.allowPrivate);
+    if (written || this.allowPrivate) return written;
+    const host = new URL(url).hostname;
+    if (isIpLiteral(host)) return null;
+    try {
+      const addresses = await lookup(host, { all: true });
+      if (addresses.length === 0) return 'host does not resolve';
+      if (addresses.some((a) => !isPublicAddress(a.address))) return 'must not point at a private, loopback or link-local address';
+      return null;
+    } catch {
+      return 'host does not resolve';
+    }
+  }
+}

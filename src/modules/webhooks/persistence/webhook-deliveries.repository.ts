@@ -1,0 +1,160 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { Mode, Scope } from '../../../shared/auth/request-context';
+import type { StoredEvent } from '../../../shared/events/event-payload';
+import { rowsOf } from './sql-rows';
+
+/** A delivery claimed for one attempt, with what sending it needs. */
+export interface ClaimedDelivery {
+  id: string;
+  organization_id: string;
+  mode: Mode;
+  endpoint_id: string;
+  event_id: string;
+  /** The number of the attempt being made now (1 for the first). */
+  attempt_count: number;
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+  event: StoredEvent;
+}
+
+export interface AttemptRow {
+  id: string;
+  organization_id: string;
+  mode: Mode;
+  endpoint_id: string;
+  delivery_id: string;
+  event_id: string;
+  attempt_number: number;
+  url: string;
+  succeeded: boolean;
+  response_status: number | null;
+  response_body: string | null;
+  error: string | null;
+  duration_ms: number;
+  next_attempt_at: Date | null;
+  created_at: Date;
+}
+
+export interface AttemptView extends AttemptRow {
+  event_type: string;
+}
+
+export interface DeliveryRow {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  status: string;
+  attempt_count: number;
+  next_attempt_at: Date | null;
+  created_at: Date;
+}
+
+/** Deliveries and attempts. The dispatcher's claim works across organizations; the rest is scoped. */
+@Injectable()
+export class WebhookDeliveriesRepository {
+  /**
+   * Claims up to `limit` due deliveries of enabled endpoints for one attempt each: rows another
+   * instance is claiming are skipped (FOR UPDATE SKIP LOCKED), and each claimed row gets its
+   * attempt number and a lease (next_attempt_at moved past the attempt's timeout), so no other
+   * instance takes it while it is being sent; after a crash it becomes due again when the lease ends.
+   */
+  async claimDue(m: EntityManager, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+    const rows = rowsOf<Omit<ClaimedDelivery, 'event'> & { event_type: string; event_data: StoredEvent['data']; event_created_at: Date }>(await m.query(
+      `WITH due AS (
+         SELECT d.id FROM webhook_deliveries d
+           JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled AND e.deleted_at IS NULL
+          WHERE d.status = 'pending' AND d.next_attempt_at <= now()
+          ORDER BY d.next_attempt_at, d.id
+          LIMIT $1
+          FOR UPDATE OF d SKIP LOCKED
+       )
+       UPDATE webhook_deliveries d
+          SET attempt_count = d.attempt_count + 1,
+              next_attempt_at = now() + $2 * interval '1 millisecond',
+              last_attempt_at = now()
+         FROM due, webhook_endpoints e, events ev
+        WHERE d.id = due.id AND e.id = d.endpoint_id AND ev.id = d.event_id
+      RETURNING d.id, d.organization_id, d.mode, d.endpoint_id, d.event_id, d.attempt_count,
+                e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
+                ev.type AS event_type, ev.data AS event_data, ev.created_at AS event_created_at`,
+      [limit, leaseMs],
+    ));
+    return rows.map((r) => ({
+      id: r.id, organization_id: r.organization_id, mode: r.mode, endpoint_id: r.endpoint_id, event_id: r.event_id,
+      attempt_count: r.attempt_count, url: r.url, secret: r.secret, previous_secret: r.previous_secret,
+      previous_secret_expires_at: r.previous_secret_expires_at,
+      event: { id: r.event_id, organization_id: r.organization_id, mode: r.mode, type: r.event_type, data: r.event_data, created_at: r.event_created_at },
+    }));
+  }
+
+  async insertAttempt(m: EntityManager, row: AttemptRow): Promise<void> {
+    await m.query(
+      `INSERT INTO webhook_attempts (id, organization_id, mode, endpoint_id, delivery_id, event_id, attempt_number, url, succeeded,
+         response_status, response_body, error, duration_ms, next_attempt_at, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+      [row.id, row.organization_id, row.mode, row.endpoint_id, row.delivery_id, row.event_id, row.attempt_number, row.url, row.succeeded,
+        row.response_status, row.response_body, row.error, row.duration_ms, row.next_attempt_at, row.created_at],
+    );
+  }
+
+  /** Final outcome of the attempt that holds the claim; false when the claim was lost (another attempt took over). */
+  async finish(m: EntityManager, id: string, attempt: number, status: 'succeeded' | 'failed', error: string | null, at: Date): Promise<boolean> {
+    const rows = rowsOf<{ id: string }>(await m.query(
+      `UPDATE webhook_deliveries SET status = $3, last_error = $4, next_attempt_at = NULL, completed_at = $5
+        WHERE id = $1 AND attempt_count = $2 AND status = 'pending' RETURNING id`,
+      [id, attempt, status, error, at],
+    ));
+    return rows.length > 0;
+  }
+
+  /** Schedules the next attempt after a failed one. */
+  async scheduleRetry(m: EntityManager, id: string, attempt: number, delayMs: number, error: string): Promise<Date | null> {
+    const rows = rowsOf<{ next_attempt_at: Date }>(await m.query(
+      `UPDATE webhook_deliveries SET next_attempt_at = now() + $3 * interval '1 millisecond', last_error = $4
+        WHERE id = $1 AND attempt_count = $2 AND status = 'pending' RETURNING next_attempt_at`,
+      [id, attempt, delayMs, error],
+    ));
+    return rows[0]?.next_attempt_at ?? null;
+  }
+
+  /** Stops the endpoint's pending deliveries (endpoint disabled or deleted). */
+  async cancelPending(m: EntityManager, endpointId: string, reason: string, at: Date): Promise<void> {
+    await m.query(
+      `UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL, last_error = $2, completed_at = $3
+        WHERE endpoint_id = $1 AND status = 'pending'`,
+      [endpointId, reason, at],
+    );
+  }
+
+  async insertDelivery(m: EntityManager, row: { id: string; scope: Scope; endpointId: string; eventId: string; at: Date }): Promise<DeliveryRow> {
+    const rows: DeliveryRow[] = await m.query(
+      `INSERT INTO webhook_deliveries (id, organization_id, mode, endpoint_id, event_id, status, attempt_count, next_attempt_at, created_at)
+       VALUES ($1, $2, $3, $4, $5, 'pending', 0, now(), $6)
+       RETURNING id, endpoint_id, event_id, status, attempt_count, next_attempt_at, created_at`,
+      [row.id, row.scope.organizationId, row.scope.mode, row.endpointId, row.eventId, row.at],
+    );
+    return rows[0];
+  }
+
+  async listAttempts(
+    m: EntityManager, scope: Scope, endpointId: string, filter: { eventId?: string; limit: number; offset: number },
+  ): Promise<{ items: AttemptView[]; total: number }> {
+    const where = ['a.organization_id = $1', 'a.mode = $2', 'a.endpoint_id = $3'];
+    const params: unknown[] = [scope.organizationId, scope.mode, endpointId];
+    if (filter.eventId) {
+      params.push(filter.eventId);
+      where.push(`a.event_id = $${params.length}`);
+    }
+    const condition = where.join(' AND ');
+    const [{ total }] = await m.query(`SELECT count(*)::int AS total FROM webhook_attempts a WHERE ${condition}`, params);
+    const items: AttemptView[] = await m.query(
+      `SELECT a.*, ev.type AS event_type FROM webhook_attempts a JOIN events ev ON ev.id = a.event_id
+        WHERE ${condition} ORDER BY a.created_at DESC, a.id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      [...params, filter.limit, filter.offset],
+    );
+    return { items, total };
+  }
+}

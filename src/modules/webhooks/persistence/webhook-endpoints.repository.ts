@@ -1,0 +1,100 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { Mode, Scope } from '../../../shared/auth/request-context';
+import { rowsOf } from './sql-rows';
+
+export interface EndpointRow {
+  id: string;
+  organization_id: string;
+  mode: Mode;
+  url: string;
+  description: string | null;
+  event_types: string[];
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+  enabled: boolean;
+  disabled_reason: string | null;
+  consecutive_failures: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface EndpointChanges {
+  url?: string;
+  description?: string | null;
+  event_types?: string[];
+  enabled?: boolean;
+  disabled_reason?: string | null;
+  consecutive_failures?: number;
+  secret?: string;
+  previous_secret?: string | null;
+  previous_secret_expires_at?: Date | null;
+  updated_at: Date;
+}
+
+const COLUMNS = `id, organization_id, mode, url, description, event_types, secret, previous_secret, previous_secret_expires_at,
+  enabled, disabled_reason, consecutive_failures, created_at, updated_at`;
+
+/** Webhook endpoints; every method is scoped by organization and mode, deleted endpoints are invisible. */
+@Injectable()
+export class WebhookEndpointsRepository {
+  async insert(m: EntityManager, row: EndpointRow): Promise<void> {
+    await m.query(
+      `INSERT INTO webhook_endpoints (id, organization_id, mode, url, description, event_types, secret, enabled, consecutive_failures, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6::text[], $7, $8, 0, $9, $10)`,
+      [row.id, row.organization_id, row.mode, row.url, row.description, row.event_types, row.secret, row.enabled, row.created_at, row.updated_at],
+    );
+  }
+
+  /**
+   * With `lock`, holds the endpoint row (FOR NO KEY UPDATE: deliveries and attempts referencing it
+   * may still be inserted) until the transaction ends. Whoever changes an endpoint and its
+   * deliveries takes this lock first, then the deliveries' rows, so two such writers never deadlock.
+   */
+  async find(m: EntityManager, scope: Scope, id: string, lock = false): Promise<EndpointRow | null> {
+    const rows: EndpointRow[] = await m.query(
+      `SELECT ${COLUMNS} FROM webhook_endpoints
+        WHERE organization_id = $1 AND mode = $2 AND id = $3 AND deleted_at IS NULL${lock ? ' FOR NO KEY UPDATE' : ''}`,
+      [scope.organizationId, scope.mode, id],
+    );
+    return rows[0] ?? null;
+  }
+
+  async list(m: EntityManager, scope: Scope, limit: number, offset: number): Promise<{ items: EndpointRow[]; total: number }> {
+    const [{ total }] = await m.query(
+      `SELECT count(*)::int AS total FROM webhook_endpoints WHERE organization_id = $1 AND mode = $2 AND deleted_at IS NULL`,
+      [scope.organizationId, scope.mode],
+    );
+    const items: EndpointRow[] = await m.query(
+      `SELECT ${COLUMNS} FROM webhook_endpoints WHERE organization_id = $1 AND mode = $2 AND deleted_at IS NULL
+        ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`,
+      [scope.organizationId, scope.mode, limit, offset],
+    );
+    return { items, total };
+  }
+
+  async update(m: EntityManager, scope: Scope, id: string, changes: EndpointChanges): Promise<EndpointRow> {
+    const entries = Object.entries(changes).filter(([, v]) => v !== undefined);
+    const sets = entries.map(([column], i) => `${column} = $${i + 4}${column === 'event_types' ? '::text[]' : ''}`);
+    const rows = rowsOf<EndpointRow>(await m.query(
+      `UPDATE webhook_endpoints SET ${sets.join(', ')}
+        WHERE organization_id = $1 AND mode = $2 AND id = $3 AND deleted_at IS NULL RETURNING ${COLUMNS}`,
+      [scope.organizationId, scope.mode, id, ...entries.map(([, v]) => v)],
+    ));
+    return rows[0];
+  }
+
+  /** Takes the endpoint's row lock by id alone (the dispatcher, before recording an attempt). */
+  async lockById(m: EntityManager, id: string): Promise<void> {
+    await m.query(`SELECT id FROM webhook_endpoints WHERE id = $1 FOR NO KEY UPDATE`, [id]);
+  }
+
+  async markDeleted(m: EntityManager, scope: Scope, id: string, at: Date): Promise<void> {
+    await m.query(
+      `UPDATE webhook_endpoints SET deleted_at = $4, enabled = false, updated_at = $4
+        WHERE organization_id = $1 AND mode = $2 AND id = $3 AND deleted_at IS NULL`,
+      [scope.organizationId, scope.mode, id, at],
+    );
+  }
+}

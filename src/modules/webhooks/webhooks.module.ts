@@ -1,0 +1,37 @@
+import { Module } from '@nestjs/common';
+import { HealthModule } from '../health/health.module';
+import { CreateWebhookEndpointHandler } from './commands/create-webhook-endpoint/create-webhook-endpoint.handler';
+import { DeleteWebhookEndpointHandler } from './commands/delete-webhook-endpoint/delete-webhook-endpoint.handler';
+import { RedeliverEventHandler } from './commands/redeliver-event/redeliver-event.handler';
+import { RotateWebhookSecretHandler } from './commands/rotate-webhook-secret/rotate-webhook-secret.handler';
+import { UpdateWebhookEndpointHandler } from './commands/update-webhook-endpoint/update-webhook-endpoint.handler';
+import { WebhookDispatcher } from './dispatch/webhook-dispatcher';
+import { WebhookUrlPolicy } from './dispatch/webhook-url-policy';
+import { WebhookDeliveriesRepository } from './persistence/webhook-deliveries.repository';
+import { WebhookEndpointsRepository } from './persistence/webhook-endpoints.repository';
+import { GetWebhookEndpointHandler } from './queries/get-webhook-endpoint/get-webhook-endpoint.handler';
+import { ListWebhookAttemptsHandler } from './queries/list-webhook-attempts/list-webhook-attempts.handler';
+import { ListWebhookEndpointsHandler } from './queries/list-webhook-endpoints/list-webhook-endpoints.handler';
+import { WebhooksController } from './webhooks.controller';
+
+/** Webhook endpoints and the dispatcher that delivers recorded events to them. */
+@Module({
+  imports: [HealthModule],
+  controllers: [WebhooksController],
+  providers: [
+    WebhookEndpointsRepository,
+    WebhookDeliveriesRepository,
+    WebhookUrlPolicy,
+    WebhookDispatcher,
+    CreateWebhookEndpointHandler,
+    UpdateWebhookEndpointHandler,
+    DeleteWebhookEndpointHandler,
+    RotateWebhookSecretHandler,
+    RedeliverEventHandler,
+    ListWebhookEndpointsHandler,
+    GetWebhookEndpointHandler,
+    ListWebhookAttemptsHandler,
+  ],
+  exports: [WebhookDispatcher],
+})
+export class WebhooksModule {}

@@ -1,0 +1,95 @@
+import { anonymous } from '../../support/api';
+import { expectError, expectSuccess } from '../../support/envelope';
+import { createOrg, TestOrg } from '../../support/factories';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('events', () => {
+  let org: TestOrg;
+
+  beforeAll(async () => {
+    org = await createOrg();
+  });
+
+  it('without a key is 401', async () => {
+    expectError(await anonymous().post('/events', {}), 401);
+    expectError(await anonymous().post('/events/event_x', {}), 401);
+  });
+
+  it('records each change with id, type, time, scope and the object; reads one by id', async () => {
+    const created = expectSuccess(await org.test.post('/webhooks', { url: 'https://merchant.example.com/a', event_types: ['*'] }), 201);
+    const list = expectSuccess(await org.test.post('/events', {}));
+    const event = list.items.find((e: any) => e.type === 'webhook_endpoint.created' && e.data.object.id === created.id);
+    expect(event).toEqual({
+      id: expect.stringMatching(/^event_[0-9a-f-]{36}$/),
+      type: 'webhook_endpoint.created',
+      created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
+      organization_id: org.id,
+      mode: 'test',
+      data: { object: Object.fromEntries(Object.entries(created).filter(([k]) => k !== 'secret')) },
+    });
+    expect(expectSuccess(await org.test.post(`/events/${event.id}`))).toEqual(event);
+  });
+
+  it('lists newest first, filters by type and time, pages with the list shape', async () => {
+    const fresh = await createOrg();
+    const a = expectSuccess(await fresh.test.post('/webhooks', { url: 'https://merchant.example.com/a', event_types: ['*'] }), 201);
+    await sleep(1100);
+    expectSuccess(await fresh.test.put(`/webhooks/${a.id}`, { description: 'changed' }));
+    expectSuccess(await fresh.test.delete(`/webhooks/${a.id}`));
+
+    const all = expectSuccess(await fresh.test.post('/events', {}));
+    expect(all).toMatchObject({ total: 3, limit: 20, offset: 0, has_more: false });
+    expect(all.items.map((e: any) => e.type)).toEqual(['webhook_endpoint.deleted', 'webhook_endpoint.updated', 'webhook_endpoint.created']);
+
+    const page = expectSuccess(await fresh.test.post('/events', { limit: 1, offset: 1 }));
+    expect(page).toMatchObject({ total: 3, limit: 1, offset: 1, has_more: true });
+    expect(page.items.map((e: any) => e.type)).toEqual(['webhook_endpoint.updated']);
+
+    const one = expectSuccess(await fresh.test.post('/events', { type: 'webhook_endpoint.updated' }));
+    expect(one.items.map((e: any) => e.type)).toEqual(['webhook_endpoint.updated']);
+    const two = expectSuccess(await fresh.test.post('/events', { type: ['webhook_endpoint.created', 'webhook_endpoint.deleted'] }));
+    expect(two.items.map((e: any) => e.type)).toEqual(['webhook_endpoint.deleted', 'webhook_endpoint.created']);
+    expect(expectSuccess(await fresh.test.post('/events', { type: 'invoice.completed' }))).toMatchObject({ total: 0, items: [] });
+
+    const createdAt = all.items[2].created_at;
+    const laterAt = all.items[0].created_at;
+    expect(laterAt > createdAt).toBe(true);
+    const upTo = expectSuccess(await fresh.test.post('/events', { created_at_to: createdAt }));
+    expect(upTo.items.map((e: any) => e.type)).toEqual(['webhook_endpoint.created']);
+    const from = expectSuccess(await fresh.test.post('/events', { created_at_from: laterAt }));
+    expect(from.items.map((e: any) => e.type).sort()).toEqual(['webhook_endpoint.deleted', 'webhook_endpoint.updated']);
+    const day = createdAt.slice(0, 10);
+    expect(expectSuccess(await fresh.test.post('/events', { created_at_from: day, created_at_to: `${laterAt.replace(' ', 'T')}.999Z` })).total).toBe(3);
+    expect(expectSuccess(await fresh.test.post('/events', { created_at_to: '2000-01-01' })).total).toBe(0);
+  });
+
+  it.each([
+    [{ type: 'invoice.exploded' }, 'type'],
+    [{ type: ['payment.created', 5] }, 'type'],
+    [{ type: [] }, 'type'],
+    [{ type: 12 }, 'type'],
+    [{ created_at_from: 'yesterday' }, 'created_at_from'],
+    [{ created_at_to: '2026-13-01' }, 'created_at_to'],
+    [{ limit: 101 }, 'limit'],
+    [{ limit: 'ten' }, 'limit'],
+    [{ offset: -1 }, 'offset'],
+  ])('POST /events %j is 400 on %s', async (body, field) => {
+    expectError(await org.test.post('/events', body), 400, { code: 'validation_failed', field });
+  });
+
+  it('another organization and the other mode never see the events (404 by id)', async () => {
+    const other = await createOrg();
+    const created = expectSuccess(await org.test.post('/webhooks', { url: 'https://merchant.example.com/b', event_types: ['*'] }), 201);
+    const event = expectSuccess(await org.test.post('/events', { type: 'webhook_endpoint.created' })).items
+      .find((e: any) => e.data.object.id === created.id);
+    expect(event).toBeDefined();
+    for (const api of [other.test, org.live]) {
+      expectError(await api.post(`/events/${event.id}`), 404, { code: 'event_not_found' });
+      const list = expectSuccess(await api.post('/events', { limit: 100 }));
+      expect(list.items.map((e: any) => e.id)).not.toContain(event.id);
+    }
+    expectError(await org.test.post('/events/event_00000000-0000-0000-0000-000000000000'), 404);
+    expectError(await org.test.post('/events/not%20an%20id'), 404);
+  });
+});

@@ -1,0 +1,180 @@
+import { anonymous, Api } from '../../support/api';
+import { expectError, expectSuccess } from '../../support/envelope';
+import { createKey, createOrg, TestOrg } from '../../support/factories';
+
+const URL_A = 'https://merchant.example.com/hooks';
+
+async function register(api: Api, body: Record<string, unknown> = {}) {
+  return expectSuccess(await api.post('/webhooks', { url: URL_A, event_types: ['*'], ...body }), 201);
+}
+
+describe('webhook endpoints', () => {
+  let org: TestOrg;
+  let other: TestOrg;
+
+  beforeAll(async () => {
+    org = await createOrg();
+    other = await createOrg();
+  });
+
+  describe('authentication', () => {
+    it.each([
+      ['POST', '/webhooks'], ['GET', '/webhooks'], ['GET', '/webhooks/webhook_x'], ['PUT', '/webhooks/webhook_x'], ['DELETE', '/webhooks/webhook_x'],
+      ['POST', '/webhooks/webhook_x/rotate_secret'], ['POST', '/webhooks/webhook_x/attempts'], ['POST', '/webhooks/webhook_x/redeliver'],
+    ])('%s %s without a key is 401', async (method, path) => {
+      expectError(await anonymous().request(method, path, method === 'GET' ? {} : { body: {} }), 401);
+    });
+
+    it('a read-only key cannot register an endpoint (403)', async () => {
+      const readOnly = new Api(await createKey(org.id, 'test', true));
+      expectError(await readOnly.post('/webhooks', { url: URL_A, event_types: ['*'] }), 403);
+      expectSuccess(await readOnly.get('/webhooks'));
+    });
+  });
+
+  it('registers an endpoint and shows the signing secret only once', async () => {
+    const created = await register(org.test, { event_types: ['payment.updated', 'invoice.completed', 'payment.updated'], description: 'Orders' });
+    expect(created).toMatchObject({
+      url: URL_A, description: 'Orders', event_types: ['invoice.completed', 'payment.updated'], enabled: true, disabled_reason: null, consecutive_failures: 0,
+    });
+    expect(created.id).toMatch(/^webhook_[0-9a-f-]{36}$/);
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(created.created_at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+
+    const read = expectSuccess(await org.test.get(`/webhooks/${created.id}`));
+    expect(read).not.toHaveProperty('secret');
+    expect(read).toEqual(Object.fromEntries(Object.entries(created).filter(([k]) => k !== 'secret')));
+
+    const list = expectSuccess(await org.test.get('/webhooks'));
+    expect(list.items.map((e: any) => e.id)).toContain(created.id);
+    expect(list.items.every((e: any) => !('secret' in e))).toBe(true);
+  });
+
+  it('accepts a single type or * as a string', async () => {
+    expect((await register(org.test, { event_types: '*' })).event_types).toEqual(['*']);
+    expect((await register(org.test, { event_types: 'invoice.voided' })).event_types).toEqual(['invoice.voided']);
+    expect((await register(org.test, { event_types: ['invoice.voided', '*'] })).event_types).toEqual(['*']);
+  });
+
+  describe('validation', () => {
+    it.each([
+      [{ event_types: ['*'] }, 'url'],
+      [{ url: 42, event_types: ['*'] }, 'url'],
+      [{ url: 'not a url', event_types: ['*'] }, 'url'],
+      [{ url: 'ftp://example.com/x', event_types: ['*'] }, 'url'],
+      [{ url: 'https://user:pw@example.com/x', event_types: ['*'] }, 'url'],
+      [{ url: `https://example.com/${'a'.repeat(2100)}`, event_types: ['*'] }, 'url'],
+      [{ url: URL_A }, 'event_types'],
+      [{ url: URL_A, event_types: [] }, 'event_types'],
+      [{ url: URL_A, event_types: ['invoice.exploded'] }, 'event_types'],
+      [{ url: URL_A, event_types: 7 }, 'event_types'],
+      [{ url: URL_A, event_types: ['*'], description: 5 }, 'description'],
+      [{ url: URL_A, event_types: ['*'], description: 'x'.repeat(501) }, 'description'],
+      [{ url: URL_A, event_types: ['*'], enabled: 'yes' }, 'enabled'],
+    ])('POST %j is 400 on %s', async (body, field) => {
+      expectError(await org.test.post('/webhooks', body), 400, { code: 'validation_failed', field });
+    });
+
+    it('PUT validates the same fields', async () => {
+      const { id } = await register(org.test);
+      expectError(await org.test.put(`/webhooks/${id}`, { url: 'nope' }), 400, { field: 'url' });
+      expectError(await org.test.put(`/webhooks/${id}`, { event_types: ['nope'] }), 400, { field: 'event_types' });
+      expectError(await org.test.put(`/webhooks/${id}`, { enabled: 'no' }), 400, { field: 'enabled' });
+    });
+
+    it('list bounds are checked', async () => {
+      expectError(await org.test.get('/webhooks?limit=101'), 400, { field: 'limit' });
+      expectError(await org.test.get('/webhooks?offset=-1'), 400, { field: 'offset' });
+    });
+
+    it('rotate_secret checks the grace period', async () => {
+      const { id } = await register(org.test);
+      expectError(await org.test.post(`/webhooks/${id}/rotate_secret`, { grace_period_seconds: -1 }), 400, { field: 'grace_period_seconds' });
+      expectError(await org.test.post(`/webhooks/${id}/rotate_secret`, { grace_period_seconds: 604801 }), 400, { field: 'grace_period_seconds' });
+    });
+  });
+
+  it('updates only the fields sent and records webhook_endpoint.updated with the previous values', async () => {
+    const created = await register(org.test, { event_types: ['invoice.created'], description: 'before' });
+    const updated = expectSuccess(await org.test.put(`/webhooks/${created.id}`, { url: 'https://merchant.example.com/v2', event_types: ['invoice.voided'] }));
+    expect(updated).toMatchObject({ id: created.id, url: 'https://merchant.example.com/v2', event_types: ['invoice.voided'], description: 'before', enabled: true });
+
+    const paused = expectSuccess(await org.test.put(`/webhooks/${created.id}`, { enabled: false, description: null }));
+    expect(paused).toMatchObject({ enabled: false, disabled_reason: 'disabled through the API', description: null });
+    const resumed = expectSuccess(await org.test.put(`/webhooks/${created.id}`, { enabled: true }));
+    expect(resumed).toMatchObject({ enabled: true, disabled_reason: null, consecutive_failures: 0 });
+
+    const events = expectSuccess(await org.test.post('/events', { type: 'webhook_endpoint.updated' })).items
+      .filter((e: any) => e.data.object.id === created.id);
+    expect(events).toHaveLength(3);
+    expect(events[2].data).toEqual({
+      object: expect.objectContaining({ url: 'https://merchant.example.com/v2', event_types: ['invoice.voided'] }),
+      previous_attributes: { url: URL_A, event_types: ['invoice.created'] },
+    });
+    expect(events[1].data.previous_attributes).toEqual({ enabled: true, disabled_reason: null, description: 'before' });
+    expect(events[0].data.previous_attributes).toEqual({ enabled: false, disabled_reason: 'disabled through the API' });
+    expect(JSON.stringify(events)).not.toContain('whsec_');
+  });
+
+  it('rotates the secret and returns the new one once', async () => {
+    const created = await register(org.test);
+    const rotated = expectSuccess(await org.test.post(`/webhooks/${created.id}/rotate_secret`, {}));
+    expect(rotated.secret).toMatch(/^whsec_/);
+    expect(rotated.secret).not.toBe(created.secret);
+    expect(rotated.id).toBe(created.id);
+    expect(expectSuccess(await org.test.get(`/webhooks/${created.id}`))).not.toHaveProperty('secret');
+  });
+
+  it('deletes an endpoint: gone from reads and lists, webhook_endpoint.deleted recorded', async () => {
+    const created = await register(org.test);
+    expect(expectSuccess(await org.test.delete(`/webhooks/${created.id}`))).toEqual({ id: created.id, deleted: true });
+    expectError(await org.test.get(`/webhooks/${created.id}`), 404, { code: 'webhook_endpoint_not_found' });
+    expectError(await org.test.delete(`/webhooks/${created.id}`), 404);
+    expectError(await org.test.put(`/webhooks/${created.id}`, { enabled: true }), 404);
+    const list = expectSuccess(await org.test.get('/webhooks?limit=100'));
+    expect(list.items.map((e: any) => e.id)).not.toContain(created.id);
+    const events = expectSuccess(await org.test.post('/events', { type: ['webhook_endpoint.created', 'webhook_endpoint.deleted'] })).items
+      .filter((e: any) => e.data.object.id === created.id);
+    expect(events.map((e: any) => e.type)).toEqual(['webhook_endpoint.deleted', 'webhook_endpoint.created']);
+  });
+
+  it('lists newest first with the list shape', async () => {
+    const fresh = await createOrg();
+    const a = await register(fresh.test);
+    const b = await register(fresh.test);
+    const c = await register(fresh.test);
+    const page = expectSuccess(await fresh.test.get('/webhooks?limit=2'));
+    expect(page).toMatchObject({ total: 3, limit: 2, offset: 0, has_more: true });
+    expect(page.items.map((e: any) => e.id)).toEqual([c.id, b.id]);
+    const rest = expectSuccess(await fresh.test.get('/webhooks?limit=2&offset=2'));
+    expect(rest).toMatchObject({ total: 3, has_more: false });
+    expect(rest.items.map((e: any) => e.id)).toEqual([a.id]);
+  });
+
+  describe('scoping', () => {
+    let id: string;
+    beforeAll(async () => {
+      id = (await register(org.test)).id;
+    });
+
+    it.each([
+      ['another organization', () => other.test],
+      ['the other mode', () => org.live],
+    ])('an endpoint is 404 for %s on every route', async (_, api) => {
+      const client = api();
+      expectError(await client.get(`/webhooks/${id}`), 404, { code: 'webhook_endpoint_not_found' });
+      expectError(await client.put(`/webhooks/${id}`, { enabled: false }), 404);
+      expectError(await client.delete(`/webhooks/${id}`), 404);
+      expectError(await client.post(`/webhooks/${id}/rotate_secret`, {}), 404);
+      expectError(await client.post(`/webhooks/${id}/attempts`, {}), 404);
+      expectError(await client.post(`/webhooks/${id}/redeliver`, { event_id: 'event_x' }), 404);
+      const list = expectSuccess(await client.get('/webhooks?limit=100'));
+      expect(list.items.map((e: any) => e.id)).not.toContain(id);
+      expect(expectSuccess(await org.test.get(`/webhooks/${id}`)).enabled).toBe(true);
+    });
+
+    it('a malformed id is simply not found', async () => {
+      expectError(await org.test.get('/webhooks/%20nope%27'), 404);
+    });
+  });
+});
