@@ -155,6 +155,13 @@ const fmt = (n: number | null | undefined, digits = 1) => (n === null || n === u
 async function main(): Promise<void> {
   const startedAt = new Date();
   const loadAtStart = loadavg().map((l) => round(l, 2));
+  // The checkout being measured, read before anything runs (HEAD may move while a long run goes on).
+  let commit = 'unknown';
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+  } catch {
+    // not a checkout
+  }
   const serverUrl = opt('database-url', process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
   const dbName = `ipa_bench_${Date.now().toString(36)}`;
   await admin(serverUrl, `CREATE DATABASE "${dbName}"`);
@@ -333,12 +340,6 @@ async function main(): Promise<void> {
       hostname: hostname(), cpus: cpus().length, cpu_model: cpus()[0]?.model ?? 'unknown', memory_gb: round(totalmem() / 2 ** 30, 1),
       kernel: release(), node: process.version, postgres: pgVersion, load_average_at_start: loadAtStart,
     };
-    let commit = 'unknown';
-    try {
-      commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
-    } catch {
-      // not a checkout
-    }
     const record = {
       started_at: startedAt.toISOString(), finished_at: new Date().toISOString(), commit, quick,
       settings: { service: MAIN, floor_records_events: outbox, rounds, invoices, payments, dashboard_payments: analytics ? dashboardPayments : null, duration_s: duration, connections, workers: workers || '1 (WEB_CONCURRENCY unset)', log_level: serviceEnv.LOG_LEVEL, deep_page_at: depth },
