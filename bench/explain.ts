@@ -47,6 +47,9 @@ export async function explainLists(c: Client, org: string, mode: string): Promis
     ['invoices', 'provider_id', `AND EXISTS (SELECT 1 FROM payments pay WHERE pay.invoice_id = invoices.id AND pay.organization_id = invoices.organization_id
                   AND pay.mode = invoices.mode AND pay.provider_id = $3)`, ['prov_bitcoin_btc']],
     ['invoices', 'status + price_usd (the bench filter)', 'AND status = ANY($3::text[]) AND price_usd >= $4::numeric AND price_usd <= $5::numeric', [['PENDING', 'COMPLETED'], '10', '900']],
+    ['invoices', 'status as of now + price_usd (what the service runs since invoices expire)',
+      `AND (CASE WHEN status = 'PENDING' AND expires_at IS NOT NULL AND expires_at + make_interval(mins => 60) <= now() THEN 'VOIDED' ELSE status END) = ANY($3::text[])
+       AND status = ANY($3::text[]) AND price_usd >= $4::numeric AND price_usd <= $5::numeric`, [['PENDING', 'COMPLETED'], '10', '900']],
     ['payments', 'none', '', []],
     ['payments', 'provider_id', 'AND provider_id = ANY($3::text[])', [['prov_bitcoin_btc']]],
     ['payments', 'invoice_id', 'AND invoice_id = $3', [invoice]],

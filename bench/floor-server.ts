@@ -51,6 +51,7 @@ async function create(input: { items: Array<{ currency: string; price: string }>
     ['Payment intent', 'Total', 'Total in USD'], ['PAYMENT_INTENT', 'TOTAL', 'TOTAL_USD'], [0, 0, 0], [0, 1, 2], [item.currency, item.currency, 'USD'],
     [price, '0', '0'], ['0', price, price], [price, price, price],
     [JSON.stringify({ payment_intent_id: pi, currency: item.currency, price, quantity: 1 }), '[]', '[]'],
+    new Date(now.getTime() + 60 * 60_000),
   ];
   if (!withEvents) {
     await pool.query(INSERT_INVOICE_SQL, params);

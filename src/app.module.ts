@@ -14,6 +14,7 @@ import { ProductsModule } from './modules/products/products.module';
 import { ProvidersModule } from './modules/providers/providers.module';
 import { QuotesModule } from './modules/quotes/quotes.module';
 import { RatesModule } from './modules/rates/rates.module';
+import { TestClockModule } from './modules/test-clock/test-clock.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
 import { AppConfig } from './shared/config/app-config';
 import { dataSourceOptions } from './shared/db/data-source';
@@ -33,7 +34,10 @@ export interface AppModuleOptions {
 }
 
 /** Domain modules of the service; each owns its HTTP surface, commands, queries and tables. */
-export const DOMAIN_MODULES = [OrganizationsModule, ProductsModule, RatesModule, QuotesModule, FilesModule, InvoicesModule, ProvidersModule, PaymentsModule, EventsModule, WebhooksModule];
+export const DOMAIN_MODULES = [
+  OrganizationsModule, ProductsModule, RatesModule, QuotesModule, FilesModule, InvoicesModule, ProvidersModule, PaymentsModule, EventsModule, WebhooksModule,
+  TestClockModule,
+];
 
 @Module({})
 export class AppModule implements NestModule {

@@ -7,6 +7,7 @@ import { CountOrganizationsQuery } from './modules/organizations/queries/count-o
 import { WebhookDispatcher } from './modules/webhooks/dispatch/webhook-dispatcher';
 import { ConfigError, loadConfig } from './shared/config/app-config';
 import { createRootLogger } from './shared/logging/logger';
+import { InvoiceClocks } from './modules/invoices/invoice-clocks.service';
 
 async function main(): Promise<void> {
   const startedAt = process.hrtime.bigint();
@@ -30,6 +31,8 @@ async function main(): Promise<void> {
   await app.init();
   const applied = await runMigrations(app);
   if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
+  // Expiries and monitoring windows move on without requests (INVOICE_SWEEP_SECONDS).
+  app.get(InvoiceClocks).start();
 
   if (database.embedded && config.DEMO_ORGANIZATION && (await app.get(QueryBus).execute(new CountOrganizationsQuery())) === 0) {
     const demo = await app.get(CommandBus).execute(new CreateOrganizationCommand('Demo organization'));

@@ -6,6 +6,7 @@ import { CreateApiKeyCommand } from '../modules/organizations/commands/create-ap
 import { CreateOrganizationCommand } from '../modules/organizations/commands/create-organization/create-organization.command';
 import { RevokeApiKeyCommand } from '../modules/organizations/commands/revoke-api-key/revoke-api-key.command';
 import { ListApiKeysQuery } from '../modules/organizations/queries/list-api-keys/list-api-keys.query';
+import { SetProviderConfirmationsCommand } from '../modules/providers/commands/set-provider-confirmations/set-provider-confirmations.command';
 import { SetProviderEnabledCommand } from '../modules/providers/commands/set-provider-enabled/set-provider-enabled.command';
 import { GetProvidersQuery } from '../modules/providers/queries/get-providers/get-providers.query';
 import { ImportRatesCommand } from '../modules/rates/commands/import-rates/import-rates.command';
@@ -81,13 +82,24 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
   },
   'provider:disable': providerToggle(false),
   'provider:enable': providerToggle(true),
+  'provider:confirmations': {
+    usage: 'provider:confirmations --org ORG_ID --provider PROVIDER_ID --count N|default [--mode test|live]   (confirmations a crypto payment needs; "default" restores the catalog value)',
+    run: (args, app) => {
+      const raw = requireFlag(args, 'count');
+      if (raw !== 'default' && !/^\d{1,6}$/.test(raw)) throw new CliUsageError('--count must be a whole number or "default"');
+      const count = raw === 'default' ? null : Number.parseInt(raw, 10);
+      return app.get(CommandBus).execute(new SetProviderConfirmationsCommand(requireFlag(args, 'org'), requireFlag(args, 'provider'), count, modesFlag(args)));
+    },
+  },
   'provider:list': {
     usage: 'provider:list --org ORG_ID --mode test|live',
     run: async (args, app) => {
       const mode = requireFlag(args, 'mode');
       if (mode !== 'test' && mode !== 'live') throw new CliUsageError('--mode must be test or live');
       const providers = await app.get(QueryBus).execute(new GetProvidersQuery({ organizationId: requireFlag(args, 'org') as OrgId, mode }));
-      return providers.map((p) => ({ id: p.view.id, name: p.view.name, type: p.view.type, currency: p.view.currency, enabled: p.view.enabled }));
+      return providers.map((p) => ({
+        id: p.view.id, name: p.view.name, type: p.view.type, currency: p.view.currency, enabled: p.view.enabled, required_confirmations: p.view.required_confirmations,
+      }));
     },
   },
   'key:list': {

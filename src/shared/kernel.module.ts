@@ -5,13 +5,15 @@ import { TransactionRunner } from './db/transaction-runner';
 import { EventOutbox } from './events/outbox';
 import { RateLimiter } from './rate-limit/rate-limiter';
 import { IdempotencyInterceptor } from './idempotency/idempotency';
-import { Clock, SystemClock } from './time/clock';
+import { Clock, OffsetClock, SystemClock } from './time/clock';
 
 /** The shared kernel every module may inject: configuration, clock, transactions, rate limits, the event outbox. */
 @Global()
 @Module({})
 export class KernelModule {
-  static forRoot(config: AppConfig, clock: Clock = new SystemClock()): DynamicModule {
+  static forRoot(config: AppConfig, given?: Clock): DynamicModule {
+    // CLOCK_CONTROL (never in production: loadConfig refuses it) lets tests move time forward.
+    const clock = given ?? (config.CLOCK_CONTROL ? new OffsetClock() : new SystemClock());
     return {
       module: KernelModule,
       providers: [

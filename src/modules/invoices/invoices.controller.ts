@@ -65,6 +65,7 @@ export class InvoicesController {
       customerEmail: body.customer_email ?? null,
       metadata: body.metadata ?? {},
       redirectUrl: body.redirect_url ?? null,
+      expiresInMinutes: body.expires_in_minutes ?? null,
     }));
     return reply(created, 'Invoice created');
   }

@@ -12,6 +12,7 @@ import { GetInvoiceItemsHandler } from './queries/get-invoice-items/get-invoice-
 import { GetInvoiceHandler } from './queries/get-invoice/get-invoice.handler';
 import { GetPayableInvoiceHandler } from './queries/get-payable-invoice/get-payable-invoice.handler';
 import { PayableInvoices } from './payable-invoices.service';
+import { InvoiceClocks } from './invoice-clocks.service';
 import { GetShortStateHandler } from './queries/get-short-state/get-short-state.handler';
 import { ListInvoicesHandler } from './queries/list-invoices/list-invoices.handler';
 
@@ -35,7 +36,8 @@ import { ListInvoicesHandler } from './queries/list-invoices/list-invoices.handl
     GetInvoiceItemsHandler,
     GetPayableInvoiceHandler,
     PayableInvoices,
+    InvoiceClocks,
   ],
-  exports: [PayableInvoices],
+  exports: [PayableInvoices, InvoiceClocks],
 })
 export class InvoicesModule {}

@@ -8,6 +8,7 @@ import { InvoiceEvents } from './commands/invoice-events';
 import { nextStatusForPayments, StatusChange } from './domain/invoice-status';
 import type { InvoiceRecord } from './persistence/invoice.record';
 import { InvoiceAccess, InvoicesRepository } from './persistence/invoices.repository';
+import { InvoiceClocks } from './invoice-clocks.service';
 import type { PayableInvoice } from './queries/get-payable-invoice/get-payable-invoice.query';
 
 export interface InvoicePaymentsTotals {
@@ -15,6 +16,8 @@ export interface InvoicePaymentsTotals {
   completedUsd: Amount;
   /** Kind of the provider of the newest still-PENDING payment; null when none is pending. */
   pendingKind: 'crypto' | 'fiat' | null;
+  /** A COMPLETED payment happened after the invoice's expires_at. */
+  paidLate?: boolean;
 }
 
 export interface InvoiceStateChange extends StatusChange {
@@ -25,7 +28,7 @@ export interface InvoiceStateChange extends StatusChange {
 export function payableOf(r: InvoiceRecord): PayableInvoice {
   return {
     id: r.id, organizationId: r.organizationId, mode: r.mode, status: r.status, substatus: r.substatus,
-    currency: r.currency, price: r.price, priceUsd: r.priceUsd, updatedAt: r.updatedAt,
+    currency: r.currency, price: r.price, priceUsd: r.priceUsd, expiresAt: r.expiresAt, ratesTakenAt: r.ratesTakenAt, ratesSnapshotId: r.ratesSnapshotId, updatedAt: r.updatedAt,
   };
 }
 
@@ -42,15 +45,21 @@ export class PayableInvoices {
   constructor(
     @Inject(InvoicesRepository) private readonly repo: InvoicesRepository,
     @Inject(AppConfig) config: AppConfig,
+    @Inject(InvoiceClocks) private readonly clocks: InvoiceClocks,
     @Inject(InvoiceEvents) private readonly events: InvoiceEvents,
   ) {
     this.tolerance = new Money(config.PAYMENT_TOLERANCE ?? '0');
   }
 
-  /** The invoice, locked FOR UPDATE until the caller's transaction ends; null when not in `access`. */
-  async lockForPayment(m: EntityManager, access: InvoiceAccess, invoiceId: string): Promise<PayableInvoice | null> {
-    const invoice = await this.repo.lock(m, access, invoiceId);
-    return invoice ? payableOf(invoice) : null;
+  /**
+   * The invoice, locked FOR UPDATE until the caller's transaction ends, as it stands at `now`: a
+   * due clock move (expiry, end of the monitoring window) is written first. Null when not in `access`.
+   */
+  async lockForPayment(m: EntityManager, access: InvoiceAccess, invoiceId: string, now: Date): Promise<PayableInvoice | null> {
+    const locked = await this.repo.lock(m, access, invoiceId);
+    if (!locked) return null;
+    const { invoice } = await this.clocks.applyDue(m, locked, now);
+    return payableOf(invoice);
   }
 
   /**
@@ -64,6 +73,7 @@ export class PayableInvoices {
       completedUsd: totals.completedUsd,
       pendingKind: totals.pendingKind,
       tolerance: this.tolerance,
+      paidLate: totals.paidLate ?? false,
     });
     if (!next) return null;
     const scope: Scope = { organizationId: invoice.organizationId as Scope['organizationId'], mode: invoice.mode };
@@ -72,6 +82,8 @@ export class PayableInvoices {
     await this.repo.updateStatus(m, invoice, next.status, next.substatus, at);
     // invoice.updated (and invoice.completed), in the payment's transaction.
     await this.events.changed(m, scope, this.events.view(current));
-    return { ...next, previousStatus: invoice.status, previousSubstatus: invoice.substatus };
+    // An invoice falling back to PENDING (its payment failed) meets its clocks at once (with their own events).
+    const { invoice: after } = await this.clocks.applyDue(m, { ...invoice, ...next, updatedAt: at }, at);
+    return { status: after.status, substatus: after.substatus, previousStatus: invoice.status, previousSubstatus: invoice.substatus };
   }
 }

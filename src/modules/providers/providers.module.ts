@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ProviderAssetsController } from './assets.controller';
 import { ProvidersController } from './providers.controller';
 import { ListInvoiceProvidersHandler } from './queries/list-invoice-providers/list-invoice-providers.handler';
+import { SetProviderConfirmationsHandler } from './commands/set-provider-confirmations/set-provider-confirmations.handler';
 import { SetProviderEnabledHandler } from './commands/set-provider-enabled/set-provider-enabled.handler';
 import { ProviderSettingRecord } from './persistence/provider-setting.record';
 import { ProvidersRepository } from './persistence/providers.repository';
@@ -11,11 +12,12 @@ import { GetProvidersHandler } from './queries/get-providers/get-providers.handl
 /**
  * Payment providers: the catalog shipped with the service (domain/catalog.ts), each organization's
  * enabled set (provider_settings; CLI provider:disable / provider:enable), the provider images, and
- * GET /providers/{invoice_id}. Exports on the bus: GetProvidersQuery, ListInvoiceProvidersQuery, SetProviderEnabledCommand.
+ * GET /providers/{invoice_id}, and per-organization required confirmations (CLI provider:confirmations).
+ * Exports on the bus: GetProvidersQuery, ListInvoiceProvidersQuery, SetProviderEnabledCommand, SetProviderConfirmationsCommand.
  */
 @Module({
   imports: [TypeOrmModule.forFeature([ProviderSettingRecord])],
   controllers: [ProviderAssetsController, ProvidersController],
-  providers: [ProvidersRepository, GetProvidersHandler, SetProviderEnabledHandler, ListInvoiceProvidersHandler],
+  providers: [ProvidersRepository, GetProvidersHandler, SetProviderEnabledHandler, SetProviderConfirmationsHandler, ListInvoiceProvidersHandler],
 })
 export class ProvidersModule {}

@@ -101,6 +101,21 @@ export class AppConfig {
   @Transform(toInt) @IsInt() @Min(1)
   IDEMPOTENCY_TTL_HOURS = 24;
 
+  /** How long an invoice's quoted rates hold and a payment is expected, unless the invoice sets expires_in_minutes (5 to 43200). */
+  @Transform(toInt) @IsInt() @Min(5) @Max(43200)
+  INVOICE_EXPIRY_MINUTES = 15;
+
+  /** After expiry, how long payments are still watched for (late payments); then an unpaid invoice is VOIDED (substatus EXPIRED). */
+  @Transform(toInt) @IsInt() @Min(0) @Max(525600)
+  INVOICE_MONITORING_MINUTES = 1440;
+
+  /** How often the background sweeper applies expiries and window closings (0: never; reads still show the right state). */
+  @Transform(toInt) @IsInt() @Min(0) @Max(3600)
+  INVOICE_SWEEP_SECONDS = 5;
+
+  /** Tests only: a clock that POST /test_helpers/clock moves forward. Refused when NODE_ENV=production. */
+  @Transform(toBool) @IsBoolean()
+  CLOCK_CONTROL = false;
   /** Run the webhook dispatcher in this process (several instances may run it on one database). */
   @Transform(toBool) @IsBoolean()
   WEBHOOK_DISPATCHER = true;
@@ -169,6 +184,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   }
   if (!!config.TLS_CERT_FILE !== !!config.TLS_KEY_FILE) {
     throw new ConfigError('Invalid configuration:\n  TLS_CERT_FILE and TLS_KEY_FILE must be set together');
+  }
+  if (config.CLOCK_CONTROL && config.isProduction) {
+    throw new ConfigError('Invalid configuration:\n  CLOCK_CONTROL=true is for tests and cannot be used with NODE_ENV=production');
   }
   return config;
 }

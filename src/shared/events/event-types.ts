@@ -7,6 +7,7 @@ export const EVENT_TYPES = [
   'invoice.updated',
   'invoice.completed',
   'invoice.voided',
+  'invoice.expired',
   'payment.created',
   'payment.updated',
   'product.created',

@@ -3,7 +3,10 @@ import { expectError, expectSuccess } from '../../support/envelope';
 import { createKey, createOrg } from '../../support/factories';
 import { convert, createInvoice, intent, r30, readInvoice } from './invoice-helpers';
 
-const PLAIN_FIELDS = ['created_at', 'currency', 'customer_email', 'id', 'metadata', 'organization_id', 'price', 'price_usd', 'redirect_url', 'status', 'substatus', 'updated_at'];
+const PLAIN_FIELDS = [
+  'created_at', 'currency', 'customer_email', 'expires_at', 'id', 'metadata', 'monitoring_until', 'organization_id', 'price', 'price_usd',
+  'redirect_url', 'status', 'substatus', 'updated_at',
+];
 
 describe('POST /invoices/{id}', () => {
   it('answers 401 for an unknown or malformed key', async () => {

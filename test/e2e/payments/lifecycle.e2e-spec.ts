@@ -37,8 +37,8 @@ describe('payment lifecycle driving invoices', () => {
     const read = expectSuccess(await test.post(`/payments/${seen.id}`, { expand: ['provider'] }));
     expect(read).toEqual(listed);
     expect(Object.keys(read).sort()).toEqual([
-      'created_at', 'currency', 'happened_at', 'id', 'idempotency_key', 'invoice_id', 'organization_id', 'price', 'price_usd',
-      'provider', 'provider_id', 'status', 'updated_at',
+      'confirmations', 'created_at', 'currency', 'happened_at', 'id', 'idempotency_key', 'invoice_id', 'organization_id', 'price', 'price_usd',
+      'provider', 'provider_id', 'required_confirmations', 'status', 'updated_at',
     ]);
     expect(read.created_at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
   });

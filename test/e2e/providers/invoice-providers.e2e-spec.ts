@@ -23,7 +23,7 @@ describe('GET /providers/{invoice_id}', () => {
       id: 'prov_ethereum_usdt', provider: 'CRYPTO', network: 'ETHEREUM', gateway: 'USDT', type: 'token',
       filters: ['CRYPTO', 'TOKEN', 'STABLECOIN', 'ETHEREUM'],
       metadata: {
-        decimals: 6, contract_address: '0xdAC17F958D2ee523a2206206994597C13D831ec7',
+        decimals: 6, contract_address: '0xdAC17F958D2ee523a2206206994597C13D831ec7', required_confirmations: 12,
         image_url: `${baseUrl()}/assets/providers/usdt.svg`, image_url_network: `${baseUrl()}/assets/providers/ethereum.svg`,
       },
       name: 'Tether USD (Ethereum, ERC-20)', currency: 'USDT', price: r30('25.494902'),

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
+import { AppConfig } from '../../../shared/config/app-config';
 import { EventOutbox } from '../../../shared/events/outbox';
 import { InvoiceView, invoiceView } from '../dto/invoice.views';
 import type { InvoiceRecord } from '../persistence/invoice.record';
@@ -15,11 +16,19 @@ export class InvoiceEvents {
   constructor(
     @Inject(InvoicesRepository) private readonly repo: InvoicesRepository,
     @Inject(EventOutbox) private readonly outbox: EventOutbox,
+    @Inject(AppConfig) private readonly config: AppConfig,
   ) {}
 
   /** The merchant's view of an invoice record, to pass as `before` to `changed`. */
   view(invoice: InvoiceRecord): InvoiceView {
-    return invoiceView(invoice, false);
+    return invoiceView(invoice, false, this.config.INVOICE_MONITORING_MINUTES);
+  }
+
+  /** `invoice.expired`: the (locked) invoice just got substatus EXPIRED (docs/timing.md). */
+  async expired(m: EntityManager, scope: Scope, invoiceId: string): Promise<void> {
+    const record = await this.repo.find(m, scope, invoiceId);
+    if (!record) throw new Error(`invoice ${invoiceId} vanished inside its own transaction`);
+    await this.outbox.record(m, scope, 'invoice.expired', this.view(record));
   }
 
   async created(m: EntityManager, scope: Scope, invoice: InvoiceRecord): Promise<void> {

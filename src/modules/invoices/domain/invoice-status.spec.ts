@@ -16,6 +16,8 @@ const ALLOWED: Array<[InvoiceStatus, InvoiceStatus, Actor]> = [
   ['WAITING_FOR_CONFIRMATIONS', 'PARTIALLY_PAID', 'payment'],
   ['PROCESSING', 'PENDING', 'payment'],
   ['WAITING_FOR_CONFIRMATIONS', 'PENDING', 'payment'],
+  ['PENDING', 'PENDING', 'clock'],
+  ['PENDING', 'VOIDED', 'clock'],
   ['PENDING', 'VOIDED', 'merchant'],
   ['PENDING', 'COMPLETED', 'merchant'],
   ['PARTIALLY_PAID', 'COMPLETED', 'merchant'],
@@ -26,7 +28,7 @@ const allowedKeys = new Set(ALLOWED.map(([f, t, b]) => key(f, t, b)));
 const REFUSED: Array<[InvoiceStatus, InvoiceStatus, Actor]> = [];
 for (const from of INVOICE_STATUSES) {
   for (const to of INVOICE_STATUSES) {
-    for (const by of ['merchant', 'payment'] as Actor[]) {
+    for (const by of ['merchant', 'payment', 'clock'] as Actor[]) {
       if (!allowedKeys.has(key(from, to, by))) REFUSED.push([from, to, by]);
     }
   }
@@ -34,7 +36,7 @@ for (const from of INVOICE_STATUSES) {
 
 describe('invoice state machine', () => {
   it('refuses exactly the moves outside the table', () => {
-    expect(REFUSED).toHaveLength(6 * 6 * 2 - ALLOWED.length);
+    expect(REFUSED).toHaveLength(6 * 6 * 3 - ALLOWED.length);
   });
 
   it.each(ALLOWED)('allows %s -> %s by %s', (from, to, by) => {
@@ -70,7 +72,7 @@ describe('invoice state machine', () => {
   });
 
   it('has no move out of a final state', () => {
-    for (const by of ['merchant', 'payment'] as Actor[]) {
+    for (const by of ['merchant', 'payment', 'clock'] as Actor[]) {
       expect(allowedTargets('COMPLETED', by)).toEqual([]);
       expect(allowedTargets('VOIDED', by)).toEqual([]);
     }
@@ -94,6 +96,11 @@ describe('nextStatusForPayments', () => {
     ['waiting, payment failed', { current: 'WAITING_FOR_CONFIRMATIONS' }, { status: 'PENDING', substatus: null }],
     ['processing, payment cancelled', { current: 'PROCESSING' }, { status: 'PENDING', substatus: null }],
     ['partially paid, rest arrives', { current: 'PARTIALLY_PAID', completedUsd: m('100') }, { status: 'COMPLETED', substatus: null }],
+    ['late payment covers an expired invoice', { paidLate: true, completedUsd: m('100') }, { status: 'COMPLETED', substatus: 'PAID_LATE' }],
+    ['late over-payment is reported as late', { paidLate: true, completedUsd: m('150') }, { status: 'COMPLETED', substatus: 'PAID_LATE' }],
+    ['late partial payment', { paidLate: true, completedUsd: m('40') }, { status: 'PARTIALLY_PAID', substatus: 'PAID_PARTIAL' }],
+    ['late rest after an on-time part', { current: 'PARTIALLY_PAID', paidLate: true, completedUsd: m('100') }, { status: 'COMPLETED', substatus: 'PAID_LATE' }],
+    ['late payment confirmed while waiting', { current: 'WAITING_FOR_CONFIRMATIONS', paidLate: true, completedUsd: m('100') }, { status: 'COMPLETED', substatus: 'PAID_LATE' }],
   ] as Array<[string, Partial<PaymentsSituation>, unknown]>)('%s', (_name, change, expected) => {
     expect(nextStatusForPayments({ ...base, ...change })).toEqual(expected);
   });

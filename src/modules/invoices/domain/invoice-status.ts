@@ -10,13 +10,16 @@ import { Money } from '../../../shared/money/money';
 export const INVOICE_STATUSES = ['PENDING', 'COMPLETED', 'VOIDED', 'PROCESSING', 'WAITING_FOR_CONFIRMATIONS', 'PARTIALLY_PAID'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 
-export const INVOICE_SUBSTATUSES = ['PAID_OVER', 'PAID_PARTIAL', 'MARKED_PAID'] as const;
+export const INVOICE_SUBSTATUSES = ['PAID_OVER', 'PAID_PARTIAL', 'MARKED_PAID', 'EXPIRED', 'PAID_LATE'] as const;
 export type InvoiceSubstatus = (typeof INVOICE_SUBSTATUSES)[number];
 
 export const FINAL_STATUSES: readonly InvoiceStatus[] = ['COMPLETED', 'VOIDED'];
 
-/** Who asks for a move: the merchant (PUT /invoices/{id}) or the payments of the invoice. */
-export type Actor = 'merchant' | 'payment';
+/**
+ * Who asks for a move: the merchant (PUT /invoices/{id}), the payments of the invoice, or the
+ * clock (expiry and the end of the monitoring window, domain/invoice-timing.ts).
+ */
+export type Actor = 'merchant' | 'payment' | 'clock';
 
 export interface Transition {
   from: InvoiceStatus;
@@ -38,6 +41,10 @@ export const TRANSITIONS: readonly Transition[] = [
   // The pending payment failed or was cancelled.
   { from: 'PROCESSING', to: 'PENDING', by: 'payment' },
   { from: 'WAITING_FOR_CONFIRMATIONS', to: 'PENDING', by: 'payment' },
+  // The clock: an unpaid invoice expires (same status, substatus EXPIRED), and is voided when the
+  // monitoring window closes with nothing paid.
+  { from: 'PENDING', to: 'PENDING', by: 'clock', substatus: 'EXPIRED' },
+  { from: 'PENDING', to: 'VOIDED', by: 'clock', substatus: 'EXPIRED' },
   // Merchant moves.
   { from: 'PENDING', to: 'VOIDED', by: 'merchant', substatus: null },
   { from: 'PENDING', to: 'COMPLETED', by: 'merchant', substatus: 'MARKED_PAID' },
@@ -88,12 +95,14 @@ export interface PaymentsSituation {
   pendingKind: 'crypto' | 'fiat' | null;
   /** PAYMENT_TOLERANCE: a fraction between 0 and 1 (default 0). */
   tolerance?: Amount;
+  /** A COMPLETED payment of the invoice happened after its expires_at. */
+  paidLate?: boolean;
 }
 
 /**
  * The status the invoice's payments call for, or null when it stays as it is. Final states never
  * change. Full cover (USD value >= price_usd x (1 - tolerance)) completes the invoice (substatus
- * PAID_OVER when paid beyond price_usd); partial cover makes it PARTIALLY_PAID (PAID_PARTIAL); a
+ * PAID_LATE when a counted payment came after expiry, else PAID_OVER when paid beyond price_usd); partial cover makes it PARTIALLY_PAID (PAID_PARTIAL); a
  * pending payment with nothing completed moves PENDING to WAITING_FOR_CONFIRMATIONS (crypto) or
  * PROCESSING (fiat); when that pending payment goes away, the invoice falls back to PENDING.
  */
@@ -103,7 +112,7 @@ export function nextStatusForPayments(s: PaymentsSituation): StatusChange | null
   const needed = s.priceUsd.mul(new Money(1).sub(tolerance));
   let next: StatusChange;
   if (s.completedUsd.gt(0) && s.completedUsd.gte(needed)) {
-    next = { status: 'COMPLETED', substatus: s.completedUsd.gt(s.priceUsd) ? 'PAID_OVER' : null };
+    next = { status: 'COMPLETED', substatus: s.paidLate ? 'PAID_LATE' : s.completedUsd.gt(s.priceUsd) ? 'PAID_OVER' : null };
   } else if (s.completedUsd.gt(0)) {
     next = { status: 'PARTIALLY_PAID', substatus: 'PAID_PARTIAL' };
   } else if (s.pendingKind) {

@@ -5,6 +5,7 @@ import {
 } from 'class-validator';
 import { AmountField, CurrencyField, MetadataField } from '../../../shared/validation/decorators';
 import { CURRENCIES } from '../../../shared/money/currency';
+import { MAX_EXPIRY_MINUTES, MIN_EXPIRY_MINUTES } from '../domain/invoice-timing';
 
 /** Most items one invoice may have. */
 export const MAX_INVOICE_ITEMS = 100;
@@ -78,6 +79,16 @@ export class CreateInvoiceRequestDto {
 
   @MetadataField()
   metadata?: Record<string, string>;
+
+  @ApiPropertyOptional({
+    type: 'integer', minimum: MIN_EXPIRY_MINUTES, maximum: MAX_EXPIRY_MINUTES, example: 30,
+    description: 'How long the quoted rates hold and a payment is expected, in minutes (default INVOICE_EXPIRY_MINUTES, 15)',
+  })
+  @IsOptional()
+  @Max(MAX_EXPIRY_MINUTES, { message: `$property must be at most ${MAX_EXPIRY_MINUTES}` })
+  @Min(MIN_EXPIRY_MINUTES, { message: `$property must be at least ${MIN_EXPIRY_MINUTES}` })
+  @IsInt({ message: '$property must be a whole number of minutes' })
+  expires_in_minutes?: number;
 
   @ApiPropertyOptional({ example: 'https://shop.example.com/thanks', description: 'http(s) URL the payer is sent to after payment' })
   @IsOptional()

@@ -53,6 +53,8 @@ export class InvoiceDto {
   @ApiProperty(MONEY) price_usd: string;
   @ApiProperty(TIME) created_at: string;
   @ApiProperty(TIME) updated_at: string;
+  @ApiProperty({ ...TIME, nullable: true, example: '2026-11-21 10:15:00', description: 'Until when the quoted rates hold and a payment is expected; after it an unpaid invoice has substatus EXPIRED (null: never expires)' }) expires_at: string | null;
+  @ApiProperty({ ...TIME, nullable: true, example: '2026-11-22 10:15:00', description: 'Until when late payments are still accepted; then an unpaid invoice becomes VOIDED (substatus EXPIRED)' }) monitoring_until: string | null;
   @ApiProperty({ type: String, nullable: true }) redirect_url: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'Masked (j***@example.com) in the payer view' }) customer_email: string | null;
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, description: 'Absent in the payer view' }) metadata?: Record<string, string>;
@@ -107,6 +109,8 @@ export const INVOICE_EXAMPLE = {
   price_usd: '25.500000000000000000000000000000',
   created_at: '2026-11-21 10:00:00',
   updated_at: '2026-11-21 10:00:00',
+  expires_at: '2026-11-21 10:15:00',
+  monitoring_until: '2026-11-22 10:15:00',
   redirect_url: 'https://shop.example.com/thanks',
   customer_email: 'jane@example.com',
   metadata: { order_id: '1234' },

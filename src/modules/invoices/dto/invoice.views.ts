@@ -1,6 +1,7 @@
 import { Amount, renderAmount } from '../../../shared/money/money';
 import { formatTimestamp } from '../../../shared/time/time';
 import type { BillingSchemaView, ProductView } from '../../products/dto/product.view';
+import { monitoringEndsAt } from '../domain/invoice-timing';
 import { maskEmail } from '../domain/payer-view';
 import type { InvoiceCalculationRecord } from '../persistence/invoice-calculation.record';
 import type { InvoiceItemRecord } from '../persistence/invoice-item.record';
@@ -17,6 +18,8 @@ export interface InvoiceView {
   price_usd: string;
   created_at: string;
   updated_at: string;
+  expires_at: string | null;
+  monitoring_until: string | null;
   redirect_url: string | null;
   customer_email: string | null;
   metadata?: Record<string, string>;
@@ -72,8 +75,12 @@ export interface InvoiceSummaryView {
   exchange_rate_timestamp: string;
 }
 
-/** The plain read form; a payer (no key) gets no metadata and a masked email. */
-export function invoiceView(r: InvoiceRecord, payer: boolean): InvoiceView {
+/**
+ * The plain read form; a payer (no key) gets no metadata and a masked email. `r` is the invoice as
+ * it stands now (withTimeApplied); `monitoringMinutes` gives monitoring_until.
+ */
+export function invoiceView(r: InvoiceRecord, payer: boolean, monitoringMinutes: number): InvoiceView {
+  const monitoringUntil = monitoringEndsAt(r.expiresAt, monitoringMinutes);
   const view: InvoiceView = {
     id: r.id,
     organization_id: r.organizationId,
@@ -84,6 +91,8 @@ export function invoiceView(r: InvoiceRecord, payer: boolean): InvoiceView {
     price_usd: renderAmount(r.priceUsd),
     created_at: formatTimestamp(r.createdAt),
     updated_at: formatTimestamp(r.updatedAt),
+    expires_at: r.expiresAt ? formatTimestamp(r.expiresAt) : null,
+    monitoring_until: monitoringUntil ? formatTimestamp(monitoringUntil) : null,
     redirect_url: r.redirectUrl,
     customer_email: payer ? maskEmail(r.customerEmail) : r.customerEmail,
   };

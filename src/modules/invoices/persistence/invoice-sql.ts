@@ -14,13 +14,13 @@
  * items: $14 id, $15 type, $16 currency, $17 product_id, $18 billing_schema_id, $19 payment_intent_id, $20 price,
  * $21 quantity, $22 position, $23 status;
  * lines: $24 id, $25 invoice_item_id, $26 title, $27 calculation_type, $28 idx, $29 position, $30 currency,
- * $31 initial_price, $32 price_delta, $33 price, $34 details (json text).
+ * $31 initial_price, $32 price_delta, $33 price, $34 details (json text); $35 expires_at.
  */
 export const INSERT_INVOICE_SQL = `
 WITH invoice AS (
   INSERT INTO invoices (id, organization_id, mode, status, substatus, currency, price, price_usd, customer_email, metadata,
-                        redirect_url, rates_snapshot_id, rates_taken_at, created_at, updated_at)
-  VALUES ($1, $2, $3, $4, NULL, $5, $6::numeric, $7::numeric, $8, $9::jsonb, $10, $11, $12, $13, $13)
+                        redirect_url, rates_snapshot_id, rates_taken_at, expires_at, created_at, updated_at)
+  VALUES ($1, $2, $3, $4, NULL, $5, $6::numeric, $7::numeric, $8, $9::jsonb, $10, $11, $12, $35, $13, $13)
 ), items AS (
   INSERT INTO invoice_items (id, organization_id, mode, invoice_id, type, currency, product_id, billing_schema_id,
                              payment_intent_id, price, quantity, position, status, exclude_reason, created_at, updated_at)
@@ -53,7 +53,7 @@ const CALCULATIONS_JSON = `(SELECT coalesce(json_agg(json_build_object(
    FROM invoice_calculations c WHERE c.invoice_id = i.id AND c.organization_id = i.organization_id AND c.mode = i.mode)`;
 
 const READ_COLUMNS = `i.id, i.organization_id, i.mode, i.status, i.substatus, i.currency, i.price::text AS price, i.price_usd::text AS price_usd,
-  i.customer_email, i.metadata, i.redirect_url, i.rates_snapshot_id, i.rates_taken_at, i.created_at, i.updated_at,
+  i.customer_email, i.metadata, i.redirect_url, i.rates_snapshot_id, i.rates_taken_at, i.expires_at, i.created_at, i.updated_at,
   CASE WHEN $2::boolean THEN ${ITEMS_JSON} END AS items,
   CASE WHEN $3::boolean THEN ${CALCULATIONS_JSON} END AS calculations`;
 

@@ -20,6 +20,8 @@ export class InvoiceRecord {
   @Column({ type: 'text', name: 'redirect_url', nullable: true }) redirectUrl: string | null;
   @Column({ type: 'text', name: 'rates_snapshot_id', nullable: true }) ratesSnapshotId: string | null;
   @Column({ type: 'timestamptz', name: 'rates_taken_at', nullable: true }) ratesTakenAt: Date | null;
+  /** Until when the quoted rates hold and a payment is expected; null (older invoices) never expires. */
+  @Column({ type: 'timestamptz', name: 'expires_at', nullable: true }) expiresAt: Date | null;
   @Column({ type: 'timestamptz', name: 'created_at' }) createdAt: Date;
   @Column({ type: 'timestamptz', name: 'updated_at' }) updatedAt: Date;
 }

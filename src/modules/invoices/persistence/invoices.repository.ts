@@ -31,12 +31,12 @@ export interface InvoiceListFilter {
 }
 
 const INVOICE_COLUMNS = `id, organization_id, mode, status, substatus, currency, price::text AS price, price_usd::text AS price_usd,
-  customer_email, metadata, redirect_url, rates_snapshot_id, rates_taken_at, created_at, updated_at`;
+  customer_email, metadata, redirect_url, rates_snapshot_id, rates_taken_at, expires_at, created_at, updated_at`;
 
 interface InvoiceRow {
   id: string; organization_id: string; mode: InvoiceRecord['mode']; status: InvoiceStatus; substatus: InvoiceSubstatus | null;
   currency: Currency; price: string; price_usd: string; customer_email: string | null; metadata: Record<string, string>;
-  redirect_url: string | null; rates_snapshot_id: string | null; rates_taken_at: Date | null; created_at: Date; updated_at: Date;
+  redirect_url: string | null; rates_snapshot_id: string | null; rates_taken_at: Date | null; expires_at: Date | null; created_at: Date; updated_at: Date;
 }
 
 function toRecord(row: InvoiceRow): InvoiceRecord {
@@ -44,7 +44,7 @@ function toRecord(row: InvoiceRow): InvoiceRecord {
     id: row.id, organizationId: row.organization_id, mode: row.mode, status: row.status, substatus: row.substatus,
     currency: row.currency, price: fromDb(row.price), priceUsd: fromDb(row.price_usd), customerEmail: row.customer_email,
     metadata: row.metadata ?? {}, redirectUrl: row.redirect_url, ratesSnapshotId: row.rates_snapshot_id,
-    ratesTakenAt: row.rates_taken_at, createdAt: row.created_at, updatedAt: row.updated_at,
+    ratesTakenAt: row.rates_taken_at, expiresAt: row.expires_at, createdAt: row.created_at, updatedAt: row.updated_at,
   };
 }
 
@@ -108,6 +108,7 @@ export class InvoicesRepository {
       calculations.map((c) => c.id), calculations.map((c) => c.invoiceItemId), calculations.map((c) => c.title), calculations.map((c) => c.calculationType),
       calculations.map((c) => c.idx), calculations.map((c) => c.position), calculations.map((c) => c.currency), calculations.map((c) => renderAmount(c.initialPrice)),
       calculations.map((c) => renderAmount(c.priceDelta)), calculations.map((c) => renderAmount(c.price)), calculations.map((c) => JSON.stringify(c.details)),
+      invoice.expiresAt ?? null,
     ]);
   }
 
@@ -137,6 +138,25 @@ export class InvoicesRepository {
     const params: unknown[] = [id];
     const rows: InvoiceRow[] = await m.query(`SELECT ${INVOICE_COLUMNS} FROM invoices WHERE id = $1${accessWhere(access, params)} FOR UPDATE`, params);
     return rows[0] ? toRecord(rows[0]) : null;
+  }
+
+  /**
+   * Sweeper: up to `limit` unpaid invoices of any organization whose clock move is due at `now`
+   * (expired but not marked, or past the end of the monitoring window), locked FOR UPDATE SKIP LOCKED
+   * so several instances sweeping at once each take different rows. Rows locked by a payment's
+   * transaction are skipped too; that transaction applies the move itself.
+   */
+  async lockDue(m: EntityManager, now: Date, monitoringMinutes: number, limit: number): Promise<InvoiceRecord[]> {
+    const rows: InvoiceRow[] = await m.query(
+      `SELECT ${INVOICE_COLUMNS} FROM invoices
+        WHERE status = 'PENDING' AND expires_at IS NOT NULL AND expires_at <= $1
+          AND (substatus IS DISTINCT FROM 'EXPIRED' OR expires_at + make_interval(mins => $2) <= $1)
+        ORDER BY expires_at, id
+        LIMIT $3
+        FOR UPDATE SKIP LOCKED`,
+      [now, monitoringMinutes, limit],
+    );
+    return rows.map(toRecord);
   }
 
   async updateStatus(m: EntityManager, invoice: Pick<InvoiceRecord, 'id' | 'organizationId' | 'mode'>, status: InvoiceStatus, substatus: InvoiceSubstatus | null, at: Date): Promise<void> {
@@ -185,16 +205,26 @@ export class InvoicesRepository {
    * One page of the list, newest first, the number of matches and whether more follow, in one round
    * trip. With `startingAfter` the page starts after that invoice (keyset: (created_at, id) below the
    * cursor's, an index range instead of skipping rows; offset then skips from there); total counts
-   * every match of the filters. Null when the cursor is not a invoice of the scope.
+   * every match of the filters. Null when the cursor is not an invoice of the scope.
    */
-  async list(m: EntityManager, scope: Scope, f: InvoiceListFilter): Promise<{ rows: InvoiceRecord[]; total: number; hasMore: boolean } | null> {
+  async list(m: EntityManager, scope: Scope, f: InvoiceListFilter, clock?: { now: Date; monitoringMinutes: number }): Promise<{ rows: InvoiceRecord[]; total: number; hasMore: boolean } | null> {
     const params: unknown[] = [scope.organizationId, scope.mode];
     const where = ['organization_id = $1', 'mode = $2'];
     const add = (sql: (p: string) => string, value: unknown) => {
       params.push(value);
       where.push(sql(`$${params.length}`));
     };
-    if (f.status?.length) add((p) => `status = ANY(${p}::text[])`, f.status);
+    if (f.status?.length && clock) {
+      // The status as of now: an unpaid invoice past its monitoring window counts as VOIDED even
+      // before the sweeper has written it (domain/invoice-timing.ts).
+      params.push(clock.now, clock.monitoringMinutes);
+      const [now, mins] = [`$${params.length - 1}`, `$${params.length}`];
+      add((p) => `(CASE WHEN status = 'PENDING' AND expires_at IS NOT NULL AND expires_at + make_interval(mins => ${mins}::int) <= ${now}::timestamptz
+                        THEN 'VOIDED' ELSE status END) = ANY(${p}::text[])`, f.status);
+      // The same rows, said so an index on status can find them: the status as of now differs from the
+      // stored one only for a stored PENDING (then VOIDED).
+      add((p) => `status = ANY(${p}::text[])`, f.status.includes('VOIDED') && !f.status.includes('PENDING') ? [...f.status, 'PENDING'] : f.status);
+    } else if (f.status?.length) add((p) => `status = ANY(${p}::text[])`, f.status);
     if (f.currency?.length) add((p) => `currency = ANY(${p}::text[])`, f.currency);
     if (f.priceUsdFrom) add((p) => `price_usd >= ${p}::numeric`, renderAmount(f.priceUsdFrom));
     if (f.priceUsdTo) add((p) => `price_usd <= ${p}::numeric`, renderAmount(f.priceUsdTo));

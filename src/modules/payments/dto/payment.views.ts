@@ -15,6 +15,8 @@ export interface PaymentView {
   price: string;
   price_usd: string;
   status: string;
+  confirmations: number;
+  required_confirmations: number;
   created_at: string;
   updated_at: string | null;
   happened_at: string;
@@ -32,6 +34,8 @@ export function paymentView(p: PaymentRecord, payer: boolean): PaymentView {
     price: renderAmount(p.price),
     price_usd: renderAmount(p.priceUsd),
     status: p.status,
+    confirmations: p.confirmations,
+    required_confirmations: p.requiredConfirmations,
     created_at: formatTimestamp(p.createdAt),
     updated_at: formatTimestamp(p.updatedAt),
     happened_at: formatTimestamp(p.happenedAt),

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { MAX_CONFIRMATIONS } from '../domain/confirmations';
 import { AmountField, IsTimeBound } from '../../../shared/validation/decorators';
 import { PAYMENT_STATUSES } from '../domain/payment-status';
 
@@ -23,6 +24,17 @@ export class SimulatePaymentRequestDto {
   @IsOptional() @Length(1, 200) @IsString()
   idempotency_key?: string;
 
+  @ApiPropertyOptional({
+    type: 'integer', minimum: 0, maximum: MAX_CONFIRMATIONS, example: 3,
+    description: 'Confirmations so far (crypto only). With a count the payment is COMPLETED once it reaches the provider\'s required_confirmations and PENDING below it, whatever status says. '
+      + 'Without one, PENDING starts at 0 and COMPLETED counts as fully confirmed.',
+  })
+  @IsOptional()
+  @Max(MAX_CONFIRMATIONS, { message: `$property must be at most ${MAX_CONFIRMATIONS}` })
+  @Min(0, { message: '$property must be at least 0' })
+  @IsInt({ message: '$property must be a whole number' })
+  confirmations?: number;
+
   @ApiPropertyOptional({ type: String, description: 'When the payment happened (default now): YYYY-MM-DD HH:MM:SS (UTC) or ISO 8601. price_usd uses the rates in force then.', example: '2026-11-21 10:04:58' })
   @IsOptional() @IsTimeBound()
   happened_at?: string;
@@ -32,6 +44,14 @@ export class SimulatePaymentStatusRequestDto {
   @ApiProperty({ enum: PAYMENT_STATUSES, example: 'COMPLETED', description: 'PENDING may move to COMPLETED, FAILED or CANCELLED; final statuses never change' })
   @IsIn(PAYMENT_STATUSES as unknown as string[], { message: '$property must be one of PENDING, COMPLETED, FAILED, CANCELLED' })
   status: string;
+}
+
+export class SimulatePaymentConfirmationsRequestDto {
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: MAX_CONFIRMATIONS, example: 12, description: 'The payment\'s confirmations now; never lower than before' })
+  @Max(MAX_CONFIRMATIONS, { message: `$property must be at most ${MAX_CONFIRMATIONS}` })
+  @Min(0, { message: '$property must be at least 0' })
+  @IsInt({ message: '$property must be a whole number' })
+  confirmations: number;
 }
 
 export class SimulatedInvoiceStateDto {
@@ -45,5 +65,7 @@ export class SimulatedPaymentDto {
   @ApiProperty({ example: 'payment_01936a5f-1b2c-7d3e-8f40-5a6b7c8d9e01' }) id: string;
   @ApiProperty({ enum: PAYMENT_STATUSES }) status: string;
   @ApiProperty({ description: 'Whether this report created the payment (false for a repeated idempotency_key)' }) created: boolean;
+  @ApiProperty({ type: 'integer', example: 3, description: 'Confirmations so far' }) confirmations: number;
+  @ApiProperty({ type: 'integer', example: 12, description: 'Confirmations it needs to count toward the invoice (0 for fiat)' }) required_confirmations: number;
   @ApiProperty({ type: SimulatedInvoiceStateDto, description: 'The paid invoice, as this report left it' }) invoice: SimulatedInvoiceStateDto;
 }

@@ -18,6 +18,10 @@ export class PaymentRecord {
   @Column({ type: 'text', name: 'rates_snapshot_id' }) ratesSnapshotId: string;
   @Column({ type: 'text' }) status: PaymentStatus;
   @Column({ type: 'text', name: 'idempotency_key', nullable: true }) idempotencyKey: string | null;
+  /** Blocks the payment is buried under, as last reported (never decreases). */
+  @Column({ type: 'integer' }) confirmations: number;
+  /** Confirmations it needs to count (fixed when first reported; 0 for fiat). */
+  @Column({ type: 'integer', name: 'required_confirmations' }) requiredConfirmations: number;
   @Column({ type: 'timestamptz', name: 'happened_at' }) happenedAt: Date;
   @Column({ type: 'timestamptz', name: 'created_at' }) createdAt: Date;
   @Column({ type: 'timestamptz', name: 'updated_at' }) updatedAt: Date;

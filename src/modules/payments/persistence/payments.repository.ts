@@ -25,19 +25,19 @@ export interface PaymentListFilter {
 }
 
 const COLUMNS = `id, organization_id, mode, provider_id, invoice_id, currency, price::text AS price, price_usd::text AS price_usd,
-  rates_snapshot_id, status, idempotency_key, happened_at, created_at, updated_at`;
+  rates_snapshot_id, status, idempotency_key, confirmations, required_confirmations, happened_at, created_at, updated_at`;
 
 interface PaymentRow {
   id: string; organization_id: string; mode: PaymentRecord['mode']; provider_id: string; invoice_id: string | null;
   currency: Currency; price: string; price_usd: string; rates_snapshot_id: string; status: PaymentStatus;
-  idempotency_key: string | null; happened_at: Date; created_at: Date; updated_at: Date;
+  idempotency_key: string | null; confirmations: number; required_confirmations: number; happened_at: Date; created_at: Date; updated_at: Date;
 }
 
 function toRecord(r: PaymentRow): PaymentRecord {
   return {
     id: r.id, organizationId: r.organization_id, mode: r.mode, providerId: r.provider_id, invoiceId: r.invoice_id,
     currency: r.currency, price: fromDb(r.price), priceUsd: fromDb(r.price_usd), ratesSnapshotId: r.rates_snapshot_id,
-    status: r.status, idempotencyKey: r.idempotency_key, happenedAt: r.happened_at, createdAt: r.created_at, updatedAt: r.updated_at,
+    status: r.status, idempotencyKey: r.idempotency_key, confirmations: r.confirmations, requiredConfirmations: r.required_confirmations, happenedAt: r.happened_at, createdAt: r.created_at, updatedAt: r.updated_at,
   };
 }
 
@@ -77,21 +77,30 @@ export class PaymentsRepository {
   async insertIfAbsent(m: EntityManager, p: PaymentRecord): Promise<boolean> {
     const rows: Array<{ id: string }> = await m.query(
       `INSERT INTO payments (id, organization_id, mode, provider_id, invoice_id, currency, price, price_usd, rates_snapshot_id,
-                             status, idempotency_key, happened_at, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::numeric, $8::numeric, $9, $10, $11, $12, $13, $14)
+                             status, idempotency_key, happened_at, created_at, updated_at, confirmations, required_confirmations)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::numeric, $8::numeric, $9, $10, $11, $12, $13, $14, $15, $16)
        ON CONFLICT (organization_id, mode, idempotency_key) DO NOTHING
        RETURNING id`,
       [p.id, p.organizationId, p.mode, p.providerId, p.invoiceId, p.currency, renderAmount(p.price), renderAmount(p.priceUsd),
-        p.ratesSnapshotId, p.status, p.idempotencyKey, p.happenedAt, p.createdAt, p.updatedAt],
+        p.ratesSnapshotId, p.status, p.idempotencyKey, p.happenedAt, p.createdAt, p.updatedAt, p.confirmations, p.requiredConfirmations],
     );
     return rows.length === 1;
   }
 
-  async updateStatus(m: EntityManager, p: PaymentRecord, status: PaymentStatus, at: Date): Promise<void> {
+  async updateStatus(m: EntityManager, p: PaymentRecord, status: PaymentStatus, at: Date, confirmations: number = p.confirmations): Promise<void> {
     await m.query(
-      `UPDATE payments SET status = $4, updated_at = $5 WHERE id = $1 AND organization_id = $2 AND mode = $3`,
-      [p.id, p.organizationId, p.mode, status, at],
+      `UPDATE payments SET status = $4, confirmations = $6, updated_at = $5 WHERE id = $1 AND organization_id = $2 AND mode = $3`,
+      [p.id, p.organizationId, p.mode, status, at, confirmations],
     );
+  }
+
+  /** Whether a COMPLETED payment of the invoice happened after `after` (the invoice's expiry): a late payment. */
+  async hasCompletedAfter(m: EntityManager, scope: Scope, invoiceId: string, after: Date): Promise<boolean> {
+    const rows: unknown[] = await m.query(
+      `SELECT 1 FROM payments WHERE organization_id = $1 AND mode = $2 AND invoice_id = $3 AND status = 'COMPLETED' AND happened_at > $4 LIMIT 1`,
+      [scope.organizationId, scope.mode, invoiceId, after],
+    );
+    return rows.length > 0;
   }
 
   /** The payments of one invoice (its scope), oldest first. */

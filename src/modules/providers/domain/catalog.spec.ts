@@ -66,3 +66,32 @@ describe('amountDue', () => {
     expect(amountDue(new Money(usd), new Money(rate), decimals).toFixed()).toBe(expected);
   });
 });
+
+describe('required confirmations', () => {
+  it.each([
+    ['prov_bitcoin_bitcoin', 2],
+    ['prov_ethereum_ethereum', 12],
+    ['prov_ethereum_usdt', 12],
+    ['prov_ethereum_usdc', 12],
+    ['prov_tron_tron', 19],
+    ['prov_tron_usdt', 19],
+    ['prov_solana_solana', 32],
+    ['prov_solana_usdc', 32],
+    ['prov_polygon_polygon', 64],
+    ['prov_bsc_binance_coin', 15],
+    ['prov_litecoin_litecoin', 6],
+    ['prov_dogecoin_dogecoin', 40],
+    ['prov_bitcoin_cash_bitcoin_cash', 6],
+    ['prov_ripple_ripple', 1],
+    ['prov_card_usd', 0],
+  ])('%s needs %i', (id, count) => {
+    expect(findCatalogProvider(id)?.requiredConfirmations).toBe(count);
+  });
+
+  it('every crypto provider needs at least one confirmation and fiat none', () => {
+    for (const p of PROVIDER_CATALOG) {
+      if (p.type === 'FIAT') expect(p.requiredConfirmations).toBe(0);
+      else expect(p.requiredConfirmations).toBeGreaterThanOrEqual(1);
+    }
+  });
+});

@@ -35,7 +35,32 @@ export interface CatalogProvider {
   networkImage: string;
   /** Tags a checkout page can filter on. */
   filters: string[];
+  /**
+   * Blocks a payment must be buried under before it counts toward an invoice (0 for fiat, whose
+   * acquirer reports completion). An organization may override it (provider_settings).
+   */
+  requiredConfirmations: number;
 }
+
+/**
+ * Default confirmations per network (tokens inherit their network's), chosen to match what the
+ * common gateways and exchanges wait for; docs/timing.md explains each.
+ */
+export const NETWORK_CONFIRMATIONS: Readonly<Record<string, number>> = {
+  BITCOIN: 2,
+  ETHEREUM: 12,
+  TRON: 19,
+  SOLANA: 32,
+  POLYGON: 64,
+  BSC: 15,
+  LITECOIN: 6,
+  DOGECOIN: 40,
+  BITCOIN_CASH: 6,
+  RIPPLE: 1,
+};
+
+/** Highest per-organization override accepted (well past any network's finality). */
+export const MAX_REQUIRED_CONFIRMATIONS = 10_000;
 
 interface Spec {
   network: string;
@@ -67,6 +92,7 @@ function crypto(spec: Spec): CatalogProvider {
     image: spec.image,
     networkImage: spec.networkImage ?? spec.image,
     filters: ['CRYPTO', kind === 'token' ? 'TOKEN' : 'NATIVE', ...(spec.stablecoin ? ['STABLECOIN'] : []), spec.network],
+    requiredConfirmations: NETWORK_CONFIRMATIONS[spec.network],
   };
 }
 
@@ -86,6 +112,7 @@ function card(currency: Currency): CatalogProvider {
     image: 'card.svg',
     networkImage: 'card.svg',
     filters: ['FIAT', 'CARD', currency],
+    requiredConfirmations: 0,
   };
 }
 

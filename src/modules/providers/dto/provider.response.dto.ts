@@ -6,6 +6,7 @@ class AvailableProviderMetadataDto {
   @ApiProperty({ example: '0xdAC17F958D2ee523a2206206994597C13D831ec7', description: "Token contract (mainnet); '' for native coins and fiat" }) contract_address: string;
   @ApiProperty({ example: 'https://pay.example.com/assets/providers/usdt.svg' }) image_url: string;
   @ApiProperty({ example: 'https://pay.example.com/assets/providers/ethereum.svg' }) image_url_network: string;
+  @ApiProperty({ type: 'integer', example: 12, description: 'Confirmations the payment needs before the invoice counts it (0 for fiat)' }) required_confirmations: number;
 }
 
 export class AvailableProviderDto {
@@ -32,7 +33,7 @@ export const INVOICE_PROVIDERS_EXAMPLE = {
       id: 'prov_ethereum_usdt', provider: 'CRYPTO', network: 'ETHEREUM', gateway: 'USDT', type: 'token',
       filters: ['CRYPTO', 'TOKEN', 'STABLECOIN', 'ETHEREUM'],
       metadata: {
-        decimals: 6, contract_address: '0xdAC17F958D2ee523a2206206994597C13D831ec7',
+        decimals: 6, contract_address: '0xdAC17F958D2ee523a2206206994597C13D831ec7', required_confirmations: 12,
         image_url: 'https://pay.example.com/assets/providers/usdt.svg', image_url_network: 'https://pay.example.com/assets/providers/ethereum.svg',
       },
       name: 'Tether USD (Ethereum, ERC-20)', currency: 'USDT', price: '25.494902000000000000000000000000',
@@ -41,7 +42,7 @@ export const INVOICE_PROVIDERS_EXAMPLE = {
       id: 'prov_bitcoin_bitcoin', provider: 'CRYPTO', network: 'BITCOIN', gateway: 'BITCOIN', type: 'native',
       filters: ['CRYPTO', 'NATIVE', 'BITCOIN'],
       metadata: {
-        decimals: 8, contract_address: '',
+        decimals: 8, contract_address: '', required_confirmations: 2,
         image_url: 'https://pay.example.com/assets/providers/bitcoin.svg', image_url_network: 'https://pay.example.com/assets/providers/bitcoin.svg',
       },
       name: 'Bitcoin', currency: 'BITCOIN', price: '0.000279460000000000000000000000',

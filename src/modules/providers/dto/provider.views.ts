@@ -18,8 +18,15 @@ export interface ProviderView {
   currency: string;
   decimals: number;
   contract_address: string;
+  /** Confirmations a payment through it needs before it counts (the organization's override or the catalog's). */
+  required_confirmations: number;
   created_at: string;
   updated_at: string;
+}
+
+/** The organization's override when it has one, else the catalog's value. */
+export function requiredConfirmationsOf(p: CatalogProvider, setting: Pick<ProviderSettingRow, 'requiredConfirmations'> | undefined): number {
+  return setting?.requiredConfirmations ?? p.requiredConfirmations;
 }
 
 export function providerView(p: CatalogProvider, organizationId: string, setting: ProviderSettingRow | undefined, orgCreatedAt: Date): ProviderView {
@@ -35,6 +42,7 @@ export function providerView(p: CatalogProvider, organizationId: string, setting
     currency: p.currency,
     decimals: p.decimals,
     contract_address: p.contractAddress,
+    required_confirmations: requiredConfirmationsOf(p, setting),
     created_at: formatTimestamp(orgCreatedAt),
     updated_at: formatTimestamp(setting?.updatedAt ?? orgCreatedAt),
   };

@@ -8,6 +8,8 @@ export class ProviderSettingRecord {
   @PrimaryColumn({ type: 'text' }) mode: Mode;
   @PrimaryColumn({ type: 'text', name: 'provider_id' }) providerId: string;
   @Column({ type: 'boolean' }) enabled: boolean;
+  /** Override of the catalog's required confirmations; null = the catalog's. */
+  @Column({ type: 'integer', name: 'required_confirmations', nullable: true }) requiredConfirmations: number | null;
   @Column({ type: 'timestamptz', name: 'created_at' }) createdAt: Date;
   @Column({ type: 'timestamptz', name: 'updated_at' }) updatedAt: Date;
 }

@@ -5,6 +5,8 @@ import type { Mode, Scope } from '../../../shared/auth/request-context';
 export interface ProviderSettingRow {
   providerId: string;
   enabled: boolean;
+  /** The organization's override of the catalog's required confirmations (null: the catalog's). */
+  requiredConfirmations: number | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -13,11 +15,13 @@ export interface ProviderSettingRow {
 export class ProvidersRepository {
   /** The organization's explicit settings in one mode, by provider id (absent = enabled). */
   async settings(m: EntityManager, scope: Scope): Promise<Map<string, ProviderSettingRow>> {
-    const rows: Array<{ provider_id: string; enabled: boolean; created_at: Date; updated_at: Date }> = await m.query(
-      `SELECT provider_id, enabled, created_at, updated_at FROM provider_settings WHERE organization_id = $1 AND mode = $2`,
+    const rows: Array<{ provider_id: string; enabled: boolean; required_confirmations: number | null; created_at: Date; updated_at: Date }> = await m.query(
+      `SELECT provider_id, enabled, required_confirmations, created_at, updated_at FROM provider_settings WHERE organization_id = $1 AND mode = $2`,
       [scope.organizationId, scope.mode],
     );
-    return new Map(rows.map((r) => [r.provider_id, { providerId: r.provider_id, enabled: r.enabled, createdAt: r.created_at, updatedAt: r.updated_at }]));
+    return new Map(rows.map((r) => [r.provider_id, {
+      providerId: r.provider_id, enabled: r.enabled, requiredConfirmations: r.required_confirmations, createdAt: r.created_at, updatedAt: r.updated_at,
+    }]));
   }
 
   /**
@@ -27,6 +31,17 @@ export class ProvidersRepository {
   async organizationCreatedAt(m: EntityManager, organizationId: string): Promise<Date | null> {
     const rows: Array<{ created_at: Date }> = await m.query(`SELECT created_at FROM organizations WHERE id = $1`, [organizationId]);
     return rows[0]?.created_at ?? null;
+  }
+
+  /** Sets (or with null, clears) the organization's required confirmations for one provider; enabled is left as it is. */
+  async setRequiredConfirmations(m: EntityManager, organizationId: string, mode: Mode, providerId: string, count: number | null, at: Date): Promise<void> {
+    await m.query(
+      `INSERT INTO provider_settings (organization_id, mode, provider_id, enabled, required_confirmations, created_at, updated_at)
+       VALUES ($1, $2, $3, true, $4, $5, $5)
+       ON CONFLICT (organization_id, mode, provider_id)
+       DO UPDATE SET required_confirmations = EXCLUDED.required_confirmations, updated_at = EXCLUDED.updated_at`,
+      [organizationId, mode, providerId, count, at],
+    );
   }
 
   async upsert(m: EntityManager, organizationId: string, mode: Mode, providerId: string, enabled: boolean, at: Date): Promise<void> {

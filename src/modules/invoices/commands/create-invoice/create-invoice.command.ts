@@ -12,6 +12,8 @@ export interface CreateInvoiceInput {
   customerEmail: string | null;
   metadata: Record<string, string>;
   redirectUrl: string | null;
+  /** Default INVOICE_EXPIRY_MINUTES. */
+  expiresInMinutes?: number | null;
 }
 
 /** Prices the items (CalculatePricesQuery) and writes the invoice, its items and calculation lines at once. */

@@ -3,7 +3,9 @@ import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { newId } from '../../../../shared/ids/ids';
 import { parseAmount } from '../../../../shared/money/money';
+import { AppConfig } from '../../../../shared/config/app-config';
 import { Clock } from '../../../../shared/time/clock';
+import { expiresAtFor } from '../../domain/invoice-timing';
 import { CalculatePricesQuery, ItemInput } from '../../../quotes/queries/calculate-prices/calculate-prices.query';
 import { calculationLines } from '../../domain/calculation-rows';
 import { buildCalculationRecords } from '../../persistence/calculation-records';
@@ -20,6 +22,7 @@ export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceComman
     @Inject(QueryBus) private readonly queries: QueryBus,
     @Inject(InvoicesRepository) private readonly repo: InvoicesRepository,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(AppConfig) private readonly config: AppConfig,
     @Inject(InvoiceEvents) private readonly events: InvoiceEvents,
   ) {}
 
@@ -67,6 +70,7 @@ export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceComman
       redirectUrl: input.redirectUrl,
       ratesSnapshotId: calc.rates.snapshotId,
       ratesTakenAt: calc.rates.takenAt,
+      expiresAt: expiresAtFor(now, input.expiresInMinutes ?? this.config.INVOICE_EXPIRY_MINUTES),
       createdAt: now,
       updatedAt: now,
     };

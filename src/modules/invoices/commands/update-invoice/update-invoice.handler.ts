@@ -11,6 +11,9 @@ import { InvoiceStatus, merchantMove } from '../../domain/invoice-status';
 import { buildCalculationRecords } from '../../persistence/calculation-records';
 import { itemInputsOf } from '../../persistence/item-inputs';
 import { InvoiceAccess, InvoicesRepository } from '../../persistence/invoices.repository';
+import { InvoiceClocks } from '../../invoice-clocks.service';
+import { isPastExpiry } from '../../domain/invoice-timing';
+import { formatTimestamp } from '../../../../shared/time/time';
 import { InvoiceEvents } from '../invoice-events';
 import { InvoiceUpdated, UpdateInvoiceCommand } from './update-invoice.command';
 
@@ -21,6 +24,7 @@ export class UpdateInvoiceHandler implements ICommandHandler<UpdateInvoiceComman
     @Inject(QueryBus) private readonly queries: QueryBus,
     @Inject(InvoicesRepository) private readonly repo: InvoicesRepository,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(InvoiceClocks) private readonly clocks: InvoiceClocks,
     @Inject(InvoiceEvents) private readonly events: InvoiceEvents,
   ) {}
 
@@ -39,28 +43,38 @@ export class UpdateInvoiceHandler implements ICommandHandler<UpdateInvoiceComman
 
   private changeStatus(scope: Scope, invoiceId: string, to: InvoiceStatus): Promise<InvoiceUpdated> {
     return this.tx.run(async (m) => {
-      const invoice = await this.repo.lock(m, scope, invoiceId);
-      if (!invoice) throw new NotFoundError('invoice');
+      const locked = await this.repo.lock(m, scope, invoiceId);
+      if (!locked) throw new NotFoundError('invoice');
+      const now = this.clock.now();
+      // The invoice as it stands now (an expired one whose window closed is already VOIDED).
+      const { invoice } = await this.clocks.applyDue(m, locked, now);
       const next = merchantMove(invoice.status, to);
+      // A merchant's move keeps EXPIRED on an expired invoice they void (MARKED_PAID otherwise wins).
+      const substatus = next.status === 'VOIDED' && invoice.substatus === 'EXPIRED' ? 'EXPIRED' : next.substatus;
       const before = this.events.view(invoice);
-      await this.repo.updateStatus(m, invoice, next.status, next.substatus, this.clock.now());
+      await this.repo.updateStatus(m, invoice, next.status, substatus, now);
       await this.events.changed(m, scope, before);
       return { id: invoice.id, message: `Invoice status changed to ${next.status}` };
     });
   }
 
   private async changeCurrency(access: InvoiceAccess, invoiceId: string, currency: Currency): Promise<InvoiceUpdated> {
-    const found = await this.repo.find(this.tx.manager, access, invoiceId);
-    if (!found) throw new NotFoundError('invoice');
+    const stored = await this.repo.find(this.tx.manager, access, invoiceId);
+    if (!stored) throw new NotFoundError('invoice');
+    const found = this.clocks.current(stored);
     assertPending(found.status);
+    assertNotExpired(found.expiresAt, this.clock.now());
     const scope: Scope = { organizationId: found.organizationId as Scope['organizationId'], mode: found.mode };
     const items = await this.repo.items(this.tx.manager, found);
     const calc = await this.queries.execute(new CalculatePricesQuery(scope, itemInputsOf(items), currency));
     const now = this.clock.now();
     return this.tx.run(async (m) => {
-      const invoice = await this.repo.lock(m, scope, invoiceId);
-      if (!invoice) throw new NotFoundError('invoice');
+      const locked = await this.repo.lock(m, scope, invoiceId);
+      if (!locked) throw new NotFoundError('invoice');
+      const at = this.clock.now();
+      const { invoice } = await this.clocks.applyDue(m, locked, at);
       assertPending(invoice.status);
+      assertNotExpired(invoice.expiresAt, at);
       const calculations = buildCalculationRecords(invoice, items, calculationLines(calc), now);
       const before = this.events.view(invoice);
       await this.repo.replaceCalculations(m, invoice, calculations, {
@@ -70,6 +84,17 @@ export class UpdateInvoiceHandler implements ICommandHandler<UpdateInvoiceComman
       await this.events.changed(m, scope, before);
       return { id: invoice.id, message: `Invoice currency changed to ${calc.currency}` };
     });
+  }
+}
+
+/** After expires_at the quoted rates no longer hold and no new payment is expected: no re-quote either. */
+function assertNotExpired(expiresAt: Date | null, now: Date): void {
+  if (isPastExpiry(expiresAt, now)) {
+    throw new ValidationFailedError(
+      { currency: `cannot be changed: the invoice expired at ${formatTimestamp(expiresAt!)}` },
+      'The invoice has expired; its currency can no longer be changed',
+      'invoice_expired',
+    );
   }
 }
 

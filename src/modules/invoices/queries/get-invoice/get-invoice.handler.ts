@@ -11,6 +11,7 @@ import { PAYER_EXPANSIONS, withImpliedParents } from '../../domain/payer-view';
 import { calculationView, InvoiceView, invoiceView, itemView, summaryView } from '../../dto/invoice.views';
 import { itemInputsOf } from '../../persistence/item-inputs';
 import { InvoicesRepository } from '../../persistence/invoices.repository';
+import { InvoiceClocks } from '../../invoice-clocks.service';
 import { GetInvoiceQuery } from './get-invoice.query';
 
 @QueryHandler(GetInvoiceQuery)
@@ -19,6 +20,7 @@ export class GetInvoiceHandler implements IQueryHandler<GetInvoiceQuery> {
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(QueryBus) private readonly queries: QueryBus,
     @Inject(InvoicesRepository) private readonly repo: InvoicesRepository,
+    @Inject(InvoiceClocks) private readonly clocks: InvoiceClocks,
   ) {}
 
   async execute({ access, invoiceId, expand, summaryCurrency }: GetInvoiceQuery): Promise<InvoiceView> {
@@ -36,9 +38,9 @@ export class GetInvoiceHandler implements IQueryHandler<GetInvoiceQuery> {
     // The invoice, its items and its calculation lines come back in one query.
     const found = await this.repo.findWithParts(m, access, invoiceId, { items: needItems, calculations: want.has('calculations') });
     if (!found) throw new NotFoundError('invoice');
-    const { invoice } = found;
+    const invoice = this.clocks.current(found.invoice);
     const scope: Scope = { organizationId: invoice.organizationId as Scope['organizationId'], mode: invoice.mode };
-    const view = invoiceView(invoice, payer);
+    const view = invoiceView(invoice, payer, this.clocks.monitoringMinutes);
 
     const items = found.items ?? [];
     if (want.has('items')) {

@@ -2,6 +2,7 @@ import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { InvoicesRepository } from '../../persistence/invoices.repository';
+import { InvoiceClocks } from '../../invoice-clocks.service';
 import { payableOf } from '../../payable-invoices.service';
 import { GetPayableInvoiceQuery, PayableInvoice } from './get-payable-invoice.query';
 
@@ -10,10 +11,11 @@ export class GetPayableInvoiceHandler implements IQueryHandler<GetPayableInvoice
   constructor(
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(InvoicesRepository) private readonly repo: InvoicesRepository,
+    @Inject(InvoiceClocks) private readonly clocks: InvoiceClocks,
   ) {}
 
   async execute({ access, invoiceId }: GetPayableInvoiceQuery): Promise<PayableInvoice | null> {
     const invoice = await this.repo.find(this.tx.manager, access, invoiceId);
-    return invoice ? payableOf(invoice) : null;
+    return invoice ? payableOf(this.clocks.current(invoice)) : null;
   }
 }

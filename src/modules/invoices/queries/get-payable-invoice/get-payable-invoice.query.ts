@@ -15,6 +15,12 @@ export interface PayableInvoice {
   currency: Currency;
   price: Amount;
   priceUsd: Amount;
+  /** Until when the quoted rates hold and a payment is expected (null: never expires). */
+  expiresAt: Date | null;
+  /** When the calculation's rates were taken (the rates a payment up to expiresAt is valued at). */
+  ratesTakenAt: Date | null;
+  /** The rates snapshot of the calculations. */
+  ratesSnapshotId: string | null;
   updatedAt: Date;
 }
 

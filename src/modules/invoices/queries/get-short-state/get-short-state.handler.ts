@@ -4,6 +4,7 @@ import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { NotFoundError } from '../../../../shared/errors/domain-error';
 import { formatTimestamp } from '../../../../shared/time/time';
 import { InvoicesRepository } from '../../persistence/invoices.repository';
+import { InvoiceClocks } from '../../invoice-clocks.service';
 import { GetShortStateQuery, InvoiceShortState } from './get-short-state.query';
 
 @QueryHandler(GetShortStateQuery)
@@ -11,11 +12,13 @@ export class GetShortStateHandler implements IQueryHandler<GetShortStateQuery> {
   constructor(
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(InvoicesRepository) private readonly repo: InvoicesRepository,
+    @Inject(InvoiceClocks) private readonly clocks: InvoiceClocks,
   ) {}
 
   async execute({ access, invoiceId }: GetShortStateQuery): Promise<InvoiceShortState> {
-    const invoice = await this.repo.find(this.tx.manager, access, invoiceId);
-    if (!invoice) throw new NotFoundError('invoice');
+    const stored = await this.repo.find(this.tx.manager, access, invoiceId);
+    if (!stored) throw new NotFoundError('invoice');
+    const invoice = this.clocks.current(stored);
     return { id: invoice.id, status: invoice.status, substatus: invoice.substatus, updated_at: formatTimestamp(invoice.updatedAt) };
   }
 }

@@ -4,6 +4,7 @@ import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { ValidationFailedError } from '../../../../shared/errors/domain-error';
 import { invoiceView } from '../../dto/invoice.views';
 import { InvoicesRepository } from '../../persistence/invoices.repository';
+import { InvoiceClocks } from '../../invoice-clocks.service';
 import { InvoicePage, ListInvoicesQuery } from './list-invoices.query';
 
 @QueryHandler(ListInvoicesQuery)
@@ -11,13 +12,15 @@ export class ListInvoicesHandler implements IQueryHandler<ListInvoicesQuery> {
   constructor(
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(InvoicesRepository) private readonly repo: InvoicesRepository,
+    @Inject(InvoiceClocks) private readonly clocks: InvoiceClocks,
   ) {}
 
   async execute({ scope, filter }: ListInvoicesQuery): Promise<InvoicePage> {
-    const page = await this.repo.list(this.tx.manager, scope, filter);
+    const now = this.clocks.now();
+    const page = await this.repo.list(this.tx.manager, scope, filter, { now, monitoringMinutes: this.clocks.monitoringMinutes });
     if (!page) throw new ValidationFailedError({ starting_after: 'is not an invoice of this organization and mode' });
     return {
-      items: page.rows.map((r) => invoiceView(r, false)),
+      items: page.rows.map((r) => invoiceView(this.clocks.current(r, now), false, this.clocks.monitoringMinutes)),
       total: page.total,
       limit: filter.limit,
       offset: filter.offset,

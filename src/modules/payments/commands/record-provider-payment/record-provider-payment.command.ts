@@ -16,6 +16,18 @@ export interface NewPaymentReport {
   idempotencyKey?: string | null;
   /** When the payment happened (default now); its USD value uses the rates in force then. */
   happenedAt?: Date | null;
+  /**
+   * Confirmations of a crypto payment so far. With a count, the service decides: COMPLETED once it
+   * reaches the provider's requirement, PENDING below it (even when the provider says COMPLETED).
+   */
+  confirmations?: number | null;
+}
+
+/** A provider reports how many confirmations a crypto payment it reported before now has. */
+export interface PaymentConfirmationsReport {
+  kind: 'confirmations';
+  paymentId: string;
+  confirmations: number;
 }
 
 /** A provider reports a new status for a payment it reported before. */
@@ -25,7 +37,7 @@ export interface PaymentStatusReport {
   status: PaymentStatus;
 }
 
-export type ProviderPaymentReport = NewPaymentReport | PaymentStatusReport;
+export type ProviderPaymentReport = NewPaymentReport | PaymentStatusReport | PaymentConfirmationsReport;
 
 export interface RecordedPayment {
   paymentId: string;
@@ -33,9 +45,11 @@ export interface RecordedPayment {
   status: PaymentStatus;
   /** Null when this report created the payment. */
   previousStatus: PaymentStatus | null;
+  confirmations: number;
+  requiredConfirmations: number;
   /** This report created the payment (false for a repeat of a known idempotency key). */
   created: boolean;
-  /** The payment was created or its status changed. */
+  /** The payment was created or its status or confirmations changed. */
   changed: boolean;
   invoice: {
     status: InvoiceStatus;
@@ -49,7 +63,8 @@ export interface RecordedPayment {
 /**
  * The one way payments enter and change (provider notifications, test-mode simulation). In one
  * transaction: locks the invoice, creates the payment (idempotent on idempotency_key) or moves its
- * status through the payment lifecycle, then recomputes the invoice's state from all its payments.
+ * status through the payment lifecycle (a crypto payment completes when its confirmations reach the
+ * requirement, domain/confirmations.ts), then recomputes the invoice's state from all its payments.
  * Errors: NotFoundError (invoice / payment, 404), ValidationFailedError (provider_id, price,
  * idempotency_key, happened_at; 400), InvalidStateTransitionError (validator.status; 400).
  * After commit it publishes PaymentRecordedEvent when anything changed.

@@ -13,12 +13,13 @@ import { PayableInvoices } from '../../../invoices/payable-invoices.service';
 import { findCatalogProvider, paymentKindOf } from '../../../providers/domain/catalog';
 import { GetProvidersQuery } from '../../../providers/queries/get-providers/get-providers.query';
 import { RatesAsOfQuery } from '../../../rates/queries/rates-as-of/rates-as-of.query';
+import { applyConfirmations, MAX_CONFIRMATIONS } from '../../domain/confirmations';
 import { initialPaymentStatus, isPaymentStatus, movePayment, PaymentStatus } from '../../domain/payment-status';
 import { paymentView } from '../../dto/payment.views';
 import { PaymentRecordedEvent } from '../../events/payment-recorded.event';
 import type { PaymentRecord } from '../../persistence/payment.record';
 import { PaymentsRepository } from '../../persistence/payments.repository';
-import { NewPaymentReport, PaymentStatusReport, RecordedPayment, RecordProviderPaymentCommand } from './record-provider-payment.command';
+import { NewPaymentReport, PaymentConfirmationsReport, PaymentStatusReport, RecordedPayment, RecordProviderPaymentCommand } from './record-provider-payment.command';
 
 /** A provider's clock may run a little ahead of ours. */
 const FUTURE_SKEW_MS = 5 * 60 * 1000;
@@ -35,6 +36,8 @@ interface PricedReport {
   happenedAt: Date;
   status: PaymentStatus;
   currency: PaymentRecord['currency'];
+  /** Confirmations the payment needs (the organization's setting for the provider; 0 for fiat). */
+  requiredConfirmations: number;
 }
 
 @CommandHandler(RecordProviderPaymentCommand)
@@ -52,7 +55,9 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
   async execute({ scope, report }: RecordProviderPaymentCommand): Promise<RecordedPayment> {
     const recorded = report.kind === 'payment'
       ? await this.recordPayment(scope, await this.price(scope, report))
-      : await this.recordStatus(scope, report);
+      : report.kind === 'status'
+        ? await this.recordStatus(scope, report)
+        : await this.recordConfirmations(scope, report);
     if (recorded.changed) this.events.publish(new PaymentRecordedEvent(scope, recorded, this.clock.now()));
     return recorded;
   }
@@ -77,6 +82,15 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
     const key = report.idempotencyKey ?? null;
     if (key !== null && (key.length < 1 || key.length > 200)) errors.idempotency_key = 'must be 1 to 200 characters';
 
+    const confirmations = report.confirmations ?? null;
+    if (confirmations !== null) {
+      if (!Number.isSafeInteger(confirmations) || confirmations < 0 || confirmations > MAX_CONFIRMATIONS) {
+        errors.confirmations = `must be a whole number from 0 to ${MAX_CONFIRMATIONS}`;
+      } else if (provider && paymentKindOf(provider.catalog) === 'fiat') {
+        errors.confirmations = `${provider.catalog.id} is a fiat provider; its payments have no confirmations`;
+      }
+    }
+
     const status: PaymentStatus = report.status ?? 'PENDING';
     if (!isPaymentStatus(status)) errors.status = 'must be one of PENDING, COMPLETED, FAILED, CANCELLED';
     if (Object.keys(errors).length) throw new ValidationFailedError(errors);
@@ -86,6 +100,7 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
     const rates = await this.queries.execute(new RatesAsOfQuery(happenedAt));
     return {
       report, providerId: catalog.id, providerEnabled: provider!.view.enabled, price, status, happenedAt, currency: catalog.currency,
+      requiredConfirmations: paymentKindOf(catalog) === 'crypto' ? provider!.view.required_confirmations : 0,
       priceUsd: roundMoney(price.mul(rates.usd[catalog.currency])),
       ratesSnapshotId: rates.snapshotId,
     };
@@ -96,13 +111,16 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
     const key = report.idempotencyKey ?? null;
     return this.tx.run(async (m) => {
       const now = this.clock.now();
-      const invoice = await this.invoices.lockForPayment(m, scope, report.invoiceId);
+      const invoice = await this.invoices.lockForPayment(m, scope, report.invoiceId, now);
       if (!invoice) throw new NotFoundError('invoice');
 
+      const reported = report.confirmations ?? null;
+      const initial = applyConfirmations({ requested: priced.status, reported, current: 0, required: priced.requiredConfirmations });
       const fresh: PaymentRecord = {
         id: newId('payment'), organizationId: scope.organizationId, mode: scope.mode, providerId: report.providerId,
         invoiceId: invoice.id, currency: priced.currency, price: priced.price, priceUsd: priced.priceUsd,
-        ratesSnapshotId: priced.ratesSnapshotId, status: priced.status, idempotencyKey: key,
+        ratesSnapshotId: priced.ratesSnapshotId, status: initial.status, idempotencyKey: key,
+        confirmations: initial.confirmations, requiredConfirmations: priced.requiredConfirmations,
         happenedAt: priced.happenedAt, createdAt: now, updatedAt: now,
       };
       const existing = key === null ? null : await this.repo.lockByIdempotencyKey(m, scope, key);
@@ -121,25 +139,62 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
           idempotency_key: 'was already used for a different payment (invoice, provider or price differ)',
         });
       }
-      const move = movePayment(payment.status, priced.status);
-      if (move.changed) await this.repo.updateStatus(m, payment, move.status, now);
-      return this.settle(m, scope, invoice, { ...payment, status: move.status }, payment.status, false, now, move.changed);
+      const next = applyConfirmations({ requested: priced.status, reported, current: payment.confirmations, required: payment.requiredConfirmations });
+      return this.moveExisting(m, scope, invoice, payment, next.status, next.confirmations, now);
     });
+  }
+
+  /** Moves a locked payment to `status` with `confirmations`, then recomputes its invoice. */
+  private async moveExisting(
+    m: EntityManager, scope: Scope, invoice: PayableInvoice, payment: PaymentRecord, status: PaymentStatus, confirmations: number, now: Date,
+  ): Promise<RecordedPayment> {
+    const move = movePayment(payment.status, status);
+    const confirmationsChanged = confirmations !== payment.confirmations;
+    if (move.changed || confirmationsChanged) await this.repo.updateStatus(m, payment, move.status, now, confirmations);
+    return this.settle(
+      m, scope, invoice, { ...payment, status: move.status, confirmations }, payment.status, false, now, move.changed, confirmationsChanged, payment.confirmations,
+    );
+  }
+
+  private recordConfirmations(scope: Scope, report: PaymentConfirmationsReport): Promise<RecordedPayment> {
+    const count = report.confirmations;
+    if (!Number.isSafeInteger(count) || count < 0 || count > MAX_CONFIRMATIONS) {
+      throw new ValidationFailedError({ confirmations: `must be a whole number from 0 to ${MAX_CONFIRMATIONS}` });
+    }
+    return this.tx.run(async (m) => {
+      const now = this.clock.now();
+      const { invoice, payment } = await this.lockPayment(m, scope, report.paymentId, now);
+      if (payment.requiredConfirmations === 0) {
+        throw new ValidationFailedError({ confirmations: 'this payment has no confirmations to track (fiat, or recorded before confirmations were tracked)' });
+      }
+      if (payment.status === 'FAILED' || payment.status === 'CANCELLED') {
+        throw new ValidationFailedError({ confirmations: `cannot change: the payment is ${payment.status}` }, undefined, 'invalid_state_transition');
+      }
+      if (count < payment.confirmations) {
+        throw new ValidationFailedError({ confirmations: `must not be lower than the current ${payment.confirmations}` });
+      }
+      const next = applyConfirmations({ requested: payment.status, reported: count, current: payment.confirmations, required: payment.requiredConfirmations });
+      return this.moveExisting(m, scope, invoice, payment, next.status, next.confirmations, now);
+    });
+  }
+
+  /** Locks the payment's invoice, then the payment (always in this order). */
+  private async lockPayment(m: EntityManager, scope: Scope, paymentId: string, now: Date): Promise<{ invoice: PayableInvoice; payment: PaymentRecord }> {
+    const seen = await this.repo.find(m, scope, paymentId);
+    if (!seen) throw new NotFoundError('payment');
+    const invoice = seen.invoiceId ? await this.invoices.lockForPayment(m, scope, seen.invoiceId, now) : null;
+    if (!invoice) throw new NotFoundError('invoice');
+    const payment = await this.repo.lock(m, scope, paymentId);
+    if (!payment) throw new NotFoundError('payment');
+    return { invoice, payment };
   }
 
   private recordStatus(scope: Scope, report: PaymentStatusReport): Promise<RecordedPayment> {
     return this.tx.run(async (m) => {
       const now = this.clock.now();
-      // Lock order is always invoice, then payment.
-      const seen = await this.repo.find(m, scope, report.paymentId);
-      if (!seen) throw new NotFoundError('payment');
-      const invoice = seen.invoiceId ? await this.invoices.lockForPayment(m, scope, seen.invoiceId) : null;
-      if (!invoice) throw new NotFoundError('invoice');
-      const payment = await this.repo.lock(m, scope, report.paymentId);
-      if (!payment) throw new NotFoundError('payment');
-      const move = movePayment(payment.status, report.status);
-      if (move.changed) await this.repo.updateStatus(m, payment, move.status, now);
-      return this.settle(m, scope, invoice, { ...payment, status: move.status }, payment.status, false, now, move.changed);
+      const { invoice, payment } = await this.lockPayment(m, scope, report.paymentId, now);
+      const next = applyConfirmations({ requested: report.status, reported: null, current: payment.confirmations, required: payment.requiredConfirmations });
+      return this.moveExisting(m, scope, invoice, payment, next.status, next.confirmations, now);
     });
   }
 
@@ -147,7 +202,9 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
    * payment.created, or payment.updated with the earlier values of the changed fields; recorded
    * before the invoice's own events, which the state recomputation below records.
    */
-  private async recordPaymentEvent(m: EntityManager, scope: Scope, payment: PaymentRecord, previousStatus: PaymentStatus | null, created: boolean): Promise<void> {
+  private async recordPaymentEvent(
+    m: EntityManager, scope: Scope, payment: PaymentRecord, previousStatus: PaymentStatus | null, created: boolean, previousConfirmations: number,
+  ): Promise<void> {
     const stored = await this.repo.find(m, scope, payment.id);
     if (!stored) throw new Error(`payment ${payment.id} vanished inside its own transaction`);
     const after = paymentView(stored, false);
@@ -155,7 +212,7 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
       await this.outbox.record(m, scope, 'payment.created', after);
       return;
     }
-    const before = paymentView({ ...payment, status: previousStatus ?? payment.status }, false) as unknown as Record<string, unknown>;
+    const before = paymentView({ ...payment, status: previousStatus ?? payment.status, confirmations: previousConfirmations }, false) as unknown as Record<string, unknown>;
     const previous: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(before)) {
       if (JSON.stringify(value) !== JSON.stringify((after as unknown as Record<string, unknown>)[key])) previous[key] = value;
@@ -166,17 +223,19 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
   /** Recomputes the locked invoice's state from all its payments, inside the same transaction. */
   private async settle(
     m: EntityManager, scope: Scope, invoice: PayableInvoice, payment: PaymentRecord, previousStatus: PaymentStatus | null,
-    created: boolean, now: Date, statusChanged = true,
+    created: boolean, now: Date, statusChanged = true, confirmationsChanged = false, previousConfirmations: number = payment.confirmations,
   ): Promise<RecordedPayment> {
-    const changed = created || statusChanged;
+    const changed = created || statusChanged || confirmationsChanged;
     const before = { status: invoice.status, substatus: invoice.substatus };
     let after = before;
-    if (changed) await this.recordPaymentEvent(m, scope, payment, previousStatus, created);
-    if (changed) {
+    // payment.created / payment.updated (a status or confirmations change), in the same transaction.
+    if (changed) await this.recordPaymentEvent(m, scope, payment, previousStatus, created, previousConfirmations);
+    if (created || statusChanged) {
       const completedUsd = await this.repo.completedUsd(m, scope, invoice.id);
       const pendingProvider = await this.repo.newestPendingProvider(m, scope, invoice.id);
       const pending = pendingProvider ? findCatalogProvider(pendingProvider) : undefined;
-      const move = await this.invoices.applyPayments(m, invoice, { completedUsd, pendingKind: pending ? paymentKindOf(pending) : null }, now);
+      const paidLate = invoice.expiresAt ? await this.repo.hasCompletedAfter(m, scope, invoice.id, invoice.expiresAt) : false;
+      const move = await this.invoices.applyPayments(m, invoice, { completedUsd, pendingKind: pending ? paymentKindOf(pending) : null, paidLate }, now);
       if (move) after = { status: move.status, substatus: move.substatus };
     }
     return {
@@ -184,6 +243,8 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
       invoiceId: invoice.id,
       status: payment.status,
       previousStatus,
+      confirmations: payment.confirmations,
+      requiredConfirmations: payment.requiredConfirmations,
       created,
       changed,
       invoice: {

@@ -1,4 +1,5 @@
 import { Inject } from '@nestjs/common';
+import { Clock } from '../../../../shared/time/clock';
 import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
 import type { Scope } from '../../../../shared/auth/request-context';
 import { NotFoundError } from '../../../../shared/errors/domain-error';
@@ -12,7 +13,10 @@ import { InvoiceProvidersView, ListInvoiceProvidersQuery } from './list-invoice-
 
 @QueryHandler(ListInvoiceProvidersQuery)
 export class ListInvoiceProvidersHandler implements IQueryHandler<ListInvoiceProvidersQuery> {
-  constructor(@Inject(QueryBus) private readonly queries: QueryBus) {}
+  constructor(
+    @Inject(QueryBus) private readonly queries: QueryBus,
+    @Inject(Clock) private readonly clock: Clock,
+  ) {}
 
   async execute({ access, invoiceId, assetBaseUrl }: ListInvoiceProvidersQuery): Promise<InvoiceProvidersView> {
     const invoice = await this.queries.execute(new GetPayableInvoiceQuery(access, invoiceId));
@@ -20,18 +24,24 @@ export class ListInvoiceProvidersHandler implements IQueryHandler<ListInvoicePro
     const scope: Scope = { organizationId: invoice.organizationId as Scope['organizationId'], mode: invoice.mode };
     const [providers, rates] = await Promise.all([
       this.queries.execute(new GetProvidersQuery(scope)),
-      this.queries.execute(new RatesAsOfQuery()),
+      // Until expires_at the invoice's own rates hold (the rate lock); after it, the current ones.
+      this.queries.execute(invoice.ratesSnapshotId && invoice.expiresAt && this.clock.now().getTime() < invoice.expiresAt.getTime()
+        ? new RatesAsOfQuery(undefined, invoice.ratesSnapshotId)
+        : new RatesAsOfQuery()),
     ]);
     const image = (file: string) => `${assetBaseUrl}/assets/providers/${file}`;
     return {
-      providers: providers.filter((p) => p.view.enabled).map(({ catalog: p }) => ({
+      providers: providers.filter((p) => p.view.enabled).map(({ catalog: p, view }) => ({
         id: p.id,
         provider: p.type === 'CRYPTOCURRENCY' ? 'CRYPTO' : 'FIAT',
         network: p.network,
         gateway: p.gateway,
         type: p.kind,
         filters: [...p.filters],
-        metadata: { decimals: p.decimals, contract_address: p.contractAddress, image_url: image(p.image), image_url_network: image(p.networkImage) },
+        metadata: {
+          decimals: p.decimals, contract_address: p.contractAddress, image_url: image(p.image), image_url_network: image(p.networkImage),
+          required_confirmations: view.required_confirmations,
+        },
         name: p.name,
         currency: p.currency,
         price: renderAmount(amountDue(invoice.priceUsd, rates.usd[p.currency], p.decimals)),

@@ -11,7 +11,7 @@ export interface AvailableProviderView {
   /** native (the network's coin), token (a contract on the network) or card. */
   type: string;
   filters: string[];
-  metadata: { decimals: number; contract_address: string; image_url: string; image_url_network: string };
+  metadata: { decimals: number; contract_address: string; image_url: string; image_url_network: string; required_confirmations: number };
   name: string;
   currency: string;
   /** What to send through this provider to cover the invoice's price_usd at current rates, rounded up to `decimals`. */

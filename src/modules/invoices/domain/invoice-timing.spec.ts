@@ -1,0 +1,74 @@
+import { INVOICE_STATUSES, InvoiceStatus, InvoiceSubstatus } from './invoice-status';
+import {
+  expiresAtFor, isLatePayment, isPastExpiry, monitoringEndsAt, timeMove, timeMoveEvents, TimedInvoice, withTimeApplied,
+} from './invoice-timing';
+
+const created = new Date('2026-11-21T10:00:00Z');
+const expiresAt = expiresAtFor(created, 15);
+const WINDOW = 1440;
+const at = (minutesAfterCreation: number) => new Date(created.getTime() + minutesAfterCreation * 60_000);
+const inv = (status: InvoiceStatus, substatus: InvoiceSubstatus | null = null, exp: Date | null = expiresAt): TimedInvoice => ({ status, substatus, expiresAt: exp });
+
+describe('invoice clocks', () => {
+  it('computes expiry and the end of the monitoring window', () => {
+    expect(expiresAt.toISOString()).toBe('2026-11-21T10:15:00.000Z');
+    expect(monitoringEndsAt(expiresAt, WINDOW)!.toISOString()).toBe('2026-11-22T10:15:00.000Z');
+    expect(monitoringEndsAt(null, WINDOW)).toBeNull();
+  });
+
+  it('expiry starts at expires_at exactly', () => {
+    expect(isPastExpiry(expiresAt, at(14.99))).toBe(false);
+    expect(isPastExpiry(expiresAt, at(15))).toBe(true);
+    expect(isPastExpiry(null, at(100000))).toBe(false);
+  });
+
+  it('a payment is late only when it happened after expires_at', () => {
+    expect(isLatePayment(at(15), expiresAt)).toBe(false);
+    expect(isLatePayment(at(15.01), expiresAt)).toBe(true);
+    expect(isLatePayment(at(99999), null)).toBe(false);
+  });
+
+  it('leaves a PENDING invoice alone before expiry', () => {
+    expect(timeMove(inv('PENDING'), at(14), WINDOW)).toBeNull();
+  });
+
+  it('PENDING -> PENDING/EXPIRED at expiry (by the clock)', () => {
+    expect(timeMove(inv('PENDING'), at(15), WINDOW)).toEqual({ status: 'PENDING', substatus: 'EXPIRED' });
+    expect(timeMove(inv('PENDING'), at(15 + WINDOW - 1), WINDOW)).toEqual({ status: 'PENDING', substatus: 'EXPIRED' });
+  });
+
+  it('an already expired invoice does not move again inside the window', () => {
+    expect(timeMove(inv('PENDING', 'EXPIRED'), at(20), WINDOW)).toBeNull();
+  });
+
+  it('PENDING -> VOIDED/EXPIRED when the monitoring window closes (from expired or, with a late sweeper, directly)', () => {
+    expect(timeMove(inv('PENDING', 'EXPIRED'), at(15 + WINDOW), WINDOW)).toEqual({ status: 'VOIDED', substatus: 'EXPIRED' });
+    expect(timeMove(inv('PENDING'), at(15 + WINDOW + 500), WINDOW)).toEqual({ status: 'VOIDED', substatus: 'EXPIRED' });
+  });
+
+  it('a zero-minute window voids at expiry', () => {
+    expect(timeMove(inv('PENDING'), at(15), 0)).toEqual({ status: 'VOIDED', substatus: 'EXPIRED' });
+  });
+
+  it.each(INVOICE_STATUSES.filter((s) => s !== 'PENDING'))('never moves a %s invoice', (status) => {
+    expect(timeMove(inv(status), at(15), WINDOW)).toBeNull();
+    expect(timeMove(inv(status), at(15 + WINDOW * 2), WINDOW)).toBeNull();
+  });
+
+  it('never moves an invoice without expires_at', () => {
+    expect(timeMove(inv('PENDING', null, null), at(10 ** 7), WINDOW)).toBeNull();
+  });
+
+  it('withTimeApplied returns the state as of now and keeps other fields', () => {
+    const stored = { ...inv('PENDING'), id: 'invoice_1' };
+    expect(withTimeApplied(stored, at(1), WINDOW)).toBe(stored);
+    expect(withTimeApplied(stored, at(16), WINDOW)).toEqual({ ...stored, substatus: 'EXPIRED' });
+    expect(withTimeApplied(stored, at(15 + WINDOW), WINDOW)).toEqual({ ...stored, status: 'VOIDED', substatus: 'EXPIRED' });
+  });
+
+  it('names the events of a clock move', () => {
+    expect(timeMoveEvents(inv('PENDING'), { status: 'PENDING', substatus: 'EXPIRED' })).toEqual(['invoice.expired', 'invoice.updated']);
+    expect(timeMoveEvents(inv('PENDING', 'EXPIRED'), { status: 'VOIDED', substatus: 'EXPIRED' })).toEqual(['invoice.updated']);
+    expect(timeMoveEvents(inv('PENDING'), { status: 'VOIDED', substatus: 'EXPIRED' })).toEqual(['invoice.expired', 'invoice.updated']);
+  });
+});

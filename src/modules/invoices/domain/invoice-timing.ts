@@ -1,0 +1,71 @@
+import { canMove, isFinal, InvoiceStatus, InvoiceSubstatus, StatusChange } from './invoice-status';
+
+/**
+ * The clocks of an invoice, as pure functions of its stored state and "now" (docs/timing.md).
+ * - Until `expires_at` the quoted rates hold and a payment is expected.
+ * - From `expires_at` an unpaid (PENDING) invoice keeps its status with substatus EXPIRED: no new
+ *   payment is expected, but the service still watches for one during the monitoring window.
+ * - When the window closes on an invoice still PENDING (no completed payment, none in flight) it
+ *   becomes VOIDED with substatus EXPIRED.
+ * Invoices with a payment in flight (WAITING_FOR_CONFIRMATIONS, PROCESSING) or partly paid are left
+ * to their payments; should an in-flight payment fail later, the invoice falls back to PENDING and
+ * the clocks apply to it at once. Invoices without expires_at (written before expiry existed) never expire.
+ *
+ * The sweeper persists these moves; every read applies `withTimeApplied` so a late sweeper is never seen.
+ */
+export interface TimedInvoice {
+  status: InvoiceStatus;
+  substatus: InvoiceSubstatus | null;
+  expiresAt: Date | null;
+}
+
+export const MIN_EXPIRY_MINUTES = 5;
+export const MAX_EXPIRY_MINUTES = 43_200;
+
+const MINUTE_MS = 60_000;
+
+export function expiresAtFor(createdAt: Date, minutes: number): Date {
+  return new Date(createdAt.getTime() + minutes * MINUTE_MS);
+}
+
+/** End of the monitoring window, or null for an invoice that never expires. */
+export function monitoringEndsAt(expiresAt: Date | null, monitoringMinutes: number): Date | null {
+  return expiresAt ? new Date(expiresAt.getTime() + monitoringMinutes * MINUTE_MS) : null;
+}
+
+/** The quoted rates no longer hold and no new payment is expected. */
+export function isPastExpiry(expiresAt: Date | null, now: Date): boolean {
+  return expiresAt !== null && now.getTime() >= expiresAt.getTime();
+}
+
+/** A payment made after the invoice expired (it may still complete it, as PAID_LATE). */
+export function isLatePayment(happenedAt: Date, expiresAt: Date | null): boolean {
+  return expiresAt !== null && happenedAt.getTime() > expiresAt.getTime();
+}
+
+/** The move the clock calls for at `now`, or null when the invoice stays as it is. */
+export function timeMove(invoice: TimedInvoice, now: Date, monitoringMinutes: number): StatusChange | null {
+  if (isFinal(invoice.status) || invoice.status !== 'PENDING' || !isPastExpiry(invoice.expiresAt, now)) return null;
+  const closesAt = monitoringEndsAt(invoice.expiresAt, monitoringMinutes)!;
+  const next: StatusChange = now.getTime() >= closesAt.getTime()
+    ? { status: 'VOIDED', substatus: 'EXPIRED' }
+    : { status: 'PENDING', substatus: 'EXPIRED' };
+  if (next.status === invoice.status && next.substatus === invoice.substatus) return null;
+  // The lifecycle table is the single authority on moves (domain/invoice-status.ts).
+  if (!canMove(invoice.status, next.status, 'clock')) return null;
+  return next;
+}
+
+/** The invoice as it stands at `now`: its stored state with any due clock move applied. */
+export function withTimeApplied<T extends TimedInvoice>(invoice: T, now: Date, monitoringMinutes: number): T {
+  const move = timeMove(invoice, now, monitoringMinutes);
+  return move ? { ...invoice, status: move.status, substatus: move.substatus } : invoice;
+}
+
+/** Event types a clock move produces (where an event outbox exists): expiry, then any state change. */
+export function timeMoveEvents(before: TimedInvoice, after: StatusChange): Array<'invoice.expired' | 'invoice.updated'> {
+  const events: Array<'invoice.expired' | 'invoice.updated'> = [];
+  if (after.substatus === 'EXPIRED' && before.substatus !== 'EXPIRED') events.push('invoice.expired');
+  events.push('invoice.updated');
+  return events;
+}

@@ -1,0 +1,129 @@
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { AppConfig } from '../../shared/config/app-config';
+import { TransactionRunner } from '../../shared/db/transaction-runner';
+import { Clock } from '../../shared/time/clock';
+import type { InvoiceStatus, InvoiceSubstatus } from './domain/invoice-status';
+import { TimedInvoice, timeMove, timeMoveEvents, withTimeApplied } from './domain/invoice-timing';
+import type { InvoiceRecord } from './persistence/invoice.record';
+import { InvoicesRepository } from './persistence/invoices.repository';
+import { InvoiceEvents } from './commands/invoice-events';
+import type { Scope } from '../../shared/auth/request-context';
+
+/** A clock move written to an invoice (expiry, or the end of its monitoring window). */
+export interface ClockMove {
+  invoiceId: string;
+  organizationId: string;
+  mode: InvoiceRecord['mode'];
+  from: { status: InvoiceStatus; substatus: InvoiceSubstatus | null };
+  to: { status: InvoiceStatus; substatus: InvoiceSubstatus | null };
+  /** Events this move stands for: invoice.expired (first time EXPIRED), invoice.updated. */
+  events: Array<'invoice.expired' | 'invoice.updated'>;
+  at: Date;
+}
+
+/** Invoices a sweeper pass takes per transaction. */
+const SWEEP_BATCH = 200;
+
+/**
+ * The invoice clocks at work (domain/invoice-timing.ts holds the rules):
+ * - `current` is what every read shows: the stored state with any due move applied at Clock.now(),
+ *   so a read never shows a stale state even when the sweeper is behind;
+ * - `applyDue` writes a due move to an invoice the caller has locked (payments take it before
+ *   applying a payment, so a late payment meets the invoice as it stands now);
+ * - `sweep` writes every due move, in batches locked FOR UPDATE SKIP LOCKED, so several instances
+ *   sweeping at once never apply one move twice;
+ * - `start` runs `sweep` every INVOICE_SWEEP_SECONDS (main.ts starts it after the migrations).
+ *
+ * Events: each move records `invoice.expired` (the first time an invoice becomes EXPIRED), then
+ * `invoice.updated` (and `invoice.voided` when the window closes) in its own transaction, through
+ * InvoiceEvents and the event outbox; each move is also logged (`invoice_clock_move`).
+ */
+@Injectable()
+export class InvoiceClocks implements OnApplicationShutdown {
+  private readonly logger = new Logger('InvoiceClocks');
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<unknown> | null = null;
+
+  constructor(
+    @Inject(InvoicesRepository) private readonly repo: InvoicesRepository,
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(Clock) private readonly clock: Clock,
+    @Inject(AppConfig) private readonly config: AppConfig,
+    @Inject(InvoiceEvents) private readonly events: InvoiceEvents,
+  ) {}
+
+  get monitoringMinutes(): number {
+    return this.config.INVOICE_MONITORING_MINUTES;
+  }
+
+  now(): Date {
+    return this.clock.now();
+  }
+
+  /** The invoice as it stands now. */
+  current<T extends TimedInvoice>(invoice: T, now: Date = this.clock.now()): T {
+    return withTimeApplied(invoice, now, this.monitoringMinutes);
+  }
+
+  /** Writes the move due at `now` to a locked invoice; returns the invoice as it now is and the move (or null). */
+  async applyDue<T extends TimedInvoice & Pick<InvoiceRecord, 'id' | 'organizationId' | 'mode' | 'updatedAt'>>(
+    m: EntityManager, invoice: T, now: Date,
+  ): Promise<{ invoice: T; move: ClockMove | null }> {
+    const next = timeMove(invoice, now, this.monitoringMinutes);
+    if (!next) return { invoice, move: null };
+    const scope: Scope = { organizationId: invoice.organizationId as Scope['organizationId'], mode: invoice.mode };
+    const stored = await this.repo.find(m, scope, invoice.id);
+    if (!stored) throw new Error(`invoice ${invoice.id} vanished while locked`);
+    const before = this.events.view(stored);
+    await this.repo.updateStatus(m, invoice, next.status, next.substatus, now);
+    const move: ClockMove = {
+      invoiceId: invoice.id, organizationId: invoice.organizationId, mode: invoice.mode,
+      from: { status: invoice.status, substatus: invoice.substatus }, to: next,
+      events: timeMoveEvents(invoice, next), at: now,
+    };
+    // In the same transaction: invoice.expired (first time EXPIRED), then invoice.updated (and invoice.voided).
+    if (move.events.includes('invoice.expired')) await this.events.expired(m, scope, invoice.id);
+    await this.events.changed(m, scope, before);
+    this.logger.log({ event: 'invoice_clock_move', invoice_id: move.invoiceId, from: move.from, to: move.to, events: move.events });
+    return { invoice: { ...invoice, status: next.status, substatus: next.substatus, updatedAt: now }, move };
+  }
+
+  /** One sweep: every move due now, batch by batch. Returns the moves this instance applied. */
+  async sweep(): Promise<ClockMove[]> {
+    const moves: ClockMove[] = [];
+    for (;;) {
+      const now = this.clock.now();
+      const batch = await this.tx.run(async (m) => {
+        const due = await this.repo.lockDue(m, now, this.monitoringMinutes, SWEEP_BATCH);
+        const applied: ClockMove[] = [];
+        for (const invoice of due) {
+          const { move } = await this.applyDue(m, invoice, now);
+          if (move) applied.push(move);
+        }
+        return { taken: due.length, applied };
+      });
+      moves.push(...batch.applied);
+      if (batch.taken < SWEEP_BATCH) return moves;
+    }
+  }
+
+  /** Sweeps every INVOICE_SWEEP_SECONDS (0: never); one pass at a time per process. */
+  start(): void {
+    const seconds = this.config.INVOICE_SWEEP_SECONDS;
+    if (seconds <= 0 || this.timer) return;
+    this.timer = setInterval(() => {
+      if (this.running) return;
+      this.running = this.sweep()
+        .catch((e) => this.logger.warn({ err: (e as Error).message }, 'invoice sweep failed; retrying on the next tick'))
+        .finally(() => (this.running = null));
+    }, seconds * 1000);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+}
