@@ -20,22 +20,19 @@ function arg(name: string, fallback: string): string {
   return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
 }
 
-const ORGS = 100;
+export const ORGS = 100;
 const BATCH = 100_000;
 
-async function main(): Promise<void> {
-  const total = Number.parseInt(arg('invoices', '1000000'), 10);
-  const url = arg('database-url', process.env.DATABASE_URL ?? '');
-  if (!url) throw new Error('set DATABASE_URL or --database-url (a throwaway database)');
-  const ds = new DataSource({ ...dataSourceOptions(url, 4), entities: [`${__dirname}/../src/modules/**/*.record.js`] });
-  await ds.initialize();
-  await migrate(ds);
-  const q = (sql: string, params: unknown[] = []) => ds.query(sql, params);
-
-  await q(`INSERT INTO organizations (id, name, created_at)
+/**
+ * Writes invoices invoice_bench_<n> up to `total` (continuing after those already there) over the
+ * organizations org_bench_001..100, each with one PAYMENT_INTENT item and its three calculation
+ * lines, then VACUUM ANALYZE. The organizations are created when missing.
+ */
+export async function seedInvoices(ds: DataSource, total: number, log: (line: string) => void): Promise<void> {
+  await ds.query(`INSERT INTO organizations (id, name, created_at)
            SELECT 'org_bench_' || lpad(g::text, 3, '0'), 'Bench org ' || g, now() FROM generate_series(1, $1) g
            ON CONFLICT (id) DO NOTHING`, [ORGS]);
-  const already = Number((await q(`SELECT count(*)::int AS n FROM invoices WHERE id LIKE 'invoice_bench_%'`))[0].n);
+  const already = Number((await ds.query(`SELECT count(*)::int AS n FROM invoices WHERE id LIKE 'invoice_bench_%'`))[0].n);
   const started = Date.now();
   for (let from = already + 1; from <= total; from += BATCH) {
     const to = Math.min(total, from + BATCH - 1);
@@ -84,11 +81,22 @@ async function main(): Promise<void> {
           FROM invoices i CROSS JOIN generate_series(0, 2) AS s(n)
          WHERE i.id BETWEEN 'invoice_bench_' || lpad($1::text, 9, '0') AND 'invoice_bench_' || lpad($2::text, 9, '0')`, [from, to]);
     });
-    process.stdout.write(`seeded invoices ${from}..${to} (${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
+    log(`seeded invoices ${from}..${to} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
   }
-  await q('VACUUM ANALYZE invoices');
-  await q('VACUUM ANALYZE invoice_items');
-  await q('VACUUM ANALYZE invoice_calculations');
+  await ds.query('VACUUM ANALYZE invoices');
+  await ds.query('VACUUM ANALYZE invoice_items');
+  await ds.query('VACUUM ANALYZE invoice_calculations');
+}
+
+async function main(): Promise<void> {
+  const total = Number.parseInt(arg('invoices', '1000000'), 10);
+  const url = arg('database-url', process.env.DATABASE_URL ?? '');
+  if (!url) throw new Error('set DATABASE_URL or --database-url (a throwaway database)');
+  const ds = new DataSource({ ...dataSourceOptions(url, 4), entities: [`${__dirname}/../src/modules/**/*.record.js`] });
+  await ds.initialize();
+  await migrate(ds);
+  const q = (sql: string, params: unknown[] = []) => ds.query(sql, params);
+  await seedInvoices(ds, total, (line) => process.stdout.write(`${line}\n`));
   const count = (await q(`SELECT count(*)::int AS n FROM invoices`))[0].n;
   process.stdout.write(`invoices in the database: ${count}\n`);
 
@@ -100,7 +108,7 @@ async function main(): Promise<void> {
   let last = { rows: [] as unknown[], total: 0 };
   for (let i = 0; i < 10; i++) {
     const t = process.hrtime.bigint();
-    last = await repo.list(ds.manager, scope, filter);
+    last = (await repo.list(ds.manager, scope, filter))!;
     runs.push(Number(process.hrtime.bigint() - t) / 1e6);
   }
   runs.sort((a, b) => a - b);
@@ -136,7 +144,9 @@ async function main(): Promise<void> {
   await ds.destroy();
 }
 
-main().catch((e) => {
-  process.stderr.write(`${(e as Error).stack ?? e}\n`);
-  process.exit(1);
-});
+if (require.main === module) {
+  main().catch((e) => {
+    process.stderr.write(`${(e as Error).stack ?? e}\n`);
+    process.exit(1);
+  });
+}

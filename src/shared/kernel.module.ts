@@ -1,5 +1,6 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { AppConfig } from './config/app-config';
+import { DbNotifications } from './db/notifications';
 import { TransactionRunner } from './db/transaction-runner';
 import { EventOutbox } from './events/outbox';
 import { RateLimiter } from './rate-limit/rate-limiter';
@@ -19,11 +20,12 @@ export class KernelModule {
         { provide: AppConfig, useValue: config },
         { provide: Clock, useValue: clock },
         TransactionRunner,
+        DbNotifications,
         RateLimiter,
         IdempotencyInterceptor,
         EventOutbox,
       ],
-      exports: [AppConfig, Clock, TransactionRunner, RateLimiter, IdempotencyInterceptor, EventOutbox],
+      exports: [AppConfig, Clock, TransactionRunner, DbNotifications, RateLimiter, IdempotencyInterceptor, EventOutbox],
     };
   }
 }

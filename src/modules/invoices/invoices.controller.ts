@@ -73,7 +73,7 @@ export class InvoicesController {
   @Post('list')
   @HttpCode(200)
   @Authenticated()
-  @ApiOperation({ summary: 'List invoices', description: 'Newest first (created_at, then id). Filters combine with AND, values inside one array with OR; bounds are inclusive. limit default 20 (at most 100), offset default 0.' })
+  @ApiOperation({ summary: 'List invoices', description: 'Newest first (created_at, then id). Filters combine with AND, values inside one array with OR; bounds are inclusive. limit default 20 (at most 100), offset default 0; for deep pages pass starting_after (the last id of the previous page) instead of a growing offset.' })
   @ApiBody({ type: ListInvoicesRequestDto, examples: { filtered: { value: { status: ['PENDING'], currency: ['USD'], price_usd_from: '10', created_at_from: '2026-11-01', limit: 20, offset: 0 } } } })
   @ApiEnvelope({ type: InvoiceListDto, example: { items: [INVOICE_EXAMPLE], total: 1, limit: 20, offset: 0, has_more: false } })
   @ApiErrors(400, 401, 403)
@@ -87,6 +87,7 @@ export class InvoicesController {
       createdTo: body.created_at_to != null ? parseTimeBound(body.created_at_to, 'to') ?? undefined : undefined,
       customerEmail: body.customer_email,
       providerId: body.provider_id,
+      startingAfter: body.starting_after,
       limit: body.limit ?? 20,
       offset: body.offset ?? 0,
     }));

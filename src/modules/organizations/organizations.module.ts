@@ -8,6 +8,7 @@ import { AuthController } from './auth.controller';
 import { CreateApiKeyHandler } from './commands/create-api-key/create-api-key.handler';
 import { CreateOrganizationHandler } from './commands/create-organization/create-organization.handler';
 import { RevokeApiKeyHandler } from './commands/revoke-api-key/revoke-api-key.handler';
+import { ApiKeyCache } from './persistence/api-key-cache';
 import { ApiKeyRecord } from './persistence/api-key.record';
 import { OrganizationRecord } from './persistence/organization.record';
 import { OrganizationsRepository } from './persistence/organizations.repository';
@@ -20,6 +21,7 @@ import { CountOrganizationsHandler } from './queries/count-organizations/count-o
   controllers: [AuthController, AdminController],
   providers: [
     OrganizationsRepository,
+    ApiKeyCache,
     CreateOrganizationHandler,
     CreateApiKeyHandler,
     RevokeApiKeyHandler,

@@ -29,7 +29,7 @@ export class PaymentsController {
   @ApiOperation({
     summary: 'List payments',
     description: 'Newest first (created_at, then id). Filters combine with AND, values inside one array with OR; bounds are inclusive. '
-      + 'limit default 20 (at most 100), offset default 0. The body may be {} or [].',
+      + 'limit default 20 (at most 100), offset default 0; for deep pages pass starting_after (the last id of the previous page) instead of a growing offset. The body may be {} or [].',
   })
   @ApiBody({
     type: ListPaymentsRequestDto,
@@ -52,6 +52,7 @@ export class PaymentsController {
       priceUsdTo: body.price_usd_to != null ? parseAmount(body.price_usd_to) : undefined,
       createdFrom: body.created_at_from != null ? parseTimeBound(body.created_at_from, 'from') ?? undefined : undefined,
       createdTo: body.created_at_to != null ? parseTimeBound(body.created_at_to, 'to') ?? undefined : undefined,
+      startingAfter: body.starting_after,
       limit: body.limit ?? 20,
       offset: body.offset ?? 0,
     }, (body.expand ?? []) as PaymentExpansion[]));

@@ -10,7 +10,23 @@ import { idempotencyScope } from '../idempotency/idempotency-scope';
 export class TransactionRunner {
   constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
 
-  run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` in one transaction. A transaction PostgreSQL chose as a deadlock victim (40P01) or
+   * could not serialize (40001) was rolled back whole, so it is run again, up to three times.
+   */
+  async run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.runOnce(work);
+      } catch (e) {
+        const code = (e as { code?: string; driverError?: { code?: string } }).driverError?.code ?? (e as { code?: string }).code;
+        if (attempt >= 3 || (code !== '40P01' && code !== '40001')) throw e;
+        await new Promise((r) => setTimeout(r, 5 + Math.floor(Math.random() * 20 * attempt)));
+      }
+    }
+  }
+
+  private runOnce<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     const claim = idempotencyScope.getStore();
     if (!claim || claim.applied) return this.dataSource.transaction(work);
     // A request sent with an Idempotency-Key: its claim is marked applied in the same commit.

@@ -34,6 +34,15 @@ export class ListInvoicesRequestDto {
   @IsOptional() @Length(1, 200) @IsString()
   provider_id?: string;
 
+  @ApiPropertyOptional({
+    description: 'Cursor pagination: return the invoices that come after this invoice id (pass the last item of the previous page). '
+      + 'Keeps deep pages as fast as the first; total still counts every match. Combines with the filters (use the same ones on every page); '
+      + 'offset, if given, skips from the cursor. 400 when the id is not a invoice of the caller\'s organization and mode.',
+    example: 'invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00',
+  })
+  @IsOptional() @Length(1, 200) @IsString()
+  starting_after?: string;
+
   @LimitField()
   limit?: number;
 

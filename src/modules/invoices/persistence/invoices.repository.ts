@@ -7,6 +7,7 @@ import type { InvoiceStatus, InvoiceSubstatus } from '../domain/invoice-status';
 import { InvoiceCalculationRecord } from './invoice-calculation.record';
 import { InvoiceItemRecord } from './invoice-item.record';
 import { InvoiceRecord } from './invoice.record';
+import { INSERT_INVOICE_SQL, READ_INVOICE_BY_ID_SQL, READ_INVOICE_SCOPED_SQL } from './invoice-sql';
 
 /**
  * Who may see an invoice: a tenant scope (organization and mode), or null for a payer's call
@@ -23,6 +24,8 @@ export interface InvoiceListFilter {
   createdTo?: Date;
   customerEmail?: string;
   providerId?: string;
+  /** Cursor: the page starts after this id (the last item of the previous page); see listPage. */
+  startingAfter?: string;
   limit: number;
   offset: number;
 }
@@ -45,6 +48,44 @@ function toRecord(row: InvoiceRow): InvoiceRecord {
   };
 }
 
+/** Item and calculation rows as the one-query read returns them (json_build_object: amounts as text, times ISO). */
+interface ItemJson {
+  id: string; organization_id: string; mode: InvoiceRecord['mode']; invoice_id: string; type: InvoiceItemRecord['type']; currency: Currency;
+  product_id: string | null; billing_schema_id: string | null; payment_intent_id: string | null; price: string | null; quantity: number;
+  position: number; status: string; exclude_reason: string | null; created_at: string; updated_at: string | null;
+}
+
+interface CalculationJson {
+  id: string; organization_id: string; mode: InvoiceRecord['mode']; invoice_id: string; invoice_item_id: string | null; title: string;
+  calculation_type: string; idx: number; position: number; currency: Currency; initial_price: string; price_delta: string; price: string;
+  details: object; created_at: string; updated_at: string | null;
+}
+
+function itemFromJson(j: ItemJson): InvoiceItemRecord {
+  return {
+    id: j.id, organizationId: j.organization_id, mode: j.mode, invoiceId: j.invoice_id, type: j.type, currency: j.currency,
+    productId: j.product_id, billingSchemaId: j.billing_schema_id, paymentIntentId: j.payment_intent_id,
+    price: j.price === null ? null : fromDb(j.price), quantity: j.quantity, position: j.position, status: j.status,
+    excludeReason: j.exclude_reason, createdAt: new Date(j.created_at), updatedAt: j.updated_at === null ? null : new Date(j.updated_at),
+  };
+}
+
+function calculationFromJson(j: CalculationJson): InvoiceCalculationRecord {
+  return {
+    id: j.id, organizationId: j.organization_id, mode: j.mode, invoiceId: j.invoice_id, invoiceItemId: j.invoice_item_id, title: j.title,
+    calculationType: j.calculation_type, idx: j.idx, position: j.position, currency: j.currency, initialPrice: fromDb(j.initial_price),
+    priceDelta: fromDb(j.price_delta), price: fromDb(j.price), details: j.details, createdAt: new Date(j.created_at),
+    updatedAt: j.updated_at === null ? null : new Date(j.updated_at),
+  };
+}
+
+/** The invoice with the parts a read asked for (null when not asked). */
+export interface InvoiceWithParts {
+  invoice: InvoiceRecord;
+  items: InvoiceItemRecord[] | null;
+  calculations: InvoiceCalculationRecord[] | null;
+}
+
 function accessWhere(access: InvoiceAccess, params: unknown[]): string {
   if (!access) return '';
   params.push(access.organizationId, access.mode);
@@ -53,11 +94,36 @@ function accessWhere(access: InvoiceAccess, params: unknown[]): string {
 
 @Injectable()
 export class InvoicesRepository {
-  /** Writes a new invoice with its items and calculation lines: one INSERT per table. */
+  /**
+   * Writes a new invoice with its items and calculation lines in one statement (one round trip;
+   * a single statement is atomic, so it needs no surrounding transaction of its own).
+   */
   async insertInvoice(m: EntityManager, invoice: InvoiceRecord, items: InvoiceItemRecord[], calculations: InvoiceCalculationRecord[]): Promise<void> {
-    await m.insert(InvoiceRecord, invoice);
-    if (items.length) await m.insert(InvoiceItemRecord, items);
-    if (calculations.length) await m.insert(InvoiceCalculationRecord, calculations);
+    const money = (a: Amount | null) => (a === null ? null : renderAmount(a));
+    await m.query(INSERT_INVOICE_SQL, [
+      invoice.id, invoice.organizationId, invoice.mode, invoice.status, invoice.currency, renderAmount(invoice.price), renderAmount(invoice.priceUsd),
+      invoice.customerEmail, JSON.stringify(invoice.metadata ?? {}), invoice.redirectUrl, invoice.ratesSnapshotId, invoice.ratesTakenAt, invoice.createdAt,
+      items.map((i) => i.id), items.map((i) => i.type), items.map((i) => i.currency), items.map((i) => i.productId), items.map((i) => i.billingSchemaId),
+      items.map((i) => i.paymentIntentId), items.map((i) => money(i.price)), items.map((i) => i.quantity), items.map((i) => i.position), items.map((i) => i.status),
+      calculations.map((c) => c.id), calculations.map((c) => c.invoiceItemId), calculations.map((c) => c.title), calculations.map((c) => c.calculationType),
+      calculations.map((c) => c.idx), calculations.map((c) => c.position), calculations.map((c) => c.currency), calculations.map((c) => renderAmount(c.initialPrice)),
+      calculations.map((c) => renderAmount(c.priceDelta)), calculations.map((c) => renderAmount(c.price)), calculations.map((c) => JSON.stringify(c.details)),
+      invoice.expiresAt ?? null,
+    ]);
+  }
+
+  /** The invoice and, when asked, its items and calculation lines, in one query (null when not there). */
+  async findWithParts(m: EntityManager, access: InvoiceAccess, id: string, want: { items: boolean; calculations: boolean }): Promise<InvoiceWithParts | null> {
+    const rows: Array<InvoiceRow & { items: ItemJson[] | null; calculations: CalculationJson[] | null }> = access
+      ? await m.query(READ_INVOICE_SCOPED_SQL, [id, want.items, want.calculations, access.organizationId, access.mode])
+      : await m.query(READ_INVOICE_BY_ID_SQL, [id, want.items, want.calculations]);
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      invoice: toRecord(row),
+      items: row.items ? row.items.map(itemFromJson) : null,
+      calculations: row.calculations ? row.calculations.map(calculationFromJson) : null,
+    };
   }
 
   /** The invoice within the caller's organization and mode (or by id alone for a payer); null when not there. */
@@ -135,8 +201,13 @@ export class InvoicesRepository {
     return rows[0] ?? null;
   }
 
-  /** One page of the list, newest first, and the number of matches. */
-  async list(m: EntityManager, scope: Scope, f: InvoiceListFilter, clock?: { now: Date; monitoringMinutes: number }): Promise<{ rows: InvoiceRecord[]; total: number }> {
+  /**
+   * One page of the list, newest first, the number of matches and whether more follow, in one round
+   * trip. With `startingAfter` the page starts after that invoice (keyset: (created_at, id) below the
+   * cursor's, an index range instead of skipping rows; offset then skips from there); total counts
+   * every match of the filters. Null when the cursor is not an invoice of the scope.
+   */
+  async list(m: EntityManager, scope: Scope, f: InvoiceListFilter, clock?: { now: Date; monitoringMinutes: number }): Promise<{ rows: InvoiceRecord[]; total: number; hasMore: boolean } | null> {
     const params: unknown[] = [scope.organizationId, scope.mode];
     const where = ['organization_id = $1', 'mode = $2'];
     const add = (sql: (p: string) => string, value: unknown) => {
@@ -150,6 +221,9 @@ export class InvoicesRepository {
       const [now, mins] = [`$${params.length - 1}`, `$${params.length}`];
       add((p) => `(CASE WHEN status = 'PENDING' AND expires_at IS NOT NULL AND expires_at + make_interval(mins => ${mins}::int) <= ${now}::timestamptz
                         THEN 'VOIDED' ELSE status END) = ANY(${p}::text[])`, f.status);
+      // The same rows, said so an index on status can find them: the status as of now differs from the
+      // stored one only for a stored PENDING (then VOIDED).
+      add((p) => `status = ANY(${p}::text[])`, f.status.includes('VOIDED') && !f.status.includes('PENDING') ? [...f.status, 'PENDING'] : f.status);
     } else if (f.status?.length) add((p) => `status = ANY(${p}::text[])`, f.status);
     if (f.currency?.length) add((p) => `currency = ANY(${p}::text[])`, f.currency);
     if (f.priceUsdFrom) add((p) => `price_usd >= ${p}::numeric`, renderAmount(f.priceUsdFrom));
@@ -164,15 +238,21 @@ export class InvoicesRepository {
                           AND pay.mode = invoices.mode AND pay.provider_id = regexp_replace(${p}, '^provider_', 'prov_'))`, f.providerId);
     }
     const whereSql = where.join(' AND ');
-    const countRows: Array<{ total: string }> = await m.query(`SELECT count(*)::text AS total FROM invoices WHERE ${whereSql}`, params);
-    const total = Number.parseInt(countRows[0].total, 10);
-    if (f.limit === 0 || f.offset >= total) return { rows: [], total };
-    const pageParams = [...params, f.limit, f.offset];
-    const rows: InvoiceRow[] = await m.query(
-      `SELECT ${INVOICE_COLUMNS} FROM invoices WHERE ${whereSql}
-        ORDER BY created_at DESC, id DESC LIMIT $${pageParams.length - 1} OFFSET $${pageParams.length}`,
-      pageParams,
+    params.push(f.startingAfter ?? null);
+    const cursor = `$${params.length}`;
+    const keyset = f.startingAfter !== undefined ? ` AND (created_at, id) < (SELECT created_at, id FROM cur)` : '';
+    params.push(f.limit + 1, f.offset);
+    const rows: Array<InvoiceRow & { total: string; cursor_found: number }> = await m.query(
+      `WITH cur AS (SELECT created_at, id FROM invoices WHERE id = ${cursor} AND organization_id = $1 AND mode = $2),
+            page AS (SELECT ${INVOICE_COLUMNS} FROM invoices WHERE ${whereSql}${keyset}
+                      ORDER BY created_at DESC, id DESC LIMIT $${params.length - 1} OFFSET $${params.length})
+       SELECT t.total, t.cursor_found, page.*
+         FROM (SELECT (SELECT count(*) FROM invoices WHERE ${whereSql})::text AS total, (SELECT count(*) FROM cur)::int AS cursor_found) t
+         LEFT JOIN page ON true`,
+      params,
     );
-    return { rows: rows.map(toRecord), total };
+    if (f.startingAfter !== undefined && rows[0].cursor_found === 0) return null;
+    const found = rows.filter((r) => r.id !== null);
+    return { rows: found.slice(0, f.limit).map(toRecord), total: Number.parseInt(rows[0].total, 10), hasMore: found.length > f.limit };
   }
 }

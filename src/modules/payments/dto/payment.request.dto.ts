@@ -46,6 +46,15 @@ export class ListPaymentsRequestDto {
   @IsOptional() @IsIn(['provider'], { each: true, message: '$property values must be among provider' }) @IsArray({ message: '$property must be an array' })
   expand?: string[];
 
+  @ApiPropertyOptional({
+    description: 'Cursor pagination: return the payments that come after this payment id (pass the last item of the previous page). '
+      + 'Keeps deep pages as fast as the first; total still counts every match. Combines with the filters (use the same ones on every page); '
+      + 'offset, if given, skips from the cursor. 400 when the id is not a payment of the caller\'s organization and mode.',
+    example: 'payment_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e01',
+  })
+  @IsOptional() @Length(1, 200) @IsString()
+  starting_after?: string;
+
   @LimitField()
   limit?: number;
 

@@ -18,6 +18,8 @@ export interface PaymentListFilter {
   priceUsdTo?: Amount;
   createdFrom?: Date;
   createdTo?: Date;
+  /** Cursor: the page starts after this id (the last item of the previous page); see listPage. */
+  startingAfter?: string;
   limit: number;
   offset: number;
 }
@@ -131,8 +133,13 @@ export class PaymentsRepository {
     return rows[0]?.provider_id ?? null;
   }
 
-  /** One page of the list, newest first, and the number of matches. */
-  async list(m: EntityManager, scope: Scope, f: PaymentListFilter): Promise<{ rows: PaymentRecord[]; total: number }> {
+  /**
+   * One page of the list, newest first, the number of matches and whether more follow, in one round
+   * trip. With `startingAfter` the page starts after that payment (keyset: (created_at, id) below the
+   * cursor's, an index range instead of skipping rows; offset then skips from there); total counts
+   * every match of the filters. Null when the cursor is not a payment of the scope.
+   */
+  async list(m: EntityManager, scope: Scope, f: PaymentListFilter): Promise<{ rows: PaymentRecord[]; total: number; hasMore: boolean } | null> {
     const params: unknown[] = [scope.organizationId, scope.mode];
     const where = ['organization_id = $1', 'mode = $2'];
     const add = (sql: (p: string) => string, value: unknown) => {
@@ -148,15 +155,21 @@ export class PaymentsRepository {
     if (f.createdFrom) add((p) => `created_at >= ${p}`, f.createdFrom);
     if (f.createdTo) add((p) => `created_at <= ${p}`, f.createdTo);
     const whereSql = where.join(' AND ');
-    const countRows: Array<{ total: string }> = await m.query(`SELECT count(*)::text AS total FROM payments WHERE ${whereSql}`, params);
-    const total = Number.parseInt(countRows[0].total, 10);
-    if (f.limit === 0 || f.offset >= total) return { rows: [], total };
-    const pageParams = [...params, f.limit, f.offset];
-    const rows: PaymentRow[] = await m.query(
-      `SELECT ${COLUMNS} FROM payments WHERE ${whereSql}
-        ORDER BY created_at DESC, id DESC LIMIT $${pageParams.length - 1} OFFSET $${pageParams.length}`,
-      pageParams,
+    params.push(f.startingAfter ?? null);
+    const cursor = `$${params.length}`;
+    const keyset = f.startingAfter !== undefined ? ` AND (created_at, id) < (SELECT created_at, id FROM cur)` : '';
+    params.push(f.limit + 1, f.offset);
+    const rows: Array<PaymentRow & { total: string; cursor_found: number }> = await m.query(
+      `WITH cur AS (SELECT created_at, id FROM payments WHERE id = ${cursor} AND organization_id = $1 AND mode = $2),
+            page AS (SELECT ${COLUMNS} FROM payments WHERE ${whereSql}${keyset}
+                      ORDER BY created_at DESC, id DESC LIMIT $${params.length - 1} OFFSET $${params.length})
+       SELECT t.total, t.cursor_found, page.*
+         FROM (SELECT (SELECT count(*) FROM payments WHERE ${whereSql})::text AS total, (SELECT count(*) FROM cur)::int AS cursor_found) t
+         LEFT JOIN page ON true`,
+      params,
     );
-    return { rows: rows.map(toRecord), total };
+    if (f.startingAfter !== undefined && rows[0].cursor_found === 0) return null;
+    const found = rows.filter((r) => r.id !== null);
+    return { rows: found.slice(0, f.limit).map(toRecord), total: Number.parseInt(rows[0].total, 10), hasMore: found.length > f.limit };
   }
 }

@@ -23,6 +23,20 @@ export class RatesRepository {
     return rows[0]?.id ?? null;
   }
 
+  /**
+   * Like snapshotIdAsOf, also saying for how long the answer holds: the snapshot in force at `at`
+   * stays in force from its taken_at until the next snapshot's taken_at (null: none yet), unless a
+   * new snapshot is imported into that interval. Null when `at` predates every snapshot.
+   */
+  async snapshotIntervalAt(m: EntityManager, at: Date): Promise<{ id: string; from: Date; until: Date | null } | null> {
+    const rows: Array<{ id: string; taken_at: Date; next_at: Date | null }> = await m.query(
+      `SELECT cur.id, cur.taken_at, (SELECT min(taken_at) FROM rate_snapshots WHERE taken_at > $1) AS next_at
+         FROM (SELECT id, taken_at FROM rate_snapshots WHERE taken_at <= $1 ORDER BY taken_at DESC, id DESC LIMIT 1) cur`,
+      [at],
+    );
+    return rows[0] ? { id: rows[0].id, from: rows[0].taken_at, until: rows[0].next_at } : null;
+  }
+
   async load(m: EntityManager, snapshotId: string): Promise<RateTable | null> {
     const cached = this.loaded.get(snapshotId);
     if (cached) return cached;

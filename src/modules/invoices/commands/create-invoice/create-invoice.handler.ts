@@ -75,6 +75,7 @@ export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceComman
       updatedAt: now,
     };
     const calculations = buildCalculationRecords(invoice, itemRecords, calculationLines(calc), now);
+    // The invoice, its items and its calculation lines are one statement; its event joins it in the transaction.
     await this.tx.run(async (m) => {
       await this.repo.insertInvoice(m, invoice, itemRecords, calculations);
       await this.events.created(m, scope, invoice);

@@ -33,15 +33,16 @@ export class GetInvoiceHandler implements IQueryHandler<GetInvoiceQuery> {
       if (Object.keys(refused).length) throw new ValidationFailedError(refused);
     }
     const m = this.tx.manager;
-    const stored = await this.repo.find(m, access, invoiceId);
-    if (!stored) throw new NotFoundError('invoice');
-    const invoice = this.clocks.current(stored);
-    const scope: Scope = { organizationId: invoice.organizationId as Scope['organizationId'], mode: invoice.mode };
     const want = withImpliedParents(expand);
+    const needItems = want.has('items') || summaryCurrency !== null;
+    // The invoice, its items and its calculation lines come back in one query.
+    const found = await this.repo.findWithParts(m, access, invoiceId, { items: needItems, calculations: want.has('calculations') });
+    if (!found) throw new NotFoundError('invoice');
+    const invoice = this.clocks.current(found.invoice);
+    const scope: Scope = { organizationId: invoice.organizationId as Scope['organizationId'], mode: invoice.mode };
     const view = invoiceView(invoice, payer, this.clocks.monitoringMinutes);
 
-    const needItems = want.has('items') || summaryCurrency !== null;
-    const items = needItems ? await this.repo.items(m, invoice) : [];
+    const items = found.items ?? [];
     if (want.has('items')) {
       const views = items.map(itemView);
       const withProduct = want.has('items.product');
@@ -68,7 +69,7 @@ export class GetInvoiceHandler implements IQueryHandler<GetInvoiceQuery> {
       }
       view.items = views;
     }
-    if (want.has('calculations')) view.calculations = (await this.repo.calculations(m, invoice)).map(calculationView);
+    if (found.calculations) view.calculations = found.calculations.map(calculationView);
     if (want.has('organization')) {
       const org = await this.repo.organization(m, invoice.organizationId);
       view.organization = { name: org?.name ?? '', image_url: org?.image_url ?? null };

@@ -1,6 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
+import { ValidationFailedError } from '../../../../shared/errors/domain-error';
 import { invoiceView } from '../../dto/invoice.views';
 import { InvoicesRepository } from '../../persistence/invoices.repository';
 import { InvoiceClocks } from '../../invoice-clocks.service';
@@ -16,13 +17,14 @@ export class ListInvoicesHandler implements IQueryHandler<ListInvoicesQuery> {
 
   async execute({ scope, filter }: ListInvoicesQuery): Promise<InvoicePage> {
     const now = this.clocks.now();
-    const { rows, total } = await this.repo.list(this.tx.manager, scope, filter, { now, monitoringMinutes: this.clocks.monitoringMinutes });
+    const page = await this.repo.list(this.tx.manager, scope, filter, { now, monitoringMinutes: this.clocks.monitoringMinutes });
+    if (!page) throw new ValidationFailedError({ starting_after: 'is not an invoice of this organization and mode' });
     return {
-      items: rows.map((r) => invoiceView(this.clocks.current(r, now), false, this.clocks.monitoringMinutes)),
-      total,
+      items: page.rows.map((r) => invoiceView(this.clocks.current(r, now), false, this.clocks.monitoringMinutes)),
+      total: page.total,
       limit: filter.limit,
       offset: filter.offset,
-      has_more: filter.offset + rows.length < total,
+      has_more: page.hasMore,
     };
   }
 }

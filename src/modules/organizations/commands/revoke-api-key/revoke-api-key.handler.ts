@@ -4,6 +4,8 @@ import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { NotFoundError, ValidationFailedError } from '../../../../shared/errors/domain-error';
 import { Clock } from '../../../../shared/time/clock';
 import { DISPLAY_PREFIX_LENGTH, hashApiKey, modeOfKey } from '../../domain/api-key';
+import { DbNotifications } from '../../../../shared/db/notifications';
+import { API_KEYS_CHANGED, ApiKeyCache } from '../../persistence/api-key-cache';
 import { OrganizationsRepository } from '../../persistence/organizations.repository';
 import { RevokeApiKeyCommand, RevokedKeys } from './revoke-api-key.command';
 
@@ -13,6 +15,8 @@ export class RevokeApiKeyHandler implements ICommandHandler<RevokeApiKeyCommand>
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(OrganizationsRepository) private readonly repo: OrganizationsRepository,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(DbNotifications) private readonly notifications: DbNotifications,
+    @Inject(ApiKeyCache) private readonly cache: ApiKeyCache,
   ) {}
 
   async execute({ keyOrPrefix }: RevokeApiKeyCommand): Promise<RevokedKeys> {
@@ -21,8 +25,13 @@ export class RevokeApiKeyHandler implements ICommandHandler<RevokeApiKeyCommand>
     if (!isFullKey && text.length !== DISPLAY_PREFIX_LENGTH) {
       throw new ValidationFailedError({ key: `must be a full key or its ${DISPLAY_PREFIX_LENGTH}-character display prefix` });
     }
-    const revoked = await this.tx.run((m) =>
-      this.repo.revoke(m, isFullKey ? hashApiKey(text) : null, isFullKey ? null : text, this.clock.now()));
+    // Every process drops its cached keys when this commits; the answer waits until the news is out.
+    const revoked = await this.notifications.broadcast(API_KEYS_CHANGED, (payload) => this.tx.run(async (m) => {
+      const keys = await this.repo.revoke(m, isFullKey ? hashApiKey(text) : null, isFullKey ? null : text, this.clock.now());
+      if (keys.length) await this.notifications.notify(m, API_KEYS_CHANGED, payload);
+      return keys;
+    }));
+    this.cache.clear();
     if (!revoked.length) throw new NotFoundError('active API key', 'api_key_not_found');
     return { revoked: revoked.map((k) => ({ id: k.id, prefix: k.prefix, organization_id: k.organizationId })) };
   }

@@ -3,6 +3,7 @@ import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import type { CallerContext } from '../../../../shared/auth/request-context';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { hashApiKey } from '../../domain/api-key';
+import { ApiKeyCache } from '../../persistence/api-key-cache';
 import { OrganizationsRepository } from '../../persistence/organizations.repository';
 import { ResolveApiKeyQuery } from './resolve-api-key.query';
 
@@ -11,9 +12,16 @@ export class ResolveApiKeyHandler implements IQueryHandler<ResolveApiKeyQuery> {
   constructor(
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(OrganizationsRepository) private readonly repo: OrganizationsRepository,
+    @Inject(ApiKeyCache) private readonly cache: ApiKeyCache,
   ) {}
 
-  execute({ key }: ResolveApiKeyQuery): Promise<CallerContext | null> {
-    return this.repo.resolveKey(this.tx.manager, hashApiKey(key));
+  async execute({ key }: ResolveApiKeyQuery): Promise<CallerContext | null> {
+    const hash = hashApiKey(key);
+    const cached = this.cache.get(hash);
+    if (cached) return cached;
+    const ticket = this.cache.ticket();
+    const caller = await this.repo.resolveKey(this.tx.manager, hash);
+    if (caller) this.cache.set(hash, caller, ticket);
+    return caller;
   }
 }

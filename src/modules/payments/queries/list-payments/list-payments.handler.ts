@@ -1,6 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
+import { ValidationFailedError } from '../../../../shared/errors/domain-error';
 import { PaymentPage, paymentView } from '../../dto/payment.views';
 import { PaymentsRepository } from '../../persistence/payments.repository';
 import { expandProviders } from '../payment-expansion';
@@ -15,9 +16,10 @@ export class ListPaymentsHandler implements IQueryHandler<ListPaymentsQuery> {
   ) {}
 
   async execute({ scope, filter, expand }: ListPaymentsQuery): Promise<PaymentPage> {
-    const { rows, total } = await this.repo.list(this.tx.manager, scope, filter);
-    const items = rows.map((r) => paymentView(r, false));
+    const page = await this.repo.list(this.tx.manager, scope, filter);
+    if (!page) throw new ValidationFailedError({ starting_after: 'is not a payment of this organization and mode' });
+    const items = page.rows.map((r) => paymentView(r, false));
     if (expand.includes('provider')) await expandProviders(this.queries, scope, items);
-    return { items, total, limit: filter.limit, offset: filter.offset, has_more: filter.offset + rows.length < total };
+    return { items, total: page.total, limit: filter.limit, offset: filter.offset, has_more: page.hasMore };
   }
 }

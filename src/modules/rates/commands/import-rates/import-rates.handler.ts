@@ -1,5 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { DbNotifications } from '../../../../shared/db/notifications';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { ValidationFailedError } from '../../../../shared/errors/domain-error';
 import { newId } from '../../../../shared/ids/ids';
@@ -8,6 +9,7 @@ import { Clock } from '../../../../shared/time/clock';
 import { formatTimestamp } from '../../../../shared/time/time';
 import { completeSnapshot, SnapshotFileError } from '../../domain/rate-table';
 import { RatesRepository } from '../../persistence/rates.repository';
+import { RatesAsOfHandler, RATES_CHANGED } from '../../queries/rates-as-of/rates-as-of.handler';
 import { ImportedRates, ImportRatesCommand } from './import-rates.command';
 
 @CommandHandler(ImportRatesCommand)
@@ -16,10 +18,12 @@ export class ImportRatesHandler implements ICommandHandler<ImportRatesCommand> {
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(RatesRepository) private readonly repo: RatesRepository,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(DbNotifications) private readonly notifications: DbNotifications,
+    @Inject(RatesAsOfHandler) private readonly ratesAsOf: RatesAsOfHandler,
   ) {}
 
   async execute({ snapshot }: ImportRatesCommand): Promise<ImportedRates> {
-    return this.tx.run(async (m) => {
+    const imported = await this.notifications.broadcast(RATES_CHANGED, (payload) => this.tx.run(async (m) => {
       const previousId = await this.repo.snapshotIdAsOf(m, snapshot.takenAt);
       const previous = previousId ? await this.repo.load(m, previousId) : null;
       let usd;
@@ -31,6 +35,8 @@ export class ImportRatesHandler implements ICommandHandler<ImportRatesCommand> {
       }
       const id = newId('rates');
       await this.repo.insert(m, id, snapshot.takenAt, snapshot.source, this.clock.now(), usd);
+      // Every process forgets which snapshot is current when this commits.
+      await this.notifications.notify(m, RATES_CHANGED, payload);
       return {
         id,
         taken_at: formatTimestamp(snapshot.takenAt),
@@ -38,6 +44,8 @@ export class ImportRatesHandler implements ICommandHandler<ImportRatesCommand> {
         currencies: CURRENCIES.length,
         carried_over: CURRENCIES.filter((c) => !snapshot.rates[c]),
       };
-    });
+    }));
+    this.ratesAsOf.forget();
+    return imported;
   }
 }

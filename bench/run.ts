@@ -1,0 +1,377 @@
+/**
+ * The benchmark: the service against the raw floor, in one run.
+ *
+ *   npm run bench                 1,000,000 invoices, 20 s per scenario
+ *   npm run bench -- --quick      100,000 invoices, 5 s per scenario (a few minutes)
+ *   options: --invoices N --duration S --connections C --workers W --log-level L --keep-db --database-url URL
+ *            --service PATH (another build's dist/src/main.js, to compare two versions on one data set)
+ *
+ * 1. Creates its own database (ipa_bench_...) on DATABASE_URL's server (default
+ *    postgres://postgres@127.0.0.1:5432/postgres), runs the migrations and seeds it with SQL that
+ *    matches the schema: invoices over 100 organizations with items and calculations, two payments
+ *    per invoice, and one organization with 1,000,000 payments for the dashboard (when the analytics
+ *    module is there).
+ * 2. Starts the built service in production mode (NODE_ENV=production, rate limits off so the load
+ *    is not refused, pool of 20, WEB_CONCURRENCY=W when given) and the raw floor (bench/floor-server.ts:
+ *    node:http + pg pool of 20 running the service's own create and read SQL).
+ * 3. Drives each scenario with autocannon from a separate process (bench/load.ts) at 16 connections;
+ *    floor and service alternate in rounds (2.5 s quick, 5 s full) and each side's rounds are merged. Samples the resident memory of every service process.
+ * 4. Prints a table, writes bench/results/<time>.json and bench/results/latest.json (figures and the
+ *    machine's facts) and, as the last line, one JSON object with the figures the targets are about.
+ */
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { readFileSync, writeFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { cpus, loadavg, totalmem, hostname, release } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { dataSourceOptions, migrate } from '../src/shared/db/data-source';
+import { explainLists, ExplainedFilter } from './explain';
+import { LoadResult, LoadSpec, percentile } from './load';
+import { seedInvoices } from './seed-invoices';
+import { DASHBOARD_ORG, seedPayments, withRollupsRebuiltAfter } from './seed-payments';
+
+const argv = process.argv.slice(2);
+const flag = (name: string) => argv.includes(`--${name}`);
+const opt = (name: string, fallback: string) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : fallback;
+};
+const ROOT = join(__dirname, '..', '..');
+const MAIN = opt('service', join(ROOT, 'dist', 'src', 'main.js'));
+const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+const FLOOR = join(__dirname, 'floor-server.js');
+const LOAD = join(__dirname, 'load.js');
+const RESULTS = join(ROOT, 'bench', 'results');
+const ORG = 'org_bench_042';
+/** Lists are measured on another organization, so the invoices the create scenario adds do not change them. */
+const LIST_ORG = 'org_bench_007';
+
+const quick = flag('quick');
+const invoices = Number.parseInt(opt('invoices', quick ? '100000' : '1000000'), 10);
+const payments = invoices * 2;
+const dashboardPayments = Number.parseInt(opt('dashboard-payments', '1000000'), 10);
+const duration = Number.parseInt(opt('duration', quick ? '5' : '20'), 10);
+const connections = Number.parseInt(opt('connections', '16'), 10);
+const workers = opt('workers', '');
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+interface Row {
+  name: string;
+  result: LoadResult | null;
+  floor?: LoadResult | null;
+  note?: string;
+}
+
+function withDatabase(serverUrl: string, database: string): string {
+  const url = new URL(serverUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+async function admin(serverUrl: string, sql: string): Promise<void> {
+  const c = new Client({ connectionString: serverUrl });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = require('node:net').createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = s.address().port as number;
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+async function waitFor(url: string, headers: Record<string, string>, child: ChildProcess, what: string): Promise<void> {
+  const until = Date.now() + 120_000;
+  while (Date.now() < until) {
+    if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(url, { headers });
+      if (res.status < 500) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${what} did not start`);
+}
+
+function createKey(databaseUrl: string, org: string): string {
+  const out = execFileSync(process.execPath, [CLI, 'key:create', '--org', org, '--mode', 'test'], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'production', LOG_LEVEL: 'warn' },
+    encoding: 'utf8',
+  });
+  const key = (JSON.parse(out) as { key?: string }).key;
+  if (!key) throw new Error(`no key in CLI output: ${out}`);
+  return key;
+}
+
+/** Every process of the tree under pid (the service and its workers). */
+function processTree(pid: number): number[] {
+  const out = [pid];
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+      if (children) for (const c of children.split(/\s+/)) out.push(...processTree(Number(c)));
+    }
+  } catch {
+    // gone
+  }
+  return out;
+}
+
+function rssMb(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [LOAD, JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (c) => { out += c; });
+    child.on('exit', (code) => {
+      if (code !== 0) reject(new Error(`load process exited with ${code}`));
+      else resolve(JSON.parse(out.trim().split('\n').pop() ?? '{}') as LoadResult);
+    });
+  });
+}
+
+const fmt = (n: number | null | undefined, digits = 1) => (n === null || n === undefined ? '-' : n.toFixed(digits));
+
+async function main(): Promise<void> {
+  const startedAt = new Date();
+  const loadAtStart = loadavg().map((l) => round(l, 2));
+  // The checkout being measured, read before anything runs (HEAD may move while a long run goes on).
+  let commit = 'unknown';
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+  } catch {
+    // not a checkout
+  }
+  const serverUrl = opt('database-url', process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  const dbName = `ipa_bench_${Date.now().toString(36)}`;
+  await admin(serverUrl, `CREATE DATABASE "${dbName}"`);
+  const databaseUrl = withDatabase(serverUrl, dbName);
+  log(`database ${dbName}; ${invoices} invoices, ${payments} payments, ${duration} s per scenario at ${connections} connections`);
+  const children: ChildProcess[] = [];
+  const cleanup = async () => {
+    for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 500));
+    if (!flag('keep-db')) await admin(serverUrl, `DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => undefined);
+  };
+  try {
+    // 1. Schema and data.
+    const ds = new DataSource({ ...dataSourceOptions(databaseUrl, 4), entities: [] });
+    await ds.initialize();
+    await migrate(ds);
+    const analytics = (await ds.query(`SELECT 1 FROM pg_proc WHERE proname = 'analytics_rebuild'`)).length > 0;
+    const outbox = (await ds.query(`SELECT 1 FROM pg_tables WHERE tablename = 'events'`)).length > 0;
+    const seedStart = Date.now();
+    await withRollupsRebuiltAfter(ds, analytics ? [DASHBOARD_ORG] : [], async () => {
+      await seedInvoices(ds, invoices, log);
+      await seedPayments(ds, payments, invoices, analytics ? dashboardPayments : 0, log);
+    }, log);
+    const seedSeconds = (Date.now() - seedStart) / 1000;
+    const pgVersion = (await ds.query('SHOW server_version'))[0].server_version as string;
+    const readIds: string[] = (await ds.query(
+      `SELECT id FROM invoices WHERE organization_id = $1 AND mode = 'test' ORDER BY created_at DESC, id DESC LIMIT 1000`, [ORG])).map((r: { id: string }) => r.id);
+    const orgInvoices = Number((await ds.query(`SELECT count(*)::int AS n FROM invoices WHERE organization_id = $1 AND mode = 'test'`, [LIST_ORG]))[0].n);
+    const depth = Math.min(5000, Math.floor(orgInvoices * 0.8));
+    const deepCursor: string = (await ds.query(
+      `SELECT id FROM invoices WHERE organization_id = $1 AND mode = 'test' ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1`, [LIST_ORG, depth - 1]))[0].id;
+    await ds.destroy();
+    log(`seeded in ${seedSeconds.toFixed(0)} s; ${orgInvoices} test invoices in ${LIST_ORG}; deep page at ${depth}`);
+
+    const key = createKey(databaseUrl, ORG);
+    const listHeaders = { authorization: `Bearer ${createKey(databaseUrl, LIST_ORG)}` };
+    const dashKey = analytics ? createKey(databaseUrl, DASHBOARD_ORG) : null;
+
+    // 2. The service and the floor.
+    const port = await freePort();
+    const floorPort = await freePort();
+    const serviceEnv: Record<string, string> = {
+      ...process.env as Record<string, string>,
+      NODE_ENV: 'production', DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1',
+      RATE_LIMIT_ENABLED: 'false', DB_POOL_SIZE: '20', LOG_LEVEL: opt('log-level', 'info'),
+    };
+    if (workers) serviceEnv.WEB_CONCURRENCY = workers;
+    const service = spawn(process.execPath, [MAIN], { env: serviceEnv, stdio: ['ignore', 'ignore', 'inherit'] });
+    children.push(service);
+    const floor = spawn(process.execPath, [FLOOR], {
+      env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(floorPort), FLOOR_ORG: ORG, FLOOR_MODE: 'test', FLOOR_POOL: '20', FLOOR_EVENTS: outbox ? '1' : '0' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    children.push(floor);
+    // Production refuses plain HTTP unless a trusted proxy (loopback) says the client used TLS.
+    const headers = { 'content-type': 'application/json', 'x-forwarded-proto': 'https', authorization: `Bearer ${key}` };
+    await waitFor(`http://127.0.0.1:${port}/health`, headers, service, 'service');
+    await waitFor(`http://127.0.0.1:${floorPort}/`, {}, floor, 'floor');
+
+    let peakRss = 0;
+    const sampler = setInterval(() => {
+      for (const pid of processTree(service.pid!)) peakRss = Math.max(peakRss, rssMb(pid));
+    }, 250);
+
+    const svc = (path: string | string[], bodies: unknown[], seconds = duration, extraHeaders: Record<string, string> = {}): LoadSpec => ({
+      url: `http://127.0.0.1:${port}`, method: 'POST', headers: { ...headers, ...extraHeaders },
+      paths: Array.isArray(path) ? path : [path], bodies: bodies.map((b) => JSON.stringify(b)), connections, durationSeconds: seconds,
+    });
+    const flr = (path: string | string[], bodies: unknown[], seconds = duration): LoadSpec => ({
+      url: `http://127.0.0.1:${floorPort}`, method: 'POST', headers: { 'content-type': 'application/json' },
+      paths: Array.isArray(path) ? path : [path], bodies: bodies.map((b) => JSON.stringify(b)), connections, durationSeconds: seconds,
+    });
+    const createBodies = Array.from({ length: 100 }, (_, i) => ({
+      items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: `${10 + i}.50` }], customer_email: `payer${i}@example.com`, metadata: { order_id: `bench-${i}` },
+    }));
+    const readPaths = readIds.map((id) => `/invoices/${id}`);
+    const readBody = [{ expand: ['items', 'calculations'] }];
+
+    // Warm-up (not measured): JIT, pools, caches.
+    log('warming up');
+    const warm = Math.min(3, duration);
+    await runLoad(flr('/invoices/create', createBodies, warm));
+    await runLoad(svc('/invoices/create', createBodies, warm));
+    await runLoad(flr(readPaths, readBody, warm));
+    await runLoad(svc(readPaths, readBody, warm));
+
+    const rows: Row[] = [];
+    /** Runs with a floor alternate in rounds (floor, service, floor, service...) so both see the same machine. */
+    const rounds = Math.max(1, Math.round(duration / (quick ? 2.5 : 5)));
+    const merge = (parts: LoadResult[]): LoadResult => {
+      const all = parts.flatMap((p) => p.latencies ?? []).sort((a, b) => a - b);
+      const requests = parts.reduce((n, p) => n + p.requests, 0);
+      const seconds = parts.reduce((n, p) => n + p.duration_s, 0);
+      return {
+        rps: requests / seconds, requests, p50: percentile(all, 50), p95: percentile(all, 95), p99: percentile(all, 99), max: all[all.length - 1] ?? 0,
+        non2xx: parts.reduce((n, p) => n + p.non2xx, 0), errors: parts.reduce((n, p) => n + p.errors, 0), timeouts: parts.reduce((n, p) => n + p.timeouts, 0),
+        sample_failure: parts.find((p) => p.sample_failure)?.sample_failure ?? null, duration_s: seconds,
+      };
+    };
+    const measure = async (name: string, spec: LoadSpec, floorSpec?: LoadSpec, note?: string) => {
+      let floorResult: LoadResult | undefined;
+      let result: LoadResult;
+      if (floorSpec) {
+        const slice = duration / rounds;
+        const f: LoadResult[] = [];
+        const s: LoadResult[] = [];
+        for (let r = 0; r < rounds; r++) {
+          log(`floor: ${name} (round ${r + 1}/${rounds})`);
+          f.push(await runLoad({ ...floorSpec, durationSeconds: slice, raw: true }));
+          log(`service: ${name} (round ${r + 1}/${rounds})`);
+          s.push(await runLoad({ ...spec, durationSeconds: slice, raw: true }));
+        }
+        floorResult = merge(f);
+        result = merge(s);
+      } else {
+        log(`service: ${name}`);
+        result = await runLoad(spec);
+      }
+      rows.push({ name, result, floor: floorResult, note });
+      if (result.sample_failure) log(`  failures in ${name}: ${result.sample_failure}`);
+      return result;
+    };
+    const create = await measure('invoice create', svc('/invoices/create', createBodies), flr('/invoices/create', createBodies));
+    const read = await measure('invoice read (items, calculations)', svc(readPaths, readBody), flr(readPaths, readBody));
+    const listFilter = { status: ['PENDING', 'COMPLETED'], price_usd_from: '10', price_usd_to: '900', limit: 20 };
+    const list = await measure('invoice list, filtered, first page', svc('/invoices/list', [listFilter], duration, listHeaders));
+    const deep = await measure(`invoice list, page at ${depth} (starting_after)`, svc('/invoices/list', [{ limit: 20, starting_after: deepCursor }], duration, listHeaders));
+    await measure(`invoice list, page at ${depth} (offset)`, svc('/invoices/list', [{ limit: 20, offset: depth }], duration, listHeaders), undefined, 'for comparison');
+    const paymentsList = await measure('payments list, first page', svc('/payments', [{ limit: 20 }], duration, listHeaders));
+    await measure('quote (USD -> BITCOIN)', svc('/pay/quote', [{ currency: 'BITCOIN', items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '125.00' }] }]));
+    let dash30: LoadResult | null = null;
+    let dash365: LoadResult | null = null;
+    const dashHeaders: Record<string, string> = dashKey ? { authorization: `Bearer ${dashKey}` } : {};
+    const probe = dashKey
+      ? await fetch(`http://127.0.0.1:${port}/analytics/dashboard`, { method: 'POST', headers: { ...headers, ...dashHeaders }, body: JSON.stringify({ period: 'last_30_days' }) })
+      : null;
+    if (probe && probe.status === 200) {
+      dash30 = await measure('dashboard last_30_days', svc('/analytics/dashboard', [{ period: 'last_30_days' }], duration, dashHeaders));
+      dash365 = await measure(`dashboard last_365_days (${dashboardPayments} payments)`, svc('/analytics/dashboard', [{ period: 'last_365_days' }], duration, dashHeaders));
+    } else {
+      const why = 'not measured: the analytics dashboard is not in this build';
+      rows.push({ name: 'dashboard last_30_days', result: null, note: why }, { name: 'dashboard last_365_days', result: null, note: why });
+    }
+    clearInterval(sampler);
+
+    // The plans of every list filter on this data (after the load, so they do not disturb it).
+    let plans: ExplainedFilter[] = [];
+    const pc = new Client({ connectionString: databaseUrl });
+    await pc.connect();
+    try {
+      plans = await explainLists(pc, LIST_ORG, 'test');
+    } finally {
+      await pc.end();
+    }
+
+    // 3. Report.
+    const errors = rows.reduce((n, r) => n + (r.result ? r.result.non2xx + r.result.errors + r.result.timeouts : 0), 0);
+    const lines = [
+      `| scenario | req/s | p50 ms | p99 ms | errors | floor req/s | floor p99 ms | ratio |`,
+      `|---|---:|---:|---:|---:|---:|---:|---:|`,
+      ...rows.map((r) => {
+        const e = r.result ? r.result.non2xx + r.result.errors + r.result.timeouts : null;
+        const ratio = r.result && r.floor ? (r.result.rps / r.floor.rps).toFixed(2) : '-';
+        return `| ${r.name}${r.note ? ` (${r.note})` : ''} | ${fmt(r.result?.rps, 0)} | ${fmt(r.result?.p50)} | ${fmt(r.result?.p99)} | ${e ?? '-'} | ${fmt(r.floor?.rps, 0)} | ${fmt(r.floor?.p99)} | ${ratio} |`;
+      }),
+    ];
+    const summary = {
+      create_rps: round(create.rps), create_floor_rps: round(rows[0].floor!.rps), create_ratio: round(create.rps / rows[0].floor!.rps, 2),
+      read_rps: round(read.rps), read_floor_rps: round(rows[1].floor!.rps), read_ratio: round(read.rps / rows[1].floor!.rps, 2),
+      list_p99_ms: list.p99, list_deep_p99_ms: deep.p99,
+      dashboard_365_p95_ms: dash365 ? dash365.p95 : null,
+      rss_mb: round(peakRss),
+      errors,
+    };
+    const machine = {
+      hostname: hostname(), cpus: cpus().length, cpu_model: cpus()[0]?.model ?? 'unknown', memory_gb: round(totalmem() / 2 ** 30, 1),
+      kernel: release(), node: process.version, postgres: pgVersion, load_average_at_start: loadAtStart,
+    };
+    const record = {
+      started_at: startedAt.toISOString(), finished_at: new Date().toISOString(), commit, quick,
+      settings: { service: MAIN, floor_records_events: outbox, rounds, invoices, payments, dashboard_payments: analytics ? dashboardPayments : null, duration_s: duration, connections, workers: workers || '1 (WEB_CONCURRENCY unset)', log_level: serviceEnv.LOG_LEVEL, deep_page_at: depth },
+      machine: { ...machine, load_average_at_end: loadavg().map((l) => round(l, 2)) },
+      seed_seconds: round(seedSeconds),
+      scenarios: rows.map((r) => ({ name: r.name, note: r.note ?? null, service: r.result, floor: r.floor ?? null })),
+      table: lines.join('\n'),
+      list_plans: plans,
+      summary,
+      dashboard_note: dash365 ? null : 'dashboard figures are null: the analytics dashboard is not in this build',
+    };
+    mkdirSync(RESULTS, { recursive: true });
+    const file = join(RESULTS, `${startedAt.toISOString().replace(/[:.]/g, '-')}${quick ? '-quick' : ''}${argv.includes('--service') ? '-other-build' : ''}.json`);
+    writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
+    // latest*.json describes this checkout's own build only.
+    if (!argv.includes('--service')) writeFileSync(join(RESULTS, quick ? 'latest-quick.json' : 'latest.json'), `${JSON.stringify(record, null, 2)}\n`);
+    const planLines = plans.map((p) => `  ${p.list} / ${p.filter}: ${p.total} matches; count ${p.count_ms} ms [${p.count_plan.join(', ')}]; page ${p.page_ms} ms [${p.page_plan.join(', ')}]`);
+    process.stdout.write(`\nEXPLAIN ANALYZE of the list filters (${LIST_ORG}, test):\n${planLines.join('\n')}\n`);
+    process.stdout.write(`\n${lines.join('\n')}\n\npeak RSS of one service process: ${fmt(peakRss)} MB; results in ${file}\n`);
+    if (!dash365) process.stdout.write('dashboard_365_p95_ms is null: the analytics dashboard is not in this build\n');
+    process.stdout.write(`${JSON.stringify(summary)}\n`);
+  } finally {
+    await cleanup();
+  }
+}
+
+function round(n: number, digits = 0): number {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+}
+
+main().then(() => process.exit(0)).catch((e) => {
+  process.stderr.write(`${(e as Error).stack ?? e}\n`);
+  process.exit(1);
+});
