@@ -45,7 +45,7 @@ export class Api {
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
     }
-    const res = await fetch(`${this.base}${path}`, { method, headers, body: body as BodyInit | undefined });
+    const res = await fetch(`${this.base}${path}`, { method, headers, body: body as RequestInit['body'] });
     const text = await res.text();
     let parsed: unknown = text;
     try {

@@ -16,6 +16,8 @@ export interface Simulated {
   status: string;
   created: boolean;
   invoice: { id: string; status: string; substatus: string | null; previous_status: string };
+  confirmations?: number | null;
+  required_confirmations?: number | null;
 }
 
 export async function pay(api: Api, body: Record<string, unknown>): Promise<Simulated> {

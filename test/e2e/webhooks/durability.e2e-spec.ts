@@ -175,7 +175,7 @@ describe('webhook durability', () => {
       const errorOf = async (id: string) => {
         for (let i = 0; i < 100; i++) {
           const items = expectSuccess(await guardedApi.post(`/webhooks/${id}/attempts`, {})).items;
-          if (items.length) return [...new Set(items.map((a: any) => JSON.stringify([a.succeeded, a.error])))].map((t) => JSON.parse(t));
+          if (items.length) return [...new Set<string>(items.map((a: any) => JSON.stringify([a.succeeded, a.error])))].map((t) => JSON.parse(t));
           await sleep(100);
         }
         throw new Error(`no attempt for ${id}`);
