@@ -1,3 +1,4 @@
+import { keysetPage } from '../../../shared/db/keyset-page';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
@@ -237,22 +238,10 @@ export class InvoicesRepository {
       add((p) => `EXISTS (SELECT 1 FROM payments pay WHERE pay.invoice_id = invoices.id AND pay.organization_id = invoices.organization_id
                           AND pay.mode = invoices.mode AND pay.provider_id = regexp_replace(${p}, '^provider_', 'prov_'))`, f.providerId);
     }
-    const whereSql = where.join(' AND ');
-    params.push(f.startingAfter ?? null);
-    const cursor = `$${params.length}`;
-    const keyset = f.startingAfter !== undefined ? ` AND (created_at, id) < (SELECT created_at, id FROM cur)` : '';
-    params.push(f.limit + 1, f.offset);
-    const rows: Array<InvoiceRow & { total: string; cursor_found: number }> = await m.query(
-      `WITH cur AS (SELECT created_at, id FROM invoices WHERE id = ${cursor} AND organization_id = $1 AND mode = $2),
-            page AS (SELECT ${INVOICE_COLUMNS} FROM invoices WHERE ${whereSql}${keyset}
-                      ORDER BY created_at DESC, id DESC LIMIT $${params.length - 1} OFFSET $${params.length})
-       SELECT t.total, t.cursor_found, page.*
-         FROM (SELECT (SELECT count(*) FROM invoices WHERE ${whereSql})::text AS total, (SELECT count(*) FROM cur)::int AS cursor_found) t
-         LEFT JOIN page ON true`,
-      params,
-    );
-    if (f.startingAfter !== undefined && rows[0].cursor_found === 0) return null;
-    const found = rows.filter((r) => r.id !== null);
-    return { rows: found.slice(0, f.limit).map(toRecord), total: Number.parseInt(rows[0].total, 10), hasMore: found.length > f.limit };
+    const page = await keysetPage<InvoiceRow>(m, {
+      table: 'invoices', columns: INVOICE_COLUMNS, where: where.join(' AND '), params,
+      limit: f.limit, offset: f.offset, startingAfter: f.startingAfter,
+    });
+    return page && { ...page, rows: page.rows.map(toRecord) };
   }
 }

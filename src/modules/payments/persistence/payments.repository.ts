@@ -1,3 +1,4 @@
+import { keysetPage } from '../../../shared/db/keyset-page';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
@@ -154,22 +155,10 @@ export class PaymentsRepository {
     if (f.priceUsdTo) add((p) => `price_usd <= ${p}::numeric`, renderAmount(f.priceUsdTo));
     if (f.createdFrom) add((p) => `created_at >= ${p}`, f.createdFrom);
     if (f.createdTo) add((p) => `created_at <= ${p}`, f.createdTo);
-    const whereSql = where.join(' AND ');
-    params.push(f.startingAfter ?? null);
-    const cursor = `$${params.length}`;
-    const keyset = f.startingAfter !== undefined ? ` AND (created_at, id) < (SELECT created_at, id FROM cur)` : '';
-    params.push(f.limit + 1, f.offset);
-    const rows: Array<PaymentRow & { total: string; cursor_found: number }> = await m.query(
-      `WITH cur AS (SELECT created_at, id FROM payments WHERE id = ${cursor} AND organization_id = $1 AND mode = $2),
-            page AS (SELECT ${COLUMNS} FROM payments WHERE ${whereSql}${keyset}
-                      ORDER BY created_at DESC, id DESC LIMIT $${params.length - 1} OFFSET $${params.length})
-       SELECT t.total, t.cursor_found, page.*
-         FROM (SELECT (SELECT count(*) FROM payments WHERE ${whereSql})::text AS total, (SELECT count(*) FROM cur)::int AS cursor_found) t
-         LEFT JOIN page ON true`,
-      params,
-    );
-    if (f.startingAfter !== undefined && rows[0].cursor_found === 0) return null;
-    const found = rows.filter((r) => r.id !== null);
-    return { rows: found.slice(0, f.limit).map(toRecord), total: Number.parseInt(rows[0].total, 10), hasMore: found.length > f.limit };
+    const page = await keysetPage<PaymentRow>(m, {
+      table: 'payments', columns: COLUMNS, where: where.join(' AND '), params,
+      limit: f.limit, offset: f.offset, startingAfter: f.startingAfter,
+    });
+    return page && { ...page, rows: page.rows.map(toRecord) };
   }
 }

@@ -1,0 +1,43 @@
+import type { EntityManager } from 'typeorm';
+
+export interface KeysetPageRequest {
+  /** Table with `id`, `created_at`, `organization_id` and `mode`. */
+  table: string;
+  columns: string;
+  /** WHERE clause; `$1` is the organization and `$2` the mode, followed by `params`' other entries. */
+  where: string;
+  params: unknown[];
+  limit: number;
+  offset: number;
+  startingAfter?: string;
+}
+
+export interface KeysetPage<R> {
+  rows: R[];
+  total: number;
+  hasMore: boolean;
+}
+
+/**
+ * One round trip for a list page, newest first: the total of matches, the page (after the
+ * `starting_after` row when given, then `offset`), and whether more follow. Null when the cursor id
+ * is not in the caller's organization and mode.
+ */
+export async function keysetPage<R extends { id: string | null }>(m: EntityManager, q: KeysetPageRequest): Promise<KeysetPage<R> | null> {
+  const params = [...q.params, q.startingAfter ?? null];
+  const cursor = `$${params.length}`;
+  const keyset = q.startingAfter !== undefined ? ` AND (created_at, id) < (SELECT created_at, id FROM cur)` : '';
+  params.push(q.limit + 1, q.offset);
+  const rows: Array<R & { total: string; cursor_found: number }> = await m.query(
+    `WITH cur AS (SELECT created_at, id FROM ${q.table} WHERE id = ${cursor} AND organization_id = $1 AND mode = $2),
+          page AS (SELECT ${q.columns} FROM ${q.table} WHERE ${q.where}${keyset}
+                    ORDER BY created_at DESC, id DESC LIMIT $${params.length - 1} OFFSET $${params.length})
+     SELECT t.total, t.cursor_found, page.*
+       FROM (SELECT (SELECT count(*) FROM ${q.table} WHERE ${q.where})::text AS total, (SELECT count(*) FROM cur)::int AS cursor_found) t
+       LEFT JOIN page ON true`,
+    params,
+  );
+  if (q.startingAfter !== undefined && rows[0].cursor_found === 0) return null;
+  const found = rows.filter((r) => r.id !== null);
+  return { rows: found.slice(0, q.limit), total: Number.parseInt(rows[0].total, 10), hasMore: found.length > q.limit };
+}
