@@ -1,5 +1,5 @@
 import { DynamicModule, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
-import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Logger } from 'pino';
@@ -7,7 +7,6 @@ import { AnalyticsModule } from './modules/analytics/analytics.module';
 import { EventsModule } from './modules/events/events.module';
 import { FilesModule } from './modules/files/files.module';
 import { HealthModule } from './modules/health/health.module';
-import { MetricsMiddleware } from './modules/health/metrics';
 import { InvoicesModule } from './modules/invoices/invoices.module';
 import { OrganizationsModule } from './modules/organizations/organizations.module';
 import { PaymentsModule } from './modules/payments/payments.module';
@@ -19,13 +18,11 @@ import { TestClockModule } from './modules/test-clock/test-clock.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
 import { AppConfig } from './shared/config/app-config';
 import { dataSourceOptions } from './shared/db/data-source';
-import { EnvelopeInterceptor } from './shared/http/envelope.interceptor';
 import { EnvelopeExceptionFilter } from './shared/http/exception.filter';
-import { HttpsOnlyMiddleware, JsonBodyMiddleware, RequestContextMiddleware } from './shared/http/middleware';
+import { HttpsOnlyMiddleware, JsonBodyMiddleware } from './shared/http/middleware';
 import { StorableTextPipe } from './shared/http/text-safety';
 import { createValidationPipe } from './shared/http/validation';
 import { KernelModule } from './shared/kernel.module';
-import { RequestLogMiddleware, ROOT_LOGGER } from './shared/logging/request-log.middleware';
 import { Clock } from './shared/time/clock';
 
 export interface AppModuleOptions {
@@ -55,12 +52,8 @@ export class AppModule implements NestModule {
         ...DOMAIN_MODULES,
       ],
       providers: [
-        { provide: ROOT_LOGGER, useValue: options.logger },
-        RequestContextMiddleware,
-        RequestLogMiddleware,
         HttpsOnlyMiddleware,
         JsonBodyMiddleware,
-        { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
         { provide: APP_FILTER, useClass: EnvelopeExceptionFilter },
         { provide: APP_PIPE, useClass: StorableTextPipe },
         { provide: APP_PIPE, useFactory: createValidationPipe },
@@ -70,7 +63,7 @@ export class AppModule implements NestModule {
 
   configure(consumer: MiddlewareConsumer): void {
     consumer
-      .apply(RequestContextMiddleware, RequestLogMiddleware, MetricsMiddleware, HttpsOnlyMiddleware, JsonBodyMiddleware)
+      .apply(HttpsOnlyMiddleware, JsonBodyMiddleware)
       .forRoutes({ path: '*path', method: RequestMethod.ALL });
   }
 }

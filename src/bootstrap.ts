@@ -5,9 +5,12 @@ import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { AppModule } from './app.module';
+import { Metrics } from './modules/health/metrics';
 import { AppConfig } from './shared/config/app-config';
 import { migrate } from './shared/db/data-source';
+import { EnvelopeExpressAdapter } from './shared/http/envelope-adapter';
 import { HttpDrain } from './shared/http/graceful-shutdown';
+import { requestLifecycle } from './shared/http/request-lifecycle';
 import { applyCors, applySecurityHeaders } from './shared/http/security';
 import { EmbeddedDatabase, findRunningEmbedded, startEmbeddedPostgres } from './shared/db/embedded-postgres';
 import { PinoNestLogger } from './shared/logging/logger';
@@ -40,7 +43,7 @@ export async function createHttpApp(config: AppConfig, databaseUrl: string, logg
   const httpsOptions = config.TLS_CERT_FILE && config.TLS_KEY_FILE
     ? { cert: readFileSync(config.TLS_CERT_FILE), key: readFileSync(config.TLS_KEY_FILE) }
     : undefined;
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, databaseUrl, logger, clock }), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, databaseUrl, logger, clock }), new EnvelopeExpressAdapter(), {
     bodyParser: false,
     logger: new PinoNestLogger(logger),
     httpsOptions,
@@ -50,10 +53,8 @@ export async function createHttpApp(config: AppConfig, databaseUrl: string, logg
   app.set('trust proxy', config.TRUST_PROXY);
   app.disable('x-powered-by');
   app.set('etag', false);
-  if (drain) {
-    drain.attach(app.getHttpServer());
-    app.use(drain.middleware);
-  }
+  drain?.attach(app.getHttpServer());
+  app.use(requestLifecycle({ logger, defaultEnv: config.defaultEnv, observer: app.get(Metrics), drain }));
   applySecurityHeaders(app);
   applyCors(app, config);
   return app;

@@ -155,7 +155,7 @@ async function runPrimary(config: AppConfig, logger: Logger): Promise<void> {
 async function main(): Promise<void> {
   const startedAt = process.hrtime.bigint();
   const config = loadConfig();
-  const logger = createRootLogger(config.LOG_LEVEL);
+  const logger = createRootLogger(config.LOG_LEVEL, { buffered: true });
   if (config.WEB_CONCURRENCY > 1 && cluster.isPrimary) await runPrimary(config, logger);
   else await serve(config, logger, startedAt);
 }

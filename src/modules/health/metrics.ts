@@ -1,5 +1,4 @@
-import { Inject, Injectable, NestMiddleware, OnModuleInit } from '@nestjs/common';
-import type { NextFunction, Request, Response } from 'express';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 
@@ -15,27 +14,18 @@ export class Metrics implements OnModuleInit {
 
   constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
 
+  /** One answered request (called once per request by the request lifecycle). */
+  observe(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status: String(status) };
+    this.requests.inc(labels);
+    this.latency.observe(labels, seconds);
+  }
+
   onModuleInit(): void {
     collectDefaultMetrics({ register: this.registry });
     const pool = () => (this.dataSource.driver as unknown as { master?: { totalCount: number; idleCount: number; waitingCount: number } }).master;
     new Gauge({ name: 'db_pool_total_connections', help: 'Open database connections', registers: [this.registry], collect() { this.set(pool()?.totalCount ?? 0); } });
     new Gauge({ name: 'db_pool_idle_connections', help: 'Idle database connections', registers: [this.registry], collect() { this.set(pool()?.idleCount ?? 0); } });
     new Gauge({ name: 'db_pool_waiting_clients', help: 'Requests waiting for a database connection', registers: [this.registry], collect() { this.set(pool()?.waitingCount ?? 0); } });
-  }
-}
-
-@Injectable()
-export class MetricsMiddleware implements NestMiddleware {
-  constructor(@Inject(Metrics) private readonly metrics: Metrics) {}
-
-  use(req: Request, res: Response, next: NextFunction): void {
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      const route = req.route?.path ? `${req.baseUrl ?? ''}${req.route.path}` : 'unmatched';
-      const labels = { method: req.method, route, status: String(res.statusCode) };
-      this.metrics.requests.inc(labels);
-      this.metrics.latency.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
-    });
-    next();
   }
 }

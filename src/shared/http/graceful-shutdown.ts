@@ -1,4 +1,4 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 
@@ -27,6 +27,7 @@ export class HttpDrain {
   private inFlight = 0;
   private draining = false;
   private readonly connections = new Map<Socket, Connection>();
+  private readonly responses = new Set<Response>();
 
   get active(): number {
     return this.inFlight;
@@ -44,34 +45,35 @@ export class HttpDrain {
     });
   }
 
-  readonly middleware = (req: Request, res: Response, next: NextFunction): void => {
+  /**
+   * Counts a request from its start until its response is done (or its connection is gone); the
+   * returned function ends it and may be called more than once. A request that starts while
+   * draining is answered with `Connection: close` so the client does not reuse the connection.
+   */
+  begin(req: Request, res: Response): () => void {
     this.inFlight++;
+    this.responses.add(res);
     const connection = this.connections.get(req.socket);
     if (connection) connection.active++;
+    if (this.draining) res.setHeader('Connection', 'close');
     let counted = true;
-    const done = () => {
+    return () => {
       if (!counted) return;
       counted = false;
       this.inFlight--;
+      this.responses.delete(res);
       if (connection) {
         connection.active--;
         connection.served++;
       }
     };
-    res.once('finish', done);
-    res.once('close', done);
-    const writeHead = res.writeHead;
-    // A response written while draining tells the client not to reuse this connection.
-    res.writeHead = ((...args: Parameters<typeof writeHead>) => {
-      if (this.draining && !res.headersSent) res.setHeader('Connection', 'close');
-      return writeHead.apply(res, args);
-    }) as typeof writeHead;
-    next();
-  };
+  }
 
   async drain(server: Server, timeoutMs: number): Promise<DrainResult> {
     const started = Date.now();
     this.draining = true;
+    // Responses still to be written tell their clients not to reuse the connection.
+    for (const res of this.responses) if (!res.headersSent) res.setHeader('Connection', 'close');
     server.close();
     while (Date.now() - started < timeoutMs) {
       const now = Date.now();

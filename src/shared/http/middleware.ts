@@ -1,28 +1,11 @@
 import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
 import express, { NextFunction, Response } from 'express';
 import { parse as parseLossless } from 'lossless-json';
-import { randomUUID } from 'node:crypto';
 import { AppConfig } from '../config/app-config';
 import { BadRequestError, PayloadTooLargeError } from '../errors/domain-error';
 import { AppRequest } from './envelope';
 import { JsonNumberText } from './json-number';
 import { assertStorableText, jsonDepthExceeds, MAX_JSON_DEPTH } from './json-safety';
-
-const SANE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
-
-/** Gives every request its id (from a sane X-Request-Id or fresh) and echoes it back. */
-@Injectable()
-export class RequestContextMiddleware implements NestMiddleware {
-  constructor(@Inject(AppConfig) private readonly config: AppConfig) {}
-
-  use(req: AppRequest, res: Response, next: NextFunction): void {
-    const incoming = req.headers['x-request-id'];
-    const requestId = typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    req.state = { requestId, caller: null, defaultEnv: this.config.defaultEnv };
-    res.setHeader('X-Request-Id', requestId);
-    next();
-  }
-}
 
 /** In production, a request that did not arrive over TLS (directly or via a trusted proxy) is refused. */
 @Injectable()

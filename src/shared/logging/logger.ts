@@ -1,8 +1,14 @@
 import { LoggerService } from '@nestjs/common';
 import pino, { Logger } from 'pino';
 
-/** Structured JSON logs; keys and tokens never reach them. */
-export function createRootLogger(level: string): Logger {
+/**
+ * Structured JSON logs on standard output; keys and tokens never reach them. The service writes
+ * them asynchronously (`buffered`): lines written while a write is under way go out together in
+ * the next one, so a busy process makes one write per batch instead of one per line; pino flushes
+ * what is left when the process exits. The CLI writes synchronously.
+ */
+export function createRootLogger(level: string, options: { buffered?: boolean } = {}): Logger {
+  const destination = pino.destination({ dest: 1, sync: !options.buffered });
   return pino({
     level,
     base: { service: 'invoicing-api', pid: process.pid },
@@ -11,7 +17,7 @@ export function createRootLogger(level: string): Logger {
       paths: ['req.headers.authorization', 'req.headers["x-admin-token"]', 'req.headers.cookie', '*.test_key', '*.live_key', '*.key', '*.secret'],
       censor: '[redacted]',
     },
-  });
+  }, destination);
 }
 
 /** Routes Nest's own log calls into pino. */

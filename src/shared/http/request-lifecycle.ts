@@ -1,0 +1,56 @@
+import type { NextFunction, Request, Response } from 'express';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { AppRequest } from './envelope';
+import type { HttpDrain } from './graceful-shutdown';
+
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
+
+/** Counts answered requests (the Prometheus metrics). */
+export interface RequestObserver {
+  observe(method: string, route: string, status: number, seconds: number): void;
+}
+
+export interface RequestLifecycleOptions {
+  logger: Logger;
+  defaultEnv: 'development' | 'production';
+  observer?: RequestObserver;
+  drain?: HttpDrain;
+}
+
+/** The route template a request matched (`/invoices/:id`), so metrics do not grow with ids. */
+function routeOf(req: Request): string {
+  const path = (req.route as { path?: unknown } | undefined)?.path;
+  return typeof path === 'string' ? `${req.baseUrl ?? ''}${path}` : 'unmatched';
+}
+
+/**
+ * What every request goes through first, in one step: its id (a sane `X-Request-Id` or a fresh
+ * one, echoed back), its state, the in-flight count graceful shutdown waits for, and, when its
+ * response is done (or its connection is gone), one metrics sample and one log line. One `close`
+ * listener per request does all of the ending; it replaced a chain of separate middlewares and a
+ * per-request child logger, which together cost about a third of a small request's CPU.
+ */
+export function requestLifecycle(options: RequestLifecycleOptions) {
+  const { logger, defaultEnv, observer, drain } = options;
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const started = performance.now();
+    const incoming = req.headers['x-request-id'];
+    const requestId = typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    (req as AppRequest).state = { requestId, caller: null, defaultEnv };
+    res.setHeader('X-Request-Id', requestId);
+    const end = drain?.begin(req, res);
+    res.once('close', () => {
+      end?.();
+      const ms = performance.now() - started;
+      const status = res.statusCode;
+      const finished = res.writableFinished;
+      observer?.observe(req.method, routeOf(req), status, ms / 1000);
+      const line = { req: { id: requestId, method: req.method, url: req.originalUrl }, res: { statusCode: status }, responseTime: Math.round(ms * 10) / 10 };
+      if (!finished) logger.warn(line, 'request aborted: the connection closed before the response was sent');
+      else if (status >= 500) logger.error(line, 'request failed');
+      else logger.info(line, 'request completed');
+    });
+    next();
+  };
+}
