@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import type { Pool, QueryResult } from 'pg';
+import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import { idempotencyScope } from '../idempotency/idempotency-scope';
 
 /**
@@ -8,7 +9,11 @@ import { idempotencyScope } from '../idempotency/idempotency-scope';
  */
 @Injectable()
 export class TransactionRunner {
-  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
+  private readonly reads: EntityManager;
+
+  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {
+    this.reads = poolManager(dataSource);
+  }
 
   /**
    * Runs `work` in one transaction. A transaction PostgreSQL chose as a deadlock victim (40P01) or
@@ -43,8 +48,31 @@ export class TransactionRunner {
     });
   }
 
-  /** For reads that need no transaction. */
+  /** For reads (and single statements) that need no transaction. */
   get manager(): EntityManager {
-    return this.dataSource.manager;
+    return this.reads;
   }
+}
+
+/**
+ * The data source's manager, except that `query()` sends the statement straight to the pool, with
+ * the same results and errors as TypeORM's (rows; `[rows, count]` for UPDATE and DELETE;
+ * QueryFailedError). Outside a transaction TypeORM would make, connect and release a query runner
+ * per statement and announce it to subscribers we do not have; on a read of one invoice that was
+ * about a twentieth of the request's CPU. Everything else is the data source's manager.
+ */
+function poolManager(dataSource: DataSource): EntityManager {
+  const base = dataSource.manager;
+  const pool = () => (dataSource.driver as unknown as { master: Pool }).master;
+  const manager = Object.create(base) as EntityManager;
+  manager.query = (async (sql: string, parameters?: unknown[]) => {
+    let result: QueryResult;
+    try {
+      result = await pool().query(sql, parameters);
+    } catch (e) {
+      throw new QueryFailedError(sql, parameters, e as Error);
+    }
+    return result.command === 'UPDATE' || result.command === 'DELETE' ? [result.rows, result.rowCount] : result.rows;
+  }) as EntityManager['query'];
+  return manager;
 }
