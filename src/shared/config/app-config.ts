@@ -31,6 +31,14 @@ export class AppConfig {
   @Transform(toInt) @IsInt() @Min(1) @Max(200)
   DB_POOL_SIZE = 10;
 
+  /**
+   * Hot statements go as named (prepared) statements, planned once per connection. Turn off behind
+   * a pooler that cannot keep them (PgBouncer in transaction mode without max_prepared_statements).
+   * Always off on the embedded database.
+   */
+  @Transform(toBool) @IsBoolean()
+  DB_PREPARED_STATEMENTS = true;
+
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 

@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { preparedShape } from './prepared';
 
 export interface KeysetPageRequest {
   /** Table with `id`, `created_at`, `organization_id` and `mode`. */
@@ -28,15 +29,15 @@ export async function keysetPage<R extends { id: string | null }>(m: EntityManag
   const cursor = `$${params.length}`;
   const keyset = q.startingAfter !== undefined ? ` AND (created_at, id) < (SELECT created_at, id FROM cur)` : '';
   params.push(q.limit + 1, q.offset);
-  const rows: Array<R & { total: string; cursor_found: number }> = await m.query(
+  const rows: Array<R & { total: string; cursor_found: number }> = await m.query(preparedShape(
+    'list_page',
     `WITH cur AS (SELECT created_at, id FROM ${q.table} WHERE id = ${cursor} AND organization_id = $1 AND mode = $2),
           page AS (SELECT ${q.columns} FROM ${q.table} WHERE ${q.where}${keyset}
                     ORDER BY created_at DESC, id DESC LIMIT $${params.length - 1} OFFSET $${params.length})
      SELECT t.total, t.cursor_found, page.*
        FROM (SELECT (SELECT count(*) FROM ${q.table} WHERE ${q.where})::text AS total, (SELECT count(*) FROM cur)::int AS cursor_found) t
        LEFT JOIN page ON true`,
-    params,
-  );
+  ), params);
   if (q.startingAfter !== undefined && rows[0].cursor_found === 0) return null;
   const found = rows.filter((r) => r.id !== null);
   return { rows: found.slice(0, q.limit), total: Number.parseInt(rows[0].total, 10), hasMore: found.length > q.limit };

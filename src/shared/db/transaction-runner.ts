@@ -1,7 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Pool, QueryResult } from 'pg';
+import type { Pool, PoolClient, QueryResult } from 'pg';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
+import { AppConfig } from '../config/app-config';
 import { idempotencyScope } from '../idempotency/idempotency-scope';
+import { setPreparedStatements, statementName } from './prepared';
 
 /**
  * Handlers own their transaction: `run(manager => ...)`, and every repository call inside takes
@@ -11,7 +13,9 @@ import { idempotencyScope } from '../idempotency/idempotency-scope';
 export class TransactionRunner {
   private readonly reads: EntityManager;
 
-  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {
+  constructor(@Inject(DataSource) private readonly dataSource: DataSource, @Inject(AppConfig) config: AppConfig) {
+    // The embedded database serves every pool connection from one session: names would collide there.
+    setPreparedStatements(config.DB_PREPARED_STATEMENTS && !config.usesEmbeddedDatabase);
     this.reads = poolManager(dataSource);
   }
 
@@ -54,25 +58,41 @@ export class TransactionRunner {
   }
 }
 
+/** A query's answer the way TypeORM's query() gives it: rows, or `[rows, count]` for UPDATE and DELETE. */
+function typeormShape(result: QueryResult): unknown {
+  return result.command === 'UPDATE' || result.command === 'DELETE' ? [result.rows, result.rowCount] : result.rows;
+}
+
+/** Runs `sql` on `client`, as its prepared statement when it is one; errors as TypeORM's QueryFailedError. */
+async function send(client: Pick<Pool, 'query'>, sql: string, parameters: unknown[] | undefined): Promise<unknown> {
+  const name = statementName(sql);
+  try {
+    return typeormShape(await (name ? client.query({ name, text: sql, values: parameters }) : client.query(sql, parameters)));
+  } catch (e) {
+    throw new QueryFailedError(sql, parameters, e as Error);
+  }
+}
+
 /**
  * The data source's manager, except that `query()` sends the statement straight to the pool, with
- * the same results and errors as TypeORM's (rows; `[rows, count]` for UPDATE and DELETE;
- * QueryFailedError). Outside a transaction TypeORM would make, connect and release a query runner
- * per statement and announce it to subscribers we do not have; on a read of one invoice that was
- * about a twentieth of the request's CPU. Everything else is the data source's manager.
+ * the same results and errors as TypeORM's. Outside a transaction TypeORM would make, connect and
+ * release a query runner per statement and announce it to subscribers we do not have; on a read
+ * of one invoice that was about a twentieth of the request's CPU. Everything else is the data
+ * source's manager.
  */
 function poolManager(dataSource: DataSource): EntityManager {
-  const base = dataSource.manager;
-  const pool = () => (dataSource.driver as unknown as { master: Pool }).master;
-  const manager = Object.create(base) as EntityManager;
-  manager.query = (async (sql: string, parameters?: unknown[]) => {
-    let result: QueryResult;
-    try {
-      result = await pool().query(sql, parameters);
-    } catch (e) {
-      throw new QueryFailedError(sql, parameters, e as Error);
-    }
-    return result.command === 'UPDATE' || result.command === 'DELETE' ? [result.rows, result.rowCount] : result.rows;
+  const manager = Object.create(dataSource.manager) as EntityManager;
+  manager.query = ((sql: string, parameters?: unknown[]) => send((dataSource.driver as unknown as { master: Pool }).master, sql, parameters)) as EntityManager['query'];
+  return manager;
+}
+
+/** A transaction's manager whose prepared statements go to the transaction's connection by name. */
+function transactionManager(m: EntityManager): EntityManager {
+  const manager = Object.create(m) as EntityManager;
+  manager.query = ((sql: string, parameters?: unknown[]) => {
+    if (!statementName(sql)) return m.query(sql, parameters);
+    const client = (m.queryRunner as unknown as { databaseConnection: PoolClient }).databaseConnection;
+    return send(client, sql, parameters);
   }) as EntityManager['query'];
   return manager;
 }

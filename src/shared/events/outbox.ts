@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Scope } from '../auth/request-context';
+import { prepared } from '../db/prepared';
 import { newId } from '../ids/ids';
 import { Clock } from '../time/clock';
 import type { EventType } from './event-types';
@@ -31,6 +32,20 @@ export interface RecordedEvent {
  * `object` is the resource as the API renders it (ids, 30-digit amount strings, formatted
  * timestamps): it is stored as JSON and sent unchanged as `data.object`.
  */
+const INSERT_EVENT_SQL = prepared(
+  'event_insert',
+  `INSERT INTO events (id, organization_id, mode, type, data, created_at) VALUES ($1, $2, $3, $4, $5::jsonb, $6)`,
+);
+
+/** The enabled endpoints of the organization and mode that take the event's type. */
+const SUBSCRIBED_ENDPOINTS_SQL = prepared(
+  'event_endpoints',
+  `SELECT id FROM webhook_endpoints
+    WHERE organization_id = $1 AND mode = $2 AND enabled AND deleted_at IS NULL
+      AND ('*' = ANY(event_types) OR $3 = ANY(event_types))
+    ORDER BY id`,
+);
+
 @Injectable()
 export class EventOutbox {
   constructor(@Inject(Clock) private readonly clock: Clock) {}
@@ -41,14 +56,11 @@ export class EventOutbox {
     const data: Record<string, unknown> = { object };
     if (options.previousAttributes) data.previous_attributes = options.previousAttributes;
     await m.query(
-      `INSERT INTO events (id, organization_id, mode, type, data, created_at) VALUES ($1, $2, $3, $4, $5::jsonb, $6)`,
+      INSERT_EVENT_SQL,
       [id, scope.organizationId, scope.mode, type, JSON.stringify(data), createdAt],
     );
     const endpoints: Array<{ id: string }> = await m.query(
-      `SELECT id FROM webhook_endpoints
-        WHERE organization_id = $1 AND mode = $2 AND enabled AND deleted_at IS NULL
-          AND ('*' = ANY(event_types) OR $3 = ANY(event_types))
-        ORDER BY id`,
+      SUBSCRIBED_ENDPOINTS_SQL,
       [scope.organizationId, scope.mode, type],
     );
     if (endpoints.length) {

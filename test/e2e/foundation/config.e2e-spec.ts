@@ -26,6 +26,7 @@ describe('configuration checked at start-up', () => {
     ['LOG_LEVEL', 'loud'],
     ['NODE_ENV', 'staging'],
     ['DEMO_ORGANIZATION', 'maybe'],
+    ['DB_PREPARED_STATEMENTS', 'sometimes'],
     ['ADMIN_API_TOKEN', 'short'],
     ['BODY_LIMIT_BYTES', '1.5'],
   ])('refuses %s=%s with a message naming the variable', async (name, value) => {
