@@ -5,6 +5,7 @@
  * the event outbox) and for
  * reading one with its items and calculations (one query), with no framework, no validation, no
  * authentication and no logging. The benchmark measures the service against it in the same run.
+ * FLOOR_PREPARED=1 sends the same statements as named (prepared) statements, as the service does.
  *
  *   DATABASE_URL=... PORT=... FLOOR_ORG=org_bench_042 FLOOR_MODE=test node dist/bench/floor-server.js
  */
@@ -18,6 +19,13 @@ const org = process.env.FLOOR_ORG ?? 'org_bench_042';
 /** The build records an event per created invoice (the webhooks outbox): the floor does the same writes. */
 const withEvents = process.env.FLOOR_EVENTS === '1';
 const mode = process.env.FLOOR_MODE ?? 'test';
+/**
+ * FLOOR_PREPARED=1: send the statements as named (prepared) statements, under the names the
+ * service uses, so the floor can also be measured doing at the database what the service does.
+ * Unset, it sends them unnamed, as a plain pg server would (the floor the targets are set against).
+ */
+const preparedMode = process.env.FLOOR_PREPARED === '1';
+const sql = (name: string, text: string, values: unknown[]) => (preparedMode ? { name, text, values } : { text, values });
 
 function body(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -54,18 +62,18 @@ async function create(input: { items: Array<{ currency: string; price: string }>
     new Date(now.getTime() + 60 * 60_000),
   ];
   if (!withEvents) {
-    await pool.query(INSERT_INVOICE_SQL, params);
+    await pool.query(sql('invoice_insert', INSERT_INVOICE_SQL, params));
     return id;
   }
   // As EventOutbox.record: the event row, then the endpoints that want it (none in the benchmark).
   const c = await pool.connect();
   try {
     await c.query('BEGIN');
-    await c.query(INSERT_INVOICE_SQL, params);
-    await c.query(`INSERT INTO events (id, organization_id, mode, type, data, created_at) VALUES ($1, $2, $3, $4, $5::jsonb, $6)`,
-      [newId('event'), org, mode, 'invoice.created', JSON.stringify({ object: { id, status: 'PENDING', currency: item.currency, price, customer_email: input.customer_email ?? null } }), now]);
-    await c.query(`SELECT id FROM webhook_endpoints WHERE organization_id = $1 AND mode = $2 AND enabled AND deleted_at IS NULL
-                     AND ('*' = ANY(event_types) OR $3 = ANY(event_types)) ORDER BY id`, [org, mode, 'invoice.created']);
+    await c.query(sql('invoice_insert', INSERT_INVOICE_SQL, params));
+    await c.query(sql('event_insert', `INSERT INTO events (id, organization_id, mode, type, data, created_at) VALUES ($1, $2, $3, $4, $5::jsonb, $6)`,
+      [newId('event'), org, mode, 'invoice.created', JSON.stringify({ object: { id, status: 'PENDING', currency: item.currency, price, customer_email: input.customer_email ?? null } }), now]));
+    await c.query(sql('event_endpoints', `SELECT id FROM webhook_endpoints WHERE organization_id = $1 AND mode = $2 AND enabled AND deleted_at IS NULL
+                     AND ('*' = ANY(event_types) OR $3 = ANY(event_types)) ORDER BY id`, [org, mode, 'invoice.created']));
     await c.query('COMMIT');
   } catch (e) {
     await c.query('ROLLBACK').catch(() => undefined);
@@ -86,7 +94,7 @@ const server = createServer((req, res) => {
       }
       const m = req.method === 'POST' && req.url ? /^\/invoices\/([^/]+)$/.exec(req.url) : null;
       if (m) {
-        const { rows } = await pool.query(READ_INVOICE_SCOPED_SQL, [m[1], true, true, org, mode]);
+        const { rows } = await pool.query(sql('invoice_read_scoped', READ_INVOICE_SCOPED_SQL, [m[1], true, true, org, mode]));
         if (!rows[0]) send(res, 404, { error: 'not found' });
         else send(res, 200, rows[0]);
         return;

@@ -60,6 +60,8 @@ interface Row {
   name: string;
   result: LoadResult | null;
   floor?: LoadResult | null;
+  /** The floor sending the same statements as named (prepared) statements, as the service does. */
+  preparedFloor?: LoadResult | null;
   note?: string;
 }
 
@@ -211,15 +213,18 @@ async function main(): Promise<void> {
     if (workers) serviceEnv.WEB_CONCURRENCY = workers;
     const service = spawn(process.execPath, [MAIN], { env: serviceEnv, stdio: ['ignore', 'ignore', 'inherit'] });
     children.push(service);
-    const floor = spawn(process.execPath, [FLOOR], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(floorPort), FLOOR_ORG: ORG, FLOOR_MODE: 'test', FLOOR_POOL: '20', FLOOR_EVENTS: outbox ? '1' : '0' },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    const floorEnv = { ...process.env, DATABASE_URL: databaseUrl, FLOOR_ORG: ORG, FLOOR_MODE: 'test', FLOOR_POOL: '20', FLOOR_EVENTS: outbox ? '1' : '0' };
+    const floor = spawn(process.execPath, [FLOOR], { env: { ...floorEnv, PORT: String(floorPort) }, stdio: ['ignore', 'ignore', 'inherit'] });
     children.push(floor);
+    // The same floor with prepared statements: measured beside the plain one, for a like-for-like ratio.
+    const preparedFloorPort = await freePort();
+    const preparedFloor = spawn(process.execPath, [FLOOR], { env: { ...floorEnv, PORT: String(preparedFloorPort), FLOOR_PREPARED: '1' }, stdio: ['ignore', 'ignore', 'inherit'] });
+    children.push(preparedFloor);
     // Production refuses plain HTTP unless a trusted proxy (loopback) says the client used TLS.
     const headers = { 'content-type': 'application/json', 'x-forwarded-proto': 'https', authorization: `Bearer ${key}` };
     await waitFor(`http://127.0.0.1:${port}/health`, headers, service, 'service');
     await waitFor(`http://127.0.0.1:${floorPort}/`, {}, floor, 'floor');
+    await waitFor(`http://127.0.0.1:${preparedFloorPort}/`, {}, preparedFloor, 'prepared floor');
 
     let peakRss = 0;
     const sampler = setInterval(() => {
@@ -230,8 +235,8 @@ async function main(): Promise<void> {
       url: `http://127.0.0.1:${port}`, method: 'POST', headers: { ...headers, ...extraHeaders },
       paths: Array.isArray(path) ? path : [path], bodies: bodies.map((b) => JSON.stringify(b)), connections, durationSeconds: seconds,
     });
-    const flr = (path: string | string[], bodies: unknown[], seconds = duration): LoadSpec => ({
-      url: `http://127.0.0.1:${floorPort}`, method: 'POST', headers: { 'content-type': 'application/json' },
+    const flr = (path: string | string[], bodies: unknown[], seconds = duration, port = floorPort): LoadSpec => ({
+      url: `http://127.0.0.1:${port}`, method: 'POST', headers: { 'content-type': 'application/json' },
       paths: Array.isArray(path) ? path : [path], bodies: bodies.map((b) => JSON.stringify(b)), connections, durationSeconds: seconds,
     });
     const createBodies = Array.from({ length: 100 }, (_, i) => ({
@@ -246,6 +251,8 @@ async function main(): Promise<void> {
     await runLoad(flr('/invoices/create', createBodies, warm));
     await runLoad(svc('/invoices/create', createBodies, warm));
     await runLoad(flr(readPaths, readBody, warm));
+    await runLoad(flr('/invoices/create', createBodies, warm, preparedFloorPort));
+    await runLoad(flr(readPaths, readBody, warm, preparedFloorPort));
     await runLoad(svc(readPaths, readBody, warm));
 
     const rows: Row[] = [];
@@ -261,31 +268,40 @@ async function main(): Promise<void> {
         sample_failure: parts.find((p) => p.sample_failure)?.sample_failure ?? null, duration_s: seconds,
       };
     };
-    const measure = async (name: string, spec: LoadSpec, floorSpec?: LoadSpec, note?: string) => {
+    const measure = async (name: string, spec: LoadSpec, floorSpec?: LoadSpec, note?: string, preparedFloorSpec?: LoadSpec) => {
       let floorResult: LoadResult | undefined;
+      let preparedFloorResult: LoadResult | undefined;
       let result: LoadResult;
       if (floorSpec) {
         const slice = duration / rounds;
         const f: LoadResult[] = [];
+        const pf: LoadResult[] = [];
         const s: LoadResult[] = [];
         for (let r = 0; r < rounds; r++) {
           log(`floor: ${name} (round ${r + 1}/${rounds})`);
           f.push(await runLoad({ ...floorSpec, durationSeconds: slice, raw: true }));
+          if (preparedFloorSpec) {
+            log(`prepared floor: ${name} (round ${r + 1}/${rounds})`);
+            pf.push(await runLoad({ ...preparedFloorSpec, durationSeconds: slice, raw: true }));
+          }
           log(`service: ${name} (round ${r + 1}/${rounds})`);
           s.push(await runLoad({ ...spec, durationSeconds: slice, raw: true }));
         }
         floorResult = merge(f);
+        if (pf.length) preparedFloorResult = merge(pf);
         result = merge(s);
       } else {
         log(`service: ${name}`);
         result = await runLoad(spec);
       }
-      rows.push({ name, result, floor: floorResult, note });
+      rows.push({ name, result, floor: floorResult, preparedFloor: preparedFloorResult, note });
       if (result.sample_failure) log(`  failures in ${name}: ${result.sample_failure}`);
       return result;
     };
-    const create = await measure('invoice create', svc('/invoices/create', createBodies), flr('/invoices/create', createBodies));
-    const read = await measure('invoice read (items, calculations)', svc(readPaths, readBody), flr(readPaths, readBody));
+    const create = await measure('invoice create', svc('/invoices/create', createBodies), flr('/invoices/create', createBodies), undefined,
+      flr('/invoices/create', createBodies, duration, preparedFloorPort));
+    const read = await measure('invoice read (items, calculations)', svc(readPaths, readBody), flr(readPaths, readBody), undefined,
+      flr(readPaths, readBody, duration, preparedFloorPort));
     const listFilter = { status: ['PENDING', 'COMPLETED'], price_usd_from: '10', price_usd_to: '900', limit: 20 };
     const list = await measure('invoice list, filtered, first page', svc('/invoices/list', [listFilter], duration, listHeaders));
     const deep = await measure(`invoice list, page at ${depth} (starting_after)`, svc('/invoices/list', [{ limit: 20, starting_after: deepCursor }], duration, listHeaders));
@@ -320,12 +336,13 @@ async function main(): Promise<void> {
     // 3. Report.
     const errors = rows.reduce((n, r) => n + (r.result ? r.result.non2xx + r.result.errors + r.result.timeouts : 0), 0);
     const lines = [
-      `| scenario | req/s | p50 ms | p99 ms | errors | floor req/s | floor p99 ms | ratio |`,
-      `|---|---:|---:|---:|---:|---:|---:|---:|`,
+      `| scenario | req/s | p50 ms | p95 ms | p99 ms | errors | floor req/s | floor p99 ms | ratio | prepared floor req/s | ratio to it |`,
+      `|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|`,
       ...rows.map((r) => {
         const e = r.result ? r.result.non2xx + r.result.errors + r.result.timeouts : null;
         const ratio = r.result && r.floor ? (r.result.rps / r.floor.rps).toFixed(2) : '-';
-        return `| ${r.name}${r.note ? ` (${r.note})` : ''} | ${fmt(r.result?.rps, 0)} | ${fmt(r.result?.p50)} | ${fmt(r.result?.p99)} | ${e ?? '-'} | ${fmt(r.floor?.rps, 0)} | ${fmt(r.floor?.p99)} | ${ratio} |`;
+        const preparedRatio = r.result && r.preparedFloor ? (r.result.rps / r.preparedFloor.rps).toFixed(2) : '-';
+        return `| ${r.name}${r.note ? ` (${r.note})` : ''} | ${fmt(r.result?.rps, 0)} | ${fmt(r.result?.p50)} | ${fmt(r.result?.p95)} | ${fmt(r.result?.p99)} | ${e ?? '-'} | ${fmt(r.floor?.rps, 0)} | ${fmt(r.floor?.p99)} | ${ratio} | ${fmt(r.preparedFloor?.rps, 0)} | ${preparedRatio} |`;
       }),
     ];
     const summary = {
@@ -345,7 +362,12 @@ async function main(): Promise<void> {
       settings: { service: MAIN, floor_records_events: outbox, rounds, invoices, payments, dashboard_payments: analytics ? dashboardPayments : null, duration_s: duration, connections, workers: workers || '1 (WEB_CONCURRENCY unset)', log_level: serviceEnv.LOG_LEVEL, deep_page_at: depth },
       machine: { ...machine, load_average_at_end: loadavg().map((l) => round(l, 2)) },
       seed_seconds: round(seedSeconds),
-      scenarios: rows.map((r) => ({ name: r.name, note: r.note ?? null, service: r.result, floor: r.floor ?? null })),
+      scenarios: rows.map((r) => ({ name: r.name, note: r.note ?? null, service: r.result, floor: r.floor ?? null, prepared_floor: r.preparedFloor ?? null })),
+      // Like-for-like: the floor sending the same prepared statements the service sends.
+      prepared_floor: {
+        create_floor_rps: round(rows[0].preparedFloor!.rps), create_ratio: round(create.rps / rows[0].preparedFloor!.rps, 2),
+        read_floor_rps: round(rows[1].preparedFloor!.rps), read_ratio: round(read.rps / rows[1].preparedFloor!.rps, 2),
+      },
       table: lines.join('\n'),
       list_plans: plans,
       summary,
@@ -359,6 +381,7 @@ async function main(): Promise<void> {
     const planLines = plans.map((p) => `  ${p.list} / ${p.filter}: ${p.total} matches; count ${p.count_ms} ms [${p.count_plan.join(', ')}]; page ${p.page_ms} ms [${p.page_plan.join(', ')}]`);
     process.stdout.write(`\nEXPLAIN ANALYZE of the list filters (${LIST_ORG}, test):\n${planLines.join('\n')}\n`);
     process.stdout.write(`\n${lines.join('\n')}\n\npeak RSS of one service process: ${fmt(peakRss)} MB; results in ${file}\n`);
+    process.stdout.write(`against the floor with prepared statements: ${JSON.stringify(record.prepared_floor)}\n`);
     if (!dash365) process.stdout.write('dashboard_365_p95_ms is null: the analytics dashboard is not in this build\n');
     process.stdout.write(`${JSON.stringify(summary)}\n`);
   } finally {
