@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { Money, renderAmount } from '../../../shared/money/money';
-import { buildDashboard, DashboardRead, moneyText, ratio } from './dashboard';
+import { buildDashboard, DashboardRead, divideRounded, moneyText, ratio } from './dashboard';
 import { currentWindowOf, windowOf } from './period';
 
 const NOW = new Date('2026-11-21T12:07:26Z');
@@ -14,6 +15,28 @@ describe('dashboard figures', () => {
     expect(ratio(m('1'), m('0'))).toBe(z30);
     expect(ratio(m('2'), m('3'))).toBe('0.666666666666666666666666666667');
     expect(ratio(m('5'), m('5'))).toBe('1.000000000000000000000000000000');
+  });
+
+  it('divides exactly: rounded half-up at 30 digits from the exact quotient, over the whole numeric(78,30) range', () => {
+    // Exact reference: 500 digits cut off cover every quotient of two numeric(78,30) values.
+    const Exact = Money.clone({ precision: 500, rounding: Money.ROUND_DOWN });
+    const exact = (a: InstanceType<typeof Money>, b: InstanceType<typeof Money>) => new Exact(a).div(new Exact(b)).toFixed(30, Money.ROUND_HALF_UP);
+    const cases: Array<[string, string]> = [
+      ['1', '3'], ['2', '3'], ['1', '8'], ['5', '1e31'], ['15', '1e31'], ['4.999999999999999999999999999999', '1e1'],
+      ['123456789012345678901234567890123456789012345678.123456789012345678901234567890', '7'],
+      ['123456789012345678901234567890123456789012345678.123456789012345678901234567890', '0.000000000000000000000000000003'],
+      ['1', '123456789012345678901234567890123456789012345678.123456789012345678901234567890'],
+      ['0.000000000000000000000000000001', '3'], ['0.000000000000000000000000000015', '10'],
+    ];
+    for (const [a, b] of cases) expect(divideRounded(m(a), m(b)).toFixed(30)).toBe(exact(m(a), m(b)));
+    expect(divideRounded(m('5'), m('1e31')).toFixed(30)).toBe('0.000000000000000000000000000001');
+    expect(divideRounded(m('0.000000000000000000000000000015'), m('10')).toFixed(30)).toBe('0.000000000000000000000000000002');
+    // numeric(78,30) values of every magnitude: up to `digits` digits, 30 of them fractional.
+    const amount = fc.integer({ min: 1, max: 78 }).chain((digits) => fc.bigInt({ min: 0n, max: 10n ** BigInt(digits) - 1n }))
+      .map((n) => m(n.toString()).div(m(10).pow(30)));
+    fc.assert(fc.property(amount, amount.filter((b) => !b.isZero()), (a, b) => {
+      expect(divideRounded(a, b).toFixed(30)).toBe(exact(a, b));
+    }), { numRuns: 3000 });
   });
 
   it('money read from numeric(78,30) passes as is; any other text is rendered exactly', () => {
