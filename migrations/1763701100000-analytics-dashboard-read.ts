@@ -4,8 +4,10 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * The dashboard's read as a function, analytics_dashboard(...), so that each database connection
  * plans it once: PL/pgSQL keeps the plans of its statements for the session, where the same text
  * sent by the service was parsed and planned at every call (about as much work as running it).
- * It lives in the database like the rollups it reads and works the same through any connection
- * pooler (no client-side prepared statements). It only reads.
+ * Its plans are generic (plan_cache_mode): every part is an index range on the organization and
+ * mode whatever the arguments, and left to choose, PostgreSQL kept planning some periods again at
+ * every call. It lives in the database like the rollups it reads and works the same through any
+ * connection pooler (no client-side prepared statements). It only reads.
  *
  * analytics_dashboard(org, m, grain, first_bucket, end_bucket, span_days, previous, today):
  * - span_days NULL: the window [first_bucket, end_bucket) of `grain` summed from its buckets (the
@@ -32,7 +34,7 @@ export class AnalyticsDashboardRead1763701100000 implements MigrationInterface {
                                           span_days integer, previous boolean, today date)
       RETURNS TABLE (kept boolean, payments json, invoices json, customers bigint, top json, new_customers bigint,
                      payment_series text, invoice_series text)
-      LANGUAGE plpgsql STABLE AS $$
+      LANGUAGE plpgsql STABLE SET plan_cache_mode = force_generic_plan AS $$
       BEGIN
         IF span_days IS NOT NULL THEN
           RETURN QUERY
