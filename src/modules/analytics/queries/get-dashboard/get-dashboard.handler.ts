@@ -3,7 +3,7 @@ import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { Clock } from '../../../../shared/time/clock';
 import { findCatalogProvider } from '../../../providers/domain/catalog';
-import { buildDashboard, DashboardView } from '../../domain/dashboard';
+import { buildDashboard, DashboardRead, DashboardView } from '../../domain/dashboard';
 import { currentWindowOf, keptWindowOf } from '../../domain/period';
 import { AnalyticsRepository } from '../../persistence/analytics.repository';
 import { GetDashboardQuery } from './get-dashboard.query';
@@ -25,7 +25,7 @@ export class GetDashboardHandler implements IQueryHandler<GetDashboardQuery> {
     const kept = keptWindowOf(period);
     const m = this.tx.manager;
     // One statement: one snapshot for every section, so the figures agree with each other.
-    let read = null;
+    let read: DashboardRead | null = null;
     if (kept) {
       const today = now.toISOString().slice(0, 10);
       read = await this.repo.keptDashboard(m, scope, window, kept, today);
