@@ -119,7 +119,7 @@ async function main(): Promise<void> {
                                 idempotency_key, happened_at, created_at, updated_at)
           SELECT 'payment_abench_' || lpad(g::text, 9, '0'), $3, 'test', ($4::text[])[k + 1],
                  'invoice_abench_' || lpad((abs(hashint4(g + 11)) % $6::int + 1)::text, 9, '0'), ($5::text[])[k + 1],
-                 a, a, 'bench',
+                 a, a, 'rates_bundled_20261120',
                  CASE WHEN s < 80 THEN 'COMPLETED' WHEN s < 90 THEN 'PENDING' WHEN s < 95 THEN 'FAILED' ELSE 'CANCELLED' END,
                  NULL, t, t, t
             FROM generate_series($1::int, $2::int) g,
@@ -171,7 +171,7 @@ async function main(): Promise<void> {
       for (let i = 0; i < n; i++) {
         await runner.query(
           `INSERT INTO payments (id, organization_id, mode, provider_id, invoice_id, currency, price, price_usd, rates_snapshot_id, status, happened_at, created_at, updated_at)
-           VALUES ($1, $2, 'test', 'prov_ethereum_usdt', 'invoice_abench_000000001', 'USDT', 5, 5, 'bench', 'PENDING', now() - $3 * interval '1 minute', now(), now())`,
+           VALUES ($1, $2, 'test', 'prov_ethereum_usdt', 'invoice_abench_000000001', 'USDT', 5, 5, 'rates_bundled_20261120', 'PENDING', now() - $3 * interval '1 minute', now(), now())`,
           [`payment_write_bench_${i}`, org, i]);
       }
       const t1 = process.hrtime.bigint();
@@ -196,7 +196,11 @@ async function main(): Promise<void> {
   for (const period of ['last_30_days', 'last_365_days', 'last_day', 'prev_last_365_days'] as const) {
     const w = windowOf(period, new Date());
     const kept = keptWindowOf(period);
-    const read = async () => buildDashboard({ window: w, ...(await repo.dashboard(ds.manager, scope, w, kept, today)), providerNames: new Map() });
+    const read = async () => buildDashboard({
+      window: w,
+      read: (kept && await repo.keptDashboard(ds.manager, scope, w, kept, today)) || await repo.summedDashboard(ds.manager, scope, w),
+      providerName: (id) => id,
+    });
     for (let i = 0; i < 20; i++) await read();
     const times: number[] = [];
     for (let i = 0; i < requests; i++) {

@@ -107,6 +107,8 @@ export async function storedRollups(org: string): Promise<Record<string, unknown
                                  FROM analytics_invoice_windows WHERE organization_id = $1 AND invoices_count <> 0 ORDER BY 1, 2, 3, 4`, [org]),
     customerWindows: await sql(`SELECT mode, span, prev, customer_email, invoices_count::int AS n, paid_count::int AS p, paid_volume_usd::text AS v
                                   FROM analytics_customer_windows WHERE organization_id = $1 AND invoices_count <> 0 ORDER BY 1, 2, 3, 4`, [org]),
+    windowCustomers: await sql(`SELECT mode, span, prev, customers_count::int AS n
+                                  FROM analytics_window_customers WHERE organization_id = $1 AND customers_count <> 0 ORDER BY 1, 2, 3`, [org]),
   };
 }
 
@@ -160,5 +162,9 @@ export async function recomputedRollups(org: string): Promise<Record<string, unk
                                   FROM ${WINDOWS} w JOIN invoices x ON x.organization_id = $1 AND x.mode = w.mode AND x.customer_email IS NOT NULL
                                    AND ${IN_WINDOW('x.created_at')}
                                  GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`, [org]),
+    windowCustomers: await sql(`SELECT w.mode, w.span, w.prev, count(DISTINCT lower(x.customer_email))::int AS n
+                                  FROM ${WINDOWS} w JOIN invoices x ON x.organization_id = $1 AND x.mode = w.mode AND x.customer_email IS NOT NULL
+                                   AND ${IN_WINDOW('x.created_at')}
+                                 GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, [org]),
   };
 }

@@ -138,6 +138,7 @@ describe('rollups follow every write of the service', () => {
     expect(await anchor()).toBe(today);
     const rolled = await recomputedRollups(org.id);
     expect(rolled.customerWindows.length).toBeGreaterThan(0);
+    expect(rolled.windowCustomers.length).toBeGreaterThan(0);
     expect(await storedRollups(org.id)).toEqual(rolled);
     for (const shift of [1, 2, 40, 200, 400, -3, 0]) {
       const day = new Date(now + shift * DAY).toISOString().slice(0, 10);
@@ -145,6 +146,14 @@ describe('rollups follow every write of the service', () => {
       expect(await anchor()).toBe(day);
       expect(await storedRollups(org.id)).toEqual(await recomputedRollups(org.id));
     }
+    // Windows left on another day: the next call moves them back to today before answering from them.
+    await sql(`SELECT analytics_roll_windows($1, 'test', $2::date)`, [org.id, new Date(now - 2 * DAY).toISOString().slice(0, 10)]);
+    const d = await dashboard(org.test, 'last_365_days');
+    expect(await anchor()).toBe(today);
+    const [{ n }] = await sql(`SELECT count(DISTINCT lower(customer_email))::int AS n FROM invoices
+                                WHERE organization_id = $1 AND created_at >= $2 AND created_at < $3`, [org.id, new Date(d.from + 'Z'), new Date(d.to + 'Z')]);
+    expect(n).toBeGreaterThan(0);
+    expect(d.customers.unique).toBe(n);
   });
 
   it('concurrent writers in one organization (payments, status changes, new invoices) all succeed and leave the rollups exact', async () => {
@@ -187,8 +196,10 @@ describe('rollups follow every write of the service', () => {
     await sql(`SELECT analytics_rebuild($1)`, [org.id]);
     const rebuilt = await storedRollups(org.id);
     expect(rebuilt).toEqual(await recomputedRollups(org.id));
-    expect({ ...rebuilt, paymentWindows: [], invoiceWindows: [], customerWindows: [] }).toEqual({ ...before, paymentWindows: [], invoiceWindows: [], customerWindows: [] });
+    const windowsLeftOut = { paymentWindows: [], invoiceWindows: [], customerWindows: [], windowCustomers: [] };
+    expect({ ...rebuilt, ...windowsLeftOut }).toEqual({ ...before, ...windowsLeftOut });
     expect(rebuilt.customerWindows).toEqual([]); // the day windows wait for the next dashboard call
+    expect(rebuilt.windowCustomers).toEqual([]);
     await dashboard(org.test, 'last_7_days');
     expect(await storedRollups(org.id)).toEqual(before);
     const d = await dashboard(org.test, 'last_365_days');

@@ -1,54 +1,38 @@
-import { Amount, Money, renderAmount, roundMoney, sumAmounts, ZERO } from '../../../shared/money/money';
-import { bucketLabel, DashboardWindow } from './period';
+import Decimal from 'decimal.js';
+import { Amount, fromDb, Money, renderAmount, roundMoney, sumAmounts, ZERO } from '../../../shared/money/money';
+import type { DashboardWindow } from './period';
 
 /** Payment and invoice states as the interface publishes them; every one appears in by_status. */
 export const PAYMENT_STATES = ['PENDING', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
 export const INVOICE_STATES = ['PENDING', 'COMPLETED', 'VOIDED', 'PROCESSING', 'WAITING_FOR_CONFIRMATIONS', 'PARTIALLY_PAID'] as const;
 export const TOP_CUSTOMERS = 5;
 
-/** Payments of the window grouped by provider, currency and status (from the rollups). */
-export interface PaymentCell {
-  providerId: string;
-  currency: string;
-  status: string;
-  count: number;
-  /** Sum of price_usd of these payments. */
-  volumeUsd: Amount;
-}
-
-/** Invoices of the window grouped by status. */
-export interface InvoiceCell {
-  status: string;
-  count: number;
-  priceUsdSum: Amount;
-}
-
-export interface SeriesCell {
-  bucket: Date;
-  paymentsVolumeUsd: Amount;
-  invoicesCount: number;
-}
-
-export interface CustomerRow {
-  email: string;
-  invoicesCount: number;
-  paidVolumeUsd: Amount;
-}
-
-export interface CustomerFigures {
+/**
+ * What one dashboard statement reads for a window, in the compact form it travels in: counts as
+ * numbers, money as the text of numeric(78,30) values (exact, 30 fractional digits).
+ */
+export interface DashboardRead {
+  /** Payments of the window by provider, currency and status: [provider_id, currency, status, count, sum of price_usd]. */
+  payments: Array<[providerId: string, currency: string, status: string, count: number, volumeUsd: string]>;
+  /** Invoices of the window by status: [status, count, sum of price_usd]. */
+  invoices: Array<[status: string, count: number, priceUsdSum: string]>;
+  /** Distinct customers of the window. */
   unique: number;
+  /** Customers whose first invoice is in the window. */
   new: number;
-  /** Already ranked: paid volume desc, then invoices desc, then email. */
-  top: CustomerRow[];
+  /** Already ranked (paid volume desc, then invoices desc, then email): [email, invoices_count, paid_volume_usd]. */
+  top: Array<[email: string, invoicesCount: number, paidVolumeUsd: string]>;
+  /** Buckets of the window that have a series row: [bucket start in epoch seconds, COMPLETED payments' volume]. */
+  paymentSeries: Array<[bucket: number, volumeUsd: string]>;
+  /** [bucket start in epoch seconds, invoices created]. */
+  invoiceSeries: Array<[bucket: number, invoicesCount: number]>;
 }
 
 export interface DashboardInput {
   window: DashboardWindow;
-  payments: PaymentCell[];
-  invoices: InvoiceCell[];
-  series: SeriesCell[];
-  customers: CustomerFigures;
-  providerNames: ReadonlyMap<string, string>;
+  read: DashboardRead;
+  /** The provider's display name (the id itself when the catalog does not know it). */
+  providerName: (id: string) => string;
 }
 
 export interface DashboardView {
@@ -80,25 +64,54 @@ export interface DashboardView {
   series: Array<{ date: string; payments_volume_usd: string; invoices_count: number }>;
 }
 
+/**
+ * Quotients computed to 80 significant digits, the rest cut off. Rounding half-up at 30 fractional
+ * digits only depends on the digits up to the 31st fractional one, which the cut-off quotient has
+ * exactly when it has at most 49 integer digits, so rounding it gives the exactly rounded quotient,
+ * with far less work than dividing to the money precision (200). The dashboard's quotients (shares,
+ * conversion, mean price) are far below that; a larger one takes the general path.
+ */
+const Quotient = Money.clone({ precision: 80, rounding: Decimal.ROUND_DOWN });
+
+/** part / whole rounded half-up at 30 fractional digits (whole not zero). */
+export function divideRounded(part: Amount, whole: Amount): Amount {
+  // The quotient has at most part.e - whole.e + 1 integer digits (e: exponent of the first digit).
+  if (part.e - whole.e + 1 > 48) return roundMoney(part.div(whole));
+  return roundMoney(new Quotient(part).div(new Quotient(whole)));
+}
+
 /** part / whole as a 30-digit decimal string, 0 when the whole is zero. */
 export function ratio(part: Amount, whole: Amount): string {
-  return renderAmount(whole.isZero() ? ZERO : roundMoney(part.div(whole)));
+  return renderAmount(whole.isZero() ? ZERO : divideRounded(part, whole));
 }
 
 function timestamp(d: Date): string {
   return d.toISOString().slice(0, 19).replace('T', ' ');
 }
 
+const RENDERED = /^\d+\.\d{30}$/;
+
+/**
+ * Money read from a numeric(78,30) column as the response shows it. PostgreSQL writes such a value
+ * with exactly 30 fractional digits, which is already the rendering (renderAmount would give the
+ * same text back), so it is passed on as is; anything else goes through decimal.js.
+ */
+export function moneyText(text: string): string {
+  return RENDERED.test(text) ? text : renderAmount(fromDb(text));
+}
+
+const ZERO_TEXT = renderAmount(ZERO);
+
 interface Group { count: number; volume: Amount }
 
 /** Volume counts COMPLETED payments only; counts count every payment of the group. */
-function groupPayments(cells: PaymentCell[], key: (c: PaymentCell) => string): Map<string, Group> {
+function groupPayments(cells: DashboardRead['payments'], key: 0 | 1): Map<string, Group> {
   const groups = new Map<string, Group>();
   for (const c of cells) {
-    const g = groups.get(key(c)) ?? { count: 0, volume: ZERO };
-    g.count += c.count;
-    if (c.status === 'COMPLETED') g.volume = g.volume.add(c.volumeUsd);
-    groups.set(key(c), g);
+    let g = groups.get(c[key]);
+    if (!g) groups.set(c[key], (g = { count: 0, volume: ZERO }));
+    g.count += c[3];
+    if (c[2] === 'COMPLETED') g.volume = g.volume.add(c[4]);
   }
   return groups;
 }
@@ -109,33 +122,57 @@ function byVolume<T extends { volume: Amount; count: number; id: string }>(a: T,
 
 /** The dashboard's figures from the window's rollups (decisions §12, docs/analytics.md). */
 export function buildDashboard(input: DashboardInput): DashboardView {
-  const { window: w } = input;
+  const { window: w, read } = input;
 
   const paymentsByStatus = Object.fromEntries(PAYMENT_STATES.map((s) => [s, 0])) as Record<string, number>;
-  for (const c of input.payments) paymentsByStatus[c.status] = (paymentsByStatus[c.status] ?? 0) + c.count;
-  const completed = input.payments.filter((c) => c.status === 'COMPLETED');
-  const volume = sumAmounts(completed.map((c) => c.volumeUsd));
-
-  const currencies = [...groupPayments(input.payments, (c) => c.currency)].map(([id, g]) => ({ id, ...g })).sort(byVolume);
-  const providers = [...groupPayments(input.payments, (c) => c.providerId)].map(([id, g]) => ({ id, ...g })).sort(byVolume);
+  let paymentCount = 0;
+  let completedCount = 0;
+  for (const [, , status, count] of read.payments) {
+    paymentsByStatus[status] = (paymentsByStatus[status] ?? 0) + count;
+    paymentCount += count;
+    if (status === 'COMPLETED') completedCount += count;
+  }
+  const currencies = [...groupPayments(read.payments, 1)].map(([id, g]) => ({ id, ...g })).sort(byVolume);
+  const providers = [...groupPayments(read.payments, 0)].map(([id, g]) => ({ id, ...g })).sort(byVolume);
+  // Every COMPLETED payment has one provider: the providers' volumes add up to the total.
+  const volume = sumAmounts(providers.map((p) => p.volume));
 
   const invoicesByStatus = Object.fromEntries(INVOICE_STATES.map((s) => [s, 0])) as Record<string, number>;
-  for (const c of input.invoices) invoicesByStatus[c.status] = (invoicesByStatus[c.status] ?? 0) + c.count;
-  const invoiceCount = input.invoices.reduce((n, c) => n + c.count, 0);
-  const invoiceSum = sumAmounts(input.invoices.map((c) => c.priceUsdSum));
-  const paid = input.invoices.filter((c) => c.status === 'COMPLETED');
-  const paidCount = paid.reduce((n, c) => n + c.count, 0);
-  const paidVolume = sumAmounts(paid.map((c) => c.priceUsdSum));
+  let invoiceCount = 0;
+  let invoiceSum: Amount = ZERO;
+  let paidCount = 0;
+  let paidVolume: Amount = ZERO;
+  for (const [status, count, sum] of read.invoices) {
+    invoicesByStatus[status] = (invoicesByStatus[status] ?? 0) + count;
+    invoiceCount += count;
+    invoiceSum = invoiceSum.add(sum);
+    if (status === 'COMPLETED') {
+      paidCount += count;
+      paidVolume = paidVolume.add(sum);
+    }
+  }
 
-  const seriesByBucket = new Map(input.series.map((s) => [s.bucket.getTime(), s]));
+  // Zero-filled, one point per bucket of the window; the rows read name their bucket by its start.
+  const series = w.labels.map((date) => ({ date, payments_volume_usd: ZERO_TEXT, invoices_count: 0 }));
+  const start = w.from.getTime();
+  const size = (w.to.getTime() - start) / w.buckets.length;
+  const pointAt = (seconds: number) => series[(seconds * 1000 - start) / size];
+  for (const [at, v] of read.paymentSeries) {
+    const point = pointAt(at);
+    if (point) point.payments_volume_usd = moneyText(v);
+  }
+  for (const [at, n] of read.invoiceSeries) {
+    const point = pointAt(at);
+    if (point) point.invoices_count = n;
+  }
 
   return {
     period: w.period,
     from: timestamp(w.from),
     to: timestamp(w.to),
     payments: {
-      count: input.payments.reduce((n, c) => n + c.count, 0),
-      completed_count: completed.reduce((n, c) => n + c.count, 0),
+      count: paymentCount,
+      completed_count: completedCount,
       volume_usd: renderAmount(volume),
       by_status: paymentsByStatus,
       by_currency: currencies.map((c) => ({ currency: c.id, count: c.count, volume_usd: renderAmount(c.volume) })),
@@ -145,31 +182,22 @@ export function buildDashboard(input: DashboardInput): DashboardView {
       by_status: invoicesByStatus,
       paid_count: paidCount,
       paid_volume_usd: renderAmount(paidVolume),
-      average_price_usd: renderAmount(invoiceCount === 0 ? ZERO : roundMoney(invoiceSum.div(invoiceCount))),
+      average_price_usd: renderAmount(invoiceCount === 0 ? ZERO : divideRounded(invoiceSum, new Money(invoiceCount))),
       conversion_rate: ratio(new Money(paidCount), new Money(invoiceCount)),
     },
     providers: providers.map((p) => ({
       provider_id: p.id,
-      name: input.providerNames.get(p.id) ?? p.id,
+      name: input.providerName(p.id),
       payments_count: p.count,
       volume_usd: renderAmount(p.volume),
       share: ratio(p.volume, volume),
     })),
     customers: {
-      unique: input.customers.unique,
-      new: input.customers.new,
-      returning: input.customers.unique - input.customers.new,
-      top: input.customers.top.slice(0, TOP_CUSTOMERS).map((c) => ({
-        customer_email: c.email, invoices_count: c.invoicesCount, paid_volume_usd: renderAmount(c.paidVolumeUsd),
-      })),
+      unique: read.unique,
+      new: read.new,
+      returning: read.unique - read.new,
+      top: read.top.slice(0, TOP_CUSTOMERS).map(([email, n, v]) => ({ customer_email: email, invoices_count: n, paid_volume_usd: moneyText(v) })),
     },
-    series: w.buckets.map((b) => {
-      const point = seriesByBucket.get(b.getTime());
-      return {
-        date: bucketLabel(b, w.grain),
-        payments_volume_usd: renderAmount(point?.paymentsVolumeUsd ?? ZERO),
-        invoices_count: point?.invoicesCount ?? 0,
-      };
-    }),
+    series,
   };
 }

@@ -25,6 +25,8 @@ export interface DashboardWindow {
   to: Date;
   /** Start of every bucket of the window, oldest first. */
   buckets: Date[];
+  /** How the series names each bucket (bucketLabel), in the same order. */
+  labels: string[];
 }
 
 const HOUR_MS = 3_600_000;
@@ -56,7 +58,25 @@ export function windowOf(period: Period, now: Date): DashboardWindow {
   const to = previous ? currentEnd - count * size : currentEnd;
   const from = to - count * size;
   const buckets = Array.from({ length: count }, (_, i) => new Date(from + i * size));
-  return { period, grain, from: new Date(from), to: new Date(to), buckets };
+  return { period, grain, from: new Date(from), to: new Date(to), buckets, labels: buckets.map((b) => bucketLabel(b, grain)) };
+}
+
+const current = new Map<Period, { start: number; window: Readonly<DashboardWindow> }>();
+
+/**
+ * windowOf, computed once per period for as long as its buckets stay the same (until the next hour
+ * or day starts) and shared by the calls in between, read-only.
+ */
+export function currentWindowOf(period: Period, now: Date): Readonly<DashboardWindow> {
+  const { grain } = LENGTHS[period.startsWith('prev_') ? period.slice('prev_'.length) : period];
+  const start = bucketStart(now, grain).getTime();
+  const known = current.get(period);
+  if (known && known.start === start) return known.window;
+  const window = windowOf(period, now);
+  Object.freeze(window.buckets);
+  Object.freeze(window.labels);
+  current.set(period, { start, window: Object.freeze(window) });
+  return window;
 }
 
 /** How a series point names its bucket: `YYYY-MM-DD` for days, `YYYY-MM-DD HH:00:00` for hours (UTC). */

@@ -1,36 +1,43 @@
 import { Inject } from '@nestjs/common';
-import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
+import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { Clock } from '../../../../shared/time/clock';
-import { GetProvidersQuery } from '../../../providers/queries/get-providers/get-providers.query';
-import { buildDashboard, DashboardView } from '../../domain/dashboard';
-import { keptWindowOf, windowOf } from '../../domain/period';
+import { findCatalogProvider } from '../../../providers/domain/catalog';
+import { buildDashboard, DashboardRead, DashboardView } from '../../domain/dashboard';
+import { currentWindowOf, keptWindowOf } from '../../domain/period';
 import { AnalyticsRepository } from '../../persistence/analytics.repository';
 import { GetDashboardQuery } from './get-dashboard.query';
+
+/** Providers are named from the catalog, which is data shipped with the service (no database read). */
+const providerName = (id: string): string => findCatalogProvider(id)?.name ?? id;
 
 @QueryHandler(GetDashboardQuery)
 export class GetDashboardHandler implements IQueryHandler<GetDashboardQuery> {
   constructor(
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
-    @Inject(QueryBus) private readonly queries: QueryBus,
     @Inject(AnalyticsRepository) private readonly repo: AnalyticsRepository,
     @Inject(Clock) private readonly clock: Clock,
   ) {}
 
   async execute({ scope, period }: GetDashboardQuery): Promise<DashboardView> {
     const now = this.clock.now();
-    const window = windowOf(period, now);
+    const window = currentWindowOf(period, now);
     const kept = keptWindowOf(period);
-    const today = now.toISOString().slice(0, 10);
-    // The kept day windows end on today: move them first when the day has changed (once a day).
-    if (kept && (await this.repo.anchorDay(this.tx.manager, scope)) !== today) {
-      await this.tx.run((m) => this.repo.rollWindows(m, scope, today));
-    }
+    const m = this.tx.manager;
     // One statement: one snapshot for every section, so the figures agree with each other.
-    const read = await this.repo.dashboard(this.tx.manager, scope, window, kept, today);
-    const ids = [...new Set(read.payments.map((p) => p.providerId))];
-    const providers = ids.length ? await this.queries.execute(new GetProvidersQuery(scope, ids)) : [];
-    const providerNames = new Map(providers.map((p) => [p.catalog.id, p.catalog.name]));
-    return buildDashboard({ window, ...read, providerNames });
+    let read: DashboardRead | null = null;
+    if (kept) {
+      const today = now.toISOString().slice(0, 10);
+      read = await this.repo.keptDashboard(m, scope, window, kept, today);
+      if (!read) {
+        // The kept day windows end on an earlier day (the first call of a new day) or are not built
+        // yet: move them to today, then read them.
+        await this.tx.run((t) => this.repo.rollWindows(t, scope, today));
+        read = await this.repo.keptDashboard(m, scope, window, kept, today);
+      }
+    }
+    // Hourly periods, and a day window moved away again at once (a rebuild in between): sum the buckets.
+    read ??= await this.repo.summedDashboard(m, scope, window);
+    return buildDashboard({ window, read, providerName });
   }
 }
