@@ -3,13 +3,13 @@
  *
  *   npm run bench                 1,000,000 invoices, 20 s per scenario
  *   npm run bench -- --quick      100,000 invoices, 5 s per scenario (a few minutes)
- *   options: --invoices N --duration S --connections C --workers W --log-level L --keep-db --database-url URL
+ *   options: --invoices N --dashboard-payments N --dashboard-invoices N --duration S --connections C --workers W --log-level L --keep-db --database-url URL
  *            --service PATH (another build's dist/src/main.js, to compare two versions on one data set)
  *
  * 1. Creates its own database (ipa_bench_...) on DATABASE_URL's server (default
  *    postgres://postgres@127.0.0.1:5432/postgres), runs the migrations and seeds it with SQL that
  *    matches the schema: invoices over 100 organizations with items and calculations, two payments
- *    per invoice, and one organization with 1,000,000 payments for the dashboard (when the analytics
+ *    per invoice, and one organization with 1,000,000 payments and 300,000 invoices for the dashboard (when the analytics
  *    module is there).
  * 2. Starts the built service in production mode (NODE_ENV=production, rate limits off so the load
  *    is not refused, pool of 20, WEB_CONCURRENCY=W when given) and the raw floor (bench/floor-server.ts:
@@ -51,6 +51,7 @@ const quick = flag('quick');
 const invoices = Number.parseInt(opt('invoices', quick ? '100000' : '1000000'), 10);
 const payments = invoices * 2;
 const dashboardPayments = Number.parseInt(opt('dashboard-payments', '1000000'), 10);
+const dashboardInvoices = Number.parseInt(opt('dashboard-invoices', '300000'), 10);
 const duration = Number.parseInt(opt('duration', quick ? '5' : '20'), 10);
 const connections = Number.parseInt(opt('connections', '16'), 10);
 const workers = opt('workers', '');
@@ -185,7 +186,7 @@ async function main(): Promise<void> {
     const seedStart = Date.now();
     await withRollupsRebuiltAfter(ds, analytics ? [DASHBOARD_ORG] : [], async () => {
       await seedInvoices(ds, invoices, log);
-      await seedPayments(ds, payments, invoices, analytics ? dashboardPayments : 0, log);
+      await seedPayments(ds, payments, invoices, analytics ? dashboardPayments : 0, log, analytics ? dashboardInvoices : 0);
     }, log);
     const seedSeconds = (Date.now() - seedStart) / 1000;
     const pgVersion = (await ds.query('SHOW server_version'))[0].server_version as string;
@@ -316,7 +317,7 @@ async function main(): Promise<void> {
       : null;
     if (probe && probe.status === 200) {
       dash30 = await measure('dashboard last_30_days', svc('/analytics/dashboard', [{ period: 'last_30_days' }], duration, dashHeaders));
-      dash365 = await measure(`dashboard last_365_days (${dashboardPayments} payments)`, svc('/analytics/dashboard', [{ period: 'last_365_days' }], duration, dashHeaders));
+      dash365 = await measure(`dashboard last_365_days (${dashboardPayments} payments, ${dashboardInvoices} invoices)`, svc('/analytics/dashboard', [{ period: 'last_365_days' }], duration, dashHeaders));
     } else {
       const why = 'not measured: the analytics dashboard is not in this build';
       rows.push({ name: 'dashboard last_30_days', result: null, note: why }, { name: 'dashboard last_365_days', result: null, note: why });
@@ -359,7 +360,7 @@ async function main(): Promise<void> {
     };
     const record = {
       started_at: startedAt.toISOString(), finished_at: new Date().toISOString(), commit, quick,
-      settings: { service: MAIN, floor_records_events: outbox, rounds, invoices, payments, dashboard_payments: analytics ? dashboardPayments : null, duration_s: duration, connections, workers: workers || '1 (WEB_CONCURRENCY unset)', log_level: serviceEnv.LOG_LEVEL, deep_page_at: depth },
+      settings: { service: MAIN, floor_records_events: outbox, rounds, invoices, payments, dashboard_payments: analytics ? dashboardPayments : null, dashboard_invoices: analytics ? dashboardInvoices : null, duration_s: duration, connections, workers: workers || '1 (WEB_CONCURRENCY unset)', log_level: serviceEnv.LOG_LEVEL, deep_page_at: depth },
       machine: { ...machine, load_average_at_end: loadavg().map((l) => round(l, 2)) },
       seed_seconds: round(seedSeconds),
       scenarios: rows.map((r) => ({ name: r.name, note: r.note ?? null, service: r.result, floor: r.floor ?? null, prepared_floor: r.preparedFloor ?? null })),

@@ -3,7 +3,9 @@
  * - `perOrgTotal` payments payment_bench_<n> over the invoices invoice_bench_* (two per invoice, in
  *   the invoice's organization and mode), created after their invoice;
  * - `dashboardTotal` payments of one organization (org_bench_dash, test mode, no invoice) spread over
- *   the last 365 days, for the analytics dashboard.
+ *   the last 365 days, for the analytics dashboard, and `dashboardInvoices` invoices of it over the
+ *   same days (20,000 customers, six invoice states, 0.01..1000.00 USD), so the dashboard's invoice and
+ *   customer sections have data of that size too.
  * Four statuses (80% COMPLETED, 10% PENDING, 5% FAILED, 5% CANCELLED), six providers, prices
  * 0.000001..1000 USD. Run inside withRollupsRebuiltAfter when the analytics rollups exist.
  */
@@ -42,7 +44,9 @@ export async function withRollupsRebuiltAfter(ds: DataSource, orgs: string[], lo
   log(`analytics rollups rebuilt for ${orgs.length} organization(s) in ${((Date.now() - t) / 1000).toFixed(1)} s`);
 }
 
-export async function seedPayments(ds: DataSource, perOrgTotal: number, invoices: number, dashboardTotal: number, log: (line: string) => void): Promise<void> {
+export async function seedPayments(
+  ds: DataSource, perOrgTotal: number, invoices: number, dashboardTotal: number, log: (line: string) => void, dashboardInvoices = 0,
+): Promise<void> {
   const started = Date.now();
   for (let from = 1; from <= perOrgTotal; from += BATCH) {
     const to = Math.min(perOrgTotal, from + BATCH - 1);
@@ -78,6 +82,21 @@ export async function seedPayments(ds: DataSource, perOrgTotal: number, invoices
       [from, to, DASHBOARD_ORG, PROVIDERS, CURRENCIES]);
       log(`seeded dashboard payments ${from}..${to} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
     }
+    for (let from = 1; from <= dashboardInvoices; from += BATCH) {
+      const to = Math.min(dashboardInvoices, from + BATCH - 1);
+      await ds.query(`
+        INSERT INTO invoices (id, organization_id, mode, status, currency, price, price_usd, customer_email, metadata, created_at, updated_at)
+        SELECT 'invoice_dash_' || lpad(g::text, 9, '0'), $3, 'test',
+               CASE WHEN s < 60 THEN 'COMPLETED' WHEN s < 75 THEN 'PENDING' WHEN s < 85 THEN 'VOIDED'
+                    WHEN s < 90 THEN 'PROCESSING' WHEN s < 95 THEN 'WAITING_FOR_CONFIRMATIONS' ELSE 'PARTIALLY_PAID' END,
+               'USD', p, p, 'customer' || (abs(hashint4(g + 5)) % 20000) || '@example.com', '{}'::jsonb, t, t
+          FROM generate_series($1::int, $2::int) g,
+               LATERAL (SELECT abs(hashint4(g + 2)) % 100 AS s, (abs(hashint4(g + 4)) % 100000 + 1) / 100.0 AS p,
+                               now() - (abs(hashint4(g + 7)) % (365 * 86400)) * interval '1 second' AS t) x`,
+      [from, to, DASHBOARD_ORG]);
+      log(`seeded dashboard invoices ${from}..${to} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    }
+    if (dashboardInvoices > 0) await ds.query('VACUUM ANALYZE invoices');
   }
   await ds.query('VACUUM ANALYZE payments');
 }
