@@ -23,6 +23,10 @@ export interface KeysetPage<R> {
  * One round trip for a list page, newest first: the total of matches, the page (after the
  * `starting_after` row when given, then `offset`), and whether more follow. Null when the cursor id
  * is not in the caller's organization and mode.
+ *
+ * The page is chosen by id first (`ids`: the filter's columns are in the list indexes, so this is an
+ * index-only scan) and only its rows are then read from the table: a filter matching a few hundred
+ * rows spread over the table reads about 21 table pages instead of one per match.
  */
 export async function keysetPage<R extends { id: string | null }>(m: EntityManager, q: KeysetPageRequest): Promise<KeysetPage<R> | null> {
   const params = [...q.params, q.startingAfter ?? null];
@@ -32,11 +36,13 @@ export async function keysetPage<R extends { id: string | null }>(m: EntityManag
   const rows: Array<R & { total: string; cursor_found: number }> = await m.query(preparedShape(
     'list_page',
     `WITH cur AS (SELECT created_at, id FROM ${q.table} WHERE id = ${cursor} AND organization_id = $1 AND mode = $2),
-          page AS (SELECT ${q.columns} FROM ${q.table} WHERE ${q.where}${keyset}
-                    ORDER BY created_at DESC, id DESC LIMIT $${params.length - 1} OFFSET $${params.length})
+          ids AS (SELECT id, created_at FROM ${q.table} WHERE ${q.where}${keyset}
+                   ORDER BY created_at DESC, id DESC LIMIT $${params.length - 1} OFFSET $${params.length}),
+          page AS (SELECT ${q.columns} FROM ${q.table} WHERE id IN (SELECT id FROM ids) AND organization_id = $1 AND mode = $2)
      SELECT t.total, t.cursor_found, page.*
        FROM (SELECT (SELECT count(*) FROM ${q.table} WHERE ${q.where})::text AS total, (SELECT count(*) FROM cur)::int AS cursor_found) t
-       LEFT JOIN page ON true`,
+       LEFT JOIN page ON true
+      ORDER BY page.created_at DESC, page.id DESC`,
   ), params);
   if (q.startingAfter !== undefined && rows[0].cursor_found === 0) return null;
   const found = rows.filter((r) => r.id !== null);
