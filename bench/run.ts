@@ -64,6 +64,8 @@ interface Row {
   /** The floor sending the same statements as named (prepared) statements, as the service does. */
   preparedFloor?: LoadResult | null;
   note?: string;
+  /** Peak RSS of one service process while the scenario ran. */
+  rssMb?: number;
 }
 
 function withDatabase(serverUrl: string, database: string): string {
@@ -228,8 +230,14 @@ async function main(): Promise<void> {
     await waitFor(`http://127.0.0.1:${preparedFloorPort}/`, {}, preparedFloor, 'prepared floor');
 
     let peakRss = 0;
+    /** Peak RSS of one service process during the scenario being measured (reset by measure()). */
+    let scenarioPeakRss = 0;
     const sampler = setInterval(() => {
-      for (const pid of processTree(service.pid!)) peakRss = Math.max(peakRss, rssMb(pid));
+      for (const pid of processTree(service.pid!)) {
+        const mb = rssMb(pid);
+        peakRss = Math.max(peakRss, mb);
+        scenarioPeakRss = Math.max(scenarioPeakRss, mb);
+      }
     }, 250);
 
     const svc = (path: string | string[], bodies: unknown[], seconds = duration, extraHeaders: Record<string, string> = {}): LoadSpec => ({
@@ -273,6 +281,7 @@ async function main(): Promise<void> {
       let floorResult: LoadResult | undefined;
       let preparedFloorResult: LoadResult | undefined;
       let result: LoadResult;
+      scenarioPeakRss = 0;
       if (floorSpec) {
         const slice = duration / rounds;
         const f: LoadResult[] = [];
@@ -295,7 +304,7 @@ async function main(): Promise<void> {
         log(`service: ${name}`);
         result = await runLoad(spec);
       }
-      rows.push({ name, result, floor: floorResult, preparedFloor: preparedFloorResult, note });
+      rows.push({ name, result, floor: floorResult, preparedFloor: preparedFloorResult, note, rssMb: round(scenarioPeakRss) });
       if (result.sample_failure) log(`  failures in ${name}: ${result.sample_failure}`);
       return result;
     };
@@ -337,13 +346,13 @@ async function main(): Promise<void> {
     // 3. Report.
     const errors = rows.reduce((n, r) => n + (r.result ? r.result.non2xx + r.result.errors + r.result.timeouts : 0), 0);
     const lines = [
-      `| scenario | req/s | p50 ms | p95 ms | p99 ms | errors | floor req/s | floor p99 ms | ratio | prepared floor req/s | ratio to it |`,
-      `|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|`,
+      `| scenario | req/s | p50 ms | p95 ms | p99 ms | errors | floor req/s | floor p99 ms | ratio | prepared floor req/s | ratio to it | peak RSS MB |`,
+      `|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|`,
       ...rows.map((r) => {
         const e = r.result ? r.result.non2xx + r.result.errors + r.result.timeouts : null;
         const ratio = r.result && r.floor ? (r.result.rps / r.floor.rps).toFixed(2) : '-';
         const preparedRatio = r.result && r.preparedFloor ? (r.result.rps / r.preparedFloor.rps).toFixed(2) : '-';
-        return `| ${r.name}${r.note ? ` (${r.note})` : ''} | ${fmt(r.result?.rps, 0)} | ${fmt(r.result?.p50)} | ${fmt(r.result?.p95)} | ${fmt(r.result?.p99)} | ${e ?? '-'} | ${fmt(r.floor?.rps, 0)} | ${fmt(r.floor?.p99)} | ${ratio} | ${fmt(r.preparedFloor?.rps, 0)} | ${preparedRatio} |`;
+        return `| ${r.name}${r.note ? ` (${r.note})` : ''} | ${fmt(r.result?.rps, 0)} | ${fmt(r.result?.p50)} | ${fmt(r.result?.p95)} | ${fmt(r.result?.p99)} | ${e ?? '-'} | ${fmt(r.floor?.rps, 0)} | ${fmt(r.floor?.p99)} | ${ratio} | ${fmt(r.preparedFloor?.rps, 0)} | ${preparedRatio} | ${r.rssMb ?? '-'} |`;
       }),
     ];
     const summary = {
@@ -363,7 +372,7 @@ async function main(): Promise<void> {
       settings: { service: MAIN, floor_records_events: outbox, rounds, invoices, payments, dashboard_payments: analytics ? dashboardPayments : null, dashboard_invoices: analytics ? dashboardInvoices : null, duration_s: duration, connections, workers: workers || '1 (WEB_CONCURRENCY unset)', log_level: serviceEnv.LOG_LEVEL, deep_page_at: depth },
       machine: { ...machine, load_average_at_end: loadavg().map((l) => round(l, 2)) },
       seed_seconds: round(seedSeconds),
-      scenarios: rows.map((r) => ({ name: r.name, note: r.note ?? null, service: r.result, floor: r.floor ?? null, prepared_floor: r.preparedFloor ?? null })),
+      scenarios: rows.map((r) => ({ name: r.name, note: r.note ?? null, service: r.result, floor: r.floor ?? null, prepared_floor: r.preparedFloor ?? null, peak_rss_mb: r.rssMb ?? null })),
       // Like-for-like: the floor sending the same prepared statements the service sends.
       prepared_floor: {
         create_floor_rps: round(rows[0].preparedFloor!.rps), create_ratio: round(create.rps / rows[0].preparedFloor!.rps, 2),
