@@ -54,7 +54,8 @@ const dashboardPayments = Number.parseInt(opt('dashboard-payments', '1000000'), 
 const dashboardInvoices = Number.parseInt(opt('dashboard-invoices', '300000'), 10);
 const duration = Number.parseInt(opt('duration', quick ? '5' : '20'), 10);
 const connections = Number.parseInt(opt('connections', '16'), 10);
-const workers = opt('workers', '');
+// One worker per core, as the README recommends for production (WEB_CONCURRENCY).
+const workers = opt('workers', String(cpus().length));
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 interface Row {

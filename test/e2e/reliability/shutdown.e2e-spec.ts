@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -115,6 +115,8 @@ describe('WEB_CONCURRENCY: worker processes', () => {
         await new Promise((r) => setTimeout(r, 100));
       }
       expect(workers).toHaveLength(3);
+      // workers run with the smaller young generation (less memory under load)
+      for (const pid of workers) expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toContain('--max-semi-space-size=8');
       const org = await service.createOrg();
       // every request lands on some worker; all of them see the same data
       const made = await Promise.all(Array.from({ length: 12 }, (_, i) => org.test.post('/products', productBody({ name: `P${i}` }))));
