@@ -32,6 +32,7 @@ import { AnalyticsRepository } from '../src/modules/analytics/persistence/analyt
 import { PROVIDER_CATALOG } from '../src/modules/providers/domain/catalog';
 import type { OrgId } from '../src/shared/ids/ids';
 import { dataSourceOptions, migrate } from '../src/shared/db/data-source';
+import { insertCustomerInvoices } from './seed-payments';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -97,17 +98,7 @@ async function main(): Promise<void> {
     try {
       for (let from = invoicesHave + 1; from <= invoicesWanted; from += BATCH) {
         const to = Math.min(invoicesWanted, from + BATCH - 1);
-        // Invoice g: state, price (0.01..1000.00 USD) and customer (1 of 20,000) from hashes of g; created at a
-        // hashed second of the last 365 days.
-        await q(`
-          INSERT INTO invoices (id, organization_id, mode, status, currency, price, price_usd, customer_email, metadata, created_at, updated_at)
-          SELECT 'invoice_abench_' || lpad(g::text, 9, '0'), $3, 'test',
-                 CASE WHEN s < 60 THEN 'COMPLETED' WHEN s < 75 THEN 'PENDING' WHEN s < 85 THEN 'VOIDED'
-                      WHEN s < 90 THEN 'PROCESSING' WHEN s < 95 THEN 'WAITING_FOR_CONFIRMATIONS' ELSE 'PARTIALLY_PAID' END,
-                 'USD', p, p, 'customer' || (abs(hashint4(g + 5)) % 20000) || '@example.com', '{}'::jsonb, t, t
-            FROM generate_series($1::int, $2::int) g,
-                 LATERAL (SELECT abs(hashint4(g + 2)) % 100 AS s, (abs(hashint4(g + 4)) % 100000 + 1) / 100.0 AS p,
-                                 now() - (abs(hashint4(g + 7)) % (365 * 86400)) * interval '1 second' AS t) x`, [from, to, org]);
+        await insertCustomerInvoices(bulk, org, 'invoice_abench_', from, to);
         log(`invoices ${from}..${to} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
       }
       for (let from = paymentsHave + 1; from <= paymentsWanted; from += BATCH) {

@@ -44,6 +44,23 @@ export async function withRollupsRebuiltAfter(ds: DataSource, orgs: string[], lo
   log(`analytics rollups rebuilt for ${orgs.length} organization(s) in ${((Date.now() - t) / 1000).toFixed(1)} s`);
 }
 
+/**
+ * Invoices `<prefix><g>` for g in from..to of one organization (test mode), spread over the last 365
+ * days: state, price (0.01..1000.00 USD) and customer (one of 20,000) from hashes of g. Triggers are
+ * the caller's business (bulk loads switch the rollups off and rebuild them after).
+ */
+export async function insertCustomerInvoices(db: { query(sql: string, params: unknown[]): Promise<unknown> }, org: string, prefix: string, from: number, to: number): Promise<void> {
+  await db.query(`
+    INSERT INTO invoices (id, organization_id, mode, status, currency, price, price_usd, customer_email, metadata, created_at, updated_at)
+    SELECT $4 || lpad(g::text, 9, '0'), $3, 'test',
+           CASE WHEN s < 60 THEN 'COMPLETED' WHEN s < 75 THEN 'PENDING' WHEN s < 85 THEN 'VOIDED'
+                WHEN s < 90 THEN 'PROCESSING' WHEN s < 95 THEN 'WAITING_FOR_CONFIRMATIONS' ELSE 'PARTIALLY_PAID' END,
+           'USD', p, p, 'customer' || (abs(hashint4(g + 5)) % 20000) || '@example.com', '{}'::jsonb, t, t
+      FROM generate_series($1::int, $2::int) g,
+           LATERAL (SELECT abs(hashint4(g + 2)) % 100 AS s, (abs(hashint4(g + 4)) % 100000 + 1) / 100.0 AS p,
+                           now() - (abs(hashint4(g + 7)) % (365 * 86400)) * interval '1 second' AS t) x`, [from, to, org, prefix]);
+}
+
 export async function seedPayments(
   ds: DataSource, perOrgTotal: number, invoices: number, dashboardTotal: number, log: (line: string) => void, dashboardInvoices = 0,
 ): Promise<void> {
@@ -84,16 +101,7 @@ export async function seedPayments(
     }
     for (let from = 1; from <= dashboardInvoices; from += BATCH) {
       const to = Math.min(dashboardInvoices, from + BATCH - 1);
-      await ds.query(`
-        INSERT INTO invoices (id, organization_id, mode, status, currency, price, price_usd, customer_email, metadata, created_at, updated_at)
-        SELECT 'invoice_dash_' || lpad(g::text, 9, '0'), $3, 'test',
-               CASE WHEN s < 60 THEN 'COMPLETED' WHEN s < 75 THEN 'PENDING' WHEN s < 85 THEN 'VOIDED'
-                    WHEN s < 90 THEN 'PROCESSING' WHEN s < 95 THEN 'WAITING_FOR_CONFIRMATIONS' ELSE 'PARTIALLY_PAID' END,
-               'USD', p, p, 'customer' || (abs(hashint4(g + 5)) % 20000) || '@example.com', '{}'::jsonb, t, t
-          FROM generate_series($1::int, $2::int) g,
-               LATERAL (SELECT abs(hashint4(g + 2)) % 100 AS s, (abs(hashint4(g + 4)) % 100000 + 1) / 100.0 AS p,
-                               now() - (abs(hashint4(g + 7)) % (365 * 86400)) * interval '1 second' AS t) x`,
-      [from, to, DASHBOARD_ORG]);
+      await insertCustomerInvoices(ds, DASHBOARD_ORG, 'invoice_dash_', from, to);
       log(`seeded dashboard invoices ${from}..${to} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
     }
     if (dashboardInvoices > 0) await ds.query('VACUUM ANALYZE invoices');
