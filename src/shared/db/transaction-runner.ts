@@ -37,10 +37,10 @@ export class TransactionRunner {
 
   private runOnce<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     const claim = idempotencyScope.getStore();
-    if (!claim || claim.applied) return this.dataSource.transaction(work);
+    if (!claim || claim.applied) return this.dataSource.transaction((m) => work(transactionManager(m)));
     // A request sent with an Idempotency-Key: its claim is marked applied in the same commit.
     return this.dataSource.transaction(async (m) => {
-      const result = await work(m);
+      const result = await work(transactionManager(m));
       await m.query(
         `UPDATE idempotency_keys SET state = 'applied' WHERE organization_id = $1 AND mode = $2 AND key = $3 AND state = 'in_flight'`,
         [claim.organizationId, claim.mode, claim.key],
