@@ -29,6 +29,18 @@ async function prepareDatabase(app: INestApplicationContext, config: AppConfig, 
   }
 }
 
+/** The last step of a stop: the embedded database this process serves (if any), then exit with `code` (1 if that failed). */
+async function stopAndExit(database: ResolvedDatabase, logger: Logger, code: number): Promise<never> {
+  try {
+    await database.embedded?.stop();
+  } catch (e) {
+    code = 1;
+    logger.error({ err: e }, 'error while stopping the embedded database');
+  }
+  logger.info({ code }, 'stopped');
+  process.exit(code);
+}
+
 /**
  * One HTTP server process: the whole service (WEB_CONCURRENCY=1) or one cluster worker. On SIGTERM
  * or SIGINT it stops accepting connections, lets requests in flight finish (at most
@@ -72,14 +84,7 @@ async function serve(config: AppConfig, logger: Logger, startedAt: bigint): Prom
       code = 1;
       logger.error({ err: e }, 'error while closing the application');
     }
-    try {
-      await database.embedded?.stop();
-    } catch (e) {
-      code = 1;
-      logger.error({ err: e }, 'error while stopping the embedded database');
-    }
-    logger.info({ code }, 'stopped');
-    process.exit(code);
+    await stopAndExit(database, logger, code);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
@@ -150,14 +155,7 @@ async function runPrimary(config: AppConfig, logger: Logger): Promise<void> {
       });
       w.process.kill('SIGTERM');
     })));
-    try {
-      await database.embedded?.stop();
-    } catch (e) {
-      code = 1;
-      logger.error({ err: e }, 'error while stopping the embedded database');
-    }
-    logger.info({ code }, 'stopped');
-    process.exit(code);
+    await stopAndExit(database, logger, code);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
