@@ -111,10 +111,14 @@ function workerExecArgv(execArgv: string[], nodeOptions = ''): string[] {
   return chosen ? execArgv : [...execArgv, '--max-semi-space-size=8'];
 }
 
+/** Workers that die before listening, this many times in a row, stop the service (exit 1). */
+const MAX_FAILED_STARTS = 3;
+
 /**
  * WEB_CONCURRENCY > 1: this process prepares the database (it owns the embedded one, if used),
  * then runs that many workers sharing the port, replaces a worker that dies, and on SIGTERM or
- * SIGINT has every worker drain and stop before it stops the database and exits.
+ * SIGINT has every worker drain and stop before it stops the database and exits. Workers that
+ * cannot start at all (MAX_FAILED_STARTS in a row without one listening) stop it with exit code 1.
  */
 async function runPrimary(config: AppConfig, logger: Logger): Promise<void> {
   const database = await resolveDatabase(config, false);
@@ -129,21 +133,34 @@ async function runPrimary(config: AppConfig, logger: Logger): Promise<void> {
   const workerEnv = database.embedded ? { [WORKER_DATABASE_URL]: database.url } : {};
   cluster.setupPrimary({ execArgv: workerExecArgv(process.execArgv, process.env.NODE_OPTIONS) });
   let stopping = false;
+  // Workers that died before they ever listened, in a row: the port is taken, the database refuses
+  // us... Replacing them again and again would hide that from the operator's supervisor.
+  let failedStarts = 0;
+  const listening = new WeakSet<Worker>();
   const fork = () => cluster.fork(workerEnv);
+  cluster.on('listening', (worker: Worker) => {
+    listening.add(worker);
+    failedStarts = 0;
+  });
   cluster.on('exit', (worker: Worker, code, signal) => {
     if (stopping) return;
+    if (!listening.has(worker) && ++failedStarts >= MAX_FAILED_STARTS) {
+      logger.error({ worker_pid: worker.process.pid, code, signal, failed_starts: failedStarts }, 'workers keep failing to start; stopping');
+      void shutdown('start-failure', 1);
+      return;
+    }
     logger.error({ worker_pid: worker.process.pid, code, signal }, 'worker stopped unexpectedly; starting another');
     setTimeout(() => { if (!stopping) fork(); }, 1000);
   });
   for (let i = 0; i < config.WEB_CONCURRENCY; i++) fork();
   logger.info({ workers: config.WEB_CONCURRENCY }, 'cluster started');
 
-  const shutdown = async (signal: string) => {
+  const shutdown = async (signal: string, stopCode = 0) => {
     if (stopping) return;
     stopping = true;
     const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w);
     logger.info({ signal, workers: workers.length }, 'stopping workers');
-    let code = 0;
+    let code = stopCode;
     await Promise.all(workers.map((w) => new Promise<void>((resolve) => {
       if (w.isDead()) return resolve();
       const hardStop = setTimeout(() => w.process.kill('SIGKILL'), config.SHUTDOWN_TIMEOUT_MS + 15_000);

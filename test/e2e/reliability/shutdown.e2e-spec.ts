@@ -1,12 +1,13 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { connect, Socket } from 'node:net';
+import { connect, createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Api } from '../../support/api';
 import { expectSuccess } from '../../support/envelope';
 import { startIsolatedService } from '../../support/isolated';
-import { startServer } from '../../support/server';
+import { createDatabase, dropDatabase } from '../../support/pg';
+import { freePort, MAIN, ROOT, startServer } from '../../support/server';
 import { productBody } from '../products/product-bodies';
 
 /** A raw HTTP/1.1 connection, to hold a request half-sent across a SIGTERM. */
@@ -138,6 +139,39 @@ describe('WEB_CONCURRENCY: worker processes', () => {
       for (const pid of replaced) expect(() => process.kill(pid, 0)).toThrow();
     } finally {
       await service.stop();
+    }
+  });
+
+  it('stops with exit code 1 when its workers cannot start (port taken) instead of replacing them forever', async () => {
+    const port = await freePort();
+    const squatter = createServer();
+    await new Promise<void>((r) => squatter.listen(port, '127.0.0.1', r));
+    const pgServer = process.env.TEST_PG_SERVER_URL;
+    const databaseUrl = pgServer ? await createDatabase(pgServer) : null;
+    const dataDir = mkdtempSync(join(tmpdir(), 'ipa-cluster-port-'));
+    try {
+      const env: Record<string, string> = {
+        ...(process.env as Record<string, string>), NODE_ENV: 'test', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', WEB_CONCURRENCY: '2',
+      };
+      if (databaseUrl) env.DATABASE_URL = databaseUrl;
+      else {
+        delete env.DATABASE_URL;
+        env.DATA_DIR = dataDir;
+      }
+      const child = spawn(process.execPath, [MAIN], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (d) => (output += d));
+      child.stderr.on('data', (d) => (output += d));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+      clearTimeout(timer);
+      expect(code).toBe(1);
+      expect(output).toContain('workers keep failing to start');
+      expect(output).toContain('EADDRINUSE');
+    } finally {
+      await new Promise((r) => squatter.close(r));
+      if (pgServer && databaseUrl) await dropDatabase(pgServer, databaseUrl);
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 
