@@ -1,8 +1,9 @@
 /**
  * EXPLAIN ANALYZE of the list statements for every filter of POST /invoices/list and POST /payments,
  * each alone, on the benchmark's data: the count (total) and the first page (in the shape keysetPage
- * sends: ids first, then their rows), with the indexes the planner chose and the execution time. The
- * WHERE clauses are the ones the repositories build; the plans are custom plans (values known).
+ * sends: ids first, then their rows), with the indexes the planner chose and the execution time, and for
+ * filters on values the statement keysetPage sends for them (matches read once, then counted and sorted).
+ * The WHERE clauses are the ones the repositories build; the plans are custom plans (values known).
  */
 import type { Client } from 'pg';
 
@@ -26,6 +27,9 @@ export interface ExplainedFilter {
   count_plan: string[];
   page_ms: number;
   page_plan: string[];
+  /** Value filters: total and page from one read of the matches, as the service runs them. */
+  one_scan_ms?: number;
+  one_scan_plan?: string[];
 }
 
 async function explain(c: Client, sql: string, params: unknown[]): Promise<{ ms: number; plan: string[] }> {
@@ -49,7 +53,7 @@ export async function explainLists(c: Client, org: string, mode: string): Promis
                   AND pay.mode = invoices.mode AND pay.provider_id = $3)`, ['prov_bitcoin_btc']],
     ['invoices', 'status + price_usd (the bench filter)', 'AND status = ANY($3::text[]) AND price_usd >= $4::numeric AND price_usd <= $5::numeric', [['PENDING', 'COMPLETED'], '10', '900']],
     ['invoices', 'status as of now + price_usd (what the service runs since invoices expire)',
-      `AND (CASE WHEN status = 'PENDING' AND expires_at IS NOT NULL AND expires_at + make_interval(mins => 60) <= now() THEN 'VOIDED' ELSE status END) = ANY($3::text[])
+      `AND (CASE WHEN status = 'PENDING' AND expires_at <= now() - interval '60 minutes' THEN 'VOIDED' ELSE status END) = ANY($3::text[])
        AND status = ANY($3::text[]) AND price_usd >= $4::numeric AND price_usd <= $5::numeric`, [['PENDING', 'COMPLETED'], '10', '900']],
     ['payments', 'none', '', []],
     ['payments', 'provider_id', 'AND provider_id = ANY($3::text[])', [['prov_bitcoin_btc']]],
@@ -68,7 +72,15 @@ export async function explainLists(c: Client, org: string, mode: string): Promis
     // As keysetPage: the page's ids first (index-only), then only those rows.
     const page = await explain(c, `SELECT * FROM ${table} WHERE id IN (SELECT id FROM ${table} WHERE ${whereSql} ORDER BY created_at DESC, id DESC LIMIT 21)
                                     AND organization_id = $1 AND mode = $2 ORDER BY created_at DESC, id DESC`, params);
-    out.push({ list: table, filter: name, total, count_ms: count.ms, count_plan: count.plan, page_ms: page.ms, page_plan: page.plan });
+    const valueFilter = where !== '' && !name.startsWith('created_at');
+    const oneScan = valueFilter
+      ? await explain(c, `WITH hits AS MATERIALIZED (SELECT id, created_at FROM ${table} WHERE ${whereSql}),
+                               ids AS (SELECT id, created_at FROM hits ORDER BY created_at DESC, id DESC LIMIT 21)
+                          SELECT (SELECT count(*) FROM hits) AS total, t.* FROM ${table} t
+                           WHERE id IN (SELECT id FROM ids) AND organization_id = $1 AND mode = $2 ORDER BY created_at DESC, id DESC`, params)
+      : undefined;
+    out.push({ list: table, filter: name, total, count_ms: count.ms, count_plan: count.plan, page_ms: page.ms, page_plan: page.plan,
+      ...(oneScan && { one_scan_ms: oneScan.ms, one_scan_plan: oneScan.plan }) });
   }
   return out;
 }

@@ -56,6 +56,10 @@ describe('POST /invoices/list with starting_after (cursor pagination)', () => {
     const voided = await list(org, { status: ['VOIDED'], starting_after: newest[1], limit: 1 });
     expect(ids(voided)).toEqual([newest[3]]);
     expect(voided.has_more).toBe(false);
+    // offset applies within the matches after the cursor; a page past the last match still counts them all
+    expect(ids(await list(org, { status: ['PENDING'], starting_after: newest[0], offset: 1 }))).toEqual([newest[4]]);
+    expect(await list(org, { status: ['PENDING'], starting_after: newest[4] })).toMatchObject({ items: [], total: 3, has_more: false });
+    expect(await list(org, { status: ['PENDING'], offset: 3 })).toMatchObject({ items: [], total: 3, has_more: false });
   });
 
   it('answers 400 naming starting_after for an id outside the caller\'s organization and mode, or unknown', async () => {

@@ -116,8 +116,12 @@ describe('WEB_CONCURRENCY: worker processes', () => {
         await new Promise((r) => setTimeout(r, 100));
       }
       expect(workers).toHaveLength(3);
-      // workers run with the smaller young generation (less memory under load)
-      for (const pid of workers) expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toContain('--max-semi-space-size=8');
+      // workers run with the smaller young generation and the slower-growing old space (less memory under load)
+      for (const pid of workers) {
+        const flags = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        expect(flags).toContain('--max-semi-space-size=8');
+        expect(flags).toContain('--heap-growing-percent=100');
+      }
       const org = await service.createOrg();
       // every request lands on some worker; all of them see the same data
       const made = await Promise.all(Array.from({ length: 12 }, (_, i) => org.test.post('/products', productBody({ name: `P${i}` }))));

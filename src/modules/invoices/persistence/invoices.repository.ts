@@ -218,9 +218,10 @@ export class InvoicesRepository {
     if (f.status?.length && clock) {
       // The status as of now: an unpaid invoice past its monitoring window counts as VOIDED even
       // before the sweeper has written it (domain/invoice-timing.ts).
-      params.push(clock.now, clock.monitoringMinutes);
-      const [now, mins] = [`$${params.length - 1}`, `$${params.length}`];
-      add((p) => `(CASE WHEN status = 'PENDING' AND expires_at IS NOT NULL AND expires_at + make_interval(mins => ${mins}::int) <= ${now}::timestamptz
+      // Expired before `voidedBefore` = its monitoring window is over (one parameter, not a per-row sum).
+      params.push(new Date(clock.now.getTime() - clock.monitoringMinutes * 60_000));
+      const voidedBefore = `$${params.length}`;
+      add((p) => `(CASE WHEN status = 'PENDING' AND expires_at <= ${voidedBefore}::timestamptz
                         THEN 'VOIDED' ELSE status END) = ANY(${p}::text[])`, f.status);
       // The same rows, said so an index on status can find them: the status as of now differs from the
       // stored one only for a stored PENDING (then VOIDED).
@@ -238,9 +239,10 @@ export class InvoicesRepository {
       add((p) => `EXISTS (SELECT 1 FROM payments pay WHERE pay.invoice_id = invoices.id AND pay.organization_id = invoices.organization_id
                           AND pay.mode = invoices.mode AND pay.provider_id = regexp_replace(${p}, '^provider_', 'prov_'))`, f.providerId);
     }
+    const filtered = !!(f.status?.length || f.currency?.length || f.priceUsdFrom || f.priceUsdTo || f.customerEmail !== undefined || f.providerId !== undefined);
     const page = await keysetPage<InvoiceRow>(m, {
       table: 'invoices', columns: INVOICE_COLUMNS, where: where.join(' AND '), params,
-      limit: f.limit, offset: f.offset, startingAfter: f.startingAfter,
+      limit: f.limit, offset: f.offset, startingAfter: f.startingAfter, filtered,
     });
     return page && { ...page, rows: page.rows.map(toRecord) };
   }

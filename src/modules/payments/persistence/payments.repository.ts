@@ -155,9 +155,10 @@ export class PaymentsRepository {
     if (f.priceUsdTo) add((p) => `price_usd <= ${p}::numeric`, renderAmount(f.priceUsdTo));
     if (f.createdFrom) add((p) => `created_at >= ${p}`, f.createdFrom);
     if (f.createdTo) add((p) => `created_at <= ${p}`, f.createdTo);
+    const filtered = !!(f.providerId?.length || f.invoiceId !== undefined || f.status?.length || f.currency?.length || f.priceUsdFrom || f.priceUsdTo);
     const page = await keysetPage<PaymentRow>(m, {
       table: 'payments', columns: COLUMNS, where: where.join(' AND '), params,
-      limit: f.limit, offset: f.offset, startingAfter: f.startingAfter,
+      limit: f.limit, offset: f.offset, startingAfter: f.startingAfter, filtered,
     });
     return page && { ...page, rows: page.rows.map(toRecord) };
   }
