@@ -47,7 +47,7 @@ export class AppModule implements NestModule {
       imports: [
         KernelModule.forRoot(config, options.clock),
         CqrsModule.forRoot(),
-        TypeOrmModule.forRoot({ ...dataSourceOptions(databaseUrl, config.DB_POOL_SIZE, config.usesEmbeddedDatabase), entities: [], autoLoadEntities: true }),
+        TypeOrmModule.forRoot({ ...dataSourceOptions(databaseUrl, config.DB_POOL_SIZE, config.usesEmbeddedDatabase, config.DB_PREPARED_STATEMENTS && !config.usesEmbeddedDatabase), entities: [], autoLoadEntities: true }),
         HealthModule,
         ...DOMAIN_MODULES,
       ],

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import cluster, { Worker } from 'node:cluster';
+import v8 from 'node:v8';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
@@ -111,12 +112,26 @@ async function serve(config: AppConfig, logger: Logger, startedAt: bigint): Prom
  *   it stays near 180 MB for the same throughput (full collections of this heap take a few ms).
  */
 function workerExecArgv(execArgv: string[], nodeOptions = ''): string[] {
-  const given = [...execArgv, ...nodeOptions.split(/\s+/)];
-  const chosen = (flag: RegExp) => given.some((f) => flag.test(f));
   const out = [...execArgv];
-  if (!chosen(/^--max[-_]semi[-_]space[-_]size/)) out.push('--max-semi-space-size=8');
-  if (!chosen(/^--heap[-_]growing[-_]percent/)) out.push('--heap-growing-percent=100');
+  if (!chosenFlag(/^--max[-_]semi[-_]space[-_]size/, execArgv, nodeOptions)) out.push('--max-semi-space-size=8');
+  if (!chosenFlag(HEAP_GROWING, execArgv, nodeOptions)) out.push(`--${HEAP_GROWING_DEFAULT}`);
   return out;
+}
+
+const HEAP_GROWING = /^--heap[-_]growing[-_]percent/;
+const HEAP_GROWING_DEFAULT = 'heap-growing-percent=100';
+
+function chosenFlag(flag: RegExp, execArgv: string[], nodeOptions = ''): boolean {
+  return [...execArgv, ...nodeOptions.split(/\s+/)].some((f) => flag.test(f));
+}
+
+/**
+ * A single process (WEB_CONCURRENCY=1) gets the workers' old-space growth too. V8 reads this flag
+ * at each full collection, so setting it now takes effect; the young generation's size is fixed
+ * at start-up and stays V8's unless the operator passes --max-semi-space-size.
+ */
+function applyHeapGrowth(): void {
+  if (!chosenFlag(HEAP_GROWING, process.execArgv, process.env.NODE_OPTIONS)) v8.setFlagsFromString(`--${HEAP_GROWING_DEFAULT}`);
 }
 
 /** Workers that die before listening, this many times in a row, stop the service (exit 1). */
@@ -191,7 +206,10 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createRootLogger(config.LOG_LEVEL, { buffered: true });
   if (config.WEB_CONCURRENCY > 1 && cluster.isPrimary) await runPrimary(config, logger);
-  else await serve(config, logger, startedAt);
+  else {
+    if (cluster.isPrimary) applyHeapGrowth();
+    await serve(config, logger, startedAt);
+  }
 }
 
 main().catch((e) => {

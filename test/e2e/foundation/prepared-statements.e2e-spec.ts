@@ -1,3 +1,5 @@
+import { Client, ClientConfig } from 'pg';
+import { dataSourceOptions } from '../../../src/shared/db/data-source';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
 import { createInvoice, intent, readInvoice } from '../invoices/invoice-helpers';
@@ -37,5 +39,24 @@ describe.each([
     const next = expectSuccess<{ items: Array<{ id: string }> }>(await test.post('/invoices/list', { limit: 2, status: ['PENDING'], starting_after: ids[1] }));
     expect(next.items.map((i) => i.id)).toEqual([ids[0]]);
     expectError(await test.post('/invoices/list', { limit: 2, starting_after: 'invoice_not_there' }), 400);
+  });
+});
+
+describe('generic plans for prepared statements', () => {
+  const settingWith = async (genericPlans: boolean): Promise<string> => {
+    const url = process.env.TEST_DATABASE_URL || process.env.TEST_PG_SERVER_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+    const options = dataSourceOptions(url, 1, false, genericPlans) as { extra: ClientConfig };
+    const client = new Client({ connectionString: url, ...options.extra });
+    await client.connect();
+    try {
+      return (await client.query('SHOW plan_cache_mode')).rows[0].plan_cache_mode as string;
+    } finally {
+      await client.end();
+    }
+  };
+
+  it('the service\'s sessions plan prepared statements once when they are on, and keep PostgreSQL\'s default when off', async () => {
+    expect(await settingWith(true)).toBe('force_generic_plan');
+    expect(await settingWith(false)).toBe('auto');
   });
 });
