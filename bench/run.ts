@@ -12,7 +12,7 @@
  *    per invoice, and one organization with 1,000,000 payments and 300,000 invoices for the dashboard (when the analytics
  *    module is there).
  * 2. Starts the built service in production mode (NODE_ENV=production, rate limits off so the load
- *    is not refused, pool of 20, WEB_CONCURRENCY=W when given) and the raw floor (bench/floor-server.ts:
+ *    is not refused, pool of 20, WEB_CONCURRENCY=W, by default the cores minus one) and the raw floor (bench/floor-server.ts:
  *    node:http + pg pool of 20 running the service's own create and read SQL).
  * 3. Drives each scenario with autocannon from a separate process (bench/load.ts) at 16 connections;
  *    floor and service alternate in rounds (2.5 s quick, 5 s full) and each side's rounds are merged. Samples the resident memory of every service process.
@@ -54,8 +54,10 @@ const dashboardPayments = Number.parseInt(opt('dashboard-payments', '1000000'), 
 const dashboardInvoices = Number.parseInt(opt('dashboard-invoices', '300000'), 10);
 const duration = Number.parseInt(opt('duration', quick ? '5' : '20'), 10);
 const connections = Number.parseInt(opt('connections', '16'), 10);
-// One worker per core, as the README recommends for production (WEB_CONCURRENCY).
-const workers = opt('workers', String(cpus().length));
+// The service gets the cores PostgreSQL and the load generator leave it: on this benchmark's 2-core
+// machine, which runs all three, one worker (two workers measured worse tails on every list and the
+// dashboard, the same read ratio; docs/performance.md). --workers N overrides.
+const workers = opt('workers', String(Math.max(1, cpus().length - 1)));
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 interface Row {
