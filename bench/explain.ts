@@ -1,11 +1,12 @@
 /**
  * EXPLAIN ANALYZE of the list statements for every filter of POST /invoices/list and POST /payments,
- * each alone, on the benchmark's data: the count (total) and the first page (in the shape keysetPage
- * sends: ids first, then their rows), with the indexes the planner chose and the execution time, and for
- * filters on values the statement keysetPage sends for them (matches read once, then counted and sorted).
- * The WHERE clauses are the ones the repositories build; the plans are custom plans (values known).
+ * each alone, on the benchmark's data: the count alone (what the exact total costs) and the whole
+ * statement the service sends for a first page (built by keysetPage's own code: total and page in one),
+ * with the indexes the planner chose and the execution time. The WHERE clauses are the ones the
+ * repositories build; the plans are custom plans (values known, statements unnamed).
  */
 import type { Client } from 'pg';
+import { keysetPageStatement } from '../src/shared/db/keyset-page';
 
 interface Plan {
   'Node Type': string;
@@ -25,11 +26,9 @@ export interface ExplainedFilter {
   total: number;
   count_ms: number;
   count_plan: string[];
-  page_ms: number;
-  page_plan: string[];
-  /** Value filters: total and page from one read of the matches, as the service runs them. */
-  one_scan_ms?: number;
-  one_scan_plan?: string[];
+  /** The whole first-page statement as the service sends it (value filters read their matches once). */
+  statement_ms: number;
+  statement_plan: string[];
 }
 
 async function explain(c: Client, sql: string, params: unknown[]): Promise<{ ms: number; plan: string[] }> {
@@ -39,7 +38,8 @@ async function explain(c: Client, sql: string, params: unknown[]): Promise<{ ms:
 }
 
 export async function explainLists(c: Client, org: string, mode: string): Promise<ExplainedFilter[]> {
-  const sample = (await c.query(`SELECT customer_email, created_at FROM invoices WHERE organization_id = $1 AND mode = $2 ORDER BY created_at DESC OFFSET 100 LIMIT 1`, [org, mode])).rows[0];
+  // The 101st newest invoice (or the oldest, on a small data set).
+  const sample = (await c.query(`SELECT customer_email, created_at FROM invoices WHERE organization_id = $1 AND mode = $2 ORDER BY created_at DESC LIMIT 101`, [org, mode])).rows.pop();
   const invoice = (await c.query(`SELECT invoice_id FROM payments WHERE organization_id = $1 AND mode = $2 AND invoice_id IS NOT NULL LIMIT 1`, [org, mode])).rows[0]?.invoice_id ?? null;
   const since = new Date(new Date(sample.created_at).getTime() - 86_400_000);
   const filters: Array<[string, string, string, unknown[]]> = [
@@ -69,18 +69,11 @@ export async function explainLists(c: Client, org: string, mode: string): Promis
     const whereSql = `organization_id = $1 AND mode = $2 ${where}`;
     const total = Number((await c.query(`SELECT count(*)::int AS n FROM ${table} WHERE ${whereSql}`, params)).rows[0].n);
     const count = await explain(c, `SELECT count(*) FROM ${table} WHERE ${whereSql}`, params);
-    // As keysetPage: the page's ids first (index-only), then only those rows.
-    const page = await explain(c, `SELECT * FROM ${table} WHERE id IN (SELECT id FROM ${table} WHERE ${whereSql} ORDER BY created_at DESC, id DESC LIMIT 21)
-                                    AND organization_id = $1 AND mode = $2 ORDER BY created_at DESC, id DESC`, params);
-    const valueFilter = where !== '' && !name.startsWith('created_at');
-    const oneScan = valueFilter
-      ? await explain(c, `WITH hits AS MATERIALIZED (SELECT id, created_at FROM ${table} WHERE ${whereSql}),
-                               ids AS (SELECT id, created_at FROM hits ORDER BY created_at DESC, id DESC LIMIT 21)
-                          SELECT (SELECT count(*) FROM hits) AS total, t.* FROM ${table} t
-                           WHERE id IN (SELECT id FROM ids) AND organization_id = $1 AND mode = $2 ORDER BY created_at DESC, id DESC`, params)
-      : undefined;
-    out.push({ list: table, filter: name, total, count_ms: count.ms, count_plan: count.plan, page_ms: page.ms, page_plan: page.plan,
-      ...(oneScan && { one_scan_ms: oneScan.ms, one_scan_plan: oneScan.plan }) });
+    const statement = keysetPageStatement({
+      table, columns: '*', where: whereSql, params, limit: 20, offset: 0, filtered: where !== '' && !name.startsWith('created_at'),
+    });
+    const sent = await explain(c, statement.text, statement.params);
+    out.push({ list: table, filter: name, total, count_ms: count.ms, count_plan: count.plan, statement_ms: sent.ms, statement_plan: sent.plan });
   }
   return out;
 }

@@ -41,6 +41,15 @@ export interface KeysetPage<R> {
  * same entries a second time for the page.
  */
 export async function keysetPage<R extends { id: string | null }>(m: EntityManager, q: KeysetPageRequest): Promise<KeysetPage<R> | null> {
+  const { text, params } = keysetPageStatement(q);
+  const rows: Array<R & { total: string; cursor_found: number }> = await m.query(preparedShape('list_page', text), params);
+  if (q.startingAfter !== undefined && rows[0].cursor_found === 0) return null;
+  const found = rows.filter((r) => r.id !== null);
+  return { rows: found.slice(0, q.limit), total: Number.parseInt(rows[0].total, 10), hasMore: found.length > q.limit };
+}
+
+/** The statement keysetPage sends and its parameters (also what the benchmark EXPLAINs). */
+export function keysetPageStatement(q: KeysetPageRequest): { text: string; params: unknown[] } {
   const params = [...q.params, q.startingAfter ?? null];
   const cursor = `$${params.length}`;
   const keyset = q.startingAfter !== undefined ? `(created_at, id) < (SELECT created_at, id FROM cur)` : '';
@@ -53,17 +62,12 @@ export async function keysetPage<R extends { id: string | null }>(m: EntityManag
     : `ids AS (SELECT id, created_at FROM ${q.table} WHERE ${q.where}${keyset && ` AND ${keyset}`}
                    ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}),`;
   const total = q.filtered ? 'SELECT count(*) FROM hits' : `SELECT count(*) FROM ${q.table} WHERE ${q.where}`;
-  const rows: Array<R & { total: string; cursor_found: number }> = await m.query(preparedShape(
-    'list_page',
-    `WITH cur AS (SELECT created_at, id FROM ${q.table} WHERE id = ${cursor} AND organization_id = $1 AND mode = $2),
+  const text = `WITH cur AS (SELECT created_at, id FROM ${q.table} WHERE id = ${cursor} AND organization_id = $1 AND mode = $2),
           ${matches}
           page AS (SELECT ${q.columns} FROM ${q.table} WHERE id IN (SELECT id FROM ids) AND organization_id = $1 AND mode = $2)
      SELECT t.total, t.cursor_found, page.*
        FROM (SELECT (${total})::text AS total, (SELECT count(*) FROM cur)::int AS cursor_found) t
        LEFT JOIN page ON true
-      ORDER BY page.created_at DESC, page.id DESC`,
-  ), params);
-  if (q.startingAfter !== undefined && rows[0].cursor_found === 0) return null;
-  const found = rows.filter((r) => r.id !== null);
-  return { rows: found.slice(0, q.limit), total: Number.parseInt(rows[0].total, 10), hasMore: found.length > q.limit };
+      ORDER BY page.created_at DESC, page.id DESC`;
+  return { text, params };
 }

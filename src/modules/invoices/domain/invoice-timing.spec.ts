@@ -1,6 +1,6 @@
 import { INVOICE_STATUSES, InvoiceStatus, InvoiceSubstatus } from './invoice-status';
 import {
-  expiresAtFor, isLatePayment, isPastExpiry, monitoringEndsAt, timeMove, timeMoveEvents, TimedInvoice, withTimeApplied,
+  expiresAtFor, isLatePayment, isPastExpiry, monitoringEndsAt, timeMove, timeMoveEvents, TimedInvoice, voidedIfExpiredBy, withTimeApplied,
 } from './invoice-timing';
 
 const created = new Date('2026-11-21T10:00:00Z');
@@ -14,6 +14,14 @@ describe('invoice clocks', () => {
     expect(expiresAt.toISOString()).toBe('2026-11-21T10:15:00.000Z');
     expect(monitoringEndsAt(expiresAt, WINDOW)!.toISOString()).toBe('2026-11-22T10:15:00.000Z');
     expect(monitoringEndsAt(null, WINDOW)).toBeNull();
+  });
+
+  it('the cutoff for lists agrees with the clock: expired at or before it is VOIDED as of now', () => {
+    const now = at(15 + WINDOW + 7);
+    const cutoff = voidedIfExpiredBy(now, WINDOW);
+    expect(cutoff.toISOString()).toBe('2026-11-21T10:22:00.000Z');
+    expect(timeMove(inv('PENDING', null, cutoff), now, WINDOW)).toEqual({ status: 'VOIDED', substatus: 'EXPIRED' });
+    expect(timeMove(inv('PENDING', null, new Date(cutoff.getTime() + 1)), now, WINDOW)).toEqual({ status: 'PENDING', substatus: 'EXPIRED' });
   });
 
   it('expiry starts at expires_at exactly', () => {

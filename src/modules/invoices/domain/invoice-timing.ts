@@ -33,6 +33,14 @@ export function monitoringEndsAt(expiresAt: Date | null, monitoringMinutes: numb
   return expiresAt ? new Date(expiresAt.getTime() + monitoringMinutes * MINUTE_MS) : null;
 }
 
+/**
+ * An unpaid invoice that expired at or before this instant is past its monitoring window at `now`
+ * (VOIDED as of now): the same rule as timeMove, said as one cutoff a query can compare expires_at to.
+ */
+export function voidedIfExpiredBy(now: Date, monitoringMinutes: number): Date {
+  return new Date(now.getTime() - monitoringMinutes * MINUTE_MS);
+}
+
 /** The quoted rates no longer hold and no new payment is expected. */
 export function isPastExpiry(expiresAt: Date | null, now: Date): boolean {
   return expiresAt !== null && now.getTime() >= expiresAt.getTime();

@@ -5,6 +5,7 @@ import type { Scope } from '../../../shared/auth/request-context';
 import type { Currency } from '../../../shared/money/currency';
 import { Amount, fromDb, renderAmount } from '../../../shared/money/money';
 import type { InvoiceStatus, InvoiceSubstatus } from '../domain/invoice-status';
+import { voidedIfExpiredBy } from '../domain/invoice-timing';
 import { InvoiceCalculationRecord } from './invoice-calculation.record';
 import { InvoiceItemRecord } from './invoice-item.record';
 import { InvoiceRecord } from './invoice.record';
@@ -211,17 +212,20 @@ export class InvoicesRepository {
   async list(m: EntityManager, scope: Scope, f: InvoiceListFilter, clock?: { now: Date; monitoringMinutes: number }): Promise<{ rows: InvoiceRecord[]; total: number; hasMore: boolean } | null> {
     const params: unknown[] = [scope.organizationId, scope.mode];
     const where = ['organization_id = $1', 'mode = $2'];
-    const add = (sql: (p: string) => string, value: unknown) => {
+    // Whether any clause filters on values rather than on time (keysetPage reads such matches once).
+    let filtered = false;
+    const add = (sql: (p: string) => string, value: unknown, on: 'value' | 'time' = 'value') => {
       params.push(value);
       where.push(sql(`$${params.length}`));
+      if (on === 'value') filtered = true;
     };
     if (f.status?.length && clock) {
       // The status as of now: an unpaid invoice past its monitoring window counts as VOIDED even
       // before the sweeper has written it (domain/invoice-timing.ts).
-      // Expired before `voidedBefore` = its monitoring window is over (one parameter, not a per-row sum).
-      params.push(new Date(clock.now.getTime() - clock.monitoringMinutes * 60_000));
-      const voidedBefore = `$${params.length}`;
-      add((p) => `(CASE WHEN status = 'PENDING' AND expires_at <= ${voidedBefore}::timestamptz
+      // One cutoff parameter rather than an interval added to every row's expires_at.
+      params.push(voidedIfExpiredBy(clock.now, clock.monitoringMinutes));
+      const cutoff = `$${params.length}`;
+      add((p) => `(CASE WHEN status = 'PENDING' AND expires_at <= ${cutoff}::timestamptz
                         THEN 'VOIDED' ELSE status END) = ANY(${p}::text[])`, f.status);
       // The same rows, said so an index on status can find them: the status as of now differs from the
       // stored one only for a stored PENDING (then VOIDED).
@@ -230,8 +234,8 @@ export class InvoicesRepository {
     if (f.currency?.length) add((p) => `currency = ANY(${p}::text[])`, f.currency);
     if (f.priceUsdFrom) add((p) => `price_usd >= ${p}::numeric`, renderAmount(f.priceUsdFrom));
     if (f.priceUsdTo) add((p) => `price_usd <= ${p}::numeric`, renderAmount(f.priceUsdTo));
-    if (f.createdFrom) add((p) => `created_at >= ${p}`, f.createdFrom);
-    if (f.createdTo) add((p) => `created_at <= ${p}`, f.createdTo);
+    if (f.createdFrom) add((p) => `created_at >= ${p}`, f.createdFrom, 'time');
+    if (f.createdTo) add((p) => `created_at <= ${p}`, f.createdTo, 'time');
     if (f.customerEmail !== undefined) add((p) => `lower(customer_email) = lower(${p})`, f.customerEmail);
     // Invoices having a payment (any status) through this provider (either spelling, provider_ or prov_);
     // read side of the payments table.
@@ -239,7 +243,6 @@ export class InvoicesRepository {
       add((p) => `EXISTS (SELECT 1 FROM payments pay WHERE pay.invoice_id = invoices.id AND pay.organization_id = invoices.organization_id
                           AND pay.mode = invoices.mode AND pay.provider_id = regexp_replace(${p}, '^provider_', 'prov_'))`, f.providerId);
     }
-    const filtered = !!(f.status?.length || f.currency?.length || f.priceUsdFrom || f.priceUsdTo || f.customerEmail !== undefined || f.providerId !== undefined);
     const page = await keysetPage<InvoiceRow>(m, {
       table: 'invoices', columns: INVOICE_COLUMNS, where: where.join(' AND '), params,
       limit: f.limit, offset: f.offset, startingAfter: f.startingAfter, filtered,

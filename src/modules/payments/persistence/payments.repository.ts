@@ -143,9 +143,12 @@ export class PaymentsRepository {
   async list(m: EntityManager, scope: Scope, f: PaymentListFilter): Promise<{ rows: PaymentRecord[]; total: number; hasMore: boolean } | null> {
     const params: unknown[] = [scope.organizationId, scope.mode];
     const where = ['organization_id = $1', 'mode = $2'];
-    const add = (sql: (p: string) => string, value: unknown) => {
+    // Whether any clause filters on values rather than on time (keysetPage reads such matches once).
+    let filtered = false;
+    const add = (sql: (p: string) => string, value: unknown, on: 'value' | 'time' = 'value') => {
       params.push(value);
       where.push(sql(`$${params.length}`));
+      if (on === 'value') filtered = true;
     };
     if (f.providerId?.length) add((p) => `provider_id = ANY(${p}::text[])`, f.providerId);
     if (f.invoiceId !== undefined) add((p) => `invoice_id = ${p}`, f.invoiceId);
@@ -153,9 +156,8 @@ export class PaymentsRepository {
     if (f.currency?.length) add((p) => `currency = ANY(${p}::text[])`, f.currency);
     if (f.priceUsdFrom) add((p) => `price_usd >= ${p}::numeric`, renderAmount(f.priceUsdFrom));
     if (f.priceUsdTo) add((p) => `price_usd <= ${p}::numeric`, renderAmount(f.priceUsdTo));
-    if (f.createdFrom) add((p) => `created_at >= ${p}`, f.createdFrom);
-    if (f.createdTo) add((p) => `created_at <= ${p}`, f.createdTo);
-    const filtered = !!(f.providerId?.length || f.invoiceId !== undefined || f.status?.length || f.currency?.length || f.priceUsdFrom || f.priceUsdTo);
+    if (f.createdFrom) add((p) => `created_at >= ${p}`, f.createdFrom, 'time');
+    if (f.createdTo) add((p) => `created_at <= ${p}`, f.createdTo, 'time');
     const page = await keysetPage<PaymentRow>(m, {
       table: 'payments', columns: COLUMNS, where: where.join(' AND '), params,
       limit: f.limit, offset: f.offset, startingAfter: f.startingAfter, filtered,
