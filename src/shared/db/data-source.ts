@@ -8,13 +8,15 @@ export const RECORDS_GLOB = join(__dirname, '..', '..', 'modules', '**', '*.reco
 /**
  * Connection settings for the service, the CLI and the benchmark's seeding.
  *
- * `genericPlans`: the sessions plan prepared statements once (plan_cache_mode=force_generic_plan,
- * sent in the startup packet, so no extra round trip). Left to itself PostgreSQL keeps re-planning
- * some of them on every call: a cursor page (starting_after) was planned each time, 0.3 ms of
- * planning for 0.2 ms of execution, because the custom plan's estimate looks cheaper even though
- * both plans are the same index walk. Only named statements are affected (see prepared.ts); it goes
- * with them, so DB_PREPARED_STATEMENTS=false (transaction poolers, which may refuse the parameter)
- * drops it too.
+ * `genericPlans`: the sessions plan statements once (plan_cache_mode=force_generic_plan, sent in the
+ * startup packet, so no extra round trip). Left to itself PostgreSQL keeps re-planning some prepared
+ * statements on every call: a cursor page (starting_after) was planned each time, 0.3 ms of planning
+ * for 0.2 ms of execution, because the custom plan's estimate looks cheaper even though both plans
+ * are the same index walk. The setting holds for every statement of the session, unnamed ones too:
+ * those are still planned at each call, but without looking at their values. The statements whose
+ * best plan depends on the values are written so that the plan without them is right (list filters:
+ * keyset-page.ts); the dashboard measured the same either way. It goes with prepared statements, so
+ * DB_PREPARED_STATEMENTS=false (transaction poolers, which may refuse the parameter) drops it too.
  */
 export function dataSourceOptions(url: string, poolSize: number, embedded = false, genericPlans = false): DataSourceOptions {
   return {

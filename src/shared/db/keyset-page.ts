@@ -48,6 +48,34 @@ export async function keysetPage<R extends { id: string | null }>(m: EntityManag
   return { rows: found.slice(0, q.limit), total: Number.parseInt(rows[0].total, 10), hasMore: found.length > q.limit };
 }
 
+/*
+ * Sessions plan each list shape once, without looking at the values (plan_cache_mode, see
+ * data-source.ts). Two things in the filters' SQL decide which index such a plan reads when a list
+ * is filtered on status and on an amount range (the index on status carries the amount):
+ *
+ * - `status = ANY($n)` tells the planner nothing about how many statuses are asked for, and it
+ *   reckons with ten, each an index descent over a sixth of the organization's rows: the status
+ *   index then looks no better than walking the organization's whole range in any other index that
+ *   carries the columns. `status IN ($a, $b)` says how many (a list shape per count, six at most).
+ * - A two-sided range on a parameter is priced at 0.5% of the rows, so the amount index always won.
+ *   Merchants' ranges are rarely that narrow: on an organization of 10,000 invoices the benchmark's
+ *   range (10..900 USD) walked 8,000 entries to find 2,720 matches where the status index holds
+ *   3,000 (PostgreSQL time per list 2.0 -> 1.2 ms). With a status filter the bound is written
+ *   `(...) IS TRUE`, the same test on a NOT NULL column but no index condition, and is checked on
+ *   the status index's copy of the amount. Without one it stays an index range.
+ */
+
+/** `status IN (...)` over one parameter per status. */
+export function statusIn(placeholders: readonly string[]): string {
+  return `status IN (${placeholders.join(', ')})`;
+}
+
+/** A bound on a NOT NULL amount column; an index condition only when the list has no status filter. */
+export function amountBound(column: string, op: '>=' | '<=', param: string, statusFiltered: boolean): string {
+  const test = `${column} ${op} ${param}::numeric`;
+  return statusFiltered ? `(${test}) IS TRUE` : test;
+}
+
 /** The statement keysetPage sends and its parameters (also what the benchmark EXPLAINs). */
 export function keysetPageStatement(q: KeysetPageRequest): { text: string; params: unknown[] } {
   const params = [...q.params, q.startingAfter ?? null];

@@ -67,3 +67,7 @@ export const READ_INVOICE_SCOPED_SQL = prepared('invoice_read_scoped', `SELECT $
 
 /** The payer's form (no key): the id alone finds the invoice. */
 export const READ_INVOICE_BY_ID_SQL = prepared('invoice_read', `SELECT ${READ_COLUMNS} FROM invoices i WHERE i.id = $1`);
+
+/** The invoice columns as the repository reads them (amounts as text, for exact decimals). */
+export const INVOICE_COLUMNS = `id, organization_id, mode, status, substatus, currency, price::text AS price, price_usd::text AS price_usd,
+  customer_email, metadata, redirect_url, rates_snapshot_id, rates_taken_at, expires_at, created_at, updated_at`;

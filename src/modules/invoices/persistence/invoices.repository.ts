@@ -1,39 +1,21 @@
-import { keysetPage } from '../../../shared/db/keyset-page';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
+import { keysetPage } from '../../../shared/db/keyset-page';
 import type { Currency } from '../../../shared/money/currency';
 import { Amount, fromDb, renderAmount } from '../../../shared/money/money';
 import type { InvoiceStatus, InvoiceSubstatus } from '../domain/invoice-status';
-import { voidedIfExpiredBy } from '../domain/invoice-timing';
 import { InvoiceCalculationRecord } from './invoice-calculation.record';
 import { InvoiceItemRecord } from './invoice-item.record';
 import { InvoiceRecord } from './invoice.record';
-import { INSERT_INVOICE_SQL, READ_INVOICE_BY_ID_SQL, READ_INVOICE_SCOPED_SQL } from './invoice-sql';
+import { INSERT_INVOICE_SQL, INVOICE_COLUMNS, READ_INVOICE_BY_ID_SQL, READ_INVOICE_SCOPED_SQL } from './invoice-sql';
+import { invoiceListRequest, InvoiceListFilter } from './invoice-list';
 
 /**
  * Who may see an invoice: a tenant scope (organization and mode), or null for a payer's call
  * without a key, where the id alone (globally unique) finds the invoice (decisions §3).
  */
 export type InvoiceAccess = Scope | null;
-
-export interface InvoiceListFilter {
-  status?: InvoiceStatus[];
-  currency?: Currency[];
-  priceUsdFrom?: Amount;
-  priceUsdTo?: Amount;
-  createdFrom?: Date;
-  createdTo?: Date;
-  customerEmail?: string;
-  providerId?: string;
-  /** Cursor: the page starts after this id (the last item of the previous page); see listPage. */
-  startingAfter?: string;
-  limit: number;
-  offset: number;
-}
-
-const INVOICE_COLUMNS = `id, organization_id, mode, status, substatus, currency, price::text AS price, price_usd::text AS price_usd,
-  customer_email, metadata, redirect_url, rates_snapshot_id, rates_taken_at, expires_at, created_at, updated_at`;
 
 interface InvoiceRow {
   id: string; organization_id: string; mode: InvoiceRecord['mode']; status: InvoiceStatus; substatus: InvoiceSubstatus | null;
@@ -210,43 +192,8 @@ export class InvoicesRepository {
    * every match of the filters. Null when the cursor is not an invoice of the scope.
    */
   async list(m: EntityManager, scope: Scope, f: InvoiceListFilter, clock?: { now: Date; monitoringMinutes: number }): Promise<{ rows: InvoiceRecord[]; total: number; hasMore: boolean } | null> {
-    const params: unknown[] = [scope.organizationId, scope.mode];
-    const where = ['organization_id = $1', 'mode = $2'];
-    // Whether any clause filters on values rather than on time (keysetPage reads such matches once).
-    let filtered = false;
-    const add = (sql: (p: string) => string, value: unknown, on: 'value' | 'time' = 'value') => {
-      params.push(value);
-      where.push(sql(`$${params.length}`));
-      if (on === 'value') filtered = true;
-    };
-    if (f.status?.length && clock) {
-      // The status as of now: an unpaid invoice past its monitoring window counts as VOIDED even
-      // before the sweeper has written it (domain/invoice-timing.ts).
-      // One cutoff parameter rather than an interval added to every row's expires_at.
-      params.push(voidedIfExpiredBy(clock.now, clock.monitoringMinutes));
-      const cutoff = `$${params.length}`;
-      add((p) => `(CASE WHEN status = 'PENDING' AND expires_at <= ${cutoff}::timestamptz
-                        THEN 'VOIDED' ELSE status END) = ANY(${p}::text[])`, f.status);
-      // The same rows, said so an index on status can find them: the status as of now differs from the
-      // stored one only for a stored PENDING (then VOIDED).
-      add((p) => `status = ANY(${p}::text[])`, f.status.includes('VOIDED') && !f.status.includes('PENDING') ? [...f.status, 'PENDING'] : f.status);
-    } else if (f.status?.length) add((p) => `status = ANY(${p}::text[])`, f.status);
-    if (f.currency?.length) add((p) => `currency = ANY(${p}::text[])`, f.currency);
-    if (f.priceUsdFrom) add((p) => `price_usd >= ${p}::numeric`, renderAmount(f.priceUsdFrom));
-    if (f.priceUsdTo) add((p) => `price_usd <= ${p}::numeric`, renderAmount(f.priceUsdTo));
-    if (f.createdFrom) add((p) => `created_at >= ${p}`, f.createdFrom, 'time');
-    if (f.createdTo) add((p) => `created_at <= ${p}`, f.createdTo, 'time');
-    if (f.customerEmail !== undefined) add((p) => `lower(customer_email) = lower(${p})`, f.customerEmail);
-    // Invoices having a payment (any status) through this provider (either spelling, provider_ or prov_);
-    // read side of the payments table.
-    if (f.providerId !== undefined) {
-      add((p) => `EXISTS (SELECT 1 FROM payments pay WHERE pay.invoice_id = invoices.id AND pay.organization_id = invoices.organization_id
-                          AND pay.mode = invoices.mode AND pay.provider_id = regexp_replace(${p}, '^provider_', 'prov_'))`, f.providerId);
-    }
-    const page = await keysetPage<InvoiceRow>(m, {
-      table: 'invoices', columns: INVOICE_COLUMNS, where: where.join(' AND '), params,
-      limit: f.limit, offset: f.offset, startingAfter: f.startingAfter, filtered,
-    });
+    const page = await keysetPage<InvoiceRow>(m, invoiceListRequest(scope, f, clock));
     return page && { ...page, rows: page.rows.map(toRecord) };
   }
 }
+

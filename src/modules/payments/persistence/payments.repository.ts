@@ -1,32 +1,15 @@
-import { keysetPage } from '../../../shared/db/keyset-page';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
+import { keysetPage } from '../../../shared/db/keyset-page';
 import type { Currency } from '../../../shared/money/currency';
 import { Amount, fromDb, renderAmount, ZERO } from '../../../shared/money/money';
 import type { PaymentStatus } from '../domain/payment-status';
 import { PaymentRecord } from './payment.record';
+import { PAYMENT_COLUMNS as COLUMNS, paymentListRequest, PaymentListFilter } from './payment-list';
 
 /** Who may see a payment: a tenant scope, or null for a payer without a key (the id is the capability). */
 export type PaymentAccess = Scope | null;
-
-export interface PaymentListFilter {
-  providerId?: string[];
-  invoiceId?: string;
-  status?: PaymentStatus[];
-  currency?: Currency[];
-  priceUsdFrom?: Amount;
-  priceUsdTo?: Amount;
-  createdFrom?: Date;
-  createdTo?: Date;
-  /** Cursor: the page starts after this id (the last item of the previous page); see listPage. */
-  startingAfter?: string;
-  limit: number;
-  offset: number;
-}
-
-const COLUMNS = `id, organization_id, mode, provider_id, invoice_id, currency, price::text AS price, price_usd::text AS price_usd,
-  rates_snapshot_id, status, idempotency_key, confirmations, required_confirmations, happened_at, created_at, updated_at`;
 
 interface PaymentRow {
   id: string; organization_id: string; mode: PaymentRecord['mode']; provider_id: string; invoice_id: string | null;
@@ -141,27 +124,8 @@ export class PaymentsRepository {
    * every match of the filters. Null when the cursor is not a payment of the scope.
    */
   async list(m: EntityManager, scope: Scope, f: PaymentListFilter): Promise<{ rows: PaymentRecord[]; total: number; hasMore: boolean } | null> {
-    const params: unknown[] = [scope.organizationId, scope.mode];
-    const where = ['organization_id = $1', 'mode = $2'];
-    // Whether any clause filters on values rather than on time (keysetPage reads such matches once).
-    let filtered = false;
-    const add = (sql: (p: string) => string, value: unknown, on: 'value' | 'time' = 'value') => {
-      params.push(value);
-      where.push(sql(`$${params.length}`));
-      if (on === 'value') filtered = true;
-    };
-    if (f.providerId?.length) add((p) => `provider_id = ANY(${p}::text[])`, f.providerId);
-    if (f.invoiceId !== undefined) add((p) => `invoice_id = ${p}`, f.invoiceId);
-    if (f.status?.length) add((p) => `status = ANY(${p}::text[])`, f.status);
-    if (f.currency?.length) add((p) => `currency = ANY(${p}::text[])`, f.currency);
-    if (f.priceUsdFrom) add((p) => `price_usd >= ${p}::numeric`, renderAmount(f.priceUsdFrom));
-    if (f.priceUsdTo) add((p) => `price_usd <= ${p}::numeric`, renderAmount(f.priceUsdTo));
-    if (f.createdFrom) add((p) => `created_at >= ${p}`, f.createdFrom, 'time');
-    if (f.createdTo) add((p) => `created_at <= ${p}`, f.createdTo, 'time');
-    const page = await keysetPage<PaymentRow>(m, {
-      table: 'payments', columns: COLUMNS, where: where.join(' AND '), params,
-      limit: f.limit, offset: f.offset, startingAfter: f.startingAfter, filtered,
-    });
+    const page = await keysetPage<PaymentRow>(m, paymentListRequest(scope, f));
     return page && { ...page, rows: page.rows.map(toRecord) };
   }
 }
+

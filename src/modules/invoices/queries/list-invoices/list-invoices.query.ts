@@ -1,7 +1,7 @@
 import { Query } from '@nestjs/cqrs';
 import type { Scope } from '../../../../shared/auth/request-context';
 import type { InvoiceView } from '../../dto/invoice.views';
-import type { InvoiceListFilter } from '../../persistence/invoices.repository';
+import type { InvoiceListFilter } from '../../persistence/invoice-list';
 
 export interface InvoicePage {
   items: InvoiceView[];

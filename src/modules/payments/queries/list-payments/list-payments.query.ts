@@ -1,7 +1,7 @@
 import { Query } from '@nestjs/cqrs';
 import type { Scope } from '../../../../shared/auth/request-context';
 import type { PaymentPage } from '../../dto/payment.views';
-import type { PaymentListFilter } from '../../persistence/payments.repository';
+import type { PaymentListFilter } from '../../persistence/payment-list';
 
 export type PaymentExpansion = 'provider';
 
