@@ -15,7 +15,9 @@
  *    is not refused, pool of 20, WEB_CONCURRENCY=W, by default the cores minus one) and the raw floor (bench/floor-server.ts:
  *    node:http + pg pool of 20 running the service's own create and read SQL).
  * 3. Drives each scenario with autocannon from a separate process (bench/load.ts) at 16 connections;
- *    floor and service alternate in rounds (2.5 s quick, 5 s full) and each side's rounds are merged. Samples the resident memory of every service process.
+ *    floor and service alternate in rounds (2.5 s quick, 5 s full) and each side's rounds are merged;
+ *    create and read are warmed up once at the start, every other scenario just before it is measured
+ *    (2 s quick, 3 s full; not counted). Samples the resident memory of every service process.
  * 4. Prints a table, writes bench/results/<time>.json and bench/results/latest.json (figures and the
  *    machine's facts) and, as the last line, one JSON object with the figures the targets are about.
  */
@@ -260,6 +262,8 @@ async function main(): Promise<void> {
     // Warm-up (not measured): JIT, pools, caches.
     log('warming up');
     const warm = Math.min(3, duration);
+    /** Warm-up of each scenario measured without a floor (not counted). */
+    const scenarioWarm = quick ? 2 : 3;
     await runLoad(flr('/invoices/create', createBodies, warm));
     await runLoad(svc('/invoices/create', createBodies, warm));
     await runLoad(flr(readPaths, readBody, warm));
@@ -304,6 +308,10 @@ async function main(): Promise<void> {
         if (pf.length) preparedFloorResult = merge(pf);
         result = merge(s);
       } else {
+        // Warmed first, as create and read are above: the first second of a new route is its code being
+        // compiled and its statement being prepared on each pool connection, once per process lifetime.
+        log(`service: ${name} (warming up ${scenarioWarm} s)`);
+        await runLoad({ ...spec, durationSeconds: scenarioWarm });
         log(`service: ${name}`);
         result = await runLoad(spec);
       }
