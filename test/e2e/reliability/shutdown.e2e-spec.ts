@@ -116,11 +116,13 @@ describe('WEB_CONCURRENCY: worker processes', () => {
         await new Promise((r) => setTimeout(r, 100));
       }
       expect(workers).toHaveLength(3);
-      // workers run with the smaller young generation and the slower-growing old space (less memory under load)
+      // workers run with the smaller young generation, the slower-growing old space (less memory under
+      // load) and no allocation-site pretenuring (fewer full collections after slow requests)
       for (const pid of workers) {
         const flags = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
         expect(flags).toContain('--max-semi-space-size=8');
         expect(flags).toContain('--heap-growing-percent=100');
+        expect(flags).toContain('--no-allocation-site-pretenuring');
       }
       const org = await service.createOrg();
       // every request lands on some worker; all of them see the same data
