@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import type { Scope } from '../auth/request-context';
 import { preparedShape } from './prepared';
 
 export interface KeysetPageRequest {
@@ -65,9 +66,42 @@ export async function keysetPage<R extends { id: string | null }>(m: EntityManag
  *   the status index's copy of the amount. Without one it stays an index range.
  */
 
-/** `status IN (...)` over one parameter per status. */
-export function statusIn(placeholders: readonly string[]): string {
-  return `status IN (${placeholders.join(', ')})`;
+/**
+ * A list's WHERE clause in the making: the scope first (`$1` the organization, `$2` the mode), then
+ * one clause per filter with its parameters. `filtered` records whether any clause filters on values
+ * rather than on time (keysetPage then reads the matches once).
+ */
+export class ListWhere {
+  readonly params: unknown[];
+  private readonly clauses = ['organization_id = $1', 'mode = $2'];
+  filtered = false;
+
+  constructor(scope: Scope) {
+    this.params = [scope.organizationId, scope.mode];
+  }
+
+  /** A parameter for clauses to refer to; returns its placeholder. */
+  param(value: unknown): string {
+    this.params.push(value);
+    return `$${this.params.length}`;
+  }
+
+  /** A clause over one parameter (`sql` gets its placeholder). */
+  add(sql: (p: string) => string, value: unknown, on: 'value' | 'time' = 'value'): void {
+    this.clauses.push(sql(this.param(value)));
+    if (on === 'value') this.filtered = true;
+  }
+
+  /** `status IN (...)`, one parameter per distinct status: the plan knows how many were asked for. */
+  statuses(asked: readonly string[]): void {
+    const placeholders = [...new Set(asked)].map((status) => this.param(status));
+    this.clauses.push(`status IN (${placeholders.join(', ')})`);
+    this.filtered = true;
+  }
+
+  get where(): string {
+    return this.clauses.join(' AND ');
+  }
 }
 
 /** A bound on a NOT NULL amount column; an index condition only when the list has no status filter. */

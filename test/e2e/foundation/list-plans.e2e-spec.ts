@@ -1,4 +1,5 @@
 import type { Client } from 'pg';
+import type { Scope } from '../../../src/shared/auth/request-context';
 import { keysetPageStatement, KeysetPageRequest } from '../../../src/shared/db/keyset-page';
 import { parseAmount } from '../../../src/shared/money/money';
 import { invoiceListRequest } from '../../../src/modules/invoices/persistence/invoice-list';
@@ -87,7 +88,7 @@ describe('list plans for status and amount filters on a large organization', () 
     });
   }, 60_000);
 
-  const scope = () => ({ organizationId: org.id, mode: 'test' as const });
+  const scope = () => ({ organizationId: org.id, mode: 'test' }) as Scope;
   const range = { priceUsdFrom: parseAmount('10'), priceUsdTo: parseAmount('900'), limit: 20, offset: 0 };
 
   it('invoices: status with an amount range reads the status index, an amount range alone the amount index', async () => {

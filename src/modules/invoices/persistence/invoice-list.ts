@@ -1,5 +1,5 @@
 import type { Scope } from '../../../shared/auth/request-context';
-import { amountBound, KeysetPageRequest, statusIn } from '../../../shared/db/keyset-page';
+import { amountBound, KeysetPageRequest, ListWhere } from '../../../shared/db/keyset-page';
 import type { Currency } from '../../../shared/money/currency';
 import { Amount, renderAmount } from '../../../shared/money/money';
 import type { InvoiceStatus } from '../domain/invoice-status';
@@ -23,49 +23,32 @@ export interface InvoiceListFilter {
 
 /** The list statement's pieces for a filter (the list's WHERE clause, its parameters and paging). */
 export function invoiceListRequest(scope: Scope, f: InvoiceListFilter, clock?: { now: Date; monitoringMinutes: number }): KeysetPageRequest {
-  const params: unknown[] = [scope.organizationId, scope.mode];
-  const where = ['organization_id = $1', 'mode = $2'];
-  // Whether any clause filters on values rather than on time (keysetPage reads such matches once).
-  let filtered = false;
-  const add = (sql: (p: string) => string, value: unknown, on: 'value' | 'time' = 'value') => {
-    params.push(value);
-    where.push(sql(`$${params.length}`));
-    if (on === 'value') filtered = true;
-  };
-  // One parameter per status (see statusIn).
-  const addStatuses = (asked: readonly string[]) => {
-    const statuses = [...new Set(asked)];
-    const first = params.length + 1;
-    params.push(...statuses);
-    where.push(statusIn(statuses.map((_, i) => `$${first + i}`)));
-    filtered = true;
-  };
+  const w = new ListWhere(scope);
   if (f.status?.length && clock) {
     // The status as of now: an unpaid invoice past its monitoring window counts as VOIDED even
     // before the sweeper has written it (domain/invoice-timing.ts).
     // One cutoff parameter rather than an interval added to every row's expires_at.
-    params.push(voidedIfExpiredBy(clock.now, clock.monitoringMinutes));
-    const cutoff = `$${params.length}`;
-    add((p) => `(CASE WHEN status = 'PENDING' AND expires_at <= ${cutoff}::timestamptz
+    const cutoff = w.param(voidedIfExpiredBy(clock.now, clock.monitoringMinutes));
+    w.add((p) => `(CASE WHEN status = 'PENDING' AND expires_at <= ${cutoff}::timestamptz
                       THEN 'VOIDED' ELSE status END) = ANY(${p}::text[])`, f.status);
     // The same rows, said so an index on status can find them: the status as of now differs from the
     // stored one only for a stored PENDING (then VOIDED).
-    addStatuses(f.status.includes('VOIDED') && !f.status.includes('PENDING') ? [...f.status, 'PENDING'] : f.status);
-  } else if (f.status?.length) addStatuses(f.status);
-  if (f.currency?.length) add((p) => `currency = ANY(${p}::text[])`, f.currency);
-  if (f.priceUsdFrom) add((p) => amountBound('price_usd', '>=', p, !!f.status?.length), renderAmount(f.priceUsdFrom));
-  if (f.priceUsdTo) add((p) => amountBound('price_usd', '<=', p, !!f.status?.length), renderAmount(f.priceUsdTo));
-  if (f.createdFrom) add((p) => `created_at >= ${p}`, f.createdFrom, 'time');
-  if (f.createdTo) add((p) => `created_at <= ${p}`, f.createdTo, 'time');
-  if (f.customerEmail !== undefined) add((p) => `lower(customer_email) = lower(${p})`, f.customerEmail);
+    w.statuses(f.status.includes('VOIDED') && !f.status.includes('PENDING') ? [...f.status, 'PENDING'] : f.status);
+  } else if (f.status?.length) w.statuses(f.status);
+  if (f.currency?.length) w.add((p) => `currency = ANY(${p}::text[])`, f.currency);
+  if (f.priceUsdFrom) w.add((p) => amountBound('price_usd', '>=', p, !!f.status?.length), renderAmount(f.priceUsdFrom));
+  if (f.priceUsdTo) w.add((p) => amountBound('price_usd', '<=', p, !!f.status?.length), renderAmount(f.priceUsdTo));
+  if (f.createdFrom) w.add((p) => `created_at >= ${p}`, f.createdFrom, 'time');
+  if (f.createdTo) w.add((p) => `created_at <= ${p}`, f.createdTo, 'time');
+  if (f.customerEmail !== undefined) w.add((p) => `lower(customer_email) = lower(${p})`, f.customerEmail);
   // Invoices having a payment (any status) through this provider (either spelling, provider_ or prov_);
   // read side of the payments table.
   if (f.providerId !== undefined) {
-    add((p) => `EXISTS (SELECT 1 FROM payments pay WHERE pay.invoice_id = invoices.id AND pay.organization_id = invoices.organization_id
+    w.add((p) => `EXISTS (SELECT 1 FROM payments pay WHERE pay.invoice_id = invoices.id AND pay.organization_id = invoices.organization_id
                         AND pay.mode = invoices.mode AND pay.provider_id = regexp_replace(${p}, '^provider_', 'prov_'))`, f.providerId);
   }
   return {
-    table: 'invoices', columns: INVOICE_COLUMNS, where: where.join(' AND '), params,
-    limit: f.limit, offset: f.offset, startingAfter: f.startingAfter, filtered,
+    table: 'invoices', columns: INVOICE_COLUMNS, where: w.where, params: w.params,
+    limit: f.limit, offset: f.offset, startingAfter: f.startingAfter, filtered: w.filtered,
   };
 }
