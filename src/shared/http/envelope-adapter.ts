@@ -1,7 +1,8 @@
-import { StreamableFile } from '@nestjs/common';
+import { NestApplicationOptions, StreamableFile } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
-import type { Response } from 'express';
+import type { Express, Response } from 'express';
 import { AppRequest, Envelope, EnvelopeReply, envOf } from './envelope';
+import { createExpressServer } from './express-prototypes';
 
 /**
  * The HTTP adapter that answers every successful handler result in the interface's envelope.
@@ -13,6 +14,16 @@ import { AppRequest, Envelope, EnvelopeReply, envOf } from './envelope';
  * failures never get here (the exception filter writes their envelopes).
  */
 export class EnvelopeExpressAdapter extends ExpressAdapter {
+  /**
+   * The HTTP(S) server, built with request and response classes that already carry Express's
+   * prototypes (expressMessageClasses in express-prototypes.ts). Nest's closing options, which
+   * this service does not use (its own drain stops it), keep Nest's own server.
+   */
+  override initHttpServer(options: NestApplicationOptions): void {
+    if (options?.return503OnClosing || options?.forceCloseConnections) return super.initHttpServer(options);
+    this.httpServer = createExpressServer(this.getInstance<Express>(), options?.httpsOptions);
+  }
+
   override reply(response: Response, body: unknown, statusCode?: number): unknown {
     if (body instanceof StreamableFile || response.headersSent) return super.reply(response, body, statusCode);
     if (statusCode !== undefined) response.statusCode = statusCode;
