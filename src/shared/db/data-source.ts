@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { DataSource, DataSourceOptions } from 'typeorm';
+import { serviceTypeParsers } from './timestamps';
 
 /** Compiled migrations live in dist/migrations beside dist/src. */
 export const MIGRATIONS_GLOB = join(__dirname, '..', '..', '..', 'migrations', '*.js');
@@ -33,6 +34,7 @@ export function dataSourceOptions(url: string, poolSize: number, embedded = fals
       max: poolSize,
       connectionTimeoutMillis: embedded ? 30_000 : 5_000,
       statement_timeout: 30_000,
+      types: serviceTypeParsers(),
       ...(genericPlans && { options: '-c plan_cache_mode=force_generic_plan' }),
     },
   };

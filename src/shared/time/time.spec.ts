@@ -9,6 +9,21 @@ describe('formatTimestamp', () => {
     expect(formatTimestamp(new Date(iso))).toBe(expected);
   });
 
+  it('gives what toISOString() gives, cut to seconds, for any instant', () => {
+    let seed = 11;
+    const next = () => (seed = (seed * 48271) % 2147483647);
+    for (let n = 0; n < 5000; n++) {
+      const date = new Date(Date.UTC(1000, 0, 1) + (next() % 9000) * 365 * 86_400_000 + next() * 17);
+      expect(formatTimestamp(date)).toBe(date.toISOString().slice(0, 19).replace('T', ' '));
+    }
+  });
+
+  it('renders years outside 1000-9999 as toISOString() does, and refuses an invalid date', () => {
+    expect(formatTimestamp(new Date(Date.UTC(999, 11, 31, 23, 59, 59)))).toBe('0999-12-31 23:59:59');
+    expect(formatTimestamp(new Date(Date.UTC(10000, 0, 1)))).toBe('+010000-01-01 00:00');
+    expect(() => formatTimestamp(new Date(NaN))).toThrow(RangeError);
+  });
+
   it('passes null and undefined through as null', () => {
     expect(formatTimestamp(null)).toBeNull();
     expect(formatTimestamp(undefined)).toBeNull();
