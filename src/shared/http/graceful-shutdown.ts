@@ -12,6 +12,8 @@ interface Connection {
   openedAt: number;
   served: number;
   active: number;
+  /** Its responses not yet done, oldest first (more than one only when the client pipelines). */
+  responses: Response[];
 }
 
 /** How long a connection accepted just before the stop may take to send its first request. */
@@ -26,8 +28,15 @@ const FIRST_REQUEST_GRACE_MS = 2000;
 export class HttpDrain {
   private inFlight = 0;
   private draining = false;
+  /**
+   * Every connection, each with its responses in flight. Those are kept on the connection (as Node
+   * keeps its own requests) rather than in one Set for the process: with such a Set, which every
+   * request enters and leaves, the responses and all they hold (request, listeners, headers) stopped
+   * dying young: about 460 KB reached the old space per young collection under list load, against
+   * 4 KB without it. The likely reason: V8 rebuilds the Set's table every few dozen entries, and a
+   * discarded table that had reached the old space points at its entries until a full collection.
+   */
   private readonly connections = new Map<Socket, Connection>();
-  private readonly responses = new Set<Response>();
 
   get active(): number {
     return this.inFlight;
@@ -39,10 +48,14 @@ export class HttpDrain {
 
   /** Follows the server's connections (call once, before it listens). */
   attach(server: Server): void {
-    server.on('connection', (socket: Socket) => {
-      this.connections.set(socket, { openedAt: Date.now(), served: 0, active: 0 });
-      socket.once('close', () => this.connections.delete(socket));
-    });
+    server.on('connection', (socket: Socket) => this.track(socket));
+  }
+
+  private track(socket: Socket): Connection {
+    const connection: Connection = { openedAt: Date.now(), served: 0, active: 0, responses: [] };
+    this.connections.set(socket, connection);
+    socket.once('close', () => this.connections.delete(socket));
+    return connection;
   }
 
   /**
@@ -52,20 +65,21 @@ export class HttpDrain {
    */
   begin(req: Request, res: Response): () => void {
     this.inFlight++;
-    this.responses.add(res);
-    const connection = this.connections.get(req.socket);
-    if (connection) connection.active++;
+    // A TLS request's socket is not the one the server reported: it is followed from its first request.
+    const connection = this.connections.get(req.socket) ?? this.track(req.socket);
+    connection.active++;
+    connection.responses.push(res);
     if (this.draining) res.setHeader('Connection', 'close');
     let counted = true;
     return () => {
       if (!counted) return;
       counted = false;
       this.inFlight--;
-      this.responses.delete(res);
-      if (connection) {
-        connection.active--;
-        connection.served++;
-      }
+      connection.active--;
+      connection.served++;
+      const responses = connection.responses;
+      if (responses[0] === res) responses.shift();
+      else responses.splice(responses.indexOf(res), 1);
     };
   }
 
@@ -73,7 +87,9 @@ export class HttpDrain {
     const started = Date.now();
     this.draining = true;
     // Responses still to be written tell their clients not to reuse the connection.
-    for (const res of this.responses) if (!res.headersSent) res.setHeader('Connection', 'close');
+    for (const connection of this.connections.values()) {
+      for (const res of connection.responses) if (!res.headersSent) res.setHeader('Connection', 'close');
+    }
     server.close();
     while (Date.now() - started < timeoutMs) {
       const now = Date.now();
