@@ -5,6 +5,7 @@
  *   npm run bench -- --quick      100,000 invoices, 5 s per scenario (a few minutes)
  *   options: --invoices N --dashboard-payments N --dashboard-invoices N --duration S --connections C --workers W --log-level L --keep-db --database-url URL
  *            --service PATH (another build's dist/src/main.js, to compare two versions on one data set)
+ *            (runs with --service or --database-url keep their result file but leave bench/results/latest*.json alone)
  *
  * 1. Creates its own database (ipa_bench_...) on DATABASE_URL's server (default
  *    postgres://postgres@127.0.0.1:5432/postgres), runs the migrations and seeds it with SQL that
@@ -77,6 +78,13 @@ function withDatabase(serverUrl: string, database: string): string {
   const url = new URL(serverUrl);
   url.pathname = `/${database}`;
   return url.toString();
+}
+
+/** Where the database server was reached, without credentials: `host:port` over TCP, or the Unix socket's directory. */
+function describeServer(serverUrl: string): string {
+  const url = new URL(serverUrl);
+  const socketDir = url.searchParams.get('host');
+  return socketDir?.startsWith('/') ? `unix socket in ${socketDir}` : `tcp ${url.hostname}:${url.port || '5432'}`;
 }
 
 async function admin(serverUrl: string, sql: string): Promise<void> {
@@ -380,7 +388,7 @@ async function main(): Promise<void> {
     };
     const record = {
       started_at: startedAt.toISOString(), finished_at: new Date().toISOString(), commit, quick,
-      settings: { service: MAIN, floor_records_events: outbox, rounds, invoices, payments, dashboard_payments: analytics ? dashboardPayments : null, dashboard_invoices: analytics ? dashboardInvoices : null, duration_s: duration, connections, workers: workers || '1 (WEB_CONCURRENCY unset)', log_level: serviceEnv.LOG_LEVEL, deep_page_at: depth },
+      settings: { service: MAIN, database: describeServer(serverUrl), floor_records_events: outbox, rounds, invoices, payments, dashboard_payments: analytics ? dashboardPayments : null, dashboard_invoices: analytics ? dashboardInvoices : null, duration_s: duration, connections, workers: workers || '1 (WEB_CONCURRENCY unset)', log_level: serviceEnv.LOG_LEVEL, deep_page_at: depth },
       machine: { ...machine, load_average_at_end: loadavg().map((l) => round(l, 2)) },
       seed_seconds: round(seedSeconds),
       scenarios: rows.map((r) => ({ name: r.name, note: r.note ?? null, service: r.result, floor: r.floor ?? null, prepared_floor: r.preparedFloor ?? null, peak_rss_mb: r.rssMb ?? null })),
@@ -395,10 +403,11 @@ async function main(): Promise<void> {
       dashboard_note: dash365 ? null : 'dashboard figures are null: the analytics dashboard is not in this build',
     };
     mkdirSync(RESULTS, { recursive: true });
-    const file = join(RESULTS, `${startedAt.toISOString().replace(/[:.]/g, '-')}${quick ? '-quick' : ''}${argv.includes('--service') ? '-other-build' : ''}.json`);
+    const otherServer = argv.includes('--database-url');
+    const file = join(RESULTS, `${startedAt.toISOString().replace(/[:.]/g, '-')}${quick ? '-quick' : ''}${argv.includes('--service') ? '-other-build' : ''}${otherServer ? '-other-database-server' : ''}.json`);
     writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
-    // latest*.json describes this checkout's own build only.
-    if (!argv.includes('--service')) writeFileSync(join(RESULTS, quick ? 'latest-quick.json' : 'latest.json'), `${JSON.stringify(record, null, 2)}\n`);
+    // The latest-*.json files are the default setup's: this build, the default database server.
+    if (!argv.includes('--service') && !otherServer) writeFileSync(join(RESULTS, quick ? 'latest-quick.json' : 'latest.json'), `${JSON.stringify(record, null, 2)}\n`);
     const planLines = plans.map((p) => `  ${p.list} / ${p.filter}: ${p.total} matches; count alone ${p.count_ms} ms [${p.count_plan.join(', ')}]; `
       + `statement as sent (total and page) ${p.statement_ms} ms [${p.statement_plan.join(', ')}]`);
     process.stdout.write(`\nEXPLAIN ANALYZE of the list filters (${LIST_ORG}, test):\n${planLines.join('\n')}\n`);
