@@ -38,7 +38,8 @@ export function parseTimestamptzText(text: string): Date | null {
   const hours = twoDigits(text, 11);
   const minutes = twoDigits(text, 14);
   const seconds = twoDigits(text, 17);
-  if (!(year >= 1000 && month >= 1 && month <= 12 && day >= 1 && day <= 31 && hours <= 24 && minutes <= 59 && seconds <= 60)) return null;
+  if (!(year >= 1000 && month >= 1 && month <= 12 && day >= 1 && day <= 31 && hours >= 0 && hours <= 24
+    && minutes >= 0 && minutes <= 59 && seconds >= 0 && seconds <= 60)) return null;
   let i = 19;
   let millis = 0;
   if (text.charCodeAt(i) === DOT) {
