@@ -11,7 +11,6 @@ export interface DrainResult {
 interface Connection {
   openedAt: number;
   served: number;
-  active: number;
   /** Its responses not yet done, oldest first (more than one only when the client pipelines). */
   responses: Response[];
 }
@@ -52,7 +51,7 @@ export class HttpDrain {
   }
 
   private track(socket: Socket): Connection {
-    const connection: Connection = { openedAt: Date.now(), served: 0, active: 0, responses: [] };
+    const connection: Connection = { openedAt: Date.now(), served: 0, responses: [] };
     this.connections.set(socket, connection);
     socket.once('close', () => this.connections.delete(socket));
     return connection;
@@ -67,7 +66,6 @@ export class HttpDrain {
     this.inFlight++;
     // A TLS request's socket is not the one the server reported: it is followed from its first request.
     const connection = this.connections.get(req.socket) ?? this.track(req.socket);
-    connection.active++;
     connection.responses.push(res);
     if (this.draining) res.setHeader('Connection', 'close');
     let counted = true;
@@ -75,7 +73,6 @@ export class HttpDrain {
       if (!counted) return;
       counted = false;
       this.inFlight--;
-      connection.active--;
       connection.served++;
       const responses = connection.responses;
       if (responses[0] === res) responses.shift();
@@ -96,7 +93,7 @@ export class HttpDrain {
       for (const [socket, c] of this.connections) {
         // idle keep-alive connections go now; a fresh one gets a moment to send its request
         // (one whose request bytes have arrived is left to be parsed and served)
-        if (c.active === 0 && (c.served > 0 || (socket.bytesRead === 0 && now - c.openedAt > FIRST_REQUEST_GRACE_MS))) socket.destroy();
+        if (c.responses.length === 0 && (c.served > 0 || (socket.bytesRead === 0 && now - c.openedAt > FIRST_REQUEST_GRACE_MS))) socket.destroy();
       }
       if (this.inFlight === 0 && this.connections.size === 0) break;
       await new Promise((r) => setTimeout(r, 20));
