@@ -3,9 +3,9 @@
  *
  *   npm run bench                 1,000,000 invoices, 20 s per scenario
  *   npm run bench -- --quick      100,000 invoices, 5 s per scenario (a few minutes)
- *   options: --invoices N --dashboard-payments N --dashboard-invoices N --duration S --connections C --workers W --log-level L --keep-db --database-url URL
+ *   options: --invoices N --dashboard-payments N --dashboard-invoices N --duration S --connections C --workers W --pool P --log-level L --keep-db --database-url URL
  *            --service PATH (another build's dist/src/main.js, to compare two versions on one data set)
- *            (runs with --service or --database-url keep their result file but leave bench/results/latest*.json alone)
+ *            (runs with --service, --database-url or another --pool keep their result file but leave bench/results/latest*.json alone)
  *
  * 1. Creates its own database (ipa_bench_...) on DATABASE_URL's server (default
  *    postgres://postgres@127.0.0.1:5432/postgres), runs the migrations and seeds it with SQL that
@@ -13,8 +13,8 @@
  *    per invoice, and one organization with 1,000,000 payments and 300,000 invoices for the dashboard (when the analytics
  *    module is there).
  * 2. Starts the built service in production mode (NODE_ENV=production, rate limits off so the load
- *    is not refused, pool of 20, WEB_CONCURRENCY=W, by default the cores minus one) and the raw floor (bench/floor-server.ts:
- *    node:http + pg pool of 20 running the service's own create and read SQL).
+ *    is not refused, pool of P (20 by default), WEB_CONCURRENCY=W, by default the cores minus one) and the raw floor
+ *    (bench/floor-server.ts: node:http + pg pool of the same P running the service's own create and read SQL).
  * 3. Drives each scenario with autocannon from a separate process (bench/load.ts) at 16 connections;
  *    floor and service alternate in rounds (2.5 s quick, 5 s full) and each side's rounds are merged;
  *    create and read are warmed up once at the start, every other scenario just before it is measured
@@ -61,6 +61,9 @@ const connections = Number.parseInt(opt('connections', '16'), 10);
 // machine, which runs all three, one worker (two workers measured worse tails on every list and the
 // dashboard, the same read ratio; docs/performance.md). --workers N overrides.
 const workers = opt('workers', String(Math.max(1, cpus().length - 1)));
+// Database connections per service process and per floor, the same on both sides (20, as the floor was
+// first measured). A pool near twice PostgreSQL's cores can serve more with shorter tails: docs/performance.md.
+const pool = opt('pool', '20');
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 interface Row {
@@ -224,12 +227,12 @@ async function main(): Promise<void> {
     const serviceEnv: Record<string, string> = {
       ...process.env as Record<string, string>,
       NODE_ENV: 'production', DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1',
-      RATE_LIMIT_ENABLED: 'false', DB_POOL_SIZE: '20', LOG_LEVEL: opt('log-level', 'info'),
+      RATE_LIMIT_ENABLED: 'false', DB_POOL_SIZE: pool, LOG_LEVEL: opt('log-level', 'info'),
     };
     if (workers) serviceEnv.WEB_CONCURRENCY = workers;
     const service = spawn(process.execPath, [MAIN], { env: serviceEnv, stdio: ['ignore', 'ignore', 'inherit'] });
     children.push(service);
-    const floorEnv = { ...process.env, DATABASE_URL: databaseUrl, FLOOR_ORG: ORG, FLOOR_MODE: 'test', FLOOR_POOL: '20', FLOOR_EVENTS: outbox ? '1' : '0' };
+    const floorEnv = { ...process.env, DATABASE_URL: databaseUrl, FLOOR_ORG: ORG, FLOOR_MODE: 'test', FLOOR_POOL: pool, FLOOR_EVENTS: outbox ? '1' : '0' };
     const floor = spawn(process.execPath, [FLOOR], { env: { ...floorEnv, PORT: String(floorPort) }, stdio: ['ignore', 'ignore', 'inherit'] });
     children.push(floor);
     // The same floor with prepared statements: measured beside the plain one, for a like-for-like ratio.
@@ -388,7 +391,7 @@ async function main(): Promise<void> {
     };
     const record = {
       started_at: startedAt.toISOString(), finished_at: new Date().toISOString(), commit, quick,
-      settings: { service: MAIN, database: describeServer(serverUrl), floor_records_events: outbox, rounds, invoices, payments, dashboard_payments: analytics ? dashboardPayments : null, dashboard_invoices: analytics ? dashboardInvoices : null, duration_s: duration, connections, workers: workers || '1 (WEB_CONCURRENCY unset)', log_level: serviceEnv.LOG_LEVEL, deep_page_at: depth },
+      settings: { service: MAIN, database: describeServer(serverUrl), floor_records_events: outbox, rounds, invoices, payments, dashboard_payments: analytics ? dashboardPayments : null, dashboard_invoices: analytics ? dashboardInvoices : null, duration_s: duration, connections, workers: workers || '1 (WEB_CONCURRENCY unset)', pool, log_level: serviceEnv.LOG_LEVEL, deep_page_at: depth },
       machine: { ...machine, load_average_at_end: loadavg().map((l) => round(l, 2)) },
       seed_seconds: round(seedSeconds),
       scenarios: rows.map((r) => ({ name: r.name, note: r.note ?? null, service: r.result, floor: r.floor ?? null, prepared_floor: r.preparedFloor ?? null, peak_rss_mb: r.rssMb ?? null })),
@@ -404,10 +407,11 @@ async function main(): Promise<void> {
     };
     mkdirSync(RESULTS, { recursive: true });
     const otherServer = argv.includes('--database-url');
-    const file = join(RESULTS, `${startedAt.toISOString().replace(/[:.]/g, '-')}${quick ? '-quick' : ''}${argv.includes('--service') ? '-other-build' : ''}${otherServer ? '-other-database-server' : ''}.json`);
+    const otherPool = pool !== '20';
+    const file = join(RESULTS, `${startedAt.toISOString().replace(/[:.]/g, '-')}${quick ? '-quick' : ''}${argv.includes('--service') ? '-other-build' : ''}${otherServer ? '-other-database-server' : ''}${otherPool ? `-pool-${pool}` : ''}.json`);
     writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
-    // The latest-*.json files are the default setup's: this build, the default database server.
-    if (!argv.includes('--service') && !otherServer) writeFileSync(join(RESULTS, quick ? 'latest-quick.json' : 'latest.json'), `${JSON.stringify(record, null, 2)}\n`);
+    // The latest-*.json files are the default setup's: this build, the default database server and pool.
+    if (!argv.includes('--service') && !otherServer && !otherPool) writeFileSync(join(RESULTS, quick ? 'latest-quick.json' : 'latest.json'), `${JSON.stringify(record, null, 2)}\n`);
     const planLines = plans.map((p) => `  ${p.list} / ${p.filter}: ${p.total} matches; count alone ${p.count_ms} ms [${p.count_plan.join(', ')}]; `
       + `statement as sent (total and page) ${p.statement_ms} ms [${p.statement_plan.join(', ')}]`);
     process.stdout.write(`\nEXPLAIN ANALYZE of the list filters (${LIST_ORG}, test):\n${planLines.join('\n')}\n`);
