@@ -97,6 +97,10 @@ describe('crash safety: SIGKILL mid-burst, restart, invariants', () => {
 
     const unanswered = sent.filter((s) => s.answer === null);
     const answered = sent.filter((s) => s.answer !== null);
+    if (answered.some((s) => s.answer!.status >= 500)) {
+      // The service's own error lines say why; the 500's envelope only carries a support id.
+      process.stdout.write(`service error lines before the kill:\n${server.output().split('\n').filter((l) => /"level":(50|60)/.test(l)).join('\n')}\n`);
+    }
     expect(answered.filter((s) => s.answer!.status >= 500)).toEqual([]);
     const statuses = answered.reduce<Record<string, number>>((m, s) => ({ ...m, [`${s.kind} ${s.answer!.status}`]: (m[`${s.kind} ${s.answer!.status}`] ?? 0) + 1 }), {});
     process.stdout.write(`chaos: answers before the kill ${JSON.stringify(statuses)}; first refusal: ${answered.find((s) => s.answer!.status >= 400)?.answer?.text.slice(0, 300) ?? 'none'}\n`);
