@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Api, ApiResponse } from '../support/api';
 import { createDatabase, dropDatabase, withClient } from '../support/pg';
-import { ADMIN_TOKEN, RunningServer, startServer } from '../support/server';
+import { ADMIN_TOKEN, errorLines, RunningServer, startServer } from '../support/server';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
@@ -99,7 +99,7 @@ describe('crash safety: SIGKILL mid-burst, restart, invariants', () => {
     const answered = sent.filter((s) => s.answer !== null);
     if (answered.some((s) => s.answer!.status >= 500)) {
       // The service's own error lines say why; the 500's envelope only carries a support id.
-      process.stdout.write(`service error lines before the kill:\n${server.output().split('\n').filter((l) => /"level":(50|60)/.test(l)).join('\n')}\n`);
+      process.stdout.write(`service error lines before the kill:\n${errorLines(server).join('\n')}\n`);
     }
     expect(answered.filter((s) => s.answer!.status >= 500)).toEqual([]);
     const statuses = answered.reduce<Record<string, number>>((m, s) => ({ ...m, [`${s.kind} ${s.answer!.status}`]: (m[`${s.kind} ${s.answer!.status}`] ?? 0) + 1 }), {});

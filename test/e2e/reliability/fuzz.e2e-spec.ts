@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
 import { kindOf, MAKERS } from '../../support/makers';
 import { exampleBody, fetchOpenApi, OpenApiDocument, Operation, operations, resolve } from '../../support/openapi';
-import { ADMIN_TOKEN } from '../../support/server';
+import { ADMIN_TOKEN, errorLines } from '../../support/server';
 
 /**
  * Property-based fuzzing of every operation in /openapi.json: request bodies (the document's
@@ -267,7 +267,7 @@ describe('property-based fuzzing of every operation in /openapi.json', () => {
     process.stdout.write(`fuzz: seed ${SEED}: ${requests.length} requests, statuses ${JSON.stringify(statuses)}, 5xx ${fiveXx}\n`);
     if (failures.length) {
       // the service's own account of its 500s, once per message
-      const causes = [...new Set(service.server.output().split('\n').filter((l) => l.includes('"level":50')).map((l) => /"message":"([^"]{0,200})/.exec(l)?.[1] ?? l.slice(0, 200)))];
+      const causes = [...new Set(errorLines(service.server).map((l) => /"message":"([^"]{0,200})/.exec(l)?.[1] ?? l.slice(0, 200)))];
       throw new Error(`fuzzing failed (reproduce with FUZZ_SEED=${SEED}):\n${failures.join('\n')}\nserver errors:\n${causes.join('\n')}`);
     }
     expect(requests.length).toBeGreaterThanOrEqual(RUNS);
