@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Pool, PoolClient, QueryResult } from 'pg';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import { AppConfig } from '../config/app-config';
@@ -12,6 +12,7 @@ import { setPreparedStatements, statementName } from './prepared';
 @Injectable()
 export class TransactionRunner {
   private readonly reads: EntityManager;
+  private readonly logger = new Logger('Transactions');
 
   constructor(@Inject(DataSource) private readonly dataSource: DataSource, @Inject(AppConfig) config: AppConfig) {
     // The embedded database serves every pool connection from one session: names would collide there.
@@ -22,6 +23,8 @@ export class TransactionRunner {
   /**
    * Runs `work` in one transaction. A transaction PostgreSQL chose as a deadlock victim (40P01) or
    * could not serialize (40001) was rolled back whole, so it is run again, up to three times.
+   * Each retry is logged (warn, `transaction_retried`): a deadlock costs its victim PostgreSQL's
+   * deadlock_timeout (1 s by default), so a steady trickle of them is a lock-order bug to fix.
    */
   async run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
@@ -30,6 +33,9 @@ export class TransactionRunner {
       } catch (e) {
         const code = (e as { code?: string; driverError?: { code?: string } }).driverError?.code ?? (e as { code?: string }).code;
         if (attempt >= 3 || (code !== '40P01' && code !== '40001')) throw e;
+        this.logger.warn({
+          msg: code === '40P01' ? 'deadlock: transaction run again' : 'serialization failure: transaction run again', event: 'transaction_retried', code, attempt,
+        });
         await new Promise((r) => setTimeout(r, 5 + Math.floor(Math.random() * 20 * attempt)));
       }
     }

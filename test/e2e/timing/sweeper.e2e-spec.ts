@@ -85,4 +85,25 @@ describe('the sweeper: time moves without requests, once, with two instances swe
     }
     expect(count(paid, 'invoice.expired')).toBe(0);
   });
+
+  it('sweeps a batch organization by organization (the order the organizations\' rollup locks are taken in), whatever the expiry order', async () => {
+    const orgs = await Promise.all([a.createOrg('Sweep A'), a.createOrg('Sweep B'), a.createOrg('Sweep C')]);
+    // Created one organization after the other, round after round: by expiry the organizations alternate.
+    const orgOf = new Map<string, string>();
+    for (let round = 0; round < 5; round++) {
+      for (const org of orgs) orgOf.set(await createInvoice(org.test, '10', 'USD', { expires_in_minutes: 5 }), org.id);
+    }
+    const ids = [...orgOf.keys()];
+    // Only this instance's clock moves, so the whole batch is its own, swept in one transaction.
+    await advance(orgs[0].test, 6 * MINUTE);
+    await waitFor(() => storedStates(db, ids), (s) => [...s.values()].every((v) => v === 'PENDING/EXPIRED'));
+
+    const order = a.server.output().split('\n').filter((line) => line.includes('"invoice_clock_move"'))
+      .map((line) => JSON.parse(line)).filter((e) => orgOf.has(e.invoice_id)).map((e) => orgOf.get(e.invoice_id)!);
+    expect(order).toHaveLength(15);
+    // Each organization's moves in one run: 3 runs, not the 15 of expiry order.
+    const runs = order.filter((org, i) => i === 0 || org !== order[i - 1]);
+    expect(runs).toHaveLength(3);
+    expect(new Set(runs).size).toBe(3);
+  });
 });

@@ -129,15 +129,22 @@ export class InvoicesRepository {
    * (expired but not marked, or past the end of the monitoring window), locked FOR UPDATE SKIP LOCKED
    * so several instances sweeping at once each take different rows. Rows locked by a payment's
    * transaction are skipped too; that transaction applies the move itself.
+   *
+   * The batch comes back in (organization, mode) order, the order its moves then take the
+   * organizations' rollup locks in (migration AnalyticsWriterLock): two sweeping instances never
+   * wait for each other's organizations crosswise.
    */
   async lockDue(m: EntityManager, now: Date, monitoringMinutes: number, limit: number): Promise<InvoiceRecord[]> {
     const rows: InvoiceRow[] = await m.query(
-      `SELECT ${INVOICE_COLUMNS} FROM invoices
-        WHERE status = 'PENDING' AND expires_at IS NOT NULL AND expires_at <= $1
-          AND (substatus IS DISTINCT FROM 'EXPIRED' OR expires_at + make_interval(mins => $2) <= $1)
-        ORDER BY expires_at, id
-        LIMIT $3
-        FOR UPDATE SKIP LOCKED`,
+      `SELECT * FROM (
+         SELECT ${INVOICE_COLUMNS} FROM invoices
+          WHERE status = 'PENDING' AND expires_at IS NOT NULL AND expires_at <= $1
+            AND (substatus IS DISTINCT FROM 'EXPIRED' OR expires_at + make_interval(mins => $2) <= $1)
+          ORDER BY expires_at, id
+          LIMIT $3
+          FOR UPDATE SKIP LOCKED
+       ) due
+       ORDER BY organization_id, mode, expires_at, id`,
       [now, monitoringMinutes, limit],
     );
     return rows.map(toRecord);
