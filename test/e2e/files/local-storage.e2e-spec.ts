@@ -60,6 +60,18 @@ describe('files on local storage with a 1 KiB limit', () => {
     expect(ok.url).toBe(`https://files.example.test/api/files/${ok.id}/content`);
   });
 
+  it('answers a multipart body cut off inside the file part with 400 malformed_multipart, logs no storage failure and keeps no bytes', async () => {
+    const org = await service.createOrg();
+    const res = await org.test.request('POST', '/files/upload', {
+      rawBody: '--cut\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nthe body ends here',
+      headers: { 'content-type': 'multipart/form-data; boundary=cut' },
+    });
+    expectError(res, 400, { code: 'malformed_multipart' });
+    expect(service.server.output()).not.toContain('file storage write failed');
+    expect(walk(filesDir)).toEqual([]);
+    expect(expectSuccess(await org.test.get('/files')).total).toBe(0);
+  });
+
   it('answers 404 file_content_missing when the bytes vanished, and a DELETE still clears the record', async () => {
     const org = await service.createOrg();
     const { id } = expectSuccess(await upload(org.test, Buffer.from('soon gone'), { name: 'vanishing.txt' }));

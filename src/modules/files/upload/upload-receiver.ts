@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import type { Scope } from '../../../shared/auth/request-context';
-import { DomainError, ServiceUnavailableError } from '../../../shared/errors/domain-error';
+import { BadRequestError, DomainError, ServiceUnavailableError } from '../../../shared/errors/domain-error';
 import { Id, newId } from '../../../shared/ids/ids';
 import type { FileType } from '../domain/file-kind';
 import { storageKeyOf } from '../domain/storage-key';
@@ -36,8 +36,13 @@ export class UploadReceiver {
     const storageKey = storageKeyOf(scope.organizationId, scope.mode, fileId);
     const meter = new UploadMeter(this.config.FILES_MAX_BYTES);
     let failure: unknown = null;
+    // The request body itself broke off (a multipart part cut short, a client gone): not storage's fault.
+    let bodyFailure: Error | null = null;
     meter.on('error', (e) => (failure ??= e));
-    source.on('error', (e) => meter.destroy(e));
+    source.on('error', (e) => {
+      bodyFailure ??= e;
+      meter.destroy(e);
+    });
     source.pipe(meter);
     try {
       await this.storage.write(storageKey, meter);
@@ -49,6 +54,7 @@ export class UploadReceiver {
       await this.discard(storageKey);
       const cause = failure ?? e;
       if (cause instanceof DomainError) throw cause;
+      if (bodyFailure) throw new BadRequestError(`The multipart body could not be read: ${(bodyFailure as Error).message}`, 'malformed_multipart');
       this.logger.error({ err: { message: (e as Error)?.message }, storage: this.storage.driver }, 'file storage write failed');
       throw new ServiceUnavailableError('File storage is unavailable; retry shortly');
     }
