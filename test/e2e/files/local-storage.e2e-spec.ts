@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { OwnService, startOwnService, upload, uploadForm } from './files-helpers';
+import { waitFor } from '../timing/timing-helpers';
 import { describeStorageContract, StorageBackend } from './storage-contract';
 
 /** Every file under `dir`, as paths relative to it. */
@@ -62,13 +64,27 @@ describe('files on local storage with a 1 KiB limit', () => {
 
   it('answers a multipart body cut off inside the file part with 400 malformed_multipart, logs no storage failure and keeps no bytes', async () => {
     const org = await service.createOrg();
-    const res = await org.test.request('POST', '/files/upload', {
-      rawBody: '--cut\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nthe body ends here',
-      headers: { 'content-type': 'multipart/form-data; boundary=cut' },
+    // The part's first bytes arrive (and are handed to storage) well before the body ends, without a closing boundary.
+    const head = '--cut\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nthe first bytes, ';
+    const tail = 'and the body ends here';
+    const answer = await new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const req = httpRequest(`${service.server.baseUrl}/files/upload`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${org.testKey}`, 'content-type': 'multipart/form-data; boundary=cut', 'content-length': Buffer.byteLength(head + tail) },
+      }, (res) => {
+        let text = '';
+        res.on('data', (d) => (text += d)).on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+      });
+      req.on('error', reject);
+      req.write(head);
+      setTimeout(() => req.end(tail), 300);
     });
-    expectError(res, 400, { code: 'malformed_multipart' });
-    expect(service.server.output()).not.toContain('file storage write failed');
-    expect(walk(filesDir)).toEqual([]);
+    expect([answer.status, answer.body.code]).toEqual([400, 'malformed_multipart']);
+    // The receiver can finish after the answer left: give a storage-failure line time to show.
+    const output = await waitFor(async () => service.server.output(), (o) => o.includes('file storage write failed'), 1_500);
+    expect(output).not.toContain('file storage write failed');
+    const own = () => walk(filesDir).filter((path) => path.startsWith(org.id));
+    expect(await waitFor(async () => own(), (files) => files.length === 0, 5_000)).toEqual([]);
     expect(expectSuccess(await org.test.get('/files')).total).toBe(0);
   });
 

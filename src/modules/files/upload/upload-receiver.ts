@@ -58,6 +58,11 @@ export class UploadReceiver {
       this.logger.error({ err: { message: (e as Error)?.message }, storage: this.storage.driver }, 'file storage write failed');
       throw new ServiceUnavailableError('File storage is unavailable; retry shortly');
     }
+    if (bodyFailure) {
+      // Every byte of the part arrived, but the form around it was found broken: nothing to keep.
+      await this.discard(storageKey);
+      throw new BadRequestError(`The multipart body could not be read: ${(bodyFailure as Error).message}`, 'malformed_multipart');
+    }
     const { mime, type } = await sniffContent(meter.head, meter.headTruncated);
     return { fileId, storageKey, storageDriver: this.storage.driver, size: meter.byteCount, sha256: meter.digest(), mimeType: mime, type };
   }
