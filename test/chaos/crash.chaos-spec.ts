@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Api, ApiResponse } from '../support/api';
 import { createDatabase, dropDatabase, withClient } from '../support/pg';
-import { ADMIN_TOKEN, errorLines, RunningServer, startServer } from '../support/server';
+import { ADMIN_TOKEN, errorLines, linesWith, RunningServer, startServer } from '../support/server';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
@@ -103,7 +103,7 @@ describe('crash safety: SIGKILL mid-burst, restart, invariants', () => {
     }
     expect(answered.filter((s) => s.answer!.status >= 500)).toEqual([]);
     // Writers of one organization queue on its rollup lock: none was a deadlock victim run again.
-    expect(server.output().split('\n').filter((line) => line.includes('transaction_retried'))).toEqual([]);
+    expect(linesWith(server, 'transaction_retried')).toEqual([]);
     const statuses = answered.reduce<Record<string, number>>((m, s) => ({ ...m, [`${s.kind} ${s.answer!.status}`]: (m[`${s.kind} ${s.answer!.status}`] ?? 0) + 1 }), {});
     process.stdout.write(`chaos: answers before the kill ${JSON.stringify(statuses)}; first refusal: ${answered.find((s) => s.answer!.status >= 400)?.answer?.text.slice(0, 300) ?? 'none'}\n`);
     expect(answered.length).toBeGreaterThan(20);

@@ -104,9 +104,14 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   };
 }
 
+/** The service's output lines so far that contain `text`. */
+export function linesWith(server: Pick<RunningServer, 'output'>, text: string): string[] {
+  return server.output().split('\n').filter((line) => line.includes(text));
+}
+
 /** The service's error lines so far (a 500 is logged at level 50 with its support id): what explains a failed run. */
 export function errorLines(server: Pick<RunningServer, 'output'>): string[] {
-  return server.output().split('\n').filter((line) => line.includes('"level":50'));
+  return linesWith(server, '"level":50');
 }
 
 export interface CliResult {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ApiResponse } from '../../support/api';
 import { expectSuccess } from '../../support/envelope';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
+import { linesWith } from '../../support/server';
 import { awayFromHourBoundary, dashboard } from './analytics-helpers';
 
 /**
@@ -73,7 +74,7 @@ describe('rollup writers of one organization never deadlock', () => {
 
     const refused = answers.filter((a) => a.res.status >= 300).map((a) => `${a.what} ${a.res.status} ${a.res.text.slice(0, 200)}`);
     expect(refused).toEqual([]);
-    const retried = service.server.output().split('\n').filter((line) => line.includes('transaction_retried'));
+    const retried = linesWith(service.server, 'transaction_retried');
     expect(retried).toEqual([]);
 
     const d = await dashboard(api, 'last_7_days');

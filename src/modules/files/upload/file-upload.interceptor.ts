@@ -6,7 +6,7 @@ import { BadRequestError, DomainError, PayloadTooLargeError, ValidationFailedErr
 import type { AppRequest } from '../../../shared/http/envelope';
 import { FilesConfig } from '../files.config';
 import { StreamingStorageEngine, UploadedFile } from './streaming-storage-engine';
-import { UploadReceiver } from './upload-receiver';
+import { unreadableMultipart, UploadReceiver } from './upload-receiver';
 
 export const FILE_FIELD = 'file';
 
@@ -73,6 +73,6 @@ export class FileUploadInterceptor implements NestInterceptor {
       }
     }
     const message = error instanceof Error ? error.message : String(error);
-    return new BadRequestError(`The multipart body could not be read: ${message}`, 'malformed_multipart');
+    return unreadableMultipart(message);
   }
 }

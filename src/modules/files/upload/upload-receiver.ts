@@ -10,6 +10,11 @@ import { FileStorage, removeWithRetry } from '../storage/file-storage';
 import { sniffContent } from './sniff';
 import { UploadMeter } from './upload-meter';
 
+/** A multipart body that could not be read to its end: the client's 400, never a storage failure. */
+export function unreadableMultipart(reason: string): BadRequestError {
+  return new BadRequestError(`The multipart body could not be read: ${reason}`, 'malformed_multipart');
+}
+
 /** What an upload left in storage: the bytes are there, no record yet. */
 export interface ReceivedContent {
   fileId: Id<'file'>;
@@ -54,14 +59,14 @@ export class UploadReceiver {
       await this.discard(storageKey);
       const cause = failure ?? e;
       if (cause instanceof DomainError) throw cause;
-      if (bodyFailure) throw new BadRequestError(`The multipart body could not be read: ${(bodyFailure as Error).message}`, 'malformed_multipart');
+      if (bodyFailure) throw unreadableMultipart((bodyFailure as Error).message);
       this.logger.error({ err: { message: (e as Error)?.message }, storage: this.storage.driver }, 'file storage write failed');
       throw new ServiceUnavailableError('File storage is unavailable; retry shortly');
     }
     if (bodyFailure) {
       // Every byte of the part arrived, but the form around it was found broken: nothing to keep.
       await this.discard(storageKey);
-      throw new BadRequestError(`The multipart body could not be read: ${(bodyFailure as Error).message}`, 'malformed_multipart');
+      throw unreadableMultipart((bodyFailure as Error).message);
     }
     const { mime, type } = await sniffContent(meter.head, meter.headTruncated);
     return { fileId, storageKey, storageDriver: this.storage.driver, size: meter.byteCount, sha256: meter.digest(), mimeType: mime, type };
