@@ -31,7 +31,7 @@ export interface ExplainedFilter {
   total: number;
   count_ms: number;
   count_plan: string[];
-  /** The whole first-page statement as the service sends it (value filters read their matches once). */
+  /** The whole first-page statement as the service sends it (total and page in one). */
   statement_ms: number;
   statement_plan: string[];
 }

@@ -19,13 +19,18 @@ interface PlanNode {
   Plans?: PlanNode[];
 }
 
+const nodesOf = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodesOf)];
+/** Index walks that stop after a number of entries: a Limit straight over an index scan (no sort between). */
+const stoppingWalks = (plan: PlanNode): string[] => nodesOf(plan)
+  .filter((n) => n['Node Type'] === 'Limit' && /^Index (Only )?Scan$/.test(n.Plans?.[0]['Node Type'] ?? ''))
+  .map((n) => n.Plans![0]['Index Name']!);
 const indexesOf = (plan: PlanNode): string[] => [...(plan['Index Name'] ? [plan['Index Name']] : []), ...(plan.Plans ?? []).flatMap(indexesOf)];
 
 /**
  * The indexes the plan of the statement the service sends would use, planned the way the service's
  * sessions plan (once, without the values: plan_cache_mode=force_generic_plan).
  */
-async function genericPlanIndexes(db: Client, request: KeysetPageRequest): Promise<string[]> {
+async function genericPlan(db: Client, request: KeysetPageRequest): Promise<PlanNode> {
   const { text, params } = keysetPageStatement(request);
   await db.query('SET plan_cache_mode = force_generic_plan');
   await db.query('DEALLOCATE ALL');
@@ -39,8 +44,10 @@ async function genericPlanIndexes(db: Client, request: KeysetPageRequest): Promi
     return db.escapeLiteral(String(v));
   };
   const { rows } = await db.query(`EXPLAIN (FORMAT JSON) EXECUTE list_page(${params.map(literal).join(', ')})`);
-  return indexesOf((rows[0]['QUERY PLAN'][0] as { Plan: PlanNode }).Plan);
+  return (rows[0]['QUERY PLAN'][0] as { Plan: PlanNode }).Plan;
 }
+
+const genericPlanIndexes = async (db: Client, request: KeysetPageRequest): Promise<string[]> => indexesOf(await genericPlan(db, request));
 
 /**
  * A list filtered on status and on an amount range is found through the status index, whatever the
@@ -109,6 +116,53 @@ describe('list plans for status and amount filters on a large organization', () 
       expect(both).not.toContain('payments_price_usd_cover_idx');
       expect(await genericPlanIndexes(db, paymentListRequest(scope(), range))).toContain('payments_price_usd_cover_idx');
     });
+  });
+
+  it('a list of several statuses merges one newest-first walk per status instead of sorting every match', async () => {
+    const clock = { now: new Date(), monitoringMinutes: 60 };
+    await withClient(testDatabaseUrl(), async (db) => {
+      for (const [request, walks] of [
+        [invoiceListRequest(scope(), { ...range, status: ['PENDING', 'COMPLETED'] }, clock), 2],
+        [invoiceListRequest(scope(), { limit: 20, offset: 40, status: ['VOIDED', 'PROCESSING', 'PARTIALLY_PAID'] }, clock), 4],
+        [paymentListRequest(scope(), { ...range, status: ['COMPLETED', 'FAILED'] }), 2],
+      ] as const) {
+        const plan = await genericPlan(db, request);
+        // One walk per stored status (VOIDED also looks at PENDING invoices past their window), each
+        // stopping after offset + limit + 1 entries, merged or sorted as a few dozen rows.
+        expect(stoppingWalks(plan)).toEqual(Array(walks).fill(request.table === 'invoices' ? 'invoices_status_cover2_idx' : 'payments_status_cover_idx'));
+        expect(nodesOf(plan).map((n) => n['Node Type'])).not.toContain('CTE Scan');
+      }
+    });
+  });
+
+  it('pages of several statuses come newest first across the statuses, with offset and starting_after', async () => {
+    const statuses = ['PENDING', 'COMPLETED', 'VOIDED'];
+    const expected = await withClient(testDatabaseUrl(), async (db) => (await db.query(
+      `SELECT id FROM invoices WHERE organization_id = $1 AND mode = 'test' AND status = ANY($2) AND price_usd BETWEEN 100 AND 800
+        ORDER BY created_at DESC, id DESC`, [org.id, statuses])).rows.map((r: { id: string }) => r.id));
+    expect(expected.length).toBeGreaterThan(700);
+    const page = async (body: object) => {
+      const answer = expectSuccess<{ total: number; has_more: boolean; items: Array<{ id: string }> }>(await org.test.post('/invoices/list', {
+        status: statuses, price_usd_from: '100', price_usd_to: '800', ...body,
+      }));
+      expect(answer.total).toBe(expected.length);
+      return answer;
+    };
+    expect((await page({ limit: 50 })).items.map((i) => i.id)).toEqual(expected.slice(0, 50));
+    expect((await page({ limit: 25, offset: 30 })).items.map((i) => i.id)).toEqual(expected.slice(30, 55));
+    expect((await page({ limit: 10, offset: 5, starting_after: expected[39] })).items.map((i) => i.id)).toEqual(expected.slice(45, 55));
+    const last = await page({ limit: 10, starting_after: expected[expected.length - 4] });
+    expect(last.items.map((i) => i.id)).toEqual(expected.slice(-3));
+    expect(last.has_more).toBe(false);
+
+    const payments = await withClient(testDatabaseUrl(), async (db) => (await db.query(
+      `SELECT id FROM payments WHERE organization_id = $1 AND mode = 'test' AND status IN ('PENDING', 'FAILED')
+        ORDER BY created_at DESC, id DESC`, [org.id])).rows.map((r: { id: string }) => r.id));
+    const paymentPage = expectSuccess<{ total: number; items: Array<{ id: string }> }>(await org.test.post('/payments', {
+      status: ['PENDING', 'FAILED'], limit: 30, offset: 10, starting_after: payments[99],
+    }));
+    expect(paymentPage.total).toBe(payments.length);
+    expect(paymentPage.items.map((p) => p.id)).toEqual(payments.slice(110, 140));
   });
 
   it('the answers over HTTP match a direct count of the same invoices and payments', async () => {

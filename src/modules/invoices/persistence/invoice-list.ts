@@ -49,6 +49,6 @@ export function invoiceListRequest(scope: Scope, f: InvoiceListFilter, clock?: {
   }
   return {
     table: 'invoices', columns: INVOICE_COLUMNS, where: w.where, params: w.params,
-    limit: f.limit, offset: f.offset, startingAfter: f.startingAfter, filtered: w.filtered,
+    limit: f.limit, offset: f.offset, startingAfter: f.startingAfter, filtered: w.filtered, parts: w.parts,
   };
 }

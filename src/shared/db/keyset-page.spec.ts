@@ -1,0 +1,55 @@
+import type { Scope } from '../auth/request-context';
+import { keysetPageStatement, ListWhere } from './keyset-page';
+
+const scope = { organizationId: 'org_a', mode: 'test' } as Scope;
+
+describe('ListWhere', () => {
+  it('has no parts without a status filter', () => {
+    const w = new ListWhere(scope);
+    w.add((p) => `currency = ANY(${p}::text[])`, ['USD']);
+    expect(w.parts).toBeUndefined();
+    expect(w.filtered).toBe(true);
+  });
+
+  it('splits the clause once per distinct status, keeping every other clause, those added after it included', () => {
+    const w = new ListWhere(scope);
+    w.add((p) => `currency = ANY(${p}::text[])`, ['USD']);
+    w.statuses(['PENDING', 'COMPLETED', 'PENDING']);
+    w.add((p) => `created_at >= ${p}`, new Date(0), 'time');
+    expect(w.where).toBe('organization_id = $1 AND mode = $2 AND currency = ANY($3::text[]) AND status IN ($4, $5) AND created_at >= $6');
+    expect(w.parts).toEqual([
+      'organization_id = $1 AND mode = $2 AND currency = ANY($3::text[]) AND status = $4 AND created_at >= $6',
+      'organization_id = $1 AND mode = $2 AND currency = ANY($3::text[]) AND status = $5 AND created_at >= $6',
+    ]);
+    expect(w.params).toEqual(['org_a', 'test', ['USD'], 'PENDING', 'COMPLETED', new Date(0)]);
+  });
+});
+
+describe('keysetPageStatement', () => {
+  const request = (parts?: string[]) => {
+    const w = new ListWhere(scope);
+    w.statuses(['PENDING', 'VOIDED']);
+    return { table: 'invoices', columns: 'id, created_at', where: w.where, params: w.params, limit: 20, offset: 5, filtered: true, parts: parts ?? w.parts };
+  };
+
+  it('with parts, walks each one newest first for offset + limit + 1 entries and counts the whole WHERE clause', () => {
+    const { text, params } = keysetPageStatement(request());
+    // $5 is the cursor, $6 the page's limit (one more than asked, for has_more), $7 the offset.
+    expect(params).toEqual(['org_a', 'test', 'PENDING', 'VOIDED', null, 21, 5]);
+    const walks = text.match(/status = \$\d ORDER BY created_at DESC, id DESC LIMIT \$6::bigint \+ \$7::bigint/g);
+    expect(walks).toEqual([expect.stringContaining('status = $3'), expect.stringContaining('status = $4')]);
+    expect(text).toContain('SELECT count(*) FROM invoices WHERE organization_id = $1 AND mode = $2 AND status IN ($3, $4)');
+    expect(text).not.toContain('hits');
+  });
+
+  it('puts the cursor condition in every walk', () => {
+    const { text } = keysetPageStatement({ ...request(), startingAfter: 'invoice_x' });
+    expect(text.match(/AND \(created_at, id\) < \(SELECT created_at, id FROM cur\) ORDER BY/g)).toHaveLength(2);
+  });
+
+  it('without parts, reads a value filter\'s matches once for both the total and the page', () => {
+    const { text } = keysetPageStatement({ ...request(), parts: undefined });
+    expect(text).toContain('hits AS MATERIALIZED');
+    expect(text).toContain('SELECT count(*) FROM hits');
+  });
+});
