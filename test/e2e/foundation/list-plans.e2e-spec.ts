@@ -90,8 +90,10 @@ describe('list plans for status and amount filters on a large organization', () 
                 'rates_bundled_20261120', (ARRAY['COMPLETED','PENDING','FAILED','CANCELLED'])[g % 4 + 1],
                 NULL, now() - g * interval '1 minute', now() - g * interval '1 minute', now() - g * interval '1 minute'
            FROM generate_series(1, $2::int) g`, [org.id, ROWS]);
-      await db.query('ANALYZE invoices');
-      await db.query('ANALYZE payments');
+      // Vacuumed as autovacuum keeps a live table: with the visibility map unset (rows just inserted)
+      // every index-only scan is priced as visiting the table, and plans differ from a server's.
+      await db.query('VACUUM (ANALYZE) invoices');
+      await db.query('VACUUM (ANALYZE) payments');
     });
   }, 60_000);
 
@@ -129,8 +131,11 @@ describe('list plans for status and amount filters on a large organization', () 
         const plan = await genericPlan(db, request);
         // One walk per stored status (VOIDED also looks at PENDING invoices past their window), each
         // stopping after offset + limit + 1 entries, merged or sorted as a few dozen rows.
-        expect(stoppingWalks(plan)).toEqual(Array(walks).fill(request.table === 'invoices' ? 'invoices_status_cover2_idx' : 'payments_status_cover_idx'));
-        expect(nodesOf(plan).map((n) => n['Node Type'])).not.toContain('CTE Scan');
+        const shape = { walks: stoppingWalks(plan), nodes: nodesOf(plan).map((n) => n['Node Type']) };
+        expect(shape).toEqual({
+          walks: Array(walks).fill(request.table === 'invoices' ? 'invoices_status_cover2_idx' : 'payments_status_cover_idx'),
+          nodes: expect.not.arrayContaining(['CTE Scan']),
+        });
       }
     });
   });
