@@ -140,14 +140,16 @@ export function keysetPageStatement(q: KeysetPageRequest): { text: string; param
   const keyset = q.startingAfter !== undefined ? `(created_at, id) < (SELECT created_at, id FROM cur)` : '';
   params.push(q.limit + 1, q.offset);
   const [limit, offset] = [`$${params.length - 1}`, `$${params.length}`];
-  const newestFirst = `ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`;
+  // The page's order; each status walk must follow it for the merge to be the page.
+  const order = 'ORDER BY created_at DESC, id DESC';
+  const newestFirst = `${order} LIMIT ${limit} OFFSET ${offset}`;
   const walk = (where: string) => `SELECT id, created_at FROM ${q.table} WHERE ${where}${keyset && ` AND ${keyset}`}`;
   let matches: string;
   let total = `SELECT count(*) FROM ${q.table} WHERE ${q.where}`;
   if (q.parts?.length) {
     // Each part's walk stops once it has enough entries for the page (offset included).
     const enough = `${limit}::bigint + ${offset}::bigint`;
-    const walks = q.parts.map((part) => `(${walk(part)} ORDER BY created_at DESC, id DESC LIMIT ${enough})`);
+    const walks = q.parts.map((part) => `(${walk(part)} ${order} LIMIT ${enough})`);
     matches = `ids AS (SELECT id, created_at FROM (${walks.join(' UNION ALL ')}) walks
                    ${newestFirst}),`;
   } else if (q.filtered) {
