@@ -1,5 +1,5 @@
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
 
 const toBool = ({ value }: { value: unknown }) =>
   value === undefined || value === '' ? undefined : value === true || value === 'true' || value === '1' ? true
@@ -18,8 +18,21 @@ export class AppConfig {
   @Transform(toInt) @IsInt() @Min(0) @Max(65535)
   PORT = 3000;
 
-  @IsString()
-  HOST = '0.0.0.0';
+  /**
+   * Address to listen on. Default: every interface (0.0.0.0) in production, loopback (127.0.0.1)
+   * otherwise, so a service started without NODE_ENV is not reachable from the network.
+   */
+  @IsOptional() @IsString() @MinLength(1)
+  HOST?: string;
+
+  /**
+   * Public address of the service (e.g. https://api.example.com): the base of every URL in a
+   * response (provider images, file URLs, file events). Required in production; elsewhere, when
+   * unset, URLs use the request's Host only if it names a loopback address (localhost, 127.0.0.1,
+   * [::1]), else http://localhost:PORT: an arbitrary Host header never ends up in a response.
+   */
+  @IsOptional() @Matches(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, { message: 'must be an http(s) URL without query or fragment' })
+  PUBLIC_BASE_URL?: string;
 
   /** PostgreSQL connection string; when unset the service runs on an embedded PostgreSQL under DATA_DIR. */
   @IsOptional() @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// or postgresql:// URL' })
@@ -48,6 +61,17 @@ export class AppConfig {
   /** Enables the operator API under /admin when set (header X-Admin-Token). */
   @IsOptional() @IsString() @Matches(/^.{16,}$/, { message: 'must be at least 16 characters' })
   ADMIN_API_TOKEN?: string;
+
+  /**
+   * Bearer token for GET /metrics (Authorization: Bearer <token>). When set, /metrics answers 401
+   * without it in every mode; when unset, /metrics answers 404 in production and is open otherwise.
+   */
+  @IsOptional() @IsString() @Matches(/^.{16,}$/, { message: 'must be at least 16 characters' })
+  METRICS_TOKEN?: string;
+
+  /** Serve the API reference (/docs and /openapi.json); false answers 404 there. */
+  @Transform(toBool) @IsBoolean()
+  DOCS_ENABLED = true;
 
   /** Express "trust proxy": which hops may set X-Forwarded-* (HTTPS detection, client address). */
   @IsString()
@@ -183,6 +207,30 @@ export class AppConfig {
     return this.NODE_ENV === 'production' ? 'production' : 'development';
   }
 
+  /** The address the HTTP server binds to: HOST, else every interface in production and loopback otherwise. */
+  get listenHost(): string {
+    return this.HOST ?? (this.isProduction ? '0.0.0.0' : '127.0.0.1');
+  }
+
+  /** PUBLIC_BASE_URL without its trailing slashes, when set. */
+  get publicBaseUrl(): string | undefined {
+    return this.PUBLIC_BASE_URL?.replace(/\/+$/, '') || undefined;
+  }
+
+  /**
+   * Outside production, what this configuration relaxes compared with production (for the start-up
+   * warning); empty in production.
+   */
+  get relaxations(): string[] {
+    if (this.isProduction) return [];
+    const out = ['plain HTTP accepted (no https_required)'];
+    if (this.webhookAllowPrivate) out.push('webhooks to private, loopback and plain-http addresses allowed');
+    out.push(this.CLOCK_CONTROL ? 'CLOCK_CONTROL on (the test clock can be moved)' : 'CLOCK_CONTROL allowed');
+    if (!this.PUBLIC_BASE_URL) out.push('PUBLIC_BASE_URL optional (URLs from loopback Host headers)');
+    if (!this.METRICS_TOKEN) out.push('/metrics open without METRICS_TOKEN');
+    return out;
+  }
+
   get isProduction(): boolean {
     return this.NODE_ENV === 'production';
   }
@@ -194,10 +242,14 @@ export class AppConfig {
 
 export class ConfigError extends Error {}
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+/**
+ * The configuration from `env`, checked. `for: 'service'` (the HTTP service) also requires what
+ * serving production traffic needs (PUBLIC_BASE_URL); the CLI builds no URLs and does not.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, purpose: 'service' | 'cli' = 'service'): AppConfig {
   const known = Object.keys(new AppConfig());
   const raw: Record<string, unknown> = {};
-  for (const name of [...known, 'DATABASE_URL', 'ADMIN_API_TOKEN', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'REDIS_URL', 'WEBHOOK_ALLOW_PRIVATE', 'CORS_ORIGINS']) {
+  for (const name of [...known, 'HOST', 'PUBLIC_BASE_URL', 'METRICS_TOKEN', 'DATABASE_URL', 'ADMIN_API_TOKEN', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'REDIS_URL', 'WEBHOOK_ALLOW_PRIVATE', 'CORS_ORIGINS']) {
     if (env[name] !== undefined && env[name] !== '') raw[name] = env[name];
   }
   const config = plainToInstance(AppConfig, raw);
@@ -211,6 +263,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   }
   if (config.CLOCK_CONTROL && config.isProduction) {
     throw new ConfigError('Invalid configuration:\n  CLOCK_CONTROL=true is for tests and cannot be used with NODE_ENV=production');
+  }
+  if (purpose === 'service' && config.isProduction && !config.PUBLIC_BASE_URL) {
+    throw new ConfigError('Invalid configuration:\n  PUBLIC_BASE_URL is required with NODE_ENV=production: set it to the address clients use, e.g. https://api.example.com (URLs in responses are built from it, never from the Host header)');
   }
   return config;
 }

@@ -7,13 +7,27 @@ import { AppRequest } from './envelope';
 import { JsonNumberText } from './json-number';
 import { assertStorableText, jsonDepthExceeds, MAX_JSON_DEPTH } from './json-safety';
 
-/** In production, a request that did not arrive over TLS (directly or via a trusted proxy) is refused. */
+/**
+ * Paths that answer plain HTTP in every mode: the health checks, which load balancers and
+ * orchestrators send to each instance over plain HTTP, and which return no data.
+ */
+const PLAIN_HTTP_PATHS = new Set(['/health', '/health/', '/health/ready', '/health/ready/']);
+
+export function answersPlainHttp(originalUrl: string): boolean {
+  const query = originalUrl.indexOf('?');
+  return PLAIN_HTTP_PATHS.has(query === -1 ? originalUrl : originalUrl.slice(0, query));
+}
+
+/**
+ * In production, a request that did not arrive over TLS (directly or via a trusted proxy) is
+ * refused, except the health checks.
+ */
 @Injectable()
 export class HttpsOnlyMiddleware implements NestMiddleware {
   constructor(@Inject(AppConfig) private readonly config: AppConfig) {}
 
   use(req: AppRequest, _res: Response, next: NextFunction): void {
-    if (this.config.isProduction && !req.secure) throw new BadRequestError('HTTPS is required: send the request over https://', 'https_required');
+    if (this.config.isProduction && !req.secure && !answersPlainHttp(req.originalUrl)) throw new BadRequestError('HTTPS is required: send the request over https://', 'https_required');
     next();
   }
 }
