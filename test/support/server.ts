@@ -59,6 +59,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     RATE_LIMIT_LIVE: '100000',
     RATE_LIMIT_ANONYMOUS: '100000',
     RATE_LIMIT_AUTH_FAILURES: '100000',
+    ADMIN_AUTH_FAILURES: '100000',
   };
   for (const [name, value] of Object.entries(options.env ?? {})) {
     if (value === undefined) delete env[name];

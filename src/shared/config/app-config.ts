@@ -62,6 +62,10 @@ export class AppConfig {
   @IsOptional() @IsString() @Matches(/^.{16,}$/, { message: 'must be at least 16 characters' })
   ADMIN_API_TOKEN?: string;
 
+  /** Failed X-Admin-Token attempts per minute per client address before /admin answers it 429 for the rest of the minute. */
+  @Transform(toInt) @IsInt() @Min(1)
+  ADMIN_AUTH_FAILURES = 5;
+
   /**
    * Bearer token for GET /metrics (Authorization: Bearer <token>). When set, /metrics answers 401
    * without it in every mode; when unset, /metrics answers 404 in production and is open otherwise.

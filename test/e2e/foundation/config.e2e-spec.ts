@@ -32,6 +32,7 @@ describe('configuration checked at start-up', () => {
     ['METRICS_TOKEN', 'short'],
     ['DOCS_ENABLED', 'maybe'],
     ['PUBLIC_BASE_URL', 'api.example.com'],
+    ['ADMIN_AUTH_FAILURES', '0'],
   ])('refuses %s=%s with a message naming the variable', async (name, value) => {
     const { code, output } = await start({ [name]: value });
     expect(code).not.toBe(0);
