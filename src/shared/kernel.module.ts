@@ -4,6 +4,7 @@ import { DbNotifications } from './db/notifications';
 import { TransactionRunner } from './db/transaction-runner';
 import { EventOutbox } from './events/outbox';
 import { RateLimiter } from './rate-limit/rate-limiter';
+import { JsonBodyReader } from './http/middleware';
 import { IdempotencyInterceptor } from './idempotency/idempotency';
 import { Clock, OffsetClock, SystemClock } from './time/clock';
 
@@ -24,8 +25,9 @@ export class KernelModule {
         RateLimiter,
         IdempotencyInterceptor,
         EventOutbox,
+        JsonBodyReader,
       ],
-      exports: [AppConfig, Clock, TransactionRunner, DbNotifications, RateLimiter, IdempotencyInterceptor, EventOutbox],
+      exports: [AppConfig, Clock, TransactionRunner, DbNotifications, RateLimiter, IdempotencyInterceptor, EventOutbox, JsonBodyReader],
     };
   }
 }

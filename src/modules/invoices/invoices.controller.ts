@@ -115,12 +115,13 @@ export class InvoicesController {
 
   @Put(':id')
   @HttpCode(200)
-  @Authenticated({ write: true, payer: true })
+  @Authenticated({ write: true, payer: true, payerFields: ['currency'] })
   @ApiOperation({
     summary: 'Change an invoice status or currency',
     description: 'Send exactly one of status or currency. Status (key required): PENDING -> VOIDED; PENDING or PARTIALLY_PAID -> COMPLETED (substatus MARKED_PAID); '
       + 'other moves are 400 invalid_state_transition with validator.status naming the allowed targets. Currency: only while PENDING; recomputes the calculations at current rates. '
-      + 'Without a key only a currency change is allowed (a status change is 401).',
+      + 'Without a key only a currency change is allowed (a status change is 401). A read-only key has at least a payer\'s rights: it may change the currency '
+      + 'of its own organization\'s invoices, and a status change with it is 403 read_only_key.',
   })
   @ApiParam(ID_PARAM)
   @ApiBody({ type: UpdateInvoiceRequestDto, examples: { void: { value: { status: 'VOIDED' } }, mark_paid: { value: { status: 'COMPLETED' } }, currency: { value: { currency: 'ETHEREUM' } } } })

@@ -77,9 +77,14 @@ export class AppConfig {
   @Transform(toBool) @IsBoolean()
   DOCS_ENABLED = true;
 
-  /** Express "trust proxy": which hops may set X-Forwarded-* (HTTPS detection, client address). */
+  /**
+   * Which hops may set X-Forwarded-* (HTTPS detection, the client address that keyless rate limits
+   * and the failed-key lockout count): a comma-separated list of addresses, subnets (CIDR) and the
+   * names loopback, linklocal, uniquelocal; or a number of hops to trust. Loopback only by default:
+   * trusting a whole private range lets any client in it (a pod, a container) choose its own address.
+   */
   @IsString()
-  TRUST_PROXY = 'loopback, linklocal, uniquelocal';
+  TRUST_PROXY = 'loopback';
 
   @IsOptional() @IsString()
   TLS_CERT_FILE?: string;
@@ -90,6 +95,14 @@ export class AppConfig {
   /** Largest JSON body accepted, in bytes. */
   @Transform(toInt) @IsInt() @Min(1024)
   BODY_LIMIT_BYTES = 1024 * 1024;
+
+  /**
+   * Largest JSON body of a payer call made without a key (reading an invoice, changing its
+   * currency, listing its providers), in bytes. Those bodies hold a currency and a few expansions;
+   * the small cap keeps anonymous traffic from making the service read and parse large bodies.
+   */
+  @Transform(toInt) @IsInt() @Min(256)
+  PAYER_BODY_LIMIT_BYTES = 8 * 1024;
 
   /** On the first start of an empty embedded database, create a demo organization and print its test key. */
   @Transform(toBool) @IsBoolean()
@@ -129,7 +142,7 @@ export class AppConfig {
   @Transform(toInt) @IsInt() @Min(1)
   RATE_LIMIT_ANONYMOUS = 25;
 
-  /** Failed authentications per minute per client address before its keyed requests get 429. */
+  /** Failed authentications per minute per client address before its unknown keys get 429 (a valid key is never refused for them). */
   @Transform(toInt) @IsInt() @Min(1)
   RATE_LIMIT_AUTH_FAILURES = 30;
 
@@ -237,6 +250,14 @@ export class AppConfig {
 
   get isProduction(): boolean {
     return this.NODE_ENV === 'production';
+  }
+
+  /** TRUST_PROXY as Express takes it: a number of hops, nothing (empty or "false"), or a list of addresses and subnets. */
+  get trustProxy(): number | boolean | string {
+    const text = this.TRUST_PROXY.trim();
+    if (/^\d+$/.test(text)) return Number(text);
+    if (text === '' || text === 'false') return false;
+    return text;
   }
 
   get usesEmbeddedDatabase(): boolean {
