@@ -230,6 +230,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (!!config.TLS_CERT_FILE !== !!config.TLS_KEY_FILE) {
     throw new ConfigError('Invalid configuration:\n  TLS_CERT_FILE and TLS_KEY_FILE must be set together');
   }
+  if (config.CLOCK_CONTROL && config.isProduction) {
+    throw new ConfigError('Invalid configuration:\n  CLOCK_CONTROL=true is for tests and cannot be used with NODE_ENV=production');
+  }
   if (config.isProduction && !config.SECRETS_KEY) {
     throw new ConfigError('Invalid configuration:\n  SECRETS_KEY is required with NODE_ENV=production: 32 random bytes as base64, e.g. `openssl rand -base64 32` (it seals webhook secrets at rest; see docs/production.md)');
   }
@@ -240,9 +243,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     } catch (e) {
       throw new ConfigError(`Invalid configuration:\n  ${name}: ${(e as Error).message}`);
     }
-  }
-  if (config.CLOCK_CONTROL && config.isProduction) {
-    throw new ConfigError('Invalid configuration:\n  CLOCK_CONTROL=true is for tests and cannot be used with NODE_ENV=production');
   }
   return config;
 }

@@ -4,6 +4,7 @@ import { createDatabase, dropDatabase } from '../../support/pg';
 import { RunningServer, startServer } from '../../support/server';
 
 const viaProxy = { 'x-forwarded-proto': 'https' };
+const SECRETS_KEY = Buffer.alloc(32, 9).toString('base64');
 
 /** A production-mode service: plain HTTP is refused unless a trusted proxy says the client used HTTPS. */
 describe('HTTPS in production', () => {
@@ -13,7 +14,7 @@ describe('HTTPS in production', () => {
 
   beforeAll(async () => {
     databaseUrl = pgServer ? await createDatabase(pgServer) : undefined;
-    server = await startServer({ databaseUrl, env: { NODE_ENV: 'production' }, readyHeaders: viaProxy });
+    server = await startServer({ databaseUrl, env: { NODE_ENV: 'production', SECRETS_KEY }, readyHeaders: viaProxy });
   }, 120_000);
 
   afterAll(async () => {
@@ -41,7 +42,7 @@ describe('HTTPS in production', () => {
     const untrusting = await startServer({
       databaseUrl: databaseUrl ?? undefined,
       dataDir: undefined,
-      env: { NODE_ENV: 'production', TRUST_PROXY: '10.1.2.3' },
+      env: { NODE_ENV: 'production', SECRETS_KEY, TRUST_PROXY: '10.1.2.3' },
       readyHeaders: viaProxy,
       readyTimeoutMs: 5_000,
     }).catch((e: Error) => e);
