@@ -7,8 +7,9 @@ import { RateLimiter } from './rate-limit/rate-limiter';
 import { JsonBodyReader } from './http/middleware';
 import { IdempotencyInterceptor } from './idempotency/idempotency';
 import { Clock, OffsetClock, SystemClock } from './time/clock';
+import { SecretBox, secretBoxFromSettings } from './crypto/secret-box';
 
-/** The shared kernel every module may inject: configuration, clock, transactions, rate limits, the event outbox. */
+/** The shared kernel every module may inject: configuration, clock, the secret box, transactions, rate limits, the event outbox. */
 @Global()
 @Module({})
 export class KernelModule {
@@ -20,6 +21,7 @@ export class KernelModule {
       providers: [
         { provide: AppConfig, useValue: config },
         { provide: Clock, useValue: clock },
+        { provide: SecretBox, useValue: secretBoxFromSettings(config) },
         TransactionRunner,
         DbNotifications,
         RateLimiter,
@@ -27,7 +29,7 @@ export class KernelModule {
         EventOutbox,
         JsonBodyReader,
       ],
-      exports: [AppConfig, Clock, TransactionRunner, DbNotifications, RateLimiter, IdempotencyInterceptor, EventOutbox, JsonBodyReader],
+      exports: [AppConfig, Clock, SecretBox, TransactionRunner, DbNotifications, RateLimiter, IdempotencyInterceptor, EventOutbox, JsonBodyReader],
     };
   }
 }
