@@ -1,4 +1,5 @@
 import { plainToInstance, Transform } from 'class-transformer';
+import { parseSecretKey } from '../crypto/secret-box';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
 
 const toBool = ({ value }: { value: unknown }) =>
@@ -77,9 +78,14 @@ export class AppConfig {
   @Transform(toBool) @IsBoolean()
   DOCS_ENABLED = true;
 
-  /** Express "trust proxy": which hops may set X-Forwarded-* (HTTPS detection, client address). */
+  /**
+   * Which hops may set X-Forwarded-* (HTTPS detection, the client address that keyless rate limits
+   * and the failed-key lockout count): a comma-separated list of addresses, subnets (CIDR) and the
+   * names loopback, linklocal, uniquelocal; or a number of hops to trust. Loopback only by default:
+   * trusting a whole private range lets any client in it (a pod, a container) choose its own address.
+   */
   @IsString()
-  TRUST_PROXY = 'loopback, linklocal, uniquelocal';
+  TRUST_PROXY = 'loopback';
 
   @IsOptional() @IsString()
   TLS_CERT_FILE?: string;
@@ -90,6 +96,14 @@ export class AppConfig {
   /** Largest JSON body accepted, in bytes. */
   @Transform(toInt) @IsInt() @Min(1024)
   BODY_LIMIT_BYTES = 1024 * 1024;
+
+  /**
+   * Largest JSON body of a payer call made without a key (reading an invoice, changing its
+   * currency, listing its providers), in bytes. Those bodies hold a currency and a few expansions;
+   * the small cap keeps anonymous traffic from making the service read and parse large bodies.
+   */
+  @Transform(toInt) @IsInt() @Min(256)
+  PAYER_BODY_LIMIT_BYTES = 8 * 1024;
 
   /** On the first start of an empty embedded database, create a demo organization and print its test key. */
   @Transform(toBool) @IsBoolean()
@@ -129,7 +143,7 @@ export class AppConfig {
   @Transform(toInt) @IsInt() @Min(1)
   RATE_LIMIT_ANONYMOUS = 25;
 
-  /** Failed authentications per minute per client address before its keyed requests get 429. */
+  /** Failed authentications per minute per client address before its unknown keys get 429 (a valid key is never refused for them). */
   @Transform(toInt) @IsInt() @Min(1)
   RATE_LIMIT_AUTH_FAILURES = 30;
 
@@ -206,6 +220,26 @@ export class AppConfig {
     return this.WEBHOOK_ALLOW_PRIVATE ?? !this.isProduction;
   }
 
+  /**
+   * The key that seals secrets at rest (webhook signing secrets, stored idempotent answers):
+   * 32 random bytes as base64 or hex (`openssl rand -base64 32`). Required in production; elsewhere
+   * a fixed, public development key is used when unset (and start-up says so).
+   */
+  @IsOptional() @IsString()
+  SECRETS_KEY?: string;
+
+  /**
+   * Earlier SECRETS_KEY values, comma-separated: they still open what they sealed, and each start
+   * re-seals such values with SECRETS_KEY (docs/production.md, key rotation).
+   */
+  @IsOptional() @IsString()
+  SECRETS_KEYS_OLD?: string;
+
+  /** True when secrets are sealed with the public development key (SECRETS_KEY unset outside production). */
+  get usesDevelopmentSecretsKey(): boolean {
+    return !this.SECRETS_KEY;
+  }
+
   /** `env` of the envelope for requests without a key. */
   get defaultEnv(): 'development' | 'production' {
     return this.NODE_ENV === 'production' ? 'production' : 'development';
@@ -232,11 +266,20 @@ export class AppConfig {
     out.push(this.CLOCK_CONTROL ? 'CLOCK_CONTROL on (the test clock can be moved)' : 'CLOCK_CONTROL allowed');
     if (!this.PUBLIC_BASE_URL) out.push('PUBLIC_BASE_URL optional (URLs from loopback Host headers)');
     if (!this.METRICS_TOKEN) out.push('/metrics open without METRICS_TOKEN');
+    if (this.usesDevelopmentSecretsKey) out.push('secrets at rest sealed with the public development key (SECRETS_KEY unset)');
     return out;
   }
 
   get isProduction(): boolean {
     return this.NODE_ENV === 'production';
+  }
+
+  /** TRUST_PROXY as Express takes it: a number of hops, nothing (empty or "false"), or a list of addresses and subnets. */
+  get trustProxy(): number | boolean | string {
+    const text = this.TRUST_PROXY.trim();
+    if (/^\d+$/.test(text)) return Number(text);
+    if (text === '' || text === 'false') return false;
+    return text;
   }
 
   get usesEmbeddedDatabase(): boolean {
@@ -253,7 +296,7 @@ export class ConfigError extends Error {}
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, purpose: 'service' | 'cli' = 'service'): AppConfig {
   const known = Object.keys(new AppConfig());
   const raw: Record<string, unknown> = {};
-  for (const name of [...known, 'HOST', 'PUBLIC_BASE_URL', 'METRICS_TOKEN', 'DATABASE_URL', 'ADMIN_API_TOKEN', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'REDIS_URL', 'WEBHOOK_ALLOW_PRIVATE', 'CORS_ORIGINS']) {
+  for (const name of [...known, 'HOST', 'PUBLIC_BASE_URL', 'METRICS_TOKEN', 'DATABASE_URL', 'ADMIN_API_TOKEN', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'REDIS_URL', 'WEBHOOK_ALLOW_PRIVATE', 'CORS_ORIGINS', 'SECRETS_KEY', 'SECRETS_KEYS_OLD']) {
     if (env[name] !== undefined && env[name] !== '') raw[name] = env[name];
   }
   const config = plainToInstance(AppConfig, raw);
@@ -270,6 +313,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, purpose: 'servi
   }
   if (purpose === 'service' && config.isProduction && !config.PUBLIC_BASE_URL) {
     throw new ConfigError('Invalid configuration:\n  PUBLIC_BASE_URL is required with NODE_ENV=production: set it to the address clients use, e.g. https://api.example.com (URLs in responses are built from it, never from the Host header)');
+  }
+  if (config.isProduction && !config.SECRETS_KEY) {
+    throw new ConfigError('Invalid configuration:\n  SECRETS_KEY is required with NODE_ENV=production: 32 random bytes as base64, e.g. `openssl rand -base64 32` (it seals webhook secrets at rest; see docs/production.md)');
+  }
+  for (const [name, text] of [['SECRETS_KEY', config.SECRETS_KEY], ...(config.SECRETS_KEYS_OLD ?? '').split(',').filter((t) => t.trim()).map((t) => ['SECRETS_KEYS_OLD', t])]) {
+    if (text === undefined) continue;
+    try {
+      parseSecretKey(text);
+    } catch (e) {
+      throw new ConfigError(`Invalid configuration:\n  ${name}: ${(e as Error).message}`);
+    }
   }
   return config;
 }

@@ -5,7 +5,7 @@ import { expectError, expectSuccess } from '../../support/envelope';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
 
 const viaProxy = { 'x-forwarded-proto': 'https' };
-const PRODUCTION = { NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.test' };
+const PRODUCTION = { NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.test', SECRETS_KEY: Buffer.alloc(32, 5).toString('base64') };
 const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
 
 /** Whether a TCP connection to address:port is accepted. */
