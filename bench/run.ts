@@ -229,7 +229,7 @@ async function main(): Promise<void> {
     const floorPort = await freePort();
     const serviceEnv: Record<string, string> = {
       ...process.env as Record<string, string>,
-      NODE_ENV: 'production', DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1',
+      NODE_ENV: 'production', PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1',
       RATE_LIMIT_ENABLED: 'false', DB_POOL_SIZE: pool, LOG_LEVEL: opt('log-level', 'info'),
     };
     if (workers) serviceEnv.WEB_CONCURRENCY = workers;

@@ -42,9 +42,6 @@ async function prepareDatabase(app: INestApplicationContext, config: AppConfig, 
 async function sealStoredSecrets(app: INestApplicationContext, logger: Logger): Promise<void> {
   const endpoints = await app.get(CommandBus).execute(new SealStoredSecretsCommand());
   const box = app.get(SecretBox);
-  if (app.get(AppConfig).usesDevelopmentSecretsKey) {
-    logger.warn({ key_id: box.currentKeyId }, 'SECRETS_KEY is not set: secrets at rest are sealed with the public development key (development and tests only; production requires SECRETS_KEY)');
-  }
   let answers = 0;
   for (let n = -1; n !== 0;) answers += n = await app.get(TransactionRunner).run((m) => sealStoredAnswers(m, box, 200));
   if (endpoints || answers) logger.info({ webhook_endpoints: endpoints, idempotent_answers: answers, key_id: box.currentKeyId }, 'stored secrets sealed with SECRETS_KEY');
@@ -79,8 +76,9 @@ async function serve(config: AppConfig, logger: Logger, startedAt: bigint): Prom
 
   const drain = new HttpDrain();
   const app = await createHttpApp(config, database.url, logger, undefined, drain);
-  // Docs routes go in before init(): init() installs the catch-all 404 handler.
-  mountDocs(app);
+  // Docs routes go in before init(): init() installs the catch-all 404 handler. DOCS_ENABLED=false
+  // leaves them out, so /docs and /openapi.json answer 404 like any unknown path.
+  if (config.DOCS_ENABLED) mountDocs(app);
   await app.init();
   // A worker's database was prepared by the primary before it was started.
   if (!cluster.isWorker) await prepareDatabase(app, config, !!database.embedded, logger);
@@ -112,14 +110,15 @@ async function serve(config: AppConfig, logger: Logger, startedAt: bigint): Prom
   // A worker whose primary is gone stops too.
   if (cluster.isWorker) process.on('disconnect', () => void shutdown('primary gone'));
 
-  await app.listen(config.PORT, config.HOST);
+  await app.listen(config.PORT, config.listenHost);
   // After the migrations: the dispatcher sends webhook deliveries recorded by any instance (or worker),
   // and expiries and monitoring windows move on without requests (INVOICE_SWEEP_SECONDS).
   app.get(WebhookDispatcher).start();
   app.get(InvoiceClocks).start();
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
-  logger.info({ port, startup_ms: Number(process.hrtime.bigint() - startedAt) / 1e6 }, `listening on port ${port}`);
+  const host = typeof address === 'object' && address ? address.address : config.listenHost;
+  logger.info({ host, port, startup_ms: Number(process.hrtime.bigint() - startedAt) / 1e6 }, `listening on ${host} port ${port}`);
 }
 
 /**
@@ -234,10 +233,25 @@ async function runPrimary(config: AppConfig, logger: Logger): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
+/**
+ * Outside production, one warning line (once per start, from the first process) says what is
+ * relaxed, so nobody runs that mode in front of real traffic without knowing it.
+ */
+function warnOutsideProduction(config: AppConfig, logger: Logger): void {
+  const relaxed = config.relaxations;
+  if (!relaxed.length) return;
+  const where = config.HOST ? `listening on ${config.HOST} (HOST)` : 'listening on 127.0.0.1 only (set HOST to listen elsewhere)';
+  logger.warn(
+    { mode: config.NODE_ENV, relaxed, host: config.listenHost },
+    `${config.NODE_ENV} mode (NODE_ENV is not production): ${relaxed.join('; ')}; ${where}. Set NODE_ENV=production for real traffic.`,
+  );
+}
+
 async function main(): Promise<void> {
   const startedAt = process.hrtime.bigint();
   const config = loadConfig();
   const logger = createRootLogger(config.LOG_LEVEL, { buffered: true });
+  if (cluster.isPrimary) warnOutsideProduction(config, logger);
   if (config.WEB_CONCURRENCY > 1 && cluster.isPrimary) await runPrimary(config, logger);
   else {
     if (cluster.isPrimary) applyHeapSettings();

@@ -4,6 +4,7 @@ import { DbNotifications } from './db/notifications';
 import { TransactionRunner } from './db/transaction-runner';
 import { EventOutbox } from './events/outbox';
 import { RateLimiter } from './rate-limit/rate-limiter';
+import { JsonBodyReader } from './http/middleware';
 import { IdempotencyInterceptor } from './idempotency/idempotency';
 import { DataSource } from 'typeorm';
 import { Clock, ControlledClock, SystemClock } from './time/clock';
@@ -28,8 +29,9 @@ export class KernelModule {
         RateLimiter,
         IdempotencyInterceptor,
         EventOutbox,
+        JsonBodyReader,
       ],
-      exports: [AppConfig, Clock, SecretBox, TransactionRunner, DbNotifications, RateLimiter, IdempotencyInterceptor, EventOutbox],
+      exports: [AppConfig, Clock, SecretBox, TransactionRunner, DbNotifications, RateLimiter, IdempotencyInterceptor, EventOutbox, JsonBodyReader],
     };
   }
 }
