@@ -14,6 +14,10 @@ import { AppConfig, ConfigError, loadConfig } from './shared/config/app-config';
 import { HttpDrain } from './shared/http/graceful-shutdown';
 import { createRootLogger } from './shared/logging/logger';
 import { InvoiceClocks } from './modules/invoices/invoice-clocks.service';
+import { SealStoredSecretsCommand } from './modules/webhooks/commands/seal-stored-secrets/seal-stored-secrets.command';
+import { SecretBox } from './shared/crypto/secret-box';
+import { TransactionRunner } from './shared/db/transaction-runner';
+import { sealStoredAnswers } from './shared/idempotency/idempotency';
 
 /** Set by the primary process for its workers: the embedded database it serves. */
 const WORKER_DATABASE_URL = 'IPA_WORKER_DATABASE_URL';
@@ -24,10 +28,23 @@ const redact = (url: string) => url.replace(/:[^:@/]*@/, ':***@');
 async function prepareDatabase(app: INestApplicationContext, config: AppConfig, embedded: boolean, logger: Logger): Promise<void> {
   const applied = await runMigrations(app);
   if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
+  await sealStoredSecrets(app, logger);
   if (embedded && config.DEMO_ORGANIZATION && (await app.get(QueryBus).execute(new CountOrganizationsQuery())) === 0) {
     const demo = await app.get(CommandBus).execute(new CreateOrganizationCommand('Demo organization'));
     process.stdout.write(`\nDemo organization created: ${demo.organization_id}\nTest key (shown once): ${demo.test_key}\n\n`);
   }
+}
+
+/**
+ * Secrets at rest: values written before sealing existed, or sealed with a key now listed in
+ * SECRETS_KEYS_OLD, are sealed again with SECRETS_KEY (reads open both in the meantime).
+ */
+async function sealStoredSecrets(app: INestApplicationContext, logger: Logger): Promise<void> {
+  const endpoints = await app.get(CommandBus).execute(new SealStoredSecretsCommand());
+  const box = app.get(SecretBox);
+  let answers = 0;
+  for (let n = -1; n !== 0;) answers += n = await app.get(TransactionRunner).run((m) => sealStoredAnswers(m, box, 200));
+  if (endpoints || answers) logger.info({ webhook_endpoints: endpoints, idempotent_answers: answers, key_id: box.currentKeyId }, 'stored secrets sealed with SECRETS_KEY');
 }
 
 /** The last step of a stop: the embedded database this process serves (if any), then exit with `code` (1 if that failed). */

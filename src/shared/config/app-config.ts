@@ -1,4 +1,5 @@
 import { plainToInstance, Transform } from 'class-transformer';
+import { parseSecretKey } from '../crypto/secret-box';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
 
 const toBool = ({ value }: { value: unknown }) =>
@@ -177,7 +178,7 @@ export class AppConfig {
   @Transform(toInt) @IsInt() @Min(0) @Max(3600)
   INVOICE_SWEEP_SECONDS = 5;
 
-  /** Tests only: a clock that POST /test_helpers/clock moves forward. Refused when NODE_ENV=production. */
+  /** Tests only: per-organization test-mode clocks that POST /test_helpers/clock moves forward. Refused when NODE_ENV=production. */
   @Transform(toBool) @IsBoolean()
   CLOCK_CONTROL = false;
 
@@ -219,6 +220,26 @@ export class AppConfig {
     return this.WEBHOOK_ALLOW_PRIVATE ?? !this.isProduction;
   }
 
+  /**
+   * The key that seals secrets at rest (webhook signing secrets, stored idempotent answers):
+   * 32 random bytes as base64 or hex (`openssl rand -base64 32`). Required in production; elsewhere
+   * a fixed, public development key is used when unset (and start-up says so).
+   */
+  @IsOptional() @IsString()
+  SECRETS_KEY?: string;
+
+  /**
+   * Earlier SECRETS_KEY values, comma-separated: they still open what they sealed, and each start
+   * re-seals such values with SECRETS_KEY (docs/production.md, key rotation).
+   */
+  @IsOptional() @IsString()
+  SECRETS_KEYS_OLD?: string;
+
+  /** True when secrets are sealed with the public development key (SECRETS_KEY unset outside production). */
+  get usesDevelopmentSecretsKey(): boolean {
+    return !this.SECRETS_KEY;
+  }
+
   /** `env` of the envelope for requests without a key. */
   get defaultEnv(): 'development' | 'production' {
     return this.NODE_ENV === 'production' ? 'production' : 'development';
@@ -245,6 +266,7 @@ export class AppConfig {
     out.push(this.CLOCK_CONTROL ? 'CLOCK_CONTROL on (the test clock can be moved)' : 'CLOCK_CONTROL allowed');
     if (!this.PUBLIC_BASE_URL) out.push('PUBLIC_BASE_URL optional (URLs from loopback Host headers)');
     if (!this.METRICS_TOKEN) out.push('/metrics open without METRICS_TOKEN');
+    if (this.usesDevelopmentSecretsKey) out.push('secrets at rest sealed with the public development key (SECRETS_KEY unset)');
     return out;
   }
 
@@ -274,7 +296,7 @@ export class ConfigError extends Error {}
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, purpose: 'service' | 'cli' = 'service'): AppConfig {
   const known = Object.keys(new AppConfig());
   const raw: Record<string, unknown> = {};
-  for (const name of [...known, 'HOST', 'PUBLIC_BASE_URL', 'METRICS_TOKEN', 'DATABASE_URL', 'ADMIN_API_TOKEN', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'REDIS_URL', 'WEBHOOK_ALLOW_PRIVATE', 'CORS_ORIGINS']) {
+  for (const name of [...known, 'HOST', 'PUBLIC_BASE_URL', 'METRICS_TOKEN', 'DATABASE_URL', 'ADMIN_API_TOKEN', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'REDIS_URL', 'WEBHOOK_ALLOW_PRIVATE', 'CORS_ORIGINS', 'SECRETS_KEY', 'SECRETS_KEYS_OLD']) {
     if (env[name] !== undefined && env[name] !== '') raw[name] = env[name];
   }
   const config = plainToInstance(AppConfig, raw);
@@ -291,6 +313,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, purpose: 'servi
   }
   if (purpose === 'service' && config.isProduction && !config.PUBLIC_BASE_URL) {
     throw new ConfigError('Invalid configuration:\n  PUBLIC_BASE_URL is required with NODE_ENV=production: set it to the address clients use, e.g. https://api.example.com (URLs in responses are built from it, never from the Host header)');
+  }
+  if (config.isProduction && !config.SECRETS_KEY) {
+    throw new ConfigError('Invalid configuration:\n  SECRETS_KEY is required with NODE_ENV=production: 32 random bytes as base64, e.g. `openssl rand -base64 32` (it seals webhook secrets at rest; see docs/production.md)');
+  }
+  for (const [name, text] of [['SECRETS_KEY', config.SECRETS_KEY], ...(config.SECRETS_KEYS_OLD ?? '').split(',').filter((t) => t.trim()).map((t) => ['SECRETS_KEYS_OLD', t])]) {
+    if (text === undefined) continue;
+    try {
+      parseSecretKey(text);
+    } catch (e) {
+      throw new ConfigError(`Invalid configuration:\n  ${name}: ${(e as Error).message}`);
+    }
   }
   return config;
 }

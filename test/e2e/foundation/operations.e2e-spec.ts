@@ -5,7 +5,7 @@ import { expectError, expectSuccess } from '../../support/envelope';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
 
 const viaProxy = { 'x-forwarded-proto': 'https' };
-const PRODUCTION = { NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.test' };
+const PRODUCTION = { NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.test', SECRETS_KEY: Buffer.alloc(32, 5).toString('base64') };
 const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
 
 /** Whether a TCP connection to address:port is accepted. */
@@ -99,6 +99,7 @@ describe('started without NODE_ENV and without HOST (development mode)', () => {
     expect(line.msg).toMatch(/CLOCK_CONTROL/);
     expect(line.msg).toMatch(/PUBLIC_BASE_URL/);
     expect(line.msg).toMatch(/\/metrics/);
+    expect(line.msg).toMatch(/public development key \(SECRETS_KEY unset\)/);
     expect(line.msg).toMatch(/127\.0\.0\.1 only/);
     // and it is development indeed: plain HTTP is served, /metrics is open
     const api = new Api(null, service.server.baseUrl);
