@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { AppModule } from './app.module';
-import { Metrics } from './modules/health/metrics';
+import { Metrics } from './modules/health';
 import { AppConfig } from './shared/config/app-config';
 import { migrate } from './shared/db/data-source';
 import { EnvelopeExpressAdapter } from './shared/http/envelope-adapter';

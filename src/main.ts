@@ -7,13 +7,12 @@ import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { INestApplicationContext } from '@nestjs/common';
 import { createCliContext, createHttpApp, resolveDatabase, ResolvedDatabase, runMigrations } from './bootstrap';
 import { mountDocs } from './docs';
-import { CreateOrganizationCommand } from './modules/organizations/commands/create-organization/create-organization.command';
-import { CountOrganizationsQuery } from './modules/organizations/queries/count-organizations/count-organizations.query';
-import { WebhookDispatcher } from './modules/webhooks/dispatch/webhook-dispatcher';
+import { CountOrganizationsQuery, CreateOrganizationCommand } from './modules/organizations';
+import { WebhookDispatcher } from './modules/webhooks';
 import { AppConfig, ConfigError, loadConfig } from './shared/config/app-config';
 import { HttpDrain } from './shared/http/graceful-shutdown';
 import { createRootLogger } from './shared/logging/logger';
-import { InvoiceClocks } from './modules/invoices/invoice-clocks.service';
+import { InvoiceClocks } from './modules/invoices';
 
 /** Set by the primary process for its workers: the embedded database it serves. */
 const WORKER_DATABASE_URL = 'IPA_WORKER_DATABASE_URL';

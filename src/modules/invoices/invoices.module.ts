@@ -18,8 +18,8 @@ import { ListInvoicesHandler } from './queries/list-invoices/list-invoices.handl
 
 /**
  * Invoices: creation (priced through CalculatePricesQuery), list, read with expansions, status and
- * currency changes, short state. Exports GetInvoiceItemsQuery and GetPayableInvoiceQuery on the bus,
- * and the PayableInvoices service: the invoice row lock and the payment-driven moves of the lifecycle
+ * currency changes, short state. Its public surface is index.ts: GetPayableInvoiceQuery on the bus,
+ * the ListInvoicePaymentsQuery port (answered by payments), and the PayableInvoices service: the invoice row lock and the payment-driven moves of the lifecycle
  * table (domain/invoice-status.ts), run inside the payments module's transaction.
  */
 @Module({

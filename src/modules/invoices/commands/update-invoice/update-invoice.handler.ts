@@ -5,7 +5,7 @@ import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { NotFoundError, UnauthorizedError, ValidationFailedError } from '../../../../shared/errors/domain-error';
 import type { Currency } from '../../../../shared/money/currency';
 import { Clock } from '../../../../shared/time/clock';
-import { CalculatePricesQuery } from '../../../quotes/queries/calculate-prices/calculate-prices.query';
+import { CalculatePricesQuery } from '../../../quotes';
 import { calculationLines } from '../../domain/calculation-rows';
 import { InvoiceStatus, merchantMove } from '../../domain/invoice-status';
 import { buildCalculationRecords } from '../../persistence/calculation-records';

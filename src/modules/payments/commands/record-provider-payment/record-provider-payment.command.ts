@@ -1,6 +1,6 @@
 import { Command } from '@nestjs/cqrs';
 import type { Scope } from '../../../../shared/auth/request-context';
-import type { InvoiceStatus, InvoiceSubstatus } from '../../../invoices/domain/invoice-status';
+import type { InvoiceStatus, InvoiceSubstatus } from '../../../invoices';
 import type { PaymentStatus } from '../../domain/payment-status';
 
 /** A provider reports a payment it has seen (first report, or a repeat with the same idempotency key). */
