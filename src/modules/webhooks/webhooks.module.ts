@@ -6,6 +6,7 @@ import { RedeliverEventHandler } from './commands/redeliver-event/redeliver-even
 import { RotateWebhookSecretHandler } from './commands/rotate-webhook-secret/rotate-webhook-secret.handler';
 import { UpdateWebhookEndpointHandler } from './commands/update-webhook-endpoint/update-webhook-endpoint.handler';
 import { WebhookDispatcher } from './dispatch/webhook-dispatcher';
+import { WebhookFanOut } from './dispatch/webhook-fan-out';
 import { WebhookUrlPolicy } from './dispatch/webhook-url-policy';
 import { WebhookDeliveriesRepository } from './persistence/webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from './persistence/webhook-endpoints.repository';
@@ -14,7 +15,10 @@ import { ListWebhookAttemptsHandler } from './queries/list-webhook-attempts/list
 import { ListWebhookEndpointsHandler } from './queries/list-webhook-endpoints/list-webhook-endpoints.handler';
 import { WebhooksController } from './webhooks.controller';
 
-/** Webhook endpoints and the dispatcher that delivers recorded events to them. */
+/**
+ * Webhook endpoints, the outbox subscriber that queues a delivery per subscribed endpoint when an
+ * event is recorded (WebhookFanOut), and the dispatcher that sends committed deliveries.
+ */
 @Module({
   imports: [HealthModule],
   controllers: [WebhooksController],
@@ -23,6 +27,7 @@ import { WebhooksController } from './webhooks.controller';
     WebhookDeliveriesRepository,
     WebhookUrlPolicy,
     WebhookDispatcher,
+    WebhookFanOut,
     CreateWebhookEndpointHandler,
     UpdateWebhookEndpointHandler,
     DeleteWebhookEndpointHandler,
