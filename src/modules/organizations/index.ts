@@ -6,3 +6,4 @@ export { RevokeApiKeyCommand, type RevokedKeys } from './commands/revoke-api-key
 export { ListApiKeysQuery, type ApiKeyView } from './queries/list-api-keys/list-api-keys.query';
 export { CountOrganizationsQuery } from './queries/count-organizations/count-organizations.query';
 export { ResolveApiKeyQuery } from './queries/resolve-api-key/resolve-api-key.query';
+export { GetOrganizationProfileQuery, type OrganizationProfile } from './queries/get-organization-profile/get-organization-profile.query';
