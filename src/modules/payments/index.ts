@@ -5,4 +5,3 @@ export {
 } from './commands/record-provider-payment/record-provider-payment.command';
 export { GetPaymentQuery } from './queries/get-payment/get-payment.query';
 export { ListPaymentsQuery, type PaymentExpansion } from './queries/list-payments/list-payments.query';
-export { PaymentRecordedEvent } from './events/payment-recorded.event';

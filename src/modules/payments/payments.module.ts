@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { InvoicesModule } from '../invoices';
+import { PaymentEvents } from './commands/payment-events';
+import { PaymentReports } from './commands/record-provider-payment/payment-reports';
 import { RecordProviderPaymentHandler } from './commands/record-provider-payment/record-provider-payment.handler';
 import { PaymentsController } from './payments.controller';
 import { TestHelpersController } from './test-helpers.controller';
@@ -19,6 +21,6 @@ import { ListPaymentsHandler } from './queries/list-payments/list-payments.handl
 @Module({
   imports: [TypeOrmModule.forFeature([PaymentRecord]), InvoicesModule],
   controllers: [PaymentsController, TestHelpersController],
-  providers: [PaymentsRepository, RecordProviderPaymentHandler, ListPaymentsHandler, GetPaymentHandler, ListInvoicePaymentsHandler],
+  providers: [PaymentsRepository, PaymentEvents, PaymentReports, RecordProviderPaymentHandler, ListPaymentsHandler, GetPaymentHandler, ListInvoicePaymentsHandler],
 })
 export class PaymentsModule {}
