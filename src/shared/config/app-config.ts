@@ -1,11 +1,6 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
-
-const toBool = ({ value }: { value: unknown }) =>
-  value === undefined || value === '' ? undefined : value === true || value === 'true' || value === '1' ? true
-    : value === false || value === 'false' || value === '0' ? false : value;
-const toInt = ({ value }: { value: unknown }) =>
-  value === undefined || value === '' ? undefined : /^-?\d+$/.test(String(value)) ? Number(value) : value;
+import { toBool, toInt } from './env-transforms';
 
 /**
  * Every setting of the service, read from the environment and checked once at start-up.
