@@ -1,4 +1,4 @@
-import { INestApplication, INestApplicationContext, Type } from '@nestjs/common';
+import { INestApplication, INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { readFileSync } from 'node:fs';
@@ -65,5 +65,5 @@ export async function createCliContext(config: AppConfig, databaseUrl: string, l
 }
 
 export async function runMigrations(app: INestApplication | INestApplicationContext): Promise<string[]> {
-  return migrate(app.get(DataSource as Type<DataSource>));
+  return migrate(app.get(DataSource));
 }

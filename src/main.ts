@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import cluster, { Worker } from 'node:cluster';
 import v8 from 'node:v8';
-import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { INestApplicationContext } from '@nestjs/common';
@@ -72,7 +71,7 @@ async function serve(config: AppConfig, logger: Logger, startedAt: bigint): Prom
     logger.info({ reason, in_flight: drain.active }, 'shutting down: no new connections, finishing requests in flight');
     let code = 0;
     try {
-      const result = await drain.drain(app.getHttpServer() as Server, config.SHUTDOWN_TIMEOUT_MS);
+      const result = await drain.drain(app.getHttpServer(), config.SHUTDOWN_TIMEOUT_MS);
       if (result.cut) logger.warn({ cut: result.cut, waited_ms: result.waitedMs }, 'requests still running at SHUTDOWN_TIMEOUT_MS were cut');
       else logger.info({ waited_ms: result.waitedMs }, 'requests in flight finished');
     } catch (e) {

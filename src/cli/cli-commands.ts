@@ -52,7 +52,7 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
     run: (args, app) => {
       const mode = requireFlag(args, 'mode');
       if (mode !== 'test' && mode !== 'live') throw new CliUsageError('--mode must be test or live');
-      return app.get(CommandBus).execute(new CreateApiKeyCommand(requireFlag(args, 'org'), mode as Mode, args.flags['read-only'] === true));
+      return app.get(CommandBus).execute(new CreateApiKeyCommand(requireFlag(args, 'org'), mode, args.flags['read-only'] === true));
     },
   },
   'key:revoke': {

@@ -8,4 +8,7 @@ export const toBool = ({ value }: { value: unknown }) =>
     : value === false || value === 'false' || value === '0' ? false : value;
 
 export const toInt = ({ value }: { value: unknown }) =>
-  value === undefined || value === '' ? undefined : /^-?\d+$/.test(String(value)) ? Number(value) : value;
+  value === undefined || value === '' ? undefined : isIntegerText(value) ? Number(value) : value;
+
+/** Text (or a number) that is a whole number; anything else is left for the validator. */
+const isIntegerText = (value: unknown) => (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint') && /^-?\d+$/.test(String(value));

@@ -3,7 +3,7 @@ import { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
 import { keysetPage } from '../../../shared/db/keyset-page';
 import type { Currency } from '../../../shared/money/currency';
-import { Amount, fromDb, renderAmount, ZERO } from '../../../shared/money/money';
+import { Amount, fromDb, renderAmount } from '../../../shared/money/money';
 import type { PaymentStatus } from '../domain/payment-status';
 import { PaymentRecord } from './payment.record';
 import { PAYMENT_COLUMNS as COLUMNS, paymentListRequest, PaymentListFilter } from './payment-list';

@@ -71,12 +71,12 @@ export class PaymentReports {
     if (!isPaymentStatus(status)) errors.status = 'must be one of PENDING, COMPLETED, FAILED, CANCELLED';
     if (Object.keys(errors).length) throw new ValidationFailedError(errors);
 
-    const catalog = provider!.catalog;
+    const catalog = provider.catalog;
     const price = parseAmount(report.price);
     const rates = await this.queries.execute(new RatesAsOfQuery(happenedAt));
     return {
-      report, providerId: catalog.id, providerEnabled: provider!.view.enabled, price, status, happenedAt, currency: catalog.currency,
-      requiredConfirmations: paymentKindOf(catalog) === 'crypto' ? provider!.view.required_confirmations : 0,
+      report, providerId: catalog.id, providerEnabled: provider.view.enabled, price, status, happenedAt, currency: catalog.currency,
+      requiredConfirmations: paymentKindOf(catalog) === 'crypto' ? provider.view.required_confirmations : 0,
       priceUsd: roundMoney(price.mul(rates.usd[catalog.currency])),
       ratesSnapshotId: rates.snapshotId,
     };

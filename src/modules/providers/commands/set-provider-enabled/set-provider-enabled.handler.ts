@@ -18,7 +18,7 @@ export class SetProviderEnabledHandler implements ICommandHandler<SetProviderEna
   ) {}
 
   async execute({ organizationId, providerId, enabled, modes }: SetProviderEnabledCommand): Promise<ProviderSettingChanged> {
-    if (!isCatalogProvider(providerId)) throw new ValidationFailedError({ provider: `unknown provider "${providerId}"` });
+    if (!isCatalogProvider(providerId)) throw new ValidationFailedError({ provider: `unknown provider "${String(providerId)}"` });
     const now = this.clock.now();
     const id = canonicalProviderId(providerId);
     // Organizations are never deleted: checking before the transaction is as good as inside it.
