@@ -51,7 +51,7 @@ export class PaymentReports {
       errors.price = `must have at most ${provider.catalog.decimals} fractional digits for ${provider.catalog.id} (${provider.catalog.currency})`;
     }
 
-    const now = this.clock.now();
+    const now = await this.clock.nowFor(scope);
     const happenedAt = report.happenedAt ?? now;
     if (happenedAt.getTime() > now.getTime() + FUTURE_SKEW_MS) errors.happened_at = 'must not be in the future';
 

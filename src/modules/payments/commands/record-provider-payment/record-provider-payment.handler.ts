@@ -57,7 +57,7 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
     const report = { ...priced.report, providerId: priced.providerId };
     const key = report.idempotencyKey ?? null;
     return this.tx.run(async (m) => {
-      const now = this.clock.now();
+      const now = await this.clock.nowFor(scope);
       return this.settleInvoice(m, scope, report.invoiceId, now, async (invoice) => {
         const reported = report.confirmations ?? null;
         const initial = applyConfirmations({ requested: priced.status, reported, current: 0, required: priced.requiredConfirmations });
@@ -137,7 +137,7 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
     scope: Scope, paymentId: string, change: (m: EntityManager, invoice: PayableInvoice, payment: PaymentRecord, now: Date) => Promise<Written>,
   ): Promise<RecordedPayment> {
     return this.tx.run(async (m) => {
-      const now = this.clock.now();
+      const now = await this.clock.nowFor(scope);
       const seen = await this.repo.find(m, scope, paymentId);
       if (!seen) throw new NotFoundError('payment');
       if (!seen.invoiceId) throw new NotFoundError('invoice');
