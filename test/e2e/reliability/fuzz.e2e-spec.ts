@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
 import { kindOf, MAKERS } from '../../support/makers';
-import { exampleBody, fetchOpenApi, OpenApiDocument, Operation, operations, resolve } from '../../support/openapi';
+import { exampleBody, OpenApiDocument, Operation, operations, resolve } from '../../support/openapi';
 import { ADMIN_TOKEN, errorLines } from '../../support/server';
 
 /**
