@@ -7,7 +7,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['eslint.config.mjs', '.dependency-cruiser.cjs', 'jest.config.js', 'jest.chaos.config.js', 'dist/**', 'coverage/**', 'bench/results/**'] },
+  { ignores: ['eslint.config.mjs', 'dist/**', 'coverage/**', 'bench/results/**', 'test/fixtures/**'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   eslintPluginPrettierRecommended,
@@ -17,6 +17,15 @@ export default tseslint.config(
       sourceType: 'commonjs',
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
+  },
+  {
+    // Plain JavaScript (build scripts, a page's browser script) is outside the TypeScript project: no type-aware rules.
+    files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
+    extends: [tseslint.configs.disableTypeChecked],
+  },
+  {
+    files: ['src/**/*.js'],
+    languageOptions: { globals: { ...globals.browser } },
   },
   {
     rules: {
