@@ -19,15 +19,6 @@ export default tseslint.config(
     },
   },
   {
-    // Plain JavaScript (build scripts, a page's browser script) is outside the TypeScript project: no type-aware rules.
-    files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
-    extends: [tseslint.configs.disableTypeChecked],
-  },
-  {
-    files: ['src/**/*.js'],
-    languageOptions: { globals: { ...globals.browser } },
-  },
-  {
     rules: {
       // The Nest defaults.
       '@typescript-eslint/no-explicit-any': 'off',
@@ -57,5 +48,20 @@ export default tseslint.config(
       '@typescript-eslint/restrict-plus-operands': 'off',
       '@typescript-eslint/no-base-to-string': 'off',
     },
+  },
+  // Last, so that no rule set above turns type-aware rules back on for them.
+  {
+    // Plain JavaScript (build scripts, a page's browser script) is outside the TypeScript project: no type-aware rules.
+    files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
+    extends: [tseslint.configs.disableTypeChecked],
+  },
+  {
+    // CommonJS files (the build script, Jest and dependency-cruiser configs): require() is their module system.
+    files: ['**/*.js', '**/*.cjs'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    files: ['src/**/*.js'],
+    languageOptions: { globals: { ...globals.browser } },
   },
 );
