@@ -14,6 +14,7 @@ import { AppConfig, ConfigError, loadConfig } from './shared/config/app-config';
 import { HttpDrain } from './shared/http/graceful-shutdown';
 import { createRootLogger } from './shared/logging/logger';
 import { InvoiceClocks } from './modules/invoices/invoice-clocks.service';
+import { RollupFolder } from './modules/analytics/rollup-folder.service';
 
 /** Set by the primary process for its workers: the embedded database it serves. */
 const WORKER_DATABASE_URL = 'IPA_WORKER_DATABASE_URL';
@@ -94,9 +95,11 @@ async function serve(config: AppConfig, logger: Logger, startedAt: bigint): Prom
 
   await app.listen(config.PORT, config.HOST);
   // After the migrations: the dispatcher sends webhook deliveries recorded by any instance (or worker),
-  // and expiries and monitoring windows move on without requests (INVOICE_SWEEP_SECONDS).
+  // expiries and monitoring windows move on without requests (INVOICE_SWEEP_SECONDS), and the analytics
+  // rollups fold what writers appended (ANALYTICS_FOLD_SECONDS).
   app.get(WebhookDispatcher).start();
   app.get(InvoiceClocks).start();
+  app.get(RollupFolder).start();
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   logger.info({ port, startup_ms: Number(process.hrtime.bigint() - startedAt) / 1e6 }, `listening on port ${port}`);
