@@ -5,6 +5,8 @@
  *   npm run bench -- --quick      100,000 invoices, 5 s per scenario (a few minutes)
  *   options: --invoices N --dashboard-payments N --dashboard-invoices N --duration S --connections C --workers W --pool P --log-level L --keep-db --database-url URL
  *            --service PATH (another build's dist/src/main.js, to compare two versions on one data set)
+ *            --curve-only (only the one-organization writes: create, payment record and their concurrency curve)
+ *            --curve-seconds S (seconds per side and point of the curve; default 4 quick, 10 full)
  *            (runs with --service, --database-url or a --pool other than the default keep their result file but leave bench/results/latest*.json alone)
  *
  * 1. Creates its own database (ipa_bench_...) on DATABASE_URL's server (default
@@ -23,8 +25,8 @@
  *    machine's facts) and, as the last line, one JSON object with the figures the targets are about.
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { readFileSync, writeFileSync, mkdirSync, readdirSync } from 'node:fs';
-import { cpus, loadavg, totalmem, hostname, release } from 'node:os';
+import { readFileSync, writeFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { cpus, loadavg, totalmem, hostname, release, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
@@ -33,6 +35,7 @@ import { explainLists, ExplainedFilter } from './explain';
 import { LoadResult, LoadSpec, percentile } from './load';
 import { seedInvoices } from './seed-invoices';
 import { DASHBOARD_ORG, seedPayments, withRollupsRebuiltAfter } from './seed-payments';
+import { MINIMAL_TABLES, prepareMinimalTables } from './minimal-floor';
 
 const argv = process.argv.slice(2);
 const flag = (name: string) => argv.includes(`--${name}`);
@@ -44,6 +47,7 @@ const ROOT = join(__dirname, '..', '..');
 const MAIN = opt('service', join(ROOT, 'dist', 'src', 'main.js'));
 const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
 const FLOOR = join(__dirname, 'floor-server.js');
+const MINIMAL = join(__dirname, 'minimal-floor.js');
 const LOAD = join(__dirname, 'load.js');
 const RESULTS = join(ROOT, 'bench', 'results');
 const ORG = 'org_bench_042';
@@ -67,6 +71,10 @@ const workers = opt('workers', String(Math.max(1, cpus().length - 1)));
 // floors included (docs/performance.md). --pool 20 measures the floor as the issue first did.
 const defaultPool = String(2 * cpus().length);
 const pool = opt('pool', defaultPool);
+const curveOnly = flag('curve-only');
+const curveSeconds = Number(opt('curve-seconds', quick ? '4' : '10'));
+/** The one-organization concurrency curve: create and payment record at these connections, service against the minimal floor. */
+const CURVE = [1, 4, 16, 64];
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 interface Row {
@@ -75,6 +83,8 @@ interface Row {
   floor?: LoadResult | null;
   /** The floor sending the same statements as named (prepared) statements, as the service does. */
   preparedFloor?: LoadResult | null;
+  /** The minimal floor (bench/minimal-floor.ts): the rows alone, no triggers, outbox or idempotency. */
+  minimalFloor?: LoadResult | null;
   note?: string;
   /** Peak RSS of one service process while the scenario ran. */
   rssMb?: number;
@@ -164,10 +174,18 @@ function rssMb(pid: number): number {
 
 function runLoad(spec: LoadSpec): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [LOAD, JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let arg = JSON.stringify(spec);
+    if (arg.length > 100_000) {
+      // Too long for one argument (Linux caps each at 128 KB): hand it over in a file.
+      const file = join(tmpdir(), `ipa-bench-load-${process.pid}-${Date.now()}.json`);
+      writeFileSync(file, arg);
+      arg = `@${file}`;
+    }
+    const child = spawn(process.execPath, [LOAD, arg], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (c) => { out += c; });
     child.on('exit', (code) => {
+      if (arg.startsWith('@')) rmSync(arg.slice(1), { force: true });
       if (code !== 0) reject(new Error(`load process exited with ${code}`));
       else resolve(JSON.parse(out.trim().split('\n').pop() ?? '{}') as LoadResult);
     });
@@ -209,6 +227,7 @@ async function main(): Promise<void> {
       await seedInvoices(ds, invoices, log);
       await seedPayments(ds, payments, invoices, analytics ? dashboardPayments : 0, log, analytics ? dashboardInvoices : 0);
     }, log);
+    await prepareMinimalTables(ds);
     const seedSeconds = (Date.now() - seedStart) / 1000;
     const pgVersion = (await ds.query('SHOW server_version'))[0].server_version as string;
     const readIds: string[] = (await ds.query(
@@ -242,11 +261,15 @@ async function main(): Promise<void> {
     const preparedFloorPort = await freePort();
     const preparedFloor = spawn(process.execPath, [FLOOR], { env: { ...floorEnv, PORT: String(preparedFloorPort), FLOOR_PREPARED: '1' }, stdio: ['ignore', 'ignore', 'inherit'] });
     children.push(preparedFloor);
+    const minimalPort = await freePort();
+    const minimal = spawn(process.execPath, [MINIMAL], { env: { ...floorEnv, PORT: String(minimalPort) }, stdio: ['ignore', 'ignore', 'inherit'] });
+    children.push(minimal);
     // Production refuses plain HTTP unless a trusted proxy (loopback) says the client used TLS.
     const headers = { 'content-type': 'application/json', 'x-forwarded-proto': 'https', authorization: `Bearer ${key}` };
     await waitFor(`http://127.0.0.1:${port}/health`, headers, service, 'service');
     await waitFor(`http://127.0.0.1:${floorPort}/`, {}, floor, 'floor');
     await waitFor(`http://127.0.0.1:${preparedFloorPort}/`, {}, preparedFloor, 'prepared floor');
+    await waitFor(`http://127.0.0.1:${minimalPort}/`, {}, minimal, 'minimal floor');
 
     let peakRss = 0;
     /** Peak RSS of one service process during the scenario being measured (reset by measure()). */
@@ -282,6 +305,7 @@ async function main(): Promise<void> {
     await runLoad(svc('/invoices/create', createBodies, warm));
     await runLoad(flr(readPaths, readBody, warm));
     await runLoad(flr('/invoices/create', createBodies, warm, preparedFloorPort));
+    await runLoad(flr('/invoices/create', createBodies, warm, minimalPort));
     await runLoad(flr(readPaths, readBody, warm, preparedFloorPort));
     await runLoad(svc(readPaths, readBody, warm));
 
@@ -298,28 +322,37 @@ async function main(): Promise<void> {
         sample_failure: parts.find((p) => p.sample_failure)?.sample_failure ?? null, duration_s: seconds,
       };
     };
-    const measure = async (name: string, spec: LoadSpec, floorSpec?: LoadSpec, note?: string, preparedFloorSpec?: LoadSpec) => {
+    const measure = async (name: string, spec: LoadSpec, floorSpec?: LoadSpec, note?: string, preparedFloorSpec?: LoadSpec, minimalSpec?: LoadSpec) => {
       let floorResult: LoadResult | undefined;
       let preparedFloorResult: LoadResult | undefined;
+      let minimalResult: LoadResult | undefined;
       let result: LoadResult;
       scenarioPeakRss = 0;
-      if (floorSpec) {
+      if (floorSpec || minimalSpec) {
         const slice = duration / rounds;
         const f: LoadResult[] = [];
         const pf: LoadResult[] = [];
+        const mf: LoadResult[] = [];
         const s: LoadResult[] = [];
         for (let r = 0; r < rounds; r++) {
-          log(`floor: ${name} (round ${r + 1}/${rounds})`);
-          f.push(await runLoad({ ...floorSpec, durationSeconds: slice, raw: true }));
+          if (floorSpec) {
+            log(`floor: ${name} (round ${r + 1}/${rounds})`);
+            f.push(await runLoad({ ...floorSpec, durationSeconds: slice, raw: true }));
+          }
           if (preparedFloorSpec) {
             log(`prepared floor: ${name} (round ${r + 1}/${rounds})`);
             pf.push(await runLoad({ ...preparedFloorSpec, durationSeconds: slice, raw: true }));
           }
+          if (minimalSpec) {
+            log(`minimal floor: ${name} (round ${r + 1}/${rounds})`);
+            mf.push(await runLoad({ ...minimalSpec, durationSeconds: slice, raw: true }));
+          }
           log(`service: ${name} (round ${r + 1}/${rounds})`);
           s.push(await runLoad({ ...spec, durationSeconds: slice, raw: true }));
         }
-        floorResult = merge(f);
+        if (f.length) floorResult = merge(f);
         if (pf.length) preparedFloorResult = merge(pf);
+        if (mf.length) minimalResult = merge(mf);
         result = merge(s);
       } else {
         // Warmed first, as create and read are above: the first second of a new route is its code being
@@ -329,12 +362,83 @@ async function main(): Promise<void> {
         log(`service: ${name}`);
         result = await runLoad(spec);
       }
-      rows.push({ name, result, floor: floorResult, preparedFloor: preparedFloorResult, note, rssMb: round(scenarioPeakRss) });
+      rows.push({ name, result, floor: floorResult, preparedFloor: preparedFloorResult, minimalFloor: minimalResult, note, rssMb: round(scenarioPeakRss) });
       if (result.sample_failure) log(`  failures in ${name}: ${result.sample_failure}`);
       return result;
     };
     const create = await measure('invoice create', svc('/invoices/create', createBodies), flr('/invoices/create', createBodies), undefined,
-      flr('/invoices/create', createBodies, duration, preparedFloorPort));
+      flr('/invoices/create', createBodies, duration, preparedFloorPort), flr('/invoices/create', createBodies, duration, minimalPort));
+
+    // Payment record in one organization (test helper: a PENDING payment, the invoice moved to
+    // WAITING_FOR_CONFIRMATIONS), each request on another invoice of the ones just created (fresh,
+    // not expired), against the minimal floor inserting a payment and updating its invoice.
+    const recent = async (table: string): Promise<Array<{ invoice_id: string; provider_id: string; price: string }>> => {
+      const c = new Client({ connectionString: databaseUrl });
+      await c.connect();
+      try {
+        const { rows } = await c.query(`SELECT id FROM ${table} WHERE organization_id = $1 AND mode = 'test' ORDER BY created_at DESC LIMIT 5000`, [ORG]);
+        return rows.map((r: { id: string }) => ({ invoice_id: r.id, provider_id: 'prov_ethereum_usdt', price: '0.5' }));
+      } finally {
+        await c.end();
+      }
+    };
+    const payBodies = await recent('invoices');
+    const minimalPayBodies = await recent(MINIMAL_TABLES.invoices);
+    const payment = await measure('payment record (test helper)', svc('/test_helpers/payments', payBodies), undefined, undefined, undefined,
+      flr('/test_helpers/payments', minimalPayBodies, duration, minimalPort));
+
+    // The concurrency curve, one organization: minimal floor and service alternate at each point.
+    const curve: Array<Record<string, number | string>> = [];
+    for (const c of CURVE) {
+      const point: Record<string, number | string> = { connections: c };
+      for (const [what, path, bodies, minimalBodies] of [
+        ['create', '/invoices/create', createBodies, createBodies],
+        ['payment', '/test_helpers/payments', payBodies, minimalPayBodies],
+      ] as Array<[string, string, unknown[], unknown[]]>) {
+        log(`curve: ${what} at ${c} connections`);
+        const m = await runLoad({ ...flr(path, minimalBodies, curveSeconds, minimalPort), connections: c });
+        const sv = await runLoad({ ...svc(path, bodies, curveSeconds), connections: c });
+        point[`${what}_rps`] = round(sv.rps);
+        point[`${what}_p99_ms`] = round(sv.p99, 1);
+        point[`${what}_minimal_rps`] = round(m.rps);
+        point[`${what}_ratio_minimal`] = round(sv.rps / m.rps, 2);
+        point[`${what}_errors`] = sv.non2xx + sv.errors + sv.timeouts;
+        point[`${what}_minimal_errors`] = m.non2xx + m.errors + m.timeouts;
+        if (sv.sample_failure) log(`  failures in curve ${what} at ${c}: ${sv.sample_failure}`);
+      }
+      point.load_average = loadavg()[0].toFixed(2);
+      curve.push(point);
+    }
+    const curveLines = [
+      '| connections | create req/s | minimal floor | ratio | create p99 ms | payment req/s | minimal floor | ratio | payment p99 ms | errors | load avg |',
+      '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      ...curve.map((p) => `| ${p.connections} | ${p.create_rps} | ${p.create_minimal_rps} | ${p.create_ratio_minimal} | ${p.create_p99_ms} | ${p.payment_rps} | ${p.payment_minimal_rps} | ${p.payment_ratio_minimal} | ${p.payment_p99_ms} | ${Number(p.create_errors) + Number(p.payment_errors)} | ${p.load_average} |`),
+    ];
+    const deadlocks = await (async () => {
+      const c = new Client({ connectionString: databaseUrl });
+      await c.connect();
+      try {
+        return Number((await c.query(`SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()`)).rows[0].deadlocks);
+      } finally {
+        await c.end();
+      }
+    })();
+    log(`curve done; deadlocks in the database so far: ${deadlocks}`);
+    if (curveOnly) {
+      const record = {
+        started_at: startedAt.toISOString(), finished_at: new Date().toISOString(), commit, quick, curve_only: true,
+        settings: { invoices, duration_s: duration, curve_seconds: curveSeconds, workers, pool },
+        machine: { cpus: cpus().length, cpu_model: cpus()[0]?.model ?? 'unknown', node: process.version, load_average_at_start: loadAtStart, load_average_at_end: loadavg().map((l) => round(l, 2)) },
+        scenarios: rows.map((r) => ({ name: r.name, service: r.result, floor: r.floor ?? null, prepared_floor: r.preparedFloor ?? null, minimal_floor: r.minimalFloor ?? null })),
+        create_ratio: round(create.rps / rows[0].floor!.rps, 2), create_ratio_minimal: round(create.rps / rows[0].minimalFloor!.rps, 2),
+        payment_ratio_minimal: round(payment.rps / rows[1].minimalFloor!.rps, 2), deadlocks, curve, curve_table: curveLines.join('\n'),
+      };
+      mkdirSync(RESULTS, { recursive: true });
+      const file = join(RESULTS, `${startedAt.toISOString().replace(/[:.]/g, '-')}-curve.json`);
+      writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
+      process.stdout.write(`\n${curveLines.join('\n')}\n\nresults in ${file}\n${JSON.stringify({ create_ratio: record.create_ratio, create_ratio_minimal: record.create_ratio_minimal, payment_ratio_minimal: record.payment_ratio_minimal, deadlocks })}\n`);
+      return;
+    }
     const read = await measure('invoice read (items, calculations)', svc(readPaths, readBody), flr(readPaths, readBody), undefined,
       flr(readPaths, readBody, duration, preparedFloorPort));
     const listFilter = { status: ['PENDING', 'COMPLETED'], price_usd_from: '10', price_usd_to: '900', limit: 20 };
@@ -369,20 +473,25 @@ async function main(): Promise<void> {
     }
 
     // 3. Report.
-    const errors = rows.reduce((n, r) => n + (r.result ? r.result.non2xx + r.result.errors + r.result.timeouts : 0), 0);
+    const readRow = rows.find((r) => r.name.startsWith('invoice read'))!;
+    const errors = rows.reduce((n, r) => n + (r.result ? r.result.non2xx + r.result.errors + r.result.timeouts : 0), 0)
+      + curve.reduce((n, p) => n + Number(p.create_errors) + Number(p.payment_errors), 0);
     const lines = [
-      `| scenario | req/s | p50 ms | p95 ms | p99 ms | errors | floor req/s | floor p99 ms | ratio | prepared floor req/s | ratio to it | peak RSS MB |`,
-      `|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|`,
+      `| scenario | req/s | p50 ms | p95 ms | p99 ms | errors | floor req/s | floor p99 ms | ratio | prepared floor req/s | ratio to it | minimal floor req/s | ratio to it | peak RSS MB |`,
+      `|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|`,
       ...rows.map((r) => {
         const e = r.result ? r.result.non2xx + r.result.errors + r.result.timeouts : null;
         const ratio = r.result && r.floor ? (r.result.rps / r.floor.rps).toFixed(2) : '-';
         const preparedRatio = r.result && r.preparedFloor ? (r.result.rps / r.preparedFloor.rps).toFixed(2) : '-';
-        return `| ${r.name}${r.note ? ` (${r.note})` : ''} | ${fmt(r.result?.rps, 0)} | ${fmt(r.result?.p50)} | ${fmt(r.result?.p95)} | ${fmt(r.result?.p99)} | ${e ?? '-'} | ${fmt(r.floor?.rps, 0)} | ${fmt(r.floor?.p99)} | ${ratio} | ${fmt(r.preparedFloor?.rps, 0)} | ${preparedRatio} | ${r.rssMb ?? '-'} |`;
+        const minimalRatio = r.result && r.minimalFloor ? (r.result.rps / r.minimalFloor.rps).toFixed(2) : '-';
+        return `| ${r.name}${r.note ? ` (${r.note})` : ''} | ${fmt(r.result?.rps, 0)} | ${fmt(r.result?.p50)} | ${fmt(r.result?.p95)} | ${fmt(r.result?.p99)} | ${e ?? '-'} | ${fmt(r.floor?.rps, 0)} | ${fmt(r.floor?.p99)} | ${ratio} | ${fmt(r.preparedFloor?.rps, 0)} | ${preparedRatio} | ${fmt(r.minimalFloor?.rps, 0)} | ${minimalRatio} | ${r.rssMb ?? '-'} |`;
       }),
     ];
     const summary = {
       create_rps: round(create.rps), create_floor_rps: round(rows[0].floor!.rps), create_ratio: round(create.rps / rows[0].floor!.rps, 2),
-      read_rps: round(read.rps), read_floor_rps: round(rows[1].floor!.rps), read_ratio: round(read.rps / rows[1].floor!.rps, 2),
+      create_minimal_floor_rps: round(rows[0].minimalFloor!.rps), create_ratio_minimal: round(create.rps / rows[0].minimalFloor!.rps, 2),
+      payment_rps: round(payment.rps), payment_minimal_floor_rps: round(rows[1].minimalFloor!.rps), payment_ratio_minimal: round(payment.rps / rows[1].minimalFloor!.rps, 2),
+      read_rps: round(read.rps), read_floor_rps: round(readRow.floor!.rps), read_ratio: round(read.rps / readRow.floor!.rps, 2),
       list_p99_ms: list.p99, list_deep_p99_ms: deep.p99,
       dashboard_365_p95_ms: dash365 ? dash365.p95 : null,
       rss_mb: round(peakRss),
@@ -401,9 +510,11 @@ async function main(): Promise<void> {
       // Like-for-like: the floor sending the same prepared statements the service sends.
       prepared_floor: {
         create_floor_rps: round(rows[0].preparedFloor!.rps), create_ratio: round(create.rps / rows[0].preparedFloor!.rps, 2),
-        read_floor_rps: round(rows[1].preparedFloor!.rps), read_ratio: round(read.rps / rows[1].preparedFloor!.rps, 2),
+        read_floor_rps: round(readRow.preparedFloor!.rps), read_ratio: round(read.rps / readRow.preparedFloor!.rps, 2),
       },
       table: lines.join('\n'),
+      // One organization: create and payment record against the minimal floor at 1, 4, 16 and 64 connections.
+      curve, curve_table: curveLines.join('\n'), deadlocks,
       list_plans: plans,
       summary,
       dashboard_note: dash365 ? null : 'dashboard figures are null: the analytics dashboard is not in this build',
@@ -420,6 +531,7 @@ async function main(): Promise<void> {
     process.stdout.write(`\nEXPLAIN ANALYZE of the list filters (${LIST_ORG}, test):\n${planLines.join('\n')}\n`);
     process.stdout.write(`\n${lines.join('\n')}\n\npeak RSS of one service process: ${fmt(peakRss)} MB; results in ${file}\n`);
     process.stdout.write(`against the floor with prepared statements: ${JSON.stringify(record.prepared_floor)}\n`);
+    process.stdout.write(`\none organization, service against the minimal floor (deadlocks: ${deadlocks}):\n${curveLines.join('\n')}\n`);
     if (!dash365) process.stdout.write('dashboard_365_p95_ms is null: the analytics dashboard is not in this build\n');
     process.stdout.write(`${JSON.stringify(summary)}\n`);
   } finally {
