@@ -53,6 +53,8 @@ const RESULTS = join(ROOT, 'bench', 'results');
 const ORG = 'org_bench_042';
 /** Lists are measured on another organization, so the invoices the create scenario adds do not change them. */
 const LIST_ORG = 'org_bench_007';
+/** An organization loaded during the run and never analyzed: its lists are planned on missing statistics. */
+const FRESH_ORG = 'org_bench_fresh';
 
 const quick = flag('quick');
 const invoices = Number.parseInt(opt('invoices', quick ? '100000' : '1000000'), 10);
@@ -170,6 +172,20 @@ function rssMb(pid: number): number {
   } catch {
     return 0;
   }
+}
+
+/** CPU time (user + system, ms) the processes have used so far; processes that are gone count 0. */
+function cpuMs(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of the line)
+    } catch {
+      // gone
+    }
+  }
+  return ticks * 10; // USER_HZ is 100 on Linux
 }
 
 function runLoad(spec: LoadSpec): Promise<LoadResult> {
@@ -396,8 +412,31 @@ async function main(): Promise<void> {
         ['payment', '/test_helpers/payments', payBodies, minimalPayBodies],
       ] as Array<[string, string, unknown[], unknown[]]>) {
         log(`curve: ${what} at ${c} connections`);
-        const m = await runLoad({ ...flr(path, minimalBodies, curveSeconds, minimalPort), connections: c });
-        const sv = await runLoad({ ...svc(path, bodies, curveSeconds), connections: c });
+        // CPU per request of each side and of the database's backends (the other side's are idle then).
+        const backends = async () => {
+          const q = new Client({ connectionString: databaseUrl });
+          await q.connect();
+          try {
+            return (await q.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)).rows.map((r: { pid: number }) => r.pid);
+          } finally {
+            await q.end();
+          }
+        };
+        const timed = async (spec: LoadSpec, side: number[]) => {
+          const pg = await backends();
+          const [side0, pg0] = [cpuMs(side), cpuMs(pg)];
+          const r = await runLoad(spec);
+          const pgAfter = [...new Set([...pg, ...(await backends())])];
+          return { r, sideMs: (cpuMs(side) - side0) / Math.max(1, r.requests), pgMs: (cpuMs(pgAfter) - pg0) / Math.max(1, r.requests) };
+        };
+        const mt = await timed({ ...flr(path, minimalBodies, curveSeconds, minimalPort), connections: c }, [minimal.pid!]);
+        const st = await timed({ ...svc(path, bodies, curveSeconds), connections: c }, processTree(service.pid!));
+        const [m, sv] = [mt.r, st.r];
+        point[`${what}_service_cpu_ms`] = round(st.sideMs, 2);
+        point[`${what}_service_db_cpu_ms`] = round(st.pgMs, 2);
+        point[`${what}_minimal_cpu_ms`] = round(mt.sideMs, 2);
+        point[`${what}_minimal_db_cpu_ms`] = round(mt.pgMs, 2);
+        point[`${what}_mean_latency_ms`] = round(c / Math.max(1, sv.rps) * 1000, 2);
         point[`${what}_rps`] = round(sv.rps);
         point[`${what}_p99_ms`] = round(sv.p99, 1);
         point[`${what}_minimal_rps`] = round(m.rps);
@@ -409,6 +448,11 @@ async function main(): Promise<void> {
       point.load_average = loadavg()[0].toFixed(2);
       curve.push(point);
     }
+    const cpuLines = [
+      '| connections | create: service CPU ms | its database CPU ms | mean latency ms | minimal floor CPU ms | its database CPU ms | payment: service CPU ms | its database CPU ms | mean latency ms | minimal floor CPU ms | its database CPU ms |',
+      '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      ...curve.map((p) => `| ${p.connections} | ${p.create_service_cpu_ms} | ${p.create_service_db_cpu_ms} | ${p.create_mean_latency_ms} | ${p.create_minimal_cpu_ms} | ${p.create_minimal_db_cpu_ms} | ${p.payment_service_cpu_ms} | ${p.payment_service_db_cpu_ms} | ${p.payment_mean_latency_ms} | ${p.payment_minimal_cpu_ms} | ${p.payment_minimal_db_cpu_ms} |`),
+    ];
     const curveLines = [
       '| connections | create req/s | minimal floor | ratio | create p99 ms | payment req/s | minimal floor | ratio | payment p99 ms | errors | load avg |',
       '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
@@ -431,12 +475,12 @@ async function main(): Promise<void> {
         machine: { cpus: cpus().length, cpu_model: cpus()[0]?.model ?? 'unknown', node: process.version, load_average_at_start: loadAtStart, load_average_at_end: loadavg().map((l) => round(l, 2)) },
         scenarios: rows.map((r) => ({ name: r.name, service: r.result, floor: r.floor ?? null, prepared_floor: r.preparedFloor ?? null, minimal_floor: r.minimalFloor ?? null })),
         create_ratio: round(create.rps / rows[0].floor!.rps, 2), create_ratio_minimal: round(create.rps / rows[0].minimalFloor!.rps, 2),
-        payment_ratio_minimal: round(payment.rps / rows[1].minimalFloor!.rps, 2), deadlocks, curve, curve_table: curveLines.join('\n'),
+        payment_ratio_minimal: round(payment.rps / rows[1].minimalFloor!.rps, 2), deadlocks, curve, curve_table: curveLines.join('\n'), cpu_table: cpuLines.join('\n'),
       };
       mkdirSync(RESULTS, { recursive: true });
       const file = join(RESULTS, `${startedAt.toISOString().replace(/[:.]/g, '-')}-curve.json`);
       writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
-      process.stdout.write(`\n${curveLines.join('\n')}\n\nresults in ${file}\n${JSON.stringify({ create_ratio: record.create_ratio, create_ratio_minimal: record.create_ratio_minimal, payment_ratio_minimal: record.payment_ratio_minimal, deadlocks })}\n`);
+      process.stdout.write(`\n${curveLines.join('\n')}\n\nCPU per request:\n${cpuLines.join('\n')}\n\nresults in ${file}\n${JSON.stringify({ create_ratio: record.create_ratio, create_ratio_minimal: record.create_ratio_minimal, payment_ratio_minimal: record.payment_ratio_minimal, deadlocks })}\n`);
       return;
     }
     const read = await measure('invoice read (items, calculations)', svc(readPaths, readBody), flr(readPaths, readBody), undefined,
@@ -446,6 +490,27 @@ async function main(): Promise<void> {
     const deep = await measure(`invoice list, page at ${depth} (starting_after)`, svc('/invoices/list', [{ limit: 20, starting_after: deepCursor }], duration, listHeaders));
     await measure(`invoice list, page at ${depth} (offset)`, svc('/invoices/list', [{ limit: 20, offset: depth }], duration, listHeaders), undefined, 'for comparison');
     const paymentsList = await measure('payments list, first page', svc('/payments', [{ limit: 20 }], duration, listHeaders));
+
+    // A merchant whose invoices the statistics have never seen (a fresh import, a new large merchant):
+    // loaded now, not analyzed (the rest of the table was), then listed with the same filter.
+    const freshCount = quick ? 10_000 : 50_000;
+    {
+      const c = new Client({ connectionString: databaseUrl });
+      await c.connect();
+      try {
+        await c.query(`INSERT INTO organizations (id, name, created_at) VALUES ($1, 'Bench fresh import', now())`, [FRESH_ORG]);
+        await c.query(
+          `INSERT INTO invoices (id, organization_id, mode, status, currency, price, price_usd, metadata, rates_snapshot_id, expires_at, created_at, updated_at)
+           SELECT 'invoice_fresh_' || g, $1, 'test', (ARRAY['PENDING','COMPLETED','VOIDED','PROCESSING','WAITING_FOR_CONFIRMATIONS','PARTIALLY_PAID'])[g % 6 + 1],
+                  'USD', (g % 1000) + 1, (g % 1000) + 1, '{}'::jsonb, 'rates_bundled_20261120', now() + interval '1 day',
+                  now() - g * interval '1 minute', now() - g * interval '1 minute'
+             FROM generate_series(1, $2::int) g`, [FRESH_ORG, freshCount]);
+      } finally {
+        await c.end();
+      }
+    }
+    const freshHeaders = { authorization: `Bearer ${createKey(databaseUrl, FRESH_ORG)}` };
+    const fresh = await measure(`invoice list, filtered, first page, ${freshCount} invoices never analyzed`, svc('/invoices/list', [listFilter], duration, freshHeaders));
     await measure('quote (USD -> BITCOIN)', svc('/pay/quote', [{ currency: 'BITCOIN', items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '125.00' }] }]));
     let dash30: LoadResult | null = null;
     let dash365: LoadResult | null = null;
@@ -492,7 +557,7 @@ async function main(): Promise<void> {
       create_minimal_floor_rps: round(rows[0].minimalFloor!.rps), create_ratio_minimal: round(create.rps / rows[0].minimalFloor!.rps, 2),
       payment_rps: round(payment.rps), payment_minimal_floor_rps: round(rows[1].minimalFloor!.rps), payment_ratio_minimal: round(payment.rps / rows[1].minimalFloor!.rps, 2),
       read_rps: round(read.rps), read_floor_rps: round(readRow.floor!.rps), read_ratio: round(read.rps / readRow.floor!.rps, 2),
-      list_p99_ms: list.p99, list_deep_p99_ms: deep.p99,
+      list_p99_ms: list.p99, list_deep_p99_ms: deep.p99, list_unanalyzed_p99_ms: fresh.p99,
       dashboard_365_p95_ms: dash365 ? dash365.p95 : null,
       rss_mb: round(peakRss),
       errors,
@@ -514,7 +579,7 @@ async function main(): Promise<void> {
       },
       table: lines.join('\n'),
       // One organization: create and payment record against the minimal floor at 1, 4, 16 and 64 connections.
-      curve, curve_table: curveLines.join('\n'), deadlocks,
+      curve, curve_table: curveLines.join('\n'), cpu_table: cpuLines.join('\n'), deadlocks,
       list_plans: plans,
       summary,
       dashboard_note: dash365 ? null : 'dashboard figures are null: the analytics dashboard is not in this build',
@@ -531,7 +596,7 @@ async function main(): Promise<void> {
     process.stdout.write(`\nEXPLAIN ANALYZE of the list filters (${LIST_ORG}, test):\n${planLines.join('\n')}\n`);
     process.stdout.write(`\n${lines.join('\n')}\n\npeak RSS of one service process: ${fmt(peakRss)} MB; results in ${file}\n`);
     process.stdout.write(`against the floor with prepared statements: ${JSON.stringify(record.prepared_floor)}\n`);
-    process.stdout.write(`\none organization, service against the minimal floor (deadlocks: ${deadlocks}):\n${curveLines.join('\n')}\n`);
+    process.stdout.write(`\none organization, service against the minimal floor (deadlocks: ${deadlocks}):\n${curveLines.join('\n')}\n\nCPU per request:\n${cpuLines.join('\n')}\n`);
     if (!dash365) process.stdout.write('dashboard_365_p95_ms is null: the analytics dashboard is not in this build\n');
     process.stdout.write(`${JSON.stringify(summary)}\n`);
   } finally {
