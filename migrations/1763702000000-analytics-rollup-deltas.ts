@@ -145,7 +145,7 @@ export class AnalyticsRollupDeltas1763702000000 implements MigrationInterface {
     await q.query(`LOCK TABLE payments, invoices IN SHARE MODE`);
     await q.query(`SELECT analytics_fold(organization_id, mode) FROM (
                      SELECT organization_id, mode FROM analytics_payment_deltas UNION SELECT organization_id, mode FROM analytics_invoice_deltas
-                   ) s ORDER BY 1, 2`);
+                   ) s ORDER BY s.organization_id, s.mode`);
     await q.query(`DROP FUNCTION analytics_rebuild(text)`);
     await q.query(`ALTER FUNCTION analytics_rebuild_rows(text) RENAME TO analytics_rebuild`);
     await q.query(`DROP FUNCTION analytics_dashboard_now(text, text, text, timestamptz, timestamptz, integer, boolean, date)`);
@@ -313,7 +313,11 @@ const FOLD = `
       PERFORM analytics_set_first(org, m, c.e, c.first_at, true)
          FROM (SELECT d.customer_email AS e, min(d.created_at) FILTER (WHERE d.sign > 0) AS first_at FROM unnest(idl) d
                 WHERE d.customer_email IS NOT NULL GROUP BY 1 HAVING NOT bool_or(d.refresh) ORDER BY 1) c
-        WHERE c.first_at IS NOT NULL;
+        WHERE c.first_at IS NOT NULL
+          -- Most customers' first invoice is already earlier; only folds write this table and they
+          -- hold the anchor, so reading it without a lock is safe.
+          AND NOT EXISTS (SELECT FROM analytics_customers x
+                           WHERE x.organization_id = org AND x.mode = m AND x.customer_email = c.e AND x.first_invoice_at <= c.first_at);
     END IF;
     RETURN coalesce(cardinality(pd), 0) + coalesce(cardinality(idl), 0);
   END $$`;
