@@ -149,7 +149,7 @@ export class AnalyticsRollupDeltas1763702000000 implements MigrationInterface {
     await q.query(`DROP FUNCTION analytics_rebuild(text)`);
     await q.query(`ALTER FUNCTION analytics_rebuild_rows(text) RENAME TO analytics_rebuild`);
     await q.query(`DROP FUNCTION analytics_dashboard_now(text, text, text, timestamptz, timestamptz, integer, boolean, date)`);
-    await q.query(`DROP FUNCTION analytics_fold(text, text)`);
+    await q.query(`DROP FUNCTION analytics_fold(text, text, integer)`);
     await q.query(`
       CREATE OR REPLACE FUNCTION analytics_payments_changed() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
@@ -203,14 +203,15 @@ export class AnalyticsRollupDeltas1763702000000 implements MigrationInterface {
 }
 
 /**
- * analytics_fold(org, mode): folds the organization's appended changes into its rollup rows and
- * returns how many it folded. The anchor row (FOR UPDATE) makes the folds and window rolls of one
- * organization run one at a time, so the kept windows always equal the sum of the folded daily
- * buckets of their days. Each upsert groups the changes by its key, so it touches a row once, in
- * key order.
+ * analytics_fold(org, mode[, max_rows]): folds the organization's appended changes (at most max_rows
+ * of each table when given) into its rollup rows and returns how many it folded. The anchor row (FOR
+ * UPDATE) makes the folds and window rolls of one organization run one at a time, so the kept windows
+ * always equal the sum of the folded daily buckets of their days. The changes to fold are picked by
+ * ctid (rows are never updated; only folds and rebuilds delete them, both after the anchor). Each
+ * upsert groups the changes by its key, so it touches a row once, in key order.
  */
 const FOLD = `
-  CREATE FUNCTION analytics_fold(org text, m text) RETURNS integer LANGUAGE plpgsql AS $$
+  CREATE FUNCTION analytics_fold(org text, m text, max_rows integer DEFAULT NULL) RETURNS integer LANGUAGE plpgsql AS $$
   DECLARE
     a date;
     pd analytics_payment_deltas[];
@@ -218,9 +219,13 @@ const FOLD = `
   BEGIN
     INSERT INTO analytics_window_anchors (organization_id, mode, anchor_day) VALUES (org, m, NULL) ON CONFLICT DO NOTHING;
     SELECT w.anchor_day INTO a FROM analytics_window_anchors w WHERE w.organization_id = org AND w.mode = m FOR UPDATE;
-    WITH d AS (DELETE FROM analytics_payment_deltas x WHERE x.organization_id = org AND x.mode = m RETURNING x.*)
+    WITH d AS (DELETE FROM analytics_payment_deltas x
+                WHERE x.ctid = ANY (ARRAY(SELECT y.ctid FROM analytics_payment_deltas y WHERE y.organization_id = org AND y.mode = m LIMIT max_rows))
+               RETURNING x.*)
     SELECT array_agg(d::analytics_payment_deltas) INTO pd FROM d;
-    WITH d AS (DELETE FROM analytics_invoice_deltas x WHERE x.organization_id = org AND x.mode = m RETURNING x.*)
+    WITH d AS (DELETE FROM analytics_invoice_deltas x
+                WHERE x.ctid = ANY (ARRAY(SELECT y.ctid FROM analytics_invoice_deltas y WHERE y.organization_id = org AND y.mode = m LIMIT max_rows))
+               RETURNING x.*)
     SELECT array_agg(d::analytics_invoice_deltas) INTO idl FROM d;
 
     IF pd IS NOT NULL THEN

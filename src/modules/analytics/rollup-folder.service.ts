@@ -4,6 +4,8 @@ import { AppConfig } from '../../shared/config/app-config';
 
 /** The advisory lock one folding instance holds at a time (session level, on its own connection). */
 const FOLD_LOCK = 7_301_455_023;
+/** Appended changes of each table folded per transaction. */
+const FOLD_BATCH = 5_000;
 
 /**
  * Folds the rollup changes that writers append (analytics_payment_deltas, analytics_invoice_deltas;
@@ -37,8 +39,13 @@ export class RollupFolder implements OnApplicationShutdown {
         );
         let folded = 0;
         for (const s of scopes) {
-          const [{ n }] = await runner.query('SELECT analytics_fold($1, $2) AS n', [s.organization_id, s.mode]);
-          folded += Number(n);
+          // In batches, each its own transaction: a backlog (writes while no instance folded) is worked
+          // off in steps that each stay well within the statement timeout.
+          for (;;) {
+            const [{ n }] = await runner.query('SELECT analytics_fold($1, $2, $3) AS n', [s.organization_id, s.mode, FOLD_BATCH]);
+            folded += Number(n);
+            if (Number(n) < FOLD_BATCH) break;
+          }
         }
         return folded;
       } finally {

@@ -85,9 +85,17 @@ export async function seedPayment(p: SeedPayment): Promise<string> {
   return id;
 }
 
-/** Folds the organization's appended rollup changes (both modes) into its rollup rows, as the service's folder does. */
+/**
+ * Folds the organization's appended rollup changes (both modes) into its rollup rows, as the
+ * service's folder does: in batches (here of two changes per table, so that any sequence of changes
+ * is also folded across several batches).
+ */
 export async function foldRollups(org: string): Promise<void> {
-  await sql(`SELECT analytics_fold($1, m.mode) FROM (VALUES ('live'), ('test')) AS m(mode)`, [org]);
+  for (const mode of ['live', 'test']) {
+    while (Number((await sql(`SELECT analytics_fold($1, $2, 2) AS n`, [org, mode]))[0].n) > 0) {
+      // next batch
+    }
+  }
 }
 
 /**
