@@ -174,18 +174,25 @@ function rssMb(pid: number): number {
   }
 }
 
-/** CPU time (user + system, ms) the processes have used so far; processes that are gone count 0. */
-function cpuMs(pids: number[]): number {
-  let ticks = 0;
+/** CPU time (user + system, ms) each process has used so far; processes that are gone are left out. */
+function cpuByPid(pids: number[]): Map<number, number> {
+  const out = new Map<number, number>();
   for (const pid of pids) {
     try {
       const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of the line)
+      out.set(pid, (Number(fields[11]) + Number(fields[12])) * 10); // utime, stime in ticks of 10 ms (USER_HZ 100)
     } catch {
       // gone
     }
   }
-  return ticks * 10; // USER_HZ is 100 on Linux
+  return out;
+}
+
+/** CPU time used between two readings by the processes alive at the second (new ones counted from zero). */
+function cpuSpent(before: Map<number, number>, after: Map<number, number>): number {
+  let ms = 0;
+  for (const [pid, t] of after) ms += t - (before.get(pid) ?? 0);
+  return ms;
 }
 
 function runLoad(spec: LoadSpec): Promise<LoadResult> {
@@ -422,12 +429,14 @@ async function main(): Promise<void> {
             await q.end();
           }
         };
+        // A backend that exits during the run (a pool closing an idle connection) takes its CPU time with it.
         const timed = async (spec: LoadSpec, side: number[]) => {
           const pg = await backends();
-          const [side0, pg0] = [cpuMs(side), cpuMs(pg)];
+          const [side0, pg0] = [cpuByPid(side), cpuByPid(pg)];
           const r = await runLoad(spec);
           const pgAfter = [...new Set([...pg, ...(await backends())])];
-          return { r, sideMs: (cpuMs(side) - side0) / Math.max(1, r.requests), pgMs: (cpuMs(pgAfter) - pg0) / Math.max(1, r.requests) };
+          const per = (ms: number) => ms / Math.max(1, r.requests);
+          return { r, sideMs: per(cpuSpent(side0, cpuByPid(side))), pgMs: per(cpuSpent(pg0, cpuByPid(pgAfter))) };
         };
         const mt = await timed({ ...flr(path, minimalBodies, curveSeconds, minimalPort), connections: c }, [minimal.pid!]);
         const st = await timed({ ...svc(path, bodies, curveSeconds), connections: c }, processTree(service.pid!));
