@@ -10,6 +10,7 @@ import { InvoiceItemRecord } from './invoice-item.record';
 import { InvoiceRecord } from './invoice.record';
 import { INSERT_INVOICE_SQL, INVOICE_COLUMNS, READ_INVOICE_BY_ID_SQL, READ_INVOICE_SCOPED_SQL } from './invoice-sql';
 import { invoiceListRequest, InvoiceListFilter } from './invoice-list';
+import type { CurrencyChangeWindow } from '../domain/currency-change';
 
 /**
  * Who may see an invoice: a tenant scope (organization and mode), or null for a payer's call
@@ -125,7 +126,7 @@ export class InvoicesRepository {
   }
 
   /**
-   * Sweeper: up to `limit` unpaid invoices of any organization whose clock move is due at `now`
+   * Sweeper: up to `limit` unpaid invoices of any organization (or of `scope` only) whose clock move is due at `now`
    * (expired but not marked, or past the end of the monitoring window), locked FOR UPDATE SKIP LOCKED
    * so several instances sweeping at once each take different rows. Rows locked by a payment's
    * transaction are skipped too; that transaction applies the move itself.
@@ -134,18 +135,21 @@ export class InvoicesRepository {
    * organizations' rollup locks in (migration AnalyticsWriterLock): two sweeping instances never
    * wait for each other's organizations crosswise.
    */
-  async lockDue(m: EntityManager, now: Date, monitoringMinutes: number, limit: number): Promise<InvoiceRecord[]> {
+  async lockDue(m: EntityManager, now: Date, monitoringMinutes: number, limit: number, scope: { organizationId: string; mode: string } | null = null): Promise<InvoiceRecord[]> {
+    const params: unknown[] = [now, monitoringMinutes, limit];
+    // With a scope (a test mode whose test clock was moved), only that organization's mode.
+    const only = scope ? ` AND organization_id = $${params.push(scope.organizationId)} AND mode = $${params.push(scope.mode)}` : '';
     const rows: InvoiceRow[] = await m.query(
       `SELECT * FROM (
          SELECT ${INVOICE_COLUMNS} FROM invoices
           WHERE status = 'PENDING' AND expires_at IS NOT NULL AND expires_at <= $1
-            AND (substatus IS DISTINCT FROM 'EXPIRED' OR expires_at + make_interval(mins => $2) <= $1)
+            AND (substatus IS DISTINCT FROM 'EXPIRED' OR expires_at + make_interval(mins => $2) <= $1)${only}
           ORDER BY expires_at, id
           LIMIT $3
           FOR UPDATE SKIP LOCKED
        ) due
        ORDER BY organization_id, mode, expires_at, id`,
-      [now, monitoringMinutes, limit],
+      params,
     );
     return rows.map(toRecord);
   }
@@ -169,6 +173,24 @@ export class InvoicesRepository {
         WHERE id = $1 AND organization_id = $2 AND mode = $3`,
       [invoice.id, invoice.organizationId, invoice.mode, totals.currency, renderAmount(totals.price), renderAmount(totals.priceUsd),
         totals.ratesSnapshotId, totals.ratesTakenAt, at],
+    );
+  }
+
+  /** The payer currency-change window of an invoice (domain/currency-change.ts), or null. */
+  async currencyChangeWindow(m: EntityManager, invoice: Pick<InvoiceRecord, 'id' | 'organizationId' | 'mode'>): Promise<CurrencyChangeWindow | null> {
+    const rows: Array<{ window_started_at: Date; changes: number }> = await m.query(
+      `SELECT window_started_at, changes FROM invoice_currency_changes WHERE invoice_id = $1 AND organization_id = $2 AND mode = $3`,
+      [invoice.id, invoice.organizationId, invoice.mode],
+    );
+    return rows[0] ? { startedAt: new Date(rows[0].window_started_at), changes: Number(rows[0].changes) } : null;
+  }
+
+  /** Stores the window after an accepted payer change (the caller holds the invoice's row lock). */
+  async saveCurrencyChangeWindow(m: EntityManager, invoice: Pick<InvoiceRecord, 'id' | 'organizationId' | 'mode'>, window: CurrencyChangeWindow): Promise<void> {
+    await m.query(
+      `INSERT INTO invoice_currency_changes (invoice_id, organization_id, mode, window_started_at, changes) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (invoice_id) DO UPDATE SET window_started_at = EXCLUDED.window_started_at, changes = EXCLUDED.changes`,
+      [invoice.id, invoice.organizationId, invoice.mode, window.startedAt, window.changes],
     );
   }
 
