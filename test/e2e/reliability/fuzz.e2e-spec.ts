@@ -251,7 +251,7 @@ describe('property-based fuzzing of every operation in /openapi.json', () => {
           contentType = res.headers.get('content-type') ?? '';
           text = await res.text();
         } catch (e) {
-          failures.push(`${op}: no answer (${(e as Error).message}) to ${request.method} ${request.path.slice(0, 200)} body=${(request.body ?? '').slice(0, 300)}`);
+          failures.push(`${op}: no answer (${(e as Error).message} ${String((e as any).cause)} ${JSON.stringify(request.headers).slice(0,500)}) to ${request.method} ${request.path.slice(0, 200)} body=${(request.body ?? '').slice(0, 300)}`);
           continue;
         }
         statuses[status] = (statuses[status] ?? 0) + 1;
