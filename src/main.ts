@@ -10,6 +10,7 @@ import { mountDocs } from './docs';
 import { CreateOrganizationCommand } from './modules/organizations/commands/create-organization/create-organization.command';
 import { CountOrganizationsQuery } from './modules/organizations/queries/count-organizations/count-organizations.query';
 import { WebhookDispatcher } from './modules/webhooks/dispatch/webhook-dispatcher';
+import { ChainWatchers } from './modules/rails/watcher/chain-watchers';
 import { AppConfig, ConfigError, loadConfig } from './shared/config/app-config';
 import { HttpDrain } from './shared/http/graceful-shutdown';
 import { createRootLogger } from './shared/logging/logger';
@@ -97,6 +98,8 @@ async function serve(config: AppConfig, logger: Logger, startedAt: bigint): Prom
   // and expiries and monitoring windows move on without requests (INVOICE_SWEEP_SECONDS).
   app.get(WebhookDispatcher).start();
   app.get(InvoiceClocks).start();
+  // Chain watchers (CHAINS_FILE): each network is watched by the one instance holding its lock.
+  app.get(ChainWatchers).start();
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   logger.info({ port, startup_ms: Number(process.hrtime.bigint() - startedAt) / 1e6 }, `listening on port ${port}`);

@@ -90,12 +90,13 @@ export class LocalChain {
     return createWalletClient({ chain: CHAIN, account: this.account(i), transport: http(this.rpcUrl, { retryCount: 0 }) });
   }
 
-  /** Deploys the 6-decimal test token from account #0, which holds the whole supply; returns its address. */
+  /** Deploys the 6-decimal test token from account #0 and gives accounts #1 to #9 a million tokens each; returns its address. */
   async deployToken(symbol = 'USDT'): Promise<Address> {
     const { abi, bytecode } = testToken();
     const hash = await this.wallet(0).deployContract({ abi, bytecode, args: [`Test ${symbol}`, symbol, 10n ** 15n], account: this.account(0), chain: CHAIN });
     const receipt = await this.public.waitForTransactionReceipt({ hash });
     if (!receipt.contractAddress) throw new Error('token deployment made no contract');
+    for (let i = 1; i <= 9; i++) await this.receipt(await this.sendToken(receipt.contractAddress, 0, this.account(i).address, 10n ** 12n));
     return receipt.contractAddress;
   }
 

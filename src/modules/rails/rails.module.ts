@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
+import { HealthModule } from '../health/health.module';
 import { AllocatePaymentAddressHandler } from './commands/allocate-payment-address/allocate-payment-address.handler';
 import { DeleteWalletHandler } from './commands/delete-wallet/delete-wallet.handler';
 import { RegisterWalletHandler } from './commands/register-wallet/register-wallet.handler';
 import { PaymentAddressController } from './payment-address.controller';
+import { ChainStateRepository } from './persistence/chain-state.repository';
 import { DepositAddressesRepository } from './persistence/deposit-addresses.repository';
 import { WalletsRepository } from './persistence/wallets.repository';
 import { GetWalletHandler } from './queries/get-wallet/get-wallet.handler';
@@ -10,6 +12,7 @@ import { ListWalletsHandler } from './queries/list-wallets/list-wallets.handler'
 import { RailRegistry } from './rail-registry';
 import { loadRailsConfig, RailsConfig } from './rails.config';
 import { WalletsController } from './wallets.controller';
+import { ChainWatchers } from './watcher/chain-watchers';
 
 /**
  * Payment rails: the outside chains payments arrive on (docs/rails.md). Owns the PaymentRail port
@@ -20,6 +23,7 @@ import { WalletsController } from './wallets.controller';
  * module's RecordProviderPaymentCommand.
  */
 @Module({
+  imports: [HealthModule],
   controllers: [WalletsController, PaymentAddressController],
   providers: [
     { provide: RailsConfig, useFactory: () => loadRailsConfig(process.env) },
@@ -31,6 +35,9 @@ import { WalletsController } from './wallets.controller';
     ListWalletsHandler,
     GetWalletHandler,
     AllocatePaymentAddressHandler,
+    ChainStateRepository,
+    ChainWatchers,
   ],
+  exports: [ChainWatchers],
 })
 export class RailsModule {}

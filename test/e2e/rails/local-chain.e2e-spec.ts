@@ -11,7 +11,7 @@ describe('the local chain of the tests (Hardhat Network)', () => {
   });
 
   it('funds the accounts our derivation gives for the test mnemonic', async () => {
-    const accounts = await chain.public.request({ method: 'eth_accounts' }) as string[];
+    const accounts = await (chain.public.request as (args: { method: string }) => Promise<string[]>)({ method: 'eth_accounts' });
     expect(accounts.slice(0, 5).map((a) => a.toLowerCase())).toEqual(HARDHAT_ACCOUNTS.map((a) => a.toLowerCase()));
     expect(accounts.slice(0, 20).map((a) => a.toLowerCase())).toEqual(Array.from({ length: 20 }, (_, i) => addressAt(0, i).toLowerCase()));
     expect(await chain.public.getChainId()).toBe(31337);

@@ -72,4 +72,6 @@ export interface ChainFollower {
   block(number: bigint): Promise<BlockRef>;
   /** Transfers of `tokens` (and of the native coin when `native`) into `addresses` in [from, to]. */
   transfers(range: { from: bigint; to: bigint }, addresses: ReadonlySet<string>, tokens: readonly string[], native: boolean): Promise<IncomingTransfer[]>;
+  /** The block a transaction is in on the canonical chain now, or null when it is in none. */
+  transactionBlock(txHash: string): Promise<bigint | null>;
 }
