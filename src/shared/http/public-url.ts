@@ -1,0 +1,25 @@
+import type { Request } from 'express';
+import type { AppConfig } from '../config/app-config';
+
+/** `localhost`, a 127.x.x.x address or `[::1]`, with an optional port. */
+const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])(:\d{1,5})?$/i;
+
+/** Whether a Host header names this machine's loopback interface (and nothing else). */
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK_HOST.test(host);
+}
+
+/**
+ * The base of the absolute URLs a response carries (provider images, file URLs): PUBLIC_BASE_URL,
+ * which production requires at start. Without it (development and test only) the request's own
+ * Host is used when it names a loopback address, so `npm start` works on localhost; any other Host
+ * gives `http://localhost:PORT`. An unvalidated Host header never reaches a response, so a shared
+ * cache cannot be made to keep links to somebody else's site.
+ */
+export function publicBaseUrl(config: AppConfig, req: Request): string {
+  const configured = config.publicBaseUrl;
+  if (configured) return configured;
+  const protocol = req.protocol === 'https' ? 'https' : 'http';
+  const host = req.get('host') ?? '';
+  return isLoopbackHost(host) ? `${protocol}://${host.toLowerCase()}` : `${protocol}://localhost:${config.PORT}`;
+}
