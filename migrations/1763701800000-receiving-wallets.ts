@@ -4,6 +4,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * Receiving wallets (watch-only account keys of the merchants) and the deposit addresses handed
  * out from them, one per invoice and provider.
  *
+ * - `xpub` is sealed at rest (SecretBox, SECRETS_KEY; context the wallet id): a watch-only key cannot
+ *   spend, but it reveals every address of the wallet. `xpub_fingerprint` (SHA-256 of the key) finds
+ *   the same key registered again without opening it.
  * - One active wallet per organization, mode and chain family (partial unique index); a new one
  *   replaces it for new addresses, and addresses already handed out stay watched.
  * - `next_index` is the next unused index of the receive chain. Allocation locks the wallet row,
@@ -25,6 +28,7 @@ export class ReceivingWallets1763701800000 implements MigrationInterface {
         mode             text NOT NULL CHECK (mode IN ('test', 'live')),
         chain_family     text NOT NULL CHECK (chain_family IN ('evm')),
         xpub             text NOT NULL,
+        xpub_fingerprint text NOT NULL,
         first_address    text NOT NULL,
         next_index       integer NOT NULL DEFAULT 0 CHECK (next_index >= 0),
         active           boolean NOT NULL,
@@ -35,7 +39,7 @@ export class ReceivingWallets1763701800000 implements MigrationInterface {
       )`);
     await q.query(`CREATE UNIQUE INDEX receiving_wallets_one_active_idx ON receiving_wallets (organization_id, mode, chain_family) WHERE active`);
     await q.query(`CREATE INDEX receiving_wallets_scope_idx ON receiving_wallets (organization_id, mode, created_at DESC, id DESC) WHERE deleted_at IS NULL`);
-    await q.query(`CREATE INDEX receiving_wallets_key_idx ON receiving_wallets (mode, chain_family, xpub)`);
+    await q.query(`CREATE INDEX receiving_wallets_key_idx ON receiving_wallets (mode, chain_family, xpub_fingerprint)`);
 
     await q.query(`
       CREATE TABLE deposit_addresses (

@@ -11,6 +11,7 @@ import { CreateOrganizationCommand } from './modules/organizations/commands/crea
 import { CountOrganizationsQuery } from './modules/organizations/queries/count-organizations/count-organizations.query';
 import { WebhookDispatcher } from './modules/webhooks/dispatch/webhook-dispatcher';
 import { ChainWatchers } from './modules/rails/watcher/chain-watchers';
+import { SealWalletKeysCommand } from './modules/rails/commands/seal-wallet-keys/seal-wallet-keys.command';
 import { AppConfig, ConfigError, loadConfig } from './shared/config/app-config';
 import { HttpDrain } from './shared/http/graceful-shutdown';
 import { createRootLogger } from './shared/logging/logger';
@@ -45,7 +46,10 @@ async function sealStoredSecrets(app: INestApplicationContext, logger: Logger): 
   const box = app.get(SecretBox);
   let answers = 0;
   for (let n = -1; n !== 0;) answers += n = await app.get(TransactionRunner).run((m) => sealStoredAnswers(m, box, 200));
-  if (endpoints || answers) logger.info({ webhook_endpoints: endpoints, idempotent_answers: answers, key_id: box.currentKeyId }, 'stored secrets sealed with SECRETS_KEY');
+  const walletKeys = await app.get(CommandBus).execute(new SealWalletKeysCommand());
+  if (endpoints || answers || walletKeys) {
+    logger.info({ webhook_endpoints: endpoints, idempotent_answers: answers, wallet_keys: walletKeys, key_id: box.currentKeyId }, 'stored secrets sealed with SECRETS_KEY');
+  }
 }
 
 /** The last step of a stop: the embedded database this process serves (if any), then exit with `code` (1 if that failed). */

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { HealthModule } from '../health/health.module';
 import { AllocatePaymentAddressHandler } from './commands/allocate-payment-address/allocate-payment-address.handler';
 import { DeleteWalletHandler } from './commands/delete-wallet/delete-wallet.handler';
+import { SealWalletKeysHandler } from './commands/seal-wallet-keys/seal-wallet-keys.handler';
 import { RegisterWalletHandler } from './commands/register-wallet/register-wallet.handler';
 import { PaymentAddressController } from './payment-address.controller';
 import { ChainStateRepository } from './persistence/chain-state.repository';
@@ -35,6 +36,7 @@ import { ChainWatchers } from './watcher/chain-watchers';
     ListWalletsHandler,
     GetWalletHandler,
     AllocatePaymentAddressHandler,
+    SealWalletKeysHandler,
     ChainStateRepository,
     ChainWatchers,
   ],

@@ -95,13 +95,23 @@ describe('receiving wallets (POST/GET/DELETE /wallets)', () => {
   });
 });
 
-describe('private keys sent as xpub', () => {
+describe('private keys sent as xpub, and the stored key', () => {
   let service: IsolatedService;
   beforeAll(async () => {
     service = await startIsolatedService({ LOG_LEVEL: 'trace' });
   });
   afterAll(async () => {
     await service?.stop();
+  });
+
+  it('stores the xpub sealed (SECRETS_KEY), and still derives from it', async () => {
+    const org = await service.createOrg();
+    const wallet = expectSuccess(await org.test.post('/wallets', { chain_family: 'evm', xpub: XPUB_0 }), 201);
+    if (!service.databaseUrl) return;
+    const [row] = await withClient(service.databaseUrl, async (c) => (await c.query(`SELECT xpub, xpub_fingerprint FROM receiving_wallets WHERE id = $1`, [wallet.id])).rows);
+    expect(row.xpub).toMatch(/^sealed:v1:[0-9a-f]{8}:/);
+    expect(row.xpub).not.toContain(XPUB_0.slice(4, 30));
+    expect(expectSuccess(await org.test.get(`/wallets/${wallet.id}`)).first_address).toBe(HARDHAT_ACCOUNTS[0]);
   });
 
   it.each([

@@ -1,6 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Mode, Scope } from '../../../shared/auth/request-context';
+import { SecretBox } from '../../../shared/crypto/secret-box';
 import type { ChainFamily } from '../domain/payment-rail';
 import { rowsOf } from './sql-rows';
 
@@ -19,9 +21,21 @@ export interface WalletRow {
 
 const COLUMNS = 'id, organization_id, mode, chain_family, xpub, first_address, next_index, active, created_at, replaced_at';
 
-/** Receiving wallets; every method is scoped by organization and mode, deleted wallets are invisible. */
+const keyContext = (walletId: string) => `receiving_wallet:${walletId}`;
+const fingerprint = (xpub: string) => createHash('sha256').update(xpub).digest('hex');
+
+/**
+ * Receiving wallets; every method is scoped by organization and mode, deleted wallets are invisible.
+ * The key is sealed on the way in and opened on the way out: rows hold no plain key.
+ */
 @Injectable()
 export class WalletsRepository {
+  constructor(@Inject(SecretBox) private readonly box: SecretBox) {}
+
+  private opened(rows: WalletRow[]): WalletRow[] {
+    return rows.map((row) => ({ ...row, xpub: this.box.open(row.xpub, keyContext(row.id)) }));
+  }
+
   /**
    * Makes `row` the active wallet of its family: the current active one (locked first) is marked
    * replaced in the same transaction, so there is never a moment with two or none.
@@ -35,11 +49,11 @@ export class WalletsRepository {
     // A key registered before (here or by another organization) goes on after its highest index:
     // its earlier addresses belong to other invoices.
     const [{ next_index }] = await m.query(
-      `INSERT INTO receiving_wallets (id, organization_id, mode, chain_family, xpub, first_address, next_index, active, created_at)
+      `INSERT INTO receiving_wallets (id, organization_id, mode, chain_family, xpub, first_address, next_index, active, created_at, xpub_fingerprint)
        VALUES ($1, $2, $3, $4, $5, $6,
-               COALESCE((SELECT max(next_index) FROM receiving_wallets WHERE mode = $3 AND chain_family = $4 AND xpub = $5), 0), true, $7)
+               COALESCE((SELECT max(next_index) FROM receiving_wallets WHERE mode = $3 AND chain_family = $4 AND xpub_fingerprint = $8), 0), true, $7, $8)
        RETURNING next_index`,
-      [row.id, row.organization_id, row.mode, row.chain_family, row.xpub, row.first_address, row.created_at],
+      [row.id, row.organization_id, row.mode, row.chain_family, this.box.seal(row.xpub, keyContext(row.id)), row.first_address, row.created_at, fingerprint(row.xpub)],
     );
     row.next_index = next_index;
   }
@@ -54,7 +68,7 @@ export class WalletsRepository {
       `SELECT ${COLUMNS} FROM receiving_wallets WHERE organization_id = $1 AND mode = $2 AND id = $3 AND deleted_at IS NULL`,
       [scope.organizationId, scope.mode, id],
     );
-    return rows[0] ?? null;
+    return this.opened(rows)[0] ?? null;
   }
 
   /** The active wallet of a family, locked (FOR UPDATE) when an address is to be taken from it. */
@@ -63,7 +77,7 @@ export class WalletsRepository {
       `SELECT ${COLUMNS} FROM receiving_wallets WHERE organization_id = $1 AND mode = $2 AND chain_family = $3 AND active${lock ? ' FOR UPDATE' : ''}`,
       [scope.organizationId, scope.mode, family],
     );
-    return rows[0] ?? null;
+    return this.opened(rows)[0] ?? null;
   }
 
   async list(m: EntityManager, scope: Scope, limit: number, offset: number): Promise<{ items: WalletRow[]; total: number }> {
@@ -76,7 +90,7 @@ export class WalletsRepository {
         ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`,
       [scope.organizationId, scope.mode, limit, offset],
     );
-    return { items, total };
+    return { items: this.opened(items), total };
   }
 
   /** Takes the next unused index of a wallet locked by `active(..., true)`. */
@@ -85,6 +99,21 @@ export class WalletsRepository {
       await m.query(`UPDATE receiving_wallets SET next_index = next_index + 1 WHERE id = $1 RETURNING next_index - 1 AS index`, [walletId]),
     );
     return row.index;
+  }
+
+  /**
+   * Seals again, with the current key, up to `limit` keys stored plain or sealed with an older key;
+   * returns how many; run until 0. Rows another transaction holds are skipped.
+   */
+  async sealStoredKeys(m: EntityManager, limit: number): Promise<number> {
+    const rows: Array<{ id: string; xpub: string }> = await m.query(
+      `SELECT id, xpub FROM receiving_wallets WHERE xpub NOT LIKE $1 ORDER BY id LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED`,
+      [`sealed:v1:${this.box.currentKeyId}:%`, limit],
+    );
+    for (const r of rows) {
+      await m.query(`UPDATE receiving_wallets SET xpub = $2 WHERE id = $1`, [r.id, this.box.seal(this.box.open(r.xpub, keyContext(r.id)), keyContext(r.id))]);
+    }
+    return rows.length;
   }
 
   async markDeleted(m: EntityManager, scope: Scope, id: string, now: Date): Promise<void> {
