@@ -184,6 +184,35 @@ describe('the chain watcher across reorgs, crashes, takeovers and RPC outages', 
     }
   });
 
+  it('finds payments by looking recipients up when more than 500 addresses are watched', async () => {
+    const db = await sharedDatabase();
+    const server = await startServer({ databaseUrl: db.url, env: { ...WATCHER_ENV, CHAINS_FILE: chainsFile(chain.rpcUrl) } });
+    try {
+      const shop = await createOrg(server);
+      const token = await createInvoice(shop.test, '2', 'USDT');
+      const coin = await createInvoice(shop.test, '2', 'USDT');
+      const tokenAddress = (await paymentAddress(shop.test, token)).address;
+      const coinAddress = (await paymentAddress(shop.test, coin, 'prov_ethereum_ethereum')).address;
+      const [{ id: walletId }] = expectSuccess(await shop.test.get('/wallets')).items;
+      await withClient(db.url, (c) => c.query(
+        `INSERT INTO deposit_addresses (wallet_id, derivation_index, organization_id, mode, invoice_id, provider_id, network, address, watch_until, created_at)
+         SELECT $1, 1000 + i, $2, 'test', 'invoice_elsewhere_' || i, 'prov_ethereum_usdt', 'ethereum', '0x' || lpad(to_hex(i), 40, '0'), NULL, now()
+           FROM generate_series(1, 800) AS i`, [walletId, shop.id]));
+      await eventually(async () => expect(await watchedHead(server)).not.toBeNull());
+      await chain.sendToken(usdt, 1, tokenAddress, units('2', 6));
+      await chain.sendNative(2, coinAddress, 10n ** 15n);
+      // Traffic to addresses that are not ours is passed over.
+      await chain.sendToken(usdt, 1, '0x000000000000000000000000000000000000dEaD', units('1', 6));
+      const [t] = await waitForPayments(shop.test, token, (p) => p.length === 1);
+      expect(t).toMatchObject({ provider_id: 'prov_ethereum_usdt', price: new D('2').toFixed(30) });
+      const [n] = await waitForPayments(shop.test, coin, (p) => p.length === 1);
+      expect(n).toMatchObject({ provider_id: 'prov_ethereum_ethereum', price: new D('0.001').toFixed(30) });
+    } finally {
+      await server.stop();
+      await db.drop();
+    }
+  });
+
   it('retries while the RPC node is unreachable, counts the faults, and catches up in bounded batches afterwards', async () => {
     const proxy = new RpcProxy(await freePort(), chain.port);
     await proxy.start();
