@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 import type { AppConfig } from '../config/app-config';
+import { publicBaseUrl } from './public-url';
 
 /** Response headers a browser client may read across origins. */
 export const EXPOSED_HEADERS = [
@@ -11,10 +12,13 @@ export const EXPOSED_HEADERS = [
 /**
  * Security headers (helmet) on every response. The API answers JSON only, so its policy allows
  * nothing to load; the Swagger UI under /docs gets a policy that lets its own scripts, its inline
- * styles and its data: images run. Cross-origin resource policy is open: the API and the provider
- * images are meant to be used from other origins (CORS decides who may read the API).
+ * styles and its data: images run. The hosted checkout page (/checkout/...) gets a strict policy of
+ * its own: scripts, styles and API calls from the service only (no inline script or style), images
+ * from the service or https (the merchant's logo), and frame-ancestors from CHECKOUT_FRAME_ANCESTORS.
+ * Cross-origin resource policy is open: the API and the provider images are meant to be used from
+ * other origins (CORS decides who may read the API).
  */
-export function applySecurityHeaders(app: INestApplication): void {
+export function applySecurityHeaders(app: INestApplication, config: AppConfig): void {
   const common = {
     crossOriginResourcePolicy: { policy: 'cross-origin' as const },
     crossOriginEmbedderPolicy: false,
@@ -41,7 +45,39 @@ export function applySecurityHeaders(app: INestApplication): void {
       },
     },
   });
-  app.use((req: Request, res: Response, next: NextFunction) => (req.path === '/docs' || req.path.startsWith('/docs/') ? docs : api)(req, res, next));
+  const checkout = helmet({ ...common, ...checkoutPolicy(config) });
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const policy = req.path === '/docs' || req.path.startsWith('/docs/') ? docs : req.path.startsWith('/checkout/') ? checkout : api;
+    policy(req, res, next);
+  });
+}
+
+/**
+ * The checkout page's policy. PUBLIC_BASE_URL's origin is allowed beside 'self', as the page's
+ * links are built on it (a proxy may serve the page under another name than the service's own).
+ */
+export function checkoutPolicy(config: Pick<AppConfig, 'CHECKOUT_FRAME_ANCESTORS'>): Parameters<typeof helmet>[0] {
+  const base = publicBaseUrl();
+  const self = ["'self'", ...(base ? [new URL(base).origin] : [])];
+  const ancestors = config.CHECKOUT_FRAME_ANCESTORS.trim().split(/\s+/);
+  return {
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'none'"],
+        scriptSrc: self,
+        styleSrc: self,
+        imgSrc: [...self, 'https:'],
+        connectSrc: self,
+        baseUri: ["'none'"],
+        formAction: ["'none'"],
+        objectSrc: ["'none'"],
+        frameAncestors: ancestors,
+      },
+    },
+    // frame-ancestors decides in every current browser; the old header only says the same for 'none'.
+    xFrameOptions: ancestors.includes("'none'") ? { action: 'deny' } : false,
+  };
 }
 
 /**
