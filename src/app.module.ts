@@ -4,6 +4,7 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Logger } from 'pino';
 import { AnalyticsModule } from './modules/analytics/analytics.module';
+import { CheckoutModule } from './modules/checkout/checkout.module';
 import { EventsModule } from './modules/events/events.module';
 import { FilesModule } from './modules/files/files.module';
 import { HealthModule } from './modules/health/health.module';
@@ -35,7 +36,7 @@ export interface AppModuleOptions {
 /** Domain modules of the service; each owns its HTTP surface, commands, queries and tables. */
 export const DOMAIN_MODULES = [
   OrganizationsModule, ProductsModule, RatesModule, QuotesModule, FilesModule, InvoicesModule, ProvidersModule, PaymentsModule, EventsModule, WebhooksModule,
-  AnalyticsModule, TestClockModule,
+  AnalyticsModule, TestClockModule, CheckoutModule,
 ];
 
 @Module({})
