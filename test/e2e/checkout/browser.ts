@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,9 +64,11 @@ export async function seriousViolations(page: Page): Promise<string[]> {
   // Evaluated through the DevTools protocol, which the page's CSP does not govern (an injected
   // <script> would be refused, as it should be).
   await page.evaluate(AXE);
-  const result = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }> }> } }).axe;
-    return axe.run(document, { resultTypes: ['violations'] });
+  // Code run in the page is typed loosely: the project compiles without the DOM library.
+  type Violation = { id: string; impact: string; help: string; nodes: Array<{ target: string[] }> };
+  const result: { violations: Violation[] } = await page.evaluate(async () => {
+    const g = globalThis as any;
+    return g.axe.run(g.document, { resultTypes: ['violations'] });
   });
   return result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
@@ -100,14 +101,16 @@ export async function decodeQr(browser: Browser, page: Page, selector: string): 
   const png = await page.locator(selector).screenshot();
   const blank = await browser.context.newPage();
   try {
-    const pixels = await blank.evaluate(async (b64: string) => {
-      const img = new Image();
+    const pixels: { width: number; height: number; data: number[] } = await blank.evaluate(async (b64: string) => {
+      const g = globalThis as any;
+      const document = g.document;
+      const img = new g.Image();
       img.src = `data:image/png;base64,${b64}`;
       await img.decode();
       const canvas = document.createElement('canvas');
       canvas.width = img.naturalWidth;
       canvas.height = img.naturalHeight;
-      const ctx = canvas.getContext('2d')!;
+      const ctx = canvas.getContext('2d');
       ctx.drawImage(img, 0, 0);
       const data = ctx.getImageData(0, 0, canvas.width, canvas.height);
       return { width: data.width, height: data.height, data: Array.from(data.data) };
@@ -149,7 +152,7 @@ export function see(locator: Locator, timeoutMs = 10_000) {
     toBeHidden: () => until('to be hidden', () => locator.first().isHidden(), (v) => v),
     toBeEnabled: () => until('to be enabled', () => locator.first().isEnabled({ timeout: 500 }), (v) => v),
     toBeDisabled: () => until('to be disabled', () => locator.first().isDisabled({ timeout: 500 }), (v) => v),
-    toBeFocused: () => until('to be focused', () => locator.first().evaluate((el) => el === document.activeElement, undefined, { timeout: 500 }), (v) => v),
+    toBeFocused: () => until('to be focused', () => locator.first().evaluate((el) => el === (globalThis as any).document.activeElement, undefined, { timeout: 500 }), (v) => v),
     toHaveCount: (n: number) => until(`to count ${n}`, () => locator.count(), (v) => v === n),
   };
 }
