@@ -9,7 +9,12 @@ RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 WORKDIR /app
+# Production mode: HTTPS required (behind a TLS-terminating proxy), private webhook targets refused,
+# /metrics closed unless METRICS_TOKEN is set. The service refuses to start without PUBLIC_BASE_URL
+# and SECRETS_KEY (docker run -e PUBLIC_BASE_URL=https://api.example.com -e SECRETS_KEY=... ...);
+# DATABASE_URL is expected.
 ENV NODE_ENV=production
+ENV HOST=0.0.0.0
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./

@@ -129,9 +129,12 @@ async function waitFor(url: string, headers: Record<string, string>, child: Chil
   throw new Error(`${what} did not start`);
 }
 
+/** Production mode needs a key to seal secrets at rest; the bench's throwaway database uses a fixed one. */
+const BENCH_SECRETS_KEY = Buffer.alloc(32, 1).toString('base64');
+
 function createKey(databaseUrl: string, org: string): string {
   const out = execFileSync(process.execPath, [CLI, 'key:create', '--org', org, '--mode', 'test'], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'production', LOG_LEVEL: 'warn' },
+    env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'production', SECRETS_KEY: BENCH_SECRETS_KEY, LOG_LEVEL: 'warn' },
     encoding: 'utf8',
   });
   const key = (JSON.parse(out) as { key?: string }).key;
@@ -229,7 +232,7 @@ async function main(): Promise<void> {
     const floorPort = await freePort();
     const serviceEnv: Record<string, string> = {
       ...process.env as Record<string, string>,
-      NODE_ENV: 'production', DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1',
+      NODE_ENV: 'production', PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, SECRETS_KEY: BENCH_SECRETS_KEY, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1',
       RATE_LIMIT_ENABLED: 'false', DB_POOL_SIZE: pool, LOG_LEVEL: opt('log-level', 'info'),
     };
     if (workers) serviceEnv.WEB_CONCURRENCY = workers;

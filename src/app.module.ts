@@ -20,7 +20,7 @@ import { WebhooksModule } from './modules/webhooks/webhooks.module';
 import { AppConfig } from './shared/config/app-config';
 import { dataSourceOptions } from './shared/db/data-source';
 import { EnvelopeExceptionFilter } from './shared/http/exception.filter';
-import { HttpsOnlyMiddleware, JsonBodyMiddleware } from './shared/http/middleware';
+import { HttpsOnlyMiddleware } from './shared/http/middleware';
 import { StorableTextPipe } from './shared/http/text-safety';
 import { createValidationPipe } from './shared/http/validation';
 import { KernelModule } from './shared/kernel.module';
@@ -54,7 +54,6 @@ export class AppModule implements NestModule {
       ],
       providers: [
         HttpsOnlyMiddleware,
-        JsonBodyMiddleware,
         { provide: APP_FILTER, useClass: EnvelopeExceptionFilter },
         { provide: APP_PIPE, useClass: StorableTextPipe },
         { provide: APP_PIPE, useFactory: createValidationPipe },
@@ -64,7 +63,7 @@ export class AppModule implements NestModule {
 
   configure(consumer: MiddlewareConsumer): void {
     consumer
-      .apply(HttpsOnlyMiddleware, JsonBodyMiddleware)
+      .apply(HttpsOnlyMiddleware)
       .forRoutes({ path: '*path', method: RequestMethod.ALL });
   }
 }

@@ -50,7 +50,7 @@ export async function createHttpApp(config: AppConfig, databaseUrl: string, logg
     // Let start-up errors (a module's invalid configuration) reach the caller instead of exiting here.
     abortOnError: false,
   });
-  app.set('trust proxy', config.TRUST_PROXY);
+  app.set('trust proxy', config.trustProxy);
   app.disable('x-powered-by');
   app.set('etag', false);
   drain?.attach(app.getHttpServer());
@@ -67,3 +67,4 @@ export async function createCliContext(config: AppConfig, databaseUrl: string, l
 export async function runMigrations(app: INestApplication | INestApplicationContext): Promise<string[]> {
   return migrate(app.get(DataSource as Type<DataSource>));
 }
+

@@ -14,6 +14,10 @@ import { AppConfig, ConfigError, loadConfig } from './shared/config/app-config';
 import { HttpDrain } from './shared/http/graceful-shutdown';
 import { createRootLogger } from './shared/logging/logger';
 import { InvoiceClocks } from './modules/invoices/invoice-clocks.service';
+import { SealStoredSecretsCommand } from './modules/webhooks/commands/seal-stored-secrets/seal-stored-secrets.command';
+import { SecretBox } from './shared/crypto/secret-box';
+import { TransactionRunner } from './shared/db/transaction-runner';
+import { sealStoredAnswers } from './shared/idempotency/idempotency';
 
 /** Set by the primary process for its workers: the embedded database it serves. */
 const WORKER_DATABASE_URL = 'IPA_WORKER_DATABASE_URL';
@@ -24,10 +28,23 @@ const redact = (url: string) => url.replace(/:[^:@/]*@/, ':***@');
 async function prepareDatabase(app: INestApplicationContext, config: AppConfig, embedded: boolean, logger: Logger): Promise<void> {
   const applied = await runMigrations(app);
   if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
+  await sealStoredSecrets(app, logger);
   if (embedded && config.DEMO_ORGANIZATION && (await app.get(QueryBus).execute(new CountOrganizationsQuery())) === 0) {
     const demo = await app.get(CommandBus).execute(new CreateOrganizationCommand('Demo organization'));
     process.stdout.write(`\nDemo organization created: ${demo.organization_id}\nTest key (shown once): ${demo.test_key}\n\n`);
   }
+}
+
+/**
+ * Secrets at rest: values written before sealing existed, or sealed with a key now listed in
+ * SECRETS_KEYS_OLD, are sealed again with SECRETS_KEY (reads open both in the meantime).
+ */
+async function sealStoredSecrets(app: INestApplicationContext, logger: Logger): Promise<void> {
+  const endpoints = await app.get(CommandBus).execute(new SealStoredSecretsCommand());
+  const box = app.get(SecretBox);
+  let answers = 0;
+  for (let n = -1; n !== 0;) answers += n = await app.get(TransactionRunner).run((m) => sealStoredAnswers(m, box, 200));
+  if (endpoints || answers) logger.info({ webhook_endpoints: endpoints, idempotent_answers: answers, key_id: box.currentKeyId }, 'stored secrets sealed with SECRETS_KEY');
 }
 
 /** The last step of a stop: the embedded database this process serves (if any), then exit with `code` (1 if that failed). */
@@ -59,8 +76,9 @@ async function serve(config: AppConfig, logger: Logger, startedAt: bigint): Prom
 
   const drain = new HttpDrain();
   const app = await createHttpApp(config, database.url, logger, undefined, drain);
-  // Docs routes go in before init(): init() installs the catch-all 404 handler.
-  mountDocs(app);
+  // Docs routes go in before init(): init() installs the catch-all 404 handler. DOCS_ENABLED=false
+  // leaves them out, so /docs and /openapi.json answer 404 like any unknown path.
+  if (config.DOCS_ENABLED) mountDocs(app);
   await app.init();
   // A worker's database was prepared by the primary before it was started.
   if (!cluster.isWorker) await prepareDatabase(app, config, !!database.embedded, logger);
@@ -92,14 +110,15 @@ async function serve(config: AppConfig, logger: Logger, startedAt: bigint): Prom
   // A worker whose primary is gone stops too.
   if (cluster.isWorker) process.on('disconnect', () => void shutdown('primary gone'));
 
-  await app.listen(config.PORT, config.HOST);
+  await app.listen(config.PORT, config.listenHost);
   // After the migrations: the dispatcher sends webhook deliveries recorded by any instance (or worker),
   // and expiries and monitoring windows move on without requests (INVOICE_SWEEP_SECONDS).
   app.get(WebhookDispatcher).start();
   app.get(InvoiceClocks).start();
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
-  logger.info({ port, startup_ms: Number(process.hrtime.bigint() - startedAt) / 1e6 }, `listening on port ${port}`);
+  const host = typeof address === 'object' && address ? address.address : config.listenHost;
+  logger.info({ host, port, startup_ms: Number(process.hrtime.bigint() - startedAt) / 1e6 }, `listening on ${host} port ${port}`);
 }
 
 /**
@@ -214,10 +233,25 @@ async function runPrimary(config: AppConfig, logger: Logger): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
+/**
+ * Outside production, one warning line (once per start, from the first process) says what is
+ * relaxed, so nobody runs that mode in front of real traffic without knowing it.
+ */
+function warnOutsideProduction(config: AppConfig, logger: Logger): void {
+  const relaxed = config.relaxations;
+  if (!relaxed.length) return;
+  const where = config.HOST ? `listening on ${config.HOST} (HOST)` : 'listening on 127.0.0.1 only (set HOST to listen elsewhere)';
+  logger.warn(
+    { mode: config.NODE_ENV, relaxed, host: config.listenHost },
+    `${config.NODE_ENV} mode (NODE_ENV is not production): ${relaxed.join('; ')}; ${where}. Set NODE_ENV=production for real traffic.`,
+  );
+}
+
 async function main(): Promise<void> {
   const startedAt = process.hrtime.bigint();
   const config = loadConfig();
   const logger = createRootLogger(config.LOG_LEVEL, { buffered: true });
+  if (cluster.isPrimary) warnOutsideProduction(config, logger);
   if (config.WEB_CONCURRENCY > 1 && cluster.isPrimary) await runPrimary(config, logger);
   else {
     if (cluster.isPrimary) applyHeapSettings();

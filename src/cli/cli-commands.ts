@@ -62,8 +62,13 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
     },
   },
   'key:revoke': {
-    usage: 'key:revoke --key KEY_OR_PREFIX',
-    run: (args, app) => app.get(CommandBus).execute(new RevokeApiKeyCommand(requireFlag(args, 'key'))),
+    usage: 'key:revoke --key FULL_KEY | --key PREFIX --org ORG_ID   (a 14-character display prefix needs its organization)',
+    run: (args, app) => {
+      const key = requireFlag(args, 'key');
+      const org = args.flags.org;
+      if (org !== undefined && (typeof org !== 'string' || !org)) throw new CliUsageError('--org needs an organization id');
+      return app.get(CommandBus).execute(new RevokeApiKeyCommand(key, org as string | undefined));
+    },
   },
   'rates:import': {
     usage: 'rates:import FILE   (JSON: {"taken_at": "YYYY-MM-DD HH:MM:SS", "source"?: "...", "rates": {"BITCOIN": "91250.42", ...}})',

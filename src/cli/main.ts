@@ -34,7 +34,7 @@ async function main(): Promise<number> {
     process.stderr.write(`${name ? `Unknown command "${name}"\n\n` : ''}${usage()}\n`);
     return 2;
   }
-  const config = loadConfig();
+  const config = loadConfig(process.env, 'cli');
   const logger = createRootLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL);
   const database = await resolveDatabase(config, true);
   const app = await createCliContext(config, database.url, logger);

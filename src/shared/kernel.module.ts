@@ -4,10 +4,12 @@ import { DbNotifications } from './db/notifications';
 import { TransactionRunner } from './db/transaction-runner';
 import { EventOutbox } from './events/outbox';
 import { RateLimiter } from './rate-limit/rate-limiter';
+import { JsonBodyReader } from './http/middleware';
 import { IdempotencyInterceptor } from './idempotency/idempotency';
 import { Clock, OffsetClock, SystemClock } from './time/clock';
+import { SecretBox, secretBoxFromSettings } from './crypto/secret-box';
 
-/** The shared kernel every module may inject: configuration, clock, transactions, rate limits, the event outbox. */
+/** The shared kernel every module may inject: configuration, clock, the secret box, transactions, rate limits, the event outbox. */
 @Global()
 @Module({})
 export class KernelModule {
@@ -19,13 +21,15 @@ export class KernelModule {
       providers: [
         { provide: AppConfig, useValue: config },
         { provide: Clock, useValue: clock },
+        { provide: SecretBox, useValue: secretBoxFromSettings(config) },
         TransactionRunner,
         DbNotifications,
         RateLimiter,
         IdempotencyInterceptor,
         EventOutbox,
+        JsonBodyReader,
       ],
-      exports: [AppConfig, Clock, TransactionRunner, DbNotifications, RateLimiter, IdempotencyInterceptor, EventOutbox],
+      exports: [AppConfig, Clock, SecretBox, TransactionRunner, DbNotifications, RateLimiter, IdempotencyInterceptor, EventOutbox, JsonBodyReader],
     };
   }
 }

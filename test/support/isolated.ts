@@ -19,7 +19,7 @@ export interface IsolatedService {
  * A service of its own, on its own fresh database (or embedded folder when no PostgreSQL server
  * answers), for tests that change global state or need other settings.
  */
-export async function startIsolatedService(env: Record<string, string> = {}): Promise<IsolatedService> {
+export async function startIsolatedService(env: Record<string, string | undefined> = {}): Promise<IsolatedService> {
   const pgServer = process.env.TEST_PG_SERVER_URL;
   let databaseUrl: string | null = null;
   let server: RunningServer;

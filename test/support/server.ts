@@ -35,7 +35,8 @@ export interface ServerOptions {
   databaseUrl?: string;
   /** Data folder of the embedded database (when no databaseUrl). */
   dataDir?: string;
-  env?: Record<string, string>;
+  /** Settings on top of the test defaults; undefined removes a variable (e.g. NODE_ENV, to start the way `npm start` does). */
+  env?: Record<string, string | undefined>;
   port?: number;
   readyTimeoutMs?: number;
   /** Headers for the readiness probe (a production-mode service wants X-Forwarded-Proto: https). */
@@ -58,8 +59,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     RATE_LIMIT_LIVE: '100000',
     RATE_LIMIT_ANONYMOUS: '100000',
     RATE_LIMIT_AUTH_FAILURES: '100000',
-    ...options.env,
+    ADMIN_AUTH_FAILURES: '100000',
   };
+  for (const [name, value] of Object.entries(options.env ?? {})) {
+    if (value === undefined) delete env[name];
+    else env[name] = value;
+  }
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
   else {
     delete env.DATABASE_URL;

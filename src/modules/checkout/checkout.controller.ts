@@ -5,7 +5,6 @@ import type { Request, Response } from 'express';
 import { Public } from '../../shared/auth/auth.decorators';
 import { AppConfig } from '../../shared/config/app-config';
 import { CURRENCIES } from '../../shared/money/currency';
-import { publicBaseUrl } from '../../shared/http/public-url';
 import { RateLimiter } from '../../shared/rate-limit/rate-limiter';
 import { GetPayableInvoiceQuery } from '../invoices/queries/get-payable-invoice/get-payable-invoice.query';
 import { CheckoutAssets } from './checkout-assets';
@@ -93,7 +92,7 @@ export class CheckoutController {
   ): Promise<void> {
     const language = chooseLanguage(lang, acceptLanguage);
     const strings = this.assets.stringsOf(language);
-    const shell: Shell = { lang: language, strings, languages: this.assets.languages, base: publicBaseUrl(), assetVersion: this.assets.version };
+    const shell: Shell = { lang: language, strings, languages: this.assets.languages, base: this.config.publicBaseUrl ?? '', assetVersion: this.assets.version };
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('Vary', 'Accept-Language');
     res.type('text/html; charset=utf-8');

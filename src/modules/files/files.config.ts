@@ -24,10 +24,6 @@ export class FilesConfig {
   @Transform(toInt) @IsInt() @Min(1) @Max(5 * 1024 * 1024 * 1024)
   FILES_MAX_BYTES = DEFAULT_MAX_FILE_BYTES;
 
-  /** Base of the `url` returned for files (e.g. https://api.example.com); default: the request's own scheme and host. */
-  @IsOptional() @Matches(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, { message: 'must be an http(s) URL without query or fragment' })
-  PUBLIC_BASE_URL?: string;
-
   /** Bucket of S3-compatible object storage; setting it selects the S3 driver. */
   @IsOptional() @Matches(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, { message: 'must be a valid bucket name (3-63 lowercase letters, digits, dots, hyphens)' })
   S3_BUCKET?: string;
@@ -55,7 +51,7 @@ export class FilesConfig {
   }
 }
 
-const OPTIONAL = ['PUBLIC_BASE_URL', 'S3_BUCKET', 'S3_ENDPOINT', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'];
+const OPTIONAL = ['S3_BUCKET', 'S3_ENDPOINT', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'];
 
 export function loadFilesConfig(env: NodeJS.ProcessEnv = process.env): FilesConfig {
   const raw: Record<string, unknown> = {};

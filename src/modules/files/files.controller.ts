@@ -7,7 +7,9 @@ import { Authenticated, RequiredCaller } from '../../shared/auth/auth.decorators
 import { scopeOf } from '../../shared/auth/request-context';
 import type { CallerContext } from '../../shared/auth/request-context';
 import { ValidationFailedError } from '../../shared/errors/domain-error';
+import { AppConfig } from '../../shared/config/app-config';
 import { ApiEnvelope, ApiErrors } from '../../shared/http/api-docs';
+import { publicBaseUrl } from '../../shared/http/public-url';
 import { reply } from '../../shared/http/envelope';
 import type { EnvelopeReply } from '../../shared/http/envelope';
 import { DeleteFileCommand } from './commands/delete-file/delete-file.command';
@@ -18,13 +20,11 @@ import {
   DeletedFileDto, FILE_EXAMPLE, FileDto, FileListDto, ListFilesRequestDto, UPLOAD_BODY_SCHEMA, UPLOADED_EXAMPLE, UploadedFileDto,
   UploadFileRequestDto,
 } from './dto/file.dto';
-import { FilesConfig } from './files.config';
 import { GetFileContentQuery } from './queries/get-file-content/get-file-content.query';
 import { ListFilesQuery } from './queries/list-files/list-files.query';
 import { FileUploadInterceptor } from './upload/file-upload.interceptor';
 import type { UploadedFile } from './upload/streaming-storage-engine';
 
-const SANE_HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 
 const CONTENT_ACCESS =
   'The content URL is served like every other call: it needs an API key of the same organization and mode ' +
@@ -36,7 +36,7 @@ export class FilesController {
   constructor(
     @Inject(CommandBus) private readonly commands: CommandBus,
     @Inject(QueryBus) private readonly queries: QueryBus,
-    @Inject(FilesConfig) private readonly config: FilesConfig,
+    @Inject(AppConfig) private readonly appConfig: AppConfig,
   ) {}
 
   @Post('upload')
@@ -126,13 +126,8 @@ export class FilesController {
     return reply(deleted, 'File deleted');
   }
 
-  /** `<public base>/files/<id>/content`: PUBLIC_BASE_URL when set, else the address the request came in on. */
+  /** `<public base>/files/<id>/content` (see publicBaseUrl: never from an unvalidated Host). */
   private contentUrl(req: Request, id: string): string {
-    let base = this.config.PUBLIC_BASE_URL?.replace(/\/+$/, '');
-    if (!base) {
-      const host = req.get('host') ?? '';
-      base = `${req.protocol}://${SANE_HOST.test(host) ? host : 'localhost'}`;
-    }
-    return `${base}/files/${encodeURIComponent(id)}/content`;
+    return `${publicBaseUrl(this.appConfig, req)}/files/${encodeURIComponent(id)}/content`;
   }
 }

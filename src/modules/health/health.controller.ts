@@ -1,4 +1,4 @@
-import { Controller, Get, Header, Inject, Res } from '@nestjs/common';
+import { Controller, Get, Header, Inject, Res, UseGuards } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import type { Response } from 'express';
@@ -7,6 +7,7 @@ import { ServiceUnavailableError } from '../../shared/errors/domain-error';
 import { ApiEnvelope, ApiErrors } from '../../shared/http/api-docs';
 import { reply } from '../../shared/http/envelope';
 import { Metrics } from './metrics';
+import { MetricsAccessGuard } from './metrics.guard';
 
 @ApiTags('Health')
 @Controller()
@@ -38,8 +39,10 @@ export class HealthController {
     }
   }
 
+  /** Prometheus metrics; see MetricsAccessGuard for who may read them. */
   @Get('metrics')
   @ApiExcludeEndpoint()
+  @UseGuards(MetricsAccessGuard)
   @Header('Cache-Control', 'no-store')
   async prometheus(@Res() res: Response) {
     res.type(this.metrics.registry.contentType).send(await this.metrics.registry.metrics());

@@ -115,17 +115,21 @@ export class InvoicesController {
 
   @Put(':id')
   @HttpCode(200)
-  @Authenticated({ write: true, payer: true })
+  @Authenticated({ write: true, payer: true, payerFields: ['currency'] })
   @ApiOperation({
     summary: 'Change an invoice status or currency',
     description: 'Send exactly one of status or currency. Status (key required): PENDING -> VOIDED; PENDING or PARTIALLY_PAID -> COMPLETED (substatus MARKED_PAID); '
       + 'other moves are 400 invalid_state_transition with validator.status naming the allowed targets. Currency: only while PENDING; recomputes the calculations at current rates. '
-      + 'Without a key only a currency change is allowed (a status change is 401).',
+      + 'Without a key only a currency change is allowed (a status change is 401). A read-only key has at least a payer\'s rights: it may change the currency '
+      + 'of its own organization\'s invoices, and a status change with it is 403 read_only_key. '
+      + 'A change to the currency the invoice already has is a no-op for every caller (200 "Invoice currency is already X; nothing changed": no re-quote, no invoice.updated event, no webhook delivery). '
+      + 'Without a key an invoice\'s currency may be changed at most 5 times an hour (counted from the first change); one more is 429 rate_limited with Retry-After. '
+      + 'Each accepted change re-quotes and records one invoice.updated event. Calls with a key are not capped per invoice (the key\'s rate limit applies).',
   })
   @ApiParam(ID_PARAM)
   @ApiBody({ type: UpdateInvoiceRequestDto, examples: { void: { value: { status: 'VOIDED' } }, mark_paid: { value: { status: 'COMPLETED' } }, currency: { value: { currency: 'ETHEREUM' } } } })
   @ApiEnvelope({ type: InvoiceUpdatedDto, example: { id: INVOICE_EXAMPLE.id, message: 'Invoice status changed to VOIDED' }, message: 'Invoice status changed to VOIDED' })
-  @ApiErrors(400, 401, 403, 404)
+  @ApiErrors(400, 401, 403, 404, 429)
   async update(@Caller() caller: CallerContext | null, @Param('id') id: string, @Body() body: UpdateInvoiceRequestDto): Promise<EnvelopeReply<InvoiceUpdated>> {
     const result = await this.commands.execute(new UpdateInvoiceCommand(caller ? scopeOf(caller) : null, id, {
       status: body.status as InvoiceStatus | undefined,

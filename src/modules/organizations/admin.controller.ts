@@ -48,10 +48,14 @@ export class AdminController {
 
   @Post('keys/revoke')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Revoke a key by its full value or display prefix' })
+  @ApiOperation({
+    summary: 'Revoke a key by its full value, or by its display prefix and organization',
+    description: 'A display prefix needs `organization_id` (400 with `validator.organization_id` without it): prefixes are not unique across '
+      + 'organizations. A prefix matching several active keys of the organization is refused (400, `validator.key`); give the full key.',
+  })
   @ApiEnvelope({ message: 'API key revoked', example: { revoked: [{ id: 'key_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e11', prefix: 'sk_test_Ab12Cd', organization_id: 'org_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f' }] } })
   @ApiErrors(400, 401, 404)
   async revoke(@Body() body: RevokeApiKeyRequestDto) {
-    return reply(await this.commands.execute(new RevokeApiKeyCommand(body.key)), 'API key revoked');
+    return reply(await this.commands.execute(new RevokeApiKeyCommand(body.key, body.organization_id)), 'API key revoked');
   }
 }

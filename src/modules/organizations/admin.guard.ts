@@ -1,22 +1,33 @@
 import { CanActivate, Inject, Injectable, ExecutionContext, NotFoundException } from '@nestjs/common';
 import { timingSafeEqual, createHash } from 'node:crypto';
+import type { Request } from 'express';
 import { AppConfig } from '../../shared/config/app-config';
-import { UnauthorizedError } from '../../shared/errors/domain-error';
+import { RateLimitedError, UnauthorizedError } from '../../shared/errors/domain-error';
+import { RateLimiter } from '../../shared/rate-limit/rate-limiter';
+
+const digest = (v: string) => createHash('sha256').update(v).digest();
 
 /**
  * The operator API exists only when ADMIN_API_TOKEN is set (otherwise its routes answer 404 like
- * any unknown path) and is called with the token in X-Admin-Token.
+ * any unknown path) and is called with the token in X-Admin-Token. An address that sent
+ * ADMIN_AUTH_FAILURES wrong tokens within a minute gets 429 (every request, the right token
+ * included) until that minute ends; other addresses are not affected.
  */
 @Injectable()
 export class AdminTokenGuard implements CanActivate {
-  constructor(@Inject(AppConfig) private readonly config: AppConfig) {}
+  constructor(@Inject(AppConfig) private readonly config: AppConfig, @Inject(RateLimiter) private readonly limiter: RateLimiter) {}
 
-  canActivate(context: ExecutionContext): boolean {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     const expected = this.config.ADMIN_API_TOKEN;
     if (!expected) throw new NotFoundException();
-    const given = context.switchToHttp().getRequest<{ headers: Record<string, unknown> }>().headers['x-admin-token'];
-    const digest = (v: string) => createHash('sha256').update(v).digest();
+    const req = context.switchToHttp().getRequest<Request>();
+    const client = req.ip ?? 'unknown';
+    const attempts = await this.limiter.adminAttemptsAllowed(client);
+    if (!attempts.allowed) throw new RateLimitedError(attempts.resetSeconds);
+    const given = req.headers['x-admin-token'];
     if (typeof given !== 'string' || !timingSafeEqual(digest(given), digest(expected))) {
+      // A request without the header guesses nothing; only a wrong token counts.
+      if (typeof given === 'string') await this.limiter.recordAdminFailure(client);
       throw new UnauthorizedError('Missing or wrong X-Admin-Token', 'invalid_admin_token');
     }
     return true;

@@ -5,28 +5,17 @@ import type { Request } from 'express';
 import { Authenticated, Caller } from '../../shared/auth/auth.decorators';
 import type { CallerContext } from '../../shared/auth/request-context';
 import { scopeOf } from '../../shared/auth/request-context';
+import { AppConfig } from '../../shared/config/app-config';
 import { ApiEnvelope, ApiErrors } from '../../shared/http/api-docs';
+import { publicBaseUrl } from '../../shared/http/public-url';
 import { EnvelopeReply, reply } from '../../shared/http/envelope';
 import { INVOICE_PROVIDERS_EXAMPLE, InvoiceProvidersDto } from './dto/provider.response.dto';
 import { InvoiceProvidersView, ListInvoiceProvidersQuery } from './queries/list-invoice-providers/list-invoice-providers.query';
 
-const SANE_HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
-
-/**
- * Base of the provider image urls: PUBLIC_BASE_URL when the deployment sets it (the same variable
- * the files module uses for its urls), else the scheme and host the request came in on.
- */
-function assetBase(req: Request): string {
-  const configured = process.env.PUBLIC_BASE_URL?.replace(/\/+$/, '');
-  if (configured) return configured;
-  const host = req.get('host') ?? '';
-  return `${req.protocol}://${SANE_HOST.test(host) ? host : 'localhost'}`;
-}
-
 @ApiTags('Providers')
 @Controller('providers')
 export class ProvidersController {
-  constructor(@Inject(QueryBus) private readonly queries: QueryBus) {}
+  constructor(@Inject(QueryBus) private readonly queries: QueryBus, @Inject(AppConfig) private readonly config: AppConfig) {}
 
   @Get(':invoice_id')
   @Authenticated({ payer: true })
@@ -40,6 +29,6 @@ export class ProvidersController {
   @ApiEnvelope({ type: InvoiceProvidersDto, example: INVOICE_PROVIDERS_EXAMPLE, message: 'Providers' })
   @ApiErrors(400, 401, 403, 404)
   async forInvoice(@Caller() caller: CallerContext | null, @Param('invoice_id') invoiceId: string, @Req() req: Request): Promise<EnvelopeReply<InvoiceProvidersView>> {
-    return reply(await this.queries.execute(new ListInvoiceProvidersQuery(caller ? scopeOf(caller) : null, invoiceId, assetBase(req))), 'Providers');
+    return reply(await this.queries.execute(new ListInvoiceProvidersQuery(caller ? scopeOf(caller) : null, invoiceId, publicBaseUrl(this.config, req))), 'Providers');
   }
 }

@@ -3,6 +3,7 @@ import { HealthModule } from '../health/health.module';
 import { CreateWebhookEndpointHandler } from './commands/create-webhook-endpoint/create-webhook-endpoint.handler';
 import { DeleteWebhookEndpointHandler } from './commands/delete-webhook-endpoint/delete-webhook-endpoint.handler';
 import { RedeliverEventHandler } from './commands/redeliver-event/redeliver-event.handler';
+import { SealStoredSecretsHandler } from './commands/seal-stored-secrets/seal-stored-secrets.handler';
 import { RotateWebhookSecretHandler } from './commands/rotate-webhook-secret/rotate-webhook-secret.handler';
 import { UpdateWebhookEndpointHandler } from './commands/update-webhook-endpoint/update-webhook-endpoint.handler';
 import { WebhookDispatcher } from './dispatch/webhook-dispatcher';
@@ -27,6 +28,7 @@ import { WebhooksController } from './webhooks.controller';
     UpdateWebhookEndpointHandler,
     DeleteWebhookEndpointHandler,
     RotateWebhookSecretHandler,
+    SealStoredSecretsHandler,
     RedeliverEventHandler,
     ListWebhookEndpointsHandler,
     GetWebhookEndpointHandler,

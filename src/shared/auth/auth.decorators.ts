@@ -12,6 +12,11 @@ export interface AuthPolicy {
   write?: boolean;
   /** Payer-facing call (decisions §3): without a key the id is the capability. */
   payer?: boolean;
+  /**
+   * On a write that payers may also make: the body fields a payer may send. A read-only key has at
+   * least a payer's rights, so it may make this write when its body holds only these fields.
+   */
+  payerFields?: readonly string[];
   /** Only test-mode keys may call it (test helpers); live keys get 403. */
   testOnly?: boolean;
 }

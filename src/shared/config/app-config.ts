@@ -1,5 +1,6 @@
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
+import { parseSecretKey } from '../crypto/secret-box';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
 
 const toBool = ({ value }: { value: unknown }) =>
   value === undefined || value === '' ? undefined : value === true || value === 'true' || value === '1' ? true
@@ -18,8 +19,21 @@ export class AppConfig {
   @Transform(toInt) @IsInt() @Min(0) @Max(65535)
   PORT = 3000;
 
-  @IsString()
-  HOST = '0.0.0.0';
+  /**
+   * Address to listen on. Default: every interface (0.0.0.0) in production, loopback (127.0.0.1)
+   * otherwise, so a service started without NODE_ENV is not reachable from the network.
+   */
+  @IsOptional() @IsString() @MinLength(1)
+  HOST?: string;
+
+  /**
+   * Public address of the service (e.g. https://api.example.com): the base of every URL in a
+   * response (provider images, file URLs, file events). Required in production; elsewhere, when
+   * unset, URLs use the request's Host only if it names a loopback address (localhost, 127.0.0.1,
+   * [::1]), else http://localhost:PORT: an arbitrary Host header never ends up in a response.
+   */
+  @IsOptional() @Matches(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, { message: 'must be an http(s) URL without query or fragment' })
+  PUBLIC_BASE_URL?: string;
 
   /** PostgreSQL connection string; when unset the service runs on an embedded PostgreSQL under DATA_DIR. */
   @IsOptional() @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// or postgresql:// URL' })
@@ -49,9 +63,29 @@ export class AppConfig {
   @IsOptional() @IsString() @Matches(/^.{16,}$/, { message: 'must be at least 16 characters' })
   ADMIN_API_TOKEN?: string;
 
-  /** Express "trust proxy": which hops may set X-Forwarded-* (HTTPS detection, client address). */
+  /** Failed X-Admin-Token attempts per minute per client address before /admin answers it 429 for the rest of the minute. */
+  @Transform(toInt) @IsInt() @Min(1)
+  ADMIN_AUTH_FAILURES = 5;
+
+  /**
+   * Bearer token for GET /metrics (Authorization: Bearer <token>). When set, /metrics answers 401
+   * without it in every mode; when unset, /metrics answers 404 in production and is open otherwise.
+   */
+  @IsOptional() @IsString() @Matches(/^.{16,}$/, { message: 'must be at least 16 characters' })
+  METRICS_TOKEN?: string;
+
+  /** Serve the API reference (/docs and /openapi.json); false answers 404 there. */
+  @Transform(toBool) @IsBoolean()
+  DOCS_ENABLED = true;
+
+  /**
+   * Which hops may set X-Forwarded-* (HTTPS detection, the client address that keyless rate limits
+   * and the failed-key lockout count): a comma-separated list of addresses, subnets (CIDR) and the
+   * names loopback, linklocal, uniquelocal; or a number of hops to trust. Loopback only by default:
+   * trusting a whole private range lets any client in it (a pod, a container) choose its own address.
+   */
   @IsString()
-  TRUST_PROXY = 'loopback, linklocal, uniquelocal';
+  TRUST_PROXY = 'loopback';
 
   @IsOptional() @IsString()
   TLS_CERT_FILE?: string;
@@ -62,6 +96,14 @@ export class AppConfig {
   /** Largest JSON body accepted, in bytes. */
   @Transform(toInt) @IsInt() @Min(1024)
   BODY_LIMIT_BYTES = 1024 * 1024;
+
+  /**
+   * Largest JSON body of a payer call made without a key (reading an invoice, changing its
+   * currency, listing its providers), in bytes. Those bodies hold a currency and a few expansions;
+   * the small cap keeps anonymous traffic from making the service read and parse large bodies.
+   */
+  @Transform(toInt) @IsInt() @Min(256)
+  PAYER_BODY_LIMIT_BYTES = 8 * 1024;
 
   /** On the first start of an empty embedded database, create a demo organization and print its test key. */
   @Transform(toBool) @IsBoolean()
@@ -101,7 +143,7 @@ export class AppConfig {
   @Transform(toInt) @IsInt() @Min(1)
   RATE_LIMIT_ANONYMOUS = 25;
 
-  /** Failed authentications per minute per client address before its keyed requests get 429. */
+  /** Failed authentications per minute per client address before its unknown keys get 429 (a valid key is never refused for them). */
   @Transform(toInt) @IsInt() @Min(1)
   RATE_LIMIT_AUTH_FAILURES = 30;
 
@@ -188,13 +230,66 @@ export class AppConfig {
     return this.WEBHOOK_ALLOW_PRIVATE ?? !this.isProduction;
   }
 
+  /**
+   * The key that seals secrets at rest (webhook signing secrets, stored idempotent answers):
+   * 32 random bytes as base64 or hex (`openssl rand -base64 32`). Required in production; elsewhere
+   * a fixed, public development key is used when unset (and start-up says so).
+   */
+  @IsOptional() @IsString()
+  SECRETS_KEY?: string;
+
+  /**
+   * Earlier SECRETS_KEY values, comma-separated: they still open what they sealed, and each start
+   * re-seals such values with SECRETS_KEY (docs/production.md, key rotation).
+   */
+  @IsOptional() @IsString()
+  SECRETS_KEYS_OLD?: string;
+
+  /** True when secrets are sealed with the public development key (SECRETS_KEY unset outside production). */
+  get usesDevelopmentSecretsKey(): boolean {
+    return !this.SECRETS_KEY;
+  }
+
   /** `env` of the envelope for requests without a key. */
   get defaultEnv(): 'development' | 'production' {
     return this.NODE_ENV === 'production' ? 'production' : 'development';
   }
 
+  /** The address the HTTP server binds to: HOST, else every interface in production and loopback otherwise. */
+  get listenHost(): string {
+    return this.HOST ?? (this.isProduction ? '0.0.0.0' : '127.0.0.1');
+  }
+
+  /** PUBLIC_BASE_URL without its trailing slashes, when set. */
+  get publicBaseUrl(): string | undefined {
+    return this.PUBLIC_BASE_URL?.replace(/\/+$/, '') || undefined;
+  }
+
+  /**
+   * Outside production, what this configuration relaxes compared with production (for the start-up
+   * warning); empty in production.
+   */
+  get relaxations(): string[] {
+    if (this.isProduction) return [];
+    const out = ['plain HTTP accepted (no https_required)'];
+    if (this.webhookAllowPrivate) out.push('webhooks to private, loopback and plain-http addresses allowed');
+    out.push(this.CLOCK_CONTROL ? 'CLOCK_CONTROL on (the test clock can be moved)' : 'CLOCK_CONTROL allowed');
+    if (!this.PUBLIC_BASE_URL) out.push('PUBLIC_BASE_URL optional (URLs from loopback Host headers)');
+    if (!this.METRICS_TOKEN) out.push('/metrics open without METRICS_TOKEN');
+    if (this.usesDevelopmentSecretsKey) out.push('secrets at rest sealed with the public development key (SECRETS_KEY unset)');
+    return out;
+  }
+
   get isProduction(): boolean {
     return this.NODE_ENV === 'production';
+  }
+
+  /** TRUST_PROXY as Express takes it: a number of hops, nothing (empty or "false"), or a list of addresses and subnets. */
+  get trustProxy(): number | boolean | string {
+    const text = this.TRUST_PROXY.trim();
+    if (/^\d+$/.test(text)) return Number(text);
+    if (text === '' || text === 'false') return false;
+    return text;
   }
 
   get usesEmbeddedDatabase(): boolean {
@@ -204,10 +299,14 @@ export class AppConfig {
 
 export class ConfigError extends Error {}
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+/**
+ * The configuration from `env`, checked. `for: 'service'` (the HTTP service) also requires what
+ * serving production traffic needs (PUBLIC_BASE_URL); the CLI builds no URLs and does not.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, purpose: 'service' | 'cli' = 'service'): AppConfig {
   const known = Object.keys(new AppConfig());
   const raw: Record<string, unknown> = {};
-  for (const name of [...known, 'DATABASE_URL', 'ADMIN_API_TOKEN', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'REDIS_URL', 'WEBHOOK_ALLOW_PRIVATE', 'CORS_ORIGINS']) {
+  for (const name of [...known, 'HOST', 'PUBLIC_BASE_URL', 'METRICS_TOKEN', 'DATABASE_URL', 'ADMIN_API_TOKEN', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'REDIS_URL', 'WEBHOOK_ALLOW_PRIVATE', 'CORS_ORIGINS', 'SECRETS_KEY', 'SECRETS_KEYS_OLD']) {
     if (env[name] !== undefined && env[name] !== '') raw[name] = env[name];
   }
   const config = plainToInstance(AppConfig, raw);
@@ -221,6 +320,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   }
   if (config.CLOCK_CONTROL && config.isProduction) {
     throw new ConfigError('Invalid configuration:\n  CLOCK_CONTROL=true is for tests and cannot be used with NODE_ENV=production');
+  }
+  if (purpose === 'service' && config.isProduction && !config.PUBLIC_BASE_URL) {
+    throw new ConfigError('Invalid configuration:\n  PUBLIC_BASE_URL is required with NODE_ENV=production: set it to the address clients use, e.g. https://api.example.com (URLs in responses are built from it, never from the Host header)');
+  }
+  if (config.isProduction && !config.SECRETS_KEY) {
+    throw new ConfigError('Invalid configuration:\n  SECRETS_KEY is required with NODE_ENV=production: 32 random bytes as base64, e.g. `openssl rand -base64 32` (it seals webhook secrets at rest; see docs/production.md)');
+  }
+  for (const [name, text] of [['SECRETS_KEY', config.SECRETS_KEY], ...(config.SECRETS_KEYS_OLD ?? '').split(',').filter((t) => t.trim()).map((t) => ['SECRETS_KEYS_OLD', t])]) {
+    if (text === undefined) continue;
+    try {
+      parseSecretKey(text);
+    } catch (e) {
+      throw new ConfigError(`Invalid configuration:\n  ${name}: ${(e as Error).message}`);
+    }
   }
   return config;
 }

@@ -6,6 +6,8 @@ import { AppConfig } from '../config/app-config';
 
 type Listener = () => void;
 
+const CONNECT_TIMEOUT_MS = 5_000;
+
 /**
  * PostgreSQL LISTEN/NOTIFY between the processes of the service (instances, workers, the CLI), for
  * in-process caches that must drop an entry as soon as another process changes the row behind it
@@ -99,7 +101,8 @@ export class DbNotifications implements OnApplicationShutdown {
     if (this.connecting || this.closed || this.config.usesEmbeddedDatabase || Date.now() < this.retryAfter) return;
     const url = (this.dataSource.options as { url?: string }).url;
     if (!url) return;
-    const client = new Client({ connectionString: url, application_name: 'invoicing-api-listener' });
+    // A connection that never completes (a peer gone quiet) gives up; TCP keep-alive notices one that died later.
+    const client = new Client({ connectionString: url, application_name: 'invoicing-api-listener', connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true });
     client.on('notification', (n) => {
       this.listeners.get(n.channel)?.forEach((l) => l());
       if (n.payload) this.echoes.get(n.payload)?.();
@@ -108,22 +111,41 @@ export class DbNotifications implements OnApplicationShutdown {
     client.on('end', () => this.lost());
     this.client = client;
     this.connecting = (async () => {
+      let timer: NodeJS.Timeout | undefined;
       try {
-        await client.connect();
-        for (const channel of this.listeners.keys()) await client.query(`LISTEN ${quoteChannel(channel)}`);
+        // Bounded here as well: a connection that goes quiet while it starts must not keep the listener off for good.
+        const gaveUp = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error('no answer within 5 s')), CONNECT_TIMEOUT_MS); });
+        const work = (async () => {
+          await client.connect();
+          for (const channel of this.listeners.keys()) await client.query(`LISTEN ${quoteChannel(channel)}`);
+        })();
+        work.catch(() => undefined);
+        await Promise.race([work, gaveUp]);
         if (this.client === client && !this.closed) this.listening = true;
       } catch (e) {
         this.log.warn(`notifications unavailable, caches stay off: ${(e as Error).message}`);
         this.lost();
       } finally {
+        clearTimeout(timer);
         this.connecting = null;
       }
     })();
   }
 
+  /**
+   * Drops the listening connection and opens a new one (used when a notification turned out to be
+   * missed): caches empty now and stay off until the new connection listens.
+   */
+  reconnect(): void {
+    if (this.client) this.lost();
+  }
+
   /** The connection is gone: every cache empties and stays off until it is back. */
   private lost(): void {
     const client = this.client;
+    if (this.listening && !this.closed) {
+      this.log.warn('notification listener down: caches that depend on it are off until it reconnects');
+    }
     this.client = null;
     this.listening = false;
     this.retryAfter = Date.now() + 1_000;

@@ -20,6 +20,8 @@ export interface RequestState {
   requestId: string;
   caller?: CallerContext | null;
   defaultEnv: 'development' | 'production';
+  /** Set once the JSON body has been read (JsonBodyReader), so it is read at most once. */
+  bodyRead?: boolean;
 }
 
 export type AppRequest = Request & { state: RequestState };

@@ -7,13 +7,27 @@ import { AppRequest } from './envelope';
 import { JsonNumberText } from './json-number';
 import { assertStorableText, jsonDepthExceeds, MAX_JSON_DEPTH } from './json-safety';
 
-/** In production, a request that did not arrive over TLS (directly or via a trusted proxy) is refused. */
+/**
+ * Paths that answer plain HTTP in every mode: the health checks, which load balancers and
+ * orchestrators send to each instance over plain HTTP, and which return no data.
+ */
+const PLAIN_HTTP_PATHS = new Set(['/health', '/health/', '/health/ready', '/health/ready/']);
+
+export function answersPlainHttp(originalUrl: string): boolean {
+  const query = originalUrl.indexOf('?');
+  return PLAIN_HTTP_PATHS.has(query === -1 ? originalUrl : originalUrl.slice(0, query));
+}
+
+/**
+ * In production, a request that did not arrive over TLS (directly or via a trusted proxy) is
+ * refused, except the health checks.
+ */
 @Injectable()
 export class HttpsOnlyMiddleware implements NestMiddleware {
   constructor(@Inject(AppConfig) private readonly config: AppConfig) {}
 
   use(req: AppRequest, _res: Response, next: NextFunction): void {
-    if (this.config.isProduction && !req.secure) throw new BadRequestError('HTTPS is required: send the request over https://', 'https_required');
+    if (this.config.isProduction && !req.secure && !answersPlainHttp(req.originalUrl)) throw new BadRequestError('HTTPS is required: send the request over https://', 'https_required');
     next();
   }
 }
@@ -27,22 +41,43 @@ function parseNumber(text: string): number | JsonNumberText {
 }
 
 /**
- * JSON bodies are parsed without ever turning a fractional number into a float: money written as
- * a JSON number (billing schema base_price) reaches the service exactly as the client wrote it.
+ * Reads and parses a request's JSON body, without ever turning a fractional number into a float:
+ * money written as a JSON number (billing schema base_price) reaches the service exactly as the
+ * client wrote it.
+ *
+ * It is not a middleware: the API key guard calls it once the request is authenticated and within
+ * its budget, so an unknown route (Nest's 404 runs no guard), a missing or wrong key and a request
+ * over its rate limit are refused without their body being read or parsed. The caller chooses the
+ * limit (keyless payer calls get a small one). A declared Content-Length over the limit is refused
+ * at once, before a byte of the body is read.
  */
 @Injectable()
-export class JsonBodyMiddleware implements NestMiddleware {
-  private readonly readText: express.RequestHandler;
+export class JsonBodyReader {
+  private readonly readers = new Map<number, express.RequestHandler>();
 
-  constructor(@Inject(AppConfig) config: AppConfig) {
-    this.readText = express.text({ type: ['application/json', 'application/*+json'], limit: config.BODY_LIMIT_BYTES });
+  private readerFor(limit: number): express.RequestHandler {
+    let reader = this.readers.get(limit);
+    if (!reader) {
+      reader = express.text({ type: ['application/json', 'application/*+json'], limit });
+      this.readers.set(limit, reader);
+    }
+    return reader;
   }
 
-  async use(req: AppRequest, res: Response, next: NextFunction): Promise<void> {
+  async read(req: AppRequest, res: Response, limit: number): Promise<void> {
+    if (req.state.bodyRead) return;
+    req.state.bodyRead = true;
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) {
+      // Nothing of the body is read: close the connection after the answer instead of draining it.
+      res.setHeader('Connection', 'close');
+      throw new PayloadTooLargeError(`The request body is larger than the limit of ${limit} bytes`);
+    }
+    const readText = this.readerFor(limit);
     await new Promise<void>((resolve, reject) => {
-      this.readText(req, res, (err?: unknown) => (err ? reject(err) : resolve()));
+      readText(req, res, (err?: unknown) => (err ? reject(err) : resolve()));
     }).catch((err: { type?: string; status?: number; message?: string }) => {
-      if (err.type === 'entity.too.large') throw new PayloadTooLargeError('The request body is larger than the limit');
+      if (err.type === 'entity.too.large') throw new PayloadTooLargeError(`The request body is larger than the limit of ${limit} bytes`);
       if (err.type === 'charset.unsupported' || err.type === 'encoding.unsupported') {
         throw new BadRequestError('Unsupported body encoding; send UTF-8 JSON', 'unsupported_encoding');
       }
@@ -70,6 +105,5 @@ export class JsonBodyMiddleware implements NestMiddleware {
       }
       req.body = {};
     }
-    next();
   }
 }

@@ -1,18 +1,36 @@
+import type { Request } from 'express';
+import type { AppConfig } from '../config/app-config';
+
+/** `localhost`, a 127.x.x.x address or `[::1]`, with an optional port. */
+const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])(:\d{1,5})?$/i;
+
+/** Whether a Host header names this machine's loopback interface (and nothing else). */
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK_HOST.test(host);
+}
+
 /**
- * Links the service hands out for people to follow (the hosted checkout page): absolute under
- * PUBLIC_BASE_URL when the deployment sets it, else a path relative to the service's own address.
- * The request's Host header is never used: a forged one must not end up in a link a payer follows.
+ * The base of the absolute URLs a response carries (provider images, file URLs): PUBLIC_BASE_URL,
+ * which production requires at start. Without it (development and test only) the request's own
+ * Host is used when it names a loopback address, so `npm start` works on localhost; any other Host
+ * gives `http://localhost:PORT`. An unvalidated Host header never reaches a response, so a shared
+ * cache cannot be made to keep links to somebody else's site.
  */
-export function publicBaseUrl(): string {
-  return process.env.PUBLIC_BASE_URL?.trim().replace(/\/+$/, '') ?? '';
+export function publicBaseUrl(config: AppConfig, req: Request): string {
+  const configured = config.publicBaseUrl;
+  if (configured) return configured;
+  const protocol = req.protocol === 'https' ? 'https' : 'http';
+  const host = req.get('host') ?? '';
+  return isLoopbackHost(host) ? `${protocol}://${host.toLowerCase()}` : `${protocol}://localhost:${config.PORT}`;
 }
 
-/** `path` (starting with /) under PUBLIC_BASE_URL, or the path itself when it is not set. */
-export function publicUrl(path: string): string {
-  return `${publicBaseUrl()}${path}`;
-}
-
-/** The hosted checkout page of an invoice (GET /checkout/{invoice_id}). */
+/**
+ * The hosted checkout page of an invoice (GET /checkout/{invoice_id}), as the invoice read's
+ * `checkout_url`: absolute under PUBLIC_BASE_URL when it is set, else the path alone (relative to
+ * the service's address). Unlike publicBaseUrl this never falls back to the request's Host: the
+ * link is stored in events and sent to payers, long after the request that made it.
+ */
 export function checkoutUrl(invoiceId: string): string {
-  return publicUrl(`/checkout/${encodeURIComponent(invoiceId)}`);
+  const base = process.env.PUBLIC_BASE_URL?.trim().replace(/\/+$/, '') ?? '';
+  return `${base}/checkout/${encodeURIComponent(invoiceId)}`;
 }

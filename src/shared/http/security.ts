@@ -2,7 +2,6 @@ import type { INestApplication } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 import type { AppConfig } from '../config/app-config';
-import { publicBaseUrl } from './public-url';
 
 /** Response headers a browser client may read across origins. */
 export const EXPOSED_HEADERS = [
@@ -56,8 +55,8 @@ export function applySecurityHeaders(app: INestApplication, config: AppConfig): 
  * The checkout page's policy. PUBLIC_BASE_URL's origin is allowed beside 'self', as the page's
  * links are built on it (a proxy may serve the page under another name than the service's own).
  */
-export function checkoutPolicy(config: Pick<AppConfig, 'CHECKOUT_FRAME_ANCESTORS'>): Parameters<typeof helmet>[0] {
-  const base = publicBaseUrl();
+export function checkoutPolicy(config: Pick<AppConfig, 'CHECKOUT_FRAME_ANCESTORS' | 'publicBaseUrl'>): Parameters<typeof helmet>[0] {
+  const base = config.publicBaseUrl;
   const self = ["'self'", ...(base ? [new URL(base).origin] : [])];
   const ancestors = config.CHECKOUT_FRAME_ANCESTORS.trim().split(/\s+/);
   return {

@@ -3,7 +3,9 @@ import { ApiHeader } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { createHash } from 'node:crypto';
 import { from, lastValueFrom, Observable } from 'rxjs';
+import type { EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config';
+import { SecretBox } from '../crypto/secret-box';
 import { TransactionRunner } from '../db/transaction-runner';
 import { BadRequestError, ConflictError } from '../errors/domain-error';
 import { AppRequest, EnvelopeReply } from '../http/envelope';
@@ -26,7 +28,45 @@ interface StoredRow {
   state: 'in_flight' | 'applied' | 'done';
   created_at: Date;
   response_status: number | null;
-  response_body: { data: unknown; message: string } | null;
+  response_body: StoredAnswer | SealedAnswer | null;
+}
+
+interface StoredAnswer {
+  data: unknown;
+  message: string;
+}
+
+/** A stored answer may carry a secret (a webhook signing secret on create): it is kept sealed. */
+interface SealedAnswer {
+  sealed: string;
+}
+
+const answerContext = (organizationId: string, mode: string, key: string) => `idempotency:${organizationId}:${mode}:${key}`;
+
+function isSealedAnswer(body: StoredAnswer | SealedAnswer): body is SealedAnswer {
+  return typeof (body as SealedAnswer).sealed === 'string';
+}
+
+/**
+ * Seals, with the current key, up to `limit` stored answers that are plain (stored before answers
+ * were sealed) or sealed with an older key; returns how many. Run at start until 0.
+ */
+export async function sealStoredAnswers(m: EntityManager, box: SecretBox, limit: number): Promise<number> {
+  const rows: Array<{ organization_id: string; mode: string; key: string; response_body: StoredAnswer | SealedAnswer }> = await m.query(
+    `SELECT organization_id, mode, key, response_body FROM idempotency_keys
+      WHERE response_body IS NOT NULL AND (response_body->>'sealed' IS NULL OR response_body->>'sealed' NOT LIKE $1)
+      LIMIT $2 FOR UPDATE SKIP LOCKED`,
+    [`sealed:v1:${box.currentKeyId}:%`, limit],
+  );
+  for (const r of rows) {
+    const context = answerContext(r.organization_id, r.mode, r.key);
+    const plain = isSealedAnswer(r.response_body) ? box.open(r.response_body.sealed, context) : JSON.stringify(r.response_body);
+    await m.query(
+      `UPDATE idempotency_keys SET response_body = $4::jsonb WHERE organization_id = $1 AND mode = $2 AND key = $3`,
+      [r.organization_id, r.mode, r.key, JSON.stringify({ sealed: box.seal(plain, context) })],
+    );
+  }
+  return rows.length;
 }
 
 /**
@@ -38,7 +78,8 @@ interface StoredRow {
  * `applied`: if the process dies before the answer is stored, a retry gets 409
  * `idempotency_answer_lost` instead of carrying the request out a second time; a claim that never
  * got that far is taken over by a retry once it is two minutes old. Keys are per organization and mode, in PostgreSQL, so every instance
- * sees them.
+ * sees them. The stored answer is sealed (SecretBox): an answer that carries a secret (a webhook
+ * endpoint's signing secret) is replayed in full but never sits in the table in plain text.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
@@ -46,6 +87,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(Clock) private readonly clock: Clock,
     @Inject(AppConfig) private readonly config: AppConfig,
+    @Inject(SecretBox) private readonly box: SecretBox,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -96,7 +138,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
       if (row.state !== 'done') throw new ConflictError('A request with this Idempotency-Key is still in progress', 'idempotency_conflict');
       res.status(row.response_status ?? 200);
       res.setHeader('Idempotent-Replayed', 'true');
-      return new EnvelopeReply(row.response_body?.data ?? {}, row.response_body?.message ?? 'Success');
+      const body = row.response_body;
+      const answer: StoredAnswer | null = body && isSealedAnswer(body)
+        ? JSON.parse(this.box.open(body.sealed, answerContext(organizationId, mode, key))) as StoredAnswer
+        : body;
+      return new EnvelopeReply(answer?.data ?? {}, answer?.message ?? 'Success');
     }
 
     try {
@@ -105,7 +151,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       const stored = result instanceof EnvelopeReply ? { data: result.data, message: result.message } : { data: result ?? {}, message: 'Success' };
       await m.query(
         `UPDATE idempotency_keys SET state = 'done', response_status = $4, response_body = $5::jsonb WHERE organization_id = $1 AND mode = $2 AND key = $3`,
-        [organizationId, mode, key, res.statusCode, JSON.stringify(stored)],
+        [organizationId, mode, key, res.statusCode, JSON.stringify({ sealed: this.box.seal(JSON.stringify(stored), answerContext(organizationId, mode, key)) })],
       );
       return result;
     } catch (e) {

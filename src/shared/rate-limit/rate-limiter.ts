@@ -124,6 +124,20 @@ export class RateLimiter implements OnModuleDestroy {
     return this.decide(`authfail:${client}`, this.config.RATE_LIMIT_AUTH_FAILURES, 60_000, true);
   }
 
+  /**
+   * Whether this client address may still try an X-Admin-Token this minute (ADMIN_AUTH_FAILURES
+   * failures block it, a correct token included, until the minute ends). Counted per address only:
+   * other addresses' failures never block an operator, and the token's length makes guessing from
+   * many addresses hopeless anyway. Applies even with RATE_LIMIT_ENABLED=false.
+   */
+  adminAttemptsAllowed(client: string): Promise<LimitDecision> {
+    return this.decide(`adminfail:${client}`, this.config.ADMIN_AUTH_FAILURES, 60_000, false);
+  }
+
+  recordAdminFailure(client: string): Promise<LimitDecision> {
+    return this.decide(`adminfail:${client}`, this.config.ADMIN_AUTH_FAILURES, 60_000, true);
+  }
+
   async onModuleDestroy(): Promise<void> {
     await this.counter.close();
   }

@@ -27,7 +27,12 @@ describe('API keys', () => {
     expectError(await new Api(second).get('/auth/debug_token'), 401, { code: 'invalid_api_key' });
 
     const third = await createKey(org.id, 'live');
-    expectSuccess(await admin().post('/admin/keys/revoke', { key: third.slice(0, 14) }));
+    // a display prefix needs its organization: prefixes are not unique across organizations
+    expectError(await admin().post('/admin/keys/revoke', { key: third.slice(0, 14) }), 400, { code: 'organization_required', field: 'organization_id' });
+    const other = await createOrg();
+    expectError(await admin().post('/admin/keys/revoke', { key: third.slice(0, 14), organization_id: other.id }), 404, { code: 'api_key_not_found' });
+    expectSuccess(await new Api(third).get('/auth/debug_token'));
+    expectSuccess(await admin().post('/admin/keys/revoke', { key: third.slice(0, 14), organization_id: org.id }));
     expectError(await new Api(third).get('/auth/debug_token'), 401);
     expectSuccess(await org.test.get('/auth/debug_token'));
   });

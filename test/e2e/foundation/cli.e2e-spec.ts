@@ -67,14 +67,46 @@ describe('operator CLI', () => {
     expect(first.revoked).toEqual([expect.objectContaining({ prefix: byKey.key.slice(0, 14), organization_id: org.organization_id })]);
     expectError(await new Api(byKey.key).get('/auth/debug_token'), 401, { code: 'invalid_api_key' });
 
-    await cliJson('key:revoke', '--key', byPrefix.key.slice(0, 14));
+    await cliJson('key:revoke', '--key', byPrefix.key.slice(0, 14), '--org', org.organization_id);
     expectError(await new Api(byPrefix.key).get('/auth/debug_token'), 401, { code: 'invalid_api_key' });
 
     // the organization's other keys keep working
     expectSuccess(await new Api(org.test_key).get('/auth/debug_token'));
     const listed = await cliJson('key:list', '--org', org.organization_id);
     expect(listed.filter((k: any) => k.revoked_at !== null)).toHaveLength(2);
-  });
+  }, 120_000);
+
+  it('key:revoke by prefix needs the organization and never touches another organization\'s key', async () => {
+    const owner = await cliJson('org:create', '--name', 'Prefix owner');
+    const other = await cliJson('org:create', '--name', 'Prefix other');
+    const prefix = owner.live_key.slice(0, 14);
+
+    // a prefix alone is refused with a message saying what to add; the key keeps working
+    const alone = await cli('key:revoke', '--key', prefix);
+    expect(alone.code).toBe(1);
+    expect(alone.stdout).toBe('');
+    const refused = JSON.parse(alone.stderr.trim().split('\n').pop()!);
+    expect(refused).toMatchObject({ code: 'organization_required', validator: { organization_id: expect.stringMatching(/required to revoke by display prefix/) } });
+    expect(refused.error).toMatch(/organization/);
+    expectSuccess(await new Api(owner.live_key).get('/auth/debug_token'));
+
+    // the prefix under another organization matches nothing there
+    const elsewhere = await cli('key:revoke', '--key', prefix, '--org', other.organization_id);
+    expect(elsewhere.code).toBe(1);
+    expect(JSON.parse(elsewhere.stderr.trim().split('\n').pop()!)).toMatchObject({ code: 'api_key_not_found' });
+    expectSuccess(await new Api(owner.live_key).get('/auth/debug_token'));
+
+    // a full key named with the wrong organization is not revoked either
+    const wrongOrg = await cli('key:revoke', '--key', owner.test_key, '--org', other.organization_id);
+    expect(JSON.parse(wrongOrg.stderr.trim().split('\n').pop()!)).toMatchObject({ code: 'api_key_not_found' });
+    expectSuccess(await new Api(owner.test_key).get('/auth/debug_token'));
+
+    // with its own organization it is revoked, and only that key
+    const done = await cliJson('key:revoke', '--key', prefix, '--org', owner.organization_id);
+    expect(done.revoked).toEqual([expect.objectContaining({ prefix, organization_id: owner.organization_id })]);
+    expectError(await new Api(owner.live_key).get('/auth/debug_token'), 401, { code: 'invalid_api_key' });
+    expectSuccess(await new Api(other.live_key).get('/auth/debug_token'));
+  }, 180_000);
 
   it.each([
     [['org:create'], /--name is required/],

@@ -29,12 +29,23 @@ describe('configuration checked at start-up', () => {
     ['DB_PREPARED_STATEMENTS', 'sometimes'],
     ['ADMIN_API_TOKEN', 'short'],
     ['BODY_LIMIT_BYTES', '1.5'],
+    ['METRICS_TOKEN', 'short'],
+    ['DOCS_ENABLED', 'maybe'],
+    ['PUBLIC_BASE_URL', 'api.example.com'],
+    ['ADMIN_AUTH_FAILURES', '0'],
   ])('refuses %s=%s with a message naming the variable', async (name, value) => {
     const { code, output } = await start({ [name]: value });
     expect(code).not.toBe(0);
     expect(code).not.toBeNull();
     expect(output).toContain('Invalid configuration');
     expect(output).toMatch(new RegExp(`^\\s+${name}="?${value.replace('.', '\\.')}"?: `, 'm'));
+    expect(output).not.toContain('listening');
+  });
+
+  it('refuses to start in production without PUBLIC_BASE_URL, naming it', async () => {
+    const { code, output } = await start({ NODE_ENV: 'production' });
+    expect(code).toBe(1);
+    expect(output).toMatch(/^\s+PUBLIC_BASE_URL is required with NODE_ENV=production/m);
     expect(output).not.toContain('listening');
   });
 

@@ -1,9 +1,29 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { runCli, startServer } from '../../support/server';
+
+/** TCP ports a process listens on (Linux: its socket inodes matched against /proc/net/tcp{,6}). */
+function listeningTcpPorts(pid: number): number[] {
+  const inodes = new Set(readdirSync(`/proc/${pid}/fd`).map((fd) => {
+    try {
+      return /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+    } catch {
+      return undefined;
+    }
+  }).filter(Boolean));
+  const ports: number[] = [];
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      // cols[1] local address:port (hex), cols[3] state (0A = LISTEN), cols[9] inode
+      if (cols.length > 9 && cols[3] === '0A' && inodes.has(cols[9])) ports.push(parseInt(cols[1].split(':').pop()!, 16));
+    }
+  }
+  return ports;
+}
 
 const DEMO_KEY = /Test key \(shown once\): (sk_test_[0-9A-Za-z]{40})/;
 
@@ -24,6 +44,18 @@ describe('embedded default database', () => {
       organization_name: 'Demo organization', mode: 'test',
     });
     expect(existsSync(join(dataDir, 'embedded-db.json'))).toBe(true);
+
+    // the database listens on a Unix socket in a directory only our user can enter, not on a TCP
+    // port with a well-known password (PGlite's server accepts any password)
+    const marker = JSON.parse(readFileSync(join(dataDir, 'embedded-db.json'), 'utf8')) as { url: string };
+    const dbUrl = new URL(marker.url);
+    expect(dbUrl.password).toBe('');
+    const socketDir = dbUrl.searchParams.get('host')!;
+    expect(socketDir).toBe(join(dataDir, 'socket'));
+    expect(statSync(socketDir).mode & 0o077).toBe(0);
+    expect(statSync(join(socketDir, '.s.PGSQL.5432')).isSocket()).toBe(true);
+    expect(statSync(join(dataDir, 'embedded-db.json')).mode & 0o077).toBe(0);
+    if (existsSync(`/proc/${first.process.pid}/fd`)) expect(listeningTcpPorts(first.process.pid!)).toEqual([first.port]);
 
     // the CLI works while the service runs (through the service's embedded server)
     const running = await runCli(['org:create', '--name', 'Made while running'], cliEnv);

@@ -1,9 +1,12 @@
 import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
+import { IsolatedService, startIsolatedService } from '../../support/isolated';
 import { createDatabase, dropDatabase } from '../../support/pg';
 import { RunningServer, startServer } from '../../support/server';
 
 const viaProxy = { 'x-forwarded-proto': 'https' };
+const SECRETS_KEY = Buffer.alloc(32, 9).toString('base64');
+const PRODUCTION = { NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.test', SECRETS_KEY };
 
 /** A production-mode service: plain HTTP is refused unless a trusted proxy says the client used HTTPS. */
 describe('HTTPS in production', () => {
@@ -13,7 +16,8 @@ describe('HTTPS in production', () => {
 
   beforeAll(async () => {
     databaseUrl = pgServer ? await createDatabase(pgServer) : undefined;
-    server = await startServer({ databaseUrl, env: { NODE_ENV: 'production' }, readyHeaders: viaProxy });
+    // no readyHeaders: the readiness probe is plain HTTP, as a load balancer's is
+    server = await startServer({ databaseUrl, env: PRODUCTION });
   }, 120_000);
 
   afterAll(async () => {
@@ -23,11 +27,18 @@ describe('HTTPS in production', () => {
 
   it('answers plain HTTP with 400 https_required in the envelope', async () => {
     const api = new Api(null, server.baseUrl);
-    const body = expectError(await api.get('/health'), 400, { code: 'https_required' });
+    const body = expectError(await api.get('/auth/debug_token', { authorization: `sk_test_${'A'.repeat(40)}` }), 400, { code: 'https_required' });
     expect(body.error).toMatch(/HTTPS is required/);
     expect(body.env).toBe('production');
-    expectError(await api.get('/auth/debug_token', { authorization: `sk_test_${'A'.repeat(40)}` }), 400, { code: 'https_required' });
-    expectError(await api.get('/health', { headers: { 'x-forwarded-proto': 'http' } }), 400, { code: 'https_required' });
+    expectError(await api.get('/files', { headers: { 'x-forwarded-proto': 'http' } }), 400, { code: 'https_required' });
+  });
+
+  it('answers the health checks over plain HTTP (load balancers and orchestrators probe instances that way)', async () => {
+    const api = new Api(null, server.baseUrl);
+    expect(expectSuccess(await api.get('/health'))).toEqual({ status: 'ok' });
+    expect(expectSuccess(await api.get('/health/ready'))).toMatchObject({ status: 'ok', info: { database: { status: 'up' } } });
+    expect(expectSuccess(await api.get('/health?probe=lb', { headers: { 'x-forwarded-proto': 'http' } }))).toEqual({ status: 'ok' });
+    expect((await api.get('/health/ready')).body.env).toBe('production');
   });
 
   it('serves a request a trusted (loopback) proxy forwarded from HTTPS', async () => {
@@ -38,15 +49,14 @@ describe('HTTPS in production', () => {
   });
 
   it('ignores X-Forwarded-Proto from a proxy it does not trust', async () => {
-    const untrusting = await startServer({
-      databaseUrl: databaseUrl ?? undefined,
-      dataDir: undefined,
-      env: { NODE_ENV: 'production', TRUST_PROXY: '10.1.2.3' },
-      readyHeaders: viaProxy,
-      readyTimeoutMs: 5_000,
-    }).catch((e: Error) => e);
-    // it never becomes ready: every probe is plain HTTP from an untrusted hop
-    expect(untrusting).toBeInstanceOf(Error);
-    expect((untrusting as Error).message).toMatch(/did not become ready/);
+    let untrusting: IsolatedService | undefined;
+    try {
+      untrusting = await startIsolatedService({ ...PRODUCTION, TRUST_PROXY: '10.1.2.3' });
+      const api = new Api(null, untrusting.server.baseUrl);
+      expectError(await api.get('/auth/debug_token', { headers: viaProxy }), 400, { code: 'https_required' });
+      expectSuccess(await api.get('/health/ready', { headers: viaProxy }));
+    } finally {
+      await untrusting?.stop();
+    }
   }, 60_000);
 });

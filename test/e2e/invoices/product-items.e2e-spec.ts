@@ -83,6 +83,31 @@ describe('invoices of catalog products', () => {
     expect(payerView.items[0].product.id).toBe(productId);
   });
 
+  it('shows a payer (no key) an allow-listed product: no metadata, only the schema the invoice used, no configurations', async () => {
+    const org = await createOrg();
+    const { id: productId } = expectSuccess(await org.test.post('/products', {
+      name: 'Widget', description: 'A widget', metadata: { internal_cost: '3.10' },
+      schemas: [oneTime(), oneTime({ name: 'Wholesale', base_price: '20' })],
+    }));
+    const merchantProduct = expectSuccess(await org.test.get(`/products/${productId}`));
+    const [used, unused] = merchantProduct.schemas.map((s: { id: string }) => s.id);
+    const id = await createInvoice(org.test, { items: [productItem(productId, used)] });
+
+    const payer = await readInvoice(anonymous(), id, { expand: ['items.product'] });
+    expect(JSON.stringify(payer)).not.toContain('internal_cost');
+    expect(JSON.stringify(payer)).not.toContain(unused);
+    expect(payer.items[0].product).toEqual({
+      id: productId, name: 'Widget', description: 'A widget', image: null,
+      schemas: [{ id: used, name: 'Setup fee', description: 'Once', type: 'ONE_TIME', currency: 'EUR', base_price: r30('49.99'), interval_type: null, interval_count: null }],
+    });
+
+    // the merchant's key still sees the full catalog product
+    const merchant = await readInvoice(org.test, id, { expand: ['items.product'] });
+    expect(merchant.items[0].product).toMatchObject({ id: productId, metadata: { internal_cost: '3.10' }, version_group_id: expect.any(String), is_active: 1 });
+    expect(merchant.items[0].product.schemas.map((s: { id: string }) => s.id)).toEqual([used, unused]);
+    expect(merchant.items[0].product.schemas[0]).toHaveProperty('configurations');
+  });
+
   it('changes the currency of a product invoice at current rates', async () => {
     const org = await createOrg();
     const { productId, schemaIds } = await createProduct(org.test);

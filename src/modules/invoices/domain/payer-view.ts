@@ -28,3 +28,60 @@ export function withImpliedParents(expand: readonly Expansion[]): Set<Expansion>
   }
   return out;
 }
+
+/** The parts of a catalog product a payer view is built from (the merchant's read has more). */
+export interface CatalogProductForPayer {
+  id: string;
+  name: string;
+  description: string;
+  image: { id: string; url: string } | null;
+  schemas: readonly CatalogSchemaForPayer[];
+}
+
+export interface CatalogSchemaForPayer {
+  id: string;
+  name: string;
+  description: string;
+  type: string;
+  currency: string;
+  base_price: string;
+  interval_type: string | null;
+  interval_count: number | null;
+}
+
+/** A billing schema as a payer sees it: the price line a checkout shows, no catalog internals. */
+export type PayerSchemaView = Pick<CatalogSchemaForPayer, 'id' | 'name' | 'description' | 'type' | 'currency' | 'base_price' | 'interval_type' | 'interval_count'>;
+
+/** A product as a payer sees it under items.product. */
+export interface PayerProductView {
+  id: string;
+  name: string;
+  description: string;
+  image: { id: string; url: string } | null;
+  schemas: PayerSchemaView[];
+}
+
+/**
+ * The payer's product view is an allow-list: what a checkout shows (name, description, image) and
+ * the billing schemas this invoice's items were priced with (`usedSchemaIds`), each reduced to its
+ * price line. Never the product's metadata, its other schemas, their configurations or the catalog's
+ * versioning fields. A field added to the catalog stays out of this view until it is named here.
+ */
+export function payerProductView(product: CatalogProductForPayer, usedSchemaIds: ReadonlySet<string>): PayerProductView {
+  return {
+    id: product.id,
+    name: product.name,
+    description: product.description,
+    image: product.image ? { id: product.image.id, url: product.image.url } : null,
+    schemas: product.schemas.filter((s) => usedSchemaIds.has(s.id)).map((s) => ({
+      id: s.id,
+      name: s.name,
+      description: s.description,
+      type: s.type,
+      currency: s.currency,
+      base_price: s.base_price,
+      interval_type: s.interval_type,
+      interval_count: s.interval_count,
+    })),
+  };
+}

@@ -20,7 +20,7 @@ export class InvoiceItemDto {
   @ApiProperty({ type: String, nullable: true }) exclude_reason: string | null;
   @ApiProperty(TIME) created_at: string;
   @ApiProperty({ ...TIME, nullable: true }) updated_at: string | null;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true, description: 'Product (when items.product is expanded)' }) product?: unknown;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true, description: 'Product (when items.product is expanded). With a key: the full catalog product. Without a key (payer view) an allow-list only: id, name, description, image and, in schemas, the billing schemas this invoice was priced with reduced to id, name, description, type, currency, base_price, interval_type, interval_count; never metadata, other schemas or configurations.' }) product?: unknown;
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true, description: 'Billing schema (when items.billing_schema is expanded)' }) billing_schema?: unknown;
   @ApiPropertyOptional({ type: 'object', nullable: true, properties: { id: { type: 'string' }, currency: { type: 'string' }, price: { type: 'string' } }, description: 'When items.payment_intent is expanded; null for PRODUCT items' })
   payment_intent?: unknown;

@@ -3,7 +3,7 @@ import { checkoutUrl } from '../../../shared/http/public-url';
 import { formatTimestamp } from '../../../shared/time/time';
 import type { BillingSchemaView, ProductView } from '../../products/dto/product.view';
 import { monitoringEndsAt } from '../domain/invoice-timing';
-import { maskEmail } from '../domain/payer-view';
+import { maskEmail, type PayerProductView } from '../domain/payer-view';
 import type { InvoiceCalculationRecord } from '../persistence/invoice-calculation.record';
 import type { InvoiceItemRecord } from '../persistence/invoice-item.record';
 import type { InvoiceRecord } from '../persistence/invoice.record';
@@ -49,7 +49,7 @@ export interface InvoiceItemView {
   exclude_reason: string | null;
   created_at: string;
   updated_at: string | null;
-  product?: ProductView | null;
+  product?: ProductView | PayerProductView | null;
   billing_schema?: BillingSchemaView | null;
   payment_intent?: { id: string; currency: string; price: string } | null;
 }

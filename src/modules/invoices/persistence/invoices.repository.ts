@@ -10,6 +10,7 @@ import { InvoiceItemRecord } from './invoice-item.record';
 import { InvoiceRecord } from './invoice.record';
 import { INSERT_INVOICE_SQL, INVOICE_COLUMNS, READ_INVOICE_BY_ID_SQL, READ_INVOICE_SCOPED_SQL } from './invoice-sql';
 import { invoiceListRequest, InvoiceListFilter } from './invoice-list';
+import type { CurrencyChangeWindow } from '../domain/currency-change';
 
 /**
  * Who may see an invoice: a tenant scope (organization and mode), or null for a payer's call
@@ -169,6 +170,24 @@ export class InvoicesRepository {
         WHERE id = $1 AND organization_id = $2 AND mode = $3`,
       [invoice.id, invoice.organizationId, invoice.mode, totals.currency, renderAmount(totals.price), renderAmount(totals.priceUsd),
         totals.ratesSnapshotId, totals.ratesTakenAt, at],
+    );
+  }
+
+  /** The payer currency-change window of an invoice (domain/currency-change.ts), or null. */
+  async currencyChangeWindow(m: EntityManager, invoice: Pick<InvoiceRecord, 'id' | 'organizationId' | 'mode'>): Promise<CurrencyChangeWindow | null> {
+    const rows: Array<{ window_started_at: Date; changes: number }> = await m.query(
+      `SELECT window_started_at, changes FROM invoice_currency_changes WHERE invoice_id = $1 AND organization_id = $2 AND mode = $3`,
+      [invoice.id, invoice.organizationId, invoice.mode],
+    );
+    return rows[0] ? { startedAt: new Date(rows[0].window_started_at), changes: Number(rows[0].changes) } : null;
+  }
+
+  /** Stores the window after an accepted payer change (the caller holds the invoice's row lock). */
+  async saveCurrencyChangeWindow(m: EntityManager, invoice: Pick<InvoiceRecord, 'id' | 'organizationId' | 'mode'>, window: CurrencyChangeWindow): Promise<void> {
+    await m.query(
+      `INSERT INTO invoice_currency_changes (invoice_id, organization_id, mode, window_started_at, changes) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (invoice_id) DO UPDATE SET window_started_at = EXCLUDED.window_started_at, changes = EXCLUDED.changes`,
+      [invoice.id, invoice.organizationId, invoice.mode, window.startedAt, window.changes],
     );
   }
 

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsOptional, IsString, Length } from 'class-validator';
 
@@ -35,7 +35,15 @@ export class CreateApiKeyRequestDto {
 }
 
 export class RevokeApiKeyRequestDto {
-  @ApiProperty({ description: 'The full key or its 14-character display prefix' })
+  @ApiProperty({ description: 'The full key or its 14-character display prefix', example: 'sk_live_9hF2kL' })
   @Length(1, 200) @IsString()
   key: string;
+
+  @ApiPropertyOptional({
+    description: 'The organization the key belongs to. Required with a display prefix (prefixes are not unique across organizations); '
+      + 'with a full key, optional, and the key must then belong to it.',
+    example: 'org_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f',
+  })
+  @IsOptional() @Length(1, 100) @IsString()
+  organization_id?: string;
 }

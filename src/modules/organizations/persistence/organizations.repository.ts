@@ -23,15 +23,24 @@ export class OrganizationsRepository {
     return m.find(ApiKeyRecord, { where: { organizationId }, order: { createdAt: 'ASC', id: 'ASC' } });
   }
 
-  /** Revokes by full-key hash or by display prefix; returns the revoked keys. */
-  async revoke(m: EntityManager, keyHash: string | null, prefix: string | null, at: Date): Promise<ApiKeyRecord[]> {
-    const where = keyHash ? { keyHash, revokedAt: IsNull() } : { prefix: prefix ?? '', revokedAt: IsNull() };
-    const keys = await m.find(ApiKeyRecord, { where, lock: { mode: 'pessimistic_write' } });
+  /**
+   * The active keys with this full-key hash or display prefix (within one organization when given),
+   * locked for a revocation.
+   */
+  findActiveKeysForUpdate(m: EntityManager, match: { keyHash?: string; prefix?: string; organizationId?: string }): Promise<ApiKeyRecord[]> {
+    const where = {
+      ...(match.keyHash !== undefined ? { keyHash: match.keyHash } : { prefix: match.prefix ?? '' }),
+      ...(match.organizationId !== undefined && { organizationId: match.organizationId }),
+      revokedAt: IsNull(),
+    };
+    return m.find(ApiKeyRecord, { where, lock: { mode: 'pessimistic_write' } });
+  }
+
+  async revokeKeys(m: EntityManager, keys: ApiKeyRecord[], at: Date): Promise<void> {
     for (const key of keys) {
       key.revokedAt = at;
       await m.update(ApiKeyRecord, { id: key.id }, { revokedAt: at });
     }
-    return keys;
   }
 
   async resolveKey(m: EntityManager, keyHash: string): Promise<CallerContext | null> {

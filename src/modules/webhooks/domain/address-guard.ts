@@ -1,47 +1,42 @@
-import { BlockList, isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { isIP } from 'node:net';
 
 /**
- * Addresses a webhook must never reach when the guard is on: private, loopback, link-local,
- * carrier-grade NAT, unspecified, multicast, documentation and reserved ranges (IPv4 and IPv6).
+ * Whether a webhook may be sent to an IP address with the guard on. The ranges come from
+ * ipaddr.js (IANA special-purpose registries), not from patterns written here: an address must be
+ * ordinary public unicast. Refused: private, loopback, link-local, carrier-grade NAT, unspecified,
+ * broadcast, multicast, documentation, benchmarking and reserved ranges, and every IPv6 form that
+ * carries or translates to IPv4 (IPv4-compatible ::/96, SIIT ::ffff:0:0:0/96, NAT64 64:ff9b::/96
+ * and 64:ff9b:1::/48, 6to4 2002::/16, Teredo 2001::/32) because what it reaches depends on a
+ * translator, not on the address. An IPv4-mapped address (::ffff:a.b.c.d) is the IPv4 address
+ * itself to the socket, so it is unwrapped and that address is classified.
  */
-const BLOCKED = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) BLOCKED.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [
-  ['::', 128], ['::1', 128], ['100::', 64], ['2001::', 23], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
-] as const) BLOCKED.addSubnet(net, prefix, 'ipv6');
-
-/** The IPv4 address carried inside an IPv4-mapped, -compatible or NAT64 IPv6 address, if any. */
-function embeddedIpv4(address: string): string | null {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:::ffff:|::|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[1];
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (hex) {
-    const hi = parseInt(hex[1], 16);
-    const lo = parseInt(hex[2], 16);
-    return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
-  }
-  return null;
-}
-
-/** True when the address is an IP address a webhook may be sent to with the guard on. */
 export function isPublicAddress(address: string): boolean {
-  const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
+  const bare = unbracket(address);
   const family = isIP(bare);
-  if (family === 4) return !BLOCKED.check(bare, 'ipv4');
-  if (family === 6) {
-    const v4 = embeddedIpv4(bare);
-    if (v4) return isIP(v4) === 4 && !BLOCKED.check(v4, 'ipv4');
-    return !BLOCKED.check(bare, 'ipv6');
+  if (family === 0) return false;
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    // IPv6 text goes through the WHATWG parser first: ipaddr.js reads `::a.b.c.d` as IPv4-mapped.
+    parsed = ipaddr.parse(family === 6 ? unbracket(new URL(`http://[${bare}]/`).hostname) : bare);
+  } catch {
+    return false;
   }
-  return false;
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().range() === 'unicast';
+  if (v6.range() !== 'unicast') return false;
+  const parts = v6.parts;
+  // IPv4-compatible (::a.b.c.d, deprecated by RFC 4291) is not a range of its own in the registry.
+  if (parts.slice(0, 6).every((p) => p === 0)) return false;
+  // Only 2000::/3 is allocated as global unicast; everything else is reserved by IANA.
+  return (parts[0] & 0xe000) === 0x2000;
 }
 
 export function isIpLiteral(host: string): boolean {
-  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-  return isIP(bare) !== 0;
+  return isIP(unbracket(host)) !== 0;
+}
+
+function unbracket(address: string): string {
+  return address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
 }

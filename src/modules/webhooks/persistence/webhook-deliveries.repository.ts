@@ -1,8 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Mode, Scope } from '../../../shared/auth/request-context';
 import type { StoredEvent } from '../../../shared/events/event-payload';
+import { SecretBox } from '../../../shared/crypto/secret-box';
 import { rowsOf } from './sql-rows';
+import { endpointSecretContext } from './webhook-endpoints.repository';
 
 /** A delivery claimed for one attempt, with what sending it needs. */
 export interface ClaimedDelivery {
@@ -55,6 +57,8 @@ export interface DeliveryRow {
 /** Deliveries and attempts. The dispatcher's claim works across organizations; the rest is scoped. */
 @Injectable()
 export class WebhookDeliveriesRepository {
+  constructor(@Inject(SecretBox) private readonly box: SecretBox) {}
+
   /**
    * Claims up to `limit` due deliveries of enabled endpoints for one attempt each: rows another
    * instance is claiming are skipped (FOR UPDATE SKIP LOCKED), and each claimed row gets its
@@ -84,7 +88,9 @@ export class WebhookDeliveriesRepository {
     ));
     return rows.map((r) => ({
       id: r.id, organization_id: r.organization_id, mode: r.mode, endpoint_id: r.endpoint_id, event_id: r.event_id,
-      attempt_count: r.attempt_count, url: r.url, secret: r.secret, previous_secret: r.previous_secret,
+      attempt_count: r.attempt_count, url: r.url,
+      secret: this.box.open(r.secret, endpointSecretContext(r.endpoint_id)),
+      previous_secret: r.previous_secret === null ? null : this.box.open(r.previous_secret, endpointSecretContext(r.endpoint_id)),
       previous_secret_expires_at: r.previous_secret_expires_at,
       event: { id: r.event_id, organization_id: r.organization_id, mode: r.mode, type: r.event_type, data: r.event_data, created_at: r.event_created_at },
     }));

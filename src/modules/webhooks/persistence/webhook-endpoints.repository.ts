@@ -1,7 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Mode, Scope } from '../../../shared/auth/request-context';
+import { SecretBox } from '../../../shared/crypto/secret-box';
 import { rowsOf } from './sql-rows';
+
+/** What a webhook endpoint's sealed secrets are bound to: a sealed value copied to another row does not open. */
+export const endpointSecretContext = (endpointId: string) => `webhook_endpoint:${endpointId}`;
 
 export interface EndpointRow {
   id: string;
@@ -36,14 +40,25 @@ export interface EndpointChanges {
 const COLUMNS = `id, organization_id, mode, url, description, event_types, secret, previous_secret, previous_secret_expires_at,
   enabled, disabled_reason, consecutive_failures, created_at, updated_at`;
 
-/** Webhook endpoints; every method is scoped by organization and mode, deleted endpoints are invisible. */
+/**
+ * Webhook endpoints; every method is scoped by organization and mode, deleted endpoints are invisible.
+ * Signing secrets are sealed (SecretBox) on the way in and opened on the way out: rows hold no
+ * secret in plain text, callers only ever see plain secrets.
+ */
 @Injectable()
 export class WebhookEndpointsRepository {
+  constructor(@Inject(SecretBox) private readonly box: SecretBox) {}
+
+  private opened(row: EndpointRow): EndpointRow {
+    const context = endpointSecretContext(row.id);
+    return { ...row, secret: this.box.open(row.secret, context), previous_secret: row.previous_secret === null ? null : this.box.open(row.previous_secret, context) };
+  }
+
   async insert(m: EntityManager, row: EndpointRow): Promise<void> {
     await m.query(
       `INSERT INTO webhook_endpoints (id, organization_id, mode, url, description, event_types, secret, enabled, consecutive_failures, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6::text[], $7, $8, 0, $9, $10)`,
-      [row.id, row.organization_id, row.mode, row.url, row.description, row.event_types, row.secret, row.enabled, row.created_at, row.updated_at],
+      [row.id, row.organization_id, row.mode, row.url, row.description, row.event_types, this.box.seal(row.secret, endpointSecretContext(row.id)), row.enabled, row.created_at, row.updated_at],
     );
   }
 
@@ -58,7 +73,7 @@ export class WebhookEndpointsRepository {
         WHERE organization_id = $1 AND mode = $2 AND id = $3 AND deleted_at IS NULL${lock ? ' FOR NO KEY UPDATE' : ''}`,
       [scope.organizationId, scope.mode, id],
     );
-    return rows[0] ?? null;
+    return rows[0] ? this.opened(rows[0]) : null;
   }
 
   async list(m: EntityManager, scope: Scope, limit: number, offset: number): Promise<{ items: EndpointRow[]; total: number }> {
@@ -71,18 +86,42 @@ export class WebhookEndpointsRepository {
         ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`,
       [scope.organizationId, scope.mode, limit, offset],
     );
-    return { items, total };
+    return { items: items.map((r) => this.opened(r)), total };
   }
 
   async update(m: EntityManager, scope: Scope, id: string, changes: EndpointChanges): Promise<EndpointRow> {
-    const entries = Object.entries(changes).filter(([, v]) => v !== undefined);
+    const context = endpointSecretContext(id);
+    const entries = Object.entries(changes).filter(([, v]) => v !== undefined)
+      .map(([column, v]) => [column, (column === 'secret' || column === 'previous_secret') && typeof v === 'string' ? this.box.seal(v, context) : v] as const);
     const sets = entries.map(([column], i) => `${column} = $${i + 4}${column === 'event_types' ? '::text[]' : ''}`);
     const rows = rowsOf<EndpointRow>(await m.query(
       `UPDATE webhook_endpoints SET ${sets.join(', ')}
         WHERE organization_id = $1 AND mode = $2 AND id = $3 AND deleted_at IS NULL RETURNING ${COLUMNS}`,
       [scope.organizationId, scope.mode, id, ...entries.map(([, v]) => v)],
     ));
-    return rows[0];
+    return this.opened(rows[0]);
+  }
+
+  /**
+   * Seals, with the current key, up to `limit` stored secrets (deleted endpoints included) that are
+   * plain text (written before sealing existed) or sealed with an older key. Returns how many rows
+   * it sealed; run until 0. Rows another transaction holds are skipped, so instances may run it at once.
+   */
+  async sealStoredSecrets(m: EntityManager, limit: number): Promise<number> {
+    const current = `sealed:v1:${this.box.currentKeyId}:%`;
+    const rows: Array<{ id: string; secret: string; previous_secret: string | null }> = await m.query(
+      `SELECT id, secret, previous_secret FROM webhook_endpoints
+        WHERE secret NOT LIKE $1 OR (previous_secret IS NOT NULL AND previous_secret NOT LIKE $1)
+        ORDER BY id LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED`,
+      [current, limit],
+    );
+    for (const r of rows) {
+      const context = endpointSecretContext(r.id);
+      const reseal = (v: string) => this.box.seal(this.box.open(v, context), context);
+      await m.query(`UPDATE webhook_endpoints SET secret = $2, previous_secret = $3 WHERE id = $1`,
+        [r.id, reseal(r.secret), r.previous_secret === null ? null : reseal(r.previous_secret)]);
+    }
+    return rows.length;
   }
 
   /** Takes the endpoint's row lock by id alone (the dispatcher, before recording an attempt). */

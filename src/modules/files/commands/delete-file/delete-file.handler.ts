@@ -3,7 +3,7 @@ import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { NotFoundError, ServiceUnavailableError } from '../../../../shared/errors/domain-error';
 import { EventOutbox } from '../../../../shared/events/outbox';
-import { FilesConfig } from '../../files.config';
+import { AppConfig } from '../../../../shared/config/app-config';
 import { FilesRepository } from '../../persistence/files.repository';
 import { FileStorage, removeWithRetry } from '../../storage/file-storage';
 import { fileEventObject } from '../file-event';
@@ -24,7 +24,7 @@ export class DeleteFileHandler implements ICommandHandler<DeleteFileCommand> {
     @Inject(FilesRepository) private readonly repo: FilesRepository,
     @Inject(FileStorage) private readonly storage: FileStorage,
     @Inject(EventOutbox) private readonly outbox: EventOutbox,
-    @Inject(FilesConfig) private readonly config: FilesConfig,
+    @Inject(AppConfig) private readonly config: AppConfig,
   ) {}
 
   async execute({ scope, fileId }: DeleteFileCommand): Promise<{ id: string }> {
@@ -38,7 +38,7 @@ export class DeleteFileHandler implements ICommandHandler<DeleteFileCommand> {
         throw new ServiceUnavailableError('File storage is unavailable; the file was not deleted, retry shortly');
       }
       await this.repo.remove(m, scope, file.id);
-      await this.outbox.record(m, scope, 'file.deleted', fileEventObject(file, this.config.PUBLIC_BASE_URL));
+      await this.outbox.record(m, scope, 'file.deleted', fileEventObject(file, this.config.publicBaseUrl));
       return { id: file.id };
     });
   }

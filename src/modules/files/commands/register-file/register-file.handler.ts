@@ -5,7 +5,7 @@ import { ValidationFailedError } from '../../../../shared/errors/domain-error';
 import { EventOutbox } from '../../../../shared/events/outbox';
 import { Clock } from '../../../../shared/time/clock';
 import { fileNameProblem } from '../../domain/file-name';
-import { FilesConfig } from '../../files.config';
+import { AppConfig } from '../../../../shared/config/app-config';
 import { FileRecord } from '../../persistence/file.record';
 import { FilesRepository } from '../../persistence/files.repository';
 import { fileEventObject } from '../file-event';
@@ -18,7 +18,7 @@ export class RegisterFileHandler implements ICommandHandler<RegisterFileCommand>
     @Inject(FilesRepository) private readonly repo: FilesRepository,
     @Inject(Clock) private readonly clock: Clock,
     @Inject(EventOutbox) private readonly outbox: EventOutbox,
-    @Inject(FilesConfig) private readonly config: FilesConfig,
+    @Inject(AppConfig) private readonly config: AppConfig,
   ) {}
 
   async execute({ scope, name, content }: RegisterFileCommand): Promise<{ id: string }> {
@@ -40,7 +40,7 @@ export class RegisterFileHandler implements ICommandHandler<RegisterFileCommand>
     };
     await this.tx.run(async (m) => {
       await this.repo.insert(m, record);
-      await this.outbox.record(m, scope, 'file.created', fileEventObject(record, this.config.PUBLIC_BASE_URL));
+      await this.outbox.record(m, scope, 'file.created', fileEventObject(record, this.config.publicBaseUrl));
     });
     return { id: content.fileId };
   }

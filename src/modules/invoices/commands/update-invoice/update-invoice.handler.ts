@@ -2,7 +2,7 @@ import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
 import type { Scope } from '../../../../shared/auth/request-context';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
-import { NotFoundError, UnauthorizedError, ValidationFailedError } from '../../../../shared/errors/domain-error';
+import { NotFoundError, RateLimitedError, UnauthorizedError, ValidationFailedError } from '../../../../shared/errors/domain-error';
 import type { Currency } from '../../../../shared/money/currency';
 import { Clock } from '../../../../shared/time/clock';
 import { CalculatePricesQuery } from '../../../quotes/queries/calculate-prices/calculate-prices.query';
@@ -13,6 +13,7 @@ import { itemInputsOf } from '../../persistence/item-inputs';
 import { InvoiceAccess, InvoicesRepository } from '../../persistence/invoices.repository';
 import { InvoiceClocks } from '../../invoice-clocks.service';
 import { isPastExpiry } from '../../domain/invoice-timing';
+import { CurrencyChangeDecision, decideCurrencyChange } from '../../domain/currency-change';
 import { formatTimestamp } from '../../../../shared/time/time';
 import { InvoiceEvents } from '../invoice-events';
 import { InvoiceUpdated, UpdateInvoiceCommand } from './update-invoice.command';
@@ -59,11 +60,18 @@ export class UpdateInvoiceHandler implements ICommandHandler<UpdateInvoiceComman
   }
 
   private async changeCurrency(access: InvoiceAccess, invoiceId: string, currency: Currency): Promise<InvoiceUpdated> {
+    const byPayer = access === null;
     const stored = await this.repo.find(this.tx.manager, access, invoiceId);
     if (!stored) throw new NotFoundError('invoice');
     const found = this.clocks.current(stored);
     assertPending(found.status);
     assertNotExpired(found.expiresAt, this.clock.now());
+    // Settle the cheap cases before quoting; the decision is taken again under the lock below.
+    const early = decideCurrencyChange({
+      current: found.currency, requested: currency, byPayer, now: this.clock.now(),
+      window: byPayer ? await this.repo.currencyChangeWindow(this.tx.manager, found) : null,
+    });
+    if (early.kind !== 'apply') return settled(early, found.id, currency);
     const scope: Scope = { organizationId: found.organizationId as Scope['organizationId'], mode: found.mode };
     const items = await this.repo.items(this.tx.manager, found);
     const calc = await this.queries.execute(new CalculatePricesQuery(scope, itemInputsOf(items), currency));
@@ -75,6 +83,12 @@ export class UpdateInvoiceHandler implements ICommandHandler<UpdateInvoiceComman
       const { invoice } = await this.clocks.applyDue(m, locked, at);
       assertPending(invoice.status);
       assertNotExpired(invoice.expiresAt, at);
+      const decision = decideCurrencyChange({
+        current: invoice.currency, requested: calc.currency, byPayer, now: at,
+        window: byPayer ? await this.repo.currencyChangeWindow(m, invoice) : null,
+      });
+      if (decision.kind !== 'apply') return settled(decision, invoice.id, calc.currency);
+      if (decision.window) await this.repo.saveCurrencyChangeWindow(m, invoice, decision.window);
       const calculations = buildCalculationRecords(invoice, items, calculationLines(calc), now);
       const before = this.events.view(invoice);
       await this.repo.replaceCalculations(m, invoice, calculations, {
@@ -85,6 +99,12 @@ export class UpdateInvoiceHandler implements ICommandHandler<UpdateInvoiceComman
       return { id: invoice.id, message: `Invoice currency changed to ${calc.currency}` };
     });
   }
+}
+
+/** The answer to a currency change that does not go ahead: already set (200, nothing written) or capped (429). */
+function settled(decision: Exclude<CurrencyChangeDecision, { kind: 'apply' }>, id: string, currency: string): InvoiceUpdated {
+  if (decision.kind === 'refused') throw new RateLimitedError(decision.retryAfterSeconds);
+  return { id, message: `Invoice currency is already ${currency}; nothing changed` };
 }
 
 /** After expires_at the quoted rates no longer hold and no new payment is expected: no re-quote either. */

@@ -7,7 +7,7 @@ import { isCrypto } from '../../../../shared/money/currency';
 import { CalculatePricesQuery } from '../../../quotes/queries/calculate-prices/calculate-prices.query';
 import { GetProductsByIdsQuery } from '../../../products/queries/get-products-by-ids/get-products-by-ids.query';
 import { ListInvoicePaymentsQuery } from '../../../payments/queries/list-invoice-payments/list-invoice-payments.query';
-import { PAYER_EXPANSIONS, withImpliedParents } from '../../domain/payer-view';
+import { PAYER_EXPANSIONS, payerProductView, withImpliedParents } from '../../domain/payer-view';
 import { calculationView, InvoiceView, invoiceView, itemView, summaryView } from '../../dto/invoice.views';
 import { itemInputsOf } from '../../persistence/item-inputs';
 import { InvoicesRepository } from '../../persistence/invoices.repository';
@@ -57,8 +57,11 @@ export class GetInvoiceHandler implements IQueryHandler<GetInvoiceQuery> {
             withSchema ? [...new Set(products.map((i) => i.billingSchemaId!))] : [],
           ))
           : { products: {}, schemas: {} };
+        // A payer sees the product through an allow-list, with only the schemas this invoice used.
+        const usedSchemas = new Set(products.map((i) => i.billingSchemaId!));
         views.forEach((v) => {
-          if (withProduct) v.product = v.product_id ? catalog.products[v.product_id] ?? null : null;
+          const product = v.product_id ? catalog.products[v.product_id] ?? null : null;
+          if (withProduct) v.product = product && payer ? payerProductView(product, usedSchemas) : product;
           if (withSchema) v.billing_schema = v.billing_schema_id ? catalog.schemas[v.billing_schema_id] ?? null : null;
         });
       }

@@ -17,7 +17,7 @@ export class ResolveApiKeyHandler implements IQueryHandler<ResolveApiKeyQuery> {
 
   async execute({ key }: ResolveApiKeyQuery): Promise<CallerContext | null> {
     const hash = hashApiKey(key);
-    const cached = this.cache.get(hash);
+    const cached = await this.cache.get(hash);
     if (cached) return cached;
     const ticket = this.cache.ticket();
     const caller = await this.repo.resolveKey(this.tx.manager, hash);

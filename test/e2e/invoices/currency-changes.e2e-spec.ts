@@ -1,0 +1,92 @@
+import { anonymous } from '../../support/api';
+import { expectError, expectSuccess } from '../../support/envelope';
+import { createOrg } from '../../support/factories';
+import { sleep, WebhookReceiver } from '../../support/webhook-receiver';
+import { convert, createInvoice, intent, r30, readInvoice } from './invoice-helpers';
+
+/**
+ * Payer currency toggles: a change to the currency already set is a no-op, and a payer may change
+ * an invoice's currency at most 5 times an hour (then 429), so toggling cannot flood the merchant
+ * with invoice.updated events, webhook deliveries and re-quotes.
+ */
+describe('currency changes: no-op and the payer cap', () => {
+  let receiver: WebhookReceiver;
+
+  beforeEach(async () => {
+    receiver = await WebhookReceiver.start();
+  });
+
+  afterEach(async () => {
+    await receiver.stop();
+  });
+
+  const updatedEventsOf = async (api: any, id: string) =>
+    expectSuccess(await api.post('/events', { type: 'invoice.updated', limit: 100 })).items.filter((e: any) => e.data.object.id === id);
+
+  it('six anonymous toggles give five changes, five events and five deliveries; the sixth is 429 and the amounts stay right', async () => {
+    const org = await createOrg();
+    expectSuccess(await org.test.post('/webhooks', { url: receiver.url(), event_types: ['invoice.updated'] }), 201);
+    const id = await createInvoice(org.test, { items: [intent('100', 'EUR')], currency: 'EUR' });
+    const payer = anonymous();
+
+    const toggles = ['USD', 'EUR', 'USD', 'EUR', 'USD', 'EUR'];
+    const statuses: number[] = [];
+    for (const currency of toggles) {
+      const res = await payer.put(`/invoices/${id}`, { currency });
+      statuses.push(res.status);
+      if (res.status === 429) {
+        const body = expectError(res, 429, { code: 'rate_limited' });
+        expect(body.error).toMatch(/Too many/);
+        const retryAfter = Number(res.headers.get('retry-after'));
+        expect(retryAfter).toBeGreaterThan(3500);
+        expect(retryAfter).toBeLessThanOrEqual(3600);
+      }
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+
+    // the invoice is at the fifth toggle's currency, quoted at current rates
+    const invoice = await readInvoice(org.test, id, { expand: ['calculations'] });
+    expect(invoice).toMatchObject({ status: 'PENDING', currency: 'USD', price: r30(convert(100, 'EUR', 'USD')) });
+    expect(invoice.calculations.map((c: any) => [c.calculation_type, c.currency])).toEqual([['PAYMENT_INTENT', 'EUR'], ['CURRENCY_CHANGE', 'USD'], ['TOTAL', 'USD'], ['TOTAL_USD', 'USD']]);
+
+    expect(await updatedEventsOf(org.test, id)).toHaveLength(5);
+    await receiver.waitFor((r) => r.length >= 5);
+    await sleep(1500);
+    expect(receiver.received).toHaveLength(5);
+
+    // the merchant's key is not capped by the payers' count
+    expect(expectSuccess(await org.test.put(`/invoices/${id}`, { currency: 'GBP' }))).toEqual({ id, message: 'Invoice currency changed to GBP' });
+    expect((await readInvoice(org.test, id)).price).toBe(r30(convert(100, 'EUR', 'GBP')));
+    expectError(await payer.put(`/invoices/${id}`, { currency: 'EUR' }), 429, { code: 'rate_limited' });
+  });
+
+  it('a change to the currency already set writes nothing: no event, no delivery, no re-quote, and it is not counted', async () => {
+    const org = await createOrg();
+    expectSuccess(await org.test.post('/webhooks', { url: receiver.url(), event_types: ['invoice.updated'] }), 201);
+    const id = await createInvoice(org.test, { items: [intent('100', 'EUR')], currency: 'EUR' });
+    const before = await readInvoice(org.test, id, { expand: ['calculations'] });
+
+    for (let i = 0; i < 6; i++) {
+      expect(expectSuccess(await anonymous().put(`/invoices/${id}`, { currency: 'EUR' }))).toEqual({ id, message: 'Invoice currency is already EUR; nothing changed' });
+    }
+    expect(expectSuccess(await org.test.put(`/invoices/${id}`, { currency: 'EUR' }))).toEqual({ id, message: 'Invoice currency is already EUR; nothing changed' });
+    expect(await readInvoice(org.test, id, { expand: ['calculations'] })).toEqual(before);
+    expect(await updatedEventsOf(org.test, id)).toHaveLength(0);
+
+    // the no-ops did not use up the payer's changes
+    expectSuccess(await anonymous().put(`/invoices/${id}`, { currency: 'USD' }));
+    await receiver.waitFor((r) => r.length >= 1);
+    await sleep(1500);
+    expect(receiver.received).toHaveLength(1);
+    expect(receiver.received[0].json.data.previous_attributes).toMatchObject({ currency: 'EUR' });
+  });
+
+  it('counts per invoice: another invoice of the same merchant is not capped', async () => {
+    const org = await createOrg();
+    const first = await createInvoice(org.test, { items: [intent('100', 'EUR')], currency: 'EUR' });
+    const second = await createInvoice(org.test, { items: [intent('100', 'EUR')], currency: 'EUR' });
+    for (const currency of ['USD', 'EUR', 'USD', 'EUR', 'USD']) expectSuccess(await anonymous().put(`/invoices/${first}`, { currency }));
+    expectError(await anonymous().put(`/invoices/${first}`, { currency: 'GBP' }), 429);
+    expectSuccess(await anonymous().put(`/invoices/${second}`, { currency: 'GBP' }));
+  });
+});
