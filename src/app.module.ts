@@ -14,6 +14,7 @@ import { PaymentsModule } from './modules/payments/payments.module';
 import { ProductsModule } from './modules/products/products.module';
 import { ProvidersModule } from './modules/providers/providers.module';
 import { QuotesModule } from './modules/quotes/quotes.module';
+import { RailsModule } from './modules/rails/rails.module';
 import { RatesModule } from './modules/rates/rates.module';
 import { TestClockModule } from './modules/test-clock/test-clock.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
@@ -36,7 +37,7 @@ export interface AppModuleOptions {
 /** Domain modules of the service; each owns its HTTP surface, commands, queries and tables. */
 export const DOMAIN_MODULES = [
   OrganizationsModule, ProductsModule, RatesModule, QuotesModule, FilesModule, InvoicesModule, ProvidersModule, PaymentsModule, EventsModule, WebhooksModule,
-  AnalyticsModule, TestClockModule, CheckoutModule,
+  AnalyticsModule, TestClockModule, RailsModule, CheckoutModule,
 ];
 
 @Module({})

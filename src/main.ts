@@ -10,6 +10,8 @@ import { mountDocs } from './docs';
 import { CreateOrganizationCommand } from './modules/organizations/commands/create-organization/create-organization.command';
 import { CountOrganizationsQuery } from './modules/organizations/queries/count-organizations/count-organizations.query';
 import { WebhookDispatcher } from './modules/webhooks/dispatch/webhook-dispatcher';
+import { ChainWatchers } from './modules/rails/watcher/chain-watchers';
+import { SealWalletKeysCommand } from './modules/rails/commands/seal-wallet-keys/seal-wallet-keys.command';
 import { AppConfig, ConfigError, loadConfig } from './shared/config/app-config';
 import { HttpDrain } from './shared/http/graceful-shutdown';
 import { createRootLogger } from './shared/logging/logger';
@@ -44,7 +46,10 @@ async function sealStoredSecrets(app: INestApplicationContext, logger: Logger): 
   const box = app.get(SecretBox);
   let answers = 0;
   for (let n = -1; n !== 0;) answers += n = await app.get(TransactionRunner).run((m) => sealStoredAnswers(m, box, 200));
-  if (endpoints || answers) logger.info({ webhook_endpoints: endpoints, idempotent_answers: answers, key_id: box.currentKeyId }, 'stored secrets sealed with SECRETS_KEY');
+  const walletKeys = await app.get(CommandBus).execute(new SealWalletKeysCommand());
+  if (endpoints || answers || walletKeys) {
+    logger.info({ webhook_endpoints: endpoints, idempotent_answers: answers, wallet_keys: walletKeys, key_id: box.currentKeyId }, 'stored secrets sealed with SECRETS_KEY');
+  }
 }
 
 /** The last step of a stop: the embedded database this process serves (if any), then exit with `code` (1 if that failed). */
@@ -115,6 +120,8 @@ async function serve(config: AppConfig, logger: Logger, startedAt: bigint): Prom
   // and expiries and monitoring windows move on without requests (INVOICE_SWEEP_SECONDS).
   app.get(WebhookDispatcher).start();
   app.get(InvoiceClocks).start();
+  // Chain watchers (CHAINS_FILE): each network is watched by the one instance holding its lock.
+  app.get(ChainWatchers).start();
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   const host = typeof address === 'object' && address ? address.address : config.listenHost;
