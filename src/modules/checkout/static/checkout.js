@@ -211,12 +211,16 @@ function payable(inv) {
   return !FINAL.includes(inv.status) && !state.expired;
 }
 
+/** A payment is seen and being confirmed: nothing to choose or send meanwhile. */
+function confirming(inv) {
+  return inv.status === 'WAITING_FOR_CONFIRMATIONS' || inv.status === 'PROCESSING';
+}
+
 function renderMethods() {
   const box = $('methods');
   const inv = state.invoice;
   // While a payment is being confirmed there is nothing to choose; after a part payment there is.
-  const confirming = inv && (inv.status === 'WAITING_FOR_CONFIRMATIONS' || inv.status === 'PROCESSING');
-  if (!inv || !payable(inv) || state.chosen || confirming) {
+  if (!inv || !payable(inv) || state.chosen || confirming(inv)) {
     box.hidden = true;
     return;
   }
@@ -339,7 +343,7 @@ function renderPayment() {
   const box = $('payment');
   const inv = state.invoice;
   const provider = state.providers.find((p) => p.id === state.chosen);
-  if (!inv || !provider || !payable(inv)) {
+  if (!inv || !provider || !payable(inv) || confirming(inv)) {
     box.hidden = true;
     box.replaceChildren();
     return;
