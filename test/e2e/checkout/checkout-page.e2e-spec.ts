@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core';
 import { anonymous, baseUrl } from '../../support/api';
 import { expectSuccess } from '../../support/envelope';
 import { createOrg, TestOrg } from '../../support/factories';
+import { fetchOpenApi } from '../../support/openapi';
 import { Browser, DESKTOP, launchBrowser, openPage, PHONE, screenshots, see, seriousViolations } from './browser';
 
 /**
@@ -86,6 +87,16 @@ describe('hosted checkout page (Chromium)', () => {
     await see(page.locator('#payment-heading')).toBeFocused();
     await expectAccessible(page);
     await screenshots(page, '02-provider-no-address');
+
+    // keyboard only: back to the methods (focus follows), Tab reaches the filters, Enter on a method chooses it
+    await page.locator('button', { hasText: 'Choose another method' }).press('Enter');
+    await see(page.locator('#methods-title')).toBeFocused();
+    await page.keyboard.press('Tab');
+    await see(page.locator('.chip', { hasText: 'All' })).toBeFocused();
+    await page.locator('[data-provider-id="prov_bitcoin_bitcoin"]').focus();
+    await page.keyboard.press('Enter');
+    await see(page.locator('#payment-heading')).toBeFocused();
+    await see(page.locator('#payment-heading')).toHaveText('Bitcoin');
 
     // the filter chips narrow the list to stablecoins
     await page.locator('button', { hasText: 'Choose another method' }).click();
@@ -279,6 +290,22 @@ describe('hosted checkout page (Chromium)', () => {
     expect(violations).toEqual([]);
     expect(problems.errors).toEqual([]);
     await page.close();
+  });
+});
+
+describe('hosted checkout page in the OpenAPI document', () => {
+  it('describes the page route (HTML, 404 and 429 pages, lang) and the invoice\'s checkout_url', async () => {
+    const doc = await fetchOpenApi();
+    const op = doc.paths['/checkout/{invoice_id}']?.get;
+    expect(op).toBeDefined();
+    expect(op.responses['200'].content['text/html']).toBeDefined();
+    expect(op.responses['404'].content['text/html']).toBeDefined();
+    expect(op.responses['429']).toBeDefined();
+    expect(op.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(['invoice_id', 'lang', 'poll_ms', 'redirect_ms']));
+    expect(op.description).toContain('POST /invoices/{id}/payment_address');
+    const invoice = doc.components.schemas.InvoiceDto;
+    expect(invoice.properties.checkout_url.description).toContain('PUBLIC_BASE_URL');
+    expect(invoice.required).toContain('checkout_url');
   });
 });
 

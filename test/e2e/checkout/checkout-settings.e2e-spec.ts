@@ -86,4 +86,30 @@ describe('hosted checkout page: settings and expiry (own service)', () => {
     expect(problems.errors).toEqual([]);
     await page.close();
   });
+
+  it('is off with PUBLIC_PAYER_ACCESS=false (a 404 page for every id) and answers over the anonymous budget with a 429 page', async () => {
+    const port = await freePort();
+    const pgServer = process.env.TEST_PG_SERVER_URL;
+    const db = pgServer ? await createDatabase(pgServer) : null;
+    const env = { PUBLIC_PAYER_ACCESS: 'false', RATE_LIMIT_ANONYMOUS: '2', RATE_LIMIT_WINDOW_MS: '60000' };
+    const closed = db ? await startServer({ databaseUrl: db, env, port }) : await startServer({ dataDir: mkdtempSync(join(tmpdir(), 'ipa-checkout-')), env, port });
+    try {
+      const res = await new Api(null, closed.baseUrl).post('/admin/organizations', { name: 'Closed Shop' }, { headers: { 'x-admin-token': ADMIN_TOKEN } });
+      const shop = new Api(res.body.data.test_key, closed.baseUrl);
+      const invoiceId = expectSuccess<{ id: string }>(await shop.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '1' }] }), 201).id;
+      const first = await fetch(`${closed.baseUrl}/checkout/${invoiceId}`);
+      expect(first.status).toBe(404);
+      expect(await first.text()).toContain('Invoice not found');
+      expect(first.headers.get('ratelimit-limit')).toBe('2');
+      expect((await fetch(`${closed.baseUrl}/checkout/${invoiceId}`)).status).toBe(404);
+      const over = await fetch(`${closed.baseUrl}/checkout/${invoiceId}?lang=de`);
+      expect(over.status).toBe(429);
+      expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(over.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(await over.text()).toContain('Zu viele Anfragen');
+    } finally {
+      await closed.stop();
+      if (db && pgServer) await dropDatabase(pgServer, db);
+    }
+  }, 120_000);
 });
