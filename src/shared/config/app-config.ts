@@ -188,7 +188,7 @@ export class AppConfig {
   @Transform(toInt) @IsInt() @Min(0) @Max(3600)
   INVOICE_SWEEP_SECONDS = 5;
 
-  /** Tests only: a clock that POST /test_helpers/clock moves forward. Refused when NODE_ENV=production. */
+  /** Tests only: per-organization test-mode clocks that POST /test_helpers/clock moves forward. Refused when NODE_ENV=production. */
   @Transform(toBool) @IsBoolean()
   CLOCK_CONTROL = false;
 

@@ -20,7 +20,7 @@ export class GetDashboardHandler implements IQueryHandler<GetDashboardQuery> {
   ) {}
 
   async execute({ scope, period }: GetDashboardQuery): Promise<DashboardView> {
-    const now = this.clock.now();
+    const now = await this.clock.nowFor(scope);
     const window = currentWindowOf(period, now);
     const kept = keptWindowOf(period);
     const m = this.tx.manager;

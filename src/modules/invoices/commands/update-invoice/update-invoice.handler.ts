@@ -46,7 +46,7 @@ export class UpdateInvoiceHandler implements ICommandHandler<UpdateInvoiceComman
     return this.tx.run(async (m) => {
       const locked = await this.repo.lock(m, scope, invoiceId);
       if (!locked) throw new NotFoundError('invoice');
-      const now = this.clock.now();
+      const now = await this.clocks.nowFor(scope);
       // The invoice as it stands now (an expired one whose window closed is already VOIDED).
       const { invoice } = await this.clocks.applyDue(m, locked, now);
       const next = merchantMove(invoice.status, to);
@@ -63,9 +63,11 @@ export class UpdateInvoiceHandler implements ICommandHandler<UpdateInvoiceComman
     const byPayer = access === null;
     const stored = await this.repo.find(this.tx.manager, access, invoiceId);
     if (!stored) throw new NotFoundError('invoice');
-    const found = this.clocks.current(stored);
+    // Invoice timing runs on the invoice's own scope's clock (a test mode's may have been moved);
+    // the payers' change count (an abuse cap) on real time.
+    const found = this.clocks.current(stored, await this.clocks.nowFor(stored));
     assertPending(found.status);
-    assertNotExpired(found.expiresAt, this.clock.now());
+    assertNotExpired(found.expiresAt, await this.clocks.nowFor(stored));
     // Settle the cheap cases before quoting; the decision is taken again under the lock below.
     const early = decideCurrencyChange({
       current: found.currency, requested: currency, byPayer, now: this.clock.now(),
@@ -75,16 +77,16 @@ export class UpdateInvoiceHandler implements ICommandHandler<UpdateInvoiceComman
     const scope: Scope = { organizationId: found.organizationId as Scope['organizationId'], mode: found.mode };
     const items = await this.repo.items(this.tx.manager, found);
     const calc = await this.queries.execute(new CalculatePricesQuery(scope, itemInputsOf(items), currency));
-    const now = this.clock.now();
+    const now = await this.clocks.nowFor(scope);
     return this.tx.run(async (m) => {
       const locked = await this.repo.lock(m, scope, invoiceId);
       if (!locked) throw new NotFoundError('invoice');
-      const at = this.clock.now();
+      const at = await this.clocks.nowFor(scope);
       const { invoice } = await this.clocks.applyDue(m, locked, at);
       assertPending(invoice.status);
       assertNotExpired(invoice.expiresAt, at);
       const decision = decideCurrencyChange({
-        current: invoice.currency, requested: calc.currency, byPayer, now: at,
+        current: invoice.currency, requested: calc.currency, byPayer, now: this.clock.now(),
         window: byPayer ? await this.repo.currencyChangeWindow(m, invoice) : null,
       });
       if (decision.kind !== 'apply') return settled(decision, invoice.id, calc.currency);

@@ -38,7 +38,7 @@ export class GetInvoiceHandler implements IQueryHandler<GetInvoiceQuery> {
     // The invoice, its items and its calculation lines come back in one query.
     const found = await this.repo.findWithParts(m, access, invoiceId, { items: needItems, calculations: want.has('calculations') });
     if (!found) throw new NotFoundError('invoice');
-    const invoice = this.clocks.current(found.invoice);
+    const invoice = this.clocks.current(found.invoice, await this.clocks.nowFor(found.invoice));
     const scope: Scope = { organizationId: invoice.organizationId as Scope['organizationId'], mode: invoice.mode };
     const view = invoiceView(invoice, payer, this.clocks.monitoringMinutes);
 

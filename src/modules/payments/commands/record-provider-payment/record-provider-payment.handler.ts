@@ -75,7 +75,7 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
       errors.price = `must have at most ${provider.catalog.decimals} fractional digits for ${provider.catalog.id} (${provider.catalog.currency})`;
     }
 
-    const now = this.clock.now();
+    const now = await this.clock.nowFor(scope);
     const happenedAt = report.happenedAt ?? now;
     if (happenedAt.getTime() > now.getTime() + FUTURE_SKEW_MS) errors.happened_at = 'must not be in the future';
 
@@ -110,7 +110,7 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
     const report = { ...priced.report, providerId: priced.providerId };
     const key = report.idempotencyKey ?? null;
     return this.tx.run(async (m) => {
-      const now = this.clock.now();
+      const now = await this.clock.nowFor(scope);
       const invoice = await this.invoices.lockForPayment(m, scope, report.invoiceId, now);
       if (!invoice) throw new NotFoundError('invoice');
 
@@ -162,7 +162,7 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
       throw new ValidationFailedError({ confirmations: `must be a whole number from 0 to ${MAX_CONFIRMATIONS}` });
     }
     return this.tx.run(async (m) => {
-      const now = this.clock.now();
+      const now = await this.clock.nowFor(scope);
       const { invoice, payment } = await this.lockPayment(m, scope, report.paymentId, now);
       if (payment.requiredConfirmations === 0) {
         throw new ValidationFailedError({ confirmations: 'this payment has no confirmations to track (fiat, or recorded before confirmations were tracked)' });
@@ -191,7 +191,7 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
 
   private recordStatus(scope: Scope, report: PaymentStatusReport): Promise<RecordedPayment> {
     return this.tx.run(async (m) => {
-      const now = this.clock.now();
+      const now = await this.clock.nowFor(scope);
       const { invoice, payment } = await this.lockPayment(m, scope, report.paymentId, now);
       const next = applyConfirmations({ requested: report.status, reported: null, current: payment.confirmations, required: payment.requiredConfirmations });
       return this.moveExisting(m, scope, invoice, payment, next.status, next.confirmations, now);
