@@ -188,6 +188,35 @@ describe('hosted checkout page (Chromium)', () => {
     await page.close();
   });
 
+  it('shows catalog products by name with their quantity and their price in the invoice currency', async () => {
+    const org = await createOrg('Product Shop');
+    const product = expectSuccess<{ id: string }>(await org.test.post('/products', {
+      name: 'Pro plan', description: 'Everything', metadata: { internal: 'never shown' },
+      schemas: [{ name: 'Setup fee', description: 'Once', currency: 'EUR', type: 'ONE_TIME', base_price: '49.99', configurations: [] }],
+    }));
+    const full = expectSuccess<any>(await org.test.get(`/products/${product.id}`));
+    const invoiceId = await createInvoice(org, {
+      items: [{ type: 'PRODUCT', product_id: product.id, billing_schema_id: full.schemas[0].id, quantity: 2 }, { type: 'PAYMENT_INTENT', currency: 'USD', price: '5' }],
+      currency: 'USD',
+    });
+    const invoice = expectSuccess<any>(await org.test.post(`/invoices/${invoiceId}`, { expand: ['items', 'calculations'] }));
+    const productItem = invoice.items.find((i: any) => i.type === 'PRODUCT');
+    const steps = invoice.calculations.filter((c: any) => c.invoice_item_id === productItem.id).sort((a: any, b: any) => a.idx - b.idx);
+    const inUsd = steps[steps.length - 1];
+    expect(inUsd.currency).toBe('USD');
+
+    const { page, problems } = await openPage(browser, pageUrl(invoiceId));
+    await see(page.locator('#items')).toContainText('Pro plan');
+    const text = await page.locator('#items').innerText();
+    expect(text).toContain('Qty 2');
+    expect(text).toContain(shown(inUsd.price, 'USD'));
+    expect(text).toContain('5 USD');
+    expect(text).not.toContain('never shown');
+    await see(page.locator('#total')).toHaveText(shown(invoice.price, 'USD'));
+    expect(problems.errors).toEqual([]);
+    await page.close();
+  });
+
   it('speaks German when asked by ?lang=de or by Accept-Language, English otherwise', async () => {
     const org = await createOrg('Sprachladen');
     const invoiceId = await createInvoice(org);

@@ -165,11 +165,11 @@ function itemPrice(inv, item) {
 function renderItems(inv) {
   const list = $('items');
   list.replaceChildren(...(inv.items ?? []).map((item) => {
-    const name = item.product?.name || item.payment_intent?.description || tr('item_fallback');
+    const name = item.product?.name || tr('item_fallback');
     const price = itemPrice(inv, item);
     return h('li', { class: 'item' },
+      // No product image: stored files need the merchant's key, which a payer's browser does not have.
       h('div', { class: 'item-main' },
-        item.product?.image?.url ? h('img', { class: 'item-image', src: item.product.image.url, alt: '', width: 40, height: 40 }) : null,
         h('div', {},
           h('p', { class: 'item-name', text: name }),
           item.quantity > 1 ? h('p', { class: 'item-qty', text: tr('quantity', { n: item.quantity }) }) : null)),
