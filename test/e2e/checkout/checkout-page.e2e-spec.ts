@@ -161,6 +161,8 @@ describe('hosted checkout page (Chromium)', () => {
     await see(page.locator('#status')).toContainText(`Remaining to pay: ${shown(remaining, 'USD')}`);
     // the payer can still pay the rest; the currency can no longer change
     await see(page.locator('[data-provider-id="prov_ethereum_usdt"]')).toBeVisible();
+    // GET /providers prices the whole invoice, so no method shows that price any more
+    await see(page.locator('.provider-price')).toHaveCount(0);
     await see(page.locator('#currency')).toBeDisabled();
     await expectAccessible(page);
     await screenshots(page, '05-partially-paid');

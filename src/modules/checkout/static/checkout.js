@@ -253,7 +253,8 @@ function renderMethods() {
           h('span', { class: 'provider-text' },
             h('span', { class: 'provider-name', text: p.name }),
             h('span', { class: 'provider-tags' }, p.filters.filter((f) => f !== network && f !== 'CRYPTO' && f !== 'FIAT').map((f) => h('span', { class: 'tag', text: t[`filter_${f}`] ?? f })))),
-          h('span', { class: 'amount provider-price', text: money(p.price, p.currency) }))))));
+          // GET /providers prices the whole invoice: after a part payment only the address answer knows what is left.
+          inv.status === 'PENDING' ? h('span', { class: 'amount provider-price', text: money(p.price, p.currency) }) : null)))));
     }),
   ].filter(Boolean));
 }
@@ -350,18 +351,24 @@ function renderPayment() {
   }
   box.hidden = false;
   const address = state.address ?? {};
-  const amount = address.ok?.amount ?? provider.price;
+  // The address answer's amount is what is still due; GET /providers' price is the whole invoice's,
+  // right only while nothing is paid.
+  const amount = address.ok?.amount ?? (inv.status === 'PENDING' ? provider.price : null);
   const currency = address.ok?.currency ?? provider.currency;
   const rows = [
     h('h2', { class: 'section-title', id: 'payment-heading', tabindex: '-1' },
       h('img', { src: provider.metadata.image_url, alt: '', width: 24, height: 24 }), provider.name),
-    h('div', { class: 'field' },
-      h('p', { class: 'field-label', id: 'amount-label', text: tr('amount_to_send') }),
-      h('div', { class: 'field-value' },
-        h('strong', { class: 'amount pay-amount', id: 'pay-amount', 'aria-labelledby': 'amount-label pay-amount', text: money(amount, currency) }),
-        copyButton(plainAmount(amount), tr('copy_amount')))),
-    h('p', { class: 'note', text: tr('send_exactly', { currency: ticker(currency), network: networkName(provider.network) }) }),
   ];
+  if (amount !== null) {
+    rows.push(
+      h('div', { class: 'field' },
+        h('p', { class: 'field-label', id: 'amount-label', text: tr('amount_to_send') }),
+        h('div', { class: 'field-value' },
+          h('strong', { class: 'amount pay-amount', id: 'pay-amount', 'aria-labelledby': 'amount-label pay-amount', text: money(amount, currency) }),
+          copyButton(plainAmount(amount), tr('copy_amount')))),
+      h('p', { class: 'note', text: tr('send_exactly', { currency: ticker(currency), network: networkName(provider.network) }) }),
+    );
+  }
   if (address.loading) rows.push(h('p', { class: 'note', text: tr('loading_address') }));
   if (address.ok) {
     const a = address.ok;
