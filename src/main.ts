@@ -1,22 +1,18 @@
 import 'reflect-metadata';
 import cluster, { Worker } from 'node:cluster';
 import v8 from 'node:v8';
-import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { INestApplicationContext } from '@nestjs/common';
 import { createCliContext, createHttpApp, resolveDatabase, ResolvedDatabase, runMigrations } from './bootstrap';
 import { mountDocs } from './docs';
-import { CreateOrganizationCommand } from './modules/organizations/commands/create-organization/create-organization.command';
-import { CountOrganizationsQuery } from './modules/organizations/queries/count-organizations/count-organizations.query';
-import { WebhookDispatcher } from './modules/webhooks/dispatch/webhook-dispatcher';
-import { ChainWatchers } from './modules/rails/watcher/chain-watchers';
-import { SealWalletKeysCommand } from './modules/rails/commands/seal-wallet-keys/seal-wallet-keys.command';
+import { CountOrganizationsQuery, CreateOrganizationCommand } from './modules/organizations';
+import { SealStoredSecretsCommand, WebhookDispatcher } from './modules/webhooks';
+import { ChainWatchers, SealWalletKeysCommand } from './modules/rails';
 import { AppConfig, ConfigError, loadConfig } from './shared/config/app-config';
 import { HttpDrain } from './shared/http/graceful-shutdown';
 import { createRootLogger } from './shared/logging/logger';
-import { InvoiceClocks } from './modules/invoices/invoice-clocks.service';
-import { SealStoredSecretsCommand } from './modules/webhooks/commands/seal-stored-secrets/seal-stored-secrets.command';
+import { InvoiceClocks } from './modules/invoices';
 import { SecretBox } from './shared/crypto/secret-box';
 import { TransactionRunner } from './shared/db/transaction-runner';
 import { sealStoredAnswers } from './shared/idempotency/idempotency';
@@ -96,7 +92,7 @@ async function serve(config: AppConfig, logger: Logger, startedAt: bigint): Prom
     logger.info({ reason, in_flight: drain.active }, 'shutting down: no new connections, finishing requests in flight');
     let code = 0;
     try {
-      const result = await drain.drain(app.getHttpServer() as Server, config.SHUTDOWN_TIMEOUT_MS);
+      const result = await drain.drain(app.getHttpServer(), config.SHUTDOWN_TIMEOUT_MS);
       if (result.cut) logger.warn({ cut: result.cut, waited_ms: result.waitedMs }, 'requests still running at SHUTDOWN_TIMEOUT_MS were cut');
       else logger.info({ waited_ms: result.waitedMs }, 'requests in flight finished');
     } catch (e) {

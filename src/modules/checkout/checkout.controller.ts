@@ -6,7 +6,7 @@ import { Public } from '../../shared/auth/auth.decorators';
 import { AppConfig } from '../../shared/config/app-config';
 import { CURRENCIES } from '../../shared/money/currency';
 import { RateLimiter } from '../../shared/rate-limit/rate-limiter';
-import { GetPayableInvoiceQuery } from '../invoices/queries/get-payable-invoice/get-payable-invoice.query';
+import { GetPayableInvoiceQuery } from '../invoices';
 import { CheckoutAssets } from './checkout-assets';
 import { chooseLanguage, CHECKOUT_LANGUAGES } from './domain/locale';
 import { renderCheckoutPage, renderMessagePage, Shell } from './domain/page';
@@ -21,8 +21,9 @@ function millis(value: unknown, fallback: number, min: number, max: number): num
   return Math.min(max, Math.max(min, Number(value)));
 }
 
-const PAGE_EXAMPLE = '<!doctype html>\n<html lang="en">\n<head>…<title>Checkout</title>\n<link rel="stylesheet" href="/checkout/assets/checkout.css?v=…">\n'
-  + '<script type="module" src="/checkout/assets/checkout.js?v=…"></script></head>\n<body><main id="checkout" data-invoice-id="invoice_…" …>…</main></body></html>';
+const PAGE_EXAMPLE =
+  '<!doctype html>\n<html lang="en">\n<head>…<title>Checkout</title>\n<link rel="stylesheet" href="/checkout/assets/checkout.css?v=…">\n' +
+  '<script type="module" src="/checkout/assets/checkout.js?v=…"></script></head>\n<body><main id="checkout" data-invoice-id="invoice_…" …>…</main></body></html>';
 
 /**
  * The hosted checkout page (decisions §16): GET /checkout/{invoice_id} renders the shell in the
@@ -42,7 +43,10 @@ export class CheckoutController {
 
   @Get('assets/:file')
   @Public()
-  @ApiOperation({ summary: 'A file of the checkout page (script, stylesheet, QR code library, icon)', description: 'Public. Linked with ?v=<content hash>, cacheable for a year; unknown names are 404.' })
+  @ApiOperation({
+    summary: 'A file of the checkout page (script, stylesheet, QR code library, icon)',
+    description: 'Public. Linked with ?v=<content hash>, cacheable for a year; unknown names are 404.',
+  })
   @ApiParam({ name: 'file', enum: ['checkout.js', 'checkout.css', 'qrcode.mjs', 'favicon.svg'], example: 'checkout.js' })
   @ApiProduces('text/javascript', 'text/css', 'image/svg+xml')
   @ApiResponse({ status: 200, description: 'The file' })
@@ -63,24 +67,44 @@ export class CheckoutController {
   @Public()
   @ApiOperation({
     summary: 'The hosted checkout page of an invoice (HTML)',
-    description: 'The page to send a payer to (the invoice read\'s checkout_url), or to embed in a frame where CHECKOUT_FRAME_ANCESTORS allows it. '
-      + 'No key: the invoice id is the capability, as for the payer calls, and the payer calls\' anonymous rate limit applies (429 page). '
-      + 'It shows the merchant, the items and the total, a currency selector, the providers grouped by network, and for the chosen one the exact amount, '
-      + 'the address, a QR code of the payment URI and an "open in wallet" link; then the live state (waiting, "n of m confirmations", partially paid with '
-      + 'the remaining amount, paid and a redirect to redirect_url, expired, paid late, cancelled). Its script calls only POST /invoices/{id}, '
-      + 'PUT /invoices/{id} (currency), GET /providers/{invoice_id}, POST /invoices/{id}/payment_address and GET /invoices/{id}/short_state, so a merchant '
-      + 'can build the same page on the same calls. An unknown id is a 404 page (the same page whatever the id); so is every id when PUBLIC_PAYER_ACCESS=false. '
-      + 'Strict Content-Security-Policy: no inline script or style, nothing from another host but https images (the merchant\'s logo).',
+    description:
+      "The page to send a payer to (the invoice read's checkout_url), or to embed in a frame where CHECKOUT_FRAME_ANCESTORS allows it. " +
+      "No key: the invoice id is the capability, as for the payer calls, and the payer calls' anonymous rate limit applies (429 page). " +
+      'It shows the merchant, the items and the total, a currency selector, the providers grouped by network, and for the chosen one the exact amount, ' +
+      'the address, a QR code of the payment URI and an "open in wallet" link; then the live state (waiting, "n of m confirmations", partially paid with ' +
+      'the remaining amount, paid and a redirect to redirect_url, expired, paid late, cancelled). Its script calls only POST /invoices/{id}, ' +
+      'PUT /invoices/{id} (currency), GET /providers/{invoice_id}, POST /invoices/{id}/payment_address and GET /invoices/{id}/short_state, so a merchant ' +
+      'can build the same page on the same calls. An unknown id is a 404 page (the same page whatever the id); so is every id when PUBLIC_PAYER_ACCESS=false. ' +
+      "Strict Content-Security-Policy: no inline script or style, nothing from another host but https images (the merchant's logo).",
   })
   @ApiParam({ name: 'invoice_id', description: 'Invoice id (invoice_...)', example: 'invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00' })
-  @ApiQuery({ name: 'lang', required: false, enum: [...CHECKOUT_LANGUAGES], description: 'Language of the page; default: the best match of Accept-Language, else en' })
-  @ApiQuery({ name: 'poll_ms', required: false, schema: { type: 'integer', minimum: 250, maximum: 60000, default: DEFAULT_POLL_MS }, description: 'How often the page asks for the invoice state, in milliseconds' })
-  @ApiQuery({ name: 'redirect_ms', required: false, schema: { type: 'integer', minimum: 0, maximum: 60000, default: DEFAULT_REDIRECT_MS }, description: 'How long "paid" shows before the page goes to redirect_url' })
+  @ApiQuery({
+    name: 'lang',
+    required: false,
+    enum: [...CHECKOUT_LANGUAGES],
+    description: 'Language of the page; default: the best match of Accept-Language, else en',
+  })
+  @ApiQuery({
+    name: 'poll_ms',
+    required: false,
+    schema: { type: 'integer', minimum: 250, maximum: 60000, default: DEFAULT_POLL_MS },
+    description: 'How often the page asks for the invoice state, in milliseconds',
+  })
+  @ApiQuery({
+    name: 'redirect_ms',
+    required: false,
+    schema: { type: 'integer', minimum: 0, maximum: 60000, default: DEFAULT_REDIRECT_MS },
+    description: 'How long "paid" shows before the page goes to redirect_url',
+  })
   @ApiHeader({ name: 'Accept-Language', required: false, description: 'Chooses the language when lang is not given (en, de)' })
   @ApiProduces('text/html')
   @ApiResponse({ status: 200, description: 'The checkout page', content: { 'text/html': { schema: { type: 'string' }, example: PAGE_EXAMPLE } } })
   @ApiResponse({ status: 404, description: 'No such invoice: a page saying so', content: { 'text/html': { schema: { type: 'string' } } } })
-  @ApiResponse({ status: 429, description: 'Over the anonymous rate limit: a page saying so, with Retry-After', content: { 'text/html': { schema: { type: 'string' } } } })
+  @ApiResponse({
+    status: 429,
+    description: 'Over the anonymous rate limit: a page saying so, with Retry-After',
+    content: { 'text/html': { schema: { type: 'string' } } },
+  })
   async page(
     @Param('invoice_id') invoiceId: string,
     @Query('lang') lang: unknown,
@@ -92,7 +116,13 @@ export class CheckoutController {
   ): Promise<void> {
     const language = chooseLanguage(lang, acceptLanguage);
     const strings = this.assets.stringsOf(language);
-    const shell: Shell = { lang: language, strings, languages: this.assets.languages, base: this.config.publicBaseUrl ?? '', assetVersion: this.assets.version };
+    const shell: Shell = {
+      lang: language,
+      strings,
+      languages: this.assets.languages,
+      base: this.config.publicBaseUrl ?? '',
+      assetVersion: this.assets.version,
+    };
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('Vary', 'Accept-Language');
     res.type('text/html; charset=utf-8');
@@ -113,13 +143,15 @@ export class CheckoutController {
       res.status(404).send(renderMessagePage(shell, strings.not_found_title, strings.not_found_text));
       return;
     }
-    res.status(200).send(renderCheckoutPage({
-      ...shell,
-      invoiceId: invoice.id,
-      testMode: invoice.mode === 'test',
-      pollMs: millis(pollMs, DEFAULT_POLL_MS, 250, 60_000),
-      redirectMs: millis(redirectMs, DEFAULT_REDIRECT_MS, 0, 60_000),
-      currencies: CURRENCIES,
-    }));
+    res.status(200).send(
+      renderCheckoutPage({
+        ...shell,
+        invoiceId: invoice.id,
+        testMode: invoice.mode === 'test',
+        pollMs: millis(pollMs, DEFAULT_POLL_MS, 250, 60_000),
+        redirectMs: millis(redirectMs, DEFAULT_REDIRECT_MS, 0, 60_000),
+        currencies: CURRENCIES,
+      }),
+    );
   }
 }

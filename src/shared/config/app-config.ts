@@ -1,12 +1,7 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import { parseSecretKey } from '../crypto/secret-box';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
-
-const toBool = ({ value }: { value: unknown }) =>
-  value === undefined || value === '' ? undefined : value === true || value === 'true' || value === '1' ? true
-    : value === false || value === 'false' || value === '0' ? false : value;
-const toInt = ({ value }: { value: unknown }) =>
-  value === undefined || value === '' ? undefined : /^-?\d+$/.test(String(value)) ? Number(value) : value;
+import { toBool, toInt } from './env-transforms';
 
 /**
  * Every setting of the service, read from the environment and checked once at start-up.

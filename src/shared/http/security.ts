@@ -5,7 +5,13 @@ import type { AppConfig } from '../config/app-config';
 
 /** Response headers a browser client may read across origins. */
 export const EXPOSED_HEADERS = [
-  'X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'Idempotent-Replayed', 'Content-Disposition',
+  'X-Request-Id',
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
+  'Retry-After',
+  'Idempotent-Replayed',
+  'Content-Disposition',
 ];
 
 /**
@@ -25,7 +31,10 @@ export function applySecurityHeaders(app: INestApplication, config: AppConfig): 
   };
   const api = helmet({
     ...common,
-    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] } },
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] },
+    },
   });
   const docs = helmet({
     ...common,
@@ -86,7 +95,13 @@ export function checkoutPolicy(config: Pick<AppConfig, 'CHECKOUT_FRAME_ANCESTORS
 export function applyCors(app: INestApplication, config: AppConfig): void {
   const raw = config.CORS_ORIGINS?.trim();
   if (!raw) return;
-  const origins = raw === '*' ? '*' : raw.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean);
+  const origins =
+    raw === '*'
+      ? '*'
+      : raw
+          .split(',')
+          .map((o) => o.trim().replace(/\/+$/, ''))
+          .filter(Boolean);
   app.enableCors({
     origin: origins === '*' ? '*' : origins,
     methods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],

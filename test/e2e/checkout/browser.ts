@@ -21,7 +21,16 @@ export async function launchBrowser(): Promise<Browser> {
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
     viewport: { width: 1280, height: 800 },
     locale: 'en-US',
     timezoneId: 'UTC',
@@ -41,11 +50,20 @@ export interface PageProblems {
   errors: string[];
 }
 
-export async function openPage(browser: Browser, url: string, viewport = { width: 1280, height: 800 }, headers?: Record<string, string>): Promise<{ page: Page; problems: PageProblems }> {
+export async function openPage(
+  browser: Browser,
+  url: string,
+  viewport = { width: 1280, height: 800 },
+  headers?: Record<string, string>,
+): Promise<{ page: Page; problems: PageProblems }> {
   const page = await browser.context.newPage();
   await page.setViewportSize(viewport);
   // Request headers of the page itself (the browser's own Accept-Language follows its locale otherwise).
-  if (headers) await page.route((u) => u.href === url, (route) => route.continue({ headers: { ...route.request().headers(), ...headers } }));
+  if (headers)
+    await page.route(
+      (u) => u.href === url,
+      (route) => route.continue({ headers: { ...route.request().headers(), ...headers } }),
+    );
   const problems: PageProblems = { errors: [] };
   page.on('console', (msg: ConsoleMessage) => {
     if (msg.type() !== 'error') return;
@@ -83,7 +101,10 @@ export async function screenshots(page: Page, name: string): Promise<string[]> {
   mkdirSync(ARTIFACTS, { recursive: true });
   const before = page.viewportSize() ?? DESKTOP;
   const files: string[] = [];
-  for (const [label, size] of [['360x740', PHONE], ['1280x800', DESKTOP]] as const) {
+  for (const [label, size] of [
+    ['360x740', PHONE],
+    ['1280x800', DESKTOP],
+  ] as const) {
     await page.setViewportSize(size);
     const file = join(ARTIFACTS, `${name}-${label}.png`);
     await page.screenshot({ path: file, fullPage: true });
@@ -142,17 +163,56 @@ export function see(locator: Locator, timeoutMs = 10_000) {
       await new Promise((r) => setTimeout(r, 50));
     }
   };
-  const text = () => locator.first().innerText({ timeout: 500 }).then((t) => t.replace(/\s+/g, ' ').trim());
+  const text = () =>
+    locator
+      .first()
+      .innerText({ timeout: 500 })
+      .then((t) => t.replace(/\s+/g, ' ').trim());
   const matches = (t: string, want: string | RegExp) => (typeof want === 'string' ? t.includes(want) : want.test(t));
   return {
     toHaveText: (want: string) => until(`to have text ${JSON.stringify(want)}`, text, (t) => t === want),
     toContainText: (want: string | RegExp) => until(`to contain ${String(want)}`, text, (t) => matches(t, want)),
-    toHaveAttribute: (name: string, want: string) => until(`to have ${name}=${want}`, () => locator.first().getAttribute(name, { timeout: 500 }), (v) => v === want),
-    toBeVisible: () => until('to be visible', () => locator.first().isVisible(), (v) => v),
-    toBeHidden: () => until('to be hidden', () => locator.first().isHidden(), (v) => v),
-    toBeEnabled: () => until('to be enabled', () => locator.first().isEnabled({ timeout: 500 }), (v) => v),
-    toBeDisabled: () => until('to be disabled', () => locator.first().isDisabled({ timeout: 500 }), (v) => v),
-    toBeFocused: () => until('to be focused', () => locator.first().evaluate((el) => el === (globalThis as any).document.activeElement, undefined, { timeout: 500 }), (v) => v),
-    toHaveCount: (n: number) => until(`to count ${n}`, () => locator.count(), (v) => v === n),
+    toHaveAttribute: (name: string, want: string) =>
+      until(
+        `to have ${name}=${want}`,
+        () => locator.first().getAttribute(name, { timeout: 500 }),
+        (v) => v === want,
+      ),
+    toBeVisible: () =>
+      until(
+        'to be visible',
+        () => locator.first().isVisible(),
+        (v) => v,
+      ),
+    toBeHidden: () =>
+      until(
+        'to be hidden',
+        () => locator.first().isHidden(),
+        (v) => v,
+      ),
+    toBeEnabled: () =>
+      until(
+        'to be enabled',
+        () => locator.first().isEnabled({ timeout: 500 }),
+        (v) => v,
+      ),
+    toBeDisabled: () =>
+      until(
+        'to be disabled',
+        () => locator.first().isDisabled({ timeout: 500 }),
+        (v) => v,
+      ),
+    toBeFocused: () =>
+      until(
+        'to be focused',
+        () => locator.first().evaluate((el) => el === (globalThis as any).document.activeElement, undefined, { timeout: 500 }),
+        (v) => v,
+      ),
+    toHaveCount: (n: number) =>
+      until(
+        `to count ${n}`,
+        () => locator.count(),
+        (v) => v === n,
+      ),
   };
 }

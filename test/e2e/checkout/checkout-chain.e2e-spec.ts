@@ -29,9 +29,13 @@ describe('hosted checkout page on a real local chain', () => {
 
   it('shows the address, a QR code of the payment URI and the wallet link; a transfer on chain completes the invoice', async () => {
     const shop = await merchant(service);
-    const invoiceId = expectSuccess<{ id: string }>(await shop.test.post('/invoices/create', {
-      items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '25.50' }], redirect_url: `${service.server.baseUrl}/health`,
-    }), 201).id;
+    const invoiceId = expectSuccess<{ id: string }>(
+      await shop.test.post('/invoices/create', {
+        items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '25.50' }],
+        redirect_url: `${service.server.baseUrl}/health`,
+      }),
+      201,
+    ).id;
     const { page, problems } = await openPage(browser, `${service.server.baseUrl}/checkout/${invoiceId}?poll_ms=300&redirect_ms=60000`);
     await see(page.locator('#status')).toHaveAttribute('data-state', 'waiting');
 

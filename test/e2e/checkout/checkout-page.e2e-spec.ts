@@ -26,7 +26,10 @@ const pageUrl = (invoiceId: string, query = '', redirectMs = 800) => `${baseUrl(
 
 async function createInvoice(org: TestOrg, body: Record<string, unknown> = {}): Promise<string> {
   const res = await org.test.post('/invoices/create', {
-    items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '12.50' }, { type: 'PAYMENT_INTENT', currency: 'USD', price: '7.25' }],
+    items: [
+      { type: 'PAYMENT_INTENT', currency: 'USD', price: '12.50' },
+      { type: 'PAYMENT_INTENT', currency: 'USD', price: '7.25' },
+    ],
     customer_email: 'payer@example.com',
     ...body,
   });
@@ -117,9 +120,16 @@ describe('hosted checkout page (Chromium)', () => {
     const { page, problems } = await openPage(browser, pageUrl(invoiceId, '', 6000));
     await see(page.locator('#status')).toHaveAttribute('data-state', 'waiting');
 
-    const paid = expectSuccess<{ id: string; required_confirmations: number }>(await org.test.post('/test_helpers/payments', {
-      invoice_id: invoiceId, provider_id: 'prov_ethereum_usdt', price: usdt.price, confirmations: 1, idempotency_key: 'tx-1',
-    }), 201);
+    const paid = expectSuccess<{ id: string; required_confirmations: number }>(
+      await org.test.post('/test_helpers/payments', {
+        invoice_id: invoiceId,
+        provider_id: 'prov_ethereum_usdt',
+        price: usdt.price,
+        confirmations: 1,
+        idempotency_key: 'tx-1',
+      }),
+      201,
+    );
     expect(paid.required_confirmations).toBe(12);
     await see(page.locator('#status')).toContainText('1 of 12 confirmations');
     await see(page.locator('#status')).toContainText('Payment seen, waiting for confirmations');
@@ -150,9 +160,15 @@ describe('hosted checkout page (Chromium)', () => {
     const { page, problems } = await openPage(browser, pageUrl(invoiceId));
     await see(page.locator('#status')).toHaveAttribute('data-state', 'waiting');
 
-    const payment = expectSuccess<{ invoice: { status: string } }>(await org.test.post('/test_helpers/payments', {
-      invoice_id: invoiceId, provider_id: 'prov_ethereum_usdt', price: half, status: 'COMPLETED',
-    }), 201);
+    const payment = expectSuccess<{ invoice: { status: string } }>(
+      await org.test.post('/test_helpers/payments', {
+        invoice_id: invoiceId,
+        provider_id: 'prov_ethereum_usdt',
+        price: half,
+        status: 'COMPLETED',
+      }),
+      201,
+    );
     expect(payment.invoice.status).toBe('PARTIALLY_PAID');
     const invoice = expectSuccess<any>(await org.test.post(`/invoices/${invoiceId}`, { expand: ['payments'] }));
     const remaining = new Decimal(invoice.price_usd).minus(invoice.payments[0].price_usd).toFixed();
@@ -192,13 +208,20 @@ describe('hosted checkout page (Chromium)', () => {
 
   it('shows catalog products by name with their quantity and their price in the invoice currency', async () => {
     const org = await createOrg('Product Shop');
-    const product = expectSuccess<{ id: string }>(await org.test.post('/products', {
-      name: 'Pro plan', description: 'Everything', metadata: { internal: 'never shown' },
-      schemas: [{ name: 'Setup fee', description: 'Once', currency: 'EUR', type: 'ONE_TIME', base_price: '49.99', configurations: [] }],
-    }));
+    const product = expectSuccess<{ id: string }>(
+      await org.test.post('/products', {
+        name: 'Pro plan',
+        description: 'Everything',
+        metadata: { internal: 'never shown' },
+        schemas: [{ name: 'Setup fee', description: 'Once', currency: 'EUR', type: 'ONE_TIME', base_price: '49.99', configurations: [] }],
+      }),
+    );
     const full = expectSuccess<any>(await org.test.get(`/products/${product.id}`));
     const invoiceId = await createInvoice(org, {
-      items: [{ type: 'PRODUCT', product_id: product.id, billing_schema_id: full.schemas[0].id, quantity: 2 }, { type: 'PAYMENT_INTENT', currency: 'USD', price: '5' }],
+      items: [
+        { type: 'PRODUCT', product_id: product.id, billing_schema_id: full.schemas[0].id, quantity: 2 },
+        { type: 'PAYMENT_INTENT', currency: 'USD', price: '5' },
+      ],
       currency: 'USD',
     });
     const invoice = expectSuccess<any>(await org.test.post(`/invoices/${invoiceId}`, { expand: ['items', 'calculations'] }));
@@ -257,9 +280,12 @@ describe('hosted checkout page (Chromium)', () => {
 
   it('renders a live-mode invoice without the TEST MODE banner', async () => {
     const org = await createOrg('Live Shop');
-    const invoiceId = expectSuccess<{ id: string }>(await org.live.post('/invoices/create', {
-      items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '3' }],
-    }), 201).id;
+    const invoiceId = expectSuccess<{ id: string }>(
+      await org.live.post('/invoices/create', {
+        items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '3' }],
+      }),
+      201,
+    ).id;
     const { page, problems } = await openPage(browser, pageUrl(invoiceId));
     await see(page.locator('#total')).toHaveText('3 USD');
     await see(page.locator('.test-banner')).toHaveCount(0);
@@ -270,13 +296,15 @@ describe('hosted checkout page (Chromium)', () => {
   it('renders a 404 page for an unknown id, the same page whatever the id looks like', async () => {
     const org = await createOrg('Stranger');
     const paymentLike = `payment_${'0'.repeat(8)}-0000-7000-8000-${'0'.repeat(12)}`;
-    const pages = await Promise.all(['invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00', paymentLike, org.id, 'x'].map(async (id) => {
-      const res = await fetch(`${baseUrl()}/checkout/${id}`);
-      expect(res.status).toBe(404);
-      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
-      expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
-      return res.text();
-    }));
+    const pages = await Promise.all(
+      ['invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00', paymentLike, org.id, 'x'].map(async (id) => {
+        const res = await fetch(`${baseUrl()}/checkout/${id}`);
+        expect(res.status).toBe(404);
+        expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+        expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+        return res.text();
+      }),
+    );
     expect(new Set(pages).size).toBe(1);
     expect(pages[0]).toContain('Invoice not found');
     expect(pages[0]).not.toContain('<script');
@@ -294,7 +322,15 @@ describe('hosted checkout page (Chromium)', () => {
     const res = await fetch(`${baseUrl()}/checkout/${invoiceId}`);
     expect(res.status).toBe(200);
     const csp = res.headers.get('content-security-policy') ?? '';
-    for (const directive of ["default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'", "object-src 'none'"]) {
+    for (const directive of [
+      "default-src 'none'",
+      "script-src 'self'",
+      "style-src 'self'",
+      "connect-src 'self'",
+      "frame-ancestors 'none'",
+      "base-uri 'none'",
+      "object-src 'none'",
+    ]) {
       expect(csp).toContain(directive);
     }
     expect(csp).not.toContain('unsafe-inline');
@@ -313,7 +349,9 @@ describe('hosted checkout page (Chromium)', () => {
 
     const { page, problems } = await openPage(browser, pageUrl(invoiceId));
     const violations: string[] = [];
-    page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) violations.push(m.text()); });
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
+    });
     await see(page.locator('#merchant-name')).toHaveText('CSP Shop');
     await page.locator('[data-provider-id="prov_bitcoin_bitcoin"]').click();
     await see(page.locator('#pay-amount')).toContainText('BTC');
@@ -325,7 +363,7 @@ describe('hosted checkout page (Chromium)', () => {
 });
 
 describe('hosted checkout page in the OpenAPI document', () => {
-  it('describes the page route (HTML, 404 and 429 pages, lang) and the invoice\'s checkout_url', async () => {
+  it("describes the page route (HTML, 404 and 429 pages, lang) and the invoice's checkout_url", async () => {
     const doc = await fetchOpenApi();
     const op = doc.paths['/checkout/{invoice_id}']?.get;
     expect(op).toBeDefined();

@@ -40,11 +40,15 @@ describe('hosted checkout page: settings and expiry (own service)', () => {
     if (databaseUrl && process.env.TEST_PG_SERVER_URL) await dropDatabase(process.env.TEST_PG_SERVER_URL, databaseUrl);
   });
 
-  const createInvoice = async () => expectSuccess<{ id: string }>(await merchant.post('/invoices/create', {
-    items: [{ type: 'PAYMENT_INTENT', currency: 'EUR', price: '49.90' }],
-  }), 201).id;
+  const createInvoice = async () =>
+    expectSuccess<{ id: string }>(
+      await merchant.post('/invoices/create', {
+        items: [{ type: 'PAYMENT_INTENT', currency: 'EUR', price: '49.90' }],
+      }),
+      201,
+    ).id;
 
-  it('builds checkout_url and the page\'s links on PUBLIC_BASE_URL, and lets the configured origins frame the page', async () => {
+  it("builds checkout_url and the page's links on PUBLIC_BASE_URL, and lets the configured origins frame the page", async () => {
     const invoiceId = await createInvoice();
     const invoice = expectSuccess<{ checkout_url: string }>(await merchant.post(`/invoices/${invoiceId}`, {}));
     expect(invoice.checkout_url).toBe(`${publicBase}/checkout/${invoiceId}`);
@@ -92,11 +96,16 @@ describe('hosted checkout page: settings and expiry (own service)', () => {
     const pgServer = process.env.TEST_PG_SERVER_URL;
     const db = pgServer ? await createDatabase(pgServer) : null;
     const env = { PUBLIC_PAYER_ACCESS: 'false', RATE_LIMIT_ANONYMOUS: '2', RATE_LIMIT_WINDOW_MS: '60000' };
-    const closed = db ? await startServer({ databaseUrl: db, env, port }) : await startServer({ dataDir: mkdtempSync(join(tmpdir(), 'ipa-checkout-')), env, port });
+    const closed = db
+      ? await startServer({ databaseUrl: db, env, port })
+      : await startServer({ dataDir: mkdtempSync(join(tmpdir(), 'ipa-checkout-')), env, port });
     try {
       const res = await new Api(null, closed.baseUrl).post('/admin/organizations', { name: 'Closed Shop' }, { headers: { 'x-admin-token': ADMIN_TOKEN } });
       const shop = new Api(res.body.data.test_key, closed.baseUrl);
-      const invoiceId = expectSuccess<{ id: string }>(await shop.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '1' }] }), 201).id;
+      const invoiceId = expectSuccess<{ id: string }>(
+        await shop.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '1' }] }),
+        201,
+      ).id;
       const first = await fetch(`${closed.baseUrl}/checkout/${invoiceId}`);
       expect(first.status).toBe(404);
       expect(await first.text()).toContain('Invoice not found');

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
 import { kindOf, MAKERS } from '../../support/makers';
-import { exampleBody, fetchOpenApi, OpenApiDocument, Operation, operations, resolve } from '../../support/openapi';
+import { exampleBody, OpenApiDocument, Operation, operations, resolve } from '../../support/openapi';
 import { ADMIN_TOKEN, errorLines } from '../../support/server';
 
 /**
@@ -251,7 +251,7 @@ describe('property-based fuzzing of every operation in /openapi.json', () => {
           contentType = res.headers.get('content-type') ?? '';
           text = await res.text();
         } catch (e) {
-          failures.push(`${op}: no answer (${(e as Error).message}) to ${request.method} ${request.path.slice(0, 200)} body=${(request.body ?? '').slice(0, 300)}`);
+          failures.push(`${op}: no answer (${(e as Error).message}: ${String((e as { cause?: unknown }).cause)}; headers ${Object.keys(request.headers).join(', ') || 'none'}) to ${request.method} ${request.path.slice(0, 200)} body=${(request.body ?? '').slice(0, 300)}`);
           continue;
         }
         statuses[status] = (statuses[status] ?? 0) + 1;

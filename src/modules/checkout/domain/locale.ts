@@ -14,12 +14,15 @@ function supported(tag: string): CheckoutLanguage | null {
 /** The supported languages of an Accept-Language header, best first (q=0 means "not this one"). */
 export function acceptedLanguages(header: string | undefined): CheckoutLanguage[] {
   if (!header) return [];
-  const ranked = header.split(',').slice(0, 30).map((part, index) => {
-    const [tag, ...params] = part.split(';');
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    const quality = q ? Number.parseFloat(q.slice(2)) : 1;
-    return { lang: supported(tag), quality: Number.isFinite(quality) ? quality : 0, index };
-  });
+  const ranked = header
+    .split(',')
+    .slice(0, 30)
+    .map((part, index) => {
+      const [tag, ...params] = part.split(';');
+      const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+      const quality = q ? Number.parseFloat(q.slice(2)) : 1;
+      return { lang: supported(tag), quality: Number.isFinite(quality) ? quality : 0, index };
+    });
   return ranked
     .filter((r): r is { lang: CheckoutLanguage; quality: number; index: number } => r.lang !== null && r.quality > 0)
     .sort((a, b) => b.quality - a.quality || a.index - b.index)

@@ -2,8 +2,22 @@ import { escapeHtml, jsonForHtml, renderCheckoutPage, renderMessagePage } from '
 
 const shell = {
   lang: 'en' as const,
-  strings: { title: 'Checkout', loading: 'Loading', pay_to: 'From', order_summary: 'Summary', total: 'Total', currency_label: 'Currency', noscript: 'JS', footer: 'Foot', language_label: 'Language', test_mode: 'Test </script><b>' },
-  languages: [{ code: 'en' as const, name: 'English' }, { code: 'de' as const, name: 'Deutsch' }],
+  strings: {
+    title: 'Checkout',
+    loading: 'Loading',
+    pay_to: 'From',
+    order_summary: 'Summary',
+    total: 'Total',
+    currency_label: 'Currency',
+    noscript: 'JS',
+    footer: 'Foot',
+    language_label: 'Language',
+    test_mode: 'Test </script><b>',
+  },
+  languages: [
+    { code: 'en' as const, name: 'English' },
+    { code: 'de' as const, name: 'Deutsch' },
+  ],
   base: '',
   assetVersion: 'abc',
 };

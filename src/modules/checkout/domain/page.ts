@@ -14,8 +14,12 @@ export function escapeHtml(text: string): string {
 
 /** JSON safe inside a <script type="application/json"> block (no "</script>", no HTML comment openers). */
 export function jsonForHtml(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026')
-    .replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 export interface Shell {
@@ -54,9 +58,13 @@ ${withScript ? `<script type="module" src="${escapeHtml(shell.base)}/checkout/as
 }
 
 function languageSwitcher(shell: Shell): string {
-  const links = shell.languages.map((l) => (l.code === shell.lang
-    ? `<a href="?lang=${l.code}" lang="${l.code}" hreflang="${l.code}" aria-current="true">${escapeHtml(l.name)}</a>`
-    : `<a href="?lang=${l.code}" lang="${l.code}" hreflang="${l.code}">${escapeHtml(l.name)}</a>`)).join('');
+  const links = shell.languages
+    .map((l) =>
+      l.code === shell.lang
+        ? `<a href="?lang=${l.code}" lang="${l.code}" hreflang="${l.code}" aria-current="true">${escapeHtml(l.name)}</a>`
+        : `<a href="?lang=${l.code}" lang="${l.code}" hreflang="${l.code}">${escapeHtml(l.name)}</a>`,
+    )
+    .join('');
   return `<nav class="languages" aria-label="${escapeHtml(shell.strings.language_label)}">${links}</nav>`;
 }
 

@@ -40,7 +40,7 @@ const state = {
 
 /** A string from the locale file with {name} placeholders filled in. */
 function tr(key, values = {}) {
-  return (t[key] ?? key).replace(/\{(\w+)\}/g, (_, name) => (values[name] ?? `{${name}}`));
+  return (t[key] ?? key).replace(/\{(\w+)\}/g, (_, name) => values[name] ?? `{${name}}`);
 }
 
 /** Builds an element: h('p', { class: 'x', text: 'y' }, child, ...). No HTML parsing anywhere. */
@@ -97,8 +97,17 @@ function fromUnits(units) {
 
 /** How a currency code reads next to an amount: the usual ticker for coins, the code otherwise. */
 const TICKERS = {
-  BITCOIN: 'BTC', ETHEREUM: 'ETH', USDC_NATIVE: 'USDC', SOLANA: 'SOL', BINANCE_COIN: 'BNB', RIPPLE: 'XRP', POLYGON: 'POL',
-  TRON: 'TRX', LITECOIN: 'LTC', BITCOIN_CASH: 'BCH', DOGECOIN: 'DOGE',
+  BITCOIN: 'BTC',
+  ETHEREUM: 'ETH',
+  USDC_NATIVE: 'USDC',
+  SOLANA: 'SOL',
+  BINANCE_COIN: 'BNB',
+  RIPPLE: 'XRP',
+  POLYGON: 'POL',
+  TRON: 'TRX',
+  LITECOIN: 'LTC',
+  BITCOIN_CASH: 'BCH',
+  DOGECOIN: 'DOGE',
 };
 const ticker = (currency) => TICKERS[currency] ?? currency;
 
@@ -164,17 +173,28 @@ function itemPrice(inv, item) {
 
 function renderItems(inv) {
   const list = $('items');
-  list.replaceChildren(...(inv.items ?? []).map((item) => {
-    const name = item.product?.name || tr('item_fallback');
-    const price = itemPrice(inv, item);
-    return h('li', { class: 'item' },
-      // No product image: stored files need the merchant's key, which a payer's browser does not have.
-      h('div', { class: 'item-main' },
-        h('div', {},
-          h('p', { class: 'item-name', text: name }),
-          item.quantity > 1 ? h('p', { class: 'item-qty', text: tr('quantity', { n: item.quantity }) }) : null)),
-      price ? h('span', { class: 'amount item-price', text: money(price.price, price.currency) }) : null);
-  }));
+  list.replaceChildren(
+    ...(inv.items ?? []).map((item) => {
+      const name = item.product?.name || tr('item_fallback');
+      const price = itemPrice(inv, item);
+      return h(
+        'li',
+        { class: 'item' },
+        // No product image: stored files need the merchant's key, which a payer's browser does not have.
+        h(
+          'div',
+          { class: 'item-main' },
+          h(
+            'div',
+            {},
+            h('p', { class: 'item-name', text: name }),
+            item.quantity > 1 ? h('p', { class: 'item-qty', text: tr('quantity', { n: item.quantity }) }) : null,
+          ),
+        ),
+        price ? h('span', { class: 'amount item-price', text: money(price.price, price.currency) }) : null,
+      );
+    }),
+  );
   $('total').textContent = money(inv.price, inv.currency);
 }
 
@@ -228,40 +248,94 @@ function renderMethods() {
   const tags = FILTERS.filter((f) => f === 'ALL' || state.providers.some((p) => p.filters.includes(f)));
   const visible = state.providers.filter((p) => state.filter === 'ALL' || p.filters.includes(state.filter));
   const networks = [...new Set(visible.map((p) => p.network))];
-  const chips = tags.length > 2 ? h('div', { class: 'filters', role: 'group', 'aria-label': tr('filter_label') },
-    tags.map((f) => h('button', {
-      type: 'button', class: 'chip', 'aria-pressed': String(state.filter === f), text: tr(`filter_${f}`),
-      on: { click: () => { state.filter = f; renderMethods(); } },
-    }))) : null;
-  box.replaceChildren(...[
-    h('h2', { class: 'section-title', id: 'methods-title', tabindex: '-1', text: tr('choose_method') }),
-    chips,
-    state.providers.length === 0 ? h('p', { class: 'note', text: tr('no_methods') }) : null,
-    ...networks.map((network) => {
-      const group = visible.filter((p) => p.network === network);
-      const titleId = `net-${network}`;
-      return h('section', { class: 'network', 'aria-labelledby': titleId },
-        h('h3', { class: 'network-title', id: titleId },
-          h('img', { src: group[0].metadata.image_url_network, alt: '', width: 20, height: 20 }),
-          tr('network_group', { network: networkName(network) })),
-        h('ul', { class: 'providers' }, group.map((p) => h('li', {},
-          h('button', {
-            type: 'button', class: 'provider', 'data-provider-id': p.id,
-            on: { click: () => choose(p.id) },
-          },
-          h('img', { class: 'provider-image', src: p.metadata.image_url, alt: '', width: 32, height: 32 }),
-          h('span', { class: 'provider-text' },
-            h('span', { class: 'provider-name', text: p.name }),
-            h('span', { class: 'provider-tags' }, p.filters.filter((f) => f !== network && f !== 'CRYPTO' && f !== 'FIAT').map((f) => h('span', { class: 'tag', text: t[`filter_${f}`] ?? f })))),
-          // GET /providers prices the whole invoice: after a part payment only the address answer knows what is left.
-          inv.status === 'PENDING' ? h('span', { class: 'amount provider-price', text: money(p.price, p.currency) }) : null)))));
-    }),
-  ].filter(Boolean));
+  const chips =
+    tags.length > 2
+      ? h(
+          'div',
+          { class: 'filters', role: 'group', 'aria-label': tr('filter_label') },
+          tags.map((f) =>
+            h('button', {
+              type: 'button',
+              class: 'chip',
+              'aria-pressed': String(state.filter === f),
+              text: tr(`filter_${f}`),
+              on: {
+                click: () => {
+                  state.filter = f;
+                  renderMethods();
+                },
+              },
+            }),
+          ),
+        )
+      : null;
+  box.replaceChildren(
+    ...[
+      h('h2', { class: 'section-title', id: 'methods-title', tabindex: '-1', text: tr('choose_method') }),
+      chips,
+      state.providers.length === 0 ? h('p', { class: 'note', text: tr('no_methods') }) : null,
+      ...networks.map((network) => {
+        const group = visible.filter((p) => p.network === network);
+        const titleId = `net-${network}`;
+        return h(
+          'section',
+          { class: 'network', 'aria-labelledby': titleId },
+          h(
+            'h3',
+            { class: 'network-title', id: titleId },
+            h('img', { src: group[0].metadata.image_url_network, alt: '', width: 20, height: 20 }),
+            tr('network_group', { network: networkName(network) }),
+          ),
+          h(
+            'ul',
+            { class: 'providers' },
+            group.map((p) =>
+              h(
+                'li',
+                {},
+                h(
+                  'button',
+                  {
+                    type: 'button',
+                    class: 'provider',
+                    'data-provider-id': p.id,
+                    on: { click: () => choose(p.id) },
+                  },
+                  h('img', { class: 'provider-image', src: p.metadata.image_url, alt: '', width: 32, height: 32 }),
+                  h(
+                    'span',
+                    { class: 'provider-text' },
+                    h('span', { class: 'provider-name', text: p.name }),
+                    h(
+                      'span',
+                      { class: 'provider-tags' },
+                      p.filters
+                        .filter((f) => f !== network && f !== 'CRYPTO' && f !== 'FIAT')
+                        .map((f) => h('span', { class: 'tag', text: t[`filter_${f}`] ?? f })),
+                    ),
+                  ),
+                  // GET /providers prices the whole invoice: after a part payment only the address answer knows what is left.
+                  inv.status === 'PENDING' ? h('span', { class: 'amount provider-price', text: money(p.price, p.currency) }) : null,
+                ),
+              ),
+            ),
+          ),
+        );
+      }),
+    ].filter(Boolean),
+  );
 }
 
 const NETWORK_NAMES = { BSC: 'BNB Smart Chain', CARD: t.filter_CARD };
 function networkName(network) {
-  return NETWORK_NAMES[network] ?? network.charAt(0) + network.slice(1).toLowerCase().replace(/_(\w)/g, (_, c) => ` ${c.toUpperCase()}`);
+  return (
+    NETWORK_NAMES[network] ??
+    network.charAt(0) +
+      network
+        .slice(1)
+        .toLowerCase()
+        .replace(/_(\w)/g, (_, c) => ` ${c.toUpperCase()}`)
+  );
 }
 
 async function choose(providerId) {
@@ -297,7 +371,9 @@ function copyButton(value, label) {
     } catch {
       button.textContent = tr('copy_failed');
     }
-    setTimeout(() => { button.textContent = tr('copy'); }, 2000);
+    setTimeout(() => {
+      button.textContent = tr('copy');
+    }, 2000);
   });
   return button;
 }
@@ -356,16 +432,26 @@ function renderPayment() {
   const amount = address.ok?.amount ?? (inv.status === 'PENDING' ? provider.price : null);
   const currency = address.ok?.currency ?? provider.currency;
   const rows = [
-    h('h2', { class: 'section-title', id: 'payment-heading', tabindex: '-1' },
-      h('img', { src: provider.metadata.image_url, alt: '', width: 24, height: 24 }), provider.name),
+    h(
+      'h2',
+      { class: 'section-title', id: 'payment-heading', tabindex: '-1' },
+      h('img', { src: provider.metadata.image_url, alt: '', width: 24, height: 24 }),
+      provider.name,
+    ),
   ];
   if (amount !== null) {
     rows.push(
-      h('div', { class: 'field' },
+      h(
+        'div',
+        { class: 'field' },
         h('p', { class: 'field-label', id: 'amount-label', text: tr('amount_to_send') }),
-        h('div', { class: 'field-value' },
+        h(
+          'div',
+          { class: 'field-value' },
           h('strong', { class: 'amount pay-amount', id: 'pay-amount', 'aria-labelledby': 'amount-label pay-amount', text: money(amount, currency) }),
-          copyButton(plainAmount(amount), tr('copy_amount')))),
+          copyButton(plainAmount(amount), tr('copy_amount')),
+        ),
+      ),
       h('p', { class: 'note', text: tr('send_exactly', { currency: ticker(currency), network: networkName(provider.network) }) }),
     );
   }
@@ -373,29 +459,63 @@ function renderPayment() {
   if (address.ok) {
     const a = address.ok;
     rows.push(
-      h('div', { class: 'field' },
+      h(
+        'div',
+        { class: 'field' },
         h('p', { class: 'field-label', text: tr('address') }),
-        h('div', { class: 'field-value' },
-          h('code', { class: 'address', id: 'pay-address', text: a.address }),
-          copyButton(a.address, tr('copy_address')))),
+        h('div', { class: 'field-value' }, h('code', { class: 'address', id: 'pay-address', text: a.address }), copyButton(a.address, tr('copy_address'))),
+      ),
       h('div', { class: 'qr-box' }, qrSvg(a.uri)),
       h('a', { class: 'button primary', id: 'open-wallet', href: a.uri, text: tr('open_wallet') }),
     );
   }
   if (address.unavailable) {
-    rows.push(h('div', { class: 'notice', id: 'no-address' },
-      h('p', { class: 'notice-title', text: tr('no_address_title') }),
-      h('p', { text: tr('no_address_text', { name: provider.name }) })));
+    rows.push(
+      h(
+        'div',
+        { class: 'notice', id: 'no-address' },
+        h('p', { class: 'notice-title', text: tr('no_address_title') }),
+        h('p', { text: tr('no_address_text', { name: provider.name }) }),
+      ),
+    );
   }
   if (address.failed) {
-    rows.push(h('div', { class: 'notice' },
-      h('p', { text: tr('address_error') }),
-      h('button', { type: 'button', class: 'button', text: tr('retry'), on: { click: () => { state.address = { loading: true }; renderPayment(); loadAddress(); } } })));
+    rows.push(
+      h(
+        'div',
+        { class: 'notice' },
+        h('p', { text: tr('address_error') }),
+        h('button', {
+          type: 'button',
+          class: 'button',
+          text: tr('retry'),
+          on: {
+            click: () => {
+              state.address = { loading: true };
+              renderPayment();
+              loadAddress();
+            },
+          },
+        }),
+      ),
+    );
   }
-  rows.push(h('button', {
-    type: 'button', class: 'button link', text: tr('change_method'),
-    on: { click: () => { state.chosen = null; state.address = null; renderPayment(); renderMethods(); $('methods-title')?.focus(); } },
-  }));
+  rows.push(
+    h('button', {
+      type: 'button',
+      class: 'button link',
+      text: tr('change_method'),
+      on: {
+        click: () => {
+          state.chosen = null;
+          state.address = null;
+          renderPayment();
+          renderMethods();
+          $('methods-title')?.focus();
+        },
+      },
+    }),
+  );
   box.replaceChildren(...rows);
 }
 
@@ -428,9 +548,10 @@ function renderStatus() {
   } else if (inv.status === 'WAITING_FOR_CONFIRMATIONS') {
     const pending = (inv.payments ?? []).filter((p) => p.status === 'PENDING');
     const best = pending.sort((a, b) => b.confirmations - a.confirmations)[0];
-    const text = best && best.required_confirmations > 0
-      ? tr('confirmations', { n: Math.min(best.confirmations, best.required_confirmations), m: best.required_confirmations })
-      : '';
+    const text =
+      best && best.required_confirmations > 0
+        ? tr('confirmations', { n: Math.min(best.confirmations, best.required_confirmations), m: best.required_confirmations })
+        : '';
     setStatus('seen', tr('status_seen'), text, best && best.required_confirmations > 0 ? [progress(best.confirmations, best.required_confirmations)] : []);
   } else if (inv.status === 'PROCESSING') {
     setStatus('seen', tr('status_processing'), '');
@@ -443,7 +564,14 @@ function renderStatus() {
 }
 
 function progress(n, m) {
-  const bar = h('div', { class: 'progress', role: 'progressbar', 'aria-valuemin': '0', 'aria-valuemax': String(m), 'aria-valuenow': String(Math.min(n, m)), 'aria-label': tr('confirmations', { n, m }) });
+  const bar = h('div', {
+    class: 'progress',
+    role: 'progressbar',
+    'aria-valuemin': '0',
+    'aria-valuemax': String(m),
+    'aria-valuenow': String(Math.min(n, m)),
+    'aria-label': tr('confirmations', { n, m }),
+  });
   const steps = Math.min(m, 24);
   for (let i = 0; i < steps; i += 1) bar.append(h('span', { class: i < Math.round((Math.min(n, m) / m) * steps) ? 'step done' : 'step' }));
   return bar;

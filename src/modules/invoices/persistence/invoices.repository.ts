@@ -208,12 +208,6 @@ export class InvoicesRepository {
     });
   }
 
-  /** Name and image of the owning organization (read side of the organizations table, for the expansion). */
-  async organization(m: EntityManager, organizationId: string): Promise<{ name: string; image_url: string | null } | null> {
-    const rows: Array<{ name: string; image_url: string | null }> = await m.query(`SELECT name, image_url FROM organizations WHERE id = $1`, [organizationId]);
-    return rows[0] ?? null;
-  }
-
   /**
    * One page of the list, newest first, the number of matches and whether more follow, in one round
    * trip. With `startingAfter` the page starts after that invoice (keyset: (created_at, id) below the

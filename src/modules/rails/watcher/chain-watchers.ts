@@ -4,7 +4,7 @@ import { Counter, Gauge } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { TransactionRunner } from '../../../shared/db/transaction-runner';
 import { Clock } from '../../../shared/time/clock';
-import { Metrics } from '../../health/metrics';
+import { Metrics } from '../../health';
 import { EvmFollower } from '../evm/evm-follower';
 import { ChainStateRepository } from '../persistence/chain-state.repository';
 import { DepositAddressesRepository } from '../persistence/deposit-addresses.repository';

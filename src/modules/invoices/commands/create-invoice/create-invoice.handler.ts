@@ -6,7 +6,7 @@ import { parseAmount } from '../../../../shared/money/money';
 import { AppConfig } from '../../../../shared/config/app-config';
 import { Clock } from '../../../../shared/time/clock';
 import { expiresAtFor } from '../../domain/invoice-timing';
-import { CalculatePricesQuery, ItemInput } from '../../../quotes/queries/calculate-prices/calculate-prices.query';
+import { CalculatePricesQuery, ItemInput } from '../../../quotes';
 import { calculationLines } from '../../domain/calculation-rows';
 import { buildCalculationRecords } from '../../persistence/calculation-records';
 import { InvoiceItemRecord } from '../../persistence/invoice-item.record';

@@ -7,10 +7,9 @@ import { NotFoundError, ValidationFailedError } from '../../../../shared/errors/
 import { Money, renderAmount, sumAmounts } from '../../../../shared/money/money';
 import { Clock } from '../../../../shared/time/clock';
 import { formatTimestamp } from '../../../../shared/time/time';
-import { GetPayableInvoiceQuery } from '../../../invoices/queries/get-payable-invoice/get-payable-invoice.query';
-import { ListInvoicePaymentsQuery } from '../../../payments/queries/list-invoice-payments/list-invoice-payments.query';
-import { GetProvidersQuery } from '../../../providers/queries/get-providers/get-providers.query';
-import { RatesAsOfQuery } from '../../../rates/queries/rates-as-of/rates-as-of.query';
+import { GetPayableInvoiceQuery, ListInvoicePaymentsQuery } from '../../../invoices';
+import { GetProvidersQuery } from '../../../providers';
+import { RatesAsOfQuery } from '../../../rates';
 import { stillDue, toUnits } from '../../domain/amount-due';
 import { networkOf } from '../../domain/chains-config';
 import { evmRouteOf } from '../../evm/evm-networks';
@@ -68,7 +67,7 @@ export class AllocatePaymentAddressHandler implements ICommandHandler<AllocatePa
       this.queries.execute(invoice.ratesSnapshotId && invoice.expiresAt && now.getTime() < invoice.expiresAt.getTime()
         ? new RatesAsOfQuery(undefined, invoice.ratesSnapshotId)
         : new RatesAsOfQuery()),
-      this.queries.execute(new ListInvoicePaymentsQuery(scope, invoice.id)),
+      this.queries.execute(new ListInvoicePaymentsQuery(scope, invoice.id)) as Promise<Array<{ status: string; price_usd: string }>>,
     ]);
     const seenUsd = sumAmounts(payments.filter((p) => p.status === 'COMPLETED' || p.status === 'PENDING').map((p) => new Money(p.price_usd)));
     const amount = stillDue(invoice.priceUsd, seenUsd, rates.usd[catalog.currency], catalog.decimals);
