@@ -32,7 +32,6 @@ describe('parseChainsConfig', () => {
     [{ test: { solana: {} } }, 'test.solana: unknown network'],
     [{ test: { ethereum: { chain_id: 5 } } }, 'test.ethereum.rpc_url: must be'],
     [{ test: { ethereum: { rpc_url: 'http://x', chain_id: '5' } } }, 'test.ethereum.chain_id: must be a positive whole number'],
-    [{ live: { ethereum: { rpc_url: 'http://x', chain_id: 5 } } }, 'live.ethereum.chain_id: must be 1'],
     [{ test: { ethereum: { rpc_url: 'http://x', chain_id: 5, tokens: { dai: '0x' + '1'.repeat(40) } } } }, 'test.ethereum.tokens.dai: unknown token'],
     [{ test: { ethereum: { rpc_url: 'http://x', chain_id: 5, tokens: { usdt: '0x12' } } } }, 'test.ethereum.tokens.usdt: must be a contract address'],
     [{ test: { bsc: { rpc_url: 'http://x', chain_id: 97, tokens: { usdt: '0x' + '1'.repeat(40) } } } }, 'only the network\'s coin'],

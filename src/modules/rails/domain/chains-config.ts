@@ -73,7 +73,6 @@ export function parseChainsConfig(raw: unknown): ChainsConfig {
       if (typeof rpcUrl !== 'string' || !/^(https?|wss?):\/\/[^\s]+$/.test(rpcUrl)) problems.push(`${path}.rpc_url: must be an http(s):// or ws(s):// URL`);
       const chainId = value.chain_id;
       if (!isInt(chainId, 1, 2 ** 48)) problems.push(`${path}.chain_id: must be a positive whole number`);
-      else if (mode === 'live' && chainId !== known.mainnetChainId) problems.push(`${path}.chain_id: must be ${known.mainnetChainId} (${slug} mainnet) in the live section`);
       const depth = value.confirmations ?? DEFAULT_FINALITY_DEPTH[slug];
       if (!isInt(depth, 1, 10_000)) problems.push(`${path}.confirmations: must be a whole number from 1 to 10000`);
       const poll = value.poll_interval_ms ?? DEFAULT_POLL_MS;

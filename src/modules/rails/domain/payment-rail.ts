@@ -64,14 +64,24 @@ export interface IncomingTransfer {
 }
 
 /**
- * Following one network: the head, blocks by number, and the transfers into a set of addresses
- * within a range of blocks. Every call may fail (RPC faults); the watcher retries.
+ * Which addresses are ours. A small set is given whole (`addresses`), so the node can filter on it;
+ * a large one is null, and `resolve` is asked which of the recipients seen in the range are ours
+ * (an indexed lookup), so a scan costs the same for 1 or 100,000 watched addresses.
+ */
+export interface WatchedAddresses {
+  addresses: ReadonlySet<string> | null;
+  resolve(candidates: string[]): Promise<ReadonlySet<string>>;
+}
+
+/**
+ * Following one network: the head, blocks by number, and the transfers into our addresses within a
+ * range of blocks. Every call may fail (RPC faults); the watcher retries.
  */
 export interface ChainFollower {
   head(): Promise<bigint>;
   block(number: bigint): Promise<BlockRef>;
-  /** Transfers of `tokens` (and of the native coin when `native`) into `addresses` in [from, to]. */
-  transfers(range: { from: bigint; to: bigint }, addresses: ReadonlySet<string>, tokens: readonly string[], native: boolean): Promise<IncomingTransfer[]>;
+  /** Transfers of `tokens` (and of the native coin when `native`) into watched addresses in [from, to]. */
+  transfers(range: { from: bigint; to: bigint }, watched: WatchedAddresses, tokens: readonly string[], native: boolean): Promise<IncomingTransfer[]>;
   /** The block a transaction is in on the canonical chain now, or null when it is in none. */
   transactionBlock(txHash: string): Promise<bigint | null>;
 }

@@ -1,9 +1,7 @@
 import { Address, createPublicClient, http, parseAbiItem, PublicClient } from 'viem';
-import type { BlockRef, ChainFollower, IncomingTransfer } from '../domain/payment-rail';
+import type { BlockRef, ChainFollower, IncomingTransfer, WatchedAddresses } from '../domain/payment-rail';
 
 const TRANSFER = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
-/** Up to this many watched addresses, eth_getLogs filters on the `to` topic; above it all Transfer logs of the tokens are read and matched here. */
-export const TOPIC_FILTER_MAX = 500;
 
 /**
  * Follows one EVM network over JSON-RPC with viem. Token transfers are the Transfer logs of the
@@ -29,19 +27,19 @@ export class EvmFollower implements ChainFollower {
     return { number, hash: b.hash.toLowerCase(), parentHash: b.parentHash.toLowerCase(), timestamp: b.timestamp };
   }
 
-  async transfers(range: { from: bigint; to: bigint }, addresses: ReadonlySet<string>, tokens: readonly string[], native: boolean): Promise<IncomingTransfer[]> {
-    if (addresses.size === 0) return [];
-    const found: IncomingTransfer[] = [];
+  async transfers(range: { from: bigint; to: bigint }, watched: WatchedAddresses, tokens: readonly string[], native: boolean): Promise<IncomingTransfer[]> {
+    if (watched.addresses && watched.addresses.size === 0) return [];
+    const seen: IncomingTransfer[] = [];
     if (tokens.length) {
       const logs = await this.client.getLogs({
         address: tokens as Address[], event: TRANSFER, fromBlock: range.from, toBlock: range.to,
-        args: addresses.size <= TOPIC_FILTER_MAX ? { to: [...addresses] as Address[] } : undefined,
+        args: watched.addresses ? { to: [...watched.addresses] as Address[] } : undefined,
       });
       for (const log of logs) {
         const to = log.args.to?.toLowerCase();
-        if (!to || !addresses.has(to) || log.removed || log.blockNumber === null || log.transactionHash === null || log.logIndex === null) continue;
-        found.push({
-          to, token: log.address.toLowerCase(), units: log.args.value ?? 0n, txHash: log.transactionHash.toLowerCase(), logIndex: log.logIndex,
+        if (!to || log.removed || log.blockNumber === null || log.transactionHash === null || log.logIndex === null || !log.args.value) continue;
+        seen.push({
+          to, token: log.address.toLowerCase(), units: log.args.value, txHash: log.transactionHash.toLowerCase(), logIndex: log.logIndex,
           blockNumber: log.blockNumber, blockHash: (log.blockHash ?? '').toLowerCase(),
         });
       }
@@ -51,12 +49,22 @@ export class EvmFollower implements ChainFollower {
         const block = await this.client.getBlock({ blockNumber: n, includeTransactions: true });
         for (const tx of block.transactions) {
           const to = tx.to?.toLowerCase();
-          if (!to || !addresses.has(to) || tx.value === 0n) continue;
-          const receipt = await this.client.getTransactionReceipt({ hash: tx.hash });
-          if (receipt.status !== 'success') continue;
-          found.push({ to, token: null, units: tx.value, txHash: tx.hash.toLowerCase(), logIndex: null, blockNumber: n, blockHash: (block.hash ?? '').toLowerCase() });
+          if (!to || tx.value === 0n || (watched.addresses && !watched.addresses.has(to))) continue;
+          seen.push({ to, token: null, units: tx.value, txHash: tx.hash.toLowerCase(), logIndex: null, blockNumber: n, blockHash: (block.hash ?? '').toLowerCase() });
         }
       }
+    }
+    if (!seen.length) return [];
+    const ours = watched.addresses ?? (await watched.resolve([...new Set(seen.map((t) => t.to))]));
+    const found: IncomingTransfer[] = [];
+    for (const transfer of seen) {
+      if (!ours.has(transfer.to)) continue;
+      if (transfer.token === null) {
+        // A native transfer moved value only if its transaction succeeded.
+        const receipt = await this.client.getTransactionReceipt({ hash: transfer.txHash as `0x${string}` });
+        if (receipt.status !== 'success') continue;
+      }
+      found.push(transfer);
     }
     return found;
   }

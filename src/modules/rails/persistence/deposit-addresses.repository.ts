@@ -44,13 +44,22 @@ export class DepositAddressesRepository {
     );
   }
 
-  /** Who owns an address of a network and mode (the newest allocation, should an address repeat across wallets). */
-  async byAddresses(m: EntityManager, mode: Mode, network: string, addresses: string[]): Promise<DepositAddressRow[]> {
+  /** Whether more than `limit` addresses of a network and mode are watched at `now` (reads at most limit + 1 rows). */
+  async watchesMoreThan(m: EntityManager, mode: Mode, network: string, now: Date, limit: number): Promise<boolean> {
+    const [{ n }] = await m.query(
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM deposit_addresses WHERE mode = $1 AND network = $2 AND (watch_until IS NULL OR watch_until > $3) LIMIT $4) AS watched`,
+      [mode, network, now, limit + 1],
+    );
+    return n > limit;
+  }
+
+  /** The watched ones among `addresses` (an index lookup per address, whatever the number watched). */
+  async watchedAmong(m: EntityManager, mode: Mode, network: string, addresses: string[], now: Date): Promise<DepositAddressRow[]> {
     if (!addresses.length) return [];
     return m.query(
-      `SELECT DISTINCT ON (address) ${COLUMNS} FROM deposit_addresses WHERE mode = $1 AND network = $2 AND address = ANY($3::text[])
-        ORDER BY address, created_at DESC`,
-      [mode, network, addresses],
+      `SELECT ${COLUMNS} FROM deposit_addresses
+        WHERE mode = $1 AND network = $2 AND address = ANY($3::text[]) AND (watch_until IS NULL OR watch_until > $4)`,
+      [mode, network, addresses, now],
     );
   }
 }

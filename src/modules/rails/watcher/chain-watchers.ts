@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { Counter, Gauge } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { TransactionRunner } from '../../../shared/db/transaction-runner';
 import { Clock } from '../../../shared/time/clock';
@@ -23,6 +23,7 @@ export class ChainWatchers implements OnModuleDestroy {
   private readonly head: Gauge<'network' | 'mode'>;
   private readonly lag: Gauge<'network' | 'mode'>;
   private readonly rpcErrors: Counter<'network' | 'mode'>;
+  private readonly scanSeconds: Histogram<'network' | 'mode'>;
 
   constructor(
     @Inject(RailsConfig) private readonly config: RailsConfig,
@@ -37,6 +38,10 @@ export class ChainWatchers implements OnModuleDestroy {
   ) {
     this.head = new Gauge({ name: 'chain_head_block', help: 'Latest block number the chain node reported', labelNames: ['network', 'mode'], registers: [metrics.registry] });
     this.lag = new Gauge({ name: 'chain_lag_blocks', help: 'Blocks between the chain head and the last block whose transfers were recorded', labelNames: ['network', 'mode'], registers: [metrics.registry] });
+    this.scanSeconds = new Histogram({
+      name: 'chain_scan_seconds', help: 'Duration of one scan of a block range (addresses loaded, RPC calls, payments recorded, cursor moved)',
+      labelNames: ['network', 'mode'], buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [metrics.registry],
+    });
     this.rpcErrors = new Counter({ name: 'chain_rpc_errors_total', help: 'Failed JSON-RPC calls to chain nodes (retried with backoff)', labelNames: ['network', 'mode'], registers: [metrics.registry] });
   }
 
@@ -47,7 +52,7 @@ export class ChainWatchers implements OnModuleDestroy {
       const watcher = new NetworkWatcher(network, new EvmFollower(network.rpcUrl), {
         dataSource: this.dataSource, manager: this.tx.manager, run: (work) => this.tx.run(work), commands: this.commands, queries: this.queries,
         state: this.state, addresses: this.addresses, clock: this.clock, lockRetryMs: this.config.lockRetryMs,
-        metrics: { head: this.head, lag: this.lag, rpcErrors: this.rpcErrors },
+        metrics: { head: this.head, lag: this.lag, rpcErrors: this.rpcErrors, scanSeconds: this.scanSeconds },
       });
       this.watchers.push(watcher);
       watcher.start();

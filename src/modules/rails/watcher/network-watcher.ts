@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { CommandBus, QueryBus } from '@nestjs/cqrs';
 import Decimal from 'decimal.js';
-import type { Counter, Gauge } from 'prom-client';
+import type { Counter, Gauge, Histogram } from 'prom-client';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
 import { DomainError } from '../../../shared/errors/domain-error';
@@ -9,7 +9,7 @@ import type { Clock } from '../../../shared/time/clock';
 import { RecordProviderPaymentCommand } from '../../payments';
 import { GetProvidersQuery } from '../../providers';
 import type { NetworkConfig } from '../domain/chains-config';
-import type { BlockRef, ChainFollower, IncomingTransfer } from '../domain/payment-rail';
+import type { BlockRef, ChainFollower, IncomingTransfer, WatchedAddresses } from '../domain/payment-rail';
 import { providerIdOf } from '../evm/evm-networks';
 import type { ChainStateRepository, TransferRow } from '../persistence/chain-state.repository';
 import type { DepositAddressesRepository, DepositAddressRow } from '../persistence/deposit-addresses.repository';
@@ -25,7 +25,7 @@ export interface WatcherDeps {
   addresses: DepositAddressesRepository;
   clock: Clock;
   lockRetryMs: number;
-  metrics: { head: Gauge<'network' | 'mode'>; lag: Gauge<'network' | 'mode'>; rpcErrors: Counter<'network' | 'mode'> };
+  metrics: { head: Gauge<'network' | 'mode'>; lag: Gauge<'network' | 'mode'>; rpcErrors: Counter<'network' | 'mode'>; scanSeconds: Histogram<'network' | 'mode'> };
 }
 
 /** A JSON-RPC call that failed (timeout, refused connection, 429/5xx, bad answer). */
@@ -39,6 +39,11 @@ class RpcFault extends Error {
 class ChainMoved extends Error {}
 
 const MAX_BACKOFF_MS = 30_000;
+/**
+ * Up to this many watched addresses the watcher loads them and lets the node filter Transfer logs on
+ * the `to` topic; above it, it reads every transfer of the range and looks the recipients up (indexed).
+ */
+export const LOAD_ADDRESSES_MAX = 500;
 /** One line about a failure: viem's short message (its full one spans the whole request), else the message. */
 function errorText(error: unknown): string {
   const e = error as { shortMessage?: string; message?: string; code?: string } | null;
@@ -199,7 +204,9 @@ export class NetworkWatcher {
     const from = cursor.number + 1n;
     if (from <= head) {
       const to = head < from + BigInt(this.config.maxBlockRange) - 1n ? head : from + BigInt(this.config.maxBlockRange) - 1n;
+      const timer = this.deps.metrics.scanSeconds.startTimer(this.labels);
       await this.scan(from, to, head);
+      timer();
       this.deps.metrics.lag.set(this.labels, Number(head - to));
       await this.countConfirmations(head);
       return to >= head;
@@ -242,11 +249,19 @@ export class NetworkWatcher {
   private async scan(from: bigint, to: bigint, head: bigint): Promise<void> {
     const { mode, network } = this.config;
     const now = this.deps.clock.now();
-    const watched = await this.deps.addresses.watched(this.deps.manager, mode, network, now);
-    const owners = new Map<string, DepositAddressRow>(watched.map((row) => [row.address, row]));
+    const owners = new Map<string, DepositAddressRow>();
+    const few = !(await this.deps.addresses.watchesMoreThan(this.deps.manager, mode, network, now, LOAD_ADDRESSES_MAX));
+    if (few) for (const row of await this.deps.addresses.watched(this.deps.manager, mode, network, now)) owners.set(row.address, row);
+    const watched: WatchedAddresses = {
+      addresses: few ? new Set(owners.keys()) : null,
+      resolve: async (candidates) => {
+        for (const row of await this.deps.addresses.watchedAmong(this.deps.manager, mode, network, candidates, now)) owners.set(row.address, row);
+        return new Set(owners.keys());
+      },
+    };
     const tokens = Object.entries(this.config.tokens);
     const slugOf = new Map(tokens.map(([slug, contract]) => [contract, slug]));
-    const transfers = await this.rpc('transfers', () => this.follower.transfers({ from, to }, new Set(owners.keys()), tokens.map(([, c]) => c), true));
+    const transfers = await this.rpc('transfers', () => this.follower.transfers({ from, to }, watched, tokens.map(([, c]) => c), true));
     const last = await this.rpc('eth_getBlockByNumber', () => this.follower.block(to));
     const blocks = new Map<bigint, BlockRef>([[to, last]]);
     transfers.sort((a, b) => (a.blockNumber === b.blockNumber ? (a.logIndex ?? -1) - (b.logIndex ?? -1) : a.blockNumber < b.blockNumber ? -1 : 1));

@@ -7,7 +7,8 @@ import { NotFoundError, ValidationFailedError } from '../../../../shared/errors/
 import { Money, renderAmount, sumAmounts } from '../../../../shared/money/money';
 import { Clock } from '../../../../shared/time/clock';
 import { formatTimestamp } from '../../../../shared/time/time';
-import { GetPayableInvoiceQuery, ListInvoicePaymentsQuery } from '../../../invoices';
+import { GetPayableInvoiceQuery } from '../../../invoices';
+import { ListInvoicePaymentsQuery } from '../../../invoices';
 import { GetProvidersQuery } from '../../../providers';
 import { RatesAsOfQuery } from '../../../rates';
 import { stillDue, toUnits } from '../../domain/amount-due';
@@ -67,9 +68,11 @@ export class AllocatePaymentAddressHandler implements ICommandHandler<AllocatePa
       this.queries.execute(invoice.ratesSnapshotId && invoice.expiresAt && now.getTime() < invoice.expiresAt.getTime()
         ? new RatesAsOfQuery(undefined, invoice.ratesSnapshotId)
         : new RatesAsOfQuery()),
-      this.queries.execute(new ListInvoicePaymentsQuery(scope, invoice.id)) as Promise<Array<{ status: string; price_usd: string }>>,
+      this.queries.execute(new ListInvoicePaymentsQuery(scope, invoice.id)),
     ]);
-    const seenUsd = sumAmounts(payments.filter((p) => p.status === 'COMPLETED' || p.status === 'PENDING').map((p) => new Money(p.price_usd)));
+    // The port answers payments as the API renders them; the status and the USD value are all this needs.
+    const rendered = payments as { status: string; price_usd: string }[];
+    const seenUsd = sumAmounts(rendered.filter((p) => p.status === 'COMPLETED' || p.status === 'PENDING').map((p) => new Money(p.price_usd)));
     const amount = stillDue(invoice.priceUsd, seenUsd, rates.usd[catalog.currency], catalog.decimals);
 
     const keys = this.rails.keysOf('evm');
