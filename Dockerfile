@@ -3,9 +3,11 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
 COPY src ./src
 COPY migrations ./migrations
-RUN npm run build && npm prune --omit=dev
+# Type check what ships (tsc), then the build the service runs from (SWC, with non-TypeScript assets copied).
+RUN npx tsc --noEmit -p tsconfig.build.json && npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 WORKDIR /app

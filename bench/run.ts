@@ -25,6 +25,7 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { cpus, loadavg, totalmem, hostname, release } from 'node:os';
+import { AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
@@ -105,9 +106,9 @@ async function admin(serverUrl: string, sql: string): Promise<void> {
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
-    const s = require('node:net').createServer();
+    const s = createServer();
     s.listen(0, '127.0.0.1', () => {
-      const port = s.address().port as number;
+      const port = (s.address() as AddressInfo).port;
       s.close(() => resolve(port));
     });
     s.on('error', reject);
@@ -344,16 +345,15 @@ async function main(): Promise<void> {
     const list = await measure('invoice list, filtered, first page', svc('/invoices/list', [listFilter], duration, listHeaders));
     const deep = await measure(`invoice list, page at ${depth} (starting_after)`, svc('/invoices/list', [{ limit: 20, starting_after: deepCursor }], duration, listHeaders));
     await measure(`invoice list, page at ${depth} (offset)`, svc('/invoices/list', [{ limit: 20, offset: depth }], duration, listHeaders), undefined, 'for comparison');
-    const paymentsList = await measure('payments list, first page', svc('/payments', [{ limit: 20 }], duration, listHeaders));
+    await measure('payments list, first page', svc('/payments', [{ limit: 20 }], duration, listHeaders));
     await measure('quote (USD -> BITCOIN)', svc('/pay/quote', [{ currency: 'BITCOIN', items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '125.00' }] }]));
-    let dash30: LoadResult | null = null;
     let dash365: LoadResult | null = null;
     const dashHeaders: Record<string, string> = dashKey ? { authorization: `Bearer ${dashKey}` } : {};
     const probe = dashKey
       ? await fetch(`http://127.0.0.1:${port}/analytics/dashboard`, { method: 'POST', headers: { ...headers, ...dashHeaders }, body: JSON.stringify({ period: 'last_30_days' }) })
       : null;
     if (probe && probe.status === 200) {
-      dash30 = await measure('dashboard last_30_days', svc('/analytics/dashboard', [{ period: 'last_30_days' }], duration, dashHeaders));
+      await measure('dashboard last_30_days', svc('/analytics/dashboard', [{ period: 'last_30_days' }], duration, dashHeaders));
       dash365 = await measure(`dashboard last_365_days (${dashboardPayments} payments, ${dashboardInvoices} invoices)`, svc('/analytics/dashboard', [{ period: 'last_365_days' }], duration, dashHeaders));
     } else {
       const why = 'not measured: the analytics dashboard is not in this build';

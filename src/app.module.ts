@@ -3,20 +3,20 @@ import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Logger } from 'pino';
-import { AnalyticsModule } from './modules/analytics/analytics.module';
-import { EventsModule } from './modules/events/events.module';
-import { FilesModule } from './modules/files/files.module';
-import { HealthModule } from './modules/health/health.module';
-import { InvoicesModule } from './modules/invoices/invoices.module';
-import { OrganizationsModule } from './modules/organizations/organizations.module';
-import { PaymentsModule } from './modules/payments/payments.module';
-import { ProductsModule } from './modules/products/products.module';
-import { ProvidersModule } from './modules/providers/providers.module';
-import { QuotesModule } from './modules/quotes/quotes.module';
-import { RailsModule } from './modules/rails/rails.module';
-import { RatesModule } from './modules/rates/rates.module';
-import { TestClockModule } from './modules/test-clock/test-clock.module';
-import { WebhooksModule } from './modules/webhooks/webhooks.module';
+import { AnalyticsModule } from './modules/analytics';
+import { EventsModule } from './modules/events';
+import { FilesModule } from './modules/files';
+import { HealthModule } from './modules/health';
+import { InvoicesModule } from './modules/invoices';
+import { OrganizationsModule } from './modules/organizations';
+import { PaymentsModule } from './modules/payments';
+import { ProductsModule } from './modules/products';
+import { ProvidersModule } from './modules/providers';
+import { QuotesModule } from './modules/quotes';
+import { RailsModule } from './modules/rails';
+import { RatesModule } from './modules/rates';
+import { TestClockModule } from './modules/test-clock';
+import { WebhooksModule } from './modules/webhooks';
 import { AppConfig } from './shared/config/app-config';
 import { dataSourceOptions } from './shared/db/data-source';
 import { EnvelopeExceptionFilter } from './shared/http/exception.filter';
@@ -35,8 +35,19 @@ export interface AppModuleOptions {
 
 /** Domain modules of the service; each owns its HTTP surface, commands, queries and tables. */
 export const DOMAIN_MODULES = [
-  OrganizationsModule, ProductsModule, RatesModule, QuotesModule, FilesModule, InvoicesModule, ProvidersModule, PaymentsModule, EventsModule, WebhooksModule,
-  AnalyticsModule, TestClockModule, RailsModule,
+  OrganizationsModule,
+  ProductsModule,
+  RatesModule,
+  QuotesModule,
+  FilesModule,
+  InvoicesModule,
+  ProvidersModule,
+  PaymentsModule,
+  EventsModule,
+  WebhooksModule,
+  AnalyticsModule,
+  TestClockModule,
+  RailsModule,
 ];
 
 @Module({})
@@ -48,7 +59,11 @@ export class AppModule implements NestModule {
       imports: [
         KernelModule.forRoot(config, options.clock),
         CqrsModule.forRoot(),
-        TypeOrmModule.forRoot({ ...dataSourceOptions(databaseUrl, config.DB_POOL_SIZE, config.usesEmbeddedDatabase, config.DB_PREPARED_STATEMENTS && !config.usesEmbeddedDatabase), entities: [], autoLoadEntities: true }),
+        TypeOrmModule.forRoot({
+          ...dataSourceOptions(databaseUrl, config.DB_POOL_SIZE, config.usesEmbeddedDatabase, config.DB_PREPARED_STATEMENTS && !config.usesEmbeddedDatabase),
+          entities: [],
+          autoLoadEntities: true,
+        }),
         HealthModule,
         ...DOMAIN_MODULES,
       ],
@@ -62,8 +77,6 @@ export class AppModule implements NestModule {
   }
 
   configure(consumer: MiddlewareConsumer): void {
-    consumer
-      .apply(HttpsOnlyMiddleware)
-      .forRoutes({ path: '*path', method: RequestMethod.ALL });
+    consumer.apply(HttpsOnlyMiddleware).forRoutes({ path: '*path', method: RequestMethod.ALL });
   }
 }

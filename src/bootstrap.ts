@@ -1,11 +1,11 @@
-import { INestApplication, INestApplicationContext, Type } from '@nestjs/common';
+import { INestApplication, INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { AppModule } from './app.module';
-import { Metrics } from './modules/health/metrics';
+import { Metrics } from './modules/health';
 import { AppConfig } from './shared/config/app-config';
 import { migrate } from './shared/db/data-source';
 import { EnvelopeExpressAdapter } from './shared/http/envelope-adapter';
@@ -65,6 +65,6 @@ export async function createCliContext(config: AppConfig, databaseUrl: string, l
 }
 
 export async function runMigrations(app: INestApplication | INestApplicationContext): Promise<string[]> {
-  return migrate(app.get(DataSource as Type<DataSource>));
+  return migrate(app.get(DataSource));
 }
 

@@ -1,22 +1,18 @@
 import 'reflect-metadata';
 import cluster, { Worker } from 'node:cluster';
 import v8 from 'node:v8';
-import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { INestApplicationContext } from '@nestjs/common';
 import { createCliContext, createHttpApp, resolveDatabase, ResolvedDatabase, runMigrations } from './bootstrap';
 import { mountDocs } from './docs';
-import { CreateOrganizationCommand } from './modules/organizations/commands/create-organization/create-organization.command';
-import { CountOrganizationsQuery } from './modules/organizations/queries/count-organizations/count-organizations.query';
-import { WebhookDispatcher } from './modules/webhooks/dispatch/webhook-dispatcher';
-import { ChainWatchers } from './modules/rails/watcher/chain-watchers';
-import { SealWalletKeysCommand } from './modules/rails/commands/seal-wallet-keys/seal-wallet-keys.command';
+import { CountOrganizationsQuery, CreateOrganizationCommand } from './modules/organizations';
+import { SealStoredSecretsCommand, WebhookDispatcher } from './modules/webhooks';
+import { ChainWatchers, SealWalletKeysCommand } from './modules/rails';
 import { AppConfig, ConfigError, loadConfig } from './shared/config/app-config';
 import { HttpDrain } from './shared/http/graceful-shutdown';
 import { createRootLogger } from './shared/logging/logger';
-import { InvoiceClocks } from './modules/invoices/invoice-clocks.service';
-import { SealStoredSecretsCommand } from './modules/webhooks/commands/seal-stored-secrets/seal-stored-secrets.command';
+import { InvoiceClocks } from './modules/invoices';
 import { SecretBox } from './shared/crypto/secret-box';
 import { TransactionRunner } from './shared/db/transaction-runner';
 import { sealStoredAnswers } from './shared/idempotency/idempotency';
@@ -48,7 +44,10 @@ async function sealStoredSecrets(app: INestApplicationContext, logger: Logger): 
   for (let n = -1; n !== 0;) answers += n = await app.get(TransactionRunner).run((m) => sealStoredAnswers(m, box, 200));
   const walletKeys = await app.get(CommandBus).execute(new SealWalletKeysCommand());
   if (endpoints || answers || walletKeys) {
-    logger.info({ webhook_endpoints: endpoints, idempotent_answers: answers, wallet_keys: walletKeys, key_id: box.currentKeyId }, 'stored secrets sealed with SECRETS_KEY');
+    logger.info(
+      { webhook_endpoints: endpoints, idempotent_answers: answers, wallet_keys: walletKeys, key_id: box.currentKeyId },
+      'stored secrets sealed with SECRETS_KEY',
+    );
   }
 }
 
@@ -96,7 +95,7 @@ async function serve(config: AppConfig, logger: Logger, startedAt: bigint): Prom
     logger.info({ reason, in_flight: drain.active }, 'shutting down: no new connections, finishing requests in flight');
     let code = 0;
     try {
-      const result = await drain.drain(app.getHttpServer() as Server, config.SHUTDOWN_TIMEOUT_MS);
+      const result = await drain.drain(app.getHttpServer(), config.SHUTDOWN_TIMEOUT_MS);
       if (result.cut) logger.warn({ cut: result.cut, waited_ms: result.waitedMs }, 'requests still running at SHUTDOWN_TIMEOUT_MS were cut');
       else logger.info({ waited_ms: result.waitedMs }, 'requests in flight finished');
     } catch (e) {
@@ -212,7 +211,9 @@ async function runPrimary(config: AppConfig, logger: Logger): Promise<void> {
       return;
     }
     logger.error({ worker_pid: worker.process.pid, code, signal }, 'worker stopped unexpectedly; starting another');
-    setTimeout(() => { if (!stopping) fork(); }, 1000);
+    setTimeout(() => {
+      if (!stopping) fork();
+    }, 1000);
   });
   for (let i = 0; i < config.WEB_CONCURRENCY; i++) fork();
   logger.info({ workers: config.WEB_CONCURRENCY }, 'cluster started');
@@ -223,17 +224,22 @@ async function runPrimary(config: AppConfig, logger: Logger): Promise<void> {
     const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w);
     logger.info({ signal, workers: workers.length }, 'stopping workers');
     let code = stopCode;
-    await Promise.all(workers.map((w) => new Promise<void>((resolve) => {
-      if (w.isDead()) return resolve();
-      const hardStop = setTimeout(() => w.process.kill('SIGKILL'), config.SHUTDOWN_TIMEOUT_MS + 15_000);
-      w.once('exit', (exitCode, signal) => {
-        clearTimeout(hardStop);
-        // A worker still starting has no handler yet and ends on the signal itself: that is fine.
-        if (exitCode !== 0 && !(exitCode === null && signal === 'SIGTERM')) code = 1;
-        resolve();
-      });
-      w.process.kill('SIGTERM');
-    })));
+    await Promise.all(
+      workers.map(
+        (w) =>
+          new Promise<void>((resolve) => {
+            if (w.isDead()) return resolve();
+            const hardStop = setTimeout(() => w.process.kill('SIGKILL'), config.SHUTDOWN_TIMEOUT_MS + 15_000);
+            w.once('exit', (exitCode, signal) => {
+              clearTimeout(hardStop);
+              // A worker still starting has no handler yet and ends on the signal itself: that is fine.
+              if (exitCode !== 0 && !(exitCode === null && signal === 'SIGTERM')) code = 1;
+              resolve();
+            });
+            w.process.kill('SIGTERM');
+          }),
+      ),
+    );
     await stopAndExit(database, logger, code);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
@@ -271,6 +277,6 @@ main().catch((e) => {
     process.stderr.write(`${e.message}\n`);
     process.exit(1);
   }
-  process.stderr.write(`Start-up failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`);
+  process.stderr.write(`Start-up failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
   process.exit(1);
 });

@@ -2,15 +2,9 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { Mode } from '../shared/auth/request-context';
 import type { OrgId } from '../shared/ids/ids';
-import { CreateApiKeyCommand } from '../modules/organizations/commands/create-api-key/create-api-key.command';
-import { CreateOrganizationCommand } from '../modules/organizations/commands/create-organization/create-organization.command';
-import { RevokeApiKeyCommand } from '../modules/organizations/commands/revoke-api-key/revoke-api-key.command';
-import { ListApiKeysQuery } from '../modules/organizations/queries/list-api-keys/list-api-keys.query';
-import { SetProviderConfirmationsCommand } from '../modules/providers/commands/set-provider-confirmations/set-provider-confirmations.command';
-import { SetProviderEnabledCommand } from '../modules/providers/commands/set-provider-enabled/set-provider-enabled.command';
-import { GetProvidersQuery } from '../modules/providers/queries/get-providers/get-providers.query';
-import { ImportRatesCommand } from '../modules/rates/commands/import-rates/import-rates.command';
-import { parseSnapshotFile, SnapshotFileError } from '../modules/rates/domain/rate-table';
+import { CreateApiKeyCommand, CreateOrganizationCommand, ListApiKeysQuery, RevokeApiKeyCommand } from '../modules/organizations';
+import { GetProvidersQuery, SetProviderConfirmationsCommand, SetProviderEnabledCommand } from '../modules/providers';
+import { ImportRatesCommand, parseSnapshotFile, SnapshotFileError } from '../modules/rates';
 import { ValidationFailedError } from '../shared/errors/domain-error';
 import { readFileSync } from 'node:fs';
 
@@ -58,7 +52,7 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
     run: (args, app) => {
       const mode = requireFlag(args, 'mode');
       if (mode !== 'test' && mode !== 'live') throw new CliUsageError('--mode must be test or live');
-      return app.get(CommandBus).execute(new CreateApiKeyCommand(requireFlag(args, 'org'), mode as Mode, args.flags['read-only'] === true));
+      return app.get(CommandBus).execute(new CreateApiKeyCommand(requireFlag(args, 'org'), mode, args.flags['read-only'] === true));
     },
   },
   'key:revoke': {

@@ -6,7 +6,8 @@ import { EventOutbox } from './events/outbox';
 import { RateLimiter } from './rate-limit/rate-limiter';
 import { JsonBodyReader } from './http/middleware';
 import { IdempotencyInterceptor } from './idempotency/idempotency';
-import { Clock, OffsetClock, SystemClock } from './time/clock';
+import { DataSource } from 'typeorm';
+import { Clock, ControlledClock, SystemClock } from './time/clock';
 import { SecretBox, secretBoxFromSettings } from './crypto/secret-box';
 
 /** The shared kernel every module may inject: configuration, clock, the secret box, transactions, rate limits, the event outbox. */
@@ -14,13 +15,14 @@ import { SecretBox, secretBoxFromSettings } from './crypto/secret-box';
 @Module({})
 export class KernelModule {
   static forRoot(config: AppConfig, given?: Clock): DynamicModule {
-    // CLOCK_CONTROL (never in production: loadConfig refuses it) lets tests move time forward.
-    const clock = given ?? (config.CLOCK_CONTROL ? new OffsetClock() : new SystemClock());
     return {
       module: KernelModule,
       providers: [
         { provide: AppConfig, useValue: config },
-        { provide: Clock, useValue: clock },
+        // CLOCK_CONTROL (never in production: loadConfig refuses it) lets tests move a test mode's time forward.
+        given ? { provide: Clock, useValue: given }
+          : config.CLOCK_CONTROL ? { provide: Clock, useFactory: (ds: DataSource) => new ControlledClock(ds), inject: [DataSource] }
+            : { provide: Clock, useValue: new SystemClock() },
         { provide: SecretBox, useValue: secretBoxFromSettings(config) },
         TransactionRunner,
         DbNotifications,

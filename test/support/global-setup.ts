@@ -5,7 +5,6 @@ import { createDatabase, findPostgresServer } from './pg';
 import { RunningServer, startServer } from './server';
 
 declare global {
-  // eslint-disable-next-line no-var
   var __TEST_SERVER__: RunningServer | undefined;
 }
 

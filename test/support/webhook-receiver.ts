@@ -27,6 +27,7 @@ export class WebhookReceiver {
   private constructor(private readonly server: Server, readonly port: number) {}
 
   static async start(port = 0): Promise<WebhookReceiver> {
+    // eslint-disable-next-line prefer-const -- the request handler refers to it before the server it needs exists
     let receiver!: WebhookReceiver;
     const server = createServer((req, res) => {
       let body = '';

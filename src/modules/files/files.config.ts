@@ -1,12 +1,7 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
 import { ConfigError } from '../../shared/config/app-config';
-
-const toBool = ({ value }: { value: unknown }) =>
-  value === undefined || value === '' ? undefined : value === true || value === 'true' || value === '1' ? true
-    : value === false || value === 'false' || value === '0' ? false : value;
-const toInt = ({ value }: { value: unknown }) =>
-  value === undefined || value === '' ? undefined : /^-?\d+$/.test(String(value)) ? Number(value) : value;
+import { toBool, toInt } from '../../shared/config/env-transforms';
 
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
 

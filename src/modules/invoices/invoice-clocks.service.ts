@@ -27,7 +27,8 @@ const SWEEP_BATCH = 200;
 
 /**
  * The invoice clocks at work (domain/invoice-timing.ts holds the rules):
- * - `current` is what every read shows: the stored state with any due move applied at Clock.now(),
+ * - `current` is what every read shows: the stored state with any due move applied at its scope's
+ *   now (Clock.nowFor: real time, or a test mode's moved test clock),
  *   so a read never shows a stale state even when the sweeper is behind;
  * - `applyDue` writes a due move to an invoice the caller has locked (payments take it before
  *   applying a payment, so a late payment meets the invoice as it stands now);
@@ -57,12 +58,13 @@ export class InvoiceClocks implements OnApplicationShutdown {
     return this.config.INVOICE_MONITORING_MINUTES;
   }
 
-  now(): Date {
-    return this.clock.now();
+  /** Now for one organization's invoices in one mode (a test mode's clock may have been moved). */
+  nowFor(scope: Pick<Scope, 'organizationId' | 'mode'> | Pick<InvoiceRecord, 'organizationId' | 'mode'>): Promise<Date> {
+    return this.clock.nowFor(scope);
   }
 
-  /** The invoice as it stands now. */
-  current<T extends TimedInvoice>(invoice: T, now: Date = this.clock.now()): T {
+  /** The invoice as it stands at `now` (its scope's now: nowFor). */
+  current<T extends TimedInvoice>(invoice: T, now: Date): T {
     return withTimeApplied(invoice, now, this.monitoringMinutes);
   }
 
@@ -89,13 +91,26 @@ export class InvoiceClocks implements OnApplicationShutdown {
     return { invoice: { ...invoice, status: next.status, substatus: next.substatus, updatedAt: now }, move };
   }
 
-  /** One sweep: every move due now, batch by batch. Returns the moves this instance applied. */
+  /**
+   * One sweep: every move due now, batch by batch. Returns the moves this instance applied. Test
+   * modes whose clock was moved (CLOCK_CONTROL) are swept first at their own now, each on its own;
+   * then every invoice at real time.
+   */
   async sweep(): Promise<ClockMove[]> {
     const moves: ClockMove[] = [];
+    for (const { scope, offsetMs } of await this.clock.movedScopes()) {
+      moves.push(...await this.sweepAt(() => new Date(this.clock.now().getTime() + offsetMs), scope));
+    }
+    moves.push(...await this.sweepAt(() => this.clock.now(), null));
+    return moves;
+  }
+
+  private async sweepAt(nowOf: () => Date, scope: { organizationId: string; mode: 'test' | 'live' } | null): Promise<ClockMove[]> {
+    const moves: ClockMove[] = [];
     for (;;) {
-      const now = this.clock.now();
+      const now = nowOf();
       const batch = await this.tx.run(async (m) => {
-        const due = await this.repo.lockDue(m, now, this.monitoringMinutes, SWEEP_BATCH);
+        const due = await this.repo.lockDue(m, now, this.monitoringMinutes, SWEEP_BATCH, scope);
         const applied: ClockMove[] = [];
         for (const invoice of due) {
           const { move } = await this.applyDue(m, invoice, now);

@@ -11,7 +11,7 @@ import type { Currency } from '../../shared/money/currency';
 import { parseAmount } from '../../shared/money/money';
 import { parseTimeBound } from '../../shared/time/time';
 import { CreateInvoiceCommand, CreateItemInput } from './commands/create-invoice/create-invoice.command';
-import { UpdateInvoiceCommand } from './commands/update-invoice/update-invoice.command';
+import { invoiceChangeCommand } from './commands/invoice-change';
 import { INVOICE_STATUSES, InvoiceStatus } from './domain/invoice-status';
 import type { Expansion } from './domain/payer-view';
 import { CreateInvoiceRequestDto, PaymentIntentItemDoc, ProductItemDoc } from './dto/create-invoice.request.dto';
@@ -26,7 +26,7 @@ import { ObjectBody, objectBodyPipe } from '../../shared/http/object-body';
 import { GetInvoiceQuery } from './queries/get-invoice/get-invoice.query';
 import { GetShortStateQuery, InvoiceShortState } from './queries/get-short-state/get-short-state.query';
 import { InvoicePage, ListInvoicesQuery } from './queries/list-invoices/list-invoices.query';
-import type { InvoiceUpdated } from './commands/update-invoice/update-invoice.command';
+import type { InvoiceUpdated } from './commands/invoice-change';
 
 const ID_PARAM = { name: 'id', description: 'Invoice id (invoice_...)', example: 'invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00' };
 const PAYER_NOTE = 'Without an Authorization header (payer access) the invoice id is the capability: '
@@ -131,7 +131,7 @@ export class InvoicesController {
   @ApiEnvelope({ type: InvoiceUpdatedDto, example: { id: INVOICE_EXAMPLE.id, message: 'Invoice status changed to VOIDED' }, message: 'Invoice status changed to VOIDED' })
   @ApiErrors(400, 401, 403, 404, 429)
   async update(@Caller() caller: CallerContext | null, @Param('id') id: string, @Body() body: UpdateInvoiceRequestDto): Promise<EnvelopeReply<InvoiceUpdated>> {
-    const result = await this.commands.execute(new UpdateInvoiceCommand(caller ? scopeOf(caller) : null, id, {
+    const result = await this.commands.execute(invoiceChangeCommand(caller ? scopeOf(caller) : null, id, {
       status: body.status as InvoiceStatus | undefined,
       currency: body.currency as Currency | undefined,
     }));

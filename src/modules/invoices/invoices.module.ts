@@ -2,7 +2,8 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CreateInvoiceHandler } from './commands/create-invoice/create-invoice.handler';
 import { InvoiceEvents } from './commands/invoice-events';
-import { UpdateInvoiceHandler } from './commands/update-invoice/update-invoice.handler';
+import { ChangeInvoiceCurrencyHandler } from './commands/change-invoice-currency/change-invoice-currency.handler';
+import { ChangeInvoiceStatusHandler } from './commands/change-invoice-status/change-invoice-status.handler';
 import { InvoicesController } from './invoices.controller';
 import { InvoiceCalculationRecord } from './persistence/invoice-calculation.record';
 import { InvoiceItemRecord } from './persistence/invoice-item.record';
@@ -18,8 +19,8 @@ import { ListInvoicesHandler } from './queries/list-invoices/list-invoices.handl
 
 /**
  * Invoices: creation (priced through CalculatePricesQuery), list, read with expansions, status and
- * currency changes, short state. Exports GetInvoiceItemsQuery and GetPayableInvoiceQuery on the bus,
- * and the PayableInvoices service: the invoice row lock and the payment-driven moves of the lifecycle
+ * currency changes, short state. Its public surface is index.ts: GetPayableInvoiceQuery on the bus,
+ * the ListInvoicePaymentsQuery port (answered by payments), and the PayableInvoices service: the invoice row lock and the payment-driven moves of the lifecycle
  * table (domain/invoice-status.ts), run inside the payments module's transaction.
  */
 @Module({
@@ -29,7 +30,8 @@ import { ListInvoicesHandler } from './queries/list-invoices/list-invoices.handl
     InvoicesRepository,
     InvoiceEvents,
     CreateInvoiceHandler,
-    UpdateInvoiceHandler,
+    ChangeInvoiceStatusHandler,
+    ChangeInvoiceCurrencyHandler,
     ListInvoicesHandler,
     GetInvoiceHandler,
     GetShortStateHandler,

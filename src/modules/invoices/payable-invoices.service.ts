@@ -52,21 +52,31 @@ export class PayableInvoices {
   }
 
   /**
-   * The invoice, locked FOR UPDATE until the caller's transaction ends, as it stands at `now`: a
-   * due clock move (expiry, end of the monitoring window) is written first. Null when not in `access`.
+   * Settles one invoice inside the caller's (the payment's) transaction, in one call: locks the
+   * invoice FOR UPDATE until the transaction ends and writes a due clock move first (expiry, end of
+   * the monitoring window); runs `work` with the invoice as it then stands (the caller writes its
+   * payment there, under the invoice's lock); then moves the invoice to the state its payments call
+   * for when `work` returns totals (null totals: no payment changed in a way that counts). Every
+   * payment write for an invoice goes through here, so concurrent payments of one invoice are
+   * serialized and each settlement sees all the others. Null when the invoice is not in `access`.
    */
-  async lockForPayment(m: EntityManager, access: InvoiceAccess, invoiceId: string, now: Date): Promise<PayableInvoice | null> {
+  async settle<T>(
+    m: EntityManager, access: InvoiceAccess, invoiceId: string, now: Date,
+    work: (invoice: PayableInvoice) => Promise<{ result: T; totals: InvoicePaymentsTotals | null }>,
+  ): Promise<{ invoice: PayableInvoice; result: T; change: InvoiceStateChange | null } | null> {
     const locked = await this.repo.lock(m, access, invoiceId);
     if (!locked) return null;
-    const { invoice } = await this.clocks.applyDue(m, locked, now);
-    return payableOf(invoice);
+    const invoice = payableOf((await this.clocks.applyDue(m, locked, now)).invoice);
+    const { result, totals } = await work(invoice);
+    const change = totals ? await this.applyPayments(m, invoice, totals, now) : null;
+    return { invoice, result, change };
   }
 
   /**
    * Moves the (locked) invoice to the state its payments call for, or leaves it (null). COMPLETED
    * and VOIDED invoices never move: a payment for them is still recorded by the caller.
    */
-  async applyPayments(m: EntityManager, invoice: PayableInvoice, totals: InvoicePaymentsTotals, at: Date): Promise<InvoiceStateChange | null> {
+  private async applyPayments(m: EntityManager, invoice: PayableInvoice, totals: InvoicePaymentsTotals, at: Date): Promise<InvoiceStateChange | null> {
     const next = nextStatusForPayments({
       current: invoice.status,
       priceUsd: invoice.priceUsd,

@@ -3,6 +3,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Request } from 'express';
 import { AppConfig } from '../../shared/config/app-config';
 import { RateLimitedError, UnauthorizedError } from '../../shared/errors/domain-error';
+import { clientBucket } from '../../shared/rate-limit/client-address';
 import { RateLimiter } from '../../shared/rate-limit/rate-limiter';
 
 const digest = (v: string) => createHash('sha256').update(v).digest();
@@ -21,7 +22,8 @@ export class AdminTokenGuard implements CanActivate {
     const expected = this.config.ADMIN_API_TOKEN;
     if (!expected) throw new NotFoundException();
     const req = context.switchToHttp().getRequest<Request>();
-    const client = req.ip ?? 'unknown';
+    // The same client address as every other budget (an IPv6 client counts by its /64).
+    const client = clientBucket(req.ip);
     const attempts = await this.limiter.adminAttemptsAllowed(client);
     if (!attempts.allowed) throw new RateLimitedError(attempts.resetSeconds);
     const given = req.headers['x-admin-token'];

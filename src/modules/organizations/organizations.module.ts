@@ -15,6 +15,7 @@ import { OrganizationsRepository } from './persistence/organizations.repository'
 import { ListApiKeysHandler } from './queries/list-api-keys/list-api-keys.handler';
 import { ResolveApiKeyHandler } from './queries/resolve-api-key/resolve-api-key.handler';
 import { CountOrganizationsHandler } from './queries/count-organizations/count-organizations.handler';
+import { GetOrganizationProfileHandler } from './queries/get-organization-profile/get-organization-profile.handler';
 
 @Module({
   imports: [TypeOrmModule.forFeature([OrganizationRecord, ApiKeyRecord])],
@@ -26,6 +27,7 @@ import { CountOrganizationsHandler } from './queries/count-organizations/count-o
     CreateApiKeyHandler,
     RevokeApiKeyHandler,
     ListApiKeysHandler,
+    GetOrganizationProfileHandler,
     ResolveApiKeyHandler,
     CountOrganizationsHandler,
     AdminTokenGuard,

@@ -10,7 +10,7 @@ import { ObjectBody, objectBodyPipe } from '../../shared/http/object-body';
 import type { Currency } from '../../shared/money/currency';
 import { parseAmount } from '../../shared/money/money';
 import { parseTimeBound } from '../../shared/time/time';
-import { canonicalProviderId } from '../providers/domain/catalog';
+import { canonicalProviderId } from '../providers';
 import type { PaymentStatus } from './domain/payment-status';
 import { GetPaymentRequestDto, ListPaymentsRequestDto } from './dto/payment.request.dto';
 import { PAYMENT_EXAMPLE, PAYMENT_EXPANDED_EXAMPLE, PaymentDto, PaymentListDto } from './dto/payment.response.dto';

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { InvoicesModule } from '../invoices/invoices.module';
+import { InvoicesModule } from '../invoices';
+import { PaymentEvents } from './commands/payment-events';
+import { PaymentReports } from './commands/record-provider-payment/payment-reports';
 import { RecordProviderPaymentHandler } from './commands/record-provider-payment/record-provider-payment.handler';
 import { PaymentsController } from './payments.controller';
 import { TestHelpersController } from './test-helpers.controller';
@@ -13,12 +15,12 @@ import { ListPaymentsHandler } from './queries/list-payments/list-payments.handl
 /**
  * Payments: what providers report against invoices (RecordProviderPaymentCommand, which also moves
  * the invoice's state in the same transaction), the list and read endpoints, and the test-mode
- * simulation. Exports on the bus: RecordProviderPaymentCommand, ListPaymentsQuery, GetPaymentQuery,
- * ListInvoicePaymentsQuery.
+ * simulation. Public surface (index.ts): RecordProviderPaymentCommand, ListPaymentsQuery, GetPaymentQuery;
+ * it answers the invoices module's ListInvoicePaymentsQuery (the invoice read's `payments` expansion).
  */
 @Module({
   imports: [TypeOrmModule.forFeature([PaymentRecord]), InvoicesModule],
   controllers: [PaymentsController, TestHelpersController],
-  providers: [PaymentsRepository, RecordProviderPaymentHandler, ListPaymentsHandler, GetPaymentHandler, ListInvoicePaymentsHandler],
+  providers: [PaymentsRepository, PaymentEvents, PaymentReports, RecordProviderPaymentHandler, ListPaymentsHandler, GetPaymentHandler, ListInvoicePaymentsHandler],
 })
 export class PaymentsModule {}

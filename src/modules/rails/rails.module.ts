@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { HealthModule } from '../health/health.module';
+import { HealthModule } from '../health';
 import { AllocatePaymentAddressHandler } from './commands/allocate-payment-address/allocate-payment-address.handler';
 import { DeleteWalletHandler } from './commands/delete-wallet/delete-wallet.handler';
 import { SealWalletKeysHandler } from './commands/seal-wallet-keys/seal-wallet-keys.handler';

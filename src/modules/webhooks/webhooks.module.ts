@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { HealthModule } from '../health/health.module';
+import { HealthModule } from '../health';
 import { CreateWebhookEndpointHandler } from './commands/create-webhook-endpoint/create-webhook-endpoint.handler';
 import { DeleteWebhookEndpointHandler } from './commands/delete-webhook-endpoint/delete-webhook-endpoint.handler';
 import { RedeliverEventHandler } from './commands/redeliver-event/redeliver-event.handler';
@@ -7,6 +7,7 @@ import { SealStoredSecretsHandler } from './commands/seal-stored-secrets/seal-st
 import { RotateWebhookSecretHandler } from './commands/rotate-webhook-secret/rotate-webhook-secret.handler';
 import { UpdateWebhookEndpointHandler } from './commands/update-webhook-endpoint/update-webhook-endpoint.handler';
 import { WebhookDispatcher } from './dispatch/webhook-dispatcher';
+import { WebhookFanOut } from './dispatch/webhook-fan-out';
 import { WebhookUrlPolicy } from './dispatch/webhook-url-policy';
 import { WebhookDeliveriesRepository } from './persistence/webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from './persistence/webhook-endpoints.repository';
@@ -15,7 +16,10 @@ import { ListWebhookAttemptsHandler } from './queries/list-webhook-attempts/list
 import { ListWebhookEndpointsHandler } from './queries/list-webhook-endpoints/list-webhook-endpoints.handler';
 import { WebhooksController } from './webhooks.controller';
 
-/** Webhook endpoints and the dispatcher that delivers recorded events to them. */
+/**
+ * Webhook endpoints, the outbox subscriber that queues a delivery per subscribed endpoint when an
+ * event is recorded (WebhookFanOut), and the dispatcher that sends committed deliveries.
+ */
 @Module({
   imports: [HealthModule],
   controllers: [WebhooksController],
@@ -24,6 +28,7 @@ import { WebhooksController } from './webhooks.controller';
     WebhookDeliveriesRepository,
     WebhookUrlPolicy,
     WebhookDispatcher,
+    WebhookFanOut,
     CreateWebhookEndpointHandler,
     UpdateWebhookEndpointHandler,
     DeleteWebhookEndpointHandler,

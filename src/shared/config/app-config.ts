@@ -1,12 +1,7 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import { parseSecretKey } from '../crypto/secret-box';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
-
-const toBool = ({ value }: { value: unknown }) =>
-  value === undefined || value === '' ? undefined : value === true || value === 'true' || value === '1' ? true
-    : value === false || value === 'false' || value === '0' ? false : value;
-const toInt = ({ value }: { value: unknown }) =>
-  value === undefined || value === '' ? undefined : /^-?\d+$/.test(String(value)) ? Number(value) : value;
+import { toBool, toInt } from './env-transforms';
 
 /**
  * Every setting of the service, read from the environment and checked once at start-up.
@@ -178,7 +173,7 @@ export class AppConfig {
   @Transform(toInt) @IsInt() @Min(0) @Max(3600)
   INVOICE_SWEEP_SECONDS = 5;
 
-  /** Tests only: a clock that POST /test_helpers/clock moves forward. Refused when NODE_ENV=production. */
+  /** Tests only: per-organization test-mode clocks that POST /test_helpers/clock moves forward. Refused when NODE_ENV=production. */
   @Transform(toBool) @IsBoolean()
   CLOCK_CONTROL = false;
 

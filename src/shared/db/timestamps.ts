@@ -80,6 +80,6 @@ export function serviceTypeParsers(): { getTypeParser: typeof types.getTypeParse
   const timestamptz: TextParser = (text) => parseTimestamptzText(text) ?? standard(text);
   return {
     getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-      oid === TIMESTAMPTZ_OID && (format ?? 'text') === 'text' ? timestamptz : types.getTypeParser(oid, format as 'text')) as typeof types.getTypeParser,
+      oid === TIMESTAMPTZ_OID && (format ?? 'text') === 'text' ? timestamptz : types.getTypeParser(oid, format)) as typeof types.getTypeParser,
   };
 }

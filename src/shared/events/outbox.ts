@@ -18,16 +18,25 @@ export interface RecordedEvent {
   id: string;
   type: EventType;
   createdAt: Date;
-  /** How many webhook deliveries were queued for it. */
-  deliveries: number;
+}
+
+/** An event just written, as the outbox hands it to its subscribers (inside the writer's transaction). */
+export interface OutboxEvent extends RecordedEvent {
+  scope: Scope;
 }
 
 /**
+ * Runs inside the writer's transaction, with its EntityManager, right after the event row is
+ * written: what it writes commits or rolls back with the change. Throwing aborts the write.
+ */
+export type OutboxSubscriber = (m: EntityManager, event: OutboxEvent) => Promise<void>;
+
+/**
  * The transactional outbox. A writer calls `record` inside its own transaction, with its own
- * EntityManager, right after the change: the event row and one pending delivery per enabled
- * webhook endpoint of the same organization and mode that subscribes to the type are written in
- * that transaction, so they commit or roll back with the change. Nothing is sent here; the
- * webhook dispatcher sends committed deliveries.
+ * EntityManager, right after the change: the event row is written in that transaction, then each
+ * subscriber registered with `subscribe` runs with the same manager (the webhooks module queues its
+ * deliveries this way), so everything commits or rolls back with the change. Nothing is sent here.
+ * The kernel knows only the events table; modules bring their own side effects.
  *
  * `object` is the resource as the API renders it (ids, 30-digit amount strings, formatted
  * timestamps): it is stored as JSON and sent unchanged as `data.object`.
@@ -37,18 +46,17 @@ const INSERT_EVENT_SQL = prepared(
   `INSERT INTO events (id, organization_id, mode, type, data, created_at) VALUES ($1, $2, $3, $4, $5::jsonb, $6)`,
 );
 
-/** The enabled endpoints of the organization and mode that take the event's type. */
-const SUBSCRIBED_ENDPOINTS_SQL = prepared(
-  'event_endpoints',
-  `SELECT id FROM webhook_endpoints
-    WHERE organization_id = $1 AND mode = $2 AND enabled AND deleted_at IS NULL
-      AND ('*' = ANY(event_types) OR $3 = ANY(event_types))
-    ORDER BY id`,
-);
-
 @Injectable()
 export class EventOutbox {
+  private readonly subscribers: Array<{ name: string; run: OutboxSubscriber }> = [];
+
   constructor(@Inject(Clock) private readonly clock: Clock) {}
+
+  /** Adds a subscriber (once per name; a module registers when it starts). */
+  subscribe(name: string, run: OutboxSubscriber): void {
+    if (this.subscribers.some((s) => s.name === name)) throw new Error(`outbox subscriber ${name} registered twice`);
+    this.subscribers.push({ name, run });
+  }
 
   async record(m: EntityManager, scope: Scope, type: EventType, object: object, options: RecordEventOptions = {}): Promise<RecordedEvent> {
     const id = newId('event');
@@ -59,18 +67,8 @@ export class EventOutbox {
       INSERT_EVENT_SQL,
       [id, scope.organizationId, scope.mode, type, JSON.stringify(data), createdAt],
     );
-    const endpoints: Array<{ id: string }> = await m.query(
-      SUBSCRIBED_ENDPOINTS_SQL,
-      [scope.organizationId, scope.mode, type],
-    );
-    if (endpoints.length) {
-      await m.query(
-        `INSERT INTO webhook_deliveries (id, organization_id, mode, endpoint_id, event_id, status, attempt_count, next_attempt_at, created_at)
-         SELECT t.delivery_id, $3, $4, t.endpoint_id, $5, 'pending', 0, now(), $6
-           FROM unnest($1::text[], $2::text[]) AS t(delivery_id, endpoint_id)`,
-        [endpoints.map(() => newId('delivery')), endpoints.map((e) => e.id), scope.organizationId, scope.mode, id, createdAt],
-      );
-    }
-    return { id, type, createdAt, deliveries: endpoints.length };
+    const event: OutboxEvent = { id, type, createdAt, scope };
+    for (const s of this.subscribers) await s.run(m, event);
+    return { id, type, createdAt };
   }
 }

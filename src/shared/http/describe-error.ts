@@ -55,6 +55,7 @@ export function describeError(exception: unknown, request: { method: string; pat
     }
     if (status >= 500) return { status, code: 'internal_error', error: 'Internal server error', validator: null };
     const body = exception.getResponse() as { message?: unknown } | string;
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- whatever Nest put in message is shown as text, as before
     const text = typeof body === 'string' ? body : Array.isArray(body.message) ? body.message.join('; ') : String(body.message ?? exception.message);
     // The router could not percent-decode a path segment: the path is the field at fault.
     if (status === 400 && /^Failed to decode param/.test(text)) {

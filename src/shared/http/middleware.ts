@@ -32,6 +32,8 @@ export class HttpsOnlyMiddleware implements NestMiddleware {
   }
 }
 
+const JSON_TYPES = ['application/json', 'application/*+json'];
+
 function parseNumber(text: string): number | JsonNumberText {
   if (/^-?\d+$/.test(text)) {
     const n = Number(text);
@@ -58,7 +60,7 @@ export class JsonBodyReader {
   private readerFor(limit: number): express.RequestHandler {
     let reader = this.readers.get(limit);
     if (!reader) {
-      reader = express.text({ type: ['application/json', 'application/*+json'], limit });
+      reader = express.text({ type: JSON_TYPES, limit });
       this.readers.set(limit, reader);
     }
     return reader;
@@ -68,13 +70,15 @@ export class JsonBodyReader {
     if (req.state.bodyRead) return;
     req.state.bodyRead = true;
     const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) {
+    // Only JSON is read here; a file upload (multipart) has its own limit where it is read.
+    if (Number.isFinite(declared) && declared > limit && req.is(JSON_TYPES)) {
       // Nothing of the body is read: close the connection after the answer instead of draining it.
       res.setHeader('Connection', 'close');
       throw new PayloadTooLargeError(`The request body is larger than the limit of ${limit} bytes`);
     }
     const readText = this.readerFor(limit);
     await new Promise<void>((resolve, reject) => {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the body parser's own errors pass through; the catch below reads their type
       readText(req, res, (err?: unknown) => (err ? reject(err) : resolve()));
     }).catch((err: { type?: string; status?: number; message?: string }) => {
       if (err.type === 'entity.too.large') throw new PayloadTooLargeError(`The request body is larger than the limit of ${limit} bytes`);

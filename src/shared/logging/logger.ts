@@ -26,7 +26,7 @@ export class PinoNestLogger implements LoggerService {
 
   private write(level: 'info' | 'error' | 'warn' | 'debug' | 'trace', message: unknown, context?: string, extra?: unknown) {
     const fields = { context, ...(extra !== undefined ? { detail: extra } : {}) };
-    if (message && typeof message === 'object') this.root[level]({ ...fields, ...(message as object) });
+    if (message && typeof message === 'object') this.root[level]({ ...fields, ...(message) });
     else this.root[level](fields, String(message));
   }
 

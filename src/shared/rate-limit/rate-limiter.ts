@@ -37,8 +37,8 @@ class MemoryCounter implements RateCounter {
     for (const [key, w] of this.windows) if (w.start + 60_000 < now) this.windows.delete(key);
   }
 
-  async hit(bucket: string, windowMs: number) { return this.window(bucket, windowMs, 1); }
-  async peek(bucket: string, windowMs: number) { return this.window(bucket, windowMs, 0); }
+  hit(bucket: string, windowMs: number) { return Promise.resolve(this.window(bucket, windowMs, 1)); }
+  peek(bucket: string, windowMs: number) { return Promise.resolve(this.window(bucket, windowMs, 0)); }
   async close() {}
 }
 
@@ -60,7 +60,10 @@ class RedisCounter implements RateCounter {
 
   hit(bucket: string, windowMs: number) { return this.run(bucket, windowMs, 1); }
   peek(bucket: string, windowMs: number) { return this.run(bucket, windowMs, 0); }
-  async close() { this.redis.disconnect(); }
+  close() {
+    this.redis.disconnect();
+    return Promise.resolve();
+  }
 }
 
 export interface LimitDecision {

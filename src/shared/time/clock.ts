@@ -1,6 +1,32 @@
-/** The service's sense of "now". Domain code takes it as an argument instead of calling new Date(). */
+import type { DataSource } from 'typeorm';
+
+/** Whose time: one organization's data in one mode. */
+export interface ClockScope {
+  organizationId: string;
+  mode: 'test' | 'live';
+}
+
+/**
+ * The service's sense of "now". Domain code takes it as an argument instead of calling new Date().
+ *
+ * - `now()` is real time: live data, event and delivery timestamps, webhook signatures, keys,
+ *   idempotency and everything not owned by one organization's mode.
+ * - `nowFor(scope)` is the time of one organization's data in one mode: real time too, except for
+ *   a test mode whose test clock was moved (CLOCK_CONTROL=true, POST /test_helpers/clock). Invoice
+ *   timing (creation, expiry, the monitoring window, the sweeper), payments against those invoices
+ *   and the dashboard use it.
+ */
 export abstract class Clock {
   abstract now(): Date;
+
+  nowFor(_scope: ClockScope): Promise<Date> {
+    return Promise.resolve(this.now());
+  }
+
+  /** The scopes whose time runs ahead of real time, with their offsets (the sweeper visits each). */
+  movedScopes(): Promise<Array<{ scope: ClockScope; offsetMs: number }>> {
+    return Promise.resolve([]);
+  }
 }
 
 export class SystemClock extends Clock {
@@ -10,25 +36,50 @@ export class SystemClock extends Clock {
 }
 
 /**
- * Real time plus an offset that only moves forward, kept in this process's memory. Installed
- * instead of SystemClock when CLOCK_CONTROL=true (refused in production), so tests can move the
- * service's time (POST /test_helpers/clock) instead of sleeping.
+ * Installed instead of SystemClock when CLOCK_CONTROL=true (refused in production): real time plus,
+ * for an organization's test mode, an offset that only moves forward. Offsets live in the database
+ * (`test_clocks`), so every instance agrees and a restart keeps them. Live mode and other
+ * organizations are never moved.
  */
-export class OffsetClock extends Clock {
-  private offset = 0;
+export class ControlledClock extends Clock {
+  constructor(private readonly dataSource: DataSource) {
+    super();
+  }
 
   now(): Date {
-    return new Date(Date.now() + this.offset);
+    return new Date();
   }
 
-  get offsetMs(): number {
-    return this.offset;
+  async offsetMs(scope: ClockScope): Promise<number> {
+    if (scope.mode !== 'test') return 0;
+    const rows: Array<{ offset_ms: string }> = await this.dataSource.query(
+      `SELECT offset_ms FROM test_clocks WHERE organization_id = $1 AND mode = 'test'`, [scope.organizationId],
+    );
+    return rows[0] ? Number(rows[0].offset_ms) : 0;
   }
 
-  /** Moves this clock forward by `ms` (>= 0) and returns the new now. */
-  advance(ms: number): Date {
+  async nowFor(scope: ClockScope): Promise<Date> {
+    const offset = await this.offsetMs(scope);
+    return new Date(Date.now() + offset);
+  }
+
+  async movedScopes(): Promise<Array<{ scope: ClockScope; offsetMs: number }>> {
+    const rows: Array<{ organization_id: string; offset_ms: string }> = await this.dataSource.query(
+      `SELECT organization_id, offset_ms FROM test_clocks WHERE mode = 'test' AND offset_ms > 0 ORDER BY organization_id`,
+    );
+    return rows.map((r) => ({ scope: { organizationId: r.organization_id, mode: 'test' as const }, offsetMs: Number(r.offset_ms) }));
+  }
+
+  /** Moves a test mode's clock forward by `ms` (a whole number >= 0); returns the new offset. */
+  async advance(scope: ClockScope, ms: number): Promise<number> {
+    if (scope.mode !== 'test') throw new RangeError('only a test mode\'s clock moves');
     if (!Number.isSafeInteger(ms) || ms < 0) throw new RangeError('the clock only moves forward by a whole number of milliseconds');
-    this.offset += ms;
-    return this.now();
+    const rows: Array<{ offset_ms: string }> = await this.dataSource.query(
+      `INSERT INTO test_clocks (organization_id, mode, offset_ms, updated_at) VALUES ($1, 'test', $2, now())
+       ON CONFLICT (organization_id, mode) DO UPDATE SET offset_ms = test_clocks.offset_ms + EXCLUDED.offset_ms, updated_at = now()
+       RETURNING offset_ms`,
+      [scope.organizationId, ms],
+    );
+    return Number(rows[0].offset_ms);
   }
 }

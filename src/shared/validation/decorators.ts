@@ -68,7 +68,7 @@ export function CurrencyField(doc: FieldDoc = {}): PropertyDecorator {
   const api = { enum: CURRENCIES, enumName: 'Currency', description: doc.description, example: doc.example ?? 'USD' };
   return applyDecorators(
     ...presence(doc, api),
-    IsIn(CURRENCIES as unknown as string[], { message: '$property must be one of the Currency values' }),
+    IsIn(CURRENCIES, { message: '$property must be one of the Currency values' }),
   );
 }
 

@@ -1,4 +1,3 @@
-import Decimal from 'decimal.js';
 import { randomUUID } from 'node:crypto';
 import type { Client } from 'pg';
 import type { Api } from '../../support/api';
@@ -6,9 +5,7 @@ import { testDatabaseUrl } from '../../support/api';
 import { expectSuccess } from '../../support/envelope';
 import { withClient } from '../../support/pg';
 
-export const D = Decimal.clone({ precision: 200, rounding: Decimal.ROUND_HALF_UP });
-export const r30 = (d: Decimal.Value) => new D(d).toFixed(30, Decimal.ROUND_HALF_UP);
-export const ZERO30 = r30(0);
+export { D, r30, ZERO30 } from '../../support/money';
 
 export const HOUR = 3_600_000;
 export const DAY = 24 * HOUR;

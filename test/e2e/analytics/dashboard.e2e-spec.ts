@@ -1,5 +1,5 @@
 import { anonymous } from '../../support/api';
-import { expectError, expectSuccess } from '../../support/envelope';
+import { expectError } from '../../support/envelope';
 import { createKey, createOrg, TestOrg } from '../../support/factories';
 import { Api } from '../../support/api';
 import {

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiResponse } from '../../support/api';
-import { expectSuccess } from '../../support/envelope';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
 import { linesWith } from '../../support/server';
 import { awayFromHourBoundary, dashboard } from './analytics-helpers';

@@ -80,7 +80,7 @@ describe('files configuration', () => {
     [{ PUBLIC_BASE_URL: 'ftp://files.example.com' }, /PUBLIC_BASE_URL/],
   ])('refuses to start with %j, naming the setting', async (env, message) => {
     const databaseUrl = process.env.TEST_DATABASE_URL || undefined;
-    const failure = await startServer({ databaseUrl, env: env as Record<string, string>, readyTimeoutMs: 30_000 }).then(
+    const failure = await startServer({ databaseUrl, env: env, readyTimeoutMs: 30_000 }).then(
       async (server) => {
         await server.stop();
         return 'started';

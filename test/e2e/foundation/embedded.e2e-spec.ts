@@ -37,7 +37,7 @@ describe('embedded default database', () => {
 
   it('prints a demo key once, shares the folder with the CLI, persists across restarts and stops cleanly', async () => {
     // first start: an empty folder gets a demo organization whose test key is printed
-    const first = await startServer({ dataDir, env: embeddedEnv });
+    const first = await startServer({ dataDir, env: embeddedEnv, readyTimeoutMs: 150_000 });
     const demoKey = DEMO_KEY.exec(first.output())?.[1];
     expect(demoKey).toBeDefined();
     expect(expectSuccess(await new Api(demoKey!, first.baseUrl).get('/auth/debug_token'))).toMatchObject({
@@ -79,7 +79,7 @@ describe('embedded default database', () => {
     expect(existsSync(join(dataDir, 'embedded-db.json'))).toBe(false);
 
     // second start: everything persisted, and no new demo organization
-    const second = await startServer({ dataDir, env: embeddedEnv });
+    const second = await startServer({ dataDir, env: embeddedEnv, readyTimeoutMs: 150_000 });
     try {
       expect(second.output()).not.toMatch(DEMO_KEY);
       const at = (key: string) => new Api(key, second.baseUrl).get('/auth/debug_token');
@@ -91,5 +91,5 @@ describe('embedded default database', () => {
     } finally {
       expect(await second.stop('SIGTERM')).toBe(0);
     }
-  }, 180_000);
+  }, 420_000);
 });

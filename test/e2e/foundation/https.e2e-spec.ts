@@ -5,8 +5,7 @@ import { createDatabase, dropDatabase } from '../../support/pg';
 import { RunningServer, startServer } from '../../support/server';
 
 const viaProxy = { 'x-forwarded-proto': 'https' };
-const SECRETS_KEY = Buffer.alloc(32, 9).toString('base64');
-const PRODUCTION = { NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.test', SECRETS_KEY };
+const PRODUCTION = { NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.test', SECRETS_KEY: Buffer.alloc(32, 9).toString('base64') };
 
 /** A production-mode service: plain HTTP is refused unless a trusted proxy says the client used HTTPS. */
 describe('HTTPS in production', () => {

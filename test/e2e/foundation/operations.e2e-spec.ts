@@ -99,6 +99,7 @@ describe('started without NODE_ENV and without HOST (development mode)', () => {
     expect(line.msg).toMatch(/CLOCK_CONTROL/);
     expect(line.msg).toMatch(/PUBLIC_BASE_URL/);
     expect(line.msg).toMatch(/\/metrics/);
+    expect(line.msg).toMatch(/public development key \(SECRETS_KEY unset\)/);
     expect(line.msg).toMatch(/127\.0\.0\.1 only/);
     // and it is development indeed: plain HTTP is served, /metrics is open
     const api = new Api(null, service.server.baseUrl);

@@ -154,7 +154,7 @@ describe('POST /invoices/create', () => {
 
     it.each(cases)('%s -> 400 on %s', async (_name, body, field) => {
       const org = await createOrg();
-      expectError(await org.test.post('/invoices/create', body), 400, { code: 'validation_failed', field: field as string });
+      expectError(await org.test.post('/invoices/create', body), 400, { code: 'validation_failed', field: field });
     });
 
     it('writes nothing when refused', async () => {

@@ -1,14 +1,7 @@
-import Decimal from 'decimal.js';
-import { BUNDLED_SNAPSHOT } from '../../../src/modules/rates/domain/default-snapshot';
 import type { Api } from '../../support/api';
 import { expectSuccess } from '../../support/envelope';
 
-export const D = Decimal.clone({ precision: 200, rounding: Decimal.ROUND_HALF_UP });
-export const r30 = (d: Decimal.Value) => new D(d).toFixed(30, Decimal.ROUND_HALF_UP);
-export const rate = (c: keyof typeof BUNDLED_SNAPSHOT.rates) => new D(BUNDLED_SNAPSHOT.rates[c]);
-/** amount * from / to, rounded half-up at 30 digits, as the service converts. */
-export const convert = (amount: Decimal.Value, from: keyof typeof BUNDLED_SNAPSHOT.rates, to: keyof typeof BUNDLED_SNAPSHOT.rates) =>
-  new D(amount).mul(rate(from)).div(rate(to)).toDecimalPlaces(30, Decimal.ROUND_HALF_UP);
+export { convert, D, r30, rate } from '../../support/money';
 
 export const intent = (price: string, currency = 'USD') => ({ type: 'PAYMENT_INTENT', currency, price });
 

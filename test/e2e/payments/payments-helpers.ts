@@ -1,9 +1,7 @@
-import Decimal from 'decimal.js';
 import type { Api } from '../../support/api';
 import { expectSuccess } from '../../support/envelope';
 
-export const D = Decimal.clone({ precision: 200, rounding: Decimal.ROUND_HALF_UP });
-export const r30 = (d: Decimal.Value) => new D(d).toFixed(30, Decimal.ROUND_HALF_UP);
+export { D, r30 } from '../../support/money';
 
 /** Creates an invoice of one payment intent and returns its id. */
 export async function createInvoice(api: Api, price = '100', currency = 'USD', extra: Record<string, unknown> = {}): Promise<string> {

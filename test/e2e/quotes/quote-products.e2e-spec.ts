@@ -2,9 +2,9 @@ import Decimal from 'decimal.js';
 import { BUNDLED_SNAPSHOT } from '../../../src/modules/rates/domain/default-snapshot';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { createOrg, TestOrg } from '../../support/factories';
+import { r30 } from '../../support/money';
 import { productBody } from '../products/product-bodies';
 
-const r30 = (d: Decimal.Value) => new Decimal(d).toFixed(30, Decimal.ROUND_HALF_UP);
 
 async function makeProduct(org: TestOrg) {
   const id = expectSuccess(await org.test.post('/products', productBody())).id;

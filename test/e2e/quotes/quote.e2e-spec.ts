@@ -9,11 +9,9 @@ import { anonymous } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { createOrg } from '../../support/factories';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
+import { D, r30, rate } from '../../support/money';
 import { CLI } from '../../support/server';
 
-const D = Decimal.clone({ precision: 200, rounding: Decimal.ROUND_HALF_UP });
-const rate = (c: keyof typeof BUNDLED_SNAPSHOT.rates) => new D(BUNDLED_SNAPSHOT.rates[c]);
-const r30 = (d: Decimal.Value) => new D(d).toFixed(30, Decimal.ROUND_HALF_UP);
 
 describe('POST /pay/quote', () => {
   it('requires an API key', async () => {

@@ -3,6 +3,7 @@ import { Api, anonymous, baseUrl } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { createOrg } from '../../support/factories';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
+import { PDF, upload } from '../files/files-helpers';
 import { createInvoice } from '../invoices/invoice-helpers';
 
 const MB = 1024 * 1024;
@@ -93,6 +94,15 @@ describe('requests refused before their body is read', () => {
     expect(expectSuccess(await anonymous().post(`/invoices/${id}`, { expand: ['items'] })).id).toBe(id);
     const keyed = await org.test.post(`/invoices/${id}`, { expand: ['items'], pad: 'x'.repeat(100_000) });
     expect(keyed.status).not.toBe(413);
+  });
+});
+
+describe('bodies with a valid key', () => {
+  it('still takes a file upload larger than the JSON cap (multipart has its own limit)', async () => {
+    const org = await createOrg();
+    const big = Buffer.concat([PDF, Buffer.alloc(1536 * 1024, 0x20)]);
+    const res = await upload(org.test, big, { filename: 'big.pdf', contentType: 'application/pdf', name: 'big.pdf' });
+    expect(expectSuccess(res).id).toMatch(/^file_/);
   });
 });
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
 import { kindOf, MAKERS } from '../../support/makers';
-import { exampleBody, fetchOpenApi, OpenApiDocument, Operation, operations, resolve } from '../../support/openapi';
+import { exampleBody, OpenApiDocument, Operation, operations, resolve } from '../../support/openapi';
 import { ADMIN_TOKEN, errorLines } from '../../support/server';
 
 /**
@@ -10,9 +10,9 @@ import { ADMIN_TOKEN, errorLines } from '../../support/server';
  * strings, deep nesting, numbers with exponents or beyond any float, negative numbers, unicode,
  * arrays for objects), query strings and path ids. Every answer must be below 500, and every 4xx
  * must be the error envelope, with `validator` naming the field whenever a field is at fault.
- * FUZZ_SEED reproduces a run; FUZZ_RUNS changes its size (default 5,000 requests).
+ * FUZZ_SEED reproduces a run; FUZZ_RUNS changes its size (default 10,000 requests).
  */
-const RUNS = Number(process.env.FUZZ_RUNS ?? 5000);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
 const SEED = process.env.FUZZ_SEED !== undefined ? Number(process.env.FUZZ_SEED) : Date.now() % 2_147_483_647;
 const CONCURRENCY = 8;
 
@@ -251,7 +251,7 @@ describe('property-based fuzzing of every operation in /openapi.json', () => {
           contentType = res.headers.get('content-type') ?? '';
           text = await res.text();
         } catch (e) {
-          failures.push(`${op}: no answer (${(e as Error).message}) to ${request.method} ${request.path.slice(0, 200)} body=${(request.body ?? '').slice(0, 300)}`);
+          failures.push(`${op}: no answer (${(e as Error).message}: ${String((e as { cause?: unknown }).cause)}; headers ${Object.keys(request.headers).join(', ') || 'none'}) to ${request.method} ${request.path.slice(0, 200)} body=${(request.body ?? '').slice(0, 300)}`);
           continue;
         }
         statuses[status] = (statuses[status] ?? 0) + 1;

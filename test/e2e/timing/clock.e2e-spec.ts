@@ -3,8 +3,10 @@ import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { createOrg } from '../../support/factories';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
-import { MAIN, ROOT } from '../../support/server';
-import { advance, clockNow } from './timing-helpers';
+import { MAIN, ROOT, startServer } from '../../support/server';
+import { Webhook } from 'standardwebhooks';
+import { WebhookReceiver } from '../../support/webhook-receiver';
+import { advance, clockNow, databaseOf, parseTime, readInvoice, storedState, waitFor } from './timing-helpers';
 
 describe('test clock (CLOCK_CONTROL)', () => {
   it('is not there on a service without CLOCK_CONTROL (404 even for a test key)', async () => {
@@ -67,5 +69,76 @@ describe('test clock (CLOCK_CONTROL)', () => {
       const res = expectError(await org.test.post('/test_helpers/clock', body), 400, { field: 'advance_seconds' });
       expect(res.validator.advance_seconds).toContain(message);
     });
+  });
+
+  describe('is the caller\'s organization\'s test mode only', () => {
+    let service: IsolatedService;
+    let receiver: WebhookReceiver;
+    beforeAll(async () => {
+      service = await startIsolatedService({ CLOCK_CONTROL: 'true', INVOICE_SWEEP_SECONDS: '1', INVOICE_MONITORING_MINUTES: '1440', WEBHOOK_DISPATCH_INTERVAL_MS: '100' });
+      receiver = await WebhookReceiver.start();
+    });
+    afterAll(async () => {
+      await receiver?.stop();
+      await service?.stop();
+    });
+
+    it('expires A\'s test invoice, neither B\'s test invoice nor A\'s live one; webhook timestamps stay real time', async () => {
+      const a = await service.createOrg('Clock A');
+      const b = await service.createOrg('Clock B');
+      const db = databaseOf(service);
+      const body = { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '1' }] };
+      const endpoint = expectSuccess(await a.test.post('/webhooks', { url: receiver.url(), event_types: ['invoice.expired', 'invoice.voided'] }), 201);
+      const aTest = expectSuccess(await a.test.post('/invoices/create', body), 201).id;
+      const bTest = expectSuccess(await b.test.post('/invoices/create', body), 201).id;
+      const aLive = expectSuccess(await a.live.post('/invoices/create', body), 201).id;
+
+      const moved = await advance(a.test, 960);
+      expect(moved.getTime() - Date.now()).toBeGreaterThan(950_000);
+      // B's test clock and A's live data did not move.
+      expect(expectSuccess(await b.test.get('/test_helpers/clock')).offset_seconds).toBe(0);
+      expect(Math.abs((await clockNow(b.test)).getTime() - Date.now())).toBeLessThan(5_000);
+
+      expect(await readInvoice(a.test, aTest)).toMatchObject({ status: 'PENDING', substatus: 'EXPIRED' });
+      expect(await readInvoice(b.test, bTest)).toMatchObject({ status: 'PENDING', substatus: null });
+      expect(await readInvoice(a.live, aLive)).toMatchObject({ status: 'PENDING', substatus: null });
+      // The sweeper writes A's test expiry at A's test time, and nothing else.
+      expect(await waitFor(() => storedState(db, aTest), (v) => v.substatus === 'EXPIRED')).toEqual({ status: 'PENDING', substatus: 'EXPIRED' });
+      await new Promise((r) => setTimeout(r, 2500));
+      expect(await storedState(db, bTest)).toEqual({ status: 'PENDING', substatus: null });
+      expect(await storedState(db, aLive)).toEqual({ status: 'PENDING', substatus: null });
+
+      // A new test invoice of A is dated on A's test clock, a live one on real time.
+      const later = expectSuccess(await a.test.post('/invoices/create', body), 201).id;
+      expect(parseTime((await readInvoice(a.test, later)).created_at).getTime()).toBeGreaterThan(Date.now() + 900_000);
+      const liveLater = expectSuccess(await a.live.post('/invoices/create', body), 201).id;
+      expect(Math.abs(parseTime((await readInvoice(a.live, liveLater)).created_at).getTime() - Date.now())).toBeLessThan(5_000);
+
+      // The expiry's webhook: signed at real time, and it verifies.
+      const [delivery] = await receiver.waitFor((r) => r.some((x) => x.json?.type === 'invoice.expired'));
+      expect(Math.abs(Number(delivery.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
+      expect(new Webhook(endpoint.secret).verify(delivery.body, delivery.headers as Record<string, string>)).toMatchObject({ type: 'invoice.expired' });
+
+      // Past the monitoring window on A's test clock: A's test invoice is voided, A's live one is untouched.
+      await advance(a.test, 90_000);
+      expect(await waitFor(() => storedState(db, aTest), (v) => v.status === 'VOIDED')).toEqual({ status: 'VOIDED', substatus: 'EXPIRED' });
+      expect(await readInvoice(a.live, aLive)).toMatchObject({ status: 'PENDING', substatus: null });
+      expect(await storedState(db, aLive)).toEqual({ status: 'PENDING', substatus: null });
+      const voided = await receiver.waitFor((r) => r.some((x) => x.json?.type === 'invoice.voided'));
+      const voidedDelivery = voided.find((x) => x.json?.type === 'invoice.voided')!;
+      expect(Math.abs(Number(voidedDelivery.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
+    }, 90_000);
+
+    it('keeps the offset in the database: a second instance on the same database sees it', async () => {
+      const a = await service.createOrg('Clock shared');
+      await advance(a.test, 1234);
+      const other = await startServer({ databaseUrl: databaseOf(service), env: { CLOCK_CONTROL: 'true', INVOICE_SWEEP_SECONDS: '0' } });
+      try {
+        const state = expectSuccess(await new Api(a.testKey, other.baseUrl).get('/test_helpers/clock'));
+        expect(state.offset_seconds).toBe(1234);
+      } finally {
+        await other.stop();
+      }
+    }, 90_000);
   });
 });

@@ -51,7 +51,7 @@ export class ListEventsRequestDto {
   })
   @Transform(toList)
   @IsOptional()
-  @IsIn(EVENT_TYPES as unknown as string[], { each: true, message: `$property must contain only these event types: ${EVENT_TYPES.join(', ')}` })
+  @IsIn(EVENT_TYPES, { each: true, message: `$property must contain only these event types: ${EVENT_TYPES.join(', ')}` })
   @ArrayMaxSize(EVENT_TYPES.length) @ArrayMinSize(1) @IsArray({ message: '$property must be an event type or an array of event types' })
   type?: string[];
 

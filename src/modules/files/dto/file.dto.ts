@@ -76,7 +76,7 @@ export class ListFilesRequestDto {
   search?: string;
 
   @ApiPropertyOptional({ enum: FILE_TYPES })
-  @IsOptional() @IsIn(FILE_TYPES as unknown as string[], { message: `$property must be one of ${FILE_TYPES.join(', ')}` })
+  @IsOptional() @IsIn(FILE_TYPES, { message: `$property must be one of ${FILE_TYPES.join(', ')}` })
   type?: FileType;
 }
 

@@ -1,5 +1,5 @@
 import { Money } from '../../../shared/money/money';
-import type { CalculationStep, PriceCalculation } from '../../quotes/queries/calculate-prices/calculate-prices.query';
+import type { CalculationStep, PriceCalculation } from '../../quotes';
 import { calculationLines } from './calculation-rows';
 
 const m = (v: string) => new Money(v);

@@ -1,6 +1,6 @@
 import type { Currency } from '../../../shared/money/currency';
 import type { Amount } from '../../../shared/money/money';
-import type { CalculationStep, PriceCalculation } from '../../quotes/queries/calculate-prices/calculate-prices.query';
+import type { CalculationStep, PriceCalculation } from '../../quotes';
 
 /** One stored calculation line, before ids and tenant columns are added. */
 export interface CalculationLine {

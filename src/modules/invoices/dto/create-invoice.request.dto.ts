@@ -36,7 +36,7 @@ export class PaymentIntentItemDoc {
  * PAYMENT_INTENT items need currency and price. Fields of the other type are ignored.
  */
 export class InvoiceItemInputDto {
-  @IsIn(ITEM_TYPES as unknown as string[], { message: '$property must be PRODUCT or PAYMENT_INTENT' })
+  @IsIn(ITEM_TYPES, { message: '$property must be PRODUCT or PAYMENT_INTENT' })
   type: 'PRODUCT' | 'PAYMENT_INTENT';
 
   @ValidateIf(isProduct) @Length(1, 200) @IsString()

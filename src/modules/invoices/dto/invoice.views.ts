@@ -1,6 +1,6 @@
 import { Amount, renderAmount } from '../../../shared/money/money';
 import { formatTimestamp } from '../../../shared/time/time';
-import type { BillingSchemaView, ProductView } from '../../products/dto/product.view';
+import type { BillingSchemaView, ProductView } from '../../products';
 import { monitoringEndsAt } from '../domain/invoice-timing';
 import { maskEmail, type PayerProductView } from '../domain/payer-view';
 import type { InvoiceCalculationRecord } from '../persistence/invoice-calculation.record';

@@ -7,11 +7,11 @@ import { INVOICE_STATUSES } from '../domain/invoice-status';
 /** Filters combine with AND; the values inside one array filter combine with OR. */
 export class ListInvoicesRequestDto {
   @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: [...INVOICE_STATUSES] }, example: ['PENDING', 'COMPLETED'] })
-  @IsOptional() @IsIn(INVOICE_STATUSES as unknown as string[], { each: true, message: '$property values must be invoice statuses' }) @IsArray({ message: '$property must be an array' })
+  @IsOptional() @IsIn(INVOICE_STATUSES, { each: true, message: '$property values must be invoice statuses' }) @IsArray({ message: '$property must be an array' })
   status?: string[];
 
   @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: [...CURRENCIES] }, example: ['USD', 'USDT'] })
-  @IsOptional() @IsIn(CURRENCIES as unknown as string[], { each: true, message: '$property values must be Currency values' }) @IsArray({ message: '$property must be an array' })
+  @IsOptional() @IsIn(CURRENCIES, { each: true, message: '$property values must be Currency values' }) @IsArray({ message: '$property must be an array' })
   currency?: string[];
 
   @AmountField({ required: false, description: 'Inclusive lower bound on price_usd', example: '10' })

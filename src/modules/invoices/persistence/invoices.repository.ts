@@ -126,7 +126,7 @@ export class InvoicesRepository {
   }
 
   /**
-   * Sweeper: up to `limit` unpaid invoices of any organization whose clock move is due at `now`
+   * Sweeper: up to `limit` unpaid invoices of any organization (or of `scope` only) whose clock move is due at `now`
    * (expired but not marked, or past the end of the monitoring window), locked FOR UPDATE SKIP LOCKED
    * so several instances sweeping at once each take different rows. Rows locked by a payment's
    * transaction are skipped too; that transaction applies the move itself.
@@ -135,18 +135,21 @@ export class InvoicesRepository {
    * organizations' rollup locks in (migration AnalyticsWriterLock): two sweeping instances never
    * wait for each other's organizations crosswise.
    */
-  async lockDue(m: EntityManager, now: Date, monitoringMinutes: number, limit: number): Promise<InvoiceRecord[]> {
+  async lockDue(m: EntityManager, now: Date, monitoringMinutes: number, limit: number, scope: { organizationId: string; mode: string } | null = null): Promise<InvoiceRecord[]> {
+    const params: unknown[] = [now, monitoringMinutes, limit];
+    // With a scope (a test mode whose test clock was moved), only that organization's mode.
+    const only = scope ? ` AND organization_id = $${params.push(scope.organizationId)} AND mode = $${params.push(scope.mode)}` : '';
     const rows: InvoiceRow[] = await m.query(
       `SELECT * FROM (
          SELECT ${INVOICE_COLUMNS} FROM invoices
           WHERE status = 'PENDING' AND expires_at IS NOT NULL AND expires_at <= $1
-            AND (substatus IS DISTINCT FROM 'EXPIRED' OR expires_at + make_interval(mins => $2) <= $1)
+            AND (substatus IS DISTINCT FROM 'EXPIRED' OR expires_at + make_interval(mins => $2) <= $1)${only}
           ORDER BY expires_at, id
           LIMIT $3
           FOR UPDATE SKIP LOCKED
        ) due
        ORDER BY organization_id, mode, expires_at, id`,
-      [now, monitoringMinutes, limit],
+      params,
     );
     return rows.map(toRecord);
   }
@@ -203,12 +206,6 @@ export class InvoicesRepository {
       where: { invoiceId: invoice.id, organizationId: invoice.organizationId, mode: invoice.mode },
       order: { position: 'ASC' },
     });
-  }
-
-  /** Name and image of the owning organization (read side of the organizations table, for the expansion). */
-  async organization(m: EntityManager, organizationId: string): Promise<{ name: string; image_url: string | null } | null> {
-    const rows: Array<{ name: string; image_url: string | null }> = await m.query(`SELECT name, image_url FROM organizations WHERE id = $1`, [organizationId]);
-    return rows[0] ?? null;
   }
 
   /**

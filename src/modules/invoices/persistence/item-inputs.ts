@@ -1,5 +1,5 @@
 import { renderAmount } from '../../../shared/money/money';
-import type { ItemInput } from '../../quotes/queries/calculate-prices/calculate-prices.query';
+import type { ItemInput } from '../../quotes';
 import type { InvoiceItemRecord } from './invoice-item.record';
 
 /** The stored items as pricing inputs again (for re-pricing in another currency or quoting). */

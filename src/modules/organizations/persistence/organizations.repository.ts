@@ -11,6 +11,12 @@ export class OrganizationsRepository {
     await m.insert(OrganizationRecord, org);
   }
 
+  /** Name, image and creation time of one organization (one indexed row, no entity mapping: on the payment path). */
+  async profile(m: EntityManager, id: string): Promise<{ id: string; name: string; image_url: string | null; created_at: Date } | null> {
+    const rows = await m.query(`SELECT id, name, image_url, created_at FROM organizations WHERE id = $1`, [id]);
+    return rows[0] ?? null;
+  }
+
   findOrganization(m: EntityManager, id: string): Promise<OrganizationRecord | null> {
     return m.findOne(OrganizationRecord, { where: { id } });
   }

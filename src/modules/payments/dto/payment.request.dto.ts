@@ -23,11 +23,11 @@ export class ListPaymentsRequestDto {
   invoice_id?: string;
 
   @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: [...PAYMENT_STATUSES] }, example: ['COMPLETED'] })
-  @IsOptional() @IsIn(PAYMENT_STATUSES as unknown as string[], { each: true, message: '$property values must be payment statuses' }) @IsArray({ message: '$property must be an array' })
+  @IsOptional() @IsIn(PAYMENT_STATUSES, { each: true, message: '$property values must be payment statuses' }) @IsArray({ message: '$property must be an array' })
   status?: string[];
 
   @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: [...CURRENCIES] }, example: ['USDT', 'USDC'] })
-  @IsOptional() @IsIn(CURRENCIES as unknown as string[], { each: true, message: '$property values must be Currency values' }) @IsArray({ message: '$property must be an array' })
+  @IsOptional() @IsIn(CURRENCIES, { each: true, message: '$property values must be Currency values' }) @IsArray({ message: '$property must be an array' })
   currency?: string[];
 
   @AmountField({ required: false, description: 'Inclusive lower bound on price_usd', example: '10' })

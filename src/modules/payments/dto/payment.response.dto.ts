@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CURRENCIES } from '../../../shared/money/currency';
-import { PROVIDER_TYPES } from '../../providers/domain/catalog';
+import { PROVIDER_TYPES } from '../../providers';
 import { PAYMENT_STATUSES } from '../domain/payment-status';
 
 const MONEY = { type: String, pattern: '^\\d+\\.\\d{30}$' } as const;

@@ -1,6 +1,6 @@
 import { renderAmount } from '../../../shared/money/money';
 import { formatTimestamp } from '../../../shared/time/time';
-import type { ProviderView } from '../../providers/dto/provider.views';
+import type { ProviderView } from '../../providers';
 import type { PaymentRecord } from '../persistence/payment.record';
 
 /** A payment as responses show it (interface "Payment"); `provider` only when expanded. */

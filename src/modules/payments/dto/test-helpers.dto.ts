@@ -17,7 +17,7 @@ export class SimulatePaymentRequestDto {
   price: string;
 
   @ApiPropertyOptional({ enum: ['PENDING', 'COMPLETED'], default: 'PENDING', description: 'A new payment starts PENDING or COMPLETED; repeating an idempotency_key may report any later status' })
-  @IsOptional() @IsIn(PAYMENT_STATUSES as unknown as string[], { message: '$property must be one of PENDING, COMPLETED, FAILED, CANCELLED' })
+  @IsOptional() @IsIn(PAYMENT_STATUSES, { message: '$property must be one of PENDING, COMPLETED, FAILED, CANCELLED' })
   status?: string;
 
   @ApiPropertyOptional({ description: 'The provider\'s reference; the same key reports the same payment (created once)', example: 'sim-0001' })
@@ -42,7 +42,7 @@ export class SimulatePaymentRequestDto {
 
 export class SimulatePaymentStatusRequestDto {
   @ApiProperty({ enum: PAYMENT_STATUSES, example: 'COMPLETED', description: 'PENDING may move to COMPLETED, FAILED or CANCELLED; final statuses never change' })
-  @IsIn(PAYMENT_STATUSES as unknown as string[], { message: '$property must be one of PENDING, COMPLETED, FAILED, CANCELLED' })
+  @IsIn(PAYMENT_STATUSES, { message: '$property must be one of PENDING, COMPLETED, FAILED, CANCELLED' })
   status: string;
 }
 

@@ -3,7 +3,7 @@ import { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
 import { keysetPage } from '../../../shared/db/keyset-page';
 import type { Currency } from '../../../shared/money/currency';
-import { Amount, fromDb, renderAmount, ZERO } from '../../../shared/money/money';
+import { Amount, fromDb, renderAmount } from '../../../shared/money/money';
 import type { PaymentStatus } from '../domain/payment-status';
 import { PaymentRecord } from './payment.record';
 import { PAYMENT_COLUMNS as COLUMNS, paymentListRequest, PaymentListFilter } from './payment-list';
@@ -78,15 +78,6 @@ export class PaymentsRepository {
     );
   }
 
-  /** Whether a COMPLETED payment of the invoice happened after `after` (the invoice's expiry): a late payment. */
-  async hasCompletedAfter(m: EntityManager, scope: Scope, invoiceId: string, after: Date): Promise<boolean> {
-    const rows: unknown[] = await m.query(
-      `SELECT 1 FROM payments WHERE organization_id = $1 AND mode = $2 AND invoice_id = $3 AND status = 'COMPLETED' AND happened_at > $4 LIMIT 1`,
-      [scope.organizationId, scope.mode, invoiceId, after],
-    );
-    return rows.length > 0;
-  }
-
   /** The payments of one invoice (its scope), oldest first. */
   async forInvoice(m: EntityManager, scope: Scope, invoiceId: string): Promise<PaymentRecord[]> {
     const rows: PaymentRow[] = await m.query(
@@ -96,25 +87,19 @@ export class PaymentsRepository {
     return rows.map(toRecord);
   }
 
-  /** Exact sum of price_usd of the invoice's COMPLETED payments (summed by PostgreSQL numeric). */
-  async completedUsd(m: EntityManager, scope: Scope, invoiceId: string): Promise<Amount> {
-    const rows: Array<{ total: string | null }> = await m.query(
-      `SELECT sum(price_usd)::text AS total FROM payments
-        WHERE organization_id = $1 AND mode = $2 AND invoice_id = $3 AND status = 'COMPLETED'`,
+  /**
+   * What settling the invoice needs of each of its payments (domain/settlement.ts), in one round
+   * trip; the caller holds the invoice's lock, so the list is complete.
+   */
+  async settling(m: EntityManager, scope: Scope, invoiceId: string): Promise<Array<{
+    id: string; status: PaymentStatus; priceUsd: Amount; providerId: string; happenedAt: Date; createdAt: Date;
+  }>> {
+    const rows: Array<{ id: string; status: PaymentStatus; price_usd: string; provider_id: string; happened_at: Date; created_at: Date }> = await m.query(
+      `SELECT id, status, price_usd::text AS price_usd, provider_id, happened_at, created_at FROM payments
+        WHERE organization_id = $1 AND mode = $2 AND invoice_id = $3`,
       [scope.organizationId, scope.mode, invoiceId],
     );
-    return rows[0]?.total ? fromDb(rows[0].total) : ZERO;
-  }
-
-  /** Provider of the newest still-PENDING payment of the invoice, or null when none is pending. */
-  async newestPendingProvider(m: EntityManager, scope: Scope, invoiceId: string): Promise<string | null> {
-    const rows: Array<{ provider_id: string }> = await m.query(
-      `SELECT provider_id FROM payments
-        WHERE organization_id = $1 AND mode = $2 AND invoice_id = $3 AND status = 'PENDING'
-        ORDER BY created_at DESC, id DESC LIMIT 1`,
-      [scope.organizationId, scope.mode, invoiceId],
-    );
-    return rows[0]?.provider_id ?? null;
+    return rows.map((r) => ({ id: r.id, status: r.status, priceUsd: fromDb(r.price_usd), providerId: r.provider_id, happenedAt: r.happened_at, createdAt: r.created_at }));
   }
 
   /**

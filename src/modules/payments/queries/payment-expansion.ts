@@ -1,6 +1,6 @@
 import type { QueryBus } from '@nestjs/cqrs';
 import type { Scope } from '../../../shared/auth/request-context';
-import { GetProvidersQuery } from '../../providers/queries/get-providers/get-providers.query';
+import { GetProvidersQuery } from '../../providers';
 import type { PaymentView } from '../dto/payment.views';
 
 /** Fills `provider` on payment views of one scope (one provider lookup for the whole page). */

@@ -24,15 +24,6 @@ export class ProvidersRepository {
     }]));
   }
 
-  /**
-   * When the organization came to have its providers (all enabled on creation): the provider's
-   * created_at when it has no setting of its own. Read side of the organizations table.
-   */
-  async organizationCreatedAt(m: EntityManager, organizationId: string): Promise<Date | null> {
-    const rows: Array<{ created_at: Date }> = await m.query(`SELECT created_at FROM organizations WHERE id = $1`, [organizationId]);
-    return rows[0]?.created_at ?? null;
-  }
-
   /** Sets (or with null, clears) the organization's required confirmations for one provider; enabled is left as it is. */
   async setRequiredConfirmations(m: EntityManager, organizationId: string, mode: Mode, providerId: string, count: number | null, at: Date): Promise<void> {
     await m.query(

@@ -1,7 +1,7 @@
 import type { Currency } from '../../../shared/money/currency';
 import type { Amount } from '../../../shared/money/money';
 import { convert, renderAmount, sumAmounts, ZERO } from '../../../shared/money/money';
-import type { CalculationStep, ItemCalculation, ItemInput } from '../queries/calculate-prices/calculate-prices.query';
+import type { CalculationStep, ItemCalculation, ItemInput } from './calculation';
 
 /** An item with its catalog price resolved: what the pure pipeline needs. */
 export type PricedItem =

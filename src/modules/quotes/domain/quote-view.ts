@@ -2,7 +2,7 @@ import type { Currency } from '../../../shared/money/currency';
 import type { Amount } from '../../../shared/money/money';
 import { convert, renderAmount } from '../../../shared/money/money';
 import { formatTimestamp } from '../../../shared/time/time';
-import type { CalculationStep, ItemCalculation, PriceCalculation } from '../queries/calculate-prices/calculate-prices.query';
+import type { CalculationStep, ItemCalculation, PriceCalculation } from './calculation';
 
 type Rates = Partial<Record<Currency, Amount>>;
 

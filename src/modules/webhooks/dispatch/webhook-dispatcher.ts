@@ -9,7 +9,7 @@ import { renderEvent } from '../../../shared/events/event-payload';
 import { EventOutbox } from '../../../shared/events/outbox';
 import { newId, OrgId } from '../../../shared/ids/ids';
 import { Clock } from '../../../shared/time/clock';
-import { Metrics } from '../../health/metrics';
+import { Metrics } from '../../health';
 import { renderEndpoint } from '../domain/endpoint-view';
 import { maxAttempts, nextRetryDelayMs, parseRetrySchedule } from '../domain/retry-schedule';
 import { ClaimedDelivery, WebhookDeliveriesRepository } from '../persistence/webhook-deliveries.repository';

@@ -2,7 +2,7 @@ import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { Clock } from '../../../../shared/time/clock';
-import { findCatalogProvider } from '../../../providers/domain/catalog';
+import { findCatalogProvider } from '../../../providers';
 import { buildDashboard, DashboardRead, DashboardView } from '../../domain/dashboard';
 import { currentWindowOf, keptWindowOf } from '../../domain/period';
 import { AnalyticsRepository } from '../../persistence/analytics.repository';
@@ -20,7 +20,7 @@ export class GetDashboardHandler implements IQueryHandler<GetDashboardQuery> {
   ) {}
 
   async execute({ scope, period }: GetDashboardQuery): Promise<DashboardView> {
-    const now = this.clock.now();
+    const now = await this.clock.nowFor(scope);
     const window = currentWindowOf(period, now);
     const kept = keptWindowOf(period);
     const m = this.tx.manager;

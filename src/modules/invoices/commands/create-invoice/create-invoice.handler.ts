@@ -6,7 +6,7 @@ import { parseAmount } from '../../../../shared/money/money';
 import { AppConfig } from '../../../../shared/config/app-config';
 import { Clock } from '../../../../shared/time/clock';
 import { expiresAtFor } from '../../domain/invoice-timing';
-import { CalculatePricesQuery, ItemInput } from '../../../quotes/queries/calculate-prices/calculate-prices.query';
+import { CalculatePricesQuery, ItemInput } from '../../../quotes';
 import { calculationLines } from '../../domain/calculation-rows';
 import { buildCalculationRecords } from '../../persistence/calculation-records';
 import { InvoiceItemRecord } from '../../persistence/invoice-item.record';
@@ -33,7 +33,8 @@ export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceComman
       : { type: 'PRODUCT', product_id: item.product_id, billing_schema_id: item.billing_schema_id, quantity: item.quantity });
     const calc = await this.queries.execute(new CalculatePricesQuery(scope, items, input.currency));
 
-    const now = this.clock.now();
+    // The scope's now: a test mode's moved test clock dates its invoices (and their expiry) too.
+    const now = await this.clock.nowFor(scope);
     const invoiceId = newId('invoice');
     const base = { organizationId: scope.organizationId, mode: scope.mode };
     const itemRecords: InvoiceItemRecord[] = items.map((item, position) => {

@@ -1,10 +1,10 @@
 import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
-import type { ItemInput } from '../../../quotes/queries/calculate-prices/calculate-prices.query';
+import type { ItemInput } from '../../../quotes';
 import { itemInputsOf } from '../../persistence/item-inputs';
 import { InvoicesRepository } from '../../persistence/invoices.repository';
-import { GetInvoiceItemsQuery } from './get-invoice-items.query';
+import { GetInvoiceItemsQuery } from '../../../quotes';
 
 /** The items of an invoice as written (payment intents with their id and 30-digit price), for quoting it again. */
 @QueryHandler(GetInvoiceItemsQuery)

@@ -4,9 +4,10 @@ import type { Scope } from '../../../../shared/auth/request-context';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { NotFoundError, ValidationFailedError } from '../../../../shared/errors/domain-error';
 import { isCrypto } from '../../../../shared/money/currency';
-import { CalculatePricesQuery } from '../../../quotes/queries/calculate-prices/calculate-prices.query';
-import { GetProductsByIdsQuery } from '../../../products/queries/get-products-by-ids/get-products-by-ids.query';
-import { ListInvoicePaymentsQuery } from '../../../payments/queries/list-invoice-payments/list-invoice-payments.query';
+import { CalculatePricesQuery } from '../../../quotes';
+import { GetProductsByIdsQuery } from '../../../products';
+import { ListInvoicePaymentsQuery } from '../../ports/list-invoice-payments.query';
+import { GetOrganizationProfileQuery } from '../../../organizations';
 import { PAYER_EXPANSIONS, payerProductView, withImpliedParents } from '../../domain/payer-view';
 import { calculationView, InvoiceView, invoiceView, itemView, summaryView } from '../../dto/invoice.views';
 import { itemInputsOf } from '../../persistence/item-inputs';
@@ -38,7 +39,7 @@ export class GetInvoiceHandler implements IQueryHandler<GetInvoiceQuery> {
     // The invoice, its items and its calculation lines come back in one query.
     const found = await this.repo.findWithParts(m, access, invoiceId, { items: needItems, calculations: want.has('calculations') });
     if (!found) throw new NotFoundError('invoice');
-    const invoice = this.clocks.current(found.invoice);
+    const invoice = this.clocks.current(found.invoice, await this.clocks.nowFor(found.invoice));
     const scope: Scope = { organizationId: invoice.organizationId as Scope['organizationId'], mode: invoice.mode };
     const view = invoiceView(invoice, payer, this.clocks.monitoringMinutes);
 
@@ -74,8 +75,8 @@ export class GetInvoiceHandler implements IQueryHandler<GetInvoiceQuery> {
     }
     if (found.calculations) view.calculations = found.calculations.map(calculationView);
     if (want.has('organization')) {
-      const org = await this.repo.organization(m, invoice.organizationId);
-      view.organization = { name: org?.name ?? '', image_url: org?.image_url ?? null };
+      const org = await this.queries.execute(new GetOrganizationProfileQuery(invoice.organizationId));
+      view.organization = { name: org?.name ?? '', image_url: org?.imageUrl ?? null };
     }
     if (want.has('payments')) {
       view.payments = await this.queries.execute(new ListInvoicePaymentsQuery(scope, invoice.id, { withProvider: want.has('payments.provider'), payer }));

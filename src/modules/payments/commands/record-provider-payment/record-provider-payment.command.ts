@@ -1,6 +1,6 @@
 import { Command } from '@nestjs/cqrs';
 import type { Scope } from '../../../../shared/auth/request-context';
-import type { InvoiceStatus, InvoiceSubstatus } from '../../../invoices/domain/invoice-status';
+import type { InvoiceStatus, InvoiceSubstatus } from '../../../invoices';
 import type { PaymentStatus } from '../../domain/payment-status';
 
 /** A provider reports a payment it has seen (first report, or a repeat with the same idempotency key). */
@@ -67,7 +67,8 @@ export interface RecordedPayment {
  * requirement, domain/confirmations.ts), then recomputes the invoice's state from all its payments.
  * Errors: NotFoundError (invoice / payment, 404), ValidationFailedError (provider_id, price,
  * idempotency_key, happened_at; 400), InvalidStateTransitionError (validator.status; 400).
- * After commit it publishes PaymentRecordedEvent when anything changed.
+ * Other modules learn of it from the payment.created / payment.updated and invoice events recorded
+ * in that transaction (the outbox), not from an in-process event.
  */
 export class RecordProviderPaymentCommand extends Command<RecordedPayment> {
   constructor(readonly scope: Scope, readonly report: ProviderPaymentReport) {

@@ -4,7 +4,7 @@ import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { PaymentView, paymentView } from '../../dto/payment.views';
 import { PaymentsRepository } from '../../persistence/payments.repository';
 import { expandProviders } from '../payment-expansion';
-import { ListInvoicePaymentsQuery } from './list-invoice-payments.query';
+import { ListInvoicePaymentsQuery } from '../../../invoices';
 
 @QueryHandler(ListInvoicePaymentsQuery)
 export class ListInvoicePaymentsHandler implements IQueryHandler<ListInvoicePaymentsQuery> {

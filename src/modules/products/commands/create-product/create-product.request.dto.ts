@@ -34,7 +34,7 @@ export class MetricInputDto {
 
   @ApiPropertyOptional({ enum: AGGREGATION_TYPES, description: 'How usage of a new metric is aggregated. Required without id.', example: 'SUM' })
   @ValidateIf((o: MetricInputDto) => o.id == null || o.aggregation_type != null)
-  @IsIn(AGGREGATION_TYPES as unknown as string[], oneOf(AGGREGATION_TYPES))
+  @IsIn(AGGREGATION_TYPES, oneOf(AGGREGATION_TYPES))
   aggregation_type?: AggregationType;
 }
 
@@ -67,14 +67,14 @@ export class SchemaInputDto {
   currency: Currency;
 
   @ApiProperty({ enum: SCHEMA_TYPES, example: 'RECURRING' })
-  @IsIn(SCHEMA_TYPES as unknown as string[], oneOf(SCHEMA_TYPES))
+  @IsIn(SCHEMA_TYPES, oneOf(SCHEMA_TYPES))
   type: SchemaType;
 
   @AmountField({ description: 'Base price per period (RECURRING) or once (ONE_TIME)', example: 100 })
   base_price: string;
 
   @ApiPropertyOptional({ enum: INTERVAL_TYPES, nullable: true, description: 'Required for RECURRING; stored as null for ONE_TIME', example: 'MONTH' })
-  @IsOptional() @IsIn(INTERVAL_TYPES as unknown as string[], oneOf(INTERVAL_TYPES))
+  @IsOptional() @IsIn(INTERVAL_TYPES, oneOf(INTERVAL_TYPES))
   interval_type?: IntervalType | null;
 
   @ApiPropertyOptional({ type: Number, minimum: 1, maximum: MAX_INTERVAL_COUNT, nullable: true, description: 'Required for RECURRING; stored as null for ONE_TIME', example: 1 })
@@ -82,15 +82,15 @@ export class SchemaInputDto {
   interval_count?: number | null;
 
   @ApiPropertyOptional({ enum: PAYMENT_TYPES, nullable: true, description: 'Required for RECURRING; stored as null for ONE_TIME', example: 'ARREARS' })
-  @IsOptional() @IsIn(PAYMENT_TYPES as unknown as string[], oneOf(PAYMENT_TYPES))
+  @IsOptional() @IsIn(PAYMENT_TYPES, oneOf(PAYMENT_TYPES))
   payment_type?: PaymentType | null;
 
   @ApiPropertyOptional({ enum: RENEW_TYPES, nullable: true, description: 'Required for RECURRING; stored as null for ONE_TIME', example: 'CALENDAR' })
-  @IsOptional() @IsIn(RENEW_TYPES as unknown as string[], oneOf(RENEW_TYPES))
+  @IsOptional() @IsIn(RENEW_TYPES, oneOf(RENEW_TYPES))
   renew_type?: RenewType | null;
 
   @ApiPropertyOptional({ enum: BILLING_TYPES, nullable: true, description: 'Required for RECURRING; stored as null for ONE_TIME', example: 'FULL' })
-  @IsOptional() @IsIn(BILLING_TYPES as unknown as string[], oneOf(BILLING_TYPES))
+  @IsOptional() @IsIn(BILLING_TYPES, oneOf(BILLING_TYPES))
   billing_type?: BillingType | null;
 
   @ApiPropertyOptional({ type: [ConfigurationInputDto], maxItems: MAX_CONFIGURATIONS, description: 'Usage tiers; tiers of one metric must not overlap' })

@@ -1,5 +1,6 @@
 import { Inject } from '@nestjs/common';
-import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
+import { GetOrganizationProfileQuery } from '../../../organizations';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { NotFoundError, ValidationFailedError } from '../../../../shared/errors/domain-error';
 import { Clock } from '../../../../shared/time/clock';
@@ -13,6 +14,7 @@ export class SetProviderConfirmationsHandler implements ICommandHandler<SetProvi
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(ProvidersRepository) private readonly repo: ProvidersRepository,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(QueryBus) private readonly queries: QueryBus,
   ) {}
 
   async execute({ organizationId, providerId, count, modes }: SetProviderConfirmationsCommand): Promise<ProviderConfirmationsChanged> {
@@ -23,8 +25,9 @@ export class SetProviderConfirmationsHandler implements ICommandHandler<SetProvi
       throw new ValidationFailedError({ count: `must be a whole number from 1 to ${MAX_REQUIRED_CONFIRMATIONS}, or "default"` });
     }
     const now = this.clock.now();
+    // Organizations are never deleted: checking before the transaction is as good as inside it.
+    if (!(await this.queries.execute(new GetOrganizationProfileQuery(organizationId)))) throw new NotFoundError('organization');
     return this.tx.run(async (m) => {
-      if (!(await this.repo.organizationCreatedAt(m, organizationId))) throw new NotFoundError('organization');
       for (const mode of modes) await this.repo.setRequiredConfirmations(m, organizationId, mode, provider.id, count, now);
       return {
         organization_id: organizationId, provider_id: provider.id, required_confirmations: count ?? provider.requiredConfirmations,

@@ -1,5 +1,6 @@
 import { Inject } from '@nestjs/common';
-import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
+import { GetOrganizationProfileQuery } from '../../../organizations';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { NotFoundError, ValidationFailedError } from '../../../../shared/errors/domain-error';
 import { Clock } from '../../../../shared/time/clock';
@@ -13,14 +14,16 @@ export class SetProviderEnabledHandler implements ICommandHandler<SetProviderEna
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(ProvidersRepository) private readonly repo: ProvidersRepository,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(QueryBus) private readonly queries: QueryBus,
   ) {}
 
   async execute({ organizationId, providerId, enabled, modes }: SetProviderEnabledCommand): Promise<ProviderSettingChanged> {
-    if (!isCatalogProvider(providerId)) throw new ValidationFailedError({ provider: `unknown provider "${providerId}"` });
+    if (!isCatalogProvider(providerId)) throw new ValidationFailedError({ provider: `unknown provider "${String(providerId)}"` });
     const now = this.clock.now();
     const id = canonicalProviderId(providerId);
+    // Organizations are never deleted: checking before the transaction is as good as inside it.
+    if (!(await this.queries.execute(new GetOrganizationProfileQuery(organizationId)))) throw new NotFoundError('organization');
     return this.tx.run(async (m) => {
-      if (!(await this.repo.organizationCreatedAt(m, organizationId))) throw new NotFoundError('organization');
       for (const mode of modes) await this.repo.upsert(m, organizationId, mode, id, enabled, now);
       return { organization_id: organizationId, provider_id: id, enabled, modes: [...modes] };
     });

@@ -1,7 +1,8 @@
 import { Inject } from '@nestjs/common';
-import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { NotFoundError } from '../../../../shared/errors/domain-error';
+import { GetOrganizationProfileQuery } from '../../../organizations';
 import { canonicalProviderId, PROVIDER_CATALOG } from '../../domain/catalog';
 import { providerView } from '../../dto/provider.views';
 import { ProvidersRepository } from '../../persistence/providers.repository';
@@ -12,6 +13,7 @@ export class GetProvidersHandler implements IQueryHandler<GetProvidersQuery> {
   constructor(
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(ProvidersRepository) private readonly repo: ProvidersRepository,
+    @Inject(QueryBus) private readonly queries: QueryBus,
   ) {}
 
   async execute({ scope, ids }: GetProvidersQuery): Promise<ScopedProvider[]> {
@@ -19,8 +21,10 @@ export class GetProvidersHandler implements IQueryHandler<GetProvidersQuery> {
     const catalog = PROVIDER_CATALOG.filter((p) => !wanted || wanted.has(p.id));
     if (!catalog.length) return [];
     const m = this.tx.manager;
-    const [settings, orgCreatedAt] = await Promise.all([this.repo.settings(m, scope), this.repo.organizationCreatedAt(m, scope.organizationId)]);
-    if (!orgCreatedAt) throw new NotFoundError('organization');
+    const [settings, org] = await Promise.all([this.repo.settings(m, scope), this.queries.execute(new GetOrganizationProfileQuery(scope.organizationId))]);
+    if (!org) throw new NotFoundError('organization');
+    // A provider without a setting of its own dates from the organization (all are enabled on creation).
+    const orgCreatedAt = org.createdAt;
     return catalog.map((p) => ({ catalog: p, view: providerView(p, scope.organizationId, settings.get(p.id), orgCreatedAt) }));
   }
 }

@@ -5,8 +5,8 @@ import type { Scope } from '../../../../shared/auth/request-context';
 import { NotFoundError } from '../../../../shared/errors/domain-error';
 import { renderAmount } from '../../../../shared/money/money';
 import { formatTimestamp } from '../../../../shared/time/time';
-import { GetPayableInvoiceQuery } from '../../../invoices/queries/get-payable-invoice/get-payable-invoice.query';
-import { RatesAsOfQuery } from '../../../rates/queries/rates-as-of/rates-as-of.query';
+import { GetPayableInvoiceQuery } from '../../../invoices';
+import { RatesAsOfQuery } from '../../../rates';
 import { amountDue } from '../../domain/amount-due';
 import { GetProvidersQuery } from '../get-providers/get-providers.query';
 import { InvoiceProvidersView, ListInvoiceProvidersQuery } from './list-invoice-providers.query';
@@ -22,10 +22,11 @@ export class ListInvoiceProvidersHandler implements IQueryHandler<ListInvoicePro
     const invoice = await this.queries.execute(new GetPayableInvoiceQuery(access, invoiceId));
     if (!invoice) throw new NotFoundError('invoice');
     const scope: Scope = { organizationId: invoice.organizationId as Scope['organizationId'], mode: invoice.mode };
+    const now = await this.clock.nowFor(scope);
     const [providers, rates] = await Promise.all([
       this.queries.execute(new GetProvidersQuery(scope)),
       // Until expires_at the invoice's own rates hold (the rate lock); after it, the current ones.
-      this.queries.execute(invoice.ratesSnapshotId && invoice.expiresAt && this.clock.now().getTime() < invoice.expiresAt.getTime()
+      this.queries.execute(invoice.ratesSnapshotId && invoice.expiresAt && now.getTime() < invoice.expiresAt.getTime()
         ? new RatesAsOfQuery(undefined, invoice.ratesSnapshotId)
         : new RatesAsOfQuery()),
     ]);

@@ -2,10 +2,11 @@ import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
 import { ValidationFailedError } from '../../../../shared/errors/domain-error';
 import { parseAmount } from '../../../../shared/money/money';
-import { GetPricingSchemaQuery } from '../../../products/queries/get-pricing-schema/get-pricing-schema.query';
-import { RatesAsOfQuery } from '../../../rates/queries/rates-as-of/rates-as-of.query';
+import { GetPricingSchemaQuery } from '../../../products';
+import { RatesAsOfQuery } from '../../../rates';
 import { deriveCurrency, PricedItem, runPipeline } from '../../domain/pricing';
-import { CalculatePricesQuery, PriceCalculation } from './calculate-prices.query';
+import type { PriceCalculation } from '../../domain/calculation';
+import { CalculatePricesQuery } from './calculate-prices.query';
 
 @QueryHandler(CalculatePricesQuery)
 export class CalculatePricesHandler implements IQueryHandler<CalculatePricesQuery> {

@@ -1,9 +1,10 @@
 import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
 import { NotFoundError, ValidationFailedError } from '../../../../shared/errors/domain-error';
-import { GetInvoiceItemsQuery } from '../../../invoices/queries/get-invoice-items/get-invoice-items.query';
+import { GetInvoiceItemsQuery } from '../../ports/get-invoice-items.query';
 import { QuoteView, quoteView } from '../../domain/quote-view';
-import { CalculatePricesQuery, ItemInput } from '../calculate-prices/calculate-prices.query';
+import type { ItemInput } from '../../domain/calculation';
+import { CalculatePricesQuery } from '../calculate-prices/calculate-prices.query';
 import { QuotePriceQuery } from './quote-price.query';
 
 const PRODUCT_FIELDS: Record<string, string> = {

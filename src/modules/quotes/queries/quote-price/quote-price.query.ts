@@ -2,7 +2,7 @@ import { Query } from '@nestjs/cqrs';
 import type { Scope } from '../../../../shared/auth/request-context';
 import type { Currency } from '../../../../shared/money/currency';
 import type { QuoteView } from '../../domain/quote-view';
-import type { ItemInput } from '../calculate-prices/calculate-prices.query';
+import type { ItemInput } from '../../domain/calculation';
 
 /** What to quote: exactly one of the three must be given. */
 export interface QuoteVariants {

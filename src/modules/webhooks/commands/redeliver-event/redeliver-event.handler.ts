@@ -5,7 +5,7 @@ import { BadRequestError, NotFoundError } from '../../../../shared/errors/domain
 import { newId } from '../../../../shared/ids/ids';
 import { Clock } from '../../../../shared/time/clock';
 import { formatTimestamp } from '../../../../shared/time/time';
-import { GetEventQuery } from '../../../events/queries/get-event/get-event.query';
+import { GetEventQuery } from '../../../events';
 import { WebhookDeliveriesRepository } from '../../persistence/webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from '../../persistence/webhook-endpoints.repository';
 import { QueuedDelivery, RedeliverEventCommand } from './redeliver-event.command';

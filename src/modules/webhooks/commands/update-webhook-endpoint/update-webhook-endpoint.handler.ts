@@ -41,7 +41,7 @@ export class UpdateWebhookEndpointHandler implements ICommandHandler<UpdateWebho
       } else if (changes.enabled === false && current.enabled) {
         Object.assign(update, { enabled: false, disabled_reason: 'disabled through the API' });
       }
-      const after = renderEndpoint({ ...current, ...update } as typeof current);
+      const after = renderEndpoint({ ...current, ...update });
       const previous: Record<string, unknown> = {};
       for (const key of ['url', 'description', 'event_types', 'enabled', 'disabled_reason', 'consecutive_failures'] as const) {
         if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) previous[key] = before[key];

@@ -2,24 +2,24 @@ import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
 import type { Scope } from '../../../../shared/auth/request-context';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
-import { NotFoundError, RateLimitedError, UnauthorizedError, ValidationFailedError } from '../../../../shared/errors/domain-error';
-import type { Currency } from '../../../../shared/money/currency';
+import { NotFoundError, RateLimitedError, ValidationFailedError } from '../../../../shared/errors/domain-error';
 import { Clock } from '../../../../shared/time/clock';
-import { CalculatePricesQuery } from '../../../quotes/queries/calculate-prices/calculate-prices.query';
+import { CalculatePricesQuery } from '../../../quotes';
 import { calculationLines } from '../../domain/calculation-rows';
-import { InvoiceStatus, merchantMove } from '../../domain/invoice-status';
+import type { InvoiceStatus } from '../../domain/invoice-status';
 import { buildCalculationRecords } from '../../persistence/calculation-records';
 import { itemInputsOf } from '../../persistence/item-inputs';
-import { InvoiceAccess, InvoicesRepository } from '../../persistence/invoices.repository';
+import { InvoicesRepository } from '../../persistence/invoices.repository';
 import { InvoiceClocks } from '../../invoice-clocks.service';
 import { isPastExpiry } from '../../domain/invoice-timing';
 import { CurrencyChangeDecision, decideCurrencyChange } from '../../domain/currency-change';
 import { formatTimestamp } from '../../../../shared/time/time';
 import { InvoiceEvents } from '../invoice-events';
-import { InvoiceUpdated, UpdateInvoiceCommand } from './update-invoice.command';
+import type { InvoiceUpdated } from '../invoice-change';
+import { ChangeInvoiceCurrencyCommand } from './change-invoice-currency.command';
 
-@CommandHandler(UpdateInvoiceCommand)
-export class UpdateInvoiceHandler implements ICommandHandler<UpdateInvoiceCommand> {
+@CommandHandler(ChangeInvoiceCurrencyCommand)
+export class ChangeInvoiceCurrencyHandler implements ICommandHandler<ChangeInvoiceCurrencyCommand> {
   constructor(
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(QueryBus) private readonly queries: QueryBus,
@@ -29,43 +29,15 @@ export class UpdateInvoiceHandler implements ICommandHandler<UpdateInvoiceComman
     @Inject(InvoiceEvents) private readonly events: InvoiceEvents,
   ) {}
 
-  async execute({ access, invoiceId, change }: UpdateInvoiceCommand): Promise<InvoiceUpdated> {
-    const { status, currency } = change;
-    if (status !== undefined && currency !== undefined) {
-      throw new ValidationFailedError({ status: 'send either status or currency, not both' });
-    }
-    if (status !== undefined) {
-      if (!access) throw new UnauthorizedError('Changing an invoice status needs an API key', 'missing_api_key');
-      return this.changeStatus(access, invoiceId, status);
-    }
-    if (currency !== undefined) return this.changeCurrency(access, invoiceId, currency);
-    throw new ValidationFailedError({ status: 'status or currency is required' });
-  }
-
-  private changeStatus(scope: Scope, invoiceId: string, to: InvoiceStatus): Promise<InvoiceUpdated> {
-    return this.tx.run(async (m) => {
-      const locked = await this.repo.lock(m, scope, invoiceId);
-      if (!locked) throw new NotFoundError('invoice');
-      const now = this.clock.now();
-      // The invoice as it stands now (an expired one whose window closed is already VOIDED).
-      const { invoice } = await this.clocks.applyDue(m, locked, now);
-      const next = merchantMove(invoice.status, to);
-      // A merchant's move keeps EXPIRED on an expired invoice they void (MARKED_PAID otherwise wins).
-      const substatus = next.status === 'VOIDED' && invoice.substatus === 'EXPIRED' ? 'EXPIRED' : next.substatus;
-      const before = this.events.view(invoice);
-      await this.repo.updateStatus(m, invoice, next.status, substatus, now);
-      await this.events.changed(m, scope, before);
-      return { id: invoice.id, message: `Invoice status changed to ${next.status}` };
-    });
-  }
-
-  private async changeCurrency(access: InvoiceAccess, invoiceId: string, currency: Currency): Promise<InvoiceUpdated> {
+  async execute({ access, invoiceId, currency }: ChangeInvoiceCurrencyCommand): Promise<InvoiceUpdated> {
     const byPayer = access === null;
     const stored = await this.repo.find(this.tx.manager, access, invoiceId);
     if (!stored) throw new NotFoundError('invoice');
-    const found = this.clocks.current(stored);
+    // Invoice timing runs on the invoice's own scope's clock (a test mode's may have been moved);
+    // the payers' change count (an abuse cap) on real time.
+    const found = this.clocks.current(stored, await this.clocks.nowFor(stored));
     assertPending(found.status);
-    assertNotExpired(found.expiresAt, this.clock.now());
+    assertNotExpired(found.expiresAt, await this.clocks.nowFor(stored));
     // Settle the cheap cases before quoting; the decision is taken again under the lock below.
     const early = decideCurrencyChange({
       current: found.currency, requested: currency, byPayer, now: this.clock.now(),
@@ -75,16 +47,16 @@ export class UpdateInvoiceHandler implements ICommandHandler<UpdateInvoiceComman
     const scope: Scope = { organizationId: found.organizationId as Scope['organizationId'], mode: found.mode };
     const items = await this.repo.items(this.tx.manager, found);
     const calc = await this.queries.execute(new CalculatePricesQuery(scope, itemInputsOf(items), currency));
-    const now = this.clock.now();
+    const now = await this.clocks.nowFor(scope);
     return this.tx.run(async (m) => {
       const locked = await this.repo.lock(m, scope, invoiceId);
       if (!locked) throw new NotFoundError('invoice');
-      const at = this.clock.now();
+      const at = await this.clocks.nowFor(scope);
       const { invoice } = await this.clocks.applyDue(m, locked, at);
       assertPending(invoice.status);
       assertNotExpired(invoice.expiresAt, at);
       const decision = decideCurrencyChange({
-        current: invoice.currency, requested: calc.currency, byPayer, now: at,
+        current: invoice.currency, requested: calc.currency, byPayer, now: this.clock.now(),
         window: byPayer ? await this.repo.currencyChangeWindow(m, invoice) : null,
       });
       if (decision.kind !== 'apply') return settled(decision, invoice.id, calc.currency);

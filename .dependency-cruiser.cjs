@@ -1,0 +1,108 @@
+/**
+ * Module boundaries, checked by `npm run depcheck` (and in CI by .ci/run).
+ *
+ * The module map below says which modules a module may use; docs/DEVELOPING.md shows the same map.
+ * A module is used only through its public file, src/modules/<m>/index.ts. The map must stay
+ * acyclic: loading this file fails when it is not, so a cycle cannot be allowed by accident.
+ */
+
+/** module -> the modules it may import (through their index.ts). Everything may use src/shared. */
+const MODULE_MAP = {
+  organizations: [],
+  rates: [],
+  products: [],
+  files: [],
+  events: [],
+  health: [],
+  'test-clock': [],
+  quotes: ['rates', 'products'],
+  invoices: ['quotes', 'products', 'organizations'],
+  providers: ['invoices', 'rates', 'organizations'],
+  payments: ['invoices', 'providers', 'rates'],
+  webhooks: ['events', 'health'],
+  analytics: ['providers'],
+  rails: ['invoices', 'payments', 'providers', 'rates', 'health'],
+};
+
+function assertAcyclic(map) {
+  const state = {};
+  const visit = (m, path) => {
+    if (state[m] === 'done') return;
+    if (state[m] === 'open') throw new Error(`.dependency-cruiser.cjs: the module map has a cycle: ${[...path, m].join(' -> ')}`);
+    state[m] = 'open';
+    for (const n of map[m] ?? []) {
+      if (!(n in map)) throw new Error(`.dependency-cruiser.cjs: ${m} may use "${n}", which is not in the module map`);
+      visit(n, [...path, m]);
+    }
+    state[m] = 'done';
+  };
+  Object.keys(map).forEach((m) => visit(m, []));
+}
+assertAcyclic(MODULE_MAP);
+
+const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const KNOWN = Object.keys(MODULE_MAP).map(escape).join('|');
+
+/** One rule per module: it may import only itself and the modules the map allows. */
+const mapRules = Object.entries(MODULE_MAP).map(([m, allowed]) => ({
+  name: `module-map:${m}`,
+  comment: `${m} may use ${allowed.length ? allowed.join(', ') : 'no other module'} (module map in docs/DEVELOPING.md)`,
+  severity: 'error',
+  from: { path: `^src/modules/${escape(m)}/` },
+  to: { path: '^src/modules/[^/]+/', pathNot: [`^src/modules/${escape(m)}/`, ...allowed.map((a) => `^src/modules/${escape(a)}/`)] },
+}));
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'public-file-only',
+      comment: 'A module uses another module only through its public file src/modules/<m>/index.ts; everything else is private.',
+      severity: 'error',
+      from: { path: '^src/modules/([^/]+)/' },
+      to: { path: '^src/modules/[^/]+/', pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/index\\.ts$'] },
+    },
+    {
+      name: 'root-through-public-file',
+      comment: 'The composition root (main, bootstrap, app module, CLI) uses a module only through its index.ts as well.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/modules/', '^src/shared/'] },
+      to: { path: '^src/modules/[^/]+/', pathNot: '^src/modules/[^/]+/index\\.ts$' },
+    },
+    {
+      name: 'kernel-imports-no-module',
+      comment: 'src/shared is the kernel: it imports no module (modules subscribe to the hooks it offers).',
+      severity: 'error',
+      from: { path: '^src/shared/' },
+      to: { path: '^src/(modules|cli)/|^src/(app\\.module|main|bootstrap|docs)\\.ts$' },
+    },
+    {
+      name: 'unmapped-module',
+      comment: 'A module missing from MODULE_MAP may import no other module: add it to the map (and docs/DEVELOPING.md) first.',
+      severity: 'error',
+      from: { path: `^src/modules/(?!(?:${KNOWN})/)([^/]+)/` },
+      to: { path: '^src/modules/[^/]+/', pathNot: '^src/modules/$1/' },
+    },
+    ...mapRules,
+    {
+      name: 'domain-is-pure',
+      comment: 'domain/ holds pure code: no queries/, commands/, persistence/ or dto/ (of any module), no Nest, no TypeORM.',
+      severity: 'error',
+      from: { path: '^src/modules/[^/]+/domain/' },
+      to: { path: ['^src/modules/[^/]+/(queries|commands|persistence|dto)/', '(^|/)node_modules/(@nestjs|typeorm)/'] },
+    },
+    {
+      name: 'no-cycles-between-modules',
+      comment: 'An import cycle that passes through more than one module (the module map rules out most; this catches the rest).',
+      severity: 'error',
+      from: { path: '^src/modules/([^/]+)/' },
+      to: { circular: true, via: { pathNot: '^src/modules/$1/' } },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)dist/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+  },
+};

@@ -1,0 +1,3 @@
+// The analytics module's public surface: other modules and the composition root import only this file.
+export { AnalyticsModule } from './analytics.module';
+export { GetDashboardQuery } from './queries/get-dashboard/get-dashboard.query';

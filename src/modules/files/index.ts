@@ -1,0 +1,6 @@
+// The files module's public surface: other modules and the composition root import only this file.
+export { FilesModule } from './files.module';
+export { RegisterFileCommand } from './commands/register-file/register-file.command';
+export { DeleteFileCommand } from './commands/delete-file/delete-file.command';
+export { GetFileContentQuery, type FileContent } from './queries/get-file-content/get-file-content.query';
+export { ListFilesQuery, type FileListView, type FileView } from './queries/list-files/list-files.query';

@@ -1,0 +1,39 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { Scope } from '../../../shared/auth/request-context';
+import { EventOutbox } from '../../../shared/events/outbox';
+import type { PaymentStatus } from '../domain/payment-status';
+import { paymentView } from '../dto/payment.views';
+import type { PaymentRecord } from '../persistence/payment.record';
+import { PaymentsRepository } from '../persistence/payments.repository';
+
+/** Records the payments' events in the writer's transaction, with the payment as the API renders it to the merchant. */
+@Injectable()
+export class PaymentEvents {
+  constructor(
+    @Inject(PaymentsRepository) private readonly repo: PaymentsRepository,
+    @Inject(EventOutbox) private readonly outbox: EventOutbox,
+  ) {}
+
+  /**
+   * payment.created, or payment.updated with the earlier values of the changed fields; recorded
+   * before the invoice's own events, which the settlement records.
+   */
+  async recorded(
+    m: EntityManager, scope: Scope, payment: PaymentRecord, previousStatus: PaymentStatus | null, created: boolean, previousConfirmations: number,
+  ): Promise<void> {
+    const stored = await this.repo.find(m, scope, payment.id);
+    if (!stored) throw new Error(`payment ${payment.id} vanished inside its own transaction`);
+    const after = paymentView(stored, false);
+    if (created) {
+      await this.outbox.record(m, scope, 'payment.created', after);
+      return;
+    }
+    const before = paymentView({ ...payment, status: previousStatus ?? payment.status, confirmations: previousConfirmations }, false) as unknown as Record<string, unknown>;
+    const previous: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(before)) {
+      if (JSON.stringify(value) !== JSON.stringify((after as unknown as Record<string, unknown>)[key])) previous[key] = value;
+    }
+    await this.outbox.record(m, scope, 'payment.updated', after, { previousAttributes: previous });
+  }
+}

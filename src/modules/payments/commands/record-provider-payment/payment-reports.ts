@@ -1,0 +1,84 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
+import type { Scope } from '../../../../shared/auth/request-context';
+import { ValidationFailedError } from '../../../../shared/errors/domain-error';
+import { AMOUNT_PROBLEM_MESSAGES, amountProblem, Amount, parseAmount, roundMoney } from '../../../../shared/money/money';
+import { Clock } from '../../../../shared/time/clock';
+import { GetProvidersQuery, paymentKindOf } from '../../../providers';
+import { RatesAsOfQuery } from '../../../rates';
+import { MAX_CONFIRMATIONS } from '../../domain/confirmations';
+import { isPaymentStatus, PaymentStatus } from '../../domain/payment-status';
+import type { PaymentRecord } from '../../persistence/payment.record';
+import type { NewPaymentReport } from './record-provider-payment.command';
+
+/** A provider's clock may run a little ahead of ours. */
+const FUTURE_SKEW_MS = 5 * 60 * 1000;
+
+export interface PricedReport {
+  report: NewPaymentReport;
+  /** The catalog id (prov_...), whichever spelling the report used. */
+  providerId: string;
+  /** A disabled provider takes no new payments; later reports of a payment it already has still apply. */
+  providerEnabled: boolean;
+  price: Amount;
+  priceUsd: Amount;
+  ratesSnapshotId: string;
+  happenedAt: Date;
+  status: PaymentStatus;
+  currency: PaymentRecord['currency'];
+  /** Confirmations the payment needs (the organization's setting for the provider; 0 for fiat). */
+  requiredConfirmations: number;
+}
+
+/** The first step of recording a new payment, outside any transaction: check the report, find its provider, value it. */
+@Injectable()
+export class PaymentReports {
+  constructor(
+    @Inject(QueryBus) private readonly queries: QueryBus,
+    @Inject(Clock) private readonly clock: Clock,
+  ) {}
+
+  /** Checks the report and values it in USD at the rates in force when it happened (outside the transaction). */
+  async price(scope: Scope, report: NewPaymentReport): Promise<PricedReport> {
+    const errors: Record<string, string> = {};
+    const [provider] = await this.queries.execute(new GetProvidersQuery(scope, [report.providerId]));
+    if (!provider) errors.provider_id = `unknown provider "${report.providerId}"`;
+
+    const problem = amountProblem(report.price);
+    if (problem) errors.price = AMOUNT_PROBLEM_MESSAGES[problem];
+    else if (parseAmount(report.price).isZero()) errors.price = 'must be greater than 0';
+    else if (provider && parseAmount(report.price).decimalPlaces() > provider.catalog.decimals) {
+      errors.price = `must have at most ${provider.catalog.decimals} fractional digits for ${provider.catalog.id} (${provider.catalog.currency})`;
+    }
+
+    const now = await this.clock.nowFor(scope);
+    const happenedAt = report.happenedAt ?? now;
+    if (happenedAt.getTime() > now.getTime() + FUTURE_SKEW_MS) errors.happened_at = 'must not be in the future';
+
+    const key = report.idempotencyKey ?? null;
+    if (key !== null && (key.length < 1 || key.length > 200)) errors.idempotency_key = 'must be 1 to 200 characters';
+
+    const confirmations = report.confirmations ?? null;
+    if (confirmations !== null) {
+      if (!Number.isSafeInteger(confirmations) || confirmations < 0 || confirmations > MAX_CONFIRMATIONS) {
+        errors.confirmations = `must be a whole number from 0 to ${MAX_CONFIRMATIONS}`;
+      } else if (provider && paymentKindOf(provider.catalog) === 'fiat') {
+        errors.confirmations = `${provider.catalog.id} is a fiat provider; its payments have no confirmations`;
+      }
+    }
+
+    const status: PaymentStatus = report.status ?? 'PENDING';
+    if (!isPaymentStatus(status)) errors.status = 'must be one of PENDING, COMPLETED, FAILED, CANCELLED';
+    if (Object.keys(errors).length) throw new ValidationFailedError(errors);
+
+    const catalog = provider.catalog;
+    const price = parseAmount(report.price);
+    const rates = await this.queries.execute(new RatesAsOfQuery(happenedAt));
+    return {
+      report, providerId: catalog.id, providerEnabled: provider.view.enabled, price, status, happenedAt, currency: catalog.currency,
+      requiredConfirmations: paymentKindOf(catalog) === 'crypto' ? provider.view.required_confirmations : 0,
+      priceUsd: roundMoney(price.mul(rates.usd[catalog.currency])),
+      ratesSnapshotId: rates.snapshotId,
+    };
+  }
+}

@@ -1,0 +1,60 @@
+import { Money } from '../../../shared/money/money';
+import type { PaymentStatus } from './payment-status';
+import { settle, SettlingPayment } from './settlement';
+
+const T0 = Date.parse('2026-01-01T00:00:00Z');
+const at = (minutes: number) => new Date(T0 + minutes * 60_000);
+
+function payment(id: string, status: PaymentStatus, usd: string, o: Partial<SettlingPayment> = {}): SettlingPayment {
+  return { id, status, priceUsd: new Money(usd), providerKind: 'crypto', happenedAt: at(0), createdAt: at(0), ...o };
+}
+
+describe('settle (an invoice from all its payments)', () => {
+  it('no payments: nothing paid, nothing pending, not late', () => {
+    const s = settle([], at(60));
+    expect(s.completedUsd.toFixed()).toBe('0');
+    expect(s).toMatchObject({ pendingKind: null, paidLate: false });
+  });
+
+  it('sums COMPLETED payments exactly, at 30 fractional digits, ignoring the other statuses', () => {
+    const s = settle([
+      payment('a', 'COMPLETED', '0.100000000000000000000000000001'),
+      payment('b', 'COMPLETED', '0.2'),
+      payment('c', 'FAILED', '1000'),
+      payment('d', 'CANCELLED', '1000'),
+      payment('e', 'PENDING', '1000'),
+      payment('f', 'COMPLETED', '123456789012345678901234567890123456789012345678.000000000000000000000000000001'),
+    ], null);
+    expect(s.completedUsd.toFixed()).toBe('123456789012345678901234567890123456789012345678.300000000000000000000000000002');
+  });
+
+  it.each<[string, SettlingPayment[], 'crypto' | 'fiat' | null]>([
+    ['no pending payment', [payment('a', 'COMPLETED', '1')], null],
+    ['the one pending payment', [payment('a', 'PENDING', '1', { providerKind: 'fiat' })], 'fiat'],
+    ['the newest pending by creation time', [
+      payment('a', 'PENDING', '1', { providerKind: 'fiat', createdAt: at(5) }),
+      payment('b', 'PENDING', '1', { providerKind: 'crypto', createdAt: at(1) }),
+    ], 'fiat'],
+    ['created at the same time: the greater id', [
+      payment('b', 'PENDING', '1', { providerKind: 'crypto' }),
+      payment('a', 'PENDING', '1', { providerKind: 'fiat' }),
+    ], 'crypto'],
+    ['a newer FAILED payment does not count as pending', [
+      payment('a', 'PENDING', '1', { providerKind: 'crypto', createdAt: at(1) }),
+      payment('b', 'FAILED', '1', { providerKind: 'fiat', createdAt: at(9) }),
+    ], 'crypto'],
+    ['a provider the catalog no longer has', [payment('a', 'PENDING', '1', { providerKind: null })], null],
+  ])('pending kind: %s', (_name, payments, kind) => {
+    expect(settle(payments, null).pendingKind).toBe(kind);
+  });
+
+  it.each<[string, SettlingPayment[], Date | null, boolean]>([
+    ['a completed payment after expiry', [payment('a', 'COMPLETED', '1', { happenedAt: at(61) })], at(60), true],
+    ['exactly at expiry is on time', [payment('a', 'COMPLETED', '1', { happenedAt: at(60) })], at(60), false],
+    ['before expiry', [payment('a', 'COMPLETED', '1', { happenedAt: at(10) })], at(60), false],
+    ['a pending payment after expiry is not (yet) late', [payment('a', 'PENDING', '1', { happenedAt: at(90) })], at(60), false],
+    ['an invoice that never expires', [payment('a', 'COMPLETED', '1', { happenedAt: at(9999) })], null, false],
+  ])('paid late: %s', (_name, payments, expiresAt, late) => {
+    expect(settle(payments, expiresAt).paidLate).toBe(late);
+  });
+});

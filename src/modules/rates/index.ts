@@ -1,0 +1,5 @@
+// The rates module's public surface: other modules and the composition root import only this file.
+export { RatesModule } from './rates.module';
+export { ImportRatesCommand, type ImportedRates } from './commands/import-rates/import-rates.command';
+export { RatesAsOfQuery } from './queries/rates-as-of/rates-as-of.query';
+export { parseSnapshotFile, SnapshotFileError } from './domain/rate-table';

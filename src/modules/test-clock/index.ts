@@ -1,0 +1,2 @@
+// The test clock module's public surface: the composition root imports only this file.
+export { TestClockModule } from './test-clock.module';
