@@ -36,7 +36,7 @@ describe('CHAINS_FILE checked at start-up', () => {
     expect(code).not.toBeNull();
     expect(output).toContain('Invalid configuration');
     expect(output).toContain(message);
-    expect(output).not.toContain('listening');
+    expect(output).not.toContain('listening on port');
   });
 
   it('refuses a CHAINS_FILE that is not there', async () => {
