@@ -21,7 +21,7 @@ const MODULE_MAP = {
   payments: ['invoices', 'providers', 'rates'],
   webhooks: ['events', 'health'],
   analytics: ['providers'],
-  rails: ['invoices', 'payments', 'providers', 'rates', 'health'],
+  rails: ['invoices', 'providers', 'payments', 'rates', 'health'],
 };
 
 function assertAcyclic(map) {
@@ -40,23 +40,23 @@ function assertAcyclic(map) {
 }
 assertAcyclic(MODULE_MAP);
 
-const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const KNOWN = Object.keys(MODULE_MAP).map(escape).join('|');
+const escapeRegex = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const KNOWN = Object.keys(MODULE_MAP).map(escapeRegex).join('|');
 
 /** One rule per module: it may import only itself and the modules the map allows. */
 const mapRules = Object.entries(MODULE_MAP).map(([m, allowed]) => ({
   name: `module-map:${m}`,
   comment: `${m} may use ${allowed.length ? allowed.join(', ') : 'no other module'} (module map in docs/DEVELOPING.md)`,
   severity: 'error',
-  from: { path: `^src/modules/${escape(m)}/` },
-  to: { path: '^src/modules/[^/]+/', pathNot: [`^src/modules/${escape(m)}/`, ...allowed.map((a) => `^src/modules/${escape(a)}/`)] },
+  from: { path: `^src/modules/${escapeRegex(m)}/` },
+  to: { path: '^src/modules/[^/]+/', pathNot: [`^src/modules/${escapeRegex(m)}/`, ...allowed.map((a) => `^src/modules/${escapeRegex(a)}/`)] },
 }));
 
 module.exports = {
   forbidden: [
     {
       name: 'public-file-only',
-      comment: 'A module uses another module only through its public file src/modules/<m>/index.ts; everything else is private.',
+      comment: "A module uses another module only through its public file src/modules/<m>/index.ts; everything else is private.",
       severity: 'error',
       from: { path: '^src/modules/([^/]+)/' },
       to: { path: '^src/modules/[^/]+/', pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/index\\.ts$'] },

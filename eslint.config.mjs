@@ -7,7 +7,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['eslint.config.mjs', '.dependency-cruiser.cjs', 'jest.config.js', 'jest.chaos.config.js', 'scripts/local-chain.js', 'test/chain/hardhat.config.js', 'dist/**', 'coverage/**', 'bench/results/**'] },
+  { ignores: ['eslint.config.mjs', 'dist/**', 'coverage/**', 'bench/results/**', 'test/fixtures/**'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   eslintPluginPrettierRecommended,
@@ -48,5 +48,20 @@ export default tseslint.config(
       '@typescript-eslint/restrict-plus-operands': 'off',
       '@typescript-eslint/no-base-to-string': 'off',
     },
+  },
+  // Last, so that no rule set above turns type-aware rules back on for them.
+  {
+    // Plain JavaScript (build scripts, a page's browser script) is outside the TypeScript project: no type-aware rules.
+    files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
+    extends: [tseslint.configs.disableTypeChecked],
+  },
+  {
+    // CommonJS files (the build script, Jest and dependency-cruiser configs): require() is their module system.
+    files: ['**/*.js', '**/*.cjs'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    files: ['src/**/*.js'],
+    languageOptions: { globals: { ...globals.browser } },
   },
 );

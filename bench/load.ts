@@ -42,7 +42,9 @@ export function percentile(sorted: number[], p: number): number {
 }
 
 async function main(): Promise<void> {
-  const spec = JSON.parse(process.argv[2]) as LoadSpec;
+  // The spec inline, or `@file` when it is too long for an argument (many request bodies).
+  const arg = process.argv[2];
+  const spec = JSON.parse(arg.startsWith('@') ? require('node:fs').readFileSync(arg.slice(1), 'utf8') : arg) as LoadSpec;
   const latencies: number[] = [];
   let n = 0;
   let sampleFailure: string | null = null;

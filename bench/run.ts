@@ -5,6 +5,8 @@
  *   npm run bench -- --quick      100,000 invoices, 5 s per scenario (a few minutes)
  *   options: --invoices N --dashboard-payments N --dashboard-invoices N --duration S --connections C --workers W --pool P --log-level L --keep-db --database-url URL
  *            --service PATH (another build's dist/src/main.js, to compare two versions on one data set)
+ *            --curve-only (only the one-organization writes: create, payment record and their concurrency curve)
+ *            --curve-seconds S (seconds per side and point of the curve; default 4 quick, 10 full)
  *            (runs with --service, --database-url or a --pool other than the default keep their result file but leave bench/results/latest*.json alone)
  *
  * 1. Creates its own database (ipa_bench_...) on DATABASE_URL's server (default
@@ -23,8 +25,8 @@
  *    machine's facts) and, as the last line, one JSON object with the figures the targets are about.
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { readFileSync, writeFileSync, mkdirSync, readdirSync } from 'node:fs';
-import { cpus, loadavg, totalmem, hostname, release } from 'node:os';
+import { readFileSync, writeFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { cpus, loadavg, totalmem, hostname, release, tmpdir } from 'node:os';
 import { AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -34,6 +36,7 @@ import { explainLists, ExplainedFilter } from './explain';
 import { LoadResult, LoadSpec, percentile } from './load';
 import { seedInvoices } from './seed-invoices';
 import { DASHBOARD_ORG, seedPayments, withRollupsRebuiltAfter } from './seed-payments';
+import { MINIMAL_TABLES, prepareMinimalTables } from './minimal-floor';
 
 const argv = process.argv.slice(2);
 const flag = (name: string) => argv.includes(`--${name}`);
@@ -45,11 +48,14 @@ const ROOT = join(__dirname, '..', '..');
 const MAIN = opt('service', join(ROOT, 'dist', 'src', 'main.js'));
 const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
 const FLOOR = join(__dirname, 'floor-server.js');
+const MINIMAL = join(__dirname, 'minimal-floor.js');
 const LOAD = join(__dirname, 'load.js');
 const RESULTS = join(ROOT, 'bench', 'results');
 const ORG = 'org_bench_042';
 /** Lists are measured on another organization, so the invoices the create scenario adds do not change them. */
 const LIST_ORG = 'org_bench_007';
+/** An organization loaded during the run and never analyzed: its lists are planned on missing statistics. */
+const FRESH_ORG = 'org_bench_fresh';
 
 const quick = flag('quick');
 const invoices = Number.parseInt(opt('invoices', quick ? '100000' : '1000000'), 10);
@@ -68,6 +74,10 @@ const workers = opt('workers', String(Math.max(1, cpus().length - 1)));
 // floors included (docs/performance.md). --pool 20 measures the floor as the issue first did.
 const defaultPool = String(2 * cpus().length);
 const pool = opt('pool', defaultPool);
+const curveOnly = flag('curve-only');
+const curveSeconds = Number(opt('curve-seconds', quick ? '4' : '10'));
+/** The one-organization concurrency curve: create and payment record at these connections, service against the minimal floor. */
+const CURVE = [1, 4, 16, 64];
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 interface Row {
@@ -76,6 +86,8 @@ interface Row {
   floor?: LoadResult | null;
   /** The floor sending the same statements as named (prepared) statements, as the service does. */
   preparedFloor?: LoadResult | null;
+  /** The minimal floor (bench/minimal-floor.ts): the rows alone, no triggers, outbox or idempotency. */
+  minimalFloor?: LoadResult | null;
   note?: string;
   /** Peak RSS of one service process while the scenario ran. */
   rssMb?: number;
@@ -166,12 +178,41 @@ function rssMb(pid: number): number {
   }
 }
 
+/** CPU time (user + system, ms) each process has used so far; processes that are gone are left out. */
+function cpuByPid(pids: number[]): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const pid of pids) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+      out.set(pid, (Number(fields[11]) + Number(fields[12])) * 10); // utime, stime in ticks of 10 ms (USER_HZ 100)
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+/** CPU time used between two readings by the processes alive at the second (new ones counted from zero). */
+function cpuSpent(before: Map<number, number>, after: Map<number, number>): number {
+  let ms = 0;
+  for (const [pid, t] of after) ms += t - (before.get(pid) ?? 0);
+  return ms;
+}
+
 function runLoad(spec: LoadSpec): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [LOAD, JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let arg = JSON.stringify(spec);
+    if (arg.length > 100_000) {
+      // Too long for one argument (Linux caps each at 128 KB): hand it over in a file.
+      const file = join(tmpdir(), `ipa-bench-load-${process.pid}-${Date.now()}.json`);
+      writeFileSync(file, arg);
+      arg = `@${file}`;
+    }
+    const child = spawn(process.execPath, [LOAD, arg], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (c) => { out += c; });
     child.on('exit', (code) => {
+      if (arg.startsWith('@')) rmSync(arg.slice(1), { force: true });
       if (code !== 0) reject(new Error(`load process exited with ${code}`));
       else resolve(JSON.parse(out.trim().split('\n').pop() ?? '{}') as LoadResult);
     });
@@ -213,6 +254,7 @@ async function main(): Promise<void> {
       await seedInvoices(ds, invoices, log);
       await seedPayments(ds, payments, invoices, analytics ? dashboardPayments : 0, log, analytics ? dashboardInvoices : 0);
     }, log);
+    await prepareMinimalTables(ds);
     const seedSeconds = (Date.now() - seedStart) / 1000;
     const pgVersion = (await ds.query('SHOW server_version'))[0].server_version as string;
     const readIds: string[] = (await ds.query(
@@ -246,11 +288,15 @@ async function main(): Promise<void> {
     const preparedFloorPort = await freePort();
     const preparedFloor = spawn(process.execPath, [FLOOR], { env: { ...floorEnv, PORT: String(preparedFloorPort), FLOOR_PREPARED: '1' }, stdio: ['ignore', 'ignore', 'inherit'] });
     children.push(preparedFloor);
+    const minimalPort = await freePort();
+    const minimal = spawn(process.execPath, [MINIMAL], { env: { ...floorEnv, PORT: String(minimalPort) }, stdio: ['ignore', 'ignore', 'inherit'] });
+    children.push(minimal);
     // Production refuses plain HTTP unless a trusted proxy (loopback) says the client used TLS.
     const headers = { 'content-type': 'application/json', 'x-forwarded-proto': 'https', authorization: `Bearer ${key}` };
     await waitFor(`http://127.0.0.1:${port}/health`, headers, service, 'service');
     await waitFor(`http://127.0.0.1:${floorPort}/`, {}, floor, 'floor');
     await waitFor(`http://127.0.0.1:${preparedFloorPort}/`, {}, preparedFloor, 'prepared floor');
+    await waitFor(`http://127.0.0.1:${minimalPort}/`, {}, minimal, 'minimal floor');
 
     let peakRss = 0;
     /** Peak RSS of one service process during the scenario being measured (reset by measure()). */
@@ -286,6 +332,7 @@ async function main(): Promise<void> {
     await runLoad(svc('/invoices/create', createBodies, warm));
     await runLoad(flr(readPaths, readBody, warm));
     await runLoad(flr('/invoices/create', createBodies, warm, preparedFloorPort));
+    await runLoad(flr('/invoices/create', createBodies, warm, minimalPort));
     await runLoad(flr(readPaths, readBody, warm, preparedFloorPort));
     await runLoad(svc(readPaths, readBody, warm));
 
@@ -302,28 +349,37 @@ async function main(): Promise<void> {
         sample_failure: parts.find((p) => p.sample_failure)?.sample_failure ?? null, duration_s: seconds,
       };
     };
-    const measure = async (name: string, spec: LoadSpec, floorSpec?: LoadSpec, note?: string, preparedFloorSpec?: LoadSpec) => {
+    const measure = async (name: string, spec: LoadSpec, floorSpec?: LoadSpec, note?: string, preparedFloorSpec?: LoadSpec, minimalSpec?: LoadSpec) => {
       let floorResult: LoadResult | undefined;
       let preparedFloorResult: LoadResult | undefined;
+      let minimalResult: LoadResult | undefined;
       let result: LoadResult;
       scenarioPeakRss = 0;
-      if (floorSpec) {
+      if (floorSpec || minimalSpec) {
         const slice = duration / rounds;
         const f: LoadResult[] = [];
         const pf: LoadResult[] = [];
+        const mf: LoadResult[] = [];
         const s: LoadResult[] = [];
         for (let r = 0; r < rounds; r++) {
-          log(`floor: ${name} (round ${r + 1}/${rounds})`);
-          f.push(await runLoad({ ...floorSpec, durationSeconds: slice, raw: true }));
+          if (floorSpec) {
+            log(`floor: ${name} (round ${r + 1}/${rounds})`);
+            f.push(await runLoad({ ...floorSpec, durationSeconds: slice, raw: true }));
+          }
           if (preparedFloorSpec) {
             log(`prepared floor: ${name} (round ${r + 1}/${rounds})`);
             pf.push(await runLoad({ ...preparedFloorSpec, durationSeconds: slice, raw: true }));
           }
+          if (minimalSpec) {
+            log(`minimal floor: ${name} (round ${r + 1}/${rounds})`);
+            mf.push(await runLoad({ ...minimalSpec, durationSeconds: slice, raw: true }));
+          }
           log(`service: ${name} (round ${r + 1}/${rounds})`);
           s.push(await runLoad({ ...spec, durationSeconds: slice, raw: true }));
         }
-        floorResult = merge(f);
+        if (f.length) floorResult = merge(f);
         if (pf.length) preparedFloorResult = merge(pf);
+        if (mf.length) minimalResult = merge(mf);
         result = merge(s);
       } else {
         // Warmed first, as create and read are above: the first second of a new route is its code being
@@ -333,12 +389,113 @@ async function main(): Promise<void> {
         log(`service: ${name}`);
         result = await runLoad(spec);
       }
-      rows.push({ name, result, floor: floorResult, preparedFloor: preparedFloorResult, note, rssMb: round(scenarioPeakRss) });
+      rows.push({ name, result, floor: floorResult, preparedFloor: preparedFloorResult, minimalFloor: minimalResult, note, rssMb: round(scenarioPeakRss) });
       if (result.sample_failure) log(`  failures in ${name}: ${result.sample_failure}`);
       return result;
     };
     const create = await measure('invoice create', svc('/invoices/create', createBodies), flr('/invoices/create', createBodies), undefined,
-      flr('/invoices/create', createBodies, duration, preparedFloorPort));
+      flr('/invoices/create', createBodies, duration, preparedFloorPort), flr('/invoices/create', createBodies, duration, minimalPort));
+
+    // Payment record in one organization (test helper: a PENDING payment, the invoice moved to
+    // WAITING_FOR_CONFIRMATIONS), each request on another invoice of the ones just created (fresh,
+    // not expired), against the minimal floor inserting a payment and updating its invoice.
+    const recent = async (table: string): Promise<Array<{ invoice_id: string; provider_id: string; price: string }>> => {
+      const c = new Client({ connectionString: databaseUrl });
+      await c.connect();
+      try {
+        const { rows } = await c.query(`SELECT id FROM ${table} WHERE organization_id = $1 AND mode = 'test' ORDER BY created_at DESC LIMIT 5000`, [ORG]);
+        return rows.map((r: { id: string }) => ({ invoice_id: r.id, provider_id: 'prov_ethereum_usdt', price: '0.5' }));
+      } finally {
+        await c.end();
+      }
+    };
+    const payBodies = await recent('invoices');
+    const minimalPayBodies = await recent(MINIMAL_TABLES.invoices);
+    const payment = await measure('payment record (test helper)', svc('/test_helpers/payments', payBodies), undefined, undefined, undefined,
+      flr('/test_helpers/payments', minimalPayBodies, duration, minimalPort));
+
+    // The concurrency curve, one organization: minimal floor and service alternate at each point.
+    const curve: Array<Record<string, number | string>> = [];
+    for (const c of CURVE) {
+      const point: Record<string, number | string> = { connections: c };
+      for (const [what, path, bodies, minimalBodies] of [
+        ['create', '/invoices/create', createBodies, createBodies],
+        ['payment', '/test_helpers/payments', payBodies, minimalPayBodies],
+      ] as Array<[string, string, unknown[], unknown[]]>) {
+        log(`curve: ${what} at ${c} connections`);
+        // CPU per request of each side and of the database's backends (the other side's are idle then).
+        const backends = async () => {
+          const q = new Client({ connectionString: databaseUrl });
+          await q.connect();
+          try {
+            return (await q.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)).rows.map((r: { pid: number }) => r.pid);
+          } finally {
+            await q.end();
+          }
+        };
+        // A backend that exits during the run (a pool closing an idle connection) takes its CPU time with it.
+        const timed = async (spec: LoadSpec, side: number[]) => {
+          const pg = await backends();
+          const [side0, pg0] = [cpuByPid(side), cpuByPid(pg)];
+          const r = await runLoad(spec);
+          const pgAfter = [...new Set([...pg, ...(await backends())])];
+          const per = (ms: number) => ms / Math.max(1, r.requests);
+          return { r, sideMs: per(cpuSpent(side0, cpuByPid(side))), pgMs: per(cpuSpent(pg0, cpuByPid(pgAfter))) };
+        };
+        const mt = await timed({ ...flr(path, minimalBodies, curveSeconds, minimalPort), connections: c }, [minimal.pid!]);
+        const st = await timed({ ...svc(path, bodies, curveSeconds), connections: c }, processTree(service.pid!));
+        const [m, sv] = [mt.r, st.r];
+        point[`${what}_service_cpu_ms`] = round(st.sideMs, 2);
+        point[`${what}_service_db_cpu_ms`] = round(st.pgMs, 2);
+        point[`${what}_minimal_cpu_ms`] = round(mt.sideMs, 2);
+        point[`${what}_minimal_db_cpu_ms`] = round(mt.pgMs, 2);
+        point[`${what}_mean_latency_ms`] = round(c / Math.max(1, sv.rps) * 1000, 2);
+        point[`${what}_rps`] = round(sv.rps);
+        point[`${what}_p99_ms`] = round(sv.p99, 1);
+        point[`${what}_minimal_rps`] = round(m.rps);
+        point[`${what}_ratio_minimal`] = round(sv.rps / m.rps, 2);
+        point[`${what}_errors`] = sv.non2xx + sv.errors + sv.timeouts;
+        point[`${what}_minimal_errors`] = m.non2xx + m.errors + m.timeouts;
+        if (sv.sample_failure) log(`  failures in curve ${what} at ${c}: ${sv.sample_failure}`);
+      }
+      point.load_average = loadavg()[0].toFixed(2);
+      curve.push(point);
+    }
+    const cpuLines = [
+      '| connections | create: service CPU ms | its database CPU ms | mean latency ms | minimal floor CPU ms | its database CPU ms | payment: service CPU ms | its database CPU ms | mean latency ms | minimal floor CPU ms | its database CPU ms |',
+      '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      ...curve.map((p) => `| ${p.connections} | ${p.create_service_cpu_ms} | ${p.create_service_db_cpu_ms} | ${p.create_mean_latency_ms} | ${p.create_minimal_cpu_ms} | ${p.create_minimal_db_cpu_ms} | ${p.payment_service_cpu_ms} | ${p.payment_service_db_cpu_ms} | ${p.payment_mean_latency_ms} | ${p.payment_minimal_cpu_ms} | ${p.payment_minimal_db_cpu_ms} |`),
+    ];
+    const curveLines = [
+      '| connections | create req/s | minimal floor | ratio | create p99 ms | payment req/s | minimal floor | ratio | payment p99 ms | errors | load avg |',
+      '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      ...curve.map((p) => `| ${p.connections} | ${p.create_rps} | ${p.create_minimal_rps} | ${p.create_ratio_minimal} | ${p.create_p99_ms} | ${p.payment_rps} | ${p.payment_minimal_rps} | ${p.payment_ratio_minimal} | ${p.payment_p99_ms} | ${Number(p.create_errors) + Number(p.payment_errors)} | ${p.load_average} |`),
+    ];
+    const deadlocks = await (async () => {
+      const c = new Client({ connectionString: databaseUrl });
+      await c.connect();
+      try {
+        return Number((await c.query(`SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()`)).rows[0].deadlocks);
+      } finally {
+        await c.end();
+      }
+    })();
+    log(`curve done; deadlocks in the database so far: ${deadlocks}`);
+    if (curveOnly) {
+      const record = {
+        started_at: startedAt.toISOString(), finished_at: new Date().toISOString(), commit, quick, curve_only: true,
+        settings: { invoices, duration_s: duration, curve_seconds: curveSeconds, workers, pool },
+        machine: { cpus: cpus().length, cpu_model: cpus()[0]?.model ?? 'unknown', node: process.version, load_average_at_start: loadAtStart, load_average_at_end: loadavg().map((l) => round(l, 2)) },
+        scenarios: rows.map((r) => ({ name: r.name, service: r.result, floor: r.floor ?? null, prepared_floor: r.preparedFloor ?? null, minimal_floor: r.minimalFloor ?? null })),
+        create_ratio: round(create.rps / rows[0].floor!.rps, 2), create_ratio_minimal: round(create.rps / rows[0].minimalFloor!.rps, 2),
+        payment_ratio_minimal: round(payment.rps / rows[1].minimalFloor!.rps, 2), deadlocks, curve, curve_table: curveLines.join('\n'), cpu_table: cpuLines.join('\n'),
+      };
+      mkdirSync(RESULTS, { recursive: true });
+      const file = join(RESULTS, `${startedAt.toISOString().replace(/[:.]/g, '-')}-curve.json`);
+      writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
+      process.stdout.write(`\n${curveLines.join('\n')}\n\nCPU per request:\n${cpuLines.join('\n')}\n\nresults in ${file}\n${JSON.stringify({ create_ratio: record.create_ratio, create_ratio_minimal: record.create_ratio_minimal, payment_ratio_minimal: record.payment_ratio_minimal, deadlocks })}\n`);
+      return;
+    }
     const read = await measure('invoice read (items, calculations)', svc(readPaths, readBody), flr(readPaths, readBody), undefined,
       flr(readPaths, readBody, duration, preparedFloorPort));
     const listFilter = { status: ['PENDING', 'COMPLETED'], price_usd_from: '10', price_usd_to: '900', limit: 20 };
@@ -346,6 +503,27 @@ async function main(): Promise<void> {
     const deep = await measure(`invoice list, page at ${depth} (starting_after)`, svc('/invoices/list', [{ limit: 20, starting_after: deepCursor }], duration, listHeaders));
     await measure(`invoice list, page at ${depth} (offset)`, svc('/invoices/list', [{ limit: 20, offset: depth }], duration, listHeaders), undefined, 'for comparison');
     await measure('payments list, first page', svc('/payments', [{ limit: 20 }], duration, listHeaders));
+
+    // A merchant whose invoices the statistics have never seen (a fresh import, a new large merchant):
+    // loaded now, not analyzed (the rest of the table was), then listed with the same filter.
+    const freshCount = quick ? 10_000 : 50_000;
+    {
+      const c = new Client({ connectionString: databaseUrl });
+      await c.connect();
+      try {
+        await c.query(`INSERT INTO organizations (id, name, created_at) VALUES ($1, 'Bench fresh import', now())`, [FRESH_ORG]);
+        await c.query(
+          `INSERT INTO invoices (id, organization_id, mode, status, currency, price, price_usd, metadata, rates_snapshot_id, expires_at, created_at, updated_at)
+           SELECT 'invoice_fresh_' || g, $1, 'test', (ARRAY['PENDING','COMPLETED','VOIDED','PROCESSING','WAITING_FOR_CONFIRMATIONS','PARTIALLY_PAID'])[g % 6 + 1],
+                  'USD', (g % 1000) + 1, (g % 1000) + 1, '{}'::jsonb, 'rates_bundled_20261120', now() + interval '1 day',
+                  now() - g * interval '1 minute', now() - g * interval '1 minute'
+             FROM generate_series(1, $2::int) g`, [FRESH_ORG, freshCount]);
+      } finally {
+        await c.end();
+      }
+    }
+    const freshHeaders = { authorization: `Bearer ${createKey(databaseUrl, FRESH_ORG)}` };
+    const fresh = await measure(`invoice list, filtered, first page, ${freshCount} invoices never analyzed`, svc('/invoices/list', [listFilter], duration, freshHeaders));
     await measure('quote (USD -> BITCOIN)', svc('/pay/quote', [{ currency: 'BITCOIN', items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '125.00' }] }]));
     let dash365: LoadResult | null = null;
     const dashHeaders: Record<string, string> = dashKey ? { authorization: `Bearer ${dashKey}` } : {};
@@ -372,21 +550,26 @@ async function main(): Promise<void> {
     }
 
     // 3. Report.
-    const errors = rows.reduce((n, r) => n + (r.result ? r.result.non2xx + r.result.errors + r.result.timeouts : 0), 0);
+    const readRow = rows.find((r) => r.name.startsWith('invoice read'))!;
+    const errors = rows.reduce((n, r) => n + (r.result ? r.result.non2xx + r.result.errors + r.result.timeouts : 0), 0)
+      + curve.reduce((n, p) => n + Number(p.create_errors) + Number(p.payment_errors), 0);
     const lines = [
-      `| scenario | req/s | p50 ms | p95 ms | p99 ms | errors | floor req/s | floor p99 ms | ratio | prepared floor req/s | ratio to it | peak RSS MB |`,
-      `|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|`,
+      `| scenario | req/s | p50 ms | p95 ms | p99 ms | errors | floor req/s | floor p99 ms | ratio | prepared floor req/s | ratio to it | minimal floor req/s | ratio to it | peak RSS MB |`,
+      `|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|`,
       ...rows.map((r) => {
         const e = r.result ? r.result.non2xx + r.result.errors + r.result.timeouts : null;
         const ratio = r.result && r.floor ? (r.result.rps / r.floor.rps).toFixed(2) : '-';
         const preparedRatio = r.result && r.preparedFloor ? (r.result.rps / r.preparedFloor.rps).toFixed(2) : '-';
-        return `| ${r.name}${r.note ? ` (${r.note})` : ''} | ${fmt(r.result?.rps, 0)} | ${fmt(r.result?.p50)} | ${fmt(r.result?.p95)} | ${fmt(r.result?.p99)} | ${e ?? '-'} | ${fmt(r.floor?.rps, 0)} | ${fmt(r.floor?.p99)} | ${ratio} | ${fmt(r.preparedFloor?.rps, 0)} | ${preparedRatio} | ${r.rssMb ?? '-'} |`;
+        const minimalRatio = r.result && r.minimalFloor ? (r.result.rps / r.minimalFloor.rps).toFixed(2) : '-';
+        return `| ${r.name}${r.note ? ` (${r.note})` : ''} | ${fmt(r.result?.rps, 0)} | ${fmt(r.result?.p50)} | ${fmt(r.result?.p95)} | ${fmt(r.result?.p99)} | ${e ?? '-'} | ${fmt(r.floor?.rps, 0)} | ${fmt(r.floor?.p99)} | ${ratio} | ${fmt(r.preparedFloor?.rps, 0)} | ${preparedRatio} | ${fmt(r.minimalFloor?.rps, 0)} | ${minimalRatio} | ${r.rssMb ?? '-'} |`;
       }),
     ];
     const summary = {
       create_rps: round(create.rps), create_floor_rps: round(rows[0].floor!.rps), create_ratio: round(create.rps / rows[0].floor!.rps, 2),
-      read_rps: round(read.rps), read_floor_rps: round(rows[1].floor!.rps), read_ratio: round(read.rps / rows[1].floor!.rps, 2),
-      list_p99_ms: list.p99, list_deep_p99_ms: deep.p99,
+      create_minimal_floor_rps: round(rows[0].minimalFloor!.rps), create_ratio_minimal: round(create.rps / rows[0].minimalFloor!.rps, 2),
+      payment_rps: round(payment.rps), payment_minimal_floor_rps: round(rows[1].minimalFloor!.rps), payment_ratio_minimal: round(payment.rps / rows[1].minimalFloor!.rps, 2),
+      read_rps: round(read.rps), read_floor_rps: round(readRow.floor!.rps), read_ratio: round(read.rps / readRow.floor!.rps, 2),
+      list_p99_ms: list.p99, list_deep_p99_ms: deep.p99, list_unanalyzed_p99_ms: fresh.p99,
       dashboard_365_p95_ms: dash365 ? dash365.p95 : null,
       rss_mb: round(peakRss),
       errors,
@@ -404,9 +587,11 @@ async function main(): Promise<void> {
       // Like-for-like: the floor sending the same prepared statements the service sends.
       prepared_floor: {
         create_floor_rps: round(rows[0].preparedFloor!.rps), create_ratio: round(create.rps / rows[0].preparedFloor!.rps, 2),
-        read_floor_rps: round(rows[1].preparedFloor!.rps), read_ratio: round(read.rps / rows[1].preparedFloor!.rps, 2),
+        read_floor_rps: round(readRow.preparedFloor!.rps), read_ratio: round(read.rps / readRow.preparedFloor!.rps, 2),
       },
       table: lines.join('\n'),
+      // One organization: create and payment record against the minimal floor at 1, 4, 16 and 64 connections.
+      curve, curve_table: curveLines.join('\n'), cpu_table: cpuLines.join('\n'), deadlocks,
       list_plans: plans,
       summary,
       dashboard_note: dash365 ? null : 'dashboard figures are null: the analytics dashboard is not in this build',
@@ -423,6 +608,7 @@ async function main(): Promise<void> {
     process.stdout.write(`\nEXPLAIN ANALYZE of the list filters (${LIST_ORG}, test):\n${planLines.join('\n')}\n`);
     process.stdout.write(`\n${lines.join('\n')}\n\npeak RSS of one service process: ${fmt(peakRss)} MB; results in ${file}\n`);
     process.stdout.write(`against the floor with prepared statements: ${JSON.stringify(record.prepared_floor)}\n`);
+    process.stdout.write(`\none organization, service against the minimal floor (deadlocks: ${deadlocks}):\n${curveLines.join('\n')}\n\nCPU per request:\n${cpuLines.join('\n')}\n`);
     if (!dash365) process.stdout.write('dashboard_365_p95_ms is null: the analytics dashboard is not in this build\n');
     process.stdout.write(`${JSON.stringify(summary)}\n`);
   } finally {

@@ -13,6 +13,7 @@ import { AppConfig, ConfigError, loadConfig } from './shared/config/app-config';
 import { HttpDrain } from './shared/http/graceful-shutdown';
 import { createRootLogger } from './shared/logging/logger';
 import { InvoiceClocks } from './modules/invoices';
+import { RollupFolder } from './modules/analytics';
 import { SecretBox } from './shared/crypto/secret-box';
 import { TransactionRunner } from './shared/db/transaction-runner';
 import { sealStoredAnswers } from './shared/idempotency/idempotency';
@@ -116,9 +117,11 @@ async function serve(config: AppConfig, logger: Logger, startedAt: bigint): Prom
 
   await app.listen(config.PORT, config.listenHost);
   // After the migrations: the dispatcher sends webhook deliveries recorded by any instance (or worker),
-  // and expiries and monitoring windows move on without requests (INVOICE_SWEEP_SECONDS).
+  // expiries and monitoring windows move on without requests (INVOICE_SWEEP_SECONDS), and the analytics
+  // rollups fold what writers appended (ANALYTICS_FOLD_SECONDS).
   app.get(WebhookDispatcher).start();
   app.get(InvoiceClocks).start();
+  app.get(RollupFolder).start();
   // Chain watchers (CHAINS_FILE): each network is watched by the one instance holding its lock.
   app.get(ChainWatchers).start();
   const address = app.getHttpServer().address();

@@ -102,7 +102,7 @@ describe('crash safety: SIGKILL mid-burst, restart, invariants', () => {
       process.stdout.write(`service error lines before the kill:\n${errorLines(server).join('\n')}\n`);
     }
     expect(answered.filter((s) => s.answer!.status >= 500)).toEqual([]);
-    // Writers of one organization queue on its rollup lock: none was a deadlock victim run again.
+    // Writers of one organization append their rollup changes side by side: none was a deadlock victim run again.
     expect(linesWith(server, 'transaction_retried')).toEqual([]);
     const statuses = answered.reduce<Record<string, number>>((m, s) => ({ ...m, [`${s.kind} ${s.answer!.status}`]: (m[`${s.kind} ${s.answer!.status}`] ?? 0) + 1 }), {});
     process.stdout.write(`chaos: answers before the kill ${JSON.stringify(statuses)}; first refusal: ${answered.find((s) => s.answer!.status >= 400)?.answer?.text.slice(0, 300) ?? 'none'}\n`);

@@ -7,7 +7,7 @@ interface BuildStats { compiled: number; copied: number; removed: number }
 // The build is plain JavaScript run by node before anything is compiled.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { build } = require('../../scripts/build.js') as {
-  build(options?: { root?: string; outDir?: string; dirs?: string[] }): Promise<BuildStats>;
+  build: (options?: { root?: string; outDir?: string; dirs?: string[] }) => Promise<BuildStats>;
 };
 
 const ROOT = resolve(__dirname, '..', '..');

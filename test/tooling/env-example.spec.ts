@@ -34,18 +34,18 @@ export function scanSource(text: string, file: string): { reads: Read[]; unnamed
   const unnamed: string[] = [];
   const at = (i: number) => `${file}:${lineOf(text, i)}`;
   const literal = /\b(?:process\.)?env(?:\??\.([A-Z][A-Z0-9_]*)\b|\[\s*(['"`])([A-Z][A-Z0-9_]*)\2\s*\])/g;
-  for (const m of text.matchAll(literal)) reads.push({ name: m[1] ?? m[3], where: at(m.index!) });
+  for (const m of text.matchAll(literal)) reads.push({ name: m[1] ?? m[3], where: at(m.index) });
   const computed = /\bprocess\.env\[\s*([^\]'"`]+?)\s*\]/g;
   for (const m of text.matchAll(computed)) {
     const constant = new RegExp(`\\bconst\\s+${m[1].replace(/[^\w$]/g, '')}\\s*=\\s*(['"\`])([A-Z][A-Z0-9_]*)\\1`).exec(text);
-    if (/^[\w$]+$/.test(m[1]) && constant) reads.push({ name: constant[2], where: at(m.index!) });
-    else unnamed.push(`${at(m.index!)}: process.env[${m[1]}]`);
+    if (/^[\w$]+$/.test(m[1]) && constant) reads.push({ name: constant[2], where: at(m.index) });
+    else unnamed.push(`${at(m.index)}: process.env[${m[1]}]`);
   }
   const configClass = /^export class (\w+Config)\b[^{]*\{\n([\s\S]*?)^\}/gm;
   for (const m of text.matchAll(configClass)) {
-    const bodyStart = m.index! + m[0].indexOf('{\n') + 2;
+    const bodyStart = m.index + m[0].indexOf('{\n') + 2;
     for (const p of m[2].matchAll(/^ {2}(?:@.*?\)\s+)?(?:readonly\s+)?([A-Z][A-Z0-9_]*)[?!]?\s*[:=]/gm)) {
-      reads.push({ name: p[1], where: `${at(bodyStart + p.index! + p[0].lastIndexOf(p[1]))} (${m[1]})` });
+      reads.push({ name: p[1], where: `${at(bodyStart + p.index + p[0].lastIndexOf(p[1]))} (${m[1]})` });
     }
   }
   return { reads, unnamed };

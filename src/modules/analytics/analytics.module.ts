@@ -1,15 +1,18 @@
 import { Module } from '@nestjs/common';
 import { AnalyticsController } from './analytics.controller';
 import { AnalyticsRepository } from './persistence/analytics.repository';
+import { RollupFolder } from './rollup-folder.service';
 import { GetDashboardHandler } from './queries/get-dashboard/get-dashboard.handler';
 
 /**
  * Analytics: the dashboard (POST /analytics/dashboard, GetDashboardQuery on the bus). Its rollups
- * are kept by database triggers on payments and invoices (migration 1763700700000), so no other
+ * are kept by database triggers on payments and invoices (migration 1763700700000), which append
+ * each change for RollupFolder (and the dashboard itself) to fold in (1763702000000), so no other
  * module calls it and every writer keeps them exact.
  */
 @Module({
   controllers: [AnalyticsController],
-  providers: [AnalyticsRepository, GetDashboardHandler],
+  providers: [AnalyticsRepository, GetDashboardHandler, RollupFolder],
+  exports: [RollupFolder],
 })
 export class AnalyticsModule {}

@@ -1,3 +1,5 @@
 // The analytics module's public surface: other modules and the composition root import only this file.
 export { AnalyticsModule } from './analytics.module';
 export { GetDashboardQuery } from './queries/get-dashboard/get-dashboard.query';
+// Started by the composition root (main.ts) after the migrations.
+export { RollupFolder } from './rollup-folder.service';

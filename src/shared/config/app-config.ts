@@ -173,6 +173,13 @@ export class AppConfig {
   @Transform(toInt) @IsInt() @Min(0) @Max(3600)
   INVOICE_SWEEP_SECONDS = 5;
 
+  /**
+   * How often the analytics rollups fold the changes writers appended (seconds; 0: never, the
+   * dashboard still folds its organization's changes before it reads). One instance at a time folds.
+   */
+  @Transform(toInt) @IsInt() @Min(0) @Max(3600)
+  ANALYTICS_FOLD_SECONDS = 1;
+
   /** Tests only: per-organization test-mode clocks that POST /test_helpers/clock moves forward. Refused when NODE_ENV=production. */
   @Transform(toBool) @IsBoolean()
   CLOCK_CONTROL = false;

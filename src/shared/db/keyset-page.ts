@@ -43,6 +43,12 @@ export interface KeysetPage<R> {
  * index-only scan) and only its rows are then read from the table: a filter matching a few hundred
  * rows spread over the table reads about 21 table pages instead of one per match.
  *
+ * The page's rows are read by one primary-key probe per chosen id (a LATERAL join: the ids are the
+ * outer side whatever the planner believes). Written as `id IN (SELECT id FROM ids)`, a plan made on
+ * missing or stale statistics (a fresh import, a new large merchant: the planner then expects one
+ * row of the organization) put the organization's rows on the outer side of a nested loop and ran
+ * the whole page choice once per row: 2,500 times for 2,500 invoices (26 ms instead of about 1).
+ *
  * With value filters (`filtered`) the index entries of the matches are read once (`hits`) and the
  * total counts them while the page sorts them: the count has to visit every match anyway, and a
  * prepared statement's generic plan, which cannot see the filter's values, would otherwise walk the
@@ -163,7 +169,8 @@ export function keysetPageStatement(q: KeysetPageRequest): { text: string; param
   }
   const text = `WITH cur AS (SELECT created_at, id FROM ${q.table} WHERE id = ${cursor} AND organization_id = $1 AND mode = $2),
           ${matches}
-          page AS (SELECT ${q.columns} FROM ${q.table} WHERE id IN (SELECT id FROM ids) AND organization_id = $1 AND mode = $2)
+          page AS (SELECT p.* FROM ids CROSS JOIN LATERAL (
+                     SELECT ${q.columns} FROM ${q.table} WHERE id = ids.id AND organization_id = $1 AND mode = $2) p)
      SELECT t.total, t.cursor_found, page.*
        FROM (SELECT (${total})::text AS total, (SELECT count(*) FROM cur)::int AS cursor_found) t
        LEFT JOIN page ON true

@@ -72,8 +72,7 @@ export class JsonBodyReader {
     const declared = Number(req.headers['content-length']);
     // Only JSON is read here; a file upload (multipart) has its own limit where it is read.
     if (Number.isFinite(declared) && declared > limit && req.is(JSON_TYPES)) {
-      // Nothing of the body is read: close the connection after the answer instead of draining it.
-      res.setHeader('Connection', 'close');
+      // Refused before a byte is read or parsed; Node discards the rest unparsed, keeping the connection usable.
       throw new PayloadTooLargeError(`The request body is larger than the limit of ${limit} bytes`);
     }
     const readText = this.readerFor(limit);

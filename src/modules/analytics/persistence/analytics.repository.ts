@@ -45,13 +45,18 @@ function readOf(r: RawDashboard): DashboardRead {
   };
 }
 
-const DASHBOARD = `SELECT * FROM analytics_dashboard($1, $2, $3, $4, $5, $6, $7, $8)`;
+/**
+ * analytics_dashboard_now (migration 1763702000000) folds the organization's appended rollup changes
+ * first when it has any, then answers analytics_dashboard(...) (1763701100000) with them included.
+ */
+const DASHBOARD = `SELECT * FROM analytics_dashboard_now($1, $2, $3, $4, $5, $6, $7, $8)`;
 
 /**
  * Reads the dashboard's rollups (migrations/1763700700000-analytics-rollups.ts), which triggers keep
- * in step with every write, through analytics_dashboard(...) (1763701100000): one statement, so one
- * snapshot for every section and one round trip, planned once per connection. Nothing here reads
- * the payments or invoices tables. Every read is scoped by organization_id and mode.
+ * in step with every write (they append each change; folds add them up, 1763702000000), through
+ * analytics_dashboard_now(...): one statement, so one snapshot for every section and one round trip,
+ * planned once per connection. Nothing here reads the payments or invoices tables. Every read is
+ * scoped by organization_id and mode.
  */
 @Injectable()
 export class AnalyticsRepository {
