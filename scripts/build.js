@@ -90,7 +90,11 @@ async function build({ root = resolve(__dirname, '..'), outDir = join(root, 'dis
         wanted.add(`${target}.map`);
         jobs.push(() => compile(swc, file, target).then(() => stats.compiled++));
       } else {
-        jobs.push(() => mkdir(dirname(target), { recursive: true }).then(() => copyFile(file, target)).then(() => stats.copied++));
+        jobs.push(() =>
+          mkdir(dirname(target), { recursive: true })
+            .then(() => copyFile(file, target))
+            .then(() => stats.copied++),
+        );
       }
     }
   }

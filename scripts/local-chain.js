@@ -20,18 +20,31 @@ async function main() {
   if (command === 'deploy') {
     const solc = require('solc');
     const source = readFileSync(join(__dirname, '..', 'test', 'chain', 'contracts', 'TestToken.sol'), 'utf8');
-    const input = { language: 'Solidity', sources: { 'TestToken.sol': { content: source } }, settings: { optimizer: { enabled: true, runs: 200 }, evmVersion: 'paris', outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } } };
+    const input = {
+      language: 'Solidity',
+      sources: { 'TestToken.sol': { content: source } },
+      settings: { optimizer: { enabled: true, runs: 200 }, evmVersion: 'paris', outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
+    };
     const contract = JSON.parse(solc.compile(JSON.stringify(input))).contracts['TestToken.sol'].TestToken;
     const account = mnemonicToAccount(MNEMONIC, { addressIndex: 0 });
     const transport = http(rpcOf(0));
-    const hash = await createWalletClient({ chain, account, transport }).deployContract({ abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}`, args: ['Test USDT', 'USDT', 10n ** 15n] });
+    const hash = await createWalletClient({ chain, account, transport }).deployContract({
+      abi: contract.abi,
+      bytecode: `0x${contract.evm.bytecode.object}`,
+      args: ['Test USDT', 'USDT', 10n ** 15n],
+    });
     const receipt = await createPublicClient({ chain, transport }).waitForTransactionReceipt({ hash });
     process.stdout.write(`${receipt.contractAddress}\n`);
   } else if (command === 'send') {
     const [token, to, amount] = args;
     const account = mnemonicToAccount(MNEMONIC, { addressIndex: 0 });
     const transport = http(rpcOf(3));
-    const hash = await createWalletClient({ chain, account, transport }).writeContract({ address: token, abi: ABI, functionName: 'transfer', args: [to, parseUnits(amount, 6)] });
+    const hash = await createWalletClient({ chain, account, transport }).writeContract({
+      address: token,
+      abi: ABI,
+      functionName: 'transfer',
+      args: [to, parseUnits(amount, 6)],
+    });
     await createPublicClient({ chain, transport }).waitForTransactionReceipt({ hash });
     process.stdout.write(`${hash}\n`);
   } else if (command === 'mine') {

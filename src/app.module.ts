@@ -49,7 +49,11 @@ export class AppModule implements NestModule {
       imports: [
         KernelModule.forRoot(config, options.clock),
         CqrsModule.forRoot(),
-        TypeOrmModule.forRoot({ ...dataSourceOptions(databaseUrl, config.DB_POOL_SIZE, config.usesEmbeddedDatabase, config.DB_PREPARED_STATEMENTS && !config.usesEmbeddedDatabase), entities: [], autoLoadEntities: true }),
+        TypeOrmModule.forRoot({
+          ...dataSourceOptions(databaseUrl, config.DB_POOL_SIZE, config.usesEmbeddedDatabase, config.DB_PREPARED_STATEMENTS && !config.usesEmbeddedDatabase),
+          entities: [],
+          autoLoadEntities: true,
+        }),
         HealthModule,
         ...DOMAIN_MODULES,
       ],
@@ -63,8 +67,6 @@ export class AppModule implements NestModule {
   }
 
   configure(consumer: MiddlewareConsumer): void {
-    consumer
-      .apply(HttpsOnlyMiddleware)
-      .forRoutes({ path: '*path', method: RequestMethod.ALL });
+    consumer.apply(HttpsOnlyMiddleware).forRoutes({ path: '*path', method: RequestMethod.ALL });
   }
 }

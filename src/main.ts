@@ -45,7 +45,10 @@ async function sealStoredSecrets(app: INestApplicationContext, logger: Logger): 
   for (let n = -1; n !== 0;) answers += n = await app.get(TransactionRunner).run((m) => sealStoredAnswers(m, box, 200));
   const walletKeys = await app.get(CommandBus).execute(new SealWalletKeysCommand());
   if (endpoints || answers || walletKeys) {
-    logger.info({ webhook_endpoints: endpoints, idempotent_answers: answers, wallet_keys: walletKeys, key_id: box.currentKeyId }, 'stored secrets sealed with SECRETS_KEY');
+    logger.info(
+      { webhook_endpoints: endpoints, idempotent_answers: answers, wallet_keys: walletKeys, key_id: box.currentKeyId },
+      'stored secrets sealed with SECRETS_KEY',
+    );
   }
 }
 
@@ -211,7 +214,9 @@ async function runPrimary(config: AppConfig, logger: Logger): Promise<void> {
       return;
     }
     logger.error({ worker_pid: worker.process.pid, code, signal }, 'worker stopped unexpectedly; starting another');
-    setTimeout(() => { if (!stopping) fork(); }, 1000);
+    setTimeout(() => {
+      if (!stopping) fork();
+    }, 1000);
   });
   for (let i = 0; i < config.WEB_CONCURRENCY; i++) fork();
   logger.info({ workers: config.WEB_CONCURRENCY }, 'cluster started');
@@ -222,17 +227,22 @@ async function runPrimary(config: AppConfig, logger: Logger): Promise<void> {
     const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w);
     logger.info({ signal, workers: workers.length }, 'stopping workers');
     let code = stopCode;
-    await Promise.all(workers.map((w) => new Promise<void>((resolve) => {
-      if (w.isDead()) return resolve();
-      const hardStop = setTimeout(() => w.process.kill('SIGKILL'), config.SHUTDOWN_TIMEOUT_MS + 15_000);
-      w.once('exit', (exitCode, signal) => {
-        clearTimeout(hardStop);
-        // A worker still starting has no handler yet and ends on the signal itself: that is fine.
-        if (exitCode !== 0 && !(exitCode === null && signal === 'SIGTERM')) code = 1;
-        resolve();
-      });
-      w.process.kill('SIGTERM');
-    })));
+    await Promise.all(
+      workers.map(
+        (w) =>
+          new Promise<void>((resolve) => {
+            if (w.isDead()) return resolve();
+            const hardStop = setTimeout(() => w.process.kill('SIGKILL'), config.SHUTDOWN_TIMEOUT_MS + 15_000);
+            w.once('exit', (exitCode, signal) => {
+              clearTimeout(hardStop);
+              // A worker still starting has no handler yet and ends on the signal itself: that is fine.
+              if (exitCode !== 0 && !(exitCode === null && signal === 'SIGTERM')) code = 1;
+              resolve();
+            });
+            w.process.kill('SIGTERM');
+          }),
+      ),
+    );
     await stopAndExit(database, logger, code);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
@@ -270,6 +280,6 @@ main().catch((e) => {
     process.stderr.write(`${e.message}\n`);
     process.exit(1);
   }
-  process.stderr.write(`Start-up failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`);
+  process.stderr.write(`Start-up failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
   process.exit(1);
 });

@@ -1,7 +1,18 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import {
-  Account, Address, createPublicClient, createTestClient, createWalletClient, Hash, Hex, http, parseAbi, PublicClient, TestClient, WalletClient,
+  Account,
+  Address,
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  Hash,
+  Hex,
+  http,
+  parseAbi,
+  PublicClient,
+  TestClient,
+  WalletClient,
 } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
@@ -12,7 +23,12 @@ const HARDHAT_CLI = join(ROOT, 'node_modules', 'hardhat', 'internal', 'cli', 'cl
 const CONFIG = join(__dirname, 'hardhat.config.js');
 export const CHAIN_ID = 31337;
 export const MNEMONIC = 'test test test test test test test test test test test junk';
-const TRANSFER_ABI = parseAbi(['function transfer(address to, uint256 value) returns (bool)', 'function transferMany(address[] to, uint256[] values) returns (bool)', 'function balanceOf(address) view returns (uint256)', 'function decimals() view returns (uint8)']);
+const TRANSFER_ABI = parseAbi([
+  'function transfer(address to, uint256 value) returns (bool)',
+  'function transferMany(address[] to, uint256[] values) returns (bool)',
+  'function balanceOf(address) view returns (uint256)',
+  'function decimals() view returns (uint8)',
+]);
 const CHAIN = { ...foundry, id: CHAIN_ID };
 
 /**
@@ -29,7 +45,7 @@ export class LocalChain {
 
   private constructor(readonly port: number) {
     const transport = http(this.rpcUrl, { retryCount: 0 });
-    this.public = createPublicClient({ chain: CHAIN, transport }) as PublicClient;
+    this.public = createPublicClient({ chain: CHAIN, transport });
     this.test = createTestClient({ chain: CHAIN, mode: 'hardhat', transport });
   }
 
@@ -46,7 +62,9 @@ export class LocalChain {
   private async launch(): Promise<void> {
     this.output = '';
     const child = spawn(process.execPath, [HARDHAT_CLI, 'node', '--config', CONFIG, '--hostname', '127.0.0.1', '--port', String(this.port)], {
-      cwd: ROOT, env: { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true' }, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: ROOT,
+      env: { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true' },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout?.on('data', (d) => (this.output = (this.output + d).slice(-20_000)));
     child.stderr?.on('data', (d) => (this.output = (this.output + d).slice(-20_000)));
@@ -102,12 +120,26 @@ export class LocalChain {
 
   /** Sends `units` of a token from account #from to `to`; returns the transaction hash. */
   async sendToken(token: Address, from: number, to: string, units: bigint): Promise<Hash> {
-    return this.wallet(from).writeContract({ address: token, abi: TRANSFER_ABI, functionName: 'transfer', args: [to as Address, units], account: this.account(from), chain: CHAIN });
+    return this.wallet(from).writeContract({
+      address: token,
+      abi: TRANSFER_ABI,
+      functionName: 'transfer',
+      args: [to as Address, units],
+      account: this.account(from),
+      chain: CHAIN,
+    });
   }
 
   /** Several token transfers in one transaction (one Transfer log each). */
   async sendTokenMany(token: Address, from: number, to: string[], units: bigint[]): Promise<Hash> {
-    return this.wallet(from).writeContract({ address: token, abi: TRANSFER_ABI, functionName: 'transferMany', args: [to as Address[], units], account: this.account(from), chain: CHAIN });
+    return this.wallet(from).writeContract({
+      address: token,
+      abi: TRANSFER_ABI,
+      functionName: 'transferMany',
+      args: [to as Address[], units],
+      account: this.account(from),
+      chain: CHAIN,
+    });
   }
 
   /** Sends `wei` of the chain's coin from account #from to `to`. */

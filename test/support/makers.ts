@@ -22,7 +22,10 @@ export const MAKERS: Record<string, Maker> = {
   webhook: async (org) => expectSuccess(await org.test.post('/webhooks', { url: 'http://127.0.0.1:9/hooks', event_types: ['*'] }), 201).id,
   event: async (org) => {
     const product = await MAKERS.product(org);
-    const events = expectSuccess(await org.test.post('/events', { type: ['product.created'], limit: 100 })).items as { id: string; data: { object: { id: string } } }[];
+    const events = expectSuccess(await org.test.post('/events', { type: ['product.created'], limit: 100 })).items as {
+      id: string;
+      data: { object: { id: string } };
+    }[];
     const event = events.find((e) => e.data?.object?.id === product);
     if (!event) throw new Error(`no product.created event for ${product}`);
     return event.id;
@@ -40,7 +43,16 @@ export async function withRealIds(org: Pick<TestOrg, 'test'>, body: unknown): Pr
   return out;
 }
 
-const SINGULAR: Record<string, string> = { invoices: 'invoice', payments: 'payment', products: 'product', files: 'file', webhooks: 'webhook', quotes: 'quote', events: 'event', wallets: 'wallet' };
+const SINGULAR: Record<string, string> = {
+  invoices: 'invoice',
+  payments: 'payment',
+  products: 'product',
+  files: 'file',
+  webhooks: 'webhook',
+  quotes: 'quote',
+  events: 'event',
+  wallets: 'wallet',
+};
 
 /** The kind of object a path parameter names: `{invoice_id}` -> invoice; `/products/{id}` -> product. */
 export function kindOf(path: string, param: string): string {

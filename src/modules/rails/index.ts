@@ -1,4 +1,10 @@
-// The rails module's public surface: receiving wallets, deposit addresses and the chain watchers.
+// The rails module's public surface: other modules and the composition root import only this file.
 export { RailsModule } from './rails.module';
 export { ChainWatchers } from './watcher/chain-watchers';
 export { SealWalletKeysCommand } from './commands/seal-wallet-keys/seal-wallet-keys.command';
+export { RegisterWalletCommand } from './commands/register-wallet/register-wallet.command';
+export { DeleteWalletCommand, type DeletedWallet } from './commands/delete-wallet/delete-wallet.command';
+export { AllocatePaymentAddressCommand, type PaymentAddressView } from './commands/allocate-payment-address/allocate-payment-address.command';
+export { GetWalletQuery } from './queries/get-wallet/get-wallet.query';
+export { ListWalletsQuery, type WalletList } from './queries/list-wallets/list-wallets.query';
+export type { WalletView } from './dto/wallet.views';

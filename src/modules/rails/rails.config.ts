@@ -21,11 +21,14 @@ export class RailsConfig {
 
 function watcherSettings(env: NodeJS.ProcessEnv): { enabled: boolean; lockRetryMs: number } {
   const enabledText = (env.CHAIN_WATCHER ?? 'true').trim().toLowerCase();
-  if (!['true', 'false', '1', '0', ''].includes(enabledText)) throw new ConfigError(`Invalid configuration:\n  CHAIN_WATCHER=${JSON.stringify(env.CHAIN_WATCHER)}: must be true or false`);
+  if (!['true', 'false', '1', '0', ''].includes(enabledText))
+    throw new ConfigError(`Invalid configuration:\n  CHAIN_WATCHER=${JSON.stringify(env.CHAIN_WATCHER)}: must be true or false`);
   const retryText = (env.CHAIN_LOCK_RETRY_MS ?? '2000').trim();
   const retry = /^\d+$/.test(retryText) ? Number(retryText) : NaN;
   if (!Number.isSafeInteger(retry) || retry < 100 || retry > 60_000) {
-    throw new ConfigError(`Invalid configuration:\n  CHAIN_LOCK_RETRY_MS=${JSON.stringify(env.CHAIN_LOCK_RETRY_MS)}: must be a whole number of milliseconds from 100 to 60000`);
+    throw new ConfigError(
+      `Invalid configuration:\n  CHAIN_LOCK_RETRY_MS=${JSON.stringify(env.CHAIN_LOCK_RETRY_MS)}: must be a whole number of milliseconds from 100 to 60000`,
+    );
   }
   return { enabled: enabledText !== 'false' && enabledText !== '0', lockRetryMs: retry };
 }

@@ -29,11 +29,12 @@ export class WalletsController {
   @Authenticated({ write: true })
   @ApiOperation({
     summary: 'Register a receiving wallet (watch-only)',
-    description: 'The account-level extended public key of the merchant\'s wallet (m/44\'/60\'/0\'). It becomes the active wallet of the organization, '
-      + 'mode and chain family: new deposit addresses come from it (m/44\'/60\'/0\'/0/i); addresses already handed out from a previous wallet stay '
-      + 'watched until their invoice\'s monitoring window closes. Format and checksum are checked; a private key (xprv, hex) or a recovery phrase '
-      + 'is refused with 400 validator.xpub and is never stored or logged. No private key ever enters the service. '
-      + 'Registering a key used before continues after its highest index. Check first_address against your wallet.',
+    description:
+      "The account-level extended public key of the merchant's wallet (m/44'/60'/0'). It becomes the active wallet of the organization, " +
+      "mode and chain family: new deposit addresses come from it (m/44'/60'/0'/0/i); addresses already handed out from a previous wallet stay " +
+      "watched until their invoice's monitoring window closes. Format and checksum are checked; a private key (xprv, hex) or a recovery phrase " +
+      'is refused with 400 validator.xpub and is never stored or logged. No private key ever enters the service. ' +
+      'Registering a key used before continues after its highest index. Check first_address against your wallet.',
   })
   @ApiBody({ type: RegisterWalletRequestDto, examples: { evm: { value: { chain_family: 'evm', xpub: HARDHAT_XPUB } } } })
   @ApiEnvelope({ status: 201, type: WalletDto, example: WALLET_EXAMPLE, message: 'Wallet registered' })
@@ -45,7 +46,10 @@ export class WalletsController {
   @Get()
   @HttpCode(200)
   @Authenticated()
-  @ApiOperation({ summary: 'List receiving wallets', description: 'Active and replaced wallets of the key\'s organization and mode, newest first; keys are never returned.' })
+  @ApiOperation({
+    summary: 'List receiving wallets',
+    description: "Active and replaced wallets of the key's organization and mode, newest first; keys are never returned.",
+  })
   @ApiEnvelope({ type: WalletListDto, example: { items: [WALLET_EXAMPLE], total: 1, limit: 20, offset: 0, has_more: false }, message: 'Wallets listed' })
   @ApiErrors(400, 401)
   async list(@RequiredCaller() caller: CallerContext, @Query() query: ListWalletsQueryDto) {
@@ -69,8 +73,9 @@ export class WalletsController {
   @ID_PARAM
   @ApiOperation({
     summary: 'Delete a receiving wallet',
-    description: 'No new address comes from it (payment_address answers no_receiving_wallet until another is registered). '
-      + 'Addresses already handed out stay watched until their invoice\'s monitoring window closes.',
+    description:
+      'No new address comes from it (payment_address answers no_receiving_wallet until another is registered). ' +
+      "Addresses already handed out stay watched until their invoice's monitoring window closes.",
   })
   @ApiEnvelope({ type: DeletedWalletDto, example: { id: WALLET_EXAMPLE.id, deleted: true }, message: 'Wallet deleted' })
   @ApiErrors(401, 403, 404)

@@ -17,7 +17,9 @@ export async function startChain(extra: Record<string, unknown> = {}, rpcUrl?: (
   const chain = await LocalChain.start();
   const usdt = await chain.deployToken('USDT');
   const chainsFile = writeChainsFile({
-    test: { ethereum: { rpc_url: rpcUrl ? rpcUrl(chain) : chain.rpcUrl, chain_id: 31337, tokens: { usdt }, poll_interval_ms: 100, confirmations: 30, ...extra } },
+    test: {
+      ethereum: { rpc_url: rpcUrl ? rpcUrl(chain) : chain.rpcUrl, chain_id: 31337, tokens: { usdt }, poll_interval_ms: 100, confirmations: 30, ...extra },
+    },
   });
   return { chain, usdt, chainsFile };
 }
@@ -55,7 +57,8 @@ export async function paymentsOf(api: Api, invoiceId: string): Promise<any[]> {
 export async function waitForPayments(api: Api, invoiceId: string, check: (payments: any[]) => boolean, timeoutMs = 20_000): Promise<any[]> {
   return eventually(async () => {
     const payments = await paymentsOf(api, invoiceId);
-    if (!check(payments)) throw new Error(`payments not there yet: ${JSON.stringify(payments.map((p) => ({ status: p.status, price: p.price, confirmations: p.confirmations })))}`);
+    if (!check(payments))
+      throw new Error(`payments not there yet: ${JSON.stringify(payments.map((p) => ({ status: p.status, price: p.price, confirmations: p.confirmations })))}`);
     return payments;
   }, timeoutMs);
 }

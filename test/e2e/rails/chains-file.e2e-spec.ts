@@ -12,17 +12,22 @@ function start(env: Record<string, string>): Promise<{ code: number | null; outp
   child.stdout?.on('data', (d) => (output += d));
   child.stderr?.on('data', (d) => (output += d));
   const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-  return new Promise((resolveRun) => child.once('close', (code) => {
-    clearTimeout(timer);
-    resolveRun({ code, output });
-  }));
+  return new Promise((resolveRun) =>
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolveRun({ code, output });
+    }),
+  );
 }
 
 describe('CHAINS_FILE checked at start-up', () => {
   it.each([
     [{ test: { ethereum: { rpc_url: 'http://127.0.0.1:8545', chain_id: 'x' } } }, 'CHAINS_FILE test.ethereum.chain_id: must be a positive whole number'],
     [{ live: { ethereum: { rpc_url: 'ftp://node', chain_id: 1 } } }, 'CHAINS_FILE live.ethereum.rpc_url: must be an http(s):// or ws(s):// URL'],
-    [{ test: { ethereum: { rpc_url: 'http://127.0.0.1:8545', chain_id: 31337, tokens: { usdt: 'nope' } } } }, 'CHAINS_FILE test.ethereum.tokens.usdt: must be a contract address'],
+    [
+      { test: { ethereum: { rpc_url: 'http://127.0.0.1:8545', chain_id: 31337, tokens: { usdt: 'nope' } } } },
+      'CHAINS_FILE test.ethereum.tokens.usdt: must be a contract address',
+    ],
     [{ test: { tron: { rpc_url: 'http://127.0.0.1:8545', chain_id: 1 } } }, 'CHAINS_FILE test.tron: unknown network'],
     ['{"test": ', 'CHAINS_FILE='],
   ])('refuses %j with a message naming the field', async (content, message) => {

@@ -19,7 +19,13 @@ describe('the local chain of the tests (Hardhat Network)', () => {
 
   it('deploys the 6-decimal test token and moves it, one Transfer log per transfer', async () => {
     const token = await chain.deployToken();
-    expect(await chain.public.readContract({ address: token, abi: [{ type: 'function', name: 'decimals', inputs: [], outputs: [{ type: 'uint8' }], stateMutability: 'view' }], functionName: 'decimals' })).toBe(6);
+    expect(
+      await chain.public.readContract({
+        address: token,
+        abi: [{ type: 'function', name: 'decimals', inputs: [], outputs: [{ type: 'uint8' }], stateMutability: 'view' }],
+        functionName: 'decimals',
+      }),
+    ).toBe(6);
     const to = addressAt(1, 0);
     const receipt = await chain.receipt(await chain.sendToken(token, 0, to, 25_494_902n));
     expect(receipt.status).toBe('success');

@@ -10,15 +10,19 @@ import { addressAt, freshAccount, HARDHAT_ACCOUNTS, writeChainsFile, XPUB_0 } fr
 
 const exec = promisify(execFile);
 const TEST_USDT = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 describe('POST /invoices/{id}/payment_address without CHAINS_FILE', () => {
   it('answers 400 rail_not_configured (and 404 for unknown invoices first)', async () => {
     const org = await createOrg();
     expectSuccess(await org.test.post('/wallets', { chain_family: 'evm', xpub: XPUB_0 }), 201);
     const invoiceId = await createInvoice(org.test, '10');
-    expectError(await org.test.post(`/invoices/${invoiceId}/payment_address`, { provider_id: 'prov_ethereum_usdt' }), 400, { code: 'rail_not_configured', field: 'provider_id' });
-    expectError(await org.test.post('/invoices/invoice_00000000-0000-7000-8000-000000000000/payment_address', { provider_id: 'prov_ethereum_usdt' }), 404, { code: 'invoice_not_found' });
+    expectError(await org.test.post(`/invoices/${invoiceId}/payment_address`, { provider_id: 'prov_ethereum_usdt' }), 400, {
+      code: 'rail_not_configured',
+      field: 'provider_id',
+    });
+    expectError(await org.test.post('/invoices/invoice_00000000-0000-7000-8000-000000000000/payment_address', { provider_id: 'prov_ethereum_usdt' }), 404, {
+      code: 'invoice_not_found',
+    });
   });
 });
 
@@ -59,8 +63,14 @@ describe('POST /invoices/{id}/payment_address', () => {
     const usdt = providers.find((p: any) => p.id === 'prov_ethereum_usdt');
     const invoice = expectSuccess(await org.test.post(`/invoices/${first}`, {}));
     expect(a).toEqual({
-      provider_id: 'prov_ethereum_usdt', network: 'ETHEREUM', currency: 'USDT', address: HARDHAT_ACCOUNTS[0],
-      amount: usdt.price, decimals: 6, chain_id: 31337, contract_address: TEST_USDT,
+      provider_id: 'prov_ethereum_usdt',
+      network: 'ETHEREUM',
+      currency: 'USDT',
+      address: HARDHAT_ACCOUNTS[0],
+      amount: usdt.price,
+      decimals: 6,
+      chain_id: 31337,
+      contract_address: TEST_USDT,
       uri: `ethereum:${TEST_USDT}@31337/transfer?address=${HARDHAT_ACCOUNTS[0]}&uint256=${new D(usdt.price).mul(1e6).toFixed(0)}`,
       expires_at: invoice.expires_at,
     });
@@ -94,7 +104,9 @@ describe('POST /invoices/{id}/payment_address', () => {
   it('gives every invoice its own address under concurrent calls, and one address per invoice and provider', async () => {
     const org = await orgWithWallet();
     const invoiceId = await createInvoice(org.test, '5');
-    const same = await Promise.all(Array.from({ length: 12 }, () => payer().post(`/invoices/${invoiceId}/payment_address`, { provider_id: 'prov_ethereum_usdt' })));
+    const same = await Promise.all(
+      Array.from({ length: 12 }, () => payer().post(`/invoices/${invoiceId}/payment_address`, { provider_id: 'prov_ethereum_usdt' })),
+    );
     const sameAddresses = new Set(same.map((res) => expectSuccess(res).address));
     expect(sameAddresses.size).toBe(1);
     const invoices = await Promise.all(Array.from({ length: 12 }, () => createInvoice(org.test, '5')));
@@ -134,15 +146,23 @@ describe('POST /invoices/{id}/payment_address', () => {
     const got = expectSuccess(await org.live.post(`/invoices/${invoiceId}/payment_address`, { provider_id: 'prov_ethereum_usdc' }));
     const usdc = expectSuccess(await org.live.get(`/providers/${invoiceId}`)).providers.find((p: any) => p.id === 'prov_ethereum_usdc');
     expect(got).toMatchObject({ chain_id: 1, contract_address: usdc.metadata.contract_address, address: addressAt(account, 0), amount: usdc.price });
-    expect(got.uri).toBe(`ethereum:${usdc.metadata.contract_address}@1/transfer?address=${addressAt(account, 0)}&uint256=${new D(usdc.price).mul(1e6).toFixed(0)}`);
+    expect(got.uri).toBe(
+      `ethereum:${usdc.metadata.contract_address}@1/transfer?address=${addressAt(account, 0)}&uint256=${new D(usdc.price).mul(1e6).toFixed(0)}`,
+    );
     // Polygon is configured for test mode only.
-    expectError(await org.live.post(`/invoices/${invoiceId}/payment_address`, { provider_id: 'prov_polygon_usdc_native' }), 400, { code: 'rail_not_configured', field: 'provider_id' });
+    expectError(await org.live.post(`/invoices/${invoiceId}/payment_address`, { provider_id: 'prov_polygon_usdc_native' }), 400, {
+      code: 'rail_not_configured',
+      field: 'provider_id',
+    });
   });
 
   it('answers 400 with a code for every reason it cannot hand out an address', async () => {
     const bare = await service.createOrg();
     const bareInvoice = await createInvoice(bare.test, '5');
-    expectError(await bare.test.post(`/invoices/${bareInvoice}/payment_address`, { provider_id: 'prov_ethereum_usdt' }), 400, { code: 'no_receiving_wallet', field: 'provider_id' });
+    expectError(await bare.test.post(`/invoices/${bareInvoice}/payment_address`, { provider_id: 'prov_ethereum_usdt' }), 400, {
+      code: 'no_receiving_wallet',
+      field: 'provider_id',
+    });
 
     const org = await orgWithWallet();
     const invoiceId = await createInvoice(org.test, '5');
@@ -162,15 +182,21 @@ describe('POST /invoices/{id}/payment_address', () => {
 
     const voided = await createInvoice(org.test, '5');
     expectSuccess(await org.test.put(`/invoices/${voided}`, { status: 'VOIDED' }));
-    expectError(await org.test.post(`/invoices/${voided}/payment_address`, { provider_id: 'prov_ethereum_ethereum' }), 400, { code: 'invoice_final', field: 'id' });
+    expectError(await org.test.post(`/invoices/${voided}/payment_address`, { provider_id: 'prov_ethereum_ethereum' }), 400, {
+      code: 'invoice_final',
+      field: 'id',
+    });
     const paid = await createInvoice(org.test, '5');
     await pay(org.test, { invoice_id: paid, provider_id: 'prov_ethereum_ethereum', price: '1', status: 'COMPLETED' });
-    expectError(await org.test.post(`/invoices/${paid}/payment_address`, { provider_id: 'prov_ethereum_ethereum' }), 400, { code: 'invoice_final', field: 'id' });
+    expectError(await org.test.post(`/invoices/${paid}/payment_address`, { provider_id: 'prov_ethereum_ethereum' }), 400, {
+      code: 'invoice_final',
+      field: 'id',
+    });
     // None of the refusals took an index.
     expect(expectSuccess(await org.test.get('/wallets')).items[0].addresses_issued).toBe(0);
   });
 
-  it('answers 401 for a bad key and 404 for another organization\'s or the other mode\'s invoice', async () => {
+  it("answers 401 for a bad key and 404 for another organization's or the other mode's invoice", async () => {
     const a = await orgWithWallet();
     const b = await orgWithWallet();
     expectSuccess(await a.live.post('/wallets', { chain_family: 'evm', xpub: freshAccount().xpub }), 201);

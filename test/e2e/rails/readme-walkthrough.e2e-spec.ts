@@ -38,7 +38,10 @@ describe('README walkthrough: a live USDT payment on a local chain', () => {
     const wallet = expectSuccess(await org.live.post('/wallets', { chain_family: 'evm', xpub: XPUB_0 }), 201);
     expect(wallet.first_address).toBe(HARDHAT_ACCOUNTS[0]);
     receiver = await WebhookReceiver.start();
-    const endpoint = expectSuccess(await org.live.post('/webhooks', { url: receiver.url('/shop'), event_types: ['payment.created', 'payment.updated', 'invoice.completed'] }), 201);
+    const endpoint = expectSuccess(
+      await org.live.post('/webhooks', { url: receiver.url('/shop'), event_types: ['payment.created', 'payment.updated', 'invoice.completed'] }),
+      201,
+    );
     // 4. A live invoice and its deposit address.
     const invoiceId = await createInvoice(org.live, '25', 'USDT');
     const pay = expectSuccess(await org.live.post(`/invoices/${invoiceId}/payment_address`, { provider_id: 'prov_ethereum_usdt' }));

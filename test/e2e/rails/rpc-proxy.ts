@@ -9,7 +9,10 @@ export class RpcProxy {
   private server: Server | null = null;
   private readonly sockets = new Set<Socket>();
 
-  constructor(readonly port: number, private readonly targetPort: number) {}
+  constructor(
+    readonly port: number,
+    private readonly targetPort: number,
+  ) {}
 
   get url(): string {
     return `http://127.0.0.1:${this.port}`;

@@ -16,12 +16,17 @@ describe('receiving wallets (POST/GET/DELETE /wallets)', () => {
     expectError(await new Api(null).delete('/wallets/wallet_00000000-0000-7000-8000-000000000000'), 401);
   });
 
-  it('registers an account xpub: first_address is the wallet\'s first receive address; reads and lists it without the key', async () => {
+  it("registers an account xpub: first_address is the wallet's first receive address; reads and lists it without the key", async () => {
     const org = await createOrg();
     const created = expectSuccess(await org.test.post('/wallets', { chain_family: 'evm', xpub: XPUB_0 }), 201);
     expect(created).toEqual({
-      id: expect.stringMatching(WALLET_ID), chain_family: 'evm', first_address: HARDHAT_ACCOUNTS[0], active: true,
-      addresses_issued: 0, created_at: expect.stringMatching(TIMESTAMP), replaced_at: null,
+      id: expect.stringMatching(WALLET_ID),
+      chain_family: 'evm',
+      first_address: HARDHAT_ACCOUNTS[0],
+      active: true,
+      addresses_issued: 0,
+      created_at: expect.stringMatching(TIMESTAMP),
+      replaced_at: null,
     });
     expect(expectSuccess(await org.test.get(`/wallets/${created.id}`))).toEqual(created);
     const list = expectSuccess(await org.test.get('/wallets'));
@@ -57,7 +62,7 @@ describe('receiving wallets (POST/GET/DELETE /wallets)', () => {
     expect(expectSuccess(await org.test.get('/wallets')).total).toBe(0);
   });
 
-  it('answers 404 for another organization\'s wallet and for the other mode\'s', async () => {
+  it("answers 404 for another organization's wallet and for the other mode's", async () => {
     const a = await createOrg();
     const b = await createOrg();
     const wallet = expectSuccess(await a.test.post('/wallets', { chain_family: 'evm', xpub: XPUB_0 }), 201);
@@ -108,7 +113,10 @@ describe('private keys sent as xpub, and the stored key', () => {
     const org = await service.createOrg();
     const wallet = expectSuccess(await org.test.post('/wallets', { chain_family: 'evm', xpub: XPUB_0 }), 201);
     if (!service.databaseUrl) return;
-    const [row] = await withClient(service.databaseUrl, async (c) => (await c.query(`SELECT xpub, xpub_fingerprint FROM receiving_wallets WHERE id = $1`, [wallet.id])).rows);
+    const [row] = await withClient(
+      service.databaseUrl,
+      async (c) => (await c.query(`SELECT xpub, xpub_fingerprint FROM receiving_wallets WHERE id = $1`, [wallet.id])).rows,
+    );
     expect(row.xpub).toMatch(/^sealed:v1:[0-9a-f]{8}:/);
     expect(row.xpub).not.toContain(XPUB_0.slice(4, 30));
     expect(expectSuccess(await org.test.get(`/wallets/${wallet.id}`)).first_address).toBe(HARDHAT_ACCOUNTS[0]);
@@ -132,9 +140,11 @@ describe('private keys sent as xpub, and the stored key', () => {
     expect(service.server.output()).not.toContain(secret);
     expect(service.server.output()).not.toContain(secret.slice(0, 40));
     if (service.databaseUrl) {
-      const stored = await withClient(service.databaseUrl, async (c) => (await c.query(
-        `SELECT count(*)::int AS n FROM receiving_wallets WHERE xpub = $1 OR xpub LIKE $2`, [secret, `${secret.slice(0, 30)}%`],
-      )).rows[0].n);
+      const stored = await withClient(
+        service.databaseUrl,
+        async (c) =>
+          (await c.query(`SELECT count(*)::int AS n FROM receiving_wallets WHERE xpub = $1 OR xpub LIKE $2`, [secret, `${secret.slice(0, 30)}%`])).rows[0].n,
+      );
       expect(stored).toBe(0);
     }
   });

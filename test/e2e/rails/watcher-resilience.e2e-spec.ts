@@ -24,7 +24,13 @@ async function sharedDatabase(): Promise<{ url: string; owner: RunningServer | n
   const dataDir = mkdtempSync(join(tmpdir(), 'ipa-watchers-'));
   const owner = await startServer({ dataDir });
   const url = (JSON.parse(readFileSync(join(dataDir, 'embedded-db.json'), 'utf8')) as { url: string }).url;
-  return { url, owner, drop: async () => { await owner.stop(); } };
+  return {
+    url,
+    owner,
+    drop: async () => {
+      await owner.stop();
+    },
+  };
 }
 
 async function createOrg(server: RunningServer) {
@@ -85,7 +91,10 @@ describe('the chain watcher across reorgs, crashes, takeovers and RPC outages', 
       const [cancelled] = await waitForPayments(shop.test, invoiceId, (p) => p[0].status === 'CANCELLED');
       expect(cancelled.id).toBe(seen.id);
       expect(await shortState(shop.test, invoiceId)).toMatchObject({ status: 'PENDING' });
-      const events = expectSuccess(await shop.test.post('/events', { limit: 100 })).items as Array<{ type: string; data: { object: { id: string; status?: string } } }>;
+      const events = expectSuccess(await shop.test.post('/events', { limit: 100 })).items as Array<{
+        type: string;
+        data: { object: { id: string; status?: string } };
+      }>;
       expect(events.some((e) => e.type === 'payment.updated' && e.data.object.id === seen.id && e.data.object.status === 'CANCELLED')).toBe(true);
       expect(events.some((e) => e.type.startsWith('invoice.') && e.data.object.id === invoiceId && e.data.object.status === 'PENDING')).toBe(true);
 
@@ -147,12 +156,18 @@ describe('the chain watcher across reorgs, crashes, takeovers and RPC outages', 
       });
       if (process.env.TEST_PG_SERVER_URL) {
         // The network's watcher lock is held once, by one session of this database.
-        const locks = await withClient(db.url, async (c) => (await c.query(
-          `SELECT count(*)::int AS n FROM pg_locks
+        const locks = await withClient(
+          db.url,
+          async (c) =>
+            (
+              await c.query(
+                `SELECT count(*)::int AS n FROM pg_locks
             WHERE locktype = 'advisory' AND granted AND objsubid = 1
               AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
               AND objid::bigint = (hashtext('chain_watcher:test:ethereum')::bigint & 4294967295)`,
-        )).rows[0].n);
+              )
+            ).rows[0].n,
+        );
         expect(locks).toBe(1);
       }
       const [holder, standby] = (await watchedHead(a)) !== null ? [a, b] : [b, a];
@@ -194,10 +209,14 @@ describe('the chain watcher across reorgs, crashes, takeovers and RPC outages', 
       const tokenAddress = (await paymentAddress(shop.test, token)).address;
       const coinAddress = (await paymentAddress(shop.test, coin, 'prov_ethereum_ethereum')).address;
       const [{ id: walletId }] = expectSuccess(await shop.test.get('/wallets')).items;
-      await withClient(db.url, (c) => c.query(
-        `INSERT INTO deposit_addresses (wallet_id, derivation_index, organization_id, mode, invoice_id, provider_id, network, address, watch_until, created_at)
+      await withClient(db.url, (c) =>
+        c.query(
+          `INSERT INTO deposit_addresses (wallet_id, derivation_index, organization_id, mode, invoice_id, provider_id, network, address, watch_until, created_at)
          SELECT $1, 1000 + i, $2, 'test', 'invoice_elsewhere_' || i, 'prov_ethereum_usdt', 'ethereum', '0x' || lpad(to_hex(i), 40, '0'), NULL, now()
-           FROM generate_series(1, 800) AS i`, [walletId, shop.id]));
+           FROM generate_series(1, 800) AS i`,
+          [walletId, shop.id],
+        ),
+      );
       await eventually(async () => expect(await watchedHead(server)).not.toBeNull());
       await chain.sendToken(usdt, 1, tokenAddress, units('2', 6));
       await chain.sendNative(2, coinAddress, 10n ** 15n);

@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { expectSuccess } from '../../support/envelope';
 import { IsolatedService } from '../../support/isolated';
 import { errorLines } from '../../support/server';
-import { eventually, WebhookReceiver } from '../../support/webhook-receiver';
+import { WebhookReceiver } from '../../support/webhook-receiver';
 import { createInvoice, D, r30, shortState } from '../payments/payments-helpers';
 import { ChainSetup, merchant, paymentAddress, startChain, startWatchingService, units, waitForPayments } from './chain-helpers';
 
@@ -23,7 +23,10 @@ describe('the EVM chain watcher against a real node', () => {
 
   it('sees an exact USDT payment: PENDING while confirmations count, COMPLETED at 12, with signed webhooks', async () => {
     const shop = await merchant(service);
-    const endpoint = expectSuccess(await shop.test.post('/webhooks', { url: receiver.url(`/exact-${shop.id}`), event_types: ['payment.created', 'payment.updated', 'invoice.completed'] }), 201);
+    const endpoint = expectSuccess(
+      await shop.test.post('/webhooks', { url: receiver.url(`/exact-${shop.id}`), event_types: ['payment.created', 'payment.updated', 'invoice.completed'] }),
+      201,
+    );
     // An invoice in USDT: the amount asked is its price exactly, so paying it completes the invoice without a remainder either way.
     const invoiceId = await createInvoice(shop.test, '25.494902', 'USDT');
     const pay = await paymentAddress(shop.test, invoiceId);
@@ -34,8 +37,12 @@ describe('the EVM chain watcher against a real node', () => {
 
     const [seen] = await waitForPayments(shop.test, invoiceId, (p) => p.length === 1);
     expect(seen).toMatchObject({
-      provider_id: 'prov_ethereum_usdt', currency: 'USDT', price: r30('25.494902'), status: 'PENDING',
-      idempotency_key: `ethereum:${hash}:${receipt.logs[0].logIndex}`, required_confirmations: 12,
+      provider_id: 'prov_ethereum_usdt',
+      currency: 'USDT',
+      price: r30('25.494902'),
+      status: 'PENDING',
+      idempotency_key: `ethereum:${hash}:${receipt.logs[0].logIndex}`,
+      required_confirmations: 12,
     });
     expect(seen.confirmations).toBeGreaterThanOrEqual(1);
     const block = await setup.chain.public.getBlock({ blockNumber: receipt.blockNumber });
@@ -103,8 +110,18 @@ describe('the EVM chain watcher against a real node', () => {
 
   it('records two invoices paid in one block, and two transfers of one transaction, once each', async () => {
     const shop = await merchant(service);
-    const [a, b, c, d] = await Promise.all([createInvoice(shop.test, '5'), createInvoice(shop.test, '6'), createInvoice(shop.test, '7'), createInvoice(shop.test, '8')]);
-    const [pa, pb, pc, pd] = await Promise.all([paymentAddress(shop.test, a), paymentAddress(shop.test, b), paymentAddress(shop.test, c), paymentAddress(shop.test, d)]);
+    const [a, b, c, d] = await Promise.all([
+      createInvoice(shop.test, '5'),
+      createInvoice(shop.test, '6'),
+      createInvoice(shop.test, '7'),
+      createInvoice(shop.test, '8'),
+    ]);
+    const [pa, pb, pc, pd] = await Promise.all([
+      paymentAddress(shop.test, a),
+      paymentAddress(shop.test, b),
+      paymentAddress(shop.test, c),
+      paymentAddress(shop.test, d),
+    ]);
     await setup.chain.test.setAutomine(false);
     try {
       const ha = await setup.chain.sendToken(setup.usdt, 3, pa.address, units(new D(pa.amount).toFixed(6), 6));
@@ -116,7 +133,12 @@ describe('the EVM chain watcher against a real node', () => {
       await setup.chain.test.setAutomine(true);
     }
     // One transaction paying two invoices: two Transfer logs, two payments.
-    const batch = await setup.chain.sendTokenMany(setup.usdt, 0, [pc.address, pd.address], [units(new D(pc.amount).toFixed(6), 6), units(new D(pd.amount).toFixed(6), 6)]);
+    const batch = await setup.chain.sendTokenMany(
+      setup.usdt,
+      0,
+      [pc.address, pd.address],
+      [units(new D(pc.amount).toFixed(6), 6), units(new D(pd.amount).toFixed(6), 6)],
+    );
     await setup.chain.mine(11);
     for (const id of [a, b, c, d]) {
       const payments = await waitForPayments(shop.test, id, (p) => p.length === 1 && p[0].status === 'COMPLETED');
@@ -129,7 +151,7 @@ describe('the EVM chain watcher against a real node', () => {
     for (const id of [a, b, c, d]) expect((await shortState(shop.test, id)).status).toBe('COMPLETED');
   });
 
-  it('records a payment to a voided invoice\'s address and leaves the invoice VOIDED', async () => {
+  it("records a payment to a voided invoice's address and leaves the invoice VOIDED", async () => {
     const shop = await merchant(service);
     const invoiceId = await createInvoice(shop.test, '12');
     const pay = await paymentAddress(shop.test, invoiceId);

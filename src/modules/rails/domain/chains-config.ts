@@ -90,15 +90,24 @@ export function parseChainsConfig(raw: unknown): ChainsConfig {
         for (const [token, contract] of Object.entries(given)) {
           if (!(token in known.mainnetTokens)) {
             const expected = Object.keys(known.mainnetTokens);
-            problems.push(`${path}.tokens.${token}: unknown token on ${slug} (expected ${expected.length ? expected.join(', ') : 'none: only the network\'s coin is paid there'})`);
+            problems.push(
+              `${path}.tokens.${token}: unknown token on ${slug} (expected ${expected.length ? expected.join(', ') : "none: only the network's coin is paid there"})`,
+            );
           } else if (typeof contract !== 'string' || !ADDRESS.test(contract)) {
             problems.push(`${path}.tokens.${token}: must be a contract address (0x and 40 hex digits)`);
           } else tokens[token] = contract.toLowerCase();
         }
       }
       networks.push({
-        mode, network: slug, rpcUrl: rpcUrl as string, chainId: chainId as number, finalityDepth: depth as number, tokens,
-        pollIntervalMs: poll as number, maxBlockRange: range as number, startBlock: start === null ? null : BigInt(start as number),
+        mode,
+        network: slug,
+        rpcUrl: rpcUrl as string,
+        chainId: chainId as number,
+        finalityDepth: depth as number,
+        tokens,
+        pollIntervalMs: poll as number,
+        maxBlockRange: range as number,
+        startBlock: start === null ? null : BigInt(start as number),
       });
     }
   }

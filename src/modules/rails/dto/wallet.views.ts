@@ -17,7 +17,12 @@ export interface WalletView {
 /** The key itself is never returned: a watch-only key still reveals every address of the wallet. */
 export function walletView(row: WalletRow): WalletView {
   return {
-    id: row.id, chain_family: row.chain_family, first_address: row.first_address, active: row.active,
-    addresses_issued: row.next_index, created_at: formatTimestamp(row.created_at), replaced_at: formatTimestamp(row.replaced_at),
+    id: row.id,
+    chain_family: row.chain_family,
+    first_address: row.first_address,
+    active: row.active,
+    addresses_issued: row.next_index,
+    created_at: formatTimestamp(row.created_at),
+    replaced_at: formatTimestamp(row.replaced_at),
   };
 }

@@ -14,7 +14,7 @@ export class EvmFollower implements ChainFollower {
   private readonly client: PublicClient;
 
   constructor(rpcUrl: string, timeoutMs = 10_000) {
-    this.client = createPublicClient({ transport: http(rpcUrl, { retryCount: 0, timeout: timeoutMs }) }) as PublicClient;
+    this.client = createPublicClient({ transport: http(rpcUrl, { retryCount: 0, timeout: timeoutMs }) });
   }
 
   async head(): Promise<bigint> {
@@ -32,15 +32,23 @@ export class EvmFollower implements ChainFollower {
     const seen: IncomingTransfer[] = [];
     if (tokens.length) {
       const logs = await this.client.getLogs({
-        address: tokens as Address[], event: TRANSFER, fromBlock: range.from, toBlock: range.to,
+        address: tokens as Address[],
+        event: TRANSFER,
+        fromBlock: range.from,
+        toBlock: range.to,
         args: watched.addresses ? { to: [...watched.addresses] as Address[] } : undefined,
       });
       for (const log of logs) {
         const to = log.args.to?.toLowerCase();
         if (!to || log.removed || log.blockNumber === null || log.transactionHash === null || log.logIndex === null || !log.args.value) continue;
         seen.push({
-          to, token: log.address.toLowerCase(), units: log.args.value, txHash: log.transactionHash.toLowerCase(), logIndex: log.logIndex,
-          blockNumber: log.blockNumber, blockHash: (log.blockHash ?? '').toLowerCase(),
+          to,
+          token: log.address.toLowerCase(),
+          units: log.args.value,
+          txHash: log.transactionHash.toLowerCase(),
+          logIndex: log.logIndex,
+          blockNumber: log.blockNumber,
+          blockHash: (log.blockHash ?? '').toLowerCase(),
         });
       }
     }
@@ -50,7 +58,15 @@ export class EvmFollower implements ChainFollower {
         for (const tx of block.transactions) {
           const to = tx.to?.toLowerCase();
           if (!to || tx.value === 0n || (watched.addresses && !watched.addresses.has(to))) continue;
-          seen.push({ to, token: null, units: tx.value, txHash: tx.hash.toLowerCase(), logIndex: null, blockNumber: n, blockHash: (block.hash ?? '').toLowerCase() });
+          seen.push({
+            to,
+            token: null,
+            units: tx.value,
+            txHash: tx.hash.toLowerCase(),
+            logIndex: null,
+            blockNumber: n,
+            blockHash: (block.hash ?? '').toLowerCase(),
+          });
         }
       }
     }

@@ -17,7 +17,7 @@ const HARDHAT_ACCOUNTS = [
 describe('EvmKeys', () => {
   const keys = new EvmKeys();
 
-  it('derives the Hardhat node\'s accounts from the account xpub of its mnemonic', () => {
+  it("derives the Hardhat node's accounts from the account xpub of its mnemonic", () => {
     expect(XPUB).toBe('xpub6Ce9NcJvTk36xtLSrJLZqE7wtgA5deCeYs7rSQtreh4cj6ByPtrg9sD7V2FNFLPnf8heNP3FGkeV9qwfzvZNSd54JoNXVsXFYSYwHsnJxqP');
     HARDHAT_ACCOUNTS.forEach((address, i) => expect(keys.displayAddress(keys.deriveAddress(XPUB, i))).toBe(address));
     expect(keys.checkAccountKey(` ${XPUB}\n`)).toEqual({ ok: true, key: { text: XPUB, firstAddress: HARDHAT_ACCOUNTS[0] } });
@@ -44,9 +44,11 @@ describe('EvmKeys', () => {
 
   it('writes EIP-681 payment URIs for the coin and for tokens', () => {
     const address = HARDHAT_ACCOUNTS[1].toLowerCase();
-    expect(keys.paymentUri({ address, chainId: 1, units: 1_500_000_000_000_000_000n, token: null }))
-      .toBe('ethereum:0x70997970C51812dc3A010C7d01b50e0d17dc79C8@1?value=1500000000000000000');
-    expect(keys.paymentUri({ address, chainId: 31337, units: 25_494_902n, token: '0xdac17f958d2ee523a2206206994597c13d831ec7' }))
-      .toBe('ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@31337/transfer?address=0x70997970C51812dc3A010C7d01b50e0d17dc79C8&uint256=25494902');
+    expect(keys.paymentUri({ address, chainId: 1, units: 1_500_000_000_000_000_000n, token: null })).toBe(
+      'ethereum:0x70997970C51812dc3A010C7d01b50e0d17dc79C8@1?value=1500000000000000000',
+    );
+    expect(keys.paymentUri({ address, chainId: 31337, units: 25_494_902n, token: '0xdac17f958d2ee523a2206206994597c13d831ec7' })).toBe(
+      'ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@31337/transfer?address=0x70997970C51812dc3A010C7d01b50e0d17dc79C8&uint256=25494902',
+    );
   });
 });

@@ -16,11 +16,17 @@ export interface EvmNetwork {
 
 export const EVM_NETWORKS: Readonly<Record<string, EvmNetwork>> = {
   ethereum: {
-    slug: 'ethereum', nativeProvider: 'prov_ethereum_ethereum', nativeDecimals: 18, mainnetChainId: 1,
+    slug: 'ethereum',
+    nativeProvider: 'prov_ethereum_ethereum',
+    nativeDecimals: 18,
+    mainnetChainId: 1,
     mainnetTokens: { usdt: '0xdAC17F958D2ee523a2206206994597C13D831ec7', usdc: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48' },
   },
   polygon: {
-    slug: 'polygon', nativeProvider: 'prov_polygon_polygon', nativeDecimals: 18, mainnetChainId: 137,
+    slug: 'polygon',
+    nativeProvider: 'prov_polygon_polygon',
+    nativeDecimals: 18,
+    mainnetChainId: 137,
     mainnetTokens: { usdc_native: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359' },
   },
   bsc: { slug: 'bsc', nativeProvider: 'prov_bsc_binance_coin', nativeDecimals: 18, mainnetChainId: 56, mainnetTokens: {} },

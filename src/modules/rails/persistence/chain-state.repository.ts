@@ -66,10 +66,13 @@ export class ChainStateRepository {
   /** Rewinds to `ancestor` after a reorg: later block hashes are forgotten and later transfers put in doubt. */
   async rewind(m: EntityManager, mode: Mode, network: string, ancestor: { number: bigint; hash: string }, now: Date): Promise<number> {
     await m.query(`DELETE FROM chain_blocks WHERE mode = $1 AND network = $2 AND block_number > $3`, [mode, network, ancestor.number.toString()]);
-    await m.query(
-      `UPDATE chain_cursors SET block_number = $3, block_hash = $4, updated_at = $5 WHERE mode = $1 AND network = $2`,
-      [mode, network, ancestor.number.toString(), ancestor.hash, now],
-    );
+    await m.query(`UPDATE chain_cursors SET block_number = $3, block_hash = $4, updated_at = $5 WHERE mode = $1 AND network = $2`, [
+      mode,
+      network,
+      ancestor.number.toString(),
+      ancestor.hash,
+      now,
+    ]);
     const rows = await m.query(
       `UPDATE chain_transfers SET orphaned = true, updated_at = $4 WHERE mode = $1 AND network = $2 AND block_number > $3 AND NOT cancelled RETURNING idempotency_key`,
       [mode, network, ancestor.number.toString(), now],
@@ -94,8 +97,21 @@ export class ChainStateRepository {
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, false, $13, $13)
        ON CONFLICT (mode, network, idempotency_key) DO UPDATE SET block_number = EXCLUDED.block_number, block_hash = EXCLUDED.block_hash,
          confirmations = GREATEST(chain_transfers.confirmations, EXCLUDED.confirmations), orphaned = false, updated_at = EXCLUDED.updated_at`,
-      [mode, network, row.idempotency_key, row.organization_id, row.invoice_id, row.provider_id, row.payment_id, row.tx_hash, row.block_number,
-        row.block_hash, row.confirmations, row.required_confirmations, now],
+      [
+        mode,
+        network,
+        row.idempotency_key,
+        row.organization_id,
+        row.invoice_id,
+        row.provider_id,
+        row.payment_id,
+        row.tx_hash,
+        row.block_number,
+        row.block_hash,
+        row.confirmations,
+        row.required_confirmations,
+        now,
+      ],
     );
   }
 
@@ -121,16 +137,21 @@ export class ChainStateRepository {
   }
 
   async setConfirmations(m: EntityManager, mode: Mode, network: string, key: string, confirmations: number, now: Date): Promise<void> {
-    await m.query(
-      `UPDATE chain_transfers SET confirmations = $4, updated_at = $5 WHERE mode = $1 AND network = $2 AND idempotency_key = $3`,
-      [mode, network, key, confirmations, now],
-    );
+    await m.query(`UPDATE chain_transfers SET confirmations = $4, updated_at = $5 WHERE mode = $1 AND network = $2 AND idempotency_key = $3`, [
+      mode,
+      network,
+      key,
+      confirmations,
+      now,
+    ]);
   }
 
   async markCancelled(m: EntityManager, mode: Mode, network: string, key: string, now: Date): Promise<void> {
-    await m.query(
-      `UPDATE chain_transfers SET cancelled = true, orphaned = false, updated_at = $4 WHERE mode = $1 AND network = $2 AND idempotency_key = $3`,
-      [mode, network, key, now],
-    );
+    await m.query(`UPDATE chain_transfers SET cancelled = true, orphaned = false, updated_at = $4 WHERE mode = $1 AND network = $2 AND idempotency_key = $3`, [
+      mode,
+      network,
+      key,
+      now,
+    ]);
   }
 }

@@ -30,18 +30,27 @@ export class DepositAddressesRepository {
   }
 
   async insert(m: EntityManager, row: DepositAddressRow): Promise<void> {
-    await m.query(
-      `INSERT INTO deposit_addresses (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-      [row.wallet_id, row.derivation_index, row.organization_id, row.mode, row.invoice_id, row.provider_id, row.network, row.address, row.watch_until, row.created_at],
-    );
+    await m.query(`INSERT INTO deposit_addresses (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, [
+      row.wallet_id,
+      row.derivation_index,
+      row.organization_id,
+      row.mode,
+      row.invoice_id,
+      row.provider_id,
+      row.network,
+      row.address,
+      row.watch_until,
+      row.created_at,
+    ]);
   }
 
   /** Addresses of a network and mode still watched at `now` (across organizations: the watcher serves them all). */
   async watched(m: EntityManager, mode: Mode, network: string, now: Date): Promise<DepositAddressRow[]> {
-    return m.query(
-      `SELECT ${COLUMNS} FROM deposit_addresses WHERE mode = $1 AND network = $2 AND (watch_until IS NULL OR watch_until > $3)`,
-      [mode, network, now],
-    );
+    return m.query(`SELECT ${COLUMNS} FROM deposit_addresses WHERE mode = $1 AND network = $2 AND (watch_until IS NULL OR watch_until > $3)`, [
+      mode,
+      network,
+      now,
+    ]);
   }
 
   /** Whether more than `limit` addresses of a network and mode are watched at `now` (reads at most limit + 1 rows). */

@@ -53,7 +53,16 @@ export class WalletsRepository {
        VALUES ($1, $2, $3, $4, $5, $6,
                COALESCE((SELECT max(next_index) FROM receiving_wallets WHERE mode = $3 AND chain_family = $4 AND xpub_fingerprint = $8), 0), true, $7, $8)
        RETURNING next_index`,
-      [row.id, row.organization_id, row.mode, row.chain_family, this.box.seal(row.xpub, keyContext(row.id)), row.first_address, row.created_at, fingerprint(row.xpub)],
+      [
+        row.id,
+        row.organization_id,
+        row.mode,
+        row.chain_family,
+        this.box.seal(row.xpub, keyContext(row.id)),
+        row.first_address,
+        row.created_at,
+        fingerprint(row.xpub),
+      ],
     );
     row.next_index = next_index;
   }
@@ -81,10 +90,10 @@ export class WalletsRepository {
   }
 
   async list(m: EntityManager, scope: Scope, limit: number, offset: number): Promise<{ items: WalletRow[]; total: number }> {
-    const [{ total }] = await m.query(
-      `SELECT count(*)::int AS total FROM receiving_wallets WHERE organization_id = $1 AND mode = $2 AND deleted_at IS NULL`,
-      [scope.organizationId, scope.mode],
-    );
+    const [{ total }] = await m.query(`SELECT count(*)::int AS total FROM receiving_wallets WHERE organization_id = $1 AND mode = $2 AND deleted_at IS NULL`, [
+      scope.organizationId,
+      scope.mode,
+    ]);
     const items: WalletRow[] = await m.query(
       `SELECT ${COLUMNS} FROM receiving_wallets WHERE organization_id = $1 AND mode = $2 AND deleted_at IS NULL
         ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`,
@@ -117,9 +126,11 @@ export class WalletsRepository {
   }
 
   async markDeleted(m: EntityManager, scope: Scope, id: string, now: Date): Promise<void> {
-    await m.query(
-      `UPDATE receiving_wallets SET deleted_at = $4, active = false WHERE organization_id = $1 AND mode = $2 AND id = $3 AND deleted_at IS NULL`,
-      [scope.organizationId, scope.mode, id, now],
-    );
+    await m.query(`UPDATE receiving_wallets SET deleted_at = $4, active = false WHERE organization_id = $1 AND mode = $2 AND id = $3 AND deleted_at IS NULL`, [
+      scope.organizationId,
+      scope.mode,
+      id,
+      now,
+    ]);
   }
 }

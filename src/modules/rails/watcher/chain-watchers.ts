@@ -36,13 +36,31 @@ export class ChainWatchers implements OnModuleDestroy {
     @Inject(Clock) private readonly clock: Clock,
     @Inject(Metrics) metrics: Metrics,
   ) {
-    this.head = new Gauge({ name: 'chain_head_block', help: 'Latest block number the chain node reported', labelNames: ['network', 'mode'], registers: [metrics.registry] });
-    this.lag = new Gauge({ name: 'chain_lag_blocks', help: 'Blocks between the chain head and the last block whose transfers were recorded', labelNames: ['network', 'mode'], registers: [metrics.registry] });
-    this.scanSeconds = new Histogram({
-      name: 'chain_scan_seconds', help: 'Duration of one scan of a block range (addresses loaded, RPC calls, payments recorded, cursor moved)',
-      labelNames: ['network', 'mode'], buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [metrics.registry],
+    this.head = new Gauge({
+      name: 'chain_head_block',
+      help: 'Latest block number the chain node reported',
+      labelNames: ['network', 'mode'],
+      registers: [metrics.registry],
     });
-    this.rpcErrors = new Counter({ name: 'chain_rpc_errors_total', help: 'Failed JSON-RPC calls to chain nodes (retried with backoff)', labelNames: ['network', 'mode'], registers: [metrics.registry] });
+    this.lag = new Gauge({
+      name: 'chain_lag_blocks',
+      help: 'Blocks between the chain head and the last block whose transfers were recorded',
+      labelNames: ['network', 'mode'],
+      registers: [metrics.registry],
+    });
+    this.scanSeconds = new Histogram({
+      name: 'chain_scan_seconds',
+      help: 'Duration of one scan of a block range (addresses loaded, RPC calls, payments recorded, cursor moved)',
+      labelNames: ['network', 'mode'],
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [metrics.registry],
+    });
+    this.rpcErrors = new Counter({
+      name: 'chain_rpc_errors_total',
+      help: 'Failed JSON-RPC calls to chain nodes (retried with backoff)',
+      labelNames: ['network', 'mode'],
+      registers: [metrics.registry],
+    });
   }
 
   start(): void {
@@ -50,8 +68,15 @@ export class ChainWatchers implements OnModuleDestroy {
     if (!networks.length || !this.config.watcherEnabled || this.watchers.length) return;
     for (const network of networks) {
       const watcher = new NetworkWatcher(network, new EvmFollower(network.rpcUrl), {
-        dataSource: this.dataSource, manager: this.tx.manager, run: (work) => this.tx.run(work), commands: this.commands, queries: this.queries,
-        state: this.state, addresses: this.addresses, clock: this.clock, lockRetryMs: this.config.lockRetryMs,
+        dataSource: this.dataSource,
+        manager: this.tx.manager,
+        run: (work) => this.tx.run(work),
+        commands: this.commands,
+        queries: this.queries,
+        state: this.state,
+        addresses: this.addresses,
+        clock: this.clock,
+        lockRetryMs: this.config.lockRetryMs,
         metrics: { head: this.head, lag: this.lag, rpcErrors: this.rpcErrors, scanSeconds: this.scanSeconds },
       });
       this.watchers.push(watcher);

@@ -25,12 +25,20 @@ export interface WatcherDeps {
   addresses: DepositAddressesRepository;
   clock: Clock;
   lockRetryMs: number;
-  metrics: { head: Gauge<'network' | 'mode'>; lag: Gauge<'network' | 'mode'>; rpcErrors: Counter<'network' | 'mode'>; scanSeconds: Histogram<'network' | 'mode'> };
+  metrics: {
+    head: Gauge<'network' | 'mode'>;
+    lag: Gauge<'network' | 'mode'>;
+    rpcErrors: Counter<'network' | 'mode'>;
+    scanSeconds: Histogram<'network' | 'mode'>;
+  };
 }
 
 /** A JSON-RPC call that failed (timeout, refused connection, 429/5xx, bad answer). */
 class RpcFault extends Error {
-  constructor(readonly call: string, readonly cause: unknown) {
+  constructor(
+    readonly call: string,
+    readonly cause: unknown,
+  ) {
     super(`${call} failed: ${(cause as Error)?.message ?? String(cause)}`);
   }
 }
@@ -75,7 +83,11 @@ export class NetworkWatcher {
   private readonly lockKey: string;
   private wake: (() => void) | null = null;
 
-  constructor(private readonly config: NetworkConfig, private readonly follower: ChainFollower, private readonly deps: WatcherDeps) {
+  constructor(
+    private readonly config: NetworkConfig,
+    private readonly follower: ChainFollower,
+    private readonly deps: WatcherDeps,
+  ) {
     this.logger = new Logger(`ChainWatcher ${config.mode}/${config.network}`);
     this.labels = { network: config.network, mode: config.mode };
     this.lockKey = `chain_watcher:${config.mode}:${config.network}`;
@@ -112,7 +124,8 @@ export class NetworkWatcher {
         }
         await this.lock!.query('SELECT 1');
         const caughtUp = await this.step();
-        if (this.failures > 0) this.logger.log({ msg: 'chain watcher recovered', event: 'chain_watcher_recovered', ...this.labels, after_failures: this.failures });
+        if (this.failures > 0)
+          this.logger.log({ msg: 'chain watcher recovered', event: 'chain_watcher_recovered', ...this.labels, after_failures: this.failures });
         this.failures = 0;
         if (caughtUp) await this.pause(this.config.pollIntervalMs);
       } catch (error) {
@@ -120,11 +133,26 @@ export class NetworkWatcher {
         const backoff = Math.min(MAX_BACKOFF_MS, 250 * 2 ** Math.min(this.failures - 1, 10)) * (0.8 + Math.random() * 0.4);
         if (error instanceof RpcFault) {
           this.deps.metrics.rpcErrors.inc(this.labels);
-          this.logger.warn({ msg: 'chain RPC call failed; retrying', event: 'chain_rpc_error', ...this.labels, call: error.call, error: errorText(error.cause), attempt: this.failures, retry_in_ms: Math.round(backoff) });
+          this.logger.warn({
+            msg: 'chain RPC call failed; retrying',
+            event: 'chain_rpc_error',
+            ...this.labels,
+            call: error.call,
+            error: errorText(error.cause),
+            attempt: this.failures,
+            retry_in_ms: Math.round(backoff),
+          });
         } else if (error instanceof ChainMoved) {
           this.logger.warn({ msg: 'the chain moved during a scan; scanning again', event: 'chain_moved', ...this.labels, detail: error.message });
         } else {
-          this.logger.error({ msg: 'chain watcher step failed; retrying', event: 'chain_watcher_error', ...this.labels, error: errorText(error), attempt: this.failures, retry_in_ms: Math.round(backoff) });
+          this.logger.error({
+            msg: 'chain watcher step failed; retrying',
+            event: 'chain_watcher_error',
+            ...this.labels,
+            error: errorText(error),
+            attempt: this.failures,
+            retry_in_ms: Math.round(backoff),
+          });
           await this.checkLock();
         }
         if (!this.stopping) await this.pause(error instanceof ChainMoved ? 50 : backoff);
@@ -193,7 +221,9 @@ export class NetworkWatcher {
       const first = this.config.startBlock ?? head + 1n;
       const before = first > 0n ? await this.rpc('eth_getBlockByNumber', () => this.follower.block(first - 1n)) : null;
       cursor = before ? { number: before.number, hash: before.hash } : { number: -1n, hash: '' };
-      await this.deps.run((tx) => this.deps.state.advance(tx, mode, network, cursor!, cursor!.number - BigInt(this.config.finalityDepth), this.deps.clock.now()));
+      await this.deps.run((tx) =>
+        this.deps.state.advance(tx, mode, network, cursor!, cursor!.number - BigInt(this.config.finalityDepth), this.deps.clock.now()),
+      );
       this.logger.log({ msg: 'chain cursor created', event: 'chain_cursor_created', ...this.labels, block: cursor.number.toString() });
     }
     this.deps.metrics.lag.set(this.labels, Number(head > cursor.number ? head - cursor.number : 0n));
@@ -238,10 +268,14 @@ export class NetworkWatcher {
       const below = known[known.length - 1].number - 1n;
       ancestor = below >= 0n ? await this.rpc('eth_getBlockByNumber', () => this.follower.block(below)) : { number: -1n, hash: '' };
     }
-    const doubted = await this.deps.run((tx) => this.deps.state.rewind(tx, mode, network, ancestor!, this.deps.clock.now()));
+    const doubted = await this.deps.run((tx) => this.deps.state.rewind(tx, mode, network, ancestor, this.deps.clock.now()));
     this.logger.warn({
-      msg: 'chain reorganization: rewound to the common ancestor', event: 'chain_reorg', ...this.labels,
-      from_block: cursor.number.toString(), ancestor: ancestor.number.toString(), transfers_in_doubt: doubted,
+      msg: 'chain reorganization: rewound to the common ancestor',
+      event: 'chain_reorg',
+      ...this.labels,
+      from_block: cursor.number.toString(),
+      ancestor: ancestor.number.toString(),
+      transfers_in_doubt: doubted,
     });
     return true;
   }
@@ -261,7 +295,14 @@ export class NetworkWatcher {
     };
     const tokens = Object.entries(this.config.tokens);
     const slugOf = new Map(tokens.map(([slug, contract]) => [contract, slug]));
-    const transfers = await this.rpc('transfers', () => this.follower.transfers({ from, to }, watched, tokens.map(([, c]) => c), true));
+    const transfers = await this.rpc('transfers', () =>
+      this.follower.transfers(
+        { from, to },
+        watched,
+        tokens.map(([, c]) => c),
+        true,
+      ),
+    );
     const last = await this.rpc('eth_getBlockByNumber', () => this.follower.block(to));
     const blocks = new Map<bigint, BlockRef>([[to, last]]);
     transfers.sort((a, b) => (a.blockNumber === b.blockNumber ? (a.logIndex ?? -1) - (b.logIndex ?? -1) : a.blockNumber < b.blockNumber ? -1 : 1));
@@ -272,7 +313,7 @@ export class NetworkWatcher {
         blocks.set(transfer.blockNumber, block);
       }
       if (transfer.blockHash && transfer.blockHash !== block.hash) throw new ChainMoved(`block ${transfer.blockNumber} changed during the scan`);
-      await this.record(transfer, owners.get(transfer.to)!, transfer.token === null ? null : slugOf.get(transfer.token) ?? null, block, head);
+      await this.record(transfer, owners.get(transfer.to)!, transfer.token === null ? null : (slugOf.get(transfer.token) ?? null), block, head);
     }
     await this.deps.run((tx) => this.deps.state.advance(tx, mode, network, last, head - BigInt(this.config.finalityDepth), this.deps.clock.now()));
   }
@@ -289,17 +330,49 @@ export class NetworkWatcher {
     const price = new Decimal(transfer.units.toString()).div(new Decimal(10).pow(provider.catalog.decimals)).toFixed();
     const context = { ...this.labels, idempotency_key: key, invoice_id: owner.invoice_id, organization_id: owner.organization_id, provider_id: providerId };
     try {
-      const recorded = await this.deps.commands.execute(new RecordProviderPaymentCommand(scope, {
-        kind: 'payment', invoiceId: owner.invoice_id, providerId, price, idempotencyKey: key,
-        happenedAt: new Date(Number(block.timestamp) * 1000), confirmations,
-      }));
-      await this.deps.run((tx) => this.deps.state.saveTransfer(tx, mode, network, {
-        idempotency_key: key, organization_id: owner.organization_id, invoice_id: owner.invoice_id, provider_id: providerId, payment_id: recorded.paymentId,
-        tx_hash: transfer.txHash, block_number: transfer.blockNumber.toString(), block_hash: block.hash, confirmations: recorded.confirmations,
-        required_confirmations: recorded.requiredConfirmations, orphaned: false,
-      }, this.deps.clock.now()));
+      const recorded = await this.deps.commands.execute(
+        new RecordProviderPaymentCommand(scope, {
+          kind: 'payment',
+          invoiceId: owner.invoice_id,
+          providerId,
+          price,
+          idempotencyKey: key,
+          happenedAt: new Date(Number(block.timestamp) * 1000),
+          confirmations,
+        }),
+      );
+      await this.deps.run((tx) =>
+        this.deps.state.saveTransfer(
+          tx,
+          mode,
+          network,
+          {
+            idempotency_key: key,
+            organization_id: owner.organization_id,
+            invoice_id: owner.invoice_id,
+            provider_id: providerId,
+            payment_id: recorded.paymentId,
+            tx_hash: transfer.txHash,
+            block_number: transfer.blockNumber.toString(),
+            block_hash: block.hash,
+            confirmations: recorded.confirmations,
+            required_confirmations: recorded.requiredConfirmations,
+            orphaned: false,
+          },
+          this.deps.clock.now(),
+        ),
+      );
       if (recorded.created) {
-        this.logger.log({ msg: 'payment seen on chain', event: 'chain_payment_recorded', ...context, payment_id: recorded.paymentId, price, block: transfer.blockNumber.toString(), confirmations, status: recorded.status });
+        this.logger.log({
+          msg: 'payment seen on chain',
+          event: 'chain_payment_recorded',
+          ...context,
+          payment_id: recorded.paymentId,
+          price,
+          block: transfer.blockNumber.toString(),
+          confirmations,
+          status: recorded.status,
+        });
       }
     } catch (error) {
       // The payments module refused this transfer (e.g. its provider is disabled): it stays refused on every rescan, so it is logged and passed.
@@ -328,22 +401,43 @@ export class NetworkWatcher {
       if (minedIn !== null) {
         // Mined again in a block the rescan has passed (e.g. its address is no longer watched): it keeps its payment.
         const block = await this.rpc('eth_getBlockByNumber', () => this.follower.block(minedIn));
-        await this.deps.run((tx) => this.deps.state.saveTransfer(tx, mode, network, { ...row, block_number: minedIn.toString(), block_hash: block.hash }, this.deps.clock.now()));
+        await this.deps.run((tx) =>
+          this.deps.state.saveTransfer(tx, mode, network, { ...row, block_number: minedIn.toString(), block_hash: block.hash }, this.deps.clock.now()),
+        );
         continue;
       }
       await this.report(row, { kind: 'status', paymentId: row.payment_id, status: 'CANCELLED' });
       await this.deps.run((tx) => this.deps.state.markCancelled(tx, mode, network, row.idempotency_key, this.deps.clock.now()));
-      this.logger.warn({ msg: 'payment cancelled: its transaction left the canonical chain', event: 'chain_payment_cancelled', ...this.labels, idempotency_key: row.idempotency_key, payment_id: row.payment_id, invoice_id: row.invoice_id });
+      this.logger.warn({
+        msg: 'payment cancelled: its transaction left the canonical chain',
+        event: 'chain_payment_cancelled',
+        ...this.labels,
+        idempotency_key: row.idempotency_key,
+        payment_id: row.payment_id,
+        invoice_id: row.invoice_id,
+      });
     }
   }
 
-  private async report(row: TransferRow, report: { kind: 'confirmations'; paymentId: string; confirmations: number } | { kind: 'status'; paymentId: string; status: 'CANCELLED' }): Promise<void> {
+  private async report(
+    row: TransferRow,
+    report: { kind: 'confirmations'; paymentId: string; confirmations: number } | { kind: 'status'; paymentId: string; status: 'CANCELLED' },
+  ): Promise<void> {
     const scope: Scope = { organizationId: row.organization_id as Scope['organizationId'], mode: this.config.mode };
     try {
       await this.deps.commands.execute(new RecordProviderPaymentCommand(scope, report));
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
-      this.logger.error({ msg: 'payment report refused', event: 'chain_report_refused', ...this.labels, idempotency_key: row.idempotency_key, payment_id: row.payment_id, report: report.kind, code: error.code, error: error.message });
+      this.logger.error({
+        msg: 'payment report refused',
+        event: 'chain_report_refused',
+        ...this.labels,
+        idempotency_key: row.idempotency_key,
+        payment_id: row.payment_id,
+        report: report.kind,
+        code: error.code,
+        error: error.message,
+      });
     }
   }
 }

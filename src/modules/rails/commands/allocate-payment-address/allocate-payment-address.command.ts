@@ -29,7 +29,11 @@ export interface PaymentAddressView {
  * provider_disabled, unsupported_provider, rail_not_configured, invoice_final, no_receiving_wallet.
  */
 export class AllocatePaymentAddressCommand extends Command<PaymentAddressView> {
-  constructor(readonly access: Scope | null, readonly invoiceId: string, readonly providerId: string) {
+  constructor(
+    readonly access: Scope | null,
+    readonly invoiceId: string,
+    readonly providerId: string,
+  ) {
     super();
   }
 }

@@ -7,8 +7,7 @@ import { NotFoundError, ValidationFailedError } from '../../../../shared/errors/
 import { Money, renderAmount, sumAmounts } from '../../../../shared/money/money';
 import { Clock } from '../../../../shared/time/clock';
 import { formatTimestamp } from '../../../../shared/time/time';
-import { GetPayableInvoiceQuery } from '../../../invoices';
-import { ListInvoicePaymentsQuery } from '../../../invoices';
+import { GetPayableInvoiceQuery, ListInvoicePaymentsQuery } from '../../../invoices';
 import { GetProvidersQuery } from '../../../providers';
 import { RatesAsOfQuery } from '../../../rates';
 import { stillDue, toUnits } from '../../domain/amount-due';
@@ -48,14 +47,21 @@ export class AllocatePaymentAddressHandler implements ICommandHandler<AllocatePa
     }
     const route = evmRouteOf(catalog.id);
     if (!route) {
-      throw new ValidationFailedError({ provider_id: `${catalog.id} is not paid on an EVM chain; deposit addresses exist for EVM providers only` }, undefined, 'unsupported_provider');
+      throw new ValidationFailedError(
+        { provider_id: `${catalog.id} is not paid on an EVM chain; deposit addresses exist for EVM providers only` },
+        undefined,
+        'unsupported_provider',
+      );
     }
     const network = networkOf(this.config.chains, scope.mode, route.network);
     const token = route.token === null ? null : network?.tokens[route.token];
     if (!network || token === undefined) {
       throw new ValidationFailedError(
-        { provider_id: `the ${route.network} rail${route.token ? ` (token ${route.token})` : ''} is not configured for ${scope.mode} mode on this service (CHAINS_FILE)` },
-        undefined, 'rail_not_configured',
+        {
+          provider_id: `the ${route.network} rail${route.token ? ` (token ${route.token})` : ''} is not configured for ${scope.mode} mode on this service (CHAINS_FILE)`,
+        },
+        undefined,
+        'rail_not_configured',
       );
     }
     if (FINAL_INVOICE_STATUSES.includes(invoice.status)) {
@@ -65,13 +71,15 @@ export class AllocatePaymentAddressHandler implements ICommandHandler<AllocatePa
     const now = this.clock.now();
     // Until expires_at the invoice's own rates hold (the rate lock); after it, the current ones (as GET /providers/{invoice_id}).
     const [rates, payments] = await Promise.all([
-      this.queries.execute(invoice.ratesSnapshotId && invoice.expiresAt && now.getTime() < invoice.expiresAt.getTime()
-        ? new RatesAsOfQuery(undefined, invoice.ratesSnapshotId)
-        : new RatesAsOfQuery()),
+      this.queries.execute(
+        invoice.ratesSnapshotId && invoice.expiresAt && now.getTime() < invoice.expiresAt.getTime()
+          ? new RatesAsOfQuery(undefined, invoice.ratesSnapshotId)
+          : new RatesAsOfQuery(),
+      ),
       this.queries.execute(new ListInvoicePaymentsQuery(scope, invoice.id)),
     ]);
-    // The port answers payments as the API renders them; the status and the USD value are all this needs.
-    const rendered = payments as { status: string; price_usd: string }[];
+    // The payments as the API renders them (status, price_usd).
+    const rendered = payments as Array<{ status: string; price_usd: string }>;
     const seenUsd = sumAmounts(rendered.filter((p) => p.status === 'COMPLETED' || p.status === 'PENDING').map((p) => new Money(p.price_usd)));
     const amount = stillDue(invoice.priceUsd, seenUsd, rates.usd[catalog.currency], catalog.decimals);
 
@@ -83,7 +91,9 @@ export class AllocatePaymentAddressHandler implements ICommandHandler<AllocatePa
       const wallet = await this.wallets.active(m, scope, 'evm', true);
       if (!wallet) {
         throw new ValidationFailedError(
-          { provider_id: `the organization has no receiving wallet for EVM chains in ${scope.mode} mode (POST /wallets)` }, undefined, 'no_receiving_wallet',
+          { provider_id: `the organization has no receiving wallet for EVM chains in ${scope.mode} mode (POST /wallets)` },
+          undefined,
+          'no_receiving_wallet',
         );
       }
       // A concurrent call for the same invoice and provider may have committed while this one waited for the wallet.
@@ -91,8 +101,16 @@ export class AllocatePaymentAddressHandler implements ICommandHandler<AllocatePa
       if (winner) return winner;
       const index = await this.wallets.takeIndex(m, wallet.id);
       const row: DepositAddressRow = {
-        wallet_id: wallet.id, derivation_index: index, organization_id: scope.organizationId, mode: scope.mode, invoice_id: invoice.id,
-        provider_id: catalog.id, network: route.network, address: keys.deriveAddress(wallet.xpub, index), watch_until: watchUntil, created_at: now,
+        wallet_id: wallet.id,
+        derivation_index: index,
+        organization_id: scope.organizationId,
+        mode: scope.mode,
+        invoice_id: invoice.id,
+        provider_id: catalog.id,
+        network: route.network,
+        address: keys.deriveAddress(wallet.xpub, index),
+        watch_until: watchUntil,
+        created_at: now,
       };
       await this.addresses.insert(m, row);
       return row;

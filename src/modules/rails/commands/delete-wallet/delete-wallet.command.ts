@@ -12,7 +12,10 @@ export interface DeletedWallet {
  * until their invoice's monitoring window closes.
  */
 export class DeleteWalletCommand extends Command<DeletedWallet> {
-  constructor(readonly scope: Scope, readonly walletId: string) {
+  constructor(
+    readonly scope: Scope,
+    readonly walletId: string,
+  ) {
     super();
   }
 }

@@ -9,7 +9,11 @@ import type { WalletView } from '../../dto/wallet.views';
  * refused (400 validator.xpub) and never stored or logged.
  */
 export class RegisterWalletCommand extends Command<WalletView> {
-  constructor(readonly scope: Scope, readonly chainFamily: ChainFamily, readonly xpub: string) {
+  constructor(
+    readonly scope: Scope,
+    readonly chainFamily: ChainFamily,
+    readonly xpub: string,
+  ) {
     super();
   }
 }

@@ -24,8 +24,16 @@ export class RegisterWalletHandler implements ICommandHandler<RegisterWalletComm
     if (!check.ok) throw new ValidationFailedError({ xpub: check.problem }, `Invalid request: xpub ${check.problem}`, 'invalid_xpub');
     const now = this.clock.now();
     const row: WalletRow = {
-      id: newId('wallet'), organization_id: scope.organizationId, mode: scope.mode, chain_family: chainFamily,
-      xpub: check.key.text, first_address: check.key.firstAddress, next_index: 0, active: true, created_at: now, replaced_at: null,
+      id: newId('wallet'),
+      organization_id: scope.organizationId,
+      mode: scope.mode,
+      chain_family: chainFamily,
+      xpub: check.key.text,
+      first_address: check.key.firstAddress,
+      next_index: 0,
+      active: true,
+      created_at: now,
+      replaced_at: null,
     };
     await this.tx.run(async (m) => {
       await this.wallets.lockFamily(m, scope, chainFamily);

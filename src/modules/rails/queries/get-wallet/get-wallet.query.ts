@@ -4,7 +4,10 @@ import type { WalletView } from '../../dto/wallet.views';
 
 /** One receiving wallet of the caller's organization and mode (NotFoundError otherwise). */
 export class GetWalletQuery extends Query<WalletView> {
-  constructor(readonly scope: Scope, readonly walletId: string) {
+  constructor(
+    readonly scope: Scope,
+    readonly walletId: string,
+  ) {
     super();
   }
 }

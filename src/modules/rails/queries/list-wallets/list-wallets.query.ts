@@ -12,7 +12,11 @@ export interface WalletList {
 
 /** The organization's receiving wallets in one mode (active and replaced; deleted ones are gone), newest first. */
 export class ListWalletsQuery extends Query<WalletList> {
-  constructor(readonly scope: Scope, readonly limit: number, readonly offset: number) {
+  constructor(
+    readonly scope: Scope,
+    readonly limit: number,
+    readonly offset: number,
+  ) {
     super();
   }
 }
