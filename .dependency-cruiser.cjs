@@ -21,6 +21,7 @@ const MODULE_MAP = {
   payments: ['invoices', 'providers', 'rates'],
   webhooks: ['events', 'health'],
   analytics: ['providers'],
+  rails: ['invoices', 'providers', 'payments', 'rates', 'health'],
 };
 
 function assertAcyclic(map) {

@@ -13,6 +13,7 @@ import { PaymentsModule } from './modules/payments';
 import { ProductsModule } from './modules/products';
 import { ProvidersModule } from './modules/providers';
 import { QuotesModule } from './modules/quotes';
+import { RailsModule } from './modules/rails';
 import { RatesModule } from './modules/rates';
 import { TestClockModule } from './modules/test-clock';
 import { WebhooksModule } from './modules/webhooks';
@@ -35,7 +36,7 @@ export interface AppModuleOptions {
 /** Domain modules of the service; each owns its HTTP surface, commands, queries and tables. */
 export const DOMAIN_MODULES = [
   OrganizationsModule, ProductsModule, RatesModule, QuotesModule, FilesModule, InvoicesModule, ProvidersModule, PaymentsModule, EventsModule, WebhooksModule,
-  AnalyticsModule, TestClockModule,
+  AnalyticsModule, TestClockModule, RailsModule,
 ];
 
 @Module({})

@@ -8,6 +8,7 @@ import { createCliContext, createHttpApp, resolveDatabase, ResolvedDatabase, run
 import { mountDocs } from './docs';
 import { CountOrganizationsQuery, CreateOrganizationCommand } from './modules/organizations';
 import { SealStoredSecretsCommand, WebhookDispatcher } from './modules/webhooks';
+import { ChainWatchers, SealWalletKeysCommand } from './modules/rails';
 import { AppConfig, ConfigError, loadConfig } from './shared/config/app-config';
 import { HttpDrain } from './shared/http/graceful-shutdown';
 import { createRootLogger } from './shared/logging/logger';
@@ -42,7 +43,10 @@ async function sealStoredSecrets(app: INestApplicationContext, logger: Logger): 
   const box = app.get(SecretBox);
   let answers = 0;
   for (let n = -1; n !== 0;) answers += n = await app.get(TransactionRunner).run((m) => sealStoredAnswers(m, box, 200));
-  if (endpoints || answers) logger.info({ webhook_endpoints: endpoints, idempotent_answers: answers, key_id: box.currentKeyId }, 'stored secrets sealed with SECRETS_KEY');
+  const walletKeys = await app.get(CommandBus).execute(new SealWalletKeysCommand());
+  if (endpoints || answers || walletKeys) {
+    logger.info({ webhook_endpoints: endpoints, idempotent_answers: answers, wallet_keys: walletKeys, key_id: box.currentKeyId }, 'stored secrets sealed with SECRETS_KEY');
+  }
 }
 
 /** The last step of a stop: the embedded database this process serves (if any), then exit with `code` (1 if that failed). */
@@ -115,6 +119,8 @@ async function serve(config: AppConfig, logger: Logger, startedAt: bigint): Prom
   app.get(WebhookDispatcher).start();
   app.get(InvoiceClocks).start();
   app.get(RollupFolder).start();
+  // Chain watchers (CHAINS_FILE): each network is watched by the one instance holding its lock.
+  app.get(ChainWatchers).start();
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   const host = typeof address === 'object' && address ? address.address : config.listenHost;

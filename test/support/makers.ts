@@ -1,6 +1,7 @@
 import { expectSuccess } from './envelope';
 import type { TestOrg } from './factories';
 import { productBody } from '../e2e/products/product-bodies';
+import { XPUB_0 } from '../e2e/rails/rails-helpers';
 
 /** How to make a real object of each kind with an organization's test key; returns its id. */
 export type Maker = (org: Pick<TestOrg, 'test'>) => Promise<string>;
@@ -17,6 +18,7 @@ export const MAKERS: Record<string, Maker> = {
     form.append('file', new Blob(['tenant isolation'], { type: 'text/plain' }), 'isolation.txt');
     return expectSuccess(await org.test.request('POST', '/files/upload', { rawBody: form })).id;
   },
+  wallet: async (org) => expectSuccess(await org.test.post('/wallets', { chain_family: 'evm', xpub: XPUB_0 }), 201).id,
   webhook: async (org) => expectSuccess(await org.test.post('/webhooks', { url: 'http://127.0.0.1:9/hooks', event_types: ['*'] }), 201).id,
   event: async (org) => {
     const product = await MAKERS.product(org);
@@ -38,7 +40,7 @@ export async function withRealIds(org: Pick<TestOrg, 'test'>, body: unknown): Pr
   return out;
 }
 
-const SINGULAR: Record<string, string> = { invoices: 'invoice', payments: 'payment', products: 'product', files: 'file', webhooks: 'webhook', quotes: 'quote', events: 'event' };
+const SINGULAR: Record<string, string> = { invoices: 'invoice', payments: 'payment', products: 'product', files: 'file', webhooks: 'webhook', quotes: 'quote', events: 'event', wallets: 'wallet' };
 
 /** The kind of object a path parameter names: `{invoice_id}` -> invoice; `/products/{id}` -> product. */
 export function kindOf(path: string, param: string): string {

@@ -1,0 +1,114 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
+import type { Scope } from '../../../../shared/auth/request-context';
+import { AppConfig } from '../../../../shared/config/app-config';
+import { TransactionRunner } from '../../../../shared/db/transaction-runner';
+import { NotFoundError, ValidationFailedError } from '../../../../shared/errors/domain-error';
+import { Money, renderAmount, sumAmounts } from '../../../../shared/money/money';
+import { Clock } from '../../../../shared/time/clock';
+import { formatTimestamp } from '../../../../shared/time/time';
+import { GetPayableInvoiceQuery } from '../../../invoices';
+import { ListInvoicePaymentsQuery } from '../../../invoices';
+import { GetProvidersQuery } from '../../../providers';
+import { RatesAsOfQuery } from '../../../rates';
+import { stillDue, toUnits } from '../../domain/amount-due';
+import { networkOf } from '../../domain/chains-config';
+import { evmRouteOf } from '../../evm/evm-networks';
+import { DepositAddressesRepository, DepositAddressRow } from '../../persistence/deposit-addresses.repository';
+import { WalletsRepository } from '../../persistence/wallets.repository';
+import { RailRegistry } from '../../rail-registry';
+import { RailsConfig } from '../../rails.config';
+import { AllocatePaymentAddressCommand, PaymentAddressView } from './allocate-payment-address.command';
+
+const FINAL_INVOICE_STATUSES = ['COMPLETED', 'VOIDED'];
+
+@CommandHandler(AllocatePaymentAddressCommand)
+export class AllocatePaymentAddressHandler implements ICommandHandler<AllocatePaymentAddressCommand> {
+  constructor(
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(QueryBus) private readonly queries: QueryBus,
+    @Inject(WalletsRepository) private readonly wallets: WalletsRepository,
+    @Inject(DepositAddressesRepository) private readonly addresses: DepositAddressesRepository,
+    @Inject(RailRegistry) private readonly rails: RailRegistry,
+    @Inject(RailsConfig) private readonly config: RailsConfig,
+    @Inject(AppConfig) private readonly app: AppConfig,
+    @Inject(Clock) private readonly clock: Clock,
+  ) {}
+
+  async execute({ access, invoiceId, providerId }: AllocatePaymentAddressCommand): Promise<PaymentAddressView> {
+    const invoice = await this.queries.execute(new GetPayableInvoiceQuery(access, invoiceId));
+    if (!invoice) throw new NotFoundError('invoice');
+    const scope: Scope = { organizationId: invoice.organizationId as Scope['organizationId'], mode: invoice.mode };
+
+    const [provider] = await this.queries.execute(new GetProvidersQuery(scope, [providerId]));
+    if (!provider) throw new ValidationFailedError({ provider_id: `unknown provider "${providerId}"` }, undefined, 'unknown_provider');
+    const catalog = provider.catalog;
+    if (!provider.view.enabled) {
+      throw new ValidationFailedError({ provider_id: `${catalog.id} is disabled for this organization` }, undefined, 'provider_disabled');
+    }
+    const route = evmRouteOf(catalog.id);
+    if (!route) {
+      throw new ValidationFailedError({ provider_id: `${catalog.id} is not paid on an EVM chain; deposit addresses exist for EVM providers only` }, undefined, 'unsupported_provider');
+    }
+    const network = networkOf(this.config.chains, scope.mode, route.network);
+    const token = route.token === null ? null : network?.tokens[route.token];
+    if (!network || token === undefined) {
+      throw new ValidationFailedError(
+        { provider_id: `the ${route.network} rail${route.token ? ` (token ${route.token})` : ''} is not configured for ${scope.mode} mode on this service (CHAINS_FILE)` },
+        undefined, 'rail_not_configured',
+      );
+    }
+    if (FINAL_INVOICE_STATUSES.includes(invoice.status)) {
+      throw new ValidationFailedError({ id: `the invoice is ${invoice.status}; it takes no new payments` }, undefined, 'invoice_final');
+    }
+
+    const now = this.clock.now();
+    // Until expires_at the invoice's own rates hold (the rate lock); after it, the current ones (as GET /providers/{invoice_id}).
+    const [rates, payments] = await Promise.all([
+      this.queries.execute(invoice.ratesSnapshotId && invoice.expiresAt && now.getTime() < invoice.expiresAt.getTime()
+        ? new RatesAsOfQuery(undefined, invoice.ratesSnapshotId)
+        : new RatesAsOfQuery()),
+      this.queries.execute(new ListInvoicePaymentsQuery(scope, invoice.id)),
+    ]);
+    // The port answers payments as the API renders them; the status and the USD value are all this needs.
+    const rendered = payments as { status: string; price_usd: string }[];
+    const seenUsd = sumAmounts(rendered.filter((p) => p.status === 'COMPLETED' || p.status === 'PENDING').map((p) => new Money(p.price_usd)));
+    const amount = stillDue(invoice.priceUsd, seenUsd, rates.usd[catalog.currency], catalog.decimals);
+
+    const keys = this.rails.keysOf('evm');
+    const watchUntil = invoice.expiresAt ? new Date(invoice.expiresAt.getTime() + this.app.INVOICE_MONITORING_MINUTES * 60_000) : null;
+    const deposit = await this.tx.run(async (m) => {
+      const existing = await this.addresses.findForInvoice(m, scope, invoice.id, catalog.id);
+      if (existing) return existing;
+      const wallet = await this.wallets.active(m, scope, 'evm', true);
+      if (!wallet) {
+        throw new ValidationFailedError(
+          { provider_id: `the organization has no receiving wallet for EVM chains in ${scope.mode} mode (POST /wallets)` }, undefined, 'no_receiving_wallet',
+        );
+      }
+      // A concurrent call for the same invoice and provider may have committed while this one waited for the wallet.
+      const winner = await this.addresses.findForInvoice(m, scope, invoice.id, catalog.id);
+      if (winner) return winner;
+      const index = await this.wallets.takeIndex(m, wallet.id);
+      const row: DepositAddressRow = {
+        wallet_id: wallet.id, derivation_index: index, organization_id: scope.organizationId, mode: scope.mode, invoice_id: invoice.id,
+        provider_id: catalog.id, network: route.network, address: keys.deriveAddress(wallet.xpub, index), watch_until: watchUntil, created_at: now,
+      };
+      await this.addresses.insert(m, row);
+      return row;
+    });
+
+    return {
+      provider_id: catalog.id,
+      network: catalog.network,
+      currency: catalog.currency,
+      address: keys.displayAddress(deposit.address),
+      amount: renderAmount(amount),
+      decimals: catalog.decimals,
+      chain_id: network.chainId,
+      contract_address: token === null ? null : keys.displayAddress(token),
+      uri: keys.paymentUri({ address: deposit.address, chainId: network.chainId, units: toUnits(amount, catalog.decimals), token }),
+      expires_at: formatTimestamp(invoice.expiresAt),
+    };
+  }
+}

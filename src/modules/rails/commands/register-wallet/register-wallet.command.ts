@@ -1,0 +1,15 @@
+import { Command } from '@nestjs/cqrs';
+import type { Scope } from '../../../../shared/auth/request-context';
+import type { ChainFamily } from '../../domain/payment-rail';
+import type { WalletView } from '../../dto/wallet.views';
+
+/**
+ * Registers a watch-only account key as the organization's active receiving wallet of a chain
+ * family, replacing the previous one for new addresses. A private key or a recovery phrase is
+ * refused (400 validator.xpub) and never stored or logged.
+ */
+export class RegisterWalletCommand extends Command<WalletView> {
+  constructor(readonly scope: Scope, readonly chainFamily: ChainFamily, readonly xpub: string) {
+    super();
+  }
+}

@@ -1,0 +1,36 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { TransactionRunner } from '../../../../shared/db/transaction-runner';
+import { ValidationFailedError } from '../../../../shared/errors/domain-error';
+import { newId } from '../../../../shared/ids/ids';
+import { Clock } from '../../../../shared/time/clock';
+import { walletView, WalletView } from '../../dto/wallet.views';
+import { WalletRow, WalletsRepository } from '../../persistence/wallets.repository';
+import { RailRegistry } from '../../rail-registry';
+import { RegisterWalletCommand } from './register-wallet.command';
+
+@CommandHandler(RegisterWalletCommand)
+export class RegisterWalletHandler implements ICommandHandler<RegisterWalletCommand> {
+  constructor(
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(WalletsRepository) private readonly wallets: WalletsRepository,
+    @Inject(RailRegistry) private readonly rails: RailRegistry,
+    @Inject(Clock) private readonly clock: Clock,
+  ) {}
+
+  async execute({ scope, chainFamily, xpub }: RegisterWalletCommand): Promise<WalletView> {
+    const check = this.rails.keysOf(chainFamily).checkAccountKey(xpub);
+    // The message names the field and the problem, never the text that was sent.
+    if (!check.ok) throw new ValidationFailedError({ xpub: check.problem }, `Invalid request: xpub ${check.problem}`, 'invalid_xpub');
+    const now = this.clock.now();
+    const row: WalletRow = {
+      id: newId('wallet'), organization_id: scope.organizationId, mode: scope.mode, chain_family: chainFamily,
+      xpub: check.key.text, first_address: check.key.firstAddress, next_index: 0, active: true, created_at: now, replaced_at: null,
+    };
+    await this.tx.run(async (m) => {
+      await this.wallets.lockFamily(m, scope, chainFamily);
+      await this.wallets.insertActive(m, row);
+    });
+    return walletView(row);
+  }
+}

@@ -1,0 +1,44 @@
+import { ChainsConfigError, networkOf, parseChainsConfig } from './chains-config';
+
+const fail = (raw: unknown) => {
+  try {
+    parseChainsConfig(raw);
+  } catch (e) {
+    expect(e).toBeInstanceOf(ChainsConfigError);
+    return (e as Error).message;
+  }
+  throw new Error('expected the configuration to be refused');
+};
+
+describe('parseChainsConfig', () => {
+  it('fills the defaults: live tokens are the mainnet contracts, test tokens only those given', () => {
+    const config = parseChainsConfig({
+      live: { ethereum: { rpc_url: 'https://eth.example.com', chain_id: 1, confirmations: 12 } },
+      test: { ethereum: { rpc_url: 'http://127.0.0.1:8545', chain_id: 31337, tokens: { usdt: '0x5FbDB2315678afecb367f032d93F642f64180aa3' }, poll_interval_ms: 100 } },
+    });
+    const live = networkOf(config, 'live', 'ethereum')!;
+    expect(live.tokens).toEqual({ usdt: '0xdac17f958d2ee523a2206206994597c13d831ec7', usdc: '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48' });
+    expect(live).toMatchObject({ finalityDepth: 12, pollIntervalMs: 4000, maxBlockRange: 500, startBlock: null });
+    const test = networkOf(config, 'test', 'ethereum')!;
+    expect(test.tokens).toEqual({ usdt: '0x5fbdb2315678afecb367f032d93f642f64180aa3' });
+    expect(test).toMatchObject({ chainId: 31337, finalityDepth: 64, pollIntervalMs: 100 });
+    expect(networkOf(config, 'test', 'polygon')).toBeUndefined();
+    expect(networkOf(null, 'test', 'ethereum')).toBeUndefined();
+  });
+
+  it.each([
+    [[], 'live" and/or "test'],
+    [{ main: {} }, 'main: unknown section'],
+    [{ test: { solana: {} } }, 'test.solana: unknown network'],
+    [{ test: { ethereum: { chain_id: 5 } } }, 'test.ethereum.rpc_url: must be'],
+    [{ test: { ethereum: { rpc_url: 'http://x', chain_id: '5' } } }, 'test.ethereum.chain_id: must be a positive whole number'],
+    [{ test: { ethereum: { rpc_url: 'http://x', chain_id: 5, tokens: { dai: '0x' + '1'.repeat(40) } } } }, 'test.ethereum.tokens.dai: unknown token'],
+    [{ test: { ethereum: { rpc_url: 'http://x', chain_id: 5, tokens: { usdt: '0x12' } } } }, 'test.ethereum.tokens.usdt: must be a contract address'],
+    [{ test: { bsc: { rpc_url: 'http://x', chain_id: 97, tokens: { usdt: '0x' + '1'.repeat(40) } } } }, 'only the network\'s coin'],
+    [{ test: { ethereum: { rpc_url: 'http://x', chain_id: 5, confirmations: 0 } } }, 'test.ethereum.confirmations'],
+    [{ test: { ethereum: { rpc_url: 'http://x', chain_id: 5, max_block_range: 0 } } }, 'test.ethereum.max_block_range'],
+    [{ test: { ethereum: { rpc_url: 'http://x', chain_id: 5, rpc: 'x' } } }, 'test.ethereum.rpc: unknown field'],
+  ])('refuses %j naming the field', (raw, message) => {
+    expect(fail(raw)).toContain(message);
+  });
+});

@@ -1,0 +1,87 @@
+/**
+ * The port every chain adapter implements (evm/ today; UTXO chains, Tron and Solana later as their
+ * own folders). Invoices and payments never see it: the rails module hands out deposit addresses
+ * through it and its watcher reports what it finds through the payments module's public command.
+ */
+export const CHAIN_FAMILIES = ['evm'] as const;
+export type ChainFamily = (typeof CHAIN_FAMILIES)[number];
+
+/** A watch-only account key as the service keeps it (never a private key). */
+export interface AccountKey {
+  /** The extended public key as the merchant's wallet exported it. */
+  text: string;
+  /** Address at index 0 of the receive chain, for the merchant to compare with their wallet. */
+  firstAddress: string;
+}
+
+export type AccountKeyCheck = { ok: true; key: AccountKey } | { ok: false; problem: string };
+
+/** A payment request a wallet app can open: what to send, where, on which chain. */
+export interface PaymentRequest {
+  address: string;
+  chainId: number;
+  /** Amount in the smallest unit of the currency (wei, token units). */
+  units: bigint;
+  /** Token contract, or null for the network's own coin. */
+  token: string | null;
+}
+
+/** Keys, addresses and payment requests of one chain family. */
+export interface RailKeys {
+  readonly family: ChainFamily;
+  /** Checks a watch-only account key (format, checksum, depth); a private key or a mnemonic is a problem. */
+  checkAccountKey(text: string): AccountKeyCheck;
+  /** The address at `index` of the receive chain of an account key that passed checkAccountKey. */
+  deriveAddress(accountKey: string, index: number): string;
+  /** The address in the form the chain's users see (checksummed). */
+  displayAddress(address: string): string;
+  /** A URI a wallet app opens to pay (EIP-681 on EVM chains). */
+  paymentUri(request: PaymentRequest): string;
+}
+
+/** A block as the watcher remembers it (the cursor, and ancestors for reorg checks). */
+export interface BlockRef {
+  number: bigint;
+  hash: string;
+  parentHash: string;
+  /** Block time, seconds since the epoch. */
+  timestamp: bigint;
+}
+
+/** A transfer into one of our addresses, as a chain adapter reports it. */
+export interface IncomingTransfer {
+  /** Our address that received it (lower case). */
+  to: string;
+  /** Token contract (lower case), or null for the network's own coin. */
+  token: string | null;
+  /** Amount in the smallest unit. */
+  units: bigint;
+  txHash: string;
+  /** Index of the token's Transfer log in its block, or null for a native transfer. */
+  logIndex: number | null;
+  blockNumber: bigint;
+  blockHash: string;
+}
+
+/**
+ * Which addresses are ours. A small set is given whole (`addresses`), so the node can filter on it;
+ * a large one is null, and `resolve` is asked which of the recipients seen in the range are ours
+ * (an indexed lookup), so a scan costs the same for 1 or 100,000 watched addresses.
+ */
+export interface WatchedAddresses {
+  addresses: ReadonlySet<string> | null;
+  resolve(candidates: string[]): Promise<ReadonlySet<string>>;
+}
+
+/**
+ * Following one network: the head, blocks by number, and the transfers into our addresses within a
+ * range of blocks. Every call may fail (RPC faults); the watcher retries.
+ */
+export interface ChainFollower {
+  head(): Promise<bigint>;
+  block(number: bigint): Promise<BlockRef>;
+  /** Transfers of `tokens` (and of the native coin when `native`) into watched addresses in [from, to]. */
+  transfers(range: { from: bigint; to: bigint }, watched: WatchedAddresses, tokens: readonly string[], native: boolean): Promise<IncomingTransfer[]>;
+  /** The block a transaction is in on the canonical chain now, or null when it is in none. */
+  transactionBlock(txHash: string): Promise<bigint | null>;
+}

@@ -1,0 +1,79 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsIn, IsString, Length, MaxLength } from 'class-validator';
+import { LimitField, OffsetField } from '../../../shared/validation/decorators';
+import { CHAIN_FAMILIES } from '../domain/payment-rail';
+
+export const HARDHAT_XPUB = 'xpub6Ce9NcJvTk36xtLSrJLZqE7wtgA5deCeYs7rSQtreh4cj6ByPtrg9sD7V2FNFLPnf8heNP3FGkeV9qwfzvZNSd54JoNXVsXFYSYwHsnJxqP';
+
+export class RegisterWalletRequestDto {
+  @ApiProperty({ enum: CHAIN_FAMILIES, example: 'evm', description: 'Chain family the key receives on (evm: Ethereum, Polygon, BNB Smart Chain)' })
+  @IsIn([...CHAIN_FAMILIES], { message: `$property must be one of ${CHAIN_FAMILIES.join(', ')}` }) @IsString()
+  chain_family: string;
+
+  @ApiProperty({
+    example: HARDHAT_XPUB, maxLength: 200,
+    description: 'BIP32 extended public key at account level (m/44\'/60\'/0\' as wallets export it). Addresses are m/.../0/i of it. '
+      + 'A private key (xprv..., hex) or a recovery phrase is refused with 400 and never stored or logged.',
+  })
+  @MaxLength(200) @IsString()
+  xpub: string;
+}
+
+export class ListWalletsQueryDto {
+  @LimitField() limit?: number;
+  @OffsetField() offset?: number;
+}
+
+export class PaymentAddressRequestDto {
+  @ApiProperty({ example: 'prov_ethereum_usdt', description: 'An EVM provider of GET /providers/{invoice_id}: prov_ethereum_ethereum, prov_ethereum_usdt, prov_ethereum_usdc, prov_polygon_polygon, prov_polygon_usdc_native, prov_bsc_binance_coin' })
+  @Length(1, 100) @IsString()
+  provider_id: string;
+}
+
+export class WalletDto {
+  @ApiProperty({ example: 'wallet_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00' }) id: string;
+  @ApiProperty({ enum: CHAIN_FAMILIES, example: 'evm' }) chain_family: string;
+  @ApiProperty({ example: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266', description: 'Address at index 0 of the receive chain: compare it with the first address your wallet shows' }) first_address: string;
+  @ApiProperty({ example: true, description: 'New deposit addresses come from this wallet (one active per organization, mode and family; registering another replaces it)' }) active: boolean;
+  @ApiProperty({ example: 3, description: 'Deposit addresses handed out so far (receive indexes 0 to addresses_issued - 1; raise your wallet\'s address gap limit past it)' }) addresses_issued: number;
+  @ApiProperty({ example: '2026-11-21 10:00:00' }) created_at: string;
+  @ApiProperty({ example: null, nullable: true, type: String, description: 'When another wallet replaced it' }) replaced_at: string | null;
+}
+
+export class WalletListDto {
+  @ApiProperty({ type: [WalletDto] }) items: WalletDto[];
+  @ApiProperty({ example: 1 }) total: number;
+  @ApiProperty({ example: 20 }) limit: number;
+  @ApiProperty({ example: 0 }) offset: number;
+  @ApiProperty({ example: false }) has_more: boolean;
+}
+
+export class DeletedWalletDto {
+  @ApiProperty({ example: 'wallet_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00' }) id: string;
+  @ApiProperty({ example: true }) deleted: boolean;
+}
+
+export class PaymentAddressDto {
+  @ApiProperty({ example: 'prov_ethereum_usdt' }) provider_id: string;
+  @ApiProperty({ example: 'ETHEREUM' }) network: string;
+  @ApiProperty({ example: 'USDT' }) currency: string;
+  @ApiProperty({ example: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', description: 'EIP-55 deposit address, the same for the same invoice and provider' }) address: string;
+  @ApiProperty({ example: '25.494902000000000000000000000000', description: 'Still due through this provider at the invoice\'s locked rates (payments completed or waiting for confirmations deducted), rounded up to `decimals`' }) amount: string;
+  @ApiProperty({ example: 6 }) decimals: number;
+  @ApiProperty({ example: 1 }) chain_id: number;
+  @ApiProperty({ example: '0xdAC17F958D2ee523a2206206994597C13D831ec7', nullable: true, type: String, description: 'Token contract; null for the network\'s coin' }) contract_address: string | null;
+  @ApiProperty({ example: 'ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x70997970C51812dc3A010C7d01b50e0d17dc79C8&uint256=25494902', description: 'EIP-681 payment request (native: ethereum:<address>@<chain_id>?value=<wei>)' }) uri: string;
+  @ApiProperty({ example: '2026-11-21 10:15:00', nullable: true, type: String, description: 'When the invoice\'s rates stop holding' }) expires_at: string | null;
+}
+
+export const WALLET_EXAMPLE = {
+  id: 'wallet_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00', chain_family: 'evm', first_address: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
+  active: true, addresses_issued: 0, created_at: '2026-11-21 10:00:00', replaced_at: null,
+};
+
+export const PAYMENT_ADDRESS_EXAMPLE = {
+  provider_id: 'prov_ethereum_usdt', network: 'ETHEREUM', currency: 'USDT', address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+  amount: '25.494902000000000000000000000000', decimals: 6, chain_id: 1, contract_address: '0xdAC17F958D2ee523a2206206994597C13D831ec7',
+  uri: 'ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x70997970C51812dc3A010C7d01b50e0d17dc79C8&uint256=25494902',
+  expires_at: '2026-11-21 10:15:00',
+};

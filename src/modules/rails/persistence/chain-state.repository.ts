@@ -1,0 +1,136 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { Mode } from '../../../shared/auth/request-context';
+
+export interface CursorRow {
+  block_number: string;
+  block_hash: string;
+}
+
+export interface TransferRow {
+  idempotency_key: string;
+  organization_id: string;
+  invoice_id: string;
+  provider_id: string;
+  payment_id: string;
+  tx_hash: string;
+  block_number: string;
+  block_hash: string;
+  confirmations: number;
+  required_confirmations: number;
+  orphaned: boolean;
+}
+
+/** The chain watcher's memory per network and mode: cursor, recent block hashes, transfers seen. */
+@Injectable()
+export class ChainStateRepository {
+  async cursor(m: EntityManager, mode: Mode, network: string): Promise<{ number: bigint; hash: string } | null> {
+    const rows: CursorRow[] = await m.query(`SELECT block_number::text, block_hash FROM chain_cursors WHERE mode = $1 AND network = $2`, [mode, network]);
+    return rows[0] ? { number: BigInt(rows[0].block_number), hash: rows[0].block_hash } : null;
+  }
+
+  /** Moves the cursor to a processed block and remembers its hash; forgets hashes below `keepFrom`. */
+  async advance(m: EntityManager, mode: Mode, network: string, block: { number: bigint; hash: string }, keepFrom: bigint, now: Date): Promise<void> {
+    await m.query(
+      `INSERT INTO chain_cursors (mode, network, block_number, block_hash, updated_at) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (mode, network) DO UPDATE SET block_number = EXCLUDED.block_number, block_hash = EXCLUDED.block_hash, updated_at = EXCLUDED.updated_at`,
+      [mode, network, block.number.toString(), block.hash, now],
+    );
+    if (block.number >= 0n) {
+      await m.query(
+        `INSERT INTO chain_blocks (mode, network, block_number, block_hash) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (mode, network, block_number) DO UPDATE SET block_hash = EXCLUDED.block_hash`,
+        [mode, network, block.number.toString(), block.hash],
+      );
+    }
+    await m.query(`DELETE FROM chain_blocks WHERE mode = $1 AND network = $2 AND block_number < $3`, [mode, network, keepFrom.toString()]);
+  }
+
+  async rememberBlock(m: EntityManager, mode: Mode, network: string, block: { number: bigint; hash: string }): Promise<void> {
+    await m.query(
+      `INSERT INTO chain_blocks (mode, network, block_number, block_hash) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (mode, network, block_number) DO UPDATE SET block_hash = EXCLUDED.block_hash`,
+      [mode, network, block.number.toString(), block.hash],
+    );
+  }
+
+  /** Remembered block hashes at or below `below`, highest first. */
+  async blocksBelow(m: EntityManager, mode: Mode, network: string, below: bigint): Promise<Array<{ number: bigint; hash: string }>> {
+    const rows: CursorRow[] = await m.query(
+      `SELECT block_number::text, block_hash FROM chain_blocks WHERE mode = $1 AND network = $2 AND block_number <= $3 ORDER BY block_number DESC`,
+      [mode, network, below.toString()],
+    );
+    return rows.map((r) => ({ number: BigInt(r.block_number), hash: r.block_hash }));
+  }
+
+  /** Rewinds to `ancestor` after a reorg: later block hashes are forgotten and later transfers put in doubt. */
+  async rewind(m: EntityManager, mode: Mode, network: string, ancestor: { number: bigint; hash: string }, now: Date): Promise<number> {
+    await m.query(`DELETE FROM chain_blocks WHERE mode = $1 AND network = $2 AND block_number > $3`, [mode, network, ancestor.number.toString()]);
+    await m.query(
+      `UPDATE chain_cursors SET block_number = $3, block_hash = $4, updated_at = $5 WHERE mode = $1 AND network = $2`,
+      [mode, network, ancestor.number.toString(), ancestor.hash, now],
+    );
+    const rows = await m.query(
+      `UPDATE chain_transfers SET orphaned = true, updated_at = $4 WHERE mode = $1 AND network = $2 AND block_number > $3 AND NOT cancelled RETURNING idempotency_key`,
+      [mode, network, ancestor.number.toString(), now],
+    );
+    return Array.isArray(rows[0]) ? rows[0].length : rows.length;
+  }
+
+  async findTransfer(m: EntityManager, mode: Mode, network: string, key: string): Promise<TransferRow | null> {
+    const rows: TransferRow[] = await m.query(
+      `SELECT idempotency_key, organization_id, invoice_id, provider_id, payment_id, tx_hash, block_number::text, block_hash, confirmations,
+              required_confirmations, orphaned
+         FROM chain_transfers WHERE mode = $1 AND network = $2 AND idempotency_key = $3`,
+      [mode, network, key],
+    );
+    return rows[0] ?? null;
+  }
+
+  async saveTransfer(m: EntityManager, mode: Mode, network: string, row: TransferRow, now: Date): Promise<void> {
+    await m.query(
+      `INSERT INTO chain_transfers (mode, network, idempotency_key, organization_id, invoice_id, provider_id, payment_id, tx_hash, block_number,
+                                    block_hash, confirmations, required_confirmations, orphaned, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, false, $13, $13)
+       ON CONFLICT (mode, network, idempotency_key) DO UPDATE SET block_number = EXCLUDED.block_number, block_hash = EXCLUDED.block_hash,
+         confirmations = GREATEST(chain_transfers.confirmations, EXCLUDED.confirmations), orphaned = false, updated_at = EXCLUDED.updated_at`,
+      [mode, network, row.idempotency_key, row.organization_id, row.invoice_id, row.provider_id, row.payment_id, row.tx_hash, row.block_number,
+        row.block_hash, row.confirmations, row.required_confirmations, now],
+    );
+  }
+
+  /** Transfers still counting confirmations (below their requirement or inside the finality depth), not in doubt. */
+  async counting(m: EntityManager, mode: Mode, network: string, since: bigint): Promise<TransferRow[]> {
+    return m.query(
+      `SELECT idempotency_key, organization_id, invoice_id, provider_id, payment_id, tx_hash, block_number::text, block_hash, confirmations,
+              required_confirmations, orphaned
+         FROM chain_transfers
+        WHERE mode = $1 AND network = $2 AND NOT cancelled AND NOT orphaned AND (confirmations < required_confirmations OR block_number >= $3)
+        ORDER BY block_number`,
+      [mode, network, since.toString()],
+    );
+  }
+
+  async orphans(m: EntityManager, mode: Mode, network: string): Promise<TransferRow[]> {
+    return m.query(
+      `SELECT idempotency_key, organization_id, invoice_id, provider_id, payment_id, tx_hash, block_number::text, block_hash, confirmations,
+              required_confirmations, orphaned
+         FROM chain_transfers WHERE mode = $1 AND network = $2 AND orphaned AND NOT cancelled ORDER BY block_number`,
+      [mode, network],
+    );
+  }
+
+  async setConfirmations(m: EntityManager, mode: Mode, network: string, key: string, confirmations: number, now: Date): Promise<void> {
+    await m.query(
+      `UPDATE chain_transfers SET confirmations = $4, updated_at = $5 WHERE mode = $1 AND network = $2 AND idempotency_key = $3`,
+      [mode, network, key, confirmations, now],
+    );
+  }
+
+  async markCancelled(m: EntityManager, mode: Mode, network: string, key: string, now: Date): Promise<void> {
+    await m.query(
+      `UPDATE chain_transfers SET cancelled = true, orphaned = false, updated_at = $4 WHERE mode = $1 AND network = $2 AND idempotency_key = $3`,
+      [mode, network, key, now],
+    );
+  }
+}

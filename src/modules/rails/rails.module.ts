@@ -1,0 +1,45 @@
+import { Module } from '@nestjs/common';
+import { HealthModule } from '../health';
+import { AllocatePaymentAddressHandler } from './commands/allocate-payment-address/allocate-payment-address.handler';
+import { DeleteWalletHandler } from './commands/delete-wallet/delete-wallet.handler';
+import { SealWalletKeysHandler } from './commands/seal-wallet-keys/seal-wallet-keys.handler';
+import { RegisterWalletHandler } from './commands/register-wallet/register-wallet.handler';
+import { PaymentAddressController } from './payment-address.controller';
+import { ChainStateRepository } from './persistence/chain-state.repository';
+import { DepositAddressesRepository } from './persistence/deposit-addresses.repository';
+import { WalletsRepository } from './persistence/wallets.repository';
+import { GetWalletHandler } from './queries/get-wallet/get-wallet.handler';
+import { ListWalletsHandler } from './queries/list-wallets/list-wallets.handler';
+import { RailRegistry } from './rail-registry';
+import { loadRailsConfig, RailsConfig } from './rails.config';
+import { WalletsController } from './wallets.controller';
+import { ChainWatchers } from './watcher/chain-watchers';
+
+/**
+ * Payment rails: the outside chains payments arrive on (docs/rails.md). Owns the PaymentRail port
+ * (domain/payment-rail.ts) and one folder per adapter (evm/ on viem), the merchants' receiving
+ * wallets (watch-only keys), the deposit addresses handed out per invoice and provider
+ * (POST /invoices/{id}/payment_address) and the chain watchers. Reaches other modules only through
+ * their queries and commands on the buses; what a watcher finds enters through the payments
+ * module's RecordProviderPaymentCommand.
+ */
+@Module({
+  imports: [HealthModule],
+  controllers: [WalletsController, PaymentAddressController],
+  providers: [
+    { provide: RailsConfig, useFactory: () => loadRailsConfig(process.env) },
+    RailRegistry,
+    WalletsRepository,
+    DepositAddressesRepository,
+    RegisterWalletHandler,
+    DeleteWalletHandler,
+    ListWalletsHandler,
+    GetWalletHandler,
+    AllocatePaymentAddressHandler,
+    SealWalletKeysHandler,
+    ChainStateRepository,
+    ChainWatchers,
+  ],
+  exports: [ChainWatchers],
+})
+export class RailsModule {}

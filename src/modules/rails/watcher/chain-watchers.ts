@@ -1,0 +1,66 @@
+import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { Counter, Gauge, Histogram } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { TransactionRunner } from '../../../shared/db/transaction-runner';
+import { Clock } from '../../../shared/time/clock';
+import { Metrics } from '../../health';
+import { EvmFollower } from '../evm/evm-follower';
+import { ChainStateRepository } from '../persistence/chain-state.repository';
+import { DepositAddressesRepository } from '../persistence/deposit-addresses.repository';
+import { RailsConfig } from '../rails.config';
+import { NetworkWatcher } from './network-watcher';
+
+/**
+ * The chain watchers of this instance: one per network and mode of CHAINS_FILE, each of which only
+ * works while it holds that network's lock (exactly one instance watches a network at a time).
+ * Started after the migrations (main.ts); stopped on shutdown. Readiness does not depend on them.
+ */
+@Injectable()
+export class ChainWatchers implements OnModuleDestroy {
+  private readonly logger = new Logger('ChainWatchers');
+  private readonly watchers: NetworkWatcher[] = [];
+  private readonly head: Gauge<'network' | 'mode'>;
+  private readonly lag: Gauge<'network' | 'mode'>;
+  private readonly rpcErrors: Counter<'network' | 'mode'>;
+  private readonly scanSeconds: Histogram<'network' | 'mode'>;
+
+  constructor(
+    @Inject(RailsConfig) private readonly config: RailsConfig,
+    @Inject(DataSource) private readonly dataSource: DataSource,
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(CommandBus) private readonly commands: CommandBus,
+    @Inject(QueryBus) private readonly queries: QueryBus,
+    @Inject(ChainStateRepository) private readonly state: ChainStateRepository,
+    @Inject(DepositAddressesRepository) private readonly addresses: DepositAddressesRepository,
+    @Inject(Clock) private readonly clock: Clock,
+    @Inject(Metrics) metrics: Metrics,
+  ) {
+    this.head = new Gauge({ name: 'chain_head_block', help: 'Latest block number the chain node reported', labelNames: ['network', 'mode'], registers: [metrics.registry] });
+    this.lag = new Gauge({ name: 'chain_lag_blocks', help: 'Blocks between the chain head and the last block whose transfers were recorded', labelNames: ['network', 'mode'], registers: [metrics.registry] });
+    this.scanSeconds = new Histogram({
+      name: 'chain_scan_seconds', help: 'Duration of one scan of a block range (addresses loaded, RPC calls, payments recorded, cursor moved)',
+      labelNames: ['network', 'mode'], buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [metrics.registry],
+    });
+    this.rpcErrors = new Counter({ name: 'chain_rpc_errors_total', help: 'Failed JSON-RPC calls to chain nodes (retried with backoff)', labelNames: ['network', 'mode'], registers: [metrics.registry] });
+  }
+
+  start(): void {
+    const networks = this.config.chains?.networks ?? [];
+    if (!networks.length || !this.config.watcherEnabled || this.watchers.length) return;
+    for (const network of networks) {
+      const watcher = new NetworkWatcher(network, new EvmFollower(network.rpcUrl), {
+        dataSource: this.dataSource, manager: this.tx.manager, run: (work) => this.tx.run(work), commands: this.commands, queries: this.queries,
+        state: this.state, addresses: this.addresses, clock: this.clock, lockRetryMs: this.config.lockRetryMs,
+        metrics: { head: this.head, lag: this.lag, rpcErrors: this.rpcErrors, scanSeconds: this.scanSeconds },
+      });
+      this.watchers.push(watcher);
+      watcher.start();
+    }
+    this.logger.log({ msg: 'chain watchers started', networks: networks.map((n) => `${n.mode}/${n.network}`) });
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await Promise.all(this.watchers.map((w) => w.stop()));
+  }
+}

@@ -1,0 +1,349 @@
+import { Logger } from '@nestjs/common';
+import type { CommandBus, QueryBus } from '@nestjs/cqrs';
+import Decimal from 'decimal.js';
+import type { Counter, Gauge, Histogram } from 'prom-client';
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
+import type { Scope } from '../../../shared/auth/request-context';
+import { DomainError } from '../../../shared/errors/domain-error';
+import type { Clock } from '../../../shared/time/clock';
+import { RecordProviderPaymentCommand } from '../../payments';
+import { GetProvidersQuery } from '../../providers';
+import type { NetworkConfig } from '../domain/chains-config';
+import type { BlockRef, ChainFollower, IncomingTransfer, WatchedAddresses } from '../domain/payment-rail';
+import { providerIdOf } from '../evm/evm-networks';
+import type { ChainStateRepository, TransferRow } from '../persistence/chain-state.repository';
+import type { DepositAddressesRepository, DepositAddressRow } from '../persistence/deposit-addresses.repository';
+
+export interface WatcherDeps {
+  dataSource: DataSource;
+  /** Reads and single statements outside a transaction. */
+  manager: EntityManager;
+  run<T>(work: (m: EntityManager) => Promise<T>): Promise<T>;
+  commands: CommandBus;
+  queries: QueryBus;
+  state: ChainStateRepository;
+  addresses: DepositAddressesRepository;
+  clock: Clock;
+  lockRetryMs: number;
+  metrics: { head: Gauge<'network' | 'mode'>; lag: Gauge<'network' | 'mode'>; rpcErrors: Counter<'network' | 'mode'>; scanSeconds: Histogram<'network' | 'mode'> };
+}
+
+/** A JSON-RPC call that failed (timeout, refused connection, 429/5xx, bad answer). */
+class RpcFault extends Error {
+  constructor(readonly call: string, readonly cause: unknown) {
+    super(`${call} failed: ${(cause as Error)?.message ?? String(cause)}`);
+  }
+}
+
+/** The chain changed under a scan (a block hash moved between calls): scan again. */
+class ChainMoved extends Error {}
+
+const MAX_BACKOFF_MS = 30_000;
+/**
+ * Up to this many watched addresses the watcher loads them and lets the node filter Transfer logs on
+ * the `to` topic; above it, it reads every transfer of the range and looks the recipients up (indexed).
+ */
+export const LOAD_ADDRESSES_MAX = 500;
+/** One line about a failure: viem's short message (its full one spans the whole request), else the message. */
+function errorText(error: unknown): string {
+  const e = error as { shortMessage?: string; message?: string; code?: string } | null;
+  const text = e?.shortMessage ?? e?.message ?? String(error);
+  return (e?.code ? `${e.code}: ` : '') + text.split('\n')[0].slice(0, 500);
+}
+
+/**
+ * Watches one network of one mode. Only the instance holding the network's PostgreSQL advisory lock
+ * (session lock on a connection of its own) watches; the others try again every lockRetryMs, and
+ * when the holder dies its connection closes, the lock is freed and another takes over.
+ *
+ * Each step: read the head; check the stored cursor's block is still on the chain (else rewind to
+ * the common ancestor: a reorg); scan the next range of at most max_block_range blocks for
+ * transfers into watched deposit addresses, record each through RecordProviderPaymentCommand
+ * (idempotency key `<network>:<tx_hash>:<log_index|native>`, happened_at = block time,
+ * confirmations = head - block + 1), then move the cursor. Recording before moving the cursor
+ * makes a crash repeat a range, never skip one; the idempotency key makes the repeat a no-op.
+ * Then the confirmations of transfers below their requirement are reported as blocks arrive, and
+ * transfers a reorg put in doubt are cancelled once the rescan has not found them again.
+ */
+export class NetworkWatcher {
+  private readonly logger: Logger;
+  private lock: QueryRunner | null = null;
+  private stopping = false;
+  private loop: Promise<void> | null = null;
+  private failures = 0;
+  private readonly labels: { network: string; mode: string };
+  private readonly lockKey: string;
+  private wake: (() => void) | null = null;
+
+  constructor(private readonly config: NetworkConfig, private readonly follower: ChainFollower, private readonly deps: WatcherDeps) {
+    this.logger = new Logger(`ChainWatcher ${config.mode}/${config.network}`);
+    this.labels = { network: config.network, mode: config.mode };
+    this.lockKey = `chain_watcher:${config.mode}:${config.network}`;
+  }
+
+  start(): void {
+    if (this.loop) return;
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    await this.loop;
+  }
+
+  private async pause(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.wake = null;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopping) {
+      try {
+        if (!this.lock && !(await this.takeLock())) {
+          await this.pause(this.deps.lockRetryMs);
+          continue;
+        }
+        await this.lock!.query('SELECT 1');
+        const caughtUp = await this.step();
+        if (this.failures > 0) this.logger.log({ msg: 'chain watcher recovered', event: 'chain_watcher_recovered', ...this.labels, after_failures: this.failures });
+        this.failures = 0;
+        if (caughtUp) await this.pause(this.config.pollIntervalMs);
+      } catch (error) {
+        this.failures++;
+        const backoff = Math.min(MAX_BACKOFF_MS, 250 * 2 ** Math.min(this.failures - 1, 10)) * (0.8 + Math.random() * 0.4);
+        if (error instanceof RpcFault) {
+          this.deps.metrics.rpcErrors.inc(this.labels);
+          this.logger.warn({ msg: 'chain RPC call failed; retrying', event: 'chain_rpc_error', ...this.labels, call: error.call, error: errorText(error.cause), attempt: this.failures, retry_in_ms: Math.round(backoff) });
+        } else if (error instanceof ChainMoved) {
+          this.logger.warn({ msg: 'the chain moved during a scan; scanning again', event: 'chain_moved', ...this.labels, detail: error.message });
+        } else {
+          this.logger.error({ msg: 'chain watcher step failed; retrying', event: 'chain_watcher_error', ...this.labels, error: errorText(error), attempt: this.failures, retry_in_ms: Math.round(backoff) });
+          await this.checkLock();
+        }
+        if (!this.stopping) await this.pause(error instanceof ChainMoved ? 50 : backoff);
+      }
+    }
+    await this.releaseLock();
+  }
+
+  private async takeLock(): Promise<boolean> {
+    const runner = this.deps.dataSource.createQueryRunner();
+    try {
+      await runner.connect();
+      const [{ locked }] = await runner.query('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [this.lockKey]);
+      if (!locked) {
+        await runner.release();
+        return false;
+      }
+    } catch (error) {
+      await runner.release().catch(() => undefined);
+      throw error;
+    }
+    this.lock = runner;
+    this.logger.log({ msg: 'watching the chain (this instance holds the watcher lock)', event: 'chain_watcher_started', ...this.labels });
+    return true;
+  }
+
+  /** A failed step may mean the lock's connection is gone: then the lock is too, and it must be taken again. */
+  private async checkLock(): Promise<void> {
+    if (!this.lock) return;
+    try {
+      await this.lock.query('SELECT 1');
+    } catch {
+      const lost = this.lock;
+      this.lock = null;
+      await lost.release().catch(() => undefined);
+      this.logger.warn({ msg: 'watcher lock connection lost; taking the lock again', event: 'chain_watcher_lock_lost', ...this.labels });
+    }
+  }
+
+  private async releaseLock(): Promise<void> {
+    const runner = this.lock;
+    this.lock = null;
+    if (!runner) return;
+    await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [this.lockKey]).catch(() => undefined);
+    await runner.release().catch(() => undefined);
+  }
+
+  private async rpc<T>(call: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw new RpcFault(call, error);
+    }
+  }
+
+  /** One step; true when the watcher has reached the head (then it waits for the next block). */
+  async step(): Promise<boolean> {
+    const { mode, network } = this.config;
+    const m = this.deps.manager;
+    const head = await this.rpc('eth_blockNumber', () => this.follower.head());
+    this.deps.metrics.head.set(this.labels, Number(head));
+
+    let cursor = await this.deps.state.cursor(m, mode, network);
+    if (!cursor) {
+      // First start: from start_block when configured, else from the next block on.
+      const first = this.config.startBlock ?? head + 1n;
+      const before = first > 0n ? await this.rpc('eth_getBlockByNumber', () => this.follower.block(first - 1n)) : null;
+      cursor = before ? { number: before.number, hash: before.hash } : { number: -1n, hash: '' };
+      await this.deps.run((tx) => this.deps.state.advance(tx, mode, network, cursor!, cursor!.number - BigInt(this.config.finalityDepth), this.deps.clock.now()));
+      this.logger.log({ msg: 'chain cursor created', event: 'chain_cursor_created', ...this.labels, block: cursor.number.toString() });
+    }
+    this.deps.metrics.lag.set(this.labels, Number(head > cursor.number ? head - cursor.number : 0n));
+
+    if (await this.rewindIfReorganized(cursor, head)) return false;
+    if (head < cursor.number) return true; // a node behind the one we read before: wait for it
+
+    const from = cursor.number + 1n;
+    if (from <= head) {
+      const to = head < from + BigInt(this.config.maxBlockRange) - 1n ? head : from + BigInt(this.config.maxBlockRange) - 1n;
+      const timer = this.deps.metrics.scanSeconds.startTimer(this.labels);
+      await this.scan(from, to, head);
+      timer();
+      this.deps.metrics.lag.set(this.labels, Number(head - to));
+      await this.countConfirmations(head);
+      return to >= head;
+    }
+    await this.countConfirmations(head);
+    await this.settleOrphans();
+    return true;
+  }
+
+  /** Compares the remembered blocks with the chain; on a mismatch rewinds to the highest one still on it. */
+  private async rewindIfReorganized(cursor: { number: bigint; hash: string }, head: bigint): Promise<boolean> {
+    const { mode, network } = this.config;
+    if (cursor.number < 0n) return false;
+    const known = await this.deps.state.blocksBelow(this.deps.manager, mode, network, cursor.number < head ? cursor.number : head);
+    if (!known.length) return false;
+    const top = known[0];
+    const onChain = await this.rpc('eth_getBlockByNumber', () => this.follower.block(top.number));
+    if (onChain.hash === top.hash) return false;
+    let ancestor: { number: bigint; hash: string } | null = null;
+    for (const candidate of known.slice(1)) {
+      const block = await this.rpc('eth_getBlockByNumber', () => this.follower.block(candidate.number));
+      if (block.hash === candidate.hash) {
+        ancestor = candidate;
+        break;
+      }
+    }
+    if (!ancestor) {
+      // Deeper than we remember: go back to just below the oldest remembered block.
+      const below = known[known.length - 1].number - 1n;
+      ancestor = below >= 0n ? await this.rpc('eth_getBlockByNumber', () => this.follower.block(below)) : { number: -1n, hash: '' };
+    }
+    const doubted = await this.deps.run((tx) => this.deps.state.rewind(tx, mode, network, ancestor!, this.deps.clock.now()));
+    this.logger.warn({
+      msg: 'chain reorganization: rewound to the common ancestor', event: 'chain_reorg', ...this.labels,
+      from_block: cursor.number.toString(), ancestor: ancestor.number.toString(), transfers_in_doubt: doubted,
+    });
+    return true;
+  }
+
+  private async scan(from: bigint, to: bigint, head: bigint): Promise<void> {
+    const { mode, network } = this.config;
+    const now = this.deps.clock.now();
+    const owners = new Map<string, DepositAddressRow>();
+    const few = !(await this.deps.addresses.watchesMoreThan(this.deps.manager, mode, network, now, LOAD_ADDRESSES_MAX));
+    if (few) for (const row of await this.deps.addresses.watched(this.deps.manager, mode, network, now)) owners.set(row.address, row);
+    const watched: WatchedAddresses = {
+      addresses: few ? new Set(owners.keys()) : null,
+      resolve: async (candidates) => {
+        for (const row of await this.deps.addresses.watchedAmong(this.deps.manager, mode, network, candidates, now)) owners.set(row.address, row);
+        return new Set(owners.keys());
+      },
+    };
+    const tokens = Object.entries(this.config.tokens);
+    const slugOf = new Map(tokens.map(([slug, contract]) => [contract, slug]));
+    const transfers = await this.rpc('transfers', () => this.follower.transfers({ from, to }, watched, tokens.map(([, c]) => c), true));
+    const last = await this.rpc('eth_getBlockByNumber', () => this.follower.block(to));
+    const blocks = new Map<bigint, BlockRef>([[to, last]]);
+    transfers.sort((a, b) => (a.blockNumber === b.blockNumber ? (a.logIndex ?? -1) - (b.logIndex ?? -1) : a.blockNumber < b.blockNumber ? -1 : 1));
+    for (const transfer of transfers) {
+      let block = blocks.get(transfer.blockNumber);
+      if (!block) {
+        block = await this.rpc('eth_getBlockByNumber', () => this.follower.block(transfer.blockNumber));
+        blocks.set(transfer.blockNumber, block);
+      }
+      if (transfer.blockHash && transfer.blockHash !== block.hash) throw new ChainMoved(`block ${transfer.blockNumber} changed during the scan`);
+      await this.record(transfer, owners.get(transfer.to)!, transfer.token === null ? null : slugOf.get(transfer.token) ?? null, block, head);
+    }
+    await this.deps.run((tx) => this.deps.state.advance(tx, mode, network, last, head - BigInt(this.config.finalityDepth), this.deps.clock.now()));
+  }
+
+  private async record(transfer: IncomingTransfer, owner: DepositAddressRow, tokenSlug: string | null, block: BlockRef, head: bigint): Promise<void> {
+    const { mode, network } = this.config;
+    if (transfer.units === 0n) return;
+    const providerId = providerIdOf(network, tokenSlug);
+    const scope: Scope = { organizationId: owner.organization_id as Scope['organizationId'], mode };
+    const key = `${network}:${transfer.txHash}:${transfer.logIndex ?? 'native'}`;
+    const confirmations = Number(head - transfer.blockNumber + 1n);
+    const [provider] = await this.deps.queries.execute(new GetProvidersQuery(scope, [providerId]));
+    if (!provider) throw new Error(`provider ${providerId} is not in the catalog`);
+    const price = new Decimal(transfer.units.toString()).div(new Decimal(10).pow(provider.catalog.decimals)).toFixed();
+    const context = { ...this.labels, idempotency_key: key, invoice_id: owner.invoice_id, organization_id: owner.organization_id, provider_id: providerId };
+    try {
+      const recorded = await this.deps.commands.execute(new RecordProviderPaymentCommand(scope, {
+        kind: 'payment', invoiceId: owner.invoice_id, providerId, price, idempotencyKey: key,
+        happenedAt: new Date(Number(block.timestamp) * 1000), confirmations,
+      }));
+      await this.deps.run((tx) => this.deps.state.saveTransfer(tx, mode, network, {
+        idempotency_key: key, organization_id: owner.organization_id, invoice_id: owner.invoice_id, provider_id: providerId, payment_id: recorded.paymentId,
+        tx_hash: transfer.txHash, block_number: transfer.blockNumber.toString(), block_hash: block.hash, confirmations: recorded.confirmations,
+        required_confirmations: recorded.requiredConfirmations, orphaned: false,
+      }, this.deps.clock.now()));
+      if (recorded.created) {
+        this.logger.log({ msg: 'payment seen on chain', event: 'chain_payment_recorded', ...context, payment_id: recorded.paymentId, price, block: transfer.blockNumber.toString(), confirmations, status: recorded.status });
+      }
+    } catch (error) {
+      // The payments module refused this transfer (e.g. its provider is disabled): it stays refused on every rescan, so it is logged and passed.
+      if (!(error instanceof DomainError)) throw error;
+      this.logger.warn({ msg: 'transfer not recorded as a payment', event: 'chain_payment_refused', ...context, code: error.code, error: error.message });
+    }
+  }
+
+  /** Reports the confirmations of transfers still below their requirement. */
+  private async countConfirmations(head: bigint): Promise<void> {
+    const { mode, network } = this.config;
+    const rows = await this.deps.state.counting(this.deps.manager, mode, network, head);
+    for (const row of rows) {
+      const confirmations = Number(head - BigInt(row.block_number) + 1n);
+      if (confirmations <= row.confirmations) continue;
+      await this.report(row, { kind: 'confirmations', paymentId: row.payment_id, confirmations });
+      await this.deps.run((tx) => this.deps.state.setConfirmations(tx, mode, network, row.idempotency_key, confirmations, this.deps.clock.now()));
+    }
+  }
+
+  /** Transfers a reorg put in doubt and the rescan did not find again: cancelled when their transaction is in no block. */
+  private async settleOrphans(): Promise<void> {
+    const { mode, network } = this.config;
+    for (const row of await this.deps.state.orphans(this.deps.manager, mode, network)) {
+      const minedIn = await this.rpc('eth_getTransactionReceipt', () => this.follower.transactionBlock(row.tx_hash));
+      if (minedIn !== null) {
+        // Mined again in a block the rescan has passed (e.g. its address is no longer watched): it keeps its payment.
+        const block = await this.rpc('eth_getBlockByNumber', () => this.follower.block(minedIn));
+        await this.deps.run((tx) => this.deps.state.saveTransfer(tx, mode, network, { ...row, block_number: minedIn.toString(), block_hash: block.hash }, this.deps.clock.now()));
+        continue;
+      }
+      await this.report(row, { kind: 'status', paymentId: row.payment_id, status: 'CANCELLED' });
+      await this.deps.run((tx) => this.deps.state.markCancelled(tx, mode, network, row.idempotency_key, this.deps.clock.now()));
+      this.logger.warn({ msg: 'payment cancelled: its transaction left the canonical chain', event: 'chain_payment_cancelled', ...this.labels, idempotency_key: row.idempotency_key, payment_id: row.payment_id, invoice_id: row.invoice_id });
+    }
+  }
+
+  private async report(row: TransferRow, report: { kind: 'confirmations'; paymentId: string; confirmations: number } | { kind: 'status'; paymentId: string; status: 'CANCELLED' }): Promise<void> {
+    const scope: Scope = { organizationId: row.organization_id as Scope['organizationId'], mode: this.config.mode };
+    try {
+      await this.deps.commands.execute(new RecordProviderPaymentCommand(scope, report));
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      this.logger.error({ msg: 'payment report refused', event: 'chain_report_refused', ...this.labels, idempotency_key: row.idempotency_key, payment_id: row.payment_id, report: report.kind, code: error.code, error: error.message });
+    }
+  }
+}
