@@ -22,6 +22,7 @@ const MODULE_MAP = {
   webhooks: ['events', 'health'],
   analytics: ['providers'],
   rails: ['invoices', 'providers', 'payments', 'rates', 'health'],
+  checkout: ['invoices'],
 };
 
 function assertAcyclic(map) {

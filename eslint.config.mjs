@@ -39,6 +39,12 @@ export default tseslint.config(
     },
   },
   {
+    // The checkout page's own script runs in the payer's browser as an ES module, outside the TypeScript project.
+    files: ['src/modules/checkout/static/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { globals: { ...globals.browser }, sourceType: 'module', parserOptions: { projectService: false } },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       // Fakes and stand-ins implement async interfaces without awaiting anything.

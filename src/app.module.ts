@@ -4,6 +4,7 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Logger } from 'pino';
 import { AnalyticsModule } from './modules/analytics';
+import { CheckoutModule } from './modules/checkout';
 import { EventsModule } from './modules/events';
 import { FilesModule } from './modules/files';
 import { HealthModule } from './modules/health';
@@ -36,7 +37,7 @@ export interface AppModuleOptions {
 /** Domain modules of the service; each owns its HTTP surface, commands, queries and tables. */
 export const DOMAIN_MODULES = [
   OrganizationsModule, ProductsModule, RatesModule, QuotesModule, FilesModule, InvoicesModule, ProvidersModule, PaymentsModule, EventsModule, WebhooksModule,
-  AnalyticsModule, TestClockModule, RailsModule,
+  AnalyticsModule, TestClockModule, RailsModule, CheckoutModule,
 ];
 
 @Module({})

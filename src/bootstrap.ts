@@ -55,7 +55,7 @@ export async function createHttpApp(config: AppConfig, databaseUrl: string, logg
   app.set('etag', false);
   drain?.attach(app.getHttpServer());
   app.use(requestLifecycle({ logger, defaultEnv: config.defaultEnv, observer: app.get(Metrics), drain }));
-  applySecurityHeaders(app);
+  applySecurityHeaders(app, config);
   applyCors(app, config);
   return app;
 }

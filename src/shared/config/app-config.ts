@@ -153,6 +153,16 @@ export class AppConfig {
   @IsOptional() @IsString() @Matches(/^(\*|https?:\/\/[^\s,]+(\s*,\s*https?:\/\/[^\s,]+)*)$/, { message: 'must be *, or a comma-separated list of http(s):// origins' })
   CORS_ORIGINS?: string;
 
+  /**
+   * Who may show the hosted checkout page (/checkout/...) in a frame: the CSP frame-ancestors sources,
+   * space-separated. `'none'` (the default) forbids framing; e.g. `'self' https://shop.example.com` lets
+   * that shop embed it.
+   */
+  @IsString() @Matches(/^\s*('none'|(('self'|https?:\/\/(\*\.)?[A-Za-z0-9.-]+(:\d{1,5})?)(\s+('self'|https?:\/\/(\*\.)?[A-Za-z0-9.-]+(:\d{1,5})?))*))\s*$/, {
+    message: "must be 'none', or space-separated sources such as 'self' https://shop.example.com",
+  })
+  CHECKOUT_FRAME_ANCESTORS = "'none'";
+
   /** Worker processes on this machine (node cluster); each serves HTTP with its own database pool. */
   @Transform(toInt) @IsInt() @Min(1) @Max(64)
   WEB_CONCURRENCY = 1;

@@ -23,3 +23,14 @@ export function publicBaseUrl(config: AppConfig, req: Request): string {
   const host = req.get('host') ?? '';
   return isLoopbackHost(host) ? `${protocol}://${host.toLowerCase()}` : `${protocol}://localhost:${config.PORT}`;
 }
+
+/**
+ * The hosted checkout page of an invoice (GET /checkout/{invoice_id}), as the invoice read's
+ * `checkout_url`: absolute under PUBLIC_BASE_URL when it is set, else the path alone (relative to
+ * the service's address). Unlike publicBaseUrl this never falls back to the request's Host: the
+ * link is stored in events and sent to payers, long after the request that made it.
+ */
+export function checkoutUrl(invoiceId: string): string {
+  const base = process.env.PUBLIC_BASE_URL?.trim().replace(/\/+$/, '') ?? '';
+  return `${base}/checkout/${encodeURIComponent(invoiceId)}`;
+}

@@ -5,16 +5,25 @@ import type { AppConfig } from '../config/app-config';
 
 /** Response headers a browser client may read across origins. */
 export const EXPOSED_HEADERS = [
-  'X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'Idempotent-Replayed', 'Content-Disposition',
+  'X-Request-Id',
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
+  'Retry-After',
+  'Idempotent-Replayed',
+  'Content-Disposition',
 ];
 
 /**
  * Security headers (helmet) on every response. The API answers JSON only, so its policy allows
  * nothing to load; the Swagger UI under /docs gets a policy that lets its own scripts, its inline
- * styles and its data: images run. Cross-origin resource policy is open: the API and the provider
- * images are meant to be used from other origins (CORS decides who may read the API).
+ * styles and its data: images run. The hosted checkout page (/checkout/...) gets a strict policy of
+ * its own: scripts, styles and API calls from the service only (no inline script or style), images
+ * from the service or https (the merchant's logo), and frame-ancestors from CHECKOUT_FRAME_ANCESTORS.
+ * Cross-origin resource policy is open: the API and the provider images are meant to be used from
+ * other origins (CORS decides who may read the API).
  */
-export function applySecurityHeaders(app: INestApplication): void {
+export function applySecurityHeaders(app: INestApplication, config: AppConfig): void {
   const common = {
     crossOriginResourcePolicy: { policy: 'cross-origin' as const },
     crossOriginEmbedderPolicy: false,
@@ -22,7 +31,10 @@ export function applySecurityHeaders(app: INestApplication): void {
   };
   const api = helmet({
     ...common,
-    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] } },
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] },
+    },
   });
   const docs = helmet({
     ...common,
@@ -41,7 +53,39 @@ export function applySecurityHeaders(app: INestApplication): void {
       },
     },
   });
-  app.use((req: Request, res: Response, next: NextFunction) => (req.path === '/docs' || req.path.startsWith('/docs/') ? docs : api)(req, res, next));
+  const checkout = helmet({ ...common, ...checkoutPolicy(config) });
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const policy = req.path === '/docs' || req.path.startsWith('/docs/') ? docs : req.path.startsWith('/checkout/') ? checkout : api;
+    policy(req, res, next);
+  });
+}
+
+/**
+ * The checkout page's policy. PUBLIC_BASE_URL's origin is allowed beside 'self', as the page's
+ * links are built on it (a proxy may serve the page under another name than the service's own).
+ */
+export function checkoutPolicy(config: Pick<AppConfig, 'CHECKOUT_FRAME_ANCESTORS' | 'publicBaseUrl'>): Parameters<typeof helmet>[0] {
+  const base = config.publicBaseUrl;
+  const self = ["'self'", ...(base ? [new URL(base).origin] : [])];
+  const ancestors = config.CHECKOUT_FRAME_ANCESTORS.trim().split(/\s+/);
+  return {
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'none'"],
+        scriptSrc: self,
+        styleSrc: self,
+        imgSrc: [...self, 'https:'],
+        connectSrc: self,
+        baseUri: ["'none'"],
+        formAction: ["'none'"],
+        objectSrc: ["'none'"],
+        frameAncestors: ancestors,
+      },
+    },
+    // frame-ancestors decides in every current browser; the old header only says the same for 'none'.
+    xFrameOptions: ancestors.includes("'none'") ? { action: 'deny' } : false,
+  };
 }
 
 /**
@@ -51,7 +95,13 @@ export function applySecurityHeaders(app: INestApplication): void {
 export function applyCors(app: INestApplication, config: AppConfig): void {
   const raw = config.CORS_ORIGINS?.trim();
   if (!raw) return;
-  const origins = raw === '*' ? '*' : raw.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean);
+  const origins =
+    raw === '*'
+      ? '*'
+      : raw
+          .split(',')
+          .map((o) => o.trim().replace(/\/+$/, ''))
+          .filter(Boolean);
   app.enableCors({
     origin: origins === '*' ? '*' : origins,
     methods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],

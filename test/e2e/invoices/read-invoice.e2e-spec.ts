@@ -4,7 +4,7 @@ import { createKey, createOrg } from '../../support/factories';
 import { convert, createInvoice, intent, r30, readInvoice } from './invoice-helpers';
 
 const PLAIN_FIELDS = [
-  'created_at', 'currency', 'customer_email', 'expires_at', 'id', 'metadata', 'monitoring_until', 'organization_id', 'price', 'price_usd',
+  'checkout_url', 'created_at', 'currency', 'customer_email', 'expires_at', 'id', 'metadata', 'monitoring_until', 'organization_id', 'price', 'price_usd',
   'redirect_url', 'status', 'substatus', 'updated_at',
 ];
 
@@ -26,6 +26,8 @@ describe('POST /invoices/{id}', () => {
       customer_email: 'jane@example.com', metadata: { order: '7' }, redirect_url: 'http://localhost:8080/back',
     });
     expect(data.updated_at).toBe(data.created_at);
+    // the hosted checkout page, by its path while PUBLIC_BASE_URL is unset
+    expect(data.checkout_url).toBe(`/checkout/${id}`);
   });
 
   it('accepts an empty array, an empty object or no body, and refuses a non-empty array', async () => {

@@ -14,6 +14,8 @@ import { exampleBody, fetchOpenApi, OpenApiDocument, Operation, operations } fro
  * Path parameters that name no tenant's object, with the reason. */
 const NOT_TENANT_SCOPED: Record<string, string> = {
   'GET /assets/providers/{file}': 'public static content (provider images), the same for everyone',
+  'GET /checkout/assets/{file}': 'public static content (the checkout page\'s script and stylesheet), the same for everyone',
+  'GET /checkout/{invoice_id}': 'the payer\'s page reads no key: the invoice id is the capability (test/e2e/checkout covers unknown ids)',
   'POST /admin/organizations/{id}/keys': 'operator API: the admin token spans every organization by design',
   'GET /admin/organizations/{id}/keys': 'operator API: the admin token spans every organization by design',
 };

@@ -55,7 +55,13 @@ export class InvoiceDto {
   @ApiProperty(TIME) updated_at: string;
   @ApiProperty({ ...TIME, nullable: true, example: '2026-11-21 10:15:00', description: 'Until when the quoted rates hold and a payment is expected; after it an unpaid invoice has substatus EXPIRED (null: never expires)' }) expires_at: string | null;
   @ApiProperty({ ...TIME, nullable: true, example: '2026-11-22 10:15:00', description: 'Until when late payments are still accepted; then an unpaid invoice becomes VOIDED (substatus EXPIRED)' }) monitoring_until: string | null;
-  @ApiProperty({ type: String, nullable: true }) redirect_url: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Where the hosted checkout page sends the payer a few seconds after the invoice is paid' }) redirect_url: string | null;
+  @ApiProperty({
+    example: 'https://pay.example.com/checkout/invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00',
+    description: 'The hosted checkout page (GET /checkout/{invoice_id}) to send or embed for the payer: absolute under PUBLIC_BASE_URL when the '
+      + 'service sets it, else the path /checkout/{invoice_id} relative to the service\'s address',
+  })
+  checkout_url: string;
   @ApiProperty({ type: String, nullable: true, description: 'Masked (j***@example.com) in the payer view' }) customer_email: string | null;
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, description: 'Absent in the payer view' }) metadata?: Record<string, string>;
   @ApiPropertyOptional({ type: [InvoiceItemDto] }) items?: InvoiceItemDto[];
@@ -112,6 +118,7 @@ export const INVOICE_EXAMPLE = {
   expires_at: '2026-11-21 10:15:00',
   monitoring_until: '2026-11-22 10:15:00',
   redirect_url: 'https://shop.example.com/thanks',
+  checkout_url: `https://pay.example.com/checkout/${INV}`,
   customer_email: 'jane@example.com',
   metadata: { order_id: '1234' },
 };

@@ -1,4 +1,5 @@
 import { Amount, renderAmount } from '../../../shared/money/money';
+import { checkoutUrl } from '../../../shared/http/public-url';
 import { formatTimestamp } from '../../../shared/time/time';
 import type { BillingSchemaView, ProductView } from '../../products';
 import { monitoringEndsAt } from '../domain/invoice-timing';
@@ -21,6 +22,8 @@ export interface InvoiceView {
   expires_at: string | null;
   monitoring_until: string | null;
   redirect_url: string | null;
+  /** The hosted checkout page to send the payer to (absolute under PUBLIC_BASE_URL, else a path). */
+  checkout_url: string;
   customer_email: string | null;
   metadata?: Record<string, string>;
   items?: InvoiceItemView[];
@@ -94,6 +97,7 @@ export function invoiceView(r: InvoiceRecord, payer: boolean, monitoringMinutes:
     expires_at: r.expiresAt ? formatTimestamp(r.expiresAt) : null,
     monitoring_until: monitoringUntil ? formatTimestamp(monitoringUntil) : null,
     redirect_url: r.redirectUrl,
+    checkout_url: checkoutUrl(r.id),
     customer_email: payer ? maskEmail(r.customerEmail) : r.customerEmail,
   };
   if (!payer) view.metadata = r.metadata;

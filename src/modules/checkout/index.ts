@@ -1,0 +1,2 @@
+// The checkout module's public surface: the composition root imports only this file.
+export { CheckoutModule } from './checkout.module';

@@ -1,0 +1,692 @@
+// The hosted checkout page's script. It uses only the public payer API, exactly as a merchant's
+// own checkout would:
+//   POST /invoices/{id}                  the invoice, its items, organization and payments
+//   PUT  /invoices/{id}                  {currency}: the payer's currency change
+//   GET  /providers/{id}                 the ways to pay, each with the exact amount to send
+//   POST /invoices/{id}/payment_address  {provider_id}: a deposit address and payment URI
+//   GET  /invoices/{id}/short_state      polled every few seconds for the live status
+// Amounts are decimal strings from the API and stay strings: they are only trimmed of trailing
+// zeros and grouped for reading, never turned into floating-point numbers.
+import qrcode from './qrcode.mjs';
+
+const root = document.getElementById('checkout');
+const { strings: t, currencies } = JSON.parse(document.getElementById('checkout-strings').textContent);
+const cfg = {
+  invoiceId: root.dataset.invoiceId,
+  apiBase: root.dataset.apiBase || '',
+  lang: root.dataset.lang || 'en',
+  pollMs: Number(root.dataset.pollMs) || 4000,
+  redirectMs: Number(root.dataset.redirectMs ?? 5000),
+};
+const $ = (id) => document.getElementById(id);
+const EXPAND = ['items', 'items.product', 'calculations', 'organization', 'payments'];
+const FILTERS = ['ALL', 'STABLECOIN', 'NATIVE', 'TOKEN', 'CARD'];
+const FINAL = ['COMPLETED', 'VOIDED'];
+
+const state = {
+  invoice: null,
+  providers: [],
+  filter: 'ALL',
+  chosen: null,
+  address: null,
+  lastShort: '',
+  redirectTimer: null,
+  pollTimer: null,
+  expired: false,
+  expiryAsked: false,
+};
+
+// ---------- small helpers ----------
+
+/** A string from the locale file with {name} placeholders filled in. */
+function tr(key, values = {}) {
+  return (t[key] ?? key).replace(/\{(\w+)\}/g, (_, name) => values[name] ?? `{${name}}`);
+}
+
+/** Builds an element: h('p', { class: 'x', text: 'y' }, child, ...). No HTML parsing anywhere. */
+function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name === 'text') el.textContent = value;
+    else if (name === 'on') for (const [ev, fn] of Object.entries(value)) el.addEventListener(ev, fn);
+    else el.setAttribute(name, value === true ? '' : String(value));
+  }
+  for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) el.append(c);
+  return el;
+}
+
+const SEPARATORS = (() => {
+  const parts = new Intl.NumberFormat(cfg.lang).formatToParts(1234567.5);
+  return {
+    group: parts.find((p) => p.type === 'group')?.value ?? ',',
+    decimal: parts.find((p) => p.type === 'decimal')?.value ?? '.',
+  };
+})();
+
+/** "1234.500000" -> "1,234.5" (en) / "1.234,5" (de): the exact digits, trailing zeros trimmed. */
+export function formatAmount(text) {
+  const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(String(text ?? ''));
+  if (!m) return String(text ?? '');
+  const [, sign, whole, frac = ''] = m;
+  const fraction = frac.replace(/0+$/, '');
+  const grouped = whole.replace(/^0+(?=\d)/, '').replace(/\B(?=(\d{3})+(?!\d))/g, SEPARATORS.group);
+  return `${sign}${grouped}${fraction ? SEPARATORS.decimal + fraction : ''}`;
+}
+
+/** "1234.500000" -> "1234.5": the plain decimal a wallet or a copy button wants. */
+function plainAmount(text) {
+  const m = /^(\d+)(?:\.(\d+))?$/.exec(String(text ?? ''));
+  if (!m) return String(text ?? '');
+  const fraction = (m[2] ?? '').replace(/0+$/, '');
+  return fraction ? `${m[1]}.${fraction}` : m[1];
+}
+
+// Exact decimal arithmetic on the API's strings: scaled BigInts, 30 fractional digits.
+const SCALE = 30;
+function toUnits(text) {
+  const m = /^(\d+)(?:\.(\d+))?$/.exec(String(text));
+  if (!m) return 0n;
+  return BigInt(m[1] + (m[2] ?? '').padEnd(SCALE, '0').slice(0, SCALE));
+}
+function fromUnits(units) {
+  const negative = units < 0n;
+  const digits = (negative ? -units : units).toString().padStart(SCALE + 1, '0');
+  return `${negative ? '-' : ''}${digits.slice(0, -SCALE)}.${digits.slice(-SCALE)}`;
+}
+
+/** How a currency code reads next to an amount: the usual ticker for coins, the code otherwise. */
+const TICKERS = {
+  BITCOIN: 'BTC',
+  ETHEREUM: 'ETH',
+  USDC_NATIVE: 'USDC',
+  SOLANA: 'SOL',
+  BINANCE_COIN: 'BNB',
+  RIPPLE: 'XRP',
+  POLYGON: 'POL',
+  TRON: 'TRX',
+  LITECOIN: 'LTC',
+  BITCOIN_CASH: 'BCH',
+  DOGECOIN: 'DOGE',
+};
+const ticker = (currency) => TICKERS[currency] ?? currency;
+
+function money(amount, currency) {
+  return `${formatAmount(amount)} ${ticker(currency)}`;
+}
+
+/** "2026-11-21 10:15:00" (UTC) -> Date. */
+function parseTime(text) {
+  return text ? new Date(`${text.replace(' ', 'T')}Z`) : null;
+}
+
+async function api(method, path, body) {
+  const res = await fetch(`${cfg.apiBase}${path}`, {
+    method,
+    headers: body === undefined ? { Accept: 'application/json' } : { Accept: 'application/json', 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    credentials: 'omit',
+    cache: 'no-store',
+  });
+  let envelope = null;
+  try {
+    envelope = await res.json();
+  } catch {
+    // not JSON: a proxy's error page
+  }
+  if (!res.ok) {
+    const err = new Error(envelope?.error ?? `HTTP ${res.status}`);
+    err.status = res.status;
+    err.code = envelope?.code ?? null;
+    throw err;
+  }
+  return envelope;
+}
+
+const id = encodeURIComponent(cfg.invoiceId);
+const readInvoice = async () => (await api('POST', `/invoices/${id}`, { expand: EXPAND })).data;
+const readProviders = async () => (await api('GET', `/providers/${id}`)).data.providers;
+const readShortState = async () => (await api('GET', `/invoices/${id}/short_state`)).data;
+
+// ---------- rendering ----------
+
+function renderMerchant(inv) {
+  const org = inv.organization ?? { name: '', image_url: null };
+  $('merchant-name').textContent = org.name || tr('title');
+  document.title = org.name ? tr('title_merchant', { merchant: org.name }) : tr('title');
+  const logo = $('merchant-logo');
+  if (org.image_url && (/^https?:\/\//.test(org.image_url) || org.image_url.startsWith('/'))) {
+    logo.src = org.image_url;
+    logo.hidden = false;
+  } else {
+    logo.hidden = true;
+  }
+}
+
+/** What one item costs in the invoice currency: the last calculation step of that item. */
+function itemPrice(inv, item) {
+  const steps = (inv.calculations ?? []).filter((c) => c.invoice_item_id === item.id).sort((a, b) => a.idx - b.idx);
+  const last = steps[steps.length - 1];
+  if (last) return { price: last.price, currency: last.currency };
+  return item.price ? { price: item.price, currency: item.currency } : null;
+}
+
+function renderItems(inv) {
+  const list = $('items');
+  list.replaceChildren(
+    ...(inv.items ?? []).map((item) => {
+      const name = item.product?.name || tr('item_fallback');
+      const price = itemPrice(inv, item);
+      return h(
+        'li',
+        { class: 'item' },
+        // No product image: stored files need the merchant's key, which a payer's browser does not have.
+        h(
+          'div',
+          { class: 'item-main' },
+          h(
+            'div',
+            {},
+            h('p', { class: 'item-name', text: name }),
+            item.quantity > 1 ? h('p', { class: 'item-qty', text: tr('quantity', { n: item.quantity }) }) : null,
+          ),
+        ),
+        price ? h('span', { class: 'amount item-price', text: money(price.price, price.currency) }) : null,
+      );
+    }),
+  );
+  $('total').textContent = money(inv.price, inv.currency);
+}
+
+function renderCurrencySelect(inv) {
+  const select = $('currency');
+  if (!select.options.length) {
+    select.append(...currencies.map((c) => h('option', { value: c, text: TICKERS[c] ? `${ticker(c)} (${c})` : c })));
+    select.addEventListener('change', () => changeCurrency(select.value));
+  }
+  select.value = inv.currency;
+  // The payer may change the currency only while nothing is paid (PUT /invoices/{id} answers 400 otherwise).
+  select.disabled = inv.status !== 'PENDING' || state.expired;
+}
+
+async function changeCurrency(currency) {
+  const select = $('currency');
+  const note = $('currency-note');
+  select.disabled = true;
+  note.textContent = tr('currency_changing');
+  try {
+    await api('PUT', `/invoices/${id}`, { currency });
+    state.address = null;
+    await refreshAll();
+    note.textContent = '';
+  } catch {
+    note.textContent = tr('currency_error');
+    select.value = state.invoice?.currency ?? currency;
+  } finally {
+    select.disabled = !state.invoice || state.invoice.status !== 'PENDING' || state.expired;
+  }
+}
+
+function payable(inv) {
+  return !FINAL.includes(inv.status) && !state.expired;
+}
+
+/** A payment is seen and being confirmed: nothing to choose or send meanwhile. */
+function confirming(inv) {
+  return inv.status === 'WAITING_FOR_CONFIRMATIONS' || inv.status === 'PROCESSING';
+}
+
+function renderMethods() {
+  const box = $('methods');
+  const inv = state.invoice;
+  // While a payment is being confirmed there is nothing to choose; after a part payment there is.
+  if (!inv || !payable(inv) || state.chosen || confirming(inv)) {
+    box.hidden = true;
+    return;
+  }
+  box.hidden = false;
+  const tags = FILTERS.filter((f) => f === 'ALL' || state.providers.some((p) => p.filters.includes(f)));
+  const visible = state.providers.filter((p) => state.filter === 'ALL' || p.filters.includes(state.filter));
+  const networks = [...new Set(visible.map((p) => p.network))];
+  const chips =
+    tags.length > 2
+      ? h(
+          'div',
+          { class: 'filters', role: 'group', 'aria-label': tr('filter_label') },
+          tags.map((f) =>
+            h('button', {
+              type: 'button',
+              class: 'chip',
+              'aria-pressed': String(state.filter === f),
+              text: tr(`filter_${f}`),
+              on: {
+                click: () => {
+                  state.filter = f;
+                  renderMethods();
+                },
+              },
+            }),
+          ),
+        )
+      : null;
+  box.replaceChildren(
+    ...[
+      h('h2', { class: 'section-title', id: 'methods-title', tabindex: '-1', text: tr('choose_method') }),
+      chips,
+      state.providers.length === 0 ? h('p', { class: 'note', text: tr('no_methods') }) : null,
+      ...networks.map((network) => {
+        const group = visible.filter((p) => p.network === network);
+        const titleId = `net-${network}`;
+        return h(
+          'section',
+          { class: 'network', 'aria-labelledby': titleId },
+          h(
+            'h3',
+            { class: 'network-title', id: titleId },
+            h('img', { src: group[0].metadata.image_url_network, alt: '', width: 20, height: 20 }),
+            tr('network_group', { network: networkName(network) }),
+          ),
+          h(
+            'ul',
+            { class: 'providers' },
+            group.map((p) =>
+              h(
+                'li',
+                {},
+                h(
+                  'button',
+                  {
+                    type: 'button',
+                    class: 'provider',
+                    'data-provider-id': p.id,
+                    on: { click: () => choose(p.id) },
+                  },
+                  h('img', { class: 'provider-image', src: p.metadata.image_url, alt: '', width: 32, height: 32 }),
+                  h(
+                    'span',
+                    { class: 'provider-text' },
+                    h('span', { class: 'provider-name', text: p.name }),
+                    h(
+                      'span',
+                      { class: 'provider-tags' },
+                      p.filters
+                        .filter((f) => f !== network && f !== 'CRYPTO' && f !== 'FIAT')
+                        .map((f) => h('span', { class: 'tag', text: t[`filter_${f}`] ?? f })),
+                    ),
+                  ),
+                  // GET /providers prices the whole invoice: after a part payment only the address answer knows what is left.
+                  inv.status === 'PENDING' ? h('span', { class: 'amount provider-price', text: money(p.price, p.currency) }) : null,
+                ),
+              ),
+            ),
+          ),
+        );
+      }),
+    ].filter(Boolean),
+  );
+}
+
+const NETWORK_NAMES = { BSC: 'BNB Smart Chain', CARD: t.filter_CARD };
+function networkName(network) {
+  return (
+    NETWORK_NAMES[network] ??
+    network.charAt(0) +
+      network
+        .slice(1)
+        .toLowerCase()
+        .replace(/_(\w)/g, (_, c) => ` ${c.toUpperCase()}`)
+  );
+}
+
+async function choose(providerId) {
+  state.chosen = providerId;
+  state.address = { loading: true };
+  renderMethods();
+  renderPayment();
+  await loadAddress();
+  $('payment-heading')?.focus();
+}
+
+async function loadAddress() {
+  const provider = state.providers.find((p) => p.id === state.chosen);
+  if (!provider) return;
+  try {
+    const res = await api('POST', `/invoices/${id}/payment_address`, { provider_id: provider.id });
+    state.address = { ok: res.data };
+  } catch (err) {
+    // 400 rail_not_configured / no_receiving_wallet (and 404 where the call does not exist): this
+    // method has no address here; anything else may pass, so offer a retry.
+    const unavailable = err.status === 404 || err.status === 400 || err.code === 'rail_not_configured' || err.code === 'no_receiving_wallet';
+    state.address = unavailable ? { unavailable: true } : { failed: true };
+  }
+  renderPayment();
+}
+
+function copyButton(value, label) {
+  const button = h('button', { type: 'button', class: 'copy', 'aria-label': label, text: tr('copy') });
+  button.addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(value);
+      button.textContent = tr('copied');
+    } catch {
+      button.textContent = tr('copy_failed');
+    }
+    setTimeout(() => {
+      button.textContent = tr('copy');
+    }, 2000);
+  });
+  return button;
+}
+
+/** The QR code of the payment URI as an SVG built with DOM calls (the CSP allows no inline markup). */
+function qrSvg(text) {
+  const qr = qrcode(0, 'M');
+  qr.addData(text);
+  qr.make();
+  const n = qr.getModuleCount();
+  const quiet = 4;
+  const size = n + quiet * 2;
+  const ns = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('viewBox', `0 0 ${size} ${size}`);
+  svg.setAttribute('class', 'qr');
+  svg.setAttribute('role', 'img');
+  svg.setAttribute('aria-label', tr('qr_label'));
+  svg.setAttribute('shape-rendering', 'crispEdges');
+  const bg = document.createElementNS(ns, 'rect');
+  bg.setAttribute('width', String(size));
+  bg.setAttribute('height', String(size));
+  bg.setAttribute('fill', '#ffffff');
+  svg.append(bg);
+  let d = '';
+  for (let row = 0; row < n; row += 1) {
+    for (let col = 0; col < n; col += 1) if (qr.isDark(row, col)) d += `M${col + quiet} ${row + quiet}h1v1h-1z`;
+  }
+  const path = document.createElementNS(ns, 'path');
+  path.setAttribute('d', d);
+  path.setAttribute('fill', '#000000');
+  svg.append(path);
+  return svg;
+}
+
+/** What is still due in USD: the invoice's price_usd less its completed payments (exact). */
+function remainingUsd(inv) {
+  const paid = (inv.payments ?? []).filter((p) => p.status === 'COMPLETED').reduce((sum, p) => sum + toUnits(p.price_usd), 0n);
+  const left = toUnits(inv.price_usd) - paid;
+  return left > 0n ? fromUnits(left) : null;
+}
+
+function renderPayment() {
+  const box = $('payment');
+  const inv = state.invoice;
+  const provider = state.providers.find((p) => p.id === state.chosen);
+  if (!inv || !provider || !payable(inv) || confirming(inv)) {
+    box.hidden = true;
+    box.replaceChildren();
+    return;
+  }
+  box.hidden = false;
+  const address = state.address ?? {};
+  // The address answer's amount is what is still due; GET /providers' price is the whole invoice's,
+  // right only while nothing is paid.
+  const amount = address.ok?.amount ?? (inv.status === 'PENDING' ? provider.price : null);
+  const currency = address.ok?.currency ?? provider.currency;
+  const rows = [
+    h(
+      'h2',
+      { class: 'section-title', id: 'payment-heading', tabindex: '-1' },
+      h('img', { src: provider.metadata.image_url, alt: '', width: 24, height: 24 }),
+      provider.name,
+    ),
+  ];
+  if (amount !== null) {
+    rows.push(
+      h(
+        'div',
+        { class: 'field' },
+        h('p', { class: 'field-label', id: 'amount-label', text: tr('amount_to_send') }),
+        h(
+          'div',
+          { class: 'field-value' },
+          h('strong', { class: 'amount pay-amount', id: 'pay-amount', 'aria-labelledby': 'amount-label pay-amount', text: money(amount, currency) }),
+          copyButton(plainAmount(amount), tr('copy_amount')),
+        ),
+      ),
+      h('p', { class: 'note', text: tr('send_exactly', { currency: ticker(currency), network: networkName(provider.network) }) }),
+    );
+  }
+  if (address.loading) rows.push(h('p', { class: 'note', text: tr('loading_address') }));
+  if (address.ok) {
+    const a = address.ok;
+    rows.push(
+      h(
+        'div',
+        { class: 'field' },
+        h('p', { class: 'field-label', text: tr('address') }),
+        h('div', { class: 'field-value' }, h('code', { class: 'address', id: 'pay-address', text: a.address }), copyButton(a.address, tr('copy_address'))),
+      ),
+      h('div', { class: 'qr-box' }, qrSvg(a.uri)),
+      h('a', { class: 'button primary', id: 'open-wallet', href: a.uri, text: tr('open_wallet') }),
+    );
+  }
+  if (address.unavailable) {
+    rows.push(
+      h(
+        'div',
+        { class: 'notice', id: 'no-address' },
+        h('p', { class: 'notice-title', text: tr('no_address_title') }),
+        h('p', { text: tr('no_address_text', { name: provider.name }) }),
+      ),
+    );
+  }
+  if (address.failed) {
+    rows.push(
+      h(
+        'div',
+        { class: 'notice' },
+        h('p', { text: tr('address_error') }),
+        h('button', {
+          type: 'button',
+          class: 'button',
+          text: tr('retry'),
+          on: {
+            click: () => {
+              state.address = { loading: true };
+              renderPayment();
+              loadAddress();
+            },
+          },
+        }),
+      ),
+    );
+  }
+  rows.push(
+    h('button', {
+      type: 'button',
+      class: 'button link',
+      text: tr('change_method'),
+      on: {
+        click: () => {
+          state.chosen = null;
+          state.address = null;
+          renderPayment();
+          renderMethods();
+          $('methods-title')?.focus();
+        },
+      },
+    }),
+  );
+  box.replaceChildren(...rows);
+}
+
+function setStatus(kind, title, text, extra = []) {
+  const box = $('status');
+  box.dataset.state = kind;
+  box.replaceChildren(
+    h('h2', { class: 'status-title', id: 'status-title', text: title }),
+    text ? h('p', { class: 'status-text', id: 'status-text', text }) : null,
+    ...extra,
+  );
+}
+
+function renderStatus() {
+  const inv = state.invoice;
+  if (!inv) return;
+  const sub = inv.substatus;
+  root.dataset.status = inv.status;
+  if (inv.status === 'COMPLETED') {
+    // PAID_OVER is not worth alarming the payer: amounts due are rounded up to the rail's smallest
+    // unit, so paying exactly what the page asked can end a hair over the total.
+    const text = sub === 'PAID_LATE' ? tr('paid_late') : sub === 'MARKED_PAID' ? tr('marked_paid') : tr('paid_text');
+    setStatus('paid', tr('status_paid'), text, redirectBlock(inv));
+    scheduleRedirect(inv);
+  } else if (inv.status === 'VOIDED') {
+    if (sub === 'EXPIRED') setStatus('expired', tr('status_expired'), tr('expired_text'));
+    else setStatus('voided', tr('status_voided'), tr('voided_text'));
+  } else if (state.expired) {
+    setStatus('expired', tr('status_expired'), tr('expired_text'));
+  } else if (inv.status === 'WAITING_FOR_CONFIRMATIONS') {
+    const pending = (inv.payments ?? []).filter((p) => p.status === 'PENDING');
+    const best = pending.sort((a, b) => b.confirmations - a.confirmations)[0];
+    const text =
+      best && best.required_confirmations > 0
+        ? tr('confirmations', { n: Math.min(best.confirmations, best.required_confirmations), m: best.required_confirmations })
+        : '';
+    setStatus('seen', tr('status_seen'), text, best && best.required_confirmations > 0 ? [progress(best.confirmations, best.required_confirmations)] : []);
+  } else if (inv.status === 'PROCESSING') {
+    setStatus('seen', tr('status_processing'), '');
+  } else if (inv.status === 'PARTIALLY_PAID') {
+    const left = remainingUsd(inv);
+    setStatus('partial', tr('status_partial'), left ? tr('remaining', { amount: money(left, 'USD') }) : '');
+  } else {
+    setStatus('waiting', tr('status_waiting'), tr('status_waiting_text'));
+  }
+}
+
+function progress(n, m) {
+  const bar = h('div', {
+    class: 'progress',
+    role: 'progressbar',
+    'aria-valuemin': '0',
+    'aria-valuemax': String(m),
+    'aria-valuenow': String(Math.min(n, m)),
+    'aria-label': tr('confirmations', { n, m }),
+  });
+  const steps = Math.min(m, 24);
+  for (let i = 0; i < steps; i += 1) bar.append(h('span', { class: i < Math.round((Math.min(n, m) / m) * steps) ? 'step done' : 'step' }));
+  return bar;
+}
+
+function safeRedirect(inv) {
+  return inv.redirect_url && /^https?:\/\//i.test(inv.redirect_url) ? inv.redirect_url : null;
+}
+
+function redirectBlock(inv) {
+  const url = safeRedirect(inv);
+  if (!url) return [];
+  const seconds = Math.ceil(cfg.redirectMs / 1000);
+  return [
+    h('p', { class: 'note', id: 'redirect-note', text: tr('redirecting', { n: seconds }) }),
+    h('a', { class: 'button primary', href: url, text: tr('return_now') }),
+  ];
+}
+
+function scheduleRedirect(inv) {
+  const url = safeRedirect(inv);
+  if (!url || state.redirectTimer) return;
+  state.redirectTimer = setTimeout(() => window.location.assign(url), cfg.redirectMs);
+}
+
+function renderCountdown() {
+  const el = $('countdown');
+  const inv = state.invoice;
+  const ends = parseTime(inv?.expires_at);
+  if (!inv || !ends || inv.status !== 'PENDING' || state.expired) {
+    el.hidden = true;
+    return;
+  }
+  const left = Math.max(0, Math.floor((ends.getTime() - Date.now()) / 1000));
+  const hours = Math.floor(left / 3600);
+  const mm = String(Math.floor((left % 3600) / 60)).padStart(2, '0');
+  const ss = String(left % 60).padStart(2, '0');
+  el.textContent = tr('expires_in', { time: hours ? `${hours}:${mm}:${ss}` : `${mm}:${ss}` });
+  el.hidden = false;
+}
+
+function render() {
+  const inv = state.invoice;
+  state.expired = inv.substatus === 'EXPIRED';
+  renderMerchant(inv);
+  renderItems(inv);
+  renderCurrencySelect(inv);
+  renderStatus();
+  renderCountdown();
+  renderMethods();
+  renderPayment();
+  root.setAttribute('aria-busy', 'false');
+}
+
+// ---------- data flow ----------
+
+async function refreshAll() {
+  const [inv, providers] = await Promise.all([readInvoice(), readProviders()]);
+  state.invoice = inv;
+  state.providers = providers;
+  if (state.chosen && !providers.some((p) => p.id === state.chosen)) state.chosen = null;
+  render();
+  if (state.chosen && payable(inv)) await loadAddress();
+}
+
+/** One poll: the short state; the full invoice only when something changed or confirmations may have. */
+async function poll() {
+  if (state.polling) return;
+  state.polling = true;
+  try {
+    const short = await readShortState();
+    const key = `${short.status}|${short.substatus}|${short.updated_at}`;
+    const moving = short.status === 'WAITING_FOR_CONFIRMATIONS' || short.status === 'PROCESSING';
+    if (key !== state.lastShort || moving) {
+      const changed = key !== state.lastShort;
+      state.lastShort = key;
+      state.invoice = await readInvoice();
+      render();
+      // The amount still due changed: ask for the address's amount again.
+      if (changed && state.chosen && payable(state.invoice) && state.address?.ok) await loadAddress();
+    }
+    $('connection')?.remove();
+  } catch (err) {
+    if (!$('connection')) $('status').after(h('p', { class: 'note warning', id: 'connection', role: 'alert', text: tr('load_error') }));
+  } finally {
+    state.polling = false;
+  }
+  if (state.invoice && FINAL.includes(state.invoice.status)) return;
+  state.pollTimer = setTimeout(poll, cfg.pollMs);
+}
+
+async function start() {
+  for (;;) {
+    try {
+      await refreshAll();
+      break;
+    } catch {
+      setStatus('error', tr('load_error'), '');
+      await new Promise((r) => setTimeout(r, cfg.pollMs));
+    }
+  }
+  const inv = state.invoice;
+  state.lastShort = `${inv.status}|${inv.substatus}|${inv.updated_at}`;
+  setInterval(() => {
+    if (!state.invoice) return;
+    const ends = parseTime(state.invoice.expires_at);
+    renderCountdown();
+    // At expiry the next poll brings the EXPIRED substatus; ask now rather than wait.
+    if (ends && state.invoice.status === 'PENDING' && !state.expired && Date.now() >= ends.getTime() && !state.expiryAsked) {
+      state.expiryAsked = true;
+      clearTimeout(state.pollTimer);
+      poll();
+    }
+  }, 1000);
+  if (!FINAL.includes(inv.status)) state.pollTimer = setTimeout(poll, cfg.pollMs);
+}
+
+start();

@@ -1,0 +1,66 @@
+import { expectSuccess } from '../../support/envelope';
+import type { IsolatedService } from '../../support/isolated';
+import { ChainSetup, merchant, paymentAddress, startChain, startWatchingService, units } from '../rails/chain-helpers';
+import { Browser, decodeQr, launchBrowser, openPage, screenshots, see, seriousViolations } from './browser';
+
+/**
+ * The checkout page with the EVM rail configured: a local Hardhat node with a 6-decimal USDT, the
+ * chain watcher, and a merchant with a receiving wallet. The payer's page shows the deposit
+ * address, a QR code that decodes to the EIP-681 URI and an "Open in wallet" link to it; a real
+ * token transfer to that address then completes the invoice on the page.
+ */
+describe('hosted checkout page on a real local chain', () => {
+  let setup: ChainSetup;
+  let service: IsolatedService;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    setup = await startChain();
+    service = await startWatchingService(setup);
+    browser = await launchBrowser();
+  }, 180_000);
+  afterAll(async () => {
+    await browser?.close();
+    await service?.stop();
+    await setup?.chain.stop();
+  });
+
+  const trimmed = (amount: string) => amount.replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
+
+  it('shows the address, a QR code of the payment URI and the wallet link; a transfer on chain completes the invoice', async () => {
+    const shop = await merchant(service);
+    const invoiceId = expectSuccess<{ id: string }>(
+      await shop.test.post('/invoices/create', {
+        items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '25.50' }],
+        redirect_url: `${service.server.baseUrl}/health`,
+      }),
+      201,
+    ).id;
+    const { page, problems } = await openPage(browser, `${service.server.baseUrl}/checkout/${invoiceId}?poll_ms=300&redirect_ms=60000`);
+    await see(page.locator('#status')).toHaveAttribute('data-state', 'waiting');
+
+    await page.locator('[data-provider-id="prov_ethereum_usdt"]').click();
+    await see(page.locator('#pay-address')).toBeVisible();
+    // the same invoice and provider always get the same address: the page's is the API's
+    const pay = await paymentAddress(shop.test, invoiceId);
+    expect(pay.address).toBe(shop.at(0));
+    await see(page.locator('#pay-address')).toHaveText(pay.address);
+    await see(page.locator('#pay-amount')).toHaveText(`${trimmed(pay.amount)} USDT`);
+    expect(pay.uri.toLowerCase()).toBe(`ethereum:${setup.usdt}@31337/transfer?address=${pay.address}&uint256=${units(trimmed(pay.amount), 6)}`.toLowerCase());
+    expect(await page.locator('#open-wallet').getAttribute('href')).toBe(pay.uri);
+    expect(await decodeQr(browser, page, '.qr')).toBe(pay.uri);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshots(page, '10-address-qr');
+
+    // The payer's wallet sends exactly the asked amount.
+    await setup.chain.sendToken(setup.usdt, 1, pay.address, units(trimmed(pay.amount), 6));
+    await see(page.locator('#status'), 30_000).toHaveAttribute('data-state', 'seen');
+    await see(page.locator('#status')).toContainText(/\d+ of 12 confirmations/);
+    await see(page.locator('#payment')).toBeHidden();
+    await setup.chain.mine(12);
+    await see(page.locator('#status'), 30_000).toHaveAttribute('data-state', 'paid');
+    await see(page.locator('#status')).toContainText('Thank you! The payment was received.');
+    expect(problems.errors).toEqual([]);
+    await page.close();
+  });
+});
