@@ -7,6 +7,7 @@
  *   node dist/bench/load.js '<json spec>'
  */
 import autocannon from 'autocannon';
+import { readFileSync } from 'node:fs';
 
 export interface LoadSpec {
   url: string;
@@ -44,7 +45,7 @@ export function percentile(sorted: number[], p: number): number {
 async function main(): Promise<void> {
   // The spec inline, or `@file` when it is too long for an argument (many request bodies).
   const arg = process.argv[2];
-  const spec = JSON.parse(arg.startsWith('@') ? require('node:fs').readFileSync(arg.slice(1), 'utf8') : arg) as LoadSpec;
+  const spec = JSON.parse(arg.startsWith('@') ? readFileSync(arg.slice(1), 'utf8') : arg) as LoadSpec;
   const latencies: number[] = [];
   let n = 0;
   let sampleFailure: string | null = null;

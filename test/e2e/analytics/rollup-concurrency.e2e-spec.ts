@@ -112,10 +112,10 @@ describe('writes of one organization run side by side', () => {
     // The dashboard folds what is committed and leaves the open transaction's change for later.
     const during = await unlessBlocked(dashboard(org.test, 'last_7_days'));
     expect(during).not.toBe('blocked');
-    expect((during as any).invoices.count).toBe(3);
-    expect((during as any).payments).toMatchObject({ count: 1, completed_count: 1 });
-    expect((during as any).invoices.by_status).toMatchObject({ VOIDED: 1, PARTIALLY_PAID: 1, PENDING: 1 });
-    expect((during as any).customers.unique).toBe(3);
+    expect(during.invoices.count).toBe(3);
+    expect(during.payments).toMatchObject({ count: 1, completed_count: 1 });
+    expect(during.invoices.by_status).toMatchObject({ VOIDED: 1, PARTIALLY_PAID: 1, PENDING: 1 });
+    expect(during.customers.unique).toBe(3);
 
     // Still open all along; once it commits, the next call counts it.
     await open.query('COMMIT');
