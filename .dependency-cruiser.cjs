@@ -57,7 +57,7 @@ module.exports = {
   forbidden: [
     {
       name: 'public-file-only',
-      comment: "A module uses another module only through its public file src/modules/<m>/index.ts; everything else is private.",
+      comment: 'A module uses another module only through its public file src/modules/<m>/index.ts; everything else is private.',
       severity: 'error',
       from: { path: '^src/modules/([^/]+)/' },
       to: { path: '^src/modules/[^/]+/', pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/index\\.ts$'] },

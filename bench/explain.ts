@@ -59,8 +59,12 @@ async function explain(c: Client, sql: string, params: unknown[]): Promise<{ ms:
 export async function explainLists(c: Client, org: string, mode: 'test' | 'live'): Promise<ExplainedFilter[]> {
   await c.query('SET plan_cache_mode = force_generic_plan');
   // The 101st newest invoice (or the oldest, on a small data set).
-  const sample = (await c.query(`SELECT customer_email, created_at FROM invoices WHERE organization_id = $1 AND mode = $2 ORDER BY created_at DESC LIMIT 101`, [org, mode])).rows.pop();
-  const invoice = (await c.query(`SELECT invoice_id FROM payments WHERE organization_id = $1 AND mode = $2 AND invoice_id IS NOT NULL LIMIT 1`, [org, mode])).rows[0]?.invoice_id ?? null;
+  const sample = (
+    await c.query(`SELECT customer_email, created_at FROM invoices WHERE organization_id = $1 AND mode = $2 ORDER BY created_at DESC LIMIT 101`, [org, mode])
+  ).rows.pop();
+  const invoice =
+    (await c.query(`SELECT invoice_id FROM payments WHERE organization_id = $1 AND mode = $2 AND invoice_id IS NOT NULL LIMIT 1`, [org, mode])).rows[0]
+      ?.invoice_id ?? null;
   const createdFrom = new Date(new Date(sample.created_at).getTime() - 86_400_000);
   const createdTo = new Date(sample.created_at);
   const scope: Scope = { organizationId: org, mode } as Scope;

@@ -31,7 +31,9 @@ function body(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     let text = '';
     req.setEncoding('utf8');
-    req.on('data', (c: string) => { text += c; });
+    req.on('data', (c: string) => {
+      text += c;
+    });
     req.on('end', () => resolve(text));
     req.on('error', reject);
   });
@@ -52,12 +54,39 @@ async function create(input: { items: Array<{ currency: string; price: string }>
   const now = new Date();
   const price = item.price;
   const params = [
-    id, org, mode, 'PENDING', item.currency, price, price, input.customer_email ?? null, JSON.stringify(input.metadata ?? {}), null,
-    'rates_bundled_20261120', now, now,
-    [itemId], ['PAYMENT_INTENT'], [item.currency], [null], [null], [pi], [price], [1], [0], ['INCLUDED'],
-    [newId('invoice_calc'), newId('invoice_calc'), newId('invoice_calc')], [itemId, null, null],
-    ['Payment intent', 'Total', 'Total in USD'], ['PAYMENT_INTENT', 'TOTAL', 'TOTAL_USD'], [0, 0, 0], [0, 1, 2], [item.currency, item.currency, 'USD'],
-    [price, '0', '0'], ['0', price, price], [price, price, price],
+    id,
+    org,
+    mode,
+    'PENDING',
+    item.currency,
+    price,
+    price,
+    input.customer_email ?? null,
+    JSON.stringify(input.metadata ?? {}),
+    null,
+    'rates_bundled_20261120',
+    now,
+    now,
+    [itemId],
+    ['PAYMENT_INTENT'],
+    [item.currency],
+    [null],
+    [null],
+    [pi],
+    [price],
+    [1],
+    [0],
+    ['INCLUDED'],
+    [newId('invoice_calc'), newId('invoice_calc'), newId('invoice_calc')],
+    [itemId, null, null],
+    ['Payment intent', 'Total', 'Total in USD'],
+    ['PAYMENT_INTENT', 'TOTAL', 'TOTAL_USD'],
+    [0, 0, 0],
+    [0, 1, 2],
+    [item.currency, item.currency, 'USD'],
+    [price, '0', '0'],
+    ['0', price, price],
+    [price, price, price],
     [JSON.stringify({ payment_intent_id: pi, currency: item.currency, price, quantity: 1 }), '[]', '[]'],
     new Date(now.getTime() + 60 * 60_000),
   ];
@@ -70,10 +99,24 @@ async function create(input: { items: Array<{ currency: string; price: string }>
   try {
     await c.query('BEGIN');
     await c.query(sql('invoice_insert', INSERT_INVOICE_SQL, params));
-    await c.query(sql('event_insert', `INSERT INTO events (id, organization_id, mode, type, data, created_at) VALUES ($1, $2, $3, $4, $5::jsonb, $6)`,
-      [newId('event'), org, mode, 'invoice.created', JSON.stringify({ object: { id, status: 'PENDING', currency: item.currency, price, customer_email: input.customer_email ?? null } }), now]));
-    await c.query(sql('event_endpoints', `SELECT id FROM webhook_endpoints WHERE organization_id = $1 AND mode = $2 AND enabled AND deleted_at IS NULL
-                     AND ('*' = ANY(event_types) OR $3 = ANY(event_types)) ORDER BY id`, [org, mode, 'invoice.created']));
+    await c.query(
+      sql('event_insert', `INSERT INTO events (id, organization_id, mode, type, data, created_at) VALUES ($1, $2, $3, $4, $5::jsonb, $6)`, [
+        newId('event'),
+        org,
+        mode,
+        'invoice.created',
+        JSON.stringify({ object: { id, status: 'PENDING', currency: item.currency, price, customer_email: input.customer_email ?? null } }),
+        now,
+      ]),
+    );
+    await c.query(
+      sql(
+        'event_endpoints',
+        `SELECT id FROM webhook_endpoints WHERE organization_id = $1 AND mode = $2 AND enabled AND deleted_at IS NULL
+                     AND ('*' = ANY(event_types) OR $3 = ANY(event_types)) ORDER BY id`,
+        [org, mode, 'invoice.created'],
+      ),
+    );
     await c.query('COMMIT');
   } catch (e) {
     await c.query('ROLLBACK').catch(() => undefined);
@@ -110,4 +153,7 @@ server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
   const address = server.address();
   process.stdout.write(`floor listening on ${typeof address === 'object' && address ? address.port : ''}\n`);
 });
-process.on('SIGTERM', () => { server.close(); void pool.end().then(() => process.exit(0)); });
+process.on('SIGTERM', () => {
+  server.close();
+  void pool.end().then(() => process.exit(0));
+});

@@ -51,25 +51,35 @@ async function main(): Promise<void> {
   let sampleFailure: string | null = null;
   let done: (r: autocannon.Result) => void = () => undefined;
   let failed: (e: Error) => void = () => undefined;
-  const finished = new Promise<autocannon.Result>((resolve, reject) => { done = resolve; failed = reject; });
-  const instance = autocannon({
-    url: spec.url,
-    connections: spec.connections,
-    duration: spec.durationSeconds,
-    timeout: 10,
-    requests: [{
-      method: spec.method,
-      headers: spec.headers,
-      setupRequest: (req) => {
-        const i = n++;
-        return { ...req, path: spec.paths[i % spec.paths.length], body: spec.bodies.length ? spec.bodies[i % spec.bodies.length] : undefined };
-      },
-      onResponse: (status, body) => {
-        if ((status < 200 || status >= 300) && sampleFailure === null) sampleFailure = `${status} ${String(body).slice(0, 300)}`;
-      },
-    }],
-  }, (err, r) => (err ? failed(err) : done(r)));
-  instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => { latencies.push(responseTime); });
+  const finished = new Promise<autocannon.Result>((resolve, reject) => {
+    done = resolve;
+    failed = reject;
+  });
+  const instance = autocannon(
+    {
+      url: spec.url,
+      connections: spec.connections,
+      duration: spec.durationSeconds,
+      timeout: 10,
+      requests: [
+        {
+          method: spec.method,
+          headers: spec.headers,
+          setupRequest: (req) => {
+            const i = n++;
+            return { ...req, path: spec.paths[i % spec.paths.length], body: spec.bodies.length ? spec.bodies[i % spec.bodies.length] : undefined };
+          },
+          onResponse: (status, body) => {
+            if ((status < 200 || status >= 300) && sampleFailure === null) sampleFailure = `${status} ${String(body).slice(0, 300)}`;
+          },
+        },
+      ],
+    },
+    (err, r) => (err ? failed(err) : done(r)),
+  );
+  instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => {
+    latencies.push(responseTime);
+  });
   const result = await finished;
   latencies.sort((a, b) => a - b);
   const out: LoadResult = {

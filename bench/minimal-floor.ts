@@ -21,7 +21,10 @@ import type { DataSource } from 'typeorm';
 import { newId } from '../src/shared/ids/ids';
 
 export const MINIMAL_TABLES = {
-  invoices: 'bench_min_invoices', items: 'bench_min_invoice_items', calculations: 'bench_min_invoice_calculations', payments: 'bench_min_payments',
+  invoices: 'bench_min_invoices',
+  items: 'bench_min_invoice_items',
+  calculations: 'bench_min_invoice_calculations',
+  payments: 'bench_min_payments',
 };
 
 /** Copies of the invoice and payment tables without triggers or outbox; the real tables' rows copied in. */
@@ -71,7 +74,9 @@ function body(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     let text = '';
     req.setEncoding('utf8');
-    req.on('data', (c: string) => { text += c; });
+    req.on('data', (c: string) => {
+      text += c;
+    });
     req.on('end', () => resolve(text));
     req.on('error', reject);
   });
@@ -98,8 +103,20 @@ if (require.main === module) {
           const now = new Date();
           const pi = newId('pi');
           await pool.query(CREATE_SQL, [
-            id, org, mode, item.currency, item.price, input.customer_email ?? null, JSON.stringify(input.metadata ?? {}), now,
-            new Date(now.getTime() + 15 * 60_000), newId('invoice_item'), pi, newId('invoice_calc'), newId('invoice_calc'), newId('invoice_calc'),
+            id,
+            org,
+            mode,
+            item.currency,
+            item.price,
+            input.customer_email ?? null,
+            JSON.stringify(input.metadata ?? {}),
+            now,
+            new Date(now.getTime() + 15 * 60_000),
+            newId('invoice_item'),
+            pi,
+            newId('invoice_calc'),
+            newId('invoice_calc'),
+            newId('invoice_calc'),
             JSON.stringify({ payment_intent_id: pi, currency: item.currency, price: item.price, quantity: 1 }),
           ]);
           send(res, 201, { id });
@@ -123,5 +140,8 @@ if (require.main === module) {
     const address = server.address();
     process.stdout.write(`minimal floor listening on ${typeof address === 'object' && address ? address.port : ''}\n`);
   });
-  process.on('SIGTERM', () => { server.close(); void pool.end().then(() => process.exit(0)); });
+  process.on('SIGTERM', () => {
+    server.close();
+    void pool.end().then(() => process.exit(0));
+  });
 }

@@ -183,7 +183,9 @@ function cpuByPid(pids: number[]): Map<number, number> {
   const out = new Map<number, number>();
   for (const pid of pids) {
     try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+        .replace(/^.*\) /, '')
+        .split(' ');
       out.set(pid, (Number(fields[11]) + Number(fields[12])) * 10); // utime, stime in ticks of 10 ms (USER_HZ 100)
     } catch {
       // gone
@@ -210,7 +212,9 @@ function runLoad(spec: LoadSpec): Promise<LoadResult> {
     }
     const child = spawn(process.execPath, [LOAD, arg], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
-    child.stdout.on('data', (c) => { out += c; });
+    child.stdout.on('data', (c) => {
+      out += c;
+    });
     child.on('exit', (code) => {
       if (arg.startsWith('@')) rmSync(arg.slice(1), { force: true });
       if (code !== 0) reject(new Error(`load process exited with ${code}`));
@@ -250,19 +254,29 @@ async function main(): Promise<void> {
     const analytics = (await ds.query(`SELECT 1 FROM pg_proc WHERE proname = 'analytics_rebuild'`)).length > 0;
     const outbox = (await ds.query(`SELECT 1 FROM pg_tables WHERE tablename = 'events'`)).length > 0;
     const seedStart = Date.now();
-    await withRollupsRebuiltAfter(ds, analytics ? [DASHBOARD_ORG] : [], async () => {
-      await seedInvoices(ds, invoices, log);
-      await seedPayments(ds, payments, invoices, analytics ? dashboardPayments : 0, log, analytics ? dashboardInvoices : 0);
-    }, log);
+    await withRollupsRebuiltAfter(
+      ds,
+      analytics ? [DASHBOARD_ORG] : [],
+      async () => {
+        await seedInvoices(ds, invoices, log);
+        await seedPayments(ds, payments, invoices, analytics ? dashboardPayments : 0, log, analytics ? dashboardInvoices : 0);
+      },
+      log,
+    );
     await prepareMinimalTables(ds);
     const seedSeconds = (Date.now() - seedStart) / 1000;
     const pgVersion = (await ds.query('SHOW server_version'))[0].server_version as string;
-    const readIds: string[] = (await ds.query(
-      `SELECT id FROM invoices WHERE organization_id = $1 AND mode = 'test' ORDER BY created_at DESC, id DESC LIMIT 1000`, [ORG])).map((r: { id: string }) => r.id);
+    const readIds: string[] = (
+      await ds.query(`SELECT id FROM invoices WHERE organization_id = $1 AND mode = 'test' ORDER BY created_at DESC, id DESC LIMIT 1000`, [ORG])
+    ).map((r: { id: string }) => r.id);
     const orgInvoices = Number((await ds.query(`SELECT count(*)::int AS n FROM invoices WHERE organization_id = $1 AND mode = 'test'`, [LIST_ORG]))[0].n);
     const depth = Math.min(5000, Math.floor(orgInvoices * 0.8));
-    const deepCursor: string = (await ds.query(
-      `SELECT id FROM invoices WHERE organization_id = $1 AND mode = 'test' ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1`, [LIST_ORG, depth - 1]))[0].id;
+    const deepCursor: string = (
+      await ds.query(`SELECT id FROM invoices WHERE organization_id = $1 AND mode = 'test' ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1`, [
+        LIST_ORG,
+        depth - 1,
+      ])
+    )[0].id;
     await ds.destroy();
     log(`seeded in ${seedSeconds.toFixed(0)} s; ${orgInvoices} test invoices in ${LIST_ORG}; deep page at ${depth}`);
 
@@ -274,9 +288,16 @@ async function main(): Promise<void> {
     const port = await freePort();
     const floorPort = await freePort();
     const serviceEnv: Record<string, string> = {
-      ...process.env as Record<string, string>,
-      NODE_ENV: 'production', PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, SECRETS_KEY: BENCH_SECRETS_KEY, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1',
-      RATE_LIMIT_ENABLED: 'false', DB_POOL_SIZE: pool, LOG_LEVEL: opt('log-level', 'info'),
+      ...(process.env as Record<string, string>),
+      NODE_ENV: 'production',
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+      SECRETS_KEY: BENCH_SECRETS_KEY,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      RATE_LIMIT_ENABLED: 'false',
+      DB_POOL_SIZE: pool,
+      LOG_LEVEL: opt('log-level', 'info'),
     };
     if (workers) serviceEnv.WEB_CONCURRENCY = workers;
     const service = spawn(process.execPath, [MAIN], { env: serviceEnv, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -286,7 +307,10 @@ async function main(): Promise<void> {
     children.push(floor);
     // The same floor with prepared statements: measured beside the plain one, for a like-for-like ratio.
     const preparedFloorPort = await freePort();
-    const preparedFloor = spawn(process.execPath, [FLOOR], { env: { ...floorEnv, PORT: String(preparedFloorPort), FLOOR_PREPARED: '1' }, stdio: ['ignore', 'ignore', 'inherit'] });
+    const preparedFloor = spawn(process.execPath, [FLOOR], {
+      env: { ...floorEnv, PORT: String(preparedFloorPort), FLOOR_PREPARED: '1' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     children.push(preparedFloor);
     const minimalPort = await freePort();
     const minimal = spawn(process.execPath, [MINIMAL], { env: { ...floorEnv, PORT: String(minimalPort) }, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -310,15 +334,27 @@ async function main(): Promise<void> {
     }, 250);
 
     const svc = (path: string | string[], bodies: unknown[], seconds = duration, extraHeaders: Record<string, string> = {}): LoadSpec => ({
-      url: `http://127.0.0.1:${port}`, method: 'POST', headers: { ...headers, ...extraHeaders },
-      paths: Array.isArray(path) ? path : [path], bodies: bodies.map((b) => JSON.stringify(b)), connections, durationSeconds: seconds,
+      url: `http://127.0.0.1:${port}`,
+      method: 'POST',
+      headers: { ...headers, ...extraHeaders },
+      paths: Array.isArray(path) ? path : [path],
+      bodies: bodies.map((b) => JSON.stringify(b)),
+      connections,
+      durationSeconds: seconds,
     });
     const flr = (path: string | string[], bodies: unknown[], seconds = duration, port = floorPort): LoadSpec => ({
-      url: `http://127.0.0.1:${port}`, method: 'POST', headers: { 'content-type': 'application/json' },
-      paths: Array.isArray(path) ? path : [path], bodies: bodies.map((b) => JSON.stringify(b)), connections, durationSeconds: seconds,
+      url: `http://127.0.0.1:${port}`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      paths: Array.isArray(path) ? path : [path],
+      bodies: bodies.map((b) => JSON.stringify(b)),
+      connections,
+      durationSeconds: seconds,
     });
     const createBodies = Array.from({ length: 100 }, (_, i) => ({
-      items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: `${10 + i}.50` }], customer_email: `payer${i}@example.com`, metadata: { order_id: `bench-${i}` },
+      items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: `${10 + i}.50` }],
+      customer_email: `payer${i}@example.com`,
+      metadata: { order_id: `bench-${i}` },
     }));
     const readPaths = readIds.map((id) => `/invoices/${id}`);
     const readBody = [{ expand: ['items', 'calculations'] }];
@@ -344,9 +380,17 @@ async function main(): Promise<void> {
       const requests = parts.reduce((n, p) => n + p.requests, 0);
       const seconds = parts.reduce((n, p) => n + p.duration_s, 0);
       return {
-        rps: requests / seconds, requests, p50: percentile(all, 50), p95: percentile(all, 95), p99: percentile(all, 99), max: all[all.length - 1] ?? 0,
-        non2xx: parts.reduce((n, p) => n + p.non2xx, 0), errors: parts.reduce((n, p) => n + p.errors, 0), timeouts: parts.reduce((n, p) => n + p.timeouts, 0),
-        sample_failure: parts.find((p) => p.sample_failure)?.sample_failure ?? null, duration_s: seconds,
+        rps: requests / seconds,
+        requests,
+        p50: percentile(all, 50),
+        p95: percentile(all, 95),
+        p99: percentile(all, 99),
+        max: all[all.length - 1] ?? 0,
+        non2xx: parts.reduce((n, p) => n + p.non2xx, 0),
+        errors: parts.reduce((n, p) => n + p.errors, 0),
+        timeouts: parts.reduce((n, p) => n + p.timeouts, 0),
+        sample_failure: parts.find((p) => p.sample_failure)?.sample_failure ?? null,
+        duration_s: seconds,
       };
     };
     const measure = async (name: string, spec: LoadSpec, floorSpec?: LoadSpec, note?: string, preparedFloorSpec?: LoadSpec, minimalSpec?: LoadSpec) => {
@@ -393,8 +437,14 @@ async function main(): Promise<void> {
       if (result.sample_failure) log(`  failures in ${name}: ${result.sample_failure}`);
       return result;
     };
-    const create = await measure('invoice create', svc('/invoices/create', createBodies), flr('/invoices/create', createBodies), undefined,
-      flr('/invoices/create', createBodies, duration, preparedFloorPort), flr('/invoices/create', createBodies, duration, minimalPort));
+    const create = await measure(
+      'invoice create',
+      svc('/invoices/create', createBodies),
+      flr('/invoices/create', createBodies),
+      undefined,
+      flr('/invoices/create', createBodies, duration, preparedFloorPort),
+      flr('/invoices/create', createBodies, duration, minimalPort),
+    );
 
     // Payment record in one organization (test helper: a PENDING payment, the invoice moved to
     // WAITING_FOR_CONFIRMATIONS), each request on another invoice of the ones just created (fresh,
@@ -411,8 +461,14 @@ async function main(): Promise<void> {
     };
     const payBodies = await recent('invoices');
     const minimalPayBodies = await recent(MINIMAL_TABLES.invoices);
-    const payment = await measure('payment record (test helper)', svc('/test_helpers/payments', payBodies), undefined, undefined, undefined,
-      flr('/test_helpers/payments', minimalPayBodies, duration, minimalPort));
+    const payment = await measure(
+      'payment record (test helper)',
+      svc('/test_helpers/payments', payBodies),
+      undefined,
+      undefined,
+      undefined,
+      flr('/test_helpers/payments', minimalPayBodies, duration, minimalPort),
+    );
 
     // The concurrency curve, one organization: minimal floor and service alternate at each point.
     const curve: Array<Record<string, number | string>> = [];
@@ -428,7 +484,9 @@ async function main(): Promise<void> {
           const q = new Client({ connectionString: databaseUrl });
           await q.connect();
           try {
-            return (await q.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)).rows.map((r: { pid: number }) => r.pid);
+            return (await q.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)).rows.map(
+              (r: { pid: number }) => r.pid,
+            );
           } finally {
             await q.end();
           }
@@ -449,7 +507,7 @@ async function main(): Promise<void> {
         point[`${what}_service_db_cpu_ms`] = round(st.pgMs, 2);
         point[`${what}_minimal_cpu_ms`] = round(mt.sideMs, 2);
         point[`${what}_minimal_db_cpu_ms`] = round(mt.pgMs, 2);
-        point[`${what}_mean_latency_ms`] = round(c / Math.max(1, sv.rps) * 1000, 2);
+        point[`${what}_mean_latency_ms`] = round((c / Math.max(1, sv.rps)) * 1000, 2);
         point[`${what}_rps`] = round(sv.rps);
         point[`${what}_p99_ms`] = round(sv.p99, 1);
         point[`${what}_minimal_rps`] = round(m.rps);
@@ -464,12 +522,18 @@ async function main(): Promise<void> {
     const cpuLines = [
       '| connections | create: service CPU ms | its database CPU ms | mean latency ms | minimal floor CPU ms | its database CPU ms | payment: service CPU ms | its database CPU ms | mean latency ms | minimal floor CPU ms | its database CPU ms |',
       '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-      ...curve.map((p) => `| ${p.connections} | ${p.create_service_cpu_ms} | ${p.create_service_db_cpu_ms} | ${p.create_mean_latency_ms} | ${p.create_minimal_cpu_ms} | ${p.create_minimal_db_cpu_ms} | ${p.payment_service_cpu_ms} | ${p.payment_service_db_cpu_ms} | ${p.payment_mean_latency_ms} | ${p.payment_minimal_cpu_ms} | ${p.payment_minimal_db_cpu_ms} |`),
+      ...curve.map(
+        (p) =>
+          `| ${p.connections} | ${p.create_service_cpu_ms} | ${p.create_service_db_cpu_ms} | ${p.create_mean_latency_ms} | ${p.create_minimal_cpu_ms} | ${p.create_minimal_db_cpu_ms} | ${p.payment_service_cpu_ms} | ${p.payment_service_db_cpu_ms} | ${p.payment_mean_latency_ms} | ${p.payment_minimal_cpu_ms} | ${p.payment_minimal_db_cpu_ms} |`,
+      ),
     ];
     const curveLines = [
       '| connections | create req/s | minimal floor | ratio | create p99 ms | payment req/s | minimal floor | ratio | payment p99 ms | errors | load avg |',
       '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-      ...curve.map((p) => `| ${p.connections} | ${p.create_rps} | ${p.create_minimal_rps} | ${p.create_ratio_minimal} | ${p.create_p99_ms} | ${p.payment_rps} | ${p.payment_minimal_rps} | ${p.payment_ratio_minimal} | ${p.payment_p99_ms} | ${Number(p.create_errors) + Number(p.payment_errors)} | ${p.load_average} |`),
+      ...curve.map(
+        (p) =>
+          `| ${p.connections} | ${p.create_rps} | ${p.create_minimal_rps} | ${p.create_ratio_minimal} | ${p.create_p99_ms} | ${p.payment_rps} | ${p.payment_minimal_rps} | ${p.payment_ratio_minimal} | ${p.payment_p99_ms} | ${Number(p.create_errors) + Number(p.payment_errors)} | ${p.load_average} |`,
+      ),
     ];
     const deadlocks = await (async () => {
       const c = new Client({ connectionString: databaseUrl });
@@ -483,25 +547,61 @@ async function main(): Promise<void> {
     log(`curve done; deadlocks in the database so far: ${deadlocks}`);
     if (curveOnly) {
       const record = {
-        started_at: startedAt.toISOString(), finished_at: new Date().toISOString(), commit, quick, curve_only: true,
+        started_at: startedAt.toISOString(),
+        finished_at: new Date().toISOString(),
+        commit,
+        quick,
+        curve_only: true,
         settings: { invoices, duration_s: duration, curve_seconds: curveSeconds, workers, pool },
-        machine: { cpus: cpus().length, cpu_model: cpus()[0]?.model ?? 'unknown', node: process.version, load_average_at_start: loadAtStart, load_average_at_end: loadavg().map((l) => round(l, 2)) },
-        scenarios: rows.map((r) => ({ name: r.name, service: r.result, floor: r.floor ?? null, prepared_floor: r.preparedFloor ?? null, minimal_floor: r.minimalFloor ?? null })),
-        create_ratio: round(create.rps / rows[0].floor!.rps, 2), create_ratio_minimal: round(create.rps / rows[0].minimalFloor!.rps, 2),
-        payment_ratio_minimal: round(payment.rps / rows[1].minimalFloor!.rps, 2), deadlocks, curve, curve_table: curveLines.join('\n'), cpu_table: cpuLines.join('\n'),
+        machine: {
+          cpus: cpus().length,
+          cpu_model: cpus()[0]?.model ?? 'unknown',
+          node: process.version,
+          load_average_at_start: loadAtStart,
+          load_average_at_end: loadavg().map((l) => round(l, 2)),
+        },
+        scenarios: rows.map((r) => ({
+          name: r.name,
+          service: r.result,
+          floor: r.floor ?? null,
+          prepared_floor: r.preparedFloor ?? null,
+          minimal_floor: r.minimalFloor ?? null,
+        })),
+        create_ratio: round(create.rps / rows[0].floor!.rps, 2),
+        create_ratio_minimal: round(create.rps / rows[0].minimalFloor!.rps, 2),
+        payment_ratio_minimal: round(payment.rps / rows[1].minimalFloor!.rps, 2),
+        deadlocks,
+        curve,
+        curve_table: curveLines.join('\n'),
+        cpu_table: cpuLines.join('\n'),
       };
       mkdirSync(RESULTS, { recursive: true });
       const file = join(RESULTS, `${startedAt.toISOString().replace(/[:.]/g, '-')}-curve.json`);
       writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
-      process.stdout.write(`\n${curveLines.join('\n')}\n\nCPU per request:\n${cpuLines.join('\n')}\n\nresults in ${file}\n${JSON.stringify({ create_ratio: record.create_ratio, create_ratio_minimal: record.create_ratio_minimal, payment_ratio_minimal: record.payment_ratio_minimal, deadlocks })}\n`);
+      process.stdout.write(
+        `\n${curveLines.join('\n')}\n\nCPU per request:\n${cpuLines.join('\n')}\n\nresults in ${file}\n${JSON.stringify({ create_ratio: record.create_ratio, create_ratio_minimal: record.create_ratio_minimal, payment_ratio_minimal: record.payment_ratio_minimal, deadlocks })}\n`,
+      );
       return;
     }
-    const read = await measure('invoice read (items, calculations)', svc(readPaths, readBody), flr(readPaths, readBody), undefined,
-      flr(readPaths, readBody, duration, preparedFloorPort));
+    const read = await measure(
+      'invoice read (items, calculations)',
+      svc(readPaths, readBody),
+      flr(readPaths, readBody),
+      undefined,
+      flr(readPaths, readBody, duration, preparedFloorPort),
+    );
     const listFilter = { status: ['PENDING', 'COMPLETED'], price_usd_from: '10', price_usd_to: '900', limit: 20 };
     const list = await measure('invoice list, filtered, first page', svc('/invoices/list', [listFilter], duration, listHeaders));
-    const deep = await measure(`invoice list, page at ${depth} (starting_after)`, svc('/invoices/list', [{ limit: 20, starting_after: deepCursor }], duration, listHeaders));
-    await measure(`invoice list, page at ${depth} (offset)`, svc('/invoices/list', [{ limit: 20, offset: depth }], duration, listHeaders), undefined, 'for comparison');
+    const deep = await measure(
+      `invoice list, page at ${depth} (starting_after)`,
+      svc('/invoices/list', [{ limit: 20, starting_after: deepCursor }], duration, listHeaders),
+    );
+    await measure(
+      `invoice list, page at ${depth} (offset)`,
+      svc('/invoices/list', [{ limit: 20, offset: depth }], duration, listHeaders),
+      undefined,
+      'for comparison',
+    );
     await measure('payments list, first page', svc('/payments', [{ limit: 20 }], duration, listHeaders));
 
     // A merchant whose invoices the statistics have never seen (a fresh import, a new large merchant):
@@ -517,22 +617,37 @@ async function main(): Promise<void> {
            SELECT 'invoice_fresh_' || g, $1, 'test', (ARRAY['PENDING','COMPLETED','VOIDED','PROCESSING','WAITING_FOR_CONFIRMATIONS','PARTIALLY_PAID'])[g % 6 + 1],
                   'USD', (g % 1000) + 1, (g % 1000) + 1, '{}'::jsonb, 'rates_bundled_20261120', now() + interval '1 day',
                   now() - g * interval '1 minute', now() - g * interval '1 minute'
-             FROM generate_series(1, $2::int) g`, [FRESH_ORG, freshCount]);
+             FROM generate_series(1, $2::int) g`,
+          [FRESH_ORG, freshCount],
+        );
       } finally {
         await c.end();
       }
     }
     const freshHeaders = { authorization: `Bearer ${createKey(databaseUrl, FRESH_ORG)}` };
-    const fresh = await measure(`invoice list, filtered, first page, ${freshCount} invoices never analyzed`, svc('/invoices/list', [listFilter], duration, freshHeaders));
-    await measure('quote (USD -> BITCOIN)', svc('/pay/quote', [{ currency: 'BITCOIN', items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '125.00' }] }]));
+    const fresh = await measure(
+      `invoice list, filtered, first page, ${freshCount} invoices never analyzed`,
+      svc('/invoices/list', [listFilter], duration, freshHeaders),
+    );
+    await measure(
+      'quote (USD -> BITCOIN)',
+      svc('/pay/quote', [{ currency: 'BITCOIN', items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '125.00' }] }]),
+    );
     let dash365: LoadResult | null = null;
     const dashHeaders: Record<string, string> = dashKey ? { authorization: `Bearer ${dashKey}` } : {};
     const probe = dashKey
-      ? await fetch(`http://127.0.0.1:${port}/analytics/dashboard`, { method: 'POST', headers: { ...headers, ...dashHeaders }, body: JSON.stringify({ period: 'last_30_days' }) })
+      ? await fetch(`http://127.0.0.1:${port}/analytics/dashboard`, {
+          method: 'POST',
+          headers: { ...headers, ...dashHeaders },
+          body: JSON.stringify({ period: 'last_30_days' }),
+        })
       : null;
     if (probe && probe.status === 200) {
       await measure('dashboard last_30_days', svc('/analytics/dashboard', [{ period: 'last_30_days' }], duration, dashHeaders));
-      dash365 = await measure(`dashboard last_365_days (${dashboardPayments} payments, ${dashboardInvoices} invoices)`, svc('/analytics/dashboard', [{ period: 'last_365_days' }], duration, dashHeaders));
+      dash365 = await measure(
+        `dashboard last_365_days (${dashboardPayments} payments, ${dashboardInvoices} invoices)`,
+        svc('/analytics/dashboard', [{ period: 'last_365_days' }], duration, dashHeaders),
+      );
     } else {
       const why = 'not measured: the analytics dashboard is not in this build';
       rows.push({ name: 'dashboard last_30_days', result: null, note: why }, { name: 'dashboard last_365_days', result: null, note: why });
@@ -551,8 +666,9 @@ async function main(): Promise<void> {
 
     // 3. Report.
     const readRow = rows.find((r) => r.name.startsWith('invoice read'))!;
-    const errors = rows.reduce((n, r) => n + (r.result ? r.result.non2xx + r.result.errors + r.result.timeouts : 0), 0)
-      + curve.reduce((n, p) => n + Number(p.create_errors) + Number(p.payment_errors), 0);
+    const errors =
+      rows.reduce((n, r) => n + (r.result ? r.result.non2xx + r.result.errors + r.result.timeouts : 0), 0) +
+      curve.reduce((n, p) => n + Number(p.create_errors) + Number(p.payment_errors), 0);
     const lines = [
       `| scenario | req/s | p50 ms | p95 ms | p99 ms | errors | floor req/s | floor p99 ms | ratio | prepared floor req/s | ratio to it | minimal floor req/s | ratio to it | peak RSS MB |`,
       `|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|`,
@@ -565,33 +681,78 @@ async function main(): Promise<void> {
       }),
     ];
     const summary = {
-      create_rps: round(create.rps), create_floor_rps: round(rows[0].floor!.rps), create_ratio: round(create.rps / rows[0].floor!.rps, 2),
-      create_minimal_floor_rps: round(rows[0].minimalFloor!.rps), create_ratio_minimal: round(create.rps / rows[0].minimalFloor!.rps, 2),
-      payment_rps: round(payment.rps), payment_minimal_floor_rps: round(rows[1].minimalFloor!.rps), payment_ratio_minimal: round(payment.rps / rows[1].minimalFloor!.rps, 2),
-      read_rps: round(read.rps), read_floor_rps: round(readRow.floor!.rps), read_ratio: round(read.rps / readRow.floor!.rps, 2),
-      list_p99_ms: list.p99, list_deep_p99_ms: deep.p99, list_unanalyzed_p99_ms: fresh.p99,
+      create_rps: round(create.rps),
+      create_floor_rps: round(rows[0].floor!.rps),
+      create_ratio: round(create.rps / rows[0].floor!.rps, 2),
+      create_minimal_floor_rps: round(rows[0].minimalFloor!.rps),
+      create_ratio_minimal: round(create.rps / rows[0].minimalFloor!.rps, 2),
+      payment_rps: round(payment.rps),
+      payment_minimal_floor_rps: round(rows[1].minimalFloor!.rps),
+      payment_ratio_minimal: round(payment.rps / rows[1].minimalFloor!.rps, 2),
+      read_rps: round(read.rps),
+      read_floor_rps: round(readRow.floor!.rps),
+      read_ratio: round(read.rps / readRow.floor!.rps, 2),
+      list_p99_ms: list.p99,
+      list_deep_p99_ms: deep.p99,
+      list_unanalyzed_p99_ms: fresh.p99,
       dashboard_365_p95_ms: dash365 ? dash365.p95 : null,
       rss_mb: round(peakRss),
       errors,
     };
     const machine = {
-      hostname: hostname(), cpus: cpus().length, cpu_model: cpus()[0]?.model ?? 'unknown', memory_gb: round(totalmem() / 2 ** 30, 1),
-      kernel: release(), node: process.version, postgres: pgVersion, load_average_at_start: loadAtStart,
+      hostname: hostname(),
+      cpus: cpus().length,
+      cpu_model: cpus()[0]?.model ?? 'unknown',
+      memory_gb: round(totalmem() / 2 ** 30, 1),
+      kernel: release(),
+      node: process.version,
+      postgres: pgVersion,
+      load_average_at_start: loadAtStart,
     };
     const record = {
-      started_at: startedAt.toISOString(), finished_at: new Date().toISOString(), commit, quick,
-      settings: { service: MAIN, database: describeServer(serverUrl), floor_records_events: outbox, rounds, invoices, payments, dashboard_payments: analytics ? dashboardPayments : null, dashboard_invoices: analytics ? dashboardInvoices : null, duration_s: duration, connections, workers: workers || '1 (WEB_CONCURRENCY unset)', pool, log_level: serviceEnv.LOG_LEVEL, deep_page_at: depth },
+      started_at: startedAt.toISOString(),
+      finished_at: new Date().toISOString(),
+      commit,
+      quick,
+      settings: {
+        service: MAIN,
+        database: describeServer(serverUrl),
+        floor_records_events: outbox,
+        rounds,
+        invoices,
+        payments,
+        dashboard_payments: analytics ? dashboardPayments : null,
+        dashboard_invoices: analytics ? dashboardInvoices : null,
+        duration_s: duration,
+        connections,
+        workers: workers || '1 (WEB_CONCURRENCY unset)',
+        pool,
+        log_level: serviceEnv.LOG_LEVEL,
+        deep_page_at: depth,
+      },
       machine: { ...machine, load_average_at_end: loadavg().map((l) => round(l, 2)) },
       seed_seconds: round(seedSeconds),
-      scenarios: rows.map((r) => ({ name: r.name, note: r.note ?? null, service: r.result, floor: r.floor ?? null, prepared_floor: r.preparedFloor ?? null, peak_rss_mb: r.rssMb ?? null })),
+      scenarios: rows.map((r) => ({
+        name: r.name,
+        note: r.note ?? null,
+        service: r.result,
+        floor: r.floor ?? null,
+        prepared_floor: r.preparedFloor ?? null,
+        peak_rss_mb: r.rssMb ?? null,
+      })),
       // Like-for-like: the floor sending the same prepared statements the service sends.
       prepared_floor: {
-        create_floor_rps: round(rows[0].preparedFloor!.rps), create_ratio: round(create.rps / rows[0].preparedFloor!.rps, 2),
-        read_floor_rps: round(readRow.preparedFloor!.rps), read_ratio: round(read.rps / readRow.preparedFloor!.rps, 2),
+        create_floor_rps: round(rows[0].preparedFloor!.rps),
+        create_ratio: round(create.rps / rows[0].preparedFloor!.rps, 2),
+        read_floor_rps: round(readRow.preparedFloor!.rps),
+        read_ratio: round(read.rps / readRow.preparedFloor!.rps, 2),
       },
       table: lines.join('\n'),
       // One organization: create and payment record against the minimal floor at 1, 4, 16 and 64 connections.
-      curve, curve_table: curveLines.join('\n'), cpu_table: cpuLines.join('\n'), deadlocks,
+      curve,
+      curve_table: curveLines.join('\n'),
+      cpu_table: cpuLines.join('\n'),
+      deadlocks,
       list_plans: plans,
       summary,
       dashboard_note: dash365 ? null : 'dashboard figures are null: the analytics dashboard is not in this build',
@@ -599,16 +760,25 @@ async function main(): Promise<void> {
     mkdirSync(RESULTS, { recursive: true });
     const otherServer = argv.includes('--database-url');
     const otherPool = pool !== defaultPool;
-    const file = join(RESULTS, `${startedAt.toISOString().replace(/[:.]/g, '-')}${quick ? '-quick' : ''}${argv.includes('--service') ? '-other-build' : ''}${otherServer ? '-other-database-server' : ''}${otherPool ? `-pool-${pool}` : ''}.json`);
+    const file = join(
+      RESULTS,
+      `${startedAt.toISOString().replace(/[:.]/g, '-')}${quick ? '-quick' : ''}${argv.includes('--service') ? '-other-build' : ''}${otherServer ? '-other-database-server' : ''}${otherPool ? `-pool-${pool}` : ''}.json`,
+    );
     writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
     // The latest-*.json files are the default setup's: this build, the default database server and pool.
-    if (!argv.includes('--service') && !otherServer && !otherPool) writeFileSync(join(RESULTS, quick ? 'latest-quick.json' : 'latest.json'), `${JSON.stringify(record, null, 2)}\n`);
-    const planLines = plans.map((p) => `  ${p.list} / ${p.filter}: ${p.total} matches; count alone ${p.count_ms} ms [${p.count_plan.join(', ')}]; `
-      + `statement as sent (total and page) ${p.statement_ms} ms [${p.statement_plan.join(', ')}]`);
+    if (!argv.includes('--service') && !otherServer && !otherPool)
+      writeFileSync(join(RESULTS, quick ? 'latest-quick.json' : 'latest.json'), `${JSON.stringify(record, null, 2)}\n`);
+    const planLines = plans.map(
+      (p) =>
+        `  ${p.list} / ${p.filter}: ${p.total} matches; count alone ${p.count_ms} ms [${p.count_plan.join(', ')}]; ` +
+        `statement as sent (total and page) ${p.statement_ms} ms [${p.statement_plan.join(', ')}]`,
+    );
     process.stdout.write(`\nEXPLAIN ANALYZE of the list filters (${LIST_ORG}, test):\n${planLines.join('\n')}\n`);
     process.stdout.write(`\n${lines.join('\n')}\n\npeak RSS of one service process: ${fmt(peakRss)} MB; results in ${file}\n`);
     process.stdout.write(`against the floor with prepared statements: ${JSON.stringify(record.prepared_floor)}\n`);
-    process.stdout.write(`\none organization, service against the minimal floor (deadlocks: ${deadlocks}):\n${curveLines.join('\n')}\n\nCPU per request:\n${cpuLines.join('\n')}\n`);
+    process.stdout.write(
+      `\none organization, service against the minimal floor (deadlocks: ${deadlocks}):\n${curveLines.join('\n')}\n\nCPU per request:\n${cpuLines.join('\n')}\n`,
+    );
     if (!dash365) process.stdout.write('dashboard_365_p95_ms is null: the analytics dashboard is not in this build\n');
     process.stdout.write(`${JSON.stringify(summary)}\n`);
   } finally {
@@ -621,7 +791,9 @@ function round(n: number, digits = 0): number {
   return Math.round(n * f) / f;
 }
 
-main().then(() => process.exit(0)).catch((e) => {
-  process.stderr.write(`${(e as Error).stack ?? e}\n`);
-  process.exit(1);
-});
+main()
+  .then(() => process.exit(0))
+  .catch((e) => {
+    process.stderr.write(`${(e as Error).stack ?? e}\n`);
+    process.exit(1);
+  });

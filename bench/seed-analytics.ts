@@ -105,7 +105,8 @@ async function main(): Promise<void> {
         const to = Math.min(paymentsWanted, from + BATCH - 1);
         // Payment g: one of the invoices, one of 15 providers, 80% COMPLETED / 10% PENDING / 5% FAILED / 5% CANCELLED,
         // 0.000001..1000 USD, happened at a hashed second of the last 365 days.
-        await q(`
+        await q(
+          `
           INSERT INTO payments (id, organization_id, mode, provider_id, invoice_id, currency, price, price_usd, rates_snapshot_id, status,
                                 idempotency_key, happened_at, created_at, updated_at)
           SELECT 'payment_abench_' || lpad(g::text, 9, '0'), $3, 'test', ($4::text[])[k + 1],
@@ -117,7 +118,8 @@ async function main(): Promise<void> {
                  LATERAL (SELECT abs(hashint4(g + 13)) % 15 AS k, abs(hashint4(g + 17)) % 100 AS s,
                                  (abs(hashint4(g + 19)) % 1000000000 + 1) / 1000000.0 AS a,
                                  now() - (abs(hashint4(g + 23)) % (365 * 86400)) * interval '1 second' AS t) x`,
-        [from, to, org, providerIds, currencies, invoicesWanted]);
+          [from, to, org, providerIds, currencies, invoicesWanted],
+        );
         log(`payments ${from}..${to} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
       }
     } finally {
@@ -128,25 +130,49 @@ async function main(): Promise<void> {
 
   // The rollups agree with the raw rows (rebuilt in one pass after a bulk load).
   const agree = async (): Promise<boolean> => {
-    const [a] = await q(`SELECT (SELECT count(*) FROM payments WHERE organization_id = $1)::text AS raw,
-                                (SELECT coalesce(sum(payments_count), 0) FROM analytics_payment_buckets WHERE organization_id = $1 AND grain = 'day')::text AS rolled`, [org]);
+    const [a] = await q(
+      `SELECT (SELECT count(*) FROM payments WHERE organization_id = $1)::text AS raw,
+                                (SELECT coalesce(sum(payments_count), 0) FROM analytics_payment_buckets WHERE organization_id = $1 AND grain = 'day')::text AS rolled`,
+      [org],
+    );
     return a.raw === a.rolled;
   };
   if (!(await agree())) {
     const t = Date.now();
     await q(`SELECT analytics_rebuild($1)`, [org]);
     log(`rollups rebuilt in ${((Date.now() - t) / 1000).toFixed(1)} s`);
-    for (const table of ['invoices', 'payments', 'analytics_payment_buckets', 'analytics_invoice_buckets', 'analytics_customer_buckets', 'analytics_customers']) {
+    for (const table of [
+      'invoices',
+      'payments',
+      'analytics_payment_buckets',
+      'analytics_invoice_buckets',
+      'analytics_customer_buckets',
+      'analytics_customers',
+    ]) {
       await q(`VACUUM ANALYZE ${table}`);
     }
   }
-  const raw = (await q(`SELECT count(*)::text AS n, sum(price_usd) FILTER (WHERE status = 'COMPLETED')::text AS v FROM payments WHERE organization_id = $1`, [org]))[0];
-  const rolled = (await q(`SELECT sum(payments_count)::text AS n, sum(volume_usd) FILTER (WHERE status = 'COMPLETED')::text AS v
-                             FROM analytics_payment_buckets WHERE organization_id = $1 AND grain = 'day'`, [org]))[0];
+  const raw = (
+    await q(`SELECT count(*)::text AS n, sum(price_usd) FILTER (WHERE status = 'COMPLETED')::text AS v FROM payments WHERE organization_id = $1`, [org])
+  )[0];
+  const rolled = (
+    await q(
+      `SELECT sum(payments_count)::text AS n, sum(volume_usd) FILTER (WHERE status = 'COMPLETED')::text AS v
+                             FROM analytics_payment_buckets WHERE organization_id = $1 AND grain = 'day'`,
+      [org],
+    )
+  )[0];
   const rawInv = (await q(`SELECT count(*)::text AS n, count(DISTINCT lower(customer_email))::text AS c FROM invoices WHERE organization_id = $1`, [org]))[0];
-  const rolledInv = (await q(`SELECT (SELECT sum(invoices_count) FROM analytics_invoice_buckets WHERE organization_id = $1 AND grain = 'hour')::text AS n,
-                                     (SELECT count(*) FROM analytics_customers WHERE organization_id = $1)::text AS c`, [org]))[0];
-  log(`payments ${raw.n} (rollup ${rolled.n}), completed volume ${raw.v} (rollup ${rolled.v}); invoices ${rawInv.n} (rollup ${rolledInv.n}), customers ${rawInv.c} (rollup ${rolledInv.c})`);
+  const rolledInv = (
+    await q(
+      `SELECT (SELECT sum(invoices_count) FROM analytics_invoice_buckets WHERE organization_id = $1 AND grain = 'hour')::text AS n,
+                                     (SELECT count(*) FROM analytics_customers WHERE organization_id = $1)::text AS c`,
+      [org],
+    )
+  )[0];
+  log(
+    `payments ${raw.n} (rollup ${rolled.n}), completed volume ${raw.v} (rollup ${rolled.v}); invoices ${rawInv.n} (rollup ${rolledInv.n}), customers ${rawInv.c} (rollup ${rolledInv.c})`,
+  );
   if (raw.n !== rolled.n || raw.v !== rolled.v || rawInv.n !== rolledInv.n || rawInv.c !== rolledInv.c) throw new Error('rollups disagree with the raw rows');
   const sizes = await q(`SELECT relname, n_live_tup FROM pg_stat_user_tables WHERE relname LIKE 'analytics_%' ORDER BY relname`);
   log(`rollup rows: ${sizes.map((s: { relname: string; n_live_tup: string }) => `${s.relname} ${s.n_live_tup}`).join(', ')}`);
@@ -163,14 +189,17 @@ async function main(): Promise<void> {
         await runner.query(
           `INSERT INTO payments (id, organization_id, mode, provider_id, invoice_id, currency, price, price_usd, rates_snapshot_id, status, happened_at, created_at, updated_at)
            VALUES ($1, $2, 'test', 'prov_ethereum_usdt', 'invoice_abench_000000001', 'USDT', 5, 5, 'rates_bundled_20261120', 'PENDING', now() - $3 * interval '1 minute', now(), now())`,
-          [`payment_write_bench_${i}`, org, i]);
+          [`payment_write_bench_${i}`, org, i],
+        );
       }
       const t1 = process.hrtime.bigint();
       for (let i = 0; i < n; i++) {
         await runner.query(`UPDATE payments SET status = 'COMPLETED', updated_at = now() WHERE id = $1`, [`payment_write_bench_${i}`]);
       }
       const t2 = process.hrtime.bigint();
-      log(`${withTriggers ? 'with' : 'without'} rollup triggers: insert ${(Number(t1 - t0) / 1e6 / n).toFixed(3)} ms, status update ${(Number(t2 - t1) / 1e6 / n).toFixed(3)} ms per payment`);
+      log(
+        `${withTriggers ? 'with' : 'without'} rollup triggers: insert ${(Number(t1 - t0) / 1e6 / n).toFixed(3)} ms, status update ${(Number(t2 - t1) / 1e6 / n).toFixed(3)} ms per payment`,
+      );
     } finally {
       await runner.rollbackTransaction();
       await runner.release();
@@ -187,11 +216,12 @@ async function main(): Promise<void> {
   for (const period of ['last_30_days', 'last_365_days', 'last_day', 'prev_last_365_days'] as const) {
     const w = windowOf(period, new Date());
     const kept = keptWindowOf(period);
-    const read = async () => buildDashboard({
-      window: w,
-      read: (kept && await repo.keptDashboard(ds.manager, scope, w, kept, today)) || await repo.summedDashboard(ds.manager, scope, w),
-      providerName: (id) => id,
-    });
+    const read = async () =>
+      buildDashboard({
+        window: w,
+        read: (kept && (await repo.keptDashboard(ds.manager, scope, w, kept, today))) || (await repo.summedDashboard(ds.manager, scope, w)),
+        providerName: (id) => id,
+      });
     for (let i = 0; i < 20; i++) await read();
     const times: number[] = [];
     for (let i = 0; i < requests; i++) {
@@ -200,16 +230,31 @@ async function main(): Promise<void> {
       times.push(performance.now() - t);
     }
     times.sort((a, b) => a - b);
-    log(`in process ${period}: p50 ${percentile(times, 50).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms, max ${times[times.length - 1].toFixed(1)} ms`);
+    log(
+      `in process ${period}: p50 ${percentile(times, 50).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms, max ${times[times.length - 1].toFixed(1)} ms`,
+    );
   }
-  log(`load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} on ${cpus().length} cores`);
+  log(
+    `load average ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')} on ${cpus().length} cores`,
+  );
   await bulk.release();
   await ds.destroy();
 
   // The dashboard over HTTP, through the real service.
   const port = await freePort();
   const child = spawn(process.execPath, [MAIN], {
-    env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'test', RATE_LIMIT_TEST: '1000000', DEMO_ORGANIZATION: 'false' },
+    env: {
+      ...process.env,
+      DATABASE_URL: url,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'test',
+      RATE_LIMIT_TEST: '1000000',
+      DEMO_ORGANIZATION: 'false',
+    },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   try {
@@ -234,8 +279,15 @@ async function main(): Promise<void> {
     for (const period of ['last_30_days', 'last_365_days', 'last_day', 'prev_last_365_days']) {
       const call = async () => {
         const t = process.hrtime.bigint();
-        const res = await fetch(`${base}/analytics/dashboard`, { method: 'POST', headers: { authorization: key, 'content-type': 'application/json' }, body: JSON.stringify({ period }) });
-        const body = await res.json() as { status: number; data: { payments: { count: number }; invoices: { count: number }; customers: { unique: number } } };
+        const res = await fetch(`${base}/analytics/dashboard`, {
+          method: 'POST',
+          headers: { authorization: key, 'content-type': 'application/json' },
+          body: JSON.stringify({ period }),
+        });
+        const body = (await res.json()) as {
+          status: number;
+          data: { payments: { count: number }; invoices: { count: number }; customers: { unique: number } };
+        };
         if (res.status !== 200) throw new Error(`dashboard answered ${res.status}: ${JSON.stringify(body)}`);
         return { ms: Number(process.hrtime.bigint() - t) / 1e6, data: body.data };
       };
@@ -247,12 +299,18 @@ async function main(): Promise<void> {
         times.push(last.ms);
       }
       times.sort((a, b) => a - b);
-      log(`${period}: ${requests} requests, p50 ${percentile(times, 50).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms, `
-        + `p99 ${percentile(times, 99).toFixed(1)} ms, max ${times[times.length - 1].toFixed(1)} ms `
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- set in a callback above; the checker cannot see it
-        + `(payments ${last!.data.payments.count}, invoices ${last!.data.invoices.count}, customers ${last!.data.customers.unique})`);
+      log(
+        `${period}: ${requests} requests, p50 ${percentile(times, 50).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms, ` +
+          `p99 ${percentile(times, 99).toFixed(1)} ms, max ${times[times.length - 1].toFixed(1)} ms ` +
+          // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- set in a callback above; the checker cannot see it
+          `(payments ${last!.data.payments.count}, invoices ${last!.data.invoices.count}, customers ${last!.data.customers.unique})`,
+      );
     }
-    log(`load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} on ${cpus().length} cores`);
+    log(
+      `load average ${loadavg()
+        .map((x) => x.toFixed(1))
+        .join(' ')} on ${cpus().length} cores`,
+    );
   } finally {
     child.kill('SIGTERM');
   }

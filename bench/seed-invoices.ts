@@ -29,9 +29,12 @@ const BATCH = 100_000;
  * lines, then VACUUM ANALYZE. The organizations are created when missing.
  */
 export async function seedInvoices(ds: DataSource, total: number, log: (line: string) => void): Promise<void> {
-  await ds.query(`INSERT INTO organizations (id, name, created_at)
+  await ds.query(
+    `INSERT INTO organizations (id, name, created_at)
            SELECT 'org_bench_' || lpad(g::text, 3, '0'), 'Bench org ' || g, now() FROM generate_series(1, $1) g
-           ON CONFLICT (id) DO NOTHING`, [ORGS]);
+           ON CONFLICT (id) DO NOTHING`,
+    [ORGS],
+  );
   const already = Number((await ds.query(`SELECT count(*)::int AS n FROM invoices WHERE id LIKE 'invoice_bench_%'`))[0].n);
   const started = Date.now();
   for (let from = already + 1; from <= total; from += BATCH) {
@@ -40,7 +43,8 @@ export async function seedInvoices(ds: DataSource, total: number, log: (line: st
       // Invoice g: organization g % 100; mode, status, currency, price and customer drawn
       // independently from hashes of g (10% live, six statuses, five currencies, prices 0..999.99
       // with the USD value the same for simplicity, 20000 customers); created 30 s apart going back.
-      await m.query(`
+      await m.query(
+        `
         INSERT INTO invoices (id, organization_id, mode, status, substatus, currency, price, price_usd, customer_email, metadata,
                               redirect_url, rates_snapshot_id, rates_taken_at, created_at, updated_at)
         SELECT 'invoice_bench_' || lpad(g::text, 9, '0'),
@@ -54,15 +58,21 @@ export async function seedInvoices(ds: DataSource, total: number, log: (line: st
                jsonb_build_object('order_id', g::text),
                NULL, NULL, NULL,
                now() - g * interval '30 seconds', now() - g * interval '30 seconds'
-          FROM generate_series($1::int, $2::int) g`, [from, to]);
-      await m.query(`
+          FROM generate_series($1::int, $2::int) g`,
+        [from, to],
+      );
+      await m.query(
+        `
         INSERT INTO invoice_items (id, organization_id, mode, invoice_id, type, currency, product_id, billing_schema_id,
                                    payment_intent_id, price, quantity, position, status, exclude_reason, created_at, updated_at)
         SELECT 'invoice_item_bench_' || substr(i.id, 15), i.organization_id, i.mode, i.id, 'PAYMENT_INTENT', i.currency, NULL, NULL,
                'pi_bench_' || substr(i.id, 15), i.price, 1, 0, 'INCLUDED', NULL, i.created_at, i.created_at
           FROM invoices i
-         WHERE i.id BETWEEN 'invoice_bench_' || lpad($1::text, 9, '0') AND 'invoice_bench_' || lpad($2::text, 9, '0')`, [from, to]);
-      await m.query(`
+         WHERE i.id BETWEEN 'invoice_bench_' || lpad($1::text, 9, '0') AND 'invoice_bench_' || lpad($2::text, 9, '0')`,
+        [from, to],
+      );
+      await m.query(
+        `
         INSERT INTO invoice_calculations (id, organization_id, mode, invoice_id, invoice_item_id, title, calculation_type, idx, position,
                                           currency, initial_price, price_delta, price, details, created_at, updated_at)
         SELECT 'invoice_calc_bench_' || substr(i.id, 15) || '_' || s.n, i.organization_id, i.mode, i.id,
@@ -79,7 +89,9 @@ export async function seedInvoices(ds: DataSource, total: number, log: (line: st
                     ELSE '[]'::jsonb END,
                i.created_at, i.created_at
           FROM invoices i CROSS JOIN generate_series(0, 2) AS s(n)
-         WHERE i.id BETWEEN 'invoice_bench_' || lpad($1::text, 9, '0') AND 'invoice_bench_' || lpad($2::text, 9, '0')`, [from, to]);
+         WHERE i.id BETWEEN 'invoice_bench_' || lpad($1::text, 9, '0') AND 'invoice_bench_' || lpad($2::text, 9, '0')`,
+        [from, to],
+      );
     });
     log(`seeded invoices ${from}..${to} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
   }
@@ -103,7 +115,14 @@ async function main(): Promise<void> {
   // The filtered first page through the service's own code path.
   const repo = new InvoicesRepository();
   const scope = { organizationId: 'org_bench_042' as OrgId, mode: 'test' as const };
-  const filter = { status: ['PENDING' as const, 'COMPLETED' as const], currency: ['USD' as const], priceUsdFrom: new Money('10'), priceUsdTo: new Money('900'), limit: 20, offset: 0 };
+  const filter = {
+    status: ['PENDING' as const, 'COMPLETED' as const],
+    currency: ['USD' as const],
+    priceUsdFrom: new Money('10'),
+    priceUsdTo: new Money('900'),
+    limit: 20,
+    offset: 0,
+  };
   const runs: number[] = [];
   let last = { rows: [] as unknown[], total: 0 };
   for (let i = 0; i < 10; i++) {
@@ -112,8 +131,10 @@ async function main(): Promise<void> {
     runs.push(Number(process.hrtime.bigint() - t) / 1e6);
   }
   runs.sort((a, b) => a - b);
-  process.stdout.write(`list (status 2 values, currency, price_usd range, first page of 20): ${last.rows.length} rows of ${last.total}; `
-    + `median ${runs[5].toFixed(2)} ms, best ${runs[0].toFixed(2)} ms, worst ${runs[9].toFixed(2)} ms\n`);
+  process.stdout.write(
+    `list (status 2 values, currency, price_usd range, first page of 20): ${last.rows.length} rows of ${last.total}; ` +
+      `median ${runs[5].toFixed(2)} ms, best ${runs[0].toFixed(2)} ms, worst ${runs[9].toFixed(2)} ms\n`,
+  );
   const unfiltered: number[] = [];
   for (let i = 0; i < 10; i++) {
     const t = process.hrtime.bigint();

@@ -49,8 +49,15 @@ export async function withRollupsRebuiltAfter(ds: DataSource, orgs: string[], lo
  * days: state, price (0.01..1000.00 USD) and customer (one of 20,000) from hashes of g. Triggers are
  * the caller's business (bulk loads switch the rollups off and rebuild them after).
  */
-export async function insertCustomerInvoices(db: { query(sql: string, params: unknown[]): Promise<unknown> }, org: string, prefix: string, from: number, to: number): Promise<void> {
-  await db.query(`
+export async function insertCustomerInvoices(
+  db: { query(sql: string, params: unknown[]): Promise<unknown> },
+  org: string,
+  prefix: string,
+  from: number,
+  to: number,
+): Promise<void> {
+  await db.query(
+    `
     INSERT INTO invoices (id, organization_id, mode, status, currency, price, price_usd, customer_email, metadata, created_at, updated_at)
     SELECT $4 || lpad(g::text, 9, '0'), $3, 'test',
            CASE WHEN s < 60 THEN 'COMPLETED' WHEN s < 75 THEN 'PENDING' WHEN s < 85 THEN 'VOIDED'
@@ -58,16 +65,24 @@ export async function insertCustomerInvoices(db: { query(sql: string, params: un
            'USD', p, p, 'customer' || (abs(hashint4(g + 5)) % 20000) || '@example.com', '{}'::jsonb, t, t
       FROM generate_series($1::int, $2::int) g,
            LATERAL (SELECT abs(hashint4(g + 2)) % 100 AS s, (abs(hashint4(g + 4)) % 100000 + 1) / 100.0 AS p,
-                           now() - (abs(hashint4(g + 7)) % (365 * 86400)) * interval '1 second' AS t) x`, [from, to, org, prefix]);
+                           now() - (abs(hashint4(g + 7)) % (365 * 86400)) * interval '1 second' AS t) x`,
+    [from, to, org, prefix],
+  );
 }
 
 export async function seedPayments(
-  ds: DataSource, perOrgTotal: number, invoices: number, dashboardTotal: number, log: (line: string) => void, dashboardInvoices = 0,
+  ds: DataSource,
+  perOrgTotal: number,
+  invoices: number,
+  dashboardTotal: number,
+  log: (line: string) => void,
+  dashboardInvoices = 0,
 ): Promise<void> {
   const started = Date.now();
   for (let from = 1; from <= perOrgTotal; from += BATCH) {
     const to = Math.min(perOrgTotal, from + BATCH - 1);
-    await ds.query(`
+    await ds.query(
+      `
       INSERT INTO payments (id, organization_id, mode, provider_id, invoice_id, currency, price, price_usd, rates_snapshot_id, status,
                             idempotency_key, happened_at, created_at, updated_at)
       SELECT 'payment_bench_' || lpad(g::text, 9, '0'), i.organization_id, i.mode, ($4::text[])[k + 1], i.id, ($5::text[])[k + 1],
@@ -78,14 +93,16 @@ export async function seedPayments(
         JOIN invoices i ON i.id = 'invoice_bench_' || lpad(((g - 1) % $3::int + 1)::text, 9, '0'),
              LATERAL (SELECT abs(hashint4(g + 13)) % 6 AS k, abs(hashint4(g + 17)) % 100 AS s,
                              (abs(hashint4(g + 19)) % 1000000000 + 1) / 1000000.0 AS a) x`,
-    [from, to, invoices, PROVIDERS, CURRENCIES]);
+      [from, to, invoices, PROVIDERS, CURRENCIES],
+    );
     log(`seeded payments ${from}..${to} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
   }
   if (dashboardTotal > 0) {
     await ds.query(`INSERT INTO organizations (id, name, created_at) VALUES ($1, 'Bench dashboard org', now()) ON CONFLICT (id) DO NOTHING`, [DASHBOARD_ORG]);
     for (let from = 1; from <= dashboardTotal; from += BATCH) {
       const to = Math.min(dashboardTotal, from + BATCH - 1);
-      await ds.query(`
+      await ds.query(
+        `
         INSERT INTO payments (id, organization_id, mode, provider_id, invoice_id, currency, price, price_usd, rates_snapshot_id, status,
                               idempotency_key, happened_at, created_at, updated_at)
         SELECT 'payment_dash_' || lpad(g::text, 9, '0'), $3, 'test', ($4::text[])[k + 1], NULL, ($5::text[])[k + 1],
@@ -96,7 +113,8 @@ export async function seedPayments(
                LATERAL (SELECT abs(hashint4(g + 13)) % 6 AS k, abs(hashint4(g + 17)) % 100 AS s,
                                (abs(hashint4(g + 19)) % 1000000000 + 1) / 1000000.0 AS a,
                                now() - (abs(hashint4(g + 23)) % (365 * 86400)) * interval '1 second' AS t) x`,
-      [from, to, DASHBOARD_ORG, PROVIDERS, CURRENCIES]);
+        [from, to, DASHBOARD_ORG, PROVIDERS, CURRENCIES],
+      );
       log(`seeded dashboard payments ${from}..${to} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
     }
     for (let from = 1; from <= dashboardInvoices; from += BATCH) {

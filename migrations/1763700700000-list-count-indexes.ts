@@ -14,7 +14,9 @@ export class ListCountIndexes1763700700000 implements MigrationInterface {
   async up(q: QueryRunner): Promise<void> {
     await q.query(`CREATE INDEX invoices_status_cover_idx ON invoices (organization_id, mode, status, created_at DESC, id DESC) INCLUDE (currency, price_usd)`);
     await q.query(`DROP INDEX invoices_status_idx`);
-    await q.query(`CREATE INDEX payments_status_cover_idx ON payments (organization_id, mode, status, created_at DESC, id DESC) INCLUDE (provider_id, currency, price_usd)`);
+    await q.query(
+      `CREATE INDEX payments_status_cover_idx ON payments (organization_id, mode, status, created_at DESC, id DESC) INCLUDE (provider_id, currency, price_usd)`,
+    );
     await q.query(`DROP INDEX payments_status_idx`);
   }
 

@@ -9,7 +9,9 @@ export class ListCountExpiry1763700900000 implements MigrationInterface {
   name = 'ListCountExpiry1763700900000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(`CREATE INDEX invoices_status_cover2_idx ON invoices (organization_id, mode, status, created_at DESC, id DESC) INCLUDE (currency, price_usd, expires_at)`);
+    await q.query(
+      `CREATE INDEX invoices_status_cover2_idx ON invoices (organization_id, mode, status, created_at DESC, id DESC) INCLUDE (currency, price_usd, expires_at)`,
+    );
     await q.query(`DROP INDEX invoices_status_cover_idx`);
   }
 

@@ -11,9 +11,13 @@ export class ListPriceCover1763701200000 implements MigrationInterface {
   name = 'ListPriceCover1763701200000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(`CREATE INDEX invoices_price_usd_cover_idx ON invoices (organization_id, mode, price_usd) INCLUDE (status, expires_at, currency, created_at, id)`);
+    await q.query(
+      `CREATE INDEX invoices_price_usd_cover_idx ON invoices (organization_id, mode, price_usd) INCLUDE (status, expires_at, currency, created_at, id)`,
+    );
     await q.query(`DROP INDEX invoices_price_usd_idx`);
-    await q.query(`CREATE INDEX payments_price_usd_cover_idx ON payments (organization_id, mode, price_usd) INCLUDE (status, provider_id, currency, created_at, id)`);
+    await q.query(
+      `CREATE INDEX payments_price_usd_cover_idx ON payments (organization_id, mode, price_usd) INCLUDE (status, provider_id, currency, created_at, id)`,
+    );
     await q.query(`DROP INDEX payments_price_usd_idx`);
   }
 

@@ -36,8 +36,20 @@ export interface AppModuleOptions {
 
 /** Domain modules of the service; each owns its HTTP surface, commands, queries and tables. */
 export const DOMAIN_MODULES = [
-  OrganizationsModule, ProductsModule, RatesModule, QuotesModule, FilesModule, InvoicesModule, ProvidersModule, PaymentsModule, EventsModule, WebhooksModule,
-  AnalyticsModule, TestClockModule, RailsModule, CheckoutModule,
+  OrganizationsModule,
+  ProductsModule,
+  RatesModule,
+  QuotesModule,
+  FilesModule,
+  InvoicesModule,
+  ProvidersModule,
+  PaymentsModule,
+  EventsModule,
+  WebhooksModule,
+  AnalyticsModule,
+  TestClockModule,
+  RailsModule,
+  CheckoutModule,
 ];
 
 @Module({})

@@ -40,9 +40,8 @@ export async function resolveDatabase(config: AppConfig, allowShared: boolean): 
  * request counting for graceful shutdown. Routes added later (docs) still come before Nest's 404.
  */
 export async function createHttpApp(config: AppConfig, databaseUrl: string, logger: Logger, clock?: Clock, drain?: HttpDrain): Promise<NestExpressApplication> {
-  const httpsOptions = config.TLS_CERT_FILE && config.TLS_KEY_FILE
-    ? { cert: readFileSync(config.TLS_CERT_FILE), key: readFileSync(config.TLS_KEY_FILE) }
-    : undefined;
+  const httpsOptions =
+    config.TLS_CERT_FILE && config.TLS_KEY_FILE ? { cert: readFileSync(config.TLS_CERT_FILE), key: readFileSync(config.TLS_KEY_FILE) } : undefined;
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, databaseUrl, logger, clock }), new EnvelopeExpressAdapter(), {
     bodyParser: false,
     logger: new PinoNestLogger(logger),
@@ -67,4 +66,3 @@ export async function createCliContext(config: AppConfig, databaseUrl: string, l
 export async function runMigrations(app: INestApplication | INestApplicationContext): Promise<string[]> {
   return migrate(app.get(DataSource));
 }
-

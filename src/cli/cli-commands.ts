@@ -35,9 +35,8 @@ function providerToggle(enabled: boolean): CliCommand {
   const name = enabled ? 'provider:enable' : 'provider:disable';
   return {
     usage: `${name} --org ORG_ID --provider PROVIDER_ID [--mode test|live]   (both modes when --mode is left out)`,
-    run: (args, app) => app.get(CommandBus).execute(
-      new SetProviderEnabledCommand(requireFlag(args, 'org'), requireFlag(args, 'provider'), enabled, modesFlag(args)),
-    ),
+    run: (args, app) =>
+      app.get(CommandBus).execute(new SetProviderEnabledCommand(requireFlag(args, 'org'), requireFlag(args, 'provider'), enabled, modesFlag(args))),
   };
 }
 
@@ -82,7 +81,8 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
   'provider:disable': providerToggle(false),
   'provider:enable': providerToggle(true),
   'provider:confirmations': {
-    usage: 'provider:confirmations --org ORG_ID --provider PROVIDER_ID --count N|default [--mode test|live]   (confirmations a crypto payment needs; "default" restores the catalog value)',
+    usage:
+      'provider:confirmations --org ORG_ID --provider PROVIDER_ID --count N|default [--mode test|live]   (confirmations a crypto payment needs; "default" restores the catalog value)',
     run: (args, app) => {
       const raw = requireFlag(args, 'count');
       if (raw !== 'default' && !/^\d{1,6}$/.test(raw)) throw new CliUsageError('--count must be a whole number or "default"');
@@ -97,7 +97,12 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
       if (mode !== 'test' && mode !== 'live') throw new CliUsageError('--mode must be test or live');
       const providers = await app.get(QueryBus).execute(new GetProvidersQuery({ organizationId: requireFlag(args, 'org') as OrgId, mode }));
       return providers.map((p) => ({
-        id: p.view.id, name: p.view.name, type: p.view.type, currency: p.view.currency, enabled: p.view.enabled, required_confirmations: p.view.required_confirmations,
+        id: p.view.id,
+        name: p.view.name,
+        type: p.view.type,
+        currency: p.view.currency,
+        enabled: p.view.enabled,
+        required_confirmations: p.view.required_confirmations,
       }));
     },
   },

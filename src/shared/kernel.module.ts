@@ -20,8 +20,10 @@ export class KernelModule {
       providers: [
         { provide: AppConfig, useValue: config },
         // CLOCK_CONTROL (never in production: loadConfig refuses it) lets tests move a test mode's time forward.
-        given ? { provide: Clock, useValue: given }
-          : config.CLOCK_CONTROL ? { provide: Clock, useFactory: (ds: DataSource) => new ControlledClock(ds), inject: [DataSource] }
+        given
+          ? { provide: Clock, useValue: given }
+          : config.CLOCK_CONTROL
+            ? { provide: Clock, useFactory: (ds: DataSource) => new ControlledClock(ds), inject: [DataSource] }
             : { provide: Clock, useValue: new SystemClock() },
         { provide: SecretBox, useValue: secretBoxFromSettings(config) },
         TransactionRunner,

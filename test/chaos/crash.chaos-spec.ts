@@ -70,15 +70,46 @@ describe('crash safety: SIGKILL mid-burst, restart, invariants', () => {
       const roll = Math.random();
       if (roll < 0.4 || invoices.length < 3) {
         const ref = randomUUID();
-        const res = await send({ kind: 'invoice', path: '/invoices/create', body: { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: price() }, { type: 'PAYMENT_INTENT', currency: 'EUR', price: price() }], currency: 'USD', metadata: { ref } }, headers: { 'idempotency-key': ref }, answer: null });
+        const res = await send({
+          kind: 'invoice',
+          path: '/invoices/create',
+          body: {
+            items: [
+              { type: 'PAYMENT_INTENT', currency: 'USD', price: price() },
+              { type: 'PAYMENT_INTENT', currency: 'EUR', price: price() },
+            ],
+            currency: 'USD',
+            metadata: { ref },
+          },
+          headers: { 'idempotency-key': ref },
+          answer: null,
+        });
         if (res?.status === 201) invoices.push(res.body.data.id);
       } else if (roll < 0.8 || pendingPayments.length === 0) {
         const key = randomUUID();
-        const res = await send({ kind: 'payment', path: '/test_helpers/payments', body: { invoice_id: pick(invoices), provider_id: 'prov_card_usd', price: price(), status: pick(['PENDING', 'PENDING', 'COMPLETED']), idempotency_key: key }, headers: { 'idempotency-key': `h-${key}` }, answer: null });
+        const res = await send({
+          kind: 'payment',
+          path: '/test_helpers/payments',
+          body: {
+            invoice_id: pick(invoices),
+            provider_id: 'prov_card_usd',
+            price: price(),
+            status: pick(['PENDING', 'PENDING', 'COMPLETED']),
+            idempotency_key: key,
+          },
+          headers: { 'idempotency-key': `h-${key}` },
+          answer: null,
+        });
         if (res?.status === 201 && res.body.data.status === 'PENDING') pendingPayments.push(res.body.data.id);
       } else {
         const id = pendingPayments.splice(Math.floor(Math.random() * pendingPayments.length), 1)[0];
-        await send({ kind: 'status', path: `/test_helpers/payments/${id}/status`, body: { status: pick(['COMPLETED', 'FAILED', 'CANCELLED']) }, headers: {}, answer: null });
+        await send({
+          kind: 'status',
+          path: `/test_helpers/payments/${id}/status`,
+          body: { status: pick(['COMPLETED', 'FAILED', 'CANCELLED']) },
+          headers: {},
+          answer: null,
+        });
       }
     };
     const worker = async () => {
@@ -104,8 +135,13 @@ describe('crash safety: SIGKILL mid-burst, restart, invariants', () => {
     expect(answered.filter((s) => s.answer!.status >= 500)).toEqual([]);
     // Writers of one organization append their rollup changes side by side: none was a deadlock victim run again.
     expect(linesWith(server, 'transaction_retried')).toEqual([]);
-    const statuses = answered.reduce<Record<string, number>>((m, s) => ({ ...m, [`${s.kind} ${s.answer!.status}`]: (m[`${s.kind} ${s.answer!.status}`] ?? 0) + 1 }), {});
-    process.stdout.write(`chaos: answers before the kill ${JSON.stringify(statuses)}; first refusal: ${answered.find((s) => s.answer!.status >= 400)?.answer?.text.slice(0, 300) ?? 'none'}\n`);
+    const statuses = answered.reduce<Record<string, number>>(
+      (m, s) => ({ ...m, [`${s.kind} ${s.answer!.status}`]: (m[`${s.kind} ${s.answer!.status}`] ?? 0) + 1 }),
+      {},
+    );
+    process.stdout.write(
+      `chaos: answers before the kill ${JSON.stringify(statuses)}; first refusal: ${answered.find((s) => s.answer!.status >= 400)?.answer?.text.slice(0, 300) ?? 'none'}\n`,
+    );
     expect(answered.length).toBeGreaterThan(20);
     expect(answered.filter((s) => s.answer!.status >= 400)).toEqual([]);
 
@@ -128,20 +164,27 @@ describe('crash safety: SIGKILL mid-burst, restart, invariants', () => {
       const orgId = made.body.data.organization_id as string;
       const inv = (await db.query(`SELECT id, status, price, price_usd FROM invoices WHERE organization_id = $1`, [orgId])).rows;
       // 1. every invoice has its items, a calculation line per item and one TOTAL and TOTAL_USD line; TOTAL is its price
-      const whole = (await db.query(`
+      const whole = (
+        await db.query(
+          `
         SELECT i.id,
                (SELECT count(*) FROM invoice_items it WHERE it.invoice_id = i.id)::int AS items,
                (SELECT count(*) FROM invoice_items it WHERE it.invoice_id = i.id AND NOT EXISTS (SELECT 1 FROM invoice_calculations c WHERE c.invoice_item_id = it.id))::int AS items_without_line,
                (SELECT count(*) FROM invoice_calculations c WHERE c.invoice_id = i.id AND c.calculation_type = 'TOTAL')::int AS totals,
                (SELECT count(*) FROM invoice_calculations c WHERE c.invoice_id = i.id AND c.calculation_type = 'TOTAL_USD')::int AS totals_usd,
                (SELECT bool_and(c.price = i.price) FROM invoice_calculations c WHERE c.invoice_id = i.id AND c.calculation_type = 'TOTAL') AS total_is_price
-        FROM invoices i WHERE i.organization_id = $1`, [orgId])).rows;
+        FROM invoices i WHERE i.organization_id = $1`,
+          [orgId],
+        )
+      ).rows;
       for (const row of whole) {
         expect(row).toMatchObject({ items: 2, items_without_line: 0, totals: 1, totals_usd: 1, total_is_price: true });
         checked++;
       }
       // 2. each invoice's state is what its payments call for (card payments: pending -> PROCESSING)
-      const states = (await db.query(`
+      const states = (
+        await db.query(
+          `
         SELECT i.id, i.status, i.price_usd,
                coalesce(sum(p.price_usd) FILTER (WHERE p.status = 'COMPLETED'), 0) AS completed,
                count(*) FILTER (WHERE p.status = 'PENDING')::int AS pending,
@@ -151,23 +194,37 @@ describe('crash safety: SIGKILL mid-burst, restart, invariants', () => {
                     WHEN count(*) FILTER (WHERE p.status = 'PENDING') > 0 THEN 'PROCESSING'
                     ELSE 'PENDING' END AS expected
         FROM invoices i LEFT JOIN payments p ON p.invoice_id = i.id
-        WHERE i.organization_id = $1 GROUP BY i.id`, [orgId])).rows;
+        WHERE i.organization_id = $1 GROUP BY i.id`,
+          [orgId],
+        )
+      ).rows;
       for (const row of states) {
         expect({ id: row.id, status: row.status }).toEqual({ id: row.id, status: row.expected });
         checked++;
       }
       // 3. one payment per idempotency key
-      const dupes = (await db.query(`SELECT idempotency_key, count(*)::int AS n FROM payments WHERE organization_id = $1 GROUP BY 1 HAVING count(*) > 1`, [orgId])).rows;
+      const dupes = (
+        await db.query(`SELECT idempotency_key, count(*)::int AS n FROM payments WHERE organization_id = $1 GROUP BY 1 HAVING count(*) > 1`, [orgId])
+      ).rows;
       expect(dupes).toEqual([]);
       checked += (await db.query(`SELECT count(*)::int AS n FROM payments WHERE organization_id = $1`, [orgId])).rows[0].n;
       // 4. one invoice per Idempotency-Key (the ref in its metadata)
-      const invoiceDupes = (await db.query(`SELECT metadata->>'ref' AS ref, count(*)::int AS n FROM invoices WHERE organization_id = $1 GROUP BY 1 HAVING count(*) > 1`, [orgId])).rows;
+      const invoiceDupes = (
+        await db.query(`SELECT metadata->>'ref' AS ref, count(*)::int AS n FROM invoices WHERE organization_id = $1 GROUP BY 1 HAVING count(*) > 1`, [orgId])
+      ).rows;
       expect(invoiceDupes).toEqual([]);
       // 4b. an invoice request that got no answer at the kill: its key's state says exactly whether its
       //     invoice was committed (the key is marked applied in the invoice's own commit), and the retry
       //     created nothing twice
-      const refs = new Map((await db.query(`SELECT metadata->>'ref' AS ref, count(*)::int AS n FROM invoices WHERE organization_id = $1 GROUP BY 1`, [orgId])).rows.map((r) => [r.ref, r.n]));
-      const keyStates = new Map((await db.query(`SELECT key, state FROM idempotency_keys WHERE organization_id = $1`, [orgId])).rows.map((r) => [r.key, r.state]));
+      const refs = new Map(
+        (await db.query(`SELECT metadata->>'ref' AS ref, count(*)::int AS n FROM invoices WHERE organization_id = $1 GROUP BY 1`, [orgId])).rows.map((r) => [
+          r.ref,
+          r.n,
+        ]),
+      );
+      const keyStates = new Map(
+        (await db.query(`SELECT key, state FROM idempotency_keys WHERE organization_id = $1`, [orgId])).rows.map((r) => [r.key, r.state]),
+      );
       for (const s of unanswered.filter((x) => x.kind === 'invoice')) {
         const ref = (s.body.metadata as { ref: string }).ref;
         const state = keyStates.get(ref) ?? 'none';
@@ -180,7 +237,9 @@ describe('crash safety: SIGKILL mid-burst, restart, invariants', () => {
       }
       // 5. every acknowledged write is there, as acknowledged
       const byId = new Map(inv.map((r) => [r.id, r]));
-      const payments = new Map((await db.query(`SELECT id, status, idempotency_key FROM payments WHERE organization_id = $1`, [orgId])).rows.map((r) => [r.id, r]));
+      const payments = new Map(
+        (await db.query(`SELECT id, status, idempotency_key FROM payments WHERE organization_id = $1`, [orgId])).rows.map((r) => [r.id, r]),
+      );
       for (const s of sent.filter((x) => x.answer && x.answer.status < 300)) {
         const data = s.answer!.body.data;
         if (s.kind === 'invoice') expect(byId.has(data.id)).toBe(true);
@@ -193,12 +252,21 @@ describe('crash safety: SIGKILL mid-burst, restart, invariants', () => {
         checked++;
       }
       // 6. no request left its key claimed forever: claims are either done or recent
-      const stuck = (await db.query(`SELECT count(*)::int AS n FROM idempotency_keys WHERE organization_id = $1 AND state = 'in_flight' AND created_at < now() - interval '5 minutes'`, [orgId])).rows[0].n;
+      const stuck = (
+        await db.query(
+          `SELECT count(*)::int AS n FROM idempotency_keys WHERE organization_id = $1 AND state = 'in_flight' AND created_at < now() - interval '5 minutes'`,
+          [orgId],
+        )
+      ).rows[0].n;
       expect(stuck).toBe(0);
       // 7. no event lost: one invoice.created per invoice, one payment.created per payment, an event for
       // each payment's last status change, one invoice.completed per completed invoice, and each event's
       // webhook delivery queued with it
-      const events = (await db.query(`SELECT id, type, data->'object'->>'id' AS object_id, data->'object'->>'status' AS status FROM events WHERE organization_id = $1`, [orgId])).rows;
+      const events = (
+        await db.query(`SELECT id, type, data->'object'->>'id' AS object_id, data->'object'->>'status' AS status FROM events WHERE organization_id = $1`, [
+          orgId,
+        ])
+      ).rows;
       const count = (type: string, id: string) => events.filter((e) => e.type === type && e.object_id === id).length;
       for (const row of inv) {
         expect({ id: row.id, created: count('invoice.created', row.id) }).toEqual({ id: row.id, created: 1 });
@@ -211,13 +279,20 @@ describe('crash safety: SIGKILL mid-burst, restart, invariants', () => {
         expect({ id: p.id, eventWithStatus: last.length > 0 }).toEqual({ id: p.id, eventWithStatus: true });
         checked++;
       }
-      const undelivered = (await db.query(`SELECT e.id, e.type FROM events e WHERE e.organization_id = $1 AND e.type NOT LIKE 'webhook_endpoint.%' AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.endpoint_id = $2)`, [orgId, hook.body.data.id])).rows;
+      const undelivered = (
+        await db.query(
+          `SELECT e.id, e.type FROM events e WHERE e.organization_id = $1 AND e.type NOT LIKE 'webhook_endpoint.%' AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.endpoint_id = $2)`,
+          [orgId, hook.body.data.id],
+        )
+      ).rows;
       expect(undelivered).toEqual([]);
       checked += events.length;
       return { checked, invoices: inv.length, payments: payments.size, events: events.length };
     });
-    process.stdout.write(`chaos: ${sent.length} requests (${unanswered.length} unanswered at the kill, retried: ${conflicts} answered 409 in progress or answer lost), `
-      + `${checks.invoices} invoices, ${checks.payments} payments, ${checks.events} events, ${checks.checked} invariant checks passed\n`);
+    process.stdout.write(
+      `chaos: ${sent.length} requests (${unanswered.length} unanswered at the kill, retried: ${conflicts} answered 409 in progress or answer lost), ` +
+        `${checks.invoices} invoices, ${checks.payments} payments, ${checks.events} events, ${checks.checked} invariant checks passed\n`,
+    );
     expect(checks.invoices).toBeGreaterThan(3);
   });
 });

@@ -33,7 +33,10 @@ export function testDatabaseUrl(): string {
 
 /** A small HTTP client that calls the service the way a merchant's code does. */
 export class Api {
-  constructor(readonly key: string | null, readonly base: string = baseUrl()) {}
+  constructor(
+    readonly key: string | null,
+    readonly base: string = baseUrl(),
+  ) {}
 
   async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
@@ -56,10 +59,18 @@ export class Api {
     return { status: res.status, body: parsed as T, headers: res.headers, text };
   }
 
-  get<T = any>(path: string, options?: RequestOptions) { return this.request<T>('GET', path, options); }
-  post<T = any>(path: string, body?: unknown, options?: RequestOptions) { return this.request<T>('POST', path, { ...options, body }); }
-  put<T = any>(path: string, body?: unknown, options?: RequestOptions) { return this.request<T>('PUT', path, { ...options, body }); }
-  delete<T = any>(path: string, options?: RequestOptions) { return this.request<T>('DELETE', path, options); }
+  get<T = any>(path: string, options?: RequestOptions) {
+    return this.request<T>('GET', path, options);
+  }
+  post<T = any>(path: string, body?: unknown, options?: RequestOptions) {
+    return this.request<T>('POST', path, { ...options, body });
+  }
+  put<T = any>(path: string, body?: unknown, options?: RequestOptions) {
+    return this.request<T>('PUT', path, { ...options, body });
+  }
+  delete<T = any>(path: string, options?: RequestOptions) {
+    return this.request<T>('DELETE', path, options);
+  }
 }
 
 export const anonymous = () => new Api(null);

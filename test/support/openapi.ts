@@ -21,7 +21,10 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
 export function operations(doc: OpenApiDocument): Operation[] {
   return Object.entries(doc.paths).flatMap(([path, ops]) =>
-    Object.entries(ops).filter(([m]) => METHODS.includes(m)).map(([method, operation]) => ({ method: method.toUpperCase(), path, operation })));
+    Object.entries(ops)
+      .filter(([m]) => METHODS.includes(m))
+      .map(([method, operation]) => ({ method: method.toUpperCase(), path, operation })),
+  );
 }
 
 /** Follows a local $ref (#/components/schemas/X). */

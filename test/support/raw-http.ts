@@ -17,23 +17,30 @@ export function rawRequest(
 ): Promise<RawResponse> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = request({
-      host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method: options.method ?? 'GET',
-      headers: { ...(options.body !== undefined && { 'content-type': 'application/json' }), ...options.headers }, localAddress: options.localAddress,
-    }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => (text += d));
-      res.on('end', () => {
-        let body: any = text;
-        try {
-          body = text ? JSON.parse(text) : null;
-        } catch {
-          // not JSON
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body });
-      });
-    });
+    const req = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: `${target.pathname}${target.search}`,
+        method: options.method ?? 'GET',
+        headers: { ...(options.body !== undefined && { 'content-type': 'application/json' }), ...options.headers },
+        localAddress: options.localAddress,
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => (text += d));
+        res.on('end', () => {
+          let body: any = text;
+          try {
+            body = text ? JSON.parse(text) : null;
+          } catch {
+            // not JSON
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(options.body);
   });

@@ -111,7 +111,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
 
 /** The service's output lines so far that contain `text`. */
 export function linesWith(server: Pick<RunningServer, 'output'>, text: string): string[] {
-  return server.output().split('\n').filter((line) => line.includes(text));
+  return server
+    .output()
+    .split('\n')
+    .filter((line) => line.includes(text));
 }
 
 /** The service's error lines so far (a 500 is logged at level 50 with its support id): what explains a failed run. */
@@ -142,7 +145,5 @@ export function runCli(args: string[], env: Record<string, string | undefined>):
 
 /** The CLI's database settings for the shared test service: its DATABASE_URL, or its embedded data folder. */
 export function sharedCliEnv(): Record<string, string | undefined> {
-  return process.env.TEST_DATABASE_URL
-    ? { DATABASE_URL: process.env.TEST_DATABASE_URL }
-    : { DATABASE_URL: undefined, DATA_DIR: process.env.TEST_DATA_DIR };
+  return process.env.TEST_DATABASE_URL ? { DATABASE_URL: process.env.TEST_DATABASE_URL } : { DATABASE_URL: undefined, DATA_DIR: process.env.TEST_DATA_DIR };
 }

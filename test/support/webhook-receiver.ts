@@ -24,7 +24,10 @@ export class WebhookReceiver {
   private readonly plans: ResponsePlan[] = [];
   private defaultPlan: ResponsePlan = { status: 200 };
 
-  private constructor(private readonly server: Server, readonly port: number) {}
+  private constructor(
+    private readonly server: Server,
+    readonly port: number,
+  ) {}
 
   static async start(port = 0): Promise<WebhookReceiver> {
     // eslint-disable-next-line prefer-const -- the request handler refers to it before the server it needs exists
@@ -81,7 +84,9 @@ export class WebhookReceiver {
       if (check(this.received)) return this.received;
       await new Promise((r) => setTimeout(r, 50));
     }
-    throw new Error(`webhooks did not arrive in ${timeoutMs} ms; received: ${JSON.stringify(this.received.map((r) => [r.json?.type, r.headers['webhook-id'], r.answeredStatus]))}`);
+    throw new Error(
+      `webhooks did not arrive in ${timeoutMs} ms; received: ${JSON.stringify(this.received.map((r) => [r.json?.type, r.headers['webhook-id'], r.answeredStatus]))}`,
+    );
   }
 
   async stop(): Promise<void> {
@@ -98,7 +103,10 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 export async function attemptsOf(
   api: { post(path: string, body?: unknown): Promise<{ status: number; body: any; text: string }> },
-  endpointId: string, count: number, filter: Record<string, unknown> = {}, timeoutMs = 10_000,
+  endpointId: string,
+  count: number,
+  filter: Record<string, unknown> = {},
+  timeoutMs = 10_000,
 ): Promise<any[]> {
   const deadline = Date.now() + timeoutMs;
   let last: any[] = [];

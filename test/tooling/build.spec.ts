@@ -3,7 +3,11 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
-interface BuildStats { compiled: number; copied: number; removed: number }
+interface BuildStats {
+  compiled: number;
+  copied: number;
+  removed: number;
+}
 // The build is plain JavaScript run by node before anything is compiled.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { build } = require('../../scripts/build.js') as {
@@ -30,11 +34,15 @@ describe('build (scripts/build.js)', () => {
   it('lays dist/ out as the service, the CLI and the migration runner expect it, without unit tests', () => {
     expect(existsSync(join(out, 'src', 'main.js'))).toBe(true);
     expect(existsSync(join(out, 'src', 'cli', 'main.js'))).toBe(true);
-    const sources = readdirSync(join(ROOT, 'migrations')).filter((f) => f.endsWith('.ts')).map((f) => f.replace(/\.ts$/, '.js')).sort();
-    const built = readdirSync(join(out, 'migrations')).filter((f) => f.endsWith('.js')).sort();
+    const sources = readdirSync(join(ROOT, 'migrations'))
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => f.replace(/\.ts$/, '.js'))
+      .sort();
+    const built = readdirSync(join(out, 'migrations'))
+      .filter((f) => f.endsWith('.js'))
+      .sort();
     expect(built).toEqual(sources);
-    const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true })
-      .flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [e.name]));
+    const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [e.name]));
     expect(walk(join(out, 'src')).filter((f) => f.includes('.spec.'))).toEqual([]);
   });
 
@@ -52,7 +60,11 @@ describe('build (scripts/build.js)', () => {
         createdAt: Reflect.getMetadata('design:type', FileRecord.prototype, 'createdAt') === Date,
         fields: Object.keys(new AppConfig()),
       }));`;
-    const result = JSON.parse(execFileSync(process.execPath, ['-e', probe], { cwd: out, encoding: 'utf8' })) as { params: string[]; createdAt: boolean; fields: string[] };
+    const result = JSON.parse(execFileSync(process.execPath, ['-e', probe], { cwd: out, encoding: 'utf8' })) as {
+      params: string[];
+      createdAt: boolean;
+      fields: string[];
+    };
     expect(result.params).toEqual(['InvoicesRepository', 'AppConfig']);
     expect(result.createdAt).toBe(true);
     // A declared field exists on new instances (define semantics, as tsc emits for ES2022).

@@ -22,7 +22,10 @@ const NOT_SETTINGS: Record<string, string> = {
   IPA_WORKER_DATABASE_URL: 'set by the service itself for its cluster workers',
 };
 
-interface Read { name: string; where: string }
+interface Read {
+  name: string;
+  where: string;
+}
 
 function lineOf(text: string, index: number): number {
   return text.slice(0, index).split('\n').length;
@@ -73,7 +76,12 @@ function serviceReads(): { reads: Map<string, string[]>; unnamed: string[] } {
   return { reads, unnamed };
 }
 
-interface ExampleVariable { name: string; value: string; line: number; comment: string | null }
+interface ExampleVariable {
+  name: string;
+  value: string;
+  line: number;
+  comment: string | null;
+}
 
 /** NAME=value lines (a value may be quoted), each with the comment line right above it. */
 function parseExample(text: string): ExampleVariable[] {
@@ -100,8 +108,12 @@ describe('.env.example', () => {
 
   it('lists every environment variable the service reads', () => {
     const { reads, unnamed } = serviceReads();
-    const missing = [...reads].filter(([name]) => !listed.has(name))
-      .map(([name, where]) => `${name} is read by ${where.join(', ')} but missing from .env.example (repository root): add "${name}=<its default>" with a one-line comment above it`);
+    const missing = [...reads]
+      .filter(([name]) => !listed.has(name))
+      .map(
+        ([name, where]) =>
+          `${name} is read by ${where.join(', ')} but missing from .env.example (repository root): add "${name}=<its default>" with a one-line comment above it`,
+      );
     const computed = unnamed.map((u) => `${u}: read a named variable (or a string constant) so .env.example can be checked against it`);
     if (missing.length || computed.length) throw new Error([...missing, ...computed].join('\n'));
     expect(reads.size).toBeGreaterThan(40);
@@ -109,7 +121,8 @@ describe('.env.example', () => {
 
   it('lists only variables the service reads', () => {
     const { reads } = serviceReads();
-    const stale = example.filter((v) => !reads.has(v.name))
+    const stale = example
+      .filter((v) => !reads.has(v.name))
       .map((v) => `.env.example:${v.line}: ${v.name} is not read by anything under src/: remove it, or read it`);
     if (stale.length) throw new Error(stale.join('\n'));
   });
@@ -133,12 +146,20 @@ describe('.env.example', () => {
 
   it('reads the same under node --env-file as this test reads it', () => {
     const names = example.map((v) => v.name);
-    const printed = execFileSync(process.execPath, [`--env-file=${EXAMPLE}`, '-e', `
+    const printed = execFileSync(
+      process.execPath,
+      [
+        `--env-file=${EXAMPLE}`,
+        '-e',
+        `
       const names = ${JSON.stringify(names)};
-      console.log(JSON.stringify(Object.fromEntries(names.map((n) => [n, process.env[n] ?? null]))));`], {
-      encoding: 'utf8',
-      env: { PATH: process.env.PATH },
-    });
+      console.log(JSON.stringify(Object.fromEntries(names.map((n) => [n, process.env[n] ?? null]))));`,
+      ],
+      {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH },
+      },
+    );
     expect(JSON.parse(printed)).toEqual(exampleEnv());
   });
 });
@@ -162,9 +183,15 @@ describe('the scan of the source for environment reads', () => {
 
   it('finds config class properties, literal reads and constant-named reads, and flags the rest', () => {
     const { reads, unnamed } = scanSource(sample, 'sample.ts');
-    expect(reads.map((r) => r.name).sort()).toEqual(
-      ['CHAINS_FILE', 'CHECKOUT_FRAME_ANCESTORS', 'DOCS_ENABLED', 'IPA_SAMPLE_WORKER', 'METRICS_TOKEN', 'OTHER_KEY', 'SECRETS_KEY'],
-    );
+    expect(reads.map((r) => r.name).sort()).toEqual([
+      'CHAINS_FILE',
+      'CHECKOUT_FRAME_ANCESTORS',
+      'DOCS_ENABLED',
+      'IPA_SAMPLE_WORKER',
+      'METRICS_TOKEN',
+      'OTHER_KEY',
+      'SECRETS_KEY',
+    ]);
     expect(reads.find((r) => r.name === 'METRICS_TOKEN')!.where).toBe('sample.ts:6 (ChainsConfig)');
     expect(unnamed).toEqual(['sample.ts:13: process.env[name]']);
   });

@@ -13,7 +13,7 @@ import { DASHBOARD_EXAMPLE, DashboardDto } from './dto/dashboard.response.dto';
 import { GetDashboardQuery } from './queries/get-dashboard/get-dashboard.query';
 
 const DESCRIPTION = [
-  'Figures of the caller\'s organization and mode for one period (decisions §12; definitions in docs/analytics.md).',
+  "Figures of the caller's organization and mode for one period (decisions §12; definitions in docs/analytics.md).",
   'Windows (UTC): last_day = the current hour and the 23 before it; last_N_days = the current day and the N-1 before it; prev_X = the window of the same length just before X. from is inclusive, to exclusive.',
   'A payment belongs to the window holding its happened_at (when the provider saw it; its USD value is taken then); an invoice to the window holding its created_at.',
   'Volumes are sums of price_usd of COMPLETED payments. invoices.paid_count = invoices of the window that are COMPLETED now; paid_volume_usd = their price_usd sum;',
@@ -33,7 +33,10 @@ export class AnalyticsController {
   @HttpCode(200)
   @Authenticated()
   @ApiOperation({ summary: 'Dashboard metrics for a period', description: DESCRIPTION })
-  @ApiBody({ type: DashboardRequestDto, examples: { last_30_days: { value: { period: 'last_30_days' } }, prev_last_day: { value: { period: 'prev_last_day' } } } })
+  @ApiBody({
+    type: DashboardRequestDto,
+    examples: { last_30_days: { value: { period: 'last_30_days' } }, prev_last_day: { value: { period: 'prev_last_day' } } },
+  })
   @ApiEnvelope({ type: DashboardDto, example: DASHBOARD_EXAMPLE, message: 'Dashboard' })
   @ApiErrors(400, 401, 403)
   async dashboard(@RequiredCaller() caller: CallerContext, @Body() body: DashboardRequestDto): Promise<EnvelopeReply<DashboardView>> {

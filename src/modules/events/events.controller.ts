@@ -20,23 +20,30 @@ export class EventsController {
   @Authenticated()
   @ApiOperation({
     summary: 'List events',
-    description: 'Every state change of the organization in this mode (invoices, payments, products, files, webhook endpoints), newest first. '
-      + 'Each entry has the shape of a webhook delivery body. Filters combine with AND; several `type` values match any of them.',
+    description:
+      'Every state change of the organization in this mode (invoices, payments, products, files, webhook endpoints), newest first. ' +
+      'Each entry has the shape of a webhook delivery body. Filters combine with AND; several `type` values match any of them.',
   })
-  @ApiBody({ type: ListEventsRequestDto, required: false, examples: {
-    all: { summary: 'Newest events', value: { limit: 20, offset: 0 } },
-    filtered: { summary: 'Paid invoices in November', value: { type: ['invoice.completed'], created_at_from: '2026-11-01', created_at_to: '2026-11-30' } },
-  } })
+  @ApiBody({
+    type: ListEventsRequestDto,
+    required: false,
+    examples: {
+      all: { summary: 'Newest events', value: { limit: 20, offset: 0 } },
+      filtered: { summary: 'Paid invoices in November', value: { type: ['invoice.completed'], created_at_from: '2026-11-01', created_at_to: '2026-11-30' } },
+    },
+  })
   @ApiEnvelope({ type: EventListDto, example: { items: [EVENT_EXAMPLE], total: 1, limit: 20, offset: 0, has_more: false }, message: 'Events listed' })
   @ApiErrors(400, 401)
   async list(@RequiredCaller() caller: CallerContext, @Body() body: ListEventsRequestDto) {
-    const result = await this.queries.execute(new ListEventsQuery(scopeOf(caller), {
-      types: body.type,
-      createdAtFrom: body.created_at_from,
-      createdAtTo: body.created_at_to,
-      limit: body.limit,
-      offset: body.offset,
-    }));
+    const result = await this.queries.execute(
+      new ListEventsQuery(scopeOf(caller), {
+        types: body.type,
+        createdAtFrom: body.created_at_from,
+        createdAtTo: body.created_at_to,
+        limit: body.limit,
+        offset: body.offset,
+      }),
+    );
     return reply(result, 'Events listed');
   }
 

@@ -12,33 +12,43 @@ export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
  */
 export class FilesConfig {
   /** Folder of the local storage driver (used when S3_BUCKET is unset). */
-  @IsString() @MinLength(1)
+  @IsString()
+  @MinLength(1)
   FILES_DIR = './data/files';
 
   /** Largest accepted upload, in bytes; enforced while the upload streams. */
-  @Transform(toInt) @IsInt() @Min(1) @Max(5 * 1024 * 1024 * 1024)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(5 * 1024 * 1024 * 1024)
   FILES_MAX_BYTES = DEFAULT_MAX_FILE_BYTES;
 
   /** Bucket of S3-compatible object storage; setting it selects the S3 driver. */
-  @IsOptional() @Matches(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, { message: 'must be a valid bucket name (3-63 lowercase letters, digits, dots, hyphens)' })
+  @IsOptional()
+  @Matches(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, { message: 'must be a valid bucket name (3-63 lowercase letters, digits, dots, hyphens)' })
   S3_BUCKET?: string;
 
   /** Endpoint of an S3-compatible server (MinIO, R2, ...); unset for AWS S3. */
-  @IsOptional() @Matches(/^https?:\/\/\S+$/, { message: 'must be an http(s) URL' })
+  @IsOptional()
+  @Matches(/^https?:\/\/\S+$/, { message: 'must be an http(s) URL' })
   S3_ENDPOINT?: string;
 
-  @IsString() @MinLength(1)
+  @IsString()
+  @MinLength(1)
   S3_REGION = 'us-east-1';
 
   /** Static credentials; when both are unset the AWS SDK's default credential chain is used. */
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   S3_ACCESS_KEY_ID?: string;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   S3_SECRET_ACCESS_KEY?: string;
 
   /** Path-style addressing (`endpoint/bucket/key`), needed by most self-hosted S3 servers. */
-  @Transform(toBool) @IsBoolean()
+  @Transform(toBool)
+  @IsBoolean()
   S3_FORCE_PATH_STYLE = false;
 
   get driver(): 'local' | 's3' {

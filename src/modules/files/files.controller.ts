@@ -17,7 +17,14 @@ import { RegisterFileCommand } from './commands/register-file/register-file.comm
 import { contentDisposition } from './domain/content-disposition';
 import { isSafeInline } from './domain/file-kind';
 import {
-  DeletedFileDto, FILE_EXAMPLE, FileDto, FileListDto, ListFilesRequestDto, UPLOAD_BODY_SCHEMA, UPLOADED_EXAMPLE, UploadedFileDto,
+  DeletedFileDto,
+  FILE_EXAMPLE,
+  FileDto,
+  FileListDto,
+  ListFilesRequestDto,
+  UPLOAD_BODY_SCHEMA,
+  UPLOADED_EXAMPLE,
+  UploadedFileDto,
   UploadFileRequestDto,
 } from './dto/file.dto';
 import { GetFileContentQuery } from './queries/get-file-content/get-file-content.query';
@@ -25,10 +32,9 @@ import { ListFilesQuery } from './queries/list-files/list-files.query';
 import { FileUploadInterceptor } from './upload/file-upload.interceptor';
 import type { UploadedFile } from './upload/streaming-storage-engine';
 
-
 const CONTENT_ACCESS =
   'The content URL is served like every other call: it needs an API key of the same organization and mode ' +
-  '(read-only keys are fine); another organization\'s or the other mode\'s file is 404.';
+  "(read-only keys are fine); another organization's or the other mode's file is 404.";
 
 @ApiTags('Files')
 @Controller('files')
@@ -46,20 +52,17 @@ export class FilesController {
   @UseInterceptors(FileUploadInterceptor)
   @ApiOperation({
     summary: 'Upload a file',
-    description: 'multipart/form-data with the part `file` (the bytes) and the optional text field `name`. The upload is streamed to '
-      + 'storage and refused once it passes FILES_MAX_BYTES (default 10 MiB) with 413 `payload_too_large`. The `type` is detected '
-      + 'from the content\'s magic bytes, never from the declared Content-Type or the name. A failed upload leaves nothing stored. '
-      + CONTENT_ACCESS,
+    description:
+      'multipart/form-data with the part `file` (the bytes) and the optional text field `name`. The upload is streamed to ' +
+      'storage and refused once it passes FILES_MAX_BYTES (default 10 MiB) with 413 `payload_too_large`. The `type` is detected ' +
+      "from the content's magic bytes, never from the declared Content-Type or the name. A failed upload leaves nothing stored. " +
+      CONTENT_ACCESS,
   })
   @ApiConsumes('multipart/form-data')
   @ApiBody({ schema: UPLOAD_BODY_SCHEMA })
   @ApiEnvelope({ type: UploadedFileDto, example: UPLOADED_EXAMPLE, message: 'File uploaded' })
   @ApiErrors(400, 401, 403, 413)
-  async upload(
-    @RequiredCaller() caller: CallerContext,
-    @Req() req: Request,
-    @Body() body: UploadFileRequestDto,
-  ): Promise<EnvelopeReply<UploadedFileDto>> {
+  async upload(@RequiredCaller() caller: CallerContext, @Req() req: Request, @Body() body: UploadFileRequestDto): Promise<EnvelopeReply<UploadedFileDto>> {
     const file = req.file as UploadedFile | undefined;
     if (!file?.received) throw new ValidationFailedError({ file: 'is required: send the content in the multipart field "file"' });
     const name = body.name ?? file.originalname;
@@ -79,7 +82,14 @@ export class FilesController {
     const offset = query.offset ?? 0;
     const page = await this.queries.execute(new ListFilesQuery(scopeOf(caller), { search: query.search, type: query.type }, limit, offset));
     const items: FileDto[] = page.items.map((f) => ({
-      id: f.id, name: f.name, url: this.contentUrl(req, f.id), type: f.type, mime_type: f.mime_type, size: f.size, sha256: f.sha256, created_at: f.created_at,
+      id: f.id,
+      name: f.name,
+      url: this.contentUrl(req, f.id),
+      type: f.type,
+      mime_type: f.mime_type,
+      size: f.size,
+      sha256: f.sha256,
+      created_at: f.created_at,
     }));
     return reply({ ...page, items }, 'Files');
   }
@@ -87,19 +97,17 @@ export class FilesController {
   @Get(':id/content')
   @Authenticated()
   @ApiOperation({
-    summary: 'Download a file\'s bytes',
-    description: 'The raw bytes (not an envelope) with the detected Content-Type, Content-Length, a Content-Disposition carrying the name '
-      + '(RFC 5987 `filename*` plus a sanitised ASCII `filename`) and `X-Content-Type-Options: nosniff`. Images, audio, video, PDF and '
-      + 'plain text are served inline, everything else as an attachment. Errors use the JSON envelope. ' + CONTENT_ACCESS,
+    summary: "Download a file's bytes",
+    description:
+      'The raw bytes (not an envelope) with the detected Content-Type, Content-Length, a Content-Disposition carrying the name ' +
+      '(RFC 5987 `filename*` plus a sanitised ASCII `filename`) and `X-Content-Type-Options: nosniff`. Images, audio, video, PDF and ' +
+      'plain text are served inline, everything else as an attachment. Errors use the JSON envelope. ' +
+      CONTENT_ACCESS,
   })
   @ApiParam({ name: 'id', example: FILE_EXAMPLE.id })
-  @ApiResponse({ status: 200, description: 'The file\'s bytes', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } })
+  @ApiResponse({ status: 200, description: "The file's bytes", content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } })
   @ApiErrors(401, 403, 404)
-  async content(
-    @RequiredCaller() caller: CallerContext,
-    @Param('id') id: string,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<StreamableFile> {
+  async content(@RequiredCaller() caller: CallerContext, @Param('id') id: string, @Res({ passthrough: true }) res: Response): Promise<StreamableFile> {
     const file = await this.queries.execute(new GetFileContentQuery(scopeOf(caller), id));
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");

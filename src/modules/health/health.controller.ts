@@ -20,14 +20,20 @@ export class HealthController {
   ) {}
 
   @Get('health')
-  @ApiOperation({ summary: 'Liveness: the process is up', description: 'Answers plain HTTP in every mode (production included), so a load balancer can probe each instance directly.' })
+  @ApiOperation({
+    summary: 'Liveness: the process is up',
+    description: 'Answers plain HTTP in every mode (production included), so a load balancer can probe each instance directly.',
+  })
   @ApiEnvelope({ example: { status: 'ok' } })
   live() {
     return reply({ status: 'ok' }, 'Service is up');
   }
 
   @Get('health/ready')
-  @ApiOperation({ summary: 'Readiness: the database answers (503 when not)', description: 'Answers plain HTTP in every mode (production included): point the load balancer\'s health check here.' })
+  @ApiOperation({
+    summary: 'Readiness: the database answers (503 when not)',
+    description: "Answers plain HTTP in every mode (production included): point the load balancer's health check here.",
+  })
   @ApiEnvelope({ example: { status: 'ok', info: { database: { status: 'up' } } } })
   @ApiErrors(503)
   async ready() {

@@ -6,10 +6,18 @@ import { DataSource } from 'typeorm';
 @Injectable()
 export class Metrics implements OnModuleInit {
   readonly registry = new Registry();
-  readonly requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests', labelNames: ['method', 'route', 'status'], registers: [this.registry] });
+  readonly requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests',
+    labelNames: ['method', 'route', 'status'],
+    registers: [this.registry],
+  });
   readonly latency = new Histogram({
-    name: 'http_request_duration_seconds', help: 'HTTP request latency', labelNames: ['method', 'route', 'status'],
-    buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers: [this.registry],
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request latency',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
   });
 
   constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
@@ -24,8 +32,29 @@ export class Metrics implements OnModuleInit {
   onModuleInit(): void {
     collectDefaultMetrics({ register: this.registry });
     const pool = () => (this.dataSource.driver as unknown as { master?: { totalCount: number; idleCount: number; waitingCount: number } }).master;
-    new Gauge({ name: 'db_pool_total_connections', help: 'Open database connections', registers: [this.registry], collect() { this.set(pool()?.totalCount ?? 0); } });
-    new Gauge({ name: 'db_pool_idle_connections', help: 'Idle database connections', registers: [this.registry], collect() { this.set(pool()?.idleCount ?? 0); } });
-    new Gauge({ name: 'db_pool_waiting_clients', help: 'Requests waiting for a database connection', registers: [this.registry], collect() { this.set(pool()?.waitingCount ?? 0); } });
+    new Gauge({
+      name: 'db_pool_total_connections',
+      help: 'Open database connections',
+      registers: [this.registry],
+      collect() {
+        this.set(pool()?.totalCount ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'db_pool_idle_connections',
+      help: 'Idle database connections',
+      registers: [this.registry],
+      collect() {
+        this.set(pool()?.idleCount ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'db_pool_waiting_clients',
+      help: 'Requests waiting for a database connection',
+      registers: [this.registry],
+      collect() {
+        this.set(pool()?.waitingCount ?? 0);
+      },
+    });
   }
 }

@@ -70,7 +70,9 @@ export class InvoiceClocks implements OnApplicationShutdown {
 
   /** Writes the move due at `now` to a locked invoice; returns the invoice as it now is and the move (or null). */
   async applyDue<T extends TimedInvoice & Pick<InvoiceRecord, 'id' | 'organizationId' | 'mode' | 'updatedAt'>>(
-    m: EntityManager, invoice: T, now: Date,
+    m: EntityManager,
+    invoice: T,
+    now: Date,
   ): Promise<{ invoice: T; move: ClockMove | null }> {
     const next = timeMove(invoice, now, this.monitoringMinutes);
     if (!next) return { invoice, move: null };
@@ -80,9 +82,13 @@ export class InvoiceClocks implements OnApplicationShutdown {
     const before = this.events.view(stored);
     await this.repo.updateStatus(m, invoice, next.status, next.substatus, now);
     const move: ClockMove = {
-      invoiceId: invoice.id, organizationId: invoice.organizationId, mode: invoice.mode,
-      from: { status: invoice.status, substatus: invoice.substatus }, to: next,
-      events: timeMoveEvents(invoice, next), at: now,
+      invoiceId: invoice.id,
+      organizationId: invoice.organizationId,
+      mode: invoice.mode,
+      from: { status: invoice.status, substatus: invoice.substatus },
+      to: next,
+      events: timeMoveEvents(invoice, next),
+      at: now,
     };
     // In the same transaction: invoice.expired (first time EXPIRED), then invoice.updated (and invoice.voided).
     if (move.events.includes('invoice.expired')) await this.events.expired(m, scope, invoice.id);
@@ -99,9 +105,9 @@ export class InvoiceClocks implements OnApplicationShutdown {
   async sweep(): Promise<ClockMove[]> {
     const moves: ClockMove[] = [];
     for (const { scope, offsetMs } of await this.clock.movedScopes()) {
-      moves.push(...await this.sweepAt(() => new Date(this.clock.now().getTime() + offsetMs), scope));
+      moves.push(...(await this.sweepAt(() => new Date(this.clock.now().getTime() + offsetMs), scope)));
     }
-    moves.push(...await this.sweepAt(() => this.clock.now(), null));
+    moves.push(...(await this.sweepAt(() => this.clock.now(), null)));
     return moves;
   }
 

@@ -17,7 +17,13 @@ import type { Expansion } from './domain/payer-view';
 import { CreateInvoiceRequestDto, PaymentIntentItemDoc, ProductItemDoc } from './dto/create-invoice.request.dto';
 import { GetInvoiceRequestDto } from './dto/get-invoice.request.dto';
 import {
-  INVOICE_EXAMPLE, INVOICE_EXPANDED_EXAMPLE, InvoiceDto, InvoiceIdDto, InvoiceListDto, InvoiceShortStateDto, InvoiceUpdatedDto,
+  INVOICE_EXAMPLE,
+  INVOICE_EXPANDED_EXAMPLE,
+  InvoiceDto,
+  InvoiceIdDto,
+  InvoiceListDto,
+  InvoiceShortStateDto,
+  InvoiceUpdatedDto,
 } from './dto/invoice.response.dto';
 import type { InvoiceView } from './dto/invoice.views';
 import { ListInvoicesRequestDto } from './dto/list-invoices.request.dto';
@@ -29,8 +35,9 @@ import { InvoicePage, ListInvoicesQuery } from './queries/list-invoices/list-inv
 import type { InvoiceUpdated } from './commands/invoice-change';
 
 const ID_PARAM = { name: 'id', description: 'Invoice id (invoice_...)', example: 'invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00' };
-const PAYER_NOTE = 'Without an Authorization header (payer access) the invoice id is the capability: '
-  + 'metadata is left out, customer_email is masked and only payer expansions are allowed.';
+const PAYER_NOTE =
+  'Without an Authorization header (payer access) the invoice id is the capability: ' +
+  'metadata is left out, customer_email is masked and only payer expansions are allowed.';
 
 @ApiTags('Invoices')
 @ApiExtraModels(ProductItemDoc, PaymentIntentItemDoc)
@@ -45,52 +52,88 @@ export class InvoicesController {
   @HttpCode(201)
   @Authenticated({ write: true })
   @Idempotent()
-  @ApiOperation({ summary: 'Create an invoice', description: 'Items (1 to 100) are PRODUCT or PAYMENT_INTENT items; prices are computed at current rates. The invoice starts PENDING.' })
+  @ApiOperation({
+    summary: 'Create an invoice',
+    description: 'Items (1 to 100) are PRODUCT or PAYMENT_INTENT items; prices are computed at current rates. The invoice starts PENDING.',
+  })
   @ApiBody({
     type: CreateInvoiceRequestDto,
     examples: {
-      payment_intent: { value: { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '25.50' }], customer_email: 'jane@example.com', metadata: { order_id: '1234' }, redirect_url: 'https://shop.example.com/thanks' } },
-      product: { value: { items: [{ type: 'PRODUCT', product_id: 'product_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f', billing_schema_id: 'schema_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e10', quantity: 2 }], currency: 'USDT', customer_email: 'jane@example.com' } },
+      payment_intent: {
+        value: {
+          items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '25.50' }],
+          customer_email: 'jane@example.com',
+          metadata: { order_id: '1234' },
+          redirect_url: 'https://shop.example.com/thanks',
+        },
+      },
+      product: {
+        value: {
+          items: [
+            {
+              type: 'PRODUCT',
+              product_id: 'product_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f',
+              billing_schema_id: 'schema_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e10',
+              quantity: 2,
+            },
+          ],
+          currency: 'USDT',
+          customer_email: 'jane@example.com',
+        },
+      },
     },
   })
   @ApiEnvelope({ status: 201, type: InvoiceIdDto, example: { id: INVOICE_EXAMPLE.id }, message: 'Invoice created' })
   @ApiErrors(400, 401, 403, 409)
   async create(@RequiredCaller() caller: CallerContext, @Body() body: CreateInvoiceRequestDto): Promise<EnvelopeReply<{ id: string }>> {
-    const items = body.items.map((i): CreateItemInput => i.type === 'PRODUCT'
-      ? { type: 'PRODUCT', product_id: i.product_id!, billing_schema_id: i.billing_schema_id!, quantity: i.quantity! }
-      : { type: 'PAYMENT_INTENT', currency: i.currency as Currency, price: i.price! });
-    const created = await this.commands.execute(new CreateInvoiceCommand(scopeOf(caller), {
-      items,
-      currency: (body.currency as Currency | undefined) ?? null,
-      customerEmail: body.customer_email ?? null,
-      metadata: body.metadata ?? {},
-      redirectUrl: body.redirect_url ?? null,
-      expiresInMinutes: body.expires_in_minutes ?? null,
-    }));
+    const items = body.items.map((i): CreateItemInput =>
+      i.type === 'PRODUCT'
+        ? { type: 'PRODUCT', product_id: i.product_id!, billing_schema_id: i.billing_schema_id!, quantity: i.quantity! }
+        : { type: 'PAYMENT_INTENT', currency: i.currency as Currency, price: i.price! },
+    );
+    const created = await this.commands.execute(
+      new CreateInvoiceCommand(scopeOf(caller), {
+        items,
+        currency: (body.currency as Currency | undefined) ?? null,
+        customerEmail: body.customer_email ?? null,
+        metadata: body.metadata ?? {},
+        redirectUrl: body.redirect_url ?? null,
+        expiresInMinutes: body.expires_in_minutes ?? null,
+      }),
+    );
     return reply(created, 'Invoice created');
   }
 
   @Post('list')
   @HttpCode(200)
   @Authenticated()
-  @ApiOperation({ summary: 'List invoices', description: 'Newest first (created_at, then id). Filters combine with AND, values inside one array with OR; bounds are inclusive. limit default 20 (at most 100), offset default 0; for deep pages pass starting_after (the last id of the previous page) instead of a growing offset.' })
-  @ApiBody({ type: ListInvoicesRequestDto, examples: { filtered: { value: { status: ['PENDING'], currency: ['USD'], price_usd_from: '10', created_at_from: '2026-11-01', limit: 20, offset: 0 } } } })
+  @ApiOperation({
+    summary: 'List invoices',
+    description:
+      'Newest first (created_at, then id). Filters combine with AND, values inside one array with OR; bounds are inclusive. limit default 20 (at most 100), offset default 0; for deep pages pass starting_after (the last id of the previous page) instead of a growing offset.',
+  })
+  @ApiBody({
+    type: ListInvoicesRequestDto,
+    examples: { filtered: { value: { status: ['PENDING'], currency: ['USD'], price_usd_from: '10', created_at_from: '2026-11-01', limit: 20, offset: 0 } } },
+  })
   @ApiEnvelope({ type: InvoiceListDto, example: { items: [INVOICE_EXAMPLE], total: 1, limit: 20, offset: 0, has_more: false } })
   @ApiErrors(400, 401, 403)
   async list(@RequiredCaller() caller: CallerContext, @Body() body: ListInvoicesRequestDto): Promise<EnvelopeReply<InvoicePage>> {
-    const page = await this.queries.execute(new ListInvoicesQuery(scopeOf(caller), {
-      status: body.status as InvoiceStatus[] | undefined,
-      currency: body.currency as Currency[] | undefined,
-      priceUsdFrom: body.price_usd_from != null ? parseAmount(body.price_usd_from) : undefined,
-      priceUsdTo: body.price_usd_to != null ? parseAmount(body.price_usd_to) : undefined,
-      createdFrom: body.created_at_from != null ? parseTimeBound(body.created_at_from, 'from') ?? undefined : undefined,
-      createdTo: body.created_at_to != null ? parseTimeBound(body.created_at_to, 'to') ?? undefined : undefined,
-      customerEmail: body.customer_email,
-      providerId: body.provider_id,
-      startingAfter: body.starting_after,
-      limit: body.limit ?? 20,
-      offset: body.offset ?? 0,
-    }));
+    const page = await this.queries.execute(
+      new ListInvoicesQuery(scopeOf(caller), {
+        status: body.status as InvoiceStatus[] | undefined,
+        currency: body.currency as Currency[] | undefined,
+        priceUsdFrom: body.price_usd_from != null ? parseAmount(body.price_usd_from) : undefined,
+        priceUsdTo: body.price_usd_to != null ? parseAmount(body.price_usd_to) : undefined,
+        createdFrom: body.created_at_from != null ? (parseTimeBound(body.created_at_from, 'from') ?? undefined) : undefined,
+        createdTo: body.created_at_to != null ? (parseTimeBound(body.created_at_to, 'to') ?? undefined) : undefined,
+        customerEmail: body.customer_email,
+        providerId: body.provider_id,
+        startingAfter: body.starting_after,
+        limit: body.limit ?? 20,
+        offset: body.offset ?? 0,
+      }),
+    );
     return reply(page, 'Invoices');
   }
 
@@ -99,7 +142,15 @@ export class InvoicesController {
   @Authenticated({ payer: true })
   @ApiOperation({ summary: 'Read an invoice', description: `Body may be {} or []. ${PAYER_NOTE}` })
   @ApiParam(ID_PARAM)
-  @ApiBody({ type: GetInvoiceRequestDto, required: false, examples: { expanded: { value: { expand: ['items', 'calculations', 'organization', 'payments'] } }, summary: { value: { currency: 'BITCOIN' } }, empty: { value: [] } } })
+  @ApiBody({
+    type: GetInvoiceRequestDto,
+    required: false,
+    examples: {
+      expanded: { value: { expand: ['items', 'calculations', 'organization', 'payments'] } },
+      summary: { value: { currency: 'BITCOIN' } },
+      empty: { value: [] },
+    },
+  })
   @ApiEnvelope({ type: InvoiceDto, example: INVOICE_EXPANDED_EXAMPLE, message: 'Invoice' })
   @ApiErrors(400, 401, 403, 404)
   async read(
@@ -107,9 +158,9 @@ export class InvoicesController {
     @Param('id') id: string,
     @ObjectBody(objectBodyPipe) body: GetInvoiceRequestDto,
   ): Promise<EnvelopeReply<InvoiceView>> {
-    const view = await this.queries.execute(new GetInvoiceQuery(
-      caller ? scopeOf(caller) : null, id, (body.expand ?? []) as Expansion[], (body.currency as Currency | undefined) ?? null,
-    ));
+    const view = await this.queries.execute(
+      new GetInvoiceQuery(caller ? scopeOf(caller) : null, id, (body.expand ?? []) as Expansion[], (body.currency as Currency | undefined) ?? null),
+    );
     return reply(view, 'Invoice');
   }
 
@@ -118,29 +169,42 @@ export class InvoicesController {
   @Authenticated({ write: true, payer: true, payerFields: ['currency'] })
   @ApiOperation({
     summary: 'Change an invoice status or currency',
-    description: 'Send exactly one of status or currency. Status (key required): PENDING -> VOIDED; PENDING or PARTIALLY_PAID -> COMPLETED (substatus MARKED_PAID); '
-      + 'other moves are 400 invalid_state_transition with validator.status naming the allowed targets. Currency: only while PENDING; recomputes the calculations at current rates. '
-      + 'Without a key only a currency change is allowed (a status change is 401). A read-only key has at least a payer\'s rights: it may change the currency '
-      + 'of its own organization\'s invoices, and a status change with it is 403 read_only_key. '
-      + 'A change to the currency the invoice already has is a no-op for every caller (200 "Invoice currency is already X; nothing changed": no re-quote, no invoice.updated event, no webhook delivery). '
-      + 'Without a key an invoice\'s currency may be changed at most 5 times an hour (counted from the first change); one more is 429 rate_limited with Retry-After. '
-      + 'Each accepted change re-quotes and records one invoice.updated event. Calls with a key are not capped per invoice (the key\'s rate limit applies).',
+    description:
+      'Send exactly one of status or currency. Status (key required): PENDING -> VOIDED; PENDING or PARTIALLY_PAID -> COMPLETED (substatus MARKED_PAID); ' +
+      'other moves are 400 invalid_state_transition with validator.status naming the allowed targets. Currency: only while PENDING; recomputes the calculations at current rates. ' +
+      "Without a key only a currency change is allowed (a status change is 401). A read-only key has at least a payer's rights: it may change the currency " +
+      "of its own organization's invoices, and a status change with it is 403 read_only_key. " +
+      'A change to the currency the invoice already has is a no-op for every caller (200 "Invoice currency is already X; nothing changed": no re-quote, no invoice.updated event, no webhook delivery). ' +
+      "Without a key an invoice's currency may be changed at most 5 times an hour (counted from the first change); one more is 429 rate_limited with Retry-After. " +
+      "Each accepted change re-quotes and records one invoice.updated event. Calls with a key are not capped per invoice (the key's rate limit applies).",
   })
   @ApiParam(ID_PARAM)
-  @ApiBody({ type: UpdateInvoiceRequestDto, examples: { void: { value: { status: 'VOIDED' } }, mark_paid: { value: { status: 'COMPLETED' } }, currency: { value: { currency: 'ETHEREUM' } } } })
-  @ApiEnvelope({ type: InvoiceUpdatedDto, example: { id: INVOICE_EXAMPLE.id, message: 'Invoice status changed to VOIDED' }, message: 'Invoice status changed to VOIDED' })
+  @ApiBody({
+    type: UpdateInvoiceRequestDto,
+    examples: { void: { value: { status: 'VOIDED' } }, mark_paid: { value: { status: 'COMPLETED' } }, currency: { value: { currency: 'ETHEREUM' } } },
+  })
+  @ApiEnvelope({
+    type: InvoiceUpdatedDto,
+    example: { id: INVOICE_EXAMPLE.id, message: 'Invoice status changed to VOIDED' },
+    message: 'Invoice status changed to VOIDED',
+  })
   @ApiErrors(400, 401, 403, 404, 429)
   async update(@Caller() caller: CallerContext | null, @Param('id') id: string, @Body() body: UpdateInvoiceRequestDto): Promise<EnvelopeReply<InvoiceUpdated>> {
-    const result = await this.commands.execute(invoiceChangeCommand(caller ? scopeOf(caller) : null, id, {
-      status: body.status as InvoiceStatus | undefined,
-      currency: body.currency as Currency | undefined,
-    }));
+    const result = await this.commands.execute(
+      invoiceChangeCommand(caller ? scopeOf(caller) : null, id, {
+        status: body.status as InvoiceStatus | undefined,
+        currency: body.currency as Currency | undefined,
+      }),
+    );
     return reply(result, result.message);
   }
 
   @Get(':id/short_state')
   @Authenticated({ payer: true })
-  @ApiOperation({ summary: 'Read the current state of an invoice', description: 'HTTP 200; the envelope\'s status field holds the invoice state string (e.g. "PENDING") instead of the HTTP code.' })
+  @ApiOperation({
+    summary: 'Read the current state of an invoice',
+    description: 'HTTP 200; the envelope\'s status field holds the invoice state string (e.g. "PENDING") instead of the HTTP code.',
+  })
   @ApiParam(ID_PARAM)
   @ApiExtraModels(InvoiceShortStateDto, SuccessEnvelopeDto)
   @ApiResponse({
@@ -155,8 +219,14 @@ export class InvoicesController {
           ],
         },
         example: {
-          status: 'PENDING', data: { id: INVOICE_EXAMPLE.id, status: 'PENDING', substatus: null, updated_at: '2026-11-21 10:00:00' },
-          error: null, message: 'Invoice state', env: 'development', log: { request_id: '5f0c6b1e-6a7d-4f0e-9b9c-3a0e4d2f1c11' }, validator: null, support_id: null,
+          status: 'PENDING',
+          data: { id: INVOICE_EXAMPLE.id, status: 'PENDING', substatus: null, updated_at: '2026-11-21 10:00:00' },
+          error: null,
+          message: 'Invoice state',
+          env: 'development',
+          log: { request_id: '5f0c6b1e-6a7d-4f0e-9b9c-3a0e4d2f1c11' },
+          validator: null,
+          support_id: null,
         },
       },
     },

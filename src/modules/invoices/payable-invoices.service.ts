@@ -27,8 +27,18 @@ export interface InvoiceStateChange extends StatusChange {
 
 export function payableOf(r: InvoiceRecord): PayableInvoice {
   return {
-    id: r.id, organizationId: r.organizationId, mode: r.mode, status: r.status, substatus: r.substatus,
-    currency: r.currency, price: r.price, priceUsd: r.priceUsd, expiresAt: r.expiresAt, ratesTakenAt: r.ratesTakenAt, ratesSnapshotId: r.ratesSnapshotId, updatedAt: r.updatedAt,
+    id: r.id,
+    organizationId: r.organizationId,
+    mode: r.mode,
+    status: r.status,
+    substatus: r.substatus,
+    currency: r.currency,
+    price: r.price,
+    priceUsd: r.priceUsd,
+    expiresAt: r.expiresAt,
+    ratesTakenAt: r.ratesTakenAt,
+    ratesSnapshotId: r.ratesSnapshotId,
+    updatedAt: r.updatedAt,
   };
 }
 
@@ -61,7 +71,10 @@ export class PayableInvoices {
    * serialized and each settlement sees all the others. Null when the invoice is not in `access`.
    */
   async settle<T>(
-    m: EntityManager, access: InvoiceAccess, invoiceId: string, now: Date,
+    m: EntityManager,
+    access: InvoiceAccess,
+    invoiceId: string,
+    now: Date,
     work: (invoice: PayableInvoice) => Promise<{ result: T; totals: InvoicePaymentsTotals | null }>,
   ): Promise<{ invoice: PayableInvoice; result: T; change: InvoiceStateChange | null } | null> {
     const locked = await this.repo.lock(m, access, invoiceId);

@@ -18,12 +18,25 @@ import { ListApiKeysQuery } from './queries/list-api-keys/list-api-keys.query';
 @Public()
 @UseGuards(AdminTokenGuard)
 export class AdminController {
-  constructor(@Inject(CommandBus) private readonly commands: CommandBus, @Inject(QueryBus) private readonly queries: QueryBus) {}
+  constructor(
+    @Inject(CommandBus) private readonly commands: CommandBus,
+    @Inject(QueryBus) private readonly queries: QueryBus,
+  ) {}
 
   @Post('organizations')
   @HttpCode(201)
   @ApiOperation({ summary: 'Create an organization with a test key and a live key (shown once)' })
-  @ApiEnvelope({ status: 201, type: CreatedOrganizationDto, message: 'Organization created', example: { organization_id: 'org_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f', name: 'Acme', test_key: 'sk_test_4eC39HqLyjWDarjtT1zdp7dcQ0x8mNbV2rLs9aPk', live_key: 'sk_live_9hF2kLmN3pQrS5tUvWxYz1A2b3C4d5E6f7G8h9J0' } })
+  @ApiEnvelope({
+    status: 201,
+    type: CreatedOrganizationDto,
+    message: 'Organization created',
+    example: {
+      organization_id: 'org_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f',
+      name: 'Acme',
+      test_key: 'sk_test_4eC39HqLyjWDarjtT1zdp7dcQ0x8mNbV2rLs9aPk',
+      live_key: 'sk_live_9hF2kLmN3pQrS5tUvWxYz1A2b3C4d5E6f7G8h9J0',
+    },
+  })
   @ApiErrors(400, 401)
   async createOrganization(@Body() body: CreateOrganizationRequestDto) {
     return reply(await this.commands.execute(new CreateOrganizationCommand(body.name)), 'Organization created');
@@ -32,7 +45,19 @@ export class AdminController {
   @Post('organizations/:id/keys')
   @HttpCode(201)
   @ApiOperation({ summary: 'Issue another key for an organization' })
-  @ApiEnvelope({ status: 201, message: 'API key created', example: { id: 'key_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e11', organization_id: 'org_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f', mode: 'test', read_only: true, prefix: 'sk_test_Ab12Cd', key: 'sk_test_Ab12CdEf34GhIj56KlMn78OpQr90StUvWxYz12', created_at: '2026-11-21 10:00:00' } })
+  @ApiEnvelope({
+    status: 201,
+    message: 'API key created',
+    example: {
+      id: 'key_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e11',
+      organization_id: 'org_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f',
+      mode: 'test',
+      read_only: true,
+      prefix: 'sk_test_Ab12Cd',
+      key: 'sk_test_Ab12CdEf34GhIj56KlMn78OpQr90StUvWxYz12',
+      created_at: '2026-11-21 10:00:00',
+    },
+  })
   @ApiErrors(400, 401, 404)
   async createKey(@Param('id') id: string, @Body() body: CreateApiKeyRequestDto) {
     return reply(await this.commands.execute(new CreateApiKeyCommand(id, body.mode, body.read_only ?? false)), 'API key created');
@@ -40,7 +65,18 @@ export class AdminController {
 
   @Get('organizations/:id/keys')
   @ApiOperation({ summary: 'List the keys of an organization (prefixes only)' })
-  @ApiEnvelope({ example: [{ id: 'key_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e11', prefix: 'sk_test_Ab12Cd', mode: 'test', read_only: false, created_at: '2026-11-21 10:00:00', revoked_at: null }] })
+  @ApiEnvelope({
+    example: [
+      {
+        id: 'key_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e11',
+        prefix: 'sk_test_Ab12Cd',
+        mode: 'test',
+        read_only: false,
+        created_at: '2026-11-21 10:00:00',
+        revoked_at: null,
+      },
+    ],
+  })
   @ApiErrors(401, 404)
   listKeys(@Param('id') id: string) {
     return this.queries.execute(new ListApiKeysQuery(id));
@@ -50,10 +86,16 @@ export class AdminController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Revoke a key by its full value, or by its display prefix and organization',
-    description: 'A display prefix needs `organization_id` (400 with `validator.organization_id` without it): prefixes are not unique across '
-      + 'organizations. A prefix matching several active keys of the organization is refused (400, `validator.key`); give the full key.',
+    description:
+      'A display prefix needs `organization_id` (400 with `validator.organization_id` without it): prefixes are not unique across ' +
+      'organizations. A prefix matching several active keys of the organization is refused (400, `validator.key`); give the full key.',
   })
-  @ApiEnvelope({ message: 'API key revoked', example: { revoked: [{ id: 'key_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e11', prefix: 'sk_test_Ab12Cd', organization_id: 'org_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f' }] } })
+  @ApiEnvelope({
+    message: 'API key revoked',
+    example: {
+      revoked: [{ id: 'key_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e11', prefix: 'sk_test_Ab12Cd', organization_id: 'org_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f' }],
+    },
+  })
   @ApiErrors(400, 401, 404)
   async revoke(@Body() body: RevokeApiKeyRequestDto) {
     return reply(await this.commands.execute(new RevokeApiKeyCommand(body.key, body.organization_id)), 'API key revoked');

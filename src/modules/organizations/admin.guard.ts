@@ -16,7 +16,10 @@ const digest = (v: string) => createHash('sha256').update(v).digest();
  */
 @Injectable()
 export class AdminTokenGuard implements CanActivate {
-  constructor(@Inject(AppConfig) private readonly config: AppConfig, @Inject(RateLimiter) private readonly limiter: RateLimiter) {}
+  constructor(
+    @Inject(AppConfig) private readonly config: AppConfig,
+    @Inject(RateLimiter) private readonly limiter: RateLimiter,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const expected = this.config.ADMIN_API_TOKEN;

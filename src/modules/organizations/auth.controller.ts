@@ -12,7 +12,17 @@ export class AuthController {
   @Get('debug_token')
   @Authenticated()
   @ApiOperation({ summary: 'Echo what the presented API key resolves to' })
-  @ApiEnvelope({ type: DebugTokenDto, example: { organization_id: 'org_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f', organization_name: 'Acme', mode: 'test', key_prefix: 'sk_test_Ab12Cd', read_only: false, created_at: '2026-11-21 10:00:00' } })
+  @ApiEnvelope({
+    type: DebugTokenDto,
+    example: {
+      organization_id: 'org_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f',
+      organization_name: 'Acme',
+      mode: 'test',
+      key_prefix: 'sk_test_Ab12Cd',
+      read_only: false,
+      created_at: '2026-11-21 10:00:00',
+    },
+  })
   @ApiErrors(401)
   debugToken(@RequiredCaller() caller: CallerContext): DebugTokenDto {
     return {

@@ -1,7 +1,12 @@
 // The payments module's public surface: other modules and the composition root import only this file.
 export { PaymentsModule } from './payments.module';
 export {
-  RecordProviderPaymentCommand, type NewPaymentReport, type PaymentConfirmationsReport, type PaymentStatusReport, type ProviderPaymentReport, type RecordedPayment,
+  RecordProviderPaymentCommand,
+  type NewPaymentReport,
+  type PaymentConfirmationsReport,
+  type PaymentStatusReport,
+  type ProviderPaymentReport,
+  type RecordedPayment,
 } from './commands/record-provider-payment/record-provider-payment.command';
 export { GetPaymentQuery } from './queries/get-payment/get-payment.query';
 export { ListPaymentsQuery, type PaymentExpansion } from './queries/list-payments/list-payments.query';

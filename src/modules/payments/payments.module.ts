@@ -21,6 +21,14 @@ import { ListPaymentsHandler } from './queries/list-payments/list-payments.handl
 @Module({
   imports: [TypeOrmModule.forFeature([PaymentRecord]), InvoicesModule],
   controllers: [PaymentsController, TestHelpersController],
-  providers: [PaymentsRepository, PaymentEvents, PaymentReports, RecordProviderPaymentHandler, ListPaymentsHandler, GetPaymentHandler, ListInvoicePaymentsHandler],
+  providers: [
+    PaymentsRepository,
+    PaymentEvents,
+    PaymentReports,
+    RecordProviderPaymentHandler,
+    ListPaymentsHandler,
+    GetPaymentHandler,
+    ListInvoicePaymentsHandler,
+  ],
 })
 export class PaymentsModule {}

@@ -10,9 +10,7 @@ import { reply } from '../../shared/http/envelope';
 import { CreateProductCommand } from './commands/create-product/create-product.command';
 import { ProductRequestDto } from './commands/create-product/create-product.request.dto';
 import { ReplaceProductCommand } from './commands/replace-product/replace-product.command';
-import {
-  ListProductsQueryDto, PRODUCT_REQUEST_EXAMPLE, ProductIdDto, productExample, ProductResponseDto,
-} from './dto/product.response.dto';
+import { ListProductsQueryDto, PRODUCT_REQUEST_EXAMPLE, ProductIdDto, productExample, ProductResponseDto } from './dto/product.response.dto';
 import { GetProductQuery } from './queries/get-product/get-product.query';
 import { DEFAULT_PRODUCT_LIMIT, ListProductsQuery } from './queries/list-products/list-products.query';
 
@@ -21,7 +19,10 @@ const ID_EXAMPLE = { id: 'product_0193a1b2-3c4d-7e5f-8a9b-0c1d2e3f4a5b' };
 @ApiTags('Products')
 @Controller('products')
 export class ProductsController {
-  constructor(@Inject(CommandBus) private readonly commands: CommandBus, @Inject(QueryBus) private readonly queries: QueryBus) {}
+  constructor(
+    @Inject(CommandBus) private readonly commands: CommandBus,
+    @Inject(QueryBus) private readonly queries: QueryBus,
+  ) {}
 
   @Post()
   @HttpCode(200)
@@ -40,9 +41,10 @@ export class ProductsController {
   @Authenticated({ write: true })
   @ApiOperation({
     summary: 'Replace a product by writing a new version',
-    description: 'Same body as creation; omitted optional fields are cleared. The new version gets new ids and keeps the '
-      + 'version_group_ids (schemas and tiers by position); the replaced version stays readable, inactive. '
-      + 'Replacing an inactive version is 400 (product_version_inactive). Answers the new product id.',
+    description:
+      'Same body as creation; omitted optional fields are cleared. The new version gets new ids and keeps the ' +
+      'version_group_ids (schemas and tiers by position); the replaced version stays readable, inactive. ' +
+      'Replacing an inactive version is 400 (product_version_inactive). Answers the new product id.',
   })
   @ApiParam({ name: 'id', description: 'Id of the active product version' })
   @ApiBody({ type: ProductRequestDto, examples: { recurring: { value: PRODUCT_REQUEST_EXAMPLE } } })
@@ -70,9 +72,9 @@ export class ProductsController {
   @ApiEnvelope({ type: ProductResponseDto, isArray: true, example: [productExample(true)], message: 'Products retrieved' })
   @ApiErrors(400, 401, 403)
   async list(@RequiredCaller() caller: CallerContext, @Query() query: ListProductsQueryDto) {
-    const products = await this.queries.execute(new ListProductsQuery(
-      scopeOf(caller), query.limit ?? DEFAULT_PRODUCT_LIMIT, query.offset ?? 0, query.include_inactive === 'true',
-    ));
+    const products = await this.queries.execute(
+      new ListProductsQuery(scopeOf(caller), query.limit ?? DEFAULT_PRODUCT_LIMIT, query.offset ?? 0, query.include_inactive === 'true'),
+    );
     return reply(products, 'Products retrieved');
   }
 }

@@ -17,7 +17,11 @@ export class ProviderAssetsController {
   @ApiOperation({ summary: 'A provider image (SVG)', description: 'Public and cacheable for a day. Unknown names are 404.' })
   @ApiParam({ name: 'file', enum: Object.keys(PROVIDER_IMAGES), example: 'usdt.svg' })
   @ApiProduces('image/svg+xml')
-  @ApiResponse({ status: 200, description: 'The SVG image', content: { 'image/svg+xml': { schema: { type: 'string' }, example: PROVIDER_IMAGES['usdc.svg'] } } })
+  @ApiResponse({
+    status: 200,
+    description: 'The SVG image',
+    content: { 'image/svg+xml': { schema: { type: 'string' }, example: PROVIDER_IMAGES['usdc.svg'] } },
+  })
   @ApiErrors(404)
   image(@Param('file') file: string): StreamableFile {
     const svg = providerImage(file);

@@ -15,20 +15,31 @@ import { InvoiceProvidersView, ListInvoiceProvidersQuery } from './queries/list-
 @ApiTags('Providers')
 @Controller('providers')
 export class ProvidersController {
-  constructor(@Inject(QueryBus) private readonly queries: QueryBus, @Inject(AppConfig) private readonly config: AppConfig) {}
+  constructor(
+    @Inject(QueryBus) private readonly queries: QueryBus,
+    @Inject(AppConfig) private readonly config: AppConfig,
+  ) {}
 
   @Get(':invoice_id')
   @Authenticated({ payer: true })
   @ApiOperation({
     summary: 'Providers available to pay an invoice',
-    description: 'Every provider the invoice\'s organization has enabled (in the invoice\'s mode) can pay it. `price` is what to send through '
-      + 'the provider: the invoice\'s price_usd in the provider\'s currency at current rates, rounded up to the provider\'s decimals. '
-      + 'Without an Authorization header (payer access) the invoice id is the capability.',
+    description:
+      "Every provider the invoice's organization has enabled (in the invoice's mode) can pay it. `price` is what to send through " +
+      "the provider: the invoice's price_usd in the provider's currency at current rates, rounded up to the provider's decimals. " +
+      'Without an Authorization header (payer access) the invoice id is the capability.',
   })
   @ApiParam({ name: 'invoice_id', description: 'Invoice id (invoice_...)', example: 'invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00' })
   @ApiEnvelope({ type: InvoiceProvidersDto, example: INVOICE_PROVIDERS_EXAMPLE, message: 'Providers' })
   @ApiErrors(400, 401, 403, 404)
-  async forInvoice(@Caller() caller: CallerContext | null, @Param('invoice_id') invoiceId: string, @Req() req: Request): Promise<EnvelopeReply<InvoiceProvidersView>> {
-    return reply(await this.queries.execute(new ListInvoiceProvidersQuery(caller ? scopeOf(caller) : null, invoiceId, publicBaseUrl(this.config, req))), 'Providers');
+  async forInvoice(
+    @Caller() caller: CallerContext | null,
+    @Param('invoice_id') invoiceId: string,
+    @Req() req: Request,
+  ): Promise<EnvelopeReply<InvoiceProvidersView>> {
+    return reply(
+      await this.queries.execute(new ListInvoiceProvidersQuery(caller ? scopeOf(caller) : null, invoiceId, publicBaseUrl(this.config, req))),
+      'Providers',
+    );
   }
 }

@@ -21,7 +21,8 @@ export class QuotesController {
   @Authenticated()
   @ApiOperation({
     summary: 'Price quote with currency conversion',
-    description: 'Send `currency` and exactly one of `product`, `invoice_id` or `items`. Amounts are converted through the USD rates of the snapshot in force now (`exchange_rate_timestamp`), rounded half-up at 30 fractional digits. Nothing is stored.',
+    description:
+      'Send `currency` and exactly one of `product`, `invoice_id` or `items`. Amounts are converted through the USD rates of the snapshot in force now (`exchange_rate_timestamp`), rounded half-up at 30 fractional digits. Nothing is stored.',
   })
   @ApiEnvelope({ schema: QUOTE_SCHEMA, example: QUOTE_EXAMPLE, message: 'Quote calculated' })
   @ApiErrors(400, 401, 403, 404)

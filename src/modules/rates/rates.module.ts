@@ -5,12 +5,6 @@ import { RatesAsOfHandler } from './queries/rates-as-of/rates-as-of.handler';
 import { RATE_SOURCE, RatesRefresher } from './rate-source';
 
 @Module({
-  providers: [
-    RatesRepository,
-    RatesAsOfHandler,
-    ImportRatesHandler,
-    RatesRefresher,
-    { provide: RATE_SOURCE, useValue: null },
-  ],
+  providers: [RatesRepository, RatesAsOfHandler, ImportRatesHandler, RatesRefresher, { provide: RATE_SOURCE, useValue: null }],
 })
 export class RatesModule {}

@@ -15,7 +15,7 @@ import { formatTimestamp } from '../../shared/time/time';
 const MAX_ADVANCE_SECONDS = 366 * 24 * 3600;
 
 export class AdvanceClockRequestDto {
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ADVANCE_SECONDS, example: 900, description: 'Seconds to move the caller\'s test clock forward' })
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ADVANCE_SECONDS, example: 900, description: "Seconds to move the caller's test clock forward" })
   @Max(MAX_ADVANCE_SECONDS, { message: `$property must be at most ${MAX_ADVANCE_SECONDS}` })
   @Min(1, { message: '$property must be at least 1' })
   @IsInt({ message: '$property must be a whole number of seconds' })
@@ -23,9 +23,10 @@ export class AdvanceClockRequestDto {
 }
 
 export class ClockStateDto {
-  @ApiProperty({ example: '2026-11-21 10:15:00', description: 'Now for the caller\'s organization in test mode (UTC, YYYY-MM-DD HH:MM:SS)' }) now: string;
+  @ApiProperty({ example: '2026-11-21 10:15:00', description: "Now for the caller's organization in test mode (UTC, YYYY-MM-DD HH:MM:SS)" }) now: string;
   @ApiProperty({ example: '2026-11-21T10:15:00.123Z', description: 'The same instant with milliseconds (ISO 8601)' }) now_iso: string;
-  @ApiProperty({ type: 'integer', example: 900, description: 'How far ahead of real time this organization\'s test mode runs, in whole seconds' }) offset_seconds: number;
+  @ApiProperty({ type: 'integer', example: 900, description: "How far ahead of real time this organization's test mode runs, in whole seconds" })
+  offset_seconds: number;
 }
 
 const EXAMPLE = { now: '2026-11-21 10:15:00', now_iso: '2026-11-21T10:15:00.123Z', offset_seconds: 900 };
@@ -57,7 +58,7 @@ export class TestClockController {
   @Get()
   @HttpCode(200)
   @Authenticated({ testOnly: true })
-  @ApiOperation({ summary: 'Read the test clock of the caller\'s organization (test keys only; only with CLOCK_CONTROL=true, else 404)' })
+  @ApiOperation({ summary: "Read the test clock of the caller's organization (test keys only; only with CLOCK_CONTROL=true, else 404)" })
   @ApiEnvelope({ type: ClockStateDto, example: EXAMPLE, message: 'Clock' })
   @ApiErrors(401, 403, 404)
   async read(@RequiredCaller() caller: CallerContext): Promise<EnvelopeReply<ClockStateDto>> {
@@ -69,11 +70,12 @@ export class TestClockController {
   @HttpCode(200)
   @Authenticated({ write: true, testOnly: true })
   @ApiOperation({
-    summary: 'Move the test clock of the caller\'s organization forward (test keys only; only with CLOCK_CONTROL=true, else 404)',
-    description: 'Moves the time of the caller\'s organization in test mode forward by advance_seconds; it never goes back. '
-      + 'Invoice timing (created_at, expires_at, expiry, the monitoring window, the sweeper), payments against those invoices and the dashboard follow it. '
-      + 'Live mode, other organizations, event timestamps and webhook signatures (webhook-timestamp) always use real time. '
-      + 'The offset is stored in the database: every instance sees it, and it survives restarts.',
+    summary: "Move the test clock of the caller's organization forward (test keys only; only with CLOCK_CONTROL=true, else 404)",
+    description:
+      "Moves the time of the caller's organization in test mode forward by advance_seconds; it never goes back. " +
+      'Invoice timing (created_at, expires_at, expiry, the monitoring window, the sweeper), payments against those invoices and the dashboard follow it. ' +
+      'Live mode, other organizations, event timestamps and webhook signatures (webhook-timestamp) always use real time. ' +
+      'The offset is stored in the database: every instance sees it, and it survives restarts.',
   })
   @ApiEnvelope({ type: ClockStateDto, example: EXAMPLE, message: 'Clock moved' })
   @ApiErrors(400, 401, 403, 404)

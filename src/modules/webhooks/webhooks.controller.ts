@@ -13,9 +13,20 @@ import { RedeliverEventCommand } from './commands/redeliver-event/redeliver-even
 import { RotateWebhookSecretCommand } from './commands/rotate-webhook-secret/rotate-webhook-secret.command';
 import { UpdateWebhookEndpointCommand } from './commands/update-webhook-endpoint/update-webhook-endpoint.command';
 import {
-  ATTEMPT_EXAMPLE, CreateWebhookRequestDto, DeletedWebhookDto, ENDPOINT_EXAMPLE, ListAttemptsRequestDto, ListWebhooksQueryDto,
-  QueuedDeliveryDto, RedeliverRequestDto, RotateSecretRequestDto, UpdateWebhookRequestDto, WebhookAttemptListDto, WebhookEndpointDto,
-  WebhookEndpointListDto, WebhookEndpointWithSecretDto,
+  ATTEMPT_EXAMPLE,
+  CreateWebhookRequestDto,
+  DeletedWebhookDto,
+  ENDPOINT_EXAMPLE,
+  ListAttemptsRequestDto,
+  ListWebhooksQueryDto,
+  QueuedDeliveryDto,
+  RedeliverRequestDto,
+  RotateSecretRequestDto,
+  UpdateWebhookRequestDto,
+  WebhookAttemptListDto,
+  WebhookEndpointDto,
+  WebhookEndpointListDto,
+  WebhookEndpointWithSecretDto,
 } from './dto/webhook.dto';
 import { GetWebhookEndpointQuery } from './queries/get-webhook-endpoint/get-webhook-endpoint.query';
 import { ListWebhookAttemptsQuery } from './queries/list-webhook-attempts/list-webhook-attempts.query';
@@ -38,19 +49,40 @@ export class WebhooksController {
   @Idempotent()
   @ApiOperation({
     summary: 'Register a webhook endpoint',
-    description: 'Events of the key\'s organization and mode whose type is listed (or all, with `*`) are POSTed to `url`, signed as the Standard Webhooks '
-      + 'specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The signing `secret` is returned only in this answer and on rotation.',
+    description:
+      "Events of the key's organization and mode whose type is listed (or all, with `*`) are POSTed to `url`, signed as the Standard Webhooks " +
+      'specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The signing `secret` is returned only in this answer and on rotation.',
   })
-  @ApiBody({ type: CreateWebhookRequestDto, examples: {
-    some: { summary: 'Payment and invoice events', value: { url: 'https://merchant.example.com/webhooks', event_types: ['payment.created', 'payment.updated', 'invoice.completed'], description: 'Order fulfilment' } },
-    all: { summary: 'Every event', value: { url: 'https://merchant.example.com/webhooks', event_types: '*' } },
-  } })
-  @ApiEnvelope({ status: 201, type: WebhookEndpointWithSecretDto, example: { ...ENDPOINT_EXAMPLE, secret: SECRET_EXAMPLE }, message: 'Webhook endpoint created' })
+  @ApiBody({
+    type: CreateWebhookRequestDto,
+    examples: {
+      some: {
+        summary: 'Payment and invoice events',
+        value: {
+          url: 'https://merchant.example.com/webhooks',
+          event_types: ['payment.created', 'payment.updated', 'invoice.completed'],
+          description: 'Order fulfilment',
+        },
+      },
+      all: { summary: 'Every event', value: { url: 'https://merchant.example.com/webhooks', event_types: '*' } },
+    },
+  })
+  @ApiEnvelope({
+    status: 201,
+    type: WebhookEndpointWithSecretDto,
+    example: { ...ENDPOINT_EXAMPLE, secret: SECRET_EXAMPLE },
+    message: 'Webhook endpoint created',
+  })
   @ApiErrors(400, 401, 403)
   async create(@RequiredCaller() caller: CallerContext, @Body() body: CreateWebhookRequestDto) {
-    const created = await this.commands.execute(new CreateWebhookEndpointCommand(scopeOf(caller), {
-      url: body.url, eventTypes: body.event_types, description: body.description, enabled: body.enabled,
-    }));
+    const created = await this.commands.execute(
+      new CreateWebhookEndpointCommand(scopeOf(caller), {
+        url: body.url,
+        eventTypes: body.event_types,
+        description: body.description,
+        enabled: body.enabled,
+      }),
+    );
     return reply(created, 'Webhook endpoint created');
   }
 
@@ -58,7 +90,11 @@ export class WebhooksController {
   @HttpCode(200)
   @Authenticated()
   @ApiOperation({ summary: 'List webhook endpoints', description: 'Newest first; secrets are never listed.' })
-  @ApiEnvelope({ type: WebhookEndpointListDto, example: { items: [ENDPOINT_EXAMPLE], total: 1, limit: 20, offset: 0, has_more: false }, message: 'Webhook endpoints listed' })
+  @ApiEnvelope({
+    type: WebhookEndpointListDto,
+    example: { items: [ENDPOINT_EXAMPLE], total: 1, limit: 20, offset: 0, has_more: false },
+    message: 'Webhook endpoints listed',
+  })
   @ApiErrors(400, 401)
   async list(@RequiredCaller() caller: CallerContext, @Query() query: ListWebhooksQueryDto) {
     return reply(await this.queries.execute(new ListWebhookEndpointsQuery(scopeOf(caller), query.limit ?? 20, query.offset ?? 0)), 'Webhook endpoints listed');
@@ -81,19 +117,28 @@ export class WebhooksController {
   @ID_PARAM
   @ApiOperation({
     summary: 'Change a webhook endpoint',
-    description: 'Only the fields sent change. `enabled: true` re-enables an endpoint disabled after failures (its failure count starts again); '
-      + '`enabled: false` pauses it and cancels its pending deliveries.',
+    description:
+      'Only the fields sent change. `enabled: true` re-enables an endpoint disabled after failures (its failure count starts again); ' +
+      '`enabled: false` pauses it and cancels its pending deliveries.',
   })
-  @ApiBody({ type: UpdateWebhookRequestDto, examples: {
-    reenable: { summary: 'Re-enable after failures', value: { enabled: true } },
-    change: { summary: 'New URL and types', value: { url: 'https://merchant.example.com/webhooks/v2', event_types: ['invoice.completed'] } },
-  } })
+  @ApiBody({
+    type: UpdateWebhookRequestDto,
+    examples: {
+      reenable: { summary: 'Re-enable after failures', value: { enabled: true } },
+      change: { summary: 'New URL and types', value: { url: 'https://merchant.example.com/webhooks/v2', event_types: ['invoice.completed'] } },
+    },
+  })
   @ApiEnvelope({ type: WebhookEndpointDto, example: ENDPOINT_EXAMPLE, message: 'Webhook endpoint updated' })
   @ApiErrors(400, 401, 403, 404)
   async update(@RequiredCaller() caller: CallerContext, @Param('id') id: string, @Body() body: UpdateWebhookRequestDto) {
-    const updated = await this.commands.execute(new UpdateWebhookEndpointCommand(scopeOf(caller), id, {
-      url: body.url, eventTypes: body.event_types, description: body.description, enabled: body.enabled,
-    }));
+    const updated = await this.commands.execute(
+      new UpdateWebhookEndpointCommand(scopeOf(caller), id, {
+        url: body.url,
+        eventTypes: body.event_types,
+        description: body.description,
+        enabled: body.enabled,
+      }),
+    );
     return reply(updated, 'Webhook endpoint updated');
   }
 
@@ -116,10 +161,14 @@ export class WebhooksController {
     summary: 'Issue a new signing secret',
     description: 'Returns the new secret once. With `grace_period_seconds`, deliveries also carry a signature made with the old secret until the period ends.',
   })
-  @ApiBody({ type: RotateSecretRequestDto, required: false, examples: {
-    now: { summary: 'Old secret stops at once', value: {} },
-    grace: { summary: 'Old secret also signs for a day', value: { grace_period_seconds: 86400 } },
-  } })
+  @ApiBody({
+    type: RotateSecretRequestDto,
+    required: false,
+    examples: {
+      now: { summary: 'Old secret stops at once', value: {} },
+      grace: { summary: 'Old secret also signs for a day', value: { grace_period_seconds: 86400 } },
+    },
+  })
   @ApiEnvelope({ type: WebhookEndpointWithSecretDto, example: { ...ENDPOINT_EXAMPLE, secret: SECRET_EXAMPLE }, message: 'Signing secret rotated' })
   @ApiErrors(400, 401, 403, 404)
   async rotate(@RequiredCaller() caller: CallerContext, @Param('id') id: string, @Body() body: RotateSecretRequestDto) {
@@ -130,12 +179,25 @@ export class WebhooksController {
   @HttpCode(200)
   @Authenticated()
   @ID_PARAM
-  @ApiOperation({ summary: 'List delivery attempts to an endpoint', description: 'Newest first, with the answer status, the start of the answer body or the failure reason.' })
-  @ApiBody({ type: ListAttemptsRequestDto, required: false, examples: { all: { value: { limit: 20, offset: 0 } }, event: { summary: 'One event', value: { event_id: 'event_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f' } } } })
-  @ApiEnvelope({ type: WebhookAttemptListDto, example: { items: [ATTEMPT_EXAMPLE], total: 1, limit: 20, offset: 0, has_more: false }, message: 'Webhook attempts listed' })
+  @ApiOperation({
+    summary: 'List delivery attempts to an endpoint',
+    description: 'Newest first, with the answer status, the start of the answer body or the failure reason.',
+  })
+  @ApiBody({
+    type: ListAttemptsRequestDto,
+    required: false,
+    examples: { all: { value: { limit: 20, offset: 0 } }, event: { summary: 'One event', value: { event_id: 'event_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f' } } },
+  })
+  @ApiEnvelope({
+    type: WebhookAttemptListDto,
+    example: { items: [ATTEMPT_EXAMPLE], total: 1, limit: 20, offset: 0, has_more: false },
+    message: 'Webhook attempts listed',
+  })
   @ApiErrors(400, 401, 404)
   async attempts(@RequiredCaller() caller: CallerContext, @Param('id') id: string, @Body() body: ListAttemptsRequestDto) {
-    const result = await this.queries.execute(new ListWebhookAttemptsQuery(scopeOf(caller), id, { eventId: body.event_id, limit: body.limit, offset: body.offset }));
+    const result = await this.queries.execute(
+      new ListWebhookAttemptsQuery(scopeOf(caller), id, { eventId: body.event_id, limit: body.limit, offset: body.offset }),
+    );
     return reply(result, 'Webhook attempts listed');
   }
 
@@ -143,11 +205,22 @@ export class WebhooksController {
   @HttpCode(202)
   @Authenticated({ write: true })
   @ID_PARAM
-  @ApiOperation({ summary: 'Send an event to the endpoint again', description: 'Queues a new delivery of the event (same `webhook-id`, so receivers can recognise it), with its own retries.' })
+  @ApiOperation({
+    summary: 'Send an event to the endpoint again',
+    description: 'Queues a new delivery of the event (same `webhook-id`, so receivers can recognise it), with its own retries.',
+  })
   @ApiBody({ type: RedeliverRequestDto, examples: { event: { value: { event_id: 'event_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f' } } } })
   @ApiEnvelope({
-    status: 202, type: QueuedDeliveryDto, message: 'Redelivery queued',
-    example: { delivery_id: 'delivery_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f', endpoint_id: ENDPOINT_EXAMPLE.id, event_id: 'event_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f', status: 'pending', created_at: '2026-11-21 10:00:00' },
+    status: 202,
+    type: QueuedDeliveryDto,
+    message: 'Redelivery queued',
+    example: {
+      delivery_id: 'delivery_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f',
+      endpoint_id: ENDPOINT_EXAMPLE.id,
+      event_id: 'event_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f',
+      status: 'pending',
+      created_at: '2026-11-21 10:00:00',
+    },
   })
   @ApiErrors(400, 401, 403, 404)
   async redeliver(@RequiredCaller() caller: CallerContext, @Param('id') id: string, @Body() body: RedeliverRequestDto) {

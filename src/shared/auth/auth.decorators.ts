@@ -23,11 +23,7 @@ export interface AuthPolicy {
 
 /** Declares how a route authenticates. Every route of the API carries one. */
 export function Authenticated(policy: Omit<AuthPolicy, 'public'> = {}): MethodDecorator & ClassDecorator {
-  return applyDecorators(
-    SetMetadata(AUTH_POLICY, policy),
-    ApiSecurity('api_key'),
-    ...(policy.payer ? [ApiSecurity({})] : []),
-  );
+  return applyDecorators(SetMetadata(AUTH_POLICY, policy), ApiSecurity('api_key'), ...(policy.payer ? [ApiSecurity({})] : []));
 }
 
 export function Public(): MethodDecorator & ClassDecorator {

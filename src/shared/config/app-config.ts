@@ -11,14 +11,19 @@ export class AppConfig {
   @IsIn(['development', 'production', 'test'])
   NODE_ENV: 'development' | 'production' | 'test' = 'development';
 
-  @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
   PORT = 3000;
 
   /**
    * Address to listen on. Default: every interface (0.0.0.0) in production, loopback (127.0.0.1)
    * otherwise, so a service started without NODE_ENV is not reachable from the network.
    */
-  @IsOptional() @IsString() @MinLength(1)
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
   HOST?: string;
 
   /**
@@ -27,17 +32,22 @@ export class AppConfig {
    * unset, URLs use the request's Host only if it names a loopback address (localhost, 127.0.0.1,
    * [::1]), else http://localhost:PORT: an arbitrary Host header never ends up in a response.
    */
-  @IsOptional() @Matches(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, { message: 'must be an http(s) URL without query or fragment' })
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, { message: 'must be an http(s) URL without query or fragment' })
   PUBLIC_BASE_URL?: string;
 
   /** PostgreSQL connection string; when unset the service runs on an embedded PostgreSQL under DATA_DIR. */
-  @IsOptional() @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// or postgresql:// URL' })
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// or postgresql:// URL' })
   DATABASE_URL?: string;
 
   @IsString()
   DATA_DIR = './data';
 
-  @Transform(toInt) @IsInt() @Min(1) @Max(200)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(200)
   DB_POOL_SIZE = 10;
 
   /**
@@ -45,32 +55,41 @@ export class AppConfig {
    * a pooler that cannot keep them (PgBouncer in transaction mode without max_prepared_statements).
    * Always off on the embedded database.
    */
-  @Transform(toBool) @IsBoolean()
+  @Transform(toBool)
+  @IsBoolean()
   DB_PREPARED_STATEMENTS = true;
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 
-  @Transform(toBool) @IsBoolean()
+  @Transform(toBool)
+  @IsBoolean()
   PUBLIC_PAYER_ACCESS = true;
 
   /** Enables the operator API under /admin when set (header X-Admin-Token). */
-  @IsOptional() @IsString() @Matches(/^.{16,}$/, { message: 'must be at least 16 characters' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^.{16,}$/, { message: 'must be at least 16 characters' })
   ADMIN_API_TOKEN?: string;
 
   /** Failed X-Admin-Token attempts per minute per client address before /admin answers it 429 for the rest of the minute. */
-  @Transform(toInt) @IsInt() @Min(1)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
   ADMIN_AUTH_FAILURES = 5;
 
   /**
    * Bearer token for GET /metrics (Authorization: Bearer <token>). When set, /metrics answers 401
    * without it in every mode; when unset, /metrics answers 404 in production and is open otherwise.
    */
-  @IsOptional() @IsString() @Matches(/^.{16,}$/, { message: 'must be at least 16 characters' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^.{16,}$/, { message: 'must be at least 16 characters' })
   METRICS_TOKEN?: string;
 
   /** Serve the API reference (/docs and /openapi.json); false answers 404 there. */
-  @Transform(toBool) @IsBoolean()
+  @Transform(toBool)
+  @IsBoolean()
   DOCS_ENABLED = true;
 
   /**
@@ -82,14 +101,18 @@ export class AppConfig {
   @IsString()
   TRUST_PROXY = 'loopback';
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   TLS_CERT_FILE?: string;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   TLS_KEY_FILE?: string;
 
   /** Largest JSON body accepted, in bytes. */
-  @Transform(toInt) @IsInt() @Min(1024)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
   BODY_LIMIT_BYTES = 1024 * 1024;
 
   /**
@@ -97,60 +120,82 @@ export class AppConfig {
    * currency, listing its providers), in bytes. Those bodies hold a currency and a few expansions;
    * the small cap keeps anonymous traffic from making the service read and parse large bodies.
    */
-  @Transform(toInt) @IsInt() @Min(256)
+  @Transform(toInt)
+  @IsInt()
+  @Min(256)
   PAYER_BODY_LIMIT_BYTES = 8 * 1024;
 
   /** On the first start of an empty embedded database, create a demo organization and print its test key. */
-  @Transform(toBool) @IsBoolean()
+  @Transform(toBool)
+  @IsBoolean()
   DEMO_ORGANIZATION = true;
 
   /** With a live RateSource plugged in, import its rates this often (0: never). */
-  @Transform(toInt) @IsInt() @Min(0)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
   RATES_REFRESH_SECONDS = 0;
 
   /**
    * How much short of an invoice's price_usd its completed payments may fall and still complete it:
    * a decimal fraction from 0 (exact cover, the default) to below 1, e.g. 0.005 for half a percent.
    */
-  @IsString() @Matches(/^0(\.\d{1,30})?$/, { message: 'must be a decimal fraction from 0 to below 1, e.g. 0.005' })
+  @IsString()
+  @Matches(/^0(\.\d{1,30})?$/, { message: 'must be a decimal fraction from 0 to below 1, e.g. 0.005' })
   PAYMENT_TOLERANCE = '0';
 
   /** Redis for budgets shared by every instance (rate limits); without it each process counts alone. */
-  @IsOptional() @Matches(/^rediss?:\/\//, { message: 'must be a redis:// or rediss:// URL' })
+  @IsOptional()
+  @Matches(/^rediss?:\/\//, { message: 'must be a redis:// or rediss:// URL' })
   REDIS_URL?: string;
 
-  @Transform(toBool) @IsBoolean()
+  @Transform(toBool)
+  @IsBoolean()
   RATE_LIMIT_ENABLED = true;
 
   /** Length of a rate-limit window; the limits below are per window (per second by default). */
-  @Transform(toInt) @IsInt() @Min(100)
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
   RATE_LIMIT_WINDOW_MS = 1000;
 
   /** Requests per second per live-mode key. */
-  @Transform(toInt) @IsInt() @Min(1)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
   RATE_LIMIT_LIVE = 100;
 
   /** Requests per second per test-mode key. */
-  @Transform(toInt) @IsInt() @Min(1)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
   RATE_LIMIT_TEST = 25;
 
   /** Requests per second per client address without a key (payer pages). */
-  @Transform(toInt) @IsInt() @Min(1)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
   RATE_LIMIT_ANONYMOUS = 25;
 
   /** Failed authentications per minute per client address before its unknown keys get 429 (a valid key is never refused for them). */
-  @Transform(toInt) @IsInt() @Min(1)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
   RATE_LIMIT_AUTH_FAILURES = 30;
 
   /** How long a stored Idempotency-Key result is replayed. */
-  @Transform(toInt) @IsInt() @Min(1)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
   IDEMPOTENCY_TTL_HOURS = 24;
 
   /**
    * Origins whose browser scripts may call the API (CORS): unset sends no CORS headers, `*` allows
    * any origin, otherwise a comma-separated list such as `https://shop.example.com,https://admin.example.com`.
    */
-  @IsOptional() @IsString() @Matches(/^(\*|https?:\/\/[^\s,]+(\s*,\s*https?:\/\/[^\s,]+)*)$/, { message: 'must be *, or a comma-separated list of http(s):// origins' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^(\*|https?:\/\/[^\s,]+(\s*,\s*https?:\/\/[^\s,]+)*)$/, { message: 'must be *, or a comma-separated list of http(s):// origins' })
   CORS_ORIGINS?: string;
 
   /**
@@ -158,56 +203,86 @@ export class AppConfig {
    * space-separated. `'none'` (the default) forbids framing; e.g. `'self' https://shop.example.com` lets
    * that shop embed it.
    */
-  @IsString() @Matches(/^\s*('none'|(('self'|https?:\/\/(\*\.)?[A-Za-z0-9.-]+(:\d{1,5})?)(\s+('self'|https?:\/\/(\*\.)?[A-Za-z0-9.-]+(:\d{1,5})?))*))\s*$/, {
+  @IsString()
+  @Matches(/^\s*('none'|(('self'|https?:\/\/(\*\.)?[A-Za-z0-9.-]+(:\d{1,5})?)(\s+('self'|https?:\/\/(\*\.)?[A-Za-z0-9.-]+(:\d{1,5})?))*))\s*$/, {
     message: "must be 'none', or space-separated sources such as 'self' https://shop.example.com",
   })
   CHECKOUT_FRAME_ANCESTORS = "'none'";
 
   /** Worker processes on this machine (node cluster); each serves HTTP with its own database pool. */
-  @Transform(toInt) @IsInt() @Min(1) @Max(64)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(64)
   WEB_CONCURRENCY = 1;
 
   /** On SIGTERM, how long in-flight requests may take to finish before their connections are cut. */
-  @Transform(toInt) @IsInt() @Min(0) @Max(600_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
   SHUTDOWN_TIMEOUT_MS = 10_000;
 
   /** How long an invoice's quoted rates hold and a payment is expected, unless the invoice sets expires_in_minutes (5 to 43200). */
-  @Transform(toInt) @IsInt() @Min(5) @Max(43200)
+  @Transform(toInt)
+  @IsInt()
+  @Min(5)
+  @Max(43200)
   INVOICE_EXPIRY_MINUTES = 15;
 
   /** After expiry, how long payments are still watched for (late payments); then an unpaid invoice is VOIDED (substatus EXPIRED). */
-  @Transform(toInt) @IsInt() @Min(0) @Max(525600)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(525600)
   INVOICE_MONITORING_MINUTES = 1440;
 
   /** How often the background sweeper applies expiries and window closings (0: never; reads still show the right state). */
-  @Transform(toInt) @IsInt() @Min(0) @Max(3600)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(3600)
   INVOICE_SWEEP_SECONDS = 5;
 
   /**
    * How often the analytics rollups fold the changes writers appended (seconds; 0: never, the
    * dashboard still folds its organization's changes before it reads). One instance at a time folds.
    */
-  @Transform(toInt) @IsInt() @Min(0) @Max(3600)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(3600)
   ANALYTICS_FOLD_SECONDS = 1;
 
   /** Tests only: per-organization test-mode clocks that POST /test_helpers/clock moves forward. Refused when NODE_ENV=production. */
-  @Transform(toBool) @IsBoolean()
+  @Transform(toBool)
+  @IsBoolean()
   CLOCK_CONTROL = false;
 
   /** Run the webhook dispatcher in this process (several instances may run it on one database). */
-  @Transform(toBool) @IsBoolean()
+  @Transform(toBool)
+  @IsBoolean()
   WEBHOOK_DISPATCHER = true;
 
   /** How often the dispatcher looks for due webhook deliveries, in milliseconds. */
-  @Transform(toInt) @IsInt() @Min(10) @Max(3_600_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(3_600_000)
   WEBHOOK_DISPATCH_INTERVAL_MS = 1000;
 
   /** Most deliveries one dispatcher sends at once. */
-  @Transform(toInt) @IsInt() @Min(1) @Max(500)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(500)
   WEBHOOK_DISPATCH_BATCH = 20;
 
   /** Time allowed for one delivery attempt (connect, send, response), in milliseconds. */
-  @Transform(toInt) @IsInt() @Min(100) @Max(120_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
   WEBHOOK_TIMEOUT_MS = 10_000;
 
   /**
@@ -218,14 +293,19 @@ export class AppConfig {
   WEBHOOK_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
 
   /** Disable an endpoint after this many deliveries in a row failed every attempt (0: never). */
-  @Transform(toInt) @IsInt() @Min(0) @Max(1000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(1000)
   WEBHOOK_DISABLE_AFTER_FAILURES = 5;
 
   /**
    * Allow webhook URLs on plain http and on private, loopback or link-local addresses. Default:
    * false in production, true otherwise.
    */
-  @IsOptional() @Transform(toBool) @IsBoolean()
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
   WEBHOOK_ALLOW_PRIVATE?: boolean;
 
   get webhookAllowPrivate(): boolean {
@@ -237,14 +317,16 @@ export class AppConfig {
    * 32 random bytes as base64 or hex (`openssl rand -base64 32`). Required in production; elsewhere
    * a fixed, public development key is used when unset (and start-up says so).
    */
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   SECRETS_KEY?: string;
 
   /**
    * Earlier SECRETS_KEY values, comma-separated: they still open what they sealed, and each start
    * re-seals such values with SECRETS_KEY (docs/production.md, key rotation).
    */
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   SECRETS_KEYS_OLD?: string;
 
   /** True when secrets are sealed with the public development key (SECRETS_KEY unset outside production). */
@@ -308,7 +390,21 @@ export class ConfigError extends Error {}
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, purpose: 'service' | 'cli' = 'service'): AppConfig {
   const known = Object.keys(new AppConfig());
   const raw: Record<string, unknown> = {};
-  for (const name of [...known, 'HOST', 'PUBLIC_BASE_URL', 'METRICS_TOKEN', 'DATABASE_URL', 'ADMIN_API_TOKEN', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'REDIS_URL', 'WEBHOOK_ALLOW_PRIVATE', 'CORS_ORIGINS', 'SECRETS_KEY', 'SECRETS_KEYS_OLD']) {
+  for (const name of [
+    ...known,
+    'HOST',
+    'PUBLIC_BASE_URL',
+    'METRICS_TOKEN',
+    'DATABASE_URL',
+    'ADMIN_API_TOKEN',
+    'TLS_CERT_FILE',
+    'TLS_KEY_FILE',
+    'REDIS_URL',
+    'WEBHOOK_ALLOW_PRIVATE',
+    'CORS_ORIGINS',
+    'SECRETS_KEY',
+    'SECRETS_KEYS_OLD',
+  ]) {
     if (env[name] !== undefined && env[name] !== '') raw[name] = env[name];
   }
   const config = plainToInstance(AppConfig, raw);
@@ -324,12 +420,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, purpose: 'servi
     throw new ConfigError('Invalid configuration:\n  CLOCK_CONTROL=true is for tests and cannot be used with NODE_ENV=production');
   }
   if (purpose === 'service' && config.isProduction && !config.PUBLIC_BASE_URL) {
-    throw new ConfigError('Invalid configuration:\n  PUBLIC_BASE_URL is required with NODE_ENV=production: set it to the address clients use, e.g. https://api.example.com (URLs in responses are built from it, never from the Host header)');
+    throw new ConfigError(
+      'Invalid configuration:\n  PUBLIC_BASE_URL is required with NODE_ENV=production: set it to the address clients use, e.g. https://api.example.com (URLs in responses are built from it, never from the Host header)',
+    );
   }
   if (config.isProduction && !config.SECRETS_KEY) {
-    throw new ConfigError('Invalid configuration:\n  SECRETS_KEY is required with NODE_ENV=production: 32 random bytes as base64, e.g. `openssl rand -base64 32` (it seals webhook secrets at rest; see docs/production.md)');
+    throw new ConfigError(
+      'Invalid configuration:\n  SECRETS_KEY is required with NODE_ENV=production: 32 random bytes as base64, e.g. `openssl rand -base64 32` (it seals webhook secrets at rest; see docs/production.md)',
+    );
   }
-  for (const [name, text] of [['SECRETS_KEY', config.SECRETS_KEY], ...(config.SECRETS_KEYS_OLD ?? '').split(',').filter((t) => t.trim()).map((t) => ['SECRETS_KEYS_OLD', t])]) {
+  for (const [name, text] of [
+    ['SECRETS_KEY', config.SECRETS_KEY],
+    ...(config.SECRETS_KEYS_OLD ?? '')
+      .split(',')
+      .filter((t) => t.trim())
+      .map((t) => ['SECRETS_KEYS_OLD', t]),
+  ]) {
     if (text === undefined) continue;
     try {
       parseSecretKey(text);

@@ -99,6 +99,9 @@ export const DEVELOPMENT_SECRETS_KEY = createHash('sha256').update('invoicing-pa
 /** The box for a configuration: SECRETS_KEY (or the development key) plus SECRETS_KEYS_OLD. */
 export function secretBoxFromSettings(settings: { SECRETS_KEY?: string; SECRETS_KEYS_OLD?: string }): SecretBox {
   const current = settings.SECRETS_KEY ? parseSecretKey(settings.SECRETS_KEY) : DEVELOPMENT_SECRETS_KEY;
-  const older = (settings.SECRETS_KEYS_OLD ?? '').split(',').filter((t) => t.trim()).map(parseSecretKey);
+  const older = (settings.SECRETS_KEYS_OLD ?? '')
+    .split(',')
+    .filter((t) => t.trim())
+    .map(parseSecretKey);
   return new SecretBox(current, older);
 }

@@ -47,7 +47,7 @@ describe('keysetPageStatement', () => {
     expect(text.match(/AND \(created_at, id\) < \(SELECT created_at, id FROM cur\) ORDER BY/g)).toHaveLength(2);
   });
 
-  it('without parts, reads a value filter\'s matches once for both the total and the page', () => {
+  it("without parts, reads a value filter's matches once for both the total and the page", () => {
     const { text } = keysetPageStatement({ ...request(), parts: undefined });
     expect(text).toContain('hits AS MATERIALIZED');
     expect(text).toContain('SELECT count(*) FROM hits');

@@ -71,13 +71,20 @@ export class DbNotifications implements OnApplicationShutdown {
     if (!this.listeners.has(channel)) this.listen(channel, () => undefined);
     const listening = await this.ready();
     let echoed: () => void = () => undefined;
-    const echo = new Promise<void>((resolve) => { echoed = resolve; });
+    const echo = new Promise<void>((resolve) => {
+      echoed = resolve;
+    });
     if (listening) this.echoes.set(payload, echoed);
     try {
       const result = await work(payload);
       if (listening) {
         let timer: NodeJS.Timeout | undefined;
-        await Promise.race([echo, new Promise<void>((resolve) => { timer = setTimeout(resolve, timeoutMs); })]);
+        await Promise.race([
+          echo,
+          new Promise<void>((resolve) => {
+            timer = setTimeout(resolve, timeoutMs);
+          }),
+        ]);
         clearTimeout(timer);
       }
       return result;
@@ -92,7 +99,12 @@ export class DbNotifications implements OnApplicationShutdown {
     this.connect();
     if (!this.connecting) return false;
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.connecting, new Promise<void>((resolve) => { timer = setTimeout(resolve, timeoutMs); })]);
+    await Promise.race([
+      this.connecting,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+      }),
+    ]);
     clearTimeout(timer);
     return this.listening;
   }
@@ -102,7 +114,12 @@ export class DbNotifications implements OnApplicationShutdown {
     const url = (this.dataSource.options as { url?: string }).url;
     if (!url) return;
     // A connection that never completes (a peer gone quiet) gives up; TCP keep-alive notices one that died later.
-    const client = new Client({ connectionString: url, application_name: 'invoicing-api-listener', connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true });
+    const client = new Client({
+      connectionString: url,
+      application_name: 'invoicing-api-listener',
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      keepAlive: true,
+    });
     client.on('notification', (n) => {
       this.listeners.get(n.channel)?.forEach((l) => l());
       if (n.payload) this.echoes.get(n.payload)?.();
@@ -114,7 +131,9 @@ export class DbNotifications implements OnApplicationShutdown {
       let timer: NodeJS.Timeout | undefined;
       try {
         // Bounded here as well: a connection that goes quiet while it starts must not keep the listener off for good.
-        const gaveUp = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error('no answer within 5 s')), CONNECT_TIMEOUT_MS); });
+        const gaveUp = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('no answer within 5 s')), CONNECT_TIMEOUT_MS);
+        });
         const work = (async () => {
           await client.connect();
           for (const channel of this.listeners.keys()) await client.query(`LISTEN ${quoteChannel(channel)}`);

@@ -28,7 +28,7 @@ describe('parseTimestamptzText', () => {
     expect((pgParser(text) as Date).toISOString()).toBe(iso);
   });
 
-  it('gives what pg\'s own parser gives for any instant, fraction and zone', () => {
+  it("gives what pg's own parser gives for any instant, fraction and zone", () => {
     const zones = [0, 60, -180, 330, 345, -570, 840, -720];
     let seed = 7;
     const next = () => (seed = (seed * 48271) % 2147483647);
@@ -40,21 +40,32 @@ describe('parseTimestamptzText', () => {
   });
 
   it.each([
-    'infinity', '-infinity', '0044-03-15 12:00:00+00 BC', '0099-01-01 00:00:00+00', '12026-01-01 00:00:00+00',
-    '2026-11-21T19:57:27+00', '2026-11-21 19:57:27', '2026-11-21 19:57:27.+00', '2026-11-21 19:57:27+0', '2026-13-01 00:00:00+00',
-    '2026-11-21 19:57:27+00 ', '2026-1a-21 19:57:27+00', '2026-11-21 1x:57:27+00', '2026-11-21 19:5 :27+00',
-  ])('leaves %s to pg\'s parser', (text) => {
+    'infinity',
+    '-infinity',
+    '0044-03-15 12:00:00+00 BC',
+    '0099-01-01 00:00:00+00',
+    '12026-01-01 00:00:00+00',
+    '2026-11-21T19:57:27+00',
+    '2026-11-21 19:57:27',
+    '2026-11-21 19:57:27.+00',
+    '2026-11-21 19:57:27+0',
+    '2026-13-01 00:00:00+00',
+    '2026-11-21 19:57:27+00 ',
+    '2026-1a-21 19:57:27+00',
+    '2026-11-21 1x:57:27+00',
+    '2026-11-21 19:5 :27+00',
+  ])("leaves %s to pg's parser", (text) => {
     expect(parseTimestamptzText(text)).toBeNull();
   });
 
-  it('the connections\' parser falls back to pg\'s for what it leaves', () => {
+  it("the connections' parser falls back to pg's for what it leaves", () => {
     expect(service('infinity')).toBe(Infinity);
     expect((service('0044-03-15 12:00:00+00 BC') as Date).getTime()).toBe((pgParser('0044-03-15 12:00:00+00 BC') as Date).getTime());
     expect((service('0099-06-01 00:00:00+00') as Date).toISOString()).toBe((pgParser('0099-06-01 00:00:00+00') as Date).toISOString());
     expect((service('2026-11-21 19:57:27.686+00') as Date).toISOString()).toBe('2026-11-21T19:57:27.686Z');
   });
 
-  it('changes no other type\'s parser', () => {
+  it("changes no other type's parser", () => {
     const parsers = serviceTypeParsers();
     for (const oid of [16, 20, 21, 23, 700, 701, 1082, 1114, 1700, 3802]) expect(parsers.getTypeParser(oid, 'text')).toBe(types.getTypeParser(oid, 'text'));
     expect(parsers.getTypeParser(TIMESTAMPTZ_OID, 'binary')).toBe(types.getTypeParser(TIMESTAMPTZ_OID, 'binary'));

@@ -30,16 +30,35 @@ function twoDigits(text: string, i: number): number {
  */
 export function parseTimestamptzText(text: string): Date | null {
   const n = text.length;
-  if (n < 22 || text.charCodeAt(4) !== DASH || text.charCodeAt(7) !== DASH || text.charCodeAt(10) !== SPACE
-    || text.charCodeAt(13) !== COLON || text.charCodeAt(16) !== COLON) return null;
+  if (
+    n < 22 ||
+    text.charCodeAt(4) !== DASH ||
+    text.charCodeAt(7) !== DASH ||
+    text.charCodeAt(10) !== SPACE ||
+    text.charCodeAt(13) !== COLON ||
+    text.charCodeAt(16) !== COLON
+  )
+    return null;
   const year = twoDigits(text, 0) * 100 + twoDigits(text, 2);
   const month = twoDigits(text, 5);
   const day = twoDigits(text, 8);
   const hours = twoDigits(text, 11);
   const minutes = twoDigits(text, 14);
   const seconds = twoDigits(text, 17);
-  if (!(year >= 1000 && month >= 1 && month <= 12 && day >= 1 && day <= 31 && hours >= 0 && hours <= 24
-    && minutes >= 0 && minutes <= 59 && seconds >= 0 && seconds <= 60)) return null;
+  if (!(
+    year >= 1000 &&
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= 31 &&
+    hours >= 0 &&
+    hours <= 24 &&
+    minutes >= 0 &&
+    minutes <= 59 &&
+    seconds >= 0 &&
+    seconds <= 60
+  ))
+    return null;
   let i = 19;
   let millis = 0;
   if (text.charCodeAt(i) === DOT) {

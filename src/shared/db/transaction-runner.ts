@@ -14,7 +14,10 @@ export class TransactionRunner {
   private readonly reads: EntityManager;
   private readonly logger = new Logger('Transactions');
 
-  constructor(@Inject(DataSource) private readonly dataSource: DataSource, @Inject(AppConfig) config: AppConfig) {
+  constructor(
+    @Inject(DataSource) private readonly dataSource: DataSource,
+    @Inject(AppConfig) config: AppConfig,
+  ) {
     // The embedded database serves every pool connection from one session: names would collide there.
     setPreparedStatements(config.DB_PREPARED_STATEMENTS && !config.usesEmbeddedDatabase);
     this.reads = poolManager(dataSource);
@@ -34,7 +37,10 @@ export class TransactionRunner {
         const code = (e as { code?: string; driverError?: { code?: string } }).driverError?.code ?? (e as { code?: string }).code;
         if (attempt >= 3 || (code !== '40P01' && code !== '40001')) throw e;
         this.logger.warn({
-          msg: code === '40P01' ? 'deadlock: transaction run again' : 'serialization failure: transaction run again', event: 'transaction_retried', code, attempt,
+          msg: code === '40P01' ? 'deadlock: transaction run again' : 'serialization failure: transaction run again',
+          event: 'transaction_retried',
+          code,
+          attempt,
         });
         await new Promise((r) => setTimeout(r, 5 + Math.floor(Math.random() * 20 * attempt)));
       }
@@ -45,17 +51,20 @@ export class TransactionRunner {
     const claim = idempotencyScope.getStore();
     if (!claim || claim.applied) return this.dataSource.transaction((m) => work(transactionManager(m)));
     // A request sent with an Idempotency-Key: its claim is marked applied in the same commit.
-    return this.dataSource.transaction(async (m) => {
-      const result = await work(transactionManager(m));
-      await m.query(
-        `UPDATE idempotency_keys SET state = 'applied' WHERE organization_id = $1 AND mode = $2 AND key = $3 AND state = 'in_flight'`,
-        [claim.organizationId, claim.mode, claim.key],
-      );
-      return result;
-    }).then((result) => {
-      claim.applied = true;
-      return result;
-    });
+    return this.dataSource
+      .transaction(async (m) => {
+        const result = await work(transactionManager(m));
+        await m.query(`UPDATE idempotency_keys SET state = 'applied' WHERE organization_id = $1 AND mode = $2 AND key = $3 AND state = 'in_flight'`, [
+          claim.organizationId,
+          claim.mode,
+          claim.key,
+        ]);
+        return result;
+      })
+      .then((result) => {
+        claim.applied = true;
+        return result;
+      });
   }
 
   /** For reads (and single statements) that need no transaction. */
@@ -88,7 +97,8 @@ async function send(client: Pick<Pool, 'query'>, sql: string, parameters: unknow
  */
 function poolManager(dataSource: DataSource): EntityManager {
   const manager = Object.create(dataSource.manager) as EntityManager;
-  manager.query = ((sql: string, parameters?: unknown[]) => send((dataSource.driver as unknown as { master: Pool }).master, sql, parameters)) as EntityManager['query'];
+  manager.query = ((sql: string, parameters?: unknown[]) =>
+    send((dataSource.driver as unknown as { master: Pool }).master, sql, parameters)) as EntityManager['query'];
   return manager;
 }
 

@@ -3,8 +3,7 @@
  * HTTP status and writes the error envelope; code stays stable for machines, message is for people.
  */
 export type ErrorKind =
-  | 'validation' | 'invalid_state' | 'unauthorized' | 'forbidden' | 'not_found' | 'conflict'
-  | 'payload_too_large' | 'rate_limited' | 'unavailable';
+  'validation' | 'invalid_state' | 'unauthorized' | 'forbidden' | 'not_found' | 'conflict' | 'payload_too_large' | 'rate_limited' | 'unavailable';
 
 export const STATUS_BY_KIND: Record<ErrorKind, number> = {
   validation: 400,
@@ -37,7 +36,13 @@ export class ValidationFailedError extends DomainError {
   readonly code: string;
   readonly kind = 'validation' as const;
   constructor(fields: FieldErrors, message?: string, code = 'validation_failed') {
-    super(message ?? `Invalid request: ${Object.entries(fields).map(([k, v]) => `${k} ${v}`).join('; ')}`, fields);
+    super(
+      message ??
+        `Invalid request: ${Object.entries(fields)
+          .map(([k, v]) => `${k} ${v}`)
+          .join('; ')}`,
+      fields,
+    );
     this.code = code;
   }
 }
@@ -45,7 +50,11 @@ export class ValidationFailedError extends DomainError {
 /** A request the service cannot act on as a whole (unreadable body, plain HTTP in production). */
 export class BadRequestError extends DomainError {
   readonly kind = 'validation' as const;
-  constructor(message: string, readonly code = 'bad_request', fields: FieldErrors | null = null) {
+  constructor(
+    message: string,
+    readonly code = 'bad_request',
+    fields: FieldErrors | null = null,
+  ) {
     super(message, fields);
   }
 }
@@ -70,21 +79,30 @@ export class InvalidStateTransitionError extends DomainError {
 
 export class UnauthorizedError extends DomainError {
   readonly kind = 'unauthorized' as const;
-  constructor(message: string, readonly code = 'invalid_api_key') {
+  constructor(
+    message: string,
+    readonly code = 'invalid_api_key',
+  ) {
     super(message);
   }
 }
 
 export class ForbiddenError extends DomainError {
   readonly kind = 'forbidden' as const;
-  constructor(message: string, readonly code = 'forbidden') {
+  constructor(
+    message: string,
+    readonly code = 'forbidden',
+  ) {
     super(message);
   }
 }
 
 export class ConflictError extends DomainError {
   readonly kind = 'conflict' as const;
-  constructor(message: string, readonly code = 'conflict') {
+  constructor(
+    message: string,
+    readonly code = 'conflict',
+  ) {
     super(message);
   }
 }

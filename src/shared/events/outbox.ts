@@ -63,10 +63,7 @@ export class EventOutbox {
     const createdAt = this.clock.now();
     const data: Record<string, unknown> = { object };
     if (options.previousAttributes) data.previous_attributes = options.previousAttributes;
-    await m.query(
-      INSERT_EVENT_SQL,
-      [id, scope.organizationId, scope.mode, type, JSON.stringify(data), createdAt],
-    );
+    await m.query(INSERT_EVENT_SQL, [id, scope.organizationId, scope.mode, type, JSON.stringify(data), createdAt]);
     const event: OutboxEvent = { id, type, createdAt, scope };
     for (const s of this.subscribers) await s.run(m, event);
     return { id, type, createdAt };

@@ -27,7 +27,8 @@ export class ErrorEnvelopeDto {
   @ApiProperty({ format: 'uuid', example: '0b8e7f8c-2f7a-4d65-9a51-0c8c2a3f7d10' }) support_id: string;
   @ApiPropertyOptional({
     example: 'validation_failed',
-    description: 'Stable machine-readable code: validation_failed, malformed_json, unsupported_content_type, https_required, invalid_api_key, read_only_key, live_mode_forbidden, route_not_found, *_not_found, invalid_state_transition, concurrent_update, payload_too_large, rate_limited, idempotency_conflict, service_unavailable, internal_error',
+    description:
+      'Stable machine-readable code: validation_failed, malformed_json, unsupported_content_type, https_required, invalid_api_key, read_only_key, live_mode_forbidden, route_not_found, *_not_found, invalid_state_transition, concurrent_update, payload_too_large, rate_limited, idempotency_conflict, service_unavailable, internal_error',
   })
   code: string;
 }
@@ -36,7 +37,7 @@ const ERROR_TEXT: Record<number, string> = {
   400: 'Invalid input (per-field messages in validator) or a refused state change',
   401: 'API key missing, malformed, unknown or revoked',
   403: 'The key lacks the right (read-only key on a write, live key on a test-only call)',
-  404: 'No such record in the caller\'s organization and mode',
+  404: "No such record in the caller's organization and mode",
   409: 'A request with the same Idempotency-Key is still in flight',
   413: 'Body larger than the limit',
   429: 'Too many requests; see Retry-After',
@@ -65,12 +66,23 @@ interface EnvelopeDoc {
 export function ApiEnvelope(doc: EnvelopeDoc): MethodDecorator {
   const status = doc.status ?? 200;
   const dataSchema = doc.type
-    ? doc.isArray ? { type: 'array', items: { $ref: getSchemaPath(doc.type) } } : { $ref: getSchemaPath(doc.type) }
-    : doc.schema ?? { type: 'object' };
-  const example = doc.example === undefined ? undefined : {
-    status, data: doc.example, error: null, message: doc.message ?? 'Success', env: 'development',
-    log: { request_id: '5f0c6b1e-6a7d-4f0e-9b9c-3a0e4d2f1c11' }, validator: null, support_id: null,
-  };
+    ? doc.isArray
+      ? { type: 'array', items: { $ref: getSchemaPath(doc.type) } }
+      : { $ref: getSchemaPath(doc.type) }
+    : (doc.schema ?? { type: 'object' });
+  const example =
+    doc.example === undefined
+      ? undefined
+      : {
+          status,
+          data: doc.example,
+          error: null,
+          message: doc.message ?? 'Success',
+          env: 'development',
+          log: { request_id: '5f0c6b1e-6a7d-4f0e-9b9c-3a0e4d2f1c11' },
+          validator: null,
+          support_id: null,
+        };
   return applyDecorators(
     ApiExtraModels(SuccessEnvelopeDto, ...(doc.type ? [doc.type] : [])),
     ApiResponse({

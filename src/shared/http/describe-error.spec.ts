@@ -5,11 +5,18 @@ const request = { method: 'GET', path: '/invoices/inv_1' };
 
 /** Stand-in with the shape of the framework's HttpException (this file is framework-free). */
 class FakeHttpException extends Error {
-  constructor(private readonly status: number, private readonly response: string | object) {
+  constructor(
+    private readonly status: number,
+    private readonly response: string | object,
+  ) {
     super(typeof response === 'string' ? response : 'http error');
   }
-  getStatus() { return this.status; }
-  getResponse() { return this.response; }
+  getStatus() {
+    return this.status;
+  }
+  getResponse() {
+    return this.response;
+  }
 }
 
 describe('describeError', () => {
@@ -54,8 +61,12 @@ describe('describeError', () => {
   });
 
   it('turns a framework 404 into route_not_found naming the route', () => {
-    expect(describeError(new FakeHttpException(404, 'Cannot GET /x'), { method: 'DELETE', path: '/nope' }))
-      .toEqual({ status: 404, code: 'route_not_found', error: 'No route for DELETE /nope', validator: null });
+    expect(describeError(new FakeHttpException(404, 'Cannot GET /x'), { method: 'DELETE', path: '/nope' })).toEqual({
+      status: 404,
+      code: 'route_not_found',
+      error: 'No route for DELETE /nope',
+      validator: null,
+    });
   });
 
   it.each([

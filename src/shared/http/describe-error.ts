@@ -1,8 +1,21 @@
 import { DomainError, STATUS_BY_KIND } from '../errors/domain-error';
 
 const DB_UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN',
-  '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', '53300',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '53300',
 ]);
 
 function isDatabaseUnavailable(error: unknown): boolean {
@@ -11,13 +24,24 @@ function isDatabaseUnavailable(error: unknown): boolean {
   if (e.code && DB_UNAVAILABLE_CODES.has(e.code)) return true;
   if (e.driverError && isDatabaseUnavailable(e.driverError)) return true;
   const message = e.message ?? '';
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED|Connection is not established/.test(message);
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED|Connection is not established/.test(
+    message,
+  );
 }
 
 const HTTP_CODES: Record<number, string> = {
-  400: 'bad_request', 401: 'unauthorized', 403: 'forbidden', 404: 'route_not_found', 405: 'method_not_allowed',
-  406: 'not_acceptable', 408: 'request_timeout', 409: 'conflict', 413: 'payload_too_large',
-  415: 'unsupported_media_type', 422: 'unprocessable_entity', 429: 'rate_limited',
+  400: 'bad_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'route_not_found',
+  405: 'method_not_allowed',
+  406: 'not_acceptable',
+  408: 'request_timeout',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  422: 'unprocessable_entity',
+  429: 'rate_limited',
 };
 
 export interface DescribedError {
@@ -59,7 +83,12 @@ export function describeError(exception: unknown, request: { method: string; pat
     const text = typeof body === 'string' ? body : Array.isArray(body.message) ? body.message.join('; ') : String(body.message ?? exception.message);
     // The router could not percent-decode a path segment: the path is the field at fault.
     if (status === 400 && /^Failed to decode param/.test(text)) {
-      return { status, code: 'malformed_path', error: 'The URL path is not valid percent-encoded UTF-8', validator: { path: 'must be valid percent-encoded UTF-8' } };
+      return {
+        status,
+        code: 'malformed_path',
+        error: 'The URL path is not valid percent-encoded UTF-8',
+        validator: { path: 'must be valid percent-encoded UTF-8' },
+      };
     }
     return { status, code: HTTP_CODES[status] ?? 'bad_request', error: text, validator: null };
   }

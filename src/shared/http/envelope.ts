@@ -36,7 +36,11 @@ export function envOf(req: AppRequest): 'development' | 'production' {
  * (the short_state quirk) or with its own human message.
  */
 export class EnvelopeReply<T> {
-  constructor(readonly data: T, readonly message: string, readonly statusOverride?: string) {}
+  constructor(
+    readonly data: T,
+    readonly message: string,
+    readonly statusOverride?: string,
+  ) {}
 }
 
 export function reply<T>(data: T, message: string): EnvelopeReply<T> {

@@ -60,7 +60,9 @@ describe('HttpDrain', () => {
     expect(connections[0].text()).toMatch(/^HTTP\/1\.1 200[\s\S]*done \/first/);
     expect(connections[0].text().split('HTTP/1.1 200')[1]).not.toMatch(/connection: close/i);
     connections.forEach(({ text }, i) => {
-      const last = text().split(/(?=HTTP\/1\.1 )/).pop();
+      const last = text()
+        .split(/(?=HTTP\/1\.1 )/)
+        .pop();
       expect(last).toMatch(new RegExp(`^HTTP/1\\.1 200[\\s\\S]*connection: close[\\s\\S]*done /c${i}$`, 'i'));
     });
   });

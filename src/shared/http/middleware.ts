@@ -27,7 +27,8 @@ export class HttpsOnlyMiddleware implements NestMiddleware {
   constructor(@Inject(AppConfig) private readonly config: AppConfig) {}
 
   use(req: AppRequest, _res: Response, next: NextFunction): void {
-    if (this.config.isProduction && !req.secure && !answersPlainHttp(req.originalUrl)) throw new BadRequestError('HTTPS is required: send the request over https://', 'https_required');
+    if (this.config.isProduction && !req.secure && !answersPlainHttp(req.originalUrl))
+      throw new BadRequestError('HTTPS is required: send the request over https://', 'https_required');
     next();
   }
 }
@@ -92,7 +93,9 @@ export class JsonBodyReader {
         req.body = {};
       } else {
         if (jsonDepthExceeds(text)) {
-          throw new BadRequestError(`The JSON body nests deeper than ${MAX_JSON_DEPTH} levels`, 'json_too_deep', { body: `must not nest deeper than ${MAX_JSON_DEPTH} levels` });
+          throw new BadRequestError(`The JSON body nests deeper than ${MAX_JSON_DEPTH} levels`, 'json_too_deep', {
+            body: `must not nest deeper than ${MAX_JSON_DEPTH} levels`,
+          });
         }
         try {
           req.body = parseLossless(text, null, parseNumber);

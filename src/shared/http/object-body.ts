@@ -8,7 +8,8 @@ import { fieldErrorsOf } from './validation';
  * reads as `{}`; any other array is a 400. Pair it with `objectBodyPipe` (custom parameter
  * decorators are not seen by the global pipe): `@ObjectBody(objectBodyPipe) body: SomeDto`.
  */
-const notAnObject = () => new BadRequestError('The body must be a JSON object (or an empty array)', 'validation_failed', { body: 'must be a JSON object or an empty array' });
+const notAnObject = () =>
+  new BadRequestError('The body must be a JSON object (or an empty array)', 'validation_failed', { body: 'must be a JSON object or an empty array' });
 
 export const ObjectBody = createParamDecorator((_: unknown, ctx: ExecutionContext): unknown => {
   const body = ctx.switchToHttp().getRequest<AppRequest>().body as unknown;

@@ -12,9 +12,21 @@ function config(values: Partial<AppConfig>): AppConfig {
 
 describe('public base URL', () => {
   it.each([
-    ['localhost', true], ['localhost:3000', true], ['LOCALHOST:3000', true], ['127.0.0.1:8080', true], ['127.1.2.3', true], ['[::1]:3000', true],
-    ['evil.example', false], ['localhost.evil.example', false], ['127.0.0.1.evil.example', false], ['evil.example:3000', false],
-    ['10.0.0.5:3000', false], ['[::ffff:127.0.0.1]', false], ['', false], ['localhost:3000/x', false], ['localhost@evil.example', false],
+    ['localhost', true],
+    ['localhost:3000', true],
+    ['LOCALHOST:3000', true],
+    ['127.0.0.1:8080', true],
+    ['127.1.2.3', true],
+    ['[::1]:3000', true],
+    ['evil.example', false],
+    ['localhost.evil.example', false],
+    ['127.0.0.1.evil.example', false],
+    ['evil.example:3000', false],
+    ['10.0.0.5:3000', false],
+    ['[::ffff:127.0.0.1]', false],
+    ['', false],
+    ['localhost:3000/x', false],
+    ['localhost@evil.example', false],
   ])('loopback host %j: %s', (host, expected) => {
     expect(isLoopbackHost(host)).toBe(expected);
   });

@@ -18,7 +18,10 @@ const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object' && value.constructor === Object) {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value === undefined ? null : value) ?? 'null';
 }
@@ -61,10 +64,12 @@ export async function sealStoredAnswers(m: EntityManager, box: SecretBox, limit:
   for (const r of rows) {
     const context = answerContext(r.organization_id, r.mode, r.key);
     const plain = isSealedAnswer(r.response_body) ? box.open(r.response_body.sealed, context) : JSON.stringify(r.response_body);
-    await m.query(
-      `UPDATE idempotency_keys SET response_body = $4::jsonb WHERE organization_id = $1 AND mode = $2 AND key = $3`,
-      [r.organization_id, r.mode, r.key, JSON.stringify({ sealed: box.seal(plain, context) })],
-    );
+    await m.query(`UPDATE idempotency_keys SET response_body = $4::jsonb WHERE organization_id = $1 AND mode = $2 AND key = $3`, [
+      r.organization_id,
+      r.mode,
+      r.key,
+      JSON.stringify({ sealed: box.seal(plain, context) }),
+    ]);
   }
   return rows.length;
 }
@@ -106,7 +111,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
     // An upload counts by its content too (multipart parsers put the file on req.file with its hash).
     const file = (req as { file?: { originalname?: string; size?: number; received?: { sha256?: string } } }).file;
     const fileText = file ? canonical({ name: file.originalname ?? null, size: file.size ?? null, sha256: file.received?.sha256 ?? null }) : '';
-    const fingerprint = createHash('sha256').update(`${req.method} ${req.path}\n${canonical(req.body)}\n${fileText}`).digest('hex');
+    const fingerprint = createHash('sha256')
+      .update(`${req.method} ${req.path}\n${canonical(req.body)}\n${fileText}`)
+      .digest('hex');
     const now = this.clock.now();
     const expiresAt = new Date(now.getTime() + this.config.IDEMPOTENCY_TTL_HOURS * 3_600_000);
     const staleBefore = new Date(now.getTime() - 120_000);
@@ -129,19 +136,23 @@ export class IdempotencyInterceptor implements NestInterceptor {
       );
       if (!row) throw new ConflictError('A request with this Idempotency-Key was just completed; retry', 'idempotency_conflict');
       if (row.fingerprint !== fingerprint) {
-        throw new BadRequestError('This Idempotency-Key was used with a different request', 'idempotency_key_reused', { 'Idempotency-Key': 'was already used with a different request body or path' });
+        throw new BadRequestError('This Idempotency-Key was used with a different request', 'idempotency_key_reused', {
+          'Idempotency-Key': 'was already used with a different request body or path',
+        });
       }
       if (row.state === 'applied' && new Date(row.created_at) < staleBefore) {
         // Its changes were committed but the process stopped before its answer was stored.
-        throw new ConflictError('The request with this Idempotency-Key was carried out, but its answer was lost when the service stopped; look the result up instead of retrying', 'idempotency_answer_lost');
+        throw new ConflictError(
+          'The request with this Idempotency-Key was carried out, but its answer was lost when the service stopped; look the result up instead of retrying',
+          'idempotency_answer_lost',
+        );
       }
       if (row.state !== 'done') throw new ConflictError('A request with this Idempotency-Key is still in progress', 'idempotency_conflict');
       res.status(row.response_status ?? 200);
       res.setHeader('Idempotent-Replayed', 'true');
       const body = row.response_body;
-      const answer: StoredAnswer | null = body && isSealedAnswer(body)
-        ? JSON.parse(this.box.open(body.sealed, answerContext(organizationId, mode, key))) as StoredAnswer
-        : body;
+      const answer: StoredAnswer | null =
+        body && isSealedAnswer(body) ? (JSON.parse(this.box.open(body.sealed, answerContext(organizationId, mode, key))) as StoredAnswer) : body;
       return new EnvelopeReply(answer?.data ?? {}, answer?.message ?? 'Success');
     }
 
@@ -151,11 +162,21 @@ export class IdempotencyInterceptor implements NestInterceptor {
       const stored = result instanceof EnvelopeReply ? { data: result.data, message: result.message } : { data: result ?? {}, message: 'Success' };
       await m.query(
         `UPDATE idempotency_keys SET state = 'done', response_status = $4, response_body = $5::jsonb WHERE organization_id = $1 AND mode = $2 AND key = $3`,
-        [organizationId, mode, key, res.statusCode, JSON.stringify({ sealed: this.box.seal(JSON.stringify(stored), answerContext(organizationId, mode, key)) })],
+        [
+          organizationId,
+          mode,
+          key,
+          res.statusCode,
+          JSON.stringify({ sealed: this.box.seal(JSON.stringify(stored), answerContext(organizationId, mode, key)) }),
+        ],
       );
       return result;
     } catch (e) {
-      await m.query(`DELETE FROM idempotency_keys WHERE organization_id = $1 AND mode = $2 AND key = $3 AND state IN ('in_flight', 'applied')`, [organizationId, mode, key]);
+      await m.query(`DELETE FROM idempotency_keys WHERE organization_id = $1 AND mode = $2 AND key = $3 AND state IN ('in_flight', 'applied')`, [
+        organizationId,
+        mode,
+        key,
+      ]);
       throw e;
     }
   }
@@ -168,7 +189,8 @@ export function Idempotent(): MethodDecorator {
     ApiHeader({
       name: 'Idempotency-Key',
       required: false,
-      description: 'Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the service stopped after carrying the request out but before storing its answer, 409 (idempotency_answer_lost). Kept 24 hours.',
+      description:
+        'Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the service stopped after carrying the request out but before storing its answer, 409 (idempotency_answer_lost). Kept 24 hours.',
     }),
   );
 }

@@ -2,8 +2,25 @@ import { v7 as uuidv7 } from 'uuid';
 
 /** Kind prefixes of our identifiers: prefix + UUIDv7, so ids sort by creation time. */
 export type IdKind =
-  | 'org' | 'key' | 'invoice' | 'invoice_item' | 'invoice_calc' | 'payment' | 'product' | 'schema' | 'config'
-  | 'metric' | 'file' | 'pi' | 'quote' | 'rates' | 'event' | 'webhook' | 'delivery' | 'attempt' | 'wallet';
+  | 'org'
+  | 'key'
+  | 'invoice'
+  | 'invoice_item'
+  | 'invoice_calc'
+  | 'payment'
+  | 'product'
+  | 'schema'
+  | 'config'
+  | 'metric'
+  | 'file'
+  | 'pi'
+  | 'quote'
+  | 'rates'
+  | 'event'
+  | 'webhook'
+  | 'delivery'
+  | 'attempt'
+  | 'wallet';
 
 export type Id<K extends IdKind> = string & { readonly __kind: K };
 export type OrgId = Id<'org'>;

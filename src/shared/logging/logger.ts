@@ -9,15 +9,18 @@ import pino, { Logger } from 'pino';
  */
 export function createRootLogger(level: string, options: { buffered?: boolean } = {}): Logger {
   const destination = pino.destination({ dest: 1, sync: !options.buffered });
-  return pino({
-    level,
-    base: { service: 'invoicing-api', pid: process.pid },
-    timestamp: pino.stdTimeFunctions.isoTime,
-    redact: {
-      paths: ['req.headers.authorization', 'req.headers["x-admin-token"]', 'req.headers.cookie', '*.test_key', '*.live_key', '*.key', '*.secret'],
-      censor: '[redacted]',
+  return pino(
+    {
+      level,
+      base: { service: 'invoicing-api', pid: process.pid },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      redact: {
+        paths: ['req.headers.authorization', 'req.headers["x-admin-token"]', 'req.headers.cookie', '*.test_key', '*.live_key', '*.key', '*.secret'],
+        censor: '[redacted]',
+      },
     },
-  }, destination);
+    destination,
+  );
 }
 
 /** Routes Nest's own log calls into pino. */
@@ -26,13 +29,23 @@ export class PinoNestLogger implements LoggerService {
 
   private write(level: 'info' | 'error' | 'warn' | 'debug' | 'trace', message: unknown, context?: string, extra?: unknown) {
     const fields = { context, ...(extra !== undefined ? { detail: extra } : {}) };
-    if (message && typeof message === 'object') this.root[level]({ ...fields, ...(message) });
+    if (message && typeof message === 'object') this.root[level]({ ...fields, ...message });
     else this.root[level](fields, String(message));
   }
 
-  log(message: unknown, context?: string) { this.write('info', message, context); }
-  error(message: unknown, trace?: string, context?: string) { this.write('error', message, context, trace); }
-  warn(message: unknown, context?: string) { this.write('warn', message, context); }
-  debug(message: unknown, context?: string) { this.write('debug', message, context); }
-  verbose(message: unknown, context?: string) { this.write('trace', message, context); }
+  log(message: unknown, context?: string) {
+    this.write('info', message, context);
+  }
+  error(message: unknown, trace?: string, context?: string) {
+    this.write('error', message, context, trace);
+  }
+  warn(message: unknown, context?: string) {
+    this.write('warn', message, context);
+  }
+  debug(message: unknown, context?: string) {
+    this.write('debug', message, context);
+  }
+  verbose(message: unknown, context?: string) {
+    this.write('trace', message, context);
+  }
 }

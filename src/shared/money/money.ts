@@ -40,7 +40,10 @@ export const AMOUNT_PROBLEM_MESSAGES: Record<AmountProblem, string> = {
 };
 
 export class InvalidAmountError extends Error {
-  constructor(readonly problem: AmountProblem, text: string) {
+  constructor(
+    readonly problem: AmountProblem,
+    text: string,
+  ) {
     super(`Invalid amount "${text}": ${AMOUNT_PROBLEM_MESSAGES[problem]}`);
   }
 }

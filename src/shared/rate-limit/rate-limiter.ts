@@ -37,8 +37,12 @@ class MemoryCounter implements RateCounter {
     for (const [key, w] of this.windows) if (w.start + 60_000 < now) this.windows.delete(key);
   }
 
-  hit(bucket: string, windowMs: number) { return Promise.resolve(this.window(bucket, windowMs, 1)); }
-  peek(bucket: string, windowMs: number) { return Promise.resolve(this.window(bucket, windowMs, 0)); }
+  hit(bucket: string, windowMs: number) {
+    return Promise.resolve(this.window(bucket, windowMs, 1));
+  }
+  peek(bucket: string, windowMs: number) {
+    return Promise.resolve(this.window(bucket, windowMs, 0));
+  }
   async close() {}
 }
 
@@ -58,8 +62,12 @@ class RedisCounter implements RateCounter {
     return { count, resetMs: ttl > 0 ? ttl : windowMs - (now % windowMs) };
   }
 
-  hit(bucket: string, windowMs: number) { return this.run(bucket, windowMs, 1); }
-  peek(bucket: string, windowMs: number) { return this.run(bucket, windowMs, 0); }
+  hit(bucket: string, windowMs: number) {
+    return this.run(bucket, windowMs, 1);
+  }
+  peek(bucket: string, windowMs: number) {
+    return this.run(bucket, windowMs, 0);
+  }
   close() {
     this.redis.disconnect();
     return Promise.resolve();

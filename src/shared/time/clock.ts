@@ -52,9 +52,9 @@ export class ControlledClock extends Clock {
 
   async offsetMs(scope: ClockScope): Promise<number> {
     if (scope.mode !== 'test') return 0;
-    const rows: Array<{ offset_ms: string }> = await this.dataSource.query(
-      `SELECT offset_ms FROM test_clocks WHERE organization_id = $1 AND mode = 'test'`, [scope.organizationId],
-    );
+    const rows: Array<{ offset_ms: string }> = await this.dataSource.query(`SELECT offset_ms FROM test_clocks WHERE organization_id = $1 AND mode = 'test'`, [
+      scope.organizationId,
+    ]);
     return rows[0] ? Number(rows[0].offset_ms) : 0;
   }
 
@@ -72,7 +72,7 @@ export class ControlledClock extends Clock {
 
   /** Moves a test mode's clock forward by `ms` (a whole number >= 0); returns the new offset. */
   async advance(scope: ClockScope, ms: number): Promise<number> {
-    if (scope.mode !== 'test') throw new RangeError('only a test mode\'s clock moves');
+    if (scope.mode !== 'test') throw new RangeError("only a test mode's clock moves");
     if (!Number.isSafeInteger(ms) || ms < 0) throw new RangeError('the clock only moves forward by a whole number of milliseconds');
     const rows: Array<{ offset_ms: string }> = await this.dataSource.query(
       `INSERT INTO test_clocks (organization_id, mode, offset_ms, updated_at) VALUES ($1, 'test', $2, now())

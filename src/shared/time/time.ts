@@ -13,8 +13,10 @@ export function formatTimestamp(date: Date | null | undefined): string | null {
   if (!date) return null;
   const year = date.getUTCFullYear();
   if (!(year >= 1000 && year <= 9999)) return date.toISOString().slice(0, 19).replace('T', ' ');
-  return `${year}-${TWO_DIGITS[date.getUTCMonth() + 1]}-${TWO_DIGITS[date.getUTCDate()]} `
-    + `${TWO_DIGITS[date.getUTCHours()]}:${TWO_DIGITS[date.getUTCMinutes()]}:${TWO_DIGITS[date.getUTCSeconds()]}`;
+  return (
+    `${year}-${TWO_DIGITS[date.getUTCMonth() + 1]}-${TWO_DIGITS[date.getUTCDate()]} ` +
+    `${TWO_DIGITS[date.getUTCHours()]}:${TWO_DIGITS[date.getUTCMinutes()]}:${TWO_DIGITS[date.getUTCSeconds()]}`
+  );
 }
 
 const SQL_STYLE = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
@@ -23,8 +25,13 @@ const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2
 
 function validDate(y: number, m: number, d: number, hh = 0, mm = 0, ss = 0): Date | null {
   const date = new Date(Date.UTC(y, m - 1, d, hh, mm, ss));
-  const same = date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d
-    && date.getUTCHours() === hh && date.getUTCMinutes() === mm && date.getUTCSeconds() === ss;
+  const same =
+    date.getUTCFullYear() === y &&
+    date.getUTCMonth() === m - 1 &&
+    date.getUTCDate() === d &&
+    date.getUTCHours() === hh &&
+    date.getUTCMinutes() === mm &&
+    date.getUTCSeconds() === ss;
   return same ? date : null;
 }
 

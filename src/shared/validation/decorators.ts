@@ -66,10 +66,7 @@ export function AmountField(doc: FieldDoc & { acceptsNumber?: boolean } = {}): P
 
 export function CurrencyField(doc: FieldDoc = {}): PropertyDecorator {
   const api = { enum: CURRENCIES, enumName: 'Currency', description: doc.description, example: doc.example ?? 'USD' };
-  return applyDecorators(
-    ...presence(doc, api),
-    IsIn(CURRENCIES, { message: '$property must be one of the Currency values' }),
-  );
+  return applyDecorators(...presence(doc, api), IsIn(CURRENCIES, { message: '$property must be one of the Currency values' }));
 }
 
 export function IsTimeBound(options?: ValidationOptions): PropertyDecorator {
@@ -88,7 +85,11 @@ export function IsTimeBound(options?: ValidationOptions): PropertyDecorator {
 export function TimeBoundField(doc: FieldDoc = {}): PropertyDecorator {
   return applyDecorators(
     IsOptional(),
-    ApiPropertyOptional({ type: String, description: doc.description ?? 'Inclusive bound: YYYY-MM-DD HH:MM:SS (UTC), YYYY-MM-DD (whole day) or ISO 8601', example: doc.example }),
+    ApiPropertyOptional({
+      type: String,
+      description: doc.description ?? 'Inclusive bound: YYYY-MM-DD HH:MM:SS (UTC), YYYY-MM-DD (whole day) or ISO 8601',
+      example: doc.example,
+    }),
     IsTimeBound(),
   );
 }
@@ -137,8 +138,10 @@ export function IsStringMap(limits: StringMapLimits = METADATA_LIMITS, options?:
         validate: (value) => {
           if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
           const entries = Object.entries(value as Record<string, unknown>);
-          return entries.length <= limits.maxKeys && entries.every(([k, v]) =>
-            k.length > 0 && k.length <= limits.maxKeyLength && typeof v === 'string' && v.length <= limits.maxValueLength);
+          return (
+            entries.length <= limits.maxKeys &&
+            entries.every(([k, v]) => k.length > 0 && k.length <= limits.maxKeyLength && typeof v === 'string' && v.length <= limits.maxValueLength)
+          );
         },
         defaultMessage: (args) =>
           `${args?.property} must be an object of at most ${limits.maxKeys} string keys (1-${limits.maxKeyLength} characters) to string values (at most ${limits.maxValueLength} characters)`,
@@ -155,7 +158,9 @@ export function MetadataField(doc: FieldDoc = {}): PropertyDecorator {
     ApiPropertyOptional({
       type: 'object',
       additionalProperties: { type: 'string' },
-      description: doc.description ?? `String keys to string values; at most ${METADATA_LIMITS.maxKeys} keys, keys up to ${METADATA_LIMITS.maxKeyLength} and values up to ${METADATA_LIMITS.maxValueLength} characters`,
+      description:
+        doc.description ??
+        `String keys to string values; at most ${METADATA_LIMITS.maxKeys} keys, keys up to ${METADATA_LIMITS.maxKeyLength} and values up to ${METADATA_LIMITS.maxValueLength} characters`,
       example: doc.example ?? { order_id: '1234' },
     }),
   );

@@ -102,27 +102,57 @@ export async function foldRollups(org: string): Promise<void> {
 export async function storedRollups(org: string): Promise<Record<string, unknown[]>> {
   await foldRollups(org);
   return {
-    payments: await sql(`SELECT mode, grain, bucket, provider_id, currency, status, payments_count::int AS n, volume_usd::text AS v
-                           FROM analytics_payment_buckets WHERE organization_id = $1 AND payments_count <> 0 ORDER BY 1, 2, 3, 4, 5, 6`, [org]),
-    invoices: await sql(`SELECT mode, grain, bucket, status, invoices_count::int AS n, price_usd_sum::text AS v
-                           FROM analytics_invoice_buckets WHERE organization_id = $1 AND invoices_count <> 0 ORDER BY 1, 2, 3, 4`, [org]),
-    customers: await sql(`SELECT mode, grain, bucket, customer_email, invoices_count::int AS n, paid_count::int AS p, paid_volume_usd::text AS v
-                            FROM analytics_customer_buckets WHERE organization_id = $1 AND invoices_count <> 0 ORDER BY 1, 2, 3, 4`, [org]),
+    payments: await sql(
+      `SELECT mode, grain, bucket, provider_id, currency, status, payments_count::int AS n, volume_usd::text AS v
+                           FROM analytics_payment_buckets WHERE organization_id = $1 AND payments_count <> 0 ORDER BY 1, 2, 3, 4, 5, 6`,
+      [org],
+    ),
+    invoices: await sql(
+      `SELECT mode, grain, bucket, status, invoices_count::int AS n, price_usd_sum::text AS v
+                           FROM analytics_invoice_buckets WHERE organization_id = $1 AND invoices_count <> 0 ORDER BY 1, 2, 3, 4`,
+      [org],
+    ),
+    customers: await sql(
+      `SELECT mode, grain, bucket, customer_email, invoices_count::int AS n, paid_count::int AS p, paid_volume_usd::text AS v
+                            FROM analytics_customer_buckets WHERE organization_id = $1 AND invoices_count <> 0 ORDER BY 1, 2, 3, 4`,
+      [org],
+    ),
     first: await sql(`SELECT mode, customer_email, first_invoice_at FROM analytics_customers WHERE organization_id = $1 ORDER BY 1, 2`, [org]),
-    firstSeries: await sql(`SELECT mode, grain, bucket, customers_count::int AS n FROM analytics_first_invoice_series
-                              WHERE organization_id = $1 AND customers_count <> 0 ORDER BY 1, 2, 3`, [org]),
-    paymentSeries: await sql(`SELECT mode, grain, bucket, completed_count::int AS n, volume_usd::text AS v FROM analytics_payment_series
-                                WHERE organization_id = $1 AND completed_count <> 0 ORDER BY 1, 2, 3`, [org]),
-    invoiceSeries: await sql(`SELECT mode, grain, bucket, invoices_count::int AS n FROM analytics_invoice_series
-                                WHERE organization_id = $1 AND invoices_count <> 0 ORDER BY 1, 2, 3`, [org]),
-    paymentWindows: await sql(`SELECT mode, span, prev, provider_id, currency, status, payments_count::int AS n, volume_usd::text AS v
-                                 FROM analytics_payment_windows WHERE organization_id = $1 AND payments_count <> 0 ORDER BY 1, 2, 3, 4, 5, 6`, [org]),
-    invoiceWindows: await sql(`SELECT mode, span, prev, status, invoices_count::int AS n, price_usd_sum::text AS v
-                                 FROM analytics_invoice_windows WHERE organization_id = $1 AND invoices_count <> 0 ORDER BY 1, 2, 3, 4`, [org]),
-    customerWindows: await sql(`SELECT mode, span, prev, customer_email, invoices_count::int AS n, paid_count::int AS p, paid_volume_usd::text AS v
-                                  FROM analytics_customer_windows WHERE organization_id = $1 AND invoices_count <> 0 ORDER BY 1, 2, 3, 4`, [org]),
-    windowCustomers: await sql(`SELECT mode, span, prev, customers_count::int AS n
-                                  FROM analytics_window_customers WHERE organization_id = $1 AND customers_count <> 0 ORDER BY 1, 2, 3`, [org]),
+    firstSeries: await sql(
+      `SELECT mode, grain, bucket, customers_count::int AS n FROM analytics_first_invoice_series
+                              WHERE organization_id = $1 AND customers_count <> 0 ORDER BY 1, 2, 3`,
+      [org],
+    ),
+    paymentSeries: await sql(
+      `SELECT mode, grain, bucket, completed_count::int AS n, volume_usd::text AS v FROM analytics_payment_series
+                                WHERE organization_id = $1 AND completed_count <> 0 ORDER BY 1, 2, 3`,
+      [org],
+    ),
+    invoiceSeries: await sql(
+      `SELECT mode, grain, bucket, invoices_count::int AS n FROM analytics_invoice_series
+                                WHERE organization_id = $1 AND invoices_count <> 0 ORDER BY 1, 2, 3`,
+      [org],
+    ),
+    paymentWindows: await sql(
+      `SELECT mode, span, prev, provider_id, currency, status, payments_count::int AS n, volume_usd::text AS v
+                                 FROM analytics_payment_windows WHERE organization_id = $1 AND payments_count <> 0 ORDER BY 1, 2, 3, 4, 5, 6`,
+      [org],
+    ),
+    invoiceWindows: await sql(
+      `SELECT mode, span, prev, status, invoices_count::int AS n, price_usd_sum::text AS v
+                                 FROM analytics_invoice_windows WHERE organization_id = $1 AND invoices_count <> 0 ORDER BY 1, 2, 3, 4`,
+      [org],
+    ),
+    customerWindows: await sql(
+      `SELECT mode, span, prev, customer_email, invoices_count::int AS n, paid_count::int AS p, paid_volume_usd::text AS v
+                                  FROM analytics_customer_windows WHERE organization_id = $1 AND invoices_count <> 0 ORDER BY 1, 2, 3, 4`,
+      [org],
+    ),
+    windowCustomers: await sql(
+      `SELECT mode, span, prev, customers_count::int AS n
+                                  FROM analytics_window_customers WHERE organization_id = $1 AND customers_count <> 0 ORDER BY 1, 2, 3`,
+      [org],
+    ),
   };
 }
 
@@ -140,45 +170,78 @@ const IN_WINDOW = (col: string) => `(${col} AT TIME ZONE 'UTC')::date
 export async function recomputedRollups(org: string): Promise<Record<string, unknown[]>> {
   const grains = `(VALUES ('day'), ('hour')) g(grain)`;
   return {
-    payments: await sql(`SELECT mode, g.grain, date_trunc(g.grain, happened_at, 'UTC') AS bucket, provider_id, currency, status,
+    payments: await sql(
+      `SELECT mode, g.grain, date_trunc(g.grain, happened_at, 'UTC') AS bucket, provider_id, currency, status,
                                 count(*)::int AS n, sum(price_usd)::text AS v
                            FROM payments CROSS JOIN ${grains} WHERE organization_id = $1
-                          GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6`, [org]),
-    invoices: await sql(`SELECT mode, g.grain, date_trunc(g.grain, created_at, 'UTC') AS bucket, status, count(*)::int AS n, sum(price_usd)::text AS v
+                          GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6`,
+      [org],
+    ),
+    invoices: await sql(
+      `SELECT mode, g.grain, date_trunc(g.grain, created_at, 'UTC') AS bucket, status, count(*)::int AS n, sum(price_usd)::text AS v
                            FROM invoices CROSS JOIN ${grains} WHERE organization_id = $1
-                          GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`, [org]),
-    customers: await sql(`SELECT mode, g.grain, date_trunc(g.grain, created_at, 'UTC') AS bucket, lower(customer_email) AS customer_email,
+                          GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`,
+      [org],
+    ),
+    customers: await sql(
+      `SELECT mode, g.grain, date_trunc(g.grain, created_at, 'UTC') AS bucket, lower(customer_email) AS customer_email,
                                  count(*)::int AS n, count(*) FILTER (WHERE status = 'COMPLETED')::int AS p,
                                  coalesce(sum(price_usd) FILTER (WHERE status = 'COMPLETED'), 0)::numeric(78,30)::text AS v
                             FROM invoices CROSS JOIN ${grains} WHERE organization_id = $1 AND customer_email IS NOT NULL
-                           GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`, [org]),
-    first: await sql(`SELECT mode, lower(customer_email) AS customer_email, min(created_at) AS first_invoice_at
-                        FROM invoices WHERE organization_id = $1 AND customer_email IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2`, [org]),
-    firstSeries: await sql(`SELECT mode, g.grain, date_trunc(g.grain, first_at, 'UTC') AS bucket, count(*)::int AS n
+                           GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`,
+      [org],
+    ),
+    first: await sql(
+      `SELECT mode, lower(customer_email) AS customer_email, min(created_at) AS first_invoice_at
+                        FROM invoices WHERE organization_id = $1 AND customer_email IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2`,
+      [org],
+    ),
+    firstSeries: await sql(
+      `SELECT mode, g.grain, date_trunc(g.grain, first_at, 'UTC') AS bucket, count(*)::int AS n
                               FROM (SELECT mode, min(created_at) AS first_at FROM invoices WHERE organization_id = $1 AND customer_email IS NOT NULL
                                      GROUP BY mode, lower(customer_email)) f CROSS JOIN ${grains}
-                             GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, [org]),
-    paymentSeries: await sql(`SELECT mode, g.grain, date_trunc(g.grain, happened_at, 'UTC') AS bucket, count(*)::int AS n, sum(price_usd)::text AS v
+                             GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+      [org],
+    ),
+    paymentSeries: await sql(
+      `SELECT mode, g.grain, date_trunc(g.grain, happened_at, 'UTC') AS bucket, count(*)::int AS n, sum(price_usd)::text AS v
                                 FROM payments CROSS JOIN ${grains} WHERE organization_id = $1 AND status = 'COMPLETED'
-                               GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, [org]),
-    invoiceSeries: await sql(`SELECT mode, g.grain, date_trunc(g.grain, created_at, 'UTC') AS bucket, count(*)::int AS n
+                               GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+      [org],
+    ),
+    invoiceSeries: await sql(
+      `SELECT mode, g.grain, date_trunc(g.grain, created_at, 'UTC') AS bucket, count(*)::int AS n
                                 FROM invoices CROSS JOIN ${grains} WHERE organization_id = $1
-                               GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, [org]),
-    paymentWindows: await sql(`SELECT w.mode, w.span, w.prev, x.provider_id, x.currency, x.status, count(*)::int AS n, sum(x.price_usd)::text AS v
+                               GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+      [org],
+    ),
+    paymentWindows: await sql(
+      `SELECT w.mode, w.span, w.prev, x.provider_id, x.currency, x.status, count(*)::int AS n, sum(x.price_usd)::text AS v
                                  FROM ${WINDOWS} w JOIN payments x ON x.organization_id = $1 AND x.mode = w.mode AND ${IN_WINDOW('x.happened_at')}
-                                GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6`, [org]),
-    invoiceWindows: await sql(`SELECT w.mode, w.span, w.prev, x.status, count(*)::int AS n, sum(x.price_usd)::text AS v
+                                GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6`,
+      [org],
+    ),
+    invoiceWindows: await sql(
+      `SELECT w.mode, w.span, w.prev, x.status, count(*)::int AS n, sum(x.price_usd)::text AS v
                                  FROM ${WINDOWS} w JOIN invoices x ON x.organization_id = $1 AND x.mode = w.mode AND ${IN_WINDOW('x.created_at')}
-                                GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`, [org]),
-    customerWindows: await sql(`SELECT w.mode, w.span, w.prev, lower(x.customer_email) AS customer_email, count(*)::int AS n,
+                                GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`,
+      [org],
+    ),
+    customerWindows: await sql(
+      `SELECT w.mode, w.span, w.prev, lower(x.customer_email) AS customer_email, count(*)::int AS n,
                                        count(*) FILTER (WHERE x.status = 'COMPLETED')::int AS p,
                                        coalesce(sum(x.price_usd) FILTER (WHERE x.status = 'COMPLETED'), 0)::numeric(78,30)::text AS v
                                   FROM ${WINDOWS} w JOIN invoices x ON x.organization_id = $1 AND x.mode = w.mode AND x.customer_email IS NOT NULL
                                    AND ${IN_WINDOW('x.created_at')}
-                                 GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`, [org]),
-    windowCustomers: await sql(`SELECT w.mode, w.span, w.prev, count(DISTINCT lower(x.customer_email))::int AS n
+                                 GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`,
+      [org],
+    ),
+    windowCustomers: await sql(
+      `SELECT w.mode, w.span, w.prev, count(DISTINCT lower(x.customer_email))::int AS n
                                   FROM ${WINDOWS} w JOIN invoices x ON x.organization_id = $1 AND x.mode = w.mode AND x.customer_email IS NOT NULL
                                    AND ${IN_WINDOW('x.created_at')}
-                                 GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, [org]),
+                                 GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+      [org],
+    ),
   };
 }

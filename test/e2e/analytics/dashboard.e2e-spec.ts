@@ -3,7 +3,20 @@ import { expectError } from '../../support/envelope';
 import { createKey, createOrg, TestOrg } from '../../support/factories';
 import { Api } from '../../support/api';
 import {
-  awayFromHourBoundary, D, DAY, dashboard, dayLabel, HOUR, hourLabel, r30, seedInvoice, seedPayment, startOfDay, startOfHour, ts, ZERO30,
+  awayFromHourBoundary,
+  D,
+  DAY,
+  dashboard,
+  dayLabel,
+  HOUR,
+  hourLabel,
+  r30,
+  seedInvoice,
+  seedPayment,
+  startOfDay,
+  startOfHour,
+  ts,
+  ZERO30,
 } from './analytics-helpers';
 
 const USDT = { providerId: 'prov_ethereum_usdt', currency: 'USDT', name: 'Tether USD (Ethereum, ERC-20)' };
@@ -32,8 +45,16 @@ describe('POST /analytics/dashboard', () => {
     const org = await createOrg();
     const now = Date.now();
     for (const [period, points] of [
-      ['last_day', 24], ['last_7_days', 7], ['last_30_days', 30], ['last_90_days', 90], ['last_365_days', 365],
-      ['prev_last_day', 24], ['prev_last_7_days', 7], ['prev_last_30_days', 30], ['prev_last_90_days', 90], ['prev_last_365_days', 365],
+      ['last_day', 24],
+      ['last_7_days', 7],
+      ['last_30_days', 30],
+      ['last_90_days', 90],
+      ['last_365_days', 365],
+      ['prev_last_day', 24],
+      ['prev_last_7_days', 7],
+      ['prev_last_30_days', 30],
+      ['prev_last_90_days', 90],
+      ['prev_last_365_days', 365],
     ] as const) {
       const d = await dashboard(org.test, period);
       const hourly = period.endsWith('last_day');
@@ -42,16 +63,24 @@ describe('POST /analytics/dashboard', () => {
       const to = period.startsWith('prev_') ? end - n * (hourly ? HOUR : DAY) : end;
       const from = to - n * (hourly ? HOUR : DAY);
       expect(d).toEqual({
-        period, from: ts(from), to: ts(to),
+        period,
+        from: ts(from),
+        to: ts(to),
         payments: { count: 0, completed_count: 0, volume_usd: ZERO30, by_status: { PENDING: 0, COMPLETED: 0, FAILED: 0, CANCELLED: 0 }, by_currency: [] },
         invoices: {
-          count: 0, by_status: { PENDING: 0, COMPLETED: 0, VOIDED: 0, PROCESSING: 0, WAITING_FOR_CONFIRMATIONS: 0, PARTIALLY_PAID: 0 },
-          paid_count: 0, paid_volume_usd: ZERO30, average_price_usd: ZERO30, conversion_rate: ZERO30,
+          count: 0,
+          by_status: { PENDING: 0, COMPLETED: 0, VOIDED: 0, PROCESSING: 0, WAITING_FOR_CONFIRMATIONS: 0, PARTIALLY_PAID: 0 },
+          paid_count: 0,
+          paid_volume_usd: ZERO30,
+          average_price_usd: ZERO30,
+          conversion_rate: ZERO30,
         },
         providers: [],
         customers: { unique: 0, new: 0, returning: 0, top: [] },
         series: Array.from({ length: n }, (_, i) => ({
-          date: hourly ? hourLabel(from + i * HOUR) : dayLabel(from + i * DAY), payments_volume_usd: ZERO30, invoices_count: 0,
+          date: hourly ? hourLabel(from + i * HOUR) : dayLabel(from + i * DAY),
+          payments_volume_usd: ZERO30,
+          invoices_count: 0,
         })),
       });
     }
@@ -103,11 +132,32 @@ describe('POST /analytics/dashboard', () => {
       await pay(i7, Y - 1000, USDT, 'COMPLETED', '3');
 
       // Never counted: another organization's rows and this organization's live-mode rows, at the same times.
-      for (const [owner, mode] of [[other.id, 'test'], [o, 'live']] as const) {
+      for (const [owner, mode] of [
+        [other.id, 'test'],
+        [o, 'live'],
+      ] as const) {
         const inv = await seedInvoice({ org: owner, mode, at: now - 60_000, status: 'COMPLETED', priceUsd: '5000', email: 'alice@example.com' });
         await seedInvoice({ org: owner, mode, at: W7 - 1000, status: 'COMPLETED', priceUsd: '5000', email: 'zed@example.com' });
-        await seedPayment({ org: owner, mode, invoiceId: inv, at: now - 60_000, providerId: USDT.providerId, currency: 'USDT', status: 'COMPLETED', priceUsd: '5000' });
-        await seedPayment({ org: owner, mode, invoiceId: inv, at: W7 - 1000, providerId: USDC.providerId, currency: 'USDC', status: 'PENDING', priceUsd: '5000' });
+        await seedPayment({
+          org: owner,
+          mode,
+          invoiceId: inv,
+          at: now - 60_000,
+          providerId: USDT.providerId,
+          currency: 'USDT',
+          status: 'COMPLETED',
+          priceUsd: '5000',
+        });
+        await seedPayment({
+          org: owner,
+          mode,
+          invoiceId: inv,
+          at: W7 - 1000,
+          providerId: USDC.providerId,
+          currency: 'USDC',
+          status: 'PENDING',
+          priceUsd: '5000',
+        });
       }
     });
 
@@ -133,7 +183,13 @@ describe('POST /analytics/dashboard', () => {
       });
       expect(d.providers).toEqual([
         { provider_id: USDC.providerId, name: USDC.name, payments_count: 2, volume_usd: r30(200), share: r30(new D(200).div(volume)) },
-        { provider_id: USDT.providerId, name: USDT.name, payments_count: 4, volume_usd: '125.500000000000000000000000000001', share: r30(new D('125.500000000000000000000000000001').div(volume)) },
+        {
+          provider_id: USDT.providerId,
+          name: USDT.name,
+          payments_count: 4,
+          volume_usd: '125.500000000000000000000000000001',
+          share: r30(new D('125.500000000000000000000000000001').div(volume)),
+        },
         { provider_id: BTC.providerId, name: BTC.name, payments_count: 2, volume_usd: r30(30), share: r30(new D(30).div(volume)) },
       ]);
       expect(d.providers[0].share).toBe('0.562587904360056258790436005626');
@@ -164,13 +220,20 @@ describe('POST /analytics/dashboard', () => {
       // Series: seven days, oldest first; each completed payment and invoice on the day of its timestamp.
       const volumes = new Map<string, InstanceType<typeof D>>();
       const addVolume = (at: number, v: string) => volumes.set(dayLabel(at), (volumes.get(dayLabel(at)) ?? new D(0)).add(v));
-      addVolume(now - 120_000, '100'); addVolume(H0 - 23 * HOUR, '25.5'); addVolume(H0 - 23 * HOUR - 1000, '30'); addVolume(W7, '200'); addVolume(D0 - 2 * DAY, TINY);
+      addVolume(now - 120_000, '100');
+      addVolume(H0 - 23 * HOUR, '25.5');
+      addVolume(H0 - 23 * HOUR - 1000, '30');
+      addVolume(W7, '200');
+      addVolume(D0 - 2 * DAY, TINY);
       const counts = new Map<string, number>();
-      for (const at of [now - 60_000, H0 - 23 * HOUR, H0 - 23 * HOUR - 1000, W7, D0 - 3 * DAY + 5 * HOUR, D0 - 2 * DAY]) counts.set(dayLabel(at), (counts.get(dayLabel(at)) ?? 0) + 1);
-      expect(d.series).toEqual(Array.from({ length: 7 }, (_, i) => {
-        const label = dayLabel(W7 + i * DAY);
-        return { date: label, payments_volume_usd: r30(volumes.get(label) ?? 0), invoices_count: counts.get(label) ?? 0 };
-      }));
+      for (const at of [now - 60_000, H0 - 23 * HOUR, H0 - 23 * HOUR - 1000, W7, D0 - 3 * DAY + 5 * HOUR, D0 - 2 * DAY])
+        counts.set(dayLabel(at), (counts.get(dayLabel(at)) ?? 0) + 1);
+      expect(d.series).toEqual(
+        Array.from({ length: 7 }, (_, i) => {
+          const label = dayLabel(W7 + i * DAY);
+          return { date: label, payments_volume_usd: r30(volumes.get(label) ?? 0), invoices_count: counts.get(label) ?? 0 };
+        }),
+      );
       expect(d.series[0]).toEqual({ date: dayLabel(W7), payments_volume_usd: r30(200), invoices_count: 1 });
     });
 
@@ -179,14 +242,20 @@ describe('POST /analytics/dashboard', () => {
       expect(d.from).toBe(ts(W7 - 7 * DAY));
       expect(d.to).toBe(ts(W7));
       expect(d.payments).toEqual({
-        count: 1, completed_count: 1, volume_usd: r30(999),
+        count: 1,
+        completed_count: 1,
+        volume_usd: r30(999),
         by_status: { PENDING: 0, COMPLETED: 1, FAILED: 0, CANCELLED: 0 },
         by_currency: [{ currency: 'USDT', count: 1, volume_usd: r30(999) }],
       });
       expect(d.providers).toEqual([{ provider_id: USDT.providerId, name: USDT.name, payments_count: 1, volume_usd: r30(999), share: r30(1) }]);
       expect(d.invoices).toEqual({
-        count: 1, by_status: { PENDING: 0, COMPLETED: 0, VOIDED: 1, PROCESSING: 0, WAITING_FOR_CONFIRMATIONS: 0, PARTIALLY_PAID: 0 },
-        paid_count: 0, paid_volume_usd: ZERO30, average_price_usd: r30(10), conversion_rate: ZERO30,
+        count: 1,
+        by_status: { PENDING: 0, COMPLETED: 0, VOIDED: 1, PROCESSING: 0, WAITING_FOR_CONFIRMATIONS: 0, PARTIALLY_PAID: 0 },
+        paid_count: 0,
+        paid_volume_usd: ZERO30,
+        average_price_usd: r30(10),
+        conversion_rate: ZERO30,
       });
       // carol's first invoice is this voided one: new here; nothing paid, so no top customer.
       expect(d.customers).toEqual({ unique: 1, new: 1, returning: 0, top: [] });
@@ -200,20 +269,34 @@ describe('POST /analytics/dashboard', () => {
       expect(d.to).toBe(ts(H0 + HOUR));
       // Payments: 100 C (usdt), 40 P (usdc), 25.5 C (usdt, at the window's first second). Out: 30 C (btc) one second before.
       expect(d.payments).toEqual({
-        count: 3, completed_count: 2, volume_usd: r30(125.5),
+        count: 3,
+        completed_count: 2,
+        volume_usd: r30(125.5),
         by_status: { PENDING: 1, COMPLETED: 2, FAILED: 0, CANCELLED: 0 },
-        by_currency: [{ currency: 'USDT', count: 2, volume_usd: r30(125.5) }, { currency: 'USDC', count: 1, volume_usd: ZERO30 }],
+        by_currency: [
+          { currency: 'USDT', count: 2, volume_usd: r30(125.5) },
+          { currency: 'USDC', count: 1, volume_usd: ZERO30 },
+        ],
       });
       expect(d.providers).toEqual([
         { provider_id: USDT.providerId, name: USDT.name, payments_count: 2, volume_usd: r30(125.5), share: r30(1) },
         { provider_id: USDC.providerId, name: USDC.name, payments_count: 1, volume_usd: ZERO30, share: ZERO30 },
       ]);
       expect(d.invoices).toEqual({
-        count: 2, by_status: { PENDING: 1, COMPLETED: 1, VOIDED: 0, PROCESSING: 0, WAITING_FOR_CONFIRMATIONS: 0, PARTIALLY_PAID: 0 },
-        paid_count: 1, paid_volume_usd: r30(100), average_price_usd: r30(75), conversion_rate: r30(0.5),
+        count: 2,
+        by_status: { PENDING: 1, COMPLETED: 1, VOIDED: 0, PROCESSING: 0, WAITING_FOR_CONFIRMATIONS: 0, PARTIALLY_PAID: 0 },
+        paid_count: 1,
+        paid_volume_usd: r30(100),
+        average_price_usd: r30(75),
+        conversion_rate: r30(0.5),
       });
       // 'Alice@Example.com' and 'alice@example.com' are one customer; her first invoice is at the window's first second.
-      expect(d.customers).toEqual({ unique: 1, new: 1, returning: 0, top: [{ customer_email: 'alice@example.com', invoices_count: 2, paid_volume_usd: r30(100) }] });
+      expect(d.customers).toEqual({
+        unique: 1,
+        new: 1,
+        returning: 0,
+        top: [{ customer_email: 'alice@example.com', invoices_count: 2, paid_volume_usd: r30(100) }],
+      });
       expect(d.series).toHaveLength(24);
       expect(d.series[0]).toEqual({ date: hourLabel(H0 - 23 * HOUR), payments_volume_usd: r30(25.5), invoices_count: 1 });
       const last = new Map<string, { v: InstanceType<typeof D>; n: number }>();
@@ -236,7 +319,12 @@ describe('POST /analytics/dashboard', () => {
       expect(d.payments.by_currency).toEqual([{ currency: 'BITCOIN', count: 1, volume_usd: r30(30) }]);
       expect(d.providers).toEqual([{ provider_id: BTC.providerId, name: BTC.name, payments_count: 1, volume_usd: r30(30), share: r30(1) }]);
       expect(d.invoices).toMatchObject({ count: 1, paid_count: 1, paid_volume_usd: r30(30), average_price_usd: r30(30), conversion_rate: r30(1) });
-      expect(d.customers).toEqual({ unique: 1, new: 1, returning: 0, top: [{ customer_email: 'bob@example.com', invoices_count: 1, paid_volume_usd: r30(30) }] });
+      expect(d.customers).toEqual({
+        unique: 1,
+        new: 1,
+        returning: 0,
+        top: [{ customer_email: 'bob@example.com', invoices_count: 1, paid_volume_usd: r30(30) }],
+      });
       expect(d.series[23]).toEqual({ date: hourLabel(H0 - 24 * HOUR), payments_volume_usd: r30(30), invoices_count: 1 });
     });
 
@@ -262,7 +350,12 @@ describe('POST /analytics/dashboard', () => {
       expect(p.to).toBe(ts(Y));
       expect(p.payments).toMatchObject({ count: 1, volume_usd: r30(3) });
       expect(p.invoices).toMatchObject({ count: 1, paid_count: 1, paid_volume_usd: r30(5), conversion_rate: r30(1) });
-      expect(p.customers).toEqual({ unique: 1, new: 1, returning: 0, top: [{ customer_email: 'erin@example.com', invoices_count: 1, paid_volume_usd: r30(5) }] });
+      expect(p.customers).toEqual({
+        unique: 1,
+        new: 1,
+        returning: 0,
+        top: [{ customer_email: 'erin@example.com', invoices_count: 1, paid_volume_usd: r30(5) }],
+      });
       expect(p.series[364]).toEqual({ date: dayLabel(Y - DAY), payments_volume_usd: r30(3), invoices_count: 1 });
     });
 
@@ -270,7 +363,12 @@ describe('POST /analytics/dashboard', () => {
       const d = await dashboard(org.live, 'last_7_days');
       expect(d.payments).toMatchObject({ count: 1, completed_count: 1, volume_usd: r30(5000) });
       expect(d.invoices).toMatchObject({ count: 1, paid_volume_usd: r30(5000) });
-      expect(d.customers).toEqual({ unique: 1, new: 1, returning: 0, top: [{ customer_email: 'alice@example.com', invoices_count: 1, paid_volume_usd: r30(5000) }] });
+      expect(d.customers).toEqual({
+        unique: 1,
+        new: 1,
+        returning: 0,
+        top: [{ customer_email: 'alice@example.com', invoices_count: 1, paid_volume_usd: r30(5000) }],
+      });
     });
   });
 });

@@ -7,8 +7,16 @@ describe('OpenAPI document for analytics', () => {
     if (!op) throw new Error(`/analytics/dashboard missing; paths: ${Object.keys(doc.paths).join(',')}`);
     expect(op.requestBody.content['application/json'].schema.$ref).toMatch(/DashboardRequestDto$/);
     expect(doc.components.schemas.DashboardRequestDto.properties.period.enum).toEqual([
-      'last_day', 'last_7_days', 'last_30_days', 'last_90_days', 'last_365_days',
-      'prev_last_day', 'prev_last_7_days', 'prev_last_30_days', 'prev_last_90_days', 'prev_last_365_days',
+      'last_day',
+      'last_7_days',
+      'last_30_days',
+      'last_90_days',
+      'last_365_days',
+      'prev_last_day',
+      'prev_last_7_days',
+      'prev_last_30_days',
+      'prev_last_90_days',
+      'prev_last_365_days',
     ]);
     const ok = op.responses['200'].content['application/json'];
     expect(ok.example.data.series).toHaveLength(7);

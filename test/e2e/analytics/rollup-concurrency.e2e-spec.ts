@@ -31,14 +31,19 @@ describe('writes of one organization run side by side', () => {
     org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price }], customer_email: email });
 
   const insertInvoice = (c: Client, org: string, price: string, email: string) =>
-    c.query(`INSERT INTO invoices (id, organization_id, mode, status, currency, price, price_usd, customer_email, created_at, updated_at)
-             VALUES ($1, $2, 'test', 'PENDING', 'USD', $3::numeric, $3::numeric, $4, now(), now())`, [`invoice_${randomUUID()}`, org, price, email]);
+    c.query(
+      `INSERT INTO invoices (id, organization_id, mode, status, currency, price, price_usd, customer_email, created_at, updated_at)
+             VALUES ($1, $2, 'test', 'PENDING', 'USD', $3::numeric, $3::numeric, $4, now(), now())`,
+      [`invoice_${randomUUID()}`, org, price, email],
+    );
 
   const insertPayment = (c: Client, org: string, invoiceId: string, status: string) =>
-    c.query(`INSERT INTO payments (id, organization_id, mode, provider_id, invoice_id, currency, price, price_usd, rates_snapshot_id, status,
+    c.query(
+      `INSERT INTO payments (id, organization_id, mode, provider_id, invoice_id, currency, price, price_usd, rates_snapshot_id, status,
                                    happened_at, created_at, updated_at)
              VALUES ($1, $2, 'test', 'prov_ethereum_usdt', $3, 'USDT', 7, 7, 'rates_bundled_20261120', $4, now(), now(), now())`,
-    [`payment_${randomUUID()}`, org, invoiceId, status]);
+      [`payment_${randomUUID()}`, org, invoiceId, status],
+    );
 
   /** Settles to 'blocked' when the request has not answered while the other transaction stays open. */
   async function unlessBlocked<T>(p: Promise<T>): Promise<T | 'blocked'> {
@@ -128,9 +133,13 @@ describe('writes of one organization run side by side', () => {
   it('the service folds appended changes in the background: the tail empties without a dashboard call', async () => {
     const org = await createOrg();
     for (let i = 0; i < 3; i++) expectSuccess(await newInvoice(org, `${i + 1}`, `c${i}@example.com`), 201);
-    const tail = async () => (await sql<{ n: number }>(
-      `SELECT (SELECT count(*) FROM analytics_invoice_deltas WHERE organization_id = $1) + (SELECT count(*) FROM analytics_payment_deltas WHERE organization_id = $1) AS n`,
-      [org.id]))[0].n;
+    const tail = async () =>
+      (
+        await sql<{ n: number }>(
+          `SELECT (SELECT count(*) FROM analytics_invoice_deltas WHERE organization_id = $1) + (SELECT count(*) FROM analytics_payment_deltas WHERE organization_id = $1) AS n`,
+          [org.id],
+        )
+      )[0].n;
     // ANALYTICS_FOLD_SECONDS is 1: a few passes at most, even on a loaded machine.
     const deadline = Date.now() + 20_000;
     while (Number(await tail()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));

@@ -34,9 +34,14 @@ describe('rollup writers of one organization never deadlock', () => {
     const price = (i: number) => `${10 + (i % 50)}.${String(i % 100).padStart(2, '0')}`;
 
     const createInvoice = async (i: number) => {
-      const res = await api.post('/invoices/create', {
-        items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: price(i) }], customer_email: `buyer${i % 4}@example.com`,
-      }, { headers: { 'idempotency-key': randomUUID() } });
+      const res = await api.post(
+        '/invoices/create',
+        {
+          items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: price(i) }],
+          customer_email: `buyer${i % 4}@example.com`,
+        },
+        { headers: { 'idempotency-key': randomUUID() } },
+      );
       answers.push({ what: 'invoice', res });
       if (res.status === 201) {
         created++;
@@ -54,8 +59,11 @@ describe('rollup writers of one organization never deadlock', () => {
           await createInvoice(i);
         } else if (roll < 8 || pending.length === 0) {
           const res = await api.post('/test_helpers/payments', {
-            invoice_id: invoices[i % invoices.length], provider_id: i % 2 ? 'prov_card_usd' : 'prov_ethereum_usdt', price: price(i),
-            status: roll % 3 === 0 ? 'COMPLETED' : 'PENDING', idempotency_key: randomUUID(),
+            invoice_id: invoices[i % invoices.length],
+            provider_id: i % 2 ? 'prov_card_usd' : 'prov_ethereum_usdt',
+            price: price(i),
+            status: roll % 3 === 0 ? 'COMPLETED' : 'PENDING',
+            idempotency_key: randomUUID(),
           });
           answers.push({ what: 'payment', res });
           if (res.status === 201) {

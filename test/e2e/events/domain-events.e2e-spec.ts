@@ -38,7 +38,7 @@ describe('events of the domain modules', () => {
     expect(await delivered(event.id)).toEqual(event);
   });
 
-  it('product.updated carries the new version and the replaced version\'s differing fields', async () => {
+  it("product.updated carries the new version and the replaced version's differing fields", async () => {
     const { id: first } = expectSuccess(await org.test.post('/products', productBody({ name: 'Before' })));
     const { id: second } = expectSuccess(await org.test.put(`/products/${first}`, productBody({ name: 'After' })));
     const [event] = await eventsOf('product.updated');
@@ -52,8 +52,14 @@ describe('events of the domain modules', () => {
     const uploaded = expectSuccess(await upload(org.test, PNG, { filename: 'logo.png' }));
     const [created] = await eventsOf('file.created');
     expect(created.data.object).toEqual({
-      id: uploaded.id, name: 'logo.png', url: `/files/${uploaded.id}/content`, type: 'image', mime_type: 'image/png',
-      size: PNG.length, sha256: expect.stringMatching(/^[0-9a-f]{64}$/), created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
+      id: uploaded.id,
+      name: 'logo.png',
+      url: `/files/${uploaded.id}/content`,
+      type: 'image',
+      mime_type: 'image/png',
+      size: PNG.length,
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
     });
     expect(await delivered(created.id)).toEqual(created);
 

@@ -82,8 +82,7 @@ describe('events', () => {
   it('another organization and the other mode never see the events (404 by id)', async () => {
     const other = await createOrg();
     const created = expectSuccess(await org.test.post('/webhooks', { url: 'https://merchant.example.com/b', event_types: ['*'] }), 201);
-    const event = expectSuccess(await org.test.post('/events', { type: 'webhook_endpoint.created' })).items
-      .find((e: any) => e.data.object.id === created.id);
+    const event = expectSuccess(await org.test.post('/events', { type: 'webhook_endpoint.created' })).items.find((e: any) => e.data.object.id === created.id);
     expect(event).toBeDefined();
     for (const api of [other.test, org.live]) {
       expectError(await api.post(`/events/${event.id}`), 404, { code: 'event_not_found' });

@@ -21,7 +21,10 @@ describe('invoice events', () => {
   });
 
   async function createInvoice(price = '5') {
-    return expectSuccess(await org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price }], customer_email: 'payer@example.com' }), 201);
+    return expectSuccess(
+      await org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price }], customer_email: 'payer@example.com' }),
+      201,
+    );
   }
 
   async function events(type?: string) {

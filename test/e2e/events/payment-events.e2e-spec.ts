@@ -27,12 +27,20 @@ describe('events of payments', () => {
 
   it('a simulated payment sends signed payment.created, payment.updated and invoice.completed', async () => {
     const org = await createOrg();
-    const endpoint = expectSuccess(await org.test.post('/webhooks', {
-      url: receiver.url('/shop'), event_types: ['payment.created', 'payment.updated', 'invoice.completed'],
-    }), 201);
-    const invoice = expectSuccess(await org.test.post('/invoices/create', {
-      items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '10' }], customer_email: 'payer@example.com',
-    }), 201);
+    const endpoint = expectSuccess(
+      await org.test.post('/webhooks', {
+        url: receiver.url('/shop'),
+        event_types: ['payment.created', 'payment.updated', 'invoice.completed'],
+      }),
+      201,
+    );
+    const invoice = expectSuccess(
+      await org.test.post('/invoices/create', {
+        items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '10' }],
+        customer_email: 'payer@example.com',
+      }),
+      201,
+    );
     const payment = expectSuccess(await org.test.post('/test_helpers/payments', { invoice_id: invoice.id, provider_id: 'prov_tron_usdt', price: '20' }), 201);
     expectSuccess(await org.test.post(`/test_helpers/payments/${payment.id}/status`, { status: 'COMPLETED' }));
 
@@ -55,13 +63,22 @@ describe('events of payments', () => {
     for (const e of events) expect(e).toMatchObject({ organization_id: org.id, mode: 'test' });
 
     // The same events in POST /events, with the invoice's own updates and their previous status.
-    const listed = expectSuccess(await org.test.post('/events', { type: ['invoice.created', 'invoice.updated', 'invoice.completed', 'payment.created', 'payment.updated'] })).items;
+    const listed = expectSuccess(
+      await org.test.post('/events', { type: ['invoice.created', 'invoice.updated', 'invoice.completed', 'payment.created', 'payment.updated'] }),
+    ).items;
     expect(listed.map((e: any) => e.type).reverse()).toEqual([
-      'invoice.created', 'payment.created', 'invoice.updated', 'payment.updated', 'invoice.updated', 'invoice.completed',
+      'invoice.created',
+      'payment.created',
+      'invoice.updated',
+      'payment.updated',
+      'invoice.updated',
+      'invoice.completed',
     ]);
     const invoiceUpdates = listed.filter((e: any) => e.type === 'invoice.updated').reverse();
-    expect(invoiceUpdates.map((e: any) => [e.data.previous_attributes.status, e.data.object.status]))
-      .toEqual([['PENDING', 'WAITING_FOR_CONFIRMATIONS'], ['WAITING_FOR_CONFIRMATIONS', 'COMPLETED']]);
+    expect(invoiceUpdates.map((e: any) => [e.data.previous_attributes.status, e.data.object.status])).toEqual([
+      ['PENDING', 'WAITING_FOR_CONFIRMATIONS'],
+      ['WAITING_FOR_CONFIRMATIONS', 'COMPLETED'],
+    ]);
     expect((await attemptsOf(org.test, endpoint.id, 3)).every((a) => a.succeeded)).toBe(true);
   });
 });
@@ -78,8 +95,10 @@ describe('payment events in detail', () => {
     expect(events.map((e: any) => e.type)).toEqual(['payment.created', 'invoice.updated', 'payment.updated', 'invoice.updated']);
     expect(events[2].data.object).toMatchObject({ id: first.id, status: 'FAILED', idempotency_key: 'psp-1' });
     expect(events[2].data.previous_attributes).toMatchObject({ status: 'PENDING' });
-    expect(events.filter((e: any) => e.type === 'invoice.updated').map((e: any) => [e.data.previous_attributes.status, e.data.object.status]))
-      .toEqual([['PENDING', 'PROCESSING'], ['PROCESSING', 'PENDING']]);
+    expect(events.filter((e: any) => e.type === 'invoice.updated').map((e: any) => [e.data.previous_attributes.status, e.data.object.status])).toEqual([
+      ['PENDING', 'PROCESSING'],
+      ['PROCESSING', 'PENDING'],
+    ]);
     expect(expectSuccess(await org.live.post('/events', {})).total).toBe(0);
   });
 });

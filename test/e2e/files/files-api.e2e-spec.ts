@@ -65,7 +65,10 @@ describe('files API: authentication and input validation', () => {
     if (!res.body?.paths) throw new Error(`${res.status} ${res.text.slice(0, 500)}`);
     const doc = res.body;
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/files/upload', '/files', '/files/{id}', '/files/{id}/content']));
-    expect(doc.paths['/files/upload'].post.requestBody.content['multipart/form-data'].schema.properties.file).toMatchObject({ type: 'string', format: 'binary' });
+    expect(doc.paths['/files/upload'].post.requestBody.content['multipart/form-data'].schema.properties.file).toMatchObject({
+      type: 'string',
+      format: 'binary',
+    });
     expect(doc.paths['/files'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['limit', 'offset', 'search', 'type']);
   });
 });

@@ -16,7 +16,11 @@ export function uploadForm(content: Buffer | null, options: UploadOptions = {}):
   const form = new FormData();
   if (options.name !== undefined) form.append('name', options.name);
   if (content) {
-    form.append(options.field ?? 'file', new Blob([new Uint8Array(content)], { type: options.contentType ?? 'application/octet-stream' }), options.filename ?? 'upload.bin');
+    form.append(
+      options.field ?? 'file',
+      new Blob([new Uint8Array(content)], { type: options.contentType ?? 'application/octet-stream' }),
+      options.filename ?? 'upload.bin',
+    );
   }
   return form;
 }
@@ -52,8 +56,12 @@ export const GZIP = gzipSync(Buffer.from('some archived text '.repeat(20)));
 
 /** A minimal MP4 header (ftyp box, brand isom). */
 export const MP4 = Buffer.concat([
-  Buffer.from([0x00, 0x00, 0x00, 0x18]), Buffer.from('ftypisom'), Buffer.from([0x00, 0x00, 0x02, 0x00]), Buffer.from('isomiso2'),
-  Buffer.from([0x00, 0x00, 0x00, 0x08]), Buffer.from('free'),
+  Buffer.from([0x00, 0x00, 0x00, 0x18]),
+  Buffer.from('ftypisom'),
+  Buffer.from([0x00, 0x00, 0x02, 0x00]),
+  Buffer.from('isomiso2'),
+  Buffer.from([0x00, 0x00, 0x00, 0x08]),
+  Buffer.from('free'),
 ]);
 
 /** A short silent PCM WAV. */
@@ -92,7 +100,11 @@ export async function startOwnService(env: Record<string, string>): Promise<OwnS
     base,
     createOrg: (name = `Files org ${process.pid}-${++orgCounter}`) => isolated.createOrg(name),
     async createKey(orgId, mode, readOnly = false) {
-      const res = await new Api(null, base).post(`/admin/organizations/${orgId}/keys`, { mode, read_only: readOnly }, { headers: { 'x-admin-token': ADMIN_TOKEN } });
+      const res = await new Api(null, base).post(
+        `/admin/organizations/${orgId}/keys`,
+        { mode, read_only: readOnly },
+        { headers: { 'x-admin-token': ADMIN_TOKEN } },
+      );
       if (res.status !== 201) throw new Error(`could not create key: ${res.text}`);
       return res.body.data.key;
     },

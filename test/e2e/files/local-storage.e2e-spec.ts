@@ -21,7 +21,10 @@ describeStorageContract('local', async (): Promise<StorageBackend> => {
   const dir = mkdtempSync(join(tmpdir(), 'ipa-files-local-'));
   return {
     env: { FILES_DIR: dir },
-    listKeys: async () => walk(dir).map((p) => p.split(/[\\/]/).join('/')).sort(),
+    listKeys: async () =>
+      walk(dir)
+        .map((p) => p.split(/[\\/]/).join('/'))
+        .sort(),
     stop: async () => rmSync(dir, { recursive: true, force: true }),
   };
 });
@@ -68,23 +71,41 @@ describe('files on local storage with a 1 KiB limit', () => {
     const head = '--cut\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nthe first bytes, ';
     const tail = 'and the body ends here';
     const answer = await new Promise<{ status: number; body: any }>((resolve, reject) => {
-      const req = httpRequest(`${service.server.baseUrl}/files/upload`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${org.testKey}`, 'content-type': 'multipart/form-data; boundary=cut', 'content-length': Buffer.byteLength(head + tail) },
-      }, (res) => {
-        let text = '';
-        res.on('data', (d) => (text += d)).on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
-      });
+      const req = httpRequest(
+        `${service.server.baseUrl}/files/upload`,
+        {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${org.testKey}`,
+            'content-type': 'multipart/form-data; boundary=cut',
+            'content-length': Buffer.byteLength(head + tail),
+          },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (d) => (text += d)).on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+        },
+      );
       req.on('error', reject);
       req.write(head);
       setTimeout(() => req.end(tail), 300);
     });
     expect([answer.status, answer.body.code]).toEqual([400, 'malformed_multipart']);
     // The receiver can finish after the answer left: give a storage-failure line time to show.
-    const output = await waitFor(async () => service.server.output(), (o) => o.includes('file storage write failed'), 1_500);
+    const output = await waitFor(
+      async () => service.server.output(),
+      (o) => o.includes('file storage write failed'),
+      1_500,
+    );
     expect(output).not.toContain('file storage write failed');
     const own = () => walk(filesDir).filter((path) => path.startsWith(org.id));
-    expect(await waitFor(async () => own(), (files) => files.length === 0, 5_000)).toEqual([]);
+    expect(
+      await waitFor(
+        async () => own(),
+        (files) => files.length === 0,
+        5_000,
+      ),
+    ).toEqual([]);
     expect(expectSuccess(await org.test.get('/files')).total).toBe(0);
   });
 

@@ -29,9 +29,12 @@ async function startS3Backend(): Promise<StorageBackend & { restartLater(): Prom
   let s3rver = await runS3rver(port, dir);
   const endpoint = `http://127.0.0.1:${port}`;
   const client = new S3Client({
-    endpoint, region: 'us-east-1', forcePathStyle: true,
+    endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
     credentials: { accessKeyId: ACCESS_KEY, secretAccessKey: SECRET_KEY },
-    requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED',
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
   });
   await client.send(new CreateBucketCommand({ Bucket: BUCKET }));
   return {

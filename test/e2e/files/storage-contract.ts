@@ -54,10 +54,18 @@ export function describeStorageContract(adapter: string, startBackend: () => Pro
       expect(got.headers.get('content-disposition')).toBe(`attachment; filename="Big blob.bin"; filename*=UTF-8''Big%20blob.bin`);
 
       const list = expectSuccess(await org.test.get('/files'));
-      expect(list.items).toEqual([{
-        id: data.id, name: 'Big blob.bin', url: data.url, type: 'general', mime_type: 'application/octet-stream',
-        size: bytes.length, sha256: sha256(bytes), created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
-      }]);
+      expect(list.items).toEqual([
+        {
+          id: data.id,
+          name: 'Big blob.bin',
+          url: data.url,
+          type: 'general',
+          mime_type: 'application/octet-stream',
+          size: bytes.length,
+          sha256: sha256(bytes),
+          created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
+        },
+      ]);
       expect(await backend.listKeys()).toContain(`${org.id}/test/${data.id}`);
     });
 
@@ -103,7 +111,12 @@ export function describeStorageContract(adapter: string, startBackend: () => Pro
       expect(images.items.map((i: { id: string }) => i.id)).toEqual([ids['pixel.png']]);
       const general = expectSuccess(await org.test.get('/files?type=general'));
       expect(general.items.map((i: { id: string }) => i.id)).toEqual([ids['notes.png']]);
-      for (const [type, name] of [['document', 'paper.pdf'], ['archive', 'bundle.gz'], ['video', 'clip.mp4'], ['audio', 'tone.wav']]) {
+      for (const [type, name] of [
+        ['document', 'paper.pdf'],
+        ['archive', 'bundle.gz'],
+        ['video', 'clip.mp4'],
+        ['audio', 'tone.wav'],
+      ]) {
         expect(expectSuccess(await org.test.get(`/files?type=${type}`)).items.map((i: { id: string }) => i.id)).toEqual([ids[name]]);
       }
     });
@@ -119,7 +132,9 @@ export function describeStorageContract(adapter: string, startBackend: () => Pro
       const logo = expectSuccess(await org.test.get('/files?search=logo'));
       expect(logo.items.map((i: { name: string }) => i.name)).toEqual(['invoice-logo-2.pdf', 'Company LOGO.png']);
       expect(logo.total).toBe(2);
-      expect(expectSuccess(await org.test.get(`/files?search=${encodeURIComponent('LoGo')}&type=image`)).items.map((i: { id: string }) => i.id)).toEqual([ids[0]]);
+      expect(expectSuccess(await org.test.get(`/files?search=${encodeURIComponent('LoGo')}&type=image`)).items.map((i: { id: string }) => i.id)).toEqual([
+        ids[0],
+      ]);
       expect(expectSuccess(await org.test.get(`/files?search=${encodeURIComponent('%_')}`)).items.map((i: { id: string }) => i.id)).toEqual([ids[3]]);
       expect(expectSuccess(await org.test.get('/files?search=nothing-like-this')).total).toBe(0);
 
@@ -158,7 +173,11 @@ export function describeStorageContract(adapter: string, startBackend: () => Pro
       const other = await service.createOrg();
       const { id, url } = expectSuccess(await upload(owner.test, PNG, { name: 'private.png' }));
 
-      for (const [api, key] of [[other.test, other.testKey], [owner.live, owner.liveKey], [other.live, other.liveKey]] as Array<[Api, string]>) {
+      for (const [api, key] of [
+        [other.test, other.testKey],
+        [owner.live, owner.liveKey],
+        [other.live, other.liveKey],
+      ] as Array<[Api, string]>) {
         const content = await download(url, key);
         expect(content.status).toBe(404);
         expect(content.json).toMatchObject({ status: 404, code: 'file_not_found' });

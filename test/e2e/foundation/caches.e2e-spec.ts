@@ -53,7 +53,8 @@ describe('caches across processes', () => {
 
   it('quotes use rates imported by another process at once, and a snapshot dated ahead from its time on', async () => {
     const org = await service.createOrg('cached rates');
-    const quote = async () => expectSuccess(await org.test.post('/pay/quote', { currency: 'EUR', items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '100' }] }));
+    const quote = async () =>
+      expectSuccess(await org.test.post('/pay/quote', { currency: 'EUR', items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '100' }] }));
     const before = await quote();
     expect((await quote()).exchange_rate_timestamp).toBe(before.exchange_rate_timestamp);
 

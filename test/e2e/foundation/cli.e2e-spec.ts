@@ -76,7 +76,7 @@ describe('operator CLI', () => {
     expect(listed.filter((k: any) => k.revoked_at !== null)).toHaveLength(2);
   }, 120_000);
 
-  it('key:revoke by prefix needs the organization and never touches another organization\'s key', async () => {
+  it("key:revoke by prefix needs the organization and never touches another organization's key", async () => {
     const owner = await cliJson('org:create', '--name', 'Prefix owner');
     const other = await cliJson('org:create', '--name', 'Prefix other');
     const prefix = owner.live_key.slice(0, 14);
@@ -86,7 +86,10 @@ describe('operator CLI', () => {
     expect(alone.code).toBe(1);
     expect(alone.stdout).toBe('');
     const refused = JSON.parse(alone.stderr.trim().split('\n').pop()!);
-    expect(refused).toMatchObject({ code: 'organization_required', validator: { organization_id: expect.stringMatching(/required to revoke by display prefix/) } });
+    expect(refused).toMatchObject({
+      code: 'organization_required',
+      validator: { organization_id: expect.stringMatching(/required to revoke by display prefix/) },
+    });
     expect(refused.error).toMatch(/organization/);
     expectSuccess(await new Api(owner.live_key).get('/auth/debug_token'));
 

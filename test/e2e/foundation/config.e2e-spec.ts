@@ -11,10 +11,12 @@ function start(env: Record<string, string>): Promise<{ code: number | null; outp
   child.stdout?.on('data', (d) => (output += d));
   child.stderr?.on('data', (d) => (output += d));
   const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-  return new Promise((resolveRun) => child.once('close', (code) => {
-    clearTimeout(timer);
-    resolveRun({ code, output });
-  }));
+  return new Promise((resolveRun) =>
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolveRun({ code, output });
+    }),
+  );
 }
 
 describe('configuration checked at start-up', () => {

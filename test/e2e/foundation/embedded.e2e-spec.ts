@@ -7,13 +7,17 @@ import { runCli, startServer } from '../../support/server';
 
 /** TCP ports a process listens on (Linux: its socket inodes matched against /proc/net/tcp{,6}). */
 function listeningTcpPorts(pid: number): number[] {
-  const inodes = new Set(readdirSync(`/proc/${pid}/fd`).map((fd) => {
-    try {
-      return /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
-    } catch {
-      return undefined;
-    }
-  }).filter(Boolean));
+  const inodes = new Set(
+    readdirSync(`/proc/${pid}/fd`)
+      .map((fd) => {
+        try {
+          return /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+        } catch {
+          return undefined;
+        }
+      })
+      .filter(Boolean),
+  );
   const ports: number[] = [];
   for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
     for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
@@ -41,7 +45,8 @@ describe('embedded default database', () => {
     const demoKey = DEMO_KEY.exec(first.output())?.[1];
     expect(demoKey).toBeDefined();
     expect(expectSuccess(await new Api(demoKey!, first.baseUrl).get('/auth/debug_token'))).toMatchObject({
-      organization_name: 'Demo organization', mode: 'test',
+      organization_name: 'Demo organization',
+      mode: 'test',
     });
     expect(existsSync(join(dataDir, 'embedded-db.json'))).toBe(true);
 

@@ -21,7 +21,8 @@ describe('envelope and errors', () => {
   it('answers malformed JSON with 400, never 500', async () => {
     const org = await createOrg();
     const res = await org.test.request('POST', '/admin/organizations', {
-      rawBody: '{"name": ', headers: { 'content-type': 'application/json', 'x-admin-token': 'test-admin-token-0123456789' },
+      rawBody: '{"name": ',
+      headers: { 'content-type': 'application/json', 'x-admin-token': 'test-admin-token-0123456789' },
     });
     const body = expectError(res, 400, { code: 'malformed_json' });
     expect(body.validator).toBeNull();
@@ -30,21 +31,24 @@ describe('envelope and errors', () => {
   it('answers a body over the limit with 413 in the envelope', async () => {
     const huge = JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) });
     const res = await anonymous().request('POST', '/admin/organizations', {
-      rawBody: huge, headers: { 'content-type': 'application/json', 'x-admin-token': 'test-admin-token-0123456789' },
+      rawBody: huge,
+      headers: { 'content-type': 'application/json', 'x-admin-token': 'test-admin-token-0123456789' },
     });
     expectError(res, 413, { code: 'payload_too_large' });
   });
 
   it('answers an unsupported content type with 400', async () => {
     const res = await anonymous().request('POST', '/admin/organizations', {
-      rawBody: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-admin-token': 'test-admin-token-0123456789' },
+      rawBody: 'name=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-admin-token': 'test-admin-token-0123456789' },
     });
     expectError(res, 400, { code: 'unsupported_content_type' });
   });
 
   it('maps validation failures to 400 with the field in validator', async () => {
     const res = await anonymous().request('POST', '/admin/organizations', {
-      body: { name: 42 }, headers: { 'x-admin-token': 'test-admin-token-0123456789' },
+      body: { name: 42 },
+      headers: { 'x-admin-token': 'test-admin-token-0123456789' },
     });
     const body = expectError(res, 400, { code: 'validation_failed', field: 'name' });
     expect(body.validator.name).toMatch(/string/);
@@ -126,7 +130,10 @@ describe('envelope and errors', () => {
     walk(doc);
     for (const ref of refs) {
       expect(ref.startsWith('#/')).toBe(true);
-      const target = ref.slice(2).split('/').reduce<any>((at, part) => at?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+      const target = ref
+        .slice(2)
+        .split('/')
+        .reduce<any>((at, part) => at?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
       if (target === undefined) throw new Error(`unresolved $ref ${ref}`);
     }
   });

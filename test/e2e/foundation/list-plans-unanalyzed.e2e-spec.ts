@@ -58,14 +58,18 @@ describe('list plans on tables that were never analyzed', () => {
       `INSERT INTO invoices (id, organization_id, mode, status, currency, price, price_usd, metadata, expires_at, created_at, updated_at)
        SELECT 'invoice_fresh_' || g, $1, 'test', (ARRAY['PENDING','COMPLETED','VOIDED','PROCESSING','WAITING_FOR_CONFIRMATIONS','PARTIALLY_PAID'])[g % 6 + 1],
               'USD', (g % 1000) + 1, (g % 1000) + 1, '{}'::jsonb, now() + interval '1 day', now() - g * interval '1 minute', now() - g * interval '1 minute'
-         FROM generate_series(1, $2::int) g`, [org.id, ROWS]);
+         FROM generate_series(1, $2::int) g`,
+      [org.id, ROWS],
+    );
     await db.query(
       `INSERT INTO payments (id, organization_id, mode, provider_id, invoice_id, currency, price, price_usd, rates_snapshot_id, status,
                              happened_at, created_at, updated_at)
        SELECT 'payment_fresh_' || g, $1, 'test', 'prov_bitcoin_btc', NULL, 'BITCOIN', (g % 1000) + 1, (g % 1000) + 1,
               'rates_bundled_20261120', (ARRAY['COMPLETED','PENDING','FAILED','CANCELLED'])[g % 4 + 1],
               now() - g * interval '1 minute', now() - g * interval '1 minute', now() - g * interval '1 minute'
-         FROM generate_series(1, $2::int) g`, [org.id, ROWS]);
+         FROM generate_series(1, $2::int) g`,
+      [org.id, ROWS],
+    );
     const analyzed = await db.query(`SELECT relname FROM pg_stat_user_tables
                                       WHERE relname IN ('invoices', 'payments') AND (last_analyze IS NOT NULL OR last_autoanalyze IS NOT NULL)`);
     expect(analyzed.rows).toEqual([]);
@@ -80,8 +84,14 @@ describe('list plans on tables that were never analyzed', () => {
 
   it.each([
     ['invoices, two statuses', () => invoiceListRequest(scope(), { status: ['PENDING', 'COMPLETED'], limit: 20, offset: 0 }, clock)],
-    ['invoices, a status and an amount range', () => invoiceListRequest(scope(), { status: ['PENDING'], priceUsdFrom: parseAmount('10'), priceUsdTo: parseAmount('900'), limit: 20, offset: 0 }, clock)],
-    ['invoices, an amount range', () => invoiceListRequest(scope(), { priceUsdFrom: parseAmount('10'), priceUsdTo: parseAmount('900'), limit: 20, offset: 0 }, clock)],
+    [
+      'invoices, a status and an amount range',
+      () => invoiceListRequest(scope(), { status: ['PENDING'], priceUsdFrom: parseAmount('10'), priceUsdTo: parseAmount('900'), limit: 20, offset: 0 }, clock),
+    ],
+    [
+      'invoices, an amount range',
+      () => invoiceListRequest(scope(), { priceUsdFrom: parseAmount('10'), priceUsdTo: parseAmount('900'), limit: 20, offset: 0 }, clock),
+    ],
     ['invoices, unfiltered, starting_after', () => invoiceListRequest(scope(), { limit: 20, offset: 0, startingAfter: 'invoice_fresh_100' }, clock)],
     ['payments, two statuses', () => paymentListRequest(scope(), { status: ['COMPLETED', 'FAILED'], limit: 20, offset: 0 })],
     ['payments, unfiltered', () => paymentListRequest(scope(), { limit: 20, offset: 0 })],
@@ -93,9 +103,16 @@ describe('list plans on tables that were never analyzed', () => {
   });
 
   it('the answers are right too: the page over HTTP is the newest matches', async () => {
-    const expected = (await db.query(`SELECT id FROM invoices WHERE organization_id = $1 AND status IN ('PENDING', 'COMPLETED')
-                                       ORDER BY created_at DESC, id DESC`, [org.id])).rows.map((r: { id: string }) => r.id);
-    const page = expectSuccess<{ total: number; items: Array<{ id: string }> }>(await org.test.post('/invoices/list', { status: ['PENDING', 'COMPLETED'], limit: 20 }));
+    const expected = (
+      await db.query(
+        `SELECT id FROM invoices WHERE organization_id = $1 AND status IN ('PENDING', 'COMPLETED')
+                                       ORDER BY created_at DESC, id DESC`,
+        [org.id],
+      )
+    ).rows.map((r: { id: string }) => r.id);
+    const page = expectSuccess<{ total: number; items: Array<{ id: string }> }>(
+      await org.test.post('/invoices/list', { status: ['PENDING', 'COMPLETED'], limit: 20 }),
+    );
     expect(page.total).toBe(expected.length);
     expect(page.items.map((i) => i.id)).toEqual(expected.slice(0, 20));
   });

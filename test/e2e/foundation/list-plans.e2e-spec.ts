@@ -21,9 +21,10 @@ interface PlanNode {
 
 const nodesOf = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodesOf)];
 /** Index walks that stop after a number of entries: a Limit straight over an index scan (no sort between). */
-const stoppingWalks = (plan: PlanNode): string[] => nodesOf(plan)
-  .filter((n) => n['Node Type'] === 'Limit' && /^Index (Only )?Scan$/.test(n.Plans?.[0]['Node Type'] ?? ''))
-  .map((n) => n.Plans![0]['Index Name']!);
+const stoppingWalks = (plan: PlanNode): string[] =>
+  nodesOf(plan)
+    .filter((n) => n['Node Type'] === 'Limit' && /^Index (Only )?Scan$/.test(n.Plans?.[0]['Node Type'] ?? ''))
+    .map((n) => n.Plans![0]['Index Name']!);
 const indexesOf = (plan: PlanNode): string[] => [...(plan['Index Name'] ? [plan['Index Name']] : []), ...(plan.Plans ?? []).flatMap(indexesOf)];
 
 /**
@@ -68,28 +69,36 @@ describe('list plans for status and amount filters on a large organization', () 
         `INSERT INTO invoices (id, organization_id, mode, status, currency, price, price_usd, metadata, created_at, updated_at)
          SELECT 'invoice_peer_' || o || '_' || g, o, 'test', (ARRAY['PENDING','COMPLETED','VOIDED','PROCESSING'])[g % 4 + 1],
                 'USD', (g % 1000) + 1, (g % 1000) + 1, '{}'::jsonb, now() - g * interval '1 minute', now() - g * interval '1 minute'
-           FROM unnest($1::text[]) o, generate_series(1, $2::int) g`, [others, ROWS]);
+           FROM unnest($1::text[]) o, generate_series(1, $2::int) g`,
+        [others, ROWS],
+      );
       await db.query(
         `INSERT INTO payments (id, organization_id, mode, provider_id, invoice_id, currency, price, price_usd, rates_snapshot_id, status,
                                idempotency_key, happened_at, created_at, updated_at)
          SELECT 'payment_peer_' || o || '_' || g, o, 'test', 'prov_bitcoin_btc', NULL, 'BITCOIN', (g % 1000) + 1, (g % 1000) + 1,
                 'rates_bundled_20261120', (ARRAY['COMPLETED','PENDING','FAILED','CANCELLED'])[g % 4 + 1],
                 NULL, now() - g * interval '1 minute', now() - g * interval '1 minute', now() - g * interval '1 minute'
-           FROM unnest($1::text[]) o, generate_series(1, $2::int) g`, [others, ROWS]);
+           FROM unnest($1::text[]) o, generate_series(1, $2::int) g`,
+        [others, ROWS],
+      );
       await db.query(
         `INSERT INTO invoices (id, organization_id, mode, status, currency, price, price_usd, customer_email, metadata, created_at, updated_at)
          SELECT 'invoice_plan_' || $1 || '_' || g, $1, 'test',
                 (ARRAY['PENDING','COMPLETED','VOIDED','PROCESSING','WAITING_FOR_CONFIRMATIONS','PARTIALLY_PAID'])[g % 6 + 1],
                 'USD', (g % 1000) + 1, (g % 1000) + 1, NULL, '{}'::jsonb,
                 now() - g * interval '1 minute', now() - g * interval '1 minute'
-           FROM generate_series(1, $2::int) g`, [org.id, ROWS]);
+           FROM generate_series(1, $2::int) g`,
+        [org.id, ROWS],
+      );
       await db.query(
         `INSERT INTO payments (id, organization_id, mode, provider_id, invoice_id, currency, price, price_usd, rates_snapshot_id, status,
                                idempotency_key, happened_at, created_at, updated_at)
          SELECT 'payment_plan_' || $1 || '_' || g, $1, 'test', 'prov_bitcoin_btc', NULL, 'BITCOIN', (g % 1000) + 1, (g % 1000) + 1,
                 'rates_bundled_20261120', (ARRAY['COMPLETED','PENDING','FAILED','CANCELLED'])[g % 4 + 1],
                 NULL, now() - g * interval '1 minute', now() - g * interval '1 minute', now() - g * interval '1 minute'
-           FROM generate_series(1, $2::int) g`, [org.id, ROWS]);
+           FROM generate_series(1, $2::int) g`,
+        [org.id, ROWS],
+      );
       // Vacuumed as autovacuum keeps a live table: with the visibility map unset (rows just inserted)
       // every index-only scan is priced as visiting the table, and plans differ from a server's.
       await db.query('VACUUM (ANALYZE) invoices');
@@ -142,14 +151,25 @@ describe('list plans for status and amount filters on a large organization', () 
 
   it('pages of several statuses come newest first across the statuses, with offset and starting_after', async () => {
     const statuses = ['PENDING', 'COMPLETED', 'VOIDED'];
-    const expected = await withClient(testDatabaseUrl(), async (db) => (await db.query(
-      `SELECT id FROM invoices WHERE organization_id = $1 AND mode = 'test' AND status = ANY($2) AND price_usd BETWEEN 100 AND 800
-        ORDER BY created_at DESC, id DESC`, [org.id, statuses])).rows.map((r: { id: string }) => r.id));
+    const expected = await withClient(testDatabaseUrl(), async (db) =>
+      (
+        await db.query(
+          `SELECT id FROM invoices WHERE organization_id = $1 AND mode = 'test' AND status = ANY($2) AND price_usd BETWEEN 100 AND 800
+        ORDER BY created_at DESC, id DESC`,
+          [org.id, statuses],
+        )
+      ).rows.map((r: { id: string }) => r.id),
+    );
     expect(expected.length).toBeGreaterThan(700);
     const page = async (body: object) => {
-      const answer = expectSuccess<{ total: number; has_more: boolean; items: Array<{ id: string }> }>(await org.test.post('/invoices/list', {
-        status: statuses, price_usd_from: '100', price_usd_to: '800', ...body,
-      }));
+      const answer = expectSuccess<{ total: number; has_more: boolean; items: Array<{ id: string }> }>(
+        await org.test.post('/invoices/list', {
+          status: statuses,
+          price_usd_from: '100',
+          price_usd_to: '800',
+          ...body,
+        }),
+      );
       expect(answer.total).toBe(expected.length);
       return answer;
     };
@@ -160,28 +180,63 @@ describe('list plans for status and amount filters on a large organization', () 
     expect(last.items.map((i) => i.id)).toEqual(expected.slice(-3));
     expect(last.has_more).toBe(false);
 
-    const payments = await withClient(testDatabaseUrl(), async (db) => (await db.query(
-      `SELECT id FROM payments WHERE organization_id = $1 AND mode = 'test' AND status IN ('PENDING', 'FAILED')
-        ORDER BY created_at DESC, id DESC`, [org.id])).rows.map((r: { id: string }) => r.id));
-    const paymentPage = expectSuccess<{ total: number; items: Array<{ id: string }> }>(await org.test.post('/payments', {
-      status: ['PENDING', 'FAILED'], limit: 30, offset: 10, starting_after: payments[99],
-    }));
+    const payments = await withClient(testDatabaseUrl(), async (db) =>
+      (
+        await db.query(
+          `SELECT id FROM payments WHERE organization_id = $1 AND mode = 'test' AND status IN ('PENDING', 'FAILED')
+        ORDER BY created_at DESC, id DESC`,
+          [org.id],
+        )
+      ).rows.map((r: { id: string }) => r.id),
+    );
+    const paymentPage = expectSuccess<{ total: number; items: Array<{ id: string }> }>(
+      await org.test.post('/payments', {
+        status: ['PENDING', 'FAILED'],
+        limit: 30,
+        offset: 10,
+        starting_after: payments[99],
+      }),
+    );
     expect(paymentPage.total).toBe(payments.length);
     expect(paymentPage.items.map((p) => p.id)).toEqual(payments.slice(110, 140));
   });
 
   it('the answers over HTTP match a direct count of the same invoices and payments', async () => {
-    const invoices = expectSuccess<{ total: number; items: Array<{ status: string; price_usd: string }> }>(await org.test.post('/invoices/list', {
-      status: ['PENDING', 'COMPLETED'], price_usd_from: '10', price_usd_to: '900', limit: 20,
-    }));
-    const payments = expectSuccess<{ total: number; items: Array<{ status: string; price_usd: string }> }>(await org.test.post('/payments', {
-      status: ['COMPLETED'], price_usd_from: '10', price_usd_to: '900', limit: 20,
-    }));
+    const invoices = expectSuccess<{ total: number; items: Array<{ status: string; price_usd: string }> }>(
+      await org.test.post('/invoices/list', {
+        status: ['PENDING', 'COMPLETED'],
+        price_usd_from: '10',
+        price_usd_to: '900',
+        limit: 20,
+      }),
+    );
+    const payments = expectSuccess<{ total: number; items: Array<{ status: string; price_usd: string }> }>(
+      await org.test.post('/payments', {
+        status: ['COMPLETED'],
+        price_usd_from: '10',
+        price_usd_to: '900',
+        limit: 20,
+      }),
+    );
     const expected = await withClient(testDatabaseUrl(), async (db) => ({
-      invoices: Number((await db.query(`SELECT count(*) AS n FROM invoices WHERE organization_id = $1 AND status IN ('PENDING', 'COMPLETED')
-        AND price_usd BETWEEN 10 AND 900 AND (expires_at IS NULL OR expires_at > now())`, [org.id])).rows[0].n),
-      payments: Number((await db.query(`SELECT count(*) AS n FROM payments WHERE organization_id = $1 AND status = 'COMPLETED'
-        AND price_usd BETWEEN 10 AND 900`, [org.id])).rows[0].n),
+      invoices: Number(
+        (
+          await db.query(
+            `SELECT count(*) AS n FROM invoices WHERE organization_id = $1 AND status IN ('PENDING', 'COMPLETED')
+        AND price_usd BETWEEN 10 AND 900 AND (expires_at IS NULL OR expires_at > now())`,
+            [org.id],
+          )
+        ).rows[0].n,
+      ),
+      payments: Number(
+        (
+          await db.query(
+            `SELECT count(*) AS n FROM payments WHERE organization_id = $1 AND status = 'COMPLETED'
+        AND price_usd BETWEEN 10 AND 900`,
+            [org.id],
+          )
+        ).rows[0].n,
+      ),
     }));
     expect(expected.invoices).toBeGreaterThan(500);
     expect(invoices.total).toBe(expected.invoices);

@@ -12,9 +12,15 @@ const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
 function accepts(address: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host: address, port, timeout: 2000 });
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
-    socket.once('timeout', () => { socket.destroy(); resolve(false); });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
   });
 }
 
@@ -77,19 +83,28 @@ describe('started without NODE_ENV and without HOST (development mode)', () => {
 
   it('listens on loopback only', async () => {
     const { port } = service.server;
-    const listening = service.server.output().split('\n').filter((l) => l.includes('"msg":"listening on'));
+    const listening = service.server
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('"msg":"listening on'));
     expect(listening).toHaveLength(1);
     expect(JSON.parse(listening[0])).toMatchObject({ host: '127.0.0.1', port });
     expect(await accepts('127.0.0.1', port)).toBe(true);
     // any address of this machine other than loopback refuses the connection
-    const outside = Object.values(networkInterfaces()).flat().filter((a) => a && !a.internal && a.family === 'IPv4').map((a) => a!.address);
+    const outside = Object.values(networkInterfaces())
+      .flat()
+      .filter((a) => a && !a.internal && a.family === 'IPv4')
+      .map((a) => a!.address);
     for (const address of outside) expect(await accepts(address, port)).toBe(false);
     // 127.0.0.2 is loopback too, but not the bound address
     expect(await accepts('127.0.0.2', port)).toBe(false);
   });
 
   it('prints one warning line naming what development mode relaxes', async () => {
-    const warnings = service.server.output().split('\n').filter((l) => l.includes('NODE_ENV is not production'));
+    const warnings = service.server
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('NODE_ENV is not production'));
     expect(warnings).toHaveLength(1);
     const line = JSON.parse(warnings[0]);
     expect(line.level).toBe(40);

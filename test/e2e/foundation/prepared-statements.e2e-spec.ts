@@ -55,7 +55,7 @@ describe('generic plans for prepared statements', () => {
     }
   };
 
-  it('the service\'s sessions plan prepared statements once when they are on, and keep PostgreSQL\'s default when off', async () => {
+  it("the service's sessions plan prepared statements once when they are on, and keep PostgreSQL's default when off", async () => {
     expect(await settingWith(true)).toBe('force_generic_plan');
     expect(await settingWith(false)).toBe('auto');
   });

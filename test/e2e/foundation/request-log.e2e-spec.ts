@@ -13,7 +13,10 @@ interface RequestLine {
 /** The request lines a service wrote for one request id (logs are written in batches: wait for them). */
 async function linesFor(service: IsolatedService, requestId: string): Promise<RequestLine[]> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const lines = service.server.output().split('\n').filter((l) => l.includes(requestId) && l.includes('"responseTime"'));
+    const lines = service.server
+      .output()
+      .split('\n')
+      .filter((l) => l.includes(requestId) && l.includes('"responseTime"'));
     if (lines.length) return lines.map((l) => JSON.parse(l) as RequestLine);
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -39,7 +42,12 @@ describe('request log and metrics', () => {
     expectSuccess(await test.get('/auth/debug_token', { headers: { 'x-request-id': 'log-check-1' } }));
     const [line, ...more] = await linesFor(service, 'log-check-1');
     expect(more).toHaveLength(0);
-    expect(line).toMatchObject({ level: 30, msg: 'request completed', req: { id: 'log-check-1', method: 'GET', url: '/auth/debug_token' }, res: { statusCode: 200 } });
+    expect(line).toMatchObject({
+      level: 30,
+      msg: 'request completed',
+      req: { id: 'log-check-1', method: 'GET', url: '/auth/debug_token' },
+      res: { statusCode: 200 },
+    });
     expect(line.responseTime).toBeGreaterThanOrEqual(0);
     expect(service.server.output()).not.toContain(testKey);
   });

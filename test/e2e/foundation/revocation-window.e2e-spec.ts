@@ -38,7 +38,10 @@ class DeafeningRelay {
       upstream.on('data', (chunk) => {
         if (!(listener && this.deaf)) client.write(chunk);
       });
-      const close = () => { client.destroy(); upstream.destroy(); };
+      const close = () => {
+        client.destroy();
+        upstream.destroy();
+      };
       client.on('error', close).on('close', close);
       upstream.on('error', close).on('close', close);
     });
@@ -81,7 +84,9 @@ describe('revoked keys when the notification listener is cut', () => {
   if (!pgServer) {
     // The embedded database runs no listener, so nothing is cached: a revoke is refused at once.
     let service: IsolatedService;
-    beforeAll(async () => { service = await startIsolatedService(); });
+    beforeAll(async () => {
+      service = await startIsolatedService();
+    });
     afterAll(async () => service?.stop());
     it('refuses a key revoked through the CLI at once (no key cache on the embedded database)', async () => {
       const org = await service.createOrg();
@@ -124,10 +129,13 @@ describe('revoked keys when the notification listener is cut', () => {
   async function listeningSince(since: Date, key: string): Promise<void> {
     const deadline = Date.now() + 20_000;
     for (;;) {
-      const rows = await withClient(databaseUrl, (c) => c.query(
-        `SELECT 1 FROM pg_stat_activity WHERE application_name = 'invoicing-api-listener' AND datname = current_database()
-            AND backend_start > $1 AND query LIKE 'LISTEN%'`, [since],
-      ));
+      const rows = await withClient(databaseUrl, (c) =>
+        c.query(
+          `SELECT 1 FROM pg_stat_activity WHERE application_name = 'invoicing-api-listener' AND datname = current_database()
+            AND backend_start > $1 AND query LIKE 'LISTEN%'`,
+          [since],
+        ),
+      );
       if (rows.rowCount) return;
       if (Date.now() > deadline) throw new Error(`the service did not listen again:\n${server.output().slice(-3000)}`);
       // a request with a valid key makes the service reconnect its listener (to cache the key)
@@ -176,9 +184,9 @@ describe('revoked keys when the notification listener is cut', () => {
     await listeningSince(new Date(), org.testKey);
     const warningsBefore = server.output().split('notification listener down').length;
     for (let i = 0; i < 3; i++) expectSuccess(await new Api(org.testKey, server.baseUrl).get('/auth/debug_token'));
-    const terminated = await withClient(databaseUrl, (c) => c.query(
-      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'invoicing-api-listener' AND datname = current_database()`,
-    ));
+    const terminated = await withClient(databaseUrl, (c) =>
+      c.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'invoicing-api-listener' AND datname = current_database()`),
+    );
     expect(terminated.rowCount).toBeGreaterThanOrEqual(1);
     await exec(process.execPath, [CLI, 'key:revoke', '--key', org.testKey], { env: cliEnv });
     await refusedWithin(server.baseUrl, org.testKey, BOUND_MS);

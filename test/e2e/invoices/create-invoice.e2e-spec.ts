@@ -29,14 +29,31 @@ describe('POST /invoices/create', () => {
     expect(id).toMatch(/^invoice_[0-9a-f-]{36}$/);
     const invoice = await readInvoice(org.test, id, { expand: ['items', 'calculations'] });
     expect(invoice).toMatchObject({
-      id, organization_id: org.id, status: 'PENDING', substatus: null, currency: 'EUR',
-      price: r30('12.5'), price_usd: r30(convert('10.5', 'EUR', 'USD').add(convert('2', 'EUR', 'USD'))),
-      customer_email: 'Jane@Example.com', metadata: { order_id: '1234' }, redirect_url: 'https://shop.example.com/thanks',
+      id,
+      organization_id: org.id,
+      status: 'PENDING',
+      substatus: null,
+      currency: 'EUR',
+      price: r30('12.5'),
+      price_usd: r30(convert('10.5', 'EUR', 'USD').add(convert('2', 'EUR', 'USD'))),
+      customer_email: 'Jane@Example.com',
+      metadata: { order_id: '1234' },
+      redirect_url: 'https://shop.example.com/thanks',
     });
     expect(invoice.created_at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
     expect(invoice.items).toHaveLength(2);
     for (const item of invoice.items) {
-      expect(item).toMatchObject({ organization_id: org.id, invoice_id: id, type: 'PAYMENT_INTENT', currency: 'EUR', product_id: null, billing_schema_id: null, quantity: 1, status: 'INCLUDED', exclude_reason: null });
+      expect(item).toMatchObject({
+        organization_id: org.id,
+        invoice_id: id,
+        type: 'PAYMENT_INTENT',
+        currency: 'EUR',
+        product_id: null,
+        billing_schema_id: null,
+        quantity: 1,
+        status: 'INCLUDED',
+        exclude_reason: null,
+      });
       expect(item.id).toMatch(/^invoice_item_/);
       expect(item.payment_intent_id).toMatch(/^pi_/);
     }
@@ -48,7 +65,12 @@ describe('POST /invoices/create', () => {
       ['TOTAL', 0, null],
       ['TOTAL_USD', 0, null],
     ]);
-    expect(invoice.calculations[0].details).toEqual({ payment_intent_id: invoice.items[0].payment_intent_id, currency: 'EUR', price: r30('10.5'), quantity: 1 });
+    expect(invoice.calculations[0].details).toEqual({
+      payment_intent_id: invoice.items[0].payment_intent_id,
+      currency: 'EUR',
+      price: r30('10.5'),
+      quantity: 1,
+    });
     expect(invoice.calculations[2]).toMatchObject({ currency: 'EUR', initial_price: r30(0), price: r30('12.5'), price_delta: r30('12.5'), details: [] });
     expect(invoice.calculations[3]).toMatchObject({ currency: 'USD', price: invoice.price_usd });
   });
@@ -62,16 +84,22 @@ describe('POST /invoices/create', () => {
     expect(invoice.currency).toBe('USD');
     expect(invoice.price).toBe(r30(eur.add(eth)));
     expect(invoice.calculations.map((c: any) => [c.calculation_type, c.idx, c.currency])).toEqual([
-      ['PAYMENT_INTENT', 0, 'EUR'], ['CURRENCY_CHANGE', 1, 'USD'],
-      ['PAYMENT_INTENT', 0, 'ETHEREUM'], ['CURRENCY_CHANGE', 1, 'USD'],
-      ['TOTAL', 0, 'USD'], ['TOTAL_USD', 0, 'USD'],
+      ['PAYMENT_INTENT', 0, 'EUR'],
+      ['CURRENCY_CHANGE', 1, 'USD'],
+      ['PAYMENT_INTENT', 0, 'ETHEREUM'],
+      ['CURRENCY_CHANGE', 1, 'USD'],
+      ['TOTAL', 0, 'USD'],
+      ['TOTAL_USD', 0, 'USD'],
     ]);
     expect(invoice.calculations[1]).toMatchObject({ initial_price: r30(100), price: r30(eur), details: { from: 'EUR', to: 'USD' } });
   });
 
   it('needs a currency when the items do not share one', async () => {
     const org = await createOrg();
-    const body = expectError(await org.test.post('/invoices/create', { items: [intent('1', 'EUR'), intent('1', 'USD')] }), 400, { code: 'validation_failed', field: 'currency' });
+    const body = expectError(await org.test.post('/invoices/create', { items: [intent('1', 'EUR'), intent('1', 'USD')] }), 400, {
+      code: 'validation_failed',
+      field: 'currency',
+    });
     expect(body.validator.currency).toMatch(/required/);
   });
 
@@ -124,7 +152,7 @@ describe('POST /invoices/create', () => {
 
   describe('validation', () => {
     const cases: Array<[string, unknown, string]> = [
-      ['no items', { }, 'items'],
+      ['no items', {}, 'items'],
       ['items not an array', { items: 'x' }, 'items'],
       ['empty items', { items: [] }, 'items'],
       ['unknown item type', { items: [{ type: 'SUBSCRIPTION' }] }, 'items.0.type'],
@@ -140,7 +168,11 @@ describe('POST /invoices/create', () => {
       ['product without quantity', { items: [{ type: 'PRODUCT', product_id: 'p', billing_schema_id: 's' }] }, 'items.0.quantity'],
       ['product with quantity 0', { items: [{ type: 'PRODUCT', product_id: 'p', billing_schema_id: 's', quantity: 0 }] }, 'items.0.quantity'],
       ['product with fractional quantity', { items: [{ type: 'PRODUCT', product_id: 'p', billing_schema_id: 's', quantity: 1.5 }] }, 'items.0.quantity'],
-      ['product with quantity over 1,000,000', { items: [{ type: 'PRODUCT', product_id: 'p', billing_schema_id: 's', quantity: 1_000_001 }] }, 'items.0.quantity'],
+      [
+        'product with quantity over 1,000,000',
+        { items: [{ type: 'PRODUCT', product_id: 'p', billing_schema_id: 's', quantity: 1_000_001 }] },
+        'items.0.quantity',
+      ],
       ['second item bad', { items: [intent('1'), intent('x')] }, 'items.1.price'],
       ['bad email', { items: [intent('1')], customer_email: 'not-an-email' }, 'customer_email'],
       ['email not a string', { items: [intent('1')], customer_email: 42 }, 'customer_email'],

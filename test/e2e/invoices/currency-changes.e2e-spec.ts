@@ -47,7 +47,12 @@ describe('currency changes: no-op and the payer cap', () => {
     // the invoice is at the fifth toggle's currency, quoted at current rates
     const invoice = await readInvoice(org.test, id, { expand: ['calculations'] });
     expect(invoice).toMatchObject({ status: 'PENDING', currency: 'USD', price: r30(convert(100, 'EUR', 'USD')) });
-    expect(invoice.calculations.map((c: any) => [c.calculation_type, c.currency])).toEqual([['PAYMENT_INTENT', 'EUR'], ['CURRENCY_CHANGE', 'USD'], ['TOTAL', 'USD'], ['TOTAL_USD', 'USD']]);
+    expect(invoice.calculations.map((c: any) => [c.calculation_type, c.currency])).toEqual([
+      ['PAYMENT_INTENT', 'EUR'],
+      ['CURRENCY_CHANGE', 'USD'],
+      ['TOTAL', 'USD'],
+      ['TOTAL_USD', 'USD'],
+    ]);
 
     expect(await updatedEventsOf(org.test, id)).toHaveLength(5);
     await receiver.waitFor((r) => r.length >= 5);
@@ -67,9 +72,15 @@ describe('currency changes: no-op and the payer cap', () => {
     const before = await readInvoice(org.test, id, { expand: ['calculations'] });
 
     for (let i = 0; i < 6; i++) {
-      expect(expectSuccess(await anonymous().put(`/invoices/${id}`, { currency: 'EUR' }))).toEqual({ id, message: 'Invoice currency is already EUR; nothing changed' });
+      expect(expectSuccess(await anonymous().put(`/invoices/${id}`, { currency: 'EUR' }))).toEqual({
+        id,
+        message: 'Invoice currency is already EUR; nothing changed',
+      });
     }
-    expect(expectSuccess(await org.test.put(`/invoices/${id}`, { currency: 'EUR' }))).toEqual({ id, message: 'Invoice currency is already EUR; nothing changed' });
+    expect(expectSuccess(await org.test.put(`/invoices/${id}`, { currency: 'EUR' }))).toEqual({
+      id,
+      message: 'Invoice currency is already EUR; nothing changed',
+    });
     expect(await readInvoice(org.test, id, { expand: ['calculations'] })).toEqual(before);
     expect(await updatedEventsOf(org.test, id)).toHaveLength(0);
 

@@ -17,7 +17,7 @@ describe('POST /invoices/list with starting_after (cursor pagination)', () => {
     newest = [...made].reverse();
   });
 
-  it('walks every invoice once, newest first, each page starting after the previous page\'s last id', async () => {
+  it("walks every invoice once, newest first, each page starting after the previous page's last id", async () => {
     const seen: string[] = [];
     let cursor: string | undefined;
     const pages: Array<{ total: number; has_more: boolean; offset: number }> = [];
@@ -62,7 +62,7 @@ describe('POST /invoices/list with starting_after (cursor pagination)', () => {
     expect(await list(org, { status: ['PENDING'], offset: 3 })).toMatchObject({ items: [], total: 3, has_more: false });
   });
 
-  it('answers 400 naming starting_after for an id outside the caller\'s organization and mode, or unknown', async () => {
+  it("answers 400 naming starting_after for an id outside the caller's organization and mode, or unknown", async () => {
     const other = await createOrg();
     const foreign = await createInvoice(other.test);
     const live = await createInvoice(org.live);

@@ -12,7 +12,7 @@ describe('POST /invoices/list', () => {
     expectError(await anonymous().post('/invoices/list', {}), 401);
   });
 
-  it('lists the organization\'s invoices of the key\'s mode, newest first, in the plain read form', async () => {
+  it("lists the organization's invoices of the key's mode, newest first, in the plain read form", async () => {
     const org = await createOrg();
     const other = await createOrg();
     const a = await createInvoice(org.test, { metadata: { n: '1' } });
@@ -140,8 +140,13 @@ describe('POST /invoices/list', () => {
     const voided = await createInvoice(org.test, { items: [intent('50', 'EUR')], customer_email: 'a@example.com' });
     expectSuccess(await org.test.put(`/invoices/${voided}`, { status: 'VOIDED' }));
     const page = await list(org, {
-      status: ['PENDING'], currency: ['EUR'], customer_email: 'A@example.com', price_usd_from: '1', price_usd_to: '1000',
-      created_at_from: '2000-01-01', created_at_to: '2999-12-31',
+      status: ['PENDING'],
+      currency: ['EUR'],
+      customer_email: 'A@example.com',
+      price_usd_from: '1',
+      price_usd_to: '1000',
+      created_at_from: '2000-01-01',
+      created_at_to: '2999-12-31',
     });
     expect(ids(page)).toEqual([match]);
     expect(page.total).toBe(1);

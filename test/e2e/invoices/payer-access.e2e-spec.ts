@@ -9,11 +9,22 @@ const payer = anonymous;
 describe('payer access without a key (decisions §3)', () => {
   it('reads the payer view: no metadata, a masked email', async () => {
     const org = await createOrg();
-    const id = await createInvoice(org.test, { customer_email: 'jane.doe@example.com', metadata: { secret: 'x' }, redirect_url: 'https://shop.example.com/ok' });
+    const id = await createInvoice(org.test, {
+      customer_email: 'jane.doe@example.com',
+      metadata: { secret: 'x' },
+      redirect_url: 'https://shop.example.com/ok',
+    });
     const data = await readInvoice(payer(), id);
     expect(data).not.toHaveProperty('metadata');
     expect(data.customer_email).toBe('j***@example.com');
-    expect(data).toMatchObject({ id, organization_id: org.id, status: 'PENDING', currency: 'USD', price: r30(10), redirect_url: 'https://shop.example.com/ok' });
+    expect(data).toMatchObject({
+      id,
+      organization_id: org.id,
+      status: 'PENDING',
+      currency: 'USD',
+      price: r30(10),
+      redirect_url: 'https://shop.example.com/ok',
+    });
     expect(await readInvoice(payer(), id, [])).toEqual(data);
   });
 

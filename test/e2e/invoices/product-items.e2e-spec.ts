@@ -4,8 +4,15 @@ import { expectError, expectSuccess } from '../../support/envelope';
 import { createOrg } from '../../support/factories';
 import { convert, createInvoice, intent, r30, readInvoice } from './invoice-helpers';
 
-const oneTime = (overrides: Record<string, unknown> = {}) =>
-  ({ name: 'Setup fee', description: 'Once', currency: 'EUR', type: 'ONE_TIME', base_price: '49.99', configurations: [], ...overrides });
+const oneTime = (overrides: Record<string, unknown> = {}) => ({
+  name: 'Setup fee',
+  description: 'Once',
+  currency: 'EUR',
+  type: 'ONE_TIME',
+  base_price: '49.99',
+  configurations: [],
+  ...overrides,
+});
 
 async function createProduct(api: Api, schemas: unknown[] = [oneTime()]): Promise<{ productId: string; schemaIds: string[] }> {
   const { id } = expectSuccess(await api.post('/products', { name: 'Widget', description: 'A widget', metadata: {}, schemas }));
@@ -23,10 +30,22 @@ describe('invoices of catalog products', () => {
     const invoice = await readInvoice(org.test, id, { expand: ['items', 'calculations'] });
     expect(invoice).toMatchObject({ currency: 'EUR', price: r30('149.97'), price_usd: r30(convert('149.97', 'EUR', 'USD')) });
     expect(invoice.items[0]).toMatchObject({
-      type: 'PRODUCT', currency: 'EUR', product_id: productId, billing_schema_id: schemaIds[0], payment_intent_id: null, price: null, quantity: 3, status: 'INCLUDED',
+      type: 'PRODUCT',
+      currency: 'EUR',
+      product_id: productId,
+      billing_schema_id: schemaIds[0],
+      payment_intent_id: null,
+      price: null,
+      quantity: 3,
+      status: 'INCLUDED',
     });
     expect(invoice.calculations[0]).toMatchObject({
-      calculation_type: 'PRODUCT', idx: 0, currency: 'EUR', initial_price: r30('49.99'), price: r30('149.97'), price_delta: r30('99.98'),
+      calculation_type: 'PRODUCT',
+      idx: 0,
+      currency: 'EUR',
+      initial_price: r30('49.99'),
+      price: r30('149.97'),
+      price_delta: r30('99.98'),
       invoice_item_id: invoice.items[0].id,
       details: { price: r30('49.99'), currency: 'EUR', quantity: 3, product_id: productId },
     });
@@ -74,7 +93,9 @@ describe('invoices of catalog products', () => {
     expect(productOnly.items[0].product.id).toBe(productId);
     expect(productOnly.items[0]).not.toHaveProperty('billing_schema');
 
-    expectSuccess(await org.test.put(`/products/${productId}`, { name: 'Widget 2', description: 'New', metadata: {}, schemas: [oneTime({ base_price: '60' })] }));
+    expectSuccess(
+      await org.test.put(`/products/${productId}`, { name: 'Widget 2', description: 'New', metadata: {}, schemas: [oneTime({ base_price: '60' })] }),
+    );
     const after = await readInvoice(org.test, id, { expand: ['items.product'] });
     expect(after.items[0].product).toMatchObject({ id: productId, name: 'Widget', is_active: 0 });
     expect(after.price).toBe(expanded.price);
@@ -85,10 +106,14 @@ describe('invoices of catalog products', () => {
 
   it('shows a payer (no key) an allow-listed product: no metadata, only the schema the invoice used, no configurations', async () => {
     const org = await createOrg();
-    const { id: productId } = expectSuccess(await org.test.post('/products', {
-      name: 'Widget', description: 'A widget', metadata: { internal_cost: '3.10' },
-      schemas: [oneTime(), oneTime({ name: 'Wholesale', base_price: '20' })],
-    }));
+    const { id: productId } = expectSuccess(
+      await org.test.post('/products', {
+        name: 'Widget',
+        description: 'A widget',
+        metadata: { internal_cost: '3.10' },
+        schemas: [oneTime(), oneTime({ name: 'Wholesale', base_price: '20' })],
+      }),
+    );
     const merchantProduct = expectSuccess(await org.test.get(`/products/${productId}`));
     const [used, unused] = merchantProduct.schemas.map((s: { id: string }) => s.id);
     const id = await createInvoice(org.test, { items: [productItem(productId, used)] });
@@ -97,8 +122,22 @@ describe('invoices of catalog products', () => {
     expect(JSON.stringify(payer)).not.toContain('internal_cost');
     expect(JSON.stringify(payer)).not.toContain(unused);
     expect(payer.items[0].product).toEqual({
-      id: productId, name: 'Widget', description: 'A widget', image: null,
-      schemas: [{ id: used, name: 'Setup fee', description: 'Once', type: 'ONE_TIME', currency: 'EUR', base_price: r30('49.99'), interval_type: null, interval_count: null }],
+      id: productId,
+      name: 'Widget',
+      description: 'A widget',
+      image: null,
+      schemas: [
+        {
+          id: used,
+          name: 'Setup fee',
+          description: 'Once',
+          type: 'ONE_TIME',
+          currency: 'EUR',
+          base_price: r30('49.99'),
+          interval_type: null,
+          interval_count: null,
+        },
+      ],
     });
 
     // the merchant's key still sees the full catalog product

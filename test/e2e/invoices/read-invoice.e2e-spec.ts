@@ -4,8 +4,21 @@ import { createKey, createOrg } from '../../support/factories';
 import { convert, createInvoice, intent, r30, readInvoice } from './invoice-helpers';
 
 const PLAIN_FIELDS = [
-  'checkout_url', 'created_at', 'currency', 'customer_email', 'expires_at', 'id', 'metadata', 'monitoring_until', 'organization_id', 'price', 'price_usd',
-  'redirect_url', 'status', 'substatus', 'updated_at',
+  'checkout_url',
+  'created_at',
+  'currency',
+  'customer_email',
+  'expires_at',
+  'id',
+  'metadata',
+  'monitoring_until',
+  'organization_id',
+  'price',
+  'price_usd',
+  'redirect_url',
+  'status',
+  'substatus',
+  'updated_at',
 ];
 
 describe('POST /invoices/{id}', () => {
@@ -22,8 +35,16 @@ describe('POST /invoices/{id}', () => {
     const data = await readInvoice(org.test, id);
     expect(Object.keys(data).sort()).toEqual(PLAIN_FIELDS);
     expect(data).toMatchObject({
-      id, organization_id: org.id, status: 'PENDING', substatus: null, currency: 'USD', price: r30('12.5'), price_usd: r30('12.5'),
-      customer_email: 'jane@example.com', metadata: { order: '7' }, redirect_url: 'http://localhost:8080/back',
+      id,
+      organization_id: org.id,
+      status: 'PENDING',
+      substatus: null,
+      currency: 'USD',
+      price: r30('12.5'),
+      price_usd: r30('12.5'),
+      customer_email: 'jane@example.com',
+      metadata: { order: '7' },
+      redirect_url: 'http://localhost:8080/back',
     });
     expect(data.updated_at).toBe(data.created_at);
     // the hosted checkout page, by its path while PUBLIC_BASE_URL is unset
@@ -64,10 +85,25 @@ describe('POST /invoices/{id}', () => {
       const org = await createOrg();
       const id = await createInvoice(org.test, { items: [intent('1'), intent('2', 'EUR')], currency: 'USD' });
       const data = await readInvoice(org.test, id, { expand: ['items'] });
-      expect(data.items.map((i: any) => [i.type, i.currency, i.price])).toEqual([['PAYMENT_INTENT', 'USD', r30(1)], ['PAYMENT_INTENT', 'EUR', r30(2)]]);
+      expect(data.items.map((i: any) => [i.type, i.currency, i.price])).toEqual([
+        ['PAYMENT_INTENT', 'USD', r30(1)],
+        ['PAYMENT_INTENT', 'EUR', r30(2)],
+      ]);
       expect(Object.keys(data.items[0]).sort()).toEqual([
-        'billing_schema_id', 'created_at', 'currency', 'exclude_reason', 'id', 'invoice_id', 'organization_id', 'payment_intent_id',
-        'price', 'product_id', 'quantity', 'status', 'type', 'updated_at',
+        'billing_schema_id',
+        'created_at',
+        'currency',
+        'exclude_reason',
+        'id',
+        'invoice_id',
+        'organization_id',
+        'payment_intent_id',
+        'price',
+        'product_id',
+        'quantity',
+        'status',
+        'type',
+        'updated_at',
       ]);
       expect(data).not.toHaveProperty('calculations');
     });
@@ -93,7 +129,10 @@ describe('POST /invoices/{id}', () => {
       expect(data.calculations.map((c: any) => c.calculation_type)).toEqual(['PAYMENT_INTENT', 'CURRENCY_CHANGE', 'PAYMENT_INTENT', 'TOTAL', 'TOTAL_USD']);
       expect(data.calculations[0].id).toMatch(/^invoice_calc_/);
       expect(data.calculations[1]).toMatchObject({
-        idx: 1, currency: 'USD', initial_price: r30(2), price: r30(convert(2, 'EUR', 'USD')),
+        idx: 1,
+        currency: 'USD',
+        initial_price: r30(2),
+        price: r30(convert(2, 'EUR', 'USD')),
         details: { from: 'EUR', to: 'USD', from_rate_usd: expect.any(String), to_rate_usd: expect.any(String) },
       });
       expect(data.calculations[3]).toMatchObject({ invoice_item_id: null, price: data.price, initial_price: r30(0), price_delta: data.price, details: [] });
@@ -135,7 +174,12 @@ describe('POST /invoices/{id}', () => {
     const id = await createInvoice(org.test, { items: [intent('100', 'EUR'), intent('5')], currency: 'USD' });
     const data = await readInvoice(org.test, id, { currency: 'GBP' });
     const gbp = convert(100, 'EUR', 'GBP').add(convert(5, 'USD', 'GBP'));
-    expect(data.summary).toEqual({ currency: 'GBP', price: r30(gbp), price_usd: data.price_usd, exchange_rate_timestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/) });
+    expect(data.summary).toEqual({
+      currency: 'GBP',
+      price: r30(gbp),
+      price_usd: data.price_usd,
+      exchange_rate_timestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
+    });
     expect(data.currency).toBe('USD');
     expect((await readInvoice(org.test, id)).currency).toBe('USD');
   });

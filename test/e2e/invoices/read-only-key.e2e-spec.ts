@@ -33,7 +33,9 @@ describe('PUT /invoices/{id} with a read-only key', () => {
     expect((await readInvoice(other.test, foreign)).currency).toBe('EUR');
 
     // the payer's rights stop at the payer's writes: other writes stay refused
-    expectError(await readOnly.post('/invoices/create', { items: [intent('1')], currency: 'USD', customer_email: 'jane@example.com' }), 403, { code: 'read_only_key' });
+    expectError(await readOnly.post('/invoices/create', { items: [intent('1')], currency: 'USD', customer_email: 'jane@example.com' }), 403, {
+      code: 'read_only_key',
+    });
     // bad input is still a 400 naming the field
     expectError(await readOnly.put(`/invoices/${id}`, { currency: 'NOT_A_CURRENCY' }), 400, { field: 'currency' });
   });

@@ -96,7 +96,12 @@ describe('PUT /invoices/{id}', () => {
     expect(after).toMatchObject({ status: 'PENDING', currency: 'GBP', price: r30(gbp), price_usd: before.price_usd });
     expect(after.items).toEqual(before.items);
     expect(after.calculations.map((c: any) => [c.calculation_type, c.currency])).toEqual([
-      ['PAYMENT_INTENT', 'EUR'], ['CURRENCY_CHANGE', 'GBP'], ['PAYMENT_INTENT', 'ETHEREUM'], ['CURRENCY_CHANGE', 'GBP'], ['TOTAL', 'GBP'], ['TOTAL_USD', 'USD'],
+      ['PAYMENT_INTENT', 'EUR'],
+      ['CURRENCY_CHANGE', 'GBP'],
+      ['PAYMENT_INTENT', 'ETHEREUM'],
+      ['CURRENCY_CHANGE', 'GBP'],
+      ['TOTAL', 'GBP'],
+      ['TOTAL_USD', 'USD'],
     ]);
     const oldIds = new Set(before.calculations.map((c: any) => c.id));
     expect(after.calculations.some((c: any) => oldIds.has(c.id))).toBe(false);

@@ -23,7 +23,11 @@ describe('idempotency and concurrency of payment reports', () => {
     const other = await createInvoice(test, '100', 'USD');
     await pay(test, { invoice_id: invoiceId, provider_id: 'prov_card_usd', price: '10', idempotency_key: 'k1' });
     for (const change of [{ price: '11' }, { provider_id: 'prov_card_eur' }, { invoice_id: other }]) {
-      expectError(await test.post('/test_helpers/payments', { invoice_id: invoiceId, provider_id: 'prov_card_usd', price: '10', idempotency_key: 'k1', ...change }), 400, { field: 'idempotency_key' });
+      expectError(
+        await test.post('/test_helpers/payments', { invoice_id: invoiceId, provider_id: 'prov_card_usd', price: '10', idempotency_key: 'k1', ...change }),
+        400,
+        { field: 'idempotency_key' },
+      );
     }
     expect(expectSuccess(await test.post('/payments', {})).total).toBe(1);
   });
@@ -57,8 +61,11 @@ describe('idempotency and concurrency of payment reports', () => {
     const { test } = await createOrg();
     const invoiceId = await createInvoice(test, '100.01', 'USD');
     const prices = ['10.01', ...Array.from({ length: 9 }, () => '10')];
-    const results = await Promise.all(prices.map((price, i) =>
-      test.post('/test_helpers/payments', { invoice_id: invoiceId, provider_id: 'prov_card_usd', price, status: 'COMPLETED', idempotency_key: `part-${i}` })));
+    const results = await Promise.all(
+      prices.map((price, i) =>
+        test.post('/test_helpers/payments', { invoice_id: invoiceId, provider_id: 'prov_card_usd', price, status: 'COMPLETED', idempotency_key: `part-${i}` }),
+      ),
+    );
     const data: Simulated[] = results.map((r) => expectSuccess(r, 201));
     const completing = data.filter((d) => d.invoice.status === 'COMPLETED' && d.invoice.previous_status !== 'COMPLETED');
     expect(completing).toHaveLength(1);
@@ -74,8 +81,17 @@ describe('idempotency and concurrency of payment reports', () => {
   it('records every payment of an overpaying burst but completes the invoice once', async () => {
     const { test } = await createOrg();
     const invoiceId = await createInvoice(test, '50', 'USD');
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) =>
-      test.post('/test_helpers/payments', { invoice_id: invoiceId, provider_id: 'prov_card_usd', price: '20', status: 'COMPLETED', idempotency_key: `burst-${i}` })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        test.post('/test_helpers/payments', {
+          invoice_id: invoiceId,
+          provider_id: 'prov_card_usd',
+          price: '20',
+          status: 'COMPLETED',
+          idempotency_key: `burst-${i}`,
+        }),
+      ),
+    );
     const data: Simulated[] = results.map((r) => expectSuccess(r, 201));
     expect(data.filter((d) => d.invoice.status === 'COMPLETED' && d.invoice.previous_status !== 'COMPLETED')).toHaveLength(1);
     expect(data.filter((d) => d.invoice.previous_status === 'COMPLETED')).toHaveLength(7);
@@ -88,8 +104,9 @@ describe('idempotency and concurrency of payment reports', () => {
     const { test } = await createOrg();
     const invoiceId = await createInvoice(test, '10', 'USD');
     const { id } = await pay(test, { invoice_id: invoiceId, provider_id: 'prov_card_usd', price: '10' });
-    const results = await Promise.all(['COMPLETED', 'CANCELLED', 'COMPLETED', 'FAILED'].map((status) =>
-      test.post(`/test_helpers/payments/${id}/status`, { status })));
+    const results = await Promise.all(
+      ['COMPLETED', 'CANCELLED', 'COMPLETED', 'FAILED'].map((status) => test.post(`/test_helpers/payments/${id}/status`, { status })),
+    );
     const final = expectSuccess(await test.post(`/payments/${id}`, {})).status;
     for (const res of results) {
       if (res.status === 200) expect(res.body.data.status).toBe(final);

@@ -45,7 +45,7 @@ describe('POST /payments with starting_after (cursor pagination)', () => {
     expect(filtered.total).toBe(3);
   });
 
-  it('answers 400 naming starting_after for another organization\'s or mode\'s payment, an unknown id, or a bad value', async () => {
+  it("answers 400 naming starting_after for another organization's or mode's payment, an unknown id, or a bad value", async () => {
     const other = await createOrg();
     const foreign = (await pay(other.test, { invoice_id: await createInvoice(other.test), provider_id: 'prov_ethereum_usdt', price: '1' })).id;
     for (const cursor of [foreign, 'payment_00000000-0000-7000-8000-000000000000']) {

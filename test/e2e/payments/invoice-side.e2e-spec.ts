@@ -49,7 +49,7 @@ describe('invoices seen through their payments', () => {
   });
 });
 
-describe('payment tolerance and rates at the payment\'s time', () => {
+describe("payment tolerance and rates at the payment's time", () => {
   let service: IsolatedService;
   beforeAll(async () => {
     service = await startIsolatedService({ PAYMENT_TOLERANCE: '0.01' });

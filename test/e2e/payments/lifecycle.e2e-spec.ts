@@ -17,7 +17,11 @@ describe('payment lifecycle driving invoices', () => {
     expect(usdt.price).toBe(r30('99.980004'));
 
     const seen = await pay(test, { invoice_id: invoiceId, provider_id: 'prov_ethereum_usdt', price: '99.980004', idempotency_key: '0xabc:0' });
-    expect(seen).toMatchObject({ status: 'PENDING', created: true, invoice: { id: invoiceId, status: 'WAITING_FOR_CONFIRMATIONS', previous_status: 'PENDING' } });
+    expect(seen).toMatchObject({
+      status: 'PENDING',
+      created: true,
+      invoice: { id: invoiceId, status: 'WAITING_FOR_CONFIRMATIONS', previous_status: 'PENDING' },
+    });
     expect(await shortState(test, invoiceId)).toMatchObject({ status: 'WAITING_FOR_CONFIRMATIONS', substatus: null });
 
     const done = await setStatus(test, seen.id, 'COMPLETED');
@@ -29,16 +33,35 @@ describe('payment lifecycle driving invoices', () => {
     expect(page).toMatchObject({ total: 1, limit: 20, offset: 0, has_more: false });
     const [listed] = page.items;
     expect(listed).toMatchObject({
-      id: seen.id, idempotency_key: '0xabc:0', provider_id: 'prov_ethereum_usdt', invoice_id: invoiceId, currency: 'USDT',
-      price: r30('99.980004'), price_usd: r30(new D('99.980004').mul(USDT_RATE)), status: 'COMPLETED',
+      id: seen.id,
+      idempotency_key: '0xabc:0',
+      provider_id: 'prov_ethereum_usdt',
+      invoice_id: invoiceId,
+      currency: 'USDT',
+      price: r30('99.980004'),
+      price_usd: r30(new D('99.980004').mul(USDT_RATE)),
+      status: 'COMPLETED',
     });
     expect(listed.provider).toMatchObject({ id: 'prov_ethereum_usdt', name: expect.any(String), slug: 'ethereum-usdt', type: 'CRYPTOCURRENCY', enabled: true });
 
     const read = expectSuccess(await test.post(`/payments/${seen.id}`, { expand: ['provider'] }));
     expect(read).toEqual(listed);
     expect(Object.keys(read).sort()).toEqual([
-      'confirmations', 'created_at', 'currency', 'happened_at', 'id', 'idempotency_key', 'invoice_id', 'organization_id', 'price', 'price_usd',
-      'provider', 'provider_id', 'required_confirmations', 'status', 'updated_at',
+      'confirmations',
+      'created_at',
+      'currency',
+      'happened_at',
+      'id',
+      'idempotency_key',
+      'invoice_id',
+      'organization_id',
+      'price',
+      'price_usd',
+      'provider',
+      'provider_id',
+      'required_confirmations',
+      'status',
+      'updated_at',
     ]);
     expect(read.created_at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
   });
@@ -58,7 +81,9 @@ describe('payment lifecycle driving invoices', () => {
     const invoice = expectSuccess(await test.post(`/invoices/${invoiceId}`, { expand: ['payments'] }));
     expect(invoice).toMatchObject({ status: 'COMPLETED', substatus: null });
     expect(invoice.payments.map((p: any) => [p.status, p.price_usd])).toEqual([
-      ['COMPLETED', r30(40)], ['FAILED', r30(new D(5).mul(USDT_RATE))], ['COMPLETED', r30(60)],
+      ['COMPLETED', r30(40)],
+      ['FAILED', r30(new D(5).mul(USDT_RATE))],
+      ['COMPLETED', r30(60)],
     ]);
   });
 
@@ -126,7 +151,10 @@ describe('payment lifecycle driving invoices', () => {
     const invoiceId = await createInvoice(test, '100', 'USD');
     const completed = await pay(test, { invoice_id: invoiceId, provider_id: 'prov_card_usd', price: '10', status: 'COMPLETED' });
     for (const status of ['PENDING', 'FAILED', 'CANCELLED']) {
-      const err = expectError(await test.post(`/test_helpers/payments/${completed.id}/status`, { status }), 400, { code: 'invalid_state_transition', field: 'status' });
+      const err = expectError(await test.post(`/test_helpers/payments/${completed.id}/status`, { status }), 400, {
+        code: 'invalid_state_transition',
+        field: 'status',
+      });
       expect(err.validator.status).toContain('the state is final');
     }
     const again = await setStatus(test, completed.id, 'COMPLETED');
@@ -134,7 +162,10 @@ describe('payment lifecycle driving invoices', () => {
 
     const failed = await pay(test, { invoice_id: invoiceId, provider_id: 'prov_card_usd', price: '10' });
     await setStatus(test, failed.id, 'FAILED');
-    expectError(await test.post(`/test_helpers/payments/${failed.id}/status`, { status: 'COMPLETED' }), 400, { code: 'invalid_state_transition', field: 'status' });
+    expectError(await test.post(`/test_helpers/payments/${failed.id}/status`, { status: 'COMPLETED' }), 400, {
+      code: 'invalid_state_transition',
+      field: 'status',
+    });
     const cancelled = await pay(test, { invoice_id: invoiceId, provider_id: 'prov_card_usd', price: '10' });
     await setStatus(test, cancelled.id, 'CANCELLED');
     expectError(await test.post(`/test_helpers/payments/${cancelled.id}/status`, { status: 'PENDING' }), 400, { field: 'status' });
@@ -146,7 +177,9 @@ describe('payment lifecycle driving invoices', () => {
     const { test } = await createOrg();
     const invoiceId = await createInvoice(test);
     for (const status of ['FAILED', 'CANCELLED']) {
-      expectError(await test.post('/test_helpers/payments', { invoice_id: invoiceId, provider_id: 'prov_card_usd', price: '1', status }), 400, { field: 'status' });
+      expectError(await test.post('/test_helpers/payments', { invoice_id: invoiceId, provider_id: 'prov_card_usd', price: '1', status }), 400, {
+        field: 'status',
+      });
     }
     expect(expectSuccess(await test.post('/payments', {})).total).toBe(0);
   });

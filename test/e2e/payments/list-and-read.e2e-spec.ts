@@ -66,7 +66,11 @@ describe('POST /payments (list)', () => {
     ['price_usd range (numbers)', () => ({ price_usd_from: 19, price_usd_to: 35 }), () => [p.card, p.usdc]],
     ['created_at_from', () => ({ created_at_from: createdBetween }), () => [p.failed, p.btc, p.card]],
     ['created_at_to', () => ({ created_at_to: createdBetween }), () => [p.usdc, p.usdt]],
-    ['created_at whole day', () => ({ created_at_from: new Date().toISOString().slice(0, 10), created_at_to: new Date().toISOString().slice(0, 10) }), () => [p.failed, p.btc, p.card, p.usdc, p.usdt]],
+    [
+      'created_at whole day',
+      () => ({ created_at_from: new Date().toISOString().slice(0, 10), created_at_to: new Date().toISOString().slice(0, 10) }),
+      () => [p.failed, p.btc, p.card, p.usdc, p.usdt],
+    ],
     ['combined (AND)', () => ({ invoice_id: inv2, status: ['PENDING'] }), () => [p.btc]],
     ['nothing matching', () => ({ invoice_id: 'invoice_nope' }), () => []],
   ])('filters by %s', async (_name, body, expected) => {
@@ -82,7 +86,9 @@ describe('POST /payments (list)', () => {
       ['prov_bitcoin_bitcoin', 'prov_bitcoin_bitcoin', 'CRYPTOCURRENCY', org.id],
       ['prov_card_eur', 'prov_card_eur', 'FIAT', org.id],
     ]);
-    expect(Object.keys(page.items[0].provider)).toEqual(expect.arrayContaining(['id', 'organization_id', 'name', 'slug', 'type', 'enabled', 'created_at', 'updated_at']));
+    expect(Object.keys(page.items[0].provider)).toEqual(
+      expect.arrayContaining(['id', 'organization_id', 'name', 'slug', 'type', 'enabled', 'created_at', 'updated_at']),
+    );
   });
 
   it.each([
@@ -107,10 +113,12 @@ describe('POST /payments (list)', () => {
   });
 
   it.each(['[1]', '"x"', '5', 'true'])('refuses the body %s (400)', async (raw) => {
-    expectError(await org.test.request('POST', '/payments', { rawBody: raw, headers: { 'content-type': 'application/json' } }), 400, { code: 'validation_failed' });
+    expectError(await org.test.request('POST', '/payments', { rawBody: raw, headers: { 'content-type': 'application/json' } }), 400, {
+      code: 'validation_failed',
+    });
   });
 
-  it('never shows another organization\'s or the other mode\'s payments', async () => {
+  it("never shows another organization's or the other mode's payments", async () => {
     const other = await createOrg();
     expect(expectSuccess(await other.test.post('/payments', {})).total).toBe(0);
     expect(expectSuccess(await org.live.post('/payments', {})).total).toBe(0);
@@ -124,15 +132,28 @@ describe('POST /payments/{id} (read)', () => {
     const invoiceId = await createInvoice(test);
     const { id } = await pay(test, { invoice_id: invoiceId, provider_id: 'prov_polygon_usdc_native', price: '1.5', happened_at: '2026-11-20 12:00:00' });
     const plain = expectSuccess(await test.post(`/payments/${id}`, {}));
-    expect(plain).toMatchObject({ id, currency: 'USDC_NATIVE', price: r30('1.5'), price_usd: r30(new D('1.5').mul('0.9999')), happened_at: '2026-11-20 12:00:00', idempotency_key: null });
+    expect(plain).toMatchObject({
+      id,
+      currency: 'USDC_NATIVE',
+      price: r30('1.5'),
+      price_usd: r30(new D('1.5').mul('0.9999')),
+      happened_at: '2026-11-20 12:00:00',
+      idempotency_key: null,
+    });
     expect(plain).not.toHaveProperty('provider');
     expect(expectSuccess(await test.post(`/payments/${id}`, []))).toEqual(plain);
     expect(expectSuccess(await test.request('POST', `/payments/${id}`))).toEqual(plain);
     const expanded = expectSuccess(await test.post(`/payments/${id}`, { expand: ['provider'] }));
-    expect(expanded.provider).toMatchObject({ id: 'prov_polygon_usdc_native', network: 'POLYGON', gateway: 'USDC_NATIVE', currency: 'USDC_NATIVE', decimals: 6 });
+    expect(expanded.provider).toMatchObject({
+      id: 'prov_polygon_usdc_native',
+      network: 'POLYGON',
+      gateway: 'USDC_NATIVE',
+      currency: 'USDC_NATIVE',
+      decimals: 6,
+    });
   });
 
-  it('answers 404 for another organization\'s id, the other mode, and unknown or malformed ids', async () => {
+  it("answers 404 for another organization's id, the other mode, and unknown or malformed ids", async () => {
     const a = await createOrg();
     const b = await createOrg();
     const invoiceId = await createInvoice(a.test);
@@ -169,11 +190,13 @@ describe('test helpers access', () => {
     expect(expectSuccess(await org.test.post(`/payments/${id}`, {})).status).toBe('PENDING');
   });
 
-  it('answers 404 for another organization\'s invoice or payment', async () => {
+  it("answers 404 for another organization's invoice or payment", async () => {
     const a = await createOrg();
     const b = await createOrg();
     const invoiceId = await createInvoice(a.test);
-    expectError(await b.test.post('/test_helpers/payments', { invoice_id: invoiceId, provider_id: 'prov_card_usd', price: '1' }), 404, { code: 'invoice_not_found' });
+    expectError(await b.test.post('/test_helpers/payments', { invoice_id: invoiceId, provider_id: 'prov_card_usd', price: '1' }), 404, {
+      code: 'invoice_not_found',
+    });
     expectError(await a.test.post('/test_helpers/payments', { invoice_id: 'invoice_unknown', provider_id: 'prov_card_usd', price: '1' }), 404);
     const { id } = await pay(a.test, { invoice_id: invoiceId, provider_id: 'prov_card_usd', price: '1' });
     expectError(await b.test.post(`/test_helpers/payments/${id}/status`, { status: 'COMPLETED' }), 404, { code: 'payment_not_found' });

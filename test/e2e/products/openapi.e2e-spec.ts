@@ -31,7 +31,9 @@ describe('Products: OpenAPI document', () => {
 
   it('describes the product, schema and tier read forms and the write form', () => {
     const schemas = doc.components.schemas;
-    expect(Object.keys(schemas.ProductResponseDto.properties)).toEqual(expect.arrayContaining(['id', 'version_group_id', 'is_active', 'schemas', 'updated_at']));
+    expect(Object.keys(schemas.ProductResponseDto.properties)).toEqual(
+      expect.arrayContaining(['id', 'version_group_id', 'is_active', 'schemas', 'updated_at']),
+    );
     expect(Object.keys(schemas.BillingSchemaResponseDto.properties)).toEqual(expect.arrayContaining(['base_price', 'interval_type', 'configurations']));
     expect(Object.keys(schemas.ConfigurationResponseDto.properties)).toEqual(expect.arrayContaining(['starts_at', 'ends_at', 'price_per_unit', 'metric_id']));
     expect(schemas.SchemaInputDto.properties.interval_type.enum).toEqual(['DAY', 'WEEK', 'MONTH', 'YEAR']);

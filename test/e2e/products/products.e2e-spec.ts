@@ -39,18 +39,34 @@ describe('Products: authentication', () => {
 describe('Products: create and read', () => {
   it('reads a created product back field for field', async () => {
     const org = await createOrg();
-    const id = await createProduct(org.test, productBody({
-      image_id: 'file_0193a1b2-3c4d-7e5f-8a9b-0c1d2e3f4a5b',
-      schemas: [
-        recurringSchema({ base_price: 100.25 }),
-        oneTimeSchema({ base_price: '0.000000000000000000000000000001', interval_type: 'MONTH', interval_count: 3 }),
-      ],
-    }));
+    const id = await createProduct(
+      org.test,
+      productBody({
+        image_id: 'file_0193a1b2-3c4d-7e5f-8a9b-0c1d2e3f4a5b',
+        schemas: [
+          recurringSchema({ base_price: 100.25 }),
+          oneTimeSchema({ base_price: '0.000000000000000000000000000001', interval_type: 'MONTH', interval_count: 3 }),
+        ],
+      }),
+    );
     const res = await org.test.get(`/products/${id}`);
     const product = expectSuccess(res);
     expect(res.body.env).toBe('development');
     expect(Object.keys(product).sort()).toEqual(
-      ['created_at', 'description', 'id', 'image', 'image_id', 'is_active', 'metadata', 'name', 'organization_id', 'schemas', 'updated_at', 'version_group_id'].sort(),
+      [
+        'created_at',
+        'description',
+        'id',
+        'image',
+        'image_id',
+        'is_active',
+        'metadata',
+        'name',
+        'organization_id',
+        'schemas',
+        'updated_at',
+        'version_group_id',
+      ].sort(),
     );
     expect(product).toMatchObject({
       id,
@@ -108,8 +124,15 @@ describe('Products: create and read', () => {
 
     // ONE_TIME stores no recurring terms, even when they were sent; tiny amounts stay exact.
     expect(oneTime).toMatchObject({
-      type: 'ONE_TIME', currency: 'EUR', base_price: '0.000000000000000000000000000001',
-      interval_type: null, interval_count: null, payment_type: null, renew_type: null, billing_type: null, configurations: [],
+      type: 'ONE_TIME',
+      currency: 'EUR',
+      base_price: '0.000000000000000000000000000001',
+      interval_type: null,
+      interval_count: null,
+      payment_type: null,
+      renew_type: null,
+      billing_type: null,
+      configurations: [],
     });
   });
 
@@ -173,14 +196,19 @@ describe('Products: create and read', () => {
     const first = await createProduct(org.test);
     const metricId = expectSuccess(await org.test.get(`/products/${first}`)).schemas[0].configurations[0].metric_id;
 
-    const second = await createProduct(org.test, productBody({
-      schemas: [recurringSchema({
-        configurations: [
-          { starts_at: 0, ends_at: 10, price_per_unit: 1, metric: { metric_key: 'api_calls', name: 'Other name', aggregation_type: 'SUM' } },
-          { starts_at: 10, ends_at: null, price_per_unit: 2, metric: { id: metricId } },
+    const second = await createProduct(
+      org.test,
+      productBody({
+        schemas: [
+          recurringSchema({
+            configurations: [
+              { starts_at: 0, ends_at: 10, price_per_unit: 1, metric: { metric_key: 'api_calls', name: 'Other name', aggregation_type: 'SUM' } },
+              { starts_at: 10, ends_at: null, price_per_unit: 2, metric: { id: metricId } },
+            ],
+          }),
         ],
-      })],
-    }));
+      }),
+    );
     const tiers = expectSuccess(await org.test.get(`/products/${second}`)).schemas[0].configurations;
     expect(tiers.map((t: any) => t.metric_id)).toEqual([metricId, metricId]);
     expect(tiers[0].metric.name).toBe('API calls');
@@ -190,13 +218,15 @@ describe('Products: create and read', () => {
     const org = await createOrg();
     const first = await createProduct(org.test);
     const metricId = expectSuccess(await org.test.get(`/products/${first}`)).schemas[0].configurations[0].metric_id;
-    const one = (metric: unknown) => productBody({ schemas: [recurringSchema({ configurations: [{ starts_at: 0, ends_at: null, price_per_unit: 1, metric }] })] });
-    expectError(await org.test.post('/products', one({ metric_key: 'api_calls', aggregation_type: 'MAX' })), 400,
-      { field: 'schemas.0.configurations.0.metric.aggregation_type' });
-    expectError(await org.test.post('/products', one({ id: metricId, metric_key: 'storage' })), 400,
-      { field: 'schemas.0.configurations.0.metric.metric_key' });
-    expectError(await org.test.post('/products', one({ id: metricId, aggregation_type: 'COUNT' })), 400,
-      { field: 'schemas.0.configurations.0.metric.aggregation_type' });
+    const one = (metric: unknown) =>
+      productBody({ schemas: [recurringSchema({ configurations: [{ starts_at: 0, ends_at: null, price_per_unit: 1, metric }] })] });
+    expectError(await org.test.post('/products', one({ metric_key: 'api_calls', aggregation_type: 'MAX' })), 400, {
+      field: 'schemas.0.configurations.0.metric.aggregation_type',
+    });
+    expectError(await org.test.post('/products', one({ id: metricId, metric_key: 'storage' })), 400, { field: 'schemas.0.configurations.0.metric.metric_key' });
+    expectError(await org.test.post('/products', one({ id: metricId, aggregation_type: 'COUNT' })), 400, {
+      field: 'schemas.0.configurations.0.metric.aggregation_type',
+    });
     // Agreeing fields are fine.
     expectSuccess(await org.test.post('/products', one({ id: metricId, metric_key: 'api_calls', aggregation_type: 'SUM' })));
     expect(expectSuccess(await org.test.get('/products'))).toHaveLength(2);
@@ -216,7 +246,7 @@ describe('Products: create and read', () => {
 });
 
 describe('Products: tenancy', () => {
-  it('answers 404 for an unknown id, another organization\'s product and the other mode\'s product', async () => {
+  it("answers 404 for an unknown id, another organization's product and the other mode's product", async () => {
     const org = await createOrg();
     const other = await createOrg();
     const foreign = await createProduct(other.test);

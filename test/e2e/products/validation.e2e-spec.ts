@@ -4,8 +4,12 @@ import { oneTimeSchema, productBody, recurringSchema } from './product-bodies';
 
 type Body = Record<string, any>;
 
-const tier = (starts_at: unknown, ends_at: unknown, price_per_unit: unknown = 1, metric: unknown = { metric_key: 'units', aggregation_type: 'SUM' }) =>
-  ({ starts_at, ends_at, price_per_unit, metric });
+const tier = (starts_at: unknown, ends_at: unknown, price_per_unit: unknown = 1, metric: unknown = { metric_key: 'units', aggregation_type: 'SUM' }) => ({
+  starts_at,
+  ends_at,
+  price_per_unit,
+  metric,
+});
 const withTiers = (...configurations: unknown[]) => productBody({ schemas: [recurringSchema({ configurations })] });
 const withSchema = (overrides: Record<string, unknown>) => productBody({ schemas: [recurringSchema(overrides)] });
 const withoutKey = (body: Body, key: string) => {
@@ -57,7 +61,11 @@ const CASES: Array<[string, Body, string]> = [
   ['base_price not a number', withSchema({ base_price: 'ten' }), 'schemas.0.base_price'],
   ['base_price with 31 fractional digits', withSchema({ base_price: `0.${'1'.repeat(31)}` }), 'schemas.0.base_price'],
   ['configurations not an array', withSchema({ configurations: 'none' }), 'schemas.0.configurations'],
-  ['tier without starts_at', withTiers({ ends_at: 10, price_per_unit: 1, metric: { metric_key: 'u', aggregation_type: 'SUM' } }), 'schemas.0.configurations.0.starts_at'],
+  [
+    'tier without starts_at',
+    withTiers({ ends_at: 10, price_per_unit: 1, metric: { metric_key: 'u', aggregation_type: 'SUM' } }),
+    'schemas.0.configurations.0.starts_at',
+  ],
   ['tier starts_at negative', withTiers(tier(-1, 10)), 'schemas.0.configurations.0.starts_at'],
   ['tier ends_at negative', withTiers(tier(0, -10)), 'schemas.0.configurations.0.ends_at'],
   ['tier starts_at equal to ends_at', withTiers(tier(0, 10), tier(10, 10)), 'schemas.0.configurations.1.starts_at'],
@@ -68,7 +76,11 @@ const CASES: Array<[string, Body, string]> = [
   ['price_per_unit missing', withTiers({ starts_at: 0, metric: { metric_key: 'u', aggregation_type: 'SUM' } }), 'schemas.0.configurations.0.price_per_unit'],
   ['metric missing', withTiers({ starts_at: 0, ends_at: null, price_per_unit: 1 }), 'schemas.0.configurations.0.metric'],
   ['metric not an object', withTiers(tier(0, null, 1, 'units')), 'schemas.0.configurations.0.metric'],
-  ['metric aggregation_type unknown', withTiers(tier(0, null, 1, { metric_key: 'u', aggregation_type: 'AVG' })), 'schemas.0.configurations.0.metric.aggregation_type'],
+  [
+    'metric aggregation_type unknown',
+    withTiers(tier(0, null, 1, { metric_key: 'u', aggregation_type: 'AVG' })),
+    'schemas.0.configurations.0.metric.aggregation_type',
+  ],
   ['metric without aggregation_type or id', withTiers(tier(0, null, 1, { metric_key: 'u' })), 'schemas.0.configurations.0.metric.aggregation_type'],
   ['metric without metric_key or id', withTiers(tier(0, null, 1, { name: 'Units', aggregation_type: 'SUM' })), 'schemas.0.configurations.0.metric.metric_key'],
   ['metric_key with spaces', withTiers(tier(0, null, 1, { metric_key: 'api calls', aggregation_type: 'SUM' })), 'schemas.0.configurations.0.metric.metric_key'],

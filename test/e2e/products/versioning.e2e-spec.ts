@@ -13,10 +13,13 @@ describe('Products: versioning', () => {
     const v1 = await createProduct(org.test);
     const before = expectSuccess(await org.test.get(`/products/${v1}`));
 
-    const res = await org.test.put(`/products/${v1}`, productBody({
-      name: 'Pro plan 2',
-      schemas: [recurringSchema({ base_price: 120 }), oneTimeSchema(), oneTimeSchema({ name: 'Extra' })],
-    }));
+    const res = await org.test.put(
+      `/products/${v1}`,
+      productBody({
+        name: 'Pro plan 2',
+        schemas: [recurringSchema({ base_price: 120 }), oneTimeSchema(), oneTimeSchema({ name: 'Extra' })],
+      }),
+    );
     const data = expectSuccess(res, 200);
     expect(Object.keys(data)).toEqual(['id']);
     const v2 = data.id;
@@ -39,10 +42,8 @@ describe('Products: versioning', () => {
     expect(current.schemas[1].version_group_id).toBe(before.schemas[1].version_group_id);
     expect(before.schemas.map((s: any) => s.version_group_id)).not.toContain(current.schemas[2].version_group_id);
     expect(current.schemas[0].base_price).toBe('120.000000000000000000000000000000');
-    expect(current.schemas[0].configurations.map((c: any) => c.version_group_id))
-      .toEqual(before.schemas[0].configurations.map((c: any) => c.version_group_id));
-    expect(current.schemas[0].configurations.map((c: any) => c.id))
-      .not.toEqual(before.schemas[0].configurations.map((c: any) => c.id));
+    expect(current.schemas[0].configurations.map((c: any) => c.version_group_id)).toEqual(before.schemas[0].configurations.map((c: any) => c.version_group_id));
+    expect(current.schemas[0].configurations.map((c: any) => c.id)).not.toEqual(before.schemas[0].configurations.map((c: any) => c.id));
     expect(current.schemas.every((s: any) => s.is_active === 1 && s.product_id === v2)).toBe(true);
   });
 
@@ -54,7 +55,11 @@ describe('Products: versioning', () => {
     expect(expectSuccess(await org.test.get('/products')).map((p: any) => p.id)).toEqual([v3]);
     expect(expectSuccess(await org.test.get('/products?include_inactive=false')).map((p: any) => p.id)).toEqual([v3]);
     const all = expectSuccess(await org.test.get('/products?include_inactive=true'));
-    expect(all.map((p: any) => [p.id, p.is_active])).toEqual([[v3, true], [v2, false], [v1, false]]);
+    expect(all.map((p: any) => [p.id, p.is_active])).toEqual([
+      [v3, true],
+      [v2, false],
+      [v1, false],
+    ]);
     expect(new Set(all.map((p: any) => p.version_group_id)).size).toBe(1);
   });
 
@@ -70,10 +75,12 @@ describe('Products: versioning', () => {
   it('clears omitted optional fields on replace', async () => {
     const org = await createOrg();
     const v1 = await createProduct(org.test, productBody({ image_id: 'file_x' }));
-    const v2 = expectSuccess(await org.test.put(`/products/${v1}`, {
-      name: 'Bare',
-      schemas: [{ name: 'Once', currency: 'USD', type: 'ONE_TIME', base_price: 5 }],
-    })).id;
+    const v2 = expectSuccess(
+      await org.test.put(`/products/${v1}`, {
+        name: 'Bare',
+        schemas: [{ name: 'Once', currency: 'USD', type: 'ONE_TIME', base_price: 5 }],
+      }),
+    ).id;
     const product = expectSuccess(await org.test.get(`/products/${v2}`));
     expect(product).toMatchObject({ name: 'Bare', description: '', metadata: {}, image_id: null });
     expect(product.schemas).toHaveLength(1);
@@ -83,10 +90,16 @@ describe('Products: versioning', () => {
   it('leaves the version untouched when the replacement is invalid', async () => {
     const org = await createOrg();
     const v1 = await createProduct(org.test);
-    const bad = productBody({ schemas: [recurringSchema({ configurations: [
-      { starts_at: 0, ends_at: 10, price_per_unit: 1, metric: { metric_key: 'fresh_metric', aggregation_type: 'SUM' } },
-      { starts_at: 5, ends_at: null, price_per_unit: 1, metric: { metric_key: 'fresh_metric', aggregation_type: 'SUM' } },
-    ] })] });
+    const bad = productBody({
+      schemas: [
+        recurringSchema({
+          configurations: [
+            { starts_at: 0, ends_at: 10, price_per_unit: 1, metric: { metric_key: 'fresh_metric', aggregation_type: 'SUM' } },
+            { starts_at: 5, ends_at: null, price_per_unit: 1, metric: { metric_key: 'fresh_metric', aggregation_type: 'SUM' } },
+          ],
+        }),
+      ],
+    });
     expectError(await org.test.put(`/products/${v1}`, bad), 400, { field: 'schemas.0.configurations.1.starts_at' });
     expect(expectSuccess(await org.test.get(`/products/${v1}`)).is_active).toBe(1);
     expect(expectSuccess(await org.test.get('/products?include_inactive=true')).map((p: any) => p.id)).toEqual([v1]);
@@ -96,9 +109,7 @@ describe('Products: versioning', () => {
     const org = await createOrg();
     for (let round = 0; round < 3; round++) {
       const v1 = await createProduct(org.test, productBody({ name: `Round ${round}` }));
-      const results = await Promise.all(
-        [1, 2, 3, 4].map((n) => org.test.put(`/products/${v1}`, productBody({ name: `Round ${round} writer ${n}` }))),
-      );
+      const results = await Promise.all([1, 2, 3, 4].map((n) => org.test.put(`/products/${v1}`, productBody({ name: `Round ${round} writer ${n}` }))));
       const winners = results.filter((r) => r.status === 200);
       const losers = results.filter((r) => r.status !== 200);
       expect(winners).toHaveLength(1);
@@ -106,9 +117,11 @@ describe('Products: versioning', () => {
       for (const loser of losers) expectError(loser, 400, { code: 'product_version_inactive', field: 'id' });
 
       const winner = winners[0].body.data.id;
-      const versions = expectSuccess(await org.test.get('/products?include_inactive=true&limit=100'))
-        .filter((p: any) => p.name.startsWith(`Round ${round}`));
-      expect(versions.map((p: any) => [p.id, p.is_active])).toEqual([[winner, true], [v1, false]]);
+      const versions = expectSuccess(await org.test.get('/products?include_inactive=true&limit=100')).filter((p: any) => p.name.startsWith(`Round ${round}`));
+      expect(versions.map((p: any) => [p.id, p.is_active])).toEqual([
+        [winner, true],
+        [v1, false],
+      ]);
     }
   });
 });

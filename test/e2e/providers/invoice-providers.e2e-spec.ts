@@ -20,20 +20,35 @@ describe('GET /providers/{invoice_id}', () => {
     expect(ids).toEqual(expect.arrayContaining(['prov_bitcoin_bitcoin', 'prov_ethereum_usdt', 'prov_tron_usdt', 'prov_solana_usdc', 'prov_card_usd']));
     const usdt = data.providers.find((p: any) => p.id === 'prov_ethereum_usdt');
     expect(usdt).toEqual({
-      id: 'prov_ethereum_usdt', provider: 'CRYPTO', network: 'ETHEREUM', gateway: 'USDT', type: 'token',
+      id: 'prov_ethereum_usdt',
+      provider: 'CRYPTO',
+      network: 'ETHEREUM',
+      gateway: 'USDT',
+      type: 'token',
       filters: ['CRYPTO', 'TOKEN', 'STABLECOIN', 'ETHEREUM'],
       metadata: {
-        decimals: 6, contract_address: '0xdAC17F958D2ee523a2206206994597C13D831ec7', required_confirmations: 12,
-        image_url: `${baseUrl()}/assets/providers/usdt.svg`, image_url_network: `${baseUrl()}/assets/providers/ethereum.svg`,
+        decimals: 6,
+        contract_address: '0xdAC17F958D2ee523a2206206994597C13D831ec7',
+        required_confirmations: 12,
+        image_url: `${baseUrl()}/assets/providers/usdt.svg`,
+        image_url_network: `${baseUrl()}/assets/providers/ethereum.svg`,
       },
-      name: 'Tether USD (Ethereum, ERC-20)', currency: 'USDT', price: r30('25.494902'),
+      name: 'Tether USD (Ethereum, ERC-20)',
+      currency: 'USDT',
+      price: r30('25.494902'),
     });
     const tron = data.providers.find((p: any) => p.id === 'prov_tron_usdt');
     expect(tron.metadata.contract_address).toBe('TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t');
     const sol = data.providers.find((p: any) => p.id === 'prov_solana_usdc');
     expect(sol.metadata).toMatchObject({ decimals: 6, contract_address: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' });
     const btc = data.providers.find((p: any) => p.id === 'prov_bitcoin_bitcoin');
-    expect(btc).toMatchObject({ provider: 'CRYPTO', type: 'native', currency: 'BITCOIN', price: r30('0.00027946'), metadata: { decimals: 8, contract_address: '' } });
+    expect(btc).toMatchObject({
+      provider: 'CRYPTO',
+      type: 'native',
+      currency: 'BITCOIN',
+      price: r30('0.00027946'),
+      metadata: { decimals: 8, contract_address: '' },
+    });
     const card = data.providers.find((p: any) => p.id === 'prov_card_gbp');
     expect(card).toMatchObject({ provider: 'FIAT', type: 'card', currency: 'GBP', price: r30(new D('25.5').div('1.3112').toDecimalPlaces(2, D.ROUND_UP)) });
     // The image urls are served by the service itself.
@@ -50,7 +65,7 @@ describe('GET /providers/{invoice_id}', () => {
     expectError(await test.get('/providers/whatever'), 404, { code: 'invoice_not_found' });
   });
 
-  it('answers 401 for a bad key and 404 for another organization\'s or the other mode\'s invoice', async () => {
+  it("answers 401 for a bad key and 404 for another organization's or the other mode's invoice", async () => {
     const a = await createOrg();
     const b = await createOrg();
     const invoiceId = await createInvoice(a.test);
@@ -86,9 +101,12 @@ describe('provider:disable / provider:enable (CLI)', () => {
     expect(expectSuccess(await other.test.get(`/providers/${otherInvoice}`)).providers).toHaveLength(19);
 
     // A disabled provider cannot take new payments, but a payment it already has can still complete.
-    expectError(await org.test.post('/test_helpers/payments', { invoice_id: invoiceId, provider_id: 'prov_ethereum_usdt', price: '1' }), 400, { field: 'provider_id' });
-    expect(await pay(org.test, { invoice_id: invoiceId, provider_id: 'prov_ethereum_usdt', price: '1', idempotency_key: 'eth-1', status: 'COMPLETED' }))
-      .toMatchObject({ id: before.id, status: 'COMPLETED', created: false });
+    expectError(await org.test.post('/test_helpers/payments', { invoice_id: invoiceId, provider_id: 'prov_ethereum_usdt', price: '1' }), 400, {
+      field: 'provider_id',
+    });
+    expect(
+      await pay(org.test, { invoice_id: invoiceId, provider_id: 'prov_ethereum_usdt', price: '1', idempotency_key: 'eth-1', status: 'COMPLETED' }),
+    ).toMatchObject({ id: before.id, status: 'COMPLETED', created: false });
     const paid = await pay(org.test, { invoice_id: invoiceId, provider_id: 'prov_tron_usdt', price: '1' });
     expect(expectSuccess(await org.test.post(`/payments/${paid.id}`, { expand: ['provider'] })).provider.enabled).toBe(true);
 
@@ -100,7 +118,9 @@ describe('provider:disable / provider:enable (CLI)', () => {
     expect(expectSuccess(await org.test.get(`/providers/${invoiceId}`)).providers).toHaveLength(19);
     const live = JSON.parse((await cli('provider:list', '--org', org.id, '--mode', 'live')).stdout);
     expect(live.find((p: any) => p.id === 'prov_ethereum_usdt').enabled).toBe(false);
-    expect(expectSuccess(await org.test.post('/test_helpers/payments', { invoice_id: invoiceId, provider_id: 'prov_ethereum_usdt', price: '1' }), 201).status).toBe('PENDING');
+    expect(
+      expectSuccess(await org.test.post('/test_helpers/payments', { invoice_id: invoiceId, provider_id: 'prov_ethereum_usdt', price: '1' }), 201).status,
+    ).toBe('PENDING');
   });
 
   it('refuses an unknown provider, an unknown organization and a bad mode', async () => {

@@ -12,7 +12,6 @@ import { IsolatedService, startIsolatedService } from '../../support/isolated';
 import { D, r30, rate } from '../../support/money';
 import { CLI } from '../../support/server';
 
-
 describe('POST /pay/quote', () => {
   it('requires an API key', async () => {
     expectError(await anonymous().post('/pay/quote', { currency: 'USD', items: [] }), 401);
@@ -27,20 +26,44 @@ describe('POST /pay/quote', () => {
     expect(data.items.map((i: any) => i.item.type)).toEqual(['PAYMENT_INTENT', 'TOTAL', 'TOTAL_USD']);
     const [entry, total, totalUsd] = data.items;
     expect(entry.item).toEqual({ type: 'PAYMENT_INTENT', price: r30(100), currency: 'EUR' });
-    expect(entry.calculations.map((c: any) => [c.idx, c.calculation_type, c.currency])).toEqual([[0, 'PAYMENT_INTENT', 'EUR'], [1, 'CURRENCY_CHANGE', 'USD']]);
+    expect(entry.calculations.map((c: any) => [c.idx, c.calculation_type, c.currency])).toEqual([
+      [0, 'PAYMENT_INTENT', 'EUR'],
+      [1, 'CURRENCY_CHANGE', 'USD'],
+    ]);
     const change = entry.calculations[1];
     expect(change).toMatchObject({
-      initial_price: r30(100), price: r30('115.87'), price_delta: r30('15.87'),
-      initial_price_orig: r30(100), price_orig: r30(100), price_delta_orig: r30(0),
-      initial_price_usd: r30('115.87'), price_usd: r30('115.87'), price_delta_usd: r30(0),
+      initial_price: r30(100),
+      price: r30('115.87'),
+      price_delta: r30('15.87'),
+      initial_price_orig: r30(100),
+      price_orig: r30(100),
+      price_delta_orig: r30(0),
+      initial_price_usd: r30('115.87'),
+      price_usd: r30('115.87'),
+      price_delta_usd: r30(0),
       details: { from: 'EUR', to: 'USD', from_rate_usd: r30('1.1587'), to_rate_usd: r30(1) },
     });
     expect(entry.calculations[0].details).toEqual({ payment_intent_id: null, currency: 'EUR', price: r30(100), quantity: 1 });
     expect(entry.total).toEqual({ currency: 'USD', currency_original: 'EUR', price: r30('115.87'), price_usd: r30('115.87'), price_orig: r30(100) });
     expect(total.item).toEqual({ type: 'TOTAL', currency: 'USD', status: 'INCLUDED' });
-    expect(total.calculations[0]).toMatchObject({ calculation_type: 'TOTAL', initial_price: r30(0), price: r30('115.87'), price_delta: r30('115.87'), details: [] });
+    expect(total.calculations[0]).toMatchObject({
+      calculation_type: 'TOTAL',
+      initial_price: r30(0),
+      price: r30('115.87'),
+      price_delta: r30('115.87'),
+      details: [],
+    });
     expect(totalUsd.item).toEqual({ type: 'TOTAL_USD', currency: 'USD', status: 'INCLUDED' });
-    expect(Object.keys(totalUsd.calculations[0]).sort()).toEqual(['calculation_type', 'currency', 'details', 'idx', 'initial_price', 'price', 'price_delta', 'title']);
+    expect(Object.keys(totalUsd.calculations[0]).sort()).toEqual([
+      'calculation_type',
+      'currency',
+      'details',
+      'idx',
+      'initial_price',
+      'price',
+      'price_delta',
+      'title',
+    ]);
   });
 
   it('converts to a crypto currency exactly, rounding half-up at the 30th digit', async () => {
@@ -120,7 +143,15 @@ describe('exchange rates import', () => {
     expect(imported).toMatchObject({ taken_at: '2026-11-21 06:00:00', source: 'test feed', currencies: 49 });
     expect(imported.carried_over).toHaveLength(47);
 
-    const data = expectSuccess(await org.test.post('/pay/quote', { currency: 'BITCOIN', items: [{ type: 'PAYMENT_INTENT', currency: 'EUR', price: '1000' }, { type: 'PAYMENT_INTENT', currency: 'GBP', price: '1' }] }));
+    const data = expectSuccess(
+      await org.test.post('/pay/quote', {
+        currency: 'BITCOIN',
+        items: [
+          { type: 'PAYMENT_INTENT', currency: 'EUR', price: '1000' },
+          { type: 'PAYMENT_INTENT', currency: 'GBP', price: '1' },
+        ],
+      }),
+    );
     expect(data.exchange_rate_timestamp).toBe('2026-11-21 06:00:00');
     expect(data.items[0].total.price).toBe(r30('0.012'));
     expect(data.items[1].total.price).toBe(r30(new D(BUNDLED_SNAPSHOT.rates.GBP).div(100000)));

@@ -21,13 +21,24 @@ interface EarlyAnswer {
  * from a service that decided without reading (let alone parsing) the body: one that reads it first
  * waits for bytes that never come, and the test fails with "no answer".
  */
-function answerBeforeBody(base: string, method: string, path: string, declared: number, sendFirst: number, headers: Record<string, string> = {}): Promise<EarlyAnswer> {
+function answerBeforeBody(
+  base: string,
+  method: string,
+  path: string,
+  declared: number,
+  sendFirst: number,
+  headers: Record<string, string> = {},
+): Promise<EarlyAnswer> {
   const head = Buffer.from('[' + '1234567890,'.repeat(Math.ceil(sendFirst / 11))).subarray(0, sendFirst);
   return new Promise((resolve, reject) => {
     const req = request(`${base}${path}`, { method, headers: { 'content-type': 'application/json', 'content-length': String(declared), ...headers } });
     const timer = setTimeout(() => {
       req.destroy();
-      reject(new Error(`no answer to ${method} ${path} while ${declared - sendFirst} bytes of its body were unsent: the service waits to read the body before deciding`));
+      reject(
+        new Error(
+          `no answer to ${method} ${path} while ${declared - sendFirst} bytes of its body were unsent: the service waits to read the body before deciding`,
+        ),
+      );
     }, 20_000);
     req.on('response', (res) => {
       let text = '';
@@ -64,7 +75,12 @@ function sendChunked(base: string, method: string, path: string, body: string): 
 }
 
 function expectEnvelope(answer: EarlyAnswer, status: number, code: string) {
-  expect({ status: answer.status, code: answer.body.code, envelopeStatus: answer.body.status, data: answer.body.data }).toEqual({ status, code, envelopeStatus: status, data: {} });
+  expect({ status: answer.status, code: answer.body.code, envelopeStatus: answer.body.status, data: answer.body.data }).toEqual({
+    status,
+    code,
+    envelopeStatus: status,
+    data: {},
+  });
   expect(answer.bytesSent).toBeLessThan(MB);
 }
 
@@ -76,7 +92,11 @@ describe('requests refused before their body is read', () => {
 
   it('answers 401 to a 1 MB body on /invoices/list without a key, or with an unknown one, before the body is sent', async () => {
     expectEnvelope(await answerBeforeBody(baseUrl(), 'POST', '/invoices/list', MB, 64 * 1024), 401, 'missing_api_key');
-    expectEnvelope(await answerBeforeBody(baseUrl(), 'POST', '/invoices/list', MB, 64 * 1024, { authorization: `sk_test_${'N'.repeat(40)}` }), 401, 'invalid_api_key');
+    expectEnvelope(
+      await answerBeforeBody(baseUrl(), 'POST', '/invoices/list', MB, 64 * 1024, { authorization: `sk_test_${'N'.repeat(40)}` }),
+      401,
+      'invalid_api_key',
+    );
   });
 
   it('answers 413 to a keyless payer body over 8 KB before the body is sent, and to a chunked one once it passes 8 KB', async () => {

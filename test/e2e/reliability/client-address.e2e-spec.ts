@@ -19,7 +19,8 @@ async function awayFromWindowEdge(marginMs = 10_000) {
 }
 
 const payer = (base: string, forwardedFor: string) => new Api(null, base).get(UNKNOWN_INVOICE, { headers: { 'x-forwarded-for': forwardedFor } });
-const withKey = (base: string, key: string, forwardedFor: string) => new Api(key, base).get('/auth/debug_token', { headers: { 'x-forwarded-for': forwardedFor } });
+const withKey = (base: string, key: string, forwardedFor: string) =>
+  new Api(key, base).get('/auth/debug_token', { headers: { 'x-forwarded-for': forwardedFor } });
 const badKey = (i: number) => `sk_test_${String(i).padStart(40, 'Q')}`;
 const refused = (answers: ApiResponse[]) => answers.filter((r) => r.status === 429).length;
 
@@ -28,7 +29,10 @@ describe('client address behind an untrusted hop', () => {
   beforeAll(async () => {
     // The load balancer lives in 10.0.0.0/8; the test's loopback connection is a client of its own.
     service = await startIsolatedService({
-      TRUST_PROXY: '10.0.0.0/8', RATE_LIMIT_ANONYMOUS: '5', RATE_LIMIT_AUTH_FAILURES: '5', RATE_LIMIT_WINDOW_MS: String(WINDOW_MS),
+      TRUST_PROXY: '10.0.0.0/8',
+      RATE_LIMIT_ANONYMOUS: '5',
+      RATE_LIMIT_AUTH_FAILURES: '5',
+      RATE_LIMIT_WINDOW_MS: String(WINDOW_MS),
     });
   });
   afterAll(async () => service?.stop());
@@ -55,7 +59,12 @@ describe('client address from a trusted proxy on the same host', () => {
   let service: IsolatedService;
   beforeAll(async () => {
     // TRUST_PROXY left at its default: loopback only.
-    service = await startIsolatedService({ RATE_LIMIT_ANONYMOUS: '5', RATE_LIMIT_AUTH_FAILURES: '5', RATE_LIMIT_WINDOW_MS: String(WINDOW_MS), RATE_LIMIT_TEST: '100000' });
+    service = await startIsolatedService({
+      RATE_LIMIT_ANONYMOUS: '5',
+      RATE_LIMIT_AUTH_FAILURES: '5',
+      RATE_LIMIT_WINDOW_MS: String(WINDOW_MS),
+      RATE_LIMIT_TEST: '100000',
+    });
   });
   afterAll(async () => service?.stop());
 

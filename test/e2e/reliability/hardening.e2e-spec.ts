@@ -60,7 +60,11 @@ describe('CORS_ORIGINS', () => {
   it('answers a listed origin (preflight and request) and exposes the headers clients need', async () => {
     const org = await listed.createOrg();
     const preflight = await new Api(null, listed.server.baseUrl).request('OPTIONS', '/invoices/create', {
-      headers: { origin: 'https://shop.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type,idempotency-key' },
+      headers: {
+        origin: 'https://shop.example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type,idempotency-key',
+      },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('https://shop.example.com');
@@ -70,7 +74,10 @@ describe('CORS_ORIGINS', () => {
     const res = await org.test.get('/products', { headers: { origin: 'https://admin.example.com' } });
     expectSuccess(res);
     expect(res.headers.get('access-control-allow-origin')).toBe('https://admin.example.com');
-    const exposed = res.headers.get('access-control-expose-headers')!.toLowerCase().split(/\s*,\s*/);
+    const exposed = res.headers
+      .get('access-control-expose-headers')!
+      .toLowerCase()
+      .split(/\s*,\s*/);
     for (const name of EXPOSED) expect(exposed).toContain(name);
   });
 

@@ -19,8 +19,14 @@ describe('hostile input', () => {
   it('a NUL character in a body string or key, or a query value, is a 400 at its field path', async () => {
     const org = await createOrg();
     expectError(await org.test.post('/products', productBody({ name: 'Pro\u0000plan' })), 400, { field: 'name' });
-    expectError(await org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '1' }], metadata: { 'order\u0000': '1' } }), 400, { field: 'metadata.order\u0000' });
-    expectError(await org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '1', name: 'a\u0000' }] }), 400, { field: 'items.0.name' });
+    expectError(
+      await org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '1' }], metadata: { 'order\u0000': '1' } }),
+      400,
+      { field: 'metadata.order\u0000' },
+    );
+    expectError(await org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '1', name: 'a\u0000' }] }), 400, {
+      field: 'items.0.name',
+    });
     expectError(await org.test.get('/files?search=a%00b'), 400, { field: 'search' });
     expect(expectSuccess(await org.test.get('/products'))).toHaveLength(0);
   });
@@ -39,14 +45,22 @@ describe('hostile input', () => {
       expectError(res, 400, { code: 'json_too_deep', field: 'body' });
     }
     // 64 levels are still fine for the parser (the DTO then judges the content)
-    const ok = await org.test.request('POST', '/products', { rawBody: JSON.stringify({ ...productBody(), metadata: { a: 'b' } }), headers: { 'content-type': 'application/json' } });
+    const ok = await org.test.request('POST', '/products', {
+      rawBody: JSON.stringify({ ...productBody(), metadata: { a: 'b' } }),
+      headers: { 'content-type': 'application/json' },
+    });
     expectSuccess(ok);
   });
 
   it('a body that is not an object where one is expected names the body, on invoices and payments alike', async () => {
     const org = await createOrg();
     const invoice = await MAKERS.invoice(org);
-    for (const [path, raw] of [[`/invoices/${invoice}`, '[1]'], [`/invoices/${invoice}`, '5'], ['/payments', '"text"'], ['/payments', '[{}]']]) {
+    for (const [path, raw] of [
+      [`/invoices/${invoice}`, '[1]'],
+      [`/invoices/${invoice}`, '5'],
+      ['/payments', '"text"'],
+      ['/payments', '[{}]'],
+    ]) {
       const res = await org.test.request('POST', path, { rawBody: raw, headers: { 'content-type': 'application/json' } });
       expectError(res, 400, { code: 'validation_failed', field: 'body' });
     }

@@ -23,7 +23,10 @@ describe('Idempotency-Key on creating requests', () => {
     const org = await createOrg();
     const k = key();
     expectSuccess(await org.test.post('/products', productBody(), { headers: { 'idempotency-key': k } }));
-    expectError(await org.test.post('/products', productBody({ name: 'Other' }), { headers: { 'idempotency-key': k } }), 400, { code: 'idempotency_key_reused', field: 'Idempotency-Key' });
+    expectError(await org.test.post('/products', productBody({ name: 'Other' }), { headers: { 'idempotency-key': k } }), 400, {
+      code: 'idempotency_key_reused',
+      field: 'Idempotency-Key',
+    });
     expectSuccess(await org.live.post('/products', productBody({ name: 'Other' }), { headers: { 'idempotency-key': k } }));
     const stranger = await createOrg();
     expectSuccess(await stranger.test.post('/products', productBody({ name: 'Other' }), { headers: { 'idempotency-key': k } }));
@@ -89,7 +92,10 @@ describe('Idempotency-Key on simulated payments', () => {
     const again = await org.test.post('/test_helpers/payments', body, { headers: { 'idempotency-key': k } });
     expect(expectSuccess(again, 201)).toEqual(made);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expectError(await org.test.post('/test_helpers/payments', { ...body, price: '41' }, { headers: { 'idempotency-key': k } }), 400, { code: 'idempotency_key_reused', field: 'Idempotency-Key' });
+    expectError(await org.test.post('/test_helpers/payments', { ...body, price: '41' }, { headers: { 'idempotency-key': k } }), 400, {
+      code: 'idempotency_key_reused',
+      field: 'Idempotency-Key',
+    });
     // Without the header the same body is a second payment: the header alone made the retry safe.
     expectSuccess(await org.test.post('/test_helpers/payments', body), 201);
     expect(expectSuccess(await org.test.post('/payments', { invoice_id: invoiceId })).items).toHaveLength(2);
@@ -125,17 +131,21 @@ describe('Idempotency-Key on simulated payments', () => {
 describe('Idempotency-Key after a crash', () => {
   // A process that died mid-request leaves its claim behind; these rows are what it leaves.
   const leaveClaim = (orgId: string, k: string, state: 'in_flight' | 'applied', fingerprintOf: string) =>
-    withClient(testDatabaseUrl(), (db) => db.query(
-      `UPDATE idempotency_keys SET state = $3, response_status = NULL, response_body = NULL, created_at = now() - interval '10 minutes'
+    withClient(testDatabaseUrl(), (db) =>
+      db.query(
+        `UPDATE idempotency_keys SET state = $3, response_status = NULL, response_body = NULL, created_at = now() - interval '10 minutes'
         WHERE organization_id = $1 AND mode = 'test' AND key = $2 AND fingerprint = $4`,
-      [orgId, k, state, fingerprintOf],
-    ));
+        [orgId, k, state, fingerprintOf],
+      ),
+    );
 
   it('marks the key applied in the same commit as the changes, so a retry after a crash does not create twice', async () => {
     const org = await createOrg();
     const k = key();
     const first = expectSuccess(await org.test.post('/products', productBody(), { headers: { 'idempotency-key': k } }));
-    const stored = await withClient(testDatabaseUrl(), (db) => db.query(`SELECT state, fingerprint FROM idempotency_keys WHERE organization_id = $1 AND key = $2`, [org.id, k]));
+    const stored = await withClient(testDatabaseUrl(), (db) =>
+      db.query(`SELECT state, fingerprint FROM idempotency_keys WHERE organization_id = $1 AND key = $2`, [org.id, k]),
+    );
     expect(stored.rows[0].state).toBe('done');
     // the process committed the product, then died before storing its answer
     await leaveClaim(org.id, k, 'applied', stored.rows[0].fingerprint);
@@ -147,7 +157,9 @@ describe('Idempotency-Key after a crash', () => {
     const org = await createOrg();
     const k = key();
     expectSuccess(await org.test.post('/products', productBody(), { headers: { 'idempotency-key': k } }));
-    const stored = await withClient(testDatabaseUrl(), (db) => db.query(`SELECT fingerprint FROM idempotency_keys WHERE organization_id = $1 AND key = $2`, [org.id, k]));
+    const stored = await withClient(testDatabaseUrl(), (db) =>
+      db.query(`SELECT fingerprint FROM idempotency_keys WHERE organization_id = $1 AND key = $2`, [org.id, k]),
+    );
     await leaveClaim(org.id, k, 'in_flight', stored.rows[0].fingerprint);
     const retried = await org.test.post('/products', productBody(), { headers: { 'idempotency-key': k } });
     expectSuccess(retried);

@@ -50,7 +50,7 @@ describe('failed authentication budget', () => {
   });
   afterAll(async () => service?.stop());
 
-  it('answers 429 to an address\'s unknown keys after too many, while a valid key from it keeps working', async () => {
+  it("answers 429 to an address's unknown keys after too many, while a valid key from it keeps working", async () => {
     const org = await service.createOrg();
     expectSuccess(await org.test.get('/auth/debug_token'));
     const guesser = new Api(`sk_test_${'Z'.repeat(40)}`, service.server.baseUrl);

@@ -42,11 +42,14 @@ class RoundRobinProxy {
     for (let attempt = 0; attempt < 40; attempt++) {
       const port = this.backends[(first + attempt) % this.backends.length];
       const outcome = await new Promise<'done' | 'refused'>((resolve) => {
-        const upstream = request({ host: '127.0.0.1', port, method: req.method, path: req.url, headers: { ...req.headers, connection: 'close' }, agent: false }, (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-          answer.on('end', () => resolve('done'));
-        });
+        const upstream = request(
+          { host: '127.0.0.1', port, method: req.method, path: req.url, headers: { ...req.headers, connection: 'close' }, agent: false },
+          (answer) => {
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(res);
+            answer.on('end', () => resolve('done'));
+          },
+        );
         upstream.on('error', (e: NodeJS.ErrnoException) => {
           if (e.code === 'ECONNREFUSED') return resolve('refused');
           // A connection reset before any answer is retried only when repeating the request is safe:
@@ -107,7 +110,12 @@ describe('rolling restart under load', () => {
       const failures: string[] = [];
       const calls = [
         () => api.get('/auth/debug_token'),
-        () => api.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '12.50' }] }, { headers: { 'idempotency-key': randomUUID() } }),
+        () =>
+          api.post(
+            '/invoices/create',
+            { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '12.50' }] },
+            { headers: { 'idempotency-key': randomUUID() } },
+          ),
         () => api.post('/invoices/list', { limit: 5 }, { headers: { 'idempotency-key': randomUUID() } }),
         () => api.post('/products', productBody(), { headers: { 'idempotency-key': randomUUID() } }),
         () => api.get('/products?limit=5'),
@@ -138,7 +146,9 @@ describe('rolling restart under load', () => {
       running = false;
       await Promise.all(clients);
 
-      process.stdout.write(`rolling restart: ${tried} requests, ${failures.length} failed, ${proxy.retriedRefusals} refusals retried on the other instance (${proxy.retriedResets} of them resets of keyed requests)\n`);
+      process.stdout.write(
+        `rolling restart: ${tried} requests, ${failures.length} failed, ${proxy.retriedRefusals} refusals retried on the other instance (${proxy.retriedResets} of them resets of keyed requests)\n`,
+      );
       expect(failures).toEqual([]);
       expect(exitCodes).toEqual([0, 0]);
       expect(tried).toBeGreaterThan(100);

@@ -37,7 +37,11 @@ const refused = async (baseUrl: string) => {
 
 const children = (pid: number): number[] => {
   try {
-    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return [];
   }
@@ -59,7 +63,9 @@ describe('graceful shutdown on SIGTERM', () => {
       const body = JSON.stringify(productBody({ name: 'Half sent' }));
       const slow = await openSocket(port);
       const slowDone = readResponse(slow);
-      slow.write(`POST /products HTTP/1.1\r\nHost: x\r\nAuthorization: ${org.testKey}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`);
+      slow.write(
+        `POST /products HTTP/1.1\r\nHost: x\r\nAuthorization: ${org.testKey}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`,
+      );
       slow.write(body.slice(0, 10));
       await new Promise((r) => setTimeout(r, 200));
 
@@ -89,7 +95,9 @@ describe('graceful shutdown on SIGTERM', () => {
       const org = await service.createOrg();
       const stuck = await openSocket(service.server.port);
       const stuckDone = readResponse(stuck);
-      stuck.write(`POST /products HTTP/1.1\r\nHost: x\r\nAuthorization: ${org.testKey}\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"name":`);
+      stuck.write(
+        `POST /products HTTP/1.1\r\nHost: x\r\nAuthorization: ${org.testKey}\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"name":`,
+      );
       await new Promise((r) => setTimeout(r, 200));
       const sentAt = Date.now();
       service.server.process.kill('SIGTERM');
@@ -157,7 +165,12 @@ describe('WEB_CONCURRENCY: worker processes', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'ipa-cluster-port-'));
     try {
       const env: Record<string, string> = {
-        ...(process.env as Record<string, string>), NODE_ENV: 'test', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', WEB_CONCURRENCY: '2',
+        ...(process.env as Record<string, string>),
+        NODE_ENV: 'test',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        WEB_CONCURRENCY: '2',
       };
       if (databaseUrl) env.DATABASE_URL = databaseUrl;
       else {

@@ -14,8 +14,8 @@ import { exampleBody, fetchOpenApi, OpenApiDocument, Operation, operations } fro
  * Path parameters that name no tenant's object, with the reason. */
 const NOT_TENANT_SCOPED: Record<string, string> = {
   'GET /assets/providers/{file}': 'public static content (provider images), the same for everyone',
-  'GET /checkout/assets/{file}': 'public static content (the checkout page\'s script and stylesheet), the same for everyone',
-  'GET /checkout/{invoice_id}': 'the payer\'s page reads no key: the invoice id is the capability (test/e2e/checkout covers unknown ids)',
+  'GET /checkout/assets/{file}': "public static content (the checkout page's script and stylesheet), the same for everyone",
+  'GET /checkout/{invoice_id}': "the payer's page reads no key: the invoice id is the capability (test/e2e/checkout covers unknown ids)",
   'POST /admin/organizations/{id}/keys': 'operator API: the admin token spans every organization by design',
   'GET /admin/organizations/{id}/keys': 'operator API: the admin token spans every organization by design',
 };
@@ -29,7 +29,9 @@ interface Case {
 function cases(doc: OpenApiDocument): Case[] {
   return operations(doc)
     .map((op) => {
-      const params = (op.operation.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => ({ name: p.name as string, kind: kindOf(op.path, p.name) }));
+      const params = (op.operation.parameters ?? [])
+        .filter((p: any) => p.in === 'path')
+        .map((p: any) => ({ name: p.name as string, kind: kindOf(op.path, p.name) }));
       return { name: `${op.method} ${op.path}`, op, params };
     })
     .filter((c) => c.params.length > 0);
@@ -55,7 +57,13 @@ describe('tenant isolation matrix (from /openapi.json)', () => {
     const uncovered = all
       .filter((c) => !NOT_TENANT_SCOPED[c.name])
       .filter((c) => c.params.some((p) => !MAKERS[p.kind]))
-      .map((c) => `${c.name} (${c.params.filter((p) => !MAKERS[p.kind]).map((p) => `{${p.name}} -> ${p.kind}`).join(', ')})`);
+      .map(
+        (c) =>
+          `${c.name} (${c.params
+            .filter((p) => !MAKERS[p.kind])
+            .map((p) => `{${p.name}} -> ${p.kind}`)
+            .join(', ')})`,
+      );
     expect(uncovered).toEqual([]);
     // the allow-list names only operations that exist
     for (const name of Object.keys(NOT_TENANT_SCOPED)) expect(all.map((c) => c.name)).toContain(name);

@@ -17,7 +17,8 @@ describe('test clock (CLOCK_CONTROL)', () => {
 
   it('refuses to start with CLOCK_CONTROL=true and NODE_ENV=production', async () => {
     const child = spawn(process.execPath, [MAIN], {
-      cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, NODE_ENV: 'production', CLOCK_CONTROL: 'true', PORT: '0', DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' },
     });
     let output = '';
@@ -71,11 +72,16 @@ describe('test clock (CLOCK_CONTROL)', () => {
     });
   });
 
-  describe('is the caller\'s organization\'s test mode only', () => {
+  describe("is the caller's organization's test mode only", () => {
     let service: IsolatedService;
     let receiver: WebhookReceiver;
     beforeAll(async () => {
-      service = await startIsolatedService({ CLOCK_CONTROL: 'true', INVOICE_SWEEP_SECONDS: '1', INVOICE_MONITORING_MINUTES: '1440', WEBHOOK_DISPATCH_INTERVAL_MS: '100' });
+      service = await startIsolatedService({
+        CLOCK_CONTROL: 'true',
+        INVOICE_SWEEP_SECONDS: '1',
+        INVOICE_MONITORING_MINUTES: '1440',
+        WEBHOOK_DISPATCH_INTERVAL_MS: '100',
+      });
       receiver = await WebhookReceiver.start();
     });
     afterAll(async () => {
@@ -83,7 +89,7 @@ describe('test clock (CLOCK_CONTROL)', () => {
       await service?.stop();
     });
 
-    it('expires A\'s test invoice, neither B\'s test invoice nor A\'s live one; webhook timestamps stay real time', async () => {
+    it("expires A's test invoice, neither B's test invoice nor A's live one; webhook timestamps stay real time", async () => {
       const a = await service.createOrg('Clock A');
       const b = await service.createOrg('Clock B');
       const db = databaseOf(service);
@@ -103,7 +109,12 @@ describe('test clock (CLOCK_CONTROL)', () => {
       expect(await readInvoice(b.test, bTest)).toMatchObject({ status: 'PENDING', substatus: null });
       expect(await readInvoice(a.live, aLive)).toMatchObject({ status: 'PENDING', substatus: null });
       // The sweeper writes A's test expiry at A's test time, and nothing else.
-      expect(await waitFor(() => storedState(db, aTest), (v) => v.substatus === 'EXPIRED')).toEqual({ status: 'PENDING', substatus: 'EXPIRED' });
+      expect(
+        await waitFor(
+          () => storedState(db, aTest),
+          (v) => v.substatus === 'EXPIRED',
+        ),
+      ).toEqual({ status: 'PENDING', substatus: 'EXPIRED' });
       await new Promise((r) => setTimeout(r, 2500));
       expect(await storedState(db, bTest)).toEqual({ status: 'PENDING', substatus: null });
       expect(await storedState(db, aLive)).toEqual({ status: 'PENDING', substatus: null });
@@ -121,7 +132,12 @@ describe('test clock (CLOCK_CONTROL)', () => {
 
       // Past the monitoring window on A's test clock: A's test invoice is voided, A's live one is untouched.
       await advance(a.test, 90_000);
-      expect(await waitFor(() => storedState(db, aTest), (v) => v.status === 'VOIDED')).toEqual({ status: 'VOIDED', substatus: 'EXPIRED' });
+      expect(
+        await waitFor(
+          () => storedState(db, aTest),
+          (v) => v.status === 'VOIDED',
+        ),
+      ).toEqual({ status: 'VOIDED', substatus: 'EXPIRED' });
       expect(await readInvoice(a.live, aLive)).toMatchObject({ status: 'PENDING', substatus: null });
       expect(await storedState(db, aLive)).toEqual({ status: 'PENDING', substatus: null });
       const voided = await receiver.waitFor((r) => r.some((x) => x.json?.type === 'invoice.voided'));

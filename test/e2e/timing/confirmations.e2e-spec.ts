@@ -4,8 +4,7 @@ import { createOrg } from '../../support/factories';
 import { runCli, sharedCliEnv } from '../../support/server';
 import { createInvoice, pay, shortState } from '../payments/payments-helpers';
 
-const confirm = (api: Api, id: string, confirmations: unknown) =>
-  api.post(`/test_helpers/payments/${id}/confirmations`, { confirmations });
+const confirm = (api: Api, id: string, confirmations: unknown) => api.post(`/test_helpers/payments/${id}/confirmations`, { confirmations });
 
 async function payment(api: Api, id: string): Promise<any> {
   return expectSuccess(await api.post(`/payments/${id}`, {}));
@@ -27,7 +26,12 @@ describe('confirmations per network', () => {
     expect(expectSuccess(await test.post('/payments', { invoice_id: invoiceId, status: ['COMPLETED'] })).total).toBe(0);
 
     const twelve = expectSuccess(await confirm(test, seen.id, 12));
-    expect(twelve).toMatchObject({ status: 'COMPLETED', confirmations: 12, required_confirmations: 12, invoice: { status: 'COMPLETED', previous_status: 'WAITING_FOR_CONFIRMATIONS' } });
+    expect(twelve).toMatchObject({
+      status: 'COMPLETED',
+      confirmations: 12,
+      required_confirmations: 12,
+      invoice: { status: 'COMPLETED', previous_status: 'WAITING_FOR_CONFIRMATIONS' },
+    });
     expect(await shortState(test, invoiceId)).toMatchObject({ status: 'COMPLETED' });
     // More confirmations after completion are recorded; nothing else moves.
     expect(expectSuccess(await confirm(test, seen.id, 30))).toMatchObject({ status: 'COMPLETED', confirmations: 30, invoice: { status: 'COMPLETED' } });
@@ -68,18 +72,27 @@ describe('confirmations per network', () => {
   });
 
   it.each([
-    [-1, 'from 0'], [1.5, 'whole number'], ['3', 'whole number'], [1_000_001, 'at most'],
+    [-1, 'from 0'],
+    [1.5, 'whole number'],
+    ['3', 'whole number'],
+    [1_000_001, 'at most'],
   ])('refuses confirmations %p on a new payment (400, validator.confirmations)', async (value, message) => {
     const { test } = await createOrg();
     const invoiceId = await createInvoice(test);
-    const body = expectError(await test.post('/test_helpers/payments', { invoice_id: invoiceId, provider_id: 'prov_bitcoin_bitcoin', price: '0.001', confirmations: value }), 400, { field: 'confirmations' });
+    const body = expectError(
+      await test.post('/test_helpers/payments', { invoice_id: invoiceId, provider_id: 'prov_bitcoin_bitcoin', price: '0.001', confirmations: value }),
+      400,
+      { field: 'confirmations' },
+    );
     expect(String(body.validator.confirmations)).toMatch(new RegExp(message === 'from 0' ? 'at least 0' : message));
   });
 
   it('refuses confirmations for a fiat payment', async () => {
     const { test } = await createOrg();
     const invoiceId = await createInvoice(test);
-    expectError(await test.post('/test_helpers/payments', { invoice_id: invoiceId, provider_id: 'prov_card_usd', price: '1', confirmations: 1 }), 400, { field: 'confirmations' });
+    expectError(await test.post('/test_helpers/payments', { invoice_id: invoiceId, provider_id: 'prov_card_usd', price: '1', confirmations: 1 }), 400, {
+      field: 'confirmations',
+    });
     const card = await pay(test, { invoice_id: invoiceId, provider_id: 'prov_card_usd', price: '1' });
     expectError(await confirm(test, card.id, 1), 400, { field: 'confirmations' });
   });
@@ -93,7 +106,7 @@ describe('confirmations per network', () => {
       expectError(await confirm(live, seen.id, 1), 403);
     });
 
-    it('answers 404 for another organization\'s payment and an unknown id', async () => {
+    it("answers 404 for another organization's payment and an unknown id", async () => {
       const mine = await createOrg();
       const other = await createOrg();
       const seen = await pay(mine.test, { invoice_id: await createInvoice(mine.test), provider_id: 'prov_bitcoin_bitcoin', price: '0.001' });
@@ -102,7 +115,11 @@ describe('confirmations per network', () => {
     });
 
     it.each([
-      [-1, 'at least 0'], [2.5, 'whole number'], ['4', 'whole number'], [null, 'whole number'], [1_000_001, 'at most'],
+      [-1, 'at least 0'],
+      [2.5, 'whole number'],
+      ['4', 'whole number'],
+      [null, 'whole number'],
+      [1_000_001, 'at most'],
     ])('refuses %p (400, validator.confirmations)', async (value, message) => {
       const { test } = await createOrg();
       const seen = await pay(test, { invoice_id: await createInvoice(test), provider_id: 'prov_bitcoin_bitcoin', price: '0.001' });
@@ -130,7 +147,12 @@ describe('confirmations per network', () => {
       const org = await createOrg();
       const set = await cli('provider:confirmations', '--org', org.id, '--provider', 'prov_bitcoin_bitcoin', '--count', '3', '--mode', 'test');
       expect(set.code).toBe(0);
-      expect(JSON.parse(set.stdout)).toMatchObject({ provider_id: 'prov_bitcoin_bitcoin', required_confirmations: 3, catalog_required_confirmations: 2, modes: ['test'] });
+      expect(JSON.parse(set.stdout)).toMatchObject({
+        provider_id: 'prov_bitcoin_bitcoin',
+        required_confirmations: 3,
+        catalog_required_confirmations: 2,
+        modes: ['test'],
+      });
 
       const invoiceId = await createInvoice(org.test);
       const providers = expectSuccess(await org.test.get(`/providers/${invoiceId}`)).providers;

@@ -46,7 +46,11 @@ describe('invoice expiry and monitoring window (no sweeper: reads compute the st
   });
 
   it.each([
-    [4, 'at least 5'], [43_201, 'at most 43200'], [1.5, 'whole number'], ['30', 'whole number'], [0, 'at least 5'],
+    [4, 'at least 5'],
+    [43_201, 'at most 43200'],
+    [1.5, 'whole number'],
+    ['30', 'whole number'],
+    [0, 'at least 5'],
   ])('refuses expires_in_minutes %p (400, validator.expires_in_minutes)', async (value, message) => {
     const res = await test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '10' }], expires_in_minutes: value });
     const body = expectError(res, 400, { field: 'expires_in_minutes' });
@@ -94,8 +98,9 @@ describe('invoice expiry and monitoring window (no sweeper: reads compute the st
     expect(await short(id)).toMatchObject({ status: 'COMPLETED', substatus: 'PAID_LATE' });
     expect(await storedState(db, id)).toEqual({ status: 'COMPLETED', substatus: 'PAID_LATE' });
     // The late payment's transaction wrote the expiry first (invoice.expired), then the completion.
-    const events = expectSuccess(await test.post('/events', { type: ['invoice.expired', 'invoice.completed'], limit: 100 })).items
-      .filter((e: any) => e.data.object.id === id).reverse();
+    const events = expectSuccess(await test.post('/events', { type: ['invoice.expired', 'invoice.completed'], limit: 100 }))
+      .items.filter((e: any) => e.data.object.id === id)
+      .reverse();
     expect(events.map((e: any) => e.type)).toEqual(['invoice.expired', 'invoice.completed']);
     expect(events[1].data.object).toMatchObject({ status: 'COMPLETED', substatus: 'PAID_LATE' });
     // Completed stays completed when the window closes.
@@ -118,8 +123,10 @@ describe('invoice expiry and monitoring window (no sweeper: reads compute the st
   it('an on-time payment completes without PAID_LATE', async () => {
     const id = await createInvoice(test, '100', 'USD', { expires_in_minutes: 5 });
     await advance(test, 4 * MINUTE);
-    expect((await pay(test, { invoice_id: id, provider_id: 'prov_card_usd', price: '100', status: 'COMPLETED' })).invoice)
-      .toMatchObject({ status: 'COMPLETED', substatus: null });
+    expect((await pay(test, { invoice_id: id, provider_id: 'prov_card_usd', price: '100', status: 'COMPLETED' })).invoice).toMatchObject({
+      status: 'COMPLETED',
+      substatus: null,
+    });
   });
 
   it('voids an unpaid invoice when the monitoring window closes: VOIDED / EXPIRED; a payment after that leaves it VOIDED', async () => {
@@ -140,8 +147,9 @@ describe('invoice expiry and monitoring window (no sweeper: reads compute the st
     expect(late.invoice).toMatchObject({ status: 'VOIDED', substatus: 'EXPIRED' });
     expect(await storedState(db, id)).toEqual({ status: 'VOIDED', substatus: 'EXPIRED' });
     // Writing the move recorded its events: invoice.expired, invoice.updated, invoice.voided.
-    const events = expectSuccess(await test.post('/events', { type: ['invoice.expired', 'invoice.updated', 'invoice.voided'], limit: 100 })).items
-      .filter((e: any) => e.data.object.id === id).reverse();
+    const events = expectSuccess(await test.post('/events', { type: ['invoice.expired', 'invoice.updated', 'invoice.voided'], limit: 100 }))
+      .items.filter((e: any) => e.data.object.id === id)
+      .reverse();
     expect(events.map((e: any) => e.type)).toEqual(['invoice.expired', 'invoice.updated', 'invoice.voided']);
     expect(events[0].data.object).toMatchObject({ status: 'VOIDED', substatus: 'EXPIRED' });
     expect(events[1].data.previous_attributes).toMatchObject({ status: 'PENDING', substatus: null });
@@ -168,7 +176,7 @@ describe('invoice expiry and monitoring window (no sweeper: reads compute the st
     expect(failed.invoice).toMatchObject({ status: 'VOIDED', substatus: 'EXPIRED' });
   });
 
-  it('holds the invoice\'s rates for the amounts to send until expires_at (GET /providers/{invoice_id}), then follows current rates', async () => {
+  it("holds the invoice's rates for the amounts to send until expires_at (GET /providers/{invoice_id}), then follows current rates", async () => {
     const id = await createInvoice(test, '100', 'USD', { expires_in_minutes: 5 });
     const usdt = async (invoiceId: string) => {
       const data = expectSuccess(await payer.get(`/providers/${invoiceId}`));

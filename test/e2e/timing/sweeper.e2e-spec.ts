@@ -47,7 +47,9 @@ describe('the sweeper: time moves without requests, once, with two instances swe
     // More invoices than one sweep batch (200), created through both instances.
     const ids: string[] = [];
     for (let i = 0; i < 260; i += 20) {
-      const batch = await Promise.all(Array.from({ length: 20 }, (_, k) => createInvoice((i + k) % 2 ? onB : org.test, '10', 'USD', { expires_in_minutes: 5 })));
+      const batch = await Promise.all(
+        Array.from({ length: 20 }, (_, k) => createInvoice((i + k) % 2 ? onB : org.test, '10', 'USD', { expires_in_minutes: 5 })),
+      );
       ids.push(...batch);
     }
     // A paid invoice is left alone by the clock.
@@ -57,11 +59,17 @@ describe('the sweeper: time moves without requests, once, with two instances swe
     // The organization's test clock is stored in the database: moved through one instance, both see it.
     await advance(onB, 6 * MINUTE);
     // No reads: the stored state changes by itself.
-    const expired = await waitFor(() => storedStates(db, ids), (s) => [...s.values()].every((v) => v === 'PENDING/EXPIRED'));
+    const expired = await waitFor(
+      () => storedStates(db, ids),
+      (s) => [...s.values()].every((v) => v === 'PENDING/EXPIRED'),
+    );
     expect([...expired.values()].filter((v) => v !== 'PENDING/EXPIRED')).toEqual([]);
 
     await advance(org.test, 60 * MINUTE);
-    const voided = await waitFor(() => storedStates(db, ids), (s) => [...s.values()].every((v) => v === 'VOIDED/EXPIRED'));
+    const voided = await waitFor(
+      () => storedStates(db, ids),
+      (s) => [...s.values()].every((v) => v === 'VOIDED/EXPIRED'),
+    );
     expect([...voided.values()].filter((v) => v !== 'VOIDED/EXPIRED')).toEqual([]);
     expect((await storedStates(db, [paid])).get(paid)).toBe('COMPLETED/null');
 
@@ -74,11 +82,18 @@ describe('the sweeper: time moves without requests, once, with two instances swe
     expect(moves.has(paid)).toBe(false);
 
     // The events of the moves, written once each: invoice.expired, then invoice.updated twice and invoice.voided.
-    const events = await withClient(db, async (c) => (await c.query(
-      `SELECT data->'object'->>'id' AS id, type, count(*)::int AS n FROM events
+    const events = await withClient(
+      db,
+      async (c) =>
+        (
+          await c.query(
+            `SELECT data->'object'->>'id' AS id, type, count(*)::int AS n FROM events
         WHERE type IN ('invoice.expired', 'invoice.updated', 'invoice.voided') AND data->'object'->>'id' = ANY($1)
-        GROUP BY 1, 2`, [[...ids, paid]],
-    )).rows);
+        GROUP BY 1, 2`,
+            [[...ids, paid]],
+          )
+        ).rows,
+    );
     const count = (id: string, type: string) => events.find((e: any) => e.id === id && e.type === type)?.n ?? 0;
     for (const id of ids) {
       expect([id, count(id, 'invoice.expired'), count(id, 'invoice.updated'), count(id, 'invoice.voided')]).toEqual([id, 1, 2, 1]);
@@ -86,7 +101,7 @@ describe('the sweeper: time moves without requests, once, with two instances swe
     expect(count(paid, 'invoice.expired')).toBe(0);
   });
 
-  it('sweeps a batch organization by organization (the order the organizations\' rollup locks are taken in), whatever the expiry order', async () => {
+  it("sweeps a batch organization by organization (the order the organizations' rollup locks are taken in), whatever the expiry order", async () => {
     const orgs = await Promise.all([a.createOrg('Sweep A'), a.createOrg('Sweep B'), a.createOrg('Sweep C')]);
     // Created one organization after the other, round after round: by expiry the organizations alternate.
     const orgOf = new Map<string, string>();
@@ -97,10 +112,18 @@ describe('the sweeper: time moves without requests, once, with two instances swe
     // Only this instance sweeps (the other has stopped); each organization's test clock moves.
     await b.stop();
     for (const org of orgs) await advance(org.test, 6 * MINUTE);
-    await waitFor(() => storedStates(db, ids), (s) => [...s.values()].every((v) => v === 'PENDING/EXPIRED'));
+    await waitFor(
+      () => storedStates(db, ids),
+      (s) => [...s.values()].every((v) => v === 'PENDING/EXPIRED'),
+    );
 
-    const order = a.server.output().split('\n').filter((line) => line.includes('"invoice_clock_move"'))
-      .map((line) => JSON.parse(line)).filter((e) => orgOf.has(e.invoice_id)).map((e) => orgOf.get(e.invoice_id)!);
+    const order = a.server
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"invoice_clock_move"'))
+      .map((line) => JSON.parse(line))
+      .filter((e) => orgOf.has(e.invoice_id))
+      .map((e) => orgOf.get(e.invoice_id)!);
     expect(order).toHaveLength(15);
     // Each organization's moves in one run: 3 runs, not the 15 of expiry order.
     const runs = order.filter((org, i) => i === 0 || org !== order[i - 1]);

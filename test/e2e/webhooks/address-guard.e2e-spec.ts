@@ -18,8 +18,16 @@ describe('webhook address guard in production', () => {
 
   beforeAll(async () => {
     databaseUrl = pgServer ? await createDatabase(pgServer) : undefined;
-    server = await startServer({ databaseUrl, env: { NODE_ENV: 'production', SECRETS_KEY, PUBLIC_BASE_URL: 'https://pay.example.com' }, readyHeaders: viaProxy });
-    const res = await new Api(null, server.baseUrl).post('/admin/organizations', { name: 'Guarded' }, { headers: { 'x-admin-token': ADMIN_TOKEN, ...viaProxy } });
+    server = await startServer({
+      databaseUrl,
+      env: { NODE_ENV: 'production', SECRETS_KEY, PUBLIC_BASE_URL: 'https://pay.example.com' },
+      readyHeaders: viaProxy,
+    });
+    const res = await new Api(null, server.baseUrl).post(
+      '/admin/organizations',
+      { name: 'Guarded' },
+      { headers: { 'x-admin-token': ADMIN_TOKEN, ...viaProxy } },
+    );
     expect(res.status).toBe(201);
     api = new Api(res.body.data.test_key, server.baseUrl);
   }, 120_000);
@@ -30,9 +38,16 @@ describe('webhook address guard in production', () => {
   });
 
   it.each([
-    'https://[::127.0.0.1]/hook', 'https://[::ffff:0:7f00:1]/hook', 'https://[2002:7f00:1::1]/hook', 'https://[64:ff9b:1::7f00:1]/hook',
-    'https://[64:ff9b::a9fe:a9fe]/hook', 'https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook', 'https://[::ffff:169.254.169.254]/hook',
-    'https://169.254.169.254/latest/meta-data', 'https://10.0.0.1/hook', 'https://[fd00::1]/hook',
+    'https://[::127.0.0.1]/hook',
+    'https://[::ffff:0:7f00:1]/hook',
+    'https://[2002:7f00:1::1]/hook',
+    'https://[64:ff9b:1::7f00:1]/hook',
+    'https://[64:ff9b::a9fe:a9fe]/hook',
+    'https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook',
+    'https://[::ffff:169.254.169.254]/hook',
+    'https://169.254.169.254/latest/meta-data',
+    'https://10.0.0.1/hook',
+    'https://[fd00::1]/hook',
   ])('refuses %s with 400 on url', async (url) => {
     const body = expectError(await api.post('/webhooks', { url, event_types: ['*'] }, { headers: viaProxy }), 400, { field: 'url' });
     expect(body.validator.url).toMatch(/private, loopback or link-local/);

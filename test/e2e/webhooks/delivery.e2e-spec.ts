@@ -54,7 +54,9 @@ describe('webhook delivery', () => {
     const wrong = new Webhook('whsec_' + Buffer.alloc(32, 7).toString('base64'));
     expect(() => wrong.verify(delivery.body, delivery.headers as Record<string, string>)).toThrow();
     expect(() => new Webhook(endpoint.secret).verify(delivery.body.replace('test', 'live'), delivery.headers as Record<string, string>)).toThrow();
-    expect(() => new Webhook(endpoint.secret).verify(delivery.body, { ...(delivery.headers as Record<string, string>), 'webhook-id': 'event_other' })).toThrow();
+    expect(() =>
+      new Webhook(endpoint.secret).verify(delivery.body, { ...(delivery.headers as Record<string, string>), 'webhook-id': 'event_other' }),
+    ).toThrow();
 
     await sleep(1500);
     expect(receiver.received).toHaveLength(1);
@@ -63,8 +65,15 @@ describe('webhook delivery', () => {
     const attempts = expectSuccess(await org.test.post(`/webhooks/${endpoint.id}/attempts`, {}));
     expect(attempts).toMatchObject({ total: 1, has_more: false });
     expect(attempts.items[0]).toMatchObject({
-      event_id: event.id, event_type: 'webhook_endpoint.created', attempt_number: 1, url: receiver.url(), succeeded: true,
-      response_status: 200, response_body: 'ok', error: null, next_attempt_at: null,
+      event_id: event.id,
+      event_type: 'webhook_endpoint.created',
+      attempt_number: 1,
+      url: receiver.url(),
+      succeeded: true,
+      response_status: 200,
+      response_body: 'ok',
+      error: null,
+      next_attempt_at: null,
     });
     expect(attempts.items[0].id).toMatch(/^attempt_/);
 

@@ -63,8 +63,7 @@ describe('webhook durability', () => {
     const api = new Api(org.key, first.baseUrl);
     const endpoint = await createEndpoint(api, hook.url());
     const other = await createEndpoint(api, 'https://unrelated.example.com/hook', ['invoice.voided']);
-    const event = expectSuccess(await api.post('/events', { type: 'webhook_endpoint.created' })).items
-      .find((e: any) => e.data.object.id === other.id);
+    const event = expectSuccess(await api.post('/events', { type: 'webhook_endpoint.created' })).items.find((e: any) => e.data.object.id === other.id);
 
     await sleep(500);
     expect(hook.received).toHaveLength(0);
@@ -92,9 +91,9 @@ describe('webhook durability', () => {
     await createEndpoint(api, 'https://unrelated.example.com/hook', ['invoice.voided']);
     await hook.waitFor((r) => r.length >= 1);
     expect(await only.stop('SIGTERM')).toBe(0);
-    const rows = await withClient(db, (c) => c.query(
-      `SELECT d.status, a.succeeded, a.response_status FROM webhook_deliveries d JOIN webhook_attempts a ON a.delivery_id = d.id`,
-    ));
+    const rows = await withClient(db, (c) =>
+      c.query(`SELECT d.status, a.succeeded, a.response_status FROM webhook_deliveries d JOIN webhook_attempts a ON a.delivery_id = d.id`),
+    );
     expect(rows.rows).toEqual([{ status: 'succeeded', succeeded: true, response_status: 200 }]);
   });
 
@@ -150,8 +149,15 @@ describe('webhook durability', () => {
       const guarded = await server(db, { WEBHOOK_ALLOW_PRIVATE: 'false' });
       const api = new Api((await createOrgOn(guarded)).key, guarded.baseUrl);
       for (const url of [
-        'http://127.0.0.1:8080/hook', 'https://127.0.0.1/hook', 'https://localhost/hook', 'https://[::1]/hook', 'https://10.1.2.3/hook',
-        'https://192.168.0.10/hook', 'https://169.254.169.254/latest/meta-data', 'https://[::ffff:127.0.0.1]/hook', 'http://example.com/hook',
+        'http://127.0.0.1:8080/hook',
+        'https://127.0.0.1/hook',
+        'https://localhost/hook',
+        'https://[::1]/hook',
+        'https://10.1.2.3/hook',
+        'https://192.168.0.10/hook',
+        'https://169.254.169.254/latest/meta-data',
+        'https://[::ffff:127.0.0.1]/hook',
+        'http://example.com/hook',
       ]) {
         const res = await api.post('/webhooks', { url, event_types: ['*'] });
         expectError(res, 400, { code: 'validation_failed', field: 'url' });

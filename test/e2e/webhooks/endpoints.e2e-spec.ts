@@ -19,8 +19,14 @@ describe('webhook endpoints', () => {
 
   describe('authentication', () => {
     it.each([
-      ['POST', '/webhooks'], ['GET', '/webhooks'], ['GET', '/webhooks/webhook_x'], ['PUT', '/webhooks/webhook_x'], ['DELETE', '/webhooks/webhook_x'],
-      ['POST', '/webhooks/webhook_x/rotate_secret'], ['POST', '/webhooks/webhook_x/attempts'], ['POST', '/webhooks/webhook_x/redeliver'],
+      ['POST', '/webhooks'],
+      ['GET', '/webhooks'],
+      ['GET', '/webhooks/webhook_x'],
+      ['PUT', '/webhooks/webhook_x'],
+      ['DELETE', '/webhooks/webhook_x'],
+      ['POST', '/webhooks/webhook_x/rotate_secret'],
+      ['POST', '/webhooks/webhook_x/attempts'],
+      ['POST', '/webhooks/webhook_x/redeliver'],
     ])('%s %s without a key is 401', async (method, path) => {
       expectError(await anonymous().request(method, path, method === 'GET' ? {} : { body: {} }), 401);
     });
@@ -35,7 +41,12 @@ describe('webhook endpoints', () => {
   it('registers an endpoint and shows the signing secret only once', async () => {
     const created = await register(org.test, { event_types: ['payment.updated', 'invoice.completed', 'payment.updated'], description: 'Orders' });
     expect(created).toMatchObject({
-      url: URL_A, description: 'Orders', event_types: ['invoice.completed', 'payment.updated'], enabled: true, disabled_reason: null, consecutive_failures: 0,
+      url: URL_A,
+      description: 'Orders',
+      event_types: ['invoice.completed', 'payment.updated'],
+      enabled: true,
+      disabled_reason: null,
+      consecutive_failures: 0,
     });
     expect(created.id).toMatch(/^webhook_[0-9a-f-]{36}$/);
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
@@ -97,15 +108,22 @@ describe('webhook endpoints', () => {
   it('updates only the fields sent and records webhook_endpoint.updated with the previous values', async () => {
     const created = await register(org.test, { event_types: ['invoice.created'], description: 'before' });
     const updated = expectSuccess(await org.test.put(`/webhooks/${created.id}`, { url: 'https://merchant.example.com/v2', event_types: ['invoice.voided'] }));
-    expect(updated).toMatchObject({ id: created.id, url: 'https://merchant.example.com/v2', event_types: ['invoice.voided'], description: 'before', enabled: true });
+    expect(updated).toMatchObject({
+      id: created.id,
+      url: 'https://merchant.example.com/v2',
+      event_types: ['invoice.voided'],
+      description: 'before',
+      enabled: true,
+    });
 
     const paused = expectSuccess(await org.test.put(`/webhooks/${created.id}`, { enabled: false, description: null }));
     expect(paused).toMatchObject({ enabled: false, disabled_reason: 'disabled through the API', description: null });
     const resumed = expectSuccess(await org.test.put(`/webhooks/${created.id}`, { enabled: true }));
     expect(resumed).toMatchObject({ enabled: true, disabled_reason: null, consecutive_failures: 0 });
 
-    const events = expectSuccess(await org.test.post('/events', { type: 'webhook_endpoint.updated' })).items
-      .filter((e: any) => e.data.object.id === created.id);
+    const events = expectSuccess(await org.test.post('/events', { type: 'webhook_endpoint.updated' })).items.filter(
+      (e: any) => e.data.object.id === created.id,
+    );
     expect(events).toHaveLength(3);
     expect(events[2].data).toEqual({
       object: expect.objectContaining({ url: 'https://merchant.example.com/v2', event_types: ['invoice.voided'] }),
@@ -133,8 +151,9 @@ describe('webhook endpoints', () => {
     expectError(await org.test.put(`/webhooks/${created.id}`, { enabled: true }), 404);
     const list = expectSuccess(await org.test.get('/webhooks?limit=100'));
     expect(list.items.map((e: any) => e.id)).not.toContain(created.id);
-    const events = expectSuccess(await org.test.post('/events', { type: ['webhook_endpoint.created', 'webhook_endpoint.deleted'] })).items
-      .filter((e: any) => e.data.object.id === created.id);
+    const events = expectSuccess(await org.test.post('/events', { type: ['webhook_endpoint.created', 'webhook_endpoint.deleted'] })).items.filter(
+      (e: any) => e.data.object.id === created.id,
+    );
     expect(events.map((e: any) => e.type)).toEqual(['webhook_endpoint.deleted', 'webhook_endpoint.created']);
   });
 

@@ -40,9 +40,13 @@ describe('Events and webhooks: OpenAPI document', () => {
     const schemas = doc.components.schemas;
     expect(Object.keys(schemas.EventDto.properties)).toEqual(['id', 'type', 'created_at', 'organization_id', 'mode', 'data']);
     expect(schemas.EventDto.properties.type.allOf?.[0]?.$ref ?? schemas.EventDto.properties.type.$ref).toMatch(/EventType$/);
-    expect(schemas.EventType.enum).toEqual(expect.arrayContaining(['invoice.completed', 'payment.created', 'payment.updated', 'file.deleted', 'webhook_endpoint.disabled']));
+    expect(schemas.EventType.enum).toEqual(
+      expect.arrayContaining(['invoice.completed', 'payment.created', 'payment.updated', 'file.deleted', 'webhook_endpoint.disabled']),
+    );
     expect(JSON.stringify(schemas.WebhookEndpointWithSecretDto)).toContain('"secret"');
     expect(schemas.WebhookEndpointDto.properties).not.toHaveProperty('secret');
-    expect(Object.keys(schemas.WebhookAttemptDto.properties)).toEqual(expect.arrayContaining(['attempt_number', 'succeeded', 'response_status', 'error', 'next_attempt_at']));
+    expect(Object.keys(schemas.WebhookAttemptDto.properties)).toEqual(
+      expect.arrayContaining(['attempt_number', 'succeeded', 'response_status', 'error', 'next_attempt_at']),
+    );
   });
 });

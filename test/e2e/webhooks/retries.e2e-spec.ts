@@ -41,8 +41,7 @@ describe('webhook retries', () => {
 
   async function causeEvent() {
     const other = await register('https://unrelated.example.com/hook', ['invoice.voided']);
-    return expectSuccess(await api.post('/events', { type: 'webhook_endpoint.created', limit: 100 })).items
-      .find((e: any) => e.data.object.id === other.id);
+    return expectSuccess(await api.post('/events', { type: 'webhook_endpoint.created', limit: 100 })).items.find((e: any) => e.data.object.id === other.id);
   }
 
   it('retries after a 500 and succeeds; the receiver sees the same id and a valid signature each time', async () => {
@@ -59,7 +58,10 @@ describe('webhook retries', () => {
     await sleep(800);
     expect(receiver.received).toHaveLength(2);
     const attempts = await attemptsOf(api, endpoint.id, 2);
-    expect(attempts.map((a: any) => [a.attempt_number, a.succeeded, a.response_status])).toEqual([[2, true, 200], [1, false, 500]]);
+    expect(attempts.map((a: any) => [a.attempt_number, a.succeeded, a.response_status])).toEqual([
+      [2, true, 200],
+      [1, false, 500],
+    ]);
     expect(attempts[1]).toMatchObject({ error: 'endpoint answered HTTP 500', response_body: 'failure 500' });
     expect(attempts[1].next_attempt_at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
     expect(attempts[0].delivery_id).toBe(attempts[1].delivery_id);
@@ -72,7 +74,10 @@ describe('webhook retries', () => {
     const event = await causeEvent();
     await receiver.waitFor((r) => r.length >= 2);
     const attempts = await attemptsOf(api, endpoint.id, 2, { event_id: event.id });
-    expect(attempts.map((a: any) => [a.attempt_number, a.succeeded])).toEqual([[2, true], [1, false]]);
+    expect(attempts.map((a: any) => [a.attempt_number, a.succeeded])).toEqual([
+      [2, true],
+      [1, false],
+    ]);
     expect(attempts[1]).toMatchObject({ response_status: null, error: 'timed out after 600 ms' });
     expect(attempts[1].duration_ms).toBeGreaterThanOrEqual(550);
     expect(attempts[1].duration_ms).toBeLessThan(1500);
@@ -130,7 +135,11 @@ describe('webhook retries', () => {
       await sleep(800);
       expect(receiver.received).toHaveLength(6);
       receiver.setDefault({ status: 200 });
-      expect(expectSuccess(await api.put(`/webhooks/${failing.id}`, { enabled: true }))).toMatchObject({ enabled: true, consecutive_failures: 0, disabled_reason: null });
+      expect(expectSuccess(await api.put(`/webhooks/${failing.id}`, { enabled: true }))).toMatchObject({
+        enabled: true,
+        consecutive_failures: 0,
+        disabled_reason: null,
+      });
       const fourth = await causeEvent();
       await receiver.waitFor((r) => r.some((d) => d.headers['webhook-id'] === fourth.id && d.answeredStatus === 200));
     } finally {

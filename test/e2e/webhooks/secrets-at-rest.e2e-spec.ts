@@ -23,8 +23,12 @@ describe('secrets at rest', () => {
     const created = expectSuccess(await org.test.post('/webhooks', body, { headers: { 'idempotency-key': key } }), 201);
     expect(created.secret).toMatch(/^whsec_/);
 
-    const stored = await withClient(db, async (c) => (await c.query(
-      `SELECT response_body::text AS body FROM idempotency_keys WHERE organization_id = $1 AND mode = 'test' AND key = $2`, [org.id, key])).rows[0]);
+    const stored = await withClient(
+      db,
+      async (c) =>
+        (await c.query(`SELECT response_body::text AS body FROM idempotency_keys WHERE organization_id = $1 AND mode = 'test' AND key = $2`, [org.id, key]))
+          .rows[0],
+    );
     expect(stored.body).toMatch(/^\{"sealed": "sealed:v1:/);
     expect(stored.body).not.toContain('whsec_');
     expect(stored.body).not.toContain(created.secret.slice(6, 20));
@@ -107,14 +111,22 @@ describe('secrets at rest', () => {
 
       // Once re-sealed, the old key is no longer needed.
       running = await start({ SECRETS_KEY: keyB });
-      expectSuccess(await new Api(api.key, running.baseUrl).post('/webhooks', { url: 'https://merchant.example.com/third', event_types: ['invoice.voided'] }), 201);
+      expectSuccess(
+        await new Api(api.key, running.baseUrl).post('/webhooks', { url: 'https://merchant.example.com/third', event_types: ['invoice.voided'] }),
+        201,
+      );
       await receiver.waitFor((r) => r.length >= 3);
       expect(new Webhook(endpoint.secret).verify(receiver.received[2].body, receiver.received[2].headers as Record<string, string>)).toBeTruthy();
     }, 180_000);
 
     it('refuses to start in production without SECRETS_KEY, saying why', async () => {
       await server?.stop();
-      const failed = await startServer({ databaseUrl, dataDir, env: { NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://pay.example.com' }, readyTimeoutMs: 20_000 }).catch((e: Error) => e);
+      const failed = await startServer({
+        databaseUrl,
+        dataDir,
+        env: { NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://pay.example.com' },
+        readyTimeoutMs: 20_000,
+      }).catch((e: Error) => e);
       expect(failed).toBeInstanceOf(Error);
       expect((failed as Error).message).toMatch(/SECRETS_KEY is required with NODE_ENV=production/);
     }, 60_000);

@@ -22,21 +22,36 @@ describe('dashboard figures', () => {
     const Exact = Money.clone({ precision: 500, rounding: Money.ROUND_DOWN });
     const exact = (a: InstanceType<typeof Money>, b: InstanceType<typeof Money>) => new Exact(a).div(new Exact(b)).toFixed(30, Money.ROUND_HALF_UP);
     const cases: Array<[string, string]> = [
-      ['1', '3'], ['2', '3'], ['1', '8'], ['5', '1e31'], ['15', '1e31'], ['4.999999999999999999999999999999', '1e1'],
+      ['1', '3'],
+      ['2', '3'],
+      ['1', '8'],
+      ['5', '1e31'],
+      ['15', '1e31'],
+      ['4.999999999999999999999999999999', '1e1'],
       ['123456789012345678901234567890123456789012345678.123456789012345678901234567890', '7'],
       ['123456789012345678901234567890123456789012345678.123456789012345678901234567890', '0.000000000000000000000000000003'],
       ['1', '123456789012345678901234567890123456789012345678.123456789012345678901234567890'],
-      ['0.000000000000000000000000000001', '3'], ['0.000000000000000000000000000015', '10'],
+      ['0.000000000000000000000000000001', '3'],
+      ['0.000000000000000000000000000015', '10'],
     ];
     for (const [a, b] of cases) expect(divideRounded(m(a), m(b)).toFixed(30)).toBe(exact(m(a), m(b)));
     expect(divideRounded(m('5'), m('1e31')).toFixed(30)).toBe('0.000000000000000000000000000001');
     expect(divideRounded(m('0.000000000000000000000000000015'), m('10')).toFixed(30)).toBe('0.000000000000000000000000000002');
     // numeric(78,30) values of every magnitude: up to `digits` digits, 30 of them fractional.
-    const amount = fc.integer({ min: 1, max: 78 }).chain((digits) => fc.bigInt({ min: 0n, max: 10n ** BigInt(digits) - 1n }))
+    const amount = fc
+      .integer({ min: 1, max: 78 })
+      .chain((digits) => fc.bigInt({ min: 0n, max: 10n ** BigInt(digits) - 1n }))
       .map((n) => m(n.toString()).div(m('1e30')));
-    fc.assert(fc.property(amount, amount.filter((b) => !b.isZero()), (a, b) => {
-      expect(divideRounded(a, b).toFixed(30)).toBe(exact(a, b));
-    }), { numRuns: 3000 });
+    fc.assert(
+      fc.property(
+        amount,
+        amount.filter((b) => !b.isZero()),
+        (a, b) => {
+          expect(divideRounded(a, b).toFixed(30)).toBe(exact(a, b));
+        },
+      ),
+      { numRuns: 3000 },
+    );
   });
 
   it('money read from numeric(78,30) passes as is; any other text is rendered exactly', () => {
@@ -64,8 +79,16 @@ describe('dashboard figures', () => {
       },
       providerName: named({ prov_a: 'A' }),
     });
-    expect(d.payments).toMatchObject({ count: 7, completed_count: 2, volume_usd: '20.000000000000000000000000000000', by_status: { PENDING: 3, COMPLETED: 2, FAILED: 2, CANCELLED: 0 } });
-    expect(d.payments.by_currency.map((c) => [c.currency, c.count, c.volume_usd.slice(0, 5)])).toEqual([['USDT', 4, '10.00'], ['USDC', 3, '10.00']]);
+    expect(d.payments).toMatchObject({
+      count: 7,
+      completed_count: 2,
+      volume_usd: '20.000000000000000000000000000000',
+      by_status: { PENDING: 3, COMPLETED: 2, FAILED: 2, CANCELLED: 0 },
+    });
+    expect(d.payments.by_currency.map((c) => [c.currency, c.count, c.volume_usd.slice(0, 5)])).toEqual([
+      ['USDT', 4, '10.00'],
+      ['USDC', 3, '10.00'],
+    ]);
     expect(d.providers.map((p) => [p.provider_id, p.name, p.payments_count, p.share])).toEqual([
       ['prov_b', 'prov_b', 4, '0.500000000000000000000000000000'],
       ['prov_a', 'A', 1, '0.500000000000000000000000000000'],
@@ -82,9 +105,18 @@ describe('dashboard figures', () => {
       window: w,
       read: {
         ...EMPTY,
-        invoices: [['COMPLETED', 1, '10'], ['VOIDED', 2, '1']],
-        paymentSeries: [[seconds(w.buckets[3]), '4.500000000000000000000000000000'], [seconds(w.buckets[6]), '0.000000000000000000000000000000']],
-        invoiceSeries: [[seconds(w.buckets[3]), 2], [seconds(w.buckets[0]), 1]],
+        invoices: [
+          ['COMPLETED', 1, '10'],
+          ['VOIDED', 2, '1'],
+        ],
+        paymentSeries: [
+          [seconds(w.buckets[3]), '4.500000000000000000000000000000'],
+          [seconds(w.buckets[6]), '0.000000000000000000000000000000'],
+        ],
+        invoiceSeries: [
+          [seconds(w.buckets[3]), 2],
+          [seconds(w.buckets[0]), 1],
+        ],
         unique: 3,
         new: 1,
         top: [['b@example.com', 2, '7.100000000000000000000000000000']],
@@ -92,11 +124,19 @@ describe('dashboard figures', () => {
       providerName: named({}),
     });
     expect(d.invoices).toEqual({
-      count: 3, by_status: { PENDING: 0, COMPLETED: 1, VOIDED: 2, PROCESSING: 0, WAITING_FOR_CONFIRMATIONS: 0, PARTIALLY_PAID: 0 },
-      paid_count: 1, paid_volume_usd: '10.000000000000000000000000000000', average_price_usd: '3.666666666666666666666666666667',
+      count: 3,
+      by_status: { PENDING: 0, COMPLETED: 1, VOIDED: 2, PROCESSING: 0, WAITING_FOR_CONFIRMATIONS: 0, PARTIALLY_PAID: 0 },
+      paid_count: 1,
+      paid_volume_usd: '10.000000000000000000000000000000',
+      average_price_usd: '3.666666666666666666666666666667',
       conversion_rate: '0.333333333333333333333333333333',
     });
-    expect(d.customers).toEqual({ unique: 3, new: 1, returning: 2, top: [{ customer_email: 'b@example.com', invoices_count: 2, paid_volume_usd: '7.100000000000000000000000000000' }] });
+    expect(d.customers).toEqual({
+      unique: 3,
+      new: 1,
+      returning: 2,
+      top: [{ customer_email: 'b@example.com', invoices_count: 2, paid_volume_usd: '7.100000000000000000000000000000' }],
+    });
     expect(d.series[0]).toEqual({ date: '2026-11-15', payments_volume_usd: z30, invoices_count: 1 });
     expect(d.series[3]).toEqual({ date: '2026-11-18', payments_volume_usd: '4.500000000000000000000000000000', invoices_count: 2 });
     expect(d.series[2]).toEqual({ date: '2026-11-17', payments_volume_usd: z30, invoices_count: 0 });
@@ -105,7 +145,11 @@ describe('dashboard figures', () => {
 
   it('hourly series place each row at its hour', () => {
     const w = windowOf('last_day', NOW);
-    const d = buildDashboard({ window: w, read: { ...EMPTY, paymentSeries: [[seconds(w.buckets[23]), '1.000000000000000000000000000000']] }, providerName: named({}) });
+    const d = buildDashboard({
+      window: w,
+      read: { ...EMPTY, paymentSeries: [[seconds(w.buckets[23]), '1.000000000000000000000000000000']] },
+      providerName: named({}),
+    });
     expect(d.series).toHaveLength(24);
     expect(d.series[23]).toEqual({ date: '2026-11-21 12:00:00', payments_volume_usd: '1.000000000000000000000000000000', invoices_count: 0 });
     expect(d.series[0].date).toBe('2026-11-20 13:00:00');

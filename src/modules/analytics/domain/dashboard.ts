@@ -102,7 +102,10 @@ export function moneyText(text: string): string {
 
 const ZERO_TEXT = renderAmount(ZERO);
 
-interface Group { count: number; volume: Amount }
+interface Group {
+  count: number;
+  volume: Amount;
+}
 
 /** Volume counts COMPLETED payments only; counts count every payment of the group. */
 function groupPayments(cells: DashboardRead['payments'], key: 0 | 1): Map<string, Group> {

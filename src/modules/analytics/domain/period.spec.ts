@@ -45,7 +45,14 @@ describe('dashboard windows', () => {
     expect(bucketLabel(new Date('2026-11-21T07:00:00Z'), 'hour')).toBe('2026-11-21 07:00:00');
   });
 
-  it.each([['last_day', true], ['prev_last_365_days', true], ['last_2_days', false], ['', false], [7, false], [null, false]])('isPeriod(%p) = %p', (v, ok) => {
+  it.each([
+    ['last_day', true],
+    ['prev_last_365_days', true],
+    ['last_2_days', false],
+    ['', false],
+    [7, false],
+    [null, false],
+  ])('isPeriod(%p) = %p', (v, ok) => {
     expect(isPeriod(v)).toBe(ok);
   });
 });

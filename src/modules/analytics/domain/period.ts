@@ -9,8 +9,16 @@
  * progress, so the window holds everything recorded up to now.
  */
 export const PERIODS = [
-  'last_day', 'last_7_days', 'last_30_days', 'last_90_days', 'last_365_days',
-  'prev_last_day', 'prev_last_7_days', 'prev_last_30_days', 'prev_last_90_days', 'prev_last_365_days',
+  'last_day',
+  'last_7_days',
+  'last_30_days',
+  'last_90_days',
+  'last_365_days',
+  'prev_last_day',
+  'prev_last_7_days',
+  'prev_last_30_days',
+  'prev_last_90_days',
+  'prev_last_365_days',
 ] as const;
 export type Period = (typeof PERIODS)[number];
 

@@ -16,7 +16,11 @@ export class PaymentFiguresDto {
   @ApiProperty({ example: 1204, description: 'Payments whose happened_at is in the window, every status' }) count: number;
   @ApiProperty({ example: 1100 }) completed_count: number;
   @ApiProperty({ ...MONEY, example: '52110.250000000000000000000000000000', description: 'Sum of price_usd of the COMPLETED payments' }) volume_usd: string;
-  @ApiProperty({ type: 'object', properties: Object.fromEntries(PAYMENT_STATES.map((s) => [s, { type: 'integer' }])), description: 'Every payment state, 0 when none' })
+  @ApiProperty({
+    type: 'object',
+    properties: Object.fromEntries(PAYMENT_STATES.map((s) => [s, { type: 'integer' }])),
+    description: 'Every payment state, 0 when none',
+  })
   by_status: Record<string, number>;
   @ApiProperty({ type: [CurrencyFiguresDto], description: 'Currencies with payments in the window, by volume (then count, then currency)' })
   by_currency: CurrencyFiguresDto[];
@@ -24,11 +28,21 @@ export class PaymentFiguresDto {
 
 export class InvoiceFiguresDto {
   @ApiProperty({ example: 500, description: 'Invoices whose created_at is in the window' }) count: number;
-  @ApiProperty({ type: 'object', properties: Object.fromEntries(INVOICE_STATES.map((s) => [s, { type: 'integer' }])), description: 'Their current states, 0 when none' })
+  @ApiProperty({
+    type: 'object',
+    properties: Object.fromEntries(INVOICE_STATES.map((s) => [s, { type: 'integer' }])),
+    description: 'Their current states, 0 when none',
+  })
   by_status: Record<string, number>;
   @ApiProperty({ example: 410, description: 'Invoices of the window that are COMPLETED now' }) paid_count: number;
-  @ApiProperty({ ...MONEY, example: '48000.000000000000000000000000000000', description: 'Sum of price_usd of those COMPLETED invoices' }) paid_volume_usd: string;
-  @ApiProperty({ ...MONEY, example: '117.073170731707317073170731707317', description: 'Mean price_usd of the invoices of the window (every state); 0 when none' }) average_price_usd: string;
+  @ApiProperty({ ...MONEY, example: '48000.000000000000000000000000000000', description: 'Sum of price_usd of those COMPLETED invoices' })
+  paid_volume_usd: string;
+  @ApiProperty({
+    ...MONEY,
+    example: '117.073170731707317073170731707317',
+    description: 'Mean price_usd of the invoices of the window (every state); 0 when none',
+  })
+  average_price_usd: string;
   @ApiProperty({ ...RATIO, example: '0.820000000000000000000000000000', description: 'paid_count / count; 0 when count is 0' }) conversion_rate: string;
 }
 
@@ -43,7 +57,11 @@ export class ProviderFiguresDto {
 export class TopCustomerDto {
   @ApiProperty({ example: 'jane@example.com', description: 'Lower-cased' }) customer_email: string;
   @ApiProperty({ example: 12, description: 'Invoices of this customer in the window' }) invoices_count: number;
-  @ApiProperty({ ...MONEY, example: '2400.000000000000000000000000000000', description: 'Sum of price_usd of this customer\'s invoices of the window that are COMPLETED' })
+  @ApiProperty({
+    ...MONEY,
+    example: '2400.000000000000000000000000000000',
+    description: "Sum of price_usd of this customer's invoices of the window that are COMPLETED",
+  })
   paid_volume_usd: string;
 }
 
@@ -56,8 +74,10 @@ export class CustomerFiguresDto {
 }
 
 export class SeriesPointDto {
-  @ApiProperty({ example: '2026-11-21', description: 'Bucket start (UTC): YYYY-MM-DD per day, YYYY-MM-DD HH:00:00 per hour for last_day / prev_last_day' }) date: string;
-  @ApiProperty({ ...MONEY, example: '1520.000000000000000000000000000000', description: 'USD value of the COMPLETED payments that happened in the bucket' }) payments_volume_usd: string;
+  @ApiProperty({ example: '2026-11-21', description: 'Bucket start (UTC): YYYY-MM-DD per day, YYYY-MM-DD HH:00:00 per hour for last_day / prev_last_day' })
+  date: string;
+  @ApiProperty({ ...MONEY, example: '1520.000000000000000000000000000000', description: 'USD value of the COMPLETED payments that happened in the bucket' })
+  payments_volume_usd: string;
   @ApiProperty({ example: 17, description: 'Invoices created in the bucket' }) invoices_count: number;
 }
 
@@ -67,7 +87,8 @@ export class DashboardDto {
   @ApiProperty({ example: '2026-11-22 00:00:00', description: 'Window end (exclusive, UTC): for last_* the end of the hour or day in progress' }) to: string;
   @ApiProperty({ type: PaymentFiguresDto }) payments: PaymentFiguresDto;
   @ApiProperty({ type: InvoiceFiguresDto }) invoices: InvoiceFiguresDto;
-  @ApiProperty({ type: [ProviderFiguresDto], description: 'Providers with payments in the window, by volume (then count, then id)' }) providers: ProviderFiguresDto[];
+  @ApiProperty({ type: [ProviderFiguresDto], description: 'Providers with payments in the window, by volume (then count, then id)' })
+  providers: ProviderFiguresDto[];
   @ApiProperty({ type: CustomerFiguresDto }) customers: CustomerFiguresDto;
   @ApiProperty({ type: [SeriesPointDto], description: 'One point per bucket of the window, oldest first, zero-filled' }) series: SeriesPointDto[];
 }
@@ -79,7 +100,9 @@ export const DASHBOARD_EXAMPLE = {
   from: '2026-11-15 00:00:00',
   to: '2026-11-22 00:00:00',
   payments: {
-    count: 4, completed_count: 3, volume_usd: '250.000000000000000000000000000000',
+    count: 4,
+    completed_count: 3,
+    volume_usd: '250.000000000000000000000000000000',
     by_status: { PENDING: 1, COMPLETED: 3, FAILED: 0, CANCELLED: 0 },
     by_currency: [
       { currency: 'USDT', count: 3, volume_usd: '200.000000000000000000000000000000' },
@@ -87,16 +110,33 @@ export const DASHBOARD_EXAMPLE = {
     ],
   },
   invoices: {
-    count: 4, by_status: { PENDING: 1, COMPLETED: 3, VOIDED: 0, PROCESSING: 0, WAITING_FOR_CONFIRMATIONS: 0, PARTIALLY_PAID: 0 },
-    paid_count: 3, paid_volume_usd: '250.000000000000000000000000000000', average_price_usd: '75.000000000000000000000000000000',
+    count: 4,
+    by_status: { PENDING: 1, COMPLETED: 3, VOIDED: 0, PROCESSING: 0, WAITING_FOR_CONFIRMATIONS: 0, PARTIALLY_PAID: 0 },
+    paid_count: 3,
+    paid_volume_usd: '250.000000000000000000000000000000',
+    average_price_usd: '75.000000000000000000000000000000',
     conversion_rate: '0.750000000000000000000000000000',
   },
   providers: [
-    { provider_id: 'prov_ethereum_usdt', name: 'Tether USD (Ethereum, ERC-20)', payments_count: 3, volume_usd: '200.000000000000000000000000000000', share: '0.800000000000000000000000000000' },
-    { provider_id: 'prov_ethereum_usdc', name: 'USD Coin (Ethereum, ERC-20)', payments_count: 1, volume_usd: '50.000000000000000000000000000000', share: '0.200000000000000000000000000000' },
+    {
+      provider_id: 'prov_ethereum_usdt',
+      name: 'Tether USD (Ethereum, ERC-20)',
+      payments_count: 3,
+      volume_usd: '200.000000000000000000000000000000',
+      share: '0.800000000000000000000000000000',
+    },
+    {
+      provider_id: 'prov_ethereum_usdc',
+      name: 'USD Coin (Ethereum, ERC-20)',
+      payments_count: 1,
+      volume_usd: '50.000000000000000000000000000000',
+      share: '0.200000000000000000000000000000',
+    },
   ],
   customers: {
-    unique: 2, new: 1, returning: 1,
+    unique: 2,
+    new: 1,
+    returning: 1,
     top: [
       { customer_email: 'jane@example.com', invoices_count: 3, paid_volume_usd: '200.000000000000000000000000000000' },
       { customer_email: 'joe@example.com', invoices_count: 1, paid_volume_usd: '50.000000000000000000000000000000' },

@@ -8,7 +8,12 @@ export class EventDataDto {
   @ApiProperty({ type: 'object', additionalProperties: true, description: 'The resource as of the event, in the shape its own endpoint returns' })
   object: Record<string, unknown>;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'On updates: the changed fields with their values before the change', example: { status: 'PENDING' } })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'On updates: the changed fields with their values before the change',
+    example: { status: 'PENDING' },
+  })
   previous_attributes?: Record<string, unknown>;
 }
 
@@ -45,14 +50,19 @@ const toList = ({ value }: { value: unknown }) => (typeof value === 'string' ? [
 
 export class ListEventsRequestDto {
   @ApiPropertyOptional({
-    oneOf: [{ type: 'string', enum: [...EVENT_TYPES] }, { type: 'array', items: { type: 'string', enum: [...EVENT_TYPES] } }],
+    oneOf: [
+      { type: 'string', enum: [...EVENT_TYPES] },
+      { type: 'array', items: { type: 'string', enum: [...EVENT_TYPES] } },
+    ],
     description: 'One event type or several (any of them)',
     example: ['invoice.completed', 'payment.updated'],
   })
   @Transform(toList)
   @IsOptional()
   @IsIn(EVENT_TYPES, { each: true, message: `$property must contain only these event types: ${EVENT_TYPES.join(', ')}` })
-  @ArrayMaxSize(EVENT_TYPES.length) @ArrayMinSize(1) @IsArray({ message: '$property must be an event type or an array of event types' })
+  @ArrayMaxSize(EVENT_TYPES.length)
+  @ArrayMinSize(1)
+  @IsArray({ message: '$property must be an event type or an array of event types' })
   type?: string[];
 
   @TimeBoundField({ example: '2026-11-01' })

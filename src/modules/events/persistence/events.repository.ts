@@ -42,10 +42,11 @@ export class EventsRepository {
   }
 
   async find(m: EntityManager, scope: Scope, id: string): Promise<StoredEvent | null> {
-    const rows: StoredEvent[] = await m.query(
-      `SELECT ${COLUMNS} FROM events WHERE organization_id = $1 AND mode = $2 AND id = $3`,
-      [scope.organizationId, scope.mode, id],
-    );
+    const rows: StoredEvent[] = await m.query(`SELECT ${COLUMNS} FROM events WHERE organization_id = $1 AND mode = $2 AND id = $3`, [
+      scope.organizationId,
+      scope.mode,
+      id,
+    ]);
     return rows[0] ?? null;
   }
 }

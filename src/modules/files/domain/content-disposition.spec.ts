@@ -36,7 +36,7 @@ describe('contentDisposition', () => {
 });
 
 describe('encodeRfc5987', () => {
-  it("percent-encodes the characters encodeURIComponent leaves alone but RFC 5987 forbids", () => {
+  it('percent-encodes the characters encodeURIComponent leaves alone but RFC 5987 forbids', () => {
     expect(encodeRfc5987("it's (1)*")).toBe('it%27s%20%281%29%2A');
   });
 });

@@ -21,8 +21,13 @@ function IsFileName(): PropertyDecorator {
 
 /** Text fields of the multipart upload (the `file` part itself is streamed to storage). */
 export class UploadFileRequestDto {
-  @ApiPropertyOptional({ description: `Display name, stored as given (never used as a path), 1-${MAX_FILE_NAME_LENGTH} characters; defaults to the uploaded file's own name`, example: 'logo.png' })
-  @IsOptional() @IsFileName() @IsString()
+  @ApiPropertyOptional({
+    description: `Display name, stored as given (never used as a path), 1-${MAX_FILE_NAME_LENGTH} characters; defaults to the uploaded file's own name`,
+    example: 'logo.png',
+  })
+  @IsOptional()
+  @IsFileName()
+  @IsString()
   name?: string;
 }
 
@@ -31,7 +36,7 @@ export const UPLOAD_BODY_SCHEMA = {
   required: ['file'],
   properties: {
     file: { type: 'string', format: 'binary', description: 'The content. Its type is detected from its bytes, not from the declared Content-Type.' },
-    name: { type: 'string', maxLength: MAX_FILE_NAME_LENGTH, description: 'Display name; defaults to the file part\'s filename', example: 'logo.png' },
+    name: { type: 'string', maxLength: MAX_FILE_NAME_LENGTH, description: "Display name; defaults to the file part's filename", example: 'logo.png' },
   },
 };
 
@@ -46,7 +51,7 @@ export class FileDto {
   @ApiProperty({ example: EXAMPLE_ID }) id: string;
   @ApiProperty({ example: 'logo.png' }) name: string;
   @ApiProperty({ example: EXAMPLE_URL }) url: string;
-  @ApiProperty({ enum: FILE_TYPES, example: 'image', description: 'Derived from the content\'s magic bytes' }) type: FileType;
+  @ApiProperty({ enum: FILE_TYPES, example: 'image', description: "Derived from the content's magic bytes" }) type: FileType;
   @ApiProperty({ example: 'image/png', description: 'Detected from the content; text/plain or application/octet-stream when unrecognised' }) mime_type: string;
   @ApiProperty({ example: 48213, description: 'Size in bytes' }) size: number;
   @ApiProperty({ example: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08', description: 'SHA-256 of the content, hex' }) sha256: string;
@@ -54,8 +59,14 @@ export class FileDto {
 }
 
 export const FILE_EXAMPLE = {
-  id: EXAMPLE_ID, name: 'logo.png', url: EXAMPLE_URL, type: 'image', mime_type: 'image/png', size: 48213,
-  sha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08', created_at: '2026-11-21 10:00:00',
+  id: EXAMPLE_ID,
+  name: 'logo.png',
+  url: EXAMPLE_URL,
+  type: 'image',
+  mime_type: 'image/png',
+  size: 48213,
+  sha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+  created_at: '2026-11-21 10:00:00',
 };
 
 export class FileListDto {
@@ -72,11 +83,14 @@ export class ListFilesRequestDto {
 
   @ApiPropertyOptional({ description: 'Case-insensitive substring of the name', example: 'logo' })
   @Transform(({ value }) => (value === '' ? undefined : value))
-  @IsOptional() @Length(1, 200) @IsString()
+  @IsOptional()
+  @Length(1, 200)
+  @IsString()
   search?: string;
 
   @ApiPropertyOptional({ enum: FILE_TYPES })
-  @IsOptional() @IsIn(FILE_TYPES, { message: `$property must be one of ${FILE_TYPES.join(', ')}` })
+  @IsOptional()
+  @IsIn(FILE_TYPES, { message: `$property must be one of ${FILE_TYPES.join(', ')}` })
   type?: FileType;
 }
 

@@ -28,14 +28,11 @@ export class FilesRepository {
   }
 
   async list(m: EntityManager, scope: Scope, filters: FileFilters, limit: number, offset: number): Promise<{ items: FileRecord[]; total: number }> {
-    const qb = m.createQueryBuilder(FileRecord, 'f')
-      .where('f.organization_id = :org AND f.mode = :mode', { org: scope.organizationId, mode: scope.mode });
+    const qb = m.createQueryBuilder(FileRecord, 'f').where('f.organization_id = :org AND f.mode = :mode', { org: scope.organizationId, mode: scope.mode });
     if (filters.search) qb.andWhere(`f.name ILIKE :pattern ESCAPE '\\'`, { pattern: likePattern(filters.search) });
     if (filters.type) qb.andWhere('f.type = :type', { type: filters.type });
     const total = await qb.getCount();
-    const items = total > offset
-      ? await qb.orderBy('f.created_at', 'DESC').addOrderBy('f.id', 'DESC').limit(limit).offset(offset).getMany()
-      : [];
+    const items = total > offset ? await qb.orderBy('f.created_at', 'DESC').addOrderBy('f.id', 'DESC').limit(limit).offset(offset).getMany() : [];
     return { items, total };
   }
 }

@@ -42,14 +42,22 @@ export class FileUploadInterceptor implements NestInterceptor {
         const uploaded = req.file as UploadedFile | undefined;
         return next.handle().pipe(
           // A retry answered from its Idempotency-Key stores nothing new: drop the bytes it sent.
-          switchMap((result) => from((async () => {
-            if (res.getHeader('Idempotent-Replayed') && uploaded?.received) await this.receiver.discard(uploaded.received.storageKey);
-            return result;
-          })())),
-          catchError((error: unknown) => from((async () => {
-            if (uploaded?.received) await this.receiver.discard(uploaded.received.storageKey);
-            throw error;
-          })())),
+          switchMap((result) =>
+            from(
+              (async () => {
+                if (res.getHeader('Idempotent-Replayed') && uploaded?.received) await this.receiver.discard(uploaded.received.storageKey);
+                return result;
+              })(),
+            ),
+          ),
+          catchError((error: unknown) =>
+            from(
+              (async () => {
+                if (uploaded?.received) await this.receiver.discard(uploaded.received.storageKey);
+                throw error;
+              })(),
+            ),
+          ),
         );
       }),
     );

@@ -19,7 +19,9 @@ export interface InvoiceUpdated {
  * `access` null = a payer's call without a key.
  */
 export function invoiceChangeCommand(
-  access: InvoiceAccess, invoiceId: string, change: { status?: InvoiceStatus; currency?: Currency },
+  access: InvoiceAccess,
+  invoiceId: string,
+  change: { status?: InvoiceStatus; currency?: Currency },
 ): Command<InvoiceUpdated> {
   const { status, currency } = change;
   if (status !== undefined && currency !== undefined) {

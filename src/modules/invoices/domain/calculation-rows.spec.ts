@@ -3,8 +3,16 @@ import type { CalculationStep, PriceCalculation } from '../../quotes';
 import { calculationLines } from './calculation-rows';
 
 const m = (v: string) => new Money(v);
-const step = (idx: number, calculationType: CalculationStep['calculationType'], price: string): CalculationStep =>
-  ({ idx, calculationType, title: calculationType, currency: 'USD', initialPrice: m('0'), price: m(price), priceDelta: m(price), details: [] });
+const step = (idx: number, calculationType: CalculationStep['calculationType'], price: string): CalculationStep => ({
+  idx,
+  calculationType,
+  title: calculationType,
+  currency: 'USD',
+  initialPrice: m('0'),
+  price: m(price),
+  priceDelta: m(price),
+  details: [],
+});
 
 describe('calculationLines', () => {
   it('orders lines by item, then idx, then the totals, numbering their positions', () => {
@@ -12,7 +20,12 @@ describe('calculationLines', () => {
       currency: 'USD',
       items: [
         { index: 1, item: { type: 'PAYMENT_INTENT', currency: 'USD', price: '2' }, steps: [step(0, 'PAYMENT_INTENT', '2')], total: {} },
-        { index: 0, item: { type: 'PAYMENT_INTENT', currency: 'EUR', price: '1' }, steps: [step(1, 'CURRENCY_CHANGE', '1.1'), step(0, 'PAYMENT_INTENT', '1')], total: {} },
+        {
+          index: 0,
+          item: { type: 'PAYMENT_INTENT', currency: 'EUR', price: '1' },
+          steps: [step(1, 'CURRENCY_CHANGE', '1.1'), step(0, 'PAYMENT_INTENT', '1')],
+          total: {},
+        },
       ],
       totals: [step(0, 'TOTAL', '3.1'), step(0, 'TOTAL_USD', '3.1')],
     } as unknown as PriceCalculation;

@@ -20,10 +20,19 @@ export interface CalculationLine {
 /** Flattens a price calculation into stored lines: each item's steps by idx, then TOTAL and TOTAL_USD. */
 export function calculationLines(calc: PriceCalculation): CalculationLine[] {
   const lines: CalculationLine[] = [];
-  const push = (itemIndex: number | null, s: CalculationStep) => lines.push({
-    itemIndex, position: lines.length, idx: s.idx, calculationType: s.calculationType, title: s.title, currency: s.currency,
-    initialPrice: s.initialPrice, priceDelta: s.priceDelta, price: s.price, details: s.details,
-  });
+  const push = (itemIndex: number | null, s: CalculationStep) =>
+    lines.push({
+      itemIndex,
+      position: lines.length,
+      idx: s.idx,
+      calculationType: s.calculationType,
+      title: s.title,
+      currency: s.currency,
+      initialPrice: s.initialPrice,
+      priceDelta: s.priceDelta,
+      price: s.price,
+      details: s.details,
+    });
   const items = [...calc.items].sort((a, b) => a.index - b.index);
   for (const item of items) {
     for (const step of [...item.steps].sort((a, b) => a.idx - b.idx)) push(item.index, step);

@@ -1,8 +1,6 @@
 import { InvalidStateTransitionError } from '../../../shared/errors/domain-error';
 import { Money } from '../../../shared/money/money';
-import {
-  Actor, allowedTargets, canMove, INVOICE_STATUSES, InvoiceStatus, merchantMove, nextStatusForPayments, PaymentsSituation,
-} from './invoice-status';
+import { Actor, allowedTargets, canMove, INVOICE_STATUSES, InvoiceStatus, merchantMove, nextStatusForPayments, PaymentsSituation } from './invoice-status';
 
 const ALLOWED: Array<[InvoiceStatus, InvoiceStatus, Actor]> = [
   ['PENDING', 'WAITING_FOR_CONFIRMATIONS', 'payment'],
@@ -100,7 +98,11 @@ describe('nextStatusForPayments', () => {
     ['late over-payment is reported as late', { paidLate: true, completedUsd: m('150') }, { status: 'COMPLETED', substatus: 'PAID_LATE' }],
     ['late partial payment', { paidLate: true, completedUsd: m('40') }, { status: 'PARTIALLY_PAID', substatus: 'PAID_PARTIAL' }],
     ['late rest after an on-time part', { current: 'PARTIALLY_PAID', paidLate: true, completedUsd: m('100') }, { status: 'COMPLETED', substatus: 'PAID_LATE' }],
-    ['late payment confirmed while waiting', { current: 'WAITING_FOR_CONFIRMATIONS', paidLate: true, completedUsd: m('100') }, { status: 'COMPLETED', substatus: 'PAID_LATE' }],
+    [
+      'late payment confirmed while waiting',
+      { current: 'WAITING_FOR_CONFIRMATIONS', paidLate: true, completedUsd: m('100') },
+      { status: 'COMPLETED', substatus: 'PAID_LATE' },
+    ],
   ] as Array<[string, Partial<PaymentsSituation>, unknown]>)('%s', (_name, change, expected) => {
     expect(nextStatusForPayments({ ...base, ...change })).toEqual(expected);
   });

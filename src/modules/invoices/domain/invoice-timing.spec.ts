@@ -1,13 +1,25 @@
 import { INVOICE_STATUSES, InvoiceStatus, InvoiceSubstatus } from './invoice-status';
 import {
-  expiresAtFor, isLatePayment, isPastExpiry, monitoringEndsAt, timeMove, timeMoveEvents, TimedInvoice, voidedIfExpiredBy, withTimeApplied,
+  expiresAtFor,
+  isLatePayment,
+  isPastExpiry,
+  monitoringEndsAt,
+  timeMove,
+  timeMoveEvents,
+  TimedInvoice,
+  voidedIfExpiredBy,
+  withTimeApplied,
 } from './invoice-timing';
 
 const created = new Date('2026-11-21T10:00:00Z');
 const expiresAt = expiresAtFor(created, 15);
 const WINDOW = 1440;
 const at = (minutesAfterCreation: number) => new Date(created.getTime() + minutesAfterCreation * 60_000);
-const inv = (status: InvoiceStatus, substatus: InvoiceSubstatus | null = null, exp: Date | null = expiresAt): TimedInvoice => ({ status, substatus, expiresAt: exp });
+const inv = (status: InvoiceStatus, substatus: InvoiceSubstatus | null = null, exp: Date | null = expiresAt): TimedInvoice => ({
+  status,
+  substatus,
+  expiresAt: exp,
+});
 
 describe('invoice clocks', () => {
   it('computes expiry and the end of the monitoring window', () => {

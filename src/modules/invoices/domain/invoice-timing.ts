@@ -55,9 +55,7 @@ export function isLatePayment(happenedAt: Date, expiresAt: Date | null): boolean
 export function timeMove(invoice: TimedInvoice, now: Date, monitoringMinutes: number): StatusChange | null {
   if (isFinal(invoice.status) || invoice.status !== 'PENDING' || !isPastExpiry(invoice.expiresAt, now)) return null;
   const closesAt = monitoringEndsAt(invoice.expiresAt, monitoringMinutes)!;
-  const next: StatusChange = now.getTime() >= closesAt.getTime()
-    ? { status: 'VOIDED', substatus: 'EXPIRED' }
-    : { status: 'PENDING', substatus: 'EXPIRED' };
+  const next: StatusChange = now.getTime() >= closesAt.getTime() ? { status: 'VOIDED', substatus: 'EXPIRED' } : { status: 'PENDING', substatus: 'EXPIRED' };
   if (next.status === invoice.status && next.substatus === invoice.substatus) return null;
   // The lifecycle table is the single authority on moves (domain/invoice-status.ts).
   if (!canMove(invoice.status, next.status, 'clock')) return null;

@@ -12,8 +12,15 @@ export function maskEmail(email: string | null): string | null {
 }
 
 export const EXPANSIONS = [
-  'payments', 'payments.provider', 'items', 'items.product', 'items.billing_schema', 'items.payment_intent',
-  'calculations', 'organization', 'currency',
+  'payments',
+  'payments.provider',
+  'items',
+  'items.product',
+  'items.billing_schema',
+  'items.payment_intent',
+  'calculations',
+  'organization',
+  'currency',
 ] as const;
 export type Expansion = (typeof EXPANSIONS)[number];
 
@@ -50,7 +57,10 @@ export interface CatalogSchemaForPayer {
 }
 
 /** A billing schema as a payer sees it: the price line a checkout shows, no catalog internals. */
-export type PayerSchemaView = Pick<CatalogSchemaForPayer, 'id' | 'name' | 'description' | 'type' | 'currency' | 'base_price' | 'interval_type' | 'interval_count'>;
+export type PayerSchemaView = Pick<
+  CatalogSchemaForPayer,
+  'id' | 'name' | 'description' | 'type' | 'currency' | 'base_price' | 'interval_type' | 'interval_count'
+>;
 
 /** A product as a payer sees it under items.product. */
 export interface PayerProductView {
@@ -73,15 +83,17 @@ export function payerProductView(product: CatalogProductForPayer, usedSchemaIds:
     name: product.name,
     description: product.description,
     image: product.image ? { id: product.image.id, url: product.image.url } : null,
-    schemas: product.schemas.filter((s) => usedSchemaIds.has(s.id)).map((s) => ({
-      id: s.id,
-      name: s.name,
-      description: s.description,
-      type: s.type,
-      currency: s.currency,
-      base_price: s.base_price,
-      interval_type: s.interval_type,
-      interval_count: s.interval_count,
-    })),
+    schemas: product.schemas
+      .filter((s) => usedSchemaIds.has(s.id))
+      .map((s) => ({
+        id: s.id,
+        name: s.name,
+        description: s.description,
+        type: s.type,
+        currency: s.currency,
+        base_price: s.base_price,
+        interval_type: s.interval_type,
+        interval_count: s.interval_count,
+      })),
   };
 }

@@ -1,7 +1,22 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsObject,
-  ArrayMaxSize, ArrayMinSize, IsArray, IsEmail, IsIn, IsInt, IsOptional, IsString, IsUrl, Length, Max, MaxLength, Min, ValidateIf, ValidateNested,
+import {
+  IsObject,
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Length,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+  ValidateNested,
 } from 'class-validator';
 import { AmountField, CurrencyField, MetadataField } from '../../../shared/validation/decorators';
 import { CURRENCIES } from '../../../shared/money/currency';
@@ -27,7 +42,12 @@ export class ProductItemDoc {
 export class PaymentIntentItemDoc {
   @ApiProperty({ enum: ['PAYMENT_INTENT'] }) type: 'PAYMENT_INTENT';
   @ApiProperty({ enum: CURRENCIES, enumName: 'Currency', example: 'USDT' }) currency: string;
-  @ApiProperty({ oneOf: [{ type: 'string' }, { type: 'number' }], pattern: '^\\d+(\\.\\d{1,30})?$', example: '25.50', description: 'Exact decimal, at most 30 fractional digits' })
+  @ApiProperty({
+    oneOf: [{ type: 'string' }, { type: 'number' }],
+    pattern: '^\\d+(\\.\\d{1,30})?$',
+    example: '25.50',
+    description: 'Exact decimal, at most 30 fractional digits',
+  })
   price: string;
 }
 
@@ -39,19 +59,28 @@ export class InvoiceItemInputDto {
   @IsIn(ITEM_TYPES, { message: '$property must be PRODUCT or PAYMENT_INTENT' })
   type: 'PRODUCT' | 'PAYMENT_INTENT';
 
-  @ValidateIf(isProduct) @Length(1, 200) @IsString()
+  @ValidateIf(isProduct)
+  @Length(1, 200)
+  @IsString()
   product_id?: string;
 
-  @ValidateIf(isProduct) @Length(1, 200) @IsString()
+  @ValidateIf(isProduct)
+  @Length(1, 200)
+  @IsString()
   billing_schema_id?: string;
 
-  @ValidateIf(isProduct) @Max(MAX_ITEM_QUANTITY) @Min(1) @IsInt({ message: '$property must be an integer' })
+  @ValidateIf(isProduct)
+  @Max(MAX_ITEM_QUANTITY)
+  @Min(1)
+  @IsInt({ message: '$property must be an integer' })
   quantity?: number;
 
-  @ValidateIf(isIntent) @CurrencyField()
+  @ValidateIf(isIntent)
+  @CurrencyField()
   currency?: string;
 
-  @ValidateIf(isIntent) @AmountField()
+  @ValidateIf(isIntent)
+  @AmountField()
   price?: string;
 }
 
@@ -72,7 +101,10 @@ export class CreateInvoiceRequestDto {
   items: InvoiceItemInputDto[];
 
   @ApiPropertyOptional({ example: 'jane@example.com', maxLength: 254 })
-  @IsOptional() @MaxLength(254) @IsEmail({}, { message: '$property must be an email address' }) @IsString()
+  @IsOptional()
+  @MaxLength(254)
+  @IsEmail({}, { message: '$property must be an email address' })
+  @IsString()
   customer_email?: string;
 
   @CurrencyField({ required: false, description: 'Calculation currency; optional when all items share one currency', example: 'USD' })
@@ -82,7 +114,10 @@ export class CreateInvoiceRequestDto {
   metadata?: Record<string, string>;
 
   @ApiPropertyOptional({
-    type: 'integer', minimum: MIN_EXPIRY_MINUTES, maximum: MAX_EXPIRY_MINUTES, example: 30,
+    type: 'integer',
+    minimum: MIN_EXPIRY_MINUTES,
+    maximum: MAX_EXPIRY_MINUTES,
+    example: 30,
     description: 'How long the quoted rates hold and a payment is expected, in minutes (default INVOICE_EXPIRY_MINUTES, 15)',
   })
   @IsOptional()

@@ -8,10 +8,13 @@ export class GetInvoiceRequestDto {
     type: 'array',
     items: { type: 'string', enum: [...EXPANSIONS] },
     example: ['items', 'calculations'],
-    description: 'Related records to include. Without a key only items, items.product, calculations, organization, payments and payments.provider are allowed. '
-      + '`currency` adds currency_details; items.payment_intent adds payment_intent to PAYMENT_INTENT items.',
+    description:
+      'Related records to include. Without a key only items, items.product, calculations, organization, payments and payments.provider are allowed. ' +
+      '`currency` adds currency_details; items.payment_intent adds payment_intent to PAYMENT_INTENT items.',
   })
-  @IsOptional() @IsIn(EXPANSIONS, { each: true, message: `$property values must be among ${EXPANSIONS.join(', ')}` }) @IsArray({ message: '$property must be an array' })
+  @IsOptional()
+  @IsIn(EXPANSIONS, { each: true, message: `$property values must be among ${EXPANSIONS.join(', ')}` })
+  @IsArray({ message: '$property must be an array' })
   expand?: string[];
 
   @CurrencyField({ required: false, description: 'Adds `summary`: the invoice total in this currency at current rates', example: 'BITCOIN' })

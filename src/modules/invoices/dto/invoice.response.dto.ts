@@ -20,9 +20,22 @@ export class InvoiceItemDto {
   @ApiProperty({ type: String, nullable: true }) exclude_reason: string | null;
   @ApiProperty(TIME) created_at: string;
   @ApiProperty({ ...TIME, nullable: true }) updated_at: string | null;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true, description: 'Product (when items.product is expanded). With a key: the full catalog product. Without a key (payer view) an allow-list only: id, name, description, image and, in schemas, the billing schemas this invoice was priced with reduced to id, name, description, type, currency, base_price, interval_type, interval_count; never metadata, other schemas or configurations.' }) product?: unknown;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true, description: 'Billing schema (when items.billing_schema is expanded)' }) billing_schema?: unknown;
-  @ApiPropertyOptional({ type: 'object', nullable: true, properties: { id: { type: 'string' }, currency: { type: 'string' }, price: { type: 'string' } }, description: 'When items.payment_intent is expanded; null for PRODUCT items' })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description:
+      'Product (when items.product is expanded). With a key: the full catalog product. Without a key (payer view) an allow-list only: id, name, description, image and, in schemas, the billing schemas this invoice was priced with reduced to id, name, description, type, currency, base_price, interval_type, interval_count; never metadata, other schemas or configurations.',
+  })
+  product?: unknown;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true, description: 'Billing schema (when items.billing_schema is expanded)' })
+  billing_schema?: unknown;
+  @ApiPropertyOptional({
+    type: 'object',
+    nullable: true,
+    properties: { id: { type: 'string' }, currency: { type: 'string' }, price: { type: 'string' } },
+    description: 'When items.payment_intent is expanded; null for PRODUCT items',
+  })
   payment_intent?: unknown;
 }
 
@@ -38,7 +51,13 @@ export class InvoiceCalculationDto {
   @ApiProperty(MONEY) initial_price: string;
   @ApiProperty(MONEY) price_delta: string;
   @ApiProperty(MONEY) price: string;
-  @ApiProperty({ oneOf: [{ type: 'object', additionalProperties: true }, { type: 'array', items: {}, maxItems: 0 }] }) details: unknown;
+  @ApiProperty({
+    oneOf: [
+      { type: 'object', additionalProperties: true },
+      { type: 'array', items: {}, maxItems: 0 },
+    ],
+  })
+  details: unknown;
   @ApiProperty(TIME) created_at: string;
   @ApiProperty({ ...TIME, nullable: true }) updated_at: string | null;
 }
@@ -53,13 +72,27 @@ export class InvoiceDto {
   @ApiProperty(MONEY) price_usd: string;
   @ApiProperty(TIME) created_at: string;
   @ApiProperty(TIME) updated_at: string;
-  @ApiProperty({ ...TIME, nullable: true, example: '2026-11-21 10:15:00', description: 'Until when the quoted rates hold and a payment is expected; after it an unpaid invoice has substatus EXPIRED (null: never expires)' }) expires_at: string | null;
-  @ApiProperty({ ...TIME, nullable: true, example: '2026-11-22 10:15:00', description: 'Until when late payments are still accepted; then an unpaid invoice becomes VOIDED (substatus EXPIRED)' }) monitoring_until: string | null;
-  @ApiProperty({ type: String, nullable: true, description: 'Where the hosted checkout page sends the payer a few seconds after the invoice is paid' }) redirect_url: string | null;
+  @ApiProperty({
+    ...TIME,
+    nullable: true,
+    example: '2026-11-21 10:15:00',
+    description: 'Until when the quoted rates hold and a payment is expected; after it an unpaid invoice has substatus EXPIRED (null: never expires)',
+  })
+  expires_at: string | null;
+  @ApiProperty({
+    ...TIME,
+    nullable: true,
+    example: '2026-11-22 10:15:00',
+    description: 'Until when late payments are still accepted; then an unpaid invoice becomes VOIDED (substatus EXPIRED)',
+  })
+  monitoring_until: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Where the hosted checkout page sends the payer a few seconds after the invoice is paid' })
+  redirect_url: string | null;
   @ApiProperty({
     example: 'https://pay.example.com/checkout/invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00',
-    description: 'The hosted checkout page (GET /checkout/{invoice_id}) to send or embed for the payer: absolute under PUBLIC_BASE_URL when the '
-      + 'service sets it, else the path /checkout/{invoice_id} relative to the service\'s address',
+    description:
+      'The hosted checkout page (GET /checkout/{invoice_id}) to send or embed for the payer: absolute under PUBLIC_BASE_URL when the ' +
+      "service sets it, else the path /checkout/{invoice_id} relative to the service's address",
   })
   checkout_url: string;
   @ApiProperty({ type: String, nullable: true, description: 'Masked (j***@example.com) in the payer view' }) customer_email: string | null;
@@ -67,8 +100,18 @@ export class InvoiceDto {
   @ApiPropertyOptional({ type: [InvoiceItemDto] }) items?: InvoiceItemDto[];
   @ApiPropertyOptional({ type: [InvoiceCalculationDto], description: 'Per item by idx, then TOTAL and TOTAL_USD' }) calculations?: InvoiceCalculationDto[];
   @ApiPropertyOptional({ type: 'object', properties: { name: { type: 'string' }, image_url: { type: 'string', nullable: true } } }) organization?: unknown;
-  @ApiPropertyOptional({ type: 'array', items: { type: 'object', additionalProperties: true }, description: 'Payments of the invoice (each with provider when payments.provider is expanded)' }) payments?: unknown[];
-  @ApiPropertyOptional({ type: 'object', properties: { code: { type: 'string' }, kind: { enum: ['CRYPTO', 'FIAT'] } }, description: 'When currency is expanded' }) currency_details?: unknown;
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'object', additionalProperties: true },
+    description: 'Payments of the invoice (each with provider when payments.provider is expanded)',
+  })
+  payments?: unknown[];
+  @ApiPropertyOptional({
+    type: 'object',
+    properties: { code: { type: 'string' }, kind: { enum: ['CRYPTO', 'FIAT'] } },
+    description: 'When currency is expanded',
+  })
+  currency_details?: unknown;
   @ApiPropertyOptional({
     type: 'object',
     properties: { currency: { type: 'string' }, price: { type: 'string' }, price_usd: { type: 'string' }, exchange_rate_timestamp: { type: 'string' } },
@@ -125,30 +168,72 @@ export const INVOICE_EXAMPLE = {
 
 export const INVOICE_EXPANDED_EXAMPLE = {
   ...INVOICE_EXAMPLE,
-  items: [{
-    id: ITEM, organization_id: ORG, invoice_id: INV, type: 'PAYMENT_INTENT', currency: 'USD', product_id: null, billing_schema_id: null,
-    payment_intent_id: 'pi_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e02', price: '25.500000000000000000000000000000', quantity: 1,
-    status: 'INCLUDED', exclude_reason: null, created_at: '2026-11-21 10:00:00', updated_at: '2026-11-21 10:00:00',
-  }],
+  items: [
+    {
+      id: ITEM,
+      organization_id: ORG,
+      invoice_id: INV,
+      type: 'PAYMENT_INTENT',
+      currency: 'USD',
+      product_id: null,
+      billing_schema_id: null,
+      payment_intent_id: 'pi_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e02',
+      price: '25.500000000000000000000000000000',
+      quantity: 1,
+      status: 'INCLUDED',
+      exclude_reason: null,
+      created_at: '2026-11-21 10:00:00',
+      updated_at: '2026-11-21 10:00:00',
+    },
+  ],
   calculations: [
     {
-      id: 'invoice_calc_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e03', organization_id: ORG, invoice_id: INV, invoice_item_id: ITEM,
-      title: 'Payment intent', calculation_type: 'PAYMENT_INTENT', idx: 0, currency: 'USD',
-      initial_price: '25.500000000000000000000000000000', price_delta: '0.000000000000000000000000000000', price: '25.500000000000000000000000000000',
+      id: 'invoice_calc_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e03',
+      organization_id: ORG,
+      invoice_id: INV,
+      invoice_item_id: ITEM,
+      title: 'Payment intent',
+      calculation_type: 'PAYMENT_INTENT',
+      idx: 0,
+      currency: 'USD',
+      initial_price: '25.500000000000000000000000000000',
+      price_delta: '0.000000000000000000000000000000',
+      price: '25.500000000000000000000000000000',
       details: { payment_intent_id: 'pi_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e02', currency: 'USD', price: '25.500000000000000000000000000000', quantity: 1 },
-      created_at: '2026-11-21 10:00:00', updated_at: '2026-11-21 10:00:00',
+      created_at: '2026-11-21 10:00:00',
+      updated_at: '2026-11-21 10:00:00',
     },
     {
-      id: 'invoice_calc_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e04', organization_id: ORG, invoice_id: INV, invoice_item_id: null,
-      title: 'Total', calculation_type: 'TOTAL', idx: 0, currency: 'USD',
-      initial_price: '0.000000000000000000000000000000', price_delta: '25.500000000000000000000000000000', price: '25.500000000000000000000000000000',
-      details: [], created_at: '2026-11-21 10:00:00', updated_at: '2026-11-21 10:00:00',
+      id: 'invoice_calc_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e04',
+      organization_id: ORG,
+      invoice_id: INV,
+      invoice_item_id: null,
+      title: 'Total',
+      calculation_type: 'TOTAL',
+      idx: 0,
+      currency: 'USD',
+      initial_price: '0.000000000000000000000000000000',
+      price_delta: '25.500000000000000000000000000000',
+      price: '25.500000000000000000000000000000',
+      details: [],
+      created_at: '2026-11-21 10:00:00',
+      updated_at: '2026-11-21 10:00:00',
     },
     {
-      id: 'invoice_calc_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e05', organization_id: ORG, invoice_id: INV, invoice_item_id: null,
-      title: 'Total (USD)', calculation_type: 'TOTAL_USD', idx: 0, currency: 'USD',
-      initial_price: '0.000000000000000000000000000000', price_delta: '25.500000000000000000000000000000', price: '25.500000000000000000000000000000',
-      details: [], created_at: '2026-11-21 10:00:00', updated_at: '2026-11-21 10:00:00',
+      id: 'invoice_calc_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e05',
+      organization_id: ORG,
+      invoice_id: INV,
+      invoice_item_id: null,
+      title: 'Total (USD)',
+      calculation_type: 'TOTAL_USD',
+      idx: 0,
+      currency: 'USD',
+      initial_price: '0.000000000000000000000000000000',
+      price_delta: '25.500000000000000000000000000000',
+      price: '25.500000000000000000000000000000',
+      details: [],
+      created_at: '2026-11-21 10:00:00',
+      updated_at: '2026-11-21 10:00:00',
     },
   ],
   organization: { name: 'Acme', image_url: null },

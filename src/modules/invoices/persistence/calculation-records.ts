@@ -6,7 +6,10 @@ import type { InvoiceRecord } from './invoice.record';
 
 /** Stored calculation rows of an invoice, each tied to its item (by position) or to none for the totals. */
 export function buildCalculationRecords(
-  invoice: Pick<InvoiceRecord, 'id' | 'organizationId' | 'mode'>, items: InvoiceItemRecord[], lines: CalculationLine[], now: Date,
+  invoice: Pick<InvoiceRecord, 'id' | 'organizationId' | 'mode'>,
+  items: InvoiceItemRecord[],
+  lines: CalculationLine[],
+  now: Date,
 ): InvoiceCalculationRecord[] {
   const byPosition = new Map(items.map((i) => [i.position, i.id]));
   return lines.map((line) => ({
@@ -14,7 +17,7 @@ export function buildCalculationRecords(
     organizationId: invoice.organizationId,
     mode: invoice.mode,
     invoiceId: invoice.id,
-    invoiceItemId: line.itemIndex === null ? null : byPosition.get(line.itemIndex) ?? null,
+    invoiceItemId: line.itemIndex === null ? null : (byPosition.get(line.itemIndex) ?? null),
     title: line.title,
     calculationType: line.calculationType,
     idx: line.idx,

@@ -29,8 +29,11 @@ export function invoiceListRequest(scope: Scope, f: InvoiceListFilter, clock?: {
     // before the sweeper has written it (domain/invoice-timing.ts).
     // One cutoff parameter rather than an interval added to every row's expires_at.
     const cutoff = w.param(voidedIfExpiredBy(clock.now, clock.monitoringMinutes));
-    w.add((p) => `(CASE WHEN status = 'PENDING' AND expires_at <= ${cutoff}::timestamptz
-                      THEN 'VOIDED' ELSE status END) = ANY(${p}::text[])`, f.status);
+    w.add(
+      (p) => `(CASE WHEN status = 'PENDING' AND expires_at <= ${cutoff}::timestamptz
+                      THEN 'VOIDED' ELSE status END) = ANY(${p}::text[])`,
+      f.status,
+    );
     // The same rows, said so an index on status can find them: the status as of now differs from the
     // stored one only for a stored PENDING (then VOIDED).
     w.statuses(f.status.includes('VOIDED') && !f.status.includes('PENDING') ? [...f.status, 'PENDING'] : f.status);
@@ -44,11 +47,21 @@ export function invoiceListRequest(scope: Scope, f: InvoiceListFilter, clock?: {
   // Invoices having a payment (any status) through this provider (either spelling, provider_ or prov_);
   // read side of the payments table.
   if (f.providerId !== undefined) {
-    w.add((p) => `EXISTS (SELECT 1 FROM payments pay WHERE pay.invoice_id = invoices.id AND pay.organization_id = invoices.organization_id
-                        AND pay.mode = invoices.mode AND pay.provider_id = regexp_replace(${p}, '^provider_', 'prov_'))`, f.providerId);
+    w.add(
+      (p) => `EXISTS (SELECT 1 FROM payments pay WHERE pay.invoice_id = invoices.id AND pay.organization_id = invoices.organization_id
+                        AND pay.mode = invoices.mode AND pay.provider_id = regexp_replace(${p}, '^provider_', 'prov_'))`,
+      f.providerId,
+    );
   }
   return {
-    table: 'invoices', columns: INVOICE_COLUMNS, where: w.where, params: w.params,
-    limit: f.limit, offset: f.offset, startingAfter: f.startingAfter, filtered: w.filtered, parts: w.parts,
+    table: 'invoices',
+    columns: INVOICE_COLUMNS,
+    where: w.where,
+    params: w.params,
+    limit: f.limit,
+    offset: f.offset,
+    startingAfter: f.startingAfter,
+    filtered: w.filtered,
+    parts: w.parts,
   };
 }

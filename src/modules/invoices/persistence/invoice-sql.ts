@@ -17,7 +17,9 @@ import { prepared } from '../../../shared/db/prepared';
  * lines: $24 id, $25 invoice_item_id, $26 title, $27 calculation_type, $28 idx, $29 position, $30 currency,
  * $31 initial_price, $32 price_delta, $33 price, $34 details (json text); $35 expires_at.
  */
-export const INSERT_INVOICE_SQL = prepared('invoice_insert', `
+export const INSERT_INVOICE_SQL = prepared(
+  'invoice_insert',
+  `
 WITH invoice AS (
   INSERT INTO invoices (id, organization_id, mode, status, substatus, currency, price, price_usd, customer_email, metadata,
                         redirect_url, rates_snapshot_id, rates_taken_at, expires_at, created_at, updated_at)
@@ -35,7 +37,8 @@ INSERT INTO invoice_calculations (id, organization_id, mode, invoice_id, invoice
 SELECT c.id, $2, $3, $1, c.invoice_item_id, c.title, c.calculation_type, c.idx, c.position, c.currency,
        c.initial_price::numeric, c.price_delta::numeric, c.price::numeric, c.details::jsonb, $13, $13
   FROM unnest($24::text[], $25::text[], $26::text[], $27::text[], $28::int[], $29::int[], $30::text[], $31::text[], $32::text[], $33::text[], $34::text[])
-       AS c(id, invoice_item_id, title, calculation_type, idx, position, currency, initial_price, price_delta, price, details)`);
+       AS c(id, invoice_item_id, title, calculation_type, idx, position, currency, initial_price, price_delta, price, details)`,
+);
 
 const ITEMS_JSON = `(SELECT coalesce(json_agg(json_build_object(
     'id', it.id, 'organization_id', it.organization_id, 'mode', it.mode, 'invoice_id', it.invoice_id, 'type', it.type,
@@ -63,7 +66,10 @@ const READ_COLUMNS = `i.id, i.organization_id, i.mode, i.status, i.substatus, i.
  * as exact text): one round trip whatever is expanded. Money never passes through a JSON number.
  * Scoped form: $4 organization_id, $5 mode.
  */
-export const READ_INVOICE_SCOPED_SQL = prepared('invoice_read_scoped', `SELECT ${READ_COLUMNS} FROM invoices i WHERE i.id = $1 AND i.organization_id = $4 AND i.mode = $5`);
+export const READ_INVOICE_SCOPED_SQL = prepared(
+  'invoice_read_scoped',
+  `SELECT ${READ_COLUMNS} FROM invoices i WHERE i.id = $1 AND i.organization_id = $4 AND i.mode = $5`,
+);
 
 /** The payer's form (no key): the id alone finds the invoice. */
 export const READ_INVOICE_BY_ID_SQL = prepared('invoice_read', `SELECT ${READ_COLUMNS} FROM invoices i WHERE i.id = $1`);

@@ -19,47 +19,122 @@ import type { CurrencyChangeWindow } from '../domain/currency-change';
 export type InvoiceAccess = Scope | null;
 
 interface InvoiceRow {
-  id: string; organization_id: string; mode: InvoiceRecord['mode']; status: InvoiceStatus; substatus: InvoiceSubstatus | null;
-  currency: Currency; price: string; price_usd: string; customer_email: string | null; metadata: Record<string, string>;
-  redirect_url: string | null; rates_snapshot_id: string | null; rates_taken_at: Date | null; expires_at: Date | null; created_at: Date; updated_at: Date;
+  id: string;
+  organization_id: string;
+  mode: InvoiceRecord['mode'];
+  status: InvoiceStatus;
+  substatus: InvoiceSubstatus | null;
+  currency: Currency;
+  price: string;
+  price_usd: string;
+  customer_email: string | null;
+  metadata: Record<string, string>;
+  redirect_url: string | null;
+  rates_snapshot_id: string | null;
+  rates_taken_at: Date | null;
+  expires_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
 }
 
 function toRecord(row: InvoiceRow): InvoiceRecord {
   return {
-    id: row.id, organizationId: row.organization_id, mode: row.mode, status: row.status, substatus: row.substatus,
-    currency: row.currency, price: fromDb(row.price), priceUsd: fromDb(row.price_usd), customerEmail: row.customer_email,
-    metadata: row.metadata ?? {}, redirectUrl: row.redirect_url, ratesSnapshotId: row.rates_snapshot_id,
-    ratesTakenAt: row.rates_taken_at, expiresAt: row.expires_at, createdAt: row.created_at, updatedAt: row.updated_at,
+    id: row.id,
+    organizationId: row.organization_id,
+    mode: row.mode,
+    status: row.status,
+    substatus: row.substatus,
+    currency: row.currency,
+    price: fromDb(row.price),
+    priceUsd: fromDb(row.price_usd),
+    customerEmail: row.customer_email,
+    metadata: row.metadata ?? {},
+    redirectUrl: row.redirect_url,
+    ratesSnapshotId: row.rates_snapshot_id,
+    ratesTakenAt: row.rates_taken_at,
+    expiresAt: row.expires_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
   };
 }
 
 /** Item and calculation rows as the one-query read returns them (json_build_object: amounts as text, times ISO). */
 interface ItemJson {
-  id: string; organization_id: string; mode: InvoiceRecord['mode']; invoice_id: string; type: InvoiceItemRecord['type']; currency: Currency;
-  product_id: string | null; billing_schema_id: string | null; payment_intent_id: string | null; price: string | null; quantity: number;
-  position: number; status: string; exclude_reason: string | null; created_at: string; updated_at: string | null;
+  id: string;
+  organization_id: string;
+  mode: InvoiceRecord['mode'];
+  invoice_id: string;
+  type: InvoiceItemRecord['type'];
+  currency: Currency;
+  product_id: string | null;
+  billing_schema_id: string | null;
+  payment_intent_id: string | null;
+  price: string | null;
+  quantity: number;
+  position: number;
+  status: string;
+  exclude_reason: string | null;
+  created_at: string;
+  updated_at: string | null;
 }
 
 interface CalculationJson {
-  id: string; organization_id: string; mode: InvoiceRecord['mode']; invoice_id: string; invoice_item_id: string | null; title: string;
-  calculation_type: string; idx: number; position: number; currency: Currency; initial_price: string; price_delta: string; price: string;
-  details: object; created_at: string; updated_at: string | null;
+  id: string;
+  organization_id: string;
+  mode: InvoiceRecord['mode'];
+  invoice_id: string;
+  invoice_item_id: string | null;
+  title: string;
+  calculation_type: string;
+  idx: number;
+  position: number;
+  currency: Currency;
+  initial_price: string;
+  price_delta: string;
+  price: string;
+  details: object;
+  created_at: string;
+  updated_at: string | null;
 }
 
 function itemFromJson(j: ItemJson): InvoiceItemRecord {
   return {
-    id: j.id, organizationId: j.organization_id, mode: j.mode, invoiceId: j.invoice_id, type: j.type, currency: j.currency,
-    productId: j.product_id, billingSchemaId: j.billing_schema_id, paymentIntentId: j.payment_intent_id,
-    price: j.price === null ? null : fromDb(j.price), quantity: j.quantity, position: j.position, status: j.status,
-    excludeReason: j.exclude_reason, createdAt: new Date(j.created_at), updatedAt: j.updated_at === null ? null : new Date(j.updated_at),
+    id: j.id,
+    organizationId: j.organization_id,
+    mode: j.mode,
+    invoiceId: j.invoice_id,
+    type: j.type,
+    currency: j.currency,
+    productId: j.product_id,
+    billingSchemaId: j.billing_schema_id,
+    paymentIntentId: j.payment_intent_id,
+    price: j.price === null ? null : fromDb(j.price),
+    quantity: j.quantity,
+    position: j.position,
+    status: j.status,
+    excludeReason: j.exclude_reason,
+    createdAt: new Date(j.created_at),
+    updatedAt: j.updated_at === null ? null : new Date(j.updated_at),
   };
 }
 
 function calculationFromJson(j: CalculationJson): InvoiceCalculationRecord {
   return {
-    id: j.id, organizationId: j.organization_id, mode: j.mode, invoiceId: j.invoice_id, invoiceItemId: j.invoice_item_id, title: j.title,
-    calculationType: j.calculation_type, idx: j.idx, position: j.position, currency: j.currency, initialPrice: fromDb(j.initial_price),
-    priceDelta: fromDb(j.price_delta), price: fromDb(j.price), details: j.details, createdAt: new Date(j.created_at),
+    id: j.id,
+    organizationId: j.organization_id,
+    mode: j.mode,
+    invoiceId: j.invoice_id,
+    invoiceItemId: j.invoice_item_id,
+    title: j.title,
+    calculationType: j.calculation_type,
+    idx: j.idx,
+    position: j.position,
+    currency: j.currency,
+    initialPrice: fromDb(j.initial_price),
+    priceDelta: fromDb(j.price_delta),
+    price: fromDb(j.price),
+    details: j.details,
+    createdAt: new Date(j.created_at),
     updatedAt: j.updated_at === null ? null : new Date(j.updated_at),
   };
 }
@@ -86,13 +161,40 @@ export class InvoicesRepository {
   async insertInvoice(m: EntityManager, invoice: InvoiceRecord, items: InvoiceItemRecord[], calculations: InvoiceCalculationRecord[]): Promise<void> {
     const money = (a: Amount | null) => (a === null ? null : renderAmount(a));
     await m.query(INSERT_INVOICE_SQL, [
-      invoice.id, invoice.organizationId, invoice.mode, invoice.status, invoice.currency, renderAmount(invoice.price), renderAmount(invoice.priceUsd),
-      invoice.customerEmail, JSON.stringify(invoice.metadata ?? {}), invoice.redirectUrl, invoice.ratesSnapshotId, invoice.ratesTakenAt, invoice.createdAt,
-      items.map((i) => i.id), items.map((i) => i.type), items.map((i) => i.currency), items.map((i) => i.productId), items.map((i) => i.billingSchemaId),
-      items.map((i) => i.paymentIntentId), items.map((i) => money(i.price)), items.map((i) => i.quantity), items.map((i) => i.position), items.map((i) => i.status),
-      calculations.map((c) => c.id), calculations.map((c) => c.invoiceItemId), calculations.map((c) => c.title), calculations.map((c) => c.calculationType),
-      calculations.map((c) => c.idx), calculations.map((c) => c.position), calculations.map((c) => c.currency), calculations.map((c) => renderAmount(c.initialPrice)),
-      calculations.map((c) => renderAmount(c.priceDelta)), calculations.map((c) => renderAmount(c.price)), calculations.map((c) => JSON.stringify(c.details)),
+      invoice.id,
+      invoice.organizationId,
+      invoice.mode,
+      invoice.status,
+      invoice.currency,
+      renderAmount(invoice.price),
+      renderAmount(invoice.priceUsd),
+      invoice.customerEmail,
+      JSON.stringify(invoice.metadata ?? {}),
+      invoice.redirectUrl,
+      invoice.ratesSnapshotId,
+      invoice.ratesTakenAt,
+      invoice.createdAt,
+      items.map((i) => i.id),
+      items.map((i) => i.type),
+      items.map((i) => i.currency),
+      items.map((i) => i.productId),
+      items.map((i) => i.billingSchemaId),
+      items.map((i) => i.paymentIntentId),
+      items.map((i) => money(i.price)),
+      items.map((i) => i.quantity),
+      items.map((i) => i.position),
+      items.map((i) => i.status),
+      calculations.map((c) => c.id),
+      calculations.map((c) => c.invoiceItemId),
+      calculations.map((c) => c.title),
+      calculations.map((c) => c.calculationType),
+      calculations.map((c) => c.idx),
+      calculations.map((c) => c.position),
+      calculations.map((c) => c.currency),
+      calculations.map((c) => renderAmount(c.initialPrice)),
+      calculations.map((c) => renderAmount(c.priceDelta)),
+      calculations.map((c) => renderAmount(c.price)),
+      calculations.map((c) => JSON.stringify(c.details)),
       invoice.expiresAt ?? null,
     ]);
   }
@@ -135,7 +237,13 @@ export class InvoicesRepository {
    * organizations' rollup locks in (migration AnalyticsWriterLock): two sweeping instances never
    * wait for each other's organizations crosswise.
    */
-  async lockDue(m: EntityManager, now: Date, monitoringMinutes: number, limit: number, scope: { organizationId: string; mode: string } | null = null): Promise<InvoiceRecord[]> {
+  async lockDue(
+    m: EntityManager,
+    now: Date,
+    monitoringMinutes: number,
+    limit: number,
+    scope: { organizationId: string; mode: string } | null = null,
+  ): Promise<InvoiceRecord[]> {
     const params: unknown[] = [now, monitoringMinutes, limit];
     // With a scope (a test mode whose test clock was moved), only that organization's mode.
     const only = scope ? ` AND organization_id = $${params.push(scope.organizationId)} AND mode = $${params.push(scope.mode)}` : '';
@@ -154,25 +262,51 @@ export class InvoicesRepository {
     return rows.map(toRecord);
   }
 
-  async updateStatus(m: EntityManager, invoice: Pick<InvoiceRecord, 'id' | 'organizationId' | 'mode'>, status: InvoiceStatus, substatus: InvoiceSubstatus | null, at: Date): Promise<void> {
-    await m.query(
-      `UPDATE invoices SET status = $4, substatus = $5, updated_at = $6 WHERE id = $1 AND organization_id = $2 AND mode = $3`,
-      [invoice.id, invoice.organizationId, invoice.mode, status, substatus, at],
-    );
+  async updateStatus(
+    m: EntityManager,
+    invoice: Pick<InvoiceRecord, 'id' | 'organizationId' | 'mode'>,
+    status: InvoiceStatus,
+    substatus: InvoiceSubstatus | null,
+    at: Date,
+  ): Promise<void> {
+    await m.query(`UPDATE invoices SET status = $4, substatus = $5, updated_at = $6 WHERE id = $1 AND organization_id = $2 AND mode = $3`, [
+      invoice.id,
+      invoice.organizationId,
+      invoice.mode,
+      status,
+      substatus,
+      at,
+    ]);
   }
 
   /** A currency change: the calculation lines are rewritten and the totals follow. */
   async replaceCalculations(
-    m: EntityManager, invoice: InvoiceRecord, calculations: InvoiceCalculationRecord[],
-    totals: { currency: Currency; price: Amount; priceUsd: Amount; ratesSnapshotId: string; ratesTakenAt: Date }, at: Date,
+    m: EntityManager,
+    invoice: InvoiceRecord,
+    calculations: InvoiceCalculationRecord[],
+    totals: { currency: Currency; price: Amount; priceUsd: Amount; ratesSnapshotId: string; ratesTakenAt: Date },
+    at: Date,
   ): Promise<void> {
-    await m.query(`DELETE FROM invoice_calculations WHERE invoice_id = $1 AND organization_id = $2 AND mode = $3`, [invoice.id, invoice.organizationId, invoice.mode]);
+    await m.query(`DELETE FROM invoice_calculations WHERE invoice_id = $1 AND organization_id = $2 AND mode = $3`, [
+      invoice.id,
+      invoice.organizationId,
+      invoice.mode,
+    ]);
     if (calculations.length) await m.insert(InvoiceCalculationRecord, calculations);
     await m.query(
       `UPDATE invoices SET currency = $4, price = $5, price_usd = $6, rates_snapshot_id = $7, rates_taken_at = $8, updated_at = $9
         WHERE id = $1 AND organization_id = $2 AND mode = $3`,
-      [invoice.id, invoice.organizationId, invoice.mode, totals.currency, renderAmount(totals.price), renderAmount(totals.priceUsd),
-        totals.ratesSnapshotId, totals.ratesTakenAt, at],
+      [
+        invoice.id,
+        invoice.organizationId,
+        invoice.mode,
+        totals.currency,
+        renderAmount(totals.price),
+        renderAmount(totals.priceUsd),
+        totals.ratesSnapshotId,
+        totals.ratesTakenAt,
+        at,
+      ],
     );
   }
 
@@ -186,7 +320,11 @@ export class InvoicesRepository {
   }
 
   /** Stores the window after an accepted payer change (the caller holds the invoice's row lock). */
-  async saveCurrencyChangeWindow(m: EntityManager, invoice: Pick<InvoiceRecord, 'id' | 'organizationId' | 'mode'>, window: CurrencyChangeWindow): Promise<void> {
+  async saveCurrencyChangeWindow(
+    m: EntityManager,
+    invoice: Pick<InvoiceRecord, 'id' | 'organizationId' | 'mode'>,
+    window: CurrencyChangeWindow,
+  ): Promise<void> {
     await m.query(
       `INSERT INTO invoice_currency_changes (invoice_id, organization_id, mode, window_started_at, changes) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (invoice_id) DO UPDATE SET window_started_at = EXCLUDED.window_started_at, changes = EXCLUDED.changes`,
@@ -214,9 +352,13 @@ export class InvoicesRepository {
    * cursor's, an index range instead of skipping rows; offset then skips from there); total counts
    * every match of the filters. Null when the cursor is not an invoice of the scope.
    */
-  async list(m: EntityManager, scope: Scope, f: InvoiceListFilter, clock?: { now: Date; monitoringMinutes: number }): Promise<{ rows: InvoiceRecord[]; total: number; hasMore: boolean } | null> {
+  async list(
+    m: EntityManager,
+    scope: Scope,
+    f: InvoiceListFilter,
+    clock?: { now: Date; monitoringMinutes: number },
+  ): Promise<{ rows: InvoiceRecord[]; total: number; hasMore: boolean } | null> {
     const page = await keysetPage<InvoiceRow>(m, invoiceListRequest(scope, f, clock));
     return page && { ...page, rows: page.rows.map(toRecord) };
   }
 }
-

@@ -26,8 +26,7 @@ describe('api keys', () => {
     expect(keyFromAuthorization(header)).toBe(expected);
   });
 
-  it.each(['sk_prod_' + 'a'.repeat(40), 'sk_test_short', 'pk_test_' + 'a'.repeat(40), 'sk_test_' + 'a'.repeat(39) + '!'])(
-    'rejects malformed key %s',
-    (key) => expect(modeOfKey(key)).toBeNull(),
+  it.each(['sk_prod_' + 'a'.repeat(40), 'sk_test_short', 'pk_test_' + 'a'.repeat(40), 'sk_test_' + 'a'.repeat(39) + '!'])('rejects malformed key %s', (key) =>
+    expect(modeOfKey(key)).toBeNull(),
   );
 });

@@ -13,7 +13,8 @@ export class DebugTokenDto {
 
 export class CreateOrganizationRequestDto {
   @ApiProperty({ example: 'Acme', minLength: 1, maxLength: 200 })
-  @Length(1, 200) @IsString() // class-validator runs the decorator nearest the property first: the type check
+  @Length(1, 200)
+  @IsString() // class-validator runs the decorator nearest the property first: the type check
   name: string;
 }
 
@@ -30,20 +31,26 @@ export class CreateApiKeyRequestDto {
   mode: 'test' | 'live';
 
   @ApiProperty({ required: false, default: false })
-  @IsOptional() @Transform(({ obj }) => obj.read_only) @IsBoolean()
+  @IsOptional()
+  @Transform(({ obj }) => obj.read_only)
+  @IsBoolean()
   read_only?: boolean;
 }
 
 export class RevokeApiKeyRequestDto {
   @ApiProperty({ description: 'The full key or its 14-character display prefix', example: 'sk_live_9hF2kL' })
-  @Length(1, 200) @IsString()
+  @Length(1, 200)
+  @IsString()
   key: string;
 
   @ApiPropertyOptional({
-    description: 'The organization the key belongs to. Required with a display prefix (prefixes are not unique across organizations); '
-      + 'with a full key, optional, and the key must then belong to it.',
+    description:
+      'The organization the key belongs to. Required with a display prefix (prefixes are not unique across organizations); ' +
+      'with a full key, optional, and the key must then belong to it.',
     example: 'org_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f',
   })
-  @IsOptional() @Length(1, 100) @IsString()
+  @IsOptional()
+  @Length(1, 100)
+  @IsString()
   organization_id?: string;
 }

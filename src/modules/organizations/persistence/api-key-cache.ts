@@ -75,7 +75,9 @@ export class ApiKeyCache {
 
   /** One revision read at a time; every request that needs it waits for the same one. */
   private checkRevision(): Promise<void> {
-    this.checking ??= this.readRevision().finally(() => { this.checking = null; });
+    this.checking ??= this.readRevision().finally(() => {
+      this.checking = null;
+    });
     return this.checking;
   }
 
@@ -97,9 +99,11 @@ export class ApiKeyCache {
       const missed = this.revision !== null && generation === this.checkedGeneration;
       this.clear();
       if (missed) {
-        this.log.warn('an API key change reached this process by the revision check, not by NOTIFY: the notification listener '
-          + 'missed it (a pooler in transaction mode, or a dead connection); reconnecting it. Revocations take effect within '
-          + `${REVISION_CHECK_MS / 1000} s meanwhile`);
+        this.log.warn(
+          'an API key change reached this process by the revision check, not by NOTIFY: the notification listener ' +
+            'missed it (a pooler in transaction mode, or a dead connection); reconnecting it. Revocations take effect within ' +
+            `${REVISION_CHECK_MS / 1000} s meanwhile`,
+        );
         this.notifications.reconnect();
       }
     }

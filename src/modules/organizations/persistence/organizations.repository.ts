@@ -50,13 +50,12 @@ export class OrganizationsRepository {
   }
 
   async resolveKey(m: EntityManager, keyHash: string): Promise<CallerContext | null> {
-    const rows: Array<{ id: string; organization_id: string; name: string; mode: Mode; prefix: string; read_only: boolean; created_at: Date }> =
-      await m.query(
-        `SELECT k.id, k.organization_id, o.name, k.mode, k.prefix, k.read_only, k.created_at
+    const rows: Array<{ id: string; organization_id: string; name: string; mode: Mode; prefix: string; read_only: boolean; created_at: Date }> = await m.query(
+      `SELECT k.id, k.organization_id, o.name, k.mode, k.prefix, k.read_only, k.created_at
            FROM api_keys k JOIN organizations o ON o.id = k.organization_id
           WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
-        [keyHash],
-      );
+      [keyHash],
+    );
     const row = rows[0];
     if (!row) return null;
     return {

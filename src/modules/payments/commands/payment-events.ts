@@ -20,7 +20,12 @@ export class PaymentEvents {
    * before the invoice's own events, which the settlement records.
    */
   async recorded(
-    m: EntityManager, scope: Scope, payment: PaymentRecord, previousStatus: PaymentStatus | null, created: boolean, previousConfirmations: number,
+    m: EntityManager,
+    scope: Scope,
+    payment: PaymentRecord,
+    previousStatus: PaymentStatus | null,
+    created: boolean,
+    previousConfirmations: number,
   ): Promise<void> {
     const stored = await this.repo.find(m, scope, payment.id);
     if (!stored) throw new Error(`payment ${payment.id} vanished inside its own transaction`);
@@ -29,7 +34,10 @@ export class PaymentEvents {
       await this.outbox.record(m, scope, 'payment.created', after);
       return;
     }
-    const before = paymentView({ ...payment, status: previousStatus ?? payment.status, confirmations: previousConfirmations }, false) as unknown as Record<string, unknown>;
+    const before = paymentView({ ...payment, status: previousStatus ?? payment.status, confirmations: previousConfirmations }, false) as unknown as Record<
+      string,
+      unknown
+    >;
     const previous: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(before)) {
       if (JSON.stringify(value) !== JSON.stringify((after as unknown as Record<string, unknown>)[key])) previous[key] = value;

@@ -18,7 +18,11 @@ describe('applyConfirmations', () => {
     ['CANCELLED passes through', { requested: 'CANCELLED' }, { status: 'CANCELLED', confirmations: 0 }],
     ['no requirement: PENDING stays PENDING', { required: 0, reported: 0 }, { status: 'PENDING', confirmations: 0 }],
     ['no requirement: COMPLETED is COMPLETED', { required: 0, requested: 'COMPLETED' }, { status: 'COMPLETED', confirmations: 0 }],
-    ['a completed payment stays completed when more confirmations come', { requested: 'COMPLETED', current: 12, reported: 13 }, { status: 'COMPLETED', confirmations: 13 }],
+    [
+      'a completed payment stays completed when more confirmations come',
+      { requested: 'COMPLETED', current: 12, reported: 13 },
+      { status: 'COMPLETED', confirmations: 13 },
+    ],
     ['a requirement of 1 completes on the first confirmation', { required: 1, reported: 1 }, { status: 'COMPLETED', confirmations: 1 }],
   ] as Array<[string, Partial<ConfirmationReport>, unknown]>)('%s', (_name, change, expected) => {
     expect(applyConfirmations({ ...base, ...change })).toEqual(expected);

@@ -17,32 +17,38 @@ describe('settle (an invoice from all its payments)', () => {
   });
 
   it('sums COMPLETED payments exactly, at 30 fractional digits, ignoring the other statuses', () => {
-    const s = settle([
-      payment('a', 'COMPLETED', '0.100000000000000000000000000001'),
-      payment('b', 'COMPLETED', '0.2'),
-      payment('c', 'FAILED', '1000'),
-      payment('d', 'CANCELLED', '1000'),
-      payment('e', 'PENDING', '1000'),
-      payment('f', 'COMPLETED', '123456789012345678901234567890123456789012345678.000000000000000000000000000001'),
-    ], null);
+    const s = settle(
+      [
+        payment('a', 'COMPLETED', '0.100000000000000000000000000001'),
+        payment('b', 'COMPLETED', '0.2'),
+        payment('c', 'FAILED', '1000'),
+        payment('d', 'CANCELLED', '1000'),
+        payment('e', 'PENDING', '1000'),
+        payment('f', 'COMPLETED', '123456789012345678901234567890123456789012345678.000000000000000000000000000001'),
+      ],
+      null,
+    );
     expect(s.completedUsd.toFixed()).toBe('123456789012345678901234567890123456789012345678.300000000000000000000000000002');
   });
 
   it.each<[string, SettlingPayment[], 'crypto' | 'fiat' | null]>([
     ['no pending payment', [payment('a', 'COMPLETED', '1')], null],
     ['the one pending payment', [payment('a', 'PENDING', '1', { providerKind: 'fiat' })], 'fiat'],
-    ['the newest pending by creation time', [
-      payment('a', 'PENDING', '1', { providerKind: 'fiat', createdAt: at(5) }),
-      payment('b', 'PENDING', '1', { providerKind: 'crypto', createdAt: at(1) }),
-    ], 'fiat'],
-    ['created at the same time: the greater id', [
-      payment('b', 'PENDING', '1', { providerKind: 'crypto' }),
-      payment('a', 'PENDING', '1', { providerKind: 'fiat' }),
-    ], 'crypto'],
-    ['a newer FAILED payment does not count as pending', [
-      payment('a', 'PENDING', '1', { providerKind: 'crypto', createdAt: at(1) }),
-      payment('b', 'FAILED', '1', { providerKind: 'fiat', createdAt: at(9) }),
-    ], 'crypto'],
+    [
+      'the newest pending by creation time',
+      [payment('a', 'PENDING', '1', { providerKind: 'fiat', createdAt: at(5) }), payment('b', 'PENDING', '1', { providerKind: 'crypto', createdAt: at(1) })],
+      'fiat',
+    ],
+    [
+      'created at the same time: the greater id',
+      [payment('b', 'PENDING', '1', { providerKind: 'crypto' }), payment('a', 'PENDING', '1', { providerKind: 'fiat' })],
+      'crypto',
+    ],
+    [
+      'a newer FAILED payment does not count as pending',
+      [payment('a', 'PENDING', '1', { providerKind: 'crypto', createdAt: at(1) }), payment('b', 'FAILED', '1', { providerKind: 'fiat', createdAt: at(9) })],
+      'crypto',
+    ],
     ['a provider the catalog no longer has', [payment('a', 'PENDING', '1', { providerKind: null })], null],
   ])('pending kind: %s', (_name, payments, kind) => {
     expect(settle(payments, null).pendingKind).toBe(kind);

@@ -8,26 +8,34 @@ const EXPAND_DOC: ApiPropertyOptions = {
   type: 'array',
   items: { type: 'string', enum: ['provider'] },
   example: ['provider'],
-  description: 'Related records to include: `provider` adds the payment\'s provider as the organization has it',
+  description: "Related records to include: `provider` adds the payment's provider as the organization has it",
 };
 
 /** Filters combine with AND; the values inside one array filter combine with OR (decisions §5). */
 export class ListPaymentsRequestDto {
   @ApiPropertyOptional({ type: 'array', items: { type: 'string' }, example: ['prov_ethereum_usdt', 'prov_tron_usdt'], description: 'Provider ids' })
-  @IsOptional() @Length(1, 200, { each: true, message: '$property values must be provider ids (1 to 200 characters)' })
-  @IsString({ each: true, message: '$property values must be strings' }) @IsArray({ message: '$property must be an array' })
+  @IsOptional()
+  @Length(1, 200, { each: true, message: '$property values must be provider ids (1 to 200 characters)' })
+  @IsString({ each: true, message: '$property values must be strings' })
+  @IsArray({ message: '$property must be an array' })
   provider_id?: string[];
 
   @ApiPropertyOptional({ description: 'Only the payments of this invoice', example: 'invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00' })
-  @IsOptional() @Length(1, 200) @IsString()
+  @IsOptional()
+  @Length(1, 200)
+  @IsString()
   invoice_id?: string;
 
   @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: [...PAYMENT_STATUSES] }, example: ['COMPLETED'] })
-  @IsOptional() @IsIn(PAYMENT_STATUSES, { each: true, message: '$property values must be payment statuses' }) @IsArray({ message: '$property must be an array' })
+  @IsOptional()
+  @IsIn(PAYMENT_STATUSES, { each: true, message: '$property values must be payment statuses' })
+  @IsArray({ message: '$property must be an array' })
   status?: string[];
 
   @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: [...CURRENCIES] }, example: ['USDT', 'USDC'] })
-  @IsOptional() @IsIn(CURRENCIES, { each: true, message: '$property values must be Currency values' }) @IsArray({ message: '$property must be an array' })
+  @IsOptional()
+  @IsIn(CURRENCIES, { each: true, message: '$property values must be Currency values' })
+  @IsArray({ message: '$property must be an array' })
   currency?: string[];
 
   @AmountField({ required: false, description: 'Inclusive lower bound on price_usd', example: '10' })
@@ -43,16 +51,21 @@ export class ListPaymentsRequestDto {
   created_at_to?: string;
 
   @ApiPropertyOptional(EXPAND_DOC)
-  @IsOptional() @IsIn(['provider'], { each: true, message: '$property values must be among provider' }) @IsArray({ message: '$property must be an array' })
+  @IsOptional()
+  @IsIn(['provider'], { each: true, message: '$property values must be among provider' })
+  @IsArray({ message: '$property must be an array' })
   expand?: string[];
 
   @ApiPropertyOptional({
-    description: 'Cursor pagination: return the payments that come after this payment id (pass the last item of the previous page). '
-      + 'Keeps deep pages as fast as the first; total still counts every match. Combines with the filters (use the same ones on every page); '
-      + 'offset, if given, skips from the cursor. 400 when the id is not a payment of the caller\'s organization and mode.',
+    description:
+      'Cursor pagination: return the payments that come after this payment id (pass the last item of the previous page). ' +
+      'Keeps deep pages as fast as the first; total still counts every match. Combines with the filters (use the same ones on every page); ' +
+      "offset, if given, skips from the cursor. 400 when the id is not a payment of the caller's organization and mode.",
     example: 'payment_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e01',
   })
-  @IsOptional() @Length(1, 200) @IsString()
+  @IsOptional()
+  @Length(1, 200)
+  @IsString()
   starting_after?: string;
 
   @LimitField()
@@ -64,6 +77,8 @@ export class ListPaymentsRequestDto {
 
 export class GetPaymentRequestDto {
   @ApiPropertyOptional(EXPAND_DOC)
-  @IsOptional() @IsIn(['provider'], { each: true, message: '$property values must be among provider' }) @IsArray({ message: '$property must be an array' })
+  @IsOptional()
+  @IsIn(['provider'], { each: true, message: '$property values must be among provider' })
+  @IsArray({ message: '$property must be an array' })
   expand?: string[];
 }

@@ -18,14 +18,19 @@ export class ProviderDto {
   @ApiProperty({ enum: CURRENCIES, enumName: 'Currency', description: 'Currency of payments through this provider' }) currency: string;
   @ApiProperty({ type: 'integer', example: 6 }) decimals: number;
   @ApiProperty({ example: '0xdAC17F958D2ee523a2206206994597C13D831ec7', description: "Token contract; '' for native coins and fiat" }) contract_address: string;
-  @ApiProperty({ type: 'integer', example: 12, description: 'Confirmations a payment through it needs before it counts (0 for fiat); the organization may override the catalog value' }) required_confirmations: number;
+  @ApiProperty({
+    type: 'integer',
+    example: 12,
+    description: 'Confirmations a payment through it needs before it counts (0 for fiat); the organization may override the catalog value',
+  })
+  required_confirmations: number;
   @ApiProperty(TIME) created_at: string;
   @ApiProperty(TIME) updated_at: string;
 }
 
 export class PaymentDto {
   @ApiProperty({ example: 'payment_01936a5f-1b2c-7d3e-8f40-5a6b7c8d9e01' }) id: string;
-  @ApiPropertyOptional({ type: String, nullable: true, description: 'The provider\'s reference; absent in the payer view' }) idempotency_key?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, description: "The provider's reference; absent in the payer view" }) idempotency_key?: string | null;
   @ApiProperty() organization_id: string;
   @ApiProperty({ example: 'prov_ethereum_usdt' }) provider_id: string;
   @ApiProperty({ type: String, nullable: true }) invoice_id: string | null;
@@ -34,7 +39,8 @@ export class PaymentDto {
   @ApiProperty({ ...MONEY, description: 'USD value at the rates in force at happened_at' }) price_usd: string;
   @ApiProperty({ enum: PAYMENT_STATUSES }) status: string;
   @ApiProperty({ type: 'integer', example: 12, description: 'Blocks the payment is buried under, as last reported (0 for fiat)' }) confirmations: number;
-  @ApiProperty({ type: 'integer', example: 12, description: 'Confirmations it needs to count toward its invoice (fixed when first reported; 0 for fiat)' }) required_confirmations: number;
+  @ApiProperty({ type: 'integer', example: 12, description: 'Confirmations it needs to count toward its invoice (fixed when first reported; 0 for fiat)' })
+  required_confirmations: number;
   @ApiProperty(TIME) created_at: string;
   @ApiProperty({ ...TIME, nullable: true }) updated_at: string | null;
   @ApiProperty({ ...TIME, description: 'When the payment happened (as the provider reported it)' }) happened_at: string;
@@ -52,15 +58,36 @@ export class PaymentListDto {
 const ORG = 'org_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f';
 
 export const PROVIDER_EXAMPLE = {
-  id: 'prov_ethereum_usdt', organization_id: ORG, name: 'Tether USD (Ethereum, ERC-20)', slug: 'ethereum-usdt', type: 'CRYPTOCURRENCY',
-  enabled: true, network: 'ETHEREUM', gateway: 'USDT', currency: 'USDT', decimals: 6, contract_address: '0xdAC17F958D2ee523a2206206994597C13D831ec7', required_confirmations: 12,
-  created_at: '2026-11-21 09:00:00', updated_at: '2026-11-21 09:00:00',
+  id: 'prov_ethereum_usdt',
+  organization_id: ORG,
+  name: 'Tether USD (Ethereum, ERC-20)',
+  slug: 'ethereum-usdt',
+  type: 'CRYPTOCURRENCY',
+  enabled: true,
+  network: 'ETHEREUM',
+  gateway: 'USDT',
+  currency: 'USDT',
+  decimals: 6,
+  contract_address: '0xdAC17F958D2ee523a2206206994597C13D831ec7',
+  required_confirmations: 12,
+  created_at: '2026-11-21 09:00:00',
+  updated_at: '2026-11-21 09:00:00',
 };
 
 export const PAYMENT_EXAMPLE = {
-  id: 'payment_01936a5f-1b2c-7d3e-8f40-5a6b7c8d9e01', idempotency_key: '0x5c1f...e9a2:0', organization_id: ORG, provider_id: 'prov_ethereum_usdt',
-  invoice_id: 'invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00', currency: 'USDT', price: '25.500000000000000000000000000000',
-  price_usd: '25.505100000000000000000000000000', status: 'COMPLETED', confirmations: 12, required_confirmations: 12, created_at: '2026-11-21 10:05:00', updated_at: '2026-11-21 10:07:12',
+  id: 'payment_01936a5f-1b2c-7d3e-8f40-5a6b7c8d9e01',
+  idempotency_key: '0x5c1f...e9a2:0',
+  organization_id: ORG,
+  provider_id: 'prov_ethereum_usdt',
+  invoice_id: 'invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00',
+  currency: 'USDT',
+  price: '25.500000000000000000000000000000',
+  price_usd: '25.505100000000000000000000000000',
+  status: 'COMPLETED',
+  confirmations: 12,
+  required_confirmations: 12,
+  created_at: '2026-11-21 10:05:00',
+  updated_at: '2026-11-21 10:07:12',
   happened_at: '2026-11-21 10:04:58',
 };
 

@@ -5,29 +5,42 @@ import { AmountField, IsTimeBound } from '../../../shared/validation/decorators'
 import { PAYMENT_STATUSES } from '../domain/payment-status';
 
 export class SimulatePaymentRequestDto {
-  @ApiProperty({ description: 'The invoice paid (of the caller\'s organization, test mode)', example: 'invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00' })
-  @Length(1, 200) @IsString()
+  @ApiProperty({ description: "The invoice paid (of the caller's organization, test mode)", example: 'invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00' })
+  @Length(1, 200)
+  @IsString()
   invoice_id: string;
 
   @ApiProperty({ description: 'An enabled provider (GET /providers/{invoice_id})', example: 'prov_ethereum_usdt' })
-  @Length(1, 200) @IsString()
+  @Length(1, 200)
+  @IsString()
   provider_id: string;
 
-  @AmountField({ description: 'Amount in the provider\'s currency, at most the provider\'s decimals', example: '25.5' })
+  @AmountField({ description: "Amount in the provider's currency, at most the provider's decimals", example: '25.5' })
   price: string;
 
-  @ApiPropertyOptional({ enum: ['PENDING', 'COMPLETED'], default: 'PENDING', description: 'A new payment starts PENDING or COMPLETED; repeating an idempotency_key may report any later status' })
-  @IsOptional() @IsIn(PAYMENT_STATUSES, { message: '$property must be one of PENDING, COMPLETED, FAILED, CANCELLED' })
+  @ApiPropertyOptional({
+    enum: ['PENDING', 'COMPLETED'],
+    default: 'PENDING',
+    description: 'A new payment starts PENDING or COMPLETED; repeating an idempotency_key may report any later status',
+  })
+  @IsOptional()
+  @IsIn(PAYMENT_STATUSES, { message: '$property must be one of PENDING, COMPLETED, FAILED, CANCELLED' })
   status?: string;
 
-  @ApiPropertyOptional({ description: 'The provider\'s reference; the same key reports the same payment (created once)', example: 'sim-0001' })
-  @IsOptional() @Length(1, 200) @IsString()
+  @ApiPropertyOptional({ description: "The provider's reference; the same key reports the same payment (created once)", example: 'sim-0001' })
+  @IsOptional()
+  @Length(1, 200)
+  @IsString()
   idempotency_key?: string;
 
   @ApiPropertyOptional({
-    type: 'integer', minimum: 0, maximum: MAX_CONFIRMATIONS, example: 3,
-    description: 'Confirmations so far (crypto only). With a count the payment is COMPLETED once it reaches the provider\'s required_confirmations and PENDING below it, whatever status says. '
-      + 'Without one, PENDING starts at 0 and COMPLETED counts as fully confirmed.',
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_CONFIRMATIONS,
+    example: 3,
+    description:
+      "Confirmations so far (crypto only). With a count the payment is COMPLETED once it reaches the provider's required_confirmations and PENDING below it, whatever status says. " +
+      'Without one, PENDING starts at 0 and COMPLETED counts as fully confirmed.',
   })
   @IsOptional()
   @Max(MAX_CONFIRMATIONS, { message: `$property must be at most ${MAX_CONFIRMATIONS}` })
@@ -35,8 +48,13 @@ export class SimulatePaymentRequestDto {
   @IsInt({ message: '$property must be a whole number' })
   confirmations?: number;
 
-  @ApiPropertyOptional({ type: String, description: 'When the payment happened (default now): YYYY-MM-DD HH:MM:SS (UTC) or ISO 8601. price_usd uses the rates in force then.', example: '2026-11-21 10:04:58' })
-  @IsOptional() @IsTimeBound()
+  @ApiPropertyOptional({
+    type: String,
+    description: 'When the payment happened (default now): YYYY-MM-DD HH:MM:SS (UTC) or ISO 8601. price_usd uses the rates in force then.',
+    example: '2026-11-21 10:04:58',
+  })
+  @IsOptional()
+  @IsTimeBound()
   happened_at?: string;
 }
 
@@ -47,7 +65,13 @@ export class SimulatePaymentStatusRequestDto {
 }
 
 export class SimulatePaymentConfirmationsRequestDto {
-  @ApiProperty({ type: 'integer', minimum: 0, maximum: MAX_CONFIRMATIONS, example: 12, description: 'The payment\'s confirmations now; never lower than before' })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_CONFIRMATIONS,
+    example: 12,
+    description: "The payment's confirmations now; never lower than before",
+  })
   @Max(MAX_CONFIRMATIONS, { message: `$property must be at most ${MAX_CONFIRMATIONS}` })
   @Min(0, { message: '$property must be at least 0' })
   @IsInt({ message: '$property must be a whole number' })

@@ -35,7 +35,14 @@ export function paymentListRequest(scope: Scope, f: PaymentListFilter): KeysetPa
   if (f.createdFrom) w.add((p) => `created_at >= ${p}`, f.createdFrom, 'time');
   if (f.createdTo) w.add((p) => `created_at <= ${p}`, f.createdTo, 'time');
   return {
-    table: 'payments', columns: PAYMENT_COLUMNS, where: w.where, params: w.params,
-    limit: f.limit, offset: f.offset, startingAfter: f.startingAfter, filtered: w.filtered, parts: w.parts,
+    table: 'payments',
+    columns: PAYMENT_COLUMNS,
+    where: w.where,
+    params: w.params,
+    limit: f.limit,
+    offset: f.offset,
+    startingAfter: f.startingAfter,
+    filtered: w.filtered,
+    parts: w.parts,
   };
 }

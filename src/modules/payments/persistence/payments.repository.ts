@@ -12,16 +12,42 @@ import { PAYMENT_COLUMNS as COLUMNS, paymentListRequest, PaymentListFilter } fro
 export type PaymentAccess = Scope | null;
 
 interface PaymentRow {
-  id: string; organization_id: string; mode: PaymentRecord['mode']; provider_id: string; invoice_id: string | null;
-  currency: Currency; price: string; price_usd: string; rates_snapshot_id: string; status: PaymentStatus;
-  idempotency_key: string | null; confirmations: number; required_confirmations: number; happened_at: Date; created_at: Date; updated_at: Date;
+  id: string;
+  organization_id: string;
+  mode: PaymentRecord['mode'];
+  provider_id: string;
+  invoice_id: string | null;
+  currency: Currency;
+  price: string;
+  price_usd: string;
+  rates_snapshot_id: string;
+  status: PaymentStatus;
+  idempotency_key: string | null;
+  confirmations: number;
+  required_confirmations: number;
+  happened_at: Date;
+  created_at: Date;
+  updated_at: Date;
 }
 
 function toRecord(r: PaymentRow): PaymentRecord {
   return {
-    id: r.id, organizationId: r.organization_id, mode: r.mode, providerId: r.provider_id, invoiceId: r.invoice_id,
-    currency: r.currency, price: fromDb(r.price), priceUsd: fromDb(r.price_usd), ratesSnapshotId: r.rates_snapshot_id,
-    status: r.status, idempotencyKey: r.idempotency_key, confirmations: r.confirmations, requiredConfirmations: r.required_confirmations, happenedAt: r.happened_at, createdAt: r.created_at, updatedAt: r.updated_at,
+    id: r.id,
+    organizationId: r.organization_id,
+    mode: r.mode,
+    providerId: r.provider_id,
+    invoiceId: r.invoice_id,
+    currency: r.currency,
+    price: fromDb(r.price),
+    priceUsd: fromDb(r.price_usd),
+    ratesSnapshotId: r.rates_snapshot_id,
+    status: r.status,
+    idempotencyKey: r.idempotency_key,
+    confirmations: r.confirmations,
+    requiredConfirmations: r.required_confirmations,
+    happenedAt: r.happened_at,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
   };
 }
 
@@ -47,10 +73,11 @@ export class PaymentsRepository {
   }
 
   async lockByIdempotencyKey(m: EntityManager, scope: Scope, key: string): Promise<PaymentRecord | null> {
-    const rows: PaymentRow[] = await m.query(
-      `SELECT ${COLUMNS} FROM payments WHERE organization_id = $1 AND mode = $2 AND idempotency_key = $3 FOR UPDATE`,
-      [scope.organizationId, scope.mode, key],
-    );
+    const rows: PaymentRow[] = await m.query(`SELECT ${COLUMNS} FROM payments WHERE organization_id = $1 AND mode = $2 AND idempotency_key = $3 FOR UPDATE`, [
+      scope.organizationId,
+      scope.mode,
+      key,
+    ]);
     return rows[0] ? toRecord(rows[0]) : null;
   }
 
@@ -65,17 +92,37 @@ export class PaymentsRepository {
        VALUES ($1, $2, $3, $4, $5, $6, $7::numeric, $8::numeric, $9, $10, $11, $12, $13, $14, $15, $16)
        ON CONFLICT (organization_id, mode, idempotency_key) DO NOTHING
        RETURNING id`,
-      [p.id, p.organizationId, p.mode, p.providerId, p.invoiceId, p.currency, renderAmount(p.price), renderAmount(p.priceUsd),
-        p.ratesSnapshotId, p.status, p.idempotencyKey, p.happenedAt, p.createdAt, p.updatedAt, p.confirmations, p.requiredConfirmations],
+      [
+        p.id,
+        p.organizationId,
+        p.mode,
+        p.providerId,
+        p.invoiceId,
+        p.currency,
+        renderAmount(p.price),
+        renderAmount(p.priceUsd),
+        p.ratesSnapshotId,
+        p.status,
+        p.idempotencyKey,
+        p.happenedAt,
+        p.createdAt,
+        p.updatedAt,
+        p.confirmations,
+        p.requiredConfirmations,
+      ],
     );
     return rows.length === 1;
   }
 
   async updateStatus(m: EntityManager, p: PaymentRecord, status: PaymentStatus, at: Date, confirmations: number = p.confirmations): Promise<void> {
-    await m.query(
-      `UPDATE payments SET status = $4, confirmations = $6, updated_at = $5 WHERE id = $1 AND organization_id = $2 AND mode = $3`,
-      [p.id, p.organizationId, p.mode, status, at, confirmations],
-    );
+    await m.query(`UPDATE payments SET status = $4, confirmations = $6, updated_at = $5 WHERE id = $1 AND organization_id = $2 AND mode = $3`, [
+      p.id,
+      p.organizationId,
+      p.mode,
+      status,
+      at,
+      confirmations,
+    ]);
   }
 
   /** The payments of one invoice (its scope), oldest first. */
@@ -91,15 +138,33 @@ export class PaymentsRepository {
    * What settling the invoice needs of each of its payments (domain/settlement.ts), in one round
    * trip; the caller holds the invoice's lock, so the list is complete.
    */
-  async settling(m: EntityManager, scope: Scope, invoiceId: string): Promise<Array<{
-    id: string; status: PaymentStatus; priceUsd: Amount; providerId: string; happenedAt: Date; createdAt: Date;
-  }>> {
+  async settling(
+    m: EntityManager,
+    scope: Scope,
+    invoiceId: string,
+  ): Promise<
+    Array<{
+      id: string;
+      status: PaymentStatus;
+      priceUsd: Amount;
+      providerId: string;
+      happenedAt: Date;
+      createdAt: Date;
+    }>
+  > {
     const rows: Array<{ id: string; status: PaymentStatus; price_usd: string; provider_id: string; happened_at: Date; created_at: Date }> = await m.query(
       `SELECT id, status, price_usd::text AS price_usd, provider_id, happened_at, created_at FROM payments
         WHERE organization_id = $1 AND mode = $2 AND invoice_id = $3`,
       [scope.organizationId, scope.mode, invoiceId],
     );
-    return rows.map((r) => ({ id: r.id, status: r.status, priceUsd: fromDb(r.price_usd), providerId: r.provider_id, happenedAt: r.happened_at, createdAt: r.created_at }));
+    return rows.map((r) => ({
+      id: r.id,
+      status: r.status,
+      priceUsd: fromDb(r.price_usd),
+      providerId: r.provider_id,
+      happenedAt: r.happened_at,
+      createdAt: r.created_at,
+    }));
   }
 
   /**
@@ -113,4 +178,3 @@ export class PaymentsRepository {
     return page && { ...page, rows: page.rows.map(toRecord) };
   }
 }
-

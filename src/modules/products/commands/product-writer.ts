@@ -51,7 +51,11 @@ export class ProductWriter {
       return result.terms;
     });
     input.schemas.forEach((schema, i) => {
-      const tiers = (schema.configurations ?? []).map((c) => ({ startsAt: parseAmount(c.starts_at), endsAt: c.ends_at == null ? null : parseAmount(c.ends_at), metric: metricIdentity(c.metric) }));
+      const tiers = (schema.configurations ?? []).map((c) => ({
+        startsAt: parseAmount(c.starts_at),
+        endsAt: c.ends_at == null ? null : parseAmount(c.ends_at),
+        metric: metricIdentity(c.metric),
+      }));
       for (const [path, message] of Object.entries(tierProblems(tiers))) errors[`schemas.${i}.configurations.${path}`] = message;
     });
     if (Object.keys(errors).length) throw new ValidationFailedError(errors);
@@ -60,12 +64,14 @@ export class ProductWriter {
 
   async write(m: EntityManager, scope: Scope, input: ProductRequestDto, now: Date, previous: PreviousVersion | null): Promise<string> {
     const terms = this.validateShape(input);
-    const drafts: TierDraft[][] = input.schemas.map((schema) => (schema.configurations ?? []).map((c) => ({
-      startsAt: parseAmount(c.starts_at),
-      endsAt: c.ends_at == null ? null : parseAmount(c.ends_at),
-      pricePerUnit: parseAmount(c.price_per_unit),
-      metric: c.metric,
-    })));
+    const drafts: TierDraft[][] = input.schemas.map((schema) =>
+      (schema.configurations ?? []).map((c) => ({
+        startsAt: parseAmount(c.starts_at),
+        endsAt: c.ends_at == null ? null : parseAmount(c.ends_at),
+        pricePerUnit: parseAmount(c.price_per_unit),
+        metric: c.metric,
+      })),
+    );
     const metricIds = await this.resolveMetrics(m, scope, drafts, now);
 
     // Tiers referring to one metric by id and by key are the same metric: check overlaps again on resolved ids.
@@ -91,7 +97,11 @@ export class ProductWriter {
       updatedAt: null,
     };
     const previousSchemas = [...(previous?.schemas ?? [])].sort((a, b) => a.position - b.position);
-    const schemaGroups = inheritVersionGroups(previousSchemas.map((s) => s.versionGroupId), input.schemas.length, () => newVersionGroupId('schema'));
+    const schemaGroups = inheritVersionGroups(
+      previousSchemas.map((s) => s.versionGroupId),
+      input.schemas.length,
+      () => newVersionGroupId('schema'),
+    );
 
     const schemas: BillingSchemaRecord[] = [];
     const configurations: BillingConfigurationRecord[] = [];
@@ -122,7 +132,11 @@ export class ProductWriter {
       const previousTiers = previousSchema
         ? (previous?.configurations ?? []).filter((c) => c.schemaId === previousSchema.id).sort((a, b) => a.position - b.position)
         : [];
-      const tierGroups = inheritVersionGroups(previousTiers.map((c) => c.versionGroupId), drafts[i].length, () => newVersionGroupId('config'));
+      const tierGroups = inheritVersionGroups(
+        previousTiers.map((c) => c.versionGroupId),
+        drafts[i].length,
+        () => newVersionGroupId('config'),
+      );
       drafts[i].forEach((tier, j) => {
         configurations.push({
           id: newId('config'),
@@ -158,13 +172,15 @@ export class ProductWriter {
     const referenced = [...new Set(all.filter((x) => x.id != null).map((x) => x.id as string))];
     const byId = new Map((await this.repo.findMetrics(m, scope, referenced)).map((x) => [x.id, x]));
     const errors: FieldErrors = {};
-    drafts.forEach((tiers, i) => tiers.forEach((t, j) => {
-      if (t.metric.id == null) return;
-      const path = `schemas.${i}.configurations.${j}.metric`;
-      const found = byId.get(t.metric.id);
-      if (!found) errors[`${path}.id`] = 'is not a metric of this organization';
-      else Object.assign(errors, metricConflicts(path, t.metric, found));
-    }));
+    drafts.forEach((tiers, i) =>
+      tiers.forEach((t, j) => {
+        if (t.metric.id == null) return;
+        const path = `schemas.${i}.configurations.${j}.metric`;
+        const found = byId.get(t.metric.id);
+        if (!found) errors[`${path}.id`] = 'is not a metric of this organization';
+        else Object.assign(errors, metricConflicts(path, t.metric, found));
+      }),
+    );
     if (Object.keys(errors).length) throw new ValidationFailedError(errors);
 
     const byKey = new Map<string, MetricInputDto>();
@@ -182,10 +198,12 @@ export class ProductWriter {
       } satisfies MetricRecord);
     }
     const ofKey = new Map((await this.repo.findMetricsByKeys(m, scope, [...byKey.keys()])).map((x) => [x.metricKey, x]));
-    drafts.forEach((tiers, i) => tiers.forEach((t, j) => {
-      if (t.metric.id != null) return;
-      Object.assign(errors, metricConflicts(`schemas.${i}.configurations.${j}.metric`, t.metric, ofKey.get(t.metric.metric_key as string)!));
-    }));
+    drafts.forEach((tiers, i) =>
+      tiers.forEach((t, j) => {
+        if (t.metric.id != null) return;
+        Object.assign(errors, metricConflicts(`schemas.${i}.configurations.${j}.metric`, t.metric, ofKey.get(t.metric.metric_key as string)!));
+      }),
+    );
     if (Object.keys(errors).length) throw new ValidationFailedError(errors);
     return drafts.map((tiers) => tiers.map((t) => (t.metric.id != null ? t.metric.id : ofKey.get(t.metric.metric_key as string)!.id)));
   }

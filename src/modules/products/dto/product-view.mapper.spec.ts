@@ -1,26 +1,55 @@
 import { Money } from '../../../shared/money/money';
-import {
-  ConfigurationRow, MetricRow, ProductRow, SchemaRow, toPricingSchema, toProductsByIds, toProductView,
-} from './product-view.mapper';
+import { ConfigurationRow, MetricRow, ProductRow, SchemaRow, toPricingSchema, toProductsByIds, toProductView } from './product-view.mapper';
 
 const at = new Date('2026-11-21T10:00:00.123Z');
 const later = new Date('2026-11-22T11:30:00Z');
 
 const product = (id: string, isActive = true): ProductRow => ({
-  id, organizationId: 'org_1', versionGroupId: 'product_g', isActive, name: `Product ${id}`, description: '',
-  imageId: null, metadata: { a: 'b' }, createdAt: at, updatedAt: isActive ? null : later,
+  id,
+  organizationId: 'org_1',
+  versionGroupId: 'product_g',
+  isActive,
+  name: `Product ${id}`,
+  description: '',
+  imageId: null,
+  metadata: { a: 'b' },
+  createdAt: at,
+  updatedAt: isActive ? null : later,
 });
 
 const schema = (id: string, productId: string, position: number, isActive = true): SchemaRow => ({
-  id, organizationId: 'org_1', productId, versionGroupId: `g_${id}`, isActive, position, name: `Schema ${id}`,
-  description: 'd', type: 'ONE_TIME', currency: 'USD', basePrice: new Money('12.5'), intervalType: null,
-  intervalCount: null, paymentType: null, renewType: null, billingType: null, createdAt: at, updatedAt: null,
+  id,
+  organizationId: 'org_1',
+  productId,
+  versionGroupId: `g_${id}`,
+  isActive,
+  position,
+  name: `Schema ${id}`,
+  description: 'd',
+  type: 'ONE_TIME',
+  currency: 'USD',
+  basePrice: new Money('12.5'),
+  intervalType: null,
+  intervalCount: null,
+  paymentType: null,
+  renewType: null,
+  billingType: null,
+  createdAt: at,
+  updatedAt: null,
 });
 
 const config = (id: string, schemaId: string, position: number, endsAt: string | null = null): ConfigurationRow => ({
-  id, schemaId, versionGroupId: `g_${id}`, isActive: true, position, startsAt: new Money(position * 10),
-  endsAt: endsAt === null ? null : new Money(endsAt), pricePerUnit: new Money('0.000000000000000000000000000001'),
-  metricId: 'metric_1', createdAt: at, updatedAt: null,
+  id,
+  schemaId,
+  versionGroupId: `g_${id}`,
+  isActive: true,
+  position,
+  startsAt: new Money(position * 10),
+  endsAt: endsAt === null ? null : new Money(endsAt),
+  pricePerUnit: new Money('0.000000000000000000000000000001'),
+  metricId: 'metric_1',
+  createdAt: at,
+  updatedAt: null,
 });
 
 const metrics = new Map<string, MetricRow>([['metric_1', { id: 'metric_1', metricKey: 'calls', name: 'Calls', aggregationType: 'SUM' }]]);
@@ -54,8 +83,10 @@ describe('toProductView', () => {
     expect(s.base_price).toBe('12.500000000000000000000000000000');
     expect(s.updated_at).toBeNull();
     expect(s.configurations[0]).toMatchObject({
-      starts_at: '0.000000000000000000000000000000', ends_at: '10.000000000000000000000000000000',
-      price_per_unit: '0.000000000000000000000000000001', metric_id: 'metric_1',
+      starts_at: '0.000000000000000000000000000000',
+      ends_at: '10.000000000000000000000000000000',
+      price_per_unit: '0.000000000000000000000000000001',
+      metric_id: 'metric_1',
       metric: { id: 'metric_1', metric_key: 'calls', name: 'Calls', aggregation_type: 'SUM' },
     });
     expect(s.configurations[1].ends_at).toBeNull();
@@ -76,8 +107,15 @@ describe('toPricingSchema', () => {
   ])('maps %s', (_, productOfSchema, belongs) => {
     const result = toPricingSchema(product('p1', false), schema('s1', productOfSchema, 0, false));
     expect(result).toMatchObject({
-      productId: 'p1', productName: 'Product p1', productActive: false, schemaId: 's1', schemaName: 'Schema s1',
-      schemaActive: false, schemaOfProduct: belongs, type: 'ONE_TIME', currency: 'USD',
+      productId: 'p1',
+      productName: 'Product p1',
+      productActive: false,
+      schemaId: 's1',
+      schemaName: 'Schema s1',
+      schemaActive: false,
+      schemaOfProduct: belongs,
+      type: 'ONE_TIME',
+      currency: 'USD',
     });
     expect(result!.basePrice.equals(new Money('12.5'))).toBe(true);
   });

@@ -2,9 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
 import { CURRENCIES } from '../../../shared/money/currency';
 import { LimitField, OffsetField } from '../../../shared/validation/decorators';
-import {
-  AGGREGATION_TYPES, BILLING_TYPES, INTERVAL_TYPES, PAYMENT_TYPES, RENEW_TYPES, SCHEMA_TYPES,
-} from '../domain/catalog-rules';
+import { AGGREGATION_TYPES, BILLING_TYPES, INTERVAL_TYPES, PAYMENT_TYPES, RENEW_TYPES, SCHEMA_TYPES } from '../domain/catalog-rules';
 
 const AMOUNT = { type: String, pattern: '^\\d+\\.\\d{30}$' };
 const TIMESTAMP = { type: String, example: '2026-11-21 10:00:00' };
@@ -64,7 +62,8 @@ export class ProductResponseDto {
   @ApiProperty() organization_id: string;
   @ApiProperty() description: string;
   @ApiProperty({ type: String, nullable: true }) image_id: string | null;
-  @ApiProperty({ type: 'object', nullable: true, properties: { id: { type: 'string' }, url: { type: 'string' } }, description: 'Null until files are linked' }) image: null;
+  @ApiProperty({ type: 'object', nullable: true, properties: { id: { type: 'string' }, url: { type: 'string' } }, description: 'Null until files are linked' })
+  image: null;
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) metadata: Record<string, string>;
   @ApiProperty({ type: [BillingSchemaResponseDto] }) schemas: BillingSchemaResponseDto[];
   @ApiProperty(TIMESTAMP) created_at: string;
@@ -76,7 +75,8 @@ export class ListProductsQueryDto {
   @OffsetField() offset?: number;
 
   @ApiPropertyOptional({ enum: ['true', 'false'], default: 'false', description: 'Also list inactive (superseded) versions' })
-  @IsOptional() @IsIn(['true', 'false'], { message: '$property must be true or false' })
+  @IsOptional()
+  @IsIn(['true', 'false'], { message: '$property must be true or false' })
   include_inactive?: 'true' | 'false';
 }
 
@@ -90,22 +90,24 @@ export const PRODUCT_REQUEST_EXAMPLE = {
   name: 'Pro plan',
   description: 'Everything in Basic, plus API access',
   metadata: { tier: 'pro' },
-  schemas: [{
-    name: 'Monthly',
-    description: 'Billed monthly in arrears',
-    currency: 'USD',
-    type: 'RECURRING',
-    base_price: 100,
-    interval_type: 'MONTH',
-    interval_count: 1,
-    payment_type: 'ARREARS',
-    renew_type: 'CALENDAR',
-    billing_type: 'FULL',
-    configurations: [
-      { starts_at: 0, ends_at: 1000, price_per_unit: 0.01, metric: { metric_key: 'api_calls', name: 'API calls', aggregation_type: 'SUM' } },
-      { starts_at: 1000, ends_at: null, price_per_unit: 0.005, metric: { metric_key: 'api_calls', name: 'API calls', aggregation_type: 'SUM' } },
-    ],
-  }],
+  schemas: [
+    {
+      name: 'Monthly',
+      description: 'Billed monthly in arrears',
+      currency: 'USD',
+      type: 'RECURRING',
+      base_price: 100,
+      interval_type: 'MONTH',
+      interval_count: 1,
+      payment_type: 'ARREARS',
+      renew_type: 'CALENDAR',
+      billing_type: 'FULL',
+      configurations: [
+        { starts_at: 0, ends_at: 1000, price_per_unit: 0.01, metric: { metric_key: 'api_calls', name: 'API calls', aggregation_type: 'SUM' } },
+        { starts_at: 1000, ends_at: null, price_per_unit: 0.005, metric: { metric_key: 'api_calls', name: 'API calls', aggregation_type: 'SUM' } },
+      ],
+    },
+  ],
 };
 
 const zeros = (whole: string, fraction = '') => `${whole}.${fraction.padEnd(30, '0')}`;
@@ -121,38 +123,42 @@ export function productExample(active: number | boolean) {
     image_id: null,
     image: null,
     metadata: { tier: 'pro' },
-    schemas: [{
-      id: SCHEMA,
-      version_group_id: 'schema_0193a1b2-3c4d-7e5f-8a9b-0c1d2e3f4a01',
-      organization_id: ORG,
-      product_id: PRODUCT,
-      is_active: active,
-      name: 'Monthly',
-      description: 'Billed monthly in arrears',
-      type: 'RECURRING',
-      currency: 'USD',
-      base_price: zeros('100'),
-      interval_type: 'MONTH',
-      interval_count: 1,
-      payment_type: 'ARREARS',
-      renew_type: 'CALENDAR',
-      billing_type: 'FULL',
-      configurations: [{
-        id: CONFIG,
-        version_group_id: 'config_0193a1b2-3c4d-7e5f-8a9b-0c1d2e3f4a02',
+    schemas: [
+      {
+        id: SCHEMA,
+        version_group_id: 'schema_0193a1b2-3c4d-7e5f-8a9b-0c1d2e3f4a01',
+        organization_id: ORG,
+        product_id: PRODUCT,
         is_active: active,
-        schema_id: SCHEMA,
-        starts_at: zeros('0'),
-        ends_at: null,
-        price_per_unit: zeros('0', '01'),
-        metric_id: METRIC,
-        metric: { id: METRIC, metric_key: 'api_calls', name: 'API calls', aggregation_type: 'SUM' },
+        name: 'Monthly',
+        description: 'Billed monthly in arrears',
+        type: 'RECURRING',
+        currency: 'USD',
+        base_price: zeros('100'),
+        interval_type: 'MONTH',
+        interval_count: 1,
+        payment_type: 'ARREARS',
+        renew_type: 'CALENDAR',
+        billing_type: 'FULL',
+        configurations: [
+          {
+            id: CONFIG,
+            version_group_id: 'config_0193a1b2-3c4d-7e5f-8a9b-0c1d2e3f4a02',
+            is_active: active,
+            schema_id: SCHEMA,
+            starts_at: zeros('0'),
+            ends_at: null,
+            price_per_unit: zeros('0', '01'),
+            metric_id: METRIC,
+            metric: { id: METRIC, metric_key: 'api_calls', name: 'API calls', aggregation_type: 'SUM' },
+            created_at: '2026-11-21 10:00:00',
+            updated_at: null,
+          },
+        ],
         created_at: '2026-11-21 10:00:00',
         updated_at: null,
-      }],
-      created_at: '2026-11-21 10:00:00',
-      updated_at: null,
-    }],
+      },
+    ],
     created_at: '2026-11-21 10:00:00',
     updated_at: null,
   };

@@ -108,13 +108,7 @@ export class CatalogRepository {
           AND c.organization_id = $2 AND c.mode = $3`,
       params,
     );
-    await m.query(
-      `UPDATE billing_schemas SET is_active = false, updated_at = $4 WHERE product_id = $1 AND organization_id = $2 AND mode = $3`,
-      params,
-    );
-    await m.query(
-      `UPDATE products SET is_active = false, updated_at = $4 WHERE id = $1 AND organization_id = $2 AND mode = $3`,
-      params,
-    );
+    await m.query(`UPDATE billing_schemas SET is_active = false, updated_at = $4 WHERE product_id = $1 AND organization_id = $2 AND mode = $3`, params);
+    await m.query(`UPDATE products SET is_active = false, updated_at = $4 WHERE id = $1 AND organization_id = $2 AND mode = $3`, params);
   }
 }

@@ -20,10 +20,18 @@ export class ProductGraphReader {
   constructor(@Inject(CatalogRepository) private readonly repo: CatalogRepository) {}
 
   async load(m: EntityManager, scope: Scope, products: ProductRecord[], extraSchemas: BillingSchemaRecord[] = []): Promise<ProductGraph> {
-    const ofProducts = await this.repo.schemasOfProducts(m, scope, products.map((p) => p.id));
+    const ofProducts = await this.repo.schemasOfProducts(
+      m,
+      scope,
+      products.map((p) => p.id),
+    );
     const seen = new Set(ofProducts.map((s) => s.id));
     const schemas = [...ofProducts, ...extraSchemas.filter((s) => !seen.has(s.id))];
-    const configurations = await this.repo.configurationsOfSchemas(m, scope, schemas.map((s) => s.id));
+    const configurations = await this.repo.configurationsOfSchemas(
+      m,
+      scope,
+      schemas.map((s) => s.id),
+    );
     const metrics = await this.repo.findMetrics(m, scope, [...new Set(configurations.map((c) => c.metricId))]);
     return { products, schemas, configurations, metrics: new Map(metrics.map((x) => [x.id, x])) };
   }

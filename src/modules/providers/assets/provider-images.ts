@@ -4,17 +4,20 @@
  * links or external references.
  */
 function badge(fill: string, symbol: string, textColor = '#ffffff', fontSize = 26): string {
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64" role="img" aria-label="${symbol}">`
-    + `<circle cx="32" cy="32" r="31" fill="${fill}"/>`
-    + `<text x="32" y="33" text-anchor="middle" dominant-baseline="middle" font-family="Helvetica, Arial, sans-serif" font-weight="700" font-size="${fontSize}" fill="${textColor}">${symbol}</text>`
-    + '</svg>\n';
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64" role="img" aria-label="${symbol}">` +
+    `<circle cx="32" cy="32" r="31" fill="${fill}"/>` +
+    `<text x="32" y="33" text-anchor="middle" dominant-baseline="middle" font-family="Helvetica, Arial, sans-serif" font-weight="700" font-size="${fontSize}" fill="${textColor}">${symbol}</text>` +
+    '</svg>\n'
+  );
 }
 
-const CARD = '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64" role="img" aria-label="Card">'
-  + '<rect x="4" y="14" width="56" height="36" rx="6" fill="#3a4a5c"/>'
-  + '<rect x="4" y="21" width="56" height="7" fill="#1f2933"/>'
-  + '<rect x="10" y="36" width="18" height="5" rx="2" fill="#f5c542"/>'
-  + '</svg>\n';
+const CARD =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64" role="img" aria-label="Card">' +
+  '<rect x="4" y="14" width="56" height="36" rx="6" fill="#3a4a5c"/>' +
+  '<rect x="4" y="21" width="56" height="7" fill="#1f2933"/>' +
+  '<rect x="10" y="36" width="18" height="5" rx="2" fill="#f5c542"/>' +
+  '</svg>\n';
 
 export const PROVIDER_IMAGES: Readonly<Record<string, string>> = {
   'bitcoin.svg': badge('#f7931a', '₿', '#ffffff', 32),

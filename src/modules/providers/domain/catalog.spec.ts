@@ -16,10 +16,22 @@ describe('provider catalog', () => {
 
   it('covers the networks and gateways of the product decisions', () => {
     for (const id of [
-      'prov_bitcoin_bitcoin', 'prov_ethereum_ethereum', 'prov_ethereum_usdt', 'prov_ethereum_usdc', 'prov_tron_tron', 'prov_tron_usdt',
-      'prov_solana_solana', 'prov_solana_usdc', 'prov_polygon_polygon', 'prov_bsc_binance_coin', 'prov_litecoin_litecoin',
-      'prov_dogecoin_dogecoin', 'prov_bitcoin_cash_bitcoin_cash', 'prov_ripple_ripple',
-    ]) expect(findCatalogProvider(id)?.type).toBe('CRYPTOCURRENCY');
+      'prov_bitcoin_bitcoin',
+      'prov_ethereum_ethereum',
+      'prov_ethereum_usdt',
+      'prov_ethereum_usdc',
+      'prov_tron_tron',
+      'prov_tron_usdt',
+      'prov_solana_solana',
+      'prov_solana_usdc',
+      'prov_polygon_polygon',
+      'prov_bsc_binance_coin',
+      'prov_litecoin_litecoin',
+      'prov_dogecoin_dogecoin',
+      'prov_bitcoin_cash_bitcoin_cash',
+      'prov_ripple_ripple',
+    ])
+      expect(findCatalogProvider(id)?.type).toBe('CRYPTOCURRENCY');
     expect(PROVIDER_CATALOG.filter((p) => p.type === 'FIAT').map((p) => p.currency)).toEqual(['USD', 'EUR', 'GBP']);
   });
 

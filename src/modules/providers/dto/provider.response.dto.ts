@@ -3,10 +3,12 @@ import { CURRENCIES } from '../../../shared/money/currency';
 
 class AvailableProviderMetadataDto {
   @ApiProperty({ type: 'integer', example: 6 }) decimals: number;
-  @ApiProperty({ example: '0xdAC17F958D2ee523a2206206994597C13D831ec7', description: "Token contract (mainnet); '' for native coins and fiat" }) contract_address: string;
+  @ApiProperty({ example: '0xdAC17F958D2ee523a2206206994597C13D831ec7', description: "Token contract (mainnet); '' for native coins and fiat" })
+  contract_address: string;
   @ApiProperty({ example: 'https://pay.example.com/assets/providers/usdt.svg' }) image_url: string;
   @ApiProperty({ example: 'https://pay.example.com/assets/providers/ethereum.svg' }) image_url_network: string;
-  @ApiProperty({ type: 'integer', example: 12, description: 'Confirmations the payment needs before the invoice counts it (0 for fiat)' }) required_confirmations: number;
+  @ApiProperty({ type: 'integer', example: 12, description: 'Confirmations the payment needs before the invoice counts it (0 for fiat)' })
+  required_confirmations: number;
 }
 
 export class AvailableProviderDto {
@@ -14,12 +16,18 @@ export class AvailableProviderDto {
   @ApiProperty({ enum: ['CRYPTO', 'FIAT'] }) provider: string;
   @ApiProperty({ example: 'ETHEREUM' }) network: string;
   @ApiProperty({ example: 'USDT' }) gateway: string;
-  @ApiProperty({ enum: ['native', 'token', 'card'], description: 'native: the network\'s own coin; token: a contract on the network; card: card acquiring' }) type: string;
+  @ApiProperty({ enum: ['native', 'token', 'card'], description: "native: the network's own coin; token: a contract on the network; card: card acquiring" })
+  type: string;
   @ApiProperty({ type: [String], example: ['CRYPTO', 'TOKEN', 'STABLECOIN', 'ETHEREUM'] }) filters: string[];
   @ApiProperty({ type: AvailableProviderMetadataDto }) metadata: AvailableProviderMetadataDto;
   @ApiProperty({ example: 'Tether USD (Ethereum, ERC-20)' }) name: string;
   @ApiProperty({ enum: CURRENCIES, enumName: 'Currency' }) currency: string;
-  @ApiProperty({ type: String, pattern: '^\\d+\\.\\d{30}$', description: 'Amount to send through this provider to cover the invoice, rounded up to its decimals' }) price: string;
+  @ApiProperty({
+    type: String,
+    pattern: '^\\d+\\.\\d{30}$',
+    description: 'Amount to send through this provider to cover the invoice, rounded up to its decimals',
+  })
+  price: string;
 }
 
 export class InvoiceProvidersDto {
@@ -30,22 +38,40 @@ export class InvoiceProvidersDto {
 export const INVOICE_PROVIDERS_EXAMPLE = {
   providers: [
     {
-      id: 'prov_ethereum_usdt', provider: 'CRYPTO', network: 'ETHEREUM', gateway: 'USDT', type: 'token',
+      id: 'prov_ethereum_usdt',
+      provider: 'CRYPTO',
+      network: 'ETHEREUM',
+      gateway: 'USDT',
+      type: 'token',
       filters: ['CRYPTO', 'TOKEN', 'STABLECOIN', 'ETHEREUM'],
       metadata: {
-        decimals: 6, contract_address: '0xdAC17F958D2ee523a2206206994597C13D831ec7', required_confirmations: 12,
-        image_url: 'https://pay.example.com/assets/providers/usdt.svg', image_url_network: 'https://pay.example.com/assets/providers/ethereum.svg',
+        decimals: 6,
+        contract_address: '0xdAC17F958D2ee523a2206206994597C13D831ec7',
+        required_confirmations: 12,
+        image_url: 'https://pay.example.com/assets/providers/usdt.svg',
+        image_url_network: 'https://pay.example.com/assets/providers/ethereum.svg',
       },
-      name: 'Tether USD (Ethereum, ERC-20)', currency: 'USDT', price: '25.494902000000000000000000000000',
+      name: 'Tether USD (Ethereum, ERC-20)',
+      currency: 'USDT',
+      price: '25.494902000000000000000000000000',
     },
     {
-      id: 'prov_bitcoin_bitcoin', provider: 'CRYPTO', network: 'BITCOIN', gateway: 'BITCOIN', type: 'native',
+      id: 'prov_bitcoin_bitcoin',
+      provider: 'CRYPTO',
+      network: 'BITCOIN',
+      gateway: 'BITCOIN',
+      type: 'native',
       filters: ['CRYPTO', 'NATIVE', 'BITCOIN'],
       metadata: {
-        decimals: 8, contract_address: '', required_confirmations: 2,
-        image_url: 'https://pay.example.com/assets/providers/bitcoin.svg', image_url_network: 'https://pay.example.com/assets/providers/bitcoin.svg',
+        decimals: 8,
+        contract_address: '',
+        required_confirmations: 2,
+        image_url: 'https://pay.example.com/assets/providers/bitcoin.svg',
+        image_url_network: 'https://pay.example.com/assets/providers/bitcoin.svg',
       },
-      name: 'Bitcoin', currency: 'BITCOIN', price: '0.000279460000000000000000000000',
+      name: 'Bitcoin',
+      currency: 'BITCOIN',
+      price: '0.000279460000000000000000000000',
     },
   ],
   exchange_rate_timestamp: '2026-11-20 00:00:00',

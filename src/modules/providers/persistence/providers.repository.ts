@@ -19,9 +19,18 @@ export class ProvidersRepository {
       `SELECT provider_id, enabled, required_confirmations, created_at, updated_at FROM provider_settings WHERE organization_id = $1 AND mode = $2`,
       [scope.organizationId, scope.mode],
     );
-    return new Map(rows.map((r) => [r.provider_id, {
-      providerId: r.provider_id, enabled: r.enabled, requiredConfirmations: r.required_confirmations, createdAt: r.created_at, updatedAt: r.updated_at,
-    }]));
+    return new Map(
+      rows.map((r) => [
+        r.provider_id,
+        {
+          providerId: r.provider_id,
+          enabled: r.enabled,
+          requiredConfirmations: r.required_confirmations,
+          createdAt: r.created_at,
+          updatedAt: r.updated_at,
+        },
+      ]),
+    );
   }
 
   /** Sets (or with null, clears) the organization's required confirmations for one provider; enabled is left as it is. */

@@ -10,11 +10,17 @@ rates.JPY = new Money('0.006392');
 rates.SOLANA = new Money('3');
 
 const intent = (currency: Currency, price: string): PricedItem => ({
-  type: 'PAYMENT_INTENT', input: { type: 'PAYMENT_INTENT', currency, price }, currency, price: new Money(price),
+  type: 'PAYMENT_INTENT',
+  input: { type: 'PAYMENT_INTENT', currency, price },
+  currency,
+  price: new Money(price),
 });
 const product = (currency: Currency, unit: string, quantity: number): PricedItem => ({
-  type: 'PRODUCT', input: { type: 'PRODUCT', product_id: 'product_1', billing_schema_id: 'schema_1', quantity },
-  title: 'Pro plan', currency, unitPrice: new Money(unit),
+  type: 'PRODUCT',
+  input: { type: 'PRODUCT', product_id: 'product_1', billing_schema_id: 'schema_1', quantity },
+  title: 'Pro plan',
+  currency,
+  unitPrice: new Money(unit),
 });
 const r = (text: string) => renderAmount(new Money(text));
 
@@ -25,8 +31,10 @@ describe('pricing pipeline', () => {
     const s = out.items[0].steps[0];
     expect([renderAmount(s.initialPrice), renderAmount(s.price), renderAmount(s.priceDelta)]).toEqual([r('10.5'), r('10.5'), r('0')]);
     expect(s.details).toEqual({ payment_intent_id: null, currency: 'USD', price: r('10.5'), quantity: 1 });
-    expect(out.totals.map((t) => [t.calculationType, t.currency, renderAmount(t.price), renderAmount(t.initialPrice)]))
-      .toEqual([['TOTAL', 'USD', r('10.5'), r('0')], ['TOTAL_USD', 'USD', r('10.5'), r('0')]]);
+    expect(out.totals.map((t) => [t.calculationType, t.currency, renderAmount(t.price), renderAmount(t.initialPrice)])).toEqual([
+      ['TOTAL', 'USD', r('10.5'), r('0')],
+      ['TOTAL_USD', 'USD', r('10.5'), r('0')],
+    ]);
   });
 
   it('multiplies a product price by its quantity, the delta being the difference', () => {

@@ -27,8 +27,13 @@ export function deriveCurrency(items: Array<{ currency: Currency }>, requested: 
 }
 
 function step(
-  idx: number, calculationType: CalculationStep['calculationType'], title: string, currency: Currency,
-  initialPrice: Amount, price: Amount, details: CalculationStep['details'],
+  idx: number,
+  calculationType: CalculationStep['calculationType'],
+  title: string,
+  currency: Currency,
+  initialPrice: Amount,
+  price: Amount,
+  details: CalculationStep['details'],
 ): CalculationStep {
   return { idx, calculationType, title, currency, initialPrice, price, priceDelta: price.sub(initialPrice), details };
 }
@@ -46,21 +51,36 @@ export function runPipeline(items: PricedItem[], target: Currency, rates: UsdRat
     if (item.type === 'PRODUCT') {
       const { quantity, product_id } = item.input;
       own = item.unitPrice.mul(quantity);
-      steps.push(step(0, 'PRODUCT', item.title, item.currency, item.unitPrice, own, {
-        price: renderAmount(item.unitPrice), currency: item.currency, quantity, product_id,
-      }));
+      steps.push(
+        step(0, 'PRODUCT', item.title, item.currency, item.unitPrice, own, {
+          price: renderAmount(item.unitPrice),
+          currency: item.currency,
+          quantity,
+          product_id,
+        }),
+      );
     } else {
       own = item.price;
-      steps.push(step(0, 'PAYMENT_INTENT', 'Payment intent', item.currency, item.price, item.price, {
-        payment_intent_id: item.input.payment_intent_id ?? null, currency: item.currency, price: renderAmount(item.price), quantity: 1,
-      }));
+      steps.push(
+        step(0, 'PAYMENT_INTENT', 'Payment intent', item.currency, item.price, item.price, {
+          payment_intent_id: item.input.payment_intent_id ?? null,
+          currency: item.currency,
+          price: renderAmount(item.price),
+          quantity: 1,
+        }),
+      );
     }
     let inTarget = own;
     if (item.currency !== target) {
       inTarget = convert(own, rates[item.currency], rates[target]);
-      steps.push(step(1, 'CURRENCY_CHANGE', `Currency change ${item.currency} to ${target}`, target, own, inTarget, {
-        from: item.currency, to: target, from_rate_usd: renderAmount(rates[item.currency]), to_rate_usd: renderAmount(rates[target]),
-      }));
+      steps.push(
+        step(1, 'CURRENCY_CHANGE', `Currency change ${item.currency} to ${target}`, target, own, inTarget, {
+          from: item.currency,
+          to: target,
+          from_rate_usd: renderAmount(rates[item.currency]),
+          to_rate_usd: renderAmount(rates[target]),
+        }),
+      );
     }
     const priceUsd = item.currency === 'USD' ? own : convert(own, rates[item.currency], rates.USD);
     return {

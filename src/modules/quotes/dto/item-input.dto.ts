@@ -16,15 +16,22 @@ export class ItemInputDto {
   type: 'PRODUCT' | 'PAYMENT_INTENT';
 
   @ApiPropertyOptional({ description: 'PRODUCT: the product id', example: 'product_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f' })
-  @ValidateIf(isProduct) @Length(1, 200) @IsString()
+  @ValidateIf(isProduct)
+  @Length(1, 200)
+  @IsString()
   product_id?: string;
 
   @ApiPropertyOptional({ description: 'PRODUCT: the billing schema id', example: 'schema_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e10' })
-  @ValidateIf(isProduct) @Length(1, 200) @IsString()
+  @ValidateIf(isProduct)
+  @Length(1, 200)
+  @IsString()
   billing_schema_id?: string;
 
   @ApiPropertyOptional({ description: 'PRODUCT: how many units (1 to 1,000,000)', example: 1, minimum: 1, maximum: 1000000 })
-  @ValidateIf(isProduct) @Min(1) @Max(1_000_000) @IsInt()
+  @ValidateIf(isProduct)
+  @Min(1)
+  @Max(1_000_000)
+  @IsInt()
   quantity?: number;
 
   @CurrencyField({ conditional: true, description: 'PAYMENT_INTENT: the currency of the price' })

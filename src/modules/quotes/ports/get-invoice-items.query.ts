@@ -8,7 +8,10 @@ import type { ItemInput } from '../domain/calculation';
  * Null when the invoice is not found in scope.
  */
 export class GetInvoiceItemsQuery extends Query<ItemInput[] | null> {
-  constructor(readonly scope: Scope, readonly invoiceId: string) {
+  constructor(
+    readonly scope: Scope,
+    readonly invoiceId: string,
+  ) {
     super();
   }
 }

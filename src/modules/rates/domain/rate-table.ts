@@ -19,7 +19,11 @@ export interface SnapshotInput {
 
 export class SnapshotFileError extends Error {
   constructor(readonly fields: Record<string, string>) {
-    super(`Invalid rates file: ${Object.entries(fields).map(([k, v]) => `${k} ${v}`).join('; ')}`);
+    super(
+      `Invalid rates file: ${Object.entries(fields)
+        .map(([k, v]) => `${k} ${v}`)
+        .join('; ')}`,
+    );
   }
 }
 

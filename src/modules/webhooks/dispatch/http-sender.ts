@@ -60,38 +60,43 @@ export function sendWebhook(url: string, headers: Record<string, string>, body: 
     };
     const target = new URL(url);
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-    const req = send(target, {
-      method: 'POST',
-      headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-      agent: false,
-      ...(options.allowPrivate ? {} : { lookup: guardedLookup }),
-    }, (res: IncomingMessage) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        if (text.length < RESPONSE_BODY_LIMIT) text += chunk;
-        if (text.length >= RESPONSE_BODY_LIMIT) {
-          text = text.slice(0, RESPONSE_BODY_LIMIT);
-          res.destroy();
-          done();
-        }
-      });
-      const done = () => {
-        const status = res.statusCode ?? null;
-        const ok = status !== null && status >= 200 && status < 300;
-        finish({ succeeded: ok, status, body: text, error: ok ? null : `endpoint answered HTTP ${status}` });
-      };
-      res.on('end', done);
-      res.on('error', () => done());
-    });
+    const req = send(
+      target,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        agent: false,
+        ...(options.allowPrivate ? {} : { lookup: guardedLookup }),
+      },
+      (res: IncomingMessage) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          if (text.length < RESPONSE_BODY_LIMIT) text += chunk;
+          if (text.length >= RESPONSE_BODY_LIMIT) {
+            text = text.slice(0, RESPONSE_BODY_LIMIT);
+            res.destroy();
+            done();
+          }
+        });
+        const done = () => {
+          const status = res.statusCode ?? null;
+          const ok = status !== null && status >= 200 && status < 300;
+          finish({ succeeded: ok, status, body: text, error: ok ? null : `endpoint answered HTTP ${status}` });
+        };
+        res.on('end', done);
+        res.on('error', () => done());
+      },
+    );
     const timer = setTimeout(() => {
       finish({ succeeded: false, status: null, body: null, error: `timed out after ${options.timeoutMs} ms` });
       req.destroy();
     }, options.timeoutMs);
     req.on('error', (error: Error & { code?: string }) => {
-      const reason = error instanceof RefusedAddressError || error.message.includes('resolves to a private')
-        ? `refused: ${error.message}`
-        : `could not deliver: ${error.code ?? error.message}`;
+      const reason =
+        error instanceof RefusedAddressError || error.message.includes('resolves to a private')
+          ? `refused: ${error.message}`
+          : `could not deliver: ${error.code ?? error.message}`;
       finish({ succeeded: false, status: null, body: null, error: reason });
     });
     req.end(body);

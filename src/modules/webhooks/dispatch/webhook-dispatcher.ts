@@ -19,7 +19,7 @@ import { sendWebhook, SendResult } from './http-sender';
 export const USER_AGENT = 'invoicing-api-webhooks/1.0';
 
 function describe(error: unknown): string {
-  return error instanceof Error ? error.stack ?? error.message : String(error);
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }
 
 /**
@@ -49,11 +49,17 @@ export class WebhookDispatcher implements OnModuleDestroy {
   ) {
     this.schedule = parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE);
     this.attempts = new Counter({
-      name: 'webhook_attempts_total', help: 'Webhook delivery attempts by outcome (succeeded, failed)', labelNames: ['outcome'], registers: [metrics.registry],
+      name: 'webhook_attempts_total',
+      help: 'Webhook delivery attempts by outcome (succeeded, failed)',
+      labelNames: ['outcome'],
+      registers: [metrics.registry],
     });
     this.durations = new Histogram({
-      name: 'webhook_attempt_duration_seconds', help: 'Duration of webhook delivery attempts', labelNames: ['outcome'],
-      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [metrics.registry],
+      name: 'webhook_attempt_duration_seconds',
+      help: 'Duration of webhook delivery attempts',
+      labelNames: ['outcome'],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [metrics.registry],
     });
   }
 
@@ -102,9 +108,13 @@ export class WebhookDispatcher implements OnModuleDestroy {
   async runOnce(): Promise<number> {
     const leaseMs = this.config.WEBHOOK_TIMEOUT_MS + 30_000;
     const claimed = await this.deliveries.claimDue(this.tx.manager, this.config.WEBHOOK_DISPATCH_BATCH, leaseMs);
-    await Promise.all(claimed.map((delivery) => this.deliver(delivery).catch((error) => {
-      this.logger.error({ msg: 'recording a webhook attempt failed', delivery_id: delivery.id, error: describe(error) });
-    })));
+    await Promise.all(
+      claimed.map((delivery) =>
+        this.deliver(delivery).catch((error) => {
+          this.logger.error({ msg: 'recording a webhook attempt failed', delivery_id: delivery.id, error: describe(error) });
+        }),
+      ),
+    );
     return claimed.length;
   }
 
@@ -128,8 +138,14 @@ export class WebhookDispatcher implements OnModuleDestroy {
     this.durations.observe({ outcome }, result.durationMs / 1000);
     this.logger.log({
       msg: 'webhook attempt',
-      delivery_id: delivery.id, event_id: delivery.event_id, endpoint_id: delivery.endpoint_id, attempt: delivery.attempt_count,
-      succeeded: result.succeeded, response_status: result.status, error: result.error, duration_ms: result.durationMs,
+      delivery_id: delivery.id,
+      event_id: delivery.event_id,
+      endpoint_id: delivery.endpoint_id,
+      attempt: delivery.attempt_count,
+      succeeded: result.succeeded,
+      response_status: result.status,
+      error: result.error,
+      duration_ms: result.durationMs,
     });
   }
 
@@ -193,7 +209,12 @@ export class WebhookDispatcher implements OnModuleDestroy {
       return;
     }
     const reason = `${failures} deliveries in a row failed every attempt`;
-    const saved = await this.endpoints.update(m, scope, endpointId, { consecutive_failures: failures, enabled: false, disabled_reason: reason, updated_at: now });
+    const saved = await this.endpoints.update(m, scope, endpointId, {
+      consecutive_failures: failures,
+      enabled: false,
+      disabled_reason: reason,
+      updated_at: now,
+    });
     await this.deliveries.cancelPending(m, endpointId, 'endpoint disabled', now);
     await this.outbox.record(m, scope, 'webhook_endpoint.disabled', renderEndpoint(saved), {
       previousAttributes: { enabled: true, disabled_reason: null, consecutive_failures: endpoint.consecutive_failures },

@@ -18,8 +18,15 @@ export interface EndpointWithSecret extends EndpointView {
 }
 
 export function renderEndpoint(row: {
-  id: string; url: string; description: string | null; event_types: string[]; enabled: boolean; disabled_reason: string | null;
-  consecutive_failures: number; created_at: Date; updated_at: Date;
+  id: string;
+  url: string;
+  description: string | null;
+  event_types: string[];
+  enabled: boolean;
+  disabled_reason: string | null;
+  consecutive_failures: number;
+  created_at: Date;
+  updated_at: Date;
 }): EndpointView {
   return {
     id: row.id,
@@ -51,8 +58,19 @@ export interface AttemptViewOut {
 }
 
 export function renderAttempt(row: {
-  id: string; delivery_id: string; event_id: string; event_type: string; attempt_number: number; url: string; succeeded: boolean;
-  response_status: number | null; response_body: string | null; error: string | null; duration_ms: number; next_attempt_at: Date | null; created_at: Date;
+  id: string;
+  delivery_id: string;
+  event_id: string;
+  event_type: string;
+  attempt_number: number;
+  url: string;
+  succeeded: boolean;
+  response_status: number | null;
+  response_body: string | null;
+  error: string | null;
+  duration_ms: number;
+  next_attempt_at: Date | null;
+  created_at: Date;
 }): AttemptViewOut {
   return {
     id: row.id,

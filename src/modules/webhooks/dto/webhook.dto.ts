@@ -8,62 +8,95 @@ import { MAX_URL_LENGTH } from '../domain/endpoint-url';
 const SUBSCRIBABLE = [ALL_EVENTS, ...EVENT_TYPES];
 const toList = ({ value }: { value: unknown }) => (typeof value === 'string' ? [value] : value);
 const EVENT_TYPES_DOC = {
-  oneOf: [{ type: 'string', enum: SUBSCRIBABLE }, { type: 'array', items: { type: 'string', enum: SUBSCRIBABLE } }],
+  oneOf: [
+    { type: 'string', enum: SUBSCRIBABLE },
+    { type: 'array', items: { type: 'string', enum: SUBSCRIBABLE } },
+  ],
   description: 'The event types sent to this endpoint, or `*` for all (including types added later)',
   example: ['payment.created', 'payment.updated', 'invoice.completed'],
 };
 const EVENT_TYPES_MESSAGE = `$property must contain only * or these event types: ${EVENT_TYPES.join(', ')}`;
 
 export class CreateWebhookRequestDto {
-  @ApiProperty({ example: 'https://merchant.example.com/webhooks', maxLength: MAX_URL_LENGTH, description: 'Where deliveries are POSTed. With the address guard on (production): https, public addresses only' })
-  @MaxLength(MAX_URL_LENGTH) @IsString()
+  @ApiProperty({
+    example: 'https://merchant.example.com/webhooks',
+    maxLength: MAX_URL_LENGTH,
+    description: 'Where deliveries are POSTed. With the address guard on (production): https, public addresses only',
+  })
+  @MaxLength(MAX_URL_LENGTH)
+  @IsString()
   url: string;
 
   @ApiProperty(EVENT_TYPES_DOC)
   @Transform(toList)
   @IsIn(SUBSCRIBABLE, { each: true, message: EVENT_TYPES_MESSAGE })
-  @ArrayMaxSize(SUBSCRIBABLE.length) @ArrayMinSize(1) @IsArray({ message: '$property must be an event type, * or an array of them' })
+  @ArrayMaxSize(SUBSCRIBABLE.length)
+  @ArrayMinSize(1)
+  @IsArray({ message: '$property must be an event type, * or an array of them' })
   event_types: string[];
 
   @ApiPropertyOptional({ example: 'Order fulfilment', maxLength: 500, nullable: true })
-  @IsOptional() @MaxLength(500) @IsString()
+  @IsOptional()
+  @MaxLength(500)
+  @IsString()
   description?: string | null;
 
   @ApiPropertyOptional({ default: true, description: 'false registers it paused' })
-  @IsOptional() @IsBoolean()
+  @IsOptional()
+  @IsBoolean()
   enabled?: boolean;
 }
 
 export class UpdateWebhookRequestDto {
   @ApiPropertyOptional({ example: 'https://merchant.example.com/webhooks/v2', maxLength: MAX_URL_LENGTH })
-  @IsOptional() @MaxLength(MAX_URL_LENGTH) @IsString()
+  @IsOptional()
+  @MaxLength(MAX_URL_LENGTH)
+  @IsString()
   url?: string;
 
   @ApiPropertyOptional(EVENT_TYPES_DOC)
   @Transform(toList)
   @IsOptional()
   @IsIn(SUBSCRIBABLE, { each: true, message: EVENT_TYPES_MESSAGE })
-  @ArrayMaxSize(SUBSCRIBABLE.length) @ArrayMinSize(1) @IsArray({ message: '$property must be an event type, * or an array of them' })
+  @ArrayMaxSize(SUBSCRIBABLE.length)
+  @ArrayMinSize(1)
+  @IsArray({ message: '$property must be an event type, * or an array of them' })
   event_types?: string[];
 
   @ApiPropertyOptional({ example: 'Order fulfilment', maxLength: 500, nullable: true, description: 'null clears it' })
-  @ValidateIf((_, v) => v !== undefined && v !== null) @MaxLength(500) @IsString()
+  @ValidateIf((_, v) => v !== undefined && v !== null)
+  @MaxLength(500)
+  @IsString()
   description?: string | null;
 
-  @ApiPropertyOptional({ example: true, description: 'false pauses the endpoint (its pending deliveries are cancelled); true re-enables it and resets its failure count' })
-  @IsOptional() @IsBoolean()
+  @ApiPropertyOptional({
+    example: true,
+    description: 'false pauses the endpoint (its pending deliveries are cancelled); true re-enables it and resets its failure count',
+  })
+  @IsOptional()
+  @IsBoolean()
   enabled?: boolean;
 }
 
 export class RotateSecretRequestDto {
-  @ApiPropertyOptional({ default: 0, minimum: 0, maximum: 604800, example: 86400, description: 'Seconds during which deliveries are also signed with the old secret (0: the old secret stops at once)' })
-  @IsOptional() @Max(604800) @Min(0) @IsInt()
+  @ApiPropertyOptional({
+    default: 0,
+    minimum: 0,
+    maximum: 604800,
+    example: 86400,
+    description: 'Seconds during which deliveries are also signed with the old secret (0: the old secret stops at once)',
+  })
+  @IsOptional()
+  @Max(604800)
+  @Min(0)
+  @IsInt()
   grace_period_seconds?: number;
 }
 
 export class RedeliverRequestDto {
   @ApiProperty({ example: 'event_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f', description: 'An event of the same organization and mode' })
-  @Length(1, 200) @IsString()
+  @Length(1, 200)
+  @IsString()
   event_id: string;
 }
 
@@ -74,7 +107,9 @@ export class ListWebhooksQueryDto {
 
 export class ListAttemptsRequestDto {
   @ApiPropertyOptional({ example: 'event_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f', description: 'Only the attempts for this event' })
-  @IsOptional() @Length(1, 200) @IsString()
+  @IsOptional()
+  @Length(1, 200)
+  @IsString()
   event_id?: string;
 
   @LimitField() limit?: number;
@@ -115,10 +150,12 @@ export class WebhookAttemptDto {
   @ApiProperty({ example: 'https://merchant.example.com/webhooks' }) url: string;
   @ApiProperty({ example: false }) succeeded: boolean;
   @ApiProperty({ type: Number, nullable: true, example: 500 }) response_status: number | null;
-  @ApiProperty({ type: String, nullable: true, example: 'Internal Server Error', description: 'The first 1024 characters of the answer' }) response_body: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'Internal Server Error', description: 'The first 1024 characters of the answer' }) response_body:
+    string | null;
   @ApiProperty({ type: String, nullable: true, example: 'endpoint answered HTTP 500' }) error: string | null;
   @ApiProperty({ example: 84 }) duration_ms: number;
-  @ApiProperty({ type: String, nullable: true, example: '2026-11-21 10:00:05', description: 'When the next attempt is due, if one was scheduled' }) next_attempt_at: string | null;
+  @ApiProperty({ type: String, nullable: true, example: '2026-11-21 10:00:05', description: 'When the next attempt is due, if one was scheduled' })
+  next_attempt_at: string | null;
   @ApiProperty({ example: '2026-11-21 10:00:00' }) created_at: string;
 }
 

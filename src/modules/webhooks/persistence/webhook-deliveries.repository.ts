@@ -66,8 +66,9 @@ export class WebhookDeliveriesRepository {
    * instance takes it while it is being sent; after a crash it becomes due again when the lease ends.
    */
   async claimDue(m: EntityManager, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-    const rows = rowsOf<Omit<ClaimedDelivery, 'event'> & { event_type: string; event_data: StoredEvent['data']; event_created_at: Date }>(await m.query(
-      `WITH due AS (
+    const rows = rowsOf<Omit<ClaimedDelivery, 'event'> & { event_type: string; event_data: StoredEvent['data']; event_created_at: Date }>(
+      await m.query(
+        `WITH due AS (
          SELECT d.id FROM webhook_deliveries d
            JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled AND e.deleted_at IS NULL
           WHERE d.status = 'pending' AND d.next_attempt_at <= now()
@@ -84,11 +85,17 @@ export class WebhookDeliveriesRepository {
       RETURNING d.id, d.organization_id, d.mode, d.endpoint_id, d.event_id, d.attempt_count,
                 e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
                 ev.type AS event_type, ev.data AS event_data, ev.created_at AS event_created_at`,
-      [limit, leaseMs],
-    ));
+        [limit, leaseMs],
+      ),
+    );
     return rows.map((r) => ({
-      id: r.id, organization_id: r.organization_id, mode: r.mode, endpoint_id: r.endpoint_id, event_id: r.event_id,
-      attempt_count: r.attempt_count, url: r.url,
+      id: r.id,
+      organization_id: r.organization_id,
+      mode: r.mode,
+      endpoint_id: r.endpoint_id,
+      event_id: r.event_id,
+      attempt_count: r.attempt_count,
+      url: r.url,
       secret: this.box.open(r.secret, endpointSecretContext(r.endpoint_id)),
       previous_secret: r.previous_secret === null ? null : this.box.open(r.previous_secret, endpointSecretContext(r.endpoint_id)),
       previous_secret_expires_at: r.previous_secret_expires_at,
@@ -101,28 +108,47 @@ export class WebhookDeliveriesRepository {
       `INSERT INTO webhook_attempts (id, organization_id, mode, endpoint_id, delivery_id, event_id, attempt_number, url, succeeded,
          response_status, response_body, error, duration_ms, next_attempt_at, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
-      [row.id, row.organization_id, row.mode, row.endpoint_id, row.delivery_id, row.event_id, row.attempt_number, row.url, row.succeeded,
-        row.response_status, row.response_body, row.error, row.duration_ms, row.next_attempt_at, row.created_at],
+      [
+        row.id,
+        row.organization_id,
+        row.mode,
+        row.endpoint_id,
+        row.delivery_id,
+        row.event_id,
+        row.attempt_number,
+        row.url,
+        row.succeeded,
+        row.response_status,
+        row.response_body,
+        row.error,
+        row.duration_ms,
+        row.next_attempt_at,
+        row.created_at,
+      ],
     );
   }
 
   /** Final outcome of the attempt that holds the claim; false when the claim was lost (another attempt took over). */
   async finish(m: EntityManager, id: string, attempt: number, status: 'succeeded' | 'failed', error: string | null, at: Date): Promise<boolean> {
-    const rows = rowsOf<{ id: string }>(await m.query(
-      `UPDATE webhook_deliveries SET status = $3, last_error = $4, next_attempt_at = NULL, completed_at = $5
+    const rows = rowsOf<{ id: string }>(
+      await m.query(
+        `UPDATE webhook_deliveries SET status = $3, last_error = $4, next_attempt_at = NULL, completed_at = $5
         WHERE id = $1 AND attempt_count = $2 AND status = 'pending' RETURNING id`,
-      [id, attempt, status, error, at],
-    ));
+        [id, attempt, status, error, at],
+      ),
+    );
     return rows.length > 0;
   }
 
   /** Schedules the next attempt after a failed one. */
   async scheduleRetry(m: EntityManager, id: string, attempt: number, delayMs: number, error: string): Promise<Date | null> {
-    const rows = rowsOf<{ next_attempt_at: Date }>(await m.query(
-      `UPDATE webhook_deliveries SET next_attempt_at = now() + $3 * interval '1 millisecond', last_error = $4
+    const rows = rowsOf<{ next_attempt_at: Date }>(
+      await m.query(
+        `UPDATE webhook_deliveries SET next_attempt_at = now() + $3 * interval '1 millisecond', last_error = $4
         WHERE id = $1 AND attempt_count = $2 AND status = 'pending' RETURNING next_attempt_at`,
-      [id, attempt, delayMs, error],
-    ));
+        [id, attempt, delayMs, error],
+      ),
+    );
     return rows[0]?.next_attempt_at ?? null;
   }
 
@@ -146,7 +172,10 @@ export class WebhookDeliveriesRepository {
   }
 
   async listAttempts(
-    m: EntityManager, scope: Scope, endpointId: string, filter: { eventId?: string; limit: number; offset: number },
+    m: EntityManager,
+    scope: Scope,
+    endpointId: string,
+    filter: { eventId?: string; limit: number; offset: number },
   ): Promise<{ items: AttemptView[]; total: number }> {
     const where = ['a.organization_id = $1', 'a.mode = $2', 'a.endpoint_id = $3'];
     const params: unknown[] = [scope.organizationId, scope.mode, endpointId];

@@ -51,14 +51,29 @@ export class WebhookEndpointsRepository {
 
   private opened(row: EndpointRow): EndpointRow {
     const context = endpointSecretContext(row.id);
-    return { ...row, secret: this.box.open(row.secret, context), previous_secret: row.previous_secret === null ? null : this.box.open(row.previous_secret, context) };
+    return {
+      ...row,
+      secret: this.box.open(row.secret, context),
+      previous_secret: row.previous_secret === null ? null : this.box.open(row.previous_secret, context),
+    };
   }
 
   async insert(m: EntityManager, row: EndpointRow): Promise<void> {
     await m.query(
       `INSERT INTO webhook_endpoints (id, organization_id, mode, url, description, event_types, secret, enabled, consecutive_failures, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6::text[], $7, $8, 0, $9, $10)`,
-      [row.id, row.organization_id, row.mode, row.url, row.description, row.event_types, this.box.seal(row.secret, endpointSecretContext(row.id)), row.enabled, row.created_at, row.updated_at],
+      [
+        row.id,
+        row.organization_id,
+        row.mode,
+        row.url,
+        row.description,
+        row.event_types,
+        this.box.seal(row.secret, endpointSecretContext(row.id)),
+        row.enabled,
+        row.created_at,
+        row.updated_at,
+      ],
     );
   }
 
@@ -77,10 +92,10 @@ export class WebhookEndpointsRepository {
   }
 
   async list(m: EntityManager, scope: Scope, limit: number, offset: number): Promise<{ items: EndpointRow[]; total: number }> {
-    const [{ total }] = await m.query(
-      `SELECT count(*)::int AS total FROM webhook_endpoints WHERE organization_id = $1 AND mode = $2 AND deleted_at IS NULL`,
-      [scope.organizationId, scope.mode],
-    );
+    const [{ total }] = await m.query(`SELECT count(*)::int AS total FROM webhook_endpoints WHERE organization_id = $1 AND mode = $2 AND deleted_at IS NULL`, [
+      scope.organizationId,
+      scope.mode,
+    ]);
     const items: EndpointRow[] = await m.query(
       `SELECT ${COLUMNS} FROM webhook_endpoints WHERE organization_id = $1 AND mode = $2 AND deleted_at IS NULL
         ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`,
@@ -91,14 +106,17 @@ export class WebhookEndpointsRepository {
 
   async update(m: EntityManager, scope: Scope, id: string, changes: EndpointChanges): Promise<EndpointRow> {
     const context = endpointSecretContext(id);
-    const entries = Object.entries(changes).filter(([, v]) => v !== undefined)
+    const entries = Object.entries(changes)
+      .filter(([, v]) => v !== undefined)
       .map(([column, v]) => [column, (column === 'secret' || column === 'previous_secret') && typeof v === 'string' ? this.box.seal(v, context) : v] as const);
     const sets = entries.map(([column], i) => `${column} = $${i + 4}${column === 'event_types' ? '::text[]' : ''}`);
-    const rows = rowsOf<EndpointRow>(await m.query(
-      `UPDATE webhook_endpoints SET ${sets.join(', ')}
+    const rows = rowsOf<EndpointRow>(
+      await m.query(
+        `UPDATE webhook_endpoints SET ${sets.join(', ')}
         WHERE organization_id = $1 AND mode = $2 AND id = $3 AND deleted_at IS NULL RETURNING ${COLUMNS}`,
-      [scope.organizationId, scope.mode, id, ...entries.map(([, v]) => v)],
-    ));
+        [scope.organizationId, scope.mode, id, ...entries.map(([, v]) => v)],
+      ),
+    );
     return this.opened(rows[0]);
   }
 
@@ -118,8 +136,11 @@ export class WebhookEndpointsRepository {
     for (const r of rows) {
       const context = endpointSecretContext(r.id);
       const reseal = (v: string) => this.box.seal(this.box.open(v, context), context);
-      await m.query(`UPDATE webhook_endpoints SET secret = $2, previous_secret = $3 WHERE id = $1`,
-        [r.id, reseal(r.secret), r.previous_secret === null ? null : reseal(r.previous_secret)]);
+      await m.query(`UPDATE webhook_endpoints SET secret = $2, previous_secret = $3 WHERE id = $1`, [
+        r.id,
+        reseal(r.secret),
+        r.previous_secret === null ? null : reseal(r.previous_secret),
+      ]);
     }
     return rows.length;
   }

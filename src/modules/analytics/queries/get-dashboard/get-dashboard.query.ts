@@ -5,7 +5,10 @@ import type { Period } from '../../domain/period';
 
 /** The dashboard of one organization and mode for one period, ending at the service clock's now. */
 export class GetDashboardQuery extends Query<DashboardView> {
-  constructor(readonly scope: Scope, readonly period: Period) {
+  constructor(
+    readonly scope: Scope,
+    readonly period: Period,
+  ) {
     super();
   }
 }

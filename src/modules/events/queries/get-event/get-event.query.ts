@@ -4,7 +4,10 @@ import type { EventPayload } from '../../../../shared/events/event-payload';
 
 /** One event of the caller's organization and mode; 404 otherwise. */
 export class GetEventQuery extends Query<EventPayload> {
-  constructor(readonly scope: Scope, readonly eventId: string) {
+  constructor(
+    readonly scope: Scope,
+    readonly eventId: string,
+  ) {
     super();
   }
 }

@@ -20,8 +20,8 @@ export class ListEventsHandler implements IQueryHandler<ListEventsQuery> {
     const offset = filter.offset ?? 0;
     const { items, total } = await this.events.list(this.tx.manager, scope, {
       types: filter.types,
-      createdFrom: filter.createdAtFrom ? parseTimeBound(filter.createdAtFrom, 'from') ?? undefined : undefined,
-      createdTo: filter.createdAtTo ? parseTimeBound(filter.createdAtTo, 'to') ?? undefined : undefined,
+      createdFrom: filter.createdAtFrom ? (parseTimeBound(filter.createdAtFrom, 'from') ?? undefined) : undefined,
+      createdTo: filter.createdAtTo ? (parseTimeBound(filter.createdAtTo, 'to') ?? undefined) : undefined,
       limit,
       offset,
     });

@@ -20,7 +20,10 @@ export interface ListEventsFilter {
 
 /** Events of the caller's organization and mode, newest first. */
 export class ListEventsQuery extends Query<EventList> {
-  constructor(readonly scope: Scope, readonly filter: ListEventsFilter) {
+  constructor(
+    readonly scope: Scope,
+    readonly filter: ListEventsFilter,
+  ) {
     super();
   }
 }

@@ -4,7 +4,11 @@ import type { ReceivedContent } from '../../upload/upload-receiver';
 
 /** Records a file whose bytes are already in storage. Returns the new file's id. */
 export class RegisterFileCommand extends Command<{ id: string }> {
-  constructor(readonly scope: Scope, readonly name: string, readonly content: ReceivedContent) {
+  constructor(
+    readonly scope: Scope,
+    readonly name: string,
+    readonly content: ReceivedContent,
+  ) {
     super();
   }
 }

@@ -12,7 +12,10 @@ export interface FileContent {
 
 /** The bytes of one file of the caller's organization and mode. */
 export class GetFileContentQuery extends Query<FileContent> {
-  constructor(readonly scope: Scope, readonly fileId: string) {
+  constructor(
+    readonly scope: Scope,
+    readonly fileId: string,
+  ) {
     super();
   }
 }

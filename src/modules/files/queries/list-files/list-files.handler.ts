@@ -16,7 +16,13 @@ export class ListFilesHandler implements IQueryHandler<ListFilesQuery> {
     const { items, total } = await this.repo.list(this.tx.manager, scope, filters, limit, offset);
     return {
       items: items.map((f) => ({
-        id: f.id, name: f.name, type: f.type, mime_type: f.mimeType, size: f.size, sha256: f.sha256, created_at: formatTimestamp(f.createdAt),
+        id: f.id,
+        name: f.name,
+        type: f.type,
+        mime_type: f.mimeType,
+        size: f.size,
+        sha256: f.sha256,
+        created_at: formatTimestamp(f.createdAt),
       })),
       total,
       limit,

@@ -9,7 +9,11 @@ import type { InvoiceUpdated } from '../invoice-change';
  * the currency it already has changes nothing.
  */
 export class ChangeInvoiceCurrencyCommand extends Command<InvoiceUpdated> {
-  constructor(readonly access: InvoiceAccess, readonly invoiceId: string, readonly currency: Currency) {
+  constructor(
+    readonly access: InvoiceAccess,
+    readonly invoiceId: string,
+    readonly currency: Currency,
+  ) {
     super();
   }
 }

@@ -40,7 +40,10 @@ export class ChangeInvoiceCurrencyHandler implements ICommandHandler<ChangeInvoi
     assertNotExpired(found.expiresAt, await this.clocks.nowFor(stored));
     // Settle the cheap cases before quoting; the decision is taken again under the lock below.
     const early = decideCurrencyChange({
-      current: found.currency, requested: currency, byPayer, now: this.clock.now(),
+      current: found.currency,
+      requested: currency,
+      byPayer,
+      now: this.clock.now(),
       window: byPayer ? await this.repo.currencyChangeWindow(this.tx.manager, found) : null,
     });
     if (early.kind !== 'apply') return settled(early, found.id, currency);
@@ -56,17 +59,29 @@ export class ChangeInvoiceCurrencyHandler implements ICommandHandler<ChangeInvoi
       assertPending(invoice.status);
       assertNotExpired(invoice.expiresAt, at);
       const decision = decideCurrencyChange({
-        current: invoice.currency, requested: calc.currency, byPayer, now: this.clock.now(),
+        current: invoice.currency,
+        requested: calc.currency,
+        byPayer,
+        now: this.clock.now(),
         window: byPayer ? await this.repo.currencyChangeWindow(m, invoice) : null,
       });
       if (decision.kind !== 'apply') return settled(decision, invoice.id, calc.currency);
       if (decision.window) await this.repo.saveCurrencyChangeWindow(m, invoice, decision.window);
       const calculations = buildCalculationRecords(invoice, items, calculationLines(calc), now);
       const before = this.events.view(invoice);
-      await this.repo.replaceCalculations(m, invoice, calculations, {
-        currency: calc.currency, price: calc.total.price, priceUsd: calc.total.priceUsd,
-        ratesSnapshotId: calc.rates.snapshotId, ratesTakenAt: calc.rates.takenAt,
-      }, now);
+      await this.repo.replaceCalculations(
+        m,
+        invoice,
+        calculations,
+        {
+          currency: calc.currency,
+          price: calc.total.price,
+          priceUsd: calc.total.priceUsd,
+          ratesSnapshotId: calc.rates.snapshotId,
+          ratesTakenAt: calc.rates.takenAt,
+        },
+        now,
+      );
       await this.events.changed(m, scope, before);
       return { id: invoice.id, message: `Invoice currency changed to ${calc.currency}` };
     });

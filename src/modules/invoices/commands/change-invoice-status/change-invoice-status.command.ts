@@ -9,7 +9,11 @@ import type { InvoiceUpdated } from '../invoice-change';
  * InvalidStateTransitionError (400 validator.status). Records invoice.updated (and .voided/.completed).
  */
 export class ChangeInvoiceStatusCommand extends Command<InvoiceUpdated> {
-  constructor(readonly scope: Scope, readonly invoiceId: string, readonly status: InvoiceStatus) {
+  constructor(
+    readonly scope: Scope,
+    readonly invoiceId: string,
+    readonly status: InvoiceStatus,
+  ) {
     super();
   }
 }

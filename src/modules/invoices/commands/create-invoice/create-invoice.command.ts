@@ -3,8 +3,7 @@ import type { Scope } from '../../../../shared/auth/request-context';
 import type { Currency } from '../../../../shared/money/currency';
 
 export type CreateItemInput =
-  | { type: 'PRODUCT'; product_id: string; billing_schema_id: string; quantity: number }
-  | { type: 'PAYMENT_INTENT'; currency: Currency; price: string };
+  { type: 'PRODUCT'; product_id: string; billing_schema_id: string; quantity: number } | { type: 'PAYMENT_INTENT'; currency: Currency; price: string };
 
 export interface CreateInvoiceInput {
   items: CreateItemInput[];
@@ -18,7 +17,10 @@ export interface CreateInvoiceInput {
 
 /** Prices the items (CalculatePricesQuery) and writes the invoice, its items and calculation lines at once. */
 export class CreateInvoiceCommand extends Command<{ id: string }> {
-  constructor(readonly scope: Scope, readonly input: CreateInvoiceInput) {
+  constructor(
+    readonly scope: Scope,
+    readonly input: CreateInvoiceInput,
+  ) {
     super();
   }
 }

@@ -28,9 +28,11 @@ export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceComman
 
   async execute({ scope, input }: CreateInvoiceCommand): Promise<{ id: string }> {
     // Each payment intent gets its own id, carried into its calculation details.
-    const items: ItemInput[] = input.items.map((item) => item.type === 'PAYMENT_INTENT'
-      ? { type: 'PAYMENT_INTENT', currency: item.currency, price: item.price, payment_intent_id: newId('pi') }
-      : { type: 'PRODUCT', product_id: item.product_id, billing_schema_id: item.billing_schema_id, quantity: item.quantity });
+    const items: ItemInput[] = input.items.map((item) =>
+      item.type === 'PAYMENT_INTENT'
+        ? { type: 'PAYMENT_INTENT', currency: item.currency, price: item.price, payment_intent_id: newId('pi') }
+        : { type: 'PRODUCT', product_id: item.product_id, billing_schema_id: item.billing_schema_id, quantity: item.quantity },
+    );
     const calc = await this.queries.execute(new CalculatePricesQuery(scope, items, input.currency));
 
     // The scope's now: a test mode's moved test clock dates its invoices (and their expiry) too.
@@ -48,7 +50,7 @@ export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceComman
         currency,
         productId: item.type === 'PRODUCT' ? item.product_id : null,
         billingSchemaId: item.type === 'PRODUCT' ? item.billing_schema_id : null,
-        paymentIntentId: item.type === 'PAYMENT_INTENT' ? item.payment_intent_id ?? null : null,
+        paymentIntentId: item.type === 'PAYMENT_INTENT' ? (item.payment_intent_id ?? null) : null,
         price: item.type === 'PAYMENT_INTENT' ? parseAmount(item.price) : null,
         quantity: item.type === 'PRODUCT' ? item.quantity : 1,
         position,

@@ -52,18 +52,20 @@ export class GetInvoiceHandler implements IQueryHandler<GetInvoiceQuery> {
       if (withProduct || withSchema) {
         // Payment intents have no product: only ask the catalog when a product item is there.
         const catalog = products.length
-          ? await this.queries.execute(new GetProductsByIdsQuery(
-            scope,
-            withProduct ? [...new Set(products.map((i) => i.productId!))] : [],
-            withSchema ? [...new Set(products.map((i) => i.billingSchemaId!))] : [],
-          ))
+          ? await this.queries.execute(
+              new GetProductsByIdsQuery(
+                scope,
+                withProduct ? [...new Set(products.map((i) => i.productId!))] : [],
+                withSchema ? [...new Set(products.map((i) => i.billingSchemaId!))] : [],
+              ),
+            )
           : { products: {}, schemas: {} };
         // A payer sees the product through an allow-list, with only the schemas this invoice used.
         const usedSchemas = new Set(products.map((i) => i.billingSchemaId!));
         views.forEach((v) => {
-          const product = v.product_id ? catalog.products[v.product_id] ?? null : null;
+          const product = v.product_id ? (catalog.products[v.product_id] ?? null) : null;
           if (withProduct) v.product = product && payer ? payerProductView(product, usedSchemas) : product;
-          if (withSchema) v.billing_schema = v.billing_schema_id ? catalog.schemas[v.billing_schema_id] ?? null : null;
+          if (withSchema) v.billing_schema = v.billing_schema_id ? (catalog.schemas[v.billing_schema_id] ?? null) : null;
         });
       }
       if (want.has('items.payment_intent')) {

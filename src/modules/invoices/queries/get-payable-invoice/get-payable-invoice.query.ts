@@ -29,7 +29,10 @@ export interface PayableInvoice {
  * finds it (decisions §3). Null when it is not there (callers answer 404).
  */
 export class GetPayableInvoiceQuery extends Query<PayableInvoice | null> {
-  constructor(readonly access: InvoiceAccess, readonly invoiceId: string) {
+  constructor(
+    readonly access: InvoiceAccess,
+    readonly invoiceId: string,
+  ) {
     super();
   }
 }

@@ -9,7 +9,10 @@ export interface InvoiceShortState {
 }
 
 export class GetShortStateQuery extends Query<InvoiceShortState> {
-  constructor(readonly access: InvoiceAccess, readonly invoiceId: string) {
+  constructor(
+    readonly access: InvoiceAccess,
+    readonly invoiceId: string,
+  ) {
     super();
   }
 }

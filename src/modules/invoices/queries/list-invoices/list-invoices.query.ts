@@ -13,7 +13,10 @@ export interface InvoicePage {
 
 /** One page of the organization's invoices in the key's mode, newest first. */
 export class ListInvoicesQuery extends Query<InvoicePage> {
-  constructor(readonly scope: Scope, readonly filter: InvoiceListFilter) {
+  constructor(
+    readonly scope: Scope,
+    readonly filter: InvoiceListFilter,
+  ) {
     super();
   }
 }

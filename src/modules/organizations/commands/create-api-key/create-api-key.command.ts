@@ -12,7 +12,11 @@ export interface IssuedKey {
 }
 
 export class CreateApiKeyCommand extends Command<IssuedKey> {
-  constructor(readonly organizationId: string, readonly mode: Mode, readonly readOnly: boolean) {
+  constructor(
+    readonly organizationId: string,
+    readonly mode: Mode,
+    readonly readOnly: boolean,
+  ) {
     super();
   }
 }

@@ -13,7 +13,12 @@ import { OrganizationsRepository } from '../../persistence/organizations.reposit
 import { CreateApiKeyCommand, IssuedKey } from './create-api-key.command';
 
 export async function issueKey(
-  m: EntityManager, repo: OrganizationsRepository, organizationId: string, mode: Mode, readOnly: boolean, now: Date,
+  m: EntityManager,
+  repo: OrganizationsRepository,
+  organizationId: string,
+  mode: Mode,
+  readOnly: boolean,
+  now: Date,
 ): Promise<IssuedKey> {
   const key = generateApiKey(mode);
   const id = newId('key');

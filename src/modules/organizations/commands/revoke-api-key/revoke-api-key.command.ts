@@ -10,7 +10,10 @@ export interface RevokedKeys {
  * could revoke another organization's key); a full key may name it too, and must then belong to it.
  */
 export class RevokeApiKeyCommand extends Command<RevokedKeys> {
-  constructor(readonly keyOrPrefix: string, readonly organizationId?: string) {
+  constructor(
+    readonly keyOrPrefix: string,
+    readonly organizationId?: string,
+  ) {
     super();
   }
 }

@@ -26,21 +26,31 @@ export class RevokeApiKeyHandler implements ICommandHandler<RevokeApiKeyCommand>
       throw new ValidationFailedError({ key: `must be a full key or its ${DISPLAY_PREFIX_LENGTH}-character display prefix` });
     }
     if (!isFullKey && !organizationId) {
-      throw new ValidationFailedError({
-        organization_id: 'is required to revoke by display prefix (prefixes are not unique across organizations); give the organization, or the full key',
-      }, undefined, 'organization_required');
+      throw new ValidationFailedError(
+        {
+          organization_id: 'is required to revoke by display prefix (prefixes are not unique across organizations); give the organization, or the full key',
+        },
+        undefined,
+        'organization_required',
+      );
     }
     const match = { ...(isFullKey ? { keyHash: hashApiKey(text) } : { prefix: text }), ...(organizationId && { organizationId }) };
     // Every process drops its cached keys when this commits; the answer waits until the news is out.
-    const revoked = await this.notifications.broadcast(API_KEYS_CHANGED, (payload) => this.tx.run(async (m) => {
-      const keys = await this.repo.findActiveKeysForUpdate(m, match);
-      if (keys.length > 1) {
-        throw new ValidationFailedError({ key: `the prefix matches ${keys.length} active keys of the organization; give the full key` }, undefined, 'ambiguous_key_prefix');
-      }
-      await this.repo.revokeKeys(m, keys, this.clock.now());
-      if (keys.length) await this.notifications.notify(m, API_KEYS_CHANGED, payload);
-      return keys;
-    }));
+    const revoked = await this.notifications.broadcast(API_KEYS_CHANGED, (payload) =>
+      this.tx.run(async (m) => {
+        const keys = await this.repo.findActiveKeysForUpdate(m, match);
+        if (keys.length > 1) {
+          throw new ValidationFailedError(
+            { key: `the prefix matches ${keys.length} active keys of the organization; give the full key` },
+            undefined,
+            'ambiguous_key_prefix',
+          );
+        }
+        await this.repo.revokeKeys(m, keys, this.clock.now());
+        if (keys.length) await this.notifications.notify(m, API_KEYS_CHANGED, payload);
+        return keys;
+      }),
+    );
     this.cache.clear();
     if (!revoked.length) throw new NotFoundError('active API key', 'api_key_not_found');
     return { revoked: revoked.map((k) => ({ id: k.id, prefix: k.prefix, organization_id: k.organizationId })) };

@@ -18,8 +18,12 @@ export class ListApiKeysHandler implements IQueryHandler<ListApiKeysQuery> {
     if (!(await this.repo.findOrganization(m, organizationId))) throw new NotFoundError('organization');
     const keys = await this.repo.listKeys(m, organizationId);
     return keys.map((k) => ({
-      id: k.id, prefix: k.prefix, mode: k.mode, read_only: k.readOnly,
-      created_at: formatTimestamp(k.createdAt), revoked_at: formatTimestamp(k.revokedAt),
+      id: k.id,
+      prefix: k.prefix,
+      mode: k.mode,
+      read_only: k.readOnly,
+      created_at: formatTimestamp(k.createdAt),
+      revoked_at: formatTimestamp(k.revokedAt),
     }));
   }
 }

@@ -75,7 +75,13 @@ export class PaymentReports {
     const price = parseAmount(report.price);
     const rates = await this.queries.execute(new RatesAsOfQuery(happenedAt));
     return {
-      report, providerId: catalog.id, providerEnabled: provider.view.enabled, price, status, happenedAt, currency: catalog.currency,
+      report,
+      providerId: catalog.id,
+      providerEnabled: provider.view.enabled,
+      price,
+      status,
+      happenedAt,
+      currency: catalog.currency,
       requiredConfirmations: paymentKindOf(catalog) === 'crypto' ? provider.view.required_confirmations : 0,
       priceUsd: roundMoney(price.mul(rates.usd[catalog.currency])),
       ratesSnapshotId: rates.snapshotId,

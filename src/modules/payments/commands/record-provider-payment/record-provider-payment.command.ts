@@ -71,7 +71,10 @@ export interface RecordedPayment {
  * in that transaction (the outbox), not from an in-process event.
  */
 export class RecordProviderPaymentCommand extends Command<RecordedPayment> {
-  constructor(readonly scope: Scope, readonly report: ProviderPaymentReport) {
+  constructor(
+    readonly scope: Scope,
+    readonly report: ProviderPaymentReport,
+  ) {
     super();
   }
 }

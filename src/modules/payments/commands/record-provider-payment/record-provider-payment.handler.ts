@@ -62,11 +62,22 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
         const reported = report.confirmations ?? null;
         const initial = applyConfirmations({ requested: priced.status, reported, current: 0, required: priced.requiredConfirmations });
         const fresh: PaymentRecord = {
-          id: newId('payment'), organizationId: scope.organizationId, mode: scope.mode, providerId: report.providerId,
-          invoiceId: invoice.id, currency: priced.currency, price: priced.price, priceUsd: priced.priceUsd,
-          ratesSnapshotId: priced.ratesSnapshotId, status: initial.status, idempotencyKey: key,
-          confirmations: initial.confirmations, requiredConfirmations: priced.requiredConfirmations,
-          happenedAt: priced.happenedAt, createdAt: now, updatedAt: now,
+          id: newId('payment'),
+          organizationId: scope.organizationId,
+          mode: scope.mode,
+          providerId: report.providerId,
+          invoiceId: invoice.id,
+          currency: priced.currency,
+          price: priced.price,
+          priceUsd: priced.priceUsd,
+          ratesSnapshotId: priced.ratesSnapshotId,
+          status: initial.status,
+          idempotencyKey: key,
+          confirmations: initial.confirmations,
+          requiredConfirmations: priced.requiredConfirmations,
+          happenedAt: priced.happenedAt,
+          createdAt: now,
+          updatedAt: now,
         };
         const existing = key === null ? null : await this.repo.lockByIdempotencyKey(m, scope, key);
         if (!existing) {
@@ -75,7 +86,12 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
         }
         if (!existing && (await this.repo.insertIfAbsent(m, fresh))) {
           return this.written(m, scope, invoice, {
-            payment: fresh, previousStatus: null, created: true, statusChanged: true, confirmationsChanged: false, previousConfirmations: fresh.confirmations,
+            payment: fresh,
+            previousStatus: null,
+            created: true,
+            statusChanged: true,
+            confirmationsChanged: false,
+            previousConfirmations: fresh.confirmations,
           });
         }
         // Reported before (or by a concurrent report that just committed): the same payment.
@@ -94,14 +110,24 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
 
   /** Moves a locked payment to `status` with `confirmations`. */
   private async moveExisting(
-    m: EntityManager, scope: Scope, invoice: PayableInvoice, payment: PaymentRecord, status: PaymentStatus, confirmations: number, now: Date,
+    m: EntityManager,
+    scope: Scope,
+    invoice: PayableInvoice,
+    payment: PaymentRecord,
+    status: PaymentStatus,
+    confirmations: number,
+    now: Date,
   ): Promise<Written> {
     const move = movePayment(payment.status, status);
     const confirmationsChanged = confirmations !== payment.confirmations;
     if (move.changed || confirmationsChanged) await this.repo.updateStatus(m, payment, move.status, now, confirmations);
     return this.written(m, scope, invoice, {
-      payment: { ...payment, status: move.status, confirmations }, previousStatus: payment.status, created: false,
-      statusChanged: move.changed, confirmationsChanged, previousConfirmations: payment.confirmations,
+      payment: { ...payment, status: move.status, confirmations },
+      previousStatus: payment.status,
+      created: false,
+      statusChanged: move.changed,
+      confirmationsChanged,
+      previousConfirmations: payment.confirmations,
     });
   }
 
@@ -134,7 +160,9 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
 
   /** A report about a payment recorded before: locks its invoice, then the payment (always in this order), then runs `change`. */
   private changeKnown(
-    scope: Scope, paymentId: string, change: (m: EntityManager, invoice: PayableInvoice, payment: PaymentRecord, now: Date) => Promise<Written>,
+    scope: Scope,
+    paymentId: string,
+    change: (m: EntityManager, invoice: PayableInvoice, payment: PaymentRecord, now: Date) => Promise<Written>,
   ): Promise<RecordedPayment> {
     return this.tx.run(async (m) => {
       const now = await this.clock.nowFor(scope);
@@ -155,11 +183,19 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
    * call for, in this transaction.
    */
   private async settleInvoice(
-    m: EntityManager, scope: Scope, invoiceId: string, now: Date, work: (invoice: PayableInvoice) => Promise<Written>,
+    m: EntityManager,
+    scope: Scope,
+    invoiceId: string,
+    now: Date,
+    work: (invoice: PayableInvoice) => Promise<Written>,
   ): Promise<RecordedPayment> {
     const settled = await this.invoices.settle(m, scope, invoiceId, now, work);
     if (!settled) throw new NotFoundError('invoice');
-    const { invoice, result: { payment, previousStatus, created, changed }, change } = settled;
+    const {
+      invoice,
+      result: { payment, previousStatus, created, changed },
+      change,
+    } = settled;
     const before = { status: invoice.status, substatus: invoice.substatus };
     const after = change ? { status: change.status, substatus: change.substatus } : before;
     return {
@@ -172,7 +208,10 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
       created,
       changed,
       invoice: {
-        status: after.status, substatus: after.substatus, previousStatus: before.status, previousSubstatus: before.substatus,
+        status: after.status,
+        substatus: after.substatus,
+        previousStatus: before.status,
+        previousSubstatus: before.substatus,
         changed: after.status !== before.status || after.substatus !== before.substatus,
       },
     };
@@ -189,10 +228,13 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
     let totals: Settlement | null = null;
     if (w.created || w.statusChanged) {
       const payments = await this.repo.settling(m, scope, invoice.id);
-      totals = settle(payments.map((p) => {
-        const provider = findCatalogProvider(p.providerId);
-        return { ...p, providerKind: provider ? paymentKindOf(provider) : null };
-      }), invoice.expiresAt);
+      totals = settle(
+        payments.map((p) => {
+          const provider = findCatalogProvider(p.providerId);
+          return { ...p, providerKind: provider ? paymentKindOf(provider) : null };
+        }),
+        invoice.expiresAt,
+      );
     }
     return { result: { ...w, changed }, totals };
   }

@@ -8,7 +8,11 @@ import type { PaymentExpansion } from '../list-payments/list-payments.query';
  * the payer view leaves out idempotency_key. NotFoundError (404) outside the caller's scope.
  */
 export class GetPaymentQuery extends Query<PaymentView> {
-  constructor(readonly access: PaymentAccess, readonly paymentId: string, readonly expand: readonly PaymentExpansion[] = []) {
+  constructor(
+    readonly access: PaymentAccess,
+    readonly paymentId: string,
+    readonly expand: readonly PaymentExpansion[] = [],
+  ) {
     super();
   }
 }

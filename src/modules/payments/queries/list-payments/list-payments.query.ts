@@ -7,7 +7,11 @@ export type PaymentExpansion = 'provider';
 
 /** One page of the scope's payments, newest first (decisions §5), optionally with providers. */
 export class ListPaymentsQuery extends Query<PaymentPage> {
-  constructor(readonly scope: Scope, readonly filter: PaymentListFilter, readonly expand: readonly PaymentExpansion[] = []) {
+  constructor(
+    readonly scope: Scope,
+    readonly filter: PaymentListFilter,
+    readonly expand: readonly PaymentExpansion[] = [],
+  ) {
     super();
   }
 }

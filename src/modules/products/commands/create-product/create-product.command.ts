@@ -8,7 +8,10 @@ export interface ProductIdResult {
 
 /** Creates version 1 of a product with its billing schemas and usage tiers. */
 export class CreateProductCommand extends Command<ProductIdResult> {
-  constructor(readonly scope: Scope, readonly input: ProductRequestDto) {
+  constructor(
+    readonly scope: Scope,
+    readonly input: ProductRequestDto,
+  ) {
     super();
   }
 }

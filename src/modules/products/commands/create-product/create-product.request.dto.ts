@@ -1,8 +1,21 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
-  ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min,
-  ValidateIf, ValidateNested,
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsDefined,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  Min,
+  ValidateIf,
+  ValidateNested,
 } from 'class-validator';
 import type { Currency } from '../../../../shared/money/currency';
 import { AmountField, CurrencyField, MetadataField } from '../../../../shared/validation/decorators';
@@ -19,17 +32,31 @@ const oneOf = (values: readonly string[]) => ({ message: `$property must be one 
 
 /** The metric a usage tier prices: an existing one by id, or one found (or created) by metric_key. */
 export class MetricInputDto {
-  @ApiPropertyOptional({ description: 'Id of an existing metric of the organization and mode; when given, the other fields are not needed', example: 'metric_0193…' })
-  @IsOptional() @Length(1, MAX_NAME) @IsString()
+  @ApiPropertyOptional({
+    description: 'Id of an existing metric of the organization and mode; when given, the other fields are not needed',
+    example: 'metric_0193…',
+  })
+  @IsOptional()
+  @Length(1, MAX_NAME)
+  @IsString()
   id?: string | null;
 
-  @ApiPropertyOptional({ description: 'Key the metric is found by; a metric with a new key is created on first use (an existing one keeps its name and must have the same aggregation_type). Required without id.', example: 'api_calls', pattern: '^[A-Za-z0-9_.:-]{1,100}$' })
+  @ApiPropertyOptional({
+    description:
+      'Key the metric is found by; a metric with a new key is created on first use (an existing one keeps its name and must have the same aggregation_type). Required without id.',
+    example: 'api_calls',
+    pattern: '^[A-Za-z0-9_.:-]{1,100}$',
+  })
   @ValidateIf((o: MetricInputDto) => o.id == null || o.metric_key != null)
-  @Matches(/^[A-Za-z0-9_.:-]+$/, { message: '$property may hold only letters, digits and _ . : -' }) @Length(1, 100) @IsString()
+  @Matches(/^[A-Za-z0-9_.:-]+$/, { message: '$property may hold only letters, digits and _ . : -' })
+  @Length(1, 100)
+  @IsString()
   metric_key?: string;
 
   @ApiPropertyOptional({ description: 'Display name of a new metric (defaults to metric_key)', example: 'API calls', maxLength: MAX_NAME })
-  @IsOptional() @Length(1, MAX_NAME) @IsString()
+  @IsOptional()
+  @Length(1, MAX_NAME)
+  @IsString()
   name?: string | null;
 
   @ApiPropertyOptional({ enum: AGGREGATION_TYPES, description: 'How usage of a new metric is aggregated. Required without id.', example: 'SUM' })
@@ -50,17 +77,23 @@ export class ConfigurationInputDto {
   price_per_unit: string;
 
   @ApiProperty({ type: MetricInputDto })
-  @ValidateNested() @Type(() => MetricInputDto) @IsObject({ message: '$property must be an object' }) @IsDefined({ message: '$property is required' })
+  @ValidateNested()
+  @Type(() => MetricInputDto)
+  @IsObject({ message: '$property must be an object' })
+  @IsDefined({ message: '$property is required' })
   metric: MetricInputDto;
 }
 
 export class SchemaInputDto {
   @ApiProperty({ example: 'Monthly', minLength: 1, maxLength: MAX_NAME })
-  @Length(1, MAX_NAME) @IsString()
+  @Length(1, MAX_NAME)
+  @IsString()
   name: string;
 
   @ApiPropertyOptional({ example: 'Billed monthly in arrears', maxLength: MAX_DESCRIPTION })
-  @IsOptional() @Length(0, MAX_DESCRIPTION) @IsString()
+  @IsOptional()
+  @Length(0, MAX_DESCRIPTION)
+  @IsString()
   description?: string | null;
 
   @CurrencyField()
@@ -74,28 +107,43 @@ export class SchemaInputDto {
   base_price: string;
 
   @ApiPropertyOptional({ enum: INTERVAL_TYPES, nullable: true, description: 'Required for RECURRING; stored as null for ONE_TIME', example: 'MONTH' })
-  @IsOptional() @IsIn(INTERVAL_TYPES, oneOf(INTERVAL_TYPES))
+  @IsOptional()
+  @IsIn(INTERVAL_TYPES, oneOf(INTERVAL_TYPES))
   interval_type?: IntervalType | null;
 
-  @ApiPropertyOptional({ type: Number, minimum: 1, maximum: MAX_INTERVAL_COUNT, nullable: true, description: 'Required for RECURRING; stored as null for ONE_TIME', example: 1 })
-  @IsOptional() @Max(MAX_INTERVAL_COUNT, { message: `$property must be at most ${MAX_INTERVAL_COUNT}` }) @Min(1, { message: '$property must be at least 1' }) @IsInt({ message: '$property must be an integer' })
+  @ApiPropertyOptional({
+    type: Number,
+    minimum: 1,
+    maximum: MAX_INTERVAL_COUNT,
+    nullable: true,
+    description: 'Required for RECURRING; stored as null for ONE_TIME',
+    example: 1,
+  })
+  @IsOptional()
+  @Max(MAX_INTERVAL_COUNT, { message: `$property must be at most ${MAX_INTERVAL_COUNT}` })
+  @Min(1, { message: '$property must be at least 1' })
+  @IsInt({ message: '$property must be an integer' })
   interval_count?: number | null;
 
   @ApiPropertyOptional({ enum: PAYMENT_TYPES, nullable: true, description: 'Required for RECURRING; stored as null for ONE_TIME', example: 'ARREARS' })
-  @IsOptional() @IsIn(PAYMENT_TYPES, oneOf(PAYMENT_TYPES))
+  @IsOptional()
+  @IsIn(PAYMENT_TYPES, oneOf(PAYMENT_TYPES))
   payment_type?: PaymentType | null;
 
   @ApiPropertyOptional({ enum: RENEW_TYPES, nullable: true, description: 'Required for RECURRING; stored as null for ONE_TIME', example: 'CALENDAR' })
-  @IsOptional() @IsIn(RENEW_TYPES, oneOf(RENEW_TYPES))
+  @IsOptional()
+  @IsIn(RENEW_TYPES, oneOf(RENEW_TYPES))
   renew_type?: RenewType | null;
 
   @ApiPropertyOptional({ enum: BILLING_TYPES, nullable: true, description: 'Required for RECURRING; stored as null for ONE_TIME', example: 'FULL' })
-  @IsOptional() @IsIn(BILLING_TYPES, oneOf(BILLING_TYPES))
+  @IsOptional()
+  @IsIn(BILLING_TYPES, oneOf(BILLING_TYPES))
   billing_type?: BillingType | null;
 
   @ApiPropertyOptional({ type: [ConfigurationInputDto], maxItems: MAX_CONFIGURATIONS, description: 'Usage tiers; tiers of one metric must not overlap' })
   @IsOptional()
-  @ValidateNested({ each: true }) @Type(() => ConfigurationInputDto)
+  @ValidateNested({ each: true })
+  @Type(() => ConfigurationInputDto)
   @IsObject({ each: true, message: '$property must hold tier objects' })
   @ArrayMaxSize(MAX_CONFIGURATIONS, { message: `$property must hold at most ${MAX_CONFIGURATIONS} tiers` })
   @IsArray({ message: '$property must be an array' })
@@ -105,25 +153,32 @@ export class SchemaInputDto {
 /** Body of POST /products and PUT /products/{id} (a replace sends the whole product again). */
 export class ProductRequestDto {
   @ApiProperty({ example: 'Pro plan', minLength: 1, maxLength: MAX_NAME })
-  @Length(1, MAX_NAME) @IsString()
+  @Length(1, MAX_NAME)
+  @IsString()
   name: string;
 
   @ApiPropertyOptional({ example: 'Everything in Basic, plus API access', maxLength: MAX_DESCRIPTION })
-  @IsOptional() @Length(0, MAX_DESCRIPTION) @IsString()
+  @IsOptional()
+  @Length(0, MAX_DESCRIPTION)
+  @IsString()
   description?: string | null;
 
   @MetadataField({ example: { tier: 'pro' } })
   metadata?: Record<string, string> | null;
 
   @ApiPropertyOptional({ nullable: true, description: 'Id of an uploaded image file', example: null })
-  @IsOptional() @Length(1, MAX_NAME) @IsString()
+  @IsOptional()
+  @Length(1, MAX_NAME)
+  @IsString()
   image_id?: string | null;
 
   @ApiProperty({ type: [SchemaInputDto], minItems: 1, maxItems: MAX_SCHEMAS })
-  @ValidateNested({ each: true }) @Type(() => SchemaInputDto)
+  @ValidateNested({ each: true })
+  @Type(() => SchemaInputDto)
   @IsObject({ each: true, message: '$property must hold schema objects' })
   @ArrayMaxSize(MAX_SCHEMAS, { message: `$property must hold at most ${MAX_SCHEMAS} schemas` })
   @ArrayMinSize(1, { message: '$property must hold at least one schema' })
-  @IsArray({ message: '$property must be an array' }) @IsDefined({ message: '$property is required' })
+  @IsArray({ message: '$property must be an array' })
+  @IsDefined({ message: '$property is required' })
   schemas: SchemaInputDto[];
 }

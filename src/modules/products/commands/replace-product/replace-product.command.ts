@@ -5,7 +5,11 @@ import type { ProductRequestDto } from '../create-product/create-product.request
 
 /** Replaces the whole product by writing a new version; answers the new version's id. */
 export class ReplaceProductCommand extends Command<ProductIdResult> {
-  constructor(readonly scope: Scope, readonly productId: string, readonly input: ProductRequestDto) {
+  constructor(
+    readonly scope: Scope,
+    readonly productId: string,
+    readonly input: ProductRequestDto,
+  ) {
     super();
   }
 }

@@ -30,7 +30,11 @@ export class ReplaceProductHandler implements ICommandHandler<ReplaceProductComm
       if (!product) throw new NotFoundError('product');
       if (!product.isActive) throw new ProductVersionInactiveError();
       const schemas = await this.repo.schemasOfProducts(m, scope, [product.id]);
-      const configurations = await this.repo.configurationsOfSchemas(m, scope, schemas.map((s) => s.id));
+      const configurations = await this.repo.configurationsOfSchemas(
+        m,
+        scope,
+        schemas.map((s) => s.id),
+      );
       const now = this.clock.now();
       const before = await this.events.view(m, scope, product.id);
       await this.repo.deactivateVersion(m, scope, product.id, now);

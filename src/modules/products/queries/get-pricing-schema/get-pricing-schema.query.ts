@@ -23,7 +23,11 @@ export interface PricingSchema {
  * Callers decide what an inactive version means for them.
  */
 export class GetPricingSchemaQuery extends Query<PricingSchema | null> {
-  constructor(readonly scope: Scope, readonly productId: string, readonly billingSchemaId: string) {
+  constructor(
+    readonly scope: Scope,
+    readonly productId: string,
+    readonly billingSchemaId: string,
+  ) {
     super();
   }
 }

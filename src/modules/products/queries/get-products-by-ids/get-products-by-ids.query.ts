@@ -9,7 +9,11 @@ export interface ProductsByIds {
 
 /** Batch read of products and billing schemas by id (any version), for invoice expansions; one round trip each. */
 export class GetProductsByIdsQuery extends Query<ProductsByIds> {
-  constructor(readonly scope: Scope, readonly productIds: string[], readonly schemaIds: string[]) {
+  constructor(
+    readonly scope: Scope,
+    readonly productIds: string[],
+    readonly schemaIds: string[],
+  ) {
     super();
   }
 }

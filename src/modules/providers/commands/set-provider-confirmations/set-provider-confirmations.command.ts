@@ -17,7 +17,12 @@ export interface ProviderConfirmationsChanged {
  * Applies to payments reported from then on; a payment keeps the requirement it was first seen with.
  */
 export class SetProviderConfirmationsCommand extends Command<ProviderConfirmationsChanged> {
-  constructor(readonly organizationId: string, readonly providerId: string, readonly count: number | null, readonly modes: readonly Mode[]) {
+  constructor(
+    readonly organizationId: string,
+    readonly providerId: string,
+    readonly count: number | null,
+    readonly modes: readonly Mode[],
+  ) {
     super();
   }
 }

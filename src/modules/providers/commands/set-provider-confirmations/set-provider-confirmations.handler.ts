@@ -20,7 +20,8 @@ export class SetProviderConfirmationsHandler implements ICommandHandler<SetProvi
   async execute({ organizationId, providerId, count, modes }: SetProviderConfirmationsCommand): Promise<ProviderConfirmationsChanged> {
     const provider = findCatalogProvider(providerId);
     if (!provider) throw new ValidationFailedError({ provider: `unknown provider "${providerId}"` });
-    if (provider.type !== 'CRYPTOCURRENCY') throw new ValidationFailedError({ provider: `${provider.id} is a fiat provider; its payments have no confirmations` });
+    if (provider.type !== 'CRYPTOCURRENCY')
+      throw new ValidationFailedError({ provider: `${provider.id} is a fiat provider; its payments have no confirmations` });
     if (count !== null && (!Number.isSafeInteger(count) || count < 1 || count > MAX_REQUIRED_CONFIRMATIONS)) {
       throw new ValidationFailedError({ count: `must be a whole number from 1 to ${MAX_REQUIRED_CONFIRMATIONS}, or "default"` });
     }
@@ -30,8 +31,11 @@ export class SetProviderConfirmationsHandler implements ICommandHandler<SetProvi
     return this.tx.run(async (m) => {
       for (const mode of modes) await this.repo.setRequiredConfirmations(m, organizationId, mode, provider.id, count, now);
       return {
-        organization_id: organizationId, provider_id: provider.id, required_confirmations: count ?? provider.requiredConfirmations,
-        catalog_required_confirmations: provider.requiredConfirmations, modes: [...modes],
+        organization_id: organizationId,
+        provider_id: provider.id,
+        required_confirmations: count ?? provider.requiredConfirmations,
+        catalog_required_confirmations: provider.requiredConfirmations,
+        modes: [...modes],
       };
     });
   }

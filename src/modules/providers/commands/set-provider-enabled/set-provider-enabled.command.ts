@@ -10,7 +10,12 @@ export interface ProviderSettingChanged {
 
 /** Operator command: turns one catalog provider on or off for an organization, in the given modes. */
 export class SetProviderEnabledCommand extends Command<ProviderSettingChanged> {
-  constructor(readonly organizationId: string, readonly providerId: string, readonly enabled: boolean, readonly modes: readonly Mode[]) {
+  constructor(
+    readonly organizationId: string,
+    readonly providerId: string,
+    readonly enabled: boolean,
+    readonly modes: readonly Mode[],
+  ) {
     super();
   }
 }

@@ -15,7 +15,10 @@ export interface ScopedProvider {
  * catalog order; otherwise the known ids among those asked (unknown ids are left out).
  */
 export class GetProvidersQuery extends Query<ScopedProvider[]> {
-  constructor(readonly scope: Scope, readonly ids: readonly string[] | null = null) {
+  constructor(
+    readonly scope: Scope,
+    readonly ids: readonly string[] | null = null,
+  ) {
     super();
   }
 }

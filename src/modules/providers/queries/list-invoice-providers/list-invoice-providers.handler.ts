@@ -26,27 +26,34 @@ export class ListInvoiceProvidersHandler implements IQueryHandler<ListInvoicePro
     const [providers, rates] = await Promise.all([
       this.queries.execute(new GetProvidersQuery(scope)),
       // Until expires_at the invoice's own rates hold (the rate lock); after it, the current ones.
-      this.queries.execute(invoice.ratesSnapshotId && invoice.expiresAt && now.getTime() < invoice.expiresAt.getTime()
-        ? new RatesAsOfQuery(undefined, invoice.ratesSnapshotId)
-        : new RatesAsOfQuery()),
+      this.queries.execute(
+        invoice.ratesSnapshotId && invoice.expiresAt && now.getTime() < invoice.expiresAt.getTime()
+          ? new RatesAsOfQuery(undefined, invoice.ratesSnapshotId)
+          : new RatesAsOfQuery(),
+      ),
     ]);
     const image = (file: string) => `${assetBaseUrl}/assets/providers/${file}`;
     return {
-      providers: providers.filter((p) => p.view.enabled).map(({ catalog: p, view }) => ({
-        id: p.id,
-        provider: p.type === 'CRYPTOCURRENCY' ? 'CRYPTO' : 'FIAT',
-        network: p.network,
-        gateway: p.gateway,
-        type: p.kind,
-        filters: [...p.filters],
-        metadata: {
-          decimals: p.decimals, contract_address: p.contractAddress, image_url: image(p.image), image_url_network: image(p.networkImage),
-          required_confirmations: view.required_confirmations,
-        },
-        name: p.name,
-        currency: p.currency,
-        price: renderAmount(amountDue(invoice.priceUsd, rates.usd[p.currency], p.decimals)),
-      })),
+      providers: providers
+        .filter((p) => p.view.enabled)
+        .map(({ catalog: p, view }) => ({
+          id: p.id,
+          provider: p.type === 'CRYPTOCURRENCY' ? 'CRYPTO' : 'FIAT',
+          network: p.network,
+          gateway: p.gateway,
+          type: p.kind,
+          filters: [...p.filters],
+          metadata: {
+            decimals: p.decimals,
+            contract_address: p.contractAddress,
+            image_url: image(p.image),
+            image_url_network: image(p.networkImage),
+            required_confirmations: view.required_confirmations,
+          },
+          name: p.name,
+          currency: p.currency,
+          price: renderAmount(amountDue(invoice.priceUsd, rates.usd[p.currency], p.decimals)),
+        })),
       exchange_rate_timestamp: formatTimestamp(rates.takenAt),
     };
   }

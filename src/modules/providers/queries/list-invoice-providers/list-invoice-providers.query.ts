@@ -29,7 +29,11 @@ export interface InvoiceProvidersView {
  * invoice id is the capability). `assetBaseUrl` prefixes the image urls (e.g. https://pay.example.com).
  */
 export class ListInvoiceProvidersQuery extends Query<InvoiceProvidersView> {
-  constructor(readonly access: Scope | null, readonly invoiceId: string, readonly assetBaseUrl: string) {
+  constructor(
+    readonly access: Scope | null,
+    readonly invoiceId: string,
+    readonly assetBaseUrl: string,
+  ) {
     super();
   }
 }

@@ -13,7 +13,11 @@ export interface QuoteVariants {
 
 /** A price quote with currency conversion, at the rates in force now. Nothing is stored. */
 export class QuotePriceQuery extends Query<QuoteView> {
-  constructor(readonly scope: Scope, readonly currency: Currency, readonly variants: QuoteVariants) {
+  constructor(
+    readonly scope: Scope,
+    readonly currency: Currency,
+    readonly variants: QuoteVariants,
+  ) {
     super();
   }
 }

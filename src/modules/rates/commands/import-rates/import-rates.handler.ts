@@ -23,28 +23,30 @@ export class ImportRatesHandler implements ICommandHandler<ImportRatesCommand> {
   ) {}
 
   async execute({ snapshot }: ImportRatesCommand): Promise<ImportedRates> {
-    const imported = await this.notifications.broadcast(RATES_CHANGED, (payload) => this.tx.run(async (m) => {
-      const previousId = await this.repo.snapshotIdAsOf(m, snapshot.takenAt);
-      const previous = previousId ? await this.repo.load(m, previousId) : null;
-      let usd;
-      try {
-        usd = completeSnapshot(snapshot, previous);
-      } catch (e) {
-        if (e instanceof SnapshotFileError) throw new ValidationFailedError(e.fields);
-        throw e;
-      }
-      const id = newId('rates');
-      await this.repo.insert(m, id, snapshot.takenAt, snapshot.source, this.clock.now(), usd);
-      // Every process forgets which snapshot is current when this commits.
-      await this.notifications.notify(m, RATES_CHANGED, payload);
-      return {
-        id,
-        taken_at: formatTimestamp(snapshot.takenAt),
-        source: snapshot.source,
-        currencies: CURRENCIES.length,
-        carried_over: CURRENCIES.filter((c) => !snapshot.rates[c]),
-      };
-    }));
+    const imported = await this.notifications.broadcast(RATES_CHANGED, (payload) =>
+      this.tx.run(async (m) => {
+        const previousId = await this.repo.snapshotIdAsOf(m, snapshot.takenAt);
+        const previous = previousId ? await this.repo.load(m, previousId) : null;
+        let usd;
+        try {
+          usd = completeSnapshot(snapshot, previous);
+        } catch (e) {
+          if (e instanceof SnapshotFileError) throw new ValidationFailedError(e.fields);
+          throw e;
+        }
+        const id = newId('rates');
+        await this.repo.insert(m, id, snapshot.takenAt, snapshot.source, this.clock.now(), usd);
+        // Every process forgets which snapshot is current when this commits.
+        await this.notifications.notify(m, RATES_CHANGED, payload);
+        return {
+          id,
+          taken_at: formatTimestamp(snapshot.takenAt),
+          source: snapshot.source,
+          currencies: CURRENCIES.length,
+          carried_over: CURRENCIES.filter((c) => !snapshot.rates[c]),
+        };
+      }),
+    );
     this.ratesAsOf.forget();
     return imported;
   }

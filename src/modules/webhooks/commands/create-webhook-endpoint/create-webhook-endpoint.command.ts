@@ -12,7 +12,10 @@ export interface NewWebhookEndpoint {
 
 /** Registers a webhook endpoint; the signing secret is returned here and on rotation only. */
 export class CreateWebhookEndpointCommand extends Command<EndpointWithSecret> {
-  constructor(readonly scope: Scope, readonly input: NewWebhookEndpoint) {
+  constructor(
+    readonly scope: Scope,
+    readonly input: NewWebhookEndpoint,
+  ) {
     super();
   }
 }

@@ -8,7 +8,10 @@ export interface DeletedEndpoint {
 
 /** Deletes an endpoint: nothing more is sent to it, pending deliveries are cancelled. */
 export class DeleteWebhookEndpointCommand extends Command<DeletedEndpoint> {
-  constructor(readonly scope: Scope, readonly endpointId: string) {
+  constructor(
+    readonly scope: Scope,
+    readonly endpointId: string,
+  ) {
     super();
   }
 }

@@ -11,7 +11,11 @@ export interface QueuedDelivery {
 
 /** Queues one more delivery of an event to an endpoint (sent by the dispatcher like any other). */
 export class RedeliverEventCommand extends Command<QueuedDelivery> {
-  constructor(readonly scope: Scope, readonly endpointId: string, readonly eventId: string) {
+  constructor(
+    readonly scope: Scope,
+    readonly endpointId: string,
+    readonly eventId: string,
+  ) {
     super();
   }
 }

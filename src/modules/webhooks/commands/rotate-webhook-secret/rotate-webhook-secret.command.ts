@@ -7,7 +7,11 @@ import type { EndpointWithSecret } from '../../domain/endpoint-view';
  * with the old secret as well, so receivers can switch without missing any; 0 revokes it at once.
  */
 export class RotateWebhookSecretCommand extends Command<EndpointWithSecret> {
-  constructor(readonly scope: Scope, readonly endpointId: string, readonly graceSeconds: number) {
+  constructor(
+    readonly scope: Scope,
+    readonly endpointId: string,
+    readonly graceSeconds: number,
+  ) {
     super();
   }
 }

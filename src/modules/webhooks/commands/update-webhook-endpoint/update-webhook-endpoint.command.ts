@@ -12,7 +12,11 @@ export interface WebhookEndpointChanges {
 
 /** Changes the given fields of an endpoint; the others stay. */
 export class UpdateWebhookEndpointCommand extends Command<EndpointView> {
-  constructor(readonly scope: Scope, readonly endpointId: string, readonly changes: WebhookEndpointChanges) {
+  constructor(
+    readonly scope: Scope,
+    readonly endpointId: string,
+    readonly changes: WebhookEndpointChanges,
+  ) {
     super();
   }
 }

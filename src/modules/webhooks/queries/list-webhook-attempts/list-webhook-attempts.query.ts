@@ -12,7 +12,11 @@ export interface AttemptList {
 
 /** Delivery attempts to one endpoint, newest first; optionally those of one event. */
 export class ListWebhookAttemptsQuery extends Query<AttemptList> {
-  constructor(readonly scope: Scope, readonly endpointId: string, readonly filter: { eventId?: string; limit?: number; offset?: number }) {
+  constructor(
+    readonly scope: Scope,
+    readonly endpointId: string,
+    readonly filter: { eventId?: string; limit?: number; offset?: number },
+  ) {
     super();
   }
 }

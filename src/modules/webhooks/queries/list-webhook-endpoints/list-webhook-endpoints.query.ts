@@ -11,7 +11,11 @@ export interface EndpointList {
 }
 
 export class ListWebhookEndpointsQuery extends Query<EndpointList> {
-  constructor(readonly scope: Scope, readonly limit = 20, readonly offset = 0) {
+  constructor(
+    readonly scope: Scope,
+    readonly limit = 20,
+    readonly offset = 0,
+  ) {
     super();
   }
 }
