@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../../shared/config/app-config';
+import { PeriodicTask } from '../../shared/time/periodic-task';
 
 /** The advisory lock one folding instance holds at a time (session level, on its own connection). */
 const FOLD_LOCK = 7_301_455_023;
@@ -18,8 +19,10 @@ const FOLD_BATCH = 5_000;
 @Injectable()
 export class RollupFolder implements OnApplicationShutdown {
   private readonly logger = new Logger('RollupFolder');
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> | null = null;
+  private readonly task = new PeriodicTask(
+    () => this.foldAll(),
+    (e) => this.logger.warn({ err: e.message }, 'rollup fold failed; retrying on the next tick'),
+  );
 
   constructor(
     @Inject(DataSource) private readonly dataSource: DataSource,
@@ -58,20 +61,10 @@ export class RollupFolder implements OnApplicationShutdown {
 
   /** Folds every ANALYTICS_FOLD_SECONDS (0: never); one pass at a time per process. */
   start(): void {
-    const seconds = this.config.ANALYTICS_FOLD_SECONDS;
-    if (seconds <= 0 || this.timer) return;
-    this.timer = setInterval(() => {
-      if (this.running) return;
-      this.running = this.foldAll()
-        .catch((e) => this.logger.warn({ err: (e as Error).message }, 'rollup fold failed; retrying on the next tick'))
-        .finally(() => (this.running = null));
-    }, seconds * 1000);
-    this.timer.unref();
+    this.task.start(this.config.ANALYTICS_FOLD_SECONDS);
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+  onApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 }

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AppConfig } from '../../shared/config/app-config';
+import { PeriodicTask } from '../../shared/time/periodic-task';
 import { TransactionRunner } from '../../shared/db/transaction-runner';
 import { Clock } from '../../shared/time/clock';
 import type { InvoiceStatus, InvoiceSubstatus } from './domain/invoice-status';
@@ -43,8 +44,10 @@ const SWEEP_BATCH = 200;
 @Injectable()
 export class InvoiceClocks implements OnApplicationShutdown {
   private readonly logger = new Logger('InvoiceClocks');
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> | null = null;
+  private readonly task = new PeriodicTask(
+    () => this.sweep(),
+    (e) => this.logger.warn({ err: e.message }, 'invoice sweep failed; retrying on the next tick'),
+  );
 
   constructor(
     @Inject(InvoicesRepository) private readonly repo: InvoicesRepository,
@@ -131,20 +134,10 @@ export class InvoiceClocks implements OnApplicationShutdown {
 
   /** Sweeps every INVOICE_SWEEP_SECONDS (0: never); one pass at a time per process. */
   start(): void {
-    const seconds = this.config.INVOICE_SWEEP_SECONDS;
-    if (seconds <= 0 || this.timer) return;
-    this.timer = setInterval(() => {
-      if (this.running) return;
-      this.running = this.sweep()
-        .catch((e) => this.logger.warn({ err: (e as Error).message }, 'invoice sweep failed; retrying on the next tick'))
-        .finally(() => (this.running = null));
-    }, seconds * 1000);
-    this.timer.unref();
+    this.task.start(this.config.INVOICE_SWEEP_SECONDS);
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+  onApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 }
