@@ -7,7 +7,18 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['eslint.config.mjs', 'dist/**', 'coverage/**', 'bench/results/**', 'test/fixtures/**'] },
+  {
+    ignores: [
+      'eslint.config.mjs',
+      'dist/**',
+      'coverage/**',
+      'bench/results/**',
+      'test/fixtures/**',
+      // The client package's build, and its types generated from openapi.json (npm run openapi).
+      'clients/typescript/dist/**',
+      'clients/typescript/src/schema.ts',
+    ],
+  },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   eslintPluginPrettierRecommended,

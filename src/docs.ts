@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { PUBLIC_SECURITY_MARKER } from './shared/auth/auth.decorators';
 
 export function buildOpenApi(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -22,8 +23,48 @@ export function buildOpenApi(app: INestApplication): OpenAPIObject {
       name: 'Authorization',
       description: 'sk_test_... or sk_live_..., optionally prefixed with "Bearer "',
     })
+    .addSecurity('admin_token', {
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-Admin-Token',
+      description: 'The ADMIN_API_TOKEN of the deployment (operator routes under /admin)',
+    })
+    // Relative: the paths are served from the address the document was fetched from. A client sets its own base URL.
+    .addServer('/', 'This service')
     .build();
-  return SwaggerModule.createDocument(app, config);
+  return tidyDocument(SwaggerModule.createDocument(app, config));
+}
+
+/**
+ * Two rewrites Nest's generator cannot express through decorators:
+ * - public routes (`@Public()`) carry the placeholder scheme PUBLIC_SECURITY_MARKER, which becomes
+ *   `security: []` (no key), or disappears beside a real scheme (the operator routes' admin token);
+ * - an `allOf` holding a single `$ref` and nothing beside it (what Nest writes for an enum property
+ *   with `enumName`) becomes that `$ref`.
+ */
+export function tidyDocument(doc: OpenAPIObject): OpenAPIObject {
+  for (const item of Object.values(doc.paths)) {
+    for (const op of Object.values(item)) {
+      if (!op || typeof op !== 'object' || !('responses' in op)) continue;
+      const security = (op as { security?: Array<Record<string, string[]>> }).security;
+      if (security?.some((s) => PUBLIC_SECURITY_MARKER in s)) {
+        (op as { security?: unknown }).security = security.filter((s) => !(PUBLIC_SECURITY_MARKER in s));
+      }
+    }
+  }
+  const unwrap = (node: unknown): void => {
+    if (!node || typeof node !== 'object') return;
+    if (Array.isArray(node)) return node.forEach(unwrap);
+    const record = node as Record<string, unknown>;
+    for (const [key, value] of Object.entries(record)) {
+      const single = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+      if (single && Object.keys(single).length === 1 && Array.isArray(single.allOf) && single.allOf.length === 1) record[key] = single.allOf[0];
+      unwrap(record[key]);
+    }
+  };
+  unwrap(doc.paths);
+  unwrap(doc.components);
+  return doc;
 }
 
 export function mountDocs(app: INestApplication): void {

@@ -148,7 +148,6 @@ export class InvoicesController {
     examples: {
       expanded: { value: { expand: ['items', 'calculations', 'organization', 'payments'] } },
       summary: { value: { currency: 'BITCOIN' } },
-      empty: { value: [] },
     },
   })
   @ApiEnvelope({ type: InvoiceDto, example: INVOICE_EXPANDED_EXAMPLE, message: 'Invoice' })
@@ -215,7 +214,11 @@ export class InvoicesController {
         schema: {
           allOf: [
             { $ref: getSchemaPath(SuccessEnvelopeDto) },
-            { type: 'object', properties: { status: { type: 'string', enum: [...INVOICE_STATUSES] }, data: { $ref: getSchemaPath(InvoiceShortStateDto) } } },
+            {
+              type: 'object',
+              properties: { status: { type: 'string', enum: [...INVOICE_STATUSES] }, data: { $ref: getSchemaPath(InvoiceShortStateDto) } },
+              required: ['status', 'data'],
+            },
           ],
         },
         example: {

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { Public } from '../../shared/auth/auth.decorators';
 import { ApiEnvelope, ApiErrors } from '../../shared/http/api-docs';
 import { reply } from '../../shared/http/envelope';
@@ -8,12 +8,20 @@ import { AdminTokenGuard } from './admin.guard';
 import { CreateApiKeyCommand } from './commands/create-api-key/create-api-key.command';
 import { CreateOrganizationCommand } from './commands/create-organization/create-organization.command';
 import { RevokeApiKeyCommand } from './commands/revoke-api-key/revoke-api-key.command';
-import { CreateApiKeyRequestDto, CreatedOrganizationDto, CreateOrganizationRequestDto, RevokeApiKeyRequestDto } from './dto/organization.dto';
+import {
+  ApiKeyDto,
+  CreateApiKeyRequestDto,
+  CreatedOrganizationDto,
+  CreateOrganizationRequestDto,
+  IssuedKeyDto,
+  RevokeApiKeyRequestDto,
+  RevokedKeysDto,
+} from './dto/organization.dto';
 import { ListApiKeysQuery } from './queries/list-api-keys/list-api-keys.query';
 
 /** Operator API: the same commands as the CLI, over HTTP, for provisioning tools. */
 @ApiTags('Operator')
-@ApiHeader({ name: 'X-Admin-Token', required: true, description: 'The ADMIN_API_TOKEN of the deployment' })
+@ApiSecurity('admin_token')
 @Controller('admin')
 @Public()
 @UseGuards(AdminTokenGuard)
@@ -47,6 +55,7 @@ export class AdminController {
   @ApiOperation({ summary: 'Issue another key for an organization' })
   @ApiEnvelope({
     status: 201,
+    type: IssuedKeyDto,
     message: 'API key created',
     example: {
       id: 'key_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e11',
@@ -66,6 +75,8 @@ export class AdminController {
   @Get('organizations/:id/keys')
   @ApiOperation({ summary: 'List the keys of an organization (prefixes only)' })
   @ApiEnvelope({
+    type: ApiKeyDto,
+    isArray: true,
     example: [
       {
         id: 'key_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e11',
@@ -91,6 +102,7 @@ export class AdminController {
       'organizations. A prefix matching several active keys of the organization is refused (400, `validator.key`); give the full key.',
   })
   @ApiEnvelope({
+    type: RevokedKeysDto,
     message: 'API key revoked',
     example: {
       revoked: [{ id: 'key_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e11', prefix: 'sk_test_Ab12Cd', organization_id: 'org_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f' }],

@@ -49,7 +49,6 @@ export class PaymentsController {
         },
       },
       by_invoice: { value: { invoice_id: 'invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00' } },
-      empty: { value: [] },
     },
   })
   @ApiEnvelope({ type: PaymentListDto, example: { items: [PAYMENT_EXPANDED_EXAMPLE], total: 1, limit: 20, offset: 0, has_more: false }, message: 'Payments' })
@@ -87,7 +86,7 @@ export class PaymentsController {
       'is the capability and idempotency_key is left out.',
   })
   @ApiParam({ name: 'id', description: 'Payment id (payment_...)', example: PAYMENT_EXAMPLE.id })
-  @ApiBody({ type: GetPaymentRequestDto, required: false, examples: { expanded: { value: { expand: ['provider'] } }, empty: { value: [] } } })
+  @ApiBody({ type: GetPaymentRequestDto, required: false, examples: { expanded: { value: { expand: ['provider'] } } } })
   @ApiEnvelope({ type: PaymentDto, example: PAYMENT_EXPANDED_EXAMPLE, message: 'Payment' })
   @ApiErrors(400, 401, 403, 404)
   async read(

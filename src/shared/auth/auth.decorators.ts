@@ -26,8 +26,14 @@ export function Authenticated(policy: Omit<AuthPolicy, 'public'> = {}): MethodDe
   return applyDecorators(SetMetadata(AUTH_POLICY, policy), ApiSecurity('api_key'), ...(policy.payer ? [ApiSecurity({})] : []));
 }
 
+/**
+ * Marks a public route's operation in the OpenAPI document. Nest drops an empty `security` list, so the
+ * route names this placeholder scheme and `buildOpenApi` turns it into `security: []` (no key needed).
+ */
+export const PUBLIC_SECURITY_MARKER = 'public-route';
+
 export function Public(): MethodDecorator & ClassDecorator {
-  return SetMetadata(AUTH_POLICY, { public: true } satisfies AuthPolicy);
+  return applyDecorators(SetMetadata(AUTH_POLICY, { public: true } satisfies AuthPolicy), ApiSecurity(PUBLIC_SECURITY_MARKER));
 }
 
 /** The caller resolved from the API key, or null on a payer-facing call without a key. */

@@ -28,7 +28,7 @@ export class ErrorEnvelopeDto {
   @ApiPropertyOptional({
     example: 'validation_failed',
     description:
-      'Stable machine-readable code: validation_failed, malformed_json, unsupported_content_type, https_required, invalid_api_key, read_only_key, live_mode_forbidden, route_not_found, *_not_found, invalid_state_transition, concurrent_update, payload_too_large, rate_limited, idempotency_conflict, service_unavailable, internal_error',
+      'Stable machine-readable code: validation_failed, malformed_json, unsupported_content_type, https_required, missing_api_key, malformed_api_key, invalid_api_key, read_only_key, live_mode_forbidden, route_not_found, *_not_found, invalid_state_transition, concurrent_update, payload_too_large, rate_limited, idempotency_conflict, service_unavailable, internal_error',
   })
   code: string;
 }
@@ -69,7 +69,7 @@ export function ApiEnvelope(doc: EnvelopeDoc): MethodDecorator {
     ? doc.isArray
       ? { type: 'array', items: { $ref: getSchemaPath(doc.type) } }
       : { $ref: getSchemaPath(doc.type) }
-    : (doc.schema ?? { type: 'object' });
+    : (doc.schema ?? { type: 'object', additionalProperties: true });
   const example =
     doc.example === undefined
       ? undefined
@@ -90,7 +90,8 @@ export function ApiEnvelope(doc: EnvelopeDoc): MethodDecorator {
       description: doc.description ?? 'Success',
       content: {
         'application/json': {
-          schema: { allOf: [{ $ref: getSchemaPath(SuccessEnvelopeDto) }, { type: 'object', properties: { data: dataSchema } }] },
+          // `data` is always present in a success: required, so a generated client reads it without a non-null assertion.
+          schema: { allOf: [{ $ref: getSchemaPath(SuccessEnvelopeDto) }, { type: 'object', properties: { data: dataSchema }, required: ['data'] }] },
           ...(example ? { example } : {}),
         },
       },

@@ -41,6 +41,8 @@ interface FieldDoc {
   required?: boolean;
   /** Required only in some cases (decided by a ValidateIf beside it): optional in the docs, never skipped when absent. */
   conditional?: boolean;
+  /** null is accepted (an optional field that may be sent as null). */
+  nullable?: boolean;
 }
 
 function presence(doc: FieldDoc, api: Record<string, unknown>): PropertyDecorator[] {
@@ -53,8 +55,10 @@ export function AmountField(doc: FieldDoc & { acceptsNumber?: boolean } = {}): P
   const api = {
     description: doc.description,
     example: doc.example ?? '10.50',
-    oneOf: doc.acceptsNumber === false ? undefined : [{ type: 'string' }, { type: 'number' }],
+    // OpenAPI 3.0: `nullable` needs a `type` beside it, so null is allowed on the string alternative.
+    oneOf: doc.acceptsNumber === false ? undefined : [{ type: 'string', ...(doc.nullable ? { nullable: true } : {}) }, { type: 'number' }],
     type: doc.acceptsNumber === false ? String : undefined,
+    nullable: doc.acceptsNumber === false ? doc.nullable : undefined,
     pattern: '^\\d+(\\.\\d{1,30})?$',
   };
   return applyDecorators(

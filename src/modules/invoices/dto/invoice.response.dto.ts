@@ -66,7 +66,7 @@ export class InvoiceDto {
   @ApiProperty({ example: 'invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00' }) id: string;
   @ApiProperty() organization_id: string;
   @ApiProperty({ enum: INVOICE_STATUSES }) status: string;
-  @ApiProperty({ enum: INVOICE_SUBSTATUSES, nullable: true }) substatus: string | null;
+  @ApiProperty({ enum: [...INVOICE_SUBSTATUSES, null], nullable: true }) substatus: string | null;
   @ApiProperty({ enum: CURRENCIES, enumName: 'Currency' }) currency: string;
   @ApiProperty(MONEY) price: string;
   @ApiProperty(MONEY) price_usd: string;
@@ -140,7 +140,7 @@ export class InvoiceUpdatedDto {
 export class InvoiceShortStateDto {
   @ApiProperty() id: string;
   @ApiProperty({ enum: INVOICE_STATUSES }) status: string;
-  @ApiProperty({ enum: INVOICE_SUBSTATUSES, nullable: true }) substatus: string | null;
+  @ApiProperty({ enum: [...INVOICE_SUBSTATUSES, null], nullable: true }) substatus: string | null;
   @ApiProperty(TIME) updated_at: string;
 }
 

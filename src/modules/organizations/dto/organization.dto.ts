@@ -54,3 +54,32 @@ export class RevokeApiKeyRequestDto {
   @IsString()
   organization_id?: string;
 }
+
+export class ApiKeyDto {
+  @ApiProperty({ example: 'key_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e11' }) id: string;
+  @ApiProperty({ description: 'The display prefix (the key itself is never shown again)', example: 'sk_test_Ab12Cd' }) prefix: string;
+  @ApiProperty({ enum: ['test', 'live'] }) mode: string;
+  @ApiProperty() read_only: boolean;
+  @ApiProperty({ example: '2026-11-21 10:00:00' }) created_at: string;
+  @ApiProperty({ type: String, nullable: true, example: null }) revoked_at: string | null;
+}
+
+export class IssuedKeyDto {
+  @ApiProperty({ example: 'key_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e11' }) id: string;
+  @ApiProperty({ example: 'org_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f' }) organization_id: string;
+  @ApiProperty({ enum: ['test', 'live'] }) mode: string;
+  @ApiProperty() read_only: boolean;
+  @ApiProperty({ example: 'sk_test_Ab12Cd' }) prefix: string;
+  @ApiProperty({ description: 'The full key, shown only in this answer' }) key: string;
+  @ApiProperty({ example: '2026-11-21 10:00:00' }) created_at: string;
+}
+
+export class RevokedKeyDto {
+  @ApiProperty() id: string;
+  @ApiProperty() prefix: string;
+  @ApiProperty() organization_id: string;
+}
+
+export class RevokedKeysDto {
+  @ApiProperty({ type: [RevokedKeyDto] }) revoked: RevokedKeyDto[];
+}

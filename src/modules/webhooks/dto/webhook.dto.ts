@@ -35,7 +35,7 @@ export class CreateWebhookRequestDto {
   @IsArray({ message: '$property must be an event type, * or an array of them' })
   event_types: string[];
 
-  @ApiPropertyOptional({ example: 'Order fulfilment', maxLength: 500, nullable: true })
+  @ApiPropertyOptional({ type: String, example: 'Order fulfilment', maxLength: 500, nullable: true })
   @IsOptional()
   @MaxLength(500)
   @IsString()
@@ -63,7 +63,7 @@ export class UpdateWebhookRequestDto {
   @IsArray({ message: '$property must be an event type, * or an array of them' })
   event_types?: string[];
 
-  @ApiPropertyOptional({ example: 'Order fulfilment', maxLength: 500, nullable: true, description: 'null clears it' })
+  @ApiPropertyOptional({ type: String, example: 'Order fulfilment', maxLength: 500, nullable: true, description: 'null clears it' })
   @ValidateIf((_, v) => v !== undefined && v !== null)
   @MaxLength(500)
   @IsString()

@@ -33,8 +33,10 @@ const oneOf = (values: readonly string[]) => ({ message: `$property must be one 
 /** The metric a usage tier prices: an existing one by id, or one found (or created) by metric_key. */
 export class MetricInputDto {
   @ApiPropertyOptional({
+    type: String,
+    nullable: true,
     description: 'Id of an existing metric of the organization and mode; when given, the other fields are not needed',
-    example: 'metric_0193…',
+    example: 'metric_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f',
   })
   @IsOptional()
   @Length(1, MAX_NAME)
@@ -53,7 +55,13 @@ export class MetricInputDto {
   @IsString()
   metric_key?: string;
 
-  @ApiPropertyOptional({ description: 'Display name of a new metric (defaults to metric_key)', example: 'API calls', maxLength: MAX_NAME })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: 'Display name of a new metric (defaults to metric_key)',
+    example: 'API calls',
+    maxLength: MAX_NAME,
+  })
   @IsOptional()
   @Length(1, MAX_NAME)
   @IsString()
@@ -70,7 +78,7 @@ export class ConfigurationInputDto {
   @AmountField({ description: 'Lower bound of the tier (a quantity, inclusive)', example: 0 })
   starts_at: string;
 
-  @AmountField({ required: false, description: 'Upper bound of the tier (exclusive); null or omitted for the open last tier', example: 1000 })
+  @AmountField({ required: false, nullable: true, description: 'Upper bound of the tier (exclusive); null or omitted for the open last tier', example: 1000 })
   ends_at?: string | null;
 
   @AmountField({ description: 'Price of one unit within the tier', example: 0.01 })
@@ -90,7 +98,7 @@ export class SchemaInputDto {
   @IsString()
   name: string;
 
-  @ApiPropertyOptional({ example: 'Billed monthly in arrears', maxLength: MAX_DESCRIPTION })
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'Billed monthly in arrears', maxLength: MAX_DESCRIPTION })
   @IsOptional()
   @Length(0, MAX_DESCRIPTION)
   @IsString()
@@ -157,7 +165,7 @@ export class ProductRequestDto {
   @IsString()
   name: string;
 
-  @ApiPropertyOptional({ example: 'Everything in Basic, plus API access', maxLength: MAX_DESCRIPTION })
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'Everything in Basic, plus API access', maxLength: MAX_DESCRIPTION })
   @IsOptional()
   @Length(0, MAX_DESCRIPTION)
   @IsString()
@@ -166,7 +174,7 @@ export class ProductRequestDto {
   @MetadataField({ example: { tier: 'pro' } })
   metadata?: Record<string, string> | null;
 
-  @ApiPropertyOptional({ nullable: true, description: 'Id of an uploaded image file', example: null })
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'Id of an uploaded image file', example: null })
   @IsOptional()
   @Length(1, MAX_NAME)
   @IsString()
