@@ -1,11 +1,10 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { promisify } from 'node:util';
-import { parse } from 'yaml';
 import { loadConfig } from '../../src/shared/config/app-config';
 import { loadFilesConfig } from '../../src/modules/files/files.config';
+import { Compose, environmentOf, interpolate, isApp, loadCompose, OPERATOR_ENV, Service } from './compose-file';
 import { knownVariables, ROOT } from './env-scan';
 
 /**
@@ -24,61 +23,11 @@ import { knownVariables, ROOT } from './env-scan';
  */
 const run = promisify(execFile);
 
-/** What an operator sets before `docker compose up` (the file's header lists these). */
-const OPERATOR_ENV: Record<string, string> = {
-  PUBLIC_BASE_URL: 'https://pay.example.com',
-  POSTGRES_PASSWORD: 'a-password-of-our-own',
-  SECRETS_KEY: randomBytes(32).toString('base64'),
-};
-
 /** Variables a replica may set that are Node's, not the service's settings. */
 const NODE_VARIABLES = new Set(['NODE_OPTIONS']);
 
 type Read = (path: string) => string | null;
-/** A service as docker compose reads it (the fields used here are checked where they are read). */
-type Service = Record<string, any>;
-interface Compose {
-  services: Record<string, Service>;
-}
 const readRepoFile: Read = (path) => (existsSync(join(ROOT, path)) ? readFileSync(join(ROOT, path), 'utf8') : null);
-
-/** docker compose's interpolation of one value: $$, $NAME, ${NAME}, ${NAME:-default}, ${NAME-default}, ${NAME:?error}, ${NAME?error}, ${NAME:+other}. */
-export function interpolate(text: string, env: Record<string, string | undefined>): string {
-  return text.replace(
-    /\$\$|\$\{([A-Za-z_]\w*)(?:(:?[-?+])([^}]*))?\}|\$([A-Za-z_]\w*)/g,
-    (whole, braced?: string, op?: string, arg?: string, bare?: string) => {
-      if (whole === '$$') return '$';
-      const name = (braced ?? bare)!;
-      const value = env[name];
-      const set = op?.startsWith(':') ? value !== undefined && value !== '' : value !== undefined;
-      if (!op) return value ?? '';
-      if (op.endsWith('-')) return set ? value! : (arg ?? '');
-      if (op.endsWith('+')) return set ? (arg ?? '') : '';
-      if (!set) throw new Error(`${name} is required: ${arg}`);
-      return value!;
-    },
-  );
-}
-
-/** A service's environment as name -> raw value (null: passed through from the host's environment). */
-function environmentOf(service: Service): Record<string, string | null> {
-  const env: Record<string, unknown> | string[] = service.environment ?? {};
-  if (Array.isArray(env)) {
-    return Object.fromEntries(
-      env.map((entry: string) => (entry.includes('=') ? [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)] : [entry, null])),
-    );
-  }
-  return Object.fromEntries(
-    Object.entries(env)
-      .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => [k, v === null ? null : String(v as string | number | boolean)]),
-  );
-}
-
-function isApp(service: Service): boolean {
-  const context = typeof service.build === 'string' ? service.build : service.build?.context;
-  return context === '.' || context === './';
-}
 
 /** A docker compose duration (1m30s, 25s, 500ms) in milliseconds. */
 function durationMs(text: string): number {
@@ -254,10 +203,6 @@ export function dockerfileProblems(text: string, apps: [string, Service][], read
     for (const source of sources) if (!existsSync(join(ROOT, source))) problems.push(`Dockerfile copies ${source}, which is not in the repository`);
   }
   return problems;
-}
-
-function loadCompose(text = readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')): Compose {
-  return parse(text, { merge: true }) as Compose;
 }
 
 describe('docker-compose.yml', () => {
