@@ -96,7 +96,12 @@ async function receiveWebhook(req, res) {
 
 async function checkout(req, res) {
   const text = (await readBody(req)).toString('utf8');
-  const fields = /json/.test(req.headers['content-type'] ?? '') ? JSON.parse(text || '{}') : Object.fromEntries(new URLSearchParams(text));
+  let fields;
+  try {
+    fields = /json/.test(req.headers['content-type'] ?? '') ? JSON.parse(text || '{}') : Object.fromEntries(new URLSearchParams(text));
+  } catch {
+    return reply(res, 400, { error: 'the body is not JSON' });
+  }
   try {
     const order = await placeOrder(fields);
     // 303: the browser follows with a GET of the hosted checkout page.
