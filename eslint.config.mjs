@@ -78,6 +78,11 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
+    // The merchant example runs as ES modules under plain node (examples/README.md).
+    files: ['examples/**/*.mjs'],
+    languageOptions: { sourceType: 'module' },
+  },
+  {
     files: ['src/**/*.js'],
     languageOptions: { globals: { ...globals.browser } },
   },

@@ -1,0 +1,90 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { createDatabase, dropDatabase, withClient } from '../../support/pg';
+import { linesWith, ROOT, RunningServer, startServer } from '../../support/server';
+import { environmentOf, interpolate, isApp, loadCompose, OPERATOR_ENV } from '../../tooling/compose-file';
+
+const run = promisify(execFile);
+const pgServer = process.env.TEST_PG_SERVER_URL;
+
+/**
+ * The replicas of docker-compose.yml, started the way compose starts them: both at once, on one empty
+ * database, with the file's environment (an operator's PUBLIC_BASE_URL and SECRETS_KEY filled in).
+ * Only what a container changes is changed: the database is a fresh test database, the listening
+ * address is loopback on free ports, and REDIS_URL is left out (no Redis here; the rate limits count
+ * per process without it, which these checks do not touch). Without a PostgreSQL server the database
+ * is an embedded one served (and migrated) by a third process, as in rolling-restart.e2e-spec.ts.
+ */
+describe('the replicas of docker-compose.yml', () => {
+  const compose = loadCompose();
+  const apps = Object.entries(compose.services).filter(([, s]) => isApp(s));
+  let databaseUrl: string;
+  let owner: RunningServer | undefined;
+  let replicas: RunningServer[] = [];
+
+  beforeAll(async () => {
+    if (pgServer) databaseUrl = await createDatabase(pgServer);
+    else {
+      const dataDir = mkdtempSync(join(tmpdir(), 'ipa-compose-'));
+      owner = await startServer({ dataDir });
+      databaseUrl = (JSON.parse(readFileSync(join(dataDir, 'embedded-db.json'), 'utf8')) as { url: string }).url;
+    }
+    // Both at once, as compose starts them once the database is healthy.
+    const started = await Promise.allSettled(
+      apps.map(([, app]) => {
+        const env: Record<string, string | undefined> = { LOG_LEVEL: 'info', ADMIN_API_TOKEN: undefined };
+        for (const [name, value] of Object.entries(environmentOf(app))) if (value !== null) env[name] = interpolate(value, OPERATOR_ENV);
+        // PORT is the free port startServer picks; the rest is what a container would differ in.
+        delete env.PORT;
+        return startServer({ databaseUrl, env: { ...env, DATABASE_URL: undefined, REDIS_URL: undefined, HOST: '127.0.0.1' } });
+      }),
+    );
+    replicas = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+    const failed = started.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
+  });
+
+  afterAll(async () => {
+    await Promise.all(replicas.map((r) => r.stop()));
+    await owner?.stop();
+    if (pgServer && databaseUrl) await dropDatabase(pgServer, databaseUrl);
+  });
+
+  it('start together in production mode; one applies the migrations, once, while the other waits', async () => {
+    expect(replicas).toHaveLength(2);
+    for (const replica of replicas) {
+      expect(linesWith(replica, 'NODE_ENV is not production')).toEqual([]);
+      const ready = await fetch(`${replica.baseUrl}/health/ready`);
+      expect(ready.status).toBe(200);
+      expect(((await ready.json()) as { env: string }).env).toBe('production');
+    }
+    // On an empty database one replica applies them all; the other waits on the lock and finds none left.
+    const applied = replicas.map((r) => linesWith(r, '"migrations":[').length);
+    expect(applied.sort()).toEqual(pgServer ? [0, 1] : [0, 0]);
+    const migrations = readdirSync(join(ROOT, 'migrations')).filter((f) => f.endsWith('.ts'));
+    const rows = await withClient(databaseUrl, (c) =>
+      c.query<{ name: string; n: string }>('SELECT name, count(*)::text AS n FROM schema_migrations GROUP BY name'),
+    );
+    expect(rows.rows).toHaveLength(migrations.length);
+    expect(rows.rows.every((r) => r.n === '1')).toBe(true);
+  });
+
+  it("pass the file's health check command over plain HTTP", async () => {
+    const test: string[] = apps[0][1].healthcheck.test;
+    for (const replica of replicas) {
+      await expect(run(process.execPath, test.slice(2), { env: { PATH: process.env.PATH, PORT: String(replica.port) } })).resolves.toBeDefined();
+    }
+  });
+
+  it('refuse plain HTTP elsewhere, and believe X-Forwarded-Proto only from the proxy address (not from loopback)', async () => {
+    for (const replica of replicas) {
+      const direct = await fetch(`${replica.baseUrl}/auth/debug_token`, { headers: { 'x-forwarded-proto': 'https', authorization: 'sk_test_x' } });
+      expect(direct.status).toBe(400);
+      expect(((await direct.json()) as { code: string }).code).toBe('https_required');
+    }
+  });
+});
