@@ -6,7 +6,7 @@ import { Client } from 'pg';
 import { createInvoice, readInvoice } from '../invoices/invoice-helpers';
 import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
-import { ROOT, runCli, startServer } from '../../support/server';
+import { ROOT, RunningServer, runCli, startServer } from '../../support/server';
 
 /** TCP ports a process listens on (Linux: its socket inodes matched against /proc/net/tcp{,6}). */
 function listeningTcpPorts(pid: number): number[] {
@@ -87,11 +87,17 @@ describe('embedded default database', () => {
   const embeddedEnv = { DEMO_ORGANIZATION: 'true' };
   const cliEnv = { DATABASE_URL: undefined, DATA_DIR: dataDir };
 
-  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  // Services a failed assertion left running are stopped (with their database servers) before the folder goes.
+  const servers: RunningServer[] = [];
+  afterAll(async () => {
+    for (const server of servers) await server.stop('SIGTERM');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
 
   it('prints a demo key once, shares the folder with the CLI, persists across restarts and stops cleanly', async () => {
     // first start: an empty folder gets a demo organization whose test key is printed
     const first = await startServer({ dataDir, env: embeddedEnv, readyTimeoutMs: 150_000 });
+    servers.push(first);
     const demoKey = DEMO_KEY.exec(first.output())?.[1];
     expect(demoKey).toBeDefined();
     expect(expectSuccess(await new Api(demoKey!, first.baseUrl).get('/auth/debug_token'))).toMatchObject({
@@ -99,6 +105,11 @@ describe('embedded default database', () => {
       mode: 'test',
     });
     expect(existsSync(join(dataDir, 'embedded-db.json'))).toBe(true);
+
+    // a real server: 40 invoice creates at once from 8 clients all succeed (several sessions, no interleaving)
+    const clients = Array.from({ length: 8 }, () => new Api(demoKey!, first.baseUrl));
+    const ids = await Promise.all(Array.from({ length: 40 }, (_, i) => createInvoice(clients[i % 8], { metadata: { n: String(i) } })));
+    expect(new Set(ids).size).toBe(40);
 
     // the database listens on a Unix socket in a directory only its user can enter, on no TCP port
     const marker = JSON.parse(readFileSync(join(dataDir, 'embedded-db.json'), 'utf8')) as { url: string };
@@ -115,11 +126,6 @@ describe('embedded default database', () => {
       expect(listeningTcpPorts(first.process.pid!)).toEqual([first.port]);
       expect(listeningTcpPorts(pg1)).toEqual([]);
     }
-
-    // a real server: 40 invoice creates at once from 8 clients all succeed (several sessions, no interleaving)
-    const clients = Array.from({ length: 8 }, () => new Api(demoKey!, first.baseUrl));
-    const ids = await Promise.all(Array.from({ length: 40 }, (_, i) => createInvoice(clients[i % 8], { metadata: { n: String(i) } })));
-    expect(new Set(ids).size).toBe(40);
 
     // the CLI works while the service runs (through the service's server)
     const running = await runCli(['org:create', '--name', 'Made while running'], cliEnv);
@@ -159,6 +165,7 @@ describe('embedded default database', () => {
 
     // second start: everything persisted, and no new demo organization
     const second = await startServer({ dataDir, env: embeddedEnv, readyTimeoutMs: 150_000 });
+    servers.push(second);
     const at = (base: string, key: string) => new Api(key, base).get('/auth/debug_token');
     const checkPersisted = async (base: string) => {
       expectSuccess(await at(base, demoKey!));
@@ -188,6 +195,7 @@ describe('embedded default database', () => {
     expect(alive(leftover)).toBe(true);
 
     const third = await startServer({ dataDir, env: embeddedEnv, readyTimeoutMs: 150_000 });
+    servers.push(third);
     let pg3: number;
     try {
       expect(alive(leftover)).toBe(false);
