@@ -127,6 +127,18 @@ describe('embedded default database', () => {
       expect(listeningTcpPorts(pg1)).toEqual([]);
     }
 
+    // the service's notification listener is connected, and the pool's connections are sessions of their own
+    const sql = new Client({ connectionString: marker.url });
+    await sql.connect();
+    try {
+      const listeners = await sql.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'invoicing-api-listener'`);
+      expect(listeners.rows[0].n).toBeGreaterThanOrEqual(1);
+      const pool = await sql.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'invoicing-api'`);
+      expect(pool.rows[0].n).toBeGreaterThanOrEqual(2);
+    } finally {
+      await sql.end();
+    }
+
     // the CLI works while the service runs (through the service's server)
     const running = await runCli(['org:create', '--name', 'Made while running'], cliEnv);
     expect(running.code).toBe(0);
@@ -134,15 +146,7 @@ describe('embedded default database', () => {
     const runningApi = new Api(whileRunning.test_key, first.baseUrl);
     expect(expectSuccess(await runningApi.get('/auth/debug_token')).organization_name).toBe('Made while running');
 
-    // LISTEN/NOTIFY: the service's listener is connected, and a key the CLI revokes is refused at once
-    const sql = new Client({ connectionString: marker.url });
-    await sql.connect();
-    try {
-      const listeners = await sql.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'invoicing-api-listener'`);
-      expect(listeners.rows[0].n).toBeGreaterThanOrEqual(1);
-    } finally {
-      await sql.end();
-    }
+    // LISTEN/NOTIFY: a key the CLI revokes is refused at once
     expect((await runCli(['key:revoke', '--key', whileRunning.test_key], cliEnv)).code).toBe(0);
     expectError(await runningApi.get('/auth/debug_token'), 401, { code: 'invalid_api_key' });
 
