@@ -300,11 +300,15 @@ async function initCluster(bin: Binaries, dataDir: string, pgDir: string, owner:
   renameSync(side, pgDir);
 }
 
+/** Children that could not be started at all (the program missing or not executable). */
+const failedSpawns = new WeakSet<ChildProcess>();
+const spawnFailed = (child: ChildProcess) => failedSpawns.has(child);
+
 /** Resolves once the server accepts a connection; rejects when it exits first or takes too long. */
 async function waitUntilReady(url: string, child: ChildProcess, output: () => string): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`embedded PostgreSQL did not start: ${output()}`);
+    if (child.exitCode !== null || child.signalCode !== null || spawnFailed(child)) throw new Error(`embedded PostgreSQL did not start: ${output()}`);
     const client = new Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
     try {
       await client.connect();
@@ -365,15 +369,19 @@ export async function startEmbeddedPostgres(dataDirSetting: string, maxConnectio
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    const running = child;
     process.once('exit', stopOnExit);
     // The server's log is read (a full pipe would stop it) and its last lines kept for error messages.
     let tail: string[] = [];
     const keep = (c: Buffer) => {
       tail = [...tail, ...c.toString().split('\n').filter(Boolean)].slice(-30);
     };
-    child.stdout!.on('data', keep);
-    child.stderr!.on('data', keep);
-    const running = child;
+    running.on('error', (e) => {
+      failedSpawns.add(running);
+      keep(Buffer.from(`${e.message}\n`));
+    });
+    running.stdout!.on('data', keep);
+    running.stderr!.on('data', keep);
     const exited = new Promise<void>((r) => running.once('exit', () => r()));
     await waitUntilReady(url, running, () => tail.join('\n'));
     let stopping = false;
@@ -403,6 +411,7 @@ export async function startEmbeddedPostgres(dataDirSetting: string, maxConnectio
     process.removeListener('exit', stopOnExit);
     child?.kill('SIGINT');
     rmSync(marker, { force: true });
+    if (socket.temporary) rmSync(socket.dir, { recursive: true, force: true });
     throw e;
   }
 }
