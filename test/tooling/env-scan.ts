@@ -20,6 +20,7 @@ export const EXAMPLE = join(ROOT, '.env.example');
 const NOT_SETTINGS: Record<string, string> = {
   NODE_OPTIONS: "Node's own options: read only to leave the operator's heap flags alone",
   IPA_WORKER_DATABASE_URL: 'set by the service itself for its cluster workers',
+  PATH: "the system's search path, passed on to the embedded PostgreSQL server (which gets no other variable of ours)",
 };
 
 export interface Read {

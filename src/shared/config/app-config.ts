@@ -53,7 +53,6 @@ export class AppConfig {
   /**
    * Hot statements go as named (prepared) statements, planned once per connection. Turn off behind
    * a pooler that cannot keep them (PgBouncer in transaction mode without max_prepared_statements).
-   * Always off on the embedded database.
    */
   @Transform(toBool)
   @IsBoolean()
@@ -374,10 +373,6 @@ export class AppConfig {
     if (/^\d+$/.test(text)) return Number(text);
     if (text === '' || text === 'false') return false;
     return text;
-  }
-
-  get usesEmbeddedDatabase(): boolean {
-    return !this.DATABASE_URL;
   }
 }
 

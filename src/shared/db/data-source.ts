@@ -19,7 +19,7 @@ export const RECORDS_GLOB = join(__dirname, '..', '..', 'modules', '**', '*.reco
  * keyset-page.ts); the dashboard measured the same either way. It goes with prepared statements, so
  * DB_PREPARED_STATEMENTS=false (transaction poolers, which may refuse the parameter) drops it too.
  */
-export function dataSourceOptions(url: string, poolSize: number, embedded = false, genericPlans = false): DataSourceOptions {
+export function dataSourceOptions(url: string, poolSize: number, genericPlans = false): DataSourceOptions {
   return {
     type: 'postgres',
     url,
@@ -32,7 +32,7 @@ export function dataSourceOptions(url: string, poolSize: number, embedded = fals
     applicationName: 'invoicing-api',
     extra: {
       max: poolSize,
-      connectionTimeoutMillis: embedded ? 30_000 : 5_000,
+      connectionTimeoutMillis: 5_000,
       statement_timeout: 30_000,
       types: serviceTypeParsers(),
       ...(genericPlans && { options: '-c plan_cache_mode=force_generic_plan' }),

@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/commo
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
-import { AppConfig } from '../config/app-config';
 
 type Listener = () => void;
 
@@ -17,8 +16,7 @@ const CONNECT_TIMEOUT_MS = 5_000;
  * when (and only if) the transaction commits. A cache calls `listen(channel, drop)` once and asks
  * `live` before storing anything: a cache may only hold entries while the listening connection is
  * up, and every listener is called (so it empties) when that connection is lost. The connection is
- * opened on first use, so processes that never cache (the CLI) never open it. Not used on the
- * embedded database (one process owns it; its socket server is not meant for a standing connection).
+ * opened on first use, so processes that never cache (the CLI) never open it.
  */
 @Injectable()
 export class DbNotifications implements OnApplicationShutdown {
@@ -32,10 +30,7 @@ export class DbNotifications implements OnApplicationShutdown {
   private retryAfter = 0;
   private closed = false;
 
-  constructor(
-    @Inject(DataSource) private readonly dataSource: DataSource,
-    @Inject(AppConfig) private readonly config: AppConfig,
-  ) {}
+  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
 
   /** True while notifications arrive; a cache stores nothing otherwise. Starts connecting when needed. */
   get live(): boolean {
@@ -110,7 +105,7 @@ export class DbNotifications implements OnApplicationShutdown {
   }
 
   private connect(): void {
-    if (this.connecting || this.closed || this.config.usesEmbeddedDatabase || Date.now() < this.retryAfter) return;
+    if (this.connecting || this.closed || Date.now() < this.retryAfter) return;
     const url = (this.dataSource.options as { url?: string }).url;
     if (!url) return;
     // A connection that never completes (a peer gone quiet) gives up; TCP keep-alive notices one that died later.

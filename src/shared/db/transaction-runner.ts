@@ -18,8 +18,7 @@ export class TransactionRunner {
     @Inject(DataSource) private readonly dataSource: DataSource,
     @Inject(AppConfig) config: AppConfig,
   ) {
-    // The embedded database serves every pool connection from one session: names would collide there.
-    setPreparedStatements(config.DB_PREPARED_STATEMENTS && !config.usesEmbeddedDatabase);
+    setPreparedStatements(config.DB_PREPARED_STATEMENTS);
     this.reads = poolManager(dataSource);
   }
 

@@ -45,7 +45,7 @@ describe.each([
 describe('generic plans for prepared statements', () => {
   const settingWith = async (genericPlans: boolean): Promise<string> => {
     const url = process.env.TEST_DATABASE_URL || process.env.TEST_PG_SERVER_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-    const options = dataSourceOptions(url, 1, false, genericPlans) as { extra: ClientConfig };
+    const options = dataSourceOptions(url, 1, genericPlans) as { extra: ClientConfig };
     const client = new Client({ connectionString: url, ...options.extra });
     await client.connect();
     try {

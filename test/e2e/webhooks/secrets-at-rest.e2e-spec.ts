@@ -6,6 +6,7 @@ import { SecretBox } from '../../../src/shared/crypto/secret-box';
 import { Api, testDatabaseUrl } from '../../support/api';
 import { expectSuccess } from '../../support/envelope';
 import { createOrg } from '../../support/factories';
+import { withStoppedEmbedded } from '../../support/embedded';
 import { createDatabase, dropDatabase, withClient } from '../../support/pg';
 import { ADMIN_TOKEN, RunningServer, startServer } from '../../support/server';
 import { WebhookReceiver } from '../../support/webhook-receiver';
@@ -92,7 +93,9 @@ describe('secrets at rest', () => {
       await running.stop();
 
       // A row as an earlier version stored it: the secret in plain text.
-      await withClient(db(), (c) => c.query(`UPDATE webhook_endpoints SET secret = $2 WHERE id = $1`, [legacy.id, legacy.secret]));
+      // (with the service stopped, its embedded database is run for the update)
+      const plain = (url: string) => withClient(url, (c) => c.query(`UPDATE webhook_endpoints SET secret = $2 WHERE id = $1`, [legacy.id, legacy.secret]));
+      await (databaseUrl ? plain(databaseUrl) : withStoppedEmbedded(dataDir!, plain));
 
       // Rotate SECRETS_KEY: the new key seals, the old one is listed so what it sealed still opens.
       running = await start({ SECRETS_KEY: keyB, SECRETS_KEYS_OLD: keyA });
