@@ -32,13 +32,16 @@ describe('keysetPageStatement', () => {
     return { table: 'invoices', columns: 'id, created_at', where: w.where, params: w.params, limit: 20, offset: 5, filtered: true, parts: parts ?? w.parts };
   };
 
-  it('with parts, walks each one newest first for offset + limit + 1 entries and counts the whole WHERE clause', () => {
+  it('with parts, walks each one newest first for offset + limit + 1 entries and adds up a count of each part', () => {
     const { text, params } = keysetPageStatement(request());
     // $5 is the cursor, $6 the page's limit (one more than asked, for has_more), $7 the offset.
     expect(params).toEqual(['org_a', 'test', 'PENDING', 'VOIDED', null, 21, 5]);
     const walks = text.match(/status = \$\d ORDER BY created_at DESC, id DESC LIMIT \$6::bigint \+ \$7::bigint/g);
     expect(walks).toEqual([expect.stringContaining('status = $3'), expect.stringContaining('status = $4')]);
-    expect(text).toContain('SELECT count(*) FROM invoices WHERE organization_id = $1 AND mode = $2 AND status IN ($3, $4)');
+    expect(text).toContain(
+      '(SELECT count(*) FROM invoices WHERE organization_id = $1 AND mode = $2 AND status = $3) + (SELECT count(*) FROM invoices WHERE organization_id = $1 AND mode = $2 AND status = $4)',
+    );
+    expect(text).not.toContain('status IN');
     expect(text).not.toContain('hits');
   });
 
@@ -51,5 +54,11 @@ describe('keysetPageStatement', () => {
     const { text } = keysetPageStatement({ ...request(), parts: undefined });
     expect(text).toContain('hits AS MATERIALIZED');
     expect(text).toContain('SELECT count(*) FROM hits');
+  });
+
+  it('reads the cursor row and the page rows by primary key only, the scope checked on the row', () => {
+    const { text } = keysetPageStatement({ ...request(), startingAfter: 'invoice_x' });
+    expect(text).toContain('FROM invoices WHERE id = $5 AND (organization_id = $1 AND mode = $2) IS TRUE');
+    expect(text).toContain('FROM invoices WHERE id = ids.id AND (organization_id = $1 AND mode = $2) IS TRUE');
   });
 });
