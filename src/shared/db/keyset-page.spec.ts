@@ -25,6 +25,20 @@ describe('ListWhere', () => {
   });
 });
 
+describe('ListWhere.scopeOnRow', () => {
+  it('tests the scope as one boolean, in the WHERE clause and in every part', () => {
+    const w = new ListWhere(scope);
+    w.add((p) => `invoice_id = ${p}`, 'invoice_1');
+    w.statuses(['COMPLETED', 'FAILED']);
+    w.scopeOnRow();
+    expect(w.where).toBe('(organization_id = $1 AND mode = $2) IS TRUE AND invoice_id = $3 AND status IN ($4, $5)');
+    expect(w.parts).toEqual([
+      '(organization_id = $1 AND mode = $2) IS TRUE AND invoice_id = $3 AND status = $4',
+      '(organization_id = $1 AND mode = $2) IS TRUE AND invoice_id = $3 AND status = $5',
+    ]);
+  });
+});
+
 describe('keysetPageStatement', () => {
   const request = (parts?: string[]) => {
     const w = new ListWhere(scope);
