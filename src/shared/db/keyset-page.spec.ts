@@ -25,6 +25,20 @@ describe('ListWhere', () => {
   });
 });
 
+describe('ListWhere.oneOf', () => {
+  it('sends up to four distinct values as one parameter each, more as one array', () => {
+    const few = new ListWhere(scope);
+    few.oneOf('currency', ['USD', 'EUR', 'USD']);
+    expect(few.where).toBe('organization_id = $1 AND mode = $2 AND currency IN ($3, $4)');
+    expect(few.params).toEqual(['org_a', 'test', 'USD', 'EUR']);
+    expect(few.filtered).toBe(true);
+    const many = new ListWhere(scope);
+    many.oneOf('currency', ['USD', 'EUR', 'USDT', 'BITCOIN', 'ETHEREUM']);
+    expect(many.where).toBe('organization_id = $1 AND mode = $2 AND currency = ANY($3::text[])');
+    expect(many.params).toEqual(['org_a', 'test', ['USD', 'EUR', 'USDT', 'BITCOIN', 'ETHEREUM']]);
+  });
+});
+
 describe('ListWhere.scopeOnRow', () => {
   it('tests the scope as one boolean, in the WHERE clause and in every part', () => {
     const w = new ListWhere(scope);

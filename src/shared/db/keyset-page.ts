@@ -113,6 +113,21 @@ export class ListWhere {
     if (on === 'value') this.filtered = true;
   }
 
+  /**
+   * `column IN ($a, $b)`, one parameter per distinct value, for up to four values (a statement shape per
+   * count); more values go as one array parameter. Without statistics `= ANY($n)` is priced as ten values,
+   * each an index descent, and a currency filter then walked the organization's whole range instead of
+   * the currency index's (8,999 invoices for 1,801 matches).
+   */
+  oneOf(column: string, values: readonly string[]): void {
+    const distinct = [...new Set(values)];
+    if (distinct.length > 4) this.add((p) => `${column} = ANY(${p}::text[])`, distinct);
+    else {
+      this.clauses.push(`${column} IN (${distinct.map((v) => this.param(v)).join(', ')})`);
+      this.filtered = true;
+    }
+  }
+
   /** `status IN (...)`, one parameter per distinct status: the plan knows how many were asked for. */
   statuses(asked: readonly string[]): void {
     const placeholders = [...new Set(asked)].map((status) => this.param(status));

@@ -33,7 +33,7 @@ export function paymentListRequest(scope: Scope, f: PaymentListFilter): KeysetPa
     w.scopeOnRow();
   }
   if (f.status?.length) w.statuses(f.status);
-  if (f.currency?.length) w.add((p) => `currency = ANY(${p}::text[])`, f.currency);
+  if (f.currency?.length) w.oneOf('currency', f.currency);
   if (f.priceUsdFrom) w.add((p) => amountBound('price_usd', '>=', p, !!f.status?.length), renderAmount(f.priceUsdFrom));
   if (f.priceUsdTo) w.add((p) => amountBound('price_usd', '<=', p, !!f.status?.length), renderAmount(f.priceUsdTo));
   if (f.createdFrom) w.add((p) => `created_at >= ${p}`, f.createdFrom, 'time');
