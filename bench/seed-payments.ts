@@ -7,7 +7,8 @@
  *   same days (20,000 customers, six invoice states, 0.01..1000.00 USD), so the dashboard's invoice and
  *   customer sections have data of that size too.
  * Four statuses (80% COMPLETED, 10% PENDING, 5% FAILED, 5% CANCELLED), six providers, prices
- * 0.000001..1000 USD. Run inside withRollupsRebuiltAfter when the analytics rollups exist.
+ * 0.000001..1000 USD. Run inside withRollupsRebuiltAfter when the analytics rollups exist; like
+ * seedInvoices it leaves the tables unvacuumed and unanalyzed (vacuumAnalyzeSeeded).
  */
 import type { DataSource } from 'typeorm';
 
@@ -122,7 +123,5 @@ export async function seedPayments(
       await insertCustomerInvoices(ds, DASHBOARD_ORG, 'invoice_dash_', from, to);
       log(`seeded dashboard invoices ${from}..${to} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
     }
-    if (dashboardInvoices > 0) await ds.query('VACUUM ANALYZE invoices');
   }
-  await ds.query('VACUUM ANALYZE payments');
 }

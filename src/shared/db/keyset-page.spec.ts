@@ -25,6 +25,34 @@ describe('ListWhere', () => {
   });
 });
 
+describe('ListWhere.oneOf', () => {
+  it('sends up to four distinct values as one parameter each, more as one array', () => {
+    const few = new ListWhere(scope);
+    few.oneOf('currency', ['USD', 'EUR', 'USD']);
+    expect(few.where).toBe('organization_id = $1 AND mode = $2 AND currency IN ($3, $4)');
+    expect(few.params).toEqual(['org_a', 'test', 'USD', 'EUR']);
+    expect(few.filtered).toBe(true);
+    const many = new ListWhere(scope);
+    many.oneOf('currency', ['USD', 'EUR', 'USDT', 'BITCOIN', 'ETHEREUM']);
+    expect(many.where).toBe('organization_id = $1 AND mode = $2 AND currency = ANY($3::text[])');
+    expect(many.params).toEqual(['org_a', 'test', ['USD', 'EUR', 'USDT', 'BITCOIN', 'ETHEREUM']]);
+  });
+});
+
+describe('ListWhere.scopeOnRow', () => {
+  it('tests the scope as one boolean, in the WHERE clause and in every part', () => {
+    const w = new ListWhere(scope);
+    w.add((p) => `invoice_id = ${p}`, 'invoice_1');
+    w.statuses(['COMPLETED', 'FAILED']);
+    w.scopeOnRow();
+    expect(w.where).toBe('(organization_id = $1 AND mode = $2) IS TRUE AND invoice_id = $3 AND status IN ($4, $5)');
+    expect(w.parts).toEqual([
+      '(organization_id = $1 AND mode = $2) IS TRUE AND invoice_id = $3 AND status = $4',
+      '(organization_id = $1 AND mode = $2) IS TRUE AND invoice_id = $3 AND status = $5',
+    ]);
+  });
+});
+
 describe('keysetPageStatement', () => {
   const request = (parts?: string[]) => {
     const w = new ListWhere(scope);
@@ -32,13 +60,16 @@ describe('keysetPageStatement', () => {
     return { table: 'invoices', columns: 'id, created_at', where: w.where, params: w.params, limit: 20, offset: 5, filtered: true, parts: parts ?? w.parts };
   };
 
-  it('with parts, walks each one newest first for offset + limit + 1 entries and counts the whole WHERE clause', () => {
+  it('with parts, walks each one newest first for offset + limit + 1 entries and adds up a count of each part', () => {
     const { text, params } = keysetPageStatement(request());
     // $5 is the cursor, $6 the page's limit (one more than asked, for has_more), $7 the offset.
     expect(params).toEqual(['org_a', 'test', 'PENDING', 'VOIDED', null, 21, 5]);
     const walks = text.match(/status = \$\d ORDER BY created_at DESC, id DESC LIMIT \$6::bigint \+ \$7::bigint/g);
     expect(walks).toEqual([expect.stringContaining('status = $3'), expect.stringContaining('status = $4')]);
-    expect(text).toContain('SELECT count(*) FROM invoices WHERE organization_id = $1 AND mode = $2 AND status IN ($3, $4)');
+    expect(text).toContain(
+      '(SELECT count(*) FROM invoices WHERE organization_id = $1 AND mode = $2 AND status = $3) + (SELECT count(*) FROM invoices WHERE organization_id = $1 AND mode = $2 AND status = $4)',
+    );
+    expect(text).not.toContain('status IN');
     expect(text).not.toContain('hits');
   });
 
@@ -51,5 +82,11 @@ describe('keysetPageStatement', () => {
     const { text } = keysetPageStatement({ ...request(), parts: undefined });
     expect(text).toContain('hits AS MATERIALIZED');
     expect(text).toContain('SELECT count(*) FROM hits');
+  });
+
+  it('reads the cursor row and the page rows by primary key only, the scope checked on the row', () => {
+    const { text } = keysetPageStatement({ ...request(), startingAfter: 'invoice_x' });
+    expect(text).toContain('FROM invoices WHERE id = $5 AND (organization_id = $1 AND mode = $2) IS TRUE');
+    expect(text).toContain('FROM invoices WHERE id = ids.id AND (organization_id = $1 AND mode = $2) IS TRUE');
   });
 });

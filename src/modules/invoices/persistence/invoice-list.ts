@@ -38,7 +38,7 @@ export function invoiceListRequest(scope: Scope, f: InvoiceListFilter, clock?: {
     // stored one only for a stored PENDING (then VOIDED).
     w.statuses(f.status.includes('VOIDED') && !f.status.includes('PENDING') ? [...f.status, 'PENDING'] : f.status);
   } else if (f.status?.length) w.statuses(f.status);
-  if (f.currency?.length) w.add((p) => `currency = ANY(${p}::text[])`, f.currency);
+  if (f.currency?.length) w.oneOf('currency', f.currency);
   if (f.priceUsdFrom) w.add((p) => amountBound('price_usd', '>=', p, !!f.status?.length), renderAmount(f.priceUsdFrom));
   if (f.priceUsdTo) w.add((p) => amountBound('price_usd', '<=', p, !!f.status?.length), renderAmount(f.priceUsdTo));
   if (f.createdFrom) w.add((p) => `created_at >= ${p}`, f.createdFrom, 'time');

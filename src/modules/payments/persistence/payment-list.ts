@@ -27,9 +27,13 @@ export interface PaymentListFilter {
 export function paymentListRequest(scope: Scope, f: PaymentListFilter): KeysetPageRequest {
   const w = new ListWhere(scope);
   if (f.providerId?.length) w.add((p) => `provider_id = ANY(${p}::text[])`, f.providerId);
-  if (f.invoiceId !== undefined) w.add((p) => `invoice_id = ${p}`, f.invoiceId);
+  if (f.invoiceId !== undefined) {
+    // An invoice has a few payments: found through the (invoice_id, ...) index, the scope checked on them.
+    w.add((p) => `invoice_id = ${p}`, f.invoiceId);
+    w.scopeOnRow();
+  }
   if (f.status?.length) w.statuses(f.status);
-  if (f.currency?.length) w.add((p) => `currency = ANY(${p}::text[])`, f.currency);
+  if (f.currency?.length) w.oneOf('currency', f.currency);
   if (f.priceUsdFrom) w.add((p) => amountBound('price_usd', '>=', p, !!f.status?.length), renderAmount(f.priceUsdFrom));
   if (f.priceUsdTo) w.add((p) => amountBound('price_usd', '<=', p, !!f.status?.length), renderAmount(f.priceUsdTo));
   if (f.createdFrom) w.add((p) => `created_at >= ${p}`, f.createdFrom, 'time');
