@@ -119,16 +119,24 @@ describe('the chain watcher when a reorg takes a payment out and the same transa
       .filter((e) => e.type === 'payment.updated' && e.data.object.id === seen.id && e.data.previous_attributes?.status)
       .map((e) => `${e.data.previous_attributes!.status}->${e.data.object.status}`);
     expect(moves).toEqual(['PENDING->CANCELLED', 'CANCELLED->PENDING', 'PENDING->COMPLETED']);
-    const hooks = await receiver.waitFor((all) => all.some((w) => w.path === endpoint && w.json.type === 'invoice.completed'));
-    const invoiceMoves = hooks
-      .filter((w) => w.path === endpoint && w.json.type === 'invoice.updated' && w.json.data.object.id === invoiceId)
-      .map((w) => `${w.json.data.previous_attributes.status}->${w.json.data.object.status}`);
+    const invoiceMoves = (await eventsOf(shop.test))
+      .filter((e) => e.type === 'invoice.updated' && e.data.object.id === invoiceId)
+      .map((e) => `${e.data.previous_attributes!.status as string}->${e.data.object.status}`);
     expect(invoiceMoves).toEqual([
       'PENDING->WAITING_FOR_CONFIRMATIONS',
       'WAITING_FOR_CONFIRMATIONS->PENDING',
       'PENDING->WAITING_FOR_CONFIRMATIONS',
       'WAITING_FOR_CONFIRMATIONS->COMPLETED',
     ]);
+    // Each of them delivered to the merchant's endpoint (deliveries may arrive in any order).
+    const hooks = await receiver.waitFor(
+      (all) => all.filter((w) => w.path === endpoint && w.json.type === 'invoice.updated' && w.json.data.object.id === invoiceId).length >= 4,
+    );
+    const delivered = hooks
+      .filter((w) => w.path === endpoint && w.json.type === 'invoice.updated' && w.json.data.object.id === invoiceId)
+      .map((w) => `${w.json.data.previous_attributes.status}->${w.json.data.object.status}`);
+    expect([...delivered].sort()).toEqual([...invoiceMoves].sort());
+    expect(hooks.some((w) => w.path === endpoint && w.json.type === 'payment.updated' && w.json.data.previous_attributes.status === 'CANCELLED')).toBe(true);
     expect(linesWith(service.server, 'chain_payment_reinstated').some((l) => l.includes(seen.id))).toBe(true);
   });
 
@@ -166,7 +174,16 @@ describe('the chain watcher when a reorg takes a payment out and the same transa
     expect(await shortState(shop.test, full)).toMatchObject({ status: 'COMPLETED', substatus: 'PAYMENT_REVERSED' });
     expect(await shortState(shop.test, part)).toMatchObject({ status: 'PENDING', substatus: null });
 
-    const hooks = await receiver.waitFor((all) => all.filter((w) => w.path === endpoint && w.json.type === 'invoice.updated').length >= 4);
+    // Delivered asynchronously: wait for both reversals and both invoices' last updates.
+    const hooks = await receiver.waitFor((all) => {
+      const here = all.filter((w) => w.path === endpoint);
+      const cancelled = here.filter((w) => w.json.type === 'payment.updated' && w.json.data.object.status === 'CANCELLED').length;
+      const reversed = here.some(
+        (w) => w.json.type === 'invoice.updated' && w.json.data.object.id === full && w.json.data.object.substatus === 'PAYMENT_REVERSED',
+      );
+      const reopened = here.some((w) => w.json.type === 'invoice.updated' && w.json.data.object.id === part && w.json.data.object.status === 'PENDING');
+      return cancelled >= 2 && reversed && reopened;
+    });
     const mine = hooks.filter((w) => w.path === endpoint);
     for (const payment of [paidFull, paidPart]) {
       const reversal = mine.find((w) => w.json.type === 'payment.updated' && w.json.data.object.id === payment.id && w.json.data.object.status === 'CANCELLED');
