@@ -17,6 +17,17 @@ export interface DepositAddressRow {
 }
 
 const COLUMNS = 'wallet_id, derivation_index, organization_id, mode, invoice_id, provider_id, network, address, watch_until, created_at';
+/**
+ * Still watched at $3 (null watch_until: without end), written as the expression of
+ * deposit_addresses_watching_idx so the watched set is an index range: addresses whose window closed
+ * are never read, however many there are.
+ */
+const WATCHED_AT_3 = `COALESCE(watch_until, 'infinity'::timestamptz) > $3`;
+/** The watcher's statements (exported for bench/watcher-cost.ts, which explains them). */
+export const WATCHED_UP_TO_SQL = `SELECT ${COLUMNS} FROM deposit_addresses WHERE mode = $1 AND network = $2 AND ${WATCHED_AT_3}
+  ORDER BY COALESCE(watch_until, 'infinity'::timestamptz) DESC LIMIT $4`;
+export const WATCHED_AMONG_SQL = `SELECT ${COLUMNS} FROM deposit_addresses
+  WHERE mode = $1 AND network = $2 AND address = ANY($3::text[]) AND (watch_until IS NULL OR watch_until > $4)`;
 
 /** Deposit addresses handed out per invoice and provider. */
 @Injectable()
@@ -44,31 +55,20 @@ export class DepositAddressesRepository {
     ]);
   }
 
-  /** Addresses of a network and mode still watched at `now` (across organizations: the watcher serves them all). */
-  async watched(m: EntityManager, mode: Mode, network: string, now: Date): Promise<DepositAddressRow[]> {
-    return m.query(`SELECT ${COLUMNS} FROM deposit_addresses WHERE mode = $1 AND network = $2 AND (watch_until IS NULL OR watch_until > $3)`, [
-      mode,
-      network,
-      now,
-    ]);
-  }
-
-  /** Whether more than `limit` addresses of a network and mode are watched at `now` (reads at most limit + 1 rows). */
-  async watchesMoreThan(m: EntityManager, mode: Mode, network: string, now: Date, limit: number): Promise<boolean> {
-    const [{ n }] = await m.query(
-      `SELECT count(*)::int AS n FROM (SELECT 1 FROM deposit_addresses WHERE mode = $1 AND network = $2 AND (watch_until IS NULL OR watch_until > $3) LIMIT $4) AS watched`,
-      [mode, network, now, limit + 1],
-    );
-    return n > limit;
+  /**
+   * Up to `limit` addresses of a network and mode still watched at `now` (across organizations: the
+   * watcher serves them all); `limit` rows back means there may be more. Ordered by the end of their
+   * window on deposit_addresses_watching_idx, so the plan is a backward index range that stops at the
+   * first address no longer watched or at `limit`, also as the generic plan the service's sessions use
+   * (a plain LIMIT let the planner scan the whole table, reading every address ever handed out).
+   */
+  async watchedUpTo(m: EntityManager, mode: Mode, network: string, now: Date, limit: number): Promise<DepositAddressRow[]> {
+    return m.query(WATCHED_UP_TO_SQL, [mode, network, now, limit]);
   }
 
   /** The watched ones among `addresses` (an index lookup per address, whatever the number watched). */
   async watchedAmong(m: EntityManager, mode: Mode, network: string, addresses: string[], now: Date): Promise<DepositAddressRow[]> {
     if (!addresses.length) return [];
-    return m.query(
-      `SELECT ${COLUMNS} FROM deposit_addresses
-        WHERE mode = $1 AND network = $2 AND address = ANY($3::text[]) AND (watch_until IS NULL OR watch_until > $4)`,
-      [mode, network, addresses, now],
-    );
+    return m.query(WATCHED_AMONG_SQL, [mode, network, addresses, now]);
   }
 }

@@ -284,8 +284,10 @@ export class NetworkWatcher {
     const { mode, network } = this.config;
     const now = this.deps.clock.now();
     const owners = new Map<string, DepositAddressRow>();
-    const few = !(await this.deps.addresses.watchesMoreThan(this.deps.manager, mode, network, now, LOAD_ADDRESSES_MAX));
-    if (few) for (const row of await this.deps.addresses.watched(this.deps.manager, mode, network, now)) owners.set(row.address, row);
+    // One indexed read: the whole watched set when it is small, else only the news that it is not.
+    const first = await this.deps.addresses.watchedUpTo(this.deps.manager, mode, network, now, LOAD_ADDRESSES_MAX + 1);
+    const few = first.length <= LOAD_ADDRESSES_MAX;
+    if (few) for (const row of first) owners.set(row.address, row);
     const watched: WatchedAddresses = {
       addresses: few ? new Set(owners.keys()) : null,
       resolve: async (candidates) => {
