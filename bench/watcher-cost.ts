@@ -31,8 +31,7 @@ import { Client } from 'pg';
 import { Address, createPublicClient, createTestClient, createWalletClient, http, parseAbi, PublicClient, TestClient } from 'viem';
 import { HDKey, mnemonicToAccount } from 'viem/accounts';
 import { mnemonicToSeedSync } from '@scure/bip39';
-import { WATCHED_AMONG_SQL, WATCHED_UP_TO_SQL } from '../src/modules/rails/persistence/deposit-addresses.repository';
-import { LOAD_ADDRESSES_MAX } from '../src/modules/rails/watcher/network-watcher';
+import { LOAD_ADDRESSES_MAX, WATCHED_AMONG_SQL, WATCHED_UP_TO_SQL } from '../src/modules/rails/persistence/watched-addresses';
 
 const argv = process.argv.slice(2);
 const opt = (name: string, fallback: string) => {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Mode, Scope } from '../../../shared/auth/request-context';
+import { COLUMNS, WATCHED_AMONG_SQL, WATCHED_UP_TO_SQL } from './watched-addresses';
 
 export interface DepositAddressRow {
   wallet_id: string;
@@ -15,19 +16,6 @@ export interface DepositAddressRow {
   watch_until: Date | null;
   created_at: Date;
 }
-
-const COLUMNS = 'wallet_id, derivation_index, organization_id, mode, invoice_id, provider_id, network, address, watch_until, created_at';
-/**
- * Still watched at $3 (null watch_until: without end), written as the expression of
- * deposit_addresses_watching_idx so the watched set is an index range: addresses whose window closed
- * are never read, however many there are.
- */
-const WATCHED_AT_3 = `COALESCE(watch_until, 'infinity'::timestamptz) > $3`;
-/** The watcher's statements (exported for bench/watcher-cost.ts, which explains them). */
-export const WATCHED_UP_TO_SQL = `SELECT ${COLUMNS} FROM deposit_addresses WHERE mode = $1 AND network = $2 AND ${WATCHED_AT_3}
-  ORDER BY COALESCE(watch_until, 'infinity'::timestamptz) DESC LIMIT $4`;
-export const WATCHED_AMONG_SQL = `SELECT ${COLUMNS} FROM deposit_addresses
-  WHERE mode = $1 AND network = $2 AND address = ANY($3::text[]) AND (watch_until IS NULL OR watch_until > $4)`;
 
 /** Deposit addresses handed out per invoice and provider. */
 @Injectable()

@@ -13,6 +13,7 @@ import type { BlockRef, ChainFollower, IncomingTransfer, WatchedAddresses } from
 import { providerIdOf } from '../evm/evm-networks';
 import type { ChainStateRepository, TransferRow } from '../persistence/chain-state.repository';
 import type { DepositAddressesRepository, DepositAddressRow } from '../persistence/deposit-addresses.repository';
+import { LOAD_ADDRESSES_MAX } from '../persistence/watched-addresses';
 
 export interface WatcherDeps {
   dataSource: DataSource;
@@ -47,11 +48,7 @@ class RpcFault extends Error {
 class ChainMoved extends Error {}
 
 const MAX_BACKOFF_MS = 30_000;
-/**
- * Up to this many watched addresses the watcher loads them and lets the node filter Transfer logs on
- * the `to` topic; above it, it reads every transfer of the range and looks the recipients up (indexed).
- */
-export const LOAD_ADDRESSES_MAX = 500;
+
 /** One line about a failure: viem's short message (its full one spans the whole request), else the message. */
 function errorText(error: unknown): string {
   const e = error as { shortMessage?: string; message?: string; code?: string } | null;
