@@ -47,7 +47,7 @@ export interface PaymentStatusReport {
  * - on the chain again: a payment CANCELLED by an earlier off-chain report -> PENDING, or COMPLETED
  *   when the count reaches the requirement; a PENDING one restarts its count from the new block;
  *   a COMPLETED one stays as it is.
- * A payment cancelled for another reason, or FAILED, is refused (400 invalid_state_transition).
+ * A payment cancelled for another reason is not reinstated (400 invalid_state_transition); FAILED stays FAILED.
  */
 export interface PaymentChainReport {
   kind: 'chain';
