@@ -202,4 +202,32 @@ describe('the chain watcher when a reorg takes a payment out and the same transa
     await waitForPayments(shop.test, part, (p) => p.length === 2 && p[1].status === 'COMPLETED');
     expect(await shortState(shop.test, part)).toMatchObject({ status: 'COMPLETED' });
   });
+
+  it('does not bring back a payment a provider cancelled when its transaction returns after a reorg', async () => {
+    const { chain, usdt } = setup;
+    const shop = await merchant(service);
+    const invoiceId = await createInvoice(shop.test, '7', 'USDT');
+    const pay = await paymentAddress(shop.test, invoiceId);
+    const raw = await chain.signTokenTransfer(usdt, 5, pay.address, units('7', 6));
+    const snapshot = await chain.test.snapshot();
+    const hash = await chain.sendRaw(raw);
+    await chain.receipt(hash);
+    const [seen] = await waitForPayments(shop.test, invoiceId, (p) => p.length === 1);
+    // Cancelled by a provider report (here the test helper), not by the chain: a final status.
+    expectSuccess(await shop.test.post(`/test_helpers/payments/${seen.id}/status`, { status: 'CANCELLED' }));
+
+    await chain.test.revert({ id: snapshot });
+    await chain.mine(3);
+    await eventually(async () => expect(linesWith(service.server, 'chain_payment_cancelled').some((l) => l.includes(seen.id))).toBe(true));
+    expect(await chain.sendRaw(raw)).toBe(hash);
+    await chain.receipt(hash);
+    await chain.mine(11);
+    await eventually(async () =>
+      expect(linesWith(service.server, 'chain_report_refused').some((l) => l.includes(seen.id) && l.includes('invalid_state_transition'))).toBe(true),
+    );
+    const payments = await paymentsOf(shop.test, invoiceId);
+    expect(payments).toHaveLength(1);
+    expect(payments[0]).toMatchObject({ id: seen.id, status: 'CANCELLED' });
+    expect((await shortState(shop.test, invoiceId)).status).toBe('PENDING');
+  });
 });
