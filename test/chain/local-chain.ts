@@ -6,6 +6,7 @@ import {
   createPublicClient,
   createTestClient,
   createWalletClient,
+  encodeFunctionData,
   Hash,
   Hex,
   http,
@@ -128,6 +129,29 @@ export class LocalChain {
       account: this.account(from),
       chain: CHAIN,
     });
+  }
+
+  /**
+   * A token transfer from account #from signed but not sent (a raw transaction): sending the same raw
+   * transaction again after a reorg mines the very same transaction (same hash) in a new block.
+   */
+  async signTokenTransfer(token: Address, from: number, to: string, units: bigint, tipWei = 1_000_000_000n): Promise<Hex> {
+    const account = mnemonicToAccount(MNEMONIC, { addressIndex: from });
+    const nonce = await this.public.getTransactionCount({ address: account.address, blockTag: 'pending' });
+    return account.signTransaction({
+      type: 'eip1559',
+      chainId: CHAIN_ID,
+      to: token,
+      data: encodeFunctionData({ abi: TRANSFER_ABI, functionName: 'transfer', args: [to as Address, units] }),
+      nonce,
+      gas: 100_000n,
+      maxFeePerGas: 100_000_000_000n,
+      maxPriorityFeePerGas: tipWei,
+    });
+  }
+
+  async sendRaw(raw: Hex): Promise<Hash> {
+    return this.public.sendRawTransaction({ serializedTransaction: raw });
   }
 
   /** Several token transfers in one transaction (one Transfer log each). */

@@ -18,6 +18,8 @@ export interface InvoicePaymentsTotals {
   pendingKind: 'crypto' | 'fiat' | null;
   /** A COMPLETED payment happened after the invoice's expires_at. */
   paidLate?: boolean;
+  /** A chain report (a reorg) reversed or reinstated a payment: a COMPLETED invoice's substatus follows its cover. */
+  chainMove?: boolean;
 }
 
 export interface InvoiceStateChange extends StatusChange {
@@ -87,7 +89,8 @@ export class PayableInvoices {
 
   /**
    * Moves the (locked) invoice to the state its payments call for, or leaves it (null). COMPLETED
-   * and VOIDED invoices never move: a payment for them is still recorded by the caller.
+   * and VOIDED invoices never change status: a payment for them is still recorded by the caller (a
+   * chain reorg reversing a payment of a COMPLETED invoice only changes its substatus).
    */
   private async applyPayments(m: EntityManager, invoice: PayableInvoice, totals: InvoicePaymentsTotals, at: Date): Promise<InvoiceStateChange | null> {
     const next = nextStatusForPayments({
@@ -97,6 +100,8 @@ export class PayableInvoices {
       pendingKind: totals.pendingKind,
       tolerance: this.tolerance,
       paidLate: totals.paidLate ?? false,
+      currentSubstatus: invoice.substatus,
+      chainMove: totals.chainMove ?? false,
     });
     if (!next) return null;
     const scope: Scope = { organizationId: invoice.organizationId as Scope['organizationId'], mode: invoice.mode };

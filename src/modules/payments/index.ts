@@ -3,6 +3,7 @@ export { PaymentsModule } from './payments.module';
 export {
   RecordProviderPaymentCommand,
   type NewPaymentReport,
+  type PaymentChainReport,
   type PaymentConfirmationsReport,
   type PaymentStatusReport,
   type ProviderPaymentReport,

@@ -14,6 +14,10 @@ const ALLOWED: Array<[InvoiceStatus, InvoiceStatus, Actor]> = [
   ['WAITING_FOR_CONFIRMATIONS', 'PARTIALLY_PAID', 'payment'],
   ['PROCESSING', 'PENDING', 'payment'],
   ['WAITING_FOR_CONFIRMATIONS', 'PENDING', 'payment'],
+  // A chain reorg reversed what a part-paid invoice had completed.
+  ['PARTIALLY_PAID', 'PENDING', 'payment'],
+  ['PARTIALLY_PAID', 'WAITING_FOR_CONFIRMATIONS', 'payment'],
+  ['PARTIALLY_PAID', 'PROCESSING', 'payment'],
   ['PENDING', 'PENDING', 'clock'],
   ['PENDING', 'VOIDED', 'clock'],
   ['PENDING', 'VOIDED', 'merchant'],
@@ -103,6 +107,22 @@ describe('nextStatusForPayments', () => {
       { current: 'WAITING_FOR_CONFIRMATIONS', paidLate: true, completedUsd: m('100') },
       { status: 'COMPLETED', substatus: 'PAID_LATE' },
     ],
+    ['reorg reversed the only completed part', { current: 'PARTIALLY_PAID', chainMove: true }, { status: 'PENDING', substatus: null }],
+    [
+      'reorg reversed the completed part, another payment pending',
+      { current: 'PARTIALLY_PAID', chainMove: true, pendingKind: 'crypto' },
+      { status: 'WAITING_FOR_CONFIRMATIONS', substatus: null },
+    ],
+    [
+      'reorg reversed a payment of a completed invoice: it stays COMPLETED, PAYMENT_REVERSED',
+      { current: 'COMPLETED', currentSubstatus: null, chainMove: true, completedUsd: m('40') },
+      { status: 'COMPLETED', substatus: 'PAYMENT_REVERSED' },
+    ],
+    [
+      'the reversed payment mined again covers it: substatus back to what its payments say',
+      { current: 'COMPLETED', currentSubstatus: 'PAYMENT_REVERSED', chainMove: true, completedUsd: m('120') },
+      { status: 'COMPLETED', substatus: 'PAID_OVER' },
+    ],
   ] as Array<[string, Partial<PaymentsSituation>, unknown]>)('%s', (_name, change, expected) => {
     expect(nextStatusForPayments({ ...base, ...change })).toEqual(expected);
   });
@@ -113,6 +133,9 @@ describe('nextStatusForPayments', () => {
     ['partially paid, more partial', { current: 'PARTIALLY_PAID', completedUsd: m('50') }],
     ['completed stays completed', { current: 'COMPLETED', completedUsd: m('0') }],
     ['voided stays voided', { current: 'VOIDED', completedUsd: m('500') }],
+    ['completed by the merchant: a reversal does not touch it', { current: 'COMPLETED', currentSubstatus: 'MARKED_PAID', chainMove: true }],
+    ['completed and still covered after a reversal', { current: 'COMPLETED', currentSubstatus: null, chainMove: true, completedUsd: m('100') }],
+    ['completed, not covered, but no chain reversal (e.g. a tolerance changed)', { current: 'COMPLETED', currentSubstatus: null, completedUsd: m('40') }],
   ] as Array<[string, Partial<PaymentsSituation>]>)('no change: %s', (_name, change) => {
     expect(nextStatusForPayments({ ...base, ...change })).toBeNull();
   });

@@ -10,7 +10,7 @@ import { Money } from '../../../shared/money/money';
 export const INVOICE_STATUSES = ['PENDING', 'COMPLETED', 'VOIDED', 'PROCESSING', 'WAITING_FOR_CONFIRMATIONS', 'PARTIALLY_PAID'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 
-export const INVOICE_SUBSTATUSES = ['PAID_OVER', 'PAID_PARTIAL', 'MARKED_PAID', 'EXPIRED', 'PAID_LATE'] as const;
+export const INVOICE_SUBSTATUSES = ['PAID_OVER', 'PAID_PARTIAL', 'MARKED_PAID', 'EXPIRED', 'PAID_LATE', 'PAYMENT_REVERSED'] as const;
 export type InvoiceSubstatus = (typeof INVOICE_SUBSTATUSES)[number];
 
 export const FINAL_STATUSES: readonly InvoiceStatus[] = ['COMPLETED', 'VOIDED'];
@@ -41,6 +41,12 @@ export const TRANSITIONS: readonly Transition[] = [
   // The pending payment failed or was cancelled.
   { from: 'PROCESSING', to: 'PENDING', by: 'payment' },
   { from: 'WAITING_FOR_CONFIRMATIONS', to: 'PENDING', by: 'payment' },
+  // A chain reorg reversed the completed payments of a part-paid invoice (docs/payments.md, "Chain reversals").
+  { from: 'PARTIALLY_PAID', to: 'PENDING', by: 'payment' },
+  { from: 'PARTIALLY_PAID', to: 'WAITING_FOR_CONFIRMATIONS', by: 'payment' },
+  { from: 'PARTIALLY_PAID', to: 'PROCESSING', by: 'payment' },
+  // (A COMPLETED invoice stays COMPLETED when a reorg reverses a payment it counted: no move, only its
+  // substatus says PAYMENT_REVERSED while its payments no longer cover it; see reversedCompletion.)
   // The clock: an unpaid invoice expires (same status, substatus EXPIRED), and is voided when the
   // monitoring window closes with nothing paid.
   { from: 'PENDING', to: 'PENDING', by: 'clock', substatus: 'EXPIRED' },
@@ -97,6 +103,10 @@ export interface PaymentsSituation {
   tolerance?: Amount;
   /** A COMPLETED payment of the invoice happened after its expires_at. */
   paidLate?: boolean;
+  /** The invoice's substatus now (for a COMPLETED invoice after a chain reversal). */
+  currentSubstatus?: InvoiceSubstatus | null;
+  /** A chain report (a reorg) reversed or reinstated one of its payments. */
+  chainMove?: boolean;
 }
 
 /**
@@ -107,16 +117,18 @@ export interface PaymentsSituation {
  * PROCESSING (fiat); when that pending payment goes away, the invoice falls back to PENDING.
  */
 export function nextStatusForPayments(s: PaymentsSituation): StatusChange | null {
-  if (isFinal(s.current)) return null;
   const tolerance = s.tolerance ?? new Money(0);
   const needed = s.priceUsd.mul(new Money(1).sub(tolerance));
+  if (s.current === 'COMPLETED' && s.chainMove && s.currentSubstatus !== 'MARKED_PAID') return reversedCompletion(s, needed);
+  if (isFinal(s.current)) return null;
   let next: StatusChange;
   if (s.completedUsd.gt(0) && s.completedUsd.gte(needed)) {
     next = { status: 'COMPLETED', substatus: s.paidLate ? 'PAID_LATE' : s.completedUsd.gt(s.priceUsd) ? 'PAID_OVER' : null };
   } else if (s.completedUsd.gt(0)) {
     next = { status: 'PARTIALLY_PAID', substatus: 'PAID_PARTIAL' };
   } else if (s.pendingKind) {
-    if (s.current !== 'PENDING') return null;
+    // PARTIALLY_PAID with nothing completed any more: a reorg reversed what it had.
+    if (s.current !== 'PENDING' && s.current !== 'PARTIALLY_PAID') return null;
     next = { status: s.pendingKind === 'crypto' ? 'WAITING_FOR_CONFIRMATIONS' : 'PROCESSING', substatus: null };
   } else {
     next = { status: 'PENDING', substatus: null };
@@ -126,4 +138,16 @@ export function nextStatusForPayments(s: PaymentsSituation): StatusChange | null
     throw new InvalidStateTransitionError('invoice', s.current, next.status, allowedTargets(s.current, 'payment'));
   }
   return next;
+}
+
+/**
+ * A COMPLETED invoice after a chain reorg moved one of its payments: it stays COMPLETED (final; the
+ * merchant may have delivered), its substatus PAYMENT_REVERSED while its completed payments no
+ * longer cover it, and what they call for (null, PAID_OVER, PAID_LATE) once they do again.
+ */
+function reversedCompletion(s: PaymentsSituation, needed: Amount): StatusChange | null {
+  const covered = s.completedUsd.gt(0) && s.completedUsd.gte(needed);
+  const substatus: InvoiceSubstatus | null = !covered ? 'PAYMENT_REVERSED' : s.paidLate ? 'PAID_LATE' : s.completedUsd.gt(s.priceUsd) ? 'PAID_OVER' : null;
+  if (substatus === (s.currentSubstatus ?? null)) return null;
+  return { status: 'COMPLETED', substatus };
 }

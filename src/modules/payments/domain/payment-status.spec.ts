@@ -1,5 +1,14 @@
 import { InvalidStateTransitionError } from '../../../shared/errors/domain-error';
-import { allowedPaymentTargets, initialPaymentStatus, isFinalPayment, isPaymentStatus, movePayment, PAYMENT_STATUSES, PaymentStatus } from './payment-status';
+import {
+  allowedPaymentTargets,
+  initialPaymentStatus,
+  isFinalPayment,
+  isPaymentStatus,
+  movePayment,
+  movePaymentOnChain,
+  PAYMENT_STATUSES,
+  PaymentStatus,
+} from './payment-status';
 
 const ALLOWED: Array<[PaymentStatus, PaymentStatus]> = [
   ['PENDING', 'COMPLETED'],
@@ -50,5 +59,30 @@ describe('payment status machine', () => {
     expect(allowedPaymentTargets('FAILED')).toEqual([]);
     expect(isPaymentStatus('PENDING')).toBe(true);
     expect(isPaymentStatus('pending')).toBe(false);
+  });
+});
+
+describe('movePaymentOnChain (a chain report after a reorg)', () => {
+  it.each([
+    ['PENDING', 'CANCELLED'],
+    ['COMPLETED', 'CANCELLED'],
+    ['CANCELLED', 'PENDING'],
+    ['CANCELLED', 'COMPLETED'],
+    ['PENDING', 'COMPLETED'],
+  ] as Array<[PaymentStatus, PaymentStatus]>)('allows %s -> %s', (from, to) => {
+    expect(movePaymentOnChain(from, to)).toEqual({ status: to, changed: true });
+  });
+
+  it.each([
+    ['FAILED', 'PENDING'],
+    ['FAILED', 'CANCELLED'],
+    ['COMPLETED', 'PENDING'],
+    ['CANCELLED', 'FAILED'],
+  ] as Array<[PaymentStatus, PaymentStatus]>)('refuses %s -> %s', (from, to) => {
+    expect(() => movePaymentOnChain(from, to)).toThrow(InvalidStateTransitionError);
+  });
+
+  it('leaves the ordinary table as it was: a provider may not move a COMPLETED payment', () => {
+    expect(() => movePayment('COMPLETED', 'CANCELLED')).toThrow(InvalidStateTransitionError);
   });
 });

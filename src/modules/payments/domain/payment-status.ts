@@ -48,3 +48,23 @@ export function movePayment(from: PaymentStatus, to: PaymentStatus): { status: P
   if (!TRANSITIONS[from].includes(to)) throw new InvalidStateTransitionError('payment', from, to, allowedPaymentTargets(from));
   return { status: to, changed: true };
 }
+
+/**
+ * Moves only a chain rail may ask for, with a chain report (a reorg): a payment whose transaction
+ * left the canonical chain is CANCELLED, even when it had COMPLETED (a reversal); one cancelled that
+ * way comes back (PENDING, or COMPLETED when already deep enough) when its transaction is mined again.
+ * Providers' status reports keep the table above, where final states never change.
+ */
+const CHAIN_TRANSITIONS: Readonly<Record<PaymentStatus, readonly PaymentStatus[]>> = {
+  PENDING: ['CANCELLED'],
+  COMPLETED: ['CANCELLED'],
+  CANCELLED: ['PENDING', 'COMPLETED'],
+  FAILED: [],
+};
+
+/** Like movePayment, for a chain report: the moves of CHAIN_TRANSITIONS and those of the ordinary table. */
+export function movePaymentOnChain(from: PaymentStatus, to: PaymentStatus): { status: PaymentStatus; changed: boolean } {
+  if (from === to) return { status: from, changed: false };
+  if (CHAIN_TRANSITIONS[from].includes(to)) return { status: to, changed: true };
+  return movePayment(from, to);
+}

@@ -21,6 +21,11 @@ export interface Settlement {
   pendingKind: 'crypto' | 'fiat' | null;
   /** A COMPLETED payment happened after the invoice's expiry (never for an invoice that does not expire). */
   paidLate: boolean;
+  /**
+   * A chain report moved a payment (a reorg reversed or reinstated it): a COMPLETED invoice then
+   * shows in its substatus whether its payments still cover it (docs/payments.md, "Chain reversals").
+   */
+  chainMove?: boolean;
 }
 
 /**

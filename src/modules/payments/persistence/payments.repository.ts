@@ -125,6 +125,21 @@ export class PaymentsRepository {
     ]);
   }
 
+  /** When a rail reported the (locked) payment's transaction off the canonical chain; null when it never did or it came back. */
+  async offChainAt(m: EntityManager, p: PaymentRecord): Promise<Date | null> {
+    const rows: Array<{ off_chain_at: Date | null }> = await m.query(`SELECT off_chain_at FROM payments WHERE id = $1 AND organization_id = $2 AND mode = $3`, [
+      p.id,
+      p.organizationId,
+      p.mode,
+    ]);
+    return rows[0]?.off_chain_at ?? null;
+  }
+
+  /** Sets (a time) or clears (null) the payment's off-chain mark. */
+  async setOffChain(m: EntityManager, p: PaymentRecord, at: Date | null): Promise<void> {
+    await m.query(`UPDATE payments SET off_chain_at = $4 WHERE id = $1 AND organization_id = $2 AND mode = $3`, [p.id, p.organizationId, p.mode, at]);
+  }
+
   /** The payments of one invoice (its scope), oldest first. */
   async forInvoice(m: EntityManager, scope: Scope, invoiceId: string): Promise<PaymentRecord[]> {
     const rows: PaymentRow[] = await m.query(

@@ -19,7 +19,15 @@ export interface TransferRow {
   confirmations: number;
   required_confirmations: number;
   orphaned: boolean;
+  /** Its payment was cancelled because its transaction left the chain (it may come back). */
+  cancelled: boolean;
+  /** Our address that received it, and the amount in the smallest unit (null on rows from before they were kept). */
+  recipient: string | null;
+  units: string | null;
 }
+
+const TRANSFER_COLUMNS = `idempotency_key, organization_id, invoice_id, provider_id, payment_id, tx_hash, block_number::text, block_hash, confirmations,
+              required_confirmations, orphaned, cancelled, recipient, units::text AS units`;
 
 /** The chain watcher's memory per network and mode: cursor, recent block hashes, transfers seen. */
 @Injectable()
@@ -82,21 +90,27 @@ export class ChainStateRepository {
 
   async findTransfer(m: EntityManager, mode: Mode, network: string, key: string): Promise<TransferRow | null> {
     const rows: TransferRow[] = await m.query(
-      `SELECT idempotency_key, organization_id, invoice_id, provider_id, payment_id, tx_hash, block_number::text, block_hash, confirmations,
-              required_confirmations, orphaned
+      `SELECT ${TRANSFER_COLUMNS}
          FROM chain_transfers WHERE mode = $1 AND network = $2 AND idempotency_key = $3`,
       [mode, network, key],
     );
     return rows[0] ?? null;
   }
 
+  /**
+   * Stores a transfer as it stands now (found in `block_number`, its payment's confirmations and
+   * whether it is cancelled), no longer in doubt. The confirmations are its payment's: they restart
+   * when the transaction was mined again in a later block.
+   */
   async saveTransfer(m: EntityManager, mode: Mode, network: string, row: TransferRow, now: Date): Promise<void> {
     await m.query(
       `INSERT INTO chain_transfers (mode, network, idempotency_key, organization_id, invoice_id, provider_id, payment_id, tx_hash, block_number,
-                                    block_hash, confirmations, required_confirmations, orphaned, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, false, $13, $13)
+                                    block_hash, confirmations, required_confirmations, orphaned, cancelled, recipient, units, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, false, $14, $15, $16::numeric, $13, $13)
        ON CONFLICT (mode, network, idempotency_key) DO UPDATE SET block_number = EXCLUDED.block_number, block_hash = EXCLUDED.block_hash,
-         confirmations = GREATEST(chain_transfers.confirmations, EXCLUDED.confirmations), orphaned = false, updated_at = EXCLUDED.updated_at`,
+         confirmations = EXCLUDED.confirmations, orphaned = false, cancelled = EXCLUDED.cancelled,
+         recipient = COALESCE(EXCLUDED.recipient, chain_transfers.recipient), units = COALESCE(EXCLUDED.units, chain_transfers.units),
+         updated_at = EXCLUDED.updated_at`,
       [
         mode,
         network,
@@ -111,15 +125,45 @@ export class ChainStateRepository {
         row.confirmations,
         row.required_confirmations,
         now,
+        row.cancelled,
+        row.recipient,
+        row.units,
       ],
     );
+  }
+
+  /**
+   * A transfer a reorg put in doubt (or whose payment it cancelled) that a transfer found now may be,
+   * mined again in another block, possibly at another log index: the same transaction, invoice and
+   * provider (coin or token), recipient and amount; not the row stored under `key` itself.
+   */
+  async findMinedAgain(
+    m: EntityManager,
+    mode: Mode,
+    network: string,
+    key: string,
+    found: { txHash: string; invoiceId: string; providerId: string; recipient: string; units: string },
+  ): Promise<TransferRow | null> {
+    const rows: TransferRow[] = await m.query(
+      `SELECT ${TRANSFER_COLUMNS}
+         FROM chain_transfers
+        WHERE mode = $1 AND network = $2 AND tx_hash = $3 AND idempotency_key <> $4 AND (orphaned OR cancelled)
+          AND invoice_id = $5 AND provider_id = $6 AND (recipient IS NULL OR recipient = $7) AND (units IS NULL OR units = $8::numeric)
+        ORDER BY idempotency_key LIMIT 1`,
+      [mode, network, found.txHash, key, found.invoiceId, found.providerId, found.recipient, found.units],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Forgets the row stored under `key` (a transfer found again under another key took its place). */
+  async dropTransfer(m: EntityManager, mode: Mode, network: string, key: string): Promise<void> {
+    await m.query(`DELETE FROM chain_transfers WHERE mode = $1 AND network = $2 AND idempotency_key = $3`, [mode, network, key]);
   }
 
   /** Transfers still counting confirmations (below their requirement or inside the finality depth), not in doubt. */
   async counting(m: EntityManager, mode: Mode, network: string, since: bigint): Promise<TransferRow[]> {
     return m.query(
-      `SELECT idempotency_key, organization_id, invoice_id, provider_id, payment_id, tx_hash, block_number::text, block_hash, confirmations,
-              required_confirmations, orphaned
+      `SELECT ${TRANSFER_COLUMNS}
          FROM chain_transfers
         WHERE mode = $1 AND network = $2 AND NOT cancelled AND NOT orphaned AND (confirmations < required_confirmations OR block_number >= $3)
         ORDER BY block_number`,
@@ -129,8 +173,7 @@ export class ChainStateRepository {
 
   async orphans(m: EntityManager, mode: Mode, network: string): Promise<TransferRow[]> {
     return m.query(
-      `SELECT idempotency_key, organization_id, invoice_id, provider_id, payment_id, tx_hash, block_number::text, block_hash, confirmations,
-              required_confirmations, orphaned
+      `SELECT ${TRANSFER_COLUMNS}
          FROM chain_transfers WHERE mode = $1 AND network = $2 AND orphaned AND NOT cancelled ORDER BY block_number`,
       [mode, network],
     );

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Mode, Scope } from '../../../shared/auth/request-context';
+import { COLUMNS, WATCHED_AMONG_SQL, WATCHED_UP_TO_SQL } from './watched-addresses';
 
 export interface DepositAddressRow {
   wallet_id: string;
@@ -15,8 +16,6 @@ export interface DepositAddressRow {
   watch_until: Date | null;
   created_at: Date;
 }
-
-const COLUMNS = 'wallet_id, derivation_index, organization_id, mode, invoice_id, provider_id, network, address, watch_until, created_at';
 
 /** Deposit addresses handed out per invoice and provider. */
 @Injectable()
@@ -44,31 +43,20 @@ export class DepositAddressesRepository {
     ]);
   }
 
-  /** Addresses of a network and mode still watched at `now` (across organizations: the watcher serves them all). */
-  async watched(m: EntityManager, mode: Mode, network: string, now: Date): Promise<DepositAddressRow[]> {
-    return m.query(`SELECT ${COLUMNS} FROM deposit_addresses WHERE mode = $1 AND network = $2 AND (watch_until IS NULL OR watch_until > $3)`, [
-      mode,
-      network,
-      now,
-    ]);
-  }
-
-  /** Whether more than `limit` addresses of a network and mode are watched at `now` (reads at most limit + 1 rows). */
-  async watchesMoreThan(m: EntityManager, mode: Mode, network: string, now: Date, limit: number): Promise<boolean> {
-    const [{ n }] = await m.query(
-      `SELECT count(*)::int AS n FROM (SELECT 1 FROM deposit_addresses WHERE mode = $1 AND network = $2 AND (watch_until IS NULL OR watch_until > $3) LIMIT $4) AS watched`,
-      [mode, network, now, limit + 1],
-    );
-    return n > limit;
+  /**
+   * Up to `limit` addresses of a network and mode still watched at `now` (across organizations: the
+   * watcher serves them all); `limit` rows back means there may be more. Ordered by the end of their
+   * window on deposit_addresses_watching_idx, so the plan is a backward index range that stops at the
+   * first address no longer watched or at `limit`, also as the generic plan the service's sessions use
+   * (a plain LIMIT let the planner scan the whole table, reading every address ever handed out).
+   */
+  async watchedUpTo(m: EntityManager, mode: Mode, network: string, now: Date, limit: number): Promise<DepositAddressRow[]> {
+    return m.query(WATCHED_UP_TO_SQL, [mode, network, now, limit]);
   }
 
   /** The watched ones among `addresses` (an index lookup per address, whatever the number watched). */
   async watchedAmong(m: EntityManager, mode: Mode, network: string, addresses: string[], now: Date): Promise<DepositAddressRow[]> {
     if (!addresses.length) return [];
-    return m.query(
-      `SELECT ${COLUMNS} FROM deposit_addresses
-        WHERE mode = $1 AND network = $2 AND address = ANY($3::text[]) AND (watch_until IS NULL OR watch_until > $4)`,
-      [mode, network, addresses, now],
-    );
+    return m.query(WATCHED_AMONG_SQL, [mode, network, addresses, now]);
   }
 }

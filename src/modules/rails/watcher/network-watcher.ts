@@ -6,13 +6,14 @@ import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
 import { DomainError } from '../../../shared/errors/domain-error';
 import type { Clock } from '../../../shared/time/clock';
-import { RecordProviderPaymentCommand } from '../../payments';
+import { RecordProviderPaymentCommand, type PaymentChainReport, type RecordedPayment } from '../../payments';
 import { GetProvidersQuery } from '../../providers';
 import type { NetworkConfig } from '../domain/chains-config';
 import type { BlockRef, ChainFollower, IncomingTransfer, WatchedAddresses } from '../domain/payment-rail';
 import { providerIdOf } from '../evm/evm-networks';
 import type { ChainStateRepository, TransferRow } from '../persistence/chain-state.repository';
 import type { DepositAddressesRepository, DepositAddressRow } from '../persistence/deposit-addresses.repository';
+import { LOAD_ADDRESSES_MAX } from '../persistence/watched-addresses';
 
 export interface WatcherDeps {
   dataSource: DataSource;
@@ -47,11 +48,7 @@ class RpcFault extends Error {
 class ChainMoved extends Error {}
 
 const MAX_BACKOFF_MS = 30_000;
-/**
- * Up to this many watched addresses the watcher loads them and lets the node filter Transfer logs on
- * the `to` topic; above it, it reads every transfer of the range and looks the recipients up (indexed).
- */
-export const LOAD_ADDRESSES_MAX = 500;
+
 /** One line about a failure: viem's short message (its full one spans the whole request), else the message. */
 function errorText(error: unknown): string {
   const e = error as { shortMessage?: string; message?: string; code?: string } | null;
@@ -242,7 +239,7 @@ export class NetworkWatcher {
       return to >= head;
     }
     await this.countConfirmations(head);
-    await this.settleOrphans();
+    await this.settleOrphans(head);
     return true;
   }
 
@@ -284,8 +281,10 @@ export class NetworkWatcher {
     const { mode, network } = this.config;
     const now = this.deps.clock.now();
     const owners = new Map<string, DepositAddressRow>();
-    const few = !(await this.deps.addresses.watchesMoreThan(this.deps.manager, mode, network, now, LOAD_ADDRESSES_MAX));
-    if (few) for (const row of await this.deps.addresses.watched(this.deps.manager, mode, network, now)) owners.set(row.address, row);
+    // One indexed read: the whole watched set when it is small, else only the news that it is not.
+    const first = await this.deps.addresses.watchedUpTo(this.deps.manager, mode, network, now, LOAD_ADDRESSES_MAX + 1);
+    const few = first.length <= LOAD_ADDRESSES_MAX;
+    if (few) for (const row of first) owners.set(row.address, row);
     const watched: WatchedAddresses = {
       addresses: few ? new Set(owners.keys()) : null,
       resolve: async (candidates) => {
@@ -325,10 +324,67 @@ export class NetworkWatcher {
     const scope: Scope = { organizationId: owner.organization_id as Scope['organizationId'], mode };
     const key = `${network}:${transfer.txHash}:${transfer.logIndex ?? 'native'}`;
     const confirmations = Number(head - transfer.blockNumber + 1n);
+    const context = { ...this.labels, idempotency_key: key, invoice_id: owner.invoice_id, organization_id: owner.organization_id, provider_id: providerId };
+    const found = {
+      tx_hash: transfer.txHash,
+      block_number: transfer.blockNumber.toString(),
+      block_hash: block.hash,
+      recipient: transfer.to,
+      units: transfer.units.toString(),
+    };
+
+    // Known already: a repeated range (a crash), or a transfer a reorg put in doubt or cancelled, found
+    // again, possibly in another block at another log index. It keeps its payment; its payments module
+    // report says where it stands now (a cancelled one is reinstated; the count restarts from this block).
+    const known =
+      (await this.deps.state.findTransfer(this.deps.manager, mode, network, key)) ??
+      (await this.deps.state.findMinedAgain(this.deps.manager, mode, network, key, {
+        txHash: transfer.txHash,
+        invoiceId: owner.invoice_id,
+        providerId,
+        recipient: transfer.to,
+        units: transfer.units.toString(),
+      }));
+    if (known) {
+      const recorded = await this.report(known, { kind: 'chain', paymentId: known.payment_id, confirmations });
+      await this.deps.run(async (tx) => {
+        if (known.idempotency_key !== key) await this.deps.state.dropTransfer(tx, mode, network, known.idempotency_key);
+        await this.deps.state.saveTransfer(
+          tx,
+          mode,
+          network,
+          {
+            ...known,
+            ...found,
+            idempotency_key: key,
+            confirmations: recorded?.confirmations ?? known.confirmations,
+            cancelled: recorded ? recorded.status === 'CANCELLED' : known.cancelled,
+            orphaned: false,
+          },
+          this.deps.clock.now(),
+        );
+      });
+      if (known.orphaned || known.cancelled || known.idempotency_key !== key) {
+        this.logger.warn({
+          msg:
+            recorded?.previousStatus === 'CANCELLED' && recorded.status !== 'CANCELLED'
+              ? 'payment reinstated: its transaction was mined again'
+              : 'transfer found again after a reorg; it keeps its payment',
+          event: recorded?.previousStatus === 'CANCELLED' && recorded.status !== 'CANCELLED' ? 'chain_payment_reinstated' : 'chain_transfer_mined_again',
+          ...context,
+          payment_id: known.payment_id,
+          previous_key: known.idempotency_key,
+          block: found.block_number,
+          confirmations: recorded?.confirmations ?? null,
+          status: recorded?.status ?? null,
+        });
+      }
+      return;
+    }
+
     const [provider] = await this.deps.queries.execute(new GetProvidersQuery(scope, [providerId]));
     if (!provider) throw new Error(`provider ${providerId} is not in the catalog`);
     const price = new Decimal(transfer.units.toString()).div(new Decimal(10).pow(provider.catalog.decimals)).toFixed();
-    const context = { ...this.labels, idempotency_key: key, invoice_id: owner.invoice_id, organization_id: owner.organization_id, provider_id: providerId };
     try {
       const recorded = await this.deps.commands.execute(
         new RecordProviderPaymentCommand(scope, {
@@ -347,17 +403,16 @@ export class NetworkWatcher {
           mode,
           network,
           {
+            ...found,
             idempotency_key: key,
             organization_id: owner.organization_id,
             invoice_id: owner.invoice_id,
             provider_id: providerId,
             payment_id: recorded.paymentId,
-            tx_hash: transfer.txHash,
-            block_number: transfer.blockNumber.toString(),
-            block_hash: block.hash,
             confirmations: recorded.confirmations,
             required_confirmations: recorded.requiredConfirmations,
             orphaned: false,
+            cancelled: recorded.status === 'CANCELLED',
           },
           this.deps.clock.now(),
         ),
@@ -393,39 +448,66 @@ export class NetworkWatcher {
     }
   }
 
-  /** Transfers a reorg put in doubt and the rescan did not find again: cancelled when their transaction is in no block. */
-  private async settleOrphans(): Promise<void> {
+  /**
+   * Transfers a reorg put in doubt and the rescan did not find again. One whose transaction is in a
+   * block again (one the rescan passed, e.g. its address is no longer watched) keeps its payment, its
+   * count restarting there; one whose transaction is in no block has its payment CANCELLED (a chain
+   * report: also a COMPLETED one, which is a reversal, logged as an error for operators).
+   */
+  private async settleOrphans(head: bigint): Promise<void> {
     const { mode, network } = this.config;
     for (const row of await this.deps.state.orphans(this.deps.manager, mode, network)) {
       const minedIn = await this.rpc('eth_getTransactionReceipt', () => this.follower.transactionBlock(row.tx_hash));
+      if (minedIn !== null && minedIn > head) continue; // mined after the head read: the next scan finds it
       if (minedIn !== null) {
-        // Mined again in a block the rescan has passed (e.g. its address is no longer watched): it keeps its payment.
         const block = await this.rpc('eth_getBlockByNumber', () => this.follower.block(minedIn));
+        const recorded = await this.report(row, { kind: 'chain', paymentId: row.payment_id, confirmations: Number(head - minedIn + 1n) });
         await this.deps.run((tx) =>
-          this.deps.state.saveTransfer(tx, mode, network, { ...row, block_number: minedIn.toString(), block_hash: block.hash }, this.deps.clock.now()),
+          this.deps.state.saveTransfer(
+            tx,
+            mode,
+            network,
+            {
+              ...row,
+              block_number: minedIn.toString(),
+              block_hash: block.hash,
+              confirmations: recorded?.confirmations ?? row.confirmations,
+              cancelled: recorded ? recorded.status === 'CANCELLED' : row.cancelled,
+            },
+            this.deps.clock.now(),
+          ),
         );
         continue;
       }
-      await this.report(row, { kind: 'status', paymentId: row.payment_id, status: 'CANCELLED' });
+      const recorded = await this.report(row, { kind: 'chain', paymentId: row.payment_id, confirmations: null });
       await this.deps.run((tx) => this.deps.state.markCancelled(tx, mode, network, row.idempotency_key, this.deps.clock.now()));
-      this.logger.warn({
-        msg: 'payment cancelled: its transaction left the canonical chain',
-        event: 'chain_payment_cancelled',
+      const entry = {
         ...this.labels,
         idempotency_key: row.idempotency_key,
         payment_id: row.payment_id,
         invoice_id: row.invoice_id,
-      });
+        organization_id: row.organization_id,
+        previous_status: recorded?.previousStatus ?? null,
+        invoice_status: recorded?.invoice.status ?? null,
+        invoice_substatus: recorded?.invoice.substatus ?? null,
+      };
+      if (recorded?.previousStatus === 'COMPLETED') {
+        // Deeper than the payment's required confirmations: money counted as received is gone.
+        this.logger.error({ msg: 'completed payment reversed: its transaction left the canonical chain', event: 'chain_payment_reversed', ...entry });
+      } else {
+        this.logger.warn({ msg: 'payment cancelled: its transaction left the canonical chain', event: 'chain_payment_cancelled', ...entry });
+      }
     }
   }
 
+  /** A report about a payment recorded before; null (logged at error level) when the payments module refuses it. */
   private async report(
     row: TransferRow,
-    report: { kind: 'confirmations'; paymentId: string; confirmations: number } | { kind: 'status'; paymentId: string; status: 'CANCELLED' },
-  ): Promise<void> {
+    report: { kind: 'confirmations'; paymentId: string; confirmations: number } | PaymentChainReport,
+  ): Promise<RecordedPayment | null> {
     const scope: Scope = { organizationId: row.organization_id as Scope['organizationId'], mode: this.config.mode };
     try {
-      await this.deps.commands.execute(new RecordProviderPaymentCommand(scope, report));
+      return await this.deps.commands.execute(new RecordProviderPaymentCommand(scope, report));
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       this.logger.error({
@@ -438,6 +520,7 @@ export class NetworkWatcher {
         code: error.code,
         error: error.message,
       });
+      return null;
     }
   }
 }

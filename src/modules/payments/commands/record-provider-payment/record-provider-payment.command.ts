@@ -37,7 +37,25 @@ export interface PaymentStatusReport {
   status: PaymentStatus;
 }
 
-export type ProviderPaymentReport = NewPaymentReport | PaymentStatusReport | PaymentConfirmationsReport;
+/**
+ * A chain rail reports where a crypto payment's transaction stands on its chain after a reorg, or
+ * when the rescan finds it again: `confirmations` null when the transaction is in no block of the
+ * canonical chain, else its confirmations in the block it is in now (fewer than before when it was
+ * mined again in a later block; the count restarts there). The one report that may move a payment
+ * out of a final status (docs/payments.md, "Chain reversals"):
+ * - off the chain: PENDING or COMPLETED -> CANCELLED (a COMPLETED one is a reversal: the money is gone);
+ * - on the chain again: a payment CANCELLED by an earlier off-chain report -> PENDING, or COMPLETED
+ *   when the count reaches the requirement; a PENDING one restarts its count from the new block;
+ *   a COMPLETED one stays as it is.
+ * A payment cancelled for another reason is not reinstated (400 invalid_state_transition); FAILED stays FAILED.
+ */
+export interface PaymentChainReport {
+  kind: 'chain';
+  paymentId: string;
+  confirmations: number | null;
+}
+
+export type ProviderPaymentReport = NewPaymentReport | PaymentStatusReport | PaymentConfirmationsReport | PaymentChainReport;
 
 export interface RecordedPayment {
   paymentId: string;

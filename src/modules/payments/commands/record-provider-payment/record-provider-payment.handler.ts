@@ -3,19 +3,25 @@ import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import type { EntityManager } from 'typeorm';
 import type { Scope } from '../../../../shared/auth/request-context';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
-import { NotFoundError, ValidationFailedError } from '../../../../shared/errors/domain-error';
+import { InvalidStateTransitionError, NotFoundError, ValidationFailedError } from '../../../../shared/errors/domain-error';
 import { newId } from '../../../../shared/ids/ids';
 import { Clock } from '../../../../shared/time/clock';
 import { PayableInvoice, PayableInvoices } from '../../../invoices';
 import { findCatalogProvider, paymentKindOf } from '../../../providers';
 import { applyConfirmations, MAX_CONFIRMATIONS } from '../../domain/confirmations';
-import { initialPaymentStatus, movePayment, PaymentStatus } from '../../domain/payment-status';
+import { initialPaymentStatus, movePayment, movePaymentOnChain, PaymentStatus } from '../../domain/payment-status';
 import { settle, Settlement } from '../../domain/settlement';
 import type { PaymentRecord } from '../../persistence/payment.record';
 import { PaymentsRepository } from '../../persistence/payments.repository';
 import { PaymentEvents } from '../payment-events';
 import { PaymentReports, PricedReport } from './payment-reports';
-import { PaymentConfirmationsReport, PaymentStatusReport, RecordedPayment, RecordProviderPaymentCommand } from './record-provider-payment.command';
+import {
+  PaymentChainReport,
+  PaymentConfirmationsReport,
+  PaymentStatusReport,
+  RecordedPayment,
+  RecordProviderPaymentCommand,
+} from './record-provider-payment.command';
 
 /** One payment write under its invoice's lock. */
 interface PaymentWrite {
@@ -26,6 +32,8 @@ interface PaymentWrite {
   statusChanged: boolean;
   confirmationsChanged: boolean;
   previousConfirmations: number;
+  /** A chain report moved the payment (a reorg reversal or reinstatement): the invoice's settlement says so. */
+  chainMove?: boolean;
 }
 
 /** What a payment write hands the invoice's settlement: the write, and the totals when they may have moved. */
@@ -50,7 +58,9 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
       ? this.recordPayment(scope, await this.reports.price(scope, report))
       : report.kind === 'status'
         ? this.recordStatus(scope, report)
-        : this.recordConfirmations(scope, report);
+        : report.kind === 'chain'
+          ? this.recordChain(scope, report)
+          : this.recordConfirmations(scope, report);
   }
 
   private recordPayment(scope: Scope, priced: PricedReport): Promise<RecordedPayment> {
@@ -117,8 +127,9 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
     status: PaymentStatus,
     confirmations: number,
     now: Date,
+    chainMove = false,
   ): Promise<Written> {
-    const move = movePayment(payment.status, status);
+    const move = chainMove ? movePaymentOnChain(payment.status, status) : movePayment(payment.status, status);
     const confirmationsChanged = confirmations !== payment.confirmations;
     if (move.changed || confirmationsChanged) await this.repo.updateStatus(m, payment, move.status, now, confirmations);
     return this.written(m, scope, invoice, {
@@ -128,6 +139,37 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
       statusChanged: move.changed,
       confirmationsChanged,
       previousConfirmations: payment.confirmations,
+      chainMove,
+    });
+  }
+
+  /** A chain rail's report after a reorg (PaymentChainReport): off the chain, or on it again with a count. */
+  private recordChain(scope: Scope, report: PaymentChainReport): Promise<RecordedPayment> {
+    const count = report.confirmations;
+    if (count !== null && (!Number.isSafeInteger(count) || count < 0 || count > MAX_CONFIRMATIONS)) {
+      throw new ValidationFailedError({ confirmations: `must be null or a whole number from 0 to ${MAX_CONFIRMATIONS}` });
+    }
+    return this.changeKnown(scope, report.paymentId, async (m, invoice, payment, now) => {
+      if (payment.requiredConfirmations === 0) {
+        throw new ValidationFailedError({ confirmations: 'this payment has no confirmations to track (fiat, or recorded before confirmations were tracked)' });
+      }
+      if (count === null) {
+        if (payment.status === 'CANCELLED' || payment.status === 'FAILED')
+          return this.moveExisting(m, scope, invoice, payment, payment.status, payment.confirmations, now);
+        await this.repo.setOffChain(m, payment, now);
+        return this.moveExisting(m, scope, invoice, payment, 'CANCELLED', payment.confirmations, now, true);
+      }
+      if (payment.status === 'COMPLETED' || payment.status === 'FAILED') {
+        // Mined again after completing: it stays COMPLETED (its count is not taken back); FAILED stays FAILED.
+        return this.moveExisting(m, scope, invoice, payment, payment.status, payment.confirmations, now);
+      }
+      if (payment.status === 'CANCELLED') {
+        if (!(await this.repo.offChainAt(m, payment))) throw new InvalidStateTransitionError('payment', 'CANCELLED', 'PENDING', []);
+        await this.repo.setOffChain(m, payment, null);
+      }
+      // The count restarts from the block the transaction is in now.
+      const next = applyConfirmations({ requested: 'PENDING', reported: count, current: 0, required: payment.requiredConfirmations });
+      return this.moveExisting(m, scope, invoice, payment, next.status, next.confirmations, now, true);
     });
   }
 
@@ -235,6 +277,7 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
         }),
         invoice.expiresAt,
       );
+      if (w.chainMove) totals = { ...totals, chainMove: true };
     }
     return { result: { ...w, changed }, totals };
   }

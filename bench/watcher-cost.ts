@@ -1,0 +1,367 @@
+/**
+ * How the chain watcher's cost grows with the number of watched deposit addresses.
+ *
+ *   npm run build && npx tsc -p bench/tsconfig.json && node dist/bench/watcher-cost.js [--sizes 1,1000,100000] [--blocks 20] [--expired 0]
+ *   (DATABASE_URL: the PostgreSQL server to create its database on; default postgres://postgres@127.0.0.1:5432/postgres)
+ *
+ * 1. Starts a Hardhat node (test/chain/hardhat.config.js) on a free loopback port and deploys the test
+ *    USDT with scripts/local-chain.js; creates a database of its own and starts the built service on it
+ *    with a CHAINS_FILE for that node (test mode, poll 100 ms).
+ * 2. One organization, one wallet, one invoice with a USDT deposit address (the one real watched
+ *    address). For each size N, the other N - 1 watched addresses are added with one set-based INSERT
+ *    (random addresses, watched for a day), then ANALYZE. `--expired N` first adds N addresses whose
+ *    monitoring window has closed (a table that has handed out many addresses over time).
+ * 3. Per size: `--blocks` blocks each holding a token transfer and a native transfer to addresses that
+ *    are not ours, one block also a token transfer to the watched address; then as many empty blocks.
+ *    Each block is mined alone and the bench waits until the watcher's cursor reaches it, so one scan
+ *    is one block.
+ * 4. Reports per scan, for both kinds of block: `chain_scan_seconds` (mean, from the service's
+ *    /metrics), CPU of the service process (/proc/<pid>/stat utime + stime), and what does not depend on
+ *    the machine's load: rows of deposit_addresses PostgreSQL read (pg_stat_user_tables seq_tup_read +
+ *    idx_tup_fetch) and the EXPLAIN (ANALYZE, BUFFERS) of the watcher's address statements at that size
+ *    (generic plans, as the service's sessions run them).
+ *    Prints a table and one JSON line.
+ */
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { AddressInfo, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { Address, createPublicClient, createTestClient, createWalletClient, http, parseAbi, PublicClient, TestClient } from 'viem';
+import { HDKey, mnemonicToAccount } from 'viem/accounts';
+import { mnemonicToSeedSync } from '@scure/bip39';
+import { LOAD_ADDRESSES_MAX, WATCHED_AMONG_SQL, WATCHED_UP_TO_SQL } from '../src/modules/rails/persistence/watched-addresses';
+
+const argv = process.argv.slice(2);
+const opt = (name: string, fallback: string) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : fallback;
+};
+const ROOT = join(__dirname, '..', '..');
+const MAIN = join(ROOT, 'dist', 'src', 'main.js');
+const SIZES = opt('sizes', '1,1000,100000').split(',').map(Number);
+const BLOCKS = Number(opt('blocks', '20'));
+/** Addresses handed out earlier whose monitoring window has closed (not watched, still in the table). */
+const EXPIRED = Number(opt('expired', '0'));
+const SERVER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const MNEMONIC = 'test test test test test test test test test test test junk';
+const ADMIN = 'watcher-bench-admin-token-0123456789';
+const CHAIN = { id: 31337, name: 'Local', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [] as string[] } } };
+const ABI = parseAbi(['function transfer(address to, uint256 value) returns (bool)']);
+const TICKS = 100; // clock ticks per second of /proc/<pid>/stat (getconf CLK_TCK on Linux)
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function randomAddress(): string {
+  let hex = '';
+  for (let i = 0; i < 40; i++) hex += Math.floor(Math.random() * 16).toString(16);
+  return `0x${hex}`;
+}
+
+async function waitFor<T>(what: string, check: () => Promise<T | null>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check().catch(() => null);
+    if (value !== null && value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+/** utime + stime of a process, in milliseconds. */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
+}
+
+async function scanMetrics(baseUrl: string): Promise<{ sum: number; count: number }> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  const sum = Number(/^chain_scan_seconds_sum\{[^}]*network="ethereum"[^}]*\} ([\d.e+-]+)$/m.exec(text)?.[1] ?? 0);
+  const count = Number(/^chain_scan_seconds_count\{[^}]*network="ethereum"[^}]*\} (\d+)$/m.exec(text)?.[1] ?? 0);
+  return { sum, count };
+}
+
+async function depositRowsRead(db: Client): Promise<number> {
+  // Other sessions report their table counters at most once a second, and when idle after 10 s at the latest.
+  const [row] = (
+    await db.query(`SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) AS n FROM pg_stat_user_tables WHERE relname = 'deposit_addresses'`)
+  ).rows as Array<{ n: string }>;
+  return Number(row?.n ?? 0);
+}
+
+interface Explained {
+  statement: string;
+  ms: number;
+  rows_read: number;
+  buffers: number;
+  plan: string[];
+}
+
+interface PlanNode {
+  'Node Type': string;
+  'Index Name'?: string;
+  'Actual Rows'?: number;
+  'Rows Removed by Filter'?: number;
+  'Rows Removed by Index Recheck'?: number;
+  'Shared Hit Blocks'?: number;
+  'Shared Read Blocks'?: number;
+  Plans?: PlanNode[];
+}
+
+function scanned(node: PlanNode): { rows: number; nodes: string[] } {
+  const own = /Scan/.test(node['Node Type'])
+    ? (node['Actual Rows'] ?? 0) + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0)
+    : 0;
+  const name = /Scan/.test(node['Node Type']) ? [`${node['Node Type']}${node['Index Name'] ? ` ${node['Index Name']}` : ''}`] : [];
+  const children = (node.Plans ?? []).map(scanned);
+  return { rows: own + children.reduce((a, c) => a + c.rows, 0), nodes: [...name, ...children.flatMap((c) => c.nodes)] };
+}
+
+/**
+ * The watcher's address statements (persistence/deposit-addresses.repository.ts, the very text it
+ * sends), explained at this size as the service's sessions plan them: prepared, generic plans.
+ */
+async function explainAddressLookups(db: Client, candidates: string[]): Promise<Explained[]> {
+  const now = new Date().toISOString();
+  const statements: Array<[string, string, string, string]> = [
+    [
+      `watchedUpTo (the set when at most ${LOAD_ADDRESSES_MAX}, else ${LOAD_ADDRESSES_MAX + 1} rows)`,
+      'bench_up_to',
+      WATCHED_UP_TO_SQL,
+      `'test', 'ethereum', '${now}', ${LOAD_ADDRESSES_MAX + 1}`,
+    ],
+    [
+      `watchedAmong (${candidates.length} recipients of a block)`,
+      'bench_among',
+      WATCHED_AMONG_SQL,
+      `'test', 'ethereum', ARRAY[${candidates.map((c) => `'${c}'`).join(', ')}]::text[], '${now}'`,
+    ],
+  ];
+  await db.query(`SET plan_cache_mode = force_generic_plan`);
+  const out: Explained[] = [];
+  for (const [name, handle, sql, args] of statements) {
+    await db.query(`DEALLOCATE ALL`);
+    await db.query(`PREPARE ${handle} AS ${sql}`);
+    const { rows } = await db.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE ${handle}(${args})`);
+    const plan = (rows[0] as { 'QUERY PLAN': Array<{ Plan: PlanNode; 'Execution Time': number }> })['QUERY PLAN'][0];
+    const s = scanned(plan.Plan);
+    const buffers = (n: PlanNode): number => (n['Shared Hit Blocks'] ?? 0) + (n['Shared Read Blocks'] ?? 0);
+    out.push({ statement: name, ms: Number(plan['Execution Time'].toFixed(3)), rows_read: s.rows, buffers: buffers(plan.Plan), plan: s.nodes });
+  }
+  await db.query(`DEALLOCATE ALL`);
+  await db.query(`RESET plan_cache_mode`);
+  return out;
+}
+
+interface Phase {
+  scans: number;
+  scan_ms: number;
+  cpu_ms_per_scan: number;
+  deposit_rows_read_per_scan: number;
+}
+
+/** The node and the service this run started: stopped at the end, or when the run is interrupted. */
+const children: ChildProcess[] = [];
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+    process.exit(130);
+  });
+}
+
+async function main(): Promise<void> {
+  const admin = new Client({ connectionString: SERVER_URL });
+  await admin.connect();
+  const dbName = `ipa_watchbench_${Date.now()}`;
+  await admin.query(`CREATE DATABASE ${dbName}`);
+  const dbUrl = new URL(SERVER_URL);
+  dbUrl.pathname = `/${dbName}`;
+  try {
+    // The chain and its token.
+    const rpcPort = await freePort();
+    const rpcUrl = `http://127.0.0.1:${rpcPort}`;
+    const node = spawn(
+      process.execPath,
+      [
+        join(ROOT, 'node_modules', 'hardhat', 'internal', 'cli', 'cli.js'),
+        'node',
+        '--config',
+        join(ROOT, 'test', 'chain', 'hardhat.config.js'),
+        '--hostname',
+        '127.0.0.1',
+        '--port',
+        String(rpcPort),
+      ],
+      { cwd: ROOT, env: { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true' }, stdio: 'ignore' },
+    );
+    children.push(node);
+    const transport = http(rpcUrl, { retryCount: 0 });
+    const chain: PublicClient = createPublicClient({ chain: CHAIN, transport });
+    const test: TestClient = createTestClient({ chain: CHAIN, mode: 'hardhat', transport });
+    await waitFor('the hardhat node', async () => (await chain.getChainId()) || null);
+    const usdt = execFileSync(process.execPath, [join(ROOT, 'scripts', 'local-chain.js'), 'deploy', rpcUrl], { encoding: 'utf8' }).trim() as Address;
+    const sender = mnemonicToAccount(MNEMONIC, { addressIndex: 0 });
+    const wallet = createWalletClient({ chain: CHAIN, account: sender, transport });
+
+    // The service.
+    const chainsFile = join(mkdtempSync(join(tmpdir(), 'ipa-watchbench-')), 'chains.json');
+    writeFileSync(
+      chainsFile,
+      JSON.stringify({ test: { ethereum: { rpc_url: rpcUrl, chain_id: 31337, tokens: { usdt }, poll_interval_ms: 100, confirmations: 12 } } }),
+    );
+    const port = await freePort();
+    const service = spawn(process.execPath, [MAIN], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        NODE_ENV: 'test',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        DATABASE_URL: dbUrl.toString(),
+        ADMIN_API_TOKEN: ADMIN,
+        DEMO_ORGANIZATION: 'false',
+        CHAINS_FILE: chainsFile,
+        WEB_CONCURRENCY: '1',
+        RATE_LIMIT_TEST: '100000',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    children.push(service);
+    const baseUrl = `http://127.0.0.1:${port}`;
+    await waitFor('the service', async () => ((await fetch(`${baseUrl}/health/ready`)).status === 200 ? true : null));
+    const call = async (path: string, body: unknown, key?: string) => {
+      const res = await fetch(`${baseUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(key ? { authorization: key } : { 'x-admin-token': ADMIN }) },
+        body: JSON.stringify(body),
+      });
+      const json = (await res.json()) as { data: Record<string, unknown> };
+      if (res.status >= 300) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
+      return json.data;
+    };
+    const org = await call('/admin/organizations', { name: 'Watcher bench' });
+    const key = org.test_key as string;
+    const xpub = HDKey.fromMasterSeed(mnemonicToSeedSync(MNEMONIC)).derive(`m/44'/60'/7'`).publicExtendedKey;
+    const walletRow = await call('/wallets', { chain_family: 'evm', xpub }, key);
+    const invoice = await call(
+      '/invoices/create',
+      { customer_email: 'bench@example.com', items: [{ type: 'PAYMENT_INTENT', currency: 'USDT', price: '10' }] },
+      key,
+    );
+    const pay = await call(`/invoices/${invoice.id as string}/payment_address`, { provider_id: 'prov_ethereum_usdt' }, key);
+    const ours = (pay.address as string).toLowerCase();
+
+    const db = new Client({ connectionString: dbUrl.toString() });
+    await db.connect();
+    const cursor = async () =>
+      Number((await db.query(`SELECT block_number FROM chain_cursors WHERE mode = 'test' AND network = 'ethereum'`)).rows[0]?.block_number ?? -1);
+    await waitFor('the watcher cursor', async () => ((await cursor()) >= 0 ? true : null));
+    const servicePid = service.pid!;
+
+    const mineOne = async (transfers: Array<{ to: string; token: boolean }>): Promise<void> => {
+      await test.setAutomine(false);
+      for (const t of transfers) {
+        if (t.token)
+          await wallet.writeContract({ address: usdt, abi: ABI, functionName: 'transfer', args: [t.to as Address, 1_000_000n], chain: CHAIN, account: sender });
+        else await wallet.sendTransaction({ to: t.to as Address, value: 10n ** 15n, chain: CHAIN, account: sender });
+      }
+      await test.mine({ blocks: 1 });
+      await test.setAutomine(true);
+      const height = Number(await chain.getBlockNumber({ cacheTime: 0 }));
+      await waitFor(`the watcher at block ${height}`, async () => ((await cursor()) >= height ? true : null));
+    };
+
+    const measure = async (blocks: Array<Array<{ to: string; token: boolean }>>): Promise<Phase> => {
+      await sleep(11_000); // let every session report its table counters
+      const [m0, c0, r0] = [await scanMetrics(baseUrl), cpuMs(servicePid), await depositRowsRead(db)];
+      for (const transfers of blocks) await mineOne(transfers);
+      const [m1, c1] = [await scanMetrics(baseUrl), cpuMs(servicePid)];
+      await sleep(11_000);
+      const r1 = await depositRowsRead(db);
+      const scans = m1.count - m0.count;
+      return {
+        scans,
+        scan_ms: Number((((m1.sum - m0.sum) / scans) * 1000).toFixed(1)),
+        cpu_ms_per_scan: Number(((c1 - c0) / scans).toFixed(1)),
+        deposit_rows_read_per_scan: Number(((r1 - r0) / scans).toFixed(1)),
+      };
+    };
+
+    const results: Array<{ watched: number; expired: number; with_transfers: Phase; empty: Phase; explain: Explained[] }> = [];
+    let watched = 1;
+    let nextIndex = 1_000_000;
+    const seed = async (count: number, watchUntil: string) => {
+      await db.query(
+        `INSERT INTO deposit_addresses (wallet_id, derivation_index, organization_id, mode, invoice_id, provider_id, network, address, watch_until, created_at)
+         SELECT $1, $2 + g, $3, 'test', 'invoice_bench_' || ($2 + g), 'prov_ethereum_usdt', 'ethereum',
+                '0x' || substr(md5(random()::text), 1, 20) || substr(md5(random()::text), 1, 20), now() + $5::interval, now()
+           FROM generate_series(1, $4) AS g`,
+        [walletRow.id, nextIndex, org.organization_id, count, watchUntil],
+      );
+      nextIndex += count;
+    };
+    if (EXPIRED > 0) {
+      await seed(EXPIRED, '-1 day');
+      await db.query(`ANALYZE deposit_addresses`);
+    }
+    for (const size of SIZES) {
+      if (size > watched) {
+        const add = size - watched;
+        await seed(add, '1 day');
+        watched = size;
+        await db.query(`ANALYZE deposit_addresses`);
+      }
+      const busy = Array.from({ length: BLOCKS }, (_, i) => [
+        { to: i === Math.floor(BLOCKS / 2) ? ours : randomAddress(), token: true },
+        { to: randomAddress(), token: false },
+      ]);
+      const withTransfers = await measure(busy);
+      const empty = await measure(Array.from({ length: BLOCKS }, () => []));
+      const explain = await explainAddressLookups(db, [ours, randomAddress(), randomAddress()]);
+      results.push({ watched, expired: EXPIRED, with_transfers: withTransfers, empty, explain });
+      process.stderr.write(`${JSON.stringify(results[results.length - 1])}\n`);
+    }
+    const payments = (await db.query(`SELECT count(*)::int AS n FROM payments`)).rows[0] as { n: number };
+    await db.end();
+
+    console.log(`\n${EXPIRED} addresses no longer watched in the table`);
+    console.log('watched | scan with transfers | CPU/scan | deposit rows read/scan | empty-block scan | CPU/scan | rows read/scan');
+    for (const r of results) {
+      console.log(
+        `${r.watched} | ${r.with_transfers.scan_ms} ms | ${r.with_transfers.cpu_ms_per_scan} ms | ${r.with_transfers.deposit_rows_read_per_scan} | ${r.empty.scan_ms} ms | ${r.empty.cpu_ms_per_scan} ms | ${r.empty.deposit_rows_read_per_scan}`,
+      );
+      for (const e of r.explain) console.log(`    ${e.statement}: ${e.ms} ms, ${e.rows_read} rows read, ${e.buffers} buffers, ${e.plan.join(' + ')}`);
+    }
+    console.log(JSON.stringify({ blocks_per_phase: BLOCKS, payments_recorded: payments.n, results }));
+  } finally {
+    for (const child of children.reverse()) {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await new Promise((r) => setTimeout(r, 500));
+        if (child.exitCode === null) child.kill('SIGKILL');
+      }
+    }
+    await sleep(500);
+    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
+    await admin.end();
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,23 @@
+/**
+ * The watcher's reads of the watched deposit addresses, as plain statements (no framework imports, so
+ * the bench and the plan test explain the very text the service sends).
+ */
+
+/**
+ * Up to this many watched addresses the watcher loads them and lets the node filter Transfer logs on
+ * the `to` topic; above it, it reads every transfer of the range and looks the recipients up (indexed).
+ */
+export const LOAD_ADDRESSES_MAX = 500;
+
+export const COLUMNS = 'wallet_id, derivation_index, organization_id, mode, invoice_id, provider_id, network, address, watch_until, created_at';
+/**
+ * Still watched at $3 (null watch_until: without end), written as the expression of
+ * deposit_addresses_watching_idx so the watched set is an index range: addresses whose window closed
+ * are never read, however many there are.
+ */
+const WATCHED_AT_3 = `COALESCE(watch_until, 'infinity'::timestamptz) > $3`;
+/** The watcher's statements (also explained by bench/watcher-cost.ts and test/e2e/rails/watched-lookup.e2e-spec.ts). */
+export const WATCHED_UP_TO_SQL = `SELECT ${COLUMNS} FROM deposit_addresses WHERE mode = $1 AND network = $2 AND ${WATCHED_AT_3}
+  ORDER BY COALESCE(watch_until, 'infinity'::timestamptz) DESC LIMIT $4`;
+export const WATCHED_AMONG_SQL = `SELECT ${COLUMNS} FROM deposit_addresses
+  WHERE mode = $1 AND network = $2 AND address = ANY($3::text[]) AND (watch_until IS NULL OR watch_until > $4)`;

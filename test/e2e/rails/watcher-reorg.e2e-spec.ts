@@ -1,0 +1,233 @@
+import { expectSuccess } from '../../support/envelope';
+import { IsolatedService } from '../../support/isolated';
+import { linesWith, runCli } from '../../support/server';
+import { eventually, WebhookReceiver } from '../../support/webhook-receiver';
+import { createInvoice, shortState } from '../payments/payments-helpers';
+import { ChainSetup, merchant, paymentAddress, paymentsOf, startChain, startWatchingService, units, waitForPayments } from './chain-helpers';
+
+interface Event {
+  type: string;
+  data: { object: { id: string; status?: string; substatus?: string | null }; previous_attributes?: Record<string, unknown> };
+}
+
+/** The organization's events, oldest first. */
+async function eventsOf(api: Parameters<typeof paymentsOf>[0]): Promise<Event[]> {
+  return (expectSuccess(await api.post('/events', { limit: 100 })).items as Event[]).reverse();
+}
+
+describe('the chain watcher when a reorg takes a payment out and the same transaction comes back, or goes deeper than its confirmations', () => {
+  let setup: ChainSetup;
+  let service: IsolatedService;
+  let receiver: WebhookReceiver;
+  beforeAll(async () => {
+    setup = await startChain();
+    service = await startWatchingService(setup);
+    receiver = await WebhookReceiver.start();
+  }, 120_000);
+  afterAll(async () => {
+    await receiver?.stop();
+    await service?.stop();
+    await setup?.chain.stop();
+  });
+
+  it('keeps one payment when the reorg puts its transaction in a later block at another log index', async () => {
+    const { chain, usdt } = setup;
+    const shop = await merchant(service);
+    const invoiceId = await createInvoice(shop.test, '10', 'USDT');
+    const pay = await paymentAddress(shop.test, invoiceId);
+    const raw = await chain.signTokenTransfer(usdt, 5, pay.address, units('10', 6));
+    const snapshot = await chain.test.snapshot();
+    const hash = await chain.sendRaw(raw);
+    const first = await chain.receipt(hash);
+    await chain.mine(1);
+    const [seen] = await waitForPayments(shop.test, invoiceId, (p) => p.length === 1 && p[0].confirmations >= 2);
+    expect(seen).toMatchObject({ status: 'PENDING', idempotency_key: `ethereum:${hash}:${first.logs[0].logIndex}` });
+
+    // A fork replaces those blocks: its first block holds another token transfer (paying a higher tip,
+    // so it comes first) and then the same transaction; the fork is longer than the chain it replaces.
+    await chain.test.revert({ id: snapshot });
+    await chain.test.setAutomine(false);
+    try {
+      await chain.sendRaw(await chain.signTokenTransfer(usdt, 6, chain.account(7).address, 1n, 5_000_000_000n));
+      expect(await chain.sendRaw(raw)).toBe(hash);
+      await chain.mine(4);
+    } finally {
+      await chain.test.setAutomine(true);
+    }
+    const again = await chain.receipt(hash);
+    expect(again.blockNumber).toBe(first.blockNumber);
+    expect(again.blockHash).not.toBe(first.blockHash);
+    expect(again.logs[0].logIndex).not.toBe(first.logs[0].logIndex);
+
+    // The rescan finds it under another key: it adopts the payment (confirmations counted from the new block).
+    await eventually(async () => {
+      const head = await chain.blockNumber();
+      const [p] = await paymentsOf(shop.test, invoiceId);
+      expect(p.confirmations).toBe(Number(head - again.blockNumber + 1n));
+    });
+    await chain.mine(8);
+    const done = await waitForPayments(shop.test, invoiceId, (p) => p.some((x) => x.status === 'COMPLETED'));
+    expect(done).toHaveLength(1);
+    expect(done[0]).toMatchObject({ id: seen.id, status: 'COMPLETED', confirmations: 12 });
+    expect(await shortState(shop.test, invoiceId)).toMatchObject({ status: 'COMPLETED', substatus: null });
+    // A few more blocks: still one payment, never cancelled.
+    await chain.mine(3);
+    await new Promise((r) => setTimeout(r, 600));
+    expect(await paymentsOf(shop.test, invoiceId)).toHaveLength(1);
+    const statuses = (await eventsOf(shop.test)).filter((e) => e.type.startsWith('payment.') && e.data.object.id === seen.id).map((e) => e.data.object.status);
+    expect(statuses).not.toContain('CANCELLED');
+  });
+
+  it('reinstates a payment cancelled by a reorg when the same transaction is mined again, with its events', async () => {
+    const { chain, usdt } = setup;
+    const shop = await merchant(service);
+    const endpoint = `/reinstated-${shop.id}`;
+    expectSuccess(
+      await shop.test.post('/webhooks', { url: receiver.url(endpoint), event_types: ['payment.updated', 'invoice.updated', 'invoice.completed'] }),
+      201,
+    );
+    const invoiceId = await createInvoice(shop.test, '12', 'USDT');
+    const pay = await paymentAddress(shop.test, invoiceId);
+    const raw = await chain.signTokenTransfer(usdt, 5, pay.address, units('12', 6));
+    const snapshot = await chain.test.snapshot();
+    const hash = await chain.sendRaw(raw);
+    const first = await chain.receipt(hash);
+    const [seen] = await waitForPayments(shop.test, invoiceId, (p) => p.length === 1);
+    expect(seen.status).toBe('PENDING');
+
+    // The block is replaced by a longer fork without the transaction: the payment is cancelled.
+    await chain.test.revert({ id: snapshot });
+    await chain.mine(3);
+    await waitForPayments(shop.test, invoiceId, (p) => p[0].status === 'CANCELLED');
+    expect((await shortState(shop.test, invoiceId)).status).toBe('PENDING');
+
+    // The same transaction is mined again later: the same payment comes back, PENDING, then COMPLETED.
+    expect(await chain.sendRaw(raw)).toBe(hash);
+    const again = await chain.receipt(hash);
+    expect(again.blockNumber).toBeGreaterThan(first.blockNumber);
+    const [back] = await waitForPayments(shop.test, invoiceId, (p) => p[0].status === 'PENDING');
+    expect(back).toMatchObject({ id: seen.id, confirmations: 1 });
+    expect((await shortState(shop.test, invoiceId)).status).toBe('WAITING_FOR_CONFIRMATIONS');
+    await chain.mine(11);
+    const done = await waitForPayments(shop.test, invoiceId, (p) => p[0].status === 'COMPLETED');
+    expect(done).toHaveLength(1);
+    expect(done[0]).toMatchObject({ id: seen.id, confirmations: 12 });
+    expect(await shortState(shop.test, invoiceId)).toMatchObject({ status: 'COMPLETED', substatus: null });
+
+    // payment.updated: CANCELLED (from PENDING), PENDING again (from CANCELLED), ..., COMPLETED; the invoice followed.
+    const moves = (await eventsOf(shop.test))
+      .filter((e) => e.type === 'payment.updated' && e.data.object.id === seen.id && e.data.previous_attributes?.status)
+      .map((e) => `${e.data.previous_attributes!.status}->${e.data.object.status}`);
+    expect(moves).toEqual(['PENDING->CANCELLED', 'CANCELLED->PENDING', 'PENDING->COMPLETED']);
+    const invoiceMoves = (await eventsOf(shop.test))
+      .filter((e) => e.type === 'invoice.updated' && e.data.object.id === invoiceId)
+      .map((e) => `${e.data.previous_attributes!.status as string}->${e.data.object.status}`);
+    expect(invoiceMoves).toEqual([
+      'PENDING->WAITING_FOR_CONFIRMATIONS',
+      'WAITING_FOR_CONFIRMATIONS->PENDING',
+      'PENDING->WAITING_FOR_CONFIRMATIONS',
+      'WAITING_FOR_CONFIRMATIONS->COMPLETED',
+    ]);
+    // Each of them delivered to the merchant's endpoint (deliveries may arrive in any order).
+    const hooks = await receiver.waitFor(
+      (all) => all.filter((w) => w.path === endpoint && w.json.type === 'invoice.updated' && w.json.data.object.id === invoiceId).length >= 4,
+    );
+    const delivered = hooks
+      .filter((w) => w.path === endpoint && w.json.type === 'invoice.updated' && w.json.data.object.id === invoiceId)
+      .map((w) => `${w.json.data.previous_attributes.status}->${w.json.data.object.status}`);
+    expect([...delivered].sort()).toEqual([...invoiceMoves].sort());
+    expect(hooks.some((w) => w.path === endpoint && w.json.type === 'payment.updated' && w.json.data.previous_attributes.status === 'CANCELLED')).toBe(true);
+    expect(linesWith(service.server, 'chain_payment_reinstated').some((l) => l.includes(seen.id))).toBe(true);
+  });
+
+  it('cancels COMPLETED payments when a reorg goes deeper than their confirmations: the invoice is recomputed and the events sent', async () => {
+    const { chain, usdt } = setup;
+    const shop = await merchant(service);
+    const set = await runCli(
+      ['provider:confirmations', '--org', shop.id, '--provider', 'prov_ethereum_usdt', '--count', '2', '--mode', 'test'],
+      service.cliEnv,
+    );
+    expect(set.code).toBe(0);
+    const endpoint = `/reversed-${shop.id}`;
+    expectSuccess(await shop.test.post('/webhooks', { url: receiver.url(endpoint), event_types: ['payment.updated', 'invoice.updated'] }), 201);
+    const full = await createInvoice(shop.test, '10', 'USDT');
+    const part = await createInvoice(shop.test, '10', 'USDT');
+    const [payFull, payPart] = [await paymentAddress(shop.test, full), await paymentAddress(shop.test, part)];
+
+    const snapshot = await chain.test.snapshot();
+    await chain.receipt(await chain.sendToken(usdt, 1, payFull.address, units('10', 6)));
+    await chain.receipt(await chain.sendToken(usdt, 2, payPart.address, units('4', 6)));
+    await chain.mine(1);
+    const [paidFull] = await waitForPayments(shop.test, full, (p) => p[0]?.status === 'COMPLETED');
+    const [paidPart] = await waitForPayments(shop.test, part, (p) => p[0]?.status === 'COMPLETED');
+    expect(paidFull.required_confirmations).toBe(2);
+    expect(await shortState(shop.test, full)).toMatchObject({ status: 'COMPLETED', substatus: null });
+    expect(await shortState(shop.test, part)).toMatchObject({ status: 'PARTIALLY_PAID', substatus: 'PAID_PARTIAL' });
+
+    // Three blocks deep, then replaced by a longer fork without either transaction.
+    await chain.test.revert({ id: snapshot });
+    await chain.mine(5);
+    const [reversedFull] = await waitForPayments(shop.test, full, (p) => p[0].status === 'CANCELLED');
+    const [reversedPart] = await waitForPayments(shop.test, part, (p) => p[0].status === 'CANCELLED');
+    expect([reversedFull.id, reversedPart.id]).toEqual([paidFull.id, paidPart.id]);
+    // A COMPLETED invoice stays COMPLETED (final) and says its payment was reversed; the part-paid one is unpaid again.
+    expect(await shortState(shop.test, full)).toMatchObject({ status: 'COMPLETED', substatus: 'PAYMENT_REVERSED' });
+    expect(await shortState(shop.test, part)).toMatchObject({ status: 'PENDING', substatus: null });
+
+    // Delivered asynchronously: wait for both reversals and both invoices' last updates.
+    const hooks = await receiver.waitFor((all) => {
+      const here = all.filter((w) => w.path === endpoint);
+      const cancelled = here.filter((w) => w.json.type === 'payment.updated' && w.json.data.object.status === 'CANCELLED').length;
+      const reversed = here.some(
+        (w) => w.json.type === 'invoice.updated' && w.json.data.object.id === full && w.json.data.object.substatus === 'PAYMENT_REVERSED',
+      );
+      const reopened = here.some((w) => w.json.type === 'invoice.updated' && w.json.data.object.id === part && w.json.data.object.status === 'PENDING');
+      return cancelled >= 2 && reversed && reopened;
+    });
+    const mine = hooks.filter((w) => w.path === endpoint);
+    for (const payment of [paidFull, paidPart]) {
+      const reversal = mine.find((w) => w.json.type === 'payment.updated' && w.json.data.object.id === payment.id && w.json.data.object.status === 'CANCELLED');
+      expect(reversal?.json.data.previous_attributes).toMatchObject({ status: 'COMPLETED' });
+    }
+    const invoiceUpdate = (id: string) => mine.filter((w) => w.json.type === 'invoice.updated' && w.json.data.object.id === id).map((w) => w.json.data.object);
+    expect(invoiceUpdate(full).pop()).toMatchObject({ status: 'COMPLETED', substatus: 'PAYMENT_REVERSED' });
+    expect(invoiceUpdate(part).pop()).toMatchObject({ status: 'PENDING', substatus: null });
+    const errors = linesWith(service.server, 'chain_payment_reversed');
+    expect(errors.filter((l) => l.includes(paidFull.id) || l.includes(paidPart.id))).toHaveLength(2);
+    expect(errors.every((l) => l.includes('"level":50'))).toBe(true);
+
+    // The invoice can be paid again on the new chain; the reversed payment stays cancelled.
+    await chain.sendToken(usdt, 1, payPart.address, units('10', 6));
+    await chain.mine(1);
+    await waitForPayments(shop.test, part, (p) => p.length === 2 && p[1].status === 'COMPLETED');
+    expect(await shortState(shop.test, part)).toMatchObject({ status: 'COMPLETED' });
+  });
+
+  it('does not bring back a payment a provider cancelled when its transaction returns after a reorg', async () => {
+    const { chain, usdt } = setup;
+    const shop = await merchant(service);
+    const invoiceId = await createInvoice(shop.test, '7', 'USDT');
+    const pay = await paymentAddress(shop.test, invoiceId);
+    const raw = await chain.signTokenTransfer(usdt, 5, pay.address, units('7', 6));
+    const snapshot = await chain.test.snapshot();
+    const hash = await chain.sendRaw(raw);
+    await chain.receipt(hash);
+    const [seen] = await waitForPayments(shop.test, invoiceId, (p) => p.length === 1);
+    // Cancelled by a provider report (here the test helper), not by the chain: a final status.
+    expectSuccess(await shop.test.post(`/test_helpers/payments/${seen.id}/status`, { status: 'CANCELLED' }));
+
+    await chain.test.revert({ id: snapshot });
+    await chain.mine(3);
+    await eventually(async () => expect(linesWith(service.server, 'chain_payment_cancelled').some((l) => l.includes(seen.id))).toBe(true));
+    expect(await chain.sendRaw(raw)).toBe(hash);
+    await chain.receipt(hash);
+    await chain.mine(11);
+    await eventually(async () =>
+      expect(linesWith(service.server, 'chain_report_refused').some((l) => l.includes(seen.id) && l.includes('invalid_state_transition'))).toBe(true),
+    );
+    const payments = await paymentsOf(shop.test, invoiceId);
+    expect(payments).toHaveLength(1);
+    expect(payments[0]).toMatchObject({ id: seen.id, status: 'CANCELLED' });
+    expect((await shortState(shop.test, invoiceId)).status).toBe('PENDING');
+  });
+});
