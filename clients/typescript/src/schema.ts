@@ -1364,7 +1364,7 @@ export interface components {
             /** @enum {string} */
             status: "PENDING" | "COMPLETED" | "VOIDED" | "PROCESSING" | "WAITING_FOR_CONFIRMATIONS" | "PARTIALLY_PAID";
             /** @enum {string|null} */
-            substatus: "PAID_OVER" | "PAID_PARTIAL" | "MARKED_PAID" | "EXPIRED" | "PAID_LATE" | null;
+            substatus: "PAID_OVER" | "PAID_PARTIAL" | "MARKED_PAID" | "EXPIRED" | "PAID_LATE" | "PAYMENT_REVERSED" | null;
             currency: components["schemas"]["Currency"];
             price: string;
             price_usd: string;
@@ -1533,7 +1533,7 @@ export interface components {
             /** @enum {string} */
             status: "PENDING" | "COMPLETED" | "VOIDED" | "PROCESSING" | "WAITING_FOR_CONFIRMATIONS" | "PARTIALLY_PAID";
             /** @enum {string|null} */
-            substatus: "PAID_OVER" | "PAID_PARTIAL" | "MARKED_PAID" | "EXPIRED" | "PAID_LATE" | null;
+            substatus: "PAID_OVER" | "PAID_PARTIAL" | "MARKED_PAID" | "EXPIRED" | "PAID_LATE" | "PAYMENT_REVERSED" | null;
             /**
              * @description UTC, YYYY-MM-DD HH:MM:SS
              * @example 2026-11-21 10:00:00
