@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
 import { AppConfig } from '../../../shared/config/app-config';
-import { EventOutbox } from '../../../shared/events/outbox';
+import { EventOutbox, PendingEvent } from '../../../shared/events/outbox';
 import { InvoiceView, invoiceView } from '../dto/invoice.views';
 import type { InvoiceRecord } from '../persistence/invoice.record';
 import { InvoicesRepository } from '../persistence/invoices.repository';
@@ -31,8 +31,19 @@ export class InvoiceEvents {
     await this.outbox.record(m, scope, 'invoice.expired', this.view(record));
   }
 
-  async created(m: EntityManager, scope: Scope, invoice: InvoiceRecord): Promise<void> {
-    await this.outbox.record(m, scope, 'invoice.created', this.view(invoice));
+  /** `invoice.created`, its row to be written by the invoice's own insert (`InvoicesRepository.insertInvoice`); `written` after it. */
+  created(scope: Scope, invoice: InvoiceRecord): PendingEvent {
+    return this.outbox.prepare(scope, 'invoice.created', this.view(invoice));
+  }
+
+  /** After the statement that wrote a prepared event's row: the outbox's subscribers, with the same manager. */
+  async written(m: EntityManager, event: PendingEvent): Promise<void> {
+    await this.outbox.written(m, event);
+  }
+
+  /** True when writing an event needs a transaction around it (the outbox has subscribers that write). */
+  get needTransaction(): boolean {
+    return this.outbox.hasSubscribers;
   }
 
   /**

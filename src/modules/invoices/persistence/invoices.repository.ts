@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
+import type { PendingEvent } from '../../../shared/events/outbox';
 import { keysetPage } from '../../../shared/db/keyset-page';
 import type { Currency } from '../../../shared/money/currency';
 import { Amount, fromDb, renderAmount } from '../../../shared/money/money';
@@ -8,7 +9,7 @@ import type { InvoiceStatus, InvoiceSubstatus } from '../domain/invoice-status';
 import { InvoiceCalculationRecord } from './invoice-calculation.record';
 import { InvoiceItemRecord } from './invoice-item.record';
 import { InvoiceRecord } from './invoice.record';
-import { INSERT_INVOICE_SQL, INVOICE_COLUMNS, READ_INVOICE_BY_ID_SQL, READ_INVOICE_SCOPED_SQL } from './invoice-sql';
+import { INSERT_INVOICE_SQL, INSERT_INVOICE_WITH_EVENT_SQL, INVOICE_COLUMNS, READ_INVOICE_BY_ID_SQL, READ_INVOICE_SCOPED_SQL } from './invoice-sql';
 import { invoiceListRequest, InvoiceListFilter } from './invoice-list';
 import type { CurrencyChangeWindow } from '../domain/currency-change';
 
@@ -156,11 +157,18 @@ function accessWhere(access: InvoiceAccess, params: unknown[]): string {
 export class InvoicesRepository {
   /**
    * Writes a new invoice with its items and calculation lines in one statement (one round trip;
-   * a single statement is atomic, so it needs no surrounding transaction of its own).
+   * a single statement is atomic, so it needs no surrounding transaction of its own), and, when
+   * given, its event's row in the same statement (`EventOutbox.prepare`).
    */
-  async insertInvoice(m: EntityManager, invoice: InvoiceRecord, items: InvoiceItemRecord[], calculations: InvoiceCalculationRecord[]): Promise<void> {
+  async insertInvoice(
+    m: EntityManager,
+    invoice: InvoiceRecord,
+    items: InvoiceItemRecord[],
+    calculations: InvoiceCalculationRecord[],
+    event: PendingEvent | null = null,
+  ): Promise<void> {
     const money = (a: Amount | null) => (a === null ? null : renderAmount(a));
-    await m.query(INSERT_INVOICE_SQL, [
+    const values = [
       invoice.id,
       invoice.organizationId,
       invoice.mode,
@@ -196,7 +204,8 @@ export class InvoicesRepository {
       calculations.map((c) => renderAmount(c.price)),
       calculations.map((c) => JSON.stringify(c.details)),
       invoice.expiresAt ?? null,
-    ]);
+    ];
+    await m.query(event ? INSERT_INVOICE_WITH_EVENT_SQL : INSERT_INVOICE_SQL, event ? [...values, ...event.values] : values);
   }
 
   /** The invoice and, when asked, its items and calculation lines, in one query (null when not there). */
