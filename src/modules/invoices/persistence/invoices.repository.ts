@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
-import type { PendingEvent } from '../../../shared/events/outbox';
+import { PendingEvent, withEventRow } from '../../../shared/events/outbox';
+import { prepared } from '../../../shared/db/prepared';
 import { keysetPage } from '../../../shared/db/keyset-page';
 import type { Currency } from '../../../shared/money/currency';
 import { Amount, fromDb, renderAmount } from '../../../shared/money/money';
@@ -153,6 +154,10 @@ function accessWhere(access: InvoiceAccess, params: unknown[]): string {
   return ` AND organization_id = $${params.length - 1} AND mode = $${params.length}`;
 }
 
+const UPDATE_STATUS_SQL = `UPDATE invoices SET status = $4, substatus = $5, updated_at = $6 WHERE id = $1 AND organization_id = $2 AND mode = $3`;
+/** The status update with an event's row (the invoice's invoice.updated) written by the same statement. */
+const UPDATE_STATUS_WITH_EVENT_SQL = prepared('invoice_status_event', withEventRow(UPDATE_STATUS_SQL, 6));
+
 @Injectable()
 export class InvoicesRepository {
   /**
@@ -277,15 +282,10 @@ export class InvoicesRepository {
     status: InvoiceStatus,
     substatus: InvoiceSubstatus | null,
     at: Date,
+    event: PendingEvent | null = null,
   ): Promise<void> {
-    await m.query(`UPDATE invoices SET status = $4, substatus = $5, updated_at = $6 WHERE id = $1 AND organization_id = $2 AND mode = $3`, [
-      invoice.id,
-      invoice.organizationId,
-      invoice.mode,
-      status,
-      substatus,
-      at,
-    ]);
+    const values = [invoice.id, invoice.organizationId, invoice.mode, status, substatus, at];
+    await m.query(event ? UPDATE_STATUS_WITH_EVENT_SQL : UPDATE_STATUS_SQL, event ? [...values, ...event.values] : values);
   }
 
   /** A currency change: the calculation lines are rewritten and the totals follow. */

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
+import { prepared } from '../../../shared/db/prepared';
+import { PendingEvent, withEventRow } from '../../../shared/events/outbox';
 import { keysetPage } from '../../../shared/db/keyset-page';
 import type { Currency } from '../../../shared/money/currency';
 import { Amount, fromDb, renderAmount } from '../../../shared/money/money';
@@ -57,6 +59,17 @@ function accessWhere(access: PaymentAccess, params: unknown[]): string {
   return ` AND organization_id = $${params.length - 1} AND mode = $${params.length}`;
 }
 
+const INSERT_PAYMENT_SQL = prepared(
+  'payment_insert',
+  `INSERT INTO payments (id, organization_id, mode, provider_id, invoice_id, currency, price, price_usd, rates_snapshot_id,
+                         status, idempotency_key, happened_at, created_at, updated_at, confirmations, required_confirmations)
+   VALUES ($1, $2, $3, $4, $5, $6, $7::numeric, $8::numeric, $9, $10, $11, $12, $13, $14, $15, $16)
+   ON CONFLICT (organization_id, mode, idempotency_key) DO NOTHING
+   RETURNING id`,
+);
+/** The insert above with the payment.created event's row ($17 to $22) written by the same statement. */
+const INSERT_PAYMENT_WITH_EVENT_SQL = prepared('payment_insert_event', withEventRow(INSERT_PAYMENT_SQL, 16));
+
 @Injectable()
 export class PaymentsRepository {
   async find(m: EntityManager, access: PaymentAccess, id: string): Promise<PaymentRecord | null> {
@@ -86,32 +99,38 @@ export class PaymentsRepository {
    * (INSERT ... ON CONFLICT DO NOTHING). Returns true when this call inserted it.
    */
   async insertIfAbsent(m: EntityManager, p: PaymentRecord): Promise<boolean> {
-    const rows: Array<{ id: string }> = await m.query(
-      `INSERT INTO payments (id, organization_id, mode, provider_id, invoice_id, currency, price, price_usd, rates_snapshot_id,
-                             status, idempotency_key, happened_at, created_at, updated_at, confirmations, required_confirmations)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::numeric, $8::numeric, $9, $10, $11, $12, $13, $14, $15, $16)
-       ON CONFLICT (organization_id, mode, idempotency_key) DO NOTHING
-       RETURNING id`,
-      [
-        p.id,
-        p.organizationId,
-        p.mode,
-        p.providerId,
-        p.invoiceId,
-        p.currency,
-        renderAmount(p.price),
-        renderAmount(p.priceUsd),
-        p.ratesSnapshotId,
-        p.status,
-        p.idempotencyKey,
-        p.happenedAt,
-        p.createdAt,
-        p.updatedAt,
-        p.confirmations,
-        p.requiredConfirmations,
-      ],
-    );
+    const rows: Array<{ id: string }> = await m.query(INSERT_PAYMENT_SQL, this.insertValues(p));
     return rows.length === 1;
+  }
+
+  /**
+   * Inserts a payment that has no idempotency key (so nothing it could conflict with) and, in the
+   * same statement, its payment.created event's row (`PaymentEvents.created`).
+   */
+  async insertWithEvent(m: EntityManager, p: PaymentRecord, event: PendingEvent): Promise<void> {
+    if (p.idempotencyKey !== null) throw new Error('insertWithEvent: a payment with an idempotency key may already exist; use insertIfAbsent');
+    await m.query(INSERT_PAYMENT_WITH_EVENT_SQL, [...this.insertValues(p), ...event.values]);
+  }
+
+  private insertValues(p: PaymentRecord): unknown[] {
+    return [
+      p.id,
+      p.organizationId,
+      p.mode,
+      p.providerId,
+      p.invoiceId,
+      p.currency,
+      renderAmount(p.price),
+      renderAmount(p.priceUsd),
+      p.ratesSnapshotId,
+      p.status,
+      p.idempotencyKey,
+      p.happenedAt,
+      p.createdAt,
+      p.updatedAt,
+      p.confirmations,
+      p.requiredConfirmations,
+    ];
   }
 
   async updateStatus(m: EntityManager, p: PaymentRecord, status: PaymentStatus, at: Date, confirmations: number = p.confirmations): Promise<void> {
