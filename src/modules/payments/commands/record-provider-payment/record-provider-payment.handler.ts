@@ -13,7 +13,7 @@ import { applyConfirmations, MAX_CONFIRMATIONS } from '../../domain/confirmation
 import { initialPaymentStatus, movePayment, PaymentStatus } from '../../domain/payment-status';
 import { settle, Settlement } from '../../domain/settlement';
 import type { PaymentRecord } from '../../persistence/payment.record';
-import { PaymentsRepository } from '../../persistence/payments.repository';
+import { PaymentsRepository, SettlingPayment } from '../../persistence/payments.repository';
 import { PaymentEvents } from '../payment-events';
 import { PaymentReports, PricedReport } from './payment-reports';
 import { PaymentConfirmationsReport, PaymentStatusReport, RecordedPayment, RecordProviderPaymentCommand } from './record-provider-payment.command';
@@ -94,10 +94,11 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
           previousConfirmations: fresh.confirmations,
         };
         if (key === null) {
-          // Nothing to conflict with: the payment and its payment.created event are one statement.
+          // Nothing to conflict with: the payment, its payment.created event and the settlement's read of
+          // the invoice's payments are one statement.
           const event = this.paymentEvents.created(scope, fresh);
-          await this.repo.insertWithEvent(m, fresh, event);
-          return this.written(m, scope, invoice, created, event);
+          const settling = await this.repo.insertForSettling(m, fresh, event);
+          return this.written(m, scope, invoice, created, { event, settling });
         }
         if (!existing && (await this.repo.insertIfAbsent(m, fresh))) return this.written(m, scope, invoice, created);
         // Reported before (or by a concurrent report that just committed): the same payment.
@@ -228,14 +229,20 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
    * payment changed (recorded before the invoice's own events), and, when its status changed, the
    * settlement of the invoice from all its payments (domain/settlement.ts) for invoices to apply.
    */
-  private async written(m: EntityManager, scope: Scope, invoice: PayableInvoice, w: PaymentWrite, event: PendingEvent | null = null): Promise<Written> {
+  private async written(
+    m: EntityManager,
+    scope: Scope,
+    invoice: PayableInvoice,
+    w: PaymentWrite,
+    inserted: { event: PendingEvent; settling: SettlingPayment[] } | null = null,
+  ): Promise<Written> {
     const changed = w.created || w.statusChanged || w.confirmationsChanged;
-    // `event`: its row was written with the payment's (insertWithEvent).
-    if (event) await this.paymentEvents.written(m, event);
+    // `inserted`: the event's row was written with the payment's, and the invoice's payments read (insertForSettling).
+    if (inserted) await this.paymentEvents.written(m, inserted.event);
     else if (changed) await this.paymentEvents.recorded(m, scope, w.payment, w.previousStatus, w.created, w.previousConfirmations);
     let totals: Settlement | null = null;
     if (w.created || w.statusChanged) {
-      const payments = await this.repo.settling(m, scope, invoice.id);
+      const payments = inserted?.settling ?? (await this.repo.settling(m, scope, invoice.id));
       totals = settle(
         payments.map((p) => {
           const provider = findCatalogProvider(p.providerId);
