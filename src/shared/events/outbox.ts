@@ -4,7 +4,10 @@ import type { Scope } from '../auth/request-context';
 import { prepared } from '../db/prepared';
 import { newId } from '../ids/ids';
 import { Clock } from '../time/clock';
+import { EVENT_COLUMNS } from './event-row';
 import type { EventType } from './event-types';
+
+export { EVENT_ROW_VALUES, withEventRow } from './event-row';
 
 export interface RecordEventOptions {
   /**
@@ -31,25 +34,7 @@ export interface OutboxEvent extends RecordedEvent {
  */
 export type OutboxSubscriber = (m: EntityManager, event: OutboxEvent) => Promise<void>;
 
-const EVENT_COLUMNS = 'id, organization_id, mode, type, data, created_at';
 const INSERT_EVENT_SQL = prepared('event_insert', `INSERT INTO events (${EVENT_COLUMNS}) VALUES ($1, $2, $3, $4, $5::jsonb, $6)`);
-
-/** The number of values an event row takes (the last ones of a statement made by `withEventRow`). */
-export const EVENT_ROW_VALUES = 6;
-
-/**
- * `sql` (one statement, with `count` parameters) with the insert of an event row added as a
- * data-modifying CTE whose values are parameters count+1 to count+6: a change and its event are
- * then one statement, one round trip, atomic on its own. Used at module load to declare prepared
- * statements; the values come from `EventOutbox.prepare`.
- */
-export function withEventRow(sql: string, count: number): string {
-  const p = (i: number) => `$${count + i}`;
-  const insert = `recorded_event AS (INSERT INTO events (${EVENT_COLUMNS}) VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}::jsonb, ${p(6)}))`;
-  const text = sql.trim();
-  if (/^WITH\s+RECURSIVE\s/i.test(text)) throw new Error('withEventRow: WITH RECURSIVE is not supported');
-  return /^WITH\s/i.test(text) ? `WITH ${insert},\n${text.slice(4).trimStart()}` : `WITH ${insert}\n${text}`;
-}
 
 /** An event whose row a combined statement (`withEventRow`) writes: the event and its row's values. */
 export interface PendingEvent {
