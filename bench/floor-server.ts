@@ -1,8 +1,7 @@
 /**
  * The raw floor: a plain node:http server with a pg pool running the very SQL the service runs for
- * creating an invoice (one PAYMENT_INTENT item, three calculation lines, one statement, and its
- * invoice.created event with the look-up of webhook endpoints, in one transaction, when the build has
- * the event outbox) and for
+ * creating an invoice (one PAYMENT_INTENT item, three calculation lines and, when the build has the
+ * event outbox, its invoice.created event's row, all in one statement) and for
  * reading one with its items and calculations (one query), with no framework, no validation, no
  * authentication and no logging. The benchmark measures the service against it in the same run.
  * FLOOR_PREPARED=1 sends the same statements as named (prepared) statements, as the service does.
@@ -12,7 +11,7 @@
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import { Pool } from 'pg';
 import { newId } from '../src/shared/ids/ids';
-import { INSERT_INVOICE_SQL, READ_INVOICE_SCOPED_SQL } from '../src/modules/invoices/persistence/invoice-sql';
+import { INSERT_INVOICE_SQL, INSERT_INVOICE_WITH_EVENT_SQL, READ_INVOICE_SCOPED_SQL } from '../src/modules/invoices/persistence/invoice-sql';
 
 const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.FLOOR_POOL ?? 20) });
 const org = process.env.FLOOR_ORG ?? 'org_bench_042';
@@ -94,36 +93,19 @@ async function create(input: { items: Array<{ currency: string; price: string }>
     await pool.query(sql('invoice_insert', INSERT_INVOICE_SQL, params));
     return id;
   }
-  // As EventOutbox.record: the event row, then the endpoints that want it (none in the benchmark).
-  const c = await pool.connect();
-  try {
-    await c.query('BEGIN');
-    await c.query(sql('invoice_insert', INSERT_INVOICE_SQL, params));
-    await c.query(
-      sql('event_insert', `INSERT INTO events (id, organization_id, mode, type, data, created_at) VALUES ($1, $2, $3, $4, $5::jsonb, $6)`, [
-        newId('event'),
-        org,
-        mode,
-        'invoice.created',
-        JSON.stringify({ object: { id, status: 'PENDING', currency: item.currency, price, customer_email: input.customer_email ?? null } }),
-        now,
-      ]),
-    );
-    await c.query(
-      sql(
-        'event_endpoints',
-        `SELECT id FROM webhook_endpoints WHERE organization_id = $1 AND mode = $2 AND enabled AND deleted_at IS NULL
-                     AND ('*' = ANY(event_types) OR $3 = ANY(event_types)) ORDER BY id`,
-        [org, mode, 'invoice.created'],
-      ),
-    );
-    await c.query('COMMIT');
-  } catch (e) {
-    await c.query('ROLLBACK').catch(() => undefined);
-    throw e;
-  } finally {
-    c.release();
-  }
+  // As the service: the invoice and its invoice.created event's row in one statement (webhook deliveries
+  // come from the trigger on events; none in the benchmark), atomic on its own.
+  await pool.query(
+    sql('invoice_insert_event', INSERT_INVOICE_WITH_EVENT_SQL, [
+      ...params,
+      newId('event'),
+      org,
+      mode,
+      'invoice.created',
+      JSON.stringify({ object: { id, status: 'PENDING', currency: item.currency, price, customer_email: input.customer_email ?? null } }),
+      now,
+    ]),
+  );
   return id;
 }
 

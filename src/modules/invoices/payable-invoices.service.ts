@@ -81,9 +81,11 @@ export class PayableInvoices {
   ): Promise<{ invoice: PayableInvoice; result: T; change: InvoiceStateChange | null } | null> {
     const locked = await this.repo.lock(m, access, invoiceId);
     if (!locked) return null;
-    const invoice = payableOf((await this.clocks.applyDue(m, locked, now)).invoice);
+    // The locked row with any due clock move written: what a read of it in this transaction returns.
+    const current = (await this.clocks.applyDue(m, locked, now)).invoice;
+    const invoice = payableOf(current);
     const { result, totals } = await work(invoice);
-    const change = totals ? await this.applyPayments(m, invoice, totals, now) : null;
+    const change = totals ? await this.applyPayments(m, current, totals, now) : null;
     return { invoice, result, change };
   }
 
@@ -92,7 +94,8 @@ export class PayableInvoices {
    * and VOIDED invoices never change status: a payment for them is still recorded by the caller (a
    * chain reorg reversing a payment of a COMPLETED invoice only changes its substatus).
    */
-  private async applyPayments(m: EntityManager, invoice: PayableInvoice, totals: InvoicePaymentsTotals, at: Date): Promise<InvoiceStateChange | null> {
+  private async applyPayments(m: EntityManager, current: InvoiceRecord, totals: InvoicePaymentsTotals, at: Date): Promise<InvoiceStateChange | null> {
+    const invoice = payableOf(current);
     const next = nextStatusForPayments({
       current: invoice.status,
       priceUsd: invoice.priceUsd,
@@ -105,11 +108,14 @@ export class PayableInvoices {
     });
     if (!next) return null;
     const scope: Scope = { organizationId: invoice.organizationId as Scope['organizationId'], mode: invoice.mode };
-    const current = await this.repo.find(m, scope, invoice.id);
-    if (!current) throw new Error(`invoice ${invoice.id} vanished while locked`);
-    await this.repo.updateStatus(m, invoice, next.status, next.substatus, at);
-    // invoice.updated (and invoice.completed), in the payment's transaction.
-    await this.events.changed(m, scope, this.events.view(current));
+    // invoice.updated (and invoice.completed), in the payment's transaction: the row is locked, so
+    // its state after the update is the locked record with the columns the update writes, and the
+    // first event's row is written by the update's own statement.
+    const updated: InvoiceRecord = { ...current, status: next.status, substatus: next.substatus, updatedAt: at };
+    const [first, ...more] = this.events.changes(scope, this.events.view(current), updated);
+    await this.repo.updateStatus(m, invoice, next.status, next.substatus, at, first ?? null);
+    for (const event of more) await this.events.insert(m, event);
+    for (const event of first ? [first, ...more] : []) await this.events.written(m, event);
     // An invoice falling back to PENDING (its payment failed) meets its clocks at once (with their own events).
     const { invoice: after } = await this.clocks.applyDue(m, { ...invoice, ...next, updatedAt: at }, at);
     return { status: after.status, substatus: after.substatus, previousStatus: invoice.status, previousSubstatus: invoice.substatus };

@@ -7,7 +7,6 @@ import { SealStoredSecretsHandler } from './commands/seal-stored-secrets/seal-st
 import { RotateWebhookSecretHandler } from './commands/rotate-webhook-secret/rotate-webhook-secret.handler';
 import { UpdateWebhookEndpointHandler } from './commands/update-webhook-endpoint/update-webhook-endpoint.handler';
 import { WebhookDispatcher } from './dispatch/webhook-dispatcher';
-import { WebhookFanOut } from './dispatch/webhook-fan-out';
 import { WebhookUrlPolicy } from './dispatch/webhook-url-policy';
 import { WebhookDeliveriesRepository } from './persistence/webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from './persistence/webhook-endpoints.repository';
@@ -17,8 +16,9 @@ import { ListWebhookEndpointsHandler } from './queries/list-webhook-endpoints/li
 import { WebhooksController } from './webhooks.controller';
 
 /**
- * Webhook endpoints, the outbox subscriber that queues a delivery per subscribed endpoint when an
- * event is recorded (WebhookFanOut), and the dispatcher that sends committed deliveries.
+ * Webhook endpoints and the dispatcher that sends committed deliveries. A delivery per subscribed
+ * endpoint is queued by the database as each event row is inserted, in the writer's statement and
+ * transaction (trigger `events_webhook_fan_out`, migration 1763703100000-webhook-fan-out-trigger).
  */
 @Module({
   imports: [HealthModule],
@@ -28,7 +28,6 @@ import { WebhooksController } from './webhooks.controller';
     WebhookDeliveriesRepository,
     WebhookUrlPolicy,
     WebhookDispatcher,
-    WebhookFanOut,
     CreateWebhookEndpointHandler,
     UpdateWebhookEndpointHandler,
     DeleteWebhookEndpointHandler,

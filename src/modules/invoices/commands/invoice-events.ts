@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
 import { AppConfig } from '../../../shared/config/app-config';
-import { EventOutbox } from '../../../shared/events/outbox';
+import { EventOutbox, PendingEvent } from '../../../shared/events/outbox';
 import { InvoiceView, invoiceView } from '../dto/invoice.views';
 import type { InvoiceRecord } from '../persistence/invoice.record';
 import { InvoicesRepository } from '../persistence/invoices.repository';
@@ -31,8 +31,19 @@ export class InvoiceEvents {
     await this.outbox.record(m, scope, 'invoice.expired', this.view(record));
   }
 
-  async created(m: EntityManager, scope: Scope, invoice: InvoiceRecord): Promise<void> {
-    await this.outbox.record(m, scope, 'invoice.created', this.view(invoice));
+  /** `invoice.created`, its row to be written by the invoice's own insert (`InvoicesRepository.insertInvoice`); `written` after it. */
+  created(scope: Scope, invoice: InvoiceRecord): PendingEvent {
+    return this.outbox.prepare(scope, 'invoice.created', this.view(invoice));
+  }
+
+  /** After the statement that wrote a prepared event's row: the outbox's subscribers, with the same manager. */
+  async written(m: EntityManager, event: PendingEvent): Promise<void> {
+    await this.outbox.written(m, event);
+  }
+
+  /** True when writing an event needs a transaction around it (the outbox has subscribers that write). */
+  get needTransaction(): boolean {
+    return this.outbox.hasSubscribers;
   }
 
   /**
@@ -42,18 +53,38 @@ export class InvoiceEvents {
   async changed(m: EntityManager, scope: Scope, before: InvoiceView): Promise<void> {
     const record = await this.repo.find(m, scope, before.id);
     if (!record) throw new Error(`invoice ${before.id} vanished inside its own transaction`);
-    const after = this.view(record);
+    for (const event of this.changes(scope, before, record)) {
+      await this.outbox.insert(m, event);
+      await this.outbox.written(m, event);
+    }
+  }
+
+  /**
+   * The events `changed` records, for a writer that knows the invoice's record after its change
+   * without reading it back (the row it locked, with the columns it writes): `invoice.updated` with
+   * the changed fields' earlier values, then `invoice.completed` or `invoice.voided`. None when
+   * nothing the merchant sees changed. The writer inserts their rows (the first with its own update,
+   * `InvoicesRepository.updateStatus`) and then calls `written` for each, in order.
+   */
+  changes(scope: Scope, before: InvoiceView, afterRecord: InvoiceRecord): PendingEvent[] {
+    const after = this.view(afterRecord);
     const previous: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(before)) {
       if (JSON.stringify(value) !== JSON.stringify((after as unknown as Record<string, unknown>)[key])) previous[key] = value;
     }
-    if (Object.keys(previous).length === 0) return;
-    await this.outbox.record(m, scope, 'invoice.updated', after, { previousAttributes: previous });
+    if (Object.keys(previous).length === 0) return [];
+    const events = [this.outbox.prepare(scope, 'invoice.updated', after, { previousAttributes: previous })];
     if (after.status !== before.status && after.status === 'COMPLETED') {
-      await this.outbox.record(m, scope, 'invoice.completed', after, { previousAttributes: previous });
+      events.push(this.outbox.prepare(scope, 'invoice.completed', after, { previousAttributes: previous }));
     }
     if (after.status !== before.status && after.status === 'VOIDED') {
-      await this.outbox.record(m, scope, 'invoice.voided', after, { previousAttributes: previous });
+      events.push(this.outbox.prepare(scope, 'invoice.voided', after, { previousAttributes: previous }));
     }
+    return events;
+  }
+
+  /** Inserts a prepared event's row by itself (the events `changes` returned beyond the first). */
+  insert(m: EntityManager, event: PendingEvent): Promise<void> {
+    return this.outbox.insert(m, event);
   }
 }

@@ -4,6 +4,7 @@
  * statements with the same parameters as the service. All three are prepared statements.
  */
 import { prepared } from '../../../shared/db/prepared';
+import { withEventRow } from '../../../shared/events/outbox';
 
 /**
  * One statement writes the invoice, its items and its calculation lines (data-modifying CTEs):
@@ -39,6 +40,9 @@ SELECT c.id, $2, $3, $1, c.invoice_item_id, c.title, c.calculation_type, c.idx, 
   FROM unnest($24::text[], $25::text[], $26::text[], $27::text[], $28::int[], $29::int[], $30::text[], $31::text[], $32::text[], $33::text[], $34::text[])
        AS c(id, invoice_item_id, title, calculation_type, idx, position, currency, initial_price, price_delta, price, details)`,
 );
+
+/** The insert above with the invoice.created event's row written by the same statement ($36 to $41). */
+export const INSERT_INVOICE_WITH_EVENT_SQL = prepared('invoice_insert_event', withEventRow(INSERT_INVOICE_SQL, 35));
 
 const ITEMS_JSON = `(SELECT coalesce(json_agg(json_build_object(
     'id', it.id, 'organization_id', it.organization_id, 'mode', it.mode, 'invoice_id', it.invoice_id, 'type', it.type,

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
+import { PendingEvent, withEventRow } from '../../../shared/events/outbox';
+import { prepared } from '../../../shared/db/prepared';
 import { keysetPage } from '../../../shared/db/keyset-page';
 import type { Currency } from '../../../shared/money/currency';
 import { Amount, fromDb, renderAmount } from '../../../shared/money/money';
@@ -8,7 +10,7 @@ import type { InvoiceStatus, InvoiceSubstatus } from '../domain/invoice-status';
 import { InvoiceCalculationRecord } from './invoice-calculation.record';
 import { InvoiceItemRecord } from './invoice-item.record';
 import { InvoiceRecord } from './invoice.record';
-import { INSERT_INVOICE_SQL, INVOICE_COLUMNS, READ_INVOICE_BY_ID_SQL, READ_INVOICE_SCOPED_SQL } from './invoice-sql';
+import { INSERT_INVOICE_SQL, INSERT_INVOICE_WITH_EVENT_SQL, INVOICE_COLUMNS, READ_INVOICE_BY_ID_SQL, READ_INVOICE_SCOPED_SQL } from './invoice-sql';
 import { invoiceListRequest, InvoiceListFilter } from './invoice-list';
 import type { CurrencyChangeWindow } from '../domain/currency-change';
 
@@ -152,15 +154,26 @@ function accessWhere(access: InvoiceAccess, params: unknown[]): string {
   return ` AND organization_id = $${params.length - 1} AND mode = $${params.length}`;
 }
 
+const UPDATE_STATUS_SQL = `UPDATE invoices SET status = $4, substatus = $5, updated_at = $6 WHERE id = $1 AND organization_id = $2 AND mode = $3`;
+/** The status update with an event's row (the invoice's invoice.updated) written by the same statement. */
+const UPDATE_STATUS_WITH_EVENT_SQL = prepared('invoice_status_event', withEventRow(UPDATE_STATUS_SQL, 6));
+
 @Injectable()
 export class InvoicesRepository {
   /**
    * Writes a new invoice with its items and calculation lines in one statement (one round trip;
-   * a single statement is atomic, so it needs no surrounding transaction of its own).
+   * a single statement is atomic, so it needs no surrounding transaction of its own), and, when
+   * given, its event's row in the same statement (`EventOutbox.prepare`).
    */
-  async insertInvoice(m: EntityManager, invoice: InvoiceRecord, items: InvoiceItemRecord[], calculations: InvoiceCalculationRecord[]): Promise<void> {
+  async insertInvoice(
+    m: EntityManager,
+    invoice: InvoiceRecord,
+    items: InvoiceItemRecord[],
+    calculations: InvoiceCalculationRecord[],
+    event: PendingEvent | null = null,
+  ): Promise<void> {
     const money = (a: Amount | null) => (a === null ? null : renderAmount(a));
-    await m.query(INSERT_INVOICE_SQL, [
+    const values = [
       invoice.id,
       invoice.organizationId,
       invoice.mode,
@@ -196,7 +209,8 @@ export class InvoicesRepository {
       calculations.map((c) => renderAmount(c.price)),
       calculations.map((c) => JSON.stringify(c.details)),
       invoice.expiresAt ?? null,
-    ]);
+    ];
+    await m.query(event ? INSERT_INVOICE_WITH_EVENT_SQL : INSERT_INVOICE_SQL, event ? [...values, ...event.values] : values);
   }
 
   /** The invoice and, when asked, its items and calculation lines, in one query (null when not there). */
@@ -268,15 +282,10 @@ export class InvoicesRepository {
     status: InvoiceStatus,
     substatus: InvoiceSubstatus | null,
     at: Date,
+    event: PendingEvent | null = null,
   ): Promise<void> {
-    await m.query(`UPDATE invoices SET status = $4, substatus = $5, updated_at = $6 WHERE id = $1 AND organization_id = $2 AND mode = $3`, [
-      invoice.id,
-      invoice.organizationId,
-      invoice.mode,
-      status,
-      substatus,
-      at,
-    ]);
+    const values = [invoice.id, invoice.organizationId, invoice.mode, status, substatus, at];
+    await m.query(event ? UPDATE_STATUS_WITH_EVENT_SQL : UPDATE_STATUS_SQL, event ? [...values, ...event.values] : values);
   }
 
   /** A currency change: the calculation lines are rewritten and the totals follow. */

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
-import { EventOutbox } from '../../../shared/events/outbox';
+import { EventOutbox, PendingEvent } from '../../../shared/events/outbox';
 import type { PaymentStatus } from '../domain/payment-status';
 import { paymentView } from '../dto/payment.views';
 import type { PaymentRecord } from '../persistence/payment.record';
@@ -15,6 +15,16 @@ export class PaymentEvents {
     @Inject(EventOutbox) private readonly outbox: EventOutbox,
   ) {}
 
+  /** payment.created for a payment about to be inserted, its row written by the payment's own insert (`PaymentsRepository.insertWithEvent`). */
+  created(scope: Scope, payment: PaymentRecord): PendingEvent {
+    return this.outbox.prepare(scope, 'payment.created', paymentView(payment, false));
+  }
+
+  /** After the statement that wrote a prepared event's row: the outbox's subscribers, with the same manager. */
+  async written(m: EntityManager, event: PendingEvent): Promise<void> {
+    await this.outbox.written(m, event);
+  }
+
   /**
    * payment.created, or payment.updated with the earlier values of the changed fields; recorded
    * before the invoice's own events, which the settlement records.
@@ -27,13 +37,14 @@ export class PaymentEvents {
     created: boolean,
     previousConfirmations: number,
   ): Promise<void> {
+    if (created) {
+      // The record just inserted is the row as stored (every column written, amounts at the stored scale).
+      await this.outbox.record(m, scope, 'payment.created', paymentView(payment, false));
+      return;
+    }
     const stored = await this.repo.find(m, scope, payment.id);
     if (!stored) throw new Error(`payment ${payment.id} vanished inside its own transaction`);
     const after = paymentView(stored, false);
-    if (created) {
-      await this.outbox.record(m, scope, 'payment.created', after);
-      return;
-    }
     const before = paymentView({ ...payment, status: previousStatus ?? payment.status, confirmations: previousConfirmations }, false) as unknown as Record<
       string,
       unknown

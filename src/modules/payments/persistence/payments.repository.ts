@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
+import { prepared } from '../../../shared/db/prepared';
+import { PendingEvent, withEventRow } from '../../../shared/events/outbox';
 import { keysetPage } from '../../../shared/db/keyset-page';
 import type { Currency } from '../../../shared/money/currency';
 import { Amount, fromDb, renderAmount } from '../../../shared/money/money';
@@ -57,6 +59,56 @@ function accessWhere(access: PaymentAccess, params: unknown[]): string {
   return ` AND organization_id = $${params.length - 1} AND mode = $${params.length}`;
 }
 
+const INSERT_PAYMENT_SQL = prepared(
+  'payment_insert',
+  `INSERT INTO payments (id, organization_id, mode, provider_id, invoice_id, currency, price, price_usd, rates_snapshot_id,
+                         status, idempotency_key, happened_at, created_at, updated_at, confirmations, required_confirmations)
+   VALUES ($1, $2, $3, $4, $5, $6, $7::numeric, $8::numeric, $9, $10, $11, $12, $13, $14, $15, $16)
+   ON CONFLICT (organization_id, mode, idempotency_key) DO NOTHING
+   RETURNING id`,
+);
+/** What a settlement reads of each payment of the invoice. */
+const SETTLING_COLUMNS = 'id, status, price_usd::text AS price_usd, provider_id, happened_at, created_at';
+const SETTLING_SQL = `SELECT ${SETTLING_COLUMNS} FROM payments WHERE organization_id = $1 AND mode = $2 AND invoice_id = $3`;
+
+/**
+ * A payment without an idempotency key (nothing to conflict with), its payment.created event's row
+ * ($17 to $22) and the settlement's read of the invoice's payments, in one statement: the read's
+ * snapshot is taken as the statement starts, so it sees every payment committed before (the caller
+ * holds the invoice's lock, which every payment writer takes first) but not the row this statement
+ * inserts, which is added from the insert's RETURNING.
+ */
+const INSERT_PAYMENT_SETTLING_SQL = prepared(
+  'payment_insert_event_settling',
+  withEventRow(
+    `WITH inserted AS (
+       INSERT INTO payments (id, organization_id, mode, provider_id, invoice_id, currency, price, price_usd, rates_snapshot_id,
+                             status, idempotency_key, happened_at, created_at, updated_at, confirmations, required_confirmations)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::numeric, $8::numeric, $9, $10, $11, $12, $13, $14, $15, $16)
+       RETURNING ${SETTLING_COLUMNS})
+     SELECT * FROM inserted
+     UNION ALL
+     SELECT ${SETTLING_COLUMNS} FROM payments WHERE organization_id = $2 AND mode = $3 AND invoice_id = $5`,
+    16,
+  ),
+);
+
+/** A payment as a settlement of its invoice reads it. */
+export interface SettlingPayment {
+  id: string;
+  status: PaymentStatus;
+  priceUsd: Amount;
+  providerId: string;
+  happenedAt: Date;
+  createdAt: Date;
+}
+
+type SettlingRow = { id: string; status: PaymentStatus; price_usd: string; provider_id: string; happened_at: Date; created_at: Date };
+
+function settlingOf(r: SettlingRow): SettlingPayment {
+  return { id: r.id, status: r.status, priceUsd: fromDb(r.price_usd), providerId: r.provider_id, happenedAt: r.happened_at, createdAt: r.created_at };
+}
+
 @Injectable()
 export class PaymentsRepository {
   async find(m: EntityManager, access: PaymentAccess, id: string): Promise<PaymentRecord | null> {
@@ -86,32 +138,41 @@ export class PaymentsRepository {
    * (INSERT ... ON CONFLICT DO NOTHING). Returns true when this call inserted it.
    */
   async insertIfAbsent(m: EntityManager, p: PaymentRecord): Promise<boolean> {
-    const rows: Array<{ id: string }> = await m.query(
-      `INSERT INTO payments (id, organization_id, mode, provider_id, invoice_id, currency, price, price_usd, rates_snapshot_id,
-                             status, idempotency_key, happened_at, created_at, updated_at, confirmations, required_confirmations)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::numeric, $8::numeric, $9, $10, $11, $12, $13, $14, $15, $16)
-       ON CONFLICT (organization_id, mode, idempotency_key) DO NOTHING
-       RETURNING id`,
-      [
-        p.id,
-        p.organizationId,
-        p.mode,
-        p.providerId,
-        p.invoiceId,
-        p.currency,
-        renderAmount(p.price),
-        renderAmount(p.priceUsd),
-        p.ratesSnapshotId,
-        p.status,
-        p.idempotencyKey,
-        p.happenedAt,
-        p.createdAt,
-        p.updatedAt,
-        p.confirmations,
-        p.requiredConfirmations,
-      ],
-    );
+    const rows: Array<{ id: string }> = await m.query(INSERT_PAYMENT_SQL, this.insertValues(p));
     return rows.length === 1;
+  }
+
+  /**
+   * Inserts a payment that has no idempotency key (so nothing it could conflict with) and, in the
+   * same statement, its payment.created event's row (`PaymentEvents.created`); returns what
+   * `settling` would then return for its invoice (the caller holds the invoice's lock).
+   */
+  async insertForSettling(m: EntityManager, p: PaymentRecord, event: PendingEvent): Promise<SettlingPayment[]> {
+    if (p.idempotencyKey !== null) throw new Error('insertForSettling: a payment with an idempotency key may already exist; use insertIfAbsent');
+    if (p.invoiceId === null) throw new Error('insertForSettling: the payment has no invoice');
+    const rows: SettlingRow[] = await m.query(INSERT_PAYMENT_SETTLING_SQL, [...this.insertValues(p), ...event.values]);
+    return rows.map(settlingOf);
+  }
+
+  private insertValues(p: PaymentRecord): unknown[] {
+    return [
+      p.id,
+      p.organizationId,
+      p.mode,
+      p.providerId,
+      p.invoiceId,
+      p.currency,
+      renderAmount(p.price),
+      renderAmount(p.priceUsd),
+      p.ratesSnapshotId,
+      p.status,
+      p.idempotencyKey,
+      p.happenedAt,
+      p.createdAt,
+      p.updatedAt,
+      p.confirmations,
+      p.requiredConfirmations,
+    ];
   }
 
   async updateStatus(m: EntityManager, p: PaymentRecord, status: PaymentStatus, at: Date, confirmations: number = p.confirmations): Promise<void> {
@@ -153,33 +214,9 @@ export class PaymentsRepository {
    * What settling the invoice needs of each of its payments (domain/settlement.ts), in one round
    * trip; the caller holds the invoice's lock, so the list is complete.
    */
-  async settling(
-    m: EntityManager,
-    scope: Scope,
-    invoiceId: string,
-  ): Promise<
-    Array<{
-      id: string;
-      status: PaymentStatus;
-      priceUsd: Amount;
-      providerId: string;
-      happenedAt: Date;
-      createdAt: Date;
-    }>
-  > {
-    const rows: Array<{ id: string; status: PaymentStatus; price_usd: string; provider_id: string; happened_at: Date; created_at: Date }> = await m.query(
-      `SELECT id, status, price_usd::text AS price_usd, provider_id, happened_at, created_at FROM payments
-        WHERE organization_id = $1 AND mode = $2 AND invoice_id = $3`,
-      [scope.organizationId, scope.mode, invoiceId],
-    );
-    return rows.map((r) => ({
-      id: r.id,
-      status: r.status,
-      priceUsd: fromDb(r.price_usd),
-      providerId: r.provider_id,
-      happenedAt: r.happened_at,
-      createdAt: r.created_at,
-    }));
+  async settling(m: EntityManager, scope: Scope, invoiceId: string): Promise<SettlingPayment[]> {
+    const rows: SettlingRow[] = await m.query(SETTLING_SQL, [scope.organizationId, scope.mode, invoiceId]);
+    return rows.map(settlingOf);
   }
 
   /**

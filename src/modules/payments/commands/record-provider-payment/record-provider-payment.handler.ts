@@ -3,6 +3,7 @@ import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import type { EntityManager } from 'typeorm';
 import type { Scope } from '../../../../shared/auth/request-context';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
+import type { PendingEvent } from '../../../../shared/events/outbox';
 import { InvalidStateTransitionError, NotFoundError, ValidationFailedError } from '../../../../shared/errors/domain-error';
 import { newId } from '../../../../shared/ids/ids';
 import { Clock } from '../../../../shared/time/clock';
@@ -12,7 +13,7 @@ import { applyConfirmations, MAX_CONFIRMATIONS } from '../../domain/confirmation
 import { initialPaymentStatus, movePayment, movePaymentOnChain, PaymentStatus } from '../../domain/payment-status';
 import { settle, Settlement } from '../../domain/settlement';
 import type { PaymentRecord } from '../../persistence/payment.record';
-import { PaymentsRepository } from '../../persistence/payments.repository';
+import { PaymentsRepository, SettlingPayment } from '../../persistence/payments.repository';
 import { PaymentEvents } from '../payment-events';
 import { PaymentReports, PricedReport } from './payment-reports';
 import {
@@ -94,18 +95,24 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
           if (!priced.providerEnabled) throw new ValidationFailedError({ provider_id: `provider ${report.providerId} is disabled for this organization` });
           initialPaymentStatus(priced.status);
         }
-        if (!existing && (await this.repo.insertIfAbsent(m, fresh))) {
-          return this.written(m, scope, invoice, {
-            payment: fresh,
-            previousStatus: null,
-            created: true,
-            statusChanged: true,
-            confirmationsChanged: false,
-            previousConfirmations: fresh.confirmations,
-          });
+        const created: PaymentWrite = {
+          payment: fresh,
+          previousStatus: null,
+          created: true,
+          statusChanged: true,
+          confirmationsChanged: false,
+          previousConfirmations: fresh.confirmations,
+        };
+        if (key === null) {
+          // Nothing to conflict with: the payment, its payment.created event and the settlement's read of
+          // the invoice's payments are one statement.
+          const event = this.paymentEvents.created(scope, fresh);
+          const settling = await this.repo.insertForSettling(m, fresh, event);
+          return this.written(m, scope, invoice, created, { event, settling });
         }
+        if (!existing && (await this.repo.insertIfAbsent(m, fresh))) return this.written(m, scope, invoice, created);
         // Reported before (or by a concurrent report that just committed): the same payment.
-        const payment = existing ?? (await this.repo.lockByIdempotencyKey(m, scope, key!));
+        const payment = existing ?? (await this.repo.lockByIdempotencyKey(m, scope, key));
         if (!payment) throw new Error('idempotent payment vanished');
         if (payment.invoiceId !== invoice.id || payment.providerId !== report.providerId || !payment.price.eq(priced.price)) {
           throw new ValidationFailedError({
@@ -264,12 +271,20 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
    * payment changed (recorded before the invoice's own events), and, when its status changed, the
    * settlement of the invoice from all its payments (domain/settlement.ts) for invoices to apply.
    */
-  private async written(m: EntityManager, scope: Scope, invoice: PayableInvoice, w: PaymentWrite): Promise<Written> {
+  private async written(
+    m: EntityManager,
+    scope: Scope,
+    invoice: PayableInvoice,
+    w: PaymentWrite,
+    inserted: { event: PendingEvent; settling: SettlingPayment[] } | null = null,
+  ): Promise<Written> {
     const changed = w.created || w.statusChanged || w.confirmationsChanged;
-    if (changed) await this.paymentEvents.recorded(m, scope, w.payment, w.previousStatus, w.created, w.previousConfirmations);
+    // `inserted`: the event's row was written with the payment's, and the invoice's payments read (insertForSettling).
+    if (inserted) await this.paymentEvents.written(m, inserted.event);
+    else if (changed) await this.paymentEvents.recorded(m, scope, w.payment, w.previousStatus, w.created, w.previousConfirmations);
     let totals: Settlement | null = null;
     if (w.created || w.statusChanged) {
-      const payments = await this.repo.settling(m, scope, invoice.id);
+      const payments = inserted?.settling ?? (await this.repo.settling(m, scope, invoice.id));
       totals = settle(
         payments.map((p) => {
           const provider = findCatalogProvider(p.providerId);
