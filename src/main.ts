@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import cluster, { Worker } from 'node:cluster';
+import type { Server } from 'node:http';
 import v8 from 'node:v8';
 import type { Logger } from 'pino';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
@@ -115,6 +116,10 @@ async function serve(config: AppConfig, logger: Logger, startedAt: bigint): Prom
   // A worker whose primary is gone stops too.
   if (cluster.isWorker) process.on('disconnect', () => void shutdown('primary gone'));
 
+  const server = app.getHttpServer() as Server;
+  server.keepAliveTimeout = config.HTTP_KEEP_ALIVE_TIMEOUT_MS;
+  // Node expects the headers timeout above the keep-alive one, or a reused connection's next request can be cut.
+  server.headersTimeout = Math.max(server.headersTimeout, config.HTTP_KEEP_ALIVE_TIMEOUT_MS + 1_000);
   await app.listen(config.PORT, config.listenHost);
   // After the migrations: the dispatcher sends webhook deliveries recorded by any instance (or worker),
   // expiries and monitoring windows move on without requests (INVOICE_SWEEP_SECONDS), and the analytics

@@ -222,6 +222,17 @@ export class AppConfig {
   @Max(600_000)
   SHUTDOWN_TIMEOUT_MS = 10_000;
 
+  /**
+   * How long an idle keep-alive connection stays open. It must outlast the idle timeout of whatever
+   * reuses connections to us (a load balancer: 60 s on common ones; clients' pools): when we close a
+   * connection at the moment the other side reuses it, that request fails ("socket hang up", a 502).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1_000)
+  @Max(600_000)
+  HTTP_KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
   /** How long an invoice's quoted rates hold and a payment is expected, unless the invoice sets expires_in_minutes (5 to 43200). */
   @Transform(toInt)
   @IsInt()

@@ -1,5 +1,6 @@
 import { networkInterfaces } from 'node:os';
 import { connect } from 'node:net';
+import { Agent, request } from 'node:http';
 import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
@@ -24,6 +25,38 @@ function accepts(address: string, port: number): Promise<boolean> {
   });
 }
 
+/** GET `path` over `agent` (which keeps its connections): the status, the Keep-Alive header and the local port of the socket used. */
+function getOver(agent: Agent, url: string): Promise<{ status: number; keepAlive: string | undefined; localPort: number | undefined }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent, headers: viaProxy }, (res) => {
+      res.resume();
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, keepAlive: res.headers['keep-alive'] as string | undefined, localPort: req.socket?.localPort }),
+      );
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('keep-alive connections (HTTP_KEEP_ALIVE_TIMEOUT_MS)', () => {
+  it('keeps an idle connection open 65 s by default, longer than a load balancer reuses it, and says so', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const base = process.env.TEST_BASE_URL as string;
+      const first = await getOver(agent, `${base}/health`);
+      expect(first).toMatchObject({ status: 200, keepAlive: 'timeout=65' });
+      // Node's own default closes after 5 s idle: a balancer reusing the connection then would get a reset.
+      await new Promise((done) => setTimeout(done, 5_500));
+      const second = await getOver(agent, `${base}/health`);
+      expect(second.status).toBe(200);
+      expect(second.localPort).toBe(first.localPort);
+    } finally {
+      agent.destroy();
+    }
+  }, 20_000);
+});
+
 describe('/metrics and the API reference in production', () => {
   let closed: IsolatedService;
   let guarded: IsolatedService;
@@ -31,12 +64,21 @@ describe('/metrics and the API reference in production', () => {
   beforeAll(async () => {
     [closed, guarded] = await Promise.all([
       startIsolatedService({ ...PRODUCTION, DOCS_ENABLED: 'false' }),
-      startIsolatedService({ ...PRODUCTION, METRICS_TOKEN }),
+      startIsolatedService({ ...PRODUCTION, METRICS_TOKEN, HTTP_KEEP_ALIVE_TIMEOUT_MS: '2000' }),
     ]);
   }, 120_000);
 
   afterAll(async () => {
     await Promise.all([closed?.stop(), guarded?.stop()]);
+  });
+
+  it('takes the keep-alive timeout from HTTP_KEEP_ALIVE_TIMEOUT_MS', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      expect(await getOver(agent, `${guarded.server.baseUrl}/health`)).toMatchObject({ status: 200, keepAlive: 'timeout=2' });
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('without METRICS_TOKEN answers /metrics 404, as an unknown path', async () => {
