@@ -31,7 +31,7 @@ export async function resolveDatabase(config: AppConfig, allowShared: boolean): 
   if (config.DATABASE_URL) return { url: config.DATABASE_URL, embedded: null, ownsEmbedded: false };
   const running = allowShared ? findRunningEmbedded(config.DATA_DIR) : null;
   if (running) return { url: running, embedded: null, ownsEmbedded: false };
-  const embedded = await startEmbeddedPostgres(config.DATA_DIR, config.DB_POOL_SIZE * config.WEB_CONCURRENCY + 4);
+  const embedded = await startEmbeddedPostgres(config.DATA_DIR, config.dbPoolSize * config.WEB_CONCURRENCY + 4);
   return { url: embedded.url, embedded, ownsEmbedded: true };
 }
 

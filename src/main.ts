@@ -116,7 +116,7 @@ async function serve(config: AppConfig, logger: Logger, startedAt: bigint): Prom
   // A worker whose primary is gone stops too.
   if (cluster.isWorker) process.on('disconnect', () => void shutdown('primary gone'));
 
-  const server = app.getHttpServer() as Server;
+  const server: Server = app.getHttpServer();
   server.keepAliveTimeout = config.HTTP_KEEP_ALIVE_TIMEOUT_MS;
   // Node expects the headers timeout above the keep-alive one, or a reused connection's next request can be cut.
   server.headersTimeout = Math.max(server.headersTimeout, config.HTTP_KEEP_ALIVE_TIMEOUT_MS + 1_000);

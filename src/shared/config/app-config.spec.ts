@@ -22,3 +22,12 @@ describe('client address and body settings', () => {
     expect(config.BODY_LIMIT_BYTES).toBe(1024 * 1024);
   });
 });
+
+describe('database pool size', () => {
+  it('is 10 on a database server and 4 on the embedded database unless DB_POOL_SIZE says otherwise', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/app' }).dbPoolSize).toBe(10);
+    expect(loadConfig({}).dbPoolSize).toBe(4);
+    expect(loadConfig({ DB_POOL_SIZE: '7' }).dbPoolSize).toBe(7);
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/app', DB_POOL_SIZE: '20' }).dbPoolSize).toBe(20);
+  });
+});
