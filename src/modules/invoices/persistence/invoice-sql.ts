@@ -4,7 +4,7 @@
  * statements with the same parameters as the service. All three are prepared statements.
  */
 import { prepared } from '../../../shared/db/prepared';
-import { withEventRow } from '../../../shared/events/outbox';
+import { withEventRow } from '../../../shared/events/event-row';
 
 /**
  * One statement writes the invoice, its items and its calculation lines (data-modifying CTEs):
