@@ -182,6 +182,37 @@ async function serverUser(): Promise<{ uid: number; gid: number } | null> {
   }
 }
 
+/** True when `owner` may pass through directory `dir` (search permission as its user, its group or others). */
+function canEnter(dir: string, owner: { uid: number; gid: number }): boolean {
+  const st = statSync(dir);
+  if (st.uid === owner.uid) return (st.mode & 0o100) !== 0;
+  if (st.gid === owner.gid) return (st.mode & 0o010) !== 0;
+  return (st.mode & 0o001) !== 0;
+}
+
+/**
+ * Started by root, the server runs as the postgres user, which must reach the server's programs and
+ * DATA_DIR through every folder above them. A project under a private folder (root's home, a 0700
+ * temporary folder) would fail later with a bare EACCES: say which folder and what to do instead.
+ */
+function assertServerCanReach(owner: { uid: number; gid: number } | null, targets: { what: string; dir: string }[]): void {
+  if (!owner) return;
+  for (const { what, dir } of targets) {
+    const blocked: string[] = [];
+    for (let d = resolve(dir); ; d = dirname(d)) {
+      if (!canEnter(d, owner)) blocked.push(d);
+      if (dirname(d) === d) break;
+    }
+    if (blocked.length) {
+      const top = blocked[blocked.length - 1];
+      throw new Error(
+        `the embedded PostgreSQL server runs as the "${PG_USER}" user (it never runs as root), and that user cannot enter ${top}, above ${what}; ` +
+          `run the service as a user other than root, move the project (or DATA_DIR) under a folder others may pass through (chmod o+x ${blocked.join(' ')}), or set DATABASE_URL`,
+      );
+    }
+  }
+}
+
 /** A directory `owner` owns and only it can enter (root still can). */
 function privateDir(path: string, owner: { uid: number; gid: number } | null): void {
   mkdirSync(path, { recursive: true, mode: 0o700 });
@@ -339,6 +370,10 @@ export async function startEmbeddedPostgres(dataDirSetting: string, maxConnectio
   }
   const bin = await loadBinaries();
   const owner = await serverUser();
+  assertServerCanReach(owner, [
+    { what: "the server's programs", dir: dirname(bin.initdb) },
+    { what: 'DATA_DIR', dir: dirname(resolve(dataDir)) },
+  ]);
   letServerIn(dataDir, owner);
   const pgDir = join(dataDir, 'postgres');
   const socket = socketDir(dataDir, owner);

@@ -6,7 +6,7 @@ import { Client } from 'pg';
 import { createInvoice, readInvoice } from '../invoices/invoice-helpers';
 import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
-import { ROOT, RunningServer, runCli, startServer } from '../../support/server';
+import { MAIN, ROOT, RunningServer, runCli, startServer } from '../../support/server';
 
 /** TCP ports a process listens on (Linux: its socket inodes matched against /proc/net/tcp{,6}). */
 function listeningTcpPorts(pid: number): number[] {
@@ -211,4 +211,42 @@ describe('embedded default database', () => {
     }
     expect(await gone(pg3!, 1_000)).toBe(true);
   }, 420_000);
+});
+
+/** Root runs the embedded server as the postgres user, which must pass through every folder above DATA_DIR. */
+describe('embedded database under a folder the server user cannot enter', () => {
+  const privateFolder = mkdtempSync(join(tmpdir(), 'ipa-embedded-private-')); // mode 0700, owned by whoever runs the tests
+  const dataDir = join(privateFolder, 'data');
+  afterAll(() => rmSync(privateFolder, { recursive: true, force: true }));
+
+  it('as root: refuses to start, naming the folder and the ways out; as another user: starts', async () => {
+    const asRoot = process.getuid?.() === 0;
+    const child = spawn(process.execPath, [MAIN], {
+      cwd: ROOT,
+      env: { ...(process.env as Record<string, string>), DATABASE_URL: '', DATA_DIR: dataDir, PORT: '0', NODE_ENV: 'development', DEMO_ORGANIZATION: 'false' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+    const listening = async () => {
+      for (let i = 0; i < 600 && !/listening on/.test(output); i++) {
+        if (child.exitCode !== null) return false;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      return /listening on/.test(output);
+    };
+    if (asRoot) {
+      expect(await exited).toBe(1);
+      expect(output).toContain(`cannot enter ${privateFolder}, above DATA_DIR`);
+      expect(output).toContain(`chmod o+x ${privateFolder}`);
+      expect(output).toContain('set DATABASE_URL');
+      expect(existsSync(join(dataDir, 'postgres'))).toBe(false);
+    } else {
+      expect(await listening()).toBe(true);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    }
+  }, 90_000);
 });
