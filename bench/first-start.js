@@ -9,7 +9,7 @@
 // and proportional sets summed (each shared page split between the processes that map it).
 'use strict';
 const { spawn, execFileSync } = require('node:child_process');
-const { mkdtempSync, readFileSync, readdirSync, existsSync } = require('node:fs');
+const { chmodSync, mkdtempSync, readFileSync, readdirSync, existsSync } = require('node:fs');
 const { join, resolve } = require('node:path');
 const { tmpdir } = require('node:os');
 
@@ -113,7 +113,10 @@ async function main() {
   let dir;
   if (cloneArg >= 0) dir = resolve(args[cloneArg + 1]);
   else {
-    dir = join(mkdtempSync(join(tmpdir(), 'first-start-')), 'clone');
+    const parent = mkdtempSync(join(tmpdir(), 'first-start-'));
+    // As a clone in a home folder would be: others may pass through (root runs the database as postgres).
+    chmodSync(parent, 0o755);
+    dir = join(parent, 'clone');
     sh('git', ['clone', '-q', root, dir]);
     sh('npm', ['ci', '--no-audit', '--no-fund'], dir);
   }
