@@ -14,6 +14,8 @@ import type { PayableInvoice } from './queries/get-payable-invoice/get-payable-i
 export interface InvoicePaymentsTotals {
   /** Exact sum of price_usd of the invoice's COMPLETED payments. */
   completedUsd: Amount;
+  /** How far above the price rounding each COMPLETED payment's amount due up may take them (not an overpayment). */
+  roundingUsd?: Amount;
   /** Kind of the provider of the newest still-PENDING payment; null when none is pending. */
   pendingKind: 'crypto' | 'fiat' | null;
   /** A COMPLETED payment happened after the invoice's expires_at. */
@@ -100,6 +102,7 @@ export class PayableInvoices {
       current: invoice.status,
       priceUsd: invoice.priceUsd,
       completedUsd: totals.completedUsd,
+      roundingUsd: totals.roundingUsd,
       pendingKind: totals.pendingKind,
       tolerance: this.tolerance,
       paidLate: totals.paidLate ?? false,

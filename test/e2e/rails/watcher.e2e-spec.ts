@@ -75,9 +75,12 @@ describe('the EVM chain watcher against a real node', () => {
     const hash = await setup.chain.sendNative(2, pay.address, wei);
     const [seen] = await waitForPayments(shop.test, invoiceId, (p) => p.length === 1);
     expect(seen).toMatchObject({ provider_id: 'prov_ethereum_ethereum', currency: 'ETHEREUM', price: pay.amount, idempotency_key: `ethereum:${hash}:native` });
+    // The amount asked was rounded up to a wei, so the payment is worth a hair more than the invoice's 30 USD...
+    expect(new D(seen.price_usd as string).gt(30)).toBe(true);
     await setup.chain.mine(11);
     await waitForPayments(shop.test, invoiceId, (p) => p[0].status === 'COMPLETED');
-    expect((await shortState(shop.test, invoiceId)).status).toBe('COMPLETED');
+    // ...which is the rounding, not an overpayment: paying exactly what was asked is no PAID_OVER.
+    expect(await shortState(shop.test, invoiceId)).toMatchObject({ status: 'COMPLETED', substatus: null });
   });
 
   it('takes a partial payment, then the remainder the address now asks for', async () => {

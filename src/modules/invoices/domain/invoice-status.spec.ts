@@ -90,6 +90,16 @@ describe('nextStatusForPayments', () => {
     ['fiat payment pending', { pendingKind: 'fiat' }, { status: 'PROCESSING', substatus: null }],
     ['exactly covered', { completedUsd: m('100') }, { status: 'COMPLETED', substatus: null }],
     ['over-paid', { completedUsd: m('100.000000000000000000000000000001') }, { status: 'COMPLETED', substatus: 'PAID_OVER' }],
+    [
+      'beyond the price by less than rounding the amounts due up allows',
+      { completedUsd: m('100.0000000000000029'), roundingUsd: m('0.000000000000003') },
+      { status: 'COMPLETED', substatus: null },
+    ],
+    [
+      'beyond the price by more than rounding allows',
+      { completedUsd: m('100.0000000000000031'), roundingUsd: m('0.000000000000003') },
+      { status: 'COMPLETED', substatus: 'PAID_OVER' },
+    ],
     ['short by the smallest unit', { completedUsd: m('99.999999999999999999999999999999') }, { status: 'PARTIALLY_PAID', substatus: 'PAID_PARTIAL' }],
     ['within tolerance', { completedUsd: m('99'), tolerance: m('0.01') }, { status: 'COMPLETED', substatus: null }],
     ['outside tolerance', { completedUsd: m('98.99'), tolerance: m('0.01') }, { status: 'PARTIALLY_PAID', substatus: 'PAID_PARTIAL' }],

@@ -97,6 +97,11 @@ export interface PaymentsSituation {
   priceUsd: Amount;
   /** Sum of price_usd of the invoice's COMPLETED payments. */
   completedUsd: Amount;
+  /**
+   * How far the completed payments may exceed price_usd from rounding alone: each amount due is rounded
+   * up to its currency's smallest unit, so paying it exactly is not an overpayment (default 0).
+   */
+  roundingUsd?: Amount;
   /** Kind of the newest still-PENDING payment, or null when none is pending. */
   pendingKind: 'crypto' | 'fiat' | null;
   /** PAYMENT_TOLERANCE: a fraction between 0 and 1 (default 0). */
@@ -123,7 +128,7 @@ export function nextStatusForPayments(s: PaymentsSituation): StatusChange | null
   if (isFinal(s.current)) return null;
   let next: StatusChange;
   if (s.completedUsd.gt(0) && s.completedUsd.gte(needed)) {
-    next = { status: 'COMPLETED', substatus: s.paidLate ? 'PAID_LATE' : s.completedUsd.gt(s.priceUsd) ? 'PAID_OVER' : null };
+    next = { status: 'COMPLETED', substatus: s.paidLate ? 'PAID_LATE' : overpaid(s) ? 'PAID_OVER' : null };
   } else if (s.completedUsd.gt(0)) {
     next = { status: 'PARTIALLY_PAID', substatus: 'PAID_PARTIAL' };
   } else if (s.pendingKind) {
@@ -147,7 +152,12 @@ export function nextStatusForPayments(s: PaymentsSituation): StatusChange | null
  */
 function reversedCompletion(s: PaymentsSituation, needed: Amount): StatusChange | null {
   const covered = s.completedUsd.gt(0) && s.completedUsd.gte(needed);
-  const substatus: InvoiceSubstatus | null = !covered ? 'PAYMENT_REVERSED' : s.paidLate ? 'PAID_LATE' : s.completedUsd.gt(s.priceUsd) ? 'PAID_OVER' : null;
+  const substatus: InvoiceSubstatus | null = !covered ? 'PAYMENT_REVERSED' : s.paidLate ? 'PAID_LATE' : overpaid(s) ? 'PAID_OVER' : null;
   if (substatus === (s.currentSubstatus ?? null)) return null;
   return { status: 'COMPLETED', substatus };
+}
+
+/** Paid beyond price_usd by more than rounding each amount due up to its smallest unit accounts for. */
+function overpaid(s: PaymentsSituation): boolean {
+  return s.completedUsd.gt(s.priceUsd.add(s.roundingUsd ?? new Money(0)));
 }

@@ -1,12 +1,12 @@
 import { Money } from '../../../shared/money/money';
 import type { PaymentStatus } from './payment-status';
-import { settle, SettlingPayment } from './settlement';
+import { settle, SettlingPayment, unitValueUsd } from './settlement';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 const at = (minutes: number) => new Date(T0 + minutes * 60_000);
 
 function payment(id: string, status: PaymentStatus, usd: string, o: Partial<SettlingPayment> = {}): SettlingPayment {
-  return { id, status, priceUsd: new Money(usd), providerKind: 'crypto', happenedAt: at(0), createdAt: at(0), ...o };
+  return { id, status, priceUsd: new Money(usd), unitUsd: new Money(0), providerKind: 'crypto', happenedAt: at(0), createdAt: at(0), ...o };
 }
 
 describe('settle (an invoice from all its payments)', () => {
@@ -62,5 +62,28 @@ describe('settle (an invoice from all its payments)', () => {
     ['an invoice that never expires', [payment('a', 'COMPLETED', '1', { happenedAt: at(9999) })], null, false],
   ])('paid late: %s', (_name, payments, expiresAt, late) => {
     expect(settle(payments, expiresAt).paidLate).toBe(late);
+  });
+});
+
+describe('rounding allowance (an amount due is rounded up to its smallest unit)', () => {
+  it("is the USD value of one smallest unit at the payment's own rate", () => {
+    // 0.004 ETH worth 10 USD (2,500 USD per ETH): one wei is 2.5e-15 USD
+    expect(unitValueUsd(new Money('0.004'), new Money('10'), 18).toFixed()).toBe('0.0000000000000025');
+    // 9.99 USDT worth 9.99 USD: one unit of 6 decimals is 0.000001 USD
+    expect(unitValueUsd(new Money('9.99'), new Money('9.99'), 6).toFixed()).toBe('0.000001');
+    expect(unitValueUsd(new Money('0'), new Money('0'), 6).toFixed()).toBe('0');
+  });
+
+  it('adds up over the COMPLETED payments only', () => {
+    const s = settle(
+      [
+        payment('a', 'COMPLETED', '5', { unitUsd: new Money('0.000001') }),
+        payment('b', 'COMPLETED', '5', { unitUsd: new Money('0.0000000000000025') }),
+        payment('c', 'PENDING', '5', { unitUsd: new Money('1') }),
+        payment('d', 'CANCELLED', '5', { unitUsd: new Money('1') }),
+      ],
+      null,
+    );
+    expect(s.roundingUsd.toFixed()).toBe('0.0000010000000025');
   });
 });

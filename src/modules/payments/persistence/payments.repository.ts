@@ -68,7 +68,7 @@ const INSERT_PAYMENT_SQL = prepared(
    RETURNING id`,
 );
 /** What a settlement reads of each payment of the invoice. */
-const SETTLING_COLUMNS = 'id, status, price_usd::text AS price_usd, provider_id, happened_at, created_at';
+const SETTLING_COLUMNS = 'id, status, price::text AS price, price_usd::text AS price_usd, provider_id, happened_at, created_at';
 const SETTLING_SQL = `SELECT ${SETTLING_COLUMNS} FROM payments WHERE organization_id = $1 AND mode = $2 AND invoice_id = $3`;
 
 /**
@@ -97,16 +97,26 @@ const INSERT_PAYMENT_SETTLING_SQL = prepared(
 export interface SettlingPayment {
   id: string;
   status: PaymentStatus;
+  /** What was paid, in the payment's currency. */
+  price: Amount;
   priceUsd: Amount;
   providerId: string;
   happenedAt: Date;
   createdAt: Date;
 }
 
-type SettlingRow = { id: string; status: PaymentStatus; price_usd: string; provider_id: string; happened_at: Date; created_at: Date };
+type SettlingRow = { id: string; status: PaymentStatus; price: string; price_usd: string; provider_id: string; happened_at: Date; created_at: Date };
 
 function settlingOf(r: SettlingRow): SettlingPayment {
-  return { id: r.id, status: r.status, priceUsd: fromDb(r.price_usd), providerId: r.provider_id, happenedAt: r.happened_at, createdAt: r.created_at };
+  return {
+    id: r.id,
+    status: r.status,
+    price: fromDb(r.price),
+    priceUsd: fromDb(r.price_usd),
+    providerId: r.provider_id,
+    happenedAt: r.happened_at,
+    createdAt: r.created_at,
+  };
 }
 
 @Injectable()

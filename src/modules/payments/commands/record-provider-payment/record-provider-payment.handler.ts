@@ -11,7 +11,8 @@ import { PayableInvoice, PayableInvoices } from '../../../invoices';
 import { findCatalogProvider, paymentKindOf } from '../../../providers';
 import { applyConfirmations, MAX_CONFIRMATIONS } from '../../domain/confirmations';
 import { initialPaymentStatus, movePayment, movePaymentOnChain, PaymentStatus } from '../../domain/payment-status';
-import { settle, Settlement } from '../../domain/settlement';
+import { settle, Settlement, unitValueUsd } from '../../domain/settlement';
+import { ZERO } from '../../../../shared/money/money';
 import type { PaymentRecord } from '../../persistence/payment.record';
 import { PaymentsRepository, SettlingPayment } from '../../persistence/payments.repository';
 import { PaymentEvents } from '../payment-events';
@@ -288,7 +289,11 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
       totals = settle(
         payments.map((p) => {
           const provider = findCatalogProvider(p.providerId);
-          return { ...p, providerKind: provider ? paymentKindOf(provider) : null };
+          return {
+            ...p,
+            providerKind: provider ? paymentKindOf(provider) : null,
+            unitUsd: provider ? unitValueUsd(p.price, p.priceUsd, provider.decimals) : ZERO,
+          };
         }),
         invoice.expiresAt,
       );
