@@ -9,6 +9,28 @@ export const MAIN = join(ROOT, 'dist', 'src', 'main.js');
 export const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
+/**
+ * Starts the built service with `env` over a test-mode base (no database reachable: port 1) for a start
+ * that is expected to stop on its own, e.g. on a bad setting; its exit code and output (SIGKILLed after 20 s).
+ */
+export function runUntilExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [MAIN], {
+    cwd: ROOT,
+    env: { ...(process.env as Record<string, string>), NODE_ENV: 'test', PORT: '0', HOST: '127.0.0.1', DATABASE_URL: 'postgres://127.0.0.1:1/none', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (d) => (output += d));
+  child.stderr?.on('data', (d) => (output += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  return new Promise((resolveRun) =>
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolveRun({ code, output });
+    }),
+  );
+}
+
 export function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const server = createServer();

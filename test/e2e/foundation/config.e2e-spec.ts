@@ -1,23 +1,4 @@
-import { spawn } from 'node:child_process';
-import { MAIN, ROOT } from '../../support/server';
-
-function start(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [MAIN], {
-    cwd: ROOT,
-    env: { ...(process.env as Record<string, string>), NODE_ENV: 'test', PORT: '0', HOST: '127.0.0.1', DATABASE_URL: 'postgres://127.0.0.1:1/none', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (d) => (output += d));
-  child.stderr?.on('data', (d) => (output += d));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-  return new Promise((resolveRun) =>
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolveRun({ code, output });
-    }),
-  );
-}
+import { runUntilExit as start } from '../../support/server';
 
 describe('configuration checked at start-up', () => {
   it.each([
