@@ -1,6 +1,7 @@
 // The providers module's public surface: other modules and the composition root import only this file.
 export { ProvidersModule } from './providers.module';
 export { GetProvidersQuery, type ScopedProvider } from './queries/get-providers/get-providers.query';
+export { GetProviderTermsQuery, type ProviderTerms } from './queries/get-provider-terms/get-provider-terms.query';
 export {
   ListInvoiceProvidersQuery,
   type AvailableProviderView,

@@ -7,17 +7,25 @@ import { SetProviderConfirmationsHandler } from './commands/set-provider-confirm
 import { SetProviderEnabledHandler } from './commands/set-provider-enabled/set-provider-enabled.handler';
 import { ProviderSettingRecord } from './persistence/provider-setting.record';
 import { ProvidersRepository } from './persistence/providers.repository';
+import { GetProviderTermsHandler } from './queries/get-provider-terms/get-provider-terms.handler';
 import { GetProvidersHandler } from './queries/get-providers/get-providers.handler';
 
 /**
  * Payment providers: the catalog shipped with the service (domain/catalog.ts), each organization's
  * enabled set (provider_settings; CLI provider:disable / provider:enable), the provider images, and
  * GET /providers/{invoice_id}, and per-organization required confirmations (CLI provider:confirmations).
- * Exports on the bus: GetProvidersQuery, ListInvoiceProvidersQuery, SetProviderEnabledCommand, SetProviderConfirmationsCommand.
+ * Exports on the bus: GetProvidersQuery, GetProviderTermsQuery, ListInvoiceProvidersQuery, SetProviderEnabledCommand, SetProviderConfirmationsCommand.
  */
 @Module({
   imports: [TypeOrmModule.forFeature([ProviderSettingRecord])],
   controllers: [ProviderAssetsController, ProvidersController],
-  providers: [ProvidersRepository, GetProvidersHandler, SetProviderEnabledHandler, SetProviderConfirmationsHandler, ListInvoiceProvidersHandler],
+  providers: [
+    ProvidersRepository,
+    GetProvidersHandler,
+    GetProviderTermsHandler,
+    SetProviderEnabledHandler,
+    SetProviderConfirmationsHandler,
+    ListInvoiceProvidersHandler,
+  ],
 })
 export class ProvidersModule {}

@@ -33,6 +33,15 @@ export class ProvidersRepository {
     );
   }
 
+  /** The organization's setting for one provider in one mode (null: none, the provider is enabled with the catalog's terms). */
+  async setting(m: EntityManager, scope: Scope, providerId: string): Promise<Pick<ProviderSettingRow, 'enabled' | 'requiredConfirmations'> | null> {
+    const rows: Array<{ enabled: boolean; required_confirmations: number | null }> = await m.query(
+      `SELECT enabled, required_confirmations FROM provider_settings WHERE organization_id = $1 AND mode = $2 AND provider_id = $3`,
+      [scope.organizationId, scope.mode, providerId],
+    );
+    return rows.length ? { enabled: rows[0].enabled, requiredConfirmations: rows[0].required_confirmations } : null;
+  }
+
   /** Sets (or with null, clears) the organization's required confirmations for one provider; enabled is left as it is. */
   async setRequiredConfirmations(m: EntityManager, organizationId: string, mode: Mode, providerId: string, count: number | null, at: Date): Promise<void> {
     await m.query(

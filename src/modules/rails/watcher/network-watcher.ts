@@ -7,7 +7,7 @@ import type { Scope } from '../../../shared/auth/request-context';
 import { DomainError } from '../../../shared/errors/domain-error';
 import type { Clock } from '../../../shared/time/clock';
 import { RecordProviderPaymentCommand, type PaymentChainReport, type RecordedPayment } from '../../payments';
-import { GetProvidersQuery } from '../../providers';
+import { GetProviderTermsQuery } from '../../providers';
 import type { NetworkConfig } from '../domain/chains-config';
 import type { BlockRef, ChainFollower, IncomingTransfer, WatchedAddresses } from '../domain/payment-rail';
 import { providerIdOf } from '../evm/evm-networks';
@@ -382,7 +382,7 @@ export class NetworkWatcher {
       return;
     }
 
-    const [provider] = await this.deps.queries.execute(new GetProvidersQuery(scope, [providerId]));
+    const provider = await this.deps.queries.execute(new GetProviderTermsQuery(scope, providerId));
     if (!provider) throw new Error(`provider ${providerId} is not in the catalog`);
     const price = new Decimal(transfer.units.toString()).div(new Decimal(10).pow(provider.catalog.decimals)).toFixed();
     try {

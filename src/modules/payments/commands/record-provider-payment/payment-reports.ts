@@ -4,7 +4,7 @@ import type { Scope } from '../../../../shared/auth/request-context';
 import { ValidationFailedError } from '../../../../shared/errors/domain-error';
 import { AMOUNT_PROBLEM_MESSAGES, amountProblem, Amount, parseAmount, roundMoney } from '../../../../shared/money/money';
 import { Clock } from '../../../../shared/time/clock';
-import { GetProvidersQuery, paymentKindOf } from '../../../providers';
+import { GetProviderTermsQuery, paymentKindOf } from '../../../providers';
 import { RatesAsOfQuery } from '../../../rates';
 import { MAX_CONFIRMATIONS } from '../../domain/confirmations';
 import { isPaymentStatus, PaymentStatus } from '../../domain/payment-status';
@@ -41,7 +41,7 @@ export class PaymentReports {
   /** Checks the report and values it in USD at the rates in force when it happened (outside the transaction). */
   async price(scope: Scope, report: NewPaymentReport): Promise<PricedReport> {
     const errors: Record<string, string> = {};
-    const [provider] = await this.queries.execute(new GetProvidersQuery(scope, [report.providerId]));
+    const provider = await this.queries.execute(new GetProviderTermsQuery(scope, report.providerId));
     if (!provider) errors.provider_id = `unknown provider "${report.providerId}"`;
 
     const problem = amountProblem(report.price);
@@ -69,7 +69,7 @@ export class PaymentReports {
 
     const status: PaymentStatus = report.status ?? 'PENDING';
     if (!isPaymentStatus(status)) errors.status = 'must be one of PENDING, COMPLETED, FAILED, CANCELLED';
-    if (Object.keys(errors).length) throw new ValidationFailedError(errors);
+    if (!provider || Object.keys(errors).length) throw new ValidationFailedError(errors);
 
     const catalog = provider.catalog;
     const price = parseAmount(report.price);
@@ -77,12 +77,12 @@ export class PaymentReports {
     return {
       report,
       providerId: catalog.id,
-      providerEnabled: provider.view.enabled,
+      providerEnabled: provider.enabled,
       price,
       status,
       happenedAt,
       currency: catalog.currency,
-      requiredConfirmations: paymentKindOf(catalog) === 'crypto' ? provider.view.required_confirmations : 0,
+      requiredConfirmations: paymentKindOf(catalog) === 'crypto' ? provider.requiredConfirmations : 0,
       priceUsd: roundMoney(price.mul(rates.usd[catalog.currency])),
       ratesSnapshotId: rates.snapshotId,
     };

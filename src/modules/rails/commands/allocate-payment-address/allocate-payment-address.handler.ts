@@ -8,7 +8,7 @@ import { Money, renderAmount, sumAmounts } from '../../../../shared/money/money'
 import { Clock } from '../../../../shared/time/clock';
 import { formatTimestamp } from '../../../../shared/time/time';
 import { GetPayableInvoiceQuery, ListInvoicePaymentsQuery } from '../../../invoices';
-import { GetProvidersQuery } from '../../../providers';
+import { GetProviderTermsQuery } from '../../../providers';
 import { RatesAsOfQuery } from '../../../rates';
 import { stillDue, toUnits } from '../../domain/amount-due';
 import { networkOf } from '../../domain/chains-config';
@@ -39,10 +39,10 @@ export class AllocatePaymentAddressHandler implements ICommandHandler<AllocatePa
     if (!invoice) throw new NotFoundError('invoice');
     const scope: Scope = { organizationId: invoice.organizationId as Scope['organizationId'], mode: invoice.mode };
 
-    const [provider] = await this.queries.execute(new GetProvidersQuery(scope, [providerId]));
+    const provider = await this.queries.execute(new GetProviderTermsQuery(scope, providerId));
     if (!provider) throw new ValidationFailedError({ provider_id: `unknown provider "${providerId}"` }, undefined, 'unknown_provider');
     const catalog = provider.catalog;
-    if (!provider.view.enabled) {
+    if (!provider.enabled) {
       throw new ValidationFailedError({ provider_id: `${catalog.id} is disabled for this organization` }, undefined, 'provider_disabled');
     }
     const route = evmRouteOf(catalog.id);

@@ -1,0 +1,22 @@
+import { Inject } from '@nestjs/common';
+import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import { TransactionRunner } from '../../../../shared/db/transaction-runner';
+import { findCatalogProvider } from '../../domain/catalog';
+import { requiredConfirmationsOf } from '../../dto/provider.views';
+import { ProvidersRepository } from '../../persistence/providers.repository';
+import { GetProviderTermsQuery, ProviderTerms } from './get-provider-terms.query';
+
+@QueryHandler(GetProviderTermsQuery)
+export class GetProviderTermsHandler implements IQueryHandler<GetProviderTermsQuery> {
+  constructor(
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(ProvidersRepository) private readonly repo: ProvidersRepository,
+  ) {}
+
+  async execute({ scope, providerId }: GetProviderTermsQuery): Promise<ProviderTerms | null> {
+    const catalog = findCatalogProvider(providerId);
+    if (!catalog) return null;
+    const setting = await this.repo.setting(this.tx.manager, scope, catalog.id);
+    return { catalog, enabled: setting?.enabled ?? true, requiredConfirmations: requiredConfirmationsOf(catalog, setting ?? undefined) };
+  }
+}
