@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
 import { PendingEvent, withEventRow } from '../../../shared/events/outbox';
-import { prepared } from '../../../shared/db/prepared';
+import { prepared, preparedShape } from '../../../shared/db/prepared';
 import { keysetPage } from '../../../shared/db/keyset-page';
 import type { Currency } from '../../../shared/money/currency';
 import { Amount, fromDb, renderAmount } from '../../../shared/money/money';
@@ -237,7 +237,9 @@ export class InvoicesRepository {
   /** Like find, holding the row lock until the transaction ends; take it before checking a state change. */
   async lock(m: EntityManager, access: InvoiceAccess, id: string): Promise<InvoiceRecord | null> {
     const params: unknown[] = [id];
-    const rows: InvoiceRow[] = await m.query(`SELECT ${INVOICE_COLUMNS} FROM invoices WHERE id = $1${accessWhere(access, params)} FOR UPDATE`, params);
+    // Prepared: every payment write takes this lock first (two shapes: with and without the caller's scope).
+    const sql = preparedShape('invoice_lock', `SELECT ${INVOICE_COLUMNS} FROM invoices WHERE id = $1${accessWhere(access, params)} FOR UPDATE`);
+    const rows: InvoiceRow[] = await m.query(sql, params);
     return rows[0] ? toRecord(rows[0]) : null;
   }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
-import { prepared } from '../../../shared/db/prepared';
+import { prepared, preparedShape } from '../../../shared/db/prepared';
 import { PendingEvent, withEventRow } from '../../../shared/events/outbox';
 import { keysetPage } from '../../../shared/db/keyset-page';
 import type { Currency } from '../../../shared/money/currency';
@@ -67,9 +67,14 @@ const INSERT_PAYMENT_SQL = prepared(
    ON CONFLICT (organization_id, mode, idempotency_key) DO NOTHING
    RETURNING id`,
 );
+/** A reported payment with an idempotency key (every chain payment has one) is first looked up by it. */
+const LOCK_BY_KEY_SQL = prepared(
+  'payment_lock_by_key',
+  `SELECT ${COLUMNS} FROM payments WHERE organization_id = $1 AND mode = $2 AND idempotency_key = $3 FOR UPDATE`,
+);
 /** What a settlement reads of each payment of the invoice. */
 const SETTLING_COLUMNS = 'id, status, price::text AS price, price_usd::text AS price_usd, provider_id, happened_at, created_at';
-const SETTLING_SQL = `SELECT ${SETTLING_COLUMNS} FROM payments WHERE organization_id = $1 AND mode = $2 AND invoice_id = $3`;
+const SETTLING_SQL = prepared('payment_settling', `SELECT ${SETTLING_COLUMNS} FROM payments WHERE organization_id = $1 AND mode = $2 AND invoice_id = $3`);
 
 /**
  * A payment without an idempotency key (nothing to conflict with), its payment.created event's row
@@ -123,23 +128,25 @@ function settlingOf(r: SettlingRow): SettlingPayment {
 export class PaymentsRepository {
   async find(m: EntityManager, access: PaymentAccess, id: string): Promise<PaymentRecord | null> {
     const params: unknown[] = [id];
-    const rows: PaymentRow[] = await m.query(`SELECT ${COLUMNS} FROM payments WHERE id = $1${accessWhere(access, params)}`, params);
+    const rows: PaymentRow[] = await m.query(
+      preparedShape('payment_find', `SELECT ${COLUMNS} FROM payments WHERE id = $1${accessWhere(access, params)}`),
+      params,
+    );
     return rows[0] ? toRecord(rows[0]) : null;
   }
 
   /** Like find, holding the row lock until the transaction ends. */
   async lock(m: EntityManager, scope: Scope, id: string): Promise<PaymentRecord | null> {
     const params: unknown[] = [id];
-    const rows: PaymentRow[] = await m.query(`SELECT ${COLUMNS} FROM payments WHERE id = $1${accessWhere(scope, params)} FOR UPDATE`, params);
+    const rows: PaymentRow[] = await m.query(
+      preparedShape('payment_lock', `SELECT ${COLUMNS} FROM payments WHERE id = $1${accessWhere(scope, params)} FOR UPDATE`),
+      params,
+    );
     return rows[0] ? toRecord(rows[0]) : null;
   }
 
   async lockByIdempotencyKey(m: EntityManager, scope: Scope, key: string): Promise<PaymentRecord | null> {
-    const rows: PaymentRow[] = await m.query(`SELECT ${COLUMNS} FROM payments WHERE organization_id = $1 AND mode = $2 AND idempotency_key = $3 FOR UPDATE`, [
-      scope.organizationId,
-      scope.mode,
-      key,
-    ]);
+    const rows: PaymentRow[] = await m.query(LOCK_BY_KEY_SQL, [scope.organizationId, scope.mode, key]);
     return rows[0] ? toRecord(rows[0]) : null;
   }
 

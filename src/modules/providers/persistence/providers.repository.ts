@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { Mode, Scope } from '../../../shared/auth/request-context';
+import { prepared } from '../../../shared/db/prepared';
 
 export interface ProviderSettingRow {
   providerId: string;
@@ -10,6 +11,12 @@ export interface ProviderSettingRow {
   createdAt: Date;
   updatedAt: Date;
 }
+
+/** Read once per reported payment: prepared. */
+const SETTING_SQL = prepared(
+  'provider_setting',
+  `SELECT enabled, required_confirmations FROM provider_settings WHERE organization_id = $1 AND mode = $2 AND provider_id = $3`,
+);
 
 @Injectable()
 export class ProvidersRepository {
@@ -35,10 +42,7 @@ export class ProvidersRepository {
 
   /** The organization's setting for one provider in one mode (null: none, the provider is enabled with the catalog's terms). */
   async setting(m: EntityManager, scope: Scope, providerId: string): Promise<Pick<ProviderSettingRow, 'enabled' | 'requiredConfirmations'> | null> {
-    const rows: Array<{ enabled: boolean; required_confirmations: number | null }> = await m.query(
-      `SELECT enabled, required_confirmations FROM provider_settings WHERE organization_id = $1 AND mode = $2 AND provider_id = $3`,
-      [scope.organizationId, scope.mode, providerId],
-    );
+    const rows: Array<{ enabled: boolean; required_confirmations: number | null }> = await m.query(SETTING_SQL, [scope.organizationId, scope.mode, providerId]);
     return rows.length ? { enabled: rows[0].enabled, requiredConfirmations: rows[0].required_confirmations } : null;
   }
 
