@@ -1,6 +1,7 @@
 import { expectSuccess } from '../../support/envelope';
 import type { IsolatedService } from '../../support/isolated';
-import { ChainSetup, merchant, paymentAddress, startChain, startWatchingService, units } from '../rails/chain-helpers';
+import { runCli } from '../../support/server';
+import { ChainSetup, merchant, paymentAddress, startChain, startWatchingService, units, waitForPayments } from '../rails/chain-helpers';
 import { Browser, decodeQr, launchBrowser, openPage, screenshots, see, seriousViolations } from './browser';
 
 /**
@@ -60,6 +61,54 @@ describe('hosted checkout page on a real local chain', () => {
     await setup.chain.mine(12);
     await see(page.locator('#status'), 30_000).toHaveAttribute('data-state', 'paid');
     await see(page.locator('#status')).toContainText('Thank you! The payment was received.');
+    expect(problems.errors).toEqual([]);
+    await page.close();
+  });
+
+  it('says so when a reorg reverses the payment of a paid invoice, sends the payer to the merchant, and shows it paid again when the transaction returns', async () => {
+    const { chain, usdt } = setup;
+    const shop = await merchant(service);
+    expect(
+      (await runCli(['provider:confirmations', '--org', shop.id, '--provider', 'prov_ethereum_usdt', '--count', '2', '--mode', 'test'], service.cliEnv)).code,
+    ).toBe(0);
+    const invoiceId = expectSuccess<{ id: string }>(
+      await shop.test.post('/invoices/create', {
+        items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '10' }],
+        redirect_url: `${service.server.baseUrl}/health`,
+      }),
+      201,
+    ).id;
+    const pay = await paymentAddress(shop.test, invoiceId);
+    const { page, problems } = await openPage(browser, `${service.server.baseUrl}/checkout/${invoiceId}?poll_ms=300&redirect_ms=600000`);
+    await see(page.locator('#status')).toHaveAttribute('data-state', 'waiting');
+
+    // Paid, two confirmations deep.
+    const raw = await chain.signTokenTransfer(usdt, 1, pay.address, units(trimmed(pay.amount), 6));
+    const beforePayment = await chain.test.snapshot();
+    const hash = await chain.sendRaw(raw);
+    await chain.receipt(hash);
+    await chain.mine(1);
+    await waitForPayments(shop.test, invoiceId, (p) => p[0]?.status === 'COMPLETED');
+    await see(page.locator('#status'), 30_000).toHaveAttribute('data-state', 'paid');
+
+    // A longer fork without the transaction: the merchant's invoice stays COMPLETED with PAYMENT_REVERSED.
+    await chain.test.revert({ id: beforePayment });
+    await chain.mine(5);
+    await waitForPayments(shop.test, invoiceId, (p) => p[0]?.status === 'CANCELLED');
+    await see(page.locator('#status'), 30_000).toHaveAttribute('data-state', 'reversed');
+    await see(page.locator('#status-title')).toHaveText('Payment reversed');
+    await see(page.locator('#status-text')).toContainText('contact the merchant');
+    // Not "paid": no redirect to the merchant's order page, and no thank-you.
+    await see(page.locator('#redirect-note')).toHaveCount(0);
+    expect(await page.locator('#status').textContent()).not.toContain('Thank you');
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshots(page, '11-payment-reversed');
+
+    // The same signed transaction mined again on the new chain: the page keeps watching and shows it paid.
+    expect(await chain.sendRaw(raw)).toBe(hash);
+    await chain.receipt(hash);
+    await chain.mine(2);
+    await see(page.locator('#status'), 30_000).toHaveAttribute('data-state', 'paid');
     expect(problems.errors).toEqual([]);
     await page.close();
   });

@@ -201,6 +201,12 @@ describe('the chain watcher when a reorg takes a payment out and the same transa
     await chain.mine(1);
     await waitForPayments(shop.test, part, (p) => p.length === 2 && p[1].status === 'COMPLETED');
     expect(await shortState(shop.test, part)).toMatchObject({ status: 'COMPLETED' });
+    // A new payment that covers the reversed invoice again: its substatus follows the cover, as the
+    // transaction's return would have made it.
+    await chain.sendToken(usdt, 1, payFull.address, units('10', 6));
+    await chain.mine(1);
+    await waitForPayments(shop.test, full, (p) => p.length === 2 && p.some((x) => x.status === 'COMPLETED'));
+    expect(await shortState(shop.test, full)).toMatchObject({ status: 'COMPLETED', substatus: null });
   });
 
   it('does not bring back a payment a provider cancelled when its transaction returns after a reorg', async () => {

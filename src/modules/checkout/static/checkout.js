@@ -23,6 +23,14 @@ const EXPAND = ['items', 'items.product', 'calculations', 'organization', 'payme
 const FILTERS = ['ALL', 'STABLECOIN', 'NATIVE', 'TOKEN', 'CARD'];
 const FINAL = ['COMPLETED', 'VOIDED'];
 
+/**
+ * Nothing more will change on the page: a final invoice, except a COMPLETED one whose payment a chain
+ * reorg reversed (PAYMENT_REVERSED), which is paid again if the transaction returns to the chain.
+ */
+function settled(inv) {
+  return FINAL.includes(inv.status) && inv.substatus !== 'PAYMENT_REVERSED';
+}
+
 const state = {
   invoice: null,
   providers: [],
@@ -534,7 +542,11 @@ function renderStatus() {
   if (!inv) return;
   const sub = inv.substatus;
   root.dataset.status = inv.status;
-  if (inv.status === 'COMPLETED') {
+  if (inv.status === 'COMPLETED' && sub === 'PAYMENT_REVERSED') {
+    // The merchant counted this invoice paid, then the chain dropped the payment: neither "paid" nor
+    // "pay now". The payer is sent to the merchant, and the page keeps watching for the transaction's return.
+    setStatus('reversed', tr('status_reversed'), tr('reversed_text'));
+  } else if (inv.status === 'COMPLETED') {
     // PAID_OVER is not worth alarming the payer: amounts due are rounded up to the rail's smallest
     // unit, so paying exactly what the page asked can end a hair over the total.
     const text = sub === 'PAID_LATE' ? tr('paid_late') : sub === 'MARKED_PAID' ? tr('marked_paid') : tr('paid_text');
@@ -659,7 +671,7 @@ async function poll() {
   } finally {
     state.polling = false;
   }
-  if (state.invoice && FINAL.includes(state.invoice.status)) return;
+  if (state.invoice && settled(state.invoice)) return;
   state.pollTimer = setTimeout(poll, cfg.pollMs);
 }
 
@@ -686,7 +698,7 @@ async function start() {
       poll();
     }
   }, 1000);
-  if (!FINAL.includes(inv.status)) state.pollTimer = setTimeout(poll, cfg.pollMs);
+  if (!settled(inv)) state.pollTimer = setTimeout(poll, cfg.pollMs);
 }
 
 start();

@@ -133,6 +133,11 @@ describe('nextStatusForPayments', () => {
       { current: 'COMPLETED', currentSubstatus: 'PAYMENT_REVERSED', chainMove: true, completedUsd: m('120') },
       { status: 'COMPLETED', substatus: 'PAID_OVER' },
     ],
+    [
+      'a new payment covers a reversed completed invoice: substatus back to what its payments say',
+      { current: 'COMPLETED', currentSubstatus: 'PAYMENT_REVERSED', completedUsd: m('100') },
+      { status: 'COMPLETED', substatus: null },
+    ],
   ] as Array<[string, Partial<PaymentsSituation>, unknown]>)('%s', (_name, change, expected) => {
     expect(nextStatusForPayments({ ...base, ...change })).toEqual(expected);
   });
@@ -146,6 +151,7 @@ describe('nextStatusForPayments', () => {
     ['completed by the merchant: a reversal does not touch it', { current: 'COMPLETED', currentSubstatus: 'MARKED_PAID', chainMove: true }],
     ['completed and still covered after a reversal', { current: 'COMPLETED', currentSubstatus: null, chainMove: true, completedUsd: m('100') }],
     ['completed, not covered, but no chain reversal (e.g. a tolerance changed)', { current: 'COMPLETED', currentSubstatus: null, completedUsd: m('40') }],
+    ['reversed, and a new payment does not cover it yet', { current: 'COMPLETED', currentSubstatus: 'PAYMENT_REVERSED', completedUsd: m('40') }],
   ] as Array<[string, Partial<PaymentsSituation>]>)('no change: %s', (_name, change) => {
     expect(nextStatusForPayments({ ...base, ...change })).toBeNull();
   });

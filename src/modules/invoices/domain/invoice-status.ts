@@ -124,7 +124,10 @@ export interface PaymentsSituation {
 export function nextStatusForPayments(s: PaymentsSituation): StatusChange | null {
   const tolerance = s.tolerance ?? new Money(0);
   const needed = s.priceUsd.mul(new Money(1).sub(tolerance));
-  if (s.current === 'COMPLETED' && s.chainMove && s.currentSubstatus !== 'MARKED_PAID') return reversedCompletion(s, needed);
+  // After a reversal, any payment change may cover the invoice again (the transaction mined again, or a
+  // new payment): the substatus follows the cover until it does.
+  const reversed = s.currentSubstatus === 'PAYMENT_REVERSED';
+  if (s.current === 'COMPLETED' && (s.chainMove || reversed) && s.currentSubstatus !== 'MARKED_PAID') return reversedCompletion(s, needed);
   if (isFinal(s.current)) return null;
   let next: StatusChange;
   if (s.completedUsd.gt(0) && s.completedUsd.gte(needed)) {
