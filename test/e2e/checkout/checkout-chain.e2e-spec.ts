@@ -95,6 +95,8 @@ describe('hosted checkout page on a real local chain', () => {
     await chain.test.revert({ id: beforePayment });
     await chain.mine(5);
     await waitForPayments(shop.test, invoiceId, (p) => p[0]?.status === 'CANCELLED');
+    // A paid page stops polling; the payer who comes back to it (or reloads it) sees the reversal.
+    await page.reload();
     await see(page.locator('#status'), 30_000).toHaveAttribute('data-state', 'reversed');
     await see(page.locator('#status-title')).toHaveText('Payment reversed');
     await see(page.locator('#status-text')).toContainText('contact the merchant');
