@@ -30,17 +30,27 @@ export const MINIMAL_TABLES = {
 /** Copies of the invoice and payment tables without triggers or outbox; the real tables' rows copied in. */
 export async function prepareMinimalTables(ds: DataSource): Promise<void> {
   const t = MINIMAL_TABLES;
-  await ds.query(`CREATE TABLE ${t.invoices} (LIKE invoices INCLUDING ALL)`);
-  await ds.query(`CREATE TABLE ${t.items} (LIKE invoice_items INCLUDING ALL)`);
-  await ds.query(`CREATE TABLE ${t.calculations} (LIKE invoice_calculations INCLUDING ALL)`);
-  await ds.query(`CREATE TABLE ${t.payments} (LIKE payments INCLUDING ALL)`);
-  await ds.query(`INSERT INTO ${t.invoices} SELECT * FROM invoices`);
-  await ds.query(`INSERT INTO ${t.items} SELECT * FROM invoice_items`);
-  await ds.query(`INSERT INTO ${t.calculations} SELECT * FROM invoice_calculations`);
-  await ds.query(`ALTER TABLE ${t.items} ADD FOREIGN KEY (invoice_id) REFERENCES ${t.invoices}(id)`);
-  await ds.query(`ALTER TABLE ${t.calculations} ADD FOREIGN KEY (invoice_id) REFERENCES ${t.invoices}(id)`);
-  await ds.query(`ALTER TABLE ${t.payments} ADD FOREIGN KEY (invoice_id) REFERENCES ${t.invoices}(id)`);
-  for (const name of Object.values(t)) await ds.query(`VACUUM ANALYZE ${name}`);
+  // One session without the service's statement timeout: on the full data the copies are 1,300,000
+  // invoices with their items and calculation lines, more than 30 s of a single statement each.
+  const session = ds.createQueryRunner();
+  await session.connect();
+  try {
+    await session.query('SET statement_timeout = 0');
+    await session.query(`CREATE TABLE ${t.invoices} (LIKE invoices INCLUDING ALL)`);
+    await session.query(`CREATE TABLE ${t.items} (LIKE invoice_items INCLUDING ALL)`);
+    await session.query(`CREATE TABLE ${t.calculations} (LIKE invoice_calculations INCLUDING ALL)`);
+    await session.query(`CREATE TABLE ${t.payments} (LIKE payments INCLUDING ALL)`);
+    await session.query(`INSERT INTO ${t.invoices} SELECT * FROM invoices`);
+    await session.query(`INSERT INTO ${t.items} SELECT * FROM invoice_items`);
+    await session.query(`INSERT INTO ${t.calculations} SELECT * FROM invoice_calculations`);
+    await session.query(`ALTER TABLE ${t.items} ADD FOREIGN KEY (invoice_id) REFERENCES ${t.invoices}(id)`);
+    await session.query(`ALTER TABLE ${t.calculations} ADD FOREIGN KEY (invoice_id) REFERENCES ${t.invoices}(id)`);
+    await session.query(`ALTER TABLE ${t.payments} ADD FOREIGN KEY (invoice_id) REFERENCES ${t.invoices}(id)`);
+    for (const name of Object.values(t)) await session.query(`VACUUM ANALYZE ${name}`);
+  } finally {
+    await session.query('RESET statement_timeout').catch(() => undefined);
+    await session.release();
+  }
 }
 
 const T = MINIMAL_TABLES;
