@@ -136,12 +136,6 @@ describe('list plans on tables that were never analyzed', () => {
       () => invoiceListRequest(scope(), { createdFrom: new Date(Date.now() - 86_400_000), createdTo: new Date(), limit: 20, offset: 0 }, clock),
     ],
     ['invoices, a customer', () => invoiceListRequest(scope(), { customerEmail: 'nobody@example.com', limit: 20, offset: 0 }, clock)],
-    // The organization's payments through the provider are read once, not once per invoice.
-    ['invoices, a provider', () => invoiceListRequest(scope(), { providerId: 'prov_bitcoin_btc', limit: 20, offset: 0 }, clock)],
-    [
-      'invoices, a provider and two statuses',
-      () => invoiceListRequest(scope(), { providerId: 'provider_bitcoin_btc', status: ['PENDING', 'COMPLETED'], limit: 20, offset: 0 }, clock),
-    ],
     ['payments, two statuses', () => paymentListRequest(scope(), { status: ['COMPLETED', 'FAILED'], limit: 20, offset: 0 })],
     ['payments, unfiltered', () => paymentListRequest(scope(), { limit: 20, offset: 0 })],
     ['payments, unfiltered, starting_after', () => paymentListRequest(scope(), { limit: 20, offset: 0, startingAfter: 'payment_fresh_100' })],
