@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import type { Scope } from '../../../src/shared/auth/request-context';
 import { keysetPageStatement, KeysetPageRequest } from '../../../src/shared/db/keyset-page';
 import { parseAmount } from '../../../src/shared/money/money';
-import { invoiceListRequest } from '../../../src/modules/invoices/persistence/invoice-list';
+import { invoiceListRequest, PAYMENTS_ANALYZED_SQL } from '../../../src/modules/invoices/persistence/invoice-list';
 import { paymentListRequest } from '../../../src/modules/payments/persistence/payment-list';
 import { expectSuccess } from '../../support/envelope';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
@@ -136,6 +136,16 @@ describe('list plans on tables that were never analyzed', () => {
       () => invoiceListRequest(scope(), { createdFrom: new Date(Date.now() - 86_400_000), createdTo: new Date(), limit: 20, offset: 0 }, clock),
     ],
     ['invoices, a customer', () => invoiceListRequest(scope(), { customerEmail: 'nobody@example.com', limit: 20, offset: 0 }, clock)],
+    // The provider filter's form for a payments table without statistics: one lookup of each walked
+    // invoice's own payments (payments_invoice_idx), as many loops as the organization has invoices, each
+    // finding at most one row. The form for analyzed tables walked the organization's payments per invoice.
+    ['invoices, a provider', () => invoiceListRequest(scope(), { providerId: 'prov_bitcoin_btc', limit: 20, offset: 0 }, clock, false), ROWS, ROWS],
+    [
+      'invoices, a provider and two statuses',
+      () => invoiceListRequest(scope(), { providerId: 'provider_bitcoin_btc', status: ['PENDING', 'COMPLETED'], limit: 20, offset: 0 }, clock, false),
+      ROWS,
+      ROWS,
+    ],
     ['payments, two statuses', () => paymentListRequest(scope(), { status: ['COMPLETED', 'FAILED'], limit: 20, offset: 0 })],
     ['payments, unfiltered', () => paymentListRequest(scope(), { limit: 20, offset: 0 })],
     ['payments, unfiltered, starting_after', () => paymentListRequest(scope(), { limit: 20, offset: 0, startingAfter: 'payment_fresh_100' })],
@@ -154,9 +164,9 @@ describe('list plans on tables that were never analyzed', () => {
       'payments, a day of created_at',
       () => paymentListRequest(scope(), { createdFrom: new Date(Date.now() - 86_400_000), createdTo: new Date(), limit: 20, offset: 0 }),
     ],
-  ] as Array<[string, () => KeysetPageRequest, number?]>)(
+  ] as Array<[string, () => KeysetPageRequest, number?, number?]>)(
     '%s: no node runs more often than the page has rows, and none reads beyond the organization',
-    async (_name, request, bound = ROWS) => {
+    async (_name, request, bound = ROWS, maxLoops = 21) => {
       const plan = await executedGenericPlan(db, request());
       const nodes = nodesOf(plan).map((n) => ({
         node: `${n['Node Type']}${n['Index Name'] ? ` ${n['Index Name']}` : ''}`,
@@ -164,8 +174,9 @@ describe('list plans on tables that were never analyzed', () => {
         rows: rowsTouched(n),
         perLoop: (n['Actual Rows'] ?? 0) + (n['Rows Removed by Filter'] ?? 0),
       }));
-      // The page has 21 rows at most (limit + 1): probing each of them once is the most a node may repeat.
-      expect(nodes.filter((n) => n.loops > 21)).toEqual([]);
+      // The page has 21 rows at most (limit + 1): probing each of them once is the most a node may repeat
+      // (the provider filter looks up each walked invoice once: maxLoops).
+      expect(nodes.filter((n) => n.loops > maxLoops)).toEqual([]);
       // A node run once per page row is a lookup of that row: it finds one row and reads no others.
       expect(nodes.filter((n) => n.loops > 1 && n.perLoop > 1)).toEqual([]);
       // No node reads more rows than the organization has in the table (the exact total may count them
@@ -188,5 +199,32 @@ describe('list plans on tables that were never analyzed', () => {
     );
     expect(page.total).toBe(expected.length);
     expect(page.items.map((i) => i.id)).toEqual(expected.slice(0, 20));
+  });
+
+  it('answers the provider filter right over HTTP while payments has no statistics (the form chosen for that case)', async () => {
+    // The repository asks this before a provider-filtered list and, while it is false, sends the form
+    // whose plans the two provider cases above bound.
+    expect((await db.query(PAYMENTS_ANALYZED_SQL)).rows[0].analyzed).toBe(false);
+    const expected = (
+      await db.query(
+        `SELECT i.id FROM invoices i WHERE i.organization_id = $1 AND i.mode = 'test'
+            AND EXISTS (SELECT 1 FROM payments p WHERE p.invoice_id = i.id AND p.provider_id = 'prov_bitcoin_btc')
+          ORDER BY i.created_at DESC, i.id DESC`,
+        [org.id],
+      )
+    ).rows.map((r: { id: string }) => r.id);
+    expect(expected).toHaveLength(ROWS);
+    const page = expectSuccess<{ total: number; items: Array<{ id: string }> }>(
+      await org.test.post('/invoices/list', { provider_id: 'provider_bitcoin_btc', limit: 20 }),
+    );
+    expect(page.total).toBe(expected.length);
+    expect(page.items.map((i) => i.id)).toEqual(expected.slice(0, 20));
+    // Another provider: nothing of this organization.
+    expect(expectSuccess<{ total: number }>(await org.test.post('/invoices/list', { provider_id: 'prov_ethereum_usdt', limit: 20 })).total).toBe(0);
+  });
+
+  it('once payments is analyzed, the statistics check the service asks says so', async () => {
+    await db.query('ANALYZE payments');
+    expect((await db.query(PAYMENTS_ANALYZED_SQL)).rows[0].analyzed).toBe(true);
   });
 });

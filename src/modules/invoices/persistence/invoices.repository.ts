@@ -11,7 +11,7 @@ import { InvoiceCalculationRecord } from './invoice-calculation.record';
 import { InvoiceItemRecord } from './invoice-item.record';
 import { InvoiceRecord } from './invoice.record';
 import { INSERT_INVOICE_SQL, INSERT_INVOICE_WITH_EVENT_SQL, INVOICE_COLUMNS, READ_INVOICE_BY_ID_SQL, READ_INVOICE_SCOPED_SQL } from './invoice-sql';
-import { invoiceListRequest, InvoiceListFilter } from './invoice-list';
+import { invoiceListRequest, InvoiceListFilter, PAYMENTS_ANALYZED_SQL } from './invoice-list';
 import type { CurrencyChangeWindow } from '../domain/currency-change';
 
 /**
@@ -369,7 +369,23 @@ export class InvoicesRepository {
     f: InvoiceListFilter,
     clock?: { now: Date; monitoringMinutes: number },
   ): Promise<{ rows: InvoiceRecord[]; total: number; hasMore: boolean } | null> {
-    const page = await keysetPage<InvoiceRow>(m, invoiceListRequest(scope, f, clock));
+    const analyzed = f.providerId === undefined || (await this.paymentsHaveStatistics(m));
+    const page = await keysetPage<InvoiceRow>(m, invoiceListRequest(scope, f, clock, analyzed));
     return page && { ...page, rows: page.rows.map(toRecord) };
+  }
+
+  /** Once payments has statistics it keeps them; until then the answer is asked again at most once a minute. */
+  private paymentsAnalyzed = false;
+  private paymentsCheckedAt = Number.NEGATIVE_INFINITY;
+
+  /** Whether the planner has statistics for payments (the provider filter's form depends on it; see invoice-list.ts). */
+  private async paymentsHaveStatistics(m: EntityManager): Promise<boolean> {
+    if (this.paymentsAnalyzed) return true;
+    const now = Date.now();
+    if (now - this.paymentsCheckedAt < 60_000) return false;
+    this.paymentsCheckedAt = now;
+    const rows: Array<{ analyzed: boolean }> = await m.query(PAYMENTS_ANALYZED_SQL);
+    this.paymentsAnalyzed = rows[0]?.analyzed === true;
+    return this.paymentsAnalyzed;
   }
 }
