@@ -27,7 +27,6 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { cpus, loadavg, totalmem, hostname, release, tmpdir } from 'node:os';
-import { AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
@@ -37,6 +36,7 @@ import { LoadResult, LoadSpec, percentile } from './load';
 import { SEEDED_TABLES, seedInvoices, vacuumAnalyzeSeeded } from './seed-invoices';
 import { DASHBOARD_ORG, seedPayments, withRollupsRebuiltAfter } from './seed-payments';
 import { MINIMAL_TABLES, prepareMinimalTables } from './minimal-floor';
+import { freePort } from './process-tools';
 
 const argv = process.argv.slice(2);
 const flag = (name: string) => argv.includes(`--${name}`);
@@ -114,17 +114,6 @@ async function admin(serverUrl: string, sql: string): Promise<void> {
   } finally {
     await c.end();
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
 }
 
 async function waitFor(url: string, headers: Record<string, string>, child: ChildProcess, what: string): Promise<void> {

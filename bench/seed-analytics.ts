@@ -22,7 +22,6 @@
  *    (the handler's one statement without HTTP). The machine's load average is printed with them.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
@@ -33,6 +32,7 @@ import { PROVIDER_CATALOG } from '../src/modules/providers/domain/catalog';
 import type { OrgId } from '../src/shared/ids/ids';
 import { dataSourceOptions, migrate } from '../src/shared/db/data-source';
 import { insertCustomerInvoices } from './seed-payments';
+import { freePort } from './process-tools';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -50,17 +50,6 @@ function cli(url: string, ...args: string[]): any {
   const res = spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn' }, encoding: 'utf8' });
   if (res.status !== 0) throw new Error(`cli ${args.join(' ')} failed: ${res.stderr}`);
   return JSON.parse(res.stdout);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
 }
 
 function percentile(sorted: number[], p: number): number {

@@ -23,8 +23,7 @@
  *    Prints a table and one JSON line.
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { AddressInfo, createServer } from 'node:net';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -32,6 +31,7 @@ import { Address, createPublicClient, createTestClient, createWalletClient, http
 import { HDKey, mnemonicToAccount } from 'viem/accounts';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import { LOAD_ADDRESSES_MAX, WATCHED_AMONG_SQL, WATCHED_UP_TO_SQL } from '../src/modules/rails/persistence/watched-addresses';
+import { freePort, processCpuMs } from './process-tools';
 
 const argv = process.argv.slice(2);
 const opt = (name: string, fallback: string) => {
@@ -49,20 +49,8 @@ const MNEMONIC = 'test test test test test test test test test test test junk';
 const ADMIN = 'watcher-bench-admin-token-0123456789';
 const CHAIN = { id: 31337, name: 'Local', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [] as string[] } } };
 const ABI = parseAbi(['function transfer(address to, uint256 value) returns (bool)']);
-const TICKS = 100; // clock ticks per second of /proc/<pid>/stat (getconf CLK_TCK on Linux)
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function randomAddress(): string {
   let hex = '';
@@ -78,13 +66,6 @@ async function waitFor<T>(what: string, check: () => Promise<T | null>, timeoutM
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(50);
   }
-}
-
-/** utime + stime of a process, in milliseconds. */
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
 }
 
 async function scanMetrics(baseUrl: string): Promise<{ sum: number; count: number }> {
@@ -287,9 +268,9 @@ async function main(): Promise<void> {
 
     const measure = async (blocks: Array<Array<{ to: string; token: boolean }>>): Promise<Phase> => {
       await sleep(11_000); // let every session report its table counters
-      const [m0, c0, r0] = [await scanMetrics(baseUrl), cpuMs(servicePid), await depositRowsRead(db)];
+      const [m0, c0, r0] = [await scanMetrics(baseUrl), processCpuMs(servicePid), await depositRowsRead(db)];
       for (const transfers of blocks) await mineOne(transfers);
-      const [m1, c1] = [await scanMetrics(baseUrl), cpuMs(servicePid)];
+      const [m1, c1] = [await scanMetrics(baseUrl), processCpuMs(servicePid)];
       await sleep(11_000);
       const r1 = await depositRowsRead(db);
       const scans = m1.count - m0.count;

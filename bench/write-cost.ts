@@ -17,13 +17,12 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions, migrate } from '../src/shared/db/data-source';
 import { seedInvoices } from './seed-invoices';
+import { freePort, processCpuMs, withClient } from './process-tools';
 
 const argv = process.argv.slice(2);
 const opt = (name: string, fallback: string) => {
@@ -42,38 +41,6 @@ const ROUNDS = Number(opt('rounds', '3'));
 const POOL = opt('pool', String(2 * cpus().length));
 const SECRETS_KEY = Buffer.alloc(32, 1).toString('base64');
 const log = (line: string) => process.stderr.write(`${line}\n`);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
-
-function cpuMs(pid: number): number {
-  try {
-    const f = readFileSync(`/proc/${pid}/stat`, 'utf8')
-      .replace(/^.*\) /, '')
-      .split(' ');
-    return (Number(f[11]) + Number(f[12])) * 10;
-  } catch {
-    return 0;
-  }
-}
-
-async function withClient<T>(url: string, fn: (c: Client) => Promise<T>): Promise<T> {
-  const c = new Client({ connectionString: url });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
 
 interface Snapshot {
   service: number;
@@ -158,7 +125,7 @@ async function main(): Promise<void> {
         const pids = (await c.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)).rows.map(
           (r: { pid: number }) => r.pid,
         );
-        return { service: cpuMs(service.pid!), backends: new Map(pids.map((p: number) => [p, cpuMs(p)])), queries: await readQueries() };
+        return { service: processCpuMs(service.pid!), backends: new Map(pids.map((p: number) => [p, processCpuMs(p)])), queries: await readQueries() };
       });
     /** The database's counters: rows written per table, function calls and time, commits. */
     const counters = (): Promise<Pick<Snapshot, 'tables' | 'functions' | 'commits'>> =>
