@@ -28,15 +28,19 @@ describe('hosted checkout page on a real local chain', () => {
 
   const trimmed = (amount: string) => amount.replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
 
-  it('shows the address, a QR code of the payment URI and the wallet link; a transfer on chain completes the invoice', async () => {
-    const shop = await merchant(service);
-    const invoiceId = expectSuccess<{ id: string }>(
+  /** A USD invoice whose redirect_url is the service's own health check (the page may leave for it). */
+  const createInvoice = async (shop: Awaited<ReturnType<typeof merchant>>, price: string): Promise<string> =>
+    expectSuccess<{ id: string }>(
       await shop.test.post('/invoices/create', {
-        items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '25.50' }],
+        items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price }],
         redirect_url: `${service.server.baseUrl}/health`,
       }),
       201,
     ).id;
+
+  it('shows the address, a QR code of the payment URI and the wallet link; a transfer on chain completes the invoice', async () => {
+    const shop = await merchant(service);
+    const invoiceId = await createInvoice(shop, '25.50');
     const { page, problems } = await openPage(browser, `${service.server.baseUrl}/checkout/${invoiceId}?poll_ms=300&redirect_ms=60000`);
     await see(page.locator('#status')).toHaveAttribute('data-state', 'waiting');
 
@@ -71,13 +75,7 @@ describe('hosted checkout page on a real local chain', () => {
     expect(
       (await runCli(['provider:confirmations', '--org', shop.id, '--provider', 'prov_ethereum_usdt', '--count', '2', '--mode', 'test'], service.cliEnv)).code,
     ).toBe(0);
-    const invoiceId = expectSuccess<{ id: string }>(
-      await shop.test.post('/invoices/create', {
-        items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '10' }],
-        redirect_url: `${service.server.baseUrl}/health`,
-      }),
-      201,
-    ).id;
+    const invoiceId = await createInvoice(shop, '10');
     const pay = await paymentAddress(shop.test, invoiceId);
     const { page, problems } = await openPage(browser, `${service.server.baseUrl}/checkout/${invoiceId}?poll_ms=300&redirect_ms=600000`);
     await see(page.locator('#status')).toHaveAttribute('data-state', 'waiting');
