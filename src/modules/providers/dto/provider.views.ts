@@ -29,6 +29,11 @@ export function requiredConfirmationsOf(p: CatalogProvider, setting: Pick<Provid
   return setting?.requiredConfirmations ?? p.requiredConfirmations;
 }
 
+/** A provider is enabled unless the organization turned it off (no setting: enabled, as on creation). */
+export function enabledOf(setting: Pick<ProviderSettingRow, 'enabled'> | undefined): boolean {
+  return setting?.enabled ?? true;
+}
+
 export function providerView(p: CatalogProvider, organizationId: string, setting: ProviderSettingRow | undefined, orgCreatedAt: Date): ProviderView {
   return {
     id: p.id,
@@ -36,7 +41,7 @@ export function providerView(p: CatalogProvider, organizationId: string, setting
     name: p.name,
     slug: p.slug,
     type: p.type,
-    enabled: setting?.enabled ?? true,
+    enabled: enabledOf(setting),
     network: p.network,
     gateway: p.gateway,
     currency: p.currency,

@@ -2,7 +2,7 @@ import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { findCatalogProvider } from '../../domain/catalog';
-import { requiredConfirmationsOf } from '../../dto/provider.views';
+import { enabledOf, requiredConfirmationsOf } from '../../dto/provider.views';
 import { ProvidersRepository } from '../../persistence/providers.repository';
 import { GetProviderTermsQuery, ProviderTerms } from './get-provider-terms.query';
 
@@ -16,7 +16,7 @@ export class GetProviderTermsHandler implements IQueryHandler<GetProviderTermsQu
   async execute({ scope, providerId }: GetProviderTermsQuery): Promise<ProviderTerms | null> {
     const catalog = findCatalogProvider(providerId);
     if (!catalog) return null;
-    const setting = await this.repo.setting(this.tx.manager, scope, catalog.id);
-    return { catalog, enabled: setting?.enabled ?? true, requiredConfirmations: requiredConfirmationsOf(catalog, setting ?? undefined) };
+    const setting = (await this.repo.setting(this.tx.manager, scope, catalog.id)) ?? undefined;
+    return { catalog, enabled: enabledOf(setting), requiredConfirmations: requiredConfirmationsOf(catalog, setting) };
   }
 }
