@@ -2,12 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
 import { prepared, preparedShape } from '../../../shared/db/prepared';
-import { PendingEvent, withEventRow } from '../../../shared/events/outbox';
+import type { PendingEvent } from '../../../shared/events/outbox';
 import { keysetPage } from '../../../shared/db/keyset-page';
 import type { Currency } from '../../../shared/money/currency';
 import { Amount, fromDb, renderAmount } from '../../../shared/money/money';
 import type { PaymentStatus } from '../domain/payment-status';
 import { PaymentRecord } from './payment.record';
+import { FOR_INVOICE_SQL, INSERT_PAYMENT_SETTLING_SQL, SETTLING_SQL } from './invoice-payments-sql';
 import { PAYMENT_COLUMNS as COLUMNS, paymentListRequest, PaymentListFilter } from './payment-list';
 
 /** Who may see a payment: a tenant scope, or null for a payer without a key (the id is the capability). */
@@ -72,32 +73,6 @@ const LOCK_BY_KEY_SQL = prepared(
   'payment_lock_by_key',
   `SELECT ${COLUMNS} FROM payments WHERE organization_id = $1 AND mode = $2 AND idempotency_key = $3 FOR UPDATE`,
 );
-/** What a settlement reads of each payment of the invoice. */
-const SETTLING_COLUMNS = 'id, status, price::text AS price, price_usd::text AS price_usd, provider_id, happened_at, created_at';
-const SETTLING_SQL = prepared('payment_settling', `SELECT ${SETTLING_COLUMNS} FROM payments WHERE organization_id = $1 AND mode = $2 AND invoice_id = $3`);
-
-/**
- * A payment without an idempotency key (nothing to conflict with), its payment.created event's row
- * ($17 to $22) and the settlement's read of the invoice's payments, in one statement: the read's
- * snapshot is taken as the statement starts, so it sees every payment committed before (the caller
- * holds the invoice's lock, which every payment writer takes first) but not the row this statement
- * inserts, which is added from the insert's RETURNING.
- */
-const INSERT_PAYMENT_SETTLING_SQL = prepared(
-  'payment_insert_event_settling',
-  withEventRow(
-    `WITH inserted AS (
-       INSERT INTO payments (id, organization_id, mode, provider_id, invoice_id, currency, price, price_usd, rates_snapshot_id,
-                             status, idempotency_key, happened_at, created_at, updated_at, confirmations, required_confirmations)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::numeric, $8::numeric, $9, $10, $11, $12, $13, $14, $15, $16)
-       RETURNING ${SETTLING_COLUMNS})
-     SELECT * FROM inserted
-     UNION ALL
-     SELECT ${SETTLING_COLUMNS} FROM payments WHERE organization_id = $2 AND mode = $3 AND invoice_id = $5`,
-    16,
-  ),
-);
-
 /** A payment as a settlement of its invoice reads it. */
 export interface SettlingPayment {
   id: string;
@@ -220,10 +195,7 @@ export class PaymentsRepository {
 
   /** The payments of one invoice (its scope), oldest first. */
   async forInvoice(m: EntityManager, scope: Scope, invoiceId: string): Promise<PaymentRecord[]> {
-    const rows: PaymentRow[] = await m.query(
-      `SELECT ${COLUMNS} FROM payments WHERE organization_id = $1 AND mode = $2 AND invoice_id = $3 ORDER BY created_at ASC, id ASC`,
-      [scope.organizationId, scope.mode, invoiceId],
-    );
+    const rows: PaymentRow[] = await m.query(FOR_INVOICE_SQL, [scope.organizationId, scope.mode, invoiceId]);
     return rows.map(toRecord);
   }
 
