@@ -6,6 +6,7 @@ import { ListInvoiceProvidersHandler } from './queries/list-invoice-providers/li
 import { SetProviderConfirmationsHandler } from './commands/set-provider-confirmations/set-provider-confirmations.handler';
 import { SetProviderEnabledHandler } from './commands/set-provider-enabled/set-provider-enabled.handler';
 import { ProviderSettingRecord } from './persistence/provider-setting.record';
+import { ProviderSettingsCache } from './persistence/provider-settings-cache';
 import { ProvidersRepository } from './persistence/providers.repository';
 import { GetProviderTermsHandler } from './queries/get-provider-terms/get-provider-terms.handler';
 import { GetProvidersHandler } from './queries/get-providers/get-providers.handler';
@@ -21,6 +22,7 @@ import { GetProvidersHandler } from './queries/get-providers/get-providers.handl
   controllers: [ProviderAssetsController, ProvidersController],
   providers: [
     ProvidersRepository,
+    ProviderSettingsCache,
     GetProvidersHandler,
     GetProviderTermsHandler,
     SetProviderEnabledHandler,

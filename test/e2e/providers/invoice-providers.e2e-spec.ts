@@ -4,8 +4,10 @@ import { anonymous, Api, baseUrl } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { createOrg } from '../../support/factories';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
+import { withClient } from '../../support/pg';
 import { CLI } from '../../support/server';
 import { createInvoice, D, pay, r30 } from '../payments/payments-helpers';
+import { databaseOf } from '../timing/timing-helpers';
 
 const exec = promisify(execFile);
 
@@ -121,6 +123,35 @@ describe('provider:disable / provider:enable (CLI)', () => {
     expect(
       expectSuccess(await org.test.post('/test_helpers/payments', { invoice_id: invoiceId, provider_id: 'prov_ethereum_usdt', price: '1' }), 201).status,
     ).toBe('PENDING');
+  });
+
+  it('applies a setting changed without a notification (operator SQL) within seconds: the payment path caches settings', async () => {
+    const org = await service.createOrg('Quiet change');
+    const invoiceId = await createInvoice(org.test);
+    const report = () => org.test.post('/test_helpers/payments', { invoice_id: invoiceId, provider_id: 'prov_tron_usdt', price: '0.01' });
+    // Reported twice: the first stores the setting (none: enabled) in the cache, the second is answered from it.
+    expectSuccess(await report(), 201);
+    expectSuccess(await report(), 201);
+    const databaseUrl = databaseOf(service);
+    await withClient(databaseUrl, (c) =>
+      c.query(
+        `INSERT INTO provider_settings (organization_id, mode, provider_id, enabled, created_at, updated_at)
+         VALUES ($1, 'test', 'prov_tron_usdt', false, now(), now())`,
+        [org.id],
+      ),
+    );
+    // No NOTIFY was sent: the revision the trigger moved empties the cache at the next check (every 2 s).
+    const started = Date.now();
+    let status = 201;
+    while (status === 201 && Date.now() - started < 8_000) {
+      status = (await report()).status;
+      if (status === 201) await new Promise((r) => setTimeout(r, 100));
+    }
+    expectError(await report(), 400, { field: 'provider_id' });
+    expect(Date.now() - started).toBeLessThan(8_000);
+    // And back through the CLI: its notification reaches the service before the command answers.
+    await cli('provider:enable', '--org', org.id, '--provider', 'prov_tron_usdt', '--mode', 'test');
+    expectSuccess(await report(), 201);
   });
 
   it('refuses an unknown provider, an unknown organization and a bad mode', async () => {

@@ -13,9 +13,10 @@ export interface ProviderTerms {
 
 /**
  * One catalog provider's terms as an organization has them in one mode (id as prov_... or provider_...); null when the
- * id is not in the catalog. One primary-key read of the organization's setting for that provider: the
- * payment path asks this once per reported payment, where GetProvidersQuery would also read the
- * organization for the read form's dates.
+ * id is not in the catalog. The payment path asks this once per reported payment: the organization's
+ * setting for that provider comes from a per-process cache (ProviderSettingsCache: a change through
+ * the CLI empties it in every process at once, a missed notification within two seconds), else one
+ * primary-key read.
  */
 export class GetProviderTermsQuery extends Query<ProviderTerms | null> {
   constructor(
