@@ -5,7 +5,8 @@ import { parseAmount } from '../../../src/shared/money/money';
 import { invoiceListRequest, PAYMENTS_ANALYZED_SQL } from '../../../src/modules/invoices/persistence/invoice-list';
 import { paymentListRequest } from '../../../src/modules/payments/persistence/payment-list';
 import { expectSuccess } from '../../support/envelope';
-import { IsolatedService, startIsolatedService } from '../../support/isolated';
+import type { IsolatedService } from '../../support/isolated';
+import { genericPlan, FreshDatabase, nodesOf, rowsTouched, startFreshDatabase } from '../../support/plans';
 
 /** Invoices and payments of the organization, loaded at once and never analyzed (a fresh import). */
 const ROWS = 2_500;
@@ -16,41 +17,6 @@ const ROWS = 2_500;
  */
 const OTHER_ORGS = 30;
 
-interface PlanNode {
-  'Node Type': string;
-  'Actual Loops'?: number;
-  'Actual Rows'?: number;
-  'Rows Removed by Filter'?: number;
-  'Rows Removed by Join Filter'?: number;
-  'Rows Removed by Index Recheck'?: number;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
-/** Rows a node produced or read and threw away, over all its loops (EXPLAIN shows per-loop averages). */
-const rowsTouched = (n: PlanNode): number =>
-  ((n['Actual Rows'] ?? 0) + (n['Rows Removed by Filter'] ?? 0) + (n['Rows Removed by Join Filter'] ?? 0) + (n['Rows Removed by Index Recheck'] ?? 0)) *
-  (n['Actual Loops'] ?? 1);
-
-const nodesOf = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodesOf)];
-
-/** The statement the service sends, planned as its sessions plan it (generic, blind to the values), and run. */
-async function executedGenericPlan(db: Client, request: KeysetPageRequest): Promise<PlanNode> {
-  const { text, params } = keysetPageStatement(request);
-  await db.query('SET plan_cache_mode = force_generic_plan');
-  await db.query('DEALLOCATE ALL');
-  await db.query(`PREPARE list_page AS ${text}`);
-  const literal = (v: unknown): string => {
-    if (v === null) return 'NULL';
-    if (typeof v === 'number') return String(v);
-    if (v instanceof Date) return db.escapeLiteral(v.toISOString());
-    if (Array.isArray(v)) return `ARRAY[${v.map((e) => db.escapeLiteral(String(e))).join(', ')}]`;
-    return db.escapeLiteral(String(v));
-  };
-  const { rows } = await db.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE list_page(${params.map(literal).join(', ')})`);
-  return (rows[0]['QUERY PLAN'][0] as { Plan: PlanNode }).Plan;
-}
-
 /**
  * On tables whose statistics are missing or stale (a fresh import, a new large merchant, a bulk load
  * before autovacuum's ANALYZE), the planner may believe an organization has one invoice. A plan that
@@ -60,14 +26,10 @@ async function executedGenericPlan(db: Client, request: KeysetPageRequest): Prom
 describe('list plans on tables that were never analyzed', () => {
   let service: IsolatedService;
   let db: Client;
-  let org: { id: string; test: any };
+  let org: FreshDatabase['org'];
 
   beforeAll(async () => {
-    service = await startIsolatedService({ INVOICE_SWEEP_SECONDS: '0' });
-    if (!service.databaseUrl) throw new Error('needs a PostgreSQL server');
-    org = await service.createOrg('Fresh import');
-    db = new Client({ connectionString: service.databaseUrl });
-    await db.connect();
+    ({ service, db, org } = await startFreshDatabase('Fresh import'));
     // The other organizations' rows: written straight in (no rollup triggers: this session replicates).
     await db.query(`SET session_replication_role = replica`);
     await db.query(`INSERT INTO organizations (id, name, created_at) SELECT 'org_peer_' || o, 'Peer ' || o, now() FROM generate_series(1, $1::int) o`, [
@@ -167,7 +129,8 @@ describe('list plans on tables that were never analyzed', () => {
   ] as Array<[string, () => KeysetPageRequest, number?, number?]>)(
     '%s: no node runs more often than the page has rows, and none reads beyond the organization',
     async (_name, request, bound = ROWS, maxLoops = 21) => {
-      const plan = await executedGenericPlan(db, request());
+      const { text, params } = keysetPageStatement(request());
+      const plan = await genericPlan(db, text, params);
       const nodes = nodesOf(plan).map((n) => ({
         node: `${n['Node Type']}${n['Index Name'] ? ` ${n['Index Name']}` : ''}`,
         loops: n['Actual Loops'] ?? 0,

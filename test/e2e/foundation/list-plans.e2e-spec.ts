@@ -8,18 +8,12 @@ import { testDatabaseUrl } from '../../support/api';
 import { expectSuccess } from '../../support/envelope';
 import { createOrg, TestOrg } from '../../support/factories';
 import { withClient } from '../../support/pg';
+import { genericPlan, nodesOf, PlanNode } from '../../support/plans';
 
 /** Invoices and payments of the organization under test, and of each of its peers. */
 const ROWS = 3_000;
 const OTHER_ORGS = 30;
 
-interface PlanNode {
-  'Node Type': string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
-const nodesOf = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodesOf)];
 /** Index walks that stop after a number of entries: a Limit straight over an index scan (no sort between). */
 const stoppingWalks = (plan: PlanNode): string[] =>
   nodesOf(plan)
@@ -28,27 +22,15 @@ const stoppingWalks = (plan: PlanNode): string[] =>
 const indexesOf = (plan: PlanNode): string[] => [...(plan['Index Name'] ? [plan['Index Name']] : []), ...(plan.Plans ?? []).flatMap(indexesOf)];
 
 /**
- * The indexes the plan of the statement the service sends would use, planned the way the service's
- * sessions plan (once, without the values: plan_cache_mode=force_generic_plan).
+ * The plan of the statement the service sends, planned the way the service's sessions plan (once,
+ * without the values: plan_cache_mode=force_generic_plan), not run.
  */
-async function genericPlan(db: Client, request: KeysetPageRequest): Promise<PlanNode> {
+const listPlan = (db: Client, request: KeysetPageRequest): Promise<PlanNode> => {
   const { text, params } = keysetPageStatement(request);
-  await db.query('SET plan_cache_mode = force_generic_plan');
-  await db.query('DEALLOCATE ALL');
-  await db.query(`PREPARE list_page AS ${text}`);
-  // EXECUTE takes its arguments as SQL values, not as bound parameters.
-  const literal = (v: unknown): string => {
-    if (v === null) return 'NULL';
-    if (typeof v === 'number') return String(v);
-    if (v instanceof Date) return db.escapeLiteral(v.toISOString());
-    if (Array.isArray(v)) return `ARRAY[${v.map((e) => db.escapeLiteral(String(e))).join(', ')}]`;
-    return db.escapeLiteral(String(v));
-  };
-  const { rows } = await db.query(`EXPLAIN (FORMAT JSON) EXECUTE list_page(${params.map(literal).join(', ')})`);
-  return (rows[0]['QUERY PLAN'][0] as { Plan: PlanNode }).Plan;
-}
+  return genericPlan(db, text, params, { analyze: false });
+};
 
-const genericPlanIndexes = async (db: Client, request: KeysetPageRequest): Promise<string[]> => indexesOf(await genericPlan(db, request));
+const genericPlanIndexes = async (db: Client, request: KeysetPageRequest): Promise<string[]> => indexesOf(await listPlan(db, request));
 
 /**
  * A list filtered on status and on an amount range is found through the status index, whatever the
@@ -137,7 +119,7 @@ describe('list plans for status and amount filters on a large organization', () 
         [invoiceListRequest(scope(), { limit: 20, offset: 40, status: ['VOIDED', 'PROCESSING', 'PARTIALLY_PAID'] }, clock), 4],
         [paymentListRequest(scope(), { ...range, status: ['COMPLETED', 'FAILED'] }), 2],
       ] as const) {
-        const plan = await genericPlan(db, request);
+        const plan = await listPlan(db, request);
         // One walk per stored status (VOIDED also looks at PENDING invoices past their window), each
         // stopping after offset + limit + 1 entries, merged or sorted as a few dozen rows.
         const shape = { walks: stoppingWalks(plan), nodes: nodesOf(plan).map((n) => n['Node Type']) };

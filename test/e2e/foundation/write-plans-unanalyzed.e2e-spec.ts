@@ -1,23 +1,11 @@
 import { Client } from 'pg';
 import { FOR_INVOICE_SQL, INSERT_PAYMENT_SETTLING_SQL, SETTLING_SQL } from '../../../src/modules/payments/persistence/invoice-payments-sql';
 import { expectSuccess } from '../../support/envelope';
-import { IsolatedService, startIsolatedService } from '../../support/isolated';
+import type { IsolatedService } from '../../support/isolated';
+import { genericPlan, FreshDatabase, nodesOf, rowsTouched, startFreshDatabase } from '../../support/plans';
 
 /** One organization's payments, one per invoice, loaded after the statistics were taken (or never taken). */
 const ROWS = 3_000;
-
-interface PlanNode {
-  'Node Type': string;
-  'Actual Loops'?: number;
-  'Actual Rows'?: number;
-  'Rows Removed by Filter'?: number;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
-const nodesOf = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodesOf)];
-/** Rows a node produced or read and threw away, over all its loops. */
-const rowsTouched = (n: PlanNode): number => ((n['Actual Rows'] ?? 0) + (n['Rows Removed by Filter'] ?? 0)) * (n['Actual Loops'] ?? 1);
 
 /**
  * The reads a payment write makes of its invoice's payments (the settlement's, the insert's that
@@ -33,14 +21,10 @@ describe.each([
 ])('payment writes read an invoice’s payments through its index (payments %s)', (_name, analyzeEmpty) => {
   let service: IsolatedService;
   let db: Client;
-  let org: { id: string; test: any };
+  let org: FreshDatabase['org'];
 
   beforeAll(async () => {
-    service = await startIsolatedService({ INVOICE_SWEEP_SECONDS: '0' });
-    if (!service.databaseUrl) throw new Error('needs a PostgreSQL server');
-    org = await service.createOrg('Growing merchant');
-    db = new Client({ connectionString: service.databaseUrl });
-    await db.connect();
+    ({ service, db, org } = await startFreshDatabase('Growing merchant'));
     if (analyzeEmpty) await db.query('ANALYZE payments');
     await db.query(`SET session_replication_role = replica`);
     await db.query(
@@ -65,21 +49,6 @@ describe.each([
     await db?.end();
     await service?.stop();
   });
-
-  /** EXPLAIN ANALYZE of the statement under a generic plan, in a transaction rolled back afterwards. */
-  async function genericPlan(text: string, params: unknown[]): Promise<PlanNode> {
-    await db.query('SET plan_cache_mode = force_generic_plan');
-    await db.query('DEALLOCATE ALL');
-    await db.query('BEGIN');
-    try {
-      await db.query(`PREPARE write_read AS ${text}`);
-      const args = params.map((v) => (v === null ? 'NULL' : db.escapeLiteral(v instanceof Date ? v.toISOString() : String(v)))).join(', ');
-      const { rows } = await db.query(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE write_read(${args})`);
-      return (rows[0]['QUERY PLAN'][0] as { Plan: PlanNode }).Plan;
-    } finally {
-      await db.query('ROLLBACK');
-    }
-  }
 
   const invoiceId = 'invoice_grow_1500';
   const insertParams = () => {
@@ -113,7 +82,7 @@ describe.each([
     ['the invoice’s payments, oldest first', () => [FOR_INVOICE_SQL, [org.id, 'test', invoiceId]], 1],
   ] as Array<[string, () => [string, unknown[]], number]>)('%s reads the invoice’s payments, not the organization’s', async (_what, statement, found) => {
     const [text, params] = statement();
-    const plan = await genericPlan(text, params);
+    const plan = await genericPlan(db, text, params);
     const payments = nodesOf(plan).filter((n) => ['Index Scan', 'Index Only Scan', 'Bitmap Heap Scan', 'Seq Scan'].includes(n['Node Type']));
     // The invoice's own payments (one loaded, plus the one inserted) and nothing else of the organization's 3,000.
     expect(payments.map((n) => ({ node: n['Node Type'], index: n['Index Name'], rows: rowsTouched(n) })).filter((n) => n.rows > 2)).toEqual([]);

@@ -1,0 +1,63 @@
+import { Client } from 'pg';
+import { IsolatedService, startIsolatedService } from './isolated';
+
+/** One node of `EXPLAIN (ANALYZE, FORMAT JSON)`. */
+export interface PlanNode {
+  'Node Type': string;
+  'Actual Loops'?: number;
+  'Actual Rows'?: number;
+  'Rows Removed by Filter'?: number;
+  'Rows Removed by Join Filter'?: number;
+  'Rows Removed by Index Recheck'?: number;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
+/** Rows a node produced or read and threw away, over all its loops (EXPLAIN shows per-loop averages). */
+export const rowsTouched = (n: PlanNode): number =>
+  ((n['Actual Rows'] ?? 0) + (n['Rows Removed by Filter'] ?? 0) + (n['Rows Removed by Join Filter'] ?? 0) + (n['Rows Removed by Index Recheck'] ?? 0)) *
+  (n['Actual Loops'] ?? 1);
+
+export const nodesOf = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodesOf)];
+
+/**
+ * The statement as the service's sessions plan it (generic: blind to the values), run under EXPLAIN
+ * ANALYZE (or only planned: `analyze: false`). In a transaction that is rolled back afterwards, so a
+ * writing statement leaves nothing.
+ */
+export async function genericPlan(db: Client, text: string, params: unknown[], { analyze = true } = {}): Promise<PlanNode> {
+  await db.query('SET plan_cache_mode = force_generic_plan');
+  await db.query('DEALLOCATE ALL');
+  // EXECUTE takes its arguments as SQL values, not as bound parameters.
+  const literal = (v: unknown): string => {
+    if (v === null) return 'NULL';
+    if (typeof v === 'number') return String(v);
+    if (v instanceof Date) return db.escapeLiteral(v.toISOString());
+    if (Array.isArray(v)) return `ARRAY[${v.map((e) => db.escapeLiteral(String(e))).join(', ')}]`;
+    return db.escapeLiteral(String(v));
+  };
+  await db.query('BEGIN');
+  try {
+    await db.query(`PREPARE planned AS ${text}`);
+    const { rows } = await db.query(`EXPLAIN (${analyze ? 'ANALYZE, BUFFERS, ' : ''}FORMAT JSON) EXECUTE planned(${params.map(literal).join(', ')})`);
+    return (rows[0]['QUERY PLAN'][0] as { Plan: PlanNode }).Plan;
+  } finally {
+    await db.query('ROLLBACK');
+  }
+}
+
+export interface FreshDatabase {
+  service: IsolatedService;
+  db: Client;
+  org: Awaited<ReturnType<IsolatedService['createOrg']>>;
+}
+
+/** A service on a fresh database of its own (statistics untouched), an organization, and a connection for loading and planning. */
+export async function startFreshDatabase(orgName: string): Promise<FreshDatabase> {
+  const service = await startIsolatedService({ INVOICE_SWEEP_SECONDS: '0' });
+  if (!service.databaseUrl) throw new Error('needs a PostgreSQL server');
+  const org = await service.createOrg(orgName);
+  const db = new Client({ connectionString: service.databaseUrl });
+  await db.connect();
+  return { service, db, org };
+}
