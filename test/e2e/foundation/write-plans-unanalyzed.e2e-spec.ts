@@ -1,5 +1,8 @@
 import { Client } from 'pg';
 import { FOR_INVOICE_SQL, INSERT_PAYMENT_SETTLING_SQL, SETTLING_SQL } from '../../../src/modules/payments/persistence/invoice-payments-sql';
+import type { Scope } from '../../../src/shared/auth/request-context';
+import { keysetPageStatement } from '../../../src/shared/db/keyset-page';
+import { paymentListRequest } from '../../../src/modules/payments/persistence/payment-list';
 import { expectSuccess } from '../../support/envelope';
 import type { IsolatedService } from '../../support/isolated';
 import { genericPlan, FreshDatabase, nodesOf, rowsTouched, startFreshDatabase } from '../../support/plans';
@@ -80,6 +83,16 @@ describe.each([
     ['the settlement’s read', () => [SETTLING_SQL, [org.id, 'test', invoiceId]], 1],
     ['the insert that returns the invoice’s payments', () => [INSERT_PAYMENT_SETTLING_SQL, insertParams()], 2],
     ['the invoice’s payments, oldest first', () => [FOR_INVOICE_SQL, [org.id, 'test', invoiceId]], 1],
+    [
+      'the payments list filtered by the invoice',
+      () => {
+        const { text, params } = keysetPageStatement(
+          paymentListRequest({ organizationId: org.id, mode: 'test' } as Scope, { invoiceId, limit: 20, offset: 0 }),
+        );
+        return [text, params];
+      },
+      1,
+    ],
   ] as Array<[string, () => [string, unknown[]], number]>)('%s reads the invoice’s payments, not the organization’s', async (_what, statement, found) => {
     const [text, params] = statement();
     const plan = await genericPlan(db, text, params);
