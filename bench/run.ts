@@ -18,7 +18,8 @@
  *    is not refused, pool of P (by default twice the cores), WEB_CONCURRENCY=W, by default the cores minus one) and the raw floor
  *    (bench/floor-server.ts: node:http + pg pool of the same P running the service's own create and read SQL).
  * 3. Drives each scenario with autocannon from a separate process (bench/load.ts) at 16 connections;
- *    floor and service alternate in rounds (2.5 s quick, 5 s full) and each side's rounds are merged;
+ *    floor and service alternate in rounds (2.5 s quick, 5 s full; every other round in reverse order) and
+ *    each side's rounds are merged;
  *    create and read are warmed up once at the start, every other scenario just before it is measured
  *    (2 s quick, 3 s full; not counted). Samples the resident memory of every service process.
  * 4. Prints a table, writes bench/results/<time>.json and bench/results/latest.json (figures and the
@@ -375,7 +376,7 @@ async function main(): Promise<void> {
     await runLoad(svc(readPaths, readBody, warm));
 
     const rows: Row[] = [];
-    /** Runs with a floor alternate in rounds (floor, service, floor, service...) so both see the same machine. */
+    /** Runs with a floor alternate in rounds (floors, service; then service, floors, in reverse...) so every side sees the same machine. */
     const rounds = Math.max(1, Math.round(duration / (quick ? 2.5 : 5)));
     const merge = (parts: LoadResult[]): LoadResult => {
       const all = parts.flatMap((p) => p.latencies ?? []).sort((a, b) => a - b);
@@ -423,25 +424,21 @@ async function main(): Promise<void> {
         const pf: LoadResult[] = [];
         const mf: LoadResult[] = [];
         const s: LoadResult[] = [];
+        const sides: Array<[string, LoadSpec | undefined, LoadResult[]]> = [
+          ['floor', floorSpec, f],
+          ['prepared floor', preparedFloorSpec, pf],
+          ['minimal floor', minimalSpec, mf],
+          ['service', spec, s],
+        ];
         for (let r = 0; r < rounds; r++) {
-          if (floorSpec) {
-            log(`floor: ${name} (round ${r + 1}/${rounds})`);
+          // Every other round runs the sides in reverse order, so no side always runs right after the
+          // others' writes (their dirty pages being written out, their WAL) or always first.
+          for (const [side, sideSpec, results] of r % 2 === 0 ? sides : [...sides].reverse()) {
+            if (!sideSpec) continue;
+            log(`${side}: ${name} (round ${r + 1}/${rounds})`);
             await foldAppended();
-            f.push(await runLoad({ ...floorSpec, durationSeconds: slice, raw: true }));
+            results.push(await runLoad({ ...sideSpec, durationSeconds: slice, raw: true }));
           }
-          if (preparedFloorSpec) {
-            log(`prepared floor: ${name} (round ${r + 1}/${rounds})`);
-            await foldAppended();
-            pf.push(await runLoad({ ...preparedFloorSpec, durationSeconds: slice, raw: true }));
-          }
-          if (minimalSpec) {
-            log(`minimal floor: ${name} (round ${r + 1}/${rounds})`);
-            await foldAppended();
-            mf.push(await runLoad({ ...minimalSpec, durationSeconds: slice, raw: true }));
-          }
-          log(`service: ${name} (round ${r + 1}/${rounds})`);
-          await foldAppended();
-          s.push(await runLoad({ ...spec, durationSeconds: slice, raw: true }));
         }
         if (f.length) floorResult = merge(f);
         if (pf.length) preparedFloorResult = merge(pf);
