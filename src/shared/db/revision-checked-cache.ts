@@ -29,8 +29,8 @@ export interface RevisionCheckedCacheOptions {
  * `checkMs` everywhere even when its notification never arrives. The check is one single-row read
  * per process every `checkMs` at most, shared by the requests that wait for it.
  *
- * A miss is the caller's to look up; it takes a `ticket()` before the lookup and hands it to `set`,
- * which stores nothing when the cache was emptied meanwhile (the lookup may have read the old row).
+ * Callers ask `getOrLoad`: on a miss it runs their lookup and stores the answer, unless the cache was
+ * emptied while the lookup ran (it may have read the old row).
  */
 export class RevisionCheckedCache<V> {
   private readonly log: Logger;
@@ -53,8 +53,24 @@ export class RevisionCheckedCache<V> {
     notifications.listen(options.channel, () => this.clear());
   }
 
-  /** The cached value, or undefined: the caller looks it up (with a ticket taken before) and `set`s it. */
-  async get(key: string): Promise<V | undefined> {
+  /**
+   * The cached value, else `load`'s answer, which is stored unless it is undefined (nothing to keep,
+   * e.g. an unknown key) or the cache was emptied while `load` ran.
+   */
+  async getOrLoad(key: string, load: () => Promise<V | undefined>): Promise<V | undefined> {
+    const hit = await this.get(key);
+    if (hit !== undefined) return hit;
+    // Taken before the lookup: an invalidation while it runs bumps the generation, and the answer is not stored.
+    const ticket = this.generation;
+    const value = await load();
+    if (value !== undefined && ticket === this.generation && this.notifications.live) {
+      if (this.entries.size >= this.options.maxEntries) this.entries.clear();
+      this.entries.set(key, { value, expires: Date.now() + this.options.ttlMs });
+    }
+    return value;
+  }
+
+  private async get(key: string): Promise<V | undefined> {
     const hit = this.entries.get(key);
     if (!hit) return undefined;
     if (hit.expires < Date.now() || !this.notifications.live) {
@@ -63,17 +79,6 @@ export class RevisionCheckedCache<V> {
     }
     if (Date.now() - this.checkedAt >= this.options.checkMs) await this.checkRevision();
     return this.entries.get(key)?.value;
-  }
-
-  /** A ticket to take before the lookup and hand to `set` after it. */
-  ticket(): number {
-    return this.generation;
-  }
-
-  set(key: string, value: V, ticket: number): void {
-    if (ticket !== this.generation || !this.notifications.live) return;
-    if (this.entries.size >= this.options.maxEntries) this.entries.clear();
-    this.entries.set(key, { value, expires: Date.now() + this.options.ttlMs });
   }
 
   clear(): void {

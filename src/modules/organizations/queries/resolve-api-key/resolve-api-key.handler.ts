@@ -17,11 +17,8 @@ export class ResolveApiKeyHandler implements IQueryHandler<ResolveApiKeyQuery> {
 
   async execute({ key }: ResolveApiKeyQuery): Promise<CallerContext | null> {
     const hash = hashApiKey(key);
-    const cached = await this.cache.get(hash);
-    if (cached) return cached;
-    const ticket = this.cache.ticket();
-    const caller = await this.repo.resolveKey(this.tx.manager, hash);
-    if (caller) this.cache.set(hash, caller, ticket);
-    return caller;
+    // Only active keys are kept: an unknown key is looked up every time, so a new key works at once.
+    const caller = await this.cache.getOrLoad(hash, async () => (await this.repo.resolveKey(this.tx.manager, hash)) ?? undefined);
+    return caller ?? null;
   }
 }

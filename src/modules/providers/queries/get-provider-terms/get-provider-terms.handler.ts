@@ -19,12 +19,8 @@ export class GetProviderTermsHandler implements IQueryHandler<GetProviderTermsQu
     const catalog = findCatalogProvider(providerId);
     if (!catalog) return null;
     const key = ProviderSettingsCache.key(scope.organizationId, scope.mode, catalog.id);
-    let setting = await this.cache.get(key);
-    if (setting === undefined) {
-      const ticket = this.cache.ticket();
-      setting = await this.repo.setting(this.tx.manager, scope, catalog.id);
-      this.cache.set(key, setting, ticket);
-    }
-    return { catalog, enabled: enabledOf(setting ?? undefined), requiredConfirmations: requiredConfirmationsOf(catalog, setting ?? undefined) };
+    // Kept whether or not the organization has a setting (null: none).
+    const setting = (await this.cache.getOrLoad(key, () => this.repo.setting(this.tx.manager, scope, catalog.id))) ?? undefined;
+    return { catalog, enabled: enabledOf(setting), requiredConfirmations: requiredConfirmationsOf(catalog, setting) };
   }
 }
