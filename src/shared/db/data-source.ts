@@ -9,17 +9,25 @@ export const RECORDS_GLOB = join(__dirname, '..', '..', 'modules', '**', '*.reco
 /**
  * Connection settings for the service, the CLI and the benchmark's seeding.
  *
- * `genericPlans`: the sessions plan statements once (plan_cache_mode=force_generic_plan, sent in the
+ * `direct` (the connections reach PostgreSQL itself, not a transaction pooler; it follows
+ * DB_PREPARED_STATEMENTS) turns on two session habits.
+ *
+ * Pipelining (`pipeline: true`): a connection sends a statement when it is given one, without
+ * waiting for the answer to the one before, so a transaction's BEGIN leaves with its first
+ * statement and COMMIT right behind its last write (pipelined-transaction.ts). Off behind a pooler,
+ * which may not follow several statements in flight on one client connection.
+ *
+ * Generic plans: the sessions plan statements once (plan_cache_mode=force_generic_plan, sent in the
  * startup packet, so no extra round trip). Left to itself PostgreSQL keeps re-planning some prepared
  * statements on every call: a cursor page (starting_after) was planned each time, 0.3 ms of planning
  * for 0.2 ms of execution, because the custom plan's estimate looks cheaper even though both plans
  * are the same index walk. The setting holds for every statement of the session, unnamed ones too:
  * those are still planned at each call, but without looking at their values. The statements whose
  * best plan depends on the values are written so that the plan without them is right (list filters:
- * keyset-page.ts); the dashboard measured the same either way. It goes with prepared statements, so
- * DB_PREPARED_STATEMENTS=false (transaction poolers, which may refuse the parameter) drops it too.
+ * keyset-page.ts); the dashboard measured the same either way. It goes with prepared statements:
+ * transaction poolers may refuse the parameter.
  */
-export function dataSourceOptions(url: string, poolSize: number, genericPlans = false): DataSourceOptions {
+export function dataSourceOptions(url: string, poolSize: number, direct = false): DataSourceOptions {
   return {
     type: 'postgres',
     url,
@@ -35,7 +43,7 @@ export function dataSourceOptions(url: string, poolSize: number, genericPlans = 
       connectionTimeoutMillis: 5_000,
       statement_timeout: 30_000,
       types: serviceTypeParsers(),
-      ...(genericPlans && { options: '-c plan_cache_mode=force_generic_plan' }),
+      ...(direct && { options: '-c plan_cache_mode=force_generic_plan', pipeline: true }),
     },
   };
 }

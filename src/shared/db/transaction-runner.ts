@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { Pool, PoolClient, QueryResult } from 'pg';
-import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { idempotencyScope } from '../idempotency/idempotency-scope';
-import { setPreparedStatements, statementName } from './prepared';
+import { inTransaction, poolManager, writeBehind } from './pipelined-transaction';
+import { setPreparedStatements } from './prepared';
 
 /**
  * Handlers own their transaction: `run(manager => ...)`, and every repository call inside takes
@@ -67,66 +67,25 @@ export class TransactionRunner {
 
   private runOnce<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     const claim = idempotencyScope.getStore();
-    if (!claim || claim.applied) return this.dataSource.transaction((m) => work(transactionManager(m)));
+    if (!claim || claim.applied) return inTransaction(this.dataSource, work);
     // A request sent with an Idempotency-Key: its claim is marked applied in the same commit.
-    return this.dataSource
-      .transaction(async (m) => {
-        const result = await work(transactionManager(m));
-        await m.query(`UPDATE idempotency_keys SET state = 'applied' WHERE organization_id = $1 AND mode = $2 AND key = $3 AND state = 'in_flight'`, [
-          claim.organizationId,
-          claim.mode,
-          claim.key,
-        ]);
-        return result;
-      })
-      .then((result) => {
-        claim.applied = true;
-        return result;
-      });
+    return inTransaction(this.dataSource, async (m) => {
+      const result = await work(m);
+      // Sent without waiting: COMMIT follows right behind it and is not answered before it is.
+      await writeBehind(m, `UPDATE idempotency_keys SET state = 'applied' WHERE organization_id = $1 AND mode = $2 AND key = $3 AND state = 'in_flight'`, [
+        claim.organizationId,
+        claim.mode,
+        claim.key,
+      ]);
+      return result;
+    }).then((result) => {
+      claim.applied = true;
+      return result;
+    });
   }
 
   /** For reads (and single statements) that need no transaction. */
   get manager(): EntityManager {
     return this.reads;
   }
-}
-
-/** A query's answer the way TypeORM's query() gives it: rows, or `[rows, count]` for UPDATE and DELETE. */
-function typeormShape(result: QueryResult): unknown {
-  return result.command === 'UPDATE' || result.command === 'DELETE' ? [result.rows, result.rowCount] : result.rows;
-}
-
-/** Runs `sql` on `client`, as its prepared statement when it is one; errors as TypeORM's QueryFailedError. */
-async function send(client: Pick<Pool, 'query'>, sql: string, parameters: unknown[] | undefined): Promise<unknown> {
-  const name = statementName(sql);
-  try {
-    return typeormShape(await (name ? client.query({ name, text: sql, values: parameters }) : client.query(sql, parameters)));
-  } catch (e) {
-    throw new QueryFailedError(sql, parameters, e as Error);
-  }
-}
-
-/**
- * The data source's manager, except that `query()` sends the statement straight to the pool, with
- * the same results and errors as TypeORM's. Outside a transaction TypeORM would make, connect and
- * release a query runner per statement and announce it to subscribers we do not have; on a read
- * of one invoice that was about a twentieth of the request's CPU. Everything else is the data
- * source's manager.
- */
-function poolManager(dataSource: DataSource): EntityManager {
-  const manager = Object.create(dataSource.manager) as EntityManager;
-  manager.query = ((sql: string, parameters?: unknown[]) =>
-    send((dataSource.driver as unknown as { master: Pool }).master, sql, parameters)) as EntityManager['query'];
-  return manager;
-}
-
-/** A transaction's manager whose prepared statements go to the transaction's connection by name. */
-function transactionManager(m: EntityManager): EntityManager {
-  const manager = Object.create(m) as EntityManager;
-  manager.query = ((sql: string, parameters?: unknown[]) => {
-    if (!statementName(sql)) return m.query(sql, parameters);
-    const client = (m.queryRunner as unknown as { databaseConnection: PoolClient }).databaseConnection;
-    return send(client, sql, parameters);
-  }) as EntityManager['query'];
-  return manager;
 }

@@ -4,6 +4,7 @@ import type { Scope } from '../../../shared/auth/request-context';
 import { PendingEvent, withEventRow } from '../../../shared/events/outbox';
 import { prepared, preparedShape } from '../../../shared/db/prepared';
 import { keysetPage } from '../../../shared/db/keyset-page';
+import { writeBehind } from '../../../shared/db/pipelined-transaction';
 import type { Currency } from '../../../shared/money/currency';
 import { Amount, fromDb, renderAmount } from '../../../shared/money/money';
 import type { InvoiceStatus, InvoiceSubstatus } from '../domain/invoice-status';
@@ -278,6 +279,11 @@ export class InvoicesRepository {
     return rows.map(toRecord);
   }
 
+  /**
+   * Moves a locked invoice's status (with its first event's row when given). Nothing is read back,
+   * so in a transaction it is sent without waiting for the answer (`writeBehind`): when it is the
+   * last statement, as in a payment's settlement, COMMIT goes out right behind it.
+   */
   async updateStatus(
     m: EntityManager,
     invoice: Pick<InvoiceRecord, 'id' | 'organizationId' | 'mode'>,
@@ -287,7 +293,7 @@ export class InvoicesRepository {
     event: PendingEvent | null = null,
   ): Promise<void> {
     const values = [invoice.id, invoice.organizationId, invoice.mode, status, substatus, at];
-    await m.query(event ? UPDATE_STATUS_WITH_EVENT_SQL : UPDATE_STATUS_SQL, event ? [...values, ...event.values] : values);
+    await writeBehind(m, event ? UPDATE_STATUS_WITH_EVENT_SQL : UPDATE_STATUS_SQL, event ? [...values, ...event.values] : values);
   }
 
   /** A currency change: the calculation lines are rewritten and the totals follow. */
