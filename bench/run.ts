@@ -7,6 +7,7 @@
  *            --service PATH (another build's dist/src/main.js, to compare two versions on one data set)
  *            --curve-only (only the one-organization writes: create, payment record and their concurrency curve)
  *            --curve-seconds S (seconds per side and point of the curve; default 4 quick, 10 full)
+ *            --warm S (seconds of invoice creates each side takes before anything is measured; default 3)
  *            (runs with --service, --database-url or a --pool other than the default keep their result file but leave bench/results/latest*.json alone)
  *
  * 1. Creates its own database (ipa_bench_...) on DATABASE_URL's server (default
@@ -92,6 +93,8 @@ interface Row {
   note?: string;
   /** Peak RSS of one service process while the scenario ran. */
   rssMb?: number;
+  /** Scenarios measured against floors: what a request cost each side (CPU, WAL), averaged over the rounds. */
+  costs?: Record<string, { cpu_ms: number; db_cpu_ms: number; wal_bytes: number; wal_fpi: number; backend_buffer_writes: number }>;
 }
 
 function withDatabase(serverUrl: string, database: string): string {
@@ -364,7 +367,7 @@ async function main(): Promise<void> {
 
     // Warm-up (not measured): JIT, pools, caches.
     log('warming up');
-    const warm = Math.min(3, duration);
+    const warm = Number(opt('warm', String(Math.min(3, duration))));
     /** Warm-up of each scenario measured without a floor (not counted). */
     const scenarioWarm = quick ? 2 : 3;
     await runLoad(flr('/invoices/create', createBodies, warm));
@@ -412,11 +415,72 @@ async function main(): Promise<void> {
         await c.end();
       }
     };
+    /** The database's backends now (every side's pool; the sides not running are idle). */
+    const backends = async (): Promise<number[]> => {
+      const q = new Client({ connectionString: databaseUrl });
+      await q.connect();
+      try {
+        return (await q.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)).rows.map(
+          (r: { pid: number }) => r.pid,
+        );
+      } finally {
+        await q.end();
+      }
+    };
+    /** The server's WAL so far (every database's): bytes and full-page images (a page's first change after a checkpoint). */
+    const walSoFar = async (): Promise<{ bytes: number; fpi: number; backendWrites: number }> => {
+      const q = new Client({ connectionString: databaseUrl });
+      await q.connect();
+      try {
+        const { rows } = await q.query(
+          `SELECT w.wal_bytes::float8 AS bytes, w.wal_fpi::float8 AS fpi, b.buffers_backend::float8 AS backend_writes FROM pg_stat_wal w, pg_stat_bgwriter b`,
+        );
+        return { bytes: rows[0].bytes as number, fpi: rows[0].fpi as number, backendWrites: rows[0].backend_writes as number };
+      } finally {
+        await q.end();
+      }
+    };
+    /**
+     * One run with what it cost per request: CPU of the side's processes and of the database's
+     * backends (ms), and WAL written (bytes, full-page images) and shared buffers the backends had to
+     * write out themselves (no clean buffer left for them), across the server while it ran.
+     */
+    const timed = async (spec: LoadSpec, side: number[]) => {
+      const pg = await backends();
+      const [side0, pg0, wal0] = [cpuByPid(side), cpuByPid(pg), await walSoFar()];
+      const r = await runLoad(spec);
+      const wal1 = await walSoFar();
+      // A backend that exits during the run (a pool closing an idle connection) takes its CPU time with it.
+      const pgAfter = [...new Set([...pg, ...(await backends())])];
+      const per = (n: number) => n / Math.max(1, r.requests);
+      return {
+        r,
+        sideMs: per(cpuSpent(side0, cpuByPid(side))),
+        pgMs: per(cpuSpent(pg0, cpuByPid(pgAfter))),
+        walBytes: per(wal1.bytes - wal0.bytes),
+        fpi: per(wal1.fpi - wal0.fpi),
+        backendWrites: per(wal1.backendWrites - wal0.backendWrites),
+      };
+    };
+    type Timed = Awaited<ReturnType<typeof timed>>;
+    /** Per request, averaged over a scenario's rounds (weighted by requests). */
+    const costOf = (parts: Timed[]) => {
+      const n = parts.reduce((t, p) => t + p.r.requests, 0) || 1;
+      const avg = (f: (p: Timed) => number, digits: number) => round(parts.reduce((t, p) => t + f(p) * p.r.requests, 0) / n, digits);
+      return {
+        cpu_ms: avg((p) => p.sideMs, 3),
+        db_cpu_ms: avg((p) => p.pgMs, 3),
+        wal_bytes: avg((p) => p.walBytes, 0),
+        wal_fpi: avg((p) => p.fpi, 3),
+        backend_buffer_writes: avg((p) => p.backendWrites, 3),
+      };
+    };
     const measure = async (name: string, spec: LoadSpec, floorSpec?: LoadSpec, note?: string, preparedFloorSpec?: LoadSpec, minimalSpec?: LoadSpec) => {
       let floorResult: LoadResult | undefined;
       let preparedFloorResult: LoadResult | undefined;
       let minimalResult: LoadResult | undefined;
       let result: LoadResult;
+      let costs: Row['costs'];
       scenarioPeakRss = 0;
       if (floorSpec || minimalSpec) {
         const slice = duration / rounds;
@@ -424,26 +488,33 @@ async function main(): Promise<void> {
         const pf: LoadResult[] = [];
         const mf: LoadResult[] = [];
         const s: LoadResult[] = [];
-        const sides: Array<[string, LoadSpec | undefined, LoadResult[]]> = [
-          ['floor', floorSpec, f],
-          ['prepared floor', preparedFloorSpec, pf],
-          ['minimal floor', minimalSpec, mf],
-          ['service', spec, s],
+        const sides: Array<[string, LoadSpec | undefined, LoadResult[], () => number[]]> = [
+          ['floor', floorSpec, f, () => [floor.pid!]],
+          ['prepared floor', preparedFloorSpec, pf, () => [preparedFloor.pid!]],
+          ['minimal floor', minimalSpec, mf, () => [minimal.pid!]],
+          ['service', spec, s, () => processTree(service.pid!)],
         ];
+        const spent = new Map<string, Timed[]>();
         for (let r = 0; r < rounds; r++) {
           // Every other round runs the sides in reverse order, so no side always runs right after the
           // others' writes (their dirty pages being written out, their WAL) or always first.
-          for (const [side, sideSpec, results] of r % 2 === 0 ? sides : [...sides].reverse()) {
+          for (const [side, sideSpec, results, pids] of r % 2 === 0 ? sides : [...sides].reverse()) {
             if (!sideSpec) continue;
             log(`${side}: ${name} (round ${r + 1}/${rounds})`);
             await foldAppended();
-            results.push(await runLoad({ ...sideSpec, durationSeconds: slice, raw: true }));
+            const t = await timed({ ...sideSpec, durationSeconds: slice, raw: true }, pids());
+            log(
+              `  ${round(t.r.rps)} req/s, CPU ${round(t.sideMs, 2)} ms, database ${round(t.pgMs, 2)} ms, WAL ${round(t.walBytes)} B (${round(t.fpi, 2)} full pages) per request`,
+            );
+            results.push(t.r);
+            spent.set(side, [...(spent.get(side) ?? []), t]);
           }
         }
         if (f.length) floorResult = merge(f);
         if (pf.length) preparedFloorResult = merge(pf);
         if (mf.length) minimalResult = merge(mf);
         result = merge(s);
+        costs = Object.fromEntries([...spent].map(([side, parts]) => [side, costOf(parts)]));
       } else {
         // Warmed first, as create and read are above: the first second of a new route is its code being
         // compiled and its statement being prepared on each pool connection, once per process lifetime.
@@ -452,7 +523,16 @@ async function main(): Promise<void> {
         log(`service: ${name}`);
         result = await runLoad(spec);
       }
-      rows.push({ name, result, floor: floorResult, preparedFloor: preparedFloorResult, minimalFloor: minimalResult, note, rssMb: round(scenarioPeakRss) });
+      rows.push({
+        name,
+        result,
+        floor: floorResult,
+        preparedFloor: preparedFloorResult,
+        minimalFloor: minimalResult,
+        note,
+        rssMb: round(scenarioPeakRss),
+        costs,
+      });
       if (result.sample_failure) log(`  failures in ${name}: ${result.sample_failure}`);
       return result;
     };
@@ -494,6 +574,13 @@ async function main(): Promise<void> {
         if (unanalyzed && neverAnalyzed.length) unanalyzedPlans = await explainLists(c, LIST_ORG, 'test');
         await vacuumAnalyzeSeeded(c);
         for (const table of SEEDED_TABLES) await c.query(`ALTER TABLE ${table} RESET (autovacuum_enabled)`);
+        // VACUUM dirtied every page it visited (hint bits, the visibility map): written out now, like
+        // the load's, or the first write scenario runs beside that write-back.
+        const started = Date.now();
+        await c.query('CHECKPOINT').then(
+          () => log(`checkpoint after VACUUM ANALYZE: ${((Date.now() - started) / 1000).toFixed(1)} s`),
+          (e: Error) => log(`CHECKPOINT refused (${e.message}); VACUUM's writes may overlap the write scenarios`),
+        );
       } finally {
         await c.end();
       }
@@ -547,27 +634,6 @@ async function main(): Promise<void> {
         ['payment', '/test_helpers/payments', payBodies, minimalPayBodies],
       ] as Array<[string, string, unknown[], unknown[]]>) {
         log(`curve: ${what} at ${c} connections`);
-        // CPU per request of each side and of the database's backends (the other side's are idle then).
-        const backends = async () => {
-          const q = new Client({ connectionString: databaseUrl });
-          await q.connect();
-          try {
-            return (await q.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)).rows.map(
-              (r: { pid: number }) => r.pid,
-            );
-          } finally {
-            await q.end();
-          }
-        };
-        // A backend that exits during the run (a pool closing an idle connection) takes its CPU time with it.
-        const timed = async (spec: LoadSpec, side: number[]) => {
-          const pg = await backends();
-          const [side0, pg0] = [cpuByPid(side), cpuByPid(pg)];
-          const r = await runLoad(spec);
-          const pgAfter = [...new Set([...pg, ...(await backends())])];
-          const per = (ms: number) => ms / Math.max(1, r.requests);
-          return { r, sideMs: per(cpuSpent(side0, cpuByPid(side))), pgMs: per(cpuSpent(pg0, cpuByPid(pgAfter))) };
-        };
         const mt = await timed({ ...flr(path, minimalBodies, curveSeconds, minimalPort), connections: c }, [minimal.pid!]);
         const st = await timed({ ...svc(path, bodies, curveSeconds), connections: c }, processTree(service.pid!));
         const [m, sv] = [mt.r, st.r];
@@ -575,6 +641,10 @@ async function main(): Promise<void> {
         point[`${what}_service_db_cpu_ms`] = round(st.pgMs, 2);
         point[`${what}_minimal_cpu_ms`] = round(mt.sideMs, 2);
         point[`${what}_minimal_db_cpu_ms`] = round(mt.pgMs, 2);
+        point[`${what}_service_wal_bytes`] = round(st.walBytes);
+        point[`${what}_service_wal_fpi`] = round(st.fpi, 3);
+        point[`${what}_minimal_wal_bytes`] = round(mt.walBytes);
+        point[`${what}_minimal_wal_fpi`] = round(mt.fpi, 3);
         point[`${what}_mean_latency_ms`] = round((c / Math.max(1, sv.rps)) * 1000, 2);
         point[`${what}_rps`] = round(sv.rps);
         point[`${what}_p99_ms`] = round(sv.p99, 1);
@@ -593,6 +663,16 @@ async function main(): Promise<void> {
       ...curve.map(
         (p) =>
           `| ${p.connections} | ${p.create_service_cpu_ms} | ${p.create_service_db_cpu_ms} | ${p.create_mean_latency_ms} | ${p.create_minimal_cpu_ms} | ${p.create_minimal_db_cpu_ms} | ${p.payment_service_cpu_ms} | ${p.payment_service_db_cpu_ms} | ${p.payment_mean_latency_ms} | ${p.payment_minimal_cpu_ms} | ${p.payment_minimal_db_cpu_ms} |`,
+      ),
+    ];
+    // What a request of the write scenarios cost each side, for comparison with the curve's figures.
+    const costLines = [
+      '| scenario | side | CPU ms | database CPU ms | WAL bytes | full-page images | buffers written by backends |',
+      '|---|---|---:|---:|---:|---:|---:|',
+      ...rows.flatMap((r) =>
+        Object.entries(r.costs ?? {}).map(
+          ([side, c]) => `| ${r.name} | ${side} | ${c.cpu_ms} | ${c.db_cpu_ms} | ${c.wal_bytes} | ${c.wal_fpi} | ${c.backend_buffer_writes} |`,
+        ),
       ),
     ];
     const curveLines = [
@@ -634,6 +714,7 @@ async function main(): Promise<void> {
           floor: r.floor ?? null,
           prepared_floor: r.preparedFloor ?? null,
           minimal_floor: r.minimalFloor ?? null,
+          costs: r.costs ?? null,
         })),
         create_ratio: round(create.rps / rows[0].floor!.rps, 2),
         create_ratio_minimal: round(create.rps / rows[0].minimalFloor!.rps, 2),
@@ -642,12 +723,13 @@ async function main(): Promise<void> {
         curve,
         curve_table: curveLines.join('\n'),
         cpu_table: cpuLines.join('\n'),
+        cost_table: costLines.join('\n'),
       };
       mkdirSync(RESULTS, { recursive: true });
       const file = join(RESULTS, `${startedAt.toISOString().replace(/[:.]/g, '-')}-curve.json`);
       writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
       process.stdout.write(
-        `\n${curveLines.join('\n')}\n\nCPU per request:\n${cpuLines.join('\n')}\n\nresults in ${file}\n${JSON.stringify({ create_ratio: record.create_ratio, create_ratio_minimal: record.create_ratio_minimal, payment_ratio_minimal: record.payment_ratio_minimal, deadlocks })}\n`,
+        `\n${curveLines.join('\n')}\n\nCPU per request:\n${cpuLines.join('\n')}\n\nWrite scenarios, per request:\n${costLines.join('\n')}\n\nresults in ${file}\n${JSON.stringify({ create_ratio: record.create_ratio, create_ratio_minimal: record.create_ratio_minimal, payment_ratio_minimal: record.payment_ratio_minimal, deadlocks })}\n`,
       );
       return;
     }
@@ -811,6 +893,7 @@ async function main(): Promise<void> {
         floor: r.floor ?? null,
         prepared_floor: r.preparedFloor ?? null,
         peak_rss_mb: r.rssMb ?? null,
+        costs: r.costs ?? null,
       })),
       // Like-for-like: the floor sending the same prepared statements the service sends.
       prepared_floor: {
@@ -854,7 +937,7 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${lines.join('\n')}\n\npeak RSS of one service process: ${fmt(peakRss)} MB; results in ${file}\n`);
     process.stdout.write(`against the floor with prepared statements: ${JSON.stringify(record.prepared_floor)}\n`);
     process.stdout.write(
-      `\none organization, service against the minimal floor (deadlocks: ${deadlocks}):\n${curveLines.join('\n')}\n\nCPU per request:\n${cpuLines.join('\n')}\n`,
+      `\none organization, service against the minimal floor (deadlocks: ${deadlocks}):\n${curveLines.join('\n')}\n\nCPU per request:\n${cpuLines.join('\n')}\n\nWrite scenarios, per request:\n${costLines.join('\n')}\n`,
     );
     if (!dash365) process.stdout.write('dashboard_365_p95_ms is null: the analytics dashboard is not in this build\n');
     process.stdout.write(`${JSON.stringify(summary)}\n`);
