@@ -8,7 +8,7 @@ export { GetInvoiceQuery } from './queries/get-invoice/get-invoice.query';
 export { GetPayableInvoiceQuery, type PayableInvoice } from './queries/get-payable-invoice/get-payable-invoice.query';
 export { GetShortStateQuery, type InvoiceShortState } from './queries/get-short-state/get-short-state.query';
 export { ListInvoicesQuery, type InvoicePage } from './queries/list-invoices/list-invoices.query';
-export { PayableInvoices, type InvoicePaymentsTotals, type InvoiceStateChange } from './payable-invoices.service';
+export { ClockMoveFirst, PayableInvoices, type InvoicePaymentsTotals, type InvoiceStateChange } from './payable-invoices.service';
 export { InvoiceClocks } from './invoice-clocks.service';
 export type { InvoiceStatus, InvoiceSubstatus } from './domain/invoice-status';
 // Asked by the invoice read, answered by the module that owns payments (the arrow points payments -> invoices).

@@ -71,6 +71,11 @@ export class InvoiceClocks implements OnApplicationShutdown {
     return withTimeApplied(invoice, now, this.monitoringMinutes);
   }
 
+  /** Whether a clock move is due at `now` (applyDue would write one). */
+  moveDue(invoice: TimedInvoice, now: Date): boolean {
+    return timeMove(invoice, now, this.monitoringMinutes) !== null;
+  }
+
   /** Writes the move due at `now` to a locked invoice; returns the invoice as it now is and the move (or null). */
   async applyDue<T extends TimedInvoice & Pick<InvoiceRecord, 'id' | 'organizationId' | 'mode' | 'updatedAt'>>(
     m: EntityManager,

@@ -29,6 +29,17 @@ export interface InvoiceStateChange extends StatusChange {
   previousSubstatus: PayableInvoice['substatus'];
 }
 
+/**
+ * Thrown by `settle` when statements were sent ahead of the invoice's lock but a clock move is due:
+ * the move (and its events) must come before the payment's write, so the caller's transaction rolls
+ * back and runs again without sending ahead. Only an invoice past its expiry takes this path.
+ */
+export class ClockMoveFirst extends Error {
+  constructor() {
+    super('a clock move is due before the payment: settle again without statements sent ahead');
+  }
+}
+
 export function payableOf(r: InvoiceRecord): PayableInvoice {
   return {
     id: r.id,
@@ -73,20 +84,32 @@ export class PayableInvoices {
    * for when `work` returns totals (null totals: no payment changed in a way that counts). Every
    * payment write for an invoice goes through here, so concurrent payments of one invoice are
    * serialized and each settlement sees all the others. Null when the invoice is not in `access`.
+   *
+   * `ahead` sends statements right behind the lock, before its answer (the transaction's connection
+   * pipelines: pipelined-transaction.ts): PostgreSQL runs them after the lock is granted, and they
+   * cost no round trip of their own. `work` gets what they answer. When the invoice is not in
+   * `access` they are rolled back with the caller's transaction; when a clock move is due, settle
+   * throws ClockMoveFirst (the caller runs its transaction again without `ahead`).
    */
-  async settle<T>(
+  async settle<T, A = undefined>(
     m: EntityManager,
     access: InvoiceAccess,
     invoiceId: string,
     now: Date,
-    work: (invoice: PayableInvoice) => Promise<{ result: T; totals: InvoicePaymentsTotals | null }>,
+    work: (invoice: PayableInvoice, ahead: Promise<A> | undefined) => Promise<{ result: T; totals: InvoicePaymentsTotals | null }>,
+    ahead?: () => Promise<A>,
   ): Promise<{ invoice: PayableInvoice; result: T; change: InvoiceStateChange | null } | null> {
-    const locked = await this.repo.lock(m, access, invoiceId);
+    const lock = this.repo.lock(m, access, invoiceId);
+    const sentAhead = ahead?.();
+    // Until `work` takes it, its failure (the invoice missing, say) must not count as unhandled.
+    sentAhead?.catch(() => undefined);
+    const locked = await lock;
     if (!locked) return null;
+    if (sentAhead && this.clocks.moveDue(locked, now)) throw new ClockMoveFirst();
     // The locked row with any due clock move written: what a read of it in this transaction returns.
     const current = (await this.clocks.applyDue(m, locked, now)).invoice;
     const invoice = payableOf(current);
-    const { result, totals } = await work(invoice);
+    const { result, totals } = await work(invoice, sentAhead);
     const change = totals ? await this.applyPayments(m, current, totals, now) : null;
     return { invoice, result, change };
   }

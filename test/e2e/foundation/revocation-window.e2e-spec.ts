@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
-import { connect, createServer, Server, Socket } from 'node:net';
 import { promisify } from 'node:util';
 import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
 import { createDatabase, dropDatabase, withClient } from '../../support/pg';
+import { TcpRelay } from '../../support/relay';
 import { ADMIN_TOKEN, CLI, RunningServer, startServer } from '../../support/server';
 
 const exec = promisify(execFile);
@@ -13,46 +13,24 @@ const exec = promisify(execFile);
 const BOUND_MS = 8_000;
 
 /**
- * A TCP relay between the service and PostgreSQL that can make the service's LISTEN connection
- * deaf: PostgreSQL's messages to it are dropped while the socket stays open, as with a half-open
+ * A relay between the service and PostgreSQL that can make the service's LISTEN connection deaf:
+ * PostgreSQL's messages to it are dropped while the socket stays open, as with a half-open
  * connection or a pooler in transaction mode that keeps no LISTEN. The listener cannot tell.
  */
-class DeafeningRelay {
-  private server: Server | null = null;
-  private readonly sockets = new Set<Socket>();
-  deaf = false;
-  port = 0;
-
-  constructor(private readonly target: { host: string; port: number }) {}
-
-  async start(): Promise<void> {
-    this.server = createServer((client) => {
-      const upstream = connect(this.target.port, this.target.host);
-      this.sockets.add(client).add(upstream);
-      let listener: boolean | null = null;
-      client.on('data', (chunk) => {
-        // The startup message names the connection's application_name.
-        if (listener === null) listener = chunk.includes('invoicing-api-listener');
-        upstream.write(chunk);
-      });
-      upstream.on('data', (chunk) => {
-        if (!(listener && this.deaf)) client.write(chunk);
-      });
-      const close = () => {
-        client.destroy();
-        upstream.destroy();
-      };
-      client.on('error', close).on('close', close);
-      upstream.on('error', close).on('close', close);
-    });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.port = (this.server.address() as { port: number }).port;
-  }
-
-  async stop(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
-  }
+function deafeningRelay(databaseUrl: string): TcpRelay & { deaf: boolean } {
+  const listeners = new Map<number, boolean>();
+  const relay = TcpRelay.forDatabase(databaseUrl, {
+    fromClient(connection, chunk) {
+      // The startup message names the connection's application_name.
+      if (!listeners.has(connection.id)) listeners.set(connection.id, chunk.includes('invoicing-api-listener'));
+      connection.toServer(chunk);
+    },
+    fromServer(connection, chunk) {
+      if (!(listeners.get(connection.id) && state.deaf)) connection.toClient(chunk);
+    },
+  });
+  const state = Object.assign(relay, { deaf: false });
+  return state;
 }
 
 /** Polls until the key is refused; the time it took. Fails after `withinMs`. */
@@ -109,19 +87,15 @@ describe('revoked keys when the notification listener is cut', () => {
   }
 
   let databaseUrl: string;
-  let relay: DeafeningRelay;
+  let relay: ReturnType<typeof deafeningRelay>;
   let server: RunningServer;
   let cliEnv: NodeJS.ProcessEnv;
 
   beforeAll(async () => {
     databaseUrl = await createDatabase(pgServer);
-    const direct = new URL(databaseUrl);
-    relay = new DeafeningRelay({ host: direct.hostname, port: Number(direct.port || 5432) });
+    relay = deafeningRelay(databaseUrl);
     await relay.start();
-    const relayed = new URL(databaseUrl);
-    relayed.hostname = '127.0.0.1';
-    relayed.port = String(relay.port);
-    server = await startServer({ databaseUrl: relayed.toString() });
+    server = await startServer({ databaseUrl: relay.relayed(databaseUrl) });
     cliEnv = { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'error' };
   }, 120_000);
   afterAll(async () => {

@@ -97,12 +97,15 @@ describe('invoice expiry and monitoring window (no sweeper: reads compute the st
     expect(paid.invoice).toMatchObject({ status: 'COMPLETED', substatus: 'PAID_LATE', previous_status: 'PENDING' });
     expect(await short(id)).toMatchObject({ status: 'COMPLETED', substatus: 'PAID_LATE' });
     expect(await storedState(db, id)).toEqual({ status: 'COMPLETED', substatus: 'PAID_LATE' });
-    // The late payment's transaction wrote the expiry first (invoice.expired), then the completion.
-    const events = expectSuccess(await test.post('/events', { type: ['invoice.expired', 'invoice.completed'], limit: 100 }))
-      .items.filter((e: any) => e.data.object.id === id)
+    // The late payment's transaction wrote the expiry first (invoice.expired), then the payment and the
+    // completion: the payment's write, otherwise sent right behind the invoice's lock, waits for the move.
+    const events = expectSuccess(await test.post('/events', { type: ['invoice.expired', 'payment.created', 'invoice.completed'], limit: 100 }))
+      .items.filter((e: any) => e.data.object.id === id || e.data.object.id === paid.id)
       .reverse();
-    expect(events.map((e: any) => e.type)).toEqual(['invoice.expired', 'invoice.completed']);
-    expect(events[1].data.object).toMatchObject({ status: 'COMPLETED', substatus: 'PAID_LATE' });
+    expect(events.map((e: any) => e.type)).toEqual(['invoice.expired', 'payment.created', 'invoice.completed']);
+    expect(events[2].data.object).toMatchObject({ status: 'COMPLETED', substatus: 'PAID_LATE' });
+    const payments = expectSuccess(await test.post('/payments', { invoice_id: id }));
+    expect(payments.items.map((p: any) => p.id)).toEqual([paid.id]);
     // Completed stays completed when the window closes.
     await advance(test, 61 * MINUTE);
     expect(await short(id)).toMatchObject({ status: 'COMPLETED', substatus: 'PAID_LATE' });

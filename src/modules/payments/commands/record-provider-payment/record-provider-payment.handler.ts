@@ -7,10 +7,10 @@ import type { PendingEvent } from '../../../../shared/events/outbox';
 import { InvalidStateTransitionError, NotFoundError, ValidationFailedError } from '../../../../shared/errors/domain-error';
 import { newId } from '../../../../shared/ids/ids';
 import { Clock } from '../../../../shared/time/clock';
-import { PayableInvoice, PayableInvoices } from '../../../invoices';
+import { ClockMoveFirst, PayableInvoice, PayableInvoices } from '../../../invoices';
 import { findCatalogProvider, paymentKindOf } from '../../../providers';
 import { applyConfirmations, MAX_CONFIRMATIONS } from '../../domain/confirmations';
-import { initialPaymentStatus, movePayment, movePaymentOnChain, PaymentStatus } from '../../domain/payment-status';
+import { INITIAL_PAYMENT_STATUSES, initialPaymentStatus, movePayment, movePaymentOnChain, PaymentStatus } from '../../domain/payment-status';
 import { settle, Settlement, unitValueUsd } from '../../domain/settlement';
 import { ZERO } from '../../../../shared/money/money';
 import type { PaymentRecord } from '../../persistence/payment.record';
@@ -65,65 +65,94 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
           : this.recordConfirmations(scope, report);
   }
 
-  private recordPayment(scope: Scope, priced: PricedReport): Promise<RecordedPayment> {
+  /**
+   * A reported payment. Without an idempotency key, and when nothing about the report itself is
+   * refused (the provider enabled, a status a payment may start in), the payment is written whatever
+   * the invoice then says: its insert, with its event and the settlement's read of the invoice's
+   * payments, goes out right behind the invoice's lock (`ahead`), one round trip fewer. A missing
+   * invoice rolls it back (404 as before); an invoice with a clock move due (ClockMoveFirst) is
+   * settled again the ordered way, so the move's events come before the payment's.
+   */
+  private async recordPayment(scope: Scope, priced: PricedReport, sendAhead = true): Promise<RecordedPayment> {
     const report = { ...priced.report, providerId: priced.providerId };
     const key = report.idempotencyKey ?? null;
-    return this.tx.run(async (m) => {
-      const now = await this.clock.nowFor(scope);
-      return this.settleInvoice(m, scope, report.invoiceId, now, async (invoice) => {
+    const ahead = sendAhead && key === null && priced.providerEnabled && INITIAL_PAYMENT_STATUSES.includes(priced.status);
+    try {
+      return await this.tx.run(async (m) => {
+        const now = await this.clock.nowFor(scope);
         const reported = report.confirmations ?? null;
         const initial = applyConfirmations({ requested: priced.status, reported, current: 0, required: priced.requiredConfirmations });
-        const fresh: PaymentRecord = {
-          id: newId('payment'),
-          organizationId: scope.organizationId,
-          mode: scope.mode,
-          providerId: report.providerId,
-          invoiceId: invoice.id,
-          currency: priced.currency,
-          price: priced.price,
-          priceUsd: priced.priceUsd,
-          ratesSnapshotId: priced.ratesSnapshotId,
-          status: initial.status,
-          idempotencyKey: key,
-          confirmations: initial.confirmations,
-          requiredConfirmations: priced.requiredConfirmations,
-          happenedAt: priced.happenedAt,
-          createdAt: now,
-          updatedAt: now,
+        // Made when the payment is written, so its event follows any clock move's events of the invoice.
+        const fresh = (): { record: PaymentRecord; created: PaymentWrite; event: PendingEvent } => {
+          const record: PaymentRecord = {
+            id: newId('payment'),
+            organizationId: scope.organizationId,
+            mode: scope.mode,
+            providerId: report.providerId,
+            // The id the invoice's lock looks up: the invoice found has it.
+            invoiceId: report.invoiceId,
+            currency: priced.currency,
+            price: priced.price,
+            priceUsd: priced.priceUsd,
+            ratesSnapshotId: priced.ratesSnapshotId,
+            status: initial.status,
+            idempotencyKey: key,
+            confirmations: initial.confirmations,
+            requiredConfirmations: priced.requiredConfirmations,
+            happenedAt: priced.happenedAt,
+            createdAt: now,
+            updatedAt: now,
+          };
+          const created: PaymentWrite = {
+            payment: record,
+            previousStatus: null,
+            created: true,
+            statusChanged: true,
+            confirmationsChanged: false,
+            previousConfirmations: record.confirmations,
+          };
+          return { record, created, event: this.paymentEvents.created(scope, record) };
         };
-        const existing = key === null ? null : await this.repo.lockByIdempotencyKey(m, scope, key);
-        if (!existing) {
-          if (!priced.providerEnabled) throw new ValidationFailedError({ provider_id: `provider ${report.providerId} is disabled for this organization` });
-          initialPaymentStatus(priced.status);
-        }
-        const created: PaymentWrite = {
-          payment: fresh,
-          previousStatus: null,
-          created: true,
-          statusChanged: true,
-          confirmationsChanged: false,
-          previousConfirmations: fresh.confirmations,
-        };
-        if (key === null) {
-          // Nothing to conflict with: the payment, its payment.created event and the settlement's read of
-          // the invoice's payments are one statement.
-          const event = this.paymentEvents.created(scope, fresh);
-          const settling = await this.repo.insertForSettling(m, fresh, event);
-          return this.written(m, scope, invoice, created, { event, settling });
-        }
-        if (!existing && (await this.repo.insertIfAbsent(m, fresh))) return this.written(m, scope, invoice, created);
-        // Reported before (or by a concurrent report that just committed): the same payment.
-        const payment = existing ?? (await this.repo.lockByIdempotencyKey(m, scope, key));
-        if (!payment) throw new Error('idempotent payment vanished');
-        if (payment.invoiceId !== invoice.id || payment.providerId !== report.providerId || !payment.price.eq(priced.price)) {
-          throw new ValidationFailedError({
-            idempotency_key: 'was already used for a different payment (invoice, provider or price differ)',
-          });
-        }
-        const next = applyConfirmations({ requested: priced.status, reported, current: payment.confirmations, required: payment.requiredConfirmations });
-        return this.moveExisting(m, scope, invoice, payment, next.status, next.confirmations, now);
+        // Sent ahead: the payment is made (and its insert sent) before the invoice's lock is answered.
+        const early = ahead ? fresh() : null;
+        const insert = (p: { record: PaymentRecord; event: PendingEvent }) => this.repo.insertForSettling(m, p.record, p.event);
+        return this.settleInvoice(
+          m,
+          scope,
+          report.invoiceId,
+          now,
+          async (invoice, inserted) => {
+            if (early && inserted) return this.written(m, scope, invoice, early.created, { event: early.event, settling: await inserted });
+            const { record, created, event } = fresh();
+            const existing = key === null ? null : await this.repo.lockByIdempotencyKey(m, scope, key);
+            if (!existing) {
+              if (!priced.providerEnabled) throw new ValidationFailedError({ provider_id: `provider ${report.providerId} is disabled for this organization` });
+              initialPaymentStatus(priced.status);
+            }
+            if (key === null) {
+              // Nothing to conflict with: the payment, its payment.created event and the settlement's read of
+              // the invoice's payments are one statement.
+              return this.written(m, scope, invoice, created, { event, settling: await insert({ record, event }) });
+            }
+            if (!existing && (await this.repo.insertIfAbsent(m, record))) return this.written(m, scope, invoice, created);
+            // Reported before (or by a concurrent report that just committed): the same payment.
+            const payment = existing ?? (await this.repo.lockByIdempotencyKey(m, scope, key));
+            if (!payment) throw new Error('idempotent payment vanished');
+            if (payment.invoiceId !== invoice.id || payment.providerId !== report.providerId || !payment.price.eq(priced.price)) {
+              throw new ValidationFailedError({
+                idempotency_key: 'was already used for a different payment (invoice, provider or price differ)',
+              });
+            }
+            const next = applyConfirmations({ requested: priced.status, reported, current: payment.confirmations, required: payment.requiredConfirmations });
+            return this.moveExisting(m, scope, invoice, payment, next.status, next.confirmations, now);
+          },
+          early ? () => insert(early) : undefined,
+        );
       });
-    });
+    } catch (e) {
+      if (e instanceof ClockMoveFirst) return this.recordPayment(scope, priced, false);
+      throw e;
+    }
   }
 
   /** Moves a locked payment to `status` with `confirmations`. */
@@ -232,14 +261,15 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
    * written) before `work` writes the payment, and moved afterwards to the state all its payments
    * call for, in this transaction.
    */
-  private async settleInvoice(
+  private async settleInvoice<A = undefined>(
     m: EntityManager,
     scope: Scope,
     invoiceId: string,
     now: Date,
-    work: (invoice: PayableInvoice) => Promise<Written>,
+    work: (invoice: PayableInvoice, ahead: Promise<A> | undefined) => Promise<Written>,
+    ahead?: () => Promise<A>,
   ): Promise<RecordedPayment> {
-    const settled = await this.invoices.settle(m, scope, invoiceId, now, work);
+    const settled = await this.invoices.settle(m, scope, invoiceId, now, work, ahead);
     if (!settled) throw new NotFoundError('invoice');
     const {
       invoice,
