@@ -22,7 +22,7 @@ import autocannon from 'autocannon';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions, migrate } from '../src/shared/db/data-source';
 import { seedInvoices } from './seed-invoices';
-import { freePort, processCpuMs, withClient } from './process-tools';
+import { freePort, mainThreadCpuMs, processCpuMs, withClient } from './process-tools';
 
 const argv = process.argv.slice(2);
 const opt = (name: string, fallback: string) => {
@@ -44,6 +44,8 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 
 interface Snapshot {
   service: number;
+  /** The service's main thread (the event loop): `service` less V8's background threads and libuv's pool. */
+  serviceMain: number;
   backends: Map<number, number>;
   queries: { total: number; byText: Record<string, number> };
   tables: Map<string, number>;
@@ -120,12 +122,17 @@ async function main(): Promise<void> {
       return JSON.parse(readFileSync(counterFile, 'utf8')) as Snapshot['queries'];
     };
     /** CPU so far (service, database backends) and the statements sent. */
-    const usage = (): Promise<Pick<Snapshot, 'service' | 'backends' | 'queries'>> =>
+    const usage = (): Promise<Pick<Snapshot, 'service' | 'serviceMain' | 'backends' | 'queries'>> =>
       withClient(databaseUrl, async (c) => {
         const pids = (await c.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)).rows.map(
           (r: { pid: number }) => r.pid,
         );
-        return { service: processCpuMs(service.pid!), backends: new Map(pids.map((p: number) => [p, processCpuMs(p)])), queries: await readQueries() };
+        return {
+          service: processCpuMs(service.pid!),
+          serviceMain: mainThreadCpuMs(service.pid!),
+          backends: new Map(pids.map((p: number) => [p, processCpuMs(p)])),
+          queries: await readQueries(),
+        };
       });
     /** The database's counters: rows written per table, function calls and time, commits. */
     const counters = (): Promise<Pick<Snapshot, 'tables' | 'functions' | 'commits'>> =>
@@ -221,6 +228,7 @@ async function main(): Promise<void> {
         requests: n,
         rps: Math.round(n / seconds),
         service_cpu_ms: (after.service - before.service) / n,
+        service_main_thread_cpu_ms: (after.serviceMain - before.serviceMain) / n,
         db_cpu_ms: pg / n,
         statements: (after.queries.total - before.queries.total) / n,
         commits: (after.commits - before.commits) / n,
