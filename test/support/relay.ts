@@ -26,19 +26,27 @@ export class TcpRelay {
   port = 0;
 
   constructor(
-    private readonly target: { host: string; port: number },
+    /** A TCP address, or a Unix socket's path. */
+    private readonly target: { host: string; port: number } | { path: string },
     private readonly hooks: RelayHooks = {},
   ) {}
 
-  /** A relay in front of the server of `databaseUrl`; `relayed(databaseUrl)` gives the address through it. */
+  /**
+   * A relay in front of the server of `databaseUrl` (over TCP, or the Unix socket that `?host=` names,
+   * as the embedded database's address does); `relayed(databaseUrl)` gives the address through it.
+   */
   static forDatabase(databaseUrl: string, hooks: RelayHooks = {}): TcpRelay {
     const direct = new URL(databaseUrl);
-    return new TcpRelay({ host: direct.hostname, port: Number(direct.port || 5432) }, hooks);
+    const socketDir = direct.searchParams.get('host');
+    const port = Number(direct.searchParams.get('port') || direct.port || 5432);
+    return new TcpRelay(socketDir?.startsWith('/') ? { path: `${socketDir}/.s.PGSQL.${port}` } : { host: direct.hostname, port }, hooks);
   }
 
-  /** `databaseUrl` with the relay's address in place of the server's. */
+  /** `databaseUrl` with the relay's address (TCP on the loopback interface) in place of the server's. */
   relayed(databaseUrl: string): string {
     const url = new URL(databaseUrl);
+    url.searchParams.delete('host');
+    url.searchParams.delete('port');
     url.hostname = '127.0.0.1';
     url.port = String(this.port);
     return url.toString();
@@ -47,7 +55,7 @@ export class TcpRelay {
   async start(): Promise<void> {
     let connections = 0;
     this.server = createServer((client) => {
-      const upstream = connect(this.target.port, this.target.host);
+      const upstream = 'path' in this.target ? connect(this.target.path) : connect(this.target.port, this.target.host);
       this.sockets.add(client).add(upstream);
       const connection: RelayedConnection = {
         id: ++connections,

@@ -2,7 +2,8 @@ import type { Pool, PoolClient } from 'pg';
 import { DataSource, QueryFailedError } from 'typeorm';
 import { dataSourceOptions } from '../../../src/shared/db/data-source';
 import { inTransaction, pipelines, poolManager, writeBehind } from '../../../src/shared/db/pipelined-transaction';
-import { createDatabase, dropDatabase, findPostgresServer } from '../../support/pg';
+import { testDatabaseUrl } from '../../support/api';
+import { createDatabase, dropDatabase } from '../../support/pg';
 
 /**
  * What the service's transactions send to PostgreSQL and when (src/shared/db/pipelined-transaction.ts):
@@ -57,9 +58,8 @@ describe('pipelined transactions', () => {
   let waiting: DataSource;
 
   beforeAll(async () => {
-    const found = await findPostgresServer();
-    if (!found) throw new Error('needs a PostgreSQL server');
-    server = found;
+    // A database of its own on the tests' PostgreSQL server (the embedded one when there is none).
+    server = process.env.TEST_PG_SERVER_URL || testDatabaseUrl();
     url = await createDatabase(server);
     pipelined = await new DataSource({ ...dataSourceOptions(url, 2, true), entities: [], migrations: [] }).initialize();
     waiting = await new DataSource({ ...dataSourceOptions(url, 2, false), entities: [], migrations: [] }).initialize();

@@ -40,6 +40,24 @@ describe.each([
     expect(next.items.map((i) => i.id)).toEqual([ids[0]]);
     expectError(await test.post('/invoices/list', { limit: 2, starting_after: 'invoice_not_there' }), 400);
   });
+
+  it('records payments in one transaction each and completes the invoice, pipelined (on) or statement by statement (off)', async () => {
+    const { test } = await service.createOrg();
+    const id = await createInvoice(test, { items: [intent('100')] });
+    const first = expectSuccess(
+      await test.post('/test_helpers/payments', { invoice_id: id, provider_id: 'prov_card_usd', price: '40', status: 'COMPLETED' }),
+      201,
+    );
+    expect(first.invoice).toMatchObject({ status: 'PARTIALLY_PAID' });
+    const second = expectSuccess(
+      await test.post('/test_helpers/payments', { invoice_id: id, provider_id: 'prov_card_usd', price: '60', status: 'COMPLETED' }),
+      201,
+    );
+    expect(second.invoice).toMatchObject({ status: 'COMPLETED', previous_status: 'PARTIALLY_PAID' });
+    expect(expectSuccess(await test.post('/payments', { invoice_id: id })).items).toHaveLength(2);
+    const events = expectSuccess(await test.post('/events', { type: ['invoice.completed'], limit: 10 })).items;
+    expect(events.filter((e: { data: { object: { id: string } } }) => e.data.object.id === id)).toHaveLength(1);
+  });
 });
 
 describe('generic plans for prepared statements', () => {

@@ -1,6 +1,6 @@
-import { Api } from '../../support/api';
+import { Api, testDatabaseUrl } from '../../support/api';
 import { expectSuccess } from '../../support/envelope';
-import { createDatabase, dropDatabase, findPostgresServer } from '../../support/pg';
+import { createDatabase, dropDatabase } from '../../support/pg';
 import { TcpRelay } from '../../support/relay';
 import { ADMIN_TOKEN, RunningServer, startServer } from '../../support/server';
 import { createInvoice, pay } from './payments-helpers';
@@ -83,9 +83,8 @@ describe('round trips of a payment record (PostgreSQL answers held 40 ms)', () =
   let api: Api;
 
   beforeAll(async () => {
-    const found = await findPostgresServer();
-    if (!found) throw new Error('needs a PostgreSQL server to put the relay in front of');
-    pgServer = found;
+    // A database of its own on the tests' PostgreSQL server (the embedded one when there is none).
+    pgServer = process.env.TEST_PG_SERVER_URL || testDatabaseUrl();
     databaseUrl = await createDatabase(pgServer);
     relay = new WaitingRelay(databaseUrl);
     await relay.relay.start();
