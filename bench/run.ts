@@ -194,7 +194,32 @@ function cpuSpent(before: Map<number, number>, after: Map<number, number>): numb
   return ms;
 }
 
-function runLoad(spec: LoadSpec): Promise<LoadResult> {
+/**
+ * Request bodies that are each sent once in a whole run (payments, each on an invoice of its own):
+ * every run takes the next ones, from where the last run stopped.
+ */
+interface BodyPool {
+  bodies: unknown[];
+  next: number;
+}
+/** More requests per second than any side reaches on this kind of machine: the bodies a pooled run is given. */
+const POOL_RATE_CAP = 4_000;
+
+/** A load run; with `pool`, its bodies are the pool's next unused ones (and the pool moves past those it sent). */
+type RunSpec = LoadSpec & { pool?: BodyPool };
+
+async function runLoad(spec: RunSpec): Promise<LoadResult> {
+  const { pool, ...load } = spec;
+  if (!pool) return runLoadProcess(load);
+  const wanted = Math.ceil(POOL_RATE_CAP * load.durationSeconds * Math.max(1, load.connections / 16));
+  const bodies = pool.bodies.slice(pool.next, pool.next + wanted);
+  if (bodies.length < wanted) log(`  only ${bodies.length} unused bodies left for a run that may send ${wanted}: some will repeat`);
+  const result = await runLoadProcess({ ...load, bodies: (bodies.length ? bodies : pool.bodies).map((b) => JSON.stringify(b)) });
+  pool.next += Math.min(result.requests, bodies.length);
+  return result;
+}
+
+function runLoadProcess(spec: LoadSpec): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     let arg = JSON.stringify(spec);
     if (arg.length > 100_000) {
@@ -445,7 +470,7 @@ async function main(): Promise<void> {
      * backends (ms), and WAL written (bytes, full-page images) and shared buffers the backends had to
      * write out themselves (no clean buffer left for them), across the server while it ran.
      */
-    const timed = async (spec: LoadSpec, side: number[]) => {
+    const timed = async (spec: RunSpec, side: number[]) => {
       const pg = await backends();
       const [side0, pg0, wal0] = [cpuByPid(side), cpuByPid(pg), await walSoFar()];
       const r = await runLoad(spec);
@@ -475,7 +500,7 @@ async function main(): Promise<void> {
         backend_buffer_writes: avg((p) => p.backendWrites, 3),
       };
     };
-    const measure = async (name: string, spec: LoadSpec, floorSpec?: LoadSpec, note?: string, preparedFloorSpec?: LoadSpec, minimalSpec?: LoadSpec) => {
+    const measure = async (name: string, spec: RunSpec, floorSpec?: RunSpec, note?: string, preparedFloorSpec?: RunSpec, minimalSpec?: RunSpec) => {
       let floorResult: LoadResult | undefined;
       let preparedFloorResult: LoadResult | undefined;
       let minimalResult: LoadResult | undefined;
@@ -488,7 +513,7 @@ async function main(): Promise<void> {
         const pf: LoadResult[] = [];
         const mf: LoadResult[] = [];
         const s: LoadResult[] = [];
-        const sides: Array<[string, LoadSpec | undefined, LoadResult[], () => number[]]> = [
+        const sides: Array<[string, RunSpec | undefined, LoadResult[], () => number[]]> = [
           ['floor', floorSpec, f, () => [floor.pid!]],
           ['prepared floor', preparedFloorSpec, pf, () => [preparedFloor.pid!]],
           ['minimal floor', minimalSpec, mf, () => [minimal.pid!]],
@@ -597,45 +622,58 @@ async function main(): Promise<void> {
     );
 
     // Payment record in one organization (test helper: a PENDING payment, the invoice moved to
-    // WAITING_FOR_CONFIRMATIONS), each request on another invoice of the ones just created (fresh,
-    // not expired), against the minimal floor inserting a payment and updating its invoice.
-    const recent = async (table: string): Promise<Array<{ invoice_id: string; provider_id: string; price: string }>> => {
+    // WAITING_FOR_CONFIRMATIONS), against the minimal floor inserting a payment and updating its
+    // invoice. Every request of the whole run pays an invoice of its own that nothing paid before:
+    // a second payment on an invoice already waiting leaves the invoice alone (no update, no event),
+    // which would flatter the service while the floor updates its invoice every time. The invoices are
+    // copies of the newest one each side created (fresh, not expired), made here in bulk: enough for
+    // the warm-up, the scenario and every curve point at POOL_RATE_CAP.
+    const payableSeconds = scenarioWarm + duration + CURVE.reduce((t, c) => t + curveSeconds * Math.max(1, c / 16), 0);
+    const payable = async (table: string): Promise<BodyPool> => {
       const c = new Client({ connectionString: databaseUrl });
       await c.connect();
       try {
-        const { rows } = await c.query(`SELECT id FROM ${table} WHERE organization_id = $1 AND mode = 'test' ORDER BY created_at DESC LIMIT 5000`, [ORG]);
-        return rows.map((r: { id: string }) => ({ invoice_id: r.id, provider_id: 'prov_ethereum_usdt', price: '0.5' }));
+        const count = Math.ceil(POOL_RATE_CAP * payableSeconds);
+        const { rows } = await c.query(
+          `INSERT INTO ${table} (id, organization_id, mode, status, substatus, currency, price, price_usd, customer_email, metadata, redirect_url,
+                                 rates_snapshot_id, rates_taken_at, expires_at, created_at, updated_at)
+           SELECT 'invoice_' || gen_random_uuid(), t.organization_id, t.mode, 'PENDING', NULL, t.currency, t.price, t.price_usd, t.customer_email,
+                  t.metadata, t.redirect_url, t.rates_snapshot_id, t.rates_taken_at, now() + interval '1 hour', now() + g * interval '1 microsecond', now()
+             FROM (SELECT * FROM ${table} WHERE organization_id = $1 AND mode = 'test' AND expires_at > now() ORDER BY created_at DESC LIMIT 1) t,
+                  generate_series(1, $2::int) g
+           RETURNING id`,
+          [ORG, count],
+        );
+        if (rows.length < count) throw new Error(`no fresh invoice in ${table} to copy for the payments`);
+        return { bodies: rows.map((r: { id: string }) => ({ invoice_id: r.id, provider_id: 'prov_ethereum_usdt', price: '0.5' })), next: 0 };
       } finally {
         await c.end();
       }
     };
-    const payBodies = await recent('invoices');
-    const minimalPayBodies = await recent(MINIMAL_TABLES.invoices);
+    const payPool = await payable('invoices');
+    const minimalPayPool = await payable(MINIMAL_TABLES.invoices);
+    log(`payment record: ${payPool.bodies.length} fresh invoices for each side`);
+    await foldAppended();
+    const paySpec = (seconds = duration): RunSpec => ({ ...svc('/test_helpers/payments', [], seconds), pool: payPool });
+    const minimalPaySpec = (seconds = duration): RunSpec => ({ ...flr('/test_helpers/payments', [], seconds, minimalPort), pool: minimalPayPool });
     // Warmed up like every other scenario (the route's code compiled, its statements prepared on each
-    // pool connection), each side on invoices of its own that the measured rounds do not pay.
+    // pool connection), on invoices the measured runs do not pay.
     log(`payment record: warming up ${scenarioWarm} s`);
-    await runLoad(svc('/test_helpers/payments', payBodies.splice(-1000), scenarioWarm));
-    await runLoad(flr('/test_helpers/payments', minimalPayBodies.splice(-1000), scenarioWarm, minimalPort));
-    const payment = await measure(
-      'payment record (test helper)',
-      svc('/test_helpers/payments', payBodies),
-      undefined,
-      undefined,
-      undefined,
-      flr('/test_helpers/payments', minimalPayBodies, duration, minimalPort),
-    );
+    await runLoad(paySpec(scenarioWarm));
+    await runLoad(minimalPaySpec(scenarioWarm));
+    const payment = await measure('payment record (test helper)', paySpec(), undefined, undefined, undefined, minimalPaySpec());
 
     // The concurrency curve, one organization: minimal floor and service alternate at each point.
     const curve: Array<Record<string, number | string>> = [];
     for (const c of CURVE) {
       const point: Record<string, number | string> = { connections: c };
-      for (const [what, path, bodies, minimalBodies] of [
-        ['create', '/invoices/create', createBodies, createBodies],
-        ['payment', '/test_helpers/payments', payBodies, minimalPayBodies],
-      ] as Array<[string, string, unknown[], unknown[]]>) {
+      for (const [what, minimalSpec, serviceSpec] of [
+        ['create', flr('/invoices/create', createBodies, curveSeconds, minimalPort), svc('/invoices/create', createBodies, curveSeconds)],
+        ['payment', minimalPaySpec(curveSeconds), paySpec(curveSeconds)],
+      ] as Array<[string, RunSpec, RunSpec]>) {
         log(`curve: ${what} at ${c} connections`);
-        const mt = await timed({ ...flr(path, minimalBodies, curveSeconds, minimalPort), connections: c }, [minimal.pid!]);
-        const st = await timed({ ...svc(path, bodies, curveSeconds), connections: c }, processTree(service.pid!));
+        const mt = await timed({ ...minimalSpec, connections: c }, [minimal.pid!]);
+        const st = await timed({ ...serviceSpec, connections: c }, processTree(service.pid!));
         const [m, sv] = [mt.r, st.r];
         point[`${what}_service_cpu_ms`] = round(st.sideMs, 2);
         point[`${what}_service_db_cpu_ms`] = round(st.pgMs, 2);
