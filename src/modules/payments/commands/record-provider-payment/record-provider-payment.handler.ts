@@ -83,7 +83,7 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
         const reported = report.confirmations ?? null;
         const initial = applyConfirmations({ requested: priced.status, reported, current: 0, required: priced.requiredConfirmations });
         // Made when the payment is written, so its event follows any clock move's events of the invoice.
-        const fresh = (): { record: PaymentRecord; created: PaymentWrite; event: PendingEvent } => {
+        const fresh = (): { record: PaymentRecord; created: PaymentWrite } => {
           const record: PaymentRecord = {
             id: newId('payment'),
             organizationId: scope.organizationId,
@@ -111,10 +111,12 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
             confirmationsChanged: false,
             previousConfirmations: record.confirmations,
           };
-          return { record, created, event: this.paymentEvents.created(scope, record) };
+          return { record, created };
         };
+        /** The payment.created event of a payment the insert writes with it (a report without an idempotency key). */
+        const withEvent = (p: { record: PaymentRecord; created: PaymentWrite }) => ({ ...p, event: this.paymentEvents.created(scope, p.record) });
         // Sent ahead: the payment is made (and its insert sent) before the invoice's lock is answered.
-        const early = ahead ? fresh() : null;
+        const early = ahead ? withEvent(fresh()) : null;
         const insert = (p: { record: PaymentRecord; event: PendingEvent }) => this.repo.insertForSettling(m, p.record, p.event);
         return this.settleInvoice(
           m,
@@ -123,7 +125,7 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
           now,
           async (invoice, inserted) => {
             if (early && inserted) return this.written(m, scope, invoice, early.created, { event: early.event, settling: await inserted });
-            const { record, created, event } = fresh();
+            const { record, created } = fresh();
             const existing = key === null ? null : await this.repo.lockByIdempotencyKey(m, scope, key);
             if (!existing) {
               if (!priced.providerEnabled) throw new ValidationFailedError({ provider_id: `provider ${report.providerId} is disabled for this organization` });
@@ -132,6 +134,7 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
             if (key === null) {
               // Nothing to conflict with: the payment, its payment.created event and the settlement's read of
               // the invoice's payments are one statement.
+              const { event } = withEvent({ record, created });
               return this.written(m, scope, invoice, created, { event, settling: await insert({ record, event }) });
             }
             if (!existing && (await this.repo.insertIfAbsent(m, record))) return this.written(m, scope, invoice, created);
