@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createDatabase, dropDatabase } from './pg';
 import { ADMIN_TOKEN } from './server';
 
 export interface ApiResponse<T = any> {
@@ -79,3 +80,13 @@ export const admin = () => ({
   post: (path: string, body: unknown) => new Api(null).post(path, body, { headers: { 'x-admin-token': ADMIN_TOKEN } }),
   get: (path: string) => new Api(null).get(path, { headers: { 'x-admin-token': ADMIN_TOKEN } }),
 });
+
+/**
+ * A database of its own on the tests' PostgreSQL server (the embedded one when there is none), for a
+ * test that starts its own service or connections on it; `drop()` removes it.
+ */
+export async function ownTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const server = process.env.TEST_PG_SERVER_URL || testDatabaseUrl();
+  const url = await createDatabase(server);
+  return { url, drop: () => dropDatabase(server, url) };
+}

@@ -2,8 +2,7 @@ import type { Pool, PoolClient } from 'pg';
 import { DataSource, QueryFailedError } from 'typeorm';
 import { dataSourceOptions } from '../../../src/shared/db/data-source';
 import { inTransaction, pipelines, poolManager, writeBehind } from '../../../src/shared/db/pipelined-transaction';
-import { testDatabaseUrl } from '../../support/api';
-import { createDatabase, dropDatabase } from '../../support/pg';
+import { ownTestDatabase } from '../../support/api';
 
 /**
  * What the service's transactions send to PostgreSQL and when (src/shared/db/pipelined-transaction.ts):
@@ -52,15 +51,14 @@ const INSERT = 'INSERT INTO pipelined_rows (id) VALUES ($1)';
 const COUNT = 'SELECT count(*)::int AS n FROM pipelined_rows WHERE id = $1';
 
 describe('pipelined transactions', () => {
-  let server: string;
+  let database: Awaited<ReturnType<typeof ownTestDatabase>>;
   let url: string;
   let pipelined: DataSource;
   let waiting: DataSource;
 
   beforeAll(async () => {
-    // A database of its own on the tests' PostgreSQL server (the embedded one when there is none).
-    server = process.env.TEST_PG_SERVER_URL || testDatabaseUrl();
-    url = await createDatabase(server);
+    database = await ownTestDatabase();
+    url = database.url;
     pipelined = await new DataSource({ ...dataSourceOptions(url, 2, true), entities: [], migrations: [] }).initialize();
     waiting = await new DataSource({ ...dataSourceOptions(url, 2, false), entities: [], migrations: [] }).initialize();
     await pipelined.query('CREATE TABLE pipelined_rows (id text PRIMARY KEY)');
@@ -70,7 +68,7 @@ describe('pipelined transactions', () => {
   afterAll(async () => {
     await pipelined?.destroy();
     await waiting?.destroy();
-    if (url) await dropDatabase(server, url);
+    await database?.drop();
   });
   beforeEach(() => {
     log = [];

@@ -1,6 +1,5 @@
-import { Api, testDatabaseUrl } from '../../support/api';
+import { Api, ownTestDatabase } from '../../support/api';
 import { expectSuccess } from '../../support/envelope';
-import { createDatabase, dropDatabase } from '../../support/pg';
 import { TcpRelay } from '../../support/relay';
 import { ADMIN_TOKEN, RunningServer, startServer } from '../../support/server';
 import { createInvoice, pay } from './payments-helpers';
@@ -76,21 +75,18 @@ function messagesOf(chunk: Buffer): string {
 }
 
 describe('round trips of a payment record (PostgreSQL answers held 40 ms)', () => {
-  let pgServer: string;
-  let databaseUrl: string;
+  let database: Awaited<ReturnType<typeof ownTestDatabase>>;
   let relay: WaitingRelay;
   let server: RunningServer;
   let api: Api;
 
   beforeAll(async () => {
-    // A database of its own on the tests' PostgreSQL server (the embedded one when there is none).
-    pgServer = process.env.TEST_PG_SERVER_URL || testDatabaseUrl();
-    databaseUrl = await createDatabase(pgServer);
-    relay = new WaitingRelay(databaseUrl);
+    database = await ownTestDatabase();
+    relay = new WaitingRelay(database.url);
     await relay.relay.start();
     // Nothing else runs transactions meanwhile: no sweeper, folder or webhook dispatcher.
     server = await startServer({
-      databaseUrl: relay.relay.relayed(databaseUrl),
+      databaseUrl: relay.relay.relayed(database.url),
       env: { INVOICE_SWEEP_SECONDS: '0', ANALYTICS_FOLD_SECONDS: '0', WEBHOOK_DISPATCHER: 'false' },
     });
     const res = await new Api(null, server.baseUrl).post('/admin/organizations', { name: 'Round trips' }, { headers: { 'x-admin-token': ADMIN_TOKEN } });
@@ -101,7 +97,7 @@ describe('round trips of a payment record (PostgreSQL answers held 40 ms)', () =
   afterAll(async () => {
     await server?.stop();
     await relay?.relay.stop();
-    if (databaseUrl) await dropDatabase(pgServer, databaseUrl);
+    await database?.drop();
   });
 
   it('waits on PostgreSQL twice: BEGIN, the lock and the payment together, then the invoice’s move with COMMIT', async () => {
