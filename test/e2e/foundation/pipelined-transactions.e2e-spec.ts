@@ -7,37 +7,67 @@ import { ownTestDatabase } from '../../support/api';
 /**
  * What the service's transactions send to PostgreSQL and when (src/shared/db/pipelined-transaction.ts):
  * with pipelining BEGIN leaves with the first statement and COMMIT right behind a last write nobody
- * waits for, and a failure of such a write still fails the transaction and leaves nothing behind.
- * Each connection's writes to its socket are logged with the number of answers (ReadyForQuery)
- * received so far: two messages sent before the first of them was answered were sent together.
+ * waits for, each pair in one write to the socket, and a failure of such a write still fails the
+ * transaction and leaves nothing behind. Each connection's writes to its socket are logged with the
+ * statements in them and the number of answers (ReadyForQuery) received so far: two statements sent
+ * before the first of them was answered were sent together.
  */
 interface Sent {
   /** 'BEGIN', 'COMMIT', 'ROLLBACK' or the statement's text. */
   statement: string;
   /** Answers the connection had received when this left. */
   answered: number;
+  /** Which write to the socket (counted over all connections) carried it. */
+  write: number;
 }
 
 const watched = new WeakSet<PoolClient>();
 let log: Sent[] = [];
+let writes = 0;
 
-/** Logs what each connection of `ds`'s pool sends: simple queries (BEGIN, COMMIT) and the statements of extended ones (Parse). */
+type Done = (error?: Error | null) => void;
+interface SocketStream {
+  _write(chunk: Buffer, encoding: string, done: Done): void;
+  _writev(chunks: { chunk: Buffer }[], done: Done): void;
+}
+
+/** The statement a message of the wire protocol carries: a simple query's (BEGIN, COMMIT) or an extended one's Parse. */
+function statementIn(message: Buffer): string | undefined {
+  const type = String.fromCharCode(message[0]);
+  if (type === 'Q') return message.toString('utf8', 5, message.length - 1);
+  // Parse: type, length, the statement's name (NUL-ended), then its text (NUL-ended).
+  const textAt = message.indexOf(0, 5) + 1;
+  if (type === 'P') return message.toString('utf8', textAt, message.indexOf(0, textAt));
+  return undefined;
+}
+
+/** Logs what each connection of `ds`'s pool writes to its socket, one socket write at a time. */
 function watch(ds: DataSource): void {
   const pool = (ds.driver as unknown as { master: Pool }).master;
   pool.on('acquire', (client) => {
     if (watched.has(client)) return;
     watched.add(client);
-    const connection = (client as unknown as { connection: { stream: NodeJS.WritableStream; on(e: string, f: () => void): void } }).connection;
+    const connection = (client as unknown as { connection: { stream: SocketStream; on(e: string, f: () => void): void } }).connection;
     let answered = 0;
     connection.on('readyForQuery', () => answered++);
-    const write = connection.stream.write.bind(connection.stream) as (chunk: Buffer, ...rest: unknown[]) => boolean;
-    connection.stream.write = ((chunk: Buffer, ...rest: unknown[]) => {
-      const type = String.fromCharCode(chunk[0]);
-      if (type === 'Q') log.push({ statement: chunk.toString('utf8', 5, chunk.length - 1), answered });
-      // Parse: type, length, the statement's name (NUL-ended), then its text (NUL-ended).
-      if (type === 'P') log.push({ statement: chunk.toString('utf8', chunk.indexOf(0, 5) + 1, chunk.indexOf(0, chunk.indexOf(0, 5) + 1)), answered });
-      return write(chunk, ...rest);
-    }) as NodeJS.WritableStream['write'];
+    const logWrite = (messages: Buffer[]) => {
+      writes++;
+      for (const message of messages) {
+        const statement = statementIn(message);
+        if (statement !== undefined) log.push({ statement, answered, write: writes });
+      }
+    };
+    const stream = connection.stream;
+    const write = stream._write.bind(stream);
+    const writev = stream._writev.bind(stream);
+    stream._write = (chunk, encoding, done) => {
+      logWrite([chunk]);
+      write(chunk, encoding, done);
+    };
+    stream._writev = (chunks, done) => {
+      logWrite(chunks.map((c) => c.chunk));
+      writev(chunks, done);
+    };
   });
 }
 
@@ -81,7 +111,7 @@ describe('pipelined transactions', () => {
     expect(pipelines(waiting)).toBe(false);
   });
 
-  it('BEGIN leaves with the first statement, and COMMIT right behind a last write sent with writeBehind', async () => {
+  it('BEGIN leaves with the first statement, and COMMIT right behind a last write sent with writeBehind, each pair in one socket write', async () => {
     const result = await inTransaction(pipelined, async (m) => {
       expect(m.queryRunner?.isTransactionActive).toBe(true);
       const rows = await m.query(`SELECT 'first' AS x`);
@@ -93,6 +123,9 @@ describe('pipelined transactions', () => {
     expect(sentAt(`SELECT 'first' AS x`).answered).toBe(sentAt('BEGIN').answered);
     expect(sentAt('COMMIT').answered).toBe(sentAt(INSERT).answered);
     expect(sentAt(INSERT).answered).toBe(sentAt('BEGIN').answered + 2);
+    expect(sentAt(`SELECT 'first' AS x`).write).toBe(sentAt('BEGIN').write);
+    expect(sentAt('COMMIT').write).toBe(sentAt(INSERT).write);
+    expect(sentAt(INSERT).write).toBeGreaterThan(sentAt('BEGIN').write);
     expect(await stored('a')).toBe(1);
   });
 
@@ -109,6 +142,17 @@ describe('pipelined transactions', () => {
     // The next transaction on the pool's connections starts clean.
     await inTransaction(pipelined, (m) => writeBehind(m, INSERT, ['c']));
     expect(await stored('c')).toBe(1);
+  });
+
+  it('statements sent in one go leave in one socket write, even across awaits of work that is not the database’s', async () => {
+    await inTransaction(pipelined, async (m) => {
+      await writeBehind(m, INSERT, ['h1']);
+      await Promise.resolve();
+      await writeBehind(m, INSERT, ['h2']);
+    });
+    expect(new Set(log.map((s) => s.write)).size).toBe(1);
+    expect(log.map((s) => s.statement)).toEqual(['BEGIN', INSERT, INSERT, 'COMMIT']);
+    expect(await stored('h2')).toBe(1);
   });
 
   it('a statement sent after a write nobody waited for runs after it and sees its change', async () => {
@@ -136,6 +180,7 @@ describe('pipelined transactions', () => {
     });
     expect(sentAt(`SELECT 'waited' AS x`).answered).toBe(sentAt('BEGIN').answered + 1);
     expect(sentAt('COMMIT').answered).toBe(sentAt(INSERT).answered + 1);
+    expect(new Set(log.map((s) => s.write)).size).toBe(4);
     expect(await stored('f')).toBe(1);
   });
 
