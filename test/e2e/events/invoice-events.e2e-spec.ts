@@ -22,7 +22,11 @@ describe('invoice events', () => {
 
   async function createInvoice(price = '5') {
     return expectSuccess(
-      await org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price }], customer_email: 'payer@example.com' }),
+      await org.test.post('/invoices/create', {
+        items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price }],
+        customer_email: 'payer@example.com',
+        metadata: { order: 'A-1' },
+      }),
       201,
     );
   }
@@ -54,6 +58,8 @@ describe('invoice events', () => {
     expect(updated.data.object).toEqual(now);
     expect(updated.data.object.status).toBe('VOIDED');
     expect(updated.data.previous_attributes).toMatchObject({ status: 'PENDING' });
+    // Only what changed: not the unchanged fields, objects (metadata) included.
+    expect(Object.keys(updated.data.previous_attributes as object).sort()).toEqual(['status']);
     expect(voided.data).toEqual(updated.data);
     expect(await delivered(voided.id)).toEqual(voided);
   });
@@ -74,6 +80,7 @@ describe('invoice events', () => {
     expect(updated.data.object).toMatchObject({ id, currency: 'EUR', status: 'PENDING' });
     expect(updated.data.previous_attributes).toMatchObject({ currency: 'USD', price: expect.stringMatching(/^100\.0{30}$/) });
     expect(updated.data.previous_attributes).not.toHaveProperty('status');
+    expect(Object.keys(updated.data.previous_attributes as object).sort()).toEqual(['currency', 'price']);
   });
 
   it('a refused change records nothing', async () => {

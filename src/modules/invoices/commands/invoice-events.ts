@@ -70,7 +70,7 @@ export class InvoiceEvents {
     const after = this.view(afterRecord);
     const previous: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(before)) {
-      if (JSON.stringify(value) !== JSON.stringify((after as unknown as Record<string, unknown>)[key])) previous[key] = value;
+      if (!sameJson(value, (after as unknown as Record<string, unknown>)[key])) previous[key] = value;
     }
     if (Object.keys(previous).length === 0) return [];
     const events = [this.outbox.prepare(scope, 'invoice.updated', after, { previousAttributes: previous })];
@@ -87,4 +87,14 @@ export class InvoiceEvents {
   insert(m: EntityManager, event: PendingEvent): Promise<void> {
     return this.outbox.insert(m, event);
   }
+}
+
+/**
+ * Whether two values of an invoice's view read the same in JSON. Most fields are strings, numbers or
+ * null and compare as they are; only objects and arrays (metadata) are written out.
+ */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  return JSON.stringify(a) === JSON.stringify(b);
 }
