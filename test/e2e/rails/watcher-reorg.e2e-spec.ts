@@ -1,8 +1,10 @@
 import { expectSuccess } from '../../support/envelope';
 import { IsolatedService } from '../../support/isolated';
+import { withClient } from '../../support/pg';
 import { linesWith, runCli } from '../../support/server';
 import { eventually, WebhookReceiver } from '../../support/webhook-receiver';
 import { createInvoice, shortState } from '../payments/payments-helpers';
+import { databaseOf } from '../timing/timing-helpers';
 import { ChainSetup, merchant, paymentAddress, paymentsOf, startChain, startWatchingService, units, waitForPayments } from './chain-helpers';
 
 interface Event {
@@ -138,6 +140,44 @@ describe('the chain watcher when a reorg takes a payment out and the same transa
     expect([...delivered].sort()).toEqual([...invoiceMoves].sort());
     expect(hooks.some((w) => w.path === endpoint && w.json.type === 'payment.updated' && w.json.data.previous_attributes.status === 'CANCELLED')).toBe(true);
     expect(linesWith(service.server, 'chain_payment_reinstated').some((l) => l.includes(seen.id))).toBe(true);
+  });
+
+  it('still sees a cancelled payment’s transaction come back after its address’s watch window has closed', async () => {
+    const { chain, usdt } = setup;
+    const shop = await merchant(service);
+    const invoiceId = await createInvoice(shop.test, '9', 'USDT');
+    const pay = await paymentAddress(shop.test, invoiceId);
+    // The invoice's window is about to close: its address is watched for 6 more seconds.
+    const database = databaseOf(service);
+    const watchUntil = () =>
+      withClient(
+        database,
+        async (c) => (await c.query(`SELECT watch_until FROM deposit_addresses WHERE invoice_id = $1`, [invoiceId])).rows[0].watch_until as Date,
+      );
+    await withClient(database, (c) => c.query(`UPDATE deposit_addresses SET watch_until = now() + interval '6 seconds' WHERE invoice_id = $1`, [invoiceId]));
+    const closesAt = (await watchUntil()).getTime();
+    const raw = await chain.signTokenTransfer(usdt, 5, pay.address, units('9', 6));
+    const snapshot = await chain.test.snapshot();
+    const hash = await chain.sendRaw(raw);
+    await chain.receipt(hash);
+    const [seen] = await waitForPayments(shop.test, invoiceId, (p) => p.length === 1);
+
+    await chain.test.revert({ id: snapshot });
+    await chain.mine(3);
+    await waitForPayments(shop.test, invoiceId, (p) => p[0].status === 'CANCELLED');
+    // The cancellation keeps the address watched for another monitoring window (24 hours here).
+    expect((await watchUntil()).getTime()).toBeGreaterThan(Date.now() + 23 * 3600_000);
+
+    // The transaction returns once the window it had would have closed.
+    await new Promise((r) => setTimeout(r, Math.max(0, closesAt - Date.now() + 500)));
+    expect(await chain.sendRaw(raw)).toBe(hash);
+    await chain.receipt(hash);
+    const [back] = await waitForPayments(shop.test, invoiceId, (p) => p[0].status === 'PENDING');
+    expect(back).toMatchObject({ id: seen.id, confirmations: 1 });
+    await chain.mine(11);
+    const done = await waitForPayments(shop.test, invoiceId, (p) => p[0].status === 'COMPLETED');
+    expect(done).toHaveLength(1);
+    expect(await shortState(shop.test, invoiceId)).toMatchObject({ status: 'COMPLETED' });
   });
 
   it('cancels COMPLETED payments when a reorg goes deeper than their confirmations: the invoice is recomputed and the events sent', async () => {

@@ -54,6 +54,19 @@ export class DepositAddressesRepository {
     return m.query(WATCHED_UP_TO_SQL, [mode, network, now, limit]);
   }
 
+  /**
+   * Keeps the invoice's addresses on `network` watched until at least `until` (an address watched
+   * without end stays so): after a reorg cancelled a payment to one of them, its transaction may be
+   * mined again later, and only a watched address has its transfers seen.
+   */
+  async watchAgain(m: EntityManager, scope: Scope, network: string, invoiceId: string, until: Date): Promise<void> {
+    await m.query(
+      `UPDATE deposit_addresses SET watch_until = $5
+        WHERE organization_id = $1 AND mode = $2 AND network = $3 AND invoice_id = $4 AND watch_until < $5`,
+      [scope.organizationId, scope.mode, network, invoiceId, until],
+    );
+  }
+
   /** The watched ones among `addresses` (an index lookup per address, whatever the number watched). */
   async watchedAmong(m: EntityManager, mode: Mode, network: string, addresses: string[], now: Date): Promise<DepositAddressRow[]> {
     if (!addresses.length) return [];

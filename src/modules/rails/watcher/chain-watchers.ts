@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { AppConfig } from '../../../shared/config/app-config';
 import { TransactionRunner } from '../../../shared/db/transaction-runner';
 import { Clock } from '../../../shared/time/clock';
 import { Metrics } from '../../health';
@@ -27,6 +28,7 @@ export class ChainWatchers implements OnModuleDestroy {
 
   constructor(
     @Inject(RailsConfig) private readonly config: RailsConfig,
+    @Inject(AppConfig) private readonly app: AppConfig,
     @Inject(DataSource) private readonly dataSource: DataSource,
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(CommandBus) private readonly commands: CommandBus,
@@ -77,6 +79,7 @@ export class ChainWatchers implements OnModuleDestroy {
         addresses: this.addresses,
         clock: this.clock,
         lockRetryMs: this.config.lockRetryMs,
+        rewatchMs: this.app.INVOICE_MONITORING_MINUTES * 60_000,
         metrics: { head: this.head, lag: this.lag, rpcErrors: this.rpcErrors, scanSeconds: this.scanSeconds },
       });
       this.watchers.push(watcher);

@@ -26,6 +26,8 @@ export interface WatcherDeps {
   addresses: DepositAddressesRepository;
   clock: Clock;
   lockRetryMs: number;
+  /** How long an invoice's addresses stay watched after a reorg cancelled a payment to them (the monitoring window). */
+  rewatchMs: number;
   metrics: {
     head: Gauge<'network' | 'mode'>;
     lag: Gauge<'network' | 'mode'>;
@@ -480,7 +482,14 @@ export class NetworkWatcher {
         continue;
       }
       const recorded = await this.report(row, { kind: 'chain', paymentId: row.payment_id, confirmations: null });
-      await this.deps.run((tx) => this.deps.state.markCancelled(tx, mode, network, row.idempotency_key, this.deps.clock.now()));
+      // Its transaction may be mined again, after the invoice's window has closed too: the invoice's
+      // addresses stay watched for another monitoring window, so the scan still sees it come back.
+      const now = this.deps.clock.now();
+      const scope: Scope = { organizationId: row.organization_id as Scope['organizationId'], mode };
+      await this.deps.run(async (tx) => {
+        await this.deps.state.markCancelled(tx, mode, network, row.idempotency_key, now);
+        await this.deps.addresses.watchAgain(tx, scope, network, row.invoice_id, new Date(now.getTime() + this.deps.rewatchMs));
+      });
       const entry = {
         ...this.labels,
         idempotency_key: row.idempotency_key,
