@@ -323,7 +323,7 @@ export class NetworkWatcher {
     const { mode, network } = this.config;
     if (transfer.units === 0n) return;
     const providerId = providerIdOf(network, tokenSlug);
-    const scope: Scope = { organizationId: owner.organization_id as Scope['organizationId'], mode };
+    const scope = this.scopeOf(owner.organization_id);
     const key = `${network}:${transfer.txHash}:${transfer.logIndex ?? 'native'}`;
     const confirmations = Number(head - transfer.blockNumber + 1n);
     const context = { ...this.labels, idempotency_key: key, invoice_id: owner.invoice_id, organization_id: owner.organization_id, provider_id: providerId };
@@ -485,10 +485,9 @@ export class NetworkWatcher {
       // Its transaction may be mined again, after the invoice's window has closed too: the invoice's
       // addresses stay watched for another monitoring window, so the scan still sees it come back.
       const now = this.deps.clock.now();
-      const scope: Scope = { organizationId: row.organization_id as Scope['organizationId'], mode };
       await this.deps.run(async (tx) => {
         await this.deps.state.markCancelled(tx, mode, network, row.idempotency_key, now);
-        await this.deps.addresses.watchAgain(tx, scope, network, row.invoice_id, new Date(now.getTime() + this.deps.rewatchMs));
+        await this.deps.addresses.watchAgain(tx, this.scopeOf(row.organization_id), network, row.invoice_id, new Date(now.getTime() + this.deps.rewatchMs));
       });
       const entry = {
         ...this.labels,
@@ -509,12 +508,17 @@ export class NetworkWatcher {
     }
   }
 
+  /** The organization's scope in this watcher's mode (a deposit address or transfer row names the organization). */
+  private scopeOf(organizationId: string): Scope {
+    return { organizationId: organizationId as Scope['organizationId'], mode: this.config.mode };
+  }
+
   /** A report about a payment recorded before; null (logged at error level) when the payments module refuses it. */
   private async report(
     row: TransferRow,
     report: { kind: 'confirmations'; paymentId: string; confirmations: number } | PaymentChainReport,
   ): Promise<RecordedPayment | null> {
-    const scope: Scope = { organizationId: row.organization_id as Scope['organizationId'], mode: this.config.mode };
+    const scope = this.scopeOf(row.organization_id);
     try {
       return await this.deps.commands.execute(new RecordProviderPaymentCommand(scope, report));
     } catch (error) {
