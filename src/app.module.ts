@@ -62,7 +62,7 @@ export class AppModule implements NestModule {
         KernelModule.forRoot(config, options.clock),
         CqrsModule.forRoot(),
         TypeOrmModule.forRoot({
-          ...dataSourceOptions(databaseUrl, config.dbPoolSize, config.DB_PREPARED_STATEMENTS),
+          ...dataSourceOptions(databaseUrl, config.dbPoolSize, config.DB_PREPARED_STATEMENTS, config.DB_CONNECTION_LIFETIME_SECONDS),
           entities: [],
           autoLoadEntities: true,
         }),

@@ -53,8 +53,8 @@ export interface FreshDatabase {
 }
 
 /** A service on a fresh database of its own (statistics untouched), an organization, and a connection for loading and planning. */
-export async function startFreshDatabase(orgName: string): Promise<FreshDatabase> {
-  const service = await startIsolatedService({ INVOICE_SWEEP_SECONDS: '0' });
+export async function startFreshDatabase(orgName: string, env: Record<string, string> = {}): Promise<FreshDatabase> {
+  const service = await startIsolatedService({ INVOICE_SWEEP_SECONDS: '0', ...env });
   if (!service.databaseUrl) throw new Error('needs a PostgreSQL server');
   const org = await service.createOrg(orgName);
   const db = new Client({ connectionString: service.databaseUrl });

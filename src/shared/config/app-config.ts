@@ -60,6 +60,18 @@ export class AppConfig {
   @IsBoolean()
   DB_PREPARED_STATEMENTS = true;
 
+  /**
+   * Seconds a pooled connection lives before the pool replaces it (0: for ever). A session keeps each
+   * prepared statement's plan for its whole life, and PostgreSQL plans again only when a table is
+   * analyzed or altered: a plan made while a table was empty would otherwise outlive the table's
+   * growth wherever autovacuum does not analyze it (see data-source.ts).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(86_400)
+  DB_CONNECTION_LIFETIME_SECONDS = 300;
+
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 

@@ -26,8 +26,16 @@ export const RECORDS_GLOB = join(__dirname, '..', '..', 'modules', '**', '*.reco
  * best plan depends on the values are written so that the plan without them is right (list filters:
  * keyset-page.ts); the dashboard measured the same either way. It goes with prepared statements:
  * transaction poolers may refuse the parameter.
+ *
+ * Connection lifetime (`lifetimeSeconds`, DB_CONNECTION_LIFETIME_SECONDS; 0 keeps connections for
+ * ever): a session keeps the plan of each prepared statement until one of its tables is analyzed or
+ * altered. A plan made while a table was empty scans it whole: on a payments table analyzed while
+ * empty (`VACUUM ANALYZE` on a fresh database), the read of an invoice's payments was planned as a
+ * sequential scan and stayed one while the table grew, because nothing analyzed it again
+ * (autovacuum off, or behind). The pool replaces a connection once it is that old, when it is next
+ * idle, and the new session plans each statement against the table as it is then.
  */
-export function dataSourceOptions(url: string, poolSize: number, direct = false): DataSourceOptions {
+export function dataSourceOptions(url: string, poolSize: number, direct = false, lifetimeSeconds = 0): DataSourceOptions {
   return {
     type: 'postgres',
     url,
@@ -41,6 +49,7 @@ export function dataSourceOptions(url: string, poolSize: number, direct = false)
     extra: {
       max: poolSize,
       connectionTimeoutMillis: 5_000,
+      maxLifetimeSeconds: lifetimeSeconds,
       statement_timeout: 30_000,
       types: serviceTypeParsers(),
       ...(direct && { options: '-c plan_cache_mode=force_generic_plan', pipeline: true }),
