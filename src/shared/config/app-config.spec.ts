@@ -30,4 +30,11 @@ describe('database pool size', () => {
     expect(loadConfig({ DB_POOL_SIZE: '7' }).dbPoolSize).toBe(7);
     expect(loadConfig({ DATABASE_URL: 'postgres://db/app', DB_POOL_SIZE: '20' }).dbPoolSize).toBe(20);
   });
+
+  it('replaces connections after 300 s unless DB_CONNECTION_LIFETIME_SECONDS says otherwise (0: never)', () => {
+    expect(loadConfig({}).DB_CONNECTION_LIFETIME_SECONDS).toBe(300);
+    expect(loadConfig({ DB_CONNECTION_LIFETIME_SECONDS: '0' }).DB_CONNECTION_LIFETIME_SECONDS).toBe(0);
+    expect(loadConfig({ DB_CONNECTION_LIFETIME_SECONDS: '3600' }).DB_CONNECTION_LIFETIME_SECONDS).toBe(3600);
+    expect(() => loadConfig({ DB_CONNECTION_LIFETIME_SECONDS: '-1' })).toThrow(/DB_CONNECTION_LIFETIME_SECONDS/);
+  });
 });

@@ -10,6 +10,7 @@ describe('configuration checked at start-up', () => {
     ['NODE_ENV', 'staging'],
     ['DEMO_ORGANIZATION', 'maybe'],
     ['DB_PREPARED_STATEMENTS', 'sometimes'],
+    ['DB_CONNECTION_LIFETIME_SECONDS', '-5'],
     ['ADMIN_API_TOKEN', 'short'],
     ['BODY_LIMIT_BYTES', '1.5'],
     ['METRICS_TOKEN', 'short'],
