@@ -9,11 +9,10 @@
  *                                 [--cpu-prof DIR] (the service writes a V8 CPU profile of the whole run there)
  *
  * It makes its own database (dropped at the end unless --keep-db), seeds 20,000 invoices with two
- * payments each, starts the
- * service as the bench does (production mode, one process, rate limits off, pool of twice the cores),
- * warms both routes up and then, R rounds each, sends N creates and N payment records (each payment on
- * another invoice just created) at C connections in one organization, and prints one line per round
- * and the medians.
+ * payments each, starts the service as the bench does (production mode, one process, rate limits off,
+ * pool of twice the cores), warms both routes up and then, R rounds each, sends N creates and N
+ * payment records (each payment on another invoice just created) at C connections in one
+ * organization, and prints one line per round and the medians.
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
