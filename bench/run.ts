@@ -97,6 +97,17 @@ interface Row {
   costs?: Record<string, { cpu_ms: number; db_cpu_ms: number; wal_bytes: number; wal_fpi: number; backend_buffer_writes: number }>;
 }
 
+/**
+ * The CPU a request of the scenario costs the minimal floor and its database over what it costs the
+ * service and its database (the scenario's rounds averaged); null when the scenario has no minimal floor.
+ */
+function cpuRatioMinimal(row: Row): number | null {
+  const floor = row.costs?.['minimal floor'];
+  const service = row.costs?.service;
+  if (!floor || !service || service.cpu_ms + service.db_cpu_ms <= 0) return null;
+  return Math.round(((floor.cpu_ms + floor.db_cpu_ms) / (service.cpu_ms + service.db_cpu_ms)) * 100) / 100;
+}
+
 function withDatabase(serverUrl: string, database: string): string {
   const url = new URL(serverUrl);
   url.pathname = `/${database}`;
@@ -679,6 +690,10 @@ async function main(): Promise<void> {
         point[`${what}_service_db_cpu_ms`] = round(st.pgMs, 2);
         point[`${what}_minimal_cpu_ms`] = round(mt.sideMs, 2);
         point[`${what}_minimal_db_cpu_ms`] = round(mt.pgMs, 2);
+        // Where both sides are CPU-bound (from 4 connections on here) the throughput ratio follows this
+        // one: what a request costs the minimal floor and its database over what it costs the service
+        // and its database. It moves much less with the machine's speed than the throughput itself.
+        point[`${what}_cpu_ratio_minimal`] = round((mt.sideMs + mt.pgMs) / Math.max(1e-9, st.sideMs + st.pgMs), 2);
         point[`${what}_service_wal_bytes`] = round(st.walBytes);
         point[`${what}_service_wal_fpi`] = round(st.fpi, 3);
         point[`${what}_minimal_wal_bytes`] = round(mt.walBytes);
@@ -696,11 +711,11 @@ async function main(): Promise<void> {
       curve.push(point);
     }
     const cpuLines = [
-      '| connections | create: service CPU ms | its database CPU ms | mean latency ms | minimal floor CPU ms | its database CPU ms | payment: service CPU ms | its database CPU ms | mean latency ms | minimal floor CPU ms | its database CPU ms |',
-      '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      '| connections | create: service CPU ms | its database CPU ms | mean latency ms | minimal floor CPU ms | its database CPU ms | CPU ratio | payment: service CPU ms | its database CPU ms | mean latency ms | minimal floor CPU ms | its database CPU ms | CPU ratio |',
+      '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...curve.map(
         (p) =>
-          `| ${p.connections} | ${p.create_service_cpu_ms} | ${p.create_service_db_cpu_ms} | ${p.create_mean_latency_ms} | ${p.create_minimal_cpu_ms} | ${p.create_minimal_db_cpu_ms} | ${p.payment_service_cpu_ms} | ${p.payment_service_db_cpu_ms} | ${p.payment_mean_latency_ms} | ${p.payment_minimal_cpu_ms} | ${p.payment_minimal_db_cpu_ms} |`,
+          `| ${p.connections} | ${p.create_service_cpu_ms} | ${p.create_service_db_cpu_ms} | ${p.create_mean_latency_ms} | ${p.create_minimal_cpu_ms} | ${p.create_minimal_db_cpu_ms} | ${p.create_cpu_ratio_minimal} | ${p.payment_service_cpu_ms} | ${p.payment_service_db_cpu_ms} | ${p.payment_mean_latency_ms} | ${p.payment_minimal_cpu_ms} | ${p.payment_minimal_db_cpu_ms} | ${p.payment_cpu_ratio_minimal} |`,
       ),
     ];
     // What a request of the write scenarios cost each side, for comparison with the curve's figures.
@@ -757,6 +772,8 @@ async function main(): Promise<void> {
         create_ratio: round(create.rps / rows[0].floor!.rps, 2),
         create_ratio_minimal: round(create.rps / rows[0].minimalFloor!.rps, 2),
         payment_ratio_minimal: round(payment.rps / rows[1].minimalFloor!.rps, 2),
+        create_cpu_ratio_minimal: cpuRatioMinimal(rows[0]),
+        payment_cpu_ratio_minimal: cpuRatioMinimal(rows[1]),
         deadlocks,
         curve,
         curve_table: curveLines.join('\n'),
@@ -767,7 +784,7 @@ async function main(): Promise<void> {
       const file = join(RESULTS, `${startedAt.toISOString().replace(/[:.]/g, '-')}-curve.json`);
       writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
       process.stdout.write(
-        `\n${curveLines.join('\n')}\n\nCPU per request:\n${cpuLines.join('\n')}\n\nWrite scenarios, per request:\n${costLines.join('\n')}\n\nresults in ${file}\n${JSON.stringify({ create_ratio: record.create_ratio, create_ratio_minimal: record.create_ratio_minimal, payment_ratio_minimal: record.payment_ratio_minimal, deadlocks })}\n`,
+        `\n${curveLines.join('\n')}\n\nCPU per request:\n${cpuLines.join('\n')}\n\nWrite scenarios, per request:\n${costLines.join('\n')}\n\nresults in ${file}\n${JSON.stringify({ create_ratio: record.create_ratio, create_ratio_minimal: record.create_ratio_minimal, payment_ratio_minimal: record.payment_ratio_minimal, create_cpu_ratio_minimal: record.create_cpu_ratio_minimal, payment_cpu_ratio_minimal: record.payment_cpu_ratio_minimal, deadlocks })}\n`,
       );
       return;
     }
@@ -879,6 +896,8 @@ async function main(): Promise<void> {
       payment_rps: round(payment.rps),
       payment_minimal_floor_rps: round(rows[1].minimalFloor!.rps),
       payment_ratio_minimal: round(payment.rps / rows[1].minimalFloor!.rps, 2),
+      create_cpu_ratio_minimal: cpuRatioMinimal(rows[0]),
+      payment_cpu_ratio_minimal: cpuRatioMinimal(rows[1]),
       read_rps: round(read.rps),
       read_floor_rps: round(readRow.floor!.rps),
       read_ratio: round(read.rps / readRow.floor!.rps, 2),
