@@ -80,6 +80,51 @@ UPDATE ${T.invoices} SET status = 'WAITING_FOR_CONFIRMATIONS', updated_at = $6
  WHERE id = (SELECT invoice_id FROM payment) AND organization_id = $2 AND mode = $3
 RETURNING id, status`;
 
+/** The fields of a create the minimal floor reads (the bench sends one PAYMENT_INTENT item). */
+export interface MinimalCreateInput {
+  items: Array<{ currency?: string; price?: string }>;
+  customer_email?: string;
+  metadata?: Record<string, string>;
+}
+
+/** Writes a created invoice minimally (one statement); its id. */
+export async function minimalCreate(pool: Pool, org: string, mode: string, input: MinimalCreateInput): Promise<{ id: string }> {
+  const item = input.items[0];
+  const id = newId('invoice');
+  const now = new Date();
+  const pi = newId('pi');
+  await pool.query(CREATE_SQL, [
+    id,
+    org,
+    mode,
+    item.currency,
+    item.price,
+    input.customer_email ?? null,
+    JSON.stringify(input.metadata ?? {}),
+    now,
+    new Date(now.getTime() + 15 * 60_000),
+    newId('invoice_item'),
+    pi,
+    newId('invoice_calc'),
+    newId('invoice_calc'),
+    newId('invoice_calc'),
+    JSON.stringify({ payment_intent_id: pi, currency: item.currency, price: item.price, quantity: 1 }),
+  ]);
+  return { id };
+}
+
+/** Records a PENDING payment and moves its invoice (one statement); null when the invoice is not the organization's. */
+export async function minimalPay(
+  pool: Pool,
+  org: string,
+  mode: string,
+  input: { invoice_id: string; price: string },
+): Promise<{ id: string; invoice: { id: string; status: string } } | null> {
+  const id = newId('payment');
+  const { rows } = await pool.query(PAY_SQL, [id, org, mode, input.invoice_id, input.price, new Date()]);
+  return rows[0] ? { id, invoice: rows[0] as { id: string; status: string } } : null;
+}
+
 function body(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     let text = '';
@@ -106,37 +151,15 @@ if (require.main === module) {
   const server = createServer((req, res) => {
     void (async () => {
       try {
-        const input = JSON.parse((await body(req)) || '{}');
+        const input = JSON.parse((await body(req)) || '{}') as MinimalCreateInput & { invoice_id: string; price: string };
         if (req.method === 'POST' && req.url === '/invoices/create') {
-          const item = input.items[0];
-          const id = newId('invoice');
-          const now = new Date();
-          const pi = newId('pi');
-          await pool.query(CREATE_SQL, [
-            id,
-            org,
-            mode,
-            item.currency,
-            item.price,
-            input.customer_email ?? null,
-            JSON.stringify(input.metadata ?? {}),
-            now,
-            new Date(now.getTime() + 15 * 60_000),
-            newId('invoice_item'),
-            pi,
-            newId('invoice_calc'),
-            newId('invoice_calc'),
-            newId('invoice_calc'),
-            JSON.stringify({ payment_intent_id: pi, currency: item.currency, price: item.price, quantity: 1 }),
-          ]);
-          send(res, 201, { id });
+          send(res, 201, await minimalCreate(pool, org, mode, input));
           return;
         }
         if (req.method === 'POST' && req.url === '/test_helpers/payments') {
-          const id = newId('payment');
-          const { rows } = await pool.query(PAY_SQL, [id, org, mode, input.invoice_id, input.price, new Date()]);
-          if (!rows[0]) send(res, 404, { error: 'invoice not found' });
-          else send(res, 201, { id, invoice: rows[0] });
+          const paid = await minimalPay(pool, org, mode, input);
+          if (!paid) send(res, 404, { error: 'invoice not found' });
+          else send(res, 201, paid);
           return;
         }
         send(res, 404, { error: 'no route' });

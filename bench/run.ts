@@ -51,6 +51,7 @@ const MAIN = opt('service', join(ROOT, 'dist', 'src', 'main.js'));
 const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
 const FLOOR = join(__dirname, 'floor-server.js');
 const MINIMAL = join(__dirname, 'minimal-floor.js');
+const FRAMEWORK = join(__dirname, 'framework-floor.js');
 const LOAD = join(__dirname, 'load.js');
 const RESULTS = join(ROOT, 'bench', 'results');
 const ORG = 'org_bench_042';
@@ -90,6 +91,8 @@ interface Row {
   preparedFloor?: LoadResult | null;
   /** The minimal floor (bench/minimal-floor.ts): the rows alone, no triggers, outbox or idempotency. */
   minimalFloor?: LoadResult | null;
+  /** The framework floor (bench/framework-floor.ts): the minimal floor's writes behind Nest, Express and the service's ValidationPipe and DTOs. */
+  frameworkFloor?: LoadResult | null;
   note?: string;
   /** Peak RSS of one service process while the scenario ran. */
   rssMb?: number;
@@ -106,6 +109,11 @@ function cpuRatioMinimal(row: Row): number | null {
   const service = row.costs?.service;
   if (!floor || !service || service.cpu_ms + service.db_cpu_ms <= 0) return null;
   return Math.round(((floor.cpu_ms + floor.db_cpu_ms) / (service.cpu_ms + service.db_cpu_ms)) * 100) / 100;
+}
+
+/** One side's throughput over another's, two decimals; null when either side was not measured. */
+function rpsRatio(a: LoadResult | null | undefined, b: LoadResult | null | undefined): number | null {
+  return a && b && b.rps > 0 ? Math.round((a.rps / b.rps) * 100) / 100 : null;
 }
 
 function withDatabase(serverUrl: string, database: string): string {
@@ -357,12 +365,16 @@ async function main(): Promise<void> {
     const minimalPort = await freePort();
     const minimal = spawn(process.execPath, [MINIMAL], { env: { ...floorEnv, PORT: String(minimalPort) }, stdio: ['ignore', 'ignore', 'inherit'] });
     children.push(minimal);
+    const frameworkPort = await freePort();
+    const framework = spawn(process.execPath, [FRAMEWORK], { env: { ...floorEnv, PORT: String(frameworkPort) }, stdio: ['ignore', 'ignore', 'inherit'] });
+    children.push(framework);
     // Production refuses plain HTTP unless a trusted proxy (loopback) says the client used TLS.
     const headers = { 'content-type': 'application/json', 'x-forwarded-proto': 'https', authorization: `Bearer ${key}` };
     await waitFor(`http://127.0.0.1:${port}/health`, headers, service, 'service');
     await waitFor(`http://127.0.0.1:${floorPort}/`, {}, floor, 'floor');
     await waitFor(`http://127.0.0.1:${preparedFloorPort}/`, {}, preparedFloor, 'prepared floor');
     await waitFor(`http://127.0.0.1:${minimalPort}/`, {}, minimal, 'minimal floor');
+    await waitFor(`http://127.0.0.1:${frameworkPort}/`, {}, framework, 'framework floor');
 
     let peakRss = 0;
     /** Peak RSS of one service process during the scenario being measured (reset by measure()). */
@@ -411,6 +423,7 @@ async function main(): Promise<void> {
     await runLoad(flr(readPaths, readBody, warm));
     await runLoad(flr('/invoices/create', createBodies, warm, preparedFloorPort));
     await runLoad(flr('/invoices/create', createBodies, warm, minimalPort));
+    await runLoad(flr('/invoices/create', createBodies, warm, frameworkPort));
     await runLoad(flr(readPaths, readBody, warm, preparedFloorPort));
     await runLoad(svc(readPaths, readBody, warm));
 
@@ -511,10 +524,19 @@ async function main(): Promise<void> {
         backend_buffer_writes: avg((p) => p.backendWrites, 3),
       };
     };
-    const measure = async (name: string, spec: RunSpec, floorSpec?: RunSpec, note?: string, preparedFloorSpec?: RunSpec, minimalSpec?: RunSpec) => {
+    const measure = async (
+      name: string,
+      spec: RunSpec,
+      floorSpec?: RunSpec,
+      note?: string,
+      preparedFloorSpec?: RunSpec,
+      minimalSpec?: RunSpec,
+      frameworkSpec?: RunSpec,
+    ) => {
       let floorResult: LoadResult | undefined;
       let preparedFloorResult: LoadResult | undefined;
       let minimalResult: LoadResult | undefined;
+      let frameworkResult: LoadResult | undefined;
       let result: LoadResult;
       let costs: Row['costs'];
       scenarioPeakRss = 0;
@@ -523,11 +545,13 @@ async function main(): Promise<void> {
         const f: LoadResult[] = [];
         const pf: LoadResult[] = [];
         const mf: LoadResult[] = [];
+        const ff: LoadResult[] = [];
         const s: LoadResult[] = [];
         const sides: Array<[string, RunSpec | undefined, LoadResult[], () => number[]]> = [
           ['floor', floorSpec, f, () => [floor.pid!]],
           ['prepared floor', preparedFloorSpec, pf, () => [preparedFloor.pid!]],
           ['minimal floor', minimalSpec, mf, () => [minimal.pid!]],
+          ['framework floor', frameworkSpec, ff, () => [framework.pid!]],
           ['service', spec, s, () => processTree(service.pid!)],
         ];
         const spent = new Map<string, Timed[]>();
@@ -549,6 +573,7 @@ async function main(): Promise<void> {
         if (f.length) floorResult = merge(f);
         if (pf.length) preparedFloorResult = merge(pf);
         if (mf.length) minimalResult = merge(mf);
+        if (ff.length) frameworkResult = merge(ff);
         result = merge(s);
         costs = Object.fromEntries([...spent].map(([side, parts]) => [side, costOf(parts)]));
       } else {
@@ -565,6 +590,7 @@ async function main(): Promise<void> {
         floor: floorResult,
         preparedFloor: preparedFloorResult,
         minimalFloor: minimalResult,
+        frameworkFloor: frameworkResult,
         note,
         rssMb: round(scenarioPeakRss),
         costs,
@@ -630,6 +656,7 @@ async function main(): Promise<void> {
       undefined,
       flr('/invoices/create', createBodies, duration, preparedFloorPort),
       flr('/invoices/create', createBodies, duration, minimalPort),
+      flr('/invoices/create', createBodies, duration, frameworkPort),
     );
 
     // Payment record in one organization (test helper: a PENDING payment, the invoice moved to
@@ -663,16 +690,23 @@ async function main(): Promise<void> {
     };
     const payPool = await payable('invoices');
     const minimalPayPool = await payable(MINIMAL_TABLES.invoices);
+    // The framework floor pays the same tables' invoices: copies of its own, so neither floor pays one twice.
+    const frameworkPayPool = await payable(MINIMAL_TABLES.invoices);
     log(`payment record: ${payPool.bodies.length} fresh invoices for each side`);
     await foldAppended();
     const paySpec = (seconds = duration): RunSpec => ({ ...svc('/test_helpers/payments', [], seconds), pool: payPool });
     const minimalPaySpec = (seconds = duration): RunSpec => ({ ...flr('/test_helpers/payments', [], seconds, minimalPort), pool: minimalPayPool });
+    const frameworkPaySpec = (seconds = duration): RunSpec => ({
+      ...flr('/test_helpers/payments', [], seconds, frameworkPort),
+      pool: frameworkPayPool,
+    });
     // Warmed up like every other scenario (the route's code compiled, its statements prepared on each
     // pool connection), on invoices the measured runs do not pay.
     log(`payment record: warming up ${scenarioWarm} s`);
     await runLoad(paySpec(scenarioWarm));
     await runLoad(minimalPaySpec(scenarioWarm));
-    const payment = await measure('payment record (test helper)', paySpec(), undefined, undefined, undefined, minimalPaySpec());
+    await runLoad(frameworkPaySpec(scenarioWarm));
+    const payment = await measure('payment record (test helper)', paySpec(), undefined, undefined, undefined, minimalPaySpec(), frameworkPaySpec());
 
     // The concurrency curve, one organization: minimal floor and service alternate at each point.
     const curve: Array<Record<string, number | string>> = [];
@@ -767,6 +801,7 @@ async function main(): Promise<void> {
           floor: r.floor ?? null,
           prepared_floor: r.preparedFloor ?? null,
           minimal_floor: r.minimalFloor ?? null,
+          framework_floor: r.frameworkFloor ?? null,
           costs: r.costs ?? null,
         })),
         create_ratio: round(create.rps / rows[0].floor!.rps, 2),
@@ -774,6 +809,10 @@ async function main(): Promise<void> {
         payment_ratio_minimal: round(payment.rps / rows[1].minimalFloor!.rps, 2),
         create_cpu_ratio_minimal: cpuRatioMinimal(rows[0]),
         payment_cpu_ratio_minimal: cpuRatioMinimal(rows[1]),
+        create_framework_ratio_minimal: rpsRatio(rows[0].frameworkFloor, rows[0].minimalFloor),
+        create_ratio_framework: rpsRatio(rows[0].result, rows[0].frameworkFloor),
+        payment_framework_ratio_minimal: rpsRatio(rows[1].frameworkFloor, rows[1].minimalFloor),
+        payment_ratio_framework: rpsRatio(rows[1].result, rows[1].frameworkFloor),
         deadlocks,
         curve,
         curve_table: curveLines.join('\n'),
@@ -784,7 +823,7 @@ async function main(): Promise<void> {
       const file = join(RESULTS, `${startedAt.toISOString().replace(/[:.]/g, '-')}-curve.json`);
       writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
       process.stdout.write(
-        `\n${curveLines.join('\n')}\n\nCPU per request:\n${cpuLines.join('\n')}\n\nWrite scenarios, per request:\n${costLines.join('\n')}\n\nresults in ${file}\n${JSON.stringify({ create_ratio: record.create_ratio, create_ratio_minimal: record.create_ratio_minimal, payment_ratio_minimal: record.payment_ratio_minimal, create_cpu_ratio_minimal: record.create_cpu_ratio_minimal, payment_cpu_ratio_minimal: record.payment_cpu_ratio_minimal, deadlocks })}\n`,
+        `\n${curveLines.join('\n')}\n\nCPU per request:\n${cpuLines.join('\n')}\n\nWrite scenarios, per request:\n${costLines.join('\n')}\n\nresults in ${file}\n${JSON.stringify({ create_ratio: record.create_ratio, create_ratio_minimal: record.create_ratio_minimal, payment_ratio_minimal: record.payment_ratio_minimal, create_cpu_ratio_minimal: record.create_cpu_ratio_minimal, payment_cpu_ratio_minimal: record.payment_cpu_ratio_minimal, create_framework_ratio_minimal: record.create_framework_ratio_minimal, payment_framework_ratio_minimal: record.payment_framework_ratio_minimal, deadlocks })}\n`,
       );
       return;
     }
@@ -877,14 +916,14 @@ async function main(): Promise<void> {
       rows.reduce((n, r) => n + (r.result ? r.result.non2xx + r.result.errors + r.result.timeouts : 0), 0) +
       curve.reduce((n, p) => n + Number(p.create_errors) + Number(p.payment_errors), 0);
     const lines = [
-      `| scenario | req/s | p50 ms | p95 ms | p99 ms | errors | floor req/s | floor p99 ms | ratio | prepared floor req/s | ratio to it | minimal floor req/s | ratio to it | peak RSS MB |`,
-      `|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|`,
+      `| scenario | req/s | p50 ms | p95 ms | p99 ms | errors | floor req/s | floor p99 ms | ratio | prepared floor req/s | ratio to it | minimal floor req/s | ratio to it | framework floor req/s | ratio to it | peak RSS MB |`,
+      `|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|`,
       ...rows.map((r) => {
         const e = r.result ? r.result.non2xx + r.result.errors + r.result.timeouts : null;
         const ratio = r.result && r.floor ? (r.result.rps / r.floor.rps).toFixed(2) : '-';
         const preparedRatio = r.result && r.preparedFloor ? (r.result.rps / r.preparedFloor.rps).toFixed(2) : '-';
         const minimalRatio = r.result && r.minimalFloor ? (r.result.rps / r.minimalFloor.rps).toFixed(2) : '-';
-        return `| ${r.name}${r.note ? ` (${r.note})` : ''} | ${fmt(r.result?.rps, 0)} | ${fmt(r.result?.p50)} | ${fmt(r.result?.p95)} | ${fmt(r.result?.p99)} | ${e ?? '-'} | ${fmt(r.floor?.rps, 0)} | ${fmt(r.floor?.p99)} | ${ratio} | ${fmt(r.preparedFloor?.rps, 0)} | ${preparedRatio} | ${fmt(r.minimalFloor?.rps, 0)} | ${minimalRatio} | ${r.rssMb ?? '-'} |`;
+        return `| ${r.name}${r.note ? ` (${r.note})` : ''} | ${fmt(r.result?.rps, 0)} | ${fmt(r.result?.p50)} | ${fmt(r.result?.p95)} | ${fmt(r.result?.p99)} | ${e ?? '-'} | ${fmt(r.floor?.rps, 0)} | ${fmt(r.floor?.p99)} | ${ratio} | ${fmt(r.preparedFloor?.rps, 0)} | ${preparedRatio} | ${fmt(r.minimalFloor?.rps, 0)} | ${minimalRatio} | ${fmt(r.frameworkFloor?.rps, 0)} | ${rpsRatio(r.result, r.frameworkFloor) ?? '-'} | ${r.rssMb ?? '-'} |`;
       }),
     ];
     const summary = {
@@ -898,6 +937,10 @@ async function main(): Promise<void> {
       payment_ratio_minimal: round(payment.rps / rows[1].minimalFloor!.rps, 2),
       create_cpu_ratio_minimal: cpuRatioMinimal(rows[0]),
       payment_cpu_ratio_minimal: cpuRatioMinimal(rows[1]),
+      create_framework_ratio_minimal: rpsRatio(rows[0].frameworkFloor, rows[0].minimalFloor),
+      create_ratio_framework: rpsRatio(rows[0].result, rows[0].frameworkFloor),
+      payment_framework_ratio_minimal: rpsRatio(rows[1].frameworkFloor, rows[1].minimalFloor),
+      payment_ratio_framework: rpsRatio(rows[1].result, rows[1].frameworkFloor),
       read_rps: round(read.rps),
       read_floor_rps: round(readRow.floor!.rps),
       read_ratio: round(read.rps / readRow.floor!.rps, 2),
@@ -949,6 +992,8 @@ async function main(): Promise<void> {
         service: r.result,
         floor: r.floor ?? null,
         prepared_floor: r.preparedFloor ?? null,
+        minimal_floor: r.minimalFloor ?? null,
+        framework_floor: r.frameworkFloor ?? null,
         peak_rss_mb: r.rssMb ?? null,
         costs: r.costs ?? null,
       })),
