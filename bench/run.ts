@@ -116,6 +116,18 @@ function rpsRatio(a: LoadResult | null | undefined, b: LoadResult | null | undef
   return a && b && b.rps > 0 ? Math.round((a.rps / b.rps) * 100) / 100 : null;
 }
 
+/** The write scenarios' ratios beside their throughput against the minimal floor: CPU, and the framework floor's. */
+function writeRatios(create: Row, payment: Row) {
+  return {
+    create_cpu_ratio_minimal: cpuRatioMinimal(create),
+    payment_cpu_ratio_minimal: cpuRatioMinimal(payment),
+    create_framework_ratio_minimal: rpsRatio(create.frameworkFloor, create.minimalFloor),
+    create_ratio_framework: rpsRatio(create.result, create.frameworkFloor),
+    payment_framework_ratio_minimal: rpsRatio(payment.frameworkFloor, payment.minimalFloor),
+    payment_ratio_framework: rpsRatio(payment.result, payment.frameworkFloor),
+  };
+}
+
 function withDatabase(serverUrl: string, database: string): string {
   const url = new URL(serverUrl);
   url.pathname = `/${database}`;
@@ -807,12 +819,7 @@ async function main(): Promise<void> {
         create_ratio: round(create.rps / rows[0].floor!.rps, 2),
         create_ratio_minimal: round(create.rps / rows[0].minimalFloor!.rps, 2),
         payment_ratio_minimal: round(payment.rps / rows[1].minimalFloor!.rps, 2),
-        create_cpu_ratio_minimal: cpuRatioMinimal(rows[0]),
-        payment_cpu_ratio_minimal: cpuRatioMinimal(rows[1]),
-        create_framework_ratio_minimal: rpsRatio(rows[0].frameworkFloor, rows[0].minimalFloor),
-        create_ratio_framework: rpsRatio(rows[0].result, rows[0].frameworkFloor),
-        payment_framework_ratio_minimal: rpsRatio(rows[1].frameworkFloor, rows[1].minimalFloor),
-        payment_ratio_framework: rpsRatio(rows[1].result, rows[1].frameworkFloor),
+        ...writeRatios(rows[0], rows[1]),
         deadlocks,
         curve,
         curve_table: curveLines.join('\n'),
@@ -935,12 +942,7 @@ async function main(): Promise<void> {
       payment_rps: round(payment.rps),
       payment_minimal_floor_rps: round(rows[1].minimalFloor!.rps),
       payment_ratio_minimal: round(payment.rps / rows[1].minimalFloor!.rps, 2),
-      create_cpu_ratio_minimal: cpuRatioMinimal(rows[0]),
-      payment_cpu_ratio_minimal: cpuRatioMinimal(rows[1]),
-      create_framework_ratio_minimal: rpsRatio(rows[0].frameworkFloor, rows[0].minimalFloor),
-      create_ratio_framework: rpsRatio(rows[0].result, rows[0].frameworkFloor),
-      payment_framework_ratio_minimal: rpsRatio(rows[1].frameworkFloor, rows[1].minimalFloor),
-      payment_ratio_framework: rpsRatio(rows[1].result, rows[1].frameworkFloor),
+      ...writeRatios(rows[0], rows[1]),
       read_rps: round(read.rps),
       read_floor_rps: round(readRow.floor!.rps),
       read_ratio: round(read.rps / readRow.floor!.rps, 2),
