@@ -927,10 +927,8 @@ async function main(): Promise<void> {
       `|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|`,
       ...rows.map((r) => {
         const e = r.result ? r.result.non2xx + r.result.errors + r.result.timeouts : null;
-        const ratio = r.result && r.floor ? (r.result.rps / r.floor.rps).toFixed(2) : '-';
-        const preparedRatio = r.result && r.preparedFloor ? (r.result.rps / r.preparedFloor.rps).toFixed(2) : '-';
-        const minimalRatio = r.result && r.minimalFloor ? (r.result.rps / r.minimalFloor.rps).toFixed(2) : '-';
-        return `| ${r.name}${r.note ? ` (${r.note})` : ''} | ${fmt(r.result?.rps, 0)} | ${fmt(r.result?.p50)} | ${fmt(r.result?.p95)} | ${fmt(r.result?.p99)} | ${e ?? '-'} | ${fmt(r.floor?.rps, 0)} | ${fmt(r.floor?.p99)} | ${ratio} | ${fmt(r.preparedFloor?.rps, 0)} | ${preparedRatio} | ${fmt(r.minimalFloor?.rps, 0)} | ${minimalRatio} | ${fmt(r.frameworkFloor?.rps, 0)} | ${rpsRatio(r.result, r.frameworkFloor) ?? '-'} | ${r.rssMb ?? '-'} |`;
+        const ratioTo = (floor: LoadResult | null | undefined) => rpsRatio(r.result, floor)?.toFixed(2) ?? '-';
+        return `| ${r.name}${r.note ? ` (${r.note})` : ''} | ${fmt(r.result?.rps, 0)} | ${fmt(r.result?.p50)} | ${fmt(r.result?.p95)} | ${fmt(r.result?.p99)} | ${e ?? '-'} | ${fmt(r.floor?.rps, 0)} | ${fmt(r.floor?.p99)} | ${ratioTo(r.floor)} | ${fmt(r.preparedFloor?.rps, 0)} | ${ratioTo(r.preparedFloor)} | ${fmt(r.minimalFloor?.rps, 0)} | ${ratioTo(r.minimalFloor)} | ${fmt(r.frameworkFloor?.rps, 0)} | ${ratioTo(r.frameworkFloor)} | ${r.rssMb ?? '-'} |`;
       }),
     ];
     const summary = {
