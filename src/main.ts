@@ -31,8 +31,27 @@ async function prepareDatabase(app: INestApplicationContext, config: AppConfig, 
   await sealStoredSecrets(app, logger);
   if (embedded && config.DEMO_ORGANIZATION && (await app.get(QueryBus).execute(new CountOrganizationsQuery())) === 0) {
     const demo = await app.get(CommandBus).execute(new CreateOrganizationCommand('Demo organization'));
-    process.stdout.write(`\nDemo organization created: ${demo.organization_id}\nTest key (shown once): ${demo.test_key}\n\n`);
+    process.stdout.write(demoBlock(demo.organization_id, demo.test_key, config));
   }
+}
+
+/** The demo key framed apart from the JSON log lines around it, with where to go next. */
+function demoBlock(organizationId: string, testKey: string, config: AppConfig): string {
+  const host = config.listenHost === '0.0.0.0' ? '127.0.0.1' : config.listenHost;
+  const base = config.publicBaseUrl ?? `http://${host}:${config.PORT}`;
+  const rule = '='.repeat(78);
+  return [
+    '',
+    rule,
+    `Demo organization created: ${organizationId}`,
+    `Test key (shown once): ${testKey}`,
+    '',
+    `Try it:   curl -s ${base}/auth/debug_token -H "Authorization: Bearer ${testKey}"`,
+    `Docs:     ${base}/docs`,
+    rule,
+    '',
+    '',
+  ].join('\n');
 }
 
 /**

@@ -23,6 +23,12 @@ export function createRootLogger(level: string, options: { buffered?: boolean } 
   );
 }
 
+/**
+ * Nest's own start-up narration (each module wired, each route mapped: about a hundred lines) says
+ * nothing an operator acts on, so it goes out at debug; what the service itself says at start stays at info.
+ */
+const WIRING_CONTEXTS = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestApplication']);
+
 /** Routes Nest's own log calls into pino. */
 export class PinoNestLogger implements LoggerService {
   constructor(private readonly root: Logger) {}
@@ -34,7 +40,7 @@ export class PinoNestLogger implements LoggerService {
   }
 
   log(message: unknown, context?: string) {
-    this.write('info', message, context);
+    this.write(context && WIRING_CONTEXTS.has(context) ? 'debug' : 'info', message, context);
   }
   error(message: unknown, trace?: string, context?: string) {
     this.write('error', message, context, trace);

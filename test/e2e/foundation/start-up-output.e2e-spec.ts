@@ -1,0 +1,62 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RunningServer, startServer } from '../../support/server';
+
+/** The JSON log lines of an output, parsed (the demo block and anything else that is not JSON left out). */
+function jsonLines(output: string): Array<{ level: number; msg?: string; context?: string }> {
+  return output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { level: number; msg?: string; context?: string });
+}
+
+/** Lines up to and including the one saying the service listens. */
+function untilListening<T extends { msg?: string }>(lines: T[]): T[] {
+  const end = lines.findIndex((l) => l.msg?.startsWith('listening on'));
+  expect(end).toBeGreaterThanOrEqual(0);
+  return lines.slice(0, end + 1);
+}
+
+describe('what a new user sees when the service starts', () => {
+  const servers: RunningServer[] = [];
+  const folders: string[] = [];
+  afterAll(async () => {
+    await Promise.all(servers.map((s) => s.stop()));
+    for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('at the default level: a handful of lines, no route table, and the demo key framed on its own', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'ipa-start-output-'));
+    folders.push(dataDir);
+    const server = await startServer({ dataDir, env: { LOG_LEVEL: 'info', DEMO_ORGANIZATION: 'true' } });
+    servers.push(server);
+    await server.stop();
+
+    const output = server.output();
+    const lines = untilListening(jsonLines(output));
+    expect(lines.length).toBeLessThanOrEqual(8);
+    expect(lines.filter((l) => l.context === 'RouterExplorer' || l.context === 'InstanceLoader')).toEqual([]);
+    expect(output).not.toContain('Mapped {');
+
+    const block =
+      /\n(=+)\nDemo organization created: org_\S+\nTest key \(shown once\): (sk_test_\w+)\n\nTry it: +curl -s (http:\/\/127\.0\.0\.1:\d+)\/auth\/debug_token -H "Authorization: Bearer (sk_test_\w+)"\nDocs: +(\S+)\n(=+)\n/.exec(
+        output,
+      );
+    expect(block).not.toBeNull();
+    const [, top, key, base, keyAgain, docs, bottom] = block!;
+    expect(top).toBe(bottom);
+    expect(keyAgain).toBe(key);
+    expect(base).toBe(server.baseUrl);
+    expect(docs).toBe(`${server.baseUrl}/docs`);
+  });
+
+  it('at debug, Nest wiring and the route table are still there for whoever asks', async () => {
+    const server = await startServer({ databaseUrl: process.env.TEST_DATABASE_URL || undefined, env: { LOG_LEVEL: 'debug' } });
+    servers.push(server);
+    await server.stop();
+    const routes = jsonLines(server.output()).filter((l) => l.context === 'RouterExplorer');
+    expect(routes.length).toBeGreaterThan(30);
+    expect(routes.every((l) => l.level === 20)).toBe(true);
+  });
+});
