@@ -169,6 +169,7 @@ export function composeProblems(compose: Compose, read: Read = readRepoFile): st
   }
 
   problems.push(...dockerfileProblems(read('Dockerfile') ?? '', apps, read));
+  problems.push(...dockerignoreProblems(read('.dockerignore')));
   return problems;
 }
 
@@ -202,7 +203,27 @@ export function dockerfileProblems(text: string, apps: [string, Service][], read
       .slice(0, -1);
     for (const source of sources) if (!existsSync(join(ROOT, source))) problems.push(`Dockerfile copies ${source}, which is not in the repository`);
   }
+  const user = finalStage
+    .map((l) => /^USER\s+(\S+)/i.exec(l)?.[1])
+    .filter(Boolean)
+    .pop();
+  if (!user || user === 'root' || user === '0' || user.startsWith('0:'))
+    problems.push('Dockerfile runs the service as root (its final stage needs a USER other than root)');
   return problems;
+}
+
+/** What the build context must leave out: installed packages, builds, local data (a live database cluster), secrets, history. */
+const CONTEXT_EXCLUDED = ['node_modules', 'dist', 'data', '.env', '.git'];
+
+export function dockerignoreProblems(text: string | null): string[] {
+  if (text === null) return ['.dockerignore is missing: the build context would carry node_modules, data/ and .env'];
+  const patterns = new Set(
+    text
+      .split('\n')
+      .map((l) => l.trim().replace(/^\/+|\/+$/g, ''))
+      .filter((l) => l && !l.startsWith('#')),
+  );
+  return CONTEXT_EXCLUDED.filter((path) => !patterns.has(path)).map((path) => `.dockerignore does not leave out ${path}`);
 }
 
 describe('docker-compose.yml', () => {
@@ -325,6 +346,24 @@ describe('docker-compose.yml', () => {
       'Dockerfile exposes 8080, but app-1 listens on 3000',
       'Dockerfile exposes 8080, but app-2 listens on 3000',
       'Dockerfile copies tools, which is not in the repository',
+    ]);
+  });
+
+  it('fails on a Dockerfile whose service runs as root', () => {
+    const apps = Object.entries(loadCompose().services).filter(([, s]) => isApp(s));
+    const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+    const rootProblem = ['Dockerfile runs the service as root (its final stage needs a USER other than root)'];
+    expect(dockerfileProblems(dockerfile.replace(/^USER .*$/m, ''), apps)).toEqual(rootProblem);
+    expect(dockerfileProblems(dockerfile.replace(/^USER .*$/m, 'USER root'), apps)).toEqual(rootProblem);
+  });
+
+  it('fails when .dockerignore is missing or lets local data, packages or secrets into the build context', () => {
+    const text = readRepoFile('.dockerignore');
+    expect(dockerignoreProblems(text)).toEqual([]);
+    expect(dockerignoreProblems(null)).toEqual(['.dockerignore is missing: the build context would carry node_modules, data/ and .env']);
+    expect(dockerignoreProblems(text!.replace(/^data$/m, '').replace(/^\.env$/m, ''))).toEqual([
+      '.dockerignore does not leave out data',
+      '.dockerignore does not leave out .env',
     ]);
   });
 
