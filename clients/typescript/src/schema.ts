@@ -301,7 +301,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Read an invoice (GET form)
+         * @description The same answer as `POST /invoices/{id}`, with `expand` and `currency` in the query string. Without an Authorization header (payer access) the invoice id is the capability: metadata is left out, customer_email is masked and only payer expansions are allowed.
+         */
+        get: operations["InvoicesController_readWithGet"];
         /**
          * Change an invoice status or currency
          * @description Send exactly one of status or currency. Status (key required): PENDING -> VOIDED; PENDING or PARTIALLY_PAID -> COMPLETED (substatus MARKED_PAID); other moves are 400 invalid_state_transition with validator.status naming the allowed targets. Currency: only while PENDING; recomputes the calculations at current rates. Without a key only a currency change is allowed (a status change is 401). A read-only key has at least a payer's rights: it may change the currency of its own organization's invoices, and a status change with it is 403 read_only_key. A change to the currency the invoice already has is a no-op for every caller (200 "Invoice currency is already X; nothing changed": no re-quote, no invoice.updated event, no webhook delivery). Without a key an invoice's currency may be changed at most 5 times an hour (counted from the first change); one more is 429 rate_limited with Retry-After. Each accepted change re-quotes and records one invoice.updated event. Calls with a key are not capped per invoice (the key's rate limit applies).
@@ -4024,6 +4028,182 @@ export interface operations {
             };
             /** @description The key lacks the right (read-only key on a write, live key on a test-only call) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    InvoicesController_readWithGet: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated or repeated */
+                expand?: string;
+                /** @description Adds `summary` in this currency */
+                currency?: components["schemas"]["Currency"];
+            };
+            header?: never;
+            path: {
+                /** @description Invoice id (invoice_...) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 200,
+                     *       "data": {
+                     *         "id": "invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00",
+                     *         "organization_id": "org_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *         "status": "PENDING",
+                     *         "substatus": null,
+                     *         "currency": "USD",
+                     *         "price": "25.500000000000000000000000000000",
+                     *         "price_usd": "25.500000000000000000000000000000",
+                     *         "created_at": "2026-11-21 10:00:00",
+                     *         "updated_at": "2026-11-21 10:00:00",
+                     *         "expires_at": "2026-11-21 10:15:00",
+                     *         "monitoring_until": "2026-11-22 10:15:00",
+                     *         "redirect_url": "https://shop.example.com/thanks",
+                     *         "checkout_url": "https://pay.example.com/checkout/invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00",
+                     *         "customer_email": "jane@example.com",
+                     *         "metadata": {
+                     *           "order_id": "1234"
+                     *         },
+                     *         "items": [
+                     *           {
+                     *             "id": "invoice_item_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e01",
+                     *             "organization_id": "org_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *             "invoice_id": "invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00",
+                     *             "type": "PAYMENT_INTENT",
+                     *             "currency": "USD",
+                     *             "product_id": null,
+                     *             "billing_schema_id": null,
+                     *             "payment_intent_id": "pi_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e02",
+                     *             "price": "25.500000000000000000000000000000",
+                     *             "quantity": 1,
+                     *             "status": "INCLUDED",
+                     *             "exclude_reason": null,
+                     *             "created_at": "2026-11-21 10:00:00",
+                     *             "updated_at": "2026-11-21 10:00:00"
+                     *           }
+                     *         ],
+                     *         "calculations": [
+                     *           {
+                     *             "id": "invoice_calc_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e03",
+                     *             "organization_id": "org_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *             "invoice_id": "invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00",
+                     *             "invoice_item_id": "invoice_item_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e01",
+                     *             "title": "Payment intent",
+                     *             "calculation_type": "PAYMENT_INTENT",
+                     *             "idx": 0,
+                     *             "currency": "USD",
+                     *             "initial_price": "25.500000000000000000000000000000",
+                     *             "price_delta": "0.000000000000000000000000000000",
+                     *             "price": "25.500000000000000000000000000000",
+                     *             "details": {
+                     *               "payment_intent_id": "pi_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e02",
+                     *               "currency": "USD",
+                     *               "price": "25.500000000000000000000000000000",
+                     *               "quantity": 1
+                     *             },
+                     *             "created_at": "2026-11-21 10:00:00",
+                     *             "updated_at": "2026-11-21 10:00:00"
+                     *           },
+                     *           {
+                     *             "id": "invoice_calc_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e04",
+                     *             "organization_id": "org_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *             "invoice_id": "invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00",
+                     *             "invoice_item_id": null,
+                     *             "title": "Total",
+                     *             "calculation_type": "TOTAL",
+                     *             "idx": 0,
+                     *             "currency": "USD",
+                     *             "initial_price": "0.000000000000000000000000000000",
+                     *             "price_delta": "25.500000000000000000000000000000",
+                     *             "price": "25.500000000000000000000000000000",
+                     *             "details": [],
+                     *             "created_at": "2026-11-21 10:00:00",
+                     *             "updated_at": "2026-11-21 10:00:00"
+                     *           },
+                     *           {
+                     *             "id": "invoice_calc_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e05",
+                     *             "organization_id": "org_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *             "invoice_id": "invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00",
+                     *             "invoice_item_id": null,
+                     *             "title": "Total (USD)",
+                     *             "calculation_type": "TOTAL_USD",
+                     *             "idx": 0,
+                     *             "currency": "USD",
+                     *             "initial_price": "0.000000000000000000000000000000",
+                     *             "price_delta": "25.500000000000000000000000000000",
+                     *             "price": "25.500000000000000000000000000000",
+                     *             "details": [],
+                     *             "created_at": "2026-11-21 10:00:00",
+                     *             "updated_at": "2026-11-21 10:00:00"
+                     *           }
+                     *         ],
+                     *         "organization": {
+                     *           "name": "Acme",
+                     *           "image_url": null
+                     *         },
+                     *         "payments": []
+                     *       },
+                     *       "error": null,
+                     *       "message": "Invoice",
+                     *       "env": "development",
+                     *       "log": {
+                     *         "request_id": "5f0c6b1e-6a7d-4f0e-9b9c-3a0e4d2f1c11"
+                     *       },
+                     *       "validator": null,
+                     *       "support_id": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SuccessEnvelopeDto"] & {
+                        data: components["schemas"]["InvoiceDto"];
+                    };
+                };
+            };
+            /** @description Invalid input (per-field messages in validator) or a refused state change */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description API key missing, malformed, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The key lacks the right (read-only key on a write, live key on a test-only call) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description No such record in the caller's organization and mode */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

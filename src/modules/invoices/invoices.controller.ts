@@ -1,6 +1,6 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { ApiBody, ApiExtraModels, ApiOperation, ApiParam, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { ApiBody, ApiExtraModels, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { Authenticated, Caller, RequiredCaller } from '../../shared/auth/auth.decorators';
 import type { CallerContext } from '../../shared/auth/request-context';
 import { scopeOf } from '../../shared/auth/request-context';
@@ -15,7 +15,7 @@ import { invoiceChangeCommand } from './commands/invoice-change';
 import { INVOICE_STATUSES, InvoiceStatus } from './domain/invoice-status';
 import type { Expansion } from './domain/payer-view';
 import { CreateInvoiceRequestDto, PaymentIntentItemDoc, ProductItemDoc } from './dto/create-invoice.request.dto';
-import { GetInvoiceRequestDto } from './dto/get-invoice.request.dto';
+import { GetInvoiceQueryParamsDto, GetInvoiceRequestDto } from './dto/get-invoice.request.dto';
 import {
   INVOICE_EXAMPLE,
   INVOICE_EXPANDED_EXAMPLE,
@@ -161,6 +161,25 @@ export class InvoicesController {
       new GetInvoiceQuery(caller ? scopeOf(caller) : null, id, (body.expand ?? []) as Expansion[], (body.currency as Currency | undefined) ?? null),
     );
     return reply(view, 'Invoice');
+  }
+
+  @Get(':id')
+  @Authenticated({ payer: true })
+  @ApiOperation({
+    summary: 'Read an invoice (GET form)',
+    description: `The same answer as \`POST /invoices/{id}\`, with \`expand\` and \`currency\` in the query string. ${PAYER_NOTE}`,
+  })
+  @ApiParam(ID_PARAM)
+  @ApiQuery({ name: 'expand', required: false, type: String, example: 'items,payments', description: 'Comma-separated or repeated' })
+  @ApiQuery({ name: 'currency', required: false, type: String, example: 'BITCOIN', description: 'Adds `summary` in this currency' })
+  @ApiEnvelope({ type: InvoiceDto, example: INVOICE_EXPANDED_EXAMPLE, message: 'Invoice' })
+  @ApiErrors(400, 401, 403, 404)
+  async readWithGet(
+    @Caller() caller: CallerContext | null,
+    @Param('id') id: string,
+    @Query() query: GetInvoiceQueryParamsDto,
+  ): Promise<EnvelopeReply<InvoiceView>> {
+    return this.read(caller, id, query);
   }
 
   @Put(':id')
