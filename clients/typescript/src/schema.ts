@@ -927,7 +927,10 @@ export interface components {
             /** @example product_0193a1b2-3c4d-7e5f-8a9b-0c1d2e3f4a5b */
             id: string;
         };
-        /** @enum {string} */
+        /**
+         * @description Tickers are accepted for the crypto currencies: BTC (BITCOIN), XBT (BITCOIN), ETH (ETHEREUM), SOL (SOLANA), BNB (BINANCE_COIN), XRP (RIPPLE), POL (POLYGON), MATIC (POLYGON), TRX (TRON), LTC (LITECOIN), BCH (BITCOIN_CASH), DOGE (DOGECOIN).
+         * @enum {string}
+         */
         Currency: "BITCOIN" | "ETHEREUM" | "USDT" | "USDC" | "USDC_NATIVE" | "SOLANA" | "BINANCE_COIN" | "RIPPLE" | "POLYGON" | "TRON" | "LITECOIN" | "BITCOIN_CASH" | "DOGECOIN" | "USD" | "EUR" | "CHF" | "GBP" | "AUD" | "JPY" | "CNY" | "CAD" | "HKD" | "SGD" | "SEK" | "KRW" | "NOK" | "NZD" | "INR" | "MXN" | "TWD" | "ZAR" | "BRL" | "DKK" | "PLN" | "THB" | "ILS" | "IDR" | "CZK" | "AED" | "TRY" | "HUF" | "CLP" | "SAR" | "PHP" | "MYR" | "COP" | "RUB" | "RON" | "PEN";
         MetricInputDto: {
             /**
@@ -975,7 +978,10 @@ export interface components {
             name: string;
             /** @example Billed monthly in arrears */
             description?: string | null;
-            /** @example USD */
+            /**
+             * @description Tickers are accepted for the crypto currencies: BTC (BITCOIN), XBT (BITCOIN), ETH (ETHEREUM), SOL (SOLANA), BNB (BINANCE_COIN), XRP (RIPPLE), POL (POLYGON), MATIC (POLYGON), TRX (TRON), LTC (LITECOIN), BCH (BITCOIN_CASH), DOGE (DOGECOIN).
+             * @example USD
+             */
             currency: components["schemas"]["Currency"];
             /**
              * @example RECURRING
@@ -1153,7 +1159,7 @@ export interface components {
              */
             quantity?: number;
             /**
-             * @description PAYMENT_INTENT: the currency of the price
+             * @description PAYMENT_INTENT: the currency of the price. Tickers are accepted for the crypto currencies: BTC (BITCOIN), XBT (BITCOIN), ETH (ETHEREUM), SOL (SOLANA), BNB (BINANCE_COIN), XRP (RIPPLE), POL (POLYGON), MATIC (POLYGON), TRX (TRON), LTC (LITECOIN), BCH (BITCOIN_CASH), DOGE (DOGECOIN).
              * @example USD
              */
             currency?: components["schemas"]["Currency"];
@@ -1165,7 +1171,7 @@ export interface components {
         };
         QuoteRequestDto: {
             /**
-             * @description The quote currency
+             * @description The quote currency. Tickers are accepted for the crypto currencies: BTC (BITCOIN), XBT (BITCOIN), ETH (ETHEREUM), SOL (SOLANA), BNB (BINANCE_COIN), XRP (RIPPLE), POL (POLYGON), MATIC (POLYGON), TRX (TRON), LTC (LITECOIN), BCH (BITCOIN_CASH), DOGE (DOGECOIN).
              * @example ETHEREUM
              */
             currency: components["schemas"]["Currency"];
@@ -1265,7 +1271,7 @@ export interface components {
             /** @example jane@example.com */
             customer_email?: string;
             /**
-             * @description Calculation currency; optional when all items share one currency
+             * @description Calculation currency; optional when all items share one currency. Tickers are accepted for the crypto currencies: BTC (BITCOIN), XBT (BITCOIN), ETH (ETHEREUM), SOL (SOLANA), BNB (BINANCE_COIN), XRP (RIPPLE), POL (POLYGON), MATIC (POLYGON), TRX (TRON), LTC (LITECOIN), BCH (BITCOIN_CASH), DOGE (DOGECOIN).
              * @example USD
              */
             currency?: components["schemas"]["Currency"];
@@ -1446,6 +1452,7 @@ export interface components {
              */
             status?: ("PENDING" | "COMPLETED" | "VOIDED" | "PROCESSING" | "WAITING_FOR_CONFIRMATIONS" | "PARTIALLY_PAID")[];
             /**
+             * @description Tickers are accepted: BTC (BITCOIN), XBT (BITCOIN), ETH (ETHEREUM), SOL (SOLANA), BNB (BINANCE_COIN), XRP (RIPPLE), POL (POLYGON), MATIC (POLYGON), TRX (TRON), LTC (LITECOIN), BCH (BITCOIN_CASH), DOGE (DOGECOIN).
              * @example [
              *       "USD",
              *       "USDT"
@@ -1508,7 +1515,7 @@ export interface components {
              */
             expand?: ("payments" | "payments.provider" | "items" | "items.product" | "items.billing_schema" | "items.payment_intent" | "calculations" | "organization" | "currency")[];
             /**
-             * @description Adds `summary`: the invoice total in this currency at current rates
+             * @description Adds `summary`: the invoice total in this currency at current rates. Tickers are accepted for the crypto currencies: BTC (BITCOIN), XBT (BITCOIN), ETH (ETHEREUM), SOL (SOLANA), BNB (BINANCE_COIN), XRP (RIPPLE), POL (POLYGON), MATIC (POLYGON), TRX (TRON), LTC (LITECOIN), BCH (BITCOIN_CASH), DOGE (DOGECOIN).
              * @example BITCOIN
              */
             currency?: components["schemas"]["Currency"];
@@ -1527,7 +1534,7 @@ export interface components {
              */
             status?: "PENDING" | "COMPLETED" | "VOIDED" | "PROCESSING" | "WAITING_FOR_CONFIRMATIONS" | "PARTIALLY_PAID";
             /**
-             * @description New invoice currency; recomputes the calculations at current rates (PENDING only)
+             * @description New invoice currency; recomputes the calculations at current rates (PENDING only). Tickers are accepted for the crypto currencies: BTC (BITCOIN), XBT (BITCOIN), ETH (ETHEREUM), SOL (SOLANA), BNB (BINANCE_COIN), XRP (RIPPLE), POL (POLYGON), MATIC (POLYGON), TRX (TRON), LTC (LITECOIN), BCH (BITCOIN_CASH), DOGE (DOGECOIN).
              * @example ETHEREUM
              */
             currency?: components["schemas"]["Currency"];
@@ -1716,6 +1723,7 @@ export interface components {
              */
             status?: ("PENDING" | "COMPLETED" | "FAILED" | "CANCELLED")[];
             /**
+             * @description Tickers are accepted: BTC (BITCOIN), XBT (BITCOIN), ETH (ETHEREUM), SOL (SOLANA), BNB (BINANCE_COIN), XRP (RIPPLE), POL (POLYGON), MATIC (POLYGON), TRX (TRON), LTC (LITECOIN), BCH (BITCOIN_CASH), DOGE (DOGECOIN).
              * @example [
              *       "USDT",
              *       "USDC"

@@ -76,3 +76,27 @@ export function isCurrency(value: unknown): value is Currency {
 export function isCrypto(currency: Currency): boolean {
   return CRYPTO_CURRENCIES.includes(currency);
 }
+
+/**
+ * Tickers people and wallets use for the crypto currencies, read as the interface's names wherever a
+ * request names a currency (`BTC` is `BITCOIN`). Answers always use the interface's names.
+ */
+export const CURRENCY_TICKERS: Readonly<Record<string, Currency>> = {
+  BTC: 'BITCOIN',
+  XBT: 'BITCOIN',
+  ETH: 'ETHEREUM',
+  SOL: 'SOLANA',
+  BNB: 'BINANCE_COIN',
+  XRP: 'RIPPLE',
+  POL: 'POLYGON',
+  MATIC: 'POLYGON',
+  TRX: 'TRON',
+  LTC: 'LITECOIN',
+  BCH: 'BITCOIN_CASH',
+  DOGE: 'DOGECOIN',
+};
+
+/** A request's currency name with a ticker replaced by the currency it names; anything else as it came. */
+export function canonicalCurrency(value: unknown): unknown {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(CURRENCY_TICKERS, value) ? CURRENCY_TICKERS[value] : value;
+}

@@ -1,9 +1,9 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, Max, Min, ValidateBy, ValidationOptions } from 'class-validator';
+import { IsArray, IsIn, IsInt, IsOptional, Max, Min, ValidateBy, ValidationOptions } from 'class-validator';
 import { AMOUNT_PROBLEM_MESSAGES, amountProblem } from '../money/money';
-import { CURRENCIES } from '../money/currency';
+import { canonicalCurrency, CURRENCIES, CURRENCY_TICKERS } from '../money/currency';
 import { JsonNumberText } from '../http/json-number';
 import { parseTimeBound } from '../time/time';
 
@@ -68,9 +68,32 @@ export function AmountField(doc: FieldDoc & { acceptsNumber?: boolean } = {}): P
   );
 }
 
+const TICKERS_NOTE = Object.entries(CURRENCY_TICKERS)
+  .map(([ticker, currency]) => `${ticker} (${currency})`)
+  .join(', ');
+
+/** The refusal names every accepted value, so a client learns what to send from the answer alone. */
+const CURRENCY_MESSAGE = `$property must be one of ${CURRENCIES.join(', ')}; these tickers are read as the currency they name: ${TICKERS_NOTE}`;
+
 export function CurrencyField(doc: FieldDoc = {}): PropertyDecorator {
-  const api = { enum: CURRENCIES, enumName: 'Currency', description: doc.description, example: doc.example ?? 'USD' };
-  return applyDecorators(...presence(doc, api), IsIn(CURRENCIES, { message: '$property must be one of the Currency values' }));
+  const description = [doc.description, `Tickers are accepted for the crypto currencies: ${TICKERS_NOTE}.`].filter(Boolean).join('. ');
+  const api = { enum: CURRENCIES, enumName: 'Currency', description, example: doc.example ?? 'USD' };
+  return applyDecorators(
+    Transform(({ value }: { value: unknown }) => canonicalCurrency(value)),
+    ...presence(doc, api),
+    IsIn(CURRENCIES, { message: CURRENCY_MESSAGE }),
+  );
+}
+
+/** An optional list filter of currencies (tickers read as in CurrencyField). */
+export function CurrencyListField(example: string[]): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: [...CURRENCIES] }, example, description: `Tickers are accepted: ${TICKERS_NOTE}.` }),
+    Transform(({ value }: { value: unknown }) => (Array.isArray(value) ? value.map(canonicalCurrency) : value)),
+    IsOptional(),
+    IsIn(CURRENCIES, { each: true, message: `$property values must be among ${CURRENCIES.join(', ')}` }),
+    IsArray({ message: '$property must be an array' }),
+  );
 }
 
 export function IsTimeBound(options?: ValidationOptions): PropertyDecorator {

@@ -1,7 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsArray, IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
-import { CURRENCIES } from '../../../shared/money/currency';
-import { AmountField, LimitField, OffsetField, TimeBoundField } from '../../../shared/validation/decorators';
+import { AmountField, CurrencyListField, LimitField, OffsetField, TimeBoundField } from '../../../shared/validation/decorators';
 import { INVOICE_STATUSES } from '../domain/invoice-status';
 
 /** Filters combine with AND; the values inside one array filter combine with OR. */
@@ -12,10 +11,7 @@ export class ListInvoicesRequestDto {
   @IsArray({ message: '$property must be an array' })
   status?: string[];
 
-  @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: [...CURRENCIES] }, example: ['USD', 'USDT'] })
-  @IsOptional()
-  @IsIn(CURRENCIES, { each: true, message: '$property values must be Currency values' })
-  @IsArray({ message: '$property must be an array' })
+  @CurrencyListField(['USD', 'USDT'])
   currency?: string[];
 
   @AmountField({ required: false, description: 'Inclusive lower bound on price_usd', example: '10' })

@@ -1,7 +1,6 @@
 import { ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
 import { IsArray, IsIn, IsOptional, IsString, Length } from 'class-validator';
-import { CURRENCIES } from '../../../shared/money/currency';
-import { AmountField, LimitField, OffsetField, TimeBoundField } from '../../../shared/validation/decorators';
+import { AmountField, CurrencyListField, LimitField, OffsetField, TimeBoundField } from '../../../shared/validation/decorators';
 import { PAYMENT_STATUSES } from '../domain/payment-status';
 
 const EXPAND_DOC: ApiPropertyOptions = {
@@ -32,10 +31,7 @@ export class ListPaymentsRequestDto {
   @IsArray({ message: '$property must be an array' })
   status?: string[];
 
-  @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: [...CURRENCIES] }, example: ['USDT', 'USDC'] })
-  @IsOptional()
-  @IsIn(CURRENCIES, { each: true, message: '$property values must be Currency values' })
-  @IsArray({ message: '$property must be an array' })
+  @CurrencyListField(['USDT', 'USDC'])
   currency?: string[];
 
   @AmountField({ required: false, description: 'Inclusive lower bound on price_usd', example: '10' })
