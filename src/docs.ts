@@ -67,7 +67,22 @@ export function tidyDocument(doc: OpenAPIObject): OpenAPIObject {
   return doc;
 }
 
-export function mountDocs(app: INestApplication): void {
-  const document = buildOpenApi(app);
+/** Which of the routes a deployment switches on it answers: the operator API and the movable test clock. */
+export interface EnabledRoutes {
+  admin: boolean;
+  clock: boolean;
+}
+
+/**
+ * The document a deployment serves: the committed document (every route the service has) less the routes
+ * this deployment answers 404 on, so /docs never offers a call that cannot work here.
+ */
+export function documentFor(doc: OpenAPIObject, enabled: EnabledRoutes): OpenAPIObject {
+  const off = (path: string) => (!enabled.admin && /^\/admin(\/|$)/.test(path)) || (!enabled.clock && /^\/test_helpers\/clock(\/|$)/.test(path));
+  return { ...doc, paths: Object.fromEntries(Object.entries(doc.paths).filter(([path]) => !off(path))) };
+}
+
+export function mountDocs(app: INestApplication, enabled: EnabledRoutes): void {
+  const document = documentFor(buildOpenApi(app), enabled);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json', customSiteTitle: 'Invoicing and Payments API' });
 }

@@ -103,7 +103,7 @@ async function serve(config: AppConfig, logger: Logger, startedAt: bigint): Prom
   const app = await createHttpApp(config, database.url, logger, undefined, drain);
   // Docs routes go in before init(): init() installs the catch-all 404 handler. DOCS_ENABLED=false
   // leaves them out, so /docs and /openapi.json answer 404 like any unknown path.
-  if (config.DOCS_ENABLED) mountDocs(app);
+  if (config.DOCS_ENABLED) mountDocs(app, { admin: !!config.ADMIN_API_TOKEN, clock: config.CLOCK_CONTROL });
   await app.init();
   // A worker's database was prepared by the primary before it was started.
   if (!cluster.isWorker) await prepareDatabase(app, config, !!database.embedded, logger);
