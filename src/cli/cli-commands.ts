@@ -8,9 +8,9 @@ import { ImportRatesCommand, parseSnapshotFile, SnapshotFileError } from '../mod
 import { ValidationFailedError } from '../shared/errors/domain-error';
 import { readFileSync } from 'node:fs';
 
-export type CliArgs = { positional: string[]; flags: Record<string, string | true> };
+import { CliArgs, CliUsageError } from './cli-args';
 
-export class CliUsageError extends Error {}
+export { type CliArgs, CliUsageError } from './cli-args';
 
 export interface CliCommand {
   usage: string;

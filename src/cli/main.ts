@@ -3,7 +3,9 @@ import { createCliContext, resolveDatabase, runMigrations } from '../bootstrap';
 import { DomainError } from '../shared/errors/domain-error';
 import { ConfigError, loadConfig } from '../shared/config/app-config';
 import { createRootLogger } from '../shared/logging/logger';
-import { CLI_COMMANDS, CliArgs, CliUsageError } from './cli-commands';
+import { CLI_COMMANDS } from './cli-commands';
+import { CliArgs, CliUsageError } from './cli-args';
+import { HTTP_CLI_COMMANDS } from './webhooks-cli';
 
 function parseArgs(argv: string[]): CliArgs {
   const positional: string[] = [];
@@ -23,12 +25,23 @@ function parseArgs(argv: string[]): CliArgs {
 }
 
 function usage(): string {
-  return ['Usage: npm run --silent cli -- <command> [options]', '', '  migrate', ...Object.values(CLI_COMMANDS).map((c) => `  ${c.usage}`)].join('\n');
+  return [
+    'Usage: npm run --silent cli -- <command> [options]',
+    '',
+    '  migrate',
+    ...Object.values(CLI_COMMANDS).map((c) => `  ${c.usage}`),
+    '',
+    'Against a running service, with an API key (--api-key or API_KEY; --api-url or API_URL, default http://127.0.0.1:3000):',
+    ...Object.values(HTTP_CLI_COMMANDS).map((c) => `  ${c.usage}`),
+  ].join('\n');
 }
 
 /** Prints one JSON object on stdout; errors go to stderr as JSON with a non-zero exit code. */
 async function main(): Promise<number> {
   const [name, ...rest] = process.argv.slice(2);
+  // These talk to a running service over HTTP: no database is opened for them.
+  const httpCommand = name ? HTTP_CLI_COMMANDS[name] : undefined;
+  if (httpCommand) return httpCommand.run(parseArgs(rest), (line) => process.stdout.write(`${line}\n`));
   const command = name ? CLI_COMMANDS[name] : undefined;
   if (!command && name !== 'migrate') {
     process.stderr.write(`${name ? `Unknown command "${name}"\n\n` : ''}${usage()}\n`);
