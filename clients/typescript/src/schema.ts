@@ -371,7 +371,7 @@ export interface paths {
         };
         /**
          * Providers available to pay an invoice
-         * @description Every provider the invoice's organization has enabled (in the invoice's mode) can pay it. `price` is what to send through the provider: the invoice's price_usd in the provider's currency at current rates, rounded up to the provider's decimals. Without an Authorization header (payer access) the invoice id is the capability.
+         * @description Live mode lists a provider only when it can take money now: the invoice's organization has it enabled, a rail carries it (its network is configured for live mode in CHAINS_FILE, with the token's contract for a token) and the organization has an active receiving wallet for the chain family (POST /wallets); card and other providers without a rail are not listed. Test mode lists every enabled provider, `has_rail` saying which ones have a deposit address; the others are paid with POST /invoices/{id}/test_payment. `price` is what to send through the provider: the invoice's price_usd in the provider's currency at current rates, rounded up to the provider's decimals. Without an Authorization header (payer access) the invoice id is the capability.
          */
         get: operations["ProvidersController_forInvoice"];
         put?: never;
@@ -476,6 +476,26 @@ export interface paths {
          * @description Sets the payment's confirmations (never lower than before). A PENDING payment reaching its required_confirmations becomes COMPLETED and counts toward its invoice in the same transaction; below it the invoice stays WAITING_FOR_CONFIRMATIONS. Fiat payments and FAILED or CANCELLED ones: 400 (validator.confirmations). Live keys get 403.
          */
         post: operations["TestHelpersController_confirmations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invoices/{id}/test_payment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay a test-mode invoice with a simulated payment (payer call)
+         * @description What the hosted checkout offers, in test mode, for a provider without a rail (has_rail false in GET /providers/{invoice_id}): a COMPLETED payment recorded through the same command as POST /test_helpers/payments, so the invoice moves as it would for a real one. `kind` exact pays what is still due (the price less the payments completed or waiting for confirmations) in the provider's currency at the rates in force now, rounded up to its decimals; partial pays half of it, rounded down (at least one smallest unit); over pays a tenth more. Without an Authorization header (payer access) the invoice id is the capability, and the anonymous rate limit applies. A live-mode invoice answers 404, as an unknown one does. The same idempotency_key again for the same invoice answers the first payment (created false) and pays nothing. 400 codes: validation_failed (kind, provider_id, idempotency_key), unknown_provider, provider_disabled, invoice_final (COMPLETED or VOIDED), nothing_due (payments seen already cover it).
+         */
+        post: operations["TestPaymentController_pay"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1598,6 +1618,11 @@ export interface components {
             currency: components["schemas"]["Currency"];
             /** @description Amount to send through this provider to cover the invoice, rounded up to its decimals */
             price: string;
+            /**
+             * @description A chain rail carries it in this mode: POST /invoices/{id}/payment_address gives a deposit address for it (its network is configured in CHAINS_FILE, with the token's contract, and the organization has an active receiving wallet for it). Always true in live mode, where only such providers are listed; in test mode false for the others, which the checkout pays with POST /invoices/{id}/test_payment.
+             * @example true
+             */
+            has_rail: boolean;
         };
         InvoiceProvidersDto: {
             providers: components["schemas"]["AvailableProviderDto"][];
@@ -1870,6 +1895,68 @@ export interface components {
              * @example 12
              */
             confirmations: number;
+        };
+        TestPaymentInvoiceDto: {
+            /** @example invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00 */
+            id: string;
+            /**
+             * @description The invoice state after the payment
+             * @example COMPLETED
+             */
+            status: string;
+            /**
+             * @description PAID_OVER after an over payment, PAID_PARTIAL after a partial one
+             * @example null
+             */
+            substatus: string | null;
+        };
+        TestPaymentDto: {
+            /** @example payment_01936a5f-1b2c-7d3e-8f40-5a6b7c8d9e01 */
+            id: string;
+            /**
+             * @example exact
+             * @enum {string}
+             */
+            kind: "exact" | "partial" | "over";
+            /** @example prov_card_usd */
+            provider_id: string;
+            /** @example USD */
+            currency: string;
+            /**
+             * @description Amount paid in the provider's currency
+             * @example 19.750000000000000000000000000000
+             */
+            price: string;
+            /**
+             * @description A test payment is COMPLETED at once
+             * @example COMPLETED
+             * @enum {string}
+             */
+            status: "PENDING" | "COMPLETED" | "FAILED" | "CANCELLED";
+            /**
+             * @description False when idempotency_key named a payment made before (nothing was paid again)
+             * @example true
+             */
+            created: boolean;
+            invoice: components["schemas"]["TestPaymentInvoiceDto"];
+        };
+        TestPaymentRequestDto: {
+            /**
+             * @description An enabled provider of the invoice (GET /providers/{invoice_id}), usually one with has_rail false
+             * @example prov_card_usd
+             */
+            provider_id: string;
+            /**
+             * @description exact: what is still due, in the provider's currency at current rates, rounded up to its decimals (the invoice completes); partial: half of it, rounded down (PARTIALLY_PAID); over: a tenth more than it (COMPLETED, PAID_OVER)
+             * @example exact
+             * @enum {string}
+             */
+            kind: "exact" | "partial" | "over";
+            /**
+             * @description Any text of the caller (the checkout page sends a fresh one per click): the same key again for the same invoice answers the payment it made (created false) instead of paying twice
+             * @example click-5f1d2c9a
+             */
+            idempotency_key?: string;
         };
         /** @enum {string} */
         EventType: "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled";
@@ -4645,7 +4732,8 @@ export interface operations {
                      *             },
                      *             "name": "Tether USD (Ethereum, ERC-20)",
                      *             "currency": "USDT",
-                     *             "price": "25.494902000000000000000000000000"
+                     *             "price": "25.494902000000000000000000000000",
+                     *             "has_rail": true
                      *           },
                      *           {
                      *             "id": "prov_bitcoin_bitcoin",
@@ -4667,7 +4755,8 @@ export interface operations {
                      *             },
                      *             "name": "Bitcoin",
                      *             "currency": "BITCOIN",
-                     *             "price": "0.000279460000000000000000000000"
+                     *             "price": "0.000279460000000000000000000000",
+                     *             "has_rail": false
                      *           }
                      *         ],
                      *         "exchange_rate_timestamp": "2026-11-20 00:00:00"
@@ -5214,6 +5303,107 @@ export interface operations {
             };
             /** @description No such record in the caller's organization and mode */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    TestPaymentController_pay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Invoice id (invoice_...) of a test-mode invoice */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestPaymentRequestDto"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 201,
+                     *       "data": {
+                     *         "id": "payment_01936a5f-1b2c-7d3e-8f40-5a6b7c8d9e01",
+                     *         "kind": "exact",
+                     *         "provider_id": "prov_card_usd",
+                     *         "currency": "USD",
+                     *         "price": "19.750000000000000000000000000000",
+                     *         "status": "COMPLETED",
+                     *         "created": true,
+                     *         "invoice": {
+                     *           "id": "invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00",
+                     *           "status": "COMPLETED",
+                     *           "substatus": null
+                     *         }
+                     *       },
+                     *       "error": null,
+                     *       "message": "Test payment recorded",
+                     *       "env": "development",
+                     *       "log": {
+                     *         "request_id": "5f0c6b1e-6a7d-4f0e-9b9c-3a0e4d2f1c11"
+                     *       },
+                     *       "validator": null,
+                     *       "support_id": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SuccessEnvelopeDto"] & {
+                        data: components["schemas"]["TestPaymentDto"];
+                    };
+                };
+            };
+            /** @description Invalid input (per-field messages in validator) or a refused state change */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description API key missing, malformed, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The key lacks the right (read-only key on a write, live key on a test-only call) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description No such record in the caller's organization and mode */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too many requests; see Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -6,6 +6,8 @@ import { PaymentReports } from './commands/record-provider-payment/payment-repor
 import { RecordProviderPaymentHandler } from './commands/record-provider-payment/record-provider-payment.handler';
 import { PaymentsController } from './payments.controller';
 import { TestHelpersController } from './test-helpers.controller';
+import { TestPaymentController } from './test-payment.controller';
+import { MakeTestPaymentHandler } from './commands/make-test-payment/make-test-payment.handler';
 import { PaymentRecord } from './persistence/payment.record';
 import { PaymentsRepository } from './persistence/payments.repository';
 import { GetPaymentHandler } from './queries/get-payment/get-payment.handler';
@@ -15,17 +17,19 @@ import { ListPaymentsHandler } from './queries/list-payments/list-payments.handl
 /**
  * Payments: what providers report against invoices (RecordProviderPaymentCommand, which also moves
  * the invoice's state in the same transaction), the list and read endpoints, and the test-mode
- * simulation. Public surface (index.ts): RecordProviderPaymentCommand, ListPaymentsQuery, GetPaymentQuery;
+ * simulation (POST /test_helpers/payments with a test key; POST /invoices/{id}/test_payment, the
+ * checkout's keyless test-payment control). Public surface (index.ts): RecordProviderPaymentCommand, ListPaymentsQuery, GetPaymentQuery;
  * it answers the invoices module's ListInvoicePaymentsQuery (the invoice read's `payments` expansion).
  */
 @Module({
   imports: [TypeOrmModule.forFeature([PaymentRecord]), InvoicesModule],
-  controllers: [PaymentsController, TestHelpersController],
+  controllers: [PaymentsController, TestHelpersController, TestPaymentController],
   providers: [
     PaymentsRepository,
     PaymentEvents,
     PaymentReports,
     RecordProviderPaymentHandler,
+    MakeTestPaymentHandler,
     ListPaymentsHandler,
     GetPaymentHandler,
     ListInvoicePaymentsHandler,

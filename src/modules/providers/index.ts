@@ -21,3 +21,5 @@ export {
   type ProviderType,
 } from './domain/catalog';
 export type { ProviderView } from './dto/provider.views';
+// Asked by the providers list, answered by the module that owns the rails (the arrow points rails -> providers).
+export { ListProviderRailsQuery, type ProviderRails } from './ports/list-provider-rails.query';

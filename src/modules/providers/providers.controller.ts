@@ -25,7 +25,10 @@ export class ProvidersController {
   @ApiOperation({
     summary: 'Providers available to pay an invoice',
     description:
-      "Every provider the invoice's organization has enabled (in the invoice's mode) can pay it. `price` is what to send through " +
+      "Live mode lists a provider only when it can take money now: the invoice's organization has it enabled, a rail carries it (its network " +
+      "is configured for live mode in CHAINS_FILE, with the token's contract for a token) and the organization has an active receiving wallet " +
+      'for the chain family (POST /wallets); card and other providers without a rail are not listed. Test mode lists every enabled provider, ' +
+      '`has_rail` saying which ones have a deposit address; the others are paid with POST /invoices/{id}/test_payment. `price` is what to send through ' +
       "the provider: the invoice's price_usd in the provider's currency at current rates, rounded up to the provider's decimals. " +
       'Without an Authorization header (payer access) the invoice id is the capability.',
   })

@@ -10,6 +10,7 @@ import { DepositAddressesRepository } from './persistence/deposit-addresses.repo
 import { WalletsRepository } from './persistence/wallets.repository';
 import { GetWalletHandler } from './queries/get-wallet/get-wallet.handler';
 import { ListWalletsHandler } from './queries/list-wallets/list-wallets.handler';
+import { ListProviderRailsHandler } from './queries/list-provider-rails/list-provider-rails.handler';
 import { RailRegistry } from './rail-registry';
 import { loadRailsConfig, RailsConfig } from './rails.config';
 import { WalletsController } from './wallets.controller';
@@ -21,7 +22,8 @@ import { ChainWatchers } from './watcher/chain-watchers';
  * wallets (watch-only keys), the deposit addresses handed out per invoice and provider
  * (POST /invoices/{id}/payment_address) and the chain watchers. Reaches other modules only through
  * their queries and commands on the buses; what a watcher finds enters through the payments
- * module's RecordProviderPaymentCommand.
+ * module's RecordProviderPaymentCommand. Answers the providers module's ListProviderRailsQuery (which
+ * providers a rail and a wallet make payable), so the providers list offers only those in live mode.
  */
 @Module({
   imports: [HealthModule],
@@ -35,6 +37,7 @@ import { ChainWatchers } from './watcher/chain-watchers';
     DeleteWalletHandler,
     ListWalletsHandler,
     GetWalletHandler,
+    ListProviderRailsHandler,
     AllocatePaymentAddressHandler,
     SealWalletKeysHandler,
     ChainStateRepository,

@@ -85,11 +85,12 @@ describe('hosted checkout page (Chromium)', () => {
 
     await page.locator('[data-provider-id="prov_ethereum_usdt"]').click();
     await see(page.locator('#pay-amount')).toHaveText(shown(usdt.price, 'USDT'));
-    // No EVM rail on this service: the amount stays, and the page says that no address is available.
-    await see(page.locator('#no-address')).toContainText('No payment address available');
+    // No EVM rail on this service (has_rail false): in test mode the page offers a simulated payment instead of an address.
+    await see(page.locator('#test-payment')).toContainText('Test payment');
+    await see(page.locator('#no-address')).toHaveCount(0);
     await see(page.locator('#payment-heading')).toBeFocused();
     await expectAccessible(page);
-    await screenshots(page, '02-provider-no-address');
+    await screenshots(page, '02-provider-test-payment');
 
     // keyboard only: back to the methods (focus follows), Tab reaches the filters, Enter on a method chooses it
     await page.locator('button', { hasText: 'Choose another method' }).press('Enter');
@@ -107,6 +108,67 @@ describe('hosted checkout page (Chromium)', () => {
     const names = await page.locator('.provider-name').allInnerTexts();
     expect(names.length).toBeGreaterThan(0);
     expect(names.every((n) => /USD|Tether|Coin/.test(n))).toBe(true);
+    expect(problems.errors).toEqual([]);
+    await page.close();
+  });
+
+  it('pays a method without a rail with the test-payment control: half, then the rest, and the invoice completes on the page', async () => {
+    const org = await createOrg('Test Card Shop');
+    const invoiceId = await createInvoice(org);
+    const { page, problems } = await openPage(browser, pageUrl(invoiceId, '', 60_000));
+    await see(page.locator('#status')).toHaveAttribute('data-state', 'waiting');
+
+    await page.locator('[data-provider-id="prov_card_usd"]').click();
+    const control = page.locator('#test-payment');
+    await see(control).toBeVisible();
+    expect(await control.getAttribute('role')).toBe('group');
+    await see(page.locator('#test-pay-title')).toHaveText('Test payment');
+    await see(control).toContainText('no money moves');
+    expect(await page.locator('#test-payment button').allInnerTexts()).toEqual(['Pay the amount due', 'Pay half', 'Pay too much']);
+    // Not the chain instructions: a card has no network to send on.
+    const panel = await page.locator('#payment').innerText();
+    expect(panel).not.toContain('Send exactly');
+    expect(panel).not.toContain('null');
+    await expectAccessible(page);
+    await screenshots(page, '11-test-payment-card');
+
+    await page.locator('[data-test-kind="partial"]').click();
+    await see(page.locator('#status')).toHaveAttribute('data-state', 'partial');
+    const partly = expectSuccess<any>(await org.test.post(`/invoices/${invoiceId}`, { expand: ['payments'] }));
+    expect(partly.payments).toHaveLength(1);
+    // 19.75 USD due: half of it through the USD card.
+    expect(partly.payments[0]).toMatchObject({ provider_id: 'prov_card_usd', price: '9.870000000000000000000000000000', status: 'COMPLETED' });
+    await see(page.locator('#status')).toContainText(`Remaining to pay: ${shown('9.88', 'USD')}`);
+    // The control stays for the rest, and keeps the keyboard focus.
+    await see(page.locator('[data-test-kind="partial"]')).toBeFocused();
+    await expectAccessible(page);
+
+    await page.locator('[data-test-kind="exact"]').click();
+    await see(page.locator('#status')).toHaveAttribute('data-state', 'paid');
+    await see(page.locator('#status')).toContainText('Thank you! The payment was received.');
+    await see(page.locator('#payment')).toBeHidden();
+    const paid = expectSuccess<any>(await org.test.post(`/invoices/${invoiceId}`, { expand: ['payments'] }));
+    expect(paid).toMatchObject({ status: 'COMPLETED', substatus: null });
+    expect(paid.payments.map((p: any) => p.price)).toEqual(['9.870000000000000000000000000000', '9.880000000000000000000000000000']);
+    await screenshots(page, '12-test-payment-paid');
+    expect(problems.errors).toEqual([]);
+    await page.close();
+  });
+
+  it('offers the test payment for Bitcoin in German; "over" pays more than due', async () => {
+    const org = await createOrg('Bitcoin Testladen');
+    const invoiceId = await createInvoice(org);
+    const { page, problems } = await openPage(browser, pageUrl(invoiceId, '&lang=de', 60_000), PHONE);
+    await page.locator('[data-provider-id="prov_bitcoin_bitcoin"]').click();
+    await see(page.locator('#test-pay-title')).toHaveText('Testzahlung');
+    expect(await page.locator('#test-payment button').allInnerTexts()).toEqual(['Fälligen Betrag zahlen', 'Die Hälfte zahlen', 'Zu viel zahlen']);
+    await expectAccessible(page);
+    await page.locator('[data-test-kind="over"]').click();
+    await see(page.locator('#status')).toHaveAttribute('data-state', 'paid');
+    const paid = expectSuccess<any>(await org.test.post(`/invoices/${invoiceId}`, { expand: ['payments'] }));
+    expect(paid).toMatchObject({ status: 'COMPLETED', substatus: 'PAID_OVER' });
+    expect(paid.payments[0]).toMatchObject({ provider_id: 'prov_bitcoin_bitcoin', currency: 'BITCOIN' });
+    expect(new Decimal(paid.payments[0].price_usd as string).gt(paid.price_usd as string)).toBe(true);
     expect(problems.errors).toEqual([]);
     await page.close();
   });

@@ -12,7 +12,7 @@ import { databaseOf } from '../timing/timing-helpers';
 const exec = promisify(execFile);
 
 describe('GET /providers/{invoice_id}', () => {
-  it('lists every enabled provider with the interface shape, real token facts and the amount to send', async () => {
+  it('lists every enabled provider in test mode with the interface shape, real token facts and the amount to send', async () => {
     const { test } = await createOrg();
     const invoiceId = await createInvoice(test, '25.5', 'USD');
     const data = expectSuccess(await test.get(`/providers/${invoiceId}`));
@@ -38,6 +38,8 @@ describe('GET /providers/{invoice_id}', () => {
       name: 'Tether USD (Ethereum, ERC-20)',
       currency: 'USDT',
       price: r30('25.494902'),
+      // No CHAINS_FILE on the shared service: no rail, so the test-mode checkout pays it with a simulated payment.
+      has_rail: false,
     });
     const tron = data.providers.find((p: any) => p.id === 'prov_tron_usdt');
     expect(tron.metadata.contract_address).toBe('TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t');

@@ -4,6 +4,8 @@
 //   PUT  /invoices/{id}                  {currency}: the payer's currency change
 //   GET  /providers/{id}                 the ways to pay, each with the exact amount to send
 //   POST /invoices/{id}/payment_address  {provider_id}: a deposit address and payment URI
+//   POST /invoices/{id}/test_payment     {provider_id, kind}: test mode only, a simulated payment
+//                                        through a method without a rail (has_rail false)
 //   GET  /invoices/{id}/short_state      polled every few seconds for the live status
 // Amounts are decimal strings from the API and stay strings: they are only trimmed of trailing
 // zeros and grouped for reading, never turned into floating-point numbers.
@@ -17,6 +19,7 @@ const cfg = {
   lang: root.dataset.lang || 'en',
   pollMs: Number(root.dataset.pollMs) || 4000,
   redirectMs: Number(root.dataset.redirectMs ?? 5000),
+  testMode: root.dataset.testMode === 'true',
 };
 const $ = (id) => document.getElementById(id);
 const EXPAND = ['items', 'items.product', 'calculations', 'organization', 'payments'];
@@ -42,6 +45,8 @@ const state = {
   pollTimer: null,
   expired: false,
   expiryAsked: false,
+  /** The test-payment control: a call under way, or the last one failed. */
+  testPay: { busy: false, error: false },
 };
 
 // ---------- small helpers ----------
@@ -349,15 +354,26 @@ function networkName(network) {
 async function choose(providerId) {
   state.chosen = providerId;
   state.address = { loading: true };
+  state.testPay = { busy: false, error: false };
   renderMethods();
   renderPayment();
   await loadAddress();
   $('payment-heading')?.focus();
 }
 
+/** A method without a rail has no deposit address: in test mode the page simulates its payment instead. */
+function withoutRail(provider) {
+  return provider.has_rail === false;
+}
+
 async function loadAddress() {
   const provider = state.providers.find((p) => p.id === state.chosen);
   if (!provider) return;
+  if (withoutRail(provider)) {
+    state.address = cfg.testMode ? { test: true } : { unavailable: true };
+    renderPayment();
+    return;
+  }
   try {
     const res = await api('POST', `/invoices/${id}/payment_address`, { provider_id: provider.id });
     state.address = { ok: res.data };
@@ -460,9 +476,11 @@ function renderPayment() {
           copyButton(plainAmount(amount), tr('copy_amount')),
         ),
       ),
-      h('p', { class: 'note', text: tr('send_exactly', { currency: ticker(currency), network: networkName(provider.network) }) }),
     );
+    // A simulated payment sends nothing on any network.
+    if (!address.test) rows.push(h('p', { class: 'note', text: tr('send_exactly', { currency: ticker(currency), network: networkName(provider.network) }) }));
   }
+  if (address.test) rows.push(testPaymentControl(provider));
   if (address.loading) rows.push(h('p', { class: 'note', text: tr('loading_address') }));
   if (address.ok) {
     const a = address.ok;
@@ -525,6 +543,70 @@ function renderPayment() {
     }),
   );
   box.replaceChildren(...rows);
+}
+
+const TEST_KINDS = ['exact', 'partial', 'over'];
+
+/**
+ * Test mode, a method without a rail: three buttons that record a simulated payment (what is due, half
+ * of it, a tenth more) through the payer call POST /invoices/{id}/test_payment. No money moves.
+ */
+function testPaymentControl(provider) {
+  const { busy, error } = state.testPay;
+  return h(
+    'section',
+    {
+      class: 'test-pay',
+      id: 'test-payment',
+      role: 'group',
+      'aria-labelledby': 'test-pay-title',
+      'aria-describedby': 'test-pay-text',
+      'aria-busy': String(busy),
+    },
+    h('h3', { class: 'test-pay-title', id: 'test-pay-title', text: tr('test_pay_title') }),
+    h('p', { class: 'note', id: 'test-pay-text', text: tr('test_pay_text', { name: provider.name }) }),
+    h(
+      'div',
+      { class: 'test-pay-buttons' },
+      TEST_KINDS.map((kind) =>
+        h('button', {
+          type: 'button',
+          class: kind === 'exact' ? 'button primary' : 'button',
+          'data-test-kind': kind,
+          disabled: busy,
+          text: tr(`test_pay_${kind}`),
+          on: { click: () => testPay(kind) },
+        }),
+      ),
+    ),
+    busy ? h('p', { class: 'note', role: 'status', text: tr('test_pay_busy') }) : null,
+    error ? h('p', { class: 'note warning', role: 'alert', id: 'test-pay-error', text: tr('test_pay_error') }) : null,
+  );
+}
+
+/** A fresh key per click: a retry of the same request pays once (the server answers the first payment). */
+function clickKey() {
+  const bytes = crypto.getRandomValues(new Uint8Array(12));
+  return `checkout-${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`;
+}
+
+async function testPay(kind) {
+  if (state.testPay.busy || !state.chosen) return;
+  state.testPay = { busy: true, error: false };
+  renderPayment();
+  try {
+    await api('POST', `/invoices/${id}/test_payment`, { provider_id: state.chosen, kind, idempotency_key: clickKey() });
+    state.testPay = { busy: false, error: false };
+    state.invoice = await readInvoice();
+    const inv = state.invoice;
+    state.lastShort = `${inv.status}|${inv.substatus}|${inv.updated_at}`;
+    render();
+  } catch {
+    state.testPay = { busy: false, error: true };
+    renderPayment();
+  }
+  // The buttons were drawn again: keep the keyboard where it was while the invoice still takes payments.
+  document.querySelector(`[data-test-kind="${kind}"]`)?.focus();
 }
 
 function setStatus(kind, title, text, extra = []) {

@@ -28,6 +28,14 @@ export class AvailableProviderDto {
     description: 'Amount to send through this provider to cover the invoice, rounded up to its decimals',
   })
   price: string;
+  @ApiProperty({
+    example: true,
+    description:
+      'A chain rail carries it in this mode: POST /invoices/{id}/payment_address gives a deposit address for it (its network is configured in CHAINS_FILE, ' +
+      "with the token's contract, and the organization has an active receiving wallet for it). Always true in live mode, where only such providers are " +
+      'listed; in test mode false for the others, which the checkout pays with POST /invoices/{id}/test_payment.',
+  })
+  has_rail: boolean;
 }
 
 export class InvoiceProvidersDto {
@@ -54,6 +62,7 @@ export const INVOICE_PROVIDERS_EXAMPLE = {
       name: 'Tether USD (Ethereum, ERC-20)',
       currency: 'USDT',
       price: '25.494902000000000000000000000000',
+      has_rail: true,
     },
     {
       id: 'prov_bitcoin_bitcoin',
@@ -72,6 +81,7 @@ export const INVOICE_PROVIDERS_EXAMPLE = {
       name: 'Bitcoin',
       currency: 'BITCOIN',
       price: '0.000279460000000000000000000000',
+      has_rail: false,
     },
   ],
   exchange_rate_timestamp: '2026-11-20 00:00:00',

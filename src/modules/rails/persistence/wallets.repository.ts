@@ -102,6 +102,15 @@ export class WalletsRepository {
     return { items: this.opened(items), total };
   }
 
+  /** The chain families with an active wallet in the scope: one read of the one-active-per-family index, keys not opened. */
+  async activeFamilies(m: EntityManager, scope: Scope): Promise<ChainFamily[]> {
+    const rows: Array<{ chain_family: ChainFamily }> = await m.query(
+      `SELECT chain_family FROM receiving_wallets WHERE organization_id = $1 AND mode = $2 AND active`,
+      [scope.organizationId, scope.mode],
+    );
+    return rows.map((r) => r.chain_family);
+  }
+
   /** Takes the next unused index of a wallet locked by `active(..., true)`. */
   async takeIndex(m: EntityManager, walletId: string): Promise<number> {
     const [row] = rowsOf<{ index: number }>(

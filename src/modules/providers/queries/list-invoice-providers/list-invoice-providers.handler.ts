@@ -8,6 +8,7 @@ import { formatTimestamp } from '../../../../shared/time/time';
 import { GetPayableInvoiceQuery } from '../../../invoices';
 import { RatesAsOfQuery } from '../../../rates';
 import { amountDue } from '../../domain/amount-due';
+import { ListProviderRailsQuery } from '../../ports/list-provider-rails.query';
 import { GetProvidersQuery } from '../get-providers/get-providers.query';
 import { InvoiceProvidersView, ListInvoiceProvidersQuery } from './list-invoice-providers.query';
 
@@ -23,8 +24,9 @@ export class ListInvoiceProvidersHandler implements IQueryHandler<ListInvoicePro
     if (!invoice) throw new NotFoundError('invoice');
     const scope: Scope = { organizationId: invoice.organizationId as Scope['organizationId'], mode: invoice.mode };
     const now = await this.clock.nowFor(scope);
-    const [providers, rates] = await Promise.all([
+    const [providers, rails, rates] = await Promise.all([
       this.queries.execute(new GetProvidersQuery(scope)),
+      this.queries.execute(new ListProviderRailsQuery(scope)),
       // Until expires_at the invoice's own rates hold (the rate lock); after it, the current ones.
       this.queries.execute(
         invoice.ratesSnapshotId && invoice.expiresAt && now.getTime() < invoice.expiresAt.getTime()
@@ -33,9 +35,11 @@ export class ListInvoiceProvidersHandler implements IQueryHandler<ListInvoicePro
       ),
     ]);
     const image = (file: string) => `${assetBaseUrl}/assets/providers/${file}`;
+    const ready = new Set(rails.ready);
     return {
       providers: providers
-        .filter((p) => p.view.enabled)
+        // Live mode offers only what can take money now (decisions §17); test mode every enabled provider.
+        .filter((p) => p.view.enabled && (scope.mode === 'test' || ready.has(p.catalog.id)))
         .map(({ catalog: p, view }) => ({
           id: p.id,
           provider: p.type === 'CRYPTOCURRENCY' ? 'CRYPTO' : 'FIAT',
@@ -53,6 +57,7 @@ export class ListInvoiceProvidersHandler implements IQueryHandler<ListInvoicePro
           name: p.name,
           currency: p.currency,
           price: renderAmount(amountDue(invoice.priceUsd, rates.usd[p.currency], p.decimals)),
+          has_rail: ready.has(p.id),
         })),
       exchange_rate_timestamp: formatTimestamp(rates.takenAt),
     };

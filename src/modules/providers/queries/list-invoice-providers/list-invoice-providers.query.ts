@@ -16,6 +16,12 @@ export interface AvailableProviderView {
   currency: string;
   /** What to send through this provider to cover the invoice's price_usd at current rates, rounded up to `decimals`. */
   price: string;
+  /**
+   * A rail carries it in this mode: POST /invoices/{id}/payment_address gives a deposit address for it.
+   * Always true in live mode (only such providers are listed there); in test mode false for the rest,
+   * which POST /invoices/{id}/test_payment pays.
+   */
+  has_rail: boolean;
 }
 
 export interface InvoiceProvidersView {
@@ -24,8 +30,9 @@ export interface InvoiceProvidersView {
 }
 
 /**
- * The enabled providers of the invoice's organization and mode that can pay it (all enabled ones;
- * each with the invoice's amount in its currency). `access` null = a payer without a key (the
+ * The enabled providers of the invoice's organization and mode that can pay it, each with the
+ * invoice's amount in its currency: in live mode only those a rail carries and a receiving wallet
+ * receives (ListProviderRailsQuery); in test mode all enabled ones. `access` null = a payer without a key (the
  * invoice id is the capability). `assetBaseUrl` prefixes the image urls (e.g. https://pay.example.com).
  */
 export class ListInvoiceProvidersQuery extends Query<InvoiceProvidersView> {
