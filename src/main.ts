@@ -18,11 +18,19 @@ import { RollupFolder } from './modules/analytics';
 import { SecretBox } from './shared/crypto/secret-box';
 import { TransactionRunner } from './shared/db/transaction-runner';
 import { sealStoredAnswers } from './shared/idempotency/idempotency';
+import { withEmbeddedPassword } from './shared/db/embedded-postgres';
 
 /** Set by the primary process for its workers: the embedded database it serves. */
 const WORKER_DATABASE_URL = 'IPA_WORKER_DATABASE_URL';
 
 const redact = (url: string) => url.replace(/:[^:@/]*@/, ':***@');
+
+/** The address without its password, for the workers' environment. */
+function withoutPassword(url: string): string {
+  const plain = new URL(url);
+  plain.password = '';
+  return plain.toString();
+}
 
 /** Migrations (once, under an advisory lock) and, on a fresh embedded database, the demo organization. */
 async function prepareDatabase(app: INestApplicationContext, config: AppConfig, embedded: boolean, logger: Logger): Promise<void> {
@@ -94,7 +102,8 @@ async function stopAndExit(database: ResolvedDatabase, logger: Logger, code: num
 async function serve(config: AppConfig, logger: Logger, startedAt: bigint): Promise<void> {
   const workerUrl = cluster.isWorker ? process.env[WORKER_DATABASE_URL] : undefined;
   let database: ResolvedDatabase;
-  if (workerUrl) database = { url: workerUrl, embedded: null, ownsEmbedded: false };
+  // The primary's embedded database: its address comes without the password, which the worker reads from DATA_DIR.
+  if (workerUrl) database = { url: withEmbeddedPassword(config.DATA_DIR, workerUrl), embedded: null, ownsEmbedded: false };
   else if (cluster.isWorker) database = { url: config.DATABASE_URL!, embedded: null, ownsEmbedded: false };
   else database = await resolveDatabase(config, false);
   if (database.embedded) logger.info({ url: redact(database.url), dir: config.DATA_DIR }, 'embedded PostgreSQL started (set DATABASE_URL for production)');
@@ -218,7 +227,7 @@ async function runPrimary(config: AppConfig, logger: Logger): Promise<void> {
     await context.close();
   }
 
-  const workerEnv = database.embedded ? { [WORKER_DATABASE_URL]: database.url } : {};
+  const workerEnv = database.embedded ? { [WORKER_DATABASE_URL]: withoutPassword(database.url) } : {};
   cluster.setupPrimary({ execArgv: workerExecArgv(process.execArgv, process.env.NODE_OPTIONS) });
   let stopping = false;
   // Workers that died before they ever listened, in a row: the port is taken, the database refuses

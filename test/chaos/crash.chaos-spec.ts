@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Api, ApiResponse } from '../support/api';
 import { createDatabase, dropDatabase, withClient } from '../support/pg';
 import { ADMIN_TOKEN, errorLines, linesWith, RunningServer, startServer } from '../support/server';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { embeddedUrl } from '../support/embedded';
 
 /**
  * SIGKILL in the middle of a burst of invoice creations, payment reports and payment status
@@ -37,7 +37,7 @@ describe('crash safety: SIGKILL mid-burst, restart, invariants', () => {
   });
 
   const start = (port?: number) => startServer(databaseUrl ? { databaseUrl, port } : { dataDir: dataDir!, port });
-  const sqlUrl = () => databaseUrl ?? (JSON.parse(readFileSync(join(dataDir!, 'embedded-db.json'), 'utf8')) as { url: string }).url;
+  const sqlUrl = () => databaseUrl ?? embeddedUrl(dataDir!);
 
   it('keeps every invoice whole, every invoice state in line with its payments, one payment per key, and every acknowledged write', async () => {
     const pg = process.env.TEST_PG_SERVER_URL;

@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { embeddedUrl } from './embedded';
 import { createDatabase, dropDatabase } from './pg';
 import { ADMIN_TOKEN } from './server';
 
@@ -28,8 +27,7 @@ export function baseUrl(): string {
 /** The database the shared test service uses (the embedded one's address when no server was found). */
 export function testDatabaseUrl(): string {
   if (process.env.TEST_DATABASE_URL) return process.env.TEST_DATABASE_URL;
-  const marker = JSON.parse(readFileSync(join(process.env.TEST_DATA_DIR ?? '', 'embedded-db.json'), 'utf8')) as { url: string };
-  return marker.url;
+  return embeddedUrl(process.env.TEST_DATA_DIR ?? '');
 }
 
 /** A small HTTP client that calls the service the way a merchant's code does. */

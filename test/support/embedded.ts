@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './server';
 
@@ -35,4 +36,14 @@ export async function withStoppedEmbedded<T>(dataDir: string, work: (url: string
     child.stdin.end();
     await exited;
   }
+}
+
+/**
+ * The address of the embedded database a service runs on `dataDir` (its embedded-db.json), with the
+ * password from the folder's password file, as the CLI connects.
+ */
+export function embeddedUrl(dataDir: string): string {
+  const url = new URL((JSON.parse(readFileSync(join(dataDir, 'embedded-db.json'), 'utf8')) as { url: string }).url);
+  url.password = readFileSync(join(dataDir, 'embedded-db.password'), 'utf8').trim();
+  return url.toString();
 }

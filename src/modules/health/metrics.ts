@@ -1,8 +1,9 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { RateLimiter } from '../../shared/rate-limit/rate-limiter';
 
-/** Prometheus metrics: request count and latency by route and status, and database pool figures. */
+/** Prometheus metrics: request count and latency by route and status, database pool figures, and (with REDIS_URL) whether rate limits are shared. */
 @Injectable()
 export class Metrics implements OnModuleInit {
   readonly registry = new Registry();
@@ -20,7 +21,10 @@ export class Metrics implements OnModuleInit {
     registers: [this.registry],
   });
 
-  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
+  constructor(
+    @Inject(DataSource) private readonly dataSource: DataSource,
+    @Inject(RateLimiter) private readonly limiter: RateLimiter,
+  ) {}
 
   /** One answered request (called once per request by the request lifecycle). */
   observe(method: string, route: string, status: number, seconds: number): void {
@@ -54,6 +58,25 @@ export class Metrics implements OnModuleInit {
       registers: [this.registry],
       collect() {
         this.set(pool()?.waitingCount ?? 0);
+      },
+    });
+    if (this.limiter.redisAvailable === null) return;
+    const limiter = this.limiter;
+    new Gauge({
+      name: 'rate_limit_redis_available',
+      help: '1 while rate limits are counted in Redis (shared by every instance), 0 while this process counts its own because Redis is unreachable',
+      registers: [this.registry],
+      collect() {
+        this.set(limiter.redisAvailable ? 1 : 0);
+      },
+    });
+    new Counter({
+      name: 'rate_limit_local_fallbacks_total',
+      help: 'Rate-limit decisions this process made from its own counts because Redis was unreachable',
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(limiter.localFallbacks);
       },
     });
   }

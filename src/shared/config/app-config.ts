@@ -162,6 +162,16 @@ export class AppConfig {
   @Matches(/^rediss?:\/\//, { message: 'must be a redis:// or rediss:// URL' })
   REDIS_URL?: string;
 
+  /**
+   * How long a rate-limit command may wait for Redis before the request is counted in this process
+   * instead (and Redis is treated as unreachable until it answers again).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(10_000)
+  REDIS_COMMAND_TIMEOUT_MS = 500;
+
   @Transform(toBool)
   @IsBoolean()
   RATE_LIMIT_ENABLED = true;

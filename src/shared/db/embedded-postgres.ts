@@ -1,4 +1,5 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
+import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import {
   chmodSync,
   chownSync,
@@ -28,8 +29,13 @@ import { Client } from 'pg';
  *
  * - No TCP port: the server listens only on a Unix socket inside a directory only the server's user
  *   can enter (mode 0700), DATA_DIR/socket (or a private temporary directory when that path is too
- *   long for a socket). Local socket connections are trusted (that directory is the gate) and host
- *   connections are rejected in pg_hba.conf, should anyone turn TCP on.
+ *   long for a socket). Host connections are rejected in pg_hba.conf, should anyone turn TCP on.
+ * - A password on top of that: socket connections authenticate with SCRAM-SHA-256 and the password in
+ *   DATA_DIR/embedded-db.password (32 random bytes, base64url; mode 0600, created with that mode),
+ *   made at initdb. Everything that connects (the service, its workers, the CLI) reads it from that
+ *   file, so only the service's user (and root) can, even where others share the server's OS user.
+ *   A cluster made before the password existed (local connections trusted) gets one at its next
+ *   start: the server starts as it was, the password is set, pg_hba.conf is rewritten and reloaded.
  * - PostgreSQL refuses to run as root. Started by root (containers, CI), the server runs as the
  *   `postgres` system user (created when missing), which owns DATA_DIR/postgres and the socket
  *   directory; root still connects, other users cannot.
@@ -48,11 +54,53 @@ export interface EmbeddedDatabase {
 
 interface Marker {
   pid: number;
+  /** The socket's address, without the password (that stays in its own file). */
   url: string;
 }
 
 export function embeddedMarkerPath(dataDir: string): string {
   return join(resolve(dataDir), 'embedded-db.json');
+}
+
+/** The file holding the password of the embedded database's role (mode 0600, the service's user). */
+const PASSWORD_FILE_NAME = 'embedded-db.password';
+
+export function embeddedPasswordPath(dataDir: string): string {
+  return join(resolve(dataDir), PASSWORD_FILE_NAME);
+}
+
+/** The password of the embedded database, or null when the folder has none (yet). */
+function readPassword(dataDir: string): string | null {
+  try {
+    return readFileSync(embeddedPasswordPath(dataDir), 'utf8').trim() || null;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+}
+
+/**
+ * A new random password in the folder's password file. Written to a side file opened with mode 0600
+ * (never readable by others, not even for a moment) and renamed into place, so a crash leaves either
+ * no password file or a whole one.
+ */
+function writeNewPassword(dataDir: string): string {
+  const file = embeddedPasswordPath(dataDir);
+  const side = `${file}.${process.pid}`;
+  const password = randomBytes(32).toString('base64url');
+  rmSync(side, { force: true });
+  writeFileSync(side, `${password}\n`, { mode: 0o600, flag: 'wx' });
+  renameSync(side, file);
+  return password;
+}
+
+/** `url` with the embedded database's password from DATA_DIR (the marker and the workers' setting carry none). */
+export function withEmbeddedPassword(dataDir: string, url: string): string {
+  const password = readPassword(dataDir);
+  if (!password) throw new Error(`the embedded database's password file ${embeddedPasswordPath(dataDir)} is missing`);
+  const withPassword = new URL(url);
+  withPassword.password = password;
+  return withPassword.toString();
 }
 
 /** True while `pid` runs (a zombie, ended and waiting for its parent to collect it, does not). */
@@ -78,10 +126,10 @@ function readMarker(dataDir: string): Marker | null {
   }
 }
 
-/** The address of an embedded database another live process of ours is serving, if any. */
+/** The address (with the password) of an embedded database another live process of ours is serving, if any. */
 export function findRunningEmbedded(dataDir: string): string | null {
   const marker = readMarker(dataDir);
-  return marker && marker.pid !== process.pid && processAlive(marker.pid) ? marker.url : null;
+  return marker && marker.pid !== process.pid && processAlive(marker.pid) ? withEmbeddedPassword(dataDir, marker.url) : null;
 }
 
 /** The socket's port number (part of its file name, `.s.PGSQL.<port>`, as libpq and pg expect). */
@@ -109,9 +157,90 @@ const SERVER_SETTINGS: Record<string, string> = {
   max_logical_replication_workers: '0',
 };
 
-/** The socket's connection URL (pg and libpq read the socket's directory from `host`). */
+/** The socket's connection URL (pg and libpq read the socket's directory from `host`), without the password. */
 export function socketUrl(dir: string): string {
   return `postgres://${PG_USER}@localhost/postgres?host=${encodeURIComponent(dir)}&port=${SOCKET_PORT}&sslmode=disable`;
+}
+
+/**
+ * pg_hba.conf: every socket connection authenticates with the password (`scram-sha-256`), or, only
+ * while an older cluster is being given its password, is trusted (`trust`); TCP is always refused.
+ */
+function hbaRules(local: 'scram-sha-256' | 'trust'): string {
+  return [
+    '# Written by the service. Socket connections need the password in DATA_DIR/embedded-db.password;',
+    '# TCP connections are refused (the server listens on none).',
+    '# TYPE  DATABASE        USER            ADDRESS                 METHOD',
+    `local   all             all                                     ${local}`,
+    `local   replication     all                                     ${local}`,
+    'host    all             all             all                     reject',
+    'host    replication     all             all                     reject',
+    '',
+  ].join('\n');
+}
+
+/** True when pg_hba.conf lets any connection in without a password (a cluster made before the password existed). */
+function hbaTrusts(pgDir: string): boolean {
+  const rules = readFileSync(join(pgDir, 'pg_hba.conf'), 'utf8')
+    .split('\n')
+    .map((line) => line.replace(/#.*/, '').trim())
+    .filter(Boolean);
+  return rules.some((rule) => /\s(trust|peer|ident)(\s|$)/.test(rule));
+}
+
+/** Replaces pg_hba.conf (side file renamed into place), owned by the server's user, mode 0600. */
+function writeHba(pgDir: string, rules: string, owner: { uid: number; gid: number } | null): void {
+  const file = join(pgDir, 'pg_hba.conf');
+  const side = `${file}.${process.pid}`;
+  rmSync(side, { force: true });
+  writeFileSync(side, rules, { mode: 0o600, flag: 'wx' });
+  if (owner) chownSync(side, owner.uid, owner.gid);
+  renameSync(side, file);
+}
+
+/**
+ * The SCRAM-SHA-256 verifier PostgreSQL stores for `password` (RFC 5802, RFC 7677), so that setting it
+ * sends no password in clear text in a statement. Base64url has no characters SASLprep would change.
+ */
+function scramVerifier(password: string): string {
+  const iterations = 4096;
+  const salt = randomBytes(16);
+  const salted = pbkdf2Sync(password, salt, iterations, 32, 'sha256');
+  const clientKey = createHmac('sha256', salted).update('Client Key').digest();
+  const storedKey = createHash('sha256').update(clientKey).digest();
+  const serverKey = createHmac('sha256', salted).update('Server Key').digest();
+  return `SCRAM-SHA-256$${iterations}:${salt.toString('base64')}$${storedKey.toString('base64')}:${serverKey.toString('base64')}`;
+}
+
+/**
+ * Gives a cluster that trusts socket connections its password: sets the role's password over the still
+ * trusted socket, rewrites pg_hba.conf to require it and has the server reload it. Waits until a
+ * connection without the password is refused, so nothing that starts after this gets in without one.
+ */
+async function requirePassword(pgDir: string, plainUrl: string, password: string, owner: { uid: number; gid: number } | null): Promise<void> {
+  const client = new Client({ connectionString: plainUrl, connectionTimeoutMillis: 5_000 });
+  await client.connect();
+  try {
+    // The verifier holds only base64 characters, '$' and ':': safe inside a literal.
+    await client.query(`ALTER ROLE ${PG_USER} PASSWORD '${scramVerifier(password)}'`);
+    writeHba(pgDir, hbaRules('scram-sha-256'), owner);
+    await client.query('SELECT pg_reload_conf()');
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const probe = new Client({ connectionString: plainUrl, connectionTimeoutMillis: 5_000 });
+    try {
+      await probe.connect();
+    } catch {
+      return;
+    } finally {
+      await probe.end().catch(() => undefined);
+    }
+    if (Date.now() > deadline) throw new Error('the embedded PostgreSQL server did not apply its new pg_hba.conf');
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 interface Binaries {
@@ -306,28 +435,50 @@ function run(file: string, args: string[], options: { uid?: number; gid?: number
   });
 }
 
-/** A new cluster: made in a side folder and renamed into place, so a failed initdb leaves no half-made folder behind. */
-async function initCluster(bin: Binaries, dataDir: string, pgDir: string, owner: { uid: number; gid: number } | null, env: NodeJS.ProcessEnv) {
+/**
+ * A new cluster: made in a side folder and renamed into place, so a failed initdb leaves no half-made
+ * folder behind. Its role gets `password`, handed to initdb in a file of the server's user (mode 0600,
+ * in a private folder) that is removed when initdb is done.
+ */
+async function initCluster(
+  bin: Binaries,
+  dataDir: string,
+  pgDir: string,
+  password: string,
+  owner: { uid: number; gid: number } | null,
+  env: NodeJS.ProcessEnv,
+) {
   for (const f of readdirSync(dataDir)) if (f.startsWith('postgres.init-')) rmSync(join(dataDir, f), { recursive: true, force: true });
   const side = join(dataDir, `postgres.init-${process.pid}`);
   privateDir(side, owner);
-  await run(
-    bin.initdb,
-    [
-      `--pgdata=${side}`,
-      `--username=${PG_USER}`,
-      '--encoding=UTF8',
-      // PostgreSQL's own UTF-8 locale: the same sorting and case mapping on every OS, none needed from it.
-      '--locale=C',
-      '--locale-provider=builtin',
-      '--builtin-locale=C.UTF-8',
-      // The socket's directory is the gate; no TCP connection is ever accepted.
-      '--auth-local=trust',
-      '--auth-host=reject',
-      '--no-instructions',
-    ],
-    { ...owner, env: { ...env, TZ: 'UTC' } },
-  );
+  const pwDir = join(dataDir, `postgres.init-pw-${process.pid}`);
+  privateDir(pwDir, owner);
+  const pwFile = join(pwDir, 'password');
+  writeFileSync(pwFile, `${password}\n`, { mode: 0o600, flag: 'wx' });
+  if (owner) chownSync(pwFile, owner.uid, owner.gid);
+  try {
+    await run(
+      bin.initdb,
+      [
+        `--pgdata=${side}`,
+        `--username=${PG_USER}`,
+        '--encoding=UTF8',
+        // PostgreSQL's own UTF-8 locale: the same sorting and case mapping on every OS, none needed from it.
+        '--locale=C',
+        '--locale-provider=builtin',
+        '--builtin-locale=C.UTF-8',
+        // Socket connections with the password only; no TCP connection is ever accepted.
+        '--auth-local=scram-sha-256',
+        '--auth-host=reject',
+        `--pwfile=${pwFile}`,
+        '--no-instructions',
+      ],
+      { ...owner, env: { ...env, TZ: 'UTC' } },
+    );
+  } finally {
+    rmSync(pwDir, { recursive: true, force: true });
+  }
+  writeHba(side, hbaRules('scram-sha-256'), owner);
   renameSync(side, pgDir);
 }
 
@@ -346,6 +497,13 @@ async function waitUntilReady(url: string, child: ChildProcess, output: () => st
       await client.query('SELECT 1');
       return;
     } catch (e) {
+      // 28P01: the server runs but refuses the password (the file replaced by another one).
+      if ((e as { code?: string }).code === '28P01') {
+        throw new Error(
+          `the embedded PostgreSQL server refuses the password in ${PASSWORD_FILE_NAME} beside its data (${(e as Error).message}); ` +
+            'delete that file and start again to give the database a new password',
+        );
+      }
       if (Date.now() > deadline) throw new Error(`embedded PostgreSQL not ready after ${READY_TIMEOUT_MS} ms (${(e as Error).message}): ${output()}`);
     } finally {
       await client.end().catch(() => undefined);
@@ -377,15 +535,29 @@ export async function startEmbeddedPostgres(dataDirSetting: string, maxConnectio
   letServerIn(dataDir, owner);
   const pgDir = join(dataDir, 'postgres');
   const socket = socketDir(dataDir, owner);
-  const url = socketUrl(socket.dir);
+  const plainUrl = socketUrl(socket.dir);
   // The server gets no secrets from our environment: only what it needs to find its libraries and speak English.
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' };
-  writeFileSync(marker, JSON.stringify({ pid: process.pid, url } satisfies Marker), { mode: 0o600 });
+  writeFileSync(marker, JSON.stringify({ pid: process.pid, url: plainUrl } satisfies Marker), { mode: 0o600 });
   let child: ChildProcess | null = null;
   const stopOnExit = () => child?.kill('SIGINT');
   try {
     await clearLeftovers(pgDir, socket.dir);
-    if (!existsSync(join(pgDir, 'PG_VERSION'))) await initCluster(bin, dataDir, pgDir, owner, env);
+    let password = readPassword(dataDir);
+    // An existing cluster without the password (made before it existed, or its file deleted) is given one once it runs.
+    let givePassword = false;
+    if (!existsSync(join(pgDir, 'PG_VERSION'))) {
+      password ??= writeNewPassword(dataDir);
+      await initCluster(bin, dataDir, pgDir, password, owner, env);
+    } else if (!password) {
+      // The role's old password is lost with its file: trust the (private) socket until the new one is set.
+      password = writeNewPassword(dataDir);
+      writeHba(pgDir, hbaRules('trust'), owner);
+      givePassword = true;
+    } else {
+      givePassword = hbaTrusts(pgDir);
+    }
+    const url = withEmbeddedPassword(dataDir, plainUrl);
     const settings = {
       ...SERVER_SETTINGS,
       listen_addresses: '',
@@ -418,7 +590,8 @@ export async function startEmbeddedPostgres(dataDirSetting: string, maxConnectio
     running.stdout!.on('data', keep);
     running.stderr!.on('data', keep);
     const exited = new Promise<void>((r) => running.once('exit', () => r()));
-    await waitUntilReady(url, running, () => tail.join('\n'));
+    await waitUntilReady(givePassword ? plainUrl : url, running, () => tail.join('\n'));
+    if (givePassword) await requirePassword(pgDir, plainUrl, password, owner);
     let stopping = false;
     running.once('exit', (code, signal) => {
       if (!stopping) process.stderr.write(`embedded PostgreSQL stopped unexpectedly (${signal ?? `exit code ${code}`}):\n${tail.join('\n')}\n`);

@@ -19,7 +19,7 @@ export interface RateCounter {
 class MemoryCounter implements RateCounter {
   private readonly windows = new Map<string, { start: number; count: number }>();
 
-  private window(bucket: string, windowMs: number, add: number): WindowCount {
+  window(bucket: string, windowMs: number, add: number): WindowCount {
     const now = Date.now();
     const start = now - (now % windowMs);
     const key = `${bucket}:${windowMs}`;
@@ -52,14 +52,72 @@ if count == tonumber(ARGV[2]) and count > 0 then redis.call('PEXPIRE', KEYS[1], 
 local ttl = redis.call('PTTL', KEYS[1])
 return {count, ttl}`;
 
-class RedisCounter implements RateCounter {
-  constructor(private readonly redis: Redis) {}
+/** How often a Redis that stopped answering on an open connection is asked again (a reconnect is noticed at once). */
+const PROBE_INTERVAL_MS = 1000;
+
+/**
+ * Counts in Redis while it answers, and in this process's memory while it does not, so that every
+ * budget keeps holding (per process) through an outage and no request waits on Redis: a command is
+ * never queued for a later connection (no offline queue) and gives up after REDIS_COMMAND_TIMEOUT_MS.
+ * ioredis reconnects in the background; once Redis is ready again (or, after a timeout on an open
+ * connection, answers a PING), the shared counts are used again. The change is logged once each way.
+ */
+class RedisWithFallback implements RateCounter {
+  private state: 'connecting' | 'up' | 'down' = 'connecting';
+  private probe: NodeJS.Timeout | null = null;
+  private closing = false;
+  /** Decisions made from the local counts because Redis was not available. */
+  fallbacks = 0;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly local: MemoryCounter,
+    private readonly logger: Logger,
+  ) {
+    redis.on('ready', () => this.markUp());
+    // Every failed reconnect attempt emits an error; the state change below logs only the first.
+    redis.on('error', (e: Error) => this.markDown(e.message));
+    redis.on('close', () => this.markDown('connection closed'));
+  }
+
+  get available(): boolean {
+    return this.state === 'up';
+  }
+
+  private markUp() {
+    if (this.probe) clearInterval(this.probe);
+    this.probe = null;
+    if (this.state === 'down') this.logger.log('Redis answers again: rate limits are shared by every instance again');
+    this.state = 'up';
+  }
+
+  private markDown(reason: string) {
+    if (this.closing || this.state === 'down') return;
+    this.state = 'down';
+    this.logger.warn({ err: reason }, 'Redis unreachable: rate limits are counted in each process until it answers again');
+    this.probe = setInterval(() => {
+      if (this.redis.status === 'ready')
+        this.redis.ping().then(
+          () => this.markUp(),
+          () => undefined,
+        );
+    }, PROBE_INTERVAL_MS);
+    this.probe.unref();
+  }
 
   private async run(bucket: string, windowMs: number, add: number): Promise<WindowCount> {
-    const now = Date.now();
-    const key = `ratelimit:${bucket}:${windowMs}:${Math.floor(now / windowMs)}`;
-    const [count, ttl] = (await this.redis.eval(HIT_SCRIPT, 1, key, String(windowMs), String(add))) as [number, number];
-    return { count, resetMs: ttl > 0 ? ttl : windowMs - (now % windowMs) };
+    if (this.state === 'up') {
+      const now = Date.now();
+      const key = `ratelimit:${bucket}:${windowMs}:${Math.floor(now / windowMs)}`;
+      try {
+        const [count, ttl] = (await this.redis.eval(HIT_SCRIPT, 1, key, String(windowMs), String(add))) as [number, number];
+        return { count, resetMs: ttl > 0 ? ttl : windowMs - (now % windowMs) };
+      } catch (e) {
+        this.markDown((e as Error).message);
+      }
+    }
+    this.fallbacks++;
+    return this.local.window(bucket, windowMs, add);
   }
 
   hit(bucket: string, windowMs: number) {
@@ -69,6 +127,8 @@ class RedisCounter implements RateCounter {
     return this.run(bucket, windowMs, 0);
   }
   close() {
+    this.closing = true;
+    if (this.probe) clearInterval(this.probe);
     this.redis.disconnect();
     return Promise.resolve();
   }
@@ -84,22 +144,41 @@ export interface LimitDecision {
 /**
  * Request budgets: per API key (by mode), per client address for keyless calls, and a budget of
  * failed authentications per client address that slows key guessing. With REDIS_URL every
- * instance draws from the same budget; without it each process counts its own. When Redis is
- * unreachable the limiter lets requests through (and logs it) rather than failing them.
+ * instance draws from the same budget; without it each process counts its own. While Redis is
+ * unreachable each process counts its own again (see RedisWithFallback): the limits still hold, per
+ * process, and requests do not wait for Redis.
  */
 @Injectable()
 export class RateLimiter implements OnModuleDestroy {
   private readonly logger = new Logger('RateLimit');
   private readonly counter: RateCounter;
+  private readonly shared: RedisWithFallback | null = null;
 
   constructor(@Inject(AppConfig) private readonly config: AppConfig) {
     if (config.REDIS_URL) {
-      const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 2000 });
-      redis.on('error', (e: Error) => this.logger.warn({ err: e.message }, 'redis connection error'));
-      this.counter = new RedisCounter(redis);
+      const redis = new Redis(config.REDIS_URL, {
+        // A request never waits for a connection: without one, the command fails at once and the local count decides.
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0,
+        commandTimeout: config.REDIS_COMMAND_TIMEOUT_MS,
+        // Only how long each background connection attempt may take; no request waits for it.
+        connectTimeout: 2000,
+      });
+      this.shared = new RedisWithFallback(redis, new MemoryCounter(), this.logger);
+      this.counter = this.shared;
     } else {
       this.counter = new MemoryCounter();
     }
+  }
+
+  /** With REDIS_URL: whether the shared counts are in use (false while each process counts its own). Null without REDIS_URL. */
+  get redisAvailable(): boolean | null {
+    return this.shared ? this.shared.available : null;
+  }
+
+  /** With REDIS_URL: decisions this process made from its own counts because Redis was unreachable. */
+  get localFallbacks(): number {
+    return this.shared?.fallbacks ?? 0;
   }
 
   get enabled(): boolean {
@@ -108,14 +187,9 @@ export class RateLimiter implements OnModuleDestroy {
 
   /** `count`: this request is one of the counted (allowed while within the limit); else only look (allowed while below it). */
   private async decide(bucket: string, limit: number, windowMs: number, count: boolean): Promise<LimitDecision> {
-    try {
-      const w = count ? await this.counter.hit(bucket, windowMs) : await this.counter.peek(bucket, windowMs);
-      const allowed = count ? w.count <= limit : w.count < limit;
-      return { allowed, limit, remaining: Math.max(0, limit - w.count), resetSeconds: Math.max(1, Math.ceil(w.resetMs / 1000)) };
-    } catch (e) {
-      this.logger.warn({ err: (e as Error).message }, 'rate limit store unavailable; request let through');
-      return { allowed: true, limit, remaining: limit, resetSeconds: 1 };
-    }
+    const w = count ? await this.counter.hit(bucket, windowMs) : await this.counter.peek(bucket, windowMs);
+    const allowed = count ? w.count <= limit : w.count < limit;
+    return { allowed, limit, remaining: Math.max(0, limit - w.count), resetSeconds: Math.max(1, Math.ceil(w.resetMs / 1000)) };
   }
 
   forKey(keyId: string, mode: 'test' | 'live'): Promise<LimitDecision> {

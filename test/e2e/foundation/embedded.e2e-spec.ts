@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { createInvoice, readInvoice } from '../invoices/invoice-helpers';
 import { Api } from '../../support/api';
+import { embeddedUrl } from '../../support/embedded';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { MAIN, ROOT, RunningServer, runCli, startServer } from '../../support/server';
 
@@ -128,7 +129,7 @@ describe('embedded default database', () => {
     }
 
     // the service's notification listener is connected, and the pool's connections are sessions of their own
-    const sql = new Client({ connectionString: marker.url });
+    const sql = new Client({ connectionString: embeddedUrl(dataDir) });
     await sql.connect();
     try {
       const listeners = await sql.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'invoicing-api-listener'`);

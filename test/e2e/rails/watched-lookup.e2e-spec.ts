@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Api } from '../../support/api';
@@ -7,6 +7,7 @@ import { createDatabase, dropDatabase, withClient } from '../../support/pg';
 import { ADMIN_TOKEN, RunningServer, startServer } from '../../support/server';
 import { LOAD_ADDRESSES_MAX, WATCHED_UP_TO_SQL } from '../../../src/modules/rails/persistence/watched-addresses';
 import { freshAccount } from './rails-helpers';
+import { embeddedUrl } from '../../support/embedded';
 
 interface PlanNode {
   'Node Type': string;
@@ -44,7 +45,7 @@ describe('the watched deposit addresses lookup', () => {
     } else {
       const dataDir = mkdtempSync(join(tmpdir(), 'ipa-watched-'));
       server = await startServer({ dataDir });
-      databaseUrl = (JSON.parse(readFileSync(join(dataDir, 'embedded-db.json'), 'utf8')) as { url: string }).url;
+      databaseUrl = embeddedUrl(dataDir);
       drop = async () => undefined;
     }
   }, 120_000);

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalChain } from '../../chain/local-chain';
@@ -11,6 +11,7 @@ import { createInvoice, D, shortState } from '../payments/payments-helpers';
 import { paymentAddress, paymentsOf, units, waitForPayments } from './chain-helpers';
 import { addressAt, freshAccount, writeChainsFile } from './rails-helpers';
 import { RpcProxy } from './rpc-proxy';
+import { embeddedUrl } from '../../support/embedded';
 
 const WATCHER_ENV = { CHAIN_LOCK_RETRY_MS: '300', WEBHOOK_DISPATCH_INTERVAL_MS: '100' };
 
@@ -23,7 +24,7 @@ async function sharedDatabase(): Promise<{ url: string; owner: RunningServer | n
   }
   const dataDir = mkdtempSync(join(tmpdir(), 'ipa-watchers-'));
   const owner = await startServer({ dataDir });
-  const url = (JSON.parse(readFileSync(join(dataDir, 'embedded-db.json'), 'utf8')) as { url: string }).url;
+  const url = embeddedUrl(dataDir);
   return {
     url,
     owner,

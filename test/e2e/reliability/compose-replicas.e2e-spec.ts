@@ -2,11 +2,12 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { readdirSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createDatabase, dropDatabase, withClient } from '../../support/pg';
 import { linesWith, ROOT, RunningServer, startServer } from '../../support/server';
 import { environmentOf, interpolate, isApp, loadCompose, OPERATOR_ENV } from '../../tooling/compose-file';
+import { embeddedUrl } from '../../support/embedded';
 
 const run = promisify(execFile);
 const pgServer = process.env.TEST_PG_SERVER_URL;
@@ -31,7 +32,7 @@ describe('the replicas of docker-compose.yml', () => {
     else {
       const dataDir = mkdtempSync(join(tmpdir(), 'ipa-compose-'));
       owner = await startServer({ dataDir });
-      databaseUrl = (JSON.parse(readFileSync(join(dataDir, 'embedded-db.json'), 'utf8')) as { url: string }).url;
+      databaseUrl = embeddedUrl(dataDir);
     }
     // Both at once, as compose starts them once the database is healthy.
     const started = await Promise.allSettled(

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, IncomingMessage, request, Server, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +7,7 @@ import { Api } from '../../support/api';
 import { createDatabase, dropDatabase } from '../../support/pg';
 import { ADMIN_TOKEN, freePort, RunningServer, startServer } from '../../support/server';
 import { productBody } from '../products/product-bodies';
+import { embeddedUrl } from '../../support/embedded';
 
 /**
  * A small load balancer: round-robin over the instances, one connection per request, and a request
@@ -92,7 +93,7 @@ describe('rolling restart under load', () => {
     } else {
       created.dataDir = mkdtempSync(join(tmpdir(), 'ipa-rolling-'));
       created.owner = await startServer({ dataDir: created.dataDir });
-      databaseUrl = (JSON.parse(readFileSync(join(created.dataDir, 'embedded-db.json'), 'utf8')) as { url: string }).url;
+      databaseUrl = embeddedUrl(created.dataDir);
     }
     const env = { SHUTDOWN_TIMEOUT_MS: '15000' };
     const ports = [await freePort(), await freePort()];

@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Api } from '../../support/api';
 import { expectSuccess } from '../../support/envelope';
+import { embeddedUrl } from '../../support/embedded';
 import type { IsolatedService } from '../../support/isolated';
 import { withClient } from '../../support/pg';
 
@@ -27,8 +26,7 @@ export async function readInvoice(api: Api, id: string): Promise<any> {
 /** The database of an isolated service (the embedded one's address when it runs on one). */
 export function databaseOf(service: IsolatedService): string {
   if (service.databaseUrl) return service.databaseUrl;
-  const marker = JSON.parse(readFileSync(join(service.cliEnv.DATA_DIR ?? '', 'embedded-db.json'), 'utf8')) as { url: string };
-  return marker.url;
+  return embeddedUrl(service.cliEnv.DATA_DIR ?? '');
 }
 
 /** The invoice's state as stored (what the sweeper or a write left), not as a read computes it. */

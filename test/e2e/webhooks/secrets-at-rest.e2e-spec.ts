@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
@@ -6,7 +6,7 @@ import { SecretBox } from '../../../src/shared/crypto/secret-box';
 import { Api, testDatabaseUrl } from '../../support/api';
 import { expectSuccess } from '../../support/envelope';
 import { createOrg } from '../../support/factories';
-import { withStoppedEmbedded } from '../../support/embedded';
+import { embeddedUrl, withStoppedEmbedded } from '../../support/embedded';
 import { createDatabase, dropDatabase, withClient } from '../../support/pg';
 import { ADMIN_TOKEN, RunningServer, startServer } from '../../support/server';
 import { WebhookReceiver } from '../../support/webhook-receiver';
@@ -67,7 +67,7 @@ describe('secrets at rest', () => {
       server = await startServer({ databaseUrl, dataDir, env: { WEBHOOK_DISPATCH_INTERVAL_MS: '100', LOG_LEVEL: 'info', ...env } });
       return server;
     };
-    const db = () => databaseUrl ?? (JSON.parse(readFileSync(join(dataDir!, 'embedded-db.json'), 'utf8')) as { url: string }).url;
+    const db = () => databaseUrl ?? embeddedUrl(dataDir!);
 
     beforeAll(async () => {
       if (pgServer) databaseUrl = await createDatabase(pgServer);
