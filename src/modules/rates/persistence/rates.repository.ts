@@ -7,8 +7,12 @@ import type { CompleteRates, RateOrigin, RateTable } from '../domain/rate-table'
 
 @Injectable()
 export class RatesRepository {
-  /** Snapshots never change, so a loaded one is kept. */
+  /**
+   * Snapshots never change, so a loaded one is kept: the most recently used ones only, since live
+   * sources write a new snapshot every RATES_REFRESH_SECONDS (an older one is read again when needed).
+   */
   private readonly loaded = new Map<string, RateTable>();
+  private static readonly KEEP = 64;
 
   /** The newest snapshot taken at or before `at`; the oldest one when `at` predates them all. */
   async snapshotIdAsOf(m: EntityManager, at: Date): Promise<string | null> {
@@ -39,7 +43,12 @@ export class RatesRepository {
 
   async load(m: EntityManager, snapshotId: string): Promise<RateTable | null> {
     const cached = this.loaded.get(snapshotId);
-    if (cached) return cached;
+    if (cached) {
+      // Most recently used last, so the first key is the one to drop.
+      this.loaded.delete(snapshotId);
+      this.loaded.set(snapshotId, cached);
+      return cached;
+    }
     const rows: Array<{ taken_at: Date; currency: Currency; usd_rate: string; rate_source: string; rate_taken_at: Date }> = await m.query(
       `SELECT s.taken_at, r.currency, r.usd_rate, coalesce(r.source, s.source) AS rate_source, coalesce(r.taken_at, s.taken_at) AS rate_taken_at
          FROM rate_snapshots s JOIN exchange_rates r ON r.snapshot_id = s.id WHERE s.id = $1`,
@@ -54,6 +63,7 @@ export class RatesRepository {
     }
     const table: RateTable = { snapshotId, takenAt: rows[0].taken_at, usd, origins };
     this.loaded.set(snapshotId, table);
+    if (this.loaded.size > RatesRepository.KEEP) this.loaded.delete(this.loaded.keys().next().value!);
     return table;
   }
 
