@@ -4,6 +4,8 @@ import { expectError, expectSuccess } from '../../support/envelope';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
 import { D, r30 } from '../../support/money';
 import { withClient } from '../../support/pg';
+import { ADMIN_TOKEN } from '../../support/server';
+import { Api } from '../../support/api';
 
 /**
  * Live rates (decisions.md §21) against exchanges we cannot reach from here: each one is a local HTTP
@@ -273,5 +275,35 @@ describe('live exchange rates with a fallback', () => {
     // a source answering again ends it
     exchanges.coinbase.behaviour = 'answer';
     await liveBitcoinAt('100000');
+  });
+});
+
+describe('the start-up warning without live rate sources', () => {
+  const production = { NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.test', SECRETS_KEY: Buffer.alloc(32, 7).toString('base64') };
+  let service: IsolatedService;
+  afterAll(async () => service?.stop());
+
+  it('says live prices are static in production with RATE_SOURCES=none', async () => {
+    service = await startIsolatedService({ ...production, RATE_SOURCES: 'none' });
+    const line = await waitFor(
+      'the warning line',
+      async () =>
+        service.server
+          .output()
+          .split('\n')
+          .find((l) => l.includes('live prices are static')) ?? null,
+      20_000,
+    );
+    expect(JSON.parse(line).level).toBe(40);
+    // and the service prices live quotes from the table (the shipped snapshot), as before
+    const https = { 'x-forwarded-proto': 'https' };
+    const created = await new Api(null, service.server.baseUrl).post(
+      '/admin/organizations',
+      { name: 'Static' },
+      { headers: { ...https, 'x-admin-token': ADMIN_TOKEN } },
+    );
+    const live = new Api(expectSuccess(created, 201).live_key, service.server.baseUrl);
+    const quote = await live.post('/pay/quote', { currency: 'USD', items: [{ type: 'PAYMENT_INTENT', currency: 'BITCOIN', price: '1' }] }, { headers: https });
+    expect(expectSuccess(quote).total.price).toBe(r30('91250.42'));
   });
 });
