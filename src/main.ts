@@ -15,6 +15,7 @@ import { HttpDrain } from './shared/http/graceful-shutdown';
 import { createRootLogger } from './shared/logging/logger';
 import { InvoiceClocks } from './modules/invoices';
 import { RollupFolder } from './modules/analytics';
+import { loadRatesConfig, RatesRefresher } from './modules/rates';
 import { SecretBox } from './shared/crypto/secret-box';
 import { TransactionRunner } from './shared/db/transaction-runner';
 import { sealStoredAnswers } from './shared/idempotency/idempotency';
@@ -157,6 +158,8 @@ async function serve(config: AppConfig, logger: Logger, startedAt: bigint): Prom
   app.get(RollupFolder).start();
   // Chain watchers (CHAINS_FILE): each network is watched by the one instance holding its lock.
   app.get(ChainWatchers).start();
+  // Live exchange rates (RATE_SOURCES): asked now, then every RATES_REFRESH_SECONDS.
+  app.get(RatesRefresher).start();
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   const host = typeof address === 'object' && address ? address.address : config.listenHost;
@@ -287,7 +290,16 @@ async function runPrimary(config: AppConfig, logger: Logger): Promise<void> {
  * relaxed, so nobody runs that mode in front of real traffic without knowing it.
  */
 function warnOutsideProduction(config: AppConfig, logger: Logger): void {
-  const relaxed = config.relaxations;
+  // Without live rate sources, live invoices are priced from the rates table, which only
+  // `rates:import` moves: said in production too, where nothing else is relaxed.
+  const staticPrices = loadRatesConfig(process.env).hasSources
+    ? []
+    : ['live prices are static (RATE_SOURCES off: rates from the table, moved only by rates:import)'];
+  if (config.isProduction) {
+    if (staticPrices.length) logger.warn({ mode: config.NODE_ENV, relaxed: staticPrices }, `${staticPrices[0]}.`);
+    return;
+  }
+  const relaxed = [...config.relaxations, ...staticPrices];
   if (!relaxed.length) return;
   const where = config.HOST ? `listening on ${config.HOST} (HOST)` : 'listening on 127.0.0.1 only (set HOST to listen elsewhere)';
   logger.warn(

@@ -9,8 +9,9 @@ import { IdempotencyInterceptor } from './idempotency/idempotency';
 import { DataSource } from 'typeorm';
 import { Clock, ControlledClock, SystemClock } from './time/clock';
 import { SecretBox, secretBoxFromSettings } from './crypto/secret-box';
+import { MetricsRegistry } from './metrics/metrics-registry';
 
-/** The shared kernel every module may inject: configuration, clock, the secret box, transactions, rate limits, the event outbox. */
+/** The shared kernel every module may inject: configuration, clock, the secret box, transactions, rate limits, the event outbox, the metrics registry. */
 @Global()
 @Module({})
 export class KernelModule {
@@ -32,8 +33,20 @@ export class KernelModule {
         IdempotencyInterceptor,
         EventOutbox,
         JsonBodyReader,
+        { provide: MetricsRegistry, useValue: new MetricsRegistry() },
       ],
-      exports: [AppConfig, Clock, SecretBox, TransactionRunner, DbNotifications, RateLimiter, IdempotencyInterceptor, EventOutbox, JsonBodyReader],
+      exports: [
+        AppConfig,
+        Clock,
+        SecretBox,
+        TransactionRunner,
+        DbNotifications,
+        RateLimiter,
+        IdempotencyInterceptor,
+        EventOutbox,
+        JsonBodyReader,
+        MetricsRegistry,
+      ],
     };
   }
 }

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadConfig } from '../../src/shared/config/app-config';
 import { loadFilesConfig } from '../../src/modules/files/files.config';
+import { loadRatesConfig } from '../../src/modules/rates/rates.config';
 import { EXAMPLE, exampleEnv, parseExample, scanSource, serviceReads } from './env-scan';
 
 describe('.env.example', () => {
@@ -41,6 +42,7 @@ describe('.env.example', () => {
     const env = exampleEnv();
     expect(loadConfig(env)).toEqual(loadConfig({}));
     expect(loadFilesConfig(env)).toEqual(loadFilesConfig({}));
+    expect(loadRatesConfig(env)).toEqual(loadRatesConfig({ NODE_ENV: env.NODE_ENV }));
     // Spot checks that the comparison sees values at all.
     expect(env.PORT).toBe('3000');
     expect(env.TRUST_PROXY).toBe(loadConfig({}).TRUST_PROXY);

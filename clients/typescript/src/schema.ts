@@ -165,7 +165,7 @@ export interface paths {
         put?: never;
         /**
          * Price quote with currency conversion
-         * @description Send `currency` and exactly one of `product`, `invoice_id` or `items`. Amounts are converted through the USD rates of the snapshot in force now (`exchange_rate_timestamp`), rounded half-up at 30 fractional digits. Nothing is stored.
+         * @description Send `currency` and exactly one of `product`, `invoice_id` or `items`. Amounts are converted through the USD rates of the snapshot in force now (`exchange_rate_timestamp`), rounded half-up at 30 fractional digits. Nothing is stored. In live mode with live rate sources (RATE_SOURCES), a rate older than RATES_MAX_AGE_SECONDS answers 503 `rates_unavailable`.
          */
         post: operations["QuotesController_quote"];
         delete?: never;
@@ -265,7 +265,7 @@ export interface paths {
         put?: never;
         /**
          * Create an invoice
-         * @description Items (1 to 100) are PRODUCT or PAYMENT_INTENT items; prices are computed at current rates. The invoice starts PENDING.
+         * @description Items (1 to 100) are PRODUCT or PAYMENT_INTENT items; prices are computed at current rates. The invoice starts PENDING. In live mode with live rate sources (RATE_SOURCES), a rate older than RATES_MAX_AGE_SECONDS answers 503 `rates_unavailable` and nothing is stored.
          */
         post: operations["InvoicesController_create"];
         delete?: never;
@@ -856,7 +856,7 @@ export interface components {
              */
             support_id: string;
             /**
-             * @description Stable machine-readable code: validation_failed, malformed_json, unsupported_content_type, https_required, missing_api_key, malformed_api_key, invalid_api_key, read_only_key, live_mode_forbidden, route_not_found, *_not_found, invalid_state_transition, concurrent_update, payload_too_large, rate_limited, idempotency_conflict, service_unavailable, internal_error
+             * @description Stable machine-readable code: validation_failed, malformed_json, unsupported_content_type, https_required, missing_api_key, malformed_api_key, invalid_api_key, read_only_key, live_mode_forbidden, route_not_found, *_not_found, invalid_state_transition, concurrent_update, payload_too_large, rate_limited, idempotency_conflict, service_unavailable, rates_unavailable, internal_error
              * @example validation_failed
              */
             code?: string;
@@ -2656,7 +2656,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Database unreachable */
+            /** @description Unavailable for now, retry shortly: the database is unreachable (service_unavailable), or, where prices are locked in (live mode, live rate sources), a rate they need is older than RATES_MAX_AGE_SECONDS (rates_unavailable; nothing was stored) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3650,6 +3650,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description Unavailable for now, retry shortly: the database is unreachable (service_unavailable), or, where prices are locked in (live mode, live rate sources), a rate they need is older than RATES_MAX_AGE_SECONDS (rates_unavailable; nothing was stored) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     FilesController_upload: {
@@ -4037,6 +4046,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description Unavailable for now, retry shortly: the database is unreachable (service_unavailable), or, where prices are locked in (live mode, live rate sources), a rate they need is older than RATES_MAX_AGE_SECONDS (rates_unavailable; nothing was stored) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     InvoicesController_list: {
@@ -4390,6 +4408,15 @@ export interface operations {
             };
             /** @description Too many requests; see Retry-After */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unavailable for now, retry shortly: the database is unreachable (service_unavailable), or, where prices are locked in (live mode, live rate sources), a rate they need is older than RATES_MAX_AGE_SECONDS (rates_unavailable; nothing was stored) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,30 +1,37 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { MetricsRegistry } from '../../shared/metrics/metrics-registry';
 import { RateLimiter } from '../../shared/rate-limit/rate-limiter';
 
 /** Prometheus metrics: request count and latency by route and status, database pool figures, and (with REDIS_URL) whether rate limits are shared. */
 @Injectable()
 export class Metrics implements OnModuleInit {
-  readonly registry = new Registry();
-  readonly requests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests',
-    labelNames: ['method', 'route', 'status'],
-    registers: [this.registry],
-  });
-  readonly latency = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP request latency',
-    labelNames: ['method', 'route', 'status'],
-    buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers: [this.registry],
-  });
+  /** The kernel's registry, which other modules publish to as well. */
+  readonly registry: Registry;
+  readonly requests: Counter;
+  readonly latency: Histogram;
 
   constructor(
     @Inject(DataSource) private readonly dataSource: DataSource,
     @Inject(RateLimiter) private readonly limiter: RateLimiter,
-  ) {}
+    @Inject(MetricsRegistry) shared: MetricsRegistry,
+  ) {
+    this.registry = shared.registry;
+    this.requests = new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests',
+      labelNames: ['method', 'route', 'status'],
+      registers: [this.registry],
+    });
+    this.latency = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request latency',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [this.registry],
+    });
+  }
 
   /** One answered request (called once per request by the request lifecycle). */
   observe(method: string, route: string, status: number, seconds: number): void {

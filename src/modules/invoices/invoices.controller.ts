@@ -54,7 +54,8 @@ export class InvoicesController {
   @Idempotent()
   @ApiOperation({
     summary: 'Create an invoice',
-    description: 'Items (1 to 100) are PRODUCT or PAYMENT_INTENT items; prices are computed at current rates. The invoice starts PENDING.',
+    description:
+      'Items (1 to 100) are PRODUCT or PAYMENT_INTENT items; prices are computed at current rates. The invoice starts PENDING. In live mode with live rate sources (RATE_SOURCES), a rate older than RATES_MAX_AGE_SECONDS answers 503 `rates_unavailable` and nothing is stored.',
   })
   @ApiBody({
     type: CreateInvoiceRequestDto,
@@ -84,7 +85,7 @@ export class InvoicesController {
     },
   })
   @ApiEnvelope({ status: 201, type: InvoiceIdDto, example: { id: INVOICE_EXAMPLE.id }, message: 'Invoice created' })
-  @ApiErrors(400, 401, 403, 409)
+  @ApiErrors(400, 401, 403, 409, 503)
   async create(@RequiredCaller() caller: CallerContext, @Body() body: CreateInvoiceRequestDto): Promise<EnvelopeReply<{ id: string }>> {
     const items = body.items.map((i): CreateItemInput =>
       i.type === 'PRODUCT'
@@ -206,7 +207,7 @@ export class InvoicesController {
     example: { id: INVOICE_EXAMPLE.id, message: 'Invoice status changed to VOIDED' },
     message: 'Invoice status changed to VOIDED',
   })
-  @ApiErrors(400, 401, 403, 404, 429)
+  @ApiErrors(400, 401, 403, 404, 429, 503)
   async update(@Caller() caller: CallerContext | null, @Param('id') id: string, @Body() body: UpdateInvoiceRequestDto): Promise<EnvelopeReply<InvoiceUpdated>> {
     const result = await this.commands.execute(
       invoiceChangeCommand(caller ? scopeOf(caller) : null, id, {

@@ -3,3 +3,6 @@ export { RatesModule } from './rates.module';
 export { ImportRatesCommand, type ImportedRates } from './commands/import-rates/import-rates.command';
 export { RatesAsOfQuery } from './queries/rates-as-of/rates-as-of.query';
 export { parseSnapshotFile, SnapshotFileError } from './domain/rate-table';
+export { RatesUnavailableError } from './domain/rates.errors';
+export { RatesRefresher } from './rates-refresher';
+export { RatesConfig, loadRatesConfig } from './rates.config';

@@ -2,9 +2,10 @@ import { Module } from '@nestjs/common';
 import { ImportRatesHandler } from './commands/import-rates/import-rates.handler';
 import { RatesRepository } from './persistence/rates.repository';
 import { RatesAsOfHandler } from './queries/rates-as-of/rates-as-of.handler';
-import { RATE_SOURCE, RatesRefresher } from './rate-source';
+import { RatesConfig, loadRatesConfig } from './rates.config';
+import { RatesRefresher } from './rates-refresher';
 
 @Module({
-  providers: [RatesRepository, RatesAsOfHandler, ImportRatesHandler, RatesRefresher, { provide: RATE_SOURCE, useValue: null }],
+  providers: [RatesRepository, RatesAsOfHandler, ImportRatesHandler, RatesRefresher, { provide: RatesConfig, useFactory: () => loadRatesConfig(process.env) }],
 })
 export class RatesModule {}

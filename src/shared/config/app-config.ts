@@ -143,12 +143,6 @@ export class AppConfig {
   @IsBoolean()
   DEMO_ORGANIZATION = true;
 
-  /** With a live RateSource plugged in, import its rates this often (0: never). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  RATES_REFRESH_SECONDS = 0;
-
   /**
    * How much short of an invoice's price_usd its completed payments may fall and still complete it:
    * a decimal fraction from 0 (exact cover, the default) to below 1, e.g. 0.005 for half a percent.

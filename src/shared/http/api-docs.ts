@@ -28,7 +28,7 @@ export class ErrorEnvelopeDto {
   @ApiPropertyOptional({
     example: 'validation_failed',
     description:
-      'Stable machine-readable code: validation_failed, malformed_json, unsupported_content_type, https_required, missing_api_key, malformed_api_key, invalid_api_key, read_only_key, live_mode_forbidden, route_not_found, *_not_found, invalid_state_transition, concurrent_update, payload_too_large, rate_limited, idempotency_conflict, service_unavailable, internal_error',
+      'Stable machine-readable code: validation_failed, malformed_json, unsupported_content_type, https_required, missing_api_key, malformed_api_key, invalid_api_key, read_only_key, live_mode_forbidden, route_not_found, *_not_found, invalid_state_transition, concurrent_update, payload_too_large, rate_limited, idempotency_conflict, service_unavailable, rates_unavailable, internal_error',
   })
   code: string;
 }
@@ -41,7 +41,7 @@ const ERROR_TEXT: Record<number, string> = {
   409: 'A request with the same Idempotency-Key is still in flight',
   413: 'Body larger than the limit',
   429: 'Too many requests; see Retry-After',
-  503: 'Database unreachable',
+  503: 'Unavailable for now, retry shortly: the database is unreachable (service_unavailable), or, where prices are locked in (live mode, live rate sources), a rate they need is older than RATES_MAX_AGE_SECONDS (rates_unavailable; nothing was stored)',
 };
 
 export function ApiErrors(...statuses: number[]): MethodDecorator {

@@ -17,6 +17,9 @@ describe('configuration checked at start-up', () => {
     ['DOCS_ENABLED', 'maybe'],
     ['PUBLIC_BASE_URL', 'api.example.com'],
     ['ADMIN_AUTH_FAILURES', '0'],
+    ['RATE_SOURCES', 'binance'],
+    ['RATES_REFRESH_SECONDS', '0'],
+    ['RATES_MAX_AGE_SECONDS', '5'],
   ])('refuses %s=%s with a message naming the variable', async (name, value) => {
     const { code, output } = await start({ [name]: value });
     expect(code).not.toBe(0);

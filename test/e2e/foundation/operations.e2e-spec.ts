@@ -158,6 +158,8 @@ describe('started without NODE_ENV and without HOST (development mode)', () => {
     expect(line.msg).toMatch(/\/metrics/);
     expect(line.msg).toMatch(/public development key \(SECRETS_KEY unset\)/);
     expect(line.msg).toMatch(/127\.0\.0\.1 only/);
+    // no RATE_SOURCES outside production: live prices come from the table
+    expect(line.msg).toMatch(/live prices are static/);
     // and it is development indeed: plain HTTP is served, /metrics is open
     const api = new Api(null, service.server.baseUrl);
     expect(expectSuccess(await api.get('/health')).status).toBe('ok');

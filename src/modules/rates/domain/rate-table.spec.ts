@@ -5,7 +5,10 @@ import { completeSnapshot, parseSnapshotFile, RateTable, SnapshotFileError } fro
 
 function table(): RateTable {
   const usd = Object.fromEntries(Object.entries(BUNDLED_SNAPSHOT.rates).map(([c, r]) => [c, new Money(r)])) as RateTable['usd'];
-  return { snapshotId: 'rates_1', takenAt: new Date('2026-11-20T00:00:00Z'), usd };
+  const origins = Object.fromEntries(
+    Object.keys(usd).map((c) => [c, { source: 'bundled', takenAt: new Date('2026-11-20T00:00:00Z') }]),
+  ) as RateTable['origins'];
+  return { snapshotId: 'rates_1', takenAt: new Date('2026-11-20T00:00:00Z'), usd, origins };
 }
 
 describe('rates snapshot files', () => {
@@ -43,8 +46,11 @@ describe('rates snapshot files', () => {
 
   it('carries currencies left out over from the previous snapshot', () => {
     const full = completeSnapshot(parseSnapshotFile({ taken_at: '2026-11-21', rates: { EUR: '1.2' } }), table());
-    expect(full.EUR.toString()).toBe('1.2');
-    expect(full.BITCOIN.toString()).toBe('91250.42');
+    expect(full.usd.EUR.toString()).toBe('1.2');
+    expect(full.usd.BITCOIN.toString()).toBe('91250.42');
+    // The new rate is the file's; the carried one keeps its old time and source.
+    expect(full.origins.EUR).toEqual({ source: 'import', takenAt: new Date('2026-11-21T00:00:00Z') });
+    expect(full.origins.BITCOIN).toEqual({ source: 'bundled', takenAt: new Date('2026-11-20T00:00:00Z') });
   });
 
   it('needs every currency when there is no previous snapshot, and USD at 1', () => {

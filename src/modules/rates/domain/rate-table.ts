@@ -4,17 +4,35 @@ import { CURRENCIES } from '../../../shared/money/currency';
 import { amountProblem, parseAmount } from '../../../shared/money/money';
 import { parseTimeBound } from '../../../shared/time/time';
 
-/** One snapshot of rates: the USD value of one unit of every currency at `takenAt`. */
+/** Where one rate came from: the source that answered it and when that answer was taken. */
+export interface RateOrigin {
+  source: string;
+  takenAt: Date;
+}
+
+/**
+ * One snapshot of rates: the USD value of one unit of every currency at `takenAt`, and each rate's
+ * origin (a rate carried from an earlier snapshot keeps its own older time and source).
+ */
 export interface RateTable {
   snapshotId: string;
   takenAt: Date;
   usd: Record<Currency, Amount>;
+  origins: Record<Currency, RateOrigin>;
 }
 
 export interface SnapshotInput {
   takenAt: Date;
   source: string;
   rates: Partial<Record<Currency, Amount>>;
+  /** Per-rate origins; a rate without one was taken by `source` at `takenAt`. */
+  origins?: Partial<Record<Currency, RateOrigin>>;
+}
+
+/** A complete set of rates ready to store: every currency's USD value and origin. */
+export interface CompleteRates {
+  usd: Record<Currency, Amount>;
+  origins: Record<Currency, RateOrigin>;
 }
 
 export class SnapshotFileError extends Error {
@@ -59,16 +77,25 @@ export function parseSnapshotFile(json: unknown): SnapshotInput {
   return { takenAt: takenAt as Date, source: typeof doc.source === 'string' && doc.source ? doc.source.slice(0, 100) : 'import', rates };
 }
 
-/** Completes a partial snapshot with the previous one; every currency must end up with a rate. */
-export function completeSnapshot(input: SnapshotInput, previous: RateTable | null): Record<Currency, Amount> {
-  const out = {} as Record<Currency, Amount>;
+/**
+ * Completes a partial snapshot with the previous one; every currency must end up with a rate. A
+ * carried rate keeps its previous origin (time and source), so its age shows that nobody renewed it.
+ */
+export function completeSnapshot(input: SnapshotInput, previous: RateTable | null): CompleteRates {
+  const usd = {} as Record<Currency, Amount>;
+  const origins = {} as Record<Currency, RateOrigin>;
   const missing: string[] = [];
   for (const currency of CURRENCIES) {
-    const rate = input.rates[currency] ?? previous?.usd[currency];
-    if (rate) out[currency] = rate;
-    else missing.push(currency);
+    const given = input.rates[currency];
+    if (given) {
+      usd[currency] = given;
+      origins[currency] = input.origins?.[currency] ?? { source: input.source, takenAt: input.takenAt };
+    } else if (previous?.usd[currency]) {
+      usd[currency] = previous.usd[currency];
+      origins[currency] = previous.origins[currency];
+    } else missing.push(currency);
   }
   if (missing.length) throw new SnapshotFileError({ rates: `has no rate, now or before, for ${missing.join(', ')}` });
-  if (!out.USD.eq(1)) throw new SnapshotFileError({ 'rates.USD': 'must be 1' });
-  return out;
+  if (!usd.USD.eq(1)) throw new SnapshotFileError({ 'rates.USD': 'must be 1' });
+  return { usd, origins };
 }

@@ -3,12 +3,16 @@ import { EntityManager } from 'typeorm';
 import type { Currency } from '../../../shared/money/currency';
 import type { Amount } from '../../../shared/money/money';
 import { fromDb, renderAmount } from '../../../shared/money/money';
-import type { RateTable } from '../domain/rate-table';
+import type { CompleteRates, RateOrigin, RateTable } from '../domain/rate-table';
 
 @Injectable()
 export class RatesRepository {
-  /** Snapshots never change, so a loaded one is kept. */
+  /**
+   * Snapshots never change, so a loaded one is kept: the most recently used ones only, since live
+   * sources write a new snapshot every RATES_REFRESH_SECONDS (an older one is read again when needed).
+   */
   private readonly loaded = new Map<string, RateTable>();
+  private static readonly KEEP = 64;
 
   /** The newest snapshot taken at or before `at`; the oldest one when `at` predates them all. */
   async snapshotIdAsOf(m: EntityManager, at: Date): Promise<string | null> {
@@ -39,26 +43,54 @@ export class RatesRepository {
 
   async load(m: EntityManager, snapshotId: string): Promise<RateTable | null> {
     const cached = this.loaded.get(snapshotId);
-    if (cached) return cached;
-    const rows: Array<{ taken_at: Date; currency: Currency; usd_rate: string }> = await m.query(
-      `SELECT s.taken_at, r.currency, r.usd_rate FROM rate_snapshots s JOIN exchange_rates r ON r.snapshot_id = s.id WHERE s.id = $1`,
+    if (cached) {
+      // Most recently used last, so the first key is the one to drop.
+      this.loaded.delete(snapshotId);
+      this.loaded.set(snapshotId, cached);
+      return cached;
+    }
+    const rows: Array<{ taken_at: Date; currency: Currency; usd_rate: string; rate_source: string; rate_taken_at: Date }> = await m.query(
+      `SELECT s.taken_at, r.currency, r.usd_rate, coalesce(r.source, s.source) AS rate_source, coalesce(r.taken_at, s.taken_at) AS rate_taken_at
+         FROM rate_snapshots s JOIN exchange_rates r ON r.snapshot_id = s.id WHERE s.id = $1`,
       [snapshotId],
     );
     if (!rows.length) return null;
     const usd = {} as Record<Currency, Amount>;
-    for (const row of rows) usd[row.currency] = fromDb(row.usd_rate);
-    const table: RateTable = { snapshotId, takenAt: rows[0].taken_at, usd };
+    const origins = {} as Record<Currency, RateOrigin>;
+    for (const row of rows) {
+      usd[row.currency] = fromDb(row.usd_rate);
+      origins[row.currency] = { source: row.rate_source, takenAt: row.rate_taken_at };
+    }
+    const table: RateTable = { snapshotId, takenAt: rows[0].taken_at, usd, origins };
     this.loaded.set(snapshotId, table);
+    if (this.loaded.size > RatesRepository.KEEP) this.loaded.delete(this.loaded.keys().next().value!);
     return table;
   }
 
-  async insert(m: EntityManager, snapshotId: string, takenAt: Date, source: string, createdAt: Date, usd: Record<Currency, Amount>): Promise<void> {
+  async insert(m: EntityManager, snapshotId: string, takenAt: Date, source: string, createdAt: Date, rates: CompleteRates): Promise<void> {
     await m.query(`INSERT INTO rate_snapshots (id, taken_at, source, created_at) VALUES ($1, $2, $3, $4)`, [snapshotId, takenAt, source, createdAt]);
-    const currencies = Object.keys(usd) as Currency[];
+    const currencies = Object.keys(rates.usd) as Currency[];
     await m.query(
-      `INSERT INTO exchange_rates (snapshot_id, currency, usd_rate)
-       SELECT $1, c, r::numeric FROM unnest($2::text[], $3::text[]) AS t(c, r)`,
-      [snapshotId, currencies, currencies.map((c) => renderAmount(usd[c]))],
+      `INSERT INTO exchange_rates (snapshot_id, currency, usd_rate, source, taken_at)
+       SELECT $1, c, r::numeric, s, t::timestamptz FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS x(c, r, s, t)`,
+      [
+        snapshotId,
+        currencies,
+        currencies.map((c) => renderAmount(rates.usd[c])),
+        currencies.map((c) => rates.origins[c].source),
+        currencies.map((c) => rates.origins[c].takenAt.toISOString()),
+      ],
     );
+  }
+
+  /**
+   * Serializes snapshot writers across processes (several instances refresh at once) for the rest of
+   * the transaction, and says when the newest snapshot was written, so a refresher that waited can see
+   * that another one has just done its work.
+   */
+  async lockWriters(m: EntityManager): Promise<Date | null> {
+    await m.query(`SELECT pg_advisory_xact_lock(hashtext('rate_snapshots_write'))`);
+    const rows: Array<{ created_at: Date | null }> = await m.query(`SELECT max(created_at) AS created_at FROM rate_snapshots`);
+    return rows[0]?.created_at ?? null;
   }
 }

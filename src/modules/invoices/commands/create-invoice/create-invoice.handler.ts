@@ -33,7 +33,7 @@ export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceComman
         ? { type: 'PAYMENT_INTENT', currency: item.currency, price: item.price, payment_intent_id: newId('pi') }
         : { type: 'PRODUCT', product_id: item.product_id, billing_schema_id: item.billing_schema_id, quantity: item.quantity },
     );
-    const calc = await this.queries.execute(new CalculatePricesQuery(scope, items, input.currency));
+    const calc = await this.queries.execute(new CalculatePricesQuery(scope, items, input.currency, undefined, true));
 
     // The scope's now: a test mode's moved test clock dates its invoices (and their expiry) too.
     const now = await this.clock.nowFor(scope);

@@ -12,7 +12,7 @@ import { CalculatePricesQuery } from './calculate-prices.query';
 export class CalculatePricesHandler implements IQueryHandler<CalculatePricesQuery> {
   constructor(@Inject(QueryBus) private readonly queries: QueryBus) {}
 
-  async execute({ scope, items, currency, asOf }: CalculatePricesQuery): Promise<PriceCalculation> {
+  async execute({ scope, items, currency, asOf, lockIn }: CalculatePricesQuery): Promise<PriceCalculation> {
     const errors: Record<string, string> = {};
     const priced: PricedItem[] = [];
     for (const [i, input] of items.entries()) {
@@ -37,7 +37,9 @@ export class CalculatePricesHandler implements IQueryHandler<CalculatePricesQuer
 
     const target = deriveCurrency(priced, currency);
     if (!target) throw new ValidationFailedError({ currency: 'is required when the items do not all share one currency' });
-    const rates = await this.queries.execute(new RatesAsOfQuery(asOf));
+    // Prices locked in now in live mode need recent rates for every currency they convert through.
+    const freshFor = lockIn && scope.mode === 'live' && !asOf ? [target, ...priced.map((p) => p.currency)] : undefined;
+    const rates = await this.queries.execute(new RatesAsOfQuery(asOf, undefined, freshFor));
     const result = runPipeline(priced, target, rates.usd);
     return { currency: target, ...result, rates: { snapshotId: rates.snapshotId, takenAt: rates.takenAt, usd: rates.usd } };
   }

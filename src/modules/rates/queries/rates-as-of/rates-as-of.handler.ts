@@ -4,7 +4,10 @@ import { DbNotifications } from '../../../../shared/db/notifications';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { ServiceUnavailableError } from '../../../../shared/errors/domain-error';
 import { Clock } from '../../../../shared/time/clock';
+import { staleRates } from '../../domain/rate-choice';
 import type { RateTable } from '../../domain/rate-table';
+import { RatesUnavailableError } from '../../domain/rates.errors';
+import { RatesConfig } from '../../rates.config';
 import { RatesRepository } from '../../persistence/rates.repository';
 import { RatesAsOfQuery } from './rates-as-of.query';
 
@@ -32,6 +35,7 @@ export class RatesAsOfHandler implements IQueryHandler<RatesAsOfQuery> {
     @Inject(RatesRepository) private readonly repo: RatesRepository,
     @Inject(Clock) private readonly clock: Clock,
     @Inject(DbNotifications) private readonly notifications: DbNotifications,
+    @Inject(RatesConfig) private readonly config: RatesConfig,
   ) {
     notifications.listen(RATES_CHANGED, () => this.forget());
   }
@@ -42,13 +46,25 @@ export class RatesAsOfHandler implements IQueryHandler<RatesAsOfQuery> {
     this.current = null;
   }
 
-  async execute({ at, snapshotId }: RatesAsOfQuery): Promise<RateTable> {
+  async execute({ at, snapshotId, freshFor }: RatesAsOfQuery): Promise<RateTable> {
     const m = this.tx.manager;
-    const id = snapshotId ?? (await this.snapshotIdAt(at ?? this.clock.now()));
+    const now = this.clock.now();
+    const id = snapshotId ?? (await this.snapshotIdAt(at ?? now));
     const table = id ? await this.repo.load(m, id) : null;
     if (!table) throw new ServiceUnavailableError('No exchange rates are loaded');
+    // Checked on the table already loaded (and cached): no query of its own.
+    if (freshFor?.length && this.hasSources) {
+      const stale = staleRates(table.origins, freshFor, now, this.config.RATES_MAX_AGE_SECONDS * 1000);
+      if (stale.length) throw new RatesUnavailableError(stale, this.config.RATES_MAX_AGE_SECONDS);
+    }
     return table;
   }
+
+  private get hasSources(): boolean {
+    return (this.sourcesOn ??= this.config.hasSources);
+  }
+
+  private sourcesOn?: boolean;
 
   private async snapshotIdAt(at: Date): Promise<string | null> {
     const t = at.getTime();

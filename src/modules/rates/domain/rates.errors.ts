@@ -1,0 +1,21 @@
+import { DomainError } from '../../../shared/errors/domain-error';
+import type { Currency } from '../../../shared/money/currency';
+
+/**
+ * Live pricing needs a rate that no source renewed within RATES_MAX_AGE_SECONDS: the request locks
+ * in no price and stores nothing (503, code rates_unavailable); it may succeed once a source answers again.
+ */
+export class RatesUnavailableError extends DomainError {
+  readonly kind = 'unavailable' as const;
+  readonly code = 'rates_unavailable';
+  constructor(
+    readonly stale: ReadonlyArray<{ currency: Currency; ageSeconds: number }>,
+    maxAgeSeconds: number,
+  ) {
+    super(
+      `No exchange rate recent enough for live pricing: ${stale
+        .map((s) => (s.ageSeconds >= 0 ? `${s.currency} (${s.ageSeconds} s old)` : `${s.currency} (never taken)`))
+        .join(', ')}; rates must be at most ${maxAgeSeconds} s old. Retry shortly`,
+    );
+  }
+}

@@ -1,0 +1,46 @@
+import { ConfigError } from '../../shared/config/app-config';
+import { loadRatesConfig } from './rates.config';
+
+describe('rates settings', () => {
+  it('asks coinbase, kraken and coingecko at their public hosts by default in production, nothing otherwise', () => {
+    expect(loadRatesConfig({ NODE_ENV: 'production' }).sources).toEqual([
+      { kind: 'coinbase', name: 'coinbase', baseUrl: 'https://api.coinbase.com' },
+      { kind: 'kraken', name: 'kraken', baseUrl: 'https://api.kraken.com' },
+      { kind: 'coingecko', name: 'coingecko', baseUrl: 'https://api.coingecko.com' },
+    ]);
+    expect(loadRatesConfig({ NODE_ENV: 'development' }).sources).toEqual([]);
+    expect(loadRatesConfig({}).hasSources).toBe(false);
+    expect(loadRatesConfig({ NODE_ENV: 'production', RATE_SOURCES: 'none' }).hasSources).toBe(false);
+  });
+
+  it('keeps the order given, base URL overrides and URL sources', () => {
+    const config = loadRatesConfig({
+      RATE_SOURCES: 'http://127.0.0.1:9/rates.json, kraken,coinbase',
+      RATE_SOURCE_KRAKEN_URL: 'http://127.0.0.1:8/',
+    });
+    expect(config.sources).toEqual([
+      { kind: 'url', name: 'http://127.0.0.1:9/rates.json', url: 'http://127.0.0.1:9/rates.json' },
+      { kind: 'kraken', name: 'kraken', baseUrl: 'http://127.0.0.1:8' },
+      { kind: 'coinbase', name: 'coinbase', baseUrl: 'https://api.coinbase.com' },
+    ]);
+    expect(config.refreshSeconds).toBe(60);
+    expect(config.RATES_MAX_AGE_SECONDS).toBe(600);
+  });
+
+  it.each([
+    [{ RATE_SOURCES: 'binance' }, 'RATE_SOURCES'],
+    [{ RATE_SOURCES: 'coinbase,,kraken' }, 'RATE_SOURCES'],
+    [{ RATE_SOURCE_COINGECKO_URL: 'api.coingecko.com' }, 'RATE_SOURCE_COINGECKO_URL'],
+    [{ RATES_REFRESH_SECONDS: '0' }, 'RATES_REFRESH_SECONDS'],
+    [{ RATES_MAX_AGE_SECONDS: '9' }, 'RATES_MAX_AGE_SECONDS'],
+  ])('refuses %j naming %s', (env, name) => {
+    expect(() => loadRatesConfig(env)).toThrow(ConfigError);
+    expect(() => loadRatesConfig(env)).toThrow(name);
+  });
+
+  it('takes the short settings tests use', () => {
+    const config = loadRatesConfig({ RATES_REFRESH_SECONDS: '1', RATES_MAX_AGE_SECONDS: '10' });
+    expect(config.refreshSeconds).toBe(1);
+    expect(config.RATES_MAX_AGE_SECONDS).toBe(10);
+  });
+});

@@ -1,0 +1,115 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
+import { ConfigError } from '../../shared/config/app-config';
+import { toInt } from '../../shared/config/env-transforms';
+
+/** The exchanges the service knows by name; any other source is an http(s) URL answering the rates-file shape. */
+export const NAMED_RATE_SOURCES = ['coinbase', 'kraken', 'coingecko'] as const;
+export type NamedRateSource = (typeof NAMED_RATE_SOURCES)[number];
+
+/** A configured source: one of the named exchanges (at its base URL) or a URL of the rates-file shape. */
+export type RateSourceSetting = { kind: NamedRateSource; name: NamedRateSource; baseUrl: string } | { kind: 'url'; name: string; url: string };
+
+const SOURCE_ITEM = '(coinbase|kraken|coingecko|https?://[^\\s,]+)';
+const HTTP_URL = /^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/;
+
+/**
+ * Settings of live exchange rates (decisions.md §21), read from the environment and checked at
+ * start-up. Without sources the service prices from the rates table (the shipped snapshot and
+ * `rates:import`), as before; with sources it refreshes the table from them and live mode refuses
+ * rates older than RATES_MAX_AGE_SECONDS.
+ */
+export class RatesConfig {
+  /** development, production or test (read here for the default of RATE_SOURCES). */
+  @IsOptional()
+  @IsString()
+  NODE_ENV?: string;
+
+  /**
+   * Ordered, comma-separated sources: coinbase, kraken, coingecko or an http(s):// URL answering
+   * `{"rates": {"BITCOIN": "95000.12", ...}, "taken_at"?: ...}`; `none` turns sources off. Unset
+   * (or empty, like every setting): coinbase,kraken,coingecko in production, none otherwise.
+   */
+  @IsOptional()
+  @Matches(new RegExp(`^\\s*(none|${SOURCE_ITEM}(\\s*,\\s*${SOURCE_ITEM})*)\\s*$`), {
+    message: 'must be none, or a comma-separated list of coinbase, kraken, coingecko and http(s):// URLs',
+  })
+  RATE_SOURCES?: string;
+
+  /** Base URL of Coinbase's public API (the source asks GET /v2/exchange-rates?currency=USD). */
+  @Matches(HTTP_URL, { message: 'must be an http(s) URL without query or fragment' })
+  RATE_SOURCE_COINBASE_URL = 'https://api.coinbase.com';
+
+  /** Base URL of Kraken's public API (the source asks GET /0/public/Ticker?pair=...). */
+  @Matches(HTTP_URL, { message: 'must be an http(s) URL without query or fragment' })
+  RATE_SOURCE_KRAKEN_URL = 'https://api.kraken.com';
+
+  /** Base URL of CoinGecko's public API (the source asks GET /api/v3/simple/price?ids=...). */
+  @Matches(HTTP_URL, { message: 'must be an http(s) URL without query or fragment' })
+  RATE_SOURCE_COINGECKO_URL = 'https://api.coingecko.com';
+
+  /** How often the sources are asked, in seconds; unset: 60 (only used when there are sources). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
+  RATES_REFRESH_SECONDS?: number;
+
+  /** With sources, live mode prices only with rates at most this old (seconds); older ones answer 503 rates_unavailable. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(31_536_000)
+  RATES_MAX_AGE_SECONDS = 600;
+
+  /** Time one source has to answer (connect, send, whole body), in milliseconds. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
+  RATE_SOURCE_TIMEOUT_MS = 5_000;
+
+  /** The sources in order (empty: off). */
+  get sources(): RateSourceSetting[] {
+    const text = this.RATE_SOURCES?.trim() ? this.RATE_SOURCES : this.NODE_ENV === 'production' ? NAMED_RATE_SOURCES.join(',') : 'none';
+    if (text.trim() === 'none') return [];
+    const out: RateSourceSetting[] = [];
+    for (const item of text.split(',').map((s) => s.trim())) {
+      if (out.some((s) => s.name === item)) continue;
+      if (item === 'coinbase') out.push({ kind: 'coinbase', name: 'coinbase', baseUrl: trimSlash(this.RATE_SOURCE_COINBASE_URL) });
+      else if (item === 'kraken') out.push({ kind: 'kraken', name: 'kraken', baseUrl: trimSlash(this.RATE_SOURCE_KRAKEN_URL) });
+      else if (item === 'coingecko') out.push({ kind: 'coingecko', name: 'coingecko', baseUrl: trimSlash(this.RATE_SOURCE_COINGECKO_URL) });
+      else out.push({ kind: 'url', name: item, url: item });
+    }
+    return out;
+  }
+
+  get hasSources(): boolean {
+    return this.sources.length > 0;
+  }
+
+  get refreshSeconds(): number {
+    return this.RATES_REFRESH_SECONDS ?? 60;
+  }
+}
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+const OPTIONAL = ['NODE_ENV', 'RATE_SOURCES', 'RATES_REFRESH_SECONDS'];
+
+export function loadRatesConfig(env: NodeJS.ProcessEnv = process.env): RatesConfig {
+  const raw: Record<string, unknown> = {};
+  for (const name of [...Object.keys(new RatesConfig()), ...OPTIONAL]) {
+    if (env[name] !== undefined && env[name] !== '') raw[name] = env[name];
+  }
+  const config = plainToInstance(RatesConfig, raw);
+  const errors = validateSync(config, { whitelist: false });
+  if (errors.length) {
+    const lines = errors.map((e) => `  ${e.property}=${JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return config;
+}

@@ -1,0 +1,309 @@
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expectError, expectSuccess } from '../../support/envelope';
+import { IsolatedService, startIsolatedService } from '../../support/isolated';
+import { D, r30 } from '../../support/money';
+import { withClient } from '../../support/pg';
+import { ADMIN_TOKEN } from '../../support/server';
+import { Api } from '../../support/api';
+
+/**
+ * Live rates (decisions.md §21) against exchanges we cannot reach from here: each one is a local HTTP
+ * server answering in the shape its public API documents (Coinbase's /v2/exchange-rates, Kraken's
+ * /0/public/Ticker, CoinGecko's /api/v3/simple/price) plus a URL source in the rates-file shape.
+ * The service asks them every second and refuses rates older than 10 seconds in live mode.
+ */
+
+type Behaviour = 'answer' | 'error' | 'hang';
+
+interface FakeExchange {
+  url: string;
+  behaviour: Behaviour;
+  /** Requests received (path and query). */
+  seen: string[];
+  close(): Promise<void>;
+}
+
+async function fakeExchange(answer: (path: string) => unknown): Promise<FakeExchange> {
+  const hanging = new Set<ServerResponse>();
+  const fake: FakeExchange = { url: '', behaviour: 'answer', seen: [], close: async () => undefined };
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    fake.seen.push(req.url ?? '');
+    if (fake.behaviour === 'hang') {
+      hanging.add(res);
+      return;
+    }
+    if (fake.behaviour === 'error') {
+      res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ errors: [{ id: 'unavailable', message: 'try later' }] }));
+      return;
+    }
+    const body = answer(req.url ?? '');
+    res.writeHead(200, { 'content-type': 'application/json' }).end(typeof body === 'string' ? body : JSON.stringify(body));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake.close = async () => {
+    for (const res of hanging) res.destroy();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  };
+  return fake;
+}
+
+const seconds = (ms: number) => Math.floor(ms / 1000);
+
+async function waitFor<T>(what: string, probe: () => Promise<T | null>, timeoutMs = 45_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  let last: unknown = null;
+  while (Date.now() < until) {
+    try {
+      const value = await probe();
+      if (value !== null) return value;
+    } catch (e) {
+      last = e;
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+}
+
+describe('live exchange rates with a fallback', () => {
+  // What each fake exchange serves; tests change these and wait for the next refresh.
+  const coinbase = { BTC: '0.00001', EUR: '0.8' } as Record<string, string>;
+  const kraken = { XXBTZUSD: '90000.5', SOLUSD: '140.25' } as Record<string, string>;
+  const coingecko = { bitcoin: '85000.25', binancecoin: '900.5', ageSeconds: 5 } as Record<string, string | number>;
+  const feed = { rates: { BITCOIN: '80000', JPY: '0.0065' } as Record<string, string>, ageSeconds: 0 };
+
+  let exchanges: { coinbase: FakeExchange; kraken: FakeExchange; coingecko: FakeExchange; feed: FakeExchange };
+  let service: IsolatedService;
+  let org: Awaited<ReturnType<IsolatedService['createOrg']>>;
+
+  beforeAll(async () => {
+    exchanges = {
+      // https://api.coinbase.com/v2/exchange-rates?currency=USD: units of each currency per US dollar, as text
+      coinbase: await fakeExchange(() => ({ data: { currency: 'USD', rates: { ...coinbase, USD: '1.0' } } })),
+      // https://api.kraken.com/0/public/Ticker?pair=...: per pair (Kraken's names), c = [last trade price, lot volume]
+      kraken: await fakeExchange(() => ({
+        error: [],
+        result: Object.fromEntries(
+          Object.entries(kraken).map(([pair, last]) => [pair, { a: [last, '1', '1.000'], b: [last, '1', '1.000'], c: [last, '0.01000000'], v: ['1', '2'] }]),
+        ),
+      })),
+      // https://api.coingecko.com/api/v3/simple/price?ids=...&vs_currencies=usd&include_last_updated_at=true: JSON numbers
+      coingecko: await fakeExchange(() => {
+        const updated = seconds(Date.now()) - Number(coingecko.ageSeconds);
+        return `{"bitcoin":{"usd":${coingecko.bitcoin},"last_updated_at":${updated}},"binancecoin":{"usd":${coingecko.binancecoin},"last_updated_at":${updated}}}`;
+      }),
+      // a deployment's own feed in the rates:import shape
+      feed: await fakeExchange(() => ({ taken_at: new Date(Date.now() - feed.ageSeconds * 1000).toISOString(), rates: feed.rates })),
+    };
+    service = await startIsolatedService({
+      RATE_SOURCES: `coinbase,kraken,coingecko,${exchanges.feed.url}/rates.json`,
+      RATE_SOURCE_COINBASE_URL: exchanges.coinbase.url,
+      RATE_SOURCE_KRAKEN_URL: `${exchanges.kraken.url}/`,
+      RATE_SOURCE_COINGECKO_URL: exchanges.coingecko.url,
+      RATES_REFRESH_SECONDS: '1',
+      RATES_MAX_AGE_SECONDS: '10',
+      RATE_SOURCE_TIMEOUT_MS: '500',
+    });
+    org = await service.createOrg();
+  }, 90_000);
+
+  afterAll(async () => {
+    await service?.stop();
+    await Promise.all(Object.values(exchanges ?? {}).map((e) => e.close()));
+  });
+
+  const btcQuote = { currency: 'USD', items: [{ type: 'PAYMENT_INTENT', currency: 'BITCOIN', price: '1' }] };
+
+  /** Waits until a live quote of one bitcoin is `usd` (a refresh after the last change has landed). */
+  const liveBitcoinAt = (usd: string) =>
+    waitFor(`a live bitcoin at ${usd} USD`, async () => {
+      const res = await org.live.post('/pay/quote', btcQuote);
+      return res.status === 200 && res.body.data.total.price === r30(usd) ? true : null;
+    });
+
+  const createLiveInvoice = async (items: unknown[], currency = 'USD') => {
+    const { id } = expectSuccess(await org.live.post('/invoices/create', { items, currency }), 201);
+    return expectSuccess(await org.live.post(`/invoices/${id}`, {}));
+  };
+
+  /** Each currency's source in the snapshot an invoice was priced with, as stored. */
+  const sourcesOf = (invoiceId: string) =>
+    withClient(service.databaseUrl!, async (c) => {
+      const { rows } = await c.query(
+        `SELECT r.currency, r.source, r.taken_at FROM exchange_rates r JOIN invoices i ON i.rates_snapshot_id = r.snapshot_id WHERE i.id = $1`,
+        [invoiceId],
+      );
+      return Object.fromEntries(rows.map((r: { currency: string; source: string }) => [r.currency, r.source]));
+    });
+
+  const liveRows = () =>
+    withClient(service.databaseUrl!, async (c) => {
+      const { rows } = await c.query(`SELECT count(*)::int AS n FROM invoices WHERE organization_id = $1 AND mode = 'live'`, [org.id]);
+      return rows[0].n as number;
+    });
+
+  it('asks each exchange in its documented request shape', async () => {
+    await liveBitcoinAt('100000');
+    expect(exchanges.coinbase.seen).toContain('/v2/exchange-rates?currency=USD');
+    expect(exchanges.kraken.seen[0]).toMatch(/^\/0\/public\/Ticker\?pair=XBTUSD,ETHUSD,/);
+    expect(exchanges.coingecko.seen[0]).toMatch(/^\/api\/v3\/simple\/price\?ids=bitcoin,.*&vs_currencies=usd&include_last_updated_at=true$/);
+    expect(exchanges.feed.seen[0]).toBe('/rates.json');
+  });
+
+  it("prices a live invoice from the first source, follows its price, and records each rate's source", async () => {
+    await liveBitcoinAt('100000');
+    const first = await createLiveInvoice([{ type: 'PAYMENT_INTENT', currency: 'BITCOIN', price: '1' }]);
+    // 1 / 0.00001 BTC per dollar
+    expect(first.price).toBe(r30('100000'));
+    expect(first.price_usd).toBe(r30('100000'));
+
+    // Coinbase moves: 1 / 0.0000125 = 80000
+    coinbase.BTC = '0.0000125';
+    await liveBitcoinAt('80000');
+    const second = await createLiveInvoice([
+      { type: 'PAYMENT_INTENT', currency: 'BITCOIN', price: '0.5' },
+      { type: 'PAYMENT_INTENT', currency: 'EUR', price: '100' },
+    ]);
+    // 0.5 x 80000 + 100 x (1 / 0.8)
+    expect(second.price_usd).toBe(r30(new D('40000').add('125')));
+
+    const sources = await sourcesOf(second.id);
+    expect(sources.BITCOIN).toBe('coinbase');
+    expect(sources.EUR).toBe('coinbase');
+    // what Coinbase did not serve came from the next source that had it
+    expect(sources.SOLANA).toBe('kraken');
+    expect(sources.BINANCE_COIN).toBe('coingecko');
+    expect(sources.JPY).toBe(`${exchanges.feed.url}/rates.json`);
+    expect(sources.USD).toBe('fixed');
+    // nobody served CHF: it is carried from the shipped snapshot with its time and source
+    expect(sources.CHF).toBe('bundled');
+  });
+
+  it('falls back to the next source when the first errs, times out or answers zero', async () => {
+    coinbase.BTC = '0.00001';
+    await liveBitcoinAt('100000');
+
+    exchanges.coinbase.behaviour = 'error';
+    await liveBitcoinAt('90000.5');
+    const onError = await createLiveInvoice([{ type: 'PAYMENT_INTENT', currency: 'BITCOIN', price: '2' }]);
+    expect(onError.price_usd).toBe(r30('180001'));
+    expect((await sourcesOf(onError.id)).BITCOIN).toBe('kraken');
+
+    exchanges.coinbase.behaviour = 'answer';
+    await liveBitcoinAt('100000');
+    exchanges.coinbase.behaviour = 'hang';
+    await liveBitcoinAt('90000.5');
+
+    exchanges.coinbase.behaviour = 'answer';
+    coinbase.BTC = '0';
+    kraken.XXBTZUSD = '0.00000';
+    // Coinbase and Kraken answer zero: CoinGecko's price, read from its JSON number exactly
+    await liveBitcoinAt('85000.25');
+    const onZero = await createLiveInvoice([{ type: 'PAYMENT_INTENT', currency: 'BITCOIN', price: '1' }]);
+    expect(onZero.price_usd).toBe(r30('85000.25'));
+    expect((await sourcesOf(onZero.id)).BITCOIN).toBe('coingecko');
+
+    // CoinGecko's price is stale too (older than 10 s): the URL source's
+    coingecko.ageSeconds = 60;
+    await liveBitcoinAt('80000');
+    kraken.XXBTZUSD = '90000.5';
+    coinbase.BTC = '0.00001';
+    coingecko.ageSeconds = 5;
+    await liveBitcoinAt('100000');
+  });
+
+  it('answers 503 rates_unavailable on live invoice and quote creation when every rate is stale, storing nothing; test mode still prices', async () => {
+    await liveBitcoinAt('100000');
+    const pending = await createLiveInvoice([{ type: 'PAYMENT_INTENT', currency: 'EUR', price: '10' }], 'EUR');
+    const before = await liveRows();
+
+    // every source stops giving usable bitcoin prices: errors, a timeout, stale times
+    exchanges.coinbase.behaviour = 'error';
+    exchanges.kraken.behaviour = 'hang';
+    coingecko.ageSeconds = 3600;
+    feed.ageSeconds = 3600;
+    const refused = await waitFor('live pricing to refuse', async () => {
+      const res = await org.live.post('/pay/quote', btcQuote);
+      return res.status === 503 ? res : null;
+    });
+    const error = expectError(refused, 503, { code: 'rates_unavailable' });
+    expect(error.error).toMatch(/BITCOIN/);
+
+    expectError(await org.live.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'BITCOIN', price: '1' }] }), 503, {
+      code: 'rates_unavailable',
+    });
+    expectError(await org.live.post('/pay/quote', { currency: 'BITCOIN', items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '10' }] }), 503, {
+      code: 'rates_unavailable',
+    });
+    // a live currency change locks new prices in too: refused, the invoice unchanged
+    expectError(await org.live.put(`/invoices/${pending.id}`, { currency: 'BITCOIN' }), 503, { code: 'rates_unavailable' });
+    expect(expectSuccess(await org.live.post(`/invoices/${pending.id}`, {})).currency).toBe('EUR');
+    expect(await liveRows()).toBe(before);
+    // USD needs no rate
+    expectSuccess(await org.live.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '5' }] }), 201);
+
+    // test mode prices from the table as it stands (the last rate taken)
+    const { id } = expectSuccess(
+      await org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'BITCOIN', price: '1' }], currency: 'USD' }),
+      201,
+    );
+    expect(expectSuccess(await org.test.post(`/invoices/${id}`, {})).price_usd).toBe(r30('100000'));
+
+    // the metric shows each rate's age and source
+    const metrics = await fetch(`${service.server.baseUrl}/metrics`).then((r) => r.text());
+    const age = /exchange_rate_age_seconds\{currency="BITCOIN",source="coinbase"\} (\d+(\.\d+)?)/.exec(metrics);
+    expect(age).not.toBeNull();
+    expect(Number(age![1])).toBeGreaterThan(10);
+    expect(metrics).toMatch(/exchange_rate_source_failures_total\{source="coinbase"\} [1-9]/);
+    // and the log says which source failed and how old the oldest rate is
+    const lines = service.server
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('rates refreshed'));
+    expect(lines.length).toBeGreaterThan(0);
+    const last = JSON.parse(lines[lines.length - 1]);
+    expect(last.failed).toEqual(
+      expect.arrayContaining([
+        { source: 'coinbase', error: 'HTTP 503: error unavailable: try later' },
+        { source: 'kraken', error: 'timed out' },
+      ]),
+    );
+    expect(last.oldest_rate.ageSeconds).toBeGreaterThan(10);
+
+    // a source answering again ends it
+    exchanges.coinbase.behaviour = 'answer';
+    await liveBitcoinAt('100000');
+  });
+});
+
+describe('the start-up warning without live rate sources', () => {
+  const production = { NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.test', SECRETS_KEY: Buffer.alloc(32, 7).toString('base64') };
+  let service: IsolatedService;
+  afterAll(async () => service?.stop());
+
+  it('says live prices are static in production with RATE_SOURCES=none', async () => {
+    service = await startIsolatedService({ ...production, RATE_SOURCES: 'none' });
+    const line = await waitFor(
+      'the warning line',
+      async () =>
+        service.server
+          .output()
+          .split('\n')
+          .find((l) => l.includes('live prices are static')) ?? null,
+      20_000,
+    );
+    expect(JSON.parse(line).level).toBe(40);
+    // and the service prices live quotes from the table (the shipped snapshot), as before
+    const https = { 'x-forwarded-proto': 'https' };
+    const created = await new Api(null, service.server.baseUrl).post(
+      '/admin/organizations',
+      { name: 'Static' },
+      { headers: { ...https, 'x-admin-token': ADMIN_TOKEN } },
+    );
+    const live = new Api(expectSuccess(created, 201).live_key, service.server.baseUrl);
+    const quote = await live.post('/pay/quote', { currency: 'USD', items: [{ type: 'PAYMENT_INTENT', currency: 'BITCOIN', price: '1' }] }, { headers: https });
+    expect(expectSuccess(quote).total.price).toBe(r30('91250.42'));
+  });
+});
