@@ -13,6 +13,7 @@ import { ListWalletsHandler } from './queries/list-wallets/list-wallets.handler'
 import { RailRegistry } from './rail-registry';
 import { loadRailsConfig, RailsConfig } from './rails.config';
 import { WalletsController } from './wallets.controller';
+import { ChainNodes } from './watcher/chain-nodes';
 import { ChainWatchers } from './watcher/chain-watchers';
 
 /**
@@ -38,6 +39,7 @@ import { ChainWatchers } from './watcher/chain-watchers';
     AllocatePaymentAddressHandler,
     SealWalletKeysHandler,
     ChainStateRepository,
+    ChainNodes,
     ChainWatchers,
   ],
   exports: [ChainWatchers],

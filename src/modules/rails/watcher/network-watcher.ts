@@ -11,6 +11,7 @@ import { GetProviderTermsQuery } from '../../providers';
 import type { NetworkConfig } from '../domain/chains-config';
 import type { BlockRef, ChainFollower, IncomingTransfer, WatchedAddresses } from '../domain/payment-rail';
 import { scannedRangeProblem } from '../domain/scanned-range';
+import type { ChainIdentity } from './chain-identity';
 import { providerIdOf } from '../evm/evm-networks';
 import type { ChainStateRepository, TransferRow } from '../persistence/chain-state.repository';
 import type { DepositAddressesRepository, DepositAddressRow } from '../persistence/deposit-addresses.repository';
@@ -64,6 +65,9 @@ function errorText(error: unknown): string {
  * (session lock on a connection of its own) watches; the others try again every lockRetryMs, and
  * when the holder dies its connection closes, the lock is freed and another takes over.
  *
+ * Before it watches, and again every CHAIN_ID_CHECK_SECONDS, the node must answer the configured
+ * chain id; while it answers another the watcher records nothing and holds no lock.
+ *
  * Each step: read the head; check the stored cursor's block is still on the chain (else rewind to
  * the common ancestor: a reorg); read the next range of at most max_block_range blocks (the blocks
  * first, then their transfers into watched deposit addresses), check it is one view of one chain
@@ -87,6 +91,7 @@ export class NetworkWatcher {
   constructor(
     private readonly config: NetworkConfig,
     private readonly follower: ChainFollower,
+    private readonly identity: ChainIdentity,
     private readonly deps: WatcherDeps,
   ) {
     this.logger = new Logger(`ChainWatcher ${config.mode}/${config.network}`);
@@ -119,6 +124,13 @@ export class NetworkWatcher {
   private async run(): Promise<void> {
     while (!this.stopping) {
       try {
+        if (!(await this.rpc('eth_chainId', () => this.identity.matches()))) {
+          // The node serves another chain than configured (logged and counted by the check): record
+          // nothing, and hold no lock, so an instance whose node is right can watch. Asked again later.
+          await this.releaseLock();
+          await this.pause(this.identity.intervalMs);
+          continue;
+        }
         if (!this.lock && !(await this.takeLock())) {
           await this.pause(this.deps.lockRetryMs);
           continue;
