@@ -25,7 +25,8 @@ export class PaymentAddressController {
       '`amount` through `provider_id`, with an EIP-681 `uri` for wallet apps. The same invoice and provider always get the same address. `amount` is ' +
       "what is still due at the invoice's locked rates (payments completed or waiting for confirmations deducted), rounded up to the provider's " +
       'decimals, as GET /providers/{invoice_id} computes the price. Without an Authorization header (payer access) the invoice id is the capability. ' +
-      '400 codes: no_receiving_wallet, rail_not_configured (CHAINS_FILE has no such network or token for the mode), provider_disabled, ' +
+      '400 codes: no_receiving_wallet, rail_not_configured (CHAINS_FILE has no such network or token for the mode), ' +
+      "rail_unavailable (the network's node answers another chain id than CHAINS_FILE names), provider_disabled, " +
       'unsupported_provider (not an EVM provider), unknown_provider, invoice_final (COMPLETED or VOIDED).',
   })
   @ApiParam({ name: 'id', description: 'Invoice id (invoice_...)', example: 'invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00' })

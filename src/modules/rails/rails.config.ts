@@ -16,27 +16,42 @@ export class RailsConfig {
     readonly watcherEnabled = true,
     /** How often an instance that does not hold a network's watcher lock tries to take it (takeover time). */
     readonly lockRetryMs = 2000,
+    /** CHAIN_ID_CHECK_SECONDS: how often each network's node is asked its chain id (eth_chainId), in ms; also asked at start. */
+    readonly chainIdCheckMs = 300_000,
   ) {}
 }
 
-function watcherSettings(env: NodeJS.ProcessEnv): { enabled: boolean; lockRetryMs: number } {
+interface WatcherSettings {
+  enabled: boolean;
+  lockRetryMs: number;
+  chainIdCheckMs: number;
+}
+
+/** A whole number setting within bounds, or a ConfigError naming it. */
+function wholeNumber(name: string, raw: string | undefined, fallback: number, min: number, max: number, unit: string): number {
+  const text = (raw ?? String(fallback)).trim();
+  const value = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new ConfigError(`Invalid configuration:\n  ${name}=${JSON.stringify(raw)}: must be a whole number of ${unit} from ${min} to ${max}`);
+  }
+  return value;
+}
+
+function watcherSettings(env: NodeJS.ProcessEnv): WatcherSettings {
   const enabledText = (env.CHAIN_WATCHER ?? 'true').trim().toLowerCase();
   if (!['true', 'false', '1', '0', ''].includes(enabledText))
     throw new ConfigError(`Invalid configuration:\n  CHAIN_WATCHER=${JSON.stringify(env.CHAIN_WATCHER)}: must be true or false`);
-  const retryText = (env.CHAIN_LOCK_RETRY_MS ?? '2000').trim();
-  const retry = /^\d+$/.test(retryText) ? Number(retryText) : NaN;
-  if (!Number.isSafeInteger(retry) || retry < 100 || retry > 60_000) {
-    throw new ConfigError(
-      `Invalid configuration:\n  CHAIN_LOCK_RETRY_MS=${JSON.stringify(env.CHAIN_LOCK_RETRY_MS)}: must be a whole number of milliseconds from 100 to 60000`,
-    );
-  }
-  return { enabled: enabledText !== 'false' && enabledText !== '0', lockRetryMs: retry };
+  return {
+    enabled: enabledText !== 'false' && enabledText !== '0',
+    lockRetryMs: wholeNumber('CHAIN_LOCK_RETRY_MS', env.CHAIN_LOCK_RETRY_MS, 2000, 100, 60_000, 'milliseconds'),
+    chainIdCheckMs: wholeNumber('CHAIN_ID_CHECK_SECONDS', env.CHAIN_ID_CHECK_SECONDS, 300, 1, 86_400, 'seconds') * 1000,
+  };
 }
 
 export function loadRailsConfig(env: NodeJS.ProcessEnv = process.env): RailsConfig {
   const watcher = watcherSettings(env);
   const file = env.CHAINS_FILE?.trim();
-  if (!file) return new RailsConfig(null, null, watcher.enabled, watcher.lockRetryMs);
+  if (!file) return new RailsConfig(null, null, watcher.enabled, watcher.lockRetryMs, watcher.chainIdCheckMs);
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
@@ -45,7 +60,7 @@ export function loadRailsConfig(env: NodeJS.ProcessEnv = process.env): RailsConf
     throw new ConfigError(`Invalid configuration:\n  CHAINS_FILE=${JSON.stringify(file)}: ${reason}`);
   }
   try {
-    return new RailsConfig(parseChainsConfig(raw), file, watcher.enabled, watcher.lockRetryMs);
+    return new RailsConfig(parseChainsConfig(raw), file, watcher.enabled, watcher.lockRetryMs, watcher.chainIdCheckMs);
   } catch (e) {
     if (!(e instanceof ChainsConfigError)) throw e;
     const lines = e.message.split('\n').map((line) => `  CHAINS_FILE ${line}`);

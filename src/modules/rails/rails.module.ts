@@ -14,6 +14,7 @@ import { ListProviderRailsHandler } from './queries/list-provider-rails/list-pro
 import { RailRegistry } from './rail-registry';
 import { loadRailsConfig, RailsConfig } from './rails.config';
 import { WalletsController } from './wallets.controller';
+import { ChainNodes } from './watcher/chain-nodes';
 import { ChainWatchers } from './watcher/chain-watchers';
 
 /**
@@ -41,6 +42,7 @@ import { ChainWatchers } from './watcher/chain-watchers';
     AllocatePaymentAddressHandler,
     SealWalletKeysHandler,
     ChainStateRepository,
+    ChainNodes,
     ChainWatchers,
   ],
   exports: [ChainWatchers],

@@ -11,6 +11,11 @@ describe('CHAINS_FILE checked at start-up', () => {
     ],
     [{ test: { tron: { rpc_url: 'http://127.0.0.1:8545', chain_id: 1 } } }, 'CHAINS_FILE test.tron: unknown network'],
     ['{"test": ', 'CHAINS_FILE='],
+    // One chain in both sections: a transfer on it would be seen in both modes.
+    [
+      { live: { ethereum: { rpc_url: 'http://127.0.0.1:8545', chain_id: 31337 } }, test: { ethereum: { rpc_url: 'http://127.0.0.1:8546', chain_id: 31337 } } },
+      'CHAINS_FILE live.ethereum.chain_id: 31337 is also the chain of test.ethereum',
+    ],
   ])('refuses %j with a message naming the field', async (content, message) => {
     const { code, output } = await start({ CHAINS_FILE: writeChainsFile(content) });
     expect(code).not.toBe(0);

@@ -1,38 +1,15 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { LocalChain } from '../../chain/local-chain';
 import { Api } from '../../support/api';
 import { expectSuccess } from '../../support/envelope';
-import { createDatabase, dropDatabase, withClient } from '../../support/pg';
+import { withClient } from '../../support/pg';
 import { ADMIN_TOKEN, freePort, RunningServer, startServer } from '../../support/server';
 import { eventually } from '../../support/webhook-receiver';
 import { createInvoice, D, shortState } from '../payments/payments-helpers';
-import { paymentAddress, paymentsOf, units, waitForPayments } from './chain-helpers';
+import { paymentAddress, paymentsOf, sharedDatabase, units, waitForPayments } from './chain-helpers';
 import { addressAt, freshAccount, writeChainsFile } from './rails-helpers';
 import { RpcProxy } from './rpc-proxy';
-import { embeddedUrl } from '../../support/embedded';
 
 const WATCHER_ENV = { CHAIN_LOCK_RETRY_MS: '300', WEBHOOK_DISPATCH_INTERVAL_MS: '100' };
-
-/** One database several service processes share: PostgreSQL when there is a server, else an embedded one served by a process of its own. */
-async function sharedDatabase(): Promise<{ url: string; owner: RunningServer | null; drop(): Promise<void> }> {
-  const pg = process.env.TEST_PG_SERVER_URL;
-  if (pg) {
-    const url = await createDatabase(pg);
-    return { url, owner: null, drop: () => dropDatabase(pg, url) };
-  }
-  const dataDir = mkdtempSync(join(tmpdir(), 'ipa-watchers-'));
-  const owner = await startServer({ dataDir });
-  const url = embeddedUrl(dataDir);
-  return {
-    url,
-    owner,
-    drop: async () => {
-      await owner.stop();
-    },
-  };
-}
 
 async function createOrg(server: RunningServer) {
   const res = await new Api(null, server.baseUrl).post('/admin/organizations', { name: 'Chain shop' }, { headers: { 'x-admin-token': ADMIN_TOKEN } });

@@ -43,4 +43,26 @@ describe('parseChainsConfig', () => {
   ])('refuses %j naming the field', (raw, message) => {
     expect(fail(raw)).toContain(message);
   });
+
+  it.each([
+    [
+      { live: { ethereum: { rpc_url: 'http://a', chain_id: 31337 } }, test: { ethereum: { rpc_url: 'http://b', chain_id: 31337 } } },
+      'live.ethereum.chain_id: 31337 is also the chain of test.ethereum',
+    ],
+    // The same chain under another network's name is the same chain.
+    [
+      { live: { polygon: { rpc_url: 'http://a', chain_id: 80002 } }, test: { ethereum: { rpc_url: 'http://b', chain_id: 80002 } } },
+      'live.polygon.chain_id: 80002 is also the chain of test.ethereum',
+    ],
+  ])('refuses live and test sections naming the same chain: %j', (raw, message) => {
+    expect(fail(raw)).toContain(message);
+  });
+
+  it('takes the same chain twice within one section, and different chains across the sections', () => {
+    const config = parseChainsConfig({
+      live: { ethereum: { rpc_url: 'http://a', chain_id: 1 } },
+      test: { ethereum: { rpc_url: 'http://b', chain_id: 31337 }, polygon: { rpc_url: 'http://b', chain_id: 31337 } },
+    });
+    expect(config.networks.map((n) => `${n.mode}.${n.network}:${n.chainId}`)).toEqual(['live.ethereum:1', 'test.ethereum:31337', 'test.polygon:31337']);
+  });
 });

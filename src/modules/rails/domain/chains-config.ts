@@ -111,8 +111,28 @@ export function parseChainsConfig(raw: unknown): ChainsConfig {
       });
     }
   }
+  problems.push(...sharedChains(networks));
   if (problems.length) throw new ChainsConfigError(problems.join('\n'));
   return { networks };
+}
+
+/**
+ * A chain named in both sections: a transfer on it would be seen by the live and the test watcher
+ * alike, and could pay an invoice of each mode. Each live network whose chain id a test network also
+ * names is a problem (its field is the one reported).
+ */
+function sharedChains(networks: readonly NetworkConfig[]): string[] {
+  const problems: string[] = [];
+  const valid = (n: NetworkConfig) => isInt(n.chainId, 1, 2 ** 48);
+  for (const live of networks.filter((n) => n.mode === 'live' && valid(n))) {
+    const test = networks.find((n) => n.mode === 'test' && valid(n) && n.chainId === live.chainId);
+    if (test) {
+      problems.push(
+        `live.${live.network}.chain_id: ${live.chainId} is also the chain of test.${test.network}; live and test must be different chains (one transfer would pay in both modes)`,
+      );
+    }
+  }
+  return problems;
 }
 
 /** The configured network of a mode, or undefined when the rail is not configured there. */

@@ -73,15 +73,34 @@ export interface WatchedAddresses {
   resolve(candidates: string[]): Promise<ReadonlySet<string>>;
 }
 
+/** What a chain adapter read of one range of blocks, in the order it read it. */
+export interface ScannedRange {
+  /** Every block of the range, in order, read before anything else of the range. */
+  blocks: BlockRef[];
+  /** Transfers into our addresses, each with the hash of the block the node said it is in. */
+  transfers: IncomingTransfer[];
+  /**
+   * Transfers of contracts that are not configured tokens (a node that ignores the contract filter
+   * of its log query answers them): never counted, reported so the watcher can say so.
+   */
+  foreign: Array<{ contract: string; txHash: string }>;
+}
+
 /**
- * Following one network: the head, blocks by number, and the transfers into our addresses within a
- * range of blocks. Every call may fail (RPC faults); the watcher retries.
+ * Following one network: its chain id, the head, blocks by number, and what a range of blocks holds
+ * for our addresses. Every call may fail (RPC faults); the watcher retries.
  */
 export interface ChainFollower {
+  /** The chain id the node says it serves. */
+  chainId(): Promise<number>;
   head(): Promise<bigint>;
   block(number: bigint): Promise<BlockRef>;
-  /** Transfers of `tokens` (and of the native coin when `native`) into watched addresses in [from, to]. */
-  transfers(range: { from: bigint; to: bigint }, watched: WatchedAddresses, tokens: readonly string[], native: boolean): Promise<IncomingTransfer[]>;
+  /**
+   * The blocks of [from, to] (headers first), then the transfers of `tokens` and of the network's
+   * coin into watched addresses within them. The answer is as the node gave it: the watcher checks
+   * that it is one view of one chain (scannedRangeProblem) before it records anything.
+   */
+  scan(range: { from: bigint; to: bigint }, watched: WatchedAddresses, tokens: readonly string[]): Promise<ScannedRange>;
   /** The block a transaction is in on the canonical chain now, or null when it is in none. */
   transactionBlock(txHash: string): Promise<bigint | null>;
 }

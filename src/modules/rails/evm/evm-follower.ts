@@ -1,20 +1,27 @@
 import { Address, createPublicClient, http, parseAbiItem, PublicClient } from 'viem';
-import type { BlockRef, ChainFollower, IncomingTransfer, WatchedAddresses } from '../domain/payment-rail';
+import type { BlockRef, ChainFollower, IncomingTransfer, ScannedRange, WatchedAddresses } from '../domain/payment-rail';
 
 const TRANSFER = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
 
 /**
- * Follows one EVM network over JSON-RPC with viem. Token transfers are the Transfer logs of the
- * configured token contracts (eth_getLogs over the range); native transfers are the transactions of
- * each block whose `to` is ours, with a value, and whose receipt says they succeeded (value moved by
- * a contract call to our address is not seen: docs/rails.md). viem's own retries are off: the
- * watcher retries with backoff and counts the faults.
+ * Follows one EVM network over JSON-RPC with viem. A range is read in this order: its blocks one by
+ * one (headers with hashes and parent hashes, and their transactions for native transfers); then the
+ * Transfer logs of the configured token contracts (eth_getLogs over the range); then the receipts of
+ * native transfers into our addresses (only a transaction that succeeded moved value; value moved by a
+ * contract call to our address is not seen: docs/rails.md). Each transfer carries the block hash the
+ * node gave with it, and the watcher checks those against the blocks read first. A log from any other
+ * contract (a node that ignored the address filter) is never a transfer: it is returned as foreign.
+ * viem's own retries are off: the watcher retries with backoff and counts the faults.
  */
 export class EvmFollower implements ChainFollower {
   private readonly client: PublicClient;
 
   constructor(rpcUrl: string, timeoutMs = 10_000) {
     this.client = createPublicClient({ transport: http(rpcUrl, { retryCount: 0, timeout: timeoutMs }) });
+  }
+
+  async chainId(): Promise<number> {
+    return this.client.getChainId();
   }
 
   async head(): Promise<bigint> {
@@ -27,10 +34,28 @@ export class EvmFollower implements ChainFollower {
     return { number, hash: b.hash.toLowerCase(), parentHash: b.parentHash.toLowerCase(), timestamp: b.timestamp };
   }
 
-  async transfers(range: { from: bigint; to: bigint }, watched: WatchedAddresses, tokens: readonly string[], native: boolean): Promise<IncomingTransfer[]> {
-    if (watched.addresses && watched.addresses.size === 0) return [];
+  async scan(range: { from: bigint; to: bigint }, watched: WatchedAddresses, tokens: readonly string[]): Promise<ScannedRange> {
+    const nothingWatched = watched.addresses !== null && watched.addresses.size === 0;
+    const blocks: BlockRef[] = [];
     const seen: IncomingTransfer[] = [];
+    const foreign: ScannedRange['foreign'] = [];
+    // 1. The blocks, before anything else of the range.
+    for (let n = range.from; n <= range.to; n++) {
+      const block = await this.client.getBlock({ blockNumber: n, includeTransactions: !nothingWatched });
+      if (block.hash === null) throw new Error(`block ${n} is still pending`);
+      const ref = { number: n, hash: block.hash.toLowerCase(), parentHash: block.parentHash.toLowerCase(), timestamp: block.timestamp };
+      blocks.push(ref);
+      for (const tx of block.transactions) {
+        if (typeof tx === 'string') continue;
+        const to = tx.to?.toLowerCase();
+        if (!to || tx.value === 0n || (watched.addresses && !watched.addresses.has(to))) continue;
+        seen.push({ to, token: null, units: tx.value, txHash: tx.hash.toLowerCase(), logIndex: null, blockNumber: n, blockHash: ref.hash });
+      }
+    }
+    if (nothingWatched) return { blocks, transfers: [], foreign };
+    // 2. The token transfers of the range, each with the block hash the node gives it.
     if (tokens.length) {
+      const configured = new Set(tokens.map((t) => t.toLowerCase()));
       const logs = await this.client.getLogs({
         address: tokens as Address[],
         event: TRANSFER,
@@ -41,9 +66,14 @@ export class EvmFollower implements ChainFollower {
       for (const log of logs) {
         const to = log.args.to?.toLowerCase();
         if (!to || log.removed || log.blockNumber === null || log.transactionHash === null || log.logIndex === null || !log.args.value) continue;
+        const contract = log.address.toLowerCase();
+        if (!configured.has(contract)) {
+          if (!watched.addresses || watched.addresses.has(to)) foreign.push({ contract, txHash: log.transactionHash.toLowerCase() });
+          continue;
+        }
         seen.push({
           to,
-          token: log.address.toLowerCase(),
+          token: contract,
           units: log.args.value,
           txHash: log.transactionHash.toLowerCase(),
           logIndex: log.logIndex,
@@ -52,37 +82,19 @@ export class EvmFollower implements ChainFollower {
         });
       }
     }
-    if (native) {
-      for (let n = range.from; n <= range.to; n++) {
-        const block = await this.client.getBlock({ blockNumber: n, includeTransactions: true });
-        for (const tx of block.transactions) {
-          const to = tx.to?.toLowerCase();
-          if (!to || tx.value === 0n || (watched.addresses && !watched.addresses.has(to))) continue;
-          seen.push({
-            to,
-            token: null,
-            units: tx.value,
-            txHash: tx.hash.toLowerCase(),
-            logIndex: null,
-            blockNumber: n,
-            blockHash: (block.hash ?? '').toLowerCase(),
-          });
-        }
-      }
-    }
-    if (!seen.length) return [];
+    if (!seen.length) return { blocks, transfers: [], foreign };
+    // 3. Which recipients are ours, and whether each native transfer succeeded (in the block read).
     const ours = watched.addresses ?? (await watched.resolve([...new Set(seen.map((t) => t.to))]));
-    const found: IncomingTransfer[] = [];
+    const transfers: IncomingTransfer[] = [];
     for (const transfer of seen) {
       if (!ours.has(transfer.to)) continue;
       if (transfer.token === null) {
-        // A native transfer moved value only if its transaction succeeded.
         const receipt = await this.client.getTransactionReceipt({ hash: transfer.txHash as `0x${string}` });
         if (receipt.status !== 'success') continue;
-      }
-      found.push(transfer);
+        transfers.push({ ...transfer, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash.toLowerCase() });
+      } else transfers.push(transfer);
     }
-    return found;
+    return { blocks, transfers, foreign };
   }
 
   /** Whether a transaction is in the canonical chain now, and in which block. */

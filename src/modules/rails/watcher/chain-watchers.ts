@@ -6,10 +6,10 @@ import { AppConfig } from '../../../shared/config/app-config';
 import { TransactionRunner } from '../../../shared/db/transaction-runner';
 import { Clock } from '../../../shared/time/clock';
 import { Metrics } from '../../health';
-import { EvmFollower } from '../evm/evm-follower';
 import { ChainStateRepository } from '../persistence/chain-state.repository';
 import { DepositAddressesRepository } from '../persistence/deposit-addresses.repository';
 import { RailsConfig } from '../rails.config';
+import { ChainNodes } from './chain-nodes';
 import { NetworkWatcher } from './network-watcher';
 
 /**
@@ -36,6 +36,7 @@ export class ChainWatchers implements OnModuleDestroy {
     @Inject(ChainStateRepository) private readonly state: ChainStateRepository,
     @Inject(DepositAddressesRepository) private readonly addresses: DepositAddressesRepository,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(ChainNodes) private readonly nodes: ChainNodes,
     @Inject(Metrics) metrics: Metrics,
   ) {
     this.head = new Gauge({
@@ -66,10 +67,12 @@ export class ChainWatchers implements OnModuleDestroy {
   }
 
   start(): void {
-    const networks = this.config.chains?.networks ?? [];
-    if (!networks.length || !this.config.watcherEnabled || this.watchers.length) return;
-    for (const network of networks) {
-      const watcher = new NetworkWatcher(network, new EvmFollower(network.rpcUrl), {
+    // Every instance checks the nodes' chain ids: one that only hands out addresses must know too.
+    this.nodes.start();
+    const nodes = this.nodes.all();
+    if (!nodes.length || !this.config.watcherEnabled || this.watchers.length) return;
+    for (const { config: network, follower, identity } of nodes) {
+      const watcher = new NetworkWatcher(network, follower, identity, {
         dataSource: this.dataSource,
         manager: this.tx.manager,
         run: (work) => this.tx.run(work),
@@ -85,7 +88,7 @@ export class ChainWatchers implements OnModuleDestroy {
       this.watchers.push(watcher);
       watcher.start();
     }
-    this.logger.log({ msg: 'chain watchers started', networks: networks.map((n) => `${n.mode}/${n.network}`) });
+    this.logger.log({ msg: 'chain watchers started', networks: nodes.map((n) => `${n.config.mode}/${n.config.network}`) });
   }
 
   async onModuleDestroy(): Promise<void> {

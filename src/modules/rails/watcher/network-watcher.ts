@@ -10,6 +10,8 @@ import { RecordProviderPaymentCommand, type PaymentChainReport, type RecordedPay
 import { GetProviderTermsQuery } from '../../providers';
 import type { NetworkConfig } from '../domain/chains-config';
 import type { BlockRef, ChainFollower, IncomingTransfer, WatchedAddresses } from '../domain/payment-rail';
+import { scannedRangeProblem } from '../domain/scanned-range';
+import type { ChainIdentity } from './chain-identity';
 import { providerIdOf } from '../evm/evm-networks';
 import type { ChainStateRepository, TransferRow } from '../persistence/chain-state.repository';
 import type { DepositAddressesRepository, DepositAddressRow } from '../persistence/deposit-addresses.repository';
@@ -63,9 +65,13 @@ function errorText(error: unknown): string {
  * (session lock on a connection of its own) watches; the others try again every lockRetryMs, and
  * when the holder dies its connection closes, the lock is freed and another takes over.
  *
+ * Before it watches, and again every CHAIN_ID_CHECK_SECONDS, the node must answer the configured
+ * chain id; while it answers another the watcher records nothing and holds no lock.
+ *
  * Each step: read the head; check the stored cursor's block is still on the chain (else rewind to
- * the common ancestor: a reorg); scan the next range of at most max_block_range blocks for
- * transfers into watched deposit addresses, record each through RecordProviderPaymentCommand
+ * the common ancestor: a reorg); read the next range of at most max_block_range blocks (the blocks
+ * first, then their transfers into watched deposit addresses), check it is one view of one chain
+ * that follows the cursor (else read it again), record each transfer through RecordProviderPaymentCommand
  * (idempotency key `<network>:<tx_hash>:<log_index|native>`, happened_at = block time,
  * confirmations = head - block + 1), then move the cursor. Recording before moving the cursor
  * makes a crash repeat a range, never skip one; the idempotency key makes the repeat a no-op.
@@ -85,6 +91,7 @@ export class NetworkWatcher {
   constructor(
     private readonly config: NetworkConfig,
     private readonly follower: ChainFollower,
+    private readonly identity: ChainIdentity,
     private readonly deps: WatcherDeps,
   ) {
     this.logger = new Logger(`ChainWatcher ${config.mode}/${config.network}`);
@@ -117,6 +124,13 @@ export class NetworkWatcher {
   private async run(): Promise<void> {
     while (!this.stopping) {
       try {
+        if (!(await this.rpc('eth_chainId', () => this.identity.matches()))) {
+          // The node serves another chain than configured (logged and counted by the check): record
+          // nothing, and hold no lock, so an instance whose node is right can watch. Asked again later.
+          await this.releaseLock();
+          await this.pause(this.identity.intervalMs);
+          continue;
+        }
         if (!this.lock && !(await this.takeLock())) {
           await this.pause(this.deps.lockRetryMs);
           continue;
@@ -154,7 +168,9 @@ export class NetworkWatcher {
           });
           await this.checkLock();
         }
-        if (!this.stopping) await this.pause(error instanceof ChainMoved ? 50 : backoff);
+        // A chain that moved is read again at once; one that keeps moving (or a node that keeps answering
+        // two views of it) backs off like any fault.
+        if (!this.stopping) await this.pause(error instanceof ChainMoved && this.failures === 1 ? 50 : backoff);
       }
     }
     await this.releaseLock();
@@ -234,7 +250,7 @@ export class NetworkWatcher {
     if (from <= head) {
       const to = head < from + BigInt(this.config.maxBlockRange) - 1n ? head : from + BigInt(this.config.maxBlockRange) - 1n;
       const timer = this.deps.metrics.scanSeconds.startTimer(this.labels);
-      await this.scan(from, to, head);
+      await this.scan(cursor, from, to, head);
       timer();
       this.deps.metrics.lag.set(this.labels, Number(head - to));
       await this.countConfirmations(head);
@@ -279,7 +295,7 @@ export class NetworkWatcher {
     return true;
   }
 
-  private async scan(from: bigint, to: bigint, head: bigint): Promise<void> {
+  private async scan(cursor: { number: bigint; hash: string }, from: bigint, to: bigint, head: bigint): Promise<void> {
     const { mode, network } = this.config;
     const now = this.deps.clock.now();
     const owners = new Map<string, DepositAddressRow>();
@@ -296,25 +312,41 @@ export class NetworkWatcher {
     };
     const tokens = Object.entries(this.config.tokens);
     const slugOf = new Map(tokens.map(([slug, contract]) => [contract, slug]));
-    const transfers = await this.rpc('transfers', () =>
-      this.follower.transfers(
+    // The blocks first, then what they hold; all of it must be one view of one chain that follows the
+    // cursor, or nothing of it is recorded (a reorg while reading: the next step's check finds it).
+    const read = await this.rpc('scan', () =>
+      this.follower.scan(
         { from, to },
         watched,
         tokens.map(([, c]) => c),
-        true,
       ),
     );
-    const last = await this.rpc('eth_getBlockByNumber', () => this.follower.block(to));
-    const blocks = new Map<bigint, BlockRef>([[to, last]]);
+    const problem = scannedRangeProblem(cursor, { from, to }, read.blocks, read.transfers);
+    if (problem) throw new ChainMoved(problem);
+    const blocks = new Map(read.blocks.map((b) => [b.number, b]));
+    const last = read.blocks[read.blocks.length - 1];
+    // Only the configured contracts are tokens: a transfer of any other is never counted (and never as the coin).
+    const foreign = [
+      ...read.foreign,
+      ...read.transfers.filter((t) => t.token !== null && !slugOf.has(t.token)).map((t) => ({ contract: t.token!, txHash: t.txHash })),
+    ];
+    if (foreign.length) {
+      this.logger.warn({
+        msg: 'transfers of contracts that are not configured tokens were ignored (does the node ignore the address filter of eth_getLogs?)',
+        event: 'chain_foreign_transfers_ignored',
+        ...this.labels,
+        from_block: from.toString(),
+        to_block: to.toString(),
+        count: foreign.length,
+        contracts: [...new Set(foreign.map((f) => f.contract))].slice(0, 5),
+        tx_hashes: foreign.slice(0, 5).map((f) => f.txHash),
+      });
+    }
+    const transfers = read.transfers.filter((t) => t.token === null || slugOf.has(t.token));
     transfers.sort((a, b) => (a.blockNumber === b.blockNumber ? (a.logIndex ?? -1) - (b.logIndex ?? -1) : a.blockNumber < b.blockNumber ? -1 : 1));
     for (const transfer of transfers) {
-      let block = blocks.get(transfer.blockNumber);
-      if (!block) {
-        block = await this.rpc('eth_getBlockByNumber', () => this.follower.block(transfer.blockNumber));
-        blocks.set(transfer.blockNumber, block);
-      }
-      if (transfer.blockHash && transfer.blockHash !== block.hash) throw new ChainMoved(`block ${transfer.blockNumber} changed during the scan`);
-      await this.record(transfer, owners.get(transfer.to)!, transfer.token === null ? null : (slugOf.get(transfer.token) ?? null), block, head);
+      const tokenSlug = transfer.token === null ? null : slugOf.get(transfer.token)!;
+      await this.record(transfer, owners.get(transfer.to)!, tokenSlug, blocks.get(transfer.blockNumber)!, head);
     }
     await this.deps.run((tx) => this.deps.state.advance(tx, mode, network, last, head - BigInt(this.config.finalityDepth), this.deps.clock.now()));
   }

@@ -17,6 +17,7 @@ import { DepositAddressesRepository, DepositAddressRow } from '../../persistence
 import { WalletsRepository } from '../../persistence/wallets.repository';
 import { RailRegistry } from '../../rail-registry';
 import { RailsConfig } from '../../rails.config';
+import { ChainNodes } from '../../watcher/chain-nodes';
 import { AllocatePaymentAddressCommand, PaymentAddressView } from './allocate-payment-address.command';
 
 const FINAL_INVOICE_STATUSES = ['COMPLETED', 'VOIDED'];
@@ -30,6 +31,7 @@ export class AllocatePaymentAddressHandler implements ICommandHandler<AllocatePa
     @Inject(DepositAddressesRepository) private readonly addresses: DepositAddressesRepository,
     @Inject(RailRegistry) private readonly rails: RailRegistry,
     @Inject(RailsConfig) private readonly config: RailsConfig,
+    @Inject(ChainNodes) private readonly nodes: ChainNodes,
     @Inject(AppConfig) private readonly app: AppConfig,
     @Inject(Clock) private readonly clock: Clock,
   ) {}
@@ -62,6 +64,15 @@ export class AllocatePaymentAddressHandler implements ICommandHandler<AllocatePa
         },
         undefined,
         'rail_not_configured',
+      );
+    }
+    // A node on another chain than configured: an address handed out now would point the payer's
+    // wallet at the wrong chain, and the network is not watched meanwhile.
+    if (this.nodes.mismatchOf(scope.mode, route.network)) {
+      throw new ValidationFailedError(
+        { provider_id: `the ${route.network} rail is unavailable in ${scope.mode} mode on this service: its node is on another chain than configured` },
+        undefined,
+        'rail_unavailable',
       );
     }
     if (FINAL_INVOICE_STATUSES.includes(invoice.status)) {
