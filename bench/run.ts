@@ -171,7 +171,7 @@ const BENCH_SECRETS_KEY = Buffer.alloc(32, 1).toString('base64');
 
 function createKey(databaseUrl: string, org: string): string {
   const out = execFileSync(process.execPath, [CLI, 'key:create', '--org', org, '--mode', 'test'], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'production', SECRETS_KEY: BENCH_SECRETS_KEY, LOG_LEVEL: 'warn' },
+    env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'production', RATE_SOURCES: 'none', SECRETS_KEY: BENCH_SECRETS_KEY, LOG_LEVEL: 'warn' },
     encoding: 'utf8',
   });
   const key = (JSON.parse(out) as { key?: string }).key;
@@ -358,6 +358,8 @@ async function main(): Promise<void> {
       PORT: String(port),
       HOST: '127.0.0.1',
       RATE_LIMIT_ENABLED: 'false',
+      // The bench measures the service on this machine: no exchange is asked for rates (the table prices test mode).
+      RATE_SOURCES: 'none',
       DB_POOL_SIZE: pool,
       LOG_LEVEL: opt('log-level', 'info'),
     };

@@ -78,7 +78,7 @@ async function main(): Promise<void> {
     const key = (
       JSON.parse(
         execFileSync(process.execPath, [CLI, 'key:create', '--org', ORG, '--mode', 'test'], {
-          env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'production', SECRETS_KEY, LOG_LEVEL: 'warn' },
+          env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'production', RATE_SOURCES: 'none', SECRETS_KEY, LOG_LEVEL: 'warn' },
           encoding: 'utf8',
         }),
       ) as { key: string }
@@ -99,6 +99,8 @@ async function main(): Promise<void> {
         PORT: String(port),
         HOST: '127.0.0.1',
         RATE_LIMIT_ENABLED: 'false',
+        // The bench measures the service on this machine: no exchange is asked for rates (the table prices test mode).
+        RATE_SOURCES: 'none',
         DB_POOL_SIZE: POOL,
         LOG_LEVEL: opt('log-level', 'info'),
         WEB_CONCURRENCY: '1',
