@@ -4,6 +4,7 @@ import { isAbsolute, join } from 'node:path';
 import { promisify } from 'node:util';
 import { loadConfig } from '../../src/shared/config/app-config';
 import { loadFilesConfig } from '../../src/modules/files/files.config';
+import { parseChainsConfig } from '../../src/modules/rails/domain/chains-config';
 import { Compose, environmentOf, interpolate, isApp, loadCompose, OPERATOR_ENV, Service } from './compose-file';
 import { knownVariables, ROOT } from './env-scan';
 
@@ -347,6 +348,16 @@ describe('docker-compose.yml', () => {
       'Dockerfile exposes 8080, but app-2 listens on 3000',
       'Dockerfile copies tools, which is not in the repository',
     ]);
+  });
+
+  it('mounts a CHAINS_FILE of this repository that the service accepts, and names the rate sources', () => {
+    for (const [name, app] of Object.entries(loadCompose().services).filter(([, s]) => isApp(s))) {
+      const env = environmentOf(app);
+      expect(interpolate(env.RATE_SOURCES, {})).toBe('coinbase,kraken,coingecko');
+      const mount = ((app.volumes ?? []) as string[]).map((v) => v.split(':')).find(([, target]) => target === env.CHAINS_FILE);
+      expect([name, mount?.[0]]).toEqual([name, './deploy/chains.json']);
+      expect(() => parseChainsConfig(JSON.parse(readRepoFile('deploy/chains.json')!))).not.toThrow();
+    }
   });
 
   it('fails on a Dockerfile whose service runs as root', () => {
