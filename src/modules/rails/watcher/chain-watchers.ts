@@ -9,6 +9,7 @@ import { Metrics } from '../../health';
 import { EvmFollower } from '../evm/evm-follower';
 import { ChainStateRepository } from '../persistence/chain-state.repository';
 import { DepositAddressesRepository } from '../persistence/deposit-addresses.repository';
+import { UnattributedTransfersRepository } from '../persistence/unattributed-transfers.repository';
 import { RailsConfig } from '../rails.config';
 import { NetworkWatcher } from './network-watcher';
 
@@ -35,6 +36,7 @@ export class ChainWatchers implements OnModuleDestroy {
     @Inject(QueryBus) private readonly queries: QueryBus,
     @Inject(ChainStateRepository) private readonly state: ChainStateRepository,
     @Inject(DepositAddressesRepository) private readonly addresses: DepositAddressesRepository,
+    @Inject(UnattributedTransfersRepository) private readonly unmatched: UnattributedTransfersRepository,
     @Inject(Clock) private readonly clock: Clock,
     @Inject(Metrics) metrics: Metrics,
   ) {
@@ -77,6 +79,7 @@ export class ChainWatchers implements OnModuleDestroy {
         queries: this.queries,
         state: this.state,
         addresses: this.addresses,
+        unmatched: this.unmatched,
         clock: this.clock,
         lockRetryMs: this.config.lockRetryMs,
         rewatchMs: this.app.INVOICE_MONITORING_MINUTES * 60_000,
