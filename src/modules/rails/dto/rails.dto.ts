@@ -55,7 +55,8 @@ export class WalletDto {
   active: boolean;
   @ApiProperty({
     example: 3,
-    description: "Deposit addresses handed out so far (receive indexes 0 to addresses_issued - 1; raise your wallet's address gap limit past it)",
+    description:
+      "Addresses handed out from this wallet's key so far, by any wallet of the key (receive indexes 0 to addresses_issued - 1; raise your wallet's address gap limit past it)",
   })
   addresses_issued: number;
   @ApiProperty({ example: '2026-11-21 10:00:00' }) created_at: string;
