@@ -1917,7 +1917,7 @@ export interface components {
             confirmations: number;
         };
         /** @enum {string} */
-        EventType: "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled";
+        EventType: "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled";
         EventDataDto: {
             /** @description The resource as of the event, in the shape its own endpoint returns */
             object: {
@@ -1968,7 +1968,7 @@ export interface components {
              *       "payment.updated"
              *     ]
              */
-            type?: ("invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled") | ("invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
+            type?: ("invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled") | ("invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
             /**
              * @description Inclusive bound: YYYY-MM-DD HH:MM:SS (UTC), YYYY-MM-DD (whole day) or ISO 8601
              * @example 2026-11-01
@@ -2041,7 +2041,7 @@ export interface components {
              *       "invoice.completed"
              *     ]
              */
-            event_types: ("*" | "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled") | ("*" | "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
+            event_types: ("*" | "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled") | ("*" | "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
             /** @example Order fulfilment */
             description?: string | null;
             /**
@@ -2104,7 +2104,7 @@ export interface components {
              *       "invoice.completed"
              *     ]
              */
-            event_types?: ("*" | "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled") | ("*" | "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
+            event_types?: ("*" | "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled") | ("*" | "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
             /**
              * @description null clears it
              * @example Order fulfilment

@@ -82,6 +82,10 @@ describe('transfers the payments module refuses are kept, listed and retried (/r
     });
     expect(await paymentsOf(shop.test, first)).toEqual([]);
     expect(expectSuccess(await shop.test.get(`/rails/unmatched/${entry.id}`))).toEqual(entry);
+    // Each kept transfer was announced once, as the API shows it.
+    const events = expectSuccess(await shop.test.post('/events', { type: 'transfer.unmatched' }));
+    expect(events.total).toBe(2);
+    expect(events.items.map((e: any) => e.data.object).find((o: any) => o.id === entry.id)).toEqual(entry);
 
     // Pages by cursor, and the status filter.
     const page1 = expectSuccess(await shop.test.get('/rails/unmatched?limit=1'));
@@ -130,7 +134,7 @@ describe('transfers the payments module refuses are kept, listed and retried (/r
     expect(done.id).toBe(resolved.payment_id);
     expect(await paymentsOf(shop.test, first)).toHaveLength(1);
     expect(errorLines(service.server)).toEqual([]);
-  });
+  }, 180_000);
 
   it("answers 404 for another organization's or the other mode's transfer, 400 for bad filters, 401 without a key", async () => {
     const shop = await merchant(service);
@@ -168,7 +172,7 @@ describe('transfers the payments module refuses are kept, listed and retried (/r
     expectError(await anonymous.get(`/rails/unmatched/${entry.id}`), 401);
     expectError(await anonymous.post(`/rails/unmatched/${entry.id}/retry`), 401);
     expect(expectSuccess(await shop.test.get(`/rails/unmatched/${entry.id}`)).status).toBe('OPEN');
-  });
+  }, 120_000);
 
   // Last: the chain's later blocks keep timestamps after this one.
   it("records a payment whose block is stamped ahead of the service's clock, at the service's now", async () => {

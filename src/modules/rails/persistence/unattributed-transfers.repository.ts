@@ -54,10 +54,11 @@ const COLUMNS = `id, organization_id, mode, network, idempotency_key, address, i
 export class UnattributedTransfersRepository {
   /**
    * Keeps a refused transfer: a new row, or the open row of the same transfer (a rescan, a reorg
-   * moving it to another block) updated with the block and the latest refusal. A resolved one stays as it is.
+   * moving it to another block) updated with the block and the latest refusal. A resolved one stays as it is
+   * (null). `created`: the transfer was not kept before.
    */
-  async keep(m: EntityManager, mode: Mode, t: RefusedTransfer, now: Date): Promise<void> {
-    await m.query(
+  async keep(m: EntityManager, mode: Mode, t: RefusedTransfer, now: Date): Promise<{ row: UnattributedTransferRow; created: boolean } | null> {
+    const rows: Array<UnattributedTransferRow & { created: boolean }> = await m.query(
       `INSERT INTO unattributed_transfers (id, organization_id, mode, network, idempotency_key, address, invoice_id, provider_id, currency, tx_hash,
                                            log_index, block_number, block_hash, happened_at, units, amount, status, reason_code, reason, attempts,
                                            created_at, updated_at)
@@ -65,7 +66,8 @@ export class UnattributedTransfersRepository {
        ON CONFLICT (mode, network, idempotency_key) DO UPDATE
          SET block_number = EXCLUDED.block_number, block_hash = EXCLUDED.block_hash, happened_at = EXCLUDED.happened_at, orphaned = false,
              reason_code = EXCLUDED.reason_code, reason = EXCLUDED.reason, updated_at = EXCLUDED.updated_at
-       WHERE unattributed_transfers.status = 'OPEN'`,
+       WHERE unattributed_transfers.status = 'OPEN'
+       RETURNING ${COLUMNS}, (xmax = 0) AS created`,
       [
         newId('unmatched'),
         t.organization_id,
@@ -88,6 +90,9 @@ export class UnattributedTransfersRepository {
         now,
       ],
     );
+    if (!rows[0]) return null;
+    const { created, ...row } = rows[0];
+    return { row, created };
   }
 
   async find(m: EntityManager, scope: Scope, id: string, lock = false): Promise<UnattributedTransferRow | null> {

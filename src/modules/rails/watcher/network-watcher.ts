@@ -13,7 +13,7 @@ import type { BlockRef, ChainFollower, IncomingTransfer, WatchedAddresses } from
 import { providerIdOf } from '../evm/evm-networks';
 import type { ChainStateRepository, TransferRow } from '../persistence/chain-state.repository';
 import type { DepositAddressesRepository, DepositAddressRow } from '../persistence/deposit-addresses.repository';
-import type { RefusedTransfer, UnattributedTransfersRepository } from '../persistence/unattributed-transfers.repository';
+import type { RefusedTransfer, UnattributedTransferRow, UnattributedTransfersRepository } from '../persistence/unattributed-transfers.repository';
 import { LOAD_ADDRESSES_MAX } from '../persistence/watched-addresses';
 
 export interface WatcherDeps {
@@ -27,6 +27,8 @@ export interface WatcherDeps {
   addresses: DepositAddressesRepository;
   /** Transfers the payments module refused, kept for the merchant to see and retry. */
   unmatched: UnattributedTransfersRepository;
+  /** Records `transfer.unmatched` for a transfer kept for the first time, in the writer's transaction. */
+  announceUnmatched(m: EntityManager, row: UnattributedTransferRow): Promise<void>;
   clock: Clock;
   lockRetryMs: number;
   /** How long an invoice's addresses stay watched after a reorg cancelled a payment to them (the monitoring window). */
@@ -323,7 +325,10 @@ export class NetworkWatcher {
     }
     // Refused transfers are kept in the transaction that moves the cursor past them: none is passed unseen.
     await this.deps.run(async (tx) => {
-      for (const transfer of refused) await this.deps.unmatched.keep(tx, mode, transfer, this.deps.clock.now());
+      for (const transfer of refused) {
+        const kept = await this.deps.unmatched.keep(tx, mode, transfer, this.deps.clock.now());
+        if (kept?.created) await this.deps.announceUnmatched(tx, kept.row);
+      }
       await this.deps.state.advance(tx, mode, network, last, head - BigInt(this.config.finalityDepth), this.deps.clock.now());
     });
   }
