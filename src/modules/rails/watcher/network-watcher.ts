@@ -9,6 +9,7 @@ import type { Clock } from '../../../shared/time/clock';
 import { RecordProviderPaymentCommand, type PaymentChainReport, type RecordedPayment } from '../../payments';
 import { GetProviderTermsQuery } from '../../providers';
 import type { NetworkConfig } from '../domain/chains-config';
+import { paymentTimeOf } from '../domain/block-time';
 import type { BlockRef, ChainFollower, IncomingTransfer, WatchedAddresses } from '../domain/payment-rail';
 import { providerIdOf } from '../evm/evm-networks';
 import type { ChainStateRepository, TransferRow } from '../persistence/chain-state.repository';
@@ -408,11 +409,11 @@ export class NetworkWatcher {
     const provider = await this.deps.queries.execute(new GetProviderTermsQuery(scope, providerId));
     if (!provider) throw new Error(`provider ${providerId} is not in the catalog`);
     const price = new Decimal(transfer.units.toString()).div(new Decimal(10).pow(provider.catalog.decimals)).toFixed();
-    // A block stamped ahead of our clock (a node's clock, or a chain's own rules) counts as now: the
+    // A block stamped further ahead of the organization's clock than drift explains counts as now: the
     // payments module refuses times in the future, and the money has arrived.
     const blockTime = new Date(Number(block.timestamp) * 1000);
-    const now = this.deps.clock.now();
-    const happenedAt = blockTime.getTime() > now.getTime() ? now : blockTime;
+    const now = await this.deps.clock.nowFor(scope);
+    const happenedAt = paymentTimeOf(blockTime, now);
     try {
       const recorded = await this.deps.commands.execute(
         new RecordProviderPaymentCommand(scope, {
@@ -455,7 +456,7 @@ export class NetworkWatcher {
           block: transfer.blockNumber.toString(),
           confirmations,
           status: recorded.status,
-          ...(happenedAt === now ? { block_time_ahead_ms: blockTime.getTime() - now.getTime() } : {}),
+          ...(happenedAt !== blockTime ? { block_time_ahead_ms: blockTime.getTime() - now.getTime() } : {}),
         });
       }
       return null;

@@ -4,6 +4,7 @@ import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { DomainError, NotFoundError, ValidationFailedError } from '../../../../shared/errors/domain-error';
 import { Clock } from '../../../../shared/time/clock';
 import { RecordProviderPaymentCommand, type RecordedPayment } from '../../../payments';
+import { paymentTimeOf } from '../../domain/block-time';
 import { UnmatchedTransferView, unmatchedTransferView } from '../../dto/unmatched.views';
 import { ChainStateRepository } from '../../persistence/chain-state.repository';
 import { UnattributedTransfersRepository } from '../../persistence/unattributed-transfers.repository';
@@ -38,7 +39,7 @@ export class RetryUnmatchedTransferHandler implements ICommandHandler<RetryUnmat
     const cursor = await this.state.cursor(this.tx.manager, scope.mode, row.network);
     const block = BigInt(row.block_number);
     const confirmations = cursor && cursor.number >= block ? Number(cursor.number - block + 1n) : 1;
-    const now = this.clock.now();
+    const now = await this.clock.nowFor(scope);
     let recorded: RecordedPayment;
     try {
       recorded = await this.commands.execute(
@@ -48,8 +49,8 @@ export class RetryUnmatchedTransferHandler implements ICommandHandler<RetryUnmat
           providerId: row.provider_id,
           price: row.amount,
           idempotencyKey: row.idempotency_key,
-          // A block stamped ahead of the clock counts as now, as the watcher reports it.
-          happenedAt: row.happened_at.getTime() > now.getTime() ? now : row.happened_at,
+          // A block stamped too far ahead of the clock counts as now, as the watcher reports it.
+          happenedAt: paymentTimeOf(row.happened_at, now),
           confirmations,
         }),
       );
