@@ -353,7 +353,7 @@ describe('docker-compose.yml', () => {
   it('mounts a CHAINS_FILE of this repository that the service accepts, and names the rate sources', () => {
     for (const [name, app] of Object.entries(loadCompose().services).filter(([, s]) => isApp(s))) {
       const env = environmentOf(app);
-      expect(interpolate(env.RATE_SOURCES, {})).toBe('coinbase,kraken,coingecko');
+      expect(interpolate(env.RATE_SOURCES ?? '', {})).toBe('coinbase,kraken,coingecko');
       const mount = ((app.volumes ?? []) as string[]).map((v) => v.split(':')).find(([, target]) => target === env.CHAINS_FILE);
       expect([name, mount?.[0]]).toEqual([name, './deploy/chains.json']);
       expect(() => parseChainsConfig(JSON.parse(readRepoFile('deploy/chains.json')!))).not.toThrow();

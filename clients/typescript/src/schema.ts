@@ -704,7 +704,7 @@ export interface paths {
         put?: never;
         /**
          * Register a receiving wallet (watch-only)
-         * @description The account-level extended public key of the merchant's wallet (m/44'/60'/0'). It becomes the active wallet of the organization, mode and chain family: new deposit addresses come from it (m/44'/60'/0'/0/i); addresses already handed out from a previous wallet stay watched until their invoice's monitoring window closes. Format and checksum are checked; a private key (xprv, hex) or a recovery phrase is refused with 400 validator.xpub and is never stored or logged. No private key ever enters the service. Registering a key used before continues after its highest index. Check first_address against your wallet.
+         * @description The account-level extended public key of the merchant's wallet (m/44'/60'/0'). It becomes the active wallet of the organization, mode and chain family: new deposit addresses come from it (m/44'/60'/0'/0/i); addresses already handed out from a previous wallet stay watched until their invoice's monitoring window closes. Format and checksum are checked; a private key (xprv, hex) or a recovery phrase is refused with 400 validator.xpub and is never stored or logged. No private key ever enters the service. A key has one address counter wherever it is registered (another organization, the other mode, or the same key exported with another parent fingerprint or child number: a key is recognised by its public key and chain code), so no address serves two invoices; a key used before continues after its highest index. Check first_address against your wallet.
          */
         post: operations["WalletsController_register"];
         delete?: never;
@@ -745,9 +745,66 @@ export interface paths {
         put?: never;
         /**
          * Get the deposit address of an invoice for a provider
-         * @description The address (from the organization's active receiving wallet, next unused index, never given to another invoice) where the payer sends `amount` through `provider_id`, with an EIP-681 `uri` for wallet apps. The same invoice and provider always get the same address. `amount` is what is still due at the invoice's locked rates (payments completed or waiting for confirmations deducted), rounded up to the provider's decimals, as GET /providers/{invoice_id} computes the price. Without an Authorization header (payer access) the invoice id is the capability. 400 codes: no_receiving_wallet, rail_not_configured (CHAINS_FILE has no such network or token for the mode), rail_unavailable (the network's node answers another chain id than CHAINS_FILE names), provider_disabled, unsupported_provider (not an EVM provider), unknown_provider, invoice_final (COMPLETED or VOIDED).
+         * @description The address (from the organization's active receiving wallet: the next unused index of its key, counted across every organization and mode that registered the key, never given to another invoice) where the payer sends `amount` through `provider_id`, with an EIP-681 `uri` for wallet apps. The same invoice and provider always get the same address. `amount` is what is still due at the invoice's locked rates (payments completed or waiting for confirmations deducted), rounded up to the provider's decimals, as GET /providers/{invoice_id} computes the price. Without an Authorization header (payer access) the invoice id is the capability. 400 codes: no_receiving_wallet, rail_not_configured (CHAINS_FILE has no such network or token for the mode), rail_unavailable (the network's node answers another chain id than CHAINS_FILE names), provider_disabled, unsupported_provider (not an EVM provider), unknown_provider, invoice_final (COMPLETED or VOIDED).
          */
         post: operations["PaymentAddressController_allocate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rails/unmatched": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List transfers no payment records
+         * @description Money that arrived at one of your deposit addresses but was not recorded as a payment, because the payment was refused when the watcher saw it (reason_code: provider_disabled when the provider was disabled after the address was handed out, invoice_not_found, ...). Nothing is lost: fix the cause (enable the provider again) and retry it. Newest first; `status` filters; for deep pages pass starting_after (the last id of the previous page) instead of a growing offset.
+         */
+        get: operations["UnmatchedTransfersController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rails/unmatched/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a transfer no payment records */
+        get: operations["UnmatchedTransfersController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rails/unmatched/{id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a transfer as a payment again
+         * @description Sends the transfer to the payments module again, as the watcher did, with the same idempotency key (<network>:<tx_hash>:<log_index|native>), so the payment is recorded once however often this is called. On success the transfer is RESOLVED with payment_id (a RESOLVED one is answered as it is); its confirmations are counted from then on. Refused again: 400 transfer_not_recorded (validator.id says why; the transfer keeps the new reason). 400 transfer_in_doubt while a chain reorganization has taken its block away.
+         */
+        post: operations["UnmatchedTransfersController_retry"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1959,7 +2016,7 @@ export interface components {
             idempotency_key?: string;
         };
         /** @enum {string} */
-        EventType: "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled";
+        EventType: "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled";
         EventDataDto: {
             /** @description The resource as of the event, in the shape its own endpoint returns */
             object: {
@@ -2010,7 +2067,7 @@ export interface components {
              *       "payment.updated"
              *     ]
              */
-            type?: ("invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled") | ("invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
+            type?: ("invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled") | ("invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
             /**
              * @description Inclusive bound: YYYY-MM-DD HH:MM:SS (UTC), YYYY-MM-DD (whole day) or ISO 8601
              * @example 2026-11-01
@@ -2083,7 +2140,7 @@ export interface components {
              *       "invoice.completed"
              *     ]
              */
-            event_types: ("*" | "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled") | ("*" | "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
+            event_types: ("*" | "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled") | ("*" | "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
             /** @example Order fulfilment */
             description?: string | null;
             /**
@@ -2146,7 +2203,7 @@ export interface components {
              *       "invoice.completed"
              *     ]
              */
-            event_types?: ("*" | "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled") | ("*" | "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
+            event_types?: ("*" | "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled") | ("*" | "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
             /**
              * @description null clears it
              * @example Order fulfilment
@@ -2478,7 +2535,7 @@ export interface components {
              */
             active: boolean;
             /**
-             * @description Deposit addresses handed out so far (receive indexes 0 to addresses_issued - 1; raise your wallet's address gap limit past it)
+             * @description Addresses handed out from this wallet's key so far, by any wallet of the key (receive indexes 0 to addresses_issued - 1; raise your wallet's address gap limit past it)
              * @example 3
              */
             addresses_issued: number;
@@ -2563,6 +2620,98 @@ export interface components {
              * @example prov_ethereum_usdt
              */
             provider_id: string;
+        };
+        UnmatchedTransferDto: {
+            /** @example unmatched_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e10 */
+            id: string;
+            /**
+             * @description OPEN: no payment records it; RESOLVED: a retry recorded it as payment_id
+             * @example OPEN
+             * @enum {string}
+             */
+            status: "OPEN" | "RESOLVED";
+            /**
+             * @description Why the payments module refused it the last time: provider_disabled (the provider was disabled after the address was handed out), invoice_not_found, validation_failed, invalid_state_transition, ...
+             * @example provider_disabled
+             */
+            reason_code: string;
+            /** @example Invalid request: provider_id provider prov_ethereum_usdt is disabled for this organization */
+            reason: string;
+            /** @example invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00 */
+            invoice_id: string;
+            /**
+             * @description The provider of what was sent (the coin or the token)
+             * @example prov_ethereum_usdt
+             */
+            provider_id: string;
+            /** @example ETHEREUM */
+            network: string;
+            /** @example USDT */
+            currency: string;
+            /**
+             * @description What arrived, in the provider's currency
+             * @example 25.494902000000000000000000000000
+             */
+            amount: string;
+            /**
+             * @description The deposit address that received it
+             * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+             */
+            address: string;
+            /** @example 0x8f1e3c2a9b7d4e6f0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6071 */
+            tx_hash: string;
+            /**
+             * @description Index of the token's Transfer log in its block; null for the network's coin
+             * @example 3
+             */
+            log_index: number | null;
+            /** @example 21000123 */
+            block_number: number;
+            /**
+             * @description The idempotency key of the payment it becomes: <network>:<tx_hash>:<log_index|native>
+             * @example ethereum:0x8f1e3c2a9b7d4e6f0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6071:3
+             */
+            idempotency_key: string;
+            /**
+             * @description A chain reorganization took its block away: it cannot be retried until the watcher finds it again
+             * @example false
+             */
+            in_doubt: boolean;
+            /**
+             * @description Times the payment was asked for (the watcher, then each retry)
+             * @example 1
+             */
+            attempts: number;
+            /**
+             * @description The payment a retry recorded
+             * @example null
+             */
+            payment_id: string | null;
+            /**
+             * @description The block's time as the chain reports it
+             * @example 2026-11-21 10:04:58
+             */
+            happened_at: string;
+            /**
+             * @description When the watcher first kept it
+             * @example 2026-11-21 10:05:01
+             */
+            created_at: string;
+            /** @example 2026-11-21 10:05:01 */
+            updated_at: string;
+            /** @example null */
+            resolved_at: string | null;
+        };
+        UnmatchedTransferListDto: {
+            items: components["schemas"]["UnmatchedTransferDto"][];
+            /** @example 1 */
+            total: number;
+            /** @example 20 */
+            limit: number;
+            /** @example 0 */
+            offset: number;
+            /** @example false */
+            has_more: boolean;
         };
     };
     responses: never;
@@ -6913,6 +7062,275 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["SuccessEnvelopeDto"] & {
                         data: components["schemas"]["PaymentAddressDto"];
+                    };
+                };
+            };
+            /** @description Invalid input (per-field messages in validator) or a refused state change */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description API key missing, malformed, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The key lacks the right (read-only key on a write, live key on a test-only call) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description No such record in the caller's organization and mode */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    UnmatchedTransfersController_list: {
+        parameters: {
+            query?: {
+                /** @description OPEN: no payment records it yet; RESOLVED: a retry recorded it */
+                status?: "OPEN" | "RESOLVED";
+                /** @description Cursor pagination: the transfers after this id (the last item of the previous page). 400 when the id is not an unmatched transfer of the caller's organization and mode. */
+                starting_after?: string;
+                /** @description Maximum number of entries returned (default 20, at most 100) */
+                limit?: number;
+                /** @description Number of entries skipped (default 0) */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 200,
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "id": "unmatched_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e10",
+                     *             "status": "OPEN",
+                     *             "reason_code": "provider_disabled",
+                     *             "reason": "Invalid request: provider_id provider prov_ethereum_usdt is disabled for this organization",
+                     *             "invoice_id": "invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00",
+                     *             "provider_id": "prov_ethereum_usdt",
+                     *             "network": "ETHEREUM",
+                     *             "currency": "USDT",
+                     *             "amount": "25.494902000000000000000000000000",
+                     *             "address": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                     *             "tx_hash": "0x8f1e3c2a9b7d4e6f0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6071",
+                     *             "log_index": 3,
+                     *             "block_number": 21000123,
+                     *             "idempotency_key": "ethereum:0x8f1e3c2a9b7d4e6f0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6071:3",
+                     *             "in_doubt": false,
+                     *             "attempts": 1,
+                     *             "payment_id": null,
+                     *             "happened_at": "2026-11-21 10:04:58",
+                     *             "created_at": "2026-11-21 10:05:01",
+                     *             "updated_at": "2026-11-21 10:05:01",
+                     *             "resolved_at": null
+                     *           }
+                     *         ],
+                     *         "total": 1,
+                     *         "limit": 20,
+                     *         "offset": 0,
+                     *         "has_more": false
+                     *       },
+                     *       "error": null,
+                     *       "message": "Unmatched transfers",
+                     *       "env": "development",
+                     *       "log": {
+                     *         "request_id": "5f0c6b1e-6a7d-4f0e-9b9c-3a0e4d2f1c11"
+                     *       },
+                     *       "validator": null,
+                     *       "support_id": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SuccessEnvelopeDto"] & {
+                        data: components["schemas"]["UnmatchedTransferListDto"];
+                    };
+                };
+            };
+            /** @description Invalid input (per-field messages in validator) or a refused state change */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description API key missing, malformed, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    UnmatchedTransfersController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Unmatched transfer id (unmatched_...) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 200,
+                     *       "data": {
+                     *         "id": "unmatched_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e10",
+                     *         "status": "OPEN",
+                     *         "reason_code": "provider_disabled",
+                     *         "reason": "Invalid request: provider_id provider prov_ethereum_usdt is disabled for this organization",
+                     *         "invoice_id": "invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00",
+                     *         "provider_id": "prov_ethereum_usdt",
+                     *         "network": "ETHEREUM",
+                     *         "currency": "USDT",
+                     *         "amount": "25.494902000000000000000000000000",
+                     *         "address": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                     *         "tx_hash": "0x8f1e3c2a9b7d4e6f0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6071",
+                     *         "log_index": 3,
+                     *         "block_number": 21000123,
+                     *         "idempotency_key": "ethereum:0x8f1e3c2a9b7d4e6f0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6071:3",
+                     *         "in_doubt": false,
+                     *         "attempts": 1,
+                     *         "payment_id": null,
+                     *         "happened_at": "2026-11-21 10:04:58",
+                     *         "created_at": "2026-11-21 10:05:01",
+                     *         "updated_at": "2026-11-21 10:05:01",
+                     *         "resolved_at": null
+                     *       },
+                     *       "error": null,
+                     *       "message": "Unmatched transfer",
+                     *       "env": "development",
+                     *       "log": {
+                     *         "request_id": "5f0c6b1e-6a7d-4f0e-9b9c-3a0e4d2f1c11"
+                     *       },
+                     *       "validator": null,
+                     *       "support_id": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SuccessEnvelopeDto"] & {
+                        data: components["schemas"]["UnmatchedTransferDto"];
+                    };
+                };
+            };
+            /** @description API key missing, malformed, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description No such record in the caller's organization and mode */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    UnmatchedTransfersController_retry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Unmatched transfer id (unmatched_...) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 200,
+                     *       "data": {
+                     *         "id": "unmatched_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e10",
+                     *         "status": "RESOLVED",
+                     *         "reason_code": "provider_disabled",
+                     *         "reason": "Invalid request: provider_id provider prov_ethereum_usdt is disabled for this organization",
+                     *         "invoice_id": "invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00",
+                     *         "provider_id": "prov_ethereum_usdt",
+                     *         "network": "ETHEREUM",
+                     *         "currency": "USDT",
+                     *         "amount": "25.494902000000000000000000000000",
+                     *         "address": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                     *         "tx_hash": "0x8f1e3c2a9b7d4e6f0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6071",
+                     *         "log_index": 3,
+                     *         "block_number": 21000123,
+                     *         "idempotency_key": "ethereum:0x8f1e3c2a9b7d4e6f0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6071:3",
+                     *         "in_doubt": false,
+                     *         "attempts": 2,
+                     *         "payment_id": "payment_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e01",
+                     *         "happened_at": "2026-11-21 10:04:58",
+                     *         "created_at": "2026-11-21 10:05:01",
+                     *         "updated_at": "2026-11-21 11:30:00",
+                     *         "resolved_at": "2026-11-21 11:30:00"
+                     *       },
+                     *       "error": null,
+                     *       "message": "Transfer recorded",
+                     *       "env": "development",
+                     *       "log": {
+                     *         "request_id": "5f0c6b1e-6a7d-4f0e-9b9c-3a0e4d2f1c11"
+                     *       },
+                     *       "validator": null,
+                     *       "support_id": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SuccessEnvelopeDto"] & {
+                        data: components["schemas"]["UnmatchedTransferDto"];
                     };
                 };
             };

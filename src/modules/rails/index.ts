@@ -8,3 +8,7 @@ export { AllocatePaymentAddressCommand, type PaymentAddressView } from './comman
 export { GetWalletQuery } from './queries/get-wallet/get-wallet.query';
 export { ListWalletsQuery, type WalletList } from './queries/list-wallets/list-wallets.query';
 export type { WalletView } from './dto/wallet.views';
+export { ListUnmatchedTransfersQuery } from './queries/list-unmatched-transfers/list-unmatched-transfers.query';
+export { GetUnmatchedTransferQuery } from './queries/get-unmatched-transfer/get-unmatched-transfer.query';
+export { RetryUnmatchedTransferCommand } from './commands/retry-unmatched-transfer/retry-unmatched-transfer.command';
+export type { UnmatchedTransferView, UnmatchedTransferPage } from './dto/unmatched.views';

@@ -21,7 +21,8 @@ export class PaymentAddressController {
   @ApiOperation({
     summary: 'Get the deposit address of an invoice for a provider',
     description:
-      "The address (from the organization's active receiving wallet, next unused index, never given to another invoice) where the payer sends " +
+      "The address (from the organization's active receiving wallet: the next unused index of its key, counted across every organization and " +
+      'mode that registered the key, never given to another invoice) where the payer sends ' +
       '`amount` through `provider_id`, with an EIP-681 `uri` for wallet apps. The same invoice and provider always get the same address. `amount` is ' +
       "what is still due at the invoice's locked rates (payments completed or waiting for confirmations deducted), rounded up to the provider's " +
       'decimals, as GET /providers/{invoice_id} computes the price. Without an Authorization header (payer access) the invoice id is the capability. ' +

@@ -4,15 +4,20 @@ import { AllocatePaymentAddressHandler } from './commands/allocate-payment-addre
 import { DeleteWalletHandler } from './commands/delete-wallet/delete-wallet.handler';
 import { SealWalletKeysHandler } from './commands/seal-wallet-keys/seal-wallet-keys.handler';
 import { RegisterWalletHandler } from './commands/register-wallet/register-wallet.handler';
+import { RetryUnmatchedTransferHandler } from './commands/retry-unmatched-transfer/retry-unmatched-transfer.handler';
 import { PaymentAddressController } from './payment-address.controller';
 import { ChainStateRepository } from './persistence/chain-state.repository';
 import { DepositAddressesRepository } from './persistence/deposit-addresses.repository';
+import { UnattributedTransfersRepository } from './persistence/unattributed-transfers.repository';
 import { WalletsRepository } from './persistence/wallets.repository';
+import { GetUnmatchedTransferHandler } from './queries/get-unmatched-transfer/get-unmatched-transfer.handler';
 import { GetWalletHandler } from './queries/get-wallet/get-wallet.handler';
+import { ListUnmatchedTransfersHandler } from './queries/list-unmatched-transfers/list-unmatched-transfers.handler';
 import { ListWalletsHandler } from './queries/list-wallets/list-wallets.handler';
 import { ListProviderRailsHandler } from './queries/list-provider-rails/list-provider-rails.handler';
 import { RailRegistry } from './rail-registry';
 import { loadRailsConfig, RailsConfig } from './rails.config';
+import { UnmatchedTransfersController } from './unmatched-transfers.controller';
 import { WalletsController } from './wallets.controller';
 import { ChainNodes } from './watcher/chain-nodes';
 import { ChainWatchers } from './watcher/chain-watchers';
@@ -21,14 +26,15 @@ import { ChainWatchers } from './watcher/chain-watchers';
  * Payment rails: the outside chains payments arrive on (docs/rails.md). Owns the PaymentRail port
  * (domain/payment-rail.ts) and one folder per adapter (evm/ on viem), the merchants' receiving
  * wallets (watch-only keys), the deposit addresses handed out per invoice and provider
- * (POST /invoices/{id}/payment_address) and the chain watchers. Reaches other modules only through
+ * (POST /invoices/{id}/payment_address), the chain watchers, and the transfers the payments module
+ * refused, kept for the merchant to retry (/rails/unmatched). Reaches other modules only through
  * their queries and commands on the buses; what a watcher finds enters through the payments
  * module's RecordProviderPaymentCommand. Answers the providers module's ListProviderRailsQuery (which
  * providers a rail and a wallet make payable), so the providers list offers only those in live mode.
  */
 @Module({
   imports: [HealthModule],
-  controllers: [WalletsController, PaymentAddressController],
+  controllers: [WalletsController, PaymentAddressController, UnmatchedTransfersController],
   providers: [
     { provide: RailsConfig, useFactory: () => loadRailsConfig(process.env) },
     RailRegistry,
@@ -43,6 +49,10 @@ import { ChainWatchers } from './watcher/chain-watchers';
     SealWalletKeysHandler,
     ChainStateRepository,
     ChainNodes,
+    UnattributedTransfersRepository,
+    ListUnmatchedTransfersHandler,
+    GetUnmatchedTransferHandler,
+    RetryUnmatchedTransferHandler,
     ChainWatchers,
   ],
   exports: [ChainWatchers],

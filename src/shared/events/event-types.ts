@@ -10,6 +10,7 @@ export const EVENT_TYPES = [
   'invoice.expired',
   'payment.created',
   'payment.updated',
+  'transfer.unmatched',
   'product.created',
   'product.updated',
   'file.created',

@@ -20,7 +20,8 @@ export type IdKind =
   | 'webhook'
   | 'delivery'
   | 'attempt'
-  | 'wallet';
+  | 'wallet'
+  | 'unmatched';
 
 export type Id<K extends IdKind> = string & { readonly __kind: K };
 export type OrgId = Id<'org'>;

@@ -115,10 +115,11 @@ describe('private keys sent as xpub, and the stored key', () => {
     if (!service.databaseUrl) return;
     const [row] = await withClient(
       service.databaseUrl,
-      async (c) => (await c.query(`SELECT xpub, xpub_fingerprint FROM receiving_wallets WHERE id = $1`, [wallet.id])).rows,
+      async (c) => (await c.query(`SELECT xpub, key_fingerprint FROM receiving_wallets WHERE id = $1`, [wallet.id])).rows,
     );
     expect(row.xpub).toMatch(/^sealed:v1:[0-9a-f]{8}:/);
     expect(row.xpub).not.toContain(XPUB_0.slice(4, 30));
+    expect(row.key_fingerprint).toMatch(/^[0-9a-f]{64}$/);
     expect(expectSuccess(await org.test.get(`/wallets/${wallet.id}`)).first_address).toBe(HARDHAT_ACCOUNTS[0]);
   });
 

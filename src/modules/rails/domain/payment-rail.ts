@@ -12,6 +12,12 @@ export interface AccountKey {
   text: string;
   /** Address at index 0 of the receive chain, for the merchant to compare with their wallet. */
   firstAddress: string;
+  /**
+   * What identifies the key whatever its serialization: a hash of the chain family, the public key
+   * and the chain code (not the depth, parent fingerprint, child number or version bytes, which a
+   * wallet may export differently for the same key). One address-index counter per fingerprint.
+   */
+  fingerprint: string;
 }
 
 export type AccountKeyCheck = { ok: true; key: AccountKey } | { ok: false; problem: string };
@@ -31,6 +37,8 @@ export interface RailKeys {
   readonly family: ChainFamily;
   /** Checks a watch-only account key (format, checksum, depth); a private key or a mnemonic is a problem. */
   checkAccountKey(text: string): AccountKeyCheck;
+  /** The fingerprint of an account key that passed checkAccountKey (AccountKey.fingerprint). */
+  fingerprint(accountKey: string): string;
   /** The address at `index` of the receive chain of an account key that passed checkAccountKey. */
   deriveAddress(accountKey: string, index: number): string;
   /** The address in the form the chain's users see (checksummed). */

@@ -1,7 +1,8 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { IsIn, IsString, Length, MaxLength } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
 import { LimitField, OffsetField } from '../../../shared/validation/decorators';
 import { CHAIN_FAMILIES } from '../domain/payment-rail';
+import { UNMATCHED_STATUSES } from '../domain/unmatched-transfer';
 
 export const HARDHAT_XPUB = 'xpub6Ce9NcJvTk36xtLSrJLZqE7wtgA5deCeYs7rSQtreh4cj6ByPtrg9sD7V2FNFLPnf8heNP3FGkeV9qwfzvZNSd54JoNXVsXFYSYwHsnJxqP';
 
@@ -54,7 +55,8 @@ export class WalletDto {
   active: boolean;
   @ApiProperty({
     example: 3,
-    description: "Deposit addresses handed out so far (receive indexes 0 to addresses_issued - 1; raise your wallet's address gap limit past it)",
+    description:
+      "Addresses handed out from this wallet's key so far, by any wallet of the key (receive indexes 0 to addresses_issued - 1; raise your wallet's address gap limit past it)",
   })
   addresses_issued: number;
   @ApiProperty({ example: '2026-11-21 10:00:00' }) created_at: string;
@@ -125,4 +127,106 @@ export const PAYMENT_ADDRESS_EXAMPLE = {
   contract_address: '0xdAC17F958D2ee523a2206206994597C13D831ec7',
   uri: 'ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x70997970C51812dc3A010C7d01b50e0d17dc79C8&uint256=25494902',
   expires_at: '2026-11-21 10:15:00',
+};
+
+export class ListUnmatchedTransfersQueryDto {
+  @ApiPropertyOptional({ enum: UNMATCHED_STATUSES, example: 'OPEN', description: 'OPEN: no payment records it yet; RESOLVED: a retry recorded it' })
+  @IsOptional()
+  @IsIn([...UNMATCHED_STATUSES], { message: `$property must be one of ${UNMATCHED_STATUSES.join(', ')}` })
+  @IsString()
+  status?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'Cursor pagination: the transfers after this id (the last item of the previous page). 400 when the id is not an unmatched transfer of ' +
+      "the caller's organization and mode.",
+    example: 'unmatched_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e10',
+  })
+  @IsOptional()
+  @Length(1, 200)
+  @IsString()
+  starting_after?: string;
+
+  @LimitField() limit?: number;
+  @OffsetField() offset?: number;
+}
+
+const TX_HASH_EXAMPLE = '0x8f1e3c2a9b7d4e6f0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6071';
+
+export class UnmatchedTransferDto {
+  @ApiProperty({ example: 'unmatched_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e10' }) id: string;
+  @ApiProperty({ enum: UNMATCHED_STATUSES, example: 'OPEN', description: 'OPEN: no payment records it; RESOLVED: a retry recorded it as payment_id' })
+  status: string;
+  @ApiProperty({
+    example: 'provider_disabled',
+    description:
+      'Why the payments module refused it the last time: provider_disabled (the provider was disabled after the address was handed out), ' +
+      'invoice_not_found, validation_failed, invalid_state_transition, ...',
+  })
+  reason_code: string;
+  @ApiProperty({ example: 'Invalid request: provider_id provider prov_ethereum_usdt is disabled for this organization' }) reason: string;
+  @ApiProperty({ example: 'invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00' }) invoice_id: string;
+  @ApiProperty({ example: 'prov_ethereum_usdt', description: 'The provider of what was sent (the coin or the token)' }) provider_id: string;
+  @ApiProperty({ example: 'ETHEREUM' }) network: string;
+  @ApiProperty({ example: 'USDT' }) currency: string;
+  @ApiProperty({ example: '25.494902000000000000000000000000', description: "What arrived, in the provider's currency" }) amount: string;
+  @ApiProperty({ example: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', description: 'The deposit address that received it' }) address: string;
+  @ApiProperty({ example: TX_HASH_EXAMPLE }) tx_hash: string;
+  @ApiProperty({ example: 3, nullable: true, type: Number, description: "Index of the token's Transfer log in its block; null for the network's coin" })
+  log_index: number | null;
+  @ApiProperty({ example: 21000123 }) block_number: number;
+  @ApiProperty({
+    example: `ethereum:${TX_HASH_EXAMPLE}:3`,
+    description: 'The idempotency key of the payment it becomes: <network>:<tx_hash>:<log_index|native>',
+  })
+  idempotency_key: string;
+  @ApiProperty({ example: false, description: 'A chain reorganization took its block away: it cannot be retried until the watcher finds it again' })
+  in_doubt: boolean;
+  @ApiProperty({ example: 1, description: 'Times the payment was asked for (the watcher, then each retry)' }) attempts: number;
+  @ApiProperty({ example: null, nullable: true, type: String, description: 'The payment a retry recorded' }) payment_id: string | null;
+  @ApiProperty({ example: '2026-11-21 10:04:58', description: "The block's time as the chain reports it" }) happened_at: string;
+  @ApiProperty({ example: '2026-11-21 10:05:01', description: 'When the watcher first kept it' }) created_at: string;
+  @ApiProperty({ example: '2026-11-21 10:05:01' }) updated_at: string;
+  @ApiProperty({ example: null, nullable: true, type: String }) resolved_at: string | null;
+}
+
+export class UnmatchedTransferListDto {
+  @ApiProperty({ type: [UnmatchedTransferDto] }) items: UnmatchedTransferDto[];
+  @ApiProperty({ example: 1 }) total: number;
+  @ApiProperty({ example: 20 }) limit: number;
+  @ApiProperty({ example: 0 }) offset: number;
+  @ApiProperty({ example: false }) has_more: boolean;
+}
+
+export const UNMATCHED_TRANSFER_EXAMPLE = {
+  id: 'unmatched_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e10',
+  status: 'OPEN',
+  reason_code: 'provider_disabled',
+  reason: 'Invalid request: provider_id provider prov_ethereum_usdt is disabled for this organization',
+  invoice_id: 'invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00',
+  provider_id: 'prov_ethereum_usdt',
+  network: 'ETHEREUM',
+  currency: 'USDT',
+  amount: '25.494902000000000000000000000000',
+  address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+  tx_hash: TX_HASH_EXAMPLE,
+  log_index: 3,
+  block_number: 21000123,
+  idempotency_key: `ethereum:${TX_HASH_EXAMPLE}:3`,
+  in_doubt: false,
+  attempts: 1,
+  payment_id: null,
+  happened_at: '2026-11-21 10:04:58',
+  created_at: '2026-11-21 10:05:01',
+  updated_at: '2026-11-21 10:05:01',
+  resolved_at: null,
+};
+
+export const UNMATCHED_TRANSFER_RESOLVED_EXAMPLE = {
+  ...UNMATCHED_TRANSFER_EXAMPLE,
+  status: 'RESOLVED',
+  attempts: 2,
+  payment_id: 'payment_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e01',
+  updated_at: '2026-11-21 11:30:00',
+  resolved_at: '2026-11-21 11:30:00',
 };

@@ -20,7 +20,21 @@ describe('EvmKeys', () => {
   it("derives the Hardhat node's accounts from the account xpub of its mnemonic", () => {
     expect(XPUB).toBe('xpub6Ce9NcJvTk36xtLSrJLZqE7wtgA5deCeYs7rSQtreh4cj6ByPtrg9sD7V2FNFLPnf8heNP3FGkeV9qwfzvZNSd54JoNXVsXFYSYwHsnJxqP');
     HARDHAT_ACCOUNTS.forEach((address, i) => expect(keys.displayAddress(keys.deriveAddress(XPUB, i))).toBe(address));
-    expect(keys.checkAccountKey(` ${XPUB}\n`)).toEqual({ ok: true, key: { text: XPUB, firstAddress: HARDHAT_ACCOUNTS[0] } });
+    expect(keys.checkAccountKey(` ${XPUB}\n`)).toEqual({
+      ok: true,
+      key: { text: XPUB, firstAddress: HARDHAT_ACCOUNTS[0], fingerprint: keys.fingerprint(XPUB) },
+    });
+  });
+
+  it('fingerprints the public key and chain code, not the parent fingerprint or child number of the export', () => {
+    const parsed = HDKey.fromExtendedKey(XPUB);
+    const reexported = new HDKey({ publicKey: parsed.publicKey!, chainCode: parsed.chainCode!, depth: 3, index: 7, parentFingerprint: 0x01020304 });
+    expect(reexported.publicExtendedKey).not.toBe(XPUB);
+    const check = keys.checkAccountKey(reexported.publicExtendedKey);
+    expect(check.ok && check.key.fingerprint).toBe(keys.fingerprint(XPUB));
+    expect(keys.fingerprint(XPUB)).toMatch(/^[0-9a-f]{64}$/);
+    // Another account of the same wallet is another key.
+    expect(keys.fingerprint(HDKey.fromMasterSeed(mnemonicToSeedSync(MNEMONIC)).derive("m/44'/60'/1'").publicExtendedKey)).not.toBe(keys.fingerprint(XPUB));
   });
 
   const refusals: Array<[string, string, string]> = [

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { secp256k1 } from '@noble/curves/secp256k1';
 import { getAddress } from 'viem';
 import { HDKey, publicKeyToAddress } from 'viem/accounts';
@@ -38,7 +39,17 @@ export class EvmKeys implements RailKeys {
     if (key.depth !== ACCOUNT_DEPTH) {
       return { ok: false, problem: `must be an account-level key (depth 3, as m/44'/60'/0'); this one has depth ${key.depth}` };
     }
-    return { ok: true, key: { text: value, firstAddress: this.displayAddress(this.deriveAddress(value, 0)) } };
+    return { ok: true, key: { text: value, firstAddress: this.displayAddress(this.deriveAddress(value, 0)), fingerprint: this.fingerprint(value) } };
+  }
+
+  /**
+   * SHA-256 of the family, the compressed public key and the chain code: the addresses depend on
+   * these alone, so two exports of one key (another parent fingerprint or child number) are one key.
+   */
+  fingerprint(accountKey: string): string {
+    const key = HDKey.fromExtendedKey(accountKey);
+    if (!key.publicKey || !key.chainCode) throw new Error('account key has no public key or chain code');
+    return createHash('sha256').update(`${this.family}\n`).update(key.publicKey).update(key.chainCode).digest('hex');
   }
 
   deriveAddress(accountKey: string, index: number): string {

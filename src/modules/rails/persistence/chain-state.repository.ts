@@ -85,6 +85,12 @@ export class ChainStateRepository {
       `UPDATE chain_transfers SET orphaned = true, updated_at = $4 WHERE mode = $1 AND network = $2 AND block_number > $3 AND NOT cancelled RETURNING idempotency_key`,
       [mode, network, ancestor.number.toString(), now],
     );
+    // Transfers kept as unmatched in those blocks are in doubt too: not retried until a rescan finds them again.
+    await m.query(
+      `UPDATE unattributed_transfers SET orphaned = true, updated_at = $4
+        WHERE mode = $1 AND network = $2 AND block_number > $3 AND status = 'OPEN' AND NOT orphaned`,
+      [mode, network, ancestor.number.toString(), now],
+    );
     return Array.isArray(rows[0]) ? rows[0].length : rows.length;
   }
 

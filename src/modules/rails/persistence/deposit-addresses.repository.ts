@@ -28,19 +28,29 @@ export class DepositAddressesRepository {
     return rows[0] ?? null;
   }
 
-  async insert(m: EntityManager, row: DepositAddressRow): Promise<void> {
-    await m.query(`INSERT INTO deposit_addresses (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, [
-      row.wallet_id,
-      row.derivation_index,
-      row.organization_id,
-      row.mode,
-      row.invoice_id,
-      row.provider_id,
-      row.network,
-      row.address,
-      row.watch_until,
-      row.created_at,
-    ]);
+  /**
+   * Inserts the address unless it collides with a row already there (the same index of the wallet,
+   * the same address on the network and mode, or an address of the same invoice and provider);
+   * false then, and nothing is written: the caller looks for the winner or takes another index.
+   */
+  async insertIfFree(m: EntityManager, row: DepositAddressRow): Promise<boolean> {
+    const inserted: unknown[] = await m.query(
+      `INSERT INTO deposit_addresses (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       ON CONFLICT DO NOTHING RETURNING wallet_id`,
+      [
+        row.wallet_id,
+        row.derivation_index,
+        row.organization_id,
+        row.mode,
+        row.invoice_id,
+        row.provider_id,
+        row.network,
+        row.address,
+        row.watch_until,
+        row.created_at,
+      ],
+    );
+    return inserted.length === 1;
   }
 
   /**

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Mode, Scope } from '../../../shared/auth/request-context';
@@ -12,17 +11,22 @@ export interface WalletRow {
   mode: Mode;
   chain_family: ChainFamily;
   xpub: string;
+  /** The key's fingerprint (RailKeys.fingerprint); null on a row written before fingerprints, until the next start fills it. */
+  key_fingerprint: string | null;
   first_address: string;
+  /** The key's counter: indexes 0 to next_index - 1 were handed out, by this wallet or another of the same key. */
   next_index: number;
   active: boolean;
   created_at: Date;
   replaced_at: Date | null;
 }
 
-const COLUMNS = 'id, organization_id, mode, chain_family, xpub, first_address, next_index, active, created_at, replaced_at';
+/** A wallet with its key's counter (the counter is the key's, shared by every wallet of the key). */
+const FROM = `receiving_wallets w LEFT JOIN account_key_counters c ON c.chain_family = w.chain_family AND c.key_fingerprint = w.key_fingerprint`;
+const COLUMNS = `w.id, w.organization_id, w.mode, w.chain_family, w.xpub, w.key_fingerprint, w.first_address,
+                 GREATEST(w.next_index, COALESCE(c.next_index, 0)) AS next_index, w.active, w.created_at, w.replaced_at`;
 
 const keyContext = (walletId: string) => `receiving_wallet:${walletId}`;
-const fingerprint = (xpub: string) => createHash('sha256').update(xpub).digest('hex');
 
 /**
  * Receiving wallets; every method is scoped by organization and mode, deleted wallets are invisible.
@@ -46,12 +50,17 @@ export class WalletsRepository {
         WHERE organization_id = $1 AND mode = $2 AND chain_family = $3 AND active`,
       [row.organization_id, row.mode, row.chain_family, row.created_at],
     );
-    // A key registered before (here or by another organization) goes on after its highest index:
-    // its earlier addresses belong to other invoices.
+    // The key's counter, created at 0 for a key never seen; a key registered before (here, in the other
+    // mode or by another organization) goes on after its highest index: its earlier addresses belong to other invoices.
+    await m.query(
+      `INSERT INTO account_key_counters (chain_family, key_fingerprint, next_index, updated_at) VALUES ($1, $2, 0, $3)
+       ON CONFLICT (chain_family, key_fingerprint) DO NOTHING`,
+      [row.chain_family, row.key_fingerprint, row.created_at],
+    );
     const [{ next_index }] = await m.query(
-      `INSERT INTO receiving_wallets (id, organization_id, mode, chain_family, xpub, first_address, next_index, active, created_at, xpub_fingerprint)
+      `INSERT INTO receiving_wallets (id, organization_id, mode, chain_family, xpub, first_address, next_index, active, created_at, key_fingerprint)
        VALUES ($1, $2, $3, $4, $5, $6,
-               COALESCE((SELECT max(next_index) FROM receiving_wallets WHERE mode = $3 AND chain_family = $4 AND xpub_fingerprint = $8), 0), true, $7, $8)
+               (SELECT next_index FROM account_key_counters WHERE chain_family = $4 AND key_fingerprint = $8), true, $7, $8)
        RETURNING next_index`,
       [
         row.id,
@@ -61,7 +70,7 @@ export class WalletsRepository {
         this.box.seal(row.xpub, keyContext(row.id)),
         row.first_address,
         row.created_at,
-        fingerprint(row.xpub),
+        row.key_fingerprint,
       ],
     );
     row.next_index = next_index;
@@ -74,7 +83,7 @@ export class WalletsRepository {
 
   async find(m: EntityManager, scope: Scope, id: string): Promise<WalletRow | null> {
     const rows: WalletRow[] = await m.query(
-      `SELECT ${COLUMNS} FROM receiving_wallets WHERE organization_id = $1 AND mode = $2 AND id = $3 AND deleted_at IS NULL`,
+      `SELECT ${COLUMNS} FROM ${FROM} WHERE w.organization_id = $1 AND w.mode = $2 AND w.id = $3 AND w.deleted_at IS NULL`,
       [scope.organizationId, scope.mode, id],
     );
     return this.opened(rows)[0] ?? null;
@@ -83,7 +92,7 @@ export class WalletsRepository {
   /** The active wallet of a family, locked (FOR UPDATE) when an address is to be taken from it. */
   async active(m: EntityManager, scope: Scope, family: ChainFamily, lock = false): Promise<WalletRow | null> {
     const rows: WalletRow[] = await m.query(
-      `SELECT ${COLUMNS} FROM receiving_wallets WHERE organization_id = $1 AND mode = $2 AND chain_family = $3 AND active${lock ? ' FOR UPDATE' : ''}`,
+      `SELECT ${COLUMNS} FROM ${FROM} WHERE w.organization_id = $1 AND w.mode = $2 AND w.chain_family = $3 AND w.active${lock ? ' FOR UPDATE OF w' : ''}`,
       [scope.organizationId, scope.mode, family],
     );
     return this.opened(rows)[0] ?? null;
@@ -95,8 +104,8 @@ export class WalletsRepository {
       scope.mode,
     ]);
     const items: WalletRow[] = await m.query(
-      `SELECT ${COLUMNS} FROM receiving_wallets WHERE organization_id = $1 AND mode = $2 AND deleted_at IS NULL
-        ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`,
+      `SELECT ${COLUMNS} FROM ${FROM} WHERE w.organization_id = $1 AND w.mode = $2 AND w.deleted_at IS NULL
+        ORDER BY w.created_at DESC, w.id DESC LIMIT $3 OFFSET $4`,
       [scope.organizationId, scope.mode, limit, offset],
     );
     return { items: this.opened(items), total };
@@ -111,12 +120,64 @@ export class WalletsRepository {
     return rows.map((r) => r.chain_family);
   }
 
-  /** Takes the next unused index of a wallet locked by `active(..., true)`. */
-  async takeIndex(m: EntityManager, walletId: string): Promise<number> {
+  /**
+   * Takes the next unused index of the key of a wallet locked by `active(..., true)`: the key's counter
+   * row is locked by the upsert until the transaction ends, so allocations from every organization and
+   * mode holding the key queue there. A key without a counter (a row from before fingerprints, not
+   * yet filled at start) starts after the highest index of its wallets. The wallet row records the
+   * counter (and the fingerprint, when it lacked one).
+   */
+  async takeIndex(m: EntityManager, wallet: WalletRow, fingerprint: string, now: Date): Promise<number> {
     const [row] = rowsOf<{ index: number }>(
-      await m.query(`UPDATE receiving_wallets SET next_index = next_index + 1 WHERE id = $1 RETURNING next_index - 1 AS index`, [walletId]),
+      await m.query(
+        `WITH counter AS (
+           INSERT INTO account_key_counters (chain_family, key_fingerprint, next_index, updated_at)
+           VALUES ($1, $2, (SELECT max(next_index) FROM receiving_wallets WHERE chain_family = $1 AND (key_fingerprint = $2 OR id = $3)) + 1, $4)
+           ON CONFLICT (chain_family, key_fingerprint) DO UPDATE SET next_index = account_key_counters.next_index + 1, updated_at = EXCLUDED.updated_at
+           RETURNING next_index)
+         UPDATE receiving_wallets SET next_index = GREATEST(next_index, (SELECT next_index FROM counter)), key_fingerprint = COALESCE(key_fingerprint, $2)
+          WHERE id = $3
+         RETURNING (SELECT next_index FROM counter) - 1 AS index`,
+        [wallet.chain_family, fingerprint, wallet.id, now],
+      ),
     );
     return row.index;
+  }
+
+  /**
+   * Up to `limit` wallets without a fingerprint (written before fingerprints), keys opened; locked
+   * (rows another transaction holds are skipped) until `setFingerprints` in the same transaction.
+   */
+  async unfingerprinted(m: EntityManager, limit: number): Promise<Array<{ id: string; chain_family: ChainFamily; xpub: string }>> {
+    const rows: Array<{ id: string; chain_family: ChainFamily; xpub: string }> = await m.query(
+      `SELECT id, chain_family, xpub FROM receiving_wallets WHERE key_fingerprint IS NULL ORDER BY id LIMIT $1 FOR NO KEY UPDATE SKIP LOCKED`,
+      [limit],
+    );
+    return rows.map((r) => ({ ...r, xpub: this.box.open(r.xpub, keyContext(r.id)) }));
+  }
+
+  /**
+   * Stores the fingerprints of `rows` and raises their keys' counters to the highest index any wallet
+   * of the key handed out (its own count, or its highest deposit address + 1), so the shared counter
+   * never gives an index that one of them used.
+   */
+  async setFingerprints(m: EntityManager, rows: Array<{ id: string; fingerprint: string }>, now: Date): Promise<void> {
+    if (!rows.length) return;
+    await m.query(
+      `UPDATE receiving_wallets w SET key_fingerprint = f.fingerprint
+         FROM unnest($1::text[], $2::text[]) AS f(id, fingerprint) WHERE w.id = f.id`,
+      [rows.map((r) => r.id), rows.map((r) => r.fingerprint)],
+    );
+    await m.query(
+      `INSERT INTO account_key_counters (chain_family, key_fingerprint, next_index, updated_at)
+       SELECT w.chain_family, w.key_fingerprint, max(GREATEST(w.next_index, COALESCE(d.top + 1, 0))), $2
+         FROM receiving_wallets w
+         LEFT JOIN LATERAL (SELECT max(derivation_index) AS top FROM deposit_addresses WHERE wallet_id = w.id) d ON true
+        WHERE w.key_fingerprint = ANY($1::text[])
+        GROUP BY w.chain_family, w.key_fingerprint
+       ON CONFLICT (chain_family, key_fingerprint) DO UPDATE SET next_index = GREATEST(account_key_counters.next_index, EXCLUDED.next_index), updated_at = $2`,
+      [[...new Set(rows.map((r) => r.fingerprint))], now],
+    );
   }
 
   /**

@@ -2,12 +2,17 @@ import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { DataSource } from 'typeorm';
+import type { Scope } from '../../../shared/auth/request-context';
 import { AppConfig } from '../../../shared/config/app-config';
 import { TransactionRunner } from '../../../shared/db/transaction-runner';
+import { EventOutbox } from '../../../shared/events/outbox';
 import { Clock } from '../../../shared/time/clock';
 import { Metrics } from '../../health';
+import { unmatchedTransferView } from '../dto/unmatched.views';
 import { ChainStateRepository } from '../persistence/chain-state.repository';
 import { DepositAddressesRepository } from '../persistence/deposit-addresses.repository';
+import { UnattributedTransfersRepository } from '../persistence/unattributed-transfers.repository';
+import { RailRegistry } from '../rail-registry';
 import { RailsConfig } from '../rails.config';
 import { ChainNodes } from './chain-nodes';
 import { NetworkWatcher } from './network-watcher';
@@ -35,6 +40,9 @@ export class ChainWatchers implements OnModuleDestroy {
     @Inject(QueryBus) private readonly queries: QueryBus,
     @Inject(ChainStateRepository) private readonly state: ChainStateRepository,
     @Inject(DepositAddressesRepository) private readonly addresses: DepositAddressesRepository,
+    @Inject(UnattributedTransfersRepository) private readonly unmatched: UnattributedTransfersRepository,
+    @Inject(EventOutbox) private readonly outbox: EventOutbox,
+    @Inject(RailRegistry) private readonly rails: RailRegistry,
     @Inject(Clock) private readonly clock: Clock,
     @Inject(ChainNodes) private readonly nodes: ChainNodes,
     @Inject(Metrics) metrics: Metrics,
@@ -80,6 +88,17 @@ export class ChainWatchers implements OnModuleDestroy {
         queries: this.queries,
         state: this.state,
         addresses: this.addresses,
+        unmatched: this.unmatched,
+        announceUnmatched: async (m, row) => {
+          const scope: Scope = { organizationId: row.organization_id as Scope['organizationId'], mode: row.mode };
+          const keys = this.rails.keysOf('evm');
+          await this.outbox.record(
+            m,
+            scope,
+            'transfer.unmatched',
+            unmatchedTransferView(row, (a) => keys.displayAddress(a)),
+          );
+        },
         clock: this.clock,
         lockRetryMs: this.config.lockRetryMs,
         rewatchMs: this.app.INVOICE_MONITORING_MINUTES * 60_000,

@@ -9,12 +9,14 @@ import type { Clock } from '../../../shared/time/clock';
 import { RecordProviderPaymentCommand, type PaymentChainReport, type RecordedPayment } from '../../payments';
 import { GetProviderTermsQuery } from '../../providers';
 import type { NetworkConfig } from '../domain/chains-config';
+import { paymentTimeOf } from '../domain/block-time';
 import type { BlockRef, ChainFollower, IncomingTransfer, WatchedAddresses } from '../domain/payment-rail';
 import { scannedRangeProblem } from '../domain/scanned-range';
 import type { ChainIdentity } from './chain-identity';
 import { providerIdOf } from '../evm/evm-networks';
 import type { ChainStateRepository, TransferRow } from '../persistence/chain-state.repository';
 import type { DepositAddressesRepository, DepositAddressRow } from '../persistence/deposit-addresses.repository';
+import type { RefusedTransfer, UnattributedTransferRow, UnattributedTransfersRepository } from '../persistence/unattributed-transfers.repository';
 import { LOAD_ADDRESSES_MAX } from '../persistence/watched-addresses';
 
 export interface WatcherDeps {
@@ -26,6 +28,10 @@ export interface WatcherDeps {
   queries: QueryBus;
   state: ChainStateRepository;
   addresses: DepositAddressesRepository;
+  /** Transfers the payments module refused, kept for the merchant to see and retry. */
+  unmatched: UnattributedTransfersRepository;
+  /** Records `transfer.unmatched` for a transfer kept for the first time, in the writer's transaction. */
+  announceUnmatched(m: EntityManager, row: UnattributedTransferRow): Promise<void>;
   clock: Clock;
   lockRetryMs: number;
   /** How long an invoice's addresses stay watched after a reorg cancelled a payment to them (the monitoring window). */
@@ -344,16 +350,32 @@ export class NetworkWatcher {
     }
     const transfers = read.transfers.filter((t) => t.token === null || slugOf.has(t.token));
     transfers.sort((a, b) => (a.blockNumber === b.blockNumber ? (a.logIndex ?? -1) - (b.logIndex ?? -1) : a.blockNumber < b.blockNumber ? -1 : 1));
+    const refused: RefusedTransfer[] = [];
     for (const transfer of transfers) {
       const tokenSlug = transfer.token === null ? null : slugOf.get(transfer.token)!;
-      await this.record(transfer, owners.get(transfer.to)!, tokenSlug, blocks.get(transfer.blockNumber)!, head);
+      const refusal = await this.record(transfer, owners.get(transfer.to)!, tokenSlug, blocks.get(transfer.blockNumber)!, head);
+      if (refusal) refused.push(refusal);
     }
-    await this.deps.run((tx) => this.deps.state.advance(tx, mode, network, last, head - BigInt(this.config.finalityDepth), this.deps.clock.now()));
+    // Refused transfers are kept in the transaction that moves the cursor past them: none is passed unseen.
+    await this.deps.run(async (tx) => {
+      for (const transfer of refused) {
+        const kept = await this.deps.unmatched.keep(tx, mode, transfer, this.deps.clock.now());
+        if (kept?.created) await this.deps.announceUnmatched(tx, kept.row);
+      }
+      await this.deps.state.advance(tx, mode, network, last, head - BigInt(this.config.finalityDepth), this.deps.clock.now());
+    });
   }
 
-  private async record(transfer: IncomingTransfer, owner: DepositAddressRow, tokenSlug: string | null, block: BlockRef, head: bigint): Promise<void> {
+  /** Records one transfer as a payment; answers what the payments module refused (to be kept), else null. */
+  private async record(
+    transfer: IncomingTransfer,
+    owner: DepositAddressRow,
+    tokenSlug: string | null,
+    block: BlockRef,
+    head: bigint,
+  ): Promise<RefusedTransfer | null> {
     const { mode, network } = this.config;
-    if (transfer.units === 0n) return;
+    if (transfer.units === 0n) return null;
     const providerId = providerIdOf(network, tokenSlug);
     const scope = this.scopeOf(owner.organization_id);
     const key = `${network}:${transfer.txHash}:${transfer.logIndex ?? 'native'}`;
@@ -413,12 +435,17 @@ export class NetworkWatcher {
           status: recorded?.status ?? null,
         });
       }
-      return;
+      return null;
     }
 
     const provider = await this.deps.queries.execute(new GetProviderTermsQuery(scope, providerId));
     if (!provider) throw new Error(`provider ${providerId} is not in the catalog`);
     const price = new Decimal(transfer.units.toString()).div(new Decimal(10).pow(provider.catalog.decimals)).toFixed();
+    // A block stamped further ahead of the organization's clock than drift explains counts as now: the
+    // payments module refuses times in the future, and the money has arrived.
+    const blockTime = new Date(Number(block.timestamp) * 1000);
+    const now = await this.deps.clock.nowFor(scope);
+    const happenedAt = paymentTimeOf(blockTime, now);
     try {
       const recorded = await this.deps.commands.execute(
         new RecordProviderPaymentCommand(scope, {
@@ -427,7 +454,7 @@ export class NetworkWatcher {
           providerId,
           price,
           idempotencyKey: key,
-          happenedAt: new Date(Number(block.timestamp) * 1000),
+          happenedAt,
           confirmations,
         }),
       );
@@ -461,12 +488,40 @@ export class NetworkWatcher {
           block: transfer.blockNumber.toString(),
           confirmations,
           status: recorded.status,
+          ...(happenedAt !== blockTime ? { block_time_ahead_ms: blockTime.getTime() - now.getTime() } : {}),
         });
       }
+      return null;
     } catch (error) {
-      // The payments module refused this transfer (e.g. its provider is disabled): it stays refused on every rescan, so it is logged and passed.
+      // The payments module refused this transfer (its provider disabled since the address was handed out, ...):
+      // it is kept for the merchant (GET /rails/unmatched) to see and retry, in the transaction that moves the cursor.
       if (!(error instanceof DomainError)) throw error;
-      this.logger.warn({ msg: 'transfer not recorded as a payment', event: 'chain_payment_refused', ...context, code: error.code, error: error.message });
+      const reasonCode = provider.enabled ? error.code : 'provider_disabled';
+      this.logger.warn({
+        msg: 'transfer not recorded as a payment; kept as unmatched',
+        event: 'chain_payment_refused',
+        ...context,
+        code: reasonCode,
+        error: error.message,
+      });
+      return {
+        organization_id: owner.organization_id,
+        network,
+        idempotency_key: key,
+        address: transfer.to,
+        invoice_id: owner.invoice_id,
+        provider_id: providerId,
+        currency: provider.catalog.currency,
+        tx_hash: transfer.txHash,
+        log_index: transfer.logIndex,
+        block_number: transfer.blockNumber.toString(),
+        block_hash: block.hash,
+        happened_at: blockTime,
+        units: transfer.units.toString(),
+        amount: price,
+        reason_code: reasonCode,
+        reason: error.message,
+      };
     }
   }
 

@@ -3,7 +3,7 @@ import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
 import type { Scope } from '../../../../shared/auth/request-context';
 import { AppConfig } from '../../../../shared/config/app-config';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
-import { NotFoundError, ValidationFailedError } from '../../../../shared/errors/domain-error';
+import { ConflictError, NotFoundError, ValidationFailedError } from '../../../../shared/errors/domain-error';
 import { Money, renderAmount, sumAmounts } from '../../../../shared/money/money';
 import { Clock } from '../../../../shared/time/clock';
 import { formatTimestamp } from '../../../../shared/time/time';
@@ -21,6 +21,8 @@ import { ChainNodes } from '../../watcher/chain-nodes';
 import { AllocatePaymentAddressCommand, PaymentAddressView } from './allocate-payment-address.command';
 
 const FINAL_INVOICE_STATUSES = ['COMPLETED', 'VOIDED'];
+/** Indexes tried before giving up, each found already handed out. */
+const MAX_ATTEMPTS = 100;
 
 @CommandHandler(AllocatePaymentAddressCommand)
 export class AllocatePaymentAddressHandler implements ICommandHandler<AllocatePaymentAddressCommand> {
@@ -110,21 +112,30 @@ export class AllocatePaymentAddressHandler implements ICommandHandler<AllocatePa
       // A concurrent call for the same invoice and provider may have committed while this one waited for the wallet.
       const winner = await this.addresses.findForInvoice(m, scope, invoice.id, catalog.id);
       if (winner) return winner;
-      const index = await this.wallets.takeIndex(m, wallet.id);
-      const row: DepositAddressRow = {
-        wallet_id: wallet.id,
-        derivation_index: index,
-        organization_id: scope.organizationId,
-        mode: scope.mode,
-        invoice_id: invoice.id,
-        provider_id: catalog.id,
-        network: route.network,
-        address: keys.deriveAddress(wallet.xpub, index),
-        watch_until: watchUntil,
-        created_at: now,
-      };
-      await this.addresses.insert(m, row);
-      return row;
+      // One counter per key, whoever registered it: the index is the key's next unused one. An address
+      // already in a row (a counter behind its key's addresses, as an older database may have) is skipped.
+      const fingerprint = wallet.key_fingerprint ?? keys.fingerprint(wallet.xpub);
+      for (let attempt = 1; ; attempt++) {
+        const index = await this.wallets.takeIndex(m, wallet, fingerprint, now);
+        const row: DepositAddressRow = {
+          wallet_id: wallet.id,
+          derivation_index: index,
+          organization_id: scope.organizationId,
+          mode: scope.mode,
+          invoice_id: invoice.id,
+          provider_id: catalog.id,
+          network: route.network,
+          address: keys.deriveAddress(wallet.xpub, index),
+          watch_until: watchUntil,
+          created_at: now,
+        };
+        if (await this.addresses.insertIfFree(m, row)) return row;
+        const taken = await this.addresses.findForInvoice(m, scope, invoice.id, catalog.id);
+        if (taken) return taken;
+        if (attempt >= MAX_ATTEMPTS) {
+          throw new ConflictError('No free deposit address was found after skipping addresses already handed out; retry the request', 'address_conflict');
+        }
+      }
     });
 
     return {

@@ -29,6 +29,7 @@ export class RegisterWalletHandler implements ICommandHandler<RegisterWalletComm
       mode: scope.mode,
       chain_family: chainFamily,
       xpub: check.key.text,
+      key_fingerprint: check.key.fingerprint,
       first_address: check.key.firstAddress,
       next_index: 0,
       active: true,

@@ -1,0 +1,143 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { Mode, Scope } from '../../../shared/auth/request-context';
+import { keysetPage, KeysetPage, ListWhere } from '../../../shared/db/keyset-page';
+import { newId } from '../../../shared/ids/ids';
+import type { UnmatchedStatus } from '../domain/unmatched-transfer';
+
+export interface UnattributedTransferRow {
+  id: string;
+  organization_id: string;
+  mode: Mode;
+  network: string;
+  idempotency_key: string;
+  /** Lower-case hex. */
+  address: string;
+  invoice_id: string;
+  provider_id: string;
+  currency: string;
+  tx_hash: string;
+  log_index: number | null;
+  block_number: string;
+  block_hash: string;
+  happened_at: Date;
+  units: string;
+  /** Decimal text in the provider's currency. */
+  amount: string;
+  status: UnmatchedStatus;
+  reason_code: string;
+  reason: string;
+  attempts: number;
+  orphaned: boolean;
+  payment_id: string | null;
+  resolved_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** What the watcher keeps of a transfer the payments module refused. */
+export type RefusedTransfer = Omit<
+  UnattributedTransferRow,
+  'id' | 'status' | 'attempts' | 'orphaned' | 'payment_id' | 'resolved_at' | 'created_at' | 'updated_at' | 'mode'
+>;
+
+const COLUMNS = `id, organization_id, mode, network, idempotency_key, address, invoice_id, provider_id, currency, tx_hash, log_index,
+  block_number::text AS block_number, block_hash, happened_at, units::text AS units, amount::text AS amount, status, reason_code, reason,
+  attempts, orphaned, payment_id, resolved_at, created_at, updated_at`;
+
+/**
+ * Transfers into deposit addresses that the payments module refused: written by the watcher (across
+ * organizations, in the transaction that moves its cursor), read and resolved by the organization
+ * they belong to (every read and change scoped by organization and mode).
+ */
+@Injectable()
+export class UnattributedTransfersRepository {
+  /**
+   * Keeps a refused transfer: a new row, or the open row of the same transfer (a rescan, a reorg
+   * moving it to another block) updated with the block and the latest refusal. A resolved one stays as it is
+   * (null). `created`: the transfer was not kept before.
+   */
+  async keep(m: EntityManager, mode: Mode, t: RefusedTransfer, now: Date): Promise<{ row: UnattributedTransferRow; created: boolean } | null> {
+    const rows: Array<UnattributedTransferRow & { created: boolean }> = await m.query(
+      `INSERT INTO unattributed_transfers (id, organization_id, mode, network, idempotency_key, address, invoice_id, provider_id, currency, tx_hash,
+                                           log_index, block_number, block_hash, happened_at, units, amount, status, reason_code, reason, attempts,
+                                           created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::numeric, $16::numeric, 'OPEN', $17, $18, 1, $19, $19)
+       ON CONFLICT (mode, network, idempotency_key) DO UPDATE
+         SET block_number = EXCLUDED.block_number, block_hash = EXCLUDED.block_hash, happened_at = EXCLUDED.happened_at, orphaned = false,
+             reason_code = EXCLUDED.reason_code, reason = EXCLUDED.reason, updated_at = EXCLUDED.updated_at
+       WHERE unattributed_transfers.status = 'OPEN'
+       RETURNING ${COLUMNS}, (xmax = 0) AS created`,
+      [
+        newId('unmatched'),
+        t.organization_id,
+        mode,
+        t.network,
+        t.idempotency_key,
+        t.address,
+        t.invoice_id,
+        t.provider_id,
+        t.currency,
+        t.tx_hash,
+        t.log_index,
+        t.block_number,
+        t.block_hash,
+        t.happened_at,
+        t.units,
+        t.amount,
+        t.reason_code,
+        t.reason,
+        now,
+      ],
+    );
+    if (!rows[0]) return null;
+    const { created, ...row } = rows[0];
+    return { row, created };
+  }
+
+  async find(m: EntityManager, scope: Scope, id: string, lock = false): Promise<UnattributedTransferRow | null> {
+    const rows: UnattributedTransferRow[] = await m.query(
+      `SELECT ${COLUMNS} FROM unattributed_transfers WHERE organization_id = $1 AND mode = $2 AND id = $3${lock ? ' FOR UPDATE' : ''}`,
+      [scope.organizationId, scope.mode, id],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** A retry the payments module refused again: the latest reason, one more attempt. */
+  async refusedAgain(m: EntityManager, scope: Scope, id: string, reason: { code: string; text: string }, now: Date): Promise<void> {
+    await m.query(
+      `UPDATE unattributed_transfers SET reason_code = $4, reason = $5, attempts = attempts + 1, updated_at = $6
+        WHERE organization_id = $1 AND mode = $2 AND id = $3 AND status = 'OPEN'`,
+      [scope.organizationId, scope.mode, id, reason.code, reason.text, now],
+    );
+  }
+
+  async resolve(m: EntityManager, scope: Scope, id: string, paymentId: string, now: Date): Promise<void> {
+    await m.query(
+      `UPDATE unattributed_transfers SET status = 'RESOLVED', payment_id = $4, resolved_at = $5, attempts = attempts + 1, updated_at = $5
+        WHERE organization_id = $1 AND mode = $2 AND id = $3 AND status = 'OPEN'`,
+      [scope.organizationId, scope.mode, id, paymentId, now],
+    );
+  }
+
+  /** Newest first; null when `startingAfter` is not a row of the scope. */
+  async list(
+    m: EntityManager,
+    scope: Scope,
+    filter: { status?: UnmatchedStatus[]; startingAfter?: string; limit: number; offset: number },
+  ): Promise<KeysetPage<UnattributedTransferRow> | null> {
+    const where = new ListWhere(scope);
+    if (filter.status?.length) where.statuses(filter.status);
+    return keysetPage<UnattributedTransferRow>(m, {
+      table: 'unattributed_transfers',
+      columns: COLUMNS,
+      where: where.where,
+      parts: where.parts,
+      params: where.params,
+      filtered: where.filtered,
+      limit: filter.limit,
+      offset: filter.offset,
+      startingAfter: filter.startingAfter,
+    });
+  }
+}
