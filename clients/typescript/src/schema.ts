@@ -858,6 +858,7 @@ export interface components {
             /** @example sk_live_... */
             live_key: string;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         CreateOrganizationRequestDto: {
             /** @example Acme */
             name: string;
@@ -877,6 +878,7 @@ export interface components {
             /** @example 2026-11-21 10:00:00 */
             created_at: string;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         CreateApiKeyRequestDto: {
             /** @enum {string} */
             mode: "test" | "live";
@@ -907,6 +909,7 @@ export interface components {
         RevokedKeysDto: {
             revoked: components["schemas"]["RevokedKeyDto"][];
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         RevokeApiKeyRequestDto: {
             /**
              * @description The full key or its 14-character display prefix
@@ -925,6 +928,7 @@ export interface components {
         };
         /** @enum {string} */
         Currency: "BITCOIN" | "ETHEREUM" | "USDT" | "USDC" | "USDC_NATIVE" | "SOLANA" | "BINANCE_COIN" | "RIPPLE" | "POLYGON" | "TRON" | "LITECOIN" | "BITCOIN_CASH" | "DOGECOIN" | "USD" | "EUR" | "CHF" | "GBP" | "AUD" | "JPY" | "CNY" | "CAD" | "HKD" | "SGD" | "SEK" | "KRW" | "NOK" | "NZD" | "INR" | "MXN" | "TWD" | "ZAR" | "BRL" | "DKK" | "PLN" | "THB" | "ILS" | "IDR" | "CZK" | "AED" | "TRY" | "HUF" | "CLP" | "SAR" | "PHP" | "MYR" | "COP" | "RUB" | "RON" | "PEN";
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         MetricInputDto: {
             /**
              * @description Id of an existing metric of the organization and mode; when given, the other fields are not needed
@@ -948,6 +952,7 @@ export interface components {
              */
             aggregation_type?: "SUM" | "COUNT" | "MAX" | "UNIQUE_COUNT" | "LATEST";
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         ConfigurationInputDto: {
             /**
              * @description Lower bound of the tier (a quantity, inclusive)
@@ -966,6 +971,7 @@ export interface components {
             price_per_unit: string | number;
             metric: components["schemas"]["MetricInputDto"];
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         SchemaInputDto: {
             /** @example Monthly */
             name: string;
@@ -1015,6 +1021,7 @@ export interface components {
             /** @description Usage tiers; tiers of one metric must not overlap */
             configurations?: components["schemas"]["ConfigurationInputDto"][];
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         ProductRequestDto: {
             /** @example Pro plan */
             name: string;
@@ -1127,6 +1134,7 @@ export interface components {
             /** @example schema_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e10 */
             billing_schema_id: string;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         ItemInputDto: {
             /**
              * @example PAYMENT_INTENT
@@ -1159,6 +1167,7 @@ export interface components {
              */
             price?: string;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         QuoteRequestDto: {
             /**
              * @description The quote currency
@@ -1230,6 +1239,7 @@ export interface components {
             /** @example file_01936f0e-7b6a-7c3d-9e4f-5a6b7c8d9e0f */
             id: string;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         ProductItemDoc: {
             /** @enum {string} */
             type: "PRODUCT";
@@ -1240,6 +1250,7 @@ export interface components {
             /** @example 2 */
             quantity: number;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         PaymentIntentItemDoc: {
             /** @enum {string} */
             type: "PAYMENT_INTENT";
@@ -1255,6 +1266,7 @@ export interface components {
             /** @example invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00 */
             id: string;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         CreateInvoiceRequestDto: {
             /** @description At least 1 and at most 100 items */
             items: (components["schemas"]["ProductItemDoc"] | components["schemas"]["PaymentIntentItemDoc"])[];
@@ -1433,6 +1445,7 @@ export interface components {
             offset: number;
             has_more: boolean;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         ListInvoicesRequestDto: {
             /**
              * @example [
@@ -1494,6 +1507,7 @@ export interface components {
              */
             offset?: number;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         GetInvoiceRequestDto: {
             /**
              * @description Related records to include. Without a key only items, items.product, calculations, organization, payments and payments.provider are allowed. `currency` adds currency_details; items.payment_intent adds payment_intent to PAYMENT_INTENT items.
@@ -1515,6 +1529,7 @@ export interface components {
             /** @example Invoice status changed to VOIDED */
             message: string;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         UpdateInvoiceRequestDto: {
             /**
              * @description Merchant moves: PENDING -> VOIDED; PENDING or PARTIALLY_PAID -> COMPLETED (substatus MARKED_PAID)
@@ -1691,6 +1706,7 @@ export interface components {
             offset: number;
             has_more: boolean;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         ListPaymentsRequestDto: {
             /**
              * @description Provider ids
@@ -1761,6 +1777,7 @@ export interface components {
              */
             offset?: number;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         GetPaymentRequestDto: {
             /**
              * @description Related records to include: `provider` adds the payment's provider as the organization has it
@@ -1806,6 +1823,7 @@ export interface components {
             /** @description The paid invoice, as this report left it */
             invoice: components["schemas"]["SimulatedInvoiceStateDto"];
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         SimulatePaymentRequestDto: {
             /**
              * @description The invoice paid (of the caller's organization, test mode)
@@ -1844,6 +1862,7 @@ export interface components {
              */
             happened_at?: string;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         SimulatePaymentStatusRequestDto: {
             /**
              * @description PENDING may move to COMPLETED, FAILED or CANCELLED; final statuses never change
@@ -1852,6 +1871,7 @@ export interface components {
              */
             status: "PENDING" | "COMPLETED" | "FAILED" | "CANCELLED";
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         SimulatePaymentConfirmationsRequestDto: {
             /**
              * @description The payment's confirmations now; never lower than before
@@ -1903,6 +1923,7 @@ export interface components {
             /** @example false */
             has_more: boolean;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         ListEventsRequestDto: {
             /**
              * @description One event type or several (any of them)
@@ -1970,6 +1991,7 @@ export interface components {
              */
             secret: string;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         CreateWebhookRequestDto: {
             /**
              * @description Where deliveries are POSTed. With the address guard on (production): https, public addresses only
@@ -2036,6 +2058,7 @@ export interface components {
             /** @example false */
             has_more: boolean;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         UpdateWebhookRequestDto: {
             /** @example https://merchant.example.com/webhooks/v2 */
             url?: string;
@@ -2065,6 +2088,7 @@ export interface components {
             /** @example true */
             deleted: boolean;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         RotateSecretRequestDto: {
             /**
              * @description Seconds during which deliveries are also signed with the old secret (0: the old secret stops at once)
@@ -2121,6 +2145,7 @@ export interface components {
             /** @example false */
             has_more: boolean;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         ListAttemptsRequestDto: {
             /**
              * @description Only the attempts for this event
@@ -2150,6 +2175,7 @@ export interface components {
             /** @example 2026-11-21 10:00:00 */
             created_at: string;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         RedeliverRequestDto: {
             /**
              * @description An event of the same organization and mode
@@ -2328,6 +2354,7 @@ export interface components {
             /** @description One point per bucket of the window, oldest first, zero-filled */
             series: components["schemas"]["SeriesPointDto"][];
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         DashboardRequestDto: {
             /**
              * @description last_day: the current UTC hour and the 23 before it (hourly series). last_N_days: the current UTC day and the N-1 before it (daily series). prev_X: the window of the same length just before X.
@@ -2353,6 +2380,7 @@ export interface components {
              */
             offset_seconds: number;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         AdvanceClockRequestDto: {
             /**
              * @description Seconds to move the caller's test clock forward
@@ -2391,6 +2419,7 @@ export interface components {
              */
             replaced_at: string | null;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         RegisterWalletRequestDto: {
             /**
              * @description Chain family the key receives on (evm: Ethereum, Polygon, BNB Smart Chain)
@@ -2458,6 +2487,7 @@ export interface components {
              */
             expires_at: string | null;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         PaymentAddressRequestDto: {
             /**
              * @description An EVM provider of GET /providers/{invoice_id}: prov_ethereum_ethereum, prov_ethereum_usdt, prov_ethereum_usdc, prov_polygon_polygon, prov_polygon_usdc_native, prov_bsc_binance_coin
