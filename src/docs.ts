@@ -106,6 +106,8 @@ export function closeRequestBodies(doc: OpenAPIObject): void {
     for (const child of Object.values((schema.properties ?? {}) as Record<string, unknown>)) close(child);
     close(schema.items);
     for (const key of ['oneOf', 'anyOf'] as const) if (Array.isArray(schema[key])) (schema[key] as unknown[]).forEach(close);
+    // A lone allOf member is a `$ref` with a description beside it; several would be a composition, which closed members would break.
+    if (Array.isArray(schema.allOf) && schema.allOf.length === 1) close(schema.allOf[0]);
   };
   for (const item of Object.values(doc.paths)) {
     for (const op of Object.values(item)) {

@@ -1126,6 +1126,7 @@ export interface components {
             /** @example 2026-11-21 10:00:00 */
             updated_at: string | null;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         QuoteProductDto: {
             /** @example product_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f */
             id: string;
