@@ -25,10 +25,6 @@ export class BodilessRouteInterceptor implements NestInterceptor {
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();
-    const body = context.switchToHttp().getRequest<AppRequest>().body as unknown;
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) return next.handle();
-    const fields = Object.keys(body);
-    if (fields.length === 0) return next.handle();
     const handler = context.getHandler();
     let reads = this.readsBody.get(handler);
     if (reads === undefined) {
@@ -36,6 +32,10 @@ export class BodilessRouteInterceptor implements NestInterceptor {
       this.readsBody.set(handler, reads);
     }
     if (reads) return next.handle();
+    const body = context.switchToHttp().getRequest<AppRequest>().body as unknown;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return next.handle();
+    const fields = Object.keys(body);
+    if (fields.length === 0) return next.handle();
     throw new ValidationFailedError(Object.fromEntries(fields.map((field) => [field, UNKNOWN_FIELD_MESSAGE])));
   }
 }
