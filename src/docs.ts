@@ -74,6 +74,9 @@ export function tidyDocument(doc: OpenAPIObject): OpenAPIObject {
   return doc;
 }
 
+/** The sentence a closed request schema carries in its description (and so in the client's doc comments). */
+export const CLOSED_NOTE = 'Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator.';
+
 /**
  * Request bodies refuse fields they do not declare (the validation pipe's `forbidNonWhitelisted`), so
  * every object schema a request body reaches (its DTO, nested DTOs through `$ref`, inline objects with
@@ -82,8 +85,6 @@ export function tidyDocument(doc: OpenAPIObject): OpenAPIObject {
  * an object without `properties`. A schema a response also uses would be closed for it too, which is
  * harmless: the service writes only declared fields.
  */
-export const CLOSED_NOTE = 'Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator.';
-
 export function closeRequestBodies(doc: OpenAPIObject): void {
   const schemas = (doc.components?.schemas ?? {}) as Record<string, unknown>;
   const seen = new Set<string>();
