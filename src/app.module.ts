@@ -1,5 +1,5 @@
 import { DynamicModule, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
-import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Logger } from 'pino';
@@ -20,6 +20,7 @@ import { TestClockModule } from './modules/test-clock';
 import { WebhooksModule } from './modules/webhooks';
 import { AppConfig } from './shared/config/app-config';
 import { dataSourceOptions } from './shared/db/data-source';
+import { BodilessRouteInterceptor } from './shared/http/bodiless-route.interceptor';
 import { EnvelopeExceptionFilter } from './shared/http/exception.filter';
 import { HttpsOnlyMiddleware } from './shared/http/middleware';
 import { StorableTextPipe } from './shared/http/text-safety';
@@ -74,6 +75,7 @@ export class AppModule implements NestModule {
         { provide: APP_FILTER, useClass: EnvelopeExceptionFilter },
         { provide: APP_PIPE, useClass: StorableTextPipe },
         { provide: APP_PIPE, useFactory: createValidationPipe },
+        { provide: APP_INTERCEPTOR, useClass: BodilessRouteInterceptor },
       ],
     };
   }

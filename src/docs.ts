@@ -15,6 +15,12 @@ export function buildOpenApi(app: INestApplication): OpenAPIObject {
         'Every response is wrapped in the envelope `{status, data, error, message, env, log, validator, support_id}`;',
         'errors also carry a stable `code`. Money amounts are decimal strings with 30 fractional digits;',
         'timestamps are UTC `YYYY-MM-DD HH:MM:SS`.',
+        '',
+        'A request body may carry only the fields its schema lists (`additionalProperties: false`), at every depth:',
+        'any other field is refused with 400 `validation_failed`, and `validator` names each one by its path',
+        '(`{"customer_emial": "is not a known field"}`, `{"items.0.pricee": "is not a known field"}`), so a misspelt',
+        'field is never dropped unread. Objects documented as free maps (`metadata`) take any keys. A route without',
+        'a request body refuses a JSON body with fields the same way. Unknown query parameters are ignored.',
       ].join('\n'),
     )
     .addSecurity('api_key', {
@@ -64,7 +70,52 @@ export function tidyDocument(doc: OpenAPIObject): OpenAPIObject {
   };
   unwrap(doc.paths);
   unwrap(doc.components);
+  closeRequestBodies(doc);
   return doc;
+}
+
+/** The sentence a closed request schema carries in its description (and so in the client's doc comments). */
+export const CLOSED_NOTE = 'Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator.';
+
+/**
+ * Request bodies refuse fields they do not declare (the validation pipe's `forbidNonWhitelisted`), so
+ * every object schema a request body reaches (its DTO, nested DTOs through `$ref`, inline objects with
+ * `properties`) gets `additionalProperties: false`. A schema that already says what its extra keys may
+ * be (`metadata`: `additionalProperties: { type: string }`) is a free map and stays as it is, and so does
+ * an object without `properties`. A schema a response also uses would be closed for it too, which is
+ * harmless: the service writes only declared fields.
+ */
+export function closeRequestBodies(doc: OpenAPIObject): void {
+  const schemas = (doc.components?.schemas ?? {}) as Record<string, unknown>;
+  const seen = new Set<string>();
+  const close = (node: unknown): void => {
+    if (!node || typeof node !== 'object') return;
+    const schema = node as Record<string, unknown>;
+    if (typeof schema.$ref === 'string') {
+      const name = schema.$ref.split('/').pop() as string;
+      if (!seen.has(name)) {
+        seen.add(name);
+        close(schemas[name]);
+      }
+      return;
+    }
+    if (schema.properties && typeof schema.properties === 'object' && schema.additionalProperties === undefined) {
+      schema.additionalProperties = false;
+      // Said in words too, so the generated client's types carry it as a doc comment.
+      schema.description = typeof schema.description === 'string' ? `${schema.description} ${CLOSED_NOTE}` : CLOSED_NOTE;
+    }
+    for (const child of Object.values((schema.properties ?? {}) as Record<string, unknown>)) close(child);
+    close(schema.items);
+    for (const key of ['oneOf', 'anyOf'] as const) if (Array.isArray(schema[key])) (schema[key] as unknown[]).forEach(close);
+    // A lone allOf member is a `$ref` with a description beside it; several would be a composition, which closed members would break.
+    if (Array.isArray(schema.allOf) && schema.allOf.length === 1) close(schema.allOf[0]);
+  };
+  for (const item of Object.values(doc.paths)) {
+    for (const op of Object.values(item)) {
+      const body = (op as { requestBody?: { content?: Record<string, { schema?: unknown }> } } | undefined)?.requestBody;
+      for (const media of Object.values(body?.content ?? {})) close(media.schema);
+    }
+  }
 }
 
 /** Which of the routes a deployment switches on it answers: the operator API and the movable test clock. */

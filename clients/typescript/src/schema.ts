@@ -939,6 +939,7 @@ export interface components {
             /** @example sk_live_... */
             live_key: string;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         CreateOrganizationRequestDto: {
             /** @example Acme */
             name: string;
@@ -958,6 +959,7 @@ export interface components {
             /** @example 2026-11-21 10:00:00 */
             created_at: string;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         CreateApiKeyRequestDto: {
             /** @enum {string} */
             mode: "test" | "live";
@@ -988,6 +990,7 @@ export interface components {
         RevokedKeysDto: {
             revoked: components["schemas"]["RevokedKeyDto"][];
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         RevokeApiKeyRequestDto: {
             /**
              * @description The full key or its 14-character display prefix
@@ -1009,6 +1012,7 @@ export interface components {
          * @enum {string}
          */
         Currency: "BITCOIN" | "ETHEREUM" | "USDT" | "USDC" | "USDC_NATIVE" | "SOLANA" | "BINANCE_COIN" | "RIPPLE" | "POLYGON" | "TRON" | "LITECOIN" | "BITCOIN_CASH" | "DOGECOIN" | "USD" | "EUR" | "CHF" | "GBP" | "AUD" | "JPY" | "CNY" | "CAD" | "HKD" | "SGD" | "SEK" | "KRW" | "NOK" | "NZD" | "INR" | "MXN" | "TWD" | "ZAR" | "BRL" | "DKK" | "PLN" | "THB" | "ILS" | "IDR" | "CZK" | "AED" | "TRY" | "HUF" | "CLP" | "SAR" | "PHP" | "MYR" | "COP" | "RUB" | "RON" | "PEN";
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         MetricInputDto: {
             /**
              * @description Id of an existing metric of the organization and mode; when given, the other fields are not needed
@@ -1032,6 +1036,7 @@ export interface components {
              */
             aggregation_type?: "SUM" | "COUNT" | "MAX" | "UNIQUE_COUNT" | "LATEST";
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         ConfigurationInputDto: {
             /**
              * @description Lower bound of the tier (a quantity, inclusive)
@@ -1050,6 +1055,7 @@ export interface components {
             price_per_unit: string | number;
             metric: components["schemas"]["MetricInputDto"];
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         SchemaInputDto: {
             /** @example Monthly */
             name: string;
@@ -1102,6 +1108,7 @@ export interface components {
             /** @description Usage tiers; tiers of one metric must not overlap */
             configurations?: components["schemas"]["ConfigurationInputDto"][];
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         ProductRequestDto: {
             /** @example Pro plan */
             name: string;
@@ -1206,6 +1213,7 @@ export interface components {
             /** @example 2026-11-21 10:00:00 */
             updated_at: string | null;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         QuoteProductDto: {
             /** @example product_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f */
             id: string;
@@ -1214,6 +1222,7 @@ export interface components {
             /** @example schema_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e10 */
             billing_schema_id: string;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         ItemInputDto: {
             /**
              * @example PAYMENT_INTENT
@@ -1246,6 +1255,7 @@ export interface components {
              */
             price?: string;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         QuoteRequestDto: {
             /**
              * @description The quote currency. Tickers are accepted for the crypto currencies: BTC (BITCOIN), XBT (BITCOIN), ETH (ETHEREUM), SOL (SOLANA), BNB (BINANCE_COIN), XRP (RIPPLE), POL (POLYGON), MATIC (POLYGON), TRX (TRON), LTC (LITECOIN), BCH (BITCOIN_CASH), DOGE (DOGECOIN).
@@ -1317,6 +1327,7 @@ export interface components {
             /** @example file_01936f0e-7b6a-7c3d-9e4f-5a6b7c8d9e0f */
             id: string;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         ProductItemDoc: {
             /** @enum {string} */
             type: "PRODUCT";
@@ -1327,6 +1338,7 @@ export interface components {
             /** @example 2 */
             quantity: number;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         PaymentIntentItemDoc: {
             /** @enum {string} */
             type: "PAYMENT_INTENT";
@@ -1342,6 +1354,7 @@ export interface components {
             /** @example invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00 */
             id: string;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         CreateInvoiceRequestDto: {
             /** @description At least 1 and at most 100 items */
             items: (components["schemas"]["ProductItemDoc"] | components["schemas"]["PaymentIntentItemDoc"])[];
@@ -1520,6 +1533,7 @@ export interface components {
             offset: number;
             has_more: boolean;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         ListInvoicesRequestDto: {
             /**
              * @example [
@@ -1582,6 +1596,7 @@ export interface components {
              */
             offset?: number;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         GetInvoiceRequestDto: {
             /**
              * @description Related records to include. Without a key only items, items.product, calculations, organization, payments and payments.provider are allowed. `currency` adds currency_details; items.payment_intent adds payment_intent to PAYMENT_INTENT items.
@@ -1603,6 +1618,7 @@ export interface components {
             /** @example Invoice status changed to VOIDED */
             message: string;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         UpdateInvoiceRequestDto: {
             /**
              * @description Merchant moves: PENDING -> VOIDED; PENDING or PARTIALLY_PAID -> COMPLETED (substatus MARKED_PAID)
@@ -1784,6 +1800,7 @@ export interface components {
             offset: number;
             has_more: boolean;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         ListPaymentsRequestDto: {
             /**
              * @description Provider ids
@@ -1855,6 +1872,7 @@ export interface components {
              */
             offset?: number;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         GetPaymentRequestDto: {
             /**
              * @description Related records to include: `provider` adds the payment's provider as the organization has it
@@ -1900,6 +1918,7 @@ export interface components {
             /** @description The paid invoice, as this report left it */
             invoice: components["schemas"]["SimulatedInvoiceStateDto"];
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         SimulatePaymentRequestDto: {
             /**
              * @description The invoice paid (of the caller's organization, test mode)
@@ -1938,6 +1957,7 @@ export interface components {
              */
             happened_at?: string;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         SimulatePaymentStatusRequestDto: {
             /**
              * @description PENDING may move to COMPLETED, FAILED or CANCELLED; final statuses never change
@@ -1946,6 +1966,7 @@ export interface components {
              */
             status: "PENDING" | "COMPLETED" | "FAILED" | "CANCELLED";
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         SimulatePaymentConfirmationsRequestDto: {
             /**
              * @description The payment's confirmations now; never lower than before
@@ -1997,6 +2018,7 @@ export interface components {
             created: boolean;
             invoice: components["schemas"]["TestPaymentInvoiceDto"];
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         TestPaymentRequestDto: {
             /**
              * @description An enabled provider of the invoice (GET /providers/{invoice_id}), usually one with has_rail false
@@ -2059,6 +2081,7 @@ export interface components {
             /** @example false */
             has_more: boolean;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         ListEventsRequestDto: {
             /**
              * @description One event type or several (any of them)
@@ -2126,6 +2149,7 @@ export interface components {
              */
             secret: string;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         CreateWebhookRequestDto: {
             /**
              * @description Where deliveries are POSTed. With the address guard on (production): https, public addresses only
@@ -2192,6 +2216,7 @@ export interface components {
             /** @example false */
             has_more: boolean;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         UpdateWebhookRequestDto: {
             /** @example https://merchant.example.com/webhooks/v2 */
             url?: string;
@@ -2221,6 +2246,7 @@ export interface components {
             /** @example true */
             deleted: boolean;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         RotateSecretRequestDto: {
             /**
              * @description Seconds during which deliveries are also signed with the old secret (0: the old secret stops at once)
@@ -2277,6 +2303,7 @@ export interface components {
             /** @example false */
             has_more: boolean;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         ListAttemptsRequestDto: {
             /**
              * @description Only the attempts for this event
@@ -2306,6 +2333,7 @@ export interface components {
             /** @example 2026-11-21 10:00:00 */
             created_at: string;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         RedeliverRequestDto: {
             /**
              * @description An event of the same organization and mode
@@ -2484,6 +2512,7 @@ export interface components {
             /** @description One point per bucket of the window, oldest first, zero-filled */
             series: components["schemas"]["SeriesPointDto"][];
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         DashboardRequestDto: {
             /**
              * @description last_day: the current UTC hour and the 23 before it (hourly series). last_N_days: the current UTC day and the N-1 before it (daily series). prev_X: the window of the same length just before X.
@@ -2509,6 +2538,7 @@ export interface components {
              */
             offset_seconds: number;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         AdvanceClockRequestDto: {
             /**
              * @description Seconds to move the caller's test clock forward
@@ -2547,6 +2577,7 @@ export interface components {
              */
             replaced_at: string | null;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         RegisterWalletRequestDto: {
             /**
              * @description Chain family the key receives on (evm: Ethereum, Polygon, BNB Smart Chain)
@@ -2614,6 +2645,7 @@ export interface components {
              */
             expires_at: string | null;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         PaymentAddressRequestDto: {
             /**
              * @description An EVM provider of GET /providers/{invoice_id}: prov_ethereum_ethereum, prov_ethereum_usdt, prov_ethereum_usdc, prov_polygon_polygon, prov_polygon_usdc_native, prov_bsc_binance_coin

@@ -1,7 +1,7 @@
 import { createParamDecorator, ExecutionContext, ValidationPipe } from '@nestjs/common';
-import { BadRequestError, ValidationFailedError } from '../errors/domain-error';
+import { BadRequestError } from '../errors/domain-error';
 import type { AppRequest } from './envelope';
-import { fieldErrorsOf } from './validation';
+import { validationOptions } from './validation';
 
 /**
  * The JSON body of a call whose interface allows "an empty array or an object": a top-level `[]`
@@ -11,24 +11,24 @@ import { fieldErrorsOf } from './validation';
 const notAnObject = () =>
   new BadRequestError('The body must be a JSON object (or an empty array)', 'validation_failed', { body: 'must be a JSON object or an empty array' });
 
-export const ObjectBody = createParamDecorator((_: unknown, ctx: ExecutionContext): unknown => {
-  const body = ctx.switchToHttp().getRequest<AppRequest>().body as unknown;
-  if (Array.isArray(body)) {
-    if (body.length === 0) return {};
-    throw notAnObject();
-  }
-  if (body === null || body === undefined) return {};
-  if (typeof body !== 'object') throw notAnObject();
-  return body;
-});
+/** Method metadata: the route reads its body through ObjectBody (see BodilessRouteInterceptor). */
+export const READS_BODY = 'http:reads-body';
 
-/** The global validation settings, applied to an ObjectBody parameter. */
-export const objectBodyPipe = new ValidationPipe({
-  transform: true,
-  whitelist: true,
-  forbidNonWhitelisted: false,
-  stopAtFirstError: true,
-  validateCustomDecorators: true,
-  validationError: { target: false, value: false },
-  exceptionFactory: (errors) => new ValidationFailedError(fieldErrorsOf(errors)),
-});
+const marksBodyRead: ParameterDecorator = (target, key) => Reflect.defineMetadata(READS_BODY, true, target.constructor, key as string);
+
+export const ObjectBody = createParamDecorator(
+  (_: unknown, ctx: ExecutionContext): unknown => {
+    const body = ctx.switchToHttp().getRequest<AppRequest>().body as unknown;
+    if (Array.isArray(body)) {
+      if (body.length === 0) return {};
+      throw notAnObject();
+    }
+    if (body === null || body === undefined) return {};
+    if (typeof body !== 'object') throw notAnObject();
+    return body;
+  },
+  [marksBodyRead],
+);
+
+/** The global settings of a body (unknown fields refused), applied to an ObjectBody parameter. */
+export const objectBodyPipe = new ValidationPipe({ ...validationOptions(true), validateCustomDecorators: true });

@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsArray, IsIn, IsInt, IsOptional, Max, Min, ValidateBy, ValidationOptions } from 'class-validator';
+import { IsArray, IsIn, IsInt, IsOptional, Max, Min, ValidateBy, ValidateIf, ValidationOptions } from 'class-validator';
 import { AMOUNT_PROBLEM_MESSAGES, amountProblem } from '../money/money';
 import { canonicalCurrency, CURRENCIES, CURRENCY_TICKERS } from '../money/currency';
 import { JsonNumberText } from '../http/json-number';
@@ -189,6 +189,25 @@ export function MetadataField(doc: FieldDoc = {}): PropertyDecorator {
         doc.description ??
         `String keys to string values; at most ${METADATA_LIMITS.maxKeys} keys, keys up to ${METADATA_LIMITS.maxKeyLength} and values up to ${METADATA_LIMITS.maxValueLength} characters`,
       example: doc.example ?? { order_id: '1234' },
+    }),
+  );
+}
+
+/**
+ * A field of one variant of an object tagged by `type` (an invoice item is a PRODUCT or a PAYMENT_INTENT):
+ * validated when the object is of that variant, and refused when an object of another known variant
+ * carries it (it would be dropped unread). Put it nearest the property, so it is checked first.
+ */
+export function VariantField(variant: string, variants: readonly string[]): PropertyDecorator {
+  const typeOf = (o: object) => (o as { type?: unknown }).type;
+  return applyDecorators(
+    ValidateIf((o: object, value: unknown) => typeOf(o) === variant || (variants.includes(typeOf(o) as string) && value !== undefined)),
+    ValidateBy({
+      name: 'variantField',
+      validator: {
+        validate: (_value, args) => typeOf(args?.object ?? {}) === variant,
+        defaultMessage: (args) => `${args?.property} is not a field of ${String(typeOf(args?.object ?? {}))} items`,
+      },
     }),
   );
 }

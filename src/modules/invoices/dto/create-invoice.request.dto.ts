@@ -15,10 +15,9 @@ import {
   Max,
   MaxLength,
   Min,
-  ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import { AmountField, CurrencyField, MetadataField } from '../../../shared/validation/decorators';
+import { AmountField, CurrencyField, MetadataField, VariantField } from '../../../shared/validation/decorators';
 import { CURRENCIES } from '../../../shared/money/currency';
 import { MAX_EXPIRY_MINUTES, MIN_EXPIRY_MINUTES } from '../domain/invoice-timing';
 
@@ -26,9 +25,6 @@ import { MAX_EXPIRY_MINUTES, MIN_EXPIRY_MINUTES } from '../domain/invoice-timing
 export const MAX_INVOICE_ITEMS = 100;
 export const MAX_ITEM_QUANTITY = 1_000_000;
 export const ITEM_TYPES = ['PRODUCT', 'PAYMENT_INTENT'] as const;
-
-const isProduct = (o: { type?: unknown }) => o.type === 'PRODUCT';
-const isIntent = (o: { type?: unknown }) => o.type === 'PAYMENT_INTENT';
 
 /** Documentation-only shape of a PRODUCT item. */
 export class ProductItemDoc {
@@ -53,34 +49,34 @@ export class PaymentIntentItemDoc {
 
 /**
  * One item of the creating request. PRODUCT items need product_id, billing_schema_id and quantity;
- * PAYMENT_INTENT items need currency and price. Fields of the other type are ignored.
+ * PAYMENT_INTENT items need currency and price. A field of the other type is refused, as is any unknown one.
  */
 export class InvoiceItemInputDto {
   @IsIn(ITEM_TYPES, { message: '$property must be PRODUCT or PAYMENT_INTENT' })
   type: 'PRODUCT' | 'PAYMENT_INTENT';
 
-  @ValidateIf(isProduct)
   @Length(1, 200)
   @IsString()
+  @VariantField('PRODUCT', ITEM_TYPES)
   product_id?: string;
 
-  @ValidateIf(isProduct)
   @Length(1, 200)
   @IsString()
+  @VariantField('PRODUCT', ITEM_TYPES)
   billing_schema_id?: string;
 
-  @ValidateIf(isProduct)
   @Max(MAX_ITEM_QUANTITY)
   @Min(1)
   @IsInt({ message: '$property must be an integer' })
+  @VariantField('PRODUCT', ITEM_TYPES)
   quantity?: number;
 
-  @ValidateIf(isIntent)
   @CurrencyField()
+  @VariantField('PAYMENT_INTENT', ITEM_TYPES)
   currency?: string;
 
-  @ValidateIf(isIntent)
   @AmountField()
+  @VariantField('PAYMENT_INTENT', ITEM_TYPES)
   price?: string;
 }
 
