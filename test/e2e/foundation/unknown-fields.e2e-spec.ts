@@ -223,7 +223,8 @@ describe('unknown body fields across the published document', () => {
       const ids: Record<string, string> = {};
       for (const p of (op.operation.parameters ?? []).filter((x: any) => x.in === 'path')) {
         const kind = kindOf(op.path, p.name);
-        ids[p.name] = kind === 'organization' ? org.id : await MAKERS[kind](org);
+        // The body is checked before the id is looked up, so an id no maker can make (an unmatched chain transfer) may be made up.
+        ids[p.name] = kind === 'organization' ? org.id : MAKERS[kind] ? await MAKERS[kind](org) : `${kind}_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00`;
       }
       const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(ids[name]));
       const api = op.path.startsWith('/admin/') ? new Api(null) : org.test;
