@@ -1,32 +1,8 @@
-import { ArgumentMetadata, Injectable, PipeTransform, ValidationError, ValidationPipe, ValidationPipeOptions } from '@nestjs/common';
+import { ArgumentMetadata, Injectable, PipeTransform, ValidationPipe, ValidationPipeOptions } from '@nestjs/common';
 import { ValidationFailedError } from '../errors/domain-error';
+import { fieldErrorsOf } from './field-errors';
 
-/** The `validator` message of a body field the route does not define (at any depth: `items.0.pricee`). */
-export const UNKNOWN_FIELD_MESSAGE = 'is not a known field';
-
-/** class-validator's constraint name for a property no decorator declares (`forbidNonWhitelisted`). */
-const WHITELIST_CONSTRAINT = 'whitelistValidation';
-
-/** Flattens class-validator output into the envelope's `validator` map keyed by field path (items.0.price). */
-export function fieldErrorsOf(errors: ValidationError[], parent = ''): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const error of errors) {
-    const path = parent ? `${parent}.${error.property}` : error.property;
-    const constraints = error.constraints ?? {};
-    if (constraints[WHITELIST_CONSTRAINT]) {
-      out[path] = UNKNOWN_FIELD_MESSAGE;
-      continue;
-    }
-    const messages = Object.values(constraints);
-    if (messages.length) {
-      const message = messages[0];
-      // class-validator messages start with the property name; say the path instead.
-      out[path] = message.startsWith(`${error.property} `) ? message.slice(error.property.length + 1) : message;
-    }
-    if (error.children?.length) Object.assign(out, fieldErrorsOf(error.children, path));
-  }
-  return out;
-}
+export { fieldErrorsOf, MISSING_FIELD_MESSAGE, UNKNOWN_FIELD_MESSAGE } from './field-errors';
 
 /**
  * The settings of every validated request part. A body (`refuseUnknown`) refuses the fields its DTO
@@ -40,7 +16,8 @@ export function validationOptions(refuseUnknown: boolean): ValidationPipeOptions
     whitelist: true,
     forbidNonWhitelisted: refuseUnknown,
     stopAtFirstError: true,
-    validationError: { target: false, value: false },
+    // The value stays on the error only so a missing field can be told from a wrong one; it never reaches an answer.
+    validationError: { target: false, value: true },
     exceptionFactory: (errors) => new ValidationFailedError(fieldErrorsOf(errors)),
   };
 }

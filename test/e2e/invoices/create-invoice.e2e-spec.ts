@@ -189,6 +189,15 @@ describe('POST /invoices/create', () => {
       expectError(await org.test.post('/invoices/create', body), 400, { code: 'validation_failed', field: field });
     });
 
+    it('says a field that was left out is required, and a wrong one what it must be', async () => {
+      const org = await createOrg();
+      expect(expectError(await org.test.post('/invoices/create', {}), 400).validator).toEqual({ items: 'is required' });
+      const missing = expectError(await org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', price: '1' }] }), 400);
+      expect(missing.validator).toEqual({ 'items.0.currency': 'is required' });
+      const wrong = expectError(await org.test.post('/invoices/create', { items: [intent('1')], customer_email: 42 }), 400);
+      expect(wrong.validator.customer_email).not.toBe('is required');
+    });
+
     it('writes nothing when refused', async () => {
       const org = await createOrg();
       await org.test.post('/invoices/create', { items: [intent('1', 'EUR'), intent('1', 'USD')] });
