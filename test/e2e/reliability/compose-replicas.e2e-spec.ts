@@ -39,6 +39,12 @@ describe('the replicas of docker-compose.yml', () => {
       apps.map(([, app]) => {
         const env: Record<string, string | undefined> = { LOG_LEVEL: 'info', ADMIN_API_TOKEN: undefined };
         for (const [name, value] of Object.entries(environmentOf(app))) if (value !== null) env[name] = interpolate(value, OPERATOR_ENV);
+        // A file the container sees through a bind mount of this repository (CHAINS_FILE) is read where it lies here.
+        for (const volume of (app.volumes ?? []) as string[]) {
+          const [source, target] = volume.split(':');
+          if (!source.startsWith('./')) continue;
+          for (const [name, value] of Object.entries(env)) if (value === target) env[name] = join(ROOT, source);
+        }
         // PORT is the free port startServer picks; the rest is what a container would differ in.
         delete env.PORT;
         return startServer({ databaseUrl, env: { ...env, DATABASE_URL: undefined, REDIS_URL: undefined, HOST: '127.0.0.1' } });
