@@ -1,0 +1,94 @@
+import type { DomainError } from '../../../shared/errors/domain-error';
+import { Money } from '../../../shared/money/money';
+import { fromUnits, payoutAmount, planRefund, refundableUsd, toUnits } from './refund-amounts';
+
+const m = (s: string) => new Money(s);
+
+/** The error a call throws (fails the test when it throws none). */
+function caught(fn: () => unknown): DomainError {
+  try {
+    fn();
+  } catch (error) {
+    return error as DomainError;
+  }
+  throw new Error('expected an error');
+}
+
+describe('refundableUsd', () => {
+  it('counts only COMPLETED payments and subtracts every refund but canceled and expired ones', () => {
+    const payments = [
+      { status: 'COMPLETED', priceUsd: m('60') },
+      { status: 'COMPLETED', priceUsd: m('40.5') },
+      { status: 'PENDING', priceUsd: m('1000') },
+      { status: 'CANCELLED', priceUsd: m('1000') },
+    ];
+    const refunds = [
+      { status: 'AWAITING_DESTINATION' as const, amountUsd: m('10') },
+      { status: 'AWAITING_PAYOUT' as const, amountUsd: m('5') },
+      { status: 'SENT' as const, amountUsd: m('1') },
+      { status: 'COMPLETED' as const, amountUsd: m('2') },
+      { status: 'CANCELED' as const, amountUsd: m('50') },
+      { status: 'EXPIRED' as const, amountUsd: m('50') },
+    ];
+    expect(refundableUsd(payments, refunds).toFixed()).toBe('82.5');
+  });
+
+  it('is never negative (a completed payment taken back after a refund)', () => {
+    expect(refundableUsd([], [{ status: 'COMPLETED', amountUsd: m('3') }]).toFixed()).toBe('0');
+  });
+});
+
+describe('planRefund', () => {
+  it('refunds everything refundable by default, its USD value exact', () => {
+    const plan = planRefund({ amount: null, currency: 'EUR', rateUsd: m('1.08'), refundableUsd: m('100') });
+    expect(plan.amountUsd.toFixed()).toBe('100');
+    expect(plan.amount.toFixed()).toBe('92.592592592592592592592592592593');
+  });
+
+  it('values a partial amount at the rate', () => {
+    const plan = planRefund({ amount: m('25'), currency: 'EUR', rateUsd: m('1.08'), refundableUsd: m('100') });
+    expect(plan.amount.toFixed()).toBe('25');
+    expect(plan.amountUsd.toFixed()).toBe('27');
+  });
+
+  it('accepts exactly the refundable amount', () => {
+    expect(planRefund({ amount: m('100'), currency: 'USD', rateUsd: m('1'), refundableUsd: m('100') }).amountUsd.toFixed()).toBe('100');
+  });
+
+  it('refuses more than refundable (refund_exceeds_paid, validator.amount)', () => {
+    const error = caught(() => planRefund({ amount: m('100.01'), currency: 'USD', rateUsd: m('1'), refundableUsd: m('100') }));
+    expect([error.code, error.fields]).toEqual(['refund_exceeds_paid', { amount: 'is more than the refundable 100.00 USD' }]);
+  });
+
+  it('refuses when nothing is refundable (nothing_to_refund)', () => {
+    expect(caught(() => planRefund({ amount: m('1'), currency: 'USD', rateUsd: m('1'), refundableUsd: m('0') })).code).toBe('nothing_to_refund');
+  });
+
+  it('refuses a zero amount (validator.amount)', () => {
+    const error = caught(() => planRefund({ amount: m('0'), currency: 'USD', rateUsd: m('1'), refundableUsd: m('5') }));
+    expect([error.code, error.fields]).toEqual(['validation_failed', { amount: 'must be greater than 0' }]);
+  });
+});
+
+describe('payoutAmount', () => {
+  it.each([
+    // amount_usd, coin rate, decimals, expected: rounded DOWN to the coin's smallest unit
+    ['25', '1', 6, '25'],
+    ['10', '3', 6, '3.333333'],
+    ['20', '3', 6, '6.666666'],
+    ['100', '3000', 18, '0.033333333333333333'],
+    ['1', '95000', 8, '0.00001052'],
+  ])('%s USD at %s USD per coin with %s decimals is %s', (usd, rate, decimals, expected) => {
+    expect(payoutAmount(m(usd), m(rate), decimals)?.toFixed()).toBe(expected);
+  });
+
+  it('is null below one smallest unit', () => {
+    expect(payoutAmount(m('0.0000001'), m('95000'), 8)).toBeNull();
+  });
+
+  it('converts to and from units exactly', () => {
+    expect(toUnits(m('0.033333333333333333'), 18)).toBe('33333333333333333');
+    expect(toUnits(m('6.666666'), 6)).toBe('6666666');
+    expect(fromUnits(6666666n, 6).toFixed()).toBe('6.666666');
+  });
+});

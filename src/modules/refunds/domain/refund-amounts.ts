@@ -1,0 +1,89 @@
+import Decimal from 'decimal.js';
+import type { Currency } from '../../../shared/money/currency';
+import { Amount, MONEY_SCALE, Money, roundMoney, sumAmounts, ZERO } from '../../../shared/money/money';
+import { ValidationFailedError } from '../../../shared/errors/domain-error';
+import { NothingToRefundError, RefundExceedsPaidError } from './refund.errors';
+import { holdsRefundable, RefundStatus } from './refund-status';
+
+/** Which rates value a refund: those the invoice was priced and paid at, or today's. */
+export const REFUND_RATES = ['invoice', 'current'] as const;
+export type RefundRate = (typeof REFUND_RATES)[number];
+
+export interface PaymentValue {
+  status: string;
+  priceUsd: Amount;
+}
+
+export interface RefundHold {
+  status: RefundStatus;
+  amountUsd: Amount;
+}
+
+/** USD already given back or promised: every refund of the invoice but the canceled and expired ones. */
+export function heldUsd(refunds: readonly RefundHold[]): Amount {
+  return sumAmounts(refunds.filter((r) => holdsRefundable(r.status)).map((r) => r.amountUsd));
+}
+
+/**
+ * What may still be refunded, in USD: the USD value of the invoice's COMPLETED payments (at the rates
+ * they were recorded at) less every refund that still holds part of it. Never below zero (a payment
+ * taken back by a chain reorganization after a refund may leave less paid than refunded).
+ */
+export function refundableUsd(payments: readonly PaymentValue[], refunds: readonly RefundHold[]): Amount {
+  const paid = sumAmounts(payments.filter((p) => p.status === 'COMPLETED').map((p) => p.priceUsd));
+  const left = paid.sub(heldUsd(refunds));
+  return left.isNegative() ? ZERO : left;
+}
+
+export interface RefundRequest {
+  /** In `currency`; absent: everything refundable. */
+  amount: Amount | null;
+  currency: Currency;
+  /** USD value of one unit of `currency` at the refund's rates. */
+  rateUsd: Amount;
+  refundableUsd: Amount;
+}
+
+export interface PlannedRefund {
+  amount: Amount;
+  amountUsd: Amount;
+}
+
+/**
+ * The refund's amount and its USD value. Without an amount, everything refundable, converted to the
+ * currency (its USD value is then exactly the refundable amount, so a full refund never misses a
+ * fraction to rounding). NothingToRefundError when nothing is left; RefundExceedsPaidError when the
+ * amount is worth more than is refundable.
+ */
+export function planRefund(req: RefundRequest): PlannedRefund {
+  if (!req.refundableUsd.greaterThan(0)) throw new NothingToRefundError();
+  if (req.amount === null) return { amount: roundMoney(req.refundableUsd.div(req.rateUsd)), amountUsd: req.refundableUsd };
+  if (!req.amount.greaterThan(0)) throw new ValidationFailedError({ amount: 'must be greater than 0' });
+  const amountUsd = roundMoney(req.amount.mul(req.rateUsd));
+  if (amountUsd.greaterThan(req.refundableUsd)) throw new RefundExceedsPaidError(req.refundableUsd.toFixed(2, Decimal.ROUND_DOWN));
+  return { amount: req.amount, amountUsd };
+}
+
+/**
+ * The coin amount the merchant sends: the refund's USD value in the coin at `coinRateUsd`, rounded
+ * DOWN to the coin's smallest unit. The merchant never sends more than the refund is worth (so the
+ * invoice is never refunded beyond what was paid); the payer receives at most one smallest unit
+ * less than the exact value (a wei, a satoshi, a millionth of a dollar token). This is the opposite
+ * of a deposit address's amount, which is rounded up so that the merchant is never paid short.
+ * Null when the value is less than one smallest unit.
+ */
+export function payoutAmount(amountUsd: Amount, coinRateUsd: Amount, decimals: number): Amount | null {
+  const exact = amountUsd.div(coinRateUsd);
+  const rounded = exact.toDecimalPlaces(Math.min(decimals, MONEY_SCALE), Decimal.ROUND_DOWN);
+  return rounded.greaterThan(0) ? new Money(rounded) : null;
+}
+
+/** The amount in the coin's smallest unit (wei, satoshi), as an integer string. */
+export function toUnits(amount: Amount, decimals: number): string {
+  return amount.mul(new Money(10).pow(decimals)).toDecimalPlaces(0, Decimal.ROUND_DOWN).toFixed(0);
+}
+
+/** Units back to the coin's amount. */
+export function fromUnits(units: string | bigint, decimals: number): Amount {
+  return new Money(units.toString()).div(new Money(10).pow(decimals));
+}
