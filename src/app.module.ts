@@ -16,6 +16,7 @@ import { ProvidersModule } from './modules/providers';
 import { QuotesModule } from './modules/quotes';
 import { RailsModule } from './modules/rails';
 import { RatesModule } from './modules/rates';
+import { RefundsModule } from './modules/refunds';
 import { TestClockModule } from './modules/test-clock';
 import { WebhooksModule } from './modules/webhooks';
 import { AppConfig } from './shared/config/app-config';
@@ -50,6 +51,7 @@ export const DOMAIN_MODULES = [
   AnalyticsModule,
   TestClockModule,
   RailsModule,
+  RefundsModule,
   CheckoutModule,
 ];
 

@@ -18,6 +18,11 @@ export const MAKERS: Record<string, Maker> = {
     form.append('file', new Blob(['tenant isolation'], { type: 'text/plain' }), 'isolation.txt');
     return expectSuccess(await org.test.request('POST', '/files/upload', { rawBody: form })).id;
   },
+  refund: async (org) => {
+    const invoice = await MAKERS.invoice(org);
+    await org.test.post('/test_helpers/payments', { invoice_id: invoice, provider_id: 'prov_card_usd', price: '50', status: 'COMPLETED' });
+    return expectSuccess(await org.test.post(`/invoices/${invoice}/refunds`, { amount: '10' }), 201).id;
+  },
   wallet: async (org) => expectSuccess(await org.test.post('/wallets', { chain_family: 'evm', xpub: XPUB_0 }), 201).id,
   webhook: async (org) => expectSuccess(await org.test.post('/webhooks', { url: 'http://127.0.0.1:9/hooks', event_types: ['*'] }), 201).id,
   event: async (org) => {
@@ -52,6 +57,7 @@ const SINGULAR: Record<string, string> = {
   quotes: 'quote',
   events: 'event',
   wallets: 'wallet',
+  refunds: 'refund',
 };
 
 /** The kind of object a path parameter names: `{invoice_id}` -> invoice; `/products/{id}` -> product. */

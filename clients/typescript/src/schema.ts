@@ -811,6 +811,147 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/invoices/{id}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund an invoice, fully or in part
+         * @description Refundable: the USD value of the invoice's COMPLETED payments less its refunds that are not CANCELED or EXPIRED. Without `amount`, everything refundable, in the invoice's currency. The refund is valued at `rate` (`invoice`, the default: the rates the invoice was priced and paid at; `current`: today's). 400 `refund_exceeds_paid` (validator.amount) when it is worth more than is refundable, 400 `nothing_to_refund` when nothing is. The answer's claim_url is for the payer: there they choose how to receive it and give an address (until expires_at, default 7 days); the coin amount is fixed then. The invoice's own status does not change.
+         */
+        post: operations["RefundsController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List refunds
+         * @description Newest first; `invoice_id` and `status` filter (AND). limit default 20 (at most 100), offset default 0; for deep pages pass starting_after.
+         */
+        get: operations["RefundsController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/refunds/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a refund */
+        get: operations["RefundsController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/refunds/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a refund not yet sent
+         * @description From AWAITING_DESTINATION or AWAITING_PAYOUT; its amount is refundable again. Once SENT only the chain decides: 400 (validator.status). Canceling a CANCELED refund answers it as it is.
+         */
+        post: operations["RefundsController_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/refunds/{id}/sent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report the transaction that pays a refund
+         * @description Send `payout.amount` of `payout.currency` to `payout.address` from your wallet (or open `payout.uri` in it), then report the transaction here: the refund is SENT and its confirmations are counted to the provider's required confirmations, then COMPLETED (refund.completed). When the chain already shows the transaction, it must pay the destination at least the payout amount (a token's Transfer to it, or the coin sent to it): else 400 `payout_mismatch` (validator.tx_hash) and the refund stays AWAITING_PAYOUT. A transaction not seen yet is checked as soon as it is; if it then does not pay enough, the refund goes back to AWAITING_PAYOUT (refund.updated). Reporting the same hash again answers the refund as it is.
+         */
+        post: operations["RefundsController_sent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/refund_claims/assets/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A file of the refund claim page (script, stylesheet)
+         * @description Public; unknown names are 404.
+         */
+        get: operations["RefundClaimsController_asset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/refund_claims/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The refund claim page (HTML)
+         * @description The page behind a refund's claim_url: the amount, and while the refund is AWAITING_DESTINATION a form to choose how to receive it and give an address (checked for the network before anything is sent); afterwards the payout fixed then and the refund's state. English and German (`lang`, else Accept-Language). Its script calls only POST /refund_claims/{token}. Strict Content-Security-Policy (no inline script or style, nothing from another host). An unknown token is a 404 page; over the anonymous rate limit a 429 page.
+         */
+        get: operations["RefundClaimsController_page"];
+        put?: never;
+        /**
+         * Claim a refund: say where it goes (no key)
+         * @description The payer (or a merchant's own page on their behalf) names a payout method (`provider_id`, one of the page's methods: the providers the invoice was paid through that a configured rail carries, else every carried one) and an address. The address is checked for that network (EIP-55 checksum on EVM chains; bech32/bech32m, base58check or cashaddr on UTXO chains, mainnet in live mode, testnet/regtest in test mode): 400 validator.address. The coin amount is fixed then, at the refund's rates, rounded down to the coin's decimals, and shown in `payout` with a payment URI for the merchant's wallet; the refund is AWAITING_PAYOUT. The same destination sent again answers the claim as it is; another once it is given is 400 (validator.status). 400 `claim_expired` after expires_at. Unknown token: 404. Anonymous rate limit: 429.
+         */
+        post: operations["RefundClaimsController_claim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/checkout/assets/{file}": {
         parameters: {
             query?: never;
@@ -2038,7 +2179,7 @@ export interface components {
             idempotency_key?: string;
         };
         /** @enum {string} */
-        EventType: "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled";
+        EventType: "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "refund.created" | "refund.updated" | "refund.completed" | "refund.canceled" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled";
         EventDataDto: {
             /** @description The resource as of the event, in the shape its own endpoint returns */
             object: {
@@ -2090,7 +2231,7 @@ export interface components {
              *       "payment.updated"
              *     ]
              */
-            type?: ("invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled") | ("invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
+            type?: ("invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "refund.created" | "refund.updated" | "refund.completed" | "refund.canceled" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled") | ("invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "refund.created" | "refund.updated" | "refund.completed" | "refund.canceled" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
             /**
              * @description Inclusive bound: YYYY-MM-DD HH:MM:SS (UTC), YYYY-MM-DD (whole day) or ISO 8601
              * @example 2026-11-01
@@ -2164,7 +2305,7 @@ export interface components {
              *       "invoice.completed"
              *     ]
              */
-            event_types: ("*" | "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled") | ("*" | "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
+            event_types: ("*" | "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "refund.created" | "refund.updated" | "refund.completed" | "refund.canceled" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled") | ("*" | "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "refund.created" | "refund.updated" | "refund.completed" | "refund.canceled" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
             /** @example Order fulfilment */
             description?: string | null;
             /**
@@ -2228,7 +2369,7 @@ export interface components {
              *       "invoice.completed"
              *     ]
              */
-            event_types?: ("*" | "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled") | ("*" | "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
+            event_types?: ("*" | "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "refund.created" | "refund.updated" | "refund.completed" | "refund.canceled" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled") | ("*" | "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "refund.created" | "refund.updated" | "refund.completed" | "refund.canceled" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
             /**
              * @description null clears it
              * @example Order fulfilment
@@ -2744,6 +2885,204 @@ export interface components {
             offset: number;
             /** @example false */
             has_more: boolean;
+        };
+        RefundDto: {
+            /** @example refund_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e20 */
+            id: string;
+            /** @example invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00 */
+            invoice_id: string;
+            /**
+             * @description AWAITING_DESTINATION (the payer has not named where yet) -> AWAITING_PAYOUT (send `payout`) -> SENT (reported; confirmations counting) -> COMPLETED; CANCELED (by you, before it is sent) or EXPIRED (no destination by expires_at)
+             * @example AWAITING_PAYOUT
+             * @enum {string}
+             */
+            status: "AWAITING_DESTINATION" | "AWAITING_PAYOUT" | "SENT" | "COMPLETED" | "CANCELED" | "EXPIRED";
+            /** @example 10.000000000000000000000000000000 */
+            amount: string;
+            /** @example USD */
+            currency: string;
+            /**
+             * @description USD value at the refund rates; counts against the invoice paid amount
+             * @example 10.000000000000000000000000000000
+             */
+            amount_usd: string;
+            /**
+             * @example invoice
+             * @enum {string}
+             */
+            rate: "invoice" | "current";
+            /** @example Order 1234 cancelled */
+            reason: string | null;
+            /**
+             * @description Send it to the payer: the page where they name where the refund goes
+             * @example https://pay.example.com/refund_claims/rc_9J4dQeYk1m2c0sVbUxZr7aLpWnTqHf3o
+             */
+            claim_url: string;
+            /**
+             * @description Until when the payer may name a destination
+             * @example 2026-11-28 10:00:00
+             */
+            expires_at: string;
+            /** @description Where the payer asked it to go; null until then */
+            destination?: {
+                /** @example prov_ethereum_usdt */
+                provider_id: string;
+                /** @example ETHEREUM */
+                network: string;
+                /** @example 0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed */
+                address: string;
+            } | null;
+            /** @description What to send, fixed when the payer gave the destination; null until then */
+            payout?: {
+                /** @example prov_ethereum_usdt */
+                provider_id: string;
+                /** @example ETHEREUM */
+                network: string;
+                /** @example USDT */
+                currency: string;
+                /** @example 0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed */
+                address: string;
+                /**
+                 * @description What to send, in `currency`: the refund's USD value at its rates, rounded DOWN to the coin's decimals (never more than the refund is worth)
+                 * @example 10.000000000000000000000000000000
+                 */
+                amount: string;
+                /**
+                 * @description Payment request your wallet opens (EIP-681 on EVM chains, BIP21 on UTXO chains)
+                 * @example ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed&uint256=10000000
+                 */
+                uri: string;
+                /**
+                 * @description The transaction you reported (POST /refunds/{id}/sent)
+                 * @example null
+                 */
+                tx_hash: string | null;
+                /**
+                 * @description Blocks on top of the reported transaction, 1 in the block that mined it
+                 * @example 0
+                 */
+                confirmations: number;
+                /**
+                 * @description Confirmations to COMPLETED (the provider's required confirmations)
+                 * @example 12
+                 */
+                required_confirmations: number;
+            } | null;
+            /** @example 2026-11-27 10:00:00 */
+            created_at: string;
+            /** @example 2026-11-27 10:05:00 */
+            updated_at: string;
+        };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
+        CreateRefundRequestDto: {
+            /**
+             * @description How much to give back, in `currency`. Default: everything still refundable (completed payments less refunds not canceled or expired), in the invoice's currency.
+             * @example 10.00
+             */
+            amount?: string | number;
+            /**
+             * @description Currency of `amount`; default: the invoice's currency. Tickers are accepted for the crypto currencies: BTC (BITCOIN), XBT (BITCOIN), ETH (ETHEREUM), SOL (SOLANA), BNB (BINANCE_COIN), XRP (RIPPLE), POL (POLYGON), MATIC (POLYGON), TRX (TRON), LTC (LITECOIN), BCH (BITCOIN_CASH), DOGE (DOGECOIN).
+             * @example USD
+             */
+            currency?: components["schemas"]["Currency"];
+            /**
+             * @description Rates that value the refund and fix the payer's coin amount: `invoice`, the rates the invoice was priced and paid at (default: the payer gets back the coins' value they paid), or `current`, today's rates (valued now, coin amount fixed when the payer names the destination).
+             * @default invoice
+             * @example invoice
+             * @enum {string}
+             */
+            rate?: "invoice" | "current";
+            /**
+             * @description Why; shown to the merchant only (not on the claim page)
+             * @example Order 1234 cancelled
+             */
+            reason?: string;
+            /**
+             * @description How long the payer has to name a destination (default 7 days); after it the refund is EXPIRED and its amount refundable again
+             * @default 10080
+             * @example 1440
+             */
+            expires_in_minutes?: number;
+        };
+        RefundListDto: {
+            items: components["schemas"]["RefundDto"][];
+            /** @example 1 */
+            total: number;
+            /** @example 20 */
+            limit: number;
+            /** @example 0 */
+            offset: number;
+            /** @example false */
+            has_more: boolean;
+        };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
+        ReportRefundSentRequestDto: {
+            /**
+             * @description Hash of the transaction that pays the refund from your wallet (0x + 64 hex digits on EVM chains)
+             * @example 0x8f1e3c2a9b7d4e6f0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6071
+             */
+            tx_hash: string;
+        };
+        ClaimMethodDto: {
+            /** @example prov_ethereum_usdt */
+            provider_id: string;
+            /** @example Tether USD */
+            name: string;
+            /** @example ETHEREUM */
+            network: string;
+            /** @example USDT */
+            currency: string;
+        };
+        RefundClaimDto: {
+            /**
+             * @example AWAITING_PAYOUT
+             * @enum {string}
+             */
+            status: "AWAITING_DESTINATION" | "AWAITING_PAYOUT" | "SENT" | "COMPLETED" | "CANCELED" | "EXPIRED";
+            /** @example 10.000000000000000000000000000000 */
+            amount: string;
+            /** @example USD */
+            currency: string;
+            /** @example 10.000000000000000000000000000000 */
+            amount_usd: string;
+            /** @example 2026-11-28 10:00:00 */
+            expires_at: string;
+            /** @description Ways the refund may be taken (only while AWAITING_DESTINATION) */
+            methods: components["schemas"]["ClaimMethodDto"][];
+            /** @description Fixed once a destination is given */
+            payout?: {
+                /** @example prov_ethereum_usdt */
+                provider_id: string;
+                /** @example ETHEREUM */
+                network: string;
+                /** @example USDT */
+                currency: string;
+                /** @example 0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed */
+                address: string;
+                /**
+                 * @description What to send, in `currency`: the refund's USD value at its rates, rounded DOWN to the coin's decimals (never more than the refund is worth)
+                 * @example 10.000000000000000000000000000000
+                 */
+                amount: string;
+                /**
+                 * @description Payment request your wallet opens (EIP-681 on EVM chains, BIP21 on UTXO chains)
+                 * @example ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed&uint256=10000000
+                 */
+                uri: string;
+            } | null;
+        };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
+        ClaimRefundRequestDto: {
+            /**
+             * @description One of the `methods` of GET /refund_claims/{token}
+             * @example prov_ethereum_usdt
+             */
+            provider_id: string;
+            /**
+             * @description Where to send the refund, checked for the provider's network: EIP-55 checksum on EVM chains; bech32/bech32m, base58check or cashaddr on UTXO chains (mainnet in live mode, testnet/regtest in test mode)
+             * @example 0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed
+             */
+            address: string;
         };
     };
     responses: never;
@@ -7395,6 +7734,632 @@ export interface operations {
             };
             /** @description No such record in the caller's organization and mode */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    RefundsController_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the service stopped after carrying the request out but before storing its answer, 409 (idempotency_answer_lost). Kept 24 hours. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Invoice id (invoice_...) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CreateRefundRequestDto"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 201,
+                     *       "data": {
+                     *         "id": "refund_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e20",
+                     *         "invoice_id": "invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00",
+                     *         "status": "AWAITING_DESTINATION",
+                     *         "amount": "10.000000000000000000000000000000",
+                     *         "currency": "USD",
+                     *         "amount_usd": "10.000000000000000000000000000000",
+                     *         "rate": "invoice",
+                     *         "reason": "Order 1234 cancelled",
+                     *         "claim_url": "https://pay.example.com/refund_claims/rc_9J4dQeYk1m2c0sVbUxZr7aLpWnTqHf3o",
+                     *         "expires_at": "2026-11-28 10:00:00",
+                     *         "destination": null,
+                     *         "payout": null,
+                     *         "created_at": "2026-11-27 10:00:00",
+                     *         "updated_at": "2026-11-27 10:00:00"
+                     *       },
+                     *       "error": null,
+                     *       "message": "Refund created",
+                     *       "env": "development",
+                     *       "log": {
+                     *         "request_id": "5f0c6b1e-6a7d-4f0e-9b9c-3a0e4d2f1c11"
+                     *       },
+                     *       "validator": null,
+                     *       "support_id": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SuccessEnvelopeDto"] & {
+                        data: components["schemas"]["RefundDto"];
+                    };
+                };
+            };
+            /** @description Invalid input (per-field messages in validator) or a refused state change */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description API key missing, malformed, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The key lacks the right (read-only key on a write, live key on a test-only call) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description No such record in the caller's organization and mode */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    RefundsController_list: {
+        parameters: {
+            query?: {
+                /** @description Only this invoice's refunds */
+                invoice_id?: string;
+                status?: "AWAITING_DESTINATION" | "AWAITING_PAYOUT" | "SENT" | "COMPLETED" | "CANCELED" | "EXPIRED";
+                /** @description Cursor: the refunds after this id (the last of the previous page) */
+                starting_after?: string;
+                /** @description Maximum number of entries returned (default 20, at most 100) */
+                limit?: number;
+                /** @description Number of entries skipped (default 0) */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 200,
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "id": "refund_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e20",
+                     *             "invoice_id": "invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00",
+                     *             "status": "AWAITING_DESTINATION",
+                     *             "amount": "10.000000000000000000000000000000",
+                     *             "currency": "USD",
+                     *             "amount_usd": "10.000000000000000000000000000000",
+                     *             "rate": "invoice",
+                     *             "reason": "Order 1234 cancelled",
+                     *             "claim_url": "https://pay.example.com/refund_claims/rc_9J4dQeYk1m2c0sVbUxZr7aLpWnTqHf3o",
+                     *             "expires_at": "2026-11-28 10:00:00",
+                     *             "destination": null,
+                     *             "payout": null,
+                     *             "created_at": "2026-11-27 10:00:00",
+                     *             "updated_at": "2026-11-27 10:00:00"
+                     *           }
+                     *         ],
+                     *         "total": 1,
+                     *         "limit": 20,
+                     *         "offset": 0,
+                     *         "has_more": false
+                     *       },
+                     *       "error": null,
+                     *       "message": "Refunds",
+                     *       "env": "development",
+                     *       "log": {
+                     *         "request_id": "5f0c6b1e-6a7d-4f0e-9b9c-3a0e4d2f1c11"
+                     *       },
+                     *       "validator": null,
+                     *       "support_id": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SuccessEnvelopeDto"] & {
+                        data: components["schemas"]["RefundListDto"];
+                    };
+                };
+            };
+            /** @description Invalid input (per-field messages in validator) or a refused state change */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description API key missing, malformed, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    RefundsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Refund id (refund_...) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 200,
+                     *       "data": {
+                     *         "id": "refund_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e20",
+                     *         "invoice_id": "invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00",
+                     *         "status": "SENT",
+                     *         "amount": "10.000000000000000000000000000000",
+                     *         "currency": "USD",
+                     *         "amount_usd": "10.000000000000000000000000000000",
+                     *         "rate": "invoice",
+                     *         "reason": "Order 1234 cancelled",
+                     *         "claim_url": "https://pay.example.com/refund_claims/rc_9J4dQeYk1m2c0sVbUxZr7aLpWnTqHf3o",
+                     *         "expires_at": "2026-11-28 10:00:00",
+                     *         "destination": {
+                     *           "provider_id": "prov_ethereum_usdt",
+                     *           "network": "ETHEREUM",
+                     *           "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+                     *         },
+                     *         "payout": {
+                     *           "provider_id": "prov_ethereum_usdt",
+                     *           "network": "ETHEREUM",
+                     *           "currency": "USDT",
+                     *           "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *           "amount": "10.000000000000000000000000000000",
+                     *           "uri": "ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed&uint256=10000000",
+                     *           "tx_hash": "0x8f1e3c2a9b7d4e6f0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6071",
+                     *           "confirmations": 1,
+                     *           "required_confirmations": 12
+                     *         },
+                     *         "created_at": "2026-11-27 10:00:00",
+                     *         "updated_at": "2026-11-27 10:09:00"
+                     *       },
+                     *       "error": null,
+                     *       "message": "Refund",
+                     *       "env": "development",
+                     *       "log": {
+                     *         "request_id": "5f0c6b1e-6a7d-4f0e-9b9c-3a0e4d2f1c11"
+                     *       },
+                     *       "validator": null,
+                     *       "support_id": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SuccessEnvelopeDto"] & {
+                        data: components["schemas"]["RefundDto"];
+                    };
+                };
+            };
+            /** @description API key missing, malformed, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description No such record in the caller's organization and mode */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    RefundsController_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Refund id (refund_...) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 200,
+                     *       "data": {
+                     *         "id": "refund_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e20",
+                     *         "invoice_id": "invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00",
+                     *         "status": "CANCELED",
+                     *         "amount": "10.000000000000000000000000000000",
+                     *         "currency": "USD",
+                     *         "amount_usd": "10.000000000000000000000000000000",
+                     *         "rate": "invoice",
+                     *         "reason": "Order 1234 cancelled",
+                     *         "claim_url": "https://pay.example.com/refund_claims/rc_9J4dQeYk1m2c0sVbUxZr7aLpWnTqHf3o",
+                     *         "expires_at": "2026-11-28 10:00:00",
+                     *         "destination": null,
+                     *         "payout": null,
+                     *         "created_at": "2026-11-27 10:00:00",
+                     *         "updated_at": "2026-11-27 10:09:00"
+                     *       },
+                     *       "error": null,
+                     *       "message": "Refund canceled",
+                     *       "env": "development",
+                     *       "log": {
+                     *         "request_id": "5f0c6b1e-6a7d-4f0e-9b9c-3a0e4d2f1c11"
+                     *       },
+                     *       "validator": null,
+                     *       "support_id": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SuccessEnvelopeDto"] & {
+                        data: components["schemas"]["RefundDto"];
+                    };
+                };
+            };
+            /** @description Invalid input (per-field messages in validator) or a refused state change */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description API key missing, malformed, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The key lacks the right (read-only key on a write, live key on a test-only call) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description No such record in the caller's organization and mode */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    RefundsController_sent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Refund id (refund_...) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReportRefundSentRequestDto"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 200,
+                     *       "data": {
+                     *         "id": "refund_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e20",
+                     *         "invoice_id": "invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00",
+                     *         "status": "SENT",
+                     *         "amount": "10.000000000000000000000000000000",
+                     *         "currency": "USD",
+                     *         "amount_usd": "10.000000000000000000000000000000",
+                     *         "rate": "invoice",
+                     *         "reason": "Order 1234 cancelled",
+                     *         "claim_url": "https://pay.example.com/refund_claims/rc_9J4dQeYk1m2c0sVbUxZr7aLpWnTqHf3o",
+                     *         "expires_at": "2026-11-28 10:00:00",
+                     *         "destination": {
+                     *           "provider_id": "prov_ethereum_usdt",
+                     *           "network": "ETHEREUM",
+                     *           "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+                     *         },
+                     *         "payout": {
+                     *           "provider_id": "prov_ethereum_usdt",
+                     *           "network": "ETHEREUM",
+                     *           "currency": "USDT",
+                     *           "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *           "amount": "10.000000000000000000000000000000",
+                     *           "uri": "ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed&uint256=10000000",
+                     *           "tx_hash": "0x8f1e3c2a9b7d4e6f0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6071",
+                     *           "confirmations": 1,
+                     *           "required_confirmations": 12
+                     *         },
+                     *         "created_at": "2026-11-27 10:00:00",
+                     *         "updated_at": "2026-11-27 10:09:00"
+                     *       },
+                     *       "error": null,
+                     *       "message": "Refund payout reported",
+                     *       "env": "development",
+                     *       "log": {
+                     *         "request_id": "5f0c6b1e-6a7d-4f0e-9b9c-3a0e4d2f1c11"
+                     *       },
+                     *       "validator": null,
+                     *       "support_id": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SuccessEnvelopeDto"] & {
+                        data: components["schemas"]["RefundDto"];
+                    };
+                };
+            };
+            /** @description Invalid input (per-field messages in validator) or a refused state change */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description API key missing, malformed, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The key lacks the right (read-only key on a write, live key on a test-only call) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description No such record in the caller's organization and mode */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    RefundClaimsController_asset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file: "claim.js" | "claim.css";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such file */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    RefundClaimsController_page: {
+        parameters: {
+            query?: {
+                lang?: "en" | "de";
+            };
+            header?: {
+                /** @description Chooses the language when lang is not given (en, de) */
+                "Accept-Language"?: string;
+            };
+            path: {
+                /** @description The claim token, the last part of the refund's claim_url */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The claim page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No such claim: a page saying so */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Over the anonymous rate limit */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    RefundClaimsController_claim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The claim token, the last part of the refund's claim_url */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClaimRefundRequestDto"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 200,
+                     *       "data": {
+                     *         "status": "AWAITING_PAYOUT",
+                     *         "amount": "10.000000000000000000000000000000",
+                     *         "currency": "USD",
+                     *         "amount_usd": "10.000000000000000000000000000000",
+                     *         "expires_at": "2026-11-28 10:00:00",
+                     *         "methods": [],
+                     *         "payout": {
+                     *           "provider_id": "prov_ethereum_usdt",
+                     *           "network": "ETHEREUM",
+                     *           "currency": "USDT",
+                     *           "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *           "amount": "10.000000000000000000000000000000",
+                     *           "uri": "ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed&uint256=10000000"
+                     *         }
+                     *       },
+                     *       "error": null,
+                     *       "message": "Refund claimed",
+                     *       "env": "development",
+                     *       "log": {
+                     *         "request_id": "5f0c6b1e-6a7d-4f0e-9b9c-3a0e4d2f1c11"
+                     *       },
+                     *       "validator": null,
+                     *       "support_id": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SuccessEnvelopeDto"] & {
+                        data: components["schemas"]["RefundClaimDto"];
+                    };
+                };
+            };
+            /** @description Invalid input (per-field messages in validator) or a refused state change */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description No such record in the caller's organization and mode */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too many requests; see Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

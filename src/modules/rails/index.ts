@@ -12,3 +12,5 @@ export { ListUnmatchedTransfersQuery } from './queries/list-unmatched-transfers/
 export { GetUnmatchedTransferQuery } from './queries/get-unmatched-transfer/get-unmatched-transfer.query';
 export { RetryUnmatchedTransferCommand } from './commands/retry-unmatched-transfer/retry-unmatched-transfer.command';
 export type { UnmatchedTransferView, UnmatchedTransferPage } from './dto/unmatched.views';
+// Asked by the refunds module: the rails a payout can go on, and what the chain says of a reported payout.
+export { CheckPayoutQuery, ListPayoutRailsQuery, type PayoutCheck, type PayoutRail } from './queries/payouts/payout-rails.query';

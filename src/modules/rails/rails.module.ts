@@ -15,6 +15,7 @@ import { GetWalletHandler } from './queries/get-wallet/get-wallet.handler';
 import { ListUnmatchedTransfersHandler } from './queries/list-unmatched-transfers/list-unmatched-transfers.handler';
 import { ListWalletsHandler } from './queries/list-wallets/list-wallets.handler';
 import { ListProviderRailsHandler } from './queries/list-provider-rails/list-provider-rails.handler';
+import { CheckPayoutHandler, ListPayoutRailsHandler } from './queries/payouts/payout-rails.handler';
 import { RailRegistry } from './rail-registry';
 import { loadRailsConfig, RailsConfig } from './rails.config';
 import { UnmatchedTransfersController } from './unmatched-transfers.controller';
@@ -45,6 +46,8 @@ import { ChainWatchers } from './watcher/chain-watchers';
     ListWalletsHandler,
     GetWalletHandler,
     ListProviderRailsHandler,
+    ListPayoutRailsHandler,
+    CheckPayoutHandler,
     AllocatePaymentAddressHandler,
     SealWalletKeysHandler,
     ChainStateRepository,

@@ -16,6 +16,9 @@ const NOT_TENANT_SCOPED: Record<string, string> = {
   'GET /assets/providers/{file}': 'public static content (provider images), the same for everyone',
   'GET /checkout/assets/{file}': "public static content (the checkout page's script and stylesheet), the same for everyone",
   'GET /checkout/{invoice_id}': "the payer's page reads no key: the invoice id is the capability (test/e2e/checkout covers unknown ids)",
+  'GET /refund_claims/assets/{file}': "public static content (the refund claim page's script and stylesheet), the same for everyone",
+  'GET /refund_claims/{token}': "the payer's claim page reads no key: the claim token is the capability (test/e2e/refunds covers unknown tokens)",
+  'POST /refund_claims/{token}': 'the payer names the destination without a key: the claim token is the capability (test/e2e/refunds covers unknown tokens)',
   'POST /admin/organizations/{id}/keys': 'operator API: the admin token spans every organization by design',
   'GET /admin/organizations/{id}/keys': 'operator API: the admin token spans every organization by design',
 };

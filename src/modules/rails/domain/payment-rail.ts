@@ -111,4 +111,10 @@ export interface ChainFollower {
   scan(range: { from: bigint; to: bigint }, watched: WatchedAddresses, tokens: readonly string[]): Promise<ScannedRange>;
   /** The block a transaction is in on the canonical chain now, or null when it is in none. */
   transactionBlock(txHash: string): Promise<bigint | null>;
+  /**
+   * A mined transaction's payment to `to` (any case): the units it moved there of the coin (token
+   * null: the transaction's own value) or of the token (its Transfer logs), whether it succeeded, and
+   * its block. Null when the node does not know it as mined.
+   */
+  transactionTransfers(txHash: string, to: string, token: string | null): Promise<{ blockNumber: bigint; success: boolean; units: bigint } | null>;
 }

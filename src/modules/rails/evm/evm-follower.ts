@@ -1,4 +1,4 @@
-import { Address, createPublicClient, http, parseAbiItem, PublicClient } from 'viem';
+import { Address, createPublicClient, http, parseAbiItem, parseEventLogs, PublicClient } from 'viem';
 import type { BlockRef, ChainFollower, IncomingTransfer, ScannedRange, WatchedAddresses } from '../domain/payment-rail';
 
 const TRANSFER = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
@@ -95,6 +95,30 @@ export class EvmFollower implements ChainFollower {
       } else transfers.push(transfer);
     }
     return { blocks, transfers, foreign };
+  }
+
+  async transactionTransfers(txHash: string, to: string, token: string | null): Promise<{ blockNumber: bigint; success: boolean; units: bigint } | null> {
+    const hash = txHash as `0x${string}`;
+    let receipt;
+    try {
+      receipt = await this.client.getTransactionReceipt({ hash });
+    } catch (e) {
+      if ((e as Error).name === 'TransactionReceiptNotFoundError') return null;
+      throw e;
+    }
+    const target = to.toLowerCase();
+    let units = 0n;
+    if (receipt.status === 'success') {
+      if (token === null) {
+        const tx = await this.client.getTransaction({ hash });
+        if (tx.to?.toLowerCase() === target) units = tx.value;
+      } else {
+        for (const log of parseEventLogs({ abi: [TRANSFER], logs: receipt.logs, eventName: 'Transfer', strict: true })) {
+          if (log.address.toLowerCase() === token.toLowerCase() && log.args.to.toLowerCase() === target) units += log.args.value;
+        }
+      }
+    }
+    return { blockNumber: receipt.blockNumber, success: receipt.status === 'success', units };
   }
 
   /** Whether a transaction is in the canonical chain now, and in which block. */

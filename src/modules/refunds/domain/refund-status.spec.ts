@@ -8,6 +8,7 @@ const ALLOWED: Array<[RefundStatus, RefundStatus]> = [
   ['AWAITING_PAYOUT', 'SENT'],
   ['AWAITING_PAYOUT', 'CANCELED'],
   ['SENT', 'COMPLETED'],
+  ['SENT', 'AWAITING_PAYOUT'],
 ];
 
 describe('refund status machine', () => {

@@ -7,6 +7,7 @@ import { InvalidStateTransitionError } from '../../../shared/errors/domain-error
  *   SENT --(the chain confirms it to the destination for at least the amount)--> COMPLETED
  *   AWAITING_DESTINATION | AWAITING_PAYOUT --(merchant cancels)--> CANCELED
  *   AWAITING_DESTINATION --(claim not made in time)--> EXPIRED
+ *   SENT --(the chain shows the reported transaction failed or pays the destination less)--> AWAITING_PAYOUT
  *
  * COMPLETED, CANCELED and EXPIRED are final. A refund once SENT cannot be canceled: the money may be
  * on its way, and only the chain decides.
@@ -21,7 +22,7 @@ export const FINAL_REFUND_STATUSES: readonly RefundStatus[] = ['COMPLETED', 'CAN
 const TRANSITIONS: Readonly<Record<RefundStatus, readonly RefundStatus[]>> = {
   AWAITING_DESTINATION: ['AWAITING_PAYOUT', 'CANCELED', 'EXPIRED'],
   AWAITING_PAYOUT: ['SENT', 'CANCELED'],
-  SENT: ['COMPLETED'],
+  SENT: ['COMPLETED', 'AWAITING_PAYOUT'],
   COMPLETED: [],
   CANCELED: [],
   EXPIRED: [],

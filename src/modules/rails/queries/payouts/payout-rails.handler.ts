@@ -1,0 +1,60 @@
+import { Inject, Logger } from '@nestjs/common';
+import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import { networkOf } from '../../domain/chains-config';
+import { providerIdOf } from '../../evm/evm-networks';
+import { RailsConfig } from '../../rails.config';
+import { ChainNodes } from '../../watcher/chain-nodes';
+import { CheckPayoutQuery, ListPayoutRailsQuery, PayoutCheck, PayoutRail } from './payout-rails.query';
+
+/** The payout rails of a mode, from CHAINS_FILE (read once at start). */
+@QueryHandler(ListPayoutRailsQuery)
+export class ListPayoutRailsHandler implements IQueryHandler<ListPayoutRailsQuery> {
+  constructor(@Inject(RailsConfig) private readonly config: RailsConfig) {}
+
+  execute({ mode }: ListPayoutRailsQuery): Promise<PayoutRail[]> {
+    const out: PayoutRail[] = [];
+    for (const n of this.config.chains?.networks ?? []) {
+      if (n.mode !== mode) continue;
+      out.push({ providerId: providerIdOf(n.network, null), family: 'evm', network: n.network, chainId: n.chainId, token: null });
+      for (const [slug, contract] of Object.entries(n.tokens)) {
+        out.push({ providerId: providerIdOf(n.network, slug), family: 'evm', network: n.network, chainId: n.chainId, token: contract.toLowerCase() });
+      }
+    }
+    return Promise.resolve(out);
+  }
+}
+
+/** Reads a reported payout transaction through the network's node client (the watcher's). */
+@QueryHandler(CheckPayoutQuery)
+export class CheckPayoutHandler implements IQueryHandler<CheckPayoutQuery> {
+  private readonly logger = new Logger('PayoutCheck');
+
+  constructor(
+    @Inject(RailsConfig) private readonly config: RailsConfig,
+    @Inject(ChainNodes) private readonly nodes: ChainNodes,
+  ) {}
+
+  async execute({ mode, network, txHash, to, token }: CheckPayoutQuery): Promise<PayoutCheck> {
+    const node = networkOf(this.config.chains, mode, network)
+      ? this.nodes.all().find((n) => n.config.mode === mode && n.config.network === network)
+      : undefined;
+    if (!node || this.nodes.mismatchOf(mode, network)) return { state: 'unavailable' };
+    try {
+      const tx = await node.follower.transactionTransfers(txHash, to, token);
+      if (!tx) return { state: 'unknown' };
+      const head = await node.follower.head();
+      const confirmations = head >= tx.blockNumber ? Number(head - tx.blockNumber + 1n) : 0;
+      if (!tx.success) return { state: 'failed', confirmations };
+      return { state: 'mined', confirmations, paidUnits: tx.units.toString() };
+    } catch (error) {
+      this.logger.warn({
+        msg: 'payout check failed; asked again later',
+        event: 'payout_check_failed',
+        network,
+        mode,
+        error: (error as Error)?.message?.split('\n')[0],
+      });
+      return { state: 'unavailable' };
+    }
+  }
+}

@@ -1,0 +1,91 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
+import { TransactionRunner } from '../../../../shared/db/transaction-runner';
+import { InvalidStateTransitionError, NotFoundError, ValidationFailedError } from '../../../../shared/errors/domain-error';
+import type { Currency } from '../../../../shared/money/currency';
+import { fromDb, renderAmount } from '../../../../shared/money/money';
+import { Clock } from '../../../../shared/time/clock';
+import { formatTimestamp } from '../../../../shared/time/time';
+import { canonicalProviderId, GetProviderTermsQuery } from '../../../providers';
+import { RatesAsOfQuery } from '../../../rates';
+import { checkPayoutAddress } from '../../domain/payout-address';
+import { payoutUri } from '../../domain/payout-uri';
+import { payoutAmount, toUnits } from '../../domain/refund-amounts';
+import { claimOpen } from '../../domain/refund-expiry';
+import { allowedRefundTargets } from '../../domain/refund-status';
+import { claimView, RefundClaimView } from '../../dto/refund.views';
+import { RefundsRepository } from '../../persistence/refunds.repository';
+import { PayoutMethods } from '../../payout-methods';
+import { RefundEvents, scopeOfRow } from '../refund-events';
+import { ClaimRefundCommand } from './claim-refund.command';
+
+@CommandHandler(ClaimRefundCommand)
+export class ClaimRefundHandler implements ICommandHandler<ClaimRefundCommand> {
+  constructor(
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(QueryBus) private readonly queries: QueryBus,
+    @Inject(RefundsRepository) private readonly refunds: RefundsRepository,
+    @Inject(RefundEvents) private readonly events: RefundEvents,
+    @Inject(PayoutMethods) private readonly methods: PayoutMethods,
+    @Inject(Clock) private readonly clock: Clock,
+  ) {}
+
+  async execute({ token, providerId, address }: ClaimRefundCommand): Promise<RefundClaimView> {
+    const found = await this.refunds.findByToken(this.tx.manager, token);
+    if (!found) throw new NotFoundError('refund claim');
+    const scope = scopeOfRow(found);
+    const methods = await this.methods.forInvoice(scope, found.invoice_id);
+    const wanted = canonicalProviderId(providerId);
+    // The same destination sent again (a retried request): the claim as it is.
+    if (found.status !== 'AWAITING_DESTINATION' && found.provider_id === wanted && found.address?.toLowerCase() === address.trim().toLowerCase()) {
+      return claimView(found, methods);
+    }
+    if (found.status !== 'AWAITING_DESTINATION') {
+      throw new InvalidStateTransitionError('refund', found.status, 'AWAITING_PAYOUT', allowedRefundTargets(found.status));
+    }
+    const now = await this.clock.nowFor(scope);
+    if (!claimOpen(found.expires_at, now)) {
+      throw new ValidationFailedError({ token: `the claim expired at ${formatTimestamp(found.expires_at)}` }, 'This refund claim has expired', 'claim_expired');
+    }
+    const method = methods.find((m) => m.provider_id === wanted);
+    if (!method) {
+      throw new ValidationFailedError({ provider_id: `must be one of ${methods.map((m) => m.provider_id).join(', ') || '(no payout method is configured)'}` });
+    }
+    const checked = checkPayoutAddress(method.network, scope.mode, address);
+    if (!checked.ok) throw new ValidationFailedError({ address: checked.problem });
+
+    const rates = await this.queries.execute(new RatesAsOfQuery(undefined, found.rate === 'invoice' ? found.rates_snapshot_id : undefined));
+    const amount = payoutAmount(fromDb(found.amount_usd), rates.usd[method.currency as Currency], method.decimals);
+    if (!amount) throw new ValidationFailedError({ provider_id: `the refund is less than one smallest unit of ${method.currency}` });
+    const units = toUnits(amount, method.decimals);
+    const terms = await this.queries.execute(new GetProviderTermsQuery(scope, method.provider_id));
+    const uri = payoutUri({ family: 'evm', address: checked.address, chainId: method.rail.chainId, units, token: method.rail.token });
+
+    return this.tx.run(async (m) => {
+      const before = await this.refunds.findByToken(m, token, true);
+      if (!before) throw new NotFoundError('refund claim');
+      if (before.status !== 'AWAITING_DESTINATION') {
+        throw new InvalidStateTransitionError('refund', before.status, 'AWAITING_PAYOUT', allowedRefundTargets(before.status));
+      }
+      const after = await this.refunds.setPayout(
+        m,
+        before.id,
+        {
+          provider_id: method.provider_id,
+          network: method.rail.network,
+          payout_currency: method.currency,
+          address: checked.address,
+          payout_amount: renderAmount(amount),
+          payout_units: units,
+          payout_uri: uri,
+          chain_id: method.rail.chainId,
+          token_contract: method.rail.token,
+          required_confirmations: Math.max(1, terms?.requiredConfirmations ?? 1),
+        },
+        now,
+      );
+      await this.events.changed(m, before, after);
+      return claimView(after, methods);
+    });
+  }
+}

@@ -1,0 +1,73 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
+import { randomBytes } from 'node:crypto';
+import { TransactionRunner } from '../../../../shared/db/transaction-runner';
+import { NotFoundError } from '../../../../shared/errors/domain-error';
+import { newId } from '../../../../shared/ids/ids';
+import { fromDb, renderAmount } from '../../../../shared/money/money';
+import { Clock } from '../../../../shared/time/clock';
+import { GetPayableInvoiceQuery, ListInvoicePaymentsQuery } from '../../../invoices';
+import { RatesAsOfQuery } from '../../../rates';
+import { planRefund, refundableUsd } from '../../domain/refund-amounts';
+import { claimExpiresAt } from '../../domain/refund-expiry';
+import { RefundView, refundView } from '../../dto/refund.views';
+import { RefundsRepository } from '../../persistence/refunds.repository';
+import { RefundEvents } from '../refund-events';
+import { CreateRefundCommand } from './create-refund.command';
+
+@CommandHandler(CreateRefundCommand)
+export class CreateRefundHandler implements ICommandHandler<CreateRefundCommand> {
+  constructor(
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(QueryBus) private readonly queries: QueryBus,
+    @Inject(RefundsRepository) private readonly refunds: RefundsRepository,
+    @Inject(RefundEvents) private readonly events: RefundEvents,
+    @Inject(Clock) private readonly clock: Clock,
+  ) {}
+
+  async execute({ scope, invoiceId, input }: CreateRefundCommand): Promise<RefundView> {
+    const invoice = await this.queries.execute(new GetPayableInvoiceQuery(scope, invoiceId));
+    if (!invoice) throw new NotFoundError('invoice');
+    const currency = input.currency ?? invoice.currency;
+    // `invoice`: the snapshot the invoice was priced (and so paid) at; `current`: the one in force now.
+    const rates =
+      input.rate === 'invoice' && invoice.ratesSnapshotId
+        ? await this.queries.execute(new RatesAsOfQuery(undefined, invoice.ratesSnapshotId))
+        : await this.queries.execute(new RatesAsOfQuery(input.rate === 'invoice' ? (invoice.ratesTakenAt ?? invoice.updatedAt) : undefined));
+    const rateUsd = rates.usd[currency];
+
+    return this.tx.run(async (m) => {
+      // One refund of an invoice at a time: two at once must not both take the same refundable amount.
+      await m.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`refunds:${scope.mode}:${invoice.id}`]);
+      const payments = (await this.queries.execute(new ListInvoicePaymentsQuery(scope, invoice.id))) as Array<{ status: string; price_usd: string }>;
+      const held = await this.refunds.ofInvoice(m, scope, invoice.id);
+      const refundable = refundableUsd(
+        payments.map((p) => ({ status: p.status, priceUsd: fromDb(p.price_usd) })),
+        held.map((r) => ({ status: r.status, amountUsd: fromDb(r.amount_usd) })),
+      );
+      const plan = planRefund({ amount: input.amount, currency, rateUsd, refundableUsd: refundable });
+      const now = await this.clock.nowFor(scope);
+      const row = await this.refunds.insert(
+        m,
+        {
+          id: newId('refund'),
+          organization_id: scope.organizationId,
+          mode: scope.mode,
+          invoice_id: invoice.id,
+          currency,
+          amount: renderAmount(plan.amount),
+          amount_usd: renderAmount(plan.amountUsd),
+          rate: input.rate,
+          rate_usd: renderAmount(rateUsd),
+          rates_snapshot_id: rates.snapshotId,
+          reason: input.reason,
+          claim_token: `rc_${randomBytes(24).toString('base64url')}`,
+          expires_at: claimExpiresAt(now, input.expiresInMinutes),
+        },
+        now,
+      );
+      await this.events.created(m, row);
+      return refundView(row);
+    });
+  }
+}

@@ -1,0 +1,265 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { Mode, Scope } from '../../../shared/auth/request-context';
+import { keysetPage, KeysetPage, ListWhere } from '../../../shared/db/keyset-page';
+import type { RefundRate } from '../domain/refund-amounts';
+import type { RefundStatus } from '../domain/refund-status';
+
+/** A refund as stored; amounts are decimal text as PostgreSQL renders numeric. */
+export interface RefundRow {
+  id: string;
+  organization_id: string;
+  mode: Mode;
+  invoice_id: string;
+  status: RefundStatus;
+  currency: string;
+  amount: string;
+  amount_usd: string;
+  rate: RefundRate;
+  rate_usd: string;
+  rates_snapshot_id: string;
+  reason: string | null;
+  claim_token: string;
+  expires_at: Date;
+  provider_id: string | null;
+  network: string | null;
+  payout_currency: string | null;
+  address: string | null;
+  payout_amount: string | null;
+  payout_units: string | null;
+  payout_uri: string | null;
+  chain_id: number | null;
+  token_contract: string | null;
+  claimed_at: Date | null;
+  tx_hash: string | null;
+  sent_at: Date | null;
+  confirmations: number;
+  required_confirmations: number;
+  completed_at: Date | null;
+  canceled_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type NewRefund = Pick<
+  RefundRow,
+  | 'id'
+  | 'organization_id'
+  | 'mode'
+  | 'invoice_id'
+  | 'currency'
+  | 'amount'
+  | 'amount_usd'
+  | 'rate'
+  | 'rate_usd'
+  | 'rates_snapshot_id'
+  | 'reason'
+  | 'claim_token'
+  | 'expires_at'
+>;
+
+export interface Payout {
+  provider_id: string;
+  network: string;
+  payout_currency: string;
+  address: string;
+  payout_amount: string;
+  payout_units: string;
+  payout_uri: string;
+  chain_id: number | null;
+  token_contract: string | null;
+  required_confirmations: number;
+}
+
+const COLUMNS = `id, organization_id, mode, invoice_id, status, currency, amount::text AS amount, amount_usd::text AS amount_usd, rate,
+  rate_usd::text AS rate_usd, rates_snapshot_id, reason, claim_token, expires_at, provider_id, network, payout_currency, address,
+  payout_amount::text AS payout_amount, payout_units::text AS payout_units, payout_uri, chain_id, token_contract, claimed_at, tx_hash, sent_at,
+  confirmations, required_confirmations, completed_at, canceled_at, created_at, updated_at`;
+
+export interface RefundFilter {
+  invoiceId?: string;
+  status?: RefundStatus[];
+  startingAfter?: string;
+  limit: number;
+  offset: number;
+}
+
+/**
+ * The refunds table: every read and change of the merchant's side scoped by organization and mode;
+ * the claim finds its refund by token (the payer's capability); the workers walk the states they
+ * move across organizations and change each refund under its row lock.
+ */
+/** Rows of an UPDATE ... RETURNING (the driver answers [rows, count] for it, and the rows alone for SELECT and INSERT). */
+function returned(result: unknown): RefundRow[] {
+  return (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as RefundRow[];
+}
+
+@Injectable()
+export class RefundsRepository {
+  async insert(m: EntityManager, r: NewRefund, now: Date): Promise<RefundRow> {
+    const rows: RefundRow[] = await m.query(
+      `INSERT INTO refunds (id, organization_id, mode, invoice_id, status, currency, amount, amount_usd, rate, rate_usd, rates_snapshot_id, reason,
+                            claim_token, expires_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, 'AWAITING_DESTINATION', $5, $6::numeric, $7::numeric, $8, $9::numeric, $10, $11, $12, $13, $14, $14)
+       RETURNING ${COLUMNS}`,
+      [
+        r.id,
+        r.organization_id,
+        r.mode,
+        r.invoice_id,
+        r.currency,
+        r.amount,
+        r.amount_usd,
+        r.rate,
+        r.rate_usd,
+        r.rates_snapshot_id,
+        r.reason,
+        r.claim_token,
+        r.expires_at,
+        now,
+      ],
+    );
+    return rows[0];
+  }
+
+  async find(m: EntityManager, scope: Scope, id: string, lock = false): Promise<RefundRow | null> {
+    const rows: RefundRow[] = await m.query(`SELECT ${COLUMNS} FROM refunds WHERE organization_id = $1 AND mode = $2 AND id = $3${lock ? ' FOR UPDATE' : ''}`, [
+      scope.organizationId,
+      scope.mode,
+      id,
+    ]);
+    return rows[0] ?? null;
+  }
+
+  async findByToken(m: EntityManager, token: string, lock = false): Promise<RefundRow | null> {
+    const rows: RefundRow[] = await m.query(`SELECT ${COLUMNS} FROM refunds WHERE claim_token = $1${lock ? ' FOR UPDATE' : ''}`, [token]);
+    return rows[0] ?? null;
+  }
+
+  /** The invoice's refunds (its refundable amount is what they do not hold). */
+  async ofInvoice(m: EntityManager, scope: Scope, invoiceId: string): Promise<Array<{ status: RefundStatus; amount_usd: string }>> {
+    return m.query(`SELECT status, amount_usd::text AS amount_usd FROM refunds WHERE organization_id = $1 AND mode = $2 AND invoice_id = $3`, [
+      scope.organizationId,
+      scope.mode,
+      invoiceId,
+    ]);
+  }
+
+  /** USD refunded per invoice (COMPLETED refunds), for the invoice reads. */
+  async refundedUsd(m: EntityManager, scope: Scope, invoiceIds: readonly string[]): Promise<Map<string, string>> {
+    if (!invoiceIds.length) return new Map();
+    const rows: Array<{ invoice_id: string; usd: string }> = await m.query(
+      `SELECT invoice_id, sum(amount_usd)::text AS usd FROM refunds
+        WHERE organization_id = $1 AND mode = $2 AND invoice_id = ANY($3::text[]) AND status = 'COMPLETED' GROUP BY invoice_id`,
+      [scope.organizationId, scope.mode, [...invoiceIds]],
+    );
+    return new Map(rows.map((r) => [r.invoice_id, r.usd]));
+  }
+
+  async list(m: EntityManager, scope: Scope, filter: RefundFilter): Promise<KeysetPage<RefundRow> | null> {
+    const where = new ListWhere(scope);
+    if (filter.invoiceId !== undefined) where.add((p) => `invoice_id = ${p}`, filter.invoiceId);
+    if (filter.status?.length) where.statuses(filter.status);
+    return keysetPage<RefundRow>(m, {
+      table: 'refunds',
+      columns: COLUMNS,
+      where: where.where,
+      parts: where.parts,
+      params: where.params,
+      filtered: where.filtered,
+      limit: filter.limit,
+      offset: filter.offset,
+      startingAfter: filter.startingAfter,
+    });
+  }
+
+  async setStatus(m: EntityManager, id: string, status: RefundStatus, now: Date): Promise<RefundRow> {
+    const rows = returned(
+      await m.query(
+        `UPDATE refunds SET status = $2, updated_at = $3,
+              canceled_at = CASE WHEN $2 = 'CANCELED' THEN $3 ELSE canceled_at END,
+              completed_at = CASE WHEN $2 = 'COMPLETED' THEN $3 ELSE completed_at END
+        WHERE id = $1 RETURNING ${COLUMNS}`,
+        [id, status, now],
+      ),
+    );
+    return rows[0];
+  }
+
+  async setPayout(m: EntityManager, id: string, p: Payout, now: Date): Promise<RefundRow> {
+    const rows = returned(
+      await m.query(
+        `UPDATE refunds SET status = 'AWAITING_PAYOUT', provider_id = $2, network = $3, payout_currency = $4, address = $5, payout_amount = $6::numeric,
+              payout_units = $7::numeric, payout_uri = $8, chain_id = $9, token_contract = $10, required_confirmations = $11, claimed_at = $12, updated_at = $12
+        WHERE id = $1 RETURNING ${COLUMNS}`,
+        [
+          id,
+          p.provider_id,
+          p.network,
+          p.payout_currency,
+          p.address,
+          p.payout_amount,
+          p.payout_units,
+          p.payout_uri,
+          p.chain_id,
+          p.token_contract,
+          p.required_confirmations,
+          now,
+        ],
+      ),
+    );
+    return rows[0];
+  }
+
+  async setSent(m: EntityManager, id: string, txHash: string, confirmations: number, now: Date): Promise<RefundRow> {
+    const rows = returned(
+      await m.query(`UPDATE refunds SET status = 'SENT', tx_hash = $2, confirmations = $3, sent_at = $4, updated_at = $4 WHERE id = $1 RETURNING ${COLUMNS}`, [
+        id,
+        txHash,
+        confirmations,
+        now,
+      ]),
+    );
+    return rows[0];
+  }
+
+  /** The chain refused the reported transaction: the refund waits for a payout again. */
+  async clearSent(m: EntityManager, id: string, now: Date): Promise<RefundRow> {
+    const rows = returned(
+      await m.query(
+        `UPDATE refunds SET status = 'AWAITING_PAYOUT', tx_hash = NULL, sent_at = NULL, confirmations = 0, updated_at = $2 WHERE id = $1 RETURNING ${COLUMNS}`,
+        [id, now],
+      ),
+    );
+    return rows[0];
+  }
+
+  async setConfirmations(m: EntityManager, id: string, confirmations: number, now: Date): Promise<RefundRow> {
+    const rows = returned(await m.query(`UPDATE refunds SET confirmations = $2, updated_at = $3 WHERE id = $1 RETURNING ${COLUMNS}`, [id, confirmations, now]));
+    return rows[0];
+  }
+
+  /** Another refund of the mode already reported this transaction on the network. */
+  async txTaken(m: EntityManager, mode: Mode, network: string, txHash: string, exceptId: string): Promise<boolean> {
+    const rows: unknown[] = await m.query(`SELECT 1 FROM refunds WHERE mode = $1 AND network = $2 AND lower(tx_hash) = lower($3) AND id <> $4`, [
+      mode,
+      network,
+      txHash,
+      exceptId,
+    ]);
+    return rows.length > 0;
+  }
+
+  /** Ids of claims past their time without a destination (the expiry worker locks and moves each). */
+  async expiredClaims(m: EntityManager, now: Date, limit: number): Promise<Array<{ id: string; organization_id: string; mode: Mode }>> {
+    return m.query(`SELECT id, organization_id, mode FROM refunds WHERE status = 'AWAITING_DESTINATION' AND expires_at <= $1 ORDER BY expires_at LIMIT $2`, [
+      now,
+      limit,
+    ]);
+  }
+
+  /** Refunds reported sent, oldest first (the confirmation worker checks each on its chain). */
+  async sent(m: EntityManager, limit: number): Promise<Array<{ id: string; organization_id: string; mode: Mode }>> {
+    return m.query(`SELECT id, organization_id, mode FROM refunds WHERE status = 'SENT' ORDER BY sent_at LIMIT $1`, [limit]);
+  }
+}

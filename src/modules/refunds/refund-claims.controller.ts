@@ -1,0 +1,150 @@
+import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { Public } from '../../shared/auth/auth.decorators';
+import { AppConfig } from '../../shared/config/app-config';
+import { RateLimitedError } from '../../shared/errors/domain-error';
+import { ApiEnvelope, ApiErrors } from '../../shared/http/api-docs';
+import { reply } from '../../shared/http/envelope';
+import { clientBucket } from '../../shared/rate-limit/client-address';
+import { LimitDecision, RateLimiter } from '../../shared/rate-limit/rate-limiter';
+import { ClaimAssets } from './claim-assets';
+import { ClaimRefundCommand } from './commands/claim-refund/claim-refund.command';
+import { chooseClaimLanguage, CLAIM_LANGUAGES, ClaimShell, renderClaimMessagePage, renderClaimPage } from './domain/claim-page';
+import { CLAIM_EXAMPLE, ClaimRefundRequestDto, RefundClaimDto } from './dto/refund.dto';
+import { GetRefundClaimQuery } from './queries/get-refund-claim/get-refund-claim.query';
+
+const TOKEN_PARAM = ApiParam({
+  name: 'token',
+  description: "The claim token, the last part of the refund's claim_url",
+  example: 'rc_9J4dQeYk1m2c0sVbUxZr7aLpWnTqHf3o',
+});
+
+/**
+ * The payer's side of a refund, without a key: the claim token in claim_url is the capability
+ * (like an invoice id on the checkout). Both routes count against the anonymous rate limit of the
+ * payer calls.
+ */
+@ApiTags('Refunds')
+@Controller('refund_claims')
+export class RefundClaimsController {
+  constructor(
+    @Inject(CommandBus) private readonly commands: CommandBus,
+    @Inject(QueryBus) private readonly queries: QueryBus,
+    @Inject(AppConfig) private readonly config: AppConfig,
+    @Inject(RateLimiter) private readonly limiter: RateLimiter,
+    @Inject(ClaimAssets) private readonly assets: ClaimAssets,
+  ) {}
+
+  @Get('assets/:file')
+  @Public()
+  @ApiOperation({ summary: 'A file of the refund claim page (script, stylesheet)', description: 'Public; unknown names are 404.' })
+  @ApiParam({ name: 'file', enum: ['claim.js', 'claim.css'], example: 'claim.js' })
+  @ApiProduces('text/javascript', 'text/css')
+  @ApiResponse({ status: 200, description: 'The file' })
+  @ApiResponse({ status: 404, description: 'No such file' })
+  asset(@Param('file') file: string, @Query('v') version: unknown, @Res() res: Response): void {
+    const asset = this.assets.files.get(file);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    if (!asset) {
+      res.status(404).type('text/plain; charset=utf-8').send('Not found');
+      return;
+    }
+    res.setHeader('Cache-Control', version === this.assets.version ? 'public, max-age=31536000, immutable' : 'public, max-age=300');
+    res.status(200).type(asset.contentType).send(asset.body);
+  }
+
+  @Get(':token')
+  @Public()
+  @TOKEN_PARAM
+  @ApiOperation({
+    summary: 'The refund claim page (HTML)',
+    description:
+      "The page behind a refund's claim_url: the amount, and while the refund is AWAITING_DESTINATION a form to choose how to receive it and give an " +
+      "address (checked for the network before anything is sent); afterwards the payout fixed then and the refund's state. English and German " +
+      '(`lang`, else Accept-Language). Its script calls only POST /refund_claims/{token}. Strict Content-Security-Policy (no inline script or style, ' +
+      'nothing from another host). An unknown token is a 404 page; over the anonymous rate limit a 429 page.',
+  })
+  @ApiQuery({ name: 'lang', required: false, enum: [...CLAIM_LANGUAGES] })
+  @ApiHeader({ name: 'Accept-Language', required: false, description: 'Chooses the language when lang is not given (en, de)' })
+  @ApiProduces('text/html')
+  @ApiResponse({ status: 200, description: 'The claim page', content: { 'text/html': { schema: { type: 'string' } } } })
+  @ApiResponse({ status: 404, description: 'No such claim: a page saying so', content: { 'text/html': { schema: { type: 'string' } } } })
+  @ApiResponse({ status: 429, description: 'Over the anonymous rate limit', content: { 'text/html': { schema: { type: 'string' } } } })
+  async page(
+    @Param('token') token: string,
+    @Query('lang') lang: unknown,
+    @Headers('accept-language') acceptLanguage: string | undefined,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    const language = chooseClaimLanguage(lang, acceptLanguage);
+    const strings = this.assets.stringsOf(language);
+    const base = this.config.publicBaseUrl ?? '';
+    const shell: ClaimShell = { lang: language, strings, languages: this.assets.languages, base, assetVersion: this.assets.version };
+    const self = ["'self'", ...(base ? [new URL(base).origin] : [])].join(' ');
+    res.setHeader(
+      'Content-Security-Policy',
+      `default-src 'none'; script-src ${self}; style-src ${self}; img-src ${self}; connect-src ${self}; base-uri 'none'; form-action 'none'; object-src 'none'; frame-ancestors 'none'`,
+    );
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Vary', 'Accept-Language');
+    res.type('text/html; charset=utf-8');
+    const decision = await this.limit(req, res);
+    if (decision && !decision.allowed) {
+      res.setHeader('Retry-After', String(decision.resetSeconds));
+      res.status(429).send(renderClaimMessagePage(shell, strings.rate_limited_title, strings.rate_limited_text));
+      return;
+    }
+    const claim = await this.queries.execute(new GetRefundClaimQuery(token));
+    if (!claim) {
+      res.status(404).send(renderClaimMessagePage(shell, strings.not_found_title, strings.not_found_text));
+      return;
+    }
+    res.status(200).send(
+      renderClaimPage(shell, {
+        token,
+        testMode: claim.mode === 'test',
+        status: claim.status,
+        amount: claim.amount,
+        currency: claim.currency,
+        expiresAt: claim.expires_at,
+        methods: claim.methods,
+        payout: claim.payout,
+      }),
+    );
+  }
+
+  @Post(':token')
+  @HttpCode(200)
+  @Public()
+  @TOKEN_PARAM
+  @ApiOperation({
+    summary: 'Claim a refund: say where it goes (no key)',
+    description:
+      "The payer (or a merchant's own page on their behalf) names a payout method (`provider_id`, one of the page's methods: the providers the " +
+      'invoice was paid through that a configured rail carries, else every carried one) and an address. The address is checked for that network ' +
+      '(EIP-55 checksum on EVM chains; bech32/bech32m, base58check or cashaddr on UTXO chains, mainnet in live mode, testnet/regtest in test mode): ' +
+      "400 validator.address. The coin amount is fixed then, at the refund's rates, rounded down to the coin's decimals, and shown in `payout` with a " +
+      "payment URI for the merchant's wallet; the refund is AWAITING_PAYOUT. The same destination sent again answers the claim as it is; another " +
+      'once it is given is 400 (validator.status). 400 `claim_expired` after expires_at. Unknown token: 404. Anonymous rate limit: 429.',
+  })
+  @ApiBody({ type: ClaimRefundRequestDto })
+  @ApiEnvelope({ type: RefundClaimDto, example: CLAIM_EXAMPLE, message: 'Refund claimed' })
+  @ApiErrors(400, 404, 429)
+  async claim(@Param('token') token: string, @Body() body: ClaimRefundRequestDto, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
+    const decision = await this.limit(req, res);
+    if (decision && !decision.allowed) throw new RateLimitedError(decision.resetSeconds);
+    return reply(await this.commands.execute(new ClaimRefundCommand(token, body.provider_id, body.address)), 'Refund claimed');
+  }
+
+  private async limit(req: Request, res: Response): Promise<LimitDecision | null> {
+    if (!this.limiter.enabled) return null;
+    const decision = await this.limiter.forAnonymous(clientBucket(req.ip));
+    res.setHeader('RateLimit-Limit', String(decision.limit));
+    res.setHeader('RateLimit-Remaining', String(decision.remaining));
+    res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
+    return decision;
+  }
+}

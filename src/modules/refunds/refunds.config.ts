@@ -1,0 +1,31 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import { IsInt, Max, Min, validateSync } from 'class-validator';
+import { ConfigError } from '../../shared/config/app-config';
+import { toInt } from '../../shared/config/env-transforms';
+
+/** Settings of refunds, read from the environment and checked at start-up. */
+export class RefundsConfig {
+  /**
+   * How often the refunds worker looks at reported payouts (confirmations, COMPLETED) and expires
+   * claims past their time, in seconds (0: never; a claim past its time is refused anyway).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(3600)
+  REFUND_CHECK_SECONDS = 5;
+}
+
+export function loadRefundsConfig(env: NodeJS.ProcessEnv = process.env): RefundsConfig {
+  const raw: Record<string, unknown> = {};
+  for (const name of Object.keys(new RefundsConfig())) {
+    if (env[name] !== undefined && env[name] !== '') raw[name] = env[name];
+  }
+  const config = plainToInstance(RefundsConfig, raw);
+  const errors = validateSync(config, { whitelist: false });
+  if (errors.length) {
+    const lines = errors.map((e) => `  ${e.property}=${JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return config;
+}

@@ -1,0 +1,43 @@
+import { Module } from '@nestjs/common';
+import { ClaimAssets } from './claim-assets';
+import { CancelRefundHandler } from './commands/cancel-refund/cancel-refund.handler';
+import { ClaimRefundHandler } from './commands/claim-refund/claim-refund.handler';
+import { CreateRefundHandler } from './commands/create-refund/create-refund.handler';
+import { RefundEvents } from './commands/refund-events';
+import { ReportRefundSentHandler } from './commands/report-refund-sent/report-refund-sent.handler';
+import { PayoutMethods } from './payout-methods';
+import { RefundsRepository } from './persistence/refunds.repository';
+import { GetRefundClaimHandler } from './queries/get-refund-claim/get-refund-claim.handler';
+import { GetRefundHandler } from './queries/get-refund/get-refund.handler';
+import { ListRefundsHandler } from './queries/list-refunds/list-refunds.handler';
+import { RefundClaimsController } from './refund-claims.controller';
+import { RefundPayoutsWorker } from './refund-payouts.worker';
+import { RefundsController } from './refunds.controller';
+import { loadRefundsConfig, RefundsConfig } from './refunds.config';
+
+/**
+ * Refunds (decisions §19, docs/refunds.md): the merchant's refunds of an invoice's completed payments,
+ * the payer's claim (page and keyless call), the payout check on the chain and the claims' expiry
+ * (RefundPayoutsWorker). Uses invoices (GetPayableInvoiceQuery, ListInvoicePaymentsQuery), providers
+ * (catalog, terms), rates (RatesAsOfQuery) and rails (ListPayoutRailsQuery, CheckPayoutQuery), all
+ * through the query bus; owns the `refunds` table.
+ */
+@Module({
+  controllers: [RefundsController, RefundClaimsController],
+  providers: [
+    { provide: RefundsConfig, useFactory: () => loadRefundsConfig(process.env) },
+    RefundsRepository,
+    RefundEvents,
+    PayoutMethods,
+    ClaimAssets,
+    CreateRefundHandler,
+    CancelRefundHandler,
+    ClaimRefundHandler,
+    ReportRefundSentHandler,
+    GetRefundHandler,
+    ListRefundsHandler,
+    GetRefundClaimHandler,
+    RefundPayoutsWorker,
+  ],
+})
+export class RefundsModule {}
