@@ -23,7 +23,7 @@ const MODULE_MAP = {
   analytics: ['providers'],
   rails: ['invoices', 'providers', 'payments', 'rates', 'health'],
   checkout: ['invoices'],
-  refunds: ['invoices', 'payments', 'providers', 'rates', 'rails'],
+  refunds: ['invoices', 'payments', 'providers', 'rates', 'rails', 'analytics'],
 };
 
 function assertAcyclic(map) {

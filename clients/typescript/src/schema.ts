@@ -1610,6 +1610,11 @@ export interface components {
             price: string;
             price_usd: string;
             /**
+             * @description USD value of the invoice's COMPLETED refunds (POST /invoices/{id}/refunds); the invoice's status does not change with them
+             * @example 0.000000000000000000000000000000
+             */
+            refunded_usd: string;
+            /**
              * @description UTC, YYYY-MM-DD HH:MM:SS
              * @example 2026-11-21 10:00:00
              */
@@ -2629,6 +2634,23 @@ export interface components {
              */
             invoices_count: number;
         };
+        RefundFiguresDto: {
+            /**
+             * @description Refunds created in the window that are not CANCELED or EXPIRED
+             * @example 2
+             */
+            count: number;
+            /**
+             * @description Refunds COMPLETED in the window
+             * @example 1
+             */
+            completed_count: number;
+            /**
+             * @description USD value of the refunds COMPLETED in the window
+             * @example 20.000000000000000000000000000000
+             */
+            refunded_usd: string;
+        };
         DashboardDto: {
             /**
              * @example last_7_days
@@ -2652,6 +2674,13 @@ export interface components {
             customers: components["schemas"]["CustomerFiguresDto"];
             /** @description One point per bucket of the window, oldest first, zero-filled */
             series: components["schemas"]["SeriesPointDto"][];
+            /** @description Refunds (POST /invoices/{id}/refunds) of the window */
+            refunds: components["schemas"]["RefundFiguresDto"];
+            /**
+             * @description payments.volume_usd less refunds.refunded_usd: revenue net of the refunds completed in the window
+             * @example 230.000000000000000000000000000000
+             */
+            net_volume_usd: string;
         };
         /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         DashboardRequestDto: {
@@ -4609,6 +4638,7 @@ export interface operations {
                      *             "currency": "USD",
                      *             "price": "25.500000000000000000000000000000",
                      *             "price_usd": "25.500000000000000000000000000000",
+                     *             "refunded_usd": "0.000000000000000000000000000000",
                      *             "created_at": "2026-11-21 10:00:00",
                      *             "updated_at": "2026-11-21 10:00:00",
                      *             "expires_at": "2026-11-21 10:15:00",
@@ -4704,6 +4734,7 @@ export interface operations {
                      *         "currency": "USD",
                      *         "price": "25.500000000000000000000000000000",
                      *         "price_usd": "25.500000000000000000000000000000",
+                     *         "refunded_usd": "0.000000000000000000000000000000",
                      *         "created_at": "2026-11-21 10:00:00",
                      *         "updated_at": "2026-11-21 10:00:00",
                      *         "expires_at": "2026-11-21 10:15:00",
@@ -4979,6 +5010,7 @@ export interface operations {
                      *         "currency": "USD",
                      *         "price": "25.500000000000000000000000000000",
                      *         "price_usd": "25.500000000000000000000000000000",
+                     *         "refunded_usd": "0.000000000000000000000000000000",
                      *         "created_at": "2026-11-21 10:00:00",
                      *         "updated_at": "2026-11-21 10:00:00",
                      *         "expires_at": "2026-11-21 10:15:00",
@@ -6909,7 +6941,13 @@ export interface operations {
                      *             "payments_volume_usd": "250.000000000000000000000000000000",
                      *             "invoices_count": 4
                      *           }
-                     *         ]
+                     *         ],
+                     *         "refunds": {
+                     *           "count": 2,
+                     *           "completed_count": 1,
+                     *           "refunded_usd": "20.000000000000000000000000000000"
+                     *         },
+                     *         "net_volume_usd": "230.000000000000000000000000000000"
                      *       },
                      *       "error": null,
                      *       "message": "Dashboard",

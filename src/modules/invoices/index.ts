@@ -2,6 +2,8 @@
 export { InvoicesModule } from './invoices.module';
 export { CreateInvoiceCommand, type CreateInvoiceInput, type CreateItemInput } from './commands/create-invoice/create-invoice.command';
 export { ChangeInvoiceStatusCommand } from './commands/change-invoice-status/change-invoice-status.command';
+// Sent by the refunds module when a refund completes (in its transaction).
+export { SetInvoiceRefundedCommand } from './commands/set-invoice-refunded/set-invoice-refunded.command';
 export { ChangeInvoiceCurrencyCommand } from './commands/change-invoice-currency/change-invoice-currency.command';
 export { invoiceChangeCommand, type InvoiceUpdated } from './commands/invoice-change';
 export { GetInvoiceQuery } from './queries/get-invoice/get-invoice.query';

@@ -4,6 +4,7 @@ import { CreateInvoiceHandler } from './commands/create-invoice/create-invoice.h
 import { InvoiceEvents } from './commands/invoice-events';
 import { ChangeInvoiceCurrencyHandler } from './commands/change-invoice-currency/change-invoice-currency.handler';
 import { ChangeInvoiceStatusHandler } from './commands/change-invoice-status/change-invoice-status.handler';
+import { SetInvoiceRefundedHandler } from './commands/set-invoice-refunded/set-invoice-refunded.handler';
 import { InvoicesController } from './invoices.controller';
 import { InvoiceCalculationRecord } from './persistence/invoice-calculation.record';
 import { InvoiceItemRecord } from './persistence/invoice-item.record';
@@ -31,6 +32,7 @@ import { ListInvoicesHandler } from './queries/list-invoices/list-invoices.handl
     InvoiceEvents,
     CreateInvoiceHandler,
     ChangeInvoiceStatusHandler,
+    SetInvoiceRefundedHandler,
     ChangeInvoiceCurrencyHandler,
     ListInvoicesHandler,
     GetInvoiceHandler,

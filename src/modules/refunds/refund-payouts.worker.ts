@@ -1,9 +1,11 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { QueryBus } from '@nestjs/cqrs';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../shared/db/transaction-runner';
 import { Clock } from '../../shared/time/clock';
 import { PeriodicTask } from '../../shared/time/periodic-task';
+import { SetInvoiceRefundedCommand } from '../invoices';
 import { CheckPayoutQuery } from '../rails';
+import { fromDb } from '../../shared/money/money';
 import { RefundEvents } from './commands/refund-events';
 import { claimOpen, judgePayout } from './domain/refund-expiry';
 import { RefundsRepository } from './persistence/refunds.repository';
@@ -35,6 +37,7 @@ export class RefundPayoutsWorker implements OnApplicationBootstrap, OnApplicatio
   constructor(
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(QueryBus) private readonly queries: QueryBus,
+    @Inject(CommandBus) private readonly commands: CommandBus,
     @Inject(RefundsRepository) private readonly refunds: RefundsRepository,
     @Inject(RefundEvents) private readonly events: RefundEvents,
     @Inject(RefundsConfig) private readonly config: RefundsConfig,
@@ -91,7 +94,12 @@ export class RefundPayoutsWorker implements OnApplicationBootstrap, OnApplicatio
         }
         let after = before;
         if (check.confirmations !== before.confirmations) after = await this.refunds.setConfirmations(m, id, check.confirmations, now);
-        if (after.confirmations >= after.required_confirmations) after = await this.refunds.setStatus(m, id, 'COMPLETED', now);
+        if (after.confirmations >= after.required_confirmations) {
+          after = await this.refunds.setStatus(m, id, 'COMPLETED', now);
+          // The invoice's refunded_usd, in the same transaction.
+          const refunded = await this.refunds.refundedUsd(m, scope, [after.invoice_id]);
+          await this.commands.execute(new SetInvoiceRefundedCommand(m, scope, after.invoice_id, fromDb(refunded.get(after.invoice_id) ?? '0')));
+        }
         if (after !== before) await this.events.changed(m, before, after);
       });
     }

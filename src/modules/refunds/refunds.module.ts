@@ -10,6 +10,7 @@ import { RefundsRepository } from './persistence/refunds.repository';
 import { GetRefundClaimHandler } from './queries/get-refund-claim/get-refund-claim.handler';
 import { GetRefundHandler } from './queries/get-refund/get-refund.handler';
 import { ListRefundsHandler } from './queries/list-refunds/list-refunds.handler';
+import { RefundFiguresHandler } from './queries/refund-figures/refund-figures.handler';
 import { RefundClaimsController } from './refund-claims.controller';
 import { RefundPayoutsWorker } from './refund-payouts.worker';
 import { RefundsController } from './refunds.controller';
@@ -20,7 +21,8 @@ import { loadRefundsConfig, RefundsConfig } from './refunds.config';
  * the payer's claim (page and keyless call), the payout check on the chain and the claims' expiry
  * (RefundPayoutsWorker). Uses invoices (GetPayableInvoiceQuery, ListInvoicePaymentsQuery), providers
  * (catalog, terms), rates (RatesAsOfQuery) and rails (ListPayoutRailsQuery, CheckPayoutQuery), all
- * through the query bus; owns the `refunds` table.
+ * through the query bus; keeps the invoice's refunded_usd through SetInvoiceRefundedCommand and answers
+ * the dashboard's GetRefundFiguresQuery (analytics); owns the `refunds` table.
  */
 @Module({
   controllers: [RefundsController, RefundClaimsController],
@@ -37,6 +39,7 @@ import { loadRefundsConfig, RefundsConfig } from './refunds.config';
     GetRefundHandler,
     ListRefundsHandler,
     GetRefundClaimHandler,
+    RefundFiguresHandler,
     RefundPayoutsWorker,
   ],
 })

@@ -83,6 +83,8 @@ describe('POST /analytics/dashboard', () => {
           payments_volume_usd: ZERO30,
           invoices_count: 0,
         })),
+        refunds: { count: 0, completed_count: 0, refunded_usd: ZERO30 },
+        net_volume_usd: ZERO30,
       });
     }
   });

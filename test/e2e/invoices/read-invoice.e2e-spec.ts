@@ -16,6 +16,7 @@ const PLAIN_FIELDS = [
   'price',
   'price_usd',
   'redirect_url',
+  'refunded_usd',
   'status',
   'substatus',
   'updated_at',

@@ -62,6 +62,9 @@ export interface DashboardView {
     top: Array<{ customer_email: string; invoices_count: number; paid_volume_usd: string }>;
   };
   series: Array<{ date: string; payments_volume_usd: string; invoices_count: number }>;
+  /** Filled by the query handler from the refunds module's figures (GetRefundFiguresQuery). */
+  refunds?: { count: number; completed_count: number; refunded_usd: string };
+  net_volume_usd?: string;
 }
 
 /**

@@ -81,6 +81,13 @@ export class SeriesPointDto {
   @ApiProperty({ example: 17, description: 'Invoices created in the bucket' }) invoices_count: number;
 }
 
+export class RefundFiguresDto {
+  @ApiProperty({ example: 2, description: 'Refunds created in the window that are not CANCELED or EXPIRED' }) count: number;
+  @ApiProperty({ example: 1, description: 'Refunds COMPLETED in the window' }) completed_count: number;
+  @ApiProperty({ ...MONEY, example: '20.000000000000000000000000000000', description: 'USD value of the refunds COMPLETED in the window' })
+  refunded_usd: string;
+}
+
 export class DashboardDto {
   @ApiProperty({ enum: PERIODS, example: 'last_7_days' }) period: string;
   @ApiProperty({ example: '2026-11-15 00:00:00', description: 'Window start (inclusive, UTC)' }) from: string;
@@ -91,6 +98,13 @@ export class DashboardDto {
   providers: ProviderFiguresDto[];
   @ApiProperty({ type: CustomerFiguresDto }) customers: CustomerFiguresDto;
   @ApiProperty({ type: [SeriesPointDto], description: 'One point per bucket of the window, oldest first, zero-filled' }) series: SeriesPointDto[];
+  @ApiProperty({ type: RefundFiguresDto, description: 'Refunds (POST /invoices/{id}/refunds) of the window' }) refunds: RefundFiguresDto;
+  @ApiProperty({
+    ...MONEY,
+    example: '230.000000000000000000000000000000',
+    description: 'payments.volume_usd less refunds.refunded_usd: revenue net of the refunds completed in the window',
+  })
+  net_volume_usd: string;
 }
 
 const days = ['2026-11-15', '2026-11-16', '2026-11-17', '2026-11-18', '2026-11-19', '2026-11-20', '2026-11-21'];
@@ -147,4 +161,6 @@ export const DASHBOARD_EXAMPLE = {
     payments_volume_usd: i === 6 ? '250.000000000000000000000000000000' : ZERO30,
     invoices_count: i === 6 ? 4 : 0,
   })),
+  refunds: { count: 2, completed_count: 1, refunded_usd: '20.000000000000000000000000000000' },
+  net_volume_usd: '230.000000000000000000000000000000',
 };

@@ -70,6 +70,12 @@ export class InvoiceDto {
   @ApiProperty({ enum: CURRENCIES, enumName: 'Currency' }) currency: string;
   @ApiProperty(MONEY) price: string;
   @ApiProperty(MONEY) price_usd: string;
+  @ApiProperty({
+    ...MONEY,
+    example: '0.000000000000000000000000000000',
+    description: "USD value of the invoice's COMPLETED refunds (POST /invoices/{id}/refunds); the invoice's status does not change with them",
+  })
+  refunded_usd: string;
   @ApiProperty(TIME) created_at: string;
   @ApiProperty(TIME) updated_at: string;
   @ApiProperty({
@@ -156,6 +162,7 @@ export const INVOICE_EXAMPLE = {
   currency: 'USD',
   price: '25.500000000000000000000000000000',
   price_usd: '25.500000000000000000000000000000',
+  refunded_usd: '0.000000000000000000000000000000',
   created_at: '2026-11-21 10:00:00',
   updated_at: '2026-11-21 10:00:00',
   expires_at: '2026-11-21 10:15:00',

@@ -1,4 +1,4 @@
-import { Amount, renderAmount } from '../../../shared/money/money';
+import { Amount, renderAmount, ZERO } from '../../../shared/money/money';
 import { checkoutUrl } from '../../../shared/http/public-url';
 import { formatTimestamp } from '../../../shared/time/time';
 import type { BillingSchemaView, ProductView } from '../../products';
@@ -17,6 +17,8 @@ export interface InvoiceView {
   currency: string;
   price: string;
   price_usd: string;
+  /** USD value of the invoice's COMPLETED refunds (decisions §19). */
+  refunded_usd: string;
   created_at: string;
   updated_at: string;
   expires_at: string | null;
@@ -92,6 +94,7 @@ export function invoiceView(r: InvoiceRecord, payer: boolean, monitoringMinutes:
     currency: r.currency,
     price: renderAmount(r.price),
     price_usd: renderAmount(r.priceUsd),
+    refunded_usd: renderAmount(r.refundedUsd ?? ZERO),
     created_at: formatTimestamp(r.createdAt),
     updated_at: formatTimestamp(r.updatedAt),
     expires_at: r.expiresAt ? formatTimestamp(r.expiresAt) : null,

@@ -60,7 +60,7 @@ const CALCULATIONS_JSON = `(SELECT coalesce(json_agg(json_build_object(
     ORDER BY c.position), '[]'::json)
    FROM invoice_calculations c WHERE c.invoice_id = i.id AND c.organization_id = i.organization_id AND c.mode = i.mode)`;
 
-const READ_COLUMNS = `i.id, i.organization_id, i.mode, i.status, i.substatus, i.currency, i.price::text AS price, i.price_usd::text AS price_usd,
+const READ_COLUMNS = `i.id, i.organization_id, i.mode, i.status, i.substatus, i.currency, i.price::text AS price, i.price_usd::text AS price_usd, i.refunded_usd::text AS refunded_usd,
   i.customer_email, i.metadata, i.redirect_url, i.rates_snapshot_id, i.rates_taken_at, i.expires_at, i.created_at, i.updated_at,
   CASE WHEN $2::boolean THEN ${ITEMS_JSON} END AS items,
   CASE WHEN $3::boolean THEN ${CALCULATIONS_JSON} END AS calculations`;
@@ -79,5 +79,5 @@ export const READ_INVOICE_SCOPED_SQL = prepared(
 export const READ_INVOICE_BY_ID_SQL = prepared('invoice_read', `SELECT ${READ_COLUMNS} FROM invoices i WHERE i.id = $1`);
 
 /** The invoice columns as the repository reads them (amounts as text, for exact decimals). */
-export const INVOICE_COLUMNS = `id, organization_id, mode, status, substatus, currency, price::text AS price, price_usd::text AS price_usd,
+export const INVOICE_COLUMNS = `id, organization_id, mode, status, substatus, currency, price::text AS price, price_usd::text AS price_usd, refunded_usd::text AS refunded_usd,
   customer_email, metadata, redirect_url, rates_snapshot_id, rates_taken_at, expires_at, created_at, updated_at`;

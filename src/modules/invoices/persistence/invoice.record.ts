@@ -15,6 +15,8 @@ export class InvoiceRecord {
   @Column({ type: 'text' }) currency: Currency;
   @Column({ ...MONEY_COLUMN }) price: Amount;
   @Column({ ...MONEY_COLUMN, name: 'price_usd' }) priceUsd: Amount;
+  /** USD value of the invoice's COMPLETED refunds, kept by SetInvoiceRefundedCommand (the refunds module); absent on an invoice not read back yet: 0. */
+  @Column({ ...MONEY_COLUMN, name: 'refunded_usd' }) refundedUsd?: Amount;
   @Column({ type: 'text', name: 'customer_email', nullable: true }) customerEmail: string | null;
   @Column({ type: 'jsonb' }) metadata: Record<string, string>;
   @Column({ type: 'text', name: 'redirect_url', nullable: true }) redirectUrl: string | null;

@@ -30,6 +30,7 @@ interface InvoiceRow {
   currency: Currency;
   price: string;
   price_usd: string;
+  refunded_usd: string;
   customer_email: string | null;
   metadata: Record<string, string>;
   redirect_url: string | null;
@@ -50,6 +51,7 @@ function toRecord(row: InvoiceRow): InvoiceRecord {
     currency: row.currency,
     price: fromDb(row.price),
     priceUsd: fromDb(row.price_usd),
+    refundedUsd: fromDb(row.refunded_usd),
     customerEmail: row.customer_email,
     metadata: row.metadata ?? {},
     redirectUrl: row.redirect_url,

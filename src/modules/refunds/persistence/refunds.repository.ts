@@ -156,6 +156,18 @@ export class RefundsRepository {
     return new Map(rows.map((r) => [r.invoice_id, r.usd]));
   }
 
+  /** A dashboard window's refunds: made in it (not canceled or expired), and completed in it with their USD value. */
+  async figures(m: EntityManager, scope: Scope, from: Date, to: Date): Promise<{ count: number; completedCount: number; refundedUsd: string }> {
+    const rows: Array<{ count: string; completed_count: string; refunded_usd: string }> = await m.query(
+      `SELECT count(*) FILTER (WHERE created_at >= $3 AND created_at < $4 AND status NOT IN ('CANCELED', 'EXPIRED'))::text AS count,
+              count(*) FILTER (WHERE status = 'COMPLETED' AND completed_at >= $3 AND completed_at < $4)::text AS completed_count,
+              coalesce(sum(amount_usd) FILTER (WHERE status = 'COMPLETED' AND completed_at >= $3 AND completed_at < $4), 0)::text AS refunded_usd
+         FROM refunds WHERE organization_id = $1 AND mode = $2 AND (created_at >= $3 OR completed_at >= $3)`,
+      [scope.organizationId, scope.mode, from, to],
+    );
+    return { count: Number(rows[0].count), completedCount: Number(rows[0].completed_count), refundedUsd: rows[0].refunded_usd };
+  }
+
   async list(m: EntityManager, scope: Scope, filter: RefundFilter): Promise<KeysetPage<RefundRow> | null> {
     const where = new ListWhere(scope);
     if (filter.invoiceId !== undefined) where.add((p) => `invoice_id = ${p}`, filter.invoiceId);

@@ -1,11 +1,13 @@
 import { Inject } from '@nestjs/common';
-import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
+import { fromDb, renderAmount } from '../../../../shared/money/money';
 import { Clock } from '../../../../shared/time/clock';
 import { findCatalogProvider } from '../../../providers';
 import { buildDashboard, DashboardRead, DashboardView } from '../../domain/dashboard';
 import { currentWindowOf, keptWindowOf } from '../../domain/period';
 import { AnalyticsRepository } from '../../persistence/analytics.repository';
+import { GetRefundFiguresQuery } from '../../ports/get-refund-figures.query';
 import { GetDashboardQuery } from './get-dashboard.query';
 
 /** Providers are named from the catalog, which is data shipped with the service (no database read). */
@@ -17,6 +19,7 @@ export class GetDashboardHandler implements IQueryHandler<GetDashboardQuery> {
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(AnalyticsRepository) private readonly repo: AnalyticsRepository,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(QueryBus) private readonly queries: QueryBus,
   ) {}
 
   async execute({ scope, period }: GetDashboardQuery): Promise<DashboardView> {
@@ -38,6 +41,11 @@ export class GetDashboardHandler implements IQueryHandler<GetDashboardQuery> {
     }
     // Hourly periods, and a day window moved away again at once (a rebuild in between): sum the buckets.
     read ??= await this.repo.summedDashboard(m, scope, window);
-    return buildDashboard({ window, read, providerName });
+    const view = buildDashboard({ window, read, providerName });
+    // Refunds net out of the volume in the window they complete in (as a payment counts when it happens).
+    const refunds = await this.queries.execute(new GetRefundFiguresQuery(scope, window.from, window.to));
+    view.refunds = { count: refunds.count, completed_count: refunds.completedCount, refunded_usd: renderAmount(fromDb(refunds.refundedUsd)) };
+    view.net_volume_usd = renderAmount(fromDb(view.payments.volume_usd).sub(fromDb(refunds.refundedUsd)));
+    return view;
   }
 }
