@@ -150,6 +150,8 @@ describe('refunds: the merchant API', () => {
     expect(expectSuccess(await readOnly.get(`/refunds/${refund.id}`)).id).toBe(refund.id);
     for (const path of [`/invoices/${invoice}/refunds`, `/refunds/${refund.id}/cancel`]) expectError(await anonymous().post(path, {}), 401);
     expectError(await anonymous().get('/refunds'), 401);
+    expectError(await anonymous().get(`/refunds/${refund.id}`), 401);
+    expectError(await anonymous().post(`/refunds/${refund.id}/sent`, { tx_hash: `0x${'1'.repeat(64)}` }), 401);
     const stranger = await createOrg();
     expectError(await stranger.test.post(`/invoices/${invoice}/refunds`, {}), 404, { code: 'invoice_not_found' });
     expectError(await stranger.test.get(`/refunds/${refund.id}`), 404, { code: 'refund_not_found' });

@@ -54,7 +54,10 @@ export class ClaimRefundHandler implements ICommandHandler<ClaimRefundCommand> {
     const checked = checkPayoutAddress(method.network, scope.mode, address);
     if (!checked.ok) throw new ValidationFailedError({ address: checked.problem });
 
-    const rates = await this.queries.execute(new RatesAsOfQuery(undefined, found.rate === 'invoice' ? found.rates_snapshot_id : undefined));
+    const rates =
+      found.rate === 'invoice'
+        ? await this.queries.execute(new RatesAsOfQuery(undefined, found.rates_snapshot_id))
+        : await this.queries.execute(new RatesAsOfQuery(undefined, undefined, scope.mode === 'live' ? [method.currency as Currency] : undefined));
     const amount = payoutAmount(fromDb(found.amount_usd), rates.usd[method.currency as Currency], method.decimals);
     if (!amount) throw new ValidationFailedError({ provider_id: `the refund is less than one smallest unit of ${method.currency}` });
     const units = toUnits(amount, method.decimals);

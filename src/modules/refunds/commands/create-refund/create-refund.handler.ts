@@ -33,7 +33,10 @@ export class CreateRefundHandler implements ICommandHandler<CreateRefundCommand>
     const rates =
       input.rate === 'invoice' && invoice.ratesSnapshotId
         ? await this.queries.execute(new RatesAsOfQuery(undefined, invoice.ratesSnapshotId))
-        : await this.queries.execute(new RatesAsOfQuery(input.rate === 'invoice' ? (invoice.ratesTakenAt ?? invoice.updatedAt) : undefined));
+        : input.rate === 'invoice'
+          ? await this.queries.execute(new RatesAsOfQuery(invoice.ratesTakenAt ?? invoice.updatedAt))
+          : // Live mode: today's rates must be fresh where live sources feed them (else 503 rates_unavailable), as for a new invoice.
+            await this.queries.execute(new RatesAsOfQuery(undefined, undefined, scope.mode === 'live' ? [currency] : undefined));
     const rateUsd = rates.usd[currency];
 
     return this.tx.run(async (m) => {

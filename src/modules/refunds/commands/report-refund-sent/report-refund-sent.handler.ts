@@ -45,13 +45,20 @@ export class ReportRefundSentHandler implements ICommandHandler<ReportRefundSent
         throw new PayoutMismatchError(`does not pay ${found.address} at least ${found.payout_units} smallest units of ${found.payout_currency}`);
       confirmations = check.confirmations;
     }
-    return this.tx.run(async (m) => {
-      const before = await this.refunds.find(m, scope, refundId, true);
-      if (!before) throw new NotFoundError('refund');
-      moveRefund(before.status, 'SENT');
-      const after = await this.refunds.setSent(m, before.id, hash, confirmations, await this.clock.nowFor(scope));
-      await this.events.changed(m, before, after);
-      return refundView(after);
-    });
+    try {
+      return await this.tx.run(async (m) => {
+        const before = await this.refunds.find(m, scope, refundId, true);
+        if (!before) throw new NotFoundError('refund');
+        moveRefund(before.status, 'SENT');
+        const after = await this.refunds.setSent(m, before.id, hash, confirmations, await this.clock.nowFor(scope));
+        await this.events.changed(m, before, after);
+        return refundView(after);
+      });
+    } catch (e) {
+      // Another refund took the same transaction at the same moment (refunds_tx_idx).
+      const code = (e as { driverError?: { code?: string }; code?: string }).driverError?.code ?? (e as { code?: string }).code;
+      if (code === '23505') throw new ValidationFailedError({ tx_hash: 'is already reported as the payout of another refund' });
+      throw e;
+    }
   }
 }
