@@ -209,6 +209,50 @@ describe('refunds on a real local chain', () => {
     expect(expectSuccess(await shop.test.post(`/invoices/${invoiceId}/refunds`, {}), 201).amount_usd).toBe(r30(new D(paid).sub(5)));
   });
 
+  it('takes a payout reported before it is mined, and puts the refund back to AWAITING_PAYOUT when the chain shows it short', async () => {
+    const { chain, usdt } = setup;
+    const shop = await merchant(service);
+    const invoiceId = await paidOnChain(shop, '20');
+    const refund = expectSuccess(await shop.test.post(`/invoices/${invoiceId}/refunds`, { amount: '4' }), 201);
+    const token = new URL(refund.claim_url, 'http://x').pathname.split('/').pop()!;
+    const payer = chain.account(PAYER).address;
+    const claimed = expectSuccess(
+      await new Api(null, service.server.baseUrl).post(`/refund_claims/${token}`, { provider_id: 'prov_ethereum_usdt', address: payer }),
+    );
+    const amountUnits = units(trimmed(claimed.payout.amount), 6);
+
+    await chain.test.setAutomine(false);
+    try {
+      const pending = await chain.sendToken(usdt, MERCHANT_WALLET, payer, amountUnits - 1n);
+      // Not mined yet: the report is taken as it is.
+      const sent = expectSuccess(await shop.test.post(`/refunds/${refund.id}/sent`, { tx_hash: pending }));
+      expect([sent.status, sent.payout.confirmations]).toEqual(['SENT', 0]);
+    } finally {
+      await chain.test.setAutomine(true);
+    }
+    await chain.mine(1);
+    const back = await eventually(async () => {
+      const r = expectSuccess(await shop.test.get(`/refunds/${refund.id}`));
+      if (r.status !== 'AWAITING_PAYOUT') throw new Error(`status ${r.status}`);
+      return r;
+    }, 20_000);
+    expect(back.payout.tx_hash).toBeNull();
+    const updates = expectSuccess(await shop.test.post('/events', { type: ['refund.updated'] })).items;
+    expect(updates[0].data.object.status).toBe('AWAITING_PAYOUT');
+    expect(updates[0].data.previous_attributes).toMatchObject({ status: 'SENT' });
+
+    // Sent again, right this time.
+    const tx = await chain.sendToken(usdt, MERCHANT_WALLET, payer, amountUnits);
+    await chain.receipt(tx);
+    expect(expectSuccess(await shop.test.post(`/refunds/${refund.id}/sent`, { tx_hash: tx })).status).toBe('SENT');
+    await chain.mine(12);
+    await eventually(async () => {
+      const r = expectSuccess(await shop.test.get(`/refunds/${refund.id}`));
+      if (r.status !== 'COMPLETED') throw new Error(`status ${r.status}`);
+    }, 20_000);
+    expect(expectSuccess(await shop.test.post(`/invoices/${invoiceId}`, {})).refunded_usd).toBe('4.000000000000000000000000000000');
+  });
+
   it('expires a claim not given a destination in time', async () => {
     const shop = await merchant(service);
     const invoiceId = await paidOnChain(shop, '12');
