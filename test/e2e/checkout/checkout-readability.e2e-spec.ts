@@ -2,7 +2,7 @@ import Decimal from 'decimal.js';
 import { anonymous, baseUrl } from '../../support/api';
 import { expectSuccess } from '../../support/envelope';
 import { createOrg, TestOrg } from '../../support/factories';
-import { Browser, launchBrowser, openPage, screenshots, see, seriousViolations } from './browser';
+import { Browser, DESKTOP, launchBrowser, openPage, PHONE, screenshots, see, seriousViolations } from './browser';
 
 /**
  * What a payer reads on the hosted checkout page, in Chromium: badges that need no font, amounts at the
@@ -155,6 +155,11 @@ describe('hosted checkout page: what the payer reads (Chromium)', () => {
     const otherNames = groups[2].values.map((v) => labels[v]);
     expect(otherNames).toEqual([...otherNames].sort((a, b) => a.localeCompare(b, 'en')));
     expect(await select.inputValue()).toBe('CHF');
+    // Long names do not widen the page on a phone.
+    await page.setViewportSize(PHONE);
+    await see(select).toBeVisible();
+    expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number)).toBeLessThanOrEqual(PHONE.width);
+    await page.setViewportSize(DESKTOP);
     await select.selectOption('JPY');
     // Yen have no minor unit.
     await see(page.locator('#total')).toContainText(/^[\d,]+ JPY$/);

@@ -737,8 +737,7 @@ function setStatus(kind, title, text, extra = []) {
   box.dataset.state = kind;
   box.replaceChildren(
     h('h2', { class: 'status-title', id: 'status-title', text: title }),
-    text ? h('p', { class: 'status-text', id: 'status-text', text }) : null,
-    ...extra,
+    ...[text ? h('p', { class: 'status-text', id: 'status-text', text }) : null, ...extra].filter(Boolean),
   );
 }
 
@@ -769,7 +768,10 @@ function renderStatus() {
       best && best.required_confirmations > 0
         ? tr('confirmations', { n: Math.min(best.confirmations, best.required_confirmations), m: best.required_confirmations })
         : '';
-    setStatus('seen', tr('status_seen'), text, best && best.required_confirmations > 0 ? [progress(best.confirmations, best.required_confirmations)] : []);
+    setStatus('seen', tr('status_seen'), text, [
+      best && best.required_confirmations > 0 ? progress(best.confirmations, best.required_confirmations) : null,
+      best?.tx_hash ? transactionLine(best.tx_hash) : null,
+    ]);
   } else if (inv.status === 'PROCESSING') {
     setStatus('seen', tr('status_processing'), '');
   } else if (inv.status === 'PARTIALLY_PAID') {
@@ -778,6 +780,26 @@ function renderStatus() {
   } else {
     setStatus('waiting', tr('status_waiting'), tr('status_waiting_text'));
   }
+}
+
+/** "0x7775…7807": a transaction hash short enough to read; the copy button copies all of it. */
+function shortHash(hash) {
+  return hash.length > 14 ? `${hash.slice(0, hash.startsWith('0x') ? 6 : 4)}…${hash.slice(-4)}` : hash;
+}
+
+/** The transaction that paid: shortened, its whole hash in the title and the copy button. */
+function transactionLine(hash) {
+  return h(
+    'div',
+    { class: 'field tx', id: 'transaction' },
+    h('p', { class: 'field-label', id: 'tx-label', text: tr('transaction') }),
+    h(
+      'div',
+      { class: 'field-value' },
+      h('code', { class: 'tx-hash', id: 'tx-hash', title: hash, 'data-hash': hash, text: shortHash(hash) }),
+      copyButton(hash, tr('copy_transaction')),
+    ),
+  );
 }
 
 function progress(n, m) {
