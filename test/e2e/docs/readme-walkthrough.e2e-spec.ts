@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../../support/server';
@@ -13,8 +13,12 @@ function walkthroughBlocks(readme: string): string[] {
 const FIRST_ADDRESS = '0x8C8d35429F74ec245F8Ef2f4Fd1e551cFF97d650';
 /** Hardhat's account #0: the payer, which holds the test USDT. */
 const PAYER = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
-/** Files the walkthrough writes in the folder it runs in: not linked from the repository. */
-const WRITTEN = new Set(['data', 'chains.json', 'hardhat.log', 'service.log', 'webhooks.log', '.env', '.git']);
+/**
+ * Files the walkthrough writes in the folder it runs in, not linked from the repository. `dist` among them:
+ * its `npm start` and `npm run cli` build into the folder's own `dist`, never under the feet of other tests
+ * running the repository's build; `scripts` is copied (not linked) so the build script finds that folder.
+ */
+const WRITTEN = new Set(['data', 'dist', 'scripts', 'chains.json', 'hardhat.log', 'service.log', 'webhooks.log', '.env', '.git']);
 
 /** A network namespace of its own (root with unshare), so the walkthrough's fixed ports 3000 and 8545 are free. */
 function ownNetwork(): boolean {
@@ -49,6 +53,7 @@ describe('README: the local-chain walkthrough, run literally', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ipa-readme-'));
     chmodSync(dir, 0o755); // as a clone is: the embedded server's user passes through it when the test runs as root
     for (const entry of readdirSync(ROOT)) if (!WRITTEN.has(entry)) symlinkSync(join(ROOT, entry), join(dir, entry));
+    cpSync(join(ROOT, 'scripts'), join(dir, 'scripts'), { recursive: true });
     writeFileSync(join(dir, 'walkthrough.sh'), ['set -e', ...walkthroughBlocks(readme)].join('\n') + '\n');
 
     const isolated = ownNetwork();
