@@ -101,6 +101,9 @@ describe('README: the local-chain walkthrough, run literally', () => {
       expect(invoiceId).toBeDefined();
       expect(address).toBe(FIRST_ADDRESS);
       expect(address).not.toBe(PAYER);
+      expect(output).toContain(`Payer's page: http://127.0.0.1:3000/checkout/${invoiceId}`);
+      // 7. The transfer's hash, printed by the send.
+      expect(output).toMatch(/^0x[0-9a-f]{64}$/m);
       // 7-8. The webhooks, received and verified by the listener, and the invoice completed.
       for (const type of ['payment.created', 'payment.updated', 'invoice.completed']) {
         expect(output).toMatch(new RegExp(`^\\S+ {2}${type.replace('.', '\\.')} event_\\S+ {2}received$`, 'm'));
