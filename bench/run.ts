@@ -69,12 +69,12 @@ const duration = Number.parseInt(opt('duration', quick ? '5' : '20'), 10);
 const connections = Number.parseInt(opt('connections', '16'), 10);
 // The service gets the cores PostgreSQL and the load generator leave it: on this benchmark's 2-core
 // machine, which runs all three, one worker (two workers measured worse tails on every list and the
-// dashboard, the same read ratio; docs/performance.md). --workers N overrides.
+// dashboard, the same read ratio; docs/performance-history.md). --workers N overrides.
 const workers = opt('workers', String(Math.max(1, cpus().length - 1)));
 // Database connections per service process and per floor, the same on both sides. PostgreSQL runs on this
 // machine, so the default is what the README advises an operator there: about twice the cores. On the full
 // data a pool of 4 against 20 took the filtered list's p99 from 43 to 20 ms and served a third more creates,
-// floors included (docs/performance.md). --pool 20 measures the floor as the issue first did.
+// floors included (docs/performance-history.md). --pool 20 measures the floor as the issue first did.
 const defaultPool = String(2 * cpus().length);
 const pool = opt('pool', defaultPool);
 const curveOnly = flag('curve-only');

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The build behind `npm start`, `npm test` and the Dockerfile: src/ and migrations/ transpiled
- * file by file with SWC into dist/ (dist/src/main.js, dist/src/cli/main.js, dist/migrations/*.js),
+ * file by file with SWC into dist/ (dist/src/main.js, dist/src/cli/main.js, dist/migrations/<owner>/*.js),
  * in about a second. Type checking is tsc's job (`npm run typecheck`, run first by `npm test` and CI).
  *
  * - TypeScript files: compiled as tsc would for this project (CommonJS, ES2022, legacy decorators

@@ -7,7 +7,7 @@ import { CliArgs, CliUsageError } from './cli-args';
  * Commands that talk to a running service over HTTP with an API key, the way a merchant's code does,
  * instead of opening the database: a developer points them at the service they are building against.
  *
- *   webhooks:listen --forward-to URL [--events a,b] [--api-key KEY] [--api-url URL]
+ *   webhooks:listen [--forward-to URL] [--events a,b] [--api-key KEY] [--api-url URL]
  *   webhooks:trigger EVENT [--api-key KEY] [--api-url URL]
  *
  * The key comes from --api-key or API_KEY; the service from --api-url or API_URL (default http://127.0.0.1:3000).
@@ -58,13 +58,17 @@ const SIGNATURE_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature
  * signature, forwards the delivery (body and signature headers unchanged, so the developer's code verifies
  * it with the printed secret) to --forward-to, prints one line per event, and removes the endpoint on exit.
  * The service is answered with the forward target's status, so retries behave as they will in production.
+ * Without --forward-to it only prints the events it receives (and answers 200), to watch them arrive.
  */
 const listen: HttpCliCommand = {
-  usage: 'webhooks:listen --forward-to URL [--events type,type|*] [--api-key KEY] [--api-url URL]   (until Ctrl-C)',
+  usage: 'webhooks:listen [--forward-to URL] [--events type,type|*] [--api-key KEY] [--api-url URL]   (until Ctrl-C)',
   async run(args, out) {
     const target = targetOf(args);
-    const forwardTo = args.flags['forward-to'];
-    if (typeof forwardTo !== 'string' || !/^https?:\/\//.test(forwardTo)) throw new CliUsageError('--forward-to must be an http(s) URL');
+    const forwardFlag = args.flags['forward-to'];
+    if (forwardFlag !== undefined && (typeof forwardFlag !== 'string' || !/^https?:\/\//.test(forwardFlag))) {
+      throw new CliUsageError('--forward-to must be an http(s) URL');
+    }
+    const forwardTo = typeof forwardFlag === 'string' ? forwardFlag : null;
     const events = typeof args.flags.events === 'string' ? args.flags.events.split(',').map((e) => e.trim()) : ['*'];
     let verifier: Webhook | null = null;
 
@@ -79,6 +83,11 @@ const listen: HttpCliCommand = {
         } catch {
           out(`${new Date().toISOString()}  rejected a delivery whose signature does not verify`);
           res.writeHead(400).end();
+          return;
+        }
+        if (forwardTo === null) {
+          out(`${new Date().toISOString()}  ${event.type} ${event.id}  received`);
+          res.writeHead(200).end();
           return;
         }
         let status: number;
@@ -100,10 +109,14 @@ const listen: HttpCliCommand = {
     const endpoint = await call<{ id: string; secret: string }>(target, 'POST', '/webhooks', {
       url: `http://127.0.0.1:${port}/`,
       event_types: events.length === 1 && events[0] === '*' ? '*' : events,
-      description: `webhooks:listen (temporary, forwarding to ${forwardTo})`,
+      description: forwardTo === null ? 'webhooks:listen (temporary)' : `webhooks:listen (temporary, forwarding to ${forwardTo})`,
     });
     verifier = new Webhook(endpoint.secret);
-    out(`Ready: forwarding ${events.join(', ')} events to ${forwardTo} (endpoint ${endpoint.id}).`);
+    out(
+      forwardTo === null
+        ? `Ready: printing ${events.join(', ')} events as they arrive (endpoint ${endpoint.id}).`
+        : `Ready: forwarding ${events.join(', ')} events to ${forwardTo} (endpoint ${endpoint.id}).`,
+    );
     out(`Signing secret for your code to verify with: ${endpoint.secret}`);
 
     const signal = await new Promise<NodeJS.Signals>((resolve) => {

@@ -1904,6 +1904,11 @@ export interface components {
             /** @example prov_ethereum_usdt */
             provider_id: string;
             invoice_id: string | null;
+            /**
+             * @description The chain transaction that paid it, for a payment a chain rail recorded (in the payer view too); null otherwise
+             * @example 0x77756d316c6e7514f883aa0c9900a15fac019353b12bf7cf3ce9785595e77807
+             */
+            tx_hash: string | null;
             currency: components["schemas"]["Currency"];
             /** @description Amount in the payment currency */
             price: string;
@@ -5419,10 +5424,11 @@ export interface operations {
                      *         "items": [
                      *           {
                      *             "id": "payment_01936a5f-1b2c-7d3e-8f40-5a6b7c8d9e01",
-                     *             "idempotency_key": "0x5c1f...e9a2:0",
+                     *             "idempotency_key": "ethereum:0x77756d316c6e7514f883aa0c9900a15fac019353b12bf7cf3ce9785595e77807:0",
                      *             "organization_id": "org_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f",
                      *             "provider_id": "prov_ethereum_usdt",
                      *             "invoice_id": "invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00",
+                     *             "tx_hash": "0x77756d316c6e7514f883aa0c9900a15fac019353b12bf7cf3ce9785595e77807",
                      *             "currency": "USDT",
                      *             "price": "25.500000000000000000000000000000",
                      *             "price_usd": "25.505100000000000000000000000000",
@@ -5526,10 +5532,11 @@ export interface operations {
                      *       "status": 200,
                      *       "data": {
                      *         "id": "payment_01936a5f-1b2c-7d3e-8f40-5a6b7c8d9e01",
-                     *         "idempotency_key": "0x5c1f...e9a2:0",
+                     *         "idempotency_key": "ethereum:0x77756d316c6e7514f883aa0c9900a15fac019353b12bf7cf3ce9785595e77807:0",
                      *         "organization_id": "org_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f",
                      *         "provider_id": "prov_ethereum_usdt",
                      *         "invoice_id": "invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00",
+                     *         "tx_hash": "0x77756d316c6e7514f883aa0c9900a15fac019353b12bf7cf3ce9785595e77807",
                      *         "currency": "USDT",
                      *         "price": "25.500000000000000000000000000000",
                      *         "price_usd": "25.505100000000000000000000000000",

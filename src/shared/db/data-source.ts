@@ -1,9 +1,23 @@
-import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { serviceTypeParsers } from './timestamps';
 
-/** Compiled migrations live in dist/migrations beside dist/src. */
-export const MIGRATIONS_GLOB = join(__dirname, '..', '..', '..', 'migrations', '*.js');
+/** Compiled migrations live in dist/migrations/<owner>/ beside dist/src (the owning module's folder, or `shared`). */
+export const MIGRATIONS_DIR = join(__dirname, '..', '..', '..', 'migrations');
+
+/**
+ * Every migration file under MIGRATIONS_DIR, whichever folder owns it, in the order of their file names
+ * (`<timestamp>-<name>.js`): one ordered run across the owners' folders. TypeORM sorts by timestamp
+ * again, keeping this order among migrations that share one, so a fresh database is built in the same
+ * order as before the files moved into folders, and a database migrated before finds every name it recorded.
+ */
+export function migrationFiles(dir = MIGRATIONS_DIR): string[] {
+  const files = readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((path) => path.endsWith('.js'))
+    .map((path) => join(dir, path));
+  return files.sort((a, b) => (basename(a) < basename(b) ? -1 : basename(a) > basename(b) ? 1 : 0));
+}
 export const RECORDS_GLOB = join(__dirname, '..', '..', 'modules', '**', '*.record.js');
 
 /**
@@ -41,7 +55,7 @@ export function dataSourceOptions(url: string, poolSize: number, direct = false,
     url,
     synchronize: false,
     migrationsRun: false,
-    migrations: [MIGRATIONS_GLOB],
+    migrations: migrationFiles(),
     migrationsTableName: 'schema_migrations',
     entities: [RECORDS_GLOB],
     poolSize,

@@ -1,3 +1,4 @@
+import { Api } from '../../support/api';
 import { expectSuccess } from '../../support/envelope';
 import type { IsolatedService } from '../../support/isolated';
 import { runCli } from '../../support/server';
@@ -58,9 +59,20 @@ describe('hosted checkout page on a real local chain', () => {
     await screenshots(page, '10-address-qr');
 
     // The payer's wallet sends exactly the asked amount.
-    await setup.chain.sendToken(setup.usdt, 1, pay.address, units(trimmed(pay.amount), 6));
+    const txHash = await setup.chain.sendToken(setup.usdt, 1, pay.address, units(trimmed(pay.amount), 6));
     await see(page.locator('#status'), 30_000).toHaveAttribute('data-state', 'seen');
     await see(page.locator('#status')).toContainText(/\d+ of 12 confirmations/);
+    // The transaction that paid, shortened and copyable whole; the payer's own read of the invoice has it too.
+    await see(page.locator('#tx-hash')).toHaveText(`${txHash.slice(0, 6)}…${txHash.slice(-4)}`);
+    expect(await page.locator('#tx-hash').getAttribute('data-hash')).toBe(txHash);
+    expect(await page.locator('#tx-hash').getAttribute('title')).toBe(txHash);
+    await see(page.locator('#transaction button.copy')).toHaveAttribute('aria-label', 'Copy the transaction ID');
+    const payerRead = expectSuccess<{ payments: { tx_hash: string | null }[] }>(
+      await new Api(null, service.server.baseUrl).post(`/invoices/${invoiceId}`, { expand: ['payments'] }),
+    );
+    expect(payerRead.payments.map((p) => p.tx_hash)).toEqual([txHash]);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshots(page, '11-payment-seen');
     await see(page.locator('#payment')).toBeHidden();
     await setup.chain.mine(12);
     await see(page.locator('#status'), 30_000).toHaveAttribute('data-state', 'paid');

@@ -21,6 +21,12 @@ function shown(amount: string, currency: string): string {
   return `${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${fraction ? `.${fraction}` : ''} ${TICKERS[currency] ?? currency}`;
 }
 
+/** How the page reads a price or total (not an amount to send): rounded half-up to the currency's decimals first. */
+function shownPrice(amount: string, currency: string): string {
+  const places = currency === 'BITCOIN' ? 8 : 2;
+  return shown(new Decimal(amount).toDecimalPlaces(places, Decimal.ROUND_HALF_UP).toFixed(), currency);
+}
+
 /** The page with fast polling and redirect, so tests wait on the page's state, never on sleeps. */
 const pageUrl = (invoiceId: string, query = '', redirectMs = 800) => `${baseUrl()}/checkout/${invoiceId}?poll_ms=300&redirect_ms=${redirectMs}${query}`;
 
@@ -236,7 +242,7 @@ describe('hosted checkout page (Chromium)', () => {
     const remaining = new Decimal(invoice.price_usd).minus(invoice.payments[0].price_usd).toFixed();
 
     await see(page.locator('#status')).toHaveAttribute('data-state', 'partial');
-    await see(page.locator('#status')).toContainText(`Remaining to pay: ${shown(remaining, 'USD')}`);
+    await see(page.locator('#status')).toContainText(`Remaining to pay: ${shownPrice(remaining, 'USD')}`);
     // the payer can still pay the rest; the currency can no longer change
     await see(page.locator('[data-provider-id="prov_ethereum_usdt"]')).toBeVisible();
     // GET /providers prices the whole invoice, so no method shows that price any more
@@ -259,7 +265,7 @@ describe('hosted checkout page (Chromium)', () => {
     await see(page.locator('#total')).toContainText('EUR');
     const invoice = expectSuccess<any>(await anonymous().post(`/invoices/${invoiceId}`, {}));
     expect(invoice.currency).toBe('EUR');
-    await see(page.locator('#total')).toHaveText(shown(invoice.price, 'EUR'));
+    await see(page.locator('#total')).toHaveText(shownPrice(invoice.price, 'EUR'));
     expect(invoice.price).not.toBe('19.750000000000000000000000000000');
     const btc = await providerOf(invoiceId, 'prov_bitcoin_bitcoin');
     await see(page.locator('[data-provider-id="prov_bitcoin_bitcoin"] .provider-price')).toHaveText(shown(btc.price, 'BITCOIN'));
@@ -296,10 +302,10 @@ describe('hosted checkout page (Chromium)', () => {
     await see(page.locator('#items')).toContainText('Pro plan');
     const text = await page.locator('#items').innerText();
     expect(text).toContain('Qty 2');
-    expect(text).toContain(shown(inUsd.price, 'USD'));
+    expect(text).toContain(shownPrice(inUsd.price, 'USD'));
     expect(text).toContain('5 USD');
     expect(text).not.toContain('never shown');
-    await see(page.locator('#total')).toHaveText(shown(invoice.price, 'USD'));
+    await see(page.locator('#total')).toHaveText(shownPrice(invoice.price, 'USD'));
     expect(problems.errors).toEqual([]);
     await page.close();
   });

@@ -62,8 +62,11 @@ describe('payment lifecycle driving invoices', () => {
       'provider_id',
       'required_confirmations',
       'status',
+      'tx_hash',
       'updated_at',
     ]);
+    // A simulated payment has no chain transaction.
+    expect(read.tx_hash).toBeNull();
     expect(read.created_at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
   });
 

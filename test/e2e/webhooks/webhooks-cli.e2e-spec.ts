@@ -98,6 +98,31 @@ describe('npm run cli -- webhooks:listen / webhooks:trigger', () => {
     }
   });
 
+  it('without --forward-to prints each verified event it receives, and still removes its endpoint on exit', async () => {
+    const org = await createOrg();
+    const listener = startListener(['--api-key', org.testKey, '--api-url', baseUrl(), '--events', 'invoice.created']);
+    try {
+      const [, endpointId] = await listener.waitFor(/Ready: printing invoice\.created events as they arrive \(endpoint (webhook_\S+)\)\./);
+      const endpoint = expectSuccess<{ description: string }>(await org.test.get(`/webhooks/${endpointId}`));
+      expect(endpoint.description).toBe('webhooks:listen (temporary)');
+      const invoice = expectSuccess<{ id: string }>(
+        await org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '3' }], customer_email: 'p@example.com' }),
+        201,
+      );
+      const events = expectSuccess<{ items: { id: string; data: { object: { id: string } } }[] }>(await org.test.post('/events', { type: 'invoice.created' }));
+      const event = events.items.find((e) => e.data.object.id === invoice.id)!;
+      await listener.waitFor(new RegExp(`invoice\\.created ${event.id}  received$`, 'm'));
+      expect(listener.output()).not.toContain('->');
+
+      listener.child.kill('SIGTERM');
+      expect(await listener.exited).toBe(0);
+      expect(listener.output()).toContain(`Stopped (SIGTERM): endpoint ${endpointId} removed.`);
+      expect(expectSuccess(await org.test.get('/webhooks')).items).toEqual([]);
+    } finally {
+      if (listener.child.exitCode === null) listener.child.kill('SIGKILL');
+    }
+  });
+
   it('triggers in test mode only, and names the events it can trigger', async () => {
     const org = await createOrg();
     const live = await runCli(['webhooks:trigger', 'invoice.created', '--api-key', org.liveKey, '--api-url', baseUrl()], {});

@@ -10,7 +10,7 @@ export interface KeptWindow {
   prev: boolean;
 }
 
-/** The row analytics_dashboard(...) answers (migrations/1763701100000-analytics-dashboard-read.ts). */
+/** The row analytics_dashboard(...) answers (migrations/analytics/1763701100000-analytics-dashboard-read.ts). */
 interface RawDashboard {
   kept: boolean;
   payments: DashboardRead['payments'] | null;
@@ -52,7 +52,7 @@ function readOf(r: RawDashboard): DashboardRead {
 const DASHBOARD = `SELECT * FROM analytics_dashboard_now($1, $2, $3, $4, $5, $6, $7, $8)`;
 
 /**
- * Reads the dashboard's rollups (migrations/1763700700000-analytics-rollups.ts), which triggers keep
+ * Reads the dashboard's rollups (migrations/analytics/1763700700000-analytics-rollups.ts), which triggers keep
  * in step with every write (they append each change; folds add them up, 1763702000000), through
  * analytics_dashboard_now(...): one statement, so one snapshot for every section and one round trip,
  * planned once per connection. Nothing here reads the payments or invoices tables. Every read is

@@ -7,8 +7,12 @@
 //   POST /invoices/{id}/test_payment     {provider_id, kind}: test mode only, a simulated payment
 //                                        through a method without a rail (has_rail false)
 //   GET  /invoices/{id}/short_state      polled every few seconds for the live status
-// Amounts are decimal strings from the API and stay strings: they are only trimmed of trailing
-// zeros and grouped for reading, never turned into floating-point numbers.
+// Amounts are decimal strings from the API and stay strings, never floating-point numbers. Prices and
+// totals are rounded half-up to the currency's decimals (fiat: its minor unit; coins: their smallest
+// unit, at most 8 places). The amount to send is the API's, already at the coin's smallest unit; for a
+// coin with more than 8 decimals (Ether, BNB, POL) it is rounded UP to 8 places, so sending what the
+// page shows always covers it (the QR code and the wallet link carry the exact amount). Both are trimmed
+// of trailing zeros and grouped for reading.
 import qrcode from './qrcode.mjs';
 
 const root = document.getElementById('checkout');
@@ -124,8 +128,62 @@ const TICKERS = {
 };
 const ticker = (currency) => TICKERS[currency] ?? currency;
 
+/** A coin's smallest unit, in decimal places (the catalog's decimals; a token's are its contract's). */
+const COIN_DECIMALS = {
+  BITCOIN: 8,
+  ETHEREUM: 18,
+  USDT: 6,
+  USDC: 6,
+  USDC_NATIVE: 6,
+  SOLANA: 9,
+  BINANCE_COIN: 18,
+  RIPPLE: 6,
+  POLYGON: 18,
+  TRON: 6,
+  LITECOIN: 8,
+  BITCOIN_CASH: 8,
+  DOGECOIN: 8,
+};
+const isCoin = (currency) => currency in COIN_DECIMALS;
+
+/** Places a price in this currency is shown with: a coin's smallest unit (at most 8), a fiat currency's minor unit. */
+export function displayDecimals(currency) {
+  if (isCoin(currency)) return Math.min(COIN_DECIMALS[currency], 8);
+  try {
+    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits;
+  } catch {
+    return 2;
+  }
+}
+
+/**
+ * "0.000136986301369863013698630137" at 8 places -> "0.00013699": half-up on the exact digits, or up
+ * (away from zero) when `up` is set.
+ */
+export function roundAmount(text, places, up = false) {
+  const m = /^(\d+)(?:\.(\d+))?$/.exec(String(text ?? ''));
+  if (!m) return String(text ?? '');
+  const frac = m[2] ?? '';
+  if (frac.length <= places) return text;
+  const rest = frac.slice(places);
+  const carry = up ? /[1-9]/.test(rest) : rest.charCodeAt(0) >= 53;
+  const kept = BigInt(m[1] + frac.slice(0, places)) + (carry ? 1n : 0n);
+  const digits = kept.toString().padStart(places + 1, '0');
+  return places === 0 ? digits : `${digits.slice(0, -places)}.${digits.slice(-places)}`;
+}
+
+/** A price or total: rounded to the currency's decimals, then read as formatAmount reads it. */
 function money(amount, currency) {
-  return `${formatAmount(amount)} ${ticker(currency)}`;
+  return `${formatAmount(roundAmount(amount, displayDecimals(currency)))} ${ticker(currency)}`;
+}
+
+/** An amount to send as the page shows and copies it: the API's, rounded up to 8 places at most. */
+function sendAmount(amount) {
+  return roundAmount(amount, 8, true);
+}
+
+function sendMoney(amount, currency) {
+  return `${formatAmount(sendAmount(amount))} ${ticker(currency)}`;
 }
 
 /** "2026-11-21 10:15:00" (UTC) -> Date. */
@@ -184,11 +242,19 @@ function itemPrice(inv, item) {
   return item.price ? { price: item.price, currency: item.currency } : null;
 }
 
+/** How an item reads: its product's name, or for a payment intent what was asked ("Payment of 25 USDT"). */
+function itemName(item) {
+  if (item.product?.name) return item.product.name;
+  if (item.type === 'PAYMENT_INTENT' && item.price) return tr('payment_intent', { amount: money(item.price, item.currency) });
+  return tr('item_fallback');
+}
+
 function renderItems(inv) {
   const list = $('items');
   list.replaceChildren(
     ...(inv.items ?? []).map((item) => {
-      const name = item.product?.name || tr('item_fallback');
+      const name = itemName(item);
+      const description = item.product?.description || null;
       const price = itemPrice(inv, item);
       return h(
         'li',
@@ -201,6 +267,7 @@ function renderItems(inv) {
             'div',
             {},
             h('p', { class: 'item-name', text: name }),
+            description ? h('p', { class: 'item-description', text: description }) : null,
             item.quantity > 1 ? h('p', { class: 'item-qty', text: tr('quantity', { n: item.quantity }) }) : null,
           ),
         ),
@@ -211,10 +278,66 @@ function renderItems(inv) {
   $('total').textContent = money(inv.price, inv.currency);
 }
 
+/** Offered first, after the invoice's own currency: what most payers pick. */
+const COMMON_CURRENCIES = ['USD', 'EUR', 'GBP', 'BITCOIN', 'ETHEREUM', 'USDT', 'USDC'];
+
+const COIN_NAMES = {
+  BITCOIN: 'Bitcoin',
+  ETHEREUM: 'Ether',
+  USDT: 'Tether USD',
+  USDC: 'USD Coin',
+  USDC_NATIVE: 'USD Coin, native',
+  SOLANA: 'Solana',
+  BINANCE_COIN: 'BNB',
+  RIPPLE: 'XRP',
+  POLYGON: 'POL',
+  TRON: 'TRON',
+  LITECOIN: 'Litecoin',
+  BITCOIN_CASH: 'Bitcoin Cash',
+  DOGECOIN: 'Dogecoin',
+};
+
+/** "Bitcoin (BTC)", "Swiss franc (CHF)": the name in the page's language where the browser knows it. */
+function currencyLabel(currency) {
+  if (isCoin(currency)) {
+    const name = COIN_NAMES[currency] ?? currency;
+    return name === ticker(currency) ? name : `${name} (${ticker(currency)})`;
+  }
+  try {
+    const name = new Intl.DisplayNames([cfg.lang], { type: 'currency' }).of(currency);
+    return name && name !== currency ? `${name.charAt(0).toUpperCase()}${name.slice(1)} (${currency})` : currency;
+  } catch {
+    return currency;
+  }
+}
+
+/**
+ * The currency choice, grouped as a payer looks for it: the invoice's currency and the common ones first,
+ * then every other coin, then every other fiat currency by name.
+ */
+function currencyGroups(invoiceCurrency) {
+  const common = [...new Set([invoiceCurrency, ...COMMON_CURRENCIES])].filter((c) => currencies.includes(c));
+  const byName = (a, b) => currencyLabel(a).localeCompare(currencyLabel(b), cfg.lang);
+  const rest = currencies.filter((c) => !common.includes(c));
+  return [
+    { label: tr('currency_common'), list: common },
+    { label: tr('currency_crypto'), list: rest.filter(isCoin).sort(byName) },
+    { label: tr('currency_fiat'), list: rest.filter((c) => !isCoin(c)).sort(byName) },
+  ].filter((g) => g.list.length);
+}
+
 function renderCurrencySelect(inv) {
   const select = $('currency');
   if (!select.options.length) {
-    select.append(...currencies.map((c) => h('option', { value: c, text: TICKERS[c] ? `${ticker(c)} (${c})` : c })));
+    select.append(
+      ...currencyGroups(inv.currency).map((g) =>
+        h(
+          'optgroup',
+          { label: g.label },
+          g.list.map((c) => h('option', { value: c, text: currencyLabel(c) })),
+        ),
+      ),
+    );
     select.addEventListener('change', () => changeCurrency(select.value));
   }
   select.value = inv.currency;
@@ -328,7 +451,7 @@ function renderMethods() {
                     ),
                   ),
                   // GET /providers prices the whole invoice: after a part payment only the address answer knows what is left.
-                  inv.status === 'PENDING' ? h('span', { class: 'amount provider-price', text: money(p.price, p.currency) }) : null,
+                  inv.status === 'PENDING' ? h('span', { class: 'amount provider-price', text: sendMoney(p.price, p.currency) }) : null,
                 ),
               ),
             ),
@@ -472,8 +595,8 @@ function renderPayment() {
         h(
           'div',
           { class: 'field-value' },
-          h('strong', { class: 'amount pay-amount', id: 'pay-amount', 'aria-labelledby': 'amount-label pay-amount', text: money(amount, currency) }),
-          copyButton(plainAmount(amount), tr('copy_amount')),
+          h('strong', { class: 'amount pay-amount', id: 'pay-amount', 'aria-labelledby': 'amount-label pay-amount', text: sendMoney(amount, currency) }),
+          copyButton(plainAmount(sendAmount(amount)), tr('copy_amount')),
         ),
       ),
     );
@@ -614,8 +737,7 @@ function setStatus(kind, title, text, extra = []) {
   box.dataset.state = kind;
   box.replaceChildren(
     h('h2', { class: 'status-title', id: 'status-title', text: title }),
-    text ? h('p', { class: 'status-text', id: 'status-text', text }) : null,
-    ...extra,
+    ...[text ? h('p', { class: 'status-text', id: 'status-text', text }) : null, ...extra].filter(Boolean),
   );
 }
 
@@ -646,7 +768,10 @@ function renderStatus() {
       best && best.required_confirmations > 0
         ? tr('confirmations', { n: Math.min(best.confirmations, best.required_confirmations), m: best.required_confirmations })
         : '';
-    setStatus('seen', tr('status_seen'), text, best && best.required_confirmations > 0 ? [progress(best.confirmations, best.required_confirmations)] : []);
+    setStatus('seen', tr('status_seen'), text, [
+      best && best.required_confirmations > 0 ? progress(best.confirmations, best.required_confirmations) : null,
+      best?.tx_hash ? transactionLine(best.tx_hash) : null,
+    ]);
   } else if (inv.status === 'PROCESSING') {
     setStatus('seen', tr('status_processing'), '');
   } else if (inv.status === 'PARTIALLY_PAID') {
@@ -655,6 +780,26 @@ function renderStatus() {
   } else {
     setStatus('waiting', tr('status_waiting'), tr('status_waiting_text'));
   }
+}
+
+/** "0x7775…7807": a transaction hash short enough to read; the copy button copies all of it. */
+function shortHash(hash) {
+  return hash.length > 14 ? `${hash.slice(0, hash.startsWith('0x') ? 6 : 4)}…${hash.slice(-4)}` : hash;
+}
+
+/** The transaction that paid: shortened, its whole hash in the title and the copy button. */
+function transactionLine(hash) {
+  return h(
+    'div',
+    { class: 'field tx', id: 'transaction' },
+    h('p', { class: 'field-label', id: 'tx-label', text: tr('transaction') }),
+    h(
+      'div',
+      { class: 'field-value' },
+      h('code', { class: 'tx-hash', id: 'tx-hash', title: hash, 'data-hash': hash, text: shortHash(hash) }),
+      copyButton(hash, tr('copy_transaction')),
+    ),
+  );
 }
 
 function progress(n, m) {

@@ -34,6 +34,13 @@ export class PaymentDto {
   @ApiProperty() organization_id: string;
   @ApiProperty({ example: 'prov_ethereum_usdt' }) provider_id: string;
   @ApiProperty({ type: String, nullable: true }) invoice_id: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '0x77756d316c6e7514f883aa0c9900a15fac019353b12bf7cf3ce9785595e77807',
+    description: 'The chain transaction that paid it, for a payment a chain rail recorded (in the payer view too); null otherwise',
+  })
+  tx_hash: string | null;
   @ApiProperty({ enum: CURRENCIES, enumName: 'Currency' }) currency: string;
   @ApiProperty({ ...MONEY, description: 'Amount in the payment currency' }) price: string;
   @ApiProperty({ ...MONEY, description: 'USD value at the rates in force at happened_at' }) price_usd: string;
@@ -76,10 +83,11 @@ export const PROVIDER_EXAMPLE = {
 
 export const PAYMENT_EXAMPLE = {
   id: 'payment_01936a5f-1b2c-7d3e-8f40-5a6b7c8d9e01',
-  idempotency_key: '0x5c1f...e9a2:0',
+  idempotency_key: 'ethereum:0x77756d316c6e7514f883aa0c9900a15fac019353b12bf7cf3ce9785595e77807:0',
   organization_id: ORG,
   provider_id: 'prov_ethereum_usdt',
   invoice_id: 'invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00',
+  tx_hash: '0x77756d316c6e7514f883aa0c9900a15fac019353b12bf7cf3ce9785595e77807',
   currency: 'USDT',
   price: '25.500000000000000000000000000000',
   price_usd: '25.505100000000000000000000000000',

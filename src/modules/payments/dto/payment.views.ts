@@ -11,6 +11,8 @@ export interface PaymentView {
   organization_id: string;
   provider_id: string;
   invoice_id: string | null;
+  /** The chain transaction that paid it, for a payment a chain rail recorded; null otherwise. */
+  tx_hash: string | null;
   currency: string;
   price: string;
   price_usd: string;
@@ -23,6 +25,16 @@ export interface PaymentView {
   provider?: ProviderView | null;
 }
 
+/**
+ * A chain rail records a payment under the key `<network>:<transaction hash>:<log index|native|output>`
+ * (docs/rails.md); the hash is public on the chain, so every view shows it, the payer's included.
+ */
+const CHAIN_PAYMENT_KEY = /^[a-z][a-z0-9_]*:((?:0x)?[0-9a-fA-F]{64}):[0-9a-z_]+$/;
+
+export function transactionOf(idempotencyKey: string | null): string | null {
+  return idempotencyKey ? (CHAIN_PAYMENT_KEY.exec(idempotencyKey)?.[1] ?? null) : null;
+}
+
 export function paymentView(p: PaymentRecord, payer: boolean): PaymentView {
   return {
     id: p.id,
@@ -30,6 +42,7 @@ export function paymentView(p: PaymentRecord, payer: boolean): PaymentView {
     organization_id: p.organizationId,
     provider_id: p.providerId,
     invoice_id: p.invoiceId,
+    tx_hash: transactionOf(p.idempotencyKey),
     currency: p.currency,
     price: renderAmount(p.price),
     price_usd: renderAmount(p.priceUsd),
