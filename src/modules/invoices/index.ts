@@ -10,6 +10,8 @@ export { GetShortStateQuery, type InvoiceShortState } from './queries/get-short-
 export { ListInvoicesQuery, type InvoicePage } from './queries/list-invoices/list-invoices.query';
 export { ClockMoveFirst, PayableInvoices, type InvoicePaymentsTotals, type InvoiceStateChange } from './payable-invoices.service';
 export { InvoiceClocks } from './invoice-clocks.service';
-export type { InvoiceStatus, InvoiceSubstatus } from './domain/invoice-status';
+export { FINAL_STATUSES as FINAL_INVOICE_STATUSES, isFinal as isFinalInvoiceStatus, type InvoiceStatus, type InvoiceSubstatus } from './domain/invoice-status';
+// The rate lock: which rates value an invoice's amounts to send at its scope's now (Clock.nowFor).
+export { heldRatesSnapshot } from './domain/invoice-timing';
 // Asked by the invoice read, answered by the module that owns payments (the arrow points payments -> invoices).
-export { ListInvoicePaymentsQuery } from './ports/list-invoice-payments.query';
+export { ListInvoicePaymentsQuery, type InvoicePayment } from './ports/list-invoice-payments.query';

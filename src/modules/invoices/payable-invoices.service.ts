@@ -6,6 +6,7 @@ import { Money } from '../../shared/money/money';
 import type { Scope } from '../../shared/auth/request-context';
 import { InvoiceEvents } from './commands/invoice-events';
 import { nextStatusForPayments, StatusChange } from './domain/invoice-status';
+import { monitoringEndsAt } from './domain/invoice-timing';
 import type { InvoiceRecord } from './persistence/invoice.record';
 import { InvoiceAccess, InvoicesRepository } from './persistence/invoices.repository';
 import { InvoiceClocks } from './invoice-clocks.service';
@@ -40,7 +41,7 @@ export class ClockMoveFirst extends Error {
   }
 }
 
-export function payableOf(r: InvoiceRecord): PayableInvoice {
+export function payableOf(r: InvoiceRecord, monitoringMinutes: number): PayableInvoice {
   return {
     id: r.id,
     organizationId: r.organizationId,
@@ -51,6 +52,7 @@ export function payableOf(r: InvoiceRecord): PayableInvoice {
     price: r.price,
     priceUsd: r.priceUsd,
     expiresAt: r.expiresAt,
+    monitoringUntil: monitoringEndsAt(r.expiresAt, monitoringMinutes),
     ratesTakenAt: r.ratesTakenAt,
     ratesSnapshotId: r.ratesSnapshotId,
     updatedAt: r.updatedAt,
@@ -108,7 +110,7 @@ export class PayableInvoices {
     if (sentAhead && this.clocks.moveDue(locked, now)) throw new ClockMoveFirst();
     // The locked row with any due clock move written: what a read of it in this transaction returns.
     const current = (await this.clocks.applyDue(m, locked, now)).invoice;
-    const invoice = payableOf(current);
+    const invoice = payableOf(current, this.clocks.monitoringMinutes);
     const { result, totals } = await work(invoice, sentAhead);
     const change = totals ? await this.applyPayments(m, current, totals, now) : null;
     return { invoice, result, change };
@@ -120,7 +122,7 @@ export class PayableInvoices {
    * chain reorg reversing a payment of a COMPLETED invoice only changes its substatus).
    */
   private async applyPayments(m: EntityManager, current: InvoiceRecord, totals: InvoicePaymentsTotals, at: Date): Promise<InvoiceStateChange | null> {
-    const invoice = payableOf(current);
+    const invoice = payableOf(current, this.clocks.monitoringMinutes);
     const next = nextStatusForPayments({
       current: invoice.status,
       priceUsd: invoice.priceUsd,
