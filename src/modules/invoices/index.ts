@@ -8,7 +8,9 @@ export { GetInvoiceQuery } from './queries/get-invoice/get-invoice.query';
 export { GetPayableInvoiceQuery, type PayableInvoice } from './queries/get-payable-invoice/get-payable-invoice.query';
 export { GetShortStateQuery, type InvoiceShortState } from './queries/get-short-state/get-short-state.query';
 export { ListInvoicesQuery, type InvoicePage } from './queries/list-invoices/list-invoices.query';
-export { ClockMoveFirst, PayableInvoices, type InvoicePaymentsTotals, type InvoiceStateChange } from './payable-invoices.service';
+export { ClockMoveFirst, PayableInvoices, type InvoiceStateChange } from './payable-invoices.service';
+// The one summary of an invoice's payments: the payments module fills it, the settlement decides the state.
+export { NO_PAYMENTS, type PaymentTotals } from './domain/payment-totals';
 export { InvoiceClocks } from './invoice-clocks.service';
 export { FINAL_STATUSES as FINAL_INVOICE_STATUSES, isFinal as isFinalInvoiceStatus, type InvoiceStatus, type InvoiceSubstatus } from './domain/invoice-status';
 // The rate lock: which rates value an invoice's amounts to send at its scope's now (Clock.nowFor).

@@ -7,23 +7,11 @@ import type { Scope } from '../../shared/auth/request-context';
 import { InvoiceEvents } from './commands/invoice-events';
 import { nextStatusForPayments, StatusChange } from './domain/invoice-status';
 import { monitoringEndsAt } from './domain/invoice-timing';
+import type { PaymentTotals } from './domain/payment-totals';
 import type { InvoiceRecord } from './persistence/invoice.record';
 import { InvoiceAccess, InvoicesRepository } from './persistence/invoices.repository';
 import { InvoiceClocks } from './invoice-clocks.service';
 import type { PayableInvoice } from './queries/get-payable-invoice/get-payable-invoice.query';
-
-export interface InvoicePaymentsTotals {
-  /** Exact sum of price_usd of the invoice's COMPLETED payments. */
-  completedUsd: Amount;
-  /** How far above the price rounding each COMPLETED payment's amount due up may take them (not an overpayment). */
-  roundingUsd?: Amount;
-  /** Kind of the provider of the newest still-PENDING payment; null when none is pending. */
-  pendingKind: 'crypto' | 'fiat' | null;
-  /** A COMPLETED payment happened after the invoice's expires_at. */
-  paidLate?: boolean;
-  /** A chain report (a reorg) reversed or reinstated a payment: a COMPLETED invoice's substatus follows its cover. */
-  chainMove?: boolean;
-}
 
 export interface InvoiceStateChange extends StatusChange {
   previousStatus: PayableInvoice['status'];
@@ -98,7 +86,7 @@ export class PayableInvoices {
     access: InvoiceAccess,
     invoiceId: string,
     now: Date,
-    work: (invoice: PayableInvoice, ahead: Promise<A> | undefined) => Promise<{ result: T; totals: InvoicePaymentsTotals | null }>,
+    work: (invoice: PayableInvoice, ahead: Promise<A> | undefined) => Promise<{ result: T; totals: PaymentTotals | null }>,
     ahead?: () => Promise<A>,
   ): Promise<{ invoice: PayableInvoice; result: T; change: InvoiceStateChange | null } | null> {
     const lock = this.repo.lock(m, access, invoiceId);
@@ -121,19 +109,12 @@ export class PayableInvoices {
    * and VOIDED invoices never change status: a payment for them is still recorded by the caller (a
    * chain reorg reversing a payment of a COMPLETED invoice only changes its substatus).
    */
-  private async applyPayments(m: EntityManager, current: InvoiceRecord, totals: InvoicePaymentsTotals, at: Date): Promise<InvoiceStateChange | null> {
+  private async applyPayments(m: EntityManager, current: InvoiceRecord, totals: PaymentTotals, at: Date): Promise<InvoiceStateChange | null> {
     const invoice = payableOf(current, this.clocks.monitoringMinutes);
-    const next = nextStatusForPayments({
-      current: invoice.status,
-      priceUsd: invoice.priceUsd,
-      completedUsd: totals.completedUsd,
-      roundingUsd: totals.roundingUsd,
-      pendingKind: totals.pendingKind,
-      tolerance: this.tolerance,
-      paidLate: totals.paidLate ?? false,
-      currentSubstatus: invoice.substatus,
-      chainMove: totals.chainMove ?? false,
-    });
+    const next = nextStatusForPayments(
+      { current: invoice.status, currentSubstatus: invoice.substatus, priceUsd: invoice.priceUsd, tolerance: this.tolerance },
+      totals,
+    );
     if (!next) return null;
     const scope: Scope = { organizationId: invoice.organizationId as Scope['organizationId'], mode: invoice.mode };
     // invoice.updated (and invoice.completed), in the payment's transaction: the row is locked, so
