@@ -7,9 +7,9 @@ import type { Scope } from '../../shared/auth/request-context';
 import { InvoiceEvents } from './commands/invoice-events';
 import { nextStatusForPayments, StatusChange } from './domain/invoice-status';
 import { monitoringEndsAt } from './domain/invoice-timing';
-import type { PaymentTotals } from './domain/payment-totals';
+import { grownProviders, type PaymentTotals } from './domain/payment-totals';
 import type { InvoiceRecord } from './persistence/invoice.record';
-import { InvoiceAccess, InvoicesRepository } from './persistence/invoices.repository';
+import { InvoiceAccess, InvoicesRepository, LockedInvoice } from './persistence/invoices.repository';
 import { InvoiceClocks } from './invoice-clocks.service';
 import type { PayableInvoice } from './queries/get-payable-invoice/get-payable-invoice.query';
 
@@ -109,20 +109,25 @@ export class PayableInvoices {
    * and VOIDED invoices never change status: a payment for them is still recorded by the caller (a
    * chain reorg reversing a payment of a COMPLETED invoice only changes its substatus).
    */
-  private async applyPayments(m: EntityManager, current: InvoiceRecord, totals: PaymentTotals, at: Date): Promise<InvoiceStateChange | null> {
+  private async applyPayments(m: EntityManager, current: LockedInvoice, totals: PaymentTotals, at: Date): Promise<InvoiceStateChange | null> {
     const invoice = payableOf(current, this.clocks.monitoringMinutes);
     const next = nextStatusForPayments(
       { current: invoice.status, currentSubstatus: invoice.substatus, priceUsd: invoice.priceUsd, tolerance: this.tolerance },
       totals,
     );
-    if (!next) return null;
+    // The list's read model: the providers the invoice's payments went through, written only when it grew.
+    const providers = grownProviders(current.paymentProviderIds, totals.providers);
+    if (!next) {
+      await this.repo.settlePayments(m, invoice, null, providers);
+      return null;
+    }
     const scope: Scope = { organizationId: invoice.organizationId as Scope['organizationId'], mode: invoice.mode };
     // invoice.updated (and invoice.completed), in the payment's transaction: the row is locked, so
     // its state after the update is the locked record with the columns the update writes, and the
     // first event's row is written by the update's own statement.
     const updated: InvoiceRecord = { ...current, status: next.status, substatus: next.substatus, updatedAt: at };
     const [first, ...more] = this.events.changes(scope, this.events.view(current), updated);
-    await this.repo.updateStatus(m, invoice, next.status, next.substatus, at, first ?? null);
+    await this.repo.settlePayments(m, invoice, { status: next.status, substatus: next.substatus, at, event: first ?? null }, providers);
     for (const event of more) await this.events.insert(m, event);
     for (const event of first ? [first, ...more] : []) await this.events.written(m, event);
     // An invoice falling back to PENDING (its payment failed) meets its clocks at once (with their own events).

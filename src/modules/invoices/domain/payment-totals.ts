@@ -24,6 +24,8 @@ export interface PaymentTotals {
   pendingKind: 'crypto' | 'fiat' | null;
   /** A COMPLETED payment happened after the invoice's expires_at. */
   paidLate: boolean;
+  /** The providers (catalog ids) the invoice's payments went through, any status: the list's provider filter reads them. */
+  providers: readonly string[];
   /** This write was a chain report moving a payment (a reorg reversing or reinstating it). */
   chainMove: boolean;
 }
@@ -37,5 +39,13 @@ export const NO_PAYMENTS: PaymentTotals = {
   rounding: ZERO,
   pendingKind: null,
   paidLate: false,
+  providers: [],
   chainMove: false,
 };
+
+/** The providers list with those of `reported` it lacks, sorted; null when it lacks none (nothing to write). */
+export function grownProviders(stored: readonly string[], reported: readonly string[]): string[] | null {
+  const known = new Set(stored);
+  if (reported.every((p) => known.has(p))) return null;
+  return [...new Set([...stored, ...reported])].sort();
+}

@@ -6,7 +6,18 @@ const T0 = Date.parse('2026-01-01T00:00:00Z');
 const at = (minutes: number) => new Date(T0 + minutes * 60_000);
 
 function payment(id: string, status: PaymentStatus, usd: string, o: Partial<SettlingPayment> = {}): SettlingPayment {
-  return { id, status, priceUsd: new Money(usd), unitUsd: new Money(0), providerKind: 'crypto', happenedAt: at(0), createdAt: at(0), offChain: false, ...o };
+  return {
+    id,
+    providerId: 'prov_ethereum_usdt',
+    status,
+    priceUsd: new Money(usd),
+    unitUsd: new Money(0),
+    providerKind: 'crypto',
+    happenedAt: at(0),
+    createdAt: at(0),
+    offChain: false,
+    ...o,
+  };
 }
 
 describe('settle (an invoice from all its payments)', () => {
@@ -84,6 +95,19 @@ describe('pending and reversed totals', () => {
     expect(s.reversed.toFixed()).toBe('7');
     expect(s.paid.toFixed()).toBe('3');
     expect(s.refunded.toFixed()).toBe('0');
+  });
+
+  it('lists the providers the payments went through, any status, once each and sorted', () => {
+    const s = settle(
+      [
+        payment('a', 'FAILED', '1', { providerId: 'prov_polygon_usdt' }),
+        payment('b', 'COMPLETED', '1', { providerId: 'prov_bitcoin_btc' }),
+        payment('c', 'PENDING', '1', { providerId: 'prov_polygon_usdt' }),
+      ],
+      null,
+    );
+    expect(s.providers).toEqual(['prov_bitcoin_btc', 'prov_polygon_usdt']);
+    expect(settle([], null).providers).toEqual([]);
   });
 });
 

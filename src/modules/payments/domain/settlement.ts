@@ -6,6 +6,7 @@ import type { PaymentStatus } from './payment-status';
 /** What settling an invoice needs to know of one of its payments. */
 export interface SettlingPayment {
   id: string;
+  providerId: string;
   status: PaymentStatus;
   priceUsd: Amount;
   /**
@@ -34,7 +35,9 @@ export function settle(payments: readonly SettlingPayment[], expiresAt: Date | n
   let rounding = ZERO;
   let newestPending: SettlingPayment | null = null;
   let paidLate = false;
+  const providers = new Set<string>();
   for (const p of payments) {
+    providers.add(p.providerId);
     if (p.status === 'COMPLETED') {
       paid = paid.add(p.priceUsd);
       rounding = rounding.add(p.unitUsd);
@@ -46,7 +49,17 @@ export function settle(payments: readonly SettlingPayment[], expiresAt: Date | n
       reversed = reversed.add(p.priceUsd);
     }
   }
-  return { paid, pending, refunded: ZERO, reversed, rounding, pendingKind: newestPending?.providerKind ?? null, paidLate, chainMove: false };
+  return {
+    paid,
+    pending,
+    refunded: ZERO,
+    reversed,
+    rounding,
+    pendingKind: newestPending?.providerKind ?? null,
+    paidLate,
+    providers: [...providers].sort(),
+    chainMove: false,
+  };
 }
 
 /** Newer by creation time, then by id (the order the payments list uses). */
