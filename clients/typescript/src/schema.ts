@@ -2038,7 +2038,7 @@ export interface components {
             idempotency_key?: string;
         };
         /** @enum {string} */
-        EventType: "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled";
+        EventType: "file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "transfer.unmatched" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated";
         EventDataDto: {
             /** @description The resource as of the event, in the shape its own endpoint returns */
             object: {
@@ -2090,7 +2090,7 @@ export interface components {
              *       "payment.updated"
              *     ]
              */
-            type?: ("invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled") | ("invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
+            type?: ("file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "transfer.unmatched" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated") | ("file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "transfer.unmatched" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated")[];
             /**
              * @description Inclusive bound: YYYY-MM-DD HH:MM:SS (UTC), YYYY-MM-DD (whole day) or ISO 8601
              * @example 2026-11-01
@@ -2164,7 +2164,7 @@ export interface components {
              *       "invoice.completed"
              *     ]
              */
-            event_types: ("*" | "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled") | ("*" | "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
+            event_types: ("*" | "file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "transfer.unmatched" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated") | ("*" | "file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "transfer.unmatched" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated")[];
             /** @example Order fulfilment */
             description?: string | null;
             /**
@@ -2228,7 +2228,7 @@ export interface components {
              *       "invoice.completed"
              *     ]
              */
-            event_types?: ("*" | "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled") | ("*" | "invoice.created" | "invoice.updated" | "invoice.completed" | "invoice.voided" | "invoice.expired" | "payment.created" | "payment.updated" | "transfer.unmatched" | "product.created" | "product.updated" | "file.created" | "file.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
+            event_types?: ("*" | "file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "transfer.unmatched" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated") | ("*" | "file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "transfer.unmatched" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated")[];
             /**
              * @description null clears it
              * @example Order fulfilment

@@ -17,3 +17,5 @@ export { FINAL_STATUSES as FINAL_INVOICE_STATUSES, isFinal as isFinalInvoiceStat
 export { heldRatesSnapshot } from './domain/invoice-timing';
 // Asked by the invoice read, answered by the module that owns payments (the arrow points payments -> invoices).
 export { ListInvoicePaymentsQuery, type InvoicePayment } from './ports/list-invoice-payments.query';
+// Its events (published on the EventBus after commit; webhooks deliver them from the outbox).
+export { InvoiceEvent, INVOICE_EVENT_TYPES, type InvoiceEventType } from './events/invoice.events';

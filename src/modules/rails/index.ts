@@ -12,3 +12,4 @@ export { ListUnmatchedTransfersQuery } from './queries/list-unmatched-transfers/
 export { GetUnmatchedTransferQuery } from './queries/get-unmatched-transfer/get-unmatched-transfer.query';
 export { RetryUnmatchedTransferCommand } from './commands/retry-unmatched-transfer/retry-unmatched-transfer.command';
 export type { UnmatchedTransferView, UnmatchedTransferPage } from './dto/unmatched.views';
+export { TransferEvent, TRANSFER_EVENT_TYPES, type TransferEventType } from './events/transfer.events';

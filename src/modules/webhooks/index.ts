@@ -10,3 +10,4 @@ export { RedeliverEventCommand, type QueuedDelivery } from './commands/redeliver
 export { GetWebhookEndpointQuery } from './queries/get-webhook-endpoint/get-webhook-endpoint.query';
 export { ListWebhookEndpointsQuery, type EndpointList } from './queries/list-webhook-endpoints/list-webhook-endpoints.query';
 export { ListWebhookAttemptsQuery, type AttemptList } from './queries/list-webhook-attempts/list-webhook-attempts.query';
+export { WebhookEndpointEvent, WEBHOOK_ENDPOINT_EVENT_TYPES, type WebhookEndpointEventType } from './events/webhook-endpoint.events';

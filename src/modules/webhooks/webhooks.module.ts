@@ -6,6 +6,7 @@ import { RedeliverEventHandler } from './commands/redeliver-event/redeliver-even
 import { SealStoredSecretsHandler } from './commands/seal-stored-secrets/seal-stored-secrets.handler';
 import { RotateWebhookSecretHandler } from './commands/rotate-webhook-secret/rotate-webhook-secret.handler';
 import { UpdateWebhookEndpointHandler } from './commands/update-webhook-endpoint/update-webhook-endpoint.handler';
+import { DeliverCommittedEvents } from './dispatch/deliver-committed-events.handler';
 import { WebhookDispatcher } from './dispatch/webhook-dispatcher';
 import { WebhookUrlPolicy } from './dispatch/webhook-url-policy';
 import { WebhookDeliveriesRepository } from './persistence/webhook-deliveries.repository';
@@ -28,6 +29,7 @@ import { WebhooksController } from './webhooks.controller';
     WebhookDeliveriesRepository,
     WebhookUrlPolicy,
     WebhookDispatcher,
+    DeliverCommittedEvents,
     CreateWebhookEndpointHandler,
     UpdateWebhookEndpointHandler,
     DeleteWebhookEndpointHandler,

@@ -36,14 +36,9 @@ export class InvoiceEvents {
     return this.outbox.prepare(scope, 'invoice.created', this.view(invoice));
   }
 
-  /** After the statement that wrote a prepared event's row: the outbox's subscribers, with the same manager. */
+  /** After the statement that wrote a prepared event's row: the event is published once it commits. */
   async written(m: EntityManager, event: PendingEvent): Promise<void> {
     await this.outbox.written(m, event);
-  }
-
-  /** True when writing an event needs a transaction around it (the outbox has subscribers that write). */
-  get needTransaction(): boolean {
-    return this.outbox.hasSubscribers;
   }
 
   /**

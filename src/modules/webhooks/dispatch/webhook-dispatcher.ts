@@ -17,6 +17,8 @@ import { WebhookEndpointsRepository } from '../persistence/webhook-endpoints.rep
 import { sendWebhook, SendResult } from './http-sender';
 
 export const USER_AGENT = 'invoicing-api-webhooks/1.0';
+/** The shortest time between two passes that committed events bring forward (`soon`). */
+const EARLY_PASS_GAP_MS = 200;
 
 function describe(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
@@ -37,6 +39,8 @@ export class WebhookDispatcher implements OnModuleDestroy {
   private running: Promise<void> | null = null;
   private started = false;
   private stopping = false;
+  private timerDueAt = 0;
+  private lastPassAt = 0;
 
   constructor(
     @Inject(AppConfig) private readonly config: AppConfig,
@@ -85,6 +89,7 @@ export class WebhookDispatcher implements OnModuleDestroy {
 
   private plan(delayMs: number): void {
     if (this.stopping) return;
+    this.timerDueAt = Date.now() + delayMs;
     this.timer = setTimeout(() => {
       this.timer = null;
       this.running = this.tick().finally(() => {
@@ -93,7 +98,21 @@ export class WebhookDispatcher implements OnModuleDestroy {
     }, delayMs);
   }
 
+  /**
+   * An event committed in this process may have queued deliveries: the next pass comes now instead of
+   * after the rest of the interval, unless a pass ran less than EARLY_PASS_GAP_MS ago (under a stream
+   * of events the passes stay that far apart). A pass already running or due at once is left alone.
+   */
+  soon(): void {
+    if (!this.started || this.stopping || !this.timer || this.running) return;
+    const wait = Math.max(0, this.lastPassAt + EARLY_PASS_GAP_MS - Date.now());
+    if (this.timerDueAt <= Date.now() + wait) return;
+    clearTimeout(this.timer);
+    this.plan(wait);
+  }
+
   private async tick(): Promise<void> {
+    this.lastPassAt = Date.now();
     let claimed = 0;
     try {
       claimed = await this.runOnce();

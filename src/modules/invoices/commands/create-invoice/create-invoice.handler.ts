@@ -79,13 +79,13 @@ export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceComman
     };
     const calculations = buildCalculationRecords(invoice, itemRecords, calculationLines(calc), now);
     // The invoice, its items, its calculation lines and its invoice.created event are one statement:
-    // atomic on its own, so without BEGIN and COMMIT unless the request's idempotency claim (or an
-    // outbox subscriber) needs a transaction around it.
+    // atomic on its own, so without BEGIN and COMMIT unless the request's idempotency claim needs a
+    // transaction around it.
     const event = this.events.created(scope, invoice);
     await this.tx.runAlone(async (m) => {
       await this.repo.insertInvoice(m, invoice, itemRecords, calculations, event);
       await this.events.written(m, event);
-    }, this.events.needTransaction);
+    });
     return { id: invoiceId };
   }
 }
