@@ -1,5 +1,5 @@
 // The analytics module's public surface: other modules and the composition root import only this file.
 export { AnalyticsModule } from './analytics.module';
 export { GetDashboardQuery } from './queries/get-dashboard/get-dashboard.query';
-// Started by the composition root (main.ts) after the migrations.
-export { RollupFolder } from './rollup-folder.service';
+// Its settings (checked by the composition root at start); its folder starts itself after the migrations.
+export { AnalyticsConfig, loadAnalyticsConfig } from './analytics.config';

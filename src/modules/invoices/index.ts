@@ -12,6 +12,7 @@ export { ClockMoveFirst, PayableInvoices, type InvoiceStateChange } from './paya
 // The one summary of an invoice's payments: the payments module fills it, the settlement decides the state.
 export { NO_PAYMENTS, type PaymentTotals } from './domain/payment-totals';
 export { InvoiceClocks } from './invoice-clocks.service';
+export { InvoicesConfig, loadInvoicesConfig } from './invoices.config';
 export { FINAL_STATUSES as FINAL_INVOICE_STATUSES, isFinal as isFinalInvoiceStatus, type InvoiceStatus, type InvoiceSubstatus } from './domain/invoice-status';
 // The rate lock: which rates value an invoice's amounts to send at its scope's now (Clock.nowFor).
 export { heldRatesSnapshot } from './domain/invoice-timing';

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { AppConfig } from '../../shared/config/app-config';
+import { InvoicesConfig } from './invoices.config';
 import type { Amount } from '../../shared/money/money';
 import { Money } from '../../shared/money/money';
 import type { Scope } from '../../shared/auth/request-context';
@@ -59,7 +59,7 @@ export class PayableInvoices {
 
   constructor(
     @Inject(InvoicesRepository) private readonly repo: InvoicesRepository,
-    @Inject(AppConfig) config: AppConfig,
+    @Inject(InvoicesConfig) config: InvoicesConfig,
     @Inject(InvoiceClocks) private readonly clocks: InvoiceClocks,
     @Inject(InvoiceEvents) private readonly events: InvoiceEvents,
   ) {

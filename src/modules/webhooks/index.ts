@@ -1,6 +1,7 @@
 // The webhooks module's public surface: other modules and the composition root import only this file.
 export { WebhooksModule } from './webhooks.module';
 export { WebhookDispatcher } from './dispatch/webhook-dispatcher';
+export { loadWebhooksConfig, WebhooksConfig } from './webhooks.config';
 export { CreateWebhookEndpointCommand, type NewWebhookEndpoint } from './commands/create-webhook-endpoint/create-webhook-endpoint.command';
 export { UpdateWebhookEndpointCommand, type WebhookEndpointChanges } from './commands/update-webhook-endpoint/update-webhook-endpoint.command';
 export { DeleteWebhookEndpointCommand, type DeletedEndpoint } from './commands/delete-webhook-endpoint/delete-webhook-endpoint.command';

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { HealthModule } from '../health';
+import { loadWebhooksConfig, WebhooksConfig } from './webhooks.config';
 import { CreateWebhookEndpointHandler } from './commands/create-webhook-endpoint/create-webhook-endpoint.handler';
 import { DeleteWebhookEndpointHandler } from './commands/delete-webhook-endpoint/delete-webhook-endpoint.handler';
 import { RedeliverEventHandler } from './commands/redeliver-event/redeliver-event.handler';
@@ -29,6 +30,7 @@ import { WebhooksController } from './webhooks.controller';
     WebhookDeliveriesRepository,
     WebhookUrlPolicy,
     WebhookDispatcher,
+    { provide: WebhooksConfig, useFactory: () => loadWebhooksConfig(process.env) },
     DeliverCommittedEvents,
     CreateWebhookEndpointHandler,
     UpdateWebhookEndpointHandler,

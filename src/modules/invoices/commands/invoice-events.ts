@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
-import { AppConfig } from '../../../shared/config/app-config';
+import { InvoicesConfig } from '../invoices.config';
 import { EventOutbox, PendingEvent } from '../../../shared/events/outbox';
 import { InvoiceView, invoiceView } from '../dto/invoice.views';
 import type { InvoiceRecord } from '../persistence/invoice.record';
@@ -16,7 +16,7 @@ export class InvoiceEvents {
   constructor(
     @Inject(InvoicesRepository) private readonly repo: InvoicesRepository,
     @Inject(EventOutbox) private readonly outbox: EventOutbox,
-    @Inject(AppConfig) private readonly config: AppConfig,
+    @Inject(InvoicesConfig) private readonly config: InvoicesConfig,
   ) {}
 
   /** The merchant's view of an invoice record, to pass as `before` to `changed`. */

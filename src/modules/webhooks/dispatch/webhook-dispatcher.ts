@@ -1,9 +1,10 @@
-import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnApplicationBootstrap } from '@nestjs/common';
+import { BackgroundWork } from '../../../shared/lifecycle/background-work';
 import { Counter, Histogram } from 'prom-client';
 import { Webhook } from 'standardwebhooks';
 import type { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
-import { AppConfig } from '../../../shared/config/app-config';
+import { WebhooksConfig } from '../webhooks.config';
 import { TransactionRunner } from '../../../shared/db/transaction-runner';
 import { renderEvent } from '../../../shared/events/event-payload';
 import { EventOutbox } from '../../../shared/events/outbox';
@@ -33,7 +34,7 @@ function describe(error: unknown): string {
  * attempts in flight finish.
  */
 @Injectable()
-export class WebhookDispatcher implements OnModuleDestroy {
+export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstrap {
   private readonly schedule: number[];
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
@@ -43,7 +44,8 @@ export class WebhookDispatcher implements OnModuleDestroy {
   private lastPassAt = 0;
 
   constructor(
-    @Inject(AppConfig) private readonly config: AppConfig,
+    @Inject(BackgroundWork) private readonly work: BackgroundWork,
+    @Inject(WebhooksConfig) private readonly config: WebhooksConfig,
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(WebhookDeliveriesRepository) private readonly deliveries: WebhookDeliveriesRepository,
     @Inject(WebhookEndpointsRepository) private readonly endpoints: WebhookEndpointsRepository,
@@ -71,6 +73,11 @@ export class WebhookDispatcher implements OnModuleDestroy {
   private readonly durations: Histogram<'outcome'>;
 
   private readonly logger = new Logger('WebhookDispatcher');
+
+  /** Starts with the service's background work (after the migrations; never in the CLI). */
+  onApplicationBootstrap(): void {
+    this.work.whenReady('webhook dispatcher', () => this.start());
+  }
 
   /** Starts the loop (once the schema is migrated); does nothing when WEBHOOK_DISPATCHER=false. */
   start(): void {

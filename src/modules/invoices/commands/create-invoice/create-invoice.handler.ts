@@ -3,7 +3,7 @@ import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { newId } from '../../../../shared/ids/ids';
 import { parseAmount } from '../../../../shared/money/money';
-import { AppConfig } from '../../../../shared/config/app-config';
+import { InvoicesConfig } from '../../invoices.config';
 import { Clock } from '../../../../shared/time/clock';
 import { expiresAtFor } from '../../domain/invoice-timing';
 import { CalculatePricesQuery, ItemInput } from '../../../quotes';
@@ -22,7 +22,7 @@ export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceComman
     @Inject(QueryBus) private readonly queries: QueryBus,
     @Inject(InvoicesRepository) private readonly repo: InvoicesRepository,
     @Inject(Clock) private readonly clock: Clock,
-    @Inject(AppConfig) private readonly config: AppConfig,
+    @Inject(InvoicesConfig) private readonly config: InvoicesConfig,
     @Inject(InvoiceEvents) private readonly events: InvoiceEvents,
   ) {}
 
