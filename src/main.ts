@@ -8,14 +8,15 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { createCliContext, createHttpApp, resolveDatabase, ResolvedDatabase, runMigrations } from './bootstrap';
 import { mountDocs } from './docs';
 import { CountOrganizationsQuery, CreateOrganizationCommand } from './modules/organizations';
-import { SealStoredSecretsCommand, WebhookDispatcher } from './modules/webhooks';
-import { ChainWatchers, SealWalletKeysCommand } from './modules/rails';
+import { loadWebhooksConfig, SealStoredSecretsCommand } from './modules/webhooks';
+import { SealWalletKeysCommand } from './modules/rails';
 import { AppConfig, ConfigError, loadConfig } from './shared/config/app-config';
 import { HttpDrain } from './shared/http/graceful-shutdown';
 import { createRootLogger } from './shared/logging/logger';
-import { InvoiceClocks } from './modules/invoices';
-import { RollupFolder } from './modules/analytics';
-import { loadRatesConfig, RatesRefresher } from './modules/rates';
+import { loadRatesConfig } from './modules/rates';
+import { loadInvoicesConfig } from './modules/invoices';
+import { loadAnalyticsConfig } from './modules/analytics';
+import { BackgroundWork } from './shared/lifecycle/background-work';
 import { SecretBox } from './shared/crypto/secret-box';
 import { TransactionRunner } from './shared/db/transaction-runner';
 import { sealStoredAnswers } from './shared/idempotency/idempotency';
@@ -150,16 +151,10 @@ async function serve(config: AppConfig, logger: Logger, startedAt: bigint): Prom
   // Node expects the headers timeout above the keep-alive one, or a reused connection's next request can be cut.
   server.headersTimeout = Math.max(server.headersTimeout, config.HTTP_KEEP_ALIVE_TIMEOUT_MS + 1_000);
   await app.listen(config.PORT, config.listenHost);
-  // After the migrations: the dispatcher sends webhook deliveries recorded by any instance (or worker),
-  // expiries and monitoring windows move on without requests (INVOICE_SWEEP_SECONDS), and the analytics
-  // rollups fold what writers appended (ANALYTICS_FOLD_SECONDS).
-  app.get(WebhookDispatcher).start();
-  app.get(InvoiceClocks).start();
-  app.get(RollupFolder).start();
-  // Chain watchers (CHAINS_FILE): each network is watched by the one instance holding its lock.
-  app.get(ChainWatchers).start();
-  // Live exchange rates (RATE_SOURCES): asked now, then every RATES_REFRESH_SECONDS.
-  app.get(RatesRefresher).start();
+  // After the migrations: the modules' background workers start (each registered itself from its
+  // onApplicationBootstrap: the webhook dispatcher, the invoice sweeper, the analytics folder, the chain
+  // watchers, the rates refresher). The CLI never opens this gate, so it runs none of them.
+  app.get(BackgroundWork).ready();
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   const host = typeof address === 'object' && address ? address.address : config.listenHost;
@@ -299,7 +294,8 @@ function warnOutsideProduction(config: AppConfig, logger: Logger): void {
     if (staticPrices.length) logger.warn({ mode: config.NODE_ENV, relaxed: staticPrices }, `${staticPrices[0]}.`);
     return;
   }
-  const relaxed = [...config.relaxations, ...staticPrices];
+  const webhooks = loadWebhooksConfig(process.env).webhookAllowPrivate ? ['webhooks to private, loopback and plain-http addresses allowed'] : [];
+  const relaxed = [...config.relaxations, ...webhooks, ...staticPrices];
   if (!relaxed.length) return;
   const where = config.HOST ? `listening on ${config.HOST} (HOST)` : 'listening on 127.0.0.1 only (set HOST to listen elsewhere)';
   logger.warn(
@@ -311,6 +307,11 @@ function warnOutsideProduction(config: AppConfig, logger: Logger): void {
 async function main(): Promise<void> {
   const startedAt = process.hrtime.bigint();
   const config = loadConfig();
+  // The modules' own settings are checked now too (their modules read them again when they start):
+  // a bad value stops the service before it says anything else.
+  loadInvoicesConfig(process.env);
+  loadWebhooksConfig(process.env);
+  loadAnalyticsConfig(process.env);
   const logger = createRootLogger(config.LOG_LEVEL, { buffered: true });
   if (cluster.isPrimary) warnOutsideProduction(config, logger);
   if (config.WEB_CONCURRENCY > 1 && cluster.isPrimary) await runPrimary(config, logger);

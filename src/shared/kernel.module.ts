@@ -10,6 +10,7 @@ import { DataSource } from 'typeorm';
 import { Clock, ControlledClock, SystemClock } from './time/clock';
 import { SecretBox, secretBoxFromSettings } from './crypto/secret-box';
 import { MetricsRegistry } from './metrics/metrics-registry';
+import { BackgroundWork } from './lifecycle/background-work';
 
 /** The shared kernel every module may inject: configuration, clock, the secret box, transactions, rate limits, the event outbox, the metrics registry. */
 @Global()
@@ -33,6 +34,7 @@ export class KernelModule {
         IdempotencyInterceptor,
         EventOutbox,
         JsonBodyReader,
+        BackgroundWork,
         { provide: MetricsRegistry, useValue: new MetricsRegistry() },
       ],
       exports: [
@@ -46,6 +48,7 @@ export class KernelModule {
         EventOutbox,
         JsonBodyReader,
         MetricsRegistry,
+        BackgroundWork,
       ],
     };
   }

@@ -53,10 +53,11 @@ describe('build (scripts/build.js)', () => {
       const { PayableInvoices } = require('./src/modules/invoices/payable-invoices.service.js');
       const { InvoicesRepository } = require('./src/modules/invoices/persistence/invoices.repository.js');
       const { AppConfig } = require('./src/shared/config/app-config.js');
+      const { InvoicesConfig } = require('./src/modules/invoices/invoices.config.js');
       const { FileRecord } = require('./src/modules/files/persistence/file.record.js');
       const params = Reflect.getMetadata('design:paramtypes', PayableInvoices);
       console.log(JSON.stringify({
-        params: params.slice(0, 2).map((c) => c === InvoicesRepository ? 'InvoicesRepository' : c === AppConfig ? 'AppConfig' : String(c)),
+        params: params.slice(0, 2).map((c) => c === InvoicesRepository ? 'InvoicesRepository' : c === InvoicesConfig ? 'InvoicesConfig' : String(c)),
         createdAt: Reflect.getMetadata('design:type', FileRecord.prototype, 'createdAt') === Date,
         fields: Object.keys(new AppConfig()),
       }));`;
@@ -65,7 +66,7 @@ describe('build (scripts/build.js)', () => {
       createdAt: boolean;
       fields: string[];
     };
-    expect(result.params).toEqual(['InvoicesRepository', 'AppConfig']);
+    expect(result.params).toEqual(['InvoicesRepository', 'InvoicesConfig']);
     expect(result.createdAt).toBe(true);
     // A declared field exists on new instances (define semantics, as tsc emits for ES2022).
     expect(result.fields).toEqual(expect.arrayContaining(['PORT', 'DATABASE_URL']));

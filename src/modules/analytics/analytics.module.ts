@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AnalyticsController } from './analytics.controller';
 import { AnalyticsRepository } from './persistence/analytics.repository';
 import { RollupFolder } from './rollup-folder.service';
+import { AnalyticsConfig, loadAnalyticsConfig } from './analytics.config';
 import { GetDashboardHandler } from './queries/get-dashboard/get-dashboard.handler';
 
 /**
@@ -12,7 +13,7 @@ import { GetDashboardHandler } from './queries/get-dashboard/get-dashboard.handl
  */
 @Module({
   controllers: [AnalyticsController],
-  providers: [AnalyticsRepository, GetDashboardHandler, RollupFolder],
+  providers: [AnalyticsRepository, GetDashboardHandler, RollupFolder, { provide: AnalyticsConfig, useFactory: () => loadAnalyticsConfig(process.env) }],
   exports: [RollupFolder],
 })
 export class AnalyticsModule {}

@@ -3,5 +3,5 @@ export { AnalyticsModule } from './analytics.module';
 export { GetDashboardQuery } from './queries/get-dashboard/get-dashboard.query';
 // Asked by the dashboard, answered by the module that owns refunds (the arrow points refunds -> analytics).
 export { GetRefundFiguresQuery, type RefundFigures } from './ports/get-refund-figures.query';
-// Started by the composition root (main.ts) after the migrations.
-export { RollupFolder } from './rollup-folder.service';
+// Its settings (checked by the composition root at start); its folder starts itself after the migrations.
+export { AnalyticsConfig, loadAnalyticsConfig } from './analytics.config';

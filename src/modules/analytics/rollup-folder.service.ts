@@ -1,6 +1,7 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
+import { BackgroundWork } from '../../shared/lifecycle/background-work';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../../shared/config/app-config';
+import { AnalyticsConfig } from './analytics.config';
 import { PeriodicTask } from '../../shared/time/periodic-task';
 
 /** The advisory lock one folding instance holds at a time (session level, on its own connection). */
@@ -17,7 +18,7 @@ const FOLD_BATCH = 5_000;
  * a change is either appended or folded, and folds of one organization take its anchor row.
  */
 @Injectable()
-export class RollupFolder implements OnApplicationShutdown {
+export class RollupFolder implements OnApplicationShutdown, OnApplicationBootstrap {
   private readonly logger = new Logger('RollupFolder');
   private readonly task = new PeriodicTask(
     () => this.foldAll(),
@@ -25,8 +26,9 @@ export class RollupFolder implements OnApplicationShutdown {
   );
 
   constructor(
+    @Inject(BackgroundWork) private readonly work: BackgroundWork,
     @Inject(DataSource) private readonly dataSource: DataSource,
-    @Inject(AppConfig) private readonly config: AppConfig,
+    @Inject(AnalyticsConfig) private readonly config: AnalyticsConfig,
   ) {}
 
   /** One pass: folds every organization's appended changes; returns how many it folded (null: another instance holds the lock). */
@@ -57,6 +59,11 @@ export class RollupFolder implements OnApplicationShutdown {
     } finally {
       await runner.release();
     }
+  }
+
+  /** Starts with the service's background work (after the migrations; never in the CLI). */
+  onApplicationBootstrap(): void {
+    this.work.whenReady('analytics rollup folder', () => this.start());
   }
 
   /** Folds every ANALYTICS_FOLD_SECONDS (0: never); one pass at a time per process. */

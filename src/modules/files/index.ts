@@ -4,3 +4,4 @@ export { RegisterFileCommand } from './commands/register-file/register-file.comm
 export { DeleteFileCommand } from './commands/delete-file/delete-file.command';
 export { GetFileContentQuery, type FileContent } from './queries/get-file-content/get-file-content.query';
 export { ListFilesQuery, type FileListView, type FileView } from './queries/list-files/list-files.query';
+export { FileEvent, FILE_EVENT_TYPES, type FileEventType } from './events/file.events';

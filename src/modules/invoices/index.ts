@@ -10,8 +10,15 @@ export { GetInvoiceQuery } from './queries/get-invoice/get-invoice.query';
 export { GetPayableInvoiceQuery, type PayableInvoice } from './queries/get-payable-invoice/get-payable-invoice.query';
 export { GetShortStateQuery, type InvoiceShortState } from './queries/get-short-state/get-short-state.query';
 export { ListInvoicesQuery, type InvoicePage } from './queries/list-invoices/list-invoices.query';
-export { ClockMoveFirst, PayableInvoices, type InvoicePaymentsTotals, type InvoiceStateChange } from './payable-invoices.service';
+export { ClockMoveFirst, PayableInvoices, type InvoiceStateChange } from './payable-invoices.service';
+// The one summary of an invoice's payments: the payments module fills it, the settlement decides the state.
+export { NO_PAYMENTS, type PaymentTotals } from './domain/payment-totals';
 export { InvoiceClocks } from './invoice-clocks.service';
-export type { InvoiceStatus, InvoiceSubstatus } from './domain/invoice-status';
+export { InvoicesConfig, loadInvoicesConfig } from './invoices.config';
+export { FINAL_STATUSES as FINAL_INVOICE_STATUSES, isFinal as isFinalInvoiceStatus, type InvoiceStatus, type InvoiceSubstatus } from './domain/invoice-status';
+// The rate lock: which rates value an invoice's amounts to send at its scope's now (Clock.nowFor).
+export { heldRatesSnapshot } from './domain/invoice-timing';
 // Asked by the invoice read, answered by the module that owns payments (the arrow points payments -> invoices).
-export { ListInvoicePaymentsQuery } from './ports/list-invoice-payments.query';
+export { ListInvoicePaymentsQuery, type InvoicePayment } from './ports/list-invoice-payments.query';
+// Its events (published on the EventBus after commit; webhooks deliver them from the outbox).
+export { InvoiceEvent, INVOICE_EVENT_TYPES, type InvoiceEventType } from './events/invoice.events';

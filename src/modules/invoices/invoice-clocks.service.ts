@@ -1,6 +1,7 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
+import { BackgroundWork } from '../../shared/lifecycle/background-work';
 import type { EntityManager } from 'typeorm';
-import { AppConfig } from '../../shared/config/app-config';
+import { InvoicesConfig } from './invoices.config';
 import { PeriodicTask } from '../../shared/time/periodic-task';
 import { TransactionRunner } from '../../shared/db/transaction-runner';
 import { Clock } from '../../shared/time/clock';
@@ -35,14 +36,15 @@ const SWEEP_BATCH = 200;
  *   applying a payment, so a late payment meets the invoice as it stands now);
  * - `sweep` writes every due move, in batches locked FOR UPDATE SKIP LOCKED, so several instances
  *   sweeping at once never apply one move twice;
- * - `start` runs `sweep` every INVOICE_SWEEP_SECONDS (main.ts starts it after the migrations).
+ * - `start` runs `sweep` every INVOICE_SWEEP_SECONDS (started by its own onApplicationBootstrap once the
+ *   service opens BackgroundWork, after the migrations; never in the CLI).
  *
  * Events: each move records `invoice.expired` (the first time an invoice becomes EXPIRED), then
  * `invoice.updated` (and `invoice.voided` when the window closes) in its own transaction, through
  * InvoiceEvents and the event outbox; each move is also logged (`invoice_clock_move`).
  */
 @Injectable()
-export class InvoiceClocks implements OnApplicationShutdown {
+export class InvoiceClocks implements OnApplicationShutdown, OnApplicationBootstrap {
   private readonly logger = new Logger('InvoiceClocks');
   private readonly task = new PeriodicTask(
     () => this.sweep(),
@@ -50,10 +52,11 @@ export class InvoiceClocks implements OnApplicationShutdown {
   );
 
   constructor(
+    @Inject(BackgroundWork) private readonly work: BackgroundWork,
     @Inject(InvoicesRepository) private readonly repo: InvoicesRepository,
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(Clock) private readonly clock: Clock,
-    @Inject(AppConfig) private readonly config: AppConfig,
+    @Inject(InvoicesConfig) private readonly config: InvoicesConfig,
     @Inject(InvoiceEvents) private readonly events: InvoiceEvents,
   ) {}
 
@@ -135,6 +138,11 @@ export class InvoiceClocks implements OnApplicationShutdown {
       moves.push(...batch.applied);
       if (batch.taken < SWEEP_BATCH) return moves;
     }
+  }
+
+  /** Starts with the service's background work (after the migrations; never in the CLI). */
+  onApplicationBootstrap(): void {
+    this.work.whenReady('invoice sweeper', () => this.start());
   }
 
   /** Sweeps every INVOICE_SWEEP_SECONDS (0: never); one pass at a time per process. */

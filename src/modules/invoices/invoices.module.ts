@@ -15,6 +15,7 @@ import { GetInvoiceHandler } from './queries/get-invoice/get-invoice.handler';
 import { GetPayableInvoiceHandler } from './queries/get-payable-invoice/get-payable-invoice.handler';
 import { PayableInvoices } from './payable-invoices.service';
 import { InvoiceClocks } from './invoice-clocks.service';
+import { InvoicesConfig, loadInvoicesConfig } from './invoices.config';
 import { GetShortStateHandler } from './queries/get-short-state/get-short-state.handler';
 import { ListInvoicesHandler } from './queries/list-invoices/list-invoices.handler';
 
@@ -41,7 +42,8 @@ import { ListInvoicesHandler } from './queries/list-invoices/list-invoices.handl
     GetPayableInvoiceHandler,
     PayableInvoices,
     InvoiceClocks,
+    { provide: InvoicesConfig, useFactory: () => loadInvoicesConfig(process.env) },
   ],
-  exports: [PayableInvoices, InvoiceClocks],
+  exports: [PayableInvoices, InvoiceClocks, InvoicesConfig],
 })
 export class InvoicesModule {}

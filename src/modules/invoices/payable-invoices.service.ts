@@ -1,28 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { AppConfig } from '../../shared/config/app-config';
+import { InvoicesConfig } from './invoices.config';
 import type { Amount } from '../../shared/money/money';
 import { Money } from '../../shared/money/money';
 import type { Scope } from '../../shared/auth/request-context';
 import { InvoiceEvents } from './commands/invoice-events';
 import { nextStatusForPayments, StatusChange } from './domain/invoice-status';
+import { monitoringEndsAt } from './domain/invoice-timing';
+import { grownProviders, type PaymentTotals } from './domain/payment-totals';
 import type { InvoiceRecord } from './persistence/invoice.record';
-import { InvoiceAccess, InvoicesRepository } from './persistence/invoices.repository';
+import { InvoiceAccess, InvoicesRepository, LockedInvoice } from './persistence/invoices.repository';
 import { InvoiceClocks } from './invoice-clocks.service';
 import type { PayableInvoice } from './queries/get-payable-invoice/get-payable-invoice.query';
-
-export interface InvoicePaymentsTotals {
-  /** Exact sum of price_usd of the invoice's COMPLETED payments. */
-  completedUsd: Amount;
-  /** How far above the price rounding each COMPLETED payment's amount due up may take them (not an overpayment). */
-  roundingUsd?: Amount;
-  /** Kind of the provider of the newest still-PENDING payment; null when none is pending. */
-  pendingKind: 'crypto' | 'fiat' | null;
-  /** A COMPLETED payment happened after the invoice's expires_at. */
-  paidLate?: boolean;
-  /** A chain report (a reorg) reversed or reinstated a payment: a COMPLETED invoice's substatus follows its cover. */
-  chainMove?: boolean;
-}
 
 export interface InvoiceStateChange extends StatusChange {
   previousStatus: PayableInvoice['status'];
@@ -40,7 +29,7 @@ export class ClockMoveFirst extends Error {
   }
 }
 
-export function payableOf(r: InvoiceRecord): PayableInvoice {
+export function payableOf(r: InvoiceRecord, monitoringMinutes: number): PayableInvoice {
   return {
     id: r.id,
     organizationId: r.organizationId,
@@ -51,6 +40,7 @@ export function payableOf(r: InvoiceRecord): PayableInvoice {
     price: r.price,
     priceUsd: r.priceUsd,
     expiresAt: r.expiresAt,
+    monitoringUntil: monitoringEndsAt(r.expiresAt, monitoringMinutes),
     ratesTakenAt: r.ratesTakenAt,
     ratesSnapshotId: r.ratesSnapshotId,
     updatedAt: r.updatedAt,
@@ -69,7 +59,7 @@ export class PayableInvoices {
 
   constructor(
     @Inject(InvoicesRepository) private readonly repo: InvoicesRepository,
-    @Inject(AppConfig) config: AppConfig,
+    @Inject(InvoicesConfig) config: InvoicesConfig,
     @Inject(InvoiceClocks) private readonly clocks: InvoiceClocks,
     @Inject(InvoiceEvents) private readonly events: InvoiceEvents,
   ) {
@@ -96,7 +86,7 @@ export class PayableInvoices {
     access: InvoiceAccess,
     invoiceId: string,
     now: Date,
-    work: (invoice: PayableInvoice, ahead: Promise<A> | undefined) => Promise<{ result: T; totals: InvoicePaymentsTotals | null }>,
+    work: (invoice: PayableInvoice, ahead: Promise<A> | undefined) => Promise<{ result: T; totals: PaymentTotals | null }>,
     ahead?: () => Promise<A>,
   ): Promise<{ invoice: PayableInvoice; result: T; change: InvoiceStateChange | null } | null> {
     const lock = this.repo.lock(m, access, invoiceId);
@@ -108,7 +98,7 @@ export class PayableInvoices {
     if (sentAhead && this.clocks.moveDue(locked, now)) throw new ClockMoveFirst();
     // The locked row with any due clock move written: what a read of it in this transaction returns.
     const current = (await this.clocks.applyDue(m, locked, now)).invoice;
-    const invoice = payableOf(current);
+    const invoice = payableOf(current, this.clocks.monitoringMinutes);
     const { result, totals } = await work(invoice, sentAhead);
     const change = totals ? await this.applyPayments(m, current, totals, now) : null;
     return { invoice, result, change };
@@ -119,27 +109,25 @@ export class PayableInvoices {
    * and VOIDED invoices never change status: a payment for them is still recorded by the caller (a
    * chain reorg reversing a payment of a COMPLETED invoice only changes its substatus).
    */
-  private async applyPayments(m: EntityManager, current: InvoiceRecord, totals: InvoicePaymentsTotals, at: Date): Promise<InvoiceStateChange | null> {
-    const invoice = payableOf(current);
-    const next = nextStatusForPayments({
-      current: invoice.status,
-      priceUsd: invoice.priceUsd,
-      completedUsd: totals.completedUsd,
-      roundingUsd: totals.roundingUsd,
-      pendingKind: totals.pendingKind,
-      tolerance: this.tolerance,
-      paidLate: totals.paidLate ?? false,
-      currentSubstatus: invoice.substatus,
-      chainMove: totals.chainMove ?? false,
-    });
-    if (!next) return null;
+  private async applyPayments(m: EntityManager, current: LockedInvoice, totals: PaymentTotals, at: Date): Promise<InvoiceStateChange | null> {
+    const invoice = payableOf(current, this.clocks.monitoringMinutes);
+    const next = nextStatusForPayments(
+      { current: invoice.status, currentSubstatus: invoice.substatus, priceUsd: invoice.priceUsd, tolerance: this.tolerance },
+      totals,
+    );
+    // The list's read model: the providers the invoice's payments went through, written only when it grew.
+    const providers = grownProviders(current.paymentProviderIds, totals.providers);
+    if (!next) {
+      await this.repo.settlePayments(m, invoice, null, providers);
+      return null;
+    }
     const scope: Scope = { organizationId: invoice.organizationId as Scope['organizationId'], mode: invoice.mode };
     // invoice.updated (and invoice.completed), in the payment's transaction: the row is locked, so
     // its state after the update is the locked record with the columns the update writes, and the
     // first event's row is written by the update's own statement.
     const updated: InvoiceRecord = { ...current, status: next.status, substatus: next.substatus, updatedAt: at };
     const [first, ...more] = this.events.changes(scope, this.events.view(current), updated);
-    await this.repo.updateStatus(m, invoice, next.status, next.substatus, at, first ?? null);
+    await this.repo.settlePayments(m, invoice, { status: next.status, substatus: next.substatus, at, event: first ?? null }, providers);
     for (const event of more) await this.events.insert(m, event);
     for (const event of first ? [first, ...more] : []) await this.events.written(m, event);
     // An invoice falling back to PENDING (its payment failed) meets its clocks at once (with their own events).

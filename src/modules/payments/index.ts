@@ -11,3 +11,5 @@ export {
 } from './commands/record-provider-payment/record-provider-payment.command';
 export { GetPaymentQuery } from './queries/get-payment/get-payment.query';
 export { ListPaymentsQuery, type PaymentExpansion } from './queries/list-payments/list-payments.query';
+// Its events (published on the EventBus after commit; webhooks deliver them from the outbox).
+export { PaymentEvent, PAYMENT_EVENT_TYPES, type PaymentEventType } from './events/payment.events';

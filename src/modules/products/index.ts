@@ -7,3 +7,4 @@ export { ListProductsQuery } from './queries/list-products/list-products.query';
 export { GetPricingSchemaQuery, type PricingSchema } from './queries/get-pricing-schema/get-pricing-schema.query';
 export { GetProductsByIdsQuery, type ProductsByIds } from './queries/get-products-by-ids/get-products-by-ids.query';
 export type { BillingSchemaView, ConfigurationView, ProductView } from './dto/product.view';
+export { ProductEvent, PRODUCT_EVENT_TYPES, type ProductEventType } from './events/product.events';

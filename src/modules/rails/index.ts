@@ -14,3 +14,4 @@ export { RetryUnmatchedTransferCommand } from './commands/retry-unmatched-transf
 export type { UnmatchedTransferView, UnmatchedTransferPage } from './dto/unmatched.views';
 // Asked by the refunds module: the rails a payout can go on, and what the chain says of a reported payout.
 export { CheckPayoutQuery, ListPayoutRailsQuery, type PayoutCheck, type PayoutRail } from './queries/payouts/payout-rails.query';
+export { TransferEvent, TRANSFER_EVENT_TYPES, type TransferEventType } from './events/transfer.events';

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { HealthModule } from '../health';
+import { InvoicesModule } from '../invoices';
 import { AllocatePaymentAddressHandler } from './commands/allocate-payment-address/allocate-payment-address.handler';
 import { DeleteWalletHandler } from './commands/delete-wallet/delete-wallet.handler';
 import { SealWalletKeysHandler } from './commands/seal-wallet-keys/seal-wallet-keys.handler';
@@ -34,7 +35,7 @@ import { ChainWatchers } from './watcher/chain-watchers';
  * providers a rail and a wallet make payable), so the providers list offers only those in live mode.
  */
 @Module({
-  imports: [HealthModule],
+  imports: [HealthModule, InvoicesModule],
   controllers: [WalletsController, PaymentAddressController, UnmatchedTransfersController],
   providers: [
     { provide: RailsConfig, useFactory: () => loadRailsConfig(process.env) },

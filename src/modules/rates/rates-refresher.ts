@@ -1,4 +1,5 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
+import { BackgroundWork } from '../../shared/lifecycle/background-work';
 import { QueryBus } from '@nestjs/cqrs';
 import { Counter, Gauge } from 'prom-client';
 import { CURRENCIES } from '../../shared/money/currency';
@@ -20,7 +21,7 @@ import { RatesConfig } from './rates.config';
  * one advisory lock, and one that finds a snapshot newer than half a period writes nothing.
  */
 @Injectable()
-export class RatesRefresher implements OnApplicationShutdown {
+export class RatesRefresher implements OnApplicationShutdown, OnApplicationBootstrap {
   private readonly logger = new Logger('Rates');
   private readonly sources: LiveRateSource[];
   private readonly task = new PeriodicTask(
@@ -30,6 +31,7 @@ export class RatesRefresher implements OnApplicationShutdown {
   private readonly failures: Counter;
 
   constructor(
+    @Inject(BackgroundWork) private readonly work: BackgroundWork,
     @Inject(RatesConfig) private readonly config: RatesConfig,
     @Inject(ImportRatesHandler) private readonly importer: ImportRatesHandler,
     @Inject(QueryBus) private readonly queries: QueryBus,
@@ -62,6 +64,11 @@ export class RatesRefresher implements OnApplicationShutdown {
         }
       },
     });
+  }
+
+  /** Starts with the service's background work (after the migrations; never in the CLI). */
+  onApplicationBootstrap(): void {
+    this.work.whenReady('rates refresher', () => this.start());
   }
 
   /** Starts refreshing (after migrations): at once, then every RATES_REFRESH_SECONDS; nothing without sources. */

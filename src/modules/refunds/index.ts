@@ -5,3 +5,4 @@ export { GetRefundQuery } from './queries/get-refund/get-refund.query';
 export { ListRefundsQuery } from './queries/list-refunds/list-refunds.query';
 export type { RefundView, RefundPage } from './dto/refund.views';
 export type { RefundStatus } from './domain/refund-status';
+export { RefundEvent, REFUND_EVENT_TYPES, type RefundEventType } from './events/refund.events';

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../shared/db/transaction-runner';
+import { BackgroundWork } from '../../shared/lifecycle/background-work';
 import { Clock } from '../../shared/time/clock';
 import { PeriodicTask } from '../../shared/time/periodic-task';
 import { SetInvoiceRefundedCommand } from '../invoices';
@@ -14,8 +15,8 @@ import { RefundsConfig } from './refunds.config';
 const BATCH = 100;
 
 /**
- * The refunds' background work, every REFUND_CHECK_SECONDS (started by the module's lifecycle hook;
- * a pass before the migrations made the table fails and is tried again at the next tick):
+ * The refunds' background work, every REFUND_CHECK_SECONDS (registered by the module's lifecycle hook
+ * with the service's BackgroundWork: it starts after the migrations, never in a CLI process):
  *
  * - claims past their time without a destination become EXPIRED (a moved test clock counts);
  * - each SENT refund's transaction is read on its chain: its confirmations are counted (refund.updated)
@@ -42,10 +43,11 @@ export class RefundPayoutsWorker implements OnApplicationBootstrap, OnApplicatio
     @Inject(RefundEvents) private readonly events: RefundEvents,
     @Inject(RefundsConfig) private readonly config: RefundsConfig,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(BackgroundWork) private readonly work: BackgroundWork,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.task.start(this.config.REFUND_CHECK_SECONDS);
+    this.work.whenReady('refund payouts', () => this.task.start(this.config.REFUND_CHECK_SECONDS));
   }
 
   onApplicationShutdown(): Promise<void> {

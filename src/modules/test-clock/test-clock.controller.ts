@@ -1,4 +1,5 @@
 import { Body, Controller, Get, HttpCode, Inject, Post } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { IsInt, Max, Min } from 'class-validator';
 import { Authenticated } from '../../shared/auth/auth.decorators';
@@ -10,6 +11,7 @@ import { RequiredCaller } from '../../shared/auth/auth.decorators';
 import type { CallerContext } from '../../shared/auth/request-context';
 import { scopeOf } from '../../shared/auth/request-context';
 import { formatTimestamp } from '../../shared/time/time';
+import { AdvanceTestClockCommand } from './commands/advance-test-clock/advance-test-clock.command';
 
 /** Longest single move: one year. */
 const MAX_ADVANCE_SECONDS = 366 * 24 * 3600;
@@ -42,7 +44,10 @@ const EXAMPLE = { now: '2026-11-21 10:15:00', now_iso: '2026-11-21T10:15:00.123Z
 @ApiTags('Test helpers')
 @Controller('test_helpers/clock')
 export class TestClockController {
-  constructor(@Inject(Clock) private readonly clock: Clock) {}
+  constructor(
+    @Inject(Clock) private readonly clock: Clock,
+    @Inject(CommandBus) private readonly commands: CommandBus,
+  ) {}
 
   private controlled(): ControlledClock {
     if (!(this.clock instanceof ControlledClock)) throw new NotFoundError('route', 'not_found');
@@ -82,7 +87,7 @@ export class TestClockController {
   async advance(@RequiredCaller() caller: CallerContext, @Body() body: AdvanceClockRequestDto): Promise<EnvelopeReply<ClockStateDto>> {
     const clock = this.controlled();
     const scope = scopeOf(caller);
-    await clock.advance(scope, body.advance_seconds * 1000);
+    await this.commands.execute(new AdvanceTestClockCommand(scope, body.advance_seconds * 1000));
     return reply(await this.state(clock, scope), 'Clock moved');
   }
 }

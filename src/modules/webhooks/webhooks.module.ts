@@ -1,11 +1,13 @@
 import { Module } from '@nestjs/common';
 import { HealthModule } from '../health';
+import { loadWebhooksConfig, WebhooksConfig } from './webhooks.config';
 import { CreateWebhookEndpointHandler } from './commands/create-webhook-endpoint/create-webhook-endpoint.handler';
 import { DeleteWebhookEndpointHandler } from './commands/delete-webhook-endpoint/delete-webhook-endpoint.handler';
 import { RedeliverEventHandler } from './commands/redeliver-event/redeliver-event.handler';
 import { SealStoredSecretsHandler } from './commands/seal-stored-secrets/seal-stored-secrets.handler';
 import { RotateWebhookSecretHandler } from './commands/rotate-webhook-secret/rotate-webhook-secret.handler';
 import { UpdateWebhookEndpointHandler } from './commands/update-webhook-endpoint/update-webhook-endpoint.handler';
+import { DeliverCommittedEvents } from './dispatch/deliver-committed-events.handler';
 import { WebhookDispatcher } from './dispatch/webhook-dispatcher';
 import { WebhookUrlPolicy } from './dispatch/webhook-url-policy';
 import { WebhookDeliveriesRepository } from './persistence/webhook-deliveries.repository';
@@ -28,6 +30,8 @@ import { WebhooksController } from './webhooks.controller';
     WebhookDeliveriesRepository,
     WebhookUrlPolicy,
     WebhookDispatcher,
+    { provide: WebhooksConfig, useFactory: () => loadWebhooksConfig(process.env) },
+    DeliverCommittedEvents,
     CreateWebhookEndpointHandler,
     UpdateWebhookEndpointHandler,
     DeleteWebhookEndpointHandler,

@@ -143,14 +143,6 @@ export class AppConfig {
   @IsBoolean()
   DEMO_ORGANIZATION = true;
 
-  /**
-   * How much short of an invoice's price_usd its completed payments may fall and still complete it:
-   * a decimal fraction from 0 (exact cover, the default) to below 1, e.g. 0.005 for half a percent.
-   */
-  @IsString()
-  @Matches(/^0(\.\d{1,30})?$/, { message: 'must be a decimal fraction from 0 to below 1, e.g. 0.005' })
-  PAYMENT_TOLERANCE = '0';
-
   /** Redis for budgets shared by every instance (rate limits); without it each process counts alone. */
   @IsOptional()
   @Matches(/^rediss?:\/\//, { message: 'must be a redis:// or rediss:// URL' })
@@ -251,94 +243,10 @@ export class AppConfig {
   @Max(600_000)
   HTTP_KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
-  /** How long an invoice's quoted rates hold and a payment is expected, unless the invoice sets expires_in_minutes (5 to 43200). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(5)
-  @Max(43200)
-  INVOICE_EXPIRY_MINUTES = 15;
-
-  /** After expiry, how long payments are still watched for (late payments); then an unpaid invoice is VOIDED (substatus EXPIRED). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(525600)
-  INVOICE_MONITORING_MINUTES = 1440;
-
-  /** How often the background sweeper applies expiries and window closings (0: never; reads still show the right state). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(3600)
-  INVOICE_SWEEP_SECONDS = 5;
-
-  /**
-   * How often the analytics rollups fold the changes writers appended (seconds; 0: never, the
-   * dashboard still folds its organization's changes before it reads). One instance at a time folds.
-   */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(3600)
-  ANALYTICS_FOLD_SECONDS = 1;
-
   /** Tests only: per-organization test-mode clocks that POST /test_helpers/clock moves forward. Refused when NODE_ENV=production. */
   @Transform(toBool)
   @IsBoolean()
   CLOCK_CONTROL = false;
-
-  /** Run the webhook dispatcher in this process (several instances may run it on one database). */
-  @Transform(toBool)
-  @IsBoolean()
-  WEBHOOK_DISPATCHER = true;
-
-  /** How often the dispatcher looks for due webhook deliveries, in milliseconds. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(10)
-  @Max(3_600_000)
-  WEBHOOK_DISPATCH_INTERVAL_MS = 1000;
-
-  /** Most deliveries one dispatcher sends at once. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(500)
-  WEBHOOK_DISPATCH_BATCH = 20;
-
-  /** Time allowed for one delivery attempt (connect, send, response), in milliseconds. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  @Max(120_000)
-  WEBHOOK_TIMEOUT_MS = 10_000;
-
-  /**
-   * Waits before each retry of a failed delivery (comma-separated, units ms/s/m/h/d); one attempt
-   * plus one retry per entry. Each wait varies by +-10%.
-   */
-  @Matches(/^\s*\d+(ms|s|m|h|d)\s*(,\s*\d+(ms|s|m|h|d)\s*){0,49}$/, { message: 'must be a comma-separated list of durations like 5s,5m,2h' })
-  WEBHOOK_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
-
-  /** Disable an endpoint after this many deliveries in a row failed every attempt (0: never). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(1000)
-  WEBHOOK_DISABLE_AFTER_FAILURES = 5;
-
-  /**
-   * Allow webhook URLs on plain http and on private, loopback or link-local addresses. Default:
-   * false in production, true otherwise.
-   */
-  @IsOptional()
-  @Transform(toBool)
-  @IsBoolean()
-  WEBHOOK_ALLOW_PRIVATE?: boolean;
-
-  get webhookAllowPrivate(): boolean {
-    return this.WEBHOOK_ALLOW_PRIVATE ?? !this.isProduction;
-  }
 
   /**
    * The key that seals secrets at rest (webhook signing secrets, stored idempotent answers):
@@ -393,7 +301,6 @@ export class AppConfig {
   get relaxations(): string[] {
     if (this.isProduction) return [];
     const out = ['plain HTTP accepted (no https_required)'];
-    if (this.webhookAllowPrivate) out.push('webhooks to private, loopback and plain-http addresses allowed');
     out.push(this.CLOCK_CONTROL ? 'CLOCK_CONTROL on (the test clock can be moved)' : 'CLOCK_CONTROL allowed');
     if (!this.PUBLIC_BASE_URL) out.push('PUBLIC_BASE_URL optional (URLs from loopback Host headers)');
     if (!this.METRICS_TOKEN) out.push('/metrics open without METRICS_TOKEN');
@@ -434,7 +341,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, purpose: 'servi
     'TLS_CERT_FILE',
     'TLS_KEY_FILE',
     'REDIS_URL',
-    'WEBHOOK_ALLOW_PRIVATE',
     'CORS_ORIGINS',
     'SECRETS_KEY',
     'SECRETS_KEYS_OLD',

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config';
+import { EventOutbox } from '../events/outbox';
 import { idempotencyScope } from '../idempotency/idempotency-scope';
 import { inTransaction, poolManager, writeBehind } from './pipelined-transaction';
 import { setPreparedStatements } from './prepared';
@@ -17,6 +18,7 @@ export class TransactionRunner {
   constructor(
     @Inject(DataSource) private readonly dataSource: DataSource,
     @Inject(AppConfig) config: AppConfig,
+    @Inject(EventOutbox) private readonly outbox: EventOutbox,
   ) {
     setPreparedStatements(config.DB_PREPARED_STATEMENTS);
     this.reads = poolManager(dataSource);
@@ -65,7 +67,18 @@ export class TransactionRunner {
     }
   }
 
-  private runOnce<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  /** One attempt; after its commit the events it recorded are published (EventOutbox.committed). */
+  private async runOnce<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    let manager: EntityManager | null = null;
+    const result = await this.attempt((m) => {
+      manager = m;
+      return work(m);
+    });
+    if (manager) this.outbox.committed(manager);
+    return result;
+  }
+
+  private attempt<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     const claim = idempotencyScope.getStore();
     if (!claim || claim.applied) return inTransaction(this.dataSource, work);
     // A request sent with an Idempotency-Key: its claim is marked applied in the same commit.

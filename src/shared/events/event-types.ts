@@ -1,35 +1,52 @@
+import type { DomainEventClass } from './domain-event';
+
 /**
- * Every kind of event the service records. A webhook endpoint subscribes to some of them or to
- * all (`*`); `POST /events` filters by them. Add a type here before recording it.
+ * The one registry of event type names (webhook subscriptions, `POST /events` filters), filled by the
+ * modules: each declares its own types with its event class (`declareEvents`, in its `events/` folder,
+ * exported from its index.ts) when it is loaded, so adding an event edits only the owning module.
+ * The list is kept sorted, so its order does not depend on the order modules are loaded in.
  */
-export const EVENT_TYPES = [
-  'invoice.created',
-  'invoice.updated',
-  'invoice.completed',
-  'invoice.voided',
-  'invoice.expired',
-  'payment.created',
-  'payment.updated',
-  'transfer.unmatched',
-  'refund.created',
-  'refund.updated',
-  'refund.completed',
-  'refund.canceled',
-  'product.created',
-  'product.updated',
-  'file.created',
-  'file.deleted',
-  'webhook_endpoint.created',
-  'webhook_endpoint.updated',
-  'webhook_endpoint.deleted',
-  'webhook_endpoint.disabled',
-] as const;
-
-export type EventType = (typeof EVENT_TYPES)[number];
-
+const declared: string[] = [];
 /** Subscribes an endpoint to every event type, including types added later. */
 export const ALL_EVENTS = '*';
+const classes = new Map<string, DomainEventClass>();
+
+/** Every declared event type, sorted. A live list: it grows as modules load (read it at request time). */
+export const EVENT_TYPES: readonly string[] = declared;
+/** `*` and every declared event type: what a webhook endpoint may subscribe to (live, like EVENT_TYPES). */
+const subscribable: string[] = [];
+export const SUBSCRIBABLE_EVENT_TYPES: readonly string[] = subscribable;
+
+/** A declared event type name (`invoice.updated`); each module narrows it to its own union. */
+export type EventType = string;
+
+/** At most this many event types in one filter or subscription (more than are declared, with room to grow). */
+export const MAX_EVENT_TYPES = 100;
+
+/** Declares a module's event types, recorded and published as instances of `cls`; returns them. */
+export function declareEvents<const T extends readonly string[]>(cls: DomainEventClass, types: T): T {
+  for (const type of types) {
+    const known = classes.get(type);
+    if (known && known !== cls) throw new Error(`event type ${type} is declared twice (${known.name}, ${cls.name})`);
+    if (known) continue;
+    classes.set(type, cls);
+    declared.push(type);
+  }
+  declared.sort();
+  subscribable.splice(0, subscribable.length, ALL_EVENTS, ...declared);
+  return types;
+}
+
+/** The class a declared type is published as; undefined for a type no module declared. */
+export function eventClassOf(type: string): DomainEventClass | undefined {
+  return classes.get(type);
+}
 
 export function isEventType(value: unknown): value is EventType {
-  return typeof value === 'string' && (EVENT_TYPES as readonly string[]).includes(value);
+  return typeof value === 'string' && classes.has(value);
+}
+
+/** The message for a list holding something else: names the declared types as they are when it is shown. */
+export function eventTypesMessage(withAll: boolean): (args: { property: string }) => string {
+  return ({ property }) => `${property} must contain only ${withAll ? '* or ' : ''}these event types: ${EVENT_TYPES.join(', ')}`;
 }

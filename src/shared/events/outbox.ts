@@ -1,4 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { EventBus } from '@nestjs/cqrs';
 import type { EntityManager } from 'typeorm';
 import type { Scope } from '../auth/request-context';
 import { writeBehind } from '../db/pipelined-transaction';
@@ -6,7 +7,8 @@ import { prepared } from '../db/prepared';
 import { newId } from '../ids/ids';
 import { Clock } from '../time/clock';
 import { EVENT_COLUMNS } from './event-row';
-import type { EventType } from './event-types';
+import type { DomainEvent } from './domain-event';
+import { eventClassOf, type EventType } from './event-types';
 
 export { EVENT_ROW_VALUES, withEventRow } from './event-row';
 
@@ -24,16 +26,10 @@ export interface RecordedEvent {
   createdAt: Date;
 }
 
-/** An event just written, as the outbox hands it to its subscribers (inside the writer's transaction). */
+/** An event just written: what the outbox publishes once the writer's transaction commits. */
 export interface OutboxEvent extends RecordedEvent {
   scope: Scope;
 }
-
-/**
- * Runs inside the writer's transaction, with its EntityManager, right after the event row is
- * written: what it writes commits or rolls back with the change. Throwing aborts the write.
- */
-export type OutboxSubscriber = (m: EntityManager, event: OutboxEvent) => Promise<void>;
 
 const INSERT_EVENT_SQL = prepared('event_insert', `INSERT INTO events (${EVENT_COLUMNS}) VALUES ($1, $2, $3, $4, $5::jsonb, $6)`);
 
@@ -42,39 +38,36 @@ export interface PendingEvent {
   event: OutboxEvent;
   /** id, organization_id, mode, type, data (JSON text), created_at. */
   values: unknown[];
+  /** The typed event published on the EventBus after commit. */
+  published: DomainEvent;
 }
 
 /**
  * The transactional outbox. A writer calls `record` inside its own transaction, with its own
- * EntityManager, right after the change: the event row is written in that transaction, then each
- * subscriber registered with `subscribe` runs with the same manager, so everything commits or rolls
- * back with the change. Nothing is sent here (webhook deliveries are queued by a trigger on the
- * events table, in the statement that inserts the row). The kernel knows only the events table;
- * modules bring their own side effects. A writer may also insert the event row in its own statement
- * (`prepare`, `withEventRow`, then `written`): one round trip for the change and its event.
+ * EntityManager, right after the change: the event row is written in that transaction, so it commits
+ * or rolls back with the change (webhook deliveries are queued by a trigger on the events table, in
+ * the statement that inserts the row; the kernel knows only the events table). A writer may also
+ * insert the event row in its own statement (`prepare`, `withEventRow`, then `written`): one round
+ * trip for the change and its event.
+ *
+ * Once the transaction commits, each event is published on the CQRS EventBus as the class its module
+ * declared for its type (`declareEvents`), for other modules' `@EventsHandler`s: `written` holds it
+ * until TransactionRunner reports the commit (`committed`), and publishes at once when the statement
+ * ran on its own (it committed by itself). A rolled back transaction publishes nothing.
  *
  * `object` is the resource as the API renders it (ids, 30-digit amount strings, formatted
  * timestamps): it is stored as JSON and sent unchanged as `data.object`.
  */
 @Injectable()
 export class EventOutbox {
-  private readonly subscribers: Array<{ name: string; run: OutboxSubscriber }> = [];
+  /** Events written in a transaction still open, by its manager. */
+  private readonly held = new WeakMap<EntityManager, DomainEvent[]>();
+  private readonly logger = new Logger('EventOutbox');
 
-  constructor(@Inject(Clock) private readonly clock: Clock) {}
-
-  /** Adds a subscriber (once per name; a module registers when it starts). */
-  subscribe(name: string, run: OutboxSubscriber): void {
-    if (this.subscribers.some((s) => s.name === name)) throw new Error(`outbox subscriber ${name} registered twice`);
-    this.subscribers.push({ name, run });
-  }
-
-  /**
-   * True when recording an event runs subscribers, which write with the writer's manager: a writer
-   * that would otherwise send its change and event as one statement outside a transaction needs one.
-   */
-  get hasSubscribers(): boolean {
-    return this.subscribers.length > 0;
-  }
+  constructor(
+    @Inject(Clock) private readonly clock: Clock,
+    @Inject(EventBus) private readonly bus: EventBus,
+  ) {}
 
   async record(m: EntityManager, scope: Scope, type: EventType, object: object, options: RecordEventOptions = {}): Promise<RecordedEvent> {
     const pending = this.prepare(scope, type, object, options);
@@ -93,16 +86,46 @@ export class EventOutbox {
 
   /** The event and its row's values, for a statement made by `withEventRow`; call `written` once it ran. */
   prepare(scope: Scope, type: EventType, object: object, options: RecordEventOptions = {}): PendingEvent {
+    const cls = eventClassOf(type);
+    if (!cls) throw new Error(`event type ${type} is not declared by any module (declareEvents)`);
     const id = newId('event');
     const createdAt = this.clock.now();
     const data: Record<string, unknown> = { object };
     if (options.previousAttributes) data.previous_attributes = options.previousAttributes;
-    return { event: { id, type, createdAt, scope }, values: [id, scope.organizationId, scope.mode, type, JSON.stringify(data), createdAt] };
+    const published = new cls({ id, type, scope, createdAt, object, previousAttributes: options.previousAttributes });
+    return { event: { id, type, createdAt, scope }, values: [id, scope.organizationId, scope.mode, type, JSON.stringify(data), createdAt], published };
   }
 
-  /** After the event's row is written (in `m`'s transaction): runs the subscribers with the same manager. */
-  async written(m: EntityManager, { event }: PendingEvent): Promise<RecordedEvent> {
-    for (const s of this.subscribers) await s.run(m, event);
+  /**
+   * After the event's row is written with `m`: held for publication when `m`'s transaction commits,
+   * or published now when the statement ran outside a transaction (it committed by itself).
+   */
+  // eslint-disable-next-line @typescript-eslint/require-await -- kept async: writers await it in their transaction
+  async written(m: EntityManager, { event, published }: PendingEvent): Promise<RecordedEvent> {
+    if (m.queryRunner?.isTransactionActive) {
+      const list = this.held.get(m);
+      if (list) list.push(published);
+      else this.held.set(m, [published]);
+    } else {
+      this.publish([published]);
+    }
     return { id: event.id, type: event.type, createdAt: event.createdAt };
+  }
+
+  /** The transaction of `m` committed: its events go out on the EventBus, in the order they were written. */
+  committed(m: EntityManager): void {
+    const list = this.held.get(m);
+    if (!list) return;
+    this.held.delete(m);
+    this.publish(list);
+  }
+
+  private publish(events: DomainEvent[]): void {
+    try {
+      this.bus.publishAll(events);
+    } catch (e) {
+      // The change is committed and its row is the durable record: a failing publication is logged, never the writer's error.
+      this.logger.error({ msg: 'publishing committed events failed', err: (e as Error).message });
+    }
   }
 }

@@ -38,8 +38,8 @@ export class SystemClock extends Clock {
 /**
  * Installed instead of SystemClock when CLOCK_CONTROL=true (refused in production): real time plus,
  * for an organization's test mode, an offset that only moves forward. Offsets live in the database
- * (`test_clocks`), so every instance agrees and a restart keeps them. Live mode and other
- * organizations are never moved.
+ * (`test_clocks`, written by the test-clock module: POST /test_helpers/clock), so every instance agrees
+ * and a restart keeps them; the kernel only reads them. Live mode and other organizations are never moved.
  */
 export class ControlledClock extends Clock {
   constructor(private readonly dataSource: DataSource) {
@@ -68,18 +68,5 @@ export class ControlledClock extends Clock {
       `SELECT organization_id, offset_ms FROM test_clocks WHERE mode = 'test' AND offset_ms > 0 ORDER BY organization_id`,
     );
     return rows.map((r) => ({ scope: { organizationId: r.organization_id, mode: 'test' as const }, offsetMs: Number(r.offset_ms) }));
-  }
-
-  /** Moves a test mode's clock forward by `ms` (a whole number >= 0); returns the new offset. */
-  async advance(scope: ClockScope, ms: number): Promise<number> {
-    if (scope.mode !== 'test') throw new RangeError("only a test mode's clock moves");
-    if (!Number.isSafeInteger(ms) || ms < 0) throw new RangeError('the clock only moves forward by a whole number of milliseconds');
-    const rows: Array<{ offset_ms: string }> = await this.dataSource.query(
-      `INSERT INTO test_clocks (organization_id, mode, offset_ms, updated_at) VALUES ($1, 'test', $2, now())
-       ON CONFLICT (organization_id, mode) DO UPDATE SET offset_ms = test_clocks.offset_ms + EXCLUDED.offset_ms, updated_at = now()
-       RETURNING offset_ms`,
-      [scope.organizationId, ms],
-    );
-    return Number(rows[0].offset_ms);
   }
 }

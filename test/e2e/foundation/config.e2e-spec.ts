@@ -20,6 +20,11 @@ describe('configuration checked at start-up', () => {
     ['RATE_SOURCES', 'binance'],
     ['RATES_REFRESH_SECONDS', '0'],
     ['RATES_MAX_AGE_SECONDS', '5'],
+    // Modules' own settings classes (invoices.config.ts, webhooks.config.ts, analytics.config.ts).
+    ['INVOICE_SWEEP_SECONDS', 'abc'],
+    ['PAYMENT_TOLERANCE', '2'],
+    ['WEBHOOK_RETRY_SCHEDULE', 'often'],
+    ['ANALYTICS_FOLD_SECONDS', '-1'],
   ])('refuses %s=%s with a message naming the variable', async (name, value) => {
     const { code, output } = await start({ [name]: value });
     expect(code).not.toBe(0);

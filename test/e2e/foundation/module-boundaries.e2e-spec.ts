@@ -19,7 +19,7 @@ describe('module boundaries (.dependency-cruiser.cjs)', () => {
     expect(code).toBe(0);
   });
 
-  it('fails on a tree that breaks each rule once, and names every violation', () => {
+  it('fails on a tree that breaks each rule, and names every violation', () => {
     const { code, output } = depcruise(FIXTURE);
     expect(code).not.toBe(0);
     const expected: Array<[string, string, string]> = [
@@ -29,10 +29,13 @@ describe('module boundaries (.dependency-cruiser.cjs)', () => {
       ['unmapped-module', 'src/modules/reports/report.ts', 'src/modules/rates/index.ts'],
       ['module-map:rates', 'src/modules/rates/uses-quotes.ts', 'src/modules/quotes/index.ts'],
       ['domain-is-pure', 'src/modules/quotes/domain/pure.ts', 'src/modules/quotes/queries/price.ts'],
+      ['domain-imports-no-adapter', 'src/modules/rates/domain/uses-adapter.ts', 'src/modules/rates/adapters/feed.ts'],
+      ['domain-imports-no-adapter', 'src/modules/rates/domain/uses-adapter.ts', 'src/shared/db/pool.ts'],
     ];
     for (const [rule, from, to] of expected) expect(output).toContain(`error ${rule}: ${from} → ${to}`);
     expect(output).toMatch(/error domain-is-pure: src\/modules\/quotes\/domain\/pure\.ts → \S*node_modules\/@nestjs\/common\//);
+    expect(output).toMatch(/error domain-imports-no-adapter: src\/modules\/rates\/domain\/uses-adapter\.ts → \S*node_modules\/pg\//);
     expect(output).toMatch(/error no-cycles-between-modules: src\/modules\/quotes\/index\.ts →/);
-    expect(output).toContain('8 dependency violations (8 errors');
+    expect(output).toContain('11 dependency violations (11 errors');
   });
 });

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional } from 'class-validator';
-import { EVENT_TYPES } from '../../../shared/events/event-types';
+import { EVENT_TYPES, eventTypesMessage, MAX_EVENT_TYPES } from '../../../shared/events/event-types';
 import { LimitField, OffsetField, TimeBoundField } from '../../../shared/validation/decorators';
 
 export class EventDataDto {
@@ -19,7 +19,7 @@ export class EventDataDto {
 
 export class EventDto {
   @ApiProperty({ example: 'event_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f' }) id: string;
-  @ApiProperty({ enum: EVENT_TYPES, enumName: 'EventType', example: 'invoice.completed' }) type: string;
+  @ApiProperty({ enum: EVENT_TYPES as string[], enumName: 'EventType', example: 'invoice.completed' }) type: string;
   @ApiProperty({ example: '2026-11-21 10:00:00', description: 'UTC, YYYY-MM-DD HH:MM:SS' }) created_at: string;
   @ApiProperty({ example: 'org_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e00' }) organization_id: string;
   @ApiProperty({ enum: ['test', 'live'] }) mode: string;
@@ -51,16 +51,17 @@ const toList = ({ value }: { value: unknown }) => (typeof value === 'string' ? [
 export class ListEventsRequestDto {
   @ApiPropertyOptional({
     oneOf: [
-      { type: 'string', enum: [...EVENT_TYPES] },
-      { type: 'array', items: { type: 'string', enum: [...EVENT_TYPES] } },
+      // The live registry (modules declare their types as they load): read when the document is made.
+      { type: 'string', enum: EVENT_TYPES as string[] },
+      { type: 'array', items: { type: 'string', enum: EVENT_TYPES as string[] } },
     ],
     description: 'One event type or several (any of them)',
     example: ['invoice.completed', 'payment.updated'],
   })
   @Transform(toList)
   @IsOptional()
-  @IsIn(EVENT_TYPES, { each: true, message: `$property must contain only these event types: ${EVENT_TYPES.join(', ')}` })
-  @ArrayMaxSize(EVENT_TYPES.length)
+  @IsIn(EVENT_TYPES, { each: true, message: eventTypesMessage(false) })
+  @ArrayMaxSize(MAX_EVENT_TYPES)
   @ArrayMinSize(1)
   @IsArray({ message: '$property must be an event type or an array of event types' })
   type?: string[];

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
-import { AppConfig } from '../../../shared/config/app-config';
+import { InvoicesConfig } from '../invoices.config';
 import { EventOutbox, PendingEvent } from '../../../shared/events/outbox';
 import { InvoiceView, invoiceView } from '../dto/invoice.views';
 import type { InvoiceRecord } from '../persistence/invoice.record';
@@ -16,7 +16,7 @@ export class InvoiceEvents {
   constructor(
     @Inject(InvoicesRepository) private readonly repo: InvoicesRepository,
     @Inject(EventOutbox) private readonly outbox: EventOutbox,
-    @Inject(AppConfig) private readonly config: AppConfig,
+    @Inject(InvoicesConfig) private readonly config: InvoicesConfig,
   ) {}
 
   /** The merchant's view of an invoice record, to pass as `before` to `changed`. */
@@ -36,14 +36,9 @@ export class InvoiceEvents {
     return this.outbox.prepare(scope, 'invoice.created', this.view(invoice));
   }
 
-  /** After the statement that wrote a prepared event's row: the outbox's subscribers, with the same manager. */
+  /** After the statement that wrote a prepared event's row: the event is published once it commits. */
   async written(m: EntityManager, event: PendingEvent): Promise<void> {
     await this.outbox.written(m, event);
-  }
-
-  /** True when writing an event needs a transaction around it (the outbox has subscribers that write). */
-  get needTransaction(): boolean {
-    return this.outbox.hasSubscribers;
   }
 
   /**

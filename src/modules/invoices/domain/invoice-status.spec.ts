@@ -1,6 +1,7 @@
 import { InvalidStateTransitionError } from '../../../shared/errors/domain-error';
 import { Money } from '../../../shared/money/money';
-import { Actor, allowedTargets, canMove, INVOICE_STATUSES, InvoiceStatus, merchantMove, nextStatusForPayments, PaymentsSituation } from './invoice-status';
+import { Actor, allowedTargets, canMove, INVOICE_STATUSES, InvoiceStatus, merchantMove, nextStatusForPayments, SettlingInvoice } from './invoice-status';
+import { NO_PAYMENTS, PaymentTotals } from './payment-totals';
 
 const ALLOWED: Array<[InvoiceStatus, InvoiceStatus, Actor]> = [
   ['PENDING', 'WAITING_FOR_CONFIRMATIONS', 'payment'],
@@ -83,38 +84,42 @@ describe('invoice state machine', () => {
 
 describe('nextStatusForPayments', () => {
   const m = (v: string) => new Money(v);
-  const base: PaymentsSituation = { current: 'PENDING', priceUsd: m('100'), completedUsd: m('0'), pendingKind: null };
+  type Situation = SettlingInvoice & Partial<PaymentTotals>;
+  const base: Situation = { current: 'PENDING', priceUsd: m('100') };
+  /** The invoice's side and the payments' totals of one case. */
+  const next = ({ current, currentSubstatus, priceUsd, tolerance, ...totals }: Situation) =>
+    nextStatusForPayments({ current, currentSubstatus, priceUsd, tolerance }, { ...NO_PAYMENTS, ...totals });
 
   it.each([
     ['crypto payment pending', { pendingKind: 'crypto' }, { status: 'WAITING_FOR_CONFIRMATIONS', substatus: null }],
     ['fiat payment pending', { pendingKind: 'fiat' }, { status: 'PROCESSING', substatus: null }],
-    ['exactly covered', { completedUsd: m('100') }, { status: 'COMPLETED', substatus: null }],
-    ['over-paid', { completedUsd: m('100.000000000000000000000000000001') }, { status: 'COMPLETED', substatus: 'PAID_OVER' }],
+    ['exactly covered', { paid: m('100') }, { status: 'COMPLETED', substatus: null }],
+    ['over-paid', { paid: m('100.000000000000000000000000000001') }, { status: 'COMPLETED', substatus: 'PAID_OVER' }],
     [
       'beyond the price by less than rounding the amounts due up allows',
-      { completedUsd: m('100.0000000000000029'), roundingUsd: m('0.000000000000003') },
+      { paid: m('100.0000000000000029'), rounding: m('0.000000000000003') },
       { status: 'COMPLETED', substatus: null },
     ],
     [
       'beyond the price by more than rounding allows',
-      { completedUsd: m('100.0000000000000031'), roundingUsd: m('0.000000000000003') },
+      { paid: m('100.0000000000000031'), rounding: m('0.000000000000003') },
       { status: 'COMPLETED', substatus: 'PAID_OVER' },
     ],
-    ['short by the smallest unit', { completedUsd: m('99.999999999999999999999999999999') }, { status: 'PARTIALLY_PAID', substatus: 'PAID_PARTIAL' }],
-    ['within tolerance', { completedUsd: m('99'), tolerance: m('0.01') }, { status: 'COMPLETED', substatus: null }],
-    ['outside tolerance', { completedUsd: m('98.99'), tolerance: m('0.01') }, { status: 'PARTIALLY_PAID', substatus: 'PAID_PARTIAL' }],
-    ['waiting, then completed', { current: 'WAITING_FOR_CONFIRMATIONS', completedUsd: m('100') }, { status: 'COMPLETED', substatus: null }],
-    ['processing, then partly completed', { current: 'PROCESSING', completedUsd: m('10') }, { status: 'PARTIALLY_PAID', substatus: 'PAID_PARTIAL' }],
+    ['short by the smallest unit', { paid: m('99.999999999999999999999999999999') }, { status: 'PARTIALLY_PAID', substatus: 'PAID_PARTIAL' }],
+    ['within tolerance', { paid: m('99'), tolerance: m('0.01') }, { status: 'COMPLETED', substatus: null }],
+    ['outside tolerance', { paid: m('98.99'), tolerance: m('0.01') }, { status: 'PARTIALLY_PAID', substatus: 'PAID_PARTIAL' }],
+    ['waiting, then completed', { current: 'WAITING_FOR_CONFIRMATIONS', paid: m('100') }, { status: 'COMPLETED', substatus: null }],
+    ['processing, then partly completed', { current: 'PROCESSING', paid: m('10') }, { status: 'PARTIALLY_PAID', substatus: 'PAID_PARTIAL' }],
     ['waiting, payment failed', { current: 'WAITING_FOR_CONFIRMATIONS' }, { status: 'PENDING', substatus: null }],
     ['processing, payment cancelled', { current: 'PROCESSING' }, { status: 'PENDING', substatus: null }],
-    ['partially paid, rest arrives', { current: 'PARTIALLY_PAID', completedUsd: m('100') }, { status: 'COMPLETED', substatus: null }],
-    ['late payment covers an expired invoice', { paidLate: true, completedUsd: m('100') }, { status: 'COMPLETED', substatus: 'PAID_LATE' }],
-    ['late over-payment is reported as late', { paidLate: true, completedUsd: m('150') }, { status: 'COMPLETED', substatus: 'PAID_LATE' }],
-    ['late partial payment', { paidLate: true, completedUsd: m('40') }, { status: 'PARTIALLY_PAID', substatus: 'PAID_PARTIAL' }],
-    ['late rest after an on-time part', { current: 'PARTIALLY_PAID', paidLate: true, completedUsd: m('100') }, { status: 'COMPLETED', substatus: 'PAID_LATE' }],
+    ['partially paid, rest arrives', { current: 'PARTIALLY_PAID', paid: m('100') }, { status: 'COMPLETED', substatus: null }],
+    ['late payment covers an expired invoice', { paidLate: true, paid: m('100') }, { status: 'COMPLETED', substatus: 'PAID_LATE' }],
+    ['late over-payment is reported as late', { paidLate: true, paid: m('150') }, { status: 'COMPLETED', substatus: 'PAID_LATE' }],
+    ['late partial payment', { paidLate: true, paid: m('40') }, { status: 'PARTIALLY_PAID', substatus: 'PAID_PARTIAL' }],
+    ['late rest after an on-time part', { current: 'PARTIALLY_PAID', paidLate: true, paid: m('100') }, { status: 'COMPLETED', substatus: 'PAID_LATE' }],
     [
       'late payment confirmed while waiting',
-      { current: 'WAITING_FOR_CONFIRMATIONS', paidLate: true, completedUsd: m('100') },
+      { current: 'WAITING_FOR_CONFIRMATIONS', paidLate: true, paid: m('100') },
       { status: 'COMPLETED', substatus: 'PAID_LATE' },
     ],
     ['reorg reversed the only completed part', { current: 'PARTIALLY_PAID', chainMove: true }, { status: 'PENDING', substatus: null }],
@@ -125,34 +130,34 @@ describe('nextStatusForPayments', () => {
     ],
     [
       'reorg reversed a payment of a completed invoice: it stays COMPLETED, PAYMENT_REVERSED',
-      { current: 'COMPLETED', currentSubstatus: null, chainMove: true, completedUsd: m('40') },
+      { current: 'COMPLETED', currentSubstatus: null, chainMove: true, paid: m('40') },
       { status: 'COMPLETED', substatus: 'PAYMENT_REVERSED' },
     ],
     [
       'the reversed payment mined again covers it: substatus back to what its payments say',
-      { current: 'COMPLETED', currentSubstatus: 'PAYMENT_REVERSED', chainMove: true, completedUsd: m('120') },
+      { current: 'COMPLETED', currentSubstatus: 'PAYMENT_REVERSED', chainMove: true, paid: m('120') },
       { status: 'COMPLETED', substatus: 'PAID_OVER' },
     ],
     [
       'a new payment covers a reversed completed invoice: substatus back to what its payments say',
-      { current: 'COMPLETED', currentSubstatus: 'PAYMENT_REVERSED', completedUsd: m('100') },
+      { current: 'COMPLETED', currentSubstatus: 'PAYMENT_REVERSED', paid: m('100') },
       { status: 'COMPLETED', substatus: null },
     ],
-  ] as Array<[string, Partial<PaymentsSituation>, unknown]>)('%s', (_name, change, expected) => {
-    expect(nextStatusForPayments({ ...base, ...change })).toEqual(expected);
+  ] as Array<[string, Partial<Situation>, unknown]>)('%s', (_name, change, expected) => {
+    expect(next({ ...base, ...change })).toEqual(expected);
   });
 
   it.each([
     ['nothing happened', {}],
     ['already waiting, another pending payment', { current: 'WAITING_FOR_CONFIRMATIONS', pendingKind: 'crypto' }],
-    ['partially paid, more partial', { current: 'PARTIALLY_PAID', completedUsd: m('50') }],
-    ['completed stays completed', { current: 'COMPLETED', completedUsd: m('0') }],
-    ['voided stays voided', { current: 'VOIDED', completedUsd: m('500') }],
+    ['partially paid, more partial', { current: 'PARTIALLY_PAID', paid: m('50') }],
+    ['completed stays completed', { current: 'COMPLETED', paid: m('0') }],
+    ['voided stays voided', { current: 'VOIDED', paid: m('500') }],
     ['completed by the merchant: a reversal does not touch it', { current: 'COMPLETED', currentSubstatus: 'MARKED_PAID', chainMove: true }],
-    ['completed and still covered after a reversal', { current: 'COMPLETED', currentSubstatus: null, chainMove: true, completedUsd: m('100') }],
-    ['completed, not covered, but no chain reversal (e.g. a tolerance changed)', { current: 'COMPLETED', currentSubstatus: null, completedUsd: m('40') }],
-    ['reversed, and a new payment does not cover it yet', { current: 'COMPLETED', currentSubstatus: 'PAYMENT_REVERSED', completedUsd: m('40') }],
-  ] as Array<[string, Partial<PaymentsSituation>]>)('no change: %s', (_name, change) => {
-    expect(nextStatusForPayments({ ...base, ...change })).toBeNull();
+    ['completed and still covered after a reversal', { current: 'COMPLETED', currentSubstatus: null, chainMove: true, paid: m('100') }],
+    ['completed, not covered, but no chain reversal (e.g. a tolerance changed)', { current: 'COMPLETED', currentSubstatus: null, paid: m('40') }],
+    ['reversed, and a new payment does not cover it yet', { current: 'COMPLETED', currentSubstatus: 'PAYMENT_REVERSED', paid: m('40') }],
+  ] as Array<[string, Partial<Situation>]>)('no change: %s', (_name, change) => {
+    expect(next({ ...base, ...change })).toBeNull();
   });
 });

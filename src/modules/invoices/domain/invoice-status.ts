@@ -1,6 +1,7 @@
 import { InvalidStateTransitionError } from '../../../shared/errors/domain-error';
 import type { Amount } from '../../../shared/money/money';
 import { Money } from '../../../shared/money/money';
+import type { PaymentTotals } from './payment-totals';
 
 /**
  * The invoice lifecycle (decisions §8) as one explicit table. Every status change goes through
@@ -90,28 +91,15 @@ export function merchantMove(from: InvoiceStatus, to: InvoiceStatus): StatusChan
   return { status: to, substatus: transition.substatus ?? null };
 }
 
-/** What the payments of an invoice add up to, as the payments module sees them inside its transaction. */
-export interface PaymentsSituation {
+/** The invoice's side of a settlement: where it stands, and what covers it. */
+export interface SettlingInvoice {
   current: InvoiceStatus;
-  /** price_usd of the invoice. */
-  priceUsd: Amount;
-  /** Sum of price_usd of the invoice's COMPLETED payments. */
-  completedUsd: Amount;
-  /**
-   * How far the completed payments may exceed price_usd from rounding alone: each amount due is rounded
-   * up to its currency's smallest unit, so paying it exactly is not an overpayment (default 0).
-   */
-  roundingUsd?: Amount;
-  /** Kind of the newest still-PENDING payment, or null when none is pending. */
-  pendingKind: 'crypto' | 'fiat' | null;
-  /** PAYMENT_TOLERANCE: a fraction between 0 and 1 (default 0). */
-  tolerance?: Amount;
-  /** A COMPLETED payment of the invoice happened after its expires_at. */
-  paidLate?: boolean;
   /** The invoice's substatus now (for a COMPLETED invoice after a chain reversal). */
   currentSubstatus?: InvoiceSubstatus | null;
-  /** A chain report (a reorg) reversed or reinstated one of its payments. */
-  chainMove?: boolean;
+  /** price_usd of the invoice. */
+  priceUsd: Amount;
+  /** PAYMENT_TOLERANCE: a fraction between 0 and 1 (default 0). */
+  tolerance?: Amount;
 }
 
 /**
@@ -121,7 +109,8 @@ export interface PaymentsSituation {
  * pending payment with nothing completed moves PENDING to WAITING_FOR_CONFIRMATIONS (crypto) or
  * PROCESSING (fiat); when that pending payment goes away, the invoice falls back to PENDING.
  */
-export function nextStatusForPayments(s: PaymentsSituation): StatusChange | null {
+export function nextStatusForPayments(invoice: SettlingInvoice, totals: PaymentTotals): StatusChange | null {
+  const s = { ...invoice, ...totals };
   const tolerance = s.tolerance ?? new Money(0);
   const needed = s.priceUsd.mul(new Money(1).sub(tolerance));
   // After a reversal, any payment change may cover the invoice again (the transaction mined again, or a
@@ -130,9 +119,9 @@ export function nextStatusForPayments(s: PaymentsSituation): StatusChange | null
   if (s.current === 'COMPLETED' && (s.chainMove || reversed) && s.currentSubstatus !== 'MARKED_PAID') return reversedCompletion(s, needed);
   if (isFinal(s.current)) return null;
   let next: StatusChange;
-  if (s.completedUsd.gt(0) && s.completedUsd.gte(needed)) {
+  if (s.paid.gt(0) && s.paid.gte(needed)) {
     next = { status: 'COMPLETED', substatus: s.paidLate ? 'PAID_LATE' : overpaid(s) ? 'PAID_OVER' : null };
-  } else if (s.completedUsd.gt(0)) {
+  } else if (s.paid.gt(0)) {
     next = { status: 'PARTIALLY_PAID', substatus: 'PAID_PARTIAL' };
   } else if (s.pendingKind) {
     // PARTIALLY_PAID with nothing completed any more: a reorg reversed what it had.
@@ -148,19 +137,21 @@ export function nextStatusForPayments(s: PaymentsSituation): StatusChange | null
   return next;
 }
 
+type Situation = SettlingInvoice & PaymentTotals;
+
 /**
  * A COMPLETED invoice after a chain reorg moved one of its payments: it stays COMPLETED (final; the
  * merchant may have delivered), its substatus PAYMENT_REVERSED while its completed payments no
  * longer cover it, and what they call for (null, PAID_OVER, PAID_LATE) once they do again.
  */
-function reversedCompletion(s: PaymentsSituation, needed: Amount): StatusChange | null {
-  const covered = s.completedUsd.gt(0) && s.completedUsd.gte(needed);
+function reversedCompletion(s: Situation, needed: Amount): StatusChange | null {
+  const covered = s.paid.gt(0) && s.paid.gte(needed);
   const substatus: InvoiceSubstatus | null = !covered ? 'PAYMENT_REVERSED' : s.paidLate ? 'PAID_LATE' : overpaid(s) ? 'PAID_OVER' : null;
   if (substatus === (s.currentSubstatus ?? null)) return null;
   return { status: 'COMPLETED', substatus };
 }
 
 /** Paid beyond price_usd by more than rounding each amount due up to its smallest unit accounts for. */
-function overpaid(s: PaymentsSituation): boolean {
-  return s.completedUsd.gt(s.priceUsd.add(s.roundingUsd ?? new Money(0)));
+function overpaid(s: Situation): boolean {
+  return s.paid.gt(s.priceUsd.add(s.rounding));
 }

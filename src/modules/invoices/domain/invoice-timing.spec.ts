@@ -1,6 +1,7 @@
 import { INVOICE_STATUSES, InvoiceStatus, InvoiceSubstatus } from './invoice-status';
 import {
   expiresAtFor,
+  heldRatesSnapshot,
   isLatePayment,
   isPastExpiry,
   monitoringEndsAt,
@@ -90,5 +91,18 @@ describe('invoice clocks', () => {
     expect(timeMoveEvents(inv('PENDING'), { status: 'PENDING', substatus: 'EXPIRED' })).toEqual(['invoice.expired', 'invoice.updated']);
     expect(timeMoveEvents(inv('PENDING', 'EXPIRED'), { status: 'VOIDED', substatus: 'EXPIRED' })).toEqual(['invoice.updated']);
     expect(timeMoveEvents(inv('PENDING'), { status: 'VOIDED', substatus: 'EXPIRED' })).toEqual(['invoice.expired', 'invoice.updated']);
+  });
+
+  it.each([
+    ['before expires_at', 'snap_1', 14.99, 'snap_1'],
+    ['at expires_at', 'snap_1', 15, null],
+    ['after expires_at', 'snap_1', 20, null],
+    ['without a snapshot', null, 1, null],
+  ])("holds the invoice's rates %s only while it has not expired", (_when, snapshot, minutes, held) => {
+    expect(heldRatesSnapshot({ ratesSnapshotId: snapshot, expiresAt }, at(minutes))).toBe(held);
+  });
+
+  it('holds no rates for an invoice that never expires', () => {
+    expect(heldRatesSnapshot({ ratesSnapshotId: 'snap_1', expiresAt: null }, at(1))).toBeNull();
   });
 });

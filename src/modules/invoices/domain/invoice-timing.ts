@@ -46,6 +46,16 @@ export function isPastExpiry(expiresAt: Date | null, now: Date): boolean {
   return expiresAt !== null && now.getTime() >= expiresAt.getTime();
 }
 
+/**
+ * The rate lock: until `expires_at` the invoice's own rates snapshot values what a payer sends; from
+ * then on (and for an invoice without a snapshot or without expiry) the current rates do, shown as null.
+ * `now` is the invoice's scope's now (Clock.nowFor), so a moved test clock ends the lock for every reader.
+ */
+export function heldRatesSnapshot(invoice: { ratesSnapshotId: string | null; expiresAt: Date | null }, now: Date): string | null {
+  if (!invoice.ratesSnapshotId || invoice.expiresAt === null || isPastExpiry(invoice.expiresAt, now)) return null;
+  return invoice.ratesSnapshotId;
+}
+
 /** A payment made after the invoice expired (it may still complete it, as PAID_LATE). */
 export function isLatePayment(happenedAt: Date, expiresAt: Date | null): boolean {
   return expiresAt !== null && happenedAt.getTime() > expiresAt.getTime();

@@ -7,6 +7,7 @@ import { maskEmail, type PayerProductView } from '../domain/payer-view';
 import type { InvoiceCalculationRecord } from '../persistence/invoice-calculation.record';
 import type { InvoiceItemRecord } from '../persistence/invoice-item.record';
 import type { InvoiceRecord } from '../persistence/invoice.record';
+import type { InvoicePayment } from '../ports/list-invoice-payments.query';
 
 /** Read forms of invoices as responses show them (30-digit amounts, YYYY-MM-DD HH:MM:SS times). */
 export interface InvoiceView {
@@ -31,7 +32,7 @@ export interface InvoiceView {
   items?: InvoiceItemView[];
   calculations?: InvoiceCalculationView[];
   organization?: { name: string; image_url: string | null };
-  payments?: unknown[];
+  payments?: InvoicePayment[];
   currency_details?: { code: string; kind: 'CRYPTO' | 'FIAT' };
   summary?: InvoiceSummaryView;
 }

@@ -21,24 +21,8 @@ export interface InvoiceListFilter {
   offset: number;
 }
 
-/**
- * Whether PostgreSQL has statistics for `payments` (ANALYZE, or autovacuum's, has run on it): the form
- * of the provider filter depends on it. Readable by the tables' owner; one row of pg_stats.
- */
-export const PAYMENTS_ANALYZED_SQL = `SELECT EXISTS (SELECT 1 FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'payments'
-                                                    AND attname = 'invoice_id') AS analyzed`;
-
-/**
- * The list statement's pieces for a filter (the list's WHERE clause, its parameters and paging).
- * `paymentsAnalyzed`: whether the planner has statistics for payments (PAYMENTS_ANALYZED_SQL), which
- * only the provider filter's form depends on.
- */
-export function invoiceListRequest(
-  scope: Scope,
-  f: InvoiceListFilter,
-  clock?: { now: Date; monitoringMinutes: number },
-  paymentsAnalyzed = true,
-): KeysetPageRequest {
+/** The list statement's pieces for a filter (the list's WHERE clause, its parameters and paging). */
+export function invoiceListRequest(scope: Scope, f: InvoiceListFilter, clock?: { now: Date; monitoringMinutes: number }): KeysetPageRequest {
   const w = new ListWhere(scope);
   if (f.status?.length && clock) {
     // The status as of now: an unpaid invoice past its monitoring window counts as VOIDED even
@@ -60,25 +44,10 @@ export function invoiceListRequest(
   if (f.createdFrom) w.add((p) => `created_at >= ${p}`, f.createdFrom, 'time');
   if (f.createdTo) w.add((p) => `created_at <= ${p}`, f.createdTo, 'time');
   if (f.customerEmail !== undefined) w.add((p) => `lower(customer_email) = lower(${p})`, f.customerEmail);
-  // Invoices having a payment (any status) through this provider (either spelling, provider_ or prov_);
-  // read side of the payments table. Two forms, by whether payments has statistics:
-  // - analyzed: with the scope, so the planner may hash the organization's payments through the
-  //   provider once and join them to the invoices (3.5 ms for 2,627 matches among 8,999 invoices);
-  // - never analyzed: the planner believes the organization has no payments and, given the scope, walks
-  //   its provider range once per invoice (quadratic: 64-106 ms on 895 invoices). Without the scope the
-  //   only way in is the invoice's own index (payments_invoice_idx: invoice_id, provider_id), one lookup
-  //   per invoice the walk meets, linear whatever the estimates. The scope is implied: a payment is
-  //   always recorded in its invoice's organization and mode, and the invoices are the caller's.
-  if (f.providerId !== undefined) {
-    const provider = (p: string) => `regexp_replace(${p}, '^provider_', 'prov_')`;
-    w.add(
-      paymentsAnalyzed
-        ? (p) => `EXISTS (SELECT 1 FROM payments pay WHERE pay.invoice_id = invoices.id AND pay.organization_id = invoices.organization_id
-                            AND pay.mode = invoices.mode AND pay.provider_id = ${provider(p)})`
-        : (p) => `EXISTS (SELECT 1 FROM payments pay WHERE pay.invoice_id = invoices.id AND pay.provider_id = ${provider(p)})`,
-      f.providerId,
-    );
-  }
+  // Invoices having a payment (any status) through this provider (either spelling, provider_ or prov_):
+  // the invoice's own read model of its payments (payment_provider_ids, kept by the settlement), so the
+  // list reads no other module's table; checked on each invoice the scope's walk meets.
+  if (f.providerId !== undefined) w.add((p) => `payment_provider_ids @> ARRAY[regexp_replace(${p}, '^provider_', 'prov_')]`, f.providerId);
   return {
     table: 'invoices',
     columns: INVOICE_COLUMNS,

@@ -12,7 +12,7 @@ import { InvoiceCalculationRecord } from './invoice-calculation.record';
 import { InvoiceItemRecord } from './invoice-item.record';
 import { InvoiceRecord } from './invoice.record';
 import { INSERT_INVOICE_SQL, INSERT_INVOICE_WITH_EVENT_SQL, INVOICE_COLUMNS, READ_INVOICE_BY_ID_SQL, READ_INVOICE_SCOPED_SQL } from './invoice-sql';
-import { invoiceListRequest, InvoiceListFilter, PAYMENTS_ANALYZED_SQL } from './invoice-list';
+import { invoiceListRequest, InvoiceListFilter } from './invoice-list';
 import type { CurrencyChangeWindow } from '../domain/currency-change';
 
 /**
@@ -160,6 +160,19 @@ function accessWhere(access: InvoiceAccess, params: unknown[]): string {
 const UPDATE_STATUS_SQL = `UPDATE invoices SET status = $4, substatus = $5, updated_at = $6 WHERE id = $1 AND organization_id = $2 AND mode = $3`;
 /** The status update with an event's row (the invoice's invoice.updated) written by the same statement. */
 const UPDATE_STATUS_WITH_EVENT_SQL = prepared('invoice_status_event', withEventRow(UPDATE_STATUS_SQL, 6));
+/** A settlement's status move, with the providers its payments went through when that list grew ($7, else null). */
+const SETTLE_TEXT = `UPDATE invoices SET status = $4, substatus = $5, updated_at = $6, payment_provider_ids = COALESCE($7::text[], payment_provider_ids)
+    WHERE id = $1 AND organization_id = $2 AND mode = $3`;
+const SETTLE_SQL = prepared('invoice_settle', SETTLE_TEXT);
+const SETTLE_WITH_EVENT_SQL = prepared('invoice_settle_event', withEventRow(SETTLE_TEXT, 7));
+/** The providers alone: a new payment through another provider that moves no status. */
+const UPDATE_PROVIDERS_SQL = prepared(
+  'invoice_payment_providers',
+  `UPDATE invoices SET payment_provider_ids = $4::text[] WHERE id = $1 AND organization_id = $2 AND mode = $3`,
+);
+
+/** An invoice under its row lock, with the list's read model of its payments. */
+export type LockedInvoice = InvoiceRecord & { paymentProviderIds: string[] };
 
 @Injectable()
 export class InvoicesRepository {
@@ -237,13 +250,19 @@ export class InvoicesRepository {
     return rows[0] ? toRecord(rows[0]) : null;
   }
 
-  /** Like find, holding the row lock until the transaction ends; take it before checking a state change. */
-  async lock(m: EntityManager, access: InvoiceAccess, id: string): Promise<InvoiceRecord | null> {
+  /**
+   * Like find, holding the row lock until the transaction ends; take it before checking a state change.
+   * Also answers the list's read model of the invoice's payments (the providers they went through).
+   */
+  async lock(m: EntityManager, access: InvoiceAccess, id: string): Promise<LockedInvoice | null> {
     const params: unknown[] = [id];
     // Prepared: every payment write takes this lock first (two shapes: with and without the caller's scope).
-    const sql = preparedShape('invoice_lock', `SELECT ${INVOICE_COLUMNS} FROM invoices WHERE id = $1${accessWhere(access, params)} FOR UPDATE`);
-    const rows: InvoiceRow[] = await m.query(sql, params);
-    return rows[0] ? toRecord(rows[0]) : null;
+    const sql = preparedShape(
+      'invoice_lock',
+      `SELECT ${INVOICE_COLUMNS}, payment_provider_ids FROM invoices WHERE id = $1${accessWhere(access, params)} FOR UPDATE`,
+    );
+    const rows: Array<InvoiceRow & { payment_provider_ids: string[] }> = await m.query(sql, params);
+    return rows[0] ? { ...toRecord(rows[0]), paymentProviderIds: rows[0].payment_provider_ids } : null;
   }
 
   /**
@@ -296,6 +315,27 @@ export class InvoicesRepository {
   ): Promise<void> {
     const values = [invoice.id, invoice.organizationId, invoice.mode, status, substatus, at];
     await writeBehind(m, event ? UPDATE_STATUS_WITH_EVENT_SQL : UPDATE_STATUS_SQL, event ? [...values, ...event.values] : values);
+  }
+
+  /**
+   * What a payment's settlement writes to its (locked) invoice: the status move its payments call for
+   * (with the first event's row when given), and the providers they went through when that list grew
+   * (the list filter's read model), in one statement sent without waiting (`writeBehind`). Nothing
+   * when neither changed.
+   */
+  async settlePayments(
+    m: EntityManager,
+    invoice: Pick<InvoiceRecord, 'id' | 'organizationId' | 'mode'>,
+    move: { status: InvoiceStatus; substatus: InvoiceSubstatus | null; at: Date; event: PendingEvent | null } | null,
+    providers: readonly string[] | null,
+  ): Promise<void> {
+    const scope = [invoice.id, invoice.organizationId, invoice.mode];
+    if (!move) {
+      if (providers) await writeBehind(m, UPDATE_PROVIDERS_SQL, [...scope, providers]);
+      return;
+    }
+    const values = [...scope, move.status, move.substatus, move.at, providers];
+    await writeBehind(m, move.event ? SETTLE_WITH_EVENT_SQL : SETTLE_SQL, move.event ? [...values, ...move.event.values] : values);
   }
 
   /** A currency change: the calculation lines are rewritten and the totals follow. */
@@ -377,23 +417,7 @@ export class InvoicesRepository {
     f: InvoiceListFilter,
     clock?: { now: Date; monitoringMinutes: number },
   ): Promise<{ rows: InvoiceRecord[]; total: number; hasMore: boolean } | null> {
-    const analyzed = f.providerId === undefined || (await this.paymentsHaveStatistics(m));
-    const page = await keysetPage<InvoiceRow>(m, invoiceListRequest(scope, f, clock, analyzed));
+    const page = await keysetPage<InvoiceRow>(m, invoiceListRequest(scope, f, clock));
     return page && { ...page, rows: page.rows.map(toRecord) };
-  }
-
-  /** Once payments has statistics it keeps them; until then the answer is asked again at most once a minute. */
-  private paymentsAnalyzed = false;
-  private paymentsCheckedAt = Number.NEGATIVE_INFINITY;
-
-  /** Whether the planner has statistics for payments (the provider filter's form depends on it; see invoice-list.ts). */
-  private async paymentsHaveStatistics(m: EntityManager): Promise<boolean> {
-    if (this.paymentsAnalyzed) return true;
-    const now = Date.now();
-    if (now - this.paymentsCheckedAt < 60_000) return false;
-    this.paymentsCheckedAt = now;
-    const rows: Array<{ analyzed: boolean }> = await m.query(PAYMENTS_ANALYZED_SQL);
-    this.paymentsAnalyzed = rows[0]?.analyzed === true;
-    return this.paymentsAnalyzed;
   }
 }

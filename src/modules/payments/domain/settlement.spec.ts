@@ -6,14 +6,25 @@ const T0 = Date.parse('2026-01-01T00:00:00Z');
 const at = (minutes: number) => new Date(T0 + minutes * 60_000);
 
 function payment(id: string, status: PaymentStatus, usd: string, o: Partial<SettlingPayment> = {}): SettlingPayment {
-  return { id, status, priceUsd: new Money(usd), unitUsd: new Money(0), providerKind: 'crypto', happenedAt: at(0), createdAt: at(0), ...o };
+  return {
+    id,
+    providerId: 'prov_ethereum_usdt',
+    status,
+    priceUsd: new Money(usd),
+    unitUsd: new Money(0),
+    providerKind: 'crypto',
+    happenedAt: at(0),
+    createdAt: at(0),
+    offChain: false,
+    ...o,
+  };
 }
 
 describe('settle (an invoice from all its payments)', () => {
   it('no payments: nothing paid, nothing pending, not late', () => {
     const s = settle([], at(60));
-    expect(s.completedUsd.toFixed()).toBe('0');
-    expect(s).toMatchObject({ pendingKind: null, paidLate: false });
+    expect([s.paid, s.pending, s.refunded, s.reversed, s.rounding].map((a) => a.toFixed())).toEqual(['0', '0', '0', '0', '0']);
+    expect(s).toMatchObject({ pendingKind: null, paidLate: false, chainMove: false });
   });
 
   it('sums COMPLETED payments exactly, at 30 fractional digits, ignoring the other statuses', () => {
@@ -28,7 +39,10 @@ describe('settle (an invoice from all its payments)', () => {
       ],
       null,
     );
-    expect(s.completedUsd.toFixed()).toBe('123456789012345678901234567890123456789012345678.300000000000000000000000000002');
+    expect(s.paid.toFixed()).toBe('123456789012345678901234567890123456789012345678.300000000000000000000000000002');
+    expect(s.pending.toFixed()).toBe('1000');
+    // Cancelled by someone, not by the chain: nothing reversed.
+    expect(s.reversed.toFixed()).toBe('0');
   });
 
   it.each<[string, SettlingPayment[], 'crypto' | 'fiat' | null]>([
@@ -65,6 +79,38 @@ describe('settle (an invoice from all its payments)', () => {
   });
 });
 
+describe('pending and reversed totals', () => {
+  it('adds up the payments under way and those a reorg took back off the chain', () => {
+    const s = settle(
+      [
+        payment('a', 'PENDING', '1.5'),
+        payment('b', 'PENDING', '2.000000000000000000000000000001'),
+        payment('c', 'CANCELLED', '7', { offChain: true }),
+        payment('d', 'CANCELLED', '100'),
+        payment('e', 'COMPLETED', '3'),
+      ],
+      null,
+    );
+    expect(s.pending.toFixed()).toBe('3.500000000000000000000000000001');
+    expect(s.reversed.toFixed()).toBe('7');
+    expect(s.paid.toFixed()).toBe('3');
+    expect(s.refunded.toFixed()).toBe('0');
+  });
+
+  it('lists the providers the payments went through, any status, once each and sorted', () => {
+    const s = settle(
+      [
+        payment('a', 'FAILED', '1', { providerId: 'prov_polygon_usdt' }),
+        payment('b', 'COMPLETED', '1', { providerId: 'prov_bitcoin_btc' }),
+        payment('c', 'PENDING', '1', { providerId: 'prov_polygon_usdt' }),
+      ],
+      null,
+    );
+    expect(s.providers).toEqual(['prov_bitcoin_btc', 'prov_polygon_usdt']);
+    expect(settle([], null).providers).toEqual([]);
+  });
+});
+
 describe('rounding allowance (an amount due is rounded up to its smallest unit)', () => {
   it("is the USD value of one smallest unit at the payment's own rate", () => {
     // 0.004 ETH worth 10 USD (2,500 USD per ETH): one wei is 2.5e-15 USD
@@ -84,6 +130,6 @@ describe('rounding allowance (an amount due is rounded up to its smallest unit)'
       ],
       null,
     );
-    expect(s.roundingUsd.toFixed()).toBe('0.0000010000000025');
+    expect(s.rounding.toFixed()).toBe('0.0000010000000025');
   });
 });

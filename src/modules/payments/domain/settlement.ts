@@ -1,10 +1,12 @@
 import type { Amount } from '../../../shared/money/money';
 import { Money, ZERO } from '../../../shared/money/money';
+import type { PaymentTotals } from '../../invoices';
 import type { PaymentStatus } from './payment-status';
 
 /** What settling an invoice needs to know of one of its payments. */
 export interface SettlingPayment {
   id: string;
+  providerId: string;
   status: PaymentStatus;
   priceUsd: Amount;
   /**
@@ -16,45 +18,48 @@ export interface SettlingPayment {
   providerKind: 'crypto' | 'fiat' | null;
   happenedAt: Date;
   createdAt: Date;
-}
-
-/** Where an invoice's payments leave it: what the invoice's lifecycle table decides its state from. */
-export interface Settlement {
-  /** Exact sum of price_usd of the COMPLETED payments. */
-  completedUsd: Amount;
-  /** Sum of unitUsd of the COMPLETED payments: how far rounding each amount due up may take them beyond the price. */
-  roundingUsd: Amount;
-  /** Provider kind of the newest (created last) still-PENDING payment; null when none is pending. */
-  pendingKind: 'crypto' | 'fiat' | null;
-  /** A COMPLETED payment happened after the invoice's expiry (never for an invoice that does not expire). */
-  paidLate: boolean;
-  /**
-   * A chain report moved a payment (a reorg reversed or reinstated it): a COMPLETED invoice then
-   * shows in its substatus whether its payments still cover it (docs/payments.md, "Chain reversals").
-   */
-  chainMove?: boolean;
+  /** A rail reported its transaction in no block any more (a reorg took it back off the chain). */
+  offChain: boolean;
 }
 
 /**
- * Settles an invoice from all its payments (the invoice locked by the caller, so the list is
- * complete): what they paid, whether one is still under way and with which kind of provider, and
- * whether one came late. Pure: the same payments always give the same settlement.
+ * The totals of an invoice's payments (the invoice locked by the caller, so the list is complete), as
+ * the invoices module declares them (PaymentTotals): what they paid, what is still under way and with
+ * which kind of provider, what a reorg took back, and whether a payment came late. Invoices decide the
+ * state from it. Pure: the same payments always give the same totals. `chainMove` is the caller's to set.
  */
-export function settle(payments: readonly SettlingPayment[], expiresAt: Date | null): Settlement {
-  let completedUsd = ZERO;
-  let roundingUsd = ZERO;
+export function settle(payments: readonly SettlingPayment[], expiresAt: Date | null): PaymentTotals {
+  let paid = ZERO;
+  let pending = ZERO;
+  let reversed = ZERO;
+  let rounding = ZERO;
   let newestPending: SettlingPayment | null = null;
   let paidLate = false;
+  const providers = new Set<string>();
   for (const p of payments) {
+    providers.add(p.providerId);
     if (p.status === 'COMPLETED') {
-      completedUsd = completedUsd.add(p.priceUsd);
-      roundingUsd = roundingUsd.add(p.unitUsd);
+      paid = paid.add(p.priceUsd);
+      rounding = rounding.add(p.unitUsd);
       if (expiresAt && p.happenedAt.getTime() > expiresAt.getTime()) paidLate = true;
-    } else if (p.status === 'PENDING' && (!newestPending || isNewer(p, newestPending))) {
-      newestPending = p;
+    } else if (p.status === 'PENDING') {
+      pending = pending.add(p.priceUsd);
+      if (!newestPending || isNewer(p, newestPending)) newestPending = p;
+    } else if (p.status === 'CANCELLED' && p.offChain) {
+      reversed = reversed.add(p.priceUsd);
     }
   }
-  return { completedUsd, roundingUsd, pendingKind: newestPending?.providerKind ?? null, paidLate };
+  return {
+    paid,
+    pending,
+    refunded: ZERO,
+    reversed,
+    rounding,
+    pendingKind: newestPending?.providerKind ?? null,
+    paidLate,
+    providers: [...providers].sort(),
+    chainMove: false,
+  };
 }
 
 /** Newer by creation time, then by id (the order the payments list uses). */

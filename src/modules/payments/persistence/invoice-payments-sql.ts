@@ -12,7 +12,8 @@ import { PAYMENT_COLUMNS } from './payment-list';
  */
 
 /** What a settlement reads of each payment of the invoice. */
-export const SETTLING_COLUMNS = 'id, status, price::text AS price, price_usd::text AS price_usd, provider_id, happened_at, created_at';
+export const SETTLING_COLUMNS =
+  'id, status, price::text AS price, price_usd::text AS price_usd, provider_id, happened_at, created_at, off_chain_at IS NOT NULL AS off_chain';
 /** An invoice's payments are found through the invoice's own index, whatever the statistics (scopeCheck). */
 export const SETTLING_SQL = prepared('payment_settling', `SELECT ${SETTLING_COLUMNS} FROM payments WHERE invoice_id = $3 AND ${scopeCheck('$1', '$2')}`);
 

@@ -83,9 +83,20 @@ export interface SettlingPayment {
   providerId: string;
   happenedAt: Date;
   createdAt: Date;
+  /** A rail reported its transaction in no block any more. */
+  offChain: boolean;
 }
 
-type SettlingRow = { id: string; status: PaymentStatus; price: string; price_usd: string; provider_id: string; happened_at: Date; created_at: Date };
+type SettlingRow = {
+  id: string;
+  status: PaymentStatus;
+  price: string;
+  price_usd: string;
+  provider_id: string;
+  happened_at: Date;
+  created_at: Date;
+  off_chain: boolean;
+};
 
 function settlingOf(r: SettlingRow): SettlingPayment {
   return {
@@ -96,6 +107,7 @@ function settlingOf(r: SettlingRow): SettlingPayment {
     providerId: r.provider_id,
     happenedAt: r.happened_at,
     createdAt: r.created_at,
+    offChain: r.off_chain,
   };
 }
 

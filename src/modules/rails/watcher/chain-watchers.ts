@@ -1,13 +1,14 @@
-import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnApplicationBootstrap } from '@nestjs/common';
+import { BackgroundWork } from '../../../shared/lifecycle/background-work';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { DataSource } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
-import { AppConfig } from '../../../shared/config/app-config';
 import { TransactionRunner } from '../../../shared/db/transaction-runner';
 import { EventOutbox } from '../../../shared/events/outbox';
 import { Clock } from '../../../shared/time/clock';
 import { Metrics } from '../../health';
+import { InvoicesConfig } from '../../invoices';
 import { unmatchedTransferView } from '../dto/unmatched.views';
 import { ChainStateRepository } from '../persistence/chain-state.repository';
 import { DepositAddressesRepository } from '../persistence/deposit-addresses.repository';
@@ -23,7 +24,7 @@ import { NetworkWatcher } from './network-watcher';
  * Started after the migrations (main.ts); stopped on shutdown. Readiness does not depend on them.
  */
 @Injectable()
-export class ChainWatchers implements OnModuleDestroy {
+export class ChainWatchers implements OnModuleDestroy, OnApplicationBootstrap {
   private readonly logger = new Logger('ChainWatchers');
   private readonly watchers: NetworkWatcher[] = [];
   private readonly head: Gauge<'network' | 'mode'>;
@@ -32,8 +33,9 @@ export class ChainWatchers implements OnModuleDestroy {
   private readonly scanSeconds: Histogram<'network' | 'mode'>;
 
   constructor(
+    @Inject(BackgroundWork) private readonly work: BackgroundWork,
     @Inject(RailsConfig) private readonly config: RailsConfig,
-    @Inject(AppConfig) private readonly app: AppConfig,
+    @Inject(InvoicesConfig) private readonly invoices: InvoicesConfig,
     @Inject(DataSource) private readonly dataSource: DataSource,
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(CommandBus) private readonly commands: CommandBus,
@@ -74,6 +76,11 @@ export class ChainWatchers implements OnModuleDestroy {
     });
   }
 
+  /** Starts with the service's background work (after the migrations; never in the CLI). */
+  onApplicationBootstrap(): void {
+    this.work.whenReady('chain watchers', () => this.start());
+  }
+
   start(): void {
     // Every instance checks the nodes' chain ids: one that only hands out addresses must know too.
     this.nodes.start();
@@ -101,7 +108,7 @@ export class ChainWatchers implements OnModuleDestroy {
         },
         clock: this.clock,
         lockRetryMs: this.config.lockRetryMs,
-        rewatchMs: this.app.INVOICE_MONITORING_MINUTES * 60_000,
+        rewatchMs: this.invoices.INVOICE_MONITORING_MINUTES * 60_000,
         metrics: { head: this.head, lag: this.lag, rpcErrors: this.rpcErrors, scanSeconds: this.scanSeconds },
       });
       this.watchers.push(watcher);

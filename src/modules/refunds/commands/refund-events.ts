@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
 import { EventOutbox } from '../../../shared/events/outbox';
 import { refundView } from '../dto/refund.views';
+import type { RefundEventType } from '../events/refund.events';
 import type { RefundRow } from '../persistence/refunds.repository';
 
 /**
@@ -20,7 +21,7 @@ export class RefundEvents {
   }
 
   async changed(m: EntityManager, before: RefundRow, after: RefundRow): Promise<void> {
-    const type =
+    const type: RefundEventType =
       after.status !== before.status && after.status === 'COMPLETED'
         ? 'refund.completed'
         : after.status !== before.status && after.status === 'CANCELED'

@@ -1,9 +1,10 @@
-import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnApplicationBootstrap } from '@nestjs/common';
+import { BackgroundWork } from '../../../shared/lifecycle/background-work';
 import { Counter, Histogram } from 'prom-client';
 import { Webhook } from 'standardwebhooks';
 import type { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
-import { AppConfig } from '../../../shared/config/app-config';
+import { WebhooksConfig } from '../webhooks.config';
 import { TransactionRunner } from '../../../shared/db/transaction-runner';
 import { renderEvent } from '../../../shared/events/event-payload';
 import { EventOutbox } from '../../../shared/events/outbox';
@@ -17,6 +18,8 @@ import { WebhookEndpointsRepository } from '../persistence/webhook-endpoints.rep
 import { sendWebhook, SendResult } from './http-sender';
 
 export const USER_AGENT = 'invoicing-api-webhooks/1.0';
+/** The shortest time between two passes that committed events bring forward (`soon`). */
+const EARLY_PASS_GAP_MS = 200;
 
 function describe(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
@@ -31,15 +34,18 @@ function describe(error: unknown): string {
  * attempts in flight finish.
  */
 @Injectable()
-export class WebhookDispatcher implements OnModuleDestroy {
+export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstrap {
   private readonly schedule: number[];
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private started = false;
   private stopping = false;
+  private timerDueAt = 0;
+  private lastPassAt = 0;
 
   constructor(
-    @Inject(AppConfig) private readonly config: AppConfig,
+    @Inject(BackgroundWork) private readonly work: BackgroundWork,
+    @Inject(WebhooksConfig) private readonly config: WebhooksConfig,
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(WebhookDeliveriesRepository) private readonly deliveries: WebhookDeliveriesRepository,
     @Inject(WebhookEndpointsRepository) private readonly endpoints: WebhookEndpointsRepository,
@@ -68,6 +74,11 @@ export class WebhookDispatcher implements OnModuleDestroy {
 
   private readonly logger = new Logger('WebhookDispatcher');
 
+  /** Starts with the service's background work (after the migrations; never in the CLI). */
+  onApplicationBootstrap(): void {
+    this.work.whenReady('webhook dispatcher', () => this.start());
+  }
+
   /** Starts the loop (once the schema is migrated); does nothing when WEBHOOK_DISPATCHER=false. */
   start(): void {
     if (this.started || !this.config.WEBHOOK_DISPATCHER) return;
@@ -85,6 +96,7 @@ export class WebhookDispatcher implements OnModuleDestroy {
 
   private plan(delayMs: number): void {
     if (this.stopping) return;
+    this.timerDueAt = Date.now() + delayMs;
     this.timer = setTimeout(() => {
       this.timer = null;
       this.running = this.tick().finally(() => {
@@ -93,7 +105,21 @@ export class WebhookDispatcher implements OnModuleDestroy {
     }, delayMs);
   }
 
+  /**
+   * An event committed in this process may have queued deliveries: the next pass comes now instead of
+   * after the rest of the interval, unless a pass ran less than EARLY_PASS_GAP_MS ago (under a stream
+   * of events the passes stay that far apart). A pass already running or due at once is left alone.
+   */
+  soon(): void {
+    if (!this.started || this.stopping || !this.timer || this.running) return;
+    const wait = Math.max(0, this.lastPassAt + EARLY_PASS_GAP_MS - Date.now());
+    if (this.timerDueAt <= Date.now() + wait) return;
+    clearTimeout(this.timer);
+    this.plan(wait);
+  }
+
   private async tick(): Promise<void> {
+    this.lastPassAt = Date.now();
     let claimed = 0;
     try {
       claimed = await this.runOnce();

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { lookup } from 'node:dns/promises';
-import { AppConfig } from '../../../shared/config/app-config';
+import { WebhooksConfig } from '../webhooks.config';
 import { isIpLiteral, isPublicAddress } from '../domain/address-guard';
 import { endpointUrlProblem } from '../domain/endpoint-url';
 
@@ -11,7 +11,7 @@ import { endpointUrlProblem } from '../domain/endpoint-url';
  */
 @Injectable()
 export class WebhookUrlPolicy {
-  constructor(@Inject(AppConfig) private readonly config: AppConfig) {}
+  constructor(@Inject(WebhooksConfig) private readonly config: WebhooksConfig) {}
 
   get allowPrivate(): boolean {
     return this.config.webhookAllowPrivate;

@@ -1,11 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Length, Max, MaxLength, Min, ValidateIf } from 'class-validator';
-import { ALL_EVENTS, EVENT_TYPES } from '../../../shared/events/event-types';
+import { eventTypesMessage, MAX_EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES } from '../../../shared/events/event-types';
 import { LimitField, OffsetField } from '../../../shared/validation/decorators';
 import { MAX_URL_LENGTH } from '../domain/endpoint-url';
 
-const SUBSCRIBABLE = [ALL_EVENTS, ...EVENT_TYPES];
+/** The live registry (modules declare their types as they load), with `*`. */
+const SUBSCRIBABLE = SUBSCRIBABLE_EVENT_TYPES as string[];
 const toList = ({ value }: { value: unknown }) => (typeof value === 'string' ? [value] : value);
 const EVENT_TYPES_DOC = {
   oneOf: [
@@ -15,7 +16,7 @@ const EVENT_TYPES_DOC = {
   description: 'The event types sent to this endpoint, or `*` for all (including types added later)',
   example: ['payment.created', 'payment.updated', 'invoice.completed'],
 };
-const EVENT_TYPES_MESSAGE = `$property must contain only * or these event types: ${EVENT_TYPES.join(', ')}`;
+const EVENT_TYPES_MESSAGE = eventTypesMessage(true);
 
 export class CreateWebhookRequestDto {
   @ApiProperty({
@@ -30,7 +31,7 @@ export class CreateWebhookRequestDto {
   @ApiProperty(EVENT_TYPES_DOC)
   @Transform(toList)
   @IsIn(SUBSCRIBABLE, { each: true, message: EVENT_TYPES_MESSAGE })
-  @ArrayMaxSize(SUBSCRIBABLE.length)
+  @ArrayMaxSize(MAX_EVENT_TYPES)
   @ArrayMinSize(1)
   @IsArray({ message: '$property must be an event type, * or an array of them' })
   event_types: string[];
@@ -58,7 +59,7 @@ export class UpdateWebhookRequestDto {
   @Transform(toList)
   @IsOptional()
   @IsIn(SUBSCRIBABLE, { each: true, message: EVENT_TYPES_MESSAGE })
-  @ArrayMaxSize(SUBSCRIBABLE.length)
+  @ArrayMaxSize(MAX_EVENT_TYPES)
   @ArrayMinSize(1)
   @IsArray({ message: '$property must be an event type, * or an array of them' })
   event_types?: string[];

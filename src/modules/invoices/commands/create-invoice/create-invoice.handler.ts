@@ -3,7 +3,7 @@ import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { newId } from '../../../../shared/ids/ids';
 import { parseAmount } from '../../../../shared/money/money';
-import { AppConfig } from '../../../../shared/config/app-config';
+import { InvoicesConfig } from '../../invoices.config';
 import { Clock } from '../../../../shared/time/clock';
 import { expiresAtFor } from '../../domain/invoice-timing';
 import { CalculatePricesQuery, ItemInput } from '../../../quotes';
@@ -22,7 +22,7 @@ export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceComman
     @Inject(QueryBus) private readonly queries: QueryBus,
     @Inject(InvoicesRepository) private readonly repo: InvoicesRepository,
     @Inject(Clock) private readonly clock: Clock,
-    @Inject(AppConfig) private readonly config: AppConfig,
+    @Inject(InvoicesConfig) private readonly config: InvoicesConfig,
     @Inject(InvoiceEvents) private readonly events: InvoiceEvents,
   ) {}
 
@@ -79,13 +79,13 @@ export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceComman
     };
     const calculations = buildCalculationRecords(invoice, itemRecords, calculationLines(calc), now);
     // The invoice, its items, its calculation lines and its invoice.created event are one statement:
-    // atomic on its own, so without BEGIN and COMMIT unless the request's idempotency claim (or an
-    // outbox subscriber) needs a transaction around it.
+    // atomic on its own, so without BEGIN and COMMIT unless the request's idempotency claim needs a
+    // transaction around it.
     const event = this.events.created(scope, invoice);
     await this.tx.runAlone(async (m) => {
       await this.repo.insertInvoice(m, invoice, itemRecords, calculations, event);
       await this.events.written(m, event);
-    }, this.events.needTransaction);
+    });
     return { id: invoiceId };
   }
 }

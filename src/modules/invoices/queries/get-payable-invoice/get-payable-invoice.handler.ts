@@ -16,6 +16,6 @@ export class GetPayableInvoiceHandler implements IQueryHandler<GetPayableInvoice
 
   async execute({ access, invoiceId }: GetPayableInvoiceQuery): Promise<PayableInvoice | null> {
     const invoice = await this.repo.find(this.tx.manager, access, invoiceId);
-    return invoice ? payableOf(this.clocks.current(invoice, await this.clocks.nowFor(invoice))) : null;
+    return invoice ? payableOf(this.clocks.current(invoice, await this.clocks.nowFor(invoice)), this.clocks.monitoringMinutes) : null;
   }
 }

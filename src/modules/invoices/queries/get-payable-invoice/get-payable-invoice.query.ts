@@ -17,6 +17,8 @@ export interface PayableInvoice {
   priceUsd: Amount;
   /** Until when the quoted rates hold and a payment is expected (null: never expires). */
   expiresAt: Date | null;
+  /** Until when a payment is still watched for after expiry (null: never expires). */
+  monitoringUntil: Date | null;
   /** When the calculation's rates were taken (the rates a payment up to expiresAt is valued at). */
   ratesTakenAt: Date | null;
   /** The rates snapshot of the calculations. */

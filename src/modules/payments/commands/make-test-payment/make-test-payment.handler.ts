@@ -5,7 +5,7 @@ import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { NotFoundError, ValidationFailedError } from '../../../../shared/errors/domain-error';
 import { renderAmount, sumAmounts } from '../../../../shared/money/money';
 import { Clock } from '../../../../shared/time/clock';
-import { GetPayableInvoiceQuery, PayableInvoice } from '../../../invoices';
+import { GetPayableInvoiceQuery, isFinalInvoiceStatus, PayableInvoice } from '../../../invoices';
 import { GetProviderTermsQuery } from '../../../providers';
 import { RatesAsOfQuery } from '../../../rates';
 import { testPaymentPrice } from '../../domain/test-payment';
@@ -13,8 +13,6 @@ import type { PaymentRecord } from '../../persistence/payment.record';
 import { PaymentsRepository } from '../../persistence/payments.repository';
 import { RecordProviderPaymentCommand } from '../record-provider-payment/record-provider-payment.command';
 import { MakeTestPaymentCommand, TestPaymentView } from './make-test-payment.command';
-
-const FINAL_INVOICE_STATUSES = ['COMPLETED', 'VOIDED'];
 
 /** The payment's own idempotency key: per invoice, so a payer's key never meets a merchant's. */
 const storedKey = (invoiceId: string, key: string) => `test_payment:${invoiceId}:${key}`;
@@ -46,7 +44,7 @@ export class MakeTestPaymentHandler implements ICommandHandler<MakeTestPaymentCo
     const payments = await this.repo.forInvoice(this.tx.manager, scope, invoice.id);
     const earlier = key === null ? undefined : payments.find((p) => p.idempotencyKey === key);
     if (earlier) return this.repeated(earlier, invoice, kind);
-    if (FINAL_INVOICE_STATUSES.includes(invoice.status)) {
+    if (isFinalInvoiceStatus(invoice.status)) {
       throw new ValidationFailedError({ id: `the invoice is ${invoice.status}; it takes no new payments` }, undefined, 'invoice_final');
     }
 

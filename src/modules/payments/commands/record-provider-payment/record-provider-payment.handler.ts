@@ -7,11 +7,11 @@ import type { PendingEvent } from '../../../../shared/events/outbox';
 import { InvalidStateTransitionError, NotFoundError, ValidationFailedError } from '../../../../shared/errors/domain-error';
 import { newId } from '../../../../shared/ids/ids';
 import { Clock } from '../../../../shared/time/clock';
-import { ClockMoveFirst, PayableInvoice, PayableInvoices } from '../../../invoices';
+import { ClockMoveFirst, PayableInvoice, PayableInvoices, type PaymentTotals } from '../../../invoices';
 import { findCatalogProvider, paymentKindOf } from '../../../providers';
 import { applyConfirmations, MAX_CONFIRMATIONS } from '../../domain/confirmations';
 import { INITIAL_PAYMENT_STATUSES, initialPaymentStatus, movePayment, movePaymentOnChain, PaymentStatus } from '../../domain/payment-status';
-import { settle, Settlement, unitValueUsd } from '../../domain/settlement';
+import { settle, unitValueUsd } from '../../domain/settlement';
 import { ZERO } from '../../../../shared/money/money';
 import type { PaymentRecord } from '../../persistence/payment.record';
 import { PaymentsRepository, SettlingPayment } from '../../persistence/payments.repository';
@@ -41,7 +41,7 @@ interface PaymentWrite {
 /** What a payment write hands the invoice's settlement: the write, and the totals when they may have moved. */
 interface Written {
   result: PaymentWrite & { changed: boolean };
-  totals: Settlement | null;
+  totals: PaymentTotals | null;
 }
 
 @CommandHandler(RecordProviderPaymentCommand)
@@ -316,7 +316,7 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
     // `inserted`: the event's row was written with the payment's, and the invoice's payments read (insertForSettling).
     if (inserted) await this.paymentEvents.written(m, inserted.event);
     else if (changed) await this.paymentEvents.recorded(m, scope, w.payment, w.previousStatus, w.created, w.previousConfirmations);
-    let totals: Settlement | null = null;
+    let totals: PaymentTotals | null = null;
     if (w.created || w.statusChanged) {
       const payments = inserted?.settling ?? (await this.repo.settling(m, scope, invoice.id));
       totals = settle(

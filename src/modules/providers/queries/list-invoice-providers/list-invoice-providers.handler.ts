@@ -5,7 +5,7 @@ import type { Scope } from '../../../../shared/auth/request-context';
 import { NotFoundError } from '../../../../shared/errors/domain-error';
 import { renderAmount } from '../../../../shared/money/money';
 import { formatTimestamp } from '../../../../shared/time/time';
-import { GetPayableInvoiceQuery } from '../../../invoices';
+import { GetPayableInvoiceQuery, heldRatesSnapshot } from '../../../invoices';
 import { RatesAsOfQuery } from '../../../rates';
 import { amountDue } from '../../domain/amount-due';
 import { ListProviderRailsQuery } from '../../ports/list-provider-rails.query';
@@ -23,16 +23,12 @@ export class ListInvoiceProvidersHandler implements IQueryHandler<ListInvoicePro
     const invoice = await this.queries.execute(new GetPayableInvoiceQuery(access, invoiceId));
     if (!invoice) throw new NotFoundError('invoice');
     const scope: Scope = { organizationId: invoice.organizationId as Scope['organizationId'], mode: invoice.mode };
-    const now = await this.clock.nowFor(scope);
+    const held = heldRatesSnapshot(invoice, await this.clock.nowFor(scope));
     const [providers, rails, rates] = await Promise.all([
       this.queries.execute(new GetProvidersQuery(scope)),
       this.queries.execute(new ListProviderRailsQuery(scope)),
-      // Until expires_at the invoice's own rates hold (the rate lock); after it, the current ones.
-      this.queries.execute(
-        invoice.ratesSnapshotId && invoice.expiresAt && now.getTime() < invoice.expiresAt.getTime()
-          ? new RatesAsOfQuery(undefined, invoice.ratesSnapshotId)
-          : new RatesAsOfQuery(),
-      ),
+      // The rate lock: the invoice's own rates until expires_at, then the current ones.
+      this.queries.execute(held ? new RatesAsOfQuery(undefined, held) : new RatesAsOfQuery()),
     ]);
     const image = (file: string) => `${assetBaseUrl}/assets/providers/${file}`;
     const ready = new Set(rails.ready);

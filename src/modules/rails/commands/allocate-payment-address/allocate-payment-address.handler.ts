@@ -1,13 +1,12 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
 import type { Scope } from '../../../../shared/auth/request-context';
-import { AppConfig } from '../../../../shared/config/app-config';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { ConflictError, NotFoundError, ValidationFailedError } from '../../../../shared/errors/domain-error';
 import { Money, renderAmount, sumAmounts } from '../../../../shared/money/money';
 import { Clock } from '../../../../shared/time/clock';
 import { formatTimestamp } from '../../../../shared/time/time';
-import { GetPayableInvoiceQuery, ListInvoicePaymentsQuery } from '../../../invoices';
+import { GetPayableInvoiceQuery, heldRatesSnapshot, isFinalInvoiceStatus, ListInvoicePaymentsQuery } from '../../../invoices';
 import { GetProviderTermsQuery } from '../../../providers';
 import { RatesAsOfQuery } from '../../../rates';
 import { stillDue, toUnits } from '../../domain/amount-due';
@@ -20,7 +19,6 @@ import { RailsConfig } from '../../rails.config';
 import { ChainNodes } from '../../watcher/chain-nodes';
 import { AllocatePaymentAddressCommand, PaymentAddressView } from './allocate-payment-address.command';
 
-const FINAL_INVOICE_STATUSES = ['COMPLETED', 'VOIDED'];
 /** Indexes tried before giving up, each found already handed out. */
 const MAX_ATTEMPTS = 100;
 
@@ -34,7 +32,6 @@ export class AllocatePaymentAddressHandler implements ICommandHandler<AllocatePa
     @Inject(RailRegistry) private readonly rails: RailRegistry,
     @Inject(RailsConfig) private readonly config: RailsConfig,
     @Inject(ChainNodes) private readonly nodes: ChainNodes,
-    @Inject(AppConfig) private readonly app: AppConfig,
     @Inject(Clock) private readonly clock: Clock,
   ) {}
 
@@ -77,27 +74,22 @@ export class AllocatePaymentAddressHandler implements ICommandHandler<AllocatePa
         'rail_unavailable',
       );
     }
-    if (FINAL_INVOICE_STATUSES.includes(invoice.status)) {
+    if (isFinalInvoiceStatus(invoice.status)) {
       throw new ValidationFailedError({ id: `the invoice is ${invoice.status}; it takes no new payments` }, undefined, 'invoice_final');
     }
 
-    const now = this.clock.now();
-    // Until expires_at the invoice's own rates hold (the rate lock); after it, the current ones (as GET /providers/{invoice_id}).
+    const now = await this.clock.nowFor(scope);
+    // The rate lock at the invoice's scope's now, as GET /providers/{invoice_id} applies it.
+    const held = heldRatesSnapshot(invoice, now);
     const [rates, payments] = await Promise.all([
-      this.queries.execute(
-        invoice.ratesSnapshotId && invoice.expiresAt && now.getTime() < invoice.expiresAt.getTime()
-          ? new RatesAsOfQuery(undefined, invoice.ratesSnapshotId)
-          : new RatesAsOfQuery(),
-      ),
+      this.queries.execute(held ? new RatesAsOfQuery(undefined, held) : new RatesAsOfQuery()),
       this.queries.execute(new ListInvoicePaymentsQuery(scope, invoice.id)),
     ]);
-    // The payments as the API renders them (status, price_usd).
-    const rendered = payments as Array<{ status: string; price_usd: string }>;
-    const seenUsd = sumAmounts(rendered.filter((p) => p.status === 'COMPLETED' || p.status === 'PENDING').map((p) => new Money(p.price_usd)));
+    const seenUsd = sumAmounts(payments.filter((p) => p.status === 'COMPLETED' || p.status === 'PENDING').map((p) => new Money(p.price_usd)));
     const amount = stillDue(invoice.priceUsd, seenUsd, rates.usd[catalog.currency], catalog.decimals);
 
     const keys = this.rails.keysOf('evm');
-    const watchUntil = invoice.expiresAt ? new Date(invoice.expiresAt.getTime() + this.app.INVOICE_MONITORING_MINUTES * 60_000) : null;
+    const watchUntil = invoice.monitoringUntil;
     const deposit = await this.tx.run(async (m) => {
       const existing = await this.addresses.findForInvoice(m, scope, invoice.id, catalog.id);
       if (existing) return existing;

@@ -8,7 +8,7 @@ import { Clock } from '../../../../shared/time/clock';
 import { formatTimestamp } from '../../../../shared/time/time';
 import { canonicalProviderId, GetProviderTermsQuery } from '../../../providers';
 import { RatesAsOfQuery } from '../../../rates';
-import { checkPayoutAddress } from '../../domain/payout-address';
+import { checkPayoutAddress } from '../../addresses/payout-address';
 import { payoutUri } from '../../domain/payout-uri';
 import { payoutAmount, toUnits } from '../../domain/refund-amounts';
 import { claimOpen } from '../../domain/refund-expiry';

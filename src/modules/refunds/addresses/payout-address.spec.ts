@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { base58check, bech32, bech32m } from '@scure/base';
 import { checkPayoutAddress } from './payout-address';
-import { payoutUri } from './payout-uri';
+import { payoutUri } from '../domain/payout-uri';
 
 const b58 = base58check((d) => new Uint8Array(createHash('sha256').update(d).digest()));
 const legacy = (version: number) => b58.encode(Uint8Array.from([version, ...new Array<number>(20).fill(7)]));

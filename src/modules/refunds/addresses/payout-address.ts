@@ -1,3 +1,5 @@
+// Checks a payout address per chain family with the chain libraries (viem, @scure/base): an adapter, kept out of
+// the pure domain (the domain-imports-no-adapter rule).
 import { createHash } from 'node:crypto';
 import { base58check, bech32, bech32m } from '@scure/base';
 import { getAddress, isAddress } from 'viem';

@@ -1,0 +1,69 @@
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
+import { toBool, toInt } from '../../shared/config/env-transforms';
+import { loadModuleConfig } from '../../shared/config/module-config';
+
+/** The webhooks module's settings: the dispatcher, its retries and the address guard. */
+export class WebhooksConfig {
+  /** Run the webhook dispatcher in this process (several instances may run it on one database). */
+  @Transform(toBool)
+  @IsBoolean()
+  WEBHOOK_DISPATCHER = true;
+
+  /** How often the dispatcher looks for due webhook deliveries, in milliseconds. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(3_600_000)
+  WEBHOOK_DISPATCH_INTERVAL_MS = 1000;
+
+  /** Most deliveries one dispatcher sends at once. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(500)
+  WEBHOOK_DISPATCH_BATCH = 20;
+
+  /** Time allowed for one delivery attempt (connect, send, response), in milliseconds. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
+  WEBHOOK_TIMEOUT_MS = 10_000;
+
+  /**
+   * Waits before each retry of a failed delivery (comma-separated, units ms/s/m/h/d); one attempt
+   * plus one retry per entry. Each wait varies by +-10%.
+   */
+  @Matches(/^\s*\d+(ms|s|m|h|d)\s*(,\s*\d+(ms|s|m|h|d)\s*){0,49}$/, { message: 'must be a comma-separated list of durations like 5s,5m,2h' })
+  WEBHOOK_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
+
+  /** Disable an endpoint after this many deliveries in a row failed every attempt (0: never). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(1000)
+  WEBHOOK_DISABLE_AFTER_FAILURES = 5;
+
+  /**
+   * Allow webhook URLs on plain http and on private, loopback or link-local addresses. Default:
+   * false in production, true otherwise.
+   */
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  WEBHOOK_ALLOW_PRIVATE?: boolean;
+
+  /** Whether the service runs with NODE_ENV=production (set by loadWebhooksConfig; not a setting of its own). */
+  production = false;
+
+  get webhookAllowPrivate(): boolean {
+    return this.WEBHOOK_ALLOW_PRIVATE ?? !this.production;
+  }
+}
+
+export function loadWebhooksConfig(env: NodeJS.ProcessEnv = process.env): WebhooksConfig {
+  const config = loadModuleConfig(WebhooksConfig, env, ['WEBHOOK_ALLOW_PRIVATE']);
+  config.production = env.NODE_ENV === 'production';
+  return config;
+}

@@ -1,0 +1,52 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Api } from '../../support/api';
+import { expectSuccess } from '../../support/envelope';
+import { IsolatedService, startIsolatedService } from '../../support/isolated';
+import { CLI } from '../../support/server';
+import { createInvoice, r30 } from '../payments/payments-helpers';
+import { freshAccount, writeChainsFile } from '../rails/rails-helpers';
+import { advance, MINUTE } from './timing-helpers';
+
+const exec = promisify(execFile);
+const TEST_USDT = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
+
+/**
+ * The rate lock is one rule read at the invoice's own now: with the test clock moved past expires_at,
+ * the providers list and the deposit address both price the amount to send at the current rates.
+ */
+describe('rate lock under a moved test clock', () => {
+  let service: IsolatedService;
+  beforeAll(async () => {
+    const chainsFile = writeChainsFile({ test: { ethereum: { rpc_url: 'http://127.0.0.1:9/', chain_id: 31337, tokens: { usdt: TEST_USDT } } } });
+    service = await startIsolatedService({ CLOCK_CONTROL: 'true', INVOICE_SWEEP_SECONDS: '0', CHAINS_FILE: chainsFile });
+  });
+  afterAll(async () => service?.stop());
+
+  it('ends for the providers list and the deposit address at the same moved instant', async () => {
+    const org = await service.createOrg();
+    const payer = new Api(null, service.server.baseUrl);
+    expectSuccess(await org.test.post('/wallets', { chain_family: 'evm', xpub: freshAccount().xpub }), 201);
+    const id = await createInvoice(org.test, '100', 'USD', { expires_in_minutes: 5 });
+    const listed = async () => expectSuccess(await payer.get(`/providers/${id}`)).providers.find((p: any) => p.id === 'prov_ethereum_usdt').price;
+    const address = async () => expectSuccess(await payer.post(`/invoices/${id}/payment_address`, { provider_id: 'prov_ethereum_usdt' })).amount;
+
+    const quoted = await listed();
+    const dir = mkdtempSync(join(tmpdir(), 'rates-'));
+    writeFileSync(join(dir, 'rates.json'), JSON.stringify({ taken_at: '2026-11-20 12:00:00', rates: { USDT: '0.5' } }));
+    await exec(process.execPath, [CLI, 'rates:import', join(dir, 'rates.json')], { env: service.cliEnv });
+    expect(quoted).not.toBe(r30('200'));
+
+    // Within the lock, both still use the invoice's own rates.
+    expect(await listed()).toBe(quoted);
+    expect(await address()).toBe(quoted);
+
+    // The organization's test clock passes expires_at (real time does not): both follow the current rates.
+    await advance(org.test, 5 * MINUTE);
+    expect(await listed()).toBe(r30('200'));
+    expect(await address()).toBe(r30('200'));
+  });
+});
