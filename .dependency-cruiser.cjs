@@ -23,6 +23,7 @@ const MODULE_MAP = {
   analytics: ['providers'],
   rails: ['invoices', 'providers', 'payments', 'rates', 'health'],
   checkout: ['invoices'],
+  subscriptions: ['invoices', 'products'],
 };
 
 function assertAcyclic(map) {

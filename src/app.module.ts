@@ -16,6 +16,7 @@ import { ProvidersModule } from './modules/providers';
 import { QuotesModule } from './modules/quotes';
 import { RailsModule } from './modules/rails';
 import { RatesModule } from './modules/rates';
+import { SubscriptionsModule } from './modules/subscriptions';
 import { TestClockModule } from './modules/test-clock';
 import { WebhooksModule } from './modules/webhooks';
 import { AppConfig } from './shared/config/app-config';
@@ -51,6 +52,7 @@ export const DOMAIN_MODULES = [
   TestClockModule,
   RailsModule,
   CheckoutModule,
+  SubscriptionsModule,
 ];
 
 @Module({})

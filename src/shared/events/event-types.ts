@@ -19,6 +19,9 @@ export const EVENT_TYPES = [
   'webhook_endpoint.updated',
   'webhook_endpoint.deleted',
   'webhook_endpoint.disabled',
+  'subscription.created',
+  'subscription.updated',
+  'subscription.canceled',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -21,7 +21,8 @@ export type IdKind =
   | 'delivery'
   | 'attempt'
   | 'wallet'
-  | 'unmatched';
+  | 'unmatched'
+  | 'subscription';
 
 export type Id<K extends IdKind> = string & { readonly __kind: K };
 export type OrgId = Id<'org'>;

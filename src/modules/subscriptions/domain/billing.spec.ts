@@ -1,5 +1,5 @@
 import { Money } from '../../../shared/money/money';
-import { afterSettlement, baseAmount, BillingTerms, DunningState, periodInvoicePlan } from './billing';
+import { afterSettlement, baseAmount, BillingTerms, dueAction, DunningState, initialSchedule, periodInvoicePlan, scheduleAfterInvoice } from './billing';
 
 const terms = (paymentType: BillingTerms['paymentType'], renewType: BillingTerms['renewType'] = 'CALENDAR'): BillingTerms => ({
   intervalType: 'MONTH',
@@ -52,5 +52,33 @@ describe('dunning', () => {
     const canceled = afterSettlement(afterSettlement(active, 'unpaid', 0), 'unpaid', 1);
     expect(canceled.status).toBe('CANCELED');
     expect(afterSettlement(canceled, 'paid', 2).status).toBe('CANCELED');
+  });
+});
+
+describe('schedule', () => {
+  it('ADVANCE: first invoice at the start, then at each next start; the period invoiced is the current one', () => {
+    const s0 = initialSchedule(terms('ADVANCE'), starts);
+    expect(s0).toEqual({ currentIndex: 0, nextInvoiceIndex: 0, nextInvoiceAt: new Date('2026-04-16T00:00:00Z') });
+    expect(scheduleAfterInvoice(terms('ADVANCE'), starts, 0)).toEqual({
+      currentIndex: 0,
+      nextInvoiceIndex: 1,
+      nextInvoiceAt: new Date('2026-05-01T00:00:00Z'),
+    });
+  });
+  it('ARREARS: invoices at each end and moves into the next period', () => {
+    expect(initialSchedule(terms('ARREARS'), starts).nextInvoiceAt).toEqual(new Date('2026-05-01T00:00:00Z'));
+    expect(scheduleAfterInvoice(terms('ARREARS'), starts, 0)).toEqual({
+      currentIndex: 1,
+      nextInvoiceIndex: 1,
+      nextInvoiceAt: new Date('2026-06-01T00:00:00Z'),
+    });
+  });
+  it.each([
+    ['ADVANCE', false, 'invoice'],
+    ['ARREARS', false, 'invoice'],
+    ['ADVANCE', true, 'end'],
+    ['ARREARS', true, 'invoice_then_end'],
+  ] as const)('%s with cancel_at_period_end %s: %s', (paymentType, cancel, action) => {
+    expect(dueAction(paymentType, cancel)).toBe(action);
   });
 });

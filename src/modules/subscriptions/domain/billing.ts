@@ -66,3 +66,36 @@ export function afterSettlement(state: DunningState, outcome: 'paid' | 'unpaid',
   if (periodIndex > state.lastUnpaidIndex) return { status: 'ACTIVE', unpaidPeriods: 0, lastUnpaidIndex: state.lastUnpaidIndex };
   return state;
 }
+
+/** Where a subscription stands in its periods: the current one, and the next invoice to issue (null: none). */
+export interface Schedule {
+  currentIndex: number;
+  nextInvoiceIndex: number;
+  nextInvoiceAt: Date | null;
+}
+
+export function initialSchedule(terms: BillingTerms, startsAt: Date): Schedule {
+  return { currentIndex: 0, nextInvoiceIndex: 0, nextInvoiceAt: periodInvoicePlan(terms, startsAt, 0).dueAt };
+}
+
+/**
+ * After period `index` was invoiced: ADVANCE is then in that period (its invoice came at its start),
+ * ARREARS in the next one (its invoice came at the period's end).
+ */
+export function scheduleAfterInvoice(terms: BillingTerms, startsAt: Date, index: number): Schedule {
+  return {
+    currentIndex: terms.paymentType === 'ADVANCE' ? index : index + 1,
+    nextInvoiceIndex: index + 1,
+    nextInvoiceAt: periodInvoicePlan(terms, startsAt, index + 1).dueAt,
+  };
+}
+
+/**
+ * What a subscription whose next invoice is due does, when it was asked to cancel at the end of its
+ * period: ADVANCE ends at the start of the period it would bill (never billing it); ARREARS bills the
+ * period just served and then ends. Without the request it always invoices.
+ */
+export function dueAction(paymentType: PaymentType, cancelAtPeriodEnd: boolean): 'invoice' | 'end' | 'invoice_then_end' {
+  if (!cancelAtPeriodEnd) return 'invoice';
+  return paymentType === 'ADVANCE' ? 'end' : 'invoice_then_end';
+}

@@ -1,0 +1,4 @@
+// The subscriptions module's public surface: the composition root imports only this file.
+export { SubscriptionsModule } from './subscriptions.module';
+export { SubscriptionScheduler } from './subscription-scheduler';
+export { SubscriptionsConfig } from './subscriptions.config';
