@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import type { Scope } from '../../shared/auth/request-context';
 import { NotFoundError } from '../../shared/errors/domain-error';
+import { idempotencyScope } from '../../shared/idempotency/idempotency-scope';
 import type { Currency } from '../../shared/money/currency';
 import { Amount, parseAmount } from '../../shared/money/money';
 import { GetProductQuery } from '../products';
@@ -50,7 +51,9 @@ export class SubscriptionCatalog {
   /** The product version, or null when it is not in the scope. */
   async product(scope: Scope, productId: string): Promise<ProductView | null> {
     try {
-      return await this.queries.execute(new GetProductQuery(scope, productId));
+      // A read: outside the request's Idempotency-Key claim, which its first transaction would mark
+      // applied (and the product read is a read-only transaction).
+      return await idempotencyScope.exit(() => this.queries.execute(new GetProductQuery(scope, productId)));
     } catch (e) {
       if (e instanceof NotFoundError) return null;
       throw e;
