@@ -22,7 +22,10 @@ export const MAKERS: Record<string, Maker> = {
   subscription: async (org) => {
     const product = expectSuccess(await org.test.post('/products', productBody({ schemas: [recurringSchema()] }))).id;
     const schema = expectSuccess(await org.test.get(`/products/${product}`)).schemas[0].id;
-    return expectSuccess(await org.test.post('/subscriptions', { product_id: product, billing_schema_id: schema, customer_email: 'isolation@example.com' }), 201).id;
+    return expectSuccess(
+      await org.test.post('/subscriptions', { product_id: product, billing_schema_id: schema, customer_email: 'isolation@example.com' }),
+      201,
+    ).id;
   },
   webhook: async (org) => expectSuccess(await org.test.post('/webhooks', { url: 'http://127.0.0.1:9/hooks', event_types: ['*'] }), 201).id,
   event: async (org) => {
