@@ -2621,6 +2621,44 @@ export interface components {
              */
             invoices_count: number;
         };
+        SubscriptionCurrencyDto: {
+            /** @example USD */
+            currency: string;
+            /**
+             * @description Monthly recurring revenue in the schemas' currency
+             * @example 120.000000000000000000000000000000
+             */
+            mrr: string;
+            /**
+             * @description The same in USD at current rates
+             * @example 120.000000000000000000000000000000
+             */
+            mrr_usd: string;
+        };
+        SubscriptionFiguresDto: {
+            /**
+             * @description Subscriptions ACTIVE now
+             * @example 12
+             */
+            active_count: number;
+            /**
+             * @description Subscriptions PAST_DUE now (a period invoice voided unpaid)
+             * @example 1
+             */
+            past_due_count: number;
+            /**
+             * @description Subscriptions CANCELED
+             * @example 3
+             */
+            canceled_count: number;
+            /**
+             * @description Monthly recurring revenue of the ACTIVE and PAST_DUE subscriptions in USD at current rates: base price x quantity per month (a yearly price / 12, a weekly one x 52 / 12, a daily one x 365 / 12; divided by interval_count); usage is left out
+             * @example 130.000000000000000000000000000000
+             */
+            mrr_usd: string;
+            /** @description mrr_usd by currency, largest first */
+            mrr_by_currency: components["schemas"]["SubscriptionCurrencyDto"][];
+        };
         DashboardDto: {
             /**
              * @example last_7_days
@@ -2644,6 +2682,8 @@ export interface components {
             customers: components["schemas"]["CustomerFiguresDto"];
             /** @description One point per bucket of the window, oldest first, zero-filled */
             series: components["schemas"]["SeriesPointDto"][];
+            /** @description Subscriptions as they stand now, whatever the period */
+            subscriptions: components["schemas"]["SubscriptionFiguresDto"];
         };
         /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         DashboardRequestDto: {
@@ -6922,7 +6962,20 @@ export interface operations {
                      *             "payments_volume_usd": "250.000000000000000000000000000000",
                      *             "invoices_count": 4
                      *           }
-                     *         ]
+                     *         ],
+                     *         "subscriptions": {
+                     *           "active_count": 1,
+                     *           "past_due_count": 0,
+                     *           "canceled_count": 0,
+                     *           "mrr_usd": "100.000000000000000000000000000000",
+                     *           "mrr_by_currency": [
+                     *             {
+                     *               "currency": "USD",
+                     *               "mrr": "100.000000000000000000000000000000",
+                     *               "mrr_usd": "100.000000000000000000000000000000"
+                     *             }
+                     *           ]
+                     *         }
                      *       },
                      *       "error": null,
                      *       "message": "Dashboard",

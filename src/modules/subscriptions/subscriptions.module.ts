@@ -10,6 +10,7 @@ import { SubscriptionsRepository } from './persistence/subscriptions.repository'
 import { UsageEventsRepository } from './persistence/usage-events.repository';
 import { GetSubscriptionHandler } from './queries/get-subscription/get-subscription.handler';
 import { ListSubscriptionsHandler } from './queries/list-subscriptions/list-subscriptions.handler';
+import { SubscriptionFiguresHandler } from './queries/subscription-figures/subscription-figures.handler';
 import { UpcomingInvoiceHandler } from './queries/upcoming-invoice/upcoming-invoice.handler';
 import { SubscriptionCatalog } from './subscription-catalog';
 import { SubscriptionScheduler } from './subscription-scheduler';
@@ -38,6 +39,7 @@ import { SubscriptionsController, UsageEventsController } from './subscriptions.
     GetSubscriptionHandler,
     ListSubscriptionsHandler,
     UpcomingInvoiceHandler,
+    SubscriptionFiguresHandler,
   ],
   exports: [SubscriptionScheduler],
 })

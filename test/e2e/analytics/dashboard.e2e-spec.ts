@@ -83,6 +83,7 @@ describe('POST /analytics/dashboard', () => {
           payments_volume_usd: ZERO30,
           invoices_count: 0,
         })),
+        subscriptions: { active_count: 0, past_due_count: 0, canceled_count: 0, mrr_usd: ZERO30, mrr_by_currency: [] },
       });
     }
   });

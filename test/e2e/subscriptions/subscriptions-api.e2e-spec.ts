@@ -1,7 +1,7 @@
 import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { createKey, createOrg, TestOrg } from '../../support/factories';
-import { r30 } from '../../support/money';
+import { convert, r30 } from '../../support/money';
 import { oneTimeSchema, productBody, recurringSchema } from '../products/product-bodies';
 import { ts } from './subscription-helpers';
 
@@ -166,5 +166,38 @@ describe('subscriptions API', () => {
     ]);
     expect(upcoming.total).toBe(r30('112.5'));
     expectError(await org.live.get(`/subscriptions/${sub.id}/upcoming_invoice`), 404);
+  });
+
+  it('shows active subscriptions and monthly recurring revenue on the dashboard', async () => {
+    const own = await createOrg();
+    const monthly = await recurringPlan(own);
+    const yearlyProduct = expectSuccess(
+      await own.test.post(
+        '/products',
+        productBody({ schemas: [recurringSchema({ currency: 'EUR', base_price: '120', interval_type: 'YEAR', configurations: [] })] }),
+      ),
+    ).id;
+    const yearly = { productId: yearlyProduct, schemaId: expectSuccess(await own.test.get(`/products/${yearlyProduct}`)).schemas[0].id };
+    expectSuccess(await subscribe(own.test, monthly, { quantity: 3 }), 201);
+    expectSuccess(await subscribe(own.test, yearly), 201);
+    const gone = expectSuccess(await subscribe(own.test, monthly), 201);
+    expectSuccess(await own.test.post(`/subscriptions/${gone.id}/cancel`, {}));
+    const dashboard = expectSuccess(await own.test.post('/analytics/dashboard', { period: 'last_7_days' }));
+    // 3 x 100 USD a month, and 120 EUR a year = 10 EUR a month.
+    const eurUsd = convert(10, 'EUR', 'USD');
+    expect(dashboard.subscriptions).toEqual({
+      active_count: 2,
+      past_due_count: 0,
+      canceled_count: 1,
+      mrr_usd: r30(eurUsd.add(300)),
+      mrr_by_currency: [
+        { currency: 'USD', mrr: r30(300), mrr_usd: r30(300) },
+        { currency: 'EUR', mrr: r30(10), mrr_usd: r30(eurUsd) },
+      ],
+    });
+    expect(expectSuccess(await own.live.post('/analytics/dashboard', { period: 'last_7_days' })).subscriptions).toMatchObject({
+      active_count: 0,
+      mrr_usd: r30(0),
+    });
   });
 });

@@ -62,6 +62,14 @@ export interface DashboardView {
     top: Array<{ customer_email: string; invoices_count: number; paid_volume_usd: string }>;
   };
   series: Array<{ date: string; payments_volume_usd: string; invoices_count: number }>;
+  /** Subscriptions as they stand now (asked of the subscriptions module; not windowed). */
+  subscriptions?: {
+    active_count: number;
+    past_due_count: number;
+    canceled_count: number;
+    mrr_usd: string;
+    mrr_by_currency: Array<{ currency: string; mrr: string; mrr_usd: string }>;
+  };
 }
 
 /**

@@ -2,7 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
 import type { ClockScope } from '../../../shared/time/clock';
+import type { Currency } from '../../../shared/money/currency';
+import { Amount, fromDb } from '../../../shared/money/money';
 import type { SubscriptionStatus } from '../domain/billing';
+import type { IntervalType } from '../domain/periods';
 import { SubscriptionInvoiceRecord, SubscriptionRecord } from './subscription.record';
 
 export interface SubscriptionFilters {
@@ -104,13 +107,26 @@ export class SubscriptionsRepository {
     return affected > 0;
   }
 
-  /** Counts for the dashboard: active (ACTIVE or PAST_DUE) subscriptions. */
-  activeForRevenue(m: EntityManager, scope: Scope): Promise<SubscriptionRecord[]> {
-    return m.find(SubscriptionRecord, {
-      where: [
-        { organizationId: scope.organizationId, mode: scope.mode, status: 'ACTIVE' },
-        { organizationId: scope.organizationId, mode: scope.mode, status: 'PAST_DUE' },
-      ],
-    });
+  /** Counts by status, and the base price x quantity of ACTIVE and PAST_DUE subscriptions by currency and interval. */
+  async figures(
+    m: EntityManager,
+    scope: Scope,
+  ): Promise<{
+    counts: Partial<Record<SubscriptionStatus, number>>;
+    recurring: Array<{ currency: Currency; intervalType: IntervalType; intervalCount: number; amount: Amount }>;
+  }> {
+    const counts: Array<{ status: SubscriptionStatus; n: number }> = await m.query(
+      `SELECT status, count(*)::int AS n FROM subscriptions WHERE organization_id = $1 AND mode = $2 GROUP BY status`,
+      [scope.organizationId, scope.mode],
+    );
+    const recurring: Array<{ currency: Currency; interval_type: IntervalType; interval_count: number; amount: string }> = await m.query(
+      `SELECT currency, interval_type, interval_count, sum(base_price * quantity)::text AS amount FROM subscriptions
+        WHERE organization_id = $1 AND mode = $2 AND status IN ('ACTIVE', 'PAST_DUE') GROUP BY 1, 2, 3`,
+      [scope.organizationId, scope.mode],
+    );
+    return {
+      counts: Object.fromEntries(counts.map((c) => [c.status, c.n])),
+      recurring: recurring.map((r) => ({ currency: r.currency, intervalType: r.interval_type, intervalCount: r.interval_count, amount: fromDb(r.amount) })),
+    };
   }
 }

@@ -1,8 +1,9 @@
 import { Inject } from '@nestjs/common';
-import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { Clock } from '../../../../shared/time/clock';
 import { findCatalogProvider } from '../../../providers';
+import { SubscriptionFiguresQuery } from '../../../subscriptions';
 import { buildDashboard, DashboardRead, DashboardView } from '../../domain/dashboard';
 import { currentWindowOf, keptWindowOf } from '../../domain/period';
 import { AnalyticsRepository } from '../../persistence/analytics.repository';
@@ -17,6 +18,7 @@ export class GetDashboardHandler implements IQueryHandler<GetDashboardQuery> {
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(AnalyticsRepository) private readonly repo: AnalyticsRepository,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(QueryBus) private readonly queries: QueryBus,
   ) {}
 
   async execute({ scope, period }: GetDashboardQuery): Promise<DashboardView> {
@@ -38,6 +40,7 @@ export class GetDashboardHandler implements IQueryHandler<GetDashboardQuery> {
     }
     // Hourly periods, and a day window moved away again at once (a rebuild in between): sum the buckets.
     read ??= await this.repo.summedDashboard(m, scope, window);
-    return buildDashboard({ window, read, providerName });
+    const subscriptions = await this.queries.execute(new SubscriptionFiguresQuery(scope));
+    return { ...buildDashboard({ window, read, providerName }), subscriptions };
   }
 }
