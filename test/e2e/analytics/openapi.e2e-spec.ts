@@ -25,7 +25,17 @@ describe('OpenAPI document for analytics', () => {
     expect(op.description).toMatch(/happened_at/);
     expect(op.description).toMatch(/created_at/);
     const s = doc.components.schemas;
-    expect(Object.keys(s.DashboardDto.properties)).toEqual(['period', 'from', 'to', 'payments', 'invoices', 'providers', 'customers', 'series', 'subscriptions']);
+    expect(Object.keys(s.DashboardDto.properties)).toEqual([
+      'period',
+      'from',
+      'to',
+      'payments',
+      'invoices',
+      'providers',
+      'customers',
+      'series',
+      'subscriptions',
+    ]);
     expect(s.InvoiceFiguresDto.properties.paid_count.description).toMatch(/COMPLETED/);
     expect(s.InvoiceFiguresDto.properties.conversion_rate.description).toMatch(/paid_count \/ count/);
     expect(s.CustomerFiguresDto.properties.new.description).toMatch(/first invoice/);
