@@ -75,13 +75,29 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnApplicat
 
   private async issueDue(nowOf: () => Date, scope: ClockScope | null): Promise<number> {
     let worked = 0;
+    // Subscriptions that failed in this pass (an invoice that cannot be priced now): left for the next
+    // pass, so that one of them does not hold back the others.
+    const failed = new Set<string>();
     for (;;) {
       const taken = await this.tx.run(async (m) => {
-        const due = await this.repo.lockDue(m, nowOf(), DUE_BATCH, scope);
-        for (const subscription of due) await this.advance(m, subscription);
+        const due = await this.repo.lockDue(m, nowOf(), DUE_BATCH, scope, [...failed]);
+        for (const subscription of due) {
+          await m.query('SAVEPOINT subscription_due');
+          try {
+            await this.advance(m, subscription);
+            await m.query('RELEASE SAVEPOINT subscription_due');
+            worked++;
+          } catch (e) {
+            await m.query('ROLLBACK TO SAVEPOINT subscription_due');
+            failed.add(subscription.id);
+            this.logger.warn(
+              { event: 'subscription_invoice_failed', subscription_id: subscription.id, err: (e as Error).message },
+              'period invoice not issued; retrying on the next tick',
+            );
+          }
+        }
         return due.length;
       });
-      worked += taken;
       if (taken < DUE_BATCH) return worked;
     }
   }

@@ -68,8 +68,9 @@ export class SubscriptionsRepository {
    * skipped (FOR UPDATE SKIP LOCKED), so each is worked on by one instance at a time. `scope` limits
    * the pass to one organization's mode (a moved test clock).
    */
-  lockDue(m: EntityManager, now: Date, limit: number, scope: ClockScope | null): Promise<SubscriptionRecord[]> {
+  lockDue(m: EntityManager, now: Date, limit: number, scope: ClockScope | null, exclude: readonly string[] = []): Promise<SubscriptionRecord[]> {
     const qb = m.createQueryBuilder(SubscriptionRecord, 's').where('s.next_invoice_at IS NOT NULL AND s.next_invoice_at <= :now', { now });
+    if (exclude.length) qb.andWhere('s.id NOT IN (:...exclude)', { exclude });
     if (scope) qb.andWhere('s.organization_id = :org AND s.mode = :mode', { org: scope.organizationId, mode: scope.mode });
     return qb.orderBy('s.next_invoice_at', 'ASC').limit(limit).setLock('pessimistic_write').setOnLocked('skip_locked').getMany();
   }
