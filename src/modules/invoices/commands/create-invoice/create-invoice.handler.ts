@@ -101,7 +101,8 @@ export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceComman
       if (existing) return { id: existing, created: false };
       throw e;
     }
-    return { id: invoiceId, created: true };
+    // `created` only for a subscription's period (the HTTP answer of POST /invoices/create stays `{ id }`).
+    return period ? { id: invoiceId, created: true } : { id: invoiceId };
   }
 }
 
