@@ -42,11 +42,14 @@ export class UsageEventsRepository {
    * id de-duplicates). Returns the ids this statement inserted.
    */
   async insert(m: EntityManager, scope: Scope, events: readonly UsageEventRow[]): Promise<Set<string>> {
+    // Only for a subscription of the scope that is not CANCELED (checked in the statement: a cancel
+    // committed since the caller looked is seen here).
     const rows: Array<{ id: string }> = await m.query(
       `INSERT INTO usage_events (organization_id, mode, id, subscription_id, metric_key, value, unique_key, "timestamp", created_at)
        SELECT $1, $2, e.id, e.subscription_id, e.metric_key, e.value::numeric, e.unique_key, e.ts, e.created_at
          FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::timestamptz[])
               AS e(id, subscription_id, metric_key, value, unique_key, ts, created_at)
+         JOIN subscriptions s ON s.id = e.subscription_id AND s.organization_id = $1 AND s.mode = $2 AND s.status <> 'CANCELED'
        ON CONFLICT (organization_id, mode, id) DO NOTHING
        RETURNING id`,
       [

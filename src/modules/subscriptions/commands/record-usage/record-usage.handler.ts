@@ -11,8 +11,21 @@ import { UsageEventRow, UsageEventsRepository } from '../../persistence/usage-ev
 import { SubscriptionCatalog } from '../../subscription-catalog';
 import { RecordedUsage, RecordUsageCommand } from './record-usage.command';
 
+/** What never changes of a subscription: enough to check an event before the statement checks the rest. */
+interface SubscriptionFacts {
+  productId: string;
+  billingSchemaId: string;
+  startsAt: Date;
+}
+
+/** Most subscriptions whose facts one process keeps. */
+const FACTS_CACHE_SIZE = 10_000;
+
 @CommandHandler(RecordUsageCommand)
 export class RecordUsageHandler implements ICommandHandler<RecordUsageCommand> {
+  /** By organization, mode and id; a CANCELED subscription is refused by the insert itself. */
+  private readonly facts = new Map<string, SubscriptionFacts>();
+
   constructor(
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(SubscriptionsRepository) private readonly subscriptions: SubscriptionsRepository,
@@ -25,8 +38,8 @@ export class RecordUsageHandler implements ICommandHandler<RecordUsageCommand> {
     const path = (i: number, field: string) => (batch ? `events.${i}.${field}` : field);
     const errors: FieldErrors = {};
     const m = this.tx.manager;
-    const subscriptions = new Map<string, SubscriptionRecord | null>();
-    for (const id of new Set(events.map((e) => e.subscriptionId))) subscriptions.set(id, await this.subscriptions.find(m, scope, id));
+    const subscriptions = new Map<string, SubscriptionFacts | 'canceled' | null>();
+    for (const id of new Set(events.map((e) => e.subscriptionId))) subscriptions.set(id, await this.factsOf(scope, id));
     const now = await this.clock.nowFor(scope);
     const seen = new Map<string, number>();
     const rows: UsageEventRow[] = [];
@@ -38,7 +51,7 @@ export class RecordUsageHandler implements ICommandHandler<RecordUsageCommand> {
         errors[path(i, 'subscription_id')] = 'is not a subscription of this organization and mode';
         continue;
       }
-      if (subscription.status === 'CANCELED') {
+      if (subscription === 'canceled') {
         errors[path(i, 'subscription_id')] = 'is canceled';
         continue;
       }
@@ -65,9 +78,28 @@ export class RecordUsageHandler implements ICommandHandler<RecordUsageCommand> {
     const inserted = await this.tx.runAlone((w) => this.usage.insert(w, scope, rows));
     const repeats = rows.filter((r) => !inserted.has(r.id)).map((r) => r.id);
     const firsts = new Map((await this.usage.findMany(m, scope, repeats)).map((r) => [r.id, r]));
-    return rows.map((r) => {
-      const first = inserted.has(r.id) ? r : (firsts.get(r.id) ?? r);
-      return { event: usageEventView(first), created: inserted.has(r.id) };
-    });
+    const lost = rows.findIndex((r) => !inserted.has(r.id) && !firsts.has(r.id));
+    if (lost >= 0) {
+      // Neither inserted nor recorded before: the subscription was canceled meanwhile.
+      this.facts.delete(this.key(scope, rows[lost].subscriptionId));
+      throw new ValidationFailedError({ [path(lost, 'subscription_id')]: 'is canceled' });
+    }
+    return rows.map((r) => ({ event: usageEventView(firsts.get(r.id) ?? r), created: inserted.has(r.id) }));
+  }
+
+  private key(scope: RecordUsageCommand['scope'], id: string): string {
+    return `${scope.organizationId} ${scope.mode} ${id}`;
+  }
+
+  private async factsOf(scope: RecordUsageCommand['scope'], id: string): Promise<SubscriptionFacts | 'canceled' | null> {
+    const cached = this.facts.get(this.key(scope, id));
+    if (cached) return cached;
+    const record: SubscriptionRecord | null = await this.subscriptions.find(this.tx.manager, scope, id);
+    if (!record) return null;
+    if (record.status === 'CANCELED') return 'canceled';
+    const facts = { productId: record.productId, billingSchemaId: record.billingSchemaId, startsAt: record.startsAt };
+    if (this.facts.size >= FACTS_CACHE_SIZE) this.facts.delete(this.facts.keys().next().value as string);
+    this.facts.set(this.key(scope, id), facts);
+    return facts;
   }
 }
