@@ -6,7 +6,7 @@ import { TransactionRunner } from '../../shared/db/transaction-runner';
 import { Clock, ClockScope } from '../../shared/time/clock';
 import { PeriodicTask } from '../../shared/time/periodic-task';
 import { GetInvoiceStatusesQuery } from '../invoices';
-import { PeriodInvoicer, scopeOfRecord, termsOf } from './billing/period-invoicer';
+import { CatalogPass, PeriodInvoicer, scopeOfRecord, termsOf } from './billing/period-invoicer';
 import { afterSettlement, dueAction, scheduleAfterInvoice } from './domain/billing';
 import { periodAt } from './domain/periods';
 import { subscriptionView } from './dto/subscription.view';
@@ -78,13 +78,14 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnApplicat
     // Subscriptions that failed in this pass (an invoice that cannot be priced now): left for the next
     // pass, so that one of them does not hold back the others.
     const failed = new Set<string>();
+    const catalog: CatalogPass = new Map();
     for (;;) {
       const taken = await this.tx.run(async (m) => {
         const due = await this.repo.lockDue(m, nowOf(), DUE_BATCH, scope, [...failed]);
         for (const subscription of due) {
           await m.query('SAVEPOINT subscription_due');
           try {
-            await this.advance(m, subscription);
+            await this.advance(m, subscription, catalog);
             await m.query('RELEASE SAVEPOINT subscription_due');
             worked++;
           } catch (e) {
@@ -103,7 +104,7 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnApplicat
   }
 
   /** The due step of one locked subscription: its next period invoice, and/or its end when canceled at period end. */
-  private async advance(m: EntityManager, s: SubscriptionRecord): Promise<void> {
+  private async advance(m: EntityManager, s: SubscriptionRecord, catalog: CatalogPass): Promise<void> {
     const scope = scopeOfRecord(s);
     const before = subscriptionView(s);
     const terms = termsOf(s);
@@ -111,7 +112,7 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnApplicat
     const endsAt = s.nextInvoiceAt!;
     if (action !== 'end') {
       const index = s.nextInvoiceIndex;
-      const { invoiceId, plan } = await this.invoicer.issue(m, s, index);
+      const { invoiceId, plan } = await this.invoicer.issue(m, s, index, catalog);
       await this.repo.recordPeriodInvoice(m, {
         subscriptionId: s.id,
         periodStart: plan.period.start,

@@ -17,7 +17,7 @@ export async function moveClockTo(api: Api, target: Date, pastSeconds = 2): Prom
   return new Date(expectSuccess(await api.post('/test_helpers/clock', { advance_seconds: seconds })).now_iso);
 }
 
-export async function waitFor<T>(probe: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
+export async function waitFor<T>(probe: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let value = await probe();
   while (!done(value) && Date.now() < deadline) {

@@ -35,12 +35,12 @@ describe('two instances on one database', () => {
     const db = databaseOf(service);
     const invoiceCount = () =>
       withClient(db, async (c) => Number((await c.query('SELECT count(*) FROM invoices WHERE organization_id = $1', [org.id])).rows[0].count));
-    expect(await waitFor(invoiceCount, (n) => n >= count)).toBe(count);
+    expect(await waitFor(invoiceCount, (n) => n >= count, 60_000)).toBe(count);
 
     // A month on: every subscription's second period is due at once on both instances.
     const first = await readSubscription(org.test, ids[0]);
     await moveClockTo(org.test, parseTime(first.current_period_end));
-    expect(await waitFor(invoiceCount, (n) => n >= 2 * count)).toBe(2 * count);
+    expect(await waitFor(invoiceCount, (n) => n >= 2 * count, 60_000)).toBe(2 * count);
     // Both schedulers keep ticking: still nothing twice.
     await new Promise((r) => setTimeout(r, 3000));
     const perPeriod = await withClient(

@@ -11,7 +11,7 @@ import { aggregate, graduatedPrice } from '../domain/usage';
 import type { UpcomingInvoiceView, UpcomingLineView } from '../dto/subscription.view';
 import type { SubscriptionRecord } from '../persistence/subscription.record';
 import { UsageEventsRepository } from '../persistence/usage-events.repository';
-import { SubscriptionCatalog } from '../subscription-catalog';
+import { SubscribedSchema, SubscriptionCatalog } from '../subscription-catalog';
 import { SubscriptionsConfig } from '../subscriptions.config';
 
 export function termsOf(s: SubscriptionRecord): BillingTerms {
@@ -21,6 +21,9 @@ export function termsOf(s: SubscriptionRecord): BillingTerms {
 export function scopeOfRecord(s: Pick<SubscriptionRecord, 'organizationId' | 'mode'>): Scope {
   return { organizationId: s.organizationId as Scope['organizationId'], mode: s.mode };
 }
+
+/** Catalog reads shared by the invoices of one scheduler pass, by organization, mode, product and schema. */
+export type CatalogPass = Map<string, Promise<SubscribedSchema | null>>;
 
 /** A period invoice worked out: what the invoice create command gets, and the lines as the preview shows them. */
 export interface ComposedInvoice {
@@ -47,10 +50,20 @@ export class PeriodInvoicer {
     @Inject(SubscriptionsConfig) private readonly config: SubscriptionsConfig,
   ) {}
 
-  async compose(m: EntityManager, s: SubscriptionRecord, index: number): Promise<ComposedInvoice> {
+  /**
+   * `catalog`: the scheduler's reads of the catalog for one pass (many subscriptions share a schema;
+   * a version replaced during the pass is seen by the next one).
+   */
+  async compose(m: EntityManager, s: SubscriptionRecord, index: number, catalog?: CatalogPass): Promise<ComposedInvoice> {
     const scope = scopeOfRecord(s);
     const plan = periodInvoicePlan(termsOf(s), s.startsAt, index);
-    const schema = await this.catalog.schema(scope, s.productId, s.billingSchemaId);
+    const key = `${s.organizationId} ${s.mode} ${s.productId} ${s.billingSchemaId}`;
+    let read = catalog?.get(key);
+    if (!read) {
+      read = this.catalog.schema(scope, s.productId, s.billingSchemaId);
+      catalog?.set(key, read);
+    }
+    const schema = await read;
     const items: CreateItemInput[] = [];
     const lines: UpcomingLineView[] = [];
     const amount = baseAmount(s.basePrice, s.quantity, plan.baseShare);
@@ -88,8 +101,8 @@ export class PeriodInvoicer {
   }
 
   /** Issues period `index`'s invoice (once: issuing it again answers the same invoice). */
-  async issue(m: EntityManager, s: SubscriptionRecord, index: number): Promise<{ invoiceId: string; plan: PeriodInvoicePlan }> {
-    const composed = await this.compose(m, s, index);
+  async issue(m: EntityManager, s: SubscriptionRecord, index: number, catalog?: CatalogPass): Promise<{ invoiceId: string; plan: PeriodInvoicePlan }> {
+    const composed = await this.compose(m, s, index, catalog);
     const { period } = composed.plan;
     const result = await this.commands.execute(
       new CreateInvoiceCommand(scopeOfRecord(s), {
