@@ -230,4 +230,44 @@ describe('subscriptions billed on the test clock', () => {
     expect(canceled).toMatchObject({ status: 'CANCELED', next_invoice_at: null });
     expect((await readInvoice(api, invoice2.id)).subscription_id).toBe(sub.id);
   }, 120_000);
+
+  it('catches up several periods in one clock move, and ADVANCE canceled at period end bills no further period', async () => {
+    const org = await service.createOrg('Catch up');
+    const api = org.test;
+    const { productId, schemaId } = await recurringProduct(api, {
+      payment_type: 'ADVANCE',
+      renew_type: 'CALENDAR',
+      billing_type: 'FULL',
+      interval_type: 'WEEK',
+    });
+    const sub = expectSuccess(
+      await api.post('/subscriptions', { product_id: productId, billing_schema_id: schemaId, customer_email: 'weekly@example.com' }),
+      201,
+    );
+    const first = await nextInvoice(api, sub.id, null);
+    // A CALENDAR week with FULL: the partial first week is charged whole; it ends on the next Monday.
+    expect(first).toMatchObject({ price: r30(10), period_start: sub.current_period_start, period_end: sub.current_period_end });
+    expect(new Date(`${sub.current_period_end.replace(' ', 'T')}Z`).getUTCDay()).toBe(1);
+    // Three weeks at once: three more invoices, one per week.
+    const end = new Date(`${sub.current_period_end.replace(' ', 'T')}Z`);
+    await moveClockTo(api, new Date(end.getTime() + 2 * 7 * 86_400_000));
+    const caughtUp = await waitFor(
+      () => readSubscription(api, sub.id),
+      (s) => s.current_period_start === ts(new Date(end.getTime() + 2 * 7 * 86_400_000)),
+    );
+    const invoices = expectSuccess(await api.post('/invoices/list', {})).items as any[];
+    expect(invoices.map((i) => i.period_start).sort()).toEqual(
+      [sub.current_period_start, ts(end), ts(new Date(end.getTime() + 7 * 86_400_000)), ts(new Date(end.getTime() + 14 * 86_400_000))].sort(),
+    );
+    // Canceled at the end of this week: the next week is not billed, and it ends on the boundary.
+    expectSuccess(await api.post(`/subscriptions/${sub.id}/cancel`, { at_period_end: true }));
+    expectError(await api.get(`/subscriptions/${sub.id}/upcoming_invoice`), 404, { code: 'no_upcoming_invoice' });
+    await moveClockTo(api, new Date(`${caughtUp.current_period_end.replace(' ', 'T')}Z`));
+    const ended = await waitFor(
+      () => readSubscription(api, sub.id),
+      (s) => s.status === 'CANCELED',
+    );
+    expect(ended).toMatchObject({ status: 'CANCELED', canceled_at: caughtUp.current_period_end, next_invoice_at: null });
+    expect(expectSuccess(await api.post('/invoices/list', {})).total).toBe(4);
+  }, 120_000);
 });
