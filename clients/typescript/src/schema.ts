@@ -7898,8 +7898,8 @@ export interface operations {
     SubscriptionsController_list: {
         parameters: {
             query?: {
-                /** @description Only subscriptions in this status */
-                status?: "ACTIVE" | "PAST_DUE" | "CANCELED";
+                /** @description Only subscriptions in one of these statuses: repeat the parameter or separate the values with commas (they combine with OR) */
+                status?: ("ACTIVE" | "PAST_DUE" | "CANCELED")[];
                 /** @description Only subscriptions of this customer (case-insensitive, exact) */
                 customer_email?: string;
                 /** @description Maximum number of entries returned (default 20, at most 100) */

@@ -83,12 +83,7 @@ export class SubscriptionsController {
   @ApiErrors(400, 401, 403)
   async list(@RequiredCaller() caller: CallerContext, @Query() query: ListSubscriptionsRequestDto) {
     const page = await this.queries.execute(
-      new ListSubscriptionsQuery(
-        scopeOf(caller),
-        { status: query.status ? [query.status] : undefined, customerEmail: query.customer_email },
-        query.limit ?? 20,
-        query.offset ?? 0,
-      ),
+      new ListSubscriptionsQuery(scopeOf(caller), { status: query.status, customerEmail: query.customer_email }, query.limit ?? 20, query.offset ?? 0),
     );
     return reply(page, 'Subscriptions retrieved');
   }

@@ -109,6 +109,8 @@ describe('subscriptions API', () => {
     expect(all).toMatchObject({ total: 3, limit: 20, offset: 0, has_more: false });
     expect(all.items.map((s: any) => s.id)).toEqual([c.id, b.id, a.id]);
     expect(expectSuccess(await own.test.get('/subscriptions?status=CANCELED')).items.map((s: any) => s.id)).toEqual([b.id]);
+    expect(expectSuccess(await own.test.get('/subscriptions?status=CANCELED,PAST_DUE')).items.map((s: any) => s.id)).toEqual([b.id]);
+    expect(expectSuccess(await own.test.get('/subscriptions?status=CANCELED&status=ACTIVE')).total).toBe(3);
     expect(expectSuccess(await own.test.get('/subscriptions?status=ACTIVE&customer_email=a@example.com')).items.map((s: any) => s.id)).toEqual([c.id, a.id]);
     const page = expectSuccess(await own.test.get('/subscriptions?limit=1&offset=1'));
     expect(page).toMatchObject({ total: 3, limit: 1, offset: 1, has_more: true });

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -90,10 +90,17 @@ export class CancelSubscriptionRequestDto {
 }
 
 export class ListSubscriptionsRequestDto {
-  @ApiPropertyOptional({ enum: SUBSCRIPTION_STATUSES, description: 'Only subscriptions in this status' })
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'string', enum: [...SUBSCRIPTION_STATUSES] },
+    example: ['ACTIVE', 'PAST_DUE'],
+    description: 'Only subscriptions in one of these statuses: repeat the parameter or separate the values with commas (they combine with OR)',
+  })
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.split(',') : value))
   @IsOptional()
-  @IsIn(SUBSCRIPTION_STATUSES, { message: `$property must be one of ${SUBSCRIPTION_STATUSES.join(', ')}` })
-  status?: (typeof SUBSCRIPTION_STATUSES)[number];
+  @IsIn(SUBSCRIPTION_STATUSES, { each: true, message: `$property must be among ${SUBSCRIPTION_STATUSES.join(', ')}` })
+  @IsArray({ message: '$property must be a status or a list of statuses' })
+  status?: Array<(typeof SUBSCRIPTION_STATUSES)[number]>;
 
   @ApiPropertyOptional({ example: 'jane@example.com', description: 'Only subscriptions of this customer (case-insensitive, exact)' })
   @IsOptional()
