@@ -20,10 +20,11 @@ const MODULE_MAP = {
   providers: ['invoices', 'rates', 'organizations'],
   payments: ['invoices', 'providers', 'rates'],
   webhooks: ['events', 'health'],
-  analytics: ['providers'],
+  analytics: ['providers', 'subscriptions'],
   rails: ['invoices', 'providers', 'payments', 'rates', 'health'],
   checkout: ['invoices'],
   refunds: ['invoices', 'payments', 'providers', 'rates', 'rails', 'analytics'],
+  subscriptions: ['invoices', 'products', 'rates'],
 };
 
 function assertAcyclic(map) {

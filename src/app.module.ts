@@ -17,6 +17,7 @@ import { QuotesModule } from './modules/quotes';
 import { RailsModule } from './modules/rails';
 import { RatesModule } from './modules/rates';
 import { RefundsModule } from './modules/refunds';
+import { SubscriptionsModule } from './modules/subscriptions';
 import { TestClockModule } from './modules/test-clock';
 import { WebhooksModule } from './modules/webhooks';
 import { AppConfig } from './shared/config/app-config';
@@ -53,6 +54,7 @@ export const DOMAIN_MODULES = [
   RailsModule,
   RefundsModule,
   CheckoutModule,
+  SubscriptionsModule,
 ];
 
 @Module({})

@@ -1,6 +1,6 @@
 import { expectSuccess } from './envelope';
 import type { TestOrg } from './factories';
-import { productBody } from '../e2e/products/product-bodies';
+import { productBody, recurringSchema } from '../e2e/products/product-bodies';
 import { XPUB_0 } from '../e2e/rails/rails-helpers';
 
 /** How to make a real object of each kind with an organization's test key; returns its id. */
@@ -24,6 +24,14 @@ export const MAKERS: Record<string, Maker> = {
     return expectSuccess(await org.test.post(`/invoices/${invoice}/refunds`, { amount: '10' }), 201).id;
   },
   wallet: async (org) => expectSuccess(await org.test.post('/wallets', { chain_family: 'evm', xpub: XPUB_0 }), 201).id,
+  subscription: async (org) => {
+    const product = expectSuccess(await org.test.post('/products', productBody({ schemas: [recurringSchema()] }))).id;
+    const schema = expectSuccess(await org.test.get(`/products/${product}`)).schemas[0].id;
+    return expectSuccess(
+      await org.test.post('/subscriptions', { product_id: product, billing_schema_id: schema, customer_email: 'isolation@example.com' }),
+      201,
+    ).id;
+  },
   webhook: async (org) => expectSuccess(await org.test.post('/webhooks', { url: 'http://127.0.0.1:9/hooks', event_types: ['*'] }), 201).id,
   event: async (org) => {
     const product = await MAKERS.product(org);
@@ -58,6 +66,7 @@ const SINGULAR: Record<string, string> = {
   events: 'event',
   wallets: 'wallet',
   refunds: 'refund',
+  subscriptions: 'subscription',
 };
 
 /** The kind of object a path parameter names: `{invoice_id}` -> invoice; `/products/{id}` -> product. */

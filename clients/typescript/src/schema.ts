@@ -992,6 +992,124 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List subscriptions, newest first (filters status and customer_email combine with AND) */
+        get: operations["SubscriptionsController_list"];
+        put?: never;
+        /**
+         * Start a subscription to a RECURRING billing schema
+         * @description Periods follow the schema: interval_type x interval_count in UTC (a month from the 31st ends on the last day of a shorter month); ANNIVERSARY periods start at starts_at, CALENDAR ones at UTC calendar boundaries (midnight, Monday, the 1st, January 1st) with a partial first period, charged whole (billing_type FULL) or by its share of the seconds of the whole period (PRORATED). Each period gets one invoice in the schema's currency: ADVANCE at the period's start (base price x quantity, with the usage of the previous period), ARREARS at its end (base and the period's usage); usage of each metric is priced by the schema's tiers, graduated (each unit at the price of its tier). The invoice carries subscription_id, period_start and period_end.
+         */
+        post: operations["SubscriptionsController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read one subscription */
+        get: operations["SubscriptionsController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/{id}/upcoming_invoice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Preview the next period invoice
+         * @description The invoice the scheduler will issue at invoice_at, worked out now: usage so far in the period it bills. Nothing is stored. 404 no_upcoming_invoice when none will be (canceled, or ending at the period end without another invoice).
+         */
+        get: operations["SubscriptionsController_upcoming"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a subscription now or at the end of its current period
+         * @description at_period_end true: cancel_at_period_end becomes true and the subscription stays ACTIVE until the current period ends, then CANCELED (ADVANCE issues no invoice for the next period; ARREARS still bills the period served). false (default): CANCELED now; nothing more is billed. Canceling a CANCELED subscription is 400 (validator.status).
+         */
+        post: operations["SubscriptionsController_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/usage_events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a usage event of a subscription's metric
+         * @description 201 with the event; an id recorded before is 200 with the first record (never counted twice). Aggregated per period by the metric's aggregation_type: SUM of values, COUNT of events, MAX value, UNIQUE_COUNT of distinct unique_key (or values), LATEST value (by timestamp, then arrival). An event is counted in the period its timestamp falls in; usage of a period already invoiced is not billed again.
+         */
+        post: operations["UsageEventsController_record"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/usage_events/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record up to 100 usage events at once
+         * @description All or none: a wrong event is 400 naming events.<i>.<field>. Ids recorded before are left as first recorded (counted in duplicates). Aggregated per period by the metric's aggregation_type: SUM of values, COUNT of events, MAX value, UNIQUE_COUNT of distinct unique_key (or values), LATEST value (by timestamp, then arrival). An event is counted in the period its timestamp falls in; usage of a period already invoiced is not billed again.
+         */
+        post: operations["UsageEventsController_batch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1643,6 +1761,21 @@ export interface components {
             checkout_url: string;
             /** @description Masked (j***@example.com) in the payer view */
             customer_email: string | null;
+            /**
+             * @description Only on a subscription's period invoice (POST /subscriptions): the subscription it bills
+             * @example subscription_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e01
+             */
+            subscription_id?: string;
+            /**
+             * @description Only on a subscription's period invoice: the start of the period it bills (UTC)
+             * @example 2026-11-01 00:00:00
+             */
+            period_start?: string;
+            /**
+             * @description Only on a subscription's period invoice: the end of the period it bills (UTC, exclusive)
+             * @example 2026-12-01 00:00:00
+             */
+            period_end?: string;
             /** @description Absent in the payer view */
             metadata?: {
                 [key: string]: string;
@@ -2189,7 +2322,7 @@ export interface components {
             idempotency_key?: string;
         };
         /** @enum {string} */
-        EventType: "file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "refund.canceled" | "refund.completed" | "refund.created" | "refund.updated" | "transfer.unmatched" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated";
+        EventType: "file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "refund.canceled" | "refund.completed" | "refund.created" | "refund.updated" | "subscription.canceled" | "subscription.created" | "subscription.updated" | "transfer.unmatched" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated";
         EventDataDto: {
             /** @description The resource as of the event, in the shape its own endpoint returns */
             object: {
@@ -2241,7 +2374,7 @@ export interface components {
              *       "payment.updated"
              *     ]
              */
-            type?: ("file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "refund.canceled" | "refund.completed" | "refund.created" | "refund.updated" | "transfer.unmatched" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated") | ("file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "refund.canceled" | "refund.completed" | "refund.created" | "refund.updated" | "transfer.unmatched" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated")[];
+            type?: ("file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "refund.canceled" | "refund.completed" | "refund.created" | "refund.updated" | "subscription.canceled" | "subscription.created" | "subscription.updated" | "transfer.unmatched" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated") | ("file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "refund.canceled" | "refund.completed" | "refund.created" | "refund.updated" | "subscription.canceled" | "subscription.created" | "subscription.updated" | "transfer.unmatched" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated")[];
             /**
              * @description Inclusive bound: YYYY-MM-DD HH:MM:SS (UTC), YYYY-MM-DD (whole day) or ISO 8601
              * @example 2026-11-01
@@ -2315,7 +2448,7 @@ export interface components {
              *       "invoice.completed"
              *     ]
              */
-            event_types: ("*" | "file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "refund.canceled" | "refund.completed" | "refund.created" | "refund.updated" | "transfer.unmatched" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated") | ("*" | "file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "refund.canceled" | "refund.completed" | "refund.created" | "refund.updated" | "transfer.unmatched" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated")[];
+            event_types: ("*" | "file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "refund.canceled" | "refund.completed" | "refund.created" | "refund.updated" | "subscription.canceled" | "subscription.created" | "subscription.updated" | "transfer.unmatched" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated") | ("*" | "file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "refund.canceled" | "refund.completed" | "refund.created" | "refund.updated" | "subscription.canceled" | "subscription.created" | "subscription.updated" | "transfer.unmatched" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated")[];
             /** @example Order fulfilment */
             description?: string | null;
             /**
@@ -2379,7 +2512,7 @@ export interface components {
              *       "invoice.completed"
              *     ]
              */
-            event_types?: ("*" | "file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "refund.canceled" | "refund.completed" | "refund.created" | "refund.updated" | "transfer.unmatched" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated") | ("*" | "file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "refund.canceled" | "refund.completed" | "refund.created" | "refund.updated" | "transfer.unmatched" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated")[];
+            event_types?: ("*" | "file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "refund.canceled" | "refund.completed" | "refund.created" | "refund.updated" | "subscription.canceled" | "subscription.created" | "subscription.updated" | "transfer.unmatched" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated") | ("*" | "file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "refund.canceled" | "refund.completed" | "refund.created" | "refund.updated" | "subscription.canceled" | "subscription.created" | "subscription.updated" | "transfer.unmatched" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated")[];
             /**
              * @description null clears it
              * @example Order fulfilment
@@ -2656,6 +2789,44 @@ export interface components {
              */
             refunded_usd: string;
         };
+        SubscriptionCurrencyDto: {
+            /** @example USD */
+            currency: string;
+            /**
+             * @description Monthly recurring revenue in the schemas' currency
+             * @example 120.000000000000000000000000000000
+             */
+            mrr: string;
+            /**
+             * @description The same in USD at current rates
+             * @example 120.000000000000000000000000000000
+             */
+            mrr_usd: string;
+        };
+        SubscriptionFiguresDto: {
+            /**
+             * @description Subscriptions ACTIVE now
+             * @example 12
+             */
+            active_count: number;
+            /**
+             * @description Subscriptions PAST_DUE now (a period invoice voided unpaid)
+             * @example 1
+             */
+            past_due_count: number;
+            /**
+             * @description Subscriptions CANCELED
+             * @example 3
+             */
+            canceled_count: number;
+            /**
+             * @description Monthly recurring revenue of the ACTIVE and PAST_DUE subscriptions in USD at current rates: base price x quantity per month (a yearly price / 12, a weekly one x 52 / 12, a daily one x 365 / 12; divided by interval_count); usage is left out
+             * @example 130.000000000000000000000000000000
+             */
+            mrr_usd: string;
+            /** @description mrr_usd by currency, largest first */
+            mrr_by_currency: components["schemas"]["SubscriptionCurrencyDto"][];
+        };
         DashboardDto: {
             /**
              * @example last_7_days
@@ -2686,6 +2857,8 @@ export interface components {
              * @example 230.000000000000000000000000000000
              */
             net_volume_usd: string;
+            /** @description Subscriptions as they stand now, whatever the period */
+            subscriptions: components["schemas"]["SubscriptionFiguresDto"];
         };
         /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         DashboardRequestDto: {
@@ -3117,6 +3290,225 @@ export interface components {
              * @example 0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed
              */
             address: string;
+        };
+        SubscriptionResponseDto: {
+            /** @example subscription_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e01 */
+            id: string;
+            /**
+             * @description ACTIVE; PAST_DUE once a period invoice was voided unpaid (ACTIVE again when a later one is paid); CANCELED
+             * @enum {string}
+             */
+            status: "ACTIVE" | "PAST_DUE" | "CANCELED";
+            /** @example product_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f */
+            product_id: string;
+            /** @example schema_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e10 */
+            billing_schema_id: string;
+            /** @example jane@example.com */
+            customer_email: string;
+            /** @example Jane Doe */
+            customer_name: string | null;
+            /** @example 1 */
+            quantity: number;
+            /**
+             * @example {
+             *       "plan": "pro"
+             *     }
+             */
+            metadata: {
+                [key: string]: string;
+            };
+            /**
+             * @description When the first period started (UTC)
+             * @example 2026-11-16 00:00:00
+             */
+            starts_at: string;
+            /** @example 2026-11-16 00:00:00 */
+            current_period_start: string;
+            /**
+             * @description Exclusive
+             * @example 2026-12-01 00:00:00
+             */
+            current_period_end: string;
+            /**
+             * @description When the next period invoice is issued; null when none will be
+             * @example 2026-12-01 00:00:00
+             */
+            next_invoice_at: string | null;
+            /**
+             * @description The last period invoice issued (null before the first)
+             * @example null
+             */
+            latest_invoice_id: string | null;
+            /** @example false */
+            cancel_at_period_end: boolean;
+            /** @example null */
+            canceled_at: string | null;
+            /** @example 2026-11-16 00:00:00 */
+            created_at: string;
+            /** @example 2026-11-16 00:00:00 */
+            updated_at: string;
+        };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
+        CreateSubscriptionRequestDto: {
+            /**
+             * @description An active product version of the caller
+             * @example product_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f
+             */
+            product_id: string;
+            /**
+             * @description A RECURRING billing schema of that product (else 400 billing_schema_id)
+             * @example schema_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e10
+             */
+            billing_schema_id: string;
+            /**
+             * @description Who is billed; every period invoice carries it
+             * @example jane@example.com
+             */
+            customer_email: string;
+            /** @example Jane Doe */
+            customer_name?: string;
+            /**
+             * @description Seats: the base price is charged this many times
+             * @default 1
+             * @example 1
+             */
+            quantity?: number;
+            /**
+             * @description When the first period starts (YYYY-MM-DD HH:MM:SS (UTC) or ISO 8601); default now (the test clock's now in test mode). At most 24 hours in the past.
+             * @example 2026-12-01 00:00:00
+             */
+            starts_at?: string;
+            /**
+             * @description String keys to string values; at most 50 keys, keys up to 40 and values up to 500 characters
+             * @example {
+             *       "order_id": "1234"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string;
+            };
+        };
+        SubscriptionListDto: {
+            items: components["schemas"]["SubscriptionResponseDto"][];
+            /** @example 1 */
+            total: number;
+            /** @example 20 */
+            limit: number;
+            /** @example 0 */
+            offset: number;
+            /** @example false */
+            has_more: boolean;
+        };
+        UpcomingLineDto: {
+            /** @enum {string} */
+            type: "BASE" | "USAGE";
+            /** @example api_calls */
+            metric_key: string | null;
+            /**
+             * @description BASE: the quantity; USAGE: the aggregated usage
+             * @example 1500.000000000000000000000000000000
+             */
+            quantity: string;
+            /** @example 1.150000000000000000000000000000 */
+            amount: string;
+            /** @example 2026-11-16 00:00:00 */
+            period_start: string;
+            /** @example 2026-12-01 00:00:00 */
+            period_end: string;
+        };
+        UpcomingInvoiceDto: {
+            /** @example subscription_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e01 */
+            subscription_id: string;
+            /** @example 2026-11-16 00:00:00 */
+            period_start: string;
+            /** @example 2026-12-01 00:00:00 */
+            period_end: string;
+            /**
+             * @description When the scheduler issues it
+             * @example 2026-12-01 00:00:00
+             */
+            invoice_at: string;
+            /** @example USD */
+            currency: string;
+            lines: components["schemas"]["UpcomingLineDto"][];
+            /**
+             * @description Sum of the lines, in the schema's currency
+             * @example 6.150000000000000000000000000000
+             */
+            total: string;
+        };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
+        CancelSubscriptionRequestDto: {
+            /**
+             * @description true: stays ACTIVE until the current period ends, then CANCELED (ARREARS still bills that period); false: CANCELED now, nothing more billed
+             * @default false
+             */
+            at_period_end?: boolean;
+        };
+        UsageEventResponseDto: {
+            /** @example evt_2026_11_27_000123 */
+            id: string;
+            /** @example subscription_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e01 */
+            subscription_id: string;
+            /** @example api_calls */
+            metric_key: string;
+            /** @example 1.000000000000000000000000000000 */
+            value: string;
+            /** @example null */
+            unique_key: string | null;
+            /** @example 2026-11-27 10:15:00 */
+            timestamp: string;
+            /** @example 2026-11-27 10:15:01 */
+            created_at: string;
+        };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
+        UsageEventRequestDto: {
+            /**
+             * @description The caller's unique id of the event: sending it again records nothing (200 with the first record)
+             * @example evt_2026_11_27_000123
+             */
+            id: string;
+            /** @example subscription_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e01 */
+            subscription_id: string;
+            /**
+             * @description A metric_key of the subscription's billing schema
+             * @example api_calls
+             */
+            metric_key: string;
+            /**
+             * @description The measured value (default 1); COUNT ignores it, UNIQUE_COUNT counts distinct unique_key (or values)
+             * @example 1
+             */
+            value?: string | number;
+            /**
+             * @description What UNIQUE_COUNT counts distinct values of (e.g. a user id); without it, the value
+             * @example user_42
+             */
+            unique_key?: string;
+            /**
+             * @description When it happened (YYYY-MM-DD HH:MM:SS (UTC) or ISO 8601); default now. Not before the subscription starts.
+             * @example 2026-11-27 10:15:00
+             */
+            timestamp?: string;
+        };
+        UsageBatchResponseDto: {
+            /**
+             * @description Events recorded by this request
+             * @example 1
+             */
+            created: number;
+            /**
+             * @description Events whose id was recorded before (left as first recorded)
+             * @example 0
+             */
+            duplicates: number;
+            /** @description Each event as recorded, in the order sent */
+            items: components["schemas"]["UsageEventResponseDto"][];
+        };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
+        UsageBatchRequestDto: {
+            /** @description 1 to 100 events, recorded together or not at all */
+            events: components["schemas"]["UsageEventRequestDto"][];
         };
     };
     responses: never;
@@ -6954,7 +7346,20 @@ export interface operations {
                      *           "completed_count": 1,
                      *           "refunded_usd": "20.000000000000000000000000000000"
                      *         },
-                     *         "net_volume_usd": "230.000000000000000000000000000000"
+                     *         "net_volume_usd": "230.000000000000000000000000000000",
+                     *         "subscriptions": {
+                     *           "active_count": 1,
+                     *           "past_due_count": 0,
+                     *           "canceled_count": 0,
+                     *           "mrr_usd": "100.000000000000000000000000000000",
+                     *           "mrr_by_currency": [
+                     *             {
+                     *               "currency": "USD",
+                     *               "mrr": "100.000000000000000000000000000000",
+                     *               "mrr_usd": "100.000000000000000000000000000000"
+                     *             }
+                     *           ]
+                     *         }
                      *       },
                      *       "error": null,
                      *       "message": "Dashboard",
@@ -8496,6 +8901,637 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+        };
+    };
+    SubscriptionsController_list: {
+        parameters: {
+            query?: {
+                /** @description Only subscriptions in one of these statuses: repeat the parameter or separate the values with commas (they combine with OR) */
+                status?: ("ACTIVE" | "PAST_DUE" | "CANCELED")[];
+                /** @description Only subscriptions of this customer (case-insensitive, exact) */
+                customer_email?: string;
+                /** @description Maximum number of entries returned (default 20, at most 100) */
+                limit?: number;
+                /** @description Number of entries skipped (default 0) */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 200,
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "id": "subscription_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e01",
+                     *             "status": "ACTIVE",
+                     *             "product_id": "product_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *             "billing_schema_id": "schema_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e10",
+                     *             "customer_email": "jane@example.com",
+                     *             "customer_name": "Jane Doe",
+                     *             "quantity": 1,
+                     *             "metadata": {
+                     *               "plan": "pro"
+                     *             },
+                     *             "starts_at": "2026-11-16 00:00:00",
+                     *             "current_period_start": "2026-11-16 00:00:00",
+                     *             "current_period_end": "2026-12-01 00:00:00",
+                     *             "next_invoice_at": "2026-12-01 00:00:00",
+                     *             "latest_invoice_id": null,
+                     *             "cancel_at_period_end": false,
+                     *             "canceled_at": null,
+                     *             "created_at": "2026-11-16 00:00:00",
+                     *             "updated_at": "2026-11-16 00:00:00"
+                     *           }
+                     *         ],
+                     *         "total": 1,
+                     *         "limit": 20,
+                     *         "offset": 0,
+                     *         "has_more": false
+                     *       },
+                     *       "error": null,
+                     *       "message": "Subscriptions retrieved",
+                     *       "env": "development",
+                     *       "log": {
+                     *         "request_id": "5f0c6b1e-6a7d-4f0e-9b9c-3a0e4d2f1c11"
+                     *       },
+                     *       "validator": null,
+                     *       "support_id": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SuccessEnvelopeDto"] & {
+                        data: components["schemas"]["SubscriptionListDto"];
+                    };
+                };
+            };
+            /** @description Invalid input (per-field messages in validator) or a refused state change */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description API key missing, malformed, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The key lacks the right (read-only key on a write, live key on a test-only call) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    SubscriptionsController_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the service stopped after carrying the request out but before storing its answer, 409 (idempotency_answer_lost). Kept 24 hours. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSubscriptionRequestDto"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 201,
+                     *       "data": {
+                     *         "id": "subscription_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e01",
+                     *         "status": "ACTIVE",
+                     *         "product_id": "product_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *         "billing_schema_id": "schema_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e10",
+                     *         "customer_email": "jane@example.com",
+                     *         "customer_name": "Jane Doe",
+                     *         "quantity": 1,
+                     *         "metadata": {
+                     *           "plan": "pro"
+                     *         },
+                     *         "starts_at": "2026-11-16 00:00:00",
+                     *         "current_period_start": "2026-11-16 00:00:00",
+                     *         "current_period_end": "2026-12-01 00:00:00",
+                     *         "next_invoice_at": "2026-12-01 00:00:00",
+                     *         "latest_invoice_id": null,
+                     *         "cancel_at_period_end": false,
+                     *         "canceled_at": null,
+                     *         "created_at": "2026-11-16 00:00:00",
+                     *         "updated_at": "2026-11-16 00:00:00"
+                     *       },
+                     *       "error": null,
+                     *       "message": "Subscription created",
+                     *       "env": "development",
+                     *       "log": {
+                     *         "request_id": "5f0c6b1e-6a7d-4f0e-9b9c-3a0e4d2f1c11"
+                     *       },
+                     *       "validator": null,
+                     *       "support_id": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SuccessEnvelopeDto"] & {
+                        data: components["schemas"]["SubscriptionResponseDto"];
+                    };
+                };
+            };
+            /** @description Invalid input (per-field messages in validator) or a refused state change */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description API key missing, malformed, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The key lacks the right (read-only key on a write, live key on a test-only call) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description A request with the same Idempotency-Key is still in flight */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    SubscriptionsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Subscription id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 200,
+                     *       "data": {
+                     *         "id": "subscription_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e01",
+                     *         "status": "ACTIVE",
+                     *         "product_id": "product_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *         "billing_schema_id": "schema_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e10",
+                     *         "customer_email": "jane@example.com",
+                     *         "customer_name": "Jane Doe",
+                     *         "quantity": 1,
+                     *         "metadata": {
+                     *           "plan": "pro"
+                     *         },
+                     *         "starts_at": "2026-11-16 00:00:00",
+                     *         "current_period_start": "2026-11-16 00:00:00",
+                     *         "current_period_end": "2026-12-01 00:00:00",
+                     *         "next_invoice_at": "2026-12-01 00:00:00",
+                     *         "latest_invoice_id": null,
+                     *         "cancel_at_period_end": false,
+                     *         "canceled_at": null,
+                     *         "created_at": "2026-11-16 00:00:00",
+                     *         "updated_at": "2026-11-16 00:00:00"
+                     *       },
+                     *       "error": null,
+                     *       "message": "Subscription retrieved",
+                     *       "env": "development",
+                     *       "log": {
+                     *         "request_id": "5f0c6b1e-6a7d-4f0e-9b9c-3a0e4d2f1c11"
+                     *       },
+                     *       "validator": null,
+                     *       "support_id": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SuccessEnvelopeDto"] & {
+                        data: components["schemas"]["SubscriptionResponseDto"];
+                    };
+                };
+            };
+            /** @description API key missing, malformed, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The key lacks the right (read-only key on a write, live key on a test-only call) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description No such record in the caller's organization and mode */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    SubscriptionsController_upcoming: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Subscription id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 200,
+                     *       "data": {
+                     *         "subscription_id": "subscription_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e01",
+                     *         "period_start": "2026-11-16 00:00:00",
+                     *         "period_end": "2026-12-01 00:00:00",
+                     *         "invoice_at": "2026-12-01 00:00:00",
+                     *         "currency": "USD",
+                     *         "lines": [
+                     *           {
+                     *             "type": "BASE",
+                     *             "metric_key": null,
+                     *             "quantity": "1",
+                     *             "amount": "5.000000000000000000000000000000",
+                     *             "period_start": "2026-11-16 00:00:00",
+                     *             "period_end": "2026-12-01 00:00:00"
+                     *           },
+                     *           {
+                     *             "type": "USAGE",
+                     *             "metric_key": "api_calls",
+                     *             "quantity": "1500.000000000000000000000000000000",
+                     *             "amount": "1.150000000000000000000000000000",
+                     *             "period_start": "2026-11-16 00:00:00",
+                     *             "period_end": "2026-12-01 00:00:00"
+                     *           }
+                     *         ],
+                     *         "total": "6.150000000000000000000000000000"
+                     *       },
+                     *       "error": null,
+                     *       "message": "Upcoming invoice",
+                     *       "env": "development",
+                     *       "log": {
+                     *         "request_id": "5f0c6b1e-6a7d-4f0e-9b9c-3a0e4d2f1c11"
+                     *       },
+                     *       "validator": null,
+                     *       "support_id": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SuccessEnvelopeDto"] & {
+                        data: components["schemas"]["UpcomingInvoiceDto"];
+                    };
+                };
+            };
+            /** @description API key missing, malformed, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The key lacks the right (read-only key on a write, live key on a test-only call) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description No such record in the caller's organization and mode */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    SubscriptionsController_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Subscription id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CancelSubscriptionRequestDto"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 200,
+                     *       "data": {
+                     *         "id": "subscription_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e01",
+                     *         "status": "ACTIVE",
+                     *         "product_id": "product_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f",
+                     *         "billing_schema_id": "schema_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e10",
+                     *         "customer_email": "jane@example.com",
+                     *         "customer_name": "Jane Doe",
+                     *         "quantity": 1,
+                     *         "metadata": {
+                     *           "plan": "pro"
+                     *         },
+                     *         "starts_at": "2026-11-16 00:00:00",
+                     *         "current_period_start": "2026-11-16 00:00:00",
+                     *         "current_period_end": "2026-12-01 00:00:00",
+                     *         "next_invoice_at": "2026-12-01 00:00:00",
+                     *         "latest_invoice_id": null,
+                     *         "cancel_at_period_end": true,
+                     *         "canceled_at": null,
+                     *         "created_at": "2026-11-16 00:00:00",
+                     *         "updated_at": "2026-11-16 00:00:00"
+                     *       },
+                     *       "error": null,
+                     *       "message": "Subscription canceled",
+                     *       "env": "development",
+                     *       "log": {
+                     *         "request_id": "5f0c6b1e-6a7d-4f0e-9b9c-3a0e4d2f1c11"
+                     *       },
+                     *       "validator": null,
+                     *       "support_id": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SuccessEnvelopeDto"] & {
+                        data: components["schemas"]["SubscriptionResponseDto"];
+                    };
+                };
+            };
+            /** @description Invalid input (per-field messages in validator) or a refused state change */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description API key missing, malformed, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The key lacks the right (read-only key on a write, live key on a test-only call) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description No such record in the caller's organization and mode */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    UsageEventsController_record: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UsageEventRequestDto"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 201,
+                     *       "data": {
+                     *         "id": "evt_2026_11_27_000123",
+                     *         "subscription_id": "subscription_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e01",
+                     *         "metric_key": "api_calls",
+                     *         "value": "1.000000000000000000000000000000",
+                     *         "unique_key": null,
+                     *         "timestamp": "2026-11-27 10:15:00",
+                     *         "created_at": "2026-11-27 10:15:01"
+                     *       },
+                     *       "error": null,
+                     *       "message": "Usage recorded",
+                     *       "env": "development",
+                     *       "log": {
+                     *         "request_id": "5f0c6b1e-6a7d-4f0e-9b9c-3a0e4d2f1c11"
+                     *       },
+                     *       "validator": null,
+                     *       "support_id": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SuccessEnvelopeDto"] & {
+                        data: components["schemas"]["UsageEventResponseDto"];
+                    };
+                };
+            };
+            /** @description Invalid input (per-field messages in validator) or a refused state change */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description API key missing, malformed, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The key lacks the right (read-only key on a write, live key on a test-only call) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    UsageEventsController_batch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UsageBatchRequestDto"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 200,
+                     *       "data": {
+                     *         "created": 1,
+                     *         "duplicates": 0,
+                     *         "items": [
+                     *           {
+                     *             "id": "evt_2026_11_27_000123",
+                     *             "subscription_id": "subscription_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e01",
+                     *             "metric_key": "api_calls",
+                     *             "value": "1.000000000000000000000000000000",
+                     *             "unique_key": null,
+                     *             "timestamp": "2026-11-27 10:15:00",
+                     *             "created_at": "2026-11-27 10:15:01"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "error": null,
+                     *       "message": "Usage recorded",
+                     *       "env": "development",
+                     *       "log": {
+                     *         "request_id": "5f0c6b1e-6a7d-4f0e-9b9c-3a0e4d2f1c11"
+                     *       },
+                     *       "validator": null,
+                     *       "support_id": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SuccessEnvelopeDto"] & {
+                        data: components["schemas"]["UsageBatchResponseDto"];
+                    };
+                };
+            };
+            /** @description Invalid input (per-field messages in validator) or a refused state change */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description API key missing, malformed, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The key lacks the right (read-only key on a write, live key on a test-only call) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
         };

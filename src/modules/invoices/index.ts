@@ -1,6 +1,11 @@
 // The invoices module's public surface: other modules and the composition root import only this file.
 export { InvoicesModule } from './invoices.module';
-export { CreateInvoiceCommand, type CreateInvoiceInput, type CreateItemInput } from './commands/create-invoice/create-invoice.command';
+export {
+  CreateInvoiceCommand,
+  type CreateInvoiceInput,
+  type CreateItemInput,
+  type SubscriptionPeriodInput,
+} from './commands/create-invoice/create-invoice.command';
 export { ChangeInvoiceStatusCommand } from './commands/change-invoice-status/change-invoice-status.command';
 // Sent by the refunds module when a refund completes (in its transaction).
 export { SetInvoiceRefundedCommand } from './commands/set-invoice-refunded/set-invoice-refunded.command';
@@ -8,6 +13,7 @@ export { ChangeInvoiceCurrencyCommand } from './commands/change-invoice-currency
 export { invoiceChangeCommand, type InvoiceUpdated } from './commands/invoice-change';
 export { GetInvoiceQuery } from './queries/get-invoice/get-invoice.query';
 export { GetPayableInvoiceQuery, type PayableInvoice } from './queries/get-payable-invoice/get-payable-invoice.query';
+export { GetInvoiceStatusesQuery, type InvoiceStatusEntry } from './queries/get-invoice-statuses/get-invoice-statuses.query';
 export { GetShortStateQuery, type InvoiceShortState } from './queries/get-short-state/get-short-state.query';
 export { ListInvoicesQuery, type InvoicePage } from './queries/list-invoices/list-invoices.query';
 export { ClockMoveFirst, PayableInvoices, type InvoiceStateChange } from './payable-invoices.service';

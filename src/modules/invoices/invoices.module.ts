@@ -1,3 +1,4 @@
+import { GetInvoiceStatusesHandler } from './queries/get-invoice-statuses/get-invoice-statuses.handler';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CreateInvoiceHandler } from './commands/create-invoice/create-invoice.handler';
@@ -40,6 +41,7 @@ import { ListInvoicesHandler } from './queries/list-invoices/list-invoices.handl
     GetShortStateHandler,
     GetInvoiceItemsHandler,
     GetPayableInvoiceHandler,
+    GetInvoiceStatusesHandler,
     PayableInvoices,
     InvoiceClocks,
     { provide: InvoicesConfig, useFactory: () => loadInvoicesConfig(process.env) },

@@ -26,7 +26,8 @@ export class EnvelopeExpressAdapter extends ExpressAdapter {
 
   override reply(response: Response, body: unknown, statusCode?: number): unknown {
     if (body instanceof StreamableFile || response.headersSent) return super.reply(response, body, statusCode);
-    if (statusCode !== undefined) response.statusCode = statusCode;
+    if (body instanceof EnvelopeReply && body.httpStatus !== undefined) response.statusCode = body.httpStatus;
+    else if (statusCode !== undefined) response.statusCode = statusCode;
     const text = JSON.stringify(successEnvelope(response.req as AppRequest, response.statusCode, body));
     response.setHeader('Content-Type', 'application/json; charset=utf-8');
     response.setHeader('Content-Length', Buffer.byteLength(text));

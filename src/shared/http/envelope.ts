@@ -40,6 +40,8 @@ export class EnvelopeReply<T> {
     readonly data: T,
     readonly message: string,
     readonly statusOverride?: string,
+    /** The HTTP status of this answer when it differs from the route's (a repeated create answered 200 instead of 201). */
+    readonly httpStatus?: number,
   ) {}
 }
 

@@ -22,7 +22,8 @@ export type IdKind =
   | 'attempt'
   | 'wallet'
   | 'unmatched'
-  | 'refund';
+  | 'refund'
+  | 'subscription';
 
 export type Id<K extends IdKind> = string & { readonly __kind: K };
 export type OrgId = Id<'org'>;

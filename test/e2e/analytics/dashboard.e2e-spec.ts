@@ -85,6 +85,7 @@ describe('POST /analytics/dashboard', () => {
         })),
         refunds: { count: 0, completed_count: 0, refunded_usd: ZERO30 },
         net_volume_usd: ZERO30,
+        subscriptions: { active_count: 0, past_due_count: 0, canceled_count: 0, mrr_usd: ZERO30, mrr_by_currency: [] },
       });
     }
   });

@@ -20,12 +20,22 @@ describe('OpenAPI document for analytics', () => {
     ]);
     const ok = op.responses['200'].content['application/json'];
     expect(ok.example.data.series).toHaveLength(7);
-    expect(Object.keys(ok.example.data)).toEqual(['period', 'from', 'to', 'payments', 'invoices', 'providers', 'customers', 'series']);
+    expect(Object.keys(ok.example.data)).toEqual(['period', 'from', 'to', 'payments', 'invoices', 'providers', 'customers', 'series', 'subscriptions']);
     for (const code of [400, 401, 403]) expect(op.responses[String(code)]).toBeDefined();
     expect(op.description).toMatch(/happened_at/);
     expect(op.description).toMatch(/created_at/);
     const s = doc.components.schemas;
-    expect(Object.keys(s.DashboardDto.properties)).toEqual(['period', 'from', 'to', 'payments', 'invoices', 'providers', 'customers', 'series']);
+    expect(Object.keys(s.DashboardDto.properties)).toEqual([
+      'period',
+      'from',
+      'to',
+      'payments',
+      'invoices',
+      'providers',
+      'customers',
+      'series',
+      'subscriptions',
+    ]);
     expect(s.InvoiceFiguresDto.properties.paid_count.description).toMatch(/COMPLETED/);
     expect(s.InvoiceFiguresDto.properties.conversion_rate.description).toMatch(/paid_count \/ count/);
     expect(s.CustomerFiguresDto.properties.new.description).toMatch(/first invoice/);

@@ -65,6 +65,14 @@ export interface DashboardView {
   /** Filled by the query handler from the refunds module's figures (GetRefundFiguresQuery). */
   refunds?: { count: number; completed_count: number; refunded_usd: string };
   net_volume_usd?: string;
+  /** Subscriptions as they stand now (asked of the subscriptions module; not windowed). */
+  subscriptions?: {
+    active_count: number;
+    past_due_count: number;
+    canceled_count: number;
+    mrr_usd: string;
+    mrr_by_currency: Array<{ currency: string; mrr: string; mrr_usd: string }>;
+  };
 }
 
 /**

@@ -88,6 +88,27 @@ export class RefundFiguresDto {
   refunded_usd: string;
 }
 
+export class SubscriptionCurrencyDto {
+  @ApiProperty({ example: 'USD' }) currency: string;
+  @ApiProperty({ ...MONEY, example: '120.000000000000000000000000000000', description: "Monthly recurring revenue in the schemas' currency" }) mrr: string;
+  @ApiProperty({ ...MONEY, example: '120.000000000000000000000000000000', description: 'The same in USD at current rates' }) mrr_usd: string;
+}
+
+export class SubscriptionFiguresDto {
+  @ApiProperty({ example: 12, description: 'Subscriptions ACTIVE now' }) active_count: number;
+  @ApiProperty({ example: 1, description: 'Subscriptions PAST_DUE now (a period invoice voided unpaid)' }) past_due_count: number;
+  @ApiProperty({ example: 3, description: 'Subscriptions CANCELED' }) canceled_count: number;
+  @ApiProperty({
+    ...MONEY,
+    example: '130.000000000000000000000000000000',
+    description:
+      'Monthly recurring revenue of the ACTIVE and PAST_DUE subscriptions in USD at current rates: base price x quantity per month ' +
+      '(a yearly price / 12, a weekly one x 52 / 12, a daily one x 365 / 12; divided by interval_count); usage is left out',
+  })
+  mrr_usd: string;
+  @ApiProperty({ type: [SubscriptionCurrencyDto], description: 'mrr_usd by currency, largest first' }) mrr_by_currency: SubscriptionCurrencyDto[];
+}
+
 export class DashboardDto {
   @ApiProperty({ enum: PERIODS, example: 'last_7_days' }) period: string;
   @ApiProperty({ example: '2026-11-15 00:00:00', description: 'Window start (inclusive, UTC)' }) from: string;
@@ -105,6 +126,7 @@ export class DashboardDto {
     description: 'payments.volume_usd less refunds.refunded_usd: revenue net of the refunds completed in the window',
   })
   net_volume_usd: string;
+  @ApiProperty({ type: SubscriptionFiguresDto, description: 'Subscriptions as they stand now, whatever the period' }) subscriptions: SubscriptionFiguresDto;
 }
 
 const days = ['2026-11-15', '2026-11-16', '2026-11-17', '2026-11-18', '2026-11-19', '2026-11-20', '2026-11-21'];
@@ -163,4 +185,11 @@ export const DASHBOARD_EXAMPLE = {
   })),
   refunds: { count: 2, completed_count: 1, refunded_usd: '20.000000000000000000000000000000' },
   net_volume_usd: '230.000000000000000000000000000000',
+  subscriptions: {
+    active_count: 1,
+    past_due_count: 0,
+    canceled_count: 0,
+    mrr_usd: '100.000000000000000000000000000000',
+    mrr_by_currency: [{ currency: 'USD', mrr: '100.000000000000000000000000000000', mrr_usd: '100.000000000000000000000000000000' }],
+  },
 };

@@ -102,6 +102,18 @@ export class InvoiceDto {
   })
   checkout_url: string;
   @ApiProperty({ type: String, nullable: true, description: 'Masked (j***@example.com) in the payer view' }) customer_email: string | null;
+  @ApiPropertyOptional({
+    example: 'subscription_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e01',
+    description: "Only on a subscription's period invoice (POST /subscriptions): the subscription it bills",
+  })
+  subscription_id?: string;
+  @ApiPropertyOptional({ example: '2026-11-01 00:00:00', description: "Only on a subscription's period invoice: the start of the period it bills (UTC)" })
+  period_start?: string;
+  @ApiPropertyOptional({
+    example: '2026-12-01 00:00:00',
+    description: "Only on a subscription's period invoice: the end of the period it bills (UTC, exclusive)",
+  })
+  period_end?: string;
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, description: 'Absent in the payer view' }) metadata?: Record<string, string>;
   @ApiPropertyOptional({ type: [InvoiceItemDto] }) items?: InvoiceItemDto[];
   @ApiPropertyOptional({ type: [InvoiceCalculationDto], description: 'Per item by idx, then TOTAL and TOTAL_USD' }) calculations?: InvoiceCalculationDto[];

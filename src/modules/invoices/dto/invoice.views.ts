@@ -28,6 +28,10 @@ export interface InvoiceView {
   /** The hosted checkout page to send the payer to (absolute under PUBLIC_BASE_URL, else a path). */
   checkout_url: string;
   customer_email: string | null;
+  /** Only on a subscription's period invoice (decisions §20): the subscription and the period billed. */
+  subscription_id?: string;
+  period_start?: string;
+  period_end?: string;
   metadata?: Record<string, string>;
   items?: InvoiceItemView[];
   calculations?: InvoiceCalculationView[];
@@ -104,6 +108,11 @@ export function invoiceView(r: InvoiceRecord, payer: boolean, monitoringMinutes:
     checkout_url: checkoutUrl(r.id),
     customer_email: payer ? maskEmail(r.customerEmail) : r.customerEmail,
   };
+  if (r.subscriptionId) {
+    view.subscription_id = r.subscriptionId;
+    if (r.periodStart) view.period_start = formatTimestamp(r.periodStart);
+    if (r.periodEnd) view.period_end = formatTimestamp(r.periodEnd);
+  }
   if (!payer) view.metadata = r.metadata;
   return view;
 }

@@ -44,6 +44,21 @@ SELECT c.id, $2, $3, $1, c.invoice_item_id, c.title, c.calculation_type, c.idx, 
 /** The insert above with the invoice.created event's row written by the same statement ($36 to $41). */
 export const INSERT_INVOICE_WITH_EVENT_SQL = prepared('invoice_insert_event', withEventRow(INSERT_INVOICE_SQL, 35));
 
+/**
+ * A subscription's period invoice: the insert above plus $36 subscription_id, $37 period_start,
+ * $38 period_end. The unique index on (subscription_id, period_start) refuses a second one.
+ */
+export const INSERT_SUBSCRIPTION_INVOICE_SQL = prepared(
+  'invoice_insert_subscription',
+  INSERT_INVOICE_SQL.replace('expires_at, created_at, updated_at)', 'expires_at, created_at, updated_at, subscription_id, period_start, period_end)').replace(
+    '$35, $13, $13)',
+    '$35, $13, $13, $36, $37, $38)',
+  ),
+);
+
+/** The subscription insert with the invoice.created event's row ($39 to $44). */
+export const INSERT_SUBSCRIPTION_INVOICE_WITH_EVENT_SQL = prepared('invoice_insert_subscription_event', withEventRow(INSERT_SUBSCRIPTION_INVOICE_SQL, 38));
+
 const ITEMS_JSON = `(SELECT coalesce(json_agg(json_build_object(
     'id', it.id, 'organization_id', it.organization_id, 'mode', it.mode, 'invoice_id', it.invoice_id, 'type', it.type,
     'currency', it.currency, 'product_id', it.product_id, 'billing_schema_id', it.billing_schema_id,
@@ -62,6 +77,7 @@ const CALCULATIONS_JSON = `(SELECT coalesce(json_agg(json_build_object(
 
 const READ_COLUMNS = `i.id, i.organization_id, i.mode, i.status, i.substatus, i.currency, i.price::text AS price, i.price_usd::text AS price_usd, i.refunded_usd::text AS refunded_usd,
   i.customer_email, i.metadata, i.redirect_url, i.rates_snapshot_id, i.rates_taken_at, i.expires_at, i.created_at, i.updated_at,
+  i.subscription_id, i.period_start, i.period_end,
   CASE WHEN $2::boolean THEN ${ITEMS_JSON} END AS items,
   CASE WHEN $3::boolean THEN ${CALCULATIONS_JSON} END AS calculations`;
 
@@ -80,4 +96,5 @@ export const READ_INVOICE_BY_ID_SQL = prepared('invoice_read', `SELECT ${READ_CO
 
 /** The invoice columns as the repository reads them (amounts as text, for exact decimals). */
 export const INVOICE_COLUMNS = `id, organization_id, mode, status, substatus, currency, price::text AS price, price_usd::text AS price_usd, refunded_usd::text AS refunded_usd,
-  customer_email, metadata, redirect_url, rates_snapshot_id, rates_taken_at, expires_at, created_at, updated_at`;
+  customer_email, metadata, redirect_url, rates_snapshot_id, rates_taken_at, expires_at, created_at, updated_at,
+  subscription_id, period_start, period_end`;

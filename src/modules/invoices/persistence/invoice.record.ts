@@ -24,6 +24,10 @@ export class InvoiceRecord {
   @Column({ type: 'timestamptz', name: 'rates_taken_at', nullable: true }) ratesTakenAt: Date | null;
   /** Until when the quoted rates hold and a payment is expected; null (older invoices) never expires. */
   @Column({ type: 'timestamptz', name: 'expires_at', nullable: true }) expiresAt: Date | null;
+  /** A subscription's period invoice (decisions §20): the subscription and the period it bills; null (or absent) on other invoices. */
+  @Column({ type: 'text', name: 'subscription_id', nullable: true }) subscriptionId?: string | null;
+  @Column({ type: 'timestamptz', name: 'period_start', nullable: true }) periodStart?: Date | null;
+  @Column({ type: 'timestamptz', name: 'period_end', nullable: true }) periodEnd?: Date | null;
   @Column({ type: 'timestamptz', name: 'created_at' }) createdAt: Date;
   @Column({ type: 'timestamptz', name: 'updated_at' }) updatedAt: Date;
 }

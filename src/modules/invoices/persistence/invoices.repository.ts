@@ -11,7 +11,15 @@ import type { InvoiceStatus, InvoiceSubstatus } from '../domain/invoice-status';
 import { InvoiceCalculationRecord } from './invoice-calculation.record';
 import { InvoiceItemRecord } from './invoice-item.record';
 import { InvoiceRecord } from './invoice.record';
-import { INSERT_INVOICE_SQL, INSERT_INVOICE_WITH_EVENT_SQL, INVOICE_COLUMNS, READ_INVOICE_BY_ID_SQL, READ_INVOICE_SCOPED_SQL } from './invoice-sql';
+import {
+  INSERT_INVOICE_SQL,
+  INSERT_INVOICE_WITH_EVENT_SQL,
+  INSERT_SUBSCRIPTION_INVOICE_SQL,
+  INSERT_SUBSCRIPTION_INVOICE_WITH_EVENT_SQL,
+  INVOICE_COLUMNS,
+  READ_INVOICE_BY_ID_SQL,
+  READ_INVOICE_SCOPED_SQL,
+} from './invoice-sql';
 import { invoiceListRequest, InvoiceListFilter } from './invoice-list';
 import type { CurrencyChangeWindow } from '../domain/currency-change';
 
@@ -39,6 +47,9 @@ interface InvoiceRow {
   expires_at: Date | null;
   created_at: Date;
   updated_at: Date;
+  subscription_id: string | null;
+  period_start: Date | null;
+  period_end: Date | null;
 }
 
 function toRecord(row: InvoiceRow): InvoiceRecord {
@@ -60,6 +71,9 @@ function toRecord(row: InvoiceRow): InvoiceRecord {
     expiresAt: row.expires_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    subscriptionId: row.subscription_id,
+    periodStart: row.period_start,
+    periodEnd: row.period_end,
   };
 }
 
@@ -226,6 +240,11 @@ export class InvoicesRepository {
       calculations.map((c) => JSON.stringify(c.details)),
       invoice.expiresAt ?? null,
     ];
+    if (invoice.subscriptionId) {
+      values.push(invoice.subscriptionId, invoice.periodStart ?? null, invoice.periodEnd ?? null);
+      await m.query(event ? INSERT_SUBSCRIPTION_INVOICE_WITH_EVENT_SQL : INSERT_SUBSCRIPTION_INVOICE_SQL, event ? [...values, ...event.values] : values);
+      return;
+    }
     await m.query(event ? INSERT_INVOICE_WITH_EVENT_SQL : INSERT_INVOICE_SQL, event ? [...values, ...event.values] : values);
   }
 
@@ -248,6 +267,25 @@ export class InvoicesRepository {
     const params: unknown[] = [id];
     const rows: InvoiceRow[] = await m.query(`SELECT ${INVOICE_COLUMNS} FROM invoices WHERE id = $1${accessWhere(access, params)}`, params);
     return rows[0] ? toRecord(rows[0]) : null;
+  }
+
+  /** The id of a subscription's period invoice (the unique key of subscription and period start), if there is one. */
+  async findSubscriptionPeriod(m: EntityManager, scope: Scope, subscriptionId: string, periodStart: Date): Promise<string | null> {
+    const rows: Array<{ id: string }> = await m.query(
+      `SELECT id FROM invoices WHERE subscription_id = $1 AND period_start = $2 AND organization_id = $3 AND mode = $4`,
+      [subscriptionId, periodStart, scope.organizationId, scope.mode],
+    );
+    return rows[0]?.id ?? null;
+  }
+
+  /** Status and substatus of the given invoices of one scope (missing ids are left out). */
+  async statuses(m: EntityManager, scope: Scope, ids: readonly string[]): Promise<Array<Pick<InvoiceRow, 'id' | 'status' | 'substatus' | 'expires_at'>>> {
+    if (ids.length === 0) return [];
+    return m.query(`SELECT id, status, substatus, expires_at FROM invoices WHERE id = ANY($1::text[]) AND organization_id = $2 AND mode = $3`, [
+      ids,
+      scope.organizationId,
+      scope.mode,
+    ]);
   }
 
   /**

@@ -4,6 +4,7 @@ import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { fromDb, renderAmount } from '../../../../shared/money/money';
 import { Clock } from '../../../../shared/time/clock';
 import { findCatalogProvider } from '../../../providers';
+import { SubscriptionFiguresQuery } from '../../../subscriptions';
 import { buildDashboard, DashboardRead, DashboardView } from '../../domain/dashboard';
 import { currentWindowOf, keptWindowOf } from '../../domain/period';
 import { AnalyticsRepository } from '../../persistence/analytics.repository';
@@ -43,9 +44,13 @@ export class GetDashboardHandler implements IQueryHandler<GetDashboardQuery> {
     read ??= await this.repo.summedDashboard(m, scope, window);
     const view = buildDashboard({ window, read, providerName });
     // Refunds net out of the volume in the window they complete in (as a payment counts when it happens).
-    const refunds = await this.queries.execute(new GetRefundFiguresQuery(scope, window.from, window.to));
+    const [refunds, subscriptions] = await Promise.all([
+      this.queries.execute(new GetRefundFiguresQuery(scope, window.from, window.to)),
+      this.queries.execute(new SubscriptionFiguresQuery(scope)),
+    ]);
     view.refunds = { count: refunds.count, completed_count: refunds.completedCount, refunded_usd: renderAmount(fromDb(refunds.refundedUsd)) };
     view.net_volume_usd = renderAmount(fromDb(view.payments.volume_usd).sub(fromDb(refunds.refundedUsd)));
+    view.subscriptions = subscriptions;
     return view;
   }
 }

@@ -13,10 +13,22 @@ export interface CreateInvoiceInput {
   redirectUrl: string | null;
   /** Default INVOICE_EXPIRY_MINUTES. */
   expiresInMinutes?: number | null;
+  /**
+   * A subscription's period invoice (sent by the subscriptions module): stored on the invoice and
+   * unique per subscription and period start. Creating it again answers the existing invoice's id
+   * (with `created` false) instead of a second invoice.
+   */
+  subscription?: SubscriptionPeriodInput | null;
+}
+
+export interface SubscriptionPeriodInput {
+  subscriptionId: string;
+  periodStart: Date;
+  periodEnd: Date;
 }
 
 /** Prices the items (CalculatePricesQuery) and writes the invoice, its items and calculation lines at once. */
-export class CreateInvoiceCommand extends Command<{ id: string }> {
+export class CreateInvoiceCommand extends Command<{ id: string; created?: boolean }> {
   constructor(
     readonly scope: Scope,
     readonly input: CreateInvoiceInput,

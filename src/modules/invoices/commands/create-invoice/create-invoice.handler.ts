@@ -26,7 +26,13 @@ export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceComman
     @Inject(InvoiceEvents) private readonly events: InvoiceEvents,
   ) {}
 
-  async execute({ scope, input }: CreateInvoiceCommand): Promise<{ id: string }> {
+  async execute({ scope, input }: CreateInvoiceCommand): Promise<{ id: string; created?: boolean }> {
+    const period = input.subscription ?? null;
+    if (period) {
+      // A period invoicing run again (another instance, or after a crash): the first one's invoice.
+      const existing = await this.repo.findSubscriptionPeriod(this.tx.manager, scope, period.subscriptionId, period.periodStart);
+      if (existing) return { id: existing, created: false };
+    }
     // Each payment intent gets its own id, carried into its calculation details.
     const items: ItemInput[] = input.items.map((item) =>
       item.type === 'PAYMENT_INTENT'
@@ -76,16 +82,31 @@ export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceComman
       expiresAt: expiresAtFor(now, input.expiresInMinutes ?? this.config.INVOICE_EXPIRY_MINUTES),
       createdAt: now,
       updatedAt: now,
+      ...(period ? { subscriptionId: period.subscriptionId, periodStart: period.periodStart, periodEnd: period.periodEnd } : {}),
     };
     const calculations = buildCalculationRecords(invoice, itemRecords, calculationLines(calc), now);
     // The invoice, its items, its calculation lines and its invoice.created event are one statement:
     // atomic on its own, so without BEGIN and COMMIT unless the request's idempotency claim needs a
     // transaction around it.
     const event = this.events.created(scope, invoice);
-    await this.tx.runAlone(async (m) => {
-      await this.repo.insertInvoice(m, invoice, itemRecords, calculations, event);
-      await this.events.written(m, event);
-    });
-    return { id: invoiceId };
+    try {
+      await this.tx.runAlone(async (m) => {
+        await this.repo.insertInvoice(m, invoice, itemRecords, calculations, event);
+        await this.events.written(m, event);
+      });
+    } catch (e) {
+      // Two instances invoicing one period at once: the unique key kept the first; answer it.
+      const existing =
+        period && isUniqueViolation(e) ? await this.repo.findSubscriptionPeriod(this.tx.manager, scope, period.subscriptionId, period.periodStart) : null;
+      if (existing) return { id: existing, created: false };
+      throw e;
+    }
+    // `created` only for a subscription's period (the HTTP answer of POST /invoices/create stays `{ id }`).
+    return period ? { id: invoiceId, created: true } : { id: invoiceId };
   }
+}
+
+function isUniqueViolation(e: unknown): boolean {
+  const code = (e as { code?: string; driverError?: { code?: string } }).driverError?.code ?? (e as { code?: string }).code;
+  return code === '23505';
 }

@@ -1,0 +1,23 @@
+import { Query } from '@nestjs/cqrs';
+import type { Scope } from '../../../../shared/auth/request-context';
+import type { InvoiceStatus, InvoiceSubstatus } from '../../domain/invoice-status';
+
+export interface InvoiceStatusEntry {
+  id: string;
+  status: InvoiceStatus;
+  substatus: InvoiceSubstatus | null;
+}
+
+/**
+ * The status of each of the given invoices of the caller's scope as it stands now (a due expiry
+ * applied), for a module that follows invoices it asked for (subscriptions). Ids not in the scope
+ * are left out.
+ */
+export class GetInvoiceStatusesQuery extends Query<InvoiceStatusEntry[]> {
+  constructor(
+    readonly scope: Scope,
+    readonly invoiceIds: readonly string[],
+  ) {
+    super();
+  }
+}

@@ -1,0 +1,134 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import type { EntityManager } from 'typeorm';
+import type { Scope } from '../../../shared/auth/request-context';
+import { Amount, Money, renderAmount, sumAmounts } from '../../../shared/money/money';
+import { formatTimestamp } from '../../../shared/time/time';
+import { CreateInvoiceCommand, CreateItemInput } from '../../invoices';
+import { baseAmount, BillingTerms, PeriodInvoicePlan, periodInvoicePlan } from '../domain/billing';
+import { isWhole } from '../domain/periods';
+import { aggregate, graduatedPrice } from '../domain/usage';
+import type { UpcomingInvoiceView, UpcomingLineView } from '../dto/subscription.view';
+import type { SubscriptionRecord } from '../persistence/subscription.record';
+import { UsageEventsRepository } from '../persistence/usage-events.repository';
+import { SubscribedSchema, SubscriptionCatalog } from '../subscription-catalog';
+import { SubscriptionsConfig } from '../subscriptions.config';
+
+export function termsOf(s: SubscriptionRecord): BillingTerms {
+  return { intervalType: s.intervalType, intervalCount: s.intervalCount, renewType: s.renewType, billingType: s.billingType, paymentType: s.paymentType };
+}
+
+export function scopeOfRecord(s: Pick<SubscriptionRecord, 'organizationId' | 'mode'>): Scope {
+  return { organizationId: s.organizationId as Scope['organizationId'], mode: s.mode };
+}
+
+/** Catalog reads shared by the invoices of one scheduler pass, by organization, mode, product and schema. */
+export type CatalogPass = Map<string, Promise<SubscribedSchema | null>>;
+
+/** A period invoice worked out: what the invoice create command gets, and the lines as the preview shows them. */
+export interface ComposedInvoice {
+  plan: PeriodInvoicePlan;
+  items: CreateItemInput[];
+  lines: UpcomingLineView[];
+  total: Amount;
+}
+
+/**
+ * Works out a period's invoice (domain/billing.ts decides what it charges) and issues it through the
+ * invoices module's CreateInvoiceCommand, the one pipeline every invoice goes through:
+ * - the base line is a PRODUCT item (the schema's base price x quantity) when the period is whole
+ *   and the product version is still active; otherwise (a prorated first period, or a catalog
+ *   version since replaced) a PAYMENT_INTENT item of the exact amount in the schema's currency;
+ * - each metric with usage priced above zero is a PAYMENT_INTENT item of its graduated price.
+ */
+@Injectable()
+export class PeriodInvoicer {
+  constructor(
+    @Inject(CommandBus) private readonly commands: CommandBus,
+    @Inject(SubscriptionCatalog) private readonly catalog: SubscriptionCatalog,
+    @Inject(UsageEventsRepository) private readonly usage: UsageEventsRepository,
+    @Inject(SubscriptionsConfig) private readonly config: SubscriptionsConfig,
+  ) {}
+
+  /**
+   * `catalog`: the scheduler's reads of the catalog for one pass (many subscriptions share a schema;
+   * a version replaced during the pass is seen by the next one).
+   */
+  async compose(m: EntityManager, s: SubscriptionRecord, index: number, catalog?: CatalogPass): Promise<ComposedInvoice> {
+    const scope = scopeOfRecord(s);
+    const plan = periodInvoicePlan(termsOf(s), s.startsAt, index);
+    const key = `${s.organizationId} ${s.mode} ${s.productId} ${s.billingSchemaId}`;
+    let read = catalog?.get(key);
+    if (!read) {
+      read = this.catalog.schema(scope, s.productId, s.billingSchemaId);
+      catalog?.set(key, read);
+    }
+    const schema = await read;
+    const items: CreateItemInput[] = [];
+    const lines: UpcomingLineView[] = [];
+    const amount = baseAmount(s.basePrice, s.quantity, plan.baseShare);
+    if (isWhole(plan.baseShare) && schema?.productActive && schema.schemaActive) {
+      items.push({ type: 'PRODUCT', product_id: s.productId, billing_schema_id: s.billingSchemaId, quantity: s.quantity });
+    } else {
+      items.push({ type: 'PAYMENT_INTENT', currency: s.currency, price: renderAmount(amount) });
+    }
+    lines.push({
+      type: 'BASE',
+      metric_key: null,
+      quantity: String(s.quantity),
+      amount: renderAmount(amount),
+      period_start: formatTimestamp(plan.period.start),
+      period_end: formatTimestamp(plan.period.end),
+    });
+    const usagePeriod = plan.usagePeriod;
+    if (usagePeriod) {
+      for (const metric of schema?.metrics.values() ?? []) {
+        const samples = await this.usage.samples(m, s.id, metric.metricKey, usagePeriod.start, usagePeriod.end);
+        const quantity = aggregate(metric.aggregation, samples);
+        const priced = graduatedPrice(metric.tiers, quantity);
+        if (priced.amount.greaterThan(0)) items.push({ type: 'PAYMENT_INTENT', currency: s.currency, price: renderAmount(priced.amount) });
+        lines.push({
+          type: 'USAGE',
+          metric_key: metric.metricKey,
+          quantity: renderAmount(quantity),
+          amount: renderAmount(priced.amount),
+          period_start: formatTimestamp(usagePeriod.start),
+          period_end: formatTimestamp(usagePeriod.end),
+        });
+      }
+    }
+    return { plan, items, lines, total: sumAmounts(lines.map((l) => new Money(l.amount))) };
+  }
+
+  /** Issues period `index`'s invoice (once: issuing it again answers the same invoice). */
+  async issue(m: EntityManager, s: SubscriptionRecord, index: number, catalog?: CatalogPass): Promise<{ invoiceId: string; plan: PeriodInvoicePlan }> {
+    const composed = await this.compose(m, s, index, catalog);
+    const { period } = composed.plan;
+    const result = await this.commands.execute(
+      new CreateInvoiceCommand(scopeOfRecord(s), {
+        items: composed.items,
+        currency: s.currency,
+        customerEmail: s.customerEmail,
+        metadata: {},
+        redirectUrl: null,
+        expiresInMinutes: this.config.SUBSCRIPTION_INVOICE_EXPIRY_MINUTES,
+        subscription: { subscriptionId: s.id, periodStart: period.start, periodEnd: period.end },
+      }),
+    );
+    return { invoiceId: result.id, plan: composed.plan };
+  }
+
+  /** The next invoice as it would be issued now. */
+  async preview(m: EntityManager, s: SubscriptionRecord): Promise<UpcomingInvoiceView> {
+    const composed = await this.compose(m, s, s.nextInvoiceIndex);
+    return {
+      subscription_id: s.id,
+      period_start: formatTimestamp(composed.plan.period.start),
+      period_end: formatTimestamp(composed.plan.period.end),
+      invoice_at: formatTimestamp(composed.plan.dueAt),
+      currency: s.currency,
+      lines: composed.lines,
+      total: renderAmount(composed.total),
+    };
+  }
+}

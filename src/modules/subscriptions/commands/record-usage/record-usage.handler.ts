@@ -1,0 +1,105 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { TransactionRunner } from '../../../../shared/db/transaction-runner';
+import { FieldErrors, ValidationFailedError } from '../../../../shared/errors/domain-error';
+import { parseAmount } from '../../../../shared/money/money';
+import { Clock } from '../../../../shared/time/clock';
+import { usageEventView } from '../../dto/subscription.view';
+import type { SubscriptionRecord } from '../../persistence/subscription.record';
+import { SubscriptionsRepository } from '../../persistence/subscriptions.repository';
+import { UsageEventRow, UsageEventsRepository } from '../../persistence/usage-events.repository';
+import { SubscriptionCatalog } from '../../subscription-catalog';
+import { RecordedUsage, RecordUsageCommand } from './record-usage.command';
+
+/** What never changes of a subscription: enough to check an event before the statement checks the rest. */
+interface SubscriptionFacts {
+  productId: string;
+  billingSchemaId: string;
+  startsAt: Date;
+}
+
+/** Most subscriptions whose facts one process keeps. */
+const FACTS_CACHE_SIZE = 10_000;
+
+@CommandHandler(RecordUsageCommand)
+export class RecordUsageHandler implements ICommandHandler<RecordUsageCommand> {
+  /** By organization, mode and id; a CANCELED subscription is refused by the insert itself. */
+  private readonly facts = new Map<string, SubscriptionFacts>();
+
+  constructor(
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(SubscriptionsRepository) private readonly subscriptions: SubscriptionsRepository,
+    @Inject(UsageEventsRepository) private readonly usage: UsageEventsRepository,
+    @Inject(SubscriptionCatalog) private readonly catalog: SubscriptionCatalog,
+    @Inject(Clock) private readonly clock: Clock,
+  ) {}
+
+  async execute({ scope, events, batch }: RecordUsageCommand): Promise<RecordedUsage[]> {
+    const path = (i: number, field: string) => (batch ? `events.${i}.${field}` : field);
+    const errors: FieldErrors = {};
+    const m = this.tx.manager;
+    const subscriptions = new Map<string, SubscriptionFacts | 'canceled' | null>();
+    for (const id of new Set(events.map((e) => e.subscriptionId))) subscriptions.set(id, await this.factsOf(scope, id));
+    const now = await this.clock.nowFor(scope);
+    const seen = new Map<string, number>();
+    const rows: UsageEventRow[] = [];
+    for (const [i, e] of events.entries()) {
+      const subscription = subscriptions.get(e.subscriptionId) ?? null;
+      if (seen.has(e.id)) errors[path(i, 'id')] = `repeats events.${seen.get(e.id)}.id in the same batch`;
+      seen.set(e.id, i);
+      if (!subscription) {
+        errors[path(i, 'subscription_id')] = 'is not a subscription of this organization and mode';
+        continue;
+      }
+      if (subscription === 'canceled') {
+        errors[path(i, 'subscription_id')] = 'is canceled';
+        continue;
+      }
+      const metrics = await this.catalog.metrics(scope, subscription.productId, subscription.billingSchemaId);
+      if (!metrics.has(e.metricKey)) {
+        errors[path(i, 'metric_key')] = metrics.size
+          ? `is not a metric of the subscription's billing schema (one of: ${[...metrics.keys()].join(', ')})`
+          : "is not a metric of the subscription's billing schema (it prices no usage)";
+      }
+      const timestamp = e.timestamp ?? now;
+      if (timestamp.getTime() < subscription.startsAt.getTime()) errors[path(i, 'timestamp')] = 'must not be before the subscription starts';
+      rows.push({
+        id: e.id,
+        subscriptionId: e.subscriptionId,
+        metricKey: e.metricKey,
+        value: parseAmount(e.value),
+        uniqueKey: e.uniqueKey,
+        timestamp,
+        createdAt: now,
+      });
+    }
+    if (Object.keys(errors).length) throw new ValidationFailedError(errors);
+    // One statement; ids seen before are left as first recorded and read back.
+    const inserted = await this.tx.runAlone((w) => this.usage.insert(w, scope, rows));
+    const repeats = rows.filter((r) => !inserted.has(r.id)).map((r) => r.id);
+    const firsts = new Map((await this.usage.findMany(m, scope, repeats)).map((r) => [r.id, r]));
+    const lost = rows.findIndex((r) => !inserted.has(r.id) && !firsts.has(r.id));
+    if (lost >= 0) {
+      // Neither inserted nor recorded before: the subscription was canceled meanwhile.
+      this.facts.delete(this.key(scope, rows[lost].subscriptionId));
+      throw new ValidationFailedError({ [path(lost, 'subscription_id')]: 'is canceled' });
+    }
+    return rows.map((r) => ({ event: usageEventView(firsts.get(r.id) ?? r), created: inserted.has(r.id) }));
+  }
+
+  private key(scope: RecordUsageCommand['scope'], id: string): string {
+    return `${scope.organizationId} ${scope.mode} ${id}`;
+  }
+
+  private async factsOf(scope: RecordUsageCommand['scope'], id: string): Promise<SubscriptionFacts | 'canceled' | null> {
+    const cached = this.facts.get(this.key(scope, id));
+    if (cached) return cached;
+    const record: SubscriptionRecord | null = await this.subscriptions.find(this.tx.manager, scope, id);
+    if (!record) return null;
+    if (record.status === 'CANCELED') return 'canceled';
+    const facts = { productId: record.productId, billingSchemaId: record.billingSchemaId, startsAt: record.startsAt };
+    if (this.facts.size >= FACTS_CACHE_SIZE) this.facts.delete(this.facts.keys().next().value as string);
+    this.facts.set(this.key(scope, id), facts);
+    return facts;
+  }
+}

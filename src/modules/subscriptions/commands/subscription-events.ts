@@ -1,0 +1,34 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { Scope } from '../../../shared/auth/request-context';
+import { EventOutbox } from '../../../shared/events/outbox';
+import { subscriptionView, SubscriptionView } from '../dto/subscription.view';
+import type { SubscriptionRecord } from '../persistence/subscription.record';
+
+/**
+ * Records the subscriptions' events in the writer's transaction (webhooks deliver them from the
+ * outbox): `subscription.created`; `subscription.updated` with the changed fields' earlier values
+ * (a new period, a status change, a cancellation requested for the period's end); and
+ * `subscription.canceled` when it reaches CANCELED.
+ */
+@Injectable()
+export class SubscriptionEvents {
+  constructor(@Inject(EventOutbox) private readonly outbox: EventOutbox) {}
+
+  async created(m: EntityManager, scope: Scope, record: SubscriptionRecord): Promise<void> {
+    await this.outbox.record(m, scope, 'subscription.created', subscriptionView(record));
+  }
+
+  async changed(m: EntityManager, scope: Scope, before: SubscriptionView, after: SubscriptionRecord): Promise<void> {
+    const view = subscriptionView(after);
+    const previous: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(before)) {
+      if (JSON.stringify(value) !== JSON.stringify((view as unknown as Record<string, unknown>)[key])) previous[key] = value;
+    }
+    if (Object.keys(previous).length === 0) return;
+    await this.outbox.record(m, scope, 'subscription.updated', view, { previousAttributes: previous });
+    if (view.status === 'CANCELED' && before.status !== 'CANCELED') {
+      await this.outbox.record(m, scope, 'subscription.canceled', view, { previousAttributes: previous });
+    }
+  }
+}

@@ -1,0 +1,101 @@
+import { roundMoney } from '../../../shared/money/money';
+import type { Amount } from '../../../shared/money/money';
+import { chargedShare, PaymentType, Period, periodAt, PeriodTerms, Share } from './periods';
+
+export interface BillingTerms extends PeriodTerms {
+  paymentType: PaymentType;
+}
+
+/**
+ * The invoice of one period: when it is due and what it charges.
+ * - ADVANCE: due at the period's start; the base price for the period, and the usage of the
+ *   period before it (none for the first).
+ * - ARREARS: due at the period's end; the base price and the usage of the period itself.
+ * The invoice carries `period` (its period_start / period_end).
+ */
+export interface PeriodInvoicePlan {
+  index: number;
+  period: Period;
+  dueAt: Date;
+  /** Share of the base price charged (below 1 only for a partial first period with PRORATED). */
+  baseShare: Share;
+  /** Whose usage the invoice bills, if any. */
+  usagePeriod: Period | null;
+}
+
+export function periodInvoicePlan(terms: BillingTerms, startsAt: Date, index: number): PeriodInvoicePlan {
+  const period = periodAt(terms, startsAt, index);
+  const baseShare = chargedShare(period, terms.billingType);
+  if (terms.paymentType === 'ADVANCE') {
+    return { index, period, dueAt: period.start, baseShare, usagePeriod: index > 0 ? periodAt(terms, startsAt, index - 1) : null };
+  }
+  return { index, period, dueAt: period.end, baseShare, usagePeriod: period };
+}
+
+/** The base line's amount: base price x quantity x share, divided last and rounded once. */
+export function baseAmount(basePrice: Amount, quantity: number, share: Share): Amount {
+  return roundMoney(basePrice.mul(quantity).mul(share.part).div(share.whole));
+}
+
+export type SubscriptionStatus = 'ACTIVE' | 'PAST_DUE' | 'CANCELED';
+export const SUBSCRIPTION_STATUSES: readonly SubscriptionStatus[] = ['ACTIVE', 'PAST_DUE', 'CANCELED'];
+
+/** Unpaid periods (period invoices voided without payment, in a row) that cancel a subscription. */
+export const UNPAID_PERIODS_TO_CANCEL = 2;
+
+export interface DunningState {
+  status: SubscriptionStatus;
+  /** Period invoices voided unpaid since the last one paid. */
+  unpaidPeriods: number;
+  /** Index of the latest period whose invoice was voided unpaid (-1: none). */
+  lastUnpaidIndex: number;
+}
+
+/**
+ * Dunning: a period invoice voided unpaid makes an ACTIVE subscription PAST_DUE, and the second in a
+ * row cancels it; a period invoice paid in full that is later than the last unpaid one makes it
+ * ACTIVE again. A CANCELED subscription stays CANCELED.
+ */
+export function afterSettlement(state: DunningState, outcome: 'paid' | 'unpaid', periodIndex: number): DunningState {
+  if (state.status === 'CANCELED') return state;
+  if (outcome === 'unpaid') {
+    const unpaidPeriods = state.unpaidPeriods + 1;
+    const lastUnpaidIndex = Math.max(state.lastUnpaidIndex, periodIndex);
+    return { status: unpaidPeriods >= UNPAID_PERIODS_TO_CANCEL ? 'CANCELED' : 'PAST_DUE', unpaidPeriods, lastUnpaidIndex };
+  }
+  if (periodIndex > state.lastUnpaidIndex) return { status: 'ACTIVE', unpaidPeriods: 0, lastUnpaidIndex: state.lastUnpaidIndex };
+  return state;
+}
+
+/** Where a subscription stands in its periods: the current one, and the next invoice to issue (null: none). */
+export interface Schedule {
+  currentIndex: number;
+  nextInvoiceIndex: number;
+  nextInvoiceAt: Date | null;
+}
+
+export function initialSchedule(terms: BillingTerms, startsAt: Date): Schedule {
+  return { currentIndex: 0, nextInvoiceIndex: 0, nextInvoiceAt: periodInvoicePlan(terms, startsAt, 0).dueAt };
+}
+
+/**
+ * After period `index` was invoiced: ADVANCE is then in that period (its invoice came at its start),
+ * ARREARS in the next one (its invoice came at the period's end).
+ */
+export function scheduleAfterInvoice(terms: BillingTerms, startsAt: Date, index: number): Schedule {
+  return {
+    currentIndex: terms.paymentType === 'ADVANCE' ? index : index + 1,
+    nextInvoiceIndex: index + 1,
+    nextInvoiceAt: periodInvoicePlan(terms, startsAt, index + 1).dueAt,
+  };
+}
+
+/**
+ * What a subscription whose next invoice is due does, when it was asked to cancel at the end of its
+ * period: ADVANCE ends at the start of the period it would bill (never billing it); ARREARS bills the
+ * period just served and then ends. Without the request it always invoices.
+ */
+export function dueAction(paymentType: PaymentType, cancelAtPeriodEnd: boolean): 'invoice' | 'end' | 'invoice_then_end' {
+  if (!cancelAtPeriodEnd) return 'invoice';
+  return paymentType === 'ADVANCE' ? 'end' : 'invoice_then_end';
+}

@@ -1,0 +1,6 @@
+// The subscriptions module's public surface: the composition root imports only this file.
+export { SubscriptionsModule } from './subscriptions.module';
+export { SubscriptionScheduler } from './subscription-scheduler';
+export { SubscriptionsConfig } from './subscriptions.config';
+export { SubscriptionFiguresQuery, type SubscriptionFigures } from './queries/subscription-figures/subscription-figures.query';
+export { SubscriptionEvent, SUBSCRIPTION_EVENT_TYPES, type SubscriptionEventType } from './events/subscription.events';

@@ -1,0 +1,133 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import type { Scope } from '../../../shared/auth/request-context';
+import type { ClockScope } from '../../../shared/time/clock';
+import type { Currency } from '../../../shared/money/currency';
+import { Amount, fromDb } from '../../../shared/money/money';
+import type { SubscriptionStatus } from '../domain/billing';
+import type { IntervalType } from '../domain/periods';
+import { SubscriptionInvoiceRecord, SubscriptionRecord } from './subscription.record';
+
+export interface SubscriptionFilters {
+  status?: SubscriptionStatus[];
+  customerEmail?: string;
+}
+
+/** A period invoice whose payment is not settled yet, with its scope. */
+export interface OpenPeriodInvoice {
+  organizationId: string;
+  mode: Scope['mode'];
+  subscriptionId: string;
+  periodStart: Date;
+  periodIndex: number;
+  invoiceId: string;
+}
+
+@Injectable()
+export class SubscriptionsRepository {
+  async insert(m: EntityManager, record: SubscriptionRecord): Promise<void> {
+    await m.insert(SubscriptionRecord, record);
+  }
+
+  find(m: EntityManager, scope: Scope, id: string, lock = false): Promise<SubscriptionRecord | null> {
+    return m.findOne(SubscriptionRecord, {
+      where: { id, organizationId: scope.organizationId, mode: scope.mode },
+      ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
+  }
+
+  /** Locks one subscription by id alone (the scheduler knows its scope from the row). */
+  lockById(m: EntityManager, id: string): Promise<SubscriptionRecord | null> {
+    return m.findOne(SubscriptionRecord, { where: { id }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  async save(m: EntityManager, record: SubscriptionRecord): Promise<void> {
+    const { id, organizationId, mode, ...changes } = record;
+    await m.update(SubscriptionRecord, { id, organizationId, mode }, changes);
+  }
+
+  async list(
+    m: EntityManager,
+    scope: Scope,
+    filters: SubscriptionFilters,
+    limit: number,
+    offset: number,
+  ): Promise<{ items: SubscriptionRecord[]; total: number }> {
+    const qb = m
+      .createQueryBuilder(SubscriptionRecord, 's')
+      .where('s.organization_id = :org AND s.mode = :mode', { org: scope.organizationId, mode: scope.mode });
+    if (filters.status?.length) qb.andWhere('s.status IN (:...status)', { status: filters.status });
+    if (filters.customerEmail) qb.andWhere('lower(s.customer_email) = lower(:email)', { email: filters.customerEmail });
+    const total = await qb.getCount();
+    const items = total > offset ? await qb.orderBy('s.created_at', 'DESC').addOrderBy('s.id', 'DESC').limit(limit).offset(offset).getMany() : [];
+    return { items, total };
+  }
+
+  /**
+   * Subscriptions whose next period invoice is due at `now`, locked; rows another instance holds are
+   * skipped (FOR UPDATE SKIP LOCKED), so each is worked on by one instance at a time. `scope` limits
+   * the pass to one organization's mode (a moved test clock).
+   */
+  lockDue(m: EntityManager, now: Date, limit: number, scope: ClockScope | null, exclude: readonly string[] = []): Promise<SubscriptionRecord[]> {
+    const qb = m.createQueryBuilder(SubscriptionRecord, 's').where('s.next_invoice_at IS NOT NULL AND s.next_invoice_at <= :now', { now });
+    if (exclude.length) qb.andWhere('s.id NOT IN (:...exclude)', { exclude });
+    if (scope) qb.andWhere('s.organization_id = :org AND s.mode = :mode', { org: scope.organizationId, mode: scope.mode });
+    return qb.orderBy('s.next_invoice_at', 'ASC').limit(limit).setLock('pessimistic_write').setOnLocked('skip_locked').getMany();
+  }
+
+  /** Records a period's invoice (once: a second record of the same period is ignored). */
+  async recordPeriodInvoice(m: EntityManager, record: SubscriptionInvoiceRecord): Promise<void> {
+    await m.createQueryBuilder().insert().into(SubscriptionInvoiceRecord).values(record).orIgnore().execute();
+  }
+
+  /** Period invoices not yet known paid or voided, oldest first. */
+  async openPeriodInvoices(m: EntityManager, limit: number): Promise<OpenPeriodInvoice[]> {
+    const rows: Array<{ organization_id: string; mode: Scope['mode']; subscription_id: string; period_start: Date; period_index: number; invoice_id: string }> =
+      await m.query(
+        `SELECT organization_id, mode, subscription_id, period_start, period_index, invoice_id
+           FROM subscription_invoices WHERE outcome IS NULL ORDER BY created_at LIMIT $1`,
+        [limit],
+      );
+    return rows.map((r) => ({
+      organizationId: r.organization_id,
+      mode: r.mode,
+      subscriptionId: r.subscription_id,
+      periodStart: r.period_start,
+      periodIndex: r.period_index,
+      invoiceId: r.invoice_id,
+    }));
+  }
+
+  /** Marks a period invoice paid or unpaid; false when it already was (another instance settled it). */
+  async settle(m: EntityManager, subscriptionId: string, periodStart: Date, outcome: 'paid' | 'unpaid'): Promise<boolean> {
+    const result: [unknown[], number] = await m.query(
+      `UPDATE subscription_invoices SET outcome = $3 WHERE subscription_id = $1 AND period_start = $2 AND outcome IS NULL`,
+      [subscriptionId, periodStart, outcome],
+    );
+    const affected = result[1];
+    return affected > 0;
+  }
+
+  /** Counts by status, and the base price x quantity of ACTIVE and PAST_DUE subscriptions by currency and interval. */
+  async figures(
+    m: EntityManager,
+    scope: Scope,
+  ): Promise<{
+    counts: Partial<Record<SubscriptionStatus, number>>;
+    recurring: Array<{ currency: Currency; intervalType: IntervalType; intervalCount: number; amount: Amount }>;
+  }> {
+    const counts: Array<{ status: SubscriptionStatus; n: number }> = await m.query(
+      `SELECT status, count(*)::int AS n FROM subscriptions WHERE organization_id = $1 AND mode = $2 GROUP BY status`,
+      [scope.organizationId, scope.mode],
+    );
+    const recurring: Array<{ currency: Currency; interval_type: IntervalType; interval_count: number; amount: string }> = await m.query(
+      `SELECT currency, interval_type, interval_count, sum(base_price * quantity)::text AS amount FROM subscriptions
+        WHERE organization_id = $1 AND mode = $2 AND status IN ('ACTIVE', 'PAST_DUE') GROUP BY 1, 2, 3`,
+      [scope.organizationId, scope.mode],
+    );
+    return {
+      counts: Object.fromEntries(counts.map((c) => [c.status, c.n])),
+      recurring: recurring.map((r) => ({ currency: r.currency, intervalType: r.interval_type, intervalCount: r.interval_count, amount: fromDb(r.amount) })),
+    };
+  }
+}

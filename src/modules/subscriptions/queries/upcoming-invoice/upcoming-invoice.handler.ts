@@ -1,0 +1,28 @@
+import { Inject } from '@nestjs/common';
+import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import { TransactionRunner } from '../../../../shared/db/transaction-runner';
+import { NotFoundError } from '../../../../shared/errors/domain-error';
+import { PeriodInvoicer } from '../../billing/period-invoicer';
+import { dueAction } from '../../domain/billing';
+import type { UpcomingInvoiceView } from '../../dto/subscription.view';
+import { SubscriptionsRepository } from '../../persistence/subscriptions.repository';
+import { UpcomingInvoiceQuery } from './upcoming-invoice.query';
+
+@QueryHandler(UpcomingInvoiceQuery)
+export class UpcomingInvoiceHandler implements IQueryHandler<UpcomingInvoiceQuery> {
+  constructor(
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(SubscriptionsRepository) private readonly repo: SubscriptionsRepository,
+    @Inject(PeriodInvoicer) private readonly invoicer: PeriodInvoicer,
+  ) {}
+
+  async execute({ scope, subscriptionId }: UpcomingInvoiceQuery): Promise<UpcomingInvoiceView> {
+    const m = this.tx.manager;
+    const record = await this.repo.find(m, scope, subscriptionId);
+    if (!record) throw new NotFoundError('subscription');
+    if (record.nextInvoiceAt === null || dueAction(record.paymentType, record.cancelAtPeriodEnd) === 'end') {
+      throw new NotFoundError('upcoming invoice', 'no_upcoming_invoice');
+    }
+    return this.invoicer.preview(m, record);
+  }
+}

@@ -1,0 +1,116 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
+import type { Scope } from '../../shared/auth/request-context';
+import { NotFoundError } from '../../shared/errors/domain-error';
+import { idempotencyScope } from '../../shared/idempotency/idempotency-scope';
+import type { Currency } from '../../shared/money/currency';
+import { Amount, parseAmount } from '../../shared/money/money';
+import { GetProductQuery } from '../products';
+import type { BillingSchemaView, ProductView } from '../products';
+import type { BillingType, IntervalType, PaymentType, RenewType } from './domain/periods';
+import type { AggregationType, Tier } from './domain/usage';
+
+/** A metric a schema prices: how its events aggregate, and its tiers. */
+export interface PricedMetric {
+  metricKey: string;
+  aggregation: AggregationType;
+  tiers: Tier[];
+}
+
+/** What subscriptions need of a product version and one of its billing schemas. */
+export interface SubscribedSchema {
+  productId: string;
+  productActive: boolean;
+  schemaId: string;
+  schemaActive: boolean;
+  type: 'ONE_TIME' | 'RECURRING';
+  currency: Currency;
+  basePrice: Amount;
+  intervalType: IntervalType | null;
+  intervalCount: number | null;
+  paymentType: PaymentType | null;
+  renewType: RenewType | null;
+  billingType: BillingType | null;
+  metrics: Map<string, PricedMetric>;
+}
+
+/** Most schemas whose metrics one process keeps (catalog versions never change, so nothing goes stale). */
+const METRICS_CACHE_SIZE = 1000;
+
+/**
+ * Reads the catalog through the products module's GetProductQuery. A schema's metrics and tiers
+ * are kept per process by schema id (a version never changes; editing writes a new one), so usage
+ * ingestion asks the catalog once per schema.
+ */
+@Injectable()
+export class SubscriptionCatalog {
+  private readonly metricsBySchema = new Map<string, Map<string, PricedMetric>>();
+
+  constructor(@Inject(QueryBus) private readonly queries: QueryBus) {}
+
+  /** The product version, or null when it is not in the scope. */
+  async product(scope: Scope, productId: string): Promise<ProductView | null> {
+    try {
+      // A read: outside the request's Idempotency-Key claim, which its first transaction would mark
+      // applied (and the product read is a read-only transaction).
+      return await idempotencyScope.exit(() => this.queries.execute(new GetProductQuery(scope, productId)));
+    } catch (e) {
+      if (e instanceof NotFoundError) return null;
+      throw e;
+    }
+  }
+
+  /** The product and schema, or null when either is not in the scope or the schema is not the product's. */
+  async schema(scope: Scope, productId: string, schemaId: string): Promise<SubscribedSchema | null> {
+    const product = await this.product(scope, productId);
+    return product ? this.schemaOf(product, schemaId) : null;
+  }
+
+  /** One schema of a product version read with `product`, or null when the product has no such schema. */
+  schemaOf(product: ProductView, schemaId: string): SubscribedSchema | null {
+    const schema = product.schemas.find((s) => s.id === schemaId);
+    if (!schema) return null;
+    return {
+      productId: product.id,
+      productActive: product.is_active === 1 || product.is_active === true,
+      schemaId: schema.id,
+      schemaActive: schema.is_active === 1 || schema.is_active === true,
+      type: schema.type,
+      currency: schema.currency as Currency,
+      basePrice: parseAmount(schema.base_price),
+      intervalType: schema.interval_type as IntervalType | null,
+      intervalCount: schema.interval_count,
+      paymentType: schema.payment_type as PaymentType | null,
+      renewType: schema.renew_type as RenewType | null,
+      billingType: schema.billing_type as BillingType | null,
+      metrics: this.metricsOf(schema),
+    };
+  }
+
+  /** The metrics a schema prices (cached by schema id). */
+  async metrics(scope: Scope, productId: string, schemaId: string): Promise<Map<string, PricedMetric>> {
+    const cached = this.metricsBySchema.get(schemaId);
+    if (cached) return cached;
+    return (await this.schema(scope, productId, schemaId))?.metrics ?? new Map();
+  }
+
+  private metricsOf(schema: BillingSchemaView): Map<string, PricedMetric> {
+    const cached = this.metricsBySchema.get(schema.id);
+    if (cached) return cached;
+    const metrics = new Map<string, PricedMetric>();
+    for (const config of schema.configurations) {
+      if (!config.metric) continue;
+      const key = config.metric.metric_key;
+      const metric = metrics.get(key) ?? { metricKey: key, aggregation: config.metric.aggregation_type as AggregationType, tiers: [] };
+      metric.tiers.push({
+        startsAt: parseAmount(config.starts_at),
+        endsAt: config.ends_at === null ? null : parseAmount(config.ends_at),
+        pricePerUnit: parseAmount(config.price_per_unit),
+      });
+      metrics.set(key, metric);
+    }
+    if (this.metricsBySchema.size >= METRICS_CACHE_SIZE) this.metricsBySchema.delete(this.metricsBySchema.keys().next().value as string);
+    this.metricsBySchema.set(schema.id, metrics);
+    return metrics;
+  }
+}

@@ -1,0 +1,273 @@
+import { Webhook } from 'standardwebhooks';
+import { expectError, expectSuccess } from '../../support/envelope';
+import { IsolatedService, startIsolatedService } from '../../support/isolated';
+import { D, r30 } from '../../support/money';
+import { WebhookReceiver } from '../../support/webhook-receiver';
+import {
+  API_CALL_TIERS,
+  clockNow,
+  monthStart,
+  moveClockTo,
+  nextInvoice,
+  readInvoice,
+  readSubscription,
+  recurringProduct,
+  ts,
+  waitFor,
+} from './subscription-helpers';
+
+describe('subscriptions billed on the test clock', () => {
+  let service: IsolatedService;
+  let receiver: WebhookReceiver;
+  beforeAll(async () => {
+    service = await startIsolatedService({
+      CLOCK_CONTROL: 'true',
+      SUBSCRIPTIONS_TICK_SECONDS: '1',
+      WEBHOOK_DISPATCH_INTERVAL_MS: '100',
+      INVOICE_SWEEP_SECONDS: '0',
+    });
+    receiver = await WebhookReceiver.start();
+  });
+  afterAll(async () => {
+    await receiver?.stop();
+    await service?.stop();
+  });
+
+  it('bills a monthly metered plan over moved months: proration on a calendar start, graduated tiers, a duplicate ignored, PAST_DUE, ACTIVE again, cancel at period end', async () => {
+    const org = await service.createOrg('Metered');
+    const api = org.test;
+    const endpoint = expectSuccess(
+      await api.post('/webhooks', {
+        url: receiver.url(),
+        event_types: ['subscription.created', 'subscription.updated', 'subscription.canceled', 'invoice.created'],
+      }),
+      201,
+    );
+    const { productId, schemaId } = await recurringProduct(api, { payment_type: 'ARREARS', renew_type: 'CALENDAR', billing_type: 'PRORATED' }, API_CALL_TIERS);
+
+    // Start on the 16th of next month at midnight (UTC), on the moved test clock.
+    const month1 = monthStart(await clockNow(api), 1);
+    const start = new Date(month1.getTime() + 15 * 86_400_000);
+    await moveClockTo(api, start, 1);
+    const created = await api.post('/subscriptions', {
+      product_id: productId,
+      billing_schema_id: schemaId,
+      customer_email: 'jane@example.com',
+      customer_name: 'Jane',
+      starts_at: ts(start),
+      metadata: { plan: 'metered' },
+    });
+    const sub = expectSuccess(created, 201);
+    const month2 = monthStart(month1, 1);
+    expect(sub).toMatchObject({
+      status: 'ACTIVE',
+      product_id: productId,
+      billing_schema_id: schemaId,
+      customer_email: 'jane@example.com',
+      quantity: 1,
+      current_period_start: ts(start),
+      current_period_end: ts(month2),
+      next_invoice_at: ts(month2),
+      cancel_at_period_end: false,
+      canceled_at: null,
+      latest_invoice_id: null,
+    });
+    expect(sub.id).toMatch(/^subscription_/);
+
+    // Usage of the first (partial) period: 150 calls (one event sent twice), 2 distinct users.
+    const first = await api.post('/usage_events', { id: 'call-1', subscription_id: sub.id, metric_key: 'api_calls', value: 100 });
+    expect(expectSuccess(first, 201)).toMatchObject({ id: 'call-1', value: r30(100) });
+    const repeat = await api.post('/usage_events', { id: 'call-1', subscription_id: sub.id, metric_key: 'api_calls', value: 999 });
+    expect(expectSuccess(repeat, 200)).toEqual(expectSuccess(first, 201));
+    const batch = expectSuccess(
+      await api.post('/usage_events/batch', {
+        events: [
+          { id: 'call-2', subscription_id: sub.id, metric_key: 'api_calls', value: '50' },
+          { id: 'u-1', subscription_id: sub.id, metric_key: 'active_users', unique_key: 'alice' },
+          { id: 'u-2', subscription_id: sub.id, metric_key: 'active_users', unique_key: 'bob' },
+          { id: 'u-3', subscription_id: sub.id, metric_key: 'active_users', unique_key: 'alice' },
+          { id: 'call-1', subscription_id: sub.id, metric_key: 'api_calls', value: '5' },
+        ],
+      }),
+    );
+    expect(batch).toMatchObject({ created: 4, duplicates: 1 });
+
+    // 10 USD prorated by seconds: (days in month - 15) of its days; 150 calls: 100 free, 50 at 0.01; 2 users at 1.
+    const days = new Date(month2.getTime() - 86_400_000).getUTCDate();
+    const base1 = new D(10).mul(days - 15).div(days);
+    const total1 = r30(base1.add('0.5').add(2));
+    const upcoming = expectSuccess(await api.get(`/subscriptions/${sub.id}/upcoming_invoice`));
+    expect(upcoming).toMatchObject({ period_start: ts(start), period_end: ts(month2), invoice_at: ts(month2), currency: 'USD', total: total1 });
+    expect(upcoming.lines).toEqual([
+      expect.objectContaining({ type: 'BASE', quantity: '1', amount: r30(base1) }),
+      expect.objectContaining({ type: 'USAGE', metric_key: 'api_calls', quantity: r30(150), amount: r30('0.5') }),
+      expect.objectContaining({ type: 'USAGE', metric_key: 'active_users', quantity: r30(2), amount: r30(2) }),
+    ]);
+
+    // Month 1 ends: its invoice is issued at once.
+    await moveClockTo(api, month2);
+    const invoice1 = await nextInvoice(api, sub.id, null);
+    expect(invoice1).toMatchObject({
+      subscription_id: sub.id,
+      period_start: ts(start),
+      period_end: ts(month2),
+      currency: 'USD',
+      price: total1,
+      customer_email: 'jane@example.com',
+    });
+    expect(await readSubscription(api, sub.id)).toMatchObject({
+      status: 'ACTIVE',
+      current_period_start: ts(month2),
+      current_period_end: ts(monthStart(month2, 1)),
+    });
+    expectSuccess(await api.put(`/invoices/${invoice1.id}`, { status: 'COMPLETED' }));
+
+    // Month 2: 1,500 calls = 900 at 0.01 + 500 at 0.005 (the first 100 free), base whole.
+    await api.post('/usage_events', { id: 'call-3', subscription_id: sub.id, metric_key: 'api_calls', value: 1500 });
+    const month3 = monthStart(month2, 1);
+    await moveClockTo(api, month3);
+    const invoice2 = await nextInvoice(api, sub.id, invoice1.id);
+    expect(invoice2).toMatchObject({ subscription_id: sub.id, period_start: ts(month2), period_end: ts(month3), price: r30('21.5') });
+    // Left unpaid and voided: PAST_DUE.
+    expectSuccess(await api.put(`/invoices/${invoice2.id}`, { status: 'VOIDED' }));
+    expect(
+      (
+        await waitFor(
+          () => readSubscription(api, sub.id),
+          (s) => s.status === 'PAST_DUE',
+        )
+      ).status,
+    ).toBe('PAST_DUE');
+
+    // Month 3: no usage; its invoice paid makes it ACTIVE again.
+    const month4 = monthStart(month3, 1);
+    await moveClockTo(api, month4);
+    const invoice3 = await nextInvoice(api, sub.id, invoice2.id);
+    expect(invoice3).toMatchObject({ period_start: ts(month3), period_end: ts(month4), price: r30(10) });
+    expectSuccess(await api.put(`/invoices/${invoice3.id}`, { status: 'COMPLETED' }));
+    expect(
+      (
+        await waitFor(
+          () => readSubscription(api, sub.id),
+          (s) => s.status === 'ACTIVE',
+        )
+      ).status,
+    ).toBe('ACTIVE');
+
+    // Canceled at period end: still ACTIVE in month 4, its period billed at the end, then CANCELED.
+    const canceling = expectSuccess(await api.post(`/subscriptions/${sub.id}/cancel`, { at_period_end: true }));
+    expect(canceling).toMatchObject({ status: 'ACTIVE', cancel_at_period_end: true, canceled_at: null });
+    await api.post('/usage_events', { id: 'call-4', subscription_id: sub.id, metric_key: 'api_calls', value: 200 });
+    const month5 = monthStart(month4, 1);
+    await moveClockTo(api, month5);
+    const invoice4 = await nextInvoice(api, sub.id, invoice3.id);
+    expect(invoice4).toMatchObject({ period_start: ts(month4), period_end: ts(month5), price: r30(11) });
+    expect(await readSubscription(api, sub.id)).toMatchObject({ status: 'CANCELED', canceled_at: ts(month5), next_invoice_at: null });
+    expectError(await api.get(`/subscriptions/${sub.id}/upcoming_invoice`), 404, { code: 'no_upcoming_invoice' });
+    expectError(await api.post('/usage_events', { id: 'call-5', subscription_id: sub.id, metric_key: 'api_calls' }), 400, { field: 'subscription_id' });
+
+    // A further month issues nothing more.
+    await moveClockTo(api, monthStart(month5, 1));
+    await new Promise((r) => setTimeout(r, 2500));
+    const invoices = expectSuccess(await api.post('/invoices/list', {}));
+    expect(invoices.items.map((i: any) => i.id).sort()).toEqual([invoice1.id, invoice2.id, invoice3.id, invoice4.id].sort());
+
+    // Webhooks: signed, the subscription's events and the period invoices' invoice.created carrying subscription_id.
+    const received = await receiver.waitFor(
+      (r) => r.filter((x) => x.json?.type === 'invoice.created').length >= 4 && r.some((x) => x.json?.type === 'subscription.canceled'),
+    );
+    const ours = received.filter((x) => x.json?.data?.object?.subscription_id === sub.id || x.json?.data?.object?.id === sub.id);
+    const types = ours.map((x) => x.json.type);
+    expect(types).toEqual(expect.arrayContaining(['subscription.created', 'subscription.updated', 'subscription.canceled', 'invoice.created']));
+    expect(ours.filter((x) => x.json.type === 'invoice.created').map((x) => x.json.data.object.period_start)).toEqual(
+      expect.arrayContaining([ts(start), ts(month2), ts(month3), ts(month4)]),
+    );
+    for (const delivery of ours) expect(new Webhook(endpoint.secret).verify(delivery.body, delivery.headers as Record<string, string>)).toBeTruthy();
+    const pastDue = ours.find((x) => x.json.type === 'subscription.updated' && x.json.data.object.status === 'PAST_DUE');
+    expect(pastDue?.json.data.previous_attributes).toMatchObject({ status: 'ACTIVE' });
+  }, 180_000);
+
+  it('ADVANCE bills the base at the period start with the previous period usage; two unpaid periods cancel it', async () => {
+    const org = await service.createOrg('Advance');
+    const api = org.test;
+    const { productId, schemaId } = await recurringProduct(
+      api,
+      { payment_type: 'ADVANCE', renew_type: 'ANNIVERSARY', billing_type: 'FULL', base_price: 20 },
+      API_CALL_TIERS,
+    );
+    const start = await clockNow(api);
+    const sub = expectSuccess(
+      await api.post('/subscriptions', { product_id: productId, billing_schema_id: schemaId, customer_email: 'team@example.com', quantity: 3 }),
+      201,
+    );
+    // The first period's invoice comes at its start: 3 x 20, no usage yet.
+    const invoice1 = await nextInvoice(api, sub.id, null);
+    expect(invoice1).toMatchObject({ subscription_id: sub.id, period_start: sub.current_period_start, price: r30(60) });
+    const periodEnd = new Date(`${sub.current_period_end.replace(' ', 'T')}Z`);
+    expect(periodEnd.getUTCDate()).toBe(
+      Math.min(start.getUTCDate(), new Date(Date.UTC(periodEnd.getUTCFullYear(), periodEnd.getUTCMonth() + 1, 0)).getUTCDate()),
+    );
+    await api.post('/usage_events', { id: 'a-1', subscription_id: sub.id, metric_key: 'api_calls', value: 300 });
+    expectSuccess(await api.put(`/invoices/${invoice1.id}`, { status: 'VOIDED' }));
+    expect(
+      (
+        await waitFor(
+          () => readSubscription(api, sub.id),
+          (s) => s.status === 'PAST_DUE',
+        )
+      ).status,
+    ).toBe('PAST_DUE');
+
+    // The second period's invoice: its base, and the first period's 300 calls (200 at 0.01).
+    await moveClockTo(api, periodEnd);
+    const invoice2 = await nextInvoice(api, sub.id, invoice1.id);
+    expect(invoice2).toMatchObject({ period_start: sub.current_period_end, price: r30(62) });
+    expectSuccess(await api.put(`/invoices/${invoice2.id}`, { status: 'VOIDED' }));
+    const canceled = await waitFor(
+      () => readSubscription(api, sub.id),
+      (s) => s.status === 'CANCELED',
+    );
+    expect(canceled).toMatchObject({ status: 'CANCELED', next_invoice_at: null });
+    expect((await readInvoice(api, invoice2.id)).subscription_id).toBe(sub.id);
+  }, 120_000);
+
+  it('catches up several periods in one clock move, and ADVANCE canceled at period end bills no further period', async () => {
+    const org = await service.createOrg('Catch up');
+    const api = org.test;
+    const { productId, schemaId } = await recurringProduct(api, {
+      payment_type: 'ADVANCE',
+      renew_type: 'CALENDAR',
+      billing_type: 'FULL',
+      interval_type: 'WEEK',
+    });
+    const sub = expectSuccess(
+      await api.post('/subscriptions', { product_id: productId, billing_schema_id: schemaId, customer_email: 'weekly@example.com' }),
+      201,
+    );
+    const first = await nextInvoice(api, sub.id, null);
+    // A CALENDAR week with FULL: the partial first week is charged whole; it ends on the next Monday.
+    expect(first).toMatchObject({ price: r30(10), period_start: sub.current_period_start, period_end: sub.current_period_end });
+    expect(new Date(`${sub.current_period_end.replace(' ', 'T')}Z`).getUTCDay()).toBe(1);
+    // Three weeks at once: three more invoices, one per week.
+    const end = new Date(`${sub.current_period_end.replace(' ', 'T')}Z`);
+    await moveClockTo(api, new Date(end.getTime() + 2 * 7 * 86_400_000));
+    const caughtUp = await waitFor(
+      () => readSubscription(api, sub.id),
+      (s) => s.current_period_start === ts(new Date(end.getTime() + 2 * 7 * 86_400_000)),
+    );
+    const invoices = expectSuccess(await api.post('/invoices/list', {})).items as any[];
+    expect(invoices.map((i) => i.period_start).sort()).toEqual(
+      [sub.current_period_start, ts(end), ts(new Date(end.getTime() + 7 * 86_400_000)), ts(new Date(end.getTime() + 14 * 86_400_000))].sort(),
+    );
+    // Canceled at the end of this week: the next week is not billed, and it ends on the boundary.
+    expectSuccess(await api.post(`/subscriptions/${sub.id}/cancel`, { at_period_end: true }));
+    expectError(await api.get(`/subscriptions/${sub.id}/upcoming_invoice`), 404, { code: 'no_upcoming_invoice' });
+    await moveClockTo(api, new Date(`${caughtUp.current_period_end.replace(' ', 'T')}Z`));
+    const ended = await waitFor(
+      () => readSubscription(api, sub.id),
+      (s) => s.status === 'CANCELED',
+    );
+    expect(ended).toMatchObject({ status: 'CANCELED', canceled_at: caughtUp.current_period_end, next_invoice_at: null });
+    expect(expectSuccess(await api.post('/invoices/list', {})).total).toBe(4);
+  }, 120_000);
+});

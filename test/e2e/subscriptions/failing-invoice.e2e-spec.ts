@@ -1,0 +1,60 @@
+import { expectError, expectSuccess } from '../../support/envelope';
+import { IsolatedService, startIsolatedService } from '../../support/isolated';
+import { r30 } from '../../support/money';
+import { nextInvoice, readSubscription, recurringProduct } from './subscription-helpers';
+
+describe('a period invoice that cannot be made now', () => {
+  let service: IsolatedService;
+  beforeAll(async () => {
+    // Live prices come from a source that never answers: every live rate is too old to lock a price in.
+    service = await startIsolatedService({ RATE_SOURCES: 'http://127.0.0.1:9/rates', RATES_MAX_AGE_SECONDS: '10', SUBSCRIPTIONS_TICK_SECONDS: '1' });
+  });
+  afterAll(async () => service?.stop());
+
+  it('is retried on later passes without holding back the other subscriptions due with it', async () => {
+    const org = await service.createOrg('Stale live rates');
+    const test = await recurringProduct(org.test, { payment_type: 'ADVANCE', renew_type: 'ANNIVERSARY', billing_type: 'FULL' });
+    // The live plan in EUR, so its invoice needs a live rate.
+    const eur = expectSuccess(
+      await org.live.post('/products', {
+        name: 'EUR plan',
+        description: 'Monthly in EUR',
+        metadata: {},
+        schemas: [
+          {
+            name: 'Monthly',
+            description: 'Monthly',
+            currency: 'EUR',
+            type: 'RECURRING',
+            base_price: 10,
+            interval_type: 'MONTH',
+            interval_count: 1,
+            payment_type: 'ADVANCE',
+            renew_type: 'ANNIVERSARY',
+            billing_type: 'FULL',
+            configurations: [],
+          },
+        ],
+      }),
+    ).id;
+    const eurSchema = expectSuccess(await org.live.get(`/products/${eur}`)).schemas[0].id;
+    expectError(await org.live.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'EUR', price: '10' }] }), 503, {
+      code: 'rates_unavailable',
+    });
+    const stuck = expectSuccess(
+      await org.live.post('/subscriptions', { product_id: eur, billing_schema_id: eurSchema, customer_email: 'live@example.com' }),
+      201,
+    );
+    // Due after the live one, so the scheduler meets the failing one first in the same batch.
+    const fine = expectSuccess(
+      await org.test.post('/subscriptions', { product_id: test.productId, billing_schema_id: test.schemaId, customer_email: 'test@example.com' }),
+      201,
+    );
+    const invoice = await nextInvoice(org.test, fine.id, null);
+    expect(invoice).toMatchObject({ subscription_id: fine.id, price: r30(10) });
+    // Several passes later the live one is still due, untouched, and has no invoice.
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(await readSubscription(org.live, stuck.id)).toMatchObject({ latest_invoice_id: null, next_invoice_at: stuck.next_invoice_at, status: 'ACTIVE' });
+    expect(expectSuccess(await org.live.post('/invoices/list', {})).total).toBe(0);
+  }, 90_000);
+});
