@@ -92,6 +92,14 @@ module.exports = {
       to: { path: ['^src/modules/[^/]+/(queries|commands|persistence|dto)/', '(^|/)node_modules/(@nestjs|typeorm)/'] },
     },
     {
+      name: 'domain-imports-no-adapter',
+      comment:
+        "A module's domain/ imports no adapter folder: not a chain family's (evm/, utxo/, ...), not persistence/. Adapters implement the domain's ports and are registered in one place (rails/rail-adapters.ts).",
+      severity: 'error',
+      from: { path: '^src/modules/[^/]+/domain/' },
+      to: { path: '^src/modules/[^/]+/(evm|utxo|tron|solana|persistence)/' },
+    },
+    {
       name: 'no-cycles-between-modules',
       comment: 'An import cycle that passes through more than one module (the module map rules out most; this catches the rest).',
       severity: 'error',

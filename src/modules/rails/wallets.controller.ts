@@ -8,7 +8,6 @@ import { ApiEnvelope, ApiErrors } from '../../shared/http/api-docs';
 import { reply } from '../../shared/http/envelope';
 import { DeleteWalletCommand } from './commands/delete-wallet/delete-wallet.command';
 import { RegisterWalletCommand } from './commands/register-wallet/register-wallet.command';
-import type { ChainFamily } from './domain/payment-rail';
 import { DeletedWalletDto, HARDHAT_XPUB, ListWalletsQueryDto, RegisterWalletRequestDto, WALLET_EXAMPLE, WalletDto, WalletListDto } from './dto/rails.dto';
 import { GetWalletQuery } from './queries/get-wallet/get-wallet.query';
 import { ListWalletsQuery } from './queries/list-wallets/list-wallets.query';
@@ -42,7 +41,7 @@ export class WalletsController {
   @ApiEnvelope({ status: 201, type: WalletDto, example: WALLET_EXAMPLE, message: 'Wallet registered' })
   @ApiErrors(400, 401, 403)
   async register(@RequiredCaller() caller: CallerContext, @Body() body: RegisterWalletRequestDto) {
-    return reply(await this.commands.execute(new RegisterWalletCommand(scopeOf(caller), body.chain_family as ChainFamily, body.xpub)), 'Wallet registered');
+    return reply(await this.commands.execute(new RegisterWalletCommand(scopeOf(caller), body.chain_family, body.xpub)), 'Wallet registered');
   }
 
   @Get()

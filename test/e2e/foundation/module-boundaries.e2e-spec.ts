@@ -29,10 +29,11 @@ describe('module boundaries (.dependency-cruiser.cjs)', () => {
       ['unmapped-module', 'src/modules/reports/report.ts', 'src/modules/rates/index.ts'],
       ['module-map:rates', 'src/modules/rates/uses-quotes.ts', 'src/modules/quotes/index.ts'],
       ['domain-is-pure', 'src/modules/quotes/domain/pure.ts', 'src/modules/quotes/queries/price.ts'],
+      ['domain-imports-no-adapter', 'src/modules/quotes/domain/uses-adapter.ts', 'src/modules/quotes/evm/chain.ts'],
     ];
     for (const [rule, from, to] of expected) expect(output).toContain(`error ${rule}: ${from} → ${to}`);
     expect(output).toMatch(/error domain-is-pure: src\/modules\/quotes\/domain\/pure\.ts → \S*node_modules\/@nestjs\/common\//);
     expect(output).toMatch(/error no-cycles-between-modules: src\/modules\/quotes\/index\.ts →/);
-    expect(output).toContain('8 dependency violations (8 errors');
+    expect(output).toContain('9 dependency violations (9 errors');
   });
 });

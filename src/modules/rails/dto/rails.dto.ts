@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
 import { LimitField, OffsetField } from '../../../shared/validation/decorators';
-import { CHAIN_FAMILIES } from '../domain/payment-rail';
+import { CHAIN_FAMILIES } from '../rail-registry';
 import { UNMATCHED_STATUSES } from '../domain/unmatched-transfer';
 
 export const HARDHAT_XPUB = 'xpub6Ce9NcJvTk36xtLSrJLZqE7wtgA5deCeYs7rSQtreh4cj6ByPtrg9sD7V2FNFLPnf8heNP3FGkeV9qwfzvZNSd54JoNXVsXFYSYwHsnJxqP';

@@ -10,6 +10,8 @@ export interface WalletRow {
   organization_id: string;
   mode: Mode;
   chain_family: ChainFamily;
+  /** The network the wallet serves when its family has a wallet per network; null for a family-wide wallet. */
+  network: string | null;
   xpub: string;
   /** The key's fingerprint (RailKeys.fingerprint); null on a row written before fingerprints, until the next start fills it. */
   key_fingerprint: string | null;
@@ -23,7 +25,7 @@ export interface WalletRow {
 
 /** A wallet with its key's counter (the counter is the key's, shared by every wallet of the key). */
 const FROM = `receiving_wallets w LEFT JOIN account_key_counters c ON c.chain_family = w.chain_family AND c.key_fingerprint = w.key_fingerprint`;
-const COLUMNS = `w.id, w.organization_id, w.mode, w.chain_family, w.xpub, w.key_fingerprint, w.first_address,
+const COLUMNS = `w.id, w.organization_id, w.mode, w.chain_family, w.network, w.xpub, w.key_fingerprint, w.first_address,
                  GREATEST(w.next_index, COALESCE(c.next_index, 0)) AS next_index, w.active, w.created_at, w.replaced_at`;
 
 const keyContext = (walletId: string) => `receiving_wallet:${walletId}`;
@@ -47,8 +49,8 @@ export class WalletsRepository {
   async insertActive(m: EntityManager, row: WalletRow): Promise<void> {
     await m.query(
       `UPDATE receiving_wallets SET active = false, replaced_at = $4
-        WHERE organization_id = $1 AND mode = $2 AND chain_family = $3 AND active`,
-      [row.organization_id, row.mode, row.chain_family, row.created_at],
+        WHERE organization_id = $1 AND mode = $2 AND chain_family = $3 AND network IS NOT DISTINCT FROM $5 AND active`,
+      [row.organization_id, row.mode, row.chain_family, row.created_at, row.network],
     );
     // The key's counter, created at 0 for a key never seen; a key registered before (here, in the other
     // mode or by another organization) goes on after its highest index: its earlier addresses belong to other invoices.
@@ -58,9 +60,9 @@ export class WalletsRepository {
       [row.chain_family, row.key_fingerprint, row.created_at],
     );
     const [{ next_index }] = await m.query(
-      `INSERT INTO receiving_wallets (id, organization_id, mode, chain_family, xpub, first_address, next_index, active, created_at, key_fingerprint)
+      `INSERT INTO receiving_wallets (id, organization_id, mode, chain_family, xpub, first_address, next_index, active, created_at, key_fingerprint, network)
        VALUES ($1, $2, $3, $4, $5, $6,
-               (SELECT next_index FROM account_key_counters WHERE chain_family = $4 AND key_fingerprint = $8), true, $7, $8)
+               (SELECT next_index FROM account_key_counters WHERE chain_family = $4 AND key_fingerprint = $8), true, $7, $8, $9)
        RETURNING next_index`,
       [
         row.id,
@@ -71,14 +73,16 @@ export class WalletsRepository {
         row.first_address,
         row.created_at,
         row.key_fingerprint,
+        row.network,
       ],
     );
     row.next_index = next_index;
   }
 
-  /** Serializes wallet changes of one organization, mode and family (registration, deletion, allocation). */
-  async lockFamily(m: EntityManager, scope: Scope, family: ChainFamily): Promise<void> {
-    await m.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`receiving_wallets:${scope.organizationId}:${scope.mode}:${family}`]);
+  /** Serializes wallet changes of one organization, mode and wallet slot (family, and network where it has one). */
+  async lockFamily(m: EntityManager, scope: Scope, family: ChainFamily, network: string | null): Promise<void> {
+    const slot = network === null ? family : `${family}:${network}`;
+    await m.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`receiving_wallets:${scope.organizationId}:${scope.mode}:${slot}`]);
   }
 
   async find(m: EntityManager, scope: Scope, id: string): Promise<WalletRow | null> {
@@ -89,11 +93,12 @@ export class WalletsRepository {
     return this.opened(rows)[0] ?? null;
   }
 
-  /** The active wallet of a family, locked (FOR UPDATE) when an address is to be taken from it. */
-  async active(m: EntityManager, scope: Scope, family: ChainFamily, lock = false): Promise<WalletRow | null> {
+  /** The active wallet of a family (and network, for a wallet per network), locked (FOR UPDATE) when an address is to be taken from it. */
+  async active(m: EntityManager, scope: Scope, family: ChainFamily, network: string | null, lock = false): Promise<WalletRow | null> {
     const rows: WalletRow[] = await m.query(
-      `SELECT ${COLUMNS} FROM ${FROM} WHERE w.organization_id = $1 AND w.mode = $2 AND w.chain_family = $3 AND w.active${lock ? ' FOR UPDATE OF w' : ''}`,
-      [scope.organizationId, scope.mode, family],
+      `SELECT ${COLUMNS} FROM ${FROM}
+        WHERE w.organization_id = $1 AND w.mode = $2 AND w.chain_family = $3 AND COALESCE(w.network, '') = $4 AND w.active${lock ? ' FOR UPDATE OF w' : ''}`,
+      [scope.organizationId, scope.mode, family, network ?? ''],
     );
     return this.opened(rows)[0] ?? null;
   }
@@ -111,13 +116,16 @@ export class WalletsRepository {
     return { items: this.opened(items), total };
   }
 
-  /** The chain families with an active wallet in the scope: one read of the one-active-per-family index, keys not opened. */
-  async activeFamilies(m: EntityManager, scope: Scope): Promise<ChainFamily[]> {
-    const rows: Array<{ chain_family: ChainFamily }> = await m.query(
-      `SELECT chain_family FROM receiving_wallets WHERE organization_id = $1 AND mode = $2 AND active`,
+  /**
+   * The wallet slots with an active wallet in the scope (the family, or `<family>:<network>` for a wallet
+   * per network): one read of the one-active-per-slot index, keys not opened.
+   */
+  async activeSlots(m: EntityManager, scope: Scope): Promise<string[]> {
+    const rows: Array<{ slot: string }> = await m.query(
+      `SELECT chain_family || COALESCE(':' || network, '') AS slot FROM receiving_wallets WHERE organization_id = $1 AND mode = $2 AND active`,
       [scope.organizationId, scope.mode],
     );
-    return rows.map((r) => r.chain_family);
+    return rows.map((r) => r.slot);
   }
 
   /**
@@ -148,9 +156,12 @@ export class WalletsRepository {
    * Up to `limit` wallets without a fingerprint (written before fingerprints), keys opened; locked
    * (rows another transaction holds are skipped) until `setFingerprints` in the same transaction.
    */
-  async unfingerprinted(m: EntityManager, limit: number): Promise<Array<{ id: string; chain_family: ChainFamily; xpub: string }>> {
-    const rows: Array<{ id: string; chain_family: ChainFamily; xpub: string }> = await m.query(
-      `SELECT id, chain_family, xpub FROM receiving_wallets WHERE key_fingerprint IS NULL ORDER BY id LIMIT $1 FOR NO KEY UPDATE SKIP LOCKED`,
+  async unfingerprinted(
+    m: EntityManager,
+    limit: number,
+  ): Promise<Array<{ id: string; mode: Mode; chain_family: ChainFamily; network: string | null; xpub: string }>> {
+    const rows: Array<{ id: string; mode: Mode; chain_family: ChainFamily; network: string | null; xpub: string }> = await m.query(
+      `SELECT id, mode, chain_family, network, xpub FROM receiving_wallets WHERE key_fingerprint IS NULL ORDER BY id LIMIT $1 FOR NO KEY UPDATE SKIP LOCKED`,
       [limit],
     );
     return rows.map((r) => ({ ...r, xpub: this.box.open(r.xpub, keyContext(r.id)) }));

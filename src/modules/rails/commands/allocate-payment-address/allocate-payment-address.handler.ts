@@ -12,7 +12,6 @@ import { GetProviderTermsQuery } from '../../../providers';
 import { RatesAsOfQuery } from '../../../rates';
 import { stillDue, toUnits } from '../../domain/amount-due';
 import { networkOf } from '../../domain/chains-config';
-import { evmRouteOf } from '../../evm/evm-networks';
 import { DepositAddressesRepository, DepositAddressRow } from '../../persistence/deposit-addresses.repository';
 import { WalletsRepository } from '../../persistence/wallets.repository';
 import { RailRegistry } from '../../rail-registry';
@@ -49,20 +48,20 @@ export class AllocatePaymentAddressHandler implements ICommandHandler<AllocatePa
     if (!provider.enabled) {
       throw new ValidationFailedError({ provider_id: `${catalog.id} is disabled for this organization` }, undefined, 'provider_disabled');
     }
-    const route = evmRouteOf(catalog.id);
+    const route = this.rails.routeOf(catalog.id);
     if (!route) {
       throw new ValidationFailedError(
-        { provider_id: `${catalog.id} is not paid on an EVM chain; deposit addresses exist for EVM providers only` },
+        { provider_id: `${catalog.id} is not paid on a chain this service has a rail for; deposit addresses exist for chain providers only` },
         undefined,
         'unsupported_provider',
       );
     }
     const network = networkOf(this.config.chains, scope.mode, route.network);
-    const token = route.token === null ? null : network?.tokens[route.token];
-    if (!network || token === undefined) {
+    const asset = route.asset === null ? null : network?.assets[route.asset];
+    if (!network || asset === undefined) {
       throw new ValidationFailedError(
         {
-          provider_id: `the ${route.network} rail${route.token ? ` (token ${route.token})` : ''} is not configured for ${scope.mode} mode on this service (CHAINS_FILE)`,
+          provider_id: `the ${route.network} rail${route.asset ? ` (token ${route.asset})` : ''} is not configured for ${scope.mode} mode on this service (CHAINS_FILE)`,
         },
         undefined,
         'rail_not_configured',
@@ -96,15 +95,18 @@ export class AllocatePaymentAddressHandler implements ICommandHandler<AllocatePa
     const seenUsd = sumAmounts(rendered.filter((p) => p.status === 'COMPLETED' || p.status === 'PENDING').map((p) => new Money(p.price_usd)));
     const amount = stillDue(invoice.priceUsd, seenUsd, rates.usd[catalog.currency], catalog.decimals);
 
-    const keys = this.rails.keysOf('evm');
+    const walletNetwork = route.adapter.walletPerNetwork ? route.network : null;
+    const keys = this.rails.keysOf(route.adapter.family, walletNetwork, scope.mode);
     const watchUntil = invoice.expiresAt ? new Date(invoice.expiresAt.getTime() + this.app.INVOICE_MONITORING_MINUTES * 60_000) : null;
     const deposit = await this.tx.run(async (m) => {
       const existing = await this.addresses.findForInvoice(m, scope, invoice.id, catalog.id);
       if (existing) return existing;
-      const wallet = await this.wallets.active(m, scope, 'evm', true);
+      const wallet = await this.wallets.active(m, scope, route.adapter.family, walletNetwork, true);
       if (!wallet) {
         throw new ValidationFailedError(
-          { provider_id: `the organization has no receiving wallet for EVM chains in ${scope.mode} mode (POST /wallets)` },
+          {
+            provider_id: `the organization has no receiving wallet for ${walletNetwork ?? `${route.adapter.family} chains`} in ${scope.mode} mode (POST /wallets)`,
+          },
           undefined,
           'no_receiving_wallet',
         );
@@ -145,9 +147,9 @@ export class AllocatePaymentAddressHandler implements ICommandHandler<AllocatePa
       address: keys.displayAddress(deposit.address),
       amount: renderAmount(amount),
       decimals: catalog.decimals,
-      chain_id: network.chainId,
-      contract_address: token === null ? null : keys.displayAddress(token),
-      uri: keys.paymentUri({ address: deposit.address, chainId: network.chainId, units: toUnits(amount, catalog.decimals), token }),
+      chain_id: /^\d+$/.test(network.chain) ? Number(network.chain) : null,
+      contract_address: asset === null ? null : keys.displayAddress(asset),
+      uri: keys.paymentUri({ address: deposit.address, chain: network.chain, units: toUnits(amount, catalog.decimals), asset }),
       expires_at: formatTimestamp(invoice.expiresAt),
     };
   }
