@@ -1,5 +1,6 @@
 import type { RailAdapter } from './domain/payment-rail';
 import { type CatalogToken, evmRail } from './evm/evm-rail';
+import { UTXO_RAIL } from './utxo/utxo-rail';
 
 /**
  * The adapter bundle of each chain family, in one place: a new family is a new folder (keys and
@@ -8,5 +9,5 @@ import { type CatalogToken, evmRail } from './evm/evm-rail';
  * the registry passes the providers module's, tests may pass it too (this file stays free of Nest).
  */
 export function railAdapters(catalog: readonly CatalogToken[]): RailAdapter[] {
-  return [evmRail(catalog)];
+  return [evmRail(catalog), UTXO_RAIL];
 }

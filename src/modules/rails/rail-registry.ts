@@ -11,6 +11,9 @@ export const RAIL_ADAPTERS: readonly RailAdapter[] = railAdapters(PROVIDER_CATAL
 /** The chain families POST /wallets accepts. */
 export const CHAIN_FAMILIES: readonly ChainFamily[] = RAIL_ADAPTERS.map((a) => a.family);
 
+/** The networks POST /wallets takes (those of the families with a wallet per network). */
+export const WALLET_NETWORKS: readonly string[] = RAIL_ADAPTERS.filter((a) => a.walletPerNetwork).flatMap((a) => a.networks);
+
 /** A provider's route, with the adapter that serves it. */
 export interface AdapterRoute extends RailRoute {
   adapter: RailAdapter;

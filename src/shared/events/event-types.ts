@@ -11,6 +11,7 @@ export const EVENT_TYPES = [
   'payment.created',
   'payment.updated',
   'transfer.unmatched',
+  'wallet.gap_warning',
   'product.created',
   'product.updated',
   'file.created',

@@ -118,6 +118,17 @@ export interface ChainFollower {
   scan(range: { from: bigint; to: bigint }, watched: WatchedAddresses, assets: readonly string[]): Promise<ScannedRange>;
   /** The block a transaction is in on the canonical chain now, or null when it is in none. */
   transactionBlock(txHash: string): Promise<bigint | null>;
+  /**
+   * Nodes that can say so: whether a block is on the node's active chain. With it, a chain that got
+   * shorter (blocks taken back, none yet in their place) is a reorg; without it, a head below the
+   * cursor is a node behind, waited for.
+   */
+  onChain?(blockHash: string): Promise<boolean>;
+  /**
+   * Chains with a mempool: the transfers into watched addresses of transactions not yet in a block
+   * (block number -1, no block hash), and the ids of every transaction the mempool holds now.
+   */
+  pending?(watched: WatchedAddresses): Promise<{ transfers: IncomingTransfer[]; txids: ReadonlySet<string> }>;
 }
 
 /** Where a provider id is paid: its network, and the configured asset slug (null = the network's coin). */

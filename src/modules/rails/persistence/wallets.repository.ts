@@ -18,6 +18,8 @@ export interface WalletRow {
   first_address: string;
   /** The key's counter: indexes 0 to next_index - 1 were handed out, by this wallet or another of the same key. */
   next_index: number;
+  /** Addresses of the key handed out after the last one that received money (all of them when none did). */
+  unused_gap: number;
   active: boolean;
   created_at: Date;
   replaced_at: Date | null;
@@ -26,7 +28,8 @@ export interface WalletRow {
 /** A wallet with its key's counter (the counter is the key's, shared by every wallet of the key). */
 const FROM = `receiving_wallets w LEFT JOIN account_key_counters c ON c.chain_family = w.chain_family AND c.key_fingerprint = w.key_fingerprint`;
 const COLUMNS = `w.id, w.organization_id, w.mode, w.chain_family, w.network, w.xpub, w.key_fingerprint, w.first_address,
-                 GREATEST(w.next_index, COALESCE(c.next_index, 0)) AS next_index, w.active, w.created_at, w.replaced_at`;
+                 GREATEST(w.next_index, COALESCE(c.next_index, 0)) AS next_index,
+                 GREATEST(w.next_index, COALESCE(c.next_index, 0)) - 1 - COALESCE(c.used_index, -1) AS unused_gap, w.active, w.created_at, w.replaced_at`;
 
 const keyContext = (walletId: string) => `receiving_wallet:${walletId}`;
 
@@ -59,11 +62,12 @@ export class WalletsRepository {
        ON CONFLICT (chain_family, key_fingerprint) DO NOTHING`,
       [row.chain_family, row.key_fingerprint, row.created_at],
     );
-    const [{ next_index }] = await m.query(
+    const [{ next_index, unused_gap }] = await m.query(
       `INSERT INTO receiving_wallets (id, organization_id, mode, chain_family, xpub, first_address, next_index, active, created_at, key_fingerprint, network)
        VALUES ($1, $2, $3, $4, $5, $6,
                (SELECT next_index FROM account_key_counters WHERE chain_family = $4 AND key_fingerprint = $8), true, $7, $8, $9)
-       RETURNING next_index`,
+       RETURNING next_index,
+                 next_index - 1 - COALESCE((SELECT used_index FROM account_key_counters WHERE chain_family = $4 AND key_fingerprint = $8), -1) AS unused_gap`,
       [
         row.id,
         row.organization_id,
@@ -77,6 +81,7 @@ export class WalletsRepository {
       ],
     );
     row.next_index = next_index;
+    row.unused_gap = unused_gap;
   }
 
   /** Serializes wallet changes of one organization, mode and wallet slot (family, and network where it has one). */
@@ -135,21 +140,32 @@ export class WalletsRepository {
    * yet filled at start) starts after the highest index of its wallets. The wallet row records the
    * counter (and the fingerprint, when it lacked one).
    */
-  async takeIndex(m: EntityManager, wallet: WalletRow, fingerprint: string, now: Date): Promise<number> {
-    const [row] = rowsOf<{ index: number }>(
+  async takeIndex(m: EntityManager, wallet: WalletRow, fingerprint: string, now: Date): Promise<{ index: number; gap: number; warned: boolean }> {
+    const [row] = rowsOf<{ index: number; gap: number; warned: boolean }>(
       await m.query(
         `WITH counter AS (
            INSERT INTO account_key_counters (chain_family, key_fingerprint, next_index, updated_at)
            VALUES ($1, $2, (SELECT max(next_index) FROM receiving_wallets WHERE chain_family = $1 AND (key_fingerprint = $2 OR id = $3)) + 1, $4)
            ON CONFLICT (chain_family, key_fingerprint) DO UPDATE SET next_index = account_key_counters.next_index + 1, updated_at = EXCLUDED.updated_at
-           RETURNING next_index)
+           RETURNING next_index, used_index, gap_warned)
          UPDATE receiving_wallets SET next_index = GREATEST(next_index, (SELECT next_index FROM counter)), key_fingerprint = COALESCE(key_fingerprint, $2)
           WHERE id = $3
-         RETURNING (SELECT next_index FROM counter) - 1 AS index`,
+         RETURNING (SELECT next_index FROM counter) - 1 AS index,
+                   (SELECT next_index - 1 - COALESCE(used_index, -1) FROM counter) AS gap,
+                   (SELECT gap_warned FROM counter) AS warned`,
         [wallet.chain_family, fingerprint, wallet.id, now],
       ),
     );
-    return row.index;
+    return row;
+  }
+
+  /** Marks the key's gap as warned about (until an address of the key receives money); true when it was not yet. */
+  async markGapWarned(m: EntityManager, chainFamily: ChainFamily, fingerprint: string): Promise<boolean> {
+    const rows: unknown[] = await m.query(
+      `UPDATE account_key_counters SET gap_warned = true WHERE chain_family = $1 AND key_fingerprint = $2 AND NOT gap_warned RETURNING 1`,
+      [chainFamily, fingerprint],
+    );
+    return rowsOf(rows).length > 0;
   }
 
   /**

@@ -263,20 +263,142 @@ export class NetworkWatcher {
     }
     await this.countConfirmations(head);
     await this.settleOrphans(head);
+    if (this.follower.pending) await this.scanMempool(head);
     return true;
+  }
+
+  /** Transfers of unmined transactions first missed from the mempool at this head (cancelled only after a block passed). */
+  private readonly missingSince = new Map<string, bigint>();
+
+  /**
+   * Chains with a mempool: each transfer into a watched address of a transaction not yet in a block is
+   * recorded as a PENDING payment with 0 confirmations (the scan of the block that mines it counts it up).
+   * One recorded so that has left the mempool without being mined (replaced, evicted) is put in doubt
+   * once a block has passed since it was missed (a mined one would have been found by that block's
+   * scan), and then cancelled as any transfer whose transaction is in no block.
+   */
+  private async scanMempool(head: bigint): Promise<void> {
+    const { mode, network } = this.config;
+    const { watched, owners } = await this.watchedSet();
+    const read = await this.rpc('mempool', () => this.follower.pending!(watched));
+    for (const transfer of read.transfers) {
+      const key = `${network}:${transfer.txHash}:${transfer.output}`;
+      if (await this.deps.state.findTransfer(this.deps.manager, mode, network, key)) continue;
+      await this.recordUnmined(transfer, owners.get(transfer.to)!, key);
+    }
+    const unmined = await this.deps.state.unmined(this.deps.manager, mode, network);
+    for (const row of unmined) {
+      if (read.txids.has(row.tx_hash)) {
+        this.missingSince.delete(row.idempotency_key);
+        continue;
+      }
+      const since = this.missingSince.get(row.idempotency_key);
+      if (since === undefined) this.missingSince.set(row.idempotency_key, head);
+      else if (head > since) {
+        this.missingSince.delete(row.idempotency_key);
+        await this.deps.run((tx) => this.deps.state.markOrphaned(tx, mode, network, row.idempotency_key, this.deps.clock.now()));
+      }
+    }
+  }
+
+  /** Records a transfer of a transaction still in the mempool: a PENDING payment with 0 confirmations, at the organization's now. */
+  private async recordUnmined(transfer: IncomingTransfer, owner: DepositAddressRow, key: string): Promise<void> {
+    const { mode, network } = this.config;
+    const providerId = this.config.providerOf(null);
+    const scope = this.scopeOf(owner.organization_id);
+    const provider = await this.deps.queries.execute(new GetProviderTermsQuery(scope, providerId));
+    if (!provider) throw new Error(`provider ${providerId} is not in the catalog`);
+    const price = new Decimal(transfer.units.toString()).div(new Decimal(10).pow(provider.catalog.decimals)).toFixed();
+    const context = { ...this.labels, idempotency_key: key, invoice_id: owner.invoice_id, organization_id: owner.organization_id, provider_id: providerId };
+    try {
+      const recorded = await this.deps.commands.execute(
+        new RecordProviderPaymentCommand(scope, {
+          kind: 'payment',
+          invoiceId: owner.invoice_id,
+          providerId,
+          price,
+          idempotencyKey: key,
+          happenedAt: await this.deps.clock.nowFor(scope),
+          confirmations: 0,
+        }),
+      );
+      await this.deps.run((tx) =>
+        this.deps.state.saveTransfer(
+          tx,
+          mode,
+          network,
+          {
+            tx_hash: transfer.txHash,
+            block_number: '-1',
+            block_hash: '',
+            recipient: transfer.to,
+            units: transfer.units.toString(),
+            idempotency_key: key,
+            organization_id: owner.organization_id,
+            invoice_id: owner.invoice_id,
+            provider_id: providerId,
+            payment_id: recorded.paymentId,
+            confirmations: 0,
+            required_confirmations: recorded.requiredConfirmations,
+            orphaned: false,
+            cancelled: recorded.status === 'CANCELLED',
+          },
+          this.deps.clock.now(),
+        ),
+      );
+      await this.deps.addresses.markUsed(this.deps.manager, mode, network, transfer.to);
+      if (recorded.created) {
+        this.logger.log({
+          msg: 'payment seen in the mempool',
+          event: 'chain_payment_recorded',
+          ...context,
+          payment_id: recorded.paymentId,
+          price,
+          confirmations: 0,
+          status: recorded.status,
+        });
+      }
+    } catch (error) {
+      // Refused (provider disabled, ...): the scan of the block that mines it keeps it as an unmatched transfer.
+      if (!(error instanceof DomainError)) throw error;
+      this.logger.debug({ msg: 'mempool transfer not recorded; it is kept when mined', event: 'chain_mempool_refused', ...context, code: error.code });
+    }
+  }
+
+  /** The watched deposit addresses: the whole set when small, else resolved by an indexed lookup of the recipients seen. */
+  private async watchedSet(): Promise<{ watched: WatchedAddresses; owners: Map<string, DepositAddressRow> }> {
+    const { mode, network } = this.config;
+    const now = this.deps.clock.now();
+    const owners = new Map<string, DepositAddressRow>();
+    const first = await this.deps.addresses.watchedUpTo(this.deps.manager, mode, network, now, LOAD_ADDRESSES_MAX + 1);
+    const few = first.length <= LOAD_ADDRESSES_MAX;
+    if (few) for (const row of first) owners.set(row.address, row);
+    const watched: WatchedAddresses = {
+      addresses: few ? new Set(owners.keys()) : null,
+      resolve: async (candidates) => {
+        for (const row of await this.deps.addresses.watchedAmong(this.deps.manager, mode, network, candidates, now)) owners.set(row.address, row);
+        return new Set(owners.keys());
+      },
+    };
+    return { watched, owners };
   }
 
   /** Compares the remembered blocks with the chain; on a mismatch rewinds to the highest one still on it. */
   private async rewindIfReorganized(cursor: { number: bigint; hash: string }, head: bigint): Promise<boolean> {
     const { mode, network } = this.config;
     if (cursor.number < 0n) return false;
+    // A head below the cursor: a node behind (waited for), or blocks taken back with none in their place yet.
+    const shorter = head < cursor.number && this.follower.onChain ? !(await this.rpc('block', () => this.follower.onChain!(cursor.hash))) : false;
     const known = await this.deps.state.blocksBelow(this.deps.manager, mode, network, cursor.number < head ? cursor.number : head);
     if (!known.length) return false;
     const top = known[0];
     const onChain = await this.rpc('block', () => this.follower.block(top.number));
-    if (onChain.hash === top.hash) return false;
     let ancestor: { number: bigint; hash: string } | null = null;
-    for (const candidate of known.slice(1)) {
+    if (onChain.hash === top.hash) {
+      if (!shorter) return false;
+      ancestor = top;
+    }
+    for (const candidate of ancestor ? [] : known.slice(1)) {
       const block = await this.rpc('block', () => this.follower.block(candidate.number));
       if (block.hash === candidate.hash) {
         ancestor = candidate;
@@ -302,19 +424,8 @@ export class NetworkWatcher {
 
   private async scan(cursor: { number: bigint; hash: string }, from: bigint, to: bigint, head: bigint): Promise<void> {
     const { mode, network } = this.config;
-    const now = this.deps.clock.now();
-    const owners = new Map<string, DepositAddressRow>();
     // One indexed read: the whole watched set when it is small, else only the news that it is not.
-    const first = await this.deps.addresses.watchedUpTo(this.deps.manager, mode, network, now, LOAD_ADDRESSES_MAX + 1);
-    const few = first.length <= LOAD_ADDRESSES_MAX;
-    if (few) for (const row of first) owners.set(row.address, row);
-    const watched: WatchedAddresses = {
-      addresses: few ? new Set(owners.keys()) : null,
-      resolve: async (candidates) => {
-        for (const row of await this.deps.addresses.watchedAmong(this.deps.manager, mode, network, candidates, now)) owners.set(row.address, row);
-        return new Set(owners.keys());
-      },
-    };
+    const { watched, owners } = await this.watchedSet();
     const assets = Object.entries(this.config.assets);
     const slugOf = new Map(assets.map(([slug, ref]) => [ref, slug]));
     // The blocks first, then what they hold; all of it must be one view of one chain that follows the
@@ -478,6 +589,8 @@ export class NetworkWatcher {
           this.deps.clock.now(),
         ),
       );
+      // The address received money: its key's gap ends here.
+      await this.deps.addresses.markUsed(this.deps.manager, mode, network, transfer.to);
       if (recorded.created) {
         this.logger.log({
           msg: 'payment seen on chain',

@@ -5,6 +5,7 @@ import { AppConfig } from '../../../../shared/config/app-config';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { ConflictError, NotFoundError, ValidationFailedError } from '../../../../shared/errors/domain-error';
 import { Money, renderAmount, sumAmounts } from '../../../../shared/money/money';
+import { EventOutbox } from '../../../../shared/events/outbox';
 import { Clock } from '../../../../shared/time/clock';
 import { formatTimestamp } from '../../../../shared/time/time';
 import { GetPayableInvoiceQuery, ListInvoicePaymentsQuery } from '../../../invoices';
@@ -12,6 +13,7 @@ import { GetProviderTermsQuery } from '../../../providers';
 import { RatesAsOfQuery } from '../../../rates';
 import { stillDue, toUnits } from '../../domain/amount-due';
 import { networkOf } from '../../domain/chains-config';
+import { walletView } from '../../dto/wallet.views';
 import { DepositAddressesRepository, DepositAddressRow } from '../../persistence/deposit-addresses.repository';
 import { WalletsRepository } from '../../persistence/wallets.repository';
 import { RailRegistry } from '../../rail-registry';
@@ -20,6 +22,8 @@ import { ChainNodes } from '../../watcher/chain-nodes';
 import { AllocatePaymentAddressCommand, PaymentAddressView } from './allocate-payment-address.command';
 
 const FINAL_INVOICE_STATUSES = ['COMPLETED', 'VOIDED'];
+/** The address gap wallets scan by default (BIP-44): past it a wallet app may not see payments to newer addresses. */
+export const GAP_LIMIT = 20;
 /** Indexes tried before giving up, each found already handed out. */
 const MAX_ATTEMPTS = 100;
 
@@ -35,6 +39,7 @@ export class AllocatePaymentAddressHandler implements ICommandHandler<AllocatePa
     @Inject(ChainNodes) private readonly nodes: ChainNodes,
     @Inject(AppConfig) private readonly app: AppConfig,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(EventOutbox) private readonly outbox: EventOutbox,
   ) {}
 
   async execute({ access, invoiceId, providerId }: AllocatePaymentAddressCommand): Promise<PaymentAddressView> {
@@ -118,7 +123,16 @@ export class AllocatePaymentAddressHandler implements ICommandHandler<AllocatePa
       // already in a row (a counter behind its key's addresses, as an older database may have) is skipped.
       const fingerprint = wallet.key_fingerprint ?? keys.fingerprint(wallet.xpub);
       for (let attempt = 1; ; attempt++) {
-        const index = await this.wallets.takeIndex(m, wallet, fingerprint, now);
+        const next = await this.wallets.takeIndex(m, wallet, fingerprint, now);
+        const index = next.index;
+        // Past the gap wallets scan by default, the merchant's wallet app may not show payments to the
+        // newest addresses: said once per crossing (an address receiving money clears it).
+        if (next.gap > GAP_LIMIT && !next.warned && (await this.wallets.markGapWarned(m, wallet.chain_family, fingerprint))) {
+          await this.outbox.record(m, scope, 'wallet.gap_warning', {
+            ...walletView({ ...wallet, next_index: index + 1, unused_gap: next.gap }),
+            gap_limit: GAP_LIMIT,
+          });
+        }
         const row: DepositAddressRow = {
           wallet_id: wallet.id,
           derivation_index: index,

@@ -45,6 +45,7 @@ export class RegisterWalletHandler implements ICommandHandler<RegisterWalletComm
       key_fingerprint: check.key.fingerprint,
       first_address: check.key.firstAddress,
       next_index: 0,
+      unused_gap: 0,
       active: true,
       created_at: now,
       replaced_at: null,
