@@ -114,6 +114,8 @@ export class LitecoinNode {
       await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
       if (child.exitCode === null) child.kill('SIGKILL');
     }
+    child?.stdout?.destroy();
+    child?.stderr?.destroy();
     rmSync(this.datadir, { recursive: true, force: true });
   }
 }

@@ -139,6 +139,30 @@ describe('the UTXO watcher against a real Litecoin Core node (regtest)', () => {
     expect(await shortState(merchant.test, over)).toMatchObject({ status: 'COMPLETED', substatus: 'PAID_OVER' });
   });
 
+  it('counts unused_gap from the last address that received money, and sends wallet.gap_warning when it first exceeds 20', async () => {
+    const merchant = await shop();
+    const gapWarnings = async () => expectSuccess(await merchant.test.post('/events', { type: 'wallet.gap_warning' })).items as any[];
+    const invoices = await Promise.all(Array.from({ length: 22 }, () => createInvoice(merchant.test, '0.01', 'LITECOIN')));
+    const addresses: string[] = [];
+    for (const id of invoices.slice(0, 20)) addresses.push((await paymentAddress(merchant.test, id, LTC)).address);
+    expect(expectSuccess(await merchant.test.get(`/wallets/${merchant.wallet.id}`))).toMatchObject({ addresses_issued: 20, unused_gap: 20 });
+    expect(await gapWarnings()).toEqual([]);
+    // The 21st unused address: past the gap wallets scan by default.
+    addresses.push((await paymentAddress(merchant.test, invoices[20], LTC)).address);
+    const [warning] = await gapWarnings();
+    expect(warning.data.object).toMatchObject({ id: merchant.wallet.id, network: 'litecoin', addresses_issued: 21, unused_gap: 21, gap_limit: 20 });
+    // Said once: the 22nd address adds no second warning.
+    addresses.push((await paymentAddress(merchant.test, invoices[21], LTC)).address);
+    expect(await gapWarnings()).toHaveLength(1);
+    expect(new Set(addresses).size).toBe(22);
+
+    // The 21st address receives money: the gap is what was issued after it.
+    await node.send(addresses[20], '0.01');
+    await waitForPayments(merchant.test, invoices[20], (p) => p.length === 1);
+    expect(expectSuccess(await merchant.test.get(`/wallets/${merchant.wallet.id}`))).toMatchObject({ addresses_issued: 22, unused_gap: 1 });
+    await node.mine(1);
+  });
+
   it('records the two outputs of one transaction as two payments, once each', async () => {
     const merchant = await shop();
     const [a, b] = await Promise.all([createInvoice(merchant.test, '0.2', 'LITECOIN'), createInvoice(merchant.test, '0.3', 'LITECOIN')]);
