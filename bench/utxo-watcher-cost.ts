@@ -253,7 +253,7 @@ export async function utxoWatcherCost(): Promise<void> {
       );
       const [m0, cpu0] = [await scanMetrics(baseUrl), processCpuMs(service.pid!)];
       const [hash] = await node.call<string[]>('generatetoaddress', [1, miner]);
-      const height = (await node.call<{ height: number; nTx: number }>('getblock', [hash, 1])) as { height: number; nTx: number };
+      const height = await node.call<{ height: number; nTx: number }>('getblock', [hash, 1]);
       await waitFor(`the watcher at block ${height.height}`, async () => ((await cursor()) >= height.height ? true : null), 600_000);
       await waitFor('the confirmation', async () => ((await paymentOf(paid))?.confirmations === 1 ? true : null));
       const [m1, cpu1] = [await scanMetrics(baseUrl), processCpuMs(service.pid!)];
