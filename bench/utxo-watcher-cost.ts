@@ -237,9 +237,22 @@ export async function utxoWatcherCost(): Promise<void> {
         await db.query(`ANALYZE deposit_addresses`);
       }
       // A busy mempool: TXS transactions, one of them also paying our address.
-      const sends: Array<[string, unknown[]]> = Array.from({ length: TXS }, (_, i) => ['sendtoaddress', [foreign[i % foreign.length], '0.001']]);
+      // Each transaction spends one split output of its own (raw transactions: the wallet's coin selection over
+      // thousands of outputs would take minutes), pays a foreign address and returns the change.
+      const unspent = (await node.call<Array<{ txid: string; vout: number; amount: number; confirmations: number }>>('listunspent', [1]))
+        .filter((u) => Math.round(u.amount * 1e8) === 1_100_000)
+        .slice(0, TXS);
+      if (unspent.length < TXS) throw new Error(`only ${unspent.length} split outputs left`);
+      const change = await node.call<string>('getrawchangeaddress');
+      const raws = await node.batch<string>(
+        unspent.map((u, i) => ['createrawtransaction', [[{ txid: u.txid, vout: u.vout }], { [foreign[i % foreign.length]]: '0.001', [change]: '0.0099' }]]),
+      );
+      const signed: string[] = [];
+      for (let i = 0; i < raws.length; i += 200) {
+        signed.push(...(await node.batch<{ hex: string }>(raws.slice(i, i + 200).map((hex) => ['signrawtransactionwithwallet', [hex]]))).map((r) => r.hex));
+      }
       const filledAt = Date.now();
-      for (let i = 0; i < sends.length; i += 250) await node.batch(sends.slice(i, i + 250));
+      for (let i = 0; i < signed.length; i += 200) await node.batch(signed.slice(i, i + 200).map((hex) => ['sendrawtransaction', [hex]]));
       const paid = await node.call<string>('sendtoaddress', [ours, '0.001']);
       const fillMs = Date.now() - filledAt;
       const c0 = processCpuMs(service.pid!);
