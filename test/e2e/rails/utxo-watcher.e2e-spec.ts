@@ -4,6 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { LitecoinNode } from '../../chain/litecoin-node';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
+import { errorLines } from '../../support/server';
 import { WebhookReceiver } from '../../support/webhook-receiver';
 import { createInvoice, D, r30, shortState } from '../payments/payments-helpers';
 import { paymentAddress, waitForPayments } from './chain-helpers';
@@ -25,7 +26,7 @@ describe('the UTXO watcher against a real Litecoin Core node (regtest)', () => {
       live: { litecoin: { rpc_url: node.rpcUrl, chain: 'main', poll_interval_ms: 1000 } },
       test: { litecoin: { rpc_url: node.rpcUrl, chain: 'regtest', poll_interval_ms: 200, confirmations: 20 } },
     });
-    service = await startIsolatedService({ CHAINS_FILE: chainsFile, CHAIN_LOCK_RETRY_MS: '300', WEBHOOK_DISPATCH_INTERVAL_MS: '100' });
+    service = await startIsolatedService({ CHAINS_FILE: chainsFile, CHAIN_LOCK_RETRY_MS: '300', WEBHOOK_DISPATCH_INTERVAL_MS: '100', CLOCK_CONTROL: 'true' });
     receiver = await WebhookReceiver.start();
   }, 180_000);
   afterAll(async () => {
@@ -161,6 +162,21 @@ describe('the UTXO watcher against a real Litecoin Core node (regtest)', () => {
     await waitForPayments(merchant.test, invoices[20], (p) => p.length === 1);
     expect(expectSuccess(await merchant.test.get(`/wallets/${merchant.wallet.id}`))).toMatchObject({ addresses_issued: 22, unused_gap: 1 });
     await node.mine(1);
+  });
+
+  it('records a payment made after expiry inside the monitoring window as PAID_LATE, as the timing rules say', async () => {
+    const merchant = await shop();
+    const invoiceId = await createInvoice(merchant.test, '0.2', 'LITECOIN', { expires_in_minutes: 5 });
+    const pay = await paymentAddress(merchant.test, invoiceId, LTC);
+    // The organization's clock moves 10 minutes: the payment, seen in the mempool at its now, is after expires_at.
+    expectSuccess(await merchant.test.post('/test_helpers/clock', { advance_seconds: 600 }));
+    await node.send(pay.address, new D(pay.amount).toFixed(8));
+    await waitForPayments(merchant.test, invoiceId, (p) => p[0]?.status === 'PENDING');
+    await node.mine(6);
+    await waitForPayments(merchant.test, invoiceId, (p) => p[0]?.status === 'COMPLETED');
+    expect(await shortState(merchant.test, invoiceId)).toMatchObject({ status: 'COMPLETED', substatus: 'PAID_LATE' });
+    // Only the live section's node answering regtest is an error (it is meant to be: see beforeAll).
+    expect(errorLines(service.server).filter((line) => !line.includes('"event":"chain_id_mismatch"'))).toEqual([]);
   });
 
   it('records the two outputs of one transaction as two payments, once each', async () => {
