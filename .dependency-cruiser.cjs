@@ -68,7 +68,7 @@ const KERNEL_PURE_FILES = ['auth/request-context\\.ts$', 'events/event-types\\.t
  * Domain files that still import an adapter, each to be fixed by its owner (remove the line with the fix):
  * the rails domain reads EVM network data from evm/ until the rail port is closed (issue 38, item 4).
  */
-const DOMAIN_ADAPTER_EXCEPTIONS = ['^src/modules/rails/domain/(chains-config|provider-rails)\\.ts$'];
+const DOMAIN_ADAPTER_EXCEPTIONS = [];
 
 const escapeRegex = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const KNOWN = Object.keys(MODULE_MAP).map(escapeRegex).join('|');

@@ -2,6 +2,7 @@
  * How the chain watcher's cost grows with the number of watched deposit addresses.
  *
  *   npm run build && npx tsc -p bench/tsconfig.json && node dist/bench/watcher-cost.js [--sizes 1,1000,100000] [--blocks 20] [--expired 0]
+ *   ... node dist/bench/watcher-cost.js --family utxo [--sizes 1,1000,100000] [--txs 2000]   (bench/utxo-watcher-cost.ts)
  *   (DATABASE_URL: the PostgreSQL server to create its database on; default postgres://postgres@127.0.0.1:5432/postgres)
  *
  * 1. Starts a Hardhat node (test/chain/hardhat.config.js) on a free loopback port and deploys the test
@@ -32,6 +33,7 @@ import { HDKey, mnemonicToAccount } from 'viem/accounts';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import { LOAD_ADDRESSES_MAX, WATCHED_AMONG_SQL, WATCHED_UP_TO_SQL } from '../src/modules/rails/persistence/watched-addresses';
 import { freePort, processCpuMs } from './process-tools';
+import { utxoWatcherCost } from './utxo-watcher-cost';
 
 const argv = process.argv.slice(2);
 const opt = (name: string, fallback: string) => {
@@ -342,7 +344,8 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((e) => {
+// `--family utxo`: the UTXO rail's case (bench/utxo-watcher-cost.ts), on a Litecoin Core node.
+(opt('family', 'evm') === 'utxo' ? utxoWatcherCost() : main()).catch((e) => {
   console.error(e);
   process.exit(1);
 });

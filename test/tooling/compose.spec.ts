@@ -5,6 +5,8 @@ import { promisify } from 'node:util';
 import { loadConfig } from '../../src/shared/config/app-config';
 import { loadFilesConfig } from '../../src/modules/files/files.config';
 import { parseChainsConfig } from '../../src/modules/rails/domain/chains-config';
+import { railAdapters } from '../../src/modules/rails/rail-adapters';
+import { PROVIDER_CATALOG } from '../../src/modules/providers/domain/catalog';
 import { Compose, environmentOf, interpolate, isApp, loadCompose, OPERATOR_ENV, Service } from './compose-file';
 import { knownVariables, ROOT } from './env-scan';
 
@@ -356,7 +358,7 @@ describe('docker-compose.yml', () => {
       expect(interpolate(env.RATE_SOURCES ?? '', {})).toBe('coinbase,kraken,coingecko');
       const mount = ((app.volumes ?? []) as string[]).map((v) => v.split(':')).find(([, target]) => target === env.CHAINS_FILE);
       expect([name, mount?.[0]]).toEqual([name, './deploy/chains.json']);
-      expect(() => parseChainsConfig(JSON.parse(readRepoFile('deploy/chains.json')!))).not.toThrow();
+      expect(() => parseChainsConfig(JSON.parse(readRepoFile('deploy/chains.json')!), railAdapters(PROVIDER_CATALOG))).not.toThrow();
     }
   });
 

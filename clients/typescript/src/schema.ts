@@ -745,7 +745,7 @@ export interface paths {
         put?: never;
         /**
          * Get the deposit address of an invoice for a provider
-         * @description The address (from the organization's active receiving wallet: the next unused index of its key, counted across every organization and mode that registered the key, never given to another invoice) where the payer sends `amount` through `provider_id`, with an EIP-681 `uri` for wallet apps. The same invoice and provider always get the same address. `amount` is what is still due at the invoice's locked rates (payments completed or waiting for confirmations deducted), rounded up to the provider's decimals, as GET /providers/{invoice_id} computes the price. Without an Authorization header (payer access) the invoice id is the capability. 400 codes: no_receiving_wallet, rail_not_configured (CHAINS_FILE has no such network or token for the mode), rail_unavailable (the network's node answers another chain id than CHAINS_FILE names), provider_disabled, unsupported_provider (not an EVM provider), unknown_provider, invoice_final (COMPLETED or VOIDED).
+         * @description The address (from the organization's active receiving wallet: the next unused index of its key, counted across every organization and mode that registered the key, never given to another invoice) where the payer sends `amount` through `provider_id`, with a `uri` for wallet apps (EIP-681 on EVM chains, BIP21 on UTXO chains). The same invoice and provider always get the same address. `amount` is what is still due at the invoice's locked rates (payments completed or waiting for confirmations deducted), rounded up to the provider's decimals, as GET /providers/{invoice_id} computes the price. Without an Authorization header (payer access) the invoice id is the capability. 400 codes: no_receiving_wallet, rail_not_configured (CHAINS_FILE has no such network or token for the mode), rail_unavailable (the network's node answers another chain than CHAINS_FILE names), provider_disabled, unsupported_provider (not paid on a chain this service has a rail for), unknown_provider, invoice_final (COMPLETED or VOIDED).
          */
         post: operations["PaymentAddressController_allocate"];
         delete?: never;
@@ -2322,7 +2322,7 @@ export interface components {
             idempotency_key?: string;
         };
         /** @enum {string} */
-        EventType: "file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "refund.canceled" | "refund.completed" | "refund.created" | "refund.updated" | "subscription.canceled" | "subscription.created" | "subscription.updated" | "transfer.unmatched" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated";
+        EventType: "file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "refund.canceled" | "refund.completed" | "refund.created" | "refund.updated" | "subscription.canceled" | "subscription.created" | "subscription.updated" | "transfer.unmatched" | "wallet.gap_warning" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated";
         EventDataDto: {
             /** @description The resource as of the event, in the shape its own endpoint returns */
             object: {
@@ -2374,7 +2374,7 @@ export interface components {
              *       "payment.updated"
              *     ]
              */
-            type?: ("file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "refund.canceled" | "refund.completed" | "refund.created" | "refund.updated" | "subscription.canceled" | "subscription.created" | "subscription.updated" | "transfer.unmatched" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated") | ("file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "refund.canceled" | "refund.completed" | "refund.created" | "refund.updated" | "subscription.canceled" | "subscription.created" | "subscription.updated" | "transfer.unmatched" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated")[];
+            type?: ("file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "refund.canceled" | "refund.completed" | "refund.created" | "refund.updated" | "subscription.canceled" | "subscription.created" | "subscription.updated" | "transfer.unmatched" | "wallet.gap_warning" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated") | ("file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "refund.canceled" | "refund.completed" | "refund.created" | "refund.updated" | "subscription.canceled" | "subscription.created" | "subscription.updated" | "transfer.unmatched" | "wallet.gap_warning" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated")[];
             /**
              * @description Inclusive bound: YYYY-MM-DD HH:MM:SS (UTC), YYYY-MM-DD (whole day) or ISO 8601
              * @example 2026-11-01
@@ -2448,7 +2448,7 @@ export interface components {
              *       "invoice.completed"
              *     ]
              */
-            event_types: ("*" | "file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "refund.canceled" | "refund.completed" | "refund.created" | "refund.updated" | "subscription.canceled" | "subscription.created" | "subscription.updated" | "transfer.unmatched" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated") | ("*" | "file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "refund.canceled" | "refund.completed" | "refund.created" | "refund.updated" | "subscription.canceled" | "subscription.created" | "subscription.updated" | "transfer.unmatched" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated")[];
+            event_types: ("*" | "file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "refund.canceled" | "refund.completed" | "refund.created" | "refund.updated" | "subscription.canceled" | "subscription.created" | "subscription.updated" | "transfer.unmatched" | "wallet.gap_warning" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated") | ("*" | "file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "refund.canceled" | "refund.completed" | "refund.created" | "refund.updated" | "subscription.canceled" | "subscription.created" | "subscription.updated" | "transfer.unmatched" | "wallet.gap_warning" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated")[];
             /** @example Order fulfilment */
             description?: string | null;
             /**
@@ -2512,7 +2512,7 @@ export interface components {
              *       "invoice.completed"
              *     ]
              */
-            event_types?: ("*" | "file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "refund.canceled" | "refund.completed" | "refund.created" | "refund.updated" | "subscription.canceled" | "subscription.created" | "subscription.updated" | "transfer.unmatched" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated") | ("*" | "file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "refund.canceled" | "refund.completed" | "refund.created" | "refund.updated" | "subscription.canceled" | "subscription.created" | "subscription.updated" | "transfer.unmatched" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated")[];
+            event_types?: ("*" | "file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "refund.canceled" | "refund.completed" | "refund.created" | "refund.updated" | "subscription.canceled" | "subscription.created" | "subscription.updated" | "transfer.unmatched" | "wallet.gap_warning" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated") | ("*" | "file.created" | "file.deleted" | "invoice.completed" | "invoice.created" | "invoice.expired" | "invoice.updated" | "invoice.voided" | "payment.created" | "payment.updated" | "product.created" | "product.updated" | "refund.canceled" | "refund.completed" | "refund.created" | "refund.updated" | "subscription.canceled" | "subscription.created" | "subscription.updated" | "transfer.unmatched" | "wallet.gap_warning" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.updated")[];
             /**
              * @description null clears it
              * @example Order fulfilment
@@ -2901,7 +2901,12 @@ export interface components {
              * @example evm
              * @enum {string}
              */
-            chain_family: "evm";
+            chain_family: "evm" | "utxo";
+            /**
+             * @description The network a utxo wallet receives on (bitcoin, litecoin, dogecoin, bitcoin_cash); null for an evm wallet (all EVM networks)
+             * @example null
+             */
+            network: string | null;
             /**
              * @description Address at index 0 of the receive chain: compare it with the first address your wallet shows
              * @example 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
@@ -2917,6 +2922,11 @@ export interface components {
              * @example 3
              */
             addresses_issued: number;
+            /**
+             * @description Addresses issued after the last one that received money (all of them while none did). Past 20 a wallet app scanning the default gap may not show new payments: a wallet.gap_warning event is sent when it first exceeds 20
+             * @example 3
+             */
+            unused_gap: number;
             /** @example 2026-11-21 10:00:00 */
             created_at: string;
             /**
@@ -2928,16 +2938,22 @@ export interface components {
         /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         RegisterWalletRequestDto: {
             /**
-             * @description Chain family the key receives on (evm: Ethereum, Polygon, BNB Smart Chain)
+             * @description Chain family the key receives on (evm: Ethereum, Polygon, BNB Smart Chain, one key for all; utxo: Bitcoin, Litecoin, Dogecoin, Bitcoin Cash, one key per network)
              * @example evm
              * @enum {string}
              */
-            chain_family: "evm";
+            chain_family: "evm" | "utxo";
             /**
-             * @description BIP32 extended public key at account level (m/44'/60'/0' as wallets export it). Addresses are m/.../0/i of it. A private key (xprv..., hex) or a recovery phrase is refused with 400 and never stored or logged.
+             * @description BIP32 extended public key at account level (m/44'/60'/0' as wallets export it). Addresses are m/.../0/i of it. On UTXO networks also the versions wallets export (xpub/ypub/zpub, tpub/upub/vpub, Ltub/Mtub/ttub, dgub; the version decides P2PKH, P2WPKH-in-P2SH or P2WPKH; CashAddr on Bitcoin Cash) or an output descriptor (wpkh(...), pkh(...), sh(wpkh(...)), with or without its key origin and /0/*). A private key (xprv..., WIF, hex), a recovery phrase, or a key of another coin or network (a mainnet key in test mode) is refused with 400 and never stored or logged.
              * @example xpub6Ce9NcJvTk36xtLSrJLZqE7wtgA5deCeYs7rSQtreh4cj6ByPtrg9sD7V2FNFLPnf8heNP3FGkeV9qwfzvZNSd54JoNXVsXFYSYwHsnJxqP
              */
             xpub: string;
+            /**
+             * @description The network a utxo key receives on (required for chain_family utxo; not taken for evm)
+             * @example litecoin
+             * @enum {string}
+             */
+            network?: "bitcoin" | "litecoin" | "dogecoin" | "bitcoin_cash";
         };
         WalletListDto: {
             items: components["schemas"]["WalletDto"][];
@@ -2964,7 +2980,7 @@ export interface components {
             /** @example USDT */
             currency: string;
             /**
-             * @description EIP-55 deposit address, the same for the same invoice and provider
+             * @description Deposit address in the chain's form (EIP-55 on EVM chains; bech32, base58 or CashAddr on UTXO chains), the same for the same invoice and provider
              * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
              */
             address: string;
@@ -2975,15 +2991,18 @@ export interface components {
             amount: string;
             /** @example 6 */
             decimals: number;
-            /** @example 1 */
-            chain_id: number;
+            /**
+             * @description EVM chain id; null on UTXO chains
+             * @example 1
+             */
+            chain_id: number | null;
             /**
              * @description Token contract; null for the network's coin
              * @example 0xdAC17F958D2ee523a2206206994597C13D831ec7
              */
             contract_address: string | null;
             /**
-             * @description EIP-681 payment request (native: ethereum:<address>@<chain_id>?value=<wei>)
+             * @description Payment request for wallet apps (QR code): EIP-681 on EVM chains (native: ethereum:<address>@<chain_id>?value=<wei>); BIP21 on UTXO chains (litecoin:<address>?amount=<coin>, with the network's scheme)
              * @example ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x70997970C51812dc3A010C7d01b50e0d17dc79C8&uint256=25494902
              */
             uri: string;
@@ -2996,7 +3015,7 @@ export interface components {
         /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         PaymentAddressRequestDto: {
             /**
-             * @description An EVM provider of GET /providers/{invoice_id}: prov_ethereum_ethereum, prov_ethereum_usdt, prov_ethereum_usdc, prov_polygon_polygon, prov_polygon_usdc_native, prov_bsc_binance_coin
+             * @description A chain provider of GET /providers/{invoice_id}: prov_ethereum_ethereum, prov_ethereum_usdt, prov_ethereum_usdc, prov_polygon_polygon, prov_polygon_usdc_native, prov_bsc_binance_coin, prov_bitcoin_bitcoin, prov_litecoin_litecoin, prov_dogecoin_dogecoin, prov_bitcoin_cash_bitcoin_cash
              * @example prov_ethereum_usdt
              */
             provider_id: string;
@@ -7580,9 +7599,11 @@ export interface operations {
                      *           {
                      *             "id": "wallet_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00",
                      *             "chain_family": "evm",
+                     *             "network": null,
                      *             "first_address": "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
                      *             "active": true,
                      *             "addresses_issued": 0,
+                     *             "unused_gap": 0,
                      *             "created_at": "2026-11-21 10:00:00",
                      *             "replaced_at": null
                      *           }
@@ -7652,9 +7673,11 @@ export interface operations {
                      *       "data": {
                      *         "id": "wallet_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00",
                      *         "chain_family": "evm",
+                     *         "network": null,
                      *         "first_address": "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
                      *         "active": true,
                      *         "addresses_issued": 0,
+                     *         "unused_gap": 0,
                      *         "created_at": "2026-11-21 10:00:00",
                      *         "replaced_at": null
                      *       },
@@ -7725,9 +7748,11 @@ export interface operations {
                      *       "data": {
                      *         "id": "wallet_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00",
                      *         "chain_family": "evm",
+                     *         "network": null,
                      *         "first_address": "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
                      *         "active": true,
                      *         "addresses_issued": 0,
+                     *         "unused_gap": 0,
                      *         "created_at": "2026-11-21 10:00:00",
                      *         "replaced_at": null
                      *       },

@@ -15,3 +15,4 @@ export type { UnmatchedTransferView, UnmatchedTransferPage } from './dto/unmatch
 // Asked by the refunds module: the rails a payout can go on, and what the chain says of a reported payout.
 export { CheckPayoutQuery, ListPayoutRailsQuery, type PayoutCheck, type PayoutRail } from './queries/payouts/payout-rails.query';
 export { TransferEvent, TRANSFER_EVENT_TYPES, type TransferEventType } from './events/transfer.events';
+export { WalletEvent, WALLET_EVENT_TYPES, type WalletEventType } from './events/wallet.events';

@@ -9,7 +9,7 @@ import { reply } from '../../shared/http/envelope';
 import { AllocatePaymentAddressCommand } from './commands/allocate-payment-address/allocate-payment-address.command';
 import { PAYMENT_ADDRESS_EXAMPLE, PaymentAddressDto, PaymentAddressRequestDto } from './dto/rails.dto';
 
-/** The deposit address of an invoice on an EVM rail (the checkout page and merchants' own pages call it). */
+/** The deposit address of an invoice on a chain rail (the checkout page and merchants' own pages call it). */
 @ApiTags('Invoices')
 @Controller('invoices')
 export class PaymentAddressController {
@@ -23,17 +23,21 @@ export class PaymentAddressController {
     description:
       "The address (from the organization's active receiving wallet: the next unused index of its key, counted across every organization and " +
       'mode that registered the key, never given to another invoice) where the payer sends ' +
-      '`amount` through `provider_id`, with an EIP-681 `uri` for wallet apps. The same invoice and provider always get the same address. `amount` is ' +
+      '`amount` through `provider_id`, with a `uri` for wallet apps (EIP-681 on EVM chains, BIP21 on UTXO chains). The same invoice and provider always get the same address. `amount` is ' +
       "what is still due at the invoice's locked rates (payments completed or waiting for confirmations deducted), rounded up to the provider's " +
       'decimals, as GET /providers/{invoice_id} computes the price. Without an Authorization header (payer access) the invoice id is the capability. ' +
       '400 codes: no_receiving_wallet, rail_not_configured (CHAINS_FILE has no such network or token for the mode), ' +
-      "rail_unavailable (the network's node answers another chain id than CHAINS_FILE names), provider_disabled, " +
-      'unsupported_provider (not an EVM provider), unknown_provider, invoice_final (COMPLETED or VOIDED).',
+      "rail_unavailable (the network's node answers another chain than CHAINS_FILE names), provider_disabled, " +
+      'unsupported_provider (not paid on a chain this service has a rail for), unknown_provider, invoice_final (COMPLETED or VOIDED).',
   })
   @ApiParam({ name: 'id', description: 'Invoice id (invoice_...)', example: 'invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00' })
   @ApiBody({
     type: PaymentAddressRequestDto,
-    examples: { usdt: { value: { provider_id: 'prov_ethereum_usdt' } }, ether: { value: { provider_id: 'prov_ethereum_ethereum' } } },
+    examples: {
+      usdt: { value: { provider_id: 'prov_ethereum_usdt' } },
+      ether: { value: { provider_id: 'prov_ethereum_ethereum' } },
+      litecoin: { value: { provider_id: 'prov_litecoin_litecoin' } },
+    },
   })
   @ApiEnvelope({ type: PaymentAddressDto, example: PAYMENT_ADDRESS_EXAMPLE, message: 'Payment address' })
   @ApiErrors(400, 401, 403, 404)

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../../shared/config/app-config';
 import { ChainsConfig, ChainsConfigError, parseChainsConfig } from './domain/chains-config';
+import type { RailAdapter } from './domain/payment-rail';
 
 /**
  * The chains the service watches, from the JSON file CHAINS_FILE names (README "Live payments on
- * EVM chains"). Without CHAINS_FILE no watcher runs and payment addresses answer
+ * chains"). Without CHAINS_FILE no watcher runs and payment addresses answer
  * rail_not_configured. A file that cannot be read or fails its checks stops the service at start
  * with a message naming the field.
  */
@@ -48,7 +49,8 @@ function watcherSettings(env: NodeJS.ProcessEnv): WatcherSettings {
   };
 }
 
-export function loadRailsConfig(env: NodeJS.ProcessEnv = process.env): RailsConfig {
+/** The rails' settings; `adapters` check the CHAINS_FILE sections of their families (the registry's list). */
+export function loadRailsConfig(env: NodeJS.ProcessEnv, adapters: readonly RailAdapter[]): RailsConfig {
   const watcher = watcherSettings(env);
   const file = env.CHAINS_FILE?.trim();
   if (!file) return new RailsConfig(null, null, watcher.enabled, watcher.lockRetryMs, watcher.chainIdCheckMs);
@@ -60,7 +62,7 @@ export function loadRailsConfig(env: NodeJS.ProcessEnv = process.env): RailsConf
     throw new ConfigError(`Invalid configuration:\n  CHAINS_FILE=${JSON.stringify(file)}: ${reason}`);
   }
   try {
-    return new RailsConfig(parseChainsConfig(raw), file, watcher.enabled, watcher.lockRetryMs, watcher.chainIdCheckMs);
+    return new RailsConfig(parseChainsConfig(raw, adapters), file, watcher.enabled, watcher.lockRetryMs, watcher.chainIdCheckMs);
   } catch (e) {
     if (!(e instanceof ChainsConfigError)) throw e;
     const lines = e.message.split('\n').map((line) => `  CHAINS_FILE ${line}`);

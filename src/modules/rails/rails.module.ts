@@ -17,7 +17,7 @@ import { ListUnmatchedTransfersHandler } from './queries/list-unmatched-transfer
 import { ListWalletsHandler } from './queries/list-wallets/list-wallets.handler';
 import { ListProviderRailsHandler } from './queries/list-provider-rails/list-provider-rails.handler';
 import { CheckPayoutHandler, ListPayoutRailsHandler } from './queries/payouts/payout-rails.handler';
-import { RailRegistry } from './rail-registry';
+import { RAIL_ADAPTERS, RailRegistry } from './rail-registry';
 import { loadRailsConfig, RailsConfig } from './rails.config';
 import { UnmatchedTransfersController } from './unmatched-transfers.controller';
 import { WalletsController } from './wallets.controller';
@@ -26,7 +26,7 @@ import { ChainWatchers } from './watcher/chain-watchers';
 
 /**
  * Payment rails: the outside chains payments arrive on (docs/rails.md). Owns the PaymentRail port
- * (domain/payment-rail.ts) and one folder per adapter (evm/ on viem), the merchants' receiving
+ * (domain/payment-rail.ts) and one folder per chain family's adapter (registered in rail-adapters.ts), the merchants' receiving
  * wallets (watch-only keys), the deposit addresses handed out per invoice and provider
  * (POST /invoices/{id}/payment_address), the chain watchers, and the transfers the payments module
  * refused, kept for the merchant to retry (/rails/unmatched). Reaches other modules only through
@@ -38,7 +38,7 @@ import { ChainWatchers } from './watcher/chain-watchers';
   imports: [HealthModule, InvoicesModule],
   controllers: [WalletsController, PaymentAddressController, UnmatchedTransfersController],
   providers: [
-    { provide: RailsConfig, useFactory: () => loadRailsConfig(process.env) },
+    { provide: RailsConfig, useFactory: () => loadRailsConfig(process.env, RAIL_ADAPTERS) },
     RailRegistry,
     WalletsRepository,
     DepositAddressesRepository,

@@ -8,8 +8,16 @@ import { ApiEnvelope, ApiErrors } from '../../shared/http/api-docs';
 import { reply } from '../../shared/http/envelope';
 import { DeleteWalletCommand } from './commands/delete-wallet/delete-wallet.command';
 import { RegisterWalletCommand } from './commands/register-wallet/register-wallet.command';
-import type { ChainFamily } from './domain/payment-rail';
-import { DeletedWalletDto, HARDHAT_XPUB, ListWalletsQueryDto, RegisterWalletRequestDto, WALLET_EXAMPLE, WalletDto, WalletListDto } from './dto/rails.dto';
+import {
+  DeletedWalletDto,
+  HARDHAT_XPUB,
+  LITECOIN_ZPUB,
+  ListWalletsQueryDto,
+  RegisterWalletRequestDto,
+  WALLET_EXAMPLE,
+  WalletDto,
+  WalletListDto,
+} from './dto/rails.dto';
 import { GetWalletQuery } from './queries/get-wallet/get-wallet.query';
 import { ListWalletsQuery } from './queries/list-wallets/list-wallets.query';
 
@@ -38,11 +46,20 @@ export class WalletsController {
       'parent fingerprint or child number: a key is recognised by its public key and chain code), so no address serves two invoices; ' +
       'a key used before continues after its highest index. Check first_address against your wallet.',
   })
-  @ApiBody({ type: RegisterWalletRequestDto, examples: { evm: { value: { chain_family: 'evm', xpub: HARDHAT_XPUB } } } })
+  @ApiBody({
+    type: RegisterWalletRequestDto,
+    examples: {
+      evm: { value: { chain_family: 'evm', xpub: HARDHAT_XPUB } },
+      litecoin: { value: { chain_family: 'utxo', network: 'litecoin', xpub: LITECOIN_ZPUB } },
+    },
+  })
   @ApiEnvelope({ status: 201, type: WalletDto, example: WALLET_EXAMPLE, message: 'Wallet registered' })
   @ApiErrors(400, 401, 403)
   async register(@RequiredCaller() caller: CallerContext, @Body() body: RegisterWalletRequestDto) {
-    return reply(await this.commands.execute(new RegisterWalletCommand(scopeOf(caller), body.chain_family as ChainFamily, body.xpub)), 'Wallet registered');
+    return reply(
+      await this.commands.execute(new RegisterWalletCommand(scopeOf(caller), body.chain_family, body.xpub, body.network ?? null)),
+      'Wallet registered',
+    );
   }
 
   @Get()

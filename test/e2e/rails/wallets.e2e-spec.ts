@@ -22,9 +22,11 @@ describe('receiving wallets (POST/GET/DELETE /wallets)', () => {
     expect(created).toEqual({
       id: expect.stringMatching(WALLET_ID),
       chain_family: 'evm',
+      network: null,
       first_address: HARDHAT_ACCOUNTS[0],
       active: true,
       addresses_issued: 0,
+      unused_gap: 0,
       created_at: expect.stringMatching(TIMESTAMP),
       replaced_at: null,
     });
@@ -86,10 +88,16 @@ describe('receiving wallets (POST/GET/DELETE /wallets)', () => {
 
   it.each([
     [{ xpub: XPUB_0 }, 'chain_family'],
-    [{ chain_family: 'utxo', xpub: XPUB_0 }, 'chain_family'],
+    [{ chain_family: 'solana', xpub: XPUB_0 }, 'chain_family'],
+    // A UTXO key belongs to one network: it must be named, and be one of theirs; an EVM key serves all EVM networks.
+    [{ chain_family: 'utxo', xpub: XPUB_0 }, 'network'],
+    [{ chain_family: 'utxo', network: 'ethereum', xpub: XPUB_0 }, 'network'],
+    [{ chain_family: 'evm', network: 'litecoin', xpub: XPUB_0 }, 'network'],
+    // An xpub is a Bitcoin mainnet key: refused for a test-mode Bitcoin wallet.
+    [{ chain_family: 'utxo', network: 'bitcoin', xpub: XPUB_0 }, 'xpub'],
     [{ chain_family: 'evm' }, 'xpub'],
     [{ chain_family: 'evm', xpub: 42 }, 'xpub'],
-    [{ chain_family: 'evm', xpub: 'x'.repeat(201) }, 'xpub'],
+    [{ chain_family: 'evm', xpub: 'x'.repeat(401) }, 'xpub'],
     [{ chain_family: 'evm', xpub: 'xpub-not-a-key' }, 'xpub'],
     [{ chain_family: 'evm', xpub: XPUB_0.slice(0, -2) + 'zz' }, 'xpub'],
     [{ chain_family: 'evm', xpub: accountKey(0).derive('m/0').publicExtendedKey }, 'xpub'],

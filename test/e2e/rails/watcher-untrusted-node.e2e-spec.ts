@@ -93,7 +93,7 @@ describe('the chain watcher against a node that cannot be trusted', () => {
     try {
       const mismatches = () => linesWith(wrong, '"event":"chain_id_mismatch"');
       await eventually(async () => expect(mismatches().length).toBeGreaterThan(0));
-      expect(JSON.parse(mismatches()[0])).toMatchObject({ level: 50, network: 'ethereum', mode: 'test', expected_chain_id: 1, actual_chain_id: 31337 });
+      expect(JSON.parse(mismatches()[0])).toMatchObject({ level: 50, network: 'ethereum', mode: 'test', expected_chain: '1', actual_chain: '31337' });
       expect(await metricsOf(wrong)).toMatch(/^chain_id_mismatch\{network="ethereum",mode="test"\} 1$/m);
       await eventually(async () => expect(await metricsOf(right)).toMatch(/^chain_id_mismatch\{network="ethereum",mode="test"\} 0$/m));
 

@@ -1,14 +1,16 @@
+import type { NetworkConfig, RailMode } from './chains-config';
+
 /**
- * The port every chain adapter implements (evm/ today; UTXO chains, Tron and Solana later as their
- * own folders). Invoices and payments never see it: the rails module hands out deposit addresses
- * through it and its watcher reports what it finds through the payments module's public command.
+ * The port every chain adapter implements, one folder per chain family (`evm/`, `utxo/`; Tron and
+ * Solana later), each registered once in `rail-adapters.ts`. Invoices and payments never see it: the
+ * rails module hands out deposit addresses through it and its watcher reports what it finds through
+ * the payments module's public command. Nothing here names a family: the registry lists them.
  */
-export const CHAIN_FAMILIES = ['evm'] as const;
-export type ChainFamily = (typeof CHAIN_FAMILIES)[number];
+export type ChainFamily = string;
 
 /** A watch-only account key as the service keeps it (never a private key). */
 export interface AccountKey {
-  /** The extended public key as the merchant's wallet exported it. */
+  /** The key as the merchant's wallet exported it (an extended public key or an output descriptor), trimmed. */
   text: string;
   /** Address at index 0 of the receive chain, for the merchant to compare with their wallet. */
   firstAddress: string;
@@ -25,25 +27,25 @@ export type AccountKeyCheck = { ok: true; key: AccountKey } | { ok: false; probl
 /** A payment request a wallet app can open: what to send, where, on which chain. */
 export interface PaymentRequest {
   address: string;
-  chainId: number;
-  /** Amount in the smallest unit of the currency (wei, token units). */
+  /** The chain the node serves (NetworkConfig.chain). */
+  chain: string;
+  /** Amount in the smallest unit of the currency (wei, satoshi, token units). */
   units: bigint;
-  /** Token contract, or null for the network's own coin. */
-  token: string | null;
+  /** The asset's on-chain reference (a token contract), or null for the network's own coin. */
+  asset: string | null;
 }
 
-/** Keys, addresses and payment requests of one chain family. */
+/** Keys, addresses and payment requests of one chain family (on one network and chain, where those matter). */
 export interface RailKeys {
-  readonly family: ChainFamily;
-  /** Checks a watch-only account key (format, checksum, depth); a private key or a mnemonic is a problem. */
+  /** Checks a watch-only account key (format, checksum, depth, network); a private key or a mnemonic is a problem. */
   checkAccountKey(text: string): AccountKeyCheck;
   /** The fingerprint of an account key that passed checkAccountKey (AccountKey.fingerprint). */
   fingerprint(accountKey: string): string;
-  /** The address at `index` of the receive chain of an account key that passed checkAccountKey. */
+  /** The address at `index` of the receive chain of an account key that passed checkAccountKey, as the watcher matches it. */
   deriveAddress(accountKey: string, index: number): string;
   /** The address in the form the chain's users see (checksummed). */
   displayAddress(address: string): string;
-  /** A URI a wallet app opens to pay (EIP-681 on EVM chains). */
+  /** A URI a wallet app opens to pay (the chain's payment-URI standard). */
   paymentUri(request: PaymentRequest): string;
 }
 
@@ -58,15 +60,20 @@ export interface BlockRef {
 
 /** A transfer into one of our addresses, as a chain adapter reports it. */
 export interface IncomingTransfer {
-  /** Our address that received it (lower case). */
+  /** Our address that received it, as deriveAddress wrote it. */
   to: string;
-  /** Token contract (lower case), or null for the network's own coin. */
-  token: string | null;
+  /** The asset's on-chain reference (a token contract, lower case), or null for the network's own coin. */
+  asset: string | null;
   /** Amount in the smallest unit. */
   units: bigint;
   txHash: string;
-  /** Index of the token's Transfer log in its block, or null for a native transfer. */
-  logIndex: number | null;
+  /**
+   * Which transfer of the transaction or block it is: the last part of the idempotency key
+   * `<network>:<tx_hash>:<output>` (a log index or `native`, an output number).
+   */
+  output: string;
+  /** The output's position shown to people (`log_index` of an unmatched transfer), or null. */
+  position: number | null;
   blockNumber: bigint;
   blockHash: string;
 }
@@ -85,36 +92,81 @@ export interface WatchedAddresses {
 export interface ScannedRange {
   /** Every block of the range, in order, read before anything else of the range. */
   blocks: BlockRef[];
-  /** Transfers into our addresses, each with the hash of the block the node said it is in. */
+  /** Transfers into our addresses, in chain order, each with the hash of the block the node said it is in. */
   transfers: IncomingTransfer[];
   /**
-   * Transfers of contracts that are not configured tokens (a node that ignores the contract filter
-   * of its log query answers them): never counted, reported so the watcher can say so.
+   * Transfers of assets that are not configured (a node that ignores a contract filter answers
+   * them): never counted, reported so the watcher can say so.
    */
-  foreign: Array<{ contract: string; txHash: string }>;
+  foreign: Array<{ asset: string; txHash: string }>;
 }
 
 /**
- * Following one network: its chain id, the head, blocks by number, and what a range of blocks holds
- * for our addresses. Every call may fail (RPC faults); the watcher retries.
+ * Following one network: the chain its node serves, the head, blocks by number, and what a range of
+ * blocks holds for our addresses. Every call may fail (RPC faults); the watcher retries.
  */
 export interface ChainFollower {
-  /** The chain id the node says it serves. */
-  chainId(): Promise<number>;
+  /** The chain the node says it serves, in the form NetworkConfig.chain has. */
+  chain(): Promise<string>;
   head(): Promise<bigint>;
   block(number: bigint): Promise<BlockRef>;
   /**
-   * The blocks of [from, to] (headers first), then the transfers of `tokens` and of the network's
+   * The blocks of [from, to] (headers first), then the transfers of `assets` and of the network's
    * coin into watched addresses within them. The answer is as the node gave it: the watcher checks
    * that it is one view of one chain (scannedRangeProblem) before it records anything.
    */
-  scan(range: { from: bigint; to: bigint }, watched: WatchedAddresses, tokens: readonly string[]): Promise<ScannedRange>;
+  scan(range: { from: bigint; to: bigint }, watched: WatchedAddresses, assets: readonly string[]): Promise<ScannedRange>;
   /** The block a transaction is in on the canonical chain now, or null when it is in none. */
   transactionBlock(txHash: string): Promise<bigint | null>;
   /**
    * A mined transaction's payment to `to` (any case): the units it moved there of the coin (token
    * null: the transaction's own value) or of the token (its Transfer logs), whether it succeeded, and
-   * its block. Null when the node does not know it as mined.
+   * its block. Null when the node does not know it as mined. Families that pay refunds out (EVM today) have it.
    */
-  transactionTransfers(txHash: string, to: string, token: string | null): Promise<{ blockNumber: bigint; success: boolean; units: bigint } | null>;
+  transactionTransfers?(txHash: string, to: string, token: string | null): Promise<{ blockNumber: bigint; success: boolean; units: bigint } | null>;
+  /**
+   * Nodes that can say so: whether a block is on the node's active chain. With it, a chain that got
+   * shorter (blocks taken back, none yet in their place) is a reorg; without it, a head below the
+   * cursor is a node behind, waited for.
+   */
+  onChain?(blockHash: string): Promise<boolean>;
+  /**
+   * Chains with a mempool: the transfers into watched addresses of transactions not yet in a block
+   * (block number -1, no block hash), and the ids of every transaction the mempool holds now.
+   */
+  pending?(watched: WatchedAddresses): Promise<{ transfers: IncomingTransfer[]; txids: ReadonlySet<string> }>;
+}
+
+/** Where a provider id is paid: its network, and the configured asset slug (null = the network's coin). */
+export interface RailRoute {
+  network: string;
+  asset: string | null;
+}
+
+/** What the shared CHAINS_FILE reader hands an adapter: one network's section of one mode. */
+export interface SectionInput {
+  mode: RailMode;
+  network: string;
+  value: Record<string, unknown>;
+  /** `test.ethereum`: the prefix of every problem's field. */
+  path: string;
+}
+
+/** One chain family's adapter bundle: everything the rails module needs to serve it. */
+export interface RailAdapter {
+  readonly family: ChainFamily;
+  /** The network slugs it serves (CHAINS_FILE keys; the network part of provider ids). */
+  readonly networks: readonly string[];
+  /** True when a wallet serves one network (POST /wallets names it); false when one key serves every network of the family. */
+  readonly walletPerNetwork: boolean;
+  /** Where a catalog provider id is paid on this family, or null when it is not. */
+  routeOf(providerId: string): RailRoute | null;
+  /** Checks one network's CHAINS_FILE section, pushing problems that name their field; null when it has problems. */
+  parseSection(input: SectionInput, problems: string[]): NetworkConfig | null;
+  /** The chain a wallet's key belongs to when CHAINS_FILE names none for its network and mode. */
+  defaultChain(mode: RailMode, network: string): string;
+  /** Keys and addresses for a network (null: a family-wide wallet) on a chain. */
+  keys(network: string | null, chain: string): RailKeys;
+  /** A follower of one configured network. */
+  follower(config: NetworkConfig): ChainFollower;
 }

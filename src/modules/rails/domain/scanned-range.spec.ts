@@ -12,10 +12,11 @@ function chain(branch: string, from: number, to: number, parent = hash('a', from
 }
 const transfer = (n: number, blockHash: string): IncomingTransfer => ({
   to: '0x' + '1'.repeat(40),
-  token: '0x' + '2'.repeat(40),
+  asset: '0x' + '2'.repeat(40),
   units: 5n,
   txHash: '0x' + 'f'.repeat(64),
-  logIndex: 0,
+  output: '0',
+  position: 0,
   blockNumber: BigInt(n),
   blockHash,
 });

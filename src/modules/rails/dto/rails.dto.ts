@@ -1,27 +1,48 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
 import { LimitField, OffsetField } from '../../../shared/validation/decorators';
-import { CHAIN_FAMILIES } from '../domain/payment-rail';
+import { CHAIN_FAMILIES, WALLET_NETWORKS } from '../rail-registry';
 import { UNMATCHED_STATUSES } from '../domain/unmatched-transfer';
 
 export const HARDHAT_XPUB = 'xpub6Ce9NcJvTk36xtLSrJLZqE7wtgA5deCeYs7rSQtreh4cj6ByPtrg9sD7V2FNFLPnf8heNP3FGkeV9qwfzvZNSd54JoNXVsXFYSYwHsnJxqP';
 
+/** A Litecoin account key (m/84'/2'/0') as Trezor and Electrum-LTC export it: P2WPKH ltc1 addresses. */
+export const LITECOIN_ZPUB = 'zpub6qa4qbPy1N6DMjqmrsGfEPxxdNCcrqKNuPvWx3SJKykBhdEmSPtgDUiK7s43K8cisLNbiLZcTCtsTmX7afR5WfRMYJ72CrTHRTDRscRS7rW';
+
 export class RegisterWalletRequestDto {
-  @ApiProperty({ enum: CHAIN_FAMILIES, example: 'evm', description: 'Chain family the key receives on (evm: Ethereum, Polygon, BNB Smart Chain)' })
+  @ApiProperty({
+    enum: CHAIN_FAMILIES,
+    example: 'evm',
+    description:
+      'Chain family the key receives on (evm: Ethereum, Polygon, BNB Smart Chain, one key for all; utxo: Bitcoin, Litecoin, Dogecoin, Bitcoin Cash, one key per network)',
+  })
   @IsIn([...CHAIN_FAMILIES], { message: `$property must be one of ${CHAIN_FAMILIES.join(', ')}` })
   @IsString()
   chain_family: string;
 
   @ApiProperty({
     example: HARDHAT_XPUB,
-    maxLength: 200,
+    maxLength: 400,
     description:
       "BIP32 extended public key at account level (m/44'/60'/0' as wallets export it). Addresses are m/.../0/i of it. " +
-      'A private key (xprv..., hex) or a recovery phrase is refused with 400 and never stored or logged.',
+      'On UTXO networks also the versions wallets export (xpub/ypub/zpub, tpub/upub/vpub, Ltub/Mtub/ttub, dgub; the version decides ' +
+      'P2PKH, P2WPKH-in-P2SH or P2WPKH; CashAddr on Bitcoin Cash) or an output descriptor (wpkh(...), pkh(...), sh(wpkh(...)), with or ' +
+      'without its key origin and /0/*). A private key (xprv..., WIF, hex), a recovery phrase, or a key of another coin or network ' +
+      '(a mainnet key in test mode) is refused with 400 and never stored or logged.',
   })
-  @MaxLength(200)
+  @MaxLength(400)
   @IsString()
   xpub: string;
+
+  @ApiPropertyOptional({
+    enum: WALLET_NETWORKS,
+    example: 'litecoin',
+    description: 'The network a utxo key receives on (required for chain_family utxo; not taken for evm)',
+  })
+  @IsOptional()
+  @IsIn([...WALLET_NETWORKS], { message: `$property must be one of ${WALLET_NETWORKS.join(', ')}` })
+  @IsString()
+  network?: string;
 }
 
 export class ListWalletsQueryDto {
@@ -33,7 +54,7 @@ export class PaymentAddressRequestDto {
   @ApiProperty({
     example: 'prov_ethereum_usdt',
     description:
-      'An EVM provider of GET /providers/{invoice_id}: prov_ethereum_ethereum, prov_ethereum_usdt, prov_ethereum_usdc, prov_polygon_polygon, prov_polygon_usdc_native, prov_bsc_binance_coin',
+      'A chain provider of GET /providers/{invoice_id}: prov_ethereum_ethereum, prov_ethereum_usdt, prov_ethereum_usdc, prov_polygon_polygon, prov_polygon_usdc_native, prov_bsc_binance_coin, prov_bitcoin_bitcoin, prov_litecoin_litecoin, prov_dogecoin_dogecoin, prov_bitcoin_cash_bitcoin_cash',
   })
   @Length(1, 100)
   @IsString()
@@ -43,6 +64,13 @@ export class PaymentAddressRequestDto {
 export class WalletDto {
   @ApiProperty({ example: 'wallet_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00' }) id: string;
   @ApiProperty({ enum: CHAIN_FAMILIES, example: 'evm' }) chain_family: string;
+  @ApiProperty({
+    example: null,
+    nullable: true,
+    type: String,
+    description: 'The network a utxo wallet receives on (bitcoin, litecoin, dogecoin, bitcoin_cash); null for an evm wallet (all EVM networks)',
+  })
+  network: string | null;
   @ApiProperty({
     example: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
     description: 'Address at index 0 of the receive chain: compare it with the first address your wallet shows',
@@ -59,6 +87,12 @@ export class WalletDto {
       "Addresses handed out from this wallet's key so far, by any wallet of the key (receive indexes 0 to addresses_issued - 1; raise your wallet's address gap limit past it)",
   })
   addresses_issued: number;
+  @ApiProperty({
+    example: 3,
+    description:
+      'Addresses issued after the last one that received money (all of them while none did). Past 20 a wallet app scanning the default gap may not show new payments: a wallet.gap_warning event is sent when it first exceeds 20',
+  })
+  unused_gap: number;
   @ApiProperty({ example: '2026-11-21 10:00:00' }) created_at: string;
   @ApiProperty({ example: null, nullable: true, type: String, description: 'When another wallet replaced it' }) replaced_at: string | null;
 }
@@ -80,7 +114,11 @@ export class PaymentAddressDto {
   @ApiProperty({ example: 'prov_ethereum_usdt' }) provider_id: string;
   @ApiProperty({ example: 'ETHEREUM' }) network: string;
   @ApiProperty({ example: 'USDT' }) currency: string;
-  @ApiProperty({ example: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', description: 'EIP-55 deposit address, the same for the same invoice and provider' })
+  @ApiProperty({
+    example: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+    description:
+      "Deposit address in the chain's form (EIP-55 on EVM chains; bech32, base58 or CashAddr on UTXO chains), the same for the same invoice and provider",
+  })
   address: string;
   @ApiProperty({
     example: '25.494902000000000000000000000000',
@@ -89,7 +127,7 @@ export class PaymentAddressDto {
   })
   amount: string;
   @ApiProperty({ example: 6 }) decimals: number;
-  @ApiProperty({ example: 1 }) chain_id: number;
+  @ApiProperty({ example: 1, nullable: true, type: Number, description: 'EVM chain id; null on UTXO chains' }) chain_id: number | null;
   @ApiProperty({
     example: '0xdAC17F958D2ee523a2206206994597C13D831ec7',
     nullable: true,
@@ -99,7 +137,8 @@ export class PaymentAddressDto {
   contract_address: string | null;
   @ApiProperty({
     example: 'ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x70997970C51812dc3A010C7d01b50e0d17dc79C8&uint256=25494902',
-    description: 'EIP-681 payment request (native: ethereum:<address>@<chain_id>?value=<wei>)',
+    description:
+      "Payment request for wallet apps (QR code): EIP-681 on EVM chains (native: ethereum:<address>@<chain_id>?value=<wei>); BIP21 on UTXO chains (litecoin:<address>?amount=<coin>, with the network's scheme)",
   })
   uri: string;
   @ApiProperty({ example: '2026-11-21 10:15:00', nullable: true, type: String, description: "When the invoice's rates stop holding" }) expires_at:
@@ -109,9 +148,11 @@ export class PaymentAddressDto {
 export const WALLET_EXAMPLE = {
   id: 'wallet_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00',
   chain_family: 'evm',
+  network: null,
   first_address: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
   active: true,
   addresses_issued: 0,
+  unused_gap: 0,
   created_at: '2026-11-21 10:00:00',
   replaced_at: null,
 };

@@ -20,8 +20,9 @@ export class EvmFollower implements ChainFollower {
     this.client = createPublicClient({ transport: http(rpcUrl, { retryCount: 0, timeout: timeoutMs }) });
   }
 
-  async chainId(): Promise<number> {
-    return this.client.getChainId();
+  /** The chain id (eth_chainId), as a decimal string. */
+  async chain(): Promise<string> {
+    return String(await this.client.getChainId());
   }
 
   async head(): Promise<bigint> {
@@ -49,7 +50,7 @@ export class EvmFollower implements ChainFollower {
         if (typeof tx === 'string') continue;
         const to = tx.to?.toLowerCase();
         if (!to || tx.value === 0n || (watched.addresses && !watched.addresses.has(to))) continue;
-        seen.push({ to, token: null, units: tx.value, txHash: tx.hash.toLowerCase(), logIndex: null, blockNumber: n, blockHash: ref.hash });
+        seen.push({ to, asset: null, units: tx.value, txHash: tx.hash.toLowerCase(), output: 'native', position: null, blockNumber: n, blockHash: ref.hash });
       }
     }
     if (nothingWatched) return { blocks, transfers: [], foreign };
@@ -68,15 +69,16 @@ export class EvmFollower implements ChainFollower {
         if (!to || log.removed || log.blockNumber === null || log.transactionHash === null || log.logIndex === null || !log.args.value) continue;
         const contract = log.address.toLowerCase();
         if (!configured.has(contract)) {
-          if (!watched.addresses || watched.addresses.has(to)) foreign.push({ contract, txHash: log.transactionHash.toLowerCase() });
+          if (!watched.addresses || watched.addresses.has(to)) foreign.push({ asset: contract, txHash: log.transactionHash.toLowerCase() });
           continue;
         }
         seen.push({
           to,
-          token: contract,
+          asset: contract,
           units: log.args.value,
           txHash: log.transactionHash.toLowerCase(),
-          logIndex: log.logIndex,
+          output: String(log.logIndex),
+          position: log.logIndex,
           blockNumber: log.blockNumber,
           blockHash: (log.blockHash ?? '').toLowerCase(),
         });
@@ -88,7 +90,7 @@ export class EvmFollower implements ChainFollower {
     const transfers: IncomingTransfer[] = [];
     for (const transfer of seen) {
       if (!ours.has(transfer.to)) continue;
-      if (transfer.token === null) {
+      if (transfer.asset === null) {
         const receipt = await this.client.getTransactionReceipt({ hash: transfer.txHash as `0x${string}` });
         if (receipt.status !== 'success') continue;
         transfers.push({ ...transfer, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash.toLowerCase() });

@@ -58,10 +58,10 @@ describe('EvmKeys', () => {
 
   it('writes EIP-681 payment URIs for the coin and for tokens', () => {
     const address = HARDHAT_ACCOUNTS[1].toLowerCase();
-    expect(keys.paymentUri({ address, chainId: 1, units: 1_500_000_000_000_000_000n, token: null })).toBe(
+    expect(keys.paymentUri({ address, chain: '1', units: 1_500_000_000_000_000_000n, asset: null })).toBe(
       'ethereum:0x70997970C51812dc3A010C7d01b50e0d17dc79C8@1?value=1500000000000000000',
     );
-    expect(keys.paymentUri({ address, chainId: 31337, units: 25_494_902n, token: '0xdac17f958d2ee523a2206206994597c13d831ec7' })).toBe(
+    expect(keys.paymentUri({ address, chain: '31337', units: 25_494_902n, asset: '0xdac17f958d2ee523a2206206994597c13d831ec7' })).toBe(
       'ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@31337/transfer?address=0x70997970C51812dc3A010C7d01b50e0d17dc79C8&uint256=25494902',
     );
   });

@@ -20,7 +20,7 @@ const WORDS = /^[a-z]+(\s+[a-z]+){11,23}$/i;
  * not end up in a log line or a response.
  */
 export class EvmKeys implements RailKeys {
-  readonly family = 'evm' as const;
+  readonly family = 'evm';
 
   checkAccountKey(text: string): AccountKeyCheck {
     const value = text.trim();
@@ -65,7 +65,7 @@ export class EvmKeys implements RailKeys {
   }
 
   /** EIP-681: `ethereum:<to>@<chain>?value=<wei>`, or for a token `ethereum:<token>@<chain>/transfer?address=<to>&uint256=<units>`. */
-  paymentUri({ address, chainId, units, token }: PaymentRequest): string {
+  paymentUri({ address, chain: chainId, units, asset: token }: PaymentRequest): string {
     const to = getAddress(address);
     return token === null
       ? `ethereum:${to}@${chainId}?value=${units.toString()}`

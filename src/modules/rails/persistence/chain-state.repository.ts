@@ -171,7 +171,8 @@ export class ChainStateRepository {
     return m.query(
       `SELECT ${TRANSFER_COLUMNS}
          FROM chain_transfers
-        WHERE mode = $1 AND network = $2 AND NOT cancelled AND NOT orphaned AND (confirmations < required_confirmations OR block_number >= $3)
+        WHERE mode = $1 AND network = $2 AND NOT cancelled AND NOT orphaned AND block_number >= 0
+          AND (confirmations < required_confirmations OR block_number >= $3)
         ORDER BY block_number`,
       [mode, network, since.toString()],
     );
@@ -191,6 +192,24 @@ export class ChainStateRepository {
       network,
       key,
       confirmations,
+      now,
+    ]);
+  }
+
+  /** Transfers of transactions seen only in the mempool (block -1), not settled. */
+  async unmined(m: EntityManager, mode: Mode, network: string): Promise<TransferRow[]> {
+    return m.query(
+      `SELECT ${TRANSFER_COLUMNS} FROM chain_transfers WHERE mode = $1 AND network = $2 AND block_number = -1 AND NOT cancelled AND NOT orphaned`,
+      [mode, network],
+    );
+  }
+
+  /** Puts a transfer in doubt (its transaction left the mempool unmined, or its block left the chain). */
+  async markOrphaned(m: EntityManager, mode: Mode, network: string, key: string, now: Date): Promise<void> {
+    await m.query(`UPDATE chain_transfers SET orphaned = true, updated_at = $4 WHERE mode = $1 AND network = $2 AND idempotency_key = $3`, [
+      mode,
+      network,
+      key,
       now,
     ]);
   }

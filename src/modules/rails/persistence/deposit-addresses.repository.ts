@@ -82,4 +82,18 @@ export class DepositAddressesRepository {
     if (!addresses.length) return [];
     return m.query(WATCHED_AMONG_SQL, [mode, network, addresses, now]);
   }
+
+  /**
+   * An address received money: its key's highest used index is raised to the address's (the key's
+   * gap shrinks) and the gap warning is cleared. One statement on the (mode, network, address) index.
+   */
+  async markUsed(m: EntityManager, mode: Mode, network: string, address: string): Promise<void> {
+    await m.query(
+      `UPDATE account_key_counters c SET used_index = GREATEST(COALESCE(c.used_index, -1), d.derivation_index), gap_warned = false
+         FROM deposit_addresses d JOIN receiving_wallets w ON w.id = d.wallet_id
+        WHERE d.mode = $1 AND d.network = $2 AND d.address = $3 AND c.chain_family = w.chain_family AND c.key_fingerprint = w.key_fingerprint
+          AND (c.used_index IS NULL OR c.used_index < d.derivation_index OR c.gap_warned)`,
+      [mode, network, address],
+    );
+  }
 }

@@ -10,12 +10,16 @@ export interface WalletRow {
   organization_id: string;
   mode: Mode;
   chain_family: ChainFamily;
+  /** The network the wallet serves when its family has a wallet per network; null for a family-wide wallet. */
+  network: string | null;
   xpub: string;
   /** The key's fingerprint (RailKeys.fingerprint); null on a row written before fingerprints, until the next start fills it. */
   key_fingerprint: string | null;
   first_address: string;
   /** The key's counter: indexes 0 to next_index - 1 were handed out, by this wallet or another of the same key. */
   next_index: number;
+  /** Addresses of the key handed out after the last one that received money (all of them when none did). */
+  unused_gap: number;
   active: boolean;
   created_at: Date;
   replaced_at: Date | null;
@@ -23,8 +27,9 @@ export interface WalletRow {
 
 /** A wallet with its key's counter (the counter is the key's, shared by every wallet of the key). */
 const FROM = `receiving_wallets w LEFT JOIN account_key_counters c ON c.chain_family = w.chain_family AND c.key_fingerprint = w.key_fingerprint`;
-const COLUMNS = `w.id, w.organization_id, w.mode, w.chain_family, w.xpub, w.key_fingerprint, w.first_address,
-                 GREATEST(w.next_index, COALESCE(c.next_index, 0)) AS next_index, w.active, w.created_at, w.replaced_at`;
+const COLUMNS = `w.id, w.organization_id, w.mode, w.chain_family, w.network, w.xpub, w.key_fingerprint, w.first_address,
+                 GREATEST(w.next_index, COALESCE(c.next_index, 0)) AS next_index,
+                 GREATEST(w.next_index, COALESCE(c.next_index, 0)) - 1 - COALESCE(c.used_index, -1) AS unused_gap, w.active, w.created_at, w.replaced_at`;
 
 const keyContext = (walletId: string) => `receiving_wallet:${walletId}`;
 
@@ -47,8 +52,8 @@ export class WalletsRepository {
   async insertActive(m: EntityManager, row: WalletRow): Promise<void> {
     await m.query(
       `UPDATE receiving_wallets SET active = false, replaced_at = $4
-        WHERE organization_id = $1 AND mode = $2 AND chain_family = $3 AND active`,
-      [row.organization_id, row.mode, row.chain_family, row.created_at],
+        WHERE organization_id = $1 AND mode = $2 AND chain_family = $3 AND network IS NOT DISTINCT FROM $5 AND active`,
+      [row.organization_id, row.mode, row.chain_family, row.created_at, row.network],
     );
     // The key's counter, created at 0 for a key never seen; a key registered before (here, in the other
     // mode or by another organization) goes on after its highest index: its earlier addresses belong to other invoices.
@@ -57,11 +62,12 @@ export class WalletsRepository {
        ON CONFLICT (chain_family, key_fingerprint) DO NOTHING`,
       [row.chain_family, row.key_fingerprint, row.created_at],
     );
-    const [{ next_index }] = await m.query(
-      `INSERT INTO receiving_wallets (id, organization_id, mode, chain_family, xpub, first_address, next_index, active, created_at, key_fingerprint)
+    const [{ next_index, unused_gap }] = await m.query(
+      `INSERT INTO receiving_wallets (id, organization_id, mode, chain_family, xpub, first_address, next_index, active, created_at, key_fingerprint, network)
        VALUES ($1, $2, $3, $4, $5, $6,
-               (SELECT next_index FROM account_key_counters WHERE chain_family = $4 AND key_fingerprint = $8), true, $7, $8)
-       RETURNING next_index`,
+               (SELECT next_index FROM account_key_counters WHERE chain_family = $4 AND key_fingerprint = $8), true, $7, $8, $9)
+       RETURNING next_index,
+                 next_index - 1 - COALESCE((SELECT used_index FROM account_key_counters WHERE chain_family = $4 AND key_fingerprint = $8), -1) AS unused_gap`,
       [
         row.id,
         row.organization_id,
@@ -71,14 +77,17 @@ export class WalletsRepository {
         row.first_address,
         row.created_at,
         row.key_fingerprint,
+        row.network,
       ],
     );
     row.next_index = next_index;
+    row.unused_gap = unused_gap;
   }
 
-  /** Serializes wallet changes of one organization, mode and family (registration, deletion, allocation). */
-  async lockFamily(m: EntityManager, scope: Scope, family: ChainFamily): Promise<void> {
-    await m.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`receiving_wallets:${scope.organizationId}:${scope.mode}:${family}`]);
+  /** Serializes wallet changes of one organization, mode and wallet slot (family, and network where it has one). */
+  async lockFamily(m: EntityManager, scope: Scope, family: ChainFamily, network: string | null): Promise<void> {
+    const slot = network === null ? family : `${family}:${network}`;
+    await m.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`receiving_wallets:${scope.organizationId}:${scope.mode}:${slot}`]);
   }
 
   async find(m: EntityManager, scope: Scope, id: string): Promise<WalletRow | null> {
@@ -89,11 +98,12 @@ export class WalletsRepository {
     return this.opened(rows)[0] ?? null;
   }
 
-  /** The active wallet of a family, locked (FOR UPDATE) when an address is to be taken from it. */
-  async active(m: EntityManager, scope: Scope, family: ChainFamily, lock = false): Promise<WalletRow | null> {
+  /** The active wallet of a family (and network, for a wallet per network), locked (FOR UPDATE) when an address is to be taken from it. */
+  async active(m: EntityManager, scope: Scope, family: ChainFamily, network: string | null, lock = false): Promise<WalletRow | null> {
     const rows: WalletRow[] = await m.query(
-      `SELECT ${COLUMNS} FROM ${FROM} WHERE w.organization_id = $1 AND w.mode = $2 AND w.chain_family = $3 AND w.active${lock ? ' FOR UPDATE OF w' : ''}`,
-      [scope.organizationId, scope.mode, family],
+      `SELECT ${COLUMNS} FROM ${FROM}
+        WHERE w.organization_id = $1 AND w.mode = $2 AND w.chain_family = $3 AND COALESCE(w.network, '') = $4 AND w.active${lock ? ' FOR UPDATE OF w' : ''}`,
+      [scope.organizationId, scope.mode, family, network ?? ''],
     );
     return this.opened(rows)[0] ?? null;
   }
@@ -111,13 +121,16 @@ export class WalletsRepository {
     return { items: this.opened(items), total };
   }
 
-  /** The chain families with an active wallet in the scope: one read of the one-active-per-family index, keys not opened. */
-  async activeFamilies(m: EntityManager, scope: Scope): Promise<ChainFamily[]> {
-    const rows: Array<{ chain_family: ChainFamily }> = await m.query(
-      `SELECT chain_family FROM receiving_wallets WHERE organization_id = $1 AND mode = $2 AND active`,
+  /**
+   * The wallet slots with an active wallet in the scope (the family, or `<family>:<network>` for a wallet
+   * per network): one read of the one-active-per-slot index, keys not opened.
+   */
+  async activeSlots(m: EntityManager, scope: Scope): Promise<string[]> {
+    const rows: Array<{ slot: string }> = await m.query(
+      `SELECT chain_family || COALESCE(':' || network, '') AS slot FROM receiving_wallets WHERE organization_id = $1 AND mode = $2 AND active`,
       [scope.organizationId, scope.mode],
     );
-    return rows.map((r) => r.chain_family);
+    return rows.map((r) => r.slot);
   }
 
   /**
@@ -127,30 +140,44 @@ export class WalletsRepository {
    * yet filled at start) starts after the highest index of its wallets. The wallet row records the
    * counter (and the fingerprint, when it lacked one).
    */
-  async takeIndex(m: EntityManager, wallet: WalletRow, fingerprint: string, now: Date): Promise<number> {
-    const [row] = rowsOf<{ index: number }>(
+  async takeIndex(m: EntityManager, wallet: WalletRow, fingerprint: string, now: Date): Promise<{ index: number; gap: number; warned: boolean }> {
+    const [row] = rowsOf<{ index: number; gap: number; warned: boolean }>(
       await m.query(
         `WITH counter AS (
            INSERT INTO account_key_counters (chain_family, key_fingerprint, next_index, updated_at)
            VALUES ($1, $2, (SELECT max(next_index) FROM receiving_wallets WHERE chain_family = $1 AND (key_fingerprint = $2 OR id = $3)) + 1, $4)
            ON CONFLICT (chain_family, key_fingerprint) DO UPDATE SET next_index = account_key_counters.next_index + 1, updated_at = EXCLUDED.updated_at
-           RETURNING next_index)
+           RETURNING next_index, used_index, gap_warned)
          UPDATE receiving_wallets SET next_index = GREATEST(next_index, (SELECT next_index FROM counter)), key_fingerprint = COALESCE(key_fingerprint, $2)
           WHERE id = $3
-         RETURNING (SELECT next_index FROM counter) - 1 AS index`,
+         RETURNING (SELECT next_index FROM counter) - 1 AS index,
+                   (SELECT next_index - 1 - COALESCE(used_index, -1) FROM counter) AS gap,
+                   (SELECT gap_warned FROM counter) AS warned`,
         [wallet.chain_family, fingerprint, wallet.id, now],
       ),
     );
-    return row.index;
+    return row;
+  }
+
+  /** Marks the key's gap as warned about (until an address of the key receives money); true when it was not yet. */
+  async markGapWarned(m: EntityManager, chainFamily: ChainFamily, fingerprint: string): Promise<boolean> {
+    const rows: unknown[] = await m.query(
+      `UPDATE account_key_counters SET gap_warned = true WHERE chain_family = $1 AND key_fingerprint = $2 AND NOT gap_warned RETURNING 1`,
+      [chainFamily, fingerprint],
+    );
+    return rowsOf(rows).length > 0;
   }
 
   /**
    * Up to `limit` wallets without a fingerprint (written before fingerprints), keys opened; locked
    * (rows another transaction holds are skipped) until `setFingerprints` in the same transaction.
    */
-  async unfingerprinted(m: EntityManager, limit: number): Promise<Array<{ id: string; chain_family: ChainFamily; xpub: string }>> {
-    const rows: Array<{ id: string; chain_family: ChainFamily; xpub: string }> = await m.query(
-      `SELECT id, chain_family, xpub FROM receiving_wallets WHERE key_fingerprint IS NULL ORDER BY id LIMIT $1 FOR NO KEY UPDATE SKIP LOCKED`,
+  async unfingerprinted(
+    m: EntityManager,
+    limit: number,
+  ): Promise<Array<{ id: string; mode: Mode; chain_family: ChainFamily; network: string | null; xpub: string }>> {
+    const rows: Array<{ id: string; mode: Mode; chain_family: ChainFamily; network: string | null; xpub: string }> = await m.query(
+      `SELECT id, mode, chain_family, network, xpub FROM receiving_wallets WHERE key_fingerprint IS NULL ORDER BY id LIMIT $1 FOR NO KEY UPDATE SKIP LOCKED`,
       [limit],
     );
     return rows.map((r) => ({ ...r, xpub: this.box.open(r.xpub, keyContext(r.id)) }));

@@ -32,7 +32,7 @@ export class ChainNodes implements OnModuleDestroy {
   ) {
     const mismatch = new Gauge({
       name: 'chain_id_mismatch',
-      help: "1 when a network's node answers another chain id than CHAINS_FILE names (the network is then not watched), 0 when it answers the configured one",
+      help: "1 when a network's node answers another chain than CHAINS_FILE names (the network is then not watched), 0 when it answers the configured one",
       labelNames: ['network', 'mode'],
       registers: [metrics.registry],
     });

@@ -98,12 +98,11 @@ export class ChainWatchers implements OnModuleDestroy, OnApplicationBootstrap {
         unmatched: this.unmatched,
         announceUnmatched: async (m, row) => {
           const scope: Scope = { organizationId: row.organization_id as Scope['organizationId'], mode: row.mode };
-          const keys = this.rails.keysOf('evm');
           await this.outbox.record(
             m,
             scope,
             'transfer.unmatched',
-            unmatchedTransferView(row, (a) => keys.displayAddress(a)),
+            unmatchedTransferView(row, (a) => this.rails.displayAddress(row.network, row.mode, a)),
           );
         },
         clock: this.clock,

@@ -13,7 +13,6 @@ import { paymentTimeOf } from '../domain/block-time';
 import type { BlockRef, ChainFollower, IncomingTransfer, WatchedAddresses } from '../domain/payment-rail';
 import { scannedRangeProblem } from '../domain/scanned-range';
 import type { ChainIdentity } from './chain-identity';
-import { providerIdOf } from '../evm/evm-networks';
 import type { ChainStateRepository, TransferRow } from '../persistence/chain-state.repository';
 import type { DepositAddressesRepository, DepositAddressRow } from '../persistence/deposit-addresses.repository';
 import type { RefusedTransfer, UnattributedTransferRow, UnattributedTransfersRepository } from '../persistence/unattributed-transfers.repository';
@@ -72,13 +71,13 @@ function errorText(error: unknown): string {
  * when the holder dies its connection closes, the lock is freed and another takes over.
  *
  * Before it watches, and again every CHAIN_ID_CHECK_SECONDS, the node must answer the configured
- * chain id; while it answers another the watcher records nothing and holds no lock.
+ * chain; while it answers another the watcher records nothing and holds no lock.
  *
  * Each step: read the head; check the stored cursor's block is still on the chain (else rewind to
  * the common ancestor: a reorg); read the next range of at most max_block_range blocks (the blocks
  * first, then their transfers into watched deposit addresses), check it is one view of one chain
  * that follows the cursor (else read it again), record each transfer through RecordProviderPaymentCommand
- * (idempotency key `<network>:<tx_hash>:<log_index|native>`, happened_at = block time,
+ * (idempotency key `<network>:<tx_hash>:<output>`, the adapter's output reference; happened_at = block time,
  * confirmations = head - block + 1), then move the cursor. Recording before moving the cursor
  * makes a crash repeat a range, never skip one; the idempotency key makes the repeat a no-op.
  * Then the confirmations of transfers below their requirement are reported as blocks arrive, and
@@ -130,7 +129,7 @@ export class NetworkWatcher {
   private async run(): Promise<void> {
     while (!this.stopping) {
       try {
-        if (!(await this.rpc('eth_chainId', () => this.identity.matches()))) {
+        if (!(await this.rpc('chain', () => this.identity.matches()))) {
           // The node serves another chain than configured (logged and counted by the check): record
           // nothing, and hold no lock, so an instance whose node is right can watch. Asked again later.
           await this.releaseLock();
@@ -233,14 +232,14 @@ export class NetworkWatcher {
   async step(): Promise<boolean> {
     const { mode, network } = this.config;
     const m = this.deps.manager;
-    const head = await this.rpc('eth_blockNumber', () => this.follower.head());
+    const head = await this.rpc('head', () => this.follower.head());
     this.deps.metrics.head.set(this.labels, Number(head));
 
     let cursor = await this.deps.state.cursor(m, mode, network);
     if (!cursor) {
       // First start: from start_block when configured, else from the next block on.
       const first = this.config.startBlock ?? head + 1n;
-      const before = first > 0n ? await this.rpc('eth_getBlockByNumber', () => this.follower.block(first - 1n)) : null;
+      const before = first > 0n ? await this.rpc('block', () => this.follower.block(first - 1n)) : null;
       cursor = before ? { number: before.number, hash: before.hash } : { number: -1n, hash: '' };
       await this.deps.run((tx) =>
         this.deps.state.advance(tx, mode, network, cursor!, cursor!.number - BigInt(this.config.finalityDepth), this.deps.clock.now()),
@@ -264,21 +263,143 @@ export class NetworkWatcher {
     }
     await this.countConfirmations(head);
     await this.settleOrphans(head);
+    if (this.follower.pending) await this.scanMempool(head);
     return true;
+  }
+
+  /** Transfers of unmined transactions first missed from the mempool at this head (cancelled only after a block passed). */
+  private readonly missingSince = new Map<string, bigint>();
+
+  /**
+   * Chains with a mempool: each transfer into a watched address of a transaction not yet in a block is
+   * recorded as a PENDING payment with 0 confirmations (the scan of the block that mines it counts it up).
+   * One recorded so that has left the mempool without being mined (replaced, evicted) is put in doubt
+   * once a block has passed since it was missed (a mined one would have been found by that block's
+   * scan), and then cancelled as any transfer whose transaction is in no block.
+   */
+  private async scanMempool(head: bigint): Promise<void> {
+    const { mode, network } = this.config;
+    const { watched, owners } = await this.watchedSet();
+    const read = await this.rpc('mempool', () => this.follower.pending!(watched));
+    for (const transfer of read.transfers) {
+      const key = `${network}:${transfer.txHash}:${transfer.output}`;
+      if (await this.deps.state.findTransfer(this.deps.manager, mode, network, key)) continue;
+      await this.recordUnmined(transfer, owners.get(transfer.to)!, key);
+    }
+    const unmined = await this.deps.state.unmined(this.deps.manager, mode, network);
+    for (const row of unmined) {
+      if (read.txids.has(row.tx_hash)) {
+        this.missingSince.delete(row.idempotency_key);
+        continue;
+      }
+      const since = this.missingSince.get(row.idempotency_key);
+      if (since === undefined) this.missingSince.set(row.idempotency_key, head);
+      else if (head > since) {
+        this.missingSince.delete(row.idempotency_key);
+        await this.deps.run((tx) => this.deps.state.markOrphaned(tx, mode, network, row.idempotency_key, this.deps.clock.now()));
+      }
+    }
+  }
+
+  /** Records a transfer of a transaction still in the mempool: a PENDING payment with 0 confirmations, at the organization's now. */
+  private async recordUnmined(transfer: IncomingTransfer, owner: DepositAddressRow, key: string): Promise<void> {
+    const { mode, network } = this.config;
+    const providerId = this.config.providerOf(null);
+    const scope = this.scopeOf(owner.organization_id);
+    const provider = await this.deps.queries.execute(new GetProviderTermsQuery(scope, providerId));
+    if (!provider) throw new Error(`provider ${providerId} is not in the catalog`);
+    const price = new Decimal(transfer.units.toString()).div(new Decimal(10).pow(provider.catalog.decimals)).toFixed();
+    const context = { ...this.labels, idempotency_key: key, invoice_id: owner.invoice_id, organization_id: owner.organization_id, provider_id: providerId };
+    try {
+      const recorded = await this.deps.commands.execute(
+        new RecordProviderPaymentCommand(scope, {
+          kind: 'payment',
+          invoiceId: owner.invoice_id,
+          providerId,
+          price,
+          idempotencyKey: key,
+          happenedAt: await this.deps.clock.nowFor(scope),
+          confirmations: 0,
+        }),
+      );
+      await this.deps.run((tx) =>
+        this.deps.state.saveTransfer(
+          tx,
+          mode,
+          network,
+          {
+            tx_hash: transfer.txHash,
+            block_number: '-1',
+            block_hash: '',
+            recipient: transfer.to,
+            units: transfer.units.toString(),
+            idempotency_key: key,
+            organization_id: owner.organization_id,
+            invoice_id: owner.invoice_id,
+            provider_id: providerId,
+            payment_id: recorded.paymentId,
+            confirmations: 0,
+            required_confirmations: recorded.requiredConfirmations,
+            orphaned: false,
+            cancelled: recorded.status === 'CANCELLED',
+          },
+          this.deps.clock.now(),
+        ),
+      );
+      await this.deps.addresses.markUsed(this.deps.manager, mode, network, transfer.to);
+      if (recorded.created) {
+        this.logger.log({
+          msg: 'payment seen in the mempool',
+          event: 'chain_payment_recorded',
+          ...context,
+          payment_id: recorded.paymentId,
+          price,
+          confirmations: 0,
+          status: recorded.status,
+        });
+      }
+    } catch (error) {
+      // Refused (provider disabled, ...): the scan of the block that mines it keeps it as an unmatched transfer.
+      if (!(error instanceof DomainError)) throw error;
+      this.logger.debug({ msg: 'mempool transfer not recorded; it is kept when mined', event: 'chain_mempool_refused', ...context, code: error.code });
+    }
+  }
+
+  /** The watched deposit addresses: the whole set when small, else resolved by an indexed lookup of the recipients seen. */
+  private async watchedSet(): Promise<{ watched: WatchedAddresses; owners: Map<string, DepositAddressRow> }> {
+    const { mode, network } = this.config;
+    const now = this.deps.clock.now();
+    const owners = new Map<string, DepositAddressRow>();
+    const first = await this.deps.addresses.watchedUpTo(this.deps.manager, mode, network, now, LOAD_ADDRESSES_MAX + 1);
+    const few = first.length <= LOAD_ADDRESSES_MAX;
+    if (few) for (const row of first) owners.set(row.address, row);
+    const watched: WatchedAddresses = {
+      addresses: few ? new Set(owners.keys()) : null,
+      resolve: async (candidates) => {
+        for (const row of await this.deps.addresses.watchedAmong(this.deps.manager, mode, network, candidates, now)) owners.set(row.address, row);
+        return new Set(owners.keys());
+      },
+    };
+    return { watched, owners };
   }
 
   /** Compares the remembered blocks with the chain; on a mismatch rewinds to the highest one still on it. */
   private async rewindIfReorganized(cursor: { number: bigint; hash: string }, head: bigint): Promise<boolean> {
     const { mode, network } = this.config;
     if (cursor.number < 0n) return false;
+    // A head below the cursor: a node behind (waited for), or blocks taken back with none in their place yet.
+    const shorter = head < cursor.number && this.follower.onChain ? !(await this.rpc('block', () => this.follower.onChain!(cursor.hash))) : false;
     const known = await this.deps.state.blocksBelow(this.deps.manager, mode, network, cursor.number < head ? cursor.number : head);
     if (!known.length) return false;
     const top = known[0];
-    const onChain = await this.rpc('eth_getBlockByNumber', () => this.follower.block(top.number));
-    if (onChain.hash === top.hash) return false;
+    const onChain = await this.rpc('block', () => this.follower.block(top.number));
     let ancestor: { number: bigint; hash: string } | null = null;
-    for (const candidate of known.slice(1)) {
-      const block = await this.rpc('eth_getBlockByNumber', () => this.follower.block(candidate.number));
+    if (onChain.hash === top.hash) {
+      if (!shorter) return false;
+      ancestor = top;
+    }
+    for (const candidate of ancestor ? [] : known.slice(1)) {
+      const block = await this.rpc('block', () => this.follower.block(candidate.number));
       if (block.hash === candidate.hash) {
         ancestor = candidate;
         break;
@@ -287,7 +408,7 @@ export class NetworkWatcher {
     if (!ancestor) {
       // Deeper than we remember: go back to just below the oldest remembered block.
       const below = known[known.length - 1].number - 1n;
-      ancestor = below >= 0n ? await this.rpc('eth_getBlockByNumber', () => this.follower.block(below)) : { number: -1n, hash: '' };
+      ancestor = below >= 0n ? await this.rpc('block', () => this.follower.block(below)) : { number: -1n, hash: '' };
     }
     const doubted = await this.deps.run((tx) => this.deps.state.rewind(tx, mode, network, ancestor, this.deps.clock.now()));
     this.logger.warn({
@@ -303,57 +424,47 @@ export class NetworkWatcher {
 
   private async scan(cursor: { number: bigint; hash: string }, from: bigint, to: bigint, head: bigint): Promise<void> {
     const { mode, network } = this.config;
-    const now = this.deps.clock.now();
-    const owners = new Map<string, DepositAddressRow>();
     // One indexed read: the whole watched set when it is small, else only the news that it is not.
-    const first = await this.deps.addresses.watchedUpTo(this.deps.manager, mode, network, now, LOAD_ADDRESSES_MAX + 1);
-    const few = first.length <= LOAD_ADDRESSES_MAX;
-    if (few) for (const row of first) owners.set(row.address, row);
-    const watched: WatchedAddresses = {
-      addresses: few ? new Set(owners.keys()) : null,
-      resolve: async (candidates) => {
-        for (const row of await this.deps.addresses.watchedAmong(this.deps.manager, mode, network, candidates, now)) owners.set(row.address, row);
-        return new Set(owners.keys());
-      },
-    };
-    const tokens = Object.entries(this.config.tokens);
-    const slugOf = new Map(tokens.map(([slug, contract]) => [contract, slug]));
+    const { watched, owners } = await this.watchedSet();
+    const assets = Object.entries(this.config.assets);
+    const slugOf = new Map(assets.map(([slug, ref]) => [ref, slug]));
     // The blocks first, then what they hold; all of it must be one view of one chain that follows the
     // cursor, or nothing of it is recorded (a reorg while reading: the next step's check finds it).
     const read = await this.rpc('scan', () =>
       this.follower.scan(
         { from, to },
         watched,
-        tokens.map(([, c]) => c),
+        assets.map(([, ref]) => ref),
       ),
     );
     const problem = scannedRangeProblem(cursor, { from, to }, read.blocks, read.transfers);
     if (problem) throw new ChainMoved(problem);
     const blocks = new Map(read.blocks.map((b) => [b.number, b]));
     const last = read.blocks[read.blocks.length - 1];
-    // Only the configured contracts are tokens: a transfer of any other is never counted (and never as the coin).
+    // Only the configured assets count: a transfer of any other is never counted (and never as the coin).
     const foreign = [
       ...read.foreign,
-      ...read.transfers.filter((t) => t.token !== null && !slugOf.has(t.token)).map((t) => ({ contract: t.token!, txHash: t.txHash })),
+      ...read.transfers.filter((t) => t.asset !== null && !slugOf.has(t.asset)).map((t) => ({ asset: t.asset!, txHash: t.txHash })),
     ];
     if (foreign.length) {
       this.logger.warn({
-        msg: 'transfers of contracts that are not configured tokens were ignored (does the node ignore the address filter of eth_getLogs?)',
+        msg: 'transfers of assets that are not configured were ignored (does the node ignore the contract filter of its log query?)',
         event: 'chain_foreign_transfers_ignored',
         ...this.labels,
         from_block: from.toString(),
         to_block: to.toString(),
         count: foreign.length,
-        contracts: [...new Set(foreign.map((f) => f.contract))].slice(0, 5),
+        contracts: [...new Set(foreign.map((f) => f.asset))].slice(0, 5),
         tx_hashes: foreign.slice(0, 5).map((f) => f.txHash),
       });
     }
-    const transfers = read.transfers.filter((t) => t.token === null || slugOf.has(t.token));
-    transfers.sort((a, b) => (a.blockNumber === b.blockNumber ? (a.logIndex ?? -1) - (b.logIndex ?? -1) : a.blockNumber < b.blockNumber ? -1 : 1));
+    // In chain order: by block, and within a block as the adapter gave them (a stable sort).
+    const transfers = read.transfers.filter((t) => t.asset === null || slugOf.has(t.asset));
+    transfers.sort((a, b) => (a.blockNumber === b.blockNumber ? 0 : a.blockNumber < b.blockNumber ? -1 : 1));
     const refused: RefusedTransfer[] = [];
     for (const transfer of transfers) {
-      const tokenSlug = transfer.token === null ? null : slugOf.get(transfer.token)!;
-      const refusal = await this.record(transfer, owners.get(transfer.to)!, tokenSlug, blocks.get(transfer.blockNumber)!, head);
+      const assetSlug = transfer.asset === null ? null : slugOf.get(transfer.asset)!;
+      const refusal = await this.record(transfer, owners.get(transfer.to)!, assetSlug, blocks.get(transfer.blockNumber)!, head);
       if (refusal) refused.push(refusal);
     }
     // Refused transfers are kept in the transaction that moves the cursor past them: none is passed unseen.
@@ -370,15 +481,15 @@ export class NetworkWatcher {
   private async record(
     transfer: IncomingTransfer,
     owner: DepositAddressRow,
-    tokenSlug: string | null,
+    assetSlug: string | null,
     block: BlockRef,
     head: bigint,
   ): Promise<RefusedTransfer | null> {
     const { mode, network } = this.config;
     if (transfer.units === 0n) return null;
-    const providerId = providerIdOf(network, tokenSlug);
+    const providerId = this.config.providerOf(assetSlug);
     const scope = this.scopeOf(owner.organization_id);
-    const key = `${network}:${transfer.txHash}:${transfer.logIndex ?? 'native'}`;
+    const key = `${network}:${transfer.txHash}:${transfer.output}`;
     const confirmations = Number(head - transfer.blockNumber + 1n);
     const context = { ...this.labels, idempotency_key: key, invoice_id: owner.invoice_id, organization_id: owner.organization_id, provider_id: providerId };
     const found = {
@@ -478,6 +589,8 @@ export class NetworkWatcher {
           this.deps.clock.now(),
         ),
       );
+      // The address received money: its key's gap ends here.
+      await this.deps.addresses.markUsed(this.deps.manager, mode, network, transfer.to);
       if (recorded.created) {
         this.logger.log({
           msg: 'payment seen on chain',
@@ -513,7 +626,7 @@ export class NetworkWatcher {
         provider_id: providerId,
         currency: provider.catalog.currency,
         tx_hash: transfer.txHash,
-        log_index: transfer.logIndex,
+        log_index: transfer.position,
         block_number: transfer.blockNumber.toString(),
         block_hash: block.hash,
         happened_at: blockTime,
@@ -546,10 +659,10 @@ export class NetworkWatcher {
   private async settleOrphans(head: bigint): Promise<void> {
     const { mode, network } = this.config;
     for (const row of await this.deps.state.orphans(this.deps.manager, mode, network)) {
-      const minedIn = await this.rpc('eth_getTransactionReceipt', () => this.follower.transactionBlock(row.tx_hash));
+      const minedIn = await this.rpc('transaction', () => this.follower.transactionBlock(row.tx_hash));
       if (minedIn !== null && minedIn > head) continue; // mined after the head read: the next scan finds it
       if (minedIn !== null) {
-        const block = await this.rpc('eth_getBlockByNumber', () => this.follower.block(minedIn));
+        const block = await this.rpc('block', () => this.follower.block(minedIn));
         const recorded = await this.report(row, { kind: 'chain', paymentId: row.payment_id, confirmations: Number(head - minedIn + 1n) });
         await this.deps.run((tx) =>
           this.deps.state.saveTransfer(

@@ -4,6 +4,7 @@ import type { Scope } from '../../../../shared/auth/request-context';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { ConflictError, NotFoundError, ValidationFailedError } from '../../../../shared/errors/domain-error';
 import { Money, renderAmount, sumAmounts } from '../../../../shared/money/money';
+import { EventOutbox } from '../../../../shared/events/outbox';
 import { Clock } from '../../../../shared/time/clock';
 import { formatTimestamp } from '../../../../shared/time/time';
 import { GetPayableInvoiceQuery, heldRatesSnapshot, isFinalInvoiceStatus, ListInvoicePaymentsQuery } from '../../../invoices';
@@ -11,7 +12,7 @@ import { GetProviderTermsQuery } from '../../../providers';
 import { RatesAsOfQuery } from '../../../rates';
 import { stillDue, toUnits } from '../../domain/amount-due';
 import { networkOf } from '../../domain/chains-config';
-import { evmRouteOf } from '../../evm/evm-networks';
+import { walletView } from '../../dto/wallet.views';
 import { DepositAddressesRepository, DepositAddressRow } from '../../persistence/deposit-addresses.repository';
 import { WalletsRepository } from '../../persistence/wallets.repository';
 import { RailRegistry } from '../../rail-registry';
@@ -19,6 +20,8 @@ import { RailsConfig } from '../../rails.config';
 import { ChainNodes } from '../../watcher/chain-nodes';
 import { AllocatePaymentAddressCommand, PaymentAddressView } from './allocate-payment-address.command';
 
+/** The address gap wallets scan by default (BIP-44): past it a wallet app may not see payments to newer addresses. */
+export const GAP_LIMIT = 20;
 /** Indexes tried before giving up, each found already handed out. */
 const MAX_ATTEMPTS = 100;
 
@@ -33,6 +36,7 @@ export class AllocatePaymentAddressHandler implements ICommandHandler<AllocatePa
     @Inject(RailsConfig) private readonly config: RailsConfig,
     @Inject(ChainNodes) private readonly nodes: ChainNodes,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(EventOutbox) private readonly outbox: EventOutbox,
   ) {}
 
   async execute({ access, invoiceId, providerId }: AllocatePaymentAddressCommand): Promise<PaymentAddressView> {
@@ -46,20 +50,20 @@ export class AllocatePaymentAddressHandler implements ICommandHandler<AllocatePa
     if (!provider.enabled) {
       throw new ValidationFailedError({ provider_id: `${catalog.id} is disabled for this organization` }, undefined, 'provider_disabled');
     }
-    const route = evmRouteOf(catalog.id);
+    const route = this.rails.routeOf(catalog.id);
     if (!route) {
       throw new ValidationFailedError(
-        { provider_id: `${catalog.id} is not paid on an EVM chain; deposit addresses exist for EVM providers only` },
+        { provider_id: `${catalog.id} is not paid on a chain this service has a rail for; deposit addresses exist for chain providers only` },
         undefined,
         'unsupported_provider',
       );
     }
     const network = networkOf(this.config.chains, scope.mode, route.network);
-    const token = route.token === null ? null : network?.tokens[route.token];
-    if (!network || token === undefined) {
+    const asset = route.asset === null ? null : network?.assets[route.asset];
+    if (!network || asset === undefined) {
       throw new ValidationFailedError(
         {
-          provider_id: `the ${route.network} rail${route.token ? ` (token ${route.token})` : ''} is not configured for ${scope.mode} mode on this service (CHAINS_FILE)`,
+          provider_id: `the ${route.network} rail${route.asset ? ` (token ${route.asset})` : ''} is not configured for ${scope.mode} mode on this service (CHAINS_FILE)`,
         },
         undefined,
         'rail_not_configured',
@@ -88,15 +92,18 @@ export class AllocatePaymentAddressHandler implements ICommandHandler<AllocatePa
     const seenUsd = sumAmounts(payments.filter((p) => p.status === 'COMPLETED' || p.status === 'PENDING').map((p) => new Money(p.price_usd)));
     const amount = stillDue(invoice.priceUsd, seenUsd, rates.usd[catalog.currency], catalog.decimals);
 
-    const keys = this.rails.keysOf('evm');
+    const walletNetwork = route.adapter.walletPerNetwork ? route.network : null;
+    const keys = this.rails.keysOf(route.adapter.family, walletNetwork, scope.mode);
     const watchUntil = invoice.monitoringUntil;
     const deposit = await this.tx.run(async (m) => {
       const existing = await this.addresses.findForInvoice(m, scope, invoice.id, catalog.id);
       if (existing) return existing;
-      const wallet = await this.wallets.active(m, scope, 'evm', true);
+      const wallet = await this.wallets.active(m, scope, route.adapter.family, walletNetwork, true);
       if (!wallet) {
         throw new ValidationFailedError(
-          { provider_id: `the organization has no receiving wallet for EVM chains in ${scope.mode} mode (POST /wallets)` },
+          {
+            provider_id: `the organization has no receiving wallet for ${walletNetwork ?? `${route.adapter.family} chains`} in ${scope.mode} mode (POST /wallets)`,
+          },
           undefined,
           'no_receiving_wallet',
         );
@@ -108,7 +115,16 @@ export class AllocatePaymentAddressHandler implements ICommandHandler<AllocatePa
       // already in a row (a counter behind its key's addresses, as an older database may have) is skipped.
       const fingerprint = wallet.key_fingerprint ?? keys.fingerprint(wallet.xpub);
       for (let attempt = 1; ; attempt++) {
-        const index = await this.wallets.takeIndex(m, wallet, fingerprint, now);
+        const next = await this.wallets.takeIndex(m, wallet, fingerprint, now);
+        const index = next.index;
+        // Past the gap wallets scan by default, the merchant's wallet app may not show payments to the
+        // newest addresses: said once per crossing (an address receiving money clears it).
+        if (next.gap > GAP_LIMIT && !next.warned && (await this.wallets.markGapWarned(m, wallet.chain_family, fingerprint))) {
+          await this.outbox.record(m, scope, 'wallet.gap_warning', {
+            ...walletView({ ...wallet, next_index: index + 1, unused_gap: next.gap }),
+            gap_limit: GAP_LIMIT,
+          });
+        }
         const row: DepositAddressRow = {
           wallet_id: wallet.id,
           derivation_index: index,
@@ -137,9 +153,9 @@ export class AllocatePaymentAddressHandler implements ICommandHandler<AllocatePa
       address: keys.displayAddress(deposit.address),
       amount: renderAmount(amount),
       decimals: catalog.decimals,
-      chain_id: network.chainId,
-      contract_address: token === null ? null : keys.displayAddress(token),
-      uri: keys.paymentUri({ address: deposit.address, chainId: network.chainId, units: toUnits(amount, catalog.decimals), token }),
+      chain_id: /^\d+$/.test(network.chain) ? Number(network.chain) : null,
+      contract_address: asset === null ? null : keys.displayAddress(asset),
+      uri: keys.paymentUri({ address: deposit.address, chain: network.chain, units: toUnits(amount, catalog.decimals), asset }),
       expires_at: formatTimestamp(invoice.expiresAt),
     };
   }

@@ -18,7 +18,7 @@ export class DeleteWalletHandler implements ICommandHandler<DeleteWalletCommand>
     return this.tx.run(async (m) => {
       const wallet = await this.wallets.find(m, scope, walletId);
       if (!wallet) throw new NotFoundError('wallet');
-      await this.wallets.lockFamily(m, scope, wallet.chain_family);
+      await this.wallets.lockFamily(m, scope, wallet.chain_family, wallet.network);
       await this.wallets.markDeleted(m, scope, walletId, this.clock.now());
       return { id: walletId, deleted: true as const };
     });

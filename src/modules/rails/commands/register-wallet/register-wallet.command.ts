@@ -5,7 +5,7 @@ import type { WalletView } from '../../dto/wallet.views';
 
 /**
  * Registers a watch-only account key as the organization's active receiving wallet of a chain
- * family, replacing the previous one for new addresses. A private key or a recovery phrase is
+ * family (and network, for a family with a wallet per network), replacing the previous one for new addresses. A private key or a recovery phrase is
  * refused (400 validator.xpub) and never stored or logged.
  */
 export class RegisterWalletCommand extends Command<WalletView> {
@@ -13,6 +13,8 @@ export class RegisterWalletCommand extends Command<WalletView> {
     readonly scope: Scope,
     readonly chainFamily: ChainFamily,
     readonly xpub: string,
+    /** The network the key receives on, for a family with a wallet per network (null otherwise). */
+    readonly network: string | null = null,
   ) {
     super();
   }

@@ -18,8 +18,20 @@ export class RegisterWalletHandler implements ICommandHandler<RegisterWalletComm
     @Inject(Clock) private readonly clock: Clock,
   ) {}
 
-  async execute({ scope, chainFamily, xpub }: RegisterWalletCommand): Promise<WalletView> {
-    const check = this.rails.keysOf(chainFamily).checkAccountKey(xpub);
+  async execute({ scope, chainFamily, xpub, network: given }: RegisterWalletCommand): Promise<WalletView> {
+    const adapter = this.rails.adapter(chainFamily);
+    const network = adapter.walletPerNetwork ? given : null;
+    if (adapter.walletPerNetwork && (network === null || !adapter.networks.includes(network))) {
+      throw new ValidationFailedError({
+        network: `${network === null ? 'is required' : 'must be one of'} for chain_family ${chainFamily}: ${adapter.networks.join(', ')}`,
+      });
+    }
+    if (!adapter.walletPerNetwork && given !== null) {
+      throw new ValidationFailedError({
+        network: `is not taken for chain_family ${chainFamily}: one key serves all its networks (${adapter.networks.join(', ')})`,
+      });
+    }
+    const check = this.rails.keysOf(chainFamily, network, scope.mode).checkAccountKey(xpub);
     // The message names the field and the problem, never the text that was sent.
     if (!check.ok) throw new ValidationFailedError({ xpub: check.problem }, `Invalid request: xpub ${check.problem}`, 'invalid_xpub');
     const now = this.clock.now();
@@ -28,16 +40,18 @@ export class RegisterWalletHandler implements ICommandHandler<RegisterWalletComm
       organization_id: scope.organizationId,
       mode: scope.mode,
       chain_family: chainFamily,
+      network,
       xpub: check.key.text,
       key_fingerprint: check.key.fingerprint,
       first_address: check.key.firstAddress,
       next_index: 0,
+      unused_gap: 0,
       active: true,
       created_at: now,
       replaced_at: null,
     };
     await this.tx.run(async (m) => {
-      await this.wallets.lockFamily(m, scope, chainFamily);
+      await this.wallets.lockFamily(m, scope, chainFamily, network);
       await this.wallets.insertActive(m, row);
     });
     return walletView(row);

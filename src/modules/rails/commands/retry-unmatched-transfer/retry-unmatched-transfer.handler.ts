@@ -104,7 +104,6 @@ export class RetryUnmatchedTransferHandler implements ICommandHandler<RetryUnmat
   }
 
   private view(row: Parameters<typeof unmatchedTransferView>[0]): UnmatchedTransferView {
-    const keys = this.rails.keysOf('evm');
-    return unmatchedTransferView(row, (a) => keys.displayAddress(a));
+    return unmatchedTransferView(row, (a) => this.rails.displayAddress(row.network, row.mode, a));
   }
 }

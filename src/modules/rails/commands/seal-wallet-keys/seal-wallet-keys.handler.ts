@@ -22,7 +22,7 @@ export class SealWalletKeysHandler implements ICommandHandler<SealWalletKeysComm
     for (let n = -1; n !== 0;) {
       n = await this.tx.run(async (m) => {
         const rows = await this.wallets.unfingerprinted(m, 200);
-        const fingerprints = rows.map((r) => ({ id: r.id, fingerprint: this.rails.keysOf(r.chain_family).fingerprint(r.xpub) }));
+        const fingerprints = rows.map((r) => ({ id: r.id, fingerprint: this.rails.keysOf(r.chain_family, r.network, r.mode).fingerprint(r.xpub) }));
         await this.wallets.setFingerprints(m, fingerprints, this.clock.now());
         return rows.length;
       });

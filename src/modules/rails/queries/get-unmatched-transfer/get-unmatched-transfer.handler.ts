@@ -18,7 +18,6 @@ export class GetUnmatchedTransferHandler implements IQueryHandler<GetUnmatchedTr
   async execute({ scope, id }: GetUnmatchedTransferQuery): Promise<UnmatchedTransferView> {
     const row = await this.transfers.find(this.tx.manager, scope, id);
     if (!row) throw new NotFoundError('unmatched transfer');
-    const keys = this.rails.keysOf('evm');
-    return unmatchedTransferView(row, (a) => keys.displayAddress(a));
+    return unmatchedTransferView(row, (a) => this.rails.displayAddress(row.network, row.mode, a));
   }
 }

@@ -18,9 +18,8 @@ export class ListUnmatchedTransfersHandler implements IQueryHandler<ListUnmatche
   async execute({ scope, filter }: ListUnmatchedTransfersQuery): Promise<UnmatchedTransferPage> {
     const page = await this.transfers.list(this.tx.manager, scope, filter);
     if (!page) throw new ValidationFailedError({ starting_after: 'is not an unmatched transfer of this organization and mode' });
-    const keys = this.rails.keysOf('evm');
     return {
-      items: page.rows.map((row) => unmatchedTransferView(row, (a) => keys.displayAddress(a))),
+      items: page.rows.map((row) => unmatchedTransferView(row, (a) => this.rails.displayAddress(row.network, row.mode, a))),
       total: page.total,
       limit: filter.limit,
       offset: filter.offset,

@@ -1,12 +1,14 @@
 import { Inject, Logger } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { networkOf } from '../../domain/chains-config';
-import { providerIdOf } from '../../evm/evm-networks';
 import { RailsConfig } from '../../rails.config';
 import { ChainNodes } from '../../watcher/chain-nodes';
 import { CheckPayoutQuery, ListPayoutRailsQuery, PayoutCheck, PayoutRail } from './payout-rails.query';
 
-/** The payout rails of a mode, from CHAINS_FILE (read once at start). */
+/**
+ * The payout rails of a mode, from CHAINS_FILE (read once at start): the networks whose follower can
+ * read a payout transaction (`transactionTransfers`; the EVM family's today, not yet the UTXO family's).
+ */
 @QueryHandler(ListPayoutRailsQuery)
 export class ListPayoutRailsHandler implements IQueryHandler<ListPayoutRailsQuery> {
   constructor(@Inject(RailsConfig) private readonly config: RailsConfig) {}
@@ -14,15 +16,19 @@ export class ListPayoutRailsHandler implements IQueryHandler<ListPayoutRailsQuer
   execute({ mode }: ListPayoutRailsQuery): Promise<PayoutRail[]> {
     const out: PayoutRail[] = [];
     for (const n of this.config.chains?.networks ?? []) {
-      if (n.mode !== mode) continue;
-      out.push({ providerId: providerIdOf(n.network, null), family: 'evm', network: n.network, chainId: n.chainId, token: null });
-      for (const [slug, contract] of Object.entries(n.tokens)) {
-        out.push({ providerId: providerIdOf(n.network, slug), family: 'evm', network: n.network, chainId: n.chainId, token: contract.toLowerCase() });
+      if (n.mode !== mode || !PAYOUT_FAMILIES.has(n.family)) continue;
+      const chainId = Number(n.chain);
+      out.push({ providerId: n.providerOf(null), family: n.family as PayoutRail['family'], network: n.network, chainId, token: null });
+      for (const [slug, contract] of Object.entries(n.assets)) {
+        out.push({ providerId: n.providerOf(slug), family: n.family as PayoutRail['family'], network: n.network, chainId, token: contract.toLowerCase() });
       }
     }
     return Promise.resolve(out);
   }
 }
+
+/** The chain families whose followers read payout transactions (see ChainFollower.transactionTransfers). */
+const PAYOUT_FAMILIES: ReadonlySet<string> = new Set(['evm']);
 
 /** Reads a reported payout transaction through the network's node client (the watcher's). */
 @QueryHandler(CheckPayoutQuery)
@@ -40,6 +46,7 @@ export class CheckPayoutHandler implements IQueryHandler<CheckPayoutQuery> {
       : undefined;
     if (!node || this.nodes.mismatchOf(mode, network)) return { state: 'unavailable' };
     try {
+      if (!node.follower.transactionTransfers) return { state: 'unavailable' };
       const tx = await node.follower.transactionTransfers(txHash, to, token);
       if (!tx) return { state: 'unknown' };
       const head = await node.follower.head();

@@ -4,7 +4,8 @@ import type { Mode } from '../../../../shared/auth/request-context';
 /** A provider the configured rails of a mode can carry a payout on (a refund sent from the merchant's own wallet). */
 export interface PayoutRail {
   providerId: string;
-  family: 'evm';
+  /** The chain family whose payout this is ('evm' today: the families whose followers read payout transactions). */
+  family: 'evm' | 'utxo';
   /** Network slug of CHAINS_FILE (ethereum, polygon, bsc). */
   network: string;
   chainId: number;

@@ -1,4 +1,16 @@
-import { ChainsConfigError, networkOf, parseChainsConfig } from './chains-config';
+import { ChainsConfigError, networkOf, parseChainsConfig as parse } from '../domain/chains-config';
+import { evmRail } from './evm-rail';
+
+// The provider catalog's EVM tokens (the registry hands the adapter the catalog itself).
+const CATALOG = [
+  { network: 'ETHEREUM', gateway: 'USDT', kind: 'token', contractAddress: '0xdAC17F958D2ee523a2206206994597C13D831ec7' },
+  { network: 'ETHEREUM', gateway: 'USDC', kind: 'token', contractAddress: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48' },
+  { network: 'POLYGON', gateway: 'USDC_NATIVE', kind: 'token', contractAddress: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359' },
+  { network: 'TRON', gateway: 'USDT', kind: 'token', contractAddress: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' },
+  { network: 'BITCOIN', gateway: 'BITCOIN', kind: 'native', contractAddress: '' },
+];
+const EVM = evmRail(CATALOG);
+const parseChainsConfig = (raw: unknown) => parse(raw, [EVM]);
 
 const fail = (raw: unknown) => {
   try {
@@ -10,7 +22,7 @@ const fail = (raw: unknown) => {
   throw new Error('expected the configuration to be refused');
 };
 
-describe('parseChainsConfig', () => {
+describe("the EVM rail's CHAINS_FILE sections", () => {
   it('fills the defaults: live tokens are the mainnet contracts, test tokens only those given', () => {
     const config = parseChainsConfig({
       live: { ethereum: { rpc_url: 'https://eth.example.com', chain_id: 1, confirmations: 12 } },
@@ -19,11 +31,13 @@ describe('parseChainsConfig', () => {
       },
     });
     const live = networkOf(config, 'live', 'ethereum')!;
-    expect(live.tokens).toEqual({ usdt: '0xdac17f958d2ee523a2206206994597c13d831ec7', usdc: '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48' });
+    expect(live.assets).toEqual({ usdt: '0xdac17f958d2ee523a2206206994597c13d831ec7', usdc: '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48' });
     expect(live).toMatchObject({ finalityDepth: 12, pollIntervalMs: 4000, maxBlockRange: 500, startBlock: null });
     const test = networkOf(config, 'test', 'ethereum')!;
-    expect(test.tokens).toEqual({ usdt: '0x5fbdb2315678afecb367f032d93f642f64180aa3' });
-    expect(test).toMatchObject({ chainId: 31337, finalityDepth: 64, pollIntervalMs: 100 });
+    expect(test.assets).toEqual({ usdt: '0x5fbdb2315678afecb367f032d93f642f64180aa3' });
+    expect(test).toMatchObject({ family: 'evm', chain: '31337', finalityDepth: 64, pollIntervalMs: 100 });
+    expect(live.providers).toEqual(['prov_ethereum_ethereum', 'prov_ethereum_usdt', 'prov_ethereum_usdc']);
+    expect(test.providers).toEqual(['prov_ethereum_ethereum', 'prov_ethereum_usdt']);
     expect(networkOf(config, 'test', 'polygon')).toBeUndefined();
     expect(networkOf(null, 'test', 'ethereum')).toBeUndefined();
   });
@@ -63,6 +77,18 @@ describe('parseChainsConfig', () => {
       live: { ethereum: { rpc_url: 'http://a', chain_id: 1 } },
       test: { ethereum: { rpc_url: 'http://b', chain_id: 31337 }, polygon: { rpc_url: 'http://b', chain_id: 31337 } },
     });
-    expect(config.networks.map((n) => `${n.mode}.${n.network}:${n.chainId}`)).toEqual(['live.ethereum:1', 'test.ethereum:31337', 'test.polygon:31337']);
+    expect(config.networks.map((n) => `${n.mode}.${n.network}:${n.chain}`)).toEqual(['live.ethereum:1', 'test.ethereum:31337', 'test.polygon:31337']);
+  });
+});
+
+describe('the EVM rail adapter', () => {
+  it('routes the catalog providers of its networks, and no other', () => {
+    expect(EVM.routeOf('prov_ethereum_usdt')).toEqual({ network: 'ethereum', asset: 'usdt' });
+    expect(EVM.routeOf('provider_polygon_usdc_native')).toEqual({ network: 'polygon', asset: 'usdc_native' });
+    expect(EVM.routeOf('prov_bsc_binance_coin')).toEqual({ network: 'bsc', asset: null });
+    expect(EVM.routeOf('prov_tron_usdt')).toBeNull();
+    expect(EVM.routeOf('prov_bitcoin_bitcoin')).toBeNull();
+    expect(EVM.networks).toEqual(['ethereum', 'polygon', 'bsc']);
+    expect(EVM.walletPerNetwork).toBe(false);
   });
 });

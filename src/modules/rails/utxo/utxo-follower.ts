@@ -1,0 +1,191 @@
+import type { BlockRef, ChainFollower, IncomingTransfer, ScannedRange, WatchedAddresses } from '../domain/payment-rail';
+
+/** A JSON-RPC error answered by the node (code and message as Bitcoin Core writes them). */
+export class UtxoRpcError extends Error {
+  constructor(
+    readonly method: string,
+    readonly code: number,
+    message: string,
+  ) {
+    super(`${method}: ${message} (${code})`);
+  }
+}
+
+/** Bitcoin Core's "No such mempool or blockchain transaction" (and "not found" answers alike). */
+const NOT_FOUND = -5;
+
+interface RpcOutput {
+  value: string;
+  n: number;
+  scriptPubKey: { address?: string; addresses?: string[] };
+}
+interface RpcTransaction {
+  txid: string;
+  vout: RpcOutput[];
+  blockhash?: string;
+  confirmations?: number;
+}
+interface RpcBlock {
+  hash: string;
+  height: number;
+  time: number;
+  previousblockhash?: string;
+  tx: RpcTransaction[];
+}
+
+/** A coin amount as the node prints it (`0.10000000`) in satoshis, exactly (the answer is read without floats). */
+export function unitsOf(value: string): bigint {
+  const match = /^(\d+)(?:\.(\d{1,8}))?$/.exec(value);
+  if (!match) throw new Error(`unexpected amount in the node's answer: ${value}`);
+  return BigInt(match[1]) * 100_000_000n + BigInt((match[2] ?? '').padEnd(8, '0'));
+}
+
+/** The answer's JSON with every `"value": <number>` turned into a string, so amounts never pass through a float. */
+function parseExactly(text: string): unknown {
+  return JSON.parse(text.replace(/"value":\s*(-?\d+(?:\.\d+)?)(?=\s*[,}])/g, '"value":"$1"'));
+}
+
+/**
+ * Follows one UTXO network over a Bitcoin Core-compatible JSON-RPC node (Bitcoin Core, Litecoin Core,
+ * Dogecoin Core, Bitcoin Cash Node), credentials in the URL. A range is read block by block
+ * (`getblockhash`, `getblock` with its transactions), each output matched against the watched
+ * addresses: a set lookup in memory when the set is small, else one indexed query for the range's
+ * recipients. The mempool is read the same way (`getrawmempool`, then `getrawtransaction` once per
+ * new transaction). The output reference is the output's number (`vout`): the idempotency key is
+ * `<network>:<txid>:<vout>`.
+ */
+export class UtxoFollower implements ChainFollower {
+  private readonly url: string;
+  private readonly auth: string | null;
+  private id = 0;
+  /** Outputs of the mempool's transactions read before (a transaction in the mempool does not change). */
+  private readonly mempool = new Map<string, Array<{ address: string; units: bigint; n: number }>>();
+
+  constructor(
+    rpcUrl: string,
+    private readonly timeoutMs = 10_000,
+  ) {
+    const url = new URL(rpcUrl);
+    this.auth = url.username ? `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}` : null;
+    url.username = '';
+    url.password = '';
+    this.url = url.toString();
+  }
+
+  private async call<T>(method: string, params: unknown[] = []): Promise<T> {
+    const res = await fetch(this.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(this.auth ? { authorization: this.auth } : {}) },
+      body: JSON.stringify({ jsonrpc: '1.0', id: ++this.id, method, params }),
+      signal: AbortSignal.timeout(this.timeoutMs),
+    });
+    const text = await res.text();
+    let body: { result?: T; error?: { code: number; message: string } | null };
+    try {
+      body = parseExactly(text) as typeof body;
+    } catch {
+      throw new Error(`${method}: HTTP ${res.status}, not a JSON-RPC answer`);
+    }
+    if (body.error) throw new UtxoRpcError(method, body.error.code, body.error.message);
+    if (!res.ok) throw new Error(`${method}: HTTP ${res.status}`);
+    return body.result as T;
+  }
+
+  /** `main`, `test` or `regtest`, as getblockchaininfo names the chain. */
+  async chain(): Promise<string> {
+    return (await this.call<{ chain: string }>('getblockchaininfo')).chain;
+  }
+
+  async head(): Promise<bigint> {
+    return BigInt(await this.call<number>('getblockcount'));
+  }
+
+  async block(number: bigint): Promise<BlockRef> {
+    const hash = await this.call<string>('getblockhash', [Number(number)]);
+    const header = await this.call<{ time: number; previousblockhash?: string }>('getblockheader', [hash]);
+    return { number, hash, parentHash: header.previousblockhash ?? '', timestamp: BigInt(header.time) };
+  }
+
+  async scan(range: { from: bigint; to: bigint }, watched: WatchedAddresses): Promise<ScannedRange> {
+    const blocks: BlockRef[] = [];
+    const seen: IncomingTransfer[] = [];
+    for (let n = range.from; n <= range.to; n++) {
+      const hash = await this.call<string>('getblockhash', [Number(n)]);
+      const block = await this.call<RpcBlock>('getblock', [hash, 2]);
+      const ref = { number: n, hash: block.hash, parentHash: block.previousblockhash ?? '', timestamp: BigInt(block.time) };
+      blocks.push(ref);
+      for (const tx of block.tx) seen.push(...this.outputsOf(tx.txid, tx.vout, watched, n, block.hash));
+    }
+    return { blocks, transfers: await this.ours(seen, watched), foreign: [] };
+  }
+
+  /** Outputs of the mempool's transactions into watched addresses (block number -1, no block hash). */
+  async pending(watched: WatchedAddresses): Promise<{ transfers: IncomingTransfer[]; txids: ReadonlySet<string> }> {
+    const txids = new Set(await this.call<string[]>('getrawmempool'));
+    for (const txid of this.mempool.keys()) if (!txids.has(txid)) this.mempool.delete(txid);
+    const seen: IncomingTransfer[] = [];
+    for (const txid of txids) {
+      let outputs = this.mempool.get(txid);
+      if (!outputs) {
+        try {
+          const tx = await this.call<RpcTransaction>('getrawtransaction', [txid, true]);
+          outputs = tx.vout.flatMap((o) => {
+            const address = o.scriptPubKey.address ?? o.scriptPubKey.addresses?.[0];
+            return address ? [{ address, units: unitsOf(o.value), n: o.n }] : [];
+          });
+        } catch (e) {
+          if (e instanceof UtxoRpcError && e.code === NOT_FOUND) continue; // mined or evicted since getrawmempool
+          throw e;
+        }
+        this.mempool.set(txid, outputs);
+      }
+      for (const o of outputs) {
+        if (o.units === 0n || (watched.addresses && !watched.addresses.has(o.address))) continue;
+        seen.push({ to: o.address, asset: null, units: o.units, txHash: txid, output: String(o.n), position: o.n, blockNumber: -1n, blockHash: '' });
+      }
+    }
+    return { transfers: await this.ours(seen, watched), txids };
+  }
+
+  private outputsOf(txid: string, vout: RpcOutput[], watched: WatchedAddresses, blockNumber: bigint, blockHash: string): IncomingTransfer[] {
+    const out: IncomingTransfer[] = [];
+    for (const o of vout) {
+      const address = o.scriptPubKey.address ?? o.scriptPubKey.addresses?.[0];
+      if (!address || (watched.addresses && !watched.addresses.has(address))) continue;
+      const units = unitsOf(o.value);
+      if (units === 0n) continue;
+      out.push({ to: address, asset: null, units, txHash: txid, output: String(o.n), position: o.n, blockNumber, blockHash });
+    }
+    return out;
+  }
+
+  /** Of the outputs seen, those into our addresses (the large set is asked once for all the recipients). */
+  private async ours(seen: IncomingTransfer[], watched: WatchedAddresses): Promise<IncomingTransfer[]> {
+    if (!seen.length || watched.addresses) return seen;
+    const ours = await watched.resolve([...new Set(seen.map((t) => t.to))]);
+    return seen.filter((t) => ours.has(t.to));
+  }
+
+  /** Whether a block is on the active chain (a block taken back by a reorg or invalidateblock answers -1 confirmations). */
+  async onChain(blockHash: string): Promise<boolean> {
+    try {
+      return (await this.call<{ confirmations: number }>('getblockheader', [blockHash])).confirmations >= 0;
+    } catch (e) {
+      if (e instanceof UtxoRpcError && e.code === NOT_FOUND) return false;
+      throw e;
+    }
+  }
+
+  /** The block a transaction is in on the active chain now; null when it is in none (in the mempool, or unknown to the node). */
+  async transactionBlock(txHash: string): Promise<bigint | null> {
+    try {
+      const tx = await this.call<RpcTransaction>('getrawtransaction', [txHash, true]);
+      if (!tx.blockhash || !tx.confirmations || tx.confirmations <= 0) return null;
+      const header = await this.call<{ height: number; confirmations: number }>('getblockheader', [tx.blockhash]);
+      return header.confirmations > 0 ? BigInt(header.height) : null;
+    } catch (e) {
+      if (e instanceof UtxoRpcError && e.code === NOT_FOUND) return null;
+      throw e;
+    }
+  }
+}

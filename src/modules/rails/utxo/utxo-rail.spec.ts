@@ -1,0 +1,61 @@
+import { ChainsConfigError, networkOf, parseChainsConfig } from '../domain/chains-config';
+import { UTXO_RAIL } from './utxo-rail';
+
+const parse = (raw: unknown) => parseChainsConfig(raw, [UTXO_RAIL]);
+const fail = (raw: unknown) => {
+  try {
+    parse(raw);
+  } catch (e) {
+    expect(e).toBeInstanceOf(ChainsConfigError);
+    return (e as Error).message;
+  }
+  throw new Error('expected the configuration to be refused');
+};
+
+describe("the UTXO rail's CHAINS_FILE sections", () => {
+  it('takes rpc_url and chain, with the network defaults; live is main', () => {
+    const config = parse({
+      live: { bitcoin: { rpc_url: 'http://user:pass@btc.example.com:8332' } },
+      test: {
+        litecoin: { rpc_url: 'http://u:p@127.0.0.1:19443', chain: 'regtest', poll_interval_ms: 200 },
+        dogecoin: { rpc_url: 'http://127.0.0.1:1', chain: 'test' },
+      },
+    });
+    expect(networkOf(config, 'live', 'bitcoin')).toMatchObject({
+      family: 'utxo',
+      chain: 'main',
+      finalityDepth: 6,
+      providers: ['prov_bitcoin_bitcoin'],
+      assets: {},
+    });
+    expect(networkOf(config, 'test', 'litecoin')).toMatchObject({
+      chain: 'regtest',
+      finalityDepth: 12,
+      pollIntervalMs: 200,
+      providers: ['prov_litecoin_litecoin'],
+    });
+    expect(networkOf(config, 'test', 'litecoin')!.providerOf(null)).toBe('prov_litecoin_litecoin');
+    expect(networkOf(config, 'test', 'dogecoin')).toMatchObject({ chain: 'test', finalityDepth: 40 });
+  });
+
+  it.each([
+    [{ test: { litecoin: { rpc_url: 'http://x' } } }, 'test.litecoin.chain: must be one of main, test, regtest'],
+    [{ test: { litecoin: { rpc_url: 'http://x', chain: 'main' } } }, 'test.litecoin.chain: the test section takes test or regtest'],
+    [{ live: { bitcoin: { rpc_url: 'http://x', chain: 'regtest' } } }, 'live.bitcoin.chain: the live section takes main'],
+    [{ test: { bitcoin_cash: { rpc_url: 'http://x', chain: 'test', chain_id: 1 } } }, 'test.bitcoin_cash.chain_id: unknown field'],
+    [{ test: { bitcoin: { chain: 'test' } } }, 'test.bitcoin.rpc_url: must be'],
+    [{ test: { ethereum: { rpc_url: 'http://x' } } }, 'test.ethereum: unknown network'],
+  ])('refuses %j naming the field', (raw, message) => {
+    expect(fail(raw)).toContain(message);
+  });
+
+  it('routes the catalog providers of its coins, and no other', () => {
+    expect(UTXO_RAIL.routeOf('prov_bitcoin_bitcoin')).toEqual({ network: 'bitcoin', asset: null });
+    expect(UTXO_RAIL.routeOf('provider_bitcoin_cash_bitcoin_cash')).toEqual({ network: 'bitcoin_cash', asset: null });
+    expect(UTXO_RAIL.routeOf('prov_dogecoin_dogecoin')).toEqual({ network: 'dogecoin', asset: null });
+    expect(UTXO_RAIL.routeOf('prov_ethereum_ethereum')).toBeNull();
+    expect(UTXO_RAIL.walletPerNetwork).toBe(true);
+    expect(UTXO_RAIL.defaultChain('live', 'bitcoin')).toBe('main');
+    expect(UTXO_RAIL.defaultChain('test', 'bitcoin')).toBe('test');
+  });
+});
