@@ -109,7 +109,9 @@ export class PayableInvoices {
    * and VOIDED invoices never change status: a payment for them is still recorded by the caller (a
    * chain reorg reversing a payment of a COMPLETED invoice only changes its substatus).
    */
-  private async applyPayments(m: EntityManager, current: LockedInvoice, totals: PaymentTotals, at: Date): Promise<InvoiceStateChange | null> {
+  private async applyPayments(m: EntityManager, current: LockedInvoice, reported: PaymentTotals, at: Date): Promise<InvoiceStateChange | null> {
+    // Payments do not see refunds: the invoice's own column completes the summary.
+    const totals: PaymentTotals = current.refundedUsd ? { ...reported, refunded: current.refundedUsd } : reported;
     const invoice = payableOf(current, this.clocks.monitoringMinutes);
     const next = nextStatusForPayments(
       { current: invoice.status, currentSubstatus: invoice.substatus, priceUsd: invoice.priceUsd, tolerance: this.tolerance },

@@ -11,7 +11,10 @@ export interface PaymentTotals {
   paid: Amount;
   /** price_usd of the payments still under way (PENDING). */
   pending: Amount;
-  /** What was paid back to the payer; zero until refunds exist. */
+  /**
+   * USD value of the invoice's COMPLETED refunds (`refunded_usd`). Payments report zero (they do not see
+   * refunds); invoices fill it from their own column when they settle. A refund never changes the status.
+   */
   refunded: Amount;
   /** price_usd of the payments a chain reorg took back off the chain (cancelled by the rail, not by anyone). */
   reversed: Amount;
