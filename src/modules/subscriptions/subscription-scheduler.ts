@@ -55,8 +55,9 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnApplicat
     this.work.whenReady('subscription scheduler', () => this.task.start(this.config.SUBSCRIPTIONS_TICK_SECONDS));
   }
 
-  onApplicationShutdown(): Promise<void> {
-    return this.task.stop();
+  async onApplicationShutdown(): Promise<void> {
+    await this.task.stop();
+    await this.settling;
   }
 
   /** One pass: due invoices (moved test clocks first), then payment outcomes. */
@@ -141,6 +142,30 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnApplicat
     s.updatedAt = await this.clock.nowFor(scope);
     await this.repo.save(m, s);
     await this.events.changed(m, scope, before, s);
+  }
+
+  private settling: Promise<unknown> | null = null;
+  private settleAgain = false;
+
+  /**
+   * Settles the period invoices decided since the last pass now rather than at the next tick (a period
+   * invoice just COMPLETED or VOIDED: PeriodInvoiceOutcomeHandler). One run at a time in this process; a
+   * call during a run asks for one more run after it, so no decision is left for the tick.
+   */
+  settleSoon(): void {
+    if (this.settling) {
+      this.settleAgain = true;
+      return;
+    }
+    this.settling = this.reconcile()
+      .catch((e: Error) => this.logger.warn({ err: e.message }, 'settling period invoices failed; retrying on the next tick'))
+      .finally(() => {
+        this.settling = null;
+        if (this.settleAgain) {
+          this.settleAgain = false;
+          this.settleSoon();
+        }
+      });
   }
 
   /** Applies the outcome of period invoices paid in full or voided since the last pass; returns how many. */

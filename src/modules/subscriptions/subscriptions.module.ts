@@ -13,6 +13,7 @@ import { ListSubscriptionsHandler } from './queries/list-subscriptions/list-subs
 import { SubscriptionFiguresHandler } from './queries/subscription-figures/subscription-figures.handler';
 import { UpcomingInvoiceHandler } from './queries/upcoming-invoice/upcoming-invoice.handler';
 import { SubscriptionCatalog } from './subscription-catalog';
+import { PeriodInvoiceOutcomeHandler } from './reactions/period-invoice-outcome.handler';
 import { SubscriptionScheduler } from './subscription-scheduler';
 import { loadSubscriptionsConfig, SubscriptionsConfig } from './subscriptions.config';
 import { SubscriptionsController, UsageEventsController } from './subscriptions.controller';
@@ -33,6 +34,7 @@ import { SubscriptionsController, UsageEventsController } from './subscriptions.
     SubscriptionEvents,
     PeriodInvoicer,
     SubscriptionScheduler,
+    PeriodInvoiceOutcomeHandler,
     CreateSubscriptionHandler,
     CancelSubscriptionHandler,
     RecordUsageHandler,
