@@ -82,6 +82,11 @@ describe('refunds paid out on Litecoin (litecoind regtest)', () => {
     expect(amount.lte('0.4') && amount.gte('0.39999999')).toBe(true);
     expect(claimed.payout.uri).toBe(`litecoin:${payer}?amount=${trimmed(claimed.payout.amount)}`);
     const sats = units(trimmed(claimed.payout.amount), 8);
+    // The claim page shows the payer where it goes and how much.
+    const page = await new Api(null, service.server.baseUrl).get(new URL(refund.claim_url, 'http://x').pathname);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`<dd id="payout-address"><code>${payer}</code></dd>`);
+    expect(page.text).toMatch(new RegExp(`id="payout-amount">${trimmed(claimed.payout.amount).replace('.', '\\.')}0* LITECOIN<`));
 
     // The merchant sends from their wallet (here the node's) and reports the transaction before it is mined.
     const txid = await node.send(payer, coins(sats));
