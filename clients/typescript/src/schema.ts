@@ -899,7 +899,7 @@ export interface paths {
         put?: never;
         /**
          * Report the transaction that pays a refund
-         * @description Send `payout.amount` of `payout.currency` to `payout.address` from your wallet (or open `payout.uri` in it), then report the transaction here: the refund is SENT and its confirmations are counted to the provider's required confirmations, then COMPLETED (refund.completed). When the chain already shows the transaction, it must pay the destination at least the payout amount (a token's Transfer to it, or the coin sent to it): else 400 `payout_mismatch` (validator.tx_hash) and the refund stays AWAITING_PAYOUT. A transaction not seen yet is checked as soon as it is; if it then does not pay enough, the refund goes back to AWAITING_PAYOUT (refund.updated). Reporting the same hash again answers the refund as it is.
+         * @description Send `payout.amount` of `payout.currency` to `payout.address` from your wallet (or open `payout.uri` in it), then report the transaction here: the refund is SENT and its confirmations are counted to the provider's required confirmations, then COMPLETED (refund.completed). When the chain already shows the transaction, it must pay the destination at least the payout amount (a token's Transfer to it or the coin sent to it on EVM chains, the transaction's outputs to it on UTXO chains): else 400 `payout_mismatch` (validator.tx_hash) and the refund stays AWAITING_PAYOUT. A transaction not seen yet is checked as soon as it is; if it then does not pay enough, the refund goes back to AWAITING_PAYOUT (refund.updated). Reporting the same hash again answers the refund as it is.
          */
         post: operations["RefundsController_sent"];
         delete?: never;
@@ -3244,7 +3244,7 @@ export interface components {
         /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         ReportRefundSentRequestDto: {
             /**
-             * @description Hash of the transaction that pays the refund from your wallet (0x + 64 hex digits on EVM chains)
+             * @description Hash of the transaction that pays the refund from your wallet: 0x + 64 hex digits on EVM chains, the txid (64 hex digits) on UTXO chains
              * @example 0x8f1e3c2a9b7d4e6f0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6071
              */
             tx_hash: string;

@@ -137,8 +137,8 @@ export class RefundsController {
     description:
       'Send `payout.amount` of `payout.currency` to `payout.address` from your wallet (or open `payout.uri` in it), then report the transaction ' +
       "here: the refund is SENT and its confirmations are counted to the provider's required confirmations, then COMPLETED (refund.completed). " +
-      "When the chain already shows the transaction, it must pay the destination at least the payout amount (a token's Transfer to it, or the " +
-      'coin sent to it): else 400 `payout_mismatch` (validator.tx_hash) and the refund stays AWAITING_PAYOUT. A transaction not seen yet is checked ' +
+      "When the chain already shows the transaction, it must pay the destination at least the payout amount (a token's Transfer to it or the coin " +
+      "sent to it on EVM chains, the transaction's outputs to it on UTXO chains): else 400 `payout_mismatch` (validator.tx_hash) and the refund stays AWAITING_PAYOUT. A transaction not seen yet is checked " +
       'as soon as it is; if it then does not pay enough, the refund goes back to AWAITING_PAYOUT (refund.updated). Reporting the same hash again ' +
       'answers the refund as it is.',
   })

@@ -121,7 +121,8 @@ export interface ChainFollower {
   /**
    * A mined transaction's payment to `to` (any case): the units it moved there of the coin (token
    * null: the transaction's own value) or of the token (its Transfer logs), whether it succeeded, and
-   * its block. Null when the node does not know it as mined. Families that pay refunds out (EVM today) have it.
+   * its block. Null when the node does not know it as mined. Families that pay refunds out have it
+   * (EVM and UTXO; on a UTXO chain, the transaction's outputs to `to` summed).
    */
   transactionTransfers?(txHash: string, to: string, token: string | null): Promise<{ blockNumber: bigint; success: boolean; units: bigint } | null>;
   /**

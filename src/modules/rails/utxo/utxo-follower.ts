@@ -40,6 +40,35 @@ export function unitsOf(value: string): bigint {
   return BigInt(match[1]) * 100_000_000n + BigInt((match[2] ?? '').padEnd(8, '0'));
 }
 
+/**
+ * The same address whatever case it was written in where case carries no meaning: a segwit address
+ * (bech32, one case) and a cashaddr (its prefix optional) compare in lower case; base58 is kept as is.
+ */
+function addressKey(address: string): string {
+  const lower = address.trim().toLowerCase();
+  if (lower.includes(':')) return lower.slice(lower.indexOf(':') + 1);
+  if (address.trim() === lower || address.trim() === address.trim().toUpperCase()) {
+    if (/^[a-z]{1,83}1[qpzry9x8gf2tvdw0s3jn54khce6mua7l]{6,}$/.test(lower)) return lower;
+    if (/^[qp][qpzry9x8gf2tvdw0s3jn54khce6mua7l]{41}$/.test(lower)) return lower;
+  }
+  return address.trim();
+}
+
+/**
+ * What a transaction's outputs pay to `to`, in satoshis: every output to that address summed (a
+ * wallet may split a payment into several outputs). Outputs without an address (OP_RETURN) count for
+ * nothing.
+ */
+export function unitsPaidTo(vout: ReadonlyArray<{ value: string; scriptPubKey: { address?: string; addresses?: string[] } }>, to: string): bigint {
+  const target = addressKey(to);
+  let units = 0n;
+  for (const o of vout) {
+    const address = o.scriptPubKey.address ?? o.scriptPubKey.addresses?.[0];
+    if (address && addressKey(address) === target) units += unitsOf(o.value);
+  }
+  return units;
+}
+
 /** The answer's JSON with every `"value": <number>` turned into a string, so amounts never pass through a float. */
 function parseExactly(text: string): unknown {
   return JSON.parse(text.replace(/"value":\s*(-?\d+(?:\.\d+)?)(?=\s*[,}])/g, '"value":"$1"'));
@@ -174,6 +203,28 @@ export class UtxoFollower implements ChainFollower {
       if (e instanceof UtxoRpcError && e.code === NOT_FOUND) return false;
       throw e;
     }
+  }
+
+  /**
+   * A mined transaction's payment to `to` (a refund paid out from the merchant's wallet): its outputs
+   * to that address summed, and the height of its block on the active chain. Null while it is in the
+   * mempool, in a block taken back, or unknown to the node (`getrawtransaction` finds a mined
+   * transaction through the node's `txindex=1`). A UTXO transaction in a block always succeeded; the
+   * chain has no tokens, so `token` is always null here.
+   */
+  async transactionTransfers(txHash: string, to: string, token: string | null): Promise<{ blockNumber: bigint; success: boolean; units: bigint } | null> {
+    if (!/^[0-9a-fA-F]{64}$/.test(txHash)) return null;
+    let tx: RpcTransaction;
+    try {
+      tx = await this.call<RpcTransaction>('getrawtransaction', [txHash.toLowerCase(), true]);
+    } catch (e) {
+      if (e instanceof UtxoRpcError && e.code === NOT_FOUND) return null;
+      throw e;
+    }
+    if (!tx.blockhash || !tx.confirmations || tx.confirmations <= 0) return null;
+    const header = await this.call<{ height: number; confirmations: number }>('getblockheader', [tx.blockhash]);
+    if (header.confirmations <= 0) return null;
+    return { blockNumber: BigInt(header.height), success: true, units: token === null ? unitsPaidTo(tx.vout, to) : 0n };
   }
 
   /** The block a transaction is in on the active chain now; null when it is in none (in the mempool, or unknown to the node). */

@@ -117,7 +117,10 @@ export class ListRefundsQueryDto {
 }
 
 export class ReportRefundSentRequestDto {
-  @ApiProperty({ example: TX_EXAMPLE, description: 'Hash of the transaction that pays the refund from your wallet (0x + 64 hex digits on EVM chains)' })
+  @ApiProperty({
+    example: TX_EXAMPLE,
+    description: 'Hash of the transaction that pays the refund from your wallet: 0x + 64 hex digits on EVM chains, the txid (64 hex digits) on UTXO chains',
+  })
   @Length(1, 200)
   @IsString()
   tx_hash: string;

@@ -7,28 +7,28 @@ import { CheckPayoutQuery, ListPayoutRailsQuery, PayoutCheck, PayoutRail } from 
 
 /**
  * The payout rails of a mode, from CHAINS_FILE (read once at start): the networks whose follower can
- * read a payout transaction (`transactionTransfers`; the EVM family's today, not yet the UTXO family's).
+ * read a payout transaction (`ChainFollower.transactionTransfers`; EVM and UTXO followers both do).
+ * The chain id is the one the node's chain is numbered by (EVM), null where the chain has a name
+ * instead (UTXO: main, test, regtest).
  */
 @QueryHandler(ListPayoutRailsQuery)
 export class ListPayoutRailsHandler implements IQueryHandler<ListPayoutRailsQuery> {
-  constructor(@Inject(RailsConfig) private readonly config: RailsConfig) {}
+  constructor(@Inject(ChainNodes) private readonly nodes: ChainNodes) {}
 
   execute({ mode }: ListPayoutRailsQuery): Promise<PayoutRail[]> {
     const out: PayoutRail[] = [];
-    for (const n of this.config.chains?.networks ?? []) {
-      if (n.mode !== mode || !PAYOUT_FAMILIES.has(n.family)) continue;
-      const chainId = Number(n.chain);
-      out.push({ providerId: n.providerOf(null), family: n.family as PayoutRail['family'], network: n.network, chainId, token: null });
+    for (const { config: n, follower } of this.nodes.all()) {
+      if (n.mode !== mode || !follower.transactionTransfers) continue;
+      const family = n.family as PayoutRail['family'];
+      const chainId = /^\d+$/.test(n.chain) ? Number(n.chain) : null;
+      out.push({ providerId: n.providerOf(null), family, network: n.network, chainId, token: null });
       for (const [slug, contract] of Object.entries(n.assets)) {
-        out.push({ providerId: n.providerOf(slug), family: n.family as PayoutRail['family'], network: n.network, chainId, token: contract.toLowerCase() });
+        out.push({ providerId: n.providerOf(slug), family, network: n.network, chainId, token: contract.toLowerCase() });
       }
     }
     return Promise.resolve(out);
   }
 }
-
-/** The chain families whose followers read payout transactions (see ChainFollower.transactionTransfers). */
-const PAYOUT_FAMILIES: ReadonlySet<string> = new Set(['evm']);
 
 /** Reads a reported payout transaction through the network's node client (the watcher's). */
 @QueryHandler(CheckPayoutQuery)

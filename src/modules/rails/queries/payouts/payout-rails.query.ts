@@ -4,11 +4,12 @@ import type { Mode } from '../../../../shared/auth/request-context';
 /** A provider the configured rails of a mode can carry a payout on (a refund sent from the merchant's own wallet). */
 export interface PayoutRail {
   providerId: string;
-  /** The chain family whose payout this is ('evm' today: the families whose followers read payout transactions). */
+  /** The chain family whose payout this is (its payment-URI standard and transaction ids follow it). */
   family: 'evm' | 'utxo';
-  /** Network slug of CHAINS_FILE (ethereum, polygon, bsc). */
+  /** Network slug of CHAINS_FILE (ethereum, polygon, bsc, bitcoin, litecoin...). */
   network: string;
-  chainId: number;
+  /** The EVM chain id (EIP-155); null on UTXO chains, which have none. */
+  chainId: number | null;
   /** Token contract (lower case) on the configured chain; null for the network's coin. */
   token: string | null;
 }

@@ -3,19 +3,19 @@ import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { InvalidStateTransitionError, NotFoundError, ValidationFailedError } from '../../../../shared/errors/domain-error';
 import type { Currency } from '../../../../shared/money/currency';
-import { fromDb, renderAmount } from '../../../../shared/money/money';
+import { type Amount, fromDb, renderAmount } from '../../../../shared/money/money';
 import { Clock } from '../../../../shared/time/clock';
 import { formatTimestamp } from '../../../../shared/time/time';
 import { canonicalProviderId, GetProviderTermsQuery } from '../../../providers';
 import { RatesAsOfQuery } from '../../../rates';
 import { checkPayoutAddress } from '../../addresses/payout-address';
-import { payoutUri } from '../../domain/payout-uri';
+import { type PayoutRequest, payoutUri } from '../../domain/payout-uri';
 import { payoutAmount, toUnits } from '../../domain/refund-amounts';
 import { claimOpen } from '../../domain/refund-expiry';
 import { allowedRefundTargets } from '../../domain/refund-status';
 import { claimView, RefundClaimView } from '../../dto/refund.views';
 import { RefundsRepository } from '../../persistence/refunds.repository';
-import { PayoutMethods } from '../../payout-methods';
+import { type PayoutMethod, PayoutMethods } from '../../payout-methods';
 import { RefundEvents, scopeOfRow } from '../refund-events';
 import { ClaimRefundCommand } from './claim-refund.command';
 
@@ -62,7 +62,7 @@ export class ClaimRefundHandler implements ICommandHandler<ClaimRefundCommand> {
     if (!amount) throw new ValidationFailedError({ provider_id: `the refund is less than one smallest unit of ${method.currency}` });
     const units = toUnits(amount, method.decimals);
     const terms = await this.queries.execute(new GetProviderTermsQuery(scope, method.provider_id));
-    const uri = payoutUri({ family: 'evm', address: checked.address, chainId: method.rail.chainId, units, token: method.rail.token });
+    const uri = payoutUri(payoutRequest(method, checked.address, amount, units));
 
     return this.tx.run(async (m) => {
       const before = await this.refunds.findByToken(m, token, true);
@@ -91,4 +91,16 @@ export class ClaimRefundHandler implements ICommandHandler<ClaimRefundCommand> {
       return claimView(after, methods);
     });
   }
+}
+
+/**
+ * What the payout URI asks the merchant's wallet to send, in the payout rail's family's standard:
+ * EIP-681 with the chain id and smallest units on EVM chains, BIP21 with the network's scheme and
+ * the coin amount (already rounded down to its 8 decimals) on UTXO chains.
+ */
+function payoutRequest(method: PayoutMethod, address: string, amount: Amount, units: string): PayoutRequest {
+  const { rail } = method;
+  if (rail.family === 'utxo') return { family: 'utxo', network: method.network, address, amount: amount.toFixed(method.decimals) };
+  if (rail.chainId === null) throw new Error(`the EVM payout rail ${rail.network} has no chain id`);
+  return { family: 'evm', address, chainId: rail.chainId, units, token: rail.token };
 }

@@ -3,7 +3,8 @@ import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { NotFoundError, ValidationFailedError } from '../../../../shared/errors/domain-error';
 import { Clock } from '../../../../shared/time/clock';
-import { CheckPayoutQuery } from '../../../rails';
+import { CheckPayoutQuery, ListPayoutRailsQuery } from '../../../rails';
+import { txHashProblem } from '../../domain/payout-tx';
 import { judgePayout } from '../../domain/refund-expiry';
 import { PayoutMismatchError } from '../../domain/refund.errors';
 import { moveRefund } from '../../domain/refund-status';
@@ -11,8 +12,6 @@ import { RefundView, refundView } from '../../dto/refund.views';
 import { RefundsRepository } from '../../persistence/refunds.repository';
 import { RefundEvents } from '../refund-events';
 import { ReportRefundSentCommand } from './report-refund-sent.command';
-
-const EVM_TX_HASH = /^0x[0-9a-fA-F]{64}$/;
 
 @CommandHandler(ReportRefundSentCommand)
 export class ReportRefundSentHandler implements ICommandHandler<ReportRefundSentCommand> {
@@ -31,7 +30,9 @@ export class ReportRefundSentHandler implements ICommandHandler<ReportRefundSent
     // The same report again (a retried request): the refund as it is.
     if ((found.status === 'SENT' || found.status === 'COMPLETED') && found.tx_hash === hash) return refundView(found);
     moveRefund(found.status, 'SENT');
-    if (!EVM_TX_HASH.test(hash)) throw new ValidationFailedError({ tx_hash: 'must be 0x followed by 64 hexadecimal digits' });
+    const rail = (await this.queries.execute(new ListPayoutRailsQuery(scope.mode))).find((r) => r.network === found.network);
+    const problem = txHashProblem(rail?.family ?? null, hash);
+    if (problem) throw new ValidationFailedError({ tx_hash: problem });
     if (await this.refunds.txTaken(this.tx.manager, scope.mode, found.network!, hash, found.id)) {
       throw new ValidationFailedError({ tx_hash: 'is already reported as the payout of another refund' });
     }
