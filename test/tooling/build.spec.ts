@@ -34,13 +34,15 @@ describe('build (scripts/build.js)', () => {
   it('lays dist/ out as the service, the CLI and the migration runner expect it, without unit tests', () => {
     expect(existsSync(join(out, 'src', 'main.js'))).toBe(true);
     expect(existsSync(join(out, 'src', 'cli', 'main.js'))).toBe(true);
-    const sources = readdirSync(join(ROOT, 'migrations'))
+    // Migrations sit in their owners' folders (migrations/<module>/): each one built at the same path.
+    const sources = readdirSync(join(ROOT, 'migrations'), { recursive: true, encoding: 'utf8' })
       .filter((f) => f.endsWith('.ts'))
       .map((f) => f.replace(/\.ts$/, '.js'))
       .sort();
-    const built = readdirSync(join(out, 'migrations'))
+    const built = readdirSync(join(out, 'migrations'), { recursive: true, encoding: 'utf8' })
       .filter((f) => f.endsWith('.js'))
       .sort();
+    expect(sources.length).toBeGreaterThan(30);
     expect(built).toEqual(sources);
     const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [e.name]));
     expect(walk(join(out, 'src')).filter((f) => f.includes('.spec.'))).toEqual([]);

@@ -20,7 +20,19 @@ describe('OpenAPI document for analytics', () => {
     ]);
     const ok = op.responses['200'].content['application/json'];
     expect(ok.example.data.series).toHaveLength(7);
-    expect(Object.keys(ok.example.data)).toEqual(['period', 'from', 'to', 'payments', 'invoices', 'providers', 'customers', 'series', 'subscriptions']);
+    expect(Object.keys(ok.example.data)).toEqual([
+      'period',
+      'from',
+      'to',
+      'payments',
+      'invoices',
+      'providers',
+      'customers',
+      'series',
+      'refunds',
+      'net_volume_usd',
+      'subscriptions',
+    ]);
     for (const code of [400, 401, 403]) expect(op.responses[String(code)]).toBeDefined();
     expect(op.description).toMatch(/happened_at/);
     expect(op.description).toMatch(/created_at/);
@@ -34,8 +46,12 @@ describe('OpenAPI document for analytics', () => {
       'providers',
       'customers',
       'series',
+      'refunds',
+      'net_volume_usd',
       'subscriptions',
     ]);
+    expect(s.RefundFiguresDto.properties.refunded_usd.description).toMatch(/COMPLETED/);
+    expect(s.SubscriptionFiguresDto.properties.mrr_usd.description).toMatch(/Monthly recurring revenue/);
     expect(s.InvoiceFiguresDto.properties.paid_count.description).toMatch(/COMPLETED/);
     expect(s.InvoiceFiguresDto.properties.conversion_rate.description).toMatch(/paid_count \/ count/);
     expect(s.CustomerFiguresDto.properties.new.description).toMatch(/first invoice/);
