@@ -665,7 +665,11 @@ function renderPayment() {
       },
     }),
   );
+  // A redraw (a status poll answering while a test payment is made) must not take the keyboard away:
+  // the focused test-payment button is focused again in the new section.
+  const focusedKind = box.contains(document.activeElement) ? document.activeElement?.dataset?.testKind : undefined;
   box.replaceChildren(...rows);
+  if (focusedKind) box.querySelector(`[data-test-kind="${focusedKind}"]`)?.focus();
 }
 
 const TEST_KINDS = ['exact', 'partial', 'over'];
