@@ -1,4 +1,4 @@
-import { findNul, jsonDepthExceeds } from './json-safety';
+import { findNul, findReservedKeys, jsonDepthExceeds } from './json-safety';
 
 describe('findNul', () => {
   it.each([
@@ -24,5 +24,21 @@ describe('jsonDepthExceeds', () => {
     ['[]'.repeat(1000), 1, false],
   ])('%s with limit %d -> %s', (text, limit, expected) => {
     expect(jsonDepthExceeds(text, limit)).toBe(expected);
+  });
+});
+
+describe('findReservedKeys', () => {
+  it.each([
+    ['{"name":"ok","items":[{"price":"1"}],"metadata":{"constructors":"x"}}', []],
+    ['{"__proto__":{"a":1},"items":[{"constructor":1}],"metadata":{"prototype":"p"}}', ['__proto__', 'items.0.constructor', 'metadata.prototype']],
+    ['[{"a":{"b":{"__proto__":null}}}]', ['0.a.b.__proto__']],
+    ['["__proto__","constructor"]', []],
+  ])('%s -> %j', (text, expected) => {
+    expect(findReservedKeys(JSON.parse(text))).toEqual(expected);
+  });
+
+  it('reports at most 20 paths', () => {
+    const body = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`k${i}`, JSON.parse('{"__proto__":1}')]));
+    expect(findReservedKeys(body)).toHaveLength(20);
   });
 });

@@ -22,6 +22,35 @@ export function findNul(value: unknown, at = '', depth = 0): string | null {
   return null;
 }
 
+/**
+ * Keys a JavaScript object cannot hold as plain data: the validators and the object mapper skip
+ * them, so a body field or a metadata key with one of these names would vanish unseen.
+ */
+const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+export const RESERVED_KEY_MESSAGE = 'is a reserved name, not accepted as a field or a key';
+
+/** The paths of every key named `__proto__`, `constructor` or `prototype`, at any depth (at most `limit`). */
+export function findReservedKeys(value: unknown, at = '', depth = 0, found: string[] = [], limit = 20): string[] {
+  if (!value || typeof value !== 'object' || depth > MAX_JSON_DEPTH || found.length >= limit) return found;
+  const entries: [string, unknown][] = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : Object.entries(value);
+  for (const [key, child] of entries) {
+    const path = at ? `${at}.${key}` : key;
+    if (!Array.isArray(value) && RESERVED_KEYS.has(key)) {
+      if (found.length < limit) found.push(path);
+      continue;
+    }
+    findReservedKeys(child, path, depth + 1, found, limit);
+  }
+  return found;
+}
+
+/** Throws the 400 naming each reserved key of a body (they would otherwise be dropped without a word). */
+export function assertNoReservedKeys(value: unknown): void {
+  const paths = findReservedKeys(value);
+  if (paths.length) throw new ValidationFailedError(Object.fromEntries(paths.map((p) => [p, RESERVED_KEY_MESSAGE])));
+}
+
 /** Throws the 400 naming the field when a value holds a NUL character. */
 export function assertStorableText(value: unknown, at = ''): void {
   const path = findNul(value, at);

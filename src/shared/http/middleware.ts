@@ -5,7 +5,7 @@ import { AppConfig } from '../config/app-config';
 import { BadRequestError, PayloadTooLargeError } from '../errors/domain-error';
 import { AppRequest } from './envelope';
 import { JsonNumberText } from './json-number';
-import { assertStorableText, jsonDepthExceeds, MAX_JSON_DEPTH } from './json-safety';
+import { assertNoReservedKeys, assertStorableText, jsonDepthExceeds, MAX_JSON_DEPTH } from './json-safety';
 
 /**
  * Paths that answer plain HTTP in every mode: the health checks, which load balancers and
@@ -103,6 +103,7 @@ export class JsonBodyReader {
           throw new BadRequestError(`Malformed JSON body: ${(e as Error).message}`, 'malformed_json');
         }
         assertStorableText(req.body);
+        assertNoReservedKeys(req.body);
       }
     } else if (req.body === undefined && ['POST', 'PUT', 'PATCH'].includes(req.method) && !req.is('multipart/form-data')) {
       const type = req.headers['content-type'];

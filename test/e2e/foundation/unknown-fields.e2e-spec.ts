@@ -14,6 +14,7 @@ import { XPUB_0 } from '../rails/rails-helpers';
  * parameters a route does not read.
  */
 const UNKNOWN = 'is not a known field';
+const RESERVED = 'is a reserved name, not accepted as a field or a key';
 const intent = (price = '10') => ({ type: 'PAYMENT_INTENT', currency: 'USD', price });
 
 function expectRefused(res: ApiResponse, fields: Record<string, string>): Record<string, any> {
@@ -162,6 +163,33 @@ describe('unknown body fields', () => {
 
     expectSuccess(await org.test.request('DELETE', `/webhooks/${endpoint.id}`, { body: {} }));
     expectError(await org.test.get(`/webhooks/${endpoint.id}`), 404);
+  });
+
+  it('refuses the keys __proto__, constructor and prototype at every depth, metadata included, naming each and making nothing', async () => {
+    // JSON.parse keeps "__proto__" as an ordinary key; it must be named, not silently dropped.
+    const text =
+      '{"items":[{"type":"PAYMENT_INTENT","currency":"USD","price":"10","__proto__":{"price":"1"}}],"__proto__":{"customer_email":"x@example.com"},"constructor":{"prototype":{}},"prototype":1}';
+    const res = await rawRequest(`${baseUrl()}/invoices/create`, {
+      method: 'POST',
+      headers: { authorization: org.testKey, 'content-length': String(Buffer.byteLength(text)) },
+      body: text,
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('validation_failed');
+    expect(res.body.validator).toEqual({ 'items.0.__proto__': RESERVED, ['__proto__']: RESERVED, constructor: RESERVED, prototype: RESERVED });
+    expect(Object.keys(res.body.validator)).toContain('__proto__');
+    expect(await totalOf(org.test.post('/invoices/list', {}))).toBe(0);
+
+    // A free map (metadata) takes any other key, but these would vanish from it unseen.
+    const meta = '{"items":[{"type":"PAYMENT_INTENT","currency":"USD","price":"10"}],"metadata":{"__proto__":{"a":"b"}}}';
+    const refused = await rawRequest(`${baseUrl()}/invoices/create`, {
+      method: 'POST',
+      headers: { authorization: org.testKey, 'content-length': String(Buffer.byteLength(meta)) },
+      body: meta,
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.validator).toEqual({ 'metadata.__proto__': RESERVED });
+    expect(await totalOf(org.test.post('/invoices/list', {}))).toBe(0);
   });
 
   it('metadata still takes any keys (a free map), on invoices and products', async () => {
