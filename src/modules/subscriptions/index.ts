@@ -2,5 +2,4 @@
 export { SubscriptionsModule } from './subscriptions.module';
 export { SubscriptionScheduler } from './subscription-scheduler';
 export { SubscriptionsConfig } from './subscriptions.config';
-export { SubscriptionFiguresQuery, type SubscriptionFigures } from './queries/subscription-figures/subscription-figures.query';
 export { SubscriptionEvent, SUBSCRIPTION_EVENT_TYPES, type SubscriptionEventType } from './events/subscription.events';

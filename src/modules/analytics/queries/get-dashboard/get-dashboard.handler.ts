@@ -4,11 +4,11 @@ import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { fromDb, renderAmount } from '../../../../shared/money/money';
 import { Clock } from '../../../../shared/time/clock';
 import { findCatalogProvider } from '../../../providers';
-import { SubscriptionFiguresQuery } from '../../../subscriptions';
 import { buildDashboard, DashboardRead, DashboardView } from '../../domain/dashboard';
 import { currentWindowOf, keptWindowOf } from '../../domain/period';
 import { AnalyticsRepository } from '../../persistence/analytics.repository';
 import { GetRefundFiguresQuery } from '../../ports/get-refund-figures.query';
+import { GetSubscriptionFiguresQuery } from '../../ports/get-subscription-figures.query';
 import { GetDashboardQuery } from './get-dashboard.query';
 
 /** Providers are named from the catalog, which is data shipped with the service (no database read). */
@@ -46,7 +46,7 @@ export class GetDashboardHandler implements IQueryHandler<GetDashboardQuery> {
     // Refunds net out of the volume in the window they complete in (as a payment counts when it happens).
     const [refunds, subscriptions] = await Promise.all([
       this.queries.execute(new GetRefundFiguresQuery(scope, window.from, window.to)),
-      this.queries.execute(new SubscriptionFiguresQuery(scope)),
+      this.queries.execute(new GetSubscriptionFiguresQuery(scope)),
     ]);
     view.refunds = { count: refunds.count, completed_count: refunds.completedCount, refunded_usd: renderAmount(fromDb(refunds.refundedUsd)) };
     view.net_volume_usd = renderAmount(fromDb(view.payments.volume_usd).sub(fromDb(refunds.refundedUsd)));

@@ -3,20 +3,21 @@ import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import type { Currency } from '../../../../shared/money/currency';
 import { Amount, convert, renderAmount, ZERO } from '../../../../shared/money/money';
+import { GetSubscriptionFiguresQuery, SubscriptionFigures } from '../../../analytics';
 import { RatesAsOfQuery } from '../../../rates';
 import { monthlyRecurring } from '../../domain/revenue';
 import { SubscriptionsRepository } from '../../persistence/subscriptions.repository';
-import { SubscriptionFigures, SubscriptionFiguresQuery } from './subscription-figures.query';
 
-@QueryHandler(SubscriptionFiguresQuery)
-export class SubscriptionFiguresHandler implements IQueryHandler<SubscriptionFiguresQuery> {
+/** Answers the dashboard's GetSubscriptionFiguresQuery (analytics asks; subscriptions owns the rows). */
+@QueryHandler(GetSubscriptionFiguresQuery)
+export class SubscriptionFiguresHandler implements IQueryHandler<GetSubscriptionFiguresQuery> {
   constructor(
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(SubscriptionsRepository) private readonly repo: SubscriptionsRepository,
     @Inject(QueryBus) private readonly queries: QueryBus,
   ) {}
 
-  async execute({ scope }: SubscriptionFiguresQuery): Promise<SubscriptionFigures> {
+  async execute({ scope }: GetSubscriptionFiguresQuery): Promise<SubscriptionFigures> {
     const { counts, recurring } = await this.repo.figures(this.tx.manager, scope);
     const byCurrency = new Map<Currency, Amount>();
     for (const r of recurring)

@@ -1,5 +1,5 @@
 import { Query } from '@nestjs/cqrs';
-import type { Scope } from '../../../../shared/auth/request-context';
+import type { Scope } from '../../../shared/auth/request-context';
 
 /** The scope's subscriptions as they stand now, for the dashboard. Amounts are 30-digit decimal strings. */
 export interface SubscriptionFigures {
@@ -13,8 +13,12 @@ export interface SubscriptionFigures {
   mrr_by_currency: Array<{ currency: string; mrr: string; mrr_usd: string }>;
 }
 
-/** Asked by the analytics module for `POST /analytics/dashboard`. */
-export class SubscriptionFiguresQuery extends Query<SubscriptionFigures> {
+/**
+ * The dashboard's subscription figures, answered by the module that owns subscriptions (the arrow
+ * points subscriptions -> analytics, as for refunds): analytics asks, the subscriptions module
+ * registers the handler.
+ */
+export class GetSubscriptionFiguresQuery extends Query<SubscriptionFigures> {
   constructor(readonly scope: Scope) {
     super();
   }
