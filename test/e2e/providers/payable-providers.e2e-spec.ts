@@ -1,7 +1,9 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
+import { HDKey } from '@scure/bip32';
 import { anonymous, Api } from '../../support/api';
-import { expectSuccess } from '../../support/envelope';
+import { expectError, expectSuccess } from '../../support/envelope';
 import { createOrg } from '../../support/factories';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
 import { CLI } from '../../support/server';
@@ -10,6 +12,8 @@ import { freshAccount, writeChainsFile } from '../rails/rails-helpers';
 
 const exec = promisify(execFile);
 const TEST_USDT = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
+/** A new Litecoin mainnet account key (Ltub), as a merchant's wallet exports it. */
+const freshLtub = () => HDKey.fromMasterSeed(randomBytes(32), { public: 0x019da462, private: 0x019d9cfe }).derive("m/44'/2'/0'").publicExtendedKey;
 
 interface Listed {
   id: string;
@@ -43,7 +47,7 @@ describe('GET /providers/{invoice_id}: only payable methods in live mode', () =>
     beforeAll(async () => {
       // The RPC address answers nothing: listing needs no chain, only the configuration and the wallets.
       const chainsFile = writeChainsFile({
-        live: { ethereum: { rpc_url: 'http://127.0.0.1:9/', chain_id: 1 } },
+        live: { ethereum: { rpc_url: 'http://127.0.0.1:9/', chain_id: 1 }, litecoin: { rpc_url: 'http://127.0.0.1:9/', chain: 'main' } },
         test: {
           ethereum: { rpc_url: 'http://127.0.0.1:9/', chain_id: 31337, tokens: { usdt: TEST_USDT } },
           polygon: { rpc_url: 'http://127.0.0.1:9/', chain_id: 80002 },
@@ -86,6 +90,19 @@ describe('GET /providers/{invoice_id}: only payable methods in live mode', () =>
       // Without a wallet again, nothing can take money.
       expectSuccess(await org.live.delete(`/wallets/${wallet.id}`));
       expect(await listed(payer(), invoiceId)).toEqual([]);
+
+      // A UTXO chain takes money once the organization has a live wallet for that very network.
+      expectSuccess(await org.live.post('/wallets', { chain_family: 'utxo', network: 'litecoin', xpub: freshLtub() }), 201);
+      const utxo = await listed(payer(), invoiceId);
+      expect(ids(utxo)).toEqual(['prov_litecoin_litecoin']);
+      const address = expectSuccess<{ address: string; uri: string }>(
+        await payer().post(`/invoices/${invoiceId}/payment_address`, { provider_id: 'prov_litecoin_litecoin' }),
+      );
+      // An Ltub key is a legacy (P2PKH) account: its addresses start with L.
+      expect(address.address).toMatch(/^L[1-9A-HJ-NP-Za-km-z]{25,34}$/);
+      expect(address.uri).toMatch(new RegExp(`^litecoin:${address.address}\\?amount=`));
+      // Bitcoin, Dogecoin and Bitcoin Cash have no live section: not listed, even so.
+      expectError(await payer().post(`/invoices/${invoiceId}/payment_address`, { provider_id: 'prov_bitcoin_bitcoin' }), 400, { field: 'provider_id' });
 
       // Another organization of the same service has no wallet: nothing.
       const other = await service.createOrg();
