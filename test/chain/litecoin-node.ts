@@ -11,7 +11,8 @@ const PASSWORD = 'regtest-password';
 /**
  * A real Litecoin Core node (Debian's `litecoind`) in regtest, for one test file: its own data
  * folder and free loopback ports, a wallet (`payer`) funded by 101 blocks mined to it. `kill()`
- * and `stop()` end it; the folder is removed at stop.
+ * and `stop()` end it; the folder is removed at stop. It keeps a transaction index (`txindex=1`, as
+ * the rails want) unless started with `{ txindex: false }`.
  */
 export class LitecoinNode {
   private process: ChildProcess | null = null;
@@ -29,7 +30,7 @@ export class LitecoinNode {
     return `http://${USER}:${PASSWORD}@127.0.0.1:${this.rpcPort}`;
   }
 
-  static async start(): Promise<LitecoinNode> {
+  static async start(options: { txindex?: boolean } = {}): Promise<LitecoinNode> {
     const node = new LitecoinNode(await freePort(), mkdtempSync(join(tmpdir(), 'ipa-litecoind-')));
     const p2p = await freePort();
     const child = spawn(
@@ -45,7 +46,7 @@ export class LitecoinNode {
         `-rpcpassword=${PASSWORD}`,
         '-listen=0',
         '-server=1',
-        '-txindex=1',
+        `-txindex=${options.txindex === false ? 0 : 1}`,
         '-fallbackfee=0.0002',
         '-printtoconsole=1',
       ],

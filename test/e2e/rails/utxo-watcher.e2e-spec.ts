@@ -4,8 +4,8 @@ import { Webhook } from 'standardwebhooks';
 import { LitecoinNode } from '../../chain/litecoin-node';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
-import { errorLines } from '../../support/server';
-import { WebhookReceiver } from '../../support/webhook-receiver';
+import { errorLines, linesWith } from '../../support/server';
+import { eventually, WebhookReceiver } from '../../support/webhook-receiver';
 import { createInvoice, D, r30, shortState } from '../payments/payments-helpers';
 import { paymentAddress, waitForPayments } from './chain-helpers';
 import { writeChainsFile } from './rails-helpers';
@@ -53,6 +53,13 @@ describe('the UTXO watcher against a real Litecoin Core node (regtest)', () => {
     expect(wallet).toMatchObject({ chain_family: 'utxo', network: 'litecoin', active: true, addresses_issued: 0, unused_gap: 0 });
     expect(wallet.first_address).toMatch(/^rltc1q[02-9ac-hj-np-z]{38}$/);
     expect(expectSuccess(await org.test.get(`/wallets/${wallet.id}`))).toMatchObject({ id: wallet.id, network: 'litecoin', unused_gap: 0 });
+  });
+
+  it('asks each node at start whether it keeps txindex=1: this one does, so utxo_txindex_missing is 0 and nothing is warned', async () => {
+    const metrics = async () => (await fetch(`${service.server.baseUrl}/metrics`)).text();
+    await eventually(async () => expect(await metrics()).toMatch(/^utxo_txindex_missing\{network="litecoin",mode="test"\} 0$/m));
+    expect(await metrics()).toMatch(/^utxo_txindex_missing\{network="litecoin",mode="live"\} 0$/m);
+    expect(linesWith(service.server, 'utxo_txindex')).toEqual([]);
   });
 
   it('lists Litecoin among the payable providers in live mode once the organization has a live Litecoin wallet', async () => {

@@ -136,6 +136,11 @@ export interface ChainFollower {
    * (block number -1, no block hash), and the ids of every transaction the mempool holds now.
    */
   pending?(watched: WatchedAddresses): Promise<{ transfers: IncomingTransfer[]; txids: ReadonlySet<string> }>;
+  /**
+   * Nodes that need a transaction index to find a mined transaction by its id (UTXO nodes, `txindex=1`):
+   * whether the node keeps one; null when the node cannot say (too old to answer the question).
+   */
+  transactionIndex?(): Promise<boolean | null>;
 }
 
 /** Where a provider id is paid: its network, and the configured asset slug (null = the network's coin). */

@@ -27,7 +27,7 @@ export class RegisterWalletRequestDto {
       "BIP32 extended public key at account level (m/44'/60'/0' as wallets export it). Addresses are m/.../0/i of it. " +
       'On UTXO networks also the versions wallets export (xpub/ypub/zpub, tpub/upub/vpub, Ltub/Mtub/ttub, dgub; the version decides ' +
       'P2PKH, P2WPKH-in-P2SH or P2WPKH; CashAddr on Bitcoin Cash) or an output descriptor (wpkh(...), pkh(...), sh(wpkh(...)), with or ' +
-      'without its key origin and /0/*). A private key (xprv..., WIF, hex), a recovery phrase, or a key of another coin or network ' +
+      'without its key origin, /0/* and #checksum; a checksum given must match, BIP-380). A private key (xprv..., WIF, hex), a recovery phrase, or a key of another coin or network ' +
       '(a mainnet key in test mode) is refused with 400 and never stored or logged.',
   })
   @MaxLength(400)

@@ -13,6 +13,8 @@ export class UtxoRpcError extends Error {
 
 /** Bitcoin Core's "No such mempool or blockchain transaction" (and "not found" answers alike). */
 const NOT_FOUND = -5;
+/** JSON-RPC's "Method not found" (a node older than the call). */
+const METHOD_NOT_FOUND = -32601;
 
 interface RpcOutput {
   value: string;
@@ -123,6 +125,21 @@ export class UtxoFollower implements ChainFollower {
   /** `main`, `test` or `regtest`, as getblockchaininfo names the chain. */
   async chain(): Promise<string> {
     return (await this.call<{ chain: string }>('getblockchaininfo')).chain;
+  }
+
+  /**
+   * Whether the node keeps its transaction index (`txindex=1`): `getindexinfo` (Bitcoin Core 0.21 and
+   * later, Litecoin Core 0.21) names `txindex` when it is on (still syncing or not) and answers `{}`
+   * when it is off; null from a node without the call.
+   */
+  async transactionIndex(): Promise<boolean | null> {
+    try {
+      const indexes = await this.call<Record<string, unknown>>('getindexinfo');
+      return Object.prototype.hasOwnProperty.call(indexes ?? {}, 'txindex');
+    } catch (e) {
+      if (e instanceof UtxoRpcError && e.code === METHOD_NOT_FOUND) return null;
+      throw e;
+    }
   }
 
   async head(): Promise<bigint> {

@@ -1,5 +1,6 @@
 import { mnemonicToSeedSync } from '@scure/bip39';
 import { HDKey } from '@scure/bip32';
+import { descriptorChecksum } from './descriptor-checksum';
 import { coinAmount, UtxoKeys } from './utxo-keys';
 import { UTXO_NETWORKS } from './utxo-networks';
 
@@ -17,6 +18,9 @@ const litecoin = new UtxoKeys(UTXO_NETWORKS.litecoin, 'main');
 const litecoinRegtest = new UtxoKeys(UTXO_NETWORKS.litecoin, 'regtest');
 const dogecoin = new UtxoKeys(UTXO_NETWORKS.dogecoin, 'main');
 const bitcoinCash = new UtxoKeys(UTXO_NETWORKS.bitcoin_cash, 'main');
+
+/** A descriptor with the checksum its wallet would append. */
+const withChecksum = (script: string) => `${script}#${descriptorChecksum(script)}`;
 
 const firstTwo = (keys: UtxoKeys, text: string) => {
   const check = keys.checkAccountKey(text);
@@ -63,7 +67,7 @@ describe('UtxoKeys: published vectors', () => {
     expect(first).toMatch(/^rltc1q[02-9ac-hj-np-z]{38}$/);
     // The same key as a descriptor names the same address.
     const tpub = account("m/84'/1'/0'", TPUB.pub, TPUB.priv).publicExtendedKey;
-    expect(firstTwo(litecoinRegtest, `wpkh([73c5da0a/84h/1h/0h]${tpub}/0/*)#abcdefgh`)[0]).toBe(first);
+    expect(firstTwo(litecoinRegtest, withChecksum(`wpkh([73c5da0a/84h/1h/0h]${tpub}/0/*)`))[0]).toBe(first);
   });
 
   it('Bitcoin Cash: CashAddr P2PKH from the xpub of m/44h/145h/0h', () => {
@@ -83,7 +87,7 @@ describe('UtxoKeys: published vectors', () => {
     const xpub84 = account("m/84'/0'/0'", XPUB.pub, XPUB.priv).publicExtendedKey;
     expect(firstTwo(bitcoin, `wpkh(${xpub84})`)[0]).toBe('bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu');
     expect(firstTwo(bitcoin, `wpkh([73c5da0a/84'/0'/0']${xpub84}/0/*)`)[0]).toBe('bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu');
-    expect(firstTwo(bitcoin, `wpkh([73c5da0a/84h/0h/0h]${xpub84}/<0;1>/*)#12345678`)[0]).toBe('bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu');
+    expect(firstTwo(bitcoin, withChecksum(`wpkh([73c5da0a/84h/0h/0h]${xpub84}/<0;1>/*)`))[0]).toBe('bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu');
     expect(firstTwo(bitcoin, `pkh([73c5da0a/44h/0h/0h]${account("m/44'/0'/0'", XPUB.pub, XPUB.priv).publicExtendedKey}/0/*)`)[0]).toBe(
       '1LqBGSKuX5yYUonjxT5qGfpUsXKYYWeabA',
     );
@@ -108,6 +112,7 @@ describe('UtxoKeys: refusals', () => {
   const ltub = 'Ltub2ZB5hCtgn7gqVPzt93yqG19A2VGPR8QubaJh1dagpMoJWFBmH2LX4uwRm5ihBQGKHiJLKaKMgfARozBUaBbSeR5A8VxkU5vCZcsFu9G3HHk';
   const dgub = account("m/44'/3'/0'", 0x02facafd, 0x02fac398).publicExtendedKey;
   const zpub = account("m/84'/0'/0'", ZPUB.pub, ZPUB.priv).publicExtendedKey;
+  const exported = withChecksum(`wpkh([73c5da0a/84h/0h/0h]${zpub}/0/*)`);
   const cases: Array<[string, UtxoKeys, string, string]> = [
     ['a zprv', bitcoin, zprv, 'never a private key'],
     ['a tprv', bitcoinTest, account("m/44'/1'/0'", TPUB.pub, TPUB.priv).privateExtendedKey, 'never a private key'],
@@ -132,6 +137,17 @@ describe('UtxoKeys: refusals', () => {
     ['an address-level key (depth 5)', bitcoin, account("m/44'/0'/0'/0/0", XPUB.pub, XPUB.priv).publicExtendedKey, 'depth 5'],
     ['a change-chain descriptor', bitcoin, `wpkh(${xpub}/1/*)`, 'receive chain'],
     ['another script type', bitcoin, `tr(${xpub})`, 'output descriptor'],
+    ['a descriptor whose script type was changed after export', bitcoin, exported.replace('wpkh(', 'pkh('), 'no longer matches its checksum'],
+    ['a descriptor whose origin path was changed after export', bitcoin, exported.replace('/84h/', '/49h/'), 'no longer matches its checksum'],
+    ['a descriptor whose checksum has one character changed', bitcoin, exported.slice(0, -1) + (exported.endsWith('q') ? 'p' : 'q'), 'no longer matches'],
+    ['a descriptor with a checksum of 7 characters', bitcoin, exported.slice(0, -1), 'is not 8 characters'],
+    ['a descriptor with a checksum outside the alphabet', bitcoin, exported.slice(0, -1) + 'b', 'is not 8 characters'],
+    [
+      'a private key in a descriptor with a wrong checksum',
+      bitcoin,
+      `wpkh(${account("m/84'/0'/0'", XPUB.pub, XPUB.priv).privateExtendedKey})#qqqqqqqq`,
+      'never a private key',
+    ],
   ];
   it.each(cases)('refuses %s without quoting it', (_, keys, text, message) => {
     const check = keys.checkAccountKey(text);
@@ -139,6 +155,27 @@ describe('UtxoKeys: refusals', () => {
     const problem = (check as { problem: string }).problem;
     expect(problem).toContain(message);
     expect(problem).not.toContain(text.slice(10, 30));
+  });
+});
+
+describe('UtxoKeys: descriptor checksums', () => {
+  const zpub = account("m/84'/0'/0'", ZPUB.pub, ZPUB.priv).publicExtendedKey;
+  const script = `wpkh([73c5da0a/84h/0h/0h]${zpub}/0/*)`;
+
+  it('takes a descriptor with its checksum, or with none, as the same key', () => {
+    const withSum = bitcoin.checkAccountKey(withChecksum(script));
+    const without = bitcoin.checkAccountKey(script);
+    expect(withSum.ok && without.ok).toBe(true);
+    if (!withSum.ok || !without.ok) return;
+    expect(withSum.key.text).toBe(withChecksum(script));
+    expect(withSum.key.firstAddress).toBe('bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu');
+    expect(withSum.key.fingerprint).toBe(without.key.fingerprint);
+  });
+
+  it('still derives from a stored descriptor whose checksum was never checked (taken before checksums were)', () => {
+    const stored = `${script}#qqqqqqqq`;
+    expect(bitcoin.checkAccountKey(stored).ok).toBe(false);
+    expect(bitcoin.deriveAddress(stored, 0)).toBe('bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu');
   });
 });
 

@@ -5,6 +5,7 @@ import { p2pkh, p2sh, p2wpkh } from '@scure/btc-signer';
 import { hash160 } from '@scure/btc-signer/utils';
 import type { AccountKeyCheck, PaymentRequest, RailKeys } from '../domain/payment-rail';
 import { cashaddrEncode } from './cashaddr';
+import { checkDescriptorChecksum } from './descriptor-checksum';
 import { ALL_KEY_VERSIONS, type AddressType, type ChainParams, keyNetOf, type KeyVersion, type UtxoChain, type UtxoNetwork } from './utxo-networks';
 
 /** Depth of an account-level key (m/84'/0'/0', m/44'/2'/0'...), as wallets export it. */
@@ -24,8 +25,12 @@ const WIF_VERSIONS = new Set([0x80, 0xef, 0xb0, 0x9e, 0xf1]);
 const KEY_TEXT = '[1-9A-HJ-NP-Za-km-z]{100,120}';
 /** `[fingerprint/84h/0h/0h]` key origin, then the key, then the receive chain (`/0/*`, or `/<0;1>/*`), each optional. */
 const DESCRIPTOR_KEY = new RegExp(`^(?:\\[([0-9a-fA-F]{8})((?:/\\d+['hH]?)*)\\])?(${KEY_TEXT})((?:/[^)]*)?)$`);
-const DESCRIPTOR = /^(wpkh|pkh|sh)\((.*)\)(?:#[a-z0-9]{8})?$/;
+const DESCRIPTOR = /^(wpkh|pkh|sh)\((.*)\)$/;
 const NEVER_PRIVATE = 'must be an extended public key (xpub...), never a private key; nothing was stored';
+const DESCRIPTOR_TYPES = 'must be a wpkh(...), pkh(...) or sh(wpkh(...)) output descriptor, or an extended public key';
+const WRONG_CHECKSUM =
+  'is a descriptor that no longer matches its checksum (after #): it was changed after the wallet wrote it (its script type, derivation path or a character); copy it again from the wallet; nothing was stored';
+const MALFORMED_CHECKSUM = 'is a descriptor whose checksum (after #) is not 8 characters of qpzry9x8gf2tvdw0s3jn54khce6mua7l; nothing was stored';
 
 /** A key that passed the checks: the BIP32 key and the address type it gives. */
 interface ParsedKey {
@@ -40,7 +45,8 @@ type Parse = { ok: true; parsed: ParsedKey } | { ok: false; problem: string };
  * test or regtest): account-level extended public keys in the versions its wallets export (the version
  * decides the address type: P2WPKH for zpub/vpub, P2WPKH in P2SH for ypub/upub/Mtub, P2PKH otherwise,
  * written as CashAddr on Bitcoin Cash), and output descriptors (`wpkh(...)`, `pkh(...)`,
- * `sh(wpkh(...))`, with or without key origin and `/0/*`), which name the type. The keys come from
+ * `sh(wpkh(...))`, with or without key origin, `/0/*` and `#checksum`), which name the type. A new key's
+ * descriptor checksum, when it has one, must match (BIP-380); a stored key is not checked again. The keys come from
  * @scure/bip32 and the addresses from @scure/btc-signer; nothing here does key arithmetic. Messages
  * never quote the key.
  */
@@ -56,7 +62,7 @@ export class UtxoKeys implements RailKeys {
 
   checkAccountKey(text: string): AccountKeyCheck {
     const value = text.trim();
-    const parse = this.parse(value);
+    const parse = this.parse(value, true);
     if (!parse.ok) return parse;
     const fingerprint = this.fingerprintOf(parse.parsed.key);
     return { ok: true, key: { text: value, firstAddress: this.addressOf(parse.parsed, 0), fingerprint } };
@@ -82,7 +88,7 @@ export class UtxoKeys implements RailKeys {
   }
 
   private parsed(accountKey: string): ParsedKey {
-    const parse = this.parse(accountKey.trim());
+    const parse = this.parse(accountKey.trim(), false);
     if (!parse.ok) throw new Error(`stored account key no longer passes its checks: ${parse.problem}`);
     return parse.parsed;
   }
@@ -93,13 +99,18 @@ export class UtxoKeys implements RailKeys {
     return createHash('sha256').update('utxo\n').update(key.publicKey).update(key.chainCode).digest('hex');
   }
 
-  private parse(value: string): Parse {
+  /** `verifyChecksum`: a descriptor's checksum must match (a new key; stored keys were taken before it was checked). */
+  private parse(value: string, verifyChecksum: boolean): Parse {
     if (HEX_KEY.test(value) || PRIVATE_PREFIX.test(value)) return { ok: false, problem: NEVER_PRIVATE };
     if (WORDS.test(value)) return { ok: false, problem: 'must be an extended public key (xpub...), never a recovery phrase; nothing was stored' };
-    const descriptor = DESCRIPTOR.exec(value);
-    if (descriptor) return this.parseDescriptor(descriptor[1], descriptor[2]);
-    if (/^[a-z]+\(/.test(value)) return { ok: false, problem: 'must be a wpkh(...), pkh(...) or sh(wpkh(...)) output descriptor, or an extended public key' };
-    return this.parseExtended(value, null);
+    if (!/^[a-z]+\(/.test(value)) return this.parseExtended(value, null);
+    const { script, checksum } = checkDescriptorChecksum(value);
+    const descriptor = DESCRIPTOR.exec(script);
+    if (!descriptor) return { ok: false, problem: DESCRIPTOR_TYPES };
+    // The key's own problems first (a private key is said so whatever the checksum), then the checksum.
+    const parse = this.parseDescriptor(descriptor[1], descriptor[2]);
+    if (!parse.ok || !verifyChecksum || checksum === 'absent' || checksum === 'valid') return parse;
+    return { ok: false, problem: checksum === 'wrong' ? WRONG_CHECKSUM : MALFORMED_CHECKSUM };
   }
 
   private parseDescriptor(fn: string, inner: string): Parse {
@@ -109,7 +120,7 @@ export class UtxoKeys implements RailKeys {
     else if (fn === 'pkh') type = 'p2pkh';
     else {
       const nested = /^wpkh\((.*)\)$/.exec(inner);
-      if (!nested) return { ok: false, problem: 'must be a wpkh(...), pkh(...) or sh(wpkh(...)) output descriptor, or an extended public key' };
+      if (!nested) return { ok: false, problem: DESCRIPTOR_TYPES };
       type = 'p2sh-p2wpkh';
       keyPart = nested[1];
     }
