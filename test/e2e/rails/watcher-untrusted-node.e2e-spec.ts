@@ -196,6 +196,75 @@ describe('the chain watcher against a node that cannot be trusted', () => {
     }
   }, 240_000);
 
+  it('records nothing from the blocks of another chain its node was moved to before the next periodic check, and rewinds nothing', async () => {
+    // A second node, another chain (the relay gives it chain id 1): the same deployer made the same token
+    // contract there, at the same address, as often happens across chains.
+    const other = await LocalChain.start();
+    const otherUsdt = await other.deployToken('USDT');
+    expect(otherUsdt).toBe(usdt);
+    // The move happens right after a chain id check answered the configured chain: the next one is a
+    // whole interval away, and the watcher polls every 100 ms meanwhile.
+    let moveAfterNextCheck = false;
+    const relay: JsonRpcRelay = new JsonRpcRelay(chain.rpcUrl, {
+      answer(call, answer) {
+        if (call.method !== 'eth_chainId') return answer;
+        if (relay.nodeUrl === other.rpcUrl) return { ...answer, result: '0x1' };
+        if (moveAfterNextCheck) {
+          moveAfterNextCheck = false;
+          relay.nodeUrl = other.rpcUrl;
+        }
+        return answer;
+      },
+    });
+    await relay.start();
+    const db = await sharedDatabase();
+    const server = await startServer({
+      databaseUrl: db.url,
+      env: { ...WATCHER_ENV, LOG_LEVEL: 'info', CHAIN_ID_CHECK_SECONDS: '3', CHAINS_FILE: chainsFile(relay.url) },
+    });
+    const cursor = async () => {
+      const rows = await withClient(db.url, (c) => c.query(`SELECT block_number::text AS n FROM chain_cursors WHERE mode = 'test' AND network = 'ethereum'`));
+      return BigInt((rows.rows[0]?.n as string | undefined) ?? -1);
+    };
+    try {
+      const shop = await shopOn(server);
+      const invoiceId = await createInvoice(shop, '10', 'USDT');
+      const pay = await paymentAddress(shop, invoiceId);
+      const head = await chain.blockNumber();
+      await eventually(async () => expect(await cursor()).toBe(head));
+      // The other chain is longer, and holds a transfer to the deposit address after the cursor's height.
+      const lift = head + 3n - (await other.blockNumber());
+      if (lift > 0n) await other.mine(Number(lift));
+      await other.receipt(await other.sendToken(usdt, 1, pay.address as string, units('10', 6)));
+
+      moveAfterNextCheck = true;
+      await eventually(async () => expect(relay.nodeUrl).toBe(other.rpcUrl), 10_000);
+      const mismatches = () => linesWith(server, '"event":"chain_id_mismatch"');
+      await eventually(async () => expect(mismatches().length).toBeGreaterThan(0), 10_000);
+      expect(JSON.parse(mismatches()[0])).toMatchObject({ expected_chain: '31337', actual_chain: '1' });
+      // One periodic check later: nothing recorded from the other chain, the cursor where it was.
+      const seen = mismatches().length;
+      await eventually(async () => expect(mismatches().length).toBeGreaterThan(seen), 10_000);
+      expect(await paymentsOf(shop, invoiceId)).toEqual([]);
+      expect(await cursor()).toBe(head);
+      expect(linesWith(server, '"event":"chain_reorg"')).toEqual([]);
+
+      // Back on the configured chain: watched from the cursor, and only its own payment counts.
+      relay.nodeUrl = chain.rpcUrl;
+      await eventually(async () => expect(linesWith(server, '"event":"chain_id_matches"').length).toBeGreaterThan(0), 10_000);
+      const hash = await chain.sendToken(usdt, 1, pay.address as string, units('10', 6));
+      const receipt = await chain.receipt(hash);
+      const payments = await waitForPayments(shop, invoiceId, (p) => p.length > 0);
+      expect(payments).toEqual([expect.objectContaining({ status: 'PENDING', idempotency_key: `ethereum:${hash}:${receipt.logs[0].logIndex}` })]);
+      expect(linesWith(server, '"event":"chain_reorg"')).toEqual([]);
+    } finally {
+      await server.stop();
+      await db.drop();
+      await relay.stop();
+      await other.stop();
+    }
+  }, 240_000);
+
   it('records a transfer of a block a reorg replaced between the read of the blocks and of their logs, once the chain settles', async () => {
     // The node's answers are the chain's own; the relay only picks the moment: right after the node has
     // answered eth_getLogs for the block armed below, and before the service has that answer, the block is
