@@ -33,7 +33,8 @@ export class JsonRpcRelay {
   port = 0;
 
   constructor(
-    private readonly nodeUrl: string,
+    /** Where calls go; may be changed while the relay runs (a backend repointed to another node). */
+    public nodeUrl: string,
     readonly hooks: JsonRpcRelayHooks = {},
   ) {}
 

@@ -128,6 +128,143 @@ describe('the chain watcher against a node that cannot be trusted', () => {
     }
   }, 240_000);
 
+  it('stops recording when a node that served the configured chain starts serving another, and resumes from its cursor when it serves it again', async () => {
+    // The node behind the RPC URL changes chains (a backend repointed, a provider misrouting): while
+    // `otherChain` is set, the relay answers eth_chainId for chain 1; every other call still reaches the
+    // Hardhat node, whose blocks and transfers go on as before.
+    let otherChain = false;
+    const relay = new JsonRpcRelay(chain.rpcUrl, {
+      answer: (call, answer) => (otherChain && call.method === 'eth_chainId' ? { ...answer, result: '0x1' } : answer),
+    });
+    await relay.start();
+    const db = await sharedDatabase();
+    const server = await startServer({
+      databaseUrl: db.url,
+      env: { ...WATCHER_ENV, LOG_LEVEL: 'info', CHAIN_ID_CHECK_SECONDS: '1', CHAINS_FILE: chainsFile(relay.url) },
+    });
+    const cursor = async () => {
+      const rows = await withClient(db.url, (c) => c.query(`SELECT block_number::text AS n FROM chain_cursors WHERE mode = 'test' AND network = 'ethereum'`));
+      return BigInt((rows.rows[0]?.n as string | undefined) ?? -1);
+    };
+    try {
+      const shop = await shopOn(server);
+      // While the node serves the configured chain, a payment is recorded.
+      const before = await createInvoice(shop, '10', 'USDT');
+      const later = await createInvoice(shop, '10', 'USDT');
+      const payBefore = await paymentAddress(shop, before);
+      const payLater = await paymentAddress(shop, later);
+      await chain.receipt(await chain.sendToken(usdt, 1, payBefore.address as string, units('10', 6)));
+      await waitForPayments(shop, before, (p) => p.length === 1);
+      expect(await metricsOf(server)).toMatch(/^chain_id_mismatch\{network="ethereum",mode="test"\} 0$/m);
+
+      otherChain = true;
+      const mismatches = () => linesWith(server, '"event":"chain_id_mismatch"');
+      await eventually(async () => expect(mismatches().length).toBeGreaterThan(0), 5_000);
+      const mismatch = JSON.parse(mismatches()[0]);
+      expect(mismatch).toMatchObject({ level: 50, network: 'ethereum', mode: 'test', expected_chain: '31337', actual_chain: '1' });
+      expect(mismatch.msg).toContain('serves chain 1, not chain 31337');
+      expect(await metricsOf(server)).toMatch(/^chain_id_mismatch\{network="ethereum",mode="test"\} 1$/m);
+      const elsewhere = await createInvoice(shop, '10', 'USDT');
+      expectError(await shop.post(`/invoices/${elsewhere}/payment_address`, { provider_id: 'prov_ethereum_usdt' }), 400, {
+        code: 'rail_unavailable',
+        field: 'provider_id',
+      });
+
+      // A payment made meanwhile on the configured chain (the node's actual one) waits: two more checks
+      // after it, a second apart, it is still not recorded and the cursor has not reached its block.
+      const hash = await chain.sendToken(usdt, 1, payLater.address as string, units('10', 6));
+      const receipt = await chain.receipt(hash);
+      await chain.mine(2);
+      const seen = mismatches().length;
+      await eventually(async () => expect(mismatches().length).toBeGreaterThanOrEqual(seen + 2), 20_000);
+      expect(await paymentsOf(shop, later)).toEqual([]);
+      expect(await cursor()).toBeLessThan(receipt.blockNumber);
+      expect(linesWith(server, 'chain_id_matches')).toEqual([]);
+
+      // The node serves the configured chain again: watched from the cursor on, the payment is recorded.
+      otherChain = false;
+      await eventually(async () => expect(linesWith(server, '"event":"chain_id_matches"').length).toBeGreaterThan(0), 5_000);
+      expect(JSON.parse(linesWith(server, '"event":"chain_id_matches"')[0])).toMatchObject({ network: 'ethereum', mode: 'test', chain: '31337' });
+      const [payment] = await waitForPayments(shop, later, (p) => p.length === 1);
+      expect(payment).toMatchObject({ provider_id: 'prov_ethereum_usdt', status: 'PENDING', idempotency_key: `ethereum:${hash}:${receipt.logs[0].logIndex}` });
+      expect(await metricsOf(server)).toMatch(/^chain_id_mismatch\{network="ethereum",mode="test"\} 0$/m);
+      expect((await paymentAddress(shop, elsewhere)).address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    } finally {
+      await server.stop();
+      await db.drop();
+      await relay.stop();
+    }
+  }, 240_000);
+
+  it('records nothing from the blocks of another chain its node was moved to before the next periodic check, and rewinds nothing', async () => {
+    // A second node, another chain (the relay gives it chain id 1): the same deployer made the same token
+    // contract there, at the same address, as often happens across chains.
+    const other = await LocalChain.start();
+    const otherUsdt = await other.deployToken('USDT');
+    expect(otherUsdt).toBe(usdt);
+    // The move happens right after a chain id check answered the configured chain: the next one is a
+    // whole interval away, and the watcher polls every 100 ms meanwhile.
+    let moveAfterNextCheck = false;
+    const relay: JsonRpcRelay = new JsonRpcRelay(chain.rpcUrl, {
+      answer(call, answer) {
+        if (call.method !== 'eth_chainId') return answer;
+        if (relay.nodeUrl === other.rpcUrl) return { ...answer, result: '0x1' };
+        if (moveAfterNextCheck) {
+          moveAfterNextCheck = false;
+          relay.nodeUrl = other.rpcUrl;
+        }
+        return answer;
+      },
+    });
+    await relay.start();
+    const db = await sharedDatabase();
+    const server = await startServer({
+      databaseUrl: db.url,
+      env: { ...WATCHER_ENV, LOG_LEVEL: 'info', CHAIN_ID_CHECK_SECONDS: '3', CHAINS_FILE: chainsFile(relay.url) },
+    });
+    const cursor = async () => {
+      const rows = await withClient(db.url, (c) => c.query(`SELECT block_number::text AS n FROM chain_cursors WHERE mode = 'test' AND network = 'ethereum'`));
+      return BigInt((rows.rows[0]?.n as string | undefined) ?? -1);
+    };
+    try {
+      const shop = await shopOn(server);
+      const invoiceId = await createInvoice(shop, '10', 'USDT');
+      const pay = await paymentAddress(shop, invoiceId);
+      const head = await chain.blockNumber();
+      await eventually(async () => expect(await cursor()).toBe(head));
+      // The other chain is longer, and holds a transfer to the deposit address after the cursor's height.
+      const lift = head + 3n - (await other.blockNumber());
+      if (lift > 0n) await other.mine(Number(lift));
+      await other.receipt(await other.sendToken(usdt, 1, pay.address as string, units('10', 6)));
+
+      moveAfterNextCheck = true;
+      await eventually(async () => expect(relay.nodeUrl).toBe(other.rpcUrl), 10_000);
+      const mismatches = () => linesWith(server, '"event":"chain_id_mismatch"');
+      await eventually(async () => expect(mismatches().length).toBeGreaterThan(0), 10_000);
+      expect(JSON.parse(mismatches()[0])).toMatchObject({ expected_chain: '31337', actual_chain: '1' });
+      // One periodic check later: nothing recorded from the other chain, the cursor where it was.
+      const seen = mismatches().length;
+      await eventually(async () => expect(mismatches().length).toBeGreaterThan(seen), 10_000);
+      expect(await paymentsOf(shop, invoiceId)).toEqual([]);
+      expect(await cursor()).toBe(head);
+      expect(linesWith(server, '"event":"chain_reorg"')).toEqual([]);
+
+      // Back on the configured chain: watched from the cursor, and only its own payment counts.
+      relay.nodeUrl = chain.rpcUrl;
+      await eventually(async () => expect(linesWith(server, '"event":"chain_id_matches"').length).toBeGreaterThan(0), 10_000);
+      const hash = await chain.sendToken(usdt, 1, pay.address as string, units('10', 6));
+      const receipt = await chain.receipt(hash);
+      const payments = await waitForPayments(shop, invoiceId, (p) => p.length > 0);
+      expect(payments).toEqual([expect.objectContaining({ status: 'PENDING', idempotency_key: `ethereum:${hash}:${receipt.logs[0].logIndex}` })]);
+      expect(linesWith(server, '"event":"chain_reorg"')).toEqual([]);
+    } finally {
+      await server.stop();
+      await db.drop();
+      await relay.stop();
+      await other.stop();
+    }
+  }, 240_000);
+
   it('records a transfer of a block a reorg replaced between the read of the blocks and of their logs, once the chain settles', async () => {
     // The node's answers are the chain's own; the relay only picks the moment: right after the node has
     // answered eth_getLogs for the block armed below, and before the service has that answer, the block is

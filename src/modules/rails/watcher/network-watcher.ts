@@ -398,6 +398,10 @@ export class NetworkWatcher {
       if (!shorter) return false;
       ancestor = top;
     }
+    // Blocks that do not follow the remembered ones are also what a node moved to another chain serves:
+    // its chain id is asked before they are believed. On another chain nothing is rewound or recorded
+    // (the check logs and counts it, and the run loop stops watching until the node is right again).
+    if ((await this.rpc('chain', () => this.identity.ask())) !== this.config.chain) return true;
     for (const candidate of ancestor ? [] : known.slice(1)) {
       const block = await this.rpc('block', () => this.follower.block(candidate.number));
       if (block.hash === candidate.hash) {
