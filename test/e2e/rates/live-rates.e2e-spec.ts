@@ -230,10 +230,12 @@ describe('live exchange rates with a fallback', () => {
     });
     const error = expectError(refused, 503, { code: 'rates_unavailable' });
     expect(error.error).toMatch(/BITCOIN/);
+    // retry when the sources are asked again: RATES_REFRESH_SECONDS
+    expect(refused.headers.get('retry-after')).toBe('1');
 
-    expectError(await org.live.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'BITCOIN', price: '1' }] }), 503, {
-      code: 'rates_unavailable',
-    });
+    const invoiceRefused = await org.live.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'BITCOIN', price: '1' }] });
+    expectError(invoiceRefused, 503, { code: 'rates_unavailable' });
+    expect(invoiceRefused.headers.get('retry-after')).toBe('1');
     expectError(await org.live.post('/pay/quote', { currency: 'BITCOIN', items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '10' }] }), 503, {
       code: 'rates_unavailable',
     });
