@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Api } from './api';
+import { embeddedUrl } from './embedded';
 import { createDatabase, dropDatabase } from './pg';
 import { ADMIN_TOKEN, RunningServer, startServer } from './server';
 
@@ -47,6 +48,25 @@ export async function startIsolatedService(env: Record<string, string | undefine
     async stop() {
       await server.stop();
       if (pgServer && databaseUrl) await dropDatabase(pgServer, databaseUrl);
+    },
+  };
+}
+
+/** One database several service processes share: PostgreSQL when there is a server, else an embedded one served by a process of its own. */
+export async function sharedDatabase(): Promise<{ url: string; owner: RunningServer | null; drop(): Promise<void> }> {
+  const pg = process.env.TEST_PG_SERVER_URL;
+  if (pg) {
+    const url = await createDatabase(pg);
+    return { url, owner: null, drop: () => dropDatabase(pg, url) };
+  }
+  const dataDir = mkdtempSync(join(tmpdir(), 'ipa-shared-'));
+  const owner = await startServer({ dataDir });
+  const url = embeddedUrl(dataDir);
+  return {
+    url,
+    owner,
+    drop: async () => {
+      await owner.stop();
     },
   };
 }

@@ -165,7 +165,7 @@ export interface paths {
         put?: never;
         /**
          * Price quote with currency conversion
-         * @description Send `currency` and exactly one of `product`, `invoice_id` or `items`. Amounts are converted through the USD rates of the snapshot in force now (`exchange_rate_timestamp`), rounded half-up at 30 fractional digits. Nothing is stored. In live mode with live rate sources (RATE_SOURCES), a rate older than RATES_MAX_AGE_SECONDS answers 503 `rates_unavailable`.
+         * @description Send `currency` and exactly one of `product`, `invoice_id` or `items`. Amounts are converted through the USD rates of the snapshot in force now (`exchange_rate_timestamp`), rounded half-up at 30 fractional digits. Nothing is stored. In live mode with live rate sources (RATE_SOURCES), a rate older than RATES_MAX_AGE_SECONDS answers 503 `rates_unavailable`, with a Retry-After header giving the seconds until the sources are asked again (RATES_REFRESH_SECONDS).
          */
         post: operations["QuotesController_quote"];
         delete?: never;
@@ -265,7 +265,7 @@ export interface paths {
         put?: never;
         /**
          * Create an invoice
-         * @description Items (1 to 100) are PRODUCT or PAYMENT_INTENT items; prices are computed at current rates. The invoice starts PENDING. In live mode with live rate sources (RATE_SOURCES), a rate older than RATES_MAX_AGE_SECONDS answers 503 `rates_unavailable` and nothing is stored.
+         * @description Items (1 to 100) are PRODUCT or PAYMENT_INTENT items; prices are computed at current rates. The invoice starts PENDING. In live mode with live rate sources (RATE_SOURCES), a rate older than RATES_MAX_AGE_SECONDS answers 503 `rates_unavailable` and nothing is stored; its Retry-After header gives the seconds until the sources are asked again (RATES_REFRESH_SECONDS).
          */
         post: operations["InvoicesController_create"];
         delete?: never;
@@ -3621,7 +3621,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unavailable for now, retry shortly: the database is unreachable (service_unavailable), or, where prices are locked in (live mode, live rate sources), a rate they need is older than RATES_MAX_AGE_SECONDS (rates_unavailable; nothing was stored) */
+            /** @description Unavailable for now, retry shortly: the database is unreachable (service_unavailable), or, where prices are locked in (live mode, live rate sources), a rate they need is older than RATES_MAX_AGE_SECONDS (rates_unavailable; nothing was stored; Retry-After gives the seconds until the rate sources are asked again) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4615,7 +4615,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Unavailable for now, retry shortly: the database is unreachable (service_unavailable), or, where prices are locked in (live mode, live rate sources), a rate they need is older than RATES_MAX_AGE_SECONDS (rates_unavailable; nothing was stored) */
+            /** @description Unavailable for now, retry shortly: the database is unreachable (service_unavailable), or, where prices are locked in (live mode, live rate sources), a rate they need is older than RATES_MAX_AGE_SECONDS (rates_unavailable; nothing was stored; Retry-After gives the seconds until the rate sources are asked again) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5011,7 +5011,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Unavailable for now, retry shortly: the database is unreachable (service_unavailable), or, where prices are locked in (live mode, live rate sources), a rate they need is older than RATES_MAX_AGE_SECONDS (rates_unavailable; nothing was stored) */
+            /** @description Unavailable for now, retry shortly: the database is unreachable (service_unavailable), or, where prices are locked in (live mode, live rate sources), a rate they need is older than RATES_MAX_AGE_SECONDS (rates_unavailable; nothing was stored; Retry-After gives the seconds until the rate sources are asked again) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5382,7 +5382,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Unavailable for now, retry shortly: the database is unreachable (service_unavailable), or, where prices are locked in (live mode, live rate sources), a rate they need is older than RATES_MAX_AGE_SECONDS (rates_unavailable; nothing was stored) */
+            /** @description Unavailable for now, retry shortly: the database is unreachable (service_unavailable), or, where prices are locked in (live mode, live rate sources), a rate they need is older than RATES_MAX_AGE_SECONDS (rates_unavailable; nothing was stored; Retry-After gives the seconds until the rate sources are asked again) */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -6,10 +6,12 @@ import { CURRENCIES } from '../../shared/money/currency';
 import { MetricsRegistry } from '../../shared/metrics/metrics-registry';
 import { PeriodicTask } from '../../shared/time/periodic-task';
 import { Clock } from '../../shared/time/clock';
+import { TransactionRunner } from '../../shared/db/transaction-runner';
 import { failureText, LiveRateSource } from './adapters/http-answer';
 import { rateSourceFor } from './adapters/rate-sources';
 import { ImportRatesHandler } from './commands/import-rates/import-rates.handler';
 import { chooseRates, SourceResult } from './domain/rate-choice';
+import { RatesRepository } from './persistence/rates.repository';
 import { RatesAsOfQuery } from './queries/rates-as-of/rates-as-of.query';
 import { RatesConfig } from './rates.config';
 
@@ -17,8 +19,14 @@ import { RatesConfig } from './rates.config';
  * Live rates (decisions.md §21): every RATES_REFRESH_SECONDS, asks every source in RATE_SOURCES at
  * once, takes each currency from the first source (in order) with a usable, recent answer, and
  * writes one snapshot. A currency no source answered keeps its previous rate, time and source, so it
- * ages until live pricing refuses it. Several instances may refresh at once: snapshot writers take
- * one advisory lock, and one that finds a snapshot newer than half a period writes nothing.
+ * ages until live pricing refuses it.
+ *
+ * Several instances share one database, and the exchanges' public APIs their request budget: an
+ * instance that finds another's snapshot taken within the last three quarters of a period asks no
+ * source at all, so about one instance asks per period. Two that tick together may both ask; snapshot
+ * writers take one advisory lock, the second finds a snapshot newer than half a period, writes
+ * nothing and moves its schedule by half a period, so that from then on it finds the other's fresh
+ * snapshot.
  */
 @Injectable()
 export class RatesRefresher implements OnApplicationShutdown, OnApplicationBootstrap {
@@ -29,6 +37,8 @@ export class RatesRefresher implements OnApplicationShutdown, OnApplicationBoots
     (e) => this.logger.warn({ err: e.message }, 'rates refresh failed; keeping the current rates'),
   );
   private readonly failures: Counter;
+  /** When the last snapshot this instance wrote was taken (a slow refresh must not take its own snapshot for another's). */
+  private lastWritten: number | null = null;
 
   constructor(
     @Inject(BackgroundWork) private readonly work: BackgroundWork,
@@ -36,6 +46,8 @@ export class RatesRefresher implements OnApplicationShutdown, OnApplicationBoots
     @Inject(ImportRatesHandler) private readonly importer: ImportRatesHandler,
     @Inject(QueryBus) private readonly queries: QueryBus,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(RatesRepository) private readonly repo: RatesRepository,
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(MetricsRegistry) metrics: MetricsRegistry,
   ) {
     this.sources = config.sources.map((s) => rateSourceFor(s, config.RATE_SOURCE_TIMEOUT_MS, () => clock.now()));
@@ -78,9 +90,19 @@ export class RatesRefresher implements OnApplicationShutdown, OnApplicationBoots
     this.task.start(this.config.refreshSeconds);
   }
 
-  /** One refresh: ask, choose, write (unless another instance just did), log. */
+  /** One refresh: ask, choose, write, log; nothing when another instance has just refreshed. */
   async refresh(): Promise<void> {
     if (!this.sources.length) return;
+    const periodMs = this.config.refreshSeconds * 1000;
+    const halfPeriodMs = periodMs / 2;
+    const started = this.clock.now();
+    const newest = await this.repo.newestTakenAt(this.tx.manager, started);
+    // Three quarters, not half: an instance ticking about half a period after the one that asks stays
+    // on one side of the line (it skips), instead of both swapping roles at every jitter of their timers.
+    if (newest && newest.getTime() !== this.lastWritten && newest.getTime() > started.getTime() - (periodMs * 3) / 4) {
+      this.logger.debug({ snapshot_taken_at: newest.toISOString() }, 'another instance refreshed the rates; sources not asked');
+      return;
+    }
     const results: SourceResult[] = await Promise.all(
       this.sources.map(async (s) => {
         try {
@@ -100,9 +122,15 @@ export class RatesRefresher implements OnApplicationShutdown, OnApplicationBoots
     if (chosen.length) {
       const imported = await this.importer.write(
         { takenAt: now, source: `live:${used.join(',')}`.slice(0, 100), rates: choice.rates, origins: choice.origins },
-        new Date(now.getTime() - (this.config.refreshSeconds * 1000) / 2),
+        new Date(now.getTime() - halfPeriodMs),
       );
       written = imported?.id ?? null;
+      if (written) this.lastWritten = now.getTime();
+      else {
+        // Asked the sources in step with another instance: tick half a period away from it from now on.
+        this.task.shift(this.config.refreshSeconds / 2);
+        this.logger.debug('another instance refreshed the rates meanwhile; this one now refreshes half a period later');
+      }
     }
     const table = await this.queries.execute(new RatesAsOfQuery());
     let oldest = { currency: 'USD', ageSeconds: 0, source: 'fixed' };

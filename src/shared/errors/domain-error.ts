@@ -24,6 +24,8 @@ export abstract class DomainError extends Error {
   abstract readonly kind: ErrorKind;
   /** Field path -> message, rendered as the envelope's `validator`. */
   readonly fields: FieldErrors | null;
+  /** When the client may usefully try again (seconds), sent as the Retry-After header; unset: no header. */
+  readonly retryAfterSeconds?: number;
 
   constructor(message: string, fields?: FieldErrors | null) {
     super(message);

@@ -41,7 +41,7 @@ const ERROR_TEXT: Record<number, string> = {
   409: 'A request with the same Idempotency-Key is still in flight',
   413: 'Body larger than the limit',
   429: 'Too many requests; see Retry-After',
-  503: 'Unavailable for now, retry shortly: the database is unreachable (service_unavailable), or, where prices are locked in (live mode, live rate sources), a rate they need is older than RATES_MAX_AGE_SECONDS (rates_unavailable; nothing was stored)',
+  503: 'Unavailable for now, retry shortly: the database is unreachable (service_unavailable), or, where prices are locked in (live mode, live rate sources), a rate they need is older than RATES_MAX_AGE_SECONDS (rates_unavailable; nothing was stored; Retry-After gives the seconds until the rate sources are asked again)',
 };
 
 export function ApiErrors(...statuses: number[]): MethodDecorator {

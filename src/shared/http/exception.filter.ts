@@ -2,7 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, Inject, Logger } from '@nestjs/c
 import type { Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { AppConfig } from '../config/app-config';
-import { RateLimitedError } from '../errors/domain-error';
+import { DomainError } from '../errors/domain-error';
 import { DescribedError, describeError } from './describe-error';
 import { AppRequest, Envelope, envOf } from './envelope';
 
@@ -38,7 +38,9 @@ export class EnvelopeExceptionFilter implements ExceptionFilter {
       res.end();
       return;
     }
-    if (exception instanceof RateLimitedError) res.setHeader('Retry-After', String(exception.retryAfterSeconds));
+    if (exception instanceof DomainError && exception.retryAfterSeconds !== undefined) {
+      res.setHeader('Retry-After', String(Math.max(0, Math.ceil(exception.retryAfterSeconds))));
+    }
     const envelope: Envelope<Record<string, never>> = {
       status: described.status,
       data: {},

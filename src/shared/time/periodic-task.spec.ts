@@ -52,4 +52,35 @@ describe('PeriodicTask', () => {
     await stopped;
     expect(ended).toBe(true);
   });
+
+  it('shift moves the schedule: the next pass that much later, then every period from there', async () => {
+    const pass = jest.fn(() => Promise.resolve());
+    const task = new PeriodicTask(pass, () => undefined);
+    task.shift(0.5);
+    jest.advanceTimersByTime(1000);
+    expect(pass).not.toHaveBeenCalled(); // not started: nothing to move
+
+    task.start(1);
+    jest.advanceTimersByTime(1000);
+    expect(pass).toHaveBeenCalledTimes(1);
+    await jest.advanceTimersByTimeAsync(0);
+
+    task.shift(0.5);
+    jest.advanceTimersByTime(499);
+    expect(pass).toHaveBeenCalledTimes(1);
+    jest.advanceTimersByTime(1);
+    expect(pass).toHaveBeenCalledTimes(2);
+    await jest.advanceTimersByTimeAsync(0);
+    jest.advanceTimersByTime(999);
+    expect(pass).toHaveBeenCalledTimes(2);
+    jest.advanceTimersByTime(1);
+    expect(pass).toHaveBeenCalledTimes(3);
+    await jest.advanceTimersByTimeAsync(0);
+
+    // a shift pending when the task stops runs nothing
+    task.shift(0.5);
+    await task.stop();
+    jest.advanceTimersByTime(5000);
+    expect(pass).toHaveBeenCalledTimes(3);
+  });
 });

@@ -5,7 +5,9 @@
  */
 export class PeriodicTask {
   private timer: NodeJS.Timeout | null = null;
+  private delay: NodeJS.Timeout | null = null;
   private running: Promise<unknown> | null = null;
+  private seconds = 0;
 
   constructor(
     private readonly pass: () => Promise<unknown>,
@@ -14,20 +16,49 @@ export class PeriodicTask {
 
   /** Runs the pass every `seconds` (0 or less: never); a second start is a no-op. */
   start(seconds: number): void {
-    if (seconds <= 0 || this.timer) return;
-    this.timer = setInterval(() => {
-      if (this.running) return;
-      this.running = this.pass()
-        .catch((e) => this.onFailure(e as Error))
-        .finally(() => (this.running = null));
-    }, seconds * 1000);
-    this.timer.unref();
+    if (seconds <= 0 || this.timer || this.delay) return;
+    this.seconds = seconds;
+    this.repeat();
+  }
+
+  /**
+   * Moves the schedule: the next pass runs `seconds` from now, and the ones after it every period
+   * from then on (no-op when not started). Lets processes that run the same task against shared
+   * state stop ticking in step.
+   */
+  shift(seconds: number): void {
+    if (!this.timer) return;
+    clearInterval(this.timer);
+    this.timer = null;
+    this.delay = setTimeout(
+      () => {
+        this.delay = null;
+        this.tick();
+        this.repeat();
+      },
+      Math.max(0, seconds * 1000),
+    );
+    this.delay.unref();
   }
 
   /** No further passes; resolves when the one under way (if any) has ended. */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    if (this.delay) clearTimeout(this.delay);
     this.timer = null;
+    this.delay = null;
     await this.running;
+  }
+
+  private repeat(): void {
+    this.timer = setInterval(() => this.tick(), this.seconds * 1000);
+    this.timer.unref();
+  }
+
+  private tick(): void {
+    if (this.running) return;
+    this.running = this.pass()
+      .catch((e) => this.onFailure(e as Error))
+      .finally(() => (this.running = null));
   }
 }

@@ -1,16 +1,13 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Address } from 'viem';
 import { LocalChain } from '../../chain/local-chain';
 import { Api } from '../../support/api';
 import { expectSuccess } from '../../support/envelope';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
-import { embeddedUrl } from '../../support/embedded';
-import { createDatabase, dropDatabase } from '../../support/pg';
-import { RunningServer, startServer } from '../../support/server';
 import { eventually } from '../../support/webhook-receiver';
 import { addressAt, freshAccount, writeChainsFile } from './rails-helpers';
+
+/** One database several service processes share (see test/support/isolated.ts). */
+export { sharedDatabase } from '../../support/isolated';
 
 export interface ChainSetup {
   chain: LocalChain;
@@ -73,23 +70,4 @@ export async function waitForPayments(api: Api, invoiceId: string, check: (payme
 export function units(amount: string, decimals: number): bigint {
   const [whole, fraction = ''] = amount.split('.');
   return BigInt(whole + fraction.padEnd(decimals, '0').slice(0, decimals));
-}
-
-/** One database several service processes share: PostgreSQL when there is a server, else an embedded one served by a process of its own. */
-export async function sharedDatabase(): Promise<{ url: string; owner: RunningServer | null; drop(): Promise<void> }> {
-  const pg = process.env.TEST_PG_SERVER_URL;
-  if (pg) {
-    const url = await createDatabase(pg);
-    return { url, owner: null, drop: () => dropDatabase(pg, url) };
-  }
-  const dataDir = mkdtempSync(join(tmpdir(), 'ipa-watchers-'));
-  const owner = await startServer({ dataDir });
-  const url = embeddedUrl(dataDir);
-  return {
-    url,
-    owner,
-    drop: async () => {
-      await owner.stop();
-    },
-  };
 }

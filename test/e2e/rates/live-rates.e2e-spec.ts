@@ -1,10 +1,10 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expectError, expectSuccess } from '../../support/envelope';
-import { IsolatedService, startIsolatedService } from '../../support/isolated';
+import { IsolatedService, sharedDatabase, startIsolatedService } from '../../support/isolated';
 import { D, r30 } from '../../support/money';
 import { withClient } from '../../support/pg';
-import { ADMIN_TOKEN } from '../../support/server';
+import { ADMIN_TOKEN, RunningServer, startServer } from '../../support/server';
 import { Api } from '../../support/api';
 
 /**
@@ -230,10 +230,12 @@ describe('live exchange rates with a fallback', () => {
     });
     const error = expectError(refused, 503, { code: 'rates_unavailable' });
     expect(error.error).toMatch(/BITCOIN/);
+    // retry when the sources are asked again: RATES_REFRESH_SECONDS
+    expect(refused.headers.get('retry-after')).toBe('1');
 
-    expectError(await org.live.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'BITCOIN', price: '1' }] }), 503, {
-      code: 'rates_unavailable',
-    });
+    const invoiceRefused = await org.live.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'BITCOIN', price: '1' }] });
+    expectError(invoiceRefused, 503, { code: 'rates_unavailable' });
+    expect(invoiceRefused.headers.get('retry-after')).toBe('1');
     expectError(await org.live.post('/pay/quote', { currency: 'BITCOIN', items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '10' }] }), 503, {
       code: 'rates_unavailable',
     });
@@ -276,6 +278,75 @@ describe('live exchange rates with a fallback', () => {
     exchanges.coinbase.behaviour = 'answer';
     await liveBitcoinAt('100000');
   });
+});
+
+describe('live rates with several instances on one database', () => {
+  // RATES_REFRESH_SECONDS: long enough that two instances half a period apart never tick together on a busy machine
+  const PERIOD_S = 2;
+  const feed = { BITCOIN: '70000' };
+  let source: FakeExchange;
+  let db: Awaited<ReturnType<typeof sharedDatabase>>;
+  const instances: RunningServer[] = [];
+
+  beforeAll(async () => {
+    source = await fakeExchange(() => ({ taken_at: new Date().toISOString(), rates: { ...feed } }));
+    db = await sharedDatabase();
+  });
+
+  afterAll(async () => {
+    await Promise.all(instances.map((i) => i.stop()));
+    await db?.drop();
+    await source?.close();
+  });
+
+  it('asks the sources about once per period between them, and each prices live invoices from the fresh rates; one takes over when the other stops', async () => {
+    const env = { RATE_SOURCES: `${source.url}/rates.json`, RATES_REFRESH_SECONDS: String(PERIOD_S), RATES_MAX_AGE_SECONDS: '10' };
+    for (let i = 0; i < 2; i++) instances.push(await startServer({ databaseUrl: db.url, env }));
+    const [first, second] = instances;
+    const created = await new Api(null, first.baseUrl).post('/admin/organizations', { name: 'Two instances' }, { headers: { 'x-admin-token': ADMIN_TOKEN } });
+    const key = expectSuccess(created, 201).live_key as string;
+    const live = instances.map((i) => new Api(key, i.baseUrl));
+
+    const btcQuote = { currency: 'USD', items: [{ type: 'PAYMENT_INTENT', currency: 'BITCOIN', price: '1' }] };
+    const bitcoinAt = (api: Api, usd: string) =>
+      waitFor(`a live bitcoin at ${usd} USD on ${api.base}`, async () => {
+        const res = await api.post('/pay/quote', btcQuote);
+        return res.status === 200 && res.body.data.total.price === r30(usd) ? true : null;
+      });
+
+    // a new price reaches both instances, and each locks it into a live invoice
+    feed.BITCOIN = '72000.5';
+    await Promise.all(live.map((api) => bitcoinAt(api, '72000.5')));
+    for (const api of live) {
+      const { id } = expectSuccess(
+        await api.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'BITCOIN', price: '2' }], currency: 'USD' }),
+        201,
+      );
+      expect(expectSuccess(await api.post(`/invoices/${id}`, {})).price_usd).toBe(r30('144001'));
+    }
+
+    // Over several periods, about one request a period in all (each instance asking would be two).
+    // Measured after a period of settling: instances that started in step part on their first collision.
+    await new Promise((r) => setTimeout(r, PERIOD_S * 1000));
+    const periods = 6;
+    const before = source.seen.length;
+    await new Promise((r) => setTimeout(r, periods * PERIOD_S * 1000));
+    const asked = source.seen.length - before;
+    expect(asked).toBeGreaterThan(0);
+    expect(asked).toBeLessThan(1.5 * periods);
+
+    // whichever instance was asking, the other one asks once the first is gone
+    await first.stop();
+    instances.shift();
+    feed.BITCOIN = '75000';
+    await bitcoinAt(live[1], '75000');
+    const { id } = expectSuccess(
+      await live[1].post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'BITCOIN', price: '1' }], currency: 'USD' }),
+      201,
+    );
+    expect(expectSuccess(await live[1].post(`/invoices/${id}`, {})).price_usd).toBe(r30('75000'));
+    expect(second.process.exitCode).toBeNull();
+  }, 180_000);
 });
 
 describe('the start-up warning without live rate sources', () => {

@@ -3,7 +3,8 @@ import type { Currency } from '../../../shared/money/currency';
 
 /**
  * Live pricing needs a rate that no source renewed within RATES_MAX_AGE_SECONDS: the request locks
- * in no price and stores nothing (503, code rates_unavailable); it may succeed once a source answers again.
+ * in no price and stores nothing (503, code rates_unavailable); it may succeed once a source answers
+ * again, so Retry-After says when the sources are asked next (at most one refresh period away).
  */
 export class RatesUnavailableError extends DomainError {
   readonly kind = 'unavailable' as const;
@@ -11,6 +12,7 @@ export class RatesUnavailableError extends DomainError {
   constructor(
     readonly stale: ReadonlyArray<{ currency: Currency; ageSeconds: number }>,
     maxAgeSeconds: number,
+    readonly retryAfterSeconds: number,
   ) {
     super(
       `No exchange rate recent enough for live pricing: ${stale

@@ -85,12 +85,22 @@ export class RatesRepository {
 
   /**
    * Serializes snapshot writers across processes (several instances refresh at once) for the rest of
-   * the transaction, and says when the newest snapshot was written, so a refresher that waited can see
-   * that another one has just done its work.
+   * the transaction, and says when the newest snapshot up to `now` was taken, so a refresher that
+   * waited can see that another one has just done its work.
    */
-  async lockWriters(m: EntityManager): Promise<Date | null> {
+  async lockWriters(m: EntityManager, now: Date): Promise<Date | null> {
     await m.query(`SELECT pg_advisory_xact_lock(hashtext('rate_snapshots_write'))`);
-    const rows: Array<{ created_at: Date | null }> = await m.query(`SELECT max(created_at) AS created_at FROM rate_snapshots`);
-    return rows[0]?.created_at ?? null;
+    return this.newestTakenAt(m, now);
+  }
+
+  /**
+   * When the newest snapshot taken up to `now` was taken (by any instance, or imported); null before
+   * the first. A snapshot dated later (an import of future rates) is not in force yet and does not count.
+   */
+  async newestTakenAt(m: EntityManager, now: Date): Promise<Date | null> {
+    const rows: Array<{ taken_at: Date }> = await m.query(`SELECT taken_at FROM rate_snapshots WHERE taken_at <= $1 ORDER BY taken_at DESC, id DESC LIMIT 1`, [
+      now,
+    ]);
+    return rows[0]?.taken_at ?? null;
   }
 }

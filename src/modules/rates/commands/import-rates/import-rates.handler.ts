@@ -33,7 +33,7 @@ export class ImportRatesHandler implements ICommandHandler<ImportRatesCommand> {
   async write(snapshot: SnapshotInput, unlessTakenAfter?: Date): Promise<ImportedRates | null> {
     const imported = await this.notifications.broadcast(RATES_CHANGED, (payload) =>
       this.tx.run(async (m) => {
-        const newest = await this.repo.lockWriters(m);
+        const newest = await this.repo.lockWriters(m, this.clock.now());
         if (unlessTakenAfter && newest && newest > unlessTakenAfter) return null;
         const previousId = await this.repo.snapshotIdAsOf(m, snapshot.takenAt);
         const previous = previousId ? await this.repo.load(m, previousId) : null;

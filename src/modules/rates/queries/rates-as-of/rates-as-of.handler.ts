@@ -55,7 +55,7 @@ export class RatesAsOfHandler implements IQueryHandler<RatesAsOfQuery> {
     // Checked on the table already loaded (and cached): no query of its own.
     if (freshFor?.length && this.hasSources) {
       const stale = staleRates(table.origins, freshFor, now, this.config.RATES_MAX_AGE_SECONDS * 1000);
-      if (stale.length) throw new RatesUnavailableError(stale, this.config.RATES_MAX_AGE_SECONDS);
+      if (stale.length) throw new RatesUnavailableError(stale, this.config.RATES_MAX_AGE_SECONDS, this.config.refreshSeconds);
     }
     return table;
   }
