@@ -24,6 +24,13 @@ export const hourLabel = (t: number) => `${new Date(t).toISOString().slice(0, 13
  * The windows are aligned to hours and days, so a test that places rows relative to them must not
  * straddle an hour boundary: wait until the clock is at least 90 s away from the next hour.
  */
+/**
+ * The timeout of a hook that calls awayFromHourBoundary: its wait (up to 91 s) plus a minute for the rest
+ * of the hook. Jest's default of 60 s is shorter than the wait itself, which failed every test of a file
+ * started in the last minute and a half of an hour.
+ */
+export const HOUR_BOUNDARY_HOOK_TIMEOUT = 155_000;
+
 export async function awayFromHourBoundary(): Promise<void> {
   const left = HOUR - (Date.now() % HOUR);
   if (left < 90_000) await new Promise((r) => setTimeout(r, left + 1000));

@@ -4,6 +4,7 @@ import { createKey, createOrg, TestOrg } from '../../support/factories';
 import { Api } from '../../support/api';
 import {
   awayFromHourBoundary,
+  HOUR_BOUNDARY_HOOK_TIMEOUT,
   D,
   DAY,
   dashboard,
@@ -163,7 +164,7 @@ describe('POST /analytics/dashboard', () => {
           priceUsd: '5000',
         });
       }
-    });
+    }, HOUR_BOUNDARY_HOOK_TIMEOUT);
 
     it('last_7_days: every figure, the first second of the window in and the second before it out', async () => {
       const d = await dashboard(org.test, 'last_7_days');

@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { testDatabaseUrl } from '../../support/api';
 import { expectSuccess } from '../../support/envelope';
 import { createOrg, TestOrg } from '../../support/factories';
-import { awayFromHourBoundary, dashboard, recomputedRollups, sql, storedRollups } from './analytics-helpers';
+import { awayFromHourBoundary, dashboard, HOUR_BOUNDARY_HOOK_TIMEOUT, recomputedRollups, sql, storedRollups } from './analytics-helpers';
 
 /**
  * Writers of one organization append their rollup changes instead of updating shared rollup rows
@@ -15,7 +15,7 @@ import { awayFromHourBoundary, dashboard, recomputedRollups, sql, storedRollups 
  */
 describe('writes of one organization run side by side', () => {
   const held: Client[] = [];
-  beforeAll(awayFromHourBoundary);
+  beforeAll(awayFromHourBoundary, HOUR_BOUNDARY_HOOK_TIMEOUT);
   afterEach(async () => {
     for (const c of held.splice(0)) await c.end().catch(() => undefined);
   });

@@ -3,6 +3,7 @@ import { expectSuccess } from '../../support/envelope';
 import { createOrg } from '../../support/factories';
 import {
   awayFromHourBoundary,
+  HOUR_BOUNDARY_HOOK_TIMEOUT,
   D,
   DAY,
   dashboard,
@@ -20,7 +21,7 @@ import {
 const PROVIDERS = ['prov_ethereum_usdt', 'prov_ethereum_usdc'];
 
 describe('rollups follow every write of the service', () => {
-  beforeAll(awayFromHourBoundary);
+  beforeAll(awayFromHourBoundary, HOUR_BOUNDARY_HOOK_TIMEOUT);
 
   it('a payment PENDING -> COMPLETED and the invoice it completes move between status buckets (API write path)', async () => {
     const org = await createOrg();

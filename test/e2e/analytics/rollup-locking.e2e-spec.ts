@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ApiResponse } from '../../support/api';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
 import { linesWith } from '../../support/server';
-import { awayFromHourBoundary, dashboard } from './analytics-helpers';
+import { awayFromHourBoundary, dashboard, HOUR_BOUNDARY_HOOK_TIMEOUT } from './analytics-helpers';
 
 /**
  * Every invoice and payment write of an organization moves the same few rollup rows (today's
@@ -17,7 +17,7 @@ describe('rollup writers of one organization never deadlock', () => {
   beforeAll(async () => {
     await awayFromHourBoundary();
     service = await startIsolatedService();
-  });
+  }, HOUR_BOUNDARY_HOOK_TIMEOUT);
   afterAll(() => service?.stop());
 
   it('a burst of invoice creations, payments and payment status changes: every write answered 2xx, no transaction retried, dashboard exact', async () => {
