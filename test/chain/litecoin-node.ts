@@ -83,9 +83,33 @@ export class LitecoinNode {
     return body.result;
   }
 
-  /** Mines `n` blocks (to the payer's wallet); their hashes. */
-  async mine(n: number): Promise<string[]> {
-    return this.rpc<string[]>('generatetoaddress', [n, this.payerAddress]);
+  /**
+   * Mines `n` blocks (their reward to `to`, by default the payer's address); their hashes. After
+   * `invalidateblock`, a block mined at once to the same address would be the taken-back block again
+   * (same parent, transactions and time), which the node refuses: mine to another address then.
+   */
+  async mine(n: number, to = this.payerAddress): Promise<string[]> {
+    return this.rpc<string[]>('generatetoaddress', [n, to]);
+  }
+
+  /**
+   * A double-spend, as a miner working for the payer would make it: mines one block holding a new
+   * transaction of the payer's wallet that spends the same coins as `txid` (which must wait in the
+   * mempool with its inputs confirmed), paying `outputs` (address -> coin amount; by default 0.01 back
+   * to the payer) and the rest back as change. The node then drops `txid` from its mempool: it can
+   * never be mined. The block's hash and the new transaction's id.
+   */
+  async mineConflicting(txid: string, outputs?: Record<string, string>): Promise<{ block: string; txid: string }> {
+    if ((await this.rpc<string[]>('getmempoolancestors', [txid])).length) throw new Error(`${txid} spends unconfirmed coins: mine them first`);
+    const tx = await this.rpc<{ vin: Array<{ txid: string; vout: number }> }>('getrawtransaction', [txid, true]);
+    const pays = outputs ?? { [await this.rpc<string>('getnewaddress', ['', 'bech32'])]: '0.01' };
+    const inputs = tx.vin.map((i) => ({ txid: i.txid, vout: i.vout }));
+    const funded = await this.rpc<{ psbt: string }>('walletcreatefundedpsbt', [inputs, [pays], 0, { add_inputs: false }]);
+    const signed = await this.rpc<{ psbt: string }>('walletprocesspsbt', [funded.psbt]);
+    const final = await this.rpc<{ hex: string; complete: boolean }>('finalizepsbt', [signed.psbt]);
+    if (!final.complete) throw new Error('the conflicting transaction could not be signed');
+    const { hash } = await this.rpc<{ hash: string }>('generateblock', [this.payerAddress, [final.hex]]);
+    return { block: hash, txid: (await this.rpc<{ txid: string }>('decoderawtransaction', [final.hex])).txid };
   }
 
   /** Sends `amount` (a coin amount, e.g. '0.5') from the payer's wallet; the transaction id. */

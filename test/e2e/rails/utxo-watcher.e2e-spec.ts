@@ -2,12 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { HDKey } from '@scure/bip32';
 import { Webhook } from 'standardwebhooks';
 import { LitecoinNode } from '../../chain/litecoin-node';
+import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
 import { errorLines, linesWith } from '../../support/server';
 import { eventually, WebhookReceiver } from '../../support/webhook-receiver';
 import { createInvoice, D, r30, shortState } from '../payments/payments-helpers';
-import { paymentAddress, waitForPayments } from './chain-helpers';
+import { paymentAddress, paymentsOf, waitForPayments } from './chain-helpers';
 import { writeChainsFile } from './rails-helpers';
 
 const LTC = 'prov_litecoin_litecoin';
@@ -203,21 +204,104 @@ describe('the UTXO watcher against a real Litecoin Core node (regtest)', () => {
     expect(await waitForPayments(merchant.test, b, (p) => p.length === 1)).toHaveLength(1);
   });
 
-  it('returns a payment whose block is taken back (invalidateblock), and reinstates it when the block comes back (reconsiderblock)', async () => {
+  /** The payment.updated events of one payment, oldest first. */
+  async function paymentUpdates(api: Api, paymentId: string): Promise<any[]> {
+    const items = expectSuccess(await api.post('/events', { type: 'payment.updated', limit: 100 })).items as any[];
+    return items.filter((e) => e.data.object.id === paymentId).reverse();
+  }
+
+  it('keeps a payment whose block is taken back (invalidateblock) PENDING at 0 confirmations while its transaction waits in the mempool, and counts it again once mined in another block', async () => {
     const merchant = await shop();
     const invoiceId = await createInvoice(merchant.test, '0.25', 'LITECOIN');
     const pay = await paymentAddress(merchant.test, invoiceId, LTC);
-    await node.send(pay.address, '0.25');
-    await waitForPayments(merchant.test, invoiceId, (p) => p.length === 1 && p[0].confirmations === 0);
+    const txid = await node.send(pay.address, '0.25');
+    const [seen] = await waitForPayments(merchant.test, invoiceId, (p) => p.length === 1 && p[0].confirmations === 0);
     const [block] = await node.mine(1);
     await waitForPayments(merchant.test, invoiceId, (p) => p[0].confirmations === 1);
+    expect((await shortState(merchant.test, invoiceId)).status).toBe('WAITING_FOR_CONFIRMATIONS');
+
     await node.rpc('invalidateblock', [block]);
-    await waitForPayments(merchant.test, invoiceId, (p) => p[0].status === 'CANCELLED');
-    expect((await shortState(merchant.test, invoiceId)).status).toBe('PENDING');
-    await node.rpc('reconsiderblock', [block]);
+    // The node put the block's transactions back into its mempool.
+    expect(await node.rpc<string[]>('getrawmempool')).toContain(txid);
+    const statuses = new Set<string>();
+    const [back] = await waitForPayments(merchant.test, invoiceId, (p) => {
+      statuses.add(p[0].status);
+      return p[0].confirmations === 0;
+    });
+    // A few more looks while the watcher goes on stepping: it stays as it is.
+    for (let i = 0; i < 5; i++) {
+      await new Promise((r) => setTimeout(r, 300));
+      const [now] = await paymentsOf(merchant.test, invoiceId);
+      statuses.add(now.status);
+      expect(now.confirmations).toBe(0);
+    }
+    expect([...statuses]).toEqual(['PENDING']);
+    expect(back).toMatchObject({ id: seen.id, status: 'PENDING', confirmations: 0 });
+    expect(await shortState(merchant.test, invoiceId)).toMatchObject({ status: 'WAITING_FOR_CONFIRMATIONS', substatus: null });
+
+    // Mined again, in another block at the same height.
+    const [again] = await node.mine(1, await node.rpc<string>('getnewaddress'));
+    expect(again).not.toBe(block);
+    expect((await node.rpc('getrawtransaction', [txid, true])).blockhash).toBe(again);
+    await waitForPayments(merchant.test, invoiceId, (p) => p[0].confirmations === 1 && p[0].status === 'PENDING');
     await node.mine(5);
     const payments = await waitForPayments(merchant.test, invoiceId, (p) => p[0].status === 'COMPLETED', 30_000);
     expect(payments).toHaveLength(1);
+    expect(payments[0]).toMatchObject({ id: seen.id, confirmations: 6 });
     expect(await shortState(merchant.test, invoiceId)).toMatchObject({ status: 'COMPLETED', substatus: null });
+
+    // What the merchant was told: the count went 1 -> 0 -> 1 ... 6, the payment never cancelled.
+    const updates = await paymentUpdates(merchant.test, seen.id);
+    expect(updates.map((e) => e.data.object.status)).not.toContain('CANCELLED');
+    const counts = updates.map((e) => e.data.object.confirmations);
+    expect(counts.slice(0, 3)).toEqual([1, 0, 1]);
+    expect(counts[counts.length - 1]).toBe(6);
+    expect(updates.find((e) => e.data.object.confirmations === 0)?.data.previous_attributes).toMatchObject({ confirmations: 1 });
+  });
+
+  it('cancels a payment whose block is taken back when its transaction leaves the mempool unmined (a conflicting spend mined instead); that spend paying the address is a payment of its own', async () => {
+    const merchant = await shop();
+    const invoiceId = await createInvoice(merchant.test, '0.25', 'LITECOIN');
+    const pay = await paymentAddress(merchant.test, invoiceId, LTC);
+    await node.mine(1); // the payer's coins confirmed: the payment spends none of the block taken back below
+    const txid = await node.send(pay.address, '0.25');
+    const vout = await node.voutOf(txid, pay.address);
+    const [seen] = await waitForPayments(merchant.test, invoiceId, (p) => p.length === 1 && p[0].confirmations === 0);
+    const [block] = await node.mine(1);
+    await waitForPayments(merchant.test, invoiceId, (p) => p[0].confirmations === 1);
+    await node.rpc('invalidateblock', [block]);
+    await waitForPayments(merchant.test, invoiceId, (p) => p[0].status === 'PENDING' && p[0].confirmations === 0);
+
+    // The payer double-spends its coins through a miner: a block holding another spend of them, paying the
+    // deposit address less. The node drops the payment's transaction from its mempool: it can never be mined.
+    const conflicting = await node.mineConflicting(txid, { [pay.address]: '0.1' });
+    expect(conflicting.block).not.toBe(block);
+    expect(await node.rpc<string[]>('getrawmempool')).not.toContain(txid);
+    const conflictingVout = await node.voutOf(conflicting.txid, pay.address);
+    await waitForPayments(merchant.test, invoiceId, (p) => p.length === 2);
+    // Cancelled once a block has passed since the watcher found it gone from the mempool (a block mined
+    // before it looked again does not count: one more then).
+    let payments: any[] = [];
+    for (let blocks = 1; !payments.length; blocks++) {
+      await new Promise((r) => setTimeout(r, 1000));
+      await node.mine(1);
+      payments = await waitForPayments(merchant.test, invoiceId, (p) => p[0].status === 'CANCELLED', 5_000).catch((e) => {
+        if (blocks === 3) throw e;
+        return [];
+      });
+    }
+    expect(payments[0]).toMatchObject({ id: seen.id, idempotency_key: `litecoin:${txid}:${vout}`, price: r30('0.25'), status: 'CANCELLED' });
+    expect(payments[1]).toMatchObject({ idempotency_key: `litecoin:${conflicting.txid}:${conflictingVout}`, price: r30('0.1'), status: 'PENDING' });
+    expect(await shortState(merchant.test, invoiceId)).toMatchObject({ status: 'WAITING_FOR_CONFIRMATIONS', substatus: null });
+    expect((await paymentUpdates(merchant.test, seen.id)).map((e) => [e.data.object.status, e.data.object.confirmations])).toEqual([
+      ['PENDING', 1],
+      ['PENDING', 0],
+      ['CANCELLED', 0],
+    ]);
+
+    await node.mine(6);
+    const done = await waitForPayments(merchant.test, invoiceId, (p) => p[1].status === 'COMPLETED', 30_000);
+    expect(done.map((p) => p.status)).toEqual(['CANCELLED', 'COMPLETED']);
+    expect(await shortState(merchant.test, invoiceId)).toMatchObject({ status: 'PARTIALLY_PAID', substatus: 'PAID_PARTIAL' });
   });
 });

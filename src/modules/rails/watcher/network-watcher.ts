@@ -81,7 +81,8 @@ function errorText(error: unknown): string {
  * confirmations = head - block + 1), then move the cursor. Recording before moving the cursor
  * makes a crash repeat a range, never skip one; the idempotency key makes the repeat a no-op.
  * Then the confirmations of transfers below their requirement are reported as blocks arrive, and
- * transfers a reorg put in doubt are cancelled once the rescan has not found them again.
+ * transfers a reorg put in doubt are cancelled once the rescan has not found them again, unless
+ * their transaction waits in the mempool again (chains with one): then they are back at 0 confirmations.
  */
 export class NetworkWatcher {
   private readonly logger: Logger;
@@ -262,8 +263,9 @@ export class NetworkWatcher {
       return to >= head;
     }
     await this.countConfirmations(head);
-    await this.settleOrphans(head);
-    if (this.follower.pending) await this.scanMempool(head);
+    // The mempool first: a transfer in doubt whose transaction waits there again is not cancelled.
+    const mempool = this.follower.pending ? await this.scanMempool(head) : null;
+    await this.settleOrphans(head, mempool);
     return true;
   }
 
@@ -275,9 +277,10 @@ export class NetworkWatcher {
    * recorded as a PENDING payment with 0 confirmations (the scan of the block that mines it counts it up).
    * One recorded so that has left the mempool without being mined (replaced, evicted) is put in doubt
    * once a block has passed since it was missed (a mined one would have been found by that block's
-   * scan), and then cancelled as any transfer whose transaction is in no block.
+   * scan), and then cancelled as any transfer whose transaction is in no block. Answers the ids of
+   * every transaction the mempool held when read.
    */
-  private async scanMempool(head: bigint): Promise<void> {
+  private async scanMempool(head: bigint): Promise<ReadonlySet<string>> {
     const { mode, network } = this.config;
     const { watched, owners } = await this.watchedSet();
     const read = await this.rpc('mempool', () => this.follower.pending!(watched));
@@ -299,6 +302,7 @@ export class NetworkWatcher {
         await this.deps.run((tx) => this.deps.state.markOrphaned(tx, mode, network, row.idempotency_key, this.deps.clock.now()));
       }
     }
+    return read.txids;
   }
 
   /** Records a transfer of a transaction still in the mempool: a PENDING payment with 0 confirmations, at the organization's now. */
@@ -657,14 +661,21 @@ export class NetworkWatcher {
   /**
    * Transfers a reorg put in doubt and the rescan did not find again. One whose transaction is in a
    * block again (one the rescan passed, e.g. its address is no longer watched) keeps its payment, its
-   * count restarting there; one whose transaction is in no block has its payment CANCELLED (a chain
-   * report: also a COMPLETED one, which is a reversal, logged as an error for operators).
+   * count restarting there. One whose transaction waits in the mempool again (`mempool`: the ids read
+   * this step, on chains that have one; a node puts the transactions of a block it takes back there)
+   * keeps its payment with 0 confirmations, and is followed as any unmined transfer from then on. One
+   * whose transaction is in neither has its payment CANCELLED (a chain report: also a COMPLETED one,
+   * which is a reversal, logged as an error for operators).
    */
-  private async settleOrphans(head: bigint): Promise<void> {
+  private async settleOrphans(head: bigint, mempool: ReadonlySet<string> | null): Promise<void> {
     const { mode, network } = this.config;
     for (const row of await this.deps.state.orphans(this.deps.manager, mode, network)) {
       const minedIn = await this.rpc('transaction', () => this.follower.transactionBlock(row.tx_hash));
       if (minedIn !== null && minedIn > head) continue; // mined after the head read: the next scan finds it
+      if (minedIn === null && mempool?.has(row.tx_hash)) {
+        await this.backToMempool(row);
+        continue;
+      }
       if (minedIn !== null) {
         const block = await this.rpc('block', () => this.follower.block(minedIn));
         const recorded = await this.report(row, { kind: 'chain', paymentId: row.payment_id, confirmations: Number(head - minedIn + 1n) });
@@ -710,6 +721,48 @@ export class NetworkWatcher {
         this.logger.warn({ msg: 'payment cancelled: its transaction left the canonical chain', event: 'chain_payment_cancelled', ...entry });
       }
     }
+  }
+
+  /**
+   * A transfer in doubt whose transaction is in the mempool again: its payment is reported at 0
+   * confirmations (a PENDING one stays PENDING, its count back to 0, its invoice still waiting for
+   * confirmations; a COMPLETED one stays COMPLETED) and its row becomes an unmined one (block -1), which
+   * the block that mines it counts up, or which is cancelled if it leaves the mempool unmined. The
+   * invoice's addresses stay watched for another monitoring window, so that block's scan sees it.
+   */
+  private async backToMempool(row: TransferRow): Promise<void> {
+    const { mode, network } = this.config;
+    const recorded = await this.report(row, { kind: 'chain', paymentId: row.payment_id, confirmations: 0 });
+    this.missingSince.delete(row.idempotency_key);
+    const now = this.deps.clock.now();
+    await this.deps.run(async (tx) => {
+      await this.deps.state.saveTransfer(
+        tx,
+        mode,
+        network,
+        {
+          ...row,
+          block_number: '-1',
+          block_hash: '',
+          confirmations: recorded?.confirmations ?? row.confirmations,
+          cancelled: recorded ? recorded.status === 'CANCELLED' : row.cancelled,
+        },
+        now,
+      );
+      await this.deps.addresses.watchAgain(tx, this.scopeOf(row.organization_id), network, row.invoice_id, new Date(now.getTime() + this.deps.rewatchMs));
+    });
+    this.logger.warn({
+      msg: 'block of a payment taken back; its transaction waits in the mempool again',
+      event: 'chain_payment_unconfirmed',
+      ...this.labels,
+      idempotency_key: row.idempotency_key,
+      payment_id: row.payment_id,
+      invoice_id: row.invoice_id,
+      organization_id: row.organization_id,
+      status: recorded?.status ?? null,
+      confirmations: recorded?.confirmations ?? null,
+      invoice_status: recorded?.invoice.status ?? null,
+    });
   }
 
   /** The organization's scope in this watcher's mode (a deposit address or transfer row names the organization). */

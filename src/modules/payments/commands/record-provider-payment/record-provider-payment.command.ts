@@ -41,7 +41,8 @@ export interface PaymentStatusReport {
  * A chain rail reports where a crypto payment's transaction stands on its chain after a reorg, or
  * when the rescan finds it again: `confirmations` null when the transaction is in no block of the
  * canonical chain, else its confirmations in the block it is in now (fewer than before when it was
- * mined again in a later block; the count restarts there). The one report that may move a payment
+ * mined again in a later block; the count restarts there), 0 when its block was taken back and it
+ * waits in the mempool again. The one report that may move a payment
  * out of a final status (docs/payments.md, "Chain reversals"):
  * - off the chain: PENDING or COMPLETED -> CANCELLED (a COMPLETED one is a reversal: the money is gone);
  * - on the chain again: a payment CANCELLED by an earlier off-chain report -> PENDING, or COMPLETED
