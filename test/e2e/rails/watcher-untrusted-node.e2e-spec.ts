@@ -20,6 +20,12 @@ async function shopOn(server: RunningServer) {
   return test;
 }
 
+/** The block the test-mode Ethereum watcher has read up to (-1 before its first step). */
+async function testCursorOf(databaseUrl: string): Promise<bigint> {
+  const rows = await withClient(databaseUrl, (c) => c.query(`SELECT block_number::text AS n FROM chain_cursors WHERE mode = 'test' AND network = 'ethereum'`));
+  return BigInt((rows.rows[0]?.n as string | undefined) ?? -1);
+}
+
 async function metricsOf(server: RunningServer): Promise<string> {
   return (await fetch(`${server.baseUrl}/metrics`)).text();
 }
@@ -142,10 +148,7 @@ describe('the chain watcher against a node that cannot be trusted', () => {
       databaseUrl: db.url,
       env: { ...WATCHER_ENV, LOG_LEVEL: 'info', CHAIN_ID_CHECK_SECONDS: '1', CHAINS_FILE: chainsFile(relay.url) },
     });
-    const cursor = async () => {
-      const rows = await withClient(db.url, (c) => c.query(`SELECT block_number::text AS n FROM chain_cursors WHERE mode = 'test' AND network = 'ethereum'`));
-      return BigInt((rows.rows[0]?.n as string | undefined) ?? -1);
-    };
+    const cursor = () => testCursorOf(db.url);
     try {
       const shop = await shopOn(server);
       // While the node serves the configured chain, a payment is recorded.
@@ -222,10 +225,7 @@ describe('the chain watcher against a node that cannot be trusted', () => {
       databaseUrl: db.url,
       env: { ...WATCHER_ENV, LOG_LEVEL: 'info', CHAIN_ID_CHECK_SECONDS: '3', CHAINS_FILE: chainsFile(relay.url) },
     });
-    const cursor = async () => {
-      const rows = await withClient(db.url, (c) => c.query(`SELECT block_number::text AS n FROM chain_cursors WHERE mode = 'test' AND network = 'ethereum'`));
-      return BigInt((rows.rows[0]?.n as string | undefined) ?? -1);
-    };
+    const cursor = () => testCursorOf(db.url);
     try {
       const shop = await shopOn(server);
       const invoiceId = await createInvoice(shop, '10', 'USDT');
@@ -292,10 +292,7 @@ describe('the chain watcher against a node that cannot be trusted', () => {
       const pay = await paymentAddress(shop, invoiceId);
       // The watcher at the head.
       const head = await chain.blockNumber();
-      await eventually(async () => {
-        const rows = await withClient(db.url, (c) => c.query(`SELECT block_number::text AS n FROM chain_cursors WHERE mode = 'test' AND network = 'ethereum'`));
-        expect(BigInt(rows.rows[0]?.n ?? -1)).toBe(head);
-      });
+      await eventually(async () => expect(await testCursorOf(db.url)).toBe(head));
       const snapshot = await chain.test.snapshot();
       let hash: `0x${string}` | null = null;
       armed = {
