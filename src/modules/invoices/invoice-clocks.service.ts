@@ -4,6 +4,8 @@ import type { EntityManager } from 'typeorm';
 import { InvoicesConfig } from './invoices.config';
 import { PeriodicTask } from '../../shared/time/periodic-task';
 import { TransactionRunner } from '../../shared/db/transaction-runner';
+import { AppConfig } from '../../shared/config/app-config';
+import { someOrganizationFull } from '../../shared/db/fair-batch';
 import { Clock } from '../../shared/time/clock';
 import type { InvoiceStatus, InvoiceSubstatus } from './domain/invoice-status';
 import { TimedInvoice, timeMove, timeMoveEvents, withTimeApplied } from './domain/invoice-timing';
@@ -35,7 +37,9 @@ const SWEEP_BATCH = 200;
  * - `applyDue` writes a due move to an invoice the caller has locked (payments take it before
  *   applying a payment, so a late payment meets the invoice as it stands now);
  * - `sweep` writes every due move, in batches locked FOR UPDATE SKIP LOCKED, so several instances
- *   sweeping at once never apply one move twice;
+ *   sweeping at once never apply one move twice; each batch is fair (at most WORKER_ORG_BATCH
+ *   invoices of one organization's mode, organizations interleaved), so an organization with many
+ *   invoices due has them moved in turns with the others' rather than ahead of them;
  * - `start` runs `sweep` every INVOICE_SWEEP_SECONDS (started by its own onApplicationBootstrap once the
  *   service opens BackgroundWork, after the migrations; never in the CLI).
  *
@@ -58,6 +62,7 @@ export class InvoiceClocks implements OnApplicationShutdown, OnApplicationBootst
     @Inject(Clock) private readonly clock: Clock,
     @Inject(InvoicesConfig) private readonly config: InvoicesConfig,
     @Inject(InvoiceEvents) private readonly events: InvoiceEvents,
+    @Inject(AppConfig) private readonly app: AppConfig,
   ) {}
 
   get monitoringMinutes(): number {
@@ -127,16 +132,17 @@ export class InvoiceClocks implements OnApplicationShutdown, OnApplicationBootst
     for (;;) {
       const now = nowOf();
       const batch = await this.tx.run(async (m) => {
-        const due = await this.repo.lockDue(m, now, this.monitoringMinutes, SWEEP_BATCH, scope);
+        const due = await this.repo.lockDue(m, now, this.monitoringMinutes, SWEEP_BATCH, this.app.WORKER_ORG_BATCH, scope);
         const applied: ClockMove[] = [];
         for (const invoice of due) {
           const { move } = await this.applyDue(m, invoice, now);
           if (move) applied.push(move);
         }
-        return { taken: due.length, applied };
+        return { more: due.length >= SWEEP_BATCH || someOrganizationFull(due, this.app.WORKER_ORG_BATCH), applied };
       });
       moves.push(...batch.applied);
-      if (batch.taken < SWEEP_BATCH) return moves;
+      // Another batch while this one was full (or an organization's share of it was) and moved something.
+      if (!batch.more || !batch.applied.length) return moves;
     }
   }
 

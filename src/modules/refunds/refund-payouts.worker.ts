@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { AppConfig } from '../../shared/config/app-config';
 import { TransactionRunner } from '../../shared/db/transaction-runner';
 import { BackgroundWork } from '../../shared/lifecycle/background-work';
 import { Clock } from '../../shared/time/clock';
@@ -12,6 +13,7 @@ import { claimOpen, judgePayout } from './domain/refund-expiry';
 import { RefundsRepository } from './persistence/refunds.repository';
 import { RefundsConfig } from './refunds.config';
 
+/** Refunds one pass checks in each state (at most WORKER_ORG_BATCH of them per organization and mode). */
 const BATCH = 100;
 
 /**
@@ -23,6 +25,12 @@ const BATCH = 100;
  *   and at the provider's required confirmations it is COMPLETED (refund.completed); a transaction the
  *   chain shows failed or paying the destination less than the payout puts the refund back to
  *   AWAITING_PAYOUT (refund.updated), for the merchant to send and report again.
+ *
+ * Each pass takes its refunds in fair batches (shared/db/fair-batch.ts): at most WORKER_ORG_BATCH of
+ * one organization's mode, organizations interleaved, least recently checked first; taking a refund
+ * stamps it checked, so one the pass cannot finish (a payout not on the chain yet or short of its
+ * confirmations, a claim still open at its organization's now) goes to the back of its
+ * organization's line, and no organization's rows keep another's waiting.
  *
  * Every change locks its refund's row and re-checks its state, so instances running the same pass
  * do not double a move.
@@ -44,6 +52,7 @@ export class RefundPayoutsWorker implements OnApplicationBootstrap, OnApplicatio
     @Inject(RefundsConfig) private readonly config: RefundsConfig,
     @Inject(Clock) private readonly clock: Clock,
     @Inject(BackgroundWork) private readonly work: BackgroundWork,
+    @Inject(AppConfig) private readonly app: AppConfig,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -62,7 +71,7 @@ export class RefundPayoutsWorker implements OnApplicationBootstrap, OnApplicatio
   private async expire(): Promise<void> {
     const moved = await this.clock.movedScopes();
     const ahead = Math.max(0, ...moved.map((s) => s.offsetMs));
-    const due = await this.refunds.expiredClaims(this.tx.manager, new Date(this.clock.now().getTime() + ahead), BATCH);
+    const due = await this.refunds.expiredClaims(this.tx.manager, new Date(this.clock.now().getTime() + ahead), this.app.WORKER_ORG_BATCH, BATCH);
     for (const { id, organization_id, mode } of due) {
       const scope = { organizationId: organization_id as never, mode };
       await this.tx.run(async (m) => {
@@ -76,7 +85,7 @@ export class RefundPayoutsWorker implements OnApplicationBootstrap, OnApplicatio
   }
 
   private async confirm(): Promise<void> {
-    const sent = await this.refunds.sent(this.tx.manager, BATCH);
+    const sent = await this.refunds.sent(this.tx.manager, this.app.WORKER_ORG_BATCH, BATCH);
     for (const { id, organization_id, mode } of sent) {
       const scope = { organizationId: organization_id as never, mode };
       const row = await this.refunds.find(this.tx.manager, scope, id);

@@ -1,6 +1,8 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import type { EntityManager } from 'typeorm';
+import { AppConfig } from '../../shared/config/app-config';
+import { someOrganizationFull } from '../../shared/db/fair-batch';
 import { TransactionRunner } from '../../shared/db/transaction-runner';
 import { BackgroundWork } from '../../shared/lifecycle/background-work';
 import { Clock, ClockScope } from '../../shared/time/clock';
@@ -25,7 +27,10 @@ const RECONCILE_BATCH = 500;
  * BackgroundWork: it starts after the migrations, never in CLI processes). Every SUBSCRIPTIONS_TICK_SECONDS:
  * 1. issues the period invoices that are due, taking subscriptions FOR UPDATE SKIP LOCKED so two
  *    instances never work on one at once; each invoice is also unique per subscription and period
- *    start in the invoices table, so a period is invoiced once whatever happens. Test modes whose
+ *    start in the invoices table, so a period is invoiced once whatever happens. Each batch is fair
+ *    (at most WORKER_ORG_BATCH subscriptions of one organization's mode, organizations interleaved),
+ *    and a subscription whose invoice cannot be issued now goes to the back of its organization's
+ *    line (attempted_at), so one organization's volume or failures never keep another's waiting. Test modes whose
  *    clock was moved are visited first at their own now (Clock.nowFor), so moving a test clock a
  *    month issues that month's invoice on the next tick;
  * 2. follows the period invoices not yet paid or voided (GetInvoiceStatusesQuery of the invoices
@@ -49,6 +54,7 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnApplicat
     @Inject(Clock) private readonly clock: Clock,
     @Inject(SubscriptionsConfig) private readonly config: SubscriptionsConfig,
     @Inject(BackgroundWork) private readonly work: BackgroundWork,
+    @Inject(AppConfig) private readonly app: AppConfig,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -78,8 +84,8 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnApplicat
     const failed = new Set<string>();
     const catalog: CatalogPass = new Map();
     for (;;) {
-      const taken = await this.tx.run(async (m) => {
-        const due = await this.repo.lockDue(m, nowOf(), DUE_BATCH, scope, [...failed]);
+      const more = await this.tx.run(async (m) => {
+        const due = await this.repo.lockDue(m, nowOf(), this.app.WORKER_ORG_BATCH, DUE_BATCH, scope, [...failed]);
         for (const subscription of due) {
           await m.query('SAVEPOINT subscription_due');
           try {
@@ -88,6 +94,7 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnApplicat
             worked++;
           } catch (e) {
             await m.query('ROLLBACK TO SAVEPOINT subscription_due');
+            await this.repo.attempted(m, subscription.id);
             failed.add(subscription.id);
             this.logger.warn(
               { event: 'subscription_invoice_failed', subscription_id: subscription.id, err: (e as Error).message },
@@ -95,9 +102,10 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnApplicat
             );
           }
         }
-        return due.length;
+        return due.length >= DUE_BATCH || someOrganizationFull(due, this.app.WORKER_ORG_BATCH);
       });
-      if (taken < DUE_BATCH) return worked;
+      // Another batch while this one was full, or an organization's share of it was.
+      if (!more) return worked;
     }
   }
 

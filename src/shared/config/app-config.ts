@@ -158,6 +158,17 @@ export class AppConfig {
   @Max(10_000)
   REDIS_COMMAND_TIMEOUT_MS = 500;
 
+  /**
+   * Rows of one organization's mode that one batch of a background worker takes (chain confirmations,
+   * refund payouts, subscription periods, webhook deliveries, invoice expiry): batches interleave the
+   * organizations with due work, so one organization's volume waits behind its own (see fair-batch.ts).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  WORKER_ORG_BATCH = 50;
+
   @Transform(toBool)
   @IsBoolean()
   RATE_LIMIT_ENABLED = true;

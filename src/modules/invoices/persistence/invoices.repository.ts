@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
+import { fairBatch } from '../../../shared/db/fair-batch';
 import { PendingEvent, withEventRow } from '../../../shared/events/outbox';
 import { prepared, preparedShape } from '../../../shared/db/prepared';
 import { keysetPage } from '../../../shared/db/keyset-page';
@@ -307,7 +308,9 @@ export class InvoicesRepository {
    * Sweeper: up to `limit` unpaid invoices of any organization (or of `scope` only) whose clock move is due at `now`
    * (expired but not marked, or past the end of the monitoring window), locked FOR UPDATE SKIP LOCKED
    * so several instances sweeping at once each take different rows. Rows locked by a payment's
-   * transaction are skipped too; that transaction applies the move itself.
+   * transaction are skipped too; that transaction applies the move itself. The batch is fair
+   * (shared/db/fair-batch.ts): at most `cap` invoices of one organization's mode, organizations
+   * interleaved, each organization's earliest due first.
    *
    * The batch comes back in (organization, mode) order, the order its moves then take the
    * organizations' rollup locks in (migration AnalyticsWriterLock): two sweeping instances never
@@ -318,18 +321,30 @@ export class InvoicesRepository {
     now: Date,
     monitoringMinutes: number,
     limit: number,
+    cap: number,
     scope: { organizationId: string; mode: string } | null = null,
   ): Promise<InvoiceRecord[]> {
-    const params: unknown[] = [now, monitoringMinutes, limit];
+    const params: unknown[] = [now, monitoringMinutes, limit, cap];
     // With a scope (a test mode whose test clock was moved), only that organization's mode.
-    const only = scope ? ` AND organization_id = $${params.push(scope.organizationId)} AND mode = $${params.push(scope.mode)}` : '';
+    const only = scope ? ` AND i.organization_id = $${params.push(scope.organizationId)} AND i.mode = $${params.push(scope.mode)}` : '';
+    const batch = fairBatch(
+      {
+        table: 'invoices',
+        alias: 'i',
+        due: `i.status = 'PENDING' AND i.expires_at IS NOT NULL AND i.expires_at <= $1
+            AND (i.substatus IS DISTINCT FROM 'EXPIRED' OR i.expires_at + make_interval(mins => $2) <= $1)${only}`,
+        order: 'i.expires_at, i.id',
+        columns: 'i.id, i.organization_id, i.mode, i.expires_at',
+      },
+      '$4',
+      '$3',
+    );
     const rows: InvoiceRow[] = await m.query(
       `SELECT * FROM (
          SELECT ${INVOICE_COLUMNS} FROM invoices
-          WHERE status = 'PENDING' AND expires_at IS NOT NULL AND expires_at <= $1
-            AND (substatus IS DISTINCT FROM 'EXPIRED' OR expires_at + make_interval(mins => $2) <= $1)${only}
-          ORDER BY expires_at, id
-          LIMIT $3
+          WHERE id IN (SELECT i.id FROM (${batch}) i)
+            AND status = 'PENDING' AND expires_at IS NOT NULL AND expires_at <= $1
+            AND (substatus IS DISTINCT FROM 'EXPIRED' OR expires_at + make_interval(mins => $2) <= $1)
           FOR UPDATE SKIP LOCKED
        ) due
        ORDER BY organization_id, mode, expires_at, id`,

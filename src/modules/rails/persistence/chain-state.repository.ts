@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Mode } from '../../../shared/auth/request-context';
+import { fairBatch } from '../../../shared/db/fair-batch';
 
 export interface CursorRow {
   block_number: string;
@@ -166,16 +167,30 @@ export class ChainStateRepository {
     await m.query(`DELETE FROM chain_transfers WHERE mode = $1 AND network = $2 AND idempotency_key = $3`, [mode, network, key]);
   }
 
-  /** Transfers still counting confirmations (below their requirement or inside the finality depth), not in doubt. */
-  async counting(m: EntityManager, mode: Mode, network: string, since: bigint): Promise<TransferRow[]> {
-    return m.query(
-      `SELECT ${TRANSFER_COLUMNS}
-         FROM chain_transfers
-        WHERE mode = $1 AND network = $2 AND NOT cancelled AND NOT orphaned AND block_number >= 0
-          AND (confirmations < required_confirmations OR block_number >= $3)
-        ORDER BY block_number`,
-      [mode, network, since.toString()],
+  /**
+   * Transfers still counting confirmations (below their requirement or inside the finality depth),
+   * not in doubt, whose count at `head` is above the one last reported; a fair batch
+   * (shared/db/fair-batch.ts): at most `cap` of one organization, organizations interleaved, each
+   * organization's least recently counted first (updated_at moves with every count).
+   */
+  async counting(m: EntityManager, mode: Mode, network: string, head: bigint, cap: number): Promise<TransferRow[]> {
+    const batch = fairBatch(
+      {
+        table: 'chain_transfers',
+        alias: 't',
+        due: `t.mode = $1 AND t.network = $2 AND NOT t.cancelled AND NOT t.orphaned AND t.block_number >= 0
+          AND (t.confirmations < t.required_confirmations OR t.block_number >= $3::bigint) AND t.confirmations < $3::bigint - t.block_number + 1`,
+        order: 't.updated_at, t.block_number, t.idempotency_key',
+      },
+      '$4',
+      'ALL',
     );
+    return m.query(`SELECT ${TRANSFER_COLUMNS} FROM (${batch}) t ORDER BY t.fair_turn, t.updated_at, t.block_number, t.idempotency_key`, [
+      mode,
+      network,
+      head.toString(),
+      cap,
+    ]);
   }
 
   async orphans(m: EntityManager, mode: Mode, network: string): Promise<TransferRow[]> {

@@ -1,3 +1,4 @@
+import { AppConfig } from '../../../shared/config/app-config';
 import { Inject, Injectable, Logger, OnModuleDestroy, OnApplicationBootstrap } from '@nestjs/common';
 import { BackgroundWork } from '../../../shared/lifecycle/background-work';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
@@ -47,6 +48,7 @@ export class ChainWatchers implements OnModuleDestroy, OnApplicationBootstrap {
     @Inject(RailRegistry) private readonly rails: RailRegistry,
     @Inject(Clock) private readonly clock: Clock,
     @Inject(ChainNodes) private readonly nodes: ChainNodes,
+    @Inject(AppConfig) private readonly app: AppConfig,
     @Inject(Metrics) metrics: Metrics,
   ) {
     this.head = new Gauge({
@@ -107,6 +109,7 @@ export class ChainWatchers implements OnModuleDestroy, OnApplicationBootstrap {
         },
         clock: this.clock,
         lockRetryMs: this.config.lockRetryMs,
+        orgBatch: this.app.WORKER_ORG_BATCH,
         rewatchMs: this.invoices.INVOICE_MONITORING_MINUTES * 60_000,
         metrics: { head: this.head, lag: this.lag, rpcErrors: this.rpcErrors, scanSeconds: this.scanSeconds },
       });

@@ -1,3 +1,4 @@
+import { someOrganizationFull } from '../../../shared/db/fair-batch';
 import { Logger } from '@nestjs/common';
 import type { CommandBus, QueryBus } from '@nestjs/cqrs';
 import Decimal from 'decimal.js';
@@ -33,6 +34,8 @@ export interface WatcherDeps {
   announceUnmatched(m: EntityManager, row: UnattributedTransferRow): Promise<void>;
   clock: Clock;
   lockRetryMs: number;
+  /** Transfers of one organization each batch of the confirmation count takes (WORKER_ORG_BATCH). */
+  orgBatch: number;
   /** How long an invoice's addresses stay watched after a reorg cancelled a payment to them (the monitoring window). */
   rewatchMs: number;
   metrics: {
@@ -646,15 +649,25 @@ export class NetworkWatcher {
     }
   }
 
-  /** Reports the confirmations of transfers still below their requirement. */
+  /**
+   * Reports the confirmations of transfers still below their requirement, in fair batches: at most
+   * `orgBatch` transfers of one organization per batch, organizations interleaved, each organization's
+   * least recently counted first. A counted transfer (its report taken or refused) is no longer due
+   * until the next block, so the batches go on until no organization filled its share.
+   */
   private async countConfirmations(head: bigint): Promise<void> {
     const { mode, network } = this.config;
-    const rows = await this.deps.state.counting(this.deps.manager, mode, network, head);
-    for (const row of rows) {
-      const confirmations = Number(head - BigInt(row.block_number) + 1n);
-      if (confirmations <= row.confirmations) continue;
-      await this.report(row, { kind: 'confirmations', paymentId: row.payment_id, confirmations });
-      await this.deps.run((tx) => this.deps.state.setConfirmations(tx, mode, network, row.idempotency_key, confirmations, this.deps.clock.now()));
+    for (;;) {
+      const rows = await this.deps.state.counting(this.deps.manager, mode, network, head, this.deps.orgBatch);
+      let counted = 0;
+      for (const row of rows) {
+        const confirmations = Number(head - BigInt(row.block_number) + 1n);
+        if (confirmations <= row.confirmations) continue;
+        await this.report(row, { kind: 'confirmations', paymentId: row.payment_id, confirmations });
+        await this.deps.run((tx) => this.deps.state.setConfirmations(tx, mode, network, row.idempotency_key, confirmations, this.deps.clock.now()));
+        counted++;
+      }
+      if (!counted || !someOrganizationFull(rows, this.deps.orgBatch)) return;
     }
   }
 

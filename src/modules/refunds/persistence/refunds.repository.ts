@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Mode, Scope } from '../../../shared/auth/request-context';
+import { fairBatch } from '../../../shared/db/fair-batch';
 import { keysetPage, KeysetPage, ListWhere } from '../../../shared/db/keyset-page';
 import type { RefundRate } from '../domain/refund-amounts';
 import type { RefundStatus } from '../domain/refund-status';
@@ -262,16 +263,40 @@ export class RefundsRepository {
     return rows.length > 0;
   }
 
-  /** Ids of claims past their time without a destination (the expiry worker locks and moves each). */
-  async expiredClaims(m: EntityManager, now: Date, limit: number): Promise<Array<{ id: string; organization_id: string; mode: Mode }>> {
-    return m.query(`SELECT id, organization_id, mode FROM refunds WHERE status = 'AWAITING_DESTINATION' AND expires_at <= $1 ORDER BY expires_at LIMIT $2`, [
-      now,
-      limit,
-    ]);
+  /**
+   * Claims past their time without a destination (the expiry worker locks and moves each), a fair
+   * batch (shared/db/fair-batch.ts): at most `cap` per organization and mode, least recently checked
+   * first. The batch is stamped checked (at the database's now): a claim the worker finds still open at its
+   * organization's own now goes to the back of its organization's line.
+   */
+  async expiredClaims(m: EntityManager, now: Date, cap: number, limit: number): Promise<Array<{ id: string; organization_id: string; mode: Mode }>> {
+    return this.takeFairly(m, `r.status = 'AWAITING_DESTINATION' AND r.expires_at <= $3`, 'r.checked_at NULLS FIRST, r.expires_at, r.id', cap, limit, [now]);
   }
 
-  /** Refunds reported sent, oldest first (the confirmation worker checks each on its chain). */
-  async sent(m: EntityManager, limit: number): Promise<Array<{ id: string; organization_id: string; mode: Mode }>> {
-    return m.query(`SELECT id, organization_id, mode FROM refunds WHERE status = 'SENT' ORDER BY sent_at LIMIT $1`, [limit]);
+  /**
+   * Refunds reported sent (the confirmation worker checks each on its chain), a fair batch: at most
+   * `cap` per organization and mode, least recently checked first (never checked, then oldest sent).
+   * The batch is stamped checked (at the database's now): a payout the worker cannot finish this pass (not on the
+   * chain yet, short of its confirmations) goes to the back of its organization's line.
+   */
+  async sent(m: EntityManager, cap: number, limit: number): Promise<Array<{ id: string; organization_id: string; mode: Mode }>> {
+    return this.takeFairly(m, `r.status = 'SENT'`, 'r.checked_at NULLS FIRST, r.sent_at, r.id', cap, limit, []);
+  }
+
+  private async takeFairly(
+    m: EntityManager,
+    due: string,
+    order: string,
+    cap: number,
+    limit: number,
+    params: unknown[],
+  ): Promise<Array<{ id: string; organization_id: string; mode: Mode }>> {
+    const rows: Array<{ id: string; organization_id: string; mode: Mode }> = await m.query(
+      `WITH batch AS (${fairBatch({ table: 'refunds', alias: 'r', due, order, columns: 'r.id, r.organization_id, r.mode, r.checked_at, r.sent_at, r.expires_at' }, '$1', '$2')}),
+            stamped AS (UPDATE refunds t SET checked_at = now() FROM batch WHERE t.id = batch.id RETURNING t.id)
+       SELECT batch.id, batch.organization_id, batch.mode FROM batch JOIN stamped ON stamped.id = batch.id ORDER BY batch.fair_turn, batch.checked_at NULLS FIRST, batch.id`,
+      [cap, limit, ...params],
+    );
+    return rows;
   }
 }

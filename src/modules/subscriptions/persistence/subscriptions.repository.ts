@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
 import type { ClockScope } from '../../../shared/time/clock';
+import { fairBatch } from '../../../shared/db/fair-batch';
 import type { Currency } from '../../../shared/money/currency';
 import { Amount, fromDb } from '../../../shared/money/money';
 import type { SubscriptionStatus } from '../domain/billing';
@@ -66,13 +67,50 @@ export class SubscriptionsRepository {
   /**
    * Subscriptions whose next period invoice is due at `now`, locked; rows another instance holds are
    * skipped (FOR UPDATE SKIP LOCKED), so each is worked on by one instance at a time. `scope` limits
-   * the pass to one organization's mode (a moved test clock).
+   * the pass to one organization's mode (a moved test clock). The batch is fair
+   * (shared/db/fair-batch.ts): at most `cap` of one organization's mode, organizations interleaved,
+   * each organization's never-failed subscriptions first (earliest due first), then the least
+   * recently failed (`attempted`).
    */
-  lockDue(m: EntityManager, now: Date, limit: number, scope: ClockScope | null, exclude: readonly string[] = []): Promise<SubscriptionRecord[]> {
-    const qb = m.createQueryBuilder(SubscriptionRecord, 's').where('s.next_invoice_at IS NOT NULL AND s.next_invoice_at <= :now', { now });
-    if (exclude.length) qb.andWhere('s.id NOT IN (:...exclude)', { exclude });
-    if (scope) qb.andWhere('s.organization_id = :org AND s.mode = :mode', { org: scope.organizationId, mode: scope.mode });
-    return qb.orderBy('s.next_invoice_at', 'ASC').limit(limit).setLock('pessimistic_write').setOnLocked('skip_locked').getMany();
+  async lockDue(
+    m: EntityManager,
+    now: Date,
+    cap: number,
+    limit: number,
+    scope: ClockScope | null,
+    exclude: readonly string[] = [],
+  ): Promise<SubscriptionRecord[]> {
+    const params: unknown[] = [now, cap, limit, [...exclude]];
+    const only = scope ? ` AND s.organization_id = $${params.push(scope.organizationId)} AND s.mode = $${params.push(scope.mode)}` : '';
+    const picked: Array<{ id: string }> = await m.query(
+      fairBatch(
+        {
+          table: 'subscriptions',
+          alias: 's',
+          due: `s.next_invoice_at IS NOT NULL AND s.next_invoice_at <= $1 AND NOT (s.id = ANY($4::text[]))${only}`,
+          order: 's.attempted_at NULLS FIRST, s.next_invoice_at, s.id',
+          columns: 's.id, s.organization_id, s.mode, s.attempted_at, s.next_invoice_at',
+        },
+        '$2',
+        '$3',
+      ),
+      params,
+    );
+    if (!picked.length) return [];
+    const ids = picked.map((p) => p.id);
+    const locked = await m
+      .createQueryBuilder(SubscriptionRecord, 's')
+      .where('s.id IN (:...ids) AND s.next_invoice_at IS NOT NULL AND s.next_invoice_at <= :now', { ids, now })
+      .setLock('pessimistic_write')
+      .setOnLocked('skip_locked')
+      .getMany();
+    const place = new Map(ids.map((id, i) => [id, i]));
+    return locked.sort((a, b) => place.get(a.id)! - place.get(b.id)!);
+  }
+
+  /** A due subscription whose period invoice could not be issued now: to the back of its organization's line. */
+  async attempted(m: EntityManager, id: string): Promise<void> {
+    await m.query(`UPDATE subscriptions SET attempted_at = now() WHERE id = $1`, [id]);
   }
 
   /** Records a period's invoice (once: a second record of the same period is ignored). */

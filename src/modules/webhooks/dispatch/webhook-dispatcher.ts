@@ -5,6 +5,8 @@ import { Webhook } from 'standardwebhooks';
 import type { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
 import { WebhooksConfig } from '../webhooks.config';
+import { AppConfig } from '../../../shared/config/app-config';
+import { someOrganizationFull } from '../../../shared/db/fair-batch';
 import { TransactionRunner } from '../../../shared/db/transaction-runner';
 import { renderEvent } from '../../../shared/events/event-payload';
 import { EventOutbox } from '../../../shared/events/outbox';
@@ -27,7 +29,9 @@ function describe(error: unknown): string {
 
 /**
  * Sends committed webhook deliveries. Every WEBHOOK_DISPATCH_INTERVAL_MS it claims due deliveries
- * (several instances share the work: each attempt is claimed by one of them), sends each with a
+ * (several instances share the work: each attempt is claimed by one of them) in a fair batch: at
+ * most WORKER_ORG_BATCH of one organization's mode, organizations interleaved, so an organization
+ * with a backlog or an endpoint that never answers does not hold back another's deliveries; sends each with a
  * timeout, records the attempt and schedules a retry (backoff with jitter) or the final outcome.
  * After WEBHOOK_DISABLE_AFTER_FAILURES deliveries in a row failed, the endpoint is disabled and a
  * `webhook_endpoint.disabled` event is recorded. On shutdown it stops claiming and lets the
@@ -51,6 +55,7 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
     @Inject(WebhookEndpointsRepository) private readonly endpoints: WebhookEndpointsRepository,
     @Inject(EventOutbox) private readonly outbox: EventOutbox,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(AppConfig) private readonly app: AppConfig,
     @Inject(Metrics) metrics: Metrics,
   ) {
     this.schedule = parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE);
@@ -120,20 +125,24 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
 
   private async tick(): Promise<void> {
     this.lastPassAt = Date.now();
-    let claimed = 0;
+    let more = false;
     try {
-      claimed = await this.runOnce();
+      more = await this.runOnce();
     } catch (error) {
       this.logger.error({ msg: 'webhook dispatch failed', error: describe(error) });
     }
-    // A full batch suggests more are due: go again at once.
-    this.plan(claimed >= this.config.WEBHOOK_DISPATCH_BATCH ? 0 : this.config.WEBHOOK_DISPATCH_INTERVAL_MS);
+    // A full batch, or an organization's full share of it, suggests more are due: go again at once.
+    this.plan(more ? 0 : this.config.WEBHOOK_DISPATCH_INTERVAL_MS);
   }
 
-  /** Claims and sends one batch; returns how many deliveries were claimed. */
-  async runOnce(): Promise<number> {
+  /**
+   * Claims and sends one fair batch (at most WORKER_ORG_BATCH deliveries of one organization's mode,
+   * organizations interleaved); true when more may be due (the batch, or an organization's share, was full).
+   */
+  async runOnce(): Promise<boolean> {
     const leaseMs = this.config.WEBHOOK_TIMEOUT_MS + 30_000;
-    const claimed = await this.deliveries.claimDue(this.tx.manager, this.config.WEBHOOK_DISPATCH_BATCH, leaseMs);
+    const cap = this.app.WORKER_ORG_BATCH;
+    const claimed = await this.deliveries.claimDue(this.tx.manager, cap, this.config.WEBHOOK_DISPATCH_BATCH, leaseMs);
     await Promise.all(
       claimed.map((delivery) =>
         this.deliver(delivery).catch((error) => {
@@ -141,7 +150,7 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
         }),
       ),
     );
-    return claimed.length;
+    return claimed.length >= this.config.WEBHOOK_DISPATCH_BATCH || someOrganizationFull(claimed, cap);
   }
 
   private async deliver(delivery: ClaimedDelivery): Promise<void> {

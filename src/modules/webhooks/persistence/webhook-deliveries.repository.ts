@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Mode, Scope } from '../../../shared/auth/request-context';
 import type { StoredEvent } from '../../../shared/events/event-payload';
+import { fairBatch } from '../../../shared/db/fair-batch';
 import { SecretBox } from '../../../shared/crypto/secret-box';
 import { rowsOf } from './sql-rows';
 import { endpointSecretContext } from './webhook-endpoints.repository';
@@ -54,6 +55,20 @@ export interface DeliveryRow {
   created_at: Date;
 }
 
+/** Due deliveries of enabled endpoints in fair order ($1: limit, $3: per-organization cap). */
+const CLAIM_BATCH = fairBatch(
+  {
+    table: 'webhook_deliveries',
+    alias: 'd',
+    due: `d.status = 'pending' AND d.next_attempt_at <= now()
+      AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = d.endpoint_id AND e.enabled AND e.deleted_at IS NULL)`,
+    order: 'd.next_attempt_at, d.id',
+    columns: 'd.id, d.organization_id, d.mode, d.next_attempt_at',
+  },
+  '$3',
+  '$1',
+);
+
 /** Deliveries and attempts. The dispatcher's claim works across organizations; the rest is scoped. */
 @Injectable()
 export class WebhookDeliveriesRepository {
@@ -64,16 +79,18 @@ export class WebhookDeliveriesRepository {
    * instance is claiming are skipped (FOR UPDATE SKIP LOCKED), and each claimed row gets its
    * attempt number and a lease (next_attempt_at moved past the attempt's timeout), so no other
    * instance takes it while it is being sent; after a crash it becomes due again when the lease ends.
+   *
+   * The batch is fair (shared/db/fair-batch.ts): at most `cap` deliveries of one organization's mode,
+   * organizations interleaved, each organization's longest due first. A failed attempt's retry is
+   * scheduled later (next_attempt_at), behind the organization's other due deliveries.
    */
-  async claimDue(m: EntityManager, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+  async claimDue(m: EntityManager, cap: number, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
     const rows = rowsOf<Omit<ClaimedDelivery, 'event'> & { event_type: string; event_data: StoredEvent['data']; event_created_at: Date }>(
       await m.query(
-        `WITH due AS (
-         SELECT d.id FROM webhook_deliveries d
-           JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled AND e.deleted_at IS NULL
+        `WITH batch AS (${CLAIM_BATCH}),
+       due AS (
+         SELECT d.id FROM webhook_deliveries d JOIN batch ON batch.id = d.id
           WHERE d.status = 'pending' AND d.next_attempt_at <= now()
-          ORDER BY d.next_attempt_at, d.id
-          LIMIT $1
           FOR UPDATE OF d SKIP LOCKED
        )
        UPDATE webhook_deliveries d
@@ -85,7 +102,7 @@ export class WebhookDeliveriesRepository {
       RETURNING d.id, d.organization_id, d.mode, d.endpoint_id, d.event_id, d.attempt_count,
                 e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
                 ev.type AS event_type, ev.data AS event_data, ev.created_at AS event_created_at`,
-        [limit, leaseMs],
+        [limit, leaseMs, cap],
       ),
     );
     return rows.map((r) => ({

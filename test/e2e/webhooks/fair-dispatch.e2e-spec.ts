@@ -1,0 +1,69 @@
+import type { Api } from '../../support/api';
+import { expectSuccess } from '../../support/envelope';
+import { IsolatedService, startIsolatedService } from '../../support/isolated';
+import { WebhookReceiver } from '../../support/webhook-receiver';
+
+/**
+ * Fair delivery (decisions §22): the dispatcher takes its batches round-robin across organizations,
+ * at most WORKER_ORG_BATCH deliveries of one organization per batch. Two organizations flood it
+ * with deliveries to endpoints that never answer in time; a third organization's delivery still
+ * goes out in the next batch, long before the flood has been worked through.
+ */
+describe('webhook deliveries are taken fairly across organizations', () => {
+  let service: IsolatedService;
+  let stuck: WebhookReceiver;
+  let good: WebhookReceiver;
+
+  beforeAll(async () => {
+    service = await startIsolatedService({
+      WEBHOOK_DISPATCH_INTERVAL_MS: '100',
+      WEBHOOK_DISPATCH_BATCH: '4',
+      WEBHOOK_TIMEOUT_MS: '1000',
+      WEBHOOK_RETRY_SCHEDULE: '1h',
+      WEBHOOK_DISABLE_AFTER_FAILURES: '0',
+      WORKER_ORG_BATCH: '1',
+    });
+    stuck = await WebhookReceiver.start();
+    // Answers after the sender gave up: every attempt takes the whole timeout and fails.
+    stuck.setDefault({ status: 500, delayMs: 2000 });
+    good = await WebhookReceiver.start();
+  });
+  afterAll(async () => {
+    await stuck?.stop();
+    await good?.stop();
+    await service?.stop();
+  });
+
+  async function invoice(api: Api): Promise<void> {
+    expectSuccess(await api.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '10' }] }), 201);
+  }
+
+  it("delivers a third organization's event in the next batch while two organizations' deliveries hang", async () => {
+    const flooders = [await service.createOrg('Flood A'), await service.createOrg('Flood B')];
+    const quiet = await service.createOrg('Quiet C');
+    for (const org of flooders) {
+      expectSuccess(await org.test.post('/webhooks', { url: stuck.url(`/${org.id}`), event_types: ['invoice.created'] }), 201);
+    }
+    expectSuccess(await quiet.test.post('/webhooks', { url: good.url('/quiet'), event_types: ['invoice.created'] }), 201);
+
+    // 10 deliveries each, all due before the quiet organization's one.
+    const FLOOD = 10;
+    for (let i = 0; i < FLOOD; i++) await Promise.all(flooders.map((org) => invoice(org.test)));
+    const before = stuck.received.length;
+    await invoice(quiet.test);
+
+    await good.waitFor((r) => r.some((w) => w.json?.type === 'invoice.created'), 10_000);
+    const seenBeforeQuiet = stuck.received.length;
+    // Oldest-first batches of 4 would send all 20 hanging deliveries (5 passes of a second each) first.
+    // Fair batches take at most one of each organization: the batch under way when the event was
+    // committed (at most 4), then the next one, which holds the quiet organization's delivery.
+    expect(seenBeforeQuiet - before).toBeLessThanOrEqual(4 + 2);
+    expect(seenBeforeQuiet).toBeLessThan(2 * FLOOD);
+
+    // The flood is still worked through, one delivery of each organization per batch.
+    await stuck.waitFor((r) => r.length >= 2 * FLOOD, 30_000);
+    const perOrg = new Map<string, number>();
+    for (const w of stuck.received) perOrg.set(w.path, (perOrg.get(w.path) ?? 0) + 1);
+    expect([...perOrg.values()]).toEqual([FLOOD, FLOOD]);
+  }, 90_000);
+});
