@@ -1,4 +1,4 @@
-import { Address, encodeFunctionData, Hex, parseAbi } from 'viem';
+import { encodeFunctionData, Hex, parseAbi } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { CHAIN_ID, MNEMONIC } from '../../chain/local-chain';
 import { Api } from '../../support/api';
@@ -93,7 +93,7 @@ describe('refund payouts are checked fairly across organizations', () => {
           type: 'eip1559',
           chainId: CHAIN_ID,
           to: usdt,
-          data: encodeFunctionData({ abi: TRANSFER_ABI, functionName: 'transfer', args: [payer as Address, r.units] }),
+          data: encodeFunctionData({ abi: TRANSFER_ABI, functionName: 'transfer', args: [payer, r.units] }),
           nonce: next + 1 + i,
           gas: 100_000n,
           maxFeePerGas: 100_000_000_000n,
