@@ -5,6 +5,7 @@ import { catchError, from, Observable, switchMap } from 'rxjs';
 import { BadRequestError, DomainError, PayloadTooLargeError, ValidationFailedError } from '../../../shared/errors/domain-error';
 import type { AppRequest } from '../../../shared/http/envelope';
 import { assertNoReservedKeys } from '../../../shared/http/json-safety';
+import { safeFieldPath } from '../../../shared/logging/secrets';
 import { FilesConfig } from '../files.config';
 import { StreamingStorageEngine, UploadedFile } from './streaming-storage-engine';
 import { unreadableMultipart, UploadReceiver } from './upload-receiver';
@@ -88,7 +89,9 @@ export class FileUploadInterceptor implements NestInterceptor {
         case 'LIMIT_FILE_COUNT':
           return new ValidationFailedError({ file: 'send exactly one file' });
         case 'LIMIT_UNEXPECTED_FILE':
-          return new ValidationFailedError({ [FILE_FIELD]: `send the file in the multipart field "${FILE_FIELD}" (got "${error.field ?? ''}")` });
+          return new ValidationFailedError({
+            [FILE_FIELD]: `send the file in the multipart field "${FILE_FIELD}" (got "${safeFieldPath(error.field ?? '')}")`,
+          });
         case 'LIMIT_FIELD_VALUE':
           return new ValidationFailedError({ [error.field ?? 'body']: 'is too long' });
         default:
