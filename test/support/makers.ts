@@ -1,7 +1,7 @@
 import { expectSuccess } from './envelope';
 import type { TestOrg } from './factories';
 import { productBody, recurringSchema } from '../e2e/products/product-bodies';
-import { XPUB_0 } from '../e2e/rails/rails-helpers';
+import { freshAccount } from '../e2e/rails/rails-helpers';
 
 /** How to make a real object of each kind with an organization's test key; returns its id. */
 export type Maker = (org: Pick<TestOrg, 'test'>) => Promise<string>;
@@ -23,7 +23,8 @@ export const MAKERS: Record<string, Maker> = {
     await org.test.post('/test_helpers/payments', { invoice_id: invoice, provider_id: 'prov_card_usd', price: '50', status: 'COMPLETED' });
     return expectSuccess(await org.test.post(`/invoices/${invoice}/refunds`, { amount: '10' }), 201).id;
   },
-  wallet: async (org) => expectSuccess(await org.test.post('/wallets', { chain_family: 'evm', xpub: XPUB_0 }), 201).id,
+  // A key of its own: a key another organization registered is refused.
+  wallet: async (org) => expectSuccess(await org.test.post('/wallets', { chain_family: 'evm', xpub: freshAccount().xpub }), 201).id,
   subscription: async (org) => {
     const product = expectSuccess(await org.test.post('/products', productBody({ schemas: [recurringSchema()] }))).id;
     const schema = expectSuccess(await org.test.get(`/products/${product}`)).schemas[0].id;

@@ -42,9 +42,11 @@ export class WalletsController {
       "mode and chain family: new deposit addresses come from it (m/44'/60'/0'/0/i); addresses already handed out from a previous wallet stay " +
       "watched until their invoice's monitoring window closes. Format and checksum are checked; a private key (xprv, hex) or a recovery phrase " +
       'is refused with 400 validator.xpub and is never stored or logged. No private key ever enters the service. ' +
-      'A key has one address counter wherever it is registered (another organization, the other mode, or the same key exported with another ' +
-      'parent fingerprint or child number: a key is recognised by its public key and chain code), so no address serves two invoices; ' +
-      'a key used before continues after its highest index. Check first_address against your wallet.',
+      'A key belongs to the organization that registered it first: another organization registering it (either mode, or the same key ' +
+      'exported with another parent fingerprint or child number: a key is recognised by its public key and chain code) gets 400 ' +
+      'invalid_xpub on xpub, naming no organization. Within the organization the key has one address counter (both modes, every ' +
+      're-registration), so no address serves two invoices; a key used before continues after its highest index. Check first_address ' +
+      'against your wallet.',
   })
   @ApiBody({
     type: RegisterWalletRequestDto,

@@ -1,3 +1,5 @@
+import { safeFieldErrors } from '../logging/secrets';
+
 /**
  * Every failure a client can cause is a DomainError. The one exception filter maps `kind` to an
  * HTTP status and writes the error envelope; code stays stable for machines, message is for people.
@@ -27,10 +29,11 @@ export abstract class DomainError extends Error {
   /** When the client may usefully try again (seconds), sent as the Retry-After header; unset: no header. */
   readonly retryAfterSeconds?: number;
 
+  /** A field path that looks like a secret (a key sent as a field name) is named `<redacted field>`: answers and logs never repeat it. */
   constructor(message: string, fields?: FieldErrors | null) {
     super(message);
     this.name = new.target.name;
-    this.fields = fields ?? null;
+    this.fields = fields ? safeFieldErrors(fields) : null;
   }
 }
 
@@ -38,12 +41,13 @@ export class ValidationFailedError extends DomainError {
   readonly code: string;
   readonly kind = 'validation' as const;
   constructor(fields: FieldErrors, message?: string, code = 'validation_failed') {
+    const safe = safeFieldErrors(fields);
     super(
       message ??
-        `Invalid request: ${Object.entries(fields)
+        `Invalid request: ${Object.entries(safe)
           .map(([k, v]) => `${k} ${v}`)
           .join('; ')}`,
-      fields,
+      safe,
     );
     this.code = code;
   }

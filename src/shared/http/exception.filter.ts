@@ -3,6 +3,7 @@ import type { Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { AppConfig } from '../config/app-config';
 import { DomainError } from '../errors/domain-error';
+import { loggableText } from '../logging/secrets';
 import { DescribedError, describeError } from './describe-error';
 import { AppRequest, Envelope, envOf } from './envelope';
 
@@ -26,12 +27,15 @@ export class EnvelopeExceptionFilter implements ExceptionFilter {
       status: described.status,
       code: described.code,
       method: req.method,
-      url: req.originalUrl,
+      url: loggableText(req.originalUrl),
     };
     if (described.status >= 500) {
-      this.logger.error({ ...logFields, err: exception instanceof Error ? { message: exception.message, stack: exception.stack } : exception });
+      this.logger.error({
+        ...logFields,
+        err: exception instanceof Error ? safeError(exception) : exception,
+      });
     } else {
-      this.logger.log({ ...logFields, error: described.error });
+      this.logger.log({ ...logFields, error: loggableText(described.error) });
     }
 
     if (res.headersSent) {
@@ -58,4 +62,10 @@ export class EnvelopeExceptionFilter implements ExceptionFilter {
   private describe(exception: unknown, req: AppRequest): DescribedError {
     return describeError(exception, { method: req.method, path: req.path });
   }
+}
+
+/** An unexpected error as the log takes it: a secret-looking part of its message replaced (also where the stack repeats it). */
+function safeError(error: Error): { message: string; stack?: string } {
+  const message = loggableText(error.message);
+  return { message, stack: error.stack?.replace(error.message, message) };
 }

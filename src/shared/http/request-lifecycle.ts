@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { loggableText } from '../logging/secrets';
 import type { AppRequest } from './envelope';
 import type { HttpDrain } from './graceful-shutdown';
 
@@ -33,8 +34,8 @@ function routeOf(req: Request): string {
  */
 export function requestLifecycle(options: RequestLifecycleOptions) {
   const { defaultEnv, observer, drain } = options;
-  // Request lines hold no secrets (ids, method, path, status, time): they skip the root logger's
-  // redaction pass, which otherwise walks every line.
+  // Request lines hold no secrets (ids, method, path, status, time; a claim token or other secret-looking
+  // part of the URL is replaced): they skip the root logger's redaction pass, which otherwise walks every line.
   const logger = options.logger.child({}, { redact: { paths: [] } });
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = performance.now();
@@ -49,7 +50,11 @@ export function requestLifecycle(options: RequestLifecycleOptions) {
       const status = res.statusCode;
       const finished = res.writableFinished;
       observer?.observe(req.method, routeOf(req), status, ms / 1000);
-      const line = { req: { id: requestId, method: req.method, url: req.originalUrl }, res: { statusCode: status }, responseTime: Math.round(ms * 10) / 10 };
+      const line = {
+        req: { id: requestId, method: req.method, url: loggableText(req.originalUrl) },
+        res: { statusCode: status },
+        responseTime: Math.round(ms * 10) / 10,
+      };
       if (!finished) logger.warn(line, 'request aborted: the connection closed before the response was sent');
       else if (status >= 500) logger.error(line, 'request failed');
       else logger.info(line, 'request completed');

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
-import { download, GZIP, MP4, OwnService, PDF, PNG, sha256, startOwnService, upload, wav } from './files-helpers';
+import { download, GZIP, MP4, OwnService, PDF, PNG, sha256, startOwnService, upload, uploadForm, wav } from './files-helpers';
 
 /** How the contract suite reaches one storage adapter. */
 export interface StorageBackend {
@@ -223,6 +223,18 @@ export function describeStorageContract(adapter: string, startBackend: () => Pro
       expectError(await upload(org.test, randomBytes(50_000), { name: 'x'.repeat(256) }), 400, { field: 'name' });
       expectError(await upload(org.test, randomBytes(50_000), { name: 'bad\u0001name' }), 400, { field: 'name' });
       expectError(await upload(org.test, Buffer.alloc(0), { name: 'empty.txt' }), 400, { field: 'file' });
+      expect(await backend.listKeys()).toEqual(before);
+      expect(expectSuccess(await org.test.get('/files')).total).toBe(0);
+    });
+
+    it('removes the stored bytes when a text field after the file part is a reserved name', async () => {
+      const org = await service.createOrg();
+      const before = await backend.listKeys();
+      for (const field of ['__proto__', 'constructor', 'prototype']) {
+        const form = uploadForm(randomBytes(50_000));
+        form.append(field, 'x');
+        expectError(await org.test.request('POST', '/files/upload', { rawBody: form }), 400, { field });
+      }
       expect(await backend.listKeys()).toEqual(before);
       expect(expectSuccess(await org.test.get('/files')).total).toBe(0);
     });

@@ -144,6 +144,15 @@ describe('unknown body fields', () => {
     expect(await totalOf(org.test.get('/files'))).toBe(0);
   });
 
+  it.each(['__proto__', 'constructor', 'prototype'])('a file upload refuses the reserved text field %s, naming it, and stores nothing', async (field) => {
+    const form = new FormData();
+    form.append('file', new Blob(['hello'], { type: 'text/plain' }), 'hello.txt');
+    form.append(field, 'x');
+    const body = expectRefused(await org.test.request('POST', '/files/upload', { rawBody: form }), { [field]: RESERVED });
+    expect(Object.keys(body.validator)).toEqual([field]);
+    expect(await totalOf(org.test.get('/files'))).toBe(0);
+  });
+
   it('a route without a body refuses a body with fields; {} and no body pass', async () => {
     const endpoint = expectSuccess(await org.test.post('/webhooks', { url: 'https://merchant.example.com/hooks', event_types: ['*'] }), 201);
     expectRefused(await org.test.request('DELETE', `/webhooks/${endpoint.id}`, { body: { force: true } }), { force: UNKNOWN });

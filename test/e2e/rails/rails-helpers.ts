@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,10 +35,12 @@ export function writeChainsFile(content: unknown): string {
 /** The checksummed address m/44'/60'/<account>'/0/<index> of the test mnemonic. */
 export const addressAt = (account: number, index: number) => mnemonicToAccount(MNEMONIC, { accountIndex: account, addressIndex: index }).address;
 
-let nextAccount = 10 + (process.pid % 1000) * 50;
+/** A random start per test process: the processes of one run (sharing a service) never meet on an account. */
+let nextAccount = 10 + randomInt(2 ** 30);
 /**
- * A fresh account of the test mnemonic for each organization: a key registered again anywhere in
- * the mode continues after its highest index, so tests sharing one service use keys of their own.
+ * A fresh account of the test mnemonic for each organization: a key registered by another
+ * organization is refused, and one registered again continues after its highest index, so tests
+ * sharing one service use keys of their own.
  */
 export function freshAccount(): { account: number; xpub: string } {
   const account = nextAccount++;

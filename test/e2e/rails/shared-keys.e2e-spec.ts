@@ -1,6 +1,6 @@
 import { HDKey } from 'viem/accounts';
 import { Api } from '../../support/api';
-import { expectSuccess } from '../../support/envelope';
+import { expectError, expectSuccess } from '../../support/envelope';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
 import { withClient } from '../../support/pg';
 import { errorLines, RunningServer, startServer } from '../../support/server';
@@ -26,7 +26,7 @@ async function addressFor(api: Api, providerId = 'prov_ethereum_ethereum') {
   return api.post(`/invoices/${invoiceId}/payment_address`, { provider_id: providerId });
 }
 
-describe('one address-index counter per account key, whatever organization, mode or serialization registers it', () => {
+describe('one address-index counter per account key, held by one organization in both its modes and whatever serialization registers it', () => {
   let service: IsolatedService;
   beforeAll(async () => {
     service = await startIsolatedService({ CHAINS_FILE: writeChainsFile(CHAINS), CHAIN_WATCHER: 'false' });
@@ -35,30 +35,73 @@ describe('one address-index counter per account key, whatever organization, mode
     await service?.stop();
   });
 
-  it('hands out every address of a key once across two organizations and both modes of one, also under concurrent calls', async () => {
+  it('hands out every address of a key once across both modes of an organization, also under concurrent calls', async () => {
     const { account, xpub } = freshAccount();
     const a = await service.createOrg();
-    const b = await service.createOrg();
     expectSuccess(await a.test.post('/wallets', { chain_family: 'evm', xpub }), 201);
-    expectSuccess(await b.test.post('/wallets', { chain_family: 'evm', xpub }), 201);
     expectSuccess(await a.live.post('/wallets', { chain_family: 'evm', xpub }), 201);
 
     // One after the other, alternating: each takes the next index of the one key.
-    const order = [a.test, b.test, a.live, b.test, a.test, a.live];
+    const order = [a.test, a.live, a.live, a.test, a.test, a.live];
     const addresses: string[] = [];
     for (const api of order) addresses.push(expectSuccess(await addressFor(api)).address);
     expect(addresses).toEqual(order.map((_, i) => addressAt(account, i)));
 
-    // At once, from all three: no refusal, no 500, and still no address twice.
-    const burst = await Promise.all(
-      Array.from({ length: 15 }, (_, i) => addressFor([a.test, b.test, a.live][i % 3], i % 2 ? 'prov_ethereum_usdt' : undefined)),
-    );
+    // At once, from both modes: no refusal, no 500, and still no address twice.
+    const burst = await Promise.all(Array.from({ length: 15 }, (_, i) => addressFor([a.test, a.live][i % 2], i % 3 ? 'prov_ethereum_usdt' : undefined)));
     for (const res of burst) addresses.push(expectSuccess(res).address);
     expect(new Set(addresses).size).toBe(21);
     expect(new Set(addresses)).toEqual(new Set(Array.from({ length: 21 }, (_, i) => addressAt(account, i))));
 
     // Every wallet of the key shows how far the key has been used.
-    for (const api of [a.test, b.test, a.live]) expect(expectSuccess(await api.get('/wallets')).items[0].addresses_issued).toBe(21);
+    for (const api of [a.test, a.live]) expect(expectSuccess(await api.get('/wallets')).items[0].addresses_issued).toBe(21);
+    expect(errorLines(service.server)).toEqual([]);
+  });
+
+  it("refuses a key another organization registered, in either mode and any serialization, naming no organization; the holder's counter and addresses are untouched", async () => {
+    const { account, xpub } = freshAccount();
+    const a = await service.createOrg('Holder of the key');
+    expectSuccess(await a.test.post('/wallets', { chain_family: 'evm', xpub }), 201);
+    for (let i = 0; i < 3; i++) expect(expectSuccess(await addressFor(a.test)).address).toBe(addressAt(account, i));
+
+    const b = await service.createOrg('Another organization');
+    for (const [api, key] of [
+      [b.test, xpub],
+      [b.live, xpub],
+      [b.test, reexported(xpub)],
+    ] as const) {
+      const res = await api.post('/wallets', { chain_family: 'evm', xpub: key });
+      const error = expectError(res, 400, { code: 'invalid_xpub', field: 'xpub' });
+      expect(error.validator).toEqual({ xpub: expect.stringMatching(/^is registered by another organization; register another account of your wallet/) });
+      for (const secret of [a.id, 'Holder of the key', a.testKey, key.slice(4, 30)]) expect(res.text).not.toContain(secret);
+    }
+    // Nothing registered for B, nothing taken from the key's counter, A goes on where it was.
+    for (const api of [b.test, b.live]) expect(expectSuccess(await api.get('/wallets')).total).toBe(0);
+    expectError(await addressFor(b.test), 400, { field: 'provider_id' });
+    expect(expectSuccess(await a.test.get('/wallets')).items[0]).toMatchObject({ addresses_issued: 3 });
+    expect(expectSuccess(await addressFor(a.test)).address).toBe(addressAt(account, 3));
+
+    // Replaced or deleted, the holder's wallet still keeps the key: its counter holds the holder's count.
+    expectSuccess(await a.test.post('/wallets', { chain_family: 'evm', xpub: freshAccount().xpub }), 201);
+    expectError(await b.test.post('/wallets', { chain_family: 'evm', xpub }), 400, { code: 'invalid_xpub', field: 'xpub' });
+    const old = (expectSuccess(await a.test.get('/wallets')).items as Array<{ id: string; active: boolean }>).find((w) => !w.active)!;
+    expectSuccess(await a.test.delete(`/wallets/${old.id}`));
+    expectError(await b.test.post('/wallets', { chain_family: 'evm', xpub }), 400, { code: 'invalid_xpub', field: 'xpub' });
+
+    // The holder registers it again after deleting it (and in its other mode): it goes on after its highest index.
+    expect(expectSuccess(await a.test.post('/wallets', { chain_family: 'evm', xpub }), 201)).toMatchObject({ addresses_issued: 4 });
+    expect(expectSuccess(await addressFor(a.test)).address).toBe(addressAt(account, 4));
+    expectSuccess(await a.live.post('/wallets', { chain_family: 'evm', xpub: reexported(xpub) }), 201);
+    expect(expectSuccess(await addressFor(a.live)).address).toBe(addressAt(account, 5));
+    expect(errorLines(service.server)).toEqual([]);
+  });
+
+  it('lets one of two organizations registering a new key at once have it, and refuses the other', async () => {
+    const { xpub } = freshAccount();
+    const [a, b] = [await service.createOrg(), await service.createOrg()];
+    const answers = await Promise.all([a, b].map((org) => org.test.post('/wallets', { chain_family: 'evm', xpub })));
+    expect(answers.map((r) => r.status).sort()).toEqual([201, 400]);
+    expect(answers.find((r) => r.status === 400)!.body.validator).toEqual({ xpub: expect.stringMatching(/^is registered by another organization/) });
     expect(errorLines(service.server)).toEqual([]);
   });
 
@@ -69,15 +112,12 @@ describe('one address-index counter per account key, whatever organization, mode
     expect(expectSuccess(await addressFor(a.test)).address).toBe(addressAt(account, 0));
     expect(expectSuccess(await addressFor(a.test)).address).toBe(addressAt(account, 1));
 
-    // Another organization, and the first one's live mode, register the other export: it goes on at index 2.
-    const b = await service.createOrg();
+    // The organization's live mode registers the other export: it goes on at index 2.
     const other = reexported(xpub);
-    const registered = expectSuccess(await b.test.post('/wallets', { chain_family: 'evm', xpub: other }), 201);
+    const registered = expectSuccess(await a.live.post('/wallets', { chain_family: 'evm', xpub: other }), 201);
     expect(registered).toMatchObject({ first_address: addressAt(account, 0), addresses_issued: 2 });
-    expect(expectSuccess(await addressFor(b.test)).address).toBe(addressAt(account, 2));
-    expectSuccess(await a.live.post('/wallets', { chain_family: 'evm', xpub: other }), 201);
-    expect(expectSuccess(await addressFor(a.live)).address).toBe(addressAt(account, 3));
-    expect(expectSuccess(await addressFor(a.test)).address).toBe(addressAt(account, 4));
+    expect(expectSuccess(await addressFor(a.live)).address).toBe(addressAt(account, 2));
+    expect(expectSuccess(await addressFor(a.test)).address).toBe(addressAt(account, 3));
   });
 
   it('skips addresses already handed out when the counter is behind them (no 500)', async () => {
@@ -93,15 +133,15 @@ describe('one address-index counter per account key, whatever organization, mode
         [a.id],
       ),
     );
-    const b = await service.createOrg();
-    expectSuccess(await b.test.post('/wallets', { chain_family: 'evm', xpub }), 201);
-    expect(expectSuccess(await addressFor(b.test)).address).toBe(addressAt(account, 3));
+    // The key registered again in the same mode (a new wallet row of the key): indexes 0 to 2 are skipped.
+    expectSuccess(await a.test.post('/wallets', { chain_family: 'evm', xpub }), 201);
+    expect(expectSuccess(await addressFor(a.test)).address).toBe(addressAt(account, 3));
     expect(expectSuccess(await addressFor(a.test)).address).toBe(addressAt(account, 4));
   });
 });
 
 describe('keys registered before fingerprints existed', () => {
-  it('are fingerprinted at start, and their counter continues after the highest index any organization handed out', async () => {
+  it('are fingerprinted at start, and their counter continues after the highest index any wallet of the key handed out', async () => {
     const pgServer = process.env.TEST_PG_SERVER_URL;
     if (!pgServer) return;
     const env = { CHAINS_FILE: writeChainsFile(CHAINS), CHAIN_WATCHER: 'false' };
@@ -110,11 +150,10 @@ describe('keys registered before fingerprints existed', () => {
     try {
       const { account, xpub } = freshAccount();
       const a = await service.createOrg();
-      const b = await service.createOrg();
       expectSuccess(await a.test.post('/wallets', { chain_family: 'evm', xpub }), 201);
-      expectSuccess(await b.live.post('/wallets', { chain_family: 'evm', xpub: reexported(xpub) }), 201);
+      expectSuccess(await a.live.post('/wallets', { chain_family: 'evm', xpub: reexported(xpub) }), 201);
       for (let i = 0; i < 3; i++) expectSuccess(await addressFor(a.test));
-      expectSuccess(await addressFor(b.live));
+      expectSuccess(await addressFor(a.live));
       await service.server.stop();
       // As an older version left them: no fingerprints, no counters, each wallet with its own count.
       await withClient(service.databaseUrl!, async (c) => {
@@ -126,8 +165,8 @@ describe('keys registered before fingerprints existed', () => {
       expect(fingerprints).toHaveLength(1);
       expect(fingerprints[0].key_fingerprint).toMatch(/^[0-9a-f]{64}$/);
       const aTest = new Api(a.testKey, restarted.baseUrl);
-      const bLive = new Api(b.liveKey, restarted.baseUrl);
-      expect(expectSuccess(await addressFor(bLive)).address).toBe(addressAt(account, 4));
+      const aLive = new Api(a.liveKey, restarted.baseUrl);
+      expect(expectSuccess(await addressFor(aLive)).address).toBe(addressAt(account, 4));
       expect(expectSuccess(await addressFor(aTest)).address).toBe(addressAt(account, 5));
       expect(errorLines(restarted)).toEqual([]);
     } finally {

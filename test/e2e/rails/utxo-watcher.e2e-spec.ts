@@ -204,6 +204,44 @@ describe('the UTXO watcher against a real Litecoin Core node (regtest)', () => {
     expect(await waitForPayments(merchant.test, b, (p) => p.length === 1)).toHaveLength(1);
   });
 
+  it('takes no payment from a bare multisig or bare pubkey output that names the deposit address, and one from a plain output in the same block', async () => {
+    // A tpub: P2PKH addresses, which Litecoin Core 0.21 lists for each key of a bare multisig script as well.
+    const account = HDKey.fromMasterSeed(randomBytes(32), { public: 0x043587cf, private: 0x04358394 }).derive("m/44'/1'/0'");
+    const merchant = await service.createOrg();
+    expectSuccess(await merchant.test.post('/wallets', { chain_family: 'utxo', network: 'litecoin', xpub: account.publicExtendedKey }), 201);
+    const [spoofed, paid] = [await createInvoice(merchant.test, '0.5', 'LITECOIN'), await createInvoice(merchant.test, '0.5', 'LITECOIN')];
+    const target = await paymentAddress(merchant.test, spoofed, LTC);
+    const honest = await paymentAddress(merchant.test, paid, LTC);
+    const merchantKey = Buffer.from(account.deriveChild(0).deriveChild(0).publicKey!).toString('hex');
+    const payerKey = (await node.rpc<{ pubkey: string }>('getaddressinfo', [await node.rpc<string>('getnewaddress', ['', 'legacy'])])).pubkey;
+
+    // Scripts createrawtransaction cannot write: 1-of-2 multisig [merchant, payer] and [payer, merchant], and a bare pubkey.
+    const push = (key: string) => `21${key}`;
+    const scripts = [`51${push(merchantKey)}${push(payerKey)}52ae`, `51${push(payerKey)}${push(merchantKey)}52ae`, `${push(merchantKey)}ac`];
+    const value = Buffer.alloc(8);
+    value.writeBigUInt64LE(50_000_000n);
+    const output = (script: string) => `${value.toString('hex')}${(script.length / 2).toString(16).padStart(2, '0')}${script}`;
+    const raw = `02000000000${scripts.length}${scripts.map(output).join('')}00000000`;
+    const funded = await node.rpc<{ hex: string }>('fundrawtransaction', [raw]);
+    const signed = await node.rpc<{ hex: string; complete: boolean }>('signrawtransactionwithwallet', [funded.hex]);
+    expect(signed.complete).toBe(true);
+    const txid = await node.rpc<string>('sendrawtransaction', [signed.hex]);
+    // What the node says of those outputs: the deposit address first (then second) in the multisig's list; the bare pubkey it lists under no address.
+    const outputs = (await node.rpc<{ vout: Array<{ n: number; scriptPubKey: Record<string, any> }> }>('getrawtransaction', [txid, true])).vout;
+    const byScript = new Map(outputs.map((o) => [o.scriptPubKey.hex, o.scriptPubKey]));
+    expect(byScript.get(scripts[0])).toMatchObject({ type: 'multisig', addresses: [target.address, expect.any(String)] });
+    expect(byScript.get(scripts[1])).toMatchObject({ type: 'multisig', addresses: [expect.any(String), target.address] });
+    expect(byScript.get(scripts[2])?.type).toBe('pubkey');
+
+    await node.send(honest.address, '0.5');
+    await node.mine(6);
+    await waitForPayments(merchant.test, paid, (p) => p.length === 1 && p[0].status === 'COMPLETED');
+    expect((await node.rpc('getrawtransaction', [txid, true])).confirmations).toBe(6);
+    expect(await paymentsOf(merchant.test, spoofed)).toEqual([]);
+    expect((await shortState(merchant.test, spoofed)).status).toBe('PENDING');
+    expect(await shortState(merchant.test, paid)).toMatchObject({ status: 'COMPLETED', substatus: null });
+  });
+
   /** The payment.updated events of one payment, oldest first. */
   async function paymentUpdates(api: Api, paymentId: string): Promise<any[]> {
     const items = expectSuccess(await api.post('/events', { type: 'payment.updated', limit: 100 })).items as any[];

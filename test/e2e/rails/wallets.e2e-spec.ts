@@ -3,7 +3,7 @@ import { expectError, expectSuccess } from '../../support/envelope';
 import { createKey, createOrg } from '../../support/factories';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
 import { withClient } from '../../support/pg';
-import { accountKey, HARDHAT_ACCOUNTS, HARDHAT_KEY_0, MNEMONIC, XPRV_0, XPUB_0 } from './rails-helpers';
+import { accountKey, freshAccount, HARDHAT_ACCOUNTS, HARDHAT_KEY_0, MNEMONIC, XPRV_0, XPUB_0 } from './rails-helpers';
 
 const WALLET_ID = /^wallet_[0-9a-f-]{36}$/;
 const TIMESTAMP = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/;
@@ -40,10 +40,12 @@ describe('receiving wallets (POST/GET/DELETE /wallets)', () => {
 
   it('keeps one active wallet per organization, mode and family: a new one replaces it', async () => {
     const org = await createOrg();
-    const first = expectSuccess(await org.test.post('/wallets', { chain_family: 'evm', xpub: XPUB_0 }), 201);
-    const second = expectSuccess(await org.test.post('/wallets', { chain_family: 'evm', xpub: accountKey(1).publicExtendedKey }), 201);
+    // Keys of its own: a key another organization registered is refused (shared-keys.e2e-spec.ts).
+    const key = freshAccount().xpub;
+    const first = expectSuccess(await org.test.post('/wallets', { chain_family: 'evm', xpub: key }), 201);
+    const second = expectSuccess(await org.test.post('/wallets', { chain_family: 'evm', xpub: freshAccount().xpub }), 201);
     expect(second.active).toBe(true);
-    expect(second.first_address).not.toBe(HARDHAT_ACCOUNTS[0]);
+    expect(second.first_address).not.toBe(first.first_address);
     const before = expectSuccess(await org.test.get(`/wallets/${first.id}`));
     expect(before).toMatchObject({ active: false, replaced_at: expect.stringMatching(TIMESTAMP) });
     const list = expectSuccess(await org.test.get('/wallets?limit=1'));
@@ -51,13 +53,13 @@ describe('receiving wallets (POST/GET/DELETE /wallets)', () => {
     expect(list.items.map((w: any) => w.id)).toEqual([second.id]);
     expect(expectSuccess(await org.test.get('/wallets?offset=1')).items.map((w: any) => w.id)).toEqual([first.id]);
     // A live wallet does not replace the test one.
-    expectSuccess(await org.live.post('/wallets', { chain_family: 'evm', xpub: XPUB_0 }), 201);
+    expectSuccess(await org.live.post('/wallets', { chain_family: 'evm', xpub: key }), 201);
     expect(expectSuccess(await org.test.get(`/wallets/${second.id}`)).active).toBe(true);
   });
 
   it('deletes a wallet: gone from reads and lists, 404 afterwards', async () => {
     const org = await createOrg();
-    const wallet = expectSuccess(await org.test.post('/wallets', { chain_family: 'evm', xpub: XPUB_0 }), 201);
+    const wallet = expectSuccess(await org.test.post('/wallets', { chain_family: 'evm', xpub: freshAccount().xpub }), 201);
     expect(expectSuccess(await org.test.delete(`/wallets/${wallet.id}`))).toEqual({ id: wallet.id, deleted: true });
     expectError(await org.test.get(`/wallets/${wallet.id}`), 404, { code: 'wallet_not_found' });
     expectError(await org.test.delete(`/wallets/${wallet.id}`), 404, { code: 'wallet_not_found' });
@@ -67,7 +69,7 @@ describe('receiving wallets (POST/GET/DELETE /wallets)', () => {
   it("answers 404 for another organization's wallet and for the other mode's", async () => {
     const a = await createOrg();
     const b = await createOrg();
-    const wallet = expectSuccess(await a.test.post('/wallets', { chain_family: 'evm', xpub: XPUB_0 }), 201);
+    const wallet = expectSuccess(await a.test.post('/wallets', { chain_family: 'evm', xpub: freshAccount().xpub }), 201);
     expectError(await b.test.get(`/wallets/${wallet.id}`), 404, { code: 'wallet_not_found' });
     expectError(await b.test.delete(`/wallets/${wallet.id}`), 404, { code: 'wallet_not_found' });
     expectError(await a.live.get(`/wallets/${wallet.id}`), 404, { code: 'wallet_not_found' });
@@ -79,7 +81,7 @@ describe('receiving wallets (POST/GET/DELETE /wallets)', () => {
 
   it('a read-only key may read but not register or delete', async () => {
     const org = await createOrg();
-    const wallet = expectSuccess(await org.test.post('/wallets', { chain_family: 'evm', xpub: XPUB_0 }), 201);
+    const wallet = expectSuccess(await org.test.post('/wallets', { chain_family: 'evm', xpub: freshAccount().xpub }), 201);
     const reader = new Api(await createKey(org.id, 'test', true));
     expectError(await reader.post('/wallets', { chain_family: 'evm', xpub: XPUB_0 }), 403);
     expectError(await reader.delete(`/wallets/${wallet.id}`), 403);

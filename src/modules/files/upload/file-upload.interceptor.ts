@@ -4,6 +4,8 @@ import multer, { MulterError } from 'multer';
 import { catchError, from, Observable, switchMap } from 'rxjs';
 import { BadRequestError, DomainError, PayloadTooLargeError, ValidationFailedError } from '../../../shared/errors/domain-error';
 import type { AppRequest } from '../../../shared/http/envelope';
+import { assertNoReservedKeys } from '../../../shared/http/json-safety';
+import { safeFieldPath } from '../../../shared/logging/secrets';
 import { FilesConfig } from '../files.config';
 import { StreamingStorageEngine, UploadedFile } from './streaming-storage-engine';
 import { unreadableMultipart, UploadReceiver } from './upload-receiver';
@@ -35,7 +37,21 @@ export class FileUploadInterceptor implements NestInterceptor {
     const req = context.switchToHttp().getRequest<AppRequest>();
     const res = context.switchToHttp().getResponse<Response>();
     const parsed = new Promise<void>((resolve, reject) => {
-      this.parse(req, res, (error?: unknown) => (error ? reject(this.translate(error)) : resolve()));
+      this.parse(req, res, (error?: unknown) => {
+        if (error) return reject(this.translate(error));
+        // A text field named __proto__, constructor or prototype is a 400 naming it, as in a JSON body: the
+        // validation below cannot see such a name (the object mapper skips it), so it would pass unnoticed.
+        try {
+          assertNoReservedKeys(req.body);
+          resolve();
+        } catch (refusal) {
+          const stored = (req.file as UploadedFile | undefined)?.received;
+          (stored ? this.receiver.discard(stored.storageKey) : Promise.resolve()).then(
+            () => reject(refusal as Error),
+            () => reject(refusal as Error),
+          );
+        }
+      });
     });
     return from(parsed).pipe(
       switchMap(() => {
@@ -73,7 +89,9 @@ export class FileUploadInterceptor implements NestInterceptor {
         case 'LIMIT_FILE_COUNT':
           return new ValidationFailedError({ file: 'send exactly one file' });
         case 'LIMIT_UNEXPECTED_FILE':
-          return new ValidationFailedError({ [FILE_FIELD]: `send the file in the multipart field "${FILE_FIELD}" (got "${error.field ?? ''}")` });
+          return new ValidationFailedError({
+            [FILE_FIELD]: `send the file in the multipart field "${FILE_FIELD}" (got "${safeFieldPath(error.field ?? '')}")`,
+          });
         case 'LIMIT_FIELD_VALUE':
           return new ValidationFailedError({ [error.field ?? 'body']: 'is too long' });
         default:

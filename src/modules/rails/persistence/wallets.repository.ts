@@ -84,6 +84,20 @@ export class WalletsRepository {
     row.unused_gap = unused_gap;
   }
 
+  /**
+   * Whether another organization holds a wallet of the key (any mode; active, replaced or deleted: its
+   * counter still holds that organization's count). Takes the key's lock first, so two organizations
+   * registering one key at once are answered one after the other.
+   */
+  async keyHeldElsewhere(m: EntityManager, organizationId: string, family: ChainFamily, fingerprint: string): Promise<boolean> {
+    await m.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`account_key:${family}:${fingerprint}`]);
+    const rows: unknown[] = await m.query(
+      `SELECT 1 FROM receiving_wallets WHERE chain_family = $1 AND key_fingerprint = $2 AND organization_id <> $3 LIMIT 1`,
+      [family, fingerprint, organizationId],
+    );
+    return rowsOf(rows).length > 0;
+  }
+
   /** Serializes wallet changes of one organization, mode and wallet slot (family, and network where it has one). */
   async lockFamily(m: EntityManager, scope: Scope, family: ChainFamily, network: string | null): Promise<void> {
     const slot = network === null ? family : `${family}:${network}`;

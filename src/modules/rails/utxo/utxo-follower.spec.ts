@@ -1,4 +1,4 @@
-import { unitsOf, unitsPaidTo } from './utxo-follower';
+import { soleAddressOf, unitsOf, unitsPaidTo } from './utxo-follower';
 
 describe('unitsOf', () => {
   it.each([
@@ -19,7 +19,7 @@ describe('unitsPaidTo', () => {
   const payer = 'rltc1qw508d6qejxtdg4y5r3zarvary0c5xw7kgmn4n9';
   const out = (value: string, address?: string, legacy = false) => ({
     value,
-    scriptPubKey: address === undefined ? {} : legacy ? { addresses: [address] } : { address },
+    scriptPubKey: address === undefined ? {} : legacy ? { type: 'witness_v0_keyhash', addresses: [address] } : { address },
   });
 
   it('sums every output to the address, in satoshis', () => {
@@ -29,6 +29,18 @@ describe('unitsPaidTo', () => {
 
   it('reads the older nodes’ `addresses` list and skips outputs without an address (OP_RETURN)', () => {
     expect(unitsPaidTo([out('0'), out('0.5', payer, true)], payer)).toBe(50_000_000n);
+  });
+
+  it('counts nothing of a bare multisig or bare pubkey output that lists the address (as Litecoin Core 0.21 prints them)', () => {
+    const legacy = 'mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfn';
+    const other = 'mg1iZRXpHgA6AMKzKHUhkijPd7RLW1Rgiw';
+    const vout = [
+      { value: '0.5', scriptPubKey: { type: 'multisig', addresses: [legacy, other] } },
+      { value: '0.25', scriptPubKey: { type: 'multisig', addresses: [other, legacy] } },
+      { value: '0.125', scriptPubKey: { type: 'pubkey', addresses: [legacy] } },
+      { value: '0.0625', scriptPubKey: { type: 'pubkeyhash', addresses: [legacy] } },
+    ];
+    expect(unitsPaidTo(vout, legacy)).toBe(6_250_000n);
   });
 
   it('is 0 when nothing goes to the address', () => {
@@ -46,5 +58,29 @@ describe('unitsPaidTo', () => {
     const legacy = 'mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfn';
     expect(unitsPaidTo([out('0.3', legacy)], legacy)).toBe(30_000_000n);
     expect(unitsPaidTo([out('0.3', legacy)], legacy.toLowerCase())).toBe(0n);
+  });
+});
+
+describe('soleAddressOf', () => {
+  const a = 'mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfn';
+  const b = 'mg1iZRXpHgA6AMKzKHUhkijPd7RLW1Rgiw';
+  it.each([
+    ['a newer node’s address', { type: 'witness_v0_keyhash', address: a }, a],
+    ['an address without a type', { address: a }, a],
+    ['one listed address of a pubkeyhash script', { type: 'pubkeyhash', addresses: [a] }, a],
+    ['one listed address of a scripthash script', { type: 'scripthash', addresses: [a] }, a],
+    ['one listed address of a taproot script', { type: 'witness_v1_taproot', addresses: [a] }, a],
+    ['a bare 1-of-2 multisig', { type: 'multisig', addresses: [a, b] }, null],
+    ['a bare 1-of-1 multisig', { type: 'multisig', addresses: [a] }, null],
+    ['a bare pubkey', { type: 'pubkey', addresses: [a] }, null],
+    ['a multisig with an address anyway', { type: 'multisig', address: a }, null],
+    ['a nonstandard script', { type: 'nonstandard' }, null],
+    ['OP_RETURN', { type: 'nulldata' }, null],
+    ['two addresses of a single-address type', { type: 'pubkeyhash', addresses: [a, b] }, null],
+    ['a list without a type', { addresses: [a] }, null],
+    ['an empty list', { type: 'pubkeyhash', addresses: [] }, null],
+    ['nothing', {}, null],
+  ])('%s -> %p', (_, script, expected) => {
+    expect(soleAddressOf(script)).toBe(expected);
   });
 });

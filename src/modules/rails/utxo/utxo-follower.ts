@@ -16,10 +16,16 @@ const NOT_FOUND = -5;
 /** JSON-RPC's "Method not found" (a node older than the call). */
 const METHOD_NOT_FOUND = -32601;
 
+/** An output's script as the node describes it: `address` (newer nodes), or `addresses` with `type` (Litecoin Core 0.21, older Bitcoin Core). */
+export interface RpcScript {
+  type?: string;
+  address?: string;
+  addresses?: string[];
+}
 interface RpcOutput {
   value: string;
   n: number;
-  scriptPubKey: { address?: string; addresses?: string[] };
+  scriptPubKey: RpcScript;
 }
 interface RpcTransaction {
   txid: string;
@@ -56,16 +62,34 @@ function addressKey(address: string): string {
   return address.trim();
 }
 
+/** Script types that pay exactly one address (what `address` means on the nodes that print only that). */
+const SINGLE_ADDRESS_TYPES = new Set(['pubkeyhash', 'scripthash', 'witness_v0_keyhash', 'witness_v0_scripthash', 'witness_v1_taproot', 'witness_unknown']);
+
+/**
+ * The one address an output pays, or null when its script pays no single address. Newer nodes print
+ * `address` only for such a script; older ones (Litecoin Core 0.21) print an `addresses` list for bare
+ * multisig and bare pubkey scripts too, whose coins the other keys of the script (or a key no wallet
+ * watches as that address) can spend: those, and any list but one address of a single-address type,
+ * pay nobody. Payments and payout checks alike decide an output's address here.
+ */
+export function soleAddressOf(script: RpcScript): string | null {
+  if (script.type !== undefined && !SINGLE_ADDRESS_TYPES.has(script.type)) return null;
+  if (typeof script.address === 'string') return script.address || null;
+  const list = script.addresses;
+  if (script.type === undefined || !Array.isArray(list) || list.length !== 1 || typeof list[0] !== 'string') return null;
+  return list[0] || null;
+}
+
 /**
  * What a transaction's outputs pay to `to`, in satoshis: every output to that address summed (a
- * wallet may split a payment into several outputs). Outputs without an address (OP_RETURN) count for
- * nothing.
+ * wallet may split a payment into several outputs). Outputs without one address (OP_RETURN, bare
+ * multisig: `soleAddressOf`) count for nothing.
  */
-export function unitsPaidTo(vout: ReadonlyArray<{ value: string; scriptPubKey: { address?: string; addresses?: string[] } }>, to: string): bigint {
+export function unitsPaidTo(vout: ReadonlyArray<{ value: string; scriptPubKey: RpcScript }>, to: string): bigint {
   const target = addressKey(to);
   let units = 0n;
   for (const o of vout) {
-    const address = o.scriptPubKey.address ?? o.scriptPubKey.addresses?.[0];
+    const address = soleAddressOf(o.scriptPubKey);
     if (address && addressKey(address) === target) units += unitsOf(o.value);
   }
   return units;
@@ -176,7 +200,7 @@ export class UtxoFollower implements ChainFollower {
         try {
           const tx = await this.call<RpcTransaction>('getrawtransaction', [txid, true]);
           outputs = tx.vout.flatMap((o) => {
-            const address = o.scriptPubKey.address ?? o.scriptPubKey.addresses?.[0];
+            const address = soleAddressOf(o.scriptPubKey);
             return address ? [{ address, units: unitsOf(o.value), n: o.n }] : [];
           });
         } catch (e) {
@@ -196,7 +220,7 @@ export class UtxoFollower implements ChainFollower {
   private outputsOf(txid: string, vout: RpcOutput[], watched: WatchedAddresses, blockNumber: bigint, blockHash: string): IncomingTransfer[] {
     const out: IncomingTransfer[] = [];
     for (const o of vout) {
-      const address = o.scriptPubKey.address ?? o.scriptPubKey.addresses?.[0];
+      const address = soleAddressOf(o.scriptPubKey);
       if (!address || (watched.addresses && !watched.addresses.has(address))) continue;
       const units = unitsOf(o.value);
       if (units === 0n) continue;

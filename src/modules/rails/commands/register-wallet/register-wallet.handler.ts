@@ -9,6 +9,8 @@ import { WalletRow, WalletsRepository } from '../../persistence/wallets.reposito
 import { RailRegistry } from '../../rail-registry';
 import { RegisterWalletCommand } from './register-wallet.command';
 
+const KEY_HELD_ELSEWHERE = 'is registered by another organization; register another account of your wallet (another account number gives another key)';
+
 @CommandHandler(RegisterWalletCommand)
 export class RegisterWalletHandler implements ICommandHandler<RegisterWalletCommand> {
   constructor(
@@ -52,6 +54,11 @@ export class RegisterWalletHandler implements ICommandHandler<RegisterWalletComm
     };
     await this.tx.run(async (m) => {
       await this.wallets.lockFamily(m, scope, chainFamily, network);
+      // The key's address counter is the key's: another organization holding it could use up its indexes
+      // and read how many were issued. Which organization holds it is not said.
+      if (await this.wallets.keyHeldElsewhere(m, scope.organizationId, chainFamily, check.key.fingerprint)) {
+        throw new ValidationFailedError({ xpub: KEY_HELD_ELSEWHERE }, `Invalid request: xpub ${KEY_HELD_ELSEWHERE}`, 'invalid_xpub');
+      }
       await this.wallets.insertActive(m, row);
     });
     return walletView(row);
