@@ -6,6 +6,7 @@ import { CreateRefundHandler } from './commands/create-refund/create-refund.hand
 import { RefundEvents } from './commands/refund-events';
 import { ReportRefundSentHandler } from './commands/report-refund-sent/report-refund-sent.handler';
 import { PayoutMethods } from './payout-methods';
+import { PayoutTransfers } from './payout-transfers';
 import { RefundsRepository } from './persistence/refunds.repository';
 import { GetRefundClaimHandler } from './queries/get-refund-claim/get-refund-claim.handler';
 import { GetRefundHandler } from './queries/get-refund/get-refund.handler';
@@ -31,6 +32,7 @@ import { loadRefundsConfig, RefundsConfig } from './refunds.config';
     RefundsRepository,
     RefundEvents,
     PayoutMethods,
+    PayoutTransfers,
     ClaimAssets,
     CreateRefundHandler,
     CancelRefundHandler,
