@@ -25,10 +25,13 @@ const RELEASED_WATCH_MS = 7 * 24 * 3600 * 1000;
  * with the service's BackgroundWork: it starts after the migrations, never in a CLI process):
  *
  * - claims past their time without a destination become EXPIRED (a moved test clock counts);
- * - each SENT refund's transaction is read on its chain: its confirmations are counted (refund.updated)
- *   and at the provider's required confirmations it is COMPLETED (refund.completed); a transaction the
- *   chain shows failed or paying the destination less than the payout puts the refund back to
- *   AWAITING_PAYOUT (refund.updated), for the merchant to send and report again.
+ * - each SENT refund's transaction is read on its chain (checkSent): once mined it must pay the
+ *   destination enough after the claim through transfers no other refund holds (it takes them then);
+ *   its confirmations are counted (refund.updated) and at the provider's required confirmations it is
+ *   COMPLETED (refund.completed); a transaction that fails those checks, or stays out of the node's sight
+ *   for REFUND_TX_GRACE_SECONDS, puts the refund back to AWAITING_PAYOUT (refund.updated), for the
+ *   merchant to send and report again (or cancel);
+ * - a payout taken back after the grace that is mined later is logged (watchReleased).
  *
  * Every change locks its refund's row and re-checks its state, so instances running the same pass
  * do not double a move.
