@@ -822,7 +822,7 @@ export interface paths {
         put?: never;
         /**
          * Refund an invoice, fully or in part
-         * @description Refundable: the USD value of the invoice's COMPLETED payments less its refunds that are not CANCELED or EXPIRED. Without `amount`, everything refundable, in the invoice's currency. The refund is valued at `rate` (`invoice`, the default: the rates the invoice was priced and paid at; `current`: today's). 400 `refund_exceeds_paid` (validator.amount) when it is worth more than is refundable, 400 `nothing_to_refund` when nothing is. The answer's claim_url is for the payer: there they choose how to receive it and give an address (until expires_at, default 7 days); the coin amount is fixed then. The invoice's own status does not change.
+         * @description Refundable: the USD value of the invoice's COMPLETED payments less its refunds that are not CANCELED or EXPIRED. Without `amount`, everything refundable, in the invoice's currency. The refund is valued at `rate` (`invoice`, the default: the rates the invoice was priced and paid at; `current`: today's, and the payout's coin amount at the rates of the moment the payer claims). 400 `refund_exceeds_paid` (validator.amount) when it is worth more than is refundable, 400 `nothing_to_refund` when nothing is. The answer's claim_url is for the payer: there they choose how to receive it and give an address (until expires_at, default 7 days); the coin amount is fixed then. The invoice's own status does not change.
          */
         post: operations["RefundsController_create"];
         delete?: never;
@@ -899,7 +899,7 @@ export interface paths {
         put?: never;
         /**
          * Report the transaction that pays a refund
-         * @description Send `payout.amount` of `payout.currency` to `payout.address` from your wallet (or open `payout.uri` in it), then report the transaction here: the refund is SENT and its confirmations are counted to the provider's required confirmations, then COMPLETED (refund.completed). When the chain already shows the transaction, it must pay the destination at least the payout amount (a token's Transfer to it or the coin sent to it on EVM chains, the transaction's outputs to it on UTXO chains): else 400 `payout_mismatch` (validator.tx_hash) and the refund stays AWAITING_PAYOUT. A transaction not seen yet is checked as soon as it is; if it then does not pay enough, the refund goes back to AWAITING_PAYOUT (refund.updated). Reporting the same hash again answers the refund as it is.
+         * @description Send `payout.amount` of `payout.currency` to `payout.address` from your wallet (or open `payout.uri` in it), then report the transaction here: the refund is SENT and its confirmations are counted to the provider's required confirmations, then COMPLETED (refund.completed). What the report must prove: the transaction is mined in a block after the chain tip recorded when the payer gave the destination (or is seen unmined after it), else 400 `payout_mismatch`; the node knows it (a hash it does not know, mined or waiting, is 400 `tx_not_found` and nothing is kept); it pays the destination at least the payout in the payout's asset through transfers that each pay that one address (a token's Transfer log, the transaction's own coin value, a UTXO output paying exactly that address; transfers made inside contracts do not count), else 400 `payout_mismatch` (validator.tx_hash); and each of those transfers pays no other refund (a refund takes them once they are shown to pay it). A transaction waiting unmined is taken and checked once mined: if it then does not pay the refund, or it leaves the node unmined for REFUND_TX_GRACE_SECONDS, the refund goes back to AWAITING_PAYOUT (refund.updated) and may be canceled. Reporting the same hash again answers the refund as it is.
          */
         post: operations["RefundsController_sent"];
         delete?: never;
@@ -943,7 +943,7 @@ export interface paths {
         put?: never;
         /**
          * Claim a refund: say where it goes (no key)
-         * @description The payer (or a merchant's own page on their behalf) names a payout method (`provider_id`, one of the page's methods: the providers the invoice was paid through that a configured rail carries, else every carried one) and an address. The address is checked for that network (EIP-55 checksum on EVM chains; bech32/bech32m, base58check or cashaddr on UTXO chains, mainnet in live mode, testnet/regtest in test mode): 400 validator.address. The coin amount is fixed then, at the refund's rates, rounded down to the coin's decimals, and shown in `payout` with a payment URI for the merchant's wallet; the refund is AWAITING_PAYOUT. The same destination sent again answers the claim as it is; another once it is given is 400 (validator.status). 400 `claim_expired` after expires_at. Unknown token: 404. Anonymous rate limit: 429.
+         * @description The payer (or a merchant's own page on their behalf) names a payout method (`provider_id`, one of the page's methods: the providers the invoice was paid through that a configured rail carries, else every carried one) and an address. The address is checked for that network (EIP-55 checksum on EVM chains; bech32/bech32m, base58check or cashaddr on UTXO chains, mainnet in live mode, testnet/regtest in test mode): 400 validator.address. The coin amount is fixed then, at the refund's rates (`rate: current`: the rates of this moment), rounded down to the coin's decimals, and shown in `payout` with a payment URI for the merchant's wallet; the refund is AWAITING_PAYOUT. The chain's tip height is recorded then: the payout must be mined in a later block (503 `service_unavailable` when the network's node does not answer; try again). The same destination sent again answers the claim as it is; another once it is given is 400 (validator.status). 400 `claim_expired` after expires_at. Unknown token: 404. Anonymous rate limit: 429.
          */
         post: operations["RefundClaimsController_claim"];
         delete?: never;
@@ -3133,6 +3133,7 @@ export interface components {
              */
             amount_usd: string;
             /**
+             * @description `invoice`: the invoice's rates value the refund and fix the payout's coin amount. `current`: the rates of the refund's creation value it (amount_usd), and the payout's coin amount is fixed at the rates of the moment the payer claims it.
              * @example invoice
              * @enum {string}
              */
@@ -3212,7 +3213,7 @@ export interface components {
              */
             currency?: components["schemas"]["Currency"];
             /**
-             * @description Rates that value the refund and fix the payer's coin amount: `invoice`, the rates the invoice was priced and paid at (default: the payer gets back the coins' value they paid), or `current`, today's rates (valued now, coin amount fixed when the payer names the destination).
+             * @description Rates that value the refund and fix the payer's coin amount: `invoice`, the rates the invoice was priced and paid at (default: the payer gets back the coins' value they paid), or `current`: the refund's USD value at the rates of its creation, and the coin amount at the rates of the moment the payer claims it (names the destination).
              * @default invoice
              * @example invoice
              * @enum {string}
@@ -8835,6 +8836,15 @@ export interface operations {
             };
             /** @description Too many requests; see Retry-After */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unavailable for now, retry shortly: the database is unreachable (service_unavailable), or, where prices are locked in (live mode, live rate sources), a rate they need is older than RATES_MAX_AGE_SECONDS (rates_unavailable; nothing was stored; Retry-After gives the seconds until the rate sources are asked again) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -13,6 +13,13 @@ export { GetUnmatchedTransferQuery } from './queries/get-unmatched-transfer/get-
 export { RetryUnmatchedTransferCommand } from './commands/retry-unmatched-transfer/retry-unmatched-transfer.command';
 export type { UnmatchedTransferView, UnmatchedTransferPage } from './dto/unmatched.views';
 // Asked by the refunds module: the rails a payout can go on, and what the chain says of a reported payout.
-export { CheckPayoutQuery, ListPayoutRailsQuery, type PayoutCheck, type PayoutRail } from './queries/payouts/payout-rails.query';
+export {
+  CheckPayoutQuery,
+  ListPayoutRailsQuery,
+  PayoutChainTipQuery,
+  type PayoutCheck,
+  type PayoutRail,
+  type PayoutTransferSeen,
+} from './queries/payouts/payout-rails.query';
 export { TransferEvent, TRANSFER_EVENT_TYPES, type TransferEventType } from './events/transfer.events';
 export { WalletEvent, WALLET_EVENT_TYPES, type WalletEventType } from './events/wallet.events';

@@ -16,7 +16,7 @@ import { GetWalletHandler } from './queries/get-wallet/get-wallet.handler';
 import { ListUnmatchedTransfersHandler } from './queries/list-unmatched-transfers/list-unmatched-transfers.handler';
 import { ListWalletsHandler } from './queries/list-wallets/list-wallets.handler';
 import { ListProviderRailsHandler } from './queries/list-provider-rails/list-provider-rails.handler';
-import { CheckPayoutHandler, ListPayoutRailsHandler } from './queries/payouts/payout-rails.handler';
+import { CheckPayoutHandler, ListPayoutRailsHandler, PayoutChainTipHandler } from './queries/payouts/payout-rails.handler';
 import { RAIL_ADAPTERS, RailRegistry } from './rail-registry';
 import { loadRailsConfig, RailsConfig } from './rails.config';
 import { UnmatchedTransfersController } from './unmatched-transfers.controller';
@@ -49,6 +49,7 @@ import { ChainWatchers } from './watcher/chain-watchers';
     ListProviderRailsHandler,
     ListPayoutRailsHandler,
     CheckPayoutHandler,
+    PayoutChainTipHandler,
     AllocatePaymentAddressHandler,
     SealWalletKeysHandler,
     ChainStateRepository,

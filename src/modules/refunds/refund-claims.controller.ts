@@ -126,13 +126,15 @@ export class RefundClaimsController {
       "The payer (or a merchant's own page on their behalf) names a payout method (`provider_id`, one of the page's methods: the providers the " +
       'invoice was paid through that a configured rail carries, else every carried one) and an address. The address is checked for that network ' +
       '(EIP-55 checksum on EVM chains; bech32/bech32m, base58check or cashaddr on UTXO chains, mainnet in live mode, testnet/regtest in test mode): ' +
-      "400 validator.address. The coin amount is fixed then, at the refund's rates, rounded down to the coin's decimals, and shown in `payout` with a " +
-      "payment URI for the merchant's wallet; the refund is AWAITING_PAYOUT. The same destination sent again answers the claim as it is; another " +
-      'once it is given is 400 (validator.status). 400 `claim_expired` after expires_at. Unknown token: 404. Anonymous rate limit: 429.',
+      "400 validator.address. The coin amount is fixed then, at the refund's rates (`rate: current`: the rates of this moment), rounded down to the " +
+      "coin's decimals, and shown in `payout` with a payment URI for the merchant's wallet; the refund is AWAITING_PAYOUT. The chain's tip height is " +
+      "recorded then: the payout must be mined in a later block (503 `service_unavailable` when the network's node does not answer; try again). " +
+      'The same destination sent again answers the claim as it is; another once it is given is 400 (validator.status). 400 `claim_expired` after ' +
+      'expires_at. Unknown token: 404. Anonymous rate limit: 429.',
   })
   @ApiBody({ type: ClaimRefundRequestDto })
   @ApiEnvelope({ type: RefundClaimDto, example: CLAIM_EXAMPLE, message: 'Refund claimed' })
-  @ApiErrors(400, 404, 429)
+  @ApiErrors(400, 404, 429, 503)
   async claim(@Param('token') token: string, @Body() body: ClaimRefundRequestDto, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
     const decision = await this.limit(req, res);
     if (decision && !decision.allowed) throw new RateLimitedError(decision.resetSeconds);

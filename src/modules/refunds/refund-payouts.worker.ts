@@ -1,5 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import type { EntityManager } from 'typeorm';
+import type { Scope } from '../../shared/auth/request-context';
 import { AppConfig } from '../../shared/config/app-config';
 import { TransactionRunner } from '../../shared/db/transaction-runner';
 import { BackgroundWork } from '../../shared/lifecycle/background-work';
@@ -9,22 +11,29 @@ import { SetInvoiceRefundedCommand } from '../invoices';
 import { CheckPayoutQuery } from '../rails';
 import { fromDb } from '../../shared/money/money';
 import { RefundEvents } from './commands/refund-events';
-import { claimOpen, judgePayout } from './domain/refund-expiry';
-import { RefundsRepository } from './persistence/refunds.repository';
+import { claimOpen, judgePayout, txGraceOver } from './domain/refund-expiry';
+import { PayoutMismatchError } from './domain/refund.errors';
+import { PayoutTransfers, transferRace } from './payout-transfers';
+import { type RefundRow, RefundsRepository } from './persistence/refunds.repository';
 import { RefundsConfig } from './refunds.config';
 
 /** Refunds one pass checks in each state (at most WORKER_ORG_BATCH of them per organization and mode). */
 const BATCH = 100;
+/** How long a payout taken back after the grace is still watched (it may be mined yet, if someone sends it again). */
+const RELEASED_WATCH_MS = 7 * 24 * 3600 * 1000;
 
 /**
  * The refunds' background work, every REFUND_CHECK_SECONDS (registered by the module's lifecycle hook
  * with the service's BackgroundWork: it starts after the migrations, never in a CLI process):
  *
  * - claims past their time without a destination become EXPIRED (a moved test clock counts);
- * - each SENT refund's transaction is read on its chain: its confirmations are counted (refund.updated)
- *   and at the provider's required confirmations it is COMPLETED (refund.completed); a transaction the
- *   chain shows failed or paying the destination less than the payout puts the refund back to
- *   AWAITING_PAYOUT (refund.updated), for the merchant to send and report again.
+ * - each SENT refund's transaction is read on its chain (checkSent): once mined it must pay the
+ *   destination enough after the claim through transfers no other refund holds (it takes them then);
+ *   its confirmations are counted (refund.updated) and at the provider's required confirmations it is
+ *   COMPLETED (refund.completed); a transaction that fails those checks, or stays out of the node's sight
+ *   for REFUND_TX_GRACE_SECONDS, puts the refund back to AWAITING_PAYOUT (refund.updated), for the
+ *   merchant to send and report again (or cancel);
+ * - a payout taken back after the grace that is mined later is logged (watchReleased).
  *
  * Each pass takes its refunds in fair batches (shared/db/fair-batch.ts): at most WORKER_ORG_BATCH of
  * one organization's mode, organizations interleaved, least recently checked first; taking a refund
@@ -49,6 +58,7 @@ export class RefundPayoutsWorker implements OnApplicationBootstrap, OnApplicatio
     @Inject(CommandBus) private readonly commands: CommandBus,
     @Inject(RefundsRepository) private readonly refunds: RefundsRepository,
     @Inject(RefundEvents) private readonly events: RefundEvents,
+    @Inject(PayoutTransfers) private readonly transfers: PayoutTransfers,
     @Inject(RefundsConfig) private readonly config: RefundsConfig,
     @Inject(Clock) private readonly clock: Clock,
     @Inject(BackgroundWork) private readonly work: BackgroundWork,
@@ -66,6 +76,7 @@ export class RefundPayoutsWorker implements OnApplicationBootstrap, OnApplicatio
   async pass(): Promise<void> {
     await this.expire();
     await this.confirm();
+    await this.watchReleased();
   }
 
   private async expire(): Promise<void> {
@@ -87,23 +98,55 @@ export class RefundPayoutsWorker implements OnApplicationBootstrap, OnApplicatio
   private async confirm(): Promise<void> {
     const sent = await this.refunds.sent(this.tx.manager, this.app.WORKER_ORG_BATCH, BATCH);
     for (const { id, organization_id, mode } of sent) {
-      const scope = { organizationId: organization_id as never, mode };
-      const row = await this.refunds.find(this.tx.manager, scope, id);
-      if (!row || row.status !== 'SENT' || !row.tx_hash || !row.network || !row.address || !row.payout_units) continue;
-      const check = await this.queries.execute(new CheckPayoutQuery(mode, row.network, row.tx_hash, row.address, row.token_contract));
-      if (check.state === 'unavailable' || check.state === 'unknown') continue;
-      const verdict = judgePayout(check, row.payout_units);
-      await this.tx.run(async (m) => {
+      await this.checkSent({ organizationId: organization_id as never, mode }, id);
+    }
+  }
+
+  /**
+   * One SENT refund against its chain (decisions §19, "What a payout report must prove"): a transaction
+   * out of the node's sight longer than REFUND_TX_GRACE_SECONDS is taken back (AWAITING_PAYOUT); one seen
+   * unmined is remembered as new; a mined one must pay the destination enough in a block after the
+   * claim, through transfers no other refund holds, which this refund then takes; its confirmations
+   * are counted to COMPLETED.
+   */
+  private async checkSent(scope: Scope, id: string): Promise<void> {
+    const row = await this.refunds.find(this.tx.manager, scope, id);
+    if (!row || row.status !== 'SENT' || !row.tx_hash || !row.network || !row.address || !row.payout_units) return;
+    const txHash = row.tx_hash;
+    const check = await this.queries.execute(new CheckPayoutQuery(scope.mode, row.network, txHash, row.address, row.token_contract));
+    if (check.state === 'unavailable') return;
+    // Each change locks the refund and re-checks that it still waits on the same transaction.
+    const locked = async (change: (m: EntityManager, before: RefundRow) => Promise<void>) =>
+      this.tx.run(async (m) => {
         const before = await this.refunds.find(m, scope, id, true);
-        if (!before || before.status !== 'SENT' || before.tx_hash !== row.tx_hash) return;
+        if (before && before.status === 'SENT' && before.tx_hash === txHash) await change(m, before);
+      });
+    const takeBack = (reason: string, released: boolean) =>
+      locked(async (m, before) => {
         const now = await this.clock.nowFor(scope);
-        if (verdict !== 'paid') {
-          const after = await this.refunds.clearSent(m, id, now);
-          this.logger.warn({ msg: 'reported refund payout does not pay the destination', event: 'refund_payout_mismatch', refund_id: id, verdict });
-          await this.events.changed(m, before, after);
-          return;
-        }
+        const after = await this.refunds.clearSent(m, id, now, released ? { txHash, at: this.clock.now() } : null);
+        this.logger.warn({ msg: 'reported refund payout taken back', event: 'refund_payout_mismatch', refund_id: id, tx_hash: txHash, verdict: reason });
+        await this.events.changed(m, before, after);
+      });
+
+    if (check.state === 'unknown') {
+      const missingSince = row.tx_missing_since ?? this.clock.now();
+      if (txGraceOver(missingSince, this.clock.now(), this.config.REFUND_TX_GRACE_SECONDS)) return takeBack('not_seen', true);
+      if (!row.tx_missing_since) await locked((m) => this.refunds.setTxSighting(m, id, row.tx_seen_unmined, missingSince).then(() => undefined));
+      return;
+    }
+    if (check.state === 'pending') {
+      if (row.tx_missing_since || !row.tx_seen_unmined) await locked((m) => this.refunds.setTxSighting(m, id, true, null).then(() => undefined));
+      return;
+    }
+    const verdict = judgePayout(check, row.payout_units, { claimedHeight: row.claimed_height, seenUnmined: row.tx_seen_unmined });
+    if (verdict !== 'paid') return takeBack(verdict, false);
+    try {
+      await locked(async (m, before) => {
+        const now = await this.clock.nowFor(scope);
+        if (check.state === 'mined') await this.transfers.take(m, before, txHash, check.transfers, this.clock.now());
         let after = before;
+        if (before.tx_missing_since) after = await this.refunds.setTxSighting(m, id, before.tx_seen_unmined, null);
         if (check.confirmations !== before.confirmations) after = await this.refunds.setConfirmations(m, id, check.confirmations, now);
         if (after.confirmations >= after.required_confirmations) {
           after = await this.refunds.setStatus(m, id, 'COMPLETED', now);
@@ -111,8 +154,39 @@ export class RefundPayoutsWorker implements OnApplicationBootstrap, OnApplicatio
           const refunded = await this.refunds.refundedUsd(m, scope, [after.invoice_id]);
           await this.commands.execute(new SetInvoiceRefundedCommand(m, scope, after.invoice_id, fromDb(refunded.get(after.invoice_id) ?? '0')));
         }
-        if (after !== before) await this.events.changed(m, before, after);
+        if (after.status !== before.status || after.confirmations !== before.confirmations) await this.events.changed(m, before, after);
       });
+    } catch (e) {
+      // Its transfers pay another refund already: this report pays nothing.
+      if (e instanceof PayoutMismatchError || transferRace(e)) return takeBack('taken', false);
+      throw e;
+    }
+  }
+
+  /**
+   * Payouts taken back after the grace, watched for RELEASED_WATCH_MS: one that is mined paying the
+   * destination after all leaves its refund as it is (CANCELED stays CANCELED; one waiting for its
+   * payout may have it reported again) and is logged for the merchant's books.
+   */
+  private async watchReleased(): Promise<void> {
+    const due = await this.refunds.releasedPayouts(this.tx.manager, new Date(this.clock.now().getTime() - RELEASED_WATCH_MS), BATCH);
+    for (const { id, organization_id, mode } of due) {
+      const scope: Scope = { organizationId: organization_id as never, mode };
+      const row = await this.refunds.find(this.tx.manager, scope, id);
+      if (!row?.released_tx_hash || !row.network || !row.address || !row.payout_units) continue;
+      const check = await this.queries.execute(new CheckPayoutQuery(mode, row.network, row.released_tx_hash, row.address, row.token_contract));
+      if (check.state !== 'mined' && check.state !== 'failed') continue;
+      const verdict = judgePayout(check, row.payout_units, { claimedHeight: row.claimed_height, seenUnmined: true });
+      if (verdict === 'paid') {
+        this.logger.warn({
+          msg: 'a payout taken back after the grace was mined after all; the refund keeps its status',
+          event: 'refund_released_payout_mined',
+          refund_id: id,
+          status: row.status,
+          tx_hash: row.released_tx_hash,
+        });
+      }
+      await this.refunds.forgetReleased(this.tx.manager, id);
     }
   }
 }

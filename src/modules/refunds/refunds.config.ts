@@ -14,6 +14,17 @@ export class RefundsConfig {
   @Min(0)
   @Max(3600)
   REFUND_CHECK_SECONDS = 5;
+
+  /**
+   * How long a reported payout may stay out of the node's sight (seconds): a SENT refund whose
+   * transaction the node no longer shows (dropped unmined), or a hash a chain without mempool queries
+   * does not know yet, goes back to AWAITING_PAYOUT after it.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(7 * 24 * 3600)
+  REFUND_TX_GRACE_SECONDS = 600;
 }
 
 export function loadRefundsConfig(env: NodeJS.ProcessEnv = process.env): RefundsConfig {

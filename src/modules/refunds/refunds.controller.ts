@@ -51,7 +51,7 @@ export class RefundsController {
     description:
       "Refundable: the USD value of the invoice's COMPLETED payments less its refunds that are not CANCELED or EXPIRED. Without `amount`, " +
       "everything refundable, in the invoice's currency. The refund is valued at `rate` (`invoice`, the default: the rates the invoice was priced and " +
-      "paid at; `current`: today's). 400 `refund_exceeds_paid` (validator.amount) when it is worth more than is refundable, 400 `nothing_to_refund` " +
+      "paid at; `current`: today's, and the payout's coin amount at the rates of the moment the payer claims). 400 `refund_exceeds_paid` (validator.amount) when it is worth more than is refundable, 400 `nothing_to_refund` " +
       "when nothing is. The answer's claim_url is for the payer: there they choose how to receive it and give an address (until expires_at, default 7 " +
       "days); the coin amount is fixed then. The invoice's own status does not change.",
   })
@@ -137,10 +137,14 @@ export class RefundsController {
     description:
       'Send `payout.amount` of `payout.currency` to `payout.address` from your wallet (or open `payout.uri` in it), then report the transaction ' +
       "here: the refund is SENT and its confirmations are counted to the provider's required confirmations, then COMPLETED (refund.completed). " +
-      "When the chain already shows the transaction, it must pay the destination at least the payout amount (a token's Transfer to it or the coin " +
-      "sent to it on EVM chains, the transaction's outputs to it on UTXO chains): else 400 `payout_mismatch` (validator.tx_hash) and the refund stays AWAITING_PAYOUT. A transaction not seen yet is checked " +
-      'as soon as it is; if it then does not pay enough, the refund goes back to AWAITING_PAYOUT (refund.updated). Reporting the same hash again ' +
-      'answers the refund as it is.',
+      'What the report must prove: the transaction is mined in a block after the chain tip recorded when the payer gave the destination (or is ' +
+      'seen unmined after it), else 400 `payout_mismatch`; the node knows it (a hash it does not know, mined or waiting, is 400 `tx_not_found` and ' +
+      "nothing is kept); it pays the destination at least the payout in the payout's asset through transfers that each pay that one address (a " +
+      "token's Transfer log, the transaction's own coin value, a UTXO output paying exactly that address; transfers made inside contracts do not " +
+      'count), else 400 `payout_mismatch` (validator.tx_hash); and each of those transfers pays no other refund (a refund takes them once they are ' +
+      'shown to pay it). A transaction waiting unmined is taken and checked once mined: if it then does not pay the refund, or it leaves the node ' +
+      'unmined for REFUND_TX_GRACE_SECONDS, the refund goes back to AWAITING_PAYOUT (refund.updated) and may be canceled. Reporting the same hash ' +
+      'again answers the refund as it is.',
   })
   @ApiBody({ type: ReportRefundSentRequestDto })
   @ApiEnvelope({ type: RefundDto, example: REFUND_SENT_EXAMPLE, message: 'Refund payout reported' })

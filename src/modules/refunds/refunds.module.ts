@@ -6,6 +6,7 @@ import { CreateRefundHandler } from './commands/create-refund/create-refund.hand
 import { RefundEvents } from './commands/refund-events';
 import { ReportRefundSentHandler } from './commands/report-refund-sent/report-refund-sent.handler';
 import { PayoutMethods } from './payout-methods';
+import { PayoutTransfers } from './payout-transfers';
 import { RefundsRepository } from './persistence/refunds.repository';
 import { GetRefundClaimHandler } from './queries/get-refund-claim/get-refund-claim.handler';
 import { GetRefundHandler } from './queries/get-refund/get-refund.handler';
@@ -20,9 +21,9 @@ import { loadRefundsConfig, RefundsConfig } from './refunds.config';
  * Refunds (decisions §19, docs/refunds.md): the merchant's refunds of an invoice's completed payments,
  * the payer's claim (page and keyless call), the payout check on the chain and the claims' expiry
  * (RefundPayoutsWorker). Uses invoices (GetPayableInvoiceQuery, ListInvoicePaymentsQuery), providers
- * (catalog, terms), rates (RatesAsOfQuery) and rails (ListPayoutRailsQuery, CheckPayoutQuery), all
+ * (catalog, terms), rates (RatesAsOfQuery) and rails (ListPayoutRailsQuery, CheckPayoutQuery, PayoutChainTipQuery), all
  * through the query bus; keeps the invoice's refunded_usd through SetInvoiceRefundedCommand and answers
- * the dashboard's GetRefundFiguresQuery (analytics); owns the `refunds` table.
+ * the dashboard's GetRefundFiguresQuery (analytics); owns the `refunds` and `refund_payout_transfers` tables.
  */
 @Module({
   controllers: [RefundsController, RefundClaimsController],
@@ -31,6 +32,7 @@ import { loadRefundsConfig, RefundsConfig } from './refunds.config';
     RefundsRepository,
     RefundEvents,
     PayoutMethods,
+    PayoutTransfers,
     ClaimAssets,
     CreateRefundHandler,
     CancelRefundHandler,

@@ -143,4 +143,31 @@ describe('refunds paid out on Litecoin (litecoind regtest)', () => {
     const sent = expectSuccess(await org.test.post(`/refunds/${refund.id}/sent`, { tx_hash: tx }));
     expect([sent.status, sent.payout.confirmations]).toEqual(['SENT', 1]);
   });
+
+  it('refuses an unknown txid 400 tx_not_found and a transaction mined before the claim 400 payout_mismatch; takes one from the mempool', async () => {
+    const { org, invoiceId } = await paidInLitecoin('0.5');
+    const payer = await node.rpc<string>('getnewaddress', ['', 'bech32']);
+    // Someone paid that address long before the refund: 0.3 LTC, mined.
+    const old = await node.send(payer, '0.3');
+    await node.mine(1);
+    const refund = expectSuccess(await org.test.post(`/invoices/${invoiceId}/refunds`, { amount: '0.2', currency: 'LITECOIN' }), 201);
+    const claimed = expectSuccess(await claim(refund, { provider_id: LTC, address: payer }));
+    const sats = units(trimmed(claimed.payout.amount), 8);
+    expect(sats < 30_000_000n).toBe(true);
+
+    const refused = expectError(await org.test.post(`/refunds/${refund.id}/sent`, { tx_hash: old }), 400, { code: 'payout_mismatch', field: 'tx_hash' });
+    expect(refused.validator.tx_hash).toContain('before the destination was given');
+    expectError(await org.test.post(`/refunds/${refund.id}/sent`, { tx_hash: 'cd'.repeat(32) }), 400, { code: 'tx_not_found', field: 'tx_hash' });
+    const waiting = expectSuccess(await org.test.get(`/refunds/${refund.id}`));
+    expect([waiting.status, waiting.payout.tx_hash]).toEqual(['AWAITING_PAYOUT', null]);
+
+    // The payout, reported from the mempool, then mined after the claim: taken and counted.
+    const tx = await node.send(payer, coins(sats));
+    expect(expectSuccess(await org.test.post(`/refunds/${refund.id}/sent`, { tx_hash: tx })).status).toBe('SENT');
+    await node.mine(6);
+    await eventually(async () => {
+      const r = expectSuccess(await org.test.get(`/refunds/${refund.id}`));
+      if (r.status !== 'COMPLETED') throw new Error(`status ${r.status}`);
+    }, 20_000);
+  });
 });

@@ -119,12 +119,19 @@ export interface ChainFollower {
   /** The block a transaction is in on the canonical chain now, or null when it is in none. */
   transactionBlock(txHash: string): Promise<bigint | null>;
   /**
-   * A mined transaction's payment to `to` (any case): the units it moved there of the coin (token
-   * null: the transaction's own value) or of the token (its Transfer logs), whether it succeeded, and
-   * its block. Null when the node does not know it as mined. Families that pay refunds out have it
-   * (EVM and UTXO; on a UTXO chain, the transaction's outputs to `to` summed).
+   * A transaction a merchant reports as a payout to `to` (any case): its block (null while it is not
+   * mined), whether it succeeded, and each of its transfers that pays that one address in the asked
+   * asset (token null: the transaction's own value; else the token's Transfer logs; on a UTXO chain
+   * each output whose script pays exactly that address). Value moved inside contracts is not seen.
+   * Null when the node does not know the hash. Families that pay refunds out have it.
    */
-  transactionTransfers?(txHash: string, to: string, token: string | null): Promise<{ blockNumber: bigint; success: boolean; units: bigint } | null>;
+  transactionTransfers?(txHash: string, to: string, token: string | null): Promise<PayoutTransaction | null>;
+  /**
+   * True when the node shows a transaction before it is mined (EVM `eth_getTransactionByHash`, a UTXO
+   * node's mempool through `getrawtransaction`): a hash it does not know is then no payout. A family
+   * without it (no mempool query) takes an unknown hash for a while (REFUND_TX_GRACE_SECONDS).
+   */
+  readonly showsUnmined?: boolean;
   /**
    * Nodes that can say so: whether a block is on the node's active chain. With it, a chain that got
    * shorter (blocks taken back, none yet in their place) is a reorg; without it, a head below the
@@ -141,6 +148,21 @@ export interface ChainFollower {
    * whether the node keeps one; null when the node cannot say (too old to answer the question).
    */
   transactionIndex?(): Promise<boolean | null>;
+}
+
+/** One transfer of a payout transaction to the destination: which (`native`, a log index, an output number) and how much. */
+export interface PayoutTransfer {
+  output: string;
+  units: bigint;
+}
+
+/** A reported payout transaction as a node shows it (ChainFollower.transactionTransfers). */
+export interface PayoutTransaction {
+  /** The block it is in on the node's chain now; null while it waits unmined (pending, in the mempool). */
+  blockNumber: bigint | null;
+  success: boolean;
+  /** Its transfers to the destination in the asked asset (empty while unmined or when it failed). */
+  transfers: PayoutTransfer[];
 }
 
 /** Where a provider id is paid: its network, and the configured asset slug (null = the network's coin). */

@@ -1,5 +1,5 @@
 import { Address, createPublicClient, http, parseAbiItem, parseEventLogs, PublicClient } from 'viem';
-import type { BlockRef, ChainFollower, IncomingTransfer, ScannedRange, WatchedAddresses } from '../domain/payment-rail';
+import type { BlockRef, ChainFollower, IncomingTransfer, PayoutTransaction, PayoutTransfer, ScannedRange, WatchedAddresses } from '../domain/payment-rail';
 
 const TRANSFER = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
 
@@ -99,28 +99,46 @@ export class EvmFollower implements ChainFollower {
     return { blocks, transfers, foreign };
   }
 
-  async transactionTransfers(txHash: string, to: string, token: string | null): Promise<{ blockNumber: bigint; success: boolean; units: bigint } | null> {
+  /** The node shows a pending transaction (eth_getTransactionByHash answers it with no block). */
+  readonly showsUnmined = true;
+
+  /**
+   * A reported payout: the transaction by its hash (pending ones included), then, once mined, its
+   * receipt. To the destination count the transaction's own value (a coin payout) or each Transfer log
+   * of the token contract (a token payout); value moved by a contract call is not seen.
+   */
+  async transactionTransfers(txHash: string, to: string, token: string | null): Promise<PayoutTransaction | null> {
     const hash = txHash as `0x${string}`;
+    let tx;
+    try {
+      tx = await this.client.getTransaction({ hash });
+    } catch (e) {
+      if ((e as Error).name === 'TransactionNotFoundError') return null;
+      throw e;
+    }
+    if (tx.blockNumber === null) return { blockNumber: null, success: true, transfers: [] };
     let receipt;
     try {
       receipt = await this.client.getTransactionReceipt({ hash });
     } catch (e) {
-      if ((e as Error).name === 'TransactionReceiptNotFoundError') return null;
+      // Mined a moment ago and taken back since, or the node has no receipt yet: not mined as far as it says.
+      if ((e as Error).name === 'TransactionReceiptNotFoundError') return { blockNumber: null, success: true, transfers: [] };
       throw e;
     }
     const target = to.toLowerCase();
-    let units = 0n;
+    const transfers: PayoutTransfer[] = [];
     if (receipt.status === 'success') {
       if (token === null) {
-        const tx = await this.client.getTransaction({ hash });
-        if (tx.to?.toLowerCase() === target) units = tx.value;
+        if (tx.to?.toLowerCase() === target && tx.value > 0n) transfers.push({ output: 'native', units: tx.value });
       } else {
         for (const log of parseEventLogs({ abi: [TRANSFER], logs: receipt.logs, eventName: 'Transfer', strict: true })) {
-          if (log.address.toLowerCase() === token.toLowerCase() && log.args.to.toLowerCase() === target) units += log.args.value;
+          if (log.address.toLowerCase() === token.toLowerCase() && log.args.to.toLowerCase() === target && log.logIndex !== null) {
+            transfers.push({ output: String(log.logIndex), units: log.args.value });
+          }
         }
       }
     }
-    return { blockNumber: receipt.blockNumber, success: receipt.status === 'success', units };
+    return { blockNumber: receipt.blockNumber, success: receipt.status === 'success', transfers };
   }
 
   /** Whether a transaction is in the canonical chain now, and in which block. */

@@ -1,4 +1,4 @@
-import type { BlockRef, ChainFollower, IncomingTransfer, ScannedRange, WatchedAddresses } from '../domain/payment-rail';
+import type { BlockRef, ChainFollower, IncomingTransfer, PayoutTransaction, PayoutTransfer, ScannedRange, WatchedAddresses } from '../domain/payment-rail';
 
 /** A JSON-RPC error answered by the node (code and message as Bitcoin Core writes them). */
 export class UtxoRpcError extends Error {
@@ -93,6 +93,16 @@ export function unitsPaidTo(vout: ReadonlyArray<{ value: string; scriptPubKey: R
     if (address && addressKey(address) === target) units += unitsOf(o.value);
   }
   return units;
+}
+
+/** The outputs a transaction pays `to` with, each by its number (`unitsPaidTo` says which outputs pay that address). */
+export function outputsPaidTo(vout: ReadonlyArray<RpcOutput>, to: string): PayoutTransfer[] {
+  const out: PayoutTransfer[] = [];
+  for (const o of vout) {
+    const units = unitsPaidTo([o], to);
+    if (units > 0n) out.push({ output: String(o.n), units });
+  }
+  return out;
 }
 
 /** The answer's JSON with every `"value": <number>` turned into a string, so amounts never pass through a float. */
@@ -246,14 +256,17 @@ export class UtxoFollower implements ChainFollower {
     }
   }
 
+  /** The node shows a transaction in its mempool (getrawtransaction answers it without a block). */
+  readonly showsUnmined = true;
+
   /**
-   * A mined transaction's payment to `to` (a refund paid out from the merchant's wallet): its outputs
-   * to that address summed, and the height of its block on the active chain. Null while it is in the
-   * mempool, in a block taken back, or unknown to the node (`getrawtransaction` finds a mined
-   * transaction through the node's `txindex=1`). A UTXO transaction in a block always succeeded; the
-   * chain has no tokens, so `token` is always null here.
+   * A reported payout (a refund paid out from the merchant's wallet): `getrawtransaction` finds it in
+   * the mempool (no block yet) or, mined, through the node's `txindex=1`; its block's height from
+   * `getblockheader`. Its transfers are the outputs paying `to` (each counted on its own, by its
+   * number). Null when the node does not know it, or only in a block taken back. A UTXO transaction
+   * in a block always succeeded; the chain has no tokens, so `token` is always null here.
    */
-  async transactionTransfers(txHash: string, to: string, token: string | null): Promise<{ blockNumber: bigint; success: boolean; units: bigint } | null> {
+  async transactionTransfers(txHash: string, to: string, token: string | null): Promise<PayoutTransaction | null> {
     if (!/^[0-9a-fA-F]{64}$/.test(txHash)) return null;
     let tx: RpcTransaction;
     try {
@@ -262,10 +275,12 @@ export class UtxoFollower implements ChainFollower {
       if (e instanceof UtxoRpcError && e.code === NOT_FOUND) return null;
       throw e;
     }
-    if (!tx.blockhash || !tx.confirmations || tx.confirmations <= 0) return null;
+    if (!tx.blockhash) return { blockNumber: null, success: true, transfers: [] };
+    if (!tx.confirmations || tx.confirmations <= 0) return null;
     const header = await this.call<{ height: number; confirmations: number }>('getblockheader', [tx.blockhash]);
     if (header.confirmations <= 0) return null;
-    return { blockNumber: BigInt(header.height), success: true, units: token === null ? unitsPaidTo(tx.vout, to) : 0n };
+    const transfers = token === null ? outputsPaidTo(tx.vout, to) : [];
+    return { blockNumber: BigInt(header.height), success: true, transfers };
   }
 
   /** The block a transaction is in on the active chain now; null when it is in none (in the mempool, or unknown to the node). */

@@ -7,7 +7,8 @@ import { InvalidStateTransitionError } from '../../../shared/errors/domain-error
  *   SENT --(the chain confirms it to the destination for at least the amount)--> COMPLETED
  *   AWAITING_DESTINATION | AWAITING_PAYOUT --(merchant cancels)--> CANCELED
  *   AWAITING_DESTINATION --(claim not made in time)--> EXPIRED
- *   SENT --(the chain shows the reported transaction failed or pays the destination less)--> AWAITING_PAYOUT
+ *   SENT --(the chain shows the reported transaction failed, mined too early, paying the destination less or
+ *          through transfers another refund holds; or it is out of the node's sight for the grace)--> AWAITING_PAYOUT
  *
  * COMPLETED, CANCELED and EXPIRED are final. A refund once SENT cannot be canceled: the money may be
  * on its way, and only the chain decides.

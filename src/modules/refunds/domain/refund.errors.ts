@@ -26,3 +26,14 @@ export class PayoutMismatchError extends ValidationFailedError {
     super({ tx_hash: reason }, `The transaction does not pay the refund: ${reason}`, 'payout_mismatch');
   }
 }
+
+/** The chain's node does not know the reported transaction (on a chain whose node shows unmined ones too). */
+export class TxNotFoundError extends ValidationFailedError {
+  constructor(network: string) {
+    super(
+      { tx_hash: `is not a transaction the ${network} node knows, mined or waiting to be mined` },
+      'The reported transaction is not known on the chain: send the payout first, then report its hash',
+      'tx_not_found',
+    );
+  }
+}

@@ -63,7 +63,7 @@ export class CreateRefundRequestDto {
     default: 'invoice',
     example: 'invoice',
     description:
-      "Rates that value the refund and fix the payer's coin amount: `invoice`, the rates the invoice was priced and paid at (default: the payer gets back the coins' value they paid), or `current`, today's rates (valued now, coin amount fixed when the payer names the destination).",
+      "Rates that value the refund and fix the payer's coin amount: `invoice`, the rates the invoice was priced and paid at (default: the payer gets back the coins' value they paid), or `current`: the refund's USD value at the rates of its creation, and the coin amount at the rates of the moment the payer claims it (names the destination).",
   })
   @IsOptional()
   @IsIn([...REFUND_RATES], { message: `$property must be one of ${REFUND_RATES.join(', ')}` })
@@ -182,7 +182,14 @@ export class RefundDto {
   @ApiProperty({ example: 'USD' }) currency: string;
   @ApiProperty({ example: '10.000000000000000000000000000000', description: 'USD value at the refund rates; counts against the invoice paid amount' })
   amount_usd: string;
-  @ApiProperty({ enum: REFUND_RATES, example: 'invoice' }) rate: string;
+  @ApiProperty({
+    enum: REFUND_RATES,
+    example: 'invoice',
+    description:
+      "`invoice`: the invoice's rates value the refund and fix the payout's coin amount. `current`: the rates of the refund's creation value it " +
+      "(amount_usd), and the payout's coin amount is fixed at the rates of the moment the payer claims it.",
+  })
+  rate: string;
   @ApiProperty({ example: 'Order 1234 cancelled', nullable: true, type: String }) reason: string | null;
   @ApiProperty({
     example: `https://pay.example.com/refund_claims/${TOKEN_EXAMPLE}`,

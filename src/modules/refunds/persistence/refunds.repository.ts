@@ -32,7 +32,16 @@ export interface RefundRow {
   chain_id: number | null;
   token_contract: string | null;
   claimed_at: Date | null;
+  /** The chain's tip height when the destination was set (decimal text); the payout must be mined after it. */
+  claimed_height: string | null;
   tx_hash: string | null;
+  /** The node showed the reported transaction unmined after the claim. */
+  tx_seen_unmined: boolean;
+  /** Since when (real time) the node does not show the reported transaction. */
+  tx_missing_since: Date | null;
+  /** A payout taken back after the grace, watched for a while in case it confirms later. */
+  released_tx_hash: string | null;
+  released_at: Date | null;
   sent_at: Date | null;
   confirmations: number;
   required_confirmations: number;
@@ -70,12 +79,23 @@ export interface Payout {
   chain_id: number | null;
   token_contract: string | null;
   required_confirmations: number;
+  claimed_height: string;
+}
+
+/** How a reported transaction stands when it is taken (SENT). */
+export interface SentReport {
+  txHash: string;
+  confirmations: number;
+  seenUnmined: boolean;
+  /** Set when the node does not show it (a family without mempool queries): the grace runs from then. */
+  missingSince: Date | null;
 }
 
 const COLUMNS = `id, organization_id, mode, invoice_id, status, currency, amount::text AS amount, amount_usd::text AS amount_usd, rate,
   rate_usd::text AS rate_usd, rates_snapshot_id, reason, claim_token, expires_at, provider_id, network, payout_currency, address,
-  payout_amount::text AS payout_amount, payout_units::text AS payout_units, payout_uri, chain_id, token_contract, claimed_at, tx_hash, sent_at,
-  confirmations, required_confirmations, completed_at, canceled_at, created_at, updated_at`;
+  payout_amount::text AS payout_amount, payout_units::text AS payout_units, payout_uri, chain_id, token_contract, claimed_at, claimed_height::text AS claimed_height, tx_hash,
+  tx_seen_unmined, tx_missing_since, released_tx_hash, released_at, sent_at, confirmations, required_confirmations, completed_at, canceled_at,
+  created_at, updated_at`;
 
 export interface RefundFilter {
   invoiceId?: string;
@@ -203,7 +223,8 @@ export class RefundsRepository {
     const rows = returned(
       await m.query(
         `UPDATE refunds SET status = 'AWAITING_PAYOUT', provider_id = $2, network = $3, payout_currency = $4, address = $5, payout_amount = $6::numeric,
-              payout_units = $7::numeric, payout_uri = $8, chain_id = $9, token_contract = $10, required_confirmations = $11, claimed_at = $12, updated_at = $12
+              payout_units = $7::numeric, payout_uri = $8, chain_id = $9, token_contract = $10, required_confirmations = $11, claimed_at = $12, updated_at = $12,
+              claimed_height = $13::bigint
         WHERE id = $1 RETURNING ${COLUMNS}`,
         [
           id,
@@ -218,33 +239,61 @@ export class RefundsRepository {
           p.token_contract,
           p.required_confirmations,
           now,
+          p.claimed_height,
         ],
       ),
     );
     return rows[0];
   }
 
-  async setSent(m: EntityManager, id: string, txHash: string, confirmations: number, now: Date): Promise<RefundRow> {
+  async setSent(m: EntityManager, id: string, r: SentReport, now: Date): Promise<RefundRow> {
     const rows = returned(
-      await m.query(`UPDATE refunds SET status = 'SENT', tx_hash = $2, confirmations = $3, sent_at = $4, updated_at = $4 WHERE id = $1 RETURNING ${COLUMNS}`, [
-        id,
-        txHash,
-        confirmations,
-        now,
-      ]),
+      await m.query(
+        `UPDATE refunds SET status = 'SENT', tx_hash = $2, confirmations = $3, tx_seen_unmined = $4, tx_missing_since = $5, sent_at = $6, updated_at = $6
+          WHERE id = $1 RETURNING ${COLUMNS}`,
+        [id, r.txHash, r.confirmations, r.seenUnmined, r.missingSince, now],
+      ),
     );
     return rows[0];
   }
 
-  /** The chain refused the reported transaction: the refund waits for a payout again. */
-  async clearSent(m: EntityManager, id: string, now: Date): Promise<RefundRow> {
+  /**
+   * The reported transaction does not pay the refund (or left the node for longer than the grace): the
+   * refund waits for a payout again and holds no transfer. `released` keeps a transaction taken back
+   * after the grace in view (`releasedPayouts`).
+   */
+  async clearSent(m: EntityManager, id: string, now: Date, released: { txHash: string; at: Date } | null = null): Promise<RefundRow> {
+    await m.query(`DELETE FROM refund_payout_transfers WHERE refund_id = $1`, [id]);
     const rows = returned(
       await m.query(
-        `UPDATE refunds SET status = 'AWAITING_PAYOUT', tx_hash = NULL, sent_at = NULL, confirmations = 0, updated_at = $2 WHERE id = $1 RETURNING ${COLUMNS}`,
-        [id, now],
+        `UPDATE refunds SET status = 'AWAITING_PAYOUT', tx_hash = NULL, sent_at = NULL, confirmations = 0, tx_seen_unmined = false, tx_missing_since = NULL,
+              released_tx_hash = coalesce($3, released_tx_hash), released_at = coalesce($4, released_at), updated_at = $2
+          WHERE id = $1 RETURNING ${COLUMNS}`,
+        [id, now, released?.txHash ?? null, released?.at ?? null],
       ),
     );
     return rows[0];
+  }
+
+  /** What the node shows of the SENT refund's transaction now: seen unmined, or missing since when (null: shown). */
+  async setTxSighting(m: EntityManager, id: string, seenUnmined: boolean, missingSince: Date | null): Promise<RefundRow> {
+    const rows = returned(
+      await m.query(`UPDATE refunds SET tx_seen_unmined = $2, tx_missing_since = $3 WHERE id = $1 RETURNING ${COLUMNS}`, [id, seenUnmined, missingSince]),
+    );
+    return rows[0];
+  }
+
+  /** Payouts taken back after the grace and released since `since`, oldest first (the worker logs one that confirms after all). */
+  async releasedPayouts(m: EntityManager, since: Date, limit: number): Promise<Array<{ id: string; organization_id: string; mode: Mode }>> {
+    return m.query(`SELECT id, organization_id, mode FROM refunds WHERE released_tx_hash IS NOT NULL AND released_at >= $1 ORDER BY released_at LIMIT $2`, [
+      since,
+      limit,
+    ]);
+  }
+
+  /** Stops watching a payout taken back after the grace. */
+  async forgetReleased(m: EntityManager, id: string): Promise<void> {
+    await m.query(`UPDATE refunds SET released_tx_hash = NULL, released_at = NULL WHERE id = $1`, [id]);
   }
 
   async setConfirmations(m: EntityManager, id: string, confirmations: number, now: Date): Promise<RefundRow> {
@@ -252,15 +301,32 @@ export class RefundsRepository {
     return rows[0];
   }
 
-  /** Another refund of the mode already reported this transaction on the network. */
-  async txTaken(m: EntityManager, mode: Mode, network: string, txHash: string, exceptId: string): Promise<boolean> {
-    const rows: unknown[] = await m.query(`SELECT 1 FROM refunds WHERE mode = $1 AND network = $2 AND lower(tx_hash) = lower($3) AND id <> $4`, [
-      mode,
-      network,
-      txHash,
-      exceptId,
-    ]);
-    return rows.length > 0;
+  /**
+   * The transfers of a transaction on a network that pay a refund, whichever organization's or mode's:
+   * a transfer pays one refund anywhere. Read only to leave them out (never shown to anyone).
+   */
+  async heldTransfers(m: EntityManager, network: string, txHash: string): Promise<Array<{ output: string; refund_id: string }>> {
+    return m.query(`SELECT output, refund_id FROM refund_payout_transfers WHERE network = $1 AND tx_hash = $2 FOR UPDATE`, [network, txHash]);
+  }
+
+  /**
+   * The refund takes the transfers that pay it (in its completing unit of work). A transfer another
+   * refund took a moment before fails the primary key (23505), and the caller's transaction with it.
+   */
+  async holdTransfers(
+    m: EntityManager,
+    row: Pick<RefundRow, 'id' | 'organization_id' | 'mode' | 'network'>,
+    txHash: string,
+    transfers: ReadonlyArray<{ output: string; units: string }>,
+    now: Date,
+  ): Promise<void> {
+    for (const t of transfers) {
+      await m.query(
+        `INSERT INTO refund_payout_transfers (network, tx_hash, output, refund_id, organization_id, mode, units, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7::numeric, $8)`,
+        [row.network, txHash, t.output, row.id, row.organization_id, row.mode, t.units, now],
+      );
+    }
   }
 
   /**

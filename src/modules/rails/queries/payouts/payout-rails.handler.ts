@@ -3,7 +3,7 @@ import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { networkOf } from '../../domain/chains-config';
 import { RailsConfig } from '../../rails.config';
 import { ChainNodes } from '../../watcher/chain-nodes';
-import { CheckPayoutQuery, ListPayoutRailsQuery, PayoutCheck, PayoutRail } from './payout-rails.query';
+import { CheckPayoutQuery, ListPayoutRailsQuery, PayoutChainTipQuery, PayoutCheck, PayoutRail } from './payout-rails.query';
 
 /**
  * The payout rails of a mode, from CHAINS_FILE (read once at start): the networks whose follower can
@@ -41,18 +41,24 @@ export class CheckPayoutHandler implements IQueryHandler<CheckPayoutQuery> {
   ) {}
 
   async execute({ mode, network, txHash, to, token }: CheckPayoutQuery): Promise<PayoutCheck> {
-    const node = networkOf(this.config.chains, mode, network)
-      ? this.nodes.all().find((n) => n.config.mode === mode && n.config.network === network)
-      : undefined;
-    if (!node || this.nodes.mismatchOf(mode, network)) return { state: 'unavailable' };
+    const node = payoutNode(this.config, this.nodes, mode, network);
+    if (!node?.follower.transactionTransfers) return { state: 'unavailable' };
     try {
-      if (!node.follower.transactionTransfers) return { state: 'unavailable' };
       const tx = await node.follower.transactionTransfers(txHash, to, token);
-      if (!tx) return { state: 'unknown' };
+      if (!tx) return { state: 'unknown', showsUnmined: node.follower.showsUnmined === true };
+      if (tx.blockNumber === null) return { state: 'pending' };
       const head = await node.follower.head();
       const confirmations = head >= tx.blockNumber ? Number(head - tx.blockNumber + 1n) : 0;
-      if (!tx.success) return { state: 'failed', confirmations };
-      return { state: 'mined', confirmations, paidUnits: tx.units.toString() };
+      const blockNumber = tx.blockNumber.toString();
+      if (!tx.success) return { state: 'failed', confirmations, blockNumber };
+      const paid = tx.transfers.reduce((sum, t) => sum + t.units, 0n);
+      return {
+        state: 'mined',
+        confirmations,
+        blockNumber,
+        paidUnits: paid.toString(),
+        transfers: tx.transfers.map((t) => ({ output: t.output, units: t.units.toString() })),
+      };
     } catch (error) {
       this.logger.warn({
         msg: 'payout check failed; asked again later',
@@ -64,4 +70,32 @@ export class CheckPayoutHandler implements IQueryHandler<CheckPayoutQuery> {
       return { state: 'unavailable' };
     }
   }
+}
+
+/** The chain tip of a payout rail, read from its node when asked (the watcher's cursor may lag behind). */
+@QueryHandler(PayoutChainTipQuery)
+export class PayoutChainTipHandler implements IQueryHandler<PayoutChainTipQuery> {
+  private readonly logger = new Logger('PayoutCheck');
+
+  constructor(
+    @Inject(RailsConfig) private readonly config: RailsConfig,
+    @Inject(ChainNodes) private readonly nodes: ChainNodes,
+  ) {}
+
+  async execute({ mode, network }: PayoutChainTipQuery): Promise<string | null> {
+    const node = payoutNode(this.config, this.nodes, mode, network);
+    if (!node) return null;
+    try {
+      return (await node.follower.head()).toString();
+    } catch (error) {
+      this.logger.warn({ msg: 'chain tip not read', event: 'payout_tip_failed', network, mode, error: (error as Error)?.message?.split('\n')[0] });
+      return null;
+    }
+  }
+}
+
+/** The node of a configured network of the mode, unless it serves another chain than CHAINS_FILE names. */
+function payoutNode(config: RailsConfig, nodes: ChainNodes, mode: PayoutChainTipQuery['mode'], network: string) {
+  const node = networkOf(config.chains, mode, network) ? nodes.all().find((n) => n.config.mode === mode && n.config.network === network) : undefined;
+  return !node || nodes.mismatchOf(mode, network) ? undefined : node;
 }

@@ -21,14 +21,29 @@ export class ListPayoutRailsQuery extends Query<PayoutRail[]> {
   }
 }
 
+/** One transfer of a payout transaction to the destination: `output` names it in the transaction (`native`, a log index, an output number). */
+export interface PayoutTransferSeen {
+  output: string;
+  /** Smallest units, as a decimal string. */
+  units: string;
+}
+
 /**
- * What the chain says of a reported payout transaction: `unknown` when the node has not seen it
- * mined (yet), `failed` when it reverted, else the transfers it made to `to` of the asked coin or
- * token, in smallest units, and its confirmations (1 in the block that mined it). `unavailable` when
- * the mode has no rail for the network or its node does not answer.
+ * What the chain says of a reported payout transaction:
+ * - `unavailable`: the mode has no rail for the network, or its node does not answer (ask again later);
+ * - `unknown`: the node does not know the hash; `showsUnmined` says whether it would show an unmined
+ *   one (then the hash is no transaction of the chain as far as it knows);
+ * - `pending`: the node knows it, not mined yet;
+ * - `failed`: mined and reverted;
+ * - `mined`: its block, confirmations (1 in the block that mined it) and each of its transfers that pays
+ *   the destination `to` in the asked coin or token (units summed in `paidUnits`).
  */
 export type PayoutCheck =
-  { state: 'unavailable' } | { state: 'unknown' } | { state: 'failed'; confirmations: number } | { state: 'mined'; confirmations: number; paidUnits: string };
+  | { state: 'unavailable' }
+  | { state: 'unknown'; showsUnmined: boolean }
+  | { state: 'pending' }
+  | { state: 'failed'; confirmations: number; blockNumber: string }
+  | { state: 'mined'; confirmations: number; blockNumber: string; paidUnits: string; transfers: PayoutTransferSeen[] };
 
 export class CheckPayoutQuery extends Query<PayoutCheck> {
   constructor(
@@ -39,6 +54,20 @@ export class CheckPayoutQuery extends Query<PayoutCheck> {
     readonly to: string,
     /** Token contract, or null for the network's coin. */
     readonly token: string | null,
+  ) {
+    super();
+  }
+}
+
+/**
+ * The height of the network's chain tip as its node says now (a decimal string), or null when the mode
+ * has no rail for the network or its node does not answer. A refund records it when the payer names the
+ * destination: its payout must be mined in a later block.
+ */
+export class PayoutChainTipQuery extends Query<string | null> {
+  constructor(
+    readonly mode: Mode,
+    readonly network: string,
   ) {
     super();
   }

@@ -1,12 +1,13 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
-import { InvalidStateTransitionError, NotFoundError, ValidationFailedError } from '../../../../shared/errors/domain-error';
+import { InvalidStateTransitionError, NotFoundError, ServiceUnavailableError, ValidationFailedError } from '../../../../shared/errors/domain-error';
 import type { Currency } from '../../../../shared/money/currency';
 import { type Amount, fromDb, renderAmount } from '../../../../shared/money/money';
 import { Clock } from '../../../../shared/time/clock';
 import { formatTimestamp } from '../../../../shared/time/time';
 import { canonicalProviderId, GetProviderTermsQuery } from '../../../providers';
+import { PayoutChainTipQuery } from '../../../rails';
 import { RatesAsOfQuery } from '../../../rates';
 import { checkPayoutAddress } from '../../addresses/payout-address';
 import { type PayoutRequest, payoutUri } from '../../domain/payout-uri';
@@ -63,6 +64,9 @@ export class ClaimRefundHandler implements ICommandHandler<ClaimRefundCommand> {
     const units = toUnits(amount, method.decimals);
     const terms = await this.queries.execute(new GetProviderTermsQuery(scope, method.provider_id));
     const uri = payoutUri(payoutRequest(method, checked.address, amount, units));
+    // The chain's tip now: the payout must be mined after it (an older transaction to the address is no payout).
+    const tip = await this.queries.execute(new PayoutChainTipQuery(scope.mode, method.rail.network));
+    if (tip === null) throw new ServiceUnavailableError(`The ${method.network} node does not answer right now; try again shortly`);
 
     return this.tx.run(async (m) => {
       const before = await this.refunds.findByToken(m, token, true);
@@ -84,6 +88,7 @@ export class ClaimRefundHandler implements ICommandHandler<ClaimRefundCommand> {
           chain_id: method.rail.chainId,
           token_contract: method.rail.token,
           required_confirmations: Math.max(1, terms?.requiredConfirmations ?? 1),
+          claimed_height: tip,
         },
         now,
       );

@@ -3,14 +3,15 @@ import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { NotFoundError, ValidationFailedError } from '../../../../shared/errors/domain-error';
 import { Clock } from '../../../../shared/time/clock';
-import { CheckPayoutQuery, ListPayoutRailsQuery } from '../../../rails';
+import { CheckPayoutQuery, ListPayoutRailsQuery, type PayoutTransferSeen } from '../../../rails';
 import { txHashProblem } from '../../domain/payout-tx';
 import { judgePayout } from '../../domain/refund-expiry';
-import { PayoutMismatchError } from '../../domain/refund.errors';
+import { TxNotFoundError } from '../../domain/refund.errors';
 import { moveRefund } from '../../domain/refund-status';
 import { RefundView, refundView } from '../../dto/refund.views';
-import { RefundsRepository } from '../../persistence/refunds.repository';
+import { RefundsRepository, type SentReport } from '../../persistence/refunds.repository';
 import { RefundEvents } from '../refund-events';
+import { mismatchOf, PayoutTransfers, transferRace } from '../../payout-transfers';
 import { ReportRefundSentCommand } from './report-refund-sent.command';
 
 @CommandHandler(ReportRefundSentCommand)
@@ -20,6 +21,7 @@ export class ReportRefundSentHandler implements ICommandHandler<ReportRefundSent
     @Inject(QueryBus) private readonly queries: QueryBus,
     @Inject(RefundsRepository) private readonly refunds: RefundsRepository,
     @Inject(RefundEvents) private readonly events: RefundEvents,
+    @Inject(PayoutTransfers) private readonly transfers: PayoutTransfers,
     @Inject(Clock) private readonly clock: Clock,
   ) {}
 
@@ -33,32 +35,42 @@ export class ReportRefundSentHandler implements ICommandHandler<ReportRefundSent
     const rail = (await this.queries.execute(new ListPayoutRailsQuery(scope.mode))).find((r) => r.network === found.network);
     const problem = txHashProblem(rail?.family ?? null, hash);
     if (problem) throw new ValidationFailedError({ tx_hash: problem });
-    if (await this.refunds.txTaken(this.tx.manager, scope.mode, found.network!, hash, found.id)) {
-      throw new ValidationFailedError({ tx_hash: 'is already reported as the payout of another refund' });
-    }
-    // What the chain says now; a transaction it does not show yet is accepted and checked by the worker.
+
+    // What the chain says now (decisions §19, "What a payout report must prove").
     const check = await this.queries.execute(new CheckPayoutQuery(scope.mode, found.network!, hash, found.address!, found.token_contract));
-    let confirmations = 0;
-    if (check.state === 'failed' || check.state === 'mined') {
-      const verdict = judgePayout(check, found.payout_units!);
-      if (verdict === 'failed') throw new PayoutMismatchError('the transaction failed on the chain');
-      if (verdict === 'short')
-        throw new PayoutMismatchError(`does not pay ${found.address} at least ${found.payout_units} smallest units of ${found.payout_currency}`);
-      confirmations = check.confirmations;
+    const report: SentReport = { txHash: hash, confirmations: 0, seenUnmined: false, missingSince: null };
+    let paying: PayoutTransferSeen[] | null = null;
+    if (check.state === 'unknown') {
+      // A node that shows unmined transactions does not know it: no transaction, nothing stored.
+      if (check.showsUnmined) throw new TxNotFoundError(found.network!);
+      // A chain without mempool queries: taken for REFUND_TX_GRACE_SECONDS, until the node shows it.
+      report.missingSince = this.clock.now();
+    } else if (check.state === 'pending') {
+      // Seen unmined now, after the destination was set: new, whatever block it lands in.
+      report.seenUnmined = true;
+    } else if (check.state === 'failed' || check.state === 'mined') {
+      const verdict = judgePayout(check, found.payout_units!, { claimedHeight: found.claimed_height, seenUnmined: false });
+      if (verdict !== 'paid') throw mismatchOf(verdict, found);
+      paying = check.state === 'mined' ? check.transfers : null;
+      report.confirmations = check.confirmations;
     }
+    // `unavailable` (no node answers now): taken as it is, the worker checks it when the node answers.
+
     try {
       return await this.tx.run(async (m) => {
         const before = await this.refunds.find(m, scope, refundId, true);
         if (!before) throw new NotFoundError('refund');
+        if ((before.status === 'SENT' || before.status === 'COMPLETED') && before.tx_hash === hash) return refundView(before);
         moveRefund(before.status, 'SENT');
-        const after = await this.refunds.setSent(m, before.id, hash, confirmations, await this.clock.nowFor(scope));
+        // Shown to pay this refund: it takes its transfers now (or learns that another refund holds them).
+        if (paying) await this.transfers.take(m, before, hash, paying, this.clock.now());
+        const after = await this.refunds.setSent(m, before.id, report, await this.clock.nowFor(scope));
         await this.events.changed(m, before, after);
         return refundView(after);
       });
     } catch (e) {
-      // Another refund took the same transaction at the same moment (refunds_tx_idx).
-      const code = (e as { driverError?: { code?: string }; code?: string }).driverError?.code ?? (e as { code?: string }).code;
-      if (code === '23505') throw new ValidationFailedError({ tx_hash: 'is already reported as the payout of another refund' });
+      // Another refund took the same transfers at the same moment.
+      if (transferRace(e)) throw mismatchOf('taken', found);
       throw e;
     }
   }

@@ -1,0 +1,264 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
+import { Api } from '../../support/api';
+import { expectError, expectSuccess } from '../../support/envelope';
+import type { IsolatedService } from '../../support/isolated';
+import { D, r30 } from '../../support/money';
+import { CLI } from '../../support/server';
+import { eventually } from '../../support/webhook-receiver';
+import { ChainSetup, merchant, Merchant, paymentAddress, startChain, startWatchingService, units, waitForPayments } from '../rails/chain-helpers';
+
+const exec = promisify(execFile);
+const trimmed = (amount: string) => amount.replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
+/** An address nobody else in the file pays. */
+const freshAddress = () => privateKeyToAccount(generatePrivateKey()).address;
+const MERCHANT_WALLET = 2;
+const GRACE_SECONDS = 2;
+
+/**
+ * What a payout report must prove (decisions §19), on a real Hardhat node: a transaction mined before
+ * the destination was set is no payout; a hash the node does not know is refused and nothing is kept;
+ * each transfer pays one refund and holds its place only once it is shown to pay it; a payout dropped
+ * from the node unmined gives the refund back to AWAITING_PAYOUT after the grace, and one canceled
+ * then stays canceled when the transaction is mined after all; `rate: current` prices the payout at
+ * the rates of the claim.
+ */
+describe('what a refund payout report must prove (Hardhat)', () => {
+  let setup: ChainSetup;
+  let service: IsolatedService;
+
+  beforeAll(async () => {
+    setup = await startChain();
+    service = await startWatchingService(setup, { REFUND_CHECK_SECONDS: '1', REFUND_TX_GRACE_SECONDS: String(GRACE_SECONDS) });
+  }, 180_000);
+  afterAll(async () => {
+    await service?.stop();
+    await setup?.chain.stop();
+  });
+
+  /** A USD invoice paid in full on the chain (USDT, or the chain's coin), COMPLETED. */
+  async function paidOnChain(shop: Merchant, price: string, provider = 'prov_ethereum_usdt'): Promise<string> {
+    const invoiceId = expectSuccess<{ id: string }>(
+      await shop.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price }] }),
+      201,
+    ).id;
+    const pay = await paymentAddress(shop.test, invoiceId, provider);
+    if (provider === 'prov_ethereum_usdt') await setup.chain.sendToken(setup.usdt, 1, pay.address, units(trimmed(pay.amount), 6));
+    else await setup.chain.sendNative(1, pay.address, units(trimmed(pay.amount), 18));
+    await setup.chain.mine(12);
+    await waitForPayments(shop.test, invoiceId, (p) => p.length === 1 && p[0].status === 'COMPLETED', 30_000);
+    return invoiceId;
+  }
+
+  const claim = (refund: { claim_url: string }, body: unknown) =>
+    new Api(null, service.server.baseUrl).post(`/refund_claims/${new URL(refund.claim_url, 'http://x').pathname.split('/').pop()}`, body);
+
+  /** A refund of `amount` USD claimed to `address`; its payout in smallest units. */
+  async function claimed(shop: Merchant, invoiceId: string, amount: string, provider: string, address: string) {
+    const refund = expectSuccess(await shop.test.post(`/invoices/${invoiceId}/refunds`, { amount }), 201);
+    const body = expectSuccess(await claim(refund, { provider_id: provider, address }));
+    return { id: refund.id as string, payout: body.payout, units: units(trimmed(body.payout.amount), provider === 'prov_ethereum_usdt' ? 6 : 18) };
+  }
+
+  const refundOf = async (shop: Merchant, id: string) => expectSuccess(await shop.test.get(`/refunds/${id}`));
+  const statusBecomes = (shop: Merchant, id: string, status: string, timeoutMs = 20_000) =>
+    eventually(async () => {
+      const r = await refundOf(shop, id);
+      if (r.status !== status) throw new Error(`status ${r.status}`);
+      return r;
+    }, timeoutMs);
+
+  /** Runs `work` with automine off (transactions wait unmined until `mine`). */
+  async function unmined<T>(work: () => Promise<T>): Promise<T> {
+    await setup.chain.test.setAutomine(false);
+    try {
+      return await work();
+    } finally {
+      await setup.chain.test.setAutomine(true);
+    }
+  }
+
+  it('refuses a transaction mined before the destination was given (an earlier block, or the tip block of the claim), takes a later one', async () => {
+    const { chain } = setup;
+    const shop = await merchant(service);
+    const invoiceId = await paidOnChain(shop, '40', 'prov_ethereum_ethereum');
+    const payer = freshAddress();
+    // Long before the refund, someone sent that address 1 ETH.
+    const old = await chain.sendNative(MERCHANT_WALLET, payer, 10n ** 18n);
+    await chain.receipt(old);
+    await chain.mine(3);
+    // Then, in the block that is the tip when the payer claims, another 1 ETH.
+    const atTip = await chain.sendNative(MERCHANT_WALLET, payer, 10n ** 18n);
+    const tipBlock = (await chain.receipt(atTip)).blockNumber;
+    expect(await chain.blockNumber()).toBe(tipBlock);
+
+    const refund = await claimed(shop, invoiceId, '10', 'prov_ethereum_ethereum', payer);
+    expect(refund.units < 10n ** 18n).toBe(true);
+    for (const hash of [old, atTip]) {
+      const refused = expectError(await shop.test.post(`/refunds/${refund.id}/sent`, { tx_hash: hash }), 400, { code: 'payout_mismatch', field: 'tx_hash' });
+      expect(refused.validator.tx_hash).toContain('before the destination was given');
+    }
+    const waiting = await refundOf(shop, refund.id);
+    expect([waiting.status, waiting.payout.tx_hash]).toEqual(['AWAITING_PAYOUT', null]);
+
+    // A payout sent after the claim: SENT, confirmed to COMPLETED; only then is it refunded.
+    const tx = await chain.sendNative(MERCHANT_WALLET, payer, refund.units);
+    await chain.receipt(tx);
+    expect(expectSuccess(await shop.test.post(`/refunds/${refund.id}/sent`, { tx_hash: tx })).status).toBe('SENT');
+    expect(expectSuccess(await shop.test.post(`/invoices/${invoiceId}`, {})).refunded_usd).toBe(r30('0'));
+    await chain.mine(12);
+    await statusBecomes(shop, refund.id, 'COMPLETED');
+    expect(expectSuccess(await shop.test.post(`/invoices/${invoiceId}`, {})).refunded_usd).toBe(r30('10'));
+  });
+
+  it('answers a hash the node does not know 400 tx_not_found and keeps nothing', async () => {
+    const shop = await merchant(service);
+    const invoiceId = await paidOnChain(shop, '15');
+    const refund = await claimed(shop, invoiceId, '5', 'prov_ethereum_usdt', freshAddress());
+    const unknown = `0x${'ab'.repeat(32)}`;
+    const refused = expectError(await shop.test.post(`/refunds/${refund.id}/sent`, { tx_hash: unknown }), 400, { code: 'tx_not_found', field: 'tx_hash' });
+    expect(refused.error).toContain('not known');
+    const after = await refundOf(shop, refund.id);
+    expect([after.status, after.payout.tx_hash]).toEqual(['AWAITING_PAYOUT', null]);
+    // Nothing was recorded: no refund.updated for a report.
+    const updates = expectSuccess(await shop.test.post('/events', { type: ['refund.updated'] })).items;
+    expect(updates.filter((e: any) => e.data.object.id === refund.id && e.data.object.status === 'SENT')).toEqual([]);
+    // And it can still be canceled.
+    expect(expectSuccess(await shop.test.post(`/refunds/${refund.id}/cancel`)).status).toBe('CANCELED');
+  });
+
+  it("lets no other organization's report hold a pending payout: A's own report is taken and completes, B's goes back", async () => {
+    const { chain, usdt } = setup;
+    const a = await merchant(service);
+    const b = await merchant(service);
+    const invoiceA = await paidOnChain(a, '20');
+    const invoiceB = await paidOnChain(b, '20');
+    const payerA = freshAddress();
+    const refundA = await claimed(a, invoiceA, '5', 'prov_ethereum_usdt', payerA);
+    const refundB = await claimed(b, invoiceB, '5', 'prov_ethereum_usdt', freshAddress());
+    // Another refund of B, to the same address as A's, claimed before A's payout is sent.
+    const refundB2 = await claimed(b, invoiceB, '5', 'prov_ethereum_usdt', payerA);
+
+    const hash = await unmined(async () => {
+      const pending = await chain.sendToken(usdt, MERCHANT_WALLET, payerA, refundA.units);
+      // B reports A's payout while it waits unmined: the node shows it, so it is taken as B's report for now.
+      expect(expectSuccess(await b.test.post(`/refunds/${refundB.id}/sent`, { tx_hash: pending })).status).toBe('SENT');
+      // A's own report is not blocked by it.
+      const sentA = expectSuccess(await a.test.post(`/refunds/${refundA.id}/sent`, { tx_hash: pending }));
+      expect([sentA.status, sentA.payout.confirmations]).toEqual(['SENT', 0]);
+      return pending;
+    });
+    await chain.mine(12);
+    await statusBecomes(a, refundA.id, 'COMPLETED');
+    expect(expectSuccess(await a.test.post(`/invoices/${invoiceA}`, {})).refunded_usd).toBe(r30('5'));
+    // B's report did not pay B's refund: back to AWAITING_PAYOUT, nothing refunded.
+    const back = await statusBecomes(b, refundB.id, 'AWAITING_PAYOUT');
+    expect(back.payout.tx_hash).toBeNull();
+    expect(expectSuccess(await b.test.post(`/invoices/${invoiceB}`, {})).refunded_usd).toBe(r30('0'));
+
+    // Reported again by B now that it is mined: refused at once, in words that name nothing of A's.
+    const refused = expectError(await b.test.post(`/refunds/${refundB.id}/sent`, { tx_hash: hash }), 400, { code: 'payout_mismatch', field: 'tx_hash' });
+    expect(JSON.stringify(refused)).not.toContain(refundA.id);
+    expect(JSON.stringify(refused)).not.toContain(a.id);
+    expect(JSON.stringify(refused)).not.toContain(payerA);
+
+    // That refund of B cannot take the transfer A's refund holds.
+    const late = await chain.sendToken(usdt, MERCHANT_WALLET, payerA, refundA.units);
+    await chain.receipt(late);
+    const taken = expectError(await b.test.post(`/refunds/${refundB2.id}/sent`, { tx_hash: hash }), 400, { code: 'payout_mismatch', field: 'tx_hash' });
+    expect(taken.validator.tx_hash).toContain('already pay another refund');
+    expect(JSON.stringify(taken)).not.toContain(refundA.id);
+    // Its own payout is taken.
+    expect(expectSuccess(await b.test.post(`/refunds/${refundB2.id}/sent`, { tx_hash: late })).status).toBe('SENT');
+  });
+
+  it('lets one transaction with two transfers to one address pay two refunds of it, one transfer each', async () => {
+    const { chain, usdt } = setup;
+    const shop = await merchant(service);
+    const invoiceId = await paidOnChain(shop, '20');
+    const payer = freshAddress();
+    const first = await claimed(shop, invoiceId, '4', 'prov_ethereum_usdt', payer);
+    const second = await claimed(shop, invoiceId, '4', 'prov_ethereum_usdt', payer);
+    const third = await claimed(shop, invoiceId, '4', 'prov_ethereum_usdt', payer);
+    const both = await chain.sendTokenMany(usdt, MERCHANT_WALLET, [payer, payer], [first.units, second.units]);
+    await chain.receipt(both);
+    expect(expectSuccess(await shop.test.post(`/refunds/${first.id}/sent`, { tx_hash: both })).status).toBe('SENT');
+    expect(expectSuccess(await shop.test.post(`/refunds/${second.id}/sent`, { tx_hash: both })).status).toBe('SENT');
+    // A third refund of the address, claimed before it too, finds both transfers taken.
+    const taken = expectError(await shop.test.post(`/refunds/${third.id}/sent`, { tx_hash: both }), 400, { code: 'payout_mismatch', field: 'tx_hash' });
+    expect(taken.validator.tx_hash).toContain('already pay another refund');
+    await chain.mine(12);
+    await statusBecomes(shop, first.id, 'COMPLETED');
+    await statusBecomes(shop, second.id, 'COMPLETED');
+    expect(expectSuccess(await shop.test.post(`/invoices/${invoiceId}`, {})).refunded_usd).toBe(r30('8'));
+  });
+
+  it('gives a refund whose payout left the node unmined back to AWAITING_PAYOUT after the grace; canceled then, it stays CANCELED when the payout is mined later', async () => {
+    const { chain, usdt } = setup;
+    const shop = await merchant(service);
+    const invoiceId = await paidOnChain(shop, '20');
+    const payer = freshAddress();
+    const refund = await claimed(shop, invoiceId, '6', 'prov_ethereum_usdt', payer);
+
+    const raw = await chain.signTokenTransfer(usdt, MERCHANT_WALLET, payer, refund.units);
+    const hash = await unmined(async () => {
+      const pending = await chain.sendRaw(raw);
+      // Unmined but shown by the node: taken.
+      const sent = expectSuccess(await shop.test.post(`/refunds/${refund.id}/sent`, { tx_hash: pending }));
+      expect([sent.status, sent.payout.tx_hash]).toEqual(['SENT', pending]);
+      // It leaves the node without being mined.
+      await chain.test.dropTransaction({ hash: pending });
+      await expect(chain.public.getTransaction({ hash: pending })).rejects.toThrow();
+      return pending;
+    });
+    const startedAt = Date.now();
+    const back = await statusBecomes(shop, refund.id, 'AWAITING_PAYOUT');
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual((GRACE_SECONDS - 1) * 1000);
+    expect(back.payout.tx_hash).toBeNull();
+    const updates = expectSuccess(await shop.test.post('/events', { type: ['refund.updated'] })).items;
+    expect(updates[0].data).toMatchObject({ object: { id: refund.id, status: 'AWAITING_PAYOUT' }, previous_attributes: { status: 'SENT' } });
+    // Waiting for a payout again, it may be canceled.
+    expect(expectSuccess(await shop.test.post(`/refunds/${refund.id}/cancel`)).status).toBe('CANCELED');
+
+    // The very same transaction is sent again and mined: the refund stays CANCELED, and the service logs it.
+    expect(await chain.sendRaw(raw)).toBe(hash);
+    await chain.receipt(hash);
+    await chain.mine(2);
+    await eventually(async () => {
+      const line = service.server
+        .output()
+        .split('\n')
+        .find((l) => l.includes('refund_released_payout_mined') && l.includes(refund.id));
+      if (!line) throw new Error('not logged yet');
+      expect(line).toContain(hash);
+      expect(line).toContain('CANCELED');
+    }, 20_000);
+    const after = await refundOf(shop, refund.id);
+    expect([after.status, after.payout.tx_hash]).toEqual(['CANCELED', null]);
+    expect(expectSuccess(await shop.test.post(`/invoices/${invoiceId}`, {})).refunded_usd).toBe(r30('0'));
+  });
+
+  it('prices a `rate: current` payout at the rates of the moment the payer claims, not those of its creation', async () => {
+    const shop = await merchant(service);
+    const invoiceId = await paidOnChain(shop, '30');
+    const refund = expectSuccess(await shop.test.post(`/invoices/${invoiceId}/refunds`, { amount: '10', rate: 'current' }), 201);
+    expect([refund.rate, refund.amount_usd]).toEqual(['current', r30('10')]);
+    // USDT's rate changes between the refund's creation and the claim.
+    const dir = mkdtempSync(join(tmpdir(), 'rates-'));
+    writeFileSync(join(dir, 'rates.json'), JSON.stringify({ taken_at: new Date().toISOString(), rates: { USDT: '0.5' } }));
+    await exec(process.execPath, [CLI, 'rates:import', join(dir, 'rates.json')], { env: service.cliEnv });
+    const body = expectSuccess(await claim(refund, { provider_id: 'prov_ethereum_usdt', address: freshAddress() }));
+    // 10 USD at 0.5 USD per USDT, the rate of the claim.
+    expect(new D(body.payout.amount).eq(20)).toBe(true);
+    // The refund's USD value is the one fixed at creation.
+    expect((await refundOf(shop, refund.id)).amount_usd).toBe(r30('10'));
+    // The published document says so where `rate` is described.
+    const document = (await new Api(null, service.server.baseUrl).get('/openapi.json')).body;
+    expect(document.components.schemas.RefundDto.properties.rate.description).toContain('the moment the payer claims');
+    expect(document.components.schemas.CreateRefundRequestDto.properties.rate.description).toContain('the moment the payer claims');
+  });
+});
