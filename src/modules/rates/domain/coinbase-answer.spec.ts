@@ -1,3 +1,4 @@
+import { Money } from '../../../shared/money/money';
 import { parseCoinbaseAnswer } from './coinbase-answer';
 import { chooseRates } from './rate-choice';
 import { SourceAnswerError } from './source-answer';
@@ -44,7 +45,12 @@ describe('Coinbase exchange-rates answers', () => {
 
   it('is passed over when its answer is older than the allowed age', () => {
     const old = parseCoinbaseAnswer(body({ EUR: '0.8' }), new Date(at.getTime() - 11 * 60_000));
-    const choice = chooseRates([{ source: 'coinbase', answer: old }], at, 600_000);
+    const choice = chooseRates([{ source: 'coinbase', answer: old }], at, {
+      maxAgeMs: 600_000,
+      maxSpread: new Money('0.05'),
+      maxJump: new Money('0.2'),
+      recent: {},
+    });
     expect(choice.rates.EUR).toBeUndefined();
     expect(choice.skipped).toEqual([{ source: 'coinbase', currency: 'EUR', reason: 'stale (660 s old)' }]);
   });
