@@ -1,6 +1,6 @@
 import { CURRENCIES } from '../../../shared/money/currency';
 import { type Amount, Money } from '../../../shared/money/money';
-import { chooseRates, ChoiceSettings, isSourceOrigin, SourceResult, staleRates } from './rate-choice';
+import { chooseRates, ChoiceSettings, isSourceOrigin, quotedBySources, SourceResult, staleRates } from './rate-choice';
 import { positivePrice } from './source-answer';
 import type { SourceAnswer } from './source-answer';
 
@@ -198,6 +198,23 @@ describe('rates taken from sources', () => {
     expect(isSourceOrigin('median:coinbase,kraken', ['coinbase'])).toBe(true);
     expect(isSourceOrigin('bundled', ['coinbase'])).toBe(false);
     expect(isSourceOrigin('import', ['coinbase'])).toBe(false);
+  });
+});
+
+describe('currencies a source quotes', () => {
+  const kraken = [{ kind: 'kraken', name: 'kraken' }];
+  const feed = [{ kind: 'url', name: 'http://feed/rates.json' }];
+  it('are those a named exchange carries, or whose rate in force a source gave', () => {
+    expect(quotedBySources('ETHEREUM', kraken, { source: 'bundled', takenAt: now })).toBe(true);
+    // Kraken has no BNB pair: the table's rate is all there is
+    expect(quotedBySources('BINANCE_COIN', kraken, { source: 'bundled', takenAt: now })).toBe(false);
+    expect(quotedBySources('CHF', [{ kind: 'coinbase', name: 'coinbase' }], undefined)).toBe(true);
+    expect(quotedBySources('CHF', [{ kind: 'coingecko', name: 'coingecko' }], undefined)).toBe(false);
+    // a URL source quotes what it has answered
+    expect(quotedBySources('ETHEREUM', feed, { source: 'http://feed/rates.json', takenAt: ago(9999) })).toBe(true);
+    expect(quotedBySources('ETHEREUM', feed, { source: 'median:a,b', takenAt: ago(9999) })).toBe(true);
+    expect(quotedBySources('USDC', feed, { source: 'import', takenAt: now })).toBe(false);
+    expect(quotedBySources('USD', feed, { source: 'http://feed/rates.json', takenAt: now })).toBe(false);
   });
 });
 

@@ -1,6 +1,9 @@
 import { CURRENCIES, type Currency } from '../../../shared/money/currency';
 import type { Amount } from '../../../shared/money/money';
 import { Money } from '../../../shared/money/money';
+import { coinbaseSymbols } from './coinbase-answer';
+import { COINGECKO_IDS } from './coingecko-answer';
+import { KRAKEN_PAIRS } from './kraken-answer';
 import type { RateOrigin } from './rate-table';
 import { storableRateProblem, type SourceAnswer } from './source-answer';
 
@@ -189,6 +192,28 @@ function pick(currency: Currency, answers: Answer[], settings: ChoiceSettings, d
 /** Whether a rate's `source` names live sources (one of `names`, or a median of them) rather than the bundled table or an import. */
 export function isSourceOrigin(source: string, names: readonly string[]): boolean {
   return source.startsWith(MEDIAN_PREFIX) || names.includes(source);
+}
+
+/**
+ * Whether a source in RATE_SOURCES quotes `currency`: a named exchange that carries it, or (for a URL
+ * source, whose currencies are not known beforehand) a rate in force that some source gave.
+ */
+export function quotedBySources(currency: Currency, sources: ReadonlyArray<{ kind: string; name: string }>, origin: RateOrigin | undefined): boolean {
+  if (currency === 'USD') return false;
+  if (
+    origin &&
+    isSourceOrigin(
+      origin.source,
+      sources.map((s) => s.name),
+    )
+  )
+    return true;
+  return sources.some(
+    (s) =>
+      (s.kind === 'coinbase' && coinbaseSymbols(currency).length > 0) ||
+      (s.kind === 'kraken' && KRAKEN_PAIRS[currency] !== undefined) ||
+      (s.kind === 'coingecko' && COINGECKO_IDS[currency] !== undefined),
+  );
 }
 
 /**
