@@ -16,7 +16,7 @@ describe('Coinbase exchange-rates answers', () => {
     // 1 / 1.0001, rounded half-up once at 30 fractional digits
     expect('usd' in answer.USDC! && answer.USDC.usd.toFixed(30)).toBe('0.999900009999000099990000999900');
     expect('usd' in answer.USDC_NATIVE! && answer.USDC_NATIVE.usd.toFixed(30)).toBe('0.999900009999000099990000999900');
-    // what Coinbase does not list is left for the next source; USD is never asked
+    // what Coinbase does not list is left to the other sources; USD is never asked
     expect(answer.SOLANA).toBeUndefined();
     expect(answer.USD).toBeUndefined();
   });

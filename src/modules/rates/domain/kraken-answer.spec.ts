@@ -23,7 +23,7 @@ describe('Kraken Ticker answers', () => {
     expect('usd' in answer.ETHEREUM! && answer.ETHEREUM.usd.toFixed()).toBe('3100.5');
     expect('usd' in answer.EUR! && answer.EUR.usd.toFixed()).toBe('1.1601');
     expect('usd' in answer.DOGECOIN! && answer.DOGECOIN.usd.toFixed()).toBe('0.1601');
-    // pairs the answer lacks fall to the next source
+    // pairs the answer lacks are left to the other sources
     expect(answer.SOLANA).toBeUndefined();
     expect(answer.JPY).toBeUndefined();
   });
