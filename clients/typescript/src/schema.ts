@@ -165,7 +165,7 @@ export interface paths {
         put?: never;
         /**
          * Price quote with currency conversion
-         * @description Send `currency` and exactly one of `product`, `invoice_id` or `items`. Amounts are converted through the USD rates of the snapshot in force now (`exchange_rate_timestamp`), rounded half-up at 30 fractional digits. Nothing is stored. In live mode with live rate sources (RATE_SOURCES), a rate older than RATES_MAX_AGE_SECONDS answers 503 `rates_unavailable`, with a Retry-After header giving the seconds until the sources are asked again (RATES_REFRESH_SECONDS).
+         * @description Send `currency` and exactly one of `product`, `invoice_id` or `items`. Amounts are converted through the USD rates of the snapshot in force now (`exchange_rate_timestamp`), rounded half-up at 30 fractional digits. Nothing is stored. In live mode with live rate sources (RATE_SOURCES), a rate older than RATES_MAX_AGE_SECONDS, of a currency the quote uses or of a method the organization can be paid with live, answers 503 `rates_unavailable`, with a Retry-After header giving the seconds until the sources are asked again (RATES_REFRESH_SECONDS).
          */
         post: operations["QuotesController_quote"];
         delete?: never;
@@ -265,7 +265,7 @@ export interface paths {
         put?: never;
         /**
          * Create an invoice
-         * @description Items (1 to 100) are PRODUCT or PAYMENT_INTENT items; prices are computed at current rates. The invoice starts PENDING. In live mode with live rate sources (RATE_SOURCES), a rate older than RATES_MAX_AGE_SECONDS answers 503 `rates_unavailable` and nothing is stored; its Retry-After header gives the seconds until the sources are asked again (RATES_REFRESH_SECONDS).
+         * @description Items (1 to 100) are PRODUCT or PAYMENT_INTENT items; prices are computed at current rates. The invoice starts PENDING. In live mode with live rate sources (RATE_SOURCES), a rate older than RATES_MAX_AGE_SECONDS, of a currency the items or the invoice use or of a method the organization can be paid with live (GET /providers/{invoice_id}), answers 503 `rates_unavailable` and nothing is stored; its Retry-After header gives the seconds until the sources are asked again (RATES_REFRESH_SECONDS).
          */
         post: operations["InvoicesController_create"];
         delete?: never;
@@ -745,7 +745,7 @@ export interface paths {
         put?: never;
         /**
          * Get the deposit address of an invoice for a provider
-         * @description The address (from the organization's active receiving wallet: the next unused index of its key, counted across every organization and mode that registered the key, never given to another invoice) where the payer sends `amount` through `provider_id`, with a `uri` for wallet apps (EIP-681 on EVM chains, BIP21 on UTXO chains). The same invoice and provider always get the same address. `amount` is what is still due at the invoice's locked rates (payments completed or waiting for confirmations deducted), rounded up to the provider's decimals, as GET /providers/{invoice_id} computes the price. Without an Authorization header (payer access) the invoice id is the capability. 400 codes: no_receiving_wallet, rail_not_configured (CHAINS_FILE has no such network or token for the mode), rail_unavailable (the network's node answers another chain than CHAINS_FILE names), provider_disabled, unsupported_provider (not paid on a chain this service has a rail for), unknown_provider, invoice_final (COMPLETED or VOIDED).
+         * @description The address (from the organization's active receiving wallet: the next unused index of its key, counted across every organization and mode that registered the key, never given to another invoice) where the payer sends `amount` through `provider_id`, with a `uri` for wallet apps (EIP-681 on EVM chains, BIP21 on UTXO chains). The same invoice and provider always get the same address. `amount` is what is still due at the invoice's locked rates (payments completed or waiting for confirmations deducted), rounded up to the provider's decimals, as GET /providers/{invoice_id} computes the price. Without an Authorization header (payer access) the invoice id is the capability. 400 codes: no_receiving_wallet, rail_not_configured (CHAINS_FILE has no such network or token for the mode), rail_unavailable (the network's node answers another chain than CHAINS_FILE names), provider_disabled, unsupported_provider (not paid on a chain this service has a rail for), unknown_provider, invoice_final (COMPLETED or VOIDED). Once the invoice's rate lock has lapsed (expires_at), `amount` is at today's rate: in live mode with live rate sources (RATE_SOURCES), a rate of the currency older than RATES_MAX_AGE_SECONDS answers 503 `rates_unavailable` (Retry-After: the seconds until the sources are asked again).
          */
         post: operations["PaymentAddressController_allocate"];
         delete?: never;
@@ -7941,6 +7941,15 @@ export interface operations {
             };
             /** @description No such record in the caller's organization and mode */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unavailable for now, retry shortly: the database is unreachable (service_unavailable), or, where prices are locked in (live mode, live rate sources), a rate they need is older than RATES_MAX_AGE_SECONDS (rates_unavailable; nothing was stored; Retry-After gives the seconds until the rate sources are asked again) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -10,12 +10,14 @@ import { ProviderSettingsCache } from './persistence/provider-settings-cache';
 import { ProvidersRepository } from './persistence/providers.repository';
 import { GetProviderTermsHandler } from './queries/get-provider-terms/get-provider-terms.handler';
 import { GetProvidersHandler } from './queries/get-providers/get-providers.handler';
+import { LivePaymentCurrenciesHandler } from './queries/live-payment-currencies/live-payment-currencies.handler';
 
 /**
  * Payment providers: the catalog shipped with the service (domain/catalog.ts), each organization's
  * enabled set (provider_settings; CLI provider:disable / provider:enable), the provider images, and
  * GET /providers/{invoice_id}, and per-organization required confirmations (CLI provider:confirmations).
- * Exports on the bus: GetProvidersQuery, GetProviderTermsQuery, ListInvoiceProvidersQuery, SetProviderEnabledCommand, SetProviderConfirmationsCommand.
+ * Exports on the bus: GetProvidersQuery, GetProviderTermsQuery, ListInvoiceProvidersQuery, SetProviderEnabledCommand, SetProviderConfirmationsCommand;
+ * answers the rates module's LivePaymentCurrenciesQuery (the currencies the live providers list offers).
  */
 @Module({
   imports: [TypeOrmModule.forFeature([ProviderSettingRecord])],
@@ -28,6 +30,7 @@ import { GetProvidersHandler } from './queries/get-providers/get-providers.handl
     SetProviderEnabledHandler,
     SetProviderConfirmationsHandler,
     ListInvoiceProvidersHandler,
+    LivePaymentCurrenciesHandler,
   ],
 })
 export class ProvidersModule {}

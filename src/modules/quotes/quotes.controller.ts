@@ -22,7 +22,7 @@ export class QuotesController {
   @ApiOperation({
     summary: 'Price quote with currency conversion',
     description:
-      'Send `currency` and exactly one of `product`, `invoice_id` or `items`. Amounts are converted through the USD rates of the snapshot in force now (`exchange_rate_timestamp`), rounded half-up at 30 fractional digits. Nothing is stored. In live mode with live rate sources (RATE_SOURCES), a rate older than RATES_MAX_AGE_SECONDS answers 503 `rates_unavailable`, with a Retry-After header giving the seconds until the sources are asked again (RATES_REFRESH_SECONDS).',
+      'Send `currency` and exactly one of `product`, `invoice_id` or `items`. Amounts are converted through the USD rates of the snapshot in force now (`exchange_rate_timestamp`), rounded half-up at 30 fractional digits. Nothing is stored. In live mode with live rate sources (RATE_SOURCES), a rate older than RATES_MAX_AGE_SECONDS, of a currency the quote uses or of a method the organization can be paid with live, answers 503 `rates_unavailable`, with a Retry-After header giving the seconds until the sources are asked again (RATES_REFRESH_SECONDS).',
   })
   @ApiEnvelope({ schema: QUOTE_SCHEMA, example: QUOTE_EXAMPLE, message: 'Quote calculated' })
   @ApiErrors(400, 401, 403, 404, 503)

@@ -28,7 +28,9 @@ export class PaymentAddressController {
       'decimals, as GET /providers/{invoice_id} computes the price. Without an Authorization header (payer access) the invoice id is the capability. ' +
       '400 codes: no_receiving_wallet, rail_not_configured (CHAINS_FILE has no such network or token for the mode), ' +
       "rail_unavailable (the network's node answers another chain than CHAINS_FILE names), provider_disabled, " +
-      'unsupported_provider (not paid on a chain this service has a rail for), unknown_provider, invoice_final (COMPLETED or VOIDED).',
+      'unsupported_provider (not paid on a chain this service has a rail for), unknown_provider, invoice_final (COMPLETED or VOIDED). ' +
+      "Once the invoice's rate lock has lapsed (expires_at), `amount` is at today's rate: in live mode with live rate sources (RATE_SOURCES), " +
+      'a rate of the currency older than RATES_MAX_AGE_SECONDS answers 503 `rates_unavailable` (Retry-After: the seconds until the sources are asked again).',
   })
   @ApiParam({ name: 'id', description: 'Invoice id (invoice_...)', example: 'invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00' })
   @ApiBody({
@@ -40,7 +42,7 @@ export class PaymentAddressController {
     },
   })
   @ApiEnvelope({ type: PaymentAddressDto, example: PAYMENT_ADDRESS_EXAMPLE, message: 'Payment address' })
-  @ApiErrors(400, 401, 403, 404)
+  @ApiErrors(400, 401, 403, 404, 503)
   async allocate(@Caller() caller: CallerContext | null, @Param('id') id: string, @Body() body: PaymentAddressRequestDto) {
     return reply(await this.commands.execute(new AllocatePaymentAddressCommand(caller ? scopeOf(caller) : null, id, body.provider_id)), 'Payment address');
   }

@@ -2,6 +2,9 @@
 export { RatesModule } from './rates.module';
 export { ImportRatesCommand, type ImportedRates } from './commands/import-rates/import-rates.command';
 export { RatesAsOfQuery } from './queries/rates-as-of/rates-as-of.query';
+export { PricingRatesQuery } from './queries/pricing-rates/pricing-rates.query';
+// Asked by the rates guard, answered by the module that owns the providers (the arrow points providers -> rates).
+export { LivePaymentCurrenciesQuery } from './ports/live-payment-currencies.query';
 export { parseSnapshotFile, SnapshotFileError } from './domain/rate-table';
 export { RatesUnavailableError } from './domain/rates.errors';
 export { RatesRefresher } from './rates-refresher';

@@ -10,16 +10,25 @@ import { TransactionRunner } from '../../shared/db/transaction-runner';
 import { failureText, LiveRateSource } from './adapters/http-answer';
 import { rateSourceFor } from './adapters/rate-sources';
 import { ImportRatesHandler } from './commands/import-rates/import-rates.handler';
-import { chooseRates, SourceResult } from './domain/rate-choice';
+import { chooseRates, MEDIAN_PREFIX, SourceResult } from './domain/rate-choice';
 import { RatesRepository } from './persistence/rates.repository';
 import { RatesAsOfQuery } from './queries/rates-as-of/rates-as-of.query';
 import { RatesConfig } from './rates.config';
 
+/** How far back a lone answer is compared with the rates taken from sources (decisions.md §21: the last hour). */
+const RECENT_MS = 3_600_000;
+
+/** Whether a rate's source (`median:a,b` or one name) includes the source `name`. */
+function usedIn(origin: string, name: string): boolean {
+  return origin.startsWith(MEDIAN_PREFIX) && origin.slice(MEDIAN_PREFIX.length).split(',').includes(name);
+}
+
 /**
  * Live rates (decisions.md §21): every RATES_REFRESH_SECONDS, asks every source in RATE_SOURCES at
- * once, takes each currency from the first source (in order) with a usable, recent answer, and
- * writes one snapshot. A currency no source answered keeps its previous rate, time and source, so it
- * ages until live pricing refuses it.
+ * once, chooses each currency's rate among the usable, recent answers (the median of those that agree;
+ * domain/rate-choice.ts), and writes one snapshot. A currency with no rate chosen keeps its previous
+ * rate, time and source, so it ages until live pricing refuses it. Each answer the choice drops is
+ * logged and counted per source (exchange_rate_answers_dropped_total).
  *
  * Several instances share one database, and the exchanges' public APIs their request budget: an
  * instance that finds another's snapshot taken within the last three quarters of a period asks no
@@ -37,6 +46,7 @@ export class RatesRefresher implements OnApplicationShutdown, OnApplicationBoots
     (e) => this.logger.warn({ err: e.message }, 'rates refresh failed; keeping the current rates'),
   );
   private readonly failures: Counter;
+  private readonly drops: Counter;
   /** When the last snapshot this instance wrote was taken (a slow refresh must not take its own snapshot for another's). */
   private lastWritten: number | null = null;
 
@@ -56,6 +66,12 @@ export class RatesRefresher implements OnApplicationShutdown, OnApplicationBoots
       name: 'exchange_rate_source_failures_total',
       help: 'Refreshes in which a rate source gave no usable answer at all (error, timeout, bad shape)',
       labelNames: ['source'],
+      registers,
+    });
+    this.drops = new Counter({
+      name: 'exchange_rate_answers_dropped_total',
+      help: 'Usable answers of a rate source left out of the choice: an outlier from the median, two disagreeing answers, a lone answer jumping',
+      labelNames: ['source', 'reason'],
       registers,
     });
     const ask = this.queries;
@@ -114,10 +130,19 @@ export class RatesRefresher implements OnApplicationShutdown, OnApplicationBoots
     );
     const now = this.clock.now();
     const maxAgeMs = this.config.RATES_MAX_AGE_SECONDS * 1000;
-    const choice = chooseRates(results, now, maxAgeMs);
+    const recent = await this.repo.sourceRatesSince(
+      this.tx.manager,
+      new Date(now.getTime() - RECENT_MS),
+      this.sources.map((s) => s.name),
+    );
+    const choice = chooseRates(results, now, { maxAgeMs, maxSpread: this.config.maxSpread, maxJump: this.config.maxJump, recent });
     for (const f of choice.failed) this.failures.inc({ source: f.source });
+    for (const d of choice.dropped) {
+      this.drops.inc({ source: d.source, reason: d.reason });
+      this.logger.warn({ ...d }, `rate answer dropped: ${d.currency} ${d.rate} from ${d.source} (${d.reason}, compared with ${d.against})`);
+    }
     const chosen = Object.keys(choice.rates).filter((c) => c !== 'USD');
-    const used = [...new Set(Object.values(choice.origins).map((o) => o.source))].filter((s) => s !== 'fixed');
+    const used = this.sources.map((s) => s.name).filter((name) => Object.values(choice.origins).some((o) => o.source === name || usedIn(o.source, name)));
     let written: string | null = null;
     if (chosen.length) {
       const imported = await this.importer.write(
@@ -143,13 +168,14 @@ export class RatesRefresher implements OnApplicationShutdown, OnApplicationBoots
       sources_used: used,
       failed: choice.failed,
       skipped: choice.skipped.length ? choice.skipped.slice(0, 20) : undefined,
+      dropped: choice.dropped.length ? choice.dropped.slice(0, 20) : undefined,
       fresh: chosen.length,
       missing: choice.missing,
       snapshot: written ?? (chosen.length ? 'written by another instance' : 'none'),
       oldest_rate: oldest,
     };
     const message = `rates refreshed from ${used.join(', ') || 'no source'}; oldest rate ${oldest.currency} ${oldest.ageSeconds} s (${oldest.source})`;
-    if (choice.failed.length || choice.missing.length || oldest.ageSeconds * 1000 > maxAgeMs) this.logger.warn(fields, message);
+    if (choice.failed.length || choice.missing.length || choice.dropped.length || oldest.ageSeconds * 1000 > maxAgeMs) this.logger.warn(fields, message);
     else this.logger.log(fields, message);
   }
 

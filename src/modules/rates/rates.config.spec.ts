@@ -25,6 +25,14 @@ describe('rates settings', () => {
     ]);
     expect(config.refreshSeconds).toBe(60);
     expect(config.RATES_MAX_AGE_SECONDS).toBe(600);
+    expect(config.maxSpread.toFixed()).toBe('0.05');
+    expect(config.maxJump.toFixed()).toBe('0.2');
+  });
+
+  it('reads the spread and the jump as exact decimals', () => {
+    const config = loadRatesConfig({ RATES_MAX_SPREAD: '0.01', RATES_MAX_JUMP: '1' });
+    expect(config.maxSpread.toFixed()).toBe('0.01');
+    expect(config.maxJump.toFixed()).toBe('1');
   });
 
   it.each([
@@ -33,6 +41,10 @@ describe('rates settings', () => {
     [{ RATE_SOURCE_COINGECKO_URL: 'api.coingecko.com' }, 'RATE_SOURCE_COINGECKO_URL'],
     [{ RATES_REFRESH_SECONDS: '0' }, 'RATES_REFRESH_SECONDS'],
     [{ RATES_MAX_AGE_SECONDS: '9' }, 'RATES_MAX_AGE_SECONDS'],
+    [{ RATES_MAX_SPREAD: '1.5' }, 'RATES_MAX_SPREAD'],
+    [{ RATES_MAX_SPREAD: '5%' }, 'RATES_MAX_SPREAD'],
+    [{ RATES_MAX_JUMP: '-0.2' }, 'RATES_MAX_JUMP'],
+    [{ RATES_MAX_JUMP: '1e-1' }, 'RATES_MAX_JUMP'],
   ])('refuses %j naming %s', (env, name) => {
     expect(() => loadRatesConfig(env)).toThrow(ConfigError);
     expect(() => loadRatesConfig(env)).toThrow(name);

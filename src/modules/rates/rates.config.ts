@@ -2,6 +2,7 @@ import { plainToInstance, Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
 import { ConfigError } from '../../shared/config/app-config';
 import { toInt } from '../../shared/config/env-transforms';
+import { type Amount, Money } from '../../shared/money/money';
 
 /** The exchanges the service knows by name; any other source is an http(s) URL answering the rates-file shape. */
 export const NAMED_RATE_SOURCES = ['coinbase', 'kraken', 'coingecko'] as const;
@@ -11,6 +12,8 @@ export type NamedRateSource = (typeof NAMED_RATE_SOURCES)[number];
 export type RateSourceSetting = { kind: NamedRateSource; name: NamedRateSource; baseUrl: string } | { kind: 'url'; name: string; url: string };
 
 const SOURCE_ITEM = '(coinbase|kraken|coingecko|https?://[^\\s,]+)';
+/** A decimal from 0 to 1 (a share, as 0.05). */
+const FRACTION = /^\s*(0(\.\d{1,30})?|1(\.0{1,30})?)\s*$/;
 const HTTP_URL = /^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/;
 
 /**
@@ -63,6 +66,20 @@ export class RatesConfig {
   @Max(31_536_000)
   RATES_MAX_AGE_SECONDS = 600;
 
+  /**
+   * With three answers or more for a currency, an answer farther than this from their median
+   * (|a - m| / m) is dropped; two answers must be this close to each other (decimal, 0 to 1).
+   */
+  @Matches(FRACTION, { message: 'must be a decimal from 0 to 1, such as 0.05' })
+  RATES_MAX_SPREAD = '0.05';
+
+  /**
+   * A currency's lone answer is dropped when it differs by more than this (|a - r| / r) from a rate
+   * of that currency taken from a source in the last hour (decimal, 0 to 1).
+   */
+  @Matches(FRACTION, { message: 'must be a decimal from 0 to 1, such as 0.2' })
+  RATES_MAX_JUMP = '0.2';
+
   /** Time one source has to answer (connect, send, whole body), in milliseconds. */
   @Transform(toInt)
   @IsInt()
@@ -87,6 +104,14 @@ export class RatesConfig {
 
   get hasSources(): boolean {
     return this.sources.length > 0;
+  }
+
+  get maxSpread(): Amount {
+    return new Money(this.RATES_MAX_SPREAD.trim());
+  }
+
+  get maxJump(): Amount {
+    return new Money(this.RATES_MAX_JUMP.trim());
   }
 
   get refreshSeconds(): number {

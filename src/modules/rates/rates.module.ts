@@ -1,11 +1,19 @@
 import { Module } from '@nestjs/common';
 import { ImportRatesHandler } from './commands/import-rates/import-rates.handler';
 import { RatesRepository } from './persistence/rates.repository';
+import { PricingRatesHandler } from './queries/pricing-rates/pricing-rates.handler';
 import { RatesAsOfHandler } from './queries/rates-as-of/rates-as-of.handler';
 import { RatesConfig, loadRatesConfig } from './rates.config';
 import { RatesRefresher } from './rates-refresher';
 
 @Module({
-  providers: [RatesRepository, RatesAsOfHandler, ImportRatesHandler, RatesRefresher, { provide: RatesConfig, useFactory: () => loadRatesConfig(process.env) }],
+  providers: [
+    RatesRepository,
+    RatesAsOfHandler,
+    PricingRatesHandler,
+    ImportRatesHandler,
+    RatesRefresher,
+    { provide: RatesConfig, useFactory: () => loadRatesConfig(process.env) },
+  ],
 })
 export class RatesModule {}

@@ -1,11 +1,10 @@
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { IsolatedService, sharedDatabase, startIsolatedService } from '../../support/isolated';
 import { D, r30 } from '../../support/money';
 import { withClient } from '../../support/pg';
 import { ADMIN_TOKEN, RunningServer, startServer } from '../../support/server';
 import { Api } from '../../support/api';
+import { FakeExchange, fakeExchange, seconds, waitFor } from './rate-source-helpers';
 
 /**
  * Live rates (decisions.md §21) against exchanges we cannot reach from here: each one is a local HTTP
@@ -14,65 +13,13 @@ import { Api } from '../../support/api';
  * The service asks them every second and refuses rates older than 10 seconds in live mode.
  */
 
-type Behaviour = 'answer' | 'error' | 'hang';
-
-interface FakeExchange {
-  url: string;
-  behaviour: Behaviour;
-  /** Requests received (path and query). */
-  seen: string[];
-  close(): Promise<void>;
-}
-
-async function fakeExchange(answer: (path: string) => unknown): Promise<FakeExchange> {
-  const hanging = new Set<ServerResponse>();
-  const fake: FakeExchange = { url: '', behaviour: 'answer', seen: [], close: async () => undefined };
-  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    fake.seen.push(req.url ?? '');
-    if (fake.behaviour === 'hang') {
-      hanging.add(res);
-      return;
-    }
-    if (fake.behaviour === 'error') {
-      res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ errors: [{ id: 'unavailable', message: 'try later' }] }));
-      return;
-    }
-    const body = answer(req.url ?? '');
-    res.writeHead(200, { 'content-type': 'application/json' }).end(typeof body === 'string' ? body : JSON.stringify(body));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  fake.close = async () => {
-    for (const res of hanging) res.destroy();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  };
-  return fake;
-}
-
-const seconds = (ms: number) => Math.floor(ms / 1000);
-
-async function waitFor<T>(what: string, probe: () => Promise<T | null>, timeoutMs = 45_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  let last: unknown = null;
-  while (Date.now() < until) {
-    try {
-      const value = await probe();
-      if (value !== null) return value;
-    } catch (e) {
-      last = e;
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-}
-
 describe('live exchange rates with a fallback', () => {
   // What each fake exchange serves; tests change these and wait for the next refresh.
+  // Bitcoin from all four, within 5 % of each other; each other currency from one source only.
   const coinbase = { BTC: '0.00001', EUR: '0.8' } as Record<string, string>;
-  const kraken = { XXBTZUSD: '90000.5', SOLUSD: '140.25' } as Record<string, string>;
-  const coingecko = { bitcoin: '85000.25', binancecoin: '900.5', ageSeconds: 5 } as Record<string, string | number>;
-  const feed = { rates: { BITCOIN: '80000', JPY: '0.0065' } as Record<string, string>, ageSeconds: 0 };
+  const kraken = { XXBTZUSD: '99000.5', SOLUSD: '140.25' } as Record<string, string>;
+  const coingecko = { bitcoin: '98000.25', binancecoin: '900.5', ageSeconds: 5 } as Record<string, string | number>;
+  const feed = { rates: { BITCOIN: '97000', JPY: '0.0065' } as Record<string, string>, ageSeconds: 0 };
 
   let exchanges: { coinbase: FakeExchange; kraken: FakeExchange; coingecko: FakeExchange; feed: FakeExchange };
   let service: IsolatedService;
@@ -144,78 +91,123 @@ describe('live exchange rates with a fallback', () => {
       return rows[0].n as number;
     });
 
+  /** Bitcoin's rate and source in the newest snapshot. */
+  const newestBitcoin = () =>
+    withClient(service.databaseUrl!, async (c) => {
+      const { rows } = await c.query(
+        `SELECT r.usd_rate::text AS rate, r.source FROM exchange_rates r
+           JOIN (SELECT id FROM rate_snapshots ORDER BY taken_at DESC, id DESC LIMIT 1) s ON s.id = r.snapshot_id
+          WHERE r.currency = 'BITCOIN'`,
+      );
+      return rows[0] as { rate: string; source: string };
+    });
+
+  /** Waits until a refresh stores bitcoin at `usd` from `source`, and a live quote prices with it. */
+  const bitcoinFrom = async (usd: string, source: string) => {
+    await waitFor(`bitcoin at ${usd} from ${source}`, async () => {
+      const newest = await newestBitcoin();
+      return newest.source === source && new D(newest.rate).eq(usd) ? true : null;
+    });
+    await liveBitcoinAt(usd);
+  };
+
   it('asks each exchange in its documented request shape', async () => {
-    await liveBitcoinAt('100000');
+    await liveBitcoinAt('98000.25');
     expect(exchanges.coinbase.seen).toContain('/v2/exchange-rates?currency=USD');
     expect(exchanges.kraken.seen[0]).toMatch(/^\/0\/public\/Ticker\?pair=XBTUSD,ETHUSD,/);
     expect(exchanges.coingecko.seen[0]).toMatch(/^\/api\/v3\/simple\/price\?ids=bitcoin,.*&vs_currencies=usd&include_last_updated_at=true$/);
     expect(exchanges.feed.seen[0]).toBe('/rates.json');
   });
 
-  it("prices a live invoice from the first source, follows its price, and records each rate's source", async () => {
-    await liveBitcoinAt('100000');
+  it("prices a live invoice from the median of the sources, leaves out one off by a factor of millions, and records each rate's sources", async () => {
+    const feedName = `${exchanges.feed.url}/rates.json`;
+    // 97000, 98000.25, 99000.5, 100000 (1 / 0.00001): the lower middle of four, all within 5 % of it
+    await bitcoinFrom('98000.25', `median:coinbase,kraken,coingecko,${feedName}`);
     const first = await createLiveInvoice([{ type: 'PAYMENT_INTENT', currency: 'BITCOIN', price: '1' }]);
-    // 1 / 0.00001 BTC per dollar
-    expect(first.price).toBe(r30('100000'));
-    expect(first.price_usd).toBe(r30('100000'));
+    expect(first.price).toBe(r30('98000.25'));
+    expect(first.price_usd).toBe(r30('98000.25'));
 
-    // Coinbase moves: 1 / 0.0000125 = 80000
-    coinbase.BTC = '0.0000125';
-    await liveBitcoinAt('80000');
+    // Coinbase answers a price a million times too high (1 / 0.00000000001 = 10^11) while the others move
+    coinbase.BTC = '0.00000000001';
+    kraken.XXBTZUSD = '96000';
+    coingecko.bitcoin = '95500.5';
+    feed.rates.BITCOIN = '95000';
+    // median 95500.5 of the four; 10^11 is dropped, the median of the other three taken
+    await bitcoinFrom('95500.5', `median:kraken,coingecko,${feedName}`);
     const second = await createLiveInvoice([
       { type: 'PAYMENT_INTENT', currency: 'BITCOIN', price: '0.5' },
       { type: 'PAYMENT_INTENT', currency: 'EUR', price: '100' },
     ]);
-    // 0.5 x 80000 + 100 x (1 / 0.8)
-    expect(second.price_usd).toBe(r30(new D('40000').add('125')));
+    // 0.5 x 95500.5 + 100 x (1 / 0.8)
+    expect(second.price_usd).toBe(r30(new D('47750.25').add('125')));
 
     const sources = await sourcesOf(second.id);
-    expect(sources.BITCOIN).toBe('coinbase');
+    expect(sources.BITCOIN).toBe(`median:kraken,coingecko,${feedName}`);
+    // a currency only one source serves is taken from it
     expect(sources.EUR).toBe('coinbase');
-    // what Coinbase did not serve came from the next source that had it
     expect(sources.SOLANA).toBe('kraken');
     expect(sources.BINANCE_COIN).toBe('coingecko');
-    expect(sources.JPY).toBe(`${exchanges.feed.url}/rates.json`);
+    expect(sources.JPY).toBe(feedName);
     expect(sources.USD).toBe('fixed');
     // nobody served CHF: it is carried from the shipped snapshot with its time and source
     expect(sources.CHF).toBe('bundled');
+
+    // the drop is logged and counted for the source that gave it
+    const metrics = await fetch(`${service.server.baseUrl}/metrics`).then((r) => r.text());
+    expect(metrics).toMatch(/exchange_rate_answers_dropped_total\{source="coinbase",reason="outlier"\} [1-9]/);
+    const dropped = service.server
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('rate answer dropped'))
+      .map((l) => JSON.parse(l));
+    expect(dropped).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ source: 'coinbase', currency: 'BITCOIN', reason: 'outlier', rate: '100000000000', against: '95500.5' }),
+      ]),
+    );
+    coinbase.BTC = '0.00001';
+    kraken.XXBTZUSD = '99000.5';
+    coingecko.bitcoin = '98000.25';
+    feed.rates.BITCOIN = '97000';
+    await bitcoinFrom('98000.25', `median:coinbase,kraken,coingecko,${feedName}`);
   });
 
-  it('falls back to the next source when the first errs, times out or answers zero', async () => {
-    coinbase.BTC = '0.00001';
-    await liveBitcoinAt('100000');
+  it('leaves out a source that errs, times out or answers zero, and takes what the others agree on', async () => {
+    const feedName = `${exchanges.feed.url}/rates.json`;
+    await liveBitcoinAt('98000.25');
 
+    // Coinbase errs: the median of the other three
     exchanges.coinbase.behaviour = 'error';
-    await liveBitcoinAt('90000.5');
+    await bitcoinFrom('98000.25', `median:kraken,coingecko,${feedName}`);
     const onError = await createLiveInvoice([{ type: 'PAYMENT_INTENT', currency: 'BITCOIN', price: '2' }]);
-    expect(onError.price_usd).toBe(r30('180001'));
-    expect((await sourcesOf(onError.id)).BITCOIN).toBe('kraken');
+    expect(onError.price_usd).toBe(r30('196000.5'));
+    expect((await sourcesOf(onError.id)).BITCOIN).toBe(`median:kraken,coingecko,${feedName}`);
 
+    // Kraken times out
     exchanges.coinbase.behaviour = 'answer';
-    await liveBitcoinAt('100000');
-    exchanges.coinbase.behaviour = 'hang';
-    await liveBitcoinAt('90000.5');
+    exchanges.kraken.behaviour = 'hang';
+    await bitcoinFrom('98000.25', `median:coinbase,coingecko,${feedName}`);
+    exchanges.kraken.behaviour = 'answer';
 
-    exchanges.coinbase.behaviour = 'answer';
+    // Coinbase and Kraken answer zero: two answers left (CoinGecko's, read from its JSON number exactly, and
+    // the feed's), 1.03 % apart: the lower one
     coinbase.BTC = '0';
     kraken.XXBTZUSD = '0.00000';
-    // Coinbase and Kraken answer zero: CoinGecko's price, read from its JSON number exactly
-    await liveBitcoinAt('85000.25');
+    await bitcoinFrom('97000', `median:coingecko,${feedName}`);
     const onZero = await createLiveInvoice([{ type: 'PAYMENT_INTENT', currency: 'BITCOIN', price: '1' }]);
-    expect(onZero.price_usd).toBe(r30('85000.25'));
-    expect((await sourcesOf(onZero.id)).BITCOIN).toBe('coingecko');
+    expect(onZero.price_usd).toBe(r30('97000'));
 
-    // CoinGecko's price is stale too (older than 10 s): the URL source's
+    // CoinGecko's price is stale too (older than 10 s): the feed's alone, close to the recent rates
     coingecko.ageSeconds = 60;
-    await liveBitcoinAt('80000');
-    kraken.XXBTZUSD = '90000.5';
+    await bitcoinFrom('97000', feedName);
+    kraken.XXBTZUSD = '99000.5';
     coinbase.BTC = '0.00001';
     coingecko.ageSeconds = 5;
-    await liveBitcoinAt('100000');
+    await bitcoinFrom('98000.25', `median:coinbase,kraken,coingecko,${feedName}`);
   });
 
   it('answers 503 rates_unavailable on live invoice and quote creation when every rate is stale, storing nothing; test mode still prices', async () => {
-    await liveBitcoinAt('100000');
+    await liveBitcoinAt('98000.25');
     const pending = await createLiveInvoice([{ type: 'PAYMENT_INTENT', currency: 'EUR', price: '10' }], 'EUR');
     const before = await liveRows();
 
@@ -251,11 +243,11 @@ describe('live exchange rates with a fallback', () => {
       await org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'BITCOIN', price: '1' }], currency: 'USD' }),
       201,
     );
-    expect(expectSuccess(await org.test.post(`/invoices/${id}`, {})).price_usd).toBe(r30('100000'));
+    expect(expectSuccess(await org.test.post(`/invoices/${id}`, {})).price_usd).toBe(r30('98000.25'));
 
     // the metric shows each rate's age and source
     const metrics = await fetch(`${service.server.baseUrl}/metrics`).then((r) => r.text());
-    const age = /exchange_rate_age_seconds\{currency="BITCOIN",source="coinbase"\} (\d+(\.\d+)?)/.exec(metrics);
+    const age = /exchange_rate_age_seconds\{currency="BITCOIN",source="median:coinbase,kraken,coingecko,[^"]+"\} (\d+(\.\d+)?)/.exec(metrics);
     expect(age).not.toBeNull();
     expect(Number(age![1])).toBeGreaterThan(10);
     expect(metrics).toMatch(/exchange_rate_source_failures_total\{source="coinbase"\} [1-9]/);
@@ -274,7 +266,7 @@ describe('live exchange rates with a fallback', () => {
     );
     expect(last.oldest_rate.ageSeconds).toBeGreaterThan(10);
 
-    // a source answering again ends it
+    // a source answering again ends it (alone, within RATES_MAX_JUMP of the recent rates)
     exchanges.coinbase.behaviour = 'answer';
     await liveBitcoinAt('100000');
   });

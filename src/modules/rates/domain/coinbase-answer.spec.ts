@@ -1,3 +1,4 @@
+import { Money } from '../../../shared/money/money';
 import { parseCoinbaseAnswer } from './coinbase-answer';
 import { chooseRates } from './rate-choice';
 import { SourceAnswerError } from './source-answer';
@@ -15,7 +16,7 @@ describe('Coinbase exchange-rates answers', () => {
     // 1 / 1.0001, rounded half-up once at 30 fractional digits
     expect('usd' in answer.USDC! && answer.USDC.usd.toFixed(30)).toBe('0.999900009999000099990000999900');
     expect('usd' in answer.USDC_NATIVE! && answer.USDC_NATIVE.usd.toFixed(30)).toBe('0.999900009999000099990000999900');
-    // what Coinbase does not list is left for the next source; USD is never asked
+    // what Coinbase does not list is left to the other sources; USD is never asked
     expect(answer.SOLANA).toBeUndefined();
     expect(answer.USD).toBeUndefined();
   });
@@ -44,7 +45,12 @@ describe('Coinbase exchange-rates answers', () => {
 
   it('is passed over when its answer is older than the allowed age', () => {
     const old = parseCoinbaseAnswer(body({ EUR: '0.8' }), new Date(at.getTime() - 11 * 60_000));
-    const choice = chooseRates([{ source: 'coinbase', answer: old }], at, 600_000);
+    const choice = chooseRates([{ source: 'coinbase', answer: old }], at, {
+      maxAgeMs: 600_000,
+      maxSpread: new Money('0.05'),
+      maxJump: new Money('0.2'),
+      recent: {},
+    });
     expect(choice.rates.EUR).toBeUndefined();
     expect(choice.skipped).toEqual([{ source: 'coinbase', currency: 'EUR', reason: 'stale (660 s old)' }]);
   });

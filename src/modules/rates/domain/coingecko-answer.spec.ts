@@ -1,3 +1,4 @@
+import { Money } from '../../../shared/money/money';
 import { coingeckoPath, parseCoingeckoAnswer } from './coingecko-answer';
 import { chooseRates } from './rate-choice';
 import { SourceAnswerError } from './source-answer';
@@ -51,7 +52,12 @@ describe('CoinGecko simple price answers', () => {
 
   it('is passed over when last_updated_at is older than the allowed age', () => {
     const answer = parseCoingeckoAnswer(`{"bitcoin":{"usd":95000,"last_updated_at":${seconds(at) - 900}}}`, at);
-    const choice = chooseRates([{ source: 'coingecko', answer }], at, 600_000);
+    const choice = chooseRates([{ source: 'coingecko', answer }], at, {
+      maxAgeMs: 600_000,
+      maxSpread: new Money('0.05'),
+      maxJump: new Money('0.2'),
+      recent: {},
+    });
     expect(choice.rates.BITCOIN).toBeUndefined();
     expect(choice.skipped).toEqual([{ source: 'coingecko', currency: 'BITCOIN', reason: 'stale (900 s old)' }]);
   });

@@ -1,3 +1,4 @@
+import { Money } from '../../../shared/money/money';
 import { krakenPath, parseKrakenAnswer } from './kraken-answer';
 import { chooseRates } from './rate-choice';
 import { SourceAnswerError } from './source-answer';
@@ -22,7 +23,7 @@ describe('Kraken Ticker answers', () => {
     expect('usd' in answer.ETHEREUM! && answer.ETHEREUM.usd.toFixed()).toBe('3100.5');
     expect('usd' in answer.EUR! && answer.EUR.usd.toFixed()).toBe('1.1601');
     expect('usd' in answer.DOGECOIN! && answer.DOGECOIN.usd.toFixed()).toBe('0.1601');
-    // pairs the answer lacks fall to the next source
+    // pairs the answer lacks are left to the other sources
     expect(answer.SOLANA).toBeUndefined();
     expect(answer.JPY).toBeUndefined();
   });
@@ -49,6 +50,8 @@ describe('Kraken Ticker answers', () => {
 
   it('is passed over when its answer is older than the allowed age', () => {
     const old = parseKrakenAnswer(body({ XXBTZUSD: ticker('95000.1') }), new Date(at.getTime() - 601_000));
-    expect(chooseRates([{ source: 'kraken', answer: old }], at, 600_000).missing).toContain('BITCOIN');
+    expect(
+      chooseRates([{ source: 'kraken', answer: old }], at, { maxAgeMs: 600_000, maxSpread: new Money('0.05'), maxJump: new Money('0.2'), recent: {} }).missing,
+    ).toContain('BITCOIN');
   });
 });

@@ -4,7 +4,7 @@ import { isObject, positivePrice, quote, readJson, SourceAnswer, SourceAnswerErr
 /**
  * Kraken pairs priced in US dollars: the name we ask for and the names the answer may key it by
  * (Kraken answers with its own pair names, XBTUSD as XXBTZUSD). Only pairs Kraken has long listed:
- * one unknown pair makes Kraken refuse the whole request. Currencies missing here fall to the next source.
+ * one unknown pair makes Kraken refuse the whole request. Currencies missing here are left to the other sources.
  */
 export const KRAKEN_PAIRS: Partial<Record<Currency, { ask: string; keys: readonly string[] }>> = {
   BITCOIN: { ask: 'XBTUSD', keys: ['XXBTZUSD', 'XBTUSD'] },

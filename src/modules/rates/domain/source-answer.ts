@@ -39,20 +39,36 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 
 const DECIMAL = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
 
+/** The largest value the rates table stores: numeric(78,30) keeps 48 integer digits. */
+const STORABLE_LIMIT = new Money(10).pow(MAX_INTEGER_DIGITS);
+
 /**
- * A price as a source wrote it (decimal text or a JSON number, exponent allowed), exactly, rounded
- * once at 30 fractional digits; or the problem: not a number, zero, negative, too large.
+ * Why a rate cannot be stored in the rates table (numeric(78,30), positive), or null when it can: it
+ * must be a finite decimal, positive at 30 fractional digits, with at most 48 integer digits.
+ */
+export function storableRateProblem(rate: Amount): string | null {
+  if (!rate.isFinite()) return 'not a finite number';
+  if (rate.isNegative() && !rate.isZero()) return 'negative';
+  if (rate.isZero()) return 'zero';
+  if (rate.gte(STORABLE_LIMIT)) return 'too large';
+  if (roundMoney(rate).isZero()) return 'zero at 30 fractional digits';
+  return null;
+}
+
+/**
+ * A price as a source wrote it (decimal text or a JSON number, exponent allowed), read by the decimal
+ * library from its text (never a JavaScript number), rounded once at 30 fractional digits; or the
+ * problem: not a number, not finite (an exponent beyond the library's range), zero, negative, too large
+ * for the rates table.
  */
 export function positivePrice(value: unknown): Amount | string {
   const text = value instanceof JsonNumber ? value.text : typeof value === 'string' ? value.trim() : null;
   if (text === null || !DECIMAL.test(text)) return 'not a number';
   const exact = new Money(text);
-  if (exact.isNegative() && !exact.isZero()) return 'negative';
-  if (exact.isZero()) return 'zero';
+  const problem = storableRateProblem(exact);
+  if (problem) return problem;
   const rounded = roundMoney(exact);
-  if (rounded.isZero()) return 'zero at 30 fractional digits';
-  if (rounded.trunc().toFixed(0).length > MAX_INTEGER_DIGITS) return 'too large';
-  return rounded;
+  return storableRateProblem(rounded) ?? rounded;
 }
 
 /** The USD value of one unit from a rate given as units per 1 USD: 1 / rate, exact, rounded once. */
@@ -60,9 +76,7 @@ export function inverse(unitsPerUsd: Amount | string, exactText: unknown): Amoun
   if (typeof unitsPerUsd === 'string') return unitsPerUsd;
   const text = exactText instanceof JsonNumber ? exactText.text : String(exactText).trim();
   const usd = roundMoney(new Money(1).div(new Money(text)));
-  if (usd.isZero()) return 'zero at 30 fractional digits';
-  if (usd.trunc().toFixed(0).length > MAX_INTEGER_DIGITS) return 'too large';
-  return usd;
+  return storableRateProblem(usd) ?? usd;
 }
 
 /** A quote from a price check: the value with its time, or the problem. */

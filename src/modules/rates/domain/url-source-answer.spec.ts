@@ -1,3 +1,4 @@
+import { Money } from '../../../shared/money/money';
 import { chooseRates } from './rate-choice';
 import { SourceAnswerError } from './source-answer';
 import { parseUrlSourceAnswer } from './url-source-answer';
@@ -37,6 +38,8 @@ describe('URL source answers (the rates:import shape)', () => {
 
   it('is passed over when taken_at is older than the allowed age', () => {
     const answer = parseUrlSourceAnswer('{"taken_at":"2026-11-27 09:00:00","rates":{"EUR":"1.16"}}', at);
-    expect(chooseRates([{ source: 'http://feed', answer }], at, 600_000).missing).toContain('EUR');
+    expect(
+      chooseRates([{ source: 'http://feed', answer }], at, { maxAgeMs: 600_000, maxSpread: new Money('0.05'), maxJump: new Money('0.2'), recent: {} }).missing,
+    ).toContain('EUR');
   });
 });

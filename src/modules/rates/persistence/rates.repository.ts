@@ -103,4 +103,23 @@ export class RatesRepository {
     ]);
     return rows[0]?.taken_at ?? null;
   }
+
+  /**
+   * Per currency, the lowest and highest rate taken from a live source since `since` (what a lone
+   * answer is compared with): rows of snapshots the refresher wrote whose own source names a configured
+   * source or a median of them, so rates of the bundled table or of an import, carried along, never count.
+   */
+  async sourceRatesSince(m: EntityManager, since: Date, sources: readonly string[]): Promise<Partial<Record<Currency, { min: Amount; max: Amount }>>> {
+    const rows: Array<{ currency: Currency; min: string; max: string }> = await m.query(
+      `SELECT r.currency, min(r.usd_rate)::text AS min, max(r.usd_rate)::text AS max
+         FROM rate_snapshots s JOIN exchange_rates r ON r.snapshot_id = s.id
+        WHERE s.taken_at >= $1 AND s.source LIKE 'live:%' AND r.taken_at >= $1
+          AND (r.source = ANY($2::text[]) OR r.source LIKE 'median:%')
+        GROUP BY r.currency`,
+      [since, sources],
+    );
+    const out: Partial<Record<Currency, { min: Amount; max: Amount }>> = {};
+    for (const row of rows) out[row.currency] = { min: fromDb(row.min), max: fromDb(row.max) };
+    return out;
+  }
 }

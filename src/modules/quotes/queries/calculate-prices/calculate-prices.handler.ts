@@ -3,7 +3,7 @@ import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
 import { ValidationFailedError } from '../../../../shared/errors/domain-error';
 import { parseAmount } from '../../../../shared/money/money';
 import { GetPricingSchemaQuery } from '../../../products';
-import { RatesAsOfQuery } from '../../../rates';
+import { PricingRatesQuery, RatesAsOfQuery } from '../../../rates';
 import { deriveCurrency, PricedItem, runPipeline } from '../../domain/pricing';
 import type { PriceCalculation } from '../../domain/calculation';
 import { CalculatePricesQuery } from './calculate-prices.query';
@@ -37,9 +37,11 @@ export class CalculatePricesHandler implements IQueryHandler<CalculatePricesQuer
 
     const target = deriveCurrency(priced, currency);
     if (!target) throw new ValidationFailedError({ currency: 'is required when the items do not all share one currency' });
-    // Prices locked in now in live mode need recent rates for every currency they convert through.
-    const freshFor = lockIn && scope.mode === 'live' && !asOf ? [target, ...priced.map((p) => p.currency)] : undefined;
-    const rates = await this.queries.execute(new RatesAsOfQuery(asOf, undefined, freshFor));
+    // A price locked in now takes guarded rates: in live mode, fresh ones for every currency it converts
+    // through and for every method it can be paid with (its snapshot later prices them all).
+    const rates = await this.queries.execute(
+      lockIn && !asOf ? new PricingRatesQuery(scope, [target, ...priced.map((p) => p.currency)], true) : new RatesAsOfQuery(asOf),
+    );
     const result = runPipeline(priced, target, rates.usd);
     return { currency: target, ...result, rates: { snapshotId: rates.snapshotId, takenAt: rates.takenAt, usd: rates.usd } };
   }

@@ -7,8 +7,10 @@ import type { ItemInput, PriceCalculation } from '../../domain/calculation';
  * The one calculation pipeline shared by quotes and invoices: resolves catalog prices (active
  * product and schema required) and exchange rates as of `asOf` (default now), then runs the pure
  * steps. Throws ValidationFailedError with field paths (`items.0.product_id`, `currency`, ...).
- * `lockIn` (creating an invoice or a quote, changing an invoice's currency): in live mode, with live
- * rate sources, the rates used must be recent, else the rates module's RatesUnavailableError (503).
+ * `lockIn` (creating an invoice or a quote, changing an invoice's currency): the rates module's guarded
+ * rates (PricingRatesQuery): in live mode, with live rate sources, the rates of the items' currencies,
+ * the target and every method the organization can be paid with live must be recent, else
+ * RatesUnavailableError (503).
  */
 export class CalculatePricesQuery extends Query<PriceCalculation> {
   constructor(

@@ -9,7 +9,7 @@ import { Clock } from '../../../../shared/time/clock';
 import { formatTimestamp } from '../../../../shared/time/time';
 import { GetPayableInvoiceQuery, heldRatesSnapshot, isFinalInvoiceStatus, ListInvoicePaymentsQuery } from '../../../invoices';
 import { GetProviderTermsQuery } from '../../../providers';
-import { RatesAsOfQuery } from '../../../rates';
+import { PricingRatesQuery, RatesAsOfQuery } from '../../../rates';
 import { stillDue, toUnits } from '../../domain/amount-due';
 import { networkOf } from '../../domain/chains-config';
 import { walletView } from '../../dto/wallet.views';
@@ -83,10 +83,11 @@ export class AllocatePaymentAddressHandler implements ICommandHandler<AllocatePa
     }
 
     const now = await this.clock.nowFor(scope);
-    // The rate lock at the invoice's scope's now, as GET /providers/{invoice_id} applies it.
+    // The rate lock at the invoice's scope's now, as GET /providers/{invoice_id} applies it; once it has
+    // lapsed the amount is fixed at today's rate, which must be fresh in live mode (else 503).
     const held = heldRatesSnapshot(invoice, now);
     const [rates, payments] = await Promise.all([
-      this.queries.execute(held ? new RatesAsOfQuery(undefined, held) : new RatesAsOfQuery()),
+      this.queries.execute(held ? new RatesAsOfQuery(undefined, held) : new PricingRatesQuery(scope, [catalog.currency])),
       this.queries.execute(new ListInvoicePaymentsQuery(scope, invoice.id)),
     ]);
     const seenUsd = sumAmounts(payments.filter((p) => p.status === 'COMPLETED' || p.status === 'PENDING').map((p) => new Money(p.price_usd)));

@@ -8,7 +8,7 @@ import { Clock } from '../../../../shared/time/clock';
 import { formatTimestamp } from '../../../../shared/time/time';
 import { canonicalProviderId, GetProviderTermsQuery } from '../../../providers';
 import { PayoutChainTipQuery } from '../../../rails';
-import { RatesAsOfQuery } from '../../../rates';
+import { PricingRatesQuery, RatesAsOfQuery } from '../../../rates';
 import { checkPayoutAddress } from '../../addresses/payout-address';
 import { type PayoutRequest, payoutUri } from '../../domain/payout-uri';
 import { payoutAmount, toUnits } from '../../domain/refund-amounts';
@@ -58,7 +58,7 @@ export class ClaimRefundHandler implements ICommandHandler<ClaimRefundCommand> {
     const rates =
       found.rate === 'invoice'
         ? await this.queries.execute(new RatesAsOfQuery(undefined, found.rates_snapshot_id))
-        : await this.queries.execute(new RatesAsOfQuery(undefined, undefined, scope.mode === 'live' ? [method.currency as Currency] : undefined));
+        : await this.queries.execute(new PricingRatesQuery(scope, [method.currency as Currency]));
     const amount = payoutAmount(fromDb(found.amount_usd), rates.usd[method.currency as Currency], method.decimals);
     if (!amount) throw new ValidationFailedError({ provider_id: `the refund is less than one smallest unit of ${method.currency}` });
     const units = toUnits(amount, method.decimals);
