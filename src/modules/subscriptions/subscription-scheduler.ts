@@ -178,7 +178,7 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnApplicat
 
   /** Applies the outcome of period invoices paid in full or voided since the last pass; returns how many. */
   private async reconcile(): Promise<number> {
-    const open = await this.repo.openPeriodInvoices(this.tx.manager, RECONCILE_BATCH);
+    const open = await this.repo.openPeriodInvoices(this.tx.manager, this.app.WORKER_ORG_BATCH, RECONCILE_BATCH);
     const byScope = new Map<string, OpenPeriodInvoice[]>();
     for (const entry of open) byScope.set(`${entry.organizationId} ${entry.mode}`, [...(byScope.get(`${entry.organizationId} ${entry.mode}`) ?? []), entry]);
     let settled = 0;

@@ -118,13 +118,33 @@ export class SubscriptionsRepository {
     await m.createQueryBuilder().insert().into(SubscriptionInvoiceRecord).values(record).orIgnore().execute();
   }
 
-  /** Period invoices not yet known paid or voided, oldest first. */
-  async openPeriodInvoices(m: EntityManager, limit: number): Promise<OpenPeriodInvoice[]> {
+  /**
+   * Period invoices not yet known paid or voided, each subscription's earliest open one only (so its
+   * periods are settled in order), in a fair batch (shared/db/fair-batch.ts): at most `cap` of one
+   * organization's mode, organizations in turns, least recently checked first (then oldest). The batch
+   * is stamped checked: an invoice still waiting for its payment goes to the back of its
+   * organization's line, and the ones after it are followed on the next pass.
+   */
+  async openPeriodInvoices(m: EntityManager, cap: number, limit: number): Promise<OpenPeriodInvoice[]> {
+    const batch = fairBatch(
+      {
+        table: 'subscription_invoices',
+        alias: 'si',
+        due: `si.outcome IS NULL AND NOT EXISTS (
+            SELECT 1 FROM subscription_invoices e WHERE e.subscription_id = si.subscription_id AND e.period_start < si.period_start AND e.outcome IS NULL)`,
+        order: 'si.checked_at NULLS FIRST, si.created_at, si.subscription_id',
+        columns: 'si.organization_id, si.mode, si.subscription_id, si.period_start, si.period_index, si.invoice_id, si.checked_at, si.created_at',
+      },
+      '$1',
+      '$2',
+    );
     const rows: Array<{ organization_id: string; mode: Scope['mode']; subscription_id: string; period_start: Date; period_index: number; invoice_id: string }> =
       await m.query(
-        `SELECT organization_id, mode, subscription_id, period_start, period_index, invoice_id
-           FROM subscription_invoices WHERE outcome IS NULL ORDER BY created_at LIMIT $1`,
-        [limit],
+        `WITH batch AS (${batch}),
+              stamped AS (UPDATE subscription_invoices t SET checked_at = now() FROM batch
+                           WHERE t.subscription_id = batch.subscription_id AND t.period_start = batch.period_start RETURNING t.subscription_id)
+         SELECT organization_id, mode, subscription_id, period_start, period_index, invoice_id FROM batch ORDER BY fair_turn, created_at`,
+        [cap, limit],
       );
     return rows.map((r) => ({
       organizationId: r.organization_id,
