@@ -67,7 +67,7 @@ export class RefundPayoutsWorker implements OnApplicationBootstrap, OnApplicatio
       const scope = { organizationId: organization_id as never, mode };
       await this.tx.run(async (m) => {
         const before = await this.refunds.find(m, scope, id, true);
-        const now = await this.clock.nowFor(scope);
+        const now = await this.clock.nowFor(scope, m);
         if (!before || before.status !== 'AWAITING_DESTINATION' || claimOpen(before.expires_at, now)) return;
         const after = await this.refunds.setStatus(m, id, 'EXPIRED', now);
         await this.events.changed(m, before, after);
@@ -87,7 +87,7 @@ export class RefundPayoutsWorker implements OnApplicationBootstrap, OnApplicatio
       await this.tx.run(async (m) => {
         const before = await this.refunds.find(m, scope, id, true);
         if (!before || before.status !== 'SENT' || before.tx_hash !== row.tx_hash) return;
-        const now = await this.clock.nowFor(scope);
+        const now = await this.clock.nowFor(scope, m);
         if (verdict !== 'paid') {
           const after = await this.refunds.clearSent(m, id, now);
           this.logger.warn({ msg: 'reported refund payout does not pay the destination', event: 'refund_payout_mismatch', refund_id: id, verdict });

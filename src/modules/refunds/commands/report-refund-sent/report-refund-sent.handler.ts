@@ -51,7 +51,7 @@ export class ReportRefundSentHandler implements ICommandHandler<ReportRefundSent
         const before = await this.refunds.find(m, scope, refundId, true);
         if (!before) throw new NotFoundError('refund');
         moveRefund(before.status, 'SENT');
-        const after = await this.refunds.setSent(m, before.id, hash, confirmations, await this.clock.nowFor(scope));
+        const after = await this.refunds.setSent(m, before.id, hash, confirmations, await this.clock.nowFor(scope, m));
         await this.events.changed(m, before, after);
         return refundView(after);
       });
