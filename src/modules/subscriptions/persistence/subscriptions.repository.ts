@@ -13,6 +13,17 @@ export interface SubscriptionFilters {
   customerEmail?: string;
 }
 
+/** A period whose invoice is still to be issued, with its scope. */
+export interface UnissuedPeriod {
+  organizationId: string;
+  mode: Scope['mode'];
+  subscriptionId: string;
+  periodStart: Date;
+  periodEnd: Date;
+  periodIndex: number;
+  attempts: number;
+}
+
 /** A period invoice whose payment is not settled yet, with its scope. */
 export interface OpenPeriodInvoice {
   organizationId: string;
@@ -34,6 +45,17 @@ export class SubscriptionsRepository {
       where: { id, organizationId: scope.organizationId, mode: scope.mode },
       ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
     });
+  }
+
+  /** Locks the scope's subscriptions of `ids` (in id order, so that two callers never wait on each other in a circle). */
+  lockMany(m: EntityManager, scope: Scope, ids: readonly string[]): Promise<SubscriptionRecord[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return m
+      .createQueryBuilder(SubscriptionRecord, 's')
+      .where('s.id IN (:...ids) AND s.organization_id = :org AND s.mode = :mode', { ids: [...ids], org: scope.organizationId, mode: scope.mode })
+      .orderBy('s.id')
+      .setLock('pessimistic_write')
+      .getMany();
   }
 
   /** Locks one subscription by id alone (the scheduler knows its scope from the row). */
@@ -75,17 +97,90 @@ export class SubscriptionsRepository {
     return qb.orderBy('s.next_invoice_at', 'ASC').limit(limit).setLock('pessimistic_write').setOnLocked('skip_locked').getMany();
   }
 
-  /** Records a period's invoice (once: a second record of the same period is ignored). */
+  /** Records a period whose invoice fell due (once: a second record of the same period is ignored). */
   async recordPeriodInvoice(m: EntityManager, record: SubscriptionInvoiceRecord): Promise<void> {
     await m.createQueryBuilder().insert().into(SubscriptionInvoiceRecord).values(record).orIgnore().execute();
   }
 
-  /** Period invoices not yet known paid or voided, oldest first. */
+  /**
+   * Takes up to `limit` periods whose invoice is still to be issued and whose retry is due at `now`
+   * (those waiting longest first), leased until `leaseUntil` so that another instance leaves them
+   * alone meanwhile (rows another instance is taking are skipped).
+   */
+  async claimUnissued(m: EntityManager, now: Date, leaseUntil: Date, limit: number): Promise<UnissuedPeriod[]> {
+    // An UPDATE answers [rows, count].
+    const [rows]: [
+      Array<{
+        organization_id: string;
+        mode: Scope['mode'];
+        subscription_id: string;
+        period_start: Date;
+        period_end: Date;
+        period_index: number;
+        attempts: number;
+      }>,
+      number,
+    ] = await m.query(
+      `UPDATE subscription_invoices t SET retry_at = $2
+         FROM (SELECT subscription_id, period_start FROM subscription_invoices
+                WHERE invoice_id IS NULL AND retry_at <= $1
+                ORDER BY retry_at, created_at LIMIT $3 FOR UPDATE SKIP LOCKED) c
+        WHERE t.subscription_id = c.subscription_id AND t.period_start = c.period_start
+        RETURNING t.organization_id, t.mode, t.subscription_id, t.period_start, t.period_end, t.period_index, t.attempts`,
+      [now, leaseUntil, limit],
+    );
+    return rows.map((r) => ({
+      organizationId: r.organization_id,
+      mode: r.mode,
+      subscriptionId: r.subscription_id,
+      periodStart: r.period_start,
+      periodEnd: r.period_end,
+      periodIndex: r.period_index,
+      attempts: r.attempts,
+    }));
+  }
+
+  /** A period's invoice issued; answers whether no later period of the subscription had one yet. */
+  async markIssued(m: EntityManager, subscriptionId: string, periodStart: Date, invoiceId: string): Promise<boolean> {
+    const rows: Array<{ latest: boolean }> = await m.query(
+      `WITH issued AS (
+         UPDATE subscription_invoices SET invoice_id = $3, attempts = attempts + 1, last_error = NULL, retry_at = NULL
+          WHERE subscription_id = $1 AND period_start = $2 AND invoice_id IS NULL
+          RETURNING period_index)
+       SELECT NOT EXISTS (
+         SELECT 1 FROM subscription_invoices o, issued
+          WHERE o.subscription_id = $1 AND o.invoice_id IS NOT NULL AND o.period_index > issued.period_index) AS latest
+         FROM issued`,
+      [subscriptionId, periodStart, invoiceId],
+    );
+    return rows[0]?.latest ?? false;
+  }
+
+  /** A period's invoice could not be made: tried again from `retryAt`; answers the attempts so far. */
+  async markFailed(m: EntityManager, subscriptionId: string, periodStart: Date, error: string, retryAt: Date): Promise<number> {
+    const [rows]: [Array<{ attempts: number }>, number] = await m.query(
+      `UPDATE subscription_invoices SET attempts = attempts + 1, last_error = $3, retry_at = $4
+        WHERE subscription_id = $1 AND period_start = $2 AND invoice_id IS NULL RETURNING attempts`,
+      [subscriptionId, periodStart, error.slice(0, 1000), retryAt],
+    );
+    return rows[0]?.attempts ?? 0;
+  }
+
+  /** The decided outcomes of a subscription's periods. */
+  async outcomes(m: EntityManager, subscriptionId: string): Promise<Array<{ index: number; periodStart: Date; outcome: 'paid' | 'unpaid' }>> {
+    const rows: Array<{ period_index: number; period_start: Date; outcome: 'paid' | 'unpaid' }> = await m.query(
+      `SELECT period_index, period_start, outcome FROM subscription_invoices WHERE subscription_id = $1 AND outcome IS NOT NULL`,
+      [subscriptionId],
+    );
+    return rows.map((r) => ({ index: r.period_index, periodStart: r.period_start, outcome: r.outcome }));
+  }
+
+  /** Period invoices issued and not yet known paid or unpaid, oldest first. */
   async openPeriodInvoices(m: EntityManager, limit: number): Promise<OpenPeriodInvoice[]> {
     const rows: Array<{ organization_id: string; mode: Scope['mode']; subscription_id: string; period_start: Date; period_index: number; invoice_id: string }> =
       await m.query(
         `SELECT organization_id, mode, subscription_id, period_start, period_index, invoice_id
-           FROM subscription_invoices WHERE outcome IS NULL ORDER BY created_at LIMIT $1`,
+           FROM subscription_invoices WHERE outcome IS NULL AND invoice_id IS NOT NULL ORDER BY created_at LIMIT $1`,
         [limit],
       );
     return rows.map((r) => ({
