@@ -1,6 +1,7 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { nestedBorrows } from '../../shared/db/pipelined-transaction';
 import { MetricsRegistry } from '../../shared/metrics/metrics-registry';
 import { RateLimiter } from '../../shared/rate-limit/rate-limiter';
 
@@ -65,6 +66,24 @@ export class Metrics implements OnModuleInit {
       registers: [this.registry],
       collect() {
         this.set(pool()?.waitingCount ?? 0);
+      },
+    });
+    new Counter({
+      name: 'db_pool_nested_borrows_total',
+      help: 'Database connections borrowed by work that already held one for its own open transaction (each one is a bug: logged as nested_pool_borrow)',
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(nestedBorrows.total);
+      },
+    });
+    new Counter({
+      name: 'db_pool_nested_borrow_waits_total',
+      help: 'Of db_pool_nested_borrows_total, those made when the pool had no idle connection and could open none (they waited while holding one)',
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(nestedBorrows.waited);
       },
     });
     if (this.limiter.redisAvailable === null) return;

@@ -69,9 +69,12 @@ export class InvoiceClocks implements OnApplicationShutdown, OnApplicationBootst
     return this.config.INVOICE_MONITORING_MINUTES;
   }
 
-  /** Now for one organization's invoices in one mode (a test mode's clock may have been moved). */
-  nowFor(scope: Pick<Scope, 'organizationId' | 'mode'> | Pick<InvoiceRecord, 'organizationId' | 'mode'>): Promise<Date> {
-    return this.clock.nowFor(scope);
+  /**
+   * Now for one organization's invoices in one mode (a test mode's clock may have been moved);
+   * `manager`: the caller's transaction, when it asks from inside one.
+   */
+  nowFor(scope: Pick<Scope, 'organizationId' | 'mode'> | Pick<InvoiceRecord, 'organizationId' | 'mode'>, manager?: EntityManager): Promise<Date> {
+    return this.clock.nowFor(scope, manager);
   }
 
   /** The invoice as it stands at `now` (its scope's now: nowFor). */

@@ -87,7 +87,7 @@ export class RefundPayoutsWorker implements OnApplicationBootstrap, OnApplicatio
       const scope = { organizationId: organization_id as never, mode };
       await this.tx.run(async (m) => {
         const before = await this.refunds.find(m, scope, id, true);
-        const now = await this.clock.nowFor(scope);
+        const now = await this.clock.nowFor(scope, m);
         if (!before || before.status !== 'AWAITING_DESTINATION' || claimOpen(before.expires_at, now)) return;
         const after = await this.refunds.setStatus(m, id, 'EXPIRED', now);
         await this.events.changed(m, before, after);
@@ -123,7 +123,7 @@ export class RefundPayoutsWorker implements OnApplicationBootstrap, OnApplicatio
       });
     const takeBack = (reason: string, released: boolean) =>
       locked(async (m, before) => {
-        const now = await this.clock.nowFor(scope);
+        const now = await this.clock.nowFor(scope, m);
         const after = await this.refunds.clearSent(m, id, now, released ? { txHash, at: this.clock.now() } : null);
         this.logger.warn({ msg: 'reported refund payout taken back', event: 'refund_payout_mismatch', refund_id: id, tx_hash: txHash, verdict: reason });
         await this.events.changed(m, before, after);
@@ -143,7 +143,7 @@ export class RefundPayoutsWorker implements OnApplicationBootstrap, OnApplicatio
     if (verdict !== 'paid') return takeBack(verdict, false);
     try {
       await locked(async (m, before) => {
-        const now = await this.clock.nowFor(scope);
+        const now = await this.clock.nowFor(scope, m);
         if (check.state === 'mined') await this.transfers.take(m, before, txHash, check.transfers, this.clock.now());
         let after = before;
         if (before.tx_missing_since) after = await this.refunds.setTxSighting(m, id, before.tx_seen_unmined, null);

@@ -2,4 +2,11 @@
 export { SubscriptionsModule } from './subscriptions.module';
 export { SubscriptionScheduler } from './subscription-scheduler';
 export { SubscriptionsConfig } from './subscriptions.config';
-export { SubscriptionEvent, SUBSCRIPTION_EVENT_TYPES, type SubscriptionEventType } from './events/subscription.events';
+export {
+  SubscriptionEvent,
+  SUBSCRIPTION_EVENT_TYPES,
+  type SubscriptionEventType,
+  SubscriptionInvoiceFailedEvent,
+  SUBSCRIPTION_INVOICE_FAILURE_EVENT_TYPES,
+  type SubscriptionInvoiceFailureView,
+} from './events/subscription.events';

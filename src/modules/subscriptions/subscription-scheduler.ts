@@ -9,33 +9,41 @@ import { Clock, ClockScope } from '../../shared/time/clock';
 import { PeriodicTask } from '../../shared/time/periodic-task';
 import { GetInvoiceStatusesQuery } from '../invoices';
 import { CatalogPass, PeriodInvoicer, scopeOfRecord, termsOf } from './billing/period-invoicer';
-import { afterSettlement, dueAction, scheduleAfterInvoice } from './domain/billing';
+import { dueAction, dunningState, scheduleAfterInvoice } from './domain/billing';
 import { periodAt } from './domain/periods';
 import { subscriptionView } from './dto/subscription.view';
 import { SubscriptionEvents } from './commands/subscription-events';
 import type { SubscriptionRecord } from './persistence/subscription.record';
-import { OpenPeriodInvoice, SubscriptionsRepository } from './persistence/subscriptions.repository';
+import { OpenPeriodInvoice, SubscriptionsRepository, UnissuedPeriod } from './persistence/subscriptions.repository';
 import { SubscriptionsConfig } from './subscriptions.config';
 
 /** Subscriptions one transaction of a pass takes. */
 const DUE_BATCH = 20;
 /** Open period invoices one pass looks at. */
 const RECONCILE_BATCH = 500;
+/** Periods to invoice one claim takes. */
+const ISSUE_BATCH = 20;
+/** How long a claimed period is left to the instance that took it (one that died leaves it for others after that). */
+const ISSUE_LEASE_MS = 5 * 60_000;
 
 /**
  * The subscriptions' scheduler, one in each server instance (registered with the service's
  * BackgroundWork: it starts after the migrations, never in CLI processes). Every SUBSCRIPTIONS_TICK_SECONDS:
- * 1. issues the period invoices that are due, taking subscriptions FOR UPDATE SKIP LOCKED so two
- *    instances never work on one at once; each invoice is also unique per subscription and period
- *    start in the invoices table, so a period is invoiced once whatever happens. Each batch is fair
- *    (at most WORKER_ORG_BATCH subscriptions of one organization's mode, organizations interleaved),
- *    and a subscription whose invoice cannot be issued now goes to the back of its organization's
- *    line (attempted_at), so one organization's volume or failures never keep another's waiting. Test modes whose
- *    clock was moved are visited first at their own now (Clock.nowFor), so moving a test clock a
- *    month issues that month's invoice on the next tick;
- * 2. follows the period invoices not yet paid or voided (GetInvoiceStatusesQuery of the invoices
- *    module) and applies dunning: voided unpaid makes the subscription PAST_DUE (CANCELED at the
- *    second), a later one paid in full makes it ACTIVE again.
+ * 1. moves the subscriptions whose period invoice is due on to their next period, taking them
+ *    FOR UPDATE SKIP LOCKED so two instances never work on one at once, and records each period due
+ *    (subscription_invoices, without its invoice yet). Each batch is fair (at most WORKER_ORG_BATCH
+ *    subscriptions of one organization's mode, organizations interleaved; one that could not be moved
+ *    goes to the back of its organization's line, attempted_at). Test modes whose clock was moved are
+ *    visited first at their own now (Clock.nowFor), so moving a test clock a month bills that month on
+ *    the next tick;
+ * 2. issues the invoices of the recorded periods through the invoices module, outside any lock of
+ *    its own, in fair batches too (each invoice is unique per subscription and period start in the
+ *    invoices table, so a period is invoiced once whatever happens). An invoice that cannot be made is
+ *    logged, announced once (`subscription.invoice_failed`) and tried again on later passes behind the
+ *    others; it never holds back the subscription's later periods or other subscriptions, of its own
+ *    organization or another's;
+ * 3. follows the period invoices not yet decided (GetInvoiceStatusesQuery of the invoices module), in
+ *    fair batches, and applies dunning from the outcomes in period order (domain/billing.ts dunningState).
  */
 @Injectable()
 export class SubscriptionScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -66,30 +74,29 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnApplicat
     await this.settling;
   }
 
-  /** One pass: due invoices (moved test clocks first), then payment outcomes. */
+  /** One pass: periods due (moved test clocks first), their invoices, then payment outcomes. */
   async tick(): Promise<{ issued: number; settled: number }> {
-    let issued = 0;
     for (const { scope, offsetMs } of await this.clock.movedScopes()) {
-      issued += await this.issueDue(() => new Date(this.clock.now().getTime() + offsetMs), scope);
+      await this.issueDue(() => new Date(this.clock.now().getTime() + offsetMs), scope);
     }
-    issued += await this.issueDue(() => this.clock.now(), null);
+    await this.issueDue(() => this.clock.now(), null);
+    const issued = await this.issuePending();
     const settled = await this.reconcile();
     return { issued, settled };
   }
 
   private async issueDue(nowOf: () => Date, scope: ClockScope | null): Promise<number> {
     let worked = 0;
-    // Subscriptions that failed in this pass (an invoice that cannot be priced now): left for the next
-    // pass, so that one of them does not hold back the others.
+    // Subscriptions that failed in this pass: left for the next pass, so that one of them does not
+    // hold back the others.
     const failed = new Set<string>();
-    const catalog: CatalogPass = new Map();
     for (;;) {
       const more = await this.tx.run(async (m) => {
         const due = await this.repo.lockDue(m, nowOf(), this.app.WORKER_ORG_BATCH, DUE_BATCH, scope, [...failed]);
         for (const subscription of due) {
           await m.query('SAVEPOINT subscription_due');
           try {
-            await this.advance(m, subscription, catalog);
+            await this.advance(m, subscription);
             await m.query('RELEASE SAVEPOINT subscription_due');
             worked++;
           } catch (e) {
@@ -98,7 +105,7 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnApplicat
             failed.add(subscription.id);
             this.logger.warn(
               { event: 'subscription_invoice_failed', subscription_id: subscription.id, err: (e as Error).message },
-              'period invoice not issued; retrying on the next tick',
+              'subscription not moved to its next period; retrying on the next tick',
             );
           }
         }
@@ -109,8 +116,11 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnApplicat
     }
   }
 
-  /** The due step of one locked subscription: its next period invoice, and/or its end when canceled at period end. */
-  private async advance(m: EntityManager, s: SubscriptionRecord, catalog: CatalogPass): Promise<void> {
+  /**
+   * The due step of one locked subscription: the period due recorded (its invoice is issued by
+   * issuePending) and the subscription moved on, and/or its end when canceled at period end.
+   */
+  private async advance(m: EntityManager, s: SubscriptionRecord): Promise<void> {
     const scope = scopeOfRecord(s);
     const before = subscriptionView(s);
     const terms = termsOf(s);
@@ -118,17 +128,20 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnApplicat
     const endsAt = s.nextInvoiceAt!;
     if (action !== 'end') {
       const index = s.nextInvoiceIndex;
-      const { invoiceId, plan } = await this.invoicer.issue(m, s, index, catalog);
+      const period = periodAt(terms, s.startsAt, index);
       await this.repo.recordPeriodInvoice(m, {
         subscriptionId: s.id,
-        periodStart: plan.period.start,
-        periodEnd: plan.period.end,
+        periodStart: period.start,
+        periodEnd: period.end,
         periodIndex: index,
         organizationId: s.organizationId,
         mode: s.mode,
-        invoiceId,
+        invoiceId: null,
         outcome: null,
         createdAt: this.clock.now(),
+        attempts: 0,
+        lastError: null,
+        retryAt: this.clock.now(),
       });
       const next = scheduleAfterInvoice(terms, s.startsAt, index);
       if (action === 'invoice') {
@@ -137,19 +150,81 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnApplicat
         s.currentPeriodStart = current.start;
         s.currentPeriodEnd = current.end;
       }
-      s.latestInvoiceId = invoiceId;
       s.nextInvoiceIndex = next.nextInvoiceIndex;
       s.nextInvoiceAt = next.nextInvoiceAt;
-      this.logger.log({ event: 'subscription_invoiced', subscription_id: s.id, invoice_id: invoiceId, period_index: index });
+      this.logger.log({ event: 'subscription_period_due', subscription_id: s.id, period_index: index });
     }
     if (action !== 'invoice') {
       s.status = 'CANCELED';
       s.canceledAt = action === 'end' ? endsAt : s.currentPeriodEnd;
       s.nextInvoiceAt = null;
     }
-    s.updatedAt = await this.clock.nowFor(scope);
+    s.updatedAt = await this.clock.nowFor(scope, m);
     await this.repo.save(m, s);
     await this.events.changed(m, scope, before, s);
+  }
+
+  /**
+   * Issues the invoices of the periods recorded without one, those waiting longest first; returns how
+   * many were issued. Each is made by the invoices module in its own transaction, with no lock of ours
+   * held meanwhile. One that fails is logged (`subscription_invoice_failed`), announced at its first
+   * failure (`subscription.invoice_failed`), and goes to the back: it is tried again on the next pass,
+   * never blocking later periods or other subscriptions, whatever the failure.
+   */
+  private async issuePending(): Promise<number> {
+    const passStart = this.clock.now();
+    const catalog: CatalogPass = new Map();
+    let issued = 0;
+    for (;;) {
+      const claimed = await this.tx.runAlone((m) =>
+        this.repo.claimUnissued(m, passStart, new Date(passStart.getTime() + ISSUE_LEASE_MS), this.app.WORKER_ORG_BATCH, ISSUE_BATCH),
+      );
+      for (const period of claimed) if (await this.issuePeriod(period, catalog)) issued++;
+      // Another batch while this one was full, or an organization's share of it was.
+      if (claimed.length < ISSUE_BATCH && !someOrganizationFull(claimed, this.app.WORKER_ORG_BATCH)) return issued;
+    }
+  }
+
+  private async issuePeriod(period: UnissuedPeriod, catalog: CatalogPass): Promise<boolean> {
+    const scope = scopeOfRecord(period);
+    let invoiceId: string;
+    try {
+      const s = await this.repo.find(this.tx.manager, scope, period.subscriptionId);
+      if (!s) throw new Error(`subscription ${period.subscriptionId} not found`);
+      invoiceId = (await this.invoicer.issue(this.tx.manager, s, period.periodIndex, catalog)).invoiceId;
+    } catch (e) {
+      const error = (e as Error).message;
+      // Later than the pass's start, so this pass does not take it again: the next one does.
+      const retryAt = new Date(this.clock.now().getTime() + 1);
+      await this.tx.run(async (m) => {
+        const attempts = await this.repo.markFailed(m, period.subscriptionId, period.periodStart, error, retryAt);
+        const s = await this.repo.find(m, scope, period.subscriptionId);
+        if (attempts === 1 && s) await this.events.invoiceFailed(m, scope, s, { start: period.periodStart, end: period.periodEnd }, error, attempts);
+      });
+      this.logger.warn(
+        {
+          event: 'subscription_invoice_failed',
+          subscription_id: period.subscriptionId,
+          period_index: period.periodIndex,
+          attempts: period.attempts + 1,
+          err: error,
+        },
+        'period invoice not issued; the subscription goes on, and the period is tried again on the next pass',
+      );
+      return false;
+    }
+    await this.tx.run(async (m) => {
+      const s = await this.repo.lockById(m, period.subscriptionId);
+      const latest = await this.repo.markIssued(m, period.subscriptionId, period.periodStart, invoiceId);
+      if (!s || !latest || s.latestInvoiceId === invoiceId) return;
+      const before = subscriptionView(s);
+      s.latestInvoiceId = invoiceId;
+      s.updatedAt = await this.clock.nowFor(scope, m);
+      await this.repo.save(m, s);
+      await this.events.changed(m, scope, before, s);
+    });
+    this.logger.log({ event: 'subscription_invoiced', subscription_id: period.subscriptionId, invoice_id: invoiceId, period_index: period.periodIndex });
+    return true;
   }
 
   private settling: Promise<unknown> | null = null;
@@ -192,12 +267,14 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnApplicat
               entries.map((e) => e.invoiceId),
             ),
           )
-        ).map((s) => [s.id, s.status] as const),
+        ).map((s) => [s.id, s] as const),
       );
       const ordered = [...entries].sort((a, b) => a.periodIndex - b.periodIndex);
       for (const entry of ordered) {
         const status = statuses.get(entry.invoiceId);
-        const outcome = status === 'COMPLETED' ? 'paid' : status === 'VOIDED' ? 'unpaid' : null;
+        // Paid once paid in full; unpaid once its payment window ended without that (voided, or
+        // still partly paid); undecided until then.
+        const outcome = status?.status === 'COMPLETED' ? 'paid' : status?.status === 'VOIDED' || status?.paymentWindowClosed ? 'unpaid' : null;
         if (outcome && (await this.settle(entry, outcome))) settled++;
       }
     }
@@ -209,10 +286,11 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnApplicat
       const s = await this.repo.lockById(m, entry.subscriptionId);
       if (!s || !(await this.repo.settle(m, entry.subscriptionId, entry.periodStart, outcome))) return false;
       const before = subscriptionView(s);
-      const next = afterSettlement({ status: s.status, unpaidPeriods: s.unpaidPeriods, lastUnpaidIndex: s.lastUnpaidIndex }, outcome, entry.periodIndex);
+      // Every decided period counts in period order, whatever order they were decided in.
+      const next = dunningState(s.status, await this.repo.outcomes(m, s.id));
       if (next.status === s.status && next.unpaidPeriods === s.unpaidPeriods && next.lastUnpaidIndex === s.lastUnpaidIndex) return true;
       const scope = scopeOfRecord(s);
-      const now = await this.clock.nowFor(scope);
+      const now = await this.clock.nowFor(scope, m);
       s.status = next.status;
       s.unpaidPeriods = next.unpaidPeriods;
       s.lastUnpaidIndex = next.lastUnpaidIndex;

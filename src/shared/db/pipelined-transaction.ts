@@ -1,4 +1,6 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Writable } from 'node:stream';
+import { Logger } from '@nestjs/common';
 import type { Pool, PoolClient, QueryResult } from 'pg';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import { statementName } from './prepared';
@@ -40,18 +42,20 @@ export function pipelines(dataSource: DataSource): boolean {
  * directly, in the order it is sent.
  */
 export async function inTransaction<T>(dataSource: DataSource, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  watchBorrows(pool(dataSource));
   const runner = dataSource.createQueryRunner('master');
   const client = (await runner.connect()) as PoolClient;
   const state = runner as { isTransactionActive: boolean };
   state.isTransactionActive = true;
   const pipelined = pipelines(dataSource);
   const writes: Promise<unknown>[] = [];
+  const open: OpenTransaction = { open: true };
   try {
     if (pipelined) together(client);
     const begun = send(client, 'BEGIN', undefined);
     if (pipelined) writes.push(handled(begun));
     else await begun;
-    const result = await work(transactionManager(runner.manager, client, pipelined ? writes : null));
+    const result = await openTransactions.run(open, () => work(transactionManager(runner.manager, client, pipelined ? writes : null)));
     if (pipelined) together(client);
     const commit = handled(client.query('COMMIT'));
     for (const write of writes) await write;
@@ -63,9 +67,60 @@ export async function inTransaction<T>(dataSource: DataSource, work: (manager: E
     await client.query('ROLLBACK').catch(() => undefined);
     throw e;
   } finally {
+    open.open = false;
     state.isTransactionActive = false;
     await runner.release();
   }
+}
+
+/** Marks the work of a transaction that is still open (the store of `openTransactions`). */
+interface OpenTransaction {
+  open: boolean;
+}
+
+/** The open transaction whose work is running, if any. */
+const openTransactions = new AsyncLocalStorage<OpenTransaction>();
+
+/** Pools whose `connect` is watched. */
+const watched = new WeakSet<Pool>();
+
+const borrowLogger = new Logger('Transactions');
+
+/**
+ * Connections borrowed from the pool by work that already holds one for its own open transaction
+ * (a statement sent on the data source's manager, a query asked on a bus whose handler reads
+ * without the caller's manager, a second transaction). Each such borrow is a bug: the borrower holds
+ * a connection (and its locks) while it waits for another, so as many of them at once as the pool
+ * has connections wait on one another until the pool's timeout. `waited`: those made when the pool
+ * had no idle connection left and could open no more, i.e. that had to wait for one.
+ */
+export const nestedBorrows = { total: 0, waited: 0 };
+
+/**
+ * Counts and logs (warn, `nested_pool_borrow`, with the caller's stack) every connection borrowed
+ * from `pool` while the work of an open transaction runs. Installed on the pool once, by the first
+ * transaction; `pg`'s own `query` on the pool borrows through `connect` too.
+ */
+function watchBorrows(target: Pool): void {
+  if (watched.has(target)) return;
+  watched.add(target);
+  const connect = target.connect.bind(target) as (...args: unknown[]) => unknown;
+  (target as unknown as { connect: (...args: unknown[]) => unknown }).connect = (...args: unknown[]) => {
+    if (openTransactions.getStore()?.open) {
+      const max = (target as unknown as { options?: { max?: number } }).options?.max ?? Infinity;
+      const waits = target.idleCount === 0 && target.totalCount >= max;
+      nestedBorrows.total++;
+      if (waits) nestedBorrows.waited++;
+      borrowLogger.warn({
+        msg: "a second database connection was borrowed inside an open transaction; pass the transaction's manager instead",
+        event: 'nested_pool_borrow',
+        waits,
+        pool: { total: target.totalCount, idle: target.idleCount, waiting: target.waitingCount },
+        stack: new Error().stack?.split('\n').slice(2, 16).join('\n'),
+      });
+    }
+    return connect(...args);
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 
 /** Whose time: one organization's data in one mode. */
 export interface ClockScope {
@@ -19,7 +19,11 @@ export interface ClockScope {
 export abstract class Clock {
   abstract now(): Date;
 
-  nowFor(_scope: ClockScope): Promise<Date> {
+  /**
+   * `manager`: inside a transaction, its manager, so that reading a test clock's offset does not
+   * borrow a second connection from the pool while the transaction holds one.
+   */
+  nowFor(_scope: ClockScope, _manager?: EntityManager): Promise<Date> {
     return Promise.resolve(this.now());
   }
 
@@ -50,16 +54,17 @@ export class ControlledClock extends Clock {
     return new Date();
   }
 
-  async offsetMs(scope: ClockScope): Promise<number> {
+  async offsetMs(scope: ClockScope, manager?: EntityManager): Promise<number> {
     if (scope.mode !== 'test') return 0;
-    const rows: Array<{ offset_ms: string }> = await this.dataSource.query(`SELECT offset_ms FROM test_clocks WHERE organization_id = $1 AND mode = 'test'`, [
-      scope.organizationId,
-    ]);
+    const rows: Array<{ offset_ms: string }> = await (manager ?? this.dataSource).query(
+      `SELECT offset_ms FROM test_clocks WHERE organization_id = $1 AND mode = 'test'`,
+      [scope.organizationId],
+    );
     return rows[0] ? Number(rows[0].offset_ms) : 0;
   }
 
-  async nowFor(scope: ClockScope): Promise<Date> {
-    const offset = await this.offsetMs(scope);
+  async nowFor(scope: ClockScope, manager?: EntityManager): Promise<Date> {
+    const offset = await this.offsetMs(scope, manager);
     return new Date(Date.now() + offset);
   }
 

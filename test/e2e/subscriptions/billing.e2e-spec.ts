@@ -255,7 +255,11 @@ describe('subscriptions billed on the test clock', () => {
       () => readSubscription(api, sub.id),
       (s) => s.current_period_start === ts(new Date(end.getTime() + 2 * 7 * 86_400_000)),
     );
-    const invoices = expectSuccess(await api.post('/invoices/list', {})).items as any[];
+    // The subscription moves on first; the periods' invoices are issued right after, in the same pass.
+    const invoices = await waitFor(
+      async () => expectSuccess(await api.post('/invoices/list', {})).items as any[],
+      (items) => items.length >= 4,
+    );
     expect(invoices.map((i) => i.period_start).sort()).toEqual(
       [sub.current_period_start, ts(end), ts(new Date(end.getTime() + 7 * 86_400_000)), ts(new Date(end.getTime() + 14 * 86_400_000))].sort(),
     );

@@ -52,9 +52,14 @@ describe('a period invoice that cannot be made now', () => {
     );
     const invoice = await nextInvoice(org.test, fine.id, null);
     expect(invoice).toMatchObject({ subscription_id: fine.id, price: r30(10) });
-    // Several passes later the live one is still due, untouched, and has no invoice.
+    // Several passes later the live one has no invoice: its period is tried again on each pass, and the
+    // subscription has moved on to its next period meanwhile (a failing period holds back no later one).
     await new Promise((r) => setTimeout(r, 3000));
-    expect(await readSubscription(org.live, stuck.id)).toMatchObject({ latest_invoice_id: null, next_invoice_at: stuck.next_invoice_at, status: 'ACTIVE' });
+    const after = await readSubscription(org.live, stuck.id);
+    expect(after).toMatchObject({ latest_invoice_id: null, status: 'ACTIVE', current_period_start: stuck.current_period_start });
+    expect(after.next_invoice_at > stuck.next_invoice_at).toBe(true);
     expect(expectSuccess(await org.live.post('/invoices/list', {})).total).toBe(0);
+    const failed = expectSuccess(await org.live.post('/events', { type: 'subscription.invoice_failed' })).items;
+    expect(failed.map((e: any) => e.data.object.subscription_id)).toEqual([stuck.id]);
   }, 90_000);
 });

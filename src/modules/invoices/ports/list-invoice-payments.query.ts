@@ -1,4 +1,5 @@
 import { Query } from '@nestjs/cqrs';
+import type { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
 
 /**
@@ -31,13 +32,14 @@ export interface InvoicePayment {
  * payments: invoices asks, the payments module registers the handler (so invoices never imports
  * payments). Answers the payments of one invoice in the invoice's scope, oldest first, rendered as
  * the API renders a payment; `payer` true renders the payer view (no idempotency_key). An unknown
- * invoice simply has no payments.
+ * invoice simply has no payments. `unitOfWork`: the caller's transaction, when it asks from inside one
+ * (the read then runs on that transaction's connection, never on a second one from the pool).
  */
 export class ListInvoicePaymentsQuery extends Query<InvoicePayment[]> {
   constructor(
     readonly scope: Scope,
     readonly invoiceId: string,
-    readonly options: { withProvider?: boolean; payer?: boolean } = {},
+    readonly options: { withProvider?: boolean; payer?: boolean; unitOfWork?: EntityManager } = {},
   ) {
     super();
   }

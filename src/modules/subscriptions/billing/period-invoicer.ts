@@ -2,17 +2,27 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
-import { Amount, Money, renderAmount, sumAmounts } from '../../../shared/money/money';
+import { Amount, MAX_INTEGER_DIGITS, Money, renderAmount, sumAmounts } from '../../../shared/money/money';
 import { formatTimestamp } from '../../../shared/time/time';
 import { CreateInvoiceCommand, CreateItemInput } from '../../invoices';
 import { baseAmount, BillingTerms, PeriodInvoicePlan, periodInvoicePlan } from '../domain/billing';
 import { isWhole } from '../domain/periods';
-import { aggregate, graduatedPrice } from '../domain/usage';
+import { aggregate, AggregationType, graduatedPrice } from '../domain/usage';
 import type { UpcomingInvoiceView, UpcomingLineView } from '../dto/subscription.view';
 import type { SubscriptionRecord } from '../persistence/subscription.record';
 import { UsageEventsRepository } from '../persistence/usage-events.repository';
 import { SubscribedSchema, SubscriptionCatalog } from '../subscription-catalog';
 import { SubscriptionsConfig } from '../subscriptions.config';
+
+/** The least amount past what an amount can hold (48 integer digits). */
+const AMOUNT_LIMIT = new Money(10).pow(MAX_INTEGER_DIGITS);
+
+/** An upper bound of a metric's aggregate from its period's sum, largest value and count (exact for SUM and COUNT). */
+function aggregateBound(type: AggregationType, b: { sum: Amount; max: Amount; count: Amount }): Amount {
+  if (type === 'SUM') return b.sum;
+  if (type === 'COUNT' || type === 'UNIQUE_COUNT') return b.count;
+  return b.max;
+}
 
 export function termsOf(s: SubscriptionRecord): BillingTerms {
   return { intervalType: s.intervalType, intervalCount: s.intervalCount, renewType: s.renewType, billingType: s.billingType, paymentType: s.paymentType };
@@ -98,6 +108,34 @@ export class PeriodInvoicer {
       }
     }
     return { plan, items, lines, total: sumAmounts(lines.map((l) => new Money(l.amount))) };
+  }
+
+  /**
+   * Whether period `index`'s invoice, as it would be made now from the usage stored (in `m`), is past
+   * what an amount can hold: a metric's aggregate (`aggregate`) or a line or the total (`total`); null
+   * when it is not. Bounds from one statement first (graduated prices never fall as usage grows); the
+   * exact invoice only when a bound is past the limit. `catalog` must hold the subscription's schema
+   * (so nothing is asked on the bus while the caller's transaction is open).
+   */
+  async pastAmountLimit(m: EntityManager, s: SubscriptionRecord, index: number, catalog: CatalogPass): Promise<'aggregate' | 'total' | null> {
+    const plan = periodInvoicePlan(termsOf(s), s.startsAt, index);
+    if (!plan.usagePeriod) return null;
+    const schema = await catalog.get(`${s.organizationId} ${s.mode} ${s.productId} ${s.billingSchemaId}`);
+    if (!schema) return null;
+    const bounds = await this.usage.periodBounds(m, s.id, plan.usagePeriod.start, plan.usagePeriod.end);
+    let total = baseAmount(s.basePrice, s.quantity, plan.baseShare);
+    for (const metric of schema.metrics.values()) {
+      const bound = bounds.get(metric.metricKey);
+      if (!bound) continue;
+      const quantity = aggregateBound(metric.aggregation, bound);
+      if (metric.aggregation === 'SUM' && quantity.greaterThanOrEqualTo(AMOUNT_LIMIT)) return 'aggregate';
+      total = total.add(graduatedPrice(metric.tiers, quantity).amount);
+    }
+    if (total.lessThan(AMOUNT_LIMIT)) return null;
+    const exact = await this.compose(m, s, index, catalog);
+    const past = (text: string) => new Money(text).greaterThanOrEqualTo(AMOUNT_LIMIT);
+    if (exact.lines.some((l) => l.type === 'USAGE' && past(l.quantity))) return 'aggregate';
+    return exact.lines.some((l) => past(l.amount)) || exact.total.greaterThanOrEqualTo(AMOUNT_LIMIT) ? 'total' : null;
   }
 
   /** Issues period `index`'s invoice (once: issuing it again answers the same invoice). */

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
 import { EventOutbox } from '../../../shared/events/outbox';
+import { formatTimestamp } from '../../../shared/time/time';
 import { subscriptionView, SubscriptionView } from '../dto/subscription.view';
 import type { SubscriptionRecord } from '../persistence/subscription.record';
 
@@ -9,7 +10,8 @@ import type { SubscriptionRecord } from '../persistence/subscription.record';
  * Records the subscriptions' events in the writer's transaction (webhooks deliver them from the
  * outbox): `subscription.created`; `subscription.updated` with the changed fields' earlier values
  * (a new period, a status change, a cancellation requested for the period's end); and
- * `subscription.canceled` when it reaches CANCELED.
+ * `subscription.canceled` when it reaches CANCELED; `subscription.invoice_failed` when a period's
+ * invoice could not be issued.
  */
 @Injectable()
 export class SubscriptionEvents {
@@ -17,6 +19,25 @@ export class SubscriptionEvents {
 
   async created(m: EntityManager, scope: Scope, record: SubscriptionRecord): Promise<void> {
     await this.outbox.record(m, scope, 'subscription.created', subscriptionView(record));
+  }
+
+  /** `subscription.invoice_failed`: period `period` of the subscription could not be invoiced. */
+  async invoiceFailed(
+    m: EntityManager,
+    scope: Scope,
+    record: SubscriptionRecord,
+    period: { start: Date; end: Date },
+    error: string,
+    attempts: number,
+  ): Promise<void> {
+    await this.outbox.record(m, scope, 'subscription.invoice_failed', {
+      subscription_id: record.id,
+      period_start: formatTimestamp(period.start),
+      period_end: formatTimestamp(period.end),
+      error,
+      attempts,
+      subscription: subscriptionView(record),
+    });
   }
 
   async changed(m: EntityManager, scope: Scope, before: SubscriptionView, after: SubscriptionRecord): Promise<void> {

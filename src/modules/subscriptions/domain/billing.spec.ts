@@ -1,5 +1,15 @@
 import { Money } from '../../../shared/money/money';
-import { afterSettlement, baseAmount, BillingTerms, dueAction, DunningState, initialSchedule, periodInvoicePlan, scheduleAfterInvoice } from './billing';
+import {
+  baseAmount,
+  BillingTerms,
+  dueAction,
+  dunningState,
+  initialSchedule,
+  PeriodOutcome,
+  periodInvoicePlan,
+  scheduleAfterInvoice,
+  SubscriptionStatus,
+} from './billing';
 
 const terms = (paymentType: BillingTerms['paymentType'], renewType: BillingTerms['renewType'] = 'CALENDAR'): BillingTerms => ({
   intervalType: 'MONTH',
@@ -38,20 +48,52 @@ describe('period invoices', () => {
 });
 
 describe('dunning', () => {
-  const active: DunningState = { status: 'ACTIVE', unpaidPeriods: 0, lastUnpaidIndex: -1 };
+  const start = (index: number) => new Date(Date.UTC(2026, index, 1));
+  const o = (index: number, outcome: 'paid' | 'unpaid'): PeriodOutcome => ({ index, periodStart: start(index), outcome });
+  /** The status after outcomes decided one by one in the order given. */
+  const decided = (...order: PeriodOutcome[]) => {
+    let status: SubscriptionStatus = 'ACTIVE';
+    const known: PeriodOutcome[] = [];
+    const seen: SubscriptionStatus[] = [];
+    for (const next of order) {
+      known.push(next);
+      status = dunningState(status, known).status;
+      seen.push(status);
+    }
+    return seen;
+  };
+
   it('an unpaid period makes it PAST_DUE, a later paid one ACTIVE again', () => {
-    const pastDue = afterSettlement(active, 'unpaid', 0);
-    expect(pastDue).toEqual({ status: 'PAST_DUE', unpaidPeriods: 1, lastUnpaidIndex: 0 });
-    expect(afterSettlement(pastDue, 'paid', 1)).toEqual({ status: 'ACTIVE', unpaidPeriods: 0, lastUnpaidIndex: 0 });
+    expect(decided(o(0, 'unpaid'), o(1, 'paid'))).toEqual(['PAST_DUE', 'ACTIVE']);
   });
   it('an earlier period paid late does not clear a later unpaid one', () => {
-    const pastDue = afterSettlement(active, 'unpaid', 3);
-    expect(afterSettlement(pastDue, 'paid', 2).status).toBe('PAST_DUE');
+    expect(decided(o(3, 'unpaid'), o(2, 'paid'))).toEqual(['PAST_DUE', 'PAST_DUE']);
   });
-  it('two unpaid periods in a row cancel it, and a canceled one stays canceled', () => {
-    const canceled = afterSettlement(afterSettlement(active, 'unpaid', 0), 'unpaid', 1);
-    expect(canceled.status).toBe('CANCELED');
-    expect(afterSettlement(canceled, 'paid', 2).status).toBe('CANCELED');
+  it('a later period paid before an earlier one is voided: the latest decided period (paid) wins', () => {
+    expect(decided(o(1, 'paid'), o(0, 'unpaid'))).toEqual(['ACTIVE', 'ACTIVE']);
+  });
+  it('unpaid, paid, unpaid in period order never cancels: no two unpaid periods are adjacent', () => {
+    expect(decided(o(0, 'unpaid'), o(1, 'paid'), o(2, 'unpaid'))).toEqual(['PAST_DUE', 'ACTIVE', 'PAST_DUE']);
+    // Decided in another order, the same.
+    expect(decided(o(2, 'unpaid'), o(0, 'unpaid'), o(1, 'paid'))).toEqual(['PAST_DUE', 'PAST_DUE', 'PAST_DUE']);
+  });
+  it.each([
+    ['in order', [o(0, 'unpaid'), o(1, 'unpaid')]],
+    ['the later one first', [o(1, 'unpaid'), o(0, 'unpaid')]],
+    ['with a paid period decided between them', [o(4, 'unpaid'), o(6, 'paid'), o(5, 'unpaid')]],
+  ])('two unpaid periods adjacent by index cancel it (%s)', (_name, order) => {
+    expect(decided(...order).at(-1)).toBe('CANCELED');
+  });
+  it('two unpaid periods with an undecided one between them do not cancel it', () => {
+    expect(decided(o(0, 'unpaid'), o(2, 'unpaid'))).toEqual(['PAST_DUE', 'PAST_DUE']);
+  });
+  it('CANCELED is final, whatever is decided after', () => {
+    expect(decided(o(0, 'unpaid'), o(1, 'unpaid'), o(2, 'paid'))).toEqual(['PAST_DUE', 'CANCELED', 'CANCELED']);
+    expect(dunningState('CANCELED', [o(0, 'paid')]).status).toBe('CANCELED');
+  });
+  it('nothing decided leaves the status as it is; counts the unpaid periods and the latest one', () => {
+    expect(dunningState('ACTIVE', [])).toEqual({ status: 'ACTIVE', unpaidPeriods: 0, lastUnpaidIndex: -1 });
+    expect(dunningState('ACTIVE', [o(0, 'unpaid'), o(3, 'unpaid'), o(4, 'paid')])).toEqual({ status: 'ACTIVE', unpaidPeriods: 2, lastUnpaidIndex: 3 });
   });
 });
 

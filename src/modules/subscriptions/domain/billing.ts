@@ -40,31 +40,43 @@ export function baseAmount(basePrice: Amount, quantity: number, share: Share): A
 export type SubscriptionStatus = 'ACTIVE' | 'PAST_DUE' | 'CANCELED';
 export const SUBSCRIPTION_STATUSES: readonly SubscriptionStatus[] = ['ACTIVE', 'PAST_DUE', 'CANCELED'];
 
-/** Unpaid periods (period invoices voided without payment, in a row) that cancel a subscription. */
+/** Unpaid periods adjacent by index (n and n+1) that cancel a subscription. */
 export const UNPAID_PERIODS_TO_CANCEL = 2;
+
+/**
+ * A period's outcome once decided: `paid` once its invoice is paid in full; `unpaid` once its payment
+ * window ended without that (the invoice VOIDED, or still partly paid: a partial payment never stops
+ * dunning). Until then the period is undecided and has no entry.
+ */
+export interface PeriodOutcome {
+  index: number;
+  periodStart: Date;
+  outcome: 'paid' | 'unpaid';
+}
 
 export interface DunningState {
   status: SubscriptionStatus;
-  /** Period invoices voided unpaid since the last one paid. */
+  /** Periods whose outcome is `unpaid`. */
   unpaidPeriods: number;
-  /** Index of the latest period whose invoice was voided unpaid (-1: none). */
+  /** Index of the latest period whose outcome is `unpaid` (-1: none). */
   lastUnpaidIndex: number;
 }
 
 /**
- * Dunning: a period invoice voided unpaid makes an ACTIVE subscription PAST_DUE, and the second in a
- * row cancels it; a period invoice paid in full that is later than the last unpaid one makes it
- * ACTIVE again. A CANCELED subscription stays CANCELED.
+ * Dunning, from the decided outcomes of a subscription's periods in period order, whatever the order
+ * they were decided in: CANCELED stays CANCELED; two periods adjacent by index both unpaid cancel it;
+ * otherwise the latest period by start whose outcome is decided sets the status (paid: ACTIVE,
+ * unpaid: PAST_DUE). With no decided period the status is left as it is.
  */
-export function afterSettlement(state: DunningState, outcome: 'paid' | 'unpaid', periodIndex: number): DunningState {
-  if (state.status === 'CANCELED') return state;
-  if (outcome === 'unpaid') {
-    const unpaidPeriods = state.unpaidPeriods + 1;
-    const lastUnpaidIndex = Math.max(state.lastUnpaidIndex, periodIndex);
-    return { status: unpaidPeriods >= UNPAID_PERIODS_TO_CANCEL ? 'CANCELED' : 'PAST_DUE', unpaidPeriods, lastUnpaidIndex };
-  }
-  if (periodIndex > state.lastUnpaidIndex) return { status: 'ACTIVE', unpaidPeriods: 0, lastUnpaidIndex: state.lastUnpaidIndex };
-  return state;
+export function dunningState(current: SubscriptionStatus, outcomes: readonly PeriodOutcome[]): DunningState {
+  const unpaid = new Set(outcomes.filter((o) => o.outcome === 'unpaid').map((o) => o.index));
+  const counts = { unpaidPeriods: unpaid.size, lastUnpaidIndex: Math.max(-1, ...unpaid) };
+  if (current === 'CANCELED') return { status: 'CANCELED', ...counts };
+  if ([...unpaid].some((index) => unpaid.has(index + 1))) return { status: 'CANCELED', ...counts };
+  let latest: PeriodOutcome | null = null;
+  for (const o of outcomes) if (!latest || o.periodStart.getTime() > latest.periodStart.getTime()) latest = o;
+  if (!latest) return { status: current, ...counts };
+  return { status: latest.outcome === 'paid' ? 'ACTIVE' : 'PAST_DUE', ...counts };
 }
 
 /** Where a subscription stands in its periods: the current one, and the next invoice to issue (null: none). */

@@ -43,7 +43,10 @@ export class SubscriptionRecord {
   @Column({ type: 'timestamptz', name: 'updated_at' }) updatedAt: Date;
 }
 
-/** A period invoiced: the invoice and, once known, whether it was paid in full or voided unpaid. */
+/**
+ * A period whose invoice fell due: the invoice once issued (null until then; a period whose invoice
+ * could not be made yet is tried again from `retryAt`), and once decided, its outcome.
+ */
 @Entity({ name: 'subscription_invoices' })
 export class SubscriptionInvoiceRecord {
   @PrimaryColumn({ type: 'text', name: 'subscription_id' }) subscriptionId: string;
@@ -52,7 +55,10 @@ export class SubscriptionInvoiceRecord {
   @Column({ type: 'integer', name: 'period_index' }) periodIndex: number;
   @Column({ type: 'text', name: 'organization_id' }) organizationId: string;
   @Column({ type: 'text' }) mode: Mode;
-  @Column({ type: 'text', name: 'invoice_id' }) invoiceId: string;
+  @Column({ type: 'text', name: 'invoice_id', nullable: true }) invoiceId: string | null;
   @Column({ type: 'text', nullable: true }) outcome: 'paid' | 'unpaid' | null;
   @Column({ type: 'timestamptz', name: 'created_at' }) createdAt: Date;
+  @Column({ type: 'integer' }) attempts: number;
+  @Column({ type: 'text', name: 'last_error', nullable: true }) lastError: string | null;
+  @Column({ type: 'timestamptz', name: 'retry_at', nullable: true }) retryAt: Date | null;
 }

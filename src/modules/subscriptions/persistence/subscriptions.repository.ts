@@ -14,6 +14,17 @@ export interface SubscriptionFilters {
   customerEmail?: string;
 }
 
+/** A period whose invoice is still to be issued, with its scope. */
+export interface UnissuedPeriod {
+  organizationId: string;
+  mode: Scope['mode'];
+  subscriptionId: string;
+  periodStart: Date;
+  periodEnd: Date;
+  periodIndex: number;
+  attempts: number;
+}
+
 /** A period invoice whose payment is not settled yet, with its scope. */
 export interface OpenPeriodInvoice {
   organizationId: string;
@@ -35,6 +46,17 @@ export class SubscriptionsRepository {
       where: { id, organizationId: scope.organizationId, mode: scope.mode },
       ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
     });
+  }
+
+  /** Locks the scope's subscriptions of `ids` (in id order, so that two callers never wait on each other in a circle). */
+  lockMany(m: EntityManager, scope: Scope, ids: readonly string[]): Promise<SubscriptionRecord[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return m
+      .createQueryBuilder(SubscriptionRecord, 's')
+      .where('s.id IN (:...ids) AND s.organization_id = :org AND s.mode = :mode', { ids: [...ids], org: scope.organizationId, mode: scope.mode })
+      .orderBy('s.id')
+      .setLock('pessimistic_write')
+      .getMany();
   }
 
   /** Locks one subscription by id alone (the scheduler knows its scope from the row). */
@@ -113,25 +135,108 @@ export class SubscriptionsRepository {
     await m.query(`UPDATE subscriptions SET attempted_at = now() WHERE id = $1`, [id]);
   }
 
-  /** Records a period's invoice (once: a second record of the same period is ignored). */
+  /** Records a period whose invoice fell due (once: a second record of the same period is ignored). */
   async recordPeriodInvoice(m: EntityManager, record: SubscriptionInvoiceRecord): Promise<void> {
     await m.createQueryBuilder().insert().into(SubscriptionInvoiceRecord).values(record).orIgnore().execute();
   }
 
   /**
-   * Period invoices not yet known paid or voided, each subscription's earliest open one only (so its
-   * periods are settled in order), in a fair batch (shared/db/fair-batch.ts): at most `cap` of one
+   * Takes up to `limit` periods whose invoice is still to be issued and whose retry is due at `now`
+   * in a fair batch (shared/db/fair-batch.ts: at most `cap` of one organization's mode, organizations in
+   * turns, those waiting longest first; a failed one's later retry time puts it at the back), leased
+   * until `leaseUntil` so that another instance leaves them alone meanwhile.
+   */
+  async claimUnissued(m: EntityManager, now: Date, leaseUntil: Date, cap: number, limit: number): Promise<UnissuedPeriod[]> {
+    // An UPDATE answers [rows, count].
+    const [rows]: [
+      Array<{
+        organization_id: string;
+        mode: Scope['mode'];
+        subscription_id: string;
+        period_start: Date;
+        period_end: Date;
+        period_index: number;
+        attempts: number;
+      }>,
+      number,
+    ] = await m.query(
+      // The fair batch is read without locks; the UPDATE re-checks each row's retry time once it holds
+      // the row, so a period another instance leased meanwhile is left out.
+      `UPDATE subscription_invoices t SET retry_at = $2
+         FROM (${fairBatch(
+           {
+             table: 'subscription_invoices',
+             alias: 'si',
+             due: 'si.invoice_id IS NULL AND si.retry_at <= $1',
+             order: 'si.retry_at, si.created_at, si.subscription_id, si.period_start',
+             columns: 'si.organization_id, si.mode, si.subscription_id, si.period_start, si.retry_at, si.created_at',
+           },
+           '$4',
+           '$3',
+         )}) c
+        WHERE t.subscription_id = c.subscription_id AND t.period_start = c.period_start AND t.invoice_id IS NULL AND t.retry_at <= $1
+        RETURNING t.organization_id, t.mode, t.subscription_id, t.period_start, t.period_end, t.period_index, t.attempts`,
+      [now, leaseUntil, limit, cap],
+    );
+    return rows.map((r) => ({
+      organizationId: r.organization_id,
+      mode: r.mode,
+      subscriptionId: r.subscription_id,
+      periodStart: r.period_start,
+      periodEnd: r.period_end,
+      periodIndex: r.period_index,
+      attempts: r.attempts,
+    }));
+  }
+
+  /** A period's invoice issued; answers whether no later period of the subscription had one yet. */
+  async markIssued(m: EntityManager, subscriptionId: string, periodStart: Date, invoiceId: string): Promise<boolean> {
+    const rows: Array<{ latest: boolean }> = await m.query(
+      `WITH issued AS (
+         UPDATE subscription_invoices SET invoice_id = $3, attempts = attempts + 1, last_error = NULL, retry_at = NULL
+          WHERE subscription_id = $1 AND period_start = $2 AND invoice_id IS NULL
+          RETURNING period_index)
+       SELECT NOT EXISTS (
+         SELECT 1 FROM subscription_invoices o, issued
+          WHERE o.subscription_id = $1 AND o.invoice_id IS NOT NULL AND o.period_index > issued.period_index) AS latest
+         FROM issued`,
+      [subscriptionId, periodStart, invoiceId],
+    );
+    return rows[0]?.latest ?? false;
+  }
+
+  /** A period's invoice could not be made: tried again from `retryAt`; answers the attempts so far. */
+  async markFailed(m: EntityManager, subscriptionId: string, periodStart: Date, error: string, retryAt: Date): Promise<number> {
+    const [rows]: [Array<{ attempts: number }>, number] = await m.query(
+      `UPDATE subscription_invoices SET attempts = attempts + 1, last_error = $3, retry_at = $4
+        WHERE subscription_id = $1 AND period_start = $2 AND invoice_id IS NULL RETURNING attempts`,
+      [subscriptionId, periodStart, error.slice(0, 1000), retryAt],
+    );
+    return rows[0]?.attempts ?? 0;
+  }
+
+  /** The decided outcomes of a subscription's periods. */
+  async outcomes(m: EntityManager, subscriptionId: string): Promise<Array<{ index: number; periodStart: Date; outcome: 'paid' | 'unpaid' }>> {
+    const rows: Array<{ period_index: number; period_start: Date; outcome: 'paid' | 'unpaid' }> = await m.query(
+      `SELECT period_index, period_start, outcome FROM subscription_invoices WHERE subscription_id = $1 AND outcome IS NOT NULL`,
+      [subscriptionId],
+    );
+    return rows.map((r) => ({ index: r.period_index, periodStart: r.period_start, outcome: r.outcome }));
+  }
+
+  /**
+   * Period invoices issued and not yet known paid or unpaid, in a fair batch (shared/db/fair-batch.ts): at most `cap` of one
    * organization's mode, organizations in turns, least recently checked first (then oldest). The batch
    * is stamped checked: an invoice still waiting for its payment goes to the back of its
-   * organization's line, and the ones after it are followed on the next pass.
+   * organization's line. Outcomes count in period order whatever order they are decided in
+   * (domain/billing.ts dunningState).
    */
   async openPeriodInvoices(m: EntityManager, cap: number, limit: number): Promise<OpenPeriodInvoice[]> {
     const batch = fairBatch(
       {
         table: 'subscription_invoices',
         alias: 'si',
-        due: `si.outcome IS NULL AND NOT EXISTS (
-            SELECT 1 FROM subscription_invoices e WHERE e.subscription_id = si.subscription_id AND e.period_start < si.period_start AND e.outcome IS NULL)`,
+        due: 'si.outcome IS NULL AND si.invoice_id IS NOT NULL',
         order: 'si.checked_at NULLS FIRST, si.created_at, si.subscription_id',
         columns: 'si.organization_id, si.mode, si.subscription_id, si.period_start, si.period_index, si.invoice_id, si.checked_at, si.created_at',
       },

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
-import { Amount, fromDb, renderAmount } from '../../../shared/money/money';
+import { Amount, fromDb, Money, renderAmount } from '../../../shared/money/money';
 import type { UsageSample } from '../domain/usage';
 
 /** A usage event as stored. */
@@ -85,5 +85,18 @@ export class UsageEventsRepository {
       [subscriptionId, metricKey, from, to],
     );
     return rows.map((r) => ({ value: fromDb(r.value), timestamp: r.timestamp, uniqueKey: r.unique_key, seq: BigInt(r.seq) }));
+  }
+
+  /**
+   * Per metric, the sum, largest value and count of one subscription's events with a timestamp in
+   * [from, to): bounds of any aggregate of the period, in one statement.
+   */
+  async periodBounds(m: EntityManager, subscriptionId: string, from: Date, to: Date): Promise<Map<string, { sum: Amount; max: Amount; count: Amount }>> {
+    const rows: Array<{ metric_key: string; sum: string; max: string; count: string }> = await m.query(
+      `SELECT metric_key, sum(value)::text AS sum, max(value)::text AS max, count(*)::text AS count FROM usage_events
+        WHERE subscription_id = $1 AND "timestamp" >= $2 AND "timestamp" < $3 GROUP BY metric_key`,
+      [subscriptionId, from, to],
+    );
+    return new Map(rows.map((r) => [r.metric_key, { sum: new Money(r.sum), max: new Money(r.max), count: new Money(r.count) }]));
   }
 }

@@ -54,7 +54,7 @@ export class ChangeInvoiceCurrencyHandler implements ICommandHandler<ChangeInvoi
     return this.tx.run(async (m) => {
       const locked = await this.repo.lock(m, scope, invoiceId);
       if (!locked) throw new NotFoundError('invoice');
-      const at = await this.clocks.nowFor(scope);
+      const at = await this.clocks.nowFor(scope, m);
       const { invoice } = await this.clocks.applyDue(m, locked, at);
       assertPending(invoice.status);
       assertNotExpired(invoice.expiresAt, at);

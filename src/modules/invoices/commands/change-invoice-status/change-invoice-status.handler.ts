@@ -22,7 +22,7 @@ export class ChangeInvoiceStatusHandler implements ICommandHandler<ChangeInvoice
     return this.tx.run(async (m) => {
       const locked = await this.repo.lock(m, scope, invoiceId);
       if (!locked) throw new NotFoundError('invoice');
-      const now = await this.clocks.nowFor(scope);
+      const now = await this.clocks.nowFor(scope, m);
       // The invoice as it stands now (an expired one whose window closed is already VOIDED).
       const { invoice } = await this.clocks.applyDue(m, locked, now);
       const next = merchantMove(invoice.status, to);

@@ -1,3 +1,4 @@
+import { monitoringEndsAt } from '../../domain/invoice-timing';
 import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
@@ -19,7 +20,13 @@ export class GetInvoiceStatusesHandler implements IQueryHandler<GetInvoiceStatus
     const now = await this.clocks.nowFor(scope);
     return rows.map((row) => {
       const current = this.clocks.current({ status: row.status, substatus: row.substatus, expiresAt: row.expires_at }, now);
-      return { id: row.id, status: current.status, substatus: current.substatus };
+      const windowEnds = monitoringEndsAt(row.expires_at, this.clocks.monitoringMinutes);
+      return {
+        id: row.id,
+        status: current.status,
+        substatus: current.substatus,
+        paymentWindowClosed: windowEnds !== null && windowEnds.getTime() <= now.getTime(),
+      };
     });
   }
 }

@@ -6,6 +6,11 @@ export interface InvoiceStatusEntry {
   id: string;
   status: InvoiceStatus;
   substatus: InvoiceSubstatus | null;
+  /**
+   * Whether its payment window has ended: the monitoring window after its expiry has closed, so no
+   * payment can complete it any more unless one is already reported (an invoice without expiry: never).
+   */
+  paymentWindowClosed: boolean;
 }
 
 /**

@@ -79,7 +79,7 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
     const ahead = sendAhead && key === null && priced.providerEnabled && INITIAL_PAYMENT_STATUSES.includes(priced.status);
     try {
       return await this.tx.run(async (m) => {
-        const now = await this.clock.nowFor(scope);
+        const now = await this.clock.nowFor(scope, m);
         const reported = report.confirmations ?? null;
         const initial = applyConfirmations({ requested: priced.status, reported, current: 0, required: priced.requiredConfirmations });
         // Made when the payment is written, so its event follows any clock move's events of the invoice.
@@ -247,7 +247,7 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
     change: (m: EntityManager, invoice: PayableInvoice, payment: PaymentRecord, now: Date) => Promise<Written>,
   ): Promise<RecordedPayment> {
     return this.tx.run(async (m) => {
-      const now = await this.clock.nowFor(scope);
+      const now = await this.clock.nowFor(scope, m);
       const seen = await this.repo.find(m, scope, paymentId);
       if (!seen) throw new NotFoundError('payment');
       if (!seen.invoiceId) throw new NotFoundError('invoice');

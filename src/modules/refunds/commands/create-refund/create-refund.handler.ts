@@ -39,17 +39,23 @@ export class CreateRefundHandler implements ICommandHandler<CreateRefundCommand>
             await this.queries.execute(new RatesAsOfQuery(undefined, undefined, scope.mode === 'live' ? [currency] : undefined));
     const rateUsd = rates.usd[currency];
 
+    // Everything below runs on the transaction's one connection (its manager `m`, also handed to the
+    // payments query): holding the lock while waiting for a second connection from the pool would
+    // let as many refunds as the pool has connections wait on one another.
     return this.tx.run(async (m) => {
       // One refund of an invoice at a time: two at once must not both take the same refundable amount.
       await m.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`refunds:${scope.mode}:${invoice.id}`]);
-      const payments = (await this.queries.execute(new ListInvoicePaymentsQuery(scope, invoice.id))) as Array<{ status: string; price_usd: string }>;
+      const payments = (await this.queries.execute(new ListInvoicePaymentsQuery(scope, invoice.id, { unitOfWork: m }))) as Array<{
+        status: string;
+        price_usd: string;
+      }>;
       const held = await this.refunds.ofInvoice(m, scope, invoice.id);
       const refundable = refundableUsd(
         payments.map((p) => ({ status: p.status, priceUsd: fromDb(p.price_usd) })),
         held.map((r) => ({ status: r.status, amountUsd: fromDb(r.amount_usd) })),
       );
       const plan = planRefund({ amount: input.amount, currency, rateUsd, refundableUsd: refundable });
-      const now = await this.clock.nowFor(scope);
+      const now = await this.clock.nowFor(scope, m);
       const row = await this.refunds.insert(
         m,
         {

@@ -64,7 +64,7 @@ export class ReportRefundSentHandler implements ICommandHandler<ReportRefundSent
         moveRefund(before.status, 'SENT');
         // Shown to pay this refund: it takes its transfers now (or learns that another refund holds them).
         if (paying) await this.transfers.take(m, before, hash, paying, this.clock.now());
-        const after = await this.refunds.setSent(m, before.id, report, await this.clock.nowFor(scope));
+        const after = await this.refunds.setSent(m, before.id, report, await this.clock.nowFor(scope, m));
         await this.events.changed(m, before, after);
         return refundView(after);
       });

@@ -2,13 +2,16 @@ import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { FieldErrors, ValidationFailedError } from '../../../../shared/errors/domain-error';
-import { parseAmount } from '../../../../shared/money/money';
+import { MAX_INTEGER_DIGITS, parseAmount } from '../../../../shared/money/money';
+import type { EntityManager } from 'typeorm';
 import { Clock } from '../../../../shared/time/clock';
 import { usageEventView } from '../../dto/subscription.view';
 import type { SubscriptionRecord } from '../../persistence/subscription.record';
 import { SubscriptionsRepository } from '../../persistence/subscriptions.repository';
 import { UsageEventRow, UsageEventsRepository } from '../../persistence/usage-events.repository';
 import { SubscriptionCatalog } from '../../subscription-catalog';
+import { CatalogPass, PeriodInvoicer, termsOf } from '../../billing/period-invoicer';
+import { periodContaining } from '../../domain/periods';
 import { RecordedUsage, RecordUsageCommand } from './record-usage.command';
 
 /** What never changes of a subscription: enough to check an event before the statement checks the rest. */
@@ -32,6 +35,7 @@ export class RecordUsageHandler implements ICommandHandler<RecordUsageCommand> {
     @Inject(UsageEventsRepository) private readonly usage: UsageEventsRepository,
     @Inject(SubscriptionCatalog) private readonly catalog: SubscriptionCatalog,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(PeriodInvoicer) private readonly invoicer: PeriodInvoicer,
   ) {}
 
   async execute({ scope, events, batch }: RecordUsageCommand): Promise<RecordedUsage[]> {
@@ -74,8 +78,22 @@ export class RecordUsageHandler implements ICommandHandler<RecordUsageCommand> {
       });
     }
     if (Object.keys(errors).length) throw new ValidationFailedError(errors);
-    // One statement; ids seen before are left as first recorded and read back.
-    const inserted = await this.tx.runAlone((w) => this.usage.insert(w, scope, rows));
+    // The schemas are read before the transaction: nothing is asked on the bus while it is open.
+    const catalog: CatalogPass = new Map();
+    for (const facts of subscriptions.values()) {
+      if (!facts || facts === 'canceled') continue;
+      const key = `${scope.organizationId} ${scope.mode} ${facts.productId} ${facts.billingSchemaId}`;
+      if (!catalog.has(key)) catalog.set(key, this.catalog.schema(scope, facts.productId, facts.billingSchemaId));
+    }
+    await Promise.all(catalog.values());
+    // Ids seen before are left as first recorded and read back. The subscriptions are locked first, so
+    // that events of one subscription sent at once are checked against each other's sums.
+    const inserted = await this.tx.run(async (w) => {
+      const locked = await this.subscriptions.lockMany(w, scope, [...new Set(rows.map((r) => r.subscriptionId))]);
+      const fresh = await this.usage.insert(w, scope, rows);
+      await this.checkAmountLimits(w, locked, rows, fresh, catalog, path);
+      return fresh;
+    });
     const repeats = rows.filter((r) => !inserted.has(r.id)).map((r) => r.id);
     const firsts = new Map((await this.usage.findMany(m, scope, repeats)).map((r) => [r.id, r]));
     const lost = rows.findIndex((r) => !inserted.has(r.id) && !firsts.has(r.id));
@@ -85,6 +103,40 @@ export class RecordUsageHandler implements ICommandHandler<RecordUsageCommand> {
       throw new ValidationFailedError({ [path(lost, 'subscription_id')]: 'is canceled' });
     }
     return rows.map((r) => ({ event: usageEventView(firsts.get(r.id) ?? r), created: inserted.has(r.id) }));
+  }
+
+  /**
+   * Refuses (400 naming `value`; the caller's transaction then stores nothing) new events that take
+   * their period's aggregate, or the total of the invoice that will bill that period's usage (the next
+   * period's for ADVANCE), past what an amount can hold.
+   */
+  private async checkAmountLimits(
+    w: EntityManager,
+    locked: readonly SubscriptionRecord[],
+    rows: readonly UsageEventRow[],
+    fresh: ReadonlySet<string>,
+    catalog: CatalogPass,
+    path: (i: number, field: string) => string,
+  ): Promise<void> {
+    const errors: FieldErrors = {};
+    // Each invoice that will bill new usage, checked once, named at the last new event it bills.
+    const invoices = new Map<string, { s: SubscriptionRecord; index: number; last: number }>();
+    for (const [i, row] of rows.entries()) {
+      if (!fresh.has(row.id)) continue;
+      const s = locked.find((l) => l.id === row.subscriptionId);
+      if (!s) continue;
+      const usage = periodContaining(termsOf(s), s.startsAt, row.timestamp);
+      const index = s.paymentType === 'ADVANCE' ? usage.index + 1 : usage.index;
+      invoices.set(`${s.id} ${index}`, { s, index, last: i });
+    }
+    for (const { s, index, last } of invoices.values()) {
+      const past = await this.invoicer.pastAmountLimit(w, s, index, catalog);
+      if (past === 'aggregate')
+        errors[path(last, 'value')] = `would take the period's usage of ${rows[last].metricKey} past ${MAX_INTEGER_DIGITS} integer digits`;
+      else if (past === 'total')
+        errors[path(last, 'value')] = `would take the invoice that bills this period's usage past ${MAX_INTEGER_DIGITS} integer digits`;
+    }
+    if (Object.keys(errors).length) throw new ValidationFailedError(errors);
   }
 
   private key(scope: RecordUsageCommand['scope'], id: string): string {

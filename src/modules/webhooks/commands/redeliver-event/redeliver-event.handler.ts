@@ -22,10 +22,17 @@ export class RedeliverEventHandler implements ICommandHandler<RedeliverEventComm
 
   async execute({ scope, endpointId, eventId }: RedeliverEventCommand): Promise<QueuedDelivery> {
     const now = this.clock.now();
+    // Asked before the endpoint is locked: the events module reads on its own connection, and an event
+    // never changes once recorded. An unknown endpoint is still answered first.
+    const asked = await this.queries.execute(new GetEventQuery(scope, eventId)).then(
+      (found) => ({ found }),
+      (error: unknown) => ({ error }),
+    );
     return this.tx.run(async (m) => {
       const endpoint = await this.endpoints.find(m, scope, endpointId, true);
       if (!endpoint) throw new NotFoundError('webhook endpoint');
-      const event = await this.queries.execute(new GetEventQuery(scope, eventId));
+      if ('error' in asked) throw asked.error;
+      const event = asked.found;
       if (!endpoint.enabled) {
         throw new BadRequestError('The webhook endpoint is disabled; enable it before redelivering', 'webhook_endpoint_disabled', { endpoint: 'is disabled' });
       }

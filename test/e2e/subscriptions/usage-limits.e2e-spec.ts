@@ -1,0 +1,136 @@
+import type { Api } from '../../support/api';
+import { expectError, expectSuccess } from '../../support/envelope';
+import { IsolatedService, startIsolatedService } from '../../support/isolated';
+import { withClient } from '../../support/pg';
+import { D, r30 } from '../../support/money';
+import { databaseOf } from '../timing/timing-helpers';
+import { moveClockTo, nextInvoice, parseTime, readSubscription, recurringProduct, waitFor } from './subscription-helpers';
+
+/** `n` followed by `zeros` zeros. */
+const big = (n: string, zeros: number) => `${n}${'0'.repeat(zeros)}`;
+const NINES_48 = '9'.repeat(48);
+
+function calls(pricePerUnit: number) {
+  return [{ starts_at: 0, ends_at: null, price_per_unit: pricePerUnit, metric: { metric_key: 'api_calls', name: 'API calls', aggregation_type: 'SUM' } }];
+}
+
+async function subscribe(api: Api, paymentType: 'ADVANCE' | 'ARREARS', pricePerUnit: number): Promise<any> {
+  const { productId, schemaId } = await recurringProduct(
+    api,
+    { payment_type: paymentType, renew_type: 'ANNIVERSARY', billing_type: 'FULL', interval_type: 'DAY' },
+    calls(pricePerUnit),
+  );
+  return expectSuccess(await api.post('/subscriptions', { product_id: productId, billing_schema_id: schemaId, customer_email: 'big@example.com' }), 201);
+}
+
+async function storedEvents(service: IsolatedService, subscriptionId: string): Promise<string[]> {
+  return withClient(databaseOf(service), async (c) => {
+    const rows = await c.query<{ id: string }>(`SELECT id FROM usage_events WHERE subscription_id = $1 ORDER BY id`, [subscriptionId]);
+    return rows.rows.map((r) => r.id);
+  });
+}
+
+async function eventsOf(api: Api, type: string): Promise<any[]> {
+  return expectSuccess(await api.post('/events', { type, limit: 100 })).items;
+}
+
+describe('usage past what an amount can hold', () => {
+  let service: IsolatedService;
+  let api: Api;
+  beforeAll(async () => {
+    service = await startIsolatedService({ CLOCK_CONTROL: 'true', SUBSCRIPTIONS_TICK_SECONDS: '1' });
+    api = (await service.createOrg('Big usage')).test;
+  });
+  afterAll(async () => service?.stop());
+
+  it("refuses an event that takes its period's aggregate past 48 integer digits, naming value, and stores nothing", async () => {
+    const sub = await subscribe(api, 'ARREARS', 0);
+    expectSuccess(await api.post('/usage_events', { id: 'e1', subscription_id: sub.id, metric_key: 'api_calls', value: NINES_48 }), 201);
+    expectError(await api.post('/usage_events', { id: 'e2', subscription_id: sub.id, metric_key: 'api_calls', value: '1' }), 400, { field: 'value' });
+    // In a batch: the event's path, and none of the batch is stored.
+    expectError(
+      await api.post('/usage_events/batch', {
+        events: [
+          { id: 'e3', subscription_id: sub.id, metric_key: 'api_calls', value: '0' },
+          { id: 'e4', subscription_id: sub.id, metric_key: 'api_calls', value: '1' },
+        ],
+      }),
+      400,
+      { field: 'events.1.value' },
+    );
+    expect(await storedEvents(service, sub.id)).toEqual(['e1']);
+  });
+
+  it('refuses an event that takes the total of the invoice billing its period past 48 digits (the next period for ADVANCE)', async () => {
+    // Each value and each aggregate fits; priced at 10 a unit, the invoice would not.
+    for (const paymentType of ['ARREARS', 'ADVANCE'] as const) {
+      const sub = await subscribe(api, paymentType, 10);
+      const [ok, over] = [`ok-${paymentType}`, `over-${paymentType}`];
+      expectSuccess(await api.post('/usage_events', { id: ok, subscription_id: sub.id, metric_key: 'api_calls', value: big('5', 46) }), 201);
+      expectError(await api.post('/usage_events', { id: over, subscription_id: sub.id, metric_key: 'api_calls', value: big('5', 46) }), 400, {
+        field: 'value',
+      });
+      expect(await storedEvents(service, sub.id)).toEqual([ok]);
+      const upcoming = expectSuccess(await api.get(`/subscriptions/${sub.id}/upcoming_invoice`));
+      expect(upcoming.total).toBe(paymentType === 'ARREARS' ? r30(new D(big('5', 47)).add(10)) : r30(10));
+    }
+  });
+
+  it('checks concurrent events of one subscription against each other: one is stored, the other refused', async () => {
+    const sub = await subscribe(api, 'ARREARS', 0);
+    const value = big('6', 47);
+    const answers = await Promise.all(
+      ['a', 'b', 'c', 'd'].map((id) => api.post('/usage_events', { id, subscription_id: sub.id, metric_key: 'api_calls', value })),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 400, 400, 400]);
+    for (const refused of answers.filter((a) => a.status === 400)) expect(Object.keys(refused.body.validator)).toEqual(['value']);
+    expect(await storedEvents(service, sub.id)).toHaveLength(1);
+  });
+
+  it('a period invoice that cannot be issued is announced and never holds back later periods or other subscriptions', async () => {
+    const own = await service.createOrg('Stuck period');
+    const broken = await subscribe(own.test, 'ARREARS', 1);
+    const fine = await subscribe(own.test, 'ARREARS', 0);
+    // Usage stored before the check existed: two events whose sum (and price) no amount can hold.
+    await withClient(databaseOf(service), async (c) => {
+      for (const id of ['old-1', 'old-2']) {
+        await c.query(
+          `INSERT INTO usage_events (organization_id, mode, id, subscription_id, metric_key, value, unique_key, "timestamp", created_at)
+           VALUES ($1, 'test', $2, $3, 'api_calls', $4::numeric, NULL, $5, $5)`,
+          [own.id, id, broken.id, big('6', 47), new Date(parseTime(broken.current_period_start).getTime() + 60_000)],
+        );
+      }
+    });
+    const firstEnd = parseTime(broken.current_period_end);
+    await moveClockTo(own.test, firstEnd);
+    // The other subscription due in the same pass is billed.
+    expect(await nextInvoice(own.test, fine.id, null)).toMatchObject({ subscription_id: fine.id, price: r30(10) });
+    // The broken one moved on to its next period without an invoice, and the failure was sent.
+    const failed = await waitFor(
+      () => eventsOf(own.test, 'subscription.invoice_failed'),
+      (items) => items.length > 0,
+    );
+    expect(failed).toHaveLength(1);
+    expect(failed[0].data.object).toMatchObject({
+      subscription_id: broken.id,
+      period_start: broken.current_period_start,
+      period_end: broken.current_period_end,
+      error: expect.any(String),
+      subscription: { id: broken.id, status: 'ACTIVE' },
+    });
+    const moved = await readSubscription(own.test, broken.id);
+    expect(moved).toMatchObject({ status: 'ACTIVE', latest_invoice_id: null, current_period_start: broken.current_period_end });
+
+    // The next period is billed when it ends, though the first one still cannot be.
+    await moveClockTo(own.test, parseTime(moved.current_period_end));
+    const second = await nextInvoice(own.test, broken.id, null);
+    expect(second).toMatchObject({ subscription_id: broken.id, period_start: moved.current_period_start, price: r30(10) });
+    // Retried on later passes, it is announced once.
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(await eventsOf(own.test, 'subscription.invoice_failed')).toHaveLength(1);
+    const attempts = await withClient(databaseOf(service), async (c) =>
+      Number((await c.query(`SELECT attempts FROM subscription_invoices WHERE subscription_id = $1 AND period_index = 0`, [broken.id])).rows[0].attempts),
+    );
+    expect(attempts).toBeGreaterThan(1);
+  }, 90_000);
+});
