@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Inject, Post } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { IsInt, Max, Min } from 'class-validator';
 import { Authenticated } from '../../shared/auth/auth.decorators';
 import { NotFoundError } from '../../shared/errors/domain-error';
@@ -81,6 +81,10 @@ export class TestClockController {
       'Invoice timing (created_at, expires_at, expiry, the monitoring window, the sweeper), payments against those invoices and the dashboard follow it. ' +
       'Live mode, other organizations, event timestamps and webhook signatures (webhook-timestamp) always use real time. ' +
       'The offset is stored in the database: every instance sees it, and it survives restarts.',
+  })
+  @ApiBody({
+    type: AdvanceClockRequestDto,
+    examples: { fifteen_minutes: { value: { advance_seconds: 900 } }, one_month: { value: { advance_seconds: 2678400 } } },
   })
   @ApiEnvelope({ type: ClockStateDto, example: EXAMPLE, message: 'Clock moved' })
   @ApiErrors(400, 401, 403, 404)
