@@ -675,11 +675,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read the test clock of the caller's organization (test keys only; only with CLOCK_CONTROL=true, else 404) */
+        /** Read the test clock of the caller's organization (test keys only; with CLOCK_CONTROL on, else 403 clock_control_disabled) */
         get: operations["TestClockController_read"];
         put?: never;
         /**
-         * Move the test clock of the caller's organization forward (test keys only; only with CLOCK_CONTROL=true, else 404)
+         * Move the test clock of the caller's organization forward (test keys only; with CLOCK_CONTROL on, else 403 clock_control_disabled)
          * @description Moves the time of the caller's organization in test mode forward by advance_seconds; it never goes back. Invoice timing (created_at, expires_at, expiry, the monitoring window, the sweeper), payments against those invoices and the dashboard follow it. Live mode, other organizations, event timestamps and webhook signatures (webhook-timestamp) always use real time. The offset is stored in the database: every instance sees it, and it survives restarts.
          */
         post: operations["TestClockController_advance"];
@@ -1172,7 +1172,7 @@ export interface components {
              */
             support_id: string;
             /**
-             * @description Stable machine-readable code: validation_failed, malformed_json, unsupported_content_type, https_required, missing_api_key, malformed_api_key, invalid_api_key, read_only_key, live_mode_forbidden, route_not_found, *_not_found, invalid_state_transition, concurrent_update, payload_too_large, rate_limited, idempotency_conflict, service_unavailable, rates_unavailable, internal_error
+             * @description Stable machine-readable code: validation_failed, malformed_json, unsupported_content_type, https_required, missing_api_key, malformed_api_key, invalid_api_key, read_only_key, live_mode_forbidden, clock_control_disabled, route_not_found, *_not_found, invalid_state_transition, concurrent_update, payload_too_large, rate_limited, idempotency_conflict, service_unavailable, rates_unavailable, internal_error
              * @example validation_failed
              */
             code?: string;
