@@ -2,7 +2,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { Mode } from '../shared/auth/request-context';
 import type { OrgId } from '../shared/ids/ids';
-import { CreateApiKeyCommand, CreateOrganizationCommand, ListApiKeysQuery, RevokeApiKeyCommand } from '../modules/organizations';
+import { CreateApiKeyCommand, CreateOrganizationCommand, ListApiKeysQuery, ListOrganizationsQuery, RevokeApiKeyCommand } from '../modules/organizations';
 import { GetProvidersQuery, SetProviderConfirmationsCommand, SetProviderEnabledCommand } from '../modules/providers';
 import { ImportRatesCommand, parseSnapshotFile, SnapshotFileError } from '../modules/rates';
 import { ValidationFailedError } from '../shared/errors/domain-error';
@@ -45,6 +45,10 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
   'org:create': {
     usage: 'org:create --name NAME',
     run: (args, app) => app.get(CommandBus).execute(new CreateOrganizationCommand(requireFlag(args, 'name'))),
+  },
+  'org:list': {
+    usage: 'org:list   (every organization: id, name, created_at and its active keys per mode; no key is shown)',
+    run: (_args, app) => app.get(QueryBus).execute(new ListOrganizationsQuery()),
   },
   'key:create': {
     usage: 'key:create --org ORG_ID --mode test|live [--read-only]',

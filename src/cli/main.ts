@@ -26,7 +26,7 @@ function parseArgs(argv: string[]): CliArgs {
 
 function usage(): string {
   return [
-    'Usage: npm run --silent cli -- <command> [options]',
+    'Usage: npm run --silent cli -- <command> [options]   (--help: this list)',
     '',
     '  migrate',
     ...Object.values(CLI_COMMANDS).map((c) => `  ${c.usage}`),
@@ -39,6 +39,10 @@ function usage(): string {
 /** Prints one JSON object on stdout; errors go to stderr as JSON with a non-zero exit code. */
 async function main(): Promise<number> {
   const [name, ...rest] = process.argv.slice(2);
+  if (name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(`${usage()}\n`);
+    return 0;
+  }
   // These talk to a running service over HTTP: no database is opened for them.
   const httpCommand = name ? HTTP_CLI_COMMANDS[name] : undefined;
   if (httpCommand) return httpCommand.run(parseArgs(rest), (line) => process.stdout.write(`${line}\n`));

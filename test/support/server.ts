@@ -76,6 +76,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
     ADMIN_API_TOKEN: ADMIN_TOKEN,
     DEMO_ORGANIZATION: 'false',
+    // The test clock is on by default outside production; tests that move it ask for it (CLOCK_CONTROL=true).
+    CLOCK_CONTROL: 'false',
     // Tests call from one address at full speed; rate limits get their own test with low budgets.
     RATE_LIMIT_TEST: '100000',
     RATE_LIMIT_LIVE: '100000',

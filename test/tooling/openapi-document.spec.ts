@@ -57,6 +57,17 @@ describe('OpenAPI document (openapi.json)', () => {
     ]);
   });
 
+  it('gives every request body an example (a media type example or named examples), checked against its schema above', () => {
+    const withoutExample = operations.flatMap(({ at, op }) =>
+      Object.entries<any>(op.requestBody?.content ?? {})
+        .filter(([, media]) => media.example === undefined && Object.values<any>(media.examples ?? {}).every((e) => e?.value === undefined))
+        .map(([type]) => `${at} ${type}`),
+    );
+    expect(withoutExample).toEqual([]);
+    const bodies = operations.filter(({ op }) => op.requestBody).length;
+    expect(bodies).toBeGreaterThan(30);
+  });
+
   it('declares servers and the security of every operation (public ones: security [])', () => {
     expect(doc.servers.length).toBeGreaterThan(0);
     for (const { at, op } of operations) expect([at, Array.isArray(op.security)]).toEqual([at, true]);

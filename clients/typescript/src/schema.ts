@@ -675,11 +675,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read the test clock of the caller's organization (test keys only; only with CLOCK_CONTROL=true, else 404) */
+        /** Read the test clock of the caller's organization (test keys only; with CLOCK_CONTROL on, else 403 clock_control_disabled) */
         get: operations["TestClockController_read"];
         put?: never;
         /**
-         * Move the test clock of the caller's organization forward (test keys only; only with CLOCK_CONTROL=true, else 404)
+         * Move the test clock of the caller's organization forward (test keys only; with CLOCK_CONTROL on, else 403 clock_control_disabled)
          * @description Moves the time of the caller's organization in test mode forward by advance_seconds; it never goes back. Invoice timing (created_at, expires_at, expiry, the monitoring window, the sweeper), payments against those invoices and the dashboard follow it. Live mode, other organizations, event timestamps and webhook signatures (webhook-timestamp) always use real time. The offset is stored in the database: every instance sees it, and it survives restarts.
          */
         post: operations["TestClockController_advance"];
@@ -1172,7 +1172,7 @@ export interface components {
              */
             support_id: string;
             /**
-             * @description Stable machine-readable code: validation_failed, malformed_json, unsupported_content_type, https_required, missing_api_key, malformed_api_key, invalid_api_key, read_only_key, live_mode_forbidden, route_not_found, *_not_found, invalid_state_transition, concurrent_update, payload_too_large, rate_limited, idempotency_conflict, service_unavailable, rates_unavailable, internal_error
+             * @description Stable machine-readable code: validation_failed, malformed_json, unsupported_content_type, https_required, missing_api_key, malformed_api_key, invalid_api_key, read_only_key, live_mode_forbidden, clock_control_disabled, route_not_found, *_not_found, invalid_state_transition, concurrent_update, payload_too_large, rate_limited, idempotency_conflict, service_unavailable, rates_unavailable, internal_error
              * @example validation_failed
              */
             code?: string;
@@ -1267,7 +1267,7 @@ export interface components {
             id: string;
         };
         /**
-         * @description Tickers are accepted for the crypto currencies: BTC (BITCOIN), XBT (BITCOIN), ETH (ETHEREUM), SOL (SOLANA), BNB (BINANCE_COIN), XRP (RIPPLE), POL (POLYGON), MATIC (POLYGON), TRX (TRON), LTC (LITECOIN), BCH (BITCOIN_CASH), DOGE (DOGECOIN).
+         * @description Any letter case is read (usd is USD). Tickers are accepted for the crypto currencies: BTC (BITCOIN), XBT (BITCOIN), ETH (ETHEREUM), SOL (SOLANA), BNB (BINANCE_COIN), XRP (RIPPLE), POL (POLYGON), MATIC (POLYGON), TRX (TRON), LTC (LITECOIN), BCH (BITCOIN_CASH), DOGE (DOGECOIN).
          * @enum {string}
          */
         Currency: "BITCOIN" | "ETHEREUM" | "USDT" | "USDC" | "USDC_NATIVE" | "SOLANA" | "BINANCE_COIN" | "RIPPLE" | "POLYGON" | "TRON" | "LITECOIN" | "BITCOIN_CASH" | "DOGECOIN" | "USD" | "EUR" | "CHF" | "GBP" | "AUD" | "JPY" | "CNY" | "CAD" | "HKD" | "SGD" | "SEK" | "KRW" | "NOK" | "NZD" | "INR" | "MXN" | "TWD" | "ZAR" | "BRL" | "DKK" | "PLN" | "THB" | "ILS" | "IDR" | "CZK" | "AED" | "TRY" | "HUF" | "CLP" | "SAR" | "PHP" | "MYR" | "COP" | "RUB" | "RON" | "PEN";
@@ -1321,7 +1321,7 @@ export interface components {
             /** @example Billed monthly in arrears */
             description?: string | null;
             /**
-             * @description Tickers are accepted for the crypto currencies: BTC (BITCOIN), XBT (BITCOIN), ETH (ETHEREUM), SOL (SOLANA), BNB (BINANCE_COIN), XRP (RIPPLE), POL (POLYGON), MATIC (POLYGON), TRX (TRON), LTC (LITECOIN), BCH (BITCOIN_CASH), DOGE (DOGECOIN).
+             * @description Any letter case is read (usd is USD). Tickers are accepted for the crypto currencies: BTC (BITCOIN), XBT (BITCOIN), ETH (ETHEREUM), SOL (SOLANA), BNB (BINANCE_COIN), XRP (RIPPLE), POL (POLYGON), MATIC (POLYGON), TRX (TRON), LTC (LITECOIN), BCH (BITCOIN_CASH), DOGE (DOGECOIN).
              * @example USD
              */
             currency: components["schemas"]["Currency"];
@@ -1504,7 +1504,7 @@ export interface components {
              */
             quantity?: number;
             /**
-             * @description PAYMENT_INTENT: the currency of the price. Tickers are accepted for the crypto currencies: BTC (BITCOIN), XBT (BITCOIN), ETH (ETHEREUM), SOL (SOLANA), BNB (BINANCE_COIN), XRP (RIPPLE), POL (POLYGON), MATIC (POLYGON), TRX (TRON), LTC (LITECOIN), BCH (BITCOIN_CASH), DOGE (DOGECOIN).
+             * @description PAYMENT_INTENT: the currency of the price. Any letter case is read (usd is USD). Tickers are accepted for the crypto currencies: BTC (BITCOIN), XBT (BITCOIN), ETH (ETHEREUM), SOL (SOLANA), BNB (BINANCE_COIN), XRP (RIPPLE), POL (POLYGON), MATIC (POLYGON), TRX (TRON), LTC (LITECOIN), BCH (BITCOIN_CASH), DOGE (DOGECOIN).
              * @example USD
              */
             currency?: components["schemas"]["Currency"];
@@ -1517,7 +1517,7 @@ export interface components {
         /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         QuoteRequestDto: {
             /**
-             * @description The quote currency. Tickers are accepted for the crypto currencies: BTC (BITCOIN), XBT (BITCOIN), ETH (ETHEREUM), SOL (SOLANA), BNB (BINANCE_COIN), XRP (RIPPLE), POL (POLYGON), MATIC (POLYGON), TRX (TRON), LTC (LITECOIN), BCH (BITCOIN_CASH), DOGE (DOGECOIN).
+             * @description The quote currency. Any letter case is read (usd is USD). Tickers are accepted for the crypto currencies: BTC (BITCOIN), XBT (BITCOIN), ETH (ETHEREUM), SOL (SOLANA), BNB (BINANCE_COIN), XRP (RIPPLE), POL (POLYGON), MATIC (POLYGON), TRX (TRON), LTC (LITECOIN), BCH (BITCOIN_CASH), DOGE (DOGECOIN).
              * @example ETHEREUM
              */
             currency: components["schemas"]["Currency"];
@@ -1620,7 +1620,7 @@ export interface components {
             /** @example jane@example.com */
             customer_email?: string;
             /**
-             * @description Calculation currency; optional when all items share one currency. Tickers are accepted for the crypto currencies: BTC (BITCOIN), XBT (BITCOIN), ETH (ETHEREUM), SOL (SOLANA), BNB (BINANCE_COIN), XRP (RIPPLE), POL (POLYGON), MATIC (POLYGON), TRX (TRON), LTC (LITECOIN), BCH (BITCOIN_CASH), DOGE (DOGECOIN).
+             * @description Calculation currency; optional when all items share one currency. Any letter case is read (usd is USD). Tickers are accepted for the crypto currencies: BTC (BITCOIN), XBT (BITCOIN), ETH (ETHEREUM), SOL (SOLANA), BNB (BINANCE_COIN), XRP (RIPPLE), POL (POLYGON), MATIC (POLYGON), TRX (TRON), LTC (LITECOIN), BCH (BITCOIN_CASH), DOGE (DOGECOIN).
              * @example USD
              */
             currency?: components["schemas"]["Currency"];
@@ -1822,7 +1822,7 @@ export interface components {
              */
             status?: ("PENDING" | "COMPLETED" | "VOIDED" | "PROCESSING" | "WAITING_FOR_CONFIRMATIONS" | "PARTIALLY_PAID")[];
             /**
-             * @description Tickers are accepted: BTC (BITCOIN), XBT (BITCOIN), ETH (ETHEREUM), SOL (SOLANA), BNB (BINANCE_COIN), XRP (RIPPLE), POL (POLYGON), MATIC (POLYGON), TRX (TRON), LTC (LITECOIN), BCH (BITCOIN_CASH), DOGE (DOGECOIN).
+             * @description Any letter case is read (usd is USD). Tickers are accepted: BTC (BITCOIN), XBT (BITCOIN), ETH (ETHEREUM), SOL (SOLANA), BNB (BINANCE_COIN), XRP (RIPPLE), POL (POLYGON), MATIC (POLYGON), TRX (TRON), LTC (LITECOIN), BCH (BITCOIN_CASH), DOGE (DOGECOIN).
              * @example [
              *       "USD",
              *       "USDT"
@@ -1886,7 +1886,7 @@ export interface components {
              */
             expand?: ("payments" | "payments.provider" | "items" | "items.product" | "items.billing_schema" | "items.payment_intent" | "calculations" | "organization" | "currency")[];
             /**
-             * @description Adds `summary`: the invoice total in this currency at current rates. Tickers are accepted for the crypto currencies: BTC (BITCOIN), XBT (BITCOIN), ETH (ETHEREUM), SOL (SOLANA), BNB (BINANCE_COIN), XRP (RIPPLE), POL (POLYGON), MATIC (POLYGON), TRX (TRON), LTC (LITECOIN), BCH (BITCOIN_CASH), DOGE (DOGECOIN).
+             * @description Adds `summary`: the invoice total in this currency at current rates. Any letter case is read (usd is USD). Tickers are accepted for the crypto currencies: BTC (BITCOIN), XBT (BITCOIN), ETH (ETHEREUM), SOL (SOLANA), BNB (BINANCE_COIN), XRP (RIPPLE), POL (POLYGON), MATIC (POLYGON), TRX (TRON), LTC (LITECOIN), BCH (BITCOIN_CASH), DOGE (DOGECOIN).
              * @example BITCOIN
              */
             currency?: components["schemas"]["Currency"];
@@ -1906,7 +1906,7 @@ export interface components {
              */
             status?: "PENDING" | "COMPLETED" | "VOIDED" | "PROCESSING" | "WAITING_FOR_CONFIRMATIONS" | "PARTIALLY_PAID";
             /**
-             * @description New invoice currency; recomputes the calculations at current rates (PENDING only). Tickers are accepted for the crypto currencies: BTC (BITCOIN), XBT (BITCOIN), ETH (ETHEREUM), SOL (SOLANA), BNB (BINANCE_COIN), XRP (RIPPLE), POL (POLYGON), MATIC (POLYGON), TRX (TRON), LTC (LITECOIN), BCH (BITCOIN_CASH), DOGE (DOGECOIN).
+             * @description New invoice currency; recomputes the calculations at current rates (PENDING only). Any letter case is read (usd is USD). Tickers are accepted for the crypto currencies: BTC (BITCOIN), XBT (BITCOIN), ETH (ETHEREUM), SOL (SOLANA), BNB (BINANCE_COIN), XRP (RIPPLE), POL (POLYGON), MATIC (POLYGON), TRX (TRON), LTC (LITECOIN), BCH (BITCOIN_CASH), DOGE (DOGECOIN).
              * @example ETHEREUM
              */
             currency?: components["schemas"]["Currency"];
@@ -2106,7 +2106,7 @@ export interface components {
              */
             status?: ("PENDING" | "COMPLETED" | "FAILED" | "CANCELLED")[];
             /**
-             * @description Tickers are accepted: BTC (BITCOIN), XBT (BITCOIN), ETH (ETHEREUM), SOL (SOLANA), BNB (BINANCE_COIN), XRP (RIPPLE), POL (POLYGON), MATIC (POLYGON), TRX (TRON), LTC (LITECOIN), BCH (BITCOIN_CASH), DOGE (DOGECOIN).
+             * @description Any letter case is read (usd is USD). Tickers are accepted: BTC (BITCOIN), XBT (BITCOIN), ETH (ETHEREUM), SOL (SOLANA), BNB (BINANCE_COIN), XRP (RIPPLE), POL (POLYGON), MATIC (POLYGON), TRX (TRON), LTC (LITECOIN), BCH (BITCOIN_CASH), DOGE (DOGECOIN).
              * @example [
              *       "USDT",
              *       "USDC"
@@ -3208,7 +3208,7 @@ export interface components {
              */
             amount?: string | number;
             /**
-             * @description Currency of `amount`; default: the invoice's currency. Tickers are accepted for the crypto currencies: BTC (BITCOIN), XBT (BITCOIN), ETH (ETHEREUM), SOL (SOLANA), BNB (BINANCE_COIN), XRP (RIPPLE), POL (POLYGON), MATIC (POLYGON), TRX (TRON), LTC (LITECOIN), BCH (BITCOIN_CASH), DOGE (DOGECOIN).
+             * @description Currency of `amount`; default: the invoice's currency. Any letter case is read (usd is USD). Tickers are accepted for the crypto currencies: BTC (BITCOIN), XBT (BITCOIN), ETH (ETHEREUM), SOL (SOLANA), BNB (BINANCE_COIN), XRP (RIPPLE), POL (POLYGON), MATIC (POLYGON), TRX (TRON), LTC (LITECOIN), BCH (BITCOIN_CASH), DOGE (DOGECOIN).
              * @example USD
              */
             currency?: components["schemas"]["Currency"];

@@ -6,6 +6,7 @@ import { Public } from '../../shared/auth/auth.decorators';
 import { AppConfig } from '../../shared/config/app-config';
 import { CURRENCIES } from '../../shared/money/currency';
 import { RateLimiter } from '../../shared/rate-limit/rate-limiter';
+import { Clock } from '../../shared/time/clock';
 import { GetPayableInvoiceQuery } from '../invoices';
 import { CheckoutAssets } from './checkout-assets';
 import { chooseLanguage, CHECKOUT_LANGUAGES } from './domain/locale';
@@ -39,6 +40,7 @@ export class CheckoutController {
     @Inject(AppConfig) private readonly config: AppConfig,
     @Inject(RateLimiter) private readonly limiter: RateLimiter,
     @Inject(CheckoutAssets) private readonly assets: CheckoutAssets,
+    @Inject(Clock) private readonly clock: Clock,
   ) {}
 
   @Get('assets/:file')
@@ -143,10 +145,13 @@ export class CheckoutController {
       res.status(404).send(renderMessagePage(shell, strings.not_found_title, strings.not_found_text));
       return;
     }
+    // The invoice's own now (its organization's test clock in test mode): the countdown runs on it.
+    const now = await this.clock.nowFor({ organizationId: invoice.organizationId, mode: invoice.mode });
     res.status(200).send(
       renderCheckoutPage({
         ...shell,
         invoiceId: invoice.id,
+        now: now.toISOString(),
         testMode: invoice.mode === 'test',
         pollMs: millis(pollMs, DEFAULT_POLL_MS, 250, 60_000),
         redirectMs: millis(redirectMs, DEFAULT_REDIRECT_MS, 0, 60_000),

@@ -1,3 +1,4 @@
+import { FaviconController } from './favicon.controller';
 import { Module } from '@nestjs/common';
 import { CheckoutAssets } from './checkout-assets';
 import { CheckoutController } from './checkout.controller';
@@ -9,7 +10,7 @@ import { CheckoutController } from './checkout.controller';
  * page itself works through the public payer API like any merchant-built checkout.
  */
 @Module({
-  controllers: [CheckoutController],
+  controllers: [CheckoutController, FaviconController],
   providers: [CheckoutAssets],
 })
 export class CheckoutModule {}

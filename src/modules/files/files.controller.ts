@@ -59,7 +59,7 @@ export class FilesController {
       CONTENT_ACCESS,
   })
   @ApiConsumes('multipart/form-data')
-  @ApiBody({ schema: UPLOAD_BODY_SCHEMA })
+  @ApiBody({ schema: UPLOAD_BODY_SCHEMA, examples: { logo: { value: { file: '(the bytes of logo.png)', name: 'logo.png' } } } })
   @ApiEnvelope({ type: UploadedFileDto, example: UPLOADED_EXAMPLE, message: 'File uploaded' })
   @ApiErrors(400, 401, 403, 413)
   async upload(@RequiredCaller() caller: CallerContext, @Req() req: Request, @Body() body: UploadFileRequestDto): Promise<EnvelopeReply<UploadedFileDto>> {

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { Public } from '../../shared/auth/auth.decorators';
 import { ApiEnvelope, ApiErrors } from '../../shared/http/api-docs';
 import { reply } from '../../shared/http/envelope';
@@ -34,6 +34,7 @@ export class AdminController {
   @Post('organizations')
   @HttpCode(201)
   @ApiOperation({ summary: 'Create an organization with a test key and a live key (shown once)' })
+  @ApiBody({ type: CreateOrganizationRequestDto, examples: { organization: { value: { name: 'Acme' } } } })
   @ApiEnvelope({
     status: 201,
     type: CreatedOrganizationDto,
@@ -53,6 +54,7 @@ export class AdminController {
   @Post('organizations/:id/keys')
   @HttpCode(201)
   @ApiOperation({ summary: 'Issue another key for an organization' })
+  @ApiBody({ type: CreateApiKeyRequestDto, examples: { read_only_test_key: { value: { mode: 'test', read_only: true } } } })
   @ApiEnvelope({
     status: 201,
     type: IssuedKeyDto,
@@ -106,6 +108,13 @@ export class AdminController {
     message: 'API key revoked',
     example: {
       revoked: [{ id: 'key_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e11', prefix: 'sk_test_Ab12Cd', organization_id: 'org_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f' }],
+    },
+  })
+  @ApiBody({
+    type: RevokeApiKeyRequestDto,
+    examples: {
+      by_prefix: { value: { key: 'sk_test_Ab12Cd', organization_id: 'org_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f' } },
+      by_key: { value: { key: 'sk_test_Ab12CdEf34GhIj56KlMn78OpQr90StUvWxYz12' } },
     },
   })
   @ApiErrors(400, 401, 404)

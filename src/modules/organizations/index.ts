@@ -5,5 +5,6 @@ export { CreateApiKeyCommand, type IssuedKey } from './commands/create-api-key/c
 export { RevokeApiKeyCommand, type RevokedKeys } from './commands/revoke-api-key/revoke-api-key.command';
 export { ListApiKeysQuery, type ApiKeyView } from './queries/list-api-keys/list-api-keys.query';
 export { CountOrganizationsQuery } from './queries/count-organizations/count-organizations.query';
+export { ListOrganizationsQuery, type OrganizationListEntry } from './queries/list-organizations/list-organizations.query';
 export { ResolveApiKeyQuery } from './queries/resolve-api-key/resolve-api-key.query';
 export { GetOrganizationProfileQuery, type OrganizationProfile } from './queries/get-organization-profile/get-organization-profile.query';

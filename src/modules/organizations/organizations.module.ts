@@ -15,6 +15,7 @@ import { OrganizationsRepository } from './persistence/organizations.repository'
 import { ListApiKeysHandler } from './queries/list-api-keys/list-api-keys.handler';
 import { ResolveApiKeyHandler } from './queries/resolve-api-key/resolve-api-key.handler';
 import { CountOrganizationsHandler } from './queries/count-organizations/count-organizations.handler';
+import { ListOrganizationsHandler } from './queries/list-organizations/list-organizations.handler';
 import { GetOrganizationProfileHandler } from './queries/get-organization-profile/get-organization-profile.handler';
 
 @Module({
@@ -30,6 +31,7 @@ import { GetOrganizationProfileHandler } from './queries/get-organization-profil
     GetOrganizationProfileHandler,
     ResolveApiKeyHandler,
     CountOrganizationsHandler,
+    ListOrganizationsHandler,
     AdminTokenGuard,
     { provide: APP_GUARD, useClass: ApiKeyGuard },
   ],

@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Authenticated, RequiredCaller } from '../../shared/auth/auth.decorators';
 import type { CallerContext } from '../../shared/auth/request-context';
 import { scopeOf } from '../../shared/auth/request-context';
@@ -59,6 +59,15 @@ export class TestHelpersController {
       "A crypto payment counts only once its confirmations reach the provider's required_confirmations. Repeating an idempotency_key reports the same payment (created once). " +
       "The Idempotency-Key header (the client's retry key) is separate from the idempotency_key field (the provider's reference): a retry with the same header replays the first response. Live keys get 403.",
   })
+  @ApiBody({
+    type: SimulatePaymentRequestDto,
+    examples: {
+      seen: {
+        value: { invoice_id: SIMULATED.invoice.id, provider_id: 'prov_ethereum_usdt', price: '25.5', confirmations: 3, idempotency_key: 'sim-0001' },
+      },
+      completed: { value: { invoice_id: SIMULATED.invoice.id, provider_id: 'prov_card_usd', price: '25.50', status: 'COMPLETED' } },
+    },
+  })
   @ApiEnvelope({ status: 201, type: SimulatedPaymentDto, example: SIMULATED, message: 'Payment recorded' })
   @ApiErrors(400, 401, 403, 404, 409)
   async simulate(@RequiredCaller() caller: CallerContext, @Body() body: SimulatePaymentRequestDto): Promise<EnvelopeReply<SimulatedPaymentDto>> {
@@ -87,6 +96,7 @@ export class TestHelpersController {
       'The invoice is recomputed in the same transaction. Live keys get 403.',
   })
   @ApiParam({ name: 'id', description: 'Payment id (payment_...)', example: SIMULATED.id })
+  @ApiBody({ type: SimulatePaymentStatusRequestDto, examples: { completed: { value: { status: 'COMPLETED' } } } })
   @ApiEnvelope({
     type: SimulatedPaymentDto,
     example: {
@@ -120,6 +130,7 @@ export class TestHelpersController {
       'Fiat payments and FAILED or CANCELLED ones: 400 (validator.confirmations). Live keys get 403.',
   })
   @ApiParam({ name: 'id', description: 'Payment id (payment_...)', example: SIMULATED.id })
+  @ApiBody({ type: SimulatePaymentConfirmationsRequestDto, examples: { confirmed: { value: { confirmations: 12 } } } })
   @ApiEnvelope({
     type: SimulatedPaymentDto,
     message: 'Payment confirmations recorded',

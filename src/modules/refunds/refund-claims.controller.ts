@@ -132,7 +132,10 @@ export class RefundClaimsController {
       'The same destination sent again answers the claim as it is; another once it is given is 400 (validator.status). 400 `claim_expired` after ' +
       'expires_at. Unknown token: 404. Anonymous rate limit: 429.',
   })
-  @ApiBody({ type: ClaimRefundRequestDto })
+  @ApiBody({
+    type: ClaimRefundRequestDto,
+    examples: { evm: { value: { provider_id: 'prov_ethereum_usdt', address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed' } } },
+  })
   @ApiEnvelope({ type: RefundClaimDto, example: CLAIM_EXAMPLE, message: 'Refund claimed' })
   @ApiErrors(400, 404, 429, 503)
   async claim(@Param('token') token: string, @Body() body: ClaimRefundRequestDto, @Req() req: Request, @Res({ passthrough: true }) res: Response) {

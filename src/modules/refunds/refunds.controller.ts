@@ -146,7 +146,10 @@ export class RefundsController {
       'unmined for REFUND_TX_GRACE_SECONDS, the refund goes back to AWAITING_PAYOUT (refund.updated) and may be canceled. Reporting the same hash ' +
       'again answers the refund as it is.',
   })
-  @ApiBody({ type: ReportRefundSentRequestDto })
+  @ApiBody({
+    type: ReportRefundSentRequestDto,
+    examples: { evm: { value: { tx_hash: '0x8f1e3c2a9b7d4e6f0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6071' } } },
+  })
   @ApiEnvelope({ type: RefundDto, example: REFUND_SENT_EXAMPLE, message: 'Refund payout reported' })
   @ApiErrors(400, 401, 403, 404)
   async sent(@RequiredCaller() caller: CallerContext, @Param('id') id: string, @Body() body: ReportRefundSentRequestDto) {

@@ -53,7 +53,21 @@ export class SubscriptionsController {
   @Authenticated({ write: true })
   @Idempotent()
   @ApiOperation({ summary: 'Start a subscription to a RECURRING billing schema', description: PERIODS_TEXT })
-  @ApiBody({ type: CreateSubscriptionRequestDto })
+  @ApiBody({
+    type: CreateSubscriptionRequestDto,
+    examples: {
+      subscription: {
+        value: {
+          product_id: SUBSCRIPTION_EXAMPLE.product_id,
+          billing_schema_id: SUBSCRIPTION_EXAMPLE.billing_schema_id,
+          customer_email: 'jane@example.com',
+          customer_name: 'Jane Doe',
+          quantity: 1,
+          metadata: { plan: 'pro' },
+        },
+      },
+    },
+  })
   @ApiEnvelope({ status: 201, type: SubscriptionResponseDto, example: SUBSCRIPTION_EXAMPLE, message: 'Subscription created' })
   @ApiErrors(400, 401, 403, 409)
   async create(@RequiredCaller() caller: CallerContext, @Body() body: CreateSubscriptionRequestDto) {
@@ -126,7 +140,11 @@ export class SubscriptionsController {
       'Canceling a CANCELED subscription is 400 (validator.status).',
   })
   @ApiParam({ name: 'id', description: 'Subscription id' })
-  @ApiBody({ type: CancelSubscriptionRequestDto, required: false })
+  @ApiBody({
+    type: CancelSubscriptionRequestDto,
+    required: false,
+    examples: { at_period_end: { value: { at_period_end: true } }, now: { value: { at_period_end: false } } },
+  })
   @ApiEnvelope({ type: SubscriptionResponseDto, example: { ...SUBSCRIPTION_EXAMPLE, cancel_at_period_end: true }, message: 'Subscription canceled' })
   @ApiErrors(400, 401, 403, 404)
   async cancel(@RequiredCaller() caller: CallerContext, @Param('id') id: string, @Body() body: CancelSubscriptionRequestDto) {
@@ -161,7 +179,14 @@ export class UsageEventsController {
     summary: "Record a usage event of a subscription's metric",
     description: `201 with the event; an id recorded before is 200 with the first record (never counted twice). ${USAGE_TEXT}`,
   })
-  @ApiBody({ type: UsageEventRequestDto })
+  @ApiBody({
+    type: UsageEventRequestDto,
+    examples: {
+      usage: {
+        value: { id: 'evt_2026_11_27_000123', subscription_id: SUBSCRIPTION_EXAMPLE.id, metric_key: 'api_calls', value: '1', timestamp: '2026-11-27 10:15:00' },
+      },
+    },
+  })
   @ApiEnvelope({ status: 201, type: UsageEventResponseDto, example: USAGE_EVENT_EXAMPLE, message: 'Usage recorded' })
   @ApiErrors(400, 401, 403)
   async record(@RequiredCaller() caller: CallerContext, @Body() body: UsageEventRequestDto) {
@@ -176,7 +201,19 @@ export class UsageEventsController {
     summary: 'Record up to 100 usage events at once',
     description: `All or none: a wrong event is 400 naming events.<i>.<field>. Ids recorded before are left as first recorded (counted in duplicates). ${USAGE_TEXT}`,
   })
-  @ApiBody({ type: UsageBatchRequestDto })
+  @ApiBody({
+    type: UsageBatchRequestDto,
+    examples: {
+      batch: {
+        value: {
+          events: [
+            { id: 'evt_2026_11_27_000124', subscription_id: SUBSCRIPTION_EXAMPLE.id, metric_key: 'api_calls', value: '3' },
+            { id: 'evt_2026_11_27_000125', subscription_id: SUBSCRIPTION_EXAMPLE.id, metric_key: 'active_users', unique_key: 'user_42' },
+          ],
+        },
+      },
+    },
+  })
   @ApiEnvelope({ type: UsageBatchResponseDto, example: { created: 1, duplicates: 0, items: [USAGE_EVENT_EXAMPLE] }, message: 'Usage recorded' })
   @ApiErrors(400, 401, 403)
   async batch(@RequiredCaller() caller: CallerContext, @Body() body: UsageBatchRequestDto) {

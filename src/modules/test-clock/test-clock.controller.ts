@@ -1,9 +1,9 @@
 import { Body, Controller, Get, HttpCode, Inject, Post } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { IsInt, Max, Min } from 'class-validator';
 import { Authenticated } from '../../shared/auth/auth.decorators';
-import { NotFoundError } from '../../shared/errors/domain-error';
+import { ForbiddenError } from '../../shared/errors/domain-error';
 import { ApiEnvelope, ApiErrors } from '../../shared/http/api-docs';
 import { EnvelopeReply, reply } from '../../shared/http/envelope';
 import { Clock, ClockScope, ControlledClock } from '../../shared/time/clock';
@@ -35,8 +35,9 @@ const EXAMPLE = { now: '2026-11-21 10:15:00', now_iso: '2026-11-21T10:15:00.123Z
 
 /**
  * Tests only: the test clock of the caller's organization, moved forward so expiry, monitoring
- * windows and the sweeper can be exercised without sleeping. Present only when the service runs with
- * CLOCK_CONTROL=true (which start-up refuses with NODE_ENV=production); otherwise 404. Test keys only
+ * windows and the sweeper can be exercised without sleeping. Works when the service runs with
+ * CLOCK_CONTROL on (the default outside production; start-up refuses it with NODE_ENV=production);
+ * otherwise 403 clock_control_disabled. Test keys only
  * (live keys: 403). It moves the caller's organization in test mode only: live data, other
  * organizations, event timestamps and webhook signatures keep real time. The offset is stored in the
  * database, so every instance sees it and it survives restarts.
@@ -50,7 +51,12 @@ export class TestClockController {
   ) {}
 
   private controlled(): ControlledClock {
-    if (!(this.clock instanceof ControlledClock)) throw new NotFoundError('route', 'not_found');
+    if (!(this.clock instanceof ControlledClock)) {
+      throw new ForbiddenError(
+        'The test clock is off on this service: CLOCK_CONTROL is false (set CLOCK_CONTROL=true to move test clocks; never with NODE_ENV=production)',
+        'clock_control_disabled',
+      );
+    }
     return this.clock;
   }
 
@@ -63,7 +69,7 @@ export class TestClockController {
   @Get()
   @HttpCode(200)
   @Authenticated({ testOnly: true })
-  @ApiOperation({ summary: "Read the test clock of the caller's organization (test keys only; only with CLOCK_CONTROL=true, else 404)" })
+  @ApiOperation({ summary: "Read the test clock of the caller's organization (test keys only; with CLOCK_CONTROL on, else 403 clock_control_disabled)" })
   @ApiEnvelope({ type: ClockStateDto, example: EXAMPLE, message: 'Clock' })
   @ApiErrors(401, 403, 404)
   async read(@RequiredCaller() caller: CallerContext): Promise<EnvelopeReply<ClockStateDto>> {
@@ -75,12 +81,16 @@ export class TestClockController {
   @HttpCode(200)
   @Authenticated({ write: true, testOnly: true })
   @ApiOperation({
-    summary: "Move the test clock of the caller's organization forward (test keys only; only with CLOCK_CONTROL=true, else 404)",
+    summary: "Move the test clock of the caller's organization forward (test keys only; with CLOCK_CONTROL on, else 403 clock_control_disabled)",
     description:
       "Moves the time of the caller's organization in test mode forward by advance_seconds; it never goes back. " +
       'Invoice timing (created_at, expires_at, expiry, the monitoring window, the sweeper), payments against those invoices and the dashboard follow it. ' +
       'Live mode, other organizations, event timestamps and webhook signatures (webhook-timestamp) always use real time. ' +
       'The offset is stored in the database: every instance sees it, and it survives restarts.',
+  })
+  @ApiBody({
+    type: AdvanceClockRequestDto,
+    examples: { fifteen_minutes: { value: { advance_seconds: 900 } }, one_month: { value: { advance_seconds: 2678400 } } },
   })
   @ApiEnvelope({ type: ClockStateDto, example: EXAMPLE, message: 'Clock moved' })
   @ApiErrors(400, 401, 403, 404)

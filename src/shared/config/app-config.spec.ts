@@ -38,3 +38,27 @@ describe('database pool size', () => {
     expect(() => loadConfig({ DB_CONNECTION_LIFETIME_SECONDS: '-1' })).toThrow(/DB_CONNECTION_LIFETIME_SECONDS/);
   });
 });
+
+describe('CLOCK_CONTROL', () => {
+  const production = { NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.test', SECRETS_KEY: Buffer.alloc(32, 3).toString('base64') };
+
+  it('is on when unset outside production (development, tests, the embedded database) and off in production', () => {
+    expect(loadConfig({}).CLOCK_CONTROL).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'development', DATABASE_URL: 'postgres://db/app' }).CLOCK_CONTROL).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'test' }).CLOCK_CONTROL).toBe(true);
+    expect(loadConfig(production).CLOCK_CONTROL).toBe(false);
+  });
+
+  it('follows an explicit value, and refuses true in production', () => {
+    expect(loadConfig({ CLOCK_CONTROL: 'false' }).CLOCK_CONTROL).toBe(false);
+    expect(loadConfig({ CLOCK_CONTROL: 'true' }).CLOCK_CONTROL).toBe(true);
+    expect(loadConfig({ ...production, CLOCK_CONTROL: 'false' }).CLOCK_CONTROL).toBe(false);
+    expect(() => loadConfig({ ...production, CLOCK_CONTROL: 'true' })).toThrow(/CLOCK_CONTROL=true is for tests/);
+  });
+
+  it('reads as on or off in the start-up warning', () => {
+    expect(loadConfig({}).relaxations).toContain('CLOCK_CONTROL on (test clocks can be moved: POST /test_helpers/clock)');
+    expect(loadConfig({ CLOCK_CONTROL: 'false' }).relaxations).toContain('CLOCK_CONTROL off (set CLOCK_CONTROL=true to move test clocks)');
+    expect(loadConfig({ CLOCK_CONTROL: 'false' }).relaxations.join('; ')).not.toMatch(/allowed/);
+  });
+});

@@ -254,7 +254,11 @@ export class AppConfig {
   @Max(600_000)
   HTTP_KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
-  /** Tests only: per-organization test-mode clocks that POST /test_helpers/clock moves forward. Refused when NODE_ENV=production. */
+  /**
+   * Per-organization test-mode clocks that POST /test_helpers/clock moves forward. Unset: on outside
+   * production (development, tests, the embedded database) and off with NODE_ENV=production, where
+   * `true` is refused. Off, the clock calls answer 403 clock_control_disabled.
+   */
   @Transform(toBool)
   @IsBoolean()
   CLOCK_CONTROL = false;
@@ -312,7 +316,11 @@ export class AppConfig {
   get relaxations(): string[] {
     if (this.isProduction) return [];
     const out = ['plain HTTP accepted (no https_required)'];
-    out.push(this.CLOCK_CONTROL ? 'CLOCK_CONTROL on (the test clock can be moved)' : 'CLOCK_CONTROL allowed');
+    out.push(
+      this.CLOCK_CONTROL
+        ? 'CLOCK_CONTROL on (test clocks can be moved: POST /test_helpers/clock)'
+        : 'CLOCK_CONTROL off (set CLOCK_CONTROL=true to move test clocks)',
+    );
     if (!this.PUBLIC_BASE_URL) out.push('PUBLIC_BASE_URL optional (URLs from loopback Host headers)');
     if (!this.METRICS_TOKEN) out.push('/metrics open without METRICS_TOKEN');
     if (this.usesDevelopmentSecretsKey) out.push('secrets at rest sealed with the public development key (SECRETS_KEY unset)');
@@ -359,6 +367,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, purpose: 'servi
     if (env[name] !== undefined && env[name] !== '') raw[name] = env[name];
   }
   const config = plainToInstance(AppConfig, raw);
+  // CLOCK_CONTROL unset: on outside production, off in production.
+  if (raw.CLOCK_CONTROL === undefined) config.CLOCK_CONTROL = config.NODE_ENV !== 'production';
   const errors = validateSync(config, { whitelist: false });
   if (errors.length) {
     const lines = errors.map((e) => `  ${e.property}=${JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`);

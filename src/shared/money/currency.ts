@@ -96,7 +96,13 @@ export const CURRENCY_TICKERS: Readonly<Record<string, Currency>> = {
   DOGE: 'DOGECOIN',
 };
 
-/** A request's currency name with a ticker replaced by the currency it names; anything else as it came. */
+/**
+ * A request's currency name in its canonical form: any letter case (`usd` is `USD`, `btc` is `BITCOIN`),
+ * a ticker replaced by the currency it names; anything else as it came.
+ */
 export function canonicalCurrency(value: unknown): unknown {
-  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(CURRENCY_TICKERS, value) ? CURRENCY_TICKERS[value] : value;
+  if (typeof value !== 'string') return value;
+  const upper = value.toUpperCase();
+  if (Object.prototype.hasOwnProperty.call(CURRENCY_TICKERS, upper)) return CURRENCY_TICKERS[upper];
+  return isCurrency(upper) ? upper : value;
 }

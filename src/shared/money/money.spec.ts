@@ -1,4 +1,5 @@
 import { amountProblem, convert, fromDb, InvalidAmountError, MONEY_SCALE, parseAmount, renderAmount, roundMoney, sumAmounts } from './money';
+import { canonicalCurrency } from './currency';
 
 const zeros = (n: number) => '0'.repeat(n);
 
@@ -104,5 +105,21 @@ describe('roundMoney and convert (half-up at the 30th fractional digit)', () => 
   it('sums exactly', () => {
     expect(renderAmount(sumAmounts(['0.1', '0.2', `0.${zeros(29)}1`].map(parseAmount)))).toBe(`0.3${zeros(28)}1`);
     expect(renderAmount(sumAmounts([]))).toBe(`0.${zeros(30)}`);
+  });
+});
+
+describe('canonicalCurrency', () => {
+  it.each([
+    ['USD', 'USD'],
+    ['usd', 'USD'],
+    ['Eur', 'EUR'],
+    ['usdc_native', 'USDC_NATIVE'],
+    ['BTC', 'BITCOIN'],
+    ['btc', 'BITCOIN'],
+    ['bitcoin', 'BITCOIN'],
+    ['usdx', 'usdx'],
+    [42, 42],
+  ])('reads %p as %p', (input, expected) => {
+    expect(canonicalCurrency(input)).toBe(expected);
   });
 });

@@ -76,7 +76,9 @@ const TICKERS_NOTE = Object.entries(CURRENCY_TICKERS)
 const CURRENCY_MESSAGE = `$property must be one of ${CURRENCIES.join(', ')}; these tickers are read as the currency they name: ${TICKERS_NOTE}`;
 
 export function CurrencyField(doc: FieldDoc = {}): PropertyDecorator {
-  const description = [doc.description, `Tickers are accepted for the crypto currencies: ${TICKERS_NOTE}.`].filter(Boolean).join('. ');
+  const description = [doc.description, `Any letter case is read (usd is USD). Tickers are accepted for the crypto currencies: ${TICKERS_NOTE}.`]
+    .filter(Boolean)
+    .join('. ');
   const api = { enum: CURRENCIES, enumName: 'Currency', description, example: doc.example ?? 'USD' };
   return applyDecorators(
     Transform(({ value }: { value: unknown }) => canonicalCurrency(value)),
@@ -88,7 +90,12 @@ export function CurrencyField(doc: FieldDoc = {}): PropertyDecorator {
 /** An optional list filter of currencies (tickers read as in CurrencyField). */
 export function CurrencyListField(example: string[]): PropertyDecorator {
   return applyDecorators(
-    ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: [...CURRENCIES] }, example, description: `Tickers are accepted: ${TICKERS_NOTE}.` }),
+    ApiPropertyOptional({
+      type: 'array',
+      items: { type: 'string', enum: [...CURRENCIES] },
+      example,
+      description: `Any letter case is read (usd is USD). Tickers are accepted: ${TICKERS_NOTE}.`,
+    }),
     Transform(({ value }: { value: unknown }) => (Array.isArray(value) ? value.map(canonicalCurrency) : value)),
     IsOptional(),
     IsIn(CURRENCIES, { each: true, message: `$property values must be among ${CURRENCIES.join(', ')}` }),

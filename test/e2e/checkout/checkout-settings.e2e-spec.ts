@@ -91,6 +91,26 @@ describe('hosted checkout page: settings and expiry (own service)', () => {
     await page.close();
   });
 
+  it("counts down on the organization's moved test clock, not on the browser's", async () => {
+    const invoiceId = expectSuccess<{ id: string }>(
+      await merchant.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'EUR', price: '12' }], expires_in_minutes: 240 }),
+      201,
+    ).id;
+    // Three of its four hours pass on the test clock: one hour is left, whatever the browser's clock says.
+    expectSuccess(await merchant.post('/test_helpers/clock', { advance_seconds: 3 * 3600 }));
+    const { page, problems } = await openPage(browser, `${publicBase}/checkout/${invoiceId}?poll_ms=300`);
+    await see(page.locator('#status')).toHaveAttribute('data-state', 'waiting');
+    await see(page.locator('#countdown')).toContainText(/^Time left to pay: 59:[0-5]\d$/);
+    const first = await page.locator('#countdown').innerText();
+    // It goes on counting down, once a second.
+    await new Promise((r) => setTimeout(r, 2_100));
+    const later = await page.locator('#countdown').innerText();
+    expect(later).toMatch(/^Time left to pay: (59|58):[0-5]\d$/);
+    expect(later).not.toBe(first);
+    expect(problems.errors).toEqual([]);
+    await page.close();
+  });
+
   it('is off with PUBLIC_PAYER_ACCESS=false (a 404 page for every id) and answers over the anonymous budget with a 429 page', async () => {
     const port = await freePort();
     const pgServer = process.env.TEST_PG_SERVER_URL;

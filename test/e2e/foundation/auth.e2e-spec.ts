@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { admin, Api, anonymous } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { createKey, createOrg } from '../../support/factories';
@@ -11,6 +12,23 @@ describe('API keys', () => {
       expect(data.key_prefix).toBe(org.testKey.slice(0, 14));
       expect(data.created_at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
     }
+  });
+
+  it('accepts the key as the user of HTTP Basic auth (curl -u sk_test_...:)', async () => {
+    const org = await createOrg('Acme basic');
+    const basic = (userPass: string) => `Basic ${Buffer.from(userPass).toString('base64')}`;
+    expect(expectSuccess(await org.test.get('/auth/debug_token', { authorization: basic(`${org.testKey}:`) }))).toMatchObject({
+      organization_id: org.id,
+      mode: 'test',
+    });
+    expect(expectSuccess(await org.test.get('/auth/debug_token', { authorization: basic(`${org.liveKey}:`) }))).toMatchObject({
+      organization_id: org.id,
+      mode: 'live',
+    });
+    // As curl sends it.
+    const curl = spawnSync('curl', ['-s', '-u', `${org.testKey}:`, `${org.test.base}/auth/debug_token`], { encoding: 'utf8' });
+    expect(JSON.parse(curl.stdout).data).toMatchObject({ organization_id: org.id, mode: 'test' });
+    expectError(await org.test.get('/auth/debug_token', { authorization: basic(`sk_test_${'A'.repeat(40)}:`) }), 401, { code: 'invalid_api_key' });
   });
 
   it('rejects a missing, malformed or unknown key with 401', async () => {

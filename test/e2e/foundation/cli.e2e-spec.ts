@@ -137,4 +137,33 @@ describe('operator CLI', () => {
     expect(res.stderr).toContain('Unknown command "org:explode"');
     expect(res.stderr).toContain('org:create --name NAME');
   });
+
+  it('prints its usage for --help (and -h, help) on stdout, with success', async () => {
+    for (const flag of ['--help', '-h', 'help']) {
+      const res = await cli(flag);
+      expect([flag, res.code]).toEqual([flag, 0]);
+      expect(res.stdout).toContain('Usage: npm run --silent cli -- <command> [options]');
+      expect(res.stdout).toContain('org:list');
+      expect(res.stdout).toContain('key:list --org ORG_ID');
+      expect(res.stderr).not.toContain('Unknown command');
+    }
+  });
+
+  it('org:list lists organizations as JSON, with their active keys counted and no key shown', async () => {
+    const org = await cliJson('org:create', '--name', 'Listed Co');
+    await cliJson('key:create', '--org', org.organization_id, '--mode', 'live', '--read-only');
+    await cliJson('key:revoke', '--key', org.test_key);
+    const res = await cli('org:list');
+    expect(res.code).toBe(0);
+    const list = JSON.parse(res.stdout) as Array<Record<string, unknown>>;
+    const entry = list.find((o) => o.organization_id === org.organization_id);
+    expect(entry).toEqual({
+      organization_id: org.organization_id,
+      name: 'Listed Co',
+      created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
+      active_test_keys: 0,
+      active_live_keys: 2,
+    });
+    expect(res.stdout).not.toMatch(/sk_(test|live)_/);
+  });
 });

@@ -27,6 +27,26 @@ describe('currency tickers in requests', () => {
     expect(list.items.map((i: { id: string }) => i.id)).toEqual([id]);
   });
 
+  it('reads currency codes in any letter case, and answers with the canonical code', async () => {
+    const org = await createOrg();
+    const id = await createInvoice(org.test, { items: [intent('12.5', 'usd')], currency: 'Usdt' });
+    const invoice = await readInvoice(org.test, id, { expand: ['items'] });
+    expect(invoice.currency).toBe('USDT');
+    expect(invoice.items[0].currency).toBe('USD');
+    expect((await readInvoice(org.test, id, { currency: 'eur' })).summary.currency).toBe('EUR');
+    const quote = expectSuccess(await org.test.post('/pay/quote', { currency: 'btc', items: [intent('1', 'eth')] }));
+    expect(quote.currency).toBe('BITCOIN');
+    const list = expectSuccess(await org.test.post('/invoices/list', { currency: ['usdt'] }));
+    expect(list.items.map((i: { id: string }) => i.id)).toEqual([id]);
+    const product = expectSuccess(
+      await org.test.post('/products', { name: 'Lowercase', schemas: [{ name: 'Once', type: 'ONE_TIME', currency: 'usdc', base_price: '5' }] }),
+    );
+    const read = expectSuccess(await org.test.get(`/products/${product.id}`));
+    expect(read.schemas[0].currency).toBe('USDC');
+    // An unknown code in lowercase is still refused.
+    expectError(await org.test.post('/invoices/create', { items: [intent('1', 'usdx')] }), 400, { field: 'items.0.currency' });
+  });
+
   it('answers an unknown currency with every accepted value and the tickers', async () => {
     const org = await createOrg();
     const body = expectError(await org.test.post('/invoices/create', { items: [intent('1', 'BTCX')] }), 400, { field: 'items.0.currency' });

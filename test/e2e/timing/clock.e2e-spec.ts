@@ -3,17 +3,59 @@ import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { createOrg } from '../../support/factories';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
-import { MAIN, ROOT, startServer } from '../../support/server';
+import { ADMIN_TOKEN, MAIN, ROOT, startServer } from '../../support/server';
 import { Webhook } from 'standardwebhooks';
 import { WebhookReceiver } from '../../support/webhook-receiver';
 import { advance, clockNow, databaseOf, parseTime, readInvoice, storedState, waitFor } from './timing-helpers';
 
 describe('test clock (CLOCK_CONTROL)', () => {
-  it('is not there on a service without CLOCK_CONTROL (404 even for a test key)', async () => {
+  it('answers 403 clock_control_disabled naming the setting on a service with CLOCK_CONTROL=false (even for a test key)', async () => {
     const { test } = await createOrg();
-    expectError(await test.get('/test_helpers/clock'), 404);
-    expectError(await test.post('/test_helpers/clock', { advance_seconds: 60 }), 404);
+    for (const res of [await test.get('/test_helpers/clock'), await test.post('/test_helpers/clock', { advance_seconds: 60 })]) {
+      const body = expectError(res, 403, { code: 'clock_control_disabled' });
+      expect(body.error).toMatch(/CLOCK_CONTROL/);
+      expect(body.error).toMatch(/CLOCK_CONTROL=true/);
+    }
   });
+
+  it('is on by default outside production (NODE_ENV=development, CLOCK_CONTROL unset), and start-up says so', async () => {
+    const service = await startIsolatedService({ NODE_ENV: 'development', CLOCK_CONTROL: undefined });
+    try {
+      const org = await service.createOrg();
+      expect(expectSuccess(await org.test.post('/test_helpers/clock', { advance_seconds: 60 })).offset_seconds).toBeGreaterThanOrEqual(60);
+      expect(service.server.output()).toContain('CLOCK_CONTROL on (test clocks can be moved');
+    } finally {
+      await service.stop();
+    }
+  }, 90_000);
+
+  it('says CLOCK_CONTROL off at start-up when it is set to false outside production', async () => {
+    const service = await startIsolatedService({ NODE_ENV: 'development', CLOCK_CONTROL: 'false' });
+    try {
+      expect(service.server.output()).toContain('CLOCK_CONTROL off (set CLOCK_CONTROL=true to move test clocks)');
+      expect(service.server.output()).not.toContain('CLOCK_CONTROL allowed');
+    } finally {
+      await service.stop();
+    }
+  }, 90_000);
+
+  it('is off by default in production (CLOCK_CONTROL unset): 403 clock_control_disabled', async () => {
+    const production = { NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.test', SECRETS_KEY: Buffer.alloc(32, 7).toString('base64') };
+    const service = await startIsolatedService({ ...production, CLOCK_CONTROL: undefined });
+    try {
+      const viaProxy = { 'x-forwarded-proto': 'https' };
+      const created = await new Api(null, service.server.baseUrl).post(
+        '/admin/organizations',
+        { name: 'Live shop' },
+        { headers: { ...viaProxy, 'x-admin-token': ADMIN_TOKEN } },
+      );
+      const test = new Api(expectSuccess(created, 201).test_key, service.server.baseUrl);
+      const body = expectError(await test.post('/test_helpers/clock', { advance_seconds: 60 }, { headers: viaProxy }), 403, { code: 'clock_control_disabled' });
+      expect(body.error).toMatch(/CLOCK_CONTROL/);
+    } finally {
+      await service.stop();
+    }
+  }, 90_000);
 
   it('refuses to start with CLOCK_CONTROL=true and NODE_ENV=production', async () => {
     const child = spawn(process.execPath, [MAIN], {

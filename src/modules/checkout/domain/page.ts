@@ -35,6 +35,8 @@ export interface Shell {
 
 export interface CheckoutShell extends Shell {
   invoiceId: string;
+  /** Now for the invoice's organization and mode (ISO 8601): a moved test clock included. */
+  now: string;
   testMode: boolean;
   pollMs: number;
   redirectMs: number;
@@ -77,7 +79,7 @@ export function renderCheckoutPage(shell: CheckoutShell): string {
   const e = escapeHtml;
   return `${head(shell, t.title, true)}
 <body>
-${shell.testMode ? `<div class="test-banner" role="note"><strong>TEST MODE</strong> <span>${e(t.test_mode)}</span></div>\n` : ''}<main id="checkout" class="checkout" data-invoice-id="${e(shell.invoiceId)}" data-api-base="${e(shell.base)}" data-lang="${shell.lang}" data-poll-ms="${shell.pollMs}" data-redirect-ms="${shell.redirectMs}" data-test-mode="${shell.testMode}" aria-busy="true">
+${shell.testMode ? `<div class="test-banner" role="note"><strong>TEST MODE</strong> <span>${e(t.test_mode)}</span></div>\n` : ''}<main id="checkout" class="checkout" data-invoice-id="${e(shell.invoiceId)}" data-api-base="${e(shell.base)}" data-lang="${shell.lang}" data-poll-ms="${shell.pollMs}" data-redirect-ms="${shell.redirectMs}" data-test-mode="${shell.testMode}" data-now="${e(shell.now)}" aria-busy="true">
 <header class="merchant">
 <img id="merchant-logo" class="merchant-logo" alt="" width="48" height="48" hidden>
 <div class="merchant-text"><p class="eyebrow">${e(t.pay_to)}</p><h1 id="merchant-name" class="merchant-name">${e(t.loading)}</h1></div>

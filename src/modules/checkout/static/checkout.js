@@ -24,6 +24,8 @@ const cfg = {
   pollMs: Number(root.dataset.pollMs) || 4000,
   redirectMs: Number(root.dataset.redirectMs ?? 5000),
   testMode: root.dataset.testMode === 'true',
+  /** How far the invoice's clock (the server's now for its organization: a moved test clock) is ahead of this browser's. */
+  clockOffsetMs: Number.isFinite(Date.parse(root.dataset.now)) ? Date.parse(root.dataset.now) - Date.now() : 0,
 };
 const $ = (id) => document.getElementById(id);
 const EXPAND = ['items', 'items.product', 'calculations', 'organization', 'payments'];
@@ -840,6 +842,11 @@ function scheduleRedirect(inv) {
   state.redirectTimer = setTimeout(() => window.location.assign(url), cfg.redirectMs);
 }
 
+/** Now on the invoice's clock: the browser's time, set to the server's now for the invoice when the page was served. */
+function invoiceNow() {
+  return Date.now() + cfg.clockOffsetMs;
+}
+
 function renderCountdown() {
   const el = $('countdown');
   const inv = state.invoice;
@@ -848,7 +855,7 @@ function renderCountdown() {
     el.hidden = true;
     return;
   }
-  const left = Math.max(0, Math.floor((ends.getTime() - Date.now()) / 1000));
+  const left = Math.max(0, Math.floor((ends.getTime() - invoiceNow()) / 1000));
   const hours = Math.floor(left / 3600);
   const mm = String(Math.floor((left % 3600) / 60)).padStart(2, '0');
   const ss = String(left % 60).padStart(2, '0');
@@ -923,7 +930,7 @@ async function start() {
     const ends = parseTime(state.invoice.expires_at);
     renderCountdown();
     // At expiry the next poll brings the EXPIRED substatus; ask now rather than wait.
-    if (ends && state.invoice.status === 'PENDING' && !state.expired && Date.now() >= ends.getTime() && !state.expiryAsked) {
+    if (ends && state.invoice.status === 'PENDING' && !state.expired && invoiceNow() >= ends.getTime() && !state.expiryAsked) {
       state.expiryAsked = true;
       clearTimeout(state.pollTimer);
       poll();

@@ -22,6 +22,9 @@ describe('api keys', () => {
     ['sk_test_x', 'sk_test_x'],
     ['Bearer sk_test_x', 'sk_test_x'],
     ['bearer   sk_live_y ', 'sk_live_y'],
+    [`Basic ${Buffer.from('sk_test_x:').toString('base64')}`, 'sk_test_x'],
+    [`basic ${Buffer.from(':sk_live_y').toString('base64')}`, 'sk_live_y'],
+    [`Basic ${Buffer.from('sk_test_z').toString('base64')}`, 'sk_test_z'],
   ])('reads the key from Authorization %p', (header, expected) => {
     expect(keyFromAuthorization(header)).toBe(expected);
   });

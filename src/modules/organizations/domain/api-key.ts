@@ -31,10 +31,22 @@ export function modeOfKey(key: string): Mode | null {
   return match ? (match[1] as Mode) : null;
 }
 
-/** Reads the Authorization header: the bare key or `Bearer <key>`. */
+/**
+ * Reads the Authorization header: the bare key, `Bearer <key>`, or HTTP Basic with the key as the user
+ * and an empty password (`curl -u sk_test_...:`; a key as the password with an empty user is read too).
+ */
 export function keyFromAuthorization(header: string | undefined): string | null {
   if (!header) return null;
   const trimmed = header.trim();
   const match = /^Bearer\s+(\S+)$/i.exec(trimmed);
-  return match ? match[1] : trimmed;
+  if (match) return match[1];
+  const basic = /^Basic\s+([A-Za-z0-9+/]+={0,2})$/i.exec(trimmed);
+  if (basic) {
+    const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    const user = colon < 0 ? decoded : decoded.slice(0, colon);
+    const password = colon < 0 ? '' : decoded.slice(colon + 1);
+    return (user || password).trim();
+  }
+  return trimmed;
 }

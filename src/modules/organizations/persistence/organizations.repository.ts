@@ -69,6 +69,18 @@ export class OrganizationsRepository {
     };
   }
 
+  /** Every organization, oldest first, with its count of active keys per mode (no key material). */
+  async listOrganizations(m: EntityManager): Promise<Array<{ id: string; name: string; createdAt: Date; activeTestKeys: number; activeLiveKeys: number }>> {
+    const rows: Array<{ id: string; name: string; created_at: Date; test_keys: string; live_keys: string }> = await m.query(
+      `SELECT o.id, o.name, o.created_at,
+              count(k.id) FILTER (WHERE k.mode = 'test' AND k.revoked_at IS NULL) AS test_keys,
+              count(k.id) FILTER (WHERE k.mode = 'live' AND k.revoked_at IS NULL) AS live_keys
+         FROM organizations o LEFT JOIN api_keys k ON k.organization_id = o.id
+        GROUP BY o.id ORDER BY o.created_at, o.id`,
+    );
+    return rows.map((r) => ({ id: r.id, name: r.name, createdAt: r.created_at, activeTestKeys: Number(r.test_keys), activeLiveKeys: Number(r.live_keys) }));
+  }
+
   async countOrganizations(m: EntityManager): Promise<number> {
     return m.count(OrganizationRecord);
   }
