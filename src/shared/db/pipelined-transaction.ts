@@ -1,6 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Writable } from 'node:stream';
-import { Logger } from '@nestjs/common';
 import type { Pool, PoolClient, QueryResult } from 'pg';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import { statementName } from './prepared';
@@ -84,7 +83,15 @@ const openTransactions = new AsyncLocalStorage<OpenTransaction>();
 /** Pools whose `connect` is watched. */
 const watched = new WeakSet<Pool>();
 
-const borrowLogger = new Logger('Transactions');
+/**
+ * Where a nested borrow is reported (the transaction runner points it at its logger); this file stays
+ * free of Nest, so tests load it on its own.
+ */
+let reportNestedBorrow: (entry: Record<string, unknown>) => void = () => undefined;
+
+export function onNestedBorrow(report: (entry: Record<string, unknown>) => void): void {
+  reportNestedBorrow = report;
+}
 
 /**
  * Connections borrowed from the pool by work that already holds one for its own open transaction
@@ -111,7 +118,7 @@ function watchBorrows(target: Pool): void {
       const waits = target.idleCount === 0 && target.totalCount >= max;
       nestedBorrows.total++;
       if (waits) nestedBorrows.waited++;
-      borrowLogger.warn({
+      reportNestedBorrow({
         msg: "a second database connection was borrowed inside an open transaction; pass the transaction's manager instead",
         event: 'nested_pool_borrow',
         waits,

@@ -3,7 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { EventOutbox } from '../events/outbox';
 import { idempotencyScope } from '../idempotency/idempotency-scope';
-import { inTransaction, poolManager, writeBehind } from './pipelined-transaction';
+import { inTransaction, onNestedBorrow, poolManager, writeBehind } from './pipelined-transaction';
 import { setPreparedStatements } from './prepared';
 
 /**
@@ -21,6 +21,7 @@ export class TransactionRunner {
     @Inject(EventOutbox) private readonly outbox: EventOutbox,
   ) {
     setPreparedStatements(config.DB_PREPARED_STATEMENTS);
+    onNestedBorrow((entry) => this.logger.warn(entry));
     this.reads = poolManager(dataSource);
   }
 

@@ -39,7 +39,6 @@ const CASES: Array<[string, Body, string]> = [
   ['schema name blank', productBody({ schemas: [recurringSchema({ name: ' ' })] }), 'schemas.0.name'],
   ['currency unknown', withSchema({ currency: 'XYZ' }), 'schemas.0.currency'],
   ['currency missing', schemaWithout('currency'), 'schemas.0.currency'],
-  ['currency lower case', withSchema({ currency: 'usd' }), 'schemas.0.currency'],
   ['type unknown', withSchema({ type: 'WEEKLY' }), 'schemas.0.type'],
   ['type missing', schemaWithout('type'), 'schemas.0.type'],
   ['RECURRING without interval_type', schemaWithout('interval_type'), 'schemas.0.interval_type'],
@@ -120,5 +119,14 @@ describe('Products: validation', () => {
   it('answers 400 to a malformed body', async () => {
     const res = await org.test.request('POST', '/products', { rawBody: '{"name": "x", ', headers: { 'content-type': 'application/json' } });
     expectError(res, 400);
+  });
+
+  // A currency code in lower case is read as the code it spells (it was a 400 before codes were read
+  // in any letter case); the product keeps the canonical code.
+  it('takes a lower-case currency code and stores the canonical one', async () => {
+    const other = await createOrg();
+    const id = expectSuccess(await other.test.post('/products', withSchema({ currency: 'usd' }))).id;
+    const product = expectSuccess(await other.test.get(`/products/${id}`));
+    expect(product.schemas.map((schema: any) => schema.currency)).toEqual(['USD']);
   });
 });

@@ -2,6 +2,7 @@ import { expectError, expectSuccess } from '../../support/envelope';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
 import { D, r30 } from '../../support/money';
 import { withClient } from '../../support/pg';
+import { linesWith } from '../../support/server';
 import { freshAccount, writeChainsFile } from '../rails/rails-helpers';
 import { readSubscription, recurringProduct } from '../subscriptions/subscription-helpers';
 import { fakeExchange, FakeExchange, waitFor } from './rate-source-helpers';
@@ -124,9 +125,13 @@ describe('the live rates guard wherever a live price is fixed', () => {
       await payable.live.post('/subscriptions', { product_id: plan.productId, billing_schema_id: plan.schemaId, customer_email: 'live@example.com' }),
       201,
     );
-    // Several passes: still due, no invoice
+    // Several passes: the period is recorded and the subscription moves on, but its invoice is not
+    // issued; each pass's attempt is refused for the stale rate and logged.
     await new Promise((r) => setTimeout(r, 3000));
-    expect(await readSubscription(payable.live, subscription.id)).toMatchObject({ latest_invoice_id: null, next_invoice_at: subscription.next_invoice_at });
+    expect(await readSubscription(payable.live, subscription.id)).toMatchObject({ latest_invoice_id: null });
+    const refused = linesWith(service.server, '"subscription_invoice_failed"').filter((line) => line.includes(subscription.id));
+    expect(refused.length).toBeGreaterThanOrEqual(2);
+    expect(refused.every((line) => line.includes('rates'))).toBe(true);
 
     source.behaviour = 'answer';
     await etherAt('3200');
