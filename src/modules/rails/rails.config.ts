@@ -62,7 +62,7 @@ export function loadRailsConfig(env: NodeJS.ProcessEnv, adapters: readonly RailA
     throw new ConfigError(`Invalid configuration:\n  CHAINS_FILE=${JSON.stringify(file)}: ${reason}`);
   }
   try {
-    return new RailsConfig(parseChainsConfig(raw, adapters), file, watcher.enabled, watcher.lockRetryMs, watcher.chainIdCheckMs);
+    return new RailsConfig(parseChainsConfig(raw, adapters, env), file, watcher.enabled, watcher.lockRetryMs, watcher.chainIdCheckMs);
   } catch (e) {
     if (!(e instanceof ChainsConfigError)) throw e;
     const lines = e.message.split('\n').map((line) => `  CHAINS_FILE ${line}`);
