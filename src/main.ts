@@ -9,7 +9,7 @@ import { createCliContext, createHttpApp, resolveDatabase, ResolvedDatabase, run
 import { mountDocs } from './docs';
 import { CountOrganizationsQuery, CreateOrganizationCommand } from './modules/organizations';
 import { loadWebhooksConfig, SealStoredSecretsCommand } from './modules/webhooks';
-import { SealWalletKeysCommand } from './modules/rails';
+import { checkLiveRails, SealWalletKeysCommand } from './modules/rails';
 import { AppConfig, ConfigError, loadConfig } from './shared/config/app-config';
 import { HttpDrain } from './shared/http/graceful-shutdown';
 import { createRootLogger } from './shared/logging/logger';
@@ -312,8 +312,19 @@ async function main(): Promise<void> {
   loadInvoicesConfig(process.env);
   loadWebhooksConfig(process.env);
   loadAnalyticsConfig(process.env);
+  const rails = checkLiveRails(process.env, config.isProduction);
   const logger = createRootLogger(config.LOG_LEVEL, { buffered: true });
   if (cluster.isPrimary) warnOutsideProduction(config, logger);
+  if (rails && cluster.isPrimary) {
+    if (rails.refuse) {
+      // Said at error level and on stderr, then the process ends with code 1 once the log line is out.
+      logger.error({ event: 'no_live_rails', fix: 'docs/going-live.md' }, rails.message);
+      process.stderr.write(`${rails.message}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    logger.warn({ event: 'no_live_rails', allow_no_live_rails: true }, rails.message);
+  }
   if (config.WEB_CONCURRENCY > 1 && cluster.isPrimary) await runPrimary(config, logger);
   else {
     if (cluster.isPrimary) applyHeapSettings();

@@ -84,6 +84,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     RATE_LIMIT_ANONYMOUS: '100000',
     RATE_LIMIT_AUTH_FAILURES: '100000',
     ADMIN_AUTH_FAILURES: '100000',
+    // Production refuses to start with no live network in CHAINS_FILE; tests that start production
+    // without chains say it is meant (test/e2e/foundation/live-rails-check checks the refusal itself).
+    ALLOW_NO_LIVE_RAILS: 'true',
   };
   for (const [name, value] of Object.entries(options.env ?? {})) {
     if (value === undefined) delete env[name];

@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/shared/config/app-config';
 import { loadFilesConfig } from '../../src/modules/files/files.config';
 import { parseChainsConfig } from '../../src/modules/rails/domain/chains-config';
 import { railAdapters } from '../../src/modules/rails/rail-adapters';
+import { liveRailsFinding, loadRailsConfig } from '../../src/modules/rails/rails.config';
 import { PROVIDER_CATALOG } from '../../src/modules/providers/domain/catalog';
 import { Compose, environmentOf, interpolate, isApp, loadCompose, OPERATOR_ENV, Service } from './compose-file';
 import { knownVariables, ROOT } from './env-scan';
@@ -359,6 +360,24 @@ describe('docker-compose.yml', () => {
       const mount = ((app.volumes ?? []) as string[]).map((v) => v.split(':')).find(([, target]) => target === env.CHAINS_FILE);
       expect([name, mount?.[0]]).toEqual([name, './deploy/chains.json']);
       expect(() => parseChainsConfig(JSON.parse(readRepoFile('deploy/chains.json')!), railAdapters(PROVIDER_CATALOG))).not.toThrow();
+    }
+  });
+
+  it('refuses to start the replicas with the shipped chains file (no live network) unless the operator sets ALLOW_NO_LIVE_RAILS=true', () => {
+    for (const [name, app] of Object.entries(loadCompose().services).filter(([, s]) => isApp(s))) {
+      const mounts = ((app.volumes ?? []) as string[]).map((v) => v.split(':'));
+      const envAs = (operator: Record<string, string>) => {
+        const env: Record<string, string> = {};
+        for (const [variable, value] of Object.entries(environmentOf(app))) if (value !== null) env[variable] = interpolate(value, operator);
+        const mount = mounts.find(([source, target]) => target === env.CHAINS_FILE && source.startsWith('./'));
+        if (mount) env.CHAINS_FILE = join(ROOT, mount[0]);
+        return env;
+      };
+      const adapters = railAdapters(PROVIDER_CATALOG);
+      const refused = liveRailsFinding(loadRailsConfig(envAs(OPERATOR_ENV), adapters), true);
+      expect([name, refused?.refuse, refused?.message]).toEqual([name, true, expect.stringContaining('live mode can take no payment')]);
+      const optedOut = liveRailsFinding(loadRailsConfig(envAs({ ...OPERATOR_ENV, ALLOW_NO_LIVE_RAILS: 'true' }), adapters), true);
+      expect([name, optedOut?.refuse]).toEqual([name, false]);
     }
   });
 

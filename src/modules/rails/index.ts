@@ -1,5 +1,8 @@
 // The rails module's public surface: other modules and the composition root import only this file.
 export { RailsModule } from './rails.module';
+// Read by the composition root at start: refuses production without a live network unless opted out.
+export { checkLiveRails } from './rail-registry';
+export type { LiveRailsFinding } from './rails.config';
 export { ChainWatchers } from './watcher/chain-watchers';
 export { SealWalletKeysCommand } from './commands/seal-wallet-keys/seal-wallet-keys.command';
 export { RegisterWalletCommand } from './commands/register-wallet/register-wallet.command';

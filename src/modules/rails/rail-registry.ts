@@ -3,10 +3,19 @@ import { networkOf, type NetworkConfig, type RailMode } from './domain/chains-co
 import type { ChainFamily, ChainFollower, RailAdapter, RailKeys, RailRoute } from './domain/payment-rail';
 import { PROVIDER_CATALOG } from '../providers';
 import { railAdapters } from './rail-adapters';
-import { RailsConfig } from './rails.config';
+import { liveRailsFinding, type LiveRailsFinding, loadRailsConfig, RailsConfig } from './rails.config';
 
 /** The registered adapters, with the provider catalog's token contracts. */
 export const RAIL_ADAPTERS: readonly RailAdapter[] = railAdapters(PROVIDER_CATALOG);
+
+/**
+ * The start-up check of the rails' settings (read now, as the module will read them): in production,
+ * what to say when live mode could take no payment (liveRailsFinding), else null. A bad CHAINS_FILE
+ * throws its ConfigError here.
+ */
+export function checkLiveRails(env: NodeJS.ProcessEnv, production: boolean): LiveRailsFinding | null {
+  return liveRailsFinding(loadRailsConfig(env, RAIL_ADAPTERS), production);
+}
 
 /** The chain families POST /wallets accepts. */
 export const CHAIN_FAMILIES: readonly ChainFamily[] = RAIL_ADAPTERS.map((a) => a.family);

@@ -19,13 +19,45 @@ export class RailsConfig {
     readonly lockRetryMs = 2000,
     /** CHAIN_ID_CHECK_SECONDS: how often each network's node is asked its chain id (eth_chainId), in ms; also asked at start. */
     readonly chainIdCheckMs = 300_000,
+    /** ALLOW_NO_LIVE_RAILS=true: start in production even though no live network is configured (live mode then takes no payment). */
+    readonly allowNoLiveRails = false,
   ) {}
+
+  /** The live networks CHAINS_FILE names (none without the file). */
+  get liveNetworks(): string[] {
+    return (this.chains?.networks ?? []).filter((n) => n.mode === 'live').map((n) => n.network);
+  }
+}
+
+/** What the start-up check says when live mode could take no payment. */
+export interface LiveRailsFinding {
+  /** True: the service must not start (no opt-out). */
+  refuse: boolean;
+  message: string;
+}
+
+/**
+ * In production, a service whose CHAINS_FILE names no live network offers live invoices no crypto
+ * method, so nothing could be paid: that is refused at start unless ALLOW_NO_LIVE_RAILS=true says it
+ * is meant (then it is still said, as a warning). Outside production, and with a live network, null.
+ */
+export function liveRailsFinding(config: RailsConfig, production: boolean): LiveRailsFinding | null {
+  if (!production || config.liveNetworks.length) return null;
+  const where = config.file ? `CHAINS_FILE (${config.file}) names no network in its "live" section` : 'CHAINS_FILE is not set';
+  const fix = 'add your nodes to the "live" section of CHAINS_FILE and register a receiving wallet per network (docs/going-live.md)';
+  return config.allowNoLiveRails
+    ? { refuse: false, message: `live mode can take no payment: ${where}; starting anyway because ALLOW_NO_LIVE_RAILS=true. To take payments, ${fix}.` }
+    : {
+        refuse: true,
+        message: `live mode can take no payment: ${where}, so no payment method can be offered to live invoices. Not starting: ${fix}, or set ALLOW_NO_LIVE_RAILS=true to start without live payments.`,
+      };
 }
 
 interface WatcherSettings {
   enabled: boolean;
   lockRetryMs: number;
   chainIdCheckMs: number;
+  allowNoLiveRails: boolean;
 }
 
 /** A whole number setting within bounds, or a ConfigError naming it. */
@@ -42,7 +74,11 @@ function watcherSettings(env: NodeJS.ProcessEnv): WatcherSettings {
   const enabledText = (env.CHAIN_WATCHER ?? 'true').trim().toLowerCase();
   if (!['true', 'false', '1', '0', ''].includes(enabledText))
     throw new ConfigError(`Invalid configuration:\n  CHAIN_WATCHER=${JSON.stringify(env.CHAIN_WATCHER)}: must be true or false`);
+  const allowText = (env.ALLOW_NO_LIVE_RAILS ?? 'false').trim().toLowerCase();
+  if (!['true', 'false', '1', '0', ''].includes(allowText))
+    throw new ConfigError(`Invalid configuration:\n  ALLOW_NO_LIVE_RAILS=${JSON.stringify(env.ALLOW_NO_LIVE_RAILS)}: must be true or false`);
   return {
+    allowNoLiveRails: allowText === 'true' || allowText === '1',
     enabled: enabledText !== 'false' && enabledText !== '0',
     lockRetryMs: wholeNumber('CHAIN_LOCK_RETRY_MS', env.CHAIN_LOCK_RETRY_MS, 2000, 100, 60_000, 'milliseconds'),
     chainIdCheckMs: wholeNumber('CHAIN_ID_CHECK_SECONDS', env.CHAIN_ID_CHECK_SECONDS, 300, 1, 86_400, 'seconds') * 1000,
@@ -53,7 +89,7 @@ function watcherSettings(env: NodeJS.ProcessEnv): WatcherSettings {
 export function loadRailsConfig(env: NodeJS.ProcessEnv, adapters: readonly RailAdapter[]): RailsConfig {
   const watcher = watcherSettings(env);
   const file = env.CHAINS_FILE?.trim();
-  if (!file) return new RailsConfig(null, null, watcher.enabled, watcher.lockRetryMs, watcher.chainIdCheckMs);
+  if (!file) return new RailsConfig(null, null, watcher.enabled, watcher.lockRetryMs, watcher.chainIdCheckMs, watcher.allowNoLiveRails);
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
@@ -62,7 +98,7 @@ export function loadRailsConfig(env: NodeJS.ProcessEnv, adapters: readonly RailA
     throw new ConfigError(`Invalid configuration:\n  CHAINS_FILE=${JSON.stringify(file)}: ${reason}`);
   }
   try {
-    return new RailsConfig(parseChainsConfig(raw, adapters), file, watcher.enabled, watcher.lockRetryMs, watcher.chainIdCheckMs);
+    return new RailsConfig(parseChainsConfig(raw, adapters, env), file, watcher.enabled, watcher.lockRetryMs, watcher.chainIdCheckMs, watcher.allowNoLiveRails);
   } catch (e) {
     if (!(e instanceof ChainsConfigError)) throw e;
     const lines = e.message.split('\n').map((line) => `  CHAINS_FILE ${line}`);

@@ -38,7 +38,10 @@ describe('the replicas of docker-compose.yml', () => {
     const started = await Promise.allSettled(
       apps.map(([, app]) => {
         const env: Record<string, string | undefined> = { LOG_LEVEL: 'info', ADMIN_API_TOKEN: undefined };
-        for (const [name, value] of Object.entries(environmentOf(app))) if (value !== null) env[name] = interpolate(value, OPERATOR_ENV);
+        // deploy/chains.json ships with no live network, which production refuses unless the operator opts out
+        // (test/tooling/compose.spec.ts checks that refusal): this operator tries the file before going live.
+        const operator = { ...OPERATOR_ENV, ALLOW_NO_LIVE_RAILS: 'true' };
+        for (const [name, value] of Object.entries(environmentOf(app))) if (value !== null) env[name] = interpolate(value, operator);
         // A file the container sees through a bind mount of this repository (CHAINS_FILE) is read where it lies here.
         for (const volume of (app.volumes ?? []) as string[]) {
           const [source, target] = volume.split(':');

@@ -84,12 +84,43 @@ export function commonFields(
   };
 }
 
+/** What `${NAME}` references are read from: the process environment, or a test's map. */
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+const REFERENCE = /\$\{([^}]*)\}/g;
+const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Replaces each `${NAME}` in an `rpc_url` with the environment's value, so a node's credentials or a
+ * hosted node's API key stay out of the file. An unset or empty variable, a malformed reference or an
+ * unclosed `${` is a problem naming the field and the variable; no message ever carries the expanded URL
+ * (nor the value). A `$` not followed by `{` is kept as written.
+ */
+export function expandReferences(text: string, env: Environment, path: string, problems: string[]): string {
+  const before = problems.length;
+  const expanded = text.replace(REFERENCE, (whole, name: string) => {
+    if (!VARIABLE_NAME.test(name)) {
+      problems.push(`${path}: \${${name}} is not a valid environment variable reference (expected \${NAME}, letters, digits and _)`);
+      return whole;
+    }
+    const value = env[name];
+    if (value === undefined || value === '') {
+      problems.push(`${path}: environment variable ${name} is not set (referenced as \${${name}})`);
+      return whole;
+    }
+    return value;
+  });
+  if (problems.length === before && text.replace(REFERENCE, '').includes('${')) problems.push(`${path}: a \${ reference is not closed with }`);
+  return expanded;
+}
+
 /**
  * Checks the parsed CHAINS_FILE and fills the defaults. Each network's section is checked by the
- * adapter of its family (`adapters`, the registry's list). Every problem names its field
- * (`test.ethereum.chain_id`); all problems are reported at once.
+ * adapter of its family (`adapters`, the registry's list), after its `rpc_url`'s `${NAME}` references
+ * are replaced from `env`. Every problem names its field (`test.ethereum.chain_id`); all problems are
+ * reported at once.
  */
-export function parseChainsConfig(raw: unknown, adapters: readonly RailAdapter[]): ChainsConfig {
+export function parseChainsConfig(raw: unknown, adapters: readonly RailAdapter[], env: Environment = {}): ChainsConfig {
   const problems: string[] = [];
   const networks: NetworkConfig[] = [];
   const bySlug = new Map(adapters.flatMap((a) => a.networks.map((n) => [n, a] as const)));
@@ -116,7 +147,10 @@ export function parseChainsConfig(raw: unknown, adapters: readonly RailAdapter[]
         problems.push(`${path}: must be an object with rpc_url`);
         continue;
       }
-      const config = adapter.parseSection({ mode, network: slug, value, path }, problems);
+      const before = problems.length;
+      const fields = typeof value.rpc_url === 'string' ? { ...value, rpc_url: expandReferences(value.rpc_url, env, `${path}.rpc_url`, problems) } : value;
+      if (problems.length > before) continue;
+      const config = adapter.parseSection({ mode, network: slug, value: fields, path }, problems);
       if (config) networks.push(config);
     }
   }
