@@ -57,7 +57,9 @@ export class UtxoKeys implements RailKeys {
     private readonly network: UtxoNetwork,
     private readonly chain: UtxoChain,
   ) {
-    this.params = network.chains[chain];
+    const params = network.chains[chain];
+    if (!params) throw new Error(`${network.name} has no ${chain} chain`);
+    this.params = params;
   }
 
   checkAccountKey(text: string): AccountKeyCheck {

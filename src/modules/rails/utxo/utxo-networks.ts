@@ -1,11 +1,13 @@
 /**
  * The UTXO networks this adapter serves (the network slugs of the provider ids), and each one's
- * parameters on its three chains (`main`, `test`, `regtest`, as a Bitcoin Core-compatible node's
- * getblockchaininfo names them): address versions, the bech32 prefix where the coin has segwit, the
+ * parameters on its chains (`main`, `test`, `regtest`, and for Bitcoin the public test chains `testnet4` and
+ * `signet`, as a Bitcoin Core-compatible node's getblockchaininfo names them): address versions, the bech32 prefix where the coin has segwit, the
  * cashaddr prefix for Bitcoin Cash, the BIP21 URI scheme, and the extended key versions its wallets export.
  */
-export type UtxoChain = 'main' | 'test' | 'regtest';
-export const UTXO_CHAINS: readonly UtxoChain[] = ['main', 'test', 'regtest'];
+export type UtxoChain = 'main' | 'test' | 'testnet4' | 'signet' | 'regtest';
+export const UTXO_CHAINS: readonly UtxoChain[] = ['main', 'test', 'testnet4', 'signet', 'regtest'];
+/** The chains every coin has; `testnet4` and `signet` are Bitcoin's alone. */
+type EveryCoinChain = 'main' | 'test' | 'regtest';
 
 /** The address a key's receive chain gives: P2PKH, P2WPKH, or P2WPKH inside P2SH. */
 export type AddressType = 'p2pkh' | 'p2wpkh' | 'p2sh-p2wpkh';
@@ -37,7 +39,7 @@ export interface UtxoNetwork {
   provider: string;
   /** BIP21 URI scheme. */
   scheme: string;
-  chains: Readonly<Record<UtxoChain, ChainParams>>;
+  chains: Readonly<Record<EveryCoinChain, ChainParams> & Partial<Record<UtxoChain, ChainParams>>>;
   /** The public key versions its wallets export (private ones are recognized only to be refused). */
   keyVersions: readonly KeyVersion[];
   /** Blocks the watcher keeps checking for reorgs by default. */
@@ -84,6 +86,9 @@ export const UTXO_NETWORKS: Readonly<Record<string, UtxoNetwork>> = {
       main: { pubKeyHash: 0x00, scriptHash: 0x05, bech32: 'bc', cashaddr: null },
       test: { pubKeyHash: 0x6f, scriptHash: 0xc4, bech32: 'tb', cashaddr: null },
       regtest: { pubKeyHash: 0x6f, scriptHash: 0xc4, bech32: 'bcrt', cashaddr: null },
+      // The public test chains take the testnet versions and the `tb` prefix, as testnet does.
+      testnet4: { pubKeyHash: 0x6f, scriptHash: 0xc4, bech32: 'tb', cashaddr: null },
+      signet: { pubKeyHash: 0x6f, scriptHash: 0xc4, bech32: 'tb', cashaddr: null },
     },
     keyVersions: BITCOIN_KEYS,
     finalityDepth: 6,
@@ -147,5 +152,8 @@ export const ALL_KEY_VERSIONS: ReadonlyMap<number, { key: KeyVersion; coins: str
   return all;
 })();
 
-/** The kind of key a chain takes: mainnet keys on `main`, testnet keys on `test` and `regtest`. */
+/** The kind of key a chain takes: mainnet keys on `main`, testnet keys on every test chain. */
 export const keyNetOf = (chain: UtxoChain): 'main' | 'test' => (chain === 'main' ? 'main' : 'test');
+
+/** The chains a network has, in the order UTXO_CHAINS names them. */
+export const chainsOf = (network: UtxoNetwork): UtxoChain[] => UTXO_CHAINS.filter((chain) => network.chains[chain] !== undefined);
