@@ -352,6 +352,8 @@ async function main(): Promise<void> {
     const serviceEnv: Record<string, string> = {
       ...(process.env as Record<string, string>),
       NODE_ENV: 'production',
+      // The bench measures the API without chains: production would refuse to start with no live rail.
+      ALLOW_NO_LIVE_RAILS: 'true',
       PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
       SECRETS_KEY: BENCH_SECRETS_KEY,
       DATABASE_URL: databaseUrl,

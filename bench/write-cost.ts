@@ -93,6 +93,7 @@ async function main(): Promise<void> {
       env: {
         ...process.env,
         NODE_ENV: 'production',
+        ALLOW_NO_LIVE_RAILS: 'true',
         PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
         SECRETS_KEY,
         DATABASE_URL: databaseUrl,
