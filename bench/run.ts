@@ -81,7 +81,12 @@ const curveOnly = flag('curve-only');
 const curveSeconds = Number(opt('curve-seconds', quick ? '4' : '10'));
 /** The one-organization concurrency curve: create and payment record at these connections, service against the minimal floor. */
 const CURVE = [1, 4, 16, 64];
-const log = (line: string) => process.stderr.write(`${line}\n`);
+/** What the run is doing: the last progress line, named in the JSON line if the run fails there. */
+let phase = 'starting';
+const log = (line: string) => {
+  phase = line.trim();
+  process.stderr.write(`${line}\n`);
+};
 
 interface Row {
   name: string;
@@ -239,14 +244,30 @@ const POOL_RATE_CAP = 4_000;
 /** A load run; with `pool`, its bodies are the pool's next unused ones (and the pool moves past those it sent). */
 type RunSpec = LoadSpec & { pool?: BodyPool };
 
+/**
+ * A load run, tried a second time when its load process fails (a transient socket or process error must
+ * not throw away a run of many minutes); a second failure ends the run, naming its phase.
+ */
 async function runLoad(spec: RunSpec): Promise<LoadResult> {
+  try {
+    return await runLoadOnce(spec);
+  } catch (e) {
+    process.stderr.write(`  load run failed (${(e as Error).message}); trying it once more\n`);
+    return runLoadOnce(spec);
+  }
+}
+
+async function runLoadOnce(spec: RunSpec): Promise<LoadResult> {
   const { pool, ...load } = spec;
   if (!pool) return runLoadProcess(load);
   const wanted = Math.ceil(POOL_RATE_CAP * load.durationSeconds * Math.max(1, load.connections / 16));
   const bodies = pool.bodies.slice(pool.next, pool.next + wanted);
   if (bodies.length < wanted) log(`  only ${bodies.length} unused bodies left for a run that may send ${wanted}: some will repeat`);
+  // A failed run may have sent any of its bodies: the pool moves past all of them before the result is known.
+  const next = pool.next;
+  pool.next += bodies.length;
   const result = await runLoadProcess({ ...load, bodies: (bodies.length ? bodies : pool.bodies).map((b) => JSON.stringify(b)) });
-  pool.next += Math.min(result.requests, bodies.length);
+  pool.next = next + Math.min(result.requests, bodies.length);
   return result;
 }
 
@@ -266,8 +287,13 @@ function runLoadProcess(spec: LoadSpec): Promise<LoadResult> {
     });
     child.on('exit', (code) => {
       if (arg.startsWith('@')) rmSync(arg.slice(1), { force: true });
-      if (code !== 0) reject(new Error(`load process exited with ${code}`));
-      else resolve(JSON.parse(out.trim().split('\n').pop() ?? '{}') as LoadResult);
+      if (code !== 0) return reject(new Error(`load process exited with ${code}`));
+      const last = out.trim().split('\n').pop() ?? '';
+      try {
+        resolve(JSON.parse(last) as LoadResult);
+      } catch {
+        reject(new Error(`load process ended without its result line (last output: ${JSON.stringify(last.slice(0, 200))})`));
+      }
     });
   });
 }
@@ -936,6 +962,7 @@ async function main(): Promise<void> {
       }),
     ];
     const summary = {
+      ok: true,
       create_rps: round(create.rps),
       create_floor_rps: round(rows[0].floor!.rps),
       create_ratio: round(create.rps / rows[0].floor!.rps, 2),
@@ -1061,5 +1088,8 @@ main()
   .then(() => process.exit(0))
   .catch((e) => {
     process.stderr.write(`${(e as Error).stack ?? e}\n`);
+    // A failed run still ends with its JSON line, saying where and why, so a caller never reads half a result.
+    const failure = { ok: false, failed_phase: phase, error: (e as Error).message ?? String(e) };
+    process.stdout.write(`${JSON.stringify(failure)}\n`);
     process.exit(1);
   });
