@@ -43,7 +43,7 @@ export class LocalChain {
   readonly test: TestClient;
   private process: ChildProcess | null = null;
   private output = '';
-  private readonly chain: typeof foundry;
+  private readonly chain: Omit<typeof foundry, 'id'> & { id: number };
 
   private constructor(
     readonly port: number,
