@@ -117,7 +117,13 @@ export class LocalChain {
   /** Deploys the 6-decimal test token from account #0 and gives accounts #1 to #9 a million tokens each; returns its address. */
   async deployToken(symbol = 'USDT'): Promise<Address> {
     const { abi, bytecode } = testToken();
-    const hash = await this.wallet(0).deployContract({ abi, bytecode, args: [`Test ${symbol}`, symbol, 10n ** 15n], account: this.account(0), chain: this.chain });
+    const hash = await this.wallet(0).deployContract({
+      abi,
+      bytecode,
+      args: [`Test ${symbol}`, symbol, 10n ** 15n],
+      account: this.account(0),
+      chain: this.chain,
+    });
     const receipt = await this.public.waitForTransactionReceipt({ hash });
     if (!receipt.contractAddress) throw new Error('token deployment made no contract');
     for (let i = 1; i <= 9; i++) await this.receipt(await this.sendToken(receipt.contractAddress, 0, this.account(i).address, 10n ** 12n));
