@@ -15,10 +15,8 @@ import { Compose, environmentOf, interpolate, isApp, loadCompose, OPERATOR_ENV }
 import { addressAt, accountKey } from '../rails/rails-helpers';
 import { fakeExchange, FakeExchange } from '../rates/rate-source-helpers';
 
-const MARKER = '<!-- going-live-rehearsal -->';
-
 /** The shell blocks of docs/going-live.md marked for the rehearsal, in order, as written. */
-export function rehearsalBlocks(guide: string): string[] {
+function rehearsalBlocks(guide: string): string[] {
   return [...guide.matchAll(/<!-- going-live-rehearsal -->\n```bash\n([\s\S]*?)\n```/g)].map((m) => m[1]);
 }
 
@@ -58,7 +56,7 @@ function withOverride(base: Compose, override: Compose | null): Compose {
 const LTC_REGTEST = { bech32: 'rltc', pubKeyHash: 0x6f, scriptHash: 0x3a, wif: 0xef };
 /** A Litecoin testnet account key m/84'/1'/0' as a wallet exports it (vpub: native segwit). */
 const LTC_ACCOUNT = HDKey.fromMasterSeed(randomBytes(32), { public: 0x045f1cf6, private: 0x045f18bc }).derive("m/84'/1'/0'");
-const LTC_FIRST_ADDRESS = btc.p2wpkh(LTC_ACCOUNT.deriveChild(0).deriveChild(0).publicKey!, LTC_REGTEST).address!;
+const LTC_FIRST_ADDRESS = btc.p2wpkh(LTC_ACCOUNT.deriveChild(0).deriveChild(0).publicKey!, LTC_REGTEST).address;
 /** The test and live EVM wallets: two accounts of the test mnemonic (kept apart, as the guide advises). */
 const EVM_TEST_ACCOUNT = 1;
 const EVM_LIVE_ACCOUNT = 2;
@@ -113,6 +111,7 @@ describe('docs/going-live.md: the rehearsal in test mode, then live, run as writ
     let rates: FakeExchange;
     let receiver: WebhookReceiver;
     let miner: NodeJS.Timeout | undefined;
+    let mined: Promise<unknown> = Promise.resolve();
     let replica: RunningServer | undefined;
     const replicaOutputs: string[] = [];
 
@@ -122,18 +121,14 @@ describe('docs/going-live.md: the rehearsal in test mode, then live, run as writ
       rates = await fakeExchange(() => ({ taken_at: new Date().toISOString(), rates: RATES }));
       receiver = await WebhookReceiver.start();
       // Blocks keep coming, as on the public networks, so payments get their confirmations.
-      let mining = false;
       miner = setInterval(() => {
-        if (mining) return;
-        mining = true;
-        void Promise.all([sepolia.mine(1), mainnet.mine(1), litecoin.mine(1)])
-          .catch(() => undefined)
-          .finally(() => (mining = false));
+        mined = mined.then(() => Promise.all([sepolia.mine(1), mainnet.mine(1), litecoin.mine(1)]).catch(() => undefined));
       }, 1000);
     }, 180_000);
 
     afterAll(async () => {
       if (miner) clearInterval(miner);
+      await mined;
       await replica?.stop();
       await Promise.all([sepolia?.stop(), mainnet?.stop(), litecoin?.stop(), rates?.close(), receiver?.stop()]);
       if (pgServer && databaseUrl) await dropDatabase(pgServer, databaseUrl);
@@ -169,8 +164,8 @@ describe('docs/going-live.md: the rehearsal in test mode, then live, run as writ
         SEPOLIA_RPC_URL: sepolia.rpcUrl,
         LTC_TESTNET_RPC_URL: litecoin.rpcUrl,
         ETH_RPC_URL: mainnet.rpcUrl,
-        EVM_TEST_XPUB: accountKey(EVM_TEST_ACCOUNT).publicExtendedKey!,
-        EVM_LIVE_XPUB: accountKey(EVM_LIVE_ACCOUNT).publicExtendedKey!,
+        EVM_TEST_XPUB: accountKey(EVM_TEST_ACCOUNT).publicExtendedKey,
+        EVM_LIVE_XPUB: accountKey(EVM_LIVE_ACCOUNT).publicExtendedKey,
         LTC_TEST_XPUB: LTC_ACCOUNT.publicExtendedKey,
         HOOK_URL: receiver.url('/hooks'),
         RATE_SOURCES: `${rates.url}/rates.json`,
