@@ -30,32 +30,37 @@ const TRANSFER_ABI = parseAbi([
   'function balanceOf(address) view returns (uint256)',
   'function decimals() view returns (uint8)',
 ]);
-const CHAIN = { ...foundry, id: CHAIN_ID };
 
 /**
  * A real Hardhat Network node (`hardhat node` from the npm package) on a free loopback port, for one
  * test file: funded accounts m/44'/60'/0'/0/i of the test mnemonic, one block per transaction unless
  * automine is turned off. `stop()` ends it; `restart()` starts a fresh node on the same port (an
- * outage as a watcher sees it; the chain starts again from block 0).
+ * outage as a watcher sees it; the chain starts again from block 0). Its chain id is 31337 unless
+ * started with another (`{ chainId: 11155111 }` answers as Sepolia does, to follow a guide written for it).
  */
 export class LocalChain {
   readonly public: PublicClient;
   readonly test: TestClient;
   private process: ChildProcess | null = null;
   private output = '';
+  private readonly chain: Omit<typeof foundry, 'id'> & { id: number };
 
-  private constructor(readonly port: number) {
+  private constructor(
+    readonly port: number,
+    readonly chainId = CHAIN_ID,
+  ) {
+    this.chain = { ...foundry, id: chainId };
     const transport = http(this.rpcUrl, { retryCount: 0 });
-    this.public = createPublicClient({ chain: CHAIN, transport });
-    this.test = createTestClient({ chain: CHAIN, mode: 'hardhat', transport });
+    this.public = createPublicClient({ chain: this.chain, transport });
+    this.test = createTestClient({ chain: this.chain, mode: 'hardhat', transport });
   }
 
   get rpcUrl(): string {
     return `http://127.0.0.1:${this.port}`;
   }
 
-  static async start(): Promise<LocalChain> {
-    const chain = new LocalChain(await freePort());
+  static async start(options: { chainId?: number } = {}): Promise<LocalChain> {
+    const chain = new LocalChain(await freePort(), options.chainId);
     await chain.launch();
     return chain;
   }
@@ -64,7 +69,7 @@ export class LocalChain {
     this.output = '';
     const child = spawn(process.execPath, [HARDHAT_CLI, 'node', '--config', CONFIG, '--hostname', '127.0.0.1', '--port', String(this.port)], {
       cwd: ROOT,
-      env: { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true' },
+      env: { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true', HARDHAT_CHAIN_ID: String(this.chainId) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout?.on('data', (d) => (this.output = (this.output + d).slice(-20_000)));
@@ -106,13 +111,19 @@ export class LocalChain {
   }
 
   wallet(i: number): WalletClient {
-    return createWalletClient({ chain: CHAIN, account: this.account(i), transport: http(this.rpcUrl, { retryCount: 0 }) });
+    return createWalletClient({ chain: this.chain, account: this.account(i), transport: http(this.rpcUrl, { retryCount: 0 }) });
   }
 
   /** Deploys the 6-decimal test token from account #0 and gives accounts #1 to #9 a million tokens each; returns its address. */
   async deployToken(symbol = 'USDT'): Promise<Address> {
     const { abi, bytecode } = testToken();
-    const hash = await this.wallet(0).deployContract({ abi, bytecode, args: [`Test ${symbol}`, symbol, 10n ** 15n], account: this.account(0), chain: CHAIN });
+    const hash = await this.wallet(0).deployContract({
+      abi,
+      bytecode,
+      args: [`Test ${symbol}`, symbol, 10n ** 15n],
+      account: this.account(0),
+      chain: this.chain,
+    });
     const receipt = await this.public.waitForTransactionReceipt({ hash });
     if (!receipt.contractAddress) throw new Error('token deployment made no contract');
     for (let i = 1; i <= 9; i++) await this.receipt(await this.sendToken(receipt.contractAddress, 0, this.account(i).address, 10n ** 12n));
@@ -127,7 +138,7 @@ export class LocalChain {
       functionName: 'transfer',
       args: [to as Address, units],
       account: this.account(from),
-      chain: CHAIN,
+      chain: this.chain,
     });
   }
 
@@ -140,7 +151,7 @@ export class LocalChain {
     const nonce = await this.public.getTransactionCount({ address: account.address, blockTag: 'pending' });
     return account.signTransaction({
       type: 'eip1559',
-      chainId: CHAIN_ID,
+      chainId: this.chainId,
       to: token,
       data: encodeFunctionData({ abi: TRANSFER_ABI, functionName: 'transfer', args: [to as Address, units] }),
       nonce,
@@ -162,13 +173,13 @@ export class LocalChain {
       functionName: 'transferMany',
       args: [to as Address[], units],
       account: this.account(from),
-      chain: CHAIN,
+      chain: this.chain,
     });
   }
 
   /** Sends `wei` of the chain's coin from account #from to `to`. */
   async sendNative(from: number, to: string, wei: bigint): Promise<Hash> {
-    return this.wallet(from).sendTransaction({ to: to as Address, value: wei, account: this.account(from), chain: CHAIN });
+    return this.wallet(from).sendTransaction({ to: to as Address, value: wei, account: this.account(from), chain: this.chain });
   }
 
   async tokenBalance(token: Address, of: string): Promise<bigint> {

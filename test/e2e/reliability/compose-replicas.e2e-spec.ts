@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createDatabase, dropDatabase, withClient } from '../../support/pg';
-import { linesWith, ROOT, RunningServer, startServer } from '../../support/server';
-import { environmentOf, interpolate, isApp, loadCompose, OPERATOR_ENV } from '../../tooling/compose-file';
+import { linesWith, ROOT, runUntilExit, RunningServer, startServer } from '../../support/server';
+import { environmentOf, interpolate, isApp, loadCompose, OPERATOR_ENV, Service } from '../../tooling/compose-file';
 import { embeddedUrl } from '../../support/embedded';
 
 const run = promisify(execFile);
@@ -20,6 +20,18 @@ const pgServer = process.env.TEST_PG_SERVER_URL;
  * per process without it, which these checks do not touch). Without a PostgreSQL server the database
  * is an embedded one served (and migrated) by a third process, as in rolling-restart.e2e-spec.ts.
  */
+/** A replica's environment as compose gives it, from the operator's values; a bind-mounted file of this repository (CHAINS_FILE) read where it lies here. */
+function replicaEnv(app: Service, operator: Record<string, string>): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = { LOG_LEVEL: 'info', ADMIN_API_TOKEN: undefined };
+  for (const [name, value] of Object.entries(environmentOf(app))) if (value !== null) env[name] = interpolate(value, operator);
+  for (const volume of (app.volumes ?? []) as string[]) {
+    const [source, target] = volume.split(':');
+    if (!source.startsWith('./')) continue;
+    for (const [name, value] of Object.entries(env)) if (value === target) env[name] = join(ROOT, source);
+  }
+  return env;
+}
+
 describe('the replicas of docker-compose.yml', () => {
   const compose = loadCompose();
   const apps = Object.entries(compose.services).filter(([, s]) => isApp(s));
@@ -37,17 +49,9 @@ describe('the replicas of docker-compose.yml', () => {
     // Both at once, as compose starts them once the database is healthy.
     const started = await Promise.allSettled(
       apps.map(([, app]) => {
-        const env: Record<string, string | undefined> = { LOG_LEVEL: 'info', ADMIN_API_TOKEN: undefined };
         // deploy/chains.json ships with no live network, which production refuses unless the operator opts out
-        // (test/tooling/compose.spec.ts checks that refusal): this operator tries the file before going live.
-        const operator = { ...OPERATOR_ENV, ALLOW_NO_LIVE_RAILS: 'true' };
-        for (const [name, value] of Object.entries(environmentOf(app))) if (value !== null) env[name] = interpolate(value, operator);
-        // A file the container sees through a bind mount of this repository (CHAINS_FILE) is read where it lies here.
-        for (const volume of (app.volumes ?? []) as string[]) {
-          const [source, target] = volume.split(':');
-          if (!source.startsWith('./')) continue;
-          for (const [name, value] of Object.entries(env)) if (value === target) env[name] = join(ROOT, source);
-        }
+        // (the last test below checks that refusal): this operator tries the file before going live.
+        const env = replicaEnv(app, { ...OPERATOR_ENV, ALLOW_NO_LIVE_RAILS: 'true' });
         // PORT is the free port startServer picks; the rest is what a container would differ in.
         delete env.PORT;
         return startServer({ databaseUrl, env: { ...env, DATABASE_URL: undefined, REDIS_URL: undefined, HOST: '127.0.0.1' } });
@@ -89,6 +93,27 @@ describe('the replicas of docker-compose.yml', () => {
     for (const replica of replicas) {
       await expect(run(process.execPath, test.slice(2), { env: { PATH: process.env.PATH, PORT: String(replica.port) } })).resolves.toBeDefined();
     }
+  });
+
+  it('refuse to start with deploy/chains.json as shipped when the operator does not opt out, saying what to do', async () => {
+    // As an operator who runs `docker compose up -d` before adding a live network: ALLOW_NO_LIVE_RAILS is not set.
+    const env = replicaEnv(apps[0][1], OPERATOR_ENV);
+    expect([env.NODE_ENV, env.ALLOW_NO_LIVE_RAILS, env.CHAINS_FILE]).toEqual(['production', 'false', join(ROOT, 'deploy', 'chains.json')]);
+    const shipped = JSON.parse(readFileSync(join(ROOT, 'deploy', 'chains.json'), 'utf8')) as { live?: object };
+    expect(Object.keys(shipped.live ?? {})).toEqual([]);
+    const defined = Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+    const { code, output } = await runUntilExit({ ...defined, ADMIN_API_TOKEN: '', PORT: '0', HOST: '127.0.0.1', REDIS_URL: '' });
+    expect(code).toBe(1);
+    const refusal = output
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { level: number; event?: string; msg: string })
+      .find((line) => line.event === 'no_live_rails');
+    expect(refusal?.level).toBe(50);
+    expect(refusal?.msg).toContain(`CHAINS_FILE (${join(ROOT, 'deploy', 'chains.json')}) names no network in its "live" section`);
+    expect(refusal?.msg).toContain('docs/going-live.md');
+    expect(refusal?.msg).toContain('ALLOW_NO_LIVE_RAILS=true');
+    expect(output).not.toContain('listening');
   });
 
   it('refuse plain HTTP elsewhere, and believe X-Forwarded-Proto only from the proxy address (not from loopback)', async () => {
