@@ -8,7 +8,7 @@ import type { Scope } from '../../../shared/auth/request-context';
 import { TransactionRunner } from '../../../shared/db/transaction-runner';
 import { EventOutbox } from '../../../shared/events/outbox';
 import { Clock } from '../../../shared/time/clock';
-import { Metrics } from '../../health';
+import { MetricsRegistry } from '../../../shared/metrics/metrics-registry';
 import { InvoicesConfig } from '../../invoices';
 import { unmatchedTransferView } from '../dto/unmatched.views';
 import { ChainStateRepository } from '../persistence/chain-state.repository';
@@ -49,7 +49,7 @@ export class ChainWatchers implements OnModuleDestroy, OnApplicationBootstrap {
     @Inject(Clock) private readonly clock: Clock,
     @Inject(ChainNodes) private readonly nodes: ChainNodes,
     @Inject(AppConfig) private readonly app: AppConfig,
-    @Inject(Metrics) metrics: Metrics,
+    @Inject(MetricsRegistry) metrics: MetricsRegistry,
   ) {
     this.head = new Gauge({
       name: 'chain_head_block',

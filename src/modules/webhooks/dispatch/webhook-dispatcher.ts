@@ -12,7 +12,7 @@ import { renderEvent } from '../../../shared/events/event-payload';
 import { EventOutbox } from '../../../shared/events/outbox';
 import { newId, OrgId } from '../../../shared/ids/ids';
 import { Clock } from '../../../shared/time/clock';
-import { Metrics } from '../../health';
+import { MetricsRegistry } from '../../../shared/metrics/metrics-registry';
 import { renderEndpoint } from '../domain/endpoint-view';
 import { maxAttempts, nextRetryDelayMs, parseRetrySchedule } from '../domain/retry-schedule';
 import { ClaimedDelivery, WebhookDeliveriesRepository } from '../persistence/webhook-deliveries.repository';
@@ -56,7 +56,7 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
     @Inject(EventOutbox) private readonly outbox: EventOutbox,
     @Inject(Clock) private readonly clock: Clock,
     @Inject(AppConfig) private readonly app: AppConfig,
-    @Inject(Metrics) metrics: Metrics,
+    @Inject(MetricsRegistry) metrics: MetricsRegistry,
   ) {
     this.schedule = parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE);
     this.attempts = new Counter({
