@@ -8,7 +8,7 @@ import { newId } from '../ids/ids';
 import { Clock } from '../time/clock';
 import { EVENT_COLUMNS } from './event-row';
 import type { DomainEvent } from './domain-event';
-import { eventClassOf, type EventType } from './event-types';
+import type { EventDefinition, EventType } from './event-types';
 
 export { EVENT_ROW_VALUES, withEventRow } from './event-row';
 
@@ -69,8 +69,18 @@ export class EventOutbox {
     @Inject(EventBus) private readonly bus: EventBus,
   ) {}
 
-  async record(m: EntityManager, scope: Scope, type: EventType, object: object, options: RecordEventOptions = {}): Promise<RecordedEvent> {
-    const pending = this.prepare(scope, type, object, options);
+  /**
+   * Records `event` (a definition its module declared: `InvoiceEvents['invoice.created']`) with its
+   * object, which must have the definition's object type (checked by the compiler).
+   */
+  async record<T extends string, O extends object>(
+    m: EntityManager,
+    scope: Scope,
+    event: EventDefinition<T, O>,
+    object: NoInfer<O>,
+    options: RecordEventOptions = {},
+  ): Promise<RecordedEvent> {
+    const pending = this.prepare(scope, event, object, options);
     await this.insert(m, pending);
     return this.written(m, pending);
   }
@@ -85,9 +95,8 @@ export class EventOutbox {
   }
 
   /** The event and its row's values, for a statement made by `withEventRow`; call `written` once it ran. */
-  prepare(scope: Scope, type: EventType, object: object, options: RecordEventOptions = {}): PendingEvent {
-    const cls = eventClassOf(type);
-    if (!cls) throw new Error(`event type ${type} is not declared by any module (declareEvents)`);
+  prepare<T extends string, O extends object>(scope: Scope, event: EventDefinition<T, O>, object: NoInfer<O>, options: RecordEventOptions = {}): PendingEvent {
+    const { type, cls } = event;
     const id = newId('event');
     const createdAt = this.clock.now();
     const data: Record<string, unknown> = { object };

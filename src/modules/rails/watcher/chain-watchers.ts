@@ -18,6 +18,7 @@ import { RailRegistry } from '../rail-registry';
 import { RailsConfig } from '../rails.config';
 import { ChainNodes } from './chain-nodes';
 import { NetworkWatcher } from './network-watcher';
+import { TRANSFER_EVENTS } from '../events/transfer.events';
 
 /**
  * The chain watchers of this instance: one per network and mode of CHAINS_FILE, each of which only
@@ -103,7 +104,7 @@ export class ChainWatchers implements OnModuleDestroy, OnApplicationBootstrap {
           await this.outbox.record(
             m,
             scope,
-            'transfer.unmatched',
+            TRANSFER_EVENTS['transfer.unmatched'],
             unmatchedTransferView(row, (a) => this.rails.displayAddress(row.network, row.mode, a)),
           );
         },

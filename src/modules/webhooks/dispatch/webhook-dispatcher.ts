@@ -18,6 +18,7 @@ import { maxAttempts, nextRetryDelayMs, parseRetrySchedule } from '../domain/ret
 import { ClaimedDelivery, WebhookDeliveriesRepository } from '../persistence/webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from '../persistence/webhook-endpoints.repository';
 import { sendWebhook, SendResult } from './http-sender';
+import { WEBHOOK_ENDPOINT_EVENTS } from '../events/webhook-endpoint.events';
 
 export const USER_AGENT = 'invoicing-api-webhooks/1.0';
 /** The shortest time between two passes that committed events bring forward (`soon`). */
@@ -251,7 +252,7 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
       updated_at: now,
     });
     await this.deliveries.cancelPending(m, endpointId, 'endpoint disabled', now);
-    await this.outbox.record(m, scope, 'webhook_endpoint.disabled', renderEndpoint(saved), {
+    await this.outbox.record(m, scope, WEBHOOK_ENDPOINT_EVENTS['webhook_endpoint.disabled'], renderEndpoint(saved), {
       previousAttributes: { enabled: true, disabled_reason: null, consecutive_failures: endpoint.consecutive_failures },
     });
     this.logger.warn({ msg: 'webhook endpoint disabled after repeated failures', endpoint_id: endpointId, failures });
