@@ -63,6 +63,7 @@ export class EventOutbox {
   /** Events written in a transaction still open, by its manager. */
   private readonly held = new WeakMap<EntityManager, DomainEvent[]>();
   private readonly logger = new Logger('EventOutbox');
+  private readonly committedListeners: Array<(types: string[]) => void> = [];
 
   constructor(
     @Inject(Clock) private readonly clock: Clock,
@@ -129,12 +130,29 @@ export class EventOutbox {
     this.publish(list);
   }
 
+  /**
+   * Calls `listener` with the types of the events each committed transaction (or lone statement) of
+   * this process wrote, after they are published: the durable handlers' worker starts a pass on it.
+   */
+  afterCommit(listener: (types: string[]) => void): void {
+    this.committedListeners.push(listener);
+  }
+
   private publish(events: DomainEvent[]): void {
     try {
       this.bus.publishAll(events);
     } catch (e) {
       // The change is committed and its row is the durable record: a failing publication is logged, never the writer's error.
       this.logger.error({ msg: 'publishing committed events failed', err: (e as Error).message });
+    }
+    if (!this.committedListeners.length) return;
+    const types = events.map((e) => e.type);
+    for (const listener of this.committedListeners) {
+      try {
+        listener(types);
+      } catch (e) {
+        this.logger.error({ msg: 'a commit listener failed', err: (e as Error).message });
+      }
     }
   }
 }
