@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, type Type } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
+import { AsyncResource } from 'node:async_hooks';
 import type { EntityManager } from 'typeorm';
 import type { Mode, Scope } from '../auth/request-context';
 import { AppConfig } from '../config/app-config';
@@ -50,7 +51,7 @@ export function DurableEventHandler<E extends DomainEvent>(
   return (target) => {
     registrations.push({
       name,
-      target: target,
+      target,
       cls: cls as unknown as Registration['cls'],
       types: [...types],
     });
@@ -142,6 +143,11 @@ export class DurableEventHandlers implements OnApplicationBootstrap, OnApplicati
   private readonly running: Running[] = [];
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
+  /**
+   * The context passes run in: made at start-up, outside any request, so a pass started by a request's
+   * commit carries none of that request's context (its idempotency claim, its open transaction).
+   */
+  private readonly detached = new AsyncResource('DurableEventHandlers');
   /** Events the handler named by DURABLE_HANDLERS_CRASH_BEFORE was about to see (tests only). */
   private seen = 0;
 
@@ -184,7 +190,7 @@ export class DurableEventHandlers implements OnApplicationBootstrap, OnApplicati
       );
     }
     this.outbox.afterCommit((types) => {
-      for (const r of this.running) if (types.some((t) => r.types.has(t))) this.drain(r);
+      for (const r of this.running) if (types.some((t) => r.types.has(t))) this.detached.runInAsyncScope(() => this.drain(r));
     });
     this.timer = setInterval(() => this.running.forEach((r) => this.drain(r)), this.config.DURABLE_HANDLERS_POLL_MS);
     this.timer.unref();

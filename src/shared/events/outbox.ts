@@ -51,7 +51,8 @@ export interface PendingEvent {
  * trip for the change and its event.
  *
  * Once the transaction commits, each event is published on the CQRS EventBus as the class its module
- * declared for its type (`declareEvents`), for other modules' `@EventsHandler`s: `written` holds it
+ * declared for its type (`declareEvents`), for other modules' `@EventsHandler`s (and a pass of the durable
+ * handlers of its type starts: `afterCommit`): `written` holds it
  * until TransactionRunner reports the commit (`committed`), and publishes at once when the statement
  * ran on its own (it committed by itself). A rolled back transaction publishes nothing.
  *
