@@ -181,6 +181,7 @@ export class DurableEventHandlers implements OnApplicationBootstrap, OnApplicati
   }
 
   private async start(): Promise<void> {
+    await this.realign();
     // A handler seen for the first time starts at the end: after every transaction committed so far.
     for (const { registration } of this.running) {
       await this.tx.manager.query(
@@ -195,6 +196,40 @@ export class DurableEventHandlers implements OnApplicationBootstrap, OnApplicati
     this.timer = setInterval(() => this.running.forEach((r) => this.drain(r)), this.config.DURABLE_HANDLERS_POLL_MS);
     this.timer.unref();
     this.running.forEach((r) => this.drain(r));
+  }
+
+  /**
+   * Transaction ids belong to the database cluster. A database restored from a dump into another cluster
+   * (pg_dump and restore; pg_upgrade and replicas keep the counter) holds event rows and cursors with ids
+   * ahead of the new cluster's, and the events written from then on would sort before them, unseen. No row
+   * or cursor written here can be at or past the snapshot's xmax, so any that is came from elsewhere: such
+   * rows move to transaction 0 (before everything else, in their position order) and such cursors to the
+   * last row of transaction 0. What was restored counts as handled; a warning says so.
+   */
+  private async realign(): Promise<void> {
+    const moved = await this.tx.run(async (m) => {
+      const rows: Array<{ n: number }> = await m.query(
+        `WITH moved AS (
+           UPDATE events SET transaction_id = '0' WHERE transaction_id >= pg_snapshot_xmax(pg_current_snapshot()) RETURNING 1)
+         SELECT count(*)::int AS n FROM moved`,
+      );
+      const cursors: Array<{ handler: string }> = await m.query(
+        `WITH moved AS (
+           UPDATE event_handler_cursors
+              SET transaction_id = '0', position = (SELECT coalesce(max(position), 0) FROM events WHERE transaction_id = '0'), updated_at = now()
+            WHERE transaction_id >= pg_snapshot_xmax(pg_current_snapshot())
+            RETURNING handler)
+         SELECT handler FROM moved`,
+      );
+      return { events: rows[0].n, handlers: cursors.map((c) => c.handler) };
+    });
+    if (moved.events || moved.handlers.length) {
+      this.logger.warn({
+        msg: 'events and cursors from another database cluster (a restored dump): they count as handled',
+        events: moved.events,
+        handlers: moved.handlers,
+      });
+    }
   }
 
   /** Handles what is there for `r`; a call while a pass runs asks for one more pass after it. */

@@ -123,4 +123,24 @@ describe('durable event handlers', () => {
       .map((l) => l.event);
     expect(order).toEqual(ids);
   });
+  it('a database restored into another cluster (transaction ids behind the restored ones): restored events count as handled, new ones are handled', async () => {
+    db = await createDatabase(pgServer());
+    const first = await server();
+    const api = await organization(first);
+    const a = await voidInvoice(api);
+    await eventually(async () => expect(before(await cursor(), await eventKey(a))).toBe(false));
+    await first.stop();
+    // As after pg_dump and a restore elsewhere: the stored ids are far ahead of this cluster's counter.
+    await withClient(db, async (c) => {
+      await c.query(`UPDATE events SET transaction_id = (transaction_id::text::bigint + 1000000000)::text::xid8`);
+      await c.query(`UPDATE event_handler_cursors SET transaction_id = (transaction_id::text::bigint + 1000000000)::text::xid8`);
+    });
+
+    const second = await server();
+    await eventually(async () => expect(linesWith(second, 'from another database cluster')).toHaveLength(1));
+    const b = await voidInvoice(new Api(api.key, second.baseUrl));
+    await eventually(async () => expect(handled(second, b)).toBe(1));
+    expect(handled(second, a)).toBe(0);
+    expect(before(await cursor(), await eventKey(b))).toBe(false);
+  });
 });
