@@ -19,9 +19,9 @@ const MODULE_MAP = {
   invoices: ['quotes', 'products', 'organizations'],
   providers: ['invoices', 'rates', 'organizations'],
   payments: ['invoices', 'providers', 'rates'],
-  webhooks: ['events', 'health'],
+  webhooks: ['events'],
   analytics: ['providers'],
-  rails: ['invoices', 'providers', 'payments', 'rates', 'health'],
+  rails: ['invoices', 'providers', 'payments', 'rates'],
   checkout: ['invoices'],
   refunds: ['invoices', 'payments', 'providers', 'rates', 'rails', 'analytics'],
   subscriptions: ['invoices', 'products', 'rates', 'analytics'],
@@ -111,6 +111,15 @@ module.exports = {
       severity: 'error',
       from: { path: `^src/modules/(?!(?:${KNOWN})/)([^/]+)/` },
       to: { path: '^src/modules/[^/]+/', pathNot: '^src/modules/$1/' },
+    },
+    {
+      name: 'no-module-imports-health',
+      comment:
+        'The health module serves /health and /metrics and is used by the composition root only. A module that publishes metrics ' +
+        "injects the kernel's registry (MetricsRegistry, src/shared/metrics/metrics-registry.ts) instead of importing health.",
+      severity: 'error',
+      from: { path: '^src/modules/', pathNot: '^src/modules/health/' },
+      to: { path: '^src/modules/health/' },
     },
     ...mapRules,
     {

@@ -3,6 +3,7 @@ import { AppConfig } from './config/app-config';
 import { DbNotifications } from './db/notifications';
 import { TransactionRunner } from './db/transaction-runner';
 import { EventOutbox } from './events/outbox';
+import { DurableEventHandlers } from './events/durable-handlers';
 import { RateLimiter } from './rate-limit/rate-limiter';
 import { JsonBodyReader } from './http/middleware';
 import { IdempotencyInterceptor } from './idempotency/idempotency';
@@ -12,7 +13,7 @@ import { SecretBox, secretBoxFromSettings } from './crypto/secret-box';
 import { MetricsRegistry } from './metrics/metrics-registry';
 import { BackgroundWork } from './lifecycle/background-work';
 
-/** The shared kernel every module may inject: configuration, clock, the secret box, transactions, rate limits, the event outbox, the metrics registry. */
+/** The shared kernel every module may inject: configuration, clock, the secret box, transactions, rate limits, the event outbox and its durable handlers' worker, the metrics registry. */
 @Global()
 @Module({})
 export class KernelModule {
@@ -33,6 +34,7 @@ export class KernelModule {
         RateLimiter,
         IdempotencyInterceptor,
         EventOutbox,
+        DurableEventHandlers,
         JsonBodyReader,
         BackgroundWork,
         { provide: MetricsRegistry, useValue: new MetricsRegistry() },
@@ -49,6 +51,7 @@ export class KernelModule {
         JsonBodyReader,
         MetricsRegistry,
         BackgroundWork,
+        DurableEventHandlers,
       ],
     };
   }

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { HealthModule } from '../health';
 import { InvoicesModule } from '../invoices';
 import { AllocatePaymentAddressHandler } from './commands/allocate-payment-address/allocate-payment-address.handler';
 import { DeleteWalletHandler } from './commands/delete-wallet/delete-wallet.handler';
@@ -35,7 +34,7 @@ import { ChainWatchers } from './watcher/chain-watchers';
  * providers a rail and a wallet make payable), so the providers list offers only those in live mode.
  */
 @Module({
-  imports: [HealthModule, InvoicesModule],
+  imports: [InvoicesModule],
   controllers: [WalletsController, PaymentAddressController, UnmatchedTransfersController],
   providers: [
     { provide: RailsConfig, useFactory: () => loadRailsConfig(process.env, RAIL_ADAPTERS) },

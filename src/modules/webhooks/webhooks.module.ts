@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { HealthModule } from '../health';
 import { loadWebhooksConfig, WebhooksConfig } from './webhooks.config';
 import { CreateWebhookEndpointHandler } from './commands/create-webhook-endpoint/create-webhook-endpoint.handler';
 import { DeleteWebhookEndpointHandler } from './commands/delete-webhook-endpoint/delete-webhook-endpoint.handler';
@@ -23,7 +22,6 @@ import { WebhooksController } from './webhooks.controller';
  * transaction (trigger `events_webhook_fan_out`, migration 1763703100000-webhook-fan-out-trigger).
  */
 @Module({
-  imports: [HealthModule],
   controllers: [WebhooksController],
   providers: [
     WebhookEndpointsRepository,

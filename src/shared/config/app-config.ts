@@ -264,6 +264,26 @@ export class AppConfig {
   CLOCK_CONTROL = false;
 
   /**
+   * How often each durable event handler looks for events other instances committed (its own
+   * instance's commits start a pass at once).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(50)
+  @Max(60_000)
+  DURABLE_HANDLERS_POLL_MS = 1_000;
+
+  /**
+   * Tests only (refused with NODE_ENV=production): `<handler>` or `<handler>:<n>` makes the process
+   * exit(1) right before that durable handler's n-th event in this process (the first by default),
+   * after the event committed and before the handler's cursor moves: a crash between commit and handling.
+   */
+  @IsOptional()
+  @IsString()
+  @Matches(/^[a-z][a-z0-9_.-]{0,99}(:[1-9][0-9]{0,5})?$/)
+  DURABLE_HANDLERS_CRASH_BEFORE?: string;
+
+  /**
    * The key that seals secrets at rest (webhook signing secrets, stored idempotent answers):
    * 32 random bytes as base64 or hex (`openssl rand -base64 32`). Required in production; elsewhere
    * a fixed, public development key is used when unset (and start-up says so).
@@ -363,6 +383,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, purpose: 'servi
     'CORS_ORIGINS',
     'SECRETS_KEY',
     'SECRETS_KEYS_OLD',
+    'DURABLE_HANDLERS_CRASH_BEFORE',
   ]) {
     if (env[name] !== undefined && env[name] !== '') raw[name] = env[name];
   }
@@ -376,6 +397,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, purpose: 'servi
   }
   if (!!config.TLS_CERT_FILE !== !!config.TLS_KEY_FILE) {
     throw new ConfigError('Invalid configuration:\n  TLS_CERT_FILE and TLS_KEY_FILE must be set together');
+  }
+  if (config.DURABLE_HANDLERS_CRASH_BEFORE && config.isProduction) {
+    throw new ConfigError('Invalid configuration:\n  DURABLE_HANDLERS_CRASH_BEFORE is for tests and cannot be used with NODE_ENV=production');
   }
   if (config.CLOCK_CONTROL && config.isProduction) {
     throw new ConfigError('Invalid configuration:\n  CLOCK_CONTROL=true is for tests and cannot be used with NODE_ENV=production');

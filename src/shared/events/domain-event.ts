@@ -17,8 +17,9 @@ export interface DomainEventInit<T extends string = string, O = unknown> {
  * A change a module publishes on the CQRS EventBus once the transaction that recorded it has
  * committed (EventOutbox holds it until then). Each module declares its own subclass, its type names
  * and its object's type in its public surface (`declareEvents`); a module that reacts to another's
- * change registers an `@EventsHandler` for that class. The outbox row stays the durable record that
- * webhooks deliver from: a handler runs in this process only, after commit, at most once.
+ * change registers an `@EventsHandler` for that class (in this process only, after commit, at most
+ * once), or a durable handler (`@DurableEventHandler`, durable-handlers.ts: every committed event once,
+ * in commit order, from its own cursor). The outbox row stays the durable record that webhooks deliver from.
  */
 export abstract class DomainEvent<T extends string = string, O = unknown> implements IEvent {
   readonly id: string;

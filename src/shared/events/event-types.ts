@@ -1,4 +1,4 @@
-import type { DomainEventClass } from './domain-event';
+import type { DomainEvent, DomainEventClass, DomainEventInit } from './domain-event';
 
 /**
  * The one registry of event type names (webhook subscriptions, `POST /events` filters), filled by the
@@ -23,18 +23,43 @@ export type EventType = string;
 /** At most this many event types in one filter or subscription (more than are declared, with room to grow). */
 export const MAX_EVENT_TYPES = 100;
 
-/** Declares a module's event types, recorded and published as instances of `cls`; returns them. */
-export function declareEvents<const T extends readonly string[]>(cls: DomainEventClass, types: T): T {
+/**
+ * One declared event type with the type of its object: what a writer hands `EventOutbox.record` /
+ * `prepare`, so an undeclared type or an object of the wrong shape is a compile error. Made only by
+ * `declareEvents` (a module exports its definitions from its `events/` folder).
+ */
+export interface EventDefinition<T extends string = string, O = unknown> {
+  readonly type: T;
+  /** The class the event is published as after commit (and handed to durable handlers). */
+  readonly cls: DomainEventClass;
+  /** Never set: carries the object's type for the compiler. */
+  readonly payload?: O;
+}
+
+/** The definitions `declareEvents` returns: one per type, by type name. */
+export type EventDefinitions<T extends string, O> = { readonly [K in T]: EventDefinition<K, O> };
+
+/**
+ * Declares a module's event types, recorded and published as instances of `cls`, and returns their
+ * definitions by type name (`InvoiceEvents['invoice.created']`), which the module's writers record.
+ * Each type must be one of the class's own type union; the object type is the class's.
+ */
+export function declareEvents<E extends DomainEvent, const T extends readonly E['type'][]>(
+  cls: new (init: DomainEventInit<E['type'], E['object']>) => E,
+  types: T,
+): EventDefinitions<T[number], E['object']> {
+  const definitions: Record<string, EventDefinition> = {};
   for (const type of types) {
     const known = classes.get(type);
     if (known && known !== cls) throw new Error(`event type ${type} is declared twice (${known.name}, ${cls.name})`);
+    definitions[type] = Object.freeze({ type, cls });
     if (known) continue;
     classes.set(type, cls);
     declared.push(type);
   }
   declared.sort();
   subscribable.splice(0, subscribable.length, ALL_EVENTS, ...declared);
-  return types;
+  return Object.freeze(definitions) as EventDefinitions<T[number], E['object']>;
 }
 
 /** The class a declared type is published as; undefined for a type no module declared. */

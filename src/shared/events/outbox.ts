@@ -8,7 +8,7 @@ import { newId } from '../ids/ids';
 import { Clock } from '../time/clock';
 import { EVENT_COLUMNS } from './event-row';
 import type { DomainEvent } from './domain-event';
-import { eventClassOf, type EventType } from './event-types';
+import type { EventDefinition, EventType } from './event-types';
 
 export { EVENT_ROW_VALUES, withEventRow } from './event-row';
 
@@ -51,7 +51,8 @@ export interface PendingEvent {
  * trip for the change and its event.
  *
  * Once the transaction commits, each event is published on the CQRS EventBus as the class its module
- * declared for its type (`declareEvents`), for other modules' `@EventsHandler`s: `written` holds it
+ * declared for its type (`declareEvents`), for other modules' `@EventsHandler`s (and a pass of the durable
+ * handlers of its type starts: `afterCommit`): `written` holds it
  * until TransactionRunner reports the commit (`committed`), and publishes at once when the statement
  * ran on its own (it committed by itself). A rolled back transaction publishes nothing.
  *
@@ -63,14 +64,25 @@ export class EventOutbox {
   /** Events written in a transaction still open, by its manager. */
   private readonly held = new WeakMap<EntityManager, DomainEvent[]>();
   private readonly logger = new Logger('EventOutbox');
+  private readonly committedListeners: Array<(types: string[]) => void> = [];
 
   constructor(
     @Inject(Clock) private readonly clock: Clock,
     @Inject(EventBus) private readonly bus: EventBus,
   ) {}
 
-  async record(m: EntityManager, scope: Scope, type: EventType, object: object, options: RecordEventOptions = {}): Promise<RecordedEvent> {
-    const pending = this.prepare(scope, type, object, options);
+  /**
+   * Records `event` (a definition its module declared: `InvoiceEvents['invoice.created']`) with its
+   * object, which must have the definition's object type (checked by the compiler).
+   */
+  async record<T extends string, O extends object>(
+    m: EntityManager,
+    scope: Scope,
+    event: EventDefinition<T, O>,
+    object: NoInfer<O>,
+    options: RecordEventOptions = {},
+  ): Promise<RecordedEvent> {
+    const pending = this.prepare(scope, event, object, options);
     await this.insert(m, pending);
     return this.written(m, pending);
   }
@@ -85,9 +97,8 @@ export class EventOutbox {
   }
 
   /** The event and its row's values, for a statement made by `withEventRow`; call `written` once it ran. */
-  prepare(scope: Scope, type: EventType, object: object, options: RecordEventOptions = {}): PendingEvent {
-    const cls = eventClassOf(type);
-    if (!cls) throw new Error(`event type ${type} is not declared by any module (declareEvents)`);
+  prepare<T extends string, O extends object>(scope: Scope, event: EventDefinition<T, O>, object: NoInfer<O>, options: RecordEventOptions = {}): PendingEvent {
+    const { type, cls } = event;
     const id = newId('event');
     const createdAt = this.clock.now();
     const data: Record<string, unknown> = { object };
@@ -120,12 +131,29 @@ export class EventOutbox {
     this.publish(list);
   }
 
+  /**
+   * Calls `listener` with the types of the events each committed transaction (or lone statement) of
+   * this process wrote, after they are published: the durable handlers' worker starts a pass on it.
+   */
+  afterCommit(listener: (types: string[]) => void): void {
+    this.committedListeners.push(listener);
+  }
+
   private publish(events: DomainEvent[]): void {
     try {
       this.bus.publishAll(events);
     } catch (e) {
       // The change is committed and its row is the durable record: a failing publication is logged, never the writer's error.
       this.logger.error({ msg: 'publishing committed events failed', err: (e as Error).message });
+    }
+    if (!this.committedListeners.length) return;
+    const types = events.map((e) => e.type);
+    for (const listener of this.committedListeners) {
+      try {
+        listener(types);
+      } catch (e) {
+        this.logger.error({ msg: 'a commit listener failed', err: (e as Error).message });
+      }
     }
   }
 }

@@ -7,4 +7,5 @@ export type FileEventType = (typeof FILE_EVENT_TYPES)[number];
 
 export class FileEvent extends DomainEvent<FileEventType, Record<string, unknown>> {}
 
-declareEvents(FileEvent, FILE_EVENT_TYPES);
+/** Its event definitions by type name, which its writers hand `EventOutbox.record` (the object's type is checked). */
+export const FILE_EVENTS = declareEvents(FileEvent, FILE_EVENT_TYPES);

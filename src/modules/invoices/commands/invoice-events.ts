@@ -6,6 +6,7 @@ import { EventOutbox, PendingEvent } from '../../../shared/events/outbox';
 import { InvoiceView, invoiceView } from '../dto/invoice.views';
 import type { InvoiceRecord } from '../persistence/invoice.record';
 import { InvoicesRepository } from '../persistence/invoices.repository';
+import { INVOICE_EVENTS } from '../events/invoice.events';
 
 /**
  * Records the invoices' events in the writer's transaction, with the invoice as
@@ -28,12 +29,12 @@ export class InvoiceEvents {
   async expired(m: EntityManager, scope: Scope, invoiceId: string): Promise<void> {
     const record = await this.repo.find(m, scope, invoiceId);
     if (!record) throw new Error(`invoice ${invoiceId} vanished inside its own transaction`);
-    await this.outbox.record(m, scope, 'invoice.expired', this.view(record));
+    await this.outbox.record(m, scope, INVOICE_EVENTS['invoice.expired'], this.view(record));
   }
 
   /** `invoice.created`, its row to be written by the invoice's own insert (`InvoicesRepository.insertInvoice`); `written` after it. */
   created(scope: Scope, invoice: InvoiceRecord): PendingEvent {
-    return this.outbox.prepare(scope, 'invoice.created', this.view(invoice));
+    return this.outbox.prepare(scope, INVOICE_EVENTS['invoice.created'], this.view(invoice));
   }
 
   /** After the statement that wrote a prepared event's row: the event is published once it commits. */
@@ -68,12 +69,12 @@ export class InvoiceEvents {
       if (!sameJson(value, (after as unknown as Record<string, unknown>)[key])) previous[key] = value;
     }
     if (Object.keys(previous).length === 0) return [];
-    const events = [this.outbox.prepare(scope, 'invoice.updated', after, { previousAttributes: previous })];
+    const events = [this.outbox.prepare(scope, INVOICE_EVENTS['invoice.updated'], after, { previousAttributes: previous })];
     if (after.status !== before.status && after.status === 'COMPLETED') {
-      events.push(this.outbox.prepare(scope, 'invoice.completed', after, { previousAttributes: previous }));
+      events.push(this.outbox.prepare(scope, INVOICE_EVENTS['invoice.completed'], after, { previousAttributes: previous }));
     }
     if (after.status !== before.status && after.status === 'VOIDED') {
-      events.push(this.outbox.prepare(scope, 'invoice.voided', after, { previousAttributes: previous }));
+      events.push(this.outbox.prepare(scope, INVOICE_EVENTS['invoice.voided'], after, { previousAttributes: previous }));
     }
     return events;
   }

@@ -6,6 +6,7 @@ import type { PaymentStatus } from '../domain/payment-status';
 import { paymentView } from '../dto/payment.views';
 import type { PaymentRecord } from '../persistence/payment.record';
 import { PaymentsRepository } from '../persistence/payments.repository';
+import { PAYMENT_EVENTS } from '../events/payment.events';
 
 /** Records the payments' events in the writer's transaction, with the payment as the API renders it to the merchant. */
 @Injectable()
@@ -17,7 +18,7 @@ export class PaymentEvents {
 
   /** payment.created for a payment about to be inserted, its row written by the payment's own insert (`PaymentsRepository.insertWithEvent`). */
   created(scope: Scope, payment: PaymentRecord): PendingEvent {
-    return this.outbox.prepare(scope, 'payment.created', paymentView(payment, false));
+    return this.outbox.prepare(scope, PAYMENT_EVENTS['payment.created'], paymentView(payment, false));
   }
 
   /** After the statement that wrote a prepared event's row: the outbox's subscribers, with the same manager. */
@@ -39,7 +40,7 @@ export class PaymentEvents {
   ): Promise<void> {
     if (created) {
       // The record just inserted is the row as stored (every column written, amounts at the stored scale).
-      await this.outbox.record(m, scope, 'payment.created', paymentView(payment, false));
+      await this.outbox.record(m, scope, PAYMENT_EVENTS['payment.created'], paymentView(payment, false));
       return;
     }
     const stored = await this.repo.find(m, scope, payment.id);
@@ -53,6 +54,6 @@ export class PaymentEvents {
     for (const [key, value] of Object.entries(before)) {
       if (JSON.stringify(value) !== JSON.stringify((after as unknown as Record<string, unknown>)[key])) previous[key] = value;
     }
-    await this.outbox.record(m, scope, 'payment.updated', after, { previousAttributes: previous });
+    await this.outbox.record(m, scope, PAYMENT_EVENTS['payment.updated'], after, { previousAttributes: previous });
   }
 }

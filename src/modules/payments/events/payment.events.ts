@@ -12,4 +12,5 @@ export type PaymentEventType = (typeof PAYMENT_EVENT_TYPES)[number];
 
 export class PaymentEvent extends DomainEvent<PaymentEventType, PaymentView> {}
 
-declareEvents(PaymentEvent, PAYMENT_EVENT_TYPES);
+/** Its event definitions by type name, which its writers hand `EventOutbox.record` (the object's type is checked). */
+export const PAYMENT_EVENTS = declareEvents(PaymentEvent, PAYMENT_EVENT_TYPES);

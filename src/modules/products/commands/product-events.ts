@@ -6,6 +6,7 @@ import { toProductView } from '../dto/product-view.mapper';
 import type { ProductView } from '../dto/product.view';
 import { CatalogRepository } from '../persistence/catalog.repository';
 import { ProductGraphReader } from '../persistence/product-graph.reader';
+import { PRODUCT_EVENTS } from '../events/product.events';
 
 /**
  * Records the catalog's events in the writer's transaction, with the product as
@@ -27,7 +28,7 @@ export class ProductEvents {
   }
 
   async created(m: EntityManager, scope: Scope, productId: string): Promise<void> {
-    await this.outbox.record(m, scope, 'product.created', await this.view(m, scope, productId));
+    await this.outbox.record(m, scope, PRODUCT_EVENTS['product.created'], await this.view(m, scope, productId));
   }
 
   /** A replace wrote a new version: the event carries it, and the replaced version's differing fields. */
@@ -37,6 +38,6 @@ export class ProductEvents {
     for (const [key, value] of Object.entries(before)) {
       if (JSON.stringify(value) !== JSON.stringify((after as unknown as Record<string, unknown>)[key])) previous[key] = value;
     }
-    await this.outbox.record(m, scope, 'product.updated', after, { previousAttributes: previous });
+    await this.outbox.record(m, scope, PRODUCT_EVENTS['product.updated'], after, { previousAttributes: previous });
   }
 }

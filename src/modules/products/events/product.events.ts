@@ -8,4 +8,5 @@ export type ProductEventType = (typeof PRODUCT_EVENT_TYPES)[number];
 
 export class ProductEvent extends DomainEvent<ProductEventType, ProductView> {}
 
-declareEvents(ProductEvent, PRODUCT_EVENT_TYPES);
+/** Its event definitions by type name, which its writers hand `EventOutbox.record` (the object's type is checked). */
+export const PRODUCT_EVENTS = declareEvents(ProductEvent, PRODUCT_EVENT_TYPES);

@@ -8,4 +8,5 @@ export type TransferEventType = (typeof TRANSFER_EVENT_TYPES)[number];
 
 export class TransferEvent extends DomainEvent<TransferEventType, UnmatchedTransferView> {}
 
-declareEvents(TransferEvent, TRANSFER_EVENT_TYPES);
+/** Its event definitions by type name, which its writers hand `EventOutbox.record` (the object's type is checked). */
+export const TRANSFER_EVENTS = declareEvents(TransferEvent, TRANSFER_EVENT_TYPES);

@@ -12,4 +12,5 @@ export type WalletEventType = (typeof WALLET_EVENT_TYPES)[number];
 
 export class WalletEvent extends DomainEvent<WalletEventType, WalletView & { gap_limit: number }> {}
 
-declareEvents(WalletEvent, WALLET_EVENT_TYPES);
+/** Its event definitions by type name, which its writers hand `EventOutbox.record` (the object's type is checked). */
+export const WALLET_EVENTS = declareEvents(WalletEvent, WALLET_EVENT_TYPES);

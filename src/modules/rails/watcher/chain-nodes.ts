@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { Gauge } from 'prom-client';
-import { Metrics } from '../../health';
+import { MetricsRegistry } from '../../../shared/metrics/metrics-registry';
 import type { NetworkConfig, RailMode } from '../domain/chains-config';
 import type { ChainFollower } from '../domain/payment-rail';
 import { RailRegistry } from '../rail-registry';
@@ -35,7 +35,7 @@ export class ChainNodes implements OnModuleDestroy {
   constructor(
     @Inject(RailsConfig) private readonly config: RailsConfig,
     @Inject(RailRegistry) registry: RailRegistry,
-    @Inject(Metrics) metrics: Metrics,
+    @Inject(MetricsRegistry) metrics: MetricsRegistry,
   ) {
     const mismatch = new Gauge({
       name: 'chain_id_mismatch',

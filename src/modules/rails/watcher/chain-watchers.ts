@@ -8,7 +8,7 @@ import type { Scope } from '../../../shared/auth/request-context';
 import { TransactionRunner } from '../../../shared/db/transaction-runner';
 import { EventOutbox } from '../../../shared/events/outbox';
 import { Clock } from '../../../shared/time/clock';
-import { Metrics } from '../../health';
+import { MetricsRegistry } from '../../../shared/metrics/metrics-registry';
 import { InvoicesConfig } from '../../invoices';
 import { unmatchedTransferView } from '../dto/unmatched.views';
 import { ChainStateRepository } from '../persistence/chain-state.repository';
@@ -18,6 +18,7 @@ import { RailRegistry } from '../rail-registry';
 import { RailsConfig } from '../rails.config';
 import { ChainNodes } from './chain-nodes';
 import { NetworkWatcher } from './network-watcher';
+import { TRANSFER_EVENTS } from '../events/transfer.events';
 
 /**
  * The chain watchers of this instance: one per network and mode of CHAINS_FILE, each of which only
@@ -49,7 +50,7 @@ export class ChainWatchers implements OnModuleDestroy, OnApplicationBootstrap {
     @Inject(Clock) private readonly clock: Clock,
     @Inject(ChainNodes) private readonly nodes: ChainNodes,
     @Inject(AppConfig) private readonly app: AppConfig,
-    @Inject(Metrics) metrics: Metrics,
+    @Inject(MetricsRegistry) metrics: MetricsRegistry,
   ) {
     this.head = new Gauge({
       name: 'chain_head_block',
@@ -103,7 +104,7 @@ export class ChainWatchers implements OnModuleDestroy, OnApplicationBootstrap {
           await this.outbox.record(
             m,
             scope,
-            'transfer.unmatched',
+            TRANSFER_EVENTS['transfer.unmatched'],
             unmatchedTransferView(row, (a) => this.rails.displayAddress(row.network, row.mode, a)),
           );
         },

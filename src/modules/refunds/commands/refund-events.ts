@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
 import { EventOutbox } from '../../../shared/events/outbox';
 import { refundView } from '../dto/refund.views';
-import type { RefundEventType } from '../events/refund.events';
+import { type RefundEventType, REFUND_EVENTS } from '../events/refund.events';
 import type { RefundRow } from '../persistence/refunds.repository';
 
 /**
@@ -17,7 +17,7 @@ export class RefundEvents {
   constructor(@Inject(EventOutbox) private readonly outbox: EventOutbox) {}
 
   async created(m: EntityManager, refund: RefundRow): Promise<void> {
-    await this.outbox.record(m, scopeOfRow(refund), 'refund.created', refundView(refund));
+    await this.outbox.record(m, scopeOfRow(refund), REFUND_EVENTS['refund.created'], refundView(refund));
   }
 
   async changed(m: EntityManager, before: RefundRow, after: RefundRow): Promise<void> {
@@ -28,10 +28,11 @@ export class RefundEvents {
           ? 'refund.canceled'
           : 'refund.updated';
     const was = refundView(before) as unknown as Record<string, unknown>;
-    const now = refundView(after) as unknown as Record<string, unknown>;
+    const view = refundView(after);
+    const now = view as unknown as Record<string, unknown>;
     const previous: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(was)) if (JSON.stringify(value) !== JSON.stringify(now[key])) previous[key] = value;
-    await this.outbox.record(m, scopeOfRow(after), type, now, { previousAttributes: previous });
+    await this.outbox.record(m, scopeOfRow(after), REFUND_EVENTS[type], view, { previousAttributes: previous });
   }
 }
 

@@ -15,4 +15,5 @@ export type RefundEventType = (typeof REFUND_EVENT_TYPES)[number];
 
 export class RefundEvent extends DomainEvent<RefundEventType, RefundView> {}
 
-declareEvents(RefundEvent, REFUND_EVENT_TYPES);
+/** Its event definitions by type name, which its writers hand `EventOutbox.record` (the object's type is checked). */
+export const REFUND_EVENTS = declareEvents(RefundEvent, REFUND_EVENT_TYPES);

@@ -5,6 +5,7 @@ import { EventOutbox } from '../../../shared/events/outbox';
 import { formatTimestamp } from '../../../shared/time/time';
 import { subscriptionView, SubscriptionView } from '../dto/subscription.view';
 import type { SubscriptionRecord } from '../persistence/subscription.record';
+import { SUBSCRIPTION_EVENTS, SUBSCRIPTION_INVOICE_FAILURE_EVENTS } from '../events/subscription.events';
 
 /**
  * Records the subscriptions' events in the writer's transaction (webhooks deliver them from the
@@ -18,7 +19,7 @@ export class SubscriptionEvents {
   constructor(@Inject(EventOutbox) private readonly outbox: EventOutbox) {}
 
   async created(m: EntityManager, scope: Scope, record: SubscriptionRecord): Promise<void> {
-    await this.outbox.record(m, scope, 'subscription.created', subscriptionView(record));
+    await this.outbox.record(m, scope, SUBSCRIPTION_EVENTS['subscription.created'], subscriptionView(record));
   }
 
   /** `subscription.invoice_failed`: period `period` of the subscription could not be invoiced. */
@@ -30,7 +31,7 @@ export class SubscriptionEvents {
     error: string,
     attempts: number,
   ): Promise<void> {
-    await this.outbox.record(m, scope, 'subscription.invoice_failed', {
+    await this.outbox.record(m, scope, SUBSCRIPTION_INVOICE_FAILURE_EVENTS['subscription.invoice_failed'], {
       subscription_id: record.id,
       period_start: formatTimestamp(period.start),
       period_end: formatTimestamp(period.end),
@@ -47,9 +48,9 @@ export class SubscriptionEvents {
       if (JSON.stringify(value) !== JSON.stringify((view as unknown as Record<string, unknown>)[key])) previous[key] = value;
     }
     if (Object.keys(previous).length === 0) return;
-    await this.outbox.record(m, scope, 'subscription.updated', view, { previousAttributes: previous });
+    await this.outbox.record(m, scope, SUBSCRIPTION_EVENTS['subscription.updated'], view, { previousAttributes: previous });
     if (view.status === 'CANCELED' && before.status !== 'CANCELED') {
-      await this.outbox.record(m, scope, 'subscription.canceled', view, { previousAttributes: previous });
+      await this.outbox.record(m, scope, SUBSCRIPTION_EVENTS['subscription.canceled'], view, { previousAttributes: previous });
     }
   }
 }

@@ -16,7 +16,8 @@ export type SubscriptionEventType = (typeof SUBSCRIPTION_EVENT_TYPES)[number];
 
 export class SubscriptionEvent extends DomainEvent<SubscriptionEventType, SubscriptionView> {}
 
-declareEvents(SubscriptionEvent, SUBSCRIPTION_EVENT_TYPES);
+/** Its event definitions by type name, which its writers hand `EventOutbox.record` (the object's type is checked). */
+export const SUBSCRIPTION_EVENTS = declareEvents(SubscriptionEvent, SUBSCRIPTION_EVENT_TYPES);
 
 /** A period whose invoice could not be issued (the webhook's `data.object`). */
 export interface SubscriptionInvoiceFailureView {
@@ -40,4 +41,4 @@ export type SubscriptionInvoiceFailureEventType = (typeof SUBSCRIPTION_INVOICE_F
 
 export class SubscriptionInvoiceFailedEvent extends DomainEvent<SubscriptionInvoiceFailureEventType, SubscriptionInvoiceFailureView> {}
 
-declareEvents(SubscriptionInvoiceFailedEvent, SUBSCRIPTION_INVOICE_FAILURE_EVENT_TYPES);
+export const SUBSCRIPTION_INVOICE_FAILURE_EVENTS = declareEvents(SubscriptionInvoiceFailedEvent, SUBSCRIPTION_INVOICE_FAILURE_EVENT_TYPES);

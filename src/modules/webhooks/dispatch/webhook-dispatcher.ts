@@ -12,12 +12,13 @@ import { renderEvent } from '../../../shared/events/event-payload';
 import { EventOutbox } from '../../../shared/events/outbox';
 import { newId, OrgId } from '../../../shared/ids/ids';
 import { Clock } from '../../../shared/time/clock';
-import { Metrics } from '../../health';
+import { MetricsRegistry } from '../../../shared/metrics/metrics-registry';
 import { renderEndpoint } from '../domain/endpoint-view';
 import { maxAttempts, nextRetryDelayMs, parseRetrySchedule } from '../domain/retry-schedule';
 import { ClaimedDelivery, WebhookDeliveriesRepository } from '../persistence/webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from '../persistence/webhook-endpoints.repository';
 import { sendWebhook, SendResult } from './http-sender';
+import { WEBHOOK_ENDPOINT_EVENTS } from '../events/webhook-endpoint.events';
 
 export const USER_AGENT = 'invoicing-api-webhooks/1.0';
 /** The shortest time between two passes that committed events bring forward (`soon`). */
@@ -56,7 +57,7 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
     @Inject(EventOutbox) private readonly outbox: EventOutbox,
     @Inject(Clock) private readonly clock: Clock,
     @Inject(AppConfig) private readonly app: AppConfig,
-    @Inject(Metrics) metrics: Metrics,
+    @Inject(MetricsRegistry) metrics: MetricsRegistry,
   ) {
     this.schedule = parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE);
     this.attempts = new Counter({
@@ -251,7 +252,7 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
       updated_at: now,
     });
     await this.deliveries.cancelPending(m, endpointId, 'endpoint disabled', now);
-    await this.outbox.record(m, scope, 'webhook_endpoint.disabled', renderEndpoint(saved), {
+    await this.outbox.record(m, scope, WEBHOOK_ENDPOINT_EVENTS['webhook_endpoint.disabled'], renderEndpoint(saved), {
       previousAttributes: { enabled: true, disabled_reason: null, consecutive_failures: endpoint.consecutive_failures },
     });
     this.logger.warn({ msg: 'webhook endpoint disabled after repeated failures', endpoint_id: endpointId, failures });

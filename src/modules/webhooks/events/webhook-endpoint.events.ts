@@ -16,4 +16,5 @@ export type WebhookEndpointEventType = (typeof WEBHOOK_ENDPOINT_EVENT_TYPES)[num
 
 export class WebhookEndpointEvent extends DomainEvent<WebhookEndpointEventType, EndpointView> {}
 
-declareEvents(WebhookEndpointEvent, WEBHOOK_ENDPOINT_EVENT_TYPES);
+/** Its event definitions by type name, which its writers hand `EventOutbox.record` (the object's type is checked). */
+export const WEBHOOK_ENDPOINT_EVENTS = declareEvents(WebhookEndpointEvent, WEBHOOK_ENDPOINT_EVENT_TYPES);

@@ -8,6 +8,7 @@ import { FilesRepository } from '../../persistence/files.repository';
 import { FileStorage, removeWithRetry } from '../../storage/file-storage';
 import { fileEventObject } from '../file-event';
 import { DeleteFileCommand } from './delete-file.command';
+import { FILE_EVENTS } from '../../events/file.events';
 
 /**
  * Deletes a file: in one transaction the record is locked, the stored bytes are removed (retried;
@@ -38,7 +39,7 @@ export class DeleteFileHandler implements ICommandHandler<DeleteFileCommand> {
         throw new ServiceUnavailableError('File storage is unavailable; the file was not deleted, retry shortly');
       }
       await this.repo.remove(m, scope, file.id);
-      await this.outbox.record(m, scope, 'file.deleted', fileEventObject(file, this.config.publicBaseUrl));
+      await this.outbox.record(m, scope, FILE_EVENTS['file.deleted'], fileEventObject(file, this.config.publicBaseUrl));
       return { id: file.id };
     });
   }

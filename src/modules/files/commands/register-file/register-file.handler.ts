@@ -10,6 +10,7 @@ import { FileRecord } from '../../persistence/file.record';
 import { FilesRepository } from '../../persistence/files.repository';
 import { fileEventObject } from '../file-event';
 import { RegisterFileCommand } from './register-file.command';
+import { FILE_EVENTS } from '../../events/file.events';
 
 @CommandHandler(RegisterFileCommand)
 export class RegisterFileHandler implements ICommandHandler<RegisterFileCommand> {
@@ -40,7 +41,7 @@ export class RegisterFileHandler implements ICommandHandler<RegisterFileCommand>
     };
     await this.tx.run(async (m) => {
       await this.repo.insert(m, record);
-      await this.outbox.record(m, scope, 'file.created', fileEventObject(record, this.config.publicBaseUrl));
+      await this.outbox.record(m, scope, FILE_EVENTS['file.created'], fileEventObject(record, this.config.publicBaseUrl));
     });
     return { id: content.fileId };
   }

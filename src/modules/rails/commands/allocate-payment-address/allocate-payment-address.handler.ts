@@ -19,6 +19,7 @@ import { RailRegistry } from '../../rail-registry';
 import { RailsConfig } from '../../rails.config';
 import { ChainNodes } from '../../watcher/chain-nodes';
 import { AllocatePaymentAddressCommand, PaymentAddressView } from './allocate-payment-address.command';
+import { WALLET_EVENTS } from '../../events/wallet.events';
 
 /** The address gap wallets scan by default (BIP-44): past it a wallet app may not see payments to newer addresses. */
 export const GAP_LIMIT = 20;
@@ -121,7 +122,7 @@ export class AllocatePaymentAddressHandler implements ICommandHandler<AllocatePa
         // Past the gap wallets scan by default, the merchant's wallet app may not show payments to the
         // newest addresses: said once per crossing (an address receiving money clears it).
         if (next.gap > GAP_LIMIT && !next.warned && (await this.wallets.markGapWarned(m, wallet.chain_family, fingerprint))) {
-          await this.outbox.record(m, scope, 'wallet.gap_warning', {
+          await this.outbox.record(m, scope, WALLET_EVENTS['wallet.gap_warning'], {
             ...walletView({ ...wallet, next_index: index + 1, unused_gap: next.gap }),
             gap_limit: GAP_LIMIT,
           });

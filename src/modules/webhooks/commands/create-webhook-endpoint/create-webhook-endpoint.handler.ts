@@ -11,6 +11,7 @@ import { normalizeEventTypes } from '../../domain/event-selection';
 import { generateSigningSecret } from '../../domain/secret';
 import { EndpointRow, WebhookEndpointsRepository } from '../../persistence/webhook-endpoints.repository';
 import { CreateWebhookEndpointCommand } from './create-webhook-endpoint.command';
+import { WEBHOOK_ENDPOINT_EVENTS } from '../../events/webhook-endpoint.events';
 
 @CommandHandler(CreateWebhookEndpointCommand)
 export class CreateWebhookEndpointHandler implements ICommandHandler<CreateWebhookEndpointCommand> {
@@ -45,7 +46,7 @@ export class CreateWebhookEndpointHandler implements ICommandHandler<CreateWebho
     const view = renderEndpoint(row);
     return this.tx.run(async (m) => {
       // Recorded before the insert: an endpoint is not sent the event of its own creation.
-      await this.outbox.record(m, scope, 'webhook_endpoint.created', view);
+      await this.outbox.record(m, scope, WEBHOOK_ENDPOINT_EVENTS['webhook_endpoint.created'], view);
       await this.endpoints.insert(m, row);
       return { ...view, secret: row.secret };
     });

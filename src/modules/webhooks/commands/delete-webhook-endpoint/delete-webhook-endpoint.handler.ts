@@ -8,6 +8,7 @@ import { renderEndpoint } from '../../domain/endpoint-view';
 import { WebhookDeliveriesRepository } from '../../persistence/webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from '../../persistence/webhook-endpoints.repository';
 import { DeleteWebhookEndpointCommand, DeletedEndpoint } from './delete-webhook-endpoint.command';
+import { WEBHOOK_ENDPOINT_EVENTS } from '../../events/webhook-endpoint.events';
 
 @CommandHandler(DeleteWebhookEndpointCommand)
 export class DeleteWebhookEndpointHandler implements ICommandHandler<DeleteWebhookEndpointCommand> {
@@ -26,7 +27,7 @@ export class DeleteWebhookEndpointHandler implements ICommandHandler<DeleteWebho
       if (!current) throw new NotFoundError('webhook endpoint');
       await this.endpoints.markDeleted(m, scope, endpointId, now);
       await this.deliveries.cancelPending(m, endpointId, 'endpoint deleted', now);
-      await this.outbox.record(m, scope, 'webhook_endpoint.deleted', renderEndpoint({ ...current, updated_at: now }));
+      await this.outbox.record(m, scope, WEBHOOK_ENDPOINT_EVENTS['webhook_endpoint.deleted'], renderEndpoint({ ...current, updated_at: now }));
       return { id: endpointId, deleted: true as const };
     });
   }

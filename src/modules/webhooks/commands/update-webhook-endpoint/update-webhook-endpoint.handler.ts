@@ -10,6 +10,7 @@ import { normalizeEventTypes } from '../../domain/event-selection';
 import { WebhookDeliveriesRepository } from '../../persistence/webhook-deliveries.repository';
 import { EndpointChanges, WebhookEndpointsRepository } from '../../persistence/webhook-endpoints.repository';
 import { UpdateWebhookEndpointCommand } from './update-webhook-endpoint.command';
+import { WEBHOOK_ENDPOINT_EVENTS } from '../../events/webhook-endpoint.events';
 
 @CommandHandler(UpdateWebhookEndpointCommand)
 export class UpdateWebhookEndpointHandler implements ICommandHandler<UpdateWebhookEndpointCommand> {
@@ -49,7 +50,7 @@ export class UpdateWebhookEndpointHandler implements ICommandHandler<UpdateWebho
       if (Object.keys(previous).length === 0) return before;
       const saved = renderEndpoint(await this.endpoints.update(m, scope, endpointId, update));
       if (update.enabled === false) await this.deliveries.cancelPending(m, endpointId, 'endpoint disabled', now);
-      await this.outbox.record(m, scope, 'webhook_endpoint.updated', saved, { previousAttributes: previous });
+      await this.outbox.record(m, scope, WEBHOOK_ENDPOINT_EVENTS['webhook_endpoint.updated'], saved, { previousAttributes: previous });
       return saved;
     });
   }
