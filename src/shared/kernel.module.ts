@@ -11,8 +11,9 @@ import { Clock, ControlledClock, SystemClock } from './time/clock';
 import { SecretBox, secretBoxFromSettings } from './crypto/secret-box';
 import { MetricsRegistry } from './metrics/metrics-registry';
 import { BackgroundWork } from './lifecycle/background-work';
+import { OtherModeIds } from './ids/other-mode-ids';
 
-/** The shared kernel every module may inject: configuration, clock, the secret box, transactions, rate limits, the event outbox, the metrics registry. */
+/** The shared kernel every module may inject: configuration, clock, the secret box, transactions, rate limits, the event outbox, the metrics registry, the owners of each id kind (OtherModeIds). */
 @Global()
 @Module({})
 export class KernelModule {
@@ -35,6 +36,7 @@ export class KernelModule {
         EventOutbox,
         JsonBodyReader,
         BackgroundWork,
+        OtherModeIds,
         { provide: MetricsRegistry, useValue: new MetricsRegistry() },
       ],
       exports: [
@@ -49,6 +51,7 @@ export class KernelModule {
         JsonBodyReader,
         MetricsRegistry,
         BackgroundWork,
+        OtherModeIds,
       ],
     };
   }
