@@ -3802,7 +3802,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3879,7 +3879,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3954,7 +3954,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4283,7 +4283,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4364,7 +4364,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4607,7 +4607,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4846,7 +4846,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4922,7 +4922,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5283,7 +5283,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5365,7 +5365,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5559,7 +5559,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5641,7 +5641,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5673,7 +5673,7 @@ export interface operations {
                     "image/svg+xml": string;
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5799,7 +5799,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6017,7 +6017,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6108,7 +6108,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6208,7 +6208,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6299,7 +6299,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6391,7 +6391,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6552,7 +6552,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6788,7 +6788,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6880,7 +6880,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6948,7 +6948,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7041,7 +7041,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7132,7 +7132,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7216,7 +7216,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7481,7 +7481,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7561,7 +7561,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7781,7 +7781,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7849,7 +7849,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7939,7 +7939,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8120,7 +8120,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8217,7 +8217,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8314,7 +8314,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8487,7 +8487,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8577,7 +8577,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8685,7 +8685,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8834,7 +8834,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9223,7 +9223,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9314,7 +9314,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9413,7 +9413,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
