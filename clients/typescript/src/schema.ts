@@ -1663,6 +1663,11 @@ export interface components {
             status: string;
             exclude_reason: string | null;
             /**
+             * @description What the line charges, in words; present only where the service wrote one: a subscription's period invoice names the plan (product and billing schema), the quantity or the metric and its usage, and the period (UTC)
+             * @example Acme API, Pro monthly × 3, 2026-11-01 00:00:00 to 2026-12-01 00:00:00 UTC
+             */
+            description?: string;
+            /**
              * @description UTC, YYYY-MM-DD HH:MM:SS
              * @example 2026-11-21 10:00:00
              */
@@ -3422,6 +3427,11 @@ export interface components {
         UpcomingLineDto: {
             /** @enum {string} */
             type: "BASE" | "USAGE";
+            /**
+             * @description What the line charges, in words (the invoice item's description once issued): the plan (product and billing schema names), the quantity or the metric and its exact usage, and the period, UTC
+             * @example Acme API, Pro monthly: API calls, 1,500 units, 2026-11-16 00:00:00 to 2026-12-01 00:00:00 UTC
+             */
+            description: string;
             /** @example api_calls */
             metric_key: string | null;
             /**
@@ -9264,6 +9274,7 @@ export interface operations {
                      *         "lines": [
                      *           {
                      *             "type": "BASE",
+                     *             "description": "Acme API, Pro monthly × 1, 2026-11-16 00:00:00 to 2026-12-01 00:00:00 UTC, prorated",
                      *             "metric_key": null,
                      *             "quantity": "1",
                      *             "amount": "5.000000000000000000000000000000",
@@ -9272,6 +9283,7 @@ export interface operations {
                      *           },
                      *           {
                      *             "type": "USAGE",
+                     *             "description": "Acme API, Pro monthly: API calls, 1,500 units, 2026-11-16 00:00:00 to 2026-12-01 00:00:00 UTC",
                      *             "metric_key": "api_calls",
                      *             "quantity": "1500.000000000000000000000000000000",
                      *             "amount": "1.150000000000000000000000000000",
