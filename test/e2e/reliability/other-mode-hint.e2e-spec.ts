@@ -59,7 +59,7 @@ describe('a 404 names the other mode for an id of the caller’s own organizatio
         op,
         params: (op.operation.parameters ?? [])
           .filter((p: any) => p.in === 'path')
-          .map((p: any) => ({ name: p.name as string, kind: kindOf(op.path, p.name) })),
+          .map((p: any) => ({ name: p.name as string, kind: kindOf(op.path, p.name as string) })),
       }))
       .filter((c) => c.params.length > 0 && !NO_KEY_OR_NO_TENANT.has(c.name));
     owner = await createOrg();

@@ -13,6 +13,18 @@ import type { Api } from '../../support/api';
 const PLAN = 'Metered plan, Monthly';
 const period = (start: string, end: string) => `${start} to ${end} UTC`;
 
+interface Sub {
+  id: string;
+  current_period_start: string;
+  current_period_end: string;
+}
+interface PeriodInvoice {
+  id: string;
+  period_start: string;
+  period_end: string;
+}
+const invoiceAfter = async (api: Api, sub: Sub, previous: string | null): Promise<PeriodInvoice> => (await nextInvoice(api, sub.id, previous)) as PeriodInvoice;
+
 async function items(api: Api, invoiceId: string): Promise<any[]> {
   return expectSuccess(await api.post(`/invoices/${invoiceId}`, { expand: ['items'] })).items as any[];
 }
@@ -33,12 +45,12 @@ describe('period invoice items name the plan, the metric, the quantity and the p
       { payment_type: 'ADVANCE', renew_type: 'ANNIVERSARY', billing_type: 'FULL', base_price: 20 },
       API_CALL_TIERS,
     );
-    const sub = expectSuccess(
+    const sub = expectSuccess<Sub>(
       await api.post('/subscriptions', { product_id: productId, billing_schema_id: schemaId, customer_email: 'team@example.com', quantity: 3 }),
       201,
     );
     const p0 = period(sub.current_period_start, sub.current_period_end);
-    const invoice1 = await nextInvoice(api, sub.id, null);
+    const invoice1 = await invoiceAfter(api, sub, null);
     expect(await items(api, invoice1.id)).toEqual([
       expect.objectContaining({ type: 'PRODUCT', product_id: productId, quantity: 3, description: `${PLAN} × 3, ${p0}` }),
     ]);
@@ -57,7 +69,7 @@ describe('period invoice items name the plan, the metric, the quantity and the p
     const periodEnd = new Date(`${sub.current_period_end.replace(' ', 'T')}Z`);
     const upcoming = expectSuccess(await api.get(`/subscriptions/${sub.id}/upcoming_invoice`));
     await moveClockTo(api, periodEnd);
-    const invoice2 = await nextInvoice(api, sub.id, invoice1.id);
+    const invoice2 = await invoiceAfter(api, sub, invoice1.id);
     const p1 = period(invoice2.period_start, invoice2.period_end);
     const usageLines = [`${PLAN}: API calls, 12,500 units, ${p0}`, `${PLAN}: Active users, 2 units, ${p0}`];
     // 900 calls at 0.01 and 11,500 at 0.005 (the first 100 free); 2 users at 1.
@@ -79,7 +91,7 @@ describe('period invoice items name the plan, the metric, the quantity and the p
     const month1 = monthStart(await clockNow(api), 1);
     const start = new Date(month1.getTime() + 15 * 86_400_000 + 12 * 3_600_000);
     await moveClockTo(api, start, 1);
-    const sub = expectSuccess(
+    const sub = expectSuccess<Sub>(
       await api.post('/subscriptions', {
         product_id: productId,
         billing_schema_id: schemaId,
@@ -93,7 +105,7 @@ describe('period invoice items name the plan, the metric, the quantity and the p
     await api.post('/usage_events', { id: 's-2', subscription_id: sub.id, metric_key: 'storage_gb', value: '0.0000001' });
     const month2 = monthStart(month1, 1);
     await moveClockTo(api, month2);
-    const invoice1 = await nextInvoice(api, sub.id, null);
+    const invoice1 = await invoiceAfter(api, sub, null);
     const p0 = period(ts(start), ts(month2));
     expect(invoice1).toMatchObject({ period_start: ts(start), period_end: ts(month2) });
     expect(await items(api, invoice1.id)).toEqual([
@@ -105,7 +117,7 @@ describe('period invoice items name the plan, the metric, the quantity and the p
     await api.post('/usage_events', { id: 's-3', subscription_id: sub.id, metric_key: 'storage_gb', value: '10' });
     const month3 = monthStart(month2, 1);
     await moveClockTo(api, month3);
-    const invoice2 = await nextInvoice(api, sub.id, invoice1.id);
+    const invoice2 = await invoiceAfter(api, sub, invoice1.id);
     const p1 = period(ts(month2), ts(month3));
     expect(await items(api, invoice2.id)).toEqual([
       expect.objectContaining({ type: 'PRODUCT', quantity: 2, description: `${PLAN} × 2, ${p1}` }),
@@ -118,7 +130,10 @@ describe('period invoice items name the plan, the metric, the quantity and the p
 
   it('an invoice made through the API carries no description: its items read as before', async () => {
     const api = (await service.createOrg('Plain')).test;
-    const created = expectSuccess(await api.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '5' }] }), 201);
+    const created = expectSuccess<{ id: string }>(
+      await api.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '5' }] }),
+      201,
+    );
     const [item] = await items(api, created.id);
     expect(item).not.toHaveProperty('description');
   });
