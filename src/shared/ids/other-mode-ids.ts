@@ -1,4 +1,3 @@
-import { Injectable } from '@nestjs/common';
 import type { Mode, Scope } from '../auth/request-context';
 import { hasIdShape, IdKind } from './ids';
 
@@ -17,9 +16,8 @@ interface IdOwner {
  * (`register('invoice', 'invoice_not_found', lookup)`); the kernel asks them only after a request's
  * own lookup failed (`OtherModeHintInterceptor`), never on a request that succeeds. The question is
  * always scoped to the caller's organization: an id of another organization is not found in either
- * mode, and its 404 stays plain.
+ * mode, and its 404 stays plain. A plain class (it takes nothing to make), provided by the kernel module.
  */
-@Injectable()
 export class OtherModeIds {
   private readonly owners: IdOwner[] = [];
 
