@@ -88,6 +88,7 @@ async function create(input: { items: Array<{ currency: string; price: string }>
     [price, price, price],
     [JSON.stringify({ payment_intent_id: pi, currency: item.currency, price, quantity: 1 }), '[]', '[]'],
     new Date(now.getTime() + 60 * 60_000),
+    [null],
   ];
   if (!withEvents) {
     await pool.query(sql('invoice_insert', INSERT_INVOICE_SQL, params));

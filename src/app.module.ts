@@ -25,6 +25,7 @@ import { dataSourceOptions } from './shared/db/data-source';
 import { BodilessRouteInterceptor } from './shared/http/bodiless-route.interceptor';
 import { EnvelopeExceptionFilter } from './shared/http/exception.filter';
 import { HttpsOnlyMiddleware } from './shared/http/middleware';
+import { OtherModeHintInterceptor } from './shared/http/other-mode-hint.interceptor';
 import { StorableTextPipe } from './shared/http/text-safety';
 import { createValidationPipe } from './shared/http/validation';
 import { KernelModule } from './shared/kernel.module';
@@ -80,6 +81,7 @@ export class AppModule implements NestModule {
         { provide: APP_PIPE, useClass: StorableTextPipe },
         { provide: APP_PIPE, useFactory: createValidationPipe },
         { provide: APP_INTERCEPTOR, useClass: BodilessRouteInterceptor },
+        { provide: APP_INTERCEPTOR, useClass: OtherModeHintInterceptor },
       ],
     };
   }

@@ -12,8 +12,12 @@ import { Clock, ControlledClock, SystemClock } from './time/clock';
 import { SecretBox, secretBoxFromSettings } from './crypto/secret-box';
 import { MetricsRegistry } from './metrics/metrics-registry';
 import { BackgroundWork } from './lifecycle/background-work';
+import { OtherModeIds } from './ids/other-mode-ids';
 
-/** The shared kernel every module may inject: configuration, clock, the secret box, transactions, rate limits, the event outbox and its durable handlers' worker, the metrics registry. */
+/**
+ * The shared kernel every module may inject: configuration, clock, the secret box, transactions, rate limits,
+ * the event outbox and its durable handlers' worker, the metrics registry, the owners of each id kind (OtherModeIds).
+ */
 @Global()
 @Module({})
 export class KernelModule {
@@ -37,6 +41,7 @@ export class KernelModule {
         DurableEventHandlers,
         JsonBodyReader,
         BackgroundWork,
+        OtherModeIds,
         { provide: MetricsRegistry, useValue: new MetricsRegistry() },
       ],
       exports: [
@@ -52,6 +57,7 @@ export class KernelModule {
         MetricsRegistry,
         BackgroundWork,
         DurableEventHandlers,
+        OtherModeIds,
       ],
     };
   }

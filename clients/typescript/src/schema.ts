@@ -1663,6 +1663,11 @@ export interface components {
             status: string;
             exclude_reason: string | null;
             /**
+             * @description What the line charges, in words; present only where the service wrote one: a subscription's period invoice names the plan (product and billing schema), the quantity or the metric and its usage, and the period (UTC)
+             * @example Acme API, Pro monthly × 3, 2026-11-01 00:00:00 to 2026-12-01 00:00:00 UTC
+             */
+            description?: string;
+            /**
              * @description UTC, YYYY-MM-DD HH:MM:SS
              * @example 2026-11-21 10:00:00
              */
@@ -3422,6 +3427,11 @@ export interface components {
         UpcomingLineDto: {
             /** @enum {string} */
             type: "BASE" | "USAGE";
+            /**
+             * @description What the line charges, in words (the invoice item's description once issued): the plan (product and billing schema names), the quantity or the metric and its exact usage, and the period, UTC
+             * @example Acme API, Pro monthly: API calls, 1,500 units, 2026-11-16 00:00:00 to 2026-12-01 00:00:00 UTC
+             */
+            description: string;
             /** @example api_calls */
             metric_key: string | null;
             /**
@@ -3802,7 +3812,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3879,7 +3889,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3954,7 +3964,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4283,7 +4293,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4364,7 +4374,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4607,7 +4617,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4846,7 +4856,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4922,7 +4932,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5283,7 +5293,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5365,7 +5375,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5559,7 +5569,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5641,7 +5651,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5673,7 +5683,7 @@ export interface operations {
                     "image/svg+xml": string;
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5799,7 +5809,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6017,7 +6027,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6108,7 +6118,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6208,7 +6218,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6299,7 +6309,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6391,7 +6401,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6552,7 +6562,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6788,7 +6798,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6880,7 +6890,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6948,7 +6958,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7041,7 +7051,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7132,7 +7142,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7216,7 +7226,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7481,7 +7491,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7561,7 +7571,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7781,7 +7791,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7849,7 +7859,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7939,7 +7949,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8120,7 +8130,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8217,7 +8227,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8314,7 +8324,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8487,7 +8497,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8577,7 +8587,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8685,7 +8695,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8834,7 +8844,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9223,7 +9233,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9264,6 +9274,7 @@ export interface operations {
                      *         "lines": [
                      *           {
                      *             "type": "BASE",
+                     *             "description": "Acme API, Pro monthly × 1, 2026-11-16 00:00:00 to 2026-12-01 00:00:00 UTC, prorated",
                      *             "metric_key": null,
                      *             "quantity": "1",
                      *             "amount": "5.000000000000000000000000000000",
@@ -9272,6 +9283,7 @@ export interface operations {
                      *           },
                      *           {
                      *             "type": "USAGE",
+                     *             "description": "Acme API, Pro monthly: API calls, 1,500 units, 2026-11-16 00:00:00 to 2026-12-01 00:00:00 UTC",
                      *             "metric_key": "api_calls",
                      *             "quantity": "1500.000000000000000000000000000000",
                      *             "amount": "1.150000000000000000000000000000",
@@ -9314,7 +9326,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9413,7 +9425,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;

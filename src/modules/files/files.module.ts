@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { Inject, Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DeleteFileHandler } from './commands/delete-file/delete-file.handler';
 import { RegisterFileHandler } from './commands/register-file/register-file.handler';
@@ -13,6 +13,8 @@ import { LocalFileStorage } from './storage/local-file-storage';
 import { S3FileStorage } from './storage/s3-file-storage';
 import { FileUploadInterceptor } from './upload/file-upload.interceptor';
 import { UploadReceiver } from './upload/upload-receiver';
+import { TransactionRunner } from '../../shared/db/transaction-runner';
+import { OtherModeIds } from '../../shared/ids/other-mode-ids';
 
 /** Files: uploads streamed to a local folder or S3-compatible storage, listed and deleted per organization and mode. */
 @Module({
@@ -34,4 +36,15 @@ import { UploadReceiver } from './upload/upload-receiver';
     GetFileContentHandler,
   ],
 })
-export class FilesModule {}
+export class FilesModule implements OnModuleInit {
+  constructor(
+    @Inject(OtherModeIds) private readonly otherModeIds: OtherModeIds,
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(FilesRepository) private readonly files: FilesRepository,
+  ) {}
+
+  /** Its ids' owner for a 404's other-mode hint (decisions §1): asked only after a lookup by id failed. */
+  onModuleInit(): void {
+    this.otherModeIds.register('file', 'file_not_found', async (scope, id) => (await this.files.find(this.tx.manager, scope, id)) !== null);
+  }
+}

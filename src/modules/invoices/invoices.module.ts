@@ -1,5 +1,5 @@
 import { GetInvoiceStatusesHandler } from './queries/get-invoice-statuses/get-invoice-statuses.handler';
-import { Module } from '@nestjs/common';
+import { Inject, Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CreateInvoiceHandler } from './commands/create-invoice/create-invoice.handler';
 import { InvoiceEvents } from './commands/invoice-events';
@@ -19,6 +19,8 @@ import { InvoiceClocks } from './invoice-clocks.service';
 import { InvoicesConfig, loadInvoicesConfig } from './invoices.config';
 import { GetShortStateHandler } from './queries/get-short-state/get-short-state.handler';
 import { ListInvoicesHandler } from './queries/list-invoices/list-invoices.handler';
+import { TransactionRunner } from '../../shared/db/transaction-runner';
+import { OtherModeIds } from '../../shared/ids/other-mode-ids';
 
 /**
  * Invoices: creation (priced through CalculatePricesQuery), list, read with expansions, status and
@@ -48,4 +50,15 @@ import { ListInvoicesHandler } from './queries/list-invoices/list-invoices.handl
   ],
   exports: [PayableInvoices, InvoiceClocks, InvoicesConfig],
 })
-export class InvoicesModule {}
+export class InvoicesModule implements OnModuleInit {
+  constructor(
+    @Inject(OtherModeIds) private readonly otherModeIds: OtherModeIds,
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(InvoicesRepository) private readonly invoices: InvoicesRepository,
+  ) {}
+
+  /** Its ids' owner for a 404's other-mode hint (decisions §1): asked only after a lookup by id failed. */
+  onModuleInit(): void {
+    this.otherModeIds.register('invoice', 'invoice_not_found', async (scope, id) => (await this.invoices.find(this.tx.manager, scope, id)) !== null);
+  }
+}

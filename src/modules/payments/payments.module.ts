@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { Inject, Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { InvoicesModule } from '../invoices';
 import { PaymentEvents } from './commands/payment-events';
@@ -13,6 +13,8 @@ import { PaymentsRepository } from './persistence/payments.repository';
 import { GetPaymentHandler } from './queries/get-payment/get-payment.handler';
 import { ListInvoicePaymentsHandler } from './queries/list-invoice-payments/list-invoice-payments.handler';
 import { ListPaymentsHandler } from './queries/list-payments/list-payments.handler';
+import { TransactionRunner } from '../../shared/db/transaction-runner';
+import { OtherModeIds } from '../../shared/ids/other-mode-ids';
 
 /**
  * Payments: what providers report against invoices (RecordProviderPaymentCommand, which also moves
@@ -35,4 +37,15 @@ import { ListPaymentsHandler } from './queries/list-payments/list-payments.handl
     ListInvoicePaymentsHandler,
   ],
 })
-export class PaymentsModule {}
+export class PaymentsModule implements OnModuleInit {
+  constructor(
+    @Inject(OtherModeIds) private readonly otherModeIds: OtherModeIds,
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(PaymentsRepository) private readonly payments: PaymentsRepository,
+  ) {}
+
+  /** Its ids' owner for a 404's other-mode hint (decisions §1): asked only after a lookup by id failed. */
+  onModuleInit(): void {
+    this.otherModeIds.register('payment', 'payment_not_found', async (scope, id) => (await this.payments.find(this.tx.manager, scope, id)) !== null);
+  }
+}

@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { Inject, Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CreateProductHandler } from './commands/create-product/create-product.handler';
 import { ProductEvents } from './commands/product-events';
@@ -15,6 +15,8 @@ import { GetPricingSchemaHandler } from './queries/get-pricing-schema/get-pricin
 import { GetProductHandler } from './queries/get-product/get-product.handler';
 import { GetProductsByIdsHandler } from './queries/get-products-by-ids/get-products-by-ids.handler';
 import { ListProductsHandler } from './queries/list-products/list-products.handler';
+import { TransactionRunner } from '../../shared/db/transaction-runner';
+import { OtherModeIds } from '../../shared/ids/other-mode-ids';
 
 /**
  * The catalog: products with billing schemas and usage tiers, as versioned records. Other modules
@@ -36,4 +38,15 @@ import { ListProductsHandler } from './queries/list-products/list-products.handl
     GetProductsByIdsHandler,
   ],
 })
-export class ProductsModule {}
+export class ProductsModule implements OnModuleInit {
+  constructor(
+    @Inject(OtherModeIds) private readonly otherModeIds: OtherModeIds,
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(CatalogRepository) private readonly catalog: CatalogRepository,
+  ) {}
+
+  /** Its ids' owner for a 404's other-mode hint (decisions §1): asked only after a lookup by id failed. */
+  onModuleInit(): void {
+    this.otherModeIds.register('product', 'product_not_found', async (scope, id) => (await this.catalog.findProduct(this.tx.manager, scope, id)) !== null);
+  }
+}

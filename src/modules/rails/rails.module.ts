@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { Inject, Module, OnModuleInit } from '@nestjs/common';
 import { InvoicesModule } from '../invoices';
 import { AllocatePaymentAddressHandler } from './commands/allocate-payment-address/allocate-payment-address.handler';
 import { DeleteWalletHandler } from './commands/delete-wallet/delete-wallet.handler';
@@ -22,6 +22,8 @@ import { UnmatchedTransfersController } from './unmatched-transfers.controller';
 import { WalletsController } from './wallets.controller';
 import { ChainNodes } from './watcher/chain-nodes';
 import { ChainWatchers } from './watcher/chain-watchers';
+import { TransactionRunner } from '../../shared/db/transaction-runner';
+import { OtherModeIds } from '../../shared/ids/other-mode-ids';
 
 /**
  * Payment rails: the outside chains payments arrive on (docs/rails.md). Owns the PaymentRail port
@@ -61,4 +63,21 @@ import { ChainWatchers } from './watcher/chain-watchers';
   ],
   exports: [ChainWatchers],
 })
-export class RailsModule {}
+export class RailsModule implements OnModuleInit {
+  constructor(
+    @Inject(OtherModeIds) private readonly otherModeIds: OtherModeIds,
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(WalletsRepository) private readonly wallets: WalletsRepository,
+    @Inject(UnattributedTransfersRepository) private readonly transfers: UnattributedTransfersRepository,
+  ) {}
+
+  /** Its ids' owner for a 404's other-mode hint (decisions §1): asked only after a lookup by id failed. */
+  onModuleInit(): void {
+    this.otherModeIds.register('wallet', 'wallet_not_found', async (scope, id) => (await this.wallets.find(this.tx.manager, scope, id)) !== null);
+    this.otherModeIds.register(
+      'unmatched',
+      'unmatched_transfer_not_found',
+      async (scope, id) => (await this.transfers.find(this.tx.manager, scope, id)) !== null,
+    );
+  }
+}

@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { Inject, Module, OnModuleInit } from '@nestjs/common';
 import { ClaimAssets } from './claim-assets';
 import { CancelRefundHandler } from './commands/cancel-refund/cancel-refund.handler';
 import { ClaimRefundHandler } from './commands/claim-refund/claim-refund.handler';
@@ -16,6 +16,8 @@ import { RefundClaimsController } from './refund-claims.controller';
 import { RefundPayoutsWorker } from './refund-payouts.worker';
 import { RefundsController } from './refunds.controller';
 import { loadRefundsConfig, RefundsConfig } from './refunds.config';
+import { TransactionRunner } from '../../shared/db/transaction-runner';
+import { OtherModeIds } from '../../shared/ids/other-mode-ids';
 
 /**
  * Refunds (decisions §19, docs/refunds.md): the merchant's refunds of an invoice's completed payments,
@@ -45,4 +47,15 @@ import { loadRefundsConfig, RefundsConfig } from './refunds.config';
     RefundPayoutsWorker,
   ],
 })
-export class RefundsModule {}
+export class RefundsModule implements OnModuleInit {
+  constructor(
+    @Inject(OtherModeIds) private readonly otherModeIds: OtherModeIds,
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(RefundsRepository) private readonly refunds: RefundsRepository,
+  ) {}
+
+  /** Its ids' owner for a 404's other-mode hint (decisions §1): asked only after a lookup by id failed. */
+  onModuleInit(): void {
+    this.otherModeIds.register('refund', 'refund_not_found', async (scope, id) => (await this.refunds.find(this.tx.manager, scope, id)) !== null);
+  }
+}

@@ -13,6 +13,8 @@ import type { AggregationType, Tier } from './domain/usage';
 /** A metric a schema prices: how its events aggregate, and its tiers. */
 export interface PricedMetric {
   metricKey: string;
+  /** The metric's name, as its period invoice's usage line shows it. */
+  name: string;
   aggregation: AggregationType;
   tiers: Tier[];
 }
@@ -20,6 +22,8 @@ export interface PricedMetric {
 /** What subscriptions need of a product version and one of its billing schemas. */
 export interface SubscribedSchema {
   productId: string;
+  productName: string;
+  schemaName: string;
   productActive: boolean;
   schemaId: string;
   schemaActive: boolean;
@@ -72,6 +76,8 @@ export class SubscriptionCatalog {
     if (!schema) return null;
     return {
       productId: product.id,
+      productName: product.name,
+      schemaName: schema.name,
       productActive: product.is_active === 1 || product.is_active === true,
       schemaId: schema.id,
       schemaActive: schema.is_active === 1 || schema.is_active === true,
@@ -101,7 +107,12 @@ export class SubscriptionCatalog {
     for (const config of schema.configurations) {
       if (!config.metric) continue;
       const key = config.metric.metric_key;
-      const metric = metrics.get(key) ?? { metricKey: key, aggregation: config.metric.aggregation_type as AggregationType, tiers: [] };
+      const metric = metrics.get(key) ?? {
+        metricKey: key,
+        name: config.metric.name || key,
+        aggregation: config.metric.aggregation_type as AggregationType,
+        tiers: [],
+      };
       metric.tiers.push({
         startsAt: parseAmount(config.starts_at),
         endsAt: config.ends_at === null ? null : parseAmount(config.ends_at),

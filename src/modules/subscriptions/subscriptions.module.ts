@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { Inject, Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { PeriodInvoicer } from './billing/period-invoicer';
 import { CancelSubscriptionHandler } from './commands/cancel-subscription/cancel-subscription.handler';
@@ -17,6 +17,8 @@ import { PeriodInvoiceOutcomeHandler } from './reactions/period-invoice-outcome.
 import { SubscriptionScheduler } from './subscription-scheduler';
 import { loadSubscriptionsConfig, SubscriptionsConfig } from './subscriptions.config';
 import { SubscriptionsController, UsageEventsController } from './subscriptions.controller';
+import { TransactionRunner } from '../../shared/db/transaction-runner';
+import { OtherModeIds } from '../../shared/ids/other-mode-ids';
 
 /**
  * Subscriptions to RECURRING billing schemas and their usage (decisions §20, docs/subscriptions.md).
@@ -45,4 +47,19 @@ import { SubscriptionsController, UsageEventsController } from './subscriptions.
   ],
   exports: [SubscriptionScheduler],
 })
-export class SubscriptionsModule {}
+export class SubscriptionsModule implements OnModuleInit {
+  constructor(
+    @Inject(OtherModeIds) private readonly otherModeIds: OtherModeIds,
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(SubscriptionsRepository) private readonly subscriptions: SubscriptionsRepository,
+  ) {}
+
+  /** Its ids' owner for a 404's other-mode hint (decisions §1): asked only after a lookup by id failed. */
+  onModuleInit(): void {
+    this.otherModeIds.register(
+      'subscription',
+      'subscription_not_found',
+      async (scope, id) => (await this.subscriptions.find(this.tx.manager, scope, id)) !== null,
+    );
+  }
+}

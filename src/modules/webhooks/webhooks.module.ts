@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { Inject, Module, OnModuleInit } from '@nestjs/common';
 import { loadWebhooksConfig, WebhooksConfig } from './webhooks.config';
 import { CreateWebhookEndpointHandler } from './commands/create-webhook-endpoint/create-webhook-endpoint.handler';
 import { DeleteWebhookEndpointHandler } from './commands/delete-webhook-endpoint/delete-webhook-endpoint.handler';
@@ -15,6 +15,8 @@ import { GetWebhookEndpointHandler } from './queries/get-webhook-endpoint/get-we
 import { ListWebhookAttemptsHandler } from './queries/list-webhook-attempts/list-webhook-attempts.handler';
 import { ListWebhookEndpointsHandler } from './queries/list-webhook-endpoints/list-webhook-endpoints.handler';
 import { WebhooksController } from './webhooks.controller';
+import { TransactionRunner } from '../../shared/db/transaction-runner';
+import { OtherModeIds } from '../../shared/ids/other-mode-ids';
 
 /**
  * Webhook endpoints and the dispatcher that sends committed deliveries. A delivery per subscribed
@@ -42,4 +44,15 @@ import { WebhooksController } from './webhooks.controller';
   ],
   exports: [WebhookDispatcher],
 })
-export class WebhooksModule {}
+export class WebhooksModule implements OnModuleInit {
+  constructor(
+    @Inject(OtherModeIds) private readonly otherModeIds: OtherModeIds,
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(WebhookEndpointsRepository) private readonly endpoints: WebhookEndpointsRepository,
+  ) {}
+
+  /** Its ids' owner for a 404's other-mode hint (decisions §1): asked only after a lookup by id failed. */
+  onModuleInit(): void {
+    this.otherModeIds.register('webhook', 'webhook_endpoint_not_found', async (scope, id) => (await this.endpoints.find(this.tx.manager, scope, id)) !== null);
+  }
+}

@@ -37,7 +37,7 @@ const ERROR_TEXT: Record<number, string> = {
   400: 'Invalid input (per-field messages in validator) or a refused state change',
   401: 'API key missing, malformed, unknown or revoked',
   403: 'The key lacks the right (read-only key on a write, live key on a test-only call)',
-  404: "No such record in the caller's organization and mode",
+  404: "No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode (\"Invoice not found: it exists in test mode; this key is a live key.\"). Another organization's id gets the plain text.",
   409: 'A request with the same Idempotency-Key is still in flight',
   413: 'Body larger than the limit',
   429: 'Too many requests; see Retry-After',

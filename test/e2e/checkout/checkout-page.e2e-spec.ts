@@ -310,6 +310,52 @@ describe('hosted checkout page (Chromium)', () => {
     await page.close();
   });
 
+  it("shows a subscription's period line by its description: plan, quantity and period", async () => {
+    const org = await createOrg('Metered Shop');
+    const product = expectSuccess<any>(
+      await org.test.post('/products', {
+        name: 'Team plan',
+        description: 'Seats for the whole team',
+        metadata: {},
+        schemas: [
+          {
+            name: 'Monthly',
+            description: 'Monthly',
+            currency: 'USD',
+            type: 'RECURRING',
+            base_price: '10',
+            interval_type: 'MONTH',
+            interval_count: 1,
+            payment_type: 'ADVANCE',
+            renew_type: 'ANNIVERSARY',
+            billing_type: 'FULL',
+            configurations: [],
+          },
+        ],
+      }),
+    );
+    const schemaId = expectSuccess<any>(await org.test.get(`/products/${product.id}`)).schemas[0].id as string;
+    const sub = expectSuccess<any>(
+      await org.test.post('/subscriptions', { product_id: product.id, billing_schema_id: schemaId, customer_email: 'team@example.com', quantity: 4 }),
+      201,
+    );
+    // ADVANCE: the first period's invoice comes at its start, on the scheduler's next pass.
+    let invoiceId: string | null = null;
+    for (let i = 0; i < 150 && !invoiceId; i++) {
+      invoiceId = expectSuccess<any>(await org.test.get(`/subscriptions/${sub.id}`)).latest_invoice_id;
+      if (!invoiceId) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(invoiceId).not.toBeNull();
+    const line = `Team plan, Monthly × 4, ${sub.current_period_start} to ${sub.current_period_end} UTC`;
+
+    const { page, problems } = await openPage(browser, pageUrl(invoiceId!));
+    await see(page.locator('.item-name')).toHaveText(line);
+    // the product's description under it, as for any product line
+    await see(page.locator('.item-description')).toHaveText('Seats for the whole team');
+    expect(problems.errors).toEqual([]);
+    await page.close();
+  });
+
   it('speaks German when asked by ?lang=de or by Accept-Language, English otherwise', async () => {
     const org = await createOrg('Sprachladen');
     const invoiceId = await createInvoice(org);

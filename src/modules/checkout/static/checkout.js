@@ -244,8 +244,12 @@ function itemPrice(inv, item) {
   return item.price ? { price: item.price, currency: item.currency } : null;
 }
 
-/** How an item reads: its product's name, or for a payment intent what was asked ("Payment of 25 USDT"). */
+/**
+ * How an item reads: what the service wrote it charges (a subscription's period line names the plan, the usage
+ * and the period), else its product's name, or for a payment intent what was asked ("Payment of 25 USDT").
+ */
 function itemName(item) {
+  if (item.description) return item.description;
   if (item.product?.name) return item.product.name;
   if (item.type === 'PAYMENT_INTENT' && item.price) return tr('payment_intent', { amount: money(item.price, item.currency) });
   return tr('item_fallback');

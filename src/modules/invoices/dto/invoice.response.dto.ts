@@ -18,6 +18,13 @@ export class InvoiceItemDto {
   @ApiProperty({ type: 'integer' }) quantity: number;
   @ApiProperty({ example: 'INCLUDED' }) status: string;
   @ApiProperty({ type: String, nullable: true }) exclude_reason: string | null;
+  @ApiPropertyOptional({
+    type: String,
+    example: 'Acme API, Pro monthly × 3, 2026-11-01 00:00:00 to 2026-12-01 00:00:00 UTC',
+    description:
+      "What the line charges, in words; present only where the service wrote one: a subscription's period invoice names the plan (product and billing schema), the quantity or the metric and its usage, and the period (UTC)",
+  })
+  description?: string;
   @ApiProperty(TIME) created_at: string;
   @ApiProperty({ ...TIME, nullable: true }) updated_at: string | null;
   @ApiPropertyOptional({

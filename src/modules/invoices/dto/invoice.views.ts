@@ -54,6 +54,8 @@ export interface InvoiceItemView {
   quantity: number;
   status: string;
   exclude_reason: string | null;
+  /** Only where the service wrote one (a subscription's period invoice). */
+  description?: string;
   created_at: string;
   updated_at: string | null;
   product?: ProductView | PayerProductView | null;
@@ -131,6 +133,7 @@ export function itemView(r: InvoiceItemRecord): InvoiceItemView {
     quantity: r.quantity,
     status: r.status,
     exclude_reason: r.excludeReason,
+    ...(r.description ? { description: r.description } : {}),
     created_at: formatTimestamp(r.createdAt),
     updated_at: formatTimestamp(r.updatedAt),
   };

@@ -24,6 +24,8 @@ export class InvoiceItemRecord {
   @Column({ type: 'integer' }) position: number;
   @Column({ type: 'text' }) status: string;
   @Column({ type: 'text', name: 'exclude_reason', nullable: true }) excludeReason: string | null;
+  /** What the line charges, in words, where the service wrote one (a subscription's period invoice); null otherwise. */
+  @Column({ type: 'text', nullable: true }) description: string | null;
   @Column({ type: 'timestamptz', name: 'created_at' }) createdAt: Date;
   @Column({ type: 'timestamptz', name: 'updated_at', nullable: true }) updatedAt: Date | null;
 }

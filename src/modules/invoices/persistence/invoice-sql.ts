@@ -16,7 +16,7 @@ import { withEventRow } from '../../../shared/events/event-row';
  * items: $14 id, $15 type, $16 currency, $17 product_id, $18 billing_schema_id, $19 payment_intent_id, $20 price,
  * $21 quantity, $22 position, $23 status;
  * lines: $24 id, $25 invoice_item_id, $26 title, $27 calculation_type, $28 idx, $29 position, $30 currency,
- * $31 initial_price, $32 price_delta, $33 price, $34 details (json text); $35 expires_at.
+ * $31 initial_price, $32 price_delta, $33 price, $34 details (json text); $35 expires_at; $36 the items' descriptions.
  */
 export const INSERT_INVOICE_SQL = prepared(
   'invoice_insert',
@@ -27,11 +27,11 @@ WITH invoice AS (
   VALUES ($1, $2, $3, $4, NULL, $5, $6::numeric, $7::numeric, $8, $9::jsonb, $10, $11, $12, $35, $13, $13)
 ), items AS (
   INSERT INTO invoice_items (id, organization_id, mode, invoice_id, type, currency, product_id, billing_schema_id,
-                             payment_intent_id, price, quantity, position, status, exclude_reason, created_at, updated_at)
+                             payment_intent_id, price, quantity, position, status, exclude_reason, description, created_at, updated_at)
   SELECT t.id, $2, $3, $1, t.type, t.currency, t.product_id, t.billing_schema_id, t.payment_intent_id, t.price::numeric,
-         t.quantity, t.position, t.status, NULL, $13, $13
-    FROM unnest($14::text[], $15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $20::text[], $21::int[], $22::int[], $23::text[])
-         AS t(id, type, currency, product_id, billing_schema_id, payment_intent_id, price, quantity, position, status)
+         t.quantity, t.position, t.status, NULL, t.description, $13, $13
+    FROM unnest($14::text[], $15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $20::text[], $21::int[], $22::int[], $23::text[], $36::text[])
+         AS t(id, type, currency, product_id, billing_schema_id, payment_intent_id, price, quantity, position, status, description)
 )
 INSERT INTO invoice_calculations (id, organization_id, mode, invoice_id, invoice_item_id, title, calculation_type, idx, position,
                                   currency, initial_price, price_delta, price, details, created_at, updated_at)
@@ -41,29 +41,29 @@ SELECT c.id, $2, $3, $1, c.invoice_item_id, c.title, c.calculation_type, c.idx, 
        AS c(id, invoice_item_id, title, calculation_type, idx, position, currency, initial_price, price_delta, price, details)`,
 );
 
-/** The insert above with the invoice.created event's row written by the same statement ($36 to $41). */
-export const INSERT_INVOICE_WITH_EVENT_SQL = prepared('invoice_insert_event', withEventRow(INSERT_INVOICE_SQL, 35));
+/** The insert above with the invoice.created event's row written by the same statement ($37 to $42). */
+export const INSERT_INVOICE_WITH_EVENT_SQL = prepared('invoice_insert_event', withEventRow(INSERT_INVOICE_SQL, 36));
 
 /**
- * A subscription's period invoice: the insert above plus $36 subscription_id, $37 period_start,
- * $38 period_end. The unique index on (subscription_id, period_start) refuses a second one.
+ * A subscription's period invoice: the insert above plus $37 subscription_id, $38 period_start,
+ * $39 period_end. The unique index on (subscription_id, period_start) refuses a second one.
  */
 export const INSERT_SUBSCRIPTION_INVOICE_SQL = prepared(
   'invoice_insert_subscription',
   INSERT_INVOICE_SQL.replace('expires_at, created_at, updated_at)', 'expires_at, created_at, updated_at, subscription_id, period_start, period_end)').replace(
     '$35, $13, $13)',
-    '$35, $13, $13, $36, $37, $38)',
+    '$35, $13, $13, $37, $38, $39)',
   ),
 );
 
-/** The subscription insert with the invoice.created event's row ($39 to $44). */
-export const INSERT_SUBSCRIPTION_INVOICE_WITH_EVENT_SQL = prepared('invoice_insert_subscription_event', withEventRow(INSERT_SUBSCRIPTION_INVOICE_SQL, 38));
+/** The subscription insert with the invoice.created event's row ($40 to $45). */
+export const INSERT_SUBSCRIPTION_INVOICE_WITH_EVENT_SQL = prepared('invoice_insert_subscription_event', withEventRow(INSERT_SUBSCRIPTION_INVOICE_SQL, 39));
 
 const ITEMS_JSON = `(SELECT coalesce(json_agg(json_build_object(
     'id', it.id, 'organization_id', it.organization_id, 'mode', it.mode, 'invoice_id', it.invoice_id, 'type', it.type,
     'currency', it.currency, 'product_id', it.product_id, 'billing_schema_id', it.billing_schema_id,
     'payment_intent_id', it.payment_intent_id, 'price', it.price::text, 'quantity', it.quantity, 'position', it.position,
-    'status', it.status, 'exclude_reason', it.exclude_reason, 'created_at', it.created_at, 'updated_at', it.updated_at)
+    'status', it.status, 'exclude_reason', it.exclude_reason, 'description', it.description, 'created_at', it.created_at, 'updated_at', it.updated_at)
     ORDER BY it.position), '[]'::json)
    FROM invoice_items it WHERE it.invoice_id = i.id AND it.organization_id = i.organization_id AND it.mode = i.mode)`;
 

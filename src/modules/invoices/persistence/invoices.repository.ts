@@ -94,6 +94,7 @@ interface ItemJson {
   position: number;
   status: string;
   exclude_reason: string | null;
+  description: string | null;
   created_at: string;
   updated_at: string | null;
 }
@@ -133,6 +134,7 @@ function itemFromJson(j: ItemJson): InvoiceItemRecord {
     position: j.position,
     status: j.status,
     excludeReason: j.exclude_reason,
+    description: j.description ?? null,
     createdAt: new Date(j.created_at),
     updatedAt: j.updated_at === null ? null : new Date(j.updated_at),
   };
@@ -240,6 +242,7 @@ export class InvoicesRepository {
       calculations.map((c) => renderAmount(c.price)),
       calculations.map((c) => JSON.stringify(c.details)),
       invoice.expiresAt ?? null,
+      items.map((i) => i.description ?? null),
     ];
     if (invoice.subscriptionId) {
       values.push(invoice.subscriptionId, invoice.periodStart ?? null, invoice.periodEnd ?? null);

@@ -6,6 +6,7 @@ import { Amount, MAX_INTEGER_DIGITS, Money, renderAmount, sumAmounts } from '../
 import { formatTimestamp } from '../../../shared/time/time';
 import { CreateInvoiceCommand, CreateItemInput } from '../../invoices';
 import { baseAmount, BillingTerms, PeriodInvoicePlan, periodInvoicePlan } from '../domain/billing';
+import { baseLineText, planText, usageLineText } from '../domain/line-text';
 import { isWhole } from '../domain/periods';
 import { aggregate, AggregationType, graduatedPrice } from '../domain/usage';
 import type { UpcomingInvoiceView, UpcomingLineView } from '../dto/subscription.view';
@@ -77,13 +78,17 @@ export class PeriodInvoicer {
     const items: CreateItemInput[] = [];
     const lines: UpcomingLineView[] = [];
     const amount = baseAmount(s.basePrice, s.quantity, plan.baseShare);
+    // Each line says what it charges: the plan, the quantity or the metric's usage, and the period.
+    const planName = planText(schema?.productName ?? '', schema?.schemaName ?? null);
+    const baseText = baseLineText(planName, s.quantity, plan.period, !isWhole(plan.baseShare));
     if (isWhole(plan.baseShare) && schema?.productActive && schema.schemaActive) {
-      items.push({ type: 'PRODUCT', product_id: s.productId, billing_schema_id: s.billingSchemaId, quantity: s.quantity });
+      items.push({ type: 'PRODUCT', product_id: s.productId, billing_schema_id: s.billingSchemaId, quantity: s.quantity, description: baseText });
     } else {
-      items.push({ type: 'PAYMENT_INTENT', currency: s.currency, price: renderAmount(amount) });
+      items.push({ type: 'PAYMENT_INTENT', currency: s.currency, price: renderAmount(amount), description: baseText });
     }
     lines.push({
       type: 'BASE',
+      description: baseText,
       metric_key: null,
       quantity: String(s.quantity),
       amount: renderAmount(amount),
@@ -96,9 +101,12 @@ export class PeriodInvoicer {
         const samples = await this.usage.samples(m, s.id, metric.metricKey, usagePeriod.start, usagePeriod.end);
         const quantity = aggregate(metric.aggregation, samples);
         const priced = graduatedPrice(metric.tiers, quantity);
-        if (priced.amount.greaterThan(0)) items.push({ type: 'PAYMENT_INTENT', currency: s.currency, price: renderAmount(priced.amount) });
+        const usageText = usageLineText(planName, metric.name, quantity, usagePeriod);
+        if (priced.amount.greaterThan(0))
+          items.push({ type: 'PAYMENT_INTENT', currency: s.currency, price: renderAmount(priced.amount), description: usageText });
         lines.push({
           type: 'USAGE',
+          description: usageText,
           metric_key: metric.metricKey,
           quantity: renderAmount(quantity),
           amount: renderAmount(priced.amount),

@@ -83,6 +83,12 @@ export class UsageBatchResponseDto {
 
 export class UpcomingLineDto {
   @ApiProperty({ enum: ['BASE', 'USAGE'] }) type: string;
+  @ApiProperty({
+    example: 'Acme API, Pro monthly: API calls, 1,500 units, 2026-11-16 00:00:00 to 2026-12-01 00:00:00 UTC',
+    description:
+      "What the line charges, in words (the invoice item's description once issued): the plan (product and billing schema names), the quantity or the metric and its exact usage, and the period, UTC",
+  })
+  description: string;
   @ApiProperty({ type: String, nullable: true, example: 'api_calls' }) metric_key: string | null;
   @ApiProperty({ example: '1500.000000000000000000000000000000', description: 'BASE: the quantity; USAGE: the aggregated usage' }) quantity: string;
   @ApiProperty({ example: '1.150000000000000000000000000000' }) amount: string;
@@ -99,6 +105,7 @@ export const UPCOMING_EXAMPLE = {
   lines: [
     {
       type: 'BASE',
+      description: 'Acme API, Pro monthly × 1, 2026-11-16 00:00:00 to 2026-12-01 00:00:00 UTC, prorated',
       metric_key: null,
       quantity: '1',
       amount: '5.000000000000000000000000000000',
@@ -107,6 +114,7 @@ export const UPCOMING_EXAMPLE = {
     },
     {
       type: 'USAGE',
+      description: 'Acme API, Pro monthly: API calls, 1,500 units, 2026-11-16 00:00:00 to 2026-12-01 00:00:00 UTC',
       metric_key: 'api_calls',
       quantity: '1500.000000000000000000000000000000',
       amount: '1.150000000000000000000000000000',

@@ -79,6 +79,8 @@ export function usageEventView(r: UsageEventRow): UsageEventView {
 /** One line of an upcoming invoice. */
 export interface UpcomingLineView {
   type: 'BASE' | 'USAGE';
+  /** What the line charges, in words: the invoice item's description once issued. */
+  description: string;
   metric_key: string | null;
   /** BASE: the subscription's quantity; USAGE: the period's aggregated usage. */
   quantity: string;

@@ -2,8 +2,10 @@ import { Command } from '@nestjs/cqrs';
 import type { Scope } from '../../../../shared/auth/request-context';
 import type { Currency } from '../../../../shared/money/currency';
 
-export type CreateItemInput =
-  { type: 'PRODUCT'; product_id: string; billing_schema_id: string; quantity: number } | { type: 'PAYMENT_INTENT'; currency: Currency; price: string };
+/** `description`: what the line charges, in words, stored on the item (a subscription's period invoice writes one). */
+export type CreateItemInput = (
+  { type: 'PRODUCT'; product_id: string; billing_schema_id: string; quantity: number } | { type: 'PAYMENT_INTENT'; currency: Currency; price: string }
+) & { description?: string | null };
 
 export interface CreateInvoiceInput {
   items: CreateItemInput[];

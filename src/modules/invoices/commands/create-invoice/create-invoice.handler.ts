@@ -62,6 +62,7 @@ export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceComman
         position,
         status: 'INCLUDED',
         excludeReason: null,
+        description: input.items[position].description ?? null,
         createdAt: now,
         updatedAt: now,
       };
