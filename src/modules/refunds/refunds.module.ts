@@ -15,6 +15,8 @@ import { RefundFiguresHandler } from './queries/refund-figures/refund-figures.ha
 import { RefundClaimsController } from './refund-claims.controller';
 import { RefundPayoutsWorker } from './refund-payouts.worker';
 import { RefundsController } from './refunds.controller';
+import { RefundTestHelpersController } from './refund-test-helpers.controller';
+import { SimulateRefundPayoutHandler } from './commands/simulate-refund-payout/simulate-refund-payout.handler';
 import { loadRefundsConfig, RefundsConfig } from './refunds.config';
 
 /**
@@ -26,7 +28,7 @@ import { loadRefundsConfig, RefundsConfig } from './refunds.config';
  * the dashboard's GetRefundFiguresQuery (analytics); owns the `refunds` and `refund_payout_transfers` tables.
  */
 @Module({
-  controllers: [RefundsController, RefundClaimsController],
+  controllers: [RefundsController, RefundClaimsController, RefundTestHelpersController],
   providers: [
     { provide: RefundsConfig, useFactory: () => loadRefundsConfig(process.env) },
     RefundsRepository,
@@ -38,6 +40,7 @@ import { loadRefundsConfig, RefundsConfig } from './refunds.config';
     CancelRefundHandler,
     ClaimRefundHandler,
     ReportRefundSentHandler,
+    SimulateRefundPayoutHandler,
     GetRefundHandler,
     ListRefundsHandler,
     GetRefundClaimHandler,
