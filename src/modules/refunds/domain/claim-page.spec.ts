@@ -104,7 +104,7 @@ describe('claim page', () => {
         ],
       },
     });
-    expect(html).toContain('<h1>Your refund from Acme &lt;Shop&gt;</h1>');
+    expect(html).toContain('<title>Your refund from Acme &lt;Shop&gt;</title>');
     expect(html).toContain('<dd id="claim-merchant">Acme &lt;Shop&gt;</dd>');
     expect(html).toContain('<dd id="claim-invoice"><code>invoice_1</code></dd>');
     expect(html).toContain('<li>Pro &amp; plan × 2</li><li>Payment</li>');

@@ -194,7 +194,7 @@ ${data.testMode && TEST_PAYOUT_STATES.includes(data.status) ? testControls(s) : 
 <body>
 ${languageLinks(shell, path)}
 <main class="claim" id="claim" data-token="${escapeHtml(data.token)}" data-base="${escapeHtml(shell.base)}" data-status="${escapeHtml(data.status)}" data-poll-ms="${data.pollMs ?? 4000}">
-<h1>${escapeHtml(title)}</h1>
+<h1>${escapeHtml(s.title)}</h1>
 ${data.testMode ? `<p class="test-mode">${escapeHtml(s.test_mode)}</p>` : ''}
 <dl class="summary">${context(s, data)}
 <dt>${escapeHtml(s.amount_label)}</dt><dd id="refund-amount">${escapeHtml(amount)}</dd>

@@ -60,7 +60,7 @@ export class SimulateRefundPayoutHandler implements ICommandHandler<SimulateRefu
         return { row: after, mismatch: null };
       }
       // Short: taken back to AWAITING_PAYOUT as the worker takes back a payout that pays the destination less.
-      const mismatch = mismatchOf('short', sent).message;
+      const mismatch = `the transaction ${mismatchOf('short', sent).fields?.tx_hash ?? 'does not pay the refund'}`;
       const after = await this.refunds.clearSent(m, sent.id, now);
       this.logger.warn({
         msg: 'reported refund payout taken back',
@@ -68,6 +68,7 @@ export class SimulateRefundPayoutHandler implements ICommandHandler<SimulateRefu
         refund_id: sent.id,
         tx_hash: sent.tx_hash,
         verdict: 'short',
+        reason: mismatch,
         simulated: true,
       });
       await this.events.changed(m, sent, after);
