@@ -943,7 +943,7 @@ export interface paths {
         put?: never;
         /**
          * Claim a refund: say where it goes (no key)
-         * @description The payer (or a merchant's own page on their behalf) names a payout method (`provider_id`, one of the page's methods: the providers the invoice was paid through that a configured rail carries, else every carried one) and an address. The address is checked for that network (EIP-55 checksum on EVM chains; bech32/bech32m, base58check or cashaddr on UTXO chains, mainnet in live mode, testnet/regtest in test mode): 400 validator.address. The coin amount is fixed then, at the refund's rates (`rate: current`: the rates of this moment), rounded down to the coin's decimals, and shown in `payout` with a payment URI for the merchant's wallet; the refund is AWAITING_PAYOUT. The chain's tip height is recorded then: the payout must be mined in a later block (503 `service_unavailable` when the network's node does not answer; try again). The same destination sent again answers the claim as it is; another once it is given is 400 (validator.status). 400 `claim_expired` after expires_at. Unknown token: 404. Anonymous rate limit: 429.
+         * @description The payer (or a merchant's own page on their behalf) names a payout method (`provider_id`, one of the page's methods: the providers the invoice was paid through that a configured rail carries, else every carried one; in test mode also every provider enabled for the organization that takes an address, whose payout the merchant then simulates) and an address. The address is checked for that network (EIP-55 checksum on EVM chains; bech32/bech32m, base58check or cashaddr on UTXO chains, mainnet in live mode, testnet/regtest in test mode; in test mode TRON base58check, XRP Ledger classic addresses and Solana keys): 400 validator.address. The coin amount is fixed then, at the refund's rates (`rate: current`: the rates of this moment), rounded down to the coin's decimals, and shown in `payout` with a payment URI for the merchant's wallet; the refund is AWAITING_PAYOUT. The chain's tip height is recorded then (on a network with a rail): the payout must be mined in a later block (503 `service_unavailable` when the network's node does not answer; try again). The same destination sent again answers the claim as it is; another once it is given is 400 (validator.status). 400 `claim_expired` after expires_at. Unknown token: 404. Anonymous rate limit: 429.
          */
         post: operations["RefundClaimsController_claim"];
         delete?: never;
@@ -3235,7 +3235,7 @@ export interface components {
                  */
                 amount: string;
                 /**
-                 * @description Payment request your wallet opens (EIP-681 on EVM chains, BIP21 on UTXO chains)
+                 * @description Payment request your wallet opens (EIP-681 on EVM chains, BIP21 on UTXO chains; in test mode without a rail a plain <network>:<address>?amount=<coin>)
                  * @example ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed&uint256=10000000
                  */
                 uri: string;
@@ -3374,7 +3374,7 @@ export interface components {
                  */
                 amount: string;
                 /**
-                 * @description Payment request your wallet opens (EIP-681 on EVM chains, BIP21 on UTXO chains)
+                 * @description Payment request your wallet opens (EIP-681 on EVM chains, BIP21 on UTXO chains; in test mode without a rail a plain <network>:<address>?amount=<coin>)
                  * @example ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed&uint256=10000000
                  */
                 uri: string;
@@ -3421,7 +3421,7 @@ export interface components {
                  */
                 amount: string;
                 /**
-                 * @description Payment request your wallet opens (EIP-681 on EVM chains, BIP21 on UTXO chains)
+                 * @description Payment request your wallet opens (EIP-681 on EVM chains, BIP21 on UTXO chains; in test mode without a rail a plain <network>:<address>?amount=<coin>)
                  * @example ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed&uint256=10000000
                  */
                 uri: string;
@@ -3444,7 +3444,7 @@ export interface components {
              */
             provider_id: string;
             /**
-             * @description Where to send the refund, checked for the provider's network: EIP-55 checksum on EVM chains; bech32/bech32m, base58check or cashaddr on UTXO chains (mainnet in live mode, testnet/regtest in test mode)
+             * @description Where to send the refund, checked for the provider's network: EIP-55 checksum on EVM chains; bech32/bech32m, base58check or cashaddr on UTXO chains (mainnet in live mode, testnet/regtest in test mode); in test mode also TRON (base58check), XRP Ledger (classic address) and Solana (32-byte key)
              * @example 0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed
              */
             address: string;

@@ -211,11 +211,13 @@ export class RefundClaimsController {
     summary: 'Claim a refund: say where it goes (no key)',
     description:
       "The payer (or a merchant's own page on their behalf) names a payout method (`provider_id`, one of the page's methods: the providers the " +
-      'invoice was paid through that a configured rail carries, else every carried one) and an address. The address is checked for that network ' +
-      '(EIP-55 checksum on EVM chains; bech32/bech32m, base58check or cashaddr on UTXO chains, mainnet in live mode, testnet/regtest in test mode): ' +
+      'invoice was paid through that a configured rail carries, else every carried one; in test mode also every provider enabled for the ' +
+      'organization that takes an address, whose payout the merchant then simulates) and an address. The address is checked for that network ' +
+      '(EIP-55 checksum on EVM chains; bech32/bech32m, base58check or cashaddr on UTXO chains, mainnet in live mode, testnet/regtest in test mode; ' +
+      'in test mode TRON base58check, XRP Ledger classic addresses and Solana keys): ' +
       "400 validator.address. The coin amount is fixed then, at the refund's rates (`rate: current`: the rates of this moment), rounded down to the " +
       "coin's decimals, and shown in `payout` with a payment URI for the merchant's wallet; the refund is AWAITING_PAYOUT. The chain's tip height is " +
-      "recorded then: the payout must be mined in a later block (503 `service_unavailable` when the network's node does not answer; try again). " +
+      "recorded then (on a network with a rail): the payout must be mined in a later block (503 `service_unavailable` when the network's node does not answer; try again). " +
       'The same destination sent again answers the claim as it is; another once it is given is 400 (validator.status). 400 `claim_expired` after ' +
       'expires_at. Unknown token: 404. Anonymous rate limit: 429.',
   })

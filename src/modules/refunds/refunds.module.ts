@@ -22,8 +22,9 @@ import { loadRefundsConfig, RefundsConfig } from './refunds.config';
 /**
  * Refunds (decisions §19, docs/refunds.md): the merchant's refunds of an invoice's completed payments,
  * the payer's claim (page and keyless call), the payout check on the chain and the claims' expiry
- * (RefundPayoutsWorker). Uses invoices (GetPayableInvoiceQuery, ListInvoicePaymentsQuery), providers
- * (catalog, terms), rates (RatesAsOfQuery) and rails (ListPayoutRailsQuery, CheckPayoutQuery, PayoutChainTipQuery), all
+ * (RefundPayoutsWorker) and, in test mode, the simulated payout (SimulateRefundPayoutCommand: the test
+ * helper and the claim page's control). Uses invoices (GetPayableInvoiceQuery, ListInvoicePaymentsQuery,
+ * GetInvoiceQuery for the claim page's merchant and items), providers (catalog, terms, GetProvidersQuery), rates (RatesAsOfQuery) and rails (ListPayoutRailsQuery, CheckPayoutQuery, PayoutChainTipQuery), all
  * through the query bus; keeps the invoice's refunded_usd through SetInvoiceRefundedCommand and answers
  * the dashboard's GetRefundFiguresQuery (analytics); owns the `refunds` and `refund_payout_transfers` tables.
  */

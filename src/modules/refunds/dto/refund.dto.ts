@@ -33,7 +33,7 @@ const CLAIM_PAYOUT_PROPERTIES = {
   ),
   uri: STR(
     `ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=${ADDRESS_EXAMPLE}&uint256=10000000`,
-    'Payment request your wallet opens (EIP-681 on EVM chains, BIP21 on UTXO chains)',
+    'Payment request your wallet opens (EIP-681 on EVM chains, BIP21 on UTXO chains; in test mode without a rail a plain <network>:<address>?amount=<coin>)',
   ),
 };
 
@@ -136,7 +136,7 @@ export class ClaimRefundRequestDto {
   @ApiProperty({
     example: ADDRESS_EXAMPLE,
     description:
-      "Where to send the refund, checked for the provider's network: EIP-55 checksum on EVM chains; bech32/bech32m, base58check or cashaddr on UTXO chains (mainnet in live mode, testnet/regtest in test mode)",
+      "Where to send the refund, checked for the provider's network: EIP-55 checksum on EVM chains; bech32/bech32m, base58check or cashaddr on UTXO chains (mainnet in live mode, testnet/regtest in test mode); in test mode also TRON (base58check), XRP Ledger (classic address) and Solana (32-byte key)",
   })
   @Length(1, 200)
   @IsString()
