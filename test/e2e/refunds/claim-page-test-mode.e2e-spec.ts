@@ -2,7 +2,7 @@ import { anonymous, baseUrl } from '../../support/api';
 import { expectSuccess } from '../../support/envelope';
 import { createOrg, TestOrg } from '../../support/factories';
 import { r30 } from '../../support/money';
-import { Browser, launchBrowser, openPage, see, seriousViolations } from '../checkout/browser';
+import { Browser, launchBrowser, openPage, screenshots, see, seriousViolations } from '../checkout/browser';
 
 const TRON_ADDRESS = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
 
@@ -77,6 +77,7 @@ describe('refund claim page in test mode without a test chain (Chromium)', () =>
     await see(page.locator('#claim-status')).toHaveText('Waiting for the merchant to send it.');
     await see(page.locator('#claim-progress li[aria-current="step"]')).toHaveText('Waiting for the payout');
     expect(await seriousViolations(page)).toEqual([]);
+    await screenshots(page, 'refund-claim-test-mode');
     expect(expectSuccess(await org.test.get(`/refunds/${refund.id}`)).status).toBe('AWAITING_PAYOUT');
 
     // A short payout: recorded, back to waiting for the payout.
@@ -90,6 +91,7 @@ describe('refund claim page in test mode without a test chain (Chromium)', () =>
     await see(page.locator('#claim-status')).toHaveText('Completed: the refund has arrived.');
     await see(page.locator('#claim-progress li[data-step="COMPLETED"]')).toHaveAttribute('class', 'step-done');
     await see(page.locator('#test-controls')).toBeHidden();
+    await screenshots(page, 'refund-claim-test-mode-completed');
     const done = expectSuccess(await org.test.get(`/refunds/${refund.id}`));
     expect(done.status).toBe('COMPLETED');
     expect(done.payout.tx_hash).toBe(`simulated:${refund.id}`);
