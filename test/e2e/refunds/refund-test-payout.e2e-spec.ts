@@ -1,4 +1,5 @@
-import { anonymous, Api, Api as Client } from '../../support/api';
+import { anonymous, Api, Api as Client, testDatabaseUrl } from '../../support/api';
+import { withClient } from '../../support/pg';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { createKey, createOrg, TestOrg } from '../../support/factories';
 import { r30 } from '../../support/money';
@@ -185,5 +186,19 @@ describe('refunds in test mode without a test chain', () => {
     expectError(await anonymous().post('/refund_claims/rc_unknown/test_payout', { result: 'paid' }), 404);
     expectError(await anonymous().post(`/refund_claims/${token}/test_payout`, { result: 'maybe' }), 400, { field: 'result' });
     expectError(await anonymous().get('/refund_claims/rc_unknown/state'), 404);
+  });
+
+  it('the claim token moves no live refund: a refund in live mode answers 404 there', async () => {
+    const { refund, token } = await claimedRefund(org, '3');
+    // A live refund needs a live payment on a chain; its mode is what the guard reads, so the row is switched here.
+    await withClient(testDatabaseUrl(), (db) => db.query(`UPDATE refunds SET mode = 'live' WHERE id = $1`, [refund.id]));
+    try {
+      expectError(await anonymous().post(`/refund_claims/${token}/test_payout`, { result: 'paid' }), 404);
+      expectError(await org.live.post(`/test_helpers/refunds/${refund.id}/payout`, { result: 'paid' }), 403, { code: 'live_mode_forbidden' });
+      const row = await withClient(testDatabaseUrl(), (db) => db.query(`SELECT status, tx_hash FROM refunds WHERE id = $1`, [refund.id]));
+      expect(row.rows[0]).toEqual({ status: 'AWAITING_PAYOUT', tx_hash: null });
+    } finally {
+      await withClient(testDatabaseUrl(), (db) => db.query(`UPDATE refunds SET mode = 'test' WHERE id = $1`, [refund.id]));
+    }
   });
 });
