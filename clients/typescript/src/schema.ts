@@ -937,15 +937,75 @@ export interface paths {
         };
         /**
          * The refund claim page (HTML)
-         * @description The page behind a refund's claim_url: the amount, and while the refund is AWAITING_DESTINATION a form to choose how to receive it and give an address (checked for the network before anything is sent); afterwards the payout fixed then and the refund's state. English and German (`lang`, else Accept-Language). Its script calls only POST /refund_claims/{token}. Strict Content-Security-Policy (no inline script or style, nothing from another host). An unknown token is a 404 page; over the anonymous rate limit a 429 page.
+         * @description The page behind a refund's claim_url: who refunds (the merchant's name) and which invoice (its id and items), the amount, and while the refund is AWAITING_DESTINATION a form to choose how to receive it and give an address (checked for the network before anything is sent); afterwards the payout fixed then and the refund's progress (waiting for the merchant, sent, completed), kept current by polling GET /refund_claims/{token}/state as the checkout page polls a payment. In test mode it offers every provider enabled for the organization and, once a payout is fixed, a test control ("Simulate payout", "Simulate short payout") calling POST /refund_claims/{token}/test_payout. English and German (`lang`, else Accept-Language). Its script calls only those three routes and POST /refund_claims/{token}. Strict Content-Security-Policy (no inline script or style, nothing from another host). An unknown token is a 404 page; over the anonymous rate limit a 429 page.
          */
         get: operations["RefundClaimsController_page"];
         put?: never;
         /**
          * Claim a refund: say where it goes (no key)
-         * @description The payer (or a merchant's own page on their behalf) names a payout method (`provider_id`, one of the page's methods: the providers the invoice was paid through that a configured rail carries, else every carried one) and an address. The address is checked for that network (EIP-55 checksum on EVM chains; bech32/bech32m, base58check or cashaddr on UTXO chains, mainnet in live mode, testnet/regtest in test mode): 400 validator.address. The coin amount is fixed then, at the refund's rates (`rate: current`: the rates of this moment), rounded down to the coin's decimals, and shown in `payout` with a payment URI for the merchant's wallet; the refund is AWAITING_PAYOUT. The chain's tip height is recorded then: the payout must be mined in a later block (503 `service_unavailable` when the network's node does not answer; try again). The same destination sent again answers the claim as it is; another once it is given is 400 (validator.status). 400 `claim_expired` after expires_at. Unknown token: 404. Anonymous rate limit: 429.
+         * @description The payer (or a merchant's own page on their behalf) names a payout method (`provider_id`, one of the page's methods: the providers the invoice was paid through that a configured rail carries, else every carried one; in test mode also every provider enabled for the organization that takes an address, whose payout the merchant then simulates) and an address. The address is checked for that network (EIP-55 checksum on EVM chains; bech32/bech32m, base58check or cashaddr on UTXO chains, mainnet in live mode, testnet/regtest in test mode; in test mode TRON base58check, XRP Ledger classic addresses and Solana keys): 400 validator.address. The coin amount is fixed then, at the refund's rates (`rate: current`: the rates of this moment), rounded down to the coin's decimals, and shown in `payout` with a payment URI for the merchant's wallet; the refund is AWAITING_PAYOUT. The chain's tip height is recorded then (on a network with a rail): the payout must be mined in a later block (503 `service_unavailable` when the network's node does not answer; try again). The same destination sent again answers the claim as it is; another once it is given is 400 (validator.status). 400 `claim_expired` after expires_at. Unknown token: 404. Anonymous rate limit: 429.
          */
         post: operations["RefundClaimsController_claim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/refund_claims/{token}/state": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A refund claim's state (JSON, no key)
+         * @description What the claim page shows and polls: the status, the amount, the methods offered while AWAITING_DESTINATION, the payout once fixed, `test_mode`, the merchant's name and the invoice's id and items (what its checkout page shows a payer anyway). Unknown token: 404. Anonymous rate limit: 429.
+         */
+        get: operations["RefundClaimsController_state"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/refund_claims/{token}/test_payout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Simulate a test-mode refund's payout from its claim page (no key)
+         * @description The claim page's test control (decisions §19, "Test mode"), as the checkout page's test payment is POST /invoices/{id}/test_payment: the claim token is the capability, and only a test-mode refund answers (a live one is 404, as an unknown token is), so it moves no real money and no live refund. The same move as POST /test_helpers/refunds/{id}/payout: `paid` completes a refund AWAITING_PAYOUT or SENT (refund.updated, refund.completed, the invoice's refunded_usd), `short` takes it back to AWAITING_PAYOUT with payout_mismatch (named in the message); `paid` again on a COMPLETED refund answers it as it is; other states: 400 invalid_state_transition. Anonymous rate limit: 429.
+         */
+        post: operations["RefundClaimsController_testPayout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/test_helpers/refunds/{id}/payout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Simulate a refund's payout (test keys only)
+         * @description For a test-mode refund AWAITING_PAYOUT (the payer named a destination) or SENT. `paid`: the payout arrived in full and the refund is COMPLETED as a payout the chain confirms completes it: refund.updated (reported, with the stand-in transaction `simulated:<refund id>` in payout.tx_hash unless a real one was reported), then refund.completed, and the invoice's refunded_usd grows. `short`: the payout paid the destination less than `payout.amount`, and the refund goes back to AWAITING_PAYOUT as a short payout does (refund.updated, the `payout_mismatch` logged and named in the answer's message); it may be simulated or reported again, or canceled. `paid` on a refund already COMPLETED answers it as it is; any other state is 400 invalid_state_transition (validator.status). Unknown ids and other organizations' refunds: 404. Live keys: 403 live_mode_forbidden. The refund claim page's test control makes the same move with the claim token instead of a key (POST /refund_claims/{token}/test_payout).
+         */
+        post: operations["RefundTestHelpersController_payout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3180,7 +3240,7 @@ export interface components {
                  */
                 amount: string;
                 /**
-                 * @description Payment request your wallet opens (EIP-681 on EVM chains, BIP21 on UTXO chains)
+                 * @description Payment request your wallet opens (EIP-681 on EVM chains, BIP21 on UTXO chains; in test mode without a rail a plain <network>:<address>?amount=<coin>)
                  * @example ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed&uint256=10000000
                  */
                 uri: string;
@@ -3265,6 +3325,75 @@ export interface components {
             /** @example USDT */
             currency: string;
         };
+        ClaimMerchantDto: {
+            /**
+             * @description The organization's name
+             * @example Acme
+             */
+            name: string;
+        };
+        ClaimInvoiceItemDto: {
+            /**
+             * @description The product's name; null for a payment intent (an amount without a product)
+             * @example Pro plan
+             */
+            name: string | null;
+            /** @example 1 */
+            quantity: number;
+        };
+        ClaimInvoiceDto: {
+            /** @example invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00 */
+            id: string;
+            /** @description The invoice's items, as its checkout page lists them */
+            items: components["schemas"]["ClaimInvoiceItemDto"][];
+        };
+        RefundClaimStateDto: {
+            /**
+             * @example AWAITING_PAYOUT
+             * @enum {string}
+             */
+            status: "AWAITING_DESTINATION" | "AWAITING_PAYOUT" | "SENT" | "COMPLETED" | "CANCELED" | "EXPIRED";
+            /** @example 10.000000000000000000000000000000 */
+            amount: string;
+            /** @example USD */
+            currency: string;
+            /** @example 10.000000000000000000000000000000 */
+            amount_usd: string;
+            /** @example 2026-11-28 10:00:00 */
+            expires_at: string;
+            /** @description Ways the refund may be taken (only while AWAITING_DESTINATION) */
+            methods: components["schemas"]["ClaimMethodDto"][];
+            /** @description Fixed once a destination is given */
+            payout?: {
+                /** @example prov_ethereum_usdt */
+                provider_id: string;
+                /** @example ETHEREUM */
+                network: string;
+                /** @example USDT */
+                currency: string;
+                /** @example 0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed */
+                address: string;
+                /**
+                 * @description What to send, in `currency`: the refund's USD value at its rates, rounded DOWN to the coin's decimals (never more than the refund is worth)
+                 * @example 10.000000000000000000000000000000
+                 */
+                amount: string;
+                /**
+                 * @description Payment request your wallet opens (EIP-681 on EVM chains, BIP21 on UTXO chains; in test mode without a rail a plain <network>:<address>?amount=<coin>)
+                 * @example ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed&uint256=10000000
+                 */
+                uri: string;
+            } | null;
+            /**
+             * @description A test-mode refund: no real money moves, and the claim page offers the test payout control
+             * @example true
+             */
+            test_mode: boolean;
+            /** @description Who refunds */
+            merchant: components["schemas"]["ClaimMerchantDto"];
+            /** @description The invoice refunded */
+            invoice: components["schemas"]["ClaimInvoiceDto"];
+        };
         RefundClaimDto: {
             /**
              * @example AWAITING_PAYOUT
@@ -3297,11 +3426,20 @@ export interface components {
                  */
                 amount: string;
                 /**
-                 * @description Payment request your wallet opens (EIP-681 on EVM chains, BIP21 on UTXO chains)
+                 * @description Payment request your wallet opens (EIP-681 on EVM chains, BIP21 on UTXO chains; in test mode without a rail a plain <network>:<address>?amount=<coin>)
                  * @example ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed&uint256=10000000
                  */
                 uri: string;
             } | null;
+        };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
+        SimulateRefundPayoutRequestDto: {
+            /**
+             * @description `paid`: the payout arrived in full, the refund is COMPLETED; `short`: it paid the destination less than the payout, the refund goes back to AWAITING_PAYOUT (payout_mismatch)
+             * @example paid
+             * @enum {string}
+             */
+            result: "paid" | "short";
         };
         /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         ClaimRefundRequestDto: {
@@ -3311,7 +3449,7 @@ export interface components {
              */
             provider_id: string;
             /**
-             * @description Where to send the refund, checked for the provider's network: EIP-55 checksum on EVM chains; bech32/bech32m, base58check or cashaddr on UTXO chains (mainnet in live mode, testnet/regtest in test mode)
+             * @description Where to send the refund, checked for the provider's network: EIP-55 checksum on EVM chains; bech32/bech32m, base58check or cashaddr on UTXO chains (mainnet in live mode, testnet/regtest in test mode); in test mode also TRON (base58check), XRP Ledger (classic address) and Solana (32-byte key)
              * @example 0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed
              */
             address: string;
@@ -8736,6 +8874,8 @@ export interface operations {
     RefundClaimsController_page: {
         parameters: {
             query?: {
+                /** @description How often the page asks for the refund's state (GET /refund_claims/{token}/state), in milliseconds */
+                poll_ms?: number;
                 lang?: "en" | "de";
             };
             header?: {
@@ -8864,6 +9004,296 @@ export interface operations {
             };
             /** @description Unavailable for now, retry shortly: the database is unreachable (service_unavailable), or, where prices are locked in (live mode, live rate sources), a rate they need is older than RATES_MAX_AGE_SECONDS (rates_unavailable; nothing was stored; Retry-After gives the seconds until the rate sources are asked again) */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    RefundClaimsController_state: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The claim token, the last part of the refund's claim_url */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 200,
+                     *       "data": {
+                     *         "status": "AWAITING_PAYOUT",
+                     *         "amount": "10.000000000000000000000000000000",
+                     *         "currency": "USD",
+                     *         "amount_usd": "10.000000000000000000000000000000",
+                     *         "expires_at": "2026-11-28 10:00:00",
+                     *         "methods": [],
+                     *         "payout": {
+                     *           "provider_id": "prov_ethereum_usdt",
+                     *           "network": "ETHEREUM",
+                     *           "currency": "USDT",
+                     *           "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *           "amount": "10.000000000000000000000000000000",
+                     *           "uri": "ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed&uint256=10000000"
+                     *         },
+                     *         "test_mode": false,
+                     *         "merchant": {
+                     *           "name": "Acme"
+                     *         },
+                     *         "invoice": {
+                     *           "id": "invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00",
+                     *           "items": [
+                     *             {
+                     *               "name": "Pro plan",
+                     *               "quantity": 1
+                     *             }
+                     *           ]
+                     *         }
+                     *       },
+                     *       "error": null,
+                     *       "message": "Refund claim",
+                     *       "env": "development",
+                     *       "log": {
+                     *         "request_id": "5f0c6b1e-6a7d-4f0e-9b9c-3a0e4d2f1c11"
+                     *       },
+                     *       "validator": null,
+                     *       "support_id": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SuccessEnvelopeDto"] & {
+                        data: components["schemas"]["RefundClaimStateDto"];
+                    };
+                };
+            };
+            /** @description No such record in the caller's organization and mode */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too many requests; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    RefundClaimsController_testPayout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The claim token, the last part of the refund's claim_url */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SimulateRefundPayoutRequestDto"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 200,
+                     *       "data": {
+                     *         "status": "COMPLETED",
+                     *         "amount": "10.000000000000000000000000000000",
+                     *         "currency": "USD",
+                     *         "amount_usd": "10.000000000000000000000000000000",
+                     *         "expires_at": "2026-11-28 10:00:00",
+                     *         "methods": [],
+                     *         "payout": {
+                     *           "provider_id": "prov_ethereum_usdt",
+                     *           "network": "ETHEREUM",
+                     *           "currency": "USDT",
+                     *           "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *           "amount": "10.000000000000000000000000000000",
+                     *           "uri": "ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed&uint256=10000000"
+                     *         }
+                     *       },
+                     *       "error": null,
+                     *       "message": "Simulated payout completed the refund",
+                     *       "env": "development",
+                     *       "log": {
+                     *         "request_id": "5f0c6b1e-6a7d-4f0e-9b9c-3a0e4d2f1c11"
+                     *       },
+                     *       "validator": null,
+                     *       "support_id": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SuccessEnvelopeDto"] & {
+                        data: components["schemas"]["RefundClaimDto"];
+                    };
+                };
+            };
+            /** @description Invalid input (per-field messages in validator) or a refused state change */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description No such record in the caller's organization and mode */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too many requests; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    RefundTestHelpersController_payout: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the service stopped after carrying the request out but before storing its answer, 409 (idempotency_answer_lost). Kept 24 hours. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Refund id (refund_...) of a test-mode refund */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SimulateRefundPayoutRequestDto"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 200,
+                     *       "data": {
+                     *         "id": "refund_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e20",
+                     *         "invoice_id": "invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00",
+                     *         "status": "COMPLETED",
+                     *         "amount": "10.000000000000000000000000000000",
+                     *         "currency": "USD",
+                     *         "amount_usd": "10.000000000000000000000000000000",
+                     *         "rate": "invoice",
+                     *         "reason": "Order 1234 cancelled",
+                     *         "claim_url": "https://pay.example.com/refund_claims/rc_9J4dQeYk1m2c0sVbUxZr7aLpWnTqHf3o",
+                     *         "expires_at": "2026-11-28 10:00:00",
+                     *         "destination": {
+                     *           "provider_id": "prov_ethereum_usdt",
+                     *           "network": "ETHEREUM",
+                     *           "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+                     *         },
+                     *         "payout": {
+                     *           "provider_id": "prov_ethereum_usdt",
+                     *           "network": "ETHEREUM",
+                     *           "currency": "USDT",
+                     *           "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *           "amount": "10.000000000000000000000000000000",
+                     *           "uri": "ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed&uint256=10000000",
+                     *           "tx_hash": "simulated:refund_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e20",
+                     *           "confirmations": 12,
+                     *           "required_confirmations": 12
+                     *         },
+                     *         "created_at": "2026-11-27 10:00:00",
+                     *         "updated_at": "2026-11-27 10:09:00"
+                     *       },
+                     *       "error": null,
+                     *       "message": "Simulated payout completed the refund",
+                     *       "env": "development",
+                     *       "log": {
+                     *         "request_id": "5f0c6b1e-6a7d-4f0e-9b9c-3a0e4d2f1c11"
+                     *       },
+                     *       "validator": null,
+                     *       "support_id": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SuccessEnvelopeDto"] & {
+                        data: components["schemas"]["RefundDto"];
+                    };
+                };
+            };
+            /** @description Invalid input (per-field messages in validator) or a refused state change */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description API key missing, malformed, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The key lacks the right (read-only key on a write, live key on a test-only call) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description No such record in the caller's organization and mode */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description A request with the same Idempotency-Key is still in flight */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -2,20 +2,26 @@ import { Inject, Injectable } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import type { Scope } from '../../shared/auth/request-context';
 import { ListInvoicePaymentsQuery } from '../invoices';
-import { findCatalogProvider } from '../providers';
+import { findCatalogProvider, GetProvidersQuery } from '../providers';
 import { ListPayoutRailsQuery, PayoutRail } from '../rails';
+import { paysOutOn } from './addresses/payout-address';
 import type { ClaimMethodView } from './dto/refund.views';
 
 export interface PayoutMethod extends ClaimMethodView {
-  rail: PayoutRail;
+  /** The rail the payout is checked on; null in test mode for a network without a test rail (the merchant simulates the payout). */
+  rail: PayoutRail | null;
   decimals: number;
 }
 
 /**
- * The ways a payer may take a refund: the providers the mode's rails carry (CHAINS_FILE), narrowed
- * to those the invoice was paid through when any of them is carried (the payer gets back what they
- * paid with, as BTCPay's refunds offer); else every carried one (an invoice paid by card in test
- * mode, or on a network with no rail now).
+ * The ways a payer may take a refund, narrowed to those the invoice was paid through when any of
+ * them is offered (the payer gets back what they paid with, as BTCPay's refunds offer); else every
+ * offered one (an invoice paid by card in test mode, or on a network with no rail now).
+ *
+ * Offered in live mode: the providers the live rails carry (CHAINS_FILE). In test mode (decisions §19,
+ * "Test mode"): the providers the test rails carry, and every other provider enabled for the organization
+ * whose network takes a payout address (card providers have none); without one the payout is fixed
+ * as usual and the merchant finishes it with POST /test_helpers/refunds/{id}/payout.
  */
 @Injectable()
 export class PayoutMethods {
@@ -24,10 +30,20 @@ export class PayoutMethods {
   async forInvoice(scope: Scope, invoiceId: string): Promise<PayoutMethod[]> {
     const rails = await this.queries.execute(new ListPayoutRailsQuery(scope.mode));
     const all: PayoutMethod[] = [];
-    for (const rail of rails) {
-      const catalog = findCatalogProvider(rail.providerId);
-      if (!catalog) continue;
-      all.push({ provider_id: catalog.id, name: catalog.name, network: catalog.network, currency: catalog.currency, decimals: catalog.decimals, rail });
+    if (scope.mode === 'test') {
+      const railOf = new Map(rails.map((r) => [r.providerId, r]));
+      for (const { catalog, view } of await this.queries.execute(new GetProvidersQuery(scope))) {
+        const rail = railOf.get(catalog.id) ?? null;
+        // A provider a test rail carries is offered as before; the others when the organization has them enabled.
+        if (!paysOutOn(catalog.network) || (!rail && !view.enabled)) continue;
+        all.push({ provider_id: catalog.id, name: catalog.name, network: catalog.network, currency: catalog.currency, decimals: catalog.decimals, rail });
+      }
+    } else {
+      for (const rail of rails) {
+        const catalog = findCatalogProvider(rail.providerId);
+        if (!catalog) continue;
+        all.push({ provider_id: catalog.id, name: catalog.name, network: catalog.network, currency: catalog.currency, decimals: catalog.decimals, rail });
+      }
     }
     const payments = (await this.queries.execute(new ListInvoicePaymentsQuery(scope, invoiceId))) as Array<{ status: string; provider_id: string }>;
     const paidWith = new Set(payments.filter((p) => p.status === 'COMPLETED').map((p) => p.provider_id));

@@ -4,7 +4,7 @@ import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiR
 import type { Request, Response } from 'express';
 import { Public } from '../../shared/auth/auth.decorators';
 import { AppConfig } from '../../shared/config/app-config';
-import { RateLimitedError } from '../../shared/errors/domain-error';
+import { NotFoundError, RateLimitedError } from '../../shared/errors/domain-error';
 import { ApiEnvelope, ApiErrors } from '../../shared/http/api-docs';
 import { reply } from '../../shared/http/envelope';
 import { clientBucket } from '../../shared/rate-limit/client-address';
@@ -12,8 +12,32 @@ import { LimitDecision, RateLimiter } from '../../shared/rate-limit/rate-limiter
 import { ClaimAssets } from './claim-assets';
 import { ClaimRefundCommand } from './commands/claim-refund/claim-refund.command';
 import { chooseClaimLanguage, CLAIM_LANGUAGES, ClaimShell, renderClaimMessagePage, renderClaimPage } from './domain/claim-page';
-import { CLAIM_EXAMPLE, ClaimRefundRequestDto, RefundClaimDto } from './dto/refund.dto';
-import { GetRefundClaimQuery } from './queries/get-refund-claim/get-refund-claim.query';
+import { SimulatedPayout, SimulatedPayoutResult, SimulateRefundPayoutCommand } from './commands/simulate-refund-payout/simulate-refund-payout.command';
+import {
+  CLAIM_EXAMPLE,
+  CLAIM_STATE_EXAMPLE,
+  ClaimRefundRequestDto,
+  RefundClaimDto,
+  RefundClaimStateDto,
+  SimulateRefundPayoutRequestDto,
+} from './dto/refund.dto';
+import { claimView } from './dto/refund.views';
+import { GetRefundClaimQuery, RefundClaimState } from './queries/get-refund-claim/get-refund-claim.query';
+import { simulatedMessage } from './refund-test-helpers.controller';
+
+/** How often the claim page asks for the refund's state while its payout is on the way. */
+export const DEFAULT_CLAIM_POLL_MS = 4000;
+
+function pollMillis(value: unknown): number {
+  if (typeof value !== 'string' || !/^\d{1,7}$/.test(value)) return DEFAULT_CLAIM_POLL_MS;
+  return Math.min(60000, Math.max(250, Number(value)));
+}
+
+/** The claim's JSON state as the page polls it. */
+function stateView(claim: RefundClaimState) {
+  const { mode, ...rest } = claim;
+  return { ...rest, test_mode: mode === 'test' };
+}
 
 const TOKEN_PARAM = ApiParam({
   name: 'token',
@@ -61,12 +85,22 @@ export class RefundClaimsController {
   @ApiOperation({
     summary: 'The refund claim page (HTML)',
     description:
-      "The page behind a refund's claim_url: the amount, and while the refund is AWAITING_DESTINATION a form to choose how to receive it and give an " +
-      "address (checked for the network before anything is sent); afterwards the payout fixed then and the refund's state. English and German " +
-      '(`lang`, else Accept-Language). Its script calls only POST /refund_claims/{token}. Strict Content-Security-Policy (no inline script or style, ' +
-      'nothing from another host). An unknown token is a 404 page; over the anonymous rate limit a 429 page.',
+      "The page behind a refund's claim_url: who refunds (the merchant's name) and which invoice (its id and items), the amount, and while the " +
+      'refund is AWAITING_DESTINATION a form to choose how to receive it and give an address (checked for the network before anything is sent); ' +
+      "afterwards the payout fixed then and the refund's progress (waiting for the merchant, sent, completed), kept current by polling " +
+      'GET /refund_claims/{token}/state as the checkout page polls a payment. In test mode it offers every provider enabled for the organization ' +
+      'and, once a payout is fixed, a test control ("Simulate payout", "Simulate short payout") calling POST /refund_claims/{token}/test_payout. ' +
+      'English and German (`lang`, else Accept-Language). Its script calls only those three routes and POST /refund_claims/{token}. Strict ' +
+      'Content-Security-Policy (no inline script or style, nothing from another host). An unknown token is a 404 page; over the anonymous rate ' +
+      'limit a 429 page.',
   })
   @ApiQuery({ name: 'lang', required: false, enum: [...CLAIM_LANGUAGES] })
+  @ApiQuery({
+    name: 'poll_ms',
+    required: false,
+    schema: { type: 'integer', minimum: 250, maximum: 60000, default: DEFAULT_CLAIM_POLL_MS },
+    description: "How often the page asks for the refund's state (GET /refund_claims/{token}/state), in milliseconds",
+  })
   @ApiHeader({ name: 'Accept-Language', required: false, description: 'Chooses the language when lang is not given (en, de)' })
   @ApiProduces('text/html')
   @ApiResponse({ status: 200, description: 'The claim page', content: { 'text/html': { schema: { type: 'string' } } } })
@@ -75,6 +109,7 @@ export class RefundClaimsController {
   async page(
     @Param('token') token: string,
     @Query('lang') lang: unknown,
+    @Query('poll_ms') pollMs: unknown,
     @Headers('accept-language') acceptLanguage: string | undefined,
     @Req() req: Request,
     @Res() res: Response,
@@ -112,8 +147,60 @@ export class RefundClaimsController {
         expiresAt: claim.expires_at,
         methods: claim.methods,
         payout: claim.payout,
+        merchant: claim.merchant.name,
+        invoice: claim.invoice,
+        pollMs: pollMillis(pollMs),
       }),
     );
+  }
+
+  @Get(':token/state')
+  @Public()
+  @TOKEN_PARAM
+  @ApiOperation({
+    summary: "A refund claim's state (JSON, no key)",
+    description:
+      'What the claim page shows and polls: the status, the amount, the methods offered while AWAITING_DESTINATION, the payout once fixed, ' +
+      "`test_mode`, the merchant's name and the invoice's id and items (what its checkout page shows a payer anyway). Unknown token: 404. " +
+      'Anonymous rate limit: 429.',
+  })
+  @ApiEnvelope({ type: RefundClaimStateDto, example: CLAIM_STATE_EXAMPLE, message: 'Refund claim' })
+  @ApiErrors(404, 429)
+  async state(@Param('token') token: string, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
+    const decision = await this.limit(req, res);
+    if (decision && !decision.allowed) throw new RateLimitedError(decision.resetSeconds);
+    res.setHeader('Cache-Control', 'no-store');
+    const claim = await this.queries.execute(new GetRefundClaimQuery(token));
+    if (!claim) throw new NotFoundError('refund claim');
+    return reply(stateView(claim), 'Refund claim');
+  }
+
+  @Post(':token/test_payout')
+  @HttpCode(200)
+  @Public()
+  @TOKEN_PARAM
+  @ApiOperation({
+    summary: "Simulate a test-mode refund's payout from its claim page (no key)",
+    description:
+      'The claim page\'s test control (decisions §19, "Test mode"), as the checkout page\'s test payment is POST /invoices/{id}/test_payment: ' +
+      'the claim token is the capability, and only a test-mode refund answers (a live one is 404, as an unknown token is), so it moves no real ' +
+      'money and no live refund. The same move as POST /test_helpers/refunds/{id}/payout: `paid` completes a refund AWAITING_PAYOUT or SENT ' +
+      "(refund.updated, refund.completed, the invoice's refunded_usd), `short` takes it back to AWAITING_PAYOUT with payout_mismatch (named in " +
+      'the message); `paid` again on a COMPLETED refund answers it as it is; other states: 400 invalid_state_transition. Anonymous rate limit: 429.',
+  })
+  @ApiBody({ type: SimulateRefundPayoutRequestDto, examples: { paid: { value: { result: 'paid' } }, short: { value: { result: 'short' } } } })
+  @ApiEnvelope({ type: RefundClaimDto, example: { ...CLAIM_EXAMPLE, status: 'COMPLETED' }, message: 'Simulated payout completed the refund' })
+  @ApiErrors(400, 404, 429)
+  async testPayout(
+    @Param('token') token: string,
+    @Body() body: SimulateRefundPayoutRequestDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const decision = await this.limit(req, res);
+    if (decision && !decision.allowed) throw new RateLimitedError(decision.resetSeconds);
+    const done: SimulatedPayout = await this.commands.execute(new SimulateRefundPayoutCommand({ token }, body.result as SimulatedPayoutResult));
+    return reply(claimView(done.row, []), simulatedMessage(done));
   }
 
   @Post(':token')
@@ -124,11 +211,13 @@ export class RefundClaimsController {
     summary: 'Claim a refund: say where it goes (no key)',
     description:
       "The payer (or a merchant's own page on their behalf) names a payout method (`provider_id`, one of the page's methods: the providers the " +
-      'invoice was paid through that a configured rail carries, else every carried one) and an address. The address is checked for that network ' +
-      '(EIP-55 checksum on EVM chains; bech32/bech32m, base58check or cashaddr on UTXO chains, mainnet in live mode, testnet/regtest in test mode): ' +
+      'invoice was paid through that a configured rail carries, else every carried one; in test mode also every provider enabled for the ' +
+      'organization that takes an address, whose payout the merchant then simulates) and an address. The address is checked for that network ' +
+      '(EIP-55 checksum on EVM chains; bech32/bech32m, base58check or cashaddr on UTXO chains, mainnet in live mode, testnet/regtest in test mode; ' +
+      'in test mode TRON base58check, XRP Ledger classic addresses and Solana keys): ' +
       "400 validator.address. The coin amount is fixed then, at the refund's rates (`rate: current`: the rates of this moment), rounded down to the " +
       "coin's decimals, and shown in `payout` with a payment URI for the merchant's wallet; the refund is AWAITING_PAYOUT. The chain's tip height is " +
-      "recorded then: the payout must be mined in a later block (503 `service_unavailable` when the network's node does not answer; try again). " +
+      "recorded then (on a network with a rail): the payout must be mined in a later block (503 `service_unavailable` when the network's node does not answer; try again). " +
       'The same destination sent again answers the claim as it is; another once it is given is 400 (validator.status). 400 `claim_expired` after ' +
       'expires_at. Unknown token: 404. Anonymous rate limit: 429.',
   })

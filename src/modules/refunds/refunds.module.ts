@@ -15,6 +15,8 @@ import { RefundFiguresHandler } from './queries/refund-figures/refund-figures.ha
 import { RefundClaimsController } from './refund-claims.controller';
 import { RefundPayoutsWorker } from './refund-payouts.worker';
 import { RefundsController } from './refunds.controller';
+import { RefundTestHelpersController } from './refund-test-helpers.controller';
+import { SimulateRefundPayoutHandler } from './commands/simulate-refund-payout/simulate-refund-payout.handler';
 import { loadRefundsConfig, RefundsConfig } from './refunds.config';
 import { TransactionRunner } from '../../shared/db/transaction-runner';
 import { OtherModeIds } from '../../shared/ids/other-mode-ids';
@@ -22,13 +24,14 @@ import { OtherModeIds } from '../../shared/ids/other-mode-ids';
 /**
  * Refunds (decisions §19, docs/refunds.md): the merchant's refunds of an invoice's completed payments,
  * the payer's claim (page and keyless call), the payout check on the chain and the claims' expiry
- * (RefundPayoutsWorker). Uses invoices (GetPayableInvoiceQuery, ListInvoicePaymentsQuery), providers
- * (catalog, terms), rates (RatesAsOfQuery) and rails (ListPayoutRailsQuery, CheckPayoutQuery, PayoutChainTipQuery), all
+ * (RefundPayoutsWorker) and, in test mode, the simulated payout (SimulateRefundPayoutCommand: the test
+ * helper and the claim page's control). Uses invoices (GetPayableInvoiceQuery, ListInvoicePaymentsQuery,
+ * GetInvoiceQuery for the claim page's merchant and items), providers (catalog, terms, GetProvidersQuery), rates (RatesAsOfQuery) and rails (ListPayoutRailsQuery, CheckPayoutQuery, PayoutChainTipQuery), all
  * through the query bus; keeps the invoice's refunded_usd through SetInvoiceRefundedCommand and answers
  * the dashboard's GetRefundFiguresQuery (analytics); owns the `refunds` and `refund_payout_transfers` tables.
  */
 @Module({
-  controllers: [RefundsController, RefundClaimsController],
+  controllers: [RefundsController, RefundClaimsController, RefundTestHelpersController],
   providers: [
     { provide: RefundsConfig, useFactory: () => loadRefundsConfig(process.env) },
     RefundsRepository,
@@ -40,6 +43,7 @@ import { OtherModeIds } from '../../shared/ids/other-mode-ids';
     CancelRefundHandler,
     ClaimRefundHandler,
     ReportRefundSentHandler,
+    SimulateRefundPayoutHandler,
     GetRefundHandler,
     ListRefundsHandler,
     GetRefundClaimHandler,

@@ -172,7 +172,7 @@ describe('refunds: the merchant API', () => {
 
   it('serves the claim page under a strict CSP, with its script and stylesheet, in English and German', async () => {
     const invoice = await paidInvoice(org.test);
-    const refund = expectSuccess(await org.test.post(`/invoices/${invoice}/refunds`, { amount: '5' }), 201);
+    const refund = expectSuccess(await org.test.post(`/invoices/${invoice}/refunds`, { amount: '5', reason: 'One item returned' }), 201);
     const path = new URL(refund.claim_url, 'http://x').pathname;
     const page = await anonymous().get(path);
     expect(page.status).toBe(200);
@@ -184,19 +184,25 @@ describe('refunds: the merchant API', () => {
     expect(csp).toContain("frame-ancestors 'none'");
     expect(page.headers.get('cache-control')).toBe('no-store');
     expect(page.text).toContain('<h1>Your refund</h1>');
+    expect(page.text).toContain(`<dd id="claim-merchant">${org.name}</dd>`);
     expect(page.text).toContain('<dd id="refund-amount">5.00 USD</dd>');
-    // No rail in this service: no payout method to offer, and no reason shown to the payer.
-    expect(page.text).toContain('No payout method is available right now');
-    expect(page.text).not.toContain(refund.invoice_id);
+    // No rail in this service: test mode offers the organization's providers anyway (the payout is simulated); no reason shown to the payer.
+    expect(page.text).not.toContain('No payout method is available right now');
+    expect(page.text).toContain('value="prov_ethereum_usdt"');
+    expect(page.text).not.toContain('One item returned');
+    // The invoice it refunds, by its id and items.
+    expect(page.text).toContain(`<dd id="claim-invoice"><code>${refund.invoice_id}</code></dd>`);
     const de = await anonymous().get(path, { headers: { 'accept-language': 'de-DE,de;q=0.9' } });
     expect(de.text).toContain('<html lang="de">');
     expect(de.text).toContain('<h1>Ihre Rückerstattung</h1>');
+    expect(de.text).toContain(`<title>Ihre Rückerstattung von ${org.name}</title>`);
     const script = await anonymous().get('/refund_claims/assets/claim.js');
     expect([script.status, script.headers.get('content-type')]).toEqual([200, 'text/javascript; charset=utf-8']);
     expect((await anonymous().get('/refund_claims/assets/nope.js')).status).toBe(404);
     const token = path.split('/').pop();
+    // A card takes no payout address: not offered.
     expectError(
-      await anonymous().post(`/refund_claims/${token}`, { provider_id: 'prov_ethereum_usdt', address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed' }),
+      await anonymous().post(`/refund_claims/${token}`, { provider_id: 'prov_card_usd', address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed' }),
       400,
       {
         field: 'provider_id',

@@ -19,6 +19,9 @@ const NOT_TENANT_SCOPED: Record<string, string> = {
   'GET /refund_claims/assets/{file}': "public static content (the refund claim page's script and stylesheet), the same for everyone",
   'GET /refund_claims/{token}': "the payer's claim page reads no key: the claim token is the capability (test/e2e/refunds covers unknown tokens)",
   'POST /refund_claims/{token}': 'the payer names the destination without a key: the claim token is the capability (test/e2e/refunds covers unknown tokens)',
+  'GET /refund_claims/{token}/state': "the claim page's poll reads no key: the claim token is the capability (test/e2e/refunds covers unknown tokens)",
+  'POST /refund_claims/{token}/test_payout':
+    "the claim page's test control reads no key: the claim token is the capability, test-mode refunds only (test/e2e/refunds covers unknown tokens)",
   'POST /admin/organizations/{id}/keys': 'operator API: the admin token spans every organization by design',
   'GET /admin/organizations/{id}/keys': 'operator API: the admin token spans every organization by design',
 };

@@ -82,7 +82,30 @@ describe('checkPayoutAddress: UTXO', () => {
   });
 
   it('refuses networks refunds are not paid out on', () => {
-    expect(checkPayoutAddress('TRON', 'live', 'TXYZ')).toEqual({ ok: false, problem: 'refunds are not paid out on TRON' });
+    expect(checkPayoutAddress('CARD', 'test', '4242424242424242')).toEqual({ ok: false, problem: 'refunds are not paid out on CARD' });
+  });
+});
+
+describe('checkPayoutAddress: TRON, XRP Ledger, Solana (offered in test mode without a rail)', () => {
+  it.each([
+    ['TRON', 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t'],
+    ['RIPPLE', 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh'],
+    ['SOLANA', 'So11111111111111111111111111111111111111112'],
+  ])('accepts a %s address', (network, address) => {
+    expect(checkPayoutAddress(network, 'test', ` ${address} `)).toEqual({ ok: true, address });
+  });
+
+  it.each([
+    ['a TRON checksum typo', 'TRON', 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6u', 'checksum'],
+    ['an EVM address on TRON', 'TRON', '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', 'TRON address'],
+    ['an XRP checksum typo', 'RIPPLE', 'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTi', 'XRP Ledger'],
+    ['a Bitcoin address on the XRP Ledger', 'RIPPLE', '1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa', 'XRP Ledger'],
+    ['a short Solana key', 'SOLANA', 'So1111111111111111111111111111111', 'Solana'],
+    ['a 0 in a Solana address', 'SOLANA', 'So0111111111111111111111111111111111111111112', 'Solana'],
+  ])('refuses %s', (_, network, address, problem) => {
+    const check = checkPayoutAddress(network, 'test', address);
+    expect(check.ok).toBe(false);
+    expect(!check.ok && check.problem).toContain(problem);
   });
 });
 

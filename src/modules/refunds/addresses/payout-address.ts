@@ -1,7 +1,7 @@
 // Checks a payout address per chain family with the chain libraries (viem, @scure/base): an adapter, kept out of
 // the pure domain (the domain-imports-no-adapter rule).
 import { createHash } from 'node:crypto';
-import { base58check, bech32, bech32m } from '@scure/base';
+import { base58, base58check, base58xrp, bech32, bech32m } from '@scure/base';
 import { getAddress, isAddress } from 'viem';
 
 /**
@@ -16,7 +16,14 @@ import { getAddress, isAddress } from 'viem';
  *   cashaddr (`bitcoincash:q...`, the prefix optional). Live mode takes mainnet addresses only, test
  *   mode testnet and regtest ones only, so live money never goes to a test address.
  *
- * Networks the service does not pay out on (cards, TRON, SOLANA, RIPPLE) are refused.
+ * - TRON: base58check (double SHA-256) of 21 bytes starting 0x41 (`T...`), the same on its test
+ *   networks. XRP Ledger: a classic address (`r...`) in the ledger's base58 alphabet with its
+ *   double-SHA-256 checksum. Solana: base58 of a 32-byte public key (Solana addresses carry no
+ *   checksum: only a character outside the alphabet or a wrong length is caught). No live rail
+ *   carries these networks, so they are offered only in test mode, where the merchant simulates the
+ *   payout (decisions §19, "Test mode").
+ *
+ * Cards are refused: a card payment has no address to send a refund to.
  */
 export type AddressCheck = { ok: true; address: string } | { ok: false; problem: string };
 
@@ -52,6 +59,13 @@ const UTXO_PARAMS: Readonly<Record<string, { live: UtxoParams; test: UtxoParams 
 
 export const UTXO_PAYOUT_NETWORKS = Object.keys(UTXO_PARAMS);
 
+/** Networks whose payout addresses are checked here (the others, cards, take no payout). */
+export const OTHER_PAYOUT_NETWORKS = ['TRON', 'RIPPLE', 'SOLANA'] as const;
+
+export function paysOutOn(network: string): boolean {
+  return [...EVM_PAYOUT_NETWORKS, ...UTXO_PAYOUT_NETWORKS, ...OTHER_PAYOUT_NETWORKS].includes(network);
+}
+
 const sha256 = (data: Uint8Array): Uint8Array => new Uint8Array(createHash('sha256').update(data).digest());
 const b58 = base58check(sha256);
 
@@ -61,6 +75,9 @@ export function checkPayoutAddress(network: string, mode: 'test' | 'live', text:
   if ((EVM_PAYOUT_NETWORKS as readonly string[]).includes(network)) return checkEvm(address);
   const params = UTXO_PARAMS[network];
   if (params) return checkUtxo(address, params[mode], network, mode);
+  if (network === 'TRON') return checkTron(address);
+  if (network === 'RIPPLE') return checkXrp(address);
+  if (network === 'SOLANA') return checkSolana(address);
   return { ok: false, problem: `refunds are not paid out on ${network}` };
 }
 
@@ -95,6 +112,41 @@ function checkUtxo(address: string, params: UtxoParams, network: string, mode: '
     return { ok: false, problem: `is not ${where} (its checksum or characters are wrong)` };
   }
   if (payload.length !== 21 || !params.versions.includes(payload[0])) return { ok: false, problem: `is not ${where}` };
+  return { ok: true, address };
+}
+
+function checkTron(address: string): AddressCheck {
+  let payload: Uint8Array;
+  try {
+    payload = b58.decode(address);
+  } catch {
+    return { ok: false, problem: 'is not a TRON address (its checksum or characters are wrong)' };
+  }
+  if (payload.length !== 21 || payload[0] !== 0x41) return { ok: false, problem: 'is not a TRON address (T followed by 33 characters)' };
+  return { ok: true, address };
+}
+
+function checkXrp(address: string): AddressCheck {
+  let bytes: Uint8Array;
+  try {
+    bytes = base58xrp.decode(address);
+  } catch {
+    return { ok: false, problem: 'is not an XRP Ledger address (it has characters outside its alphabet)' };
+  }
+  if (bytes.length !== 25 || bytes[0] !== 0x00) return { ok: false, problem: 'is not an XRP Ledger classic address (r followed by 24 to 34 characters)' };
+  const sum = sha256(sha256(bytes.slice(0, 21)));
+  if (!sum.slice(0, 4).every((b, i) => b === bytes[21 + i])) return { ok: false, problem: 'has a wrong checksum for an XRP Ledger address' };
+  return { ok: true, address };
+}
+
+function checkSolana(address: string): AddressCheck {
+  let bytes: Uint8Array;
+  try {
+    bytes = base58.decode(address);
+  } catch {
+    return { ok: false, problem: 'is not a Solana address (it has characters outside base58)' };
+  }
+  if (bytes.length !== 32) return { ok: false, problem: 'is not a Solana address (32 bytes in base58)' };
   return { ok: true, address };
 }
 

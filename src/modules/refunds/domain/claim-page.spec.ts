@@ -17,6 +17,20 @@ const strings: Record<string, string> = {
   payout_network: 'Network',
   payout_address: 'Address',
   status_AWAITING_PAYOUT: 'Waiting for the merchant',
+  status_COMPLETED: 'Completed',
+  title_merchant: 'Your refund from {merchant}',
+  merchant_label: 'From',
+  invoice_label: 'Invoice',
+  items_label: 'For',
+  item_payment: 'Payment',
+  progress_label: 'Progress',
+  step_AWAITING_PAYOUT: 'Waiting',
+  step_SENT: 'Sent',
+  step_COMPLETED: 'Arrived',
+  test_controls_title: 'Test controls',
+  test_controls_text: 'Simulate',
+  test_payout_paid: 'Simulate payout',
+  test_payout_short: 'Simulate short payout',
   status_CANCELED: 'Canceled',
   no_methods: 'No method',
   test_mode: 'Test mode',
@@ -54,17 +68,46 @@ describe('claim page', () => {
     expect(html).toContain('<script type="module" src="/refund_claims/assets/claim.js?v=abc"></script>');
   });
 
-  it('shows the payout once given, without the form or the script', () => {
+  const payout = { network: 'ETHEREUM', currency: 'USDT', address: '0xabc', amount: '10.494000000000000000000000000000', uri: 'ethereum:x' };
+
+  it('shows the payout once given with its progress, without the form; the script polls while it may move', () => {
+    const html = renderClaimPage(shell, { ...base, status: 'AWAITING_PAYOUT', methods: [], payout, pollMs: 500 });
+    expect(html).not.toContain('claim-form');
+    expect(html).toContain('claim.js');
+    expect(html).toContain('data-poll-ms="500"');
+    expect(html).toContain('<dd id="payout-amount">10.494 USDT</dd>');
+    expect(html).toContain('<p id="claim-status" role="status" data-status="AWAITING_PAYOUT">Waiting for the merchant</p>');
+    expect(html).toContain('<li data-step="AWAITING_PAYOUT" class="step-current" aria-current="step">Waiting</li>');
+    expect(html).toContain('<li data-step="SENT" class="step-todo">Sent</li>');
+    expect(html).not.toContain('test-controls');
+  });
+
+  it('offers the test control in test mode while the payout is on its way, and neither control nor script once completed', () => {
+    const waiting = renderClaimPage(shell, { ...base, testMode: true, status: 'AWAITING_PAYOUT', methods: [], payout });
+    expect(waiting).toContain('<button type="button" id="test-payout-paid" data-result="paid">Simulate payout</button>');
+    expect(waiting).toContain('id="test-payout-short"');
+    const done = renderClaimPage(shell, { ...base, testMode: true, status: 'COMPLETED', methods: [], payout });
+    expect(done).not.toContain('test-payout-paid');
+    expect(done).not.toContain('claim.js');
+    expect(done).toContain('<li data-step="COMPLETED" class="step-done">Arrived</li>');
+  });
+
+  it('names the merchant and the invoice with its items, escaped', () => {
     const html = renderClaimPage(shell, {
       ...base,
-      status: 'AWAITING_PAYOUT',
-      methods: [],
-      payout: { network: 'ETHEREUM', currency: 'USDT', address: '0xabc', amount: '10.494000000000000000000000000000', uri: 'ethereum:x' },
+      merchant: 'Acme <Shop>',
+      invoice: {
+        id: 'invoice_1',
+        items: [
+          { name: 'Pro & plan', quantity: 2 },
+          { name: null, quantity: 1 },
+        ],
+      },
     });
-    expect(html).not.toContain('claim-form');
-    expect(html).not.toContain('claim.js');
-    expect(html).toContain('<dd id="payout-amount">10.494 USDT</dd>');
-    expect(html).toContain('<p id="claim-status" role="status">Waiting for the merchant</p>');
+    expect(html).toContain('<title>Your refund from Acme &lt;Shop&gt;</title>');
+    expect(html).toContain('<dd id="claim-merchant">Acme &lt;Shop&gt;</dd>');
+    expect(html).toContain('<dd id="claim-invoice"><code>invoice_1</code></dd>');
+    expect(html).toContain('<li>Pro &amp; plan × 2</li><li>Payment</li>');
   });
 
   it('says when no method is available, and when the refund was canceled', () => {

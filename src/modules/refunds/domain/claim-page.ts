@@ -1,9 +1,12 @@
 /**
- * The HTML of the refund claim page (decisions §19): server-rendered in the payer's language, with
- * the form to pick a payout method and give an address, or the payout once given. Its script
- * (static/claim.js) only sends the form to POST /refund_claims/{token} and shows the answer's field
- * errors; no inline script or style (a strict CSP holds), strings from the locale files. Pure: every
- * value put into the markup is escaped here.
+ * The HTML of the refund claim page (decisions §19): server-rendered in the payer's language, naming
+ * the merchant and the invoice, with the form to pick a payout method and give an address, or the
+ * payout once given and the refund's progress (waiting for the payout, sent, completed). Its script
+ * (static/claim.js) sends the form to POST /refund_claims/{token} and shows the answer's field errors,
+ * polls GET /refund_claims/{token}/state while the payout is on its way (as checkout polls a payment),
+ * and in test mode drives the test control (POST /refund_claims/{token}/test_payout). No inline
+ * script or style (a strict CSP holds), strings from the locale files. Pure: every value put into the
+ * markup is escaped here.
  */
 export const CLAIM_LANGUAGES = ['en', 'de'] as const;
 export type ClaimLanguage = (typeof CLAIM_LANGUAGES)[number];
@@ -52,6 +55,57 @@ export interface ClaimPageData {
   expiresAt: string;
   methods: ReadonlyArray<{ provider_id: string; name: string; network: string; currency: string }>;
   payout: { network: string; currency: string; address: string; amount: string; uri: string } | null;
+  /** The organization's name ('' when it has none). */
+  merchant?: string;
+  /** The invoice refunded: its id and items (a null name is an amount without a product). */
+  invoice?: { id: string; items: ReadonlyArray<{ name: string | null; quantity: number }> };
+  /** How often the script asks for the refund's state, in milliseconds. */
+  pollMs?: number;
+}
+
+/** The steps of a payout's progress the page shows, in order. */
+export const PROGRESS_STEPS = ['AWAITING_PAYOUT', 'SENT', 'COMPLETED'] as const;
+
+/** States the page keeps polling in (the refund may still move without the payer doing anything). */
+export const MOVING_STATES: readonly string[] = ['AWAITING_DESTINATION', 'AWAITING_PAYOUT', 'SENT'];
+
+/** The test control's states: a payout is fixed and not yet final. */
+export const TEST_PAYOUT_STATES: readonly string[] = ['AWAITING_PAYOUT', 'SENT'];
+
+/** `{name}` placeholders filled from values (the values are escaped by the caller's escapeHtml). */
+function fill(template: string, values: Record<string, string>): string {
+  return template.replace(/\{(\w+)\}/g, (whole, key: string) => values[key] ?? whole);
+}
+
+function progress(s: ClaimStrings, status: string): string {
+  const at = (PROGRESS_STEPS as readonly string[]).indexOf(status);
+  const steps = PROGRESS_STEPS.map((step, i) => {
+    const state = at < 0 ? 'todo' : i < at || status === 'COMPLETED' ? 'done' : i === at ? 'current' : 'todo';
+    return `<li data-step="${step}" class="step-${state}"${state === 'current' ? ' aria-current="step"' : ''}>${escapeHtml(s[`step_${step}`] ?? step)}</li>`;
+  }).join('');
+  return `<ol class="progress" id="claim-progress" aria-label="${escapeHtml(s.progress_label ?? '')}">${steps}</ol>`;
+}
+
+function testControls(s: ClaimStrings): string {
+  return `<section class="test-controls" id="test-controls" aria-labelledby="test-controls-title">
+<h2 id="test-controls-title">${escapeHtml(s.test_controls_title)}</h2>
+<p class="hint">${escapeHtml(s.test_controls_text)}</p>
+<button type="button" id="test-payout-paid" data-result="paid">${escapeHtml(s.test_payout_paid)}</button>
+<button type="button" id="test-payout-short" class="secondary" data-result="short">${escapeHtml(s.test_payout_short)}</button>
+<p class="test-result" id="test-result" role="status" hidden></p>
+<p class="form-error" id="test-error" role="alert" hidden></p>
+</section>`;
+}
+
+function context(s: ClaimStrings, data: ClaimPageData): string {
+  const rows: string[] = [];
+  if (data.merchant) rows.push(`<dt>${escapeHtml(s.merchant_label)}</dt><dd id="claim-merchant">${escapeHtml(data.merchant)}</dd>`);
+  if (data.invoice) {
+    rows.push(`<dt>${escapeHtml(s.invoice_label)}</dt><dd id="claim-invoice"><code>${escapeHtml(data.invoice.id)}</code></dd>`);
+    const items = data.invoice.items.map((i) => `<li>${escapeHtml(i.name ?? s.item_payment)}${i.quantity > 1 ? ` × ${i.quantity}` : ''}</li>`).join('');
+    if (items) rows.push(`<dt>${escapeHtml(s.items_label)}</dt><dd><ul class="items" id="claim-items">${items}</ul></dd>`);
+  }
+  return rows.join('\n');
 }
 
 /** An amount without the trailing zeros of its 30 fractional digits (at least two kept for fiat-like reading). */
@@ -126,20 +180,27 @@ export function renderClaimPage(shell: ClaimShell, data: ClaimPageData): string 
 <dt>${escapeHtml(s.payout_network)}</dt><dd id="payout-network">${escapeHtml(data.payout.network)}</dd>
 <dt>${escapeHtml(s.payout_address)}</dt><dd id="payout-address"><code>${escapeHtml(data.payout.address)}</code></dd>
 </dl>
-<p id="claim-status" role="status">${escapeHtml(s[`status_${data.status}`] ?? data.status)}</p></section>`;
+${progress(s, data.status)}
+<p id="claim-status" role="status" data-status="${escapeHtml(data.status)}">${escapeHtml(s[`status_${data.status}`] ?? data.status)}</p></section>
+${data.testMode && TEST_PAYOUT_STATES.includes(data.status) ? testControls(s) : ''}`;
   } else {
-    body = `<p id="claim-status" role="status">${escapeHtml(s[`status_${data.status}`] ?? data.status)}</p>`;
+    body = `<p id="claim-status" role="status" data-status="${escapeHtml(data.status)}">${escapeHtml(s[`status_${data.status}`] ?? data.status)}</p>`;
   }
-  return `${head(shell, s.title, data.status === 'AWAITING_DESTINATION')}
+  const title = data.merchant && s.title_merchant ? fill(s.title_merchant, { merchant: data.merchant }) : s.title;
+  const scripted = MOVING_STATES.includes(data.status);
+  const texts: Record<string, string> = { sending: s.sending, submit: s.submit, error_generic: s.error_generic, error_network: s.error_network };
+  for (const key of Object.keys(s)) if (key.startsWith('status_') || key.startsWith('step_') || key.startsWith('test_payout')) texts[key] = s[key];
+  return `${head(shell, title, scripted)}
 <body>
 ${languageLinks(shell, path)}
-<main class="claim" id="claim" data-token="${escapeHtml(data.token)}" data-base="${escapeHtml(shell.base)}">
+<main class="claim" id="claim" data-token="${escapeHtml(data.token)}" data-base="${escapeHtml(shell.base)}" data-status="${escapeHtml(data.status)}" data-poll-ms="${data.pollMs ?? 4000}">
 <h1>${escapeHtml(s.title)}</h1>
 ${data.testMode ? `<p class="test-mode">${escapeHtml(s.test_mode)}</p>` : ''}
-<dl class="summary"><dt>${escapeHtml(s.amount_label)}</dt><dd id="refund-amount">${escapeHtml(amount)}</dd>
+<dl class="summary">${context(s, data)}
+<dt>${escapeHtml(s.amount_label)}</dt><dd id="refund-amount">${escapeHtml(amount)}</dd>
 <dt>${escapeHtml(s.expires_label)}</dt><dd>${escapeHtml(data.expiresAt)}</dd></dl>
 ${body}
 </main>
-<script type="application/json" id="claim-strings">${jsonForHtml({ sending: s.sending, submit: s.submit, error_generic: s.error_generic, error_network: s.error_network })}</script>
+<script type="application/json" id="claim-strings">${jsonForHtml(texts)}</script>
 </body></html>`;
 }

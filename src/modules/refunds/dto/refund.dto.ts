@@ -4,6 +4,7 @@ import { AmountField, CurrencyField, LimitField, OffsetField } from '../../../sh
 import { REFUND_RATES } from '../domain/refund-amounts';
 import { DEFAULT_CLAIM_MINUTES, MAX_CLAIM_MINUTES, MIN_CLAIM_MINUTES } from '../domain/refund-expiry';
 import { REFUND_STATUSES } from '../domain/refund-status';
+import { SIMULATED_PAYOUT_RESULTS } from '../commands/simulate-refund-payout/simulate-refund-payout.command';
 
 const TOKEN_EXAMPLE = 'rc_9J4dQeYk1m2c0sVbUxZr7aLpWnTqHf3o';
 const ADDRESS_EXAMPLE = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
@@ -32,7 +33,7 @@ const CLAIM_PAYOUT_PROPERTIES = {
   ),
   uri: STR(
     `ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=${ADDRESS_EXAMPLE}&uint256=10000000`,
-    'Payment request your wallet opens (EIP-681 on EVM chains, BIP21 on UTXO chains)',
+    'Payment request your wallet opens (EIP-681 on EVM chains, BIP21 on UTXO chains; in test mode without a rail a plain <network>:<address>?amount=<coin>)',
   ),
 };
 
@@ -135,11 +136,23 @@ export class ClaimRefundRequestDto {
   @ApiProperty({
     example: ADDRESS_EXAMPLE,
     description:
-      "Where to send the refund, checked for the provider's network: EIP-55 checksum on EVM chains; bech32/bech32m, base58check or cashaddr on UTXO chains (mainnet in live mode, testnet/regtest in test mode)",
+      "Where to send the refund, checked for the provider's network: EIP-55 checksum on EVM chains; bech32/bech32m, base58check or cashaddr on UTXO chains (mainnet in live mode, testnet/regtest in test mode); in test mode also TRON (base58check), XRP Ledger (classic address) and Solana (32-byte key)",
   })
   @Length(1, 200)
   @IsString()
   address: string;
+}
+
+export class SimulateRefundPayoutRequestDto {
+  @ApiProperty({
+    enum: SIMULATED_PAYOUT_RESULTS,
+    example: 'paid',
+    description:
+      '`paid`: the payout arrived in full, the refund is COMPLETED; `short`: it paid the destination less than the payout, the refund goes back to AWAITING_PAYOUT (payout_mismatch)',
+  })
+  @IsIn([...SIMULATED_PAYOUT_RESULTS], { message: `$property must be one of ${SIMULATED_PAYOUT_RESULTS.join(', ')}` })
+  @IsString({ message: `$property must be one of ${SIMULATED_PAYOUT_RESULTS.join(', ')}` })
+  result: string;
 }
 
 export class RefundDestinationDto {
@@ -240,6 +253,32 @@ export class RefundClaimDto {
   payout: ClaimPayoutDto | null;
 }
 
+export class ClaimMerchantDto {
+  @ApiProperty({ example: 'Acme', description: "The organization's name" }) name: string;
+}
+
+export class ClaimInvoiceItemDto {
+  @ApiProperty({
+    example: 'Pro plan',
+    nullable: true,
+    type: String,
+    description: "The product's name; null for a payment intent (an amount without a product)",
+  })
+  name: string | null;
+  @ApiProperty({ example: 1 }) quantity: number;
+}
+
+export class ClaimInvoiceDto {
+  @ApiProperty({ example: 'invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00' }) id: string;
+  @ApiProperty({ type: [ClaimInvoiceItemDto], description: "The invoice's items, as its checkout page lists them" }) items: ClaimInvoiceItemDto[];
+}
+
+export class RefundClaimStateDto extends RefundClaimDto {
+  @ApiProperty({ example: true, description: 'A test-mode refund: no real money moves, and the claim page offers the test payout control' }) test_mode: boolean;
+  @ApiProperty({ type: ClaimMerchantDto, description: 'Who refunds' }) merchant: ClaimMerchantDto;
+  @ApiProperty({ type: ClaimInvoiceDto, description: 'The invoice refunded' }) invoice: ClaimInvoiceDto;
+}
+
 export const PAYOUT_EXAMPLE = {
   provider_id: 'prov_ethereum_usdt',
   network: 'ETHEREUM',
@@ -284,4 +323,17 @@ export const CLAIM_EXAMPLE = {
   expires_at: '2026-11-28 10:00:00',
   methods: [],
   payout: PAYOUT_EXAMPLE,
+};
+
+export const CLAIM_STATE_EXAMPLE = {
+  ...CLAIM_EXAMPLE,
+  test_mode: false,
+  merchant: { name: 'Acme' },
+  invoice: { id: 'invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00', items: [{ name: 'Pro plan', quantity: 1 }] },
+};
+
+export const REFUND_SIMULATED_PAID_EXAMPLE = {
+  ...REFUND_SENT_EXAMPLE,
+  status: 'COMPLETED',
+  payout: { ...REFUND_SENT_EXAMPLE.payout, tx_hash: 'simulated:refund_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e20', confirmations: 12 },
 };

@@ -79,7 +79,8 @@ export interface Payout {
   chain_id: number | null;
   token_contract: string | null;
   required_confirmations: number;
-  claimed_height: string;
+  /** Null in test mode on a network without a rail (no chain to ask; the payout is simulated). */
+  claimed_height: string | null;
 }
 
 /** How a reported transaction stands when it is taken (SENT). */

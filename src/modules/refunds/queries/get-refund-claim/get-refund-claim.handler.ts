@@ -1,24 +1,37 @@
 import { Inject } from '@nestjs/common';
-import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
+import { GetInvoiceQuery } from '../../../invoices';
 import { scopeOfRow } from '../../commands/refund-events';
-import { claimView, RefundClaimView } from '../../dto/refund.views';
+import { claimView } from '../../dto/refund.views';
 import { PayoutMethods } from '../../payout-methods';
 import { RefundsRepository } from '../../persistence/refunds.repository';
-import { GetRefundClaimQuery } from './get-refund-claim.query';
+import { ClaimContextView, GetRefundClaimQuery, RefundClaimState } from './get-refund-claim.query';
 
 @QueryHandler(GetRefundClaimQuery)
 export class GetRefundClaimHandler implements IQueryHandler<GetRefundClaimQuery> {
   constructor(
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(QueryBus) private readonly queries: QueryBus,
     @Inject(RefundsRepository) private readonly refunds: RefundsRepository,
     @Inject(PayoutMethods) private readonly methods: PayoutMethods,
   ) {}
 
-  async execute({ token }: GetRefundClaimQuery): Promise<(RefundClaimView & { mode: 'test' | 'live' }) | null> {
+  async execute({ token }: GetRefundClaimQuery): Promise<RefundClaimState | null> {
     const row = await this.refunds.findByToken(this.tx.manager, token);
     if (!row) return null;
-    const methods = row.status === 'AWAITING_DESTINATION' ? await this.methods.forInvoice(scopeOfRow(row), row.invoice_id) : [];
-    return { ...claimView(row, methods), mode: row.mode };
+    const scope = scopeOfRow(row);
+    const methods = row.status === 'AWAITING_DESTINATION' ? await this.methods.forInvoice(scope, row.invoice_id) : [];
+    // The merchant's name and the invoice's items through the invoice read (as the checkout page shows
+    // them): refunds does not read organizations itself. Only the fields a payer sees anyway are kept.
+    const invoice = await this.queries.execute(new GetInvoiceQuery(scope, row.invoice_id, ['items', 'items.product', 'organization'], null));
+    const context: ClaimContextView = {
+      merchant: { name: invoice.organization?.name ?? '' },
+      invoice: {
+        id: invoice.id,
+        items: (invoice.items ?? []).map((i) => ({ name: (i.product as { name?: string } | null | undefined)?.name ?? null, quantity: i.quantity })),
+      },
+    };
+    return { ...claimView(row, methods), ...context, mode: row.mode };
   }
 }
