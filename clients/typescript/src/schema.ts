@@ -9078,7 +9078,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9163,7 +9163,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9283,7 +9283,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description No such record in the caller's organization and mode */
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
                 headers: {
                     [name: string]: unknown;
