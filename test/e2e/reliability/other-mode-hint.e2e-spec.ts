@@ -20,6 +20,8 @@ const NO_KEY_OR_NO_TENANT = new Set([
   'GET /refund_claims/assets/{file}',
   'GET /refund_claims/{token}',
   'POST /refund_claims/{token}',
+  'GET /refund_claims/{token}/state',
+  'POST /refund_claims/{token}/test_payout',
   'POST /admin/organizations/{id}/keys',
   'GET /admin/organizations/{id}/keys',
   // an unmatched transfer needs a transfer on a chain: its hint is tested in test/e2e/rails/unmatched-transfers.e2e-spec.ts
