@@ -10,7 +10,8 @@ import { mountDocs } from './docs';
 import { CountOrganizationsQuery, CreateOrganizationCommand } from './modules/organizations';
 import { loadWebhooksConfig, SealStoredSecretsCommand } from './modules/webhooks';
 import { checkLiveRails, SealWalletKeysCommand } from './modules/rails';
-import { AppConfig, ConfigError, loadConfig } from './shared/config/app-config';
+import { AppConfig, loadConfig } from './shared/config/app-config';
+import { startupFailure } from './shared/config/startup-failure';
 import { HttpDrain } from './shared/http/graceful-shutdown';
 import { createRootLogger } from './shared/logging/logger';
 import { loadRatesConfig } from './modules/rates';
@@ -333,10 +334,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((e) => {
-  if (e instanceof ConfigError) {
-    process.stderr.write(`${e.message}\n`);
-    process.exit(1);
-  }
-  process.stderr.write(`Start-up failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-  process.exit(1);
+  const failure = startupFailure(e);
+  process.stderr.write(failure.stderr);
+  process.exit(failure.code);
 });

@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDatabase, findPostgresServer } from './pg';
+import { createDatabase, createTemplateDatabase, dropDatabase, dropTemplateDatabase, findPostgresServer, TEMPLATE_ENV } from './pg';
 import { RunningServer, startServer } from './server';
 
 declare global {
@@ -11,14 +11,28 @@ declare global {
 /**
  * One fresh database and one service process for the whole run; each test makes its own
  * organizations, so test files share them safely and run in parallel.
+ *
+ * On a PostgreSQL server it first makes one migrated template database (before any worker starts,
+ * and closed to connections): every test database after it, the shared one included, is a copy of
+ * it (test/support/pg.ts createDatabase), so the migrations run once per run instead of once per
+ * service a test file starts. The tests of the migrations themselves ask for an empty database.
  */
 export default async function globalSetup(): Promise<void> {
   const pgServer = await findPostgresServer();
   process.env.TEST_PG_SERVER_URL = pgServer ?? '';
+  process.env[TEMPLATE_ENV] = '';
   if (pgServer) {
+    process.env[TEMPLATE_ENV] = await createTemplateDatabase(pgServer);
     const databaseUrl = await createDatabase(pgServer);
     process.env.TEST_DATABASE_URL = databaseUrl;
-    globalThis.__TEST_SERVER__ = await startServer({ databaseUrl });
+    try {
+      globalThis.__TEST_SERVER__ = await startServer({ databaseUrl });
+    } catch (e) {
+      // Jest runs no teardown after a failed setup: leave no databases behind.
+      await dropDatabase(pgServer, databaseUrl);
+      await dropTemplateDatabase(pgServer, process.env[TEMPLATE_ENV]);
+      throw e;
+    }
   } else {
     process.env.TEST_DATABASE_URL = '';
     const dataDir = mkdtempSync(join(tmpdir(), 'ipa-embedded-test-'));

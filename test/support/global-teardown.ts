@@ -1,4 +1,4 @@
-import { dropDatabase } from './pg';
+import { dropDatabase, dropTemplateDatabase, TEMPLATE_ENV } from './pg';
 import { errorLines } from './server';
 
 export default async function globalTeardown(): Promise<void> {
@@ -11,4 +11,6 @@ export default async function globalTeardown(): Promise<void> {
   const pgServer = process.env.TEST_PG_SERVER_URL;
   const databaseUrl = process.env.TEST_DATABASE_URL;
   if (pgServer && databaseUrl) await dropDatabase(pgServer, databaseUrl);
+  const template = process.env[TEMPLATE_ENV];
+  if (pgServer && template) await dropTemplateDatabase(pgServer, template);
 }

@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../../shared/config/app-config';
+import { startupFailure } from '../../shared/config/startup-failure';
 import { networkOf } from './domain/chains-config';
 import { railAdapters } from './rail-adapters';
 import { loadRailsConfig } from './rails.config';
@@ -78,5 +79,75 @@ describe('CHAINS_FILE rpc_url references to environment variables', () => {
     const message = refusal({ live: { ethereum: { rpc_url: '${ETH_RPC_URL}', chain_id: 1 } } }, { ETH_RPC_URL: 'ftp://secret-host.example.com' });
     expect(message).toContain('CHAINS_FILE live.ethereum.rpc_url: must be an http(s):// or ws(s):// URL');
     expect(message).not.toContain('secret-host');
+  });
+});
+
+/*
+ * CHAINS_FILE refused at start-up. main.ts reads it before it starts anything (checkLiveRails, which
+ * loads it as here, with the provider catalog's tokens) and ends with startupFailure's code and message.
+ * test/e2e/rails/chains-file.e2e-spec.ts starts the built process on two refusals to see that one really
+ * stops it that way: a token's contract address, which needs the service's own catalog of tokens (here
+ * the adapters have none), and a file that is not there.
+ */
+
+/** The settings the end-to-end harness starts the service with (test/support/server.ts runUntilExit). */
+const BASE: NodeJS.ProcessEnv = { NODE_ENV: 'test', PORT: '0', HOST: '127.0.0.1', DATABASE_URL: 'postgres://127.0.0.1:1/none' };
+
+/** `content` as a CHAINS_FILE (a string as it is, anything else as JSON), as the e2e tests write it. */
+function chainsFile(content: unknown): string {
+  const file = join(dir, `chains-${++files}.json`);
+  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
+  return file;
+}
+
+/**
+ * A start with `env` over the base, as far as the CHAINS_FILE check decides it, ended the way main.ts
+ * ends a refused start (startupFailure): the exit code and what the process writes (0 and nothing when it passes).
+ */
+function start(env: Record<string, string>): { code: number | null; output: string } {
+  try {
+    loadRailsConfig({ ...BASE, ...env }, ADAPTERS);
+    return { code: 0, output: '' };
+  } catch (e) {
+    const failure = startupFailure(e);
+    return { code: failure.code, output: failure.stderr };
+  }
+}
+
+describe('CHAINS_FILE checked at start-up', () => {
+  it('passes a good file, so each refusal below is the one field', () => {
+    expect(start({ CHAINS_FILE: chainsFile({ test: { ethereum: { rpc_url: 'http://127.0.0.1:8545', chain_id: 31337 } } }) })).toEqual({ code: 0, output: '' });
+  });
+
+  it.each([
+    [{ test: { ethereum: { rpc_url: 'http://127.0.0.1:8545', chain_id: 'x' } } }, 'CHAINS_FILE test.ethereum.chain_id: must be a positive whole number'],
+    [{ live: { ethereum: { rpc_url: 'ftp://node', chain_id: 1 } } }, 'CHAINS_FILE live.ethereum.rpc_url: must be an http(s):// or ws(s):// URL'],
+    [{ test: { tron: { rpc_url: 'http://127.0.0.1:8545', chain_id: 1 } } }, 'CHAINS_FILE test.tron: unknown network'],
+    ['{"test": ', 'CHAINS_FILE='],
+    // One chain in both sections: a transfer on it would be seen in both modes.
+    [
+      { live: { ethereum: { rpc_url: 'http://127.0.0.1:8545', chain_id: 31337 } }, test: { ethereum: { rpc_url: 'http://127.0.0.1:8546', chain_id: 31337 } } },
+      'CHAINS_FILE live.ethereum.chain_id: 31337 is also the chain of test.ethereum',
+    ],
+  ])('refuses %j with a message naming the field', (content, message) => {
+    const { code, output } = start({ CHAINS_FILE: chainsFile(content) });
+    expect(code).not.toBe(0);
+    expect(code).not.toBeNull();
+    expect(output).toContain('Invalid configuration');
+    expect(output).toContain(message);
+    expect(output).not.toMatch(/"msg":"listening on/); // the service's own listening line, not the start-up warning
+  });
+
+  it('refuses an ALLOW_NO_LIVE_RAILS that is not true or false, naming it', () => {
+    const production = { NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://pay.example.test', SECRETS_KEY: Buffer.alloc(32, 9).toString('base64') };
+    const { code, output } = start({ ...production, CHAINS_FILE: chainsFile({ live: {}, test: {} }), ALLOW_NO_LIVE_RAILS: 'maybe' });
+    expect(code).toBe(1);
+    expect(output).toMatch(/^\s+ALLOW_NO_LIVE_RAILS="maybe": must be true or false/m);
+  });
+
+  it('refuses a CHAINS_FILE that is not there', () => {
+    const { code, output } = start({ CHAINS_FILE: '/nonexistent/chains.json' });
+    expect(code).not.toBe(0);
+    expect(output).toContain('CHAINS_FILE="/nonexistent/chains.json": file not found');
   });
 });

@@ -1,4 +1,5 @@
 import { loadConfig } from './app-config';
+import { startupFailure } from './startup-failure';
 
 describe('client address and body settings', () => {
   it('trusts only loopback to set X-Forwarded-* by default', () => {
@@ -60,5 +61,72 @@ describe('CLOCK_CONTROL', () => {
     expect(loadConfig({}).relaxations).toContain('CLOCK_CONTROL on (test clocks can be moved: POST /test_helpers/clock)');
     expect(loadConfig({ CLOCK_CONTROL: 'false' }).relaxations).toContain('CLOCK_CONTROL off (set CLOCK_CONTROL=true to move test clocks)');
     expect(loadConfig({ CLOCK_CONTROL: 'false' }).relaxations.join('; ')).not.toMatch(/allowed/);
+  });
+});
+
+/*
+ * Settings refused at start-up. The service checks these before it starts anything (main.ts) and
+ * ends with startupFailure's code and message; test/e2e/foundation/config.e2e-spec.ts starts the
+ * built process on a few of them to see that a refusal really stops it that way.
+ */
+
+/** The settings the end-to-end harness starts the service with (test/support/server.ts runUntilExit). */
+const BASE: NodeJS.ProcessEnv = { NODE_ENV: 'test', PORT: '0', HOST: '127.0.0.1', DATABASE_URL: 'postgres://127.0.0.1:1/none' };
+
+/**
+ * A start on `env` over that base, as far as loadConfig decides it, ended the way main.ts ends a
+ * refused start (startupFailure): the exit code and what the process writes (0 and nothing when it passes).
+ */
+function start(env: Record<string, string>): { code: number | null; output: string } {
+  try {
+    loadConfig({ ...BASE, ...env });
+    return { code: 0, output: '' };
+  } catch (e) {
+    const failure = startupFailure(e);
+    return { code: failure.code, output: failure.stderr };
+  }
+}
+
+describe('kernel settings refused at start-up', () => {
+  it('passes the base, so each refusal below is the one setting', () => {
+    expect(start({})).toEqual({ code: 0, output: '' });
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['DB_POOL_SIZE', '0'],
+    ['LOG_LEVEL', 'loud'],
+    ['NODE_ENV', 'staging'],
+    ['DEMO_ORGANIZATION', 'maybe'],
+    ['DB_PREPARED_STATEMENTS', 'sometimes'],
+    ['DB_CONNECTION_LIFETIME_SECONDS', '-5'],
+    ['ADMIN_API_TOKEN', 'short'],
+    ['BODY_LIMIT_BYTES', '1.5'],
+    ['METRICS_TOKEN', 'short'],
+    ['DOCS_ENABLED', 'maybe'],
+    ['PUBLIC_BASE_URL', 'api.example.com'],
+    ['ADMIN_AUTH_FAILURES', '0'],
+  ])('refuses %s=%s with a message naming the variable', (name, value) => {
+    const { code, output } = start({ [name]: value });
+    expect(code).not.toBe(0);
+    expect(code).not.toBeNull();
+    expect(output).toContain('Invalid configuration');
+    expect(output).toMatch(new RegExp(`^\\s+${name}="?${value.replace('.', '\\.')}"?: `, 'm'));
+    expect(output).not.toContain('listening');
+  });
+
+  it('refuses to start in production without PUBLIC_BASE_URL, naming it', () => {
+    const { code, output } = start({ NODE_ENV: 'production' });
+    expect(code).toBe(1);
+    expect(output).toMatch(/^\s+PUBLIC_BASE_URL is required with NODE_ENV=production/m);
+    expect(output).not.toContain('listening');
+  });
+
+  it('refuses a TLS certificate without its key', () => {
+    const { code, output } = start({ TLS_CERT_FILE: '/tmp/cert.pem' });
+    expect(code).toBe(1);
+    expect(output).toMatch(/TLS_CERT_FILE and TLS_KEY_FILE must be set together/);
   });
 });

@@ -126,10 +126,12 @@ describe('the live rates guard wherever a live price is fixed', () => {
       201,
     );
     // Several passes: the period is recorded and the subscription moves on, but its invoice is not
-    // issued; each pass's attempt is refused for the stale rate and logged.
-    await new Promise((r) => setTimeout(r, 3000));
+    // issued; each pass's attempt is refused for the stale rate and logged. Waited for until two passes
+    // have been refused (a pass a second), not for a fixed time.
+    const refusedFor = () => linesWith(service.server, '"subscription_invoice_failed"').filter((line) => line.includes(subscription.id));
+    await waitFor('two refused passes', async () => (refusedFor().length >= 2 ? true : null));
     expect(await readSubscription(payable.live, subscription.id)).toMatchObject({ latest_invoice_id: null });
-    const refused = linesWith(service.server, '"subscription_invoice_failed"').filter((line) => line.includes(subscription.id));
+    const refused = refusedFor();
     expect(refused.length).toBeGreaterThanOrEqual(2);
     expect(refused.every((line) => line.includes('rates'))).toBe(true);
 

@@ -40,7 +40,8 @@ describe('the replicas of docker-compose.yml', () => {
   let replicas: RunningServer[] = [];
 
   beforeAll(async () => {
-    if (pgServer) databaseUrl = await createDatabase(pgServer);
+    // empty, not a copy of the migrated template: what is checked here is the migrations' run itself
+    if (pgServer) databaseUrl = await createDatabase(pgServer, 'ipa_test', { empty: true });
     else {
       const dataDir = mkdtempSync(join(tmpdir(), 'ipa-compose-'));
       owner = await startServer({ dataDir });

@@ -1,7 +1,9 @@
 import { expectError, expectSuccess } from '../../support/envelope';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
 import { r30 } from '../../support/money';
-import { nextInvoice, readSubscription, recurringProduct } from './subscription-helpers';
+import { withClient } from '../../support/pg';
+import { databaseOf } from '../timing/timing-helpers';
+import { nextInvoice, readSubscription, recurringProduct, waitFor } from './subscription-helpers';
 
 describe('a period invoice that cannot be made now', () => {
   let service: IsolatedService;
@@ -54,7 +56,14 @@ describe('a period invoice that cannot be made now', () => {
     expect(invoice).toMatchObject({ subscription_id: fine.id, price: r30(10) });
     // Several passes later the live one has no invoice: its period is tried again on each pass, and the
     // subscription has moved on to its next period meanwhile (a failing period holds back no later one).
-    await new Promise((r) => setTimeout(r, 3000));
+    // Waited for until its period has been tried more than once (a pass a second), not for a fixed time.
+    const attemptsOf = () =>
+      withClient(databaseOf(service), async (c) =>
+        Number(
+          (await c.query(`SELECT attempts FROM subscription_invoices WHERE subscription_id = $1 AND period_index = 0`, [stuck.id])).rows[0]?.attempts ?? 0,
+        ),
+      );
+    expect(await waitFor(attemptsOf, (n) => n > 1)).toBeGreaterThan(1);
     const after = await readSubscription(org.live, stuck.id);
     expect(after).toMatchObject({ latest_invoice_id: null, status: 'ACTIVE', current_period_start: stuck.current_period_start });
     expect(after.next_invoice_at > stuck.next_invoice_at).toBe(true);

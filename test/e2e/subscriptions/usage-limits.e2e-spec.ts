@@ -125,12 +125,13 @@ describe('usage past what an amount can hold', () => {
     await moveClockTo(own.test, parseTime(moved.current_period_end));
     const second = await nextInvoice(own.test, broken.id, null);
     expect(second).toMatchObject({ subscription_id: broken.id, period_start: moved.current_period_start, price: r30(10) });
-    // Retried on later passes, it is announced once.
-    await new Promise((r) => setTimeout(r, 2500));
+    // Retried on later passes (waited for until it has been tried again, not for a fixed time), it is announced once.
+    const attemptsOf = () =>
+      withClient(databaseOf(service), async (c) =>
+        Number((await c.query(`SELECT attempts FROM subscription_invoices WHERE subscription_id = $1 AND period_index = 0`, [broken.id])).rows[0].attempts),
+      );
+    const attempts = await waitFor(attemptsOf, (n) => n > 1);
     expect(await eventsOf(own.test, 'subscription.invoice_failed')).toHaveLength(1);
-    const attempts = await withClient(databaseOf(service), async (c) =>
-      Number((await c.query(`SELECT attempts FROM subscription_invoices WHERE subscription_id = $1 AND period_index = 0`, [broken.id])).rows[0].attempts),
-    );
     expect(attempts).toBeGreaterThan(1);
   }, 90_000);
 });
