@@ -1,7 +1,7 @@
 import type { NetworkConfig, RailMode } from './chains-config';
 
 /**
- * The port every chain adapter implements, one folder per chain family (`evm/`, `utxo/`; Tron and
+ * The port every chain adapter implements, one folder per chain family (`evm/`, `utxo/`, `tron/`;
  * Solana later), each registered once in `rail-adapters.ts`. Invoices and payments never see it: the
  * rails module hands out deposit addresses through it and its watcher reports what it finds through
  * the payments module's public command. Nothing here names a family: the registry lists them.
@@ -45,8 +45,8 @@ export interface RailKeys {
   deriveAddress(accountKey: string, index: number): string;
   /** The address in the form the chain's users see (checksummed). */
   displayAddress(address: string): string;
-  /** A URI a wallet app opens to pay (the chain's payment-URI standard). */
-  paymentUri(request: PaymentRequest): string;
+  /** A URI a wallet app opens to pay (the chain's payment-URI standard); null on a chain that has none (Tron). */
+  paymentUri(request: PaymentRequest): string | null;
 }
 
 /** A block as the watcher remembers it (the cursor, and ancestors for reorg checks). */

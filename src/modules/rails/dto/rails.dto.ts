@@ -127,7 +127,7 @@ export class PaymentAddressDto {
   })
   amount: string;
   @ApiProperty({ example: 6 }) decimals: number;
-  @ApiProperty({ example: 1, nullable: true, type: Number, description: 'EVM chain id; null on UTXO chains' }) chain_id: number | null;
+  @ApiProperty({ example: 1, nullable: true, type: Number, description: 'EVM chain id (on Tron, the chain id its JSON-RPC answers); null on UTXO chains' }) chain_id: number | null;
   @ApiProperty({
     example: '0xdAC17F958D2ee523a2206206994597C13D831ec7',
     nullable: true,
@@ -137,10 +137,12 @@ export class PaymentAddressDto {
   contract_address: string | null;
   @ApiProperty({
     example: 'ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x70997970C51812dc3A010C7d01b50e0d17dc79C8&uint256=25494902',
+    nullable: true,
+    type: String,
     description:
-      "Payment request for wallet apps (QR code): EIP-681 on EVM chains (native: ethereum:<address>@<chain_id>?value=<wei>); BIP21 on UTXO chains (litecoin:<address>?amount=<coin>, with the network's scheme)",
+      "Payment request for wallet apps (QR code): EIP-681 on EVM chains (native: ethereum:<address>@<chain_id>?value=<wei>); BIP21 on UTXO chains (litecoin:<address>?amount=<coin>, with the network's scheme); null on Tron, which has no payment-URI standard (show the address, the amount and a QR code of the address)",
   })
-  uri: string;
+  uri: string | null;
   @ApiProperty({ example: '2026-11-21 10:15:00', nullable: true, type: String, description: "When the invoice's rates stop holding" }) expires_at:
     string | null;
 }
