@@ -133,6 +133,12 @@ export interface ChainFollower {
    */
   readonly showsUnmined?: boolean;
   /**
+   * Chains whose node names a final block (Tron's solidified block, or a fixed depth below the head):
+   * the highest block that cannot be taken back. A transfer at or below it counts as final: the watcher
+   * reports it with at least its required confirmations (so it completes), whatever its count.
+   */
+  finalized?(): Promise<bigint>;
+  /**
    * Nodes that can say so: whether a block is on the node's active chain. With it, a chain that got
    * shorter (blocks taken back, none yet in their place) is a reorg; without it, a head below the
    * cursor is a node behind, waited for.

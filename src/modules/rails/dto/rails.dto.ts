@@ -127,7 +127,8 @@ export class PaymentAddressDto {
   })
   amount: string;
   @ApiProperty({ example: 6 }) decimals: number;
-  @ApiProperty({ example: 1, nullable: true, type: Number, description: 'EVM chain id (on Tron, the chain id its JSON-RPC answers); null on UTXO chains' }) chain_id: number | null;
+  @ApiProperty({ example: 1, nullable: true, type: Number, description: 'EVM chain id (on Tron, the chain id its JSON-RPC answers); null on UTXO chains' })
+  chain_id: number | null;
   @ApiProperty({
     example: '0xdAC17F958D2ee523a2206206994597C13D831ec7',
     nullable: true,

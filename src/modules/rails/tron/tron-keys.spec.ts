@@ -82,7 +82,11 @@ describe('TronKeys', () => {
     ['a mnemonic', () => WDK_MNEMONIC, 'never a recovery phrase'],
     ['a master key (depth 0)', () => ROOT.publicExtendedKey, 'depth 0'],
     ['an address-level key (depth 5)', () => ROOT.derive("m/44'/195'/0'/0/0").publicExtendedKey, 'depth 5'],
-    ['a zpub-style key', () => 'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs', 'starting with xpub'],
+    [
+      'a zpub-style key',
+      () => 'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs',
+      'starting with xpub',
+    ],
     ['a broken xpub', () => XPUB.slice(0, -1) + (XPUB.endsWith('a') ? 'b' : 'a'), 'not a valid extended public key'],
   ])('refuses %s without quoting it', (_, text, problem) => {
     const check = keys.checkAccountKey(text());
