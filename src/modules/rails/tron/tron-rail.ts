@@ -70,7 +70,7 @@ function parseSection(mainnetTokens: Readonly<Record<string, string>>, { mode, v
     network: NETWORK,
     family: 'tron',
     ...common,
-    chain: String(chainId as number),
+    chain: String(Number(chainId)),
     chainField: 'chain_id',
     assets: tokens,
     providers: [providerOf(null), ...Object.keys(tokens).map(providerOf)],
