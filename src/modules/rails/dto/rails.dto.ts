@@ -14,7 +14,7 @@ export class RegisterWalletRequestDto {
     enum: CHAIN_FAMILIES,
     example: 'evm',
     description:
-      'Chain family the key receives on (evm: Ethereum, Polygon, BNB Smart Chain, one key for all; utxo: Bitcoin, Litecoin, Dogecoin, Bitcoin Cash, one key per network)',
+      "Chain family the key receives on (evm: Ethereum, Polygon, BNB Smart Chain, one key for all; utxo: Bitcoin, Litecoin, Dogecoin, Bitcoin Cash, one key per network; tron: TRX and USDT on Tron, the account key of m/44'/195'/0')",
   })
   @IsIn([...CHAIN_FAMILIES], { message: `$property must be one of ${CHAIN_FAMILIES.join(', ')}` })
   @IsString()
@@ -24,7 +24,7 @@ export class RegisterWalletRequestDto {
     example: HARDHAT_XPUB,
     maxLength: 400,
     description:
-      "BIP32 extended public key at account level (m/44'/60'/0' as wallets export it). Addresses are m/.../0/i of it. " +
+      "BIP32 extended public key at account level (m/44'/60'/0' as wallets export it; m/44'/195'/0' for Tron, whose addresses are base58 T...). Addresses are m/.../0/i of it. " +
       'On UTXO networks also the versions wallets export (xpub/ypub/zpub, tpub/upub/vpub, Ltub/Mtub/ttub, dgub; the version decides ' +
       'P2PKH, P2WPKH-in-P2SH or P2WPKH; CashAddr on Bitcoin Cash) or an output descriptor (wpkh(...), pkh(...), sh(wpkh(...)), with or ' +
       'without its key origin, /0/* and #checksum; a checksum given must match, BIP-380). A private key (xprv..., WIF, hex), a recovery phrase, or a key of another coin or network ' +
@@ -37,7 +37,7 @@ export class RegisterWalletRequestDto {
   @ApiPropertyOptional({
     enum: WALLET_NETWORKS,
     example: 'litecoin',
-    description: 'The network a utxo key receives on (required for chain_family utxo; not taken for evm)',
+    description: 'The network a utxo key receives on (required for chain_family utxo; not taken for evm or tron)',
   })
   @IsOptional()
   @IsIn([...WALLET_NETWORKS], { message: `$property must be one of ${WALLET_NETWORKS.join(', ')}` })
