@@ -228,6 +228,31 @@ describe('the Tron watcher across a restart, and against a node of another chain
     }
   });
 
+  it('with finality "confirmations", completes a payment at the section\'s confirmations, whatever the node calls finalized', async () => {
+    const { chain, usdt, proxy } = setup;
+    // The node's solidified block far behind: it never covers the payment in this test.
+    proxy.options.finalizedLag = 1000;
+    const server = await startServer({
+      env: { ...WATCHER_ENV, CHAINS_FILE: tronChainsFile(proxy.url, setup.usdtTron, { finality: 'confirmations', confirmations: 5 }) },
+    });
+    try {
+      const shop = await tronMerchant(asService(server));
+      const invoiceId = await createInvoice(shop.test, '8', 'USDT');
+      const pay = await paymentAddress(shop.test, invoiceId, USDT);
+      await chain.receipt(await chain.sendToken(usdt, 6, tronToHex(pay.address), units('8', 6)));
+      await waitForPayments(shop.test, invoiceId, (p) => p.length === 1 && p[0].status === 'PENDING');
+      await chain.mine(3);
+      const [four] = await waitForPayments(shop.test, invoiceId, (p) => p[0].confirmations === 4);
+      expect(four.status).toBe('PENDING');
+      await chain.mine(1);
+      const [done] = await waitForPayments(shop.test, invoiceId, (p) => p[0].status === 'COMPLETED');
+      expect(done.confirmations).toBe(19);
+    } finally {
+      proxy.options.finalizedLag = 3;
+      await server.stop();
+    }
+  });
+
   it('refuses a node whose chain id is not the configured one: nothing watched, no address handed out', async () => {
     const server = await startServer({
       env: { ...WATCHER_ENV, CHAIN_ID_CHECK_SECONDS: '1', CHAINS_FILE: tronChainsFile(setup.proxy.url, setup.usdtTron, { chain_id: 728126428 }) },
