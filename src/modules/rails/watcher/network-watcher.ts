@@ -83,8 +83,9 @@ function errorText(error: unknown): string {
  * (idempotency key `<network>:<tx_hash>:<output>`, the adapter's output reference; happened_at = block time,
  * confirmations = head - block + 1), then move the cursor. Recording before moving the cursor
  * makes a crash repeat a range, never skip one; the idempotency key makes the repeat a no-op.
- * Then the confirmations of transfers below their requirement are reported as blocks arrive, and
- * transfers a reorg put in doubt are cancelled once the rescan has not found them again, unless
+ * Then the confirmations of transfers below their requirement are reported as blocks arrive (on
+ * chains whose node names a final block, `ChainFollower.finalized`, a transfer it covers is reported
+ * with at least its requirement: final whatever its count), and transfers a reorg put in doubt are cancelled once the rescan has not found them again, unless
  * their transaction waits in the mempool again (chains with one): then they are back at 0 confirmations.
  */
 export class NetworkWatcher {
