@@ -29,6 +29,8 @@ export interface TronProxyOptions {
   blockReceipts: boolean;
   /** Blocks whose logs eth_getLogs leaves out (indexed before the node's JSON-RPC was on). */
   unindexed: Set<bigint>;
+  /** Transactions (lower-case hashes) the HTTP API shows as TRC-10 transfers (TransferAssetContract) instead of TRX. */
+  trc10: Set<string>;
 }
 
 /** The eth_* methods the proxy passes to the node; every other one is "method not found", as java-tron answers it. */
@@ -53,7 +55,9 @@ const PASSED = new Set([
  *   proxy composes it from the block and its transactions' receipts);
  * - eth_getLogs leaves out the logs of `unindexed` blocks, as a node does for blocks it indexed before
  *   its JSON-RPC was turned on;
- * - blocks carry Tron's empty `stateRoot` ("0x").
+ * - blocks carry Tron's empty `stateRoot` ("0x");
+ * - beside it, the node's HTTP API `/wallet/gettransactionbyid` tells a TRX transfer (TransferContract)
+ *   from a TRC-10 one (TransferAssetContract, for the hashes in `trc10`), which the JSON-RPC shows alike.
  */
 export class TronRpcProxy {
   private server: Server | null = null;
@@ -66,11 +70,16 @@ export class TronRpcProxy {
     private readonly nodeUrl: string,
     options: Partial<TronProxyOptions> = {},
   ) {
-    this.options = { chainId: NILE_CHAIN_ID, finalizedLag: 3, blockReceipts: false, unindexed: new Set(), ...options };
+    this.options = { chainId: NILE_CHAIN_ID, finalizedLag: 3, blockReceipts: false, unindexed: new Set(), trc10: new Set(), ...options };
   }
 
   get url(): string {
     return `http://127.0.0.1:${this.port}/jsonrpc`;
+  }
+
+  /** The base of the stand-in for java-tron's HTTP API (`/wallet/gettransactionbyid`). */
+  get httpUrl(): string {
+    return `http://127.0.0.1:${this.port}`;
   }
 
   static async start(nodeUrl: string, options: Partial<TronProxyOptions> = {}): Promise<TronRpcProxy> {
@@ -96,6 +105,11 @@ export class TronRpcProxy {
     try {
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
+      if (req.url === '/wallet/gettransactionbyid') {
+        const { value } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { value: string };
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(await this.walletTransaction(value)));
+        return;
+      }
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Call | Call[];
       const answers = await Promise.all((Array.isArray(body) ? body : [body]).map((call) => this.one(call)));
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(Array.isArray(body) ? answers : answers[0]));
@@ -133,6 +147,27 @@ export class TronRpcProxy {
       answer.result = (answer.result as Log[]).filter((log) => !this.options.unindexed.has(BigInt(log.blockNumber)));
     }
     return answer;
+  }
+
+  /**
+   * A transaction as java-tron's HTTP API shows it (`raw_data.contract[0]`, hex addresses with their 41 byte):
+   * a call with data is a TriggerSmartContract, a plain value transfer a TransferContract, or a
+   * TransferAssetContract (a TRC-10 token) when the test says so. `{}` for a hash the node does not know.
+   */
+  private async walletTransaction(id: string): Promise<unknown> {
+    this.calls.set('gettransactionbyid', this.count('gettransactionbyid') + 1);
+    const hash = `0x${id.replace(/^0x/, '').toLowerCase()}`;
+    const tx = (await this.node('eth_getTransactionByHash', [hash])).result as { from: string; to: string | null; value: string; input: string } | null;
+    if (!tx) return {};
+    const owner = `41${tx.from.slice(2).toLowerCase()}`;
+    const to = tx.to ? `41${tx.to.slice(2).toLowerCase()}` : '';
+    const amount = Number(BigInt(tx.value));
+    const contract = this.options.trc10.has(hash)
+      ? { type: 'TransferAssetContract', parameter: { value: { amount, asset_name: '31303030303031', owner_address: owner, to_address: to } } }
+      : tx.input && tx.input !== '0x'
+        ? { type: 'TriggerSmartContract', parameter: { value: { call_value: amount, contract_address: to, data: tx.input.slice(2), owner_address: owner } } }
+        : { type: 'TransferContract', parameter: { value: { amount, owner_address: owner, to_address: to } } };
+    return { ret: [{ contractRet: 'SUCCESS' }], txID: hash.slice(2), raw_data: { contract: [contract] } };
   }
 
   /** The receipts of a block's transactions, in order (composed here: the Hardhat node may not have the method). */

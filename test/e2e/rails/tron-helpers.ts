@@ -26,9 +26,19 @@ export interface TronSetup {
   chainsFile: string;
 }
 
-export function tronChainsFile(proxyUrl: string, usdtTron: string, extra: Record<string, unknown> = {}): string {
+export function tronChainsFile(proxy: TronRpcProxy, usdtTron: string, extra: Record<string, unknown> = {}): string {
   return writeChainsFile({
-    test: { tron: { rpc_url: proxyUrl, chain_id: NILE_CHAIN_ID, tokens: { usdt: usdtTron }, poll_interval_ms: 100, confirmations: 30, ...extra } },
+    test: {
+      tron: {
+        rpc_url: proxy.url,
+        http_api_url: proxy.httpUrl,
+        chain_id: NILE_CHAIN_ID,
+        tokens: { usdt: usdtTron },
+        poll_interval_ms: 100,
+        confirmations: 30,
+        ...extra,
+      },
+    },
   });
 }
 
@@ -37,7 +47,7 @@ export async function startTron(options: Partial<TronProxyOptions> = {}, extra: 
   const usdt = await chain.deployToken('USDT');
   const proxy = await TronRpcProxy.start(chain.rpcUrl, options);
   const usdtTron = hexToTron(usdt);
-  return { chain, proxy, usdt, usdtTron, chainsFile: tronChainsFile(proxy.url, usdtTron, extra) };
+  return { chain, proxy, usdt, usdtTron, chainsFile: tronChainsFile(proxy, usdtTron, extra) };
 }
 
 export async function stopTron(setup: TronSetup | undefined): Promise<void> {

@@ -25,7 +25,7 @@ describe('Tron wallets and the providers they make payable (decisions §15, §17
 
   beforeAll(async () => {
     // The RPC address answers nothing: wallets and listing need no node, only the configuration.
-    const chainsFile = writeChainsFile({ live: { tron: { rpc_url: 'http://127.0.0.1:9/jsonrpc' } } });
+    const chainsFile = writeChainsFile({ live: { tron: { rpc_url: 'http://127.0.0.1:9/jsonrpc', http_api_url: 'http://127.0.0.1:9' } } });
     service = await startIsolatedService({ CHAINS_FILE: chainsFile });
   }, 120_000);
   afterAll(async () => {

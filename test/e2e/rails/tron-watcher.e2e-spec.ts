@@ -99,6 +99,33 @@ describe('the Tron rail against a java-tron-shaped JSON-RPC (a proxy in front of
     expect(await shortState(shop.test, invoiceId)).toMatchObject({ status: 'COMPLETED', substatus: null });
   });
 
+  it('does not take a TRC-10 token sent to a TRX address for TRX (the JSON-RPC shows both alike; the HTTP API tells them apart)', async () => {
+    const { chain, proxy } = setup;
+    const shop = await tronMerchant(service);
+    const invoiceId = await createInvoice(shop.test, '20');
+    const pay = await paymentAddress(shop.test, invoiceId, TRX);
+    const sun = units(new D(pay.amount).toFixed(6), 6);
+    const asked = proxy.count('gettransactionbyid');
+    // A "TRC-10" transfer of the very amount, mined first: same `to` and `value` on the JSON-RPC.
+    await chain.test.setAutomine(false);
+    try {
+      const fake = await chain.sendNative(4, tronToHex(pay.address), sun);
+      proxy.options.trc10.add(fake.toLowerCase());
+      await chain.mine(1);
+    } finally {
+      await chain.test.setAutomine(true);
+    }
+    const real = await chain.sendNative(3, tronToHex(pay.address), sun);
+    const [seen] = await waitForPayments(shop.test, invoiceId, (p) => p.length === 1);
+    expect(seen.idempotency_key).toBe(`tron:${real}:native`);
+    await chain.mine(3);
+    await waitForPayments(shop.test, invoiceId, (p) => p[0].status === 'COMPLETED');
+    expect(await paymentsOf(shop.test, invoiceId)).toHaveLength(1);
+    // Paid exactly once over, not twice: the token was never counted.
+    expect(await shortState(shop.test, invoiceId)).toMatchObject({ status: 'COMPLETED', substatus: null });
+    expect(proxy.count('gettransactionbyid')).toBeGreaterThanOrEqual(asked + 2);
+  });
+
   it('takes a partial payment, then the rest the address now asks; an overpayment is PAID_OVER', async () => {
     const { chain, usdt } = setup;
     const shop = await tronMerchant(service);
@@ -233,7 +260,7 @@ describe('the Tron watcher across a restart, and against a node of another chain
     // The node's solidified block far behind: it never covers the payment in this test.
     proxy.options.finalizedLag = 1000;
     const server = await startServer({
-      env: { ...WATCHER_ENV, CHAINS_FILE: tronChainsFile(proxy.url, setup.usdtTron, { finality: 'confirmations', confirmations: 5 }) },
+      env: { ...WATCHER_ENV, CHAINS_FILE: tronChainsFile(proxy, setup.usdtTron, { finality: 'confirmations', confirmations: 5 }) },
     });
     try {
       const shop = await tronMerchant(asService(server));
@@ -255,7 +282,7 @@ describe('the Tron watcher across a restart, and against a node of another chain
 
   it('refuses a node whose chain id is not the configured one: nothing watched, no address handed out', async () => {
     const server = await startServer({
-      env: { ...WATCHER_ENV, CHAIN_ID_CHECK_SECONDS: '1', CHAINS_FILE: tronChainsFile(setup.proxy.url, setup.usdtTron, { chain_id: 728126428 }) },
+      env: { ...WATCHER_ENV, CHAIN_ID_CHECK_SECONDS: '1', CHAINS_FILE: tronChainsFile(setup.proxy, setup.usdtTron, { chain_id: 728126428 }) },
     });
     try {
       const mismatches = () => linesWith(server, '"event":"chain_id_mismatch"');

@@ -52,7 +52,10 @@ const lower = (s: string): string => s.toLowerCase();
  *    topic; the service picks the recipients itself). java-tron's log index can miss blocks it indexed
  *    before its JSON-RPC was on, so a block holding transactions to a token contract for which the
  *    answer has no log is cross-checked against those transactions' receipts;
- * 3. the receipts of TRX transfers into our addresses (only a transaction that succeeded moved value).
+ * 3. the receipts of TRX transfers into our addresses (only a transaction that succeeded moved value),
+ *    and each one's contract from the node's HTTP API (`/wallet/gettransactionbyid`): the JSON-RPC shows a
+ *    TRC-10 transfer (a token anyone can issue) with the same `to` and `value` as TRX, so only a
+ *    TransferContract of that amount to that address counts. Without the HTTP API no TRX is reported.
  * Receipts come from eth_getBlockReceipts where the node has it, else one eth_getTransactionReceipt per
  * transaction (a node without the method answers -32601 once, and is not asked again). TRX moved by a
  * contract call and TRC-10 tokens are not seen (docs/rails.md). A log of any other contract is never
@@ -65,11 +68,16 @@ export class TronFollower implements ChainFollower {
   /** How many blocks were cross-checked against receipts because the log answer had nothing for them (for tests and metrics). */
   crossChecked = 0;
 
+  /** TRX-looking transfers into our addresses the HTTP API showed to be something else (a TRC-10 token...), never counted. */
+  notTrx = 0;
+
   constructor(
     rpcUrl: string,
     private readonly finality: TronFinality,
     private readonly confirmations: number,
-    timeoutMs = 10_000,
+    /** The node's HTTP API (`/wallet/gettransactionbyid`); null: TRX transfers are not reported at all. */
+    private readonly httpApiUrl: string | null = null,
+    private readonly timeoutMs = 10_000,
   ) {
     this.rpc = new JsonRpcClient(rpcUrl, timeoutMs);
   }
@@ -118,7 +126,7 @@ export class TronFollower implements ChainFollower {
         const to = lower(tx.to);
         if (contracts.has(to)) tokenCalls.set(n, [...(tokenCalls.get(n) ?? []), lower(tx.hash)]);
         const value = BigInt(tx.value ?? '0x0');
-        if (value === 0n) continue;
+        if (value === 0n || this.httpApiUrl === null) continue;
         natives.push({
           to: hexToTron(to),
           asset: null,
@@ -196,11 +204,40 @@ export class TronFollower implements ChainFollower {
         const receipt = receipts.get(transfer.txHash);
         if (!receipt) throw new Error(`no receipt for transaction ${transfer.txHash} of block ${n}`);
         if (BigInt(receipt.status) !== 1n) continue;
+        if (!(await this.isTrxTransfer(transfer))) {
+          this.notTrx++;
+          continue;
+        }
         transfers.push({ ...transfer, blockNumber: BigInt(receipt.blockNumber), blockHash: lower(receipt.blockHash) });
       }
     }
     transfers.push(...tokenTransfers.filter((t) => ours.has(t.to)));
     return { blocks, transfers, foreign: foreignOurs };
+  }
+
+  /**
+   * Whether a transaction is a TRX transfer (TransferContract) of these units to this address, as the node's
+   * HTTP API shows it. java-tron's JSON-RPC writes a TRC-10 transfer (TransferAssetContract, a token anyone
+   * can issue) and some other contracts with the same `to` and `value` as a TRX transfer, so the value alone
+   * proves nothing.
+   */
+  private async isTrxTransfer(transfer: IncomingTransfer): Promise<boolean> {
+    const response = await fetch(`${this.httpApiUrl}/wallet/gettransactionbyid`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ value: transfer.txHash.replace(/^0x/, '') }),
+      signal: AbortSignal.timeout(this.timeoutMs),
+    });
+    if (!response.ok) throw new Error(`gettransactionbyid: the node's HTTP API answered ${response.status}`);
+    const tx = (await response.json()) as {
+      raw_data?: { contract?: Array<{ type?: string; parameter?: { value?: { amount?: number | string; to_address?: string } } }> };
+    };
+    const contract = tx.raw_data?.contract;
+    if (!contract) throw new Error(`gettransactionbyid: the node's HTTP API does not know ${transfer.txHash}`);
+    const value = contract[0]?.parameter?.value;
+    if (contract.length !== 1 || contract[0].type !== 'TransferContract' || !value?.to_address || value.amount === undefined) return false;
+    const to = value.to_address.toLowerCase();
+    return /^41[0-9a-f]{40}$/.test(to) && hexToTron(`0x${to.slice(2)}`) === transfer.to && BigInt(value.amount) === transfer.units;
   }
 
   /** Whether a transaction is in the node's chain now, and in which block. */

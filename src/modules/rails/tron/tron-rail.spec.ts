@@ -24,7 +24,7 @@ describe("the Tron rail's CHAINS_FILE section", () => {
   it('fills the defaults: mainnet chain id and USDT live, solidified finality; test tokens only those named', () => {
     const config = parseChainsConfig(
       {
-        live: { tron: { rpc_url: 'https://tron.example.com/jsonrpc?key=${TRON_KEY}' } },
+        live: { tron: { rpc_url: 'https://tron.example.com/jsonrpc?key=${TRON_KEY}', http_api_url: 'https://tron.example.com/' } },
         test: {
           tron: {
             rpc_url: 'http://127.0.0.1:8545',
@@ -48,10 +48,14 @@ describe("the Tron rail's CHAINS_FILE section", () => {
     });
     expect(live.assets).toEqual({ usdt: USDT });
     expect(live.providers).toEqual(['prov_tron_tron', 'prov_tron_usdt']);
+    expect(live.httpApiUrl).toBe('https://tron.example.com');
     const test = networkOf(config, 'test', 'tron') as TronNetworkConfig;
     expect(test).toMatchObject({ chain: '3448148188', finality: 'confirmations', finalityDepth: 5 });
     expect(test.assets).toEqual({ usdt: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf' });
     expect(test.providerOf('usdt')).toBe('prov_tron_usdt');
+    // Without the node's HTTP API a TRX transfer cannot be told from a TRC-10 one: TRX is not offered.
+    expect(test.httpApiUrl).toBeNull();
+    expect(test.providers).toEqual(['prov_tron_usdt']);
   });
 
   it.each([
@@ -69,6 +73,7 @@ describe("the Tron rail's CHAINS_FILE section", () => {
       'test.tron.tokens.usdt: must be a base58 Tron contract',
     ],
     [{ test: { tron: { rpc_url: 'http://x', chain_id: 5, confirmations: 0 } } }, 'test.tron.confirmations'],
+    [{ test: { tron: { rpc_url: 'http://x', chain_id: 5, http_api_url: 'grpc://x:50051' } } }, 'test.tron.http_api_url: must be an http(s):// URL'],
     [{ test: { tron: { rpc_url: 'http://x', chain_id: 5, chain: 'main' } } }, 'test.tron.chain: unknown field'],
     [
       { live: { tron: { rpc_url: 'http://a' } }, test: { tron: { rpc_url: 'http://b', chain_id: 728126428 } } },

@@ -29,13 +29,16 @@ const providerOf = (asset: string | null): string => (asset === null ? NATIVE_PR
 /** The Tron section's own reading, kept beside the shared fields (the follower needs `finality`). */
 export interface TronNetworkConfig extends NetworkConfig {
   finality: TronFinality;
+  /** The node's HTTP API (`/wallet/...`), which tells a TRX transfer from a TRC-10 one; null: TRX is not taken. */
+  httpApiUrl: string | null;
 }
 
 /**
  * The CHAINS_FILE section `tron`: `rpc_url` (a java-tron-compatible JSON-RPC endpoint), `chain_id`
  * (what eth_chainId must answer; mainnet 728126428), `finality` (`solidified`, the default: a transfer
  * is final once the node's `finalized` block covers it; `confirmations`: once `confirmations` blocks
- * bury it), `tokens` by slug (base58 `T...` contracts; in live mode the catalog's mainnet contracts
+ * bury it), `http_api_url` (the node's HTTP API: without it TRX is not taken, since java-tron's JSON-RPC
+ * shows a TRC-10 transfer exactly as a TRX one), `tokens` by slug (base58 `T...` contracts; in live mode the catalog's mainnet contracts
  * unless overridden, in test mode only those named), and the shared fields.
  */
 function parseSection(mainnetTokens: Readonly<Record<string, string>>, { mode, value, path }: SectionInput, problems: string[]): NetworkConfig | null {
@@ -43,7 +46,7 @@ function parseSection(mainnetTokens: Readonly<Record<string, string>>, { mode, v
   const common = commonFields(
     { value, path },
     { finalityDepth: DEFAULT_DEPTH, pollIntervalMs: 3000, maxBlockRange: 100 },
-    ['chain_id', 'finality', 'tokens'],
+    ['chain_id', 'finality', 'http_api_url', 'tokens'],
     problems,
   );
   const chainId = value.chain_id ?? (mode === 'live' ? TRON_MAINNET_CHAIN_ID : undefined);
@@ -52,6 +55,9 @@ function parseSection(mainnetTokens: Readonly<Record<string, string>>, { mode, v
   const finality = value.finality ?? 'solidified';
   if (typeof finality !== 'string' || !FINALITIES.includes(finality as TronFinality))
     problems.push(`${path}.finality: must be "solidified" or "confirmations"`);
+  const httpApiUrl = value.http_api_url ?? null;
+  if (httpApiUrl !== null && (typeof httpApiUrl !== 'string' || !/^https?:\/\/[^\s]+$/.test(httpApiUrl)))
+    problems.push(`${path}.http_api_url: must be an http(s):// URL (the node's HTTP API, without /wallet/...)`);
   const tokens: Record<string, string> = {};
   if (mode === 'live') Object.assign(tokens, mainnetTokens);
   const given = value.tokens ?? {};
@@ -73,9 +79,11 @@ function parseSection(mainnetTokens: Readonly<Record<string, string>>, { mode, v
     chain: String(Number(chainId)),
     chainField: 'chain_id',
     assets: tokens,
-    providers: [providerOf(null), ...Object.keys(tokens).map(providerOf)],
+    // TRX only where the HTTP API can tell it from a TRC-10 token (java-tron's JSON-RPC shows both alike).
+    providers: [...(httpApiUrl === null ? [] : [providerOf(null)]), ...Object.keys(tokens).map(providerOf)],
     providerOf,
     finality: finality as TronFinality,
+    httpApiUrl: httpApiUrl === null ? null : (httpApiUrl as string).replace(/\/+$/, ''),
   };
   return config;
 }
@@ -101,6 +109,9 @@ export function tronRail(catalog: readonly TronCatalogToken[]): RailAdapter {
     parseSection: (input, problems) => parseSection(mainnetTokens, input, problems),
     defaultChain: (mode) => (mode === 'live' ? String(TRON_MAINNET_CHAIN_ID) : ''),
     keys: () => KEYS,
-    follower: (config) => new TronFollower(config.rpcUrl, (config as TronNetworkConfig).finality ?? 'solidified', config.finalityDepth),
+    follower: (config) => {
+      const tron = config as TronNetworkConfig;
+      return new TronFollower(config.rpcUrl, tron.finality ?? 'solidified', config.finalityDepth, tron.httpApiUrl ?? null);
+    },
   };
 }
