@@ -24,7 +24,7 @@ describe("the Tron rail's CHAINS_FILE section", () => {
   it('fills the defaults: mainnet chain id and USDT live, solidified finality; test tokens only those named', () => {
     const config = parseChainsConfig(
       {
-        live: { tron: { rpc_url: 'https://tron.example.com/jsonrpc?key=${TRON_KEY}', http_api_url: 'https://tron.example.com/' } },
+        live: { tron: { rpc_url: 'https://tron.example.com/jsonrpc?key=${TRON_KEY}', http_api_url: 'https://tron.example.com/${TRON_KEY}/' } },
         test: {
           tron: {
             rpc_url: 'http://127.0.0.1:8545',
@@ -48,7 +48,7 @@ describe("the Tron rail's CHAINS_FILE section", () => {
     });
     expect(live.assets).toEqual({ usdt: USDT });
     expect(live.providers).toEqual(['prov_tron_tron', 'prov_tron_usdt']);
-    expect(live.httpApiUrl).toBe('https://tron.example.com');
+    expect(live.httpApiUrl).toBe('https://tron.example.com/secret');
     const test = networkOf(config, 'test', 'tron') as TronNetworkConfig;
     expect(test).toMatchObject({ chain: '3448148188', finality: 'confirmations', finalityDepth: 5 });
     expect(test.assets).toEqual({ usdt: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf' });
