@@ -2966,7 +2966,7 @@ export interface components {
              * @example evm
              * @enum {string}
              */
-            chain_family: "evm" | "utxo";
+            chain_family: "evm" | "utxo" | "tron";
             /**
              * @description The network a utxo wallet receives on (bitcoin, litecoin, dogecoin, bitcoin_cash); null for an evm wallet (all EVM networks)
              * @example null
@@ -3003,18 +3003,18 @@ export interface components {
         /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         RegisterWalletRequestDto: {
             /**
-             * @description Chain family the key receives on (evm: Ethereum, Polygon, BNB Smart Chain, one key for all; utxo: Bitcoin, Litecoin, Dogecoin, Bitcoin Cash, one key per network)
+             * @description Chain family the key receives on (evm: Ethereum, Polygon, BNB Smart Chain, one key for all; utxo: Bitcoin, Litecoin, Dogecoin, Bitcoin Cash, one key per network; tron: TRX and USDT on Tron, the account key of m/44'/195'/0')
              * @example evm
              * @enum {string}
              */
-            chain_family: "evm" | "utxo";
+            chain_family: "evm" | "utxo" | "tron";
             /**
-             * @description BIP32 extended public key at account level (m/44'/60'/0' as wallets export it). Addresses are m/.../0/i of it. On UTXO networks also the versions wallets export (xpub/ypub/zpub, tpub/upub/vpub, Ltub/Mtub/ttub, dgub; the version decides P2PKH, P2WPKH-in-P2SH or P2WPKH; CashAddr on Bitcoin Cash) or an output descriptor (wpkh(...), pkh(...), sh(wpkh(...)), with or without its key origin, /0/* and #checksum; a checksum given must match, BIP-380). A private key (xprv..., WIF, hex), a recovery phrase, or a key of another coin or network (a mainnet key in test mode) is refused with 400 and never stored or logged.
+             * @description BIP32 extended public key at account level (m/44'/60'/0' as wallets export it; m/44'/195'/0' for Tron, whose addresses are base58 T...). Addresses are m/.../0/i of it. On UTXO networks also the versions wallets export (xpub/ypub/zpub, tpub/upub/vpub, Ltub/Mtub/ttub, dgub; the version decides P2PKH, P2WPKH-in-P2SH or P2WPKH; CashAddr on Bitcoin Cash) or an output descriptor (wpkh(...), pkh(...), sh(wpkh(...)), with or without its key origin, /0/* and #checksum; a checksum given must match, BIP-380). A private key (xprv..., WIF, hex), a recovery phrase, or a key of another coin or network (a mainnet key in test mode) is refused with 400 and never stored or logged.
              * @example xpub6Ce9NcJvTk36xtLSrJLZqE7wtgA5deCeYs7rSQtreh4cj6ByPtrg9sD7V2FNFLPnf8heNP3FGkeV9qwfzvZNSd54JoNXVsXFYSYwHsnJxqP
              */
             xpub: string;
             /**
-             * @description The network a utxo key receives on (required for chain_family utxo; not taken for evm)
+             * @description The network a utxo key receives on (required for chain_family utxo; not taken for evm or tron)
              * @example litecoin
              * @enum {string}
              */
@@ -3057,7 +3057,7 @@ export interface components {
             /** @example 6 */
             decimals: number;
             /**
-             * @description EVM chain id; null on UTXO chains
+             * @description EVM chain id (on Tron, the chain id its JSON-RPC answers); null on UTXO chains
              * @example 1
              */
             chain_id: number | null;
@@ -3067,10 +3067,10 @@ export interface components {
              */
             contract_address: string | null;
             /**
-             * @description Payment request for wallet apps (QR code): EIP-681 on EVM chains (native: ethereum:<address>@<chain_id>?value=<wei>); BIP21 on UTXO chains (litecoin:<address>?amount=<coin>, with the network's scheme)
+             * @description Payment request for wallet apps (QR code): EIP-681 on EVM chains (native: ethereum:<address>@<chain_id>?value=<wei>); BIP21 on UTXO chains (litecoin:<address>?amount=<coin>, with the network's scheme); null on Tron, which has no payment-URI standard (show the address, the amount and a QR code of the address)
              * @example ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x70997970C51812dc3A010C7d01b50e0d17dc79C8&uint256=25494902
              */
-            uri: string;
+            uri: string | null;
             /**
              * @description When the invoice's rates stop holding
              * @example 2026-11-21 10:15:00

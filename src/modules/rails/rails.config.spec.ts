@@ -122,7 +122,7 @@ describe('CHAINS_FILE checked at start-up', () => {
   it.each([
     [{ test: { ethereum: { rpc_url: 'http://127.0.0.1:8545', chain_id: 'x' } } }, 'CHAINS_FILE test.ethereum.chain_id: must be a positive whole number'],
     [{ live: { ethereum: { rpc_url: 'ftp://node', chain_id: 1 } } }, 'CHAINS_FILE live.ethereum.rpc_url: must be an http(s):// or ws(s):// URL'],
-    [{ test: { tron: { rpc_url: 'http://127.0.0.1:8545', chain_id: 1 } } }, 'CHAINS_FILE test.tron: unknown network'],
+    [{ test: { cardano: { rpc_url: 'http://127.0.0.1:8545', chain_id: 1 } } }, 'CHAINS_FILE test.cardano: unknown network'],
     ['{"test": ', 'CHAINS_FILE='],
     // One chain in both sections: a transfer on it would be seen in both modes.
     [

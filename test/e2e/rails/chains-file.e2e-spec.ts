@@ -14,6 +14,10 @@ describe('CHAINS_FILE checked at start-up', () => {
       { test: { ethereum: { rpc_url: 'http://127.0.0.1:8545', chain_id: 31337, tokens: { usdt: 'nope' } } } },
       'CHAINS_FILE test.ethereum.tokens.usdt: must be a contract address',
     ],
+    [
+      { test: { tron: { rpc_url: 'http://127.0.0.1:8545', chain_id: 1, tokens: { usdt: '0xa614f803b6fd780986a42c78ec9c7f77e6ded13c' } } } },
+      'CHAINS_FILE test.tron.tokens.usdt: must be a base58 Tron contract address (T...)',
+    ],
   ])('refuses %j with a message naming the field', async (content, message) => {
     const { code, output } = await start({ CHAINS_FILE: writeChainsFile(content) });
     expect(code).not.toBe(0);

@@ -168,9 +168,10 @@ describe('POST /invoices/{id}/payment_address', () => {
     const org = await orgWithWallet();
     const invoiceId = await createInvoice(org.test, '5');
     const post = (body: unknown) => org.test.post(`/invoices/${invoiceId}/payment_address`, body);
-    expectError(await post({ provider_id: 'prov_tron_tron' }), 400, { code: 'unsupported_provider', field: 'provider_id' });
-    // Bitcoin has a rail (utxo), but this service's CHAINS_FILE does not configure it.
+    expectError(await post({ provider_id: 'prov_ripple_ripple' }), 400, { code: 'unsupported_provider', field: 'provider_id' });
+    // Bitcoin and Tron have rails (utxo, tron), but this service's CHAINS_FILE does not configure them.
     expectError(await post({ provider_id: 'prov_bitcoin_bitcoin' }), 400, { code: 'rail_not_configured', field: 'provider_id' });
+    expectError(await post({ provider_id: 'prov_tron_tron' }), 400, { code: 'rail_not_configured', field: 'provider_id' });
     expectError(await post({ provider_id: 'prov_card_usd' }), 400, { code: 'unsupported_provider', field: 'provider_id' });
     expectError(await post({ provider_id: 'prov_nowhere_nothing' }), 400, { code: 'unknown_provider', field: 'provider_id' });
     // USDC has no contract in the test section: not configured there.

@@ -620,9 +620,10 @@ function renderPayment() {
         h('p', { class: 'field-label', text: tr('address') }),
         h('div', { class: 'field-value' }, h('code', { class: 'address', id: 'pay-address', text: a.address }), copyButton(a.address, tr('copy_address'))),
       ),
-      h('div', { class: 'qr-box' }, qrSvg(a.uri)),
-      h('a', { class: 'button primary', id: 'open-wallet', href: a.uri, text: tr('open_wallet') }),
+      // A chain without a payment-URI standard (Tron) answers uri null: the QR code is the address alone.
+      h('div', { class: 'qr-box' }, qrSvg(a.uri ?? a.address)),
     );
+    if (a.uri) rows.push(h('a', { class: 'button primary', id: 'open-wallet', href: a.uri, text: tr('open_wallet') }));
   }
   if (address.unavailable) {
     rows.push(

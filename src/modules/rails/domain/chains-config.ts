@@ -116,8 +116,8 @@ export function expandReferences(text: string, env: Environment, path: string, p
 
 /**
  * Checks the parsed CHAINS_FILE and fills the defaults. Each network's section is checked by the
- * adapter of its family (`adapters`, the registry's list), after its `rpc_url`'s `${NAME}` references
- * are replaced from `env`. Every problem names its field (`test.ethereum.chain_id`); all problems are
+ * adapter of its family (`adapters`, the registry's list), after the `${NAME}` references of its URL
+ * fields (`rpc_url`, any `*_url`) are replaced from `env`. Every problem names its field (`test.ethereum.chain_id`); all problems are
  * reported at once.
  */
 export function parseChainsConfig(raw: unknown, adapters: readonly RailAdapter[], env: Environment = {}): ChainsConfig {
@@ -148,7 +148,11 @@ export function parseChainsConfig(raw: unknown, adapters: readonly RailAdapter[]
         continue;
       }
       const before = problems.length;
-      const fields = typeof value.rpc_url === 'string' ? { ...value, rpc_url: expandReferences(value.rpc_url, env, `${path}.rpc_url`, problems) } : value;
+      // Every URL field (`rpc_url`, and a family's own such as Tron's `http_api_url`) may carry references.
+      const fields: Record<string, unknown> = { ...value };
+      for (const [field, text] of Object.entries(value)) {
+        if (field.endsWith('_url') && typeof text === 'string') fields[field] = expandReferences(text, env, `${path}.${field}`, problems);
+      }
       if (problems.length > before) continue;
       const config = adapter.parseSection({ mode, network: slug, value: fields, path }, problems);
       if (config) networks.push(config);

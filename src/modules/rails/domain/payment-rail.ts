@@ -1,7 +1,7 @@
 import type { NetworkConfig, RailMode } from './chains-config';
 
 /**
- * The port every chain adapter implements, one folder per chain family (`evm/`, `utxo/`; Tron and
+ * The port every chain adapter implements, one folder per chain family (`evm/`, `utxo/`, `tron/`;
  * Solana later), each registered once in `rail-adapters.ts`. Invoices and payments never see it: the
  * rails module hands out deposit addresses through it and its watcher reports what it finds through
  * the payments module's public command. Nothing here names a family: the registry lists them.
@@ -45,8 +45,8 @@ export interface RailKeys {
   deriveAddress(accountKey: string, index: number): string;
   /** The address in the form the chain's users see (checksummed). */
   displayAddress(address: string): string;
-  /** A URI a wallet app opens to pay (the chain's payment-URI standard). */
-  paymentUri(request: PaymentRequest): string;
+  /** A URI a wallet app opens to pay (the chain's payment-URI standard); null on a chain that has none (Tron). */
+  paymentUri(request: PaymentRequest): string | null;
 }
 
 /** A block as the watcher remembers it (the cursor, and ancestors for reorg checks). */
@@ -132,6 +132,12 @@ export interface ChainFollower {
    * without it (no mempool query) takes an unknown hash for a while (REFUND_TX_GRACE_SECONDS).
    */
   readonly showsUnmined?: boolean;
+  /**
+   * Chains whose node names a final block (Tron's solidified block, or a fixed depth below the head):
+   * the highest block that cannot be taken back. A transfer at or below it counts as final: the watcher
+   * reports it with at least its required confirmations (so it completes), whatever its count.
+   */
+  finalized?(): Promise<bigint>;
   /**
    * Nodes that can say so: whether a block is on the node's active chain. With it, a chain that got
    * shorter (blocks taken back, none yet in their place) is a reorg; without it, a head below the

@@ -14,7 +14,7 @@ export class RegisterWalletRequestDto {
     enum: CHAIN_FAMILIES,
     example: 'evm',
     description:
-      'Chain family the key receives on (evm: Ethereum, Polygon, BNB Smart Chain, one key for all; utxo: Bitcoin, Litecoin, Dogecoin, Bitcoin Cash, one key per network)',
+      "Chain family the key receives on (evm: Ethereum, Polygon, BNB Smart Chain, one key for all; utxo: Bitcoin, Litecoin, Dogecoin, Bitcoin Cash, one key per network; tron: TRX and USDT on Tron, the account key of m/44'/195'/0')",
   })
   @IsIn([...CHAIN_FAMILIES], { message: `$property must be one of ${CHAIN_FAMILIES.join(', ')}` })
   @IsString()
@@ -24,7 +24,7 @@ export class RegisterWalletRequestDto {
     example: HARDHAT_XPUB,
     maxLength: 400,
     description:
-      "BIP32 extended public key at account level (m/44'/60'/0' as wallets export it). Addresses are m/.../0/i of it. " +
+      "BIP32 extended public key at account level (m/44'/60'/0' as wallets export it; m/44'/195'/0' for Tron, whose addresses are base58 T...). Addresses are m/.../0/i of it. " +
       'On UTXO networks also the versions wallets export (xpub/ypub/zpub, tpub/upub/vpub, Ltub/Mtub/ttub, dgub; the version decides ' +
       'P2PKH, P2WPKH-in-P2SH or P2WPKH; CashAddr on Bitcoin Cash) or an output descriptor (wpkh(...), pkh(...), sh(wpkh(...)), with or ' +
       'without its key origin, /0/* and #checksum; a checksum given must match, BIP-380). A private key (xprv..., WIF, hex), a recovery phrase, or a key of another coin or network ' +
@@ -37,7 +37,7 @@ export class RegisterWalletRequestDto {
   @ApiPropertyOptional({
     enum: WALLET_NETWORKS,
     example: 'litecoin',
-    description: 'The network a utxo key receives on (required for chain_family utxo; not taken for evm)',
+    description: 'The network a utxo key receives on (required for chain_family utxo; not taken for evm or tron)',
   })
   @IsOptional()
   @IsIn([...WALLET_NETWORKS], { message: `$property must be one of ${WALLET_NETWORKS.join(', ')}` })
@@ -127,7 +127,8 @@ export class PaymentAddressDto {
   })
   amount: string;
   @ApiProperty({ example: 6 }) decimals: number;
-  @ApiProperty({ example: 1, nullable: true, type: Number, description: 'EVM chain id; null on UTXO chains' }) chain_id: number | null;
+  @ApiProperty({ example: 1, nullable: true, type: Number, description: 'EVM chain id (on Tron, the chain id its JSON-RPC answers); null on UTXO chains' })
+  chain_id: number | null;
   @ApiProperty({
     example: '0xdAC17F958D2ee523a2206206994597C13D831ec7',
     nullable: true,
@@ -137,10 +138,12 @@ export class PaymentAddressDto {
   contract_address: string | null;
   @ApiProperty({
     example: 'ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x70997970C51812dc3A010C7d01b50e0d17dc79C8&uint256=25494902',
+    nullable: true,
+    type: String,
     description:
-      "Payment request for wallet apps (QR code): EIP-681 on EVM chains (native: ethereum:<address>@<chain_id>?value=<wei>); BIP21 on UTXO chains (litecoin:<address>?amount=<coin>, with the network's scheme)",
+      "Payment request for wallet apps (QR code): EIP-681 on EVM chains (native: ethereum:<address>@<chain_id>?value=<wei>); BIP21 on UTXO chains (litecoin:<address>?amount=<coin>, with the network's scheme); null on Tron, which has no payment-URI standard (show the address, the amount and a QR code of the address)",
   })
-  uri: string;
+  uri: string | null;
   @ApiProperty({ example: '2026-11-21 10:15:00', nullable: true, type: String, description: "When the invoice's rates stop holding" }) expires_at:
     string | null;
 }

@@ -169,17 +169,19 @@ export class ChainStateRepository {
 
   /**
    * Transfers still counting confirmations (below their requirement or inside the finality depth),
-   * not in doubt, whose count at `head` is above the one last reported; a fair batch
+   * not in doubt, whose count at `head` is above the one last reported, or that the node's `final`
+   * block (chains that name one; null otherwise) covers while they are below their requirement; a fair batch
    * (shared/db/fair-batch.ts): at most `cap` of one organization, organizations interleaved, each
    * organization's least recently counted first (updated_at moves with every count).
    */
-  async counting(m: EntityManager, mode: Mode, network: string, head: bigint, cap: number): Promise<TransferRow[]> {
+  async counting(m: EntityManager, mode: Mode, network: string, head: bigint, cap: number, final: bigint | null = null): Promise<TransferRow[]> {
     const batch = fairBatch(
       {
         table: 'chain_transfers',
         alias: 't',
         due: `t.mode = $1 AND t.network = $2 AND NOT t.cancelled AND NOT t.orphaned AND t.block_number >= 0
-          AND (t.confirmations < t.required_confirmations OR t.block_number >= $3::bigint) AND t.confirmations < $3::bigint - t.block_number + 1`,
+          AND (t.confirmations < t.required_confirmations OR t.block_number >= $3::bigint)
+          AND (t.confirmations < $3::bigint - t.block_number + 1 OR (t.block_number <= $5::bigint AND t.confirmations < t.required_confirmations))`,
         order: 't.updated_at, t.block_number, t.idempotency_key',
       },
       '$4',
@@ -190,6 +192,7 @@ export class ChainStateRepository {
       network,
       head.toString(),
       cap,
+      (final ?? -1n).toString(),
     ]);
   }
 

@@ -83,8 +83,9 @@ function errorText(error: unknown): string {
  * (idempotency key `<network>:<tx_hash>:<output>`, the adapter's output reference; happened_at = block time,
  * confirmations = head - block + 1), then move the cursor. Recording before moving the cursor
  * makes a crash repeat a range, never skip one; the idempotency key makes the repeat a no-op.
- * Then the confirmations of transfers below their requirement are reported as blocks arrive, and
- * transfers a reorg put in doubt are cancelled once the rescan has not found them again, unless
+ * Then the confirmations of transfers below their requirement are reported as blocks arrive (on
+ * chains whose node names a final block, `ChainFollower.finalized`, a transfer it covers is reported
+ * with at least its requirement: final whatever its count), and transfers a reorg put in doubt are cancelled once the rescan has not found them again, unless
  * their transaction waits in the mempool again (chains with one): then they are back at 0 confirmations.
  */
 export class NetworkWatcher {
@@ -256,16 +257,18 @@ export class NetworkWatcher {
     if (head < cursor.number) return true; // a node behind the one we read before: wait for it
 
     const from = cursor.number + 1n;
+    // Chains whose node names a final block: read once a step, after the head (it is never above it).
+    const final = this.follower.finalized ? await this.rpc('finalized', () => this.follower.finalized!()) : null;
     if (from <= head) {
       const to = head < from + BigInt(this.config.maxBlockRange) - 1n ? head : from + BigInt(this.config.maxBlockRange) - 1n;
       const timer = this.deps.metrics.scanSeconds.startTimer(this.labels);
       await this.scan(cursor, from, to, head);
       timer();
       this.deps.metrics.lag.set(this.labels, Number(head - to));
-      await this.countConfirmations(head);
+      await this.countConfirmations(head, final);
       return to >= head;
     }
-    await this.countConfirmations(head);
+    await this.countConfirmations(head, final);
     // The mempool first: a transfer in doubt whose transaction waits there again is not cancelled.
     const mempool = this.follower.pending ? await this.scanMempool(head) : null;
     await this.settleOrphans(head, mempool);
@@ -655,13 +658,15 @@ export class NetworkWatcher {
    * least recently counted first. A counted transfer (its report taken or refused) is no longer due
    * until the next block, so the batches go on until no organization filled its share.
    */
-  private async countConfirmations(head: bigint): Promise<void> {
+  private async countConfirmations(head: bigint, final: bigint | null): Promise<void> {
     const { mode, network } = this.config;
     for (;;) {
-      const rows = await this.deps.state.counting(this.deps.manager, mode, network, head, this.deps.orgBatch);
+      const rows = await this.deps.state.counting(this.deps.manager, mode, network, head, this.deps.orgBatch, final);
       let counted = 0;
       for (const row of rows) {
-        const confirmations = Number(head - BigInt(row.block_number) + 1n);
+        const count = Number(head - BigInt(row.block_number) + 1n);
+        // Covered by the node's final block: final whatever its count (reported as its requirement at least).
+        const confirmations = final !== null && BigInt(row.block_number) <= final ? Math.max(count, row.required_confirmations) : count;
         if (confirmations <= row.confirmations) continue;
         await this.report(row, { kind: 'confirmations', paymentId: row.payment_id, confirmations });
         await this.deps.run((tx) => this.deps.state.setConfirmations(tx, mode, network, row.idempotency_key, confirmations, this.deps.clock.now()));

@@ -15,8 +15,8 @@ export interface PaymentAddressView {
   chain_id: number | null;
   /** Token contract (checksummed), or null for the network's coin. */
   contract_address: string | null;
-  /** Payment request for wallet apps (QR code), in the chain's URI standard. */
-  uri: string;
+  /** Payment request for wallet apps (QR code), in the chain's URI standard; null on a chain without one (Tron). */
+  uri: string | null;
   /** When the invoice's rates stop holding (null: the invoice does not expire). */
   expires_at: string | null;
 }

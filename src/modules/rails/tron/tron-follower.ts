@@ -1,0 +1,276 @@
+import type { BlockRef, ChainFollower, IncomingTransfer, ScannedRange, WatchedAddresses } from '../domain/payment-rail';
+import { hexToTron, tronToHex } from './tron-address';
+import { JsonRpcClient, JsonRpcError, METHOD_NOT_FOUND } from './tron-json-rpc';
+
+/** When a transfer is final: once the node's `finalized` (solidified) block covers it, or at the section's `confirmations`. */
+export type TronFinality = 'solidified' | 'confirmations';
+
+/** keccak-256 of `Transfer(address,address,uint256)`, the first topic of every ERC-20/TRC-20 Transfer log. */
+export const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+
+interface RpcTransaction {
+  hash: string;
+  to: string | null;
+  value: string;
+}
+interface RpcBlock {
+  number: string;
+  hash: string;
+  parentHash: string;
+  timestamp: string;
+  transactions: Array<RpcTransaction | string>;
+}
+interface RpcLog {
+  address: string;
+  topics: string[];
+  data: string;
+  blockNumber: string;
+  blockHash: string;
+  transactionHash: string;
+  logIndex: string;
+  removed?: boolean;
+}
+interface RpcReceipt {
+  transactionHash: string;
+  blockNumber: string;
+  blockHash: string;
+  status: string;
+  logs: RpcLog[];
+}
+
+const hex = (n: bigint): string => `0x${n.toString(16)}`;
+const lower = (s: string): string => s.toLowerCase();
+
+/**
+ * Follows Tron over a java-tron-compatible JSON-RPC endpoint (its eth_* subset; addresses on the wire
+ * are 20-byte hex, which the follower turns into the base58 `T...` form the service keeps). Never asks
+ * for `pending` (java-tron refuses it). A range is read in this order:
+ * 1. its blocks one by one with their transactions: the headers (hashes, parents), TRX sent by a
+ *    transaction straight to an address (`to` and `value`), and which transactions call a configured
+ *    token contract;
+ * 2. the Transfer logs of the configured token contracts over the range (eth_getLogs by contract and
+ *    topic; the service picks the recipients itself). java-tron's log index can miss blocks it indexed
+ *    before its JSON-RPC was on, so a block holding transactions to a token contract for which the
+ *    answer has no log is cross-checked against those transactions' receipts;
+ * 3. the receipts of TRX transfers into our addresses (only a transaction that succeeded moved value),
+ *    and each one's contract from the node's HTTP API (`/wallet/gettransactionbyid`): the JSON-RPC shows a
+ *    TRC-10 transfer (a token anyone can issue) with the same `to` and `value` as TRX, so only a
+ *    TransferContract of that amount to that address counts. Without the HTTP API no TRX is reported.
+ * Receipts come from eth_getBlockReceipts where the node has it, else one eth_getTransactionReceipt per
+ * transaction (a node without the method answers -32601 once, and is not asked again). TRX moved by a
+ * contract call and TRC-10 tokens are not seen (docs/rails.md). A log of any other contract is never
+ * a transfer: it is returned as foreign.
+ */
+export class TronFollower implements ChainFollower {
+  private readonly rpc: JsonRpcClient;
+  /** Whether the node has eth_getBlockReceipts (undefined until it was asked once). */
+  private blockReceipts: boolean | undefined;
+  /** How many blocks were cross-checked against receipts because the log answer had nothing for them (for tests and metrics). */
+  crossChecked = 0;
+
+  /** TRX-looking transfers into our addresses the HTTP API showed to be something else (a TRC-10 token...), never counted. */
+  notTrx = 0;
+
+  constructor(
+    rpcUrl: string,
+    private readonly finality: TronFinality,
+    private readonly confirmations: number,
+    /** The node's HTTP API (`/wallet/gettransactionbyid`); null: TRX transfers are not reported at all. */
+    private readonly httpApiUrl: string | null = null,
+    private readonly timeoutMs = 10_000,
+  ) {
+    this.rpc = new JsonRpcClient(rpcUrl, timeoutMs);
+  }
+
+  /** The chain id (eth_chainId), as a decimal string. */
+  async chain(): Promise<string> {
+    return BigInt(await this.rpc.call<string>('eth_chainId')).toString();
+  }
+
+  async head(): Promise<bigint> {
+    return BigInt(await this.rpc.call<string>('eth_blockNumber'));
+  }
+
+  async block(number: bigint): Promise<BlockRef> {
+    return refOf(number, await this.rpc.call<RpcBlock | null>('eth_getBlockByNumber', [hex(number), false]));
+  }
+
+  /**
+   * The highest final block: the node's `finalized` (solidified) block, or with `finality:
+   * "confirmations"` the block `confirmations` below the head counting it (head - confirmations + 1).
+   */
+  async finalized(): Promise<bigint> {
+    if (this.finality === 'confirmations') return (await this.head()) - BigInt(this.confirmations) + 1n;
+    const block = await this.rpc.call<RpcBlock | null>('eth_getBlockByNumber', ['finalized', false]);
+    if (!block) throw new Error('the node has no finalized block');
+    return BigInt(block.number);
+  }
+
+  async scan(range: { from: bigint; to: bigint }, watched: WatchedAddresses, tokens: readonly string[]): Promise<ScannedRange> {
+    const nothingWatched = watched.addresses !== null && watched.addresses.size === 0;
+    const blocks: BlockRef[] = [];
+    /** Transfer logs of contracts that are not configured (a node that ignored the address filter), with their recipient. */
+    const foreign: Array<{ asset: string; txHash: string; to: string }> = [];
+    const contracts = new Map(tokens.map((t) => [lower(tronToHex(t)), t]));
+    const natives: IncomingTransfer[] = [];
+    /** Block number -> hashes of its transactions that call a configured token contract. */
+    const tokenCalls = new Map<bigint, string[]>();
+
+    // 1. The blocks, before anything else of the range.
+    for (let n = range.from; n <= range.to; n++) {
+      const block = await this.rpc.call<RpcBlock | null>('eth_getBlockByNumber', [hex(n), !nothingWatched]);
+      const ref = refOf(n, block);
+      blocks.push(ref);
+      for (const tx of block!.transactions) {
+        if (typeof tx === 'string' || !tx.to) continue;
+        const to = lower(tx.to);
+        if (contracts.has(to)) tokenCalls.set(n, [...(tokenCalls.get(n) ?? []), lower(tx.hash)]);
+        const value = BigInt(tx.value ?? '0x0');
+        if (value === 0n || this.httpApiUrl === null) continue;
+        natives.push({
+          to: hexToTron(to),
+          asset: null,
+          units: value,
+          txHash: lower(tx.hash),
+          output: 'native',
+          position: null,
+          blockNumber: n,
+          blockHash: ref.hash,
+        });
+      }
+    }
+    if (nothingWatched) return { blocks, transfers: [], foreign: [] };
+
+    // 2. The token transfers of the range, each with the block hash the node gives it.
+    const logs: RpcLog[] = [];
+    if (contracts.size) {
+      const answer = await this.rpc.call<RpcLog[]>('eth_getLogs', [
+        { fromBlock: hex(range.from), toBlock: hex(range.to), address: [...contracts.keys()], topics: [TRANSFER_TOPIC] },
+      ]);
+      logs.push(...answer);
+      const answered = new Set(answer.filter((l) => contracts.has(lower(l.address))).map((l) => BigInt(l.blockNumber)));
+      for (const [n, calls] of tokenCalls) {
+        if (answered.has(n)) continue;
+        // Nothing in the answer for a block that calls a token contract: read the calls' receipts.
+        this.crossChecked++;
+        const receipts = await this.receipts(n, calls);
+        for (const hash of calls) {
+          const receipt = receipts.get(hash);
+          if (!receipt) throw new Error(`no receipt for transaction ${hash} of block ${n}`);
+          if (BigInt(receipt.status) === 1n) logs.push(...receipt.logs.filter((l) => lower(l.topics[0] ?? '') === TRANSFER_TOPIC));
+        }
+      }
+    }
+    const tokenTransfers: IncomingTransfer[] = [];
+    for (const log of logs) {
+      if (log.removed || log.topics.length !== 3 || lower(log.topics[0]) !== TRANSFER_TOPIC || !/^0x[0-9a-fA-F]{1,64}$/.test(log.data)) continue;
+      const to = hexToTron(`0x${log.topics[2].slice(-40)}`);
+      const contract = lower(log.address);
+      const asset = contracts.get(contract);
+      if (!asset) {
+        foreign.push({ asset: hexToTron(contract), txHash: lower(log.transactionHash), to });
+        continue;
+      }
+      const index = Number(BigInt(log.logIndex));
+      tokenTransfers.push({
+        to,
+        asset,
+        units: BigInt(log.data),
+        txHash: lower(log.transactionHash),
+        output: String(index),
+        position: index,
+        blockNumber: BigInt(log.blockNumber),
+        blockHash: lower(log.blockHash),
+      });
+    }
+
+    // Ours only: the watched set when it is given whole, else the recipients the service resolves.
+    const candidates = [...natives, ...tokenTransfers, ...foreign];
+    if (!candidates.length) return { blocks, transfers: [], foreign: [] };
+    const ours = watched.addresses ?? (await watched.resolve([...new Set(candidates.map((t) => t.to))]));
+    const foreignOurs = foreign.filter((f) => ours.has(f.to)).map(({ asset, txHash }) => ({ asset, txHash }));
+    const transfers: IncomingTransfer[] = [];
+
+    // 3. Only a TRX transfer whose transaction succeeded moved value; its block is the receipt's.
+    const nativeOurs = natives.filter((t) => ours.has(t.to));
+    const byBlock = new Map<bigint, IncomingTransfer[]>();
+    for (const t of nativeOurs) byBlock.set(t.blockNumber, [...(byBlock.get(t.blockNumber) ?? []), t]);
+    for (const [n, list] of byBlock) {
+      const receipts = await this.receipts(
+        n,
+        list.map((t) => t.txHash),
+      );
+      for (const transfer of list) {
+        const receipt = receipts.get(transfer.txHash);
+        if (!receipt) throw new Error(`no receipt for transaction ${transfer.txHash} of block ${n}`);
+        if (BigInt(receipt.status) !== 1n) continue;
+        if (!(await this.isTrxTransfer(transfer))) {
+          this.notTrx++;
+          continue;
+        }
+        transfers.push({ ...transfer, blockNumber: BigInt(receipt.blockNumber), blockHash: lower(receipt.blockHash) });
+      }
+    }
+    transfers.push(...tokenTransfers.filter((t) => ours.has(t.to)));
+    return { blocks, transfers, foreign: foreignOurs };
+  }
+
+  /**
+   * Whether a transaction is a TRX transfer (TransferContract) of these units to this address, as the node's
+   * HTTP API shows it. java-tron's JSON-RPC writes a TRC-10 transfer (TransferAssetContract, a token anyone
+   * can issue) and some other contracts with the same `to` and `value` as a TRX transfer, so the value alone
+   * proves nothing.
+   */
+  private async isTrxTransfer(transfer: IncomingTransfer): Promise<boolean> {
+    const response = await fetch(`${this.httpApiUrl}/wallet/gettransactionbyid`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ value: transfer.txHash.replace(/^0x/, '') }),
+      signal: AbortSignal.timeout(this.timeoutMs),
+    });
+    if (!response.ok) throw new Error(`gettransactionbyid: the node's HTTP API answered ${response.status}`);
+    const tx = (await response.json()) as {
+      raw_data?: { contract?: Array<{ type?: string; parameter?: { value?: { amount?: number | string; to_address?: string } } }> };
+    };
+    const contract = tx.raw_data?.contract;
+    if (!contract) throw new Error(`gettransactionbyid: the node's HTTP API does not know ${transfer.txHash}`);
+    const value = contract[0]?.parameter?.value;
+    if (contract.length !== 1 || contract[0].type !== 'TransferContract' || !value?.to_address || value.amount === undefined) return false;
+    const to = value.to_address.toLowerCase();
+    return /^41[0-9a-f]{40}$/.test(to) && hexToTron(`0x${to.slice(2)}`) === transfer.to && BigInt(value.amount) === transfer.units;
+  }
+
+  /** Whether a transaction is in the node's chain now, and in which block. */
+  async transactionBlock(txHash: string): Promise<bigint | null> {
+    const receipt = await this.rpc.call<RpcReceipt | null>('eth_getTransactionReceipt', [txHash]);
+    return receipt && receipt.blockNumber ? BigInt(receipt.blockNumber) : null;
+  }
+
+  /** The receipts of some transactions of one block, by hash: the block's receipts at once where the node can. */
+  private async receipts(block: bigint, hashes: readonly string[]): Promise<Map<string, RpcReceipt>> {
+    const wanted = new Set(hashes);
+    const out = new Map<string, RpcReceipt>();
+    if (this.blockReceipts !== false) {
+      try {
+        const all = await this.rpc.call<RpcReceipt[] | null>('eth_getBlockReceipts', [hex(block)]);
+        this.blockReceipts = true;
+        for (const r of all ?? []) if (wanted.has(lower(r.transactionHash))) out.set(lower(r.transactionHash), r);
+        return out;
+      } catch (e) {
+        if (!(e instanceof JsonRpcError) || e.code !== METHOD_NOT_FOUND) throw e;
+        this.blockReceipts = false;
+      }
+    }
+    for (const hash of wanted) {
+      const receipt = await this.rpc.call<RpcReceipt | null>('eth_getTransactionReceipt', [hash]);
+      if (receipt) out.set(hash, receipt);
+    }
+    return out;
+  }
+}
+
+function refOf(number: bigint, block: RpcBlock | null): BlockRef {
+  if (!block) throw new Error(`block ${number} is not known to the node yet`);
+  if (BigInt(block.number) !== number) throw new Error(`asked for block ${number}, the node answered block ${BigInt(block.number)}`);
+  return { number, hash: lower(block.hash), parentHash: lower(block.parentHash), timestamp: BigInt(block.timestamp) };
+}
