@@ -19,10 +19,10 @@ export class RailsPreflightHandler implements IQueryHandler<RailsPreflightQuery>
     @Inject(WalletsRepository) private readonly wallets: WalletsRepository,
   ) {}
 
-  async execute({ production, now, timeoutMs }: RailsPreflightQuery): Promise<PreflightCheck[]> {
+  async execute({ production, now, timeoutMs, wallets }: RailsPreflightQuery): Promise<PreflightCheck[]> {
     const networks = this.config.chains?.networks ?? [];
     const perNetwork = await Promise.all(networks.map((n) => this.networkChecks(n, now, timeoutMs)));
-    return [liveNetworksCheck(this.config.liveNetworks, production), ...perNetwork.flat(), ...(await this.walletChecks())];
+    return [liveNetworksCheck(this.config.liveNetworks, production), ...perNetwork.flat(), ...(wallets ? await this.walletChecks() : [])];
   }
 
   /** The family's node checks (through its adapter), then the confirmations settings every family has. */

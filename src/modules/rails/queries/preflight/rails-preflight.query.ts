@@ -14,6 +14,8 @@ export class RailsPreflightQuery extends Query<PreflightCheck[]> {
     readonly now: Date = new Date(),
     /** Time each call to a node has to answer, in ms. */
     readonly timeoutMs = 5_000,
+    /** Whether to list every organization's active wallet (the CLI does; the run after start-up does not). */
+    readonly wallets = true,
   ) {
     super();
   }
