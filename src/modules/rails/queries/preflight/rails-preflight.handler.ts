@@ -52,6 +52,18 @@ export class RailsPreflightHandler implements IQueryHandler<RailsPreflightQuery>
     const where = row.network ?? row.chain_family;
     const name = `wallet.${row.organization_id}.${row.mode}.${where}`;
     const facts = { organization_id: row.organization_id, wallet_id: row.id, mode: row.mode, chain_family: row.chain_family, network: row.network };
+    const served = (this.config.chains?.networks ?? []).some(
+      (n) => n.mode === row.mode && n.family === row.chain_family && (row.network === null || n.network === row.network),
+    );
+    if (!served) {
+      return {
+        name,
+        status: 'warn',
+        detail: `${row.mode} ${where} wallet ${row.id}: CHAINS_FILE's ${row.mode} section names no network it receives on, so nothing is paid to it; add the network, or delete the wallet`,
+        first_address: row.first_address,
+        ...facts,
+      };
+    }
     let first: string;
     try {
       const keys = this.registry.keysOf(row.chain_family, row.network, row.mode);
