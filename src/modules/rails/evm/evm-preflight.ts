@@ -58,11 +58,12 @@ export async function evmPreflight(config: NetworkConfig, settings: RailPrefligh
   }
   const checks = [nodeAnswersCheck(config, 'eth_chainId'), chainCheck(config, String(chainId))];
   try {
-    const [syncing, latest] = await Promise.all([
+    const [answer, latest] = await Promise.all([
       // viem's public actions have no eth_syncing; the transport asks it as any other call.
-      client.transport.request({ method: 'eth_syncing' }) as Promise<EvmSyncing>,
+      client.transport.request({ method: 'eth_syncing' }),
       client.getBlock({ blockTag: 'latest' }),
     ]);
+    const syncing: EvmSyncing = answer && typeof answer === 'object' ? answer : false;
     checks.push(evmSyncCheck(config, { syncing, latest: { number: latest.number ?? 0n, timestamp: latest.timestamp } }, settings.now));
   } catch (e) {
     checks.push({ ...nodeUnreachableCheck(config, e), name: checkName(config, 'sync') });

@@ -4,7 +4,7 @@ import type { SourceAnswer } from './source-answer';
 
 const takenAt = new Date('2026-11-29T12:00:00Z');
 const answer = (rates: Record<string, string | { problem: string }>): SourceAnswer =>
-  Object.fromEntries(Object.entries(rates).map(([c, r]) => [c, typeof r === 'string' ? { usd: new Money(r), takenAt } : r])) as SourceAnswer;
+  Object.fromEntries(Object.entries(rates).map(([c, r]) => [c, typeof r === 'string' ? { usd: new Money(r), takenAt } : r]));
 const spread = new Money('0.05');
 
 describe('whether the rate sources agree', () => {
