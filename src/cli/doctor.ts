@@ -33,12 +33,22 @@ export async function runPreflight(app: INestApplicationContext, options: { wall
   const bus = app.get(QueryBus);
   const [redis, files, rates, rails] = await Promise.all([
     redisCheck(config),
-    bus.execute(new FilesPreflightQuery(production)),
-    bus.execute(new RatesPreflightQuery(production)),
-    bus.execute(new RailsPreflightQuery(production, new Date(), 5_000, options.wallets)),
+    answered('files', bus.execute(new FilesPreflightQuery(production))),
+    answered('rates', bus.execute(new RatesPreflightQuery(production))),
+    answered('rails', bus.execute(new RailsPreflightQuery(production, new Date(), 5_000, options.wallets))),
   ]);
   const settings = serviceSettingsChecks({ production, publicBaseUrl: config.PUBLIC_BASE_URL, secretsKeySet: !!config.SECRETS_KEY });
   return preflightReport([...settings, ...redis, ...files, ...rates, ...rails]);
+}
+
+/** A module's checks, or one failed check naming the module when it could not answer at all. */
+async function answered(module: string, checks: Promise<PreflightCheck[]>): Promise<PreflightCheck[]> {
+  try {
+    return await checks;
+  } catch (e) {
+    const reason = ((e as Error)?.message ?? String(e)).split('\n')[0].replace(/[a-z][a-z0-9+.-]*:\/\/\S+/gi, '<url>');
+    return [{ name: `${module}.preflight`, status: 'fail', detail: `the ${module} checks could not run (${reason})` }];
+  }
 }
 
 /** With REDIS_URL: the shared rate-limit counts answer a PING (without it there is nothing to check). */

@@ -44,7 +44,13 @@ export class RailsPreflightHandler implements IQueryHandler<RailsPreflightQuery>
    * API hands out for a key registered fresh.
    */
   private async walletChecks(): Promise<PreflightCheck[]> {
-    const rows = await this.wallets.activeOfEveryOrganization(this.tx.manager);
+    let rows: WalletRow[];
+    try {
+      rows = await this.wallets.activeOfEveryOrganization(this.tx.manager);
+    } catch (e) {
+      // A key sealed with a SECRETS_KEY no longer given (neither SECRETS_KEY nor SECRETS_KEYS_OLD) cannot be opened.
+      return [{ name: 'wallets', status: 'fail', detail: `the wallets could not be read (${safeErrorText(e)}): check SECRETS_KEY and SECRETS_KEYS_OLD` }];
+    }
     return rows.map((row) => this.walletCheck(row));
   }
 
