@@ -62,7 +62,7 @@ const ADAPTER_PACKAGES = [
 ];
 
 /** Kernel files outside money/, errors/, time/ and ids/ that are pure too (types and constants a domain may use). */
-const KERNEL_PURE_FILES = ['auth/request-context\\.ts$', 'events/event-types\\.ts$'];
+const KERNEL_PURE_FILES = ['auth/request-context\\.ts$', 'events/event-types\\.ts$', 'preflight/preflight-check\\.ts$'];
 
 /**
  * Domain files allowed to import an adapter, each with its reason (none: every domain is pure; a line

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { INestApplicationContext } from '@nestjs/common';
 import { createCliContext, createHttpApp, resolveDatabase, ResolvedDatabase, runMigrations } from './bootstrap';
+import { preflightAfterListen } from './cli/doctor';
 import { mountDocs } from './docs';
 import { CountOrganizationsQuery, CreateOrganizationCommand } from './modules/organizations';
 import { loadWebhooksConfig, SealStoredSecretsCommand } from './modules/webhooks';
@@ -160,6 +161,9 @@ async function serve(config: AppConfig, logger: Logger, startedAt: bigint): Prom
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   const host = typeof address === 'object' && address ? address.address : config.listenHost;
   logger.info({ host, port, startup_ms: Number(process.hrtime.bigint() - startedAt) / 1e6 }, `listening on ${host} port ${port}`);
+  // The go-live preflight (cli doctor's checks), once, in the background: readiness does not wait for it.
+  // Every process keeps its gauge; the first one logs what did not pass.
+  void preflightAfterListen(app, logger, !cluster.isWorker || cluster.worker?.id === 1);
 }
 
 /**

@@ -9,6 +9,7 @@ import { ValidationFailedError } from '../shared/errors/domain-error';
 import { readFileSync } from 'node:fs';
 
 import { CliArgs, CliUsageError } from './cli-args';
+import { doctor } from './doctor';
 
 export { type CliArgs, CliUsageError } from './cli-args';
 
@@ -109,6 +110,11 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
         required_confirmations: p.view.required_confirmations,
       }));
     },
+  },
+  doctor: {
+    usage:
+      "doctor [--json]   (go-live preflight: settings, file storage, rate sources, each CHAINS_FILE node (answers, chain, sync, txindex), confirmations, each wallet's first address; exit code 1 when a check fails)",
+    run: doctor,
   },
   'key:list': {
     usage: 'key:list --org ORG_ID',

@@ -4,7 +4,7 @@ import { DomainError } from '../shared/errors/domain-error';
 import { ConfigError, loadConfig } from '../shared/config/app-config';
 import { createRootLogger } from '../shared/logging/logger';
 import { CLI_COMMANDS } from './cli-commands';
-import { CliArgs, CliUsageError } from './cli-args';
+import { CliArgs, CliOutput, CliUsageError } from './cli-args';
 import { HTTP_CLI_COMMANDS } from './webhooks-cli';
 
 function parseArgs(argv: string[]): CliArgs {
@@ -58,6 +58,11 @@ async function main(): Promise<number> {
   try {
     const applied = await runMigrations(app);
     const result = command ? await command.run(parseArgs(rest), app) : { applied };
+    // A command that prints for people (doctor) says its own exit code.
+    if (result instanceof CliOutput) {
+      process.stdout.write(`${result.text}\n`);
+      return result.code;
+    }
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } finally {

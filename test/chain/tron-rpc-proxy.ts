@@ -105,6 +105,12 @@ export class TronRpcProxy {
     try {
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
+      if (req.url === '/wallet/getnowblock') {
+        // The HTTP API's head block, as the preflight asks it (only the parts it reads: the API answers).
+        const head = BigInt((await this.node('eth_blockNumber', [])).result as string);
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ block_header: { raw_data: { number: Number(head) } } }));
+        return;
+      }
       if (req.url === '/wallet/gettransactionbyid') {
         const { value } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { value: string };
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(await this.walletTransaction(value)));

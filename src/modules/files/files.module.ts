@@ -6,6 +6,7 @@ import { FilesConfig, loadFilesConfig } from './files.config';
 import { FilesController } from './files.controller';
 import { FileRecord } from './persistence/file.record';
 import { FilesRepository } from './persistence/files.repository';
+import { FilesPreflightHandler } from './queries/preflight/files-preflight.handler';
 import { GetFileContentHandler } from './queries/get-file-content/get-file-content.handler';
 import { ListFilesHandler } from './queries/list-files/list-files.handler';
 import { FileStorage } from './storage/file-storage';
@@ -34,6 +35,7 @@ import { OtherModeIds } from '../../shared/ids/other-mode-ids';
     DeleteFileHandler,
     ListFilesHandler,
     GetFileContentHandler,
+    FilesPreflightHandler,
   ],
 })
 export class FilesModule implements OnModuleInit {

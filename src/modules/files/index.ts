@@ -5,3 +5,5 @@ export { DeleteFileCommand } from './commands/delete-file/delete-file.command';
 export { GetFileContentQuery, type FileContent } from './queries/get-file-content/get-file-content.query';
 export { ListFilesQuery, type FileListView, type FileView } from './queries/list-files/list-files.query';
 export { FileEvent, FILE_EVENT_TYPES, type FileEventType } from './events/file.events';
+// Asked by the operator's preflight (cli doctor, and once after the service listens).
+export { FilesPreflightQuery } from './queries/preflight/files-preflight.query';

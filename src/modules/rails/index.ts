@@ -26,3 +26,5 @@ export {
 } from './queries/payouts/payout-rails.query';
 export { TransferEvent, TRANSFER_EVENT_TYPES, type TransferEventType } from './events/transfer.events';
 export { WalletEvent, WALLET_EVENT_TYPES, type WalletEventType } from './events/wallet.events';
+// Asked by the operator's preflight (cli doctor, and once after the service listens): nodes, confirmations, wallets.
+export { RailsPreflightQuery } from './queries/preflight/rails-preflight.query';

@@ -16,6 +16,7 @@ import { ListUnmatchedTransfersHandler } from './queries/list-unmatched-transfer
 import { ListWalletsHandler } from './queries/list-wallets/list-wallets.handler';
 import { ListProviderRailsHandler } from './queries/list-provider-rails/list-provider-rails.handler';
 import { CheckPayoutHandler, ListPayoutRailsHandler, PayoutChainTipHandler } from './queries/payouts/payout-rails.handler';
+import { RailsPreflightHandler } from './queries/preflight/rails-preflight.handler';
 import { RAIL_ADAPTERS, RailRegistry } from './rail-registry';
 import { loadRailsConfig, RailsConfig } from './rails.config';
 import { UnmatchedTransfersController } from './unmatched-transfers.controller';
@@ -51,6 +52,7 @@ import { OtherModeIds } from '../../shared/ids/other-mode-ids';
     ListPayoutRailsHandler,
     CheckPayoutHandler,
     PayoutChainTipHandler,
+    RailsPreflightHandler,
     AllocatePaymentAddressHandler,
     SealWalletKeysHandler,
     ChainStateRepository,

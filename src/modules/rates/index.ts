@@ -2,6 +2,7 @@
 export { RatesModule } from './rates.module';
 export { ImportRatesCommand, type ImportedRates } from './commands/import-rates/import-rates.command';
 export { RatesAsOfQuery } from './queries/rates-as-of/rates-as-of.query';
+export { RatesPreflightQuery } from './queries/preflight/rates-preflight.query';
 export { PricingRatesQuery } from './queries/pricing-rates/pricing-rates.query';
 // Asked by the rates guard, answered by the module that owns the providers (the arrow points providers -> rates).
 export { LivePaymentCurrenciesQuery } from './ports/live-payment-currencies.query';

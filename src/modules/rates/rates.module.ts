@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ImportRatesHandler } from './commands/import-rates/import-rates.handler';
 import { RatesRepository } from './persistence/rates.repository';
+import { RatesPreflightHandler } from './queries/preflight/rates-preflight.handler';
 import { PricingRatesHandler } from './queries/pricing-rates/pricing-rates.handler';
 import { RatesAsOfHandler } from './queries/rates-as-of/rates-as-of.handler';
 import { RatesConfig, loadRatesConfig } from './rates.config';
@@ -12,6 +13,7 @@ import { RatesRefresher } from './rates-refresher';
     RatesAsOfHandler,
     PricingRatesHandler,
     ImportRatesHandler,
+    RatesPreflightHandler,
     RatesRefresher,
     { provide: RatesConfig, useFactory: () => loadRatesConfig(process.env) },
   ],

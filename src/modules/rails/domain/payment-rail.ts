@@ -1,3 +1,4 @@
+import type { PreflightCheck } from '../../../shared/preflight/preflight-check';
 import type { NetworkConfig, RailMode } from './chains-config';
 
 /**
@@ -186,6 +187,14 @@ export interface SectionInput {
   path: string;
 }
 
+/** What a family's preflight of one network is given besides the network's configuration. */
+export interface RailPreflightSettings {
+  /** Now, for the age of the node's latest block. */
+  now: Date;
+  /** Time each call to the node has to answer, in ms. */
+  timeoutMs: number;
+}
+
 /** One chain family's adapter bundle: everything the rails module needs to serve it. */
 export interface RailAdapter {
   readonly family: ChainFamily;
@@ -203,4 +212,12 @@ export interface RailAdapter {
   keys(network: string | null, chain: string): RailKeys;
   /** A follower of one configured network. */
   follower(config: NetworkConfig): ChainFollower;
+  /**
+   * The go-live checks of one configured network's node (`cli doctor`), asked through the family's own
+   * calls: the node answers, serves the configured chain, is synced, and keeps what the watcher needs (a
+   * transaction index, where the family needs one). Named `chain.<mode>.<network>.<what>` (checkName);
+   * never throws: a node that does not answer is a failed check. Checks every family shares (the
+   * confirmations settings, the wallets) are the rails module's, not the adapter's.
+   */
+  preflight(config: NetworkConfig, settings: RailPreflightSettings): Promise<PreflightCheck[]>;
 }

@@ -3,6 +3,7 @@ export type { CatalogToken } from './evm-networks';
 import type { RailAdapter, SectionInput } from '../domain/payment-rail';
 import { EvmFollower } from './evm-follower';
 import { EvmKeys } from './evm-keys';
+import { evmPreflight } from './evm-preflight';
 import { type CatalogToken, DEFAULT_FINALITY_DEPTH, evmNetworks, type EvmNetworks, evmRouteOf, providerIdOf } from './evm-networks';
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -72,5 +73,6 @@ export function evmRail(catalog: readonly CatalogToken[]): RailAdapter {
     defaultChain: (mode, network) => (mode === 'live' ? String(networks[network]?.mainnetChainId ?? '') : ''),
     keys: () => KEYS,
     follower: (config) => new EvmFollower(config.rpcUrl),
+    preflight: evmPreflight,
   };
 }

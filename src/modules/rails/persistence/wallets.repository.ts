@@ -122,6 +122,17 @@ export class WalletsRepository {
     return this.opened(rows)[0] ?? null;
   }
 
+  /**
+   * Every organization's active wallets, keys opened, for the operator's preflight (`cli doctor`): the one
+   * read across organizations, made by the operator's command and never by a request.
+   */
+  async activeOfEveryOrganization(m: EntityManager): Promise<WalletRow[]> {
+    const rows: WalletRow[] = await m.query(
+      `SELECT ${COLUMNS} FROM ${FROM} WHERE w.active AND w.deleted_at IS NULL ORDER BY w.organization_id, w.mode, w.chain_family, w.network NULLS FIRST`,
+    );
+    return this.opened(rows);
+  }
+
   async list(m: EntityManager, scope: Scope, limit: number, offset: number): Promise<{ items: WalletRow[]; total: number }> {
     const [{ total }] = await m.query(`SELECT count(*)::int AS total FROM receiving_wallets WHERE organization_id = $1 AND mode = $2 AND deleted_at IS NULL`, [
       scope.organizationId,

@@ -3,6 +3,7 @@ import type { RailAdapter, SectionInput } from '../domain/payment-rail';
 import { isTronAddress } from './tron-address';
 import { TronFollower, type TronFinality } from './tron-follower';
 import { TronKeys } from './tron-keys';
+import { tronPreflight } from './tron-preflight';
 
 /** The part of a catalog entry the adapter reads (the providers module's CatalogProvider). */
 export interface TronCatalogToken {
@@ -113,5 +114,6 @@ export function tronRail(catalog: readonly TronCatalogToken[]): RailAdapter {
       const tron = config as TronNetworkConfig;
       return new TronFollower(config.rpcUrl, tron.finality ?? 'solidified', config.finalityDepth, tron.httpApiUrl ?? null);
     },
+    preflight: (config, settings) => tronPreflight(config as TronNetworkConfig, settings),
   };
 }

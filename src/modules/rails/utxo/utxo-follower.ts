@@ -41,6 +41,19 @@ interface RpcBlock {
   tx: RpcTransaction[];
 }
 
+/** The fields of Bitcoin Core's `getblockchaininfo` the preflight reads (documented in its RPC help). */
+export interface BlockchainInfo {
+  chain: string;
+  /** Height of the most-work fully validated chain. */
+  blocks: number;
+  /** Height of the most-work header chain the node knows. */
+  headers: number;
+  /** True while the node makes its first sync (Bitcoin Core 0.16 and later). */
+  initialblockdownload?: boolean;
+  verificationprogress?: number;
+  pruned?: boolean;
+}
+
 /** A coin amount as the node prints it (`0.10000000`) in satoshis, exactly (the answer is read without floats). */
 export function unitsOf(value: string): bigint {
   const match = /^(\d+)(?:\.(\d{1,8}))?$/.exec(value);
@@ -159,6 +172,21 @@ export class UtxoFollower implements ChainFollower {
   /** `main`, `test` or `regtest`, as getblockchaininfo names the chain. */
   async chain(): Promise<string> {
     return (await this.call<{ chain: string }>('getblockchaininfo')).chain;
+  }
+
+  /** `getblockchaininfo` as the node answers it (the chain, how far it is, whether it is still in its first sync). */
+  async blockchainInfo(): Promise<BlockchainInfo> {
+    return this.call<BlockchainInfo>('getblockchaininfo');
+  }
+
+  /** `getindexinfo`'s answer (`{ txindex: { synced, best_block_height } }` with the index on); null from a node without the call. */
+  async indexInfo(): Promise<Record<string, { synced?: boolean; best_block_height?: number }> | null> {
+    try {
+      return (await this.call<Record<string, { synced?: boolean; best_block_height?: number }>>('getindexinfo')) ?? {};
+    } catch (e) {
+      if (e instanceof UtxoRpcError && e.code === METHOD_NOT_FOUND) return null;
+      throw e;
+    }
   }
 
   /**
