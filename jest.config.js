@@ -26,7 +26,7 @@ const folders = (dir) =>
         .map((d) => d.name)
     : [];
 
-const escape = (text) => text.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&');
+const literal = (text) => text.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&');
 
 /** What every project shares (the global set-up is one per run: Jest runs a path once however many projects name it). */
 const shared = {
@@ -40,8 +40,8 @@ const shared = {
 /** A project's test paths, by name: its module's unit specs and its e2e folder. */
 const paths = new Map();
 const add = (name, regex) => paths.set(name, [...(paths.get(name) ?? []), regex]);
-for (const m of folders('src/modules')) if (holds(`src/modules/${m}`, UNIT)) add(m, `src/modules/${escape(m)}/.*\\.spec\\.ts$`);
-for (const m of folders('test/e2e')) if (holds(`test/e2e/${m}`, E2E)) add(m, `test/e2e/${escape(m)}/.*\\.e2e-spec\\.ts$`);
+for (const m of folders('src/modules')) if (holds(`src/modules/${m}`, UNIT)) add(m, `src/modules/${literal(m)}/.*\\.spec\\.ts$`);
+for (const m of folders('test/e2e')) if (holds(`test/e2e/${m}`, E2E)) add(m, `test/e2e/${literal(m)}/.*\\.e2e-spec\\.ts$`);
 add('foundation', 'src/(?!modules/).*\\.spec\\.ts$');
 add('tooling', 'test/tooling/.*\\.spec\\.ts$');
 
