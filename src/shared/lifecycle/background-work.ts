@@ -11,12 +11,33 @@ import { Injectable, Logger } from '@nestjs/common';
 export class BackgroundWork {
   private readonly logger = new Logger('BackgroundWork');
   private readonly waiting: Array<{ name: string; start: () => void }> = [];
+  private readonly passes = new Map<string, () => Promise<unknown>>();
   private opened = false;
 
-  /** Runs `start` when the gate opens (at once when it is open). */
-  whenReady(name: string, start: () => void): void {
+  /**
+   * Runs `start` when the gate opens (at once when it is open). `pass`, when given, is one pass of the
+   * worker, run to its end: what `runPass(name)` runs on demand (tests only, WORKER_PASSES_ON_DEMAND).
+   */
+  whenReady(name: string, start: () => void, pass?: () => Promise<unknown>): void {
+    if (pass) this.passes.set(name, pass);
     if (this.opened) this.run(name, start);
     else this.waiting.push({ name, start });
+  }
+
+  /** The workers that registered a pass, by name, in the order they registered. */
+  get passNames(): string[] {
+    return [...this.passes.keys()];
+  }
+
+  /**
+   * One pass of the named worker now; resolves when it has finished (rejects with its error). False
+   * when no worker of that name registered a pass.
+   */
+  async runPass(name: string): Promise<boolean> {
+    const pass = this.passes.get(name);
+    if (!pass) return false;
+    await pass();
+    return true;
   }
 
   /** Opens the gate: every worker registered so far starts, in the order the modules registered them. */
