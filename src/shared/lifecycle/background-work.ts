@@ -6,6 +6,10 @@ import { Injectable, Logger } from '@nestjs/common';
  * this.start())`); they run once the service has migrated its database and opened the gate
  * (`ready()`, main.ts, after the migrations and once it listens). A process that never opens it (the
  * CLI) runs none of them. A start that throws is logged and does not keep the others from starting.
+ *
+ * A worker may also register one pass of its work under its name (`whenReady(name, start, pass)`): tests
+ * run it on demand through POST /test_helpers/workers/{name}/run (WORKER_PASSES_ON_DEMAND, never in
+ * production) instead of waiting for a tick.
  */
 @Injectable()
 export class BackgroundWork {
