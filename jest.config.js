@@ -1,11 +1,53 @@
-// Unit tests sit next to pure domain code (src/.../*.spec.ts), tests of the repository's own tooling in test/tooling/; e2e tests drive the built service over HTTP.
-module.exports = {
+// The whole run (`npm test`, CI): unit tests beside pure domain code (src/.../*.spec.ts), tests of the repository's
+// own tooling (test/tooling/), and e2e tests that drive the built service over HTTP (test/e2e/).
+//
+// It is split into one Jest project per module, so a team runs its own: `npm test -- invoices` (scripts/test.js
+// turns a project's name into `--selectProjects`) runs src/modules/invoices/**/*.spec.ts and
+// test/e2e/invoices/. Every folder of src/modules/ and of test/e2e/ with tests is a project of that name;
+// `foundation` also takes the kernel's and the CLI's specs (src/ outside src/modules/), `tooling` is
+// test/tooling/. Together they hold exactly the files the single project held before; no argument runs them all.
+const { readdirSync, existsSync } = require('node:fs');
+const { join } = require('node:path');
+
+const UNIT = /\.spec\.ts$/;
+const E2E = /\.e2e-spec\.ts$/;
+
+/** True when `dir` (relative to this file) holds a file whose name matches `pattern`, at any depth. */
+function holds(dir, pattern) {
+  const full = join(__dirname, dir);
+  if (!existsSync(full)) return false;
+  return readdirSync(full, { recursive: true }).some((name) => pattern.test(String(name)));
+}
+
+const folders = (dir) =>
+  existsSync(join(__dirname, dir))
+    ? readdirSync(join(__dirname, dir), { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => d.name)
+    : [];
+
+const literal = (text) => text.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&');
+
+/** What every project shares (the global set-up is one per run: Jest runs a path once however many projects name it). */
+const shared = {
   testEnvironment: 'node',
-  rootDir: '.',
-  testRegex: ['src/.*\\.spec\\.ts$', 'test/tooling/.*\\.spec\\.ts$', 'test/e2e/.*\\.e2e-spec\\.ts$'],
+  rootDir: __dirname,
   transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+};
+
+/** A project's test paths, by name: its module's unit specs and its e2e folder. */
+const paths = new Map();
+const add = (name, regex) => paths.set(name, [...(paths.get(name) ?? []), regex]);
+for (const m of folders('src/modules')) if (holds(`src/modules/${m}`, UNIT)) add(m, `src/modules/${literal(m)}/.*\\.spec\\.ts$`);
+for (const m of folders('test/e2e')) if (holds(`test/e2e/${m}`, E2E)) add(m, `test/e2e/${literal(m)}/.*\\.e2e-spec\\.ts$`);
+add('foundation', 'src/(?!modules/).*\\.spec\\.ts$');
+add('tooling', 'test/tooling/.*\\.spec\\.ts$');
+
+module.exports = {
+  ...shared,
   testTimeout: 60000,
   maxWorkers: 2,
+  projects: [...paths].map(([name, testRegex]) => ({ ...shared, displayName: name, testRegex })),
 };

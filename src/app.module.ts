@@ -18,7 +18,7 @@ import { RailsModule } from './modules/rails';
 import { RatesModule } from './modules/rates';
 import { RefundsModule } from './modules/refunds';
 import { SubscriptionsModule } from './modules/subscriptions';
-import { TestClockModule } from './modules/test-clock';
+import { TestClockModule, WorkerPassesModule } from './modules/test-clock';
 import { WebhooksModule } from './modules/webhooks';
 import { AppConfig } from './shared/config/app-config';
 import { dataSourceOptions } from './shared/db/data-source';
@@ -74,6 +74,8 @@ export class AppModule implements NestModule {
         }),
         HealthModule,
         ...DOMAIN_MODULES,
+        // Tests only (refused in production): one background worker pass on demand.
+        ...(config.WORKER_PASSES_ON_DEMAND ? [WorkerPassesModule] : []),
       ],
       providers: [
         HttpsOnlyMiddleware,

@@ -92,6 +92,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     if (value === undefined) delete env[name];
     else env[name] = value;
   }
+  // Tests run a worker's pass when they need it (POST /test_helpers/workers/{name}/run, test/support/workers.ts)
+  // instead of waiting for its tick; production refuses the setting, so a production start goes without it.
+  if (!(options.env && 'WORKER_PASSES_ON_DEMAND' in options.env) && env.NODE_ENV !== 'production') env.WORKER_PASSES_ON_DEMAND = 'true';
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
   else {
     delete env.DATABASE_URL;

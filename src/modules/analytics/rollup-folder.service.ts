@@ -63,7 +63,7 @@ export class RollupFolder implements OnApplicationShutdown, OnApplicationBootstr
 
   /** Starts with the service's background work (after the migrations; never in the CLI). */
   onApplicationBootstrap(): void {
-    this.work.whenReady('analytics rollup folder', () => this.start());
+    this.work.whenReady('analytics-rollup-folder', () => this.start());
   }
 
   /** Folds every ANALYTICS_FOLD_SECONDS (0: never); one pass at a time per process. */

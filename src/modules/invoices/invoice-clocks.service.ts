@@ -151,7 +151,11 @@ export class InvoiceClocks implements OnApplicationShutdown, OnApplicationBootst
 
   /** Starts with the service's background work (after the migrations; never in the CLI). */
   onApplicationBootstrap(): void {
-    this.work.whenReady('invoice sweeper', () => this.start());
+    this.work.whenReady(
+      'invoice-sweeper',
+      () => this.start(),
+      () => this.task.runNow(),
+    );
   }
 
   /** Sweeps every INVOICE_SWEEP_SECONDS (0: never); one pass at a time per process. */

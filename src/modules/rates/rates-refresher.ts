@@ -96,7 +96,7 @@ export class RatesRefresher implements OnApplicationShutdown, OnApplicationBoots
 
   /** Starts with the service's background work (after the migrations; never in the CLI). */
   onApplicationBootstrap(): void {
-    this.work.whenReady('rates refresher', () => this.start());
+    this.work.whenReady('rates-refresher', () => this.start());
   }
 
   /** Starts refreshing (after migrations): at once, then every RATES_REFRESH_SECONDS; nothing without sources. */

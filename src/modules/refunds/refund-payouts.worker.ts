@@ -66,7 +66,11 @@ export class RefundPayoutsWorker implements OnApplicationBootstrap, OnApplicatio
   ) {}
 
   onApplicationBootstrap(): void {
-    this.work.whenReady('refund payouts', () => this.task.start(this.config.REFUND_CHECK_SECONDS));
+    this.work.whenReady(
+      'refund-payouts',
+      () => this.task.start(this.config.REFUND_CHECK_SECONDS),
+      () => this.task.runNow(),
+    );
   }
 
   onApplicationShutdown(): Promise<void> {

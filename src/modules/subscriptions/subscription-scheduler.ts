@@ -66,7 +66,11 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnApplicat
   ) {}
 
   onApplicationBootstrap(): void {
-    this.work.whenReady('subscription scheduler', () => this.task.start(this.config.SUBSCRIPTIONS_TICK_SECONDS));
+    this.work.whenReady(
+      'subscription-scheduler',
+      () => this.task.start(this.config.SUBSCRIPTIONS_TICK_SECONDS),
+      () => this.task.runNow(),
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {

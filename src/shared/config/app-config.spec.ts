@@ -64,6 +64,27 @@ describe('CLOCK_CONTROL', () => {
   });
 });
 
+describe('WORKER_PASSES_ON_DEMAND', () => {
+  const production = { NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.test', SECRETS_KEY: Buffer.alloc(32, 3).toString('base64') };
+
+  it('is off unless set, in production too', () => {
+    expect(loadConfig({}).WORKER_PASSES_ON_DEMAND).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'test' }).WORKER_PASSES_ON_DEMAND).toBe(false);
+    expect(loadConfig(production).WORKER_PASSES_ON_DEMAND).toBe(false);
+    expect(loadConfig({ ...production, WORKER_PASSES_ON_DEMAND: 'false' }).WORKER_PASSES_ON_DEMAND).toBe(false);
+  });
+
+  it('follows true outside production, says so at start-up, and is refused with NODE_ENV=production', () => {
+    const on = loadConfig({ NODE_ENV: 'test', WORKER_PASSES_ON_DEMAND: 'true' });
+    expect(on.WORKER_PASSES_ON_DEMAND).toBe(true);
+    expect(on.relaxations.join('; ')).toContain('WORKER_PASSES_ON_DEMAND on');
+    expect(loadConfig({}).relaxations.join('; ')).not.toContain('WORKER_PASSES_ON_DEMAND');
+    expect(() => loadConfig({ ...production, WORKER_PASSES_ON_DEMAND: 'true' })).toThrow(
+      'WORKER_PASSES_ON_DEMAND=true is for tests and cannot be used with NODE_ENV=production',
+    );
+  });
+});
+
 /*
  * Settings refused at start-up. The service checks these before it starts anything (main.ts) and
  * ends with startupFailure's code and message; test/e2e/foundation/config.e2e-spec.ts starts the
@@ -121,6 +142,15 @@ describe('kernel settings refused at start-up', () => {
     const { code, output } = start({ NODE_ENV: 'production' });
     expect(code).toBe(1);
     expect(output).toMatch(/^\s+PUBLIC_BASE_URL is required with NODE_ENV=production/m);
+    expect(output).not.toContain('listening');
+  });
+
+  it('refuses WORKER_PASSES_ON_DEMAND=true in production, with exit code 1, before it listens', () => {
+    const production = { NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.test', SECRETS_KEY: Buffer.alloc(32, 3).toString('base64') };
+    expect(start(production)).toEqual({ code: 0, output: '' });
+    const { code, output } = start({ ...production, WORKER_PASSES_ON_DEMAND: 'true' });
+    expect(code).toBe(1);
+    expect(output).toMatch(/^\s+WORKER_PASSES_ON_DEMAND=true is for tests and cannot be used with NODE_ENV=production/m);
     expect(output).not.toContain('listening');
   });
 

@@ -264,6 +264,15 @@ export class AppConfig {
   CLOCK_CONTROL = false;
 
   /**
+   * Tests only (refused with NODE_ENV=production): registers POST /test_helpers/workers/{name}/run, which
+   * runs one pass of a named background worker now and answers when it has finished, so tests need not
+   * wait for a tick. Off (the default), the route does not exist.
+   */
+  @Transform(toBool)
+  @IsBoolean()
+  WORKER_PASSES_ON_DEMAND = false;
+
+  /**
    * How often each durable event handler looks for events other instances committed (its own
    * instance's commits start a pass at once).
    */
@@ -341,6 +350,7 @@ export class AppConfig {
         ? 'CLOCK_CONTROL on (test clocks can be moved: POST /test_helpers/clock)'
         : 'CLOCK_CONTROL off (set CLOCK_CONTROL=true to move test clocks)',
     );
+    if (this.WORKER_PASSES_ON_DEMAND) out.push('WORKER_PASSES_ON_DEMAND on (POST /test_helpers/workers/{name}/run runs a worker pass)');
     if (!this.PUBLIC_BASE_URL) out.push('PUBLIC_BASE_URL optional (URLs from loopback Host headers)');
     if (!this.METRICS_TOKEN) out.push('/metrics open without METRICS_TOKEN');
     if (this.usesDevelopmentSecretsKey) out.push('secrets at rest sealed with the public development key (SECRETS_KEY unset)');
@@ -400,6 +410,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, purpose: 'servi
   }
   if (config.DURABLE_HANDLERS_CRASH_BEFORE && config.isProduction) {
     throw new ConfigError('Invalid configuration:\n  DURABLE_HANDLERS_CRASH_BEFORE is for tests and cannot be used with NODE_ENV=production');
+  }
+  if (config.WORKER_PASSES_ON_DEMAND && config.isProduction) {
+    throw new ConfigError('Invalid configuration:\n  WORKER_PASSES_ON_DEMAND=true is for tests and cannot be used with NODE_ENV=production');
   }
   if (config.CLOCK_CONTROL && config.isProduction) {
     throw new ConfigError('Invalid configuration:\n  CLOCK_CONTROL=true is for tests and cannot be used with NODE_ENV=production');

@@ -164,7 +164,13 @@ export class DurableEventHandlers implements OnApplicationBootstrap, OnApplicati
       const instance = this.modules.get(registration.target, { strict: false });
       this.running.push({ registration, instance, types: new Set(registration.types), draining: null, again: false, failures: 0, retryAt: 0 });
     }
-    if (this.running.length) this.work.whenReady('durable-event-handlers', () => void this.start());
+    if (this.running.length) {
+      this.work.whenReady(
+        'durable-event-handlers',
+        () => void this.start(),
+        () => this.drainAll(),
+      );
+    }
   }
 
   onApplicationShutdown(): void {
@@ -233,6 +239,14 @@ export class DurableEventHandlers implements OnApplicationBootstrap, OnApplicati
   }
 
   /** Handles what is there for `r`; a call while a pass runs asks for one more pass after it. */
+  /** Every handler read to the end of what is committed now (tests only, BackgroundWork.runPass). */
+  private async drainAll(): Promise<void> {
+    for (const r of this.running) {
+      this.drain(r);
+      while (r.draining) await r.draining;
+    }
+  }
+
   private drain(r: Running): void {
     if (this.stopped) return;
     if (r.draining) {

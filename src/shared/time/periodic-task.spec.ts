@@ -83,4 +83,52 @@ describe('PeriodicTask', () => {
     jest.advanceTimersByTime(5000);
     expect(pass).toHaveBeenCalledTimes(3);
   });
+  it('runs a pass now on demand, after the one under way, resolving when it has ended; ticks meanwhile are skipped', async () => {
+    const order: string[] = [];
+    const finishers: Array<() => void> = [];
+    const pass = jest.fn(
+      () =>
+        new Promise<void>((r) => {
+          const n = pass.mock.calls.length;
+          order.push(`start ${n}`);
+          finishers.push(() => {
+            order.push(`end ${n}`);
+            r();
+          });
+        }),
+    );
+    const task = new PeriodicTask(pass, () => undefined);
+    task.start(1);
+    jest.advanceTimersByTime(1000);
+    expect(pass).toHaveBeenCalledTimes(1);
+    let done = false;
+    const now = task.runNow().then(() => (done = true));
+    await Promise.resolve();
+    // It waits for the tick's pass before starting its own.
+    expect(pass).toHaveBeenCalledTimes(1);
+    finishers[0]();
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+    expect(pass).toHaveBeenCalledTimes(2);
+    jest.advanceTimersByTime(3000);
+    expect(pass).toHaveBeenCalledTimes(2);
+    expect(done).toBe(false);
+    finishers[1]();
+    await now;
+    expect(done).toBe(true);
+    expect(order).toEqual(['start 1', 'end 1', 'start 2', 'end 2']);
+    await task.stop();
+  });
+
+  it('runs a pass on demand when never started, and passes its failure to the caller', async () => {
+    const failures: string[] = [];
+    const task = new PeriodicTask(
+      () => Promise.reject(new Error('node down')),
+      (e) => failures.push(e.message),
+    );
+    await expect(task.runNow()).rejects.toThrow('node down');
+    expect(failures).toEqual([]);
+    const ok = jest.fn(() => Promise.resolve());
+    await new PeriodicTask(ok, () => undefined).runNow();
+    expect(ok).toHaveBeenCalledTimes(1);
+  });
 });

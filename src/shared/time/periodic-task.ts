@@ -50,6 +50,18 @@ export class PeriodicTask {
     await this.running;
   }
 
+  /**
+   * One pass now, whether or not the task was started, and resolves when it has ended (rejects with its
+   * error). It waits for a pass under way first, and ticks that come while it runs are skipped, so passes
+   * stay one at a time.
+   */
+  async runNow(): Promise<void> {
+    while (this.running) await this.running;
+    const pass = this.pass();
+    this.running = pass.catch(() => undefined).finally(() => (this.running = null));
+    await pass;
+  }
+
   private repeat(): void {
     this.timer = setInterval(() => this.tick(), this.seconds * 1000);
     this.timer.unref();

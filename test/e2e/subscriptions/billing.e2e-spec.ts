@@ -12,6 +12,7 @@ import {
   readInvoice,
   readSubscription,
   recurringProduct,
+  schedulerPass,
   ts,
   waitFor,
 } from './subscription-helpers';
@@ -22,7 +23,8 @@ describe('subscriptions billed on the test clock', () => {
   beforeAll(async () => {
     service = await startIsolatedService({
       CLOCK_CONTROL: 'true',
-      SUBSCRIPTIONS_TICK_SECONDS: '1',
+      // The scheduler never ticks: each step runs its pass on demand (schedulerPass) and finds it done.
+      SUBSCRIPTIONS_TICK_SECONDS: '0',
       WEBHOOK_DISPATCH_INTERVAL_MS: '100',
       INVOICE_SWEEP_SECONDS: '0',
     });
@@ -106,7 +108,7 @@ describe('subscriptions billed on the test clock', () => {
 
     // Month 1 ends: its invoice is issued at once.
     await moveClockTo(api, month2);
-    const invoice1 = await nextInvoice(api, sub.id, null);
+    const invoice1 = await nextInvoice(api, sub.id, null, schedulerPass(api));
     expect(invoice1).toMatchObject({
       subscription_id: sub.id,
       period_start: ts(start),
@@ -126,7 +128,7 @@ describe('subscriptions billed on the test clock', () => {
     await api.post('/usage_events', { id: 'call-3', subscription_id: sub.id, metric_key: 'api_calls', value: 1500 });
     const month3 = monthStart(month2, 1);
     await moveClockTo(api, month3);
-    const invoice2 = await nextInvoice(api, sub.id, invoice1.id);
+    const invoice2 = await nextInvoice(api, sub.id, invoice1.id, schedulerPass(api));
     expect(invoice2).toMatchObject({ subscription_id: sub.id, period_start: ts(month2), period_end: ts(month3), price: r30('21.5') });
     // Left unpaid and voided: PAST_DUE.
     expectSuccess(await api.put(`/invoices/${invoice2.id}`, { status: 'VOIDED' }));
@@ -135,6 +137,8 @@ describe('subscriptions billed on the test clock', () => {
         await waitFor(
           () => readSubscription(api, sub.id),
           (s) => s.status === 'PAST_DUE',
+          undefined,
+          schedulerPass(api),
         )
       ).status,
     ).toBe('PAST_DUE');
@@ -142,7 +146,7 @@ describe('subscriptions billed on the test clock', () => {
     // Month 3: no usage; its invoice paid makes it ACTIVE again.
     const month4 = monthStart(month3, 1);
     await moveClockTo(api, month4);
-    const invoice3 = await nextInvoice(api, sub.id, invoice2.id);
+    const invoice3 = await nextInvoice(api, sub.id, invoice2.id, schedulerPass(api));
     expect(invoice3).toMatchObject({ period_start: ts(month3), period_end: ts(month4), price: r30(10) });
     expectSuccess(await api.put(`/invoices/${invoice3.id}`, { status: 'COMPLETED' }));
     expect(
@@ -150,6 +154,8 @@ describe('subscriptions billed on the test clock', () => {
         await waitFor(
           () => readSubscription(api, sub.id),
           (s) => s.status === 'ACTIVE',
+          undefined,
+          schedulerPass(api),
         )
       ).status,
     ).toBe('ACTIVE');
@@ -160,15 +166,16 @@ describe('subscriptions billed on the test clock', () => {
     await api.post('/usage_events', { id: 'call-4', subscription_id: sub.id, metric_key: 'api_calls', value: 200 });
     const month5 = monthStart(month4, 1);
     await moveClockTo(api, month5);
-    const invoice4 = await nextInvoice(api, sub.id, invoice3.id);
+    const invoice4 = await nextInvoice(api, sub.id, invoice3.id, schedulerPass(api));
     expect(invoice4).toMatchObject({ period_start: ts(month4), period_end: ts(month5), price: r30(11) });
     expect(await readSubscription(api, sub.id)).toMatchObject({ status: 'CANCELED', canceled_at: ts(month5), next_invoice_at: null });
     expectError(await api.get(`/subscriptions/${sub.id}/upcoming_invoice`), 404, { code: 'no_upcoming_invoice' });
     expectError(await api.post('/usage_events', { id: 'call-5', subscription_id: sub.id, metric_key: 'api_calls' }), 400, { field: 'subscription_id' });
 
     // A further month issues nothing more.
+    // (A whole pass of the scheduler at that time, not a wait for ticks.)
     await moveClockTo(api, monthStart(month5, 1));
-    await new Promise((r) => setTimeout(r, 2500));
+    await schedulerPass(api)();
     const invoices = expectSuccess(await api.post('/invoices/list', {}));
     expect(invoices.items.map((i: any) => i.id).sort()).toEqual([invoice1.id, invoice2.id, invoice3.id, invoice4.id].sort());
 
@@ -201,7 +208,7 @@ describe('subscriptions billed on the test clock', () => {
       201,
     );
     // The first period's invoice comes at its start: 3 x 20, no usage yet.
-    const invoice1 = await nextInvoice(api, sub.id, null);
+    const invoice1 = await nextInvoice(api, sub.id, null, schedulerPass(api));
     expect(invoice1).toMatchObject({ subscription_id: sub.id, period_start: sub.current_period_start, price: r30(60) });
     const periodEnd = new Date(`${sub.current_period_end.replace(' ', 'T')}Z`);
     expect(periodEnd.getUTCDate()).toBe(
@@ -214,18 +221,22 @@ describe('subscriptions billed on the test clock', () => {
         await waitFor(
           () => readSubscription(api, sub.id),
           (s) => s.status === 'PAST_DUE',
+          undefined,
+          schedulerPass(api),
         )
       ).status,
     ).toBe('PAST_DUE');
 
     // The second period's invoice: its base, and the first period's 300 calls (200 at 0.01).
     await moveClockTo(api, periodEnd);
-    const invoice2 = await nextInvoice(api, sub.id, invoice1.id);
+    const invoice2 = await nextInvoice(api, sub.id, invoice1.id, schedulerPass(api));
     expect(invoice2).toMatchObject({ period_start: sub.current_period_end, price: r30(62) });
     expectSuccess(await api.put(`/invoices/${invoice2.id}`, { status: 'VOIDED' }));
     const canceled = await waitFor(
       () => readSubscription(api, sub.id),
       (s) => s.status === 'CANCELED',
+      undefined,
+      schedulerPass(api),
     );
     expect(canceled).toMatchObject({ status: 'CANCELED', next_invoice_at: null });
     expect((await readInvoice(api, invoice2.id)).subscription_id).toBe(sub.id);
@@ -244,7 +255,7 @@ describe('subscriptions billed on the test clock', () => {
       await api.post('/subscriptions', { product_id: productId, billing_schema_id: schemaId, customer_email: 'weekly@example.com' }),
       201,
     );
-    const first = await nextInvoice(api, sub.id, null);
+    const first = await nextInvoice(api, sub.id, null, schedulerPass(api));
     // A CALENDAR week with FULL: the partial first week is charged whole; it ends on the next Monday.
     expect(first).toMatchObject({ price: r30(10), period_start: sub.current_period_start, period_end: sub.current_period_end });
     expect(new Date(`${sub.current_period_end.replace(' ', 'T')}Z`).getUTCDay()).toBe(1);
@@ -254,11 +265,15 @@ describe('subscriptions billed on the test clock', () => {
     const caughtUp = await waitFor(
       () => readSubscription(api, sub.id),
       (s) => s.current_period_start === ts(new Date(end.getTime() + 2 * 7 * 86_400_000)),
+      undefined,
+      schedulerPass(api),
     );
     // The subscription moves on first; the periods' invoices are issued right after, in the same pass.
     const invoices = await waitFor(
       async () => expectSuccess(await api.post('/invoices/list', {})).items as any[],
       (items) => items.length >= 4,
+      undefined,
+      schedulerPass(api),
     );
     expect(invoices.map((i) => i.period_start).sort()).toEqual(
       [sub.current_period_start, ts(end), ts(new Date(end.getTime() + 7 * 86_400_000)), ts(new Date(end.getTime() + 14 * 86_400_000))].sort(),
@@ -270,6 +285,8 @@ describe('subscriptions billed on the test clock', () => {
     const ended = await waitFor(
       () => readSubscription(api, sub.id),
       (s) => s.status === 'CANCELED',
+      undefined,
+      schedulerPass(api),
     );
     expect(ended).toMatchObject({ status: 'CANCELED', canceled_at: caughtUp.current_period_end, next_invoice_at: null });
     expect(expectSuccess(await api.post('/invoices/list', {})).total).toBe(4);

@@ -1,5 +1,6 @@
 import type { Api } from '../../support/api';
 import { expectSuccess } from '../../support/envelope';
+import { runWorkerPass } from '../../support/workers';
 
 /** "YYYY-MM-DD HH:MM:SS" (UTC) of a Date. */
 export const ts = (d: Date) => d.toISOString().slice(0, 19).replace('T', ' ');
@@ -17,15 +18,25 @@ export async function moveClockTo(api: Api, target: Date, pastSeconds = 2): Prom
   return new Date(expectSuccess(await api.post('/test_helpers/clock', { advance_seconds: seconds })).now_iso);
 }
 
-export async function waitFor<T>(probe: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 30_000): Promise<T> {
+/**
+ * Probes until `done` (or the time is up). `before`, when given, runs before each probe: a worker's pass
+ * (`schedulerPass`), so a service whose scheduler never ticks (SUBSCRIPTIONS_TICK_SECONDS=0) is done at the
+ * first probe instead of a tick later.
+ */
+export async function waitFor<T>(probe: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 30_000, before?: () => Promise<unknown>): Promise<T> {
   const deadline = Date.now() + timeoutMs;
+  await before?.();
   let value = await probe();
   while (!done(value) && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 200));
+    await before?.();
     value = await probe();
   }
   return value;
 }
+
+/** One pass of the subscription scheduler on `api`'s service, run to its end (POST /test_helpers/workers/.../run). */
+export const schedulerPass = (api: Api) => () => runWorkerPass(api, 'subscription-scheduler');
 
 /** A product with one RECURRING schema (base price 10 USD) and the given terms and tiers. */
 export async function recurringProduct(
@@ -74,11 +85,13 @@ export async function readInvoice(api: Api, id: string): Promise<any> {
   return expectSuccess(await api.post(`/invoices/${id}`, {}));
 }
 
-/** Waits until the subscription's latest invoice is another than `previous`; returns that invoice. */
-export async function nextInvoice(api: Api, subscriptionId: string, previous: string | null): Promise<any> {
+/** Waits until the subscription's latest invoice is another than `previous` (`before` each look: see waitFor); returns that invoice. */
+export async function nextInvoice(api: Api, subscriptionId: string, previous: string | null, before?: () => Promise<unknown>): Promise<any> {
   const s = await waitFor(
     () => readSubscription(api, subscriptionId),
     (v) => v.latest_invoice_id !== previous,
+    undefined,
+    before,
   );
   if (s.latest_invoice_id === previous) throw new Error(`no new invoice for ${subscriptionId} (latest ${previous})`);
   return readInvoice(api, s.latest_invoice_id);

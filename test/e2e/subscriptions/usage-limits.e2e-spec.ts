@@ -4,7 +4,7 @@ import { IsolatedService, startIsolatedService } from '../../support/isolated';
 import { withClient } from '../../support/pg';
 import { D, r30 } from '../../support/money';
 import { databaseOf } from '../timing/timing-helpers';
-import { moveClockTo, nextInvoice, parseTime, readSubscription, recurringProduct, waitFor } from './subscription-helpers';
+import { moveClockTo, nextInvoice, parseTime, readSubscription, recurringProduct, schedulerPass, waitFor } from './subscription-helpers';
 
 /** `n` followed by `zeros` zeros. */
 const big = (n: string, zeros: number) => `${n}${'0'.repeat(zeros)}`;
@@ -38,7 +38,8 @@ describe('usage past what an amount can hold', () => {
   let service: IsolatedService;
   let api: Api;
   beforeAll(async () => {
-    service = await startIsolatedService({ CLOCK_CONTROL: 'true', SUBSCRIPTIONS_TICK_SECONDS: '1' });
+    // The scheduler never ticks: the tests run its passes (schedulerPass) and find them done.
+    service = await startIsolatedService({ CLOCK_CONTROL: 'true', SUBSCRIPTIONS_TICK_SECONDS: '0' });
     api = (await service.createOrg('Big usage')).test;
   });
   afterAll(async () => service?.stop());
@@ -67,7 +68,7 @@ describe('usage past what an amount can hold', () => {
       const sub = await subscribe(api, paymentType, 10);
       // ADVANCE bills its first period at once: waited for, so the upcoming invoice is the next period's,
       // which carries this period's usage (before, the scheduler's pass and the read below raced).
-      if (paymentType === 'ADVANCE') expect((await nextInvoice(api, sub.id, null)).price).toBe(r30(10));
+      if (paymentType === 'ADVANCE') expect((await nextInvoice(api, sub.id, null, schedulerPass(api))).price).toBe(r30(10));
       const [ok, over] = [`ok-${paymentType}`, `over-${paymentType}`];
       expectSuccess(await api.post('/usage_events', { id: ok, subscription_id: sub.id, metric_key: 'api_calls', value: big('5', 46) }), 201);
       expectError(await api.post('/usage_events', { id: over, subscription_id: sub.id, metric_key: 'api_calls', value: big('5', 46) }), 400, {
@@ -108,11 +109,13 @@ describe('usage past what an amount can hold', () => {
     const firstEnd = parseTime(broken.current_period_end);
     await moveClockTo(own.test, firstEnd);
     // The other subscription due in the same pass is billed.
-    expect(await nextInvoice(own.test, fine.id, null)).toMatchObject({ subscription_id: fine.id, price: r30(10) });
+    expect(await nextInvoice(own.test, fine.id, null, schedulerPass(own.test))).toMatchObject({ subscription_id: fine.id, price: r30(10) });
     // The broken one moved on to its next period without an invoice, and the failure was sent.
     const failed = await waitFor(
       () => eventsOf(own.test, 'subscription.invoice_failed'),
       (items) => items.length > 0,
+      undefined,
+      schedulerPass(own.test),
     );
     expect(failed).toHaveLength(1);
     expect(failed[0].data.object).toMatchObject({
@@ -127,14 +130,14 @@ describe('usage past what an amount can hold', () => {
 
     // The next period is billed when it ends, though the first one still cannot be.
     await moveClockTo(own.test, parseTime(moved.current_period_end));
-    const second = await nextInvoice(own.test, broken.id, null);
+    const second = await nextInvoice(own.test, broken.id, null, schedulerPass(own.test));
     expect(second).toMatchObject({ subscription_id: broken.id, period_start: moved.current_period_start, price: r30(10) });
     // Retried on later passes (waited for until it has been tried again, not for a fixed time), it is announced once.
     const attemptsOf = () =>
       withClient(databaseOf(service), async (c) =>
         Number((await c.query(`SELECT attempts FROM subscription_invoices WHERE subscription_id = $1 AND period_index = 0`, [broken.id])).rows[0].attempts),
       );
-    const attempts = await waitFor(attemptsOf, (n) => n > 1);
+    const attempts = await waitFor(attemptsOf, (n) => n > 1, undefined, schedulerPass(own.test));
     expect(await eventsOf(own.test, 'subscription.invoice_failed')).toHaveLength(1);
     expect(attempts).toBeGreaterThan(1);
   }, 90_000);

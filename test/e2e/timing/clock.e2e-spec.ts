@@ -6,6 +6,7 @@ import { IsolatedService, startIsolatedService } from '../../support/isolated';
 import { ADMIN_TOKEN, MAIN, ROOT, startServer } from '../../support/server';
 import { Webhook } from 'standardwebhooks';
 import { WebhookReceiver } from '../../support/webhook-receiver';
+import { runWorkerPass } from '../../support/workers';
 import { advance, clockNow, databaseOf, parseTime, readInvoice, storedState, waitFor } from './timing-helpers';
 
 describe('test clock (CLOCK_CONTROL)', () => {
@@ -120,7 +121,8 @@ describe('test clock (CLOCK_CONTROL)', () => {
     beforeAll(async () => {
       service = await startIsolatedService({
         CLOCK_CONTROL: 'true',
-        INVOICE_SWEEP_SECONDS: '1',
+        // The sweeper never ticks: the test runs its pass when it needs one (runWorkerPass), and the pass has ended when it looks.
+        INVOICE_SWEEP_SECONDS: '0',
         INVOICE_MONITORING_MINUTES: '1440',
         WEBHOOK_DISPATCH_INTERVAL_MS: '100',
       });
@@ -151,13 +153,14 @@ describe('test clock (CLOCK_CONTROL)', () => {
       expect(await readInvoice(b.test, bTest)).toMatchObject({ status: 'PENDING', substatus: null });
       expect(await readInvoice(a.live, aLive)).toMatchObject({ status: 'PENDING', substatus: null });
       // The sweeper writes A's test expiry at A's test time, and nothing else.
+      await runWorkerPass(a.test, 'invoice-sweeper');
       expect(
         await waitFor(
           () => storedState(db, aTest),
           (v) => v.substatus === 'EXPIRED',
         ),
       ).toEqual({ status: 'PENDING', substatus: 'EXPIRED' });
-      await new Promise((r) => setTimeout(r, 2500));
+      // A whole pass has run (not a wait for one): B's test invoice and A's live one are still stored as they were.
       expect(await storedState(db, bTest)).toEqual({ status: 'PENDING', substatus: null });
       expect(await storedState(db, aLive)).toEqual({ status: 'PENDING', substatus: null });
 
@@ -174,6 +177,7 @@ describe('test clock (CLOCK_CONTROL)', () => {
 
       // Past the monitoring window on A's test clock: A's test invoice is voided, A's live one is untouched.
       await advance(a.test, 90_000);
+      await runWorkerPass(a.test, 'invoice-sweeper');
       expect(
         await waitFor(
           () => storedState(db, aTest),

@@ -81,7 +81,7 @@ export class ChainWatchers implements OnModuleDestroy, OnApplicationBootstrap {
 
   /** Starts with the service's background work (after the migrations; never in the CLI). */
   onApplicationBootstrap(): void {
-    this.work.whenReady('chain watchers', () => this.start());
+    this.work.whenReady('chain-watchers', () => this.start());
   }
 
   start(): void {

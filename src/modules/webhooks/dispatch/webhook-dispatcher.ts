@@ -82,7 +82,11 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
 
   /** Starts with the service's background work (after the migrations; never in the CLI). */
   onApplicationBootstrap(): void {
-    this.work.whenReady('webhook dispatcher', () => this.start());
+    this.work.whenReady(
+      'webhook-dispatcher',
+      () => this.start(),
+      () => this.passNow(),
+    );
   }
 
   /** Starts the loop (once the schema is migrated); does nothing when WEBHOOK_DISPATCHER=false. */
@@ -134,6 +138,15 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
     }
     // A full batch, or an organization's full share of it, suggests more are due: go again at once.
     this.plan(more ? 0 : this.config.WEBHOOK_DISPATCH_INTERVAL_MS);
+  }
+
+  /**
+   * One pass now (tests only, BackgroundWork.runPass): after the pass under way, if any, batches until no
+   * more are due; whether or not the loop runs (WEBHOOK_DISPATCHER=false included).
+   */
+  async passNow(): Promise<void> {
+    while (this.running) await this.running;
+    while (await this.runOnce());
   }
 
   /**
