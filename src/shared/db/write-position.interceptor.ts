@@ -1,0 +1,38 @@
+import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } from '@nestjs/common';
+import { catchError, concatMap, from, lastValueFrom, map, Observable, throwError } from 'rxjs';
+import { scopeOf } from '../auth/request-context';
+import type { AppRequest } from '../http/envelope';
+import { replicaReadScope } from './read-replicas';
+import { TransactionRunner } from './transaction-runner';
+
+/** Methods that change nothing: their requests record no position. */
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * With read replicas: a keyed GET runs with its caller's scope marked as one whose reads may go to a
+ * replica (every other request, and background work, reads from the primary). Once a keyed request that may have written has been handled (answered or
+ * failed), the primary's position is recorded for the caller's organization and mode before the
+ * answer leaves (read-replicas.ts), so the caller's next read, on any instance, sees its write.
+ * Without replicas it passes every request straight on.
+ */
+@Injectable()
+export class WritePositionInterceptor implements NestInterceptor {
+  constructor(@Inject(TransactionRunner) private readonly tx: TransactionRunner) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const replicas = this.tx.replicas;
+    if (!replicas || context.getType() !== 'http') return next.handle();
+    const req = context.switchToHttp().getRequest<AppRequest>();
+    const caller = req.state?.caller;
+    if (!caller) return next.handle();
+    if (READS.has(req.method)) {
+      // Reads of this request may go to a replica (TransactionRunner.readsFor), for the caller's scope only.
+      return from(replicaReadScope.run(scopeOf(caller), () => lastValueFrom(next.handle(), { defaultValue: undefined })));
+    }
+    const record = () => replicas.recordWrite(scopeOf(caller)).catch(() => undefined);
+    return next.handle().pipe(
+      concatMap((value: unknown) => from(record()).pipe(map(() => value))),
+      catchError((error: unknown) => from(record()).pipe(concatMap(() => throwError(() => error)))),
+    );
+  }
+}
