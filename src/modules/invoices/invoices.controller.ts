@@ -1,3 +1,4 @@
+import { ReadOnlyRoute } from '../../shared/db/write-position.interceptor';
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBody, ApiExtraModels, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
@@ -106,6 +107,7 @@ export class InvoicesController {
   }
 
   @Post('list')
+  @ReadOnlyRoute()
   @HttpCode(200)
   @Authenticated()
   @ApiOperation({
