@@ -141,6 +141,7 @@ export class InvoicesController {
   }
 
   @Post(':id')
+  @ReadOnlyRoute()
   @HttpCode(200)
   @Authenticated({ payer: true })
   @ApiOperation({ summary: 'Read an invoice', description: `Body may be {} or []. ${PAYER_NOTE}` })

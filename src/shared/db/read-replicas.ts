@@ -53,7 +53,15 @@ interface ReplicaState {
  * may go to a replica. A write request's own reads (the answer it builds after committing), a payer
  * page's and background work's read from the primary.
  */
-export const replicaReadScope = new AsyncLocalStorage<Scope>();
+export const replicaReadScope = new AsyncLocalStorage<Scope | typeof ANY_CLIENT>();
+
+/**
+ * The store of a read request without a key (the payer's checkout and claim pages, polled): whose
+ * writes it must see is not known before it reads, so it must see every acknowledged write: the
+ * primary's position now (one tiny statement there), and the read itself on a replica that has
+ * replayed that far.
+ */
+export const ANY_CLIENT = 'any client';
 
 /** Where reads and routing went, for /metrics and the tests. */
 export interface ReplicaRoutingCounts {
@@ -215,7 +223,8 @@ export class ReadReplicas {
    * The position a read of `scope` must see: the larger of the shared and this process's record,
    * or, when the shared one cannot be known, the primary's position now.
    */
-  private async required(scope: Scope): Promise<bigint> {
+  private async required(scope: Scope | null): Promise<bigint> {
+    if (!scope) return this.primaryPosition();
     const key = positionKey(scope);
     const own = this.local.get(key)?.lsn ?? 0n;
     if (this.redis && this.redis.status === 'ready') {
@@ -232,7 +241,7 @@ export class ReadReplicas {
   }
 
   /** The pool a read of `scope` goes to: a usable replica that has replayed far enough, else the primary. */
-  private async target(scope: Scope): Promise<Pool | null> {
+  private async target(scope: Scope | null): Promise<Pool | null> {
     const now = Date.now();
     const candidates = this.replicas.filter((r) => this.usable(r, now));
     if (!candidates.length) return null;
@@ -254,11 +263,11 @@ export class ReadReplicas {
   }
 
   /**
-   * A manager for the reads of one query of `scope`: its `query()` statements go where the rule
+   * A manager for the reads of one query of `scope` (null: of any client, see ANY_CLIENT): its `query()` statements go where the rule
    * above sends them (decided at the first statement, kept for the rest), everything else is the
    * primary's manager.
    */
-  managerFor(scope: Scope, primary: EntityManager): EntityManager {
+  managerFor(scope: Scope | null, primary: EntityManager): EntityManager {
     const manager = Object.create(primary) as EntityManager;
     let decided: Promise<Pool | null> | null = null;
     manager.query = (async (sql: string, parameters?: unknown[]) => {

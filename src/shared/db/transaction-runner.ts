@@ -6,7 +6,7 @@ import { EventOutbox } from '../events/outbox';
 import { idempotencyScope } from '../idempotency/idempotency-scope';
 import { inTransaction, onNestedBorrow, poolManager, writeBehind } from './pipelined-transaction';
 import { setPreparedStatements } from './prepared';
-import { ReadReplicas, replicaReadScope } from './read-replicas';
+import { ANY_CLIENT, ReadReplicas, replicaReadScope } from './read-replicas';
 
 /**
  * Handlers own their transaction: `run(manager => ...)`, and every repository call inside takes
@@ -130,12 +130,15 @@ export class TransactionRunner implements OnModuleInit, OnModuleDestroy {
    * For the reads of one query of `scope` that may be served by a read replica (lists, single
    * reads, figures), when asked while a keyed GET of that scope is handled: a replica that has replayed the organization's mode's last acknowledged write,
    * else the primary (read-replicas.ts). Only `query()` is routed. Without DATABASE_REPLICA_URLS it
-   * is `manager`, at no cost. Never for reads that decide a write: those belong in its transaction.
+   * is `manager`, at no cost. `scope` null (a payer's read, whose organization is not known before
+   * it reads): on a keyless GET, a replica that has replayed the primary's position now. Never for reads that decide a write: those belong in its transaction.
    */
-  readsFor(scope: Scope): EntityManager {
+  readsFor(scope: Scope | null): EntityManager {
     if (!this.replicas) return this.reads;
     const reading = replicaReadScope.getStore();
-    if (!reading || reading.organizationId !== scope.organizationId || reading.mode !== scope.mode) return this.reads;
+    if (!reading) return this.reads;
+    if (reading === ANY_CLIENT) return this.replicas.managerFor(null, this.reads);
+    if (!scope || reading.organizationId !== scope.organizationId || reading.mode !== scope.mode) return this.reads;
     return this.replicas.managerFor(scope, this.reads);
   }
 

@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { catchError, concatMap, from, lastValueFrom, map, Observable, throwError } from 'rxjs';
 import { scopeOf } from '../auth/request-context';
 import type { AppRequest } from '../http/envelope';
-import { replicaReadScope } from './read-replicas';
+import { ANY_CLIENT, replicaReadScope } from './read-replicas';
 import { TransactionRunner } from './transaction-runner';
 
 /** Methods that change nothing: their requests record no position. */
@@ -36,11 +36,14 @@ export class WritePositionInterceptor implements NestInterceptor {
     if (!replicas || context.getType() !== 'http') return next.handle();
     const req = context.switchToHttp().getRequest<AppRequest>();
     const caller = req.state?.caller;
-    if (!caller) return next.handle();
-    if (READS.has(req.method) || this.reflector.get<boolean>(READ_ROUTE, context.getHandler())) {
-      // Reads of this request may go to a replica (TransactionRunner.readsFor), for the caller's scope only.
-      return from(replicaReadScope.run(scopeOf(caller), () => lastValueFrom(next.handle(), { defaultValue: undefined })));
+    const reads = READS.has(req.method) || this.reflector.get<boolean>(READ_ROUTE, context.getHandler()) === true;
+    if (reads) {
+      // Reads of this request may go to a replica (TransactionRunner.readsFor): for the caller's scope
+      // only; without a key (payer pages), for whoever reads, as of the primary's position now.
+      const store = caller ? scopeOf(caller) : ANY_CLIENT;
+      return from(replicaReadScope.run(store, () => lastValueFrom(next.handle(), { defaultValue: undefined })));
     }
+    if (!caller) return next.handle();
     const record = () => replicas.recordWrite(scopeOf(caller)).catch(() => undefined);
     return next.handle().pipe(
       concatMap((value: unknown) => from(record()).pipe(map(() => value))),

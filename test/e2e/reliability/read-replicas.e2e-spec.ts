@@ -146,4 +146,35 @@ describe('reads on a streaming replica', () => {
       await cluster.resumeReplay();
     }
   });
+
+  it("serves the payer's polling from the replica once it has replayed the primary's position, and every acknowledged write is seen", async () => {
+    const org = await createOrg('Payer pages');
+    const id = await createInvoice(org.onA, '7');
+    await cluster.caughtUp();
+    const scans = async () => {
+      const [row] = await sql<{ n: string }>(
+        cluster.replicaUrl,
+        `SELECT (coalesce(seq_scan, 0) + coalesce(idx_scan, 0))::text AS n FROM pg_stat_user_tables WHERE relname = 'invoices'`,
+      );
+      return Number(row.n);
+    };
+    const before = await scans();
+    const payer = new Api(null, b.baseUrl);
+    for (let i = 0; i < 10; i++) expect(expectSuccess(await payer.get(`/invoices/${id}`)).id).toBe(id);
+    // The replica's statistics are flushed by its sessions within seconds.
+    const deadline = Date.now() + 20_000;
+    while ((await scans()) < before + 10 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 500));
+    expect(await scans()).toBeGreaterThanOrEqual(before + 10);
+
+    // With replay paused, a write the payer cannot know the organization of is still seen: the
+    // replica is behind the primary's position, so the primary answers.
+    await cluster.pauseReplay();
+    try {
+      expectSuccess(await org.onA.put(`/invoices/${id}`, { status: 'VOIDED' }));
+      expect(expectSuccess(await org.onA.get(`/invoices/${id}`)).status).toBe('VOIDED');
+      expect(expectSuccess(await payer.get(`/invoices/${id}`)).status).toBe('VOIDED');
+    } finally {
+      await cluster.resumeReplay();
+    }
+  });
 });
