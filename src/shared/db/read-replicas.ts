@@ -115,7 +115,7 @@ export class ReadReplicas {
         application_name: 'invoicing-api',
         types: serviceTypeParsers(),
         ...(settings.direct && { options: '-c plan_cache_mode=force_generic_plan' }),
-      } as ConstructorParameters<typeof Pool>[0]),
+      }),
       up: false,
       replayed: 0n,
       behind: null,
@@ -306,9 +306,9 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
         clearTimeout(timer);
         resolve(v);
       },
-      (e: unknown) => {
+      (e: Error) => {
         clearTimeout(timer);
-        reject(e as Error);
+        reject(e);
       },
     );
   });

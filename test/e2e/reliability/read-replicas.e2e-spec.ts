@@ -27,7 +27,7 @@ interface Org {
 async function createOrg(name: string): Promise<Org> {
   const res = await new Api(null, a.baseUrl).post('/admin/organizations', { name }, { headers: { 'x-admin-token': ADMIN_TOKEN } });
   expect(res.status).toBe(201);
-  const { organization_id, test_key } = res.body.data;
+  const { organization_id, test_key } = res.body.data as { organization_id: string; test_key: string };
   return { id: organization_id, onA: new Api(test_key, a.baseUrl), onB: new Api(test_key, b.baseUrl) };
 }
 
