@@ -165,6 +165,9 @@ describe('reads on a streaming replica', () => {
     const deadline = Date.now() + 20_000;
     while ((await scans()) < before + 10 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 500));
     expect(await scans()).toBeGreaterThanOrEqual(before + 10);
+    const metrics = await (await fetch(`${b.baseUrl}/metrics`)).text();
+    expect(Number(/db_routed_reads_total\{target="replica"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(10);
+    expect(metrics).toMatch(/db_replica_usable\{replica="replica 1 \([^)]+\)"\} 1/);
 
     // With replay paused, a write the payer cannot know the organization of is still seen: the
     // replica is behind the primary's position, so the primary answers.
