@@ -1,4 +1,5 @@
 import { DynamicModule, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import { WritePositionInterceptor } from './shared/db/write-position.interceptor';
 import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { TypeOrmModule } from '@nestjs/typeorm';
@@ -84,6 +85,7 @@ export class AppModule implements NestModule {
         { provide: APP_PIPE, useFactory: createValidationPipe },
         { provide: APP_INTERCEPTOR, useClass: BodilessRouteInterceptor },
         { provide: APP_INTERCEPTOR, useClass: OtherModeHintInterceptor },
+        { provide: APP_INTERCEPTOR, useClass: WritePositionInterceptor },
       ],
     };
   }

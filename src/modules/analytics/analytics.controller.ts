@@ -1,3 +1,4 @@
+import { ReadOnlyRoute } from '../../shared/db/write-position.interceptor';
 import { Body, Controller, HttpCode, Inject, Post } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
@@ -30,6 +31,7 @@ export class AnalyticsController {
   constructor(@Inject(QueryBus) private readonly queries: QueryBus) {}
 
   @Post('dashboard')
+  @ReadOnlyRoute()
   @HttpCode(200)
   @Authenticated()
   @ApiOperation({ summary: 'Dashboard metrics for a period', description: DESCRIPTION })

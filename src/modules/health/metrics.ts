@@ -2,10 +2,15 @@ import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { nestedBorrows } from '../../shared/db/pipelined-transaction';
+import { TransactionRunner } from '../../shared/db/transaction-runner';
 import { MetricsRegistry } from '../../shared/metrics/metrics-registry';
 import { RateLimiter } from '../../shared/rate-limit/rate-limiter';
 
-/** Prometheus metrics: request count and latency by route and status, database pool figures, and (with REDIS_URL) whether rate limits are shared. */
+/**
+ * Prometheus metrics: request count and latency by route and status, database pool figures, (with
+ * REDIS_URL) whether rate limits are shared, and (with DATABASE_REPLICA_URLS) the replicas' state and
+ * where reads went.
+ */
 @Injectable()
 export class Metrics implements OnModuleInit {
   /** The kernel's registry, which other modules publish to as well. */
@@ -17,6 +22,7 @@ export class Metrics implements OnModuleInit {
     @Inject(DataSource) private readonly dataSource: DataSource,
     @Inject(RateLimiter) private readonly limiter: RateLimiter,
     @Inject(MetricsRegistry) shared: MetricsRegistry,
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
   ) {
     this.registry = shared.registry;
     this.requests = new Counter({
@@ -86,6 +92,7 @@ export class Metrics implements OnModuleInit {
         this.inc(nestedBorrows.waited);
       },
     });
+    this.replicaMetrics();
     if (this.limiter.redisAvailable === null) return;
     const limiter = this.limiter;
     new Gauge({
@@ -103,6 +110,41 @@ export class Metrics implements OnModuleInit {
       collect() {
         this.reset();
         this.inc(limiter.localFallbacks);
+      },
+    });
+  }
+
+  /** With DATABASE_REPLICA_URLS: each replica's state, and where routed reads went. */
+  private replicaMetrics(): void {
+    const replicas = this.tx.replicas;
+    if (!replicas) return;
+    new Gauge({
+      name: 'db_replica_usable',
+      help: '1 while reads may go to the replica (answering, within DATABASE_REPLICA_MAX_LAG_SECONDS), else 0',
+      labelNames: ['replica'],
+      registers: [this.registry],
+      collect() {
+        for (const r of replicas.status()) this.set({ replica: r.name }, r.usable ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'db_replica_lag_seconds',
+      help: 'How long ago the primary had the oldest position the replica had not replayed at the last check (0: caught up)',
+      labelNames: ['replica'],
+      registers: [this.registry],
+      collect() {
+        for (const r of replicas.status()) this.set({ replica: r.name }, r.lagMs / 1000);
+      },
+    });
+    new Counter({
+      name: 'db_routed_reads_total',
+      help: 'Statements of reads that may go to a replica, by where they ran (replica, primary)',
+      labelNames: ['target'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc({ target: 'replica' }, replicas.counts.replica);
+        this.inc({ target: 'primary' }, replicas.counts.primary);
       },
     });
   }

@@ -1,3 +1,4 @@
+import { ReadOnlyRoute } from '../../shared/db/write-position.interceptor';
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBody, ApiExtraModels, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
@@ -106,6 +107,7 @@ export class InvoicesController {
   }
 
   @Post('list')
+  @ReadOnlyRoute()
   @HttpCode(200)
   @Authenticated()
   @ApiOperation({
@@ -139,6 +141,7 @@ export class InvoicesController {
   }
 
   @Post(':id')
+  @ReadOnlyRoute()
   @HttpCode(200)
   @Authenticated({ payer: true })
   @ApiOperation({ summary: 'Read an invoice', description: `Body may be {} or []. ${PAYER_NOTE}` })

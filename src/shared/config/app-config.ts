@@ -53,6 +53,38 @@ export class AppConfig {
   DB_POOL_SIZE?: number;
 
   /**
+   * Streaming replicas of DATABASE_URL (comma-separated postgres:// URLs) that serve reads: lists,
+   * single reads, the dashboard's figures and the payer pages' polling. Writes, and reads inside a
+   * write's transaction, stay on the primary. Unset: every statement goes to the primary, as before.
+   * See docs/production.md (read replicas) for the consistency rule.
+   */
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/[^,\s]+(\s*,\s*postgres(ql)?:\/\/[^,\s]+)*$/, { message: 'must be comma-separated postgres:// or postgresql:// URLs' })
+  DATABASE_REPLICA_URLS?: string;
+
+  /** A replica whose replay is further behind the primary than this is skipped until it catches up. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  DATABASE_REPLICA_MAX_LAG_SECONDS = 5;
+
+  /** How often each process asks every replica (one short statement) how far it has replayed. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(50)
+  @Max(60_000)
+  DATABASE_REPLICA_CHECK_INTERVAL_MS = 1000;
+
+  /** DATABASE_REPLICA_URLS as a list (empty when unset). */
+  get replicaUrls(): string[] {
+    return (this.DATABASE_REPLICA_URLS ?? '')
+      .split(',')
+      .map((u) => u.trim())
+      .filter(Boolean);
+  }
+
+  /**
    * Hot statements go as named (prepared) statements, planned once per connection. Turn off behind
    * a pooler that cannot keep them (PgBouncer in transaction mode without max_prepared_statements).
    */
@@ -386,6 +418,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, purpose: 'servi
     'PUBLIC_BASE_URL',
     'METRICS_TOKEN',
     'DATABASE_URL',
+    'DATABASE_REPLICA_URLS',
     'ADMIN_API_TOKEN',
     'TLS_CERT_FILE',
     'TLS_KEY_FILE',

@@ -200,6 +200,11 @@ function handled<T>(p: Promise<T>): Promise<T> {
   return p;
 }
 
+/** The pool behind the data source (the primary's). */
+export function poolOf(dataSource: DataSource): Pool {
+  return pool(dataSource);
+}
+
 function pool(dataSource: DataSource): Pool {
   return (dataSource.driver as unknown as { master: Pool }).master;
 }
@@ -210,7 +215,7 @@ function typeormShape(result: QueryResult): unknown {
 }
 
 /** Runs `sql` on `client`, as its prepared statement when it is one; errors as TypeORM's QueryFailedError. */
-async function send(client: Pick<Pool, 'query'>, sql: string, parameters: unknown[] | undefined): Promise<unknown> {
+export async function send(client: Pick<Pool, 'query'>, sql: string, parameters: unknown[] | undefined): Promise<unknown> {
   const name = statementName(sql);
   try {
     return typeormShape(await (name ? client.query({ name, text: sql, values: parameters }) : client.query(sql, parameters)));

@@ -1,18 +1,22 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import type { Scope } from '../auth/request-context';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { EventOutbox } from '../events/outbox';
 import { idempotencyScope } from '../idempotency/idempotency-scope';
 import { inTransaction, onNestedBorrow, poolManager, writeBehind } from './pipelined-transaction';
 import { setPreparedStatements } from './prepared';
+import { ANY_CLIENT, ReadReplicas, replicaReadScope } from './read-replicas';
 
 /**
  * Handlers own their transaction: `run(manager => ...)`, and every repository call inside takes
  * that manager. Nothing reaches the database outside it while it is open.
  */
 @Injectable()
-export class TransactionRunner {
+export class TransactionRunner implements OnModuleInit, OnModuleDestroy {
   private readonly reads: EntityManager;
+  /** With DATABASE_REPLICA_URLS: where reads of `readsFor` go (read-replicas.ts); null without replicas. */
+  readonly replicas: ReadReplicas | null = null;
   private readonly logger = new Logger('Transactions');
 
   constructor(
@@ -23,6 +27,30 @@ export class TransactionRunner {
     setPreparedStatements(config.DB_PREPARED_STATEMENTS);
     onNestedBorrow((entry) => this.logger.warn(entry));
     this.reads = poolManager(dataSource);
+    if (config.replicaUrls.length) {
+      const log = new Logger('ReadReplicas');
+      this.replicas = new ReadReplicas(
+        dataSource,
+        {
+          urls: config.replicaUrls,
+          maxLagMs: config.DATABASE_REPLICA_MAX_LAG_SECONDS * 1000,
+          checkIntervalMs: config.DATABASE_REPLICA_CHECK_INTERVAL_MS,
+          poolSize: config.dbPoolSize,
+          direct: config.DB_PREPARED_STATEMENTS,
+          redisUrl: config.REDIS_URL,
+          redisTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+        },
+        (level, entry) => (level === 'warn' ? log.warn(entry) : log.log(entry)),
+      );
+    }
+  }
+
+  async onModuleInit(): Promise<void> {
+    await this.replicas?.start();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.replicas?.stop();
   }
 
   /**
@@ -96,6 +124,22 @@ export class TransactionRunner {
       claim.applied = true;
       return result;
     });
+  }
+
+  /**
+   * For the reads of one query of `scope` that may be served by a read replica (lists, single
+   * reads, figures), when asked while a keyed GET of that scope is handled: a replica that has replayed the organization's mode's last acknowledged write,
+   * else the primary (read-replicas.ts). Only `query()` is routed. Without DATABASE_REPLICA_URLS it
+   * is `manager`, at no cost. `scope` null (a payer's read, whose organization is not known before
+   * it reads): on a keyless GET, a replica that has replayed the primary's position now. Never for reads that decide a write: those belong in its transaction.
+   */
+  readsFor(scope: Scope | null): EntityManager {
+    if (!this.replicas) return this.reads;
+    const reading = replicaReadScope.getStore();
+    if (!reading) return this.reads;
+    if (reading === ANY_CLIENT) return this.replicas.managerFor(null, this.reads);
+    if (!scope || reading.organizationId !== scope.organizationId || reading.mode !== scope.mode) return this.reads;
+    return this.replicas.managerFor(scope, this.reads);
   }
 
   /** For reads (and single statements) that need no transaction. */

@@ -27,7 +27,7 @@ export class GetDashboardHandler implements IQueryHandler<GetDashboardQuery> {
     const now = await this.clock.nowFor(scope);
     const window = currentWindowOf(period, now);
     const kept = keptWindowOf(period);
-    const m = this.tx.manager;
+    const m = this.tx.readsFor(scope);
     // One statement: one snapshot for every section, so the figures agree with each other.
     let read: DashboardRead | null = null;
     if (kept) {
@@ -37,7 +37,8 @@ export class GetDashboardHandler implements IQueryHandler<GetDashboardQuery> {
         // The kept day windows end on an earlier day (the first call of a new day) or are not built
         // yet: move them to today, then read them.
         await this.tx.run((t) => this.repo.rollWindows(t, scope, today));
-        read = await this.repo.keptDashboard(m, scope, window, kept, today);
+        // Read where the windows were just moved: a replica may not have replayed that yet.
+        read = await this.repo.keptDashboard(this.tx.manager, scope, window, kept, today);
       }
     }
     // Hourly periods, and a day window moved away again at once (a rebuild in between): sum the buckets.

@@ -14,7 +14,7 @@ export class GetEventHandler implements IQueryHandler<GetEventQuery> {
   ) {}
 
   async execute({ scope, eventId }: GetEventQuery): Promise<EventPayload> {
-    const event = await this.events.find(this.tx.manager, scope, eventId);
+    const event = await this.events.find(this.tx.readsFor(scope), scope, eventId);
     if (!event) throw new NotFoundError('event');
     return renderEvent(event);
   }

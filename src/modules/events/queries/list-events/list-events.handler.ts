@@ -18,7 +18,7 @@ export class ListEventsHandler implements IQueryHandler<ListEventsQuery> {
   async execute({ scope, filter }: ListEventsQuery): Promise<EventList> {
     const limit = filter.limit ?? DEFAULT_LIMIT;
     const offset = filter.offset ?? 0;
-    const { items, total } = await this.events.list(this.tx.manager, scope, {
+    const { items, total } = await this.events.list(this.tx.readsFor(scope), scope, {
       types: filter.types,
       createdFrom: filter.createdAtFrom ? (parseTimeBound(filter.createdAtFrom, 'from') ?? undefined) : undefined,
       createdTo: filter.createdAtTo ? (parseTimeBound(filter.createdAtTo, 'to') ?? undefined) : undefined,

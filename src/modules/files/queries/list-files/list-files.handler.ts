@@ -13,7 +13,7 @@ export class ListFilesHandler implements IQueryHandler<ListFilesQuery> {
   ) {}
 
   async execute({ scope, filters, limit, offset }: ListFilesQuery): Promise<FileListView> {
-    const { items, total } = await this.repo.list(this.tx.manager, scope, filters, limit, offset);
+    const { items, total } = await this.repo.list(this.tx.readsFor(scope), scope, filters, limit, offset);
     return {
       items: items.map((f) => ({
         id: f.id,

@@ -33,7 +33,7 @@ export class GetInvoiceHandler implements IQueryHandler<GetInvoiceQuery> {
       });
       if (Object.keys(refused).length) throw new ValidationFailedError(refused);
     }
-    const m = this.tx.manager;
+    const m = this.tx.readsFor(access);
     const want = withImpliedParents(expand);
     const needItems = want.has('items') || summaryCurrency !== null;
     // The invoice, its items and its calculation lines come back in one query.

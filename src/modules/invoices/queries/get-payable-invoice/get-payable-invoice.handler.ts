@@ -15,7 +15,7 @@ export class GetPayableInvoiceHandler implements IQueryHandler<GetPayableInvoice
   ) {}
 
   async execute({ access, invoiceId }: GetPayableInvoiceQuery): Promise<PayableInvoice | null> {
-    const invoice = await this.repo.find(this.tx.manager, access, invoiceId);
+    const invoice = await this.repo.find(this.tx.readsFor(access), access, invoiceId);
     return invoice ? payableOf(this.clocks.current(invoice, await this.clocks.nowFor(invoice)), this.clocks.monitoringMinutes) : null;
   }
 }

@@ -16,7 +16,7 @@ export class GetShortStateHandler implements IQueryHandler<GetShortStateQuery> {
   ) {}
 
   async execute({ access, invoiceId }: GetShortStateQuery): Promise<InvoiceShortState> {
-    const stored = await this.repo.find(this.tx.manager, access, invoiceId);
+    const stored = await this.repo.find(this.tx.readsFor(access), access, invoiceId);
     if (!stored) throw new NotFoundError('invoice');
     const invoice = this.clocks.current(stored, await this.clocks.nowFor(stored));
     return { id: invoice.id, status: invoice.status, substatus: invoice.substatus, updated_at: formatTimestamp(invoice.updatedAt) };

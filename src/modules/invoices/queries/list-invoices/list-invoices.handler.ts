@@ -17,7 +17,7 @@ export class ListInvoicesHandler implements IQueryHandler<ListInvoicesQuery> {
 
   async execute({ scope, filter }: ListInvoicesQuery): Promise<InvoicePage> {
     const now = await this.clocks.nowFor(scope);
-    const page = await this.repo.list(this.tx.manager, scope, filter, { now, monitoringMinutes: this.clocks.monitoringMinutes });
+    const page = await this.repo.list(this.tx.readsFor(scope), scope, filter, { now, monitoringMinutes: this.clocks.monitoringMinutes });
     if (!page) throw new ValidationFailedError({ starting_after: 'is not an invoice of this organization and mode' });
     return {
       items: page.rows.map((r) => invoiceView(this.clocks.current(r, now), false, this.clocks.monitoringMinutes)),

@@ -17,7 +17,7 @@ export class GetPaymentHandler implements IQueryHandler<GetPaymentQuery> {
   ) {}
 
   async execute({ access, paymentId, expand }: GetPaymentQuery): Promise<PaymentView> {
-    const payment = await this.repo.find(this.tx.manager, access, paymentId);
+    const payment = await this.repo.find(this.tx.readsFor(access), access, paymentId);
     if (!payment) throw new NotFoundError('payment');
     const view = paymentView(payment, access === null);
     const scope: Scope = { organizationId: payment.organizationId as Scope['organizationId'], mode: payment.mode };

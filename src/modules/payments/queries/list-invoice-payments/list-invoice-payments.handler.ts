@@ -15,7 +15,7 @@ export class ListInvoicePaymentsHandler implements IQueryHandler<ListInvoicePaym
   ) {}
 
   async execute({ scope, invoiceId, options }: ListInvoicePaymentsQuery): Promise<PaymentView[]> {
-    const rows = await this.repo.forInvoice(options.unitOfWork ?? this.tx.manager, scope, invoiceId);
+    const rows = await this.repo.forInvoice(options.unitOfWork ?? this.tx.readsFor(scope), scope, invoiceId);
     const views = rows.map((r) => paymentView(r, options.payer ?? false));
     if (options.withProvider) await expandProviders(this.queries, scope, views);
     return views;

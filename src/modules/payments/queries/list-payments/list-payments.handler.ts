@@ -16,7 +16,7 @@ export class ListPaymentsHandler implements IQueryHandler<ListPaymentsQuery> {
   ) {}
 
   async execute({ scope, filter, expand }: ListPaymentsQuery): Promise<PaymentPage> {
-    const page = await this.repo.list(this.tx.manager, scope, filter);
+    const page = await this.repo.list(this.tx.readsFor(scope), scope, filter);
     if (!page) throw new ValidationFailedError({ starting_after: 'is not a payment of this organization and mode' });
     const items = page.rows.map((r) => paymentView(r, false));
     if (expand.includes('provider')) await expandProviders(this.queries, scope, items);

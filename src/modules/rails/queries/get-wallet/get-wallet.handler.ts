@@ -14,7 +14,7 @@ export class GetWalletHandler implements IQueryHandler<GetWalletQuery> {
   ) {}
 
   async execute({ scope, walletId }: GetWalletQuery): Promise<WalletView> {
-    const wallet = await this.wallets.find(this.tx.manager, scope, walletId);
+    const wallet = await this.wallets.find(this.tx.readsFor(scope), scope, walletId);
     if (!wallet) throw new NotFoundError('wallet');
     return walletView(wallet);
   }

@@ -13,7 +13,7 @@ export class ListWalletsHandler implements IQueryHandler<ListWalletsQuery> {
   ) {}
 
   async execute({ scope, limit, offset }: ListWalletsQuery): Promise<WalletList> {
-    const { items, total } = await this.wallets.list(this.tx.manager, scope, limit, offset);
+    const { items, total } = await this.wallets.list(this.tx.readsFor(scope), scope, limit, offset);
     return { items: items.map(walletView), total, limit, offset, has_more: offset + items.length < total };
   }
 }

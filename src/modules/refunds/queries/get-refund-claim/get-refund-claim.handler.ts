@@ -18,7 +18,7 @@ export class GetRefundClaimHandler implements IQueryHandler<GetRefundClaimQuery>
   ) {}
 
   async execute({ token }: GetRefundClaimQuery): Promise<RefundClaimState | null> {
-    const row = await this.refunds.findByToken(this.tx.manager, token);
+    const row = await this.refunds.findByToken(this.tx.readsFor(null), token);
     if (!row) return null;
     const scope = scopeOfRow(row);
     const methods = row.status === 'AWAITING_DESTINATION' ? await this.methods.forInvoice(scope, row.invoice_id) : [];

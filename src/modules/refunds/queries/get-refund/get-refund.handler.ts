@@ -14,7 +14,7 @@ export class GetRefundHandler implements IQueryHandler<GetRefundQuery> {
   ) {}
 
   async execute({ scope, refundId }: GetRefundQuery): Promise<RefundView> {
-    const row = await this.refunds.find(this.tx.manager, scope, refundId);
+    const row = await this.refunds.find(this.tx.readsFor(scope), scope, refundId);
     if (!row) throw new NotFoundError('refund');
     return refundView(row);
   }

@@ -14,7 +14,7 @@ export class ListRefundsHandler implements IQueryHandler<ListRefundsQuery> {
   ) {}
 
   async execute({ scope, filter }: ListRefundsQuery): Promise<RefundPage> {
-    const page = await this.refunds.list(this.tx.manager, scope, filter);
+    const page = await this.refunds.list(this.tx.readsFor(scope), scope, filter);
     if (!page) throw new ValidationFailedError({ starting_after: 'is not a refund of this organization and mode' });
     return { items: page.rows.map(refundView), total: page.total, limit: filter.limit, offset: filter.offset, has_more: page.hasMore };
   }

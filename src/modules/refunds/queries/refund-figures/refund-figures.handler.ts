@@ -13,6 +13,6 @@ export class RefundFiguresHandler implements IQueryHandler<GetRefundFiguresQuery
   ) {}
 
   execute({ scope, from, to }: GetRefundFiguresQuery): Promise<RefundFigures> {
-    return this.refunds.figures(this.tx.manager, scope, from, to);
+    return this.refunds.figures(this.tx.readsFor(scope), scope, from, to);
   }
 }

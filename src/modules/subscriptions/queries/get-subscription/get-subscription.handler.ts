@@ -14,7 +14,7 @@ export class GetSubscriptionHandler implements IQueryHandler<GetSubscriptionQuer
   ) {}
 
   async execute({ scope, subscriptionId }: GetSubscriptionQuery): Promise<SubscriptionView> {
-    const record = await this.repo.find(this.tx.manager, scope, subscriptionId);
+    const record = await this.repo.find(this.tx.readsFor(scope), scope, subscriptionId);
     if (!record) throw new NotFoundError('subscription');
     return subscriptionView(record);
   }

@@ -13,7 +13,7 @@ export class ListSubscriptionsHandler implements IQueryHandler<ListSubscriptions
   ) {}
 
   async execute({ scope, filters, limit, offset }: ListSubscriptionsQuery): Promise<SubscriptionPage> {
-    const { items, total } = await this.repo.list(this.tx.manager, scope, filters, limit, offset);
+    const { items, total } = await this.repo.list(this.tx.readsFor(scope), scope, filters, limit, offset);
     return { items: items.map(subscriptionView), total, limit, offset, has_more: offset + items.length < total };
   }
 }

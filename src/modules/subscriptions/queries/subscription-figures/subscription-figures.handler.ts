@@ -18,7 +18,7 @@ export class SubscriptionFiguresHandler implements IQueryHandler<GetSubscription
   ) {}
 
   async execute({ scope }: GetSubscriptionFiguresQuery): Promise<SubscriptionFigures> {
-    const { counts, recurring } = await this.repo.figures(this.tx.manager, scope);
+    const { counts, recurring } = await this.repo.figures(this.tx.readsFor(scope), scope);
     const byCurrency = new Map<Currency, Amount>();
     for (const r of recurring)
       byCurrency.set(r.currency, (byCurrency.get(r.currency) ?? ZERO).add(monthlyRecurring(r.amount, r.intervalType, r.intervalCount)));

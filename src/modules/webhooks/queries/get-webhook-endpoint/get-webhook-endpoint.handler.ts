@@ -14,7 +14,7 @@ export class GetWebhookEndpointHandler implements IQueryHandler<GetWebhookEndpoi
   ) {}
 
   async execute({ scope, endpointId }: GetWebhookEndpointQuery): Promise<EndpointView> {
-    const row = await this.endpoints.find(this.tx.manager, scope, endpointId);
+    const row = await this.endpoints.find(this.tx.readsFor(scope), scope, endpointId);
     if (!row) throw new NotFoundError('webhook endpoint');
     return renderEndpoint(row);
   }

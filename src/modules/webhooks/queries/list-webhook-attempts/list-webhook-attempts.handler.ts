@@ -16,7 +16,7 @@ export class ListWebhookAttemptsHandler implements IQueryHandler<ListWebhookAtte
   ) {}
 
   async execute({ scope, endpointId, filter }: ListWebhookAttemptsQuery): Promise<AttemptList> {
-    const m = this.tx.manager;
+    const m = this.tx.readsFor(scope);
     if (!(await this.endpoints.find(m, scope, endpointId))) throw new NotFoundError('webhook endpoint');
     const limit = filter.limit ?? 20;
     const offset = filter.offset ?? 0;

@@ -13,7 +13,7 @@ export class ListWebhookEndpointsHandler implements IQueryHandler<ListWebhookEnd
   ) {}
 
   async execute({ scope, limit, offset }: ListWebhookEndpointsQuery): Promise<EndpointList> {
-    const { items, total } = await this.endpoints.list(this.tx.manager, scope, limit, offset);
+    const { items, total } = await this.endpoints.list(this.tx.readsFor(scope), scope, limit, offset);
     return { items: items.map(renderEndpoint), total, limit, offset, has_more: offset + items.length < total };
   }
 }

@@ -1,0 +1,315 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import Redis from 'ioredis';
+import { Pool } from 'pg';
+import { DataSource, EntityManager } from 'typeorm';
+import type { Scope } from '../auth/request-context';
+import { poolOf, send } from './pipelined-transaction';
+import { serviceTypeParsers } from './timestamps';
+
+/**
+ * Reads served by streaming replicas (DATABASE_REPLICA_URLS), without a client ever reading data
+ * older than its own acknowledged write.
+ *
+ * The rule: every write request of an organization's mode records the primary's WAL position
+ * (`pg_current_wal_lsn()`) once its transactions have committed and before it is answered, in Redis
+ * (shared by every instance) and in this process. A read of that organization and mode goes to a
+ * replica only when the replica has replayed at least that far (`pg_last_wal_replay_lsn()`), else to
+ * the primary. Positions are per organization and mode, so one tenant's writes never send another's
+ * reads to the primary.
+ *
+ * Where the position is not known for certain (no REDIS_URL, or Redis not answering), the primary's
+ * current position stands in for it: one tiny statement on the primary, after which the read itself
+ * can still go to a replica that has replayed that far. Never stale, only less saving.
+ *
+ * Health: each process asks every replica how far it has replayed every
+ * DATABASE_REPLICA_CHECK_INTERVAL_MS, and the primary where it is. A replica that does not answer,
+ * or that has not yet replayed a position the primary had more than DATABASE_REPLICA_MAX_LAG_SECONDS
+ * ago, is skipped until a later check finds it caught up. A read that fails on a replica for any
+ * reason is sent again to the primary (a SQL error repeats there and is thrown as usual).
+ */
+export interface ReadReplicaSettings {
+  urls: string[];
+  maxLagMs: number;
+  checkIntervalMs: number;
+  poolSize: number;
+  direct: boolean;
+  redisUrl?: string;
+  redisTimeoutMs: number;
+}
+
+interface ReplicaState {
+  readonly name: string;
+  readonly pool: Pool;
+  /** Answered the last check. */
+  up: boolean;
+  /** The last replay position it reported (0 before the first answer). */
+  replayed: bigint;
+  /** The oldest primary position it had not replayed at a check, and when the primary had it. */
+  behind: { lsn: bigint; since: number } | null;
+}
+
+/**
+ * The scope of a keyed read request being handled (set by WritePositionInterceptor): only its reads
+ * may go to a replica. A write request's own reads (the answer it builds after committing), a payer
+ * page's and background work's read from the primary.
+ */
+export const replicaReadScope = new AsyncLocalStorage<Scope | typeof ANY_CLIENT>();
+
+/**
+ * The store of a read request without a key (the payer's checkout and claim pages, polled): whose
+ * writes it must see is not known before it reads, so it must see every acknowledged write: the
+ * primary's position now (one tiny statement there), and the read itself on a replica that has
+ * replayed that far.
+ */
+export const ANY_CLIENT = 'any client';
+
+/** Where reads and routing went, for /metrics and the tests. */
+export interface ReplicaRoutingCounts {
+  replica: number;
+  primary: number;
+  fallbacks: number;
+}
+
+/** Positions kept for an organization's mode: long after any replica must have replayed them. */
+const POSITION_TTL_SECONDS = 3600;
+
+/** `X/Y` (pg_lsn as text) as a number of bytes. */
+export function parseLsn(text: string | null | undefined): bigint {
+  if (!text) return 0n;
+  const [high, low] = text.split('/');
+  return (BigInt(`0x${high}`) << 32n) + BigInt(`0x${low}`);
+}
+
+/** Sets the key to the larger of its value and ARGV[1] (decimal strings), with a TTL. */
+const RAISE_SCRIPT = `
+local current = redis.call('GET', KEYS[1])
+if (not current) or (string.len(ARGV[1]) > string.len(current)) or (string.len(ARGV[1]) == string.len(current) and ARGV[1] > current) then
+  redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+else
+  redis.call('EXPIRE', KEYS[1], ARGV[2])
+end
+return 1`;
+
+export class ReadReplicas {
+  private readonly replicas: ReplicaState[];
+  private readonly redis: Redis | null;
+  /** This process's own writes: organization:mode -> position. */
+  private readonly local = new Map<string, { lsn: bigint; at: number }>();
+  private timer: NodeJS.Timeout | null = null;
+  private checking: Promise<void> | null = null;
+  private next = 0;
+  readonly counts: ReplicaRoutingCounts = { replica: 0, primary: 0, fallbacks: 0 };
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly settings: ReadReplicaSettings,
+    private readonly log: (level: 'warn' | 'info', entry: Record<string, unknown>) => void = () => undefined,
+  ) {
+    this.replicas = settings.urls.map((url, i) => ({
+      name: `replica ${i + 1} (${new URL(url).host})`,
+      pool: new Pool({
+        connectionString: url,
+        max: settings.poolSize,
+        connectionTimeoutMillis: 2_000,
+        statement_timeout: 30_000,
+        application_name: 'invoicing-api',
+        types: serviceTypeParsers(),
+        ...(settings.direct && { options: '-c plan_cache_mode=force_generic_plan' }),
+      }),
+      up: false,
+      replayed: 0n,
+      behind: null,
+    }));
+    for (const r of this.replicas) r.pool.on('error', () => undefined);
+    this.redis = settings.redisUrl
+      ? new Redis(settings.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: settings.redisTimeoutMs, connectTimeout: 2000 })
+      : null;
+    this.redis?.on('error', () => undefined);
+  }
+
+  /** Starts the periodic checks (the first one at once). */
+  async start(): Promise<void> {
+    await this.check();
+    this.timer = setInterval(() => void this.check(), this.settings.checkIntervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.checking;
+    await Promise.all(this.replicas.map((r) => r.pool.end().catch(() => undefined)));
+    this.redis?.disconnect();
+  }
+
+  /** Per replica: whether reads may go to it now, and how far it had replayed at the last check. */
+  status(): Array<{ name: string; up: boolean; usable: boolean; lagMs: number }> {
+    const now = Date.now();
+    return this.replicas.map((r) => ({ name: r.name, up: r.up, usable: this.usable(r, now), lagMs: r.behind ? now - r.behind.since : 0 }));
+  }
+
+  /** One round of checks; overlapping calls share it. */
+  check(): Promise<void> {
+    this.checking ??= this.checkOnce().finally(() => (this.checking = null));
+    return this.checking;
+  }
+
+  private async checkOnce(): Promise<void> {
+    let primary: bigint;
+    const at = Date.now();
+    try {
+      primary = await this.primaryPosition();
+    } catch {
+      return;
+    }
+    const timeout = Math.max(this.settings.checkIntervalMs, 1000);
+    await Promise.all(
+      this.replicas.map(async (r) => {
+        try {
+          const replayed = await withTimeout(this.replayPosition(r), timeout);
+          if (!r.up) this.log('info', { msg: `${r.name} answers: reads may go to it`, event: 'replica_up', replica: r.name });
+          r.up = true;
+          r.replayed = replayed;
+          if (replayed >= primary) r.behind = null;
+          else if (!r.behind || replayed >= r.behind.lsn) r.behind = { lsn: primary, since: at };
+        } catch (e) {
+          if (r.up)
+            this.log('warn', {
+              msg: `${r.name} does not answer: its reads go to the primary`,
+              event: 'replica_down',
+              replica: r.name,
+              error: (e as Error).message,
+            });
+          r.up = false;
+        }
+      }),
+    );
+    for (const [key, entry] of this.local) if (at - entry.at > POSITION_TTL_SECONDS * 1000) this.local.delete(key);
+  }
+
+  private usable(r: ReplicaState, now = Date.now()): boolean {
+    return r.up && (!r.behind || now - r.behind.since <= this.settings.maxLagMs);
+  }
+
+  private async primaryPosition(): Promise<bigint> {
+    const rows = (await send(poolOf(this.dataSource), 'SELECT pg_current_wal_lsn()::text AS lsn', undefined)) as Array<{ lsn: string }>;
+    return parseLsn(rows[0].lsn);
+  }
+
+  private async replayPosition(r: ReplicaState): Promise<bigint> {
+    const rows = (await send(r.pool, 'SELECT pg_last_wal_replay_lsn()::text AS lsn', undefined)) as Array<{ lsn: string | null }>;
+    if (!rows[0].lsn) throw new Error('not a streaming replica (no replay position)');
+    return parseLsn(rows[0].lsn);
+  }
+
+  /**
+   * Records that a write of `scope` was acknowledged: the primary's position now, which every
+   * transaction the request committed is behind. Awaited before the response is sent.
+   */
+  async recordWrite(scope: Scope): Promise<void> {
+    const lsn = await this.primaryPosition();
+    const key = positionKey(scope);
+    const known = this.local.get(key);
+    if (!known || known.lsn < lsn) this.local.set(key, { lsn, at: Date.now() });
+    if (!this.redis) return;
+    try {
+      await this.redis.eval(RAISE_SCRIPT, 1, `replica-position:${key}`, lsn.toString(), String(POSITION_TTL_SECONDS));
+    } catch (e) {
+      this.log('warn', { msg: 'the write position could not be shared through Redis', event: 'replica_position_unshared', error: (e as Error).message });
+    }
+  }
+
+  /**
+   * The position a read of `scope` must see: the larger of the shared and this process's record,
+   * or, when the shared one cannot be known, the primary's position now.
+   */
+  private async required(scope: Scope | null): Promise<bigint> {
+    if (!scope) return this.primaryPosition();
+    const key = positionKey(scope);
+    const own = this.local.get(key)?.lsn ?? 0n;
+    if (this.redis && this.redis.status === 'ready') {
+      try {
+        const shared = await this.redis.get(`replica-position:${key}`);
+        const lsn = shared ? BigInt(shared) : 0n;
+        return lsn > own ? lsn : own;
+      } catch {
+        // Not answering: the primary's own position below.
+      }
+    }
+    this.counts.fallbacks++;
+    return this.primaryPosition();
+  }
+
+  /** The pool a read of `scope` goes to: a usable replica that has replayed far enough, else the primary. */
+  private async target(scope: Scope | null): Promise<Pool | null> {
+    const now = Date.now();
+    const candidates = this.replicas.filter((r) => this.usable(r, now));
+    if (!candidates.length) return null;
+    const required = await this.required(scope);
+    const start = this.next++ % candidates.length;
+    const ordered = [...candidates.slice(start), ...candidates.slice(0, start)];
+    const ready = ordered.find((r) => r.replayed >= required);
+    if (ready) return ready.pool;
+    // Behind at the last check: it may have replayed since (usually within milliseconds). Ask it.
+    const chosen = ordered[0];
+    try {
+      const replayed = await this.replayPosition(chosen);
+      if (replayed > chosen.replayed) chosen.replayed = replayed;
+      return replayed >= required ? chosen.pool : null;
+    } catch {
+      chosen.up = false;
+      return null;
+    }
+  }
+
+  /**
+   * A manager for the reads of one query of `scope` (null: of any client, see ANY_CLIENT): its `query()` statements go where the rule
+   * above sends them (decided at the first statement, kept for the rest), everything else is the
+   * primary's manager.
+   */
+  managerFor(scope: Scope | null, primary: EntityManager): EntityManager {
+    const manager = Object.create(primary) as EntityManager;
+    let decided: Promise<Pool | null> | null = null;
+    manager.query = (async (sql: string, parameters?: unknown[]) => {
+      decided ??= this.target(scope).catch(() => null);
+      const pool = await decided;
+      if (!pool) {
+        this.counts.primary++;
+        return primary.query(sql, parameters);
+      }
+      try {
+        const result = await send(pool, sql, parameters);
+        this.counts.replica++;
+        return result;
+      } catch {
+        // The replica failed (stopped, restarting, a query cancelled by replay): the primary answers.
+        decided = Promise.resolve(null);
+        const replica = this.replicas.find((r) => r.pool === pool);
+        if (replica) void this.replayPosition(replica).catch(() => (replica.up = false));
+        this.counts.primary++;
+        return primary.query(sql, parameters);
+      }
+    }) as EntityManager['query'];
+    return manager;
+  }
+}
+
+function positionKey(scope: Scope): string {
+  return `${scope.organizationId}:${scope.mode}`;
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    p.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e: Error) => {
+        clearTimeout(timer);
+        reject(e);
+      },
+    );
+  });
+}

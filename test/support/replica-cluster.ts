@@ -1,0 +1,143 @@
+import { execFile } from 'node:child_process';
+import { appendFileSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Client } from 'pg';
+import { freePort } from './server';
+
+const run = promisify(execFile);
+const BIN = '/usr/lib/postgresql/15/bin';
+const OS_USER = 'postgres';
+
+/** Runs a PostgreSQL program as the `postgres` OS user (initdb and the server refuse root). */
+async function asPostgres(dir: string, program: string, args: string[]): Promise<string> {
+  const { stdout } = await run('runuser', ['-u', OS_USER, '--', join(BIN, program), ...args], { cwd: dir, timeout: 120_000 });
+  return stdout;
+}
+
+async function numeric(text: string): Promise<string> {
+  const out = await run('id', ['-u', text]);
+  return out.stdout.trim();
+}
+
+/** Sends one statement on a connection of its own. */
+export async function sql<T = Record<string, unknown>>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+  await client.connect();
+  try {
+    return (await client.query(text, values)).rows as T[];
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * A primary and one streaming replica of the test's own on this machine: two clusters made with
+ * initdb and pg_basebackup -R under a temporary folder owned by `postgres`, on free TCP ports of
+ * 127.0.0.1, trusted (nothing else can reach them). `stop()` stops both and deletes the folder.
+ */
+export class ReplicaCluster {
+  private constructor(
+    readonly dir: string,
+    readonly primaryPort: number,
+    readonly replicaPort: number,
+    readonly database: string,
+  ) {}
+
+  static async start(database = 'replicas_app'): Promise<ReplicaCluster> {
+    const dir = mkdtempSync(join(tmpdir(), 'ipa-replicas-'));
+    chownSync(dir, Number(await numeric(OS_USER)), Number((await run('id', ['-g', OS_USER])).stdout.trim()));
+    const cluster = new ReplicaCluster(dir, await freePort(), await freePort(), database);
+    const primary = join(dir, 'primary');
+    await asPostgres(dir, 'initdb', ['-D', primary, '--auth=trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
+    const common = [
+      "listen_addresses = '127.0.0.1'",
+      `unix_socket_directories = '${dir}'`,
+      'shared_buffers = 16MB',
+      'fsync = off',
+      'max_connections = 60',
+      // Reads on the replica are not cancelled by replay while a test holds them.
+      'max_standby_streaming_delay = -1',
+    ];
+    appendFileSync(primary + '/postgresql.conf', [...common, `port = ${cluster.primaryPort}`, 'wal_level = replica', 'max_wal_senders = 4', ''].join('\n'));
+    await cluster.ctl(primary, 'start');
+    await sql(cluster.serverUrl(cluster.primaryPort), `CREATE DATABASE ${database}`);
+    const replica = join(dir, 'replica');
+    await asPostgres(dir, 'pg_basebackup', [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(cluster.primaryPort),
+      '-U',
+      'postgres',
+      '-D',
+      replica,
+      '-R',
+      '-X',
+      'stream',
+      '-c',
+      'fast',
+      '--no-sync',
+    ]);
+    appendFileSync(replica + '/postgresql.conf', `\nport = ${cluster.replicaPort}\n`);
+    await cluster.startReplica();
+    return cluster;
+  }
+
+  private async ctl(dataDir: string, action: 'start' | 'stop', extra: string[] = []): Promise<void> {
+    await asPostgres(this.dir, 'pg_ctl', ['-D', dataDir, '-l', `${dataDir}.log`, '-w', '-t', '60', action, ...extra]);
+  }
+
+  private serverUrl(port: number, database = 'postgres'): string {
+    return `postgres://postgres@127.0.0.1:${port}/${database}`;
+  }
+
+  /** The service's database on the primary. */
+  get primaryUrl(): string {
+    return this.serverUrl(this.primaryPort, this.database);
+  }
+
+  /** The same database on the replica (read only). */
+  get replicaUrl(): string {
+    return this.serverUrl(this.replicaPort, this.database);
+  }
+
+  async startReplica(): Promise<void> {
+    await this.ctl(join(this.dir, 'replica'), 'start');
+  }
+
+  /** Stops the replica at once (as a crash would). */
+  async stopReplica(): Promise<void> {
+    await this.ctl(join(this.dir, 'replica'), 'stop', ['-m', 'immediate']);
+  }
+
+  /** The replica keeps receiving WAL but stops applying it (pg_wal_replay_pause), until resumed. */
+  async pauseReplay(): Promise<void> {
+    await sql(this.replicaUrl, 'SELECT pg_wal_replay_pause()');
+  }
+
+  async resumeReplay(): Promise<void> {
+    await sql(this.replicaUrl, 'SELECT pg_wal_replay_resume()');
+  }
+
+  /** Waits until the replica has replayed everything the primary had written when called. */
+  async caughtUp(timeoutMs = 30_000): Promise<void> {
+    const [{ lsn }] = await sql<{ lsn: string }>(this.primaryUrl, 'SELECT pg_current_wal_lsn()::text AS lsn');
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const [row] = await sql<{ done: boolean }>(this.replicaUrl, 'SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS done', [lsn]);
+      if (row.done) return;
+      if (Date.now() > deadline) throw new Error('the replica did not catch up');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  /** Stops both servers and deletes their folder. */
+  async stop(): Promise<void> {
+    for (const name of ['replica', 'primary']) {
+      await this.ctl(join(this.dir, name), 'stop', ['-m', 'immediate']).catch(() => undefined);
+    }
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
