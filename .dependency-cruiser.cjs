@@ -22,7 +22,7 @@ const MODULE_MAP = {
   webhooks: ['events'],
   analytics: ['providers'],
   rails: ['invoices', 'providers', 'payments', 'rates'],
-  checkout: ['invoices'],
+  checkout: ['invoices', 'providers'],
   refunds: ['invoices', 'payments', 'providers', 'rates', 'rails', 'analytics'],
   subscriptions: ['invoices', 'products', 'rates', 'analytics'],
 };

@@ -9308,7 +9308,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                file: "checkout.js" | "checkout.css" | "qrcode.mjs" | "favicon.svg";
+                file: "checkout.js" | "page.js" | "amounts.js" | "currencies.js" | "api.js" | "qr.js" | "checkout.css" | "qrcode.mjs" | "favicon.svg";
             };
             cookie?: never;
         };

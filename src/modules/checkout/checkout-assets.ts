@@ -13,8 +13,11 @@ export interface Asset {
 /** Where the page's files live: static/ beside this file (the build copies it next to the compiled code). */
 const STATIC_DIR = join(__dirname, 'static');
 
+/** The page's script: checkout.js, the module the page loads, and the modules it imports, served from the same route. */
+export const CHECKOUT_SCRIPTS = ['checkout.js', 'page.js', 'amounts.js', 'currencies.js', 'api.js', 'qr.js'] as const;
+
 /**
- * The page's script, stylesheet, QR library and locale strings, read once at start-up. The script
+ * The page's script modules, stylesheet, QR library and locale strings, read once at start-up. The script
  * and stylesheet are linked with a content hash (`?v=`), so browsers may keep them for a year.
  */
 @Injectable()
@@ -26,7 +29,7 @@ export class CheckoutAssets {
   constructor() {
     const js = 'text/javascript; charset=utf-8';
     const files = new Map<string, Asset>([
-      ['checkout.js', { body: readFileSync(join(STATIC_DIR, 'checkout.js')), contentType: js }],
+      ...CHECKOUT_SCRIPTS.map((name): [string, Asset] => [name, { body: readFileSync(join(STATIC_DIR, name)), contentType: js }]),
       ['checkout.css', { body: readFileSync(join(STATIC_DIR, 'checkout.css')), contentType: 'text/css; charset=utf-8' }],
       ['favicon.svg', { body: readFileSync(join(STATIC_DIR, 'favicon.svg')), contentType: 'image/svg+xml' }],
       // The QR code library (npm qrcode-generator, MIT), as its own ES module build.

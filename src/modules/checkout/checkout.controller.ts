@@ -8,13 +8,17 @@ import { CURRENCIES } from '../../shared/money/currency';
 import { RateLimiter } from '../../shared/rate-limit/rate-limiter';
 import { Clock } from '../../shared/time/clock';
 import { GetPayableInvoiceQuery } from '../invoices';
-import { CheckoutAssets } from './checkout-assets';
+import { PROVIDER_CATALOG } from '../providers';
+import { CheckoutAssets, CHECKOUT_SCRIPTS } from './checkout-assets';
+import { currencyFacts } from './domain/currency-facts';
 import { chooseLanguage, CHECKOUT_LANGUAGES } from './domain/locale';
 import { renderCheckoutPage, renderMessagePage, Shell } from './domain/page';
 
 /** How often the page asks for the invoice's short state, and how long it shows "paid" before redirecting. */
 export const DEFAULT_POLL_MS = 4000;
 export const DEFAULT_REDIRECT_MS = 5000;
+/** The currency facts the page's script reads (tickers, coins' decimals from the provider catalog, coins' names). */
+const CURRENCY_FACTS = currencyFacts(CURRENCIES, PROVIDER_CATALOG);
 
 /** A whole number of milliseconds from the query, kept within bounds; the default otherwise. */
 function millis(value: unknown, fallback: number, min: number, max: number): number {
@@ -49,7 +53,7 @@ export class CheckoutController {
     summary: 'A file of the checkout page (script, stylesheet, QR code library, icon)',
     description: 'Public. Linked with ?v=<content hash>, cacheable for a year; unknown names are 404.',
   })
-  @ApiParam({ name: 'file', enum: ['checkout.js', 'checkout.css', 'qrcode.mjs', 'favicon.svg'], example: 'checkout.js' })
+  @ApiParam({ name: 'file', enum: [...CHECKOUT_SCRIPTS, 'checkout.css', 'qrcode.mjs', 'favicon.svg'], example: 'checkout.js' })
   @ApiProduces('text/javascript', 'text/css', 'image/svg+xml')
   @ApiResponse({ status: 200, description: 'The file' })
   @ApiResponse({ status: 404, description: 'No such file' })
@@ -156,6 +160,7 @@ export class CheckoutController {
         pollMs: millis(pollMs, DEFAULT_POLL_MS, 250, 60_000),
         redirectMs: millis(redirectMs, DEFAULT_REDIRECT_MS, 0, 60_000),
         currencies: CURRENCIES,
+        currencyFacts: CURRENCY_FACTS,
       }),
     );
   }

@@ -33,6 +33,7 @@ describe('checkout page markup', () => {
       pollMs: 4000,
       redirectMs: 5000,
       currencies: ['USD'],
+      currencyFacts: {},
     });
     expect(html).not.toContain('<script>');
     expect(html).toContain('data-invoice-id="invoice_&quot;&gt;&lt;script&gt;"');
@@ -48,6 +49,7 @@ describe('checkout page markup', () => {
       pollMs: 4000,
       redirectMs: 5000,
       currencies: ['USD'],
+      currencyFacts: {},
     });
     const block = /<script type="application\/json" id="checkout-strings">(.*)<\/script>/.exec(html)![1];
     expect(JSON.parse(block).strings.test_mode).toBe('Test </script><b>');
@@ -56,7 +58,7 @@ describe('checkout page markup', () => {
   });
 
   it('shows the TEST MODE banner only for test-mode invoices', () => {
-    const base = { ...shell, invoiceId: 'invoice_1', now: '2026-11-21T10:00:00.000Z', pollMs: 4000, redirectMs: 5000, currencies: ['USD'] };
+    const base = { ...shell, invoiceId: 'invoice_1', now: '2026-11-21T10:00:00.000Z', pollMs: 4000, redirectMs: 5000, currencies: ['USD'], currencyFacts: {} };
     expect(renderCheckoutPage({ ...base, testMode: true })).toContain('TEST MODE');
     expect(renderCheckoutPage({ ...base, testMode: false })).not.toContain('TEST MODE');
   });
@@ -70,6 +72,7 @@ describe('checkout page markup', () => {
       pollMs: 4000,
       redirectMs: 5000,
       currencies: ['USD'],
+      currencyFacts: {},
     });
     expect(html).toContain('data-now="2026-12-21T10:00:00.000Z"');
   });

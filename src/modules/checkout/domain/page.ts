@@ -4,6 +4,7 @@
  * the strings the script needs travel in a JSON data block, its settings in data attributes.
  * Pure: every value put into the markup is escaped here.
  */
+import type { CurrencyFact } from './currency-facts';
 import type { CheckoutLanguage } from './locale';
 
 export type Strings = Readonly<Record<string, string>>;
@@ -41,6 +42,8 @@ export interface CheckoutShell extends Shell {
   pollMs: number;
   redirectMs: number;
   currencies: readonly string[];
+  /** What the page's script needs to show amounts in each currency (ticker, coin or not, decimals, name). */
+  currencyFacts: Readonly<Record<string, CurrencyFact>>;
 }
 
 function head(shell: Shell, title: string, withScript: boolean): string {
@@ -102,7 +105,7 @@ ${shell.testMode ? `<div class="test-banner" role="note"><strong>TEST MODE</stro
 <noscript><p class="card notice">${e(t.noscript)}</p></noscript>
 ${footer(shell)}
 </main>
-<script type="application/json" id="checkout-strings">${jsonForHtml({ strings: t, currencies: shell.currencies })}</script>
+<script type="application/json" id="checkout-strings">${jsonForHtml({ strings: t, currencies: shell.currencies, currencyFacts: shell.currencyFacts })}</script>
 </body>
 </html>
 `;

@@ -13,22 +13,16 @@
 // coin with more than 8 decimals (Ether, BNB, POL) it is rounded UP to 8 places, so sending what the
 // page shows always covers it (the QR code and the wallet link carry the exact amount). Both are trimmed
 // of trailing zeros and grouped for reading.
-import qrcode from './qrcode.mjs';
+// The page's parts are ES modules served beside this one from the same route: page.js (settings,
+// strings, currency facts, DOM helpers), amounts.js (exact amounts), currencies.js (how currencies
+// read), api.js (the payer API) and qr.js (QR code, copy buttons); this one holds the state, the
+// rendering and the polling.
+import { api, id, readInvoice, readProviders, readShortState } from './api.js';
+import { fromUnits, parseTime, plainAmount, sendAmount, toUnits } from './amounts.js';
+import { currencyGroups, currencyLabel, money, sendMoney, ticker } from './currencies.js';
+import { $, cfg, h, networkName, root, t, tr } from './page.js';
+import { copyButton, qrSvg } from './qr.js';
 
-const root = document.getElementById('checkout');
-const { strings: t, currencies } = JSON.parse(document.getElementById('checkout-strings').textContent);
-const cfg = {
-  invoiceId: root.dataset.invoiceId,
-  apiBase: root.dataset.apiBase || '',
-  lang: root.dataset.lang || 'en',
-  pollMs: Number(root.dataset.pollMs) || 4000,
-  redirectMs: Number(root.dataset.redirectMs ?? 5000),
-  testMode: root.dataset.testMode === 'true',
-  /** How far the invoice's clock (the server's now for its organization: a moved test clock) is ahead of this browser's. */
-  clockOffsetMs: Number.isFinite(Date.parse(root.dataset.now)) ? Date.parse(root.dataset.now) - Date.now() : 0,
-};
-const $ = (id) => document.getElementById(id);
-const EXPAND = ['items', 'items.product', 'calculations', 'organization', 'payments'];
 const FILTERS = ['ALL', 'STABLECOIN', 'NATIVE', 'TOKEN', 'CARD'];
 const FINAL = ['COMPLETED', 'VOIDED'];
 
@@ -54,172 +48,6 @@ const state = {
   /** The test-payment control: a call under way, or the last one failed. */
   testPay: { busy: false, error: false },
 };
-
-// ---------- small helpers ----------
-
-/** A string from the locale file with {name} placeholders filled in. */
-function tr(key, values = {}) {
-  return (t[key] ?? key).replace(/\{(\w+)\}/g, (_, name) => values[name] ?? `{${name}}`);
-}
-
-/** Builds an element: h('p', { class: 'x', text: 'y' }, child, ...). No HTML parsing anywhere. */
-function h(tag, attrs = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (name === 'text') el.textContent = value;
-    else if (name === 'on') for (const [ev, fn] of Object.entries(value)) el.addEventListener(ev, fn);
-    else el.setAttribute(name, value === true ? '' : String(value));
-  }
-  for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) el.append(c);
-  return el;
-}
-
-const SEPARATORS = (() => {
-  const parts = new Intl.NumberFormat(cfg.lang).formatToParts(1234567.5);
-  return {
-    group: parts.find((p) => p.type === 'group')?.value ?? ',',
-    decimal: parts.find((p) => p.type === 'decimal')?.value ?? '.',
-  };
-})();
-
-/** "1234.500000" -> "1,234.5" (en) / "1.234,5" (de): the exact digits, trailing zeros trimmed. */
-export function formatAmount(text) {
-  const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(String(text ?? ''));
-  if (!m) return String(text ?? '');
-  const [, sign, whole, frac = ''] = m;
-  const fraction = frac.replace(/0+$/, '');
-  const grouped = whole.replace(/^0+(?=\d)/, '').replace(/\B(?=(\d{3})+(?!\d))/g, SEPARATORS.group);
-  return `${sign}${grouped}${fraction ? SEPARATORS.decimal + fraction : ''}`;
-}
-
-/** "1234.500000" -> "1234.5": the plain decimal a wallet or a copy button wants. */
-function plainAmount(text) {
-  const m = /^(\d+)(?:\.(\d+))?$/.exec(String(text ?? ''));
-  if (!m) return String(text ?? '');
-  const fraction = (m[2] ?? '').replace(/0+$/, '');
-  return fraction ? `${m[1]}.${fraction}` : m[1];
-}
-
-// Exact decimal arithmetic on the API's strings: scaled BigInts, 30 fractional digits.
-const SCALE = 30;
-function toUnits(text) {
-  const m = /^(\d+)(?:\.(\d+))?$/.exec(String(text));
-  if (!m) return 0n;
-  return BigInt(m[1] + (m[2] ?? '').padEnd(SCALE, '0').slice(0, SCALE));
-}
-function fromUnits(units) {
-  const negative = units < 0n;
-  const digits = (negative ? -units : units).toString().padStart(SCALE + 1, '0');
-  return `${negative ? '-' : ''}${digits.slice(0, -SCALE)}.${digits.slice(-SCALE)}`;
-}
-
-/** How a currency code reads next to an amount: the usual ticker for coins, the code otherwise. */
-const TICKERS = {
-  BITCOIN: 'BTC',
-  ETHEREUM: 'ETH',
-  USDC_NATIVE: 'USDC',
-  SOLANA: 'SOL',
-  BINANCE_COIN: 'BNB',
-  RIPPLE: 'XRP',
-  POLYGON: 'POL',
-  TRON: 'TRX',
-  LITECOIN: 'LTC',
-  BITCOIN_CASH: 'BCH',
-  DOGECOIN: 'DOGE',
-};
-const ticker = (currency) => TICKERS[currency] ?? currency;
-
-/** A coin's smallest unit, in decimal places (the catalog's decimals; a token's are its contract's). */
-const COIN_DECIMALS = {
-  BITCOIN: 8,
-  ETHEREUM: 18,
-  USDT: 6,
-  USDC: 6,
-  USDC_NATIVE: 6,
-  SOLANA: 9,
-  BINANCE_COIN: 18,
-  RIPPLE: 6,
-  POLYGON: 18,
-  TRON: 6,
-  LITECOIN: 8,
-  BITCOIN_CASH: 8,
-  DOGECOIN: 8,
-};
-const isCoin = (currency) => currency in COIN_DECIMALS;
-
-/** Places a price in this currency is shown with: a coin's smallest unit (at most 8), a fiat currency's minor unit. */
-export function displayDecimals(currency) {
-  if (isCoin(currency)) return Math.min(COIN_DECIMALS[currency], 8);
-  try {
-    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits;
-  } catch {
-    return 2;
-  }
-}
-
-/**
- * "0.000136986301369863013698630137" at 8 places -> "0.00013699": half-up on the exact digits, or up
- * (away from zero) when `up` is set.
- */
-export function roundAmount(text, places, up = false) {
-  const m = /^(\d+)(?:\.(\d+))?$/.exec(String(text ?? ''));
-  if (!m) return String(text ?? '');
-  const frac = m[2] ?? '';
-  if (frac.length <= places) return text;
-  const rest = frac.slice(places);
-  const carry = up ? /[1-9]/.test(rest) : rest.charCodeAt(0) >= 53;
-  const kept = BigInt(m[1] + frac.slice(0, places)) + (carry ? 1n : 0n);
-  const digits = kept.toString().padStart(places + 1, '0');
-  return places === 0 ? digits : `${digits.slice(0, -places)}.${digits.slice(-places)}`;
-}
-
-/** A price or total: rounded to the currency's decimals, then read as formatAmount reads it. */
-function money(amount, currency) {
-  return `${formatAmount(roundAmount(amount, displayDecimals(currency)))} ${ticker(currency)}`;
-}
-
-/** An amount to send as the page shows and copies it: the API's, rounded up to 8 places at most. */
-function sendAmount(amount) {
-  return roundAmount(amount, 8, true);
-}
-
-function sendMoney(amount, currency) {
-  return `${formatAmount(sendAmount(amount))} ${ticker(currency)}`;
-}
-
-/** "2026-11-21 10:15:00" (UTC) -> Date. */
-function parseTime(text) {
-  return text ? new Date(`${text.replace(' ', 'T')}Z`) : null;
-}
-
-async function api(method, path, body) {
-  const res = await fetch(`${cfg.apiBase}${path}`, {
-    method,
-    headers: body === undefined ? { Accept: 'application/json' } : { Accept: 'application/json', 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    credentials: 'omit',
-    cache: 'no-store',
-  });
-  let envelope = null;
-  try {
-    envelope = await res.json();
-  } catch {
-    // not JSON: a proxy's error page
-  }
-  if (!res.ok) {
-    const err = new Error(envelope?.error ?? `HTTP ${res.status}`);
-    err.status = res.status;
-    err.code = envelope?.code ?? null;
-    throw err;
-  }
-  return envelope;
-}
-
-const id = encodeURIComponent(cfg.invoiceId);
-const readInvoice = async () => (await api('POST', `/invoices/${id}`, { expand: EXPAND })).data;
-const readProviders = async () => (await api('GET', `/providers/${id}`)).data.providers;
-const readShortState = async () => (await api('GET', `/invoices/${id}/short_state`)).data;
 
 // ---------- rendering ----------
 
@@ -282,54 +110,6 @@ function renderItems(inv) {
     }),
   );
   $('total').textContent = money(inv.price, inv.currency);
-}
-
-/** Offered first, after the invoice's own currency: what most payers pick. */
-const COMMON_CURRENCIES = ['USD', 'EUR', 'GBP', 'BITCOIN', 'ETHEREUM', 'USDT', 'USDC'];
-
-const COIN_NAMES = {
-  BITCOIN: 'Bitcoin',
-  ETHEREUM: 'Ether',
-  USDT: 'Tether USD',
-  USDC: 'USD Coin',
-  USDC_NATIVE: 'USD Coin, native',
-  SOLANA: 'Solana',
-  BINANCE_COIN: 'BNB',
-  RIPPLE: 'XRP',
-  POLYGON: 'POL',
-  TRON: 'TRON',
-  LITECOIN: 'Litecoin',
-  BITCOIN_CASH: 'Bitcoin Cash',
-  DOGECOIN: 'Dogecoin',
-};
-
-/** "Bitcoin (BTC)", "Swiss franc (CHF)": the name in the page's language where the browser knows it. */
-function currencyLabel(currency) {
-  if (isCoin(currency)) {
-    const name = COIN_NAMES[currency] ?? currency;
-    return name === ticker(currency) ? name : `${name} (${ticker(currency)})`;
-  }
-  try {
-    const name = new Intl.DisplayNames([cfg.lang], { type: 'currency' }).of(currency);
-    return name && name !== currency ? `${name.charAt(0).toUpperCase()}${name.slice(1)} (${currency})` : currency;
-  } catch {
-    return currency;
-  }
-}
-
-/**
- * The currency choice, grouped as a payer looks for it: the invoice's currency and the common ones first,
- * then every other coin, then every other fiat currency by name.
- */
-function currencyGroups(invoiceCurrency) {
-  const common = [...new Set([invoiceCurrency, ...COMMON_CURRENCIES])].filter((c) => currencies.includes(c));
-  const byName = (a, b) => currencyLabel(a).localeCompare(currencyLabel(b), cfg.lang);
-  const rest = currencies.filter((c) => !common.includes(c));
-  return [
-    { label: tr('currency_common'), list: common },
-    { label: tr('currency_crypto'), list: rest.filter(isCoin).sort(byName) },
-    { label: tr('currency_fiat'), list: rest.filter((c) => !isCoin(c)).sort(byName) },
-  ].filter((g) => g.list.length);
 }
 
 function renderCurrencySelect(inv) {
@@ -468,18 +248,6 @@ function renderMethods() {
   );
 }
 
-const NETWORK_NAMES = { BSC: 'BNB Smart Chain', CARD: t.filter_CARD };
-function networkName(network) {
-  return (
-    NETWORK_NAMES[network] ??
-    network.charAt(0) +
-      network
-        .slice(1)
-        .toLowerCase()
-        .replace(/_(\w)/g, (_, c) => ` ${c.toUpperCase()}`)
-  );
-}
-
 async function choose(providerId) {
   state.chosen = providerId;
   state.address = { loading: true };
@@ -513,53 +281,6 @@ async function loadAddress() {
     state.address = unavailable ? { unavailable: true } : { failed: true };
   }
   renderPayment();
-}
-
-function copyButton(value, label) {
-  const button = h('button', { type: 'button', class: 'copy', 'aria-label': label, text: tr('copy') });
-  button.addEventListener('click', async () => {
-    try {
-      await navigator.clipboard.writeText(value);
-      button.textContent = tr('copied');
-    } catch {
-      button.textContent = tr('copy_failed');
-    }
-    setTimeout(() => {
-      button.textContent = tr('copy');
-    }, 2000);
-  });
-  return button;
-}
-
-/** The QR code of the payment URI as an SVG built with DOM calls (the CSP allows no inline markup). */
-function qrSvg(text) {
-  const qr = qrcode(0, 'M');
-  qr.addData(text);
-  qr.make();
-  const n = qr.getModuleCount();
-  const quiet = 4;
-  const size = n + quiet * 2;
-  const ns = 'http://www.w3.org/2000/svg';
-  const svg = document.createElementNS(ns, 'svg');
-  svg.setAttribute('viewBox', `0 0 ${size} ${size}`);
-  svg.setAttribute('class', 'qr');
-  svg.setAttribute('role', 'img');
-  svg.setAttribute('aria-label', tr('qr_label'));
-  svg.setAttribute('shape-rendering', 'crispEdges');
-  const bg = document.createElementNS(ns, 'rect');
-  bg.setAttribute('width', String(size));
-  bg.setAttribute('height', String(size));
-  bg.setAttribute('fill', '#ffffff');
-  svg.append(bg);
-  let d = '';
-  for (let row = 0; row < n; row += 1) {
-    for (let col = 0; col < n; col += 1) if (qr.isDark(row, col)) d += `M${col + quiet} ${row + quiet}h1v1h-1z`;
-  }
-  const path = document.createElementNS(ns, 'path');
-  path.setAttribute('d', d);
-  path.setAttribute('fill', '#000000');
-  svg.append(path);
-  return svg;
 }
 
 /** What is still due in USD: the invoice's price_usd less its completed payments (exact). */

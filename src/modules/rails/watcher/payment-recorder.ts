@@ -1,0 +1,287 @@
+import { someOrganizationFull } from '../../../shared/db/fair-batch';
+import { DomainError } from '../../../shared/errors/domain-error';
+import { RecordProviderPaymentCommand, type PaymentChainReport, type RecordedPayment } from '../../payments';
+import { GetProviderTermsQuery } from '../../providers';
+import { paymentTimeOf } from '../domain/block-time';
+import type { BlockRef, IncomingTransfer } from '../domain/payment-rail';
+import type { TransferRow } from '../persistence/chain-state.repository';
+import type { DepositAddressRow } from '../persistence/deposit-addresses.repository';
+import type { RefusedTransfer } from '../persistence/unattributed-transfers.repository';
+import { confirmationsAt, countedConfirmations, priceOf, transferKey } from './transfer-facts';
+import { scopeOf, type WatcherContext } from './watcher-context';
+
+/**
+ * Turns transfers into payment reports through the payments module's port (RecordProviderPaymentCommand),
+ * and keeps the watcher's row of each recorded transfer in step with what the payments module answered:
+ * a new payment (mined or still in the mempool), a known one found again, its confirmations as blocks
+ * arrive, and any later report about it (a reorg's).
+ */
+export class PaymentRecorder {
+  constructor(private readonly ctx: WatcherContext) {}
+
+  /** Records one transfer as a payment; answers what the payments module refused (to be kept), else null. */
+  async record(transfer: IncomingTransfer, owner: DepositAddressRow, assetSlug: string | null, block: BlockRef, head: bigint): Promise<RefusedTransfer | null> {
+    const { mode, network } = this.ctx.config;
+    if (transfer.units === 0n) return null;
+    const providerId = this.ctx.config.providerOf(assetSlug);
+    const scope = scopeOf(this.ctx, owner.organization_id);
+    const key = transferKey(network, transfer);
+    const confirmations = confirmationsAt(head, transfer.blockNumber);
+    const context = { ...this.ctx.labels, idempotency_key: key, invoice_id: owner.invoice_id, organization_id: owner.organization_id, provider_id: providerId };
+    const found = {
+      tx_hash: transfer.txHash,
+      block_number: transfer.blockNumber.toString(),
+      block_hash: block.hash,
+      recipient: transfer.to,
+      units: transfer.units.toString(),
+    };
+
+    // Known already: a repeated range (a crash), or a transfer a reorg put in doubt or cancelled, found
+    // again, possibly in another block at another log index. It keeps its payment; its payments module
+    // report says where it stands now (a cancelled one is reinstated; the count restarts from this block).
+    const known =
+      (await this.ctx.deps.state.findTransfer(this.ctx.deps.manager, mode, network, key)) ??
+      (await this.ctx.deps.state.findMinedAgain(this.ctx.deps.manager, mode, network, key, {
+        txHash: transfer.txHash,
+        invoiceId: owner.invoice_id,
+        providerId,
+        recipient: transfer.to,
+        units: transfer.units.toString(),
+      }));
+    if (known) {
+      const recorded = await this.report(known, { kind: 'chain', paymentId: known.payment_id, confirmations });
+      await this.ctx.deps.run(async (tx) => {
+        if (known.idempotency_key !== key) await this.ctx.deps.state.dropTransfer(tx, mode, network, known.idempotency_key);
+        await this.ctx.deps.state.saveTransfer(
+          tx,
+          mode,
+          network,
+          {
+            ...known,
+            ...found,
+            idempotency_key: key,
+            confirmations: recorded?.confirmations ?? known.confirmations,
+            cancelled: recorded ? recorded.status === 'CANCELLED' : known.cancelled,
+            orphaned: false,
+          },
+          this.ctx.deps.clock.now(),
+        );
+      });
+      if (known.orphaned || known.cancelled || known.idempotency_key !== key) {
+        this.ctx.logger.warn({
+          msg:
+            recorded?.previousStatus === 'CANCELLED' && recorded.status !== 'CANCELLED'
+              ? 'payment reinstated: its transaction was mined again'
+              : 'transfer found again after a reorg; it keeps its payment',
+          event: recorded?.previousStatus === 'CANCELLED' && recorded.status !== 'CANCELLED' ? 'chain_payment_reinstated' : 'chain_transfer_mined_again',
+          ...context,
+          payment_id: known.payment_id,
+          previous_key: known.idempotency_key,
+          block: found.block_number,
+          confirmations: recorded?.confirmations ?? null,
+          status: recorded?.status ?? null,
+        });
+      }
+      return null;
+    }
+
+    const provider = await this.ctx.deps.queries.execute(new GetProviderTermsQuery(scope, providerId));
+    if (!provider) throw new Error(`provider ${providerId} is not in the catalog`);
+    const price = priceOf(transfer.units, provider.catalog.decimals);
+    // A block stamped further ahead of the organization's clock than drift explains counts as now: the
+    // payments module refuses times in the future, and the money has arrived.
+    const blockTime = new Date(Number(block.timestamp) * 1000);
+    const now = await this.ctx.deps.clock.nowFor(scope);
+    const happenedAt = paymentTimeOf(blockTime, now);
+    try {
+      const recorded = await this.ctx.deps.commands.execute(
+        new RecordProviderPaymentCommand(scope, {
+          kind: 'payment',
+          invoiceId: owner.invoice_id,
+          providerId,
+          price,
+          idempotencyKey: key,
+          happenedAt,
+          confirmations,
+        }),
+      );
+      await this.ctx.deps.run((tx) =>
+        this.ctx.deps.state.saveTransfer(
+          tx,
+          mode,
+          network,
+          {
+            ...found,
+            idempotency_key: key,
+            organization_id: owner.organization_id,
+            invoice_id: owner.invoice_id,
+            provider_id: providerId,
+            payment_id: recorded.paymentId,
+            confirmations: recorded.confirmations,
+            required_confirmations: recorded.requiredConfirmations,
+            orphaned: false,
+            cancelled: recorded.status === 'CANCELLED',
+          },
+          this.ctx.deps.clock.now(),
+        ),
+      );
+      // The address received money: its key's gap ends here.
+      await this.ctx.deps.addresses.markUsed(this.ctx.deps.manager, mode, network, transfer.to);
+      if (recorded.created) {
+        this.ctx.logger.log({
+          msg: 'payment seen on chain',
+          event: 'chain_payment_recorded',
+          ...context,
+          payment_id: recorded.paymentId,
+          price,
+          block: transfer.blockNumber.toString(),
+          confirmations,
+          status: recorded.status,
+          ...(happenedAt !== blockTime ? { block_time_ahead_ms: blockTime.getTime() - now.getTime() } : {}),
+        });
+      }
+      return null;
+    } catch (error) {
+      // The payments module refused this transfer (its provider disabled since the address was handed out, ...):
+      // it is kept for the merchant (GET /rails/unmatched) to see and retry, in the transaction that moves the cursor.
+      if (!(error instanceof DomainError)) throw error;
+      const reasonCode = provider.enabled ? error.code : 'provider_disabled';
+      this.ctx.logger.warn({
+        msg: 'transfer not recorded as a payment; kept as unmatched',
+        event: 'chain_payment_refused',
+        ...context,
+        code: reasonCode,
+        error: error.message,
+      });
+      return {
+        organization_id: owner.organization_id,
+        network,
+        idempotency_key: key,
+        address: transfer.to,
+        invoice_id: owner.invoice_id,
+        provider_id: providerId,
+        currency: provider.catalog.currency,
+        tx_hash: transfer.txHash,
+        log_index: transfer.position,
+        block_number: transfer.blockNumber.toString(),
+        block_hash: block.hash,
+        happened_at: blockTime,
+        units: transfer.units.toString(),
+        amount: price,
+        reason_code: reasonCode,
+        reason: error.message,
+      };
+    }
+  }
+
+  /** Records a transfer of a transaction still in the mempool: a PENDING payment with 0 confirmations, at the organization's now. */
+  async recordUnmined(transfer: IncomingTransfer, owner: DepositAddressRow, key: string): Promise<void> {
+    const { mode, network } = this.ctx.config;
+    const providerId = this.ctx.config.providerOf(null);
+    const scope = scopeOf(this.ctx, owner.organization_id);
+    const provider = await this.ctx.deps.queries.execute(new GetProviderTermsQuery(scope, providerId));
+    if (!provider) throw new Error(`provider ${providerId} is not in the catalog`);
+    const price = priceOf(transfer.units, provider.catalog.decimals);
+    const context = { ...this.ctx.labels, idempotency_key: key, invoice_id: owner.invoice_id, organization_id: owner.organization_id, provider_id: providerId };
+    try {
+      const recorded = await this.ctx.deps.commands.execute(
+        new RecordProviderPaymentCommand(scope, {
+          kind: 'payment',
+          invoiceId: owner.invoice_id,
+          providerId,
+          price,
+          idempotencyKey: key,
+          happenedAt: await this.ctx.deps.clock.nowFor(scope),
+          confirmations: 0,
+        }),
+      );
+      await this.ctx.deps.run((tx) =>
+        this.ctx.deps.state.saveTransfer(
+          tx,
+          mode,
+          network,
+          {
+            tx_hash: transfer.txHash,
+            block_number: '-1',
+            block_hash: '',
+            recipient: transfer.to,
+            units: transfer.units.toString(),
+            idempotency_key: key,
+            organization_id: owner.organization_id,
+            invoice_id: owner.invoice_id,
+            provider_id: providerId,
+            payment_id: recorded.paymentId,
+            confirmations: 0,
+            required_confirmations: recorded.requiredConfirmations,
+            orphaned: false,
+            cancelled: recorded.status === 'CANCELLED',
+          },
+          this.ctx.deps.clock.now(),
+        ),
+      );
+      await this.ctx.deps.addresses.markUsed(this.ctx.deps.manager, mode, network, transfer.to);
+      if (recorded.created) {
+        this.ctx.logger.log({
+          msg: 'payment seen in the mempool',
+          event: 'chain_payment_recorded',
+          ...context,
+          payment_id: recorded.paymentId,
+          price,
+          confirmations: 0,
+          status: recorded.status,
+        });
+      }
+    } catch (error) {
+      // Refused (provider disabled, ...): the scan of the block that mines it keeps it as an unmatched transfer.
+      if (!(error instanceof DomainError)) throw error;
+      this.ctx.logger.debug({ msg: 'mempool transfer not recorded; it is kept when mined', event: 'chain_mempool_refused', ...context, code: error.code });
+    }
+  }
+
+  /**
+   * Reports the confirmations of transfers still below their requirement, in fair batches: at most
+   * `orgBatch` transfers of one organization per batch, organizations interleaved, each organization's
+   * least recently counted first. A counted transfer (its report taken or refused) is no longer due
+   * until the next block, so the batches go on until no organization filled its share.
+   */
+  async countConfirmations(head: bigint, final: bigint | null): Promise<void> {
+    const { mode, network } = this.ctx.config;
+    for (;;) {
+      const rows = await this.ctx.deps.state.counting(this.ctx.deps.manager, mode, network, head, this.ctx.deps.orgBatch, final);
+      let counted = 0;
+      for (const row of rows) {
+        // Covered by the node's final block: final whatever its count (reported as its requirement at least).
+        const confirmations = countedConfirmations(head, BigInt(row.block_number), final, row.required_confirmations);
+        if (confirmations <= row.confirmations) continue;
+        await this.report(row, { kind: 'confirmations', paymentId: row.payment_id, confirmations });
+        await this.ctx.deps.run((tx) => this.ctx.deps.state.setConfirmations(tx, mode, network, row.idempotency_key, confirmations, this.ctx.deps.clock.now()));
+        counted++;
+      }
+      if (!counted || !someOrganizationFull(rows, this.ctx.deps.orgBatch)) return;
+    }
+  }
+
+  /** A report about a payment recorded before; null (logged at error level) when the payments module refuses it. */
+  async report(
+    row: TransferRow,
+    report: { kind: 'confirmations'; paymentId: string; confirmations: number } | PaymentChainReport,
+  ): Promise<RecordedPayment | null> {
+    const scope = scopeOf(this.ctx, row.organization_id);
+    try {
+      return await this.ctx.deps.commands.execute(new RecordProviderPaymentCommand(scope, report));
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      this.ctx.logger.error({
+        msg: 'payment report refused',
+        event: 'chain_report_refused',
+        ...this.ctx.labels,
+        idempotency_key: row.idempotency_key,
+        payment_id: row.payment_id,
+        report: report.kind,
+        code: error.code,
+        error: error.message,
+      });
+      return null;
+    }
+  }
+}

@@ -1,0 +1,181 @@
+import type { TransferRow } from '../persistence/chain-state.repository';
+import type { MempoolWatch } from './mempool';
+import type { PaymentRecorder } from './payment-recorder';
+import { confirmationsAt } from './transfer-facts';
+import { scopeOf, type WatcherContext } from './watcher-context';
+import { rpcCall } from './watcher-faults';
+
+/**
+ * Reorganizations: finds that the remembered blocks left the chain and rewinds the cursor to the common
+ * ancestor (the transfers above it are put in doubt), then settles each transfer in doubt that the
+ * rescan did not find again: mined elsewhere, back in the mempool, or gone (its payment cancelled).
+ */
+export class ReorgHandler {
+  constructor(
+    private readonly ctx: WatcherContext,
+    private readonly recorder: PaymentRecorder,
+    private readonly mempool: MempoolWatch,
+  ) {}
+
+  /** Compares the remembered blocks with the chain; on a mismatch rewinds to the highest one still on it. */
+  async rewindIfReorganized(cursor: { number: bigint; hash: string }, head: bigint): Promise<boolean> {
+    const { mode, network } = this.ctx.config;
+    if (cursor.number < 0n) return false;
+    // A head below the cursor: a node behind (waited for), or blocks taken back with none in their place yet.
+    const shorter = head < cursor.number && this.ctx.follower.onChain ? !(await rpcCall('block', () => this.ctx.follower.onChain!(cursor.hash))) : false;
+    const known = await this.ctx.deps.state.blocksBelow(this.ctx.deps.manager, mode, network, cursor.number < head ? cursor.number : head);
+    if (!known.length) return false;
+    const top = known[0];
+    const onChain = await rpcCall('block', () => this.ctx.follower.block(top.number));
+    let ancestor: { number: bigint; hash: string } | null = null;
+    if (onChain.hash === top.hash) {
+      if (!shorter) return false;
+      ancestor = top;
+    }
+    // Blocks that do not follow the remembered ones are also what a node moved to another chain serves:
+    // its chain id is asked before they are believed. On another chain nothing is rewound or recorded
+    // (the check logs and counts it, and the run loop stops watching until the node is right again).
+    if ((await rpcCall('chain', () => this.ctx.identity.ask())) !== this.ctx.config.chain) return true;
+    for (const candidate of ancestor ? [] : known.slice(1)) {
+      const block = await rpcCall('block', () => this.ctx.follower.block(candidate.number));
+      if (block.hash === candidate.hash) {
+        ancestor = candidate;
+        break;
+      }
+    }
+    if (!ancestor) {
+      // Deeper than we remember: go back to just below the oldest remembered block.
+      const below = known[known.length - 1].number - 1n;
+      ancestor = below >= 0n ? await rpcCall('block', () => this.ctx.follower.block(below)) : { number: -1n, hash: '' };
+    }
+    const doubted = await this.ctx.deps.run((tx) => this.ctx.deps.state.rewind(tx, mode, network, ancestor, this.ctx.deps.clock.now()));
+    this.ctx.logger.warn({
+      msg: 'chain reorganization: rewound to the common ancestor',
+      event: 'chain_reorg',
+      ...this.ctx.labels,
+      from_block: cursor.number.toString(),
+      ancestor: ancestor.number.toString(),
+      transfers_in_doubt: doubted,
+    });
+    return true;
+  }
+
+  /**
+   * Transfers a reorg put in doubt and the rescan did not find again. One whose transaction is in a
+   * block again (one the rescan passed, e.g. its address is no longer watched) keeps its payment, its
+   * count restarting there. One whose transaction waits in the mempool again (`mempool`: the ids read
+   * this step, on chains that have one; a node puts the transactions of a block it takes back there)
+   * keeps its payment with 0 confirmations, and is followed as any unmined transfer from then on. One
+   * whose transaction is in neither has its payment CANCELLED (a chain report: also a COMPLETED one,
+   * which is a reversal, logged as an error for operators).
+   */
+  async settleOrphans(head: bigint, mempool: ReadonlySet<string> | null): Promise<void> {
+    const { mode, network } = this.ctx.config;
+    for (const row of await this.ctx.deps.state.orphans(this.ctx.deps.manager, mode, network)) {
+      const minedIn = await rpcCall('transaction', () => this.ctx.follower.transactionBlock(row.tx_hash));
+      if (minedIn !== null && minedIn > head) continue; // mined after the head read: the next scan finds it
+      if (minedIn === null && mempool?.has(row.tx_hash)) {
+        await this.backToMempool(row);
+        continue;
+      }
+      if (minedIn !== null) {
+        const block = await rpcCall('block', () => this.ctx.follower.block(minedIn));
+        const recorded = await this.recorder.report(row, { kind: 'chain', paymentId: row.payment_id, confirmations: confirmationsAt(head, minedIn) });
+        await this.ctx.deps.run((tx) =>
+          this.ctx.deps.state.saveTransfer(
+            tx,
+            mode,
+            network,
+            {
+              ...row,
+              block_number: minedIn.toString(),
+              block_hash: block.hash,
+              confirmations: recorded?.confirmations ?? row.confirmations,
+              cancelled: recorded ? recorded.status === 'CANCELLED' : row.cancelled,
+            },
+            this.ctx.deps.clock.now(),
+          ),
+        );
+        continue;
+      }
+      const recorded = await this.recorder.report(row, { kind: 'chain', paymentId: row.payment_id, confirmations: null });
+      // Its transaction may be mined again, after the invoice's window has closed too: the invoice's
+      // addresses stay watched for another monitoring window, so the scan still sees it come back.
+      const now = this.ctx.deps.clock.now();
+      await this.ctx.deps.run(async (tx) => {
+        await this.ctx.deps.state.markCancelled(tx, mode, network, row.idempotency_key, now);
+        await this.ctx.deps.addresses.watchAgain(
+          tx,
+          scopeOf(this.ctx, row.organization_id),
+          network,
+          row.invoice_id,
+          new Date(now.getTime() + this.ctx.deps.rewatchMs),
+        );
+      });
+      const entry = {
+        ...this.ctx.labels,
+        idempotency_key: row.idempotency_key,
+        payment_id: row.payment_id,
+        invoice_id: row.invoice_id,
+        organization_id: row.organization_id,
+        previous_status: recorded?.previousStatus ?? null,
+        invoice_status: recorded?.invoice.status ?? null,
+        invoice_substatus: recorded?.invoice.substatus ?? null,
+      };
+      if (recorded?.previousStatus === 'COMPLETED') {
+        // Deeper than the payment's required confirmations: money counted as received is gone.
+        this.ctx.logger.error({ msg: 'completed payment reversed: its transaction left the canonical chain', event: 'chain_payment_reversed', ...entry });
+      } else {
+        this.ctx.logger.warn({ msg: 'payment cancelled: its transaction left the canonical chain', event: 'chain_payment_cancelled', ...entry });
+      }
+    }
+  }
+
+  /**
+   * A transfer in doubt whose transaction is in the mempool again: its payment is reported at 0
+   * confirmations (a PENDING one stays PENDING, its count back to 0, its invoice still waiting for
+   * confirmations; a COMPLETED one stays COMPLETED) and its row becomes an unmined one (block -1), which
+   * the block that mines it counts up, or which is cancelled if it leaves the mempool unmined. The
+   * invoice's addresses stay watched for another monitoring window, so that block's scan sees it.
+   */
+  private async backToMempool(row: TransferRow): Promise<void> {
+    const { mode, network } = this.ctx.config;
+    const recorded = await this.recorder.report(row, { kind: 'chain', paymentId: row.payment_id, confirmations: 0 });
+    this.mempool.forget(row.idempotency_key);
+    const now = this.ctx.deps.clock.now();
+    await this.ctx.deps.run(async (tx) => {
+      await this.ctx.deps.state.saveTransfer(
+        tx,
+        mode,
+        network,
+        {
+          ...row,
+          block_number: '-1',
+          block_hash: '',
+          confirmations: recorded?.confirmations ?? row.confirmations,
+          cancelled: recorded ? recorded.status === 'CANCELLED' : row.cancelled,
+        },
+        now,
+      );
+      await this.ctx.deps.addresses.watchAgain(
+        tx,
+        scopeOf(this.ctx, row.organization_id),
+        network,
+        row.invoice_id,
+        new Date(now.getTime() + this.ctx.deps.rewatchMs),
+      );
+    });
+    this.ctx.logger.warn({
+      msg: 'block of a payment taken back; its transaction waits in the mempool again',
+      event: 'chain_payment_unconfirmed',
+      ...this.ctx.labels,
+      idempotency_key: row.idempotency_key,
+      payment_id: row.payment_id,
+      invoice_id: row.invoice_id,
+      organization_id: row.organization_id,
+      status: recorded?.status ?? null,
+      confirmations: recorded?.confirmations ?? null,
+      invoice_status: recorded?.invoice.status ?? null,
+    });
+  }
+}

@@ -1,0 +1,73 @@
+import { confirmationsAt, countedConfirmations, firstBlock, lagOf, priceOf, rangeEnd, sortTransfers, transferKey } from './transfer-facts';
+
+describe('transferKey', () => {
+  it('names the network, the transaction and the output', () => {
+    expect(transferKey('ethereum', { txHash: '0xabc', output: '3' })).toBe('ethereum:0xabc:3');
+    expect(transferKey('litecoin', { txHash: 'ff00', output: 'native' })).toBe('litecoin:ff00:native');
+  });
+});
+
+describe('priceOf', () => {
+  it.each([
+    [1n, 18, '0.000000000000000001'],
+    [1500000n, 6, '1.5'],
+    [123456789n, 8, '1.23456789'],
+    [10n ** 30n, 18, '1000000000000'],
+    [0n, 8, '0'],
+  ])('%s units at %i decimals is %s', (units, decimals, price) => {
+    expect(priceOf(units, decimals)).toBe(price);
+  });
+});
+
+describe('confirmations', () => {
+  it('counts the block itself', () => {
+    expect(confirmationsAt(100n, 100n)).toBe(1);
+    expect(confirmationsAt(105n, 100n)).toBe(6);
+  });
+
+  it('reports a transfer the final block covers with at least its requirement', () => {
+    expect(countedConfirmations(105n, 100n, 100n, 12)).toBe(12);
+    expect(countedConfirmations(105n, 100n, 102n, 3)).toBe(6);
+  });
+
+  it('counts plainly above the final block, or without one', () => {
+    expect(countedConfirmations(105n, 101n, 100n, 12)).toBe(5);
+    expect(countedConfirmations(105n, 100n, null, 12)).toBe(6);
+  });
+});
+
+describe('ranges', () => {
+  it('reads at most the maximum range, never past the head', () => {
+    expect(rangeEnd(10n, 1000n, 100)).toBe(109n);
+    expect(rangeEnd(10n, 50n, 100)).toBe(50n);
+    expect(rangeEnd(10n, 10n, 1)).toBe(10n);
+  });
+
+  it('starts at start_block when set, else after the head', () => {
+    expect(firstBlock(5n, 100n)).toBe(5n);
+    expect(firstBlock(0n, 100n)).toBe(0n);
+    expect(firstBlock(null, 100n)).toBe(101n);
+  });
+
+  it('measures the lag, never below zero', () => {
+    expect(lagOf(110n, 100n)).toBe(10);
+    expect(lagOf(90n, 100n)).toBe(0);
+  });
+});
+
+describe('sortTransfers', () => {
+  const t = (asset: string | null, txHash: string, blockNumber: bigint) => ({ asset, txHash, blockNumber });
+
+  it('keeps the coin and configured assets in block order, stable within a block', () => {
+    const read = [t('0xusdt', 'c', 7n), t(null, 'a', 5n), t('0xusdt', 'b', 5n), t(null, 'd', 7n)];
+    const { counted, foreign } = sortTransfers(read, new Set(['0xusdt']));
+    expect(counted.map((x) => x.txHash)).toEqual(['a', 'b', 'c', 'd']);
+    expect(foreign).toEqual([]);
+  });
+
+  it('sets aside transfers of assets that are not configured', () => {
+    const { counted, foreign } = sortTransfers([t('0xother', 'x', 3n), t(null, 'y', 2n)], new Set(['0xusdt']));
+    expect(counted.map((x) => x.txHash)).toEqual(['y']);
+    expect(foreign).toEqual([{ asset: '0xother', txHash: 'x' }]);
+  });
+});

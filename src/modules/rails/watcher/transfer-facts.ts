@@ -1,0 +1,65 @@
+/**
+ * The watcher's arithmetic on transfers: their idempotency key, their price, their confirmations and
+ * the block ranges a step reads. Pure: no Nest, no database, no node.
+ */
+import Decimal from 'decimal.js';
+
+/** The idempotency key of a transfer's payment: `<network>:<tx_hash>:<output>` (the adapter's output reference). */
+export function transferKey(network: string, transfer: { txHash: string; output: string | number }): string {
+  return `${network}:${transfer.txHash}:${transfer.output}`;
+}
+
+/** A transfer's amount in the currency, exact: its smallest units over 10^decimals, as a plain decimal string. */
+export function priceOf(units: bigint, decimals: number): string {
+  return new Decimal(units.toString()).div(new Decimal(10).pow(decimals)).toFixed();
+}
+
+/** Confirmations of a transfer mined in `block` when the head is `head`: the block itself counts as one. */
+export function confirmationsAt(head: bigint, block: bigint): number {
+  return Number(head - block + 1n);
+}
+
+/**
+ * The count to report for a mined transfer: its confirmations, or, when the node's final block covers
+ * it, at least its requirement (final whatever its count).
+ */
+export function countedConfirmations(head: bigint, block: bigint, final: bigint | null, required: number): number {
+  const count = confirmationsAt(head, block);
+  return final !== null && block <= final ? Math.max(count, required) : count;
+}
+
+/** The last block of the range a step reads from `from`: at most `maxRange` blocks, never past the head. */
+export function rangeEnd(from: bigint, head: bigint, maxRange: number): bigint {
+  return head < from + BigInt(maxRange) - 1n ? head : from + BigInt(maxRange) - 1n;
+}
+
+/** How far the cursor is behind the head (0 when at or above it). */
+export function lagOf(head: bigint, cursor: bigint): number {
+  return Number(head > cursor ? head - cursor : 0n);
+}
+
+/** Where the cursor starts on first start: just below start_block when configured, else at the head (the next block on). */
+export function firstBlock(startBlock: bigint | null | undefined, head: bigint): bigint {
+  return startBlock ?? head + 1n;
+}
+
+export interface ScannedTransfer {
+  asset: string | null;
+  txHash: string;
+  blockNumber: bigint;
+}
+
+/**
+ * Splits a range's transfers by asset: those of the coin (asset null) or a configured asset, in chain
+ * order (by block; within a block as the adapter gave them, a stable sort), and those of any other
+ * asset, which are never counted (and never as the coin).
+ */
+export function sortTransfers<T extends ScannedTransfer>(
+  transfers: readonly T[],
+  configured: ReadonlySet<string>,
+): { counted: T[]; foreign: Array<{ asset: string; txHash: string }> } {
+  const foreign = transfers.filter((t) => t.asset !== null && !configured.has(t.asset)).map((t) => ({ asset: t.asset!, txHash: t.txHash }));
+  const counted = transfers.filter((t) => t.asset === null || configured.has(t.asset));
+  counted.sort((a, b) => (a.blockNumber === b.blockNumber ? 0 : a.blockNumber < b.blockNumber ? -1 : 1));
+  return { counted, foreign };
+}

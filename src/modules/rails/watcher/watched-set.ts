@@ -1,0 +1,23 @@
+import type { WatchedAddresses } from '../domain/payment-rail';
+import type { DepositAddressRow } from '../persistence/deposit-addresses.repository';
+import { LOAD_ADDRESSES_MAX } from '../persistence/watched-addresses';
+import type { WatcherContext } from './watcher-context';
+
+/** The watched deposit addresses: the whole set when small, else resolved by an indexed lookup of the recipients seen. */
+export async function watchedSet(ctx: WatcherContext): Promise<{ watched: WatchedAddresses; owners: Map<string, DepositAddressRow> }> {
+  const { mode, network } = ctx.config;
+  const { deps } = ctx;
+  const now = deps.clock.now();
+  const owners = new Map<string, DepositAddressRow>();
+  const first = await deps.addresses.watchedUpTo(deps.manager, mode, network, now, LOAD_ADDRESSES_MAX + 1);
+  const few = first.length <= LOAD_ADDRESSES_MAX;
+  if (few) for (const row of first) owners.set(row.address, row);
+  const watched: WatchedAddresses = {
+    addresses: few ? new Set(owners.keys()) : null,
+    resolve: async (candidates) => {
+      for (const row of await deps.addresses.watchedAmong(deps.manager, mode, network, candidates, now)) owners.set(row.address, row);
+      return new Set(owners.keys());
+    },
+  };
+  return { watched, owners };
+}
