@@ -24,7 +24,7 @@ describe('docs/going-live.md', () => {
     const env: Record<string, string> = { CHAINS_FILE: file };
     for (const name of names) env[name] = name.endsWith('_AUTH') ? 'watcher:secret' : 'https://node.example.com/key';
     const config = loadRailsConfig(env, railAdapters(PROVIDER_CATALOG));
-    expect(config.liveNetworks.sort()).toEqual(['bitcoin', 'ethereum', 'litecoin', 'polygon']);
+    expect(config.liveNetworks.sort()).toEqual(['bitcoin', 'ethereum', 'litecoin', 'polygon', 'tron']);
     expect(liveRailsFinding(config, true)).toBeNull();
     // Each variable it names is needed: without one, the start is refused naming it.
     const without = { ...env };
