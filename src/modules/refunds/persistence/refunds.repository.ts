@@ -75,7 +75,7 @@ export interface Payout {
   address: string;
   payout_amount: string;
   payout_units: string;
-  payout_uri: string;
+  payout_uri: string | null;
   chain_id: number | null;
   token_contract: string | null;
   required_confirmations: number;
