@@ -1,6 +1,7 @@
 import { PAYOUT_ADDRESS_RULES } from './payout-address-rules';
 
-const check = (network: string, address: string) => PAYOUT_ADDRESS_RULES.find((r) => r.networks.includes(network))!.checkPayoutAddress(network, 'test', address);
+const check = (network: string, address: string) =>
+  PAYOUT_ADDRESS_RULES.find((r) => r.networks.includes(network))!.checkPayoutAddress(network, 'test', address);
 
 describe('payout address rules of the networks no adapter serves (XRP Ledger, Solana; test-mode claims)', () => {
   it.each([
