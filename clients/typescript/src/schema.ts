@@ -3240,10 +3240,10 @@ export interface components {
                  */
                 amount: string;
                 /**
-                 * @description Payment request your wallet opens (EIP-681 on EVM chains, BIP21 on UTXO chains; in test mode without a rail a plain <network>:<address>?amount=<coin>)
+                 * @description Payment request your wallet opens (EIP-681 on EVM chains, BIP21 on UTXO chains; null on Tron, which has no payment-URI standard: send `amount` to `address`; in test mode without a rail a plain <network>:<address>?amount=<coin>)
                  * @example ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed&uint256=10000000
                  */
-                uri: string;
+                uri: string | null;
                 /**
                  * @description The transaction you reported (POST /refunds/{id}/sent)
                  * @example null
@@ -3379,10 +3379,10 @@ export interface components {
                  */
                 amount: string;
                 /**
-                 * @description Payment request your wallet opens (EIP-681 on EVM chains, BIP21 on UTXO chains; in test mode without a rail a plain <network>:<address>?amount=<coin>)
+                 * @description Payment request your wallet opens (EIP-681 on EVM chains, BIP21 on UTXO chains; null on Tron, which has no payment-URI standard: send `amount` to `address`; in test mode without a rail a plain <network>:<address>?amount=<coin>)
                  * @example ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed&uint256=10000000
                  */
-                uri: string;
+                uri: string | null;
             } | null;
             /**
              * @description A test-mode refund: no real money moves, and the claim page offers the test payout control
@@ -3426,10 +3426,10 @@ export interface components {
                  */
                 amount: string;
                 /**
-                 * @description Payment request your wallet opens (EIP-681 on EVM chains, BIP21 on UTXO chains; in test mode without a rail a plain <network>:<address>?amount=<coin>)
+                 * @description Payment request your wallet opens (EIP-681 on EVM chains, BIP21 on UTXO chains; null on Tron, which has no payment-URI standard: send `amount` to `address`; in test mode without a rail a plain <network>:<address>?amount=<coin>)
                  * @example ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed&uint256=10000000
                  */
-                uri: string;
+                uri: string | null;
             } | null;
         };
         /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */

@@ -15,9 +15,16 @@ export { ListUnmatchedTransfersQuery } from './queries/list-unmatched-transfers/
 export { GetUnmatchedTransferQuery } from './queries/get-unmatched-transfer/get-unmatched-transfer.query';
 export { RetryUnmatchedTransferCommand } from './commands/retry-unmatched-transfer/retry-unmatched-transfer.command';
 export type { UnmatchedTransferView, UnmatchedTransferPage } from './dto/unmatched.views';
-// Asked by the refunds module: the rails a payout can go on, and what the chain says of a reported payout.
+// Asked by the refunds module: the rails a payout can go on, the payout facts of a network (address, URI,
+// transaction id, as its adapter says), and what the chain says of a reported payout.
 export {
+  CheckPayoutAddressQuery,
   CheckPayoutQuery,
+  PayoutNetworksQuery,
+  PayoutTransactionIdQuery,
+  PayoutUriQuery,
+  type PayoutAddressCheck,
+  type TransactionIdCheck,
   ListPayoutRailsQuery,
   PayoutChainTipQuery,
   type PayoutCheck,

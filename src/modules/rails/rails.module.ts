@@ -16,6 +16,7 @@ import { ListUnmatchedTransfersHandler } from './queries/list-unmatched-transfer
 import { ListWalletsHandler } from './queries/list-wallets/list-wallets.handler';
 import { ListProviderRailsHandler } from './queries/list-provider-rails/list-provider-rails.handler';
 import { CheckPayoutHandler, ListPayoutRailsHandler, PayoutChainTipHandler } from './queries/payouts/payout-rails.handler';
+import { CheckPayoutAddressHandler, PayoutNetworksHandler, PayoutTransactionIdHandler, PayoutUriHandler } from './queries/payouts/payout-facts.handler';
 import { RailsPreflightHandler } from './queries/preflight/rails-preflight.handler';
 import { RAIL_ADAPTERS, RailRegistry } from './rail-registry';
 import { loadRailsConfig, RailsConfig } from './rails.config';
@@ -52,6 +53,10 @@ import { OtherModeIds } from '../../shared/ids/other-mode-ids';
     ListPayoutRailsHandler,
     CheckPayoutHandler,
     PayoutChainTipHandler,
+    PayoutNetworksHandler,
+    CheckPayoutAddressHandler,
+    PayoutUriHandler,
+    PayoutTransactionIdHandler,
     RailsPreflightHandler,
     AllocatePaymentAddressHandler,
     SealWalletKeysHandler,

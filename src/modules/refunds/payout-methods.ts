@@ -3,8 +3,7 @@ import { QueryBus } from '@nestjs/cqrs';
 import type { Scope } from '../../shared/auth/request-context';
 import { ListInvoicePaymentsQuery } from '../invoices';
 import { findCatalogProvider, GetProvidersQuery } from '../providers';
-import { ListPayoutRailsQuery, PayoutRail } from '../rails';
-import { paysOutOn } from './addresses/payout-address';
+import { ListPayoutRailsQuery, PayoutNetworksQuery, PayoutRail } from '../rails';
 import type { ClaimMethodView } from './dto/refund.views';
 
 export interface PayoutMethod extends ClaimMethodView {
@@ -31,11 +30,13 @@ export class PayoutMethods {
     const rails = await this.queries.execute(new ListPayoutRailsQuery(scope.mode));
     const all: PayoutMethod[] = [];
     if (scope.mode === 'test') {
+      // The networks that take a payout address (their rail adapters' or address rules'; cards have none).
+      const payoutNetworks = new Set(await this.queries.execute(new PayoutNetworksQuery()));
       const railOf = new Map(rails.map((r) => [r.providerId, r]));
       for (const { catalog, view } of await this.queries.execute(new GetProvidersQuery(scope))) {
         const rail = railOf.get(catalog.id) ?? null;
         // A provider a test rail carries is offered as before; the others when the organization has them enabled.
-        if (!paysOutOn(catalog.network) || (!rail && !view.enabled)) continue;
+        if (!payoutNetworks.has(catalog.network.toLowerCase()) || (!rail && !view.enabled)) continue;
         all.push({ provider_id: catalog.id, name: catalog.name, network: catalog.network, currency: catalog.currency, decimals: catalog.decimals, rail });
       }
     } else {

@@ -124,9 +124,9 @@ export interface ChainFollower {
    * mined), whether it succeeded, and each of its transfers that pays that one address in the asked
    * asset (token null: the transaction's own value; else the token's Transfer logs; on a UTXO chain
    * each output whose script pays exactly that address). Value moved inside contracts is not seen.
-   * Null when the node does not know the hash. Families that pay refunds out have it.
+   * Null when the node does not know the hash. Every family has it: refunds' payout verification reads it.
    */
-  transactionTransfers?(txHash: string, to: string, token: string | null): Promise<PayoutTransaction | null>;
+  transactionTransfers(txHash: string, to: string, token: string | null): Promise<PayoutTransaction | null>;
   /**
    * True when the node shows a transaction before it is mined (EVM `eth_getTransactionByHash`, a UTXO
    * node's mempool through `getrawtransaction`): a hash it does not know is then no payout. A family
@@ -170,6 +170,38 @@ export interface PayoutTransaction {
   success: boolean;
   /** Its transfers to the destination in the asked asset (empty while unmined or when it failed). */
   transfers: PayoutTransfer[];
+}
+
+/** A payer's payout address checked for one network: its normalised form, or a problem naming how to fix it. */
+export type PayoutAddressCheck = { ok: true; address: string } | { ok: false; problem: string };
+
+/** A reported payout transaction id checked for the family's form: its normalised form, or a problem. */
+export type TransactionIdCheck = { ok: true; id: string } | { ok: false; problem: string };
+
+/** What a refund's payout URI asks the merchant's wallet to send. */
+export interface PayoutUriRequest {
+  /** Network slug (ethereum, bitcoin_cash, tron...). */
+  network: string;
+  /**
+   * The chain the mode's configured node serves (NetworkConfig.chain), or null when the mode has no
+   * rail on the network (test mode only: nobody sends it, the merchant simulates the payout).
+   */
+  chain: string | null;
+  /** The destination, as checkPayoutAddress normalised it. */
+  address: string;
+  /** Amount in the smallest unit. */
+  units: bigint;
+  /** The same amount in the coin, a decimal string (EIP-681 takes units, BIP21 the coin amount). */
+  amount: string;
+  /** The token contract, or null for the network's coin. */
+  asset: string | null;
+}
+
+/** Payout address rules of a network no adapter serves yet: checked for test-mode claims only (no payout is read on it). */
+export interface PayoutAddressRule {
+  /** The network slugs it checks. */
+  readonly networks: readonly string[];
+  checkPayoutAddress(network: string, mode: RailMode, address: string): PayoutAddressCheck;
 }
 
 /** Where a provider id is paid: its network, and the configured asset slug (null = the network's coin). */
@@ -220,4 +252,14 @@ export interface RailAdapter {
    * confirmations settings, the wallets) are the rails module's, not the adapter's.
    */
   preflight(config: NetworkConfig, settings: RailPreflightSettings): Promise<PreflightCheck[]>;
+  /**
+   * A payer's refund address on one of its networks, in the mode (live takes mainnet addresses only,
+   * test mode test-chain ones only where the family tells them apart), trimmed: its normalised form
+   * (checksummed, with its prefix), or a problem naming how to fix it. Never throws.
+   */
+  checkPayoutAddress(network: string, mode: RailMode, address: string): PayoutAddressCheck;
+  /** The payment request a merchant's wallet opens to send a refund (the family's payment-URI standard); null on a chain that has none (Tron). */
+  payoutUri(request: PayoutUriRequest): string | null;
+  /** A reported payout transaction's id (already trimmed and lower-cased) checked for the family's form, normalised as the follower reads it. */
+  checkTransactionId(text: string): TransactionIdCheck;
 }

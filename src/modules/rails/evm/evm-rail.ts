@@ -3,6 +3,7 @@ export type { CatalogToken } from './evm-networks';
 import type { RailAdapter, SectionInput } from '../domain/payment-rail';
 import { EvmFollower } from './evm-follower';
 import { EvmKeys } from './evm-keys';
+import { checkEvmPayoutAddress, checkEvmTransactionId, evmPayoutUri } from './evm-payout';
 import { evmPreflight } from './evm-preflight';
 import { type CatalogToken, DEFAULT_FINALITY_DEPTH, evmNetworks, type EvmNetworks, evmRouteOf, providerIdOf } from './evm-networks';
 
@@ -74,5 +75,8 @@ export function evmRail(catalog: readonly CatalogToken[]): RailAdapter {
     keys: () => KEYS,
     follower: (config) => new EvmFollower(config.rpcUrl),
     preflight: evmPreflight,
+    checkPayoutAddress: checkEvmPayoutAddress,
+    payoutUri: evmPayoutUri,
+    checkTransactionId: checkEvmTransactionId,
   };
 }

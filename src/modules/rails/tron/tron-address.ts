@@ -38,3 +38,20 @@ export function decodeTron(address: string): Uint8Array | null {
 }
 
 export const isTronAddress = (address: string): boolean => decodeTron(address) !== null;
+
+/**
+ * A payer's refund address on Tron: base58check (double SHA-256) of 21 bytes starting 0x41 (`T...`),
+ * the same on its test networks. Kept as typed (base58 is case-sensitive).
+ */
+export function checkTronPayoutAddress(_network: string, _mode: string, text: string): { ok: true; address: string } | { ok: false; problem: string } {
+  const address = text.trim();
+  if (!address) return { ok: false, problem: 'must not be empty' };
+  let payload: Uint8Array;
+  try {
+    payload = base58check.decode(address);
+  } catch {
+    return { ok: false, problem: 'is not a TRON address (its checksum or characters are wrong)' };
+  }
+  if (payload.length !== 21 || payload[0] !== TRON_ADDRESS_PREFIX) return { ok: false, problem: 'is not a TRON address (T followed by 33 characters)' };
+  return { ok: true, address };
+}

@@ -79,6 +79,7 @@ describe('TronFollower (against a node answering in java-tron shapes)', () => {
         }
         if (call.method === 'eth_getLogs') return answer(logs);
         if (call.method === 'eth_getTransactionReceipt') return answer(receipts[call.params[0] as string] ?? null);
+        if (call.method === 'eth_getTransactionByHash') return answer(transactions.find((t) => t.hash === call.params[0]) ?? null);
         return fail(-32601, `the method ${call.method} does not exist/is not available`);
       });
     });
@@ -148,5 +149,32 @@ describe('TronFollower (against a node answering in java-tron shapes)', () => {
     );
     expect(read).toEqual({ blocks: [expect.objectContaining({ number: 0x10n })], transfers: [], foreign: [] });
     expect(asked.filter((a) => a.startsWith('eth_getLogs'))).toEqual([]);
+  });
+
+  it('reads a reported payout: TRX checked against the HTTP API, TRC-20 Transfer logs to the address, failures and unknown hashes', async () => {
+    const follower = new TronFollower(url, 'solidified', 27, http);
+    const ours = hexToTron(OURS);
+    expect(await follower.transactionTransfers(hash(1), ours, null)).toEqual({
+      blockNumber: 0x10n,
+      success: true,
+      transfers: [{ output: 'native', units: 1_000_000n }],
+    });
+    expect(asked).toContain(`gettransactionbyid ${hash(1)}`);
+    // Paid to someone else, failed, a TRC-10 token the JSON-RPC shows as value: nothing paid.
+    expect((await follower.transactionTransfers(hash(1), hexToTron(STRANGER), null))!.transfers).toEqual([]);
+    expect(await follower.transactionTransfers(hash(2), ours, null)).toEqual({ blockNumber: 0x10n, success: false, transfers: [] });
+    expect((await follower.transactionTransfers(hash(5), ours, null))!.transfers).toEqual([]);
+    // Without the HTTP API no TRX is seen.
+    expect((await new TronFollower(url, 'solidified', 27).transactionTransfers(hash(1), ours, null))!.transfers).toEqual([]);
+    // A token payout: each Transfer log of the token's contract to the address, by its log index.
+    expect(await follower.transactionTransfers(hash(4), ours, hexToTron(TOKEN))).toEqual({
+      blockNumber: 0x10n,
+      success: true,
+      transfers: [{ output: '0', units: 7_000_000n }],
+    });
+    expect((await follower.transactionTransfers(hash(4), ours, hexToTron(OTHER_TOKEN)))!.transfers).toEqual([]);
+    expect((await follower.transactionTransfers(hash(4), hexToTron(STRANGER), hexToTron(TOKEN)))!.transfers).toEqual([]);
+    // A hash the node does not know.
+    expect(await follower.transactionTransfers(hash(99), ours, null)).toBeNull();
   });
 });

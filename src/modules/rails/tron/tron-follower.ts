@@ -1,4 +1,4 @@
-import type { BlockRef, ChainFollower, IncomingTransfer, ScannedRange, WatchedAddresses } from '../domain/payment-rail';
+import type { BlockRef, ChainFollower, IncomingTransfer, PayoutTransaction, PayoutTransfer, ScannedRange, WatchedAddresses } from '../domain/payment-rail';
 import { hexToTron, tronToHex } from './tron-address';
 import { JsonRpcClient, JsonRpcError, METHOD_NOT_FOUND } from './tron-json-rpc';
 
@@ -204,7 +204,7 @@ export class TronFollower implements ChainFollower {
         const receipt = receipts.get(transfer.txHash);
         if (!receipt) throw new Error(`no receipt for transaction ${transfer.txHash} of block ${n}`);
         if (BigInt(receipt.status) !== 1n) continue;
-        if (!(await this.isTrxTransfer(transfer))) {
+        if (!(await this.isTrxTransfer(transfer.txHash, transfer.to, transfer.units))) {
           this.notTrx++;
           continue;
         }
@@ -221,11 +221,11 @@ export class TronFollower implements ChainFollower {
    * can issue) and some other contracts with the same `to` and `value` as a TRX transfer, so the value alone
    * proves nothing.
    */
-  private async isTrxTransfer(transfer: IncomingTransfer): Promise<boolean> {
+  private async isTrxTransfer(txHash: string, to: string, units: bigint): Promise<boolean> {
     const response = await fetch(`${this.httpApiUrl}/wallet/gettransactionbyid`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ value: transfer.txHash.replace(/^0x/, '') }),
+      body: JSON.stringify({ value: txHash.replace(/^0x/, '') }),
       signal: AbortSignal.timeout(this.timeoutMs),
     });
     if (!response.ok) throw new Error(`gettransactionbyid: the node's HTTP API answered ${response.status}`);
@@ -233,11 +233,46 @@ export class TronFollower implements ChainFollower {
       raw_data?: { contract?: Array<{ type?: string; parameter?: { value?: { amount?: number | string; to_address?: string } } }> };
     };
     const contract = tx.raw_data?.contract;
-    if (!contract) throw new Error(`gettransactionbyid: the node's HTTP API does not know ${transfer.txHash}`);
+    if (!contract) throw new Error(`gettransactionbyid: the node's HTTP API does not know ${txHash}`);
     const value = contract[0]?.parameter?.value;
     if (contract.length !== 1 || contract[0].type !== 'TransferContract' || !value?.to_address || value.amount === undefined) return false;
-    const to = value.to_address.toLowerCase();
-    return /^41[0-9a-f]{40}$/.test(to) && hexToTron(`0x${to.slice(2)}`) === transfer.to && BigInt(value.amount) === transfer.units;
+    const paid = value.to_address.toLowerCase();
+    return /^41[0-9a-f]{40}$/.test(paid) && hexToTron(`0x${paid.slice(2)}`) === to && BigInt(value.amount) === units;
+  }
+
+  /**
+   * A reported payout to `to` (a base58 `T...` address): the block of its receipt, whether it succeeded,
+   * and what it paid that address in the asked asset. A TRC-20 token: each Transfer log of the token's
+   * contract in the receipt whose recipient is `to` (its log index names it). TRX (token null): the
+   * transaction's own value when it is sent straight to `to`, counted only when the node's HTTP API shows
+   * a TransferContract of that amount to that address, as the scan counts TRX (a TRC-10 transfer looks
+   * the same on the JSON-RPC); without the HTTP API no TRX is seen. java-tron shows no transaction before
+   * it is in a block, so an unknown hash is taken for a while (no `showsUnmined`).
+   */
+  async transactionTransfers(txHash: string, to: string, token: string | null): Promise<PayoutTransaction | null> {
+    const receipt = await this.rpc.call<RpcReceipt | null>('eth_getTransactionReceipt', [txHash]);
+    if (!receipt || !receipt.blockNumber) {
+      const tx = await this.rpc.call<RpcTransaction | null>('eth_getTransactionByHash', [txHash]);
+      return tx ? { blockNumber: null, success: true, transfers: [] } : null;
+    }
+    const success = BigInt(receipt.status) === 1n;
+    const target = lower(tronToHex(to));
+    const transfers: PayoutTransfer[] = [];
+    if (success && token === null) {
+      const tx = await this.rpc.call<RpcTransaction | null>('eth_getTransactionByHash', [txHash]);
+      const value = BigInt(tx?.value ?? '0x0');
+      if (tx?.to && lower(tx.to) === target && value > 0n && this.httpApiUrl !== null && (await this.isTrxTransfer(txHash, to, value))) {
+        transfers.push({ output: 'native', units: value });
+      }
+    } else if (success) {
+      const contract = lower(tronToHex(token!));
+      for (const log of receipt.logs) {
+        if (log.removed || lower(log.address) !== contract || log.topics.length !== 3 || lower(log.topics[0]) !== TRANSFER_TOPIC) continue;
+        if (!/^0x[0-9a-fA-F]{1,64}$/.test(log.data) || `0x${lower(log.topics[2]).slice(-40)}` !== target) continue;
+        transfers.push({ output: String(Number(BigInt(log.logIndex))), units: BigInt(log.data) });
+      }
+    }
+    return { blockNumber: BigInt(receipt.blockNumber), success, transfers };
   }
 
   /** Whether a transaction is in the node's chain now, and in which block. */

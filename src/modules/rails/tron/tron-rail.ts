@@ -1,6 +1,7 @@
 import { commonFields, isInt, isObject, type NetworkConfig } from '../domain/chains-config';
 import type { RailAdapter, SectionInput } from '../domain/payment-rail';
-import { isTronAddress } from './tron-address';
+import { plainPayoutUri } from '../domain/payouts';
+import { checkTronPayoutAddress, isTronAddress } from './tron-address';
 import { TronFollower, type TronFinality } from './tron-follower';
 import { TronKeys } from './tron-keys';
 import { tronPreflight } from './tron-preflight';
@@ -115,5 +116,13 @@ export function tronRail(catalog: readonly TronCatalogToken[]): RailAdapter {
       return new TronFollower(config.rpcUrl, tron.finality ?? 'solidified', config.finalityDepth, tron.httpApiUrl ?? null);
     },
     preflight: (config, settings) => tronPreflight(config as TronNetworkConfig, settings),
+    checkPayoutAddress: checkTronPayoutAddress,
+    // Tron has no payment-URI standard: with a rail the claim shows the address and amount alone.
+    payoutUri: ({ chain, network, address, amount }) => (chain === null ? plainPayoutUri(network, address, amount) : null),
+    // A transaction id as Tronscan shows it (64 hexadecimal digits) or as the JSON-RPC writes it (with 0x): kept in the JSON-RPC's form.
+    checkTransactionId: (text) =>
+      /^(0x)?[0-9a-f]{64}$/i.test(text)
+        ? { ok: true, id: `0x${text.replace(/^0x/i, '').toLowerCase()}` }
+        : { ok: false, problem: 'must be the transaction id: 64 hexadecimal digits (0x optional)' },
   };
 }

@@ -47,3 +47,22 @@ export function cashaddrEncode(prefix: string, type: 'p2pkh' | 'p2sh', hash: Uin
   const checkGroups = Array.from({ length: 8 }, (_, i) => Number((checksum >> BigInt(5 * (7 - i))) & 31n));
   return `${prefix}:${[...payload, ...checkGroups].map((d) => CHARSET[d]).join('')}`;
 }
+
+/**
+ * Reads a CashAddr a payer typed (`prefix:payload`, the prefix may be left out), lower case: null when
+ * the text is not shaped like one of these prefixes' CashAddrs; false when it is but its checksum is
+ * wrong; else the address with its prefix.
+ */
+export function cashaddrCheck(address: string, prefixes: readonly string[]): string | false | null {
+  const colon = address.indexOf(':');
+  if (colon >= 0 && !prefixes.includes(address.slice(0, colon))) return null;
+  const candidates = colon >= 0 ? [address.slice(0, colon)] : prefixes;
+  const payload = colon >= 0 ? address.slice(colon + 1) : address;
+  if (!/^[qp][qpzry9x8gf2tvdw0s3jn54khce6mua7l]{41}$/.test(payload)) return null;
+  const data = [...payload].map((ch) => CHARSET.indexOf(ch));
+  for (const prefix of candidates) {
+    const prefixBits = [...prefix].map((ch) => ch.charCodeAt(0) & 31);
+    if (polymod([...prefixBits, 0, ...data]) === 0n) return `${prefix}:${payload}`;
+  }
+  return false;
+}

@@ -19,6 +19,8 @@ export interface ChainParams {
   bech32: string | null;
   /** cashaddr prefix (Bitcoin Cash), or null. */
   cashaddr: string | null;
+  /** A script-hash version the coin used before its own, still found in payers' wallets (Litecoin's `3...`), taken as a payout address. */
+  oldScriptHash?: number;
 }
 
 /** An extended key version: what it is (public or private), the address type it stands for, its network kind. */
@@ -100,9 +102,9 @@ export const UTXO_NETWORKS: Readonly<Record<string, UtxoNetwork>> = {
     provider: 'prov_litecoin_litecoin',
     scheme: 'litecoin',
     chains: {
-      main: { pubKeyHash: 0x30, scriptHash: 0x32, bech32: 'ltc', cashaddr: null },
-      test: { pubKeyHash: 0x6f, scriptHash: 0x3a, bech32: 'tltc', cashaddr: null },
-      regtest: { pubKeyHash: 0x6f, scriptHash: 0x3a, bech32: 'rltc', cashaddr: null },
+      main: { pubKeyHash: 0x30, scriptHash: 0x32, bech32: 'ltc', cashaddr: null, oldScriptHash: 0x05 },
+      test: { pubKeyHash: 0x6f, scriptHash: 0x3a, bech32: 'tltc', cashaddr: null, oldScriptHash: 0xc4 },
+      regtest: { pubKeyHash: 0x6f, scriptHash: 0x3a, bech32: 'rltc', cashaddr: null, oldScriptHash: 0xc4 },
     },
     // Litecoin wallets export Ltub/Mtub (Litecoin Core and Electrum-LTC), or the Bitcoin versions (Trezor, Ledger: xpub, zpub...).
     keyVersions: [...LITECOIN_KEYS, ...BITCOIN_KEYS],

@@ -2,6 +2,7 @@ import { commonFields, type NetworkConfig } from '../domain/chains-config';
 import type { RailAdapter, RailKeys, SectionInput } from '../domain/payment-rail';
 import { UtxoFollower } from './utxo-follower';
 import { UtxoKeys } from './utxo-keys';
+import { checkUtxoPayoutAddress, checkUtxoTransactionId, utxoPayoutUri } from './utxo-payout';
 import { utxoPreflight } from './utxo-preflight';
 import { chainsOf, UTXO_CHAINS, UTXO_NETWORKS, type UtxoChain } from './utxo-networks';
 
@@ -66,4 +67,7 @@ export const UTXO_RAIL: RailAdapter = {
   },
   follower: (config) => new UtxoFollower(config.rpcUrl),
   preflight: utxoPreflight,
+  checkPayoutAddress: checkUtxoPayoutAddress,
+  payoutUri: utxoPayoutUri,
+  checkTransactionId: checkUtxoTransactionId,
 };

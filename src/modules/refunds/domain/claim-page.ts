@@ -54,7 +54,7 @@ export interface ClaimPageData {
   currency: string;
   expiresAt: string;
   methods: ReadonlyArray<{ provider_id: string; name: string; network: string; currency: string }>;
-  payout: { network: string; currency: string; address: string; amount: string; uri: string } | null;
+  payout: { network: string; currency: string; address: string; amount: string; uri: string | null } | null;
   /** The organization's name ('' when it has none). */
   merchant?: string;
   /** The invoice refunded: its id and items (a null name is an amount without a product). */

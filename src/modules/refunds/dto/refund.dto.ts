@@ -31,10 +31,13 @@ const CLAIM_PAYOUT_PROPERTIES = {
     '10.000000000000000000000000000000',
     "What to send, in `currency`: the refund's USD value at its rates, rounded DOWN to the coin's decimals (never more than the refund is worth)",
   ),
-  uri: STR(
-    `ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=${ADDRESS_EXAMPLE}&uint256=10000000`,
-    'Payment request your wallet opens (EIP-681 on EVM chains, BIP21 on UTXO chains; in test mode without a rail a plain <network>:<address>?amount=<coin>)',
-  ),
+  uri: {
+    ...STR(
+      `ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=${ADDRESS_EXAMPLE}&uint256=10000000`,
+      'Payment request your wallet opens (EIP-681 on EVM chains, BIP21 on UTXO chains; null on Tron, which has no payment-URI standard: send `amount` to `address`; in test mode without a rail a plain <network>:<address>?amount=<coin>)',
+    ),
+    nullable: true,
+  },
 };
 
 const PAYOUT_SCHEMA = nullableObject(
@@ -173,9 +176,11 @@ export class RefundPayoutDto {
   amount: string;
   @ApiProperty({
     example: `ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=${ADDRESS_EXAMPLE}&uint256=10000000`,
-    description: 'Payment request your wallet opens (EIP-681 on EVM chains, BIP21 on UTXO chains)',
+    nullable: true,
+    type: String,
+    description: 'Payment request your wallet opens (EIP-681 on EVM chains, BIP21 on UTXO chains; null on Tron, which has no payment-URI standard)',
   })
-  uri: string;
+  uri: string | null;
   @ApiProperty({ example: null, nullable: true, type: String, description: 'The transaction you reported (POST /refunds/{id}/sent)' }) tx_hash: string | null;
   @ApiProperty({ example: 0, description: 'Blocks on top of the reported transaction, 1 in the block that mined it' }) confirmations: number;
   @ApiProperty({ example: 12, description: "Confirmations to COMPLETED (the provider's required confirmations)" }) required_confirmations: number;
@@ -239,7 +244,13 @@ export class ClaimPayoutDto {
   @ApiProperty({ example: 'USDT' }) currency: string;
   @ApiProperty({ example: ADDRESS_EXAMPLE }) address: string;
   @ApiProperty({ example: '10.000000000000000000000000000000' }) amount: string;
-  @ApiProperty({ example: `ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=${ADDRESS_EXAMPLE}&uint256=10000000` }) uri: string;
+  @ApiProperty({
+    example: `ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=${ADDRESS_EXAMPLE}&uint256=10000000`,
+    nullable: true,
+    type: String,
+    description: 'Null on Tron (no payment-URI standard)',
+  })
+  uri: string | null;
 }
 
 export class RefundClaimDto {

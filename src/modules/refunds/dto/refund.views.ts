@@ -16,7 +16,8 @@ export interface RefundPayoutView {
   currency: string;
   address: string;
   amount: string;
-  uri: string;
+  /** Null on a chain with no payment-URI standard (Tron). */
+  uri: string | null;
   tx_hash: string | null;
   confirmations: number;
   required_confirmations: number;
@@ -55,7 +56,7 @@ export function claimUrl(token: string): string {
 }
 
 export function payoutView(r: RefundRow): RefundPayoutView | null {
-  if (!r.address || !r.provider_id || !r.network || !r.payout_currency || r.payout_amount === null || !r.payout_uri) return null;
+  if (!r.address || !r.provider_id || !r.network || !r.payout_currency || r.payout_amount === null) return null;
   return {
     provider_id: r.provider_id,
     network: r.network.toUpperCase(),

@@ -75,7 +75,7 @@ export interface Payout {
   address: string;
   payout_amount: string;
   payout_units: string;
-  payout_uri: string;
+  payout_uri: string | null;
   chain_id: number | null;
   token_contract: string | null;
   required_confirmations: number;
@@ -94,7 +94,7 @@ export interface SentReport {
 
 const COLUMNS = `id, organization_id, mode, invoice_id, status, currency, amount::text AS amount, amount_usd::text AS amount_usd, rate,
   rate_usd::text AS rate_usd, rates_snapshot_id, reason, claim_token, expires_at, provider_id, network, payout_currency, address,
-  payout_amount::text AS payout_amount, payout_units::text AS payout_units, payout_uri, chain_id, token_contract, claimed_at, claimed_height::text AS claimed_height, tx_hash,
+  payout_amount::text AS payout_amount, payout_units::text AS payout_units, payout_uri, chain_id::float8 AS chain_id, token_contract, claimed_at, claimed_height::text AS claimed_height, tx_hash,
   tx_seen_unmined, tx_missing_since, released_tx_hash, released_at, sent_at, confirmations, required_confirmations, completed_at, canceled_at,
   created_at, updated_at`;
 

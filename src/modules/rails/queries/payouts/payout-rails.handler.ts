@@ -6,10 +6,10 @@ import { ChainNodes } from '../../watcher/chain-nodes';
 import { CheckPayoutQuery, ListPayoutRailsQuery, PayoutChainTipQuery, PayoutCheck, PayoutRail } from './payout-rails.query';
 
 /**
- * The payout rails of a mode, from CHAINS_FILE (read once at start): the networks whose follower can
- * read a payout transaction (`ChainFollower.transactionTransfers`; EVM and UTXO followers both do).
- * The chain id is the one the node's chain is numbered by (EVM), null where the chain has a name
- * instead (UTXO: main, test, regtest).
+ * The payout rails of a mode, from CHAINS_FILE (read once at start): every configured network (each
+ * family's follower reads payout transactions, `ChainFollower.transactionTransfers`), with the family
+ * its adapter registered. The chain id is the one the node's chain is numbered by (EVM, Tron), null where
+ * the chain has a name instead (UTXO: main, test, regtest).
  */
 @QueryHandler(ListPayoutRailsQuery)
 export class ListPayoutRailsHandler implements IQueryHandler<ListPayoutRailsQuery> {
@@ -17,13 +17,13 @@ export class ListPayoutRailsHandler implements IQueryHandler<ListPayoutRailsQuer
 
   execute({ mode }: ListPayoutRailsQuery): Promise<PayoutRail[]> {
     const out: PayoutRail[] = [];
-    for (const { config: n, follower } of this.nodes.all()) {
-      if (n.mode !== mode || !follower.transactionTransfers) continue;
-      const family = n.family as PayoutRail['family'];
+    for (const { config: n } of this.nodes.all()) {
+      if (n.mode !== mode) continue;
+      const family = n.family;
       const chainId = /^\d+$/.test(n.chain) ? Number(n.chain) : null;
       out.push({ providerId: n.providerOf(null), family, network: n.network, chainId, token: null });
       for (const [slug, contract] of Object.entries(n.assets)) {
-        out.push({ providerId: n.providerOf(slug), family, network: n.network, chainId, token: contract.toLowerCase() });
+        out.push({ providerId: n.providerOf(slug), family, network: n.network, chainId, token: contract });
       }
     }
     return Promise.resolve(out);
@@ -42,7 +42,7 @@ export class CheckPayoutHandler implements IQueryHandler<CheckPayoutQuery> {
 
   async execute({ mode, network, txHash, to, token }: CheckPayoutQuery): Promise<PayoutCheck> {
     const node = payoutNode(this.config, this.nodes, mode, network);
-    if (!node?.follower.transactionTransfers) return { state: 'unavailable' };
+    if (!node) return { state: 'unavailable' };
     try {
       const tx = await node.follower.transactionTransfers(txHash, to, token);
       if (!tx) return { state: 'unknown', showsUnmined: node.follower.showsUnmined === true };

@@ -1,16 +1,19 @@
 import { Query } from '@nestjs/cqrs';
 import type { Mode } from '../../../../shared/auth/request-context';
+import type { ChainFamily, PayoutAddressCheck, TransactionIdCheck } from '../../domain/payment-rail';
+
+export type { PayoutAddressCheck, TransactionIdCheck };
 
 /** A provider the configured rails of a mode can carry a payout on (a refund sent from the merchant's own wallet). */
 export interface PayoutRail {
   providerId: string;
-  /** The chain family whose payout this is (its payment-URI standard and transaction ids follow it). */
-  family: 'evm' | 'utxo';
+  /** The chain family whose adapter reads the payout (a registered family: evm, utxo, tron...). */
+  family: ChainFamily;
   /** Network slug of CHAINS_FILE (ethereum, polygon, bsc, bitcoin, litecoin...). */
   network: string;
-  /** The EVM chain id (EIP-155); null on UTXO chains, which have none. */
+  /** The chain id the node's chain is numbered by (EVM, Tron); null on chains that have a name instead (UTXO). */
   chainId: number | null;
-  /** Token contract (lower case) on the configured chain; null for the network's coin. */
+  /** Token contract on the configured chain as CHAINS_FILE keeps it (lower-case hex on EVM chains, base58 on Tron); null for the network's coin. */
   token: string | null;
 }
 
@@ -68,6 +71,58 @@ export class PayoutChainTipQuery extends Query<string | null> {
   constructor(
     readonly mode: Mode,
     readonly network: string,
+  ) {
+    super();
+  }
+}
+
+/** The networks a payer may name a refund address on (their slugs): those of every adapter, and of the address-only rules. */
+export class PayoutNetworksQuery extends Query<string[]> {}
+
+/**
+ * A payer's refund address checked for a network (a catalog network or a slug, any case) in a mode, by
+ * the network's adapter (or its address-only rule): the normalised address, or a problem naming how to
+ * fix it (`refunds are not paid out on <network>` for a network nothing checks).
+ */
+export class CheckPayoutAddressQuery extends Query<PayoutAddressCheck> {
+  constructor(
+    readonly mode: Mode,
+    readonly network: string,
+    readonly address: string,
+  ) {
+    super();
+  }
+}
+
+/**
+ * The payment request a merchant's wallet opens to send a refund, in the network's payment-URI standard
+ * (EIP-681, BIP21); null on a chain that has none (Tron). `rail` is the payout rail the refund is read on
+ * (its token), or null when the mode has none for it (test mode: a plain `<network>:<address>?amount=`).
+ */
+export class PayoutUriQuery extends Query<string | null> {
+  constructor(
+    readonly mode: Mode,
+    readonly network: string,
+    readonly address: string,
+    /** Smallest units, a decimal string. */
+    readonly units: string,
+    /** The same amount in the coin, a decimal string. */
+    readonly amount: string,
+    readonly rail: { token: string | null } | null,
+  ) {
+    super();
+  }
+}
+
+/**
+ * A reported payout transaction id (trimmed, lower case) checked for the form of the network's rail in
+ * the mode, normalised as its node reads it; without a rail either common form is taken.
+ */
+export class PayoutTransactionIdQuery extends Query<TransactionIdCheck> {
+  constructor(
+    readonly mode: Mode,
+    readonly network: string,
+    readonly txHash: string,
   ) {
     super();
   }

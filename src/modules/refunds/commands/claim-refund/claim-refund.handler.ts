@@ -3,20 +3,18 @@ import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { InvalidStateTransitionError, NotFoundError, ServiceUnavailableError, ValidationFailedError } from '../../../../shared/errors/domain-error';
 import type { Currency } from '../../../../shared/money/currency';
-import { type Amount, fromDb, renderAmount } from '../../../../shared/money/money';
+import { fromDb, renderAmount } from '../../../../shared/money/money';
 import { Clock } from '../../../../shared/time/clock';
 import { formatTimestamp } from '../../../../shared/time/time';
 import { canonicalProviderId, GetProviderTermsQuery } from '../../../providers';
-import { PayoutChainTipQuery } from '../../../rails';
+import { CheckPayoutAddressQuery, PayoutChainTipQuery, PayoutUriQuery } from '../../../rails';
 import { PricingRatesQuery, RatesAsOfQuery } from '../../../rates';
-import { checkPayoutAddress } from '../../addresses/payout-address';
-import { type PayoutRequest, payoutUri } from '../../domain/payout-uri';
 import { payoutAmount, toUnits } from '../../domain/refund-amounts';
 import { claimOpen } from '../../domain/refund-expiry';
 import { allowedRefundTargets } from '../../domain/refund-status';
 import { claimView, RefundClaimView } from '../../dto/refund.views';
 import { RefundsRepository } from '../../persistence/refunds.repository';
-import { type PayoutMethod, PayoutMethods } from '../../payout-methods';
+import { PayoutMethods } from '../../payout-methods';
 import { RefundEvents, scopeOfRow } from '../refund-events';
 import { ClaimRefundCommand } from './claim-refund.command';
 
@@ -52,7 +50,8 @@ export class ClaimRefundHandler implements ICommandHandler<ClaimRefundCommand> {
     if (!method) {
       throw new ValidationFailedError({ provider_id: `must be one of ${methods.map((m) => m.provider_id).join(', ') || '(no payout method is configured)'}` });
     }
-    const checked = checkPayoutAddress(method.network, scope.mode, address);
+    // The payout facts of the network (address form, URI standard) are its rail adapter's.
+    const checked = await this.queries.execute(new CheckPayoutAddressQuery(scope.mode, method.network, address));
     if (!checked.ok) throw new ValidationFailedError({ address: checked.problem });
 
     const rates =
@@ -63,7 +62,9 @@ export class ClaimRefundHandler implements ICommandHandler<ClaimRefundCommand> {
     if (!amount) throw new ValidationFailedError({ provider_id: `the refund is less than one smallest unit of ${method.currency}` });
     const units = toUnits(amount, method.decimals);
     const terms = await this.queries.execute(new GetProviderTermsQuery(scope, method.provider_id));
-    const uri = payoutUri(payoutRequest(method, checked.address, amount, units));
+    const uri = await this.queries.execute(
+      new PayoutUriQuery(scope.mode, method.rail?.network ?? method.network, checked.address, units, amount.toFixed(method.decimals), method.rail),
+    );
     // The chain's tip now: the payout must be mined after it (an older transaction to the address is no payout).
     // Test mode without a rail on the network: no chain to ask; the merchant simulates the payout.
     const tip = method.rail ? await this.queries.execute(new PayoutChainTipQuery(scope.mode, method.rail.network)) : null;
@@ -97,17 +98,4 @@ export class ClaimRefundHandler implements ICommandHandler<ClaimRefundCommand> {
       return claimView(after, methods);
     });
   }
-}
-
-/**
- * What the payout URI asks the merchant's wallet to send, in the payout rail's family's standard:
- * EIP-681 with the chain id and smallest units on EVM chains, BIP21 with the network's scheme and
- * the coin amount (already rounded down to its 8 decimals) on UTXO chains. Without a rail (test mode
- * only) a plain `<network>:<address>?amount=<coin>`: no wallet sends it, the payout is simulated.
- */
-function payoutRequest(method: PayoutMethod, address: string, amount: Amount, units: string): PayoutRequest {
-  const { rail } = method;
-  if (!rail || rail.family === 'utxo') return { family: 'utxo', network: method.network, address, amount: amount.toFixed(method.decimals) };
-  if (rail.chainId === null) throw new Error(`the EVM payout rail ${rail.network} has no chain id`);
-  return { family: 'evm', address, chainId: rail.chainId, units, token: rail.token };
 }

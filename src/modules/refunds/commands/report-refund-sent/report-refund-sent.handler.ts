@@ -3,8 +3,7 @@ import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { NotFoundError, ValidationFailedError } from '../../../../shared/errors/domain-error';
 import { Clock } from '../../../../shared/time/clock';
-import { CheckPayoutQuery, ListPayoutRailsQuery, type PayoutTransferSeen } from '../../../rails';
-import { txHashProblem } from '../../domain/payout-tx';
+import { CheckPayoutQuery, PayoutTransactionIdQuery, type PayoutTransferSeen } from '../../../rails';
 import { judgePayout } from '../../domain/refund-expiry';
 import { TxNotFoundError } from '../../domain/refund.errors';
 import { moveRefund } from '../../domain/refund-status';
@@ -28,13 +27,14 @@ export class ReportRefundSentHandler implements ICommandHandler<ReportRefundSent
   async execute({ scope, refundId, txHash }: ReportRefundSentCommand): Promise<RefundView> {
     const found = await this.refunds.find(this.tx.manager, scope, refundId);
     if (!found) throw new NotFoundError('refund');
-    const hash = txHash.trim().toLowerCase();
+    // The form of a transaction id is the network's rail adapter's (normalised as its node reads it).
+    const given = txHash.trim().toLowerCase();
+    const checked = found.network ? await this.queries.execute(new PayoutTransactionIdQuery(scope.mode, found.network, given)) : null;
+    const hash = checked?.ok ? checked.id : given;
     // The same report again (a retried request): the refund as it is.
     if ((found.status === 'SENT' || found.status === 'COMPLETED') && found.tx_hash === hash) return refundView(found);
     moveRefund(found.status, 'SENT');
-    const rail = (await this.queries.execute(new ListPayoutRailsQuery(scope.mode))).find((r) => r.network === found.network);
-    const problem = txHashProblem(rail?.family ?? null, hash);
-    if (problem) throw new ValidationFailedError({ tx_hash: problem });
+    if (!checked?.ok) throw new ValidationFailedError({ tx_hash: checked?.problem ?? 'must be a transaction hash' });
 
     // What the chain says now (decisions §19, "What a payout report must prove").
     const check = await this.queries.execute(new CheckPayoutQuery(scope.mode, found.network!, hash, found.address!, found.token_contract));

@@ -1,0 +1,124 @@
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { Api } from '../../support/api';
+import { expectError, expectSuccess } from '../../support/envelope';
+import { type IsolatedService, startIsolatedService } from '../../support/isolated';
+import { r30 } from '../../support/money';
+import { eventually } from '../../support/webhook-receiver';
+import { createInvoice } from '../payments/payments-helpers';
+import { paymentAddress, units, waitForPayments } from '../rails/chain-helpers';
+import { hexToTron, startTron, stopTron, tronMerchant, tronToHex, type TronSetup } from '../rails/tron-helpers';
+import type { Merchant } from '../rails/chain-helpers';
+
+const trimmed = (amount: string) => amount.replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
+/** A Tron address nobody else in the file pays (the body of a fresh key's address, written as Tron writes it). */
+const freshTronAddress = () => hexToTron(privateKeyToAccount(generatePrivateKey()).address);
+const MERCHANT_WALLET = 2;
+
+/**
+ * Refunds to Tron in full, on the java-tron-shaped proxy in front of Hardhat: the payer names a `T...`
+ * address (its checksum checked by the Tron adapter), the merchant pays it from their own wallet, reports
+ * the transaction, and the rails read it through the Tron follower (TRC-20 Transfer logs of the receipt;
+ * TRX as the transaction's own value, checked against the node's HTTP API) until it is COMPLETED. A
+ * payout short of the amount is refused.
+ */
+describe('refunds paid out on Tron (java-tron-shaped proxy over Hardhat)', () => {
+  let setup: TronSetup;
+  let service: IsolatedService;
+
+  beforeAll(async () => {
+    setup = await startTron({ finalizedLag: 3 });
+    service = await startIsolatedService({ CHAINS_FILE: setup.chainsFile, CHAIN_LOCK_RETRY_MS: '300', REFUND_CHECK_SECONDS: '1' });
+  }, 120_000);
+  afterAll(async () => {
+    await service?.stop();
+    await stopTron(setup);
+  });
+
+  /** A USD invoice paid in full on Tron (USDT, or TRX), COMPLETED. */
+  async function paidOnTron(shop: Merchant, price: string, provider: string): Promise<string> {
+    const invoiceId = await createInvoice(shop.test, price);
+    const pay = await paymentAddress(shop.test, invoiceId, provider);
+    const amount = units(trimmed(pay.amount), 6);
+    if (provider === 'prov_tron_usdt') await setup.chain.sendToken(setup.usdt, 1, tronToHex(pay.address), amount);
+    else await setup.chain.sendNative(1, tronToHex(pay.address), amount);
+    await setup.chain.mine(4);
+    await waitForPayments(shop.test, invoiceId, (p) => p.length === 1 && p[0].status === 'COMPLETED', 30_000);
+    return invoiceId;
+  }
+
+  const claim = (refund: { claim_url: string }, body: unknown) =>
+    new Api(null, service.server.baseUrl).post(`/refund_claims/${new URL(refund.claim_url, 'http://x').pathname.split('/').pop()}`, body);
+
+  const statusBecomes = (shop: Merchant, id: string, status: string, timeoutMs = 30_000) =>
+    eventually(async () => {
+      const r = expectSuccess(await shop.test.get(`/refunds/${id}`));
+      if (r.status !== status) throw new Error(`status ${r.status}`);
+      return r;
+    }, timeoutMs);
+
+  it('refuses a mistyped T address, takes a good one; a USDT (TRC-20) payout reported is SENT, then COMPLETED; a short one is refused', async () => {
+    const { chain, usdt } = setup;
+    const shop = await tronMerchant(service);
+    const invoiceId = await paidOnTron(shop, '30', 'prov_tron_usdt');
+    const refund = expectSuccess(await shop.test.post(`/invoices/${invoiceId}/refunds`, { amount: '12' }), 201);
+
+    const payer = freshTronAddress();
+    const typo = `${payer.slice(0, -1)}${payer.endsWith('a') ? 'b' : 'a'}`;
+    const refused = expectError(await claim(refund, { provider_id: 'prov_tron_usdt', address: typo }), 400, { field: 'address' });
+    expect(refused.validator.address).toContain('TRON address');
+    const evm = expectError(await claim(refund, { provider_id: 'prov_tron_usdt', address: tronToHex(payer) }), 400, { field: 'address' });
+    expect(evm.validator.address).toContain('TRON address');
+
+    const claimed = expectSuccess(await claim(refund, { provider_id: 'prov_tron_usdt', address: payer }));
+    // Tron has no payment-URI standard: the address and the amount alone.
+    expect(claimed.payout).toMatchObject({ network: 'TRON', currency: 'USDT', address: payer, uri: null });
+    const owed = units(trimmed(claimed.payout.amount), 6);
+    expect(owed > 0n).toBe(true);
+    const view = expectSuccess(await shop.test.get(`/refunds/${refund.id}`));
+    expect(view.payout).toMatchObject({ network: 'TRON', address: payer, uri: null, required_confirmations: 19 });
+
+    // A payout one unit short: mined, paying the address, and still refused.
+    const short = await chain.sendToken(usdt, MERCHANT_WALLET, tronToHex(payer), owed - 1n);
+    await chain.receipt(short);
+    const mismatch = expectError(await shop.test.post(`/refunds/${refund.id}/sent`, { tx_hash: short }), 400, { code: 'payout_mismatch', field: 'tx_hash' });
+    expect(mismatch.validator.tx_hash).toBeDefined();
+    expect(expectSuccess(await shop.test.get(`/refunds/${refund.id}`)).status).toBe('AWAITING_PAYOUT');
+    // A malformed id is refused in the Tron form's words.
+    expectError(await shop.test.post(`/refunds/${refund.id}/sent`, { tx_hash: '0x1234' }), 400, { field: 'tx_hash' });
+
+    // The full payout, reported as Tronscan shows ids (no 0x): SENT, then COMPLETED once 19 blocks bury it.
+    const paid = await chain.sendToken(usdt, MERCHANT_WALLET, tronToHex(payer), owed);
+    await chain.receipt(paid);
+    const sent = expectSuccess(await shop.test.post(`/refunds/${refund.id}/sent`, { tx_hash: paid.slice(2).toUpperCase() }));
+    expect(sent.status).toBe('SENT');
+    expect(sent.payout.tx_hash).toBe(paid.toLowerCase());
+    await chain.mine(20);
+    const done = await statusBecomes(shop, refund.id, 'COMPLETED');
+    expect(done.payout.confirmations).toBeGreaterThanOrEqual(19);
+    expect(expectSuccess(await shop.test.post(`/invoices/${invoiceId}`, {})).refunded_usd).toBe(r30('12'));
+  });
+
+  it('reads a TRX payout as the transaction value, checked against the HTTP API; a short one is refused', async () => {
+    const { chain } = setup;
+    const shop = await tronMerchant(service);
+    const invoiceId = await paidOnTron(shop, '20', 'prov_tron_tron');
+    const refund = expectSuccess(await shop.test.post(`/invoices/${invoiceId}/refunds`, { amount: '5' }), 201);
+    const payer = freshTronAddress();
+    const claimed = expectSuccess(await claim(refund, { provider_id: 'prov_tron_tron', address: payer }));
+    expect(claimed.payout).toMatchObject({ network: 'TRON', currency: 'TRON', address: payer, uri: null });
+    const owed = units(trimmed(claimed.payout.amount), 6);
+
+    const short = await chain.sendNative(MERCHANT_WALLET, tronToHex(payer), owed - 1n);
+    await chain.receipt(short);
+    expectError(await shop.test.post(`/refunds/${refund.id}/sent`, { tx_hash: short }), 400, { code: 'payout_mismatch', field: 'tx_hash' });
+
+    const calls = setup.proxy.count('gettransactionbyid');
+    const paid = await chain.sendNative(MERCHANT_WALLET, tronToHex(payer), owed);
+    await chain.receipt(paid);
+    expect(expectSuccess(await shop.test.post(`/refunds/${refund.id}/sent`, { tx_hash: paid })).status).toBe('SENT');
+    // The HTTP API was asked what the transaction is (a TRX TransferContract, not a TRC-10 token).
+    expect(setup.proxy.count('gettransactionbyid')).toBeGreaterThan(calls);
+    await chain.mine(20);
+    await statusBecomes(shop, refund.id, 'COMPLETED');
+  });
+});
