@@ -1,0 +1,38 @@
+import type { Type } from '@nestjs/common';
+import type { IdKind } from '../ids/ids';
+
+/**
+ * One setting a module reads from the environment, as its docs show it (`.env.example`, the README's
+ * settings table): its name, its default as written in the example file, and one line saying what it does.
+ */
+export interface SettingDoc {
+  readonly name: string;
+  readonly default: string;
+  readonly description: string;
+}
+
+/**
+ * What a module says about itself, once, in its `manifest.ts`: everything the platform needs to wire
+ * it in (the application's module list, the start-up settings check, the module-boundary rules, the
+ * id kinds, CODEOWNERS, the docs). The file holds plain data and references to the module's own
+ * files only; it imports nothing but types from the kernel, so tooling (`.dependency-cruiser.cjs`)
+ * can read its data without Nest or a build.
+ */
+export interface ModuleManifest {
+  /** The module's folder under src/modules/. */
+  readonly name: string;
+  /** Its Nest module class. */
+  readonly nestModule: Type<unknown>;
+  /** The modules it may use (through their index.ts): its allowed dependencies, the module map's row. */
+  readonly uses: readonly string[];
+  /** The team that reviews its folder and its migrations (CODEOWNERS). */
+  readonly owner: `@${string}`;
+  /** Its docs page, relative to the repository root (none for a module with no behaviour of its own). */
+  readonly docs?: `docs/${string}.md`;
+  /** Reads and checks its settings; run at start-up, so a bad value stops the service before it says anything else. */
+  readonly loadConfig?: (env: NodeJS.ProcessEnv) => unknown;
+  /** Its id kinds (the prefix of `<kind>_<uuid>`). */
+  readonly idKinds?: readonly IdKind[];
+  /** The event types it declares (webhook subscriptions, `POST /events` filters). */
+  readonly events?: readonly string[];
+}
