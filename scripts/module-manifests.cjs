@@ -18,8 +18,8 @@ const { transformSync } = require('@swc/core');
 /** What every import of a manifest reads as: any member is an empty list. */
 const STAND_IN = new Proxy({}, { get: (_target, key) => (key === '__esModule' ? true : Object.freeze([])) });
 
-/** Runs one manifest file and returns its `manifest` export. */
-function readManifest(file) {
+/** Runs one TypeScript file of plain data (imports stand in as empty lists) and returns its exports. */
+function readTsExports(file) {
   const { code } = transformSync(readFileSync(file, 'utf8'), {
     filename: file,
     swcrc: false,
@@ -29,7 +29,12 @@ function readManifest(file) {
   });
   const module = { exports: {} };
   new Function('require', 'module', 'exports', code)(() => STAND_IN, module, module.exports);
-  const manifest = module.exports.manifest;
+  return module.exports;
+}
+
+/** Runs one manifest file and returns its `manifest` export. */
+function readManifest(file) {
+  const manifest = readTsExports(file).manifest;
   if (!manifest || typeof manifest.name !== 'string') throw new Error(`${file}: exports no manifest (export const manifest = { name, uses, owner, ... })`);
   return manifest;
 }
@@ -57,4 +62,4 @@ function moduleMap(root) {
   return Object.fromEntries(Object.entries(readManifests(root)).map(([name, m]) => [name, [...m.uses]]));
 }
 
-module.exports = { readManifest, readManifests, moduleMap };
+module.exports = { readTsExports, readManifest, readManifests, moduleMap };

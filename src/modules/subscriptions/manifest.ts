@@ -21,4 +21,28 @@ export const manifest = {
   loadConfig: loadSubscriptionsConfig,
   idKinds: ID_KINDS,
   events: [...SUBSCRIPTION_EVENT_TYPES, ...SUBSCRIPTION_INVOICE_FAILURE_EVENT_TYPES],
+  settings: [
+    {
+      name: 'SUBSCRIPTIONS_TICK_SECONDS',
+      section: 'Payments and invoices',
+      default: '5',
+      description: "How often each instance's subscription scheduler issues due period invoices and follows their payment, in seconds (0: never).",
+      readme: {
+        default: '`5`',
+        meaning:
+          "How often each instance's subscription scheduler issues due period invoices and follows their payment (0: never). See `docs/subscriptions.md`.",
+      },
+    },
+    {
+      name: 'SUBSCRIPTION_INVOICE_EXPIRY_MINUTES',
+      section: 'Payments and invoices',
+      default: '10080',
+      description: "How long a subscription's period invoice waits for payment before it expires, in minutes (5 to 43200).",
+      readme: {
+        default: '`10080`',
+        meaning:
+          "How long a subscription's period invoice waits for payment before it expires (5 to 43200; then, after `INVOICE_MONITORING_MINUTES`, it is VOIDED and counts as unpaid).",
+      },
+    },
+  ],
 } satisfies ModuleManifest;

@@ -7,8 +7,19 @@ import type { IdKind } from '../ids/ids';
  */
 export interface SettingDoc {
   readonly name: string;
+  /** The `.env.example` section it is listed under (`# --- <section> ---`). */
+  readonly section: string;
+  /** Its value in `.env.example`: the default (empty: unset). */
   readonly default: string;
+  /** The comment above it in `.env.example` (one line, or a few separated by newlines). */
   readonly description: string;
+  /** Its row in the README's settings table, when it has one: the default and the meaning as the README words them. */
+  readonly readme?: {
+    readonly default: string;
+    readonly meaning: string;
+    /** The row's first cell when it documents several settings at once (`` `TLS_CERT_FILE`, `TLS_KEY_FILE` ``); the others then have no row. */
+    readonly label?: string;
+  };
 }
 
 /**
@@ -31,6 +42,8 @@ export interface ModuleManifest {
   readonly docs?: `docs/${string}.md`;
   /** Reads and checks its settings; run at start-up, so a bad value stops the service before it says anything else. */
   readonly loadConfig?: (env: NodeJS.ProcessEnv) => unknown;
+  /** The settings it reads, documented: `npm run docs:settings` writes them into `.env.example` and the README's table. */
+  readonly settings?: readonly SettingDoc[];
   /** Its id kinds (the prefix of `<kind>_<uuid>`). */
   readonly idKinds?: readonly IdKind[];
   /** The event types it declares (webhook subscriptions, `POST /events` filters). */
