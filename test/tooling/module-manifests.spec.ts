@@ -44,7 +44,7 @@ describe("the modules' manifests (src/modules/<m>/manifest.ts)", () => {
   it('name a docs page that exists, and a team', () => {
     for (const m of Object.values(manifests)) {
       expect(m.owner).toMatch(/^@[a-z0-9-]+$/);
-      if (m.docs) expect(`${m.docs}: ${existsSync(join(ROOT, m.docs))}`).toBe(`${m.docs}: true`);
+      expect(`${m.name}: ${m.docs}: ${!!m.docs && existsSync(join(ROOT, m.docs))}`).toBe(`${m.name}: ${m.docs}: true`);
     }
   });
 

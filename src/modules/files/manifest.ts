@@ -17,6 +17,7 @@ export const manifest = {
   nestModule: FilesModule,
   uses: [],
   owner: '@files-team',
+  docs: 'docs/files.md',
   loadConfig: loadFilesConfig,
   idKinds: ID_KINDS,
   events: [...FILE_EVENT_TYPES],

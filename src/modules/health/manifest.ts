@@ -7,4 +7,5 @@ export const manifest = {
   nestModule: HealthModule,
   uses: [],
   owner: '@platform-team',
+  docs: 'docs/production.md',
 } satisfies ModuleManifest;

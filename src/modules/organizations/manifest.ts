@@ -15,5 +15,6 @@ export const manifest = {
   nestModule: OrganizationsModule,
   uses: [],
   owner: '@organizations-team',
+  docs: 'docs/organizations.md',
   idKinds: ID_KINDS,
 } satisfies ModuleManifest;

@@ -38,8 +38,8 @@ export interface ModuleManifest {
   readonly uses: readonly string[];
   /** The team that reviews its folder and its migrations (CODEOWNERS). */
   readonly owner: `@${string}`;
-  /** Its docs page, relative to the repository root (none for a module with no behaviour of its own). */
-  readonly docs?: `docs/${string}.md`;
+  /** Its docs page, relative to the repository root (test/tooling/module-manifests.spec.ts checks it exists). */
+  readonly docs: `docs/${string}.md`;
   /** Reads and checks its settings; run at start-up, so a bad value stops the service before it says anything else. */
   readonly loadConfig?: (env: NodeJS.ProcessEnv) => unknown;
   /** The settings it reads, documented: `npm run docs:settings` writes them into `.env.example` and the README's table. */

@@ -53,6 +53,7 @@ export const manifest = {
   nestModule: GreetingsModule,
   uses: ['rates'],
   owner: '@greetings-team',
+  docs: 'docs/greetings.md',
   loadConfig: loadGreetingsConfig,
 } satisfies ModuleManifest;
 `,
