@@ -1,31 +1,19 @@
 /**
  * Module boundaries, checked by `npm run depcheck` (and in CI by .ci/run).
  *
- * The module map below says which modules a module may use; docs/DEVELOPING.md shows the same map.
+ * The module map says which modules a module may use: each module's manifest says it (its `uses`),
+ * docs/DEVELOPING.md shows the same map.
  * A module is used only through its public file, src/modules/<m>/index.ts. The map must stay
  * acyclic: loading this file fails when it is not, so a cycle cannot be allowed by accident.
  */
 
-/** module -> the modules it may import (through their index.ts). Everything may use src/shared. */
-const MODULE_MAP = {
-  organizations: [],
-  rates: [],
-  products: [],
-  files: [],
-  events: [],
-  health: [],
-  'test-clock': [],
-  quotes: ['rates', 'products'],
-  invoices: ['quotes', 'products', 'organizations'],
-  providers: ['invoices', 'rates', 'organizations'],
-  payments: ['invoices', 'providers', 'rates'],
-  webhooks: ['events'],
-  analytics: ['providers'],
-  rails: ['invoices', 'providers', 'payments', 'rates'],
-  checkout: ['invoices', 'providers'],
-  refunds: ['invoices', 'payments', 'providers', 'rates', 'rails', 'analytics'],
-  subscriptions: ['invoices', 'products', 'rates', 'analytics'],
-};
+const { moduleMap } = require('./scripts/module-manifests.cjs');
+
+/**
+ * module -> the modules it may import (through their index.ts), read from each module's manifest
+ * (src/modules/<m>/manifest.ts, its `uses`) beside this file. Everything may use src/shared.
+ */
+const MODULE_MAP = moduleMap(__dirname);
 
 function assertAcyclic(map) {
   const state = {};
@@ -76,7 +64,7 @@ const KNOWN = Object.keys(MODULE_MAP).map(escapeRegex).join('|');
 /** One rule per module: it may import only itself and the modules the map allows. */
 const mapRules = Object.entries(MODULE_MAP).map(([m, allowed]) => ({
   name: `module-map:${m}`,
-  comment: `${m} may use ${allowed.length ? allowed.join(', ') : 'no other module'} (module map in docs/DEVELOPING.md)`,
+  comment: `${m} may use ${allowed.length ? allowed.join(', ') : 'no other module'} (its manifest's uses; map in docs/DEVELOPING.md)`,
   severity: 'error',
   from: { path: `^src/modules/${escapeRegex(m)}/` },
   to: { path: '^src/modules/[^/]+/', pathNot: [`^src/modules/${escapeRegex(m)}/`, ...allowed.map((a) => `^src/modules/${escapeRegex(a)}/`)] },
@@ -93,10 +81,19 @@ module.exports = {
     },
     {
       name: 'root-through-public-file',
-      comment: 'The composition root (main, bootstrap, app module, CLI) uses a module only through its index.ts as well.',
+      comment:
+        'The composition root (main, bootstrap, app module, CLI) uses a module only through its index.ts as well; ' +
+        'the module registry (src/module-registry.ts) reads its manifest.ts.',
       severity: 'error',
-      from: { path: '^src/', pathNot: ['^src/modules/', '^src/shared/'] },
+      from: { path: '^src/', pathNot: ['^src/modules/', '^src/shared/', '^src/module-registry\\.ts$'] },
       to: { path: '^src/modules/[^/]+/', pathNot: '^src/modules/[^/]+/index\\.ts$' },
+    },
+    {
+      name: 'registry-reads-manifests',
+      comment: 'The module registry (src/module-registry.ts) reads each module through its manifest.ts (or its index.ts), nothing else.',
+      severity: 'error',
+      from: { path: '^src/module-registry\\.ts$' },
+      to: { path: '^src/modules/[^/]+/', pathNot: '^src/modules/[^/]+/(index|manifest)\\.ts$' },
     },
     {
       name: 'kernel-imports-no-module',
@@ -107,7 +104,7 @@ module.exports = {
     },
     {
       name: 'unmapped-module',
-      comment: 'A module missing from MODULE_MAP may import no other module: add it to the map (and docs/DEVELOPING.md) first.',
+      comment: 'A module without a manifest (src/modules/<m>/manifest.ts) may import no other module: give it one, its uses listed, first.',
       severity: 'error',
       from: { path: `^src/modules/(?!(?:${KNOWN})/)([^/]+)/` },
       to: { path: '^src/modules/[^/]+/', pathNot: '^src/modules/$1/' },

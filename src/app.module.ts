@@ -4,23 +4,8 @@ import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Logger } from 'pino';
-import { AnalyticsModule } from './modules/analytics';
-import { CheckoutModule } from './modules/checkout';
-import { EventsModule } from './modules/events';
-import { FilesModule } from './modules/files';
-import { HealthModule } from './modules/health';
-import { InvoicesModule } from './modules/invoices';
-import { OrganizationsModule } from './modules/organizations';
-import { PaymentsModule } from './modules/payments';
-import { ProductsModule } from './modules/products';
-import { ProvidersModule } from './modules/providers';
-import { QuotesModule } from './modules/quotes';
-import { RailsModule } from './modules/rails';
-import { RatesModule } from './modules/rates';
-import { RefundsModule } from './modules/refunds';
-import { SubscriptionsModule } from './modules/subscriptions';
-import { TestClockModule, WorkerPassesModule } from './modules/test-clock';
-import { WebhooksModule } from './modules/webhooks';
+import { MODULE_MANIFESTS } from './module-registry';
+import { WorkerPassesModule } from './modules/test-clock';
 import { AppConfig } from './shared/config/app-config';
 import { dataSourceOptions } from './shared/db/data-source';
 import { BodilessRouteInterceptor } from './shared/http/bodiless-route.interceptor';
@@ -30,6 +15,7 @@ import { OtherModeHintInterceptor } from './shared/http/other-mode-hint.intercep
 import { StorableTextPipe } from './shared/http/text-safety';
 import { createValidationPipe } from './shared/http/validation';
 import { KernelModule } from './shared/kernel.module';
+import type { ModuleManifest } from './shared/modules/module-manifest';
 import { Clock } from './shared/time/clock';
 
 export interface AppModuleOptions {
@@ -37,27 +23,9 @@ export interface AppModuleOptions {
   databaseUrl: string;
   logger: Logger;
   clock?: Clock;
+  /** The modules to load: every registered one (src/module-registry.ts) unless a test hands its own list. */
+  manifests?: readonly ModuleManifest[];
 }
-
-/** Domain modules of the service; each owns its HTTP surface, commands, queries and tables. */
-export const DOMAIN_MODULES = [
-  OrganizationsModule,
-  ProductsModule,
-  RatesModule,
-  QuotesModule,
-  FilesModule,
-  InvoicesModule,
-  ProvidersModule,
-  PaymentsModule,
-  EventsModule,
-  WebhooksModule,
-  AnalyticsModule,
-  TestClockModule,
-  RailsModule,
-  RefundsModule,
-  CheckoutModule,
-  SubscriptionsModule,
-];
 
 @Module({})
 export class AppModule implements NestModule {
@@ -73,8 +41,8 @@ export class AppModule implements NestModule {
           entities: [],
           autoLoadEntities: true,
         }),
-        HealthModule,
-        ...DOMAIN_MODULES,
+        // The modules, from their manifests: each owns its HTTP surface, commands, queries and tables.
+        ...(options.manifests ?? MODULE_MANIFESTS).map((m) => m.nestModule),
         // Tests only (refused in production): one background worker pass on demand.
         ...(config.WORKER_PASSES_ON_DEMAND ? [WorkerPassesModule] : []),
       ],

@@ -8,6 +8,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { createCliContext, createHttpApp, resolveDatabase, ResolvedDatabase, runMigrations } from './bootstrap';
 import { preflightAfterListen } from './cli/doctor';
 import { mountDocs } from './docs';
+import { checkModuleSettings } from './module-registry';
 import { CountOrganizationsQuery, CreateOrganizationCommand } from './modules/organizations';
 import { loadWebhooksConfig, SealStoredSecretsCommand } from './modules/webhooks';
 import { checkLiveRails, SealWalletKeysCommand } from './modules/rails';
@@ -16,8 +17,6 @@ import { startupFailure } from './shared/config/startup-failure';
 import { HttpDrain } from './shared/http/graceful-shutdown';
 import { createRootLogger } from './shared/logging/logger';
 import { loadRatesConfig } from './modules/rates';
-import { loadInvoicesConfig } from './modules/invoices';
-import { loadAnalyticsConfig } from './modules/analytics';
 import { BackgroundWork } from './shared/lifecycle/background-work';
 import { SecretBox } from './shared/crypto/secret-box';
 import { TransactionRunner } from './shared/db/transaction-runner';
@@ -312,11 +311,9 @@ function warnOutsideProduction(config: AppConfig, logger: Logger): void {
 async function main(): Promise<void> {
   const startedAt = process.hrtime.bigint();
   const config = loadConfig();
-  // The modules' own settings are checked now too (their modules read them again when they start):
+  // The modules' own settings are checked now too, every manifest's loader (their modules read them again when they start):
   // a bad value stops the service before it says anything else.
-  loadInvoicesConfig(process.env);
-  loadWebhooksConfig(process.env);
-  loadAnalyticsConfig(process.env);
+  checkModuleSettings(process.env);
   const rails = checkLiveRails(process.env, config.isProduction);
   const logger = createRootLogger(config.LOG_LEVEL, { buffered: true });
   if (cluster.isPrimary) warnOutsideProduction(config, logger);

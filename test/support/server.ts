@@ -13,8 +13,8 @@ export const ADMIN_TOKEN = 'test-admin-token-0123456789';
  * Starts the built service with `env` over a test-mode base (no database reachable: port 1) for a start
  * that is expected to stop on its own, e.g. on a bad setting; its exit code and output (SIGKILLed after 20 s).
  */
-export function runUntilExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [MAIN], {
+export function runUntilExit(env: Record<string, string>, main = MAIN): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [main], {
     cwd: ROOT,
     env: { ...(process.env as Record<string, string>), NODE_ENV: 'test', PORT: '0', HOST: '127.0.0.1', DATABASE_URL: 'postgres://127.0.0.1:1/none', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -63,6 +63,8 @@ export interface ServerOptions {
   readyTimeoutMs?: number;
   /** Headers for the readiness probe (a production-mode service wants X-Forwarded-Proto: https). */
   readyHeaders?: Record<string, string>;
+  /** The service's entry point: the built one unless a test runs a copy of the service (dist/src/main.js of another tree). */
+  main?: string;
 }
 
 /** Starts the built service as a real process and waits until /health/ready answers 200. */
@@ -100,7 +102,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     delete env.DATABASE_URL;
     env.DATA_DIR = options.dataDir ?? mkdtempSync(join(tmpdir(), 'ipa-data-'));
   }
-  const child = spawn(process.execPath, [MAIN], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [options.main ?? MAIN], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (d) => (output += d));
   child.stderr?.on('data', (d) => (output += d));

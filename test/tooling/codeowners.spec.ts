@@ -1,6 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { readManifests } = require('../../scripts/module-manifests.cjs') as { readManifests: (root: string) => Record<string, { owner: string }> };
+
 const ROOT = resolve(__dirname, '..', '..');
 
 /** The CODEOWNERS patterns and their owners, in file order (the last match wins). */
@@ -30,5 +33,15 @@ describe('.github/CODEOWNERS', () => {
     }
     expect(missing).toEqual([]);
     expect(ownerOf('/migrations/shared/')).toBe(ownerOf('/src/shared/'));
+  });
+
+  it('gives each module folder and its migrations the team its manifest names (src/modules/<m>/manifest.ts, owner)', () => {
+    const wrong: string[] = [];
+    for (const [m, manifest] of Object.entries(readManifests(ROOT))) {
+      if (ownerOf(`/src/modules/${m}/`) !== manifest.owner) wrong.push(`/src/modules/${m}/ should be ${manifest.owner} (its manifest's owner)`);
+      const migrations = readdirSync(join(ROOT, 'migrations')).includes(m);
+      if (migrations && ownerOf(`/migrations/${m}/`) !== manifest.owner) wrong.push(`/migrations/${m}/ should be ${manifest.owner} (its manifest's owner)`);
+    }
+    expect(wrong).toEqual([]);
   });
 });
