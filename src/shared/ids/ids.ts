@@ -23,7 +23,9 @@ export type IdKind =
   | 'wallet'
   | 'unmatched'
   | 'refund'
-  | 'subscription';
+  | 'subscription'
+  | 'member'
+  | 'audit';
 
 export type Id<K extends IdKind> = string & { readonly __kind: K };
 export type OrgId = Id<'org'>;
