@@ -25,6 +25,7 @@ const MODULE_MAP = {
   checkout: ['invoices'],
   refunds: ['invoices', 'payments', 'providers', 'rates', 'rails', 'analytics'],
   subscriptions: ['invoices', 'products', 'rates', 'analytics'],
+  console: ['organizations', 'invoices', 'analytics'],
 };
 
 function assertAcyclic(map) {

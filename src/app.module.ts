@@ -5,6 +5,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Logger } from 'pino';
 import { AnalyticsModule } from './modules/analytics';
 import { CheckoutModule } from './modules/checkout';
+import { ConsoleModule } from './modules/console';
 import { EventsModule } from './modules/events';
 import { FilesModule } from './modules/files';
 import { HealthModule } from './modules/health';
@@ -56,6 +57,7 @@ export const DOMAIN_MODULES = [
   RefundsModule,
   CheckoutModule,
   SubscriptionsModule,
+  ConsoleModule,
 ];
 
 @Module({})
