@@ -2,6 +2,7 @@ import { Api } from '../../support/api';
 import { expectSuccess } from '../../support/envelope';
 import { addMember, ConsoleClient, consoleOrg, PASSWORD, sql } from '../../support/console-client';
 import { runCli, sharedCliEnv } from '../../support/server';
+import { createInvoice } from '../invoices/invoice-helpers';
 
 describe('management console: members and sessions', () => {
   it('org:create --owner-email prints a one-time link; the owner sets a password, signs in and sees the organization', async () => {
@@ -209,9 +210,7 @@ describe('management console: the role table on the server', () => {
     expect((await b.owner.submit('/console/test/members', `/console/test/members/${aOwner.id}/reset`)).status).toBe(404);
     const [aKey] = await sql<{ id: string }>(`SELECT id FROM api_keys WHERE organization_id = $1 AND mode = 'test'`, [a.organizationId]);
     expect((await b.owner.submit('/console/test/api-keys', `/console/test/api-keys/${aKey.id}/revoke`)).status).toBe(404);
-    const invoice = await new Api(a.testKey).post('/invoices', { currency: 'USD', items: [{ type: 'CUSTOM', price: '10.00', quantity: 1 }] });
-    const id = invoice.body?.data?.id as string;
-    expect(id).toMatch(/^invoice_/);
+    const id = await createInvoice(new Api(a.testKey));
     expect((await a.owner.get(`/console/test/invoices/${id}`)).status).toBe(200);
     expect((await b.owner.get(`/console/test/invoices/${id}`)).status).toBe(404);
     // And the other mode of the same organization does not show it either.
