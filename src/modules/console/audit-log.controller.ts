@@ -67,7 +67,7 @@ export class AuditLogController {
     if (after !== undefined && (typeof after !== 'string' || !/^audit_[0-9a-f-]{36}$/.test(after))) {
       throw new ValidationFailedError({ starting_after: 'must be an audit entry id (audit_...)' });
     }
-    const rows = await this.repo.auditLog(caller.organizationId, limit + 1, after as string | undefined);
+    const rows = await this.repo.auditLog(caller.organizationId, limit + 1, after);
     const items = rows.slice(0, limit).map((r) => ({
       id: r.id,
       actor_type: r.actor_type,
