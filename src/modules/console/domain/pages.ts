@@ -201,15 +201,15 @@ export function overviewPage(c: PageContext, d: OverviewData): string {
       <div class="charts" aria-hidden="true">
         <figure>
           <figcaption>${s.volume_by_day}</figcaption>
-          <canvas id="chart-volume" width="400" height="220"></canvas>
+          <canvas id="chart-volume" width="300" height="200"></canvas>
         </figure>
         <figure>
           <figcaption>${s.invoices_by_day}</figcaption>
-          <canvas id="chart-invoices" width="400" height="220"></canvas>
+          <canvas id="chart-invoices" width="300" height="200"></canvas>
         </figure>
         <figure>
           <figcaption>${s.status_mix}</figcaption>
-          <canvas id="chart-status" width="400" height="220"></canvas>
+          <canvas id="chart-status" width="300" height="200"></canvas>
         </figure>
       </div>
       <script type="application/json" id="chart-data">
@@ -217,7 +217,7 @@ export function overviewPage(c: PageContext, d: OverviewData): string {
       </script>
       <details open>
         <summary>${s.data_table}</summary>
-        <div class="scroll">
+        <div class="scroll" tabindex="0">
           <table>
             <caption>
               ${s.volume_by_day} · ${s.invoices_by_day}
@@ -241,7 +241,7 @@ export function overviewPage(c: PageContext, d: OverviewData): string {
             </tbody>
           </table>
         </div>
-        <div class="scroll">
+        <div class="scroll" tabindex="0">
           <table>
             <caption>
               ${s.status_mix}
@@ -307,7 +307,7 @@ export function invoicesPage(c: PageContext, rows: InvoiceRow[], f: InvoiceFilte
       ${
         rows.length === 0
           ? html`<p>${s.no_invoices}</p>`
-          : html`<div class="scroll">
+          : html`<div class="scroll" tabindex="0">
               <table>
                 <caption>
                   ${s.invoices}
@@ -372,7 +372,7 @@ export function invoicePage(
             ${
               sec.rows.length === 0
                 ? html`<p>${s.no_entries}</p>`
-                : html`<div class="scroll">
+                : html`<div class="scroll" tabindex="0">
                     <table>
                       <thead>
                         <tr>
@@ -423,7 +423,7 @@ export function membersPage(c: PageContext, members: MemberView[], n: Notice, li
             </div>`
           : ''
       }
-      <div class="scroll">
+      <div class="scroll" tabindex="0">
         <table>
           <caption>
             ${s.members}
@@ -526,7 +526,7 @@ export function apiKeysPage(c: PageContext, keys: KeyView[], n: Notice, secret: 
             </div>`
           : ''
       }
-      <div class="scroll">
+      <div class="scroll" tabindex="0">
         <table>
           <caption>
             ${s.api_keys} (${c.mode === 'test' ? s.mode_test : s.mode_live})
@@ -599,7 +599,7 @@ export function auditPage(c: PageContext, entries: AuditView[]): string {
     s.audit_log,
     entries.length === 0
       ? html`<p>${s.no_entries}</p>`
-      : html`<div class="scroll">
+      : html`<div class="scroll" tabindex="0">
           <table>
             <caption>
               ${s.audit_log}
