@@ -1,5 +1,6 @@
 import { manifest as analytics } from './modules/analytics/manifest';
 import { manifest as checkout } from './modules/checkout/manifest';
+import { manifest as managementConsole } from './modules/console/manifest';
 import { manifest as events } from './modules/events/manifest';
 import { manifest as files } from './modules/files/manifest';
 import { manifest as health } from './modules/health/manifest';
@@ -43,6 +44,7 @@ export const MODULE_MANIFESTS: readonly ModuleManifest[] = [
   refunds,
   checkout,
   subscriptions,
+  managementConsole,
 ];
 
 /**

@@ -3,6 +3,7 @@ import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { Mode } from '../shared/auth/request-context';
 import type { OrgId } from '../shared/ids/ids';
 import { CreateApiKeyCommand, CreateOrganizationCommand, ListApiKeysQuery, ListOrganizationsQuery, RevokeApiKeyCommand } from '../modules/organizations';
+import { IssueMemberLinkCommand } from '../modules/console';
 import { GetProvidersQuery, SetProviderConfirmationsCommand, SetProviderEnabledCommand } from '../modules/providers';
 import { ImportRatesCommand, parseSnapshotFile, SnapshotFileError } from '../modules/rates';
 import { ValidationFailedError } from '../shared/errors/domain-error';
@@ -44,8 +45,24 @@ function providerToggle(enabled: boolean): CliCommand {
 /** Operator commands. Each one goes through the same command and query buses as the HTTP API. */
 export const CLI_COMMANDS: Record<string, CliCommand> = {
   'org:create': {
-    usage: 'org:create --name NAME',
-    run: (args, app) => app.get(CommandBus).execute(new CreateOrganizationCommand(requireFlag(args, 'name'))),
+    usage: 'org:create --name NAME [--owner-email EMAIL]   (with an owner: sign_in_url, a one-time link to set the console password, 24 h)',
+    run: async (args, app) => {
+      const ownerEmail = args.flags['owner-email'];
+      if (ownerEmail !== undefined && (typeof ownerEmail !== 'string' || !ownerEmail)) throw new CliUsageError('--owner-email needs an email address');
+      const created = await app.get(CommandBus).execute(new CreateOrganizationCommand(requireFlag(args, 'name')));
+      if (ownerEmail === undefined) return created;
+      const link = await app.get(CommandBus).execute(new IssueMemberLinkCommand(created.organization_id, ownerEmail, 'invite', 'owner'));
+      return { ...created, sign_in_url: link.url };
+    },
+  },
+  'member:invite': {
+    usage: 'member:invite --org ORG_ID --email EMAIL --role owner|admin|developer|analyst|support   (prints a one-time link to set a password, 24 h)',
+    run: (args, app) =>
+      app.get(CommandBus).execute(new IssueMemberLinkCommand(requireFlag(args, 'org'), requireFlag(args, 'email'), 'invite', requireFlag(args, 'role'))),
+  },
+  'member:reset': {
+    usage: 'member:reset --email EMAIL --org ORG_ID   (prints a one-time password reset link, 2 h)',
+    run: (args, app) => app.get(CommandBus).execute(new IssueMemberLinkCommand(requireFlag(args, 'org'), requireFlag(args, 'email'), 'reset')),
   },
   'org:list': {
     usage: 'org:list   (every organization: id, name, created_at and its active keys per mode; no key is shown)',

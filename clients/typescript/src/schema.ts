@@ -1170,6 +1170,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audit_log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's audit log, newest first
+         * @description Who (a console member or an API key) did what, when and from where: console sign-ins, members and roles, API keys created or revoked. Both modes (each entry names its mode, or null for organization-wide actions). A read-only key gets 403.
+         */
+        get: operations["AuditLogController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3677,6 +3697,54 @@ export interface components {
         UsageBatchRequestDto: {
             /** @description 1 to 100 events, recorded together or not at all */
             events: components["schemas"]["UsageEventRequestDto"][];
+        };
+        AuditEntryDto: {
+            /** @example audit_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00 */
+            id: string;
+            /**
+             * @description Who acted: a console member or an API key
+             * @example member
+             * @enum {string}
+             */
+            actor_type: "member" | "key";
+            /**
+             * @description The member id, or the key id
+             * @example member_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e01
+             */
+            actor_id: string;
+            /**
+             * @description What was done
+             * @example api_key.create
+             */
+            action: string;
+            /**
+             * @description The object acted on
+             * @example key_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e02
+             */
+            target: string | null;
+            /**
+             * @description The mode acted in; null for organization-wide actions (members, sign-in)
+             * @example test
+             * @enum {string|null}
+             */
+            mode: "test" | "live" | null;
+            /**
+             * @description The client address it came from
+             * @example 203.0.113.7
+             */
+            ip: string | null;
+            /** @example 2026-11-28 12:00:00 */
+            created_at: string;
+        };
+        AuditLogPageDto: {
+            items: components["schemas"]["AuditEntryDto"][];
+            /** @example false */
+            has_more: boolean;
+            /**
+             * @description Pass as starting_after for the next page
+             * @example null
+             */
+            next_starting_after?: string | null;
         };
     };
     responses: never;
@@ -9990,6 +10058,77 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["SuccessEnvelopeDto"] & {
                         data: components["schemas"]["UsageBatchResponseDto"];
+                    };
+                };
+            };
+            /** @description Invalid input (per-field messages in validator) or a refused state change */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description API key missing, malformed, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The key lacks the right (read-only key on a write, live key on a test-only call) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    AuditLogController_list: {
+        parameters: {
+            query?: {
+                /** @description The last id of the previous page */
+                starting_after?: unknown;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 200,
+                     *       "data": {
+                     *         "items": [],
+                     *         "has_more": false,
+                     *         "next_starting_after": null
+                     *       },
+                     *       "error": null,
+                     *       "message": "Audit log",
+                     *       "env": "development",
+                     *       "log": {
+                     *         "request_id": "5f0c6b1e-6a7d-4f0e-9b9c-3a0e4d2f1c11"
+                     *       },
+                     *       "validator": null,
+                     *       "support_id": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SuccessEnvelopeDto"] & {
+                        data: components["schemas"]["AuditLogPageDto"];
                     };
                 };
             };

@@ -40,7 +40,7 @@ export class ApiKeyGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<AppRequest>();
     const res = context.switchToHttp().getResponse<Response>();
     if (policy.public) {
-      await this.body.read(req, res, this.config.BODY_LIMIT_BYTES);
+      await this.body.read(req, res, this.config.BODY_LIMIT_BYTES, policy.forms === true);
       return true;
     }
     const client = clientBucket(req.ip);

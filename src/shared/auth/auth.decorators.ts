@@ -19,6 +19,8 @@ export interface AuthPolicy {
   payerFields?: readonly string[];
   /** Only test-mode keys may call it (test helpers); live keys get 403. */
   testOnly?: boolean;
+  /** A public route that also takes HTML form posts (application/x-www-form-urlencoded): the console's pages. */
+  forms?: boolean;
 }
 
 /** Declares how a route authenticates. Every route of the API carries one. */
@@ -34,6 +36,14 @@ export const PUBLIC_SECURITY_MARKER = 'public-route';
 
 export function Public(): MethodDecorator & ClassDecorator {
   return applyDecorators(SetMetadata(AUTH_POLICY, { public: true } satisfies AuthPolicy), ApiSecurity(PUBLIC_SECURITY_MARKER));
+}
+
+/**
+ * A public route of a server-rendered page that takes HTML form posts as well as JSON (the management
+ * console, which authenticates its members by session cookie itself).
+ */
+export function PublicForm(): MethodDecorator & ClassDecorator {
+  return applyDecorators(SetMetadata(AUTH_POLICY, { public: true, forms: true } satisfies AuthPolicy), ApiSecurity(PUBLIC_SECURITY_MARKER));
 }
 
 /** The caller resolved from the API key, or null on a payer-facing call without a key. */

@@ -67,9 +67,25 @@ export class JsonBodyReader {
     return reader;
   }
 
-  async read(req: AppRequest, res: Response, limit: number): Promise<void> {
+  private formReader: express.RequestHandler | undefined;
+
+  /** `forms`: the route takes HTML form posts too (flat string fields; JSON stays as below). */
+  async read(req: AppRequest, res: Response, limit: number, forms = false): Promise<void> {
     if (req.state.bodyRead) return;
     req.state.bodyRead = true;
+    if (forms && req.is('application/x-www-form-urlencoded')) {
+      this.formReader ??= express.urlencoded({ extended: false, limit: Math.min(limit, 64 * 1024), parameterLimit: 100 });
+      const reader = this.formReader;
+      await new Promise<void>((resolve, reject) => {
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the body parser's own errors, mapped below
+        reader(req, res, (err?: unknown) => (err ? reject(err) : resolve()));
+      }).catch((err: { type?: string }) => {
+        if (err.type === 'entity.too.large') throw new PayloadTooLargeError(`The request body is larger than the limit of ${limit} bytes`);
+        throw new BadRequestError('The form could not be read', 'malformed_body');
+      });
+      req.body ??= {};
+      return;
+    }
     const declared = Number(req.headers['content-length']);
     // Only JSON is read here; a file upload (multipart) has its own limit where it is read.
     if (Number.isFinite(declared) && declared > limit && req.is(JSON_TYPES)) {

@@ -1,0 +1,188 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
+import { hash, verify } from '@node-rs/argon2';
+import { createHash, randomBytes } from 'node:crypto';
+import { AppConfig } from '../../shared/config/app-config';
+import { ConflictError, NotFoundError, ValidationFailedError } from '../../shared/errors/domain-error';
+import { Clock } from '../../shared/time/clock';
+import { GetOrganizationProfileQuery } from '../organizations';
+import { isRole, Role } from './domain/roles';
+import { ConsoleRepository, MemberRow, SessionRow } from './persistence/console.repository';
+
+/** Session limits and sign-in protection (decisions §25). */
+export const SESSION_IDLE_MS = 12 * 3600_000;
+export const SESSION_ABSOLUTE_MS = 7 * 24 * 3600_000;
+export const MAX_FAILED_SIGN_INS = 5;
+export const LOCKOUT_MS = 15 * 60_000;
+export const INVITE_LINK_MS = 24 * 3600_000;
+export const RESET_LINK_MS = 2 * 3600_000;
+export const MIN_PASSWORD_LENGTH = 12;
+
+/** A hash computed once, verified against when the email is unknown, so an unknown email costs the same time. */
+const DUMMY_HASH = hash('not a password of anyone', {});
+
+export function tokenHash(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+export function newToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}\.[^\s@]{1,60}$/;
+
+export function normalizeEmail(value: unknown): string {
+  if (typeof value !== 'string' || !EMAIL.test(value.trim())) throw new ValidationFailedError({ email: 'must be an email address' });
+  return value.trim().toLowerCase();
+}
+
+export interface IssuedLink {
+  member_id: string;
+  organization_id: string;
+  email: string;
+  role: Role;
+  kind: 'invite' | 'reset';
+  url: string;
+  expires_at: string;
+}
+
+export type SignInResult = { ok: true; token: string; member: MemberRow } | { ok: false; reason: 'invalid' | 'locked' };
+
+export interface ConsoleSession {
+  member: MemberRow;
+  session: SessionRow;
+  tokenHash: string;
+}
+
+/**
+ * Members, sessions and one-time links of the console. Passwords are argon2id hashes; session and
+ * link tokens are random and kept only as SHA-256 hashes, so a copy of the tables opens nothing.
+ */
+@Injectable()
+export class ConsoleAuth {
+  constructor(
+    @Inject(ConsoleRepository) private readonly repo: ConsoleRepository,
+    @Inject(QueryBus) private readonly queries: QueryBus,
+    @Inject(AppConfig) private readonly config: AppConfig,
+    @Inject(Clock) private readonly clock: Clock,
+  ) {}
+
+  get baseUrl(): string {
+    return this.config.publicBaseUrl ?? `http://localhost:${this.config.PORT}`;
+  }
+
+  /**
+   * An invitation (a new member, or one who has not set a password yet) or a password reset (an
+   * existing member): a one-time link to set a password.
+   */
+  async issueLink(organizationId: string, emailInput: unknown, kind: 'invite' | 'reset', roleInput?: unknown, name = ''): Promise<IssuedLink> {
+    const email = normalizeEmail(emailInput);
+    const org = await this.queries.execute(new GetOrganizationProfileQuery(organizationId));
+    if (!org) throw new NotFoundError('organization');
+    let member = await this.repo.memberByEmail(organizationId, email);
+    if (kind === 'invite') {
+      if (!isRole(roleInput)) throw new ValidationFailedError({ role: 'must be one of owner, admin, developer, analyst, support' });
+      if (member?.password_hash) throw new ConflictError('This email is already a member of the organization', 'member_exists');
+      member ??= await this.repo.insertMember(organizationId, email, name.slice(0, 200), roleInput);
+    } else if (!member) {
+      throw new NotFoundError('member');
+    }
+    const token = newToken();
+    const expiresAt = new Date(this.clock.now().getTime() + (kind === 'invite' ? INVITE_LINK_MS : RESET_LINK_MS));
+    await this.repo.insertLink(tokenHash(token), member.id, kind, expiresAt);
+    return {
+      member_id: member.id,
+      organization_id: organizationId,
+      email,
+      role: member.role,
+      kind,
+      url: `${this.baseUrl}/console/link/${token}`,
+      expires_at: expiresAt.toISOString(),
+    };
+  }
+
+  async linkMember(token: string): Promise<{ member: MemberRow; kind: 'invite' | 'reset' } | null> {
+    if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
+    return this.repo.liveLink(tokenHash(token), this.clock.now());
+  }
+
+  /** Sets the password through a link (used once); every other session of the member ends. */
+  async setPasswordByLink(token: string, password: string): Promise<MemberRow | null> {
+    const link = await this.linkMember(token);
+    if (!link) return null;
+    checkPassword(password);
+    const passwordHash = await hash(password);
+    if (!(await this.repo.useLink(tokenHash(token), this.clock.now()))) return null;
+    await this.repo.setPassword(link.member.id, passwordHash);
+    await this.repo.deleteSessionsOf(link.member.id);
+    return link.member;
+  }
+
+  /**
+   * Email and password. Too many failures lock the member out for LOCKOUT_MS (then it ends by
+   * itself); an unknown email costs an argon2 verification too, so timing tells nothing.
+   */
+  async signIn(emailInput: unknown, password: unknown, ip: string | null): Promise<SignInResult> {
+    const now = this.clock.now();
+    let email: string;
+    try {
+      email = normalizeEmail(emailInput);
+    } catch {
+      return { ok: false, reason: 'invalid' };
+    }
+    const pass = typeof password === 'string' ? password : '';
+    const candidates = (await this.repo.membersByEmail(email)).filter((m) => m.password_hash);
+    if (candidates.length === 0) {
+      await verify(await DUMMY_HASH, pass || 'x').catch(() => false);
+      return { ok: false, reason: 'invalid' };
+    }
+    for (const member of candidates) {
+      if (member.locked_until && member.locked_until > now) continue;
+      if (pass && (await verify(member.password_hash!, pass).catch(() => false))) {
+        await this.repo.recordSignIn(member.id, now);
+        const token = newToken();
+        await this.repo.insertSession(tokenHash(token), member.id, newToken(), now, ip);
+        return { ok: true, token, member };
+      }
+    }
+    for (const member of candidates) {
+      await this.repo.recordFailure(member.id, now, MAX_FAILED_SIGN_INS, new Date(now.getTime() + LOCKOUT_MS));
+    }
+    const fresh = await this.repo.membersByEmail(email);
+    const locked = fresh.some((m) => m.password_hash && m.locked_until && m.locked_until > now);
+    return { ok: false, reason: locked ? 'locked' : 'invalid' };
+  }
+
+  /** The session of a cookie's token while within its idle and absolute limits (moving the idle limit on). */
+  async session(token: string | undefined): Promise<ConsoleSession | null> {
+    if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
+    const hashed = tokenHash(token);
+    const session = await this.repo.session(hashed);
+    if (!session) return null;
+    const now = this.clock.now().getTime();
+    if (now - session.last_seen_at.getTime() > SESSION_IDLE_MS || now - session.created_at.getTime() > SESSION_ABSOLUTE_MS) {
+      await this.repo.deleteSession(hashed);
+      return null;
+    }
+    const members: MemberRow[] = (await this.repo.membersByIdAnyOrg(session.member_id)) ?? [];
+    const member = members[0];
+    if (!member) return null;
+    // Written at most once a minute, so reading pages does not write on every request.
+    if (now - session.last_seen_at.getTime() > 60_000) await this.repo.touchSession(hashed, new Date(now));
+    return { member, session, tokenHash: hashed };
+  }
+
+  signOut(tokenHashValue: string): Promise<void> {
+    return this.repo.deleteSession(tokenHashValue);
+  }
+
+  signOutEverywhere(memberId: string): Promise<void> {
+    return this.repo.deleteSessionsOf(memberId);
+  }
+}
+
+export function checkPassword(password: unknown): asserts password is string {
+  if (typeof password !== 'string' || password.length < MIN_PASSWORD_LENGTH || password.length > 200) {
+    throw new ValidationFailedError({ password: `must be ${MIN_PASSWORD_LENGTH} to 200 characters` });
+  }
+}

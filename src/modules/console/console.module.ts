@@ -1,0 +1,18 @@
+import { Module } from '@nestjs/common';
+import { AuditLogController } from './audit-log.controller';
+import { IssueMemberLinkHandler } from './commands/issue-member-link.handler';
+import { ConsoleAssets } from './console-assets';
+import { ConsoleAuth } from './console-auth.service';
+import { ConsoleController } from './console.controller';
+import { ConsoleRepository } from './persistence/console.repository';
+
+/**
+ * The management console (decisions §25): the organization's members, their sessions and one-time
+ * links, the audit log, and the server-rendered pages at /console. It owns its tables and reaches
+ * other modules only through their commands and queries (organizations, invoices, analytics).
+ */
+@Module({
+  controllers: [ConsoleController, AuditLogController],
+  providers: [ConsoleRepository, ConsoleAuth, ConsoleAssets, IssueMemberLinkHandler],
+})
+export class ConsoleModule {}

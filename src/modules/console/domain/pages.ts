@@ -1,0 +1,633 @@
+import type { Mode } from '../../../shared/auth/request-context';
+import { html, jsonBlock, SafeHtml } from './html';
+import { may, mayAssign, Role, ROLES } from './roles';
+import type { ConsoleLanguage, ConsoleStrings } from './strings';
+
+/** What every page of a signed-in member knows. */
+export interface PageContext {
+  lang: ConsoleLanguage;
+  s: ConsoleStrings;
+  assetVersion: string;
+  mode: Mode;
+  csrf: string;
+  member: { id: string; email: string; role: Role };
+  organizationName: string;
+  /** The page's path without the mode prefix (for the mode switch), e.g. "/invoices". */
+  path: string;
+}
+
+/** The shell of a page before sign-in. */
+export interface BareContext {
+  lang: ConsoleLanguage;
+  s: ConsoleStrings;
+  assetVersion: string;
+}
+
+export type Notice = { kind: 'error' | 'info'; text: string } | null;
+
+function head(c: BareContext, title: string, scripts: string[] = []): SafeHtml {
+  const v = c.assetVersion;
+  return html`<head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <meta name="referrer" content="no-referrer" />
+    <meta name="htmx-config" content='{"includeIndicatorStyles":false,"allowEval":false,"allowScriptTags":false}' />
+    <title>${title} · ${c.s.title}</title>
+    <link rel="stylesheet" href="/console/assets/console.css?v=${v}" />
+    <script src="/console/assets/htmx.min.js?v=${v}" defer></script>
+    ${scripts.map((f) => html`<script src="/console/assets/${f}?v=${v}" defer></script> `)}
+  </head>`;
+}
+
+function notice(n: Notice): SafeHtml {
+  if (!n) return html``;
+  return n.kind === 'error' ? html`<p class="notice error" role="alert">${n.text}</p>` : html`<p class="notice info" role="status">${n.text}</p>`;
+}
+
+function languageLinks(c: BareContext, path: string): SafeHtml {
+  return html`<span class="langs"
+    >${(['en', 'de'] as const).map((l) =>
+      l === c.lang
+        ? html`<span lang="${l}" aria-current="true">${l.toUpperCase()}</span> `
+        : html`<a lang="${l}" hreflang="${l}" href="${path}?lang=${l}">${l.toUpperCase()}</a> `,
+    )}</span
+  >`;
+}
+
+export function barePage(c: BareContext, title: string, body: SafeHtml, path = '/console/sign-in'): string {
+  return html`<!doctype html>
+    <html lang="${c.lang}">
+      ${head(c, title)}
+      <body class="bare">
+        <main id="main">
+          <h1>${c.s.title}</h1>
+          ${body}
+          <p>${languageLinks(c, path)}</p>
+        </main>
+      </body>
+    </html>`.text;
+}
+
+export function signInPage(c: BareContext, csrf: string, email: string, n: Notice): string {
+  return barePage(
+    c,
+    c.s.sign_in,
+    html`<h2>${c.s.sign_in}</h2>
+      ${notice(n)}
+      <form method="post" action="/console/sign-in" class="stack">
+        <input type="hidden" name="_csrf" value="${csrf}" />
+        <label for="email">${c.s.email}</label>
+        <input id="email" name="email" type="email" autocomplete="username" required value="${email}" autofocus />
+        <label for="password">${c.s.password}</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" required />
+        <button type="submit">${c.s.sign_in}</button>
+      </form>`,
+  );
+}
+
+export function setPasswordPage(c: BareContext, csrf: string, token: string, email: string, n: Notice): string {
+  return barePage(
+    c,
+    c.s.set_password_title,
+    html`<h2>${c.s.set_password_title}</h2>
+      ${notice(n)}
+      <form method="post" action="/console/link/${token}" class="stack">
+        <input type="hidden" name="_csrf" value="${csrf}" />
+        <label for="email">${c.s.email}</label>
+        <input id="email" name="email" type="email" autocomplete="username" value="${email}" readonly />
+        <label for="password">${c.s.new_password}</label>
+        <input id="password" name="password" type="password" autocomplete="new-password" minlength="12" required autofocus />
+        <button type="submit">${c.s.set_password}</button>
+      </form>`,
+    `/console/link/${token}`,
+  );
+}
+
+/** The shell of a signed-in page: header with the mode switch (always visible), navigation, content. */
+export function page(c: PageContext, title: string, body: SafeHtml, scripts: string[] = []): string {
+  const s = c.s;
+  const other: Mode = c.mode === 'test' ? 'live' : 'test';
+  const nav: Array<[string, string, boolean]> = [
+    ['', s.overview, true],
+    ['/invoices', s.invoices, true],
+    ['/api-keys', s.api_keys, true],
+    ['/members', s.members, true],
+    ['/audit', s.audit_log, may(c.member.role, 'audit_log.read', c.mode)],
+  ];
+  return html`<!doctype html>
+    <html lang="${c.lang}">
+      ${head(c, title, scripts)}
+      <body class="mode-${c.mode}" hx-headers="${JSON.stringify({ 'X-CSRF-Token': c.csrf })}">
+        <a class="skip" href="#main">${s.skip}</a>
+        <header class="top">
+          <p class="org"><strong>${c.organizationName}</strong> <span class="who">${c.member.email} (${c.member.role})</span></p>
+          <p class="mode" aria-live="polite">
+            <span class="badge badge-${c.mode}">${c.mode === 'test' ? s.mode_test : s.mode_live}</span>
+            <a class="switch" href="/console/${other}${c.path}">${other === 'test' ? s.switch_to_test : s.switch_to_live}</a>
+          </p>
+          <form method="post" action="/console/sign-out" class="inline">
+            <input type="hidden" name="_csrf" value="${c.csrf}" /><button type="submit" class="link">${s.sign_out}</button>
+          </form>
+          <form method="post" action="/console/sign-out-everywhere" class="inline">
+            <input type="hidden" name="_csrf" value="${c.csrf}" /><button type="submit" class="link">${s.sign_out_everywhere}</button>
+          </form>
+          ${languageLinks(c, `/console/${c.mode}${c.path}`)}
+        </header>
+        <nav aria-label="${s.nav}">
+          <ul>
+            ${nav
+              .filter(([, , shown]) => shown)
+              .map(([p, label]) => html`<li><a href="/console/${c.mode}${p}" ${p === c.path ? html` aria-current="page"` : ''}>${label}</a></li>`)}
+          </ul>
+        </nav>
+        <main id="main" tabindex="-1">
+          <h1>${title}</h1>
+          ${body}
+        </main>
+      </body>
+    </html>`.text;
+}
+
+export function messagePage(c: PageContext | BareContext, title: string, text: string): string {
+  const body = html`<p role="alert">${text}</p>
+    <p><a href="/console">${c.s.overview}</a></p>`;
+  return 'mode' in c ? page(c, title, body) : barePage(c, title, body);
+}
+
+export const PERIOD_CHOICES = ['last_7_days', 'last_30_days', 'last_90_days', 'last_365_days', 'last_day'] as const;
+export type PeriodChoice = (typeof PERIOD_CHOICES)[number];
+
+export interface OverviewData {
+  period: PeriodChoice;
+  invoices: { count: number; paid_count: number; paid_volume_usd: string; conversion_rate: string; by_status: Record<string, number> };
+  series: Array<{ date: string; payments_volume_usd: string; invoices_count: number }>;
+}
+
+export function overviewPage(c: PageContext, d: OverviewData): string {
+  const s = c.s;
+  const statuses = Object.entries(d.invoices.by_status);
+  const chart = {
+    labels: d.series.map((p) => p.date),
+    volume: d.series.map((p) => p.payments_volume_usd),
+    invoices: d.series.map((p) => p.invoices_count),
+    statusLabels: statuses.map(([k]) => k),
+    statusCounts: statuses.map(([, v]) => v),
+    titles: { volume: s.volume_by_day, invoices: s.invoices_by_day, status: s.status_mix },
+  };
+  return page(
+    c,
+    s.overview,
+    html`<form method="get" action="/console/${c.mode}" class="row">
+        <label for="period">${s.period}</label>
+        <select id="period" name="period">
+          ${PERIOD_CHOICES.map((p) => html`<option value="${p}" ${p === d.period ? html` selected` : ''}>${p.replace(/_/g, ' ')}</option>`)}
+        </select>
+        <button type="submit">${s.show}</button>
+      </form>
+      <dl class="figures">
+        <div>
+          <dt>${s.invoice_count}</dt>
+          <dd>${d.invoices.count}</dd>
+        </div>
+        <div>
+          <dt>${s.paid_volume}</dt>
+          <dd>${d.invoices.paid_volume_usd}</dd>
+        </div>
+        <div>
+          <dt>${s.conversion}</dt>
+          <dd>${d.invoices.conversion_rate}</dd>
+        </div>
+      </dl>
+      <div class="charts" aria-hidden="true">
+        <figure>
+          <figcaption>${s.volume_by_day}</figcaption>
+          <canvas id="chart-volume" width="300" height="200"></canvas>
+        </figure>
+        <figure>
+          <figcaption>${s.invoices_by_day}</figcaption>
+          <canvas id="chart-invoices" width="300" height="200"></canvas>
+        </figure>
+        <figure>
+          <figcaption>${s.status_mix}</figcaption>
+          <canvas id="chart-status" width="300" height="200"></canvas>
+        </figure>
+      </div>
+      <script type="application/json" id="chart-data">
+        ${jsonBlock(chart)}
+      </script>
+      <details open>
+        <summary>${s.data_table}</summary>
+        <div class="scroll" tabindex="0">
+          <table>
+            <caption>
+              ${s.volume_by_day} · ${s.invoices_by_day}
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">${s.date}</th>
+                <th scope="col">${s.volume_usd}</th>
+                <th scope="col">${s.count}</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${d.series.map(
+                (p) =>
+                  html`<tr>
+                    <th scope="row">${p.date}</th>
+                    <td class="num">${p.payments_volume_usd}</td>
+                    <td class="num">${p.invoices_count}</td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>
+        </div>
+        <div class="scroll" tabindex="0">
+          <table>
+            <caption>
+              ${s.status_mix}
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">${s.status}</th>
+                <th scope="col">${s.count}</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${statuses.map(
+                ([k, v]) =>
+                  html`<tr>
+                    <th scope="row">${k}</th>
+                    <td class="num">${v}</td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>
+        </div>
+      </details>`,
+    ['chart.umd.min.js', 'console.js'],
+  );
+}
+
+export interface InvoiceRow {
+  id: string;
+  status: string;
+  price: string;
+  currency: string;
+  created_at: string;
+  customer_email: string | null;
+}
+
+export interface InvoiceFilterValues {
+  status: string;
+  currency: string;
+  customer_email: string;
+  created_from: string;
+  created_to: string;
+}
+
+export const INVOICE_STATUSES = ['PENDING', 'PAID', 'OVERPAID', 'PARTIALLY_PAID', 'MARKED_PAID', 'VOIDED', 'CANCELLED', 'REFUNDED', 'PARTIALLY_REFUNDED'];
+
+export function invoicesPage(c: PageContext, rows: InvoiceRow[], f: InvoiceFilterValues, nextQuery: string | null): string {
+  const s = c.s;
+  return page(
+    c,
+    s.invoices,
+    html`<form method="get" action="/console/${c.mode}/invoices" class="filters">
+        <label for="f-status">${s.status}</label>
+        <select id="f-status" name="status">
+          <option value="">${s.any}</option>
+          ${INVOICE_STATUSES.map((st) => html`<option${st === f.status ? html` selected` : ''}>${st}</option>`)}
+        </select>
+        <label for="f-currency">${s.currency}</label><input id="f-currency" name="currency" value="${f.currency}" maxlength="20" />
+        <label for="f-email">${s.customer}</label><input id="f-email" name="customer_email" type="email" value="${f.customer_email}" />
+        <label for="f-from">${s.created_from}</label><input id="f-from" name="created_from" type="date" value="${f.created_from}" />
+        <label for="f-to">${s.created_to}</label><input id="f-to" name="created_to" type="date" value="${f.created_to}" />
+        <button type="submit">${s.filter}</button>
+      </form>
+      ${
+        rows.length === 0
+          ? html`<p>${s.no_invoices}</p>`
+          : html`<div class="scroll" tabindex="0">
+              <table>
+                <caption>
+                  ${s.invoices}
+                </caption>
+                <thead>
+                  <tr>
+                    <th scope="col">${s.id}</th>
+                    <th scope="col">${s.status}</th>
+                    <th scope="col">${s.amount}</th>
+                    <th scope="col">${s.customer}</th>
+                    <th scope="col">${s.created}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${rows.map(
+                    (r) =>
+                      html`<tr>
+                        <td><a href="/console/${c.mode}/invoices/${r.id}">${r.id}</a></td>
+                        <td>${r.status}</td>
+                        <td class="num">${r.price} ${r.currency}</td>
+                        <td>${r.customer_email ?? ''}</td>
+                        <td>${r.created_at}</td>
+                      </tr>`,
+                  )}
+                </tbody>
+              </table>
+            </div>`
+      }
+      ${nextQuery ? html`<p><a href="/console/${c.mode}/invoices?${nextQuery}">${s.next_page}</a></p>` : ''}`,
+  );
+}
+
+/** A detail page: sections of label/value pairs and tables built from the invoice read. */
+export function invoicePage(
+  c: PageContext,
+  invoice: { id: string; status: string; price: string; currency: string; created_at: string; checkout_url: string | null },
+  sections: Array<{ title: string; columns: string[]; rows: string[][] }>,
+): string {
+  const s = c.s;
+  return page(
+    c,
+    `${s.invoices}: ${invoice.id}`,
+    html`<dl class="figures">
+        <div>
+          <dt>${s.status}</dt>
+          <dd>${invoice.status}</dd>
+        </div>
+        <div>
+          <dt>${s.amount}</dt>
+          <dd>${invoice.price} ${invoice.currency}</dd>
+        </div>
+        <div>
+          <dt>${s.created}</dt>
+          <dd>${invoice.created_at}</dd>
+        </div>
+      </dl>
+      ${invoice.checkout_url ? html`<p><a href="${invoice.checkout_url}">${s.checkout_link}</a></p>` : ''}
+      ${sections.map(
+        (sec) =>
+          html`<section>
+            <h2>${sec.title}</h2>
+            ${
+              sec.rows.length === 0
+                ? html`<p>${s.no_entries}</p>`
+                : html`<div class="scroll" tabindex="0">
+                    <table>
+                      <thead>
+                        <tr>
+                          ${sec.columns.map((col) => html`<th scope="col">${col}</th>`)}
+                        </tr>
+                      </thead>
+                      <tbody>
+                        ${sec.rows.map(
+                          (r) =>
+                            html`<tr>
+                              ${r.map((cell) => html`<td>${cell}</td>`)}
+                            </tr>`,
+                        )}
+                      </tbody>
+                    </table>
+                  </div>`
+            }
+          </section>`,
+      )}`,
+  );
+}
+
+export interface MemberView {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  last_sign_in_at: string | null;
+  pending: boolean;
+  locked: boolean;
+}
+
+export function membersPage(c: PageContext, members: MemberView[], n: Notice, link: { text: string; url: string } | null): string {
+  const s = c.s;
+  const me = c.member;
+  const manage = may(me.role, 'members.manage', c.mode);
+  const roleOptions = (current: Role | null, target: Role | null) =>
+    ROLES.filter((r) => mayAssign(me.role, target, r)).map((r) => html`<option value="${r}" ${r === current ? html` selected` : ''}>${r}</option>`);
+  return page(
+    c,
+    s.members,
+    html`${notice(n)}
+      ${
+        link
+          ? html`<div class="once" role="status">
+              <p>${link.text}</p>
+              <p><code class="secret" id="one-time-link">${link.url}</code></p>
+            </div>`
+          : ''
+      }
+      <div class="scroll" tabindex="0">
+        <table>
+          <caption>
+            ${s.members}
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">${s.email}</th>
+              <th scope="col">${s.role}</th>
+              <th scope="col">${s.last_sign_in}</th>
+              ${manage ? html`<th scope="col"><span class="sr-only">${s.action}</span></th>` : ''}
+            </tr>
+          </thead>
+          <tbody>
+            ${members.map((m) => {
+              const self = m.id === me.id;
+              const editable = manage && mayAssign(me.role, m.role, m.role);
+              return html`<tr data-member="${m.id}">
+                <td>${m.email}${m.name ? html` <span class="muted">(${m.name})</span>` : ''}${self ? html` <span class="muted">(${s.you})</span>` : ''}</td>
+                <td>${m.role}</td>
+                <td>${m.pending ? s.pending : (m.last_sign_in_at ?? s.never)}</td>
+                ${
+                  manage
+                    ? html`<td>
+                        ${
+                          editable
+                            ? html`<form method="post" action="/console/${c.mode}/members/${m.id}/role" class="inline">
+                                  <input type="hidden" name="_csrf" value="${c.csrf}" />
+                                  <label class="sr-only" for="role-${m.id}">${s.role}: ${m.email}</label>
+                                  <select id="role-${m.id}" name="role">
+                                    ${roleOptions(m.role, m.role)}
+                                  </select>
+                                  <button type="submit">${s.change_role}</button>
+                                </form>
+                                <form method="post" action="/console/${c.mode}/members/${m.id}/reset" class="inline">
+                                  <input type="hidden" name="_csrf" value="${c.csrf}" /><button type="submit" aria-label="${s.reset_password}: ${m.email}">
+                                    ${s.reset_password}
+                                  </button>
+                                </form>
+                                ${m.locked ? html`<form method="post" action="/console/${c.mode}/members/${m.id}/unlock" class="inline"><input type="hidden" name="_csrf" value="${c.csrf}" /><button type="submit" aria-label="${s.unlock}: ${m.email}">${s.unlock}</button></form>` : ''}
+                                <form method="post" action="/console/${c.mode}/members/${m.id}/remove" class="inline">
+                                  <input type="hidden" name="_csrf" value="${c.csrf}" /><button
+                                    type="submit"
+                                    class="danger"
+                                    aria-label="${s.remove}: ${m.email}"
+                                  >
+                                    ${s.remove}
+                                  </button>
+                                </form>`
+                            : ''
+                        }
+                      </td>`
+                    : ''
+                }
+              </tr>`;
+            })}
+          </tbody>
+        </table>
+      </div>
+      ${
+        manage
+          ? html`<section>
+              <h2>${s.invite_member}</h2>
+              <form method="post" action="/console/${c.mode}/members" class="stack">
+                <input type="hidden" name="_csrf" value="${c.csrf}" />
+                <label for="invite-email">${s.email}</label><input id="invite-email" name="email" type="email" required />
+                <label for="invite-name">${s.name}</label><input id="invite-name" name="name" maxlength="200" /> <label for="invite-role">${s.role}</label
+                ><select id="invite-role" name="role">
+                  ${roleOptions('developer', null)}
+                </select>
+                <button type="submit">${s.invite}</button>
+              </form>
+            </section>`
+          : ''
+      }`,
+  );
+}
+
+export interface KeyView {
+  id: string;
+  prefix: string;
+  read_only: boolean;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export function apiKeysPage(c: PageContext, keys: KeyView[], n: Notice, secret: string | null): string {
+  const s = c.s;
+  const full = may(c.member.role, 'api_keys.manage', c.mode);
+  const readOnly = may(c.member.role, 'api_keys.read_only', c.mode);
+  const mayRevoke = (k: KeyView) => (k.read_only ? readOnly : full);
+  return page(
+    c,
+    s.api_keys,
+    html`${notice(n)}
+      ${
+        secret
+          ? html`<div class="once" role="status">
+              <p>${s.key_created}</p>
+              <p><code class="secret" id="new-key">${secret}</code></p>
+            </div>`
+          : ''
+      }
+      <div class="scroll" tabindex="0">
+        <table>
+          <caption>
+            ${s.api_keys} (${c.mode === 'test' ? s.mode_test : s.mode_live})
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">${s.prefix}</th>
+              <th scope="col">${s.access}</th>
+              <th scope="col">${s.created}</th>
+              <th scope="col">${s.status}</th>
+              <th scope="col"><span class="sr-only">${s.action}</span></th>
+            </tr>
+          </thead>
+          <tbody>
+            ${keys.map(
+              (k) =>
+                html`<tr data-key="${k.id}">
+                  <td><code>${k.prefix}…</code></td>
+                  <td>${k.read_only ? s.read_only : s.full_access}</td>
+                  <td>${k.created_at}</td>
+                  <td>${k.revoked_at ? html`${s.revoked} ${k.revoked_at}` : s.active}</td>
+                  <td>
+                    ${
+                      !k.revoked_at && mayRevoke(k)
+                        ? html`<form method="post" action="/console/${c.mode}/api-keys/${k.id}/revoke" class="inline">
+                            <input type="hidden" name="_csrf" value="${c.csrf}" /><button type="submit" class="danger" aria-label="${s.revoke}: ${k.prefix}">
+                              ${s.revoke}
+                            </button>
+                          </form>`
+                        : ''
+                    }
+                  </td>
+                </tr>`,
+            )}
+          </tbody>
+        </table>
+      </div>
+      ${
+        readOnly || full
+          ? html`<section>
+              <h2>${s.create_key}</h2>
+              <form method="post" action="/console/${c.mode}/api-keys" class="stack">
+                <input type="hidden" name="_csrf" value="${c.csrf}" />
+                <fieldset>
+                  <legend>${s.access}</legend>
+                  ${full ? html`<label><input type="radio" name="access" value="full" checked /> ${s.full_access}</label>` : ''}
+                  <label><input type="radio" name="access" value="read_only" ${full ? '' : html` checked`} /> ${s.read_only}</label>
+                </fieldset>
+                <button type="submit">${s.create_key}</button>
+              </form>
+            </section>`
+          : ''
+      }`,
+  );
+}
+
+export interface AuditView {
+  created_at: string;
+  actor: string;
+  action: string;
+  target: string | null;
+  mode: string | null;
+  ip: string | null;
+}
+
+export function auditPage(c: PageContext, entries: AuditView[]): string {
+  const s = c.s;
+  return page(
+    c,
+    s.audit_log,
+    entries.length === 0
+      ? html`<p>${s.no_entries}</p>`
+      : html`<div class="scroll" tabindex="0">
+          <table>
+            <caption>
+              ${s.audit_log}
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">${s.when}</th>
+                <th scope="col">${s.who}</th>
+                <th scope="col">${s.action}</th>
+                <th scope="col">${s.target}</th>
+                <th scope="col">${s.mode}</th>
+                <th scope="col">${s.from_where}</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${entries.map(
+                (e) =>
+                  html`<tr>
+                    <td>${e.created_at}</td>
+                    <td>${e.actor}</td>
+                    <td>${e.action}</td>
+                    <td>${e.target ?? ''}</td>
+                    <td>${e.mode ?? ''}</td>
+                    <td>${e.ip ?? ''}</td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>
+        </div>`,
+  );
+}

@@ -1,0 +1,208 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { Mode } from '../../../shared/auth/request-context';
+import { newId } from '../../../shared/ids/ids';
+import type { Role } from '../domain/roles';
+
+export interface MemberRow {
+  id: string;
+  organization_id: string;
+  email: string;
+  name: string;
+  role: Role;
+  password_hash: string | null;
+  created_at: Date;
+  last_sign_in_at: Date | null;
+  failed_attempts: number;
+  locked_until: Date | null;
+}
+
+export interface SessionRow {
+  token_hash: string;
+  member_id: string;
+  csrf_token: string;
+  created_at: Date;
+  last_seen_at: Date;
+}
+
+export interface AuditRow {
+  id: string;
+  organization_id: string;
+  mode: Mode | null;
+  actor_type: 'member' | 'key';
+  actor_id: string;
+  action: string;
+  target: string | null;
+  ip: string | null;
+  created_at: Date;
+}
+
+export type AuditEntry = Omit<AuditRow, 'id' | 'created_at'>;
+
+/** The console's own tables, and nothing else (other modules are reached through their commands and queries). */
+@Injectable()
+export class ConsoleRepository {
+  constructor(@Inject(DataSource) private readonly db: DataSource) {}
+
+  async memberById(organizationId: string, id: string): Promise<MemberRow | null> {
+    const rows: MemberRow[] = await this.db.query(`SELECT * FROM console_members WHERE organization_id = $1 AND id = $2`, [organizationId, id]);
+    return rows[0] ?? null;
+  }
+
+  async membersByIdAnyOrg(id: string): Promise<MemberRow[]> {
+    return this.db.query(`SELECT * FROM console_members WHERE id = $1`, [id]);
+  }
+
+  async memberByEmail(organizationId: string, email: string): Promise<MemberRow | null> {
+    const rows: MemberRow[] = await this.db.query(`SELECT * FROM console_members WHERE organization_id = $1 AND email = $2`, [organizationId, email]);
+    return rows[0] ?? null;
+  }
+
+  /** Every membership of an email (one person may belong to several organizations), oldest first. */
+  async membersByEmail(email: string): Promise<MemberRow[]> {
+    return this.db.query(`SELECT * FROM console_members WHERE email = $1 ORDER BY created_at, id`, [email]);
+  }
+
+  async members(organizationId: string): Promise<MemberRow[]> {
+    return this.db.query(`SELECT * FROM console_members WHERE organization_id = $1 ORDER BY created_at, id`, [organizationId]);
+  }
+
+  async countOwners(organizationId: string): Promise<number> {
+    const rows: Array<{ n: number }> = await this.db.query(`SELECT count(*)::int AS n FROM console_members WHERE organization_id = $1 AND role = 'owner'`, [
+      organizationId,
+    ]);
+    return rows[0].n;
+  }
+
+  async insertMember(organizationId: string, email: string, name: string, role: Role): Promise<MemberRow> {
+    const rows: MemberRow[] = await this.db.query(
+      `INSERT INTO console_members (id, organization_id, email, name, role) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
+      [newId('member'), organizationId, email, name, role],
+    );
+    return rows[0];
+  }
+
+  /**
+   * Changes a member's role, or removes the member (`role` null), in one statement that also keeps
+   * the last-owner rule under concurrency: the change happens only while another owner remains
+   * (or the member is not an owner). False when nothing changed.
+   */
+  async changeRole(organizationId: string, memberId: string, role: Role | null): Promise<boolean> {
+    const guard = `(role <> 'owner' OR ${role === 'owner' ? 'true' : 'false'} OR
+      (SELECT count(*) FROM console_members o WHERE o.organization_id = $1 AND o.role = 'owner' AND o.id <> $2) > 0)`;
+    return this.db.transaction(async (m) => {
+      await m.query(`SELECT pg_advisory_xact_lock(hashtext('console_members:' || $1))`, [organizationId]);
+      const rows: unknown[] =
+        role === null
+          ? await m.query(`DELETE FROM console_members WHERE organization_id = $1 AND id = $2 AND ${guard} RETURNING id`, [organizationId, memberId])
+          : await m.query(`UPDATE console_members SET role = $3 WHERE organization_id = $1 AND id = $2 AND ${guard} RETURNING id`, [
+              organizationId,
+              memberId,
+              role,
+            ]);
+      return rowsOf(rows).length === 1;
+    });
+  }
+
+  async setPassword(memberId: string, passwordHash: string): Promise<void> {
+    await this.db.query(`UPDATE console_members SET password_hash = $2, failed_attempts = 0, locked_until = NULL WHERE id = $1`, [memberId, passwordHash]);
+  }
+
+  async recordFailure(memberId: string, now: Date, maxAttempts: number, lockUntil: Date): Promise<void> {
+    await this.db.query(
+      `UPDATE console_members
+          SET failed_attempts = CASE WHEN locked_until IS NOT NULL AND locked_until <= $2 THEN 1 ELSE failed_attempts + 1 END,
+              locked_until = CASE
+                WHEN locked_until IS NOT NULL AND locked_until > $2 THEN locked_until
+                WHEN (CASE WHEN locked_until IS NOT NULL AND locked_until <= $2 THEN 1 ELSE failed_attempts + 1 END) >= $3 THEN $4::timestamptz
+                ELSE NULL END
+        WHERE id = $1`,
+      [memberId, now, maxAttempts, lockUntil],
+    );
+  }
+
+  async recordSignIn(memberId: string, now: Date): Promise<void> {
+    await this.db.query(`UPDATE console_members SET failed_attempts = 0, locked_until = NULL, last_sign_in_at = $2 WHERE id = $1`, [memberId, now]);
+  }
+
+  async unlock(organizationId: string, memberId: string): Promise<void> {
+    await this.db.query(`UPDATE console_members SET failed_attempts = 0, locked_until = NULL WHERE organization_id = $1 AND id = $2`, [
+      organizationId,
+      memberId,
+    ]);
+  }
+
+  async insertSession(tokenHash: string, memberId: string, csrfToken: string, now: Date, ip: string | null): Promise<void> {
+    await this.db.query(`INSERT INTO console_sessions (token_hash, member_id, csrf_token, created_at, last_seen_at, ip) VALUES ($1, $2, $3, $4, $4, $5)`, [
+      tokenHash,
+      memberId,
+      csrfToken,
+      now,
+      ip,
+    ]);
+  }
+
+  async session(tokenHash: string): Promise<SessionRow | null> {
+    const rows: SessionRow[] = await this.db.query(`SELECT * FROM console_sessions WHERE token_hash = $1`, [tokenHash]);
+    return rows[0] ?? null;
+  }
+
+  async touchSession(tokenHash: string, now: Date): Promise<void> {
+    await this.db.query(`UPDATE console_sessions SET last_seen_at = $2 WHERE token_hash = $1`, [tokenHash, now]);
+  }
+
+  async deleteSession(tokenHash: string): Promise<void> {
+    await this.db.query(`DELETE FROM console_sessions WHERE token_hash = $1`, [tokenHash]);
+  }
+
+  async deleteSessionsOf(memberId: string): Promise<void> {
+    await this.db.query(`DELETE FROM console_sessions WHERE member_id = $1`, [memberId]);
+  }
+
+  async insertLink(tokenHash: string, memberId: string, kind: 'invite' | 'reset', expiresAt: Date): Promise<void> {
+    await this.db.query(`INSERT INTO console_links (token_hash, member_id, kind, expires_at) VALUES ($1, $2, $3, $4)`, [tokenHash, memberId, kind, expiresAt]);
+  }
+
+  /** The member a live (unused, unexpired) link belongs to; null otherwise. */
+  async liveLink(tokenHash: string, now: Date): Promise<{ member: MemberRow; kind: 'invite' | 'reset' } | null> {
+    const rows: Array<{ member_id: string; kind: 'invite' | 'reset' }> = await this.db.query(
+      `SELECT member_id, kind FROM console_links WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2`,
+      [tokenHash, now],
+    );
+    if (!rows[0]) return null;
+    const members: MemberRow[] = await this.db.query(`SELECT * FROM console_members WHERE id = $1`, [rows[0].member_id]);
+    return members[0] ? { member: members[0], kind: rows[0].kind } : null;
+  }
+
+  /** Uses a link once: true for the one caller that marked it used. */
+  async useLink(tokenHash: string, now: Date): Promise<boolean> {
+    const rows: unknown = await this.db.query(
+      `UPDATE console_links SET used_at = $2 WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2 RETURNING token_hash`,
+      [tokenHash, now],
+    );
+    return rowsOf(rows).length === 1;
+  }
+
+  async audit(entry: AuditEntry, now: Date): Promise<void> {
+    await this.db.query(
+      `INSERT INTO console_audit_log (id, organization_id, mode, actor_type, actor_id, action, target, ip, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [newId('audit'), entry.organization_id, entry.mode, entry.actor_type, entry.actor_id, entry.action, entry.target, entry.ip, now],
+    );
+  }
+
+  /** The organization's audit log, newest first; `before` is the last id of the previous page. */
+  async auditLog(organizationId: string, limit: number, before?: string): Promise<AuditRow[]> {
+    return this.db.query(`SELECT * FROM console_audit_log WHERE organization_id = $1 AND ($2::text IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`, [
+      organizationId,
+      before ?? null,
+      limit,
+    ]);
+  }
+}
+
+/** UPDATE/DELETE ... RETURNING through DataSource.query yields [rows, count] with the pg driver. */
+function rowsOf(result: unknown): unknown[] {
+  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as unknown[];
+  return Array.isArray(result) ? result : [];
+}

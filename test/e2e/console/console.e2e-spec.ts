@@ -1,0 +1,240 @@
+import { Api } from '../../support/api';
+import { expectSuccess } from '../../support/envelope';
+import { addMember, ConsoleClient, consoleOrg, PASSWORD, sql } from '../../support/console-client';
+import { runCli, sharedCliEnv } from '../../support/server';
+import { createInvoice } from '../invoices/invoice-helpers';
+
+describe('management console: members and sessions', () => {
+  it('org:create --owner-email prints a one-time link; the owner sets a password, signs in and sees the organization', async () => {
+    const org = await consoleOrg();
+    const page = await org.owner.get('/console/test');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Console ');
+    expect(page.text).toContain(org.ownerEmail);
+    const csp = page.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    const cookie = (await new ConsoleClient().signIn(org.ownerEmail, PASSWORD)).headers.getSetCookie().find((c) => c.startsWith('console_session='))!;
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Lax/);
+    // The session token is stored only hashed.
+    const token = cookie.split(';')[0].split('=')[1];
+    expect(await sql(`SELECT 1 FROM console_sessions WHERE token_hash = $1`, [token])).toHaveLength(0);
+    // German on request.
+    expect((await org.owner.get('/console/test?lang=de')).text).toContain('Übersicht');
+  });
+
+  it('a used link cannot be used again, and an unknown one is a 404 page', async () => {
+    const email = `once-${Date.now()}@example.com`;
+    const org = await consoleOrg();
+    const res = await runCli(['member:invite', '--org', org.organizationId, '--email', email, '--role', 'analyst'], sharedCliEnv());
+    expect(res.code).toBe(0);
+    const link = JSON.parse(res.stdout);
+    expect(link).toMatchObject({ organization_id: org.organizationId, email, role: 'analyst', kind: 'invite' });
+    const client = new ConsoleClient();
+    expect((await client.setPassword(link.url, PASSWORD)).status).toBe(200);
+    expect((await client.get(new URL(link.url).pathname)).status).toBe(404);
+    expect((await client.get('/console/link/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA')).status).toBe(404);
+    expect((await client.signIn(email, PASSWORD)).status).toBe(303);
+
+    const reset = JSON.parse((await runCli(['member:reset', '--email', email, '--org', org.organizationId], sharedCliEnv())).stdout);
+    expect(reset.kind).toBe('reset');
+    await new ConsoleClient().setPassword(reset.url, 'another long password');
+    // The reset ended the member's sessions; the old password no longer works, the new one does.
+    expect((await client.get('/console/test')).status).toBe(303);
+    expect((await new ConsoleClient().signIn(email, PASSWORD)).status).toBe(401);
+    expect((await new ConsoleClient().signIn(email, 'another long password')).status).toBe(303);
+  });
+
+  it('refuses a wrong password, locks after five failures for 15 minutes, and the lock ends by itself', async () => {
+    const org = await consoleOrg();
+    const client = new ConsoleClient();
+    const wrong = await client.signIn(org.ownerEmail, 'not the password at all');
+    expect(wrong.status).toBe(401);
+    expect(wrong.text).toContain('The email or password is wrong.');
+    expect(wrong.headers.getSetCookie().some((c) => c.startsWith('console_session='))).toBe(false);
+    for (let i = 0; i < 4; i++) await client.signIn(org.ownerEmail, `wrong ${i} wrong wrong`);
+    const locked = await client.signIn(org.ownerEmail, PASSWORD);
+    expect(locked.status).toBe(429);
+    expect(locked.text).toContain('locked for 15 minutes');
+    const [row] = await sql<{ locked_until: Date }>(`SELECT locked_until FROM console_members WHERE email = $1`, [org.ownerEmail]);
+    const minutes = (row.locked_until.getTime() - Date.now()) / 60_000;
+    expect(minutes).toBeGreaterThan(14);
+    expect(minutes).toBeLessThanOrEqual(15.1);
+    // Fifteen minutes later (the lock's end moved into the past), the right password works again.
+    await sql(`UPDATE console_members SET locked_until = now() - interval '1 second' WHERE email = $1`, [org.ownerEmail]);
+    expect((await client.signIn(org.ownerEmail, PASSWORD)).status).toBe(303);
+  });
+
+  it('an unknown email is refused the same way', async () => {
+    const res = await new ConsoleClient().signIn(`nobody-${Date.now()}@example.com`, PASSWORD);
+    expect(res.status).toBe(401);
+    expect(res.text).toContain('The email or password is wrong.');
+  });
+
+  it('refuses a state change without the session CSRF token, and a sign-in without the form token', async () => {
+    const org = await consoleOrg();
+    const before = await sql(`SELECT 1 FROM console_members WHERE organization_id = $1`, [org.organizationId]);
+    const missing = await org.owner.post('/console/test/members', { email: 'x@example.com', role: 'admin' });
+    expect(missing.status).toBe(403);
+    const wrong = await org.owner.post('/console/test/members', { _csrf: 'A'.repeat(43), email: 'x@example.com', role: 'admin' });
+    expect(wrong.status).toBe(403);
+    expect(await sql(`SELECT 1 FROM console_members WHERE organization_id = $1`, [org.organizationId])).toHaveLength(before.length);
+    // The htmx header carries it too.
+    const page = await org.owner.get('/console/test/members');
+    const viaHeader = await org.owner.post(
+      '/console/test/members',
+      { email: `h-${Date.now()}@example.com`, role: 'support' },
+      { 'x-csrf-token': ConsoleClient.csrfOf(page.text) },
+    );
+    expect(viaHeader.status).toBe(201);
+    const signIn = await new ConsoleClient().post('/console/sign-in', { email: org.ownerEmail, password: PASSWORD });
+    expect(signIn.status).toBe(403);
+  });
+
+  it('ends a session after 12 hours idle and after 7 days in all, and on sign-out everywhere', async () => {
+    const org = await consoleOrg();
+    const second = new ConsoleClient();
+    await second.signIn(org.ownerEmail, PASSWORD);
+    const [member] = await sql<{ id: string }>(`SELECT id FROM console_members WHERE email = $1`, [org.ownerEmail]);
+    await sql(`UPDATE console_sessions SET last_seen_at = now() - interval '12 hours 1 minute' WHERE member_id = $1`, [member.id]);
+    const idle = await org.owner.get('/console/test');
+    expect(idle.status).toBe(303);
+    expect(idle.location).toBe('/console/sign-in');
+
+    const a = new ConsoleClient();
+    const b = new ConsoleClient();
+    await a.signIn(org.ownerEmail, PASSWORD);
+    await b.signIn(org.ownerEmail, PASSWORD);
+    await sql(
+      `UPDATE console_sessions SET created_at = now() - interval '7 days 1 minute' WHERE member_id = $1 AND last_seen_at > now() - interval '1 minute'`,
+      [member.id],
+    );
+    expect((await a.get('/console/test')).status).toBe(303);
+
+    const c = new ConsoleClient();
+    const d = new ConsoleClient();
+    await c.signIn(org.ownerEmail, PASSWORD);
+    await d.signIn(org.ownerEmail, PASSWORD);
+    expect((await d.get('/console/test')).status).toBe(200);
+    expect((await c.submit('/console/test', '/console/sign-out-everywhere')).status).toBe(303);
+    expect((await d.get('/console/test')).status).toBe(303);
+  });
+
+  it('keeps an owner: the last owner can neither be demoted nor removed; with a second owner they can', async () => {
+    const org = await consoleOrg();
+    const [me] = await sql<{ id: string }>(`SELECT id FROM console_members WHERE email = $1`, [org.ownerEmail]);
+    const demote = await org.owner.submit('/console/test/members', `/console/test/members/${me.id}/role`, { role: 'admin' });
+    expect(demote.status).toBe(409);
+    expect(demote.text).toContain('the last owner cannot leave or be demoted');
+    expect((await org.owner.submit('/console/test/members', `/console/test/members/${me.id}/remove`)).status).toBe(409);
+    expect((await sql<{ role: string }>(`SELECT role FROM console_members WHERE id = $1`, [me.id]))[0].role).toBe('owner');
+
+    const other = await addMember(org.owner, 'owner');
+    expect((await org.owner.submit('/console/test/members', `/console/test/members/${me.id}/role`, { role: 'admin' })).status).toBe(200);
+    // Now the other one is the last owner, and an admin cannot touch an owner at all.
+    expect((await other.client.submit('/console/test/members', `/console/test/members/${other.id}/role`, { role: 'developer' })).status).toBe(409);
+    expect((await org.owner.submit('/console/test/members', `/console/test/members/${other.id}/remove`)).status).toBe(403);
+  });
+});
+
+describe('management console: the role table on the server', () => {
+  it('analyst: reads pages, may not create keys or invite, and the forms are not on the page', async () => {
+    const org = await consoleOrg();
+    const analyst = (await addMember(org.owner, 'analyst')).client;
+    const keys = await analyst.get('/console/test/api-keys');
+    expect(keys.status).toBe(200);
+    expect(keys.text).not.toContain('action="/console/test/api-keys"');
+    expect(keys.text).not.toContain('/revoke"');
+    expect((await analyst.submit('/console/test/api-keys', '/console/test/api-keys', { access: 'read_only' })).status).toBe(403);
+    const members = await analyst.get('/console/test/members');
+    expect(members.text).not.toContain('action="/console/test/members"');
+    expect((await analyst.submit('/console/test/members', '/console/test/members', { email: 'a@example.com', role: 'support' })).status).toBe(403);
+    expect((await analyst.get('/console/test/audit')).status).toBe(403);
+    expect((await analyst.get('/console/test')).text).not.toContain('href="/console/test/audit"');
+  });
+
+  it('developer: any key in test mode, only read-only keys in live mode; no members', async () => {
+    const org = await consoleOrg();
+    const dev = (await addMember(org.owner, 'developer')).client;
+    const full = await dev.submit('/console/test/api-keys', '/console/test/api-keys', { access: 'full' });
+    expect(full.status).toBe(201);
+    const testKey = /id="new-key">([^<]+)</.exec(full.text)![1];
+    expect(expectSuccess(await new Api(testKey).get('/auth/debug_token'))).toMatchObject({ mode: 'test', read_only: false });
+
+    const liveFullPage = await dev.get('/console/live/api-keys');
+    expect(liveFullPage.text).not.toContain('value="full"');
+    expect((await dev.submit('/console/live/api-keys', '/console/live/api-keys', { access: 'full' })).status).toBe(403);
+    const liveRo = await dev.submit('/console/live/api-keys', '/console/live/api-keys', { access: 'read_only' });
+    expect(liveRo.status).toBe(201);
+    const liveKey = /id="new-key">([^<]+)</.exec(liveRo.text)![1];
+    expect(expectSuccess(await new Api(liveKey).get('/auth/debug_token'))).toMatchObject({ mode: 'live', read_only: true });
+    // The secret is shown once: the list shows only prefixes afterwards.
+    const again = await dev.get('/console/live/api-keys');
+    expect(again.text).not.toContain(liveKey);
+    expect(again.text).toContain(liveKey.slice(0, 14));
+
+    // The organization's full live key cannot be revoked by a developer.
+    const [liveFull] = await sql<{ id: string }>(`SELECT id FROM api_keys WHERE organization_id = $1 AND mode = 'live' AND read_only = false`, [
+      org.organizationId,
+    ]);
+    expect((await dev.submit('/console/live/api-keys', `/console/live/api-keys/${liveFull.id}/revoke`)).status).toBe(403);
+    expect((await dev.submit('/console/test/members', '/console/test/members', { email: 'b@example.com', role: 'support' })).status).toBe(403);
+  });
+
+  it('admin: invites up to admin, never an owner; reads the audit log', async () => {
+    const org = await consoleOrg();
+    const admin = (await addMember(org.owner, 'admin')).client;
+    expect((await admin.submit('/console/test/members', '/console/test/members', { email: `o-${Date.now()}@example.com`, role: 'owner' })).status).toBe(403);
+    const page = await admin.get('/console/test/members');
+    expect(page.text).not.toContain('<option value="owner"');
+    await addMember(admin, 'admin');
+    const audit = await admin.get('/console/test/audit');
+    expect(audit.status).toBe(200);
+    expect(audit.text).toContain('member.invite');
+  });
+
+  it('support: no keys, no members', async () => {
+    const org = await consoleOrg();
+    const support = (await addMember(org.owner, 'support')).client;
+    expect((await support.submit('/console/test/api-keys', '/console/test/api-keys', { access: 'read_only' })).status).toBe(403);
+    expect((await support.submit('/console/test/members', '/console/test/members', { email: 'c@example.com', role: 'support' })).status).toBe(403);
+  });
+
+  it("answers 404 for another organization's members, keys and invoices", async () => {
+    const a = await consoleOrg();
+    const b = await consoleOrg();
+    const [aOwner] = await sql<{ id: string }>(`SELECT id FROM console_members WHERE email = $1`, [a.ownerEmail]);
+    expect((await b.owner.submit('/console/test/members', `/console/test/members/${aOwner.id}/remove`)).status).toBe(404);
+    expect((await b.owner.submit('/console/test/members', `/console/test/members/${aOwner.id}/reset`)).status).toBe(404);
+    const [aKey] = await sql<{ id: string }>(`SELECT id FROM api_keys WHERE organization_id = $1 AND mode = 'test'`, [a.organizationId]);
+    expect((await b.owner.submit('/console/test/api-keys', `/console/test/api-keys/${aKey.id}/revoke`)).status).toBe(404);
+    const id = await createInvoice(new Api(a.testKey));
+    expect((await a.owner.get(`/console/test/invoices/${id}`)).status).toBe(200);
+    expect((await b.owner.get(`/console/test/invoices/${id}`)).status).toBe(404);
+    // And the other mode of the same organization does not show it either.
+    expect((await a.owner.get(`/console/live/invoices/${id}`)).status).toBe(404);
+    const list = await a.owner.get('/console/test/invoices');
+    expect(list.text).toContain(id);
+    expect((await a.owner.get('/console/live/invoices')).text).not.toContain(id);
+  });
+});
+
+describe('GET /audit_log', () => {
+  it('lists console actions for a full key, refuses a read-only key', async () => {
+    const org = await consoleOrg();
+    await org.owner.submit('/console/test/api-keys', '/console/test/api-keys', { access: 'read_only' });
+    const res = expectSuccess(await new Api(org.testKey).get('/audit_log?limit=10'));
+    const actions = res.items.map((e: { action: string }) => e.action);
+    expect(actions).toContain('api_key.create_read_only');
+    expect(actions).toContain('session.sign_in');
+    expect(res.items[0]).toMatchObject({ actor_type: 'member', mode: 'test' });
+    const [ro] = await sql<{ id: string }>(`SELECT id FROM api_keys WHERE organization_id = $1 AND read_only`, [org.organizationId]);
+    expect(ro).toBeDefined();
+    const readOnly = await runCli(['key:create', '--org', org.organizationId, '--mode', 'test', '--read-only'], sharedCliEnv());
+    const roKey = JSON.parse(readOnly.stdout).key;
+    expect((await new Api(roKey).get('/audit_log')).status).toBe(403);
+    expect((await new Api(org.testKey).get('/audit_log?limit=0')).status).toBe(400);
+  });
+});
