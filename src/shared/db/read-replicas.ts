@@ -173,14 +173,7 @@ export class ReadReplicas {
           if (replayed >= primary) r.behind = null;
           else if (!r.behind || replayed >= r.behind.lsn) r.behind = { lsn: primary, since: at };
         } catch (e) {
-          if (r.up)
-            this.log('warn', {
-              msg: `${r.name} does not answer: its reads go to the primary`,
-              event: 'replica_down',
-              replica: r.name,
-              error: (e as Error).message,
-            });
-          r.up = false;
+          this.markDown(r, e);
         }
       }),
     );
@@ -256,10 +249,22 @@ export class ReadReplicas {
       const replayed = await this.replayPosition(chosen);
       if (replayed > chosen.replayed) chosen.replayed = replayed;
       return replayed >= required ? chosen.pool : null;
-    } catch {
-      chosen.up = false;
+    } catch (e) {
+      this.markDown(chosen, e);
       return null;
     }
+  }
+
+  /** A replica that did not answer (a check, a read, a replay position asked): said once, when it goes down. */
+  private markDown(r: ReplicaState, error: unknown): void {
+    if (r.up)
+      this.log('warn', {
+        msg: `${r.name} does not answer: its reads go to the primary`,
+        event: 'replica_down',
+        replica: r.name,
+        error: (error as Error)?.message ?? String(error),
+      });
+    r.up = false;
   }
 
   /**
@@ -285,7 +290,7 @@ export class ReadReplicas {
         // The replica failed (stopped, restarting, a query cancelled by replay): the primary answers.
         decided = Promise.resolve(null);
         const replica = this.replicas.find((r) => r.pool === pool);
-        if (replica) void this.replayPosition(replica).catch(() => (replica.up = false));
+        if (replica) void this.replayPosition(replica).catch((e: unknown) => this.markDown(replica, e));
         this.counts.primary++;
         return primary.query(sql, parameters);
       }
