@@ -69,7 +69,8 @@ function register(registry: string): string {
     "import { manifest as health } from './modules/health/manifest';",
     "import { manifest as greetings } from './modules/greetings/manifest';\nimport { manifest as health } from './modules/health/manifest';",
   );
-  const withEntry = withImport.replace(/(\n\s+)subscriptions,\n\];/, '$1subscriptions,$1greetings,\n];');
+  // After the list's last entry, whichever module that is.
+  const withEntry = withImport.replace(/(\n\s+)(\w+),\n\];/, '$1$2,$1greetings,\n];');
   if (withEntry === registry || !withEntry.includes('greetings,\n];') || !withEntry.includes("from './modules/greetings/manifest'"))
     throw new Error('src/module-registry.ts changed shape: update how this test registers its module');
   return withEntry;
