@@ -43,7 +43,7 @@ class WaitingRelay {
     });
   }
 
-  /** The waits of the one transaction (BEGIN to COMMIT) sent since `mark`, on whichever connection carried it. */
+  /** The waits of the one transaction (BEGIN to COMMIT) sent and committed since `mark`, on whichever connection carried it. */
   transactionSince(mark: Map<number, number>): string[][] {
     const found: string[][][] = [];
     for (const [id, waits] of this.waits) {
@@ -51,6 +51,9 @@ class WaitingRelay {
       const begin = recent.findIndex((w) => w.some((m) => m.includes('BEGIN')));
       if (begin < 0) continue;
       const commit = recent.findIndex((w, i) => i >= begin && w.some((m) => m.includes('COMMIT')));
+      // Still open when the payment was answered: a background pass its commit woke (a durable event
+      // handler), not the payment's transaction, whose COMMIT was sent before the answer.
+      if (commit < 0) continue;
       found.push(recent.slice(begin, commit + 1));
     }
     if (found.length !== 1) throw new Error(`expected one transaction, found ${found.length}: ${JSON.stringify(found)}`);
