@@ -17,18 +17,29 @@ const HOLD_MS = 40;
 class WaitingRelay {
   /** Per connection: what the service sent, split where it had received an answer in between. */
   readonly waits = new Map<number, string[][]>();
+  /** Per connection, wait by wait like `waits`: the text of each statement the service ran (simple, or bound to a prepared one). */
+  readonly statements = new Map<number, string[][]>();
   readonly relay: TcpRelay;
 
   constructor(databaseUrl: string) {
     const answered = new Map<number, boolean>();
     const heldUntil = new Map<number, number>();
+    const prepared = new Map<number, Map<string, string>>();
     this.relay = TcpRelay.forDatabase(databaseUrl, {
       fromClient: (connection, chunk) => {
         const waits = this.waits.get(connection.id) ?? [];
+        const statements = this.statements.get(connection.id) ?? [];
         this.waits.set(connection.id, waits);
-        if (answered.get(connection.id) !== false || waits.length === 0) waits.push([]);
+        this.statements.set(connection.id, statements);
+        if (answered.get(connection.id) !== false || waits.length === 0) {
+          waits.push([]);
+          statements.push([]);
+        }
         answered.set(connection.id, false);
+        const named = prepared.get(connection.id) ?? new Map<string, string>();
+        prepared.set(connection.id, named);
         waits[waits.length - 1].push(messagesOf(chunk));
+        statements[statements.length - 1].push(...statementsOf(chunk, named));
         connection.toServer(chunk);
       },
       fromServer: (connection, chunk) => {
@@ -43,18 +54,24 @@ class WaitingRelay {
     });
   }
 
-  /** The waits of the one transaction (BEGIN to COMMIT) sent and committed since `mark`, on whichever connection carried it. */
+  /**
+   * The waits of the one transaction (BEGIN to COMMIT) sent and committed since `mark` that inserted a
+   * payment, on whichever connection carried it. Background passes the payment's commit wakes (durable
+   * event handlers) run transactions of their own meanwhile; they insert no payment, so they are left out.
+   */
   transactionSince(mark: Map<number, number>): string[][] {
     const found: string[][][] = [];
     for (const [id, waits] of this.waits) {
-      const recent = waits.slice(mark.get(id) ?? 0);
-      const begin = recent.findIndex((w) => w.some((m) => m.includes('BEGIN')));
-      if (begin < 0) continue;
-      const commit = recent.findIndex((w, i) => i >= begin && w.some((m) => m.includes('COMMIT')));
-      // Still open when the payment was answered: a background pass its commit woke (a durable event
-      // handler), not the payment's transaction, whose COMMIT was sent before the answer.
-      if (commit < 0) continue;
-      found.push(recent.slice(begin, commit + 1));
+      const from = mark.get(id) ?? 0;
+      const recent = waits.slice(from);
+      const ran = (this.statements.get(id) ?? []).slice(from);
+      for (let begin = 0; begin < recent.length; begin++) {
+        if (!recent[begin].some((m) => m.includes('BEGIN'))) continue;
+        const commit = recent.findIndex((w, i) => i >= begin && w.some((m) => m.includes('COMMIT')));
+        if (commit < 0) break;
+        if (ran.slice(begin, commit + 1).some((w) => w.some((sql) => /insert into payments\b/i.test(sql)))) found.push(recent.slice(begin, commit + 1));
+        begin = commit;
+      }
     }
     if (found.length !== 1) throw new Error(`expected one transaction, found ${found.length}: ${JSON.stringify(found)}`);
     return found[0];
@@ -63,6 +80,30 @@ class WaitingRelay {
   mark(): Map<number, number> {
     return new Map([...this.waits].map(([id, waits]) => [id, waits.length]));
   }
+}
+
+/** The statement texts a chunk runs: simple queries' texts and the texts of the prepared statements its binds name (`named` learns them from its parses). */
+function statementsOf(chunk: Buffer, named: Map<string, string>): string[] {
+  const out: string[] = [];
+  const cstring = (from: number): [string, number] => {
+    const end = chunk.indexOf(0, from);
+    return [chunk.toString('utf8', from, end), end + 1];
+  };
+  for (let at = 0; at + 5 <= chunk.length;) {
+    const type = String.fromCharCode(chunk[at]);
+    const length = chunk.readInt32BE(at + 1);
+    if (type === 'Q') out.push(cstring(at + 5)[0]);
+    if (type === 'P') {
+      const [name, next] = cstring(at + 5);
+      named.set(name, cstring(next)[0]);
+    }
+    if (type === 'B') {
+      const [, next] = cstring(at + 5);
+      out.push(named.get(cstring(next)[0]) ?? '');
+    }
+    at += 1 + length;
+  }
+  return out;
 }
 
 /** The messages of a chunk of the frontend protocol, by type: Q (simple query, with its text), P (parse), B (bind), E (execute), S (sync)... */
