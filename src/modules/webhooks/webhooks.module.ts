@@ -6,8 +6,8 @@ import { RedeliverEventHandler } from './commands/redeliver-event/redeliver-even
 import { SealStoredSecretsHandler } from './commands/seal-stored-secrets/seal-stored-secrets.handler';
 import { RotateWebhookSecretHandler } from './commands/rotate-webhook-secret/rotate-webhook-secret.handler';
 import { UpdateWebhookEndpointHandler } from './commands/update-webhook-endpoint/update-webhook-endpoint.handler';
-import { DeliverCommittedEvents } from './dispatch/deliver-committed-events.handler';
 import { WebhookDispatcher } from './dispatch/webhook-dispatcher';
+import { WebhookFanOutHandler } from './dispatch/webhook-fan-out.handler';
 import { WebhookUrlPolicy } from './dispatch/webhook-url-policy';
 import { WebhookDeliveriesRepository } from './persistence/webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from './persistence/webhook-endpoints.repository';
@@ -20,8 +20,8 @@ import { OtherModeIds } from '../../shared/ids/other-mode-ids';
 
 /**
  * Webhook endpoints and the dispatcher that sends committed deliveries. A delivery per subscribed
- * endpoint is queued by the database as each event row is inserted, in the writer's statement and
- * transaction (trigger `events_webhook_fan_out`, migration 1763703100000-webhook-fan-out-trigger).
+ * endpoint is queued after each event's commit by the durable handler `webhooks.fan_out`
+ * (WebhookFanOutHandler), which then brings the dispatcher's next pass forward.
  */
 @Module({
   controllers: [WebhooksController],
@@ -31,7 +31,7 @@ import { OtherModeIds } from '../../shared/ids/other-mode-ids';
     WebhookUrlPolicy,
     WebhookDispatcher,
     { provide: WebhooksConfig, useFactory: () => loadWebhooksConfig(process.env) },
-    DeliverCommittedEvents,
+    WebhookFanOutHandler,
     CreateWebhookEndpointHandler,
     UpdateWebhookEndpointHandler,
     DeleteWebhookEndpointHandler,

@@ -7,6 +7,7 @@ import { AppConfig } from '../config/app-config';
 import { TransactionRunner } from '../db/transaction-runner';
 import { BackgroundWork } from '../lifecycle/background-work';
 import type { DomainEvent, DomainEventInit } from './domain-event';
+import { ALL_EVENTS, eventClassOf } from './event-types';
 import { EventOutbox } from './outbox';
 
 /** What a durable handler is given with each event. */
@@ -23,6 +24,11 @@ export interface DurableHandlerContext {
 /** A class registered with `@DurableEventHandler`: sees every committed event of its types, once, in commit order. */
 export interface DurableEventHandlerInstance<E extends DomainEvent = DomainEvent> {
   handle(event: E, context: DurableHandlerContext): Promise<void> | void;
+  /**
+   * Optional: takes a whole batch (up to 100 events, in commit order) at once instead of one `handle`
+   * call per event, for a handler that writes the batch in one statement. Same transaction, same rules.
+   */
+  handleBatch?(events: readonly E[], context: DurableHandlerContext): Promise<void>;
 }
 
 interface Registration {
@@ -38,6 +44,8 @@ const NAME = /^[a-z][a-z0-9_.-]{0,99}$/;
 /**
  * Registers a provider as a durable handler of `types` (of event class `cls`). `name` is its cursor's
  * key in `event_handler_cursors`: stable for ever (renaming it starts a new cursor at the end).
+ * `[ALL_EVENTS]` (`'*'`) with `DomainEvent` hears every event, each built as the class its module
+ * declared for its type (webhooks' fan-out).
  * The class must also be listed in its module's providers. See docs/DEVELOPING.md (durable handlers).
  */
 export function DurableEventHandler<E extends DomainEvent>(
@@ -92,7 +100,8 @@ const NEXT_EVENTS_SQL = `
   picked AS (
     SELECT e.id, e.organization_id, e.mode, e.type, e.data, e.created_at, e.transaction_id, e.position
       FROM events e, bound b
-     WHERE (e.transaction_id, e.position) > ($1::xid8, $2::bigint) AND e.transaction_id < b.xmin AND e.type = ANY ($3::text[])
+     WHERE (e.transaction_id, e.position) > ($1::xid8, $2::bigint) AND e.transaction_id < b.xmin
+       AND ('*' = ANY ($3::text[]) OR e.type = ANY ($3::text[]))
      ORDER BY e.transaction_id, e.position
      LIMIT $4),
   top AS (
@@ -110,7 +119,8 @@ const BATCH = 100;
 interface Running {
   registration: Registration;
   instance: DurableEventHandlerInstance;
-  types: Set<string>;
+  /** Does a committed event of this type concern the handler? */
+  hears: (type: string) => boolean;
   draining: Promise<void> | null;
   again: boolean;
   failures: number;
@@ -162,7 +172,9 @@ export class DurableEventHandlers implements OnApplicationBootstrap, OnApplicati
   onApplicationBootstrap(): void {
     for (const registration of registrations) {
       const instance = this.modules.get(registration.target, { strict: false });
-      this.running.push({ registration, instance, types: new Set(registration.types), draining: null, again: false, failures: 0, retryAt: 0 });
+      const types = new Set(registration.types);
+      const hears = types.has(ALL_EVENTS) ? () => true : (type: string) => types.has(type);
+      this.running.push({ registration, instance, hears, draining: null, again: false, failures: 0, retryAt: 0 });
     }
     if (this.running.length) {
       this.work.whenReady(
@@ -197,7 +209,7 @@ export class DurableEventHandlers implements OnApplicationBootstrap, OnApplicati
       );
     }
     this.outbox.afterCommit((types) => {
-      for (const r of this.running) if (types.some((t) => r.types.has(t))) this.detached.runInAsyncScope(() => this.drain(r));
+      for (const r of this.running) if (types.some(r.hears)) this.detached.runInAsyncScope(() => this.drain(r));
     });
     this.timer = setInterval(() => this.running.forEach((r) => this.drain(r)), this.config.DURABLE_HANDLERS_POLL_MS);
     this.timer.unref();
@@ -238,7 +250,18 @@ export class DurableEventHandlers implements OnApplicationBootstrap, OnApplicati
     }
   }
 
-  /** Handles what is there for `r`; a call while a pass runs asks for one more pass after it. */
+  /**
+   * The handler `name` read to the end of what is committed now (after the pass under way, if any); for a
+   * worker's on-demand pass that must see what the handler writes (webhooks: its dispatcher's pass after
+   * the fan-out). Does nothing before the handlers started, or for a name not registered.
+   */
+  async catchUp(name: string): Promise<void> {
+    const r = this.running.find((x) => x.registration.name === name);
+    if (!r || !this.timer) return;
+    this.drain(r);
+    while (r.draining) await r.draining;
+  }
+
   /** Every handler read to the end of what is committed now (tests only, BackgroundWork.runPass). */
   private async drainAll(): Promise<void> {
     for (const r of this.running) {
@@ -247,6 +270,7 @@ export class DurableEventHandlers implements OnApplicationBootstrap, OnApplicati
     }
   }
 
+  /** Handles what is there for `r`; a call while a pass runs asks for one more pass after it. */
   private drain(r: Running): void {
     if (this.stopped) return;
     if (r.draining) {
@@ -298,9 +322,11 @@ export class DurableEventHandlers implements OnApplicationBootstrap, OnApplicati
       const events = rows.filter((row) => row.kind === 'event');
       const top = rows.find((row) => row.kind === 'top');
       const context: DurableHandlerContext = { manager: m, afterCommit: (work) => after.push(work) };
-      for (const row of events) {
+      const built = events.map((row) => {
         const scope = { organizationId: row.organization_id, mode: row.mode } as Scope;
-        const event = new cls({
+        // A handler of every type gets each event as the class its module declared (the registered class otherwise).
+        const Cls = (types.includes(ALL_EVENTS) && eventClassOf(row.type!)) || cls;
+        return new Cls({
           id: row.id!,
           type: row.type!,
           scope,
@@ -308,10 +334,17 @@ export class DurableEventHandlers implements OnApplicationBootstrap, OnApplicati
           object: row.data!.object,
           previousAttributes: row.data!.previous_attributes,
         });
-        this.crashHook(name);
-        await r.instance.handle(event, context);
-        this.logger.debug({ msg: 'durable event handled', handler: name, event: row.id, type: row.type });
+      });
+      if (r.instance.handleBatch) {
+        built.forEach(() => this.crashHook(name));
+        if (built.length) await r.instance.handleBatch(built, context);
+      } else {
+        for (const event of built) {
+          this.crashHook(name);
+          await r.instance.handle(event, context);
+        }
       }
+      for (const row of events) this.logger.debug({ msg: 'durable event handled', handler: name, event: row.id, type: row.type });
       // A full batch moves to its last event (more may follow); otherwise to the last event read of any type.
       const to = events.length === BATCH ? events[events.length - 1] : top;
       if (to) {

@@ -45,8 +45,8 @@ export interface PendingEvent {
 /**
  * The transactional outbox. A writer calls `record` inside its own transaction, with its own
  * EntityManager, right after the change: the event row is written in that transaction, so it commits
- * or rolls back with the change (webhook deliveries are queued by a trigger on the events table, in
- * the statement that inserts the row; the kernel knows only the events table). A writer may also
+ * or rolls back with the change (the webhooks module's durable handler queues its deliveries after the
+ * commit; the kernel knows only the events table). A writer may also
  * insert the event row in its own statement (`prepare`, `withEventRow`, then `written`): one round
  * trip for the change and its event.
  *

@@ -80,6 +80,48 @@ describe('webhook durability', () => {
     expect(attempts.map((a: any) => [a.event_id, a.attempt_number, a.succeeded])).toEqual([[event.id, 1, true]]);
   });
 
+  it("a service that exits between an event's commit and its fan-out: the next start queues and sends it once per endpoint", async () => {
+    const db = await database();
+    const hook = await receiver();
+    // Two endpoints, set up and fanned out (the second's creation reaches the first) while nothing sends.
+    const setup = await server(db, { WEBHOOK_DISPATCHER: 'false' });
+    const org = await createOrgOn(setup);
+    const one = await createEndpoint(new Api(org.key, setup.baseUrl), hook.url('/one'));
+    const two = await createEndpoint(new Api(org.key, setup.baseUrl), hook.url('/two'), ['invoice.created']);
+    const deliveriesOf = async (eventId: string) =>
+      (await withClient(db, (c) => c.query(`SELECT endpoint_id FROM webhook_deliveries WHERE event_id = $1 ORDER BY endpoint_id`, [eventId]))).rows.map(
+        (r: { endpoint_id: string }) => r.endpoint_id,
+      );
+    const creationOfTwo = await withClient(db, async (c) => {
+      const rows = await c.query(`SELECT id FROM events WHERE type = 'webhook_endpoint.created' AND data->'object'->>'id' = $1`, [two.id]);
+      return rows.rows[0].id as string;
+    });
+    await eventually(async () => expect(await deliveriesOf(creationOfTwo)).toEqual([one.id]));
+    await setup.stop('SIGKILL');
+
+    // Exits right before the fan-out sees its first event in this process: the invoice's, committed.
+    const crashing = await server(db, { WEBHOOK_DISPATCHER: 'false', DURABLE_HANDLERS_CRASH_BEFORE: 'webhooks.fan_out' });
+    await new Api(org.key, crashing.baseUrl).post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '5' }] }).catch(() => null);
+    expect(await Promise.race([crashing.exited, sleep(15_000).then(() => 'still running')])).toBe(1);
+    expect(crashing.output()).toContain('durable handler webhooks.fan_out: exiting before its event 1');
+    const created = await withClient(db, (c) => c.query(`SELECT id FROM events WHERE organization_id = $1 AND type = 'invoice.created'`, [org.id]));
+    expect(created.rows).toHaveLength(1);
+    const eventId = created.rows[0].id as string;
+    expect(await deliveriesOf(eventId)).toEqual([]);
+
+    const next = await server(db, { WEBHOOK_DISPATCH_INTERVAL_MS: '100' });
+    await hook.waitFor((r) => r.filter((d) => d.headers['webhook-id'] === eventId).length >= 2);
+    await sleep(1000);
+    const sent = hook.received.map((d) => `${d.path} ${String(d.headers['webhook-id'])}`);
+    expect(sent.filter((line) => line.endsWith(eventId)).sort()).toEqual([`/one ${eventId}`, `/two ${eventId}`]);
+    // Nothing fanned out before the crash is queued again: the second endpoint's creation went to the first once.
+    expect(sent.filter((line) => line.endsWith(creationOfTwo))).toEqual([`/one ${creationOfTwo}`]);
+    expect(sent).toHaveLength(3);
+    expect(await deliveriesOf(eventId)).toEqual([one.id, two.id].sort());
+    const attempts = await attemptsOf(new Api(org.key, next.baseUrl), two.id, 1);
+    expect(attempts.map((a: any) => [a.event_id, a.attempt_number, a.succeeded])).toEqual([[eventId, 1, true]]);
+  });
+
   it('on SIGTERM the attempt in flight finishes and is recorded before the process exits', async () => {
     const db = await database();
     const hook = await receiver();

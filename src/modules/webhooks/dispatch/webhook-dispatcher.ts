@@ -9,6 +9,7 @@ import { AppConfig } from '../../../shared/config/app-config';
 import { someOrganizationFull } from '../../../shared/db/fair-batch';
 import { TransactionRunner } from '../../../shared/db/transaction-runner';
 import { renderEvent } from '../../../shared/events/event-payload';
+import { DurableEventHandlers } from '../../../shared/events/durable-handlers';
 import { EventOutbox } from '../../../shared/events/outbox';
 import { newId, OrgId } from '../../../shared/ids/ids';
 import { Clock } from '../../../shared/time/clock';
@@ -20,6 +21,11 @@ import { WebhookEndpointsRepository } from '../persistence/webhook-endpoints.rep
 import { sendWebhook, SendResult } from './http-sender';
 import { WEBHOOK_ENDPOINT_EVENTS } from '../events/webhook-endpoint.events';
 
+/**
+ * The fan-out's durable handler (WebhookFanOutHandler): its cursor's key (made by the migration that dropped
+ * the fan-out trigger). Never rename it (a new name starts a new cursor at the end).
+ */
+export const WEBHOOK_FAN_OUT = 'webhooks.fan_out';
 export const USER_AGENT = 'invoicing-api-webhooks/1.0';
 /** The shortest time between two passes that committed events bring forward (`soon`). */
 const EARLY_PASS_GAP_MS = 200;
@@ -47,6 +53,8 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
   private stopping = false;
   private timerDueAt = 0;
   private lastPassAt = 0;
+  /** Deliveries were queued while a pass ran: the next one comes after the short gap, not the interval. */
+  private queuedDuringPass = false;
 
   constructor(
     @Inject(BackgroundWork) private readonly work: BackgroundWork,
@@ -58,6 +66,7 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
     @Inject(Clock) private readonly clock: Clock,
     @Inject(AppConfig) private readonly app: AppConfig,
     @Inject(MetricsRegistry) metrics: MetricsRegistry,
+    @Inject(DurableEventHandlers) private readonly handlers: DurableEventHandlers,
   ) {
     this.schedule = parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE);
     this.attempts = new Counter({
@@ -116,12 +125,18 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
   }
 
   /**
-   * An event committed in this process may have queued deliveries: the next pass comes now instead of
-   * after the rest of the interval, unless a pass ran less than EARLY_PASS_GAP_MS ago (under a stream
-   * of events the passes stay that far apart). A pass already running or due at once is left alone.
+   * The fan-out queued deliveries (WebhookFanOutHandler, after its commit): the next pass comes now instead
+   * of after the rest of the interval, unless a pass ran less than EARLY_PASS_GAP_MS ago (under a stream
+   * of events the passes stay that far apart). During a pass, the one after it comes that soon too (the
+   * pass under way may have claimed before they were there). A pass already due at once is left alone.
    */
   soon(): void {
-    if (!this.started || this.stopping || !this.timer || this.running) return;
+    if (!this.started || this.stopping) return;
+    if (this.running) {
+      this.queuedDuringPass = true;
+      return;
+    }
+    if (!this.timer) return;
     const wait = Math.max(0, this.lastPassAt + EARLY_PASS_GAP_MS - Date.now());
     if (this.timerDueAt <= Date.now() + wait) return;
     clearTimeout(this.timer);
@@ -130,6 +145,7 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
 
   private async tick(): Promise<void> {
     this.lastPassAt = Date.now();
+    this.queuedDuringPass = false;
     let more = false;
     try {
       more = await this.runOnce();
@@ -137,14 +153,18 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
       this.logger.error({ msg: 'webhook dispatch failed', error: describe(error) });
     }
     // A full batch, or an organization's full share of it, suggests more are due: go again at once.
-    this.plan(more ? 0 : this.config.WEBHOOK_DISPATCH_INTERVAL_MS);
+    // Deliveries queued during the pass: again after the short gap.
+    const next = more ? 0 : this.queuedDuringPass ? EARLY_PASS_GAP_MS : this.config.WEBHOOK_DISPATCH_INTERVAL_MS;
+    this.plan(Math.min(next, this.config.WEBHOOK_DISPATCH_INTERVAL_MS));
   }
 
   /**
-   * One pass now (tests only, BackgroundWork.runPass): after the pass under way, if any, batches until no
-   * more are due; whether or not the loop runs (WEBHOOK_DISPATCHER=false included).
+   * One pass now (tests only, BackgroundWork.runPass): the fan-out first reads every event committed so
+   * far (so their deliveries are there), then, after the pass under way, if any, batches until no more
+   * are due; whether or not the loop runs (WEBHOOK_DISPATCHER=false included).
    */
   async passNow(): Promise<void> {
+    await this.handlers.catchUp(WEBHOOK_FAN_OUT);
     while (this.running) await this.running;
     while (await this.runOnce());
   }

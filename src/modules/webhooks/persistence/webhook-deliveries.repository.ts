@@ -55,6 +55,45 @@ export interface DeliveryRow {
   created_at: Date;
 }
 
+/** A committed event to fan out: its row's fields, and the id of its object (an endpoint's own creation is not sent to it). */
+export interface FanOutEvent {
+  id: string;
+  organizationId: string;
+  mode: Mode;
+  type: string;
+  createdAt: Date;
+  objectId: string | null;
+}
+
+/** A delivery the fan-out queues: one event for one endpoint. */
+export interface FanOutDelivery {
+  id: string;
+  organizationId: string;
+  mode: Mode;
+  endpointId: string;
+  eventId: string;
+  createdAt: Date;
+}
+
+/**
+ * The endpoints each event of a batch goes to, in the batch's order, then by endpoint id: enabled and not
+ * deleted, of the event's organization and mode, subscribed to its type (or `*`), created no later than
+ * the event, not the endpoint whose creation the event is, and without a delivery of that event yet (so a
+ * batch handled again after a crash, or an event already queued when the database trigger did the work,
+ * queues nothing twice).
+ */
+const FAN_OUT_TARGETS = `
+  SELECT ev.ord::int AS ord, e.id AS endpoint_id
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[])
+         WITH ORDINALITY AS ev(id, organization_id, mode, type, created_at, object_id, ord)
+    JOIN webhook_endpoints e ON e.organization_id = ev.organization_id AND e.mode = ev.mode
+   WHERE e.enabled AND e.deleted_at IS NULL
+     AND ('*' = ANY (e.event_types) OR ev.type = ANY (e.event_types))
+     AND e.created_at <= ev.created_at
+     AND NOT (ev.type = 'webhook_endpoint.created' AND e.id IS NOT DISTINCT FROM ev.object_id)
+     AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id AND d.endpoint_id = e.id)
+   ORDER BY ev.ord, e.id`;
+
 /** Due deliveries of enabled endpoints in fair order ($1: limit, $3: per-organization cap). */
 const CLAIM_BATCH = fairBatch(
   {
@@ -175,6 +214,39 @@ export class WebhookDeliveriesRepository {
       `UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL, last_error = $2, completed_at = $3
         WHERE endpoint_id = $1 AND status = 'pending'`,
       [endpointId, reason, at],
+    );
+  }
+
+  /** The endpoint ids each event goes to (FAN_OUT_TARGETS), by the event's index in `events`. */
+  async fanOutTargets(m: EntityManager, events: readonly FanOutEvent[]): Promise<Array<{ index: number; endpointId: string }>> {
+    const rows = rowsOf<{ ord: number; endpoint_id: string }>(
+      await m.query(FAN_OUT_TARGETS, [
+        events.map((e) => e.id),
+        events.map((e) => e.organizationId),
+        events.map((e) => e.mode),
+        events.map((e) => e.type),
+        events.map((e) => e.createdAt.toISOString()),
+        events.map((e) => e.objectId),
+      ]),
+    );
+    return rows.map((r) => ({ index: r.ord - 1, endpointId: r.endpoint_id }));
+  }
+
+  /** Queues pending deliveries, due now, in one statement (the fan-out of a batch of events). */
+  async insertFanOut(m: EntityManager, deliveries: readonly FanOutDelivery[]): Promise<void> {
+    if (!deliveries.length) return;
+    await m.query(
+      `INSERT INTO webhook_deliveries (id, organization_id, mode, endpoint_id, event_id, status, attempt_count, next_attempt_at, created_at)
+       SELECT d.id, d.organization_id, d.mode, d.endpoint_id, d.event_id, 'pending', 0, now(), d.created_at
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[]) AS d(id, organization_id, mode, endpoint_id, event_id, created_at)`,
+      [
+        deliveries.map((d) => d.id),
+        deliveries.map((d) => d.organizationId),
+        deliveries.map((d) => d.mode),
+        deliveries.map((d) => d.endpointId),
+        deliveries.map((d) => d.eventId),
+        deliveries.map((d) => d.createdAt.toISOString()),
+      ],
     );
   }
 
