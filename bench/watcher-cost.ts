@@ -3,6 +3,7 @@
  *
  *   npm run build && npx tsc -p bench/tsconfig.json && node dist/bench/watcher-cost.js [--sizes 1,1000,100000] [--blocks 20] [--expired 0]
  *   ... node dist/bench/watcher-cost.js --family utxo [--sizes 1,1000,100000] [--txs 2000]   (bench/utxo-watcher-cost.ts)
+ *   ... node dist/bench/watcher-cost.js --family tron [--sizes 1,100,1000] [--blocks 10]       (bench/tron-watcher-cost.ts)
  *   (DATABASE_URL: the PostgreSQL server to create its database on; default postgres://postgres@127.0.0.1:5432/postgres)
  *
  * 1. Starts a Hardhat node (test/chain/hardhat.config.js) on a free loopback port and deploys the test
@@ -33,6 +34,7 @@ import { HDKey, mnemonicToAccount } from 'viem/accounts';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import { LOAD_ADDRESSES_MAX, WATCHED_AMONG_SQL, WATCHED_UP_TO_SQL } from '../src/modules/rails/persistence/watched-addresses';
 import { freePort, processCpuMs } from './process-tools';
+import { tronWatcherCost } from './tron-watcher-cost';
 import { utxoWatcherCost } from './utxo-watcher-cost';
 
 const argv = process.argv.slice(2);
@@ -344,8 +346,10 @@ async function main(): Promise<void> {
   }
 }
 
-// `--family utxo`: the UTXO rail's case (bench/utxo-watcher-cost.ts), on a Litecoin Core node.
-(opt('family', 'evm') === 'utxo' ? utxoWatcherCost() : main()).catch((e) => {
+// `--family utxo`: the UTXO rail's case (bench/utxo-watcher-cost.ts), on a Litecoin Core node;
+// `--family tron`: the Tron rail's (bench/tron-watcher-cost.ts), on the java-tron stand-in.
+const family = opt('family', 'evm');
+(family === 'utxo' ? utxoWatcherCost() : family === 'tron' ? tronWatcherCost() : main()).catch((e) => {
   console.error(e);
   process.exit(1);
 });

@@ -7,6 +7,7 @@ import { FilesPreflightQuery } from '../modules/files';
 import { RailsPreflightQuery } from '../modules/rails';
 import { RatesPreflightQuery } from '../modules/rates';
 import { AppConfig } from '../shared/config/app-config';
+import { TransactionRunner } from '../shared/db/transaction-runner';
 import { MetricsRegistry } from '../shared/metrics/metrics-registry';
 import {
   type PreflightCheck,
@@ -25,20 +26,22 @@ import { CliArgs, CliOutput } from './cli-args';
  * The preflight an operator runs before going live (`cli doctor`), and the service once after it listens.
  * Each module answers its own checks on the query bus (files: storage; rates: sources; rails: nodes,
  * confirmations, wallets), so a new chain family or rate source brings its checks with it; the service's
- * own settings (PUBLIC_BASE_URL, SECRETS_KEY, Redis) are checked here.
+ * own settings (PUBLIC_BASE_URL, SECRETS_KEY, Redis, the read replicas of DATABASE_REPLICA_URLS) are checked here.
  */
 export async function runPreflight(app: INestApplicationContext, options: { wallets: boolean } = { wallets: true }): Promise<PreflightReport> {
   const config = app.get(AppConfig);
   const production = config.isProduction;
   const bus = app.get(QueryBus);
-  const [redis, files, rates, rails] = await Promise.all([
+  const replicas = app.get(TransactionRunner).replicas;
+  const [redis, replicaChecks, files, rates, rails] = await Promise.all([
     redisCheck(config),
+    answered('replicas', replicas ? replicas.preflight(production) : Promise.resolve([])),
     answered('files', bus.execute(new FilesPreflightQuery(production))),
     answered('rates', bus.execute(new RatesPreflightQuery(production))),
     answered('rails', bus.execute(new RailsPreflightQuery(production, new Date(), 5_000, options.wallets))),
   ]);
   const settings = serviceSettingsChecks({ production, publicBaseUrl: config.PUBLIC_BASE_URL, secretsKeySet: !!config.SECRETS_KEY });
-  return preflightReport([...settings, ...redis, ...files, ...rates, ...rails]);
+  return preflightReport([...settings, ...redis, ...replicaChecks, ...files, ...rates, ...rails]);
 }
 
 /** A module's checks, or one failed check naming the module when it could not answer at all. */

@@ -41,14 +41,22 @@ export class ReplicaCluster {
   private constructor(
     readonly dir: string,
     readonly primaryPort: number,
-    readonly replicaPort: number,
+    /** One port per replica; the first is `replicaUrl`'s. */
+    readonly replicaPorts: number[],
     readonly database: string,
   ) {}
 
-  static async start(database = 'replicas_app'): Promise<ReplicaCluster> {
+  get replicaPort(): number {
+    return this.replicaPorts[0];
+  }
+
+  /** A primary and `replicas` streaming replicas of it (each its own pg_basebackup). */
+  static async start(database = 'replicas_app', replicas = 1): Promise<ReplicaCluster> {
     const dir = mkdtempSync(join(tmpdir(), 'ipa-replicas-'));
     chownSync(dir, Number(await numeric(OS_USER)), Number((await run('id', ['-g', OS_USER])).stdout.trim()));
-    const cluster = new ReplicaCluster(dir, await freePort(), await freePort(), database);
+    const ports: number[] = [];
+    for (let i = 0; i < replicas; i++) ports.push(await freePort());
+    const cluster = new ReplicaCluster(dir, await freePort(), ports, database);
     const primary = join(dir, 'primary');
     await asPostgres(dir, 'initdb', ['-D', primary, '--auth=trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
     const common = [
@@ -63,25 +71,27 @@ export class ReplicaCluster {
     appendFileSync(primary + '/postgresql.conf', [...common, `port = ${cluster.primaryPort}`, 'wal_level = replica', 'max_wal_senders = 4', ''].join('\n'));
     await cluster.ctl(primary, 'start');
     await sql(cluster.serverUrl(cluster.primaryPort), `CREATE DATABASE ${database}`);
-    const replica = join(dir, 'replica');
-    await asPostgres(dir, 'pg_basebackup', [
-      '-h',
-      '127.0.0.1',
-      '-p',
-      String(cluster.primaryPort),
-      '-U',
-      'postgres',
-      '-D',
-      replica,
-      '-R',
-      '-X',
-      'stream',
-      '-c',
-      'fast',
-      '--no-sync',
-    ]);
-    appendFileSync(replica + '/postgresql.conf', `\nport = ${cluster.replicaPort}\n`);
-    await cluster.startReplica();
+    for (let n = 0; n < replicas; n++) {
+      const replica = join(dir, replicaDir(n));
+      await asPostgres(dir, 'pg_basebackup', [
+        '-h',
+        '127.0.0.1',
+        '-p',
+        String(cluster.primaryPort),
+        '-U',
+        'postgres',
+        '-D',
+        replica,
+        '-R',
+        '-X',
+        'stream',
+        '-c',
+        'fast',
+        '--no-sync',
+      ]);
+      appendFileSync(replica + '/postgresql.conf', `\nport = ${ports[n]}\n`);
+      await cluster.startReplica(n);
+    }
     return cluster;
   }
 
@@ -98,18 +108,23 @@ export class ReplicaCluster {
     return this.serverUrl(this.primaryPort, this.database);
   }
 
-  /** The same database on the replica (read only). */
+  /** The same database on the (first) replica (read only). */
   get replicaUrl(): string {
-    return this.serverUrl(this.replicaPort, this.database);
+    return this.replicaUrlOf(0);
   }
 
-  async startReplica(): Promise<void> {
-    await this.ctl(join(this.dir, 'replica'), 'start');
+  /** The same database on replica `n` (from 0). */
+  replicaUrlOf(n: number): string {
+    return this.serverUrl(this.replicaPorts[n], this.database);
   }
 
-  /** Stops the replica at once (as a crash would). */
-  async stopReplica(): Promise<void> {
-    await this.ctl(join(this.dir, 'replica'), 'stop', ['-m', 'immediate']);
+  async startReplica(n = 0): Promise<void> {
+    await this.ctl(join(this.dir, replicaDir(n)), 'start');
+  }
+
+  /** Stops replica `n` at once (as a crash would). */
+  async stopReplica(n = 0): Promise<void> {
+    await this.ctl(join(this.dir, replicaDir(n)), 'stop', ['-m', 'immediate']);
   }
 
   /** The replica keeps receiving WAL but stops applying it (pg_wal_replay_pause), until resumed. */
@@ -135,9 +150,14 @@ export class ReplicaCluster {
 
   /** Stops both servers and deletes their folder. */
   async stop(): Promise<void> {
-    for (const name of ['replica', 'primary']) {
+    for (const name of [...this.replicaPorts.map((_, n) => replicaDir(n)), 'primary']) {
       await this.ctl(join(this.dir, name), 'stop', ['-m', 'immediate']).catch(() => undefined);
     }
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/** The data folder of replica `n`: the first keeps the name it always had. */
+function replicaDir(n: number): string {
+  return n === 0 ? 'replica' : `replica-${n + 1}`;
 }

@@ -9,6 +9,7 @@ import { reply } from '../../shared/http/envelope';
 import { EVENT_EXAMPLE, EventDto, EventListDto, ListEventsRequestDto } from './dto/event.dto';
 import { GetEventQuery } from './queries/get-event/get-event.query';
 import { ListEventsQuery } from './queries/list-events/list-events.query';
+import { ReadOnlyRoute } from '../../shared/db/write-position.interceptor';
 
 @ApiTags('Events')
 @Controller('events')
@@ -16,6 +17,7 @@ export class EventsController {
   constructor(@Inject(QueryBus) private readonly queries: QueryBus) {}
 
   @Post()
+  @ReadOnlyRoute()
   @HttpCode(200)
   @Authenticated()
   @ApiOperation({
@@ -48,6 +50,7 @@ export class EventsController {
   }
 
   @Post(':id')
+  @ReadOnlyRoute()
   @HttpCode(200)
   @Authenticated()
   @ApiOperation({ summary: 'Read one event' })

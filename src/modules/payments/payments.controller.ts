@@ -17,6 +17,7 @@ import { PAYMENT_EXAMPLE, PAYMENT_EXPANDED_EXAMPLE, PaymentDto, PaymentListDto }
 import type { PaymentPage, PaymentView } from './dto/payment.views';
 import { GetPaymentQuery } from './queries/get-payment/get-payment.query';
 import { ListPaymentsQuery, PaymentExpansion } from './queries/list-payments/list-payments.query';
+import { ReadOnlyRoute } from '../../shared/db/write-position.interceptor';
 
 @ApiTags('Payments')
 @Controller('payments')
@@ -24,6 +25,7 @@ export class PaymentsController {
   constructor(@Inject(QueryBus) private readonly queries: QueryBus) {}
 
   @Post()
+  @ReadOnlyRoute()
   @HttpCode(200)
   @Authenticated()
   @ApiOperation({
@@ -77,6 +79,7 @@ export class PaymentsController {
   }
 
   @Post(':id')
+  @ReadOnlyRoute()
   @HttpCode(200)
   @Authenticated({ payer: true })
   @ApiOperation({

@@ -10,6 +10,7 @@ import { QUOTE_EXAMPLE, QUOTE_SCHEMA } from './dto/quote.response.dto';
 import { QuoteRequestDto } from './dto/quote.request.dto';
 import { toItemInput } from './dto/item-input.dto';
 import { QuotePriceQuery } from './queries/quote-price/quote-price.query';
+import { ReadOnlyRoute } from '../../shared/db/write-position.interceptor';
 
 @ApiTags('Quotes')
 @Controller('pay')
@@ -17,6 +18,7 @@ export class QuotesController {
   constructor(@Inject(QueryBus) private readonly queries: QueryBus) {}
 
   @Post('quote')
+  @ReadOnlyRoute()
   @HttpCode(200)
   @Authenticated()
   @ApiOperation({

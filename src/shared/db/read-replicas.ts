@@ -1,8 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import Redis from 'ioredis';
-import { Pool } from 'pg';
+import { Pool, PoolClient } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Scope } from '../auth/request-context';
+import { type PreflightCheck, settingStatus } from '../preflight/preflight-check';
 import { poolOf, send } from './pipelined-transaction';
 import { serviceTypeParsers } from './timestamps';
 
@@ -296,6 +297,168 @@ export class ReadReplicas {
       }
     }) as EntityManager['query'];
     return manager;
+  }
+
+  /**
+   * The go-live checks of the replicas (`cli doctor`, and once after the service listens), one per
+   * replica, asked afresh: it answers, it is a streaming replica of this primary (same cluster
+   * identifier) with replay running, and it replays the primary's position of now within
+   * DATABASE_REPLICA_MAX_LAG_SECONDS. A replica that fails one is skipped by reads, which the primary
+   * then serves: a warning outside production, a failure in production.
+   */
+  async preflight(production: boolean): Promise<PreflightCheck[]> {
+    const limit = `DATABASE_REPLICA_MAX_LAG_SECONDS (${this.settings.maxLagMs / 1000} s)`;
+    const [primary, identifier] = await Promise.all([
+      this.primaryPosition(),
+      send(poolOf(this.dataSource), 'SELECT system_identifier::text AS id FROM pg_control_system()', undefined).then(
+        (rows) => (rows as Array<{ id: string }>)[0].id,
+      ),
+    ]);
+    return Promise.all(
+      this.replicas.map(async (r, i): Promise<PreflightCheck> => {
+        const check = (status: PreflightCheck['status'], detail: string, facts: Record<string, unknown> = {}): PreflightCheck => ({
+          name: `settings.read_replica.${i + 1}`,
+          status,
+          detail: `${r.name} ${detail}`,
+          replica: r.name,
+          ...facts,
+        });
+        const problem = settingStatus(production);
+        let state: { recovering: boolean; paused: boolean | null; id: string };
+        try {
+          const rows = (await withTimeout(
+            send(
+              r.pool,
+              `SELECT pg_is_in_recovery() AS recovering, CASE WHEN pg_is_in_recovery() THEN pg_is_wal_replay_paused() END AS paused,
+                      system_identifier::text AS id FROM pg_control_system()`,
+              undefined,
+            ),
+            5_000,
+          )) as Array<{ recovering: boolean; paused: boolean | null; id: string }>;
+          state = rows[0];
+        } catch (e) {
+          const reason = ((e as Error)?.message || 'no answer').split('\n')[0].replace(/[a-z][a-z0-9+.-]*:\/\/\S+/gi, '<url>');
+          return check(problem, `does not answer (${reason}): reads go to the primary until it does; check the server and DATABASE_REPLICA_URLS`, {
+            reachable: false,
+          });
+        }
+        if (state.id !== identifier) {
+          return check(
+            problem,
+            'is not a copy of this primary (another cluster): its reads would not follow our writes; point DATABASE_REPLICA_URLS at replicas of DATABASE_URL',
+            {
+              reachable: true,
+            },
+          );
+        }
+        if (!state.recovering) {
+          return check(
+            problem,
+            'is not a streaming replica (not in recovery: a primary of its own): it never replays our writes; point DATABASE_REPLICA_URLS at a replica',
+            {
+              reachable: true,
+            },
+          );
+        }
+        if (state.paused) {
+          return check(problem, 'has paused replay (pg_wal_replay_pause): it falls behind and reads skip it; resume it with pg_wal_replay_resume()', {
+            reachable: true,
+            replaying: false,
+          });
+        }
+        // How long it takes to replay what the primary had written when asked: the lag, measured.
+        const started = Date.now();
+        for (;;) {
+          let replayed: bigint;
+          try {
+            replayed = await withTimeout(this.replayPosition(r), 5_000);
+          } catch (e) {
+            return check(
+              problem,
+              `stopped answering while its lag was measured (${(e as Error).message.split('\n')[0]}): reads go to the primary until it answers`,
+              {
+                reachable: false,
+              },
+            );
+          }
+          const waited = Date.now() - started;
+          if (replayed >= primary) {
+            return check('ok', `answers and replays: it had the primary's position of now within ${waited} ms (limit ${limit})`, {
+              reachable: true,
+              replaying: true,
+              lag_ms: waited,
+            });
+          }
+          if (waited > this.settings.maxLagMs) {
+            return check(
+              problem,
+              `lags: it had not replayed the primary's position after ${waited} ms, past ${limit}; reads skip it until it catches up (check its network, disk and load)`,
+              {
+                reachable: true,
+                replaying: true,
+                lag_ms: waited,
+              },
+            );
+          }
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      }),
+    );
+  }
+
+  /**
+   * Runs `work` in one REPEATABLE READ READ ONLY transaction (a single snapshot for several
+   * statements, entity reads included) on the replica the rule above picks for `scope`; with none
+   * (none usable, none far enough, or it failed before `work` finished), `onPrimary` answers instead.
+   * An error `work` throws itself (a not-found) is thrown as it is.
+   */
+  async snapshot<T>(scope: Scope | null, work: (manager: EntityManager) => Promise<T>, onPrimary: () => Promise<T>): Promise<T> {
+    const pool = await this.target(scope).catch(() => null);
+    const replica = this.replicas.find((r) => r.pool === pool);
+    if (!pool || !replica) {
+      this.counts.primary++;
+      return onPrimary();
+    }
+    let client: PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (e) {
+      this.markDown(replica, e);
+      this.counts.primary++;
+      return onPrimary();
+    }
+    const failed: { error: Error | null } = { error: null };
+    const runner = this.dataSource.createQueryRunner('master');
+    // TypeORM's entity reads ask the runner for its connection: this one, on the replica.
+    (runner as unknown as { databaseConnection: PoolClient }).databaseConnection = client;
+    const query = runner.query.bind(runner);
+    runner.query = ((...args: Parameters<typeof query>) =>
+      query(...args).catch((e: Error) => {
+        failed.error ??= e;
+        throw e;
+      })) as typeof runner.query;
+    const manager = Object.create(runner.manager) as EntityManager;
+    manager.query = ((sql: string, parameters?: unknown[]) =>
+      send(client, sql, parameters).catch((e: Error) => {
+        failed.error ??= e;
+        throw e;
+      })) as EntityManager['query'];
+    try {
+      await manager.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const result = await work(manager);
+      await manager.query('COMMIT');
+      this.counts.replica++;
+      return result;
+    } catch (e) {
+      await send(client, 'ROLLBACK', undefined).catch(() => undefined);
+      if (!failed.error) throw e;
+      // The replica failed (stopped, a statement cancelled by replay): the primary answers.
+      void this.replayPosition(replica).catch((err: unknown) => this.markDown(replica, err));
+      this.counts.primary++;
+      return onPrimary();
+    } finally {
+      client.release(failed.error ?? undefined);
+    }
   }
 }
 

@@ -134,12 +134,44 @@ export class TransactionRunner implements OnModuleInit, OnModuleDestroy {
    * it reads): on a keyless GET, a replica that has replayed the primary's position now. Never for reads that decide a write: those belong in its transaction.
    */
   readsFor(scope: Scope | null): EntityManager {
-    if (!this.replicas) return this.reads;
+    const routed = this.routing(scope);
+    if (!this.replicas || routed === undefined) return this.reads;
+    return this.replicas.managerFor(routed, this.reads);
+  }
+
+  /**
+   * For a query of `scope` that needs one snapshot across its statements (a product with its
+   * schemas and tiers, read while a replace may commit): `work` runs in a REPEATABLE READ READ ONLY
+   * transaction, on a replica under the same rule as `readsFor` (entity reads included), else on
+   * the primary. `snapshotOnPrimary` false: on the primary its statements go to the pool as they
+   * would through `manager` (reads that need no common snapshot, on a path where a transaction
+   * would cost round trips); on a replica they still share one transaction, the replica's connection.
+   */
+  readSnapshot<T>(scope: Scope | null, work: (manager: EntityManager) => Promise<T>, snapshotOnPrimary = true): Promise<T> {
+    const onPrimary = () =>
+      snapshotOnPrimary
+        ? this.run(async (m) => {
+            await m.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+            return work(m);
+          })
+        : work(this.reads);
+    const routed = this.routing(scope);
+    if (!this.replicas || routed === undefined) return onPrimary();
+    return this.replicas.snapshot(routed, work, onPrimary);
+  }
+
+  /**
+   * Whose acknowledged writes a read of `scope` asked now must see, when a replica may serve it: the
+   * scope itself (a keyed read of that scope), null (a keyless read: every client's), or undefined
+   * (the primary must answer: no replicas, not a read request, or a read of another scope).
+   */
+  private routing(scope: Scope | null): Scope | null | undefined {
+    if (!this.replicas) return undefined;
     const reading = replicaReadScope.getStore();
-    if (!reading) return this.reads;
-    if (reading === ANY_CLIENT) return this.replicas.managerFor(null, this.reads);
-    if (!scope || reading.organizationId !== scope.organizationId || reading.mode !== scope.mode) return this.reads;
-    return this.replicas.managerFor(scope, this.reads);
+    if (!reading) return undefined;
+    if (reading === ANY_CLIENT) return null;
+    if (!scope || reading.organizationId !== scope.organizationId || reading.mode !== scope.mode) return undefined;
+    return scope;
   }
 
   /** For reads (and single statements) that need no transaction. */

@@ -1,8 +1,9 @@
 import { Api } from '../../support/api';
+import { productBody } from '../products/product-bodies';
 import { expectSuccess } from '../../support/envelope';
 import { RedisServer } from '../../support/redis';
 import { ReplicaCluster, sql } from '../../support/replica-cluster';
-import { ADMIN_TOKEN, freePort, RunningServer, startServer } from '../../support/server';
+import { ADMIN_TOKEN, freePort, runCli, RunningServer, startServer } from '../../support/server';
 
 /**
  * Reads on a real streaming replica (a primary and a replica of the test's own, see
@@ -52,8 +53,43 @@ async function marks(api: Api): Promise<Array<string | undefined>> {
   return items.map((i) => i.metadata?.mark);
 }
 
+/** Index and sequential scans the replica has counted on `tables` (its statistics, flushed by its sessions within seconds). */
+async function replicaScans(tables: string[]): Promise<number> {
+  const [row] = await sql<{ n: string }>(
+    cluster.replicaUrl,
+    `SELECT coalesce(sum(coalesce(seq_scan, 0) + coalesce(idx_scan, 0)), 0)::text AS n FROM pg_stat_user_tables WHERE relname = ANY($1)`,
+    [tables],
+  );
+  return Number(row.n);
+}
+
+/** Runs `reads` and waits until the replica has counted at least `atLeast` more scans of `tables`: they were served there. */
+async function expectReplicaScans(tables: string[], atLeast: number, reads: () => Promise<void>): Promise<void> {
+  const before = await replicaScans(tables);
+  await reads();
+  const deadline = Date.now() + 20_000;
+  while ((await replicaScans(tables)) < before + atLeast && Date.now() < deadline) await new Promise((r) => setTimeout(r, 500));
+  expect((await replicaScans(tables)) - before).toBeGreaterThanOrEqual(atLeast);
+}
+
+/** An unmatched transfer of `org` (test mode), as the watcher keeps one the payments module refused; written on the primary directly. */
+async function insertUnmatched(org: Org, invoiceId: string): Promise<string> {
+  const id = `unmatched_${crypto.randomUUID()}`;
+  await sql(
+    cluster.primaryUrl,
+    `INSERT INTO unattributed_transfers (id, organization_id, mode, network, idempotency_key, address, invoice_id, provider_id, currency, tx_hash,
+                                         log_index, block_number, block_hash, happened_at, units, amount, status, reason_code, reason, attempts,
+                                         created_at, updated_at)
+     VALUES ($1, $2, 'test', 'ethereum', $3, '0x00000000000000000000000000000000000000aa', $4, 'prov_ethereum_usdt', 'USDT', $5, 0, 10, $6, now(), 1000, '0.001',
+             'OPEN', 'invoice_not_found', 'the invoice was not found', 1, now(), now())`,
+    [id, org.id, `ethereum:${id}:0`, invoiceId, `0x${'ab'.repeat(32)}`, `0x${'cd'.repeat(32)}`],
+  );
+  return id;
+}
+
 beforeAll(async () => {
-  cluster = await ReplicaCluster.start();
+  // The second replica is for `cli doctor` only (the services read from the first).
+  cluster = await ReplicaCluster.start('replicas_app', 2);
   redis = new RedisServer(await freePort());
   await redis.start();
   const env = {
@@ -179,5 +215,162 @@ describe('reads on a streaming replica', () => {
     } finally {
       await cluster.resumeReplay();
     }
+  });
+  it("serves products, quotes, providers and unmatched transfers from the replica, and each fresh after the client's own write", async () => {
+    const org = await createOrg('Catalog reader');
+    const productId = expectSuccess(await org.onA.post('/products', productBody())).id as string;
+    const product = expectSuccess(await org.onA.get(`/products/${productId}`));
+    const setup = (product.schemas as Array<{ id: string; type: string }>).find((x) => x.type === 'ONE_TIME')!.id;
+    const invoiceId = await createInvoice(org.onA, '12');
+    const listed = expectSuccess(await org.onA.get(`/providers/${invoiceId}`));
+    const providerIds = (listed.providers as Array<{ id: string }>).map((x) => x.id);
+    expect(providerIds.length).toBeGreaterThan(1);
+    // A refused transfer for an invoice that does not exist: a retry is refused again (one attempt more).
+    const transferId = await insertUnmatched(org, 'invoice_00000000-0000-7000-8000-000000000000');
+    const quoteBody = { currency: 'EUR', product: { id: productId, quantity: 1, billing_schema_id: setup } };
+    const quotedPrice = async (api: Api) => expectSuccess(await api.post('/pay/quote', quoteBody)).items[0].calculations[0].initial_price as string;
+    expect(await quotedPrice(org.onB)).toMatch(/^49\.99/);
+    await cluster.caughtUp();
+    await new Promise((r) => setTimeout(r, 500));
+
+    // Changes made on the primary outside the API (no write position recorded for the organization),
+    // received by the replica but not applied: every read below that still shows the old value came
+    // from the replica. Read on the instance that did not serve the writes.
+    await cluster.pauseReplay();
+    try {
+      await sql(cluster.primaryUrl, `UPDATE products SET name = 'Marked on the primary' WHERE organization_id = $1`, [org.id]);
+      await sql(cluster.primaryUrl, `UPDATE billing_schemas SET base_price = 77 WHERE organization_id = $1`, [org.id]);
+      await sql(cluster.primaryUrl, `UPDATE unattributed_transfers SET reason = 'marked on the primary' WHERE id = $1`, [transferId]);
+      await sql(
+        cluster.primaryUrl,
+        `INSERT INTO provider_settings (organization_id, mode, provider_id, enabled, created_at, updated_at) VALUES ($1, 'test', $2, false, now(), now())`,
+        [org.id, providerIds[1]],
+      );
+      const [one, list, quoted, providers, transfer, transfers] = await Promise.all([
+        org.onB.get(`/products/${productId}`),
+        org.onB.get('/products'),
+        quotedPrice(org.onB),
+        org.onB.get(`/providers/${invoiceId}`),
+        org.onB.get(`/rails/unmatched/${transferId}`),
+        org.onB.get('/rails/unmatched'),
+      ]);
+      expect(expectSuccess(one).name).toBe('Pro plan');
+      expect(expectSuccess<Array<{ name: string }>>(list).map((x) => x.name)).toEqual(['Pro plan']);
+      expect(quoted).toMatch(/^49\.99/);
+      expect((expectSuccess(providers).providers as Array<{ id: string }>).map((x) => x.id)).toContain(providerIds[1]);
+      expect(expectSuccess(transfer).reason).toBe('the invoice was not found');
+      expect((expectSuccess(transfers).items as Array<{ reason: string }>).map((x) => x.reason)).toEqual(['the invoice was not found']);
+
+      // The organization's own writes (acknowledged by instance A) are read at once on instance B,
+      // with replay still paused: from the primary.
+      const replaced = productBody({ name: 'Pro plan v2', schemas: [productBody().schemas[0], { ...productBody().schemas[1], base_price: '59.99' }] });
+      const newId = expectSuccess(await org.onA.put(`/products/${productId}`, replaced)).id as string;
+      const newProduct = expectSuccess(await org.onB.get(`/products/${newId}`));
+      expect(newProduct.name).toBe('Pro plan v2');
+      expect(expectSuccess<Array<{ id: string }>>(await org.onB.get('/products')).map((x) => x.id)).toEqual([newId]);
+      const newSetup = (newProduct.schemas as Array<{ id: string; type: string }>).find((x) => x.type === 'ONE_TIME')!.id;
+      const requote = expectSuccess(await org.onB.post('/pay/quote', { currency: 'EUR', product: { id: newId, quantity: 1, billing_schema_id: newSetup } }));
+      expect(requote.items[0].calculations[0].initial_price).toMatch(/^59\.99/);
+      const newInvoice = await createInvoice(org.onA, '13');
+      expect(expectSuccess(await org.onB.get(`/providers/${newInvoice}`)).providers.length).toBeGreaterThan(0);
+      expect((await org.onA.post(`/rails/unmatched/${transferId}/retry`, {})).status).toBe(400);
+      const retried = expectSuccess(await org.onB.get(`/rails/unmatched/${transferId}`));
+      expect(retried.attempts).toBe(2);
+      // The marks are seen now: the primary answered.
+      expect(retried.reason).not.toBe('marked on the primary');
+      expect((expectSuccess(await org.onB.get('/rails/unmatched')).items as Array<{ attempts: number }>)[0].attempts).toBe(2);
+    } finally {
+      await cluster.resumeReplay();
+    }
+  });
+
+  it('serves payment and event lists and the keys an administrator lists from the replica, and the keys fresh after a key is created', async () => {
+    const org = await createOrg('Lists');
+    await createInvoice(org.onA, '3');
+    await cluster.caughtUp();
+    await new Promise((r) => setTimeout(r, 500));
+    await expectReplicaScans(['payments'], 3, async () => {
+      for (let i = 0; i < 3; i++) expectSuccess(await org.onB.post('/payments', {}));
+    });
+    await expectReplicaScans(['events'], 3, async () => {
+      for (let i = 0; i < 3; i++) expect(expectSuccess(await org.onB.post('/events', {})).total).toBeGreaterThan(0);
+    });
+    const admin = new Api(null, b.baseUrl);
+    const headers = { headers: { 'x-admin-token': ADMIN_TOKEN } };
+    await expectReplicaScans(['api_keys'], 3, async () => {
+      for (let i = 0; i < 3; i++) expect(expectSuccess(await admin.get(`/admin/organizations/${org.id}/keys`, headers)).length).toBeGreaterThan(0);
+    });
+
+    // A key created on instance A while replay is paused is listed at once on instance B.
+    await cluster.pauseReplay();
+    try {
+      const before = expectSuccess<unknown[]>(await admin.get(`/admin/organizations/${org.id}/keys`, headers)).length;
+      expectSuccess(await new Api(null, a.baseUrl).post(`/admin/organizations/${org.id}/keys`, { mode: 'test', read_only: true }, headers), 201);
+      expect(expectSuccess<unknown[]>(await admin.get(`/admin/organizations/${org.id}/keys`, headers)).length).toBe(before + 1);
+      // And the organization's events after its own write.
+      const id = await createInvoice(org.onA, '4');
+      expect(
+        expectSuccess(await org.onB.post('/events', { type: ['invoice.created'] })).items.map((e: { data: { object: { id: string } } }) => e.data.object.id),
+      ).toContain(id);
+    } finally {
+      await cluster.resumeReplay();
+    }
+  });
+});
+
+describe('cli doctor with read replicas', () => {
+  interface Check {
+    name: string;
+    status: 'ok' | 'warn' | 'fail';
+    detail: string;
+    [fact: string]: unknown;
+  }
+  const doctor = async (): Promise<{ code: number | null; checks: Check[] }> => {
+    const result = await runCli(['doctor', '--json'], {
+      DATABASE_URL: cluster.primaryUrl,
+      DATABASE_REPLICA_URLS: `${cluster.replicaUrlOf(0)},${cluster.replicaUrlOf(1)}`,
+      DATABASE_REPLICA_MAX_LAG_SECONDS: String(MAX_LAG_SECONDS),
+      LOG_LEVEL: 'error',
+    });
+    const report = JSON.parse(result.stdout) as { checks: Check[] };
+    return { code: result.code, checks: report.checks.filter((c) => c.name.startsWith('settings.read_replica')) };
+  };
+
+  it('passes replaying replicas, and names a stopped one and one whose replay is paused with what to do', async () => {
+    const healthy = await doctor();
+    expect(healthy.checks.map((c) => [c.name, c.status])).toEqual([
+      ['settings.read_replica.1', 'ok'],
+      ['settings.read_replica.2', 'ok'],
+    ]);
+    for (const c of healthy.checks) {
+      expect(c.detail).toMatch(/answers and replays/);
+      expect(c.lag_ms).toBeLessThanOrEqual(MAX_LAG_SECONDS * 1000);
+    }
+    // The addresses are named by host and port only.
+    expect(healthy.checks[1].replica).toBe(`replica 2 (127.0.0.1:${cluster.replicaPorts[1]})`);
+
+    await cluster.stopReplica(1);
+    try {
+      const stopped = await doctor();
+      // Outside production a replica problem warns (reads fall back to the primary): the report still passes.
+      expect(stopped.code).toBe(0);
+      expect(stopped.checks[0].status).toBe('ok');
+      expect(stopped.checks[1]).toMatchObject({ status: 'warn', reachable: false });
+      expect(stopped.checks[1].detail).toMatch(/^replica 2 \(127\.0\.0\.1:\d+\) does not answer .*DATABASE_REPLICA_URLS/);
+      expect(stopped.checks[1].detail).not.toMatch(/postgres:\/\//);
+
+      await cluster.pauseReplay();
+      try {
+        const paused = await doctor();
+        expect(paused.checks[0]).toMatchObject({ status: 'warn', reachable: true, replaying: false });
+        expect(paused.checks[0].detail).toMatch(/paused replay.*pg_wal_replay_resume/);
+      } finally {
+        await cluster.resumeReplay();
+      }
+    } finally {
+      await cluster.startReplica(1);
+    }
+    const back = await doctor();
+    expect(back.checks.map((c) => c.status)).toEqual(['ok', 'ok']);
   });
 });

@@ -15,7 +15,7 @@ export class GetFileContentHandler implements IQueryHandler<GetFileContentQuery>
   ) {}
 
   async execute({ scope, fileId }: GetFileContentQuery): Promise<FileContent> {
-    const file = await this.repo.find(this.tx.manager, scope, fileId);
+    const file = await this.tx.readSnapshot(scope, (m) => this.repo.find(m, scope, fileId), false);
     if (!file) throw new NotFoundError('file');
     const stored = await this.storage.read(file.storageKey);
     if (!stored) throw new NotFoundError('file content', 'file_content_missing');

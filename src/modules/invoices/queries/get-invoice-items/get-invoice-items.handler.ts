@@ -15,8 +15,14 @@ export class GetInvoiceItemsHandler implements IQueryHandler<GetInvoiceItemsQuer
   ) {}
 
   async execute({ scope, invoiceId }: GetInvoiceItemsQuery): Promise<ItemInput[] | null> {
-    const invoice = await this.repo.find(this.tx.manager, scope, invoiceId);
-    if (!invoice) return null;
-    return itemInputsOf(await this.repo.items(this.tx.manager, invoice));
+    // Items are entity reads: the same connection (a replica's, when one may serve this read) as the invoice.
+    return this.tx.readSnapshot(
+      scope,
+      async (m) => {
+        const invoice = await this.repo.find(m, scope, invoiceId);
+        return invoice ? itemInputsOf(await this.repo.items(m, invoice)) : null;
+      },
+      false,
+    );
   }
 }

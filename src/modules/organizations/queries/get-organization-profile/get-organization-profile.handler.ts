@@ -12,7 +12,7 @@ export class GetOrganizationProfileHandler implements IQueryHandler<GetOrganizat
   ) {}
 
   async execute({ organizationId }: GetOrganizationProfileQuery): Promise<OrganizationProfile | null> {
-    const org = await this.repo.profile(this.tx.manager, organizationId);
+    const org = await this.repo.profile(this.tx.readsFor(null), organizationId);
     return org ? { id: org.id, name: org.name, imageUrl: org.image_url, createdAt: org.created_at } : null;
   }
 }

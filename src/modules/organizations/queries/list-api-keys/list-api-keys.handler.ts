@@ -14,9 +14,16 @@ export class ListApiKeysHandler implements IQueryHandler<ListApiKeysQuery> {
   ) {}
 
   async execute({ organizationId }: ListApiKeysQuery): Promise<ApiKeyView[]> {
-    const m = this.tx.manager;
-    if (!(await this.repo.findOrganization(m, organizationId))) throw new NotFoundError('organization');
-    const keys = await this.repo.listKeys(m, organizationId);
+    // The keys of every mode: a replica serves only a keyless read (the admin's, the console's), once
+    // it has replayed the primary's position at the time of the read (readSnapshot with no scope).
+    const keys = await this.tx.readSnapshot(
+      null,
+      async (m) => {
+        if (!(await this.repo.findOrganization(m, organizationId))) throw new NotFoundError('organization');
+        return this.repo.listKeys(m, organizationId);
+      },
+      false,
+    );
     return keys.map((k) => ({
       id: k.id,
       prefix: k.prefix,

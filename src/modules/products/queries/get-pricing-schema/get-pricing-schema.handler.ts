@@ -13,8 +13,11 @@ export class GetPricingSchemaHandler implements IQueryHandler<GetPricingSchemaQu
   ) {}
 
   async execute({ scope, productId, billingSchemaId }: GetPricingSchemaQuery): Promise<PricingSchema | null> {
-    const m = this.tx.manager;
-    const [product, schema] = await Promise.all([this.repo.findProduct(m, scope, productId), this.repo.findSchema(m, scope, billingSchemaId)]);
+    const [product, schema] = await this.tx.readSnapshot(
+      scope,
+      (m) => Promise.all([this.repo.findProduct(m, scope, productId), this.repo.findSchema(m, scope, billingSchemaId)]),
+      false,
+    );
     return toPricingSchema(product, schema);
   }
 }

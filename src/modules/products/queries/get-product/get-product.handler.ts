@@ -18,8 +18,7 @@ export class GetProductHandler implements IQueryHandler<GetProductQuery> {
 
   async execute({ scope, productId }: GetProductQuery): Promise<ProductView> {
     // One snapshot, so a replace committing meanwhile cannot mix two versions in the answer.
-    return this.tx.run(async (m) => {
-      await m.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    return this.tx.readSnapshot(scope, async (m) => {
       const product = await this.repo.findProduct(m, scope, productId);
       if (!product) throw new NotFoundError('product');
       const graph = await this.reader.load(m, scope, [product]);

@@ -18,8 +18,7 @@ export class GetProductsByIdsHandler implements IQueryHandler<GetProductsByIdsQu
     const uniqueProducts = [...new Set(productIds)];
     const uniqueSchemas = [...new Set(schemaIds)];
     if (!uniqueProducts.length && !uniqueSchemas.length) return { products: {}, schemas: {} };
-    return this.tx.run(async (m) => {
-      await m.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    return this.tx.readSnapshot(scope, async (m) => {
       const products = await this.repo.findProducts(m, scope, uniqueProducts);
       const schemas = await this.repo.findSchemas(m, scope, uniqueSchemas);
       const graph = await this.reader.load(m, scope, products, schemas);

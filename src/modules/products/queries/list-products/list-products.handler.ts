@@ -16,8 +16,7 @@ export class ListProductsHandler implements IQueryHandler<ListProductsQuery> {
   ) {}
 
   async execute({ scope, limit, offset, includeInactive }: ListProductsQuery): Promise<ProductView[]> {
-    return this.tx.run(async (m) => {
-      await m.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    return this.tx.readSnapshot(scope, async (m) => {
       const products = await this.repo.listProducts(m, scope, { limit, offset, includeInactive });
       const graph = await this.reader.load(m, scope, products);
       return products.map((p) => toProductView(p, graph.schemas, graph.configurations, graph.metrics, 'boolean'));

@@ -20,7 +20,7 @@ export class GetProvidersHandler implements IQueryHandler<GetProvidersQuery> {
     const wanted = ids ? new Set(ids.map(canonicalProviderId)) : null;
     const catalog = PROVIDER_CATALOG.filter((p) => !wanted || wanted.has(p.id));
     if (!catalog.length) return [];
-    const m = this.tx.manager;
+    const m = this.tx.readsFor(scope);
     const [settings, org] = await Promise.all([this.repo.settings(m, scope), this.queries.execute(new GetOrganizationProfileQuery(scope.organizationId))]);
     if (!org) throw new NotFoundError('organization');
     // A provider without a setting of its own dates from the organization (all are enabled on creation).

@@ -16,7 +16,7 @@ export class GetUnmatchedTransferHandler implements IQueryHandler<GetUnmatchedTr
   ) {}
 
   async execute({ scope, id }: GetUnmatchedTransferQuery): Promise<UnmatchedTransferView> {
-    const row = await this.transfers.find(this.tx.manager, scope, id);
+    const row = await this.transfers.find(this.tx.readsFor(scope), scope, id);
     if (!row) throw new NotFoundError('unmatched transfer');
     return unmatchedTransferView(row, (a) => this.rails.displayAddress(row.network, row.mode, a));
   }

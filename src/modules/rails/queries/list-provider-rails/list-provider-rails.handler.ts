@@ -30,7 +30,7 @@ export class ListProviderRailsHandler implements IQueryHandler<ListProviderRails
   async execute({ scope }: ListProviderRailsQuery): Promise<ProviderRails> {
     const railed = this.railed[scope.mode];
     if (!railed.length) return { ready: [] };
-    const slots = new Set<string>(await this.wallets.activeSlots(this.tx.manager, scope));
+    const slots = new Set<string>(await this.wallets.activeSlots(this.tx.readsFor(scope), scope));
     return { ready: readyProviders(railed, slots) };
   }
 }

@@ -16,7 +16,7 @@ export class ListUnmatchedTransfersHandler implements IQueryHandler<ListUnmatche
   ) {}
 
   async execute({ scope, filter }: ListUnmatchedTransfersQuery): Promise<UnmatchedTransferPage> {
-    const page = await this.transfers.list(this.tx.manager, scope, filter);
+    const page = await this.transfers.list(this.tx.readsFor(scope), scope, filter);
     if (!page) throw new ValidationFailedError({ starting_after: 'is not an unmatched transfer of this organization and mode' });
     return {
       items: page.rows.map((row) => unmatchedTransferView(row, (a) => this.rails.displayAddress(row.network, row.mode, a))),

@@ -17,12 +17,17 @@ export class UpcomingInvoiceHandler implements IQueryHandler<UpcomingInvoiceQuer
   ) {}
 
   async execute({ scope, subscriptionId }: UpcomingInvoiceQuery): Promise<UpcomingInvoiceView> {
-    const m = this.tx.manager;
-    const record = await this.repo.find(m, scope, subscriptionId);
-    if (!record) throw new NotFoundError('subscription');
-    if (record.nextInvoiceAt === null || dueAction(record.paymentType, record.cancelAtPeriodEnd) === 'end') {
-      throw new NotFoundError('upcoming invoice', 'no_upcoming_invoice');
-    }
-    return this.invoicer.preview(m, record);
+    return this.tx.readSnapshot(
+      scope,
+      async (m) => {
+        const record = await this.repo.find(m, scope, subscriptionId);
+        if (!record) throw new NotFoundError('subscription');
+        if (record.nextInvoiceAt === null || dueAction(record.paymentType, record.cancelAtPeriodEnd) === 'end') {
+          throw new NotFoundError('upcoming invoice', 'no_upcoming_invoice');
+        }
+        return this.invoicer.preview(m, record);
+      },
+      false,
+    );
   }
 }
