@@ -10,7 +10,7 @@ import { AppConfig } from '../../shared/config/app-config';
 import { DomainError } from '../../shared/errors/domain-error';
 import type { OrgId } from '../../shared/ids/ids';
 import { GetDashboardQuery } from '../analytics';
-import { GetInvoiceQuery, ListInvoicesQuery } from '../invoices';
+import { ListInvoicesQuery } from '../invoices';
 import { CreateApiKeyCommand, GetOrganizationProfileQuery, ListApiKeysQuery, RevokeApiKeyCommand } from '../organizations';
 import { ConsoleAssets } from './console-assets';
 import { ConsoleAuth, ConsoleSession, LOCKOUT_MS, newToken } from './console-auth.service';
@@ -19,7 +19,6 @@ import {
   auditPage,
   BareContext,
   INVOICE_STATUSES,
-  invoicePage,
   invoicesPage,
   membersPage,
   messagePage,
@@ -382,37 +381,6 @@ export class ConsoleController {
     const next =
       page.has_more && last ? new URLSearchParams({ ...Object.fromEntries(Object.entries(f).filter(([, v]) => v)), starting_after: last.id }).toString() : null;
     res.status(200).send(invoicesPage(g.ctx, page.items, f, next));
-  }
-
-  @Get(':mode/invoices/:id')
-  async invoice(@Param('mode') modeText: string, @Param('id') id: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const g = await this.signed(req, res, modeText, '/invoices', false);
-    if (!g || !this.allowed(g, res, 'read')) return;
-    const s = g.ctx.s;
-    let invoice;
-    try {
-      invoice = await this.queries.execute(new GetInvoiceQuery(g.scope, id, ['items', 'payments'], null));
-    } catch (e) {
-      if (e instanceof DomainError && e.kind === 'not_found') {
-        res.status(404).send(messagePage(g.ctx, s.not_found, s.not_found));
-        return;
-      }
-      throw e;
-    }
-    res.status(200).send(
-      invoicePage(g.ctx, invoice, [
-        {
-          title: s.items,
-          columns: [s.id, s.description, s.quantity, s.price, s.status],
-          rows: (invoice.items ?? []).map((i) => [i.id, i.description ?? i.type, String(i.quantity), `${i.price ?? ''} ${i.currency}`, i.status]),
-        },
-        {
-          title: s.payments,
-          columns: [s.id, s.amount, s.status, s.created],
-          rows: (invoice.payments ?? []).map((p) => [p.id, `${p.price} ${p.currency}`, p.status, p.created_at]),
-        },
-      ]),
-    );
   }
 
   @Get(':mode/api-keys')

@@ -4,6 +4,8 @@ import { IssueMemberLinkHandler } from './commands/issue-member-link.handler';
 import { ConsoleAssets } from './console-assets';
 import { ConsoleAuth } from './console-auth.service';
 import { ConsoleController } from './console.controller';
+import { ConsoleGate } from './console-gate';
+import { ConsoleMoneyController } from './console-money.controller';
 import { ConsoleRepository } from './persistence/console.repository';
 
 /**
@@ -12,7 +14,7 @@ import { ConsoleRepository } from './persistence/console.repository';
  * other modules only through their commands and queries (organizations, invoices, analytics).
  */
 @Module({
-  controllers: [ConsoleController, AuditLogController],
-  providers: [ConsoleRepository, ConsoleAuth, ConsoleAssets, IssueMemberLinkHandler],
+  controllers: [ConsoleController, ConsoleMoneyController, AuditLogController],
+  providers: [ConsoleRepository, ConsoleAuth, ConsoleAssets, ConsoleGate, IssueMemberLinkHandler],
 })
 export class ConsoleModule {}

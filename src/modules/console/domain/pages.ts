@@ -110,6 +110,8 @@ export function page(c: PageContext, title: string, body: SafeHtml, scripts: str
   const nav: Array<[string, string, boolean]> = [
     ['', s.overview, true],
     ['/invoices', s.invoices, true],
+    ['/payments', s.payments, true],
+    ['/refunds', s.refunds, true],
     ['/api-keys', s.api_keys, true],
     ['/members', s.members, true],
     ['/audit', s.audit_log, may(c.member.role, 'audit_log.read', c.mode)],
@@ -285,7 +287,7 @@ export interface InvoiceFilterValues {
   created_to: string;
 }
 
-export const INVOICE_STATUSES = ['PENDING', 'PAID', 'OVERPAID', 'PARTIALLY_PAID', 'MARKED_PAID', 'VOIDED', 'CANCELLED', 'REFUNDED', 'PARTIALLY_REFUNDED'];
+export const INVOICE_STATUSES = ['PENDING', 'PROCESSING', 'WAITING_FOR_CONFIRMATIONS', 'PARTIALLY_PAID', 'COMPLETED', 'VOIDED'];
 
 export function invoicesPage(c: PageContext, rows: InvoiceRow[], f: InvoiceFilterValues, nextQuery: string | null): string {
   const s = c.s;

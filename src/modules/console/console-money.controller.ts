@@ -1,0 +1,247 @@
+import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { PublicForm } from '../../shared/auth/auth.decorators';
+import { DomainError, ValidationFailedError } from '../../shared/errors/domain-error';
+import type { Currency } from '../../shared/money/currency';
+import { type Amount, parseAmount } from '../../shared/money/money';
+import { ListEventsQuery } from '../events';
+import { ChangeInvoiceStatusCommand, GetInvoiceQuery } from '../invoices';
+import { GetPaymentQuery, ListPaymentsQuery } from '../payments';
+import { CancelRefundCommand, CreateRefundCommand, GetRefundQuery, ListRefundsQuery, type RefundStatus } from '../refunds';
+import { ConsoleFormPost, ConsoleGate, Form, formText, SignedMember } from './console-gate';
+import type { Notice } from './domain/pages';
+import { EventRowView, invoiceDetailPage, PAYMENT_STATUSES, paymentPage, paymentsPage, REFUND_STATUSES, refundPage, refundsPage } from './pages/money-pages';
+import { pageStringsOf } from './pages/page-strings';
+
+const PAGE_SIZE = 25;
+/** How many of the mode's latest events the invoice page looks through for the invoice's own. */
+const EVENT_WINDOW = 100;
+
+function cursor(value: unknown, prefix: string): string | undefined {
+  const t = formText(value);
+  return new RegExp(`^${prefix}_[0-9A-Za-z-]{1,64}$`).test(t) ? t : undefined;
+}
+
+/** The form's amount as an exact decimal; anything else is refused naming the field. */
+function amountOf(text: string): Amount {
+  try {
+    return parseAmount(text);
+  } catch {
+    throw new ValidationFailedError({ amount: 'must be a decimal number such as 10.50' });
+  }
+}
+
+/** The next page's query string (the filter and the last id), or null on the last page. */
+function nextQuery(status: string, page: { has_more: boolean; items: Array<{ id: string }> }): string | null {
+  const last = page.items.at(-1);
+  if (!page.has_more || !last) return null;
+  return new URLSearchParams({ ...(status ? { status } : {}), starting_after: last.id }).toString();
+}
+
+/**
+ * The console's money pages: an invoice (items, payments with their transactions, refunds, events,
+ * checkout link) and its actions (void, mark paid, refund), the payments, and the refunds (follow the
+ * claim and payout, cancel). Every read and action goes through the owning module's queries and
+ * commands in the member's organization and the page's mode; every action is checked against the role
+ * table on the server and recorded in the audit log.
+ */
+@ApiExcludeController()
+@Controller('console')
+@PublicForm()
+export class ConsoleMoneyController {
+  constructor(
+    @Inject(ConsoleGate) private readonly gate: ConsoleGate,
+    @Inject(QueryBus) private readonly queries: QueryBus,
+    @Inject(CommandBus) private readonly commands: CommandBus,
+  ) {}
+
+  // ---- invoices ----
+
+  @Get(':mode/invoices/:id')
+  async invoice(@Param('mode') mode: string, @Param('id') id: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const g = await this.gate.signed(req, res, mode, '/invoices', false);
+    if (!g || !this.gate.allowed(g, res, 'read')) return;
+    await this.renderInvoice(g, res, id, 200, null);
+  }
+
+  private async renderInvoice(g: SignedMember, res: Response, id: string, status: number, n: Notice): Promise<void> {
+    const invoice = await this.gate.found(g, res, () => this.queries.execute(new GetInvoiceQuery(g.scope, id, ['items'], null)));
+    if (!invoice) return;
+    const [payments, refunds, events] = await Promise.all([
+      this.queries.execute(new ListPaymentsQuery(g.scope, { invoiceId: invoice.id, limit: 100, offset: 0 })),
+      this.queries.execute(new ListRefundsQuery(g.scope, { invoiceId: invoice.id, limit: 100, offset: 0 })),
+      this.queries.execute(new ListEventsQuery(g.scope, { limit: EVENT_WINDOW, offset: 0 })),
+    ]);
+    const paymentIds = new Set(payments.items.map((x) => x.id));
+    const refundIds = new Set(refunds.items.map((r) => r.id));
+    const own: EventRowView[] = [];
+    for (const e of events.items) {
+      const object = e.data.object as { id?: unknown } | null;
+      const objectId = typeof object?.id === 'string' ? object.id : '';
+      if (objectId === invoice.id || paymentIds.has(objectId) || refundIds.has(objectId)) {
+        own.push({ id: e.id, type: e.type, created_at: e.created_at, object_id: objectId });
+      }
+    }
+    const html = invoiceDetailPage(
+      g.ctx,
+      pageStringsOf(g.ctx.lang),
+      {
+        invoice: {
+          ...invoice,
+          items: (invoice.items ?? []).map((i) => ({
+            id: i.id,
+            type: i.type,
+            description: i.description ?? null,
+            quantity: String(i.quantity),
+            price: i.price,
+            currency: i.currency,
+          })),
+        },
+        payments: payments.items,
+        refunds: refunds.items,
+        events: own,
+      },
+      n,
+    );
+    res.status(status).send(html);
+  }
+
+  /** Runs an action on an invoice and shows the invoice again with what it did (or why it was refused). */
+  private async act(g: SignedMember, res: Response, invoiceId: string, run: () => Promise<Notice>): Promise<void> {
+    let n: Notice;
+    try {
+      n = await run();
+    } catch (e) {
+      return this.refused(g, res, invoiceId, e);
+    }
+    await this.renderInvoice(g, res, invoiceId, 200, n);
+  }
+
+  /** A refusal by the owning module (a state it cannot move from, a bad amount): the invoice page again with its message, 400 (409 on a conflict). */
+  private async refused(g: SignedMember, res: Response, invoiceId: string, e: unknown): Promise<void> {
+    if (!(e instanceof DomainError)) throw e;
+    if (e.kind === 'not_found') return this.gate.notFound(g, res);
+    const status = e.kind === 'conflict' ? 409 : e.kind === 'forbidden' ? 403 : 400;
+    await this.renderInvoice(g, res, invoiceId, status, { kind: 'error', text: e.message });
+  }
+
+  @ConsoleFormPost(':mode/invoices/:id/void')
+  async voidInvoice(@Param('mode') mode: string, @Param('id') id: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const g = await this.gate.signed(req, res, mode, '/invoices', true);
+    if (!g || !this.gate.allowed(g, res, 'invoices.write')) return;
+    await this.act(g, res, id, async () => {
+      await this.commands.execute(new ChangeInvoiceStatusCommand(g.scope, id, 'VOIDED'));
+      await this.gate.audit(g, req, 'invoice.void', id);
+      return { kind: 'info', text: pageStringsOf(g.ctx.lang).voided };
+    });
+  }
+
+  @ConsoleFormPost(':mode/invoices/:id/mark-paid')
+  async markPaid(@Param('mode') mode: string, @Param('id') id: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const g = await this.gate.signed(req, res, mode, '/invoices', true);
+    if (!g || !this.gate.allowed(g, res, 'invoices.mark_paid')) return;
+    await this.act(g, res, id, async () => {
+      await this.commands.execute(new ChangeInvoiceStatusCommand(g.scope, id, 'COMPLETED'));
+      await this.gate.audit(g, req, 'invoice.mark_paid', id);
+      return { kind: 'info', text: pageStringsOf(g.ctx.lang).marked_paid };
+    });
+  }
+
+  @ConsoleFormPost(':mode/invoices/:id/refunds')
+  async refundInvoice(@Param('mode') mode: string, @Param('id') id: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const g = await this.gate.signed(req, res, mode, '/invoices', true);
+    if (!g || !this.gate.allowed(g, res, 'invoices.write')) return;
+    const body = (req.body ?? {}) as Form;
+    const amountText = formText(body.amount).trim();
+    const currency = formText(body.currency).trim().toUpperCase();
+    const reason = formText(body.reason).trim().slice(0, 500);
+    try {
+      const refund = await this.commands.execute(
+        new CreateRefundCommand(g.scope, id, {
+          amount: amountText ? amountOf(amountText) : null,
+          currency: currency ? (currency as Currency) : null,
+          rate: 'invoice',
+          reason: reason || null,
+          expiresInMinutes: undefined,
+        }),
+      );
+      await this.gate.audit(g, req, 'refund.create', refund.id);
+      res.redirect(303, `/console/${g.scope.mode}/refunds/${refund.id}`);
+    } catch (e) {
+      await this.refused(g, res, id, e);
+    }
+  }
+
+  // ---- payments ----
+
+  @Get(':mode/payments')
+  async payments(@Param('mode') mode: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const g = await this.gate.signed(req, res, mode, '/payments', false);
+    if (!g || !this.gate.allowed(g, res, 'read')) return;
+    const status = (PAYMENT_STATUSES as readonly string[]).includes(formText(req.query.status)) ? formText(req.query.status) : '';
+    const page = await this.queries.execute(
+      new ListPaymentsQuery(g.scope, {
+        status: status ? [status as never] : undefined,
+        startingAfter: cursor(req.query.starting_after, 'payment'),
+        limit: PAGE_SIZE,
+        offset: 0,
+      }),
+    );
+    res.status(200).send(paymentsPage(g.ctx, pageStringsOf(g.ctx.lang), page.items, status, nextQuery(status, page)));
+  }
+
+  @Get(':mode/payments/:id')
+  async payment(@Param('mode') mode: string, @Param('id') id: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const g = await this.gate.signed(req, res, mode, '/payments', false);
+    if (!g || !this.gate.allowed(g, res, 'read')) return;
+    const payment = await this.gate.found(g, res, () => this.queries.execute(new GetPaymentQuery(g.scope, id)));
+    if (!payment) return;
+    res.status(200).send(paymentPage(g.ctx, pageStringsOf(g.ctx.lang), payment));
+  }
+
+  // ---- refunds ----
+
+  @Get(':mode/refunds')
+  async refunds(@Param('mode') mode: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const g = await this.gate.signed(req, res, mode, '/refunds', false);
+    if (!g || !this.gate.allowed(g, res, 'read')) return;
+    const status = (REFUND_STATUSES as readonly string[]).includes(formText(req.query.status)) ? formText(req.query.status) : '';
+    const page = await this.queries.execute(
+      new ListRefundsQuery(g.scope, {
+        status: status ? [status as RefundStatus] : undefined,
+        startingAfter: cursor(req.query.starting_after, 'refund'),
+        limit: PAGE_SIZE,
+        offset: 0,
+      }),
+    );
+    res.status(200).send(refundsPage(g.ctx, pageStringsOf(g.ctx.lang), page.items, status, nextQuery(status, page)));
+  }
+
+  @Get(':mode/refunds/:id')
+  async refund(@Param('mode') mode: string, @Param('id') id: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const g = await this.gate.signed(req, res, mode, '/refunds', false);
+    if (!g || !this.gate.allowed(g, res, 'read')) return;
+    const refund = await this.gate.found(g, res, () => this.queries.execute(new GetRefundQuery(g.scope, id)));
+    if (!refund) return;
+    res.status(200).send(refundPage(g.ctx, pageStringsOf(g.ctx.lang), refund, null));
+  }
+
+  @ConsoleFormPost(':mode/refunds/:id/cancel')
+  async cancelRefund(@Param('mode') mode: string, @Param('id') id: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const g = await this.gate.signed(req, res, mode, '/refunds', true);
+    if (!g || !this.gate.allowed(g, res, 'invoices.write')) return;
+    const p = pageStringsOf(g.ctx.lang);
+    try {
+      const refund = await this.commands.execute(new CancelRefundCommand(g.scope, id));
+      await this.gate.audit(g, req, 'refund.cancel', id);
+      res.status(200).send(refundPage(g.ctx, p, refund, { kind: 'info', text: p.refund_canceled }));
+    } catch (e) {
+      if (!(e instanceof DomainError)) throw e;
+      if (e.kind === 'not_found') return this.gate.notFound(g, res);
+      const refund = await this.queries.execute(new GetRefundQuery(g.scope, id));
+      res.status(400).send(refundPage(g.ctx, p, refund, { kind: 'error', text: e.message }));
+    }
+  }
+}

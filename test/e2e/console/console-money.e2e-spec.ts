@@ -1,0 +1,265 @@
+import { Api, anonymous } from '../../support/api';
+import { expectSuccess } from '../../support/envelope';
+import { addMember, ConsoleClient, ConsoleOrg, consoleOrg, sql } from '../../support/console-client';
+
+const ADDRESS = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
+
+/** A USD invoice for `email`, paid in full by a test payment (COMPLETED). */
+async function paidInvoice(api: Api, email: string, price = '100'): Promise<{ invoice: string; payment: string }> {
+  const invoice = expectSuccess(await api.post('/invoices/create', { customer_email: email, items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price }] }), 201)
+    .id as string;
+  const payment = expectSuccess(
+    await api.post('/test_helpers/payments', { invoice_id: invoice, provider_id: 'prov_card_usd', price, status: 'COMPLETED' }),
+    201,
+  ).id as string;
+  return { invoice, payment };
+}
+
+async function pendingInvoice(api: Api, price = '25'): Promise<string> {
+  return expectSuccess(await api.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price }] }), 201).id as string;
+}
+
+const invoiceStatus = async (api: Api, id: string) => expectSuccess(await api.get(`/invoices/${id}`)).status as string;
+
+/** Posts a console form of `page` (its CSRF token read from it) and answers the result. */
+const act = (c: ConsoleClient, page: string, action: string, form: Record<string, string> = {}) => c.submit(page, action, form);
+
+describe('management console: invoices, payments and refunds', () => {
+  let org: ConsoleOrg;
+  let other: ConsoleOrg;
+  let test: Api;
+  beforeAll(async () => {
+    [org, other] = await Promise.all([consoleOrg(), consoleOrg()]);
+    test = new Api(org.testKey);
+  });
+
+  it("an invoice's page shows its items, payments with their transactions, refunds, events and checkout link; the list finds it by customer email", async () => {
+    const email = `payer-${Date.now()}@example.com`;
+    const { invoice, payment } = await paidInvoice(test, email);
+    const refund = expectSuccess(await test.post(`/invoices/${invoice}/refunds`, { amount: '10' }), 201);
+
+    const list = await org.owner.get(`/console/test/invoices?customer_email=${encodeURIComponent(email)}`);
+    expect(list.status).toBe(200);
+    expect(list.text).toContain(`href="/console/test/invoices/${invoice}"`);
+    expect(list.text.match(/href="\/console\/test\/invoices\/invoice_/g)).toHaveLength(1);
+
+    const page = await org.owner.get(`/console/test/invoices/${invoice}`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(page.text).toContain('PAYMENT_INTENT');
+    expect(page.text).toContain(email);
+    expect(page.text).toContain(`href="/console/test/payments/${payment}"`);
+    expect(page.text).toContain('prov_card_usd');
+    expect(page.text).toContain(`href="/console/test/refunds/${refund.id}"`);
+    expect(page.text).toContain('AWAITING_DESTINATION');
+    expect(page.text).toMatch(/invoice\.created/);
+    expect(page.text).toMatch(/payment\.created/);
+    expect(page.text).toMatch(/refund\.created/);
+    expect(page.text).toMatch(/id="checkout-link"/);
+    expect(page.text).toContain('Refund</button>');
+    // A paid invoice cannot be voided or marked paid: no such buttons.
+    expect(page.text).not.toContain('Void the invoice');
+    expect(page.text).not.toContain('Mark as paid');
+
+    const de = await org.owner.get(`/console/test/invoices/${invoice}?lang=de`);
+    expect(de.text).toContain('Zahlungen');
+    expect(de.text).toContain('Erstattungen');
+    await org.owner.get('/console/test?lang=en');
+  });
+
+  it('voids a pending invoice and marks another paid through the invoices commands, and records both in the audit log', async () => {
+    const a = await pendingInvoice(test);
+    const b = await pendingInvoice(test);
+    const page = await org.owner.get(`/console/test/invoices/${a}`);
+    expect(page.text).toContain('Void the invoice');
+    expect(page.text).toContain('Mark as paid');
+    const voided = await act(org.owner, `/console/test/invoices/${a}`, `/console/test/invoices/${a}/void`);
+    expect(voided.status).toBe(200);
+    expect(voided.text).toContain('The invoice is voided.');
+    expect(await invoiceStatus(test, a)).toBe('VOIDED');
+    // Voiding again is refused by the invoice's state machine, with its message.
+    const again = await org.owner.post(`/console/test/invoices/${a}/void`, { _csrf: ConsoleClient.csrfOf(voided.text) });
+    expect(again.status).toBe(400);
+    expect(again.text).toContain('role="alert"');
+
+    const marked = await act(org.owner, `/console/test/invoices/${b}`, `/console/test/invoices/${b}/mark-paid`);
+    expect(marked.status).toBe(200);
+    const read = expectSuccess(await test.get(`/invoices/${b}`));
+    expect(read).toMatchObject({ status: 'COMPLETED', substatus: 'MARKED_PAID' });
+    const audit = await sql<{ action: string; target: string; mode: string }>(
+      `SELECT action, target, mode FROM console_audit_log WHERE organization_id = $1 AND action LIKE 'invoice.%' ORDER BY created_at`,
+      [org.organizationId],
+    );
+    expect(audit).toEqual([
+      { action: 'invoice.void', target: a, mode: 'test' },
+      { action: 'invoice.mark_paid', target: b, mode: 'test' },
+    ]);
+  });
+
+  it('refunds an invoice: the refund page shows the claim link, follows the claim and payout to COMPLETED; another refund is canceled', async () => {
+    const { invoice } = await paidInvoice(test, `r-${Date.now()}@example.com`);
+    const created = await act(org.owner, `/console/test/invoices/${invoice}`, `/console/test/invoices/${invoice}/refunds`, {
+      amount: '40',
+      reason: 'Order cancelled',
+    });
+    expect(created.status).toBe(303);
+    const refundId = /\/console\/test\/refunds\/(refund_[^/]+)$/.exec(created.location!)![1];
+    const refund = expectSuccess<{ claim_url: string; amount: string }>(await test.get(`/refunds/${refundId}`));
+    expect(refund).toMatchObject({ invoice_id: invoice, status: 'AWAITING_DESTINATION', reason: 'Order cancelled' });
+    expect(refund.amount).toMatch(/^40\.0+$/);
+
+    let page = await org.owner.get(created.location!);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(refund.claim_url);
+    expect(page.text).toContain('Cancel the refund');
+
+    // The payer claims, the payout is simulated (test mode): the page follows.
+    const token = new URL(refund.claim_url, 'http://x').pathname.split('/').pop()!;
+    expectSuccess(await anonymous().post(`/refund_claims/${token}`, { provider_id: 'prov_ethereum_usdt', address: ADDRESS }));
+    page = await org.owner.get(created.location!);
+    expect(page.text).toContain('AWAITING_PAYOUT');
+    expect(page.text).toContain(ADDRESS);
+    expectSuccess(await test.post(`/test_helpers/refunds/${refundId}/payout`, { result: 'paid' }));
+    page = await org.owner.get(created.location!);
+    expect(page.text).toContain('<span id="refund-status">COMPLETED</span>');
+    expect(page.text).toContain(`simulated:${refundId}`);
+    expect(page.text).not.toContain('Cancel the refund');
+
+    // A second refund, canceled from its page; canceling a completed one is refused with the refund's message.
+    const second = await act(org.owner, `/console/test/invoices/${invoice}`, `/console/test/invoices/${invoice}/refunds`, { amount: '5' });
+    const secondId = second.location!.split('/').pop()!;
+    const canceled = await act(org.owner, second.location!, `/console/test/refunds/${secondId}/cancel`);
+    expect(canceled.status).toBe(200);
+    expect(canceled.text).toContain('<span id="refund-status">CANCELED</span>');
+    expect(expectSuccess(await test.get(`/refunds/${secondId}`)).status).toBe('CANCELED');
+    const refused = await org.owner.post(`/console/test/refunds/${refundId}/cancel`, { _csrf: ConsoleClient.csrfOf(page.text) });
+    expect(refused.status).toBe(400);
+
+    // More than is refundable: the invoice page again, naming the problem.
+    const tooMuch = await act(org.owner, `/console/test/invoices/${invoice}`, `/console/test/invoices/${invoice}/refunds`, { amount: '1000' });
+    expect(tooMuch.status).toBe(400);
+    expect(tooMuch.text).toContain('role="alert"');
+    const bad = await act(org.owner, `/console/test/invoices/${invoice}`, `/console/test/invoices/${invoice}/refunds`, { amount: 'ten' });
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('amount must be a decimal number');
+  });
+
+  it('lists payments and refunds with a status filter and a next page', async () => {
+    const o = await consoleOrg();
+    const api = new Api(o.testKey);
+    const ids: string[] = [];
+    for (let i = 0; i < 27; i++) ids.push((await paidInvoice(api, `p${i}@example.com`, '3')).payment);
+    const first = await o.owner.get('/console/test/payments');
+    expect(first.status).toBe(200);
+    expect(first.text.match(/href="\/console\/test\/payments\/payment_/g)).toHaveLength(25);
+    const next = /href="(\/console\/test\/payments\?[^"]+)" hx-get/.exec(first.text)![1].replace(/&amp;/g, '&');
+    const second = await o.owner.get(next);
+    expect(second.text.match(/href="\/console\/test\/payments\/payment_/g)).toHaveLength(2);
+    expect(second.text).not.toContain('rel="next"');
+    expect((await o.owner.get('/console/test/payments?status=FAILED')).text).not.toContain('href="/console/test/payments/payment_');
+    const one = await o.owner.get(`/console/test/payments/${ids[0]}`);
+    expect(one.status).toBe(200);
+    expect(one.text).toContain('prov_card_usd');
+    // The live mode has none of the test mode's payments.
+    expect((await o.owner.get('/console/live/payments')).text).not.toContain('href="/console/live/payments/payment_');
+    expect((await o.owner.get(`/console/live/payments/${ids[0]}`)).status).toBe(404);
+
+    const { invoice } = await paidInvoice(api, 'refund-list@example.com');
+    const refund = expectSuccess(await api.post(`/invoices/${invoice}/refunds`, { amount: '1' }), 201);
+    const refunds = await o.owner.get('/console/test/refunds?status=AWAITING_DESTINATION');
+    expect(refunds.text).toContain(`href="/console/test/refunds/${refund.id}"`);
+    expect((await o.owner.get('/console/test/refunds?status=COMPLETED')).text).not.toContain(refund.id);
+  });
+
+  it("answers 404 for another organization's invoice, payment and refund on every page and action", async () => {
+    const { invoice, payment } = await paidInvoice(new Api(other.testKey), 'foreign@example.com');
+    const refund = expectSuccess(await new Api(other.testKey).post(`/invoices/${invoice}/refunds`, { amount: '5' }), 201).id as string;
+    const pending = await pendingInvoice(new Api(other.testKey));
+    for (const path of [`/console/test/invoices/${invoice}`, `/console/test/payments/${payment}`, `/console/test/refunds/${refund}`]) {
+      expect({ path, status: (await org.owner.get(path)).status }).toEqual({ path, status: 404 });
+    }
+    for (const [path, form] of [
+      [`/console/test/invoices/${pending}/void`, {}],
+      [`/console/test/invoices/${pending}/mark-paid`, {}],
+      [`/console/test/invoices/${invoice}/refunds`, { amount: '1' }],
+      [`/console/test/refunds/${refund}/cancel`, {}],
+    ] as const) {
+      expect({ path, status: (await act(org.owner, '/console/test/refunds', path, form)).status }).toEqual({ path, status: 404 });
+    }
+    expect(await invoiceStatus(new Api(other.testKey), pending)).toBe('PENDING');
+    expect(expectSuccess(await new Api(other.testKey).get(`/refunds/${refund}`)).status).toBe('AWAITING_DESTINATION');
+  });
+
+  it('refuses a post without the CSRF token and sends a signed-out visitor to sign in', async () => {
+    const id = await pendingInvoice(test);
+    expect((await org.owner.post(`/console/test/invoices/${id}/void`, {})).status).toBe(403);
+    expect(await invoiceStatus(test, id)).toBe('PENDING');
+    const stranger = new ConsoleClient();
+    expect((await stranger.get(`/console/test/invoices/${id}`)).status).toBe(303);
+    expect((await stranger.post(`/console/test/invoices/${id}/void`, {})).status).toBe(401);
+  });
+
+  describe('role limits on the server, and the actions absent from the page', () => {
+    it('analyst: reads, but may not void, mark paid, refund or cancel (403, nothing changes, no buttons)', async () => {
+      const { client } = await addMember(org.owner, 'analyst');
+      const pending = await pendingInvoice(test);
+      const { invoice } = await paidInvoice(test, 'an@example.com');
+      const refund = expectSuccess(await test.post(`/invoices/${invoice}/refunds`, { amount: '2' }), 201).id as string;
+      const page = await client.get(`/console/test/invoices/${pending}`);
+      expect(page.status).toBe(200);
+      expect(page.text).not.toContain('Void the invoice');
+      expect(page.text).not.toContain('Mark as paid');
+      expect((await client.get(`/console/test/invoices/${invoice}`)).text).not.toContain('Refund</button>');
+      expect((await client.get(`/console/test/refunds/${refund}`)).text).not.toContain('Cancel the refund');
+      expect((await act(client, `/console/test/invoices/${pending}`, `/console/test/invoices/${pending}/void`)).status).toBe(403);
+      expect((await act(client, `/console/test/invoices/${pending}`, `/console/test/invoices/${pending}/mark-paid`)).status).toBe(403);
+      expect((await act(client, `/console/test/invoices/${invoice}`, `/console/test/invoices/${invoice}/refunds`)).status).toBe(403);
+      expect((await act(client, `/console/test/refunds/${refund}`, `/console/test/refunds/${refund}/cancel`)).status).toBe(403);
+      expect(await invoiceStatus(test, pending)).toBe('PENDING');
+      expect(expectSuccess(await test.get(`/refunds?invoice_id=${invoice}`)).items).toHaveLength(1);
+      expect(expectSuccess(await test.get(`/refunds/${refund}`)).status).toBe('AWAITING_DESTINATION');
+    });
+
+    it('support: voids and refunds, but may not mark paid', async () => {
+      const { client } = await addMember(org.owner, 'support');
+      const pending = await pendingInvoice(test);
+      const page = await client.get(`/console/test/invoices/${pending}`);
+      expect(page.text).toContain('Void the invoice');
+      expect(page.text).not.toContain('Mark as paid');
+      expect((await act(client, `/console/test/invoices/${pending}`, `/console/test/invoices/${pending}/mark-paid`)).status).toBe(403);
+      expect(await invoiceStatus(test, pending)).toBe('PENDING');
+      expect((await act(client, `/console/test/invoices/${pending}`, `/console/test/invoices/${pending}/void`)).status).toBe(200);
+      expect(await invoiceStatus(test, pending)).toBe('VOIDED');
+      const { invoice } = await paidInvoice(test, 'sup@example.com');
+      expect((await act(client, `/console/test/invoices/${invoice}`, `/console/test/invoices/${invoice}/refunds`)).status).toBe(303);
+    });
+
+    it('developer: every invoice action in test mode, none in live mode', async () => {
+      const { client } = await addMember(org.owner, 'developer');
+      const live = new Api(org.liveKey);
+      const testInvoice = await pendingInvoice(test);
+      expect((await act(client, `/console/test/invoices/${testInvoice}`, `/console/test/invoices/${testInvoice}/mark-paid`)).status).toBe(200);
+      expect(await invoiceStatus(test, testInvoice)).toBe('COMPLETED');
+      const liveInvoice = await pendingInvoice(live);
+      const page = await client.get(`/console/live/invoices/${liveInvoice}`);
+      expect(page.status).toBe(200);
+      expect(page.text).not.toContain('Void the invoice');
+      expect(page.text).not.toContain('Mark as paid');
+      expect((await act(client, `/console/live/invoices/${liveInvoice}`, `/console/live/invoices/${liveInvoice}/void`)).status).toBe(403);
+      expect((await act(client, `/console/live/invoices/${liveInvoice}`, `/console/live/invoices/${liveInvoice}/mark-paid`)).status).toBe(403);
+      expect((await act(client, `/console/live/invoices/${liveInvoice}`, `/console/live/invoices/${liveInvoice}/refunds`)).status).toBe(403);
+      expect(await invoiceStatus(live, liveInvoice)).toBe('PENDING');
+      // The live invoice is not in the test mode.
+      expect((await client.get(`/console/test/invoices/${liveInvoice}`)).status).toBe(404);
+    });
+
+    it('admin: every invoice action in live mode too', async () => {
+      const { client } = await addMember(org.owner, 'admin');
+      const live = new Api(org.liveKey);
+      const liveInvoice = await pendingInvoice(live);
+      expect((await client.get(`/console/live/invoices/${liveInvoice}`)).text).toContain('Mark as paid');
+      expect((await act(client, `/console/live/invoices/${liveInvoice}`, `/console/live/invoices/${liveInvoice}/void`)).status).toBe(200);
+      expect(await invoiceStatus(live, liveInvoice)).toBe('VOIDED');
+    });
+  });
+});
