@@ -15,7 +15,7 @@ declare module '../../shared/ids/ids' {
 export const manifest = {
   name: 'refunds',
   nestModule: RefundsModule,
-  uses: ['invoices', 'payments', 'providers', 'rates', 'rails', 'analytics'],
+  uses: ['invoices', 'payments', 'providers', 'rates', 'payouts', 'analytics'],
   owner: '@payments-team',
   docs: 'docs/refunds.md',
   loadConfig: loadRefundsConfig,

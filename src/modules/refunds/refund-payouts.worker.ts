@@ -8,12 +8,10 @@ import { BackgroundWork } from '../../shared/lifecycle/background-work';
 import { Clock } from '../../shared/time/clock';
 import { PeriodicTask } from '../../shared/time/periodic-task';
 import { SetInvoiceRefundedCommand } from '../invoices';
-import { CheckPayoutQuery } from '../rails';
+import { PayoutTransfersTakenError, ReleasePayoutTransfersCommand, TakePayoutTransfersCommand, VerifyPayoutQuery } from '../payouts';
 import { fromDb } from '../../shared/money/money';
 import { RefundEvents } from './commands/refund-events';
-import { claimOpen, judgePayout, txGraceOver } from './domain/refund-expiry';
-import { PayoutMismatchError } from './domain/refund.errors';
-import { PayoutTransfers, transferRace } from './payout-transfers';
+import { claimOpen, txGraceOver } from './domain/refund-expiry';
 import { type RefundRow, RefundsRepository } from './persistence/refunds.repository';
 import { RefundsConfig } from './refunds.config';
 
@@ -58,7 +56,6 @@ export class RefundPayoutsWorker implements OnApplicationBootstrap, OnApplicatio
     @Inject(CommandBus) private readonly commands: CommandBus,
     @Inject(RefundsRepository) private readonly refunds: RefundsRepository,
     @Inject(RefundEvents) private readonly events: RefundEvents,
-    @Inject(PayoutTransfers) private readonly transfers: PayoutTransfers,
     @Inject(RefundsConfig) private readonly config: RefundsConfig,
     @Inject(Clock) private readonly clock: Clock,
     @Inject(BackgroundWork) private readonly work: BackgroundWork,
@@ -117,7 +114,13 @@ export class RefundPayoutsWorker implements OnApplicationBootstrap, OnApplicatio
     const row = await this.refunds.find(this.tx.manager, scope, id);
     if (!row || row.status !== 'SENT' || !row.tx_hash || !row.network || !row.address || !row.payout_units) return;
     const txHash = row.tx_hash;
-    const check = await this.queries.execute(new CheckPayoutQuery(scope.mode, row.network, txHash, row.address, row.token_contract));
+    const payoutUnits = row.payout_units;
+    const check = await this.queries.execute(
+      new VerifyPayoutQuery(scope.mode, row.network, txHash, row.address, row.token_contract, payoutUnits, {
+        claimedHeight: row.claimed_height,
+        seenUnmined: row.tx_seen_unmined,
+      }),
+    );
     if (check.state === 'unavailable') return;
     // Each change locks the refund and re-checks that it still waits on the same transaction.
     const locked = async (change: (m: EntityManager, before: RefundRow) => Promise<void>) =>
@@ -128,6 +131,7 @@ export class RefundPayoutsWorker implements OnApplicationBootstrap, OnApplicatio
     const takeBack = (reason: string, released: boolean) =>
       locked(async (m, before) => {
         const now = await this.clock.nowFor(scope, m);
+        await this.commands.execute(new ReleasePayoutTransfersCommand(m, id));
         const after = await this.refunds.clearSent(m, id, now, released ? { txHash, at: this.clock.now() } : null);
         this.logger.warn({ msg: 'reported refund payout taken back', event: 'refund_payout_mismatch', refund_id: id, tx_hash: txHash, verdict: reason });
         await this.events.changed(m, before, after);
@@ -143,12 +147,12 @@ export class RefundPayoutsWorker implements OnApplicationBootstrap, OnApplicatio
       if (row.tx_missing_since || !row.tx_seen_unmined) await locked((m) => this.refunds.setTxSighting(m, id, true, null).then(() => undefined));
       return;
     }
-    const verdict = judgePayout(check, row.payout_units, { claimedHeight: row.claimed_height, seenUnmined: row.tx_seen_unmined });
-    if (verdict !== 'paid') return takeBack(verdict, false);
+    if (check.verdict !== 'paid') return takeBack(check.verdict, false);
     try {
       await locked(async (m, before) => {
         const now = await this.clock.nowFor(scope, m);
-        if (check.state === 'mined') await this.transfers.take(m, before, txHash, check.transfers, this.clock.now());
+        const payout = { id: before.id, organization_id: before.organization_id, mode: before.mode, network: before.network! };
+        await this.commands.execute(new TakePayoutTransfersCommand(m, payout, payoutUnits, txHash, check.transfers, this.clock.now()));
         let after = before;
         if (before.tx_missing_since) after = await this.refunds.setTxSighting(m, id, before.tx_seen_unmined, null);
         if (check.confirmations !== before.confirmations) after = await this.refunds.setConfirmations(m, id, check.confirmations, now);
@@ -162,7 +166,7 @@ export class RefundPayoutsWorker implements OnApplicationBootstrap, OnApplicatio
       });
     } catch (e) {
       // Its transfers pay another refund already: this report pays nothing.
-      if (e instanceof PayoutMismatchError || transferRace(e)) return takeBack('taken', false);
+      if (e instanceof PayoutTransfersTakenError) return takeBack('taken', false);
       throw e;
     }
   }
@@ -178,10 +182,14 @@ export class RefundPayoutsWorker implements OnApplicationBootstrap, OnApplicatio
       const scope: Scope = { organizationId: organization_id as never, mode };
       const row = await this.refunds.find(this.tx.manager, scope, id);
       if (!row?.released_tx_hash || !row.network || !row.address || !row.payout_units) continue;
-      const check = await this.queries.execute(new CheckPayoutQuery(mode, row.network, row.released_tx_hash, row.address, row.token_contract));
-      if (check.state !== 'mined' && check.state !== 'failed') continue;
-      const verdict = judgePayout(check, row.payout_units, { claimedHeight: row.claimed_height, seenUnmined: true });
-      if (verdict === 'paid') {
+      const check = await this.queries.execute(
+        new VerifyPayoutQuery(mode, row.network, row.released_tx_hash, row.address, row.token_contract, row.payout_units, {
+          claimedHeight: row.claimed_height,
+          seenUnmined: true,
+        }),
+      );
+      if (check.state !== 'judged') continue;
+      if (check.verdict === 'paid') {
         this.logger.warn({
           msg: 'a payout taken back after the grace was mined after all; the refund keeps its status',
           event: 'refund_released_payout_mined',

@@ -1,21 +1,18 @@
 import { Inject, Module, OnModuleInit } from '@nestjs/common';
-import { ClaimAssets } from './claim-assets';
 import { CancelRefundHandler } from './commands/cancel-refund/cancel-refund.handler';
 import { ClaimRefundHandler } from './commands/claim-refund/claim-refund.handler';
 import { CreateRefundHandler } from './commands/create-refund/create-refund.handler';
 import { RefundEvents } from './commands/refund-events';
 import { ReportRefundSentHandler } from './commands/report-refund-sent/report-refund-sent.handler';
-import { PayoutMethods } from './payout-methods';
-import { PayoutTransfers } from './payout-transfers';
 import { RefundsRepository } from './persistence/refunds.repository';
 import { GetRefundClaimHandler } from './queries/get-refund-claim/get-refund-claim.handler';
 import { GetRefundHandler } from './queries/get-refund/get-refund.handler';
 import { ListRefundsHandler } from './queries/list-refunds/list-refunds.handler';
 import { RefundFiguresHandler } from './queries/refund-figures/refund-figures.handler';
-import { RefundClaimsController } from './refund-claims.controller';
 import { RefundPayoutsWorker } from './refund-payouts.worker';
 import { RefundsController } from './refunds.controller';
 import { RefundTestHelpersController } from './refund-test-helpers.controller';
+import { SimulateClaimPayoutHandler } from './commands/simulate-refund-payout/simulate-claim-payout.handler';
 import { SimulateRefundPayoutHandler } from './commands/simulate-refund-payout/simulate-refund-payout.handler';
 import { loadRefundsConfig, RefundsConfig } from './refunds.config';
 import { TransactionRunner } from '../../shared/db/transaction-runner';
@@ -31,19 +28,17 @@ import { OtherModeIds } from '../../shared/ids/other-mode-ids';
  * the dashboard's GetRefundFiguresQuery (analytics); owns the `refunds` and `refund_payout_transfers` tables.
  */
 @Module({
-  controllers: [RefundsController, RefundClaimsController, RefundTestHelpersController],
+  controllers: [RefundsController, RefundTestHelpersController],
   providers: [
     { provide: RefundsConfig, useFactory: () => loadRefundsConfig(process.env) },
     RefundsRepository,
     RefundEvents,
-    PayoutMethods,
-    PayoutTransfers,
-    ClaimAssets,
     CreateRefundHandler,
     CancelRefundHandler,
     ClaimRefundHandler,
     ReportRefundSentHandler,
     SimulateRefundPayoutHandler,
+    SimulateClaimPayoutHandler,
     GetRefundHandler,
     ListRefundsHandler,
     GetRefundClaimHandler,
