@@ -1,5 +1,18 @@
 // The payouts module's public surface: other modules and the composition root import only this file.
 export { PayoutsModule } from './payouts.module';
+export { PayoutsConfig, loadPayoutsConfig } from './payouts.config';
+// The payout worker's port, answered by the owner of the payouts it watches (refunds).
+export {
+  ExpireDueClaimsCommand,
+  ListSentPayoutsQuery,
+  GetSentPayoutQuery,
+  RecordPayoutCheckCommand,
+  ListReleasedPayoutsQuery,
+  ForgetReleasedPayoutCommand,
+  type SentPayout,
+  type ReleasedPayout,
+  type PayoutCheckOutcome,
+} from './ports/watched-payouts';
 // Asked by a module that pays money out (refunds): what the chain says of a reported payout, and the
 // transfers a payout holds (in the caller's unit of work).
 export { VerifyPayoutQuery, type PayoutVerification, type PayoutVerdict, type PayoutWindow } from './queries/verify-payout/verify-payout.query';

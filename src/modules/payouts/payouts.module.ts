@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { loadPayoutsConfig, PayoutsConfig } from './payouts.config';
+import { PayoutsWorker } from './payouts.worker';
 import { ClaimAssets } from './claim-assets';
 import { RefundClaimsController } from './refund-claims.controller';
 import { ReleasePayoutTransfersHandler } from './commands/release-payout-transfers/release-payout-transfers.handler';
@@ -19,12 +21,14 @@ import { VerifyPayoutHandler } from './queries/verify-payout/verify-payout.handl
  * the payout request with the chain's tip (PayoutRequestQuery). It verifies a reported payout transaction on its chain (VerifyPayoutQuery:
  * rails' CheckPayoutQuery judged by judgePayout) and keeps each chain transfer paying one payout at most
  * (TakePayoutTransfersCommand, ReleasePayoutTransfersCommand, in the caller's unit of work; it owns the
- * `refund_payout_transfers` table). It asks rails, providers and invoices on the query bus and imports no
+ * `refund_payout_transfers` table). Its worker (PayoutsWorker) checks the sent payouts on their chains
+ * and tells their owner the outcome through its port (ports/watched-payouts.ts). It asks rails, providers and invoices on the query bus and imports no
  * module above it.
  */
 @Module({
   controllers: [RefundClaimsController],
   providers: [
+    { provide: PayoutsConfig, useFactory: () => loadPayoutsConfig(process.env) },
     ClaimAssets,
     PayoutTransfersRepository,
     PayoutTransfers,
@@ -36,6 +40,7 @@ import { VerifyPayoutHandler } from './queries/verify-payout/verify-payout.handl
     VerifyPayoutHandler,
     TakePayoutTransfersHandler,
     ReleasePayoutTransfersHandler,
+    PayoutsWorker,
   ],
 })
 export class PayoutsModule {}

@@ -1,4 +1,4 @@
-import { judgePayout, pickTransfers } from './payout-verdict';
+import { judgePayout, pickTransfers, txGraceOver } from './payout-verdict';
 
 describe('judgePayout', () => {
   const open = { claimedHeight: '10', seenUnmined: false };
@@ -43,5 +43,13 @@ describe('pickTransfers', () => {
     expect(pickTransfers([t('0', '5'), t('1', '5')], new Set(['0', '1']), '5')).toBeNull();
     expect(pickTransfers([t('0', '4')], new Set(), '5')).toBeNull();
     expect(pickTransfers([], new Set(), '1')).toBeNull();
+  });
+});
+
+describe('txGraceOver', () => {
+  it('is over at, not before, the grace', () => {
+    const since = new Date('2026-11-28T10:00:00Z');
+    expect(txGraceOver(since, new Date('2026-11-28T10:09:59.999Z'), 600)).toBe(false);
+    expect(txGraceOver(since, new Date('2026-11-28T10:10:00Z'), 600)).toBe(true);
   });
 });

@@ -47,3 +47,8 @@ export function pickTransfers<T extends { output: string; units: string }>(
   }
   return sum >= wanted && picked.length ? picked : null;
 }
+
+/** Whether a transaction the node has not shown since `missingSince` is past the grace (real time, seconds). */
+export function txGraceOver(missingSince: Date, now: Date, graceSeconds: number): boolean {
+  return now.getTime() - missingSince.getTime() >= graceSeconds * 1000;
+}

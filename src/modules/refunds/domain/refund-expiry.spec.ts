@@ -1,4 +1,4 @@
-import { claimExpiresAt, claimOpen, DEFAULT_CLAIM_MINUTES, txGraceOver } from './refund-expiry';
+import { claimExpiresAt, claimOpen, DEFAULT_CLAIM_MINUTES } from './refund-expiry';
 
 describe('claim expiry', () => {
   const now = new Date('2026-11-27T10:00:00Z');
@@ -13,13 +13,5 @@ describe('claim expiry', () => {
     const at = claimExpiresAt(now, 5);
     expect(claimOpen(at, new Date(at.getTime() - 1))).toBe(true);
     expect(claimOpen(at, at)).toBe(false);
-  });
-});
-
-describe('txGraceOver', () => {
-  it('is over at, not before, the grace', () => {
-    const since = new Date('2026-11-28T10:00:00Z');
-    expect(txGraceOver(since, new Date('2026-11-28T10:09:59.999Z'), 600)).toBe(false);
-    expect(txGraceOver(since, new Date('2026-11-28T10:10:00Z'), 600)).toBe(true);
   });
 });

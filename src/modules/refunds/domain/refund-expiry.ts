@@ -11,8 +11,3 @@ export function claimExpiresAt(now: Date, minutes: number | undefined): Date {
 export function claimOpen(expiresAt: Date, now: Date): boolean {
   return now.getTime() < expiresAt.getTime();
 }
-
-/** Whether a transaction the node has not shown since `missingSince` is past the grace (real time, seconds). */
-export function txGraceOver(missingSince: Date, now: Date, graceSeconds: number): boolean {
-  return now.getTime() - missingSince.getTime() >= graceSeconds * 1000;
-}
