@@ -7,6 +7,7 @@ import { manifest as health } from './modules/health/manifest';
 import { manifest as invoices } from './modules/invoices/manifest';
 import { manifest as organizations } from './modules/organizations/manifest';
 import { manifest as payments } from './modules/payments/manifest';
+import { manifest as payouts } from './modules/payouts/manifest';
 import { manifest as products } from './modules/products/manifest';
 import { manifest as providers } from './modules/providers/manifest';
 import { manifest as quotes } from './modules/quotes/manifest';
@@ -42,6 +43,7 @@ export const MODULE_MANIFESTS: readonly ModuleManifest[] = [
   testClock,
   rails,
   refunds,
+  payouts,
   checkout,
   subscriptions,
   managementConsole,

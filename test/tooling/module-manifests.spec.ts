@@ -59,4 +59,16 @@ describe("the modules' manifests (src/modules/<m>/manifest.ts)", () => {
     expect(owners.has('event')).toBe(false);
     expect(owners.get('invoice')).toBe('invoices');
   });
+
+  it('put payouts between rails and refunds: refunds uses payouts, payouts uses rails and never refunds (module-map rules)', () => {
+    const map = moduleMap(ROOT);
+    expect(map.refunds).toContain('payouts');
+    expect(map.refunds).not.toContain('rails');
+    expect(map.payouts).toContain('rails');
+    expect(map.payouts).not.toContain('refunds');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const rules = require('../../.dependency-cruiser.cjs') as { forbidden: Array<{ name: string; to: { pathNot?: string[] } }> };
+    const payoutsRule = rules.forbidden.find((r) => r.name === 'module-map:payouts')!;
+    expect(payoutsRule.to.pathNot).not.toContain('^src/modules/refunds/');
+  });
 });

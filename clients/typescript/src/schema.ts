@@ -908,6 +908,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/test_helpers/refunds/{id}/payout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Simulate a refund's payout (test keys only)
+         * @description For a test-mode refund AWAITING_PAYOUT (the payer named a destination) or SENT. `paid`: the payout arrived in full and the refund is COMPLETED as a payout the chain confirms completes it: refund.updated (reported, with the stand-in transaction `simulated:<refund id>` in payout.tx_hash unless a real one was reported), then refund.completed, and the invoice's refunded_usd grows. `short`: the payout paid the destination less than `payout.amount`, and the refund goes back to AWAITING_PAYOUT as a short payout does (refund.updated, the `payout_mismatch` logged and named in the answer's message); it may be simulated or reported again, or canceled. `paid` on a refund already COMPLETED answers it as it is; any other state is 400 invalid_state_transition (validator.status). Unknown ids and other organizations' refunds: 404. Live keys: 403 live_mode_forbidden. The refund claim page's test control makes the same move with the claim token instead of a key (POST /refund_claims/{token}/test_payout).
+         */
+        post: operations["RefundTestHelpersController_payout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/refund_claims/assets/{file}": {
         parameters: {
             query?: never;
@@ -986,26 +1006,6 @@ export interface paths {
          * @description The claim page's test control (decisions §19, "Test mode"), as the checkout page's test payment is POST /invoices/{id}/test_payment: the claim token is the capability, and only a test-mode refund answers (a live one is 404, as an unknown token is), so it moves no real money and no live refund. The same move as POST /test_helpers/refunds/{id}/payout: `paid` completes a refund AWAITING_PAYOUT or SENT (refund.updated, refund.completed, the invoice's refunded_usd), `short` takes it back to AWAITING_PAYOUT with payout_mismatch (named in the message); `paid` again on a COMPLETED refund answers it as it is; other states: 400 invalid_state_transition. Anonymous rate limit: 429.
          */
         post: operations["RefundClaimsController_testPayout"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/test_helpers/refunds/{id}/payout": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Simulate a refund's payout (test keys only)
-         * @description For a test-mode refund AWAITING_PAYOUT (the payer named a destination) or SENT. `paid`: the payout arrived in full and the refund is COMPLETED as a payout the chain confirms completes it: refund.updated (reported, with the stand-in transaction `simulated:<refund id>` in payout.tx_hash unless a real one was reported), then refund.completed, and the invoice's refunded_usd grows. `short`: the payout paid the destination less than `payout.amount`, and the refund goes back to AWAITING_PAYOUT as a short payout does (refund.updated, the `payout_mismatch` logged and named in the answer's message); it may be simulated or reported again, or canceled. `paid` on a refund already COMPLETED answers it as it is; any other state is 400 invalid_state_transition (validator.status). Unknown ids and other organizations' refunds: 404. Live keys: 403 live_mode_forbidden. The refund claim page's test control makes the same move with the claim token instead of a key (POST /refund_claims/{token}/test_payout).
-         */
-        post: operations["RefundTestHelpersController_payout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3335,6 +3335,15 @@ export interface components {
              */
             tx_hash: string;
         };
+        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
+        SimulateRefundPayoutRequestDto: {
+            /**
+             * @description `paid`: the payout arrived in full, the refund is COMPLETED; `short`: it paid the destination less than the payout, the refund goes back to AWAITING_PAYOUT (payout_mismatch)
+             * @example paid
+             * @enum {string}
+             */
+            result: "paid" | "short";
+        };
         ClaimMethodDto: {
             /** @example prov_ethereum_usdt */
             provider_id: string;
@@ -3451,15 +3460,6 @@ export interface components {
                  */
                 uri: string | null;
             } | null;
-        };
-        /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
-        SimulateRefundPayoutRequestDto: {
-            /**
-             * @description `paid`: the payout arrived in full, the refund is COMPLETED; `short`: it paid the destination less than the payout, the refund goes back to AWAITING_PAYOUT (payout_mismatch)
-             * @example paid
-             * @enum {string}
-             */
-            result: "paid" | "short";
         };
         /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         ClaimRefundRequestDto: {
@@ -8912,6 +8912,126 @@ export interface operations {
             };
         };
     };
+    RefundTestHelpersController_payout: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the service stopped after carrying the request out but before storing its answer, 409 (idempotency_answer_lost). Kept 24 hours. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Refund id (refund_...) of a test-mode refund */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SimulateRefundPayoutRequestDto"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": 200,
+                     *       "data": {
+                     *         "id": "refund_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e20",
+                     *         "invoice_id": "invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00",
+                     *         "status": "COMPLETED",
+                     *         "amount": "10.000000000000000000000000000000",
+                     *         "currency": "USD",
+                     *         "amount_usd": "10.000000000000000000000000000000",
+                     *         "rate": "invoice",
+                     *         "reason": "Order 1234 cancelled",
+                     *         "claim_url": "https://pay.example.com/refund_claims/rc_9J4dQeYk1m2c0sVbUxZr7aLpWnTqHf3o",
+                     *         "expires_at": "2026-11-28 10:00:00",
+                     *         "destination": {
+                     *           "provider_id": "prov_ethereum_usdt",
+                     *           "network": "ETHEREUM",
+                     *           "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+                     *         },
+                     *         "payout": {
+                     *           "provider_id": "prov_ethereum_usdt",
+                     *           "network": "ETHEREUM",
+                     *           "currency": "USDT",
+                     *           "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *           "amount": "10.000000000000000000000000000000",
+                     *           "uri": "ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed&uint256=10000000",
+                     *           "tx_hash": "simulated:refund_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e20",
+                     *           "confirmations": 12,
+                     *           "required_confirmations": 12
+                     *         },
+                     *         "created_at": "2026-11-27 10:00:00",
+                     *         "updated_at": "2026-11-27 10:09:00"
+                     *       },
+                     *       "error": null,
+                     *       "message": "Simulated payout completed the refund",
+                     *       "env": "development",
+                     *       "log": {
+                     *         "request_id": "5f0c6b1e-6a7d-4f0e-9b9c-3a0e4d2f1c11"
+                     *       },
+                     *       "validator": null,
+                     *       "support_id": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SuccessEnvelopeDto"] & {
+                        data: components["schemas"]["RefundDto"];
+                    };
+                };
+            };
+            /** @description Invalid input (per-field messages in validator) or a refused state change */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description API key missing, malformed, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description The key lacks the right (read-only key on a write, live key on a test-only call) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description A request with the same Idempotency-Key is still in flight */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
     RefundClaimsController_asset: {
         parameters: {
             query?: never;
@@ -9242,126 +9362,6 @@ export interface operations {
             };
             /** @description Too many requests; see Retry-After */
             429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    RefundTestHelpersController_payout: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the service stopped after carrying the request out but before storing its answer, 409 (idempotency_answer_lost). Kept 24 hours. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /** @description Refund id (refund_...) of a test-mode refund */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["SimulateRefundPayoutRequestDto"];
-            };
-        };
-        responses: {
-            /** @description Success */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": 200,
-                     *       "data": {
-                     *         "id": "refund_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e20",
-                     *         "invoice_id": "invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00",
-                     *         "status": "COMPLETED",
-                     *         "amount": "10.000000000000000000000000000000",
-                     *         "currency": "USD",
-                     *         "amount_usd": "10.000000000000000000000000000000",
-                     *         "rate": "invoice",
-                     *         "reason": "Order 1234 cancelled",
-                     *         "claim_url": "https://pay.example.com/refund_claims/rc_9J4dQeYk1m2c0sVbUxZr7aLpWnTqHf3o",
-                     *         "expires_at": "2026-11-28 10:00:00",
-                     *         "destination": {
-                     *           "provider_id": "prov_ethereum_usdt",
-                     *           "network": "ETHEREUM",
-                     *           "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
-                     *         },
-                     *         "payout": {
-                     *           "provider_id": "prov_ethereum_usdt",
-                     *           "network": "ETHEREUM",
-                     *           "currency": "USDT",
-                     *           "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *           "amount": "10.000000000000000000000000000000",
-                     *           "uri": "ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed&uint256=10000000",
-                     *           "tx_hash": "simulated:refund_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e20",
-                     *           "confirmations": 12,
-                     *           "required_confirmations": 12
-                     *         },
-                     *         "created_at": "2026-11-27 10:00:00",
-                     *         "updated_at": "2026-11-27 10:09:00"
-                     *       },
-                     *       "error": null,
-                     *       "message": "Simulated payout completed the refund",
-                     *       "env": "development",
-                     *       "log": {
-                     *         "request_id": "5f0c6b1e-6a7d-4f0e-9b9c-3a0e4d2f1c11"
-                     *       },
-                     *       "validator": null,
-                     *       "support_id": null
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SuccessEnvelopeDto"] & {
-                        data: components["schemas"]["RefundDto"];
-                    };
-                };
-            };
-            /** @description Invalid input (per-field messages in validator) or a refused state change */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description API key missing, malformed, unknown or revoked */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description The key lacks the right (read-only key on a write, live key on a test-only call) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description A request with the same Idempotency-Key is still in flight */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };

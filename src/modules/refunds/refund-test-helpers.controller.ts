@@ -7,14 +7,15 @@ import { scopeOf } from '../../shared/auth/request-context';
 import { ApiEnvelope, ApiErrors } from '../../shared/http/api-docs';
 import { EnvelopeReply, reply } from '../../shared/http/envelope';
 import { Idempotent } from '../../shared/idempotency/idempotency';
-import { SimulatedPayout, SimulatedPayoutResult, SimulateRefundPayoutCommand } from './commands/simulate-refund-payout/simulate-refund-payout.command';
-import { REFUND_EXAMPLE, REFUND_SIMULATED_PAID_EXAMPLE, RefundDto, SimulateRefundPayoutRequestDto } from './dto/refund.dto';
+import {
+  SimulatedPayout,
+  simulatedMessage,
+  SimulatedPayoutResult,
+  SimulateRefundPayoutCommand,
+} from './commands/simulate-refund-payout/simulate-refund-payout.command';
+import { SimulateRefundPayoutRequestDto } from '../payouts';
+import { REFUND_EXAMPLE, REFUND_SIMULATED_PAID_EXAMPLE, RefundDto } from './dto/refund.dto';
 import { RefundView, refundView } from './dto/refund.views';
-
-/** The answer's message: what the simulated payout did (a short one names its payout_mismatch). */
-export function simulatedMessage(done: SimulatedPayout): string {
-  return done.mismatch ? `Simulated payout taken back (payout_mismatch): ${done.mismatch}` : 'Simulated payout completed the refund';
-}
 
 /**
  * Test mode only (decisions §19, "Test mode"): the merchant finishes a refund's payout where the

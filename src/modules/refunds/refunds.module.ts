@@ -1,54 +1,61 @@
 import { Inject, Module, OnModuleInit } from '@nestjs/common';
-import { ClaimAssets } from './claim-assets';
+import { ExpireClaimsHandler } from './commands/expire-claims/expire-claims.handler';
+import { ForgetReleasedPayoutHandler } from './commands/record-payout-check/forget-released-payout.handler';
+import { RecordPayoutCheckHandler } from './commands/record-payout-check/record-payout-check.handler';
+import { GetSentPayoutHandler } from './queries/watched-payouts/get-sent-payout.handler';
+import { ListReleasedPayoutsHandler } from './queries/watched-payouts/list-released-payouts.handler';
+import { ListSentPayoutsHandler } from './queries/watched-payouts/list-sent-payouts.handler';
 import { CancelRefundHandler } from './commands/cancel-refund/cancel-refund.handler';
 import { ClaimRefundHandler } from './commands/claim-refund/claim-refund.handler';
 import { CreateRefundHandler } from './commands/create-refund/create-refund.handler';
 import { RefundEvents } from './commands/refund-events';
 import { ReportRefundSentHandler } from './commands/report-refund-sent/report-refund-sent.handler';
-import { PayoutMethods } from './payout-methods';
-import { PayoutTransfers } from './payout-transfers';
 import { RefundsRepository } from './persistence/refunds.repository';
 import { GetRefundClaimHandler } from './queries/get-refund-claim/get-refund-claim.handler';
 import { GetRefundHandler } from './queries/get-refund/get-refund.handler';
 import { ListRefundsHandler } from './queries/list-refunds/list-refunds.handler';
 import { RefundFiguresHandler } from './queries/refund-figures/refund-figures.handler';
-import { RefundClaimsController } from './refund-claims.controller';
-import { RefundPayoutsWorker } from './refund-payouts.worker';
 import { RefundsController } from './refunds.controller';
 import { RefundTestHelpersController } from './refund-test-helpers.controller';
+import { SimulateClaimPayoutHandler } from './commands/simulate-refund-payout/simulate-claim-payout.handler';
 import { SimulateRefundPayoutHandler } from './commands/simulate-refund-payout/simulate-refund-payout.handler';
-import { loadRefundsConfig, RefundsConfig } from './refunds.config';
 import { TransactionRunner } from '../../shared/db/transaction-runner';
 import { OtherModeIds } from '../../shared/ids/other-mode-ids';
 
 /**
- * Refunds (decisions §19, docs/refunds.md): the merchant's refunds of an invoice's completed payments,
- * the payer's claim (page and keyless call), the payout check on the chain and the claims' expiry
- * (RefundPayoutsWorker) and, in test mode, the simulated payout (SimulateRefundPayoutCommand: the test
- * helper and the claim page's control). Uses invoices (GetPayableInvoiceQuery, ListInvoicePaymentsQuery,
- * GetInvoiceQuery for the claim page's merchant and items), providers (catalog, terms, GetProvidersQuery), rates (RatesAsOfQuery) and rails (ListPayoutRailsQuery, CheckPayoutQuery, PayoutChainTipQuery), all
- * through the query bus; keeps the invoice's refunded_usd through SetInvoiceRefundedCommand and answers
- * the dashboard's GetRefundFiguresQuery (analytics); owns the `refunds` and `refund_payout_transfers` tables.
+ * Refunds (decisions §19, docs/refunds.md): refund policy. The merchant's refunds of an invoice's
+ * completed payments (amounts, rates, states), the refund's side of the payer's claim (the coin amount
+ * fixed at the refund's rates) and, in test mode, the simulated payout (SimulateRefundPayoutCommand).
+ * The payout machinery is the payouts module's: refunds asks it for the claim token, the methods, the
+ * destination's check and payout request, a report's verification and the transfers a payout holds,
+ * and answers its ports (the claim page's GetPayoutClaimQuery, ClaimPayoutCommand,
+ * SimulateClaimPayoutCommand; the payout worker's sent and released payouts, RecordPayoutCheckCommand,
+ * ExpireDueClaimsCommand). Uses invoices (GetPayableInvoiceQuery, ListInvoicePaymentsQuery,
+ * GetInvoiceQuery for the claim page's merchant and items), providers and rates on the query bus; keeps
+ * the invoice's refunded_usd through SetInvoiceRefundedCommand and answers the dashboard's
+ * GetRefundFiguresQuery (analytics); owns the `refunds` table.
  */
 @Module({
-  controllers: [RefundsController, RefundClaimsController, RefundTestHelpersController],
+  controllers: [RefundsController, RefundTestHelpersController],
   providers: [
-    { provide: RefundsConfig, useFactory: () => loadRefundsConfig(process.env) },
     RefundsRepository,
     RefundEvents,
-    PayoutMethods,
-    PayoutTransfers,
-    ClaimAssets,
     CreateRefundHandler,
     CancelRefundHandler,
     ClaimRefundHandler,
     ReportRefundSentHandler,
     SimulateRefundPayoutHandler,
+    SimulateClaimPayoutHandler,
     GetRefundHandler,
     ListRefundsHandler,
     GetRefundClaimHandler,
     RefundFiguresHandler,
-    RefundPayoutsWorker,
+    ExpireClaimsHandler,
+    ListSentPayoutsHandler,
+    GetSentPayoutHandler,
+    RecordPayoutCheckHandler,
+    ListReleasedPayoutsHandler,
+    ForgetReleasedPayoutHandler,
   ],
 })
 export class RefundsModule implements OnModuleInit {

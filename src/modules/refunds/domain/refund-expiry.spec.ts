@@ -1,4 +1,4 @@
-import { claimExpiresAt, claimOpen, DEFAULT_CLAIM_MINUTES, judgePayout, pickTransfers, txGraceOver } from './refund-expiry';
+import { claimExpiresAt, claimOpen, DEFAULT_CLAIM_MINUTES } from './refund-expiry';
 
 describe('claim expiry', () => {
   const now = new Date('2026-11-27T10:00:00Z');
@@ -13,59 +13,5 @@ describe('claim expiry', () => {
     const at = claimExpiresAt(now, 5);
     expect(claimOpen(at, new Date(at.getTime() - 1))).toBe(true);
     expect(claimOpen(at, at)).toBe(false);
-  });
-});
-
-describe('judgePayout', () => {
-  const open = { claimedHeight: '10', seenUnmined: false };
-  it.each([
-    [{ state: 'mined' as const, blockNumber: '11', paidUnits: '6666666' }, '6666666', 'paid'],
-    [{ state: 'mined' as const, blockNumber: '11', paidUnits: '6666667' }, '6666666', 'paid'],
-    [{ state: 'mined' as const, blockNumber: '11', paidUnits: '6666665' }, '6666666', 'short'],
-    [{ state: 'mined' as const, blockNumber: '11', paidUnits: '0' }, '1', 'short'],
-    // 18-decimal amounts beyond a JS number's exact range are compared exactly.
-    [{ state: 'mined' as const, blockNumber: '11', paidUnits: '33333333333333332' }, '33333333333333333', 'short'],
-    [{ state: 'failed' as const, blockNumber: '11' }, '1', 'failed'],
-  ])('%j against %s units is %s', (check, units, want) => {
-    expect(judgePayout(check, units, open)).toBe(want);
-  });
-
-  it.each([
-    // Mined after the block the destination was set at: a payout of this refund.
-    ['11', { claimedHeight: '10', seenUnmined: false }, 'paid'],
-    // In that block or before: an older transaction to the address.
-    ['10', { claimedHeight: '10', seenUnmined: false }, 'too_early'],
-    ['1', { claimedHeight: '10', seenUnmined: false }, 'too_early'],
-    // Seen unmined after the claim: new, whatever block it lands in.
-    ['10', { claimedHeight: '10', seenUnmined: true }, 'paid'],
-    // Claimed before heights were recorded.
-    ['1', { claimedHeight: null, seenUnmined: false }, 'paid'],
-  ])('a payout in block %s with %j is %s', (block, window, want) => {
-    expect(judgePayout({ state: 'mined', blockNumber: block, paidUnits: '5' }, '5', window)).toBe(want);
-  });
-
-  it('compares heights exactly beyond a JS number', () => {
-    expect(
-      judgePayout({ state: 'mined', blockNumber: '9007199254740993', paidUnits: '5' }, '5', { claimedHeight: '9007199254740992', seenUnmined: false }),
-    ).toBe('paid');
-  });
-});
-
-describe('pickTransfers', () => {
-  const t = (output: string, units: string) => ({ output, units });
-  it('takes transfers in order until the payout is reached, leaving out those another refund holds', () => {
-    expect(pickTransfers([t('0', '3'), t('1', '3'), t('2', '3')], new Set(), '5')).toEqual([t('0', '3'), t('1', '3')]);
-    expect(pickTransfers([t('0', '5'), t('1', '5')], new Set(['0']), '5')).toEqual([t('1', '5')]);
-    expect(pickTransfers([t('0', '5'), t('1', '5')], new Set(['0', '1']), '5')).toBeNull();
-    expect(pickTransfers([t('0', '4')], new Set(), '5')).toBeNull();
-    expect(pickTransfers([], new Set(), '1')).toBeNull();
-  });
-});
-
-describe('txGraceOver', () => {
-  it('is over at, not before, the grace', () => {
-    const since = new Date('2026-11-28T10:00:00Z');
-    expect(txGraceOver(since, new Date('2026-11-28T10:09:59.999Z'), 600)).toBe(false);
-    expect(txGraceOver(since, new Date('2026-11-28T10:10:00Z'), 600)).toBe(true);
   });
 });

@@ -1,5 +1,7 @@
 import { fromDb, renderAmount } from '../../../shared/money/money';
 import { formatTimestamp } from '../../../shared/time/time';
+import { claimUrl, type ClaimMethodView, type ClaimStatus, type PayoutClaimView } from '../../payouts';
+import type { RefundStatus } from '../domain/refund-status';
 import type { RefundRow } from '../persistence/refunds.repository';
 
 /** Where the payer asked the refund to be sent. */
@@ -49,12 +51,6 @@ export interface RefundPage {
   has_more: boolean;
 }
 
-/** The claim page's address: absolute under PUBLIC_BASE_URL, else a path. */
-export function claimUrl(token: string): string {
-  const base = process.env.PUBLIC_BASE_URL?.trim().replace(/\/+$/, '') ?? '';
-  return `${base}/refund_claims/${encodeURIComponent(token)}`;
-}
-
 export function payoutView(r: RefundRow): RefundPayoutView | null {
   if (!r.address || !r.provider_id || !r.network || !r.payout_currency || r.payout_amount === null) return null;
   return {
@@ -89,24 +85,15 @@ export function refundView(r: RefundRow): RefundView {
   };
 }
 
-/** A payout method the payer may choose on the claim. */
-export interface ClaimMethodView {
-  provider_id: string;
-  name: string;
-  network: string;
-  currency: string;
-}
+export type { ClaimMethodView };
 
-/** The claim as the payer sees it (no key: the token is the capability); no reason, no invoice internals. */
-export interface RefundClaimView {
-  status: string;
-  amount: string;
-  currency: string;
-  amount_usd: string;
-  expires_at: string;
-  methods: ClaimMethodView[];
-  payout: Omit<RefundPayoutView, 'tx_hash' | 'confirmations' | 'required_confirmations'> | null;
-}
+// The claim page's states (payouts' CLAIM_STATUSES) are the refund's statuses: this fails to compile when they part.
+type SameStates<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const claimStatesAreRefundStatuses: SameStates<ClaimStatus, RefundStatus> = true;
+void claimStatesAreRefundStatuses;
+
+/** The claim as the payer sees it (payouts' claim contract): no reason, no invoice internals. */
+export type RefundClaimView = PayoutClaimView;
 
 export function claimView(r: RefundRow, methods: ClaimMethodView[]): RefundClaimView {
   const payout = payoutView(r);

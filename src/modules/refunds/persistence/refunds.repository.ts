@@ -260,11 +260,10 @@ export class RefundsRepository {
 
   /**
    * The reported transaction does not pay the refund (or left the node for longer than the grace): the
-   * refund waits for a payout again and holds no transfer. `released` keeps a transaction taken back
+   * refund waits for a payout again (its caller releases the transfers it held, ReleasePayoutTransfersCommand). `released` keeps a transaction taken back
    * after the grace in view (`releasedPayouts`).
    */
   async clearSent(m: EntityManager, id: string, now: Date, released: { txHash: string; at: Date } | null = null): Promise<RefundRow> {
-    await m.query(`DELETE FROM refund_payout_transfers WHERE refund_id = $1`, [id]);
     const rows = returned(
       await m.query(
         `UPDATE refunds SET status = 'AWAITING_PAYOUT', tx_hash = NULL, sent_at = NULL, confirmations = 0, tx_seen_unmined = false, tx_missing_since = NULL,
@@ -300,34 +299,6 @@ export class RefundsRepository {
   async setConfirmations(m: EntityManager, id: string, confirmations: number, now: Date): Promise<RefundRow> {
     const rows = returned(await m.query(`UPDATE refunds SET confirmations = $2, updated_at = $3 WHERE id = $1 RETURNING ${COLUMNS}`, [id, confirmations, now]));
     return rows[0];
-  }
-
-  /**
-   * The transfers of a transaction on a network that pay a refund, whichever organization's or mode's:
-   * a transfer pays one refund anywhere. Read only to leave them out (never shown to anyone).
-   */
-  async heldTransfers(m: EntityManager, network: string, txHash: string): Promise<Array<{ output: string; refund_id: string }>> {
-    return m.query(`SELECT output, refund_id FROM refund_payout_transfers WHERE network = $1 AND tx_hash = $2 FOR UPDATE`, [network, txHash]);
-  }
-
-  /**
-   * The refund takes the transfers that pay it (in its completing unit of work). A transfer another
-   * refund took a moment before fails the primary key (23505), and the caller's transaction with it.
-   */
-  async holdTransfers(
-    m: EntityManager,
-    row: Pick<RefundRow, 'id' | 'organization_id' | 'mode' | 'network'>,
-    txHash: string,
-    transfers: ReadonlyArray<{ output: string; units: string }>,
-    now: Date,
-  ): Promise<void> {
-    for (const t of transfers) {
-      await m.query(
-        `INSERT INTO refund_payout_transfers (network, tx_hash, output, refund_id, organization_id, mode, units, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7::numeric, $8)`,
-        [row.network, txHash, t.output, row.id, row.organization_id, row.mode, t.units, now],
-      );
-    }
   }
 
   /**

@@ -1,39 +1,41 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
-import { InvalidStateTransitionError, NotFoundError, ServiceUnavailableError, ValidationFailedError } from '../../../../shared/errors/domain-error';
+import { InvalidStateTransitionError, NotFoundError, ValidationFailedError } from '../../../../shared/errors/domain-error';
 import type { Currency } from '../../../../shared/money/currency';
 import { fromDb, renderAmount } from '../../../../shared/money/money';
 import { Clock } from '../../../../shared/time/clock';
 import { formatTimestamp } from '../../../../shared/time/time';
 import { canonicalProviderId, GetProviderTermsQuery } from '../../../providers';
-import { CheckPayoutAddressQuery, PayoutChainTipQuery, PayoutUriQuery } from '../../../rails';
+import { CheckPayoutDestinationQuery, ClaimPayoutCommand, ListPayoutMethodsQuery, PayoutRequestQuery } from '../../../payouts';
 import { PricingRatesQuery, RatesAsOfQuery } from '../../../rates';
 import { payoutAmount, toUnits } from '../../domain/refund-amounts';
 import { claimOpen } from '../../domain/refund-expiry';
 import { allowedRefundTargets } from '../../domain/refund-status';
 import { claimView, RefundClaimView } from '../../dto/refund.views';
 import { RefundsRepository } from '../../persistence/refunds.repository';
-import { PayoutMethods } from '../../payout-methods';
 import { RefundEvents, scopeOfRow } from '../refund-events';
-import { ClaimRefundCommand } from './claim-refund.command';
 
-@CommandHandler(ClaimRefundCommand)
-export class ClaimRefundHandler implements ICommandHandler<ClaimRefundCommand> {
+/**
+ * Answers payouts' claim route (ClaimPayoutCommand): the payer names where the refund goes. Payouts
+ * checks the method and the address and gives the payout request and the chain's tip; the coin amount
+ * is fixed here, at the refund's rates.
+ */
+@CommandHandler(ClaimPayoutCommand)
+export class ClaimRefundHandler implements ICommandHandler<ClaimPayoutCommand> {
   constructor(
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(QueryBus) private readonly queries: QueryBus,
     @Inject(RefundsRepository) private readonly refunds: RefundsRepository,
     @Inject(RefundEvents) private readonly events: RefundEvents,
-    @Inject(PayoutMethods) private readonly methods: PayoutMethods,
     @Inject(Clock) private readonly clock: Clock,
   ) {}
 
-  async execute({ token, providerId, address }: ClaimRefundCommand): Promise<RefundClaimView> {
+  async execute({ token, providerId, address }: ClaimPayoutCommand): Promise<RefundClaimView> {
     const found = await this.refunds.findByToken(this.tx.manager, token);
     if (!found) throw new NotFoundError('refund claim');
     const scope = scopeOfRow(found);
-    const methods = await this.methods.forInvoice(scope, found.invoice_id);
+    const methods = await this.queries.execute(new ListPayoutMethodsQuery(scope, found.invoice_id));
     const wanted = canonicalProviderId(providerId);
     // The same destination sent again (a retried request): the claim as it is.
     if (found.status !== 'AWAITING_DESTINATION' && found.provider_id === wanted && found.address?.toLowerCase() === address.trim().toLowerCase()) {
@@ -46,13 +48,9 @@ export class ClaimRefundHandler implements ICommandHandler<ClaimRefundCommand> {
     if (!claimOpen(found.expires_at, now)) {
       throw new ValidationFailedError({ token: `the claim expired at ${formatTimestamp(found.expires_at)}` }, 'This refund claim has expired', 'claim_expired');
     }
-    const method = methods.find((m) => m.provider_id === wanted);
-    if (!method) {
-      throw new ValidationFailedError({ provider_id: `must be one of ${methods.map((m) => m.provider_id).join(', ') || '(no payout method is configured)'}` });
-    }
-    // The payout facts of the network (address form, URI standard) are its rail adapter's.
-    const checked = await this.queries.execute(new CheckPayoutAddressQuery(scope.mode, method.network, address));
-    if (!checked.ok) throw new ValidationFailedError({ address: checked.problem });
+    // The method among those offered and the address for its network (payouts asks the rail adapter).
+    const checked = await this.queries.execute(new CheckPayoutDestinationQuery(scope.mode, methods, wanted, address));
+    const method = checked.method;
 
     const rates =
       found.rate === 'invoice'
@@ -62,13 +60,9 @@ export class ClaimRefundHandler implements ICommandHandler<ClaimRefundCommand> {
     if (!amount) throw new ValidationFailedError({ provider_id: `the refund is less than one smallest unit of ${method.currency}` });
     const units = toUnits(amount, method.decimals);
     const terms = await this.queries.execute(new GetProviderTermsQuery(scope, method.provider_id));
-    const uri = await this.queries.execute(
-      new PayoutUriQuery(scope.mode, method.rail?.network ?? method.network, checked.address, units, amount.toFixed(method.decimals), method.rail),
-    );
-    // The chain's tip now: the payout must be mined after it (an older transaction to the address is no payout).
-    // Test mode without a rail on the network: no chain to ask; the merchant simulates the payout.
-    const tip = method.rail ? await this.queries.execute(new PayoutChainTipQuery(scope.mode, method.rail.network)) : null;
-    if (method.rail && tip === null) throw new ServiceUnavailableError(`The ${method.network} node does not answer right now; try again shortly`);
+    // The payment request for the merchant's wallet, and the chain's tip now: the payout must be mined
+    // after it (503 when the network's node does not answer; none asked in test mode without a rail).
+    const request = await this.queries.execute(new PayoutRequestQuery(scope.mode, method, checked.address, units, amount.toFixed(method.decimals)));
 
     return this.tx.run(async (m) => {
       const before = await this.refunds.findByToken(m, token, true);
@@ -86,11 +80,11 @@ export class ClaimRefundHandler implements ICommandHandler<ClaimRefundCommand> {
           address: checked.address,
           payout_amount: renderAmount(amount),
           payout_units: units,
-          payout_uri: uri,
+          payout_uri: request.uri,
           chain_id: method.rail?.chainId ?? null,
           token_contract: method.rail?.token ?? null,
           required_confirmations: Math.max(1, terms?.requiredConfirmations ?? 1),
-          claimed_height: tip,
+          claimed_height: request.claimedHeight,
         },
         now,
       );

@@ -1,12 +1,12 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
-import { randomBytes } from 'node:crypto';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { NotFoundError } from '../../../../shared/errors/domain-error';
 import { newId } from '../../../../shared/ids/ids';
 import { fromDb, renderAmount } from '../../../../shared/money/money';
 import { Clock } from '../../../../shared/time/clock';
 import { GetPayableInvoiceQuery, ListInvoicePaymentsQuery } from '../../../invoices';
+import { newClaimToken } from '../../../payouts';
 import { RatesAsOfQuery } from '../../../rates';
 import { planRefund, refundableUsd } from '../../domain/refund-amounts';
 import { claimExpiresAt } from '../../domain/refund-expiry';
@@ -70,7 +70,7 @@ export class CreateRefundHandler implements ICommandHandler<CreateRefundCommand>
           rate_usd: renderAmount(rateUsd),
           rates_snapshot_id: rates.snapshotId,
           reason: input.reason,
-          claim_token: `rc_${randomBytes(24).toString('base64url')}`,
+          claim_token: newClaimToken(),
           expires_at: claimExpiresAt(now, input.expiresInMinutes),
         },
         now,

@@ -1,16 +1,21 @@
 import { Inject } from '@nestjs/common';
-import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
+import { CommandBus, CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { NotFoundError, ValidationFailedError } from '../../../../shared/errors/domain-error';
 import { Clock } from '../../../../shared/time/clock';
-import { CheckPayoutQuery, PayoutTransactionIdQuery, type PayoutTransferSeen } from '../../../rails';
-import { judgePayout } from '../../domain/refund-expiry';
+import {
+  CheckPayoutTransactionIdQuery,
+  PayoutTransfersTakenError,
+  type PayoutTransferSeen,
+  TakePayoutTransfersCommand,
+  VerifyPayoutQuery,
+} from '../../../payouts';
 import { TxNotFoundError } from '../../domain/refund.errors';
 import { moveRefund } from '../../domain/refund-status';
 import { RefundView, refundView } from '../../dto/refund.views';
 import { RefundsRepository, type SentReport } from '../../persistence/refunds.repository';
 import { RefundEvents } from '../refund-events';
-import { mismatchOf, PayoutTransfers, transferRace } from '../../payout-transfers';
+import { mismatchOf } from '../../payout-mismatch';
 import { ReportRefundSentCommand } from './report-refund-sent.command';
 
 @CommandHandler(ReportRefundSentCommand)
@@ -20,7 +25,7 @@ export class ReportRefundSentHandler implements ICommandHandler<ReportRefundSent
     @Inject(QueryBus) private readonly queries: QueryBus,
     @Inject(RefundsRepository) private readonly refunds: RefundsRepository,
     @Inject(RefundEvents) private readonly events: RefundEvents,
-    @Inject(PayoutTransfers) private readonly transfers: PayoutTransfers,
+    @Inject(CommandBus) private readonly commands: CommandBus,
     @Inject(Clock) private readonly clock: Clock,
   ) {}
 
@@ -29,7 +34,7 @@ export class ReportRefundSentHandler implements ICommandHandler<ReportRefundSent
     if (!found) throw new NotFoundError('refund');
     // The form of a transaction id is the network's rail adapter's (normalised as its node reads it).
     const given = txHash.trim().toLowerCase();
-    const checked = found.network ? await this.queries.execute(new PayoutTransactionIdQuery(scope.mode, found.network, given)) : null;
+    const checked = found.network ? await this.queries.execute(new CheckPayoutTransactionIdQuery(scope.mode, found.network, given)) : null;
     const hash = checked?.ok ? checked.id : given;
     // The same report again (a retried request): the refund as it is.
     if ((found.status === 'SENT' || found.status === 'COMPLETED') && found.tx_hash === hash) return refundView(found);
@@ -37,7 +42,12 @@ export class ReportRefundSentHandler implements ICommandHandler<ReportRefundSent
     if (!checked?.ok) throw new ValidationFailedError({ tx_hash: checked?.problem ?? 'must be a transaction hash' });
 
     // What the chain says now (decisions §19, "What a payout report must prove").
-    const check = await this.queries.execute(new CheckPayoutQuery(scope.mode, found.network!, hash, found.address!, found.token_contract));
+    const check = await this.queries.execute(
+      new VerifyPayoutQuery(scope.mode, found.network!, hash, found.address!, found.token_contract, found.payout_units!, {
+        claimedHeight: found.claimed_height,
+        seenUnmined: false,
+      }),
+    );
     const report: SentReport = { txHash: hash, confirmations: 0, seenUnmined: false, missingSince: null };
     let paying: PayoutTransferSeen[] | null = null;
     if (check.state === 'unknown') {
@@ -48,10 +58,9 @@ export class ReportRefundSentHandler implements ICommandHandler<ReportRefundSent
     } else if (check.state === 'pending') {
       // Seen unmined now, after the destination was set: new, whatever block it lands in.
       report.seenUnmined = true;
-    } else if (check.state === 'failed' || check.state === 'mined') {
-      const verdict = judgePayout(check, found.payout_units!, { claimedHeight: found.claimed_height, seenUnmined: false });
-      if (verdict !== 'paid') throw mismatchOf(verdict, found);
-      paying = check.state === 'mined' ? check.transfers : null;
+    } else if (check.state === 'judged') {
+      if (check.verdict !== 'paid') throw mismatchOf(check.verdict, found);
+      paying = check.transfers;
       report.confirmations = check.confirmations;
     }
     // `unavailable` (no node answers now): taken as it is, the worker checks it when the node answers.
@@ -63,14 +72,17 @@ export class ReportRefundSentHandler implements ICommandHandler<ReportRefundSent
         if ((before.status === 'SENT' || before.status === 'COMPLETED') && before.tx_hash === hash) return refundView(before);
         moveRefund(before.status, 'SENT');
         // Shown to pay this refund: it takes its transfers now (or learns that another refund holds them).
-        if (paying) await this.transfers.take(m, before, hash, paying, this.clock.now());
+        if (paying) {
+          const payout = { id: before.id, organization_id: before.organization_id, mode: before.mode, network: before.network! };
+          await this.commands.execute(new TakePayoutTransfersCommand(m, payout, before.payout_units!, hash, paying, this.clock.now()));
+        }
         const after = await this.refunds.setSent(m, before.id, report, await this.clock.nowFor(scope, m));
         await this.events.changed(m, before, after);
         return refundView(after);
       });
     } catch (e) {
       // Another refund took the same transfers at the same moment.
-      if (transferRace(e)) throw mismatchOf('taken', found);
+      if (e instanceof PayoutTransfersTakenError) throw mismatchOf('taken', found);
       throw e;
     }
   }

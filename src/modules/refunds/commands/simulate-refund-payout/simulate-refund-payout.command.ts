@@ -2,8 +2,9 @@ import { Command } from '@nestjs/cqrs';
 import type { Scope } from '../../../../shared/auth/request-context';
 import type { RefundRow } from '../../persistence/refunds.repository';
 
-export const SIMULATED_PAYOUT_RESULTS = ['paid', 'short'] as const;
-export type SimulatedPayoutResult = (typeof SIMULATED_PAYOUT_RESULTS)[number];
+import type { SimulatedPayoutResult } from '../../../payouts';
+
+export type { SimulatedPayoutResult };
 
 /**
  * Which refund: the merchant's (its test key's scope and the refund id) or the payer's (the claim
@@ -16,6 +17,11 @@ export interface SimulatedPayout {
   row: RefundRow;
   /** The payout_mismatch reason of a short payout (null when paid, or repeated on a completed refund). */
   mismatch: string | null;
+}
+
+/** The answer's message: what the simulated payout did (a short one names its payout_mismatch). */
+export function simulatedMessage(done: SimulatedPayout): string {
+  return done.mismatch ? `Simulated payout taken back (payout_mismatch): ${done.mismatch}` : 'Simulated payout completed the refund';
 }
 
 /**

@@ -7,7 +7,8 @@ import { fromDb } from '../../../../shared/money/money';
 import { Clock } from '../../../../shared/time/clock';
 import { SetInvoiceRefundedCommand } from '../../../invoices';
 import { allowedRefundTargets } from '../../domain/refund-status';
-import { mismatchOf } from '../../payout-transfers';
+import { ReleasePayoutTransfersCommand } from '../../../payouts';
+import { mismatchOf } from '../../payout-mismatch';
 import { type RefundRow, RefundsRepository } from '../../persistence/refunds.repository';
 import { RefundEvents, scopeOfRow } from '../refund-events';
 import { SimulatedPayout, SimulatedPayoutTarget, SimulateRefundPayoutCommand } from './simulate-refund-payout.command';
@@ -61,6 +62,7 @@ export class SimulateRefundPayoutHandler implements ICommandHandler<SimulateRefu
       }
       // Short: taken back to AWAITING_PAYOUT as the worker takes back a payout that pays the destination less.
       const mismatch = `the transaction ${mismatchOf('short', sent).fields?.tx_hash ?? 'does not pay the refund'}`;
+      await this.commands.execute(new ReleasePayoutTransfersCommand(m, sent.id));
       const after = await this.refunds.clearSent(m, sent.id, now);
       this.logger.warn({
         msg: 'reported refund payout taken back',

@@ -2,26 +2,25 @@ import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { GetInvoiceQuery } from '../../../invoices';
+import { ClaimContextView, GetPayoutClaimQuery, ListPayoutMethodsQuery, PayoutClaimState } from '../../../payouts';
 import { scopeOfRow } from '../../commands/refund-events';
 import { claimView } from '../../dto/refund.views';
-import { PayoutMethods } from '../../payout-methods';
 import { RefundsRepository } from '../../persistence/refunds.repository';
-import { ClaimContextView, GetRefundClaimQuery, RefundClaimState } from './get-refund-claim.query';
 
-@QueryHandler(GetRefundClaimQuery)
-export class GetRefundClaimHandler implements IQueryHandler<GetRefundClaimQuery> {
+/** Answers payouts' claim page (GetPayoutClaimQuery): a refund as its payer sees it through the claim token. */
+@QueryHandler(GetPayoutClaimQuery)
+export class GetRefundClaimHandler implements IQueryHandler<GetPayoutClaimQuery> {
   constructor(
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(QueryBus) private readonly queries: QueryBus,
     @Inject(RefundsRepository) private readonly refunds: RefundsRepository,
-    @Inject(PayoutMethods) private readonly methods: PayoutMethods,
   ) {}
 
-  async execute({ token }: GetRefundClaimQuery): Promise<RefundClaimState | null> {
+  async execute({ token }: GetPayoutClaimQuery): Promise<PayoutClaimState | null> {
     const row = await this.refunds.findByToken(this.tx.readsFor(null), token);
     if (!row) return null;
     const scope = scopeOfRow(row);
-    const methods = row.status === 'AWAITING_DESTINATION' ? await this.methods.forInvoice(scope, row.invoice_id) : [];
+    const methods = row.status === 'AWAITING_DESTINATION' ? await this.queries.execute(new ListPayoutMethodsQuery(scope, row.invoice_id)) : [];
     // The merchant's name and the invoice's items through the invoice read (as the checkout page shows
     // them): refunds does not read organizations itself. Only the fields a payer sees anyway are kept.
     const invoice = await this.queries.execute(new GetInvoiceQuery(scope, row.invoice_id, ['items', 'items.product', 'organization'], null));

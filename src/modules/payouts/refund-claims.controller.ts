@@ -10,9 +10,7 @@ import { reply } from '../../shared/http/envelope';
 import { clientBucket } from '../../shared/rate-limit/client-address';
 import { LimitDecision, RateLimiter } from '../../shared/rate-limit/rate-limiter';
 import { ClaimAssets } from './claim-assets';
-import { ClaimRefundCommand } from './commands/claim-refund/claim-refund.command';
 import { chooseClaimLanguage, CLAIM_LANGUAGES, ClaimShell, renderClaimMessagePage, renderClaimPage } from './domain/claim-page';
-import { SimulatedPayout, SimulatedPayoutResult, SimulateRefundPayoutCommand } from './commands/simulate-refund-payout/simulate-refund-payout.command';
 import {
   CLAIM_EXAMPLE,
   CLAIM_STATE_EXAMPLE,
@@ -20,10 +18,15 @@ import {
   RefundClaimDto,
   RefundClaimStateDto,
   SimulateRefundPayoutRequestDto,
-} from './dto/refund.dto';
-import { claimView } from './dto/refund.views';
-import { GetRefundClaimQuery, RefundClaimState } from './queries/get-refund-claim/get-refund-claim.query';
-import { simulatedMessage } from './refund-test-helpers.controller';
+} from './dto/claim.dto';
+import {
+  ClaimPayoutCommand,
+  GetPayoutClaimQuery,
+  PayoutClaimState,
+  SimulateClaimPayoutCommand,
+  SimulatedClaimPayout,
+  SimulatedPayoutResult,
+} from './ports/payout-claims';
 
 /** How often the claim page asks for the refund's state while its payout is on the way. */
 export const DEFAULT_CLAIM_POLL_MS = 4000;
@@ -34,7 +37,7 @@ function pollMillis(value: unknown): number {
 }
 
 /** The claim's JSON state as the page polls it. */
-function stateView(claim: RefundClaimState) {
+function stateView(claim: PayoutClaimState) {
   const { mode, ...rest } = claim;
   return { ...rest, test_mode: mode === 'test' };
 }
@@ -47,8 +50,9 @@ const TOKEN_PARAM = ApiParam({
 
 /**
  * The payer's side of a refund, without a key: the claim token in claim_url is the capability
- * (like an invoice id on the checkout). Both routes count against the anonymous rate limit of the
- * payer calls.
+ * (like an invoice id on the checkout). Every route counts against the anonymous rate limit of the
+ * payer calls. The page and the routes are payouts'; what they show and move is asked of the claim's
+ * owner (refunds) through this module's ports (ports/payout-claims.ts).
  */
 @ApiTags('Refunds')
 @Controller('refund_claims')
@@ -132,7 +136,7 @@ export class RefundClaimsController {
       res.status(429).send(renderClaimMessagePage(shell, strings.rate_limited_title, strings.rate_limited_text));
       return;
     }
-    const claim = await this.queries.execute(new GetRefundClaimQuery(token));
+    const claim = await this.queries.execute(new GetPayoutClaimQuery(token));
     if (!claim) {
       res.status(404).send(renderClaimMessagePage(shell, strings.not_found_title, strings.not_found_text));
       return;
@@ -170,7 +174,7 @@ export class RefundClaimsController {
     const decision = await this.limit(req, res);
     if (decision && !decision.allowed) throw new RateLimitedError(decision.resetSeconds);
     res.setHeader('Cache-Control', 'no-store');
-    const claim = await this.queries.execute(new GetRefundClaimQuery(token));
+    const claim = await this.queries.execute(new GetPayoutClaimQuery(token));
     if (!claim) throw new NotFoundError('refund claim');
     return reply(stateView(claim), 'Refund claim');
   }
@@ -199,8 +203,8 @@ export class RefundClaimsController {
   ) {
     const decision = await this.limit(req, res);
     if (decision && !decision.allowed) throw new RateLimitedError(decision.resetSeconds);
-    const done: SimulatedPayout = await this.commands.execute(new SimulateRefundPayoutCommand({ token }, body.result as SimulatedPayoutResult));
-    return reply(claimView(done.row, []), simulatedMessage(done));
+    const done: SimulatedClaimPayout = await this.commands.execute(new SimulateClaimPayoutCommand(token, body.result as SimulatedPayoutResult));
+    return reply(done.claim, done.message);
   }
 
   @Post(':token')
@@ -230,7 +234,7 @@ export class RefundClaimsController {
   async claim(@Param('token') token: string, @Body() body: ClaimRefundRequestDto, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
     const decision = await this.limit(req, res);
     if (decision && !decision.allowed) throw new RateLimitedError(decision.resetSeconds);
-    return reply(await this.commands.execute(new ClaimRefundCommand(token, body.provider_id, body.address)), 'Refund claimed');
+    return reply(await this.commands.execute(new ClaimPayoutCommand(token, body.provider_id, body.address)), 'Refund claimed');
   }
 
   private async limit(req: Request, res: Response): Promise<LimitDecision | null> {

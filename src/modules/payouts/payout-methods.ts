@@ -3,17 +3,11 @@ import { QueryBus } from '@nestjs/cqrs';
 import type { Scope } from '../../shared/auth/request-context';
 import { ListInvoicePaymentsQuery } from '../invoices';
 import { findCatalogProvider, GetProvidersQuery } from '../providers';
-import { ListPayoutRailsQuery, PayoutNetworksQuery, PayoutRail } from '../rails';
-import type { ClaimMethodView } from './dto/refund.views';
-
-export interface PayoutMethod extends ClaimMethodView {
-  /** The rail the payout is checked on; null in test mode for a network without a test rail (the merchant simulates the payout). */
-  rail: PayoutRail | null;
-  decimals: number;
-}
+import { ListPayoutRailsQuery, PayoutNetworksQuery } from '../rails';
+import type { PayoutMethod } from './queries/list-payout-methods/list-payout-methods.query';
 
 /**
- * The ways a payer may take a refund, narrowed to those the invoice was paid through when any of
+ * The ways a payer may take a payout (a refund today), narrowed to those the invoice was paid through when any of
  * them is offered (the payer gets back what they paid with, as BTCPay's refunds offer); else every
  * offered one (an invoice paid by card in test mode, or on a network with no rail now).
  *

@@ -3,10 +3,13 @@ import { IsInt, Max, Min, validateSync } from 'class-validator';
 import { ConfigError } from '../../shared/config/app-config';
 import { toInt } from '../../shared/config/env-transforms';
 
-/** Settings of refunds, read from the environment and checked at start-up. */
-export class RefundsConfig {
+/**
+ * Settings of payouts, read from the environment and checked at start-up. Their names are the ones the
+ * refunds module published before the payout worker moved here (a deployment's settings stay as they are).
+ */
+export class PayoutsConfig {
   /**
-   * How often the refunds worker looks at reported payouts (confirmations, COMPLETED) and expires
+   * How often the payout worker looks at reported payouts (confirmations, COMPLETED) and expires
    * claims past their time, in seconds (0: never; a claim past its time is refused anyway).
    */
   @Transform(toInt)
@@ -27,12 +30,12 @@ export class RefundsConfig {
   REFUND_TX_GRACE_SECONDS = 600;
 }
 
-export function loadRefundsConfig(env: NodeJS.ProcessEnv = process.env): RefundsConfig {
+export function loadPayoutsConfig(env: NodeJS.ProcessEnv = process.env): PayoutsConfig {
   const raw: Record<string, unknown> = {};
-  for (const name of Object.keys(new RefundsConfig())) {
+  for (const name of Object.keys(new PayoutsConfig())) {
     if (env[name] !== undefined && env[name] !== '') raw[name] = env[name];
   }
-  const config = plainToInstance(RefundsConfig, raw);
+  const config = plainToInstance(PayoutsConfig, raw);
   const errors = validateSync(config, { whitelist: false });
   if (errors.length) {
     const lines = errors.map((e) => `  ${e.property}=${JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`);

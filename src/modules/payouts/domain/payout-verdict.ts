@@ -1,0 +1,54 @@
+/**
+ * When a payout may have been made (decisions §19): the chain's tip height when the destination was
+ * set (null for payouts claimed before it was recorded), and whether the node showed the transaction
+ * unmined after that moment. Block times and clocks play no part.
+ */
+export interface PayoutWindow {
+  claimedHeight: string | null;
+  seenUnmined: boolean;
+}
+
+export type PayoutVerdict = 'paid' | 'short' | 'failed' | 'too_early';
+
+/**
+ * What a reported payout transaction shows against the payout: `failed` when it reverted; `too_early`
+ * when it was mined in the block the destination was set at or before (and was not seen unmined after
+ * it): an older transaction to that address is no payout of this claim; `short` when it moved less
+ * than the payout's units to the destination (nothing at all when it pays someone else); `paid` otherwise.
+ */
+export function judgePayout(
+  check: { state: 'failed'; blockNumber: string } | { state: 'mined'; blockNumber: string; paidUnits: string },
+  payoutUnits: string,
+  window: PayoutWindow,
+): PayoutVerdict {
+  if (check.state === 'failed') return 'failed';
+  if (window.claimedHeight !== null && !window.seenUnmined && BigInt(check.blockNumber) <= BigInt(window.claimedHeight)) return 'too_early';
+  return BigInt(check.paidUnits) >= BigInt(payoutUnits) ? 'paid' : 'short';
+}
+
+/**
+ * Which of a transaction's transfers to the destination pay the payout: in their order, leaving out
+ * those another payout holds, until they reach the payout's units (so one transaction with two
+ * transfers to one address can pay two payouts to that address). Null when the free ones fall short.
+ */
+export function pickTransfers<T extends { output: string; units: string }>(
+  transfers: readonly T[],
+  heldByOthers: ReadonlySet<string>,
+  payoutUnits: string,
+): T[] | null {
+  const wanted = BigInt(payoutUnits);
+  const picked: T[] = [];
+  let sum = 0n;
+  for (const t of transfers) {
+    if (sum >= wanted) break;
+    if (heldByOthers.has(t.output) || BigInt(t.units) <= 0n) continue;
+    picked.push(t);
+    sum += BigInt(t.units);
+  }
+  return sum >= wanted && picked.length ? picked : null;
+}
+
+/** Whether a transaction the node has not shown since `missingSince` is past the grace (real time, seconds). */
+export function txGraceOver(missingSince: Date, now: Date, graceSeconds: number): boolean {
+  return now.getTime() - missingSince.getTime() >= graceSeconds * 1000;
+}

@@ -1,0 +1,38 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { PayoutTransferSeen } from '../rails';
+import { pickTransfers } from './domain/payout-verdict';
+import { type PayoutHolder, PayoutTransfersRepository } from './persistence/payout-transfers.repository';
+
+/** A unique violation: another payout took the same transfer in a transaction that committed first. */
+export function transferRace(e: unknown): boolean {
+  const code = (e as { driverError?: { code?: string }; code?: string }).driverError?.code ?? (e as { code?: string }).code;
+  return code === '23505';
+}
+
+/**
+ * Each transfer pays at most one payout (decisions §19, "Once"): a payout takes the transfers that pay
+ * it when they are shown to (a mined transaction that pays the destination enough after the claim),
+ * never on a bare report, so a report that pays nothing holds nothing.
+ */
+@Injectable()
+export class PayoutTransfers {
+  constructor(@Inject(PayoutTransfersRepository) private readonly transfers: PayoutTransfersRepository) {}
+
+  /**
+   * In the caller's unit of work: the payout holds transfers of `txHash` worth its units (true), or
+   * false when the free ones fall short. A payout that holds some already keeps them.
+   */
+  async take(m: EntityManager, payout: PayoutHolder, units: string, txHash: string, seen: readonly PayoutTransferSeen[], now: Date): Promise<boolean> {
+    const held = await this.transfers.held(m, payout.network, txHash);
+    if (held.some((h) => h.refund_id === payout.id)) return true;
+    const picked = pickTransfers(seen, new Set(held.map((h) => h.output)), units);
+    if (!picked) return false;
+    await this.transfers.hold(m, payout, txHash, picked, now);
+    return true;
+  }
+
+  release(m: EntityManager, payoutId: string): Promise<void> {
+    return this.transfers.release(m, payoutId);
+  }
+}

@@ -1,0 +1,46 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { Mode } from '../../../shared/auth/request-context';
+
+/** The payout a transfer pays: its id (a refund's id today, the table's `refund_id`), its organization, mode and network. */
+export interface PayoutHolder {
+  id: string;
+  organization_id: string;
+  mode: Mode;
+  network: string;
+}
+
+/**
+ * The `refund_payout_transfers` table (created by the refunds migrations, owned by payouts since): each
+ * transfer of a chain transaction that pays one payout, keyed by network, transaction and transfer,
+ * whatever the organization and the mode, so a transfer pays one payout anywhere.
+ */
+@Injectable()
+export class PayoutTransfersRepository {
+  /**
+   * The transfers of a transaction on a network that pay a payout, whichever organization's or mode's:
+   * read only to leave them out (never shown to anyone), locked for the caller's unit of work.
+   */
+  async held(m: EntityManager, network: string, txHash: string): Promise<Array<{ output: string; refund_id: string }>> {
+    return m.query(`SELECT output, refund_id FROM refund_payout_transfers WHERE network = $1 AND tx_hash = $2 FOR UPDATE`, [network, txHash]);
+  }
+
+  /**
+   * The payout takes the transfers that pay it (in the caller's unit of work). A transfer another
+   * payout took a moment before fails the primary key (23505), and the caller's transaction with it.
+   */
+  async hold(m: EntityManager, payout: PayoutHolder, txHash: string, transfers: ReadonlyArray<{ output: string; units: string }>, now: Date): Promise<void> {
+    for (const t of transfers) {
+      await m.query(
+        `INSERT INTO refund_payout_transfers (network, tx_hash, output, refund_id, organization_id, mode, units, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7::numeric, $8)`,
+        [payout.network, txHash, t.output, payout.id, payout.organization_id, payout.mode, t.units, now],
+      );
+    }
+  }
+
+  /** The payout holds no transfer any more (its reported transaction was taken back). */
+  async release(m: EntityManager, payoutId: string): Promise<void> {
+    await m.query(`DELETE FROM refund_payout_transfers WHERE refund_id = $1`, [payoutId]);
+  }
+}
