@@ -14,6 +14,7 @@ import { GetInvoiceQuery, ListInvoicesQuery } from '../invoices';
 import { CreateApiKeyCommand, GetOrganizationProfileQuery, ListApiKeysQuery, RevokeApiKeyCommand } from '../organizations';
 import { ConsoleAssets } from './console-assets';
 import { ConsoleAuth, ConsoleSession, LOCKOUT_MS, newToken } from './console-auth.service';
+import { ConsoleExportRoutes } from './exports/console-export-routes';
 import {
   apiKeysPage,
   auditPage,
@@ -98,6 +99,7 @@ export class ConsoleController {
     @Inject(QueryBus) private readonly queries: QueryBus,
     @Inject(CommandBus) private readonly commands: CommandBus,
     @Inject(AppConfig) private readonly config: AppConfig,
+    @Inject(ConsoleExportRoutes) private readonly exportRoutes: ConsoleExportRoutes,
   ) {}
 
   // ---- plumbing ----
@@ -451,6 +453,20 @@ export class ConsoleController {
     if (!key.revoked_at) await this.commands.execute(new RevokeApiKeyCommand(key.prefix, g.scope.organizationId));
     await this.audit(g, req, 'api_key.revoke', key.id);
     await this.renderKeys(g, res, 200, { kind: 'info', text: g.ctx.s.done }, null);
+  }
+
+  @Get(':mode/exports')
+  async exportsPage(@Param('mode') modeText: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const g = await this.signed(req, res, modeText, '/exports', false);
+    if (!g || !this.allowed(g, res, 'exports')) return;
+    this.exportRoutes.page(g.ctx, res);
+  }
+
+  @Get(':mode/exports/:file')
+  async exportCsv(@Param('mode') modeText: string, @Param('file') file: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const g = await this.signed(req, res, modeText, '/exports', false);
+    if (!g || !this.allowed(g, res, 'exports')) return;
+    await this.exportRoutes.csv(g.ctx, g.scope, file, req.query, res);
   }
 
   @Get(':mode/members')

@@ -4,6 +4,9 @@ import { IssueMemberLinkHandler } from './commands/issue-member-link.handler';
 import { ConsoleAssets } from './console-assets';
 import { ConsoleAuth } from './console-auth.service';
 import { ConsoleController } from './console.controller';
+import { ConsoleExportRoutes } from './exports/console-export-routes';
+import { CsvExports } from './exports/csv-exports.service';
+import { ExportsController } from './exports/exports.controller';
 import { ConsoleRepository } from './persistence/console.repository';
 
 /**
@@ -12,7 +15,7 @@ import { ConsoleRepository } from './persistence/console.repository';
  * other modules only through their commands and queries (organizations, invoices, analytics).
  */
 @Module({
-  controllers: [ConsoleController, AuditLogController],
-  providers: [ConsoleRepository, ConsoleAuth, ConsoleAssets, IssueMemberLinkHandler],
+  controllers: [ConsoleController, AuditLogController, ExportsController],
+  providers: [ConsoleRepository, ConsoleAuth, ConsoleAssets, IssueMemberLinkHandler, CsvExports, ConsoleExportRoutes],
 })
 export class ConsoleModule {}

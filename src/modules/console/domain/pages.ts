@@ -1,4 +1,5 @@
 import type { Mode } from '../../../shared/auth/request-context';
+import { exportButton, exportWords } from './export-pages';
 import { html, jsonBlock, SafeHtml } from './html';
 import { may, mayAssign, Role, ROLES } from './roles';
 import type { ConsoleLanguage, ConsoleStrings } from './strings';
@@ -112,6 +113,7 @@ export function page(c: PageContext, title: string, body: SafeHtml, scripts: str
     ['/invoices', s.invoices, true],
     ['/api-keys', s.api_keys, true],
     ['/members', s.members, true],
+    ['/exports', exportWords(c.lang).exports, may(c.member.role, 'exports', c.mode)],
     ['/audit', s.audit_log, may(c.member.role, 'audit_log.read', c.mode)],
   ];
   return html`<!doctype html>
@@ -304,6 +306,13 @@ export function invoicesPage(c: PageContext, rows: InvoiceRow[], f: InvoiceFilte
         <label for="f-to">${s.created_to}</label><input id="f-to" name="created_to" type="date" value="${f.created_to}" />
         <button type="submit">${s.filter}</button>
       </form>
+      ${exportButton(c, 'invoices', {
+        status: f.status,
+        currency: f.currency,
+        customer_email: f.customer_email,
+        created_at_from: f.created_from,
+        created_at_to: f.created_to,
+      })}
       ${
         rows.length === 0
           ? html`<p>${s.no_invoices}</p>`
