@@ -1355,6 +1355,11 @@ export interface components {
             prefix: string;
             /** @description The full key, shown only in this answer */
             key: string;
+            /**
+             * @description A label people gave the key (empty when none)
+             * @example
+             */
+            name: string;
             /** @example 2026-11-21 10:00:00 */
             created_at: string;
         };
@@ -1380,6 +1385,26 @@ export interface components {
             created_at: string;
             /** @example null */
             revoked_at: string | null;
+            /**
+             * @description A label people gave the key (empty when none)
+             * @example Shop backend
+             */
+            name: string;
+            /**
+             * @description Set when the key was rolled: when it stops being accepted
+             * @example null
+             */
+            expires_at: string | null;
+            /**
+             * @description Set when the key was rolled: the key that replaced it
+             * @example null
+             */
+            rolled_to: string | null;
+            /**
+             * @description When a request last used it (at most a minute or two behind)
+             * @example 2026-11-21 10:05:00
+             */
+            last_used_at: string | null;
         };
         RevokedKeyDto: {
             id: string;
@@ -4051,7 +4076,11 @@ export interface operations {
                      *           "mode": "test",
                      *           "read_only": false,
                      *           "created_at": "2026-11-21 10:00:00",
-                     *           "revoked_at": null
+                     *           "revoked_at": null,
+                     *           "name": "Shop backend",
+                     *           "expires_at": null,
+                     *           "rolled_to": null,
+                     *           "last_used_at": "2026-11-21 10:05:00"
                      *         }
                      *       ],
                      *       "error": null,
@@ -4120,6 +4149,7 @@ export interface operations {
                      *         "read_only": true,
                      *         "prefix": "sk_test_Ab12Cd",
                      *         "key": "sk_test_Ab12CdEf34GhIj56KlMn78OpQr90StUvWxYz12",
+                     *         "name": "",
                      *         "created_at": "2026-11-21 10:00:00"
                      *       },
                      *       "error": null,

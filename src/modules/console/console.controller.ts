@@ -11,12 +11,11 @@ import { DomainError } from '../../shared/errors/domain-error';
 import type { OrgId } from '../../shared/ids/ids';
 import { GetDashboardQuery } from '../analytics';
 import { GetInvoiceQuery, ListInvoicesQuery } from '../invoices';
-import { CreateApiKeyCommand, GetOrganizationProfileQuery, ListApiKeysQuery, RevokeApiKeyCommand } from '../organizations';
+import { CreateApiKeyCommand, GetOrganizationProfileQuery, ListApiKeysQuery, RevokeApiKeyCommand, RollApiKeyCommand } from '../organizations';
 import { ConsoleAssets } from './console-assets';
 import { ConsoleAuth, ConsoleSession, LOCKOUT_MS, newToken } from './console-auth.service';
 import { ConsoleExportRoutes } from './exports/console-export-routes';
 import {
-  apiKeysPage,
   auditPage,
   BareContext,
   INVOICE_STATUSES,
@@ -32,6 +31,7 @@ import {
   setPasswordPage,
   signInPage,
 } from './domain/pages';
+import { GRACE_CHOICES, keysPage, keyWords, mayChangeKey } from './domain/key-pages';
 import { Action, isRole, keepsAnOwner, may, mayAssign, Role } from './domain/roles';
 import { chooseConsoleLanguage, ConsoleLanguage, stringsOf } from './domain/strings';
 import { ConsoleRepository, MemberRow } from './persistence/console.repository';
@@ -424,9 +424,16 @@ export class ConsoleController {
     await this.renderKeys(g, res, 200, null, null);
   }
 
-  private async renderKeys(g: Signed, res: Response, status: number, n: Notice, secret: string | null): Promise<void> {
+  private async renderKeys(
+    g: Signed,
+    res: Response,
+    status: number,
+    n: Notice,
+    secret: string | null,
+    rolled: { expires_at: string } | null = null,
+  ): Promise<void> {
     const keys = (await this.queries.execute(new ListApiKeysQuery(g.scope.organizationId))).filter((k) => k.mode === g.scope.mode);
-    res.status(status).send(apiKeysPage(g.ctx, keys, n, secret));
+    res.status(status).send(keysPage(g.ctx, keys, n, secret, rolled));
   }
 
   @FormPost(':mode/api-keys')
@@ -434,8 +441,13 @@ export class ConsoleController {
     const g = await this.signed(req, res, modeText, '/api-keys', true);
     if (!g) return;
     const readOnly = text((req.body as Form).access) !== 'full';
-    if (!this.allowed(g, res, readOnly ? 'api_keys.read_only' : 'api_keys.manage')) return;
-    const issued = await this.commands.execute(new CreateApiKeyCommand(g.scope.organizationId, g.scope.mode, readOnly));
+    if (!this.allowed(g, res, 'api_keys.read_only', mayChangeKey(g.member.role, readOnly, g.scope.mode))) return;
+    const name = text((req.body as Form).name).trim();
+    if (name.length > 100) {
+      await this.renderKeys(g, res, 400, { kind: 'error', text: `${keyWords(g.ctx.lang).name}: 100` }, null);
+      return;
+    }
+    const issued = await this.commands.execute(new CreateApiKeyCommand(g.scope.organizationId, g.scope.mode, readOnly, name));
     await this.audit(g, req, readOnly ? 'api_key.create_read_only' : 'api_key.create', issued.id);
     await this.renderKeys(g, res, 201, null, issued.key);
   }
@@ -449,10 +461,35 @@ export class ConsoleController {
       res.status(404).send(messagePage(g.ctx, g.ctx.s.not_found, g.ctx.s.not_found));
       return;
     }
-    if (!this.allowed(g, res, key.read_only ? 'api_keys.read_only' : 'api_keys.manage')) return;
+    if (!this.allowed(g, res, 'api_keys.read_only', mayChangeKey(g.member.role, key.read_only, g.scope.mode))) return;
     if (!key.revoked_at) await this.commands.execute(new RevokeApiKeyCommand(key.prefix, g.scope.organizationId));
     await this.audit(g, req, 'api_key.revoke', key.id);
     await this.renderKeys(g, res, 200, { kind: 'info', text: g.ctx.s.done }, null);
+  }
+
+  @FormPost(':mode/api-keys/:id/roll')
+  async rollKey(@Param('mode') modeText: string, @Param('id') id: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const g = await this.signed(req, res, modeText, '/api-keys', true);
+    if (!g) return;
+    const key = (await this.queries.execute(new ListApiKeysQuery(g.scope.organizationId))).find((k) => k.id === id && k.mode === g.scope.mode);
+    if (!key) {
+      res.status(404).send(messagePage(g.ctx, g.ctx.s.not_found, g.ctx.s.not_found));
+      return;
+    }
+    if (!this.allowed(g, res, 'api_keys.read_only', mayChangeKey(g.member.role, key.read_only, g.scope.mode))) return;
+    const grace = text((req.body as Form).grace_seconds);
+    if (!(GRACE_CHOICES as readonly string[]).includes(grace)) {
+      await this.renderKeys(g, res, 400, { kind: 'error', text: `${keyWords(g.ctx.lang).grace}: ${GRACE_CHOICES.join(', ')}` }, null);
+      return;
+    }
+    try {
+      const rolled = await this.commands.execute(new RollApiKeyCommand(g.scope.organizationId, g.scope.mode, key.id, Number(grace)));
+      await this.audit(g, req, 'api_key.roll', key.id);
+      await this.renderKeys(g, res, 201, null, rolled.issued.key, rolled.previous);
+    } catch (e) {
+      if (!(e instanceof DomainError) || e.kind !== 'validation') throw e;
+      await this.renderKeys(g, res, 400, { kind: 'error', text: e.message }, null);
+    }
   }
 
   @Get(':mode/exports')

@@ -9,7 +9,7 @@ const ROWS: Array<[Action, Cell, Cell, Cell, Cell, Cell]> = [
   ['catalog.write', 'yes', 'yes', 'test', 'no', 'no'],
   ['subscriptions.cancel', 'yes', 'yes', 'test', 'no', 'yes'],
   ['api_keys.manage', 'yes', 'yes', 'test', 'no', 'no'],
-  ['api_keys.read_only', 'yes', 'yes', 'yes', 'no', 'no'],
+  ['api_keys.read_only', 'yes', 'yes', 'test', 'no', 'no'],
   ['webhooks.manage', 'yes', 'yes', 'test', 'no', 'no'],
   ['members.manage', 'yes', 'yes', 'no', 'no', 'no'],
   ['audit_log.read', 'yes', 'yes', 'no', 'no', 'no'],

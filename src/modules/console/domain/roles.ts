@@ -48,8 +48,9 @@ const TABLE: Record<Action, Record<Role, Cell>> = {
   'catalog.write': { owner: 'yes', admin: 'yes', developer: 'test', analyst: 'no', support: 'no' },
   'subscriptions.cancel': { owner: 'yes', admin: 'yes', developer: 'test', analyst: 'no', support: 'yes' },
   'api_keys.manage': { owner: 'yes', admin: 'yes', developer: 'test', analyst: 'no', support: 'no' },
-  // "test mode, and read-only live keys": a developer may handle read-only keys in both modes.
-  'api_keys.read_only': { owner: 'yes', admin: 'yes', developer: 'yes', analyst: 'no', support: 'no' },
+  // "test mode, and read-only live keys": a developer changes keys in test mode only and sees live keys
+  // read-only (every role reads every page; no live key is theirs to create, roll or revoke).
+  'api_keys.read_only': { owner: 'yes', admin: 'yes', developer: 'test', analyst: 'no', support: 'no' },
   'webhooks.manage': { owner: 'yes', admin: 'yes', developer: 'test', analyst: 'no', support: 'no' },
   'members.manage': { owner: 'yes', admin: 'yes', developer: 'no', analyst: 'no', support: 'no' },
   'audit_log.read': { owner: 'yes', admin: 'yes', developer: 'no', analyst: 'no', support: 'no' },

@@ -17,13 +17,18 @@ export class ListApiKeysHandler implements IQueryHandler<ListApiKeysQuery> {
     const m = this.tx.manager;
     if (!(await this.repo.findOrganization(m, organizationId))) throw new NotFoundError('organization');
     const keys = await this.repo.listKeys(m, organizationId);
+    const usage = await this.repo.keyUsage(m, organizationId);
     return keys.map((k) => ({
       id: k.id,
       prefix: k.prefix,
       mode: k.mode,
       read_only: k.readOnly,
+      name: k.name,
       created_at: formatTimestamp(k.createdAt),
       revoked_at: formatTimestamp(k.revokedAt),
+      expires_at: formatTimestamp(k.expiresAt),
+      rolled_to: k.rolledTo,
+      last_used_at: formatTimestamp(usage.get(k.id) ?? null),
     }));
   }
 }
