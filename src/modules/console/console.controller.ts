@@ -15,6 +15,8 @@ import { CreateApiKeyCommand, GetOrganizationProfileQuery, ListApiKeysQuery, Rev
 import { ConsoleAssets } from './console-assets';
 import { ConsoleAuth, ConsoleSession, LOCKOUT_MS, newToken } from './console-auth.service';
 import { ConsoleExportRoutes } from './exports/console-export-routes';
+import { ListWebhookAttemptsQuery, ListWebhookEndpointsQuery, RedeliverEventCommand } from '../webhooks';
+import { webhooksPage, webhookWords } from './domain/webhook-pages';
 import {
   auditPage,
   BareContext,
@@ -504,6 +506,43 @@ export class ConsoleController {
     const g = await this.signed(req, res, modeText, '/exports', false);
     if (!g || !this.allowed(g, res, 'exports')) return;
     await this.exportRoutes.csv(g.ctx, g.scope, file, req.query, res);
+  }
+
+  @Get(':mode/webhooks')
+  async webhooks(@Param('mode') modeText: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const g = await this.signed(req, res, modeText, '/webhooks', false);
+    if (!g || !this.allowed(g, res, 'read')) return;
+    await this.renderWebhooks(g, res, 200, null);
+  }
+
+  private async renderWebhooks(g: Signed, res: Response, status: number, n: Notice): Promise<void> {
+    const endpoints = (await this.queries.execute(new ListWebhookEndpointsQuery(g.scope, 100, 0))).items;
+    const sections = await Promise.all(
+      endpoints.map(async (endpoint) => ({
+        endpoint,
+        attempts: (await this.queries.execute(new ListWebhookAttemptsQuery(g.scope, endpoint.id, { limit: 25 }))).items,
+      })),
+    );
+    res.status(status).send(webhooksPage(g.ctx, sections, n));
+  }
+
+  @FormPost(':mode/webhooks/:id/resend')
+  async resendWebhook(@Param('mode') modeText: string, @Param('id') id: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const g = await this.signed(req, res, modeText, '/webhooks', true);
+    if (!g || !this.allowed(g, res, 'webhooks.manage')) return;
+    try {
+      const queued = await this.commands.execute(new RedeliverEventCommand(g.scope, id, text((req.body as Form).event_id)));
+      await this.audit(g, req, 'webhook.resend', queued.delivery_id);
+      await this.renderWebhooks(g, res, 201, { kind: 'info', text: `${webhookWords(g.ctx.lang).queued} ${queued.delivery_id}` });
+    } catch (e) {
+      if (!(e instanceof DomainError)) throw e;
+      if (e.kind === 'not_found') {
+        res.status(404).send(messagePage(g.ctx, g.ctx.s.not_found, g.ctx.s.not_found));
+        return;
+      }
+      if (e.kind !== 'validation') throw e;
+      await this.renderWebhooks(g, res, 400, { kind: 'error', text: e.message });
+    }
   }
 
   @Get(':mode/members')

@@ -1,6 +1,7 @@
 import type { Mode } from '../../../shared/auth/request-context';
 import { exportButton, exportWords } from './export-pages';
 import { html, jsonBlock, SafeHtml } from './html';
+import { webhookWords } from './webhook-pages';
 import { may, mayAssign, Role, ROLES } from './roles';
 import type { ConsoleLanguage, ConsoleStrings } from './strings';
 
@@ -113,6 +114,7 @@ export function page(c: PageContext, title: string, body: SafeHtml, scripts: str
     ['/invoices', s.invoices, true],
     ['/api-keys', s.api_keys, true],
     ['/members', s.members, true],
+    ['/webhooks', webhookWords(c.lang).webhooks, true],
     ['/exports', exportWords(c.lang).exports, may(c.member.role, 'exports', c.mode)],
     ['/audit', s.audit_log, may(c.member.role, 'audit_log.read', c.mode)],
   ];
