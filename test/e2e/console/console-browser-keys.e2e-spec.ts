@@ -126,7 +126,7 @@ describe('management console in Chromium: keys, webhooks, exports', () => {
     await page.waitForURL(/customer_email=csv%40example\.com/);
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-invoices')]);
     expect(download.suggestedFilename()).toBe('invoices-test.csv');
-    const csv = csvObjects(readFileSync((await download.path())!, 'utf8'));
+    const csv = csvObjects(readFileSync(await download.path(), 'utf8'));
     expect(csv.rows.map((r) => r.id)).toEqual([mine]);
     expect(csv.rows[0]).toMatchObject({ price: '12.500000000000000000000000000000', customer_email: 'csv@example.com', status: 'PENDING' });
     expect(problems.errors).toEqual([]);
