@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { Api, baseUrl } from '../../support/api';
-import { ConsoleClient, PASSWORD } from '../../support/console-client';
+import { addMember, ConsoleClient, PASSWORD } from '../../support/console-client';
 import { csvObjects } from '../../support/csv';
 import { expectSuccess } from '../../support/envelope';
 import { runCli, sharedCliEnv } from '../../support/server';
@@ -132,4 +132,50 @@ describe('management console in Chromium: keys, webhooks, exports', () => {
     expect(problems.errors).toEqual([]);
     await page.close();
   });
+  it.each(['analyst', 'support'])(
+    '%s: no key, roll or resend controls on the pages, and a post made from the page anyway is refused by the server',
+    async (role) => {
+      const receiver = await WebhookReceiver.start();
+      try {
+        const { email, testKey } = await organization();
+        const api = new Api(testKey);
+        const endpoint = expectSuccess<{ id: string }>(await api.post('/webhooks', { url: receiver.url('/roles'), event_types: ['invoice.created'] }), 201).id;
+        expectSuccess(await api.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '2' }] }), 201);
+        await receiver.waitFor((r) => r.length >= 1);
+        const owner = new ConsoleClient();
+        await owner.signIn(email, PASSWORD);
+        const member = await addMember(owner, role);
+        const { page, problems } = await openPage(browser, `${baseUrl()}/console/sign-in`);
+        await signIn(page, member.email);
+        await page.goto(`${baseUrl()}/console/test/api-keys`);
+        expect(await page.getByRole('button', { name: 'Create a key' }).count()).toBe(0);
+        expect(await page.getByRole('button', { name: /^(Roll|Revoke)/ }).count()).toBe(0);
+        await page.goto(`${baseUrl()}/console/test/webhooks`);
+        expect(await page.locator(`section[data-endpoint="${endpoint}"]`).count()).toBe(1);
+        expect(await page.getByRole('button', { name: /^Resend/ }).count()).toBe(0);
+        // The same posts the buttons would make, sent from the page with its session and CSRF token.
+        const answers = await page.evaluate(
+          async ({ endpointId }) => {
+            const g = globalThis as any;
+            const csrf = String(JSON.parse(g.document.body.getAttribute('hx-headers'))['X-CSRF-Token']);
+            const post = async (path: string, fields: Record<string, string>) => {
+              const res = await g.fetch(path, { method: 'POST', body: new g.URLSearchParams({ _csrf: csrf, ...fields }), redirect: 'manual' });
+              // The role's refusal, not the CSRF check's (both are 403).
+              return `${res.status} ${(await res.text()).includes('Your role does not allow this.') ? 'role' : 'other'}`;
+            };
+            return [
+              await post('/console/test/api-keys', { access: 'read_only', name: 'x' }),
+              await post(`/console/test/webhooks/${endpointId}/resend`, { event_id: 'event_x' }),
+            ];
+          },
+          { endpointId: endpoint },
+        );
+        expect(answers).toEqual(['403 role', '403 role']);
+        expect(problems.errors.filter((e) => !e.includes('403'))).toEqual([]);
+        await page.close();
+      } finally {
+        await receiver.stop();
+      }
+    },
+  );
 });
