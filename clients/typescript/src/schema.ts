@@ -1190,6 +1190,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/exports/invoices.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export invoices as CSV
+         * @description CSV (RFC 4180, UTF-8, CRLF line ends) of the invoices of the key's mode, newest first, one line per object after a header line: id, organization_id, status, substatus, currency, price, price_usd, refunded_usd, customer_email, created_at, updated_at, expires_at, monitoring_until, redirect_url, checkout_url, subscription_id, period_start, period_end, metadata. Nested objects are flattened into dotted columns; metadata is one column of JSON; amounts are exact decimal strings as the API renders them; timestamps UTC. A cell that starts with =, +, -, @, a tab or a carriage return is prefixed with ' so spreadsheets read it as text (formula injection). The response is streamed as it is read (any size); a failure after the first line ends the transfer without its final chunk. Any key (read-only included). Unknown parameters are refused (400 naming the parameter); empty ones are ignored.
+         */
+        get: operations["ExportsController_invoices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/exports/payments.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export payments as CSV
+         * @description CSV (RFC 4180, UTF-8, CRLF line ends) of the payments of the key's mode, newest first, one line per object after a header line: id, organization_id, invoice_id, provider_id, status, currency, price, price_usd, tx_hash, confirmations, required_confirmations, idempotency_key, happened_at, created_at, updated_at. Nested objects are flattened into dotted columns; metadata is one column of JSON; amounts are exact decimal strings as the API renders them; timestamps UTC. A cell that starts with =, +, -, @, a tab or a carriage return is prefixed with ' so spreadsheets read it as text (formula injection). The response is streamed as it is read (any size); a failure after the first line ends the transfer without its final chunk. Any key (read-only included). Unknown parameters are refused (400 naming the parameter); empty ones are ignored.
+         */
+        get: operations["ExportsController_payments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/exports/refunds.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export refunds as CSV
+         * @description CSV (RFC 4180, UTF-8, CRLF line ends) of the refunds of the key's mode, newest first, one line per object after a header line: id, invoice_id, status, amount, currency, amount_usd, rate, reason, claim_url, expires_at, destination.provider_id, destination.network, destination.address, payout.provider_id, payout.network, payout.currency, payout.address, payout.amount, payout.uri, payout.tx_hash, payout.confirmations, payout.required_confirmations, created_at, updated_at. Nested objects are flattened into dotted columns; metadata is one column of JSON; amounts are exact decimal strings as the API renders them; timestamps UTC. A cell that starts with =, +, -, @, a tab or a carriage return is prefixed with ' so spreadsheets read it as text (formula injection). The response is streamed as it is read (any size); a failure after the first line ends the transfer without its final chunk. Any key (read-only included). Unknown parameters are refused (400 naming the parameter); empty ones are ignored.
+         */
+        get: operations["ExportsController_refunds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1295,6 +1355,11 @@ export interface components {
             prefix: string;
             /** @description The full key, shown only in this answer */
             key: string;
+            /**
+             * @description A label people gave the key (empty when none)
+             * @example
+             */
+            name: string;
             /** @example 2026-11-21 10:00:00 */
             created_at: string;
         };
@@ -1320,6 +1385,26 @@ export interface components {
             created_at: string;
             /** @example null */
             revoked_at: string | null;
+            /**
+             * @description A label people gave the key (empty when none)
+             * @example Shop backend
+             */
+            name: string;
+            /**
+             * @description Set when the key was rolled: when it stops being accepted
+             * @example null
+             */
+            expires_at: string | null;
+            /**
+             * @description Set when the key was rolled: the key that replaced it
+             * @example null
+             */
+            rolled_to: string | null;
+            /**
+             * @description When a request last used it (at most a minute or two behind)
+             * @example 2026-11-21 10:05:00
+             */
+            last_used_at: string | null;
         };
         RevokedKeyDto: {
             id: string;
@@ -3991,7 +4076,11 @@ export interface operations {
                      *           "mode": "test",
                      *           "read_only": false,
                      *           "created_at": "2026-11-21 10:00:00",
-                     *           "revoked_at": null
+                     *           "revoked_at": null,
+                     *           "name": "Shop backend",
+                     *           "expires_at": null,
+                     *           "rolled_to": null,
+                     *           "last_used_at": "2026-11-21 10:05:00"
                      *         }
                      *       ],
                      *       "error": null,
@@ -4060,6 +4149,7 @@ export interface operations {
                      *         "read_only": true,
                      *         "prefix": "sk_test_Ab12Cd",
                      *         "key": "sk_test_Ab12CdEf34GhIj56KlMn78OpQr90StUvWxYz12",
+                     *         "name": "",
                      *         "created_at": "2026-11-21 10:00:00"
                      *       },
                      *       "error": null,
@@ -10157,6 +10247,175 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    ExportsController_invoices: {
+        parameters: {
+            query?: {
+                /** @description Only invoices having a payment through this provider */
+                provider_id?: unknown;
+                /** @description Exact customer email, compared case-insensitively */
+                customer_email?: unknown;
+                /** @description Inclusive upper bound on price_usd (decimal) */
+                price_usd_to?: unknown;
+                /** @description Inclusive lower bound on price_usd (decimal) */
+                price_usd_from?: unknown;
+                /** @description Invoice currencies (OR); tickers are read (btc is BITCOIN). Several values: repeat the parameter or separate them with commas. */
+                currency?: string[];
+                /** @description Invoice statuses (OR). Several values: repeat the parameter or separate them with commas. */
+                status?: ("PENDING" | "COMPLETED" | "VOIDED" | "PROCESSING" | "WAITING_FOR_CONFIRMATIONS" | "PARTIALLY_PAID")[];
+                /** @description Inclusive lower bound on created_at: YYYY-MM-DD HH:MM:SS (UTC), YYYY-MM-DD (the whole day, UTC) or ISO 8601 */
+                created_at_from?: unknown;
+                /** @description Inclusive upper bound on created_at: YYYY-MM-DD HH:MM:SS (UTC), YYYY-MM-DD (the whole day, UTC) or ISO 8601 */
+                created_at_to?: unknown;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invoices, as CSV */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example id,organization_id,status,substatus,currency,price,price_usd,refunded_usd,customer_email,created_at,updated_at,expires_at,monitoring_until,redirect_url,checkout_url,subscription_id,period_start,period_end,metadata
+                     *     invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00,org_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e10,COMPLETED,,USD,25.000000000000000000000000000000,25.000000000000000000000000000000,0.000000000000000000000000000000,jane@example.com,2026-11-02 09:30:00,2026-11-02 09:41:12,2026-11-02 10:30:00,2026-11-02 11:30:00,,https://pay.example.com/checkout/invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00,,,,"{""order"":""1042""}"
+                     */
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid input (per-field messages in validator) or a refused state change */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description API key missing, malformed, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    ExportsController_payments: {
+        parameters: {
+            query?: {
+                /** @description Only the payments of this invoice */
+                invoice_id?: unknown;
+                /** @description Provider ids (OR). Several values: repeat the parameter or separate them with commas. */
+                provider_id?: string[];
+                /** @description Inclusive upper bound on price_usd (decimal) */
+                price_usd_to?: unknown;
+                /** @description Inclusive lower bound on price_usd (decimal) */
+                price_usd_from?: unknown;
+                /** @description Payment currencies (OR); tickers are read. Several values: repeat the parameter or separate them with commas. */
+                currency?: string[];
+                /** @description Payment statuses (OR). Several values: repeat the parameter or separate them with commas. */
+                status?: ("PENDING" | "COMPLETED" | "FAILED" | "CANCELLED")[];
+                /** @description Inclusive lower bound on created_at: YYYY-MM-DD HH:MM:SS (UTC), YYYY-MM-DD (the whole day, UTC) or ISO 8601 */
+                created_at_from?: unknown;
+                /** @description Inclusive upper bound on created_at: YYYY-MM-DD HH:MM:SS (UTC), YYYY-MM-DD (the whole day, UTC) or ISO 8601 */
+                created_at_to?: unknown;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payments, as CSV */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example id,organization_id,invoice_id,provider_id,status,currency,price,price_usd,tx_hash,confirmations,required_confirmations,idempotency_key,happened_at,created_at,updated_at
+                     *     payment_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e01,org_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e10,invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00,prov_ethereum_usdt,COMPLETED,USDT,25.000000000000000000000000000000,25.000000000000000000000000000000,,12,12,,2026-11-02 09:40:00,2026-11-02 09:40:00,2026-11-02 09:41:12
+                     */
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid input (per-field messages in validator) or a refused state change */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description API key missing, malformed, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    ExportsController_refunds: {
+        parameters: {
+            query?: {
+                /** @description Only this invoice's refunds */
+                invoice_id?: unknown;
+                /** @description Refund statuses (OR). Several values: repeat the parameter or separate them with commas. */
+                status?: ("AWAITING_DESTINATION" | "AWAITING_PAYOUT" | "SENT" | "COMPLETED" | "CANCELED" | "EXPIRED")[];
+                /** @description Inclusive lower bound on created_at: YYYY-MM-DD HH:MM:SS (UTC), YYYY-MM-DD (the whole day, UTC) or ISO 8601 */
+                created_at_from?: unknown;
+                /** @description Inclusive upper bound on created_at: YYYY-MM-DD HH:MM:SS (UTC), YYYY-MM-DD (the whole day, UTC) or ISO 8601 */
+                created_at_to?: unknown;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The refunds, as CSV */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example id,invoice_id,status,amount,currency,amount_usd,rate,reason,claim_url,expires_at,destination.provider_id,destination.network,destination.address,payout.provider_id,payout.network,payout.currency,payout.address,payout.amount,payout.uri,payout.tx_hash,payout.confirmations,payout.required_confirmations,created_at,updated_at
+                     *     refund_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e20,invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00,AWAITING_DESTINATION,10.000000000000000000000000000000,USD,10.000000000000000000000000000000,original,'=not a formula,https://pay.example.com/refund_claims/AbC,2026-11-09 09:30:00,,,,,,,,,,,,,2026-11-02 09:30:00,2026-11-02 09:30:00
+                     */
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid input (per-field messages in validator) or a refused state change */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description API key missing, malformed, unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
         };

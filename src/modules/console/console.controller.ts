@@ -10,12 +10,14 @@ import { AppConfig } from '../../shared/config/app-config';
 import { DomainError } from '../../shared/errors/domain-error';
 import type { OrgId } from '../../shared/ids/ids';
 import { GetDashboardQuery } from '../analytics';
-import { ListInvoicesQuery } from '../invoices';
-import { CreateApiKeyCommand, GetOrganizationProfileQuery, ListApiKeysQuery, RevokeApiKeyCommand } from '../organizations';
+import { GetInvoiceQuery, ListInvoicesQuery } from '../invoices';
+import { CreateApiKeyCommand, GetOrganizationProfileQuery, ListApiKeysQuery, RevokeApiKeyCommand, RollApiKeyCommand } from '../organizations';
 import { ConsoleAssets } from './console-assets';
 import { ConsoleAuth, ConsoleSession, LOCKOUT_MS, newToken } from './console-auth.service';
+import { ConsoleExportRoutes } from './exports/console-export-routes';
+import { ListWebhookAttemptsQuery, ListWebhookEndpointsQuery, RedeliverEventCommand } from '../webhooks';
+import { webhooksPage, webhookWords } from './domain/webhook-pages';
 import {
-  apiKeysPage,
   auditPage,
   BareContext,
   INVOICE_STATUSES,
@@ -30,6 +32,7 @@ import {
   setPasswordPage,
   signInPage,
 } from './domain/pages';
+import { GRACE_CHOICES, keysPage, keyWords, mayChangeKey } from './domain/key-pages';
 import { Action, isRole, keepsAnOwner, may, mayAssign, Role } from './domain/roles';
 import { chooseConsoleLanguage, ConsoleLanguage, stringsOf } from './domain/strings';
 import { ConsoleRepository, MemberRow } from './persistence/console.repository';
@@ -97,6 +100,7 @@ export class ConsoleController {
     @Inject(QueryBus) private readonly queries: QueryBus,
     @Inject(CommandBus) private readonly commands: CommandBus,
     @Inject(AppConfig) private readonly config: AppConfig,
+    @Inject(ConsoleExportRoutes) private readonly exportRoutes: ConsoleExportRoutes,
   ) {}
 
   // ---- plumbing ----
@@ -390,9 +394,16 @@ export class ConsoleController {
     await this.renderKeys(g, res, 200, null, null);
   }
 
-  private async renderKeys(g: Signed, res: Response, status: number, n: Notice, secret: string | null): Promise<void> {
+  private async renderKeys(
+    g: Signed,
+    res: Response,
+    status: number,
+    n: Notice,
+    secret: string | null,
+    rolled: { expires_at: string } | null = null,
+  ): Promise<void> {
     const keys = (await this.queries.execute(new ListApiKeysQuery(g.scope.organizationId))).filter((k) => k.mode === g.scope.mode);
-    res.status(status).send(apiKeysPage(g.ctx, keys, n, secret));
+    res.status(status).send(keysPage(g.ctx, keys, n, secret, rolled));
   }
 
   @FormPost(':mode/api-keys')
@@ -400,8 +411,13 @@ export class ConsoleController {
     const g = await this.signed(req, res, modeText, '/api-keys', true);
     if (!g) return;
     const readOnly = text((req.body as Form).access) !== 'full';
-    if (!this.allowed(g, res, readOnly ? 'api_keys.read_only' : 'api_keys.manage')) return;
-    const issued = await this.commands.execute(new CreateApiKeyCommand(g.scope.organizationId, g.scope.mode, readOnly));
+    if (!this.allowed(g, res, 'api_keys.read_only', mayChangeKey(g.member.role, readOnly, g.scope.mode))) return;
+    const name = text((req.body as Form).name).trim();
+    if (name.length > 100) {
+      await this.renderKeys(g, res, 400, { kind: 'error', text: `${keyWords(g.ctx.lang).name}: 100` }, null);
+      return;
+    }
+    const issued = await this.commands.execute(new CreateApiKeyCommand(g.scope.organizationId, g.scope.mode, readOnly, name));
     await this.audit(g, req, readOnly ? 'api_key.create_read_only' : 'api_key.create', issued.id);
     await this.renderKeys(g, res, 201, null, issued.key);
   }
@@ -415,10 +431,86 @@ export class ConsoleController {
       res.status(404).send(messagePage(g.ctx, g.ctx.s.not_found, g.ctx.s.not_found));
       return;
     }
-    if (!this.allowed(g, res, key.read_only ? 'api_keys.read_only' : 'api_keys.manage')) return;
+    if (!this.allowed(g, res, 'api_keys.read_only', mayChangeKey(g.member.role, key.read_only, g.scope.mode))) return;
     if (!key.revoked_at) await this.commands.execute(new RevokeApiKeyCommand(key.prefix, g.scope.organizationId));
     await this.audit(g, req, 'api_key.revoke', key.id);
     await this.renderKeys(g, res, 200, { kind: 'info', text: g.ctx.s.done }, null);
+  }
+
+  @FormPost(':mode/api-keys/:id/roll')
+  async rollKey(@Param('mode') modeText: string, @Param('id') id: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const g = await this.signed(req, res, modeText, '/api-keys', true);
+    if (!g) return;
+    const key = (await this.queries.execute(new ListApiKeysQuery(g.scope.organizationId))).find((k) => k.id === id && k.mode === g.scope.mode);
+    if (!key) {
+      res.status(404).send(messagePage(g.ctx, g.ctx.s.not_found, g.ctx.s.not_found));
+      return;
+    }
+    if (!this.allowed(g, res, 'api_keys.read_only', mayChangeKey(g.member.role, key.read_only, g.scope.mode))) return;
+    const grace = text((req.body as Form).grace_seconds);
+    if (!(GRACE_CHOICES as readonly string[]).includes(grace)) {
+      await this.renderKeys(g, res, 400, { kind: 'error', text: `${keyWords(g.ctx.lang).grace}: ${GRACE_CHOICES.join(', ')}` }, null);
+      return;
+    }
+    try {
+      const rolled = await this.commands.execute(new RollApiKeyCommand(g.scope.organizationId, g.scope.mode, key.id, Number(grace)));
+      await this.audit(g, req, 'api_key.roll', key.id);
+      await this.renderKeys(g, res, 201, null, rolled.issued.key, rolled.previous);
+    } catch (e) {
+      if (!(e instanceof DomainError) || e.kind !== 'validation') throw e;
+      await this.renderKeys(g, res, 400, { kind: 'error', text: e.message }, null);
+    }
+  }
+
+  @Get(':mode/exports')
+  async exportsPage(@Param('mode') modeText: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const g = await this.signed(req, res, modeText, '/exports', false);
+    if (!g || !this.allowed(g, res, 'exports')) return;
+    this.exportRoutes.page(g.ctx, res);
+  }
+
+  @Get(':mode/exports/:file')
+  async exportCsv(@Param('mode') modeText: string, @Param('file') file: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const g = await this.signed(req, res, modeText, '/exports', false);
+    if (!g || !this.allowed(g, res, 'exports')) return;
+    await this.exportRoutes.csv(g.ctx, g.scope, file, req.query, res);
+  }
+
+  @Get(':mode/webhooks')
+  async webhooks(@Param('mode') modeText: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const g = await this.signed(req, res, modeText, '/webhooks', false);
+    if (!g || !this.allowed(g, res, 'read')) return;
+    await this.renderWebhooks(g, res, 200, null);
+  }
+
+  private async renderWebhooks(g: Signed, res: Response, status: number, n: Notice): Promise<void> {
+    const endpoints = (await this.queries.execute(new ListWebhookEndpointsQuery(g.scope, 100, 0))).items;
+    const sections = await Promise.all(
+      endpoints.map(async (endpoint) => ({
+        endpoint,
+        attempts: (await this.queries.execute(new ListWebhookAttemptsQuery(g.scope, endpoint.id, { limit: 25 }))).items,
+      })),
+    );
+    res.status(status).send(webhooksPage(g.ctx, sections, n));
+  }
+
+  @FormPost(':mode/webhooks/:id/resend')
+  async resendWebhook(@Param('mode') modeText: string, @Param('id') id: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const g = await this.signed(req, res, modeText, '/webhooks', true);
+    if (!g || !this.allowed(g, res, 'webhooks.manage')) return;
+    try {
+      const queued = await this.commands.execute(new RedeliverEventCommand(g.scope, id, text((req.body as Form).event_id)));
+      await this.audit(g, req, 'webhook.resend', queued.delivery_id);
+      await this.renderWebhooks(g, res, 201, { kind: 'info', text: `${webhookWords(g.ctx.lang).queued} ${queued.delivery_id}` });
+    } catch (e) {
+      if (!(e instanceof DomainError)) throw e;
+      if (e.kind === 'not_found') {
+        res.status(404).send(messagePage(g.ctx, g.ctx.s.not_found, g.ctx.s.not_found));
+        return;
+      }
+      if (e.kind !== 'validation') throw e;
+      await this.renderWebhooks(g, res, 400, { kind: 'error', text: e.message });
+    }
   }
 
   @Get(':mode/members')

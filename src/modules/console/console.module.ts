@@ -6,6 +6,9 @@ import { ConsoleAuth } from './console-auth.service';
 import { ConsoleController } from './console.controller';
 import { ConsoleGate } from './console-gate';
 import { ConsoleMoneyController } from './console-money.controller';
+import { ConsoleExportRoutes } from './exports/console-export-routes';
+import { CsvExports } from './exports/csv-exports.service';
+import { ExportsController } from './exports/exports.controller';
 import { ConsoleRepository } from './persistence/console.repository';
 
 /**
@@ -14,7 +17,7 @@ import { ConsoleRepository } from './persistence/console.repository';
  * other modules only through their commands and queries (organizations, invoices, analytics).
  */
 @Module({
-  controllers: [ConsoleController, ConsoleMoneyController, AuditLogController],
-  providers: [ConsoleRepository, ConsoleAuth, ConsoleAssets, ConsoleGate, IssueMemberLinkHandler],
+  controllers: [ConsoleController, ConsoleMoneyController, AuditLogController, ExportsController],
+  providers: [ConsoleRepository, ConsoleAuth, ConsoleAssets, ConsoleGate, IssueMemberLinkHandler, CsvExports, ConsoleExportRoutes],
 })
 export class ConsoleModule {}

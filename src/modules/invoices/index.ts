@@ -16,12 +16,19 @@ export { GetPayableInvoiceQuery, type PayableInvoice } from './queries/get-payab
 export { GetInvoiceStatusesQuery, type InvoiceStatusEntry } from './queries/get-invoice-statuses/get-invoice-statuses.query';
 export { GetShortStateQuery, type InvoiceShortState } from './queries/get-short-state/get-short-state.query';
 export { ListInvoicesQuery, type InvoicePage } from './queries/list-invoices/list-invoices.query';
+export type { InvoiceListFilter } from './persistence/invoice-list';
 export { ClockMoveFirst, PayableInvoices, type InvoiceStateChange } from './payable-invoices.service';
 // The one summary of an invoice's payments: the payments module fills it, the settlement decides the state.
 export { NO_PAYMENTS, type PaymentTotals } from './domain/payment-totals';
 export { InvoiceClocks } from './invoice-clocks.service';
 export { InvoicesConfig, loadInvoicesConfig } from './invoices.config';
-export { FINAL_STATUSES as FINAL_INVOICE_STATUSES, isFinal as isFinalInvoiceStatus, type InvoiceStatus, type InvoiceSubstatus } from './domain/invoice-status';
+export {
+  INVOICE_STATUSES,
+  FINAL_STATUSES as FINAL_INVOICE_STATUSES,
+  isFinal as isFinalInvoiceStatus,
+  type InvoiceStatus,
+  type InvoiceSubstatus,
+} from './domain/invoice-status';
 // The rate lock: which rates value an invoice's amounts to send at its scope's now (Clock.nowFor).
 export { heldRatesSnapshot } from './domain/invoice-timing';
 // Asked by the invoice read, answered by the module that owns payments (the arrow points payments -> invoices).

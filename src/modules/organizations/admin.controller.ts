@@ -66,6 +66,7 @@ export class AdminController {
       read_only: true,
       prefix: 'sk_test_Ab12Cd',
       key: 'sk_test_Ab12CdEf34GhIj56KlMn78OpQr90StUvWxYz12',
+      name: '',
       created_at: '2026-11-21 10:00:00',
     },
   })
@@ -87,6 +88,10 @@ export class AdminController {
         read_only: false,
         created_at: '2026-11-21 10:00:00',
         revoked_at: null,
+        name: 'Shop backend',
+        expires_at: null,
+        rolled_to: null,
+        last_used_at: '2026-11-21 10:05:00',
       },
     ],
   })

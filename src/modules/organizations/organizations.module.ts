@@ -8,6 +8,8 @@ import { AuthController } from './auth.controller';
 import { CreateApiKeyHandler } from './commands/create-api-key/create-api-key.handler';
 import { CreateOrganizationHandler } from './commands/create-organization/create-organization.handler';
 import { RevokeApiKeyHandler } from './commands/revoke-api-key/revoke-api-key.handler';
+import { RollApiKeyHandler } from './commands/roll-api-key/roll-api-key.handler';
+import { ApiKeyUsage } from './usage/api-key-usage.service';
 import { ApiKeyCache } from './persistence/api-key-cache';
 import { ApiKeyRecord } from './persistence/api-key.record';
 import { OrganizationRecord } from './persistence/organization.record';
@@ -27,6 +29,8 @@ import { GetOrganizationProfileHandler } from './queries/get-organization-profil
     CreateOrganizationHandler,
     CreateApiKeyHandler,
     RevokeApiKeyHandler,
+    RollApiKeyHandler,
+    ApiKeyUsage,
     ListApiKeysHandler,
     GetOrganizationProfileHandler,
     ResolveApiKeyHandler,

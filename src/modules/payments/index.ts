@@ -11,5 +11,8 @@ export {
 } from './commands/record-provider-payment/record-provider-payment.command';
 export { GetPaymentQuery } from './queries/get-payment/get-payment.query';
 export { ListPaymentsQuery, type PaymentExpansion } from './queries/list-payments/list-payments.query';
+export type { PaymentListFilter } from './persistence/payment-list';
+export type { PaymentPage } from './dto/payment.views';
+export { PAYMENT_STATUSES, type PaymentStatus } from './domain/payment-status';
 // Its events (published on the EventBus after commit; webhooks deliver them from the outbox).
 export { PaymentEvent, PAYMENT_EVENT_TYPES, type PaymentEventType } from './events/payment.events';

@@ -1,5 +1,7 @@
 import type { Mode } from '../../../shared/auth/request-context';
+import { exportButton, exportWords } from './export-pages';
 import { html, jsonBlock, SafeHtml } from './html';
+import { webhookWords } from './webhook-pages';
 import { may, mayAssign, Role, ROLES } from './roles';
 import type { ConsoleLanguage, ConsoleStrings } from './strings';
 
@@ -114,6 +116,8 @@ export function page(c: PageContext, title: string, body: SafeHtml, scripts: str
     ['/refunds', s.refunds, true],
     ['/api-keys', s.api_keys, true],
     ['/members', s.members, true],
+    ['/webhooks', webhookWords(c.lang).webhooks, true],
+    ['/exports', exportWords(c.lang).exports, may(c.member.role, 'exports', c.mode)],
     ['/audit', s.audit_log, may(c.member.role, 'audit_log.read', c.mode)],
   ];
   return html`<!doctype html>
@@ -306,6 +310,13 @@ export function invoicesPage(c: PageContext, rows: InvoiceRow[], f: InvoiceFilte
         <label for="f-to">${s.created_to}</label><input id="f-to" name="created_to" type="date" value="${f.created_to}" />
         <button type="submit">${s.filter}</button>
       </form>
+      ${exportButton(c, 'invoices', {
+        status: f.status,
+        currency: f.currency,
+        customer_email: f.customer_email,
+        created_at_from: f.created_from,
+        created_at_to: f.created_to,
+      })}
       ${
         rows.length === 0
           ? html`<p>${s.no_invoices}</p>`
@@ -496,88 +507,6 @@ export function membersPage(c: PageContext, members: MemberView[], n: Notice, li
                   ${roleOptions('developer', null)}
                 </select>
                 <button type="submit">${s.invite}</button>
-              </form>
-            </section>`
-          : ''
-      }`,
-  );
-}
-
-export interface KeyView {
-  id: string;
-  prefix: string;
-  read_only: boolean;
-  created_at: string;
-  revoked_at: string | null;
-}
-
-export function apiKeysPage(c: PageContext, keys: KeyView[], n: Notice, secret: string | null): string {
-  const s = c.s;
-  const full = may(c.member.role, 'api_keys.manage', c.mode);
-  const readOnly = may(c.member.role, 'api_keys.read_only', c.mode);
-  const mayRevoke = (k: KeyView) => (k.read_only ? readOnly : full);
-  return page(
-    c,
-    s.api_keys,
-    html`${notice(n)}
-      ${
-        secret
-          ? html`<div class="once" role="status">
-              <p>${s.key_created}</p>
-              <p><code class="secret" id="new-key">${secret}</code></p>
-            </div>`
-          : ''
-      }
-      <div class="scroll" tabindex="0">
-        <table>
-          <caption>
-            ${s.api_keys} (${c.mode === 'test' ? s.mode_test : s.mode_live})
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">${s.prefix}</th>
-              <th scope="col">${s.access}</th>
-              <th scope="col">${s.created}</th>
-              <th scope="col">${s.status}</th>
-              <th scope="col"><span class="sr-only">${s.action}</span></th>
-            </tr>
-          </thead>
-          <tbody>
-            ${keys.map(
-              (k) =>
-                html`<tr data-key="${k.id}">
-                  <td><code>${k.prefix}…</code></td>
-                  <td>${k.read_only ? s.read_only : s.full_access}</td>
-                  <td>${k.created_at}</td>
-                  <td>${k.revoked_at ? html`${s.revoked} ${k.revoked_at}` : s.active}</td>
-                  <td>
-                    ${
-                      !k.revoked_at && mayRevoke(k)
-                        ? html`<form method="post" action="/console/${c.mode}/api-keys/${k.id}/revoke" class="inline">
-                            <input type="hidden" name="_csrf" value="${c.csrf}" /><button type="submit" class="danger" aria-label="${s.revoke}: ${k.prefix}">
-                              ${s.revoke}
-                            </button>
-                          </form>`
-                        : ''
-                    }
-                  </td>
-                </tr>`,
-            )}
-          </tbody>
-        </table>
-      </div>
-      ${
-        readOnly || full
-          ? html`<section>
-              <h2>${s.create_key}</h2>
-              <form method="post" action="/console/${c.mode}/api-keys" class="stack">
-                <input type="hidden" name="_csrf" value="${c.csrf}" />
-                <fieldset>
-                  <legend>${s.access}</legend>
-                  ${full ? html`<label><input type="radio" name="access" value="full" checked /> ${s.full_access}</label>` : ''}
-                  <label><input type="radio" name="access" value="read_only" ${full ? '' : html` checked`} /> ${s.read_only}</label>
-                </fieldset>
-                <button type="submit">${s.create_key}</button>
               </form>
             </section>`
           : ''

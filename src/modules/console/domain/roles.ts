@@ -48,7 +48,8 @@ const TABLE: Record<Action, Record<Role, Cell>> = {
   'catalog.write': { owner: 'yes', admin: 'yes', developer: 'test', analyst: 'no', support: 'no' },
   'subscriptions.cancel': { owner: 'yes', admin: 'yes', developer: 'test', analyst: 'no', support: 'yes' },
   'api_keys.manage': { owner: 'yes', admin: 'yes', developer: 'test', analyst: 'no', support: 'no' },
-  // "test mode, and read-only live keys": a developer may handle read-only keys in both modes.
+  // "test mode, and read-only live keys": a developer manages any key in test mode and read-only keys in
+  // live mode (reading the keys is every role's right already, so the row grants more than a view).
   'api_keys.read_only': { owner: 'yes', admin: 'yes', developer: 'yes', analyst: 'no', support: 'no' },
   'webhooks.manage': { owner: 'yes', admin: 'yes', developer: 'test', analyst: 'no', support: 'no' },
   'members.manage': { owner: 'yes', admin: 'yes', developer: 'no', analyst: 'no', support: 'no' },

@@ -62,6 +62,12 @@ export class ApiKeyDto {
   @ApiProperty() read_only: boolean;
   @ApiProperty({ example: '2026-11-21 10:00:00' }) created_at: string;
   @ApiProperty({ type: String, nullable: true, example: null }) revoked_at: string | null;
+  @ApiProperty({ description: 'A label people gave the key (empty when none)', example: 'Shop backend' }) name: string;
+  @ApiProperty({ type: String, nullable: true, example: null, description: 'Set when the key was rolled: when it stops being accepted' })
+  expires_at: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null, description: 'Set when the key was rolled: the key that replaced it' }) rolled_to: string | null;
+  @ApiProperty({ type: String, nullable: true, example: '2026-11-21 10:05:00', description: 'When a request last used it (at most a minute or two behind)' })
+  last_used_at: string | null;
 }
 
 export class IssuedKeyDto {
@@ -71,6 +77,7 @@ export class IssuedKeyDto {
   @ApiProperty() read_only: boolean;
   @ApiProperty({ example: 'sk_test_Ab12Cd' }) prefix: string;
   @ApiProperty({ description: 'The full key, shown only in this answer' }) key: string;
+  @ApiProperty({ description: 'A label people gave the key (empty when none)', example: '' }) name: string;
   @ApiProperty({ example: '2026-11-21 10:00:00' }) created_at: string;
 }
 

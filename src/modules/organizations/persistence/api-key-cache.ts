@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { CallerContext } from '../../../shared/auth/request-context';
 import { DbNotifications } from '../../../shared/db/notifications';
 import { RevisionCheckedCache } from '../../../shared/db/revision-checked-cache';
 import { TransactionRunner } from '../../../shared/db/transaction-runner';
+import type { ResolvedKey } from './organizations.repository';
 
 /** Channel a revoke notifies (inside its transaction) so every process drops its cached keys. */
 export const API_KEYS_CHANGED = 'api_keys_changed';
@@ -19,10 +19,11 @@ export const REVISION_CHECK_MS = 2_000;
  * API_KEYS_CHANGED before the revoking caller gets its answer, and `api_key_revision` (moved by a
  * trigger on every change to `api_keys`) is checked every REVISION_CHECK_MS (RevisionCheckedCache):
  * a revoked key is refused within about two seconds everywhere, even when its notification never
- * arrives. The TTL only bounds memory of idle keys.
+ * arrives. The TTL only bounds memory of idle keys. A rolled key's entry carries the end of its grace
+ * period, which the resolver checks on every use (a roll also moves the revision).
  */
 @Injectable()
-export class ApiKeyCache extends RevisionCheckedCache<CallerContext> {
+export class ApiKeyCache extends RevisionCheckedCache<ResolvedKey> {
   constructor(@Inject(DbNotifications) notifications: DbNotifications, @Inject(TransactionRunner) tx: TransactionRunner) {
     super(notifications, tx, {
       what: 'API key',

@@ -5,6 +5,12 @@ import type { OrgId } from '../../../shared/ids/ids';
 import { ApiKeyRecord } from './api-key.record';
 import { OrganizationRecord } from './organization.record';
 
+/** A resolved key: its caller, and when a roll's grace period ends (null: never). */
+export interface ResolvedKey {
+  caller: CallerContext;
+  expiresAt: Date | null;
+}
+
 @Injectable()
 export class OrganizationsRepository {
   async insertOrganization(m: EntityManager, org: OrganizationRecord): Promise<void> {
@@ -49,9 +55,50 @@ export class OrganizationsRepository {
     }
   }
 
-  async resolveKey(m: EntityManager, keyHash: string): Promise<CallerContext | null> {
-    const rows: Array<{ id: string; organization_id: string; name: string; mode: Mode; prefix: string; read_only: boolean; created_at: Date }> = await m.query(
-      `SELECT k.id, k.organization_id, o.name, k.mode, k.prefix, k.read_only, k.created_at
+  /** The key's row of an organization, locked for a change (a roll); null for another organization's id. */
+  findKeyForUpdate(m: EntityManager, organizationId: string, id: string): Promise<ApiKeyRecord | null> {
+    return m.findOne(ApiKeyRecord, { where: { organizationId, id }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  /** Marks a key rolled: accepted until `expiresAt`, replaced by `rolledTo`. */
+  async markRolled(m: EntityManager, id: string, expiresAt: Date, rolledTo: string): Promise<void> {
+    await m.update(ApiKeyRecord, { id }, { expiresAt, rolledTo });
+  }
+
+  /** The last-used time of each of the organization's keys that has been used. */
+  async keyUsage(m: EntityManager, organizationId: string): Promise<Map<string, Date>> {
+    const rows: Array<{ key_id: string; last_used_at: Date }> = await m.query(
+      `SELECT u.key_id, u.last_used_at FROM api_key_usage u JOIN api_keys k ON k.id = u.key_id WHERE k.organization_id = $1`,
+      [organizationId],
+    );
+    return new Map(rows.map((r) => [r.key_id, r.last_used_at]));
+  }
+
+  /** Writes last-used times in one statement; an older time never replaces a newer one. */
+  async recordKeyUsage(m: EntityManager, notes: Array<{ keyId: string; at: Date }>): Promise<void> {
+    if (!notes.length) return;
+    await m.query(
+      `INSERT INTO api_key_usage (key_id, last_used_at)
+       SELECT u.key_id, u.at FROM unnest($1::text[], $2::timestamptz[]) AS u(key_id, at)
+        WHERE EXISTS (SELECT 1 FROM api_keys k WHERE k.id = u.key_id)
+       ON CONFLICT (key_id) DO UPDATE SET last_used_at = GREATEST(api_key_usage.last_used_at, EXCLUDED.last_used_at)`,
+      [notes.map((n) => n.keyId), notes.map((n) => n.at)],
+    );
+  }
+
+  /** The caller of an unrevoked key, with the end of its grace period when it was rolled (checked by the resolver). */
+  async resolveKey(m: EntityManager, keyHash: string): Promise<ResolvedKey | null> {
+    const rows: Array<{
+      id: string;
+      organization_id: string;
+      name: string;
+      mode: Mode;
+      prefix: string;
+      read_only: boolean;
+      created_at: Date;
+      expires_at: Date | null;
+    }> = await m.query(
+      `SELECT k.id, k.organization_id, o.name, k.mode, k.prefix, k.read_only, k.created_at, k.expires_at
            FROM api_keys k JOIN organizations o ON o.id = k.organization_id
           WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
       [keyHash],
@@ -59,13 +106,16 @@ export class OrganizationsRepository {
     const row = rows[0];
     if (!row) return null;
     return {
-      organizationId: row.organization_id as OrgId,
-      organizationName: row.name,
-      mode: row.mode,
-      keyId: row.id,
-      keyPrefix: row.prefix,
-      readOnly: row.read_only,
-      keyCreatedAt: row.created_at,
+      expiresAt: row.expires_at,
+      caller: {
+        organizationId: row.organization_id as OrgId,
+        organizationName: row.name,
+        mode: row.mode,
+        keyId: row.id,
+        keyPrefix: row.prefix,
+        readOnly: row.read_only,
+        keyCreatedAt: row.created_at,
+      },
     };
   }
 

@@ -101,6 +101,9 @@ const COLUMNS = `id, organization_id, mode, invoice_id, status, currency, amount
 export interface RefundFilter {
   invoiceId?: string;
   status?: RefundStatus[];
+  /** Inclusive bounds on created_at (the exports' period). */
+  createdFrom?: Date;
+  createdTo?: Date;
   startingAfter?: string;
   limit: number;
   offset: number;
@@ -194,6 +197,8 @@ export class RefundsRepository {
     const where = new ListWhere(scope);
     if (filter.invoiceId !== undefined) where.add((p) => `invoice_id = ${p}`, filter.invoiceId);
     if (filter.status?.length) where.statuses(filter.status);
+    if (filter.createdFrom) where.add((p) => `created_at >= ${p}`, filter.createdFrom, 'time');
+    if (filter.createdTo) where.add((p) => `created_at <= ${p}`, filter.createdTo, 'time');
     return keysetPage<RefundRow>(m, {
       table: 'refunds',
       columns: COLUMNS,

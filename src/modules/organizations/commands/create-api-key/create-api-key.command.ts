@@ -8,6 +8,8 @@ export interface IssuedKey {
   read_only: boolean;
   prefix: string;
   key: string;
+  /** The key's label (empty when none was given). */
+  name: string;
   created_at: string;
 }
 
@@ -16,6 +18,8 @@ export class CreateApiKeyCommand extends Command<IssuedKey> {
     readonly organizationId: string,
     readonly mode: Mode,
     readonly readOnly: boolean,
+    /** A label for people (at most 100 characters); empty by default. */
+    readonly name: string = '',
   ) {
     super();
   }

@@ -8,7 +8,7 @@ import { NotFoundError, ValidationFailedError } from '../../../../shared/errors/
 import { newId } from '../../../../shared/ids/ids';
 import { Clock } from '../../../../shared/time/clock';
 import { formatTimestamp } from '../../../../shared/time/time';
-import { displayPrefix, generateApiKey, hashApiKey } from '../../domain/api-key';
+import { checkKeyName, displayPrefix, generateApiKey, hashApiKey } from '../../domain/api-key';
 import { OrganizationsRepository } from '../../persistence/organizations.repository';
 import { CreateApiKeyCommand, IssuedKey } from './create-api-key.command';
 
@@ -19,12 +19,25 @@ export async function issueKey(
   mode: Mode,
   readOnly: boolean,
   now: Date,
+  name = '',
 ): Promise<IssuedKey> {
   const key = generateApiKey(mode);
   const id = newId('key');
   const prefix = displayPrefix(key);
-  await repo.insertKey(m, { id, organizationId, mode, keyHash: hashApiKey(key), prefix, readOnly, createdAt: now, revokedAt: null });
-  return { id, organization_id: organizationId, mode, read_only: readOnly, prefix, key, created_at: formatTimestamp(now) };
+  await repo.insertKey(m, {
+    id,
+    organizationId,
+    mode,
+    keyHash: hashApiKey(key),
+    prefix,
+    readOnly,
+    createdAt: now,
+    revokedAt: null,
+    name,
+    expiresAt: null,
+    rolledTo: null,
+  });
+  return { id, organization_id: organizationId, mode, read_only: readOnly, prefix, key, name, created_at: formatTimestamp(now) };
 }
 
 @CommandHandler(CreateApiKeyCommand)
@@ -35,11 +48,12 @@ export class CreateApiKeyHandler implements ICommandHandler<CreateApiKeyCommand>
     @Inject(Clock) private readonly clock: Clock,
   ) {}
 
-  async execute({ organizationId, mode, readOnly }: CreateApiKeyCommand): Promise<IssuedKey> {
+  async execute({ organizationId, mode, readOnly, name }: CreateApiKeyCommand): Promise<IssuedKey> {
     if (!MODES.includes(mode)) throw new ValidationFailedError({ mode: 'must be test or live' });
+    const label = checkKeyName(name);
     return this.tx.run(async (m) => {
       if (!(await this.repo.findOrganization(m, organizationId))) throw new NotFoundError('organization');
-      return issueKey(m, this.repo, organizationId, mode, readOnly, this.clock.now());
+      return issueKey(m, this.repo, organizationId, mode, readOnly, this.clock.now(), label);
     });
   }
 }

@@ -16,11 +16,11 @@ export class ListApiKeysHandler implements IQueryHandler<ListApiKeysQuery> {
   async execute({ organizationId }: ListApiKeysQuery): Promise<ApiKeyView[]> {
     // The keys of every mode: a replica serves only a keyless read (the admin's, the console's), once
     // it has replayed the primary's position at the time of the read (readSnapshot with no scope).
-    const keys = await this.tx.readSnapshot(
+    const { keys, usage } = await this.tx.readSnapshot(
       null,
       async (m) => {
         if (!(await this.repo.findOrganization(m, organizationId))) throw new NotFoundError('organization');
-        return this.repo.listKeys(m, organizationId);
+        return { keys: await this.repo.listKeys(m, organizationId), usage: await this.repo.keyUsage(m, organizationId) };
       },
       false,
     );
@@ -29,8 +29,12 @@ export class ListApiKeysHandler implements IQueryHandler<ListApiKeysQuery> {
       prefix: k.prefix,
       mode: k.mode,
       read_only: k.readOnly,
+      name: k.name,
       created_at: formatTimestamp(k.createdAt),
       revoked_at: formatTimestamp(k.revokedAt),
+      expires_at: formatTimestamp(k.expiresAt),
+      rolled_to: k.rolledTo,
+      last_used_at: formatTimestamp(usage.get(k.id) ?? null),
     }));
   }
 }
