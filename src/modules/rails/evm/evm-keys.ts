@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { secp256k1 } from '@noble/curves/secp256k1';
-import { getAddress } from 'viem';
-import { HDKey, publicKeyToAddress } from 'viem/accounts';
+import type { HDKey } from 'viem/accounts';
+import { viem, viemAccounts } from './viem';
 import type { AccountKeyCheck, PaymentRequest, RailKeys } from '../domain/payment-rail';
 
 /** Depth of an account-level key (m/44'/60'/0'), as wallets export it. */
@@ -31,7 +31,7 @@ export class EvmKeys implements RailKeys {
     if (!value.startsWith('xpub')) return { ok: false, problem: 'must be a BIP32 extended public key starting with xpub' };
     let key: HDKey;
     try {
-      key = HDKey.fromExtendedKey(value);
+      key = viemAccounts().HDKey.fromExtendedKey(value);
     } catch {
       return { ok: false, problem: 'is not a valid extended public key (bad length, version or checksum)' };
     }
@@ -47,28 +47,30 @@ export class EvmKeys implements RailKeys {
    * these alone, so two exports of one key (another parent fingerprint or child number) are one key.
    */
   fingerprint(accountKey: string): string {
-    const key = HDKey.fromExtendedKey(accountKey);
+    const key = viemAccounts().HDKey.fromExtendedKey(accountKey);
     if (!key.publicKey || !key.chainCode) throw new Error('account key has no public key or chain code');
     return createHash('sha256').update(`${this.family}\n`).update(key.publicKey).update(key.chainCode).digest('hex');
   }
 
   deriveAddress(accountKey: string, index: number): string {
     if (!Number.isSafeInteger(index) || index < 0 || index > MAX_INDEX) throw new RangeError(`address index out of range: ${index}`);
-    const child = HDKey.fromExtendedKey(accountKey).deriveChild(RECEIVE_CHAIN).deriveChild(index);
+    const child = viemAccounts().HDKey.fromExtendedKey(accountKey).deriveChild(RECEIVE_CHAIN).deriveChild(index);
     if (!child.publicKey) throw new Error('derived key has no public key');
     const uncompressed = secp256k1.ProjectivePoint.fromHex(child.publicKey).toRawBytes(false);
-    return publicKeyToAddress(`0x${Buffer.from(uncompressed).toString('hex')}`).toLowerCase();
+    return viemAccounts()
+      .publicKeyToAddress(`0x${Buffer.from(uncompressed).toString('hex')}`)
+      .toLowerCase();
   }
 
   displayAddress(address: string): string {
-    return getAddress(address);
+    return viem().getAddress(address);
   }
 
   /** EIP-681: `ethereum:<to>@<chain>?value=<wei>`, or for a token `ethereum:<token>@<chain>/transfer?address=<to>&uint256=<units>`. */
   paymentUri({ address, chain: chainId, units, asset: token }: PaymentRequest): string {
-    const to = getAddress(address);
+    const to = viem().getAddress(address);
     return token === null
       ? `ethereum:${to}@${chainId}?value=${units.toString()}`
-      : `ethereum:${getAddress(token)}@${chainId}/transfer?address=${to}&uint256=${units.toString()}`;
+      : `ethereum:${viem().getAddress(token)}@${chainId}/transfer?address=${to}&uint256=${units.toString()}`;
   }
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { secp256k1 } from '@noble/curves/secp256k1';
 import { HDKey } from '@scure/bip32';
-import { keccak256 } from 'viem';
+import { viem } from '../evm/viem';
 import type { AccountKeyCheck, PaymentRequest, RailKeys } from '../domain/payment-rail';
 import { hexToTron } from './tron-address';
 
@@ -21,7 +21,7 @@ const WORDS = /^[a-z]+(\s+[a-z]+){11,23}$/i;
  */
 export function tronAddressOfPublicKey(publicKey: Uint8Array): string {
   const uncompressed = secp256k1.ProjectivePoint.fromHex(publicKey).toRawBytes(false);
-  const hash = keccak256(uncompressed.subarray(1));
+  const hash = viem().keccak256(uncompressed.subarray(1));
   return hexToTron(`0x${hash.slice(-40)}`);
 }
 
