@@ -351,6 +351,29 @@ describe('reads on a streaming replica', () => {
       await cluster.resumeReplay();
     }
   });
+  it("serves a subscription's upcoming invoice from the replica, and a new subscription's at once", async () => {
+    const org = await createOrg('Subscriber');
+    const productId = expectSuccess(await org.onA.post('/products', productBody())).id as string;
+    const schemaId = (expectSuccess(await org.onA.get(`/products/${productId}`)).schemas as Array<{ id: string; type: string }>).find(
+      (x) => x.type === 'RECURRING',
+    )!.id;
+    const subscribe = async () =>
+      expectSuccess(await org.onA.post('/subscriptions', { product_id: productId, billing_schema_id: schemaId, customer_email: 'jane@example.com' }), 201)
+        .id as string;
+    const sub = await subscribe();
+    await cluster.caughtUp();
+    await new Promise((r) => setTimeout(r, 500));
+    await expectReplicaScans(['subscriptions'], 3, async () => {
+      for (let i = 0; i < 3; i++) expect(expectSuccess(await org.onB.get(`/subscriptions/${sub}/upcoming_invoice`)).subscription_id).toBe(sub);
+    });
+    await cluster.pauseReplay();
+    try {
+      const fresh = await subscribe();
+      expect(expectSuccess(await org.onB.get(`/subscriptions/${fresh}/upcoming_invoice`)).subscription_id).toBe(fresh);
+    } finally {
+      await cluster.resumeReplay();
+    }
+  });
 });
 
 describe('cli doctor with read replicas', () => {
