@@ -133,7 +133,14 @@ export function documentFor(doc: OpenAPIObject, enabled: EnabledRoutes): OpenAPI
   return { ...doc, paths: Object.fromEntries(Object.entries(doc.paths).filter(([path]) => !off(path))) };
 }
 
+/**
+ * Mounts /docs and /openapi.json. The document is built on the first request for either, not at start:
+ * scanning every route and schema takes a good part of a start's CPU and keeps the document in memory in
+ * every process, while most processes never serve it (@nestjs/swagger keeps it once built).
+ */
 export function mountDocs(app: INestApplication, enabled: EnabledRoutes): void {
-  const document = documentFor(buildOpenApi(app), enabled);
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json', customSiteTitle: 'Invoicing and Payments API' });
+  SwaggerModule.setup('docs', app, () => documentFor(buildOpenApi(app), enabled), {
+    jsonDocumentUrl: 'openapi.json',
+    customSiteTitle: 'Invoicing and Payments API',
+  });
 }

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { hash, verify } from '@node-rs/argon2';
 import { createHash, randomBytes } from 'node:crypto';
 import { AppConfig } from '../../shared/config/app-config';
 import { ConflictError, NotFoundError, ValidationFailedError } from '../../shared/errors/domain-error';
@@ -18,8 +17,21 @@ export const INVITE_LINK_MS = 24 * 3600_000;
 export const RESET_LINK_MS = 2 * 3600_000;
 export const MIN_PASSWORD_LENGTH = 12;
 
-/** A hash computed once, verified against when the email is unknown, so an unknown email costs the same time. */
-const DUMMY_HASH = hash('not a password of anyone', {});
+/**
+ * argon2 (a native module) is loaded at the first password set or sign-in, not at start: most processes
+ * serve only the API.
+ */
+let argon2: Promise<typeof import('@node-rs/argon2')> | null = null;
+const argon = () => (argon2 ??= import('@node-rs/argon2'));
+const hash = async (password: string) => (await argon()).hash(password);
+const verify = async (hashed: string, password: string) => (await argon()).verify(hashed, password);
+
+/**
+ * A hash computed once (at the first sign-in with an unknown email), verified against when the email is
+ * unknown, so an unknown email costs the same time.
+ */
+let dummyHash: Promise<string> | null = null;
+const DUMMY_HASH = () => (dummyHash ??= hash('not a password of anyone'));
 
 export function tokenHash(token: string): string {
   return createHash('sha256').update(token).digest('hex');
@@ -133,7 +145,7 @@ export class ConsoleAuth {
     const pass = typeof password === 'string' ? password : '';
     const candidates = (await this.repo.membersByEmail(email)).filter((m) => m.password_hash);
     if (candidates.length === 0) {
-      await verify(await DUMMY_HASH, pass || 'x').catch(() => false);
+      await verify(await DUMMY_HASH(), pass || 'x').catch(() => false);
       return { ok: false, reason: 'invalid' };
     }
     for (const member of candidates) {

@@ -11,7 +11,6 @@ import { GetFileContentHandler } from './queries/get-file-content/get-file-conte
 import { ListFilesHandler } from './queries/list-files/list-files.handler';
 import { FileStorage } from './storage/file-storage';
 import { LocalFileStorage } from './storage/local-file-storage';
-import { S3FileStorage } from './storage/s3-file-storage';
 import { FileUploadInterceptor } from './upload/file-upload.interceptor';
 import { UploadReceiver } from './upload/upload-receiver';
 import { TransactionRunner } from '../../shared/db/transaction-runner';
@@ -25,7 +24,9 @@ import { OtherModeIds } from '../../shared/ids/other-mode-ids';
     { provide: FilesConfig, useFactory: () => loadFilesConfig(process.env) },
     {
       provide: FileStorage,
-      useFactory: (config: FilesConfig) => (config.driver === 's3' ? new S3FileStorage(config) : new LocalFileStorage(config.FILES_DIR)),
+      // The S3 SDK (a few hundred modules) is loaded only by a deployment that stores files there.
+      useFactory: async (config: FilesConfig) =>
+        config.driver === 's3' ? new (await import('./storage/s3-file-storage.js')).S3FileStorage(config) : new LocalFileStorage(config.FILES_DIR),
       inject: [FilesConfig],
     },
     FilesRepository,

@@ -1,4 +1,5 @@
 import { Api } from '../../support/api';
+import { download, PNG, upload } from '../files/files-helpers';
 import { productBody } from '../products/product-bodies';
 import { expectSuccess } from '../../support/envelope';
 import { RedisServer } from '../../support/redis';
@@ -23,13 +24,15 @@ interface Org {
   /** The organization's test key on instance A and on instance B. */
   onA: Api;
   onB: Api;
+  /** The test key itself. */
+  key: string;
 }
 
 async function createOrg(name: string): Promise<Org> {
   const res = await new Api(null, a.baseUrl).post('/admin/organizations', { name }, { headers: { 'x-admin-token': ADMIN_TOKEN } });
   expect(res.status).toBe(201);
   const { organization_id, test_key } = res.body.data as { organization_id: string; test_key: string };
-  return { id: organization_id, onA: new Api(test_key, a.baseUrl), onB: new Api(test_key, b.baseUrl) };
+  return { id: organization_id, onA: new Api(test_key, a.baseUrl), onB: new Api(test_key, b.baseUrl), key: test_key };
 }
 
 async function createInvoice(api: Api, price: string): Promise<string> {
@@ -312,6 +315,61 @@ describe('reads on a streaming replica', () => {
       expect(
         expectSuccess(await org.onB.post('/events', { type: ['invoice.created'] })).items.map((e: { data: { object: { id: string } } }) => e.data.object.id),
       ).toContain(id);
+    } finally {
+      await cluster.resumeReplay();
+    }
+  });
+  it("serves single events, an invoice's quote and file content from the replica, and a file fresh after its upload", async () => {
+    const org = await createOrg('Single reads');
+    const invoiceId = await createInvoice(org.onA, '8');
+    const file = expectSuccess(await upload(org.onA, PNG, { filename: 'logo.png', contentType: 'image/png' })).id as string;
+    const eventId = (expectSuccess(await org.onA.post('/events', {})).items as Array<{ id: string }>)[0].id;
+    await cluster.caughtUp();
+    await new Promise((r) => setTimeout(r, 500));
+    await expectReplicaScans(['events'], 3, async () => {
+      for (let i = 0; i < 3; i++) expect(expectSuccess(await org.onB.post(`/events/${eventId}`, {})).id).toBe(eventId);
+    });
+    // Quoting an invoice reads its items (entity reads, on the replica's connection).
+    await expectReplicaScans(['invoice_items'], 3, async () => {
+      for (let i = 0; i < 3; i++)
+        expect(expectSuccess(await org.onB.post('/pay/quote', { currency: 'USD', invoice_id: invoiceId })).total.price).toMatch(/^8\./);
+    });
+    // The content is read on the instance that stored it (each instance's own FILES_DIR); its record on the replica.
+    await expectReplicaScans(['files'], 3, async () => {
+      for (let i = 0; i < 3; i++) expect((await download(`${a.baseUrl}/files/${file}/content`, org.key)).bytes.equals(PNG)).toBe(true);
+    });
+
+    await cluster.pauseReplay();
+    try {
+      const fresh = expectSuccess(await upload(org.onA, PNG, { filename: 'fresh.png', contentType: 'image/png' })).id as string;
+      const got = await download(`${a.baseUrl}/files/${fresh}/content`, org.key);
+      expect(got.status).toBe(200);
+      expect(got.bytes.equals(PNG)).toBe(true);
+      const second = await createInvoice(org.onA, '9');
+      expect(expectSuccess(await org.onB.post('/pay/quote', { currency: 'USD', invoice_id: second })).total.price).toMatch(/^9\./);
+    } finally {
+      await cluster.resumeReplay();
+    }
+  });
+  it("serves a subscription's upcoming invoice from the replica, and a new subscription's at once", async () => {
+    const org = await createOrg('Subscriber');
+    const productId = expectSuccess(await org.onA.post('/products', productBody())).id as string;
+    const schemaId = (expectSuccess(await org.onA.get(`/products/${productId}`)).schemas as Array<{ id: string; type: string }>).find(
+      (x) => x.type === 'RECURRING',
+    )!.id;
+    const subscribe = async () =>
+      expectSuccess(await org.onA.post('/subscriptions', { product_id: productId, billing_schema_id: schemaId, customer_email: 'jane@example.com' }), 201)
+        .id as string;
+    const sub = await subscribe();
+    await cluster.caughtUp();
+    await new Promise((r) => setTimeout(r, 500));
+    await expectReplicaScans(['subscriptions'], 3, async () => {
+      for (let i = 0; i < 3; i++) expect(expectSuccess(await org.onB.get(`/subscriptions/${sub}/upcoming_invoice`)).subscription_id).toBe(sub);
+    });
+    await cluster.pauseReplay();
+    try {
+      const fresh = await subscribe();
+      expect(expectSuccess(await org.onB.get(`/subscriptions/${fresh}/upcoming_invoice`)).subscription_id).toBe(fresh);
     } finally {
       await cluster.resumeReplay();
     }

@@ -1,7 +1,11 @@
-import { Address, createPublicClient, http, parseAbiItem, parseEventLogs, PublicClient } from 'viem';
+import type { Address, PublicClient } from 'viem';
+import { viem } from './viem';
 import type { BlockRef, ChainFollower, IncomingTransfer, PayoutTransaction, PayoutTransfer, ScannedRange, WatchedAddresses } from '../domain/payment-rail';
 
-const TRANSFER = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
+const parseTransfer = () => viem().parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
+let transfer: ReturnType<typeof parseTransfer> | null = null;
+/** The ERC-20 Transfer event, parsed at its first use (viem loads then). */
+const TRANSFER = () => (transfer ??= parseTransfer());
 
 /**
  * Follows one EVM network over JSON-RPC with viem. A range is read in this order: its blocks one by
@@ -17,6 +21,7 @@ export class EvmFollower implements ChainFollower {
   private readonly client: PublicClient;
 
   constructor(rpcUrl: string, timeoutMs = 10_000) {
+    const { createPublicClient, http } = viem();
     this.client = createPublicClient({ transport: http(rpcUrl, { retryCount: 0, timeout: timeoutMs }) });
   }
 
@@ -59,7 +64,7 @@ export class EvmFollower implements ChainFollower {
       const configured = new Set(tokens.map((t) => t.toLowerCase()));
       const logs = await this.client.getLogs({
         address: tokens as Address[],
-        event: TRANSFER,
+        event: TRANSFER(),
         fromBlock: range.from,
         toBlock: range.to,
         args: watched.addresses ? { to: [...watched.addresses] as Address[] } : undefined,
@@ -131,7 +136,7 @@ export class EvmFollower implements ChainFollower {
       if (token === null) {
         if (tx.to?.toLowerCase() === target && tx.value > 0n) transfers.push({ output: 'native', units: tx.value });
       } else {
-        for (const log of parseEventLogs({ abi: [TRANSFER], logs: receipt.logs, eventName: 'Transfer', strict: true })) {
+        for (const log of viem().parseEventLogs({ abi: [TRANSFER()], logs: receipt.logs, eventName: 'Transfer', strict: true })) {
           if (log.address.toLowerCase() === token.toLowerCase() && log.args.to.toLowerCase() === target && log.logIndex !== null) {
             transfers.push({ output: String(log.logIndex), units: log.args.value });
           }

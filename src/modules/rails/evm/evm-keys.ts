@@ -1,6 +1,5 @@
 import { secp256k1 } from '@noble/curves/secp256k1';
-import { getAddress } from 'viem';
-import { publicKeyToAddress } from 'viem/accounts';
+import { viem, viemAccounts } from './viem';
 import type { AccountKeyCheck, PaymentRequest, RailKeys } from '../domain/payment-rail';
 import { AccountXpub } from '../keys/account-xpub';
 
@@ -23,18 +22,20 @@ export class EvmKeys implements RailKeys {
 
   deriveAddress(accountKey: string, index: number): string {
     const uncompressed = secp256k1.ProjectivePoint.fromHex(this.xpub.receivePublicKey(accountKey, index)).toRawBytes(false);
-    return publicKeyToAddress(`0x${Buffer.from(uncompressed).toString('hex')}`).toLowerCase();
+    return viemAccounts()
+      .publicKeyToAddress(`0x${Buffer.from(uncompressed).toString('hex')}`)
+      .toLowerCase();
   }
 
   displayAddress(address: string): string {
-    return getAddress(address);
+    return viem().getAddress(address);
   }
 
   /** EIP-681: `ethereum:<to>@<chain>?value=<wei>`, or for a token `ethereum:<token>@<chain>/transfer?address=<to>&uint256=<units>`. */
   paymentUri({ address, chain: chainId, units, asset: token }: PaymentRequest): string {
-    const to = getAddress(address);
+    const to = viem().getAddress(address);
     return token === null
       ? `ethereum:${to}@${chainId}?value=${units.toString()}`
-      : `ethereum:${getAddress(token)}@${chainId}/transfer?address=${to}&uint256=${units.toString()}`;
+      : `ethereum:${viem().getAddress(token)}@${chainId}/transfer?address=${to}&uint256=${units.toString()}`;
   }
 }

@@ -1,4 +1,4 @@
-import { getAddress, isAddress } from 'viem';
+import { viem } from './viem';
 import type { PayoutAddressCheck, PayoutUriRequest, TransactionIdCheck } from '../domain/payment-rail';
 import { plainPayoutUri } from '../domain/payouts';
 
@@ -11,9 +11,9 @@ export function checkEvmPayoutAddress(_network: string, _mode: string, text: str
   const address = text.trim();
   if (!address) return { ok: false, problem: 'must not be empty' };
   if (!/^0x[0-9a-fA-F]{40}$/.test(address)) return { ok: false, problem: 'must be 0x followed by 40 hexadecimal digits' };
-  if (!isAddress(address, { strict: true })) return { ok: false, problem: 'has a wrong EIP-55 checksum (check every character, or paste it again)' };
+  if (!viem().isAddress(address, { strict: true })) return { ok: false, problem: 'has a wrong EIP-55 checksum (check every character, or paste it again)' };
   if (/^0x0{40}$/.test(address)) return { ok: false, problem: 'must not be the zero address' };
-  return { ok: true, address: getAddress(address) };
+  return { ok: true, address: viem().getAddress(address) };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createPublicClient, http } from 'viem';
+import { viem } from './viem';
 import type { PreflightCheck } from '../../../shared/preflight/preflight-check';
 import type { NetworkConfig } from '../domain/chains-config';
 import type { RailPreflightSettings } from '../domain/payment-rail';
@@ -49,6 +49,7 @@ export function evmSyncCheck(
 
 /** An EVM node's checks: eth_chainId against `chain_id`, then eth_syncing and the latest block's age. */
 export async function evmPreflight(config: NetworkConfig, settings: RailPreflightSettings): Promise<PreflightCheck[]> {
+  const { createPublicClient, http } = viem();
   const client = createPublicClient({ transport: http(config.rpcUrl, { retryCount: 0, timeout: settings.timeoutMs }) });
   let chainId: number;
   try {

@@ -1,5 +1,5 @@
 import { secp256k1 } from '@noble/curves/secp256k1';
-import { keccak256 } from 'viem';
+import { viem } from '../evm/viem';
 import type { AccountKeyCheck, PaymentRequest, RailKeys } from '../domain/payment-rail';
 import { AccountXpub } from '../keys/account-xpub';
 import { hexToTron } from './tron-address';
@@ -10,7 +10,7 @@ import { hexToTron } from './tron-address';
  */
 export function tronAddressOfPublicKey(publicKey: Uint8Array): string {
   const uncompressed = secp256k1.ProjectivePoint.fromHex(publicKey).toRawBytes(false);
-  const hash = keccak256(uncompressed.subarray(1));
+  const hash = viem().keccak256(uncompressed.subarray(1));
   return hexToTron(`0x${hash.slice(-40)}`);
 }
 
