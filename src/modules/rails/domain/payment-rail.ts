@@ -100,9 +100,9 @@ export interface WatchedAddresses {
   addresses: ReadonlySet<string> | null;
   resolve(candidates: string[]): Promise<ReadonlySet<string>>;
   /**
-   * The account keys (`xpub` as registered) of the wallets the watched addresses were handed out from.
-   * A family whose payment addresses are one wallet plus a reference each (Solana) polls those wallets,
-   * a few accounts however many invoices are open, instead of every payment address.
+   * The wallets the watched addresses pay, for a family whose payment addresses are one wallet plus a
+   * reference each (`<wallet>/<reference>`, Solana): it polls those wallets, a few accounts however many
+   * invoices are open, instead of every payment address.
    */
   accounts?(): Promise<readonly string[]>;
 }
@@ -252,6 +252,11 @@ export interface RailAdapter {
   readonly networks: readonly string[];
   /** True when a wallet serves one network (POST /wallets names it); false when one key serves every network of the family. */
   readonly walletPerNetwork: boolean;
+  /**
+   * The POST /wallets field a wallet of the family is registered by: `xpub` (an account key, the default)
+   * or `address` (a family whose wallets have no extended key, Solana: the wallet's address).
+   */
+  readonly walletField?: 'xpub' | 'address';
   /** Where a catalog provider id is paid on this family, or null when it is not. */
   routeOf(providerId: string): RailRoute | null;
   /** Checks one network's CHAINS_FILE section, pushing problems that name their field; null when it has problems. */

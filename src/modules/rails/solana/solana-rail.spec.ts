@@ -165,6 +165,17 @@ describe('refunds to Solana', () => {
     expect(SOLANA.checkPayoutAddress('solana', 'live', ` ${MVINES} `)).toEqual({ ok: true, address: MVINES });
     expect(checkSolanaPayoutAddress('solana', 'test', MVINES)).toEqual({ ok: true, address: MVINES });
     expect(SOLANA.checkPayoutAddress('solana', 'live', ata)).toEqual({ ok: false, problem: expect.stringMatching(/wallet's own address/) });
+    // Once checked by an address-only rule (before the rail): the wrapped SOL mint, a short key, a 0, nothing.
+    expect(SOLANA.checkPayoutAddress('solana', 'test', ' So11111111111111111111111111111111111111112 ')).toEqual({
+      ok: true,
+      address: 'So11111111111111111111111111111111111111112',
+    });
+    expect(SOLANA.checkPayoutAddress('solana', 'test', 'So1111111111111111111111111111111')).toMatchObject({
+      ok: false,
+      problem: expect.stringMatching(/32 bytes/),
+    });
+    expect(SOLANA.checkPayoutAddress('solana', 'test', 'So0111111111111111111111111111111111111111112')).toMatchObject({ ok: false });
+    expect(SOLANA.checkPayoutAddress('solana', 'test', ' ')).toEqual({ ok: false, problem: 'must not be empty' });
     expect(SOLANA.checkPayoutAddress('solana', 'live', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8')).toEqual({
       ok: false,
       problem: expect.stringMatching(/outside base58/),

@@ -102,6 +102,7 @@ export function solanaRail(catalog: readonly SolanaCatalogToken[]): RailAdapter 
     family: 'solana',
     networks: [NETWORK],
     walletPerNetwork: false,
+    walletField: 'address',
     routeOf: (providerId) => {
       const id = providerId.toLowerCase().replace(/^provider_/, 'prov_');
       if (id === NATIVE_PROVIDER) return { network: NETWORK, asset: null };
