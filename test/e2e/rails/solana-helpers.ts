@@ -1,4 +1,4 @@
-import { type Address, generateKeyPairSigner } from '@solana/kit';
+import { type Address, generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import { SolanaRpcServer, type SolanaBedOptions } from '../../chain/solana-rpc-server';
 import { createMint } from '../../chain/solana-wallet';
 import { expectSuccess } from '../../support/envelope';
@@ -36,11 +36,12 @@ export async function startSolana(options: Partial<SolanaBedOptions> = {}, extra
   return { bed, usdc, usdt, chainsFile: solanaChainsFile({ bed, usdc, usdt }, extra) };
 }
 
-/** An organization with a test-mode Solana wallet of a fresh address. */
-export async function solanaMerchant(service: IsolatedService): Promise<{ id: string; test: Api; live: Api; wallet: Address }> {
+/** An organization with a test-mode Solana wallet of a fresh key pair (`signer`: the merchant's wallet app, to send refunds). */
+export async function solanaMerchant(service: IsolatedService): Promise<{ id: string; test: Api; live: Api; wallet: Address; signer: KeyPairSigner }> {
   const org = await service.createOrg();
-  const wallet = (await generateKeyPairSigner()).address;
+  const signer = await generateKeyPairSigner();
+  const wallet = signer.address;
   const view = expectSuccess(await org.test.post('/wallets', { chain_family: 'solana', address: wallet }), 201);
   expect(view).toMatchObject({ chain_family: 'solana', network: null, first_address: wallet, active: true });
-  return { id: org.id, test: org.test, live: org.live, wallet };
+  return { id: org.id, test: org.test, live: org.live, wallet, signer };
 }
