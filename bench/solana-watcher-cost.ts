@@ -83,7 +83,7 @@ async function measure(size: number): Promise<Row> {
         bed.submit(
           sent % 2 === 0
             ? await solTransfer(bed, payer, wallet, 1_000_000n, [reference])
-            : await tokenTransfer(bed, payer, wallet, usdc as Address, 1_000_000n, [reference]),
+            : await tokenTransfer(bed, payer, wallet, usdc, 1_000_000n, [reference]),
         );
         sent++;
         nextPayment += paymentEveryMs;
