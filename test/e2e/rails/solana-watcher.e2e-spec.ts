@@ -1,8 +1,11 @@
 import { Webhook } from 'standardwebhooks';
 import { fundedWallet, giveTokens, solTransfer, tokenTransfer } from '../../chain/solana-wallet';
+import { Api } from '../../support/api';
 import { expectSuccess } from '../../support/envelope';
-import { IsolatedService, startIsolatedService } from '../../support/isolated';
-import { WebhookReceiver } from '../../support/webhook-receiver';
+import { IsolatedService, sharedDatabase, startIsolatedService } from '../../support/isolated';
+import { withClient } from '../../support/pg';
+import { ADMIN_TOKEN, RunningServer, startServer } from '../../support/server';
+import { eventually, WebhookReceiver } from '../../support/webhook-receiver';
 import { createInvoice, D, r30, shortState } from '../payments/payments-helpers';
 import { paymentAddress, paymentsOf, units, waitForPayments } from './chain-helpers';
 import { type SolanaSetup, solanaMerchant, startSolana } from './solana-helpers';
@@ -144,5 +147,58 @@ describe('the Solana rail against a litesvm node in Solana JSON-RPC shapes', () 
     expect(seen).toMatchObject({ status: 'PENDING', idempotency_key: `solana:${held}:${pay.reference}`, price: new D('2').toFixed(30) });
     bed.advance(4);
     await waitForPayments(shop.test, invoiceId, (p) => p[0].status === 'COMPLETED');
+  });
+});
+
+describe('the Solana watcher across a restart', () => {
+  let setup: SolanaSetup;
+  beforeAll(async () => {
+    setup = await startSolana({ finalizedLag: 2 });
+  }, 120_000);
+  afterAll(async () => setup?.bed.stop());
+
+  async function createOrg(server: RunningServer) {
+    const res = await new Api(null, server.baseUrl).post('/admin/organizations', { name: 'Solana shop' }, { headers: { 'x-admin-token': ADMIN_TOKEN } });
+    const { organization_id, test_key, live_key } = res.body.data;
+    return { id: organization_id as string, test: new Api(test_key, server.baseUrl), live: new Api(live_key, server.baseUrl) };
+  }
+  const asService = (server: RunningServer): IsolatedService => ({ server, createOrg: () => createOrg(server) }) as unknown as IsolatedService;
+
+  it('records payments made while the service was down from its slot cursor, once each, many slots and signatures later', async () => {
+    const { bed, usdc } = setup;
+    const db = await sharedDatabase();
+    const env = { ...WATCHER_ENV, CHAINS_FILE: setup.chainsFile };
+    let server = await startServer({ databaseUrl: db.url, env });
+    try {
+      const shop = await solanaMerchant(asService(server));
+      const invoiceId = await createInvoice(shop.test, '12', 'USDC');
+      const pay = await paymentAddress(shop.test, invoiceId, USDC);
+      const cursor = async () =>
+        (await withClient(db.url, (c) => c.query(`SELECT block_number::text AS n FROM chain_cursors WHERE mode = 'test' AND network = 'solana'`))).rows[0]
+          ?.n as string | undefined;
+      await eventually(async () => expect(await cursor()).toBeDefined());
+      await server.stop();
+      const stoppedAt = BigInt((await cursor())!);
+
+      // While no watcher runs: the payment in two parts, and other traffic to the wallet around them.
+      const payer = await fundedWallet(bed);
+      await giveTokens(bed, payer.address, usdc, units('100', 6));
+      const first = bed.submit(await tokenTransfer(bed, payer, shop.wallet, usdc, units('5', 6), [pay.reference]));
+      for (let i = 0; i < 3; i++) bed.submit(await solTransfer(bed, payer, shop.wallet, 1000n));
+      bed.advance(50);
+      const second = bed.submit(await tokenTransfer(bed, payer, shop.wallet, usdc, units('7', 6), [pay.reference]));
+      bed.advance(5);
+      expect(BigInt(bed.slot('confirmed'))).toBeGreaterThan(stoppedAt + 50n);
+
+      // Started again, it goes on from its cursor (without one it would start at the newest slot, past both).
+      server = await startServer({ databaseUrl: db.url, env });
+      const api = new Api(shop.test.key, server.baseUrl);
+      const payments = await waitForPayments(api, invoiceId, (p) => p.length === 2 && p.every((x) => x.status === 'COMPLETED'));
+      expect(payments.map((p) => p.idempotency_key).sort()).toEqual([`solana:${first}:${pay.reference}`, `solana:${second}:${pay.reference}`].sort());
+      expect(await shortState(api, invoiceId)).toMatchObject({ status: 'COMPLETED', substatus: null });
+    } finally {
+      await server.stop();
+      await db.drop();
+    }
   });
 });
