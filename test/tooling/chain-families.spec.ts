@@ -6,12 +6,12 @@ import { ROOT } from './env-scan';
  * The rails module is the whole chain family: its adapters (src/modules/rails/<family>/) hold every
  * chain encoding and every choice made by family. Outside rails/, no source file imports a chain-encoding
  * library (address and key encodings: @scure/base, @scure/btc-signer, @scure/bip32, viem's address
- * utilities) and none names a family ('evm', 'utxo', 'tron') as a string: a module that needs a chain
+ * utilities) and none names a family ('evm', 'utxo', 'tron', 'solana') as a string: a module that needs a chain
  * fact asks rails through a query. Docs are not source; a string that is not a family (a coin's id at a
  * rates source) is listed in NOT_A_FAMILY with its reason.
  */
 const RAILS = 'src/modules/rails/';
-const ENCODING_PACKAGES = /^(@scure\/base|@scure\/btc-signer|@scure\/bip32)(\/|$)/;
+const ENCODING_PACKAGES = /^(@scure\/base|@scure\/btc-signer|@scure\/bip32|@solana\/kit|@solana\/addresses|@solana-program\/[a-z-]+)(\/|$)/;
 /** viem's address and key utilities (viem's other parts, e.g. a JSON-RPC client, are not chain encodings of an address). */
 const VIEM_ADDRESS_UTILS = new Set([
   'getAddress',
@@ -24,10 +24,10 @@ const VIEM_ADDRESS_UTILS = new Set([
   'mnemonicToAccount',
   'hdKeyToAccount',
 ]);
-const FAMILIES = /(['"`])(evm|utxo|tron)\1/g;
+const FAMILIES = /(['"`])(evm|utxo|tron|solana)\1/g;
 /** file -> why its family-looking string is no family. */
 const NOT_A_FAMILY: Record<string, string> = {
-  'src/modules/rates/domain/coingecko-answer.ts': "'tron' is CoinGecko's id of the TRX coin (a rates source's name), not the chain family",
+  'src/modules/rates/domain/coingecko-answer.ts': "'tron' and 'solana' are CoinGecko's ids of the TRX and SOL coins (a rates source's names), not the chain families",
 };
 
 function files(dir: string): string[] {
@@ -84,5 +84,7 @@ describe('chain families stay inside rails/', () => {
     expect(findings('src/modules/x/a.ts', "if (rail.family === 'utxo') return 1;")).toEqual(["src/modules/x/a.ts:1 names the family 'utxo'"]);
     expect(findings('src/modules/x/a.ts', 'type F = "evm" | `tron`;')).toHaveLength(2);
     expect(findings('src/modules/x/a.ts', "const label = 'Tron network'; const e = 'evmos';")).toEqual([]);
+    expect(findings('src/modules/x/a.ts', "import { isAddress } from '@solana/kit';\nconst f = 'solana';")).toHaveLength(2);
+    expect(findings('src/modules/x/a.ts', "import { findAssociatedTokenPda } from '@solana-program/token';")).toHaveLength(1);
   });
 });

@@ -704,7 +704,7 @@ export interface paths {
         put?: never;
         /**
          * Register a receiving wallet (watch-only)
-         * @description The account-level extended public key of the merchant's wallet (m/44'/60'/0'). It becomes the active wallet of the organization, mode and chain family: new deposit addresses come from it (m/44'/60'/0'/0/i); addresses already handed out from a previous wallet stay watched until their invoice's monitoring window closes. Format and checksum are checked; a private key (xprv, hex) or a recovery phrase is refused with 400 validator.xpub and is never stored or logged. No private key ever enters the service. A key belongs to the organization that registered it first: another organization registering it (either mode, or the same key exported with another parent fingerprint or child number: a key is recognised by its public key and chain code) gets 400 invalid_xpub on xpub, naming no organization. Within the organization the key has one address counter (both modes, every re-registration), so no address serves two invoices; a key used before continues after its highest index. Check first_address against your wallet.
+         * @description The account-level extended public key of the merchant's wallet (m/44'/60'/0'). It becomes the active wallet of the organization, mode and chain family: new deposit addresses come from it (m/44'/60'/0'/0/i); addresses already handed out from a previous wallet stay watched until their invoice's monitoring window closes. Format and checksum are checked; a private key (xprv, hex) or a recovery phrase is refused with 400 validator.xpub and is never stored or logged. No private key ever enters the service. A key belongs to the organization that registered it first: another organization registering it (either mode, or the same key exported with another parent fingerprint or child number: a key is recognised by its public key and chain code) gets 400 invalid_xpub on xpub, naming no organization. Within the organization the key has one address counter (both modes, every re-registration), so no address serves two invoices; a key used before continues after its highest index. Check first_address against your wallet. Solana wallets have no extended key: send the wallet address as `address` (an ed25519 key on the curve, base58); it receives every payment, told apart by a reference per payment address (addresses_issued counts them).
          */
         post: operations["WalletsController_register"];
         delete?: never;
@@ -3071,7 +3071,7 @@ export interface components {
              * @example evm
              * @enum {string}
              */
-            chain_family: "evm" | "utxo" | "tron";
+            chain_family: "evm" | "utxo" | "tron" | "solana";
             /**
              * @description The network a utxo wallet receives on (bitcoin, litecoin, dogecoin, bitcoin_cash); null for an evm wallet (all EVM networks)
              * @example null
@@ -3108,16 +3108,21 @@ export interface components {
         /** @description Only the fields listed here are accepted: any other is refused with 400 validation_failed, named in validator. */
         RegisterWalletRequestDto: {
             /**
-             * @description Chain family the key receives on (evm: Ethereum, Polygon, BNB Smart Chain, one key for all; utxo: Bitcoin, Litecoin, Dogecoin, Bitcoin Cash, one key per network; tron: TRX and USDT on Tron, the account key of m/44'/195'/0')
+             * @description Chain family the key receives on (evm: Ethereum, Polygon, BNB Smart Chain, one key for all; utxo: Bitcoin, Litecoin, Dogecoin, Bitcoin Cash, one key per network; tron: TRX and USDT on Tron, the account key of m/44'/195'/0'; solana: SOL, USDC and USDT on Solana, the wallet's address)
              * @example evm
              * @enum {string}
              */
-            chain_family: "evm" | "utxo" | "tron";
+            chain_family: "evm" | "utxo" | "tron" | "solana";
             /**
-             * @description BIP32 extended public key at account level (m/44'/60'/0' as wallets export it; m/44'/195'/0' for Tron, whose addresses are base58 T...). Addresses are m/.../0/i of it. On UTXO networks also the versions wallets export (xpub/ypub/zpub, tpub/upub/vpub, Ltub/Mtub/ttub, dgub; the version decides P2PKH, P2WPKH-in-P2SH or P2WPKH; CashAddr on Bitcoin Cash) or an output descriptor (wpkh(...), pkh(...), sh(wpkh(...)), with or without its key origin, /0/* and #checksum; a checksum given must match, BIP-380). A private key (xprv..., WIF, hex), a recovery phrase, or a key of another coin or network (a mainnet key in test mode) is refused with 400 and never stored or logged.
+             * @description BIP32 extended public key at account level (m/44'/60'/0' as wallets export it; m/44'/195'/0' for Tron, whose addresses are base58 T...). Addresses are m/.../0/i of it. On UTXO networks also the versions wallets export (xpub/ypub/zpub, tpub/upub/vpub, Ltub/Mtub/ttub, dgub; the version decides P2PKH, P2WPKH-in-P2SH or P2WPKH; CashAddr on Bitcoin Cash) or an output descriptor (wpkh(...), pkh(...), sh(wpkh(...)), with or without its key origin, /0/* and #checksum; a checksum given must match, BIP-380). A private key (xprv..., WIF, hex), a recovery phrase, or a key of another coin or network (a mainnet key in test mode) is refused with 400 and never stored or logged. Required for every family but solana (which takes address).
              * @example xpub6Ce9NcJvTk36xtLSrJLZqE7wtgA5deCeYs7rSQtreh4cj6ByPtrg9sD7V2FNFLPnf8heNP3FGkeV9qwfzvZNSd54JoNXVsXFYSYwHsnJxqP
              */
-            xpub: string;
+            xpub?: string;
+            /**
+             * @description The wallet's address, for chain_family solana (required there, instead of xpub; not taken for the other families): a base58 ed25519 public key on the curve, as the wallet shows it. A token account (off the curve), a secret key or a recovery phrase is refused with 400.
+             * @example mvines9iiHiQTysrwkJjGf2gb9Ex9jXJX8ns3qwf2kN
+             */
+            address?: string;
             /**
              * @description The network a utxo key receives on (required for chain_family utxo; not taken for evm or tron)
              * @example litecoin
@@ -3172,7 +3177,12 @@ export interface components {
              */
             contract_address: string | null;
             /**
-             * @description Payment request for wallet apps (QR code): EIP-681 on EVM chains (native: ethereum:<address>@<chain_id>?value=<wei>); BIP21 on UTXO chains (litecoin:<address>?amount=<coin>, with the network's scheme); null on Tron, which has no payment-URI standard (show the address, the amount and a QR code of the address)
+             * @description Solana: the payment's reference key (base58; a fresh one per invoice and provider, never reused). The wallet in `address` receives every payment; a payment counts for this invoice when its transaction carries this key (the uri adds it; a wallet paying by hand cannot). Null on other chains
+             * @example null
+             */
+            reference: string | null;
+            /**
+             * @description Payment request for wallet apps (QR code): EIP-681 on EVM chains (native: ethereum:<address>@<chain_id>?value=<wei>); BIP21 on UTXO chains (litecoin:<address>?amount=<coin>, with the network's scheme); a Solana Pay transfer request on Solana (solana:<wallet>?amount=<coin>&spl-token=<mint>&reference=<reference>&message=...); null on Tron, which has no payment-URI standard (show the address, the amount and a QR code of the address)
              * @example ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x70997970C51812dc3A010C7d01b50e0d17dc79C8&uint256=25494902
              */
             uri: string | null;
@@ -8200,6 +8210,7 @@ export interface operations {
                      *         "decimals": 6,
                      *         "chain_id": 1,
                      *         "contract_address": "0xdAC17F958D2ee523a2206206994597C13D831ec7",
+                     *         "reference": null,
                      *         "uri": "ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x70997970C51812dc3A010C7d01b50e0d17dc79C8&uint256=25494902",
                      *         "expires_at": "2026-11-21 10:15:00"
                      *       },

@@ -1,5 +1,6 @@
 import type { RailAdapter } from './domain/payment-rail';
 import { type CatalogToken, evmRail } from './evm/evm-rail';
+import { solanaRail } from './solana/solana-rail';
 import { tronRail } from './tron/tron-rail';
 import { UTXO_RAIL } from './utxo/utxo-rail';
 
@@ -10,5 +11,5 @@ import { UTXO_RAIL } from './utxo/utxo-rail';
  * the registry passes the providers module's, tests may pass it too (this file stays free of Nest).
  */
 export function railAdapters(catalog: readonly CatalogToken[]): RailAdapter[] {
-  return [evmRail(catalog), UTXO_RAIL, tronRail(catalog)];
+  return [evmRail(catalog), UTXO_RAIL, tronRail(catalog), solanaRail(catalog)];
 }

@@ -14,6 +14,7 @@ import {
   LITECOIN_ZPUB,
   ListWalletsQueryDto,
   RegisterWalletRequestDto,
+  SOLANA_WALLET,
   WALLET_EXAMPLE,
   WalletDto,
   WalletListDto,
@@ -46,20 +47,22 @@ export class WalletsController {
       'exported with another parent fingerprint or child number: a key is recognised by its public key and chain code) gets 400 ' +
       'invalid_xpub on xpub, naming no organization. Within the organization the key has one address counter (both modes, every ' +
       're-registration), so no address serves two invoices; a key used before continues after its highest index. Check first_address ' +
-      'against your wallet.',
+      'against your wallet. Solana wallets have no extended key: send the wallet address as `address` (an ed25519 key on the curve, ' +
+      'base58); it receives every payment, told apart by a reference per payment address (addresses_issued counts them).',
   })
   @ApiBody({
     type: RegisterWalletRequestDto,
     examples: {
       evm: { value: { chain_family: 'evm', xpub: HARDHAT_XPUB } },
       litecoin: { value: { chain_family: 'utxo', network: 'litecoin', xpub: LITECOIN_ZPUB } },
+      solana: { value: { chain_family: 'solana', address: SOLANA_WALLET } },
     },
   })
   @ApiEnvelope({ status: 201, type: WalletDto, example: WALLET_EXAMPLE, message: 'Wallet registered' })
   @ApiErrors(400, 401, 403)
   async register(@RequiredCaller() caller: CallerContext, @Body() body: RegisterWalletRequestDto) {
     return reply(
-      await this.commands.execute(new RegisterWalletCommand(scopeOf(caller), body.chain_family, body.xpub, body.network ?? null)),
+      await this.commands.execute(new RegisterWalletCommand(scopeOf(caller), body.chain_family, body.xpub ?? null, body.network ?? null, body.address ?? null)),
       'Wallet registered',
     );
   }

@@ -71,6 +71,8 @@ describe('POST /invoices/{id}/payment_address', () => {
       decimals: 6,
       chain_id: 31337,
       contract_address: TEST_USDT,
+      // Only Solana Pay payments carry a reference.
+      reference: null,
       uri: `ethereum:${TEST_USDT}@31337/transfer?address=${HARDHAT_ACCOUNTS[0]}&uint256=${new D(usdt.price).mul(1e6).toFixed(0)}`,
       expires_at: invoice.expires_at,
     });

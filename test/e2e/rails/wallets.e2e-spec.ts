@@ -90,7 +90,11 @@ describe('receiving wallets (POST/GET/DELETE /wallets)', () => {
 
   it.each([
     [{ xpub: XPUB_0 }, 'chain_family'],
-    [{ chain_family: 'solana', xpub: XPUB_0 }, 'chain_family'],
+    [{ chain_family: 'ripple', xpub: XPUB_0 }, 'chain_family'],
+    // A Solana wallet is registered by its address, not an account key; an EVM key takes no address.
+    [{ chain_family: 'solana', xpub: XPUB_0 }, 'xpub'],
+    [{ chain_family: 'solana' }, 'address'],
+    [{ chain_family: 'evm', xpub: XPUB_0, address: 'mvines9iiHiQTysrwkJjGf2gb9Ex9jXJX8ns3qwf2kN' }, 'address'],
     // A UTXO key belongs to one network: it must be named, and be one of theirs; an EVM key serves all EVM networks.
     [{ chain_family: 'utxo', xpub: XPUB_0 }, 'network'],
     [{ chain_family: 'utxo', network: 'ethereum', xpub: XPUB_0 }, 'network'],

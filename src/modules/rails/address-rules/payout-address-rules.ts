@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { base58, base58xrp } from '@scure/base';
+import { base58xrp } from '@scure/base';
 import type { PayoutAddressCheck, PayoutAddressRule } from '../domain/payment-rail';
 
 const sha256 = (data: Uint8Array): Uint8Array => new Uint8Array(createHash('sha256').update(data).digest());
@@ -21,18 +21,6 @@ function checkXrp(address: string): PayoutAddressCheck {
   return { ok: true, address };
 }
 
-/** Solana: base58 of a 32-byte public key (no checksum: only a character outside the alphabet or a wrong length is caught). */
-function checkSolana(address: string): PayoutAddressCheck {
-  let bytes: Uint8Array;
-  try {
-    bytes = base58.decode(address);
-  } catch {
-    return { ok: false, problem: 'is not a Solana address (it has characters outside base58)' };
-  }
-  if (bytes.length !== 32) return { ok: false, problem: 'is not a Solana address (32 bytes in base58)' };
-  return { ok: true, address };
-}
-
 const rule = (network: string, check: (address: string) => PayoutAddressCheck): PayoutAddressRule => ({
   networks: [network],
   checkPayoutAddress: (_network, _mode, text) => {
@@ -47,4 +35,4 @@ const rule = (network: string, check: (address: string) => PayoutAddressCheck): 
  * merchant simulates the payout (decisions §19, "Test mode"). A family that gets an adapter takes its
  * network's rule into the adapter's checkPayoutAddress, and its line here goes.
  */
-export const PAYOUT_ADDRESS_RULES: readonly PayoutAddressRule[] = [rule('ripple', checkXrp), rule('solana', checkSolana)];
+export const PAYOUT_ADDRESS_RULES: readonly PayoutAddressRule[] = [rule('ripple', checkXrp)];

@@ -2,8 +2,8 @@ import type { PreflightCheck } from '../../../shared/preflight/preflight-check';
 import type { NetworkConfig, RailMode } from './chains-config';
 
 /**
- * The port every chain adapter implements, one folder per chain family (`evm/`, `utxo/`, `tron/`;
- * Solana later), each registered once in `rail-adapters.ts`. Invoices and payments never see it: the
+ * The port every chain adapter implements, one folder per chain family (`evm/`, `utxo/`, `tron/`,
+ * `solana/`), each registered once in `rail-adapters.ts`. Invoices and payments never see it: the
  * rails module hands out deposit addresses through it and its watcher reports what it finds through
  * the payments module's public command. Nothing here names a family: the registry lists them.
  */
@@ -34,6 +34,13 @@ export interface PaymentRequest {
   units: bigint;
   /** The asset's on-chain reference (a token contract), or null for the network's own coin. */
   asset: string | null;
+  /** The asset's decimals, where the standard writes the amount in the coin (Solana Pay); the family's coin's when absent. */
+  decimals?: number;
+  /** A key the payment must carry to be told apart (a Solana Pay reference), where the family has one. */
+  reference?: string | null;
+  /** Who asks (the merchant's name) and what for (the invoice), where the standard shows them. */
+  label?: string | null;
+  message?: string | null;
 }
 
 /** Keys, addresses and payment requests of one chain family (on one network and chain, where those matter). */
@@ -48,6 +55,11 @@ export interface RailKeys {
   displayAddress(address: string): string;
   /** A URI a wallet app opens to pay (the chain's payment-URI standard); null on a chain that has none (Tron). */
   paymentUri(request: PaymentRequest): string | null;
+  /**
+   * Families whose payment addresses are one wallet plus a reference (Solana Pay): the reference of a
+   * payment address, shown beside the wallet's address (displayAddress). Absent elsewhere.
+   */
+  referenceOf?(address: string): string | null;
 }
 
 /** A block as the watcher remembers it (the cursor, and ancestors for reorg checks). */
@@ -87,6 +99,12 @@ export interface IncomingTransfer {
 export interface WatchedAddresses {
   addresses: ReadonlySet<string> | null;
   resolve(candidates: string[]): Promise<ReadonlySet<string>>;
+  /**
+   * The wallets the watched addresses pay, for a family whose payment addresses are one wallet plus a
+   * reference each (`<wallet>/<reference>`, Solana): it polls those wallets, a few accounts however many
+   * invoices are open, instead of every payment address.
+   */
+  accounts?(): Promise<readonly string[]>;
 }
 
 /** What a chain adapter read of one range of blocks, in the order it read it. */
@@ -234,6 +252,11 @@ export interface RailAdapter {
   readonly networks: readonly string[];
   /** True when a wallet serves one network (POST /wallets names it); false when one key serves every network of the family. */
   readonly walletPerNetwork: boolean;
+  /**
+   * The POST /wallets field a wallet of the family is registered by: `xpub` (an account key, the default)
+   * or `address` (a family whose wallets have no extended key, Solana: the wallet's address).
+   */
+  readonly walletField?: 'xpub' | 'address';
   /** Where a catalog provider id is paid on this family, or null when it is not. */
   routeOf(providerId: string): RailRoute | null;
   /** Checks one network's CHAINS_FILE section, pushing problems that name their field; null when it has problems. */

@@ -9,18 +9,21 @@ export const HARDHAT_XPUB = 'xpub6Ce9NcJvTk36xtLSrJLZqE7wtgA5deCeYs7rSQtreh4cj6B
 /** A Litecoin account key (m/84'/2'/0') as Trezor and Electrum-LTC export it: P2WPKH ltc1 addresses. */
 export const LITECOIN_ZPUB = 'zpub6qa4qbPy1N6DMjqmrsGfEPxxdNCcrqKNuPvWx3SJKykBhdEmSPtgDUiK7s43K8cisLNbiLZcTCtsTmX7afR5WfRMYJ72CrTHRTDRscRS7rW';
 
+/** A Solana wallet address (the Solana Pay specification's example recipient). */
+export const SOLANA_WALLET = 'mvines9iiHiQTysrwkJjGf2gb9Ex9jXJX8ns3qwf2kN';
+
 export class RegisterWalletRequestDto {
   @ApiProperty({
     enum: CHAIN_FAMILIES,
     example: 'evm',
     description:
-      "Chain family the key receives on (evm: Ethereum, Polygon, BNB Smart Chain, one key for all; utxo: Bitcoin, Litecoin, Dogecoin, Bitcoin Cash, one key per network; tron: TRX and USDT on Tron, the account key of m/44'/195'/0')",
+      "Chain family the key receives on (evm: Ethereum, Polygon, BNB Smart Chain, one key for all; utxo: Bitcoin, Litecoin, Dogecoin, Bitcoin Cash, one key per network; tron: TRX and USDT on Tron, the account key of m/44'/195'/0'; solana: SOL, USDC and USDT on Solana, the wallet's address)",
   })
   @IsIn([...CHAIN_FAMILIES], { message: `$property must be one of ${CHAIN_FAMILIES.join(', ')}` })
   @IsString()
   chain_family: string;
 
-  @ApiProperty({
+  @ApiPropertyOptional({
     example: HARDHAT_XPUB,
     maxLength: 400,
     description:
@@ -28,11 +31,24 @@ export class RegisterWalletRequestDto {
       'On UTXO networks also the versions wallets export (xpub/ypub/zpub, tpub/upub/vpub, Ltub/Mtub/ttub, dgub; the version decides ' +
       'P2PKH, P2WPKH-in-P2SH or P2WPKH; CashAddr on Bitcoin Cash) or an output descriptor (wpkh(...), pkh(...), sh(wpkh(...)), with or ' +
       'without its key origin, /0/* and #checksum; a checksum given must match, BIP-380). A private key (xprv..., WIF, hex), a recovery phrase, or a key of another coin or network ' +
-      '(a mainnet key in test mode) is refused with 400 and never stored or logged.',
+      '(a mainnet key in test mode) is refused with 400 and never stored or logged. Required for every family but solana (which takes address).',
   })
+  @IsOptional()
   @MaxLength(400)
   @IsString()
-  xpub: string;
+  xpub?: string;
+
+  @ApiPropertyOptional({
+    example: SOLANA_WALLET,
+    maxLength: 100,
+    description:
+      "The wallet's address, for chain_family solana (required there, instead of xpub; not taken for the other families): a base58 " +
+      'ed25519 public key on the curve, as the wallet shows it. A token account (off the curve), a secret key or a recovery phrase is refused with 400.',
+  })
+  @IsOptional()
+  @MaxLength(100)
+  @IsString()
+  address?: string;
 
   @ApiPropertyOptional({
     enum: WALLET_NETWORKS,
@@ -137,11 +153,20 @@ export class PaymentAddressDto {
   })
   contract_address: string | null;
   @ApiProperty({
+    example: null,
+    nullable: true,
+    type: String,
+    description:
+      "Solana: the payment's reference key (base58; a fresh one per invoice and provider, never reused). The wallet in `address` receives " +
+      'every payment; a payment counts for this invoice when its transaction carries this key (the uri adds it; a wallet paying by hand cannot). Null on other chains',
+  })
+  reference: string | null;
+  @ApiProperty({
     example: 'ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x70997970C51812dc3A010C7d01b50e0d17dc79C8&uint256=25494902',
     nullable: true,
     type: String,
     description:
-      "Payment request for wallet apps (QR code): EIP-681 on EVM chains (native: ethereum:<address>@<chain_id>?value=<wei>); BIP21 on UTXO chains (litecoin:<address>?amount=<coin>, with the network's scheme); null on Tron, which has no payment-URI standard (show the address, the amount and a QR code of the address)",
+      "Payment request for wallet apps (QR code): EIP-681 on EVM chains (native: ethereum:<address>@<chain_id>?value=<wei>); BIP21 on UTXO chains (litecoin:<address>?amount=<coin>, with the network's scheme); a Solana Pay transfer request on Solana (solana:<wallet>?amount=<coin>&spl-token=<mint>&reference=<reference>&message=...); null on Tron, which has no payment-URI standard (show the address, the amount and a QR code of the address)",
   })
   uri: string | null;
   @ApiProperty({ example: '2026-11-21 10:15:00', nullable: true, type: String, description: "When the invoice's rates stop holding" }) expires_at:
@@ -169,6 +194,7 @@ export const PAYMENT_ADDRESS_EXAMPLE = {
   decimals: 6,
   chain_id: 1,
   contract_address: '0xdAC17F958D2ee523a2206206994597C13D831ec7',
+  reference: null,
   uri: 'ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x70997970C51812dc3A010C7d01b50e0d17dc79C8&uint256=25494902',
   expires_at: '2026-11-21 10:15:00',
 };

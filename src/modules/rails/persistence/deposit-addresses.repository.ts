@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Mode, Scope } from '../../../shared/auth/request-context';
-import { COLUMNS, WATCHED_AMONG_SQL, WATCHED_UP_TO_SQL } from './watched-addresses';
+import { COLUMNS, WATCHED_AMONG_SQL, WATCHED_WALLETS_SQL, WATCHED_UP_TO_SQL } from './watched-addresses';
 
 export interface DepositAddressRow {
   wallet_id: string;
@@ -78,6 +78,12 @@ export class DepositAddressesRepository {
   }
 
   /** The watched ones among `addresses` (an index lookup per address, whatever the number watched). */
+  /** The wallets the still-watched `<wallet>/<reference>` addresses of a network pay. */
+  async watchedWallets(m: EntityManager, mode: Mode, network: string, now: Date): Promise<string[]> {
+    const rows: Array<{ wallet: string }> = await m.query(WATCHED_WALLETS_SQL, [mode, network, now]);
+    return rows.map((r) => r.wallet);
+  }
+
   async watchedAmong(m: EntityManager, mode: Mode, network: string, addresses: string[], now: Date): Promise<DepositAddressRow[]> {
     if (!addresses.length) return [];
     return m.query(WATCHED_AMONG_SQL, [mode, network, addresses, now]);

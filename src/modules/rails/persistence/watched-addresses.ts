@@ -21,3 +21,10 @@ export const WATCHED_UP_TO_SQL = `SELECT ${COLUMNS} FROM deposit_addresses WHERE
   ORDER BY COALESCE(watch_until, 'infinity'::timestamptz) DESC LIMIT $4`;
 export const WATCHED_AMONG_SQL = `SELECT ${COLUMNS} FROM deposit_addresses
   WHERE mode = $1 AND network = $2 AND address = ANY($3::text[]) AND (watch_until IS NULL OR watch_until > $4)`;
+/**
+ * The wallets the watched addresses of a network pay (a family whose payment addresses are a wallet and a
+ * reference, `<wallet>/<reference>`, Solana): the part before the `/`, one index range of the watched set,
+ * a few rows out.
+ */
+export const WATCHED_WALLETS_SQL = `SELECT DISTINCT split_part(address, '/', 1) AS wallet FROM deposit_addresses
+  WHERE mode = $1 AND network = $2 AND ${WATCHED_AT_3} AND strpos(address, '/') > 0`;

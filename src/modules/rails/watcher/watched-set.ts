@@ -18,6 +18,7 @@ export async function watchedSet(ctx: WatcherContext): Promise<{ watched: Watche
       for (const row of await deps.addresses.watchedAmong(deps.manager, mode, network, candidates, now)) owners.set(row.address, row);
       return new Set(owners.keys());
     },
+    accounts: () => deps.addresses.watchedWallets(deps.manager, mode, network, now),
   };
   return { watched, owners };
 }

@@ -15,6 +15,8 @@ export interface PaymentAddressView {
   chain_id: number | null;
   /** Token contract (checksummed), or null for the network's coin. */
   contract_address: string | null;
+  /** Solana Pay: the payment's reference key (the wallet in `address` receives every payment; this tells them apart); null elsewhere. */
+  reference: string | null;
   /** Payment request for wallet apps (QR code), in the chain's URI standard; null on a chain without one (Tron). */
   uri: string | null;
   /** When the invoice's rates stop holding (null: the invoice does not expire). */

@@ -120,8 +120,9 @@ export class AllocatePaymentAddressHandler implements ICommandHandler<AllocatePa
         const next = await this.wallets.takeIndex(m, wallet, fingerprint, now);
         const index = next.index;
         // Past the gap wallets scan by default, the merchant's wallet app may not show payments to the
-        // newest addresses: said once per crossing (an address receiving money clears it).
-        if (next.gap > GAP_LIMIT && !next.warned && (await this.wallets.markGapWarned(m, wallet.chain_family, fingerprint))) {
+        // newest addresses: said once per crossing (an address receiving money clears it). A family paid
+        // to one wallet with a reference per payment (Solana) has no gap.
+        if (!keys.referenceOf && next.gap > GAP_LIMIT && !next.warned && (await this.wallets.markGapWarned(m, wallet.chain_family, fingerprint))) {
           await this.outbox.record(m, scope, WALLET_EVENTS['wallet.gap_warning'], {
             ...walletView({ ...wallet, next_index: index + 1, unused_gap: next.gap }),
             gap_limit: GAP_LIMIT,
@@ -157,7 +158,15 @@ export class AllocatePaymentAddressHandler implements ICommandHandler<AllocatePa
       decimals: catalog.decimals,
       chain_id: /^\d+$/.test(network.chain) ? Number(network.chain) : null,
       contract_address: asset === null ? null : keys.displayAddress(asset),
-      uri: keys.paymentUri({ address: deposit.address, chain: network.chain, units: toUnits(amount, catalog.decimals), asset }),
+      reference: keys.referenceOf?.(deposit.address) ?? null,
+      uri: keys.paymentUri({
+        address: deposit.address,
+        chain: network.chain,
+        units: toUnits(amount, catalog.decimals),
+        asset,
+        decimals: catalog.decimals,
+        message: `Invoice ${invoice.id}`,
+      }),
       expires_at: formatTimestamp(invoice.expiresAt),
     };
   }

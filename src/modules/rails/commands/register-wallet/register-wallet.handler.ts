@@ -10,6 +10,7 @@ import { RailRegistry } from '../../rail-registry';
 import { RegisterWalletCommand } from './register-wallet.command';
 
 const KEY_HELD_ELSEWHERE = 'is registered by another organization; register another account of your wallet (another account number gives another key)';
+const ADDRESS_HELD_ELSEWHERE = 'is registered by another organization; register another wallet address';
 
 @CommandHandler(RegisterWalletCommand)
 export class RegisterWalletHandler implements ICommandHandler<RegisterWalletCommand> {
@@ -20,8 +21,19 @@ export class RegisterWalletHandler implements ICommandHandler<RegisterWalletComm
     @Inject(Clock) private readonly clock: Clock,
   ) {}
 
-  async execute({ scope, chainFamily, xpub, network: given }: RegisterWalletCommand): Promise<WalletView> {
+  async execute({ scope, chainFamily, xpub: xpubGiven, network: given, address }: RegisterWalletCommand): Promise<WalletView> {
     const adapter = this.rails.adapter(chainFamily);
+    // The family's field (an account key, or a wallet address where the family has no extended keys), and not the other.
+    const field = adapter.walletField ?? 'xpub';
+    const other = field === 'xpub' ? 'address' : 'xpub';
+    if ((field === 'xpub' ? address : xpubGiven) != null) {
+      throw new ValidationFailedError({
+        [other]: `is not taken for chain_family ${chainFamily}: send ${field === 'xpub' ? 'the account key as xpub' : 'the wallet address as address'}`,
+      });
+    }
+    const xpub = field === 'xpub' ? xpubGiven : address;
+    if (xpub == null) throw new ValidationFailedError({ [field]: `is required for chain_family ${chainFamily}` });
+    const code = field === 'xpub' ? 'invalid_xpub' : 'invalid_address';
     const network = adapter.walletPerNetwork ? given : null;
     if (adapter.walletPerNetwork && (network === null || !adapter.networks.includes(network))) {
       throw new ValidationFailedError({
@@ -35,7 +47,7 @@ export class RegisterWalletHandler implements ICommandHandler<RegisterWalletComm
     }
     const check = this.rails.keysOf(chainFamily, network, scope.mode).checkAccountKey(xpub);
     // The message names the field and the problem, never the text that was sent.
-    if (!check.ok) throw new ValidationFailedError({ xpub: check.problem }, `Invalid request: xpub ${check.problem}`, 'invalid_xpub');
+    if (!check.ok) throw new ValidationFailedError({ [field]: check.problem }, `Invalid request: ${field} ${check.problem}`, code);
     const now = this.clock.now();
     const row: WalletRow = {
       id: newId('wallet'),
@@ -57,7 +69,8 @@ export class RegisterWalletHandler implements ICommandHandler<RegisterWalletComm
       // The key's address counter is the key's: another organization holding it could use up its indexes
       // and read how many were issued. Which organization holds it is not said.
       if (await this.wallets.keyHeldElsewhere(m, scope.organizationId, chainFamily, check.key.fingerprint)) {
-        throw new ValidationFailedError({ xpub: KEY_HELD_ELSEWHERE }, `Invalid request: xpub ${KEY_HELD_ELSEWHERE}`, 'invalid_xpub');
+        const held = field === 'xpub' ? KEY_HELD_ELSEWHERE : ADDRESS_HELD_ELSEWHERE;
+        throw new ValidationFailedError({ [field]: held }, `Invalid request: ${field} ${held}`, code);
       }
       await this.wallets.insertActive(m, row);
     });

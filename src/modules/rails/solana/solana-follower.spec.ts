@@ -1,0 +1,161 @@
+import { createServer, type Server } from 'node:http';
+import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import { type Address, getBase58Decoder } from '@solana/kit';
+import type { WatchedAddresses } from '../domain/payment-rail';
+import { SIGNATURE_PAGE, SolanaFollower } from './solana-follower';
+import { joinPaymentKey } from './solana-keys';
+
+// A node answering Solana's documented JSON-RPC shapes for the calls the follower makes, from a fixed history.
+const WALLET = 'mvines9iiHiQTysrwkJjGf2gb9Ex9jXJX8ns3qwf2kN';
+const MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+const REFERENCE = '82ZJ7nbGpixjeDCmEhUcmwXYfvurzAgGdtSMuHnUgyny';
+const PAYER = 'So11111111111111111111111111111111111111112';
+const sig = (n: number) => getBase58Decoder().decode(new Uint8Array(64).fill(0).map((_, i) => (i < 4 ? (n >> (8 * i)) & 255 : 7)));
+
+interface Entry {
+  signature: string;
+  slot: number;
+  err: unknown;
+}
+
+describe('the Solana follower against a node in JSON-RPC shapes', () => {
+  let server: Server;
+  let url: string;
+  const asked: string[] = [];
+  let history: Entry[] = [];
+  const transactions = new Map<string, unknown>();
+  let ata: string;
+
+  beforeAll(async () => {
+    [ata] = await findAssociatedTokenPda({ owner: WALLET as Address, mint: MINT as Address, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+    server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        const call = JSON.parse(body) as { id: number; method: string; params: unknown[] };
+        asked.push(call.method === 'getSignaturesForAddress' ? `${call.method} ${JSON.stringify(call.params)}` : call.method);
+        const answer = (result: unknown) => res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result }));
+        if (call.method === 'getGenesisHash') return answer('EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG');
+        if (call.method === 'getSlot') return answer((call.params[0] as { commitment: string }).commitment === 'finalized' ? 9000 : 9032);
+        if (call.method === 'getSignaturesForAddress') {
+          const [account, config] = call.params as [string, { limit: number; before?: string; until?: string }];
+          const mine = account === WALLET ? [...history].reverse() : [];
+          let start = config.before ? mine.findIndex((e) => e.signature === config.before) + 1 : 0;
+          const out: Entry[] = [];
+          for (; start < mine.length && out.length < config.limit; start++) {
+            if (mine[start].signature === config.until) break;
+            out.push(mine[start]);
+          }
+          return answer(out);
+        }
+        if (call.method === 'getTransaction') return answer(transactions.get(call.params[0] as string) ?? null);
+        if (call.method === 'getSignatureStatuses')
+          return answer({ context: { slot: 9032 }, value: [{ slot: 42, confirmationStatus: 'finalized', err: null }] });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, error: { code: -32601, message: 'Method not found' } }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  beforeEach(() => (asked.length = 0));
+
+  const payment = (slot: number, keys: string[], lamports: [number, number], tokens: [string, string] | null, err: unknown = null) => ({
+    slot,
+    blockTime: 1_764_400_000 + slot,
+    meta: {
+      err,
+      preBalances: keys.map((k) => (k === WALLET ? lamports[0] : 5)),
+      postBalances: keys.map((k) => (k === WALLET ? lamports[1] : 5)),
+      preTokenBalances: tokens ? [{ accountIndex: keys.indexOf(ata), mint: MINT, owner: WALLET, uiTokenAmount: { amount: tokens[0] } }] : [],
+      postTokenBalances: tokens ? [{ accountIndex: keys.indexOf(ata), mint: MINT, owner: WALLET, uiTokenAmount: { amount: tokens[1] } }] : [],
+    },
+    transaction: { signatures: ['x'], message: { accountKeys: keys.map((pubkey) => ({ pubkey, signer: pubkey === PAYER, writable: true })) } },
+  });
+
+  it('answers the cluster, the confirmed head and the commitment slot', async () => {
+    const follower = new SolanaFollower(url, 'finalized');
+    expect(await follower.chain()).toBe('EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG');
+    expect(await follower.head()).toBe(9032n);
+    expect(await follower.finalized()).toBe(9000n);
+    expect(await new SolanaFollower(url, 'confirmed').finalized()).toBe(9032n);
+    expect(await follower.transactionBlock(sig(1))).toBe(42n);
+  });
+
+  it('pages through a busy wallet with before, reads each range once with until, and counts only referenced, successful transfers', async () => {
+    // 2,500 transfers to the wallet in slots 100..2599 (none of ours), then ours in slot 2600 (SOL) and 2601 (USDC), and a failed one.
+    history = [];
+    transactions.clear();
+    for (let i = 0; i < 2500; i++) history.push({ signature: sig(i), slot: 100 + i, err: null });
+    history.push(
+      { signature: sig(9001), slot: 2600, err: null },
+      { signature: sig(9002), slot: 2601, err: null },
+      { signature: sig(9003), slot: 2602, err: { InstructionError: [0, 'Custom'] } },
+    );
+    for (let i = 0; i < 2500; i++) transactions.set(sig(i), payment(100 + i, [PAYER, WALLET], [10, 11], null));
+    transactions.set(sig(9001), payment(2600, [PAYER, WALLET, REFERENCE], [10, 1_500_000_010], null));
+    transactions.set(sig(9002), payment(2601, [PAYER, ata, REFERENCE, MINT], [10, 10], ['0', '25494902']));
+    const key = joinPaymentKey(WALLET, REFERENCE);
+    const watched: WatchedAddresses = {
+      addresses: null,
+      resolve: (candidates) => Promise.resolve(new Set(candidates.filter((c) => c === key))),
+      accounts: () => Promise.resolve([WALLET]),
+    };
+    const follower = new SolanaFollower(url, 'finalized');
+    const first = await follower.scan({ from: 2590n, to: 2610n }, watched, [MINT]);
+    expect(first.blocks).toHaveLength(21);
+    expect(first.transfers).toEqual([
+      expect.objectContaining({
+        to: key,
+        asset: null,
+        units: 1_500_000_000n,
+        txHash: sig(9001),
+        output: REFERENCE,
+        blockNumber: 2600n,
+        blockHash: 'slot:2600',
+      }),
+      expect.objectContaining({ to: key, asset: MINT, units: 25_494_902n, txHash: sig(9002), output: REFERENCE, blockNumber: 2601n }),
+    ]);
+    expect(first.blocks[10]).toMatchObject({ number: 2600n, timestamp: BigInt(1_764_400_000 + 2600) });
+    // The failed transaction was never read.
+    expect(asked.filter((a) => a === 'getTransaction')).toHaveLength(2 + 10);
+
+    // A range far back pages with `before` through the newer signatures (1,000 a page).
+    asked.length = 0;
+    const old = await new SolanaFollower(url, 'finalized').scan({ from: 100n, to: 101n }, watched, [MINT]);
+    expect(old.transfers).toEqual([]);
+    const pages = asked.filter((a) => a.startsWith('getSignaturesForAddress') && a.includes(WALLET));
+    expect(pages).toHaveLength(3);
+    expect(pages[1]).toContain('"before"');
+    expect(SIGNATURE_PAGE).toBe(1000);
+
+    // The next range asks only what is newer than the last one read (`until`).
+    history.push({ signature: sig(9100), slot: 2615, err: null });
+    transactions.set(sig(9100), payment(2615, [PAYER, WALLET], [10, 20], null));
+    asked.length = 0;
+    const next = await follower.scan({ from: 2611n, to: 2620n }, watched, [MINT]);
+    expect(next.transfers).toEqual([]);
+    const walletAsk = asked.find((a) => a.startsWith('getSignaturesForAddress') && a.includes(WALLET))!;
+    expect(walletAsk).toContain(`"until":"${sig(9003)}"`);
+  });
+
+  it('reads a payout: what the destination gained in SOL or in its token account, whether it failed, null when unknown', async () => {
+    transactions.set(sig(7001), payment(3000, [PAYER, WALLET], [0, 250], null));
+    transactions.set(sig(7002), payment(3001, [PAYER, ata, MINT], [0, 0], ['100', '12000100']));
+    transactions.set(sig(7003), payment(3002, [PAYER, WALLET], [0, 0], null, { InstructionError: [0, 'Custom'] }));
+    const follower = new SolanaFollower(url, 'finalized');
+    expect(await follower.transactionTransfers(sig(7001), WALLET, null)).toEqual({
+      blockNumber: 3000n,
+      success: true,
+      transfers: [{ output: 'native', units: 250n }],
+    });
+    expect(await follower.transactionTransfers(sig(7002), WALLET, MINT)).toEqual({
+      blockNumber: 3001n,
+      success: true,
+      transfers: [{ output: 'spl', units: 12_000_000n }],
+    });
+    expect(await follower.transactionTransfers(sig(7002), WALLET, null)).toEqual({ blockNumber: 3001n, success: true, transfers: [] });
+    expect(await follower.transactionTransfers(sig(7003), WALLET, null)).toEqual({ blockNumber: 3002n, success: false, transfers: [] });
+    expect(await follower.transactionTransfers(sig(7999), WALLET, null)).toBeNull();
+  });
+});

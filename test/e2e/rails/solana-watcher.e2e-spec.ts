@@ -1,0 +1,204 @@
+import { Webhook } from 'standardwebhooks';
+import { fundedWallet, giveTokens, solTransfer, tokenTransfer } from '../../chain/solana-wallet';
+import { Api } from '../../support/api';
+import { expectSuccess } from '../../support/envelope';
+import { IsolatedService, sharedDatabase, startIsolatedService } from '../../support/isolated';
+import { withClient } from '../../support/pg';
+import { ADMIN_TOKEN, RunningServer, startServer } from '../../support/server';
+import { eventually, WebhookReceiver } from '../../support/webhook-receiver';
+import { createInvoice, D, r30, shortState } from '../payments/payments-helpers';
+import { paymentAddress, paymentsOf, units, waitForPayments } from './chain-helpers';
+import { type SolanaSetup, solanaMerchant, startSolana } from './solana-helpers';
+
+const WATCHER_ENV = { CHAIN_LOCK_RETRY_MS: '300', WEBHOOK_DISPATCH_INTERVAL_MS: '100' };
+const SOL = 'prov_solana_solana';
+const USDC = 'prov_solana_usdc';
+const USDT = 'prov_solana_usdt';
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('the Solana rail against a litesvm node in Solana JSON-RPC shapes', () => {
+  let setup: SolanaSetup;
+  let service: IsolatedService;
+  let receiver: WebhookReceiver;
+  beforeAll(async () => {
+    // Confirmed at once, finalized 4 slots later: a payment is PENDING when it lands and COMPLETED 4 slots on.
+    setup = await startSolana({ confirmedLag: 0, finalizedLag: 4 });
+    service = await startIsolatedService({ CHAINS_FILE: setup.chainsFile, ...WATCHER_ENV });
+    receiver = await WebhookReceiver.start();
+  }, 120_000);
+  afterAll(async () => {
+    await receiver?.stop();
+    await service?.stop();
+    await setup?.bed.stop();
+  });
+
+  it('takes an exact SOL payment by Solana Pay: the wallet with a reference, PENDING once confirmed, COMPLETED once finalized, signed webhooks', async () => {
+    const { bed } = setup;
+    const shop = await solanaMerchant(service);
+    const endpoint = expectSuccess(
+      await shop.test.post('/webhooks', { url: receiver.url(`/sol-${shop.id}`), event_types: ['payment.created', 'payment.updated', 'invoice.completed'] }),
+      201,
+    );
+    const invoiceId = await createInvoice(shop.test, '1.5', 'SOLANA');
+    const pay = await paymentAddress(shop.test, invoiceId, SOL);
+    expect(pay).toMatchObject({
+      provider_id: SOL,
+      currency: 'SOLANA',
+      address: shop.wallet,
+      amount: r30('1.5'),
+      decimals: 9,
+      chain_id: null,
+      contract_address: null,
+    });
+    expect(pay.reference).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+    expect(pay.uri).toBe(`solana:${shop.wallet}?amount=1.5&reference=${pay.reference}&message=Invoice%20${invoiceId}`);
+    // The same invoice and provider get the same reference again; another invoice a new one.
+    expect((await paymentAddress(shop.test, invoiceId, SOL)).reference).toBe(pay.reference);
+    const other = await paymentAddress(shop.test, await createInvoice(shop.test, '1', 'SOLANA'), SOL);
+    expect(other).toMatchObject({ address: shop.wallet });
+    expect(other.reference).not.toBe(pay.reference);
+
+    const payer = await fundedWallet(bed);
+    const signature = bed.submit(await solTransfer(bed, payer, pay.address, 1_500_000_000n, [pay.reference]));
+    const [seen] = await waitForPayments(shop.test, invoiceId, (p) => p.length === 1);
+    expect(seen).toMatchObject({
+      provider_id: SOL,
+      currency: 'SOLANA',
+      price: r30('1.5'),
+      status: 'PENDING',
+      idempotency_key: `solana:${signature}:${pay.reference}`,
+    });
+    expect((await shortState(shop.test, invoiceId)).status).toBe('WAITING_FOR_CONFIRMATIONS');
+
+    bed.advance(4);
+    const [done] = await waitForPayments(shop.test, invoiceId, (p) => p[0].status === 'COMPLETED');
+    expect(done.id).toBe(seen.id);
+    expect(await shortState(shop.test, invoiceId)).toMatchObject({ status: 'COMPLETED', substatus: null });
+
+    const path = `/sol-${shop.id}`;
+    const hooks = await receiver.waitFor((all) => all.some((w) => w.path === path && w.json.type === 'invoice.completed'));
+    const mine = hooks.filter((w) => w.path === path);
+    expect(mine.map((w) => w.json.type)).toEqual(expect.arrayContaining(['payment.created', 'payment.updated', 'invoice.completed']));
+    for (const hook of mine) expect(() => new Webhook(endpoint.secret).verify(hook.body, hook.headers as Record<string, string>)).not.toThrow();
+  });
+
+  it('takes USDC partly, then the rest the same reference asks (the associated token account created by the payment)', async () => {
+    const { bed, usdc } = setup;
+    const shop = await solanaMerchant(service);
+    const payer = await fundedWallet(bed);
+    await giveTokens(bed, payer.address, usdc, units('1000', 6));
+    const invoiceId = await createInvoice(shop.test, '100', 'USDC');
+    const first = await paymentAddress(shop.test, invoiceId, USDC);
+    expect(first).toMatchObject({ address: shop.wallet, amount: r30('100'), decimals: 6, contract_address: usdc });
+    expect(first.uri).toBe(`solana:${shop.wallet}?amount=100&spl-token=${usdc}&reference=${first.reference}&message=Invoice%20${invoiceId}`);
+    bed.submit(await tokenTransfer(bed, payer, shop.wallet, usdc, units('40.25', 6), [first.reference]));
+    bed.advance(4);
+    await waitForPayments(shop.test, invoiceId, (p) => p.length === 1 && p[0].status === 'COMPLETED');
+    expect(await shortState(shop.test, invoiceId)).toMatchObject({ status: 'PARTIALLY_PAID', substatus: 'PAID_PARTIAL' });
+    const rest = await paymentAddress(shop.test, invoiceId, USDC);
+    expect(rest).toMatchObject({ address: shop.wallet, reference: first.reference, amount: r30('59.75') });
+    const second = bed.submit(await tokenTransfer(bed, payer, shop.wallet, usdc, units('59.75', 6), [rest.reference]));
+    bed.advance(4);
+    const payments = await waitForPayments(shop.test, invoiceId, (p) => p.length === 2 && p.every((x) => x.status === 'COMPLETED'));
+    expect(payments.map((p) => p.price)).toEqual([r30('40.25'), r30('59.75')]);
+    expect(payments[1].idempotency_key).toBe(`solana:${second}:${rest.reference}`);
+    expect(await shortState(shop.test, invoiceId)).toMatchObject({ status: 'COMPLETED', substatus: null });
+  });
+
+  it('takes USDT over the amount: PAID_OVER; a payment without our reference, or to another wallet, is not counted', async () => {
+    const { bed, usdt } = setup;
+    const shop = await solanaMerchant(service);
+    const stranger = await solanaMerchant(service);
+    const payer = await fundedWallet(bed);
+    await giveTokens(bed, payer.address, usdt, units('1000', 6));
+    const invoiceId = await createInvoice(shop.test, '10', 'USDT');
+    const pay = await paymentAddress(shop.test, invoiceId, USDT);
+    // Not counted: no reference; our reference but paid to another merchant's wallet.
+    bed.submit(await tokenTransfer(bed, payer, shop.wallet, usdt, units('10', 6)));
+    bed.submit(await tokenTransfer(bed, payer, stranger.wallet, usdt, units('10', 6), [pay.reference]));
+    const over = bed.submit(await tokenTransfer(bed, payer, shop.wallet, usdt, units('12.5', 6), [pay.reference]));
+    bed.advance(4);
+    const [done] = await waitForPayments(shop.test, invoiceId, (p) => p.length === 1 && p[0].status === 'COMPLETED');
+    expect(done).toMatchObject({ price: r30('12.5'), idempotency_key: `solana:${over}:${pay.reference}` });
+    expect(await shortState(shop.test, invoiceId)).toMatchObject({ status: 'COMPLETED', substatus: 'PAID_OVER' });
+    await pause(500);
+    expect(await paymentsOf(shop.test, invoiceId)).toHaveLength(1);
+  });
+
+  it('a transaction seen only at processed and then dropped never becomes a payment; the same payment landing later does', async () => {
+    const { bed } = setup;
+    const shop = await solanaMerchant(service);
+    const invoiceId = await createInvoice(shop.test, '2', 'SOLANA');
+    const pay = await paymentAddress(shop.test, invoiceId, SOL);
+    const payer = await fundedWallet(bed);
+    const dropped = bed.submit(await solTransfer(bed, payer, pay.address, 2_000_000_000n, [pay.reference]), { hold: true });
+    bed.advance(6);
+    await pause(800);
+    expect(await paymentsOf(shop.test, invoiceId)).toEqual([]);
+    bed.drop(dropped);
+    bed.advance(2);
+    await pause(500);
+    expect(await paymentsOf(shop.test, invoiceId)).toEqual([]);
+    expect((await shortState(shop.test, invoiceId)).status).toBe('PENDING');
+
+    const held = bed.submit(await solTransfer(bed, payer, pay.address, 2_000_000_000n, [pay.reference]), { hold: true });
+    bed.land(held);
+    const [seen] = await waitForPayments(shop.test, invoiceId, (p) => p.length === 1);
+    expect(seen).toMatchObject({ status: 'PENDING', idempotency_key: `solana:${held}:${pay.reference}`, price: new D('2').toFixed(30) });
+    bed.advance(4);
+    await waitForPayments(shop.test, invoiceId, (p) => p[0].status === 'COMPLETED');
+  });
+});
+
+describe('the Solana watcher across a restart', () => {
+  let setup: SolanaSetup;
+  beforeAll(async () => {
+    setup = await startSolana({ finalizedLag: 2 });
+  }, 120_000);
+  afterAll(async () => setup?.bed.stop());
+
+  async function createOrg(server: RunningServer) {
+    const res = await new Api(null, server.baseUrl).post('/admin/organizations', { name: 'Solana shop' }, { headers: { 'x-admin-token': ADMIN_TOKEN } });
+    const { organization_id, test_key, live_key } = res.body.data;
+    return { id: organization_id as string, test: new Api(test_key, server.baseUrl), live: new Api(live_key, server.baseUrl) };
+  }
+  const asService = (server: RunningServer): IsolatedService => ({ server, createOrg: () => createOrg(server) }) as unknown as IsolatedService;
+
+  it('records payments made while the service was down from its slot cursor, once each, many slots and signatures later', async () => {
+    const { bed, usdc } = setup;
+    const db = await sharedDatabase();
+    const env = { ...WATCHER_ENV, CHAINS_FILE: setup.chainsFile };
+    let server = await startServer({ databaseUrl: db.url, env });
+    try {
+      const shop = await solanaMerchant(asService(server));
+      const invoiceId = await createInvoice(shop.test, '12', 'USDC');
+      const pay = await paymentAddress(shop.test, invoiceId, USDC);
+      const cursor = async () =>
+        (await withClient(db.url, (c) => c.query(`SELECT block_number::text AS n FROM chain_cursors WHERE mode = 'test' AND network = 'solana'`))).rows[0]
+          ?.n as string | undefined;
+      await eventually(async () => expect(await cursor()).toBeDefined());
+      await server.stop();
+      const stoppedAt = BigInt((await cursor())!);
+
+      // While no watcher runs: the payment in two parts, and other traffic to the wallet around them.
+      const payer = await fundedWallet(bed);
+      await giveTokens(bed, payer.address, usdc, units('100', 6));
+      const first = bed.submit(await tokenTransfer(bed, payer, shop.wallet, usdc, units('5', 6), [pay.reference]));
+      for (let i = 0; i < 3; i++) bed.submit(await solTransfer(bed, payer, shop.wallet, 1000n));
+      bed.advance(50);
+      const second = bed.submit(await tokenTransfer(bed, payer, shop.wallet, usdc, units('7', 6), [pay.reference]));
+      bed.advance(5);
+      expect(BigInt(bed.slot('confirmed'))).toBeGreaterThan(stoppedAt + 50n);
+
+      // Started again, it goes on from its cursor (without one it would start at the newest slot, past both).
+      server = await startServer({ databaseUrl: db.url, env });
+      const api = new Api(shop.test.key, server.baseUrl);
+      const payments = await waitForPayments(api, invoiceId, (p) => p.length === 2 && p.every((x) => x.status === 'COMPLETED'));
+      expect(payments.map((p) => p.idempotency_key).sort()).toEqual([`solana:${first}:${pay.reference}`, `solana:${second}:${pay.reference}`].sort());
+      expect(await shortState(api, invoiceId)).toMatchObject({ status: 'COMPLETED', substatus: null });
+    } finally {
+      await server.stop();
+      await db.drop();
+    }
+  });
+});

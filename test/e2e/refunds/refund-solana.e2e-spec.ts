@@ -1,0 +1,83 @@
+import { generateKeyPairSigner } from '@solana/kit';
+import { SolanaFollower } from '../../../src/modules/rails/solana/solana-follower';
+import { fundedWallet, giveTokens, solTransfer, tokenAccountOf, tokenTransfer } from '../../chain/solana-wallet';
+import { Api } from '../../support/api';
+import { expectError, expectSuccess } from '../../support/envelope';
+import { type IsolatedService, startIsolatedService } from '../../support/isolated';
+import { createInvoice } from '../payments/payments-helpers';
+import { paymentAddress, units, waitForPayments } from '../rails/chain-helpers';
+import { type SolanaSetup, solanaMerchant, startSolana } from '../rails/solana-helpers';
+
+const trimmed = (amount: string) => amount.replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
+
+/**
+ * Refunds to Solana on the litesvm node: the payer names a wallet address (the Solana adapter refuses a token
+ * account and other chains' addresses), the claim's payout is a Solana Pay request to that wallet, and the
+ * merchant's payout transaction (built and signed as their wallet would) is read through the Solana follower
+ * as refunds' payout check reads it: what the destination's own balance (SOL) or its associated token account
+ * (USDC) gained, in which slot, and whether it succeeded.
+ */
+describe('refunds paid out on Solana (litesvm node in JSON-RPC shapes)', () => {
+  let setup: SolanaSetup;
+  let service: IsolatedService;
+
+  beforeAll(async () => {
+    setup = await startSolana({ finalizedLag: 2 });
+    service = await startIsolatedService({ CHAINS_FILE: setup.chainsFile, CHAIN_LOCK_RETRY_MS: '300' });
+  }, 120_000);
+  afterAll(async () => {
+    await service?.stop();
+    await setup?.bed.stop();
+  });
+
+  const claim = (refund: { claim_url: string }, body: unknown) =>
+    new Api(null, service.server.baseUrl).post(`/refund_claims/${new URL(refund.claim_url, 'http://x').pathname.split('/').pop()}`, body);
+
+  it('claims to a wallet address (a token account refused), offers a Solana Pay payout, and reads the payout a merchant sends: USDC and SOL, short, failed, unknown', async () => {
+    const { bed, usdc } = setup;
+    const shop = await solanaMerchant(service);
+    const customer = await fundedWallet(bed);
+    await giveTokens(bed, customer.address, usdc, units('500', 6));
+    const invoiceId = await createInvoice(shop.test, '30', 'USDC');
+    const pay = await paymentAddress(shop.test, invoiceId, 'prov_solana_usdc');
+    bed.submit(await tokenTransfer(bed, customer, pay.address, usdc, units('30', 6), [pay.reference]));
+    bed.advance(2);
+    await waitForPayments(shop.test, invoiceId, (p) => p.length === 1 && p[0].status === 'COMPLETED', 30_000);
+
+    const refund = expectSuccess(await shop.test.post(`/invoices/${invoiceId}/refunds`, { amount: '12', currency: 'USDC' }), 201);
+    const payer = (await generateKeyPairSigner()).address;
+    const ata = await tokenAccountOf(payer, usdc);
+    const offCurve = expectError(await claim(refund, { provider_id: 'prov_solana_usdc', address: ata }), 400, { field: 'address' });
+    expect(offCurve.validator.address).toContain("wallet's own address");
+    expectError(await claim(refund, { provider_id: 'prov_solana_usdc', address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' }), 400, { field: 'address' });
+    const claimed = expectSuccess(await claim(refund, { provider_id: 'prov_solana_usdc', address: ` ${payer} ` }));
+    expect(claimed.payout).toMatchObject({ network: 'SOLANA', currency: 'USDC', address: payer });
+    expect(claimed.payout.uri).toBe(`solana:${payer}?amount=${trimmed(claimed.payout.amount)}&spl-token=${usdc}`);
+    const owed = units(trimmed(claimed.payout.amount), 6);
+    expect(owed).toBe(units('12', 6));
+
+    // The merchant's wallet pays the claim (it holds the invoice's USDC; SOL for fees).
+    bed.airdrop(shop.wallet, 1_000_000_000n);
+    const follower = new SolanaFollower(bed.url, 'finalized');
+    const before = await follower.head();
+    const short = bed.submit(await tokenTransfer(bed, shop.signer, payer, usdc, owed - 1n));
+    const full = bed.submit(await tokenTransfer(bed, shop.signer, payer, usdc, owed));
+    const fullRead = await follower.transactionTransfers(full, payer, usdc);
+    expect(fullRead).toEqual({ blockNumber: expect.any(BigInt), success: true, transfers: [{ output: 'spl', units: owed }] });
+    expect(fullRead!.blockNumber! > before).toBe(true);
+    expect(await follower.transactionTransfers(short, payer, usdc)).toMatchObject({ success: true, transfers: [{ output: 'spl', units: owed - 1n }] });
+    // Not to the destination in that mint: nothing counts.
+    expect(await follower.transactionTransfers(full, payer, setup.usdt)).toMatchObject({ success: true, transfers: [] });
+    expect(await follower.transactionTransfers(full, shop.wallet, usdc)).toMatchObject({ transfers: [] });
+
+    // SOL: what the destination's own balance gained; a failed transfer (more than the wallet holds) counts nothing.
+    const sol = bed.submit(await solTransfer(bed, shop.signer, payer, 250_000_000n));
+    expect(await follower.transactionTransfers(sol, payer, null)).toMatchObject({ success: true, transfers: [{ output: 'native', units: 250_000_000n }] });
+    const failed = bed.submit(await solTransfer(bed, shop.signer, payer, 10n ** 15n));
+    expect(await follower.transactionTransfers(failed, payer, null)).toMatchObject({ success: false, transfers: [] });
+    // A signature the node does not know (a payout not landed yet, or mistyped): null.
+    const stranger = await fundedWallet(bed);
+    const held = bed.submit(await solTransfer(bed, stranger, payer, 1n), { hold: true });
+    expect(await follower.transactionTransfers(held, payer, null)).toBeNull();
+  });
+});
