@@ -9,8 +9,8 @@ const ADDRESS_FORMS_BEFORE = `address ~ '^0x[0-9a-f]{40}$' OR address ~ '^[a-z]+
  * base58 32-byte keys): `deposit_addresses.address` takes that form too, and its unique index keeps a
  * reference from being handed out twice.
  */
-export class SolanaWallets1764900400000 implements MigrationInterface {
-  name = 'SolanaWallets1764900400000';
+export class SolanaWallets1764900500000 implements MigrationInterface {
+  name = 'SolanaWallets1764900500000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE receiving_wallets DROP CONSTRAINT IF EXISTS receiving_wallets_chain_family_check`);
