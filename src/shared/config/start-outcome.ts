@@ -23,3 +23,28 @@ export function startOutcome(load: (env: NodeJS.ProcessEnv) => unknown, env: Rec
     return { code: failure.code, output: failure.stderr };
   }
 }
+
+/** What a refused start shows about the setting `name`=`value` (each true for a refusal, `listening` false). */
+export interface RefusalFacts {
+  /** It ended with an exit code other than 0. */
+  failed: boolean;
+  /** Its output says the configuration is invalid... */
+  invalid: boolean;
+  /** ...on a line naming the variable and its value. */
+  named: boolean;
+  /** It got as far as listening. */
+  listening: boolean;
+}
+
+/** What a refused start is: failed, invalid, the variable named, never listening. */
+export const REFUSED: RefusalFacts = { failed: true, invalid: true, named: true, listening: false };
+
+/** The facts of `outcome` for a start refused on `name`=`value` (compare with REFUSED). */
+export function refusalFacts({ code, output }: StartOutcome, name: string, value: string): RefusalFacts {
+  return {
+    failed: code !== 0 && code !== null,
+    invalid: output.includes('Invalid configuration'),
+    named: new RegExp(`^\\s+${name}="?${value.replace('.', '\\.')}"?: `, 'm').test(output),
+    listening: output.includes('listening'),
+  };
+}
