@@ -20,6 +20,11 @@ const STAND_IN = new Proxy({}, { get: (_target, key) => (key === '__esModule' ? 
 
 /** Runs one TypeScript file of plain data (imports stand in as empty lists) and returns its exports. */
 function readTsExports(file) {
+  return runTs(file, () => STAND_IN);
+}
+
+/** Transpiles one TypeScript file with SWC and runs it, its imports answered by `load(specifier)`; its exports. */
+function runTs(file, load, exports = {}) {
   const { code } = transformSync(readFileSync(file, 'utf8'), {
     filename: file,
     swcrc: false,
@@ -27,8 +32,8 @@ function readTsExports(file) {
     jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
     module: { type: 'commonjs' },
   });
-  const module = { exports: {} };
-  new Function('require', 'module', 'exports', code)(() => STAND_IN, module, module.exports);
+  const module = { exports };
+  new Function('require', 'module', 'exports', code)(load, module, module.exports);
   return module.exports;
 }
 
@@ -62,4 +67,4 @@ function moduleMap(root) {
   return Object.fromEntries(Object.entries(readManifests(root)).map(([name, m]) => [name, [...m.uses]]));
 }
 
-module.exports = { readTsExports, readManifest, readManifests, moduleMap };
+module.exports = { readTsExports, runTs, readManifest, readManifests, moduleMap };

@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { WebhookFanOutTrigger1763703100000 } from './1763703100000-webhook-fan-out-trigger';
 
 /**
  * Webhook deliveries are queued by the webhooks module's durable event handler `webhooks.fan_out`
@@ -29,26 +30,7 @@ export class WebhookFanOutHandler1795933302189 implements MigrationInterface {
 
   async down(q: QueryRunner): Promise<void> {
     await q.query(`DELETE FROM event_handler_cursors WHERE handler = 'webhooks.fan_out'`);
-    // As migration 1763703100000-webhook-fan-out-trigger made them: a delivery id is `delivery_` and a
-    // UUIDv7 (the Unix time in milliseconds in its first 48 bits, version bits 52 and 53 set).
-    await q.query(`
-      CREATE FUNCTION webhook_delivery_id() RETURNS text LANGUAGE sql VOLATILE AS $$
-        SELECT 'delivery_' || encode(
-                 set_bit(set_bit(overlay(uuid_send(gen_random_uuid())
-                                         PLACING substring(int8send((extract(epoch FROM clock_timestamp()) * 1000)::bigint) FROM 3)
-                                         FROM 1 FOR 6), 52, 1), 53, 1), 'hex')::uuid::text
-      $$`);
-    await q.query(`
-      CREATE FUNCTION webhook_fan_out() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        INSERT INTO webhook_deliveries (id, organization_id, mode, endpoint_id, event_id, status, attempt_count, next_attempt_at, created_at)
-        SELECT webhook_delivery_id(), NEW.organization_id, NEW.mode, e.id, NEW.id, 'pending', 0, now(), NEW.created_at
-          FROM webhook_endpoints e
-         WHERE e.organization_id = NEW.organization_id AND e.mode = NEW.mode AND e.enabled AND e.deleted_at IS NULL
-           AND ('*' = ANY (e.event_types) OR NEW.type = ANY (e.event_types))
-         ORDER BY e.id;
-        RETURN NULL;
-      END $$`);
-    await q.query(`CREATE TRIGGER events_webhook_fan_out AFTER INSERT ON events FOR EACH ROW EXECUTE FUNCTION webhook_fan_out()`);
+    // The trigger and its functions as that migration made them.
+    await new WebhookFanOutTrigger1763703100000().up(q);
   }
 }

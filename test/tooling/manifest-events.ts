@@ -1,13 +1,18 @@
-import { transformSync } from '@swc/core';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { runTs } = require('../../scripts/module-manifests.cjs') as {
+  runTs: (file: string, load: (specifier: string) => unknown, exports?: Record<string, unknown>) => Record<string, unknown>;
+};
 
 /**
  * Checks each module's manifest `events` (src/modules/<m>/manifest.ts) against its code, without Nest or
  * a build: the types it declares (`declareEvents(Class, TYPES)` in its files) and the types it emits
  * (`<NAME>_EVENTS['type']`, the definitions its writers hand the outbox).
  *
- * The module's own files are run as data: each is transpiled with SWC and run with the kernel's
+ * The module's own files are run as data: each is transpiled with SWC and run (scripts/module-manifests.cjs
+ * `runTs`) with the kernel's
  * `declareEvents` standing in (it notes the module and the types it is given), its own relative imports
  * run the same way and every other import standing in as empty; so the manifest's references to its
  * `*_EVENT_TYPES` lists read as the lists themselves.
@@ -39,7 +44,7 @@ const inEventsFolder = (moduleDir: string, file: string) => /^[\\/]events[\\/]/.
 function runner(moduleDir: string, declared: string[]) {
   const cache = new Map<string, Record<string, unknown>>();
   const kernel = {
-    ...Object.fromEntries(['DomainEvent'].map((n) => [n, class {}])),
+    DomainEvent: class {},
     declareEvents: (_cls: unknown, types: readonly string[]) => {
       declared.push(...types);
       return Object.freeze(Object.fromEntries(types.map((t) => [t, Object.freeze({ type: t })])));
@@ -50,13 +55,6 @@ function runner(moduleDir: string, declared: string[]) {
     if (known) return known;
     const exports: Record<string, unknown> = {};
     cache.set(file, exports);
-    const { code } = transformSync(readFileSync(file, 'utf8'), {
-      filename: file,
-      swcrc: false,
-      configFile: false,
-      jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
-      module: { type: 'commonjs' },
-    });
     const load = (spec: string): unknown => {
       if (spec.endsWith('/shared/events/event-types') || spec.endsWith('/shared/events/domain-event')) return kernel;
       if (!spec.startsWith('.')) return STAND_IN;
@@ -65,10 +63,7 @@ function runner(moduleDir: string, declared: string[]) {
       // Only the module's event files and the manifest are run; its Nest classes and the rest stand in.
       return inEventsFolder(moduleDir, target) ? run(target) : STAND_IN;
     };
-    const module = { exports };
-    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- runs the module's own transpiled file, as scripts/module-manifests.cjs does
-    new Function('require', 'module', 'exports', code)(load, module, exports);
-    return module.exports;
+    return runTs(file, load, exports);
   };
   return run;
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../../shared/config/app-config';
-import { startupFailure } from '../../shared/config/startup-failure';
+import { startOutcome } from '../../shared/config/start-outcome';
 import { networkOf } from './domain/chains-config';
 import { railAdapters } from './rail-adapters';
 import { loadRailsConfig } from './rails.config';
@@ -90,9 +90,6 @@ describe('CHAINS_FILE rpc_url references to environment variables', () => {
  * the adapters have none), and a file that is not there.
  */
 
-/** The settings the end-to-end harness starts the service with (test/support/server.ts runUntilExit). */
-const BASE: NodeJS.ProcessEnv = { NODE_ENV: 'test', PORT: '0', HOST: '127.0.0.1', DATABASE_URL: 'postgres://127.0.0.1:1/none' };
-
 /** `content` as a CHAINS_FILE (a string as it is, anything else as JSON), as the e2e tests write it. */
 function chainsFile(content: unknown): string {
   const file = join(dir, `chains-${++files}.json`);
@@ -100,19 +97,8 @@ function chainsFile(content: unknown): string {
   return file;
 }
 
-/**
- * A start with `env` over the base, as far as the CHAINS_FILE check decides it, ended the way main.ts
- * ends a refused start (startupFailure): the exit code and what the process writes (0 and nothing when it passes).
- */
-function start(env: Record<string, string>): { code: number | null; output: string } {
-  try {
-    loadRailsConfig({ ...BASE, ...env }, ADAPTERS);
-    return { code: 0, output: '' };
-  } catch (e) {
-    const failure = startupFailure(e);
-    return { code: failure.code, output: failure.stderr };
-  }
-}
+/** A start on `env` over the harness's settings, as far as the CHAINS_FILE check decides it (startOutcome). */
+const start = (env: Record<string, string>) => startOutcome((e) => loadRailsConfig(e, ADAPTERS), env);
 
 describe('CHAINS_FILE checked at start-up', () => {
   it('passes a good file, so each refusal below is the one field', () => {

@@ -1,5 +1,5 @@
 import { ConfigError } from '../../shared/config/app-config';
-import { startupFailure } from '../../shared/config/startup-failure';
+import { REFUSED, refusalFacts, startOutcome } from '../../shared/config/start-outcome';
 import { loadRatesConfig } from './rates.config';
 
 describe('rates settings', () => {
@@ -64,22 +64,8 @@ describe('rates settings', () => {
  * built process on a few of them to see that a refusal really stops it that way.
  */
 
-/** The settings the end-to-end harness starts the service with (test/support/server.ts runUntilExit). */
-const BASE: NodeJS.ProcessEnv = { NODE_ENV: 'test', PORT: '0', HOST: '127.0.0.1', DATABASE_URL: 'postgres://127.0.0.1:1/none' };
-
-/**
- * A start on `env` over that base, as far as loadRatesConfig decides it, ended the way main.ts ends a
- * refused start (startupFailure): the exit code and what the process writes (0 and nothing when it passes).
- */
-function start(env: Record<string, string>): { code: number | null; output: string } {
-  try {
-    loadRatesConfig({ ...BASE, ...env });
-    return { code: 0, output: '' };
-  } catch (e) {
-    const failure = startupFailure(e);
-    return { code: failure.code, output: failure.stderr };
-  }
-}
+/** A start on `env` over the harness's settings, as far as loadRatesConfig decides it (startOutcome). */
+const start = (env: Record<string, string>) => startOutcome(loadRatesConfig, env);
 
 describe('rates settings refused at start-up', () => {
   it('passes the base, so each refusal below is the one setting', () => {
@@ -91,11 +77,6 @@ describe('rates settings refused at start-up', () => {
     ['RATES_REFRESH_SECONDS', '0'],
     ['RATES_MAX_AGE_SECONDS', '5'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
-    const { code, output } = start({ [name]: value });
-    expect(code).not.toBe(0);
-    expect(code).not.toBeNull();
-    expect(output).toContain('Invalid configuration');
-    expect(output).toMatch(new RegExp(`^\\s+${name}="?${value.replace('.', '\\.')}"?: `, 'm'));
-    expect(output).not.toContain('listening');
+    expect(refusalFacts(start({ [name]: value }), name, value)).toEqual(REFUSED);
   });
 });

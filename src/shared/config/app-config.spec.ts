@@ -1,5 +1,5 @@
 import { loadConfig } from './app-config';
-import { startupFailure } from './startup-failure';
+import { REFUSED, refusalFacts, startOutcome } from './start-outcome';
 
 describe('client address and body settings', () => {
   it('trusts only loopback to set X-Forwarded-* by default', () => {
@@ -91,22 +91,8 @@ describe('WORKER_PASSES_ON_DEMAND', () => {
  * built process on a few of them to see that a refusal really stops it that way.
  */
 
-/** The settings the end-to-end harness starts the service with (test/support/server.ts runUntilExit). */
-const BASE: NodeJS.ProcessEnv = { NODE_ENV: 'test', PORT: '0', HOST: '127.0.0.1', DATABASE_URL: 'postgres://127.0.0.1:1/none' };
-
-/**
- * A start on `env` over that base, as far as loadConfig decides it, ended the way main.ts ends a
- * refused start (startupFailure): the exit code and what the process writes (0 and nothing when it passes).
- */
-function start(env: Record<string, string>): { code: number | null; output: string } {
-  try {
-    loadConfig({ ...BASE, ...env });
-    return { code: 0, output: '' };
-  } catch (e) {
-    const failure = startupFailure(e);
-    return { code: failure.code, output: failure.stderr };
-  }
-}
+/** A start on `env` over the harness's settings, as far as loadConfig decides it (startOutcome). */
+const start = (env: Record<string, string>) => startOutcome(loadConfig, env);
 
 describe('kernel settings refused at start-up', () => {
   it('passes the base, so each refusal below is the one setting', () => {
@@ -130,12 +116,7 @@ describe('kernel settings refused at start-up', () => {
     ['PUBLIC_BASE_URL', 'api.example.com'],
     ['ADMIN_AUTH_FAILURES', '0'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
-    const { code, output } = start({ [name]: value });
-    expect(code).not.toBe(0);
-    expect(code).not.toBeNull();
-    expect(output).toContain('Invalid configuration');
-    expect(output).toMatch(new RegExp(`^\\s+${name}="?${value.replace('.', '\\.')}"?: `, 'm'));
-    expect(output).not.toContain('listening');
+    expect(refusalFacts(start({ [name]: value }), name, value)).toEqual(REFUSED);
   });
 
   it('refuses to start in production without PUBLIC_BASE_URL, naming it', () => {

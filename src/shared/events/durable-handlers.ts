@@ -115,6 +115,8 @@ const NEXT_EVENTS_SQL = `
   SELECT 'top', NULL, NULL, NULL, NULL, NULL, NULL, transaction_id::text, position::text FROM top`;
 
 const BATCH = 100;
+/** How long a drain woken by a commit that found nothing waits before it looks once more. */
+const WOKEN_FOLLOW_UP_MS = 50;
 
 interface Running {
   registration: Registration;
@@ -140,8 +142,9 @@ interface Running {
  *   back: the pass is retried with a growing pause (up to a minute), and the handler's later events
  *   wait (in order, none skipped). A crash (a SIGKILL, a lost connection) rolls back the same way: the
  *   batch is handled again by the next pass, here after a restart or on another instance.
- * - Passes run when an event of one of its types commits in this process (EventOutbox.afterCommit),
- *   and every DURABLE_HANDLERS_POLL_MS for the events other instances wrote.
+ * - Passes run when an event of one of its types commits in this process (EventOutbox.afterCommit;
+ *   such a pass that read nothing looks once more WOKEN_FOLLOW_UP_MS later), and every
+ *   DURABLE_HANDLERS_POLL_MS for the events other instances wrote.
  * - A new handler's cursor starts at the end: it sees the events committed after its first start.
  *
  * Retention: an event below `lowestCursor()` has been read by every handler; nothing at or above it
@@ -209,7 +212,7 @@ export class DurableEventHandlers implements OnApplicationBootstrap, OnApplicati
       );
     }
     this.outbox.afterCommit((types) => {
-      for (const r of this.running) if (types.some(r.hears)) this.detached.runInAsyncScope(() => this.drain(r));
+      for (const r of this.running) if (types.some(r.hears)) this.detached.runInAsyncScope(() => this.drain(r, true));
     });
     this.timer = setInterval(() => this.running.forEach((r) => this.drain(r)), this.config.DURABLE_HANDLERS_POLL_MS);
     this.timer.unref();
@@ -270,24 +273,34 @@ export class DurableEventHandlers implements OnApplicationBootstrap, OnApplicati
     }
   }
 
-  /** Handles what is there for `r`; a call while a pass runs asks for one more pass after it. */
-  private drain(r: Running): void {
+  /**
+   * Handles what is there for `r`; a call while a pass runs asks for one more pass after it. A drain `woken`
+   * by this process's commit that read nothing looks once more a moment later: the event may not be
+   * readable yet (an older transaction still open holds it back) or another instance held the handler's
+   * cursor for a pass that began before the commit. Otherwise it would wait for the poll.
+   */
+  private drain(r: Running, woken = false): void {
     if (this.stopped) return;
     if (r.draining) {
       r.again = true;
       return;
     }
     if (Date.now() < r.retryAt) return;
+    let read = 0;
     r.draining = (async () => {
       do {
         r.again = false;
-        while (!this.stopped && (await this.pass(r))) {
-          // a full batch: read on
+        for (;;) {
+          if (this.stopped) break;
+          const { full, events } = await this.pass(r);
+          read += events;
+          if (!full) break;
         }
       } while (r.again && !this.stopped);
     })()
       .then(() => {
         r.failures = 0;
+        if (woken && read === 0 && !this.stopped) setTimeout(() => this.detached.runInAsyncScope(() => this.drain(r)), WOKEN_FOLLOW_UP_MS).unref();
       })
       .catch((e: Error) => {
         r.failures++;
@@ -306,18 +319,18 @@ export class DurableEventHandlers implements OnApplicationBootstrap, OnApplicati
       });
   }
 
-  /** One batch in one transaction; true when it was full (more may follow). */
-  private async pass(r: Running): Promise<boolean> {
+  /** One batch in one transaction: whether it was full (more may follow), and how many events it read. */
+  private async pass(r: Running): Promise<{ full: boolean; events: number }> {
     const { name, cls, types } = r.registration;
     const after: Array<() => void> = [];
-    const full = await this.tx.run(async (m) => {
+    const result = await this.tx.run(async (m) => {
       after.length = 0;
       const cursor: Array<{ tx: string; pos: string }> = await m.query(
         `SELECT transaction_id::text AS tx, position::text AS pos FROM event_handler_cursors WHERE handler = $1 FOR UPDATE SKIP LOCKED`,
         [name],
       );
       // Another instance holds this handler (or its cursor is not made yet): nothing to do here.
-      if (!cursor.length) return false;
+      if (!cursor.length) return { full: false, events: 0 };
       const rows: EventRowOut[] = await m.query(NEXT_EVENTS_SQL, [cursor[0].tx, cursor[0].pos, types, BATCH]);
       const events = rows.filter((row) => row.kind === 'event');
       const top = rows.find((row) => row.kind === 'top');
@@ -354,7 +367,7 @@ export class DurableEventHandlers implements OnApplicationBootstrap, OnApplicati
           to.pos,
         ]);
       }
-      return events.length === BATCH;
+      return { full: events.length === BATCH, events: events.length };
     });
     for (const work of after) {
       try {
@@ -363,7 +376,7 @@ export class DurableEventHandlers implements OnApplicationBootstrap, OnApplicati
         this.logger.warn({ msg: 'work after a durable handler commit failed', handler: name, err: (e as Error).message });
       }
     }
-    return full;
+    return result;
   }
 
   /**

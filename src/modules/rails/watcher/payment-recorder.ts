@@ -85,61 +85,18 @@ export class PaymentRecorder {
       return null;
     }
 
-    const provider = await this.ctx.deps.queries.execute(new GetProviderTermsQuery(scope, providerId));
-    if (!provider) throw new Error(`provider ${providerId} is not in the catalog`);
-    const price = priceOf(transfer.units, provider.catalog.decimals);
+    const { provider, price } = await this.termsAndPrice(scope, providerId, transfer.units);
     // A block stamped further ahead of the organization's clock than drift explains counts as now: the
     // payments module refuses times in the future, and the money has arrived.
     const blockTime = new Date(Number(block.timestamp) * 1000);
     const now = await this.ctx.deps.clock.nowFor(scope);
     const happenedAt = paymentTimeOf(blockTime, now);
     try {
-      const recorded = await this.ctx.deps.commands.execute(
-        new RecordProviderPaymentCommand(scope, {
-          kind: 'payment',
-          invoiceId: owner.invoice_id,
-          providerId,
-          price,
-          idempotencyKey: key,
-          happenedAt,
-          confirmations,
-        }),
-      );
-      await this.ctx.deps.run((tx) =>
-        this.ctx.deps.state.saveTransfer(
-          tx,
-          mode,
-          network,
-          {
-            ...found,
-            idempotency_key: key,
-            organization_id: owner.organization_id,
-            invoice_id: owner.invoice_id,
-            provider_id: providerId,
-            payment_id: recorded.paymentId,
-            confirmations: recorded.confirmations,
-            required_confirmations: recorded.requiredConfirmations,
-            orphaned: false,
-            cancelled: recorded.status === 'CANCELLED',
-          },
-          this.ctx.deps.clock.now(),
-        ),
-      );
-      // The address received money: its key's gap ends here.
-      await this.ctx.deps.addresses.markUsed(this.ctx.deps.manager, mode, network, transfer.to);
-      if (recorded.created) {
-        this.ctx.logger.log({
-          msg: 'payment seen on chain',
-          event: 'chain_payment_recorded',
-          ...context,
-          payment_id: recorded.paymentId,
-          price,
-          block: transfer.blockNumber.toString(),
-          confirmations,
-          status: recorded.status,
-          ...(happenedAt !== blockTime ? { block_time_ahead_ms: blockTime.getTime() - now.getTime() } : {}),
-        });
-      }
+      await this.recordNew(transfer, owner, { key, providerId, price, happenedAt, confirmations, context }, found, {
+        msg: 'payment seen on chain',
+        block: transfer.blockNumber.toString(),
+        ...(happenedAt !== blockTime ? { block_time_ahead_ms: blockTime.getTime() - now.getTime() } : {}),
+      });
       return null;
     } catch (error) {
       // The payments module refused this transfer (its provider disabled since the address was handed out, ...):
@@ -176,65 +133,89 @@ export class PaymentRecorder {
 
   /** Records a transfer of a transaction still in the mempool: a PENDING payment with 0 confirmations, at the organization's now. */
   async recordUnmined(transfer: IncomingTransfer, owner: DepositAddressRow, key: string): Promise<void> {
-    const { mode, network } = this.ctx.config;
     const providerId = this.ctx.config.providerOf(null);
     const scope = scopeOf(this.ctx, owner.organization_id);
-    const provider = await this.ctx.deps.queries.execute(new GetProviderTermsQuery(scope, providerId));
-    if (!provider) throw new Error(`provider ${providerId} is not in the catalog`);
-    const price = priceOf(transfer.units, provider.catalog.decimals);
+    const { price } = await this.termsAndPrice(scope, providerId, transfer.units);
     const context = { ...this.ctx.labels, idempotency_key: key, invoice_id: owner.invoice_id, organization_id: owner.organization_id, provider_id: providerId };
     try {
-      const recorded = await this.ctx.deps.commands.execute(
-        new RecordProviderPaymentCommand(scope, {
-          kind: 'payment',
-          invoiceId: owner.invoice_id,
-          providerId,
-          price,
-          idempotencyKey: key,
-          happenedAt: await this.ctx.deps.clock.nowFor(scope),
-          confirmations: 0,
-        }),
-      );
-      await this.ctx.deps.run((tx) =>
-        this.ctx.deps.state.saveTransfer(
-          tx,
-          mode,
-          network,
-          {
-            tx_hash: transfer.txHash,
-            block_number: '-1',
-            block_hash: '',
-            recipient: transfer.to,
-            units: transfer.units.toString(),
-            idempotency_key: key,
-            organization_id: owner.organization_id,
-            invoice_id: owner.invoice_id,
-            provider_id: providerId,
-            payment_id: recorded.paymentId,
-            confirmations: 0,
-            required_confirmations: recorded.requiredConfirmations,
-            orphaned: false,
-            cancelled: recorded.status === 'CANCELLED',
-          },
-          this.ctx.deps.clock.now(),
-        ),
-      );
-      await this.ctx.deps.addresses.markUsed(this.ctx.deps.manager, mode, network, transfer.to);
-      if (recorded.created) {
-        this.ctx.logger.log({
-          msg: 'payment seen in the mempool',
-          event: 'chain_payment_recorded',
-          ...context,
-          payment_id: recorded.paymentId,
-          price,
-          confirmations: 0,
-          status: recorded.status,
-        });
-      }
+      const happenedAt = await this.ctx.deps.clock.nowFor(scope);
+      const unmined = { tx_hash: transfer.txHash, block_number: '-1', block_hash: '', recipient: transfer.to, units: transfer.units.toString() };
+      await this.recordNew(transfer, owner, { key, providerId, price, happenedAt, confirmations: 0, context }, unmined, { msg: 'payment seen in the mempool' });
     } catch (error) {
       // Refused (provider disabled, ...): the scan of the block that mines it keeps it as an unmatched transfer.
       if (!(error instanceof DomainError)) throw error;
       this.ctx.logger.debug({ msg: 'mempool transfer not recorded; it is kept when mined', event: 'chain_mempool_refused', ...context, code: error.code });
+    }
+  }
+
+  /** The provider's terms (it must be in the catalog) and the price of `units` in its currency. */
+  private async termsAndPrice(scope: ReturnType<typeof scopeOf>, providerId: string, units: bigint) {
+    const provider = await this.ctx.deps.queries.execute(new GetProviderTermsQuery(scope, providerId));
+    if (!provider) throw new Error(`provider ${providerId} is not in the catalog`);
+    return { provider, price: priceOf(units, provider.catalog.decimals) };
+  }
+
+  /**
+   * A new payment for a transfer, mined (`found` names its block) or in the mempool (block -1): reported
+   * through the payments module's port, the watcher's row of it saved, its address marked used, and logged
+   * (`log`: the message and what it adds) when the payment is new. A refusal (DomainError) is the caller's.
+   */
+  private async recordNew(
+    transfer: IncomingTransfer,
+    owner: DepositAddressRow,
+    payment: { key: string; providerId: string; price: string; happenedAt: Date; confirmations: number; context: Record<string, unknown> },
+    found: Pick<TransferRow, 'tx_hash' | 'block_number' | 'block_hash' | 'recipient' | 'units'>,
+    log: { msg: string } & Record<string, unknown>,
+  ): Promise<void> {
+    const { mode, network } = this.ctx.config;
+    const { key, providerId, price, happenedAt, confirmations, context } = payment;
+    const scope = scopeOf(this.ctx, owner.organization_id);
+    const recorded = await this.ctx.deps.commands.execute(
+      new RecordProviderPaymentCommand(scope, {
+        kind: 'payment',
+        invoiceId: owner.invoice_id,
+        providerId,
+        price,
+        idempotencyKey: key,
+        happenedAt,
+        confirmations,
+      }),
+    );
+    await this.ctx.deps.run((tx) =>
+      this.ctx.deps.state.saveTransfer(
+        tx,
+        mode,
+        network,
+        {
+          ...found,
+          idempotency_key: key,
+          organization_id: owner.organization_id,
+          invoice_id: owner.invoice_id,
+          provider_id: providerId,
+          payment_id: recorded.paymentId,
+          // A mempool transfer stays at 0 until its block is scanned.
+          confirmations: found.block_number === '-1' ? 0 : recorded.confirmations,
+          required_confirmations: recorded.requiredConfirmations,
+          orphaned: false,
+          cancelled: recorded.status === 'CANCELLED',
+        },
+        this.ctx.deps.clock.now(),
+      ),
+    );
+    // The address received money: its key's gap ends here.
+    await this.ctx.deps.addresses.markUsed(this.ctx.deps.manager, mode, network, transfer.to);
+    if (recorded.created) {
+      const { msg, ...extra } = log;
+      this.ctx.logger.log({
+        msg,
+        event: 'chain_payment_recorded',
+        ...context,
+        payment_id: recorded.paymentId,
+        price,
+        confirmations,
+        status: recorded.status,
+        ...extra,
+      });
     }
   }
 
