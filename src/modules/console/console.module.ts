@@ -6,6 +6,7 @@ import { ConsoleAuth } from './console-auth.service';
 import { ConsoleController } from './console.controller';
 import { ConsoleGate } from './console-gate';
 import { ConsoleMoneyController } from './console-money.controller';
+import { ConsoleCustomersController } from './console-customers.controller';
 import { ConsoleRepository } from './persistence/console.repository';
 
 /**
@@ -14,7 +15,7 @@ import { ConsoleRepository } from './persistence/console.repository';
  * other modules only through their commands and queries (organizations, invoices, analytics).
  */
 @Module({
-  controllers: [ConsoleController, ConsoleMoneyController, AuditLogController],
+  controllers: [ConsoleController, ConsoleMoneyController, ConsoleCustomersController, AuditLogController],
   providers: [ConsoleRepository, ConsoleAuth, ConsoleAssets, ConsoleGate, IssueMemberLinkHandler],
 })
 export class ConsoleModule {}

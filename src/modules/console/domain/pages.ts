@@ -112,6 +112,8 @@ export function page(c: PageContext, title: string, body: SafeHtml, scripts: str
     ['/invoices', s.invoices, true],
     ['/payments', s.payments, true],
     ['/refunds', s.refunds, true],
+    ['/subscriptions', s.subscriptions, true],
+    ['/customers', s.customers, true],
     ['/api-keys', s.api_keys, true],
     ['/members', s.members, true],
     ['/audit', s.audit_log, may(c.member.role, 'audit_log.read', c.mode)],
