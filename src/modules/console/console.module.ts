@@ -7,6 +7,7 @@ import { ConsoleController } from './console.controller';
 import { ConsoleGate } from './console-gate';
 import { ConsoleMoneyController } from './console-money.controller';
 import { ConsoleCustomersController } from './console-customers.controller';
+import { ConsoleCatalogController } from './console-catalog.controller';
 import { ConsoleRepository } from './persistence/console.repository';
 
 /**
@@ -15,7 +16,7 @@ import { ConsoleRepository } from './persistence/console.repository';
  * other modules only through their commands and queries (organizations, invoices, analytics).
  */
 @Module({
-  controllers: [ConsoleController, ConsoleMoneyController, ConsoleCustomersController, AuditLogController],
+  controllers: [ConsoleController, ConsoleMoneyController, ConsoleCustomersController, ConsoleCatalogController, AuditLogController],
   providers: [ConsoleRepository, ConsoleAuth, ConsoleAssets, ConsoleGate, IssueMemberLinkHandler],
 })
 export class ConsoleModule {}

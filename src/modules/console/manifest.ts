@@ -13,7 +13,7 @@ declare module '../../shared/ids/ids' {
 export const manifest = {
   name: 'console',
   nestModule: ConsoleModule,
-  uses: ['organizations', 'invoices', 'analytics', 'payments', 'refunds', 'events', 'subscriptions'],
+  uses: ['organizations', 'invoices', 'analytics', 'payments', 'refunds', 'events', 'subscriptions', 'products'],
   owner: '@console-team',
   docs: 'docs/console.md',
   idKinds: ID_KINDS,
