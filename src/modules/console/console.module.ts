@@ -8,6 +8,7 @@ import { ConsoleGate } from './console-gate';
 import { ConsoleMoneyController } from './console-money.controller';
 import { ConsoleCustomersController } from './console-customers.controller';
 import { ConsoleCatalogController } from './console-catalog.controller';
+import { ConsoleWalletsController } from './console-wallets.controller';
 import { ConsoleRepository } from './persistence/console.repository';
 
 /**
@@ -16,7 +17,7 @@ import { ConsoleRepository } from './persistence/console.repository';
  * other modules only through their commands and queries (organizations, invoices, analytics).
  */
 @Module({
-  controllers: [ConsoleController, ConsoleMoneyController, ConsoleCustomersController, ConsoleCatalogController, AuditLogController],
+  controllers: [ConsoleController, ConsoleMoneyController, ConsoleCustomersController, ConsoleCatalogController, ConsoleWalletsController, AuditLogController],
   providers: [ConsoleRepository, ConsoleAuth, ConsoleAssets, ConsoleGate, IssueMemberLinkHandler],
 })
 export class ConsoleModule {}

@@ -111,7 +111,7 @@ describe('management console in Chromium: invoices, payments and refunds', () =>
     await page.close();
   });
 
-  it('overview, payments, refunds, subscriptions, customer and product pages fit 390 px with no serious axe violation (English and German); the status filter swaps only the list (htmx)', async () => {
+  it('overview, payments, refunds, subscriptions, customer, product and wallet pages fit 390 px with no serious axe violation (English and German); the status filter swaps only the list (htmx)', async () => {
     const api = new Api(org.testKey);
     await paidInvoice(api, `list-${Date.now()}@example.com`);
     const { page, problems } = await openPage(browser, `${baseUrl()}/console/sign-in`, { width: 390, height: 844 });
@@ -134,6 +134,8 @@ describe('management console in Chromium: invoices, payments and refunds', () =>
       `/console/test/customers?email=${encodeURIComponent(email)}&lang=de`,
       '/console/test/products',
       `/console/test/products/${plan.productId}`,
+      '/console/test/wallets',
+      '/console/live/wallets?lang=de',
       '/console/test/refunds?lang=en',
     ]) {
       await page.goto(`${baseUrl()}${path}`);

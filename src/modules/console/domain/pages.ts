@@ -115,6 +115,7 @@ export function page(c: PageContext, title: string, body: SafeHtml, scripts: str
     ['/subscriptions', s.subscriptions, true],
     ['/customers', s.customers, true],
     ['/products', s.products, true],
+    ['/wallets', s.wallets, true],
     ['/api-keys', s.api_keys, true],
     ['/members', s.members, true],
     ['/audit', s.audit_log, may(c.member.role, 'audit_log.read', c.mode)],
