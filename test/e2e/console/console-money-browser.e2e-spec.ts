@@ -94,9 +94,11 @@ describe('management console in Chromium: invoices, payments and refunds', () =>
     expectSuccess(await anonymous().post(`/refund_claims/${token}`, { provider_id: 'prov_ethereum_usdt', address: ADDRESS }));
     await page.reload();
     expect(await page.locator('#refund-status').textContent()).toBe('AWAITING_PAYOUT');
+    // The page follows the refund by itself (htmx, every 5 s): no reload.
+    await page.evaluate(() => ((globalThis as any).document.body.dataset.kept = 'yes'));
     expectSuccess(await api.post(`/test_helpers/refunds/${refundId}/payout`, { result: 'paid' }));
-    await page.reload();
-    expect(await page.locator('#refund-status').textContent()).toBe('COMPLETED');
+    await page.waitForFunction(() => (globalThis as any).document.querySelector('#refund-status')?.textContent === 'COMPLETED', null, { timeout: 20_000 });
+    expect(await page.evaluate(() => (globalThis as any).document.body.dataset.kept)).toBe('yes');
     expect(await page.getByRole('button', { name: 'Cancel the refund' }).count()).toBe(0);
     expect(await page.locator('main').textContent()).toContain(`simulated:${refundId}`);
     expect(await scrollWidth(page)).toBeLessThanOrEqual(390);
