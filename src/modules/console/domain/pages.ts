@@ -346,61 +346,6 @@ export function invoicesPage(c: PageContext, rows: InvoiceRow[], f: InvoiceFilte
   );
 }
 
-/** A detail page: sections of label/value pairs and tables built from the invoice read. */
-export function invoicePage(
-  c: PageContext,
-  invoice: { id: string; status: string; price: string; currency: string; created_at: string; checkout_url: string | null },
-  sections: Array<{ title: string; columns: string[]; rows: string[][] }>,
-): string {
-  const s = c.s;
-  return page(
-    c,
-    `${s.invoices}: ${invoice.id}`,
-    html`<dl class="figures">
-        <div>
-          <dt>${s.status}</dt>
-          <dd>${invoice.status}</dd>
-        </div>
-        <div>
-          <dt>${s.amount}</dt>
-          <dd>${invoice.price} ${invoice.currency}</dd>
-        </div>
-        <div>
-          <dt>${s.created}</dt>
-          <dd>${invoice.created_at}</dd>
-        </div>
-      </dl>
-      ${invoice.checkout_url ? html`<p><a href="${invoice.checkout_url}">${s.checkout_link}</a></p>` : ''}
-      ${sections.map(
-        (sec) =>
-          html`<section>
-            <h2>${sec.title}</h2>
-            ${
-              sec.rows.length === 0
-                ? html`<p>${s.no_entries}</p>`
-                : html`<div class="scroll" tabindex="0">
-                    <table>
-                      <thead>
-                        <tr>
-                          ${sec.columns.map((col) => html`<th scope="col">${col}</th>`)}
-                        </tr>
-                      </thead>
-                      <tbody>
-                        ${sec.rows.map(
-                          (r) =>
-                            html`<tr>
-                              ${r.map((cell) => html`<td>${cell}</td>`)}
-                            </tr>`,
-                        )}
-                      </tbody>
-                    </table>
-                  </div>`
-            }
-          </section>`,
-      )}`,
-  );
-}
-
 export interface MemberView {
   id: string;
   email: string;
