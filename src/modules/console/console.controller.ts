@@ -7,6 +7,8 @@ import { PublicForm } from '../../shared/auth/auth.decorators';
 import { READS_BODY } from '../../shared/http/object-body';
 import type { Mode, Scope } from '../../shared/auth/request-context';
 import { AppConfig } from '../../shared/config/app-config';
+import { clientBucket } from '../../shared/rate-limit/client-address';
+import { RateLimiter } from '../../shared/rate-limit/rate-limiter';
 import { DomainError } from '../../shared/errors/domain-error';
 import type { OrgId } from '../../shared/ids/ids';
 import { GetDashboardQuery } from '../analytics';
@@ -101,6 +103,7 @@ export class ConsoleController {
     @Inject(CommandBus) private readonly commands: CommandBus,
     @Inject(AppConfig) private readonly config: AppConfig,
     @Inject(ConsoleExportRoutes) private readonly exportRoutes: ConsoleExportRoutes,
+    @Inject(RateLimiter) private readonly limiter: RateLimiter,
   ) {}
 
   // ---- plumbing ----
@@ -249,7 +252,19 @@ export class ConsoleController {
       res.status(403).send(signInPage(c, this.preToken(req, res), text(body.email), { kind: 'error', text: c.s.csrf_refused }));
       return;
     }
+    // Per client address (in addition to the member's lockout): too many failed sign-ins from one address in a
+    // minute refuse its sign-ins, a right password included, until the minute ends (RATE_LIMIT_AUTH_FAILURES).
+    const address = clientBucket(req.ip);
+    if (this.limiter.enabled) {
+      const budget = await this.limiter.authFailuresAllowed(address);
+      if (!budget.allowed) {
+        res.setHeader('Retry-After', String(budget.resetSeconds));
+        res.status(429).send(signInPage(c, pre, text(body.email), { kind: 'error', text: c.s.too_many_attempts }));
+        return;
+      }
+    }
     const result = await this.auth.signIn(body.email, body.password, this.clientIp(req));
+    if (!result.ok && this.limiter.enabled) await this.limiter.recordAuthFailure(address);
     if (!result.ok) {
       const status = result.reason === 'locked' ? 429 : 401;
       if (result.reason === 'locked') res.setHeader('Retry-After', String(LOCKOUT_MS / 1000));

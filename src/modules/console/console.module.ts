@@ -9,6 +9,9 @@ import { ConsoleMoneyController } from './console-money.controller';
 import { ConsoleExportRoutes } from './exports/console-export-routes';
 import { CsvExports } from './exports/csv-exports.service';
 import { ExportsController } from './exports/exports.controller';
+import { ConsoleCustomersController } from './console-customers.controller';
+import { ConsoleCatalogController } from './console-catalog.controller';
+import { ConsoleWalletsController } from './console-wallets.controller';
 import { ConsoleRepository } from './persistence/console.repository';
 
 /**
@@ -17,7 +20,15 @@ import { ConsoleRepository } from './persistence/console.repository';
  * other modules only through their commands and queries (organizations, invoices, analytics).
  */
 @Module({
-  controllers: [ConsoleController, ConsoleMoneyController, AuditLogController, ExportsController],
+  controllers: [
+    ConsoleController,
+    ConsoleMoneyController,
+    ConsoleCustomersController,
+    ConsoleCatalogController,
+    ConsoleWalletsController,
+    AuditLogController,
+    ExportsController,
+  ],
   providers: [ConsoleRepository, ConsoleAuth, ConsoleAssets, ConsoleGate, IssueMemberLinkHandler, CsvExports, ConsoleExportRoutes],
 })
 export class ConsoleModule {}

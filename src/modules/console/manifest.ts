@@ -13,7 +13,7 @@ declare module '../../shared/ids/ids' {
 export const manifest = {
   name: 'console',
   nestModule: ConsoleModule,
-  uses: ['organizations', 'invoices', 'analytics', 'payments', 'refunds', 'events', 'webhooks'],
+  uses: ['organizations', 'invoices', 'analytics', 'payments', 'refunds', 'events', 'webhooks', 'subscriptions', 'products', 'rails'],
   owner: '@console-team',
   docs: 'docs/console.md',
   idKinds: ID_KINDS,

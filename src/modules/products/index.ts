@@ -8,3 +8,5 @@ export { GetPricingSchemaQuery, type PricingSchema } from './queries/get-pricing
 export { GetProductsByIdsQuery, type ProductsByIds } from './queries/get-products-by-ids/get-products-by-ids.query';
 export type { BillingSchemaView, ConfigurationView, ProductView } from './dto/product.view';
 export { ProductEvent, PRODUCT_EVENT_TYPES, type ProductEventType } from './events/product.events';
+// The body of a product and its new versions (the management console validates its form against it, as the API does).
+export { ProductRequestDto } from './commands/create-product/create-product.request.dto';

@@ -35,3 +35,6 @@ export { TransferEvent, TRANSFER_EVENT_TYPES, type TransferEventType } from './e
 export { WalletEvent, WALLET_EVENT_TYPES, type WalletEventType } from './events/wallet.events';
 // Asked by the operator's preflight (cli doctor, and once after the service listens): nodes, confirmations, wallets.
 export { RailsPreflightQuery } from './queries/preflight/rails-preflight.query';
+// The body of a wallet registration (the management console validates its form against it, as the API does).
+export { RegisterWalletRequestDto } from './dto/rails.dto';
+export { CHAIN_FAMILIES, WALLET_NETWORKS, walletKeyField } from './rail-registry';

@@ -23,6 +23,11 @@ export const CHAIN_FAMILIES: readonly ChainFamily[] = RAIL_ADAPTERS.map((a) => a
 /** The networks POST /wallets takes (those of the families with a wallet per network). */
 export const WALLET_NETWORKS: readonly string[] = RAIL_ADAPTERS.filter((a) => a.walletPerNetwork).flatMap((a) => a.networks);
 
+/** The field of POST /wallets that carries a family's key: `xpub` (an account key) or `address` (a wallet registered by address). */
+export function walletKeyField(family: string): 'xpub' | 'address' {
+  return RAIL_ADAPTERS.find((a) => a.family === family)?.walletField ?? 'xpub';
+}
+
 /** A provider's route, with the adapter that serves it. */
 export interface AdapterRoute extends RailRoute {
   adapter: RailAdapter;

@@ -3,6 +3,7 @@ import { anonymous, Api, baseUrl } from '../../support/api';
 import { expectSuccess } from '../../support/envelope';
 import { addMember, ConsoleOrg, consoleOrg, PASSWORD } from '../../support/console-client';
 import { Browser, launchBrowser, openPage, seriousViolations } from '../checkout/browser';
+import { recurringProduct } from '../subscriptions/subscription-helpers';
 
 const ADDRESS = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
 
@@ -93,9 +94,11 @@ describe('management console in Chromium: invoices, payments and refunds', () =>
     expectSuccess(await anonymous().post(`/refund_claims/${token}`, { provider_id: 'prov_ethereum_usdt', address: ADDRESS }));
     await page.reload();
     expect(await page.locator('#refund-status').textContent()).toBe('AWAITING_PAYOUT');
+    // The page follows the refund by itself (htmx, every 5 s): no reload.
+    await page.evaluate(() => ((globalThis as any).document.body.dataset.kept = 'yes'));
     expectSuccess(await api.post(`/test_helpers/refunds/${refundId}/payout`, { result: 'paid' }));
-    await page.reload();
-    expect(await page.locator('#refund-status').textContent()).toBe('COMPLETED');
+    await page.waitForFunction(() => (globalThis as any).document.querySelector('#refund-status')?.textContent === 'COMPLETED', null, { timeout: 20_000 });
+    expect(await page.evaluate(() => (globalThis as any).document.body.dataset.kept)).toBe('yes');
     expect(await page.getByRole('button', { name: 'Cancel the refund' }).count()).toBe(0);
     expect(await page.locator('main').textContent()).toContain(`simulated:${refundId}`);
     expect(await scrollWidth(page)).toBeLessThanOrEqual(390);
@@ -110,12 +113,33 @@ describe('management console in Chromium: invoices, payments and refunds', () =>
     await page.close();
   });
 
-  it('payments and refunds lists: the status filter swaps only the list (htmx) and keeps the address; no serious axe violation; fits 390 px', async () => {
+  it('overview, payments, refunds, subscriptions, customer, product and wallet pages fit 390 px with no serious axe violation (English and German); the status filter swaps only the list (htmx)', async () => {
     const api = new Api(org.testKey);
     await paidInvoice(api, `list-${Date.now()}@example.com`);
     const { page, problems } = await openPage(browser, `${baseUrl()}/console/sign-in`, { width: 390, height: 844 });
     await signIn(page, org.ownerEmail);
-    for (const path of ['/console/test/payments', '/console/test/refunds', '/console/live/payments', '/console/live/refunds']) {
+    const email = `sub-browser-${Date.now()}@example.com`;
+    const plan = await recurringProduct(api, { payment_type: 'ADVANCE', renew_type: 'CALENDAR', billing_type: 'FULL' });
+    const sub = expectSuccess(await api.post('/subscriptions', { product_id: plan.productId, billing_schema_id: plan.schemaId, customer_email: email }), 201)
+      .id as string;
+    await paidInvoice(api, email);
+    for (const path of [
+      '/console/test',
+      '/console/test/payments',
+      '/console/test/refunds',
+      '/console/live/payments',
+      '/console/live/refunds',
+      '/console/test/subscriptions',
+      `/console/test/subscriptions/${sub}`,
+      '/console/test/customers',
+      `/console/test/customers?email=${encodeURIComponent(email)}`,
+      `/console/test/customers?email=${encodeURIComponent(email)}&lang=de`,
+      '/console/test/products',
+      `/console/test/products/${plan.productId}`,
+      '/console/test/wallets',
+      '/console/live/wallets?lang=de',
+      '/console/test/refunds?lang=en',
+    ]) {
       await page.goto(`${baseUrl()}${path}`);
       expect({ path, violations: await seriousViolations(page) }).toEqual({ path, violations: [] });
       expect(await scrollWidth(page)).toBeLessThanOrEqual(390);

@@ -121,7 +121,7 @@ describe('management console: invoices, payments and refunds', () => {
     expect(page.text).toContain(ADDRESS);
     expectSuccess(await test.post(`/test_helpers/refunds/${refundId}/payout`, { result: 'paid' }));
     page = await org.owner.get(created.location!);
-    expect(page.text).toContain('<span id="refund-status">COMPLETED</span>');
+    expect(page.text).toContain('<span id="refund-status" role="status">COMPLETED</span>');
     expect(page.text).toContain(`simulated:${refundId}`);
     expect(page.text).not.toContain('Cancel the refund');
 
@@ -130,7 +130,7 @@ describe('management console: invoices, payments and refunds', () => {
     const secondId = second.location!.split('/').pop()!;
     const canceled = await act(org.owner, second.location!, `/console/test/refunds/${secondId}/cancel`);
     expect(canceled.status).toBe(200);
-    expect(canceled.text).toContain('<span id="refund-status">CANCELED</span>');
+    expect(canceled.text).toContain('<span id="refund-status" role="status">CANCELED</span>');
     expect(expectSuccess(await test.get(`/refunds/${secondId}`)).status).toBe('CANCELED');
     const refused = await org.owner.post(`/console/test/refunds/${refundId}/cancel`, { _csrf: ConsoleClient.csrfOf(page.text) });
     expect(refused.status).toBe(400);

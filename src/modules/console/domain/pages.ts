@@ -114,6 +114,10 @@ export function page(c: PageContext, title: string, body: SafeHtml, scripts: str
     ['/invoices', s.invoices, true],
     ['/payments', s.payments, true],
     ['/refunds', s.refunds, true],
+    ['/subscriptions', s.subscriptions, true],
+    ['/customers', s.customers, true],
+    ['/products', s.products, true],
+    ['/wallets', s.wallets, true],
     ['/api-keys', s.api_keys, true],
     ['/members', s.members, true],
     ['/webhooks', webhookWords(c.lang).webhooks, true],
@@ -350,61 +354,6 @@ export function invoicesPage(c: PageContext, rows: InvoiceRow[], f: InvoiceFilte
             </div>`
       }
       ${nextQuery ? html`<p><a href="/console/${c.mode}/invoices?${nextQuery}">${s.next_page}</a></p>` : ''}`,
-  );
-}
-
-/** A detail page: sections of label/value pairs and tables built from the invoice read. */
-export function invoicePage(
-  c: PageContext,
-  invoice: { id: string; status: string; price: string; currency: string; created_at: string; checkout_url: string | null },
-  sections: Array<{ title: string; columns: string[]; rows: string[][] }>,
-): string {
-  const s = c.s;
-  return page(
-    c,
-    `${s.invoices}: ${invoice.id}`,
-    html`<dl class="figures">
-        <div>
-          <dt>${s.status}</dt>
-          <dd>${invoice.status}</dd>
-        </div>
-        <div>
-          <dt>${s.amount}</dt>
-          <dd>${invoice.price} ${invoice.currency}</dd>
-        </div>
-        <div>
-          <dt>${s.created}</dt>
-          <dd>${invoice.created_at}</dd>
-        </div>
-      </dl>
-      ${invoice.checkout_url ? html`<p><a href="${invoice.checkout_url}">${s.checkout_link}</a></p>` : ''}
-      ${sections.map(
-        (sec) =>
-          html`<section>
-            <h2>${sec.title}</h2>
-            ${
-              sec.rows.length === 0
-                ? html`<p>${s.no_entries}</p>`
-                : html`<div class="scroll" tabindex="0">
-                    <table>
-                      <thead>
-                        <tr>
-                          ${sec.columns.map((col) => html`<th scope="col">${col}</th>`)}
-                        </tr>
-                      </thead>
-                      <tbody>
-                        ${sec.rows.map(
-                          (r) =>
-                            html`<tr>
-                              ${r.map((cell) => html`<td>${cell}</td>`)}
-                            </tr>`,
-                        )}
-                      </tbody>
-                    </table>
-                  </div>`
-            }
-          </section>`,
-      )}`,
   );
 }
 

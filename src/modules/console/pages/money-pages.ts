@@ -72,6 +72,8 @@ const VOIDABLE = ['PENDING'];
 const MARKABLE = ['PENDING', 'PARTIALLY_PAID'];
 /** Refund states the merchant may still cancel. */
 export const CANCELABLE_REFUND = ['AWAITING_DESTINATION', 'AWAITING_PAYOUT'];
+/** Refund states that do not move any more: the refund page stops following them. */
+const FINAL_REFUND = ['COMPLETED', 'CANCELED', 'EXPIRED'];
 
 function notice(n: Notice): SafeHtml {
   if (!n) return html``;
@@ -302,7 +304,7 @@ export function paymentPage(c: PageContext, p: PageStrings, x: PaymentRowView): 
   );
 }
 
-/** A refund: where it stands, the payer's claim link, the destination and payout as the chain reports them, and cancel while allowed. */
+/** A refund (followed every 5 seconds by htmx until it is final, swapping only its own part): where it stands, the payer's claim link, the destination and payout as the chain reports them, and cancel while allowed. */
 export function refundPage(c: PageContext, p: PageStrings, r: RefundRowView, n: Notice): string {
   const base = `/console/${c.mode}`;
   const canCancel = may(c.member.role, 'invoices.write', c.mode) && CANCELABLE_REFUND.includes(r.status);
@@ -310,50 +312,55 @@ export function refundPage(c: PageContext, p: PageStrings, r: RefundRowView, n: 
     c,
     `${p.refund} ${r.id}`,
     html`${notice(n)}
-      ${figures([
-        [p.status, html`<span id="refund-status">${r.status}</span>`],
-        [p.amount, `${r.amount} ${r.currency}`],
-        [p.amount_usd, r.amount_usd],
-        [p.invoice_id, link(`${base}/invoices/${r.invoice_id}`, r.invoice_id)],
-        [p.reason, r.reason ?? ''],
-        [p.expires, r.expires_at],
-        [p.created, r.created_at],
-      ])}
-      ${
-        r.status === 'AWAITING_DESTINATION'
-          ? html`<section aria-labelledby="claim-h">
-              <h2 id="claim-h">${p.claim_link}</h2>
-              <p>${p.claim_help}</p>
-              <p><code class="secret" id="claim-url">${r.claim_url}</code></p>
-            </section>`
-          : ''
-      }
-      <section aria-labelledby="dest-h">
-        <h2 id="dest-h">${p.destination}</h2>
+      <div
+        id="refund-live"
+        ${FINAL_REFUND.includes(r.status) ? '' : html`hx-get="${base}/refunds/${r.id}" hx-trigger="every 5s" hx-select="#refund-live" hx-swap="outerHTML"`}
+      >
+        ${figures([
+          [p.status, html`<span id="refund-status" role="status">${r.status}</span>`],
+          [p.amount, `${r.amount} ${r.currency}`],
+          [p.amount_usd, r.amount_usd],
+          [p.invoice_id, link(`${base}/invoices/${r.invoice_id}`, r.invoice_id)],
+          [p.reason, r.reason ?? ''],
+          [p.expires, r.expires_at],
+          [p.created, r.created_at],
+        ])}
         ${
-          r.destination
-            ? figures([
-                [p.provider, r.destination.provider_id],
-                [p.network, r.destination.network],
-                [p.address, html`<code>${r.destination.address}</code>`],
-              ])
-            : html`<p>${p.none_yet}</p>`
+          r.status === 'AWAITING_DESTINATION'
+            ? html`<section aria-labelledby="claim-h">
+                <h2 id="claim-h">${p.claim_link}</h2>
+                <p>${p.claim_help}</p>
+                <p><code class="secret" id="claim-url">${r.claim_url}</code></p>
+              </section>`
+            : ''
         }
-      </section>
-      <section aria-labelledby="payout-h">
-        <h2 id="payout-h">${p.payout}</h2>
-        ${
-          r.payout
-            ? figures([
-                [p.amount, `${r.payout.amount} ${r.payout.currency}`],
-                [p.network, r.payout.network],
-                [p.address, html`<code>${r.payout.address}</code>`],
-                [p.transaction, r.payout.tx_hash ? html`<code>${r.payout.tx_hash}</code>` : p.none_yet],
-                [p.confirmations, `${r.payout.confirmations}/${r.payout.required_confirmations}`],
-              ])
-            : html`<p>${p.none_yet}</p>`
-        }
-      </section>
-      ${canCancel ? postButton(c, `${base}/refunds/${r.id}/cancel`, p.cancel_refund, 'danger') : ''}`,
+        <section aria-labelledby="dest-h">
+          <h2 id="dest-h">${p.destination}</h2>
+          ${
+            r.destination
+              ? figures([
+                  [p.provider, r.destination.provider_id],
+                  [p.network, r.destination.network],
+                  [p.address, html`<code>${r.destination.address}</code>`],
+                ])
+              : html`<p>${p.none_yet}</p>`
+          }
+        </section>
+        <section aria-labelledby="payout-h">
+          <h2 id="payout-h">${p.payout}</h2>
+          ${
+            r.payout
+              ? figures([
+                  [p.amount, `${r.payout.amount} ${r.payout.currency}`],
+                  [p.network, r.payout.network],
+                  [p.address, html`<code>${r.payout.address}</code>`],
+                  [p.transaction, r.payout.tx_hash ? html`<code>${r.payout.tx_hash}</code>` : p.none_yet],
+                  [p.confirmations, `${r.payout.confirmations}/${r.payout.required_confirmations}`],
+                ])
+              : html`<p>${p.none_yet}</p>`
+          }
+        </section>
+        ${canCancel ? postButton(c, `${base}/refunds/${r.id}/cancel`, p.cancel_refund, 'danger') : ''}
+      </div>`,
   );
 }
