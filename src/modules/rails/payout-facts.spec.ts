@@ -68,6 +68,6 @@ describe('the payout facts refunds ask the rails (PayoutFacts, behind the payout
     ['live', 'bitcoin', `0x${hex}`, null],
     ['test', 'solana', 'not-a-hash', 'must be a transaction hash (64 hexadecimal digits, with 0x on EVM chains)'],
   ] as const)('checks a transaction id in %s mode on %s: %s', (mode, network, hash, problem) => {
-    expect(facts.checkTransactionId(mode, network, hash)).toEqual(problem === null ? { ok: true, id: hash } : { ok: false, problem });
+    expect(facts.checkTransactionId(mode, network, hash)).toEqual(problem === null ? { ok: true, id: hash.toLowerCase() } : { ok: false, problem });
   });
 });

@@ -4,6 +4,7 @@ import { fundedWallet, giveTokens, solTransfer, tokenAccountOf, tokenTransfer } 
 import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { type IsolatedService, startIsolatedService } from '../../support/isolated';
+import { eventually } from '../../support/webhook-receiver';
 import { createInvoice } from '../payments/payments-helpers';
 import { paymentAddress, units, waitForPayments } from '../rails/chain-helpers';
 import { type SolanaSetup, solanaMerchant, startSolana } from '../rails/solana-helpers';
@@ -23,7 +24,7 @@ describe('refunds paid out on Solana (litesvm node in JSON-RPC shapes)', () => {
 
   beforeAll(async () => {
     setup = await startSolana({ finalizedLag: 2 });
-    service = await startIsolatedService({ CHAINS_FILE: setup.chainsFile, CHAIN_LOCK_RETRY_MS: '300' });
+    service = await startIsolatedService({ CHAINS_FILE: setup.chainsFile, CHAIN_LOCK_RETRY_MS: '300', REFUND_CHECK_SECONDS: '1' });
   }, 120_000);
   afterAll(async () => {
     await service?.stop();
@@ -69,6 +70,25 @@ describe('refunds paid out on Solana (litesvm node in JSON-RPC shapes)', () => {
     // Not to the destination in that mint: nothing counts.
     expect(await follower.transactionTransfers(full, payer, setup.usdt)).toMatchObject({ success: true, transfers: [] });
     expect(await follower.transactionTransfers(full, shop.wallet, usdc)).toMatchObject({ transfers: [] });
+
+    // Reported over the API: the short payout is refused and the refund still awaits its payout; a hex id is
+    // refused in the Solana form's words; the full one, its base58 signature as the wallet shows it (case kept),
+    // is SENT, then COMPLETED once 32 slots bury it.
+    const mismatch = expectError(await shop.test.post(`/refunds/${refund.id}/sent`, { tx_hash: short }), 400, { code: 'payout_mismatch', field: 'tx_hash' });
+    expect(mismatch.validator.tx_hash).toBeDefined();
+    expect(expectSuccess(await shop.test.get(`/refunds/${refund.id}`)).status).toBe('AWAITING_PAYOUT');
+    expectError(await shop.test.post(`/refunds/${refund.id}/sent`, { tx_hash: `0x${'ab'.repeat(32)}` }), 400, { field: 'tx_hash' });
+    const sent = expectSuccess(await shop.test.post(`/refunds/${refund.id}/sent`, { tx_hash: ` ${full} ` }));
+    expect(sent.status).toBe('SENT');
+    expect(sent.payout.tx_hash).toBe(full);
+    expect(sent.payout.required_confirmations).toBe(32);
+    bed.advance(33);
+    const done = await eventually(async () => {
+      const r = expectSuccess(await shop.test.get(`/refunds/${refund.id}`));
+      if (r.status !== 'COMPLETED') throw new Error(`status ${r.status}`);
+      return r;
+    }, 30_000);
+    expect(done.payout.tx_hash).toBe(full);
 
     // SOL: what the destination's own balance gained; a failed transfer (more than the wallet holds) counts nothing.
     const sol = bed.submit(await solTransfer(bed, shop.signer, payer, 250_000_000n));

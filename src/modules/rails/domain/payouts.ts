@@ -21,6 +21,6 @@ export function plainPayoutUri(scheme: string, address: string, amount: string):
  */
 export function anyTransactionId(text: string): TransactionIdCheck {
   return /^(0x)?[0-9a-fA-F]{64}$/.test(text)
-    ? { ok: true, id: text }
+    ? { ok: true, id: text.toLowerCase() }
     : { ok: false, problem: 'must be a transaction hash (64 hexadecimal digits, with 0x on EVM chains)' };
 }

@@ -57,7 +57,7 @@ describe('evmPayoutUri', () => {
 describe('checkEvmTransactionId', () => {
   const hex = 'ab'.repeat(32);
   it.each([`0x${hex}`, `0x${hex.toUpperCase()}`])('takes %s', (hash) => {
-    expect(checkEvmTransactionId(hash)).toEqual({ ok: true, id: hash });
+    expect(checkEvmTransactionId(hash)).toEqual({ ok: true, id: hash.toLowerCase() });
   });
 
   it.each([hex, `0x${hex}0`])('refuses %s', (hash) => {

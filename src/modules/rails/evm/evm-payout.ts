@@ -30,5 +30,5 @@ export function evmPayoutUri({ network, chain, address, units, amount, asset }: 
 
 /** An EVM transaction hash: `0x` and 64 hexadecimal digits. */
 export function checkEvmTransactionId(text: string): TransactionIdCheck {
-  return /^0x[0-9a-fA-F]{64}$/.test(text) ? { ok: true, id: text } : { ok: false, problem: 'must be 0x followed by 64 hexadecimal digits' };
+  return /^0x[0-9a-fA-F]{64}$/.test(text) ? { ok: true, id: text.toLowerCase() } : { ok: false, problem: 'must be 0x followed by 64 hexadecimal digits' };
 }

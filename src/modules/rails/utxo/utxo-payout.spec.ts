@@ -78,7 +78,7 @@ describe('utxoPayoutUri', () => {
 
 describe('checkUtxoTransactionId', () => {
   const hex = 'ab'.repeat(32);
-  it('takes a txid', () => expect(checkUtxoTransactionId(hex)).toEqual({ ok: true, id: hex }));
+  it('takes a txid, in lower case as the node writes it', () => expect(checkUtxoTransactionId(hex.toUpperCase())).toEqual({ ok: true, id: hex.toLowerCase() }));
 
   it.each([`0x${hex}`, hex.slice(2), `${hex.slice(1)}g`])('refuses %s', (hash) => {
     expect(checkUtxoTransactionId(hash)).toEqual({ ok: false, problem: 'must be the transaction id: 64 hexadecimal digits' });

@@ -87,5 +87,5 @@ export function utxoPayoutUri({ network, address, amount }: PayoutUriRequest): s
 
 /** A UTXO transaction id: 64 hexadecimal digits (no `0x`). */
 export function checkUtxoTransactionId(text: string): TransactionIdCheck {
-  return /^[0-9a-fA-F]{64}$/.test(text) ? { ok: true, id: text } : { ok: false, problem: 'must be the transaction id: 64 hexadecimal digits' };
+  return /^[0-9a-fA-F]{64}$/.test(text) ? { ok: true, id: text.toLowerCase() } : { ok: false, problem: 'must be the transaction id: 64 hexadecimal digits' };
 }

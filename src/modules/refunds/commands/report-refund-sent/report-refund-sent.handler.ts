@@ -32,8 +32,9 @@ export class ReportRefundSentHandler implements ICommandHandler<ReportRefundSent
   async execute({ scope, refundId, txHash }: ReportRefundSentCommand): Promise<RefundView> {
     const found = await this.refunds.find(this.tx.manager, scope, refundId);
     if (!found) throw new NotFoundError('refund');
-    // The form of a transaction id is the network's rail adapter's (normalised as its node reads it).
-    const given = txHash.trim().toLowerCase();
+    // The form of a transaction id is the network's rail adapter's (normalised as its node reads it:
+    // hex ids in lower case, Solana's base58 signatures as they are, since their case matters).
+    const given = txHash.trim();
     const checked = found.network ? await this.queries.execute(new CheckPayoutTransactionIdQuery(scope.mode, found.network, given)) : null;
     const hash = checked?.ok ? checked.id : given;
     // The same report again (a retried request): the refund as it is.
