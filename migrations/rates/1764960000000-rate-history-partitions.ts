@@ -23,7 +23,12 @@ export class RateHistoryPartitions1764960000000 implements MigrationInterface {
   name = 'RateHistoryPartitions1764960000000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(`ALTER TABLE payments DROP CONSTRAINT IF EXISTS payments_rates_snapshot_id_fkey`);
+    // The payments' key (payments_rates_snapshot_id_fkey), whatever its name: every other table's key to rate_snapshots.
+    const keys: Array<{ tbl: string; con: string }> = await q.query(
+      `SELECT conrelid::regclass::text AS tbl, conname AS con FROM pg_constraint
+        WHERE contype = 'f' AND confrelid = 'rate_snapshots'::regclass AND conrelid <> 'exchange_rates'::regclass`,
+    );
+    for (const k of keys) await q.query(`ALTER TABLE ${k.tbl} DROP CONSTRAINT "${k.con.replace(/"/g, '""')}"`);
     await q.query(`ALTER TABLE exchange_rates RENAME TO exchange_rates_unpartitioned`);
     await q.query(`ALTER TABLE rate_snapshots RENAME TO rate_snapshots_unpartitioned`);
 

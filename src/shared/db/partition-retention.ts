@@ -281,6 +281,11 @@ export class PartitionRetention implements OnApplicationBootstrap, OnApplication
           continue;
         }
         // A default partition holding rows of the range refuses a new partition over them: move them first.
+        // Readers and writers of the table wait for this short transaction, as for CREATE TABLE ... PARTITION OF:
+        // a writer that routed a row to the default partition before the new one is attached would fail on the
+        // default's new constraint, and a reader that listed the partitions before the commit and read after it
+        // would find moved rows in neither.
+        await t.query(`LOCK TABLE ${ident(table)} IN ACCESS EXCLUSIVE MODE`);
         const stray = ident(`${table}_default`);
         await t.query(`CREATE TABLE ${child} (LIKE ${ident(table)} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`);
         await t.query(
