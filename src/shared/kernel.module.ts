@@ -13,10 +13,12 @@ import { SecretBox, secretBoxFromSettings } from './crypto/secret-box';
 import { MetricsRegistry } from './metrics/metrics-registry';
 import { BackgroundWork } from './lifecycle/background-work';
 import { OtherModeIds } from './ids/other-mode-ids';
+import { PartitionRetention } from './db/partition-retention';
 
 /**
  * The shared kernel every module may inject: configuration, clock, the secret box, transactions, rate limits,
- * the event outbox and its durable handlers' worker, the metrics registry, the owners of each id kind (OtherModeIds).
+ * the event outbox and its durable handlers' worker, the metrics registry, the owners of each id kind (OtherModeIds),
+ * the retention job of time-partitioned tables (PartitionRetention).
  */
 @Global()
 @Module({})
@@ -42,6 +44,7 @@ export class KernelModule {
         JsonBodyReader,
         BackgroundWork,
         OtherModeIds,
+        PartitionRetention,
         { provide: MetricsRegistry, useValue: new MetricsRegistry() },
       ],
       exports: [
@@ -58,6 +61,7 @@ export class KernelModule {
         BackgroundWork,
         DurableEventHandlers,
         OtherModeIds,
+        PartitionRetention,
       ],
     };
   }

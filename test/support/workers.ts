@@ -2,7 +2,8 @@ import { Api } from './api';
 import { expectSuccess } from './envelope';
 
 /** The background workers that run a pass on demand (their names with BackgroundWork). */
-export type WorkerName = 'invoice-sweeper' | 'webhook-dispatcher' | 'refund-payouts' | 'subscription-scheduler' | 'durable-event-handlers' | 'api-key-usage';
+export type WorkerName =
+  'invoice-sweeper' | 'webhook-dispatcher' | 'refund-payouts' | 'subscription-scheduler' | 'durable-event-handlers' | 'api-key-usage' | 'partition-retention';
 
 /**
  * Runs one pass of a background worker on the service `api` calls, and returns once it has finished:

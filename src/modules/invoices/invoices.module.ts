@@ -21,6 +21,7 @@ import { GetShortStateHandler } from './queries/get-short-state/get-short-state.
 import { ListInvoicesHandler } from './queries/list-invoices/list-invoices.handler';
 import { TransactionRunner } from '../../shared/db/transaction-runner';
 import { OtherModeIds } from '../../shared/ids/other-mode-ids';
+import { PartitionRetention } from '../../shared/db/partition-retention';
 
 /**
  * Invoices: creation (priced through CalculatePricesQuery), list, read with expansions, status and
@@ -55,10 +56,13 @@ export class InvoicesModule implements OnModuleInit {
     @Inject(OtherModeIds) private readonly otherModeIds: OtherModeIds,
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(InvoicesRepository) private readonly invoices: InvoicesRepository,
+    @Inject(PartitionRetention) private readonly retention: PartitionRetention,
   ) {}
 
   /** Its ids' owner for a 404's other-mode hint (decisions §1): asked only after a lookup by id failed. */
   onModuleInit(): void {
     this.otherModeIds.register('invoice', 'invoice_not_found', async (scope, id) => (await this.invoices.find(this.tx.manager, scope, id)) !== null);
+    // The rate snapshot an invoice's rates were taken from outlives its day of rate history (the rates module's plan `rate-history`).
+    this.retention.addReference('rate-history', { table: 'invoices', column: 'rates_snapshot_id' });
   }
 }

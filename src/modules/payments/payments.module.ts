@@ -15,6 +15,7 @@ import { ListInvoicePaymentsHandler } from './queries/list-invoice-payments/list
 import { ListPaymentsHandler } from './queries/list-payments/list-payments.handler';
 import { TransactionRunner } from '../../shared/db/transaction-runner';
 import { OtherModeIds } from '../../shared/ids/other-mode-ids';
+import { PartitionRetention } from '../../shared/db/partition-retention';
 
 /**
  * Payments: what providers report against invoices (RecordProviderPaymentCommand, which also moves
@@ -42,10 +43,13 @@ export class PaymentsModule implements OnModuleInit {
     @Inject(OtherModeIds) private readonly otherModeIds: OtherModeIds,
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(PaymentsRepository) private readonly payments: PaymentsRepository,
+    @Inject(PartitionRetention) private readonly retention: PartitionRetention,
   ) {}
 
   /** Its ids' owner for a 404's other-mode hint (decisions §1): asked only after a lookup by id failed. */
   onModuleInit(): void {
     this.otherModeIds.register('payment', 'payment_not_found', async (scope, id) => (await this.payments.find(this.tx.manager, scope, id)) !== null);
+    // The rate snapshot a payment's rates were taken from outlives its day of rate history (the rates module's plan `rate-history`).
+    this.retention.addReference('rate-history', { table: 'payments', column: 'rates_snapshot_id' });
   }
 }

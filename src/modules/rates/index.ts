@@ -10,3 +10,5 @@ export { parseSnapshotFile, SnapshotFileError } from './domain/rate-table';
 export { RatesUnavailableError } from './domain/rates.errors';
 export { RatesRefresher } from './rates-refresher';
 export { RatesConfig, loadRatesConfig } from './rates.config';
+// The rate history's retention plan: modules holding a snapshot id register their column under this name.
+export { RATE_HISTORY_RETENTION } from './rate-history-retention';

@@ -116,5 +116,16 @@ export const manifest = {
           "A currency's lone answer is not taken when it differs by more than this share from a rate of that currency a source gave in the last hour. 0 to 1.",
       },
     },
+    {
+      name: 'RATES_HISTORY_RETENTION_DAYS',
+      section: 'Exchange rates',
+      default: '30',
+      description: 'Days of rate history kept (0: all); snapshots an invoice, payment or refund holds, and the one in force, are always kept.',
+      readme: {
+        default: '`30`',
+        meaning:
+          'Days of rate history kept (0 to 36500; 0 keeps it all). The history is partitioned by day; the retention job (`PARTITION_RETENTION_SECONDS`) drops a day this many days after it ended, first copying out the snapshots an invoice, payment or refund holds and the one in force, so every stored price still shows its rates. See docs/performance.md, "Tables that stay small".',
+      },
+    },
   ],
 } satisfies ModuleManifest;

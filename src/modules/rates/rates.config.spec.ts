@@ -28,6 +28,8 @@ describe('rates settings', () => {
     expect(config.RATES_MAX_AGE_SECONDS).toBe(600);
     expect(config.maxSpread.toFixed()).toBe('0.05');
     expect(config.maxJump.toFixed()).toBe('0.2');
+    expect(config.RATES_HISTORY_RETENTION_DAYS).toBe(30);
+    expect(loadRatesConfig({ RATES_HISTORY_RETENTION_DAYS: '0' }).RATES_HISTORY_RETENTION_DAYS).toBe(0);
   });
 
   it('reads the spread and the jump as exact decimals', () => {
@@ -76,6 +78,8 @@ describe('rates settings refused at start-up', () => {
     ['RATE_SOURCES', 'binance'],
     ['RATES_REFRESH_SECONDS', '0'],
     ['RATES_MAX_AGE_SECONDS', '5'],
+    ['RATES_HISTORY_RETENTION_DAYS', '-1'],
+    ['RATES_HISTORY_RETENTION_DAYS', 'month'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     expect(refusalFacts(start({ [name]: value }), name, value)).toEqual(REFUSED);
   });

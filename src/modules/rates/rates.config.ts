@@ -87,6 +87,16 @@ export class RatesConfig {
   @Max(120_000)
   RATE_SOURCE_TIMEOUT_MS = 5_000;
 
+  /**
+   * Days of rate history kept (0: all of it): the retention job drops each day of snapshots this many days
+   * after it ended, keeping the snapshots an invoice, payment or refund holds and the one in force.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(36_500)
+  RATES_HISTORY_RETENTION_DAYS = 30;
+
   /** The sources in order (empty: off). */
   get sources(): RateSourceSetting[] {
     const text = this.RATE_SOURCES?.trim() ? this.RATE_SOURCES : this.NODE_ENV === 'production' ? NAMED_RATE_SOURCES.join(',') : 'none';

@@ -6,6 +6,7 @@ import { PricingRatesHandler } from './queries/pricing-rates/pricing-rates.handl
 import { RatesAsOfHandler } from './queries/rates-as-of/rates-as-of.handler';
 import { RatesConfig, loadRatesConfig } from './rates.config';
 import { RatesRefresher } from './rates-refresher';
+import { RateHistoryRetention } from './rate-history-retention';
 
 @Module({
   providers: [
@@ -15,6 +16,7 @@ import { RatesRefresher } from './rates-refresher';
     ImportRatesHandler,
     RatesPreflightHandler,
     RatesRefresher,
+    RateHistoryRetention,
     { provide: RatesConfig, useFactory: () => loadRatesConfig(process.env) },
   ],
 })

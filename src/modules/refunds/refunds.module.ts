@@ -21,6 +21,7 @@ import { SimulateClaimPayoutHandler } from './commands/simulate-refund-payout/si
 import { SimulateRefundPayoutHandler } from './commands/simulate-refund-payout/simulate-refund-payout.handler';
 import { TransactionRunner } from '../../shared/db/transaction-runner';
 import { OtherModeIds } from '../../shared/ids/other-mode-ids';
+import { PartitionRetention } from '../../shared/db/partition-retention';
 
 /**
  * Refunds (decisions §19, docs/refunds.md): refund policy. The merchant's refunds of an invoice's
@@ -63,10 +64,13 @@ export class RefundsModule implements OnModuleInit {
     @Inject(OtherModeIds) private readonly otherModeIds: OtherModeIds,
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(RefundsRepository) private readonly refunds: RefundsRepository,
+    @Inject(PartitionRetention) private readonly retention: PartitionRetention,
   ) {}
 
   /** Its ids' owner for a 404's other-mode hint (decisions §1): asked only after a lookup by id failed. */
   onModuleInit(): void {
     this.otherModeIds.register('refund', 'refund_not_found', async (scope, id) => (await this.refunds.find(this.tx.manager, scope, id)) !== null);
+    // The rate snapshot a refund's rates were taken from outlives its day of rate history (the rates module's plan `rate-history`).
+    this.retention.addReference('rate-history', { table: 'refunds', column: 'rates_snapshot_id' });
   }
 }

@@ -44,5 +44,16 @@ export const manifest = {
           "How long a subscription's period invoice waits for payment before it expires (5 to 43200; then, after `INVOICE_MONITORING_MINUTES`, it is VOIDED and counts as unpaid).",
       },
     },
+    {
+      name: 'USAGE_EVENTS_RETENTION_DAYS',
+      section: 'Payments and invoices',
+      default: '400',
+      description: 'Days of usage events kept (0: all); a month a period invoice still to be issued needs is kept until it is issued.',
+      readme: {
+        default: '`400`',
+        meaning:
+          'Days of usage events kept (0 to 36500; 0 keeps them all). Usage events are partitioned by the month of their `timestamp`; the retention job (`PARTITION_RETENTION_SECONDS`) drops a month this many days after it ended, but never while a subscription still to invoice a period (one not issued yet, or one whose invoice failed and is retried) has usage in it. Event ids stay known after their month is dropped, so a repeat is still answered as a repeat. See docs/performance.md, "Tables that stay small".',
+      },
+    },
   ],
 } satisfies ModuleManifest;

@@ -18,6 +18,16 @@ export class SubscriptionsConfig {
   @Min(5)
   @Max(43_200)
   SUBSCRIPTION_INVOICE_EXPIRY_MINUTES = 10_080;
+
+  /**
+   * Days of usage events kept (0: all of them): the retention job drops each month of events this many
+   * days after it ended, unless a period invoice still to be issued needs its events.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(36_500)
+  USAGE_EVENTS_RETENTION_DAYS = 400;
 }
 
 export function loadSubscriptionsConfig(env: NodeJS.ProcessEnv = process.env): SubscriptionsConfig {

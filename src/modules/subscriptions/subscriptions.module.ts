@@ -1,3 +1,4 @@
+import { UsageEventsRetention } from './usage-events-retention';
 import { Inject, Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { PeriodInvoicer } from './billing/period-invoicer';
@@ -44,6 +45,7 @@ import { OtherModeIds } from '../../shared/ids/other-mode-ids';
     ListSubscriptionsHandler,
     UpcomingInvoiceHandler,
     SubscriptionFiguresHandler,
+    UsageEventsRetention,
   ],
   exports: [SubscriptionScheduler],
 })

@@ -38,6 +38,13 @@ describe('database pool size', () => {
     expect(loadConfig({ DB_CONNECTION_LIFETIME_SECONDS: '3600' }).DB_CONNECTION_LIFETIME_SECONDS).toBe(3600);
     expect(() => loadConfig({ DB_CONNECTION_LIFETIME_SECONDS: '-1' })).toThrow(/DB_CONNECTION_LIFETIME_SECONDS/);
   });
+
+  it('runs the retention job hourly unless PARTITION_RETENTION_SECONDS says otherwise (0: at start only)', () => {
+    expect(loadConfig({}).PARTITION_RETENTION_SECONDS).toBe(3600);
+    expect(loadConfig({ PARTITION_RETENTION_SECONDS: '0' }).PARTITION_RETENTION_SECONDS).toBe(0);
+    expect(() => loadConfig({ PARTITION_RETENTION_SECONDS: '-1' })).toThrow(/PARTITION_RETENTION_SECONDS/);
+    expect(() => loadConfig({ PARTITION_RETENTION_SECONDS: 'hourly' })).toThrow(/PARTITION_RETENTION_SECONDS/);
+  });
 });
 
 describe('CLOCK_CONTROL', () => {

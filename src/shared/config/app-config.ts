@@ -201,6 +201,16 @@ export class AppConfig {
   @Max(10_000)
   WORKER_ORG_BATCH = 50;
 
+  /**
+   * How often the retention job runs (seconds; 0: only at start): it creates the time-partitioned tables'
+   * partitions ahead and drops those past each module's retention (src/shared/db/partition-retention.ts).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(604_800)
+  PARTITION_RETENTION_SECONDS = 3600;
+
   @Transform(toBool)
   @IsBoolean()
   RATE_LIMIT_ENABLED = true;

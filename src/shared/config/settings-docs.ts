@@ -360,7 +360,7 @@ export const PLATFORM_SETTINGS: readonly SettingDoc[] = [
     readme: {
       default: '`false`',
       meaning:
-        'Tests only (refused in production): `true` adds `POST /test_helpers/workers/{name}/run` (test keys), which runs one pass of a background worker (`invoice-sweeper`, `webhook-dispatcher`, `refund-payouts`, `subscription-scheduler`, `durable-event-handlers`) and answers when it has ended; `GET /test_helpers/workers` lists them. Off, neither route exists (404). Not in the API document.',
+        'Tests only (refused in production): `true` adds `POST /test_helpers/workers/{name}/run` (test keys), which runs one pass of a background worker (`invoice-sweeper`, `webhook-dispatcher`, `refund-payouts`, `subscription-scheduler`, `durable-event-handlers`, `partition-retention`) and answers when it has ended; `GET /test_helpers/workers` lists them. Off, neither route exists (404). Not in the API document.',
     },
   },
   {
@@ -425,6 +425,17 @@ export const PLATFORM_SETTINGS: readonly SettingDoc[] = [
       default: '`50`',
       meaning:
         "Fair background work (1 to 10,000): each batch of the chain confirmation count, the refunds worker, the subscription scheduler, the webhook dispatcher and the invoice sweeper takes at most this many rows of one organization's mode, organizations interleaved, and rows a pass could not finish go to the back of their organization's line, so no organization's volume or stuck rows keep another's due work waiting (docs/production.md).",
+    },
+  },
+  {
+    name: 'PARTITION_RETENTION_SECONDS',
+    section: 'Database',
+    default: '3600',
+    description: 'How often the retention job creates partitions ahead and drops those past retention, in seconds (0: only at start).',
+    readme: {
+      default: '`3600`',
+      meaning:
+        'How often the retention job runs (0 to 604,800; 0: once at start only): one instance at a time creates the time-partitioned tables\' partitions ahead (rate history, usage events) and drops those older than each module\'s retention setting, after keeping what is still referenced (docs/performance.md, "Tables that stay small").',
     },
   },
   {

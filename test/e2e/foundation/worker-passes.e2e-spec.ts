@@ -7,7 +7,15 @@ import { runWorkerPass } from '../../support/workers';
 import { createInvoice } from '../payments/payments-helpers';
 import { advance, databaseOf, MINUTE, storedState } from '../timing/timing-helpers';
 
-const WORKERS = ['invoice-sweeper', 'webhook-dispatcher', 'refund-payouts', 'subscription-scheduler', 'durable-event-handlers'];
+const WORKERS = [
+  'invoice-sweeper',
+  'webhook-dispatcher',
+  'refund-payouts',
+  'subscription-scheduler',
+  'durable-event-handlers',
+  'partition-retention',
+  'api-key-usage',
+];
 
 describe('worker passes on demand (WORKER_PASSES_ON_DEMAND, tests only)', () => {
   it('lists the workers that run a pass on demand, and runs a pass of each, answering when it has finished', async () => {

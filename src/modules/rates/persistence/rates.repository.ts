@@ -68,10 +68,10 @@ export class RatesRepository {
   }
 
   async insert(m: EntityManager, snapshotId: string, takenAt: Date, source: string, createdAt: Date, rates: CompleteRates): Promise<void> {
-    await m.query(`INSERT INTO rate_snapshots (id, taken_at, source, created_at) VALUES ($1, $2, $3, $4)`, [snapshotId, takenAt, source, createdAt]);
+    await m.query(`INSERT INTO rate_snapshots_recent (id, taken_at, source, created_at) VALUES ($1, $2, $3, $4)`, [snapshotId, takenAt, source, createdAt]);
     const currencies = Object.keys(rates.usd) as Currency[];
     await m.query(
-      `INSERT INTO exchange_rates (snapshot_id, currency, usd_rate, source, taken_at)
+      `INSERT INTO exchange_rates_recent (snapshot_id, currency, usd_rate, source, taken_at)
        SELECT $1, c, r::numeric, s, t::timestamptz FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS x(c, r, s, t)`,
       [
         snapshotId,
@@ -81,6 +81,33 @@ export class RatesRepository {
         currencies.map((c) => rates.origins[c].takenAt.toISOString()),
       ],
     );
+  }
+
+  /**
+   * Before a day of history is dropped (the retention job, in its transaction): copies into the kept
+   * tables the day's snapshots that must outlive it: those another table still holds (`referenced`: an
+   * invoice's, a payment's, a refund's), the one in force at `now` and any dated after `now`. Answers
+   * how many snapshots it copied.
+   */
+  async keepSnapshots(m: EntityManager, lower: string, upper: string, referenced: readonly string[], now: Date): Promise<number> {
+    const kept: Array<{ id: string }> = await m.query(
+      `INSERT INTO rate_snapshots_kept (id, taken_at, source, created_at)
+       SELECT id, taken_at, source, created_at FROM rate_snapshots_recent s
+        WHERE s.id >= $1 AND s.id < $2
+          AND (s.id = ANY($3::text[]) OR s.taken_at > $4
+               OR s.id = (SELECT id FROM rate_snapshots WHERE taken_at <= $4 ORDER BY taken_at DESC, id DESC LIMIT 1))
+       ON CONFLICT (id) DO NOTHING
+       RETURNING id`,
+      [lower, upper, referenced, now],
+    );
+    if (!kept.length) return 0;
+    await m.query(
+      `INSERT INTO exchange_rates_kept (snapshot_id, currency, usd_rate, source, taken_at)
+       SELECT snapshot_id, currency, usd_rate, source, taken_at FROM exchange_rates_recent WHERE snapshot_id = ANY($1::text[])
+       ON CONFLICT DO NOTHING`,
+      [kept.map((k) => k.id)],
+    );
+    return kept.length;
   }
 
   /**

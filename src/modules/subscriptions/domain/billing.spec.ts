@@ -4,6 +4,7 @@ import {
   BillingTerms,
   dueAction,
   dunningState,
+  earliestUsageStillBilled,
   initialSchedule,
   PeriodOutcome,
   periodInvoicePlan,
@@ -122,5 +123,18 @@ describe('schedule', () => {
     ['ARREARS', true, 'invoice_then_end'],
   ] as const)('%s with cancel_at_period_end %s: %s', (paymentType, cancel, action) => {
     expect(dueAction(paymentType, cancel)).toBe(action);
+  });
+});
+
+describe('usage still billed (what retention may not drop)', () => {
+  it.each([
+    ['ADVANCE', 3, [], '2026-06-01T00:00:00.000Z'],
+    ['ARREARS', 3, [], '2026-07-01T00:00:00.000Z'],
+    ['ARREARS', 3, [1], '2026-05-01T00:00:00.000Z'],
+    ['ADVANCE', 0, [], '2026-04-16T00:00:00.000Z'],
+    ['ARREARS', null, [2], '2026-06-01T00:00:00.000Z'],
+    ['ARREARS', null, [], null],
+  ] as const)('%s, next invoice %s, unissued %j: usage from %s', (paymentType, next, unissued, expected) => {
+    expect(earliestUsageStillBilled(terms(paymentType), starts, next, unissued)?.toISOString() ?? null).toBe(expected);
   });
 });

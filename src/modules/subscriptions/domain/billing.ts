@@ -111,3 +111,20 @@ export function dueAction(paymentType: PaymentType, cancelAtPeriodEnd: boolean):
   if (!cancelAtPeriodEnd) return 'invoice';
   return paymentType === 'ADVANCE' ? 'end' : 'invoice_then_end';
 }
+
+/**
+ * The earliest usage a subscription may still bill: the start of the usage period of each invoice still
+ * to be issued (the next one, `nextIndex`, while the subscription bills; and each period whose invoice is
+ * recorded but not issued yet, `unissued`), the earliest of them. Usage before it is billed already (or
+ * never will be); null when no invoice is to come. An invoice that bills no usage (the first in ADVANCE)
+ * counts from its own period's start, so nothing at or after a period still to be billed is let go.
+ */
+export function earliestUsageStillBilled(terms: BillingTerms, startsAt: Date, nextIndex: number | null, unissued: readonly number[]): Date | null {
+  let earliest: Date | null = null;
+  for (const index of nextIndex === null ? unissued : [nextIndex, ...unissued]) {
+    const plan = periodInvoicePlan(terms, startsAt, index);
+    const start = plan.usagePeriod?.start ?? plan.period.start;
+    if (!earliest || start < earliest) earliest = start;
+  }
+  return earliest;
+}

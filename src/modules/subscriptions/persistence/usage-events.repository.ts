@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import { EntityManager, In } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
 import { Amount, fromDb, Money, renderAmount } from '../../../shared/money/money';
 import type { UsageSample } from '../domain/usage';
+import { SubscriptionRecord } from './subscription.record';
 
 /** A usage event as stored. */
 export interface UsageEventRow {
@@ -39,18 +40,27 @@ const toRow = (r: RawRow): UsageEventRow => ({
 export class UsageEventsRepository {
   /**
    * Inserts the events in one statement; an id the scope already has is left as it is (the caller's
-   * id de-duplicates). Returns the ids this statement inserted.
+   * id de-duplicates, across every partition: its key goes to `usage_event_keys` first, and only an
+   * event whose key is new is stored). Returns the ids this statement inserted.
    */
   async insert(m: EntityManager, scope: Scope, events: readonly UsageEventRow[]): Promise<Set<string>> {
     // Only for a subscription of the scope that is not CANCELED (checked in the statement: a cancel
     // committed since the caller looked is seen here).
     const rows: Array<{ id: string }> = await m.query(
-      `INSERT INTO usage_events (organization_id, mode, id, subscription_id, metric_key, value, unique_key, "timestamp", created_at)
-       SELECT $1, $2, e.id, e.subscription_id, e.metric_key, e.value::numeric, e.unique_key, e.ts, e.created_at
-         FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::timestamptz[])
-              AS e(id, subscription_id, metric_key, value, unique_key, ts, created_at)
-         JOIN subscriptions s ON s.id = e.subscription_id AND s.organization_id = $1 AND s.mode = $2 AND s.status <> 'CANCELED'
-       ON CONFLICT (organization_id, mode, id) DO NOTHING
+      `WITH e AS (
+         SELECT DISTINCT ON (e.id) e.id, e.subscription_id, e.metric_key, e.value, e.unique_key, e.ts, e.created_at
+           FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::timestamptz[]) WITH ORDINALITY
+                AS e(id, subscription_id, metric_key, value, unique_key, ts, created_at, n)
+           JOIN subscriptions s ON s.id = e.subscription_id AND s.organization_id = $1 AND s.mode = $2 AND s.status <> 'CANCELED'
+          ORDER BY e.id, e.n
+       ), k AS (
+         INSERT INTO usage_event_keys (organization_id, mode, id, "timestamp")
+         SELECT $1, $2, e.id, e.ts FROM e
+         ON CONFLICT (organization_id, mode, id) DO NOTHING
+         RETURNING id
+       )
+       INSERT INTO usage_events (organization_id, mode, id, subscription_id, metric_key, value, unique_key, "timestamp", created_at)
+       SELECT $1, $2, e.id, e.subscription_id, e.metric_key, e.value::numeric, e.unique_key, e.ts, e.created_at FROM e JOIN k ON k.id = e.id
        RETURNING id`,
       [
         scope.organizationId,
@@ -67,14 +77,52 @@ export class UsageEventsRepository {
     return new Set(rows.map((r) => r.id));
   }
 
+  /** The scope's events of these ids, each found in its one partition through its key. */
   async findMany(m: EntityManager, scope: Scope, ids: readonly string[]): Promise<UsageEventRow[]> {
     if (ids.length === 0) return [];
     const rows: RawRow[] = await m.query(
-      `SELECT id, subscription_id, metric_key, value::text AS value, unique_key, "timestamp", created_at
-         FROM usage_events WHERE organization_id = $1 AND mode = $2 AND id = ANY($3::text[])`,
+      `SELECT u.id, u.subscription_id, u.metric_key, u.value::text AS value, u.unique_key, u."timestamp", u.created_at
+         FROM usage_event_keys k
+         JOIN usage_events u ON u.organization_id = k.organization_id AND u.mode = k.mode AND u.id = k.id AND u."timestamp" = k."timestamp"
+        WHERE k.organization_id = $1 AND k.mode = $2 AND k.id = ANY($3::text[])`,
       [scope.organizationId, scope.mode, ids],
     );
     return rows.map(toRow);
+  }
+
+  /** Which of these ids the scope has recorded, whether or not their event is still stored (its month may be past retention). */
+  async knownKeys(m: EntityManager, scope: Scope, ids: readonly string[]): Promise<Set<string>> {
+    const rows: Array<{ id: string }> = await m.query(`SELECT id FROM usage_event_keys WHERE organization_id = $1 AND mode = $2 AND id = ANY($3::text[])`, [
+      scope.organizationId,
+      scope.mode,
+      ids,
+    ]);
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /**
+   * Before a month of usage, [from, to), is dropped (the retention job, in its transaction): the
+   * subscriptions with events in it that may still bill usage (their next period invoice is still to
+   * come, or a period's invoice could not be issued yet), with the indexes of those unissued periods and
+   * their latest event of the month. The caller decides from their terms whether the month is still needed.
+   */
+  async stillBilling(m: EntityManager, from: Date, to: Date): Promise<Array<{ subscription: SubscriptionRecord; unissued: number[]; lastUsage: Date }>> {
+    const rows: Array<{ id: string; unissued: number[]; last_usage: Date }> = await m.query(
+      `SELECT u.subscription_id AS id, max(u."timestamp") AS last_usage,
+              coalesce((SELECT array_agg(si.period_index) FROM subscription_invoices si WHERE si.subscription_id = u.subscription_id AND si.invoice_id IS NULL), '{}') AS unissued
+         FROM usage_events u JOIN subscriptions s ON s.id = u.subscription_id
+        WHERE u."timestamp" >= $1 AND u."timestamp" < $2
+          AND (s.next_invoice_at IS NOT NULL OR EXISTS (SELECT 1 FROM subscription_invoices si WHERE si.subscription_id = s.id AND si.invoice_id IS NULL))
+        GROUP BY u.subscription_id`,
+      [from, to],
+    );
+    if (!rows.length) return [];
+    const records = await m.find(SubscriptionRecord, { where: { id: In(rows.map((r) => r.id)) } });
+    const byId = new Map(records.map((r) => [r.id, r]));
+    return rows.flatMap((r) => {
+      const subscription = byId.get(r.id);
+      return subscription ? [{ subscription, unissued: r.unissued.map(Number), lastUsage: r.last_usage }] : [];
+    });
   }
 
   /** The events of one subscription's metric with a timestamp in [from, to). */

@@ -96,7 +96,10 @@ export class RecordUsageHandler implements ICommandHandler<RecordUsageCommand> {
     });
     const repeats = rows.filter((r) => !inserted.has(r.id)).map((r) => r.id);
     const firsts = new Map((await this.usage.findMany(m, scope, repeats)).map((r) => [r.id, r]));
-    const lost = rows.findIndex((r) => !inserted.has(r.id) && !firsts.has(r.id));
+    // A repeat whose first event is past the usage retention (its month dropped, its key kept) is still a repeat.
+    const missing = repeats.filter((id) => !firsts.has(id));
+    const expired = missing.length ? await this.usage.knownKeys(m, scope, missing) : new Set<string>();
+    const lost = rows.findIndex((r) => !inserted.has(r.id) && !firsts.has(r.id) && !expired.has(r.id));
     if (lost >= 0) {
       // Neither inserted nor recorded before: the subscription was canceled meanwhile.
       this.facts.delete(this.key(scope, rows[lost].subscriptionId));

@@ -1,0 +1,295 @@
+/**
+ * Large history: are writes and reads unchanged by the size of the rate history and of the usage events?
+ * Outside CI; heavy with the defaults (a year of rates at the default refresh is about 100 million rate rows
+ * and 5.5 GB): run it on a machine of its own.
+ *
+ *   npm run build && tsc -p bench/tsconfig.json && node dist/bench/large-history.js [--days 365] [--refresh 60]
+ *       [--usage 5000000] [--ops 200] [--database-url URL]
+ *
+ * 1. Creates its own database (ipa_bench_history_...) on DATABASE_URL's server, runs the migrations, starts the
+ *    built service on it (retention long enough to keep all that is filled: RATES_HISTORY_RETENTION_DAYS and
+ *    USAGE_EVENTS_RETENTION_DAYS of 1,000 days; the job runs on demand only), one organization and one
+ *    ARREARS subscription of a metered plan.
+ * 2. Measures, one request at a time, `--ops` of each: invoice create (prices with the rates in force), a
+ *    quote, usage batches of 100 new events, the subscription's upcoming invoice (reads its period's usage).
+ * 3. Fills the history the way the service writes it: `--days` days of rate snapshots (one each `--refresh`
+ *    seconds, every currency of the shipped table, ids `rates_<UUIDv7 of their time>`) and `--usage` usage
+ *    events spread over the same days for other subscriptions of the organization, each with its key. The
+ *    retention job first gives each day and month its partition (one stray row each, moved by a pass), then
+ *    the bulk goes straight into them.
+ * 4. Measures step 2 again and prints one JSON line: per operation the median and p95 before and after, and
+ *    their ratio (1.0: unchanged), with the table sizes. Writes it to bench/results/large-history-<time>.json.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { dataSourceOptions, migrate } from '../src/shared/db/data-source';
+import { freePort } from './process-tools';
+
+const argv = process.argv.slice(2);
+const opt = (name: string, fallback: string) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : fallback;
+};
+const ROOT = join(__dirname, '..', '..');
+const MAIN = join(ROOT, 'dist', 'src', 'main.js');
+const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
+const DAY_MS = 86_400_000;
+const days = Number(opt('days', '365'));
+const refresh = Number(opt('refresh', '60'));
+const usageCount = Number(opt('usage', '5000000'));
+const ops = Number(opt('ops', '200'));
+const log = (msg: string) => process.stderr.write(`${msg}\n`);
+
+function withDatabase(serverUrl: string, database: string): string {
+  const url = new URL(serverUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+async function startService(databaseUrl: string): Promise<{ child: ChildProcess; base: string }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [MAIN], {
+    env: {
+      ...(process.env as Record<string, string>),
+      NODE_ENV: 'development',
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      SUBSCRIPTIONS_TICK_SECONDS: '0',
+      INVOICE_SWEEP_SECONDS: '0',
+      PARTITION_RETENTION_SECONDS: '0',
+      RATES_HISTORY_RETENTION_DAYS: '1000',
+      USAGE_EVENTS_RETENTION_DAYS: '1000',
+      WORKER_PASSES_ON_DEMAND: 'true',
+      RATE_LIMIT_ENABLED: 'false',
+      RATE_SOURCES: 'none',
+      ADMIN_API_TOKEN: ADMIN_TOKEN,
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const until = Date.now() + 120_000;
+  while (Date.now() < until) {
+    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${base}/health`)).status === 200) return { child, base };
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('service did not start');
+}
+
+async function call(base: string, key: string | null, method: string, path: string, body?: unknown): Promise<any> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (key) headers.authorization = `Bearer ${key}`;
+  else headers['x-admin-token'] = ADMIN_TOKEN;
+  const res = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const json = (await res.json()) as { data: any };
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
+  return json.data;
+}
+
+interface Timing {
+  median_ms: number;
+  p95_ms: number;
+}
+
+async function time(n: number, op: (i: number) => Promise<unknown>): Promise<Timing> {
+  const ms: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = process.hrtime.bigint();
+    await op(i);
+    ms.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  ms.sort((a, b) => a - b);
+  const at = (q: number) => Math.round(ms[Math.min(ms.length - 1, Math.floor(q * ms.length))] * 100) / 100;
+  return { median_ms: at(0.5), p95_ms: at(0.95) };
+}
+
+/** The SQL text of the lowest UUIDv7 of the instant `ts` (a timestamptz expression), with `tail` as its last 12 hex digits. */
+const uuidv7Sql = (ts: string, tail: string) =>
+  `(substr(lpad(to_hex((extract(epoch FROM ${ts}) * 1000)::bigint), 12, '0'), 1, 8) || '-' || substr(lpad(to_hex((extract(epoch FROM ${ts}) * 1000)::bigint), 12, '0'), 9, 4) || '-7000-8000-' || ${tail})`;
+
+async function main(): Promise<void> {
+  const serverUrl = opt('database-url', process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  const dbName = `ipa_bench_history_${Date.now().toString(36)}`;
+  const admin = new Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${dbName}"`);
+  await admin.end();
+  const databaseUrl = withDatabase(serverUrl, dbName);
+  let child: ChildProcess | null = null;
+  const db = new Client({ connectionString: databaseUrl });
+  try {
+    const ds = new DataSource({ ...dataSourceOptions(databaseUrl, 2), entities: [] });
+    await ds.initialize();
+    await migrate(ds);
+    await ds.destroy();
+    const service = await startService(databaseUrl);
+    child = service.child;
+    const base = service.base;
+    await db.connect();
+    log(`database ${dbName}; service up`);
+
+    const org = await call(base, null, 'POST', '/admin/organizations', { name: 'History' });
+    const key: string = org.test_key;
+    const product = await call(base, key, 'POST', '/products', {
+      name: 'Metered',
+      description: 'Bench plan',
+      metadata: {},
+      schemas: [
+        {
+          name: 'Monthly',
+          description: 'Monthly in arrears',
+          currency: 'USD',
+          type: 'RECURRING',
+          base_price: 10,
+          interval_type: 'MONTH',
+          interval_count: 1,
+          payment_type: 'ARREARS',
+          renew_type: 'ANNIVERSARY',
+          billing_type: 'FULL',
+          configurations: [
+            { starts_at: 0, ends_at: null, price_per_unit: 0.01, metric: { metric_key: 'api_calls', name: 'API calls', aggregation_type: 'SUM' } },
+          ],
+        },
+      ],
+    });
+    const read = await call(base, key, 'GET', `/products/${product.id}`);
+    const plan = { product_id: product.id, billing_schema_id: read.schemas[0].id };
+    const subscribe = async (i: number) => (await call(base, key, 'POST', '/subscriptions', { ...plan, customer_email: `c${i}@example.com` })).id as string;
+    const measured = await subscribe(0);
+    const others = await Promise.all(Array.from({ length: 20 }, (_, i) => subscribe(i + 1)));
+
+    let round = 0;
+    const measure = async () => {
+      round += 1;
+      const r = round;
+      return {
+        invoice_create: await time(ops, () =>
+          call(base, key, 'POST', '/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '10' }], currency: 'USD' }),
+        ),
+        quote: await time(ops, () =>
+          call(base, key, 'POST', '/pay/quote', { currency: 'EUR', items: [{ type: 'PAYMENT_INTENT', currency: 'BITCOIN', price: '0.01' }] }),
+        ),
+        usage_batch_100: await time(ops, (i) =>
+          call(base, key, 'POST', '/usage_events/batch', {
+            events: Array.from({ length: 100 }, (_, j) => ({ id: `m${r}-${i}-${j}`, subscription_id: measured, metric_key: 'api_calls', value: '1' })),
+          }),
+        ),
+        upcoming_invoice: await time(ops, () => call(base, key, 'GET', `/subscriptions/${measured}/upcoming_invoice`)),
+      };
+    };
+    const sizes = async () => {
+      const rows = await db.query(
+        `SELECT (SELECT count(*) FROM rate_snapshots)::int AS snapshots, (SELECT count(*) FROM exchange_rates)::bigint::text AS rates,
+                (SELECT count(*) FROM usage_events)::bigint::text AS usage_events,
+                pg_size_pretty(sum(pg_total_relation_size(c.oid))) AS partitions_size
+           FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent IN ('exchange_rates_recent'::regclass, 'usage_events'::regclass)`,
+      );
+      return rows.rows[0];
+    };
+
+    log(`measuring on an empty history, ${ops} of each`);
+    const before = await measure();
+    const sizeBefore = await sizes();
+
+    // 3. Fill. One stray row per day (rates) and month (usage) in the default partitions: a pass gives each its partition.
+    const now = Date.now();
+    const from = new Date(now - days * DAY_MS);
+    log(`filling ${days} days of rates every ${refresh} s and ${usageCount} usage events`);
+    await db.query(
+      `INSERT INTO rate_snapshots_recent (id, taken_at, source, created_at)
+       SELECT 'rates_' || ${uuidv7Sql('d', `'000000000000'`)}, d, 'bench', d FROM generate_series($1::timestamptz, $2::timestamptz, interval '1 day') d`,
+      [from, new Date(now - DAY_MS)],
+    );
+    await db.query(
+      `INSERT INTO usage_event_keys (organization_id, mode, id, "timestamp")
+       SELECT $1, 'test', 'stray-' || d::text, d FROM generate_series($2::timestamptz, $3::timestamptz, interval '1 month') d`,
+      [org.organization_id, from, new Date(now)],
+    );
+    await db.query(
+      `INSERT INTO usage_events (organization_id, mode, id, subscription_id, metric_key, value, "timestamp", created_at)
+       SELECT $1, 'test', 'stray-' || d::text, $4, 'api_calls', 1, d, d FROM generate_series($2::timestamptz, $3::timestamptz, interval '1 month') d`,
+      [org.organization_id, from, new Date(now), others[0]],
+    );
+    await call(base, key, 'POST', '/test_helpers/workers/partition-retention/run');
+    const fillStarted = Date.now();
+    // Rates, a day at a time (one transaction each): the snapshot rows, then every currency's rate.
+    for (let d = 0; d < days; d++) {
+      const dayStart = new Date(from.getTime() + d * DAY_MS);
+      await db.query(
+        `WITH s AS (
+           INSERT INTO rate_snapshots_recent (id, taken_at, source, created_at)
+           SELECT 'rates_' || ${uuidv7Sql('t', `lpad(to_hex(n), 12, '0')`)}, t, 'bench', t
+             FROM generate_series(1, $2::int) n, LATERAL (SELECT $1::timestamptz + n * $3::interval AS t) x
+           RETURNING id, taken_at)
+         INSERT INTO exchange_rates_recent (snapshot_id, currency, usd_rate, source, taken_at)
+         SELECT s.id, r.currency, r.usd_rate, 'bench', s.taken_at FROM s CROSS JOIN exchange_rates r WHERE r.snapshot_id = 'rates_bundled_20261120'`,
+        [dayStart, Math.floor(86_400 / refresh) - 1, `${refresh} seconds`],
+      );
+      if (d % 30 === 29) log(`  ${d + 1} days of rates`);
+    }
+    // Usage: spread over the days, in chunks of 100,000 (keys first, as the service writes them).
+    for (let done = 0; done < usageCount; done += 100_000) {
+      const n = Math.min(100_000, usageCount - done);
+      await db.query(
+        `WITH e AS (
+           SELECT 'h-' || g AS id, $3::text[] AS subs, g,
+                  $4::timestamptz + ((g * 7919) % ($5::bigint * 86400)) * interval '1 second' AS ts
+             FROM generate_series($2::bigint, $2::bigint + $6::bigint - 1) g),
+         k AS (INSERT INTO usage_event_keys (organization_id, mode, id, "timestamp") SELECT $1, 'test', id, ts FROM e)
+         INSERT INTO usage_events (organization_id, mode, id, subscription_id, metric_key, value, "timestamp", created_at)
+         SELECT $1, 'test', id, subs[1 + g % array_length(subs, 1)], 'api_calls', 1, ts, ts FROM e`,
+        [org.organization_id, done, others, from, days, n],
+      );
+      if ((done / 100_000) % 10 === 9) log(`  ${done + n} usage events`);
+    }
+    await db.query('ANALYZE');
+    const fillSeconds = Math.round((Date.now() - fillStarted) / 1000);
+
+    log(`measuring on the large history, ${ops} of each`);
+    const after = await measure();
+    const sizeAfter = await sizes();
+    const ratio = Object.fromEntries(
+      Object.entries(after).map(([op, t]) => [op, Math.round((t.median_ms / before[op as keyof typeof before].median_ms) * 100) / 100]),
+    );
+    const result = {
+      days,
+      refresh_seconds: refresh,
+      usage_events: usageCount,
+      ops,
+      fill_seconds: fillSeconds,
+      before,
+      after,
+      after_over_before: ratio,
+      sizeBefore,
+      sizeAfter,
+    };
+    const line = JSON.stringify(result);
+    process.stdout.write(`${line}\n`);
+    mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
+    writeFileSync(join(ROOT, 'bench', 'results', `large-history-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), `${line}\n`);
+  } finally {
+    await db.end().catch(() => undefined);
+    if (child) {
+      child.kill('SIGTERM');
+      await new Promise((r) => child!.once('exit', r));
+    }
+    const cleanup = new Client({ connectionString: serverUrl });
+    await cleanup.connect();
+    await cleanup.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => undefined);
+    await cleanup.end();
+  }
+}
+
+main().catch((e) => {
+  process.stdout.write(`${JSON.stringify({ error: (e as Error).message })}\n`);
+  process.exit(1);
+});
