@@ -28,7 +28,7 @@ export class ConsoleWalletsController {
     @Inject(CommandBus) private readonly commands: CommandBus,
   ) {}
 
-  private async render(g: SignedMember, res: Response, status: number, n: Notice, form = { family: 'evm', network: '', key: '' }): Promise<void> {
+  private async render(g: SignedMember, res: Response, status: number, n: Notice, form = { family: CHAIN_FAMILIES[0], network: '', key: '' }): Promise<void> {
     const list = await this.queries.execute(new ListWalletsQuery(g.scope, 100, 0));
     res.status(status).send(walletsPage(g.ctx, walletStringsOf(g.ctx.lang), list.items, { families: CHAIN_FAMILIES, networks: WALLET_NETWORKS }, n, form));
   }
