@@ -9,6 +9,7 @@ import { createCliContext, createHttpApp, resolveDatabase, ResolvedDatabase, run
 import { preflightAfterListen } from './cli/doctor';
 import { mountDocs } from './docs';
 import { checkModuleSettings } from './module-registry';
+import { IssueMemberLinkCommand } from './modules/console';
 import { CountOrganizationsQuery, CreateOrganizationCommand } from './modules/organizations';
 import { loadWebhooksConfig, SealStoredSecretsCommand } from './modules/webhooks';
 import { checkLiveRails, SealWalletKeysCommand } from './modules/rails';
@@ -42,12 +43,16 @@ async function prepareDatabase(app: INestApplicationContext, config: AppConfig, 
   await sealStoredSecrets(app, logger);
   if (embedded && config.DEMO_ORGANIZATION && (await app.get(QueryBus).execute(new CountOrganizationsQuery())) === 0) {
     const demo = await app.get(CommandBus).execute(new CreateOrganizationCommand('Demo organization'));
-    process.stdout.write(demoBlock(demo.organization_id, demo.test_key, config));
+    const owner = await app.get(CommandBus).execute(new IssueMemberLinkCommand(demo.organization_id, DEMO_OWNER_EMAIL, 'invite', 'owner'));
+    process.stdout.write(demoBlock(demo.organization_id, demo.test_key, new URL(owner.url).pathname, config));
   }
 }
 
-/** The demo key framed apart from the JSON log lines around it, with where to go next. */
-function demoBlock(organizationId: string, testKey: string, config: AppConfig): string {
+/** The demo organization's owner in the console (example.com is reserved for examples: no mail goes anywhere). */
+const DEMO_OWNER_EMAIL = 'owner@example.com';
+
+/** The demo key and the console's one-time sign-in link, framed apart from the JSON log lines around them, with where to go next. */
+function demoBlock(organizationId: string, testKey: string, signInPath: string, config: AppConfig): string {
   const host = config.listenHost === '0.0.0.0' ? '127.0.0.1' : config.listenHost;
   const base = config.publicBaseUrl ?? `http://${host}:${config.PORT}`;
   const rule = '='.repeat(78);
@@ -59,6 +64,8 @@ function demoBlock(organizationId: string, testKey: string, config: AppConfig): 
     '',
     `Try it:   curl -s ${base}/auth/debug_token -H "Authorization: Bearer ${testKey}"`,
     `Docs:     ${base}/docs`,
+    `Console:  ${base}${signInPath}`,
+    `          (one-time link, 24 h: set a password for ${DEMO_OWNER_EMAIL}, the demo's owner, and sign in)`,
     rule,
     '',
     '',

@@ -31,6 +31,12 @@ describe('what a new user sees when the service starts', () => {
     folders.push(dataDir);
     const server = await startServer({ dataDir, env: { LOG_LEVEL: 'info', DEMO_ORGANIZATION: 'true' } });
     servers.push(server);
+    // The console link printed at start opens the page where the demo's owner sets a password.
+    const printed = /Console: +(\S+)/.exec(server.output());
+    expect(printed).not.toBeNull();
+    const page = await fetch(printed![1]);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('owner@example.com');
     await server.stop();
 
     const output = server.output();
@@ -40,15 +46,16 @@ describe('what a new user sees when the service starts', () => {
     expect(output).not.toContain('Mapped {');
 
     const block =
-      /\n(=+)\nDemo organization created: org_\S+\nTest key \(shown once\): (sk_test_\w+)\n\nTry it: +curl -s (http:\/\/127\.0\.0\.1:\d+)\/auth\/debug_token -H "Authorization: Bearer (sk_test_\w+)"\nDocs: +(\S+)\n(=+)\n/.exec(
+      /\n(=+)\nDemo organization created: org_\S+\nTest key \(shown once\): (sk_test_\w+)\n\nTry it: +curl -s (http:\/\/127\.0\.0\.1:\d+)\/auth\/debug_token -H "Authorization: Bearer (sk_test_\w+)"\nDocs: +(\S+)\nConsole: +(\S+)\n +\(one-time link, 24 h: set a password for owner@example\.com, the demo's owner, and sign in\)\n(=+)\n/.exec(
         output,
       );
     expect(block).not.toBeNull();
-    const [, top, key, base, keyAgain, docs, bottom] = block!;
+    const [, top, key, base, keyAgain, docs, signIn, bottom] = block!;
     expect(top).toBe(bottom);
     expect(keyAgain).toBe(key);
     expect(base).toBe(server.baseUrl);
     expect(docs).toBe(`${server.baseUrl}/docs`);
+    expect(signIn).toMatch(new RegExp(`^${server.baseUrl.replace(/\./g, '\\.')}/console/link/\\S+$`));
   });
 
   it('at debug, Nest wiring and the route table are still there for whoever asks', async () => {
