@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { Api, baseUrl } from '../../support/api';
-import { addMember, ConsoleClient, PASSWORD } from '../../support/console-client';
+import { addMember, ConsoleClient, PASSWORD, sql } from '../../support/console-client';
 import { csvObjects } from '../../support/csv';
 import { expectSuccess } from '../../support/envelope';
 import { runCli, sharedCliEnv } from '../../support/server';
 import { WebhookReceiver } from '../../support/webhook-receiver';
 import { Browser, launchBrowser, openPage, seriousViolations } from '../checkout/browser';
+import { createInvoice, pay } from '../payments/payments-helpers';
 
 /** An organization whose owner has set a password, and its keys. */
 async function organization(): Promise<{ email: string; testKey: string }> {
@@ -132,6 +133,39 @@ describe('management console in Chromium: keys, webhooks, exports', () => {
     expect(problems.errors).toEqual([]);
     await page.close();
   });
+  it("exports last month's payments from the Exports page (a UTC period) and the payments page's filtered list, and parses the files", async () => {
+    const { email, testKey } = await organization();
+    const api = new Api(testKey);
+    const paid = async (price: string) =>
+      (await pay(api, { invoice_id: await createInvoice(api, price), provider_id: 'prov_card_usd', price, status: 'COMPLETED' })).id;
+    const lastMonthId = await paid('42.5');
+    const thisMonthId = await paid('7');
+    // The first payment is dated in the middle of last month (UTC), as if made then.
+    const now = new Date();
+    const first = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1));
+    const last = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 0));
+    await sql(`UPDATE payments SET created_at = $2 WHERE id = $1`, [lastMonthId, new Date(first.getTime() + 14 * 86_400_000 + 3_600_000)]);
+    const day = (d: Date) => d.toISOString().slice(0, 10);
+
+    const { page, problems } = await openPage(browser, `${baseUrl()}/console/sign-in`);
+    await signIn(page, email);
+    await page.goto(`${baseUrl()}/console/test/exports`);
+    await page.fill('#payments-from', day(first));
+    await page.fill('#payments-to', day(last));
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#export-form-payments button[type=submit]').click()]);
+    const csv = csvObjects(readFileSync(await download.path(), 'utf8'));
+    expect(csv.rows.map((r) => r.id)).toEqual([lastMonthId]);
+    expect(csv.rows[0]).toMatchObject({ price: '42.500000000000000000000000000000', status: 'COMPLETED', provider_id: 'prov_card_usd' });
+
+    // The payments page's button exports what the list shows (both payments here, newest first).
+    await page.goto(`${baseUrl()}/console/test/payments?status=COMPLETED`);
+    const [listed] = await Promise.all([page.waitForEvent('download'), page.click('#export-payments')]);
+    const all = csvObjects(readFileSync(await listed.path(), 'utf8'));
+    expect(all.rows.map((r) => r.id).sort()).toEqual([lastMonthId, thisMonthId].sort());
+    expect(problems.errors).toEqual([]);
+    await page.close();
+  });
+
   it.each(['analyst', 'support'])(
     '%s: no key, roll or resend controls on the pages, and a post made from the page anyway is refused by the server',
     async (role) => {

@@ -1,3 +1,4 @@
+import { exportButton } from '../domain/export-pages';
 import { html, SafeHtml } from '../domain/html';
 import { Notice, page, PageContext } from '../domain/pages';
 import { may } from '../domain/roles';
@@ -245,12 +246,13 @@ function refundsTable(c: PageContext, p: PageStrings, rows: RefundRowView[], wit
 /**
  * A list page with a status filter and a next-page link. Filtering and paging swap only the list
  * (`#list`, htmx, with the address bar following); without script they are plain links and forms.
+ * The Export button (inside the list, so a swap carries the new filter) downloads the rows as CSV.
  */
 function listPage(
   c: PageContext,
   p: PageStrings,
   title: string,
-  path: string,
+  path: '/payments' | '/refunds',
   statuses: readonly string[],
   status: string,
   list: SafeHtml,
@@ -270,7 +272,8 @@ function listPage(
         <button type="submit">${p.filter}</button>
       </form>
       <div id="list" aria-live="polite">
-        ${list} ${next ? html`<p><a href="${action}?${next}" hx-get="${action}?${next}" ${swap} rel="next">${p.next_page}</a></p>` : ''}
+        ${exportButton(c, path === '/payments' ? 'payments' : 'refunds', status ? { status } : {})} ${list}
+        ${next ? html`<p><a href="${action}?${next}" hx-get="${action}?${next}" ${swap} rel="next">${p.next_page}</a></p>` : ''}
       </div>`,
   );
 }
