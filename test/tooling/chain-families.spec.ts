@@ -27,7 +27,8 @@ const VIEM_ADDRESS_UTILS = new Set([
 const FAMILIES = /(['"`])(evm|utxo|tron|solana)\1/g;
 /** file -> why its family-looking string is no family. */
 const NOT_A_FAMILY: Record<string, string> = {
-  'src/modules/rates/domain/coingecko-answer.ts': "'tron' and 'solana' are CoinGecko's ids of the TRX and SOL coins (a rates source's names), not the chain families",
+  'src/modules/rates/domain/coingecko-answer.ts':
+    "'tron' and 'solana' are CoinGecko's ids of the TRX and SOL coins (a rates source's names), not the chain families",
 };
 
 function files(dir: string): string[] {

@@ -12,7 +12,7 @@ import { RateLimiter } from '../../shared/rate-limit/rate-limiter';
 import { DomainError } from '../../shared/errors/domain-error';
 import type { OrgId } from '../../shared/ids/ids';
 import { GetDashboardQuery } from '../analytics';
-import { GetInvoiceQuery, ListInvoicesQuery } from '../invoices';
+import { ListInvoicesQuery } from '../invoices';
 import { CreateApiKeyCommand, GetOrganizationProfileQuery, ListApiKeysQuery, RevokeApiKeyCommand, RollApiKeyCommand } from '../organizations';
 import { ConsoleAssets } from './console-assets';
 import { ConsoleAuth, ConsoleSession, LOCKOUT_MS, newToken } from './console-auth.service';
@@ -367,7 +367,18 @@ export class ConsoleController {
     if (!g || !this.allowed(g, res, 'read')) return;
     const period: PeriodChoice = (PERIOD_CHOICES as readonly unknown[]).includes(periodText) ? (periodText as PeriodChoice) : 'last_30_days';
     const view = await this.queries.execute(new GetDashboardQuery(g.scope, period));
-    res.status(200).send(overviewPage(g.ctx, { period, invoices: view.invoices, series: view.series }));
+    res.status(200).send(
+      overviewPage(g.ctx, {
+        period,
+        invoices: view.invoices,
+        series: view.series,
+        // GetDashboardQuery's handler always fills the refunds' figures (optional only in the domain's view).
+        refunded_usd: view.refunds!.refunded_usd,
+        net_volume_usd: view.net_volume_usd!,
+        providers: view.providers,
+        top_customers: view.customers.top,
+      }),
+    );
   }
 
   @Get(':mode/invoices')

@@ -33,9 +33,9 @@ describe('management console in Chromium', () => {
     await page.keyboard.press('Enter');
     await page.waitForURL(/\/console\/test$/);
     expect(await page.locator('h1').textContent()).toBe('Overview');
-    // Chart.js ran (a script from the service) and drew into its canvas.
+    // Chart.js ran (a script from the service) and drew its four charts: volume, invoices, status mix, payment methods.
     await page.waitForFunction(() => typeof (globalThis as any).Chart !== 'undefined');
-    expect(await page.evaluate(() => Object.keys((globalThis as any).Chart.instances ?? {}).length)).toBe(3);
+    expect(await page.evaluate(() => Object.keys((globalThis as any).Chart.instances ?? {}).length)).toBe(4);
     for (const path of ['/console/test', '/console/test/invoices', '/console/test/api-keys', '/console/test/members', '/console/test/audit', '/console/live']) {
       await page.goto(`${baseUrl()}${path}`);
       expect({ path, violations: await seriousViolations(page) }).toEqual({ path, violations: [] });

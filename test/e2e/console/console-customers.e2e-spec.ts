@@ -129,4 +129,22 @@ describe('management console: subscriptions and customers', () => {
       expect((await subStatus(api, id)).status).toBe(allowed ? 'CANCELED' : 'ACTIVE');
     }
   });
+  it("overview: refunds netted, payment methods by volume and top customers, the dashboard's own figures", async () => {
+    const email = `top-${Date.now()}@example.com`;
+    await paidInvoice(test, email, '310.25');
+    const page = await org.owner.get('/console/test?period=last_30_days');
+    expect(page.status).toBe(200);
+    const dashboard = expectSuccess(await test.post('/analytics/dashboard', { period: 'last_30_days' }));
+    // The same exact figures as the API's dashboard, as decimal strings.
+    expect(page.text).toContain(`<dd>${dashboard.refunds.refunded_usd}</dd>`);
+    expect(page.text).toContain(`<dd>${dashboard.net_volume_usd}</dd>`);
+    const card = dashboard.providers.find((p: { provider_id: string }) => p.provider_id === 'prov_card_usd');
+    expect(card).toBeDefined();
+    expect(page.text).toContain(`<td class="num">${card.volume_usd}</td>`);
+    expect(page.text).toContain('id="chart-providers"');
+    const top = dashboard.customers.top.find((t: { customer_email: string }) => t.customer_email === email);
+    expect(top).toMatchObject({ paid_volume_usd: '310.250000000000000000000000000000' });
+    expect(page.text).toContain(`href="/console/test/customers?email=${encodeURIComponent(email)}">${email}</a>`);
+    expect(page.text).toContain(`<td class="num">${top.paid_volume_usd}</td>`);
+  });
 });

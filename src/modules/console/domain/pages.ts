@@ -171,6 +171,18 @@ export interface OverviewData {
   period: PeriodChoice;
   invoices: { count: number; paid_count: number; paid_volume_usd: string; conversion_rate: string; by_status: Record<string, number> };
   series: Array<{ date: string; payments_volume_usd: string; invoices_count: number }>;
+  /** USD of the refunds completed in the window, and the paid volume less it. */
+  refunded_usd: string;
+  net_volume_usd: string;
+  providers: Array<{ provider_id: string; name: string; payments_count: number; volume_usd: string; share: string }>;
+  top_customers: Array<{ customer_email: string; invoices_count: number; paid_volume_usd: string }>;
+}
+
+/** A ratio (0..1, 30 decimals) as a percentage with one decimal, for reading; the exact figure stays in the API. */
+function percent(ratio: string): string {
+  const [whole, fraction = ''] = ratio.split('.');
+  const tenths = Number(whole) * 1000 + Number((fraction + '000').slice(0, 3)) + (Number(fraction[3] ?? '0') >= 5 ? 1 : 0);
+  return `${Math.floor(tenths / 10)}.${tenths % 10} %`;
 }
 
 export function overviewPage(c: PageContext, d: OverviewData): string {
@@ -182,7 +194,9 @@ export function overviewPage(c: PageContext, d: OverviewData): string {
     invoices: d.series.map((p) => p.invoices_count),
     statusLabels: statuses.map(([k]) => k),
     statusCounts: statuses.map(([, v]) => v),
-    titles: { volume: s.volume_by_day, invoices: s.invoices_by_day, status: s.status_mix },
+    providerLabels: d.providers.map((p) => p.name),
+    providerVolumes: d.providers.map((p) => p.volume_usd),
+    titles: { volume: s.volume_by_day, invoices: s.invoices_by_day, status: s.status_mix, providers: s.providers_by_volume },
   };
   return page(
     c,
@@ -207,6 +221,14 @@ export function overviewPage(c: PageContext, d: OverviewData): string {
           <dt>${s.conversion}</dt>
           <dd>${d.invoices.conversion_rate}</dd>
         </div>
+        <div>
+          <dt>${s.refunded}</dt>
+          <dd>${d.refunded_usd}</dd>
+        </div>
+        <div>
+          <dt>${s.net_volume}</dt>
+          <dd>${d.net_volume_usd}</dd>
+        </div>
       </dl>
       <div class="charts" aria-hidden="true">
         <figure>
@@ -220,6 +242,10 @@ export function overviewPage(c: PageContext, d: OverviewData): string {
         <figure>
           <figcaption>${s.status_mix}</figcaption>
           <canvas id="chart-status" width="300" height="200"></canvas>
+        </figure>
+        <figure>
+          <figcaption>${s.providers_by_volume}</figcaption>
+          <canvas id="chart-providers" width="300" height="200"></canvas>
         </figure>
       </div>
       <script type="application/json" id="chart-data">
@@ -273,7 +299,61 @@ export function overviewPage(c: PageContext, d: OverviewData): string {
             </tbody>
           </table>
         </div>
-      </details>`,
+        <div class="scroll" tabindex="0">
+          <table>
+            <caption>
+              ${s.providers_by_volume}
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">${s.provider}</th>
+                <th scope="col">${s.payments_count}</th>
+                <th scope="col">${s.volume_usd}</th>
+                <th scope="col">${s.share}</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${d.providers.map(
+                (p) =>
+                  html`<tr>
+                    <th scope="row">${p.name}</th>
+                    <td class="num">${p.payments_count}</td>
+                    <td class="num">${p.volume_usd}</td>
+                    <td class="num">${percent(p.share)}</td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>
+        </div>
+      </details>
+      <section aria-labelledby="top-customers">
+        <h2 id="top-customers">${s.top_customers}</h2>
+        ${
+          d.top_customers.length
+            ? html`<div class="scroll" tabindex="0">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">${s.customer}</th>
+                      <th scope="col">${s.invoice_count}</th>
+                      <th scope="col">${s.paid_usd}</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    ${d.top_customers.map(
+                      (t) =>
+                        html`<tr>
+                          <th scope="row"><a href="/console/${c.mode}/customers?email=${encodeURIComponent(t.customer_email)}">${t.customer_email}</a></th>
+                          <td class="num">${t.invoices_count}</td>
+                          <td class="num">${t.paid_volume_usd}</td>
+                        </tr>`,
+                    )}
+                  </tbody>
+                </table>
+              </div>`
+            : html`<p>${s.none_in_period}</p>`
+        }
+      </section>`,
     ['chart.umd.min.js', 'console.js'],
   );
 }

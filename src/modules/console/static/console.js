@@ -28,6 +28,13 @@
         data: { labels: d.statusLabels, datasets: [{ label: d.titles.status, data: d.statusCounts }] },
         options: { responsive: true, animation: false },
       });
+    var providers = document.getElementById('chart-providers');
+    if (providers)
+      new window.Chart(providers, {
+        type: 'bar',
+        data: { labels: d.providerLabels, datasets: [{ label: d.titles.providers, data: d.providerVolumes.map(Number), backgroundColor: '#e66100' }] },
+        options: Object.assign({}, common, { indexAxis: 'y' }),
+      });
   }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', draw);
   else draw();
