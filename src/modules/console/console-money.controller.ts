@@ -1,4 +1,4 @@
-import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Req, Res, ValidationPipe } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
@@ -7,12 +7,24 @@ import { DomainError, ValidationFailedError } from '../../shared/errors/domain-e
 import type { Currency } from '../../shared/money/currency';
 import { type Amount, parseAmount } from '../../shared/money/money';
 import { ListEventsQuery } from '../events';
-import { ChangeInvoiceStatusCommand, GetInvoiceQuery } from '../invoices';
+import { ChangeInvoiceStatusCommand, CreateInvoiceCommand, CreateInvoiceRequestDto, GetInvoiceQuery } from '../invoices';
+import { validationOptions } from '../../shared/http/validation';
 import { GetPaymentQuery, ListPaymentsQuery } from '../payments';
 import { CancelRefundCommand, CreateRefundCommand, GetRefundQuery, ListRefundsQuery, type RefundStatus } from '../refunds';
 import { ConsoleFormPost, ConsoleGate, Form, formText, SignedMember } from './console-gate';
 import type { Notice } from './domain/pages';
-import { EventRowView, invoiceDetailPage, PAYMENT_STATUSES, paymentPage, paymentsPage, REFUND_STATUSES, refundPage, refundsPage } from './pages/money-pages';
+import {
+  EventRowView,
+  invoiceDetailPage,
+  type NewInvoiceForm,
+  newInvoicePage,
+  PAYMENT_STATUSES,
+  paymentPage,
+  paymentsPage,
+  REFUND_STATUSES,
+  refundPage,
+  refundsPage,
+} from './pages/money-pages';
 import { pageStringsOf } from './pages/page-strings';
 
 const PAGE_SIZE = 25;
@@ -58,6 +70,53 @@ export class ConsoleMoneyController {
   ) {}
 
   // ---- invoices ----
+
+  // ---- a new invoice ----
+
+  private readonly validation = new ValidationPipe(validationOptions(true));
+
+  @Get(':mode/invoices/new')
+  async newInvoice(@Param('mode') mode: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const g = await this.gate.signed(req, res, mode, '/invoices', false);
+    if (!g || !this.gate.allowed(g, res, 'invoices.write')) return;
+    res.status(200).send(newInvoicePage(g.ctx, pageStringsOf(g.ctx.lang), { price: '', currency: 'USD', customer_email: '' }, null));
+  }
+
+  /** The API's body and validation (POST /invoices/create with one PAYMENT_INTENT item); the invoice's page follows. */
+  @ConsoleFormPost(':mode/invoices/new')
+  async createInvoice(@Param('mode') mode: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const g = await this.gate.signed(req, res, mode, '/invoices', true);
+    if (!g || !this.gate.allowed(g, res, 'invoices.write')) return;
+    const body = (req.body ?? {}) as Form;
+    const form: NewInvoiceForm = {
+      price: formText(body.price).trim(),
+      currency: formText(body.currency).trim().toUpperCase(),
+      customer_email: formText(body.customer_email).trim(),
+    };
+    try {
+      const input = (await this.validation.transform(
+        {
+          items: [{ type: 'PAYMENT_INTENT', currency: form.currency, price: form.price }],
+          ...(form.customer_email ? { customer_email: form.customer_email } : {}),
+        },
+        { type: 'body', metatype: CreateInvoiceRequestDto },
+      )) as CreateInvoiceRequestDto;
+      const created = await this.commands.execute(
+        new CreateInvoiceCommand(g.scope, {
+          items: [{ type: 'PAYMENT_INTENT', currency: input.items[0].currency as Currency, price: input.items[0].price! }],
+          currency: null,
+          customerEmail: input.customer_email ?? null,
+          metadata: {},
+          redirectUrl: null,
+        }),
+      );
+      await this.gate.audit(g, req, 'invoice.create', created.id);
+      res.redirect(303, `/console/${g.scope.mode}/invoices/${created.id}`);
+    } catch (e) {
+      if (!(e instanceof DomainError)) throw e;
+      res.status(400).send(newInvoicePage(g.ctx, pageStringsOf(g.ctx.lang), form, { kind: 'error', text: e.message }));
+    }
+  }
 
   @Get(':mode/invoices/:id')
   async invoice(@Param('mode') mode: string, @Param('id') id: string, @Req() req: Request, @Res() res: Response): Promise<void> {

@@ -7,6 +7,8 @@ export {
   type SubscriptionPeriodInput,
 } from './commands/create-invoice/create-invoice.command';
 export { ChangeInvoiceStatusCommand } from './commands/change-invoice-status/change-invoice-status.command';
+// The console's new-invoice form validates as POST /invoices/create does.
+export { CreateInvoiceRequestDto } from './dto/create-invoice.request.dto';
 // Sent by the refunds module when a refund completes (in its transaction).
 export { SetInvoiceRefundedCommand } from './commands/set-invoice-refunded/set-invoice-refunded.command';
 export { ChangeInvoiceCurrencyCommand } from './commands/change-invoice-currency/change-invoice-currency.command';

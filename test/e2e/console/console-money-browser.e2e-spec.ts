@@ -52,6 +52,30 @@ describe('management console in Chromium: invoices, payments and refunds', () =>
     await browser?.close();
   });
 
+  it('creates an invoice from the invoices page, lands on its page with the checkout link, and the payer can open it (390 px, axe)', async () => {
+    const email = `new-${Date.now()}@example.com`;
+    const { page, problems } = await openPage(browser, `${baseUrl()}/console/sign-in`, { width: 390, height: 844 });
+    await signIn(page, org.ownerEmail);
+    await page.goto(`${baseUrl()}/console/test/invoices`);
+    await page.getByRole('link', { name: 'New invoice' }).click();
+    await page.waitForURL(/\/console\/test\/invoices\/new$/);
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await scrollWidth(page)).toBeLessThanOrEqual(390);
+    await page.getByLabel('Amount').fill('64.10');
+    await page.getByLabel('Currency').fill('USD');
+    await page.getByLabel('Customer email (optional)').fill(email);
+    await page.getByRole('button', { name: 'Create invoice' }).click();
+    await page.waitForURL(/\/console\/test\/invoices\/invoice_[^/]+$/);
+    const id = page.url().split('/').pop()!;
+    const read = expectSuccess(await new Api(org.testKey).get(`/invoices/${id}`));
+    expect(read).toMatchObject({ status: 'PENDING', customer_email: email, price: '64.100000000000000000000000000000' });
+    const checkout = await page.locator('#checkout-link').getAttribute('href');
+    expect(checkout).toBeTruthy();
+    expect((await anonymous().get(new URL(checkout!, baseUrl()).pathname)).status).toBe(200);
+    expect(problems.errors).toEqual([]);
+    await page.close();
+  });
+
   it('finds an invoice by customer email with the keyboard alone, refunds it, and sees the refund complete (390 px, axe, CSP)', async () => {
     const email = `buyer-${Date.now()}@example.com`;
     const api = new Api(org.testKey);

@@ -263,3 +263,52 @@ describe('management console: invoices, payments and refunds', () => {
     });
   });
 });
+
+describe('management console: a new invoice', () => {
+  it('creates an invoice of one amount as the API does (exact price, customer email), audits it, and refuses a bad amount naming the field', async () => {
+    const org = await consoleOrg();
+    const test = new Api(org.testKey);
+    const list = await org.owner.get('/console/test/invoices');
+    expect(list.text).toContain('href="/console/test/invoices/new"');
+    const email = `new-${Date.now()}@example.com`;
+    const created = await act(org.owner, '/console/test/invoices/new', '/console/test/invoices/new', {
+      price: '19.99',
+      currency: 'eur',
+      customer_email: email,
+    });
+    expect(created.status).toBe(303);
+    const id = /\/console\/test\/invoices\/(invoice_[^/?]+)$/.exec(created.location ?? '')![1];
+    const read = expectSuccess(await test.get(`/invoices/${id}`));
+    expect(read).toMatchObject({ status: 'PENDING', currency: 'EUR', customer_email: email, price: '19.990000000000000000000000000000' });
+    expect((await org.owner.get(created.location!)).status).toBe(200);
+    const audit = await sql<{ action: string; target: string; mode: string }>(
+      `SELECT action, target, mode FROM console_audit_log WHERE organization_id = $1 AND action = 'invoice.create'`,
+      [org.organizationId],
+    );
+    expect(audit).toEqual([{ action: 'invoice.create', target: id, mode: 'test' }]);
+
+    // The API's validation: a bad amount is a 400 page that names the field and keeps what was typed; nothing is created.
+    const before = expectSuccess(await test.post('/invoices/list', {})).total;
+    const bad = await act(org.owner, '/console/test/invoices/new', '/console/test/invoices/new', { price: '12,50', currency: 'USD', customer_email: '' });
+    expect(bad.status).toBe(400);
+    expect(bad.text).toMatch(/role="alert">Invalid request: items\.0\.price [^<]+</);
+    expect(bad.text).toContain('value="12,50"');
+    expect(expectSuccess(await test.post('/invoices/list', {})).total).toBe(before);
+  });
+
+  it('roles: an analyst has no link and is refused; a developer creates in test mode only', async () => {
+    const org = await consoleOrg();
+    const analyst = (await addMember(org.owner, 'analyst')).client;
+    expect((await analyst.get('/console/test/invoices')).text).not.toContain('/invoices/new"');
+    expect((await analyst.get('/console/test/invoices/new')).status).toBe(403);
+    const csrf = ConsoleClient.csrfOf((await analyst.get('/console/test/invoices')).text);
+    expect((await analyst.post('/console/test/invoices/new', { _csrf: csrf, price: '5', currency: 'USD' })).status).toBe(403);
+
+    const dev = (await addMember(org.owner, 'developer')).client;
+    expect((await act(dev, '/console/test/invoices/new', '/console/test/invoices/new', { price: '5', currency: 'USD' })).status).toBe(303);
+    expect((await dev.get('/console/live/invoices')).text).not.toContain('/invoices/new"');
+    const liveCsrf = ConsoleClient.csrfOf((await dev.get('/console/live/invoices')).text);
+    expect((await dev.post('/console/live/invoices/new', { _csrf: liveCsrf, price: '5', currency: 'USD' })).status).toBe(403);
+    expect(expectSuccess(await new Api(org.liveKey).post('/invoices/list', {})).total).toBe(0);
+  });
+});

@@ -382,7 +382,8 @@ export function invoicesPage(c: PageContext, rows: InvoiceRow[], f: InvoiceFilte
   return page(
     c,
     s.invoices,
-    html`<form method="get" action="/console/${c.mode}/invoices" class="filters">
+    html`${may(c.member.role, 'invoices.write', c.mode) ? html`<p><a class="button" href="/console/${c.mode}/invoices/new">${s.new_invoice}</a></p>` : ''}
+      <form method="get" action="/console/${c.mode}/invoices" class="filters">
         <label for="f-status">${s.status}</label>
         <select id="f-status" name="status">
           <option value="">${s.any}</option>

@@ -367,3 +367,30 @@ export function refundPage(c: PageContext, p: PageStrings, r: RefundRowView, n: 
       </div>`,
   );
 }
+
+/** The form values of the new-invoice page, kept after a refusal so the member corrects rather than retypes. */
+export interface NewInvoiceForm {
+  price: string;
+  currency: string;
+  customer_email: string;
+}
+
+/** A new invoice of one amount (a PAYMENT_INTENT item), for members who may create invoices in this mode. */
+export function newInvoicePage(c: PageContext, p: PageStrings, form: NewInvoiceForm, n: Notice): string {
+  return page(
+    c,
+    p.new_invoice,
+    html`${notice(n)}
+      <p>${p.new_invoice_intro}</p>
+      <form method="post" action="/console/${c.mode}/invoices/new" class="stack">
+        <input type="hidden" name="_csrf" value="${c.csrf}" />
+        <label for="n-price">${p.amount}</label>
+        <input id="n-price" name="price" required inputmode="decimal" maxlength="40" value="${form.price}" />
+        <label for="n-currency">${p.currency}</label>
+        <input id="n-currency" name="currency" required maxlength="20" value="${form.currency}" />
+        <label for="n-email">${p.customer_email}</label>
+        <input id="n-email" name="customer_email" type="email" maxlength="254" value="${form.customer_email}" />
+        <button type="submit">${p.create_invoice}</button>
+      </form>`,
+  );
+}
