@@ -7,7 +7,14 @@ import { DomainError, ValidationFailedError } from '../../shared/errors/domain-e
 import type { Currency } from '../../shared/money/currency';
 import { type Amount, parseAmount } from '../../shared/money/money';
 import { ListEventsQuery } from '../events';
-import { ChangeInvoiceStatusCommand, CreateInvoiceCommand, CreateInvoiceRequestDto, GetInvoiceQuery } from '../invoices';
+import {
+  ChangeInvoiceStatusCommand,
+  CreateInvoiceCommand,
+  CreateInvoiceRequestDto,
+  GetInvoiceQuery,
+  invoiceChangeCommand,
+  UpdateInvoiceRequestDto,
+} from '../invoices';
 import { validationOptions } from '../../shared/http/validation';
 import { GetPaymentQuery, ListPaymentsQuery } from '../payments';
 import { CancelRefundCommand, CreateRefundCommand, GetRefundQuery, ListRefundsQuery, type RefundStatus } from '../refunds';
@@ -205,6 +212,22 @@ export class ConsoleMoneyController {
       await this.commands.execute(new ChangeInvoiceStatusCommand(g.scope, id, 'COMPLETED'));
       await this.gate.audit(g, req, 'invoice.mark_paid', id);
       return { kind: 'info', text: pageStringsOf(g.ctx.lang).marked_paid };
+    });
+  }
+
+  /** Re-prices a PENDING invoice in another currency, as `POST /invoices/{id}` with `currency` (the same validation and quote). */
+  @ConsoleFormPost(':mode/invoices/:id/currency')
+  async changeCurrency(@Param('mode') mode: string, @Param('id') id: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const g = await this.gate.signed(req, res, mode, '/invoices', true);
+    if (!g || !this.gate.allowed(g, res, 'invoices.write')) return;
+    const currency = formText(((req.body ?? {}) as Form).currency)
+      .trim()
+      .toUpperCase();
+    await this.act(g, res, id, async () => {
+      const input = (await this.validation.transform({ currency }, { type: 'body', metatype: UpdateInvoiceRequestDto })) as UpdateInvoiceRequestDto;
+      await this.commands.execute(invoiceChangeCommand(g.scope, id, { currency: input.currency as Currency }));
+      await this.gate.audit(g, req, 'invoice.change_currency', id);
+      return { kind: 'info', text: `${pageStringsOf(g.ctx.lang).currency_changed} ${input.currency}.` };
     });
   }
 

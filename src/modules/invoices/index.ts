@@ -9,10 +9,12 @@ export {
 export { ChangeInvoiceStatusCommand } from './commands/change-invoice-status/change-invoice-status.command';
 // The console's new-invoice form validates as POST /invoices/create does.
 export { CreateInvoiceRequestDto } from './dto/create-invoice.request.dto';
+export { UpdateInvoiceRequestDto } from './dto/update-invoice.request.dto';
+export { invoiceChangeCommand } from './commands/invoice-change';
 // Sent by the refunds module when a refund completes (in its transaction).
 export { SetInvoiceRefundedCommand } from './commands/set-invoice-refunded/set-invoice-refunded.command';
 export { ChangeInvoiceCurrencyCommand } from './commands/change-invoice-currency/change-invoice-currency.command';
-export { invoiceChangeCommand, type InvoiceUpdated } from './commands/invoice-change';
+export { type InvoiceUpdated } from './commands/invoice-change';
 export { GetInvoiceQuery } from './queries/get-invoice/get-invoice.query';
 export { GetPayableInvoiceQuery, type PayableInvoice } from './queries/get-payable-invoice/get-payable-invoice.query';
 export { GetInvoiceStatusesQuery, type InvoiceStatusEntry } from './queries/get-invoice-statuses/get-invoice-statuses.query';

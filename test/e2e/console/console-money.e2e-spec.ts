@@ -311,4 +311,38 @@ describe('management console: a new invoice', () => {
     expect((await dev.post('/console/live/invoices/new', { _csrf: liveCsrf, price: '5', currency: 'USD' })).status).toBe(403);
     expect(expectSuccess(await new Api(org.liveKey).post('/invoices/list', {})).total).toBe(0);
   });
+  it("changes a pending invoice's currency as the API does (re-quoted, audited); refuses an unknown one naming the field; not on another organization's invoice or for an analyst", async () => {
+    const org = await consoleOrg();
+    const test = new Api(org.testKey);
+    const id = await pendingInvoice(test, '20');
+    const page = await org.owner.get(`/console/test/invoices/${id}`);
+    expect(page.text).toContain(`action="/console/test/invoices/${id}/currency"`);
+    const changed = await act(org.owner, `/console/test/invoices/${id}`, `/console/test/invoices/${id}/currency`, { currency: 'eur' });
+    expect(changed.status).toBe(200);
+    expect(changed.text).toContain('role="status">The invoice is now priced in EUR.<');
+    const read = expectSuccess(await test.get(`/invoices/${id}`));
+    expect(read.currency).toBe('EUR');
+    // The API's own change of a twin invoice gives the same quote at the same rates.
+    const twin = await pendingInvoice(test, '20');
+    expectSuccess(await test.put(`/invoices/${twin}`, { currency: 'EUR' }));
+    expect(expectSuccess(await test.get(`/invoices/${twin}`)).price).toBe(read.price);
+
+    const bad = await act(org.owner, `/console/test/invoices/${id}`, `/console/test/invoices/${id}/currency`, { currency: 'XYZ' });
+    expect(bad.status).toBe(400);
+    expect(bad.text).toMatch(/role="alert">Invalid request: currency [^<]+</);
+    expect(expectSuccess(await test.get(`/invoices/${id}`)).currency).toBe('EUR');
+
+    const other = await consoleOrg();
+    const theirs = await pendingInvoice(new Api(other.testKey));
+    expect((await act(org.owner, `/console/test/invoices/${id}`, `/console/test/invoices/${theirs}/currency`, { currency: 'EUR' })).status).toBe(404);
+    expect(expectSuccess(await new Api(other.testKey).get(`/invoices/${theirs}`)).currency).toBe('USD');
+    const analyst = (await addMember(org.owner, 'analyst')).client;
+    expect((await analyst.get(`/console/test/invoices/${id}`)).text).not.toContain('/currency"');
+    expect((await act(analyst, `/console/test/invoices/${id}`, `/console/test/invoices/${id}/currency`, { currency: 'USD' })).status).toBe(403);
+    const audit = await sql<{ action: string; target: string }>(
+      `SELECT action, target FROM console_audit_log WHERE organization_id = $1 AND action = 'invoice.change_currency'`,
+      [org.organizationId],
+    );
+    expect(audit).toEqual([{ action: 'invoice.change_currency', target: id }]);
+  });
 });

@@ -138,7 +138,8 @@ export function invoiceDetailPage(
   const canVoid = may(role, 'invoices.write', c.mode) && VOIDABLE.includes(inv.status);
   const canMark = may(role, 'invoices.mark_paid', c.mode) && MARKABLE.includes(inv.status);
   const canRefund = may(role, 'invoices.write', c.mode) && d.payments.some((x) => x.status === 'COMPLETED');
-  const actions = canVoid || canMark || canRefund;
+  const canRecurrency = may(role, 'invoices.write', c.mode) && inv.status === 'PENDING';
+  const actions = canVoid || canMark || canRefund || canRecurrency;
   return page(
     c,
     `${p.invoice} ${inv.id}`,
@@ -159,6 +160,16 @@ export function invoiceDetailPage(
               <h2 id="actions-h">${p.actions}</h2>
               ${canVoid ? postButton(c, `${base}/invoices/${inv.id}/void`, p.void_invoice, 'danger') : ''}
               ${canMark ? postButton(c, `${base}/invoices/${inv.id}/mark-paid`, p.mark_paid) : ''}
+              ${
+                canRecurrency
+                  ? html`<form method="post" action="${base}/invoices/${inv.id}/currency" class="inline" id="currency-form">
+                      <input type="hidden" name="_csrf" value="${c.csrf}" />
+                      <label for="new-currency">${p.new_currency}</label>
+                      <input id="new-currency" name="currency" required maxlength="20" value="${inv.currency}" />
+                      <button type="submit">${p.change_currency}</button>
+                    </form>`
+                  : ''
+              }
               ${
                 canRefund
                   ? html`<form method="post" action="${base}/invoices/${inv.id}/refunds" class="stack" id="refund-form">
