@@ -74,9 +74,11 @@ const uiAmount = (amount: bigint, decimals: number): string => {
  * Commitments lag the newest slot by `confirmedLag` and `finalizedLag`. A transaction submitted with
  * `hold` is only simulated: it is `processed` (getSignatureStatuses shows it; getSignaturesForAddress and
  * getTransaction, which take `confirmed` at least, do not) until `land` executes it in a new slot or
- * `drop` forgets it, as a cluster drops a transaction whose fork dies before it is confirmed.
+ * `drop` forgets it, as a cluster drops a transaction whose fork dies before it is confirmed. `rollBack`
+ * forgets a landed transaction that is `confirmed` but not yet `finalized`, as the node answers once the fork
+ * that held it died: its signature unknown to every method.
  *
- * Not reproduced: forks and votes (commitments are a fixed lag), skipped slots' absence from getBlock,
+ * Not reproduced: forks and votes (commitments are a fixed lag; a rollback is the node forgetting one signature), skipped slots' absence from getBlock,
  * fees other than litesvm's, rent and priority fees, address lookup tables, Token-2022, rate limits and
  * getSignaturesForAddress's real history depth. `calls` counts the requests by method.
  */
@@ -166,6 +168,26 @@ export class SolanaRpcServer {
   /** A held transaction is dropped: no commitment ever shows it again. */
   drop(signature: string): void {
     if (!this.held.delete(signature)) throw new Error(`no held transaction ${signature}`);
+  }
+
+  /**
+   * A landed transaction that was `confirmed` but not `finalized` is rolled back: the fork that held it dies
+   * (its slot is skipped on the surviving fork). From then on the node answers as Solana's JSON-RPC does for a
+   * signature it does not know: getSignatureStatuses `null` for it, getTransaction `null`, and
+   * getSignaturesForAddress no longer lists it. Its slot stays as an empty slot and later slots go on. The
+   * accounts keep what it moved (litesvm cannot undo a transaction); nothing the watcher reads shows them.
+   * A finalized transaction cannot be rolled back (error).
+   */
+  rollBack(signature: string): void {
+    const entry = this.landed.get(signature);
+    if (!entry) throw new Error(`no landed transaction ${signature}`);
+    if (this.status(entry.slot) === 'finalized') throw new Error(`transaction ${signature} is finalized: no fork can take it back`);
+    this.landed.delete(signature);
+    for (const [account, list] of this.byAccount) {
+      const kept = list.filter((e) => e.signature !== signature);
+      if (kept.length) this.byAccount.set(account, kept);
+      else this.byAccount.delete(account);
+    }
   }
 
   private execute(tx: Transaction, signature: string): void {

@@ -12,6 +12,7 @@ import {
   ListUnmatchedTransfersQueryDto,
   UNMATCHED_TRANSFER_EXAMPLE,
   UNMATCHED_TRANSFER_RESOLVED_EXAMPLE,
+  UNMATCHED_TRANSFER_WITHOUT_INVOICE_EXAMPLE,
   UnmatchedTransferDto,
   UnmatchedTransferListDto,
 } from './dto/rails.dto';
@@ -40,12 +41,14 @@ export class UnmatchedTransfersController {
     description:
       'Money that arrived at one of your deposit addresses but was not recorded as a payment, because the payment was refused when the ' +
       'watcher saw it (reason_code: provider_disabled when the provider was disabled after the address was handed out, invoice_not_found, ...). ' +
-      'Nothing is lost: fix the cause (enable the provider again) and retry it. Newest first; `status` filters; for deep pages pass ' +
-      'starting_after (the last id of the previous page) instead of a growing offset.',
+      'Nothing is lost: fix the cause (enable the provider again) and retry it. Money that reached your Solana wallet in a transaction ' +
+      'without a reference of a payment address this service handed out (typed by hand, sent from an exchange) is kept here too, with ' +
+      'invoice_id null and reason_code no_known_reference: no invoice is known, so it cannot be retried (match it yourself). Newest first; ' +
+      '`status` filters; for deep pages pass starting_after (the last id of the previous page) instead of a growing offset.',
   })
   @ApiEnvelope({
     type: UnmatchedTransferListDto,
-    example: { items: [UNMATCHED_TRANSFER_EXAMPLE], total: 1, limit: 20, offset: 0, has_more: false },
+    example: { items: [UNMATCHED_TRANSFER_WITHOUT_INVOICE_EXAMPLE, UNMATCHED_TRANSFER_EXAMPLE], total: 2, limit: 20, offset: 0, has_more: false },
     message: 'Unmatched transfers',
   })
   @ApiErrors(400, 401)
@@ -83,7 +86,9 @@ export class UnmatchedTransfersController {
       '(<network>:<tx_hash>:<log_index|native>), so the payment is recorded once however often this is called. On success the transfer is ' +
       'RESOLVED with payment_id (a RESOLVED one is answered as it is); its confirmations are counted from then on. Refused again: 400 ' +
       'transfer_not_recorded (validator.id says why; the transfer keeps the new reason). 400 transfer_in_doubt while a chain reorganization ' +
-      'has taken its block away.',
+      'has taken its block away. 400 transfer_without_invoice for a transfer kept without an invoice (invoice_id null, reason_code ' +
+      'no_known_reference): no invoice is known to record a payment for, so it stays OPEN; match it yourself (mark the invoice it was ' +
+      'meant for paid, or send the money back).',
   })
   @ApiEnvelope({ type: UnmatchedTransferDto, example: UNMATCHED_TRANSFER_RESOLVED_EXAMPLE, message: 'Transfer recorded' })
   @ApiErrors(400, 401, 403, 404)

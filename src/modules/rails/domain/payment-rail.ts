@@ -89,6 +89,13 @@ export interface IncomingTransfer {
   position: number | null;
   blockNumber: bigint;
   blockHash: string;
+  /**
+   * A family whose payment addresses are one wallet plus a reference (Solana Pay): true for money that
+   * reached a polled wallet itself in a transaction carrying no reference of a watched payment address.
+   * `to` is then the wallet; no invoice is known, and the watcher keeps it as an unmatched transfer of the
+   * organization that registered the wallet (never a payment). Absent elsewhere.
+   */
+  toWallet?: boolean;
 }
 
 /**
@@ -100,9 +107,10 @@ export interface WatchedAddresses {
   addresses: ReadonlySet<string> | null;
   resolve(candidates: string[]): Promise<ReadonlySet<string>>;
   /**
-   * The wallets the watched addresses pay, for a family whose payment addresses are one wallet plus a
-   * reference each (`<wallet>/<reference>`, Solana): it polls those wallets, a few accounts however many
-   * invoices are open, instead of every payment address.
+   * The wallets to poll, for a family whose payment addresses are one wallet plus a reference each
+   * (`<wallet>/<reference>`, Solana): the mode's active registered wallets of the family and the wallets
+   * the watched addresses pay, a few accounts however many invoices are open, instead of every payment
+   * address. Money reaching one of them without a watched reference is reported with `toWallet`.
    */
   accounts?(): Promise<readonly string[]>;
 }
@@ -151,6 +159,16 @@ export interface ChainFollower {
    * without it (no mempool query) takes an unknown hash for a while (REFUND_TX_GRACE_SECONDS).
    */
   readonly showsUnmined?: boolean;
+  /**
+   * Chains whose blocks carry no hash the reorg check could compare (Solana's slots are numbers only): a
+   * confirmed transaction whose fork dies is not seen by the reorg check, the node simply stops knowing
+   * its signature. With it, before a transfer is reported with its required confirmations (or as final),
+   * the watcher asks `transactionBlock` again: one the node no longer knows once the final block covers
+   * its block is put in doubt and settled as a reorg's (its payment CANCELLED); one not final yet waits.
+   * Transfers in doubt are then also settled at the end of every scan that reached the head (such chains'
+   * heads move every step, so a step without a new block may never come).
+   */
+  readonly rechecksTransactions?: boolean;
   /**
    * Chains whose node names a final block (Tron's solidified block, or a fixed depth below the head):
    * the highest block that cannot be taken back. A transfer at or below it counts as final: the watcher

@@ -4,3 +4,9 @@
  */
 export const UNMATCHED_STATUSES = ['OPEN', 'RESOLVED'] as const;
 export type UnmatchedStatus = (typeof UNMATCHED_STATUSES)[number];
+
+/**
+ * The reason of a transfer kept without an invoice: money that reached a merchant's wallet (Solana) in a
+ * transaction carrying no reference of a payment address the service handed out. It cannot be retried.
+ */
+export const NO_KNOWN_REFERENCE = 'no_known_reference';

@@ -231,23 +231,37 @@ export class UnmatchedTransferDto {
     example: 'provider_disabled',
     description:
       'Why the payments module refused it the last time: provider_disabled (the provider was disabled after the address was handed out), ' +
-      'invoice_not_found, validation_failed, invalid_state_transition, ...',
+      'invoice_not_found, validation_failed, invalid_state_transition, ...; no_known_reference: money that reached your Solana wallet in a ' +
+      'transaction without a reference of a payment address this service handed out (sent by hand, from an exchange), so no invoice is ' +
+      'known (invoice_id null; it cannot be retried)',
   })
   reason_code: string;
   @ApiProperty({ example: 'Invalid request: provider_id provider prov_ethereum_usdt is disabled for this organization' }) reason: string;
-  @ApiProperty({ example: 'invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00' }) invoice_id: string;
+  @ApiProperty({
+    example: 'invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00',
+    nullable: true,
+    type: String,
+    description: 'The invoice the deposit address was handed out for; null when no invoice is known (reason_code no_known_reference)',
+  })
+  invoice_id: string | null;
   @ApiProperty({ example: 'prov_ethereum_usdt', description: 'The provider of what was sent (the coin or the token)' }) provider_id: string;
   @ApiProperty({ example: 'ETHEREUM' }) network: string;
   @ApiProperty({ example: 'USDT' }) currency: string;
   @ApiProperty({ example: '25.494902000000000000000000000000', description: "What arrived, in the provider's currency" }) amount: string;
-  @ApiProperty({ example: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', description: 'The deposit address that received it' }) address: string;
+  @ApiProperty({
+    example: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+    description: 'The deposit address that received it (on Solana, the wallet: payments to it are told apart by their reference)',
+  })
+  address: string;
   @ApiProperty({ example: TX_HASH_EXAMPLE }) tx_hash: string;
   @ApiProperty({ example: 3, nullable: true, type: Number, description: "Index of the token's Transfer log in its block; null for the network's coin" })
   log_index: number | null;
   @ApiProperty({ example: 21000123 }) block_number: number;
   @ApiProperty({
     example: `ethereum:${TX_HASH_EXAMPLE}:3`,
-    description: 'The idempotency key of the payment it becomes: <network>:<tx_hash>:<log_index|native>',
+    description:
+      'The idempotency key of the payment it becomes: <network>:<tx_hash>:<log_index|native> (Solana: solana:<signature>:<reference>; ' +
+      'without an invoice solana:<signature>:<wallet>:<mint|native>, which keeps it once)',
   })
   idempotency_key: string;
   @ApiProperty({ example: false, description: 'A chain reorganization took its block away: it cannot be retried until the watcher finds it again' })
@@ -299,4 +313,25 @@ export const UNMATCHED_TRANSFER_RESOLVED_EXAMPLE = {
   payment_id: 'payment_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e01',
   updated_at: '2026-11-21 11:30:00',
   resolved_at: '2026-11-21 11:30:00',
+};
+
+/** Money that reached a Solana wallet without a known reference: kept with no invoice, never retried. */
+export const UNMATCHED_TRANSFER_WITHOUT_INVOICE_EXAMPLE = {
+  ...UNMATCHED_TRANSFER_EXAMPLE,
+  id: 'unmatched_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e11',
+  reason_code: 'no_known_reference',
+  reason:
+    'The transaction carries no reference of a payment address this service handed out for the wallet (sent by hand, from an exchange, ' +
+    'or with another reference), so no invoice is known: it is kept here and not recorded as a payment.',
+  invoice_id: null,
+  provider_id: 'prov_solana_usdc',
+  network: 'SOLANA',
+  currency: 'USDC',
+  amount: '12.345678000000000000000000000000',
+  address: 'HXtBm8XZbxaTt41uqaKhwUAa6Z1aPyvJdsZVENiWsetg',
+  tx_hash: '5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW',
+  log_index: null,
+  block_number: 372104517,
+  idempotency_key:
+    'solana:5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW:HXtBm8XZbxaTt41uqaKhwUAa6Z1aPyvJdsZVENiWsetg:EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
 };

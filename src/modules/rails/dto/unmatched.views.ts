@@ -9,17 +9,18 @@ export interface UnmatchedTransferView {
   id: string;
   /** OPEN: no payment records it; RESOLVED: a retry recorded it as `payment_id`. */
   status: UnmatchedStatus;
-  /** Why the payment was refused the last time: provider_disabled, invoice_not_found, validation_failed, ... */
+  /** Why the payment was refused the last time: provider_disabled, invoice_not_found, validation_failed, ...; no_known_reference: no invoice is known. */
   reason_code: string;
   reason: string;
-  invoice_id: string;
+  /** Null when no invoice is known: money that reached the wallet without a reference of a payment address (Solana). */
+  invoice_id: string | null;
   provider_id: string;
   /** Network of the provider as GET /providers/{invoice_id} names it (ETHEREUM, POLYGON, BSC). */
   network: string;
   currency: string;
   /** In the provider's currency, 30 fractional digits. */
   amount: string;
-  /** The deposit address that received it (checksummed). */
+  /** The deposit address that received it (checksummed; the wallet for a transfer without an invoice). */
   address: string;
   tx_hash: string;
   /** The token Transfer log's index in its block; null for the network's coin. */

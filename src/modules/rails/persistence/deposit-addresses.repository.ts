@@ -77,13 +77,15 @@ export class DepositAddressesRepository {
     );
   }
 
-  /** The watched ones among `addresses` (an index lookup per address, whatever the number watched). */
-  /** The wallets the still-watched `<wallet>/<reference>` addresses of a network pay. */
-  async watchedWallets(m: EntityManager, mode: Mode, network: string, now: Date): Promise<string[]> {
-    const rows: Array<{ wallet: string }> = await m.query(WATCHED_WALLETS_SQL, [mode, network, now]);
-    return rows.map((r) => r.wallet);
+  /**
+   * The wallets to poll on a network of `<wallet>/<reference>` addresses, with their organizations: the
+   * mode's active wallets of `family` and those the still-watched addresses pay (WATCHED_WALLETS_SQL).
+   */
+  async watchedWallets(m: EntityManager, mode: Mode, network: string, family: string, now: Date): Promise<Array<{ wallet: string; organization_id: string }>> {
+    return m.query(WATCHED_WALLETS_SQL, [mode, network, now, family]);
   }
 
+  /** The watched ones among `addresses` (an index lookup per address, whatever the number watched). */
   async watchedAmong(m: EntityManager, mode: Mode, network: string, addresses: string[], now: Date): Promise<DepositAddressRow[]> {
     if (!addresses.length) return [];
     return m.query(WATCHED_AMONG_SQL, [mode, network, addresses, now]);

@@ -11,9 +11,10 @@ export interface UnattributedTransferRow {
   mode: Mode;
   network: string;
   idempotency_key: string;
-  /** Lower-case hex. */
+  /** The deposit address as the watcher matches it (lower-case hex on EVM chains; the wallet itself for a transfer without an invoice). */
   address: string;
-  invoice_id: string;
+  /** Null for money that reached a merchant's wallet without a known reference (Solana): no invoice is known. */
+  invoice_id: string | null;
   provider_id: string;
   currency: string;
   tx_hash: string;
@@ -35,7 +36,7 @@ export interface UnattributedTransferRow {
   updated_at: Date;
 }
 
-/** What the watcher keeps of a transfer the payments module refused. */
+/** What the watcher keeps of a transfer the payments module refused, or of one no invoice is known for. */
 export type RefusedTransfer = Omit<
   UnattributedTransferRow,
   'id' | 'status' | 'attempts' | 'orphaned' | 'payment_id' | 'resolved_at' | 'created_at' | 'updated_at' | 'mode'
@@ -46,7 +47,8 @@ const COLUMNS = `id, organization_id, mode, network, idempotency_key, address, i
   attempts, orphaned, payment_id, resolved_at, created_at, updated_at`;
 
 /**
- * Transfers into deposit addresses that the payments module refused: written by the watcher (across
+ * Transfers into deposit addresses that the payments module refused, and money that reached a merchant's
+ * wallet without a known reference (no invoice, Solana): written by the watcher (across
  * organizations, in the transaction that moves its cursor), read and resolved by the organization
  * they belong to (every read and change scoped by organization and mode).
  */

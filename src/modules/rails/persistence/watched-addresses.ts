@@ -22,9 +22,15 @@ export const WATCHED_UP_TO_SQL = `SELECT ${COLUMNS} FROM deposit_addresses WHERE
 export const WATCHED_AMONG_SQL = `SELECT ${COLUMNS} FROM deposit_addresses
   WHERE mode = $1 AND network = $2 AND address = ANY($3::text[]) AND (watch_until IS NULL OR watch_until > $4)`;
 /**
- * The wallets the watched addresses of a network pay (a family whose payment addresses are a wallet and a
- * reference, `<wallet>/<reference>`, Solana): the part before the `/`, one index range of the watched set,
- * a few rows out.
+ * The wallets to poll on a network whose payment addresses are a wallet and a reference (`<wallet>/<reference>`,
+ * Solana), each with the organization that registered it: the mode's active wallets of the family ($4; one
+ * per organization, on receiving_wallets_active_family_idx) and the wallets the still-watched addresses pay
+ * (the part before the `/`, one index range of the watched set), a few rows out. A wallet registered by
+ * another organization is refused, so a wallet has one organization.
  */
-export const WATCHED_WALLETS_SQL = `SELECT DISTINCT split_part(address, '/', 1) AS wallet FROM deposit_addresses
-  WHERE mode = $1 AND network = $2 AND ${WATCHED_AT_3} AND strpos(address, '/') > 0`;
+export const WATCHED_WALLETS_SQL = `SELECT DISTINCT ON (wallet) wallet, organization_id FROM (
+    SELECT first_address AS wallet, organization_id, 0 AS rank FROM receiving_wallets WHERE mode = $1 AND chain_family = $4 AND active
+    UNION ALL
+    SELECT split_part(address, '/', 1), organization_id, 1 FROM deposit_addresses
+     WHERE mode = $1 AND network = $2 AND ${WATCHED_AT_3} AND strpos(address, '/') > 0
+  ) w ORDER BY wallet, rank`;

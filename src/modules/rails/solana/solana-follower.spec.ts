@@ -49,8 +49,17 @@ describe('the Solana follower against a node in JSON-RPC shapes', () => {
           return answer(out);
         }
         if (call.method === 'getTransaction') return answer(transactions.get(call.params[0] as string) ?? null);
-        if (call.method === 'getSignatureStatuses')
-          return answer({ context: { slot: 9032 }, value: [{ slot: 42, confirmationStatus: 'finalized', err: null }] });
+        if (call.method === 'getSignatureStatuses') {
+          // sig(1) finalized in slot 42, sig(2) only processed; any other signature unknown (a dropped fork's): null.
+          const [signature] = (call.params[0] as string[]) ?? [];
+          const value =
+            signature === sig(1)
+              ? { slot: 42, confirmationStatus: 'finalized', err: null }
+              : signature === sig(2)
+                ? { slot: 43, confirmationStatus: 'processed', err: null }
+                : null;
+          return answer({ context: { slot: 9032 }, value: [value] });
+        }
         res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, error: { code: -32601, message: 'Method not found' } }));
       });
     });
@@ -80,9 +89,14 @@ describe('the Solana follower against a node in JSON-RPC shapes', () => {
     expect(await follower.finalized()).toBe(9000n);
     expect(await new SolanaFollower(url, 'confirmed').finalized()).toBe(9032n);
     expect(await follower.transactionBlock(sig(1))).toBe(42n);
+    // Seen at processed only, or unknown to the node (the fork that held it died): in no block.
+    expect(await follower.transactionBlock(sig(2))).toBeNull();
+    expect(await follower.transactionBlock(sig(3))).toBeNull();
+    // The watcher asks again before a payment completes: slots have no hash its reorg check could compare.
+    expect(follower.rechecksTransactions).toBe(true);
   });
 
-  it('pages through a busy wallet with before, reads each range once with until, and counts only referenced, successful transfers', async () => {
+  it('pages through a busy wallet with before, reads each range once with until, and reports successful transfers, without a reference as toWallet', async () => {
     // 2,500 transfers to the wallet in slots 100..2599 (none of ours), then ours in slot 2600 (SOL) and 2601 (USDC), and a failed one.
     history = [];
     transactions.clear();
@@ -104,7 +118,21 @@ describe('the Solana follower against a node in JSON-RPC shapes', () => {
     const follower = new SolanaFollower(url, 'finalized');
     const first = await follower.scan({ from: 2590n, to: 2610n }, watched, [MINT]);
     expect(first.blocks).toHaveLength(21);
-    expect(first.transfers).toEqual([
+    // The ten reference-less transfers in the range (1 lamport each, slots 2590..2599): to the wallet itself.
+    expect(first.transfers.filter((t) => t.toWallet)).toEqual(
+      Array.from({ length: 10 }, (_, i) => ({
+        to: WALLET,
+        asset: null,
+        units: 1n,
+        txHash: sig(2490 + i),
+        output: `${WALLET}:native`,
+        position: null,
+        blockNumber: BigInt(2590 + i),
+        blockHash: `slot:${2590 + i}`,
+        toWallet: true,
+      })),
+    );
+    expect(first.transfers.filter((t) => !t.toWallet)).toEqual([
       expect.objectContaining({
         to: key,
         asset: null,
@@ -123,7 +151,10 @@ describe('the Solana follower against a node in JSON-RPC shapes', () => {
     // A range far back pages with `before` through the newer signatures (1,000 a page).
     asked.length = 0;
     const old = await new SolanaFollower(url, 'finalized').scan({ from: 100n, to: 101n }, watched, [MINT]);
-    expect(old.transfers).toEqual([]);
+    expect(old.transfers.map((t) => [t.txHash, t.toWallet])).toEqual([
+      [sig(0), true],
+      [sig(1), true],
+    ]);
     const pages = asked.filter((a) => a.startsWith('getSignaturesForAddress') && a.includes(WALLET));
     expect(pages).toHaveLength(3);
     expect(pages[1]).toContain('"before"');
@@ -134,9 +165,50 @@ describe('the Solana follower against a node in JSON-RPC shapes', () => {
     transactions.set(sig(9100), payment(2615, [PAYER, WALLET], [10, 20], null));
     asked.length = 0;
     const next = await follower.scan({ from: 2611n, to: 2620n }, watched, [MINT]);
-    expect(next.transfers).toEqual([]);
+    expect(next.transfers).toEqual([expect.objectContaining({ to: WALLET, asset: null, units: 10n, txHash: sig(9100), toWallet: true })]);
     const walletAsk = asked.find((a) => a.startsWith('getSignaturesForAddress') && a.includes(WALLET))!;
     expect(walletAsk).toContain(`"until":"${sig(9003)}"`);
+  });
+
+  it('reports money to the wallet with an unknown reference or none as toWallet (SOL and the token account), never what the wallet paid out', async () => {
+    const OTHER_REFERENCE = '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T';
+    history = [
+      { signature: sig(8001), slot: 5000, err: null },
+      { signature: sig(8002), slot: 5001, err: null },
+      { signature: sig(8003), slot: 5002, err: null },
+      { signature: sig(8004), slot: 5003, err: null },
+    ];
+    transactions.clear();
+    // USDC with a reference the service never handed out; SOL with none; the wallet paying (its lamports down); our reference.
+    transactions.set(sig(8001), payment(5000, [PAYER, ata, OTHER_REFERENCE, MINT], [10, 10], ['5', '12345683']));
+    transactions.set(sig(8002), payment(5001, [PAYER, WALLET], [0, 123_456_789], null));
+    transactions.set(sig(8003), payment(5002, [WALLET, PAYER], [1_000_000, 900_000], null));
+    transactions.set(sig(8004), payment(5003, [PAYER, WALLET, REFERENCE], [0, 7], null));
+    const key = joinPaymentKey(WALLET, REFERENCE);
+    const watched: WatchedAddresses = { addresses: new Set([key]), resolve: () => Promise.resolve(new Set([key])), accounts: () => Promise.resolve([WALLET]) };
+    const read = await new SolanaFollower(url, 'finalized').scan({ from: 5000n, to: 5005n }, watched, [MINT]);
+    expect(read.transfers).toEqual([
+      expect.objectContaining({
+        to: WALLET,
+        asset: MINT,
+        units: 12_345_678n,
+        txHash: sig(8001),
+        output: `${WALLET}:${MINT}`,
+        toWallet: true,
+        blockNumber: 5000n,
+      }),
+      expect.objectContaining({
+        to: WALLET,
+        asset: null,
+        units: 123_456_789n,
+        txHash: sig(8002),
+        output: `${WALLET}:native`,
+        toWallet: true,
+        blockNumber: 5001n,
+      }),
+      expect.objectContaining({ to: key, asset: null, units: 7n, txHash: sig(8004), output: REFERENCE, blockNumber: 5003n }),
+    ]);
+    expect(read.transfers[2].toWallet).toBeUndefined();
   });
 
   it('reads a payout: what the destination gained in SOL or in its token account, whether it failed, null when unknown', async () => {

@@ -69,10 +69,18 @@ export function tokenDelta(tx: ParsedTransaction, tokenAccount: string, mint: st
  * successful transaction in the range is read once (getTransaction, jsonParsed) and its account keys are
  * matched against the watched payment keys (wallet + reference): a transfer counts for a reference of that
  * wallet, by what the wallet's lamports (SOL) or its associated token account's balance in the mint (pre
- * and post token balances) gained. A transaction without a reference of ours is not reported.
+ * and post token balances) gained. What a transaction without a watched reference of the wallet gives the
+ * wallet (typed by hand, sent from an exchange, a reference never handed out) is reported `toWallet`: the
+ * watcher keeps it as an unmatched transfer of the wallet's organization. The polled wallets are the mode's
+ * registered ones and those of still-watched payment addresses (`WatchedAddresses.accounts`).
+ *
+ * Slots have no hash, so the reorg check cannot see a confirmed transaction whose fork died:
+ * `rechecksTransactions` has the watcher ask getSignatureStatuses again before a payment completes, and a
+ * signature the node no longer knows once the commitment covers its slot is settled as a reorg's.
  */
 export class SolanaFollower implements ChainFollower {
   readonly rpc: SolanaRpc;
+  readonly rechecksTransactions = true;
   private readonly atas = new Map<string, string>();
   /** Per polled account: the newest signature at or below the last range's end, and that end. */
   private readonly until = new Map<string, { signature: string; to: bigint }>();
@@ -182,7 +190,6 @@ export class SolanaFollower implements ChainFollower {
         const candidates = keys.map((k) => joinPaymentKey(wallet, k));
         const ours = watched.addresses ?? (await watched.resolve(candidates));
         const reference = candidates.find((c) => ours.has(c));
-        if (!reference) continue;
         const credits: Array<{ asset: string | null; units: bigint }> = [];
         const lamports = lamportsDelta(tx, wallet);
         if (lamports !== null && lamports > 0n) credits.push({ asset: null, units: lamports });
@@ -190,19 +197,17 @@ export class SolanaFollower implements ChainFollower {
           const units = tokenDelta(tx, await this.tokenAccount(wallet, mint), mint);
           if (units > 0n) credits.push({ asset: mint, units });
         }
-        const ref = splitPaymentKey(reference)!.reference;
+        const ref = reference ? splitPaymentKey(reference)!.reference : null;
         for (const [i, credit] of credits.entries()) {
-          transfers.push({
-            to: reference,
-            asset: credit.asset,
-            units: credit.units,
-            txHash: signature,
+          const at = { units: credit.units, txHash: signature, position: null, blockNumber: slot, blockHash: `slot:${slot}` };
+          if (ref !== null) {
             // The idempotency key `solana:<signature>:<reference>` (a second asset of the same transaction: `:<mint>` added).
-            output: i === 0 ? ref : `${ref}:${credit.asset ?? 'native'}`,
-            position: null,
-            blockNumber: slot,
-            blockHash: `slot:${slot}`,
-          });
+            transfers.push({ ...at, to: reference!, asset: credit.asset, output: i === 0 ? ref : `${ref}:${credit.asset ?? 'native'}` });
+          } else {
+            // No reference of a watched payment address (none, or one the service never handed out for this
+            // wallet): money to the wallet all the same, kept as unmatched under `solana:<signature>:<wallet>:<mint|native>`.
+            transfers.push({ ...at, to: wallet, asset: credit.asset, output: `${wallet}:${credit.asset ?? 'native'}`, toWallet: true });
+          }
         }
       }
     }

@@ -34,6 +34,10 @@ export type { WatcherDeps } from './watcher-context';
  * chains whose node names a final block, `ChainFollower.finalized`, a transfer it covers is reported
  * with at least its requirement: final whatever its count), and transfers a reorg put in doubt are cancelled once the rescan has not found them again, unless
  * their transaction waits in the mempool again (chains with one): then they are back at 0 confirmations.
+ * On chains whose blocks have no hash to compare (`ChainFollower.rechecksTransactions`, Solana), a transfer's
+ * transaction is asked for again before its payment is reported final, and one the node no longer knows is
+ * put in doubt and settled the same way. Money reaching a polled wallet without a watched reference
+ * (`IncomingTransfer.toWallet`) is kept as an unmatched transfer of the wallet's organization, no invoice.
  *
  * The pieces: WatcherLease (which instance follows the network), PaymentRecorder (transfers into payment
  * reports through the payments port), MempoolWatch (unconfirmed transfers) and ReorgHandler (rewinding
@@ -169,6 +173,9 @@ export class NetworkWatcher {
       timer();
       deps.metrics.lag.set(labels, Number(head - to));
       await this.recorder.countConfirmations(head, final);
+      // A chain whose head moves every step (Solana's slots) may never have a step without a new block:
+      // transfers its recheck put in doubt are settled once a scan has reached the head.
+      if (to >= head && follower.rechecksTransactions && !this.mempool.available) await this.reorg.settleOrphans(head, null);
       return to >= head;
     }
     await this.recorder.countConfirmations(head, final);
@@ -181,7 +188,7 @@ export class NetworkWatcher {
   private async scan(cursor: { number: bigint; hash: string }, from: bigint, to: bigint, head: bigint): Promise<void> {
     const { mode, network } = this.ctx.config;
     // One indexed read: the whole watched set when it is small, else only the news that it is not.
-    const { watched, owners } = await watchedSet(this.ctx);
+    const { watched, owners, walletOwners } = await watchedSet(this.ctx);
     const assets = Object.entries(this.ctx.config.assets);
     const slugOf = new Map(assets.map(([slug, ref]) => [ref, slug]));
     // The blocks first, then what they hold; all of it must be one view of one chain that follows the
@@ -216,7 +223,15 @@ export class NetworkWatcher {
     const refused: RefusedTransfer[] = [];
     for (const transfer of sorted.counted) {
       const assetSlug = transfer.asset === null ? null : slugOf.get(transfer.asset)!;
-      const refusal = await this.recorder.record(transfer, owners.get(transfer.to)!, assetSlug, blocks.get(transfer.blockNumber)!, head);
+      const block = blocks.get(transfer.blockNumber)!;
+      if (transfer.toWallet) {
+        // Money to a polled wallet without a watched reference: no invoice, kept for the wallet's organization.
+        const organizationId = walletOwners.get(transfer.to);
+        const kept = organizationId ? await this.recorder.unreferenced(transfer, organizationId, assetSlug, block) : null;
+        if (kept) refused.push(kept);
+        continue;
+      }
+      const refusal = await this.recorder.record(transfer, owners.get(transfer.to)!, assetSlug, block, head);
       if (refusal) refused.push(refusal);
     }
     // Refused transfers are kept in the transaction that moves the cursor past them: none is passed unseen.

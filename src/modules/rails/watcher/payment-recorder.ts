@@ -9,6 +9,8 @@ import type { DepositAddressRow } from '../persistence/deposit-addresses.reposit
 import type { RefusedTransfer } from '../persistence/unattributed-transfers.repository';
 import { confirmationsAt, countedConfirmations, priceOf, transferKey } from './transfer-facts';
 import { scopeOf, type WatcherContext } from './watcher-context';
+import { rpcCall } from './watcher-faults';
+import { NO_KNOWN_REFERENCE } from '../domain/unmatched-transfer';
 
 /**
  * Turns transfers into payment reports through the payments module's port (RecordProviderPaymentCommand),
@@ -131,6 +133,50 @@ export class PaymentRecorder {
     }
   }
 
+  /**
+   * Money that reached a polled wallet itself without a watched reference (`IncomingTransfer.toWallet`,
+   * Solana): no invoice is known, so no payment is asked for; it is kept as an unmatched transfer of the
+   * organization that registered the wallet (invoice null, reason `no_known_reference`), in the transaction
+   * that moves the cursor, once per idempotency key however often the range is read.
+   */
+  async unreferenced(transfer: IncomingTransfer, organizationId: string, assetSlug: string | null, block: BlockRef): Promise<RefusedTransfer | null> {
+    const { network } = this.ctx.config;
+    if (transfer.units === 0n) return null;
+    const providerId = this.ctx.config.providerOf(assetSlug);
+    const { provider, price } = await this.termsAndPrice(scopeOf(this.ctx, organizationId), providerId, transfer.units);
+    const key = transferKey(network, transfer);
+    this.ctx.logger.warn({
+      msg: 'transfer to a wallet without a known reference; kept as unmatched',
+      event: 'chain_transfer_unreferenced',
+      ...this.ctx.labels,
+      idempotency_key: key,
+      organization_id: organizationId,
+      provider_id: providerId,
+      tx_hash: transfer.txHash,
+      block: transfer.blockNumber.toString(),
+    });
+    return {
+      organization_id: organizationId,
+      network,
+      idempotency_key: key,
+      address: transfer.to,
+      invoice_id: null,
+      provider_id: providerId,
+      currency: provider.catalog.currency,
+      tx_hash: transfer.txHash,
+      log_index: transfer.position,
+      block_number: transfer.blockNumber.toString(),
+      block_hash: block.hash,
+      happened_at: new Date(Number(block.timestamp) * 1000),
+      units: transfer.units.toString(),
+      amount: price,
+      reason_code: NO_KNOWN_REFERENCE,
+      reason:
+        'The transaction carries no reference of a payment address this service handed out for the wallet (sent by hand, from an exchange, ' +
+        'or with another reference), so no invoice is known: it is kept here and not recorded as a payment.',
+    };
+  }
+
   /** Records a transfer of a transaction still in the mempool: a PENDING payment with 0 confirmations, at the organization's now. */
   async recordUnmined(transfer: IncomingTransfer, owner: DepositAddressRow, key: string): Promise<void> {
     const providerId = this.ctx.config.providerOf(null);
@@ -234,12 +280,46 @@ export class PaymentRecorder {
         // Covered by the node's final block: final whatever its count (reported as its requirement at least).
         const confirmations = countedConfirmations(head, BigInt(row.block_number), final, row.required_confirmations);
         if (confirmations <= row.confirmations) continue;
+        if (confirmations >= row.required_confirmations && this.ctx.follower.rechecksTransactions && !(await this.stillThere(row, final))) continue;
         await this.report(row, { kind: 'confirmations', paymentId: row.payment_id, confirmations });
         await this.ctx.deps.run((tx) => this.ctx.deps.state.setConfirmations(tx, mode, network, row.idempotency_key, confirmations, this.ctx.deps.clock.now()));
         counted++;
       }
       if (!counted || !someOrganizationFull(rows, this.ctx.deps.orgBatch)) return;
     }
+  }
+
+  /**
+   * Chains whose blocks have no hash to compare (`ChainFollower.rechecksTransactions`, Solana): before a
+   * transfer's payment is reported final, where its transaction is now. In its block: true. In another
+   * block, or unknown to the node once its final block covers the transfer's (the fork that held it died):
+   * put in doubt, and false; settleOrphans then settles it as a reorg's (CANCELLED when it is in no block,
+   * its count restarted when it is in another). Unknown while the final block is still below it: false,
+   * asked again next step (it is not final yet, so it must not complete).
+   */
+  private async stillThere(row: TransferRow, final: bigint | null): Promise<boolean> {
+    const { mode, network } = this.ctx.config;
+    const block = BigInt(row.block_number);
+    const minedIn = await rpcCall('transaction', () => this.ctx.follower.transactionBlock(row.tx_hash));
+    if (minedIn === block) return true;
+    if (minedIn === null && (final === null || final < block)) return false;
+    await this.ctx.deps.run((tx) => this.ctx.deps.state.markOrphaned(tx, mode, network, row.idempotency_key, this.ctx.deps.clock.now()));
+    this.ctx.logger.warn({
+      msg:
+        minedIn === null
+          ? 'the node no longer knows a transaction it had confirmed (its fork was dropped); its transfer is in doubt'
+          : 'a transaction the node had confirmed is in another block now; its transfer is in doubt',
+      event: 'chain_transaction_dropped',
+      ...this.ctx.labels,
+      idempotency_key: row.idempotency_key,
+      payment_id: row.payment_id,
+      invoice_id: row.invoice_id,
+      organization_id: row.organization_id,
+      block: row.block_number,
+      now_in: minedIn?.toString() ?? null,
+      final: final?.toString() ?? null,
+    });
+    return false;
   }
 
   /** A report about a payment recorded before; null (logged at error level) when the payments module refuses it. */

@@ -4,11 +4,15 @@ import { LOAD_ADDRESSES_MAX } from '../persistence/watched-addresses';
 import type { WatcherContext } from './watcher-context';
 
 /** The watched deposit addresses: the whole set when small, else resolved by an indexed lookup of the recipients seen. */
-export async function watchedSet(ctx: WatcherContext): Promise<{ watched: WatchedAddresses; owners: Map<string, DepositAddressRow> }> {
+export async function watchedSet(
+  ctx: WatcherContext,
+): Promise<{ watched: WatchedAddresses; owners: Map<string, DepositAddressRow>; walletOwners: Map<string, string> }> {
   const { mode, network } = ctx.config;
   const { deps } = ctx;
   const now = deps.clock.now();
   const owners = new Map<string, DepositAddressRow>();
+  // The organization of each polled wallet (families of `<wallet>/<reference>` addresses), filled by accounts().
+  const walletOwners = new Map<string, string>();
   const first = await deps.addresses.watchedUpTo(deps.manager, mode, network, now, LOAD_ADDRESSES_MAX + 1);
   const few = first.length <= LOAD_ADDRESSES_MAX;
   if (few) for (const row of first) owners.set(row.address, row);
@@ -18,7 +22,11 @@ export async function watchedSet(ctx: WatcherContext): Promise<{ watched: Watche
       for (const row of await deps.addresses.watchedAmong(deps.manager, mode, network, candidates, now)) owners.set(row.address, row);
       return new Set(owners.keys());
     },
-    accounts: () => deps.addresses.watchedWallets(deps.manager, mode, network, now),
+    accounts: async () => {
+      for (const row of await deps.addresses.watchedWallets(deps.manager, mode, network, ctx.config.family, now))
+        walletOwners.set(row.wallet, row.organization_id);
+      return [...walletOwners.keys()];
+    },
   };
-  return { watched, owners };
+  return { watched, owners, walletOwners };
 }

@@ -9,8 +9,9 @@ import type { UnmatchedTransferView } from '../../dto/unmatched.views';
  * On success the transfer is RESOLVED with the payment's id, and the watcher counts its
  * confirmations from then on; a RESOLVED transfer is answered as it is.
  * Errors: NotFoundError (not the organization's in this mode), ValidationFailedError with codes
- * transfer_in_doubt (a reorganization took its block away) and transfer_not_recorded (refused again;
- * the transfer keeps the new reason).
+ * transfer_in_doubt (a reorganization took its block away), transfer_without_invoice (money that reached
+ * the wallet without a known reference: no invoice to record it for) and transfer_not_recorded (refused
+ * again; the transfer keeps the new reason).
  */
 export class RetryUnmatchedTransferCommand extends Command<UnmatchedTransferView> {
   constructor(

@@ -28,6 +28,19 @@ export class RetryUnmatchedTransferHandler implements ICommandHandler<RetryUnmat
     const row = await this.transfers.find(this.tx.manager, scope, id);
     if (!row) throw new NotFoundError('unmatched transfer');
     if (row.status === 'RESOLVED') return this.view(row);
+    const invoiceId = row.invoice_id;
+    if (invoiceId === null) {
+      // Money that reached the wallet without a known reference: no invoice to record a payment for, now or later.
+      throw new ValidationFailedError(
+        {
+          id:
+            'reached your wallet without a reference of a payment address, so no invoice is known and it cannot be retried; ' +
+            'match it yourself (mark the invoice it was meant for paid, or send the money back)',
+        },
+        undefined,
+        'transfer_without_invoice',
+      );
+    }
     if (row.orphaned) {
       throw new ValidationFailedError(
         { id: 'a chain reorganization took its block away; it can be retried once the watcher finds the transaction again' },
@@ -45,7 +58,7 @@ export class RetryUnmatchedTransferHandler implements ICommandHandler<RetryUnmat
       recorded = await this.commands.execute(
         new RecordProviderPaymentCommand(scope, {
           kind: 'payment',
-          invoiceId: row.invoice_id,
+          invoiceId,
           providerId: row.provider_id,
           price: row.amount,
           idempotencyKey: row.idempotency_key,
@@ -72,7 +85,7 @@ export class RetryUnmatchedTransferHandler implements ICommandHandler<RetryUnmat
             {
               idempotency_key: row.idempotency_key,
               organization_id: row.organization_id,
-              invoice_id: row.invoice_id,
+              invoice_id: invoiceId,
               provider_id: row.provider_id,
               payment_id: recorded.paymentId,
               tx_hash: row.tx_hash,

@@ -1,0 +1,248 @@
+import { generateKeyPairSigner } from '@solana/kit';
+import { fundedWallet, giveTokens, solTransfer, tokenTransfer } from '../../chain/solana-wallet';
+import { Api } from '../../support/api';
+import { expectError, expectSuccess } from '../../support/envelope';
+import { IsolatedService, sharedDatabase, startIsolatedService } from '../../support/isolated';
+import { withClient } from '../../support/pg';
+import { ADMIN_TOKEN, RunningServer, startServer } from '../../support/server';
+import { eventually } from '../../support/webhook-receiver';
+import { createInvoice, r30, shortState } from '../payments/payments-helpers';
+import { paymentAddress, paymentsOf, units, waitForPayments } from './chain-helpers';
+import { type SolanaSetup, solanaMerchant, startSolana } from './solana-helpers';
+
+const WATCHER_ENV = { CHAIN_LOCK_RETRY_MS: '300', WEBHOOK_DISPATCH_INTERVAL_MS: '100' };
+const SOL = 'prov_solana_solana';
+const TIMESTAMP = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The organization's unmatched transfers once there are `count` of them. */
+async function unmatchedOnce(api: Api, count: number): Promise<any[]> {
+  return eventually(async () => {
+    const page = expectSuccess(await api.get('/rails/unmatched'));
+    if (page.total < count) throw new Error(`unmatched so far: ${page.total}`);
+    return page.items;
+  }, 20_000);
+}
+
+/** The payment's events of one type, as the API lists them. */
+async function paymentEvents(api: Api, type: string, paymentId: string): Promise<any[]> {
+  return expectSuccess(await api.post('/events', { type, limit: 100 })).items.filter((e: any) => e.data.object.id === paymentId);
+}
+
+describe('Solana: money to the wallet without a known reference, and a confirmed payment the chain drops', () => {
+  let setup: SolanaSetup;
+  let service: IsolatedService;
+  beforeAll(async () => {
+    // Confirmed at once, finalized 4 slots later.
+    setup = await startSolana({ confirmedLag: 0, finalizedLag: 4 });
+    service = await startIsolatedService({ CHAINS_FILE: setup.chainsFile, ...WATCHER_ENV });
+  }, 120_000);
+  afterAll(async () => {
+    await service?.stop();
+    await setup?.bed.stop();
+  });
+
+  it('keeps SOL and USDC sent to the wallet without a reference of ours as unmatched transfers of its organization, no invoice, not retried', async () => {
+    const { bed, usdc } = setup;
+    // No invoice is open: the registered wallet is polled all the same.
+    const shop = await solanaMerchant(service);
+    const payer = await fundedWallet(bed);
+    await giveTokens(bed, payer.address, usdc, units('100', 6));
+    // SOL typed by hand (no reference); USDC with a reference the service never handed out.
+    const bySol = bed.submit(await solTransfer(bed, payer, shop.wallet, 123_456_789n));
+    const solSlot = bed.slot();
+    const strangeReference = (await generateKeyPairSigner()).address;
+    const byUsdc = bed.submit(await tokenTransfer(bed, payer, shop.wallet, usdc, units('12.345678', 6), [strangeReference]));
+    const usdcSlot = bed.slot();
+    // The wallet paying out (its own balance goes down) is nobody's money to keep.
+    const stranger = await generateKeyPairSigner();
+    bed.airdrop(shop.wallet, 2_000_000_000n);
+    bed.submit(await solTransfer(bed, shop.signer, stranger.address, 1_000_000n));
+
+    const items = await unmatchedOnce(shop.test, 2);
+    const sol = items.find((t) => t.tx_hash === bySol);
+    const token = items.find((t) => t.tx_hash === byUsdc);
+    const common = {
+      id: expect.stringMatching(/^unmatched_[0-9a-f-]{36}$/),
+      status: 'OPEN',
+      reason_code: 'no_known_reference',
+      reason: expect.stringContaining('no reference'),
+      invoice_id: null,
+      network: 'SOLANA',
+      address: shop.wallet,
+      log_index: null,
+      in_doubt: false,
+      attempts: 1,
+      payment_id: null,
+      happened_at: expect.stringMatching(TIMESTAMP),
+      created_at: expect.stringMatching(TIMESTAMP),
+      updated_at: expect.stringMatching(TIMESTAMP),
+      resolved_at: null,
+    };
+    expect(sol).toEqual({
+      ...common,
+      provider_id: SOL,
+      currency: 'SOLANA',
+      amount: r30('0.123456789'),
+      tx_hash: bySol,
+      block_number: solSlot,
+      idempotency_key: `solana:${bySol}:${shop.wallet}:native`,
+    });
+    expect(token).toEqual({
+      ...common,
+      provider_id: 'prov_solana_usdc',
+      currency: 'USDC',
+      amount: r30('12.345678'),
+      tx_hash: byUsdc,
+      block_number: usdcSlot,
+      idempotency_key: `solana:${byUsdc}:${shop.wallet}:${usdc}`,
+    });
+    expect(expectSuccess(await shop.test.get(`/rails/unmatched/${sol.id}`))).toEqual(sol);
+    // Each announced once, as the API shows it.
+    const events = expectSuccess(await shop.test.post('/events', { type: 'transfer.unmatched' }));
+    expect(events.total).toBe(2);
+    expect(events.items.map((e: any) => e.data.object).find((o: any) => o.id === token.id)).toEqual(token);
+
+    // No invoice to record a payment for: the retry says so, and the transfer stays as it was.
+    const refused = expectError(await shop.test.post(`/rails/unmatched/${sol.id}/retry`), 400, { code: 'transfer_without_invoice', field: 'id' });
+    expect(refused.validator.id).toContain('cannot be retried');
+    expect(expectSuccess(await shop.test.get(`/rails/unmatched/${sol.id}`))).toEqual(sol);
+
+    // Another organization (with a Solana wallet of its own) never sees it; the other mode neither.
+    const other = await solanaMerchant(service);
+    for (const res of [await other.test.get(`/rails/unmatched/${sol.id}`), await other.test.post(`/rails/unmatched/${sol.id}/retry`)]) {
+      expect(expectError(res, 404, { code: 'unmatched_transfer_not_found' }).error).toBe('Unmatched transfer not found');
+    }
+    expect(expectSuccess(await other.test.get('/rails/unmatched')).total).toBe(0);
+    expectError(await shop.live.get(`/rails/unmatched/${sol.id}`), 404, { code: 'unmatched_transfer_not_found' });
+
+    // More slots and polls: kept once.
+    bed.advance(8);
+    await pause(800);
+    expect(expectSuccess(await shop.test.get('/rails/unmatched')).total).toBe(2);
+    expect(expectSuccess(await shop.test.post('/events', { type: 'transfer.unmatched' })).total).toBe(2);
+  });
+
+  it('keeps a transfer to the wallet with another invoice-less reference beside a paid invoice; the paid one is a payment, not unmatched', async () => {
+    const { bed, usdt } = setup;
+    const shop = await solanaMerchant(service);
+    const payer = await fundedWallet(bed);
+    await giveTokens(bed, payer.address, usdt, units('100', 6));
+    const invoiceId = await createInvoice(shop.test, '10', 'USDT');
+    const pay = await paymentAddress(shop.test, invoiceId, 'prov_solana_usdt');
+    const paid = bed.submit(await tokenTransfer(bed, payer, shop.wallet, usdt, units('10', 6), [pay.reference]));
+    const loose = bed.submit(await tokenTransfer(bed, payer, shop.wallet, usdt, units('0.000001', 6)));
+    const [payment] = await waitForPayments(shop.test, invoiceId, (p) => p.length === 1);
+    expect(payment).toMatchObject({ price: r30('10'), idempotency_key: `solana:${paid}:${pay.reference}` });
+    const [kept] = await unmatchedOnce(shop.test, 1);
+    expect(kept).toMatchObject({ tx_hash: loose, invoice_id: null, provider_id: 'prov_solana_usdt', currency: 'USDT', amount: r30('0.000001') });
+    bed.advance(4);
+    await waitForPayments(shop.test, invoiceId, (p) => p[0].status === 'COMPLETED');
+    expect(expectSuccess(await shop.test.get('/rails/unmatched')).total).toBe(1);
+  });
+
+  it('cancels a payment whose confirmed transaction the chain drops before it is finalized (never COMPLETED); the invoice waits again and a new payment completes it', async () => {
+    const { bed } = setup;
+    const shop = await solanaMerchant(service);
+    const invoiceId = await createInvoice(shop.test, '3', 'SOLANA');
+    const pay = await paymentAddress(shop.test, invoiceId, SOL);
+    const payer = await fundedWallet(bed);
+    const signature = bed.submit(await solTransfer(bed, payer, pay.address, 3_000_000_000n, [pay.reference]));
+    const [seen] = await waitForPayments(shop.test, invoiceId, (p) => p.length === 1);
+    expect(seen).toMatchObject({ status: 'PENDING', price: r30('3'), idempotency_key: `solana:${signature}:${pay.reference}` });
+    expect((await shortState(shop.test, invoiceId)).status).toBe('WAITING_FOR_CONFIRMATIONS');
+
+    // The fork that held it dies: the node no longer knows the signature, and the finalized slot passes its slot.
+    bed.rollBack(signature);
+    bed.advance(6);
+    const [cancelled] = await waitForPayments(shop.test, invoiceId, (p) => p[0].status === 'CANCELLED');
+    expect(cancelled.id).toBe(seen.id);
+    expect(await shortState(shop.test, invoiceId)).toMatchObject({ status: 'PENDING', substatus: null });
+    // As a reorg's cancellation: a payment.updated event with the CANCELLED payment.
+    const updates = await eventually(async () => {
+      const found = await paymentEvents(shop.test, 'payment.updated', seen.id);
+      if (!found.some((e) => e.data.object.status === 'CANCELLED')) throw new Error('no payment.updated CANCELLED yet');
+      return found;
+    });
+    expect(updates.map((e) => e.data.object.status)).not.toContain('COMPLETED');
+
+    // Far past finalization, it stays cancelled: one payment, never completed.
+    bed.advance(40);
+    await pause(800);
+    const after = await paymentsOf(shop.test, invoiceId);
+    expect(after.map((p) => p.status)).toEqual(['CANCELLED']);
+    expect((await shortState(shop.test, invoiceId)).status).toBe('PENDING');
+
+    // The payer pays again (a new transaction, the same reference): that one completes the invoice.
+    const again = bed.submit(await solTransfer(bed, payer, pay.address, 3_000_000_000n, [pay.reference]));
+    bed.advance(4);
+    const payments = await waitForPayments(shop.test, invoiceId, (p) => p.length === 2 && p[1].status === 'COMPLETED');
+    expect(payments[1]).toMatchObject({ price: r30('3'), idempotency_key: `solana:${again}:${pay.reference}` });
+    expect(payments[0].status).toBe('CANCELLED');
+    expect(await shortState(shop.test, invoiceId)).toMatchObject({ status: 'COMPLETED', substatus: null });
+  });
+});
+
+describe('Solana transfers without a reference across a repeated range and a restart', () => {
+  let setup: SolanaSetup;
+  beforeAll(async () => {
+    setup = await startSolana({ finalizedLag: 2 });
+  }, 120_000);
+  afterAll(async () => setup?.bed.stop());
+
+  async function createOrg(server: RunningServer) {
+    const res = await new Api(null, server.baseUrl).post('/admin/organizations', { name: 'Solana shop' }, { headers: { 'x-admin-token': ADMIN_TOKEN } });
+    const { organization_id, test_key, live_key } = res.body.data;
+    return { id: organization_id as string, test: new Api(test_key, server.baseUrl), live: new Api(live_key, server.baseUrl) };
+  }
+  const asService = (server: RunningServer): IsolatedService => ({ server, createOrg: () => createOrg(server) }) as unknown as IsolatedService;
+
+  it('keeps each once when the watcher reads the range again after a restart (its cursor put back before them)', async () => {
+    const { bed } = setup;
+    const db = await sharedDatabase();
+    const env = { ...WATCHER_ENV, CHAINS_FILE: setup.chainsFile };
+    const cursor = async () =>
+      (await withClient(db.url, (c) => c.query(`SELECT block_number::text AS n FROM chain_cursors WHERE mode = 'test' AND network = 'solana'`))).rows[0]?.n as
+        string | undefined;
+    let server = await startServer({ databaseUrl: db.url, env });
+    try {
+      const shop = await solanaMerchant(asService(server));
+      await eventually(async () => expect(await cursor()).toBeDefined());
+      const payer = await fundedWallet(bed);
+      // The wallet holds SOL already (a transfer of less than the rent-exempt minimum to an empty account fails).
+      bed.airdrop(shop.wallet, 1_000_000_000n);
+      const before = BigInt(bed.slot());
+      const sent = [bed.submit(await solTransfer(bed, payer, shop.wallet, 1000n)), bed.submit(await solTransfer(bed, payer, shop.wallet, 2500n))];
+      const kept = await unmatchedOnce(shop.test, 2);
+      expect(kept.map((t) => [t.tx_hash, t.amount]).sort()).toEqual(
+        [
+          [sent[0], r30('0.000001')],
+          [sent[1], r30('0.0000025')],
+        ].sort(),
+      );
+      await eventually(async () => expect(BigInt((await cursor())!)).toBeGreaterThanOrEqual(before + 2n));
+      await server.stop();
+
+      // As after a crash before the cursor moved: the range is read again from the start.
+      await withClient(db.url, (c) =>
+        c.query(`UPDATE chain_cursors SET block_number = $1, block_hash = $2 WHERE mode = 'test' AND network = 'solana'`, [
+          before.toString(),
+          `slot:${before}`,
+        ]),
+      );
+      bed.advance(3);
+      server = await startServer({ databaseUrl: db.url, env });
+      const api = new Api(shop.test.key, server.baseUrl);
+      await eventually(async () => expect(BigInt((await cursor())!)).toBeGreaterThanOrEqual(BigInt(bed.slot('confirmed'))));
+      await pause(500);
+      const again = expectSuccess(await api.get('/rails/unmatched'));
+      expect(again.total).toBe(2);
+      expect(again.items.map((t: any) => t.id).sort()).toEqual(kept.map((t) => t.id).sort());
+      expect(again.items.every((t: any) => t.attempts === 1 && t.invoice_id === null)).toBe(true);
+      expect(expectSuccess(await api.post('/events', { type: 'transfer.unmatched' })).total).toBe(2);
+    } finally {
+      await server.stop();
+      await db.drop();
+    }
+  });
+});
