@@ -763,7 +763,7 @@ export interface paths {
         };
         /**
          * List transfers no payment records
-         * @description Money that arrived at one of your deposit addresses but was not recorded as a payment, because the payment was refused when the watcher saw it (reason_code: provider_disabled when the provider was disabled after the address was handed out, invoice_not_found, ...). Nothing is lost: fix the cause (enable the provider again) and retry it. Newest first; `status` filters; for deep pages pass starting_after (the last id of the previous page) instead of a growing offset.
+         * @description Money that arrived at one of your deposit addresses but was not recorded as a payment, because the payment was refused when the watcher saw it (reason_code: provider_disabled when the provider was disabled after the address was handed out, invoice_not_found, ...). Nothing is lost: fix the cause (enable the provider again) and retry it. Money that reached your Solana wallet in a transaction without a reference of a payment address this service handed out (typed by hand, sent from an exchange) is kept here too, with invoice_id null and reason_code no_known_reference: no invoice is known, so it cannot be retried (match it yourself). Newest first; `status` filters; for deep pages pass starting_after (the last id of the previous page) instead of a growing offset.
          */
         get: operations["UnmatchedTransfersController_list"];
         put?: never;
@@ -802,7 +802,7 @@ export interface paths {
         put?: never;
         /**
          * Record a transfer as a payment again
-         * @description Sends the transfer to the payments module again, as the watcher did, with the same idempotency key (<network>:<tx_hash>:<log_index|native>), so the payment is recorded once however often this is called. On success the transfer is RESOLVED with payment_id (a RESOLVED one is answered as it is); its confirmations are counted from then on. Refused again: 400 transfer_not_recorded (validator.id says why; the transfer keeps the new reason). 400 transfer_in_doubt while a chain reorganization has taken its block away.
+         * @description Sends the transfer to the payments module again, as the watcher did, with the same idempotency key (<network>:<tx_hash>:<log_index|native>), so the payment is recorded once however often this is called. On success the transfer is RESOLVED with payment_id (a RESOLVED one is answered as it is); its confirmations are counted from then on. Refused again: 400 transfer_not_recorded (validator.id says why; the transfer keeps the new reason). 400 transfer_in_doubt while a chain reorganization has taken its block away. 400 transfer_without_invoice for a transfer kept without an invoice (invoice_id null, reason_code no_known_reference): no invoice is known to record a payment for, so it stays OPEN; match it yourself (mark the invoice it was meant for paid, or send the money back).
          */
         post: operations["UnmatchedTransfersController_retry"];
         delete?: never;
@@ -3210,14 +3210,17 @@ export interface components {
              */
             status: "OPEN" | "RESOLVED";
             /**
-             * @description Why the payments module refused it the last time: provider_disabled (the provider was disabled after the address was handed out), invoice_not_found, validation_failed, invalid_state_transition, ...
+             * @description Why the payments module refused it the last time: provider_disabled (the provider was disabled after the address was handed out), invoice_not_found, validation_failed, invalid_state_transition, ...; no_known_reference: money that reached your Solana wallet in a transaction without a reference of a payment address this service handed out (sent by hand, from an exchange), so no invoice is known (invoice_id null; it cannot be retried)
              * @example provider_disabled
              */
             reason_code: string;
             /** @example Invalid request: provider_id provider prov_ethereum_usdt is disabled for this organization */
             reason: string;
-            /** @example invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00 */
-            invoice_id: string;
+            /**
+             * @description The invoice the deposit address was handed out for; null when no invoice is known (reason_code no_known_reference)
+             * @example invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00
+             */
+            invoice_id: string | null;
             /**
              * @description The provider of what was sent (the coin or the token)
              * @example prov_ethereum_usdt
@@ -3233,7 +3236,7 @@ export interface components {
              */
             amount: string;
             /**
-             * @description The deposit address that received it
+             * @description The deposit address that received it (on Solana, the wallet: payments to it are told apart by their reference)
              * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
              */
             address: string;
@@ -3247,7 +3250,7 @@ export interface components {
             /** @example 21000123 */
             block_number: number;
             /**
-             * @description The idempotency key of the payment it becomes: <network>:<tx_hash>:<log_index|native>
+             * @description The idempotency key of the payment it becomes: <network>:<tx_hash>:<log_index|native> (Solana: solana:<signature>:<reference>; without an invoice solana:<signature>:<wallet>:<mint|native>, which keeps it once)
              * @example ethereum:0x8f1e3c2a9b7d4e6f0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6071:3
              */
             idempotency_key: string;
@@ -8306,6 +8309,29 @@ export interface operations {
                      *       "data": {
                      *         "items": [
                      *           {
+                     *             "id": "unmatched_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e11",
+                     *             "status": "OPEN",
+                     *             "reason_code": "no_known_reference",
+                     *             "reason": "The transaction carries no reference of a payment address this service handed out for the wallet (sent by hand, from an exchange, or with another reference), so no invoice is known: it is kept here and not recorded as a payment.",
+                     *             "invoice_id": null,
+                     *             "provider_id": "prov_solana_usdc",
+                     *             "network": "SOLANA",
+                     *             "currency": "USDC",
+                     *             "amount": "12.345678000000000000000000000000",
+                     *             "address": "HXtBm8XZbxaTt41uqaKhwUAa6Z1aPyvJdsZVENiWsetg",
+                     *             "tx_hash": "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW",
+                     *             "log_index": null,
+                     *             "block_number": 372104517,
+                     *             "idempotency_key": "solana:5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW:HXtBm8XZbxaTt41uqaKhwUAa6Z1aPyvJdsZVENiWsetg:EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
+                     *             "in_doubt": false,
+                     *             "attempts": 1,
+                     *             "payment_id": null,
+                     *             "happened_at": "2026-11-21 10:04:58",
+                     *             "created_at": "2026-11-21 10:05:01",
+                     *             "updated_at": "2026-11-21 10:05:01",
+                     *             "resolved_at": null
+                     *           },
+                     *           {
                      *             "id": "unmatched_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e10",
                      *             "status": "OPEN",
                      *             "reason_code": "provider_disabled",
@@ -8329,7 +8355,7 @@ export interface operations {
                      *             "resolved_at": null
                      *           }
                      *         ],
-                     *         "total": 1,
+                     *         "total": 2,
                      *         "limit": 20,
                      *         "offset": 0,
                      *         "has_more": false
