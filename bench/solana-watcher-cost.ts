@@ -7,7 +7,9 @@
  * the service does (`head`, `finalized`, then `scan` of the new slots with the real SolanaFollower), once
  * every `poll_interval_ms` (2000, the section's default), for `--seconds` of wall time per size, while
  * payers send `--payments` Solana Pay transfers a minute (SOL and USDC, each to a random open invoice's
- * reference). The N open invoices belong to `--merchants` wallets (one when N is 1); the watched set is
+ * reference), and asks each payment's signature again as the watcher does before it completes it
+ * (getSignatureStatuses, one per payment). The N open invoices belong to `--merchants` wallets (one when N is 1),
+ * which are the polled wallets (the registered ones: the watcher polls every active wallet); the watched set is
  * given whole up to 500 addresses and looked up otherwise, as the watcher does (here from memory: the
  * database side is bench/watcher-cost.ts's subject). Counts the requests the node answered, by method, and
  * prints them per minute, with what polling every reference one by one (one getSignaturesForAddress per
@@ -94,6 +96,9 @@ async function measure(size: number): Promise<Row> {
       if (head > cursor) {
         const read = await follower.scan({ from: cursor + 1n, to: head }, watched, [usdc]);
         found += read.transfers.length;
+        // The watcher asks each payment's signature again once before it completes (rechecksTransactions): one
+        // getSignatureStatuses per payment, counted here as it will be made.
+        for (const transfer of read.transfers) await follower.transactionBlock(transfer.txHash);
         cursor = head;
       }
       steps++;
