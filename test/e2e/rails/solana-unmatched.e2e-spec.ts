@@ -141,6 +141,29 @@ describe('Solana: money to the wallet without a known reference, and a confirmed
     expect(expectSuccess(await shop.test.get('/rails/unmatched')).total).toBe(1);
   });
 
+  it('puts an unmatched transfer in doubt when the chain drops its confirmed transaction; one finalized stays as it is', async () => {
+    const { bed } = setup;
+    const shop = await solanaMerchant(service);
+    const payer = await fundedWallet(bed);
+    const stays = bed.submit(await solTransfer(bed, payer, shop.wallet, 500_000_000n));
+    const dropped = bed.submit(await solTransfer(bed, payer, shop.wallet, 700_000_000n));
+    const items = await unmatchedOnce(shop.test, 2);
+    expect(items.every((t) => t.in_doubt === false)).toBe(true);
+    const gone = items.find((t) => t.tx_hash === dropped);
+    const kept = items.find((t) => t.tx_hash === stays);
+    expect(gone).toMatchObject({ amount: r30('0.7'), invoice_id: null });
+
+    // The fork that held the second dies; the finalized slot passes both.
+    bed.rollBack(dropped);
+    bed.advance(6);
+    await eventually(async () => expect(expectSuccess(await shop.test.get(`/rails/unmatched/${gone.id}`)).in_doubt).toBe(true));
+    await pause(500);
+    expect(expectSuccess(await shop.test.get(`/rails/unmatched/${kept.id}`))).toMatchObject({ in_doubt: false, amount: r30('0.5') });
+    // Still no invoice: the retry answers the same.
+    expectError(await shop.test.post(`/rails/unmatched/${gone.id}/retry`), 400, { code: 'transfer_without_invoice' });
+    expect(expectSuccess(await shop.test.get('/rails/unmatched')).total).toBe(2);
+  });
+
   it('cancels a payment whose confirmed transaction the chain drops before it is finalized (never COMPLETED); the invoice waits again and a new payment completes it', async () => {
     const { bed } = setup;
     const shop = await solanaMerchant(service);

@@ -67,7 +67,8 @@ export class UnattributedTransfersRepository {
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::numeric, $16::numeric, 'OPEN', $17, $18, 1, $19, $19)
        ON CONFLICT (mode, network, idempotency_key) DO UPDATE
          SET block_number = EXCLUDED.block_number, block_hash = EXCLUDED.block_hash, happened_at = EXCLUDED.happened_at, orphaned = false,
-             reason_code = EXCLUDED.reason_code, reason = EXCLUDED.reason, updated_at = EXCLUDED.updated_at
+             reason_code = EXCLUDED.reason_code, reason = EXCLUDED.reason, updated_at = EXCLUDED.updated_at,
+             final_checked = unattributed_transfers.final_checked AND NOT unattributed_transfers.orphaned
        WHERE unattributed_transfers.status = 'OPEN'
        RETURNING ${COLUMNS}, (xmax = 0) AS created`,
       [
@@ -95,6 +96,35 @@ export class UnattributedTransfersRepository {
     if (!rows[0]) return null;
     const { created, ...row } = rows[0];
     return { row, created };
+  }
+
+  /**
+   * Open transfers of a network not yet asked for again whose block is at or below `final` (chains whose
+   * blocks have no hash to compare, Solana: ChainFollower.rechecksTransactions), oldest first, at most `limit`.
+   * Read across organizations, as the watcher writes them.
+   */
+  async unchecked(
+    m: EntityManager,
+    mode: Mode,
+    network: string,
+    final: bigint,
+    limit: number,
+  ): Promise<Array<{ id: string; organization_id: string; tx_hash: string; block_number: string }>> {
+    return m.query(
+      `SELECT id, organization_id, tx_hash, block_number::text AS block_number FROM unattributed_transfers
+        WHERE mode = $1 AND network = $2 AND status = 'OPEN' AND NOT final_checked AND NOT orphaned AND block_number <= $3
+        ORDER BY block_number, id LIMIT $4`,
+      [mode, network, final.toString(), limit],
+    );
+  }
+
+  /** The answer of the check: still in its block (checked), or gone (in doubt, `in_doubt` in the API, until a scan keeps it again). */
+  async checked(m: EntityManager, mode: Mode, network: string, id: string, gone: boolean, now: Date): Promise<void> {
+    await m.query(
+      `UPDATE unattributed_transfers SET final_checked = NOT $4::boolean, orphaned = $4::boolean, updated_at = $5
+        WHERE mode = $1 AND network = $2 AND id = $3 AND status = 'OPEN'`,
+      [mode, network, id, gone, now],
+    );
   }
 
   async find(m: EntityManager, scope: Scope, id: string, lock = false): Promise<UnattributedTransferRow | null> {

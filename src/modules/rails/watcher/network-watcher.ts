@@ -176,9 +176,11 @@ export class NetworkWatcher {
       // A chain whose head moves every step (Solana's slots) may never have a step without a new block:
       // transfers its recheck put in doubt are settled once a scan has reached the head.
       if (to >= head && follower.rechecksTransactions && !this.mempool.available) await this.reorg.settleOrphans(head, null);
+      if (follower.rechecksTransactions && final !== null) await this.reorg.checkUnmatched(final);
       return to >= head;
     }
     await this.recorder.countConfirmations(head, final);
+    if (follower.rechecksTransactions && final !== null) await this.reorg.checkUnmatched(final);
     // The mempool first: a transfer in doubt whose transaction waits there again is not cancelled.
     const mempool = this.mempool.available ? await this.mempool.scan(head) : null;
     await this.reorg.settleOrphans(head, mempool);

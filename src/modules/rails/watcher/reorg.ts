@@ -5,6 +5,9 @@ import { confirmationsAt } from './transfer-facts';
 import { scopeOf, type WatcherContext } from './watcher-context';
 import { rpcCall } from './watcher-faults';
 
+/** Unmatched transfers asked for again per step (chains that recheck transactions; the rest waits for the next step). */
+const UNMATCHED_CHECKS = 100;
+
 /**
  * Reorganizations: finds that the remembered blocks left the chain and rewinds the cursor to the common
  * ancestor (the transfers above it are put in doubt), then settles each transfer in doubt that the
@@ -127,6 +130,34 @@ export class ReorgHandler {
         this.ctx.logger.error({ msg: 'completed payment reversed: its transaction left the canonical chain', event: 'chain_payment_reversed', ...entry });
       } else {
         this.ctx.logger.warn({ msg: 'payment cancelled: its transaction left the canonical chain', event: 'chain_payment_cancelled', ...entry });
+      }
+    }
+  }
+
+  /**
+   * Chains whose blocks have no hash to compare (`ChainFollower.rechecksTransactions`, Solana): the open
+   * unmatched transfers whose slot the node's final block now covers are asked for once more (at most
+   * UNMATCHED_CHECKS a step, oldest first). One whose transaction the node no longer knows (its fork died)
+   * is put in doubt (`in_doubt`), as a reorg puts one on other chains; it is kept again, and asked again, if
+   * its transaction lands later. The others are checked for good.
+   */
+  async checkUnmatched(final: bigint): Promise<void> {
+    const { mode, network } = this.ctx.config;
+    const rows = await this.ctx.deps.unmatched.unchecked(this.ctx.deps.manager, mode, network, final, UNMATCHED_CHECKS);
+    for (const row of rows) {
+      const minedIn = await rpcCall('transaction', () => this.ctx.follower.transactionBlock(row.tx_hash));
+      const gone = minedIn === null;
+      await this.ctx.deps.run((tx) => this.ctx.deps.unmatched.checked(tx, mode, network, row.id, gone, this.ctx.deps.clock.now()));
+      if (gone) {
+        this.ctx.logger.warn({
+          msg: 'the node no longer knows the transaction of an unmatched transfer (its fork was dropped); it is in doubt',
+          event: 'chain_unmatched_dropped',
+          ...this.ctx.labels,
+          id: row.id,
+          organization_id: row.organization_id,
+          tx_hash: row.tx_hash,
+          block: row.block_number,
+        });
       }
     }
   }
