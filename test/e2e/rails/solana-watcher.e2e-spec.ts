@@ -123,6 +123,11 @@ describe('the Solana rail against a litesvm node in Solana JSON-RPC shapes', () 
     expect(await shortState(shop.test, invoiceId)).toMatchObject({ status: 'COMPLETED', substatus: 'PAID_OVER' });
     await pause(500);
     expect(await paymentsOf(shop.test, invoiceId)).toHaveLength(1);
+    // Neither is lost: each is an unmatched transfer of the wallet's organization, without an invoice.
+    const [loose] = expectSuccess(await shop.test.get('/rails/unmatched')).items;
+    expect(loose).toMatchObject({ invoice_id: null, reason_code: 'no_known_reference', provider_id: USDT, amount: r30('10'), address: shop.wallet });
+    const [elsewhere] = expectSuccess(await stranger.test.get('/rails/unmatched')).items;
+    expect(elsewhere).toMatchObject({ invoice_id: null, reason_code: 'no_known_reference', provider_id: USDT, amount: r30('10'), address: stranger.wallet });
   });
 
   it('a transaction seen only at processed and then dropped never becomes a payment; the same payment landing later does', async () => {
