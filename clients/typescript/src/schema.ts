@@ -3255,7 +3255,7 @@ export interface components {
              */
             idempotency_key: string;
             /**
-             * @description A chain reorganization took its block away: it cannot be retried until the watcher finds it again
+             * @description A chain reorganization took its block away (on Solana: the node no longer knows its confirmed transaction, its fork dropped): it cannot be retried until the watcher finds it again
              * @example false
              */
             in_doubt: boolean;

@@ -264,7 +264,12 @@ export class UnmatchedTransferDto {
       'without an invoice solana:<signature>:<wallet>:<mint|native>, which keeps it once)',
   })
   idempotency_key: string;
-  @ApiProperty({ example: false, description: 'A chain reorganization took its block away: it cannot be retried until the watcher finds it again' })
+  @ApiProperty({
+    example: false,
+    description:
+      'A chain reorganization took its block away (on Solana: the node no longer knows its confirmed transaction, its fork dropped): ' +
+      'it cannot be retried until the watcher finds it again',
+  })
   in_doubt: boolean;
   @ApiProperty({ example: 1, description: 'Times the payment was asked for (the watcher, then each retry)' }) attempts: number;
   @ApiProperty({ example: null, nullable: true, type: String, description: 'The payment a retry recorded' }) payment_id: string | null;

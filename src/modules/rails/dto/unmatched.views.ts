@@ -28,7 +28,7 @@ export interface UnmatchedTransferView {
   block_number: number;
   /** The payment's idempotency key once recorded: `<network>:<tx_hash>:<log_index|native>`. */
   idempotency_key: string;
-  /** A reorganization took its block away; it cannot be retried until the chain has it again. */
+  /** A reorganization took its block away (Solana: the node no longer knows its confirmed transaction); it cannot be retried until the chain has it again. */
   in_doubt: boolean;
   attempts: number;
   payment_id: string | null;
