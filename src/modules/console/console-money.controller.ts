@@ -16,22 +16,11 @@ import {
   UpdateInvoiceRequestDto,
 } from '../invoices';
 import { validationOptions } from '../../shared/http/validation';
-import { GetPaymentQuery, ListPaymentsQuery } from '../payments';
-import { CancelRefundCommand, CreateRefundCommand, GetRefundQuery, ListRefundsQuery, type RefundStatus } from '../refunds';
+import { GetPaymentQuery, ListPaymentsQuery, PAYMENT_STATUSES } from '../payments';
+import { CancelRefundCommand, CreateRefundCommand, GetRefundQuery, ListRefundsQuery, REFUND_STATUSES, type RefundStatus } from '../refunds';
 import { ConsoleFormPost, ConsoleGate, Form, formText, SignedMember } from './console-gate';
 import type { Notice } from './domain/pages';
-import {
-  EventRowView,
-  invoiceDetailPage,
-  type NewInvoiceForm,
-  newInvoicePage,
-  PAYMENT_STATUSES,
-  paymentPage,
-  paymentsPage,
-  REFUND_STATUSES,
-  refundPage,
-  refundsPage,
-} from './pages/money-pages';
+import { EventRowView, invoiceDetailPage, type NewInvoiceForm, newInvoicePage, paymentPage, paymentsPage, refundPage, refundsPage } from './pages/money-pages';
 import { pageStringsOf } from './pages/page-strings';
 
 const PAGE_SIZE = 25;

@@ -1,3 +1,5 @@
+import { PAYMENT_STATUSES } from '../../payments';
+import { REFUND_STATUSES } from '../../refunds';
 import { exportButton } from '../domain/export-pages';
 import { html, SafeHtml } from '../domain/html';
 import { Notice, page, PageContext } from '../domain/pages';
@@ -288,9 +290,6 @@ function listPage(
       </div>`,
   );
 }
-
-export const PAYMENT_STATUSES = ['PENDING', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
-export const REFUND_STATUSES = ['AWAITING_DESTINATION', 'AWAITING_PAYOUT', 'SENT', 'COMPLETED', 'CANCELED', 'EXPIRED'] as const;
 
 export function paymentsPage(c: PageContext, p: PageStrings, rows: PaymentRowView[], status: string, next: string | null): string {
   return listPage(c, p, p.payments, '/payments', PAYMENT_STATUSES, status, paymentsTable(c, p, rows, true), next);
