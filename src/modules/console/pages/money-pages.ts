@@ -2,6 +2,7 @@ import { PAYMENT_STATUSES } from '../../payments';
 import { REFUND_STATUSES } from '../../refunds';
 import { exportButton } from '../domain/export-pages';
 import { html, SafeHtml } from '../domain/html';
+import { table } from '../domain/table';
 import { Notice, page, PageContext } from '../domain/pages';
 import { may } from '../domain/roles';
 import type { PageStrings } from './page-strings';
@@ -93,30 +94,6 @@ function figures(pairs: Array<[string, SafeHtml | string]>): SafeHtml {
         </div>`,
     )}
   </dl>`;
-}
-
-function table(caption: string, columns: string[], rows: Array<Array<SafeHtml | string>>, empty: string, id?: string): SafeHtml {
-  if (rows.length === 0) return html`<p>${empty}</p>`;
-  return html`<div class="scroll" tabindex="0" ${id ? html`id="${id}"` : ''}>
-    <table>
-      <caption>
-        ${caption}
-      </caption>
-      <thead>
-        <tr>
-          ${columns.map((col) => html`<th scope="col">${col}</th>`)}
-        </tr>
-      </thead>
-      <tbody>
-        ${rows.map(
-          (r) =>
-            html`<tr>
-              ${r.map((cell) => html`<td>${cell}</td>`)}
-            </tr>`,
-        )}
-      </tbody>
-    </table>
-  </div>`;
 }
 
 const link = (href: string, text: string) => html`<a href="${href}">${text}</a>`;
