@@ -20,21 +20,15 @@
  * 4. Measures step 2 again and prints one JSON line: per operation the median and p95 before and after, and
  *    their ratio (1.0: unchanged), with the table sizes. Writes it to bench/results/large-history-<time>.json.
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions, migrate } from '../src/shared/db/data-source';
-import { freePort } from './process-tools';
+import { benchOption, ROOT, serviceCall, startService as startBuiltService, withDatabase } from './process-tools';
 
-const argv = process.argv.slice(2);
-const opt = (name: string, fallback: string) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : fallback;
-};
-const ROOT = join(__dirname, '..', '..');
-const MAIN = join(ROOT, 'dist', 'src', 'main.js');
+const opt = benchOption;
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 const DAY_MS = 86_400_000;
 const days = Number(opt('days', '365'));
@@ -43,57 +37,20 @@ const usageCount = Number(opt('usage', '5000000'));
 const ops = Number(opt('ops', '200'));
 const log = (msg: string) => process.stderr.write(`${msg}\n`);
 
-function withDatabase(serverUrl: string, database: string): string {
-  const url = new URL(serverUrl);
-  url.pathname = `/${database}`;
-  return url.toString();
-}
-
-async function startService(databaseUrl: string): Promise<{ child: ChildProcess; base: string }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [MAIN], {
-    env: {
-      ...(process.env as Record<string, string>),
-      NODE_ENV: 'development',
-      DATABASE_URL: databaseUrl,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      SUBSCRIPTIONS_TICK_SECONDS: '0',
-      INVOICE_SWEEP_SECONDS: '0',
-      PARTITION_RETENTION_SECONDS: '0',
-      RATES_HISTORY_RETENTION_DAYS: '1000',
-      USAGE_EVENTS_RETENTION_DAYS: '1000',
-      WORKER_PASSES_ON_DEMAND: 'true',
-      RATE_LIMIT_ENABLED: 'false',
-      RATE_SOURCES: 'none',
-      ADMIN_API_TOKEN: ADMIN_TOKEN,
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
+/** The built service for this bench: retention long enough to keep all that is filled, every worker's pass on demand. */
+const startService = (databaseUrl: string) =>
+  startBuiltService(databaseUrl, ADMIN_TOKEN, {
+    NODE_ENV: 'development',
+    SUBSCRIPTIONS_TICK_SECONDS: '0',
+    INVOICE_SWEEP_SECONDS: '0',
+    PARTITION_RETENTION_SECONDS: '0',
+    RATES_HISTORY_RETENTION_DAYS: '1000',
+    USAGE_EVENTS_RETENTION_DAYS: '1000',
+    WORKER_PASSES_ON_DEMAND: 'true',
   });
-  const base = `http://127.0.0.1:${port}`;
-  const until = Date.now() + 120_000;
-  while (Date.now() < until) {
-    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${base}/health`)).status === 200) return { child, base };
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('service did not start');
-}
 
-async function call(base: string, key: string | null, method: string, path: string, body?: unknown): Promise<any> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (key) headers.authorization = `Bearer ${key}`;
-  else headers['x-admin-token'] = ADMIN_TOKEN;
-  const res = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const json = (await res.json()) as { data: any };
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
-  return json.data;
-}
+const call = (base: string, key: string | null, method: string, path: string, body?: unknown): Promise<any> =>
+  serviceCall(base, ADMIN_TOKEN, key, method, path, body);
 
 interface Timing {
   median_ms: number;

@@ -21,19 +21,14 @@ import { SolanaFollower } from '../src/modules/rails/solana/solana-follower';
 import type { WatchedAddresses } from '../src/modules/rails/domain/payment-rail';
 import { SolanaRpcServer } from '../test/chain/solana-rpc-server';
 import { createMint, fundedWallet, giveTokens, solTransfer, tokenTransfer } from '../test/chain/solana-wallet';
+import { benchOption as opt, sleep } from './watcher-bench';
 
-const argv = process.argv.slice(2);
-const opt = (name: string, fallback: string) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : fallback;
-};
 const SIZES = opt('sizes', '1,1000,10000').split(',').map(Number);
 const MERCHANTS = Number(opt('merchants', '10'));
 const SECONDS = Number(opt('seconds', '10'));
 const PAYMENTS_PER_MINUTE = Number(opt('payments', '30'));
 const POLL_MS = 2000;
 const LOAD_MAX = 500;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Row {
   open_invoices: number;

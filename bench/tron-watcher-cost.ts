@@ -19,52 +19,34 @@
  *    The calls do not depend on the machine's load; the times do. Prints a table and one JSON line,
  *    and writes it to bench/results/watcher-cost-tron.json.
  */
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import { Client } from 'pg';
-import { Address, createPublicClient, createTestClient, createWalletClient, http, parseAbi } from 'viem';
-import { HDKey, mnemonicToAccount } from 'viem/accounts';
+import type { Address } from 'viem';
+import { HDKey } from 'viem/accounts';
 import { hexToTron, tronToHex } from '../src/modules/rails/tron/tron-address';
 import { NILE_CHAIN_ID, TronRpcProxy } from '../test/chain/tron-rpc-proxy';
-import { freePort, processCpuMs } from './process-tools';
+import { processCpuMs, ROOT } from './process-tools';
+import {
+  BenchChildren,
+  benchDatabase,
+  benchOption as opt,
+  mineBlock,
+  MNEMONIC,
+  scanMetrics,
+  sleep,
+  startHardhat,
+  startWatcherService,
+  waitFor,
+  watcherCursor,
+} from './watcher-bench';
 
-const argv = process.argv.slice(2);
-const opt = (name: string, fallback: string) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : fallback;
-};
-const ROOT = join(__dirname, '..', '..');
-const MAIN = join(ROOT, 'dist', 'src', 'main.js');
 const RESULTS = join(ROOT, 'bench', 'results');
-const SERVER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const MNEMONIC = 'test test test test test test test test test test test junk';
-const ADMIN = 'watcher-bench-admin-token-0123456789';
-const CHAIN = { id: 31337, name: 'Local', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [] as string[] } } };
-const ABI = parseAbi(['function transfer(address to, uint256 value) returns (bool)']);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor<T>(what: string, check: () => Promise<T | null>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check().catch(() => null);
-    if (value !== null && value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 const randomHex = (): Address => `0x${randomBytes(20).toString('hex')}`;
-
-async function scanMetrics(baseUrl: string): Promise<{ sum: number; count: number }> {
-  const text = await (await fetch(`${baseUrl}/metrics`)).text();
-  const sum = Number(/^chain_scan_seconds_sum\{[^}]*network="tron"[^}]*\} ([\d.e+-]+)$/m.exec(text)?.[1] ?? 0);
-  const count = Number(/^chain_scan_seconds_count\{[^}]*network="tron"[^}]*\} (\d+)$/m.exec(text)?.[1] ?? 0);
-  return { sum, count };
-}
 
 interface TronPhase {
   scans: number;
@@ -78,46 +60,13 @@ interface TronPhase {
 export async function tronWatcherCost(): Promise<void> {
   const sizes = opt('sizes', '1,100,1000').split(',').map(Number);
   const blocks = Number(opt('blocks', '10'));
-  const children: ChildProcess[] = [];
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-      process.exit(130);
-    });
-  }
-  const admin = new Client({ connectionString: SERVER_URL });
-  await admin.connect();
-  const dbName = `ipa_tronbench_${Date.now()}`;
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  const dbUrl = new URL(SERVER_URL);
-  dbUrl.pathname = `/${dbName}`;
+  const children = new BenchChildren();
+  const database = await benchDatabase('ipa_tronbench');
   let proxy: TronRpcProxy | null = null;
   try {
     // The chain, its token, and the java-tron stand-in in front of it.
-    const rpcPort = await freePort();
-    const rpcUrl = `http://127.0.0.1:${rpcPort}`;
-    const node = spawn(
-      process.execPath,
-      [
-        join(ROOT, 'node_modules', 'hardhat', 'internal', 'cli', 'cli.js'),
-        'node',
-        '--config',
-        join(ROOT, 'test', 'chain', 'hardhat.config.js'),
-        '--hostname',
-        '127.0.0.1',
-        '--port',
-        String(rpcPort),
-      ],
-      { cwd: ROOT, env: { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true' }, stdio: 'ignore' },
-    );
-    children.push(node);
-    const transport = http(rpcUrl, { retryCount: 0 });
-    const chain = createPublicClient({ chain: CHAIN, transport });
-    const test = createTestClient({ chain: CHAIN, mode: 'hardhat', transport });
-    await waitFor('the hardhat node', async () => (await chain.getChainId()) || null);
-    const usdt = execFileSync(process.execPath, [join(ROOT, 'scripts', 'local-chain.js'), 'deploy', rpcUrl], { encoding: 'utf8' }).trim() as Address;
-    const sender = mnemonicToAccount(MNEMONIC, { addressIndex: 0 });
-    const wallet = createWalletClient({ chain: CHAIN, account: sender, transport });
+    const hardhat = await startHardhat(children);
+    const { rpcUrl, usdt } = hardhat;
     proxy = await TronRpcProxy.start(rpcUrl);
 
     // The service.
@@ -137,37 +86,7 @@ export async function tronWatcherCost(): Promise<void> {
         },
       }),
     );
-    const port = await freePort();
-    const service = spawn(process.execPath, [MAIN], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        NODE_ENV: 'test',
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'warn',
-        DATABASE_URL: dbUrl.toString(),
-        ADMIN_API_TOKEN: ADMIN,
-        DEMO_ORGANIZATION: 'false',
-        CHAINS_FILE: chainsFile,
-        WEB_CONCURRENCY: '1',
-        RATE_LIMIT_TEST: '100000',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    children.push(service);
-    const baseUrl = `http://127.0.0.1:${port}`;
-    await waitFor('the service', async () => ((await fetch(`${baseUrl}/health/ready`)).status === 200 ? true : null));
-    const call = async (path: string, body: unknown, key?: string) => {
-      const res = await fetch(`${baseUrl}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(key ? { authorization: key } : { 'x-admin-token': ADMIN }) },
-        body: JSON.stringify(body),
-      });
-      const json = (await res.json()) as { data: Record<string, unknown> };
-      if (res.status >= 300) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
-      return json.data;
-    };
+    const { baseUrl, pid: servicePid, call } = await startWatcherService(children, database.url, chainsFile);
     const org = await call('/admin/organizations', { name: 'Tron watcher bench' });
     const key = org.test_key as string;
     const xpub = HDKey.fromMasterSeed(mnemonicToSeedSync(MNEMONIC)).derive(`m/44'/195'/7'`).publicExtendedKey;
@@ -180,32 +99,19 @@ export async function tronWatcherCost(): Promise<void> {
     const oursUsdt = await invoiceFor('USDT', 'prov_tron_usdt');
     const oursTrx = await invoiceFor('TRX', 'prov_tron_tron');
 
-    const db = new Client({ connectionString: dbUrl.toString() });
+    const db = new Client({ connectionString: database.url });
     await db.connect();
-    const cursor = async () =>
-      Number((await db.query(`SELECT block_number FROM chain_cursors WHERE mode = 'test' AND network = 'tron'`)).rows[0]?.block_number ?? -1);
+    const cursor = watcherCursor(db, 'tron');
     await waitFor('the watcher cursor', async () => ((await cursor()) >= 0 ? true : null));
-    const servicePid = service.pid!;
-
-    const mineOne = async (transfers: Array<{ to: Address; token: boolean }>): Promise<void> => {
-      await test.setAutomine(false);
-      for (const t of transfers) {
-        if (t.token) await wallet.writeContract({ address: usdt, abi: ABI, functionName: 'transfer', args: [t.to, 1_000_000n], chain: CHAIN, account: sender });
-        else await wallet.sendTransaction({ to: t.to, value: 10n ** 15n, chain: CHAIN, account: sender });
-      }
-      await test.mine({ blocks: 1 });
-      await test.setAutomine(true);
-      const height = Number(await chain.getBlockNumber({ cacheTime: 0 }));
-      await waitFor(`the watcher at block ${height}`, async () => ((await cursor()) >= height ? true : null));
-    };
+    const mineOne = (transfers: Array<{ to: Address; token: boolean }>) => mineBlock(hardhat, cursor, transfers);
 
     const snapshotCalls = () => new Map(proxy!.calls);
     const measure = async (phase: Array<Array<{ to: Address; token: boolean }>>): Promise<TronPhase> => {
       await sleep(300);
-      const [m0, c0, k0] = [await scanMetrics(baseUrl), processCpuMs(servicePid), snapshotCalls()];
+      const [m0, c0, k0] = [await scanMetrics(baseUrl, 'tron'), processCpuMs(servicePid), snapshotCalls()];
       for (const transfers of phase) await mineOne(transfers);
       await sleep(300);
-      const [m1, c1, k1] = [await scanMetrics(baseUrl), processCpuMs(servicePid), snapshotCalls()];
+      const [m1, c1, k1] = [await scanMetrics(baseUrl, 'tron'), processCpuMs(servicePid), snapshotCalls()];
       const scans = m1.count - m0.count;
       const byMethod: Record<string, number> = {};
       let total = 0;
@@ -277,15 +183,8 @@ export async function tronWatcherCost(): Promise<void> {
     writeFileSync(join(RESULTS, 'watcher-cost-tron.json'), `${line}\n`);
   } finally {
     await proxy?.stop();
-    for (const child of children.reverse()) {
-      if (child.exitCode === null) {
-        child.kill('SIGTERM');
-        await sleep(500);
-        if (child.exitCode === null) child.kill('SIGKILL');
-      }
-    }
+    await children.stop();
     await sleep(500);
-    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
-    await admin.end();
+    await database.drop();
   }
 }

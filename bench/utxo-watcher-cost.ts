@@ -18,7 +18,7 @@
  *    waits for the cursor: `chain_scan_seconds` of that scan, the service's CPU over the block, and the rows
  *    of deposit_addresses PostgreSQL read.
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,30 +26,14 @@ import { join } from 'node:path';
 import { HDKey } from '@scure/bip32';
 import { Client } from 'pg';
 import { freePort, processCpuMs } from './process-tools';
+import { BenchChildren, benchDatabase, benchOption as opt, scanMetrics, sleep, startWatcherService, waitFor as waitForAtMost } from './watcher-bench';
 
-const argv = process.argv.slice(2);
-const opt = (name: string, fallback: string) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : fallback;
-};
-const ROOT = join(__dirname, '..', '..');
-const MAIN = join(ROOT, 'dist', 'src', 'main.js');
 const SIZES = opt('sizes', '1,1000,100000').split(',').map(Number);
 const TXS = Number(opt('txs', '2000'));
-const SERVER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const LITECOIND = process.env.LITECOIND ?? '/usr/lib/litecoin/litecoind';
-const ADMIN = 'watcher-bench-admin-token-0123456789';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function waitFor<T>(what: string, check: () => Promise<T | null>, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check().catch(() => null);
-    if (value !== null && value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
+/** Litecoin Core and the mempool of thousands of transactions take longer than the other families: two minutes by default. */
+const waitFor = <T>(what: string, check: () => Promise<T | null>, timeoutMs = 120_000) => waitForAtMost(what, check, timeoutMs);
 
 class Node {
   private id = 0;
@@ -72,24 +56,12 @@ class Node {
   }
 }
 
-async function scanMetrics(baseUrl: string): Promise<{ sum: number; count: number }> {
-  const text = await (await fetch(`${baseUrl}/metrics`)).text();
-  const sum = Number(/^chain_scan_seconds_sum\{[^}]*network="litecoin"[^}]*\} ([\d.e+-]+)$/m.exec(text)?.[1] ?? 0);
-  const count = Number(/^chain_scan_seconds_count\{[^}]*network="litecoin"[^}]*\} (\d+)$/m.exec(text)?.[1] ?? 0);
-  return { sum, count };
-}
-
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 export async function utxoWatcherCost(): Promise<void> {
-  const children: ChildProcess[] = [];
+  const children = new BenchChildren();
   const datadir = mkdtempSync(join(tmpdir(), 'ipa-utxobench-'));
-  const admin = new Client({ connectionString: SERVER_URL });
-  await admin.connect();
-  const dbName = `ipa_utxobench_${Date.now()}`;
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  const dbUrl = new URL(SERVER_URL);
-  dbUrl.pathname = `/${dbName}`;
+  const database = await benchDatabase('ipa_utxobench');
   try {
     const rpcPort = await freePort();
     const litecoind = spawn(
@@ -112,7 +84,7 @@ export async function utxoWatcherCost(): Promise<void> {
       ],
       { stdio: 'ignore' },
     );
-    children.push(litecoind);
+    children.add(litecoind);
     const node = new Node(rpcPort);
     await waitFor(
       'litecoind',
@@ -149,38 +121,7 @@ export async function utxoWatcherCost(): Promise<void> {
       chainsFile,
       JSON.stringify({ test: { litecoin: { rpc_url: `http://bench:bench@127.0.0.1:${rpcPort}`, chain: 'regtest', poll_interval_ms: 1000 } } }),
     );
-    const port = await freePort();
-    const service = spawn(process.execPath, [MAIN], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        NODE_ENV: 'test',
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'warn',
-        DATABASE_URL: dbUrl.toString(),
-        ADMIN_API_TOKEN: ADMIN,
-        DEMO_ORGANIZATION: 'false',
-        CHAINS_FILE: chainsFile,
-        WEB_CONCURRENCY: '1',
-        RATE_LIMIT_TEST: '100000',
-        RATE_SOURCES: 'none',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    children.push(service);
-    const baseUrl = `http://127.0.0.1:${port}`;
-    await waitFor('the service', async () => ((await fetch(`${baseUrl}/health/ready`)).status === 200 ? true : null));
-    const call = async (path: string, body: unknown, key?: string) => {
-      const res = await fetch(`${baseUrl}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(key ? { authorization: key } : { 'x-admin-token': ADMIN }) },
-        body: JSON.stringify(body),
-      });
-      const json = (await res.json()) as { data: Record<string, unknown> };
-      if (res.status >= 300) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
-      return json.data;
-    };
+    const { baseUrl, pid: servicePid, call } = await startWatcherService(children, database.url, chainsFile, { RATE_SOURCES: 'none' });
     const org = await call('/admin/organizations', { name: 'UTXO watcher bench' });
     const key = org.test_key as string;
     const vpub = HDKey.fromMasterSeed(randomBytes(32), { public: 0x045f1cf6, private: 0x045f18bc }).derive("m/84'/1'/0'").publicExtendedKey;
@@ -193,7 +134,7 @@ export async function utxoWatcherCost(): Promise<void> {
       );
       return (await call(`/invoices/${invoice.id as string}/payment_address`, { provider_id: 'prov_litecoin_litecoin' }, key)).address as string;
     };
-    const db = new Client({ connectionString: dbUrl.toString() });
+    const db = new Client({ connectionString: database.url });
     db.on('error', () => undefined); // dropped with its database at the end
     await db.connect();
     const cursor = async () =>
@@ -255,21 +196,21 @@ export async function utxoWatcherCost(): Promise<void> {
       for (let i = 0; i < signed.length; i += 200) await node.batch(signed.slice(i, i + 200).map((hex) => ['sendrawtransaction', [hex]]));
       const paid = await node.call<string>('sendtoaddress', [ours, '0.001']);
       const fillMs = Date.now() - filledAt;
-      const c0 = processCpuMs(service.pid!);
+      const c0 = processCpuMs(servicePid);
       await waitFor('the mempool read', async () => ((await paymentOf(paid)) ? true : null), 600_000);
       const mempoolReadMs = Date.now() - filledAt - fillMs;
-      const mempoolCpu = processCpuMs(service.pid!) - c0;
+      const mempoolCpu = processCpuMs(servicePid) - c0;
       await sleep(11_000);
       const rows0 = Number(
         (await db.query(`SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) AS n FROM pg_stat_user_tables WHERE relname = 'deposit_addresses'`))
           .rows[0].n,
       );
-      const [m0, cpu0] = [await scanMetrics(baseUrl), processCpuMs(service.pid!)];
+      const [m0, cpu0] = [await scanMetrics(baseUrl, 'litecoin'), processCpuMs(servicePid)];
       const [hash] = await node.call<string[]>('generatetoaddress', [1, miner]);
       const height = await node.call<{ height: number; nTx: number }>('getblock', [hash, 1]);
       await waitFor(`the watcher at block ${height.height}`, async () => ((await cursor()) >= height.height ? true : null), 600_000);
       await waitFor('the confirmation', async () => ((await paymentOf(paid))?.confirmations === 1 ? true : null));
-      const [m1, cpu1] = [await scanMetrics(baseUrl), processCpuMs(service.pid!)];
+      const [m1, cpu1] = [await scanMetrics(baseUrl, 'litecoin'), processCpuMs(servicePid)];
       await sleep(11_000);
       const rows1 = Number(
         (await db.query(`SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) AS n FROM pg_stat_user_tables WHERE relname = 'deposit_addresses'`))
@@ -301,15 +242,8 @@ export async function utxoWatcherCost(): Promise<void> {
     process.stderr.write(`utxo bench failed: ${(error as Error).stack ?? String(error)}\n`);
     throw error;
   } finally {
-    for (const child of children.reverse()) {
-      if (child.exitCode === null) {
-        child.kill('SIGTERM');
-        await Promise.race([new Promise((r) => child.once('exit', r)), sleep(15_000)]);
-        if (child.exitCode === null) child.kill('SIGKILL');
-      }
-    }
+    await children.stop(15_000, true);
     rmSync(datadir, { recursive: true, force: true });
-    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
-    await admin.end();
+    await database.drop();
   }
 }

@@ -24,59 +24,38 @@
  *    (generic plans, as the service's sessions run them).
  *    Prints a table and one JSON line.
  */
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { Address, createPublicClient, createTestClient, createWalletClient, http, parseAbi, PublicClient, TestClient } from 'viem';
-import { HDKey, mnemonicToAccount } from 'viem/accounts';
+import { HDKey } from 'viem/accounts';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import { LOAD_ADDRESSES_MAX, WATCHED_AMONG_SQL, WATCHED_UP_TO_SQL } from '../src/modules/rails/persistence/watched-addresses';
-import { freePort, processCpuMs } from './process-tools';
+import { processCpuMs } from './process-tools';
 import { tronWatcherCost } from './tron-watcher-cost';
 import { utxoWatcherCost } from './utxo-watcher-cost';
+import {
+  BenchChildren,
+  benchDatabase,
+  benchOption as opt,
+  mineBlock,
+  MNEMONIC,
+  scanMetrics,
+  sleep,
+  startHardhat,
+  startWatcherService,
+  waitFor,
+  watcherCursor,
+} from './watcher-bench';
 
-const argv = process.argv.slice(2);
-const opt = (name: string, fallback: string) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : fallback;
-};
-const ROOT = join(__dirname, '..', '..');
-const MAIN = join(ROOT, 'dist', 'src', 'main.js');
 const SIZES = opt('sizes', '1,1000,100000').split(',').map(Number);
 const BLOCKS = Number(opt('blocks', '20'));
 /** Addresses handed out earlier whose monitoring window has closed (not watched, still in the table). */
 const EXPIRED = Number(opt('expired', '0'));
-const SERVER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const MNEMONIC = 'test test test test test test test test test test test junk';
-const ADMIN = 'watcher-bench-admin-token-0123456789';
-const CHAIN = { id: 31337, name: 'Local', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [] as string[] } } };
-const ABI = parseAbi(['function transfer(address to, uint256 value) returns (bool)']);
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 function randomAddress(): string {
   let hex = '';
   for (let i = 0; i < 40; i++) hex += Math.floor(Math.random() * 16).toString(16);
   return `0x${hex}`;
-}
-
-async function waitFor<T>(what: string, check: () => Promise<T | null>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check().catch(() => null);
-    if (value !== null && value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
-async function scanMetrics(baseUrl: string): Promise<{ sum: number; count: number }> {
-  const text = await (await fetch(`${baseUrl}/metrics`)).text();
-  const sum = Number(/^chain_scan_seconds_sum\{[^}]*network="ethereum"[^}]*\} ([\d.e+-]+)$/m.exec(text)?.[1] ?? 0);
-  const count = Number(/^chain_scan_seconds_count\{[^}]*network="ethereum"[^}]*\} (\d+)$/m.exec(text)?.[1] ?? 0);
-  return { sum, count };
 }
 
 async function depositRowsRead(db: Client): Promise<number> {
@@ -158,48 +137,13 @@ interface Phase {
   deposit_rows_read_per_scan: number;
 }
 
-/** The node and the service this run started: stopped at the end, or when the run is interrupted. */
-const children: ChildProcess[] = [];
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-    process.exit(130);
-  });
-}
-
 async function main(): Promise<void> {
-  const admin = new Client({ connectionString: SERVER_URL });
-  await admin.connect();
-  const dbName = `ipa_watchbench_${Date.now()}`;
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  const dbUrl = new URL(SERVER_URL);
-  dbUrl.pathname = `/${dbName}`;
+  const children = new BenchChildren();
+  const database = await benchDatabase('ipa_watchbench');
   try {
     // The chain and its token.
-    const rpcPort = await freePort();
-    const rpcUrl = `http://127.0.0.1:${rpcPort}`;
-    const node = spawn(
-      process.execPath,
-      [
-        join(ROOT, 'node_modules', 'hardhat', 'internal', 'cli', 'cli.js'),
-        'node',
-        '--config',
-        join(ROOT, 'test', 'chain', 'hardhat.config.js'),
-        '--hostname',
-        '127.0.0.1',
-        '--port',
-        String(rpcPort),
-      ],
-      { cwd: ROOT, env: { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true' }, stdio: 'ignore' },
-    );
-    children.push(node);
-    const transport = http(rpcUrl, { retryCount: 0 });
-    const chain: PublicClient = createPublicClient({ chain: CHAIN, transport });
-    const test: TestClient = createTestClient({ chain: CHAIN, mode: 'hardhat', transport });
-    await waitFor('the hardhat node', async () => (await chain.getChainId()) || null);
-    const usdt = execFileSync(process.execPath, [join(ROOT, 'scripts', 'local-chain.js'), 'deploy', rpcUrl], { encoding: 'utf8' }).trim() as Address;
-    const sender = mnemonicToAccount(MNEMONIC, { addressIndex: 0 });
-    const wallet = createWalletClient({ chain: CHAIN, account: sender, transport });
+    const hardhat = await startHardhat(children);
+    const { rpcUrl, usdt } = hardhat;
 
     // The service.
     const chainsFile = join(mkdtempSync(join(tmpdir(), 'ipa-watchbench-')), 'chains.json');
@@ -207,37 +151,7 @@ async function main(): Promise<void> {
       chainsFile,
       JSON.stringify({ test: { ethereum: { rpc_url: rpcUrl, chain_id: 31337, tokens: { usdt }, poll_interval_ms: 100, confirmations: 12 } } }),
     );
-    const port = await freePort();
-    const service = spawn(process.execPath, [MAIN], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        NODE_ENV: 'test',
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'warn',
-        DATABASE_URL: dbUrl.toString(),
-        ADMIN_API_TOKEN: ADMIN,
-        DEMO_ORGANIZATION: 'false',
-        CHAINS_FILE: chainsFile,
-        WEB_CONCURRENCY: '1',
-        RATE_LIMIT_TEST: '100000',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    children.push(service);
-    const baseUrl = `http://127.0.0.1:${port}`;
-    await waitFor('the service', async () => ((await fetch(`${baseUrl}/health/ready`)).status === 200 ? true : null));
-    const call = async (path: string, body: unknown, key?: string) => {
-      const res = await fetch(`${baseUrl}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(key ? { authorization: key } : { 'x-admin-token': ADMIN }) },
-        body: JSON.stringify(body),
-      });
-      const json = (await res.json()) as { data: Record<string, unknown> };
-      if (res.status >= 300) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
-      return json.data;
-    };
+    const { baseUrl, pid: servicePid, call } = await startWatcherService(children, database.url, chainsFile);
     const org = await call('/admin/organizations', { name: 'Watcher bench' });
     const key = org.test_key as string;
     const xpub = HDKey.fromMasterSeed(mnemonicToSeedSync(MNEMONIC)).derive(`m/44'/60'/7'`).publicExtendedKey;
@@ -250,31 +164,17 @@ async function main(): Promise<void> {
     const pay = await call(`/invoices/${invoice.id as string}/payment_address`, { provider_id: 'prov_ethereum_usdt' }, key);
     const ours = (pay.address as string).toLowerCase();
 
-    const db = new Client({ connectionString: dbUrl.toString() });
+    const db = new Client({ connectionString: database.url });
     await db.connect();
-    const cursor = async () =>
-      Number((await db.query(`SELECT block_number FROM chain_cursors WHERE mode = 'test' AND network = 'ethereum'`)).rows[0]?.block_number ?? -1);
+    const cursor = watcherCursor(db, 'ethereum');
     await waitFor('the watcher cursor', async () => ((await cursor()) >= 0 ? true : null));
-    const servicePid = service.pid!;
-
-    const mineOne = async (transfers: Array<{ to: string; token: boolean }>): Promise<void> => {
-      await test.setAutomine(false);
-      for (const t of transfers) {
-        if (t.token)
-          await wallet.writeContract({ address: usdt, abi: ABI, functionName: 'transfer', args: [t.to as Address, 1_000_000n], chain: CHAIN, account: sender });
-        else await wallet.sendTransaction({ to: t.to as Address, value: 10n ** 15n, chain: CHAIN, account: sender });
-      }
-      await test.mine({ blocks: 1 });
-      await test.setAutomine(true);
-      const height = Number(await chain.getBlockNumber({ cacheTime: 0 }));
-      await waitFor(`the watcher at block ${height}`, async () => ((await cursor()) >= height ? true : null));
-    };
+    const mineOne = (transfers: Array<{ to: string; token: boolean }>) => mineBlock(hardhat, cursor, transfers);
 
     const measure = async (blocks: Array<Array<{ to: string; token: boolean }>>): Promise<Phase> => {
       await sleep(11_000); // let every session report its table counters
-      const [m0, c0, r0] = [await scanMetrics(baseUrl), processCpuMs(servicePid), await depositRowsRead(db)];
+      const [m0, c0, r0] = [await scanMetrics(baseUrl, 'ethereum'), processCpuMs(servicePid), await depositRowsRead(db)];
       for (const transfers of blocks) await mineOne(transfers);
-      const [m1, c1] = [await scanMetrics(baseUrl), processCpuMs(servicePid)];
+      const [m1, c1] = [await scanMetrics(baseUrl, 'ethereum'), processCpuMs(servicePid)];
       await sleep(11_000);
       const r1 = await depositRowsRead(db);
       const scans = m1.count - m0.count;
@@ -333,16 +233,9 @@ async function main(): Promise<void> {
     }
     console.log(JSON.stringify({ blocks_per_phase: BLOCKS, payments_recorded: payments.n, results }));
   } finally {
-    for (const child of children.reverse()) {
-      if (child.exitCode === null) {
-        child.kill('SIGTERM');
-        await new Promise((r) => setTimeout(r, 500));
-        if (child.exitCode === null) child.kill('SIGKILL');
-      }
-    }
+    await children.stop();
     await sleep(500);
-    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
-    await admin.end();
+    await database.drop();
   }
 }
 

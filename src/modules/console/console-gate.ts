@@ -10,9 +10,9 @@ import { GetOrganizationProfileQuery } from '../organizations';
 import { ConsoleAssets } from './console-assets';
 import { ConsoleAuth, ConsoleSession } from './console-auth.service';
 import { AppConfig } from '../../shared/config/app-config';
-import { messagePage, PageContext } from './domain/pages';
+import { BareContext, messagePage, PageContext } from './domain/pages';
 import { Action, may } from './domain/roles';
-import { chooseConsoleLanguage, stringsOf } from './domain/strings';
+import { chooseConsoleLanguage, ConsoleLanguage, stringsOf } from './domain/strings';
 import type { MemberRow } from './persistence/console.repository';
 import { ConsoleRepository } from './persistence/console.repository';
 
@@ -31,7 +31,10 @@ export function formText(value: unknown): string {
   return typeof value === 'string' ? value : '';
 }
 
-function cookies(req: Request): Record<string, string> {
+export const SESSION_COOKIE = 'console_session';
+const LANG_COOKIE = 'console_lang';
+
+export function cookies(req: Request): Record<string, string> {
   const out: Record<string, string> = {};
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const i = part.indexOf('=');
@@ -40,7 +43,8 @@ function cookies(req: Request): Record<string, string> {
   return out;
 }
 
-function same(a: string | undefined, b: string): boolean {
+/** Whether a presented token equals the expected one (compared in constant time). */
+export function same(a: string | undefined, b: string): boolean {
   if (typeof a !== 'string') return false;
   const x = Buffer.from(a);
   const y = Buffer.from(b);
@@ -56,9 +60,9 @@ export interface SignedMember {
 }
 
 /**
- * The console pages' door, shared by the page controllers: the session cookie, the mode in the path,
- * the CSRF token of a post, the role table (`may`) and the audit log. Each method answers the request
- * itself when it refuses (sign-in redirect, 404, 403) and returns null or false.
+ * The console pages' door, shared by every console controller: the session cookie, the language, the
+ * mode in the path, the CSRF token of a post, the role table (`may`) and the audit log. Each method
+ * answers the request itself when it refuses (sign-in redirect, 404, 403) and returns null or false.
  */
 @Injectable()
 export class ConsoleGate {
@@ -83,15 +87,37 @@ export class ConsoleGate {
     res.type('text/html; charset=utf-8');
   }
 
+  /** A console cookie (path /console, HttpOnly, Secure in production); `maxAgeSeconds` null: for the browser session, 0: removed. */
+  cookie(res: Response, name: string, value: string, maxAgeSeconds: number | null, sameSite = 'Lax'): void {
+    const parts = [`${name}=${encodeURIComponent(value)}`, 'Path=/console', 'HttpOnly', `SameSite=${sameSite}`];
+    if (this.config.isProduction) parts.push('Secure');
+    if (maxAgeSeconds !== null) parts.push(`Max-Age=${maxAgeSeconds}`);
+    const prev = res.getHeader('Set-Cookie');
+    res.setHeader('Set-Cookie', [...(Array.isArray(prev) ? prev : prev ? [String(prev)] : []), parts.join('; ')]);
+  }
+
+  /** The page's language: `?lang=` (remembered in a cookie for a year), else the remembered one, else the browser's. */
+  language(req: Request, res: Response): ConsoleLanguage {
+    const q = req.query.lang;
+    if (q === 'en' || q === 'de') {
+      this.cookie(res, LANG_COOKIE, q, 365 * 24 * 3600);
+      return q;
+    }
+    return chooseConsoleLanguage(cookies(req)[LANG_COOKIE], req.headers['accept-language']);
+  }
+
+  /** The context of a page without a session (sign-in, one-time links, refusals). */
+  bare(req: Request, res: Response): BareContext {
+    const lang = this.language(req, res);
+    return { lang, s: stringsOf(lang), assetVersion: this.assets.version };
+  }
+
   /** The signed-in member for a page in `modeText`, or null after answering. `post`: a state change (checks the CSRF token). */
   async signed(req: Request, res: Response, modeText: string, path: string, post: boolean): Promise<SignedMember | null> {
     this.headers(res);
-    const jar = cookies(req);
-    const q = req.query.lang;
-    const lang = q === 'en' || q === 'de' ? q : chooseConsoleLanguage(jar.console_lang, req.headers['accept-language']);
-    const s = stringsOf(lang);
-    const bare = { lang, s, assetVersion: this.assets.version };
-    const session = await this.auth.session(jar.console_session);
+    const bare = this.bare(req, res);
+    const { lang, s } = bare;
+    const session = await this.auth.session(cookies(req)[SESSION_COOKIE]);
     if (!session) {
       if (post || req.headers['hx-request']) {
         res.setHeader('HX-Redirect', '/console/sign-in');
@@ -128,9 +154,12 @@ export class ConsoleGate {
     return { session, member: session.member, ctx, scope: { organizationId: session.member.organization_id as OrgId, mode } };
   }
 
-  /** The role table, enforced on the server: false after answering 403. */
-  allowed(g: SignedMember, res: Response, action: Action): boolean {
-    if (may(g.member.role, action, g.scope.mode)) return true;
+  /**
+   * The role table, enforced on the server: false after answering 403. `ok` replaces the table's answer
+   * where the action depends on its object as well (a key's access, the role a member is given).
+   */
+  allowed(g: SignedMember, res: Response, action: Action, ok = may(g.member.role, action, g.scope.mode)): boolean {
+    if (ok) return true;
     res.status(403).send(messagePage(g.ctx, g.ctx.s.forbidden, g.ctx.s.forbidden));
     return false;
   }
@@ -152,10 +181,13 @@ export class ConsoleGate {
     }
   }
 
-  /** Records a console action in the audit log: the member, what, which object, from which address, in the page's mode. */
-  audit(g: SignedMember, req: Request, action: string, target: string | null): Promise<void> {
+  /**
+   * Records a console action in the audit log: the member, what, which object, from which address, in the
+   * page's mode (null: an action on the organization rather than on one mode, such as a member's role).
+   */
+  audit(g: SignedMember, req: Request, action: string, target: string | null, mode: Mode | null = g.scope.mode): Promise<void> {
     return this.repo.audit(
-      { organization_id: g.scope.organizationId, mode: g.scope.mode, actor_type: 'member', actor_id: g.member.id, action, target, ip: req.ip ?? null },
+      { organization_id: g.scope.organizationId, mode, actor_type: 'member', actor_id: g.member.id, action, target, ip: req.ip ?? null },
       new Date(),
     );
   }

@@ -16,27 +16,16 @@ import {
   UpdateInvoiceRequestDto,
 } from '../invoices';
 import { validationOptions } from '../../shared/http/validation';
-import { GetPaymentQuery, ListPaymentsQuery } from '../payments';
-import { CancelRefundCommand, CreateRefundCommand, GetRefundQuery, ListRefundsQuery, type RefundStatus } from '../refunds';
+import { GetPaymentQuery, ListPaymentsQuery, PAYMENT_STATUSES } from '../payments';
+import { CancelRefundCommand, CreateRefundCommand, GetRefundQuery, ListRefundsQuery, REFUND_STATUSES, type RefundStatus } from '../refunds';
 import { ConsoleFormPost, ConsoleGate, Form, formText, SignedMember } from './console-gate';
 import type { Notice } from './domain/pages';
-import {
-  EventRowView,
-  invoiceDetailPage,
-  type NewInvoiceForm,
-  newInvoicePage,
-  PAYMENT_STATUSES,
-  paymentPage,
-  paymentsPage,
-  REFUND_STATUSES,
-  refundPage,
-  refundsPage,
-} from './pages/money-pages';
+import { EventRowView, invoiceDetailPage, type NewInvoiceForm, newInvoicePage, paymentPage, paymentsPage, refundPage, refundsPage } from './pages/money-pages';
 import { pageStringsOf } from './pages/page-strings';
 
 const PAGE_SIZE = 25;
-/** How many of the mode's latest events the invoice page looks through for the invoice's own. */
-const EVENT_WINDOW = 100;
+/** How many of an invoice's events (its own, its payments' and refunds') the invoice page shows at a time. */
+const EVENTS_PAGE = 100;
 
 function cursor(value: unknown, prefix: string): string | undefined {
   const t = formText(value);
@@ -129,27 +118,24 @@ export class ConsoleMoneyController {
   async invoice(@Param('mode') mode: string, @Param('id') id: string, @Req() req: Request, @Res() res: Response): Promise<void> {
     const g = await this.gate.signed(req, res, mode, '/invoices', false);
     if (!g || !this.gate.allowed(g, res, 'read')) return;
-    await this.renderInvoice(g, res, id, 200, null);
+    const offset = /^\d{1,9}$/.test(formText(req.query.events_offset)) ? Number(formText(req.query.events_offset)) : 0;
+    await this.renderInvoice(g, res, id, 200, null, offset);
   }
 
-  private async renderInvoice(g: SignedMember, res: Response, id: string, status: number, n: Notice): Promise<void> {
+  private async renderInvoice(g: SignedMember, res: Response, id: string, status: number, n: Notice, eventsOffset = 0): Promise<void> {
     const invoice = await this.gate.found(g, res, () => this.queries.execute(new GetInvoiceQuery(g.scope, id, ['items'], null)));
     if (!invoice) return;
-    const [payments, refunds, events] = await Promise.all([
+    const [payments, refunds] = await Promise.all([
       this.queries.execute(new ListPaymentsQuery(g.scope, { invoiceId: invoice.id, limit: 100, offset: 0 })),
       this.queries.execute(new ListRefundsQuery(g.scope, { invoiceId: invoice.id, limit: 100, offset: 0 })),
-      this.queries.execute(new ListEventsQuery(g.scope, { limit: EVENT_WINDOW, offset: 0 })),
     ]);
-    const paymentIds = new Set(payments.items.map((x) => x.id));
-    const refundIds = new Set(refunds.items.map((r) => r.id));
-    const own: EventRowView[] = [];
-    for (const e of events.items) {
+    // The events of the invoice and of its payments and refunds, wherever they stand in the mode's history.
+    const objectIds = [invoice.id, ...payments.items.map((x) => x.id), ...refunds.items.map((r) => r.id)];
+    const events = await this.queries.execute(new ListEventsQuery(g.scope, { objectIds, limit: EVENTS_PAGE, offset: eventsOffset }));
+    const own: EventRowView[] = events.items.map((e) => {
       const object = e.data.object as { id?: unknown } | null;
-      const objectId = typeof object?.id === 'string' ? object.id : '';
-      if (objectId === invoice.id || paymentIds.has(objectId) || refundIds.has(objectId)) {
-        own.push({ id: e.id, type: e.type, created_at: e.created_at, object_id: objectId });
-      }
-    }
+      return { id: e.id, type: e.type, created_at: e.created_at, object_id: typeof object?.id === 'string' ? object.id : '' };
+    });
     const html = invoiceDetailPage(
       g.ctx,
       pageStringsOf(g.ctx.lang),
@@ -168,6 +154,7 @@ export class ConsoleMoneyController {
         payments: payments.items,
         refunds: refunds.items,
         events: own,
+        eventsPage: { offset: eventsOffset, total: events.total, size: EVENTS_PAGE },
       },
       n,
     );

@@ -239,7 +239,11 @@ export class AppConfig {
   @Min(1)
   RATE_LIMIT_ANONYMOUS = 25;
 
-  /** Failed authentications per minute per client address before its unknown keys get 429 (a valid key is never refused for them). */
+  /**
+   * Failed authentications per minute per client address, unknown or malformed API keys and failed console sign-ins
+   * counted together: past it, its unknown keys get 429 (a valid key is never refused for them) and so do all its
+   * console sign-ins, a right password included, until the minute ends.
+   */
   @Transform(toInt)
   @IsInt()
   @Min(1)

@@ -489,10 +489,12 @@ export const PLATFORM_SETTINGS: readonly SettingDoc[] = [
     name: 'RATE_LIMIT_AUTH_FAILURES',
     section: 'Rate limits',
     default: '30',
-    description: 'Failed authentications per minute per client address before its keyed requests get 429.',
+    description:
+      'Failed authentications per minute per client address (unknown or malformed API keys and failed console sign-ins, counted together) before its unknown keys and all its console sign-ins get 429.',
     readme: {
       default: '`30`',
-      meaning: 'Failed authentications per minute per client address before its unknown keys get 429 (a valid key is never refused for them).',
+      meaning:
+        'Failed authentications per minute per client address (an IPv6 address by its /64), counted together: requests with an unknown or malformed API key, and failed console sign-ins. Past it, until the minute ends, its unknown keys get 429 instead of 401 (a valid key is never refused for them) and every console sign-in from it gets 429, a right password included.',
     },
   },
   {

@@ -73,6 +73,16 @@ describe('keysetPageStatement', () => {
     expect(text).not.toContain('hits');
   });
 
+  it('counts no match when countTotal is false, whichever way the page is found', () => {
+    for (const shape of [request(), { ...request(), parts: undefined }, { ...request(), parts: undefined, filtered: false }]) {
+      const counted = keysetPageStatement(shape).text;
+      const uncounted = keysetPageStatement({ ...shape, countTotal: false }).text;
+      expect(counted).toMatch(/count\(\*\) FROM (invoices|hits)/);
+      expect(uncounted).not.toMatch(/count\(\*\) FROM (invoices|hits)/);
+      expect(uncounted).toContain('(NULL)::text AS total');
+    }
+  });
+
   it('puts the cursor condition in every walk', () => {
     const { text } = keysetPageStatement({ ...request(), startingAfter: 'invoice_x' });
     expect(text.match(/AND \(created_at, id\) < \(SELECT created_at, id FROM cur\) ORDER BY/g)).toHaveLength(2);

@@ -26,10 +26,16 @@ export interface KeysetPageRequest {
    * a count of `where` on its own.
    */
   parts?: string[];
+  /**
+   * False: the matches are not counted and `total` is -1 (a caller walking every page, such as an
+   * export, counts once on its first page rather than again for each page).
+   */
+  countTotal?: boolean;
 }
 
 export interface KeysetPage<R> {
   rows: R[];
+  /** The number of matches; -1 when the request's countTotal was false. */
   total: number;
   hasMore: boolean;
 }
@@ -65,7 +71,7 @@ export async function keysetPage<R extends { id: string | null }>(m: EntityManag
   const rows: Array<R & { total: string; cursor_found: number }> = await m.query(preparedShape('list_page', text), params);
   if (q.startingAfter !== undefined && rows[0].cursor_found === 0) return null;
   const found = rows.filter((r) => r.id !== null);
-  return { rows: found.slice(0, q.limit), total: Number.parseInt(rows[0].total, 10), hasMore: found.length > q.limit };
+  return { rows: found.slice(0, q.limit), total: rows[0].total === null ? -1 : Number.parseInt(rows[0].total, 10), hasMore: found.length > q.limit };
 }
 
 /*
@@ -204,6 +210,7 @@ export function keysetPageStatement(q: KeysetPageRequest): { text: string; param
     matches = `ids AS (${walk(q.where)}
                    ${newestFirst}),`;
   }
+  if (q.countTotal === false) total = 'NULL';
   // The cursor row and the page's rows are read by primary key; the scope is checked on the row, as
   // `(...) IS TRUE` so that no index on the scope can serve the lookup. Without statistics the planner
   // expects the scope to match one row, as the key does, and took an index on the scope: each of the

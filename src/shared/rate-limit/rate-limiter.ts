@@ -200,7 +200,7 @@ export class RateLimiter implements OnModuleDestroy {
     return this.decide(`ip:${client}`, this.config.RATE_LIMIT_ANONYMOUS, this.config.RATE_LIMIT_WINDOW_MS, true);
   }
 
-  /** Whether this client address is still allowed to present keys (too many failures block it for a minute). */
+  /** Whether this client address may still present unknown keys and sign in to the console (too many failures block it for a minute). */
   authFailuresAllowed(client: string): Promise<LimitDecision> {
     return this.decide(`authfail:${client}`, this.config.RATE_LIMIT_AUTH_FAILURES, 60_000, false);
   }

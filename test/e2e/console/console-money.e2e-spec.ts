@@ -67,6 +67,47 @@ describe('management console: invoices, payments and refunds', () => {
     await org.owner.get('/console/test?lang=en');
   });
 
+  it("an invoice's page finds its events wherever they stand in the mode's history, and pages through more than a page of them", async () => {
+    const o = await consoleOrg();
+    const api = new Api(o.testKey);
+    const old = await pendingInvoice(api);
+    /** `count` events of `objectId` (or of other objects when null), each a second apart after `from`. */
+    const addEvents = (count: number, objectId: string | null, from: string) =>
+      sql(
+        `INSERT INTO events (id, organization_id, mode, type, data, created_at)
+         SELECT 'event_' || gen_random_uuid(), $1, 'test', 'invoice.updated',
+                jsonb_build_object('object', jsonb_build_object('id', coalesce($2, 'invoice_other_' || g))), $3::timestamptz + g * interval '1 second'
+           FROM generate_series(1, $4) AS g`,
+        [o.organizationId, objectId, from, count],
+      );
+    // 120 newer events of other invoices: the old invoice's own is no longer among the mode's latest 100.
+    await addEvents(120, null, new Date(Date.now() + 60_000).toISOString());
+    const oldPage = await o.owner.get(`/console/test/invoices/${old}`);
+    expect(oldPage.status).toBe(200);
+    expect(oldPage.text).toMatch(new RegExp(`<td>invoice\\.created</td>\\s*<td>${old}</td>`));
+    expect(oldPage.text).not.toContain('invoice_other_');
+    expect(oldPage.text).not.toContain('id="events-range"');
+
+    // An invoice with 105 events besides its invoice.created: the first 100 (newest first), then the other 6.
+    const busy = await pendingInvoice(api);
+    await addEvents(105, busy, new Date(Date.now() + 600_000).toISOString());
+    const rows = (text: string) => text.slice(text.indexOf('id="events-h"')).match(new RegExp(`<td>${busy}</td>`, 'g'))?.length ?? 0;
+    const first = await o.owner.get(`/console/test/invoices/${busy}`);
+    expect(rows(first.text)).toBe(100);
+    expect(first.text).toMatch(/id="events-range">\s*1–100 of 106/);
+    expect(first.text).toContain(`href="/console/test/invoices/${busy}?events_offset=100#events-h" rel="next">Older events</a>`);
+    expect(first.text).not.toContain('Newer events');
+    const second = await o.owner.get(`/console/test/invoices/${busy}?events_offset=100`);
+    expect(rows(second.text)).toBe(6);
+    expect(second.text).toMatch(/id="events-range">\s*101–106 of 106/);
+    expect(second.text).toMatch(new RegExp(`<td>invoice\\.created</td>\\s*<td>${busy}</td>`));
+    expect(second.text).toContain(`href="/console/test/invoices/${busy}?events_offset=0#events-h" rel="prev">Newer events</a>`);
+    expect(second.text).not.toContain('Older events');
+    // A bad offset is the first page; another organization's member sees no events of it (404).
+    expect(rows((await o.owner.get(`/console/test/invoices/${busy}?events_offset=-5`)).text)).toBe(100);
+    expect((await other.owner.get(`/console/test/invoices/${busy}?events_offset=100`)).status).toBe(404);
+  });
+
   it('voids a pending invoice and marks another paid through the invoices commands, and records both in the audit log', async () => {
     const a = await pendingInvoice(test);
     const b = await pendingInvoice(test);

@@ -149,7 +149,12 @@ describe('CSV exports over the API', () => {
       "'\tindented",
       'plain, with comma',
     ]);
-    // The raw text: the guarded cell is quoted only where RFC 4180 needs it.
+    // The raw text: the guarded cell is quoted only where RFC 4180 needs it (a quote or a comma; a tab is not a reason).
+    const raw = (await o.test.get('/exports/refunds.csv')).text;
+    expect(raw).toContain(`,"'=HYPERLINK(""http://evil.example"",""click"")",`);
+    expect(raw).toMatch(/,'\+1\+2,/);
+    expect(raw).toMatch(/,'\tindented,/);
+    expect(raw).toContain(',"plain, with comma",');
     expect(csv.rows[0]).toMatchObject({ amount: r30(1), currency: 'USD', amount_usd: r30(1), status: 'AWAITING_DESTINATION', 'payout.amount': '' });
     const list = expectSuccess(await o.test.get('/refunds?limit=100')).items;
     for (const [i, item] of list.entries()) for (const h of csv.header) expect([h, csv.rows[i][h]]).toEqual([h, cellOf(item, h)]);

@@ -1,5 +1,6 @@
 import type { Mode } from '../../../shared/auth/request-context';
 import { html } from './html';
+import { hiddenHeading, table } from './table';
 import { Notice, page, PageContext } from './pages';
 import { may, Role } from './roles';
 import type { ConsoleLanguage } from './strings';
@@ -109,64 +110,48 @@ export function keysPage(
     c,
     s.api_keys,
     html`${n ? html`<p class="notice ${n.kind}" role="${n.kind === 'error' ? 'alert' : 'status'}">${n.text}</p>` : ''}
-      ${
-        secret
-          ? html`<div class="once" role="status">
-              <p>${s.key_created}</p>
-              <p><code class="secret" id="new-key">${secret}</code></p>
-              ${rolled ? html`<p id="rolled-until">${w.rolled} ${rolled.expires_at} (UTC).</p>` : ''}
-            </div>`
-          : ''
-      }
-      ${!full && !readOnly ? html`<p>${w.view_only}</p>` : ''}
-      <div class="scroll" tabindex="0">
-        <table>
-          <caption>
-            ${s.api_keys} (${c.mode === 'test' ? s.mode_test : s.mode_live})
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">${w.name}</th>
-              <th scope="col">${s.prefix}</th>
-              <th scope="col">${s.access}</th>
-              <th scope="col">${s.created}</th>
-              <th scope="col">${w.last_used}</th>
-              <th scope="col">${s.status}</th>
-              <th scope="col"><span class="sr-only">${s.action}</span></th>
-            </tr>
-          </thead>
-          <tbody>
-            ${keys.map(
-              (k) =>
-                html`<tr data-key="${k.id}">
-                  <td>${k.name}</td>
-                  <td><code>${k.prefix}…</code></td>
-                  <td>${k.read_only ? s.read_only : s.full_access}</td>
-                  <td>${k.created_at}</td>
-                  <td data-last-used>${k.last_used_at ?? w.never}</td>
-                  <td>${status(k)}</td>
-                  <td>${actions(k)}</td>
-                </tr>`,
-            )}
-          </tbody>
-        </table>
-      </div>
-      ${
-        readOnly || full
-          ? html`<section>
-              <h2>${s.create_key}</h2>
-              <form method="post" action="/console/${c.mode}/api-keys" class="stack">
-                <input type="hidden" name="_csrf" value="${c.csrf}" />
-                <label for="key-name">${w.name}</label><input id="key-name" name="name" maxlength="100" />
-                <fieldset>
-                  <legend>${s.access}</legend>
-                  ${full ? html`<label><input type="radio" name="access" value="full" checked /> ${s.full_access}</label>` : ''}
-                  <label><input type="radio" name="access" value="read_only" ${full ? '' : html` checked`} /> ${s.read_only}</label>
-                </fieldset>
-                <button type="submit">${s.create_key}</button>
-              </form>
-            </section>`
-          : ''
-      }`,
+    ${
+      secret
+        ? html`<div class="once" role="status">
+            <p>${s.key_created}</p>
+            <p><code class="secret" id="new-key">${secret}</code></p>
+            ${rolled ? html`<p id="rolled-until">${w.rolled} ${rolled.expires_at} (UTC).</p>` : ''}
+          </div>`
+        : ''
+    }
+    ${!full && !readOnly ? html`<p>${w.view_only}</p>` : ''}
+    ${table(
+      `${s.api_keys} (${c.mode === 'test' ? s.mode_test : s.mode_live})`,
+      [w.name, s.prefix, s.access, s.created, w.last_used, s.status, hiddenHeading(s.action)],
+      keys.map((k) => ({
+        attrs: html`data-key="${k.id}"`,
+        cells: [
+          k.name,
+          html`<code>${k.prefix}…</code>`,
+          k.read_only ? s.read_only : s.full_access,
+          k.created_at,
+          { content: k.last_used_at ?? w.never, attrs: html`data-last-used` },
+          status(k),
+          actions(k),
+        ],
+      })),
+    )}
+    ${
+      readOnly || full
+        ? html`<section>
+            <h2>${s.create_key}</h2>
+            <form method="post" action="/console/${c.mode}/api-keys" class="stack">
+              <input type="hidden" name="_csrf" value="${c.csrf}" />
+              <label for="key-name">${w.name}</label><input id="key-name" name="name" maxlength="100" />
+              <fieldset>
+                <legend>${s.access}</legend>
+                ${full ? html`<label><input type="radio" name="access" value="full" checked /> ${s.full_access}</label>` : ''}
+                <label><input type="radio" name="access" value="read_only" ${full ? '' : html` checked`} /> ${s.read_only}</label>
+              </fieldset>
+              <button type="submit">${s.create_key}</button>
+            </form>
+          </section>`
+        : ''
+    }`,
   );
 }

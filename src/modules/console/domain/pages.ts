@@ -1,6 +1,7 @@
 import type { Mode } from '../../../shared/auth/request-context';
 import { exportButton, exportWords } from './export-pages';
 import { html, jsonBlock, SafeHtml } from './html';
+import { hiddenHeading, num, rowHeader, table } from './table';
 import { webhookWords } from './webhook-pages';
 import { may, mayAssign, Role, ROLES } from './roles';
 import type { ConsoleLanguage, ConsoleStrings } from './strings';
@@ -253,106 +254,34 @@ export function overviewPage(c: PageContext, d: OverviewData): string {
       </script>
       <details open>
         <summary>${s.data_table}</summary>
-        <div class="scroll" tabindex="0">
-          <table>
-            <caption>
-              ${s.volume_by_day} · ${s.invoices_by_day}
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">${s.date}</th>
-                <th scope="col">${s.volume_usd}</th>
-                <th scope="col">${s.count}</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${d.series.map(
-                (p) =>
-                  html`<tr>
-                    <th scope="row">${p.date}</th>
-                    <td class="num">${p.payments_volume_usd}</td>
-                    <td class="num">${p.invoices_count}</td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>
-        </div>
-        <div class="scroll" tabindex="0">
-          <table>
-            <caption>
-              ${s.status_mix}
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">${s.status}</th>
-                <th scope="col">${s.count}</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${statuses.map(
-                ([k, v]) =>
-                  html`<tr>
-                    <th scope="row">${k}</th>
-                    <td class="num">${v}</td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>
-        </div>
-        <div class="scroll" tabindex="0">
-          <table>
-            <caption>
-              ${s.providers_by_volume}
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">${s.provider}</th>
-                <th scope="col">${s.payments_count}</th>
-                <th scope="col">${s.volume_usd}</th>
-                <th scope="col">${s.share}</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${d.providers.map(
-                (p) =>
-                  html`<tr>
-                    <th scope="row">${p.name}</th>
-                    <td class="num">${p.payments_count}</td>
-                    <td class="num">${p.volume_usd}</td>
-                    <td class="num">${percent(p.share)}</td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>
-        </div>
+        ${table(
+          `${s.volume_by_day} · ${s.invoices_by_day}`,
+          [s.date, s.volume_usd, s.count],
+          d.series.map((p) => [rowHeader(p.date), num(p.payments_volume_usd), num(p.invoices_count)]),
+        )}
+        ${table(
+          s.status_mix,
+          [s.status, s.count],
+          statuses.map(([k, v]) => [rowHeader(k), num(v)]),
+        )}
+        ${table(
+          s.providers_by_volume,
+          [s.provider, s.payments_count, s.volume_usd, s.share],
+          d.providers.map((p) => [rowHeader(p.name), num(p.payments_count), num(p.volume_usd), num(percent(p.share))]),
+        )}
       </details>
       <section aria-labelledby="top-customers">
         <h2 id="top-customers">${s.top_customers}</h2>
-        ${
-          d.top_customers.length
-            ? html`<div class="scroll" tabindex="0">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">${s.customer}</th>
-                      <th scope="col">${s.invoice_count}</th>
-                      <th scope="col">${s.paid_usd}</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${d.top_customers.map(
-                      (t) =>
-                        html`<tr>
-                          <th scope="row"><a href="/console/${c.mode}/customers?email=${encodeURIComponent(t.customer_email)}">${t.customer_email}</a></th>
-                          <td class="num">${t.invoices_count}</td>
-                          <td class="num">${t.paid_volume_usd}</td>
-                        </tr>`,
-                    )}
-                  </tbody>
-                </table>
-              </div>`
-            : html`<p>${s.none_in_period}</p>`
-        }
+        ${table(
+          null,
+          [s.customer, s.invoice_count, s.paid_usd],
+          d.top_customers.map((t) => [
+            rowHeader(html`<a href="/console/${c.mode}/customers?email=${encodeURIComponent(t.customer_email)}">${t.customer_email}</a>`),
+            num(t.invoices_count),
+            num(t.paid_volume_usd),
+          ]),
+          s.none_in_period,
+        )}
       </section>`,
     ['chart.umd.min.js', 'console.js'],
   );
@@ -402,38 +331,18 @@ export function invoicesPage(c: PageContext, rows: InvoiceRow[], f: InvoiceFilte
         created_at_from: f.created_from,
         created_at_to: f.created_to,
       })}
-      ${
-        rows.length === 0
-          ? html`<p>${s.no_invoices}</p>`
-          : html`<div class="scroll" tabindex="0">
-              <table>
-                <caption>
-                  ${s.invoices}
-                </caption>
-                <thead>
-                  <tr>
-                    <th scope="col">${s.id}</th>
-                    <th scope="col">${s.status}</th>
-                    <th scope="col">${s.amount}</th>
-                    <th scope="col">${s.customer}</th>
-                    <th scope="col">${s.created}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${rows.map(
-                    (r) =>
-                      html`<tr>
-                        <td><a href="/console/${c.mode}/invoices/${r.id}">${r.id}</a></td>
-                        <td>${r.status}</td>
-                        <td class="num">${r.price} ${r.currency}</td>
-                        <td>${r.customer_email ?? ''}</td>
-                        <td>${r.created_at}</td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>
-            </div>`
-      }
+      ${table(
+        s.invoices,
+        [s.id, s.status, s.amount, s.customer, s.created],
+        rows.map((r) => [
+          html`<a href="/console/${c.mode}/invoices/${r.id}">${r.id}</a>`,
+          r.status,
+          num(`${r.price} ${r.currency}`),
+          r.customer_email ?? '',
+          r.created_at,
+        ]),
+        s.no_invoices,
+      )}
       ${nextQuery ? html`<p><a href="/console/${c.mode}/invoices?${nextQuery}">${s.next_page}</a></p>` : ''}`,
   );
 }
@@ -458,89 +367,71 @@ export function membersPage(c: PageContext, members: MemberView[], n: Notice, li
     c,
     s.members,
     html`${notice(n)}
-      ${
-        link
-          ? html`<div class="once" role="status">
-              <p>${link.text}</p>
-              <p><code class="secret" id="one-time-link">${link.url}</code></p>
-            </div>`
-          : ''
-      }
-      <div class="scroll" tabindex="0">
-        <table>
-          <caption>
-            ${s.members}
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">${s.email}</th>
-              <th scope="col">${s.role}</th>
-              <th scope="col">${s.last_sign_in}</th>
-              ${manage ? html`<th scope="col"><span class="sr-only">${s.action}</span></th>` : ''}
-            </tr>
-          </thead>
-          <tbody>
-            ${members.map((m) => {
-              const self = m.id === me.id;
-              const editable = manage && mayAssign(me.role, m.role, m.role);
-              return html`<tr data-member="${m.id}">
-                <td>${m.email}${m.name ? html` <span class="muted">(${m.name})</span>` : ''}${self ? html` <span class="muted">(${s.you})</span>` : ''}</td>
-                <td>${m.role}</td>
-                <td>${m.pending ? s.pending : (m.last_sign_in_at ?? s.never)}</td>
-                ${
-                  manage
-                    ? html`<td>
-                        ${
-                          editable
-                            ? html`<form method="post" action="/console/${c.mode}/members/${m.id}/role" class="inline">
-                                  <input type="hidden" name="_csrf" value="${c.csrf}" />
-                                  <label class="sr-only" for="role-${m.id}">${s.role}: ${m.email}</label>
-                                  <select id="role-${m.id}" name="role">
-                                    ${roleOptions(m.role, m.role)}
-                                  </select>
-                                  <button type="submit">${s.change_role}</button>
-                                </form>
-                                <form method="post" action="/console/${c.mode}/members/${m.id}/reset" class="inline">
-                                  <input type="hidden" name="_csrf" value="${c.csrf}" /><button type="submit" aria-label="${s.reset_password}: ${m.email}">
-                                    ${s.reset_password}
-                                  </button>
-                                </form>
-                                ${m.locked ? html`<form method="post" action="/console/${c.mode}/members/${m.id}/unlock" class="inline"><input type="hidden" name="_csrf" value="${c.csrf}" /><button type="submit" aria-label="${s.unlock}: ${m.email}">${s.unlock}</button></form>` : ''}
-                                <form method="post" action="/console/${c.mode}/members/${m.id}/remove" class="inline">
-                                  <input type="hidden" name="_csrf" value="${c.csrf}" /><button
-                                    type="submit"
-                                    class="danger"
-                                    aria-label="${s.remove}: ${m.email}"
-                                  >
-                                    ${s.remove}
-                                  </button>
-                                </form>`
-                            : ''
-                        }
-                      </td>`
-                    : ''
-                }
-              </tr>`;
-            })}
-          </tbody>
-        </table>
-      </div>
-      ${
-        manage
-          ? html`<section>
-              <h2>${s.invite_member}</h2>
-              <form method="post" action="/console/${c.mode}/members" class="stack">
-                <input type="hidden" name="_csrf" value="${c.csrf}" />
-                <label for="invite-email">${s.email}</label><input id="invite-email" name="email" type="email" required />
-                <label for="invite-name">${s.name}</label><input id="invite-name" name="name" maxlength="200" /> <label for="invite-role">${s.role}</label
-                ><select id="invite-role" name="role">
-                  ${roleOptions('developer', null)}
-                </select>
-                <button type="submit">${s.invite}</button>
-              </form>
-            </section>`
-          : ''
-      }`,
+    ${
+      link
+        ? html`<div class="once" role="status">
+            <p>${link.text}</p>
+            <p><code class="secret" id="one-time-link">${link.url}</code></p>
+          </div>`
+        : ''
+    }
+    ${table(
+      s.members,
+      [s.email, s.role, s.last_sign_in, ...(manage ? [hiddenHeading(s.action)] : [])],
+      members.map((m) => {
+        const self = m.id === me.id;
+        const editable = manage && mayAssign(me.role, m.role, m.role);
+        return {
+          attrs: html`data-member="${m.id}"`,
+          cells: [
+            html`${m.email}${m.name ? html` <span class="muted">(${m.name})</span>` : ''}${self ? html` <span class="muted">(${s.you})</span>` : ''}`,
+            m.role,
+            m.pending ? s.pending : (m.last_sign_in_at ?? s.never),
+            ...(manage
+              ? [
+                  editable
+                    ? html`<form method="post" action="/console/${c.mode}/members/${m.id}/role" class="inline">
+                          <input type="hidden" name="_csrf" value="${c.csrf}" />
+                          <label class="sr-only" for="role-${m.id}">${s.role}: ${m.email}</label>
+                          <select id="role-${m.id}" name="role">
+                            ${roleOptions(m.role, m.role)}
+                          </select>
+                          <button type="submit">${s.change_role}</button>
+                        </form>
+                        <form method="post" action="/console/${c.mode}/members/${m.id}/reset" class="inline">
+                          <input type="hidden" name="_csrf" value="${c.csrf}" /><button type="submit" aria-label="${s.reset_password}: ${m.email}">
+                            ${s.reset_password}
+                          </button>
+                        </form>
+                        ${m.locked ? html`<form method="post" action="/console/${c.mode}/members/${m.id}/unlock" class="inline"><input type="hidden" name="_csrf" value="${c.csrf}" /><button type="submit" aria-label="${s.unlock}: ${m.email}">${s.unlock}</button></form>` : ''}
+                        <form method="post" action="/console/${c.mode}/members/${m.id}/remove" class="inline">
+                          <input type="hidden" name="_csrf" value="${c.csrf}" /><button type="submit" class="danger" aria-label="${s.remove}: ${m.email}">
+                            ${s.remove}
+                          </button>
+                        </form>`
+                    : '',
+                ]
+              : []),
+          ],
+        };
+      }),
+    )}
+    ${
+      manage
+        ? html`<section>
+            <h2>${s.invite_member}</h2>
+            <form method="post" action="/console/${c.mode}/members" class="stack">
+              <input type="hidden" name="_csrf" value="${c.csrf}" />
+              <label for="invite-email">${s.email}</label><input id="invite-email" name="email" type="email" required />
+              <label for="invite-name">${s.name}</label><input id="invite-name" name="name" maxlength="200" /> <label for="invite-role">${s.role}</label
+              ><select id="invite-role" name="role">
+                ${roleOptions('developer', null)}
+              </select>
+              <button type="submit">${s.invite}</button>
+            </form>
+          </section>`
+        : ''
+    }`,
   );
 }
 
@@ -558,37 +449,11 @@ export function auditPage(c: PageContext, entries: AuditView[]): string {
   return page(
     c,
     s.audit_log,
-    entries.length === 0
-      ? html`<p>${s.no_entries}</p>`
-      : html`<div class="scroll" tabindex="0">
-          <table>
-            <caption>
-              ${s.audit_log}
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">${s.when}</th>
-                <th scope="col">${s.who}</th>
-                <th scope="col">${s.action}</th>
-                <th scope="col">${s.target}</th>
-                <th scope="col">${s.mode}</th>
-                <th scope="col">${s.from_where}</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${entries.map(
-                (e) =>
-                  html`<tr>
-                    <td>${e.created_at}</td>
-                    <td>${e.actor}</td>
-                    <td>${e.action}</td>
-                    <td>${e.target ?? ''}</td>
-                    <td>${e.mode ?? ''}</td>
-                    <td>${e.ip ?? ''}</td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>
-        </div>`,
+    table(
+      s.audit_log,
+      [s.when, s.who, s.action, s.target, s.mode, s.from_where],
+      entries.map((e) => [e.created_at, e.actor, e.action, e.target ?? '', e.mode ?? '', e.ip ?? '']),
+      s.no_entries,
+    ),
   );
 }

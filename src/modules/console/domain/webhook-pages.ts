@@ -1,4 +1,5 @@
 import { html } from './html';
+import { hiddenHeading, num, table } from './table';
 import { Notice, page, PageContext } from './pages';
 import { may } from './roles';
 import type { ConsoleLanguage } from './strings';
@@ -104,54 +105,31 @@ export function webhooksPage(c: PageContext, endpoints: Array<{ endpoint: Endpoi
             ${e.event_types.length ? e.event_types.join(', ') : w.all_events} · ${w.failures}: ${e.consecutive_failures}
             ${e.description ? html` · ${e.description}` : ''}
           </p>
-          ${
-            attempts.length === 0
-              ? html`<p>${w.no_attempts}</p>`
-              : html`<div class="scroll" tabindex="0">
-                  <table>
-                    <caption>
-                      ${w.deliveries}
-                    </caption>
-                    <thead>
-                      <tr>
-                        <th scope="col">${w.when}</th>
-                        <th scope="col">${w.event}</th>
-                        <th scope="col">${w.attempt}</th>
-                        <th scope="col">${w.result}</th>
-                        <th scope="col">${w.response}</th>
-                        <th scope="col">${w.next_attempt}</th>
-                        ${resend ? html`<th scope="col"><span class="sr-only">${c.s.action}</span></th>` : ''}
-                      </tr>
-                    </thead>
-                    <tbody>
-                      ${attempts.map(
-                        (a) =>
-                          html`<tr data-attempt="${a.id}" data-delivery="${a.delivery_id}">
-                            <td>${a.created_at}</td>
-                            <td>${a.event_type} <code>${a.event_id}</code></td>
-                            <td class="num">${a.attempt_number}</td>
-                            <td>${a.succeeded ? w.succeeded : w.failed}</td>
-                            <td>
-                              ${a.response_status ?? ''} ${a.error ? html`<span class="muted">${a.error}</span>` : ''}
-                              ${a.response_body ? html`<code>${a.response_body.slice(0, BODY_SHOWN)}</code>` : ''}
-                            </td>
-                            <td>${a.next_attempt_at ?? ''}</td>
-                            ${
-                              resend
-                                ? html`<td>
-                                    <form method="post" action="/console/${c.mode}/webhooks/${e.id}/resend" class="inline">
-                                      <input type="hidden" name="_csrf" value="${c.csrf}" /><input type="hidden" name="event_id" value="${a.event_id}" />
-                                      <button type="submit" aria-label="${w.resend}: ${a.event_type} ${a.event_id}">${w.resend}</button>
-                                    </form>
-                                  </td>`
-                                : ''
-                            }
-                          </tr>`,
-                      )}
-                    </tbody>
-                  </table>
-                </div>`
-          }
+          ${table(
+            w.deliveries,
+            [w.when, w.event, w.attempt, w.result, w.response, w.next_attempt, ...(resend ? [hiddenHeading(c.s.action)] : [])],
+            attempts.map((a) => ({
+              attrs: html`data-attempt="${a.id}" data-delivery="${a.delivery_id}"`,
+              cells: [
+                a.created_at,
+                html`${a.event_type} <code>${a.event_id}</code>`,
+                num(a.attempt_number),
+                a.succeeded ? w.succeeded : w.failed,
+                html`${a.response_status ?? ''} ${a.error ? html`<span class="muted">${a.error}</span>` : ''}
+                ${a.response_body ? html`<code>${a.response_body.slice(0, BODY_SHOWN)}</code>` : ''}`,
+                a.next_attempt_at ?? '',
+                ...(resend
+                  ? [
+                      html`<form method="post" action="/console/${c.mode}/webhooks/${e.id}/resend" class="inline">
+                        <input type="hidden" name="_csrf" value="${c.csrf}" /><input type="hidden" name="event_id" value="${a.event_id}" />
+                        <button type="submit" aria-label="${w.resend}: ${a.event_type} ${a.event_id}">${w.resend}</button>
+                      </form>`,
+                    ]
+                  : []),
+              ],
+            })),
+            w.no_attempts,
+          )}
         </section>`,
     )}`,
   );

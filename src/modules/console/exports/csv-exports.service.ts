@@ -37,7 +37,7 @@ export class CsvExports {
     return parsed.filter;
   }
 
-  /** The objects of the export, a batch at a time. */
+  /** The objects of the export, a batch at a time; the matches are counted once, with the first batch, not again for each. */
   async *batches(kind: ExportKind, scope: Scope, f: ExportFilter): AsyncGenerator<object[]> {
     let after: string | undefined;
     for (;;) {
@@ -54,7 +54,7 @@ export class CsvExports {
     f: ExportFilter,
     startingAfter: string | undefined,
   ): Promise<{ items: Array<{ id: string }>; has_more: boolean }> {
-    const paging = { startingAfter, limit: EXPORT_BATCH, offset: 0 };
+    const paging = { startingAfter, limit: EXPORT_BATCH, offset: 0, countTotal: startingAfter === undefined };
     const period = { createdFrom: f.createdFrom, createdTo: f.createdTo };
     const amounts = {
       priceUsdFrom: f.priceUsdFrom ? parseAmount(f.priceUsdFrom) : undefined,

@@ -1,4 +1,5 @@
 import { html, SafeHtml } from '../domain/html';
+import { table } from '../domain/table';
 import { Notice, page, PageContext } from '../domain/pages';
 import { may } from '../domain/roles';
 import type { CustomerStrings } from './customer-strings';
@@ -69,30 +70,6 @@ function figures(pairs: Array<[string, SafeHtml | string]>): SafeHtml {
         </div>`,
     )}
   </dl>`;
-}
-
-function table(caption: string, columns: string[], rows: Array<Array<SafeHtml | string>>, empty: string): SafeHtml {
-  if (rows.length === 0) return html`<p>${empty}</p>`;
-  return html`<div class="scroll" tabindex="0">
-    <table>
-      <caption>
-        ${caption}
-      </caption>
-      <thead>
-        <tr>
-          ${columns.map((col) => html`<th scope="col">${col}</th>`)}
-        </tr>
-      </thead>
-      <tbody>
-        ${rows.map(
-          (r) =>
-            html`<tr>
-              ${r.map((cell) => html`<td>${cell}</td>`)}
-            </tr>`,
-        )}
-      </tbody>
-    </table>
-  </div>`;
 }
 
 const link = (href: string, text: string) => html`<a href="${href}">${text}</a>`;

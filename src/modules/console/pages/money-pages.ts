@@ -1,5 +1,8 @@
+import { PAYMENT_STATUSES } from '../../payments';
+import { REFUND_STATUSES } from '../../refunds';
 import { exportButton } from '../domain/export-pages';
 import { html, SafeHtml } from '../domain/html';
+import { table } from '../domain/table';
 import { Notice, page, PageContext } from '../domain/pages';
 import { may } from '../domain/roles';
 import type { PageStrings } from './page-strings';
@@ -93,30 +96,6 @@ function figures(pairs: Array<[string, SafeHtml | string]>): SafeHtml {
   </dl>`;
 }
 
-function table(caption: string, columns: string[], rows: Array<Array<SafeHtml | string>>, empty: string, id?: string): SafeHtml {
-  if (rows.length === 0) return html`<p>${empty}</p>`;
-  return html`<div class="scroll" tabindex="0" ${id ? html`id="${id}"` : ''}>
-    <table>
-      <caption>
-        ${caption}
-      </caption>
-      <thead>
-        <tr>
-          ${columns.map((col) => html`<th scope="col">${col}</th>`)}
-        </tr>
-      </thead>
-      <tbody>
-        ${rows.map(
-          (r) =>
-            html`<tr>
-              ${r.map((cell) => html`<td>${cell}</td>`)}
-            </tr>`,
-        )}
-      </tbody>
-    </table>
-  </div>`;
-}
-
 const link = (href: string, text: string) => html`<a href="${href}">${text}</a>`;
 
 function postButton(c: PageContext, action: string, label: string, cls = '', extra: SafeHtml = html``): SafeHtml {
@@ -125,11 +104,27 @@ function postButton(c: PageContext, action: string, label: string, cls = '', ext
   </form>`;
 }
 
+/** Where the invoice page's events stand among all of the invoice's: the first one shown (0: the newest), how many there are, and a page's size. */
+export interface EventsPage {
+  offset: number;
+  total: number;
+  size: number;
+}
+
+/** Which of the invoice's events the page shows, with links to the older and newer ones (only when there are more than a page). */
+function eventsPager(c: PageContext, p: PageStrings, invoiceId: string, e: EventsPage, shown: number): SafeHtml {
+  if (e.offset === 0 && shown >= e.total) return html``;
+  const at = (offset: number) => `/console/${c.mode}/invoices/${invoiceId}?events_offset=${offset}#events-h`;
+  const newer = e.offset > 0 ? html`<a href="${at(Math.max(0, e.offset - e.size))}" rel="prev">${p.newer_events}</a>` : '';
+  const older = e.offset + shown < e.total ? html`<a href="${at(e.offset + e.size)}" rel="next">${p.older_events}</a>` : '';
+  return html`<p id="events-range">${shown ? `${e.offset + 1}–${e.offset + shown}` : '0'} ${p.events_of} ${e.total} ${newer} ${older}</p>`;
+}
+
 /** The invoice's page: figures, checkout link, items, payments with their transactions, refunds, events, and the actions the role allows. */
 export function invoiceDetailPage(
   c: PageContext,
   p: PageStrings,
-  d: { invoice: InvoiceDetail; payments: PaymentRowView[]; refunds: RefundRowView[]; events: EventRowView[] },
+  d: { invoice: InvoiceDetail; payments: PaymentRowView[]; refunds: RefundRowView[]; events: EventRowView[]; eventsPage: EventsPage },
   n: Notice,
 ): string {
   const inv = d.invoice;
@@ -213,6 +208,7 @@ export function invoiceDetailPage(
           d.events.map((e) => [e.created_at, e.type, e.object_id]),
           p.no_entries,
         )}
+        ${eventsPager(c, p, inv.id, d.eventsPage, d.events.length)}
       </section>`,
   );
 }
@@ -288,9 +284,6 @@ function listPage(
       </div>`,
   );
 }
-
-export const PAYMENT_STATUSES = ['PENDING', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
-export const REFUND_STATUSES = ['AWAITING_DESTINATION', 'AWAITING_PAYOUT', 'SENT', 'COMPLETED', 'CANCELED', 'EXPIRED'] as const;
 
 export function paymentsPage(c: PageContext, p: PageStrings, rows: PaymentRowView[], status: string, next: string | null): string {
   return listPage(c, p, p.payments, '/payments', PAYMENT_STATUSES, status, paymentsTable(c, p, rows, true), next);

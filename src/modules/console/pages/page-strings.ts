@@ -60,7 +60,10 @@ const en = {
   price: 'Price',
   invoice_id: 'Invoice',
   loading: 'Loading…',
-  events_note: 'The latest events of this invoice, its payments and refunds.',
+  events_note: 'The events of this invoice, its payments and refunds, newest first.',
+  events_of: 'of',
+  older_events: 'Older events',
+  newer_events: 'Newer events',
 };
 
 export type PageStrings = typeof en;
@@ -125,7 +128,10 @@ const de: PageStrings = {
   price: 'Preis',
   invoice_id: 'Rechnung',
   loading: 'Wird geladen…',
-  events_note: 'Die letzten Ereignisse dieser Rechnung, ihrer Zahlungen und Erstattungen.',
+  events_note: 'Die Ereignisse dieser Rechnung, ihrer Zahlungen und Erstattungen, die neuesten zuerst.',
+  events_of: 'von',
+  older_events: 'Ältere Ereignisse',
+  newer_events: 'Neuere Ereignisse',
 };
 
 const STRINGS: Record<ConsoleLanguage, PageStrings> = { en, de };

@@ -1,5 +1,6 @@
 import type { ConsoleLanguage } from '../domain/strings';
 import { html, SafeHtml } from '../domain/html';
+import { table } from '../domain/table';
 import { Notice, page, PageContext } from '../domain/pages';
 import { may } from '../domain/roles';
 
@@ -91,30 +92,6 @@ export interface ProductPageView {
 function notice(n: Notice): SafeHtml {
   if (!n) return html``;
   return n.kind === 'error' ? html`<p class="notice error" role="alert">${n.text}</p>` : html`<p class="notice info" role="status">${n.text}</p>`;
-}
-
-function table(caption: string, columns: string[], rows: Array<Array<SafeHtml | string>>, empty: string): SafeHtml {
-  if (rows.length === 0) return html`<p>${empty}</p>`;
-  return html`<div class="scroll" tabindex="0">
-    <table>
-      <caption>
-        ${caption}
-      </caption>
-      <thead>
-        <tr>
-          ${columns.map((col) => html`<th scope="col">${col}</th>`)}
-        </tr>
-      </thead>
-      <tbody>
-        ${rows.map(
-          (r) =>
-            html`<tr>
-              ${r.map((cell) => html`<td>${cell}</td>`)}
-            </tr>`,
-        )}
-      </tbody>
-    </table>
-  </div>`;
 }
 
 export function productsPage(c: PageContext, t: ProductStrings, rows: ProductPageView[]): string {

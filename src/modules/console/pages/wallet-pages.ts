@@ -1,5 +1,6 @@
 import type { ConsoleLanguage } from '../domain/strings';
 import { html, SafeHtml } from '../domain/html';
+import { num, table } from '../domain/table';
 import { Notice, page, PageContext } from '../domain/pages';
 import { may } from '../domain/roles';
 
@@ -82,40 +83,22 @@ export function walletsPage(
     t.wallets,
     html`${notice(n)}
       <p>${t.help}</p>
-      ${
-        rows.length === 0
-          ? html`<p>${t.none}</p>`
-          : html`<div class="scroll" tabindex="0">
-              <table>
-                <caption>
-                  ${t.wallets}
-                </caption>
-                <thead>
-                  <tr>
-                    <th scope="col">${t.family}</th>
-                    <th scope="col">${t.first_address}</th>
-                    <th scope="col">${t.issued}</th>
-                    <th scope="col">${t.gap}</th>
-                    <th scope="col">${t.state}</th>
-                    <th scope="col">${t.created}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${rows.map(
-                    (w) =>
-                      html`<tr data-wallet="${w.id}">
-                        <td>${w.chain_family}${w.network ? ` (${w.network})` : ''}</td>
-                        <td><code>${w.first_address}</code></td>
-                        <td class="num">${w.addresses_issued}</td>
-                        <td class="num">${w.unused_gap}</td>
-                        <td>${w.active ? t.active : t.replaced}</td>
-                        <td>${w.created_at}</td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>
-            </div>`
-      }
+      ${table(
+        t.wallets,
+        [t.family, t.first_address, t.issued, t.gap, t.state, t.created],
+        rows.map((w) => ({
+          attrs: html`data-wallet="${w.id}"`,
+          cells: [
+            `${w.chain_family}${w.network ? ` (${w.network})` : ''}`,
+            html`<code>${w.first_address}</code>`,
+            num(w.addresses_issued),
+            num(w.unused_gap),
+            w.active ? t.active : t.replaced,
+            w.created_at,
+          ],
+        })),
+        t.none,
+      )}
       ${
         canWrite
           ? html`<section aria-labelledby="register-h">

@@ -7,6 +7,7 @@ export interface EventFilter {
   types?: string[];
   createdFrom?: Date;
   createdTo?: Date;
+  objectIds?: string[];
   limit: number;
   offset: number;
 }
@@ -22,6 +23,10 @@ export class EventsRepository {
     if (filter.types?.length) {
       params.push(filter.types);
       where.push(`type = ANY($${params.length}::text[])`);
+    }
+    if (filter.objectIds) {
+      params.push(filter.objectIds);
+      where.push(`(data -> 'object' ->> 'id') = ANY($${params.length}::text[])`);
     }
     if (filter.createdFrom) {
       params.push(filter.createdFrom);

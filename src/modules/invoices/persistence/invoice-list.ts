@@ -19,6 +19,8 @@ export interface InvoiceListFilter {
   startingAfter?: string;
   limit: number;
   offset: number;
+  /** False: the page's total is not counted (-1), for a caller that walks every page and counted on the first. */
+  countTotal?: boolean;
 }
 
 /** The list statement's pieces for a filter (the list's WHERE clause, its parameters and paging). */
@@ -56,6 +58,7 @@ export function invoiceListRequest(scope: Scope, f: InvoiceListFilter, clock?: {
     limit: f.limit,
     offset: f.offset,
     startingAfter: f.startingAfter,
+    countTotal: f.countTotal,
     filtered: w.filtered,
     parts: w.parts,
   };

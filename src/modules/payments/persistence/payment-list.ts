@@ -21,6 +21,8 @@ export interface PaymentListFilter {
   startingAfter?: string;
   limit: number;
   offset: number;
+  /** False: the page's total is not counted (-1), for a caller that walks every page and counted on the first. */
+  countTotal?: boolean;
 }
 
 /** The list statement's pieces for a filter (the list's WHERE clause, its parameters and paging). */
@@ -46,6 +48,7 @@ export function paymentListRequest(scope: Scope, f: PaymentListFilter): KeysetPa
     limit: f.limit,
     offset: f.offset,
     startingAfter: f.startingAfter,
+    countTotal: f.countTotal,
     filtered: w.filtered,
     parts: w.parts,
   };

@@ -107,6 +107,8 @@ export interface RefundFilter {
   startingAfter?: string;
   limit: number;
   offset: number;
+  /** False: the page's total is not counted (-1), for a caller that walks every page and counted on the first. */
+  countTotal?: boolean;
 }
 
 /**
@@ -209,6 +211,7 @@ export class RefundsRepository {
       limit: filter.limit,
       offset: filter.offset,
       startingAfter: filter.startingAfter,
+      countTotal: filter.countTotal,
     });
   }
 

@@ -20,6 +20,7 @@ export class ListEventsHandler implements IQueryHandler<ListEventsQuery> {
     const offset = filter.offset ?? 0;
     const { items, total } = await this.events.list(this.tx.readsFor(scope), scope, {
       types: filter.types,
+      objectIds: filter.objectIds,
       createdFrom: filter.createdAtFrom ? (parseTimeBound(filter.createdAtFrom, 'from') ?? undefined) : undefined,
       createdTo: filter.createdAtTo ? (parseTimeBound(filter.createdAtTo, 'to') ?? undefined) : undefined,
       limit,

@@ -14,6 +14,8 @@ export interface ListEventsFilter {
   types?: string[];
   createdAtFrom?: string;
   createdAtTo?: string;
+  /** Only the events whose `data.object.id` is one of these (an invoice's, its payments' and refunds'). */
+  objectIds?: string[];
   limit?: number;
   offset?: number;
 }
