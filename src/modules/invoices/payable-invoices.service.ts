@@ -127,8 +127,7 @@ export class PayableInvoices {
     // invoice.updated (and invoice.completed), in the payment's transaction: the row is locked, so
     // its state after the update is the locked record with the columns the update writes, and the
     // first event's row is written by the update's own statement.
-    const updated: InvoiceRecord = { ...current, status: next.status, substatus: next.substatus, updatedAt: at };
-    const [first, ...more] = this.events.changes(scope, this.events.view(current), updated);
+    const [first, ...more] = this.events.statusMoved(scope, current, { status: next.status, substatus: next.substatus, updatedAt: at });
     await this.repo.settlePayments(m, invoice, { status: next.status, substatus: next.substatus, at, event: first ?? null }, providers);
     for (const event of more) await this.events.insert(m, event);
     for (const event of first ? [first, ...more] : []) await this.events.written(m, event);

@@ -30,6 +30,8 @@ export class OtherModeHintInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();
     const req = context.switchToHttp().getRequest<AppRequest>();
+    // Without an id in the path there is nothing to look for (hinted): no error handler on the way.
+    if (!pathIdsOf(req).length) return next.handle();
     return next.handle().pipe(catchError((error: unknown) => from(this.hinted(error, req)).pipe(mergeMap((out) => throwError(() => out)))));
   }
 
@@ -37,7 +39,7 @@ export class OtherModeHintInterceptor implements NestInterceptor {
     if (!(error instanceof DomainError) || error.kind !== 'not_found' || !this.ids.explains(error.code)) return error;
     const caller = req.state?.caller;
     if (!caller) return error;
-    const pathIds = Object.values((req.params ?? {}) as Record<string, unknown>).filter((v): v is string => typeof v === 'string');
+    const pathIds = pathIdsOf(req);
     if (!pathIds.length) return error;
     try {
       const other = await this.ids.otherModeOf(error.code, scopeOf(caller), pathIds);
@@ -47,4 +49,9 @@ export class OtherModeHintInterceptor implements NestInterceptor {
       return error;
     }
   }
+}
+
+/** The ids in the request's path (its route parameters). */
+function pathIdsOf(req: AppRequest): string[] {
+  return Object.values((req.params ?? {}) as Record<string, unknown>).filter((v): v is string => typeof v === 'string');
 }

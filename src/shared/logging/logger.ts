@@ -1,14 +1,17 @@
 import { LoggerService } from '@nestjs/common';
 import pino, { Logger } from 'pino';
+import { TurnBatchedOutput } from './turn-batched-output';
 
 /**
  * Structured JSON logs on standard output; keys and tokens never reach them. The service writes
- * them asynchronously (`buffered`): lines written while a write is under way go out together in
- * the next one, so a busy process makes one write per batch instead of one per line; pino flushes
- * what is left when the process exits. The CLI writes synchronously.
+ * them asynchronously (`buffered`): the lines of one turn of the event loop (a busy process answers
+ * several requests in one) are handed on together once the turn's work is done, and lines written
+ * while a write is under way go out together in the next one, so a busy process makes one write per
+ * batch instead of one per line; what is left is written when the process exits. The CLI writes
+ * synchronously.
  */
 export function createRootLogger(level: string, options: { buffered?: boolean } = {}): Logger {
-  const destination = pino.destination({ dest: 1, sync: !options.buffered });
+  const destination = options.buffered ? new TurnBatchedOutput(pino.destination({ dest: 1, sync: false })) : pino.destination({ dest: 1, sync: true });
   return pino(
     {
       level,

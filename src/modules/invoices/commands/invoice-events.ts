@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
 import { InvoicesConfig } from '../invoices.config';
 import { EventOutbox, PendingEvent } from '../../../shared/events/outbox';
-import { InvoiceView, invoiceView } from '../dto/invoice.views';
+import { InvoiceView, invoiceView, movedView } from '../dto/invoice.views';
 import type { InvoiceRecord } from '../persistence/invoice.record';
 import { InvoicesRepository } from '../persistence/invoices.repository';
 import { INVOICE_EVENTS } from '../events/invoice.events';
@@ -63,7 +63,21 @@ export class InvoiceEvents {
    * `InvoicesRepository.updateStatus`) and then calls `written` for each, in order.
    */
   changes(scope: Scope, before: InvoiceView, afterRecord: InvoiceRecord): PendingEvent[] {
-    const after = this.view(afterRecord);
+    return this.between(scope, before, this.view(afterRecord));
+  }
+
+  /**
+   * `changes` for a status move of the (locked) invoice `current` (a payment's settlement): the
+   * record after it is `current` with the move's status, substatus and updated time, so its view is
+   * the view before with those fields (movedView), not rendered again.
+   */
+  statusMoved(scope: Scope, current: InvoiceRecord, move: Pick<InvoiceRecord, 'status' | 'substatus' | 'updatedAt'>): PendingEvent[] {
+    const before = this.view(current);
+    return this.between(scope, before, movedView(before, move));
+  }
+
+  /** The events of a change from the view `before` to the view `after` (changes). */
+  private between(scope: Scope, before: InvoiceView, after: InvoiceView): PendingEvent[] {
     const previous: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(before)) {
       if (!sameJson(value, (after as unknown as Record<string, unknown>)[key])) previous[key] = value;

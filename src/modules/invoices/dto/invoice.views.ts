@@ -119,6 +119,14 @@ export function invoiceView(r: InvoiceRecord, payer: boolean, monitoringMinutes:
   return view;
 }
 
+/**
+ * The view of the same record after a status move: a move writes status, substatus and the updated
+ * time, and those are the only fields of the view they change (as invoiceView renders them).
+ */
+export function movedView(view: InvoiceView, move: Pick<InvoiceRecord, 'status' | 'substatus' | 'updatedAt'>): InvoiceView {
+  return { ...view, status: move.status, substatus: move.substatus, updated_at: formatTimestamp(move.updatedAt) };
+}
+
 export function itemView(r: InvoiceItemRecord): InvoiceItemView {
   return {
     id: r.id,
