@@ -1,7 +1,16 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDatabase, createTemplateDatabase, dropDatabase, dropTemplateDatabase, findPostgresServer, TEMPLATE_ENV } from './pg';
+import {
+  cachedTemplateDatabase,
+  createDatabase,
+  createTemplateDatabase,
+  dropDatabase,
+  dropTemplateDatabase,
+  findPostgresServer,
+  isCachedTemplate,
+  TEMPLATE_ENV,
+} from './pg';
 import { RunningServer, startServer } from './server';
 
 declare global {
@@ -12,17 +21,19 @@ declare global {
  * One fresh database and one service process for the whole run; each test makes its own
  * organizations, so test files share them safely and run in parallel.
  *
- * On a PostgreSQL server it first makes one migrated template database (before any worker starts,
- * and closed to connections): every test database after it, the shared one included, is a copy of
- * it (test/support/pg.ts createDatabase), so the migrations run once per run instead of once per
- * service a test file starts. The tests of the migrations themselves ask for an empty database.
+ * On a PostgreSQL server it first finds or makes one migrated template database (before any worker
+ * starts, and closed to connections): every test database after it, the shared one included, is a copy
+ * of it (test/support/pg.ts createDatabase), so the migrations run once per run instead of once per
+ * service a test file starts. The template is kept for the next run while the migrations stay the same
+ * (cachedTemplateDatabase), so most runs migrate nothing. The tests of the migrations themselves ask
+ * for an empty database.
  */
 export default async function globalSetup(): Promise<void> {
   const pgServer = await findPostgresServer();
   process.env.TEST_PG_SERVER_URL = pgServer ?? '';
   process.env[TEMPLATE_ENV] = '';
   if (pgServer) {
-    process.env[TEMPLATE_ENV] = await createTemplateDatabase(pgServer);
+    process.env[TEMPLATE_ENV] = process.env.TEST_TEMPLATE_CACHE === '0' ? await createTemplateDatabase(pgServer) : await cachedTemplateDatabase(pgServer);
     const databaseUrl = await createDatabase(pgServer);
     process.env.TEST_DATABASE_URL = databaseUrl;
     try {
@@ -30,7 +41,7 @@ export default async function globalSetup(): Promise<void> {
     } catch (e) {
       // Jest runs no teardown after a failed setup: leave no databases behind.
       await dropDatabase(pgServer, databaseUrl);
-      await dropTemplateDatabase(pgServer, process.env[TEMPLATE_ENV]);
+      if (!isCachedTemplate(process.env[TEMPLATE_ENV])) await dropTemplateDatabase(pgServer, process.env[TEMPLATE_ENV]);
       throw e;
     }
   } else {

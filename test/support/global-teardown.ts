@@ -1,4 +1,4 @@
-import { dropDatabase, dropTemplateDatabase, TEMPLATE_ENV } from './pg';
+import { dropDatabase, dropTemplateDatabase, isCachedTemplate, TEMPLATE_ENV } from './pg';
 import { errorLines } from './server';
 
 export default async function globalTeardown(): Promise<void> {
@@ -12,5 +12,6 @@ export default async function globalTeardown(): Promise<void> {
   const databaseUrl = process.env.TEST_DATABASE_URL;
   if (pgServer && databaseUrl) await dropDatabase(pgServer, databaseUrl);
   const template = process.env[TEMPLATE_ENV];
-  if (pgServer && template) await dropTemplateDatabase(pgServer, template);
+  // A kept template stays for the next run (test/support/pg.ts cachedTemplateDatabase).
+  if (pgServer && template && !isCachedTemplate(template)) await dropTemplateDatabase(pgServer, template);
 }

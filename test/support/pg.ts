@@ -1,5 +1,8 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client } from 'pg';
-import { runCli } from './server';
+import { ROOT, runCli } from './server';
 
 /**
  * Where test databases are made: DATABASE_URL when set, else PostgreSQL on 127.0.0.1:5432 when
@@ -97,6 +100,78 @@ export async function createTemplateDatabase(serverUrl: string): Promise<string>
   }
   return name;
 }
+
+/** Prefix of the migrated templates kept between runs (cachedTemplateDatabase), followed by the migrations' digest. */
+const CACHED_TEMPLATE_PREFIX = 'ipa_test_template_m_';
+
+/** Kept templates unused for this long are dropped by the next run's set-up (every run marks the one it uses). */
+const CACHED_TEMPLATE_UNUSED_MS = 3 * 24 * 3600 * 1000;
+
+/**
+ * What a migrated template's content follows from: the built migrations (dist/migrations; they import
+ * nothing but TypeORM), the code that finds and applies them (dist/src/shared/db/data-source.js) and
+ * TypeORM's version. Two runs with the same digest would migrate to the same database.
+ */
+export function migrationsDigest(): string {
+  const hash = createHash('sha256');
+  const dir = join(ROOT, 'dist', 'migrations');
+  const files = readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.js'))
+    .sort();
+  for (const file of [...files.map((f) => join(dir, f)), join(ROOT, 'dist', 'src', 'shared', 'db', 'data-source.js')]) {
+    hash
+      .update(`${file.slice(ROOT.length)}\0`)
+      .update(readFileSync(file))
+      .update('\0');
+  }
+  hash.update((JSON.parse(readFileSync(join(ROOT, 'node_modules', 'typeorm', 'package.json'), 'utf8')) as { version: string }).version);
+  return hash.digest('hex').slice(0, 24);
+}
+
+/**
+ * The migrated template for this build's migrations, kept between runs: made once (createTemplateDatabase,
+ * about ten seconds) and then found by name, `ipa_test_template_m_<digest>` (migrationsDigest), so a run whose
+ * migrations did not change starts without migrating. It only takes that name once fully migrated and closed
+ * (a rename, refused if a concurrent run got there first: then that one is used), so a template found by its
+ * name is complete. Each run stamps it in use (the database's comment); templates of other digests unused
+ * for three days are dropped. TEST_TEMPLATE_CACHE=0 makes a fresh one for the run instead (dropped after it).
+ */
+export async function cachedTemplateDatabase(serverUrl: string): Promise<string> {
+  const name = `${CACHED_TEMPLATE_PREFIX}${migrationsDigest()}`;
+  const client = new Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ datname: string; used: string | null }>(
+      `SELECT datname, shobj_description(oid, 'pg_database') AS used FROM pg_database WHERE datname LIKE $1`,
+      [`${CACHED_TEMPLATE_PREFIX}%`],
+    );
+    for (const row of rows) {
+      const used = Date.parse(row.used ?? '');
+      if (row.datname !== name && !(used > Date.now() - CACHED_TEMPLATE_UNUSED_MS)) {
+        await client.query(`DROP DATABASE IF EXISTS "${row.datname}"`).catch(() => undefined);
+      }
+    }
+    if (!rows.some((r) => r.datname === name)) {
+      const made = await createTemplateDatabase(serverUrl);
+      // Stamped before it takes the name, so that no concurrent run sees it unstamped and drops it.
+      await client.query(`COMMENT ON DATABASE "${made}" IS '${new Date().toISOString()}'`);
+      try {
+        await client.query(`ALTER DATABASE "${made}" RENAME TO "${name}"`);
+      } catch (e) {
+        // 42P04: a concurrent run kept its template under this name first; ours is the same, so it goes.
+        await dropTemplateDatabase(serverUrl, made);
+        if ((e as { code?: string }).code !== '42P04') throw e;
+      }
+    }
+    await client.query(`COMMENT ON DATABASE "${name}" IS '${new Date().toISOString()}'`);
+  } finally {
+    await client.end();
+  }
+  return name;
+}
+
+/** True for a template cachedTemplateDatabase keeps between runs (global-teardown.ts leaves it). */
+export const isCachedTemplate = (name: string): boolean => name.startsWith(CACHED_TEMPLATE_PREFIX);
 
 export async function dropDatabase(serverUrl: string, databaseUrl: string): Promise<void> {
   const name = new URL(databaseUrl).pathname.slice(1);

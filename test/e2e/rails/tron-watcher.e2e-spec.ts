@@ -259,11 +259,12 @@ describe('the Tron watcher across a restart, and against a node of another chain
     const { chain, usdt, proxy } = setup;
     // The node's solidified block far behind: it never covers the payment in this test.
     proxy.options.finalizedLag = 1000;
-    const server = await startServer({
-      env: { ...WATCHER_ENV, CHAINS_FILE: tronChainsFile(proxy, setup.usdtTron, { finality: 'confirmations', confirmations: 5 }) },
+    const service = await startIsolatedService({
+      ...WATCHER_ENV,
+      CHAINS_FILE: tronChainsFile(proxy, setup.usdtTron, { finality: 'confirmations', confirmations: 5 }),
     });
     try {
-      const shop = await tronMerchant(asService(server));
+      const shop = await tronMerchant(service);
       const invoiceId = await createInvoice(shop.test, '8', 'USDT');
       const pay = await paymentAddress(shop.test, invoiceId, USDT);
       await chain.receipt(await chain.sendToken(usdt, 6, tronToHex(pay.address), units('8', 6)));
@@ -276,19 +277,21 @@ describe('the Tron watcher across a restart, and against a node of another chain
       expect(done.confirmations).toBe(19);
     } finally {
       proxy.options.finalizedLag = 3;
-      await server.stop();
+      await service.stop();
     }
   });
 
   it('refuses a node whose chain id is not the configured one: nothing watched, no address handed out', async () => {
-    const server = await startServer({
-      env: { ...WATCHER_ENV, CHAIN_ID_CHECK_SECONDS: '1', CHAINS_FILE: tronChainsFile(setup.proxy, setup.usdtTron, { chain_id: 728126428 }) },
+    const service = await startIsolatedService({
+      ...WATCHER_ENV,
+      CHAIN_ID_CHECK_SECONDS: '1',
+      CHAINS_FILE: tronChainsFile(setup.proxy, setup.usdtTron, { chain_id: 728126428 }),
     });
     try {
-      const mismatches = () => linesWith(server, '"event":"chain_id_mismatch"');
+      const mismatches = () => linesWith(service.server, '"event":"chain_id_mismatch"');
       await eventually(async () => expect(mismatches().length).toBeGreaterThan(0));
       expect(JSON.parse(mismatches()[0])).toMatchObject({ network: 'tron', mode: 'test', expected_chain: '728126428', actual_chain: '3448148188' });
-      const shop = await tronMerchant(asService(server));
+      const shop = await tronMerchant(service);
       const invoiceId = await createInvoice(shop.test, '10', 'USDT');
       expectError(await shop.test.post(`/invoices/${invoiceId}/payment_address`, { provider_id: USDT }), 400, {
         code: 'rail_unavailable',
@@ -296,7 +299,7 @@ describe('the Tron watcher across a restart, and against a node of another chain
       });
       expect(await paymentsOf(shop.test, invoiceId)).toEqual([]);
     } finally {
-      await server.stop();
+      await service.stop();
     }
   });
 });

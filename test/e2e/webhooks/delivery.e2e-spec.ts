@@ -2,12 +2,15 @@ import { Webhook } from 'standardwebhooks';
 import { anonymous, Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { createOrg, TestOrg } from '../../support/factories';
-import { attemptsOf, sleep, WebhookReceiver } from '../../support/webhook-receiver';
+import { attemptsOf, WebhookReceiver } from '../../support/webhook-receiver';
+import { runWorkerPass } from '../../support/workers';
 
 /**
  * Deliveries from the shared test service (dispatch interval 1 s, default retry schedule) to a
  * real receiver on loopback. Creating an endpoint is the state change: it records
- * webhook_endpoint.created, which other endpoints subscribed to it receive.
+ * webhook_endpoint.created, which other endpoints subscribed to it receive. That nothing more is sent
+ * is checked after a dispatcher pass run on demand (every event fanned out and every due delivery sent
+ * when it returns) instead of after a wait.
  */
 async function registerEndpoint(api: Api, url: string, eventTypes: string[] | string = ['*']) {
   return expectSuccess(await api.post('/webhooks', { url, event_types: eventTypes }), 201);
@@ -58,7 +61,7 @@ describe('webhook delivery', () => {
       new Webhook(endpoint.secret).verify(delivery.body, { ...(delivery.headers as Record<string, string>), 'webhook-id': 'event_other' }),
     ).toThrow();
 
-    await sleep(1500);
+    await runWorkerPass(org.test, 'webhook-dispatcher');
     expect(receiver.received).toHaveLength(1);
 
     await attemptsOf(org.test, endpoint.id, 1);
@@ -88,7 +91,7 @@ describe('webhook delivery', () => {
   it('sends only the subscribed types', async () => {
     await registerEndpoint(org.test, receiver.url('/deleted-only'), ['webhook_endpoint.deleted']);
     const event = await causeEvent(org.test);
-    await sleep(2500);
+    await runWorkerPass(org.test, 'webhook-dispatcher');
     expect(receiver.received).toHaveLength(0);
     expectSuccess(await org.test.delete(`/webhooks/${event.data.object.id}`));
     const [delivery] = await receiver.waitFor((r) => r.length >= 1);
@@ -103,7 +106,7 @@ describe('webhook delivery', () => {
     await causeEvent(org.live);
     const mine = await causeEvent(org.test);
     await receiver.waitFor((r) => r.some((d) => d.json.id === mine.id));
-    await sleep(2000);
+    await runWorkerPass(org.test, 'webhook-dispatcher');
     expect(receiver.received.map((d) => d.json.id)).toEqual([mine.id]);
     expect(receiver.received.every((d) => d.json.organization_id === org.id && d.json.mode === 'test')).toBe(true);
   });
@@ -166,7 +169,7 @@ describe('webhook delivery', () => {
     expectSuccess(await org.test.put(`/webhooks/${paused.id}`, { enabled: false }));
     expectSuccess(await org.test.delete(`/webhooks/${deleted.id}`));
     const event = await causeEvent(org.test);
-    await sleep(2500);
+    await runWorkerPass(org.test, 'webhook-dispatcher');
     // Events committed before the pause may have been delivered at once (committed events bring the
     // dispatch forward); nothing recorded after the pause and the delete reaches either endpoint.
     expect(receiver.received.filter((r) => r.json?.id === event.id || r.json?.type === 'webhook_endpoint.deleted')).toEqual([]);
