@@ -65,11 +65,14 @@ describe('webhook durability', () => {
     const other = await createEndpoint(api, 'https://unrelated.example.com/hook', ['invoice.voided']);
     const event = expectSuccess(await api.post('/events', { type: 'webhook_endpoint.created' })).items.find((e: any) => e.data.object.id === other.id);
 
+    // The fan-out queues the delivery after the commit; nothing sends it (however long the wait).
+    const pendingRows = async () =>
+      (await withClient(db, (c) => c.query(`SELECT status, attempt_count FROM webhook_deliveries WHERE event_id = $1`, [event.id]))).rows;
+    await eventually(async () => expect(await pendingRows()).toEqual([{ status: 'pending', attempt_count: 0 }]));
     await sleep(500);
     expect(hook.received).toHaveLength(0);
     await first.stop('SIGKILL');
-    const pending = await withClient(db, (c) => c.query(`SELECT status, attempt_count FROM webhook_deliveries WHERE event_id = $1`, [event.id]));
-    expect(pending.rows).toEqual([{ status: 'pending', attempt_count: 0 }]);
+    expect(await pendingRows()).toEqual([{ status: 'pending', attempt_count: 0 }]);
 
     const second = await server(db, { WEBHOOK_DISPATCH_INTERVAL_MS: '100' });
     const [delivery] = await hook.waitFor((r) => r.length >= 1);
