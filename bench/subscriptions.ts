@@ -97,7 +97,7 @@ async function plan(base: string, key: string): Promise<{ product_id: string; bi
   return { product_id: product.id, billing_schema_id: read.schemas[0].id };
 }
 
-/** The floor: the same rows, one INSERT ... ON CONFLICT DO NOTHING a statement, from 16 connections. */
+/** The floor: the same rows, one statement each (the id's key first, as the service de-duplicates: ON CONFLICT DO NOTHING), from 16 connections. */
 async function rawFloor(databaseUrl: string, org: string, subscriptionIds: string[], seconds: number): Promise<{ rows: number; rows_per_s: number }> {
   let rows = 0;
   const until = Date.now() + seconds * 1000;
@@ -109,8 +109,11 @@ async function rawFloor(databaseUrl: string, org: string, subscriptionIds: strin
       try {
         for (let i = 0; Date.now() < until; i++) {
           await c.query(
-            `INSERT INTO usage_events (organization_id, mode, id, subscription_id, metric_key, value, unique_key, "timestamp", created_at)
-             VALUES ($1, 'test', $2, $3, 'api_calls', 1, NULL, now(), now()) ON CONFLICT (organization_id, mode, id) DO NOTHING`,
+            `WITH k AS (
+               INSERT INTO usage_event_keys (organization_id, mode, id, "timestamp") VALUES ($1, 'test', $2, now())
+               ON CONFLICT (organization_id, mode, id) DO NOTHING RETURNING id)
+             INSERT INTO usage_events (organization_id, mode, id, subscription_id, metric_key, value, unique_key, "timestamp", created_at)
+             SELECT $1, 'test', k.id, $3, 'api_calls', 1, NULL, now(), now() FROM k`,
             [org, `floor-${w}-${i}`, subscriptionIds[i % subscriptionIds.length]],
           );
           rows++;
