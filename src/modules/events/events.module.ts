@@ -1,5 +1,7 @@
 import { Inject, Module, OnModuleInit } from '@nestjs/common';
 import { EventsController } from './events.controller';
+import { EventsConfig, loadEventsConfig } from './events.config';
+import { EventsRetention } from './events-retention';
 import { EventsRepository } from './persistence/events.repository';
 import { GetEventHandler } from './queries/get-event/get-event.handler';
 import { ListEventsHandler } from './queries/list-events/list-events.handler';
@@ -9,7 +11,13 @@ import { OtherModeIds } from '../../shared/ids/other-mode-ids';
 /** Reads the events the outbox records (the outbox itself is in the shared kernel). */
 @Module({
   controllers: [EventsController],
-  providers: [EventsRepository, ListEventsHandler, GetEventHandler],
+  providers: [
+    EventsRepository,
+    ListEventsHandler,
+    GetEventHandler,
+    EventsRetention,
+    { provide: EventsConfig, useFactory: () => loadEventsConfig(process.env) },
+  ],
 })
 export class EventsModule implements OnModuleInit {
   constructor(

@@ -92,5 +92,16 @@ export const manifest = {
         meaning: 'Allow webhook URLs on plain http or private, loopback and link-local addresses.',
       },
     },
+    {
+      name: 'WEBHOOK_DELIVERIES_RETENTION_DAYS',
+      section: 'Webhooks',
+      default: '90',
+      description: 'Days of webhook deliveries and their attempts kept (0: all); a month holding a pending delivery is kept until it ends.',
+      readme: {
+        default: '`90`',
+        meaning:
+          'Days of webhook deliveries and attempts kept (0 to 36500; 0 keeps them all). They are partitioned by the month of their event\'s id; the retention job (`PARTITION_RETENTION_SECONDS`) drops a month this many days after it ended, but never while a delivery in it is still pending (waiting for a retry, or a redelivery asked for). The events they carry are kept at least as long. See docs/performance.md, "Tables that stay small".',
+      },
+    },
   ],
 } satisfies ModuleManifest;

@@ -46,6 +46,16 @@ export class WebhooksConfig {
   WEBHOOK_DISABLE_AFTER_FAILURES = 5;
 
   /**
+   * Days of webhook deliveries and their attempts kept (0: all). A month of them (by their event's id) is
+   * dropped this many days after it ended, once none of its deliveries is pending.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(36_500)
+  WEBHOOK_DELIVERIES_RETENTION_DAYS = 90;
+
+  /**
    * Allow webhook URLs on plain http and on private, loopback or link-local addresses. Default:
    * false in production, true otherwise.
    */

@@ -15,6 +15,7 @@ import { GetWebhookEndpointHandler } from './queries/get-webhook-endpoint/get-we
 import { ListWebhookAttemptsHandler } from './queries/list-webhook-attempts/list-webhook-attempts.handler';
 import { ListWebhookEndpointsHandler } from './queries/list-webhook-endpoints/list-webhook-endpoints.handler';
 import { WebhooksController } from './webhooks.controller';
+import { WebhookDeliveriesRetention } from './webhook-deliveries-retention';
 import { TransactionRunner } from '../../shared/db/transaction-runner';
 import { OtherModeIds } from '../../shared/ids/other-mode-ids';
 
@@ -32,6 +33,7 @@ import { OtherModeIds } from '../../shared/ids/other-mode-ids';
     WebhookDispatcher,
     { provide: WebhooksConfig, useFactory: () => loadWebhooksConfig(process.env) },
     WebhookFanOutHandler,
+    WebhookDeliveriesRetention,
     CreateWebhookEndpointHandler,
     UpdateWebhookEndpointHandler,
     DeleteWebhookEndpointHandler,

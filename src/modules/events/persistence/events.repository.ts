@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
+import type { EventCursor } from '../../../shared/events/durable-handlers';
 import type { StoredEvent } from '../../../shared/events/event-payload';
 
 export interface EventFilter {
@@ -53,5 +54,17 @@ export class EventsRepository {
       id,
     ]);
     return rows[0] ?? null;
+  }
+
+  /**
+   * An event with an id in [lower, upper) at or after `cursor` in commit order (one a durable handler has
+   * not read yet), or null: the retention job's check before a month goes (one partition, its commit-order index).
+   */
+  async firstAfter(m: EntityManager, lower: string, upper: string, cursor: EventCursor): Promise<string | null> {
+    const rows: Array<{ id: string }> = await m.query(
+      `SELECT id FROM events WHERE id >= $1 AND id < $2 AND (transaction_id, position) > ($3::xid8, $4::bigint) ORDER BY transaction_id, position LIMIT 1`,
+      [lower, upper, cursor.transactionId, cursor.position],
+    );
+    return rows[0]?.id ?? null;
   }
 }

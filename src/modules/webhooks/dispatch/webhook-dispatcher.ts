@@ -230,20 +230,21 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
   private async record(delivery: ClaimedDelivery, result: SendResult): Promise<void> {
     const now = this.clock.now();
     const attempt = delivery.attempt_count;
+    const key = { id: delivery.id, eventId: delivery.event_id };
     const scope: Scope = { organizationId: delivery.organization_id as OrgId, mode: delivery.mode };
     await this.tx.run(async (m) => {
       // Endpoint first, then the delivery: the order every writer of both follows.
       await this.endpoints.lockById(m, delivery.endpoint_id);
       let nextAttemptAt: Date | null = null;
       if (result.succeeded) {
-        if (await this.deliveries.finish(m, delivery.id, attempt, 'succeeded', null, now)) {
+        if (await this.deliveries.finish(m, key, attempt, 'succeeded', null, now)) {
           await m.query(`UPDATE webhook_endpoints SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures <> 0`, [delivery.endpoint_id]);
         }
       } else {
         const delay = nextRetryDelayMs(this.schedule, attempt, Math.random());
         if (delay !== null) {
-          nextAttemptAt = await this.deliveries.scheduleRetry(m, delivery.id, attempt, delay, result.error ?? 'failed');
-        } else if (await this.deliveries.finish(m, delivery.id, attempt, 'failed', result.error, now)) {
+          nextAttemptAt = await this.deliveries.scheduleRetry(m, key, attempt, delay, result.error ?? 'failed');
+        } else if (await this.deliveries.finish(m, key, attempt, 'failed', result.error, now)) {
           await this.countFailure(m, scope, delivery.endpoint_id, now);
         }
       }

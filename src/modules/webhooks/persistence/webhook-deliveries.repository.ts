@@ -55,6 +55,15 @@ export interface DeliveryRow {
   created_at: Date;
 }
 
+/**
+ * A delivery's key: its event's id (what `webhook_deliveries` is partitioned on, so a statement given it
+ * touches one month) and its own id.
+ */
+export interface DeliveryKey {
+  id: string;
+  eventId: string;
+}
+
 /** A committed event to fan out: its row's fields, and the id of its object (an endpoint's own creation is not sent to it). */
 export interface FanOutEvent {
   id: string;
@@ -102,7 +111,7 @@ const CLAIM_BATCH = fairBatch(
     due: `d.status = 'pending' AND d.next_attempt_at <= now()
       AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = d.endpoint_id AND e.enabled AND e.deleted_at IS NULL)`,
     order: 'd.next_attempt_at, d.id',
-    columns: 'd.id, d.organization_id, d.mode, d.next_attempt_at',
+    columns: 'd.id, d.event_id, d.organization_id, d.mode, d.next_attempt_at',
   },
   '$3',
   '$1',
@@ -128,7 +137,7 @@ export class WebhookDeliveriesRepository {
       await m.query(
         `WITH batch AS (${CLAIM_BATCH}),
        due AS (
-         SELECT d.id FROM webhook_deliveries d JOIN batch ON batch.id = d.id
+         SELECT d.event_id, d.id FROM webhook_deliveries d JOIN batch ON batch.event_id = d.event_id AND batch.id = d.id
           WHERE d.status = 'pending' AND d.next_attempt_at <= now()
           FOR UPDATE OF d SKIP LOCKED
        )
@@ -137,7 +146,7 @@ export class WebhookDeliveriesRepository {
               next_attempt_at = now() + $2 * interval '1 millisecond',
               last_attempt_at = now()
          FROM due, webhook_endpoints e, events ev
-        WHERE d.id = due.id AND e.id = d.endpoint_id AND ev.id = d.event_id
+        WHERE d.event_id = due.event_id AND d.id = due.id AND e.id = d.endpoint_id AND ev.id = d.event_id
       RETURNING d.id, d.organization_id, d.mode, d.endpoint_id, d.event_id, d.attempt_count,
                 e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
                 ev.type AS event_type, ev.data AS event_data, ev.created_at AS event_created_at`,
@@ -185,24 +194,31 @@ export class WebhookDeliveriesRepository {
   }
 
   /** Final outcome of the attempt that holds the claim; false when the claim was lost (another attempt took over). */
-  async finish(m: EntityManager, id: string, attempt: number, status: 'succeeded' | 'failed', error: string | null, at: Date): Promise<boolean> {
+  async finish(
+    m: EntityManager,
+    { id, eventId }: DeliveryKey,
+    attempt: number,
+    status: 'succeeded' | 'failed',
+    error: string | null,
+    at: Date,
+  ): Promise<boolean> {
     const rows = rowsOf<{ id: string }>(
       await m.query(
         `UPDATE webhook_deliveries SET status = $3, last_error = $4, next_attempt_at = NULL, completed_at = $5
-        WHERE id = $1 AND attempt_count = $2 AND status = 'pending' RETURNING id`,
-        [id, attempt, status, error, at],
+        WHERE event_id = $6 AND id = $1 AND attempt_count = $2 AND status = 'pending' RETURNING id`,
+        [id, attempt, status, error, at, eventId],
       ),
     );
     return rows.length > 0;
   }
 
   /** Schedules the next attempt after a failed one. */
-  async scheduleRetry(m: EntityManager, id: string, attempt: number, delayMs: number, error: string): Promise<Date | null> {
+  async scheduleRetry(m: EntityManager, { id, eventId }: DeliveryKey, attempt: number, delayMs: number, error: string): Promise<Date | null> {
     const rows = rowsOf<{ next_attempt_at: Date }>(
       await m.query(
         `UPDATE webhook_deliveries SET next_attempt_at = now() + $3 * interval '1 millisecond', last_error = $4
-        WHERE id = $1 AND attempt_count = $2 AND status = 'pending' RETURNING next_attempt_at`,
-        [id, attempt, delayMs, error],
+        WHERE event_id = $5 AND id = $1 AND attempt_count = $2 AND status = 'pending' RETURNING next_attempt_at`,
+        [id, attempt, delayMs, error, eventId],
       ),
     );
     return rows[0]?.next_attempt_at ?? null;
@@ -280,5 +296,16 @@ export class WebhookDeliveriesRepository {
       [...params, filter.limit, filter.offset],
     );
     return { items, total };
+  }
+
+  /**
+   * A pending delivery (waiting for a retry, being sent, or asked for again) of an event with an id in
+   * [lower, upper), or null: the retention job's check before a month of deliveries goes (one partition).
+   */
+  async pendingOfEvents(m: EntityManager, lower: string, upper: string): Promise<string | null> {
+    const rows = rowsOf<{ id: string }>(
+      await m.query(`SELECT id FROM webhook_deliveries WHERE event_id >= $1 AND event_id < $2 AND status = 'pending' LIMIT 1`, [lower, upper]),
+    );
+    return rows[0]?.id ?? null;
   }
 }

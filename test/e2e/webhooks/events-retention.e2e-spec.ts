@@ -1,0 +1,166 @@
+import { Client } from 'pg';
+import { v7 as uuidv7 } from 'uuid';
+import { expectError, expectSuccess } from '../../support/envelope';
+import { IsolatedService, startIsolatedService } from '../../support/isolated';
+import { withClient } from '../../support/pg';
+import { attemptsOf, sleep, WebhookReceiver } from '../../support/webhook-receiver';
+import { runWorkerPass } from '../../support/workers';
+
+/** The start (UTC) of the month `k` months after the one holding now (k may be negative). */
+const monthStart = (k: number) => {
+  const now = new Date();
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + k, 1));
+};
+/** `p202611`: the suffix of the month partition starting at `at`. */
+const suffix = (at: Date) => `p${at.toISOString().slice(0, 7).replace('-', '')}`;
+
+/**
+ * The events outbox and the webhook deliveries that stay small (docs/performance.md): `events`,
+ * `webhook_deliveries` and `webhook_attempts` are partitioned by the month of the event id, created ahead by
+ * the kernel's retention job, and a month past EVENTS_RETENTION_DAYS / WEBHOOK_DELIVERIES_RETENTION_DAYS is
+ * dropped only once every durable handler has read it and no delivery in it is pending (its events wait for
+ * its deliveries). Old events are written as the outbox would have written them then: ids `event_<UUIDv7 of
+ * that time>`, each in its own transaction.
+ */
+describe('events and webhook deliveries retention', () => {
+  let service: IsolatedService;
+  let org: Awaited<ReturnType<IsolatedService['createOrg']>>;
+  let hook: WebhookReceiver;
+  let endpoint: { id: string };
+
+  const db = <T>(work: (c: Client) => Promise<T>) => withClient(service.databaseUrl!, work);
+  const partitions = (table: string) =>
+    db(async (c) => {
+      const { rows } = await c.query(`SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass ORDER BY 1`, [
+        table,
+      ]);
+      return rows.map((r: { relname: string }) => r.relname);
+    });
+  const partitionOf = (table: string, column: string, id: string) =>
+    db(async (c) => (await c.query(`SELECT tableoid::regclass::text AS part FROM ${table} WHERE ${column} = $1`, [id])).rows.map((r) => r.part as string));
+  /** An event as the outbox wrote it at `at` (its id carries that time), in a transaction of its own. */
+  const writeEvent = (at: Date) =>
+    db(async (c) => {
+      const id = `event_${uuidv7({ msecs: at.getTime() })}`;
+      await c.query(`INSERT INTO events (id, organization_id, mode, type, data, created_at) VALUES ($1, $2, 'test', 'invoice.created', $3::jsonb, $4)`, [
+        id,
+        org.id,
+        JSON.stringify({ object: { id: 'invoice_retention', status: 'PENDING' } }),
+        at,
+      ]);
+      return id;
+    });
+  const readEvent = (id: string) => org.test.post(`/events/${id}`);
+  const retentionPass = () => runWorkerPass(org.test, 'partition-retention');
+
+  beforeAll(async () => {
+    service = await startIsolatedService({
+      EVENTS_RETENTION_DAYS: '30',
+      WEBHOOK_DELIVERIES_RETENTION_DAYS: '30',
+      PARTITION_RETENTION_SECONDS: '0',
+      WEBHOOK_DISPATCH_INTERVAL_MS: '3600000',
+      WEBHOOK_RETRY_SCHEDULE: '1h',
+    });
+    org = await service.createOrg('Events retention');
+    hook = await WebhookReceiver.start();
+    endpoint = expectSuccess(await org.test.post('/webhooks', { url: hook.url(), event_types: ['*'] }), 201);
+  }, 90_000);
+  afterAll(async () => {
+    await service?.stop();
+    await hook?.stop();
+  });
+
+  it('drops a month every handler has read, keeps one a handler is behind on and one with a retrying delivery, and creates months ahead', async () => {
+    const [readMonth, behindMonth, retryMonth] = [monthStart(-5), monthStart(-4), monthStart(-3)];
+    const day = 86_400_000;
+    const read = await writeEvent(new Date(readMonth.getTime() + 2 * day));
+    const behind = await writeEvent(new Date(behindMonth.getTime() + 2 * day));
+    const retrying = await writeEvent(new Date(retryMonth.getTime() + 2 * day));
+    // Every handler of the service reads all three; a handler that has read `read` only (one removed from the code, or stuck) holds the rest.
+    await runWorkerPass(org.test, 'durable-event-handlers');
+    await db((c) =>
+      c.query(
+        `INSERT INTO event_handler_cursors (handler, transaction_id, position) SELECT 'retention_test.behind', transaction_id, position FROM events WHERE id = $1`,
+        [read],
+      ),
+    );
+
+    // The old event asked for again, and its first attempt fails: the delivery waits for its retry (an hour away).
+    hook.setDefault({ status: 500 });
+    const queued: { delivery_id: string } = expectSuccess(await org.test.post(`/webhooks/${endpoint.id}/redeliver`, { event_id: retrying }), 202);
+    await runWorkerPass(org.test, 'webhook-dispatcher');
+    const [failed] = await attemptsOf(org.test, endpoint.id, 1, { event_id: retrying });
+    expect(failed).toMatchObject({ event_id: retrying, event_type: 'invoice.created', succeeded: false, response_status: 500 });
+
+    await retentionPass();
+    const [events, deliveries, attempts] = await Promise.all(['events', 'webhook_deliveries', 'webhook_attempts'].map(partitions));
+    // The month every handler read is gone, with its event.
+    expect(events).not.toContain(`events_${suffix(readMonth)}`);
+    expectError(await readEvent(read), 404, { code: 'event_not_found' });
+    // The month a handler has not finished is kept, its event where the job moved it.
+    expect(await partitionOf('events', 'id', behind)).toEqual([`events_${suffix(behindMonth)}`]);
+    expect(expectSuccess(await readEvent(behind)).id).toBe(behind);
+    // The month holding a delivery still to be retried is kept: the delivery, its attempt and its event.
+    expect(await partitionOf('webhook_deliveries', 'id', queued.delivery_id)).toEqual([`webhook_deliveries_${suffix(retryMonth)}`]);
+    expect(await partitionOf('webhook_attempts', 'delivery_id', queued.delivery_id)).toEqual([`webhook_attempts_${suffix(retryMonth)}`]);
+    expect(await partitionOf('events', 'id', retrying)).toEqual([`events_${suffix(retryMonth)}`]);
+    expect((await attemptsOf(org.test, endpoint.id, 1, { event_id: retrying })).map((a) => a.id)).toEqual([failed.id]);
+    // This month and the two after it are ready, for the three tables.
+    for (const k of [0, 1, 2]) {
+      expect(events).toContain(`events_${suffix(monthStart(k))}`);
+      expect(deliveries).toContain(`webhook_deliveries_${suffix(monthStart(k))}`);
+      expect(attempts).toContain(`webhook_attempts_${suffix(monthStart(k))}`);
+    }
+    const listed = expectSuccess(await org.test.post('/events', { limit: 100 })).items.map((e: { id: string }) => e.id);
+    expect(listed).toEqual(expect.arrayContaining([behind, retrying]));
+    expect(listed).not.toContain(read);
+
+    // The handler catches up: its month goes at the next pass.
+    await db((c) => c.query(`DELETE FROM event_handler_cursors WHERE handler = 'retention_test.behind'`));
+    await retentionPass();
+    expect(await partitions('events')).not.toContain(`events_${suffix(behindMonth)}`);
+    expectError(await readEvent(behind), 404, { code: 'event_not_found' });
+    expect(await partitionOf('events', 'id', retrying)).toEqual([`events_${suffix(retryMonth)}`]);
+
+    // The retry succeeds: the delivery's month goes, then its event's.
+    hook.setDefault({ status: 200 });
+    await db((c) => c.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE id = $1`, [queued.delivery_id]));
+    await runWorkerPass(org.test, 'webhook-dispatcher');
+    await attemptsOf(org.test, endpoint.id, 2, { event_id: retrying });
+    await retentionPass();
+    await retentionPass();
+    expect(await partitions('webhook_deliveries')).not.toContain(`webhook_deliveries_${suffix(retryMonth)}`);
+    expect(await partitions('webhook_attempts')).not.toContain(`webhook_attempts_${suffix(retryMonth)}`);
+    expect(await partitions('events')).not.toContain(`events_${suffix(retryMonth)}`);
+    expectError(await readEvent(retrying), 404, { code: 'event_not_found' });
+    expect(expectSuccess(await org.test.post(`/webhooks/${endpoint.id}/attempts`, { event_id: retrying })).items).toEqual([]);
+  }, 60_000);
+
+  it('takes events and deliveries past the newest month made ahead, and gives them their month at the next pass', async () => {
+    await retentionPass();
+    const later = monthStart(6);
+    expect(await partitions('events')).not.toContain(`events_${suffix(later)}`);
+    const id = await writeEvent(new Date(later.getTime() + 3_600_000));
+    expect(await partitionOf('events', 'id', id)).toEqual(['events_default']);
+    hook.setDefault({ status: 200 });
+    const queued: { delivery_id: string } = expectSuccess(await org.test.post(`/webhooks/${endpoint.id}/redeliver`, { event_id: id }), 202);
+    expect(await partitionOf('webhook_deliveries', 'id', queued.delivery_id)).toEqual(['webhook_deliveries_default']);
+    await runWorkerPass(org.test, 'webhook-dispatcher');
+    await attemptsOf(org.test, endpoint.id, 1, { event_id: id });
+
+    await retentionPass();
+    expect(await partitionOf('events', 'id', id)).toEqual([`events_${suffix(later)}`]);
+    expect(await partitionOf('webhook_deliveries', 'id', queued.delivery_id)).toEqual([`webhook_deliveries_${suffix(later)}`]);
+    expect(await partitionOf('webhook_attempts', 'delivery_id', queued.delivery_id)).toEqual([`webhook_attempts_${suffix(later)}`]);
+    expect(expectSuccess(await readEvent(id)).id).toBe(id);
+
+    // An event made now lands in this month's partition, and a webhook goes out for it.
+    const before = hook.received.length;
+    const created = expectSuccess(await org.test.post('/webhooks', { url: 'https://elsewhere.example.com/hook', event_types: ['invoice.voided'] }), 201);
+    await runWorkerPass(org.test, 'webhook-dispatcher');
+    await sleep(50);
+    const sent = hook.received.slice(before).find((r) => r.json?.data?.object?.id === created.id);
+    expect(sent?.json?.type).toBe('webhook_endpoint.created');
+    expect(await partitionOf('events', 'id', String(sent?.headers['webhook-id']))).toEqual([`events_${suffix(monthStart(0))}`]);
+  }, 60_000);
+});
