@@ -15,7 +15,10 @@ describe('webhooks settings refused at start-up', () => {
     expect(start({})).toEqual({ code: 0, output: '' });
   });
 
-  it.each([['WEBHOOK_RETRY_SCHEDULE', 'often']])('refuses %s=%s with a message naming the variable', (name, value) => {
+  it.each([
+    ['WEBHOOK_RETRY_SCHEDULE', 'often'],
+    ['WEBHOOK_DELIVERIES_RETENTION_DAYS', '-1'],
+  ])('refuses %s=%s with a message naming the variable', (name, value) => {
     expect(refusalFacts(start({ [name]: value }), name, value)).toEqual(REFUSED);
   });
 });
