@@ -2,8 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Mode, Scope } from '../../../shared/auth/request-context';
 import type { StoredEvent } from '../../../shared/events/event-payload';
-import { fairBatch } from '../../../shared/db/fair-batch';
 import { SecretBox } from '../../../shared/crypto/secret-box';
+import { attemptListStatements, CLAIM_DUE_SQL, FAN_OUT_TARGETS, PENDING_IN_RANGE_SQL } from './delivery-statements';
 import { rowsOf } from './sql-rows';
 import { endpointSecretContext } from './webhook-endpoints.repository';
 
@@ -84,39 +84,6 @@ export interface FanOutDelivery {
   createdAt: Date;
 }
 
-/**
- * The endpoints each event of a batch goes to, in the batch's order, then by endpoint id: enabled and not
- * deleted, of the event's organization and mode, subscribed to its type (or `*`), created no later than
- * the event, not the endpoint whose creation the event is, and without a delivery of that event yet (so a
- * batch handled again after a crash, or an event already queued when the database trigger did the work,
- * queues nothing twice).
- */
-const FAN_OUT_TARGETS = `
-  SELECT ev.ord::int AS ord, e.id AS endpoint_id
-    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[])
-         WITH ORDINALITY AS ev(id, organization_id, mode, type, created_at, object_id, ord)
-    JOIN webhook_endpoints e ON e.organization_id = ev.organization_id AND e.mode = ev.mode
-   WHERE e.enabled AND e.deleted_at IS NULL
-     AND ('*' = ANY (e.event_types) OR ev.type = ANY (e.event_types))
-     AND e.created_at <= ev.created_at
-     AND NOT (ev.type = 'webhook_endpoint.created' AND e.id IS NOT DISTINCT FROM ev.object_id)
-     AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id AND d.endpoint_id = e.id)
-   ORDER BY ev.ord, e.id`;
-
-/** Due deliveries of enabled endpoints in fair order ($1: limit, $3: per-organization cap). */
-const CLAIM_BATCH = fairBatch(
-  {
-    table: 'webhook_deliveries',
-    alias: 'd',
-    due: `d.status = 'pending' AND d.next_attempt_at <= now()
-      AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = d.endpoint_id AND e.enabled AND e.deleted_at IS NULL)`,
-    order: 'd.next_attempt_at, d.id',
-    columns: 'd.id, d.event_id, d.organization_id, d.mode, d.next_attempt_at',
-  },
-  '$3',
-  '$1',
-);
-
 /** Deliveries and attempts. The dispatcher's claim works across organizations; the rest is scoped. */
 @Injectable()
 export class WebhookDeliveriesRepository {
@@ -134,24 +101,7 @@ export class WebhookDeliveriesRepository {
    */
   async claimDue(m: EntityManager, cap: number, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
     const rows = rowsOf<Omit<ClaimedDelivery, 'event'> & { event_type: string; event_data: StoredEvent['data']; event_created_at: Date }>(
-      await m.query(
-        `WITH batch AS (${CLAIM_BATCH}),
-       due AS (
-         SELECT d.event_id, d.id FROM webhook_deliveries d JOIN batch ON batch.event_id = d.event_id AND batch.id = d.id
-          WHERE d.status = 'pending' AND d.next_attempt_at <= now()
-          FOR UPDATE OF d SKIP LOCKED
-       )
-       UPDATE webhook_deliveries d
-          SET attempt_count = d.attempt_count + 1,
-              next_attempt_at = now() + $2 * interval '1 millisecond',
-              last_attempt_at = now()
-         FROM due, webhook_endpoints e, events ev
-        WHERE d.event_id = due.event_id AND d.id = due.id AND e.id = d.endpoint_id AND ev.id = d.event_id
-      RETURNING d.id, d.organization_id, d.mode, d.endpoint_id, d.event_id, d.attempt_count,
-                e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
-                ev.type AS event_type, ev.data AS event_data, ev.created_at AS event_created_at`,
-        [limit, leaseMs, cap],
-      ),
+      await m.query(CLAIM_DUE_SQL, [limit, leaseMs, cap]),
     );
     return rows.map((r) => ({
       id: r.id,
@@ -282,19 +232,9 @@ export class WebhookDeliveriesRepository {
     endpointId: string,
     filter: { eventId?: string; limit: number; offset: number },
   ): Promise<{ items: AttemptView[]; total: number }> {
-    const where = ['a.organization_id = $1', 'a.mode = $2', 'a.endpoint_id = $3'];
-    const params: unknown[] = [scope.organizationId, scope.mode, endpointId];
-    if (filter.eventId) {
-      params.push(filter.eventId);
-      where.push(`a.event_id = $${params.length}`);
-    }
-    const condition = where.join(' AND ');
-    const [{ total }] = await m.query(`SELECT count(*)::int AS total FROM webhook_attempts a WHERE ${condition}`, params);
-    const items: AttemptView[] = await m.query(
-      `SELECT a.*, ev.type AS event_type FROM webhook_attempts a JOIN events ev ON ev.id = a.event_id
-        WHERE ${condition} ORDER BY a.created_at DESC, a.id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-      [...params, filter.limit, filter.offset],
-    );
+    const { count, page, params } = attemptListStatements(scope.organizationId, scope.mode, endpointId, filter.eventId);
+    const [{ total }] = await m.query(count, params);
+    const items: AttemptView[] = await m.query(page, [...params, filter.limit, filter.offset]);
     return { items, total };
   }
 
@@ -303,9 +243,7 @@ export class WebhookDeliveriesRepository {
    * [lower, upper), or null: the retention job's check before a month of deliveries goes (one partition).
    */
   async pendingOfEvents(m: EntityManager, lower: string, upper: string): Promise<string | null> {
-    const rows = rowsOf<{ id: string }>(
-      await m.query(`SELECT id FROM webhook_deliveries WHERE event_id >= $1 AND event_id < $2 AND status = 'pending' LIMIT 1`, [lower, upper]),
-    );
+    const rows = rowsOf<{ id: string }>(await m.query(PENDING_IN_RANGE_SQL, [lower, upper]));
     return rows[0]?.id ?? null;
   }
 }

@@ -1,0 +1,87 @@
+import { fairBatch } from '../../../shared/db/fair-batch';
+
+/**
+ * The statements the webhooks module sends to its deliveries and attempts (pure: no framework, no
+ * driver), so tests can plan exactly these texts (test/e2e/webhooks/outbox-plans.e2e-spec.ts).
+ * `webhook_deliveries` and `webhook_attempts` are partitioned by their event's id: a statement that names
+ * the `event_id` touches one month.
+ */
+
+/**
+ * The endpoints each event of a batch goes to, in the batch's order, then by endpoint id: enabled and not
+ * deleted, of the event's organization and mode, subscribed to its type (or `*`), created no later than
+ * the event, not the endpoint whose creation the event is, and without a delivery of that event yet (so a
+ * batch handled again after a crash, or an event already queued when the database trigger did the work,
+ * queues nothing twice).
+ */
+export const FAN_OUT_TARGETS = `
+  SELECT ev.ord::int AS ord, e.id AS endpoint_id
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[])
+         WITH ORDINALITY AS ev(id, organization_id, mode, type, created_at, object_id, ord)
+    JOIN webhook_endpoints e ON e.organization_id = ev.organization_id AND e.mode = ev.mode
+   WHERE e.enabled AND e.deleted_at IS NULL
+     AND ('*' = ANY (e.event_types) OR ev.type = ANY (e.event_types))
+     AND e.created_at <= ev.created_at
+     AND NOT (ev.type = 'webhook_endpoint.created' AND e.id IS NOT DISTINCT FROM ev.object_id)
+     AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id AND d.endpoint_id = e.id)
+   ORDER BY ev.ord, e.id`;
+
+/** Due deliveries of enabled endpoints in fair order ($1: limit, $3: per-organization cap). */
+export const CLAIM_BATCH = fairBatch(
+  {
+    table: 'webhook_deliveries',
+    alias: 'd',
+    due: `d.status = 'pending' AND d.next_attempt_at <= now()
+      AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = d.endpoint_id AND e.enabled AND e.deleted_at IS NULL)`,
+    order: 'd.next_attempt_at, d.id',
+    columns: 'd.id, d.event_id, d.organization_id, d.mode, d.next_attempt_at',
+  },
+  '$3',
+  '$1',
+);
+
+/**
+ * Claims a fair batch of due deliveries ($1: limit, $2: lease in ms, $3: per-organization cap): locks them
+ * (SKIP LOCKED), raises their attempt count and moves their next attempt past the lease, and answers each
+ * with its endpoint and event.
+ */
+export const CLAIM_DUE_SQL = `WITH batch AS (${CLAIM_BATCH}),
+       due AS (
+         SELECT d.event_id, d.id FROM webhook_deliveries d JOIN batch ON batch.event_id = d.event_id AND batch.id = d.id
+          WHERE d.status = 'pending' AND d.next_attempt_at <= now()
+          FOR UPDATE OF d SKIP LOCKED
+       )
+       UPDATE webhook_deliveries d
+          SET attempt_count = d.attempt_count + 1,
+              next_attempt_at = now() + $2 * interval '1 millisecond',
+              last_attempt_at = now()
+         FROM due, webhook_endpoints e, events ev
+        WHERE d.event_id = due.event_id AND d.id = due.id AND e.id = d.endpoint_id AND ev.id = d.event_id
+      RETURNING d.id, d.organization_id, d.mode, d.endpoint_id, d.event_id, d.attempt_count,
+                e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
+                ev.type AS event_type, ev.data AS event_data, ev.created_at AS event_created_at`;
+
+/** An attempts page's count and page for one endpoint, optionally of one event (then one partition). */
+export function attemptListStatements(
+  organizationId: string,
+  mode: string,
+  endpointId: string,
+  eventId?: string,
+): { count: string; page: string; params: unknown[] } {
+  const where = ['a.organization_id = $1', 'a.mode = $2', 'a.endpoint_id = $3'];
+  const params: unknown[] = [organizationId, mode, endpointId];
+  if (eventId) {
+    params.push(eventId);
+    where.push(`a.event_id = $${params.length}`);
+  }
+  const condition = where.join(' AND ');
+  return {
+    count: `SELECT count(*)::int AS total FROM webhook_attempts a WHERE ${condition}`,
+    page: `SELECT a.*, ev.type AS event_type FROM webhook_attempts a JOIN events ev ON ev.id = a.event_id
+        WHERE ${condition} ORDER BY a.created_at DESC, a.id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+    params,
+  };
+}
+
+/** A pending delivery of an event with an id in [$1, $2): the retention job's check before a month goes (one partition). */
+export const PENDING_IN_RANGE_SQL = `SELECT id FROM webhook_deliveries WHERE event_id >= $1 AND event_id < $2 AND status = 'pending' LIMIT 1`;
