@@ -191,6 +191,6 @@ export class WebhookDeliveriesPartitions1795933500100 implements MigrationInterf
         ALTER COLUMN url SET NOT NULL, ALTER COLUMN succeeded SET NOT NULL, ALTER COLUMN duration_ms SET NOT NULL,
         ALTER COLUMN created_at SET NOT NULL, ALTER COLUMN created_at SET DEFAULT now()`);
     await q.query(`CREATE INDEX webhook_attempts_endpoint_idx ON webhook_attempts (endpoint_id, created_at DESC, id DESC)`);
-    // The keys to events come back with the events table's own conversion (events/1795933400000-events-partitions), undone next.
+    // The keys to events come back with the events table's own conversion (events/1795933500000-events-partitions), undone next.
   }
 }

@@ -122,6 +122,16 @@ describe('outbox and delivery log plans on partitioned tables', () => {
           .every((s) => /created_at/.test(s.index ?? '')),
       ).toBe(true);
     }
+    // The console's events of one invoice and its payments: through an index, none scanned whole.
+    const byObject = { limit: 20, offset: 0, objectIds: ['invoice_1', 'payment_1'] };
+    const { page, params } = eventListStatements(someEvent.organization_id, 'test', byObject);
+    const plan = await genericPlan(db, page, [...params, byObject.limit, byObject.offset]);
+    noWholeScanOfFilled(plan);
+    expect(
+      scans(plan)
+        .filter((s) => filled.has(s.relation))
+        .every((s) => Boolean(s.index)),
+    ).toBe(true);
   });
 
   it('reads one event by id from its month only', async () => {
