@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -67,9 +67,36 @@ export interface ServerOptions {
   main?: string;
 }
 
-/** Starts the built service as a real process and waits until /health/ready answers 200. */
+/** Preloaded into every service a test starts: it reports the ports the service listens on (listen-report.cjs). */
+const LISTEN_REPORT = join(__dirname, 'listen-report.cjs');
+
+/** How many ports of its own choosing startServer tries when the one it chose was taken meanwhile. */
+const PORT_ATTEMPTS = 3;
+
+/**
+ * Starts the built service as a real process and waits until it answers /health/ready with 200 on
+ * its port, and has itself reported listening there.
+ *
+ * The second condition matters when the port is taken between freePort's choice and the child's
+ * listen (another Jest worker's service chose the same one): the child then fails with EADDRINUSE
+ * while the other service, on another database, answers the readiness probe, and a test would send
+ * its requests to a stranger (a key it just made there is unknown: 401). Such a start is tried again
+ * on a new port; with a port the caller chose, it fails.
+ */
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
-  const port = options.port ?? (await freePort());
+  for (let attempt = 1; ; attempt++) {
+    const port = options.port ?? (await freePort());
+    const started = await startOnce(options, port);
+    if (started !== PORT_TAKEN) return started;
+    if (options.port !== undefined || attempt >= PORT_ATTEMPTS) throw new Error(`service could not listen on port ${port}: it is taken (EADDRINUSE)`);
+  }
+}
+
+const PORT_TAKEN = Symbol('port taken');
+
+async function startOnce(options: ServerOptions, port: number): Promise<RunningServer | typeof PORT_TAKEN> {
+  const reportDir = mkdtempSync(join(tmpdir(), 'ipa-listen-'));
+  const report = join(reportDir, 'ports');
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
     NODE_ENV: 'test',
@@ -89,6 +116,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     // Production refuses to start with no live network in CHAINS_FILE; tests that start production
     // without chains say it is meant (test/e2e/foundation/live-rails-check checks the refusal itself).
     ALLOW_NO_LIVE_RAILS: 'true',
+    TEST_LISTEN_REPORT: report,
   };
   for (const [name, value] of Object.entries(options.env ?? {})) {
     if (value === undefined) delete env[name];
@@ -102,29 +130,36 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     delete env.DATABASE_URL;
     env.DATA_DIR = options.dataDir ?? mkdtempSync(join(tmpdir(), 'ipa-data-'));
   }
-  const child = spawn(process.execPath, [options.main ?? MAIN], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--require', LISTEN_REPORT, options.main ?? MAIN], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (d) => (output += d));
   child.stderr?.on('data', (d) => (output += d));
   const baseUrl = `http://127.0.0.1:${port}`;
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  void exited.then(() => rmSync(reportDir, { recursive: true, force: true }));
+  const listening = () => existsSync(report) && readFileSync(report, 'utf8').split('\n').includes(String(port));
 
   const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
   let ready = false;
   while (Date.now() < deadline && child.exitCode === null) {
     try {
-      const res = await fetch(`${baseUrl}/health/ready`, { headers: options.readyHeaders });
-      if (res.status === 200) {
-        ready = true;
-        break;
+      // Only once the child listens there: until then whatever answers on the port is not this service.
+      if (listening()) {
+        const res = await fetch(`${baseUrl}/health/ready`, { headers: options.readyHeaders });
+        if (res.status === 200) {
+          ready = true;
+          break;
+        }
       }
     } catch {
-      // not listening yet
+      // not answering yet
     }
     await new Promise((r) => setTimeout(r, 100));
   }
   if (!ready) {
     child.kill('SIGKILL');
+    await exited;
+    if (!listening() && output.includes('EADDRINUSE')) return PORT_TAKEN;
     throw new Error(`service did not become ready on ${baseUrl}:\n${output.slice(-4000)}`);
   }
   return {

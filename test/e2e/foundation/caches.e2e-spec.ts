@@ -32,6 +32,25 @@ describe('caches across processes', () => {
     await service?.stop();
   });
 
+  it('keys made through one instance work at once on the other, both ways (reads see the commit the answer followed)', async () => {
+    const bases = [service.server.baseUrl, ...(second ? [second.baseUrl] : [])];
+    let used = 0;
+    await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        const madeOn = bases[i % bases.length];
+        const usedOn = bases[(i + 1) % bases.length];
+        const res = await new Api(null, madeOn).post('/admin/organizations', { name: `fresh keys ${i}` }, { headers: { 'x-admin-token': ADMIN_TOKEN } });
+        const { test_key, live_key } = expectSuccess(res, 201);
+        for (const key of [test_key as string, live_key as string]) {
+          const caller = expectSuccess(await new Api(key, usedOn).get('/auth/debug_token'));
+          expect(caller).toBeTruthy();
+          used++;
+        }
+      }),
+    );
+    expect(used).toBe(40);
+  });
+
   it('a key revoked through one instance (or the CLI) is refused at once by every instance that had it cached', async () => {
     const org = await service.createOrg('cached keys');
     const bases = [service.server.baseUrl, ...(second ? [second.baseUrl] : [])];
