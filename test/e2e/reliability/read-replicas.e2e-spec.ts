@@ -56,11 +56,18 @@ async function marks(api: Api): Promise<Array<string | undefined>> {
   return items.map((i) => i.metadata?.mark);
 }
 
-/** Index and sequential scans the replica has counted on `tables` (its statistics, flushed by its sessions within seconds). */
+/**
+ * Index and sequential scans the replica has counted on `tables` (its statistics, flushed by its sessions within
+ * seconds). A partitioned table (the events) counts its scans on its partitions: theirs are summed in.
+ */
 async function replicaScans(tables: string[]): Promise<number> {
   const [row] = await sql<{ n: string }>(
     cluster.replicaUrl,
-    `SELECT coalesce(sum(coalesce(seq_scan, 0) + coalesce(idx_scan, 0)), 0)::text AS n FROM pg_stat_user_tables WHERE relname = ANY($1)`,
+    `WITH named AS (SELECT c.oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                     WHERE c.relname = ANY($1) AND n.nspname = current_schema()),
+          parts AS (SELECT oid FROM named UNION SELECT i.inhrelid FROM pg_inherits i JOIN named ON i.inhparent = named.oid)
+     SELECT coalesce(sum(coalesce(s.seq_scan, 0) + coalesce(s.idx_scan, 0)), 0)::text AS n
+       FROM pg_stat_user_tables s JOIN parts ON parts.oid = s.relid`,
     [tables],
   );
   return Number(row.n);
