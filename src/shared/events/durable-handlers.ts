@@ -10,6 +10,7 @@ import type { DomainEvent, DomainEventInit } from './domain-event';
 import { ALL_EVENTS, eventClassOf } from './event-types';
 import { NEXT_EVENTS_SQL } from './commit-order';
 import { EventOutbox } from './outbox';
+import { SpacedWake } from './spaced-wake';
 
 /** What a durable handler is given with each event. */
 export interface DurableHandlerContext {
@@ -93,6 +94,12 @@ interface EventRowOut {
 const BATCH = 100;
 /** How long a drain woken by a commit that found nothing waits before it looks once more. */
 const WOKEN_FOLLOW_UP_MS = 50;
+/**
+ * Commits wake a handler's pass at most this often: under a stream of commits one pass reads what a few
+ * milliseconds of them wrote, instead of a pass (four statements) per commit, at the price of up to this
+ * much delay for an event that commits while a pass of its handler has just begun.
+ */
+const WOKEN_SPACING_MS = 50;
 
 interface Running {
   registration: Registration;
@@ -103,6 +110,8 @@ interface Running {
   again: boolean;
   failures: number;
   retryAt: number;
+  /** Commits wake the handler through this (WOKEN_SPACING_MS between woken passes). */
+  wake: SpacedWake;
 }
 
 /**
@@ -118,8 +127,9 @@ interface Running {
  *   back: the pass is retried with a growing pause (up to a minute), and the handler's later events
  *   wait (in order, none skipped). A crash (a SIGKILL, a lost connection) rolls back the same way: the
  *   batch is handled again by the next pass, here after a restart or on another instance.
- * - Passes run when an event of one of its types commits in this process (EventOutbox.afterCommit;
- *   such a pass that read nothing looks once more WOKEN_FOLLOW_UP_MS later), and every
+ * - Passes run when an event of one of its types commits in this process (EventOutbox.afterCommit), at
+ *   most one such woken pass every WOKEN_SPACING_MS (SpacedWake: the commits of that moment are read
+ *   by one pass; such a pass that read nothing looks once more WOKEN_FOLLOW_UP_MS later), and every
  *   DURABLE_HANDLERS_POLL_MS for the events other instances wrote.
  * - A new handler's cursor starts at the end: it sees the events committed after its first start.
  *
@@ -153,7 +163,13 @@ export class DurableEventHandlers implements OnApplicationBootstrap, OnApplicati
       const instance = this.modules.get(registration.target, { strict: false });
       const types = new Set(registration.types);
       const hears = types.has(ALL_EVENTS) ? () => true : (type: string) => types.has(type);
-      this.running.push({ registration, instance, hears, draining: null, again: false, failures: 0, retryAt: 0 });
+      const wake = new SpacedWake(
+        WOKEN_SPACING_MS,
+        () => this.detached.runInAsyncScope(() => this.drain(r, true)),
+        () => r.draining !== null,
+      );
+      const r: Running = { registration, instance, hears, draining: null, again: false, failures: 0, retryAt: 0, wake };
+      this.running.push(r);
     }
     if (this.running.length) {
       this.work.whenReady(
@@ -167,6 +183,7 @@ export class DurableEventHandlers implements OnApplicationBootstrap, OnApplicati
   onApplicationShutdown(): void {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    for (const r of this.running) r.wake.stop();
   }
 
   /** The lowest cursor of all handlers (null when none has one yet): events at or above it may not be deleted. */
@@ -188,7 +205,7 @@ export class DurableEventHandlers implements OnApplicationBootstrap, OnApplicati
       );
     }
     this.outbox.afterCommit((types) => {
-      for (const r of this.running) if (types.some(r.hears)) this.detached.runInAsyncScope(() => this.drain(r, true));
+      for (const r of this.running) if (types.some(r.hears)) r.wake.wake();
     });
     this.timer = setInterval(() => this.running.forEach((r) => this.drain(r)), this.config.DURABLE_HANDLERS_POLL_MS);
     this.timer.unref();
@@ -268,6 +285,7 @@ export class DurableEventHandlers implements OnApplicationBootstrap, OnApplicati
         r.again = false;
         for (;;) {
           if (this.stopped) break;
+          r.wake.started();
           const { full, events } = await this.pass(r);
           read += events;
           if (!full) break;
