@@ -6,6 +6,7 @@ import { BackgroundWork } from '../lifecycle/background-work';
 import { MetricsRegistry } from '../metrics/metrics-registry';
 import { Clock } from '../time/clock';
 import { PeriodicTask } from '../time/periodic-task';
+import { passOrder } from './retention-order';
 import { addUnits, boundAt, isExpired, PartitionKey, PartitionRange, PartitionUnit, rangeAt, rangeOfSuffix, rangesBetween } from './partition-ranges';
 
 /** One partitioned table of a plan: the parent and the column its range partitions are keyed on. */
@@ -186,7 +187,7 @@ export class PartitionRetention implements OnApplicationBootstrap, OnApplication
       if (!locked) return { locked: false, plans: [] };
       try {
         const report: RetentionPassReport = { locked: true, plans: [] };
-        for (const plan of this.plans.values()) report.plans.push(await this.runPlan(runner.manager, plan));
+        for (const plan of passOrder([...this.plans.values()], this.references)) report.plans.push(await this.runPlan(runner.manager, plan));
         this.lastPass.set(this.clock.now().getTime() / 1000);
         return report;
       } finally {
