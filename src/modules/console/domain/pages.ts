@@ -1,4 +1,5 @@
 import type { Mode } from '../../../shared/auth/request-context';
+import { INVOICE_STATUSES } from '../../invoices';
 import { exportButton, exportWords } from './export-pages';
 import { html, jsonBlock, SafeHtml } from './html';
 import { hiddenHeading, num, rowHeader, table } from './table';
@@ -303,8 +304,6 @@ export interface InvoiceFilterValues {
   created_from: string;
   created_to: string;
 }
-
-export const INVOICE_STATUSES = ['PENDING', 'PROCESSING', 'WAITING_FOR_CONFIRMATIONS', 'PARTIALLY_PAID', 'COMPLETED', 'VOIDED'];
 
 export function invoicesPage(c: PageContext, rows: InvoiceRow[], f: InvoiceFilterValues, nextQuery: string | null): string {
   const s = c.s;

@@ -1,3 +1,4 @@
+import { canMoveInvoice, isInvoiceStatus } from '../../invoices';
 import { PAYMENT_STATUSES } from '../../payments';
 import { REFUND_STATUSES } from '../../refunds';
 import { exportButton } from '../domain/export-pages';
@@ -71,9 +72,6 @@ export interface EventRowView {
   object_id: string;
 }
 
-/** Invoice states a merchant may void from, and mark paid from (the invoices module's merchant moves). */
-const VOIDABLE = ['PENDING'];
-const MARKABLE = ['PENDING', 'PARTIALLY_PAID'];
 /** Refund states the merchant may still cancel. */
 export const CANCELABLE_REFUND = ['AWAITING_DESTINATION', 'AWAITING_PAYOUT'];
 /** Refund states that do not move any more: the refund page stops following them. */
@@ -130,8 +128,10 @@ export function invoiceDetailPage(
   const inv = d.invoice;
   const base = `/console/${c.mode}`;
   const role = c.member.role;
-  const canVoid = may(role, 'invoices.write', c.mode) && VOIDABLE.includes(inv.status);
-  const canMark = may(role, 'invoices.mark_paid', c.mode) && MARKABLE.includes(inv.status);
+  // Void and mark paid are the invoices module's merchant moves to VOIDED and COMPLETED.
+  const merchantMay = (to: 'VOIDED' | 'COMPLETED') => isInvoiceStatus(inv.status) && canMoveInvoice(inv.status, to, 'merchant');
+  const canVoid = may(role, 'invoices.write', c.mode) && merchantMay('VOIDED');
+  const canMark = may(role, 'invoices.mark_paid', c.mode) && merchantMay('COMPLETED');
   const canRefund = may(role, 'invoices.write', c.mode) && d.payments.some((x) => x.status === 'COMPLETED');
   const canRecurrency = may(role, 'invoices.write', c.mode) && inv.status === 'PENDING';
   const actions = canVoid || canMark || canRefund || canRecurrency;
