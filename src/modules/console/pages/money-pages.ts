@@ -3,8 +3,8 @@ import { PAYMENT_STATUSES } from '../../payments';
 import { REFUND_STATUSES } from '../../refunds';
 import { exportButton } from '../domain/export-pages';
 import { html, SafeHtml } from '../domain/html';
-import { table } from '../domain/table';
-import { Notice, page, PageContext } from '../domain/pages';
+import { figures, notice, Notice, table } from '../domain/table';
+import { page, PageContext } from '../domain/pages';
 import { may } from '../domain/roles';
 import type { PageStrings } from './page-strings';
 
@@ -76,23 +76,6 @@ export interface EventRowView {
 export const CANCELABLE_REFUND = ['AWAITING_DESTINATION', 'AWAITING_PAYOUT'];
 /** Refund states that do not move any more: the refund page stops following them. */
 const FINAL_REFUND = ['COMPLETED', 'CANCELED', 'EXPIRED'];
-
-function notice(n: Notice): SafeHtml {
-  if (!n) return html``;
-  return n.kind === 'error' ? html`<p class="notice error" role="alert">${n.text}</p>` : html`<p class="notice info" role="status">${n.text}</p>`;
-}
-
-function figures(pairs: Array<[string, SafeHtml | string]>): SafeHtml {
-  return html`<dl class="figures">
-    ${pairs.map(
-      ([k, v]) =>
-        html`<div>
-          <dt>${k}</dt>
-          <dd>${v}</dd>
-        </div>`,
-    )}
-  </dl>`;
-}
 
 const link = (href: string, text: string) => html`<a href="${href}">${text}</a>`;
 
