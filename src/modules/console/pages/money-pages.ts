@@ -101,11 +101,29 @@ function eventsPager(c: PageContext, p: PageStrings, invoiceId: string, e: Event
   return html`<p id="events-range">${shown ? `${e.offset + 1}–${e.offset + shown}` : '0'} ${p.events_of} ${e.total} ${newer} ${older}</p>`;
 }
 
+/** The most payments, and the most refunds, the invoice page lists (the newest first). */
+export const INVOICE_PAGE_ROWS = 100;
+
+/** When the invoice has more payments or refunds than the page lists, a sentence saying how many it shows of how many. */
+function moreThanShown(id: string, p: PageStrings, what: string, shown: number, total: number): SafeHtml {
+  if (total <= shown) return html``;
+  return html`<p class="muted" id="${id}">${p.showing_first} ${shown} ${p.events_of} ${total} ${what}.</p>`;
+}
+
 /** The invoice's page: figures, checkout link, items, payments with their transactions, refunds, events, and the actions the role allows. */
 export function invoiceDetailPage(
   c: PageContext,
   p: PageStrings,
-  d: { invoice: InvoiceDetail; payments: PaymentRowView[]; refunds: RefundRowView[]; events: EventRowView[]; eventsPage: EventsPage },
+  d: {
+    invoice: InvoiceDetail;
+    payments: PaymentRowView[];
+    /** How many payments and refunds the invoice has (the page lists at most INVOICE_PAGE_ROWS of each). */
+    paymentsTotal: number;
+    refunds: RefundRowView[];
+    refundsTotal: number;
+    events: EventRowView[];
+    eventsPage: EventsPage;
+  },
   n: Notice,
 ): string {
   const inv = d.invoice;
@@ -176,11 +194,11 @@ export function invoiceDetailPage(
       </section>
       <section aria-labelledby="payments-h">
         <h2 id="payments-h">${p.payments}</h2>
-        ${paymentsTable(c, p, d.payments, false)}
+        ${moreThanShown('payments-more', p, p.payments_counted, d.payments.length, d.paymentsTotal)} ${paymentsTable(c, p, d.payments, false)}
       </section>
       <section aria-labelledby="refunds-h">
         <h2 id="refunds-h">${p.refunds}</h2>
-        ${refundsTable(c, p, d.refunds, false)}
+        ${moreThanShown('refunds-more', p, p.refunds_counted, d.refunds.length, d.refundsTotal)} ${refundsTable(c, p, d.refunds, false)}
       </section>
       <section aria-labelledby="events-h">
         <h2 id="events-h">${p.events}</h2>
