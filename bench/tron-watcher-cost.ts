@@ -33,9 +33,10 @@ import { processCpuMs, ROOT } from './process-tools';
 import {
   BenchChildren,
   benchDatabase,
-  benchOption as opt,
   mineBlock,
   MNEMONIC,
+  numberOption,
+  numbersOption,
   scanMetrics,
   sleep,
   startHardhat,
@@ -58,8 +59,8 @@ interface TronPhase {
 }
 
 export async function tronWatcherCost(): Promise<void> {
-  const sizes = opt('sizes', '1,100,1000').split(',').map(Number);
-  const blocks = Number(opt('blocks', '10'));
+  const sizes = numbersOption('sizes', [1, 100, 1000]);
+  const blocks = numberOption('blocks', 10);
   const children = new BenchChildren();
   const database = await benchDatabase('ipa_tronbench');
   let proxy: TronRpcProxy | null = null;

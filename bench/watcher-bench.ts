@@ -1,7 +1,7 @@
 /**
  * The driver the watcher-cost benches share (bench/watcher-cost.ts and its `--family` cases in
  * bench/tron-watcher-cost.ts and bench/utxo-watcher-cost.ts; bench/solana-watcher-cost.ts takes its
- * options and pauses from here): a database of the run's own, the child processes it starts (stopped
+ * options and pauses from here): the command-line options, a database of the run's own, the child processes it starts (stopped
  * at the end or on an interrupt), a Hardhat node with the test USDT, the built service on a CHAINS_FILE,
  * waiting for the watcher, and its `chain_scan_seconds` from /metrics.
  */
@@ -13,6 +13,12 @@ import { mnemonicToAccount } from 'viem/accounts';
 import { benchOption, freePort, MAIN, ROOT } from './process-tools';
 
 export { benchOption };
+
+/** A number option (`--blocks 10`), or `fallback` when the command line does not give it. */
+export const numberOption = (name: string, fallback: number): number => Number(benchOption(name, String(fallback)));
+
+/** A comma-separated list of numbers (`--sizes 1,100,1000`), or `fallback` when the command line does not give it. */
+export const numbersOption = (name: string, fallback: number[]): number[] => benchOption(name, fallback.join(',')).split(',').map(Number);
 
 export const SERVER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const MNEMONIC = 'test test test test test test test test test test test junk';

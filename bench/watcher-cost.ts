@@ -40,6 +40,8 @@ import {
   benchOption as opt,
   mineBlock,
   MNEMONIC,
+  numberOption,
+  numbersOption,
   scanMetrics,
   sleep,
   startHardhat,
@@ -48,10 +50,10 @@ import {
   watcherCursor,
 } from './watcher-bench';
 
-const SIZES = opt('sizes', '1,1000,100000').split(',').map(Number);
-const BLOCKS = Number(opt('blocks', '20'));
+const SIZES = numbersOption('sizes', [1, 1000, 100000]);
+const BLOCKS = numberOption('blocks', 20);
 /** Addresses handed out earlier whose monitoring window has closed (not watched, still in the table). */
-const EXPIRED = Number(opt('expired', '0'));
+const EXPIRED = numberOption('expired', 0);
 function randomAddress(): string {
   let hex = '';
   for (let i = 0; i < 40; i++) hex += Math.floor(Math.random() * 16).toString(16);

@@ -20,7 +20,17 @@ import { GetPaymentQuery, ListPaymentsQuery, PAYMENT_STATUSES } from '../payment
 import { CancelRefundCommand, CreateRefundCommand, GetRefundQuery, ListRefundsQuery, REFUND_STATUSES, type RefundStatus } from '../refunds';
 import { ConsoleFormPost, ConsoleGate, Form, formText, SignedMember } from './console-gate';
 import type { Notice } from './domain/pages';
-import { EventRowView, invoiceDetailPage, type NewInvoiceForm, newInvoicePage, paymentPage, paymentsPage, refundPage, refundsPage } from './pages/money-pages';
+import {
+  EventRowView,
+  INVOICE_PAGE_ROWS,
+  invoiceDetailPage,
+  type NewInvoiceForm,
+  newInvoicePage,
+  paymentPage,
+  paymentsPage,
+  refundPage,
+  refundsPage,
+} from './pages/money-pages';
 import { pageStringsOf } from './pages/page-strings';
 
 const PAGE_SIZE = 25;
@@ -126,8 +136,8 @@ export class ConsoleMoneyController {
     const invoice = await this.gate.found(g, res, () => this.queries.execute(new GetInvoiceQuery(g.scope, id, ['items'], null)));
     if (!invoice) return;
     const [payments, refunds] = await Promise.all([
-      this.queries.execute(new ListPaymentsQuery(g.scope, { invoiceId: invoice.id, limit: 100, offset: 0 })),
-      this.queries.execute(new ListRefundsQuery(g.scope, { invoiceId: invoice.id, limit: 100, offset: 0 })),
+      this.queries.execute(new ListPaymentsQuery(g.scope, { invoiceId: invoice.id, limit: INVOICE_PAGE_ROWS, offset: 0 })),
+      this.queries.execute(new ListRefundsQuery(g.scope, { invoiceId: invoice.id, limit: INVOICE_PAGE_ROWS, offset: 0 })),
     ]);
     // The events of the invoice and of its payments and refunds, wherever they stand in the mode's history.
     const objectIds = [invoice.id, ...payments.items.map((x) => x.id), ...refunds.items.map((r) => r.id)];
@@ -152,7 +162,9 @@ export class ConsoleMoneyController {
           })),
         },
         payments: payments.items,
+        paymentsTotal: payments.total,
         refunds: refunds.items,
+        refundsTotal: refunds.total,
         events: own,
         eventsPage: { offset: eventsOffset, total: events.total, size: EVENTS_PAGE },
       },

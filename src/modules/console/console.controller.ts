@@ -7,7 +7,7 @@ import { clientBucket } from '../../shared/rate-limit/client-address';
 import { RateLimiter } from '../../shared/rate-limit/rate-limiter';
 import { DomainError } from '../../shared/errors/domain-error';
 import { GetDashboardQuery } from '../analytics';
-import { ListInvoicesQuery } from '../invoices';
+import { INVOICE_STATUSES, ListInvoicesQuery } from '../invoices';
 import { CreateApiKeyCommand, ListApiKeysQuery, RevokeApiKeyCommand, RollApiKeyCommand } from '../organizations';
 import { ConsoleAssets } from './console-assets';
 import { ConsoleAuth, LOCKOUT_MS, newToken } from './console-auth.service';
@@ -17,7 +17,6 @@ import { ListWebhookAttemptsQuery, ListWebhookEndpointsQuery, RedeliverEventComm
 import { webhooksPage, webhookWords } from './domain/webhook-pages';
 import {
   auditPage,
-  INVOICE_STATUSES,
   invoicesPage,
   membersPage,
   messagePage,
@@ -240,7 +239,7 @@ export class ConsoleController {
     if (!g || !this.gate.allowed(g, res, 'read')) return;
     const q = req.query;
     const f = {
-      status: INVOICE_STATUSES.includes(formText(q.status)) ? formText(q.status) : '',
+      status: (INVOICE_STATUSES as readonly string[]).includes(formText(q.status)) ? formText(q.status) : '',
       currency: /^[A-Za-z0-9_]{1,20}$/.test(formText(q.currency)) ? formText(q.currency).toUpperCase() : '',
       customer_email: formText(q.customer_email).slice(0, 254),
       created_from: /^\d{4}-\d{2}-\d{2}$/.test(formText(q.created_from)) ? formText(q.created_from) : '',

@@ -30,6 +30,9 @@ export {
   INVOICE_STATUSES,
   FINAL_STATUSES as FINAL_INVOICE_STATUSES,
   isFinal as isFinalInvoiceStatus,
+  isInvoiceStatus,
+  // Whether an actor may move an invoice between two statuses (the console offers void and mark paid by it).
+  canMove as canMoveInvoice,
   type InvoiceStatus,
   type InvoiceSubstatus,
 } from './domain/invoice-status';

@@ -1,8 +1,8 @@
-import { fundedWallet, giveTokens, tokenTransfer } from '../../chain/solana-wallet';
+import { tokenTransfer } from '../../chain/solana-wallet';
 import { expectSuccess } from '../../support/envelope';
-import { IsolatedService, startIsolatedService } from '../../support/isolated';
+import type { IsolatedService } from '../../support/isolated';
 import { paymentAddress, units } from '../rails/chain-helpers';
-import { type SolanaSetup, solanaMerchant, startSolana } from '../rails/solana-helpers';
+import { type SolanaService, type SolanaSetup, solanaMerchant, solanaPayer, startSolanaService } from '../rails/solana-helpers';
 import { Browser, decodeQr, launchBrowser, openPage, see, seriousViolations } from './browser';
 
 /**
@@ -13,17 +13,16 @@ import { Browser, decodeQr, launchBrowser, openPage, see, seriousViolations } fr
 describe('hosted checkout page with a Solana Pay request', () => {
   let setup: SolanaSetup;
   let service: IsolatedService;
+  let stop: SolanaService['stop'] | undefined;
   let browser: Browser;
 
   beforeAll(async () => {
-    setup = await startSolana({ finalizedLag: 2 });
-    service = await startIsolatedService({ CHAINS_FILE: setup.chainsFile, CHAIN_LOCK_RETRY_MS: '300' });
+    ({ setup, service, stop } = await startSolanaService({ finalizedLag: 2 }, { CHAIN_LOCK_RETRY_MS: '300' }));
     browser = await launchBrowser();
   }, 180_000);
   afterAll(async () => {
     await browser?.close();
-    await service?.stop();
-    await setup?.bed.stop();
+    await stop?.();
   });
 
   it('shows the wallet address, the amount, a QR code and a wallet link of the Solana Pay uri; a USDC payment with the reference completes the invoice', async () => {
@@ -50,8 +49,7 @@ describe('hosted checkout page with a Solana Pay request', () => {
     expect(await decodeQr(browser, page, '.qr')).toBe(pay.uri);
     expect(await seriousViolations(page)).toEqual([]);
 
-    const payer = await fundedWallet(bed);
-    await giveTokens(bed, payer.address, usdc, units('100', 6));
+    const payer = await solanaPayer(bed, { mint: usdc, amount: '100' });
     bed.submit(await tokenTransfer(bed, payer, pay.address, usdc, units('12.5', 6), [pay.reference]));
     await see(page.locator('#status'), 30_000).toHaveAttribute('data-state', 'seen');
     bed.advance(2);

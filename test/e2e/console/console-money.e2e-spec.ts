@@ -212,6 +212,30 @@ describe('management console: invoices, payments and refunds', () => {
     expect((await o.owner.get('/console/test/refunds?status=COMPLETED')).text).not.toContain(refund.id);
   });
 
+  it('says how many payments an invoice has when it has more than its page lists (100), in English and German', async () => {
+    const o = await consoleOrg();
+    const api = new Api(o.testKey);
+    const invoice = await pendingInvoice(api, '1000');
+    const pay = () => api.post('/test_helpers/payments', { invoice_id: invoice, provider_id: 'prov_card_usd', price: '1' });
+    for (let i = 0; i < 100; i += 10) {
+      for (const r of await Promise.all(Array.from({ length: 10 }, pay))) expectSuccess(r, 201);
+    }
+    // Exactly as many as the page lists: no such sentence.
+    const all = await o.owner.get(`/console/test/invoices/${invoice}`);
+    expect(all.text.match(/href="\/console\/test\/payments\/payment_/g)).toHaveLength(100);
+    expect(all.text).not.toContain('id="payments-more"');
+
+    expectSuccess(await pay(), 201);
+    const page = await o.owner.get(`/console/test/invoices/${invoice}`);
+    expect(page.status).toBe(200);
+    expect(page.text.match(/href="\/console\/test\/payments\/payment_/g)).toHaveLength(100);
+    expect(page.text).toMatch(/<p class="muted" id="payments-more">Showing the first 100 of 101 payments\.<\/p>/);
+    expect(page.text).not.toContain('id="refunds-more"');
+    const de = await o.owner.get(`/console/test/invoices/${invoice}?lang=de`);
+    expect(de.text).toContain('Gezeigt werden die ersten 100 von 101 Zahlungen.');
+    await o.owner.get('/console/test?lang=en');
+  });
+
   it("answers 404 for another organization's invoice, payment and refund on every page and action", async () => {
     const { invoice, payment } = await paidInvoice(new Api(other.testKey), 'foreign@example.com');
     const refund = expectSuccess(await new Api(other.testKey).post(`/invoices/${invoice}/refunds`, { amount: '5' }), 201).id as string;

@@ -1,6 +1,6 @@
-import { IsolatedService, startIsolatedService } from '../../support/isolated';
+import type { IsolatedService } from '../../support/isolated';
 import { runCli } from '../../support/server';
-import { type SolanaSetup, solanaChainsFile, startSolana } from './solana-helpers';
+import { type SolanaService, type SolanaSetup, solanaChainsFile, startSolanaService } from './solana-helpers';
 
 interface Check {
   name: string;
@@ -11,14 +11,11 @@ interface Check {
 describe("cli doctor checks a Solana node through the Solana adapter's own calls", () => {
   let setup: SolanaSetup;
   let service: IsolatedService;
+  let stop: SolanaService['stop'] | undefined;
   beforeAll(async () => {
-    setup = await startSolana();
-    service = await startIsolatedService({ CHAINS_FILE: setup.chainsFile });
+    ({ setup, service, stop } = await startSolanaService());
   }, 120_000);
-  afterAll(async () => {
-    await service?.stop();
-    await setup?.bed.stop();
-  });
+  afterAll(async () => stop?.());
 
   const checks = async (chainsFile: string) => {
     const run = await runCli(['doctor', '--json'], { ...service.cliEnv, CHAINS_FILE: chainsFile });

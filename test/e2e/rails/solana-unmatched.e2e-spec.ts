@@ -1,16 +1,25 @@
 import { generateKeyPairSigner } from '@solana/kit';
-import { fundedWallet, giveTokens, solTransfer, tokenTransfer } from '../../chain/solana-wallet';
+import { fundedWallet, solTransfer, tokenTransfer } from '../../chain/solana-wallet';
 import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
-import { IsolatedService, sharedDatabase, startIsolatedService } from '../../support/isolated';
+import { type IsolatedService, sharedDatabase } from '../../support/isolated';
 import { withClient } from '../../support/pg';
-import { ADMIN_TOKEN, RunningServer, startServer } from '../../support/server';
+import { startServer } from '../../support/server';
 import { eventually } from '../../support/webhook-receiver';
 import { createInvoice, r30, shortState } from '../payments/payments-helpers';
 import { paymentAddress, paymentsOf, units, waitForPayments } from './chain-helpers';
-import { type SolanaSetup, solanaMerchant, startSolana } from './solana-helpers';
+import {
+  asService,
+  SOLANA_WATCHER_ENV,
+  solanaCursor,
+  solanaMerchant,
+  solanaPayer,
+  type SolanaService,
+  type SolanaSetup,
+  startSolana,
+  startSolanaService,
+} from './solana-helpers';
 
-const WATCHER_ENV = { CHAIN_LOCK_RETRY_MS: '300', WEBHOOK_DISPATCH_INTERVAL_MS: '100' };
 const SOL = 'prov_solana_solana';
 const TIMESTAMP = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -32,22 +41,18 @@ async function paymentEvents(api: Api, type: string, paymentId: string): Promise
 describe('Solana: money to the wallet without a known reference, and a confirmed payment the chain drops', () => {
   let setup: SolanaSetup;
   let service: IsolatedService;
+  let stop: SolanaService['stop'] | undefined;
   beforeAll(async () => {
     // Confirmed at once, finalized 4 slots later.
-    setup = await startSolana({ confirmedLag: 0, finalizedLag: 4 });
-    service = await startIsolatedService({ CHAINS_FILE: setup.chainsFile, ...WATCHER_ENV });
+    ({ setup, service, stop } = await startSolanaService({ confirmedLag: 0, finalizedLag: 4 }, SOLANA_WATCHER_ENV));
   }, 120_000);
-  afterAll(async () => {
-    await service?.stop();
-    await setup?.bed.stop();
-  });
+  afterAll(async () => stop?.());
 
   it('keeps SOL and USDC sent to the wallet without a reference of ours as unmatched transfers of its organization, no invoice, not retried', async () => {
     const { bed, usdc } = setup;
     // No invoice is open: the registered wallet is polled all the same.
     const shop = await solanaMerchant(service);
-    const payer = await fundedWallet(bed);
-    await giveTokens(bed, payer.address, usdc, units('100', 6));
+    const payer = await solanaPayer(bed, { mint: usdc, amount: '100' });
     // SOL typed by hand (no reference); USDC with a reference the service never handed out.
     const bySol = bed.submit(await solTransfer(bed, payer, shop.wallet, 123_456_789n));
     const solSlot = bed.slot();
@@ -126,8 +131,7 @@ describe('Solana: money to the wallet without a known reference, and a confirmed
   it('keeps a transfer to the wallet with another invoice-less reference beside a paid invoice; the paid one is a payment, not unmatched', async () => {
     const { bed, usdt } = setup;
     const shop = await solanaMerchant(service);
-    const payer = await fundedWallet(bed);
-    await giveTokens(bed, payer.address, usdt, units('100', 6));
+    const payer = await solanaPayer(bed, { mint: usdt, amount: '100' });
     const invoiceId = await createInvoice(shop.test, '10', 'USDT');
     const pay = await paymentAddress(shop.test, invoiceId, 'prov_solana_usdt');
     const paid = bed.submit(await tokenTransfer(bed, payer, shop.wallet, usdt, units('10', 6), [pay.reference]));
@@ -213,20 +217,11 @@ describe('Solana transfers without a reference across a repeated range and a res
   }, 120_000);
   afterAll(async () => setup?.bed.stop());
 
-  async function createOrg(server: RunningServer) {
-    const res = await new Api(null, server.baseUrl).post('/admin/organizations', { name: 'Solana shop' }, { headers: { 'x-admin-token': ADMIN_TOKEN } });
-    const { organization_id, test_key, live_key } = res.body.data;
-    return { id: organization_id as string, test: new Api(test_key, server.baseUrl), live: new Api(live_key, server.baseUrl) };
-  }
-  const asService = (server: RunningServer): IsolatedService => ({ server, createOrg: () => createOrg(server) }) as unknown as IsolatedService;
-
   it('keeps each once when the watcher reads the range again after a restart (its cursor put back before them)', async () => {
     const { bed } = setup;
     const db = await sharedDatabase();
-    const env = { ...WATCHER_ENV, CHAINS_FILE: setup.chainsFile };
-    const cursor = async () =>
-      (await withClient(db.url, (c) => c.query(`SELECT block_number::text AS n FROM chain_cursors WHERE mode = 'test' AND network = 'solana'`))).rows[0]?.n as
-        string | undefined;
+    const env = { ...SOLANA_WATCHER_ENV, CHAINS_FILE: setup.chainsFile };
+    const cursor = () => solanaCursor(db.url);
     let server = await startServer({ databaseUrl: db.url, env });
     try {
       const shop = await solanaMerchant(asService(server));

@@ -1,16 +1,24 @@
 import { Webhook } from 'standardwebhooks';
-import { fundedWallet, giveTokens, solTransfer, tokenTransfer } from '../../chain/solana-wallet';
+import { fundedWallet, solTransfer, tokenTransfer } from '../../chain/solana-wallet';
 import { Api } from '../../support/api';
 import { expectSuccess } from '../../support/envelope';
-import { IsolatedService, sharedDatabase, startIsolatedService } from '../../support/isolated';
-import { withClient } from '../../support/pg';
-import { ADMIN_TOKEN, RunningServer, startServer } from '../../support/server';
+import { type IsolatedService, sharedDatabase } from '../../support/isolated';
+import { startServer } from '../../support/server';
 import { eventually, WebhookReceiver } from '../../support/webhook-receiver';
 import { createInvoice, D, r30, shortState } from '../payments/payments-helpers';
 import { paymentAddress, paymentsOf, units, waitForPayments } from './chain-helpers';
-import { type SolanaSetup, solanaMerchant, startSolana } from './solana-helpers';
+import {
+  asService,
+  SOLANA_WATCHER_ENV,
+  solanaCursor,
+  solanaMerchant,
+  solanaPayer,
+  type SolanaService,
+  type SolanaSetup,
+  startSolana,
+  startSolanaService,
+} from './solana-helpers';
 
-const WATCHER_ENV = { CHAIN_LOCK_RETRY_MS: '300', WEBHOOK_DISPATCH_INTERVAL_MS: '100' };
 const SOL = 'prov_solana_solana';
 const USDC = 'prov_solana_usdc';
 const USDT = 'prov_solana_usdt';
@@ -19,17 +27,16 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('the Solana rail against a litesvm node in Solana JSON-RPC shapes', () => {
   let setup: SolanaSetup;
   let service: IsolatedService;
+  let stop: SolanaService['stop'] | undefined;
   let receiver: WebhookReceiver;
   beforeAll(async () => {
     // Confirmed at once, finalized 4 slots later: a payment is PENDING when it lands and COMPLETED 4 slots on.
-    setup = await startSolana({ confirmedLag: 0, finalizedLag: 4 });
-    service = await startIsolatedService({ CHAINS_FILE: setup.chainsFile, ...WATCHER_ENV });
+    ({ setup, service, stop } = await startSolanaService({ confirmedLag: 0, finalizedLag: 4 }, SOLANA_WATCHER_ENV));
     receiver = await WebhookReceiver.start();
   }, 120_000);
   afterAll(async () => {
     await receiver?.stop();
-    await service?.stop();
-    await setup?.bed.stop();
+    await stop?.();
   });
 
   it('takes an exact SOL payment by Solana Pay: the wallet with a reference, PENDING once confirmed, COMPLETED once finalized, signed webhooks', async () => {
@@ -85,8 +92,7 @@ describe('the Solana rail against a litesvm node in Solana JSON-RPC shapes', () 
   it('takes USDC partly, then the rest the same reference asks (the associated token account created by the payment)', async () => {
     const { bed, usdc } = setup;
     const shop = await solanaMerchant(service);
-    const payer = await fundedWallet(bed);
-    await giveTokens(bed, payer.address, usdc, units('1000', 6));
+    const payer = await solanaPayer(bed, { mint: usdc, amount: '1000' });
     const invoiceId = await createInvoice(shop.test, '100', 'USDC');
     const first = await paymentAddress(shop.test, invoiceId, USDC);
     expect(first).toMatchObject({ address: shop.wallet, amount: r30('100'), decimals: 6, contract_address: usdc });
@@ -109,8 +115,7 @@ describe('the Solana rail against a litesvm node in Solana JSON-RPC shapes', () 
     const { bed, usdt } = setup;
     const shop = await solanaMerchant(service);
     const stranger = await solanaMerchant(service);
-    const payer = await fundedWallet(bed);
-    await giveTokens(bed, payer.address, usdt, units('1000', 6));
+    const payer = await solanaPayer(bed, { mint: usdt, amount: '1000' });
     const invoiceId = await createInvoice(shop.test, '10', 'USDT');
     const pay = await paymentAddress(shop.test, invoiceId, USDT);
     // Not counted: no reference; our reference but paid to another merchant's wallet.
@@ -162,32 +167,22 @@ describe('the Solana watcher across a restart', () => {
   }, 120_000);
   afterAll(async () => setup?.bed.stop());
 
-  async function createOrg(server: RunningServer) {
-    const res = await new Api(null, server.baseUrl).post('/admin/organizations', { name: 'Solana shop' }, { headers: { 'x-admin-token': ADMIN_TOKEN } });
-    const { organization_id, test_key, live_key } = res.body.data;
-    return { id: organization_id as string, test: new Api(test_key, server.baseUrl), live: new Api(live_key, server.baseUrl) };
-  }
-  const asService = (server: RunningServer): IsolatedService => ({ server, createOrg: () => createOrg(server) }) as unknown as IsolatedService;
-
   it('records payments made while the service was down from its slot cursor, once each, many slots and signatures later', async () => {
     const { bed, usdc } = setup;
     const db = await sharedDatabase();
-    const env = { ...WATCHER_ENV, CHAINS_FILE: setup.chainsFile };
+    const env = { ...SOLANA_WATCHER_ENV, CHAINS_FILE: setup.chainsFile };
     let server = await startServer({ databaseUrl: db.url, env });
     try {
       const shop = await solanaMerchant(asService(server));
       const invoiceId = await createInvoice(shop.test, '12', 'USDC');
       const pay = await paymentAddress(shop.test, invoiceId, USDC);
-      const cursor = async () =>
-        (await withClient(db.url, (c) => c.query(`SELECT block_number::text AS n FROM chain_cursors WHERE mode = 'test' AND network = 'solana'`))).rows[0]
-          ?.n as string | undefined;
+      const cursor = () => solanaCursor(db.url);
       await eventually(async () => expect(await cursor()).toBeDefined());
       await server.stop();
       const stoppedAt = BigInt((await cursor())!);
 
       // While no watcher runs: the payment in two parts, and other traffic to the wallet around them.
-      const payer = await fundedWallet(bed);
-      await giveTokens(bed, payer.address, usdc, units('100', 6));
+      const payer = await solanaPayer(bed, { mint: usdc, amount: '100' });
       const first = bed.submit(await tokenTransfer(bed, payer, shop.wallet, usdc, units('5', 6), [pay.reference]));
       for (let i = 0; i < 3; i++) bed.submit(await solTransfer(bed, payer, shop.wallet, 1000n));
       bed.advance(50);

@@ -1,13 +1,13 @@
 import { generateKeyPairSigner } from '@solana/kit';
 import { SolanaFollower } from '../../../src/modules/rails/solana/solana-follower';
-import { fundedWallet, giveTokens, solTransfer, tokenAccountOf, tokenTransfer } from '../../chain/solana-wallet';
+import { fundedWallet, solTransfer, tokenAccountOf, tokenTransfer } from '../../chain/solana-wallet';
 import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
-import { type IsolatedService, startIsolatedService } from '../../support/isolated';
+import type { IsolatedService } from '../../support/isolated';
 import { eventually } from '../../support/webhook-receiver';
 import { createInvoice } from '../payments/payments-helpers';
 import { paymentAddress, units, waitForPayments } from '../rails/chain-helpers';
-import { type SolanaSetup, solanaMerchant, startSolana } from '../rails/solana-helpers';
+import { type SolanaService, type SolanaSetup, solanaMerchant, solanaPayer, startSolanaService } from '../rails/solana-helpers';
 
 const trimmed = (amount: string) => amount.replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
 
@@ -21,15 +21,12 @@ const trimmed = (amount: string) => amount.replace(/(\.\d*?)0+$/, '$1').replace(
 describe('refunds paid out on Solana (litesvm node in JSON-RPC shapes)', () => {
   let setup: SolanaSetup;
   let service: IsolatedService;
+  let stop: SolanaService['stop'] | undefined;
 
   beforeAll(async () => {
-    setup = await startSolana({ finalizedLag: 2 });
-    service = await startIsolatedService({ CHAINS_FILE: setup.chainsFile, CHAIN_LOCK_RETRY_MS: '300', REFUND_CHECK_SECONDS: '1' });
+    ({ setup, service, stop } = await startSolanaService({ finalizedLag: 2 }, { CHAIN_LOCK_RETRY_MS: '300', REFUND_CHECK_SECONDS: '1' }));
   }, 120_000);
-  afterAll(async () => {
-    await service?.stop();
-    await setup?.bed.stop();
-  });
+  afterAll(async () => stop?.());
 
   const claim = (refund: { claim_url: string }, body: unknown) =>
     new Api(null, service.server.baseUrl).post(`/refund_claims/${new URL(refund.claim_url, 'http://x').pathname.split('/').pop()}`, body);
@@ -37,8 +34,7 @@ describe('refunds paid out on Solana (litesvm node in JSON-RPC shapes)', () => {
   it('claims to a wallet address (a token account refused), offers a Solana Pay payout, and reads the payout a merchant sends: USDC and SOL, short, failed, unknown', async () => {
     const { bed, usdc } = setup;
     const shop = await solanaMerchant(service);
-    const customer = await fundedWallet(bed);
-    await giveTokens(bed, customer.address, usdc, units('500', 6));
+    const customer = await solanaPayer(bed, { mint: usdc, amount: '500' });
     const invoiceId = await createInvoice(shop.test, '30', 'USDC');
     const pay = await paymentAddress(shop.test, invoiceId, 'prov_solana_usdc');
     bed.submit(await tokenTransfer(bed, customer, pay.address, usdc, units('30', 6), [pay.reference]));

@@ -1,7 +1,8 @@
 import type { Mode } from '../../../shared/auth/request-context';
+import { INVOICE_STATUSES } from '../../invoices';
 import { exportButton, exportWords } from './export-pages';
 import { html, jsonBlock, SafeHtml } from './html';
-import { hiddenHeading, num, rowHeader, table } from './table';
+import { hiddenHeading, Notice, notice, num, rowHeader, table } from './table';
 import { webhookWords } from './webhook-pages';
 import { may, mayAssign, Role, ROLES } from './roles';
 import type { ConsoleLanguage, ConsoleStrings } from './strings';
@@ -26,7 +27,7 @@ export interface BareContext {
   assetVersion: string;
 }
 
-export type Notice = { kind: 'error' | 'info'; text: string } | null;
+export type { Notice };
 
 function head(c: BareContext, title: string, scripts: string[] = []): SafeHtml {
   const v = c.assetVersion;
@@ -40,11 +41,6 @@ function head(c: BareContext, title: string, scripts: string[] = []): SafeHtml {
     <script src="/console/assets/htmx.min.js?v=${v}" defer></script>
     ${scripts.map((f) => html`<script src="/console/assets/${f}?v=${v}" defer></script> `)}
   </head>`;
-}
-
-function notice(n: Notice): SafeHtml {
-  if (!n) return html``;
-  return n.kind === 'error' ? html`<p class="notice error" role="alert">${n.text}</p>` : html`<p class="notice info" role="status">${n.text}</p>`;
 }
 
 function languageLinks(c: BareContext, path: string): SafeHtml {
@@ -303,8 +299,6 @@ export interface InvoiceFilterValues {
   created_from: string;
   created_to: string;
 }
-
-export const INVOICE_STATUSES = ['PENDING', 'PROCESSING', 'WAITING_FOR_CONFIRMATIONS', 'PARTIALLY_PAID', 'COMPLETED', 'VOIDED'];
 
 export function invoicesPage(c: PageContext, rows: InvoiceRow[], f: InvoiceFilterValues, nextQuery: string | null): string {
   const s = c.s;

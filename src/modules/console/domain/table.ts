@@ -80,3 +80,25 @@ export function table(
     </table>
   </div>`;
 }
+
+/** A sentence shown above a page's content after an action: a refusal (announced at once) or a confirmation. */
+export type Notice = { kind: 'error' | 'info'; text: string } | null;
+
+/** The notice's paragraph, or nothing. */
+export function notice(n: Notice): SafeHtml {
+  if (!n) return html``;
+  return n.kind === 'error' ? html`<p class="notice error" role="alert">${n.text}</p>` : html`<p class="notice info" role="status">${n.text}</p>`;
+}
+
+/** Named figures (a detail page's facts) as a description list. */
+export function figures(pairs: Array<[string, SafeHtml | string]>): SafeHtml {
+  return html`<dl class="figures">
+    ${pairs.map(
+      ([k, v]) =>
+        html`<div>
+          <dt>${k}</dt>
+          <dd>${v}</dd>
+        </div>`,
+    )}
+  </dl>`;
+}

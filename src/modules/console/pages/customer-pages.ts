@@ -1,6 +1,6 @@
 import { html, SafeHtml } from '../domain/html';
-import { table } from '../domain/table';
-import { Notice, page, PageContext } from '../domain/pages';
+import { figures, notice, Notice, table } from '../domain/table';
+import { page, PageContext } from '../domain/pages';
 import { may } from '../domain/roles';
 import type { CustomerStrings } from './customer-strings';
 
@@ -54,23 +54,6 @@ export interface CustomerTotals {
 }
 
 export const SUBSCRIPTION_STATUSES = ['ACTIVE', 'PAST_DUE', 'CANCELED'] as const;
-
-function notice(n: Notice): SafeHtml {
-  if (!n) return html``;
-  return n.kind === 'error' ? html`<p class="notice error" role="alert">${n.text}</p>` : html`<p class="notice info" role="status">${n.text}</p>`;
-}
-
-function figures(pairs: Array<[string, SafeHtml | string]>): SafeHtml {
-  return html`<dl class="figures">
-    ${pairs.map(
-      ([k, v]) =>
-        html`<div>
-          <dt>${k}</dt>
-          <dd>${v}</dd>
-        </div>`,
-    )}
-  </dl>`;
-}
 
 const link = (href: string, text: string) => html`<a href="${href}">${text}</a>`;
 

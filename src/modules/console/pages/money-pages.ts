@@ -1,9 +1,10 @@
+import { canMoveInvoice, isInvoiceStatus } from '../../invoices';
 import { PAYMENT_STATUSES } from '../../payments';
 import { REFUND_STATUSES } from '../../refunds';
 import { exportButton } from '../domain/export-pages';
 import { html, SafeHtml } from '../domain/html';
-import { table } from '../domain/table';
-import { Notice, page, PageContext } from '../domain/pages';
+import { figures, notice, Notice, table } from '../domain/table';
+import { page, PageContext } from '../domain/pages';
 import { may } from '../domain/roles';
 import type { PageStrings } from './page-strings';
 
@@ -71,30 +72,10 @@ export interface EventRowView {
   object_id: string;
 }
 
-/** Invoice states a merchant may void from, and mark paid from (the invoices module's merchant moves). */
-const VOIDABLE = ['PENDING'];
-const MARKABLE = ['PENDING', 'PARTIALLY_PAID'];
 /** Refund states the merchant may still cancel. */
 export const CANCELABLE_REFUND = ['AWAITING_DESTINATION', 'AWAITING_PAYOUT'];
 /** Refund states that do not move any more: the refund page stops following them. */
 const FINAL_REFUND = ['COMPLETED', 'CANCELED', 'EXPIRED'];
-
-function notice(n: Notice): SafeHtml {
-  if (!n) return html``;
-  return n.kind === 'error' ? html`<p class="notice error" role="alert">${n.text}</p>` : html`<p class="notice info" role="status">${n.text}</p>`;
-}
-
-function figures(pairs: Array<[string, SafeHtml | string]>): SafeHtml {
-  return html`<dl class="figures">
-    ${pairs.map(
-      ([k, v]) =>
-        html`<div>
-          <dt>${k}</dt>
-          <dd>${v}</dd>
-        </div>`,
-    )}
-  </dl>`;
-}
 
 const link = (href: string, text: string) => html`<a href="${href}">${text}</a>`;
 
@@ -120,18 +101,38 @@ function eventsPager(c: PageContext, p: PageStrings, invoiceId: string, e: Event
   return html`<p id="events-range">${shown ? `${e.offset + 1}–${e.offset + shown}` : '0'} ${p.events_of} ${e.total} ${newer} ${older}</p>`;
 }
 
+/** The most payments, and the most refunds, the invoice page lists (the newest first). */
+export const INVOICE_PAGE_ROWS = 100;
+
+/** When the invoice has more payments or refunds than the page lists, a sentence saying how many it shows of how many. */
+function moreThanShown(id: string, p: PageStrings, what: string, shown: number, total: number): SafeHtml {
+  if (total <= shown) return html``;
+  return html`<p class="muted" id="${id}">${p.showing_first} ${shown} ${p.events_of} ${total} ${what}.</p>`;
+}
+
 /** The invoice's page: figures, checkout link, items, payments with their transactions, refunds, events, and the actions the role allows. */
 export function invoiceDetailPage(
   c: PageContext,
   p: PageStrings,
-  d: { invoice: InvoiceDetail; payments: PaymentRowView[]; refunds: RefundRowView[]; events: EventRowView[]; eventsPage: EventsPage },
+  d: {
+    invoice: InvoiceDetail;
+    payments: PaymentRowView[];
+    /** How many payments and refunds the invoice has (the page lists at most INVOICE_PAGE_ROWS of each). */
+    paymentsTotal: number;
+    refunds: RefundRowView[];
+    refundsTotal: number;
+    events: EventRowView[];
+    eventsPage: EventsPage;
+  },
   n: Notice,
 ): string {
   const inv = d.invoice;
   const base = `/console/${c.mode}`;
   const role = c.member.role;
-  const canVoid = may(role, 'invoices.write', c.mode) && VOIDABLE.includes(inv.status);
-  const canMark = may(role, 'invoices.mark_paid', c.mode) && MARKABLE.includes(inv.status);
+  // Void and mark paid are the invoices module's merchant moves to VOIDED and COMPLETED.
+  const merchantMay = (to: 'VOIDED' | 'COMPLETED') => isInvoiceStatus(inv.status) && canMoveInvoice(inv.status, to, 'merchant');
+  const canVoid = may(role, 'invoices.write', c.mode) && merchantMay('VOIDED');
+  const canMark = may(role, 'invoices.mark_paid', c.mode) && merchantMay('COMPLETED');
   const canRefund = may(role, 'invoices.write', c.mode) && d.payments.some((x) => x.status === 'COMPLETED');
   const canRecurrency = may(role, 'invoices.write', c.mode) && inv.status === 'PENDING';
   const actions = canVoid || canMark || canRefund || canRecurrency;
@@ -193,11 +194,11 @@ export function invoiceDetailPage(
       </section>
       <section aria-labelledby="payments-h">
         <h2 id="payments-h">${p.payments}</h2>
-        ${paymentsTable(c, p, d.payments, false)}
+        ${moreThanShown('payments-more', p, p.payments_counted, d.payments.length, d.paymentsTotal)} ${paymentsTable(c, p, d.payments, false)}
       </section>
       <section aria-labelledby="refunds-h">
         <h2 id="refunds-h">${p.refunds}</h2>
-        ${refundsTable(c, p, d.refunds, false)}
+        ${moreThanShown('refunds-more', p, p.refunds_counted, d.refunds.length, d.refundsTotal)} ${refundsTable(c, p, d.refunds, false)}
       </section>
       <section aria-labelledby="events-h">
         <h2 id="events-h">${p.events}</h2>

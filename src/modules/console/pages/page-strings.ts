@@ -64,6 +64,10 @@ const en = {
   events_of: 'of',
   older_events: 'Older events',
   newer_events: 'Newer events',
+  // "Showing the first 100 of 130 payments."
+  showing_first: 'Showing the first',
+  payments_counted: 'payments',
+  refunds_counted: 'refunds',
 };
 
 export type PageStrings = typeof en;
@@ -132,6 +136,9 @@ const de: PageStrings = {
   events_of: 'von',
   older_events: 'Ältere Ereignisse',
   newer_events: 'Neuere Ereignisse',
+  showing_first: 'Gezeigt werden die ersten',
+  payments_counted: 'Zahlungen',
+  refunds_counted: 'Erstattungen',
 };
 
 const STRINGS: Record<ConsoleLanguage, PageStrings> = { en, de };

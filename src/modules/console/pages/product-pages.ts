@@ -1,7 +1,7 @@
 import type { ConsoleLanguage } from '../domain/strings';
-import { html, SafeHtml } from '../domain/html';
-import { table } from '../domain/table';
-import { Notice, page, PageContext } from '../domain/pages';
+import { html } from '../domain/html';
+import { notice, Notice, table } from '../domain/table';
+import { page, PageContext } from '../domain/pages';
 import { may } from '../domain/roles';
 
 const en = {
@@ -87,11 +87,6 @@ export interface ProductPageView {
     billing_type: string | null;
     configurations: Array<{ id: string; starts_at: string; price_per_unit: string; metric_id: string; metric?: { metric_key: string } }>;
   }>;
-}
-
-function notice(n: Notice): SafeHtml {
-  if (!n) return html``;
-  return n.kind === 'error' ? html`<p class="notice error" role="alert">${n.text}</p>` : html`<p class="notice info" role="status">${n.text}</p>`;
 }
 
 export function productsPage(c: PageContext, t: ProductStrings, rows: ProductPageView[]): string {

@@ -1,7 +1,7 @@
 import type { ConsoleLanguage } from '../domain/strings';
-import { html, SafeHtml } from '../domain/html';
-import { num, table } from '../domain/table';
-import { Notice, page, PageContext } from '../domain/pages';
+import { html } from '../domain/html';
+import { notice, Notice, num, table } from '../domain/table';
+import { page, PageContext } from '../domain/pages';
 import { may } from '../domain/roles';
 
 const en = {
@@ -61,11 +61,6 @@ export interface WalletRowView {
   addresses_issued: number;
   unused_gap: number;
   created_at: string;
-}
-
-function notice(n: Notice): SafeHtml {
-  if (!n) return html``;
-  return n.kind === 'error' ? html`<p class="notice error" role="alert">${n.text}</p>` : html`<p class="notice info" role="status">${n.text}</p>`;
 }
 
 /** The mode's receiving wallets and (for who may) the form that registers a watch-only key. */
