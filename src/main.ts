@@ -159,6 +159,9 @@ async function serve(config: AppConfig, logger: Logger, startedAt: bigint): Prom
   // Node expects the headers timeout above the keep-alive one, or a reused connection's next request can be cut.
   server.headersTimeout = Math.max(server.headersTimeout, config.HTTP_KEEP_ALIVE_TIMEOUT_MS + 1_000);
   await app.listen(config.PORT, config.listenHost);
+  // A stop that came while the process was still reaching its port (a cluster worker starting on a
+  // loaded machine) is closing the application: no background work starts on it.
+  if (stopping) return;
   // After the migrations: the modules' background workers start (each registered itself from its
   // onApplicationBootstrap: the webhook dispatcher, the invoice sweeper, the analytics folder, the chain
   // watchers, the rates refresher). The CLI never opens this gate, so it runs none of them.

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, type Type } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, type Type } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { AsyncResource } from 'node:async_hooks';
 import type { EntityManager } from 'typeorm';
@@ -100,6 +100,8 @@ const WOKEN_FOLLOW_UP_MS = 50;
  * much delay for an event that commits while a pass of its handler has just begun.
  */
 const WOKEN_SPACING_MS = 50;
+/** The longest pause before another try at a start that failed (the pause doubles from half a second). */
+const START_RETRY_MAX_MS = 60_000;
 
 interface Running {
   registration: Registration;
@@ -132,16 +134,27 @@ interface Running {
  *   by one pass; such a pass that read nothing looks once more WOKEN_FOLLOW_UP_MS later), and every
  *   DURABLE_HANDLERS_POLL_MS for the events other instances wrote.
  * - A new handler's cursor starts at the end: it sees the events committed after its first start.
+ * - The start (realigning the commit order, the new handlers' cursors) runs once the service opens its
+ *   background work; one that fails is logged and tried again after a growing pause. The stop (when the
+ *   application closes, before its connections do) lets the start and the passes under way finish
+ *   their statements and begins no new one: a process stopped the moment it began listening (a loaded
+ *   machine, a cluster worker still starting) otherwise sent the start's next statement to a closed
+ *   pool, and that rejection, which nothing awaited, ended the process with exit code 1.
  *
  * Retention: an event below `lowestCursor()` has been read by every handler; nothing at or above it
  * may be deleted (docs/DEVELOPING.md).
  */
 @Injectable()
-export class DurableEventHandlers implements OnApplicationBootstrap, OnApplicationShutdown {
+export class DurableEventHandlers implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('DurableEventHandlers');
   private readonly running: Running[] = [];
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
+  /** The start under way (or the last one, settled): the stop waits for it. */
+  private starting: Promise<void> | null = null;
+  /** Failed starts in a row: the next try waits longer. */
+  private startFailures = 0;
+  private startRetry: NodeJS.Timeout | null = null;
   /**
    * The context passes run in: made at start-up, outside any request, so a pass started by a request's
    * commit carries none of that request's context (its idempotency claim, its open transaction).
@@ -174,16 +187,23 @@ export class DurableEventHandlers implements OnApplicationBootstrap, OnApplicati
     if (this.running.length) {
       this.work.whenReady(
         'durable-event-handlers',
-        () => void this.start(),
+        () => this.begin(),
         () => this.drainAll(),
       );
     }
   }
 
-  onApplicationShutdown(): void {
+  /**
+   * Stops before the application's connections close: no new pass or start, then waits for the start
+   * and the passes under way (each ends after its current batch).
+   */
+  async onModuleDestroy(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     for (const r of this.running) r.wake.stop();
+    if (this.startRetry) clearTimeout(this.startRetry);
+    await this.starting;
+    for (const r of this.running) while (r.draining) await r.draining;
   }
 
   /** The lowest cursor of all handlers (null when none has one yet): events at or above it may not be deleted. */
@@ -194,16 +214,43 @@ export class DurableEventHandlers implements OnApplicationBootstrap, OnApplicati
     return rows.length ? { transactionId: rows[0].tx, position: rows[0].pos } : null;
   }
 
+  /** Starts the handlers; a start that fails is logged and tried again after a pause (none once stopping). */
+  private begin(): void {
+    if (this.stopped) return;
+    this.starting = this.start().then(
+      () => {
+        this.startFailures = 0;
+      },
+      (e: Error) => {
+        if (this.stopped) {
+          this.logger.warn({ msg: 'durable event handlers: the start under way failed while stopping', err: e.message });
+          return;
+        }
+        this.startFailures++;
+        const pauseMs = Math.min(START_RETRY_MAX_MS, 500 * 2 ** Math.min(this.startFailures, 7));
+        this.logger.error({ msg: 'durable event handlers could not start; trying again', err: e.message, failures: this.startFailures, retry_in_ms: pauseMs });
+        this.startRetry = setTimeout(() => {
+          this.startRetry = null;
+          this.begin();
+        }, pauseMs);
+        this.startRetry.unref();
+      },
+    );
+  }
+
+  /** Realigns the commit order, makes the new handlers' cursors, then runs the passes; stops between statements once stopping. */
   private async start(): Promise<void> {
     await this.realign();
     // A handler seen for the first time starts at the end: after every transaction committed so far.
     for (const { registration } of this.running) {
+      if (this.stopped) return;
       await this.tx.manager.query(
         `INSERT INTO event_handler_cursors (handler, transaction_id, position) VALUES ($1, pg_snapshot_xmin(pg_current_snapshot()), 0)
          ON CONFLICT (handler) DO NOTHING`,
         [registration.name],
       );
     }
+    if (this.stopped) return;
     this.outbox.afterCommit((types) => {
       for (const r of this.running) if (types.some(r.hears)) r.wake.wake();
     });

@@ -3,11 +3,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from 'pg';
 import { Api } from '../../support/api';
 import { expectSuccess } from '../../support/envelope';
-import { startIsolatedService } from '../../support/isolated';
+import { sharedDatabase, startIsolatedService } from '../../support/isolated';
 import { createDatabase, dropDatabase } from '../../support/pg';
-import { freePort, MAIN, ROOT, startServer } from '../../support/server';
+import { freePort, MAIN, RunningServer, ROOT, startServer } from '../../support/server';
 import { productBody } from '../products/product-bodies';
 
 /** A raw HTTP/1.1 connection, to hold a request half-sent across a SIGTERM. */
@@ -109,6 +110,48 @@ describe('graceful shutdown on SIGTERM', () => {
       expect(service.server.output()).toContain('were cut');
     } finally {
       await service.stop();
+    }
+  });
+});
+
+describe('a SIGTERM while the background work is still starting', () => {
+  it('lets the durable handlers finish the statement under way before the database closes, and exits 0', async () => {
+    const db = await sharedDatabase();
+    const locker = new Client({ connectionString: db.url });
+    await locker.connect();
+    let server: RunningServer | null = null;
+    try {
+      // The handlers' start updates event_handler_cursors (its realign); this lock holds that statement, as a
+      // loaded machine would when a process (a cluster worker that has just begun listening) is stopped at once.
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE event_handler_cursors IN SHARE MODE');
+      server = await startServer({ databaseUrl: db.url, env: { LOG_LEVEL: 'info' } });
+      let held = false;
+      for (let i = 0; i < 200 && !held; i++) {
+        const { rows } = await locker.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE pg_backend_pid() = ANY (pg_blocking_pids(pid)) AND query ILIKE '%event_handler_cursors%'`,
+        );
+        held = rows[0].n > 0;
+        if (!held) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(held).toBe(true);
+
+      server.process.kill('SIGTERM');
+      await new Promise((r) => setTimeout(r, 1000));
+      // The stop waits for that statement instead of closing the connections under it (the start's next
+      // statement then met a closed pool, and that unawaited rejection ended the process with exit code 1).
+      expect(server.process.exitCode).toBeNull();
+      expect(server.output()).toContain('requests in flight finished');
+      const releasedAt = Date.now();
+      await locker.query('COMMIT');
+      expect(await server.exited).toBe(0);
+      expect(Date.now() - releasedAt).toBeLessThan(10_000);
+      expect(server.output()).toMatch(/"code":0,"msg":"stopped"/);
+      expect(server.output()).not.toContain('durable event handlers');
+    } finally {
+      await locker.end().catch(() => undefined);
+      await server?.stop('SIGKILL');
+      await db.drop();
     }
   });
 });
