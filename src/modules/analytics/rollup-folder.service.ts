@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnApplicationBootstrap } from '@nestjs/common';
 import { BackgroundWork } from '../../shared/lifecycle/background-work';
 import { DataSource } from 'typeorm';
 import { AnalyticsConfig } from './analytics.config';
@@ -18,7 +18,7 @@ const FOLD_BATCH = 5_000;
  * a change is either appended or folded, and folds of one organization take its anchor row.
  */
 @Injectable()
-export class RollupFolder implements OnApplicationShutdown, OnApplicationBootstrap {
+export class RollupFolder implements OnModuleDestroy, OnApplicationBootstrap {
   private readonly logger = new Logger('RollupFolder');
   private readonly task = new PeriodicTask(
     () => this.foldAll(),
@@ -71,7 +71,7 @@ export class RollupFolder implements OnApplicationShutdown, OnApplicationBootstr
     this.task.start(this.config.ANALYTICS_FOLD_SECONDS);
   }
 
-  onApplicationShutdown(): Promise<void> {
+  onModuleDestroy(): Promise<void> {
     return this.task.stop();
   }
 }

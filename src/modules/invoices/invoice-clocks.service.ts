@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnApplicationBootstrap } from '@nestjs/common';
 import { BackgroundWork } from '../../shared/lifecycle/background-work';
 import type { EntityManager } from 'typeorm';
 import { InvoicesConfig } from './invoices.config';
@@ -48,7 +48,7 @@ const SWEEP_BATCH = 200;
  * InvoiceEvents and the event outbox; each move is also logged (`invoice_clock_move`).
  */
 @Injectable()
-export class InvoiceClocks implements OnApplicationShutdown, OnApplicationBootstrap {
+export class InvoiceClocks implements OnModuleDestroy, OnApplicationBootstrap {
   private readonly logger = new Logger('InvoiceClocks');
   private readonly task = new PeriodicTask(
     () => this.sweep(),
@@ -163,7 +163,7 @@ export class InvoiceClocks implements OnApplicationShutdown, OnApplicationBootst
     this.task.start(this.config.INVOICE_SWEEP_SECONDS);
   }
 
-  onApplicationShutdown(): Promise<void> {
+  onModuleDestroy(): Promise<void> {
     return this.task.stop();
   }
 }

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { AppConfig } from '../../shared/config/app-config';
 import { BackgroundWork } from '../../shared/lifecycle/background-work';
@@ -43,7 +43,7 @@ const RELEASED_WATCH_MS = 7 * 24 * 3600 * 1000;
  * same transaction, so instances running the same pass do not double a move.
  */
 @Injectable()
-export class PayoutsWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+export class PayoutsWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('RefundPayouts');
   private readonly task = new PeriodicTask(
     () => this.pass(),
@@ -67,7 +67,7 @@ export class PayoutsWorker implements OnApplicationBootstrap, OnApplicationShutd
     );
   }
 
-  onApplicationShutdown(): Promise<void> {
+  onModuleDestroy(): Promise<void> {
     return this.task.stop();
   }
 

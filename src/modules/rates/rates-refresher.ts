@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnApplicationBootstrap } from '@nestjs/common';
 import { BackgroundWork } from '../../shared/lifecycle/background-work';
 import { QueryBus } from '@nestjs/cqrs';
 import { Counter, Gauge } from 'prom-client';
@@ -38,7 +38,7 @@ function usedIn(origin: string, name: string): boolean {
  * snapshot.
  */
 @Injectable()
-export class RatesRefresher implements OnApplicationShutdown, OnApplicationBootstrap {
+export class RatesRefresher implements OnModuleDestroy, OnApplicationBootstrap {
   private readonly logger = new Logger('Rates');
   private readonly sources: LiveRateSource[];
   private readonly task = new PeriodicTask(
@@ -179,7 +179,7 @@ export class RatesRefresher implements OnApplicationShutdown, OnApplicationBoots
     else this.logger.log(fields, message);
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  async onModuleDestroy(): Promise<void> {
     await this.task.stop();
   }
 }

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import type { EntityManager } from 'typeorm';
 import { AppConfig } from '../../shared/config/app-config';
@@ -46,7 +46,7 @@ const ISSUE_LEASE_MS = 5 * 60_000;
  *    fair batches, and applies dunning from the outcomes in period order (domain/billing.ts dunningState).
  */
 @Injectable()
-export class SubscriptionScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
+export class SubscriptionScheduler implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('SubscriptionScheduler');
   private readonly task = new PeriodicTask(
     () => this.tick(),
@@ -73,7 +73,7 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnApplicat
     );
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  async onModuleDestroy(): Promise<void> {
     await this.task.stop();
     await this.settling;
   }

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { Counter, Gauge } from 'prom-client';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config';
@@ -95,7 +95,7 @@ function ident(name: string): string {
  * _failures_total {plan}, _last_pass_timestamp_seconds.
  */
 @Injectable()
-export class PartitionRetention implements OnApplicationBootstrap, OnApplicationShutdown {
+export class PartitionRetention implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('PartitionRetention');
   private readonly plans = new Map<string, RetentionPlan>();
   private readonly references = new Map<string, RetentionReference[]>();
@@ -174,7 +174,7 @@ export class PartitionRetention implements OnApplicationBootstrap, OnApplication
     this.task.start(this.config.PARTITION_RETENTION_SECONDS);
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  async onModuleDestroy(): Promise<void> {
     await this.task.stop();
   }
 
