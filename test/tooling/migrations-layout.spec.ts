@@ -47,9 +47,12 @@ const RECORDED_BEFORE_THE_MOVE = [
   'UnattributedTransfers1764000210000',
 ];
 
+/** Files under `support/` folders: helpers that migrations import, not migrations (migrationFiles skips them). */
+const isSupport = (path: string) => path.split(/[\\/]/).includes('support');
+
 function migrationSources(): { owner: string; file: string; text: string }[] {
   return readdirSync(MIGRATIONS, { recursive: true, encoding: 'utf8' })
-    .filter((path) => path.endsWith('.ts'))
+    .filter((path) => path.endsWith('.ts') && !isSupport(path))
     .map((path) => ({ owner: path.split(/[\\/]/)[0], file: basename(path), text: readFileSync(join(MIGRATIONS, path), 'utf8') }));
 }
 
@@ -61,6 +64,15 @@ describe('migrations/<owner>/', () => {
     for (const { owner, file } of sources) {
       expect({ file, owner, known: OWNERS.has(owner) }).toEqual({ file, owner, known: true });
       expect(file).toMatch(/^\d{13}-[a-z0-9-]+\.ts$/);
+    }
+  });
+
+  it("keeps helpers under an owner's support/ folder, free of migration classes", () => {
+    const helpers = readdirSync(MIGRATIONS, { recursive: true, encoding: 'utf8' }).filter((path) => path.endsWith('.ts') && isSupport(path));
+    expect(helpers.length).toBeGreaterThan(0);
+    for (const path of helpers) {
+      expect(OWNERS.has(path.split(/[\\/]/)[0])).toBe(true);
+      expect(readFileSync(join(MIGRATIONS, path), 'utf8')).not.toMatch(/implements MigrationInterface/);
     }
   });
 
@@ -88,6 +100,8 @@ describe('migrations/<owner>/', () => {
         writeFileSync(join(dir, owner, file), '');
       }
       writeFileSync(join(dir, 'rails', 'notes.md'), '');
+      mkdirSync(join(dir, 'shared', 'support'), { recursive: true });
+      writeFileSync(join(dir, 'shared', 'support', '0-helpers.js'), '');
       expect(migrationFiles(dir).map((path) => path.slice(dir.length + 1))).toEqual([
         join('shared', '1-a.js'),
         join('invoices', '2-a.js'),

@@ -11,10 +11,11 @@ export const MIGRATIONS_DIR = join(__dirname, '..', '..', '..', 'migrations');
  * (`<timestamp>-<name>.js`): one ordered run across the owners' folders. TypeORM sorts by timestamp
  * again, keeping this order among migrations that share one, so a fresh database is built in the same
  * order as before the files moved into folders, and a database migrated before finds every name it recorded.
+ * Files under a `support/` folder are helpers migrations import, not migrations.
  */
 export function migrationFiles(dir = MIGRATIONS_DIR): string[] {
   const files = readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .filter((path) => path.endsWith('.js'))
+    .filter((path) => path.endsWith('.js') && !path.split(/[\\/]/).includes('support'))
     .map((path) => join(dir, path));
   return files.sort((a, b) => (basename(a) < basename(b) ? -1 : basename(a) > basename(b) ? 1 : 0));
 }
