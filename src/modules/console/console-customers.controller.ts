@@ -6,10 +6,17 @@ import { PublicForm } from '../../shared/auth/auth.decorators';
 import { DomainError } from '../../shared/errors/domain-error';
 import { fromDb, renderAmount, sumAmounts } from '../../shared/money/money';
 import { ListInvoicesQuery } from '../invoices';
-import { CancelSubscriptionCommand, GetSubscriptionQuery, ListSubscriptionsQuery, UpcomingInvoiceQuery, type SubscriptionView } from '../subscriptions';
+import {
+  CancelSubscriptionCommand,
+  GetSubscriptionQuery,
+  ListSubscriptionsQuery,
+  SUBSCRIPTION_STATUSES,
+  UpcomingInvoiceQuery,
+  type SubscriptionView,
+} from '../subscriptions';
 import { ConsoleFormPost, ConsoleGate, Form, formText, SignedMember } from './console-gate';
 import type { Notice } from './domain/pages';
-import { customerPage, PeriodRowView, SUBSCRIPTION_STATUSES, subscriptionPage, subscriptionsPage } from './pages/customer-pages';
+import { customerPage, PeriodRowView, subscriptionPage, subscriptionsPage } from './pages/customer-pages';
 import { customerStringsOf } from './pages/customer-strings';
 
 const PAGE_SIZE = 25;

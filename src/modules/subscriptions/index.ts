@@ -11,6 +11,7 @@ export {
   type SubscriptionInvoiceFailureView,
 } from './events/subscription.events';
 // Asked and sent by the management console, as the API does.
+export { SUBSCRIPTION_STATUSES } from './domain/billing';
 export { GetSubscriptionQuery } from './queries/get-subscription/get-subscription.query';
 export { ListSubscriptionsQuery } from './queries/list-subscriptions/list-subscriptions.query';
 export { UpcomingInvoiceQuery } from './queries/upcoming-invoice/upcoming-invoice.query';

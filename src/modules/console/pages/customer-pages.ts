@@ -1,3 +1,4 @@
+import { SUBSCRIPTION_STATUSES } from '../../subscriptions';
 import { html, SafeHtml } from '../domain/html';
 import { figures, notice, Notice, table } from '../domain/table';
 import { page, PageContext } from '../domain/pages';
@@ -52,8 +53,6 @@ export interface CustomerTotals {
   refunded_usd: string;
   net_usd: string;
 }
-
-export const SUBSCRIPTION_STATUSES = ['ACTIVE', 'PAST_DUE', 'CANCELED'] as const;
 
 const link = (href: string, text: string) => html`<a href="${href}">${text}</a>`;
 
