@@ -139,6 +139,12 @@ export class ConsoleMoneyController {
       this.queries.execute(new ListPaymentsQuery(g.scope, { invoiceId: invoice.id, limit: INVOICE_PAGE_ROWS, offset: 0 })),
       this.queries.execute(new ListRefundsQuery(g.scope, { invoiceId: invoice.id, limit: INVOICE_PAGE_ROWS, offset: 0 })),
     ]);
+    // Refundable once a payment completed: past the payments listed, one more read says whether one did.
+    const completed = (x: { status: string }) => x.status === 'COMPLETED';
+    const refundable =
+      payments.items.some(completed) ||
+      (payments.total > payments.items.length &&
+        (await this.queries.execute(new ListPaymentsQuery(g.scope, { invoiceId: invoice.id, status: ['COMPLETED'], limit: 1, offset: 0 }))).items.length > 0);
     // The events of the invoice and of its payments and refunds, wherever they stand in the mode's history.
     const objectIds = [invoice.id, ...payments.items.map((x) => x.id), ...refunds.items.map((r) => r.id)];
     const events = await this.queries.execute(new ListEventsQuery(g.scope, { objectIds, limit: EVENTS_PAGE, offset: eventsOffset }));
@@ -163,6 +169,7 @@ export class ConsoleMoneyController {
         },
         payments: payments.items,
         paymentsTotal: payments.total,
+        refundable,
         refunds: refunds.items,
         refundsTotal: refunds.total,
         events: own,

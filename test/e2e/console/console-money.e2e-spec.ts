@@ -212,18 +212,22 @@ describe('management console: invoices, payments and refunds', () => {
     expect((await o.owner.get('/console/test/refunds?status=COMPLETED')).text).not.toContain(refund.id);
   });
 
-  it('says how many payments an invoice has when it has more than its page lists (100), in English and German', async () => {
+  it('says how many payments an invoice has when it has more than its page lists (100), in English and German, and offers a refund for a completed payment it does not list', async () => {
     const o = await consoleOrg();
     const api = new Api(o.testKey);
     const invoice = await pendingInvoice(api, '1000');
     const pay = () => api.post('/test_helpers/payments', { invoice_id: invoice, provider_id: 'prov_card_usd', price: '1' });
-    for (let i = 0; i < 100; i += 10) {
+    // The oldest payment completed; the 100 after it are pending.
+    expectSuccess(await api.post('/test_helpers/payments', { invoice_id: invoice, provider_id: 'prov_card_usd', price: '1', status: 'COMPLETED' }), 201);
+    for (let i = 0; i < 90; i += 10) {
       for (const r of await Promise.all(Array.from({ length: 10 }, pay))) expectSuccess(r, 201);
     }
-    // Exactly as many as the page lists: no such sentence.
+    for (const r of await Promise.all(Array.from({ length: 9 }, pay))) expectSuccess(r, 201);
+    // Exactly as many as the page lists: no such sentence; the completed payment is listed, and refundable.
     const all = await o.owner.get(`/console/test/invoices/${invoice}`);
     expect(all.text.match(/href="\/console\/test\/payments\/payment_/g)).toHaveLength(100);
     expect(all.text).not.toContain('id="payments-more"');
+    expect(all.text).toContain('id="refund-form"');
 
     expectSuccess(await pay(), 201);
     const page = await o.owner.get(`/console/test/invoices/${invoice}`);
@@ -231,6 +235,8 @@ describe('management console: invoices, payments and refunds', () => {
     expect(page.text.match(/href="\/console\/test\/payments\/payment_/g)).toHaveLength(100);
     expect(page.text).toMatch(/<p class="muted" id="payments-more">Showing the first 100 of 101 payments\.<\/p>/);
     expect(page.text).not.toContain('id="refunds-more"');
+    // The completed payment is the 101st, past the list: a refund is still offered.
+    expect(page.text).toContain('id="refund-form"');
     const de = await o.owner.get(`/console/test/invoices/${invoice}?lang=de`);
     expect(de.text).toContain('Gezeigt werden die ersten 100 von 101 Zahlungen.');
     await o.owner.get('/console/test?lang=en');

@@ -119,6 +119,8 @@ export function invoiceDetailPage(
     payments: PaymentRowView[];
     /** How many payments and refunds the invoice has (the page lists at most INVOICE_PAGE_ROWS of each). */
     paymentsTotal: number;
+    /** Whether a payment of the invoice completed (listed or not): a refund may be asked for. */
+    refundable: boolean;
     refunds: RefundRowView[];
     refundsTotal: number;
     events: EventRowView[];
@@ -133,7 +135,7 @@ export function invoiceDetailPage(
   const merchantMay = (to: 'VOIDED' | 'COMPLETED') => isInvoiceStatus(inv.status) && canMoveInvoice(inv.status, to, 'merchant');
   const canVoid = may(role, 'invoices.write', c.mode) && merchantMay('VOIDED');
   const canMark = may(role, 'invoices.mark_paid', c.mode) && merchantMay('COMPLETED');
-  const canRefund = may(role, 'invoices.write', c.mode) && d.payments.some((x) => x.status === 'COMPLETED');
+  const canRefund = may(role, 'invoices.write', c.mode) && d.refundable;
   const canRecurrency = may(role, 'invoices.write', c.mode) && inv.status === 'PENDING';
   const actions = canVoid || canMark || canRefund || canRecurrency;
   return page(
