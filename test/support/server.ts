@@ -165,7 +165,7 @@ async function startOnce(options: ServerOptions, port: number): Promise<RunningS
     } catch {
       // not answering yet
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 25));
   }
   if (!ready) {
     child.kill('SIGKILL');
