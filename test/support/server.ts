@@ -10,11 +10,18 @@ export const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
 /**
+ * Preloaded into every service and CLI process the tests start: it keeps V8's compiled code for the files the
+ * process loads, and where their requires led, so the next start neither compiles them nor looks them up again
+ * (load-cache.cjs). The code that runs is the same; TEST_LOAD_CACHE=0 turns it off.
+ */
+const LOAD_CACHE = join(__dirname, 'load-cache.cjs');
+
+/**
  * Starts the built service with `env` over a test-mode base (no database reachable: port 1) for a start
  * that is expected to stop on its own, e.g. on a bad setting; its exit code and output (SIGKILLed after 20 s).
  */
 export function runUntilExit(env: Record<string, string>, main = MAIN): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [main], {
+  const child = spawn(process.execPath, ['--require', LOAD_CACHE, main], {
     cwd: ROOT,
     env: { ...(process.env as Record<string, string>), NODE_ENV: 'test', PORT: '0', HOST: '127.0.0.1', DATABASE_URL: 'postgres://127.0.0.1:1/none', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -130,7 +137,11 @@ async function startOnce(options: ServerOptions, port: number): Promise<RunningS
     delete env.DATABASE_URL;
     env.DATA_DIR = options.dataDir ?? mkdtempSync(join(tmpdir(), 'ipa-data-'));
   }
-  const child = spawn(process.execPath, ['--require', LISTEN_REPORT, options.main ?? MAIN], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--require', LOAD_CACHE, '--require', LISTEN_REPORT, options.main ?? MAIN], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout?.on('data', (d) => (output += d));
   child.stderr?.on('data', (d) => (output += d));
@@ -154,7 +165,7 @@ async function startOnce(options: ServerOptions, port: number): Promise<RunningS
     } catch {
       // not answering yet
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 25));
   }
   if (!ready) {
     child.kill('SIGKILL');
@@ -202,7 +213,7 @@ export function runCli(args: string[], env: Record<string, string | undefined>):
     if (value === undefined) delete merged[name];
     else merged[name] = value;
   }
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--require', LOAD_CACHE, CLI, ...args], { cwd: ROOT, env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (d) => (stdout += d));
