@@ -108,8 +108,8 @@ const CACHED_TEMPLATE_PREFIX = 'ipa_test_template_m_';
 const CACHED_TEMPLATE_UNUSED_MS = 3 * 24 * 3600 * 1000;
 
 /**
- * What a migrated template's content follows from: the built migrations (dist/migrations; they import
- * nothing but TypeORM), the code that finds and applies them (dist/src/shared/db/data-source.js) and
+ * What a migrated template's content follows from: the built migrations (dist/migrations with their
+ * support/ helpers; they import nothing else but TypeORM), the code that finds and applies them (dist/src/shared/db/data-source.js) and
  * TypeORM's version. Two runs with the same digest would migrate to the same database.
  */
 export function migrationsDigest(): string {
