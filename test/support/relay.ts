@@ -6,6 +6,13 @@ export interface RelayedConnection {
   id: number;
   toServer(chunk: Buffer): void;
   toClient(chunk: Buffer): void;
+  /**
+   * Runs `step` (passing a chunk on, say) `ms` from now, and never before a step handed over earlier
+   * on this connection: a relay that holds answers must not reorder them. Separate timers would:
+   * Node counts a timer from the start of the current turn of the event loop, so a shorter timer set
+   * later in a long turn can come due before a longer one set in an earlier turn.
+   */
+  later(ms: number, step: () => void): void;
 }
 
 export interface RelayHooks {
@@ -57,6 +64,13 @@ export class TcpRelay {
     this.server = createServer((client) => {
       const upstream = 'path' in this.target ? connect(this.target.path) : connect(this.target.port, this.target.host);
       this.sockets.add(client).add(upstream);
+      const steps: { at: number; step: () => void }[] = [];
+      let timer: NodeJS.Timeout | null = null;
+      const runDue = () => {
+        timer = null;
+        while (steps.length > 0 && steps[0].at <= Date.now()) steps.shift()!.step();
+        if (steps.length > 0) timer = setTimeout(runDue, steps[0].at - Date.now());
+      };
       const connection: RelayedConnection = {
         id: ++connections,
         toServer: (chunk) => {
@@ -65,10 +79,15 @@ export class TcpRelay {
         toClient: (chunk) => {
           if (!client.destroyed) client.write(chunk);
         },
+        later: (ms, step) => {
+          steps.push({ at: Math.max(Date.now() + ms, steps.at(-1)?.at ?? 0), step });
+          if (!timer) timer = setTimeout(runDue, ms);
+        },
       };
       client.on('data', (chunk) => (this.hooks.fromClient ? this.hooks.fromClient(connection, chunk) : connection.toServer(chunk)));
       upstream.on('data', (chunk) => (this.hooks.fromServer ? this.hooks.fromServer(connection, chunk) : connection.toClient(chunk)));
       const close = () => {
+        if (timer) clearTimeout(timer);
         client.destroy();
         upstream.destroy();
       };

@@ -23,7 +23,6 @@ class WaitingRelay {
 
   constructor(databaseUrl: string) {
     const answered = new Map<number, boolean>();
-    const heldUntil = new Map<number, number>();
     const prepared = new Map<number, Map<string, string>>();
     this.relay = TcpRelay.forDatabase(databaseUrl, {
       fromClient: (connection, chunk) => {
@@ -42,15 +41,12 @@ class WaitingRelay {
         statements[statements.length - 1].push(...statementsOf(chunk, named));
         connection.toServer(chunk);
       },
-      fromServer: (connection, chunk) => {
+      fromServer: (connection, chunk) =>
         // In order: each answer leaves HOLD_MS after it came, and never before the one before it.
-        const at = Math.max(heldUntil.get(connection.id) ?? 0, Date.now() + HOLD_MS);
-        heldUntil.set(connection.id, at);
-        setTimeout(() => {
+        connection.later(HOLD_MS, () => {
           answered.set(connection.id, true);
           connection.toClient(chunk);
-        }, at - Date.now());
-      },
+        }),
     });
   }
 
