@@ -2526,8 +2526,16 @@ export interface components {
         };
         EventListDto: {
             items: components["schemas"]["EventDto"][];
-            /** @example 1 */
+            /**
+             * @description Matching events, counted up to 10,000 (or up to the end of the requested page when that is further). Past that, this is the count reached and `total_exact` is false.
+             * @example 1
+             */
             total: number;
+            /**
+             * @description False when more events match than `total` says. `has_more` stays exact either way: page on until it is false.
+             * @example true
+             */
+            total_exact: boolean;
             /** @example 20 */
             limit: number;
             /** @example 0 */
@@ -6772,6 +6780,7 @@ export interface operations {
                      *           }
                      *         ],
                      *         "total": 1,
+                     *         "total_exact": true,
                      *         "limit": 20,
                      *         "offset": 0,
                      *         "has_more": false

@@ -173,7 +173,7 @@ export class ConsoleMoneyController {
         refunds: refunds.items,
         refundsTotal: refunds.total,
         events: own,
-        eventsPage: { offset: eventsOffset, total: events.total, size: EVENTS_PAGE },
+        eventsPage: { offset: eventsOffset, total: events.total, exact: events.total_exact, size: EVENTS_PAGE },
       },
       n,
     );

@@ -34,7 +34,11 @@ export class EventsController {
       filtered: { summary: 'Paid invoices in November', value: { type: ['invoice.completed'], created_at_from: '2026-11-01', created_at_to: '2026-11-30' } },
     },
   })
-  @ApiEnvelope({ type: EventListDto, example: { items: [EVENT_EXAMPLE], total: 1, limit: 20, offset: 0, has_more: false }, message: 'Events listed' })
+  @ApiEnvelope({
+    type: EventListDto,
+    example: { items: [EVENT_EXAMPLE], total: 1, total_exact: true, limit: 20, offset: 0, has_more: false },
+    message: 'Events listed',
+  })
   @ApiErrors(400, 401)
   async list(@RequiredCaller() caller: CallerContext, @Body() body: ListEventsRequestDto) {
     const result = await this.queries.execute(

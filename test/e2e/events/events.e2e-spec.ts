@@ -1,6 +1,7 @@
 import { anonymous } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { createOrg, TestOrg } from '../../support/factories';
+import { withClient } from '../../support/pg';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -39,7 +40,7 @@ describe('events', () => {
     expectSuccess(await fresh.test.delete(`/webhooks/${a.id}`));
 
     const all = expectSuccess(await fresh.test.post('/events', {}));
-    expect(all).toMatchObject({ total: 3, limit: 20, offset: 0, has_more: false });
+    expect(all).toMatchObject({ total: 3, total_exact: true, limit: 20, offset: 0, has_more: false });
     expect(all.items.map((e: any) => e.type)).toEqual(['webhook_endpoint.deleted', 'webhook_endpoint.updated', 'webhook_endpoint.created']);
 
     const page = expectSuccess(await fresh.test.post('/events', { limit: 1, offset: 1 }));
@@ -63,6 +64,39 @@ describe('events', () => {
     const day = createdAt.slice(0, 10);
     expect(expectSuccess(await fresh.test.post('/events', { created_at_from: day, created_at_to: `${laterAt.replace(' ', 'T')}.999Z` })).total).toBe(3);
     expect(expectSuccess(await fresh.test.post('/events', { created_at_to: '2000-01-01' })).total).toBe(0);
+  });
+
+  it('counts up to 10,000 matching events (or to the page asked for): past that, total is the count reached, total_exact false, and has_more stays exact', async () => {
+    const fresh = await createOrg();
+    // 10,030 events, a millisecond apart (newest first: g = 1 is the newest), 30 of them invoice.completed.
+    await withClient(process.env.TEST_DATABASE_URL!, (c) =>
+      c.query(
+        `INSERT INTO events (id, organization_id, mode, type, data, created_at)
+         SELECT 'event_' || substr(lpad(to_hex(ms), 12, '0'), 1, 8) || '-' || substr(lpad(to_hex(ms), 12, '0'), 9, 4) || '-7'
+                  || substr(md5(g::text), 1, 3) || '-8' || substr(md5(g::text), 4, 3) || '-' || substr(md5(g::text), 7, 12),
+                $1, 'test', CASE WHEN g <= 30 THEN 'invoice.completed' ELSE 'invoice.created' END, '{"object": {}}', to_timestamp(ms / 1000.0)
+           FROM generate_series(1, 10030) g, LATERAL (SELECT (extract(epoch FROM now()) * 1000)::bigint - g AS ms) t`,
+        [fresh.id],
+      ),
+    );
+    const first = expectSuccess(await fresh.test.post('/events', {}));
+    expect(first).toMatchObject({ total: 10000, total_exact: false, limit: 20, offset: 0, has_more: true });
+    expect(first.items).toHaveLength(20);
+    // A filter under the cap is counted exactly.
+    expect(expectSuccess(await fresh.test.post('/events', { type: 'invoice.completed', limit: 100 }))).toMatchObject({
+      total: 30,
+      total_exact: true,
+      has_more: false,
+    });
+    // Past the cap the count reaches the page's end: still more after it...
+    const deep = expectSuccess(await fresh.test.post('/events', { offset: 10000, limit: 20 }));
+    expect(deep).toMatchObject({ total: 10020, total_exact: false, has_more: true });
+    expect(deep.items).toHaveLength(20);
+    // ...and the last page is counted exactly, with nothing after it.
+    const last = expectSuccess(await fresh.test.post('/events', { offset: 10020, limit: 20 }));
+    expect(last).toMatchObject({ total: 10030, total_exact: true, has_more: false });
+    expect(last.items).toHaveLength(10);
+    expect(last.items.at(-1).type).toBe('invoice.created');
   });
 
   it.each([

@@ -89,6 +89,8 @@ function postButton(c: PageContext, action: string, label: string, cls = '', ext
 export interface EventsPage {
   offset: number;
   total: number;
+  /** False when the count stopped at its cap: at least `total` (shown as "10000+"). */
+  exact: boolean;
   size: number;
 }
 
@@ -98,7 +100,7 @@ function eventsPager(c: PageContext, p: PageStrings, invoiceId: string, e: Event
   const at = (offset: number) => `/console/${c.mode}/invoices/${invoiceId}?events_offset=${offset}#events-h`;
   const newer = e.offset > 0 ? html`<a href="${at(Math.max(0, e.offset - e.size))}" rel="prev">${p.newer_events}</a>` : '';
   const older = e.offset + shown < e.total ? html`<a href="${at(e.offset + e.size)}" rel="next">${p.older_events}</a>` : '';
-  return html`<p id="events-range">${shown ? `${e.offset + 1}–${e.offset + shown}` : '0'} ${p.events_of} ${e.total} ${newer} ${older}</p>`;
+  return html`<p id="events-range">${shown ? `${e.offset + 1}–${e.offset + shown}` : '0'} ${p.events_of} ${e.total}${e.exact ? '' : '+'} ${newer} ${older}</p>`;
 }
 
 /** The most payments, and the most refunds, the invoice page lists (the newest first). */

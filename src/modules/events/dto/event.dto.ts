@@ -28,7 +28,17 @@ export class EventDto {
 
 export class EventListDto {
   @ApiProperty({ type: [EventDto] }) items: EventDto[];
-  @ApiProperty({ example: 1 }) total: number;
+  @ApiProperty({
+    example: 1,
+    description:
+      'Matching events, counted up to 10,000 (or up to the end of the requested page when that is further). Past that, this is the count reached and `total_exact` is false.',
+  })
+  total: number;
+  @ApiProperty({
+    example: true,
+    description: 'False when more events match than `total` says. `has_more` stays exact either way: page on until it is false.',
+  })
+  total_exact: boolean;
   @ApiProperty({ example: 20 }) limit: number;
   @ApiProperty({ example: 0 }) offset: number;
   @ApiProperty({ example: false }) has_more: boolean;

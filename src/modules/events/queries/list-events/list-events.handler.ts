@@ -18,7 +18,7 @@ export class ListEventsHandler implements IQueryHandler<ListEventsQuery> {
   async execute({ scope, filter }: ListEventsQuery): Promise<EventList> {
     const limit = filter.limit ?? DEFAULT_LIMIT;
     const offset = filter.offset ?? 0;
-    const { items, total } = await this.events.list(this.tx.readsFor(scope), scope, {
+    const { items, total, exact } = await this.events.list(this.tx.readsFor(scope), scope, {
       types: filter.types,
       objectIds: filter.objectIds,
       createdFrom: filter.createdAtFrom ? (parseTimeBound(filter.createdAtFrom, 'from') ?? undefined) : undefined,
@@ -26,6 +26,7 @@ export class ListEventsHandler implements IQueryHandler<ListEventsQuery> {
       limit,
       offset,
     });
-    return { items: items.map(renderEvent), total, limit, offset, has_more: offset + items.length < total };
+    // Past the count's cap the total is at least the page's end and more events follow.
+    return { items: items.map(renderEvent), total, total_exact: exact, limit, offset, has_more: !exact || offset + items.length < total };
   }
 }

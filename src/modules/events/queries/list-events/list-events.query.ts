@@ -4,7 +4,10 @@ import type { EventPayload } from '../../../../shared/events/event-payload';
 
 export interface EventList {
   items: EventPayload[];
+  /** The matches, counted up to a cap (EVENT_COUNT_CAP or the page's end); past it, the cap. */
   total: number;
+  /** False when more events match than `total` says (the count stopped at its cap). */
+  total_exact: boolean;
   limit: number;
   offset: number;
   has_more: boolean;
