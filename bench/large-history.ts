@@ -1,22 +1,28 @@
 /**
- * Large history: are writes and reads unchanged by the size of the rate history and of the usage events?
+ * Large history: are writes and reads unchanged by the size of the rate history, of the usage events and of
+ * the outbox (`events`)?
  * Outside CI; heavy with the defaults (a year of rates at the default refresh is about 100 million rate rows
  * and 5.5 GB): run it on a machine of its own.
  *
  *   npm run build && tsc -p bench/tsconfig.json && node dist/bench/large-history.js [--days 365] [--refresh 60]
- *       [--usage 5000000] [--ops 200] [--database-url URL]
+ *       [--usage 5000000] [--events 10000000] [--ops 200] [--database-url URL]
  *
  * 1. Creates its own database (ipa_bench_history_...) on DATABASE_URL's server, runs the migrations, starts the
  *    built service on it (retention long enough to keep all that is filled: RATES_HISTORY_RETENTION_DAYS and
  *    USAGE_EVENTS_RETENTION_DAYS of 1,000 days; the job runs on demand only), one organization and one
  *    ARREARS subscription of a metered plan.
- * 2. Measures, one request at a time, `--ops` of each: invoice create (prices with the rates in force), a
- *    quote, usage batches of 100 new events, the subscription's upcoming invoice (reads its period's usage).
+ * 2. Measures, one request at a time, `--ops` of each: invoice create (prices with the rates in force, writes
+ *    an event), a payment (writes the payment's and the invoice's events), a quote, usage batches of 100 new
+ *    events, the subscription's upcoming invoice (reads its period's usage), the newest events and the newest
+ *    of one type (the events list), the invoices list and the dashboard.
  * 3. Fills the history the way the service writes it: `--days` days of rate snapshots (one each `--refresh`
  *    seconds, every currency of the shipped table, ids `rates_<UUIDv7 of their time>`) and `--usage` usage
- *    events spread over the same days for other subscriptions of the organization, each with its key. The
- *    retention job first gives each day and month its partition (one stray row each, moved by a pass), then
- *    the bulk goes straight into them.
+ *    events spread over the same days for other subscriptions of the organization, each with its key, and
+ *    `--events` events over the same days (a tenth of them the measured organization's, the rest nine other
+ *    organizations'). The retention job first gives each day and month its partition (one stray row each,
+ *    moved by a pass), then the bulk goes straight into them. Each chunk of events moves the durable
+ *    handlers' cursors past itself in its own transaction: a history already read, as on a running service
+ *    (the handlers' pass over ten million unread events is not what this measures).
  * 4. Measures step 2 again and prints one JSON line: per operation the median and p95 before and after, and
  *    their ratio (1.0: unchanged), with the table sizes. Writes it to bench/results/large-history-<time>.json.
  */
@@ -34,6 +40,7 @@ const DAY_MS = 86_400_000;
 const days = Number(opt('days', '365'));
 const refresh = Number(opt('refresh', '60'));
 const usageCount = Number(opt('usage', '5000000'));
+const eventCount = Number(opt('events', '10000000'));
 const ops = Number(opt('ops', '200'));
 const log = (msg: string) => process.stderr.write(`${msg}\n`);
 
@@ -46,6 +53,8 @@ const startService = (databaseUrl: string) =>
     PARTITION_RETENTION_SECONDS: '0',
     RATES_HISTORY_RETENTION_DAYS: '1000',
     USAGE_EVENTS_RETENTION_DAYS: '1000',
+    EVENTS_RETENTION_DAYS: '1000',
+    WEBHOOK_DELIVERIES_RETENTION_DAYS: '1000',
     WORKER_PASSES_ON_DEMAND: 'true',
   });
 
@@ -122,6 +131,10 @@ async function main(): Promise<void> {
     const plan = { product_id: product.id, billing_schema_id: read.schemas[0].id };
     const subscribe = async (i: number) => (await call(base, key, 'POST', '/subscriptions', { ...plan, customer_email: `c${i}@example.com` })).id as string;
     const measured = await subscribe(0);
+    // The organizations whose events fill the outbox besides the measured one.
+    const neighbours: string[] = [];
+    for (let i = 0; i < 9; i++) neighbours.push((await call(base, null, 'POST', '/admin/organizations', { name: `Neighbour ${i}` })).organization_id as string);
+    const eventOrgs = [org.organization_id, ...neighbours];
     const others = await Promise.all(Array.from({ length: 20 }, (_, i) => subscribe(i + 1)));
 
     let round = 0;
@@ -141,14 +154,34 @@ async function main(): Promise<void> {
           }),
         ),
         upcoming_invoice: await time(ops, () => call(base, key, 'GET', `/subscriptions/${measured}/upcoming_invoice`)),
+        payment: await (async () => {
+          const invoices: string[] = [];
+          for (let i = 0; i < ops; i++) {
+            const created = await call(base, key, 'POST', '/invoices/create', {
+              items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '10' }],
+              currency: 'USD',
+            });
+            invoices.push(created.id as string);
+          }
+          return time(ops, (i) =>
+            call(base, key, 'POST', '/test_helpers/payments', { invoice_id: invoices[i], provider_id: 'prov_card_usd', price: '10', status: 'COMPLETED' }),
+          );
+        })(),
+        events_newest: await time(ops, () => call(base, key, 'POST', '/events', { limit: 20 })),
+        events_of_a_type: await time(ops, () => call(base, key, 'POST', '/events', { type: ['invoice.completed'], limit: 20 })),
+        invoices_list: await time(ops, () => call(base, key, 'POST', '/invoices/list', { limit: 20 })),
+        dashboard: await time(ops, () => call(base, key, 'POST', '/analytics/dashboard', { period: 'last_30_days' })),
       };
     };
     const sizes = async () => {
       const rows = await db.query(
         `SELECT (SELECT count(*) FROM rate_snapshots)::int AS snapshots, (SELECT count(*) FROM exchange_rates)::bigint::text AS rates,
                 (SELECT count(*) FROM usage_events)::bigint::text AS usage_events,
+                (SELECT count(*) FROM events)::bigint::text AS events,
+                (SELECT count(*) FROM pg_inherits WHERE inhparent = 'events'::regclass)::int AS event_partitions,
                 pg_size_pretty(sum(pg_total_relation_size(c.oid))) AS partitions_size
-           FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent IN ('exchange_rates_recent'::regclass, 'usage_events'::regclass)`,
+           FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+          WHERE i.inhparent IN ('exchange_rates_recent'::regclass, 'usage_events'::regclass, 'events'::regclass)`,
       );
       return rows.rows[0];
     };
@@ -160,7 +193,7 @@ async function main(): Promise<void> {
     // 3. Fill. One stray row per day (rates) and month (usage) in the default partitions: a pass gives each its partition.
     const now = Date.now();
     const from = new Date(now - days * DAY_MS);
-    log(`filling ${days} days of rates every ${refresh} s and ${usageCount} usage events`);
+    log(`filling ${days} days of rates every ${refresh} s, ${usageCount} usage events and ${eventCount} events`);
     await db.query(
       `INSERT INTO rate_snapshots_recent (id, taken_at, source, created_at)
        SELECT 'rates_' || ${uuidv7Sql('d', `'000000000000'`)}, d, 'bench', d FROM generate_series($1::timestamptz, $2::timestamptz, interval '1 day') d`,
@@ -176,6 +209,13 @@ async function main(): Promise<void> {
        SELECT $1, 'test', 'stray-' || d::text, $4, 'api_calls', 1, d, d FROM generate_series($2::timestamptz, $3::timestamptz, interval '1 month') d`,
       [org.organization_id, from, new Date(now), others[0]],
     );
+    await db.query(
+      `INSERT INTO events (id, organization_id, mode, type, data, created_at)
+       SELECT 'event_' || ${uuidv7Sql('d', `'ffffffffffff'`)}, $1, 'test', 'invoice.created', '{"object": {"id": "inv_stray"}}', d
+         FROM generate_series($2::timestamptz, $3::timestamptz, interval '1 month') d`,
+      [org.organization_id, from, new Date(now)],
+    );
+    await db.query(`UPDATE event_handler_cursors SET transaction_id = pg_current_xact_id(), position = (SELECT max(position) FROM events)`);
     await call(base, key, 'POST', '/test_helpers/workers/partition-retention/run');
     const fillStarted = Date.now();
     // Rates, a day at a time (one transaction each): the snapshot rows, then every currency's rate.
@@ -208,7 +248,34 @@ async function main(): Promise<void> {
       );
       if ((done / 100_000) % 10 === 9) log(`  ${done + n} usage events`);
     }
-    await db.query('ANALYZE');
+    // Events: spread over the days, in chunks of 100,000, each in a transaction that also moves every durable
+    // handler's cursor past it (the history is one the handlers have read).
+    const EVENT_TYPES = ['invoice.created', 'payment.created', 'invoice.completed', 'invoice.updated'];
+    for (let done = 0; done < eventCount; done += 100_000) {
+      const n = Math.min(100_000, eventCount - done);
+      await db.query('BEGIN');
+      await db.query(
+        `WITH e AS (
+           SELECT g, $3::timestamptz + ((g * 7919) % ($4::bigint * 86400)) * interval '1 second' AS ts
+             FROM generate_series($1::bigint, $1::bigint + $5::bigint - 1) g)
+         INSERT INTO events (id, organization_id, mode, type, data, created_at)
+         SELECT 'event_' || ${uuidv7Sql('ts', `lpad(to_hex(g), 12, '0')`)}, ($2::text[])[1 + g % array_length($2::text[], 1)], 'test',
+                ($6::text[])[1 + (g / 10) % array_length($6::text[], 1)],
+                jsonb_build_object('object', jsonb_build_object('id', 'inv_h' || (g / 4)::text, 'status', 'PENDING', 'price_usd', '10')), ts
+           FROM e`,
+        [done, eventOrgs, from, days, n, EVENT_TYPES],
+      );
+      await db.query(
+        `UPDATE event_handler_cursors SET transaction_id = pg_current_xact_id(),
+                position = (SELECT max(position) FROM events WHERE transaction_id = pg_current_xact_id())`,
+      );
+      await db.query('COMMIT');
+      if ((done / 100_000) % 10 === 9) log(`  ${done + n} events`);
+    }
+    // The state a running database reaches with autovacuum on: visibility maps set, statistics taken.
+    await db.query('VACUUM (ANALYZE)');
+    // And the fill's dirty pages written out now, not by a checkpoint during the measurements.
+    await db.query('CHECKPOINT');
     const fillSeconds = Math.round((Date.now() - fillStarted) / 1000);
 
     log(`measuring on the large history, ${ops} of each`);
@@ -221,6 +288,7 @@ async function main(): Promise<void> {
       days,
       refresh_seconds: refresh,
       usage_events: usageCount,
+      events: eventCount,
       ops,
       fill_seconds: fillSeconds,
       before,
