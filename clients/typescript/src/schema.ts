@@ -2756,8 +2756,16 @@ export interface components {
         };
         WebhookAttemptListDto: {
             items: components["schemas"]["WebhookAttemptDto"][];
-            /** @example 1 */
+            /**
+             * @description Matching attempts, counted up to 10,000 (or up to the end of the requested page when that is further). Past that, this is the count reached and `total_exact` is false.
+             * @example 1
+             */
             total: number;
+            /**
+             * @description False when more attempts match than `total` says. `has_more` stays exact either way: page on until it is false.
+             * @example true
+             */
+            total_exact: boolean;
             /** @example 20 */
             limit: number;
             /** @example 0 */
@@ -7423,6 +7431,7 @@ export interface operations {
                      *           }
                      *         ],
                      *         "total": 1,
+                     *         "total_exact": true,
                      *         "limit": 20,
                      *         "offset": 0,
                      *         "has_more": false

@@ -190,7 +190,7 @@ export class WebhooksController {
   })
   @ApiEnvelope({
     type: WebhookAttemptListDto,
-    example: { items: [ATTEMPT_EXAMPLE], total: 1, limit: 20, offset: 0, has_more: false },
+    example: { items: [ATTEMPT_EXAMPLE], total: 1, total_exact: true, limit: 20, offset: 0, has_more: false },
     message: 'Webhook attempts listed',
   })
   @ApiErrors(400, 401, 404)

@@ -1,6 +1,7 @@
 import { anonymous, Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { createKey, createOrg, TestOrg } from '../../support/factories';
+import { withClient } from '../../support/pg';
 
 const URL_A = 'https://merchant.example.com/hooks';
 
@@ -194,6 +195,43 @@ describe('webhook endpoints', () => {
 
     it('a malformed id is simply not found', async () => {
       expectError(await org.test.get('/webhooks/%20nope%27'), 404);
+    });
+  });
+
+  describe('attempts list', () => {
+    it('counts up to 10,000 attempts (or to the page asked for): past that, total is the count reached, total_exact false, and has_more stays exact', async () => {
+      const fresh = await createOrg();
+      // Subscribed to a type the rows below are not, so the fan-out queues nothing for them.
+      const endpoint = await register(fresh.test, { event_types: ['product.created'] });
+      // 10,030 events, each with one attempt to the endpoint, a millisecond apart (g = 1 the newest).
+      await withClient(process.env.TEST_DATABASE_URL!, async (c) => {
+        await c.query(
+          `INSERT INTO events (id, organization_id, mode, type, data, created_at)
+           SELECT 'event_' || substr(lpad(to_hex(ms), 12, '0'), 1, 8) || '-' || substr(lpad(to_hex(ms), 12, '0'), 9, 4) || '-7'
+                    || substr(md5(g::text), 1, 3) || '-8' || substr(md5(g::text), 4, 3) || '-' || substr(md5(g::text), 7, 12),
+                  $1, 'test', 'invoice.created', '{"object": {}}', to_timestamp(ms / 1000.0)
+             FROM generate_series(1, 10030) g, LATERAL (SELECT (extract(epoch FROM now()) * 1000)::bigint - g AS ms) t`,
+          [fresh.id],
+        );
+        await c.query(
+          `INSERT INTO webhook_attempts (id, organization_id, mode, endpoint_id, delivery_id, event_id, attempt_number, url, succeeded, response_status, duration_ms, created_at)
+           SELECT 'attempt_' || e.id, e.organization_id, 'test', $2, 'delivery_' || e.id, e.id, 1, 'https://merchant.example.com/a', true, 200, 5, e.created_at
+             FROM events e WHERE e.organization_id = $1 AND e.mode = 'test' AND e.type = 'invoice.created'`,
+          [fresh.id, endpoint.id],
+        );
+      });
+      const attempts = (body: Record<string, unknown>) => fresh.test.post(`/webhooks/${endpoint.id}/attempts`, body);
+      const first = expectSuccess(await attempts({}));
+      expect(first).toMatchObject({ total: 10000, total_exact: false, limit: 20, offset: 0, has_more: true });
+      expect(first.items).toHaveLength(20);
+      const deep = expectSuccess(await attempts({ offset: 10000, limit: 20 }));
+      expect(deep).toMatchObject({ total: 10020, total_exact: false, has_more: true });
+      const last = expectSuccess(await attempts({ offset: 10020, limit: 20 }));
+      expect(last).toMatchObject({ total: 10030, total_exact: true, has_more: false });
+      expect(last.items).toHaveLength(10);
+      // One event's attempts: under the cap, exact.
+      const one = expectSuccess(await attempts({ event_id: last.items[0].event_id }));
+      expect(one).toMatchObject({ total: 1, total_exact: true, has_more: false });
     });
   });
 });

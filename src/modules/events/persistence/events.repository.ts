@@ -3,20 +3,21 @@ import type { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
 import type { EventCursor } from '../../../shared/events/durable-handlers';
 import type { StoredEvent } from '../../../shared/events/event-payload';
-import { type EventFilter, eventCountBound, eventListStatements, eventListTotal, FIND_EVENT_SQL, FIRST_UNREAD_IN_RANGE_SQL } from './event-statements';
+import { boundedTotal, countBound } from '../../../shared/db/bounded-count';
+import { type EventFilter, eventListStatements, FIND_EVENT_SQL, FIRST_UNREAD_IN_RANGE_SQL } from './event-statements';
 
 export type { EventFilter } from './event-statements';
 
 /** Reads the events the outbox wrote; every query is scoped by organization and mode. */
 @Injectable()
 export class EventsRepository {
-  /** A page and the matches' count, exact up to EVENT_COUNT_CAP (or the page's end): `exact` false past it. */
+  /** A page and the matches' count, exact up to the cap of shared/db/bounded-count.ts (or the page's end): `exact` false past it. */
   async list(m: EntityManager, scope: Scope, filter: EventFilter): Promise<{ items: StoredEvent[]; total: number; exact: boolean }> {
     const { count, page, params } = eventListStatements(scope.organizationId, scope.mode, filter);
-    const bound = eventCountBound(filter);
+    const bound = countBound(filter);
     const [{ total: counted }] = await m.query(count, [...params, bound]);
     const items: StoredEvent[] = await m.query(page, [...params, filter.limit, filter.offset]);
-    return { items, ...eventListTotal(counted as number, bound) };
+    return { items, ...boundedTotal(counted as number, bound) };
   }
 
   async find(m: EntityManager, scope: Scope, id: string): Promise<StoredEvent | null> {

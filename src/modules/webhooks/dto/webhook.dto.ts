@@ -162,7 +162,17 @@ export class WebhookAttemptDto {
 
 export class WebhookAttemptListDto {
   @ApiProperty({ type: [WebhookAttemptDto] }) items: WebhookAttemptDto[];
-  @ApiProperty({ example: 1 }) total: number;
+  @ApiProperty({
+    example: 1,
+    description:
+      'Matching attempts, counted up to 10,000 (or up to the end of the requested page when that is further). Past that, this is the count reached and `total_exact` is false.',
+  })
+  total: number;
+  @ApiProperty({
+    example: true,
+    description: 'False when more attempts match than `total` says. `has_more` stays exact either way: page on until it is false.',
+  })
+  total_exact: boolean;
   @ApiProperty({ example: 20 }) limit: number;
   @ApiProperty({ example: 0 }) offset: number;
   @ApiProperty({ example: false }) has_more: boolean;

@@ -1,3 +1,4 @@
+import { boundedCountSql } from '../../../shared/db/bounded-count';
 import { fairBatch } from '../../../shared/db/fair-batch';
 
 /**
@@ -76,7 +77,7 @@ export function attemptListStatements(
   }
   const condition = where.join(' AND ');
   return {
-    count: `SELECT count(*)::int AS total FROM webhook_attempts a WHERE ${condition}`,
+    count: boundedCountSql('webhook_attempts a', condition, params.length + 1),
     page: `SELECT a.*, ev.type AS event_type FROM webhook_attempts a JOIN events ev ON ev.id = a.event_id
         WHERE ${condition} ORDER BY a.created_at DESC, a.id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
     params,

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { boundedTotal, countBound } from '../../../shared/db/bounded-count';
 import type { EntityManager } from 'typeorm';
 import type { Mode, Scope } from '../../../shared/auth/request-context';
 import type { StoredEvent } from '../../../shared/events/event-payload';
@@ -231,11 +232,12 @@ export class WebhookDeliveriesRepository {
     scope: Scope,
     endpointId: string,
     filter: { eventId?: string; limit: number; offset: number },
-  ): Promise<{ items: AttemptView[]; total: number }> {
+  ): Promise<{ items: AttemptView[]; total: number; exact: boolean }> {
     const { count, page, params } = attemptListStatements(scope.organizationId, scope.mode, endpointId, filter.eventId);
-    const [{ total }] = await m.query(count, params);
+    const bound = countBound(filter);
+    const [{ total: counted }] = await m.query(count, [...params, bound]);
     const items: AttemptView[] = await m.query(page, [...params, filter.limit, filter.offset]);
-    return { items, total };
+    return { items, ...boundedTotal(counted as number, bound) };
   }
 
   /**

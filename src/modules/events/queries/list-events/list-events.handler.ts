@@ -1,5 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import { boundedListFields } from '../../../../shared/db/bounded-count';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { renderEvent } from '../../../../shared/events/event-payload';
 import { parseTimeBound } from '../../../../shared/time/time';
@@ -26,7 +27,6 @@ export class ListEventsHandler implements IQueryHandler<ListEventsQuery> {
       limit,
       offset,
     });
-    // Past the count's cap the total is at least the page's end and more events follow.
-    return { items: items.map(renderEvent), total, total_exact: exact, limit, offset, has_more: !exact || offset + items.length < total };
+    return { items: items.map(renderEvent), ...boundedListFields({ limit, offset, shown: items.length }, { total, exact }) };
   }
 }

@@ -4,7 +4,7 @@ import type { EventPayload } from '../../../../shared/events/event-payload';
 
 export interface EventList {
   items: EventPayload[];
-  /** The matches, counted up to a cap (EVENT_COUNT_CAP or the page's end); past it, the cap. */
+  /** The matches, counted up to a cap (shared/db/bounded-count.ts: 10,000 or the page's end); past it, the count reached. */
   total: number;
   /** False when more events match than `total` says (the count stopped at its cap). */
   total_exact: boolean;

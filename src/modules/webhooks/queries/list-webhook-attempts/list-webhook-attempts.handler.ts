@@ -1,5 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import { boundedListFields } from '../../../../shared/db/bounded-count';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { NotFoundError } from '../../../../shared/errors/domain-error';
 import { renderAttempt } from '../../domain/endpoint-view';
@@ -20,7 +21,7 @@ export class ListWebhookAttemptsHandler implements IQueryHandler<ListWebhookAtte
     if (!(await this.endpoints.find(m, scope, endpointId))) throw new NotFoundError('webhook endpoint');
     const limit = filter.limit ?? 20;
     const offset = filter.offset ?? 0;
-    const { items, total } = await this.deliveries.listAttempts(m, scope, endpointId, { eventId: filter.eventId, limit, offset });
-    return { items: items.map(renderAttempt), total, limit, offset, has_more: offset + items.length < total };
+    const { items, total, exact } = await this.deliveries.listAttempts(m, scope, endpointId, { eventId: filter.eventId, limit, offset });
+    return { items: items.map(renderAttempt), ...boundedListFields({ limit, offset, shown: items.length }, { total, exact }) };
   }
 }

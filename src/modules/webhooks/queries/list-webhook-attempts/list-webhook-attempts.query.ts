@@ -4,7 +4,10 @@ import type { AttemptViewOut } from '../../domain/endpoint-view';
 
 export interface AttemptList {
   items: AttemptViewOut[];
+  /** The matches, counted up to a cap (shared/db/bounded-count.ts: 10,000 or the page's end); past it, the count reached. */
   total: number;
+  /** False when more attempts match than `total` says. */
+  total_exact: boolean;
   limit: number;
   offset: number;
   has_more: boolean;
