@@ -20,15 +20,20 @@ const LOAD_CACHE = join(__dirname, 'load-cache.cjs');
  * Starts the built service with `env` over a test-mode base (no database reachable: port 1) for a start
  * that is expected to stop on its own, e.g. on a bad setting; its exit code and output (SIGKILLed after 20 s).
  */
-export function runUntilExit(env: Record<string, string>, main = MAIN): Promise<{ code: number | null; output: string }> {
+export function runUntilExit(env: Record<string, string>, main = MAIN, options: { until?: string } = {}): Promise<{ code: number | null; output: string }> {
   const child = spawn(process.execPath, ['--require', LOAD_CACHE, main], {
     cwd: ROOT,
     env: { ...(process.env as Record<string, string>), NODE_ENV: 'test', PORT: '0', HOST: '127.0.0.1', DATABASE_URL: 'postgres://127.0.0.1:1/none', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout?.on('data', (d) => (output += d));
-  child.stderr?.on('data', (d) => (output += d));
+  // `until`: a line that says the process got as far as the test needs (it may then retry for long); it is stopped there.
+  const heard = (d: Buffer) => {
+    output += d;
+    if (options.until && output.includes(options.until)) child.kill('SIGKILL');
+  };
+  child.stdout?.on('data', heard);
+  child.stderr?.on('data', heard);
   const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
   return new Promise((resolveRun) =>
     child.once('close', (code) => {

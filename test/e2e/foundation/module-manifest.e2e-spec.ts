@@ -122,7 +122,8 @@ describe('a module added by its manifest alone', () => {
     expect(code).not.toBe(0);
     expect(output).toContain('GREETINGS_WORD must be lowercase letters');
     // The real service does not know the setting: the same value starts it past the settings check (it stops on the unreachable database instead).
-    const real = await runUntilExit({ GREETINGS_WORD: 'Not A Word' });
+    const real = await runUntilExit({ GREETINGS_WORD: 'Not A Word' }, undefined, { until: 'Unable to connect to the database' });
+    expect(real.output).toContain('Unable to connect to the database');
     expect(real.output).not.toContain('GREETINGS_WORD');
   }, 60_000);
 
