@@ -10,6 +10,7 @@ import { ValidationFailedError } from '../shared/errors/domain-error';
 import { readFileSync } from 'node:fs';
 
 import { CliArgs, CliUsageError } from './cli-args';
+import { CLI_USAGE, type CliCommandName } from './cli-usage';
 import { doctor } from './doctor';
 
 export { type CliArgs, CliUsageError } from './cli-args';
@@ -36,16 +37,16 @@ function modesFlag(args: CliArgs): Mode[] {
 function providerToggle(enabled: boolean): CliCommand {
   const name = enabled ? 'provider:enable' : 'provider:disable';
   return {
-    usage: `${name} --org ORG_ID --provider PROVIDER_ID [--mode test|live]   (both modes when --mode is left out)`,
+    usage: CLI_USAGE[name],
     run: (args, app) =>
       app.get(CommandBus).execute(new SetProviderEnabledCommand(requireFlag(args, 'org'), requireFlag(args, 'provider'), enabled, modesFlag(args))),
   };
 }
 
 /** Operator commands. Each one goes through the same command and query buses as the HTTP API. */
-export const CLI_COMMANDS: Record<string, CliCommand> = {
+export const CLI_COMMANDS: { [name in CliCommandName]: CliCommand } = {
   'org:create': {
-    usage: 'org:create --name NAME [--owner-email EMAIL]   (with an owner: sign_in_url, a one-time link to set the console password, 24 h)',
+    usage: CLI_USAGE['org:create'],
     run: async (args, app) => {
       const ownerEmail = args.flags['owner-email'];
       if (ownerEmail !== undefined && (typeof ownerEmail !== 'string' || !ownerEmail)) throw new CliUsageError('--owner-email needs an email address');
@@ -56,20 +57,20 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
     },
   },
   'member:invite': {
-    usage: 'member:invite --org ORG_ID --email EMAIL --role owner|admin|developer|analyst|support   (prints a one-time link to set a password, 24 h)',
+    usage: CLI_USAGE['member:invite'],
     run: (args, app) =>
       app.get(CommandBus).execute(new IssueMemberLinkCommand(requireFlag(args, 'org'), requireFlag(args, 'email'), 'invite', requireFlag(args, 'role'))),
   },
   'member:reset': {
-    usage: 'member:reset --email EMAIL --org ORG_ID   (prints a one-time password reset link, 2 h)',
+    usage: CLI_USAGE['member:reset'],
     run: (args, app) => app.get(CommandBus).execute(new IssueMemberLinkCommand(requireFlag(args, 'org'), requireFlag(args, 'email'), 'reset')),
   },
   'org:list': {
-    usage: 'org:list   (every organization: id, name, created_at and its active keys per mode; no key is shown)',
+    usage: CLI_USAGE['org:list'],
     run: (_args, app) => app.get(QueryBus).execute(new ListOrganizationsQuery()),
   },
   'key:create': {
-    usage: 'key:create --org ORG_ID --mode test|live [--read-only]',
+    usage: CLI_USAGE['key:create'],
     run: (args, app) => {
       const mode = requireFlag(args, 'mode');
       if (mode !== 'test' && mode !== 'live') throw new CliUsageError('--mode must be test or live');
@@ -77,7 +78,7 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
     },
   },
   'key:revoke': {
-    usage: 'key:revoke --key FULL_KEY | --key PREFIX --org ORG_ID   (a 14-character display prefix needs its organization)',
+    usage: CLI_USAGE['key:revoke'],
     run: (args, app) => {
       const key = requireFlag(args, 'key');
       const org = args.flags.org;
@@ -86,7 +87,7 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
     },
   },
   'rates:import': {
-    usage: 'rates:import FILE   (JSON: {"taken_at": "YYYY-MM-DD HH:MM:SS", "source"?: "...", "rates": {"BITCOIN": "91250.42", ...}})',
+    usage: CLI_USAGE['rates:import'],
     run: (args, app) => {
       const file = args.positional[0];
       if (!file) throw new CliUsageError('rates:import needs a FILE');
@@ -103,8 +104,7 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
   'provider:disable': providerToggle(false),
   'provider:enable': providerToggle(true),
   'provider:confirmations': {
-    usage:
-      'provider:confirmations --org ORG_ID --provider PROVIDER_ID --count N|default [--mode test|live]   (confirmations a crypto payment needs; "default" restores the catalog value)',
+    usage: CLI_USAGE['provider:confirmations'],
     run: (args, app) => {
       const raw = requireFlag(args, 'count');
       if (raw !== 'default' && !/^\d{1,6}$/.test(raw)) throw new CliUsageError('--count must be a whole number or "default"');
@@ -113,7 +113,7 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
     },
   },
   'provider:list': {
-    usage: 'provider:list --org ORG_ID --mode test|live',
+    usage: CLI_USAGE['provider:list'],
     run: async (args, app) => {
       const mode = requireFlag(args, 'mode');
       if (mode !== 'test' && mode !== 'live') throw new CliUsageError('--mode must be test or live');
@@ -129,12 +129,11 @@ export const CLI_COMMANDS: Record<string, CliCommand> = {
     },
   },
   doctor: {
-    usage:
-      "doctor [--json]   (go-live preflight: settings, file storage, rate sources, each CHAINS_FILE node (answers, chain, sync, txindex), confirmations, each wallet's first address; exit code 1 when a check fails)",
+    usage: CLI_USAGE['doctor'],
     run: doctor,
   },
   'key:list': {
-    usage: 'key:list --org ORG_ID',
+    usage: CLI_USAGE['key:list'],
     run: (args, app) => app.get(QueryBus).execute(new ListApiKeysQuery(requireFlag(args, 'org'))),
   },
 };

@@ -1,6 +1,10 @@
 import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
-import { runCli, sharedCliEnv } from '../../support/server';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CLI, ROOT, runCli, sharedCliEnv } from '../../support/server';
 
 async function cli(...args: string[]) {
   return runCli(args, sharedCliEnv());
@@ -147,6 +151,27 @@ describe('operator CLI', () => {
       expect(res.stdout).toContain('key:list --org ORG_ID');
       expect(res.stderr).not.toContain('Unknown command');
     }
+  });
+
+  it('loads none of the application for --help, an unknown command or a usage error of an HTTP command (a database command loads it)', () => {
+    // Counts, as the process exits, the modules of the service (dist/src/modules, dist/src/bootstrap.js) it loaded.
+    const counter = join(mkdtempSync(join(tmpdir(), 'ipa-cli-')), 'count-loaded.cjs');
+    writeFileSync(
+      counter,
+      `process.on('exit', () => process.stderr.write('\\nloaded ' + Object.keys(require.cache).filter((p) => /dist[\\\\/]src[\\\\/](modules[\\\\/]|bootstrap)/.test(p)).length + '\\n'));`,
+    );
+    const loaded = (...args: string[]) => {
+      const res = spawnSync(process.execPath, ['--require', counter, CLI, ...args], {
+        cwd: ROOT,
+        env: { ...process.env, ...sharedCliEnv(), LOG_LEVEL: 'warn' },
+        encoding: 'utf8',
+      });
+      return Number(/loaded (\d+)/.exec(res.stderr)?.[1]);
+    };
+    expect(loaded('--help')).toBe(0);
+    expect(loaded('org:explode')).toBe(0);
+    expect(loaded('webhooks:trigger', 'invoice.exploded', '--api-key', 'sk_test_x', '--api-url', 'http://127.0.0.1:1')).toBe(0);
+    expect(loaded('org:list')).toBeGreaterThan(100);
   });
 
   it('org:list lists organizations as JSON, with their active keys counted and no key shown', async () => {
