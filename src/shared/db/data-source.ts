@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { serviceTypeParsers } from './timestamps';
+import { SESSION_OPTIONS } from './session-options';
 
 /** Compiled migrations live in dist/migrations/<owner>/ beside dist/src (the owning module's folder, or `shared`). */
 export const MIGRATIONS_DIR = join(__dirname, '..', '..', '..', 'migrations');
@@ -40,7 +41,8 @@ export const RECORDS_GLOB = join(__dirname, '..', '..', 'modules', '**', '*.reco
  * those are still planned at each call, but without looking at their values. The statements whose
  * best plan depends on the values are written so that the plan without them is right (list filters:
  * keyset-page.ts); the dashboard measured the same either way. It goes with prepared statements:
- * transaction poolers may refuse the parameter.
+ * transaction poolers may refuse the parameter. The same startup parameters turn JIT off
+ * (session-options.ts).
  *
  * Connection lifetime (`lifetimeSeconds`, DB_CONNECTION_LIFETIME_SECONDS; 0 keeps connections for
  * ever): a session keeps the plan of each prepared statement until one of its tables is analyzed or
@@ -67,7 +69,7 @@ export function dataSourceOptions(url: string, poolSize: number, direct = false,
       maxLifetimeSeconds: lifetimeSeconds,
       statement_timeout: 30_000,
       types: serviceTypeParsers(),
-      ...(direct && { options: '-c plan_cache_mode=force_generic_plan', pipeline: true }),
+      ...(direct && { options: SESSION_OPTIONS, pipeline: true }),
     },
   };
 }

@@ -5,6 +5,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { Scope } from '../auth/request-context';
 import { type PreflightCheck, settingStatus } from '../preflight/preflight-check';
 import { poolOf, send } from './pipelined-transaction';
+import { SESSION_OPTIONS } from './session-options';
 import { serviceTypeParsers } from './timestamps';
 
 /**
@@ -115,7 +116,7 @@ export class ReadReplicas {
         statement_timeout: 30_000,
         application_name: 'invoicing-api',
         types: serviceTypeParsers(),
-        ...(settings.direct && { options: '-c plan_cache_mode=force_generic_plan' }),
+        ...(settings.direct && { options: SESSION_OPTIONS }),
       }),
       up: false,
       replayed: 0n,

@@ -2,6 +2,7 @@ import { Client, ClientConfig } from 'pg';
 import { dataSourceOptions } from '../../../src/shared/db/data-source';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
+import { withClient } from '../../support/pg';
 import { createInvoice, intent, readInvoice } from '../invoices/invoice-helpers';
 
 /**
@@ -76,5 +77,30 @@ describe('generic plans for prepared statements', () => {
   it("the service's sessions plan prepared statements once when they are on, and keep PostgreSQL's default when off", async () => {
     expect(await settingWith(true)).toBe('force_generic_plan');
     expect(await settingWith(false)).toBe('auto');
+  });
+
+  it("the service's sessions never JIT-compile a plan, however high its cost (a generic list page is priced as a tenth of its matches)", async () => {
+    const url = process.env.TEST_DATABASE_URL || process.env.TEST_PG_SERVER_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+    /** Whether a page of events, prepared as the service sends it, was JIT-compiled with every cost above the JIT threshold. */
+    const compiles = async (extra: ClientConfig): Promise<boolean> => {
+      const client = new Client({ connectionString: url, ...extra });
+      await client.connect();
+      try {
+        await client.query('SET jit_above_cost = 0');
+        await client.query(
+          `PREPARE page(text, text, int, int) AS SELECT id, type, data, created_at FROM events
+            WHERE organization_id = $1 AND mode = $2 ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`,
+        );
+        const plan = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE page('org_none', 'test', 20, 0)`);
+        return 'JIT' in (plan.rows[0]['QUERY PLAN'] as Array<Record<string, unknown>>)[0];
+      } finally {
+        await client.end();
+      }
+    };
+    const service = (dataSourceOptions(url, 1, true) as { extra: ClientConfig }).extra;
+    expect(await compiles(service)).toBe(false);
+    // The check can tell: where this PostgreSQL has JIT, a plain session compiles the same page.
+    const available = await withClient(url, async (c) => (await c.query('SELECT pg_jit_available() AS on')).rows[0].on as boolean);
+    if (available) expect(await compiles({})).toBe(true);
   });
 });
