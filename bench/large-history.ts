@@ -5,7 +5,7 @@
  * and 5.5 GB): run it on a machine of its own.
  *
  *   npm run build && tsc -p bench/tsconfig.json && node dist/bench/large-history.js [--days 365] [--refresh 60]
- *       [--usage 5000000] [--events 10000000] [--ops 200] [--database-url URL]
+ *       [--usage 5000000] [--events 10000000] [--ops 200] [--keep true] [--database-url URL]
  *
  * 1. Creates its own database (ipa_bench_history_...) on DATABASE_URL's server, runs the migrations, starts the
  *    built service on it (retention long enough to keep all that is filled: RATES_HISTORY_RETENTION_DAYS and
@@ -13,8 +13,9 @@
  *    ARREARS subscription of a metered plan.
  * 2. Measures, one request at a time, `--ops` of each: invoice create (prices with the rates in force, writes
  *    an event), a payment (writes the payment's and the invoice's events), a quote, usage batches of 100 new
- *    events, the subscription's upcoming invoice (reads its period's usage), the newest events and the newest
- *    of one type (the events list), the invoices list and the dashboard.
+ *    events, the upcoming invoice of a subscription with a fixed usage of its own (reads its period's usage),
+ *    the newest events and the newest of one type (the events list), the invoices list and the dashboard.
+ *    Each measurement runs twice and the second is kept (the first warms the service and the caches).
  * 3. Fills the history the way the service writes it: `--days` days of rate snapshots (one each `--refresh`
  *    seconds, every currency of the shipped table, ids `rates_<UUIDv7 of their time>`) and `--usage` usage
  *    events spread over the same days for other subscriptions of the organization, each with its key, and
@@ -42,6 +43,8 @@ const refresh = Number(opt('refresh', '60'));
 const usageCount = Number(opt('usage', '5000000'));
 const eventCount = Number(opt('events', '10000000'));
 const ops = Number(opt('ops', '200'));
+/** Keep the database afterwards (its name is logged), to look into a plan. */
+const keep = opt('keep', 'false') === 'true';
 const log = (msg: string) => process.stderr.write(`${msg}\n`);
 
 /** The built service for this bench: retention long enough to keep all that is filled, every worker's pass on demand. */
@@ -131,6 +134,14 @@ async function main(): Promise<void> {
     const plan = { product_id: product.id, billing_schema_id: read.schemas[0].id };
     const subscribe = async (i: number) => (await call(base, key, 'POST', '/subscriptions', { ...plan, customer_email: `c${i}@example.com` })).id as string;
     const measured = await subscribe(0);
+    // The subscription whose upcoming invoice is read: a fixed usage of its own (1,000 events), so the read's
+    // cost can change only with the history around it (the batches measured go to `measured`, whose usage grows).
+    const steady = await subscribe(100);
+    for (let b = 0; b < 10; b++) {
+      await call(base, key, 'POST', '/usage_events/batch', {
+        events: Array.from({ length: 100 }, (_, j) => ({ id: `steady-${b}-${j}`, subscription_id: steady, metric_key: 'api_calls', value: '1' })),
+      });
+    }
     // The organizations whose events fill the outbox besides the measured one.
     const neighbours: string[] = [];
     for (let i = 0; i < 9; i++) neighbours.push((await call(base, null, 'POST', '/admin/organizations', { name: `Neighbour ${i}` })).organization_id as string);
@@ -153,7 +164,7 @@ async function main(): Promise<void> {
             events: Array.from({ length: 100 }, (_, j) => ({ id: `m${r}-${i}-${j}`, subscription_id: measured, metric_key: 'api_calls', value: '1' })),
           }),
         ),
-        upcoming_invoice: await time(ops, () => call(base, key, 'GET', `/subscriptions/${measured}/upcoming_invoice`)),
+        upcoming_invoice: await time(ops, () => call(base, key, 'GET', `/subscriptions/${steady}/upcoming_invoice`)),
         payment: await (async () => {
           const invoices: string[] = [];
           for (let i = 0; i < ops; i++) {
@@ -186,7 +197,9 @@ async function main(): Promise<void> {
       return rows.rows[0];
     };
 
-    log(`measuring on an empty history, ${ops} of each`);
+    // Each measurement is taken twice and the second kept: the first warms the service and the caches up.
+    log(`measuring on an empty history, ${ops} of each, twice`);
+    await measure();
     const before = await measure();
     const sizeBefore = await sizes();
 
@@ -278,7 +291,8 @@ async function main(): Promise<void> {
     await db.query('CHECKPOINT');
     const fillSeconds = Math.round((Date.now() - fillStarted) / 1000);
 
-    log(`measuring on the large history, ${ops} of each`);
+    log(`measuring on the large history, ${ops} of each, twice`);
+    await measure();
     const after = await measure();
     const sizeAfter = await sizes();
     const ratio = Object.fromEntries(
@@ -309,7 +323,8 @@ async function main(): Promise<void> {
     }
     const cleanup = new Client({ connectionString: serverUrl });
     await cleanup.connect();
-    await cleanup.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => undefined);
+    if (keep) log(`kept database ${dbName}`);
+    else await cleanup.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => undefined);
     await cleanup.end();
   }
 }
