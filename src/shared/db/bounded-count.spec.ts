@@ -1,4 +1,4 @@
-import { boundedCountSql, boundedListFields, boundedTotal, COUNT_CAP, countBound } from './bounded-count';
+import { boundedCountSql, boundedListFields, boundedTotal, COUNT_CAP, countBound, runBoundedCount } from './bounded-count';
 
 describe('bounded counts of long lists', () => {
   it('count up to the cap, or to the end of a page asked for past it, and one more', () => {
@@ -30,5 +30,15 @@ describe('bounded counts of long lists', () => {
     expect(boundedCountSql('events', 'organization_id = $1', 2)).toBe(
       'SELECT count(*)::int AS total FROM (SELECT 1 FROM events WHERE organization_id = $1 LIMIT $2) matched',
     );
+  });
+
+  it("run the count with the page's bound as the last parameter", async () => {
+    const sent: unknown[][] = [];
+    const query = (_sql: string, params: unknown[]) => {
+      sent.push(params);
+      return Promise.resolve([{ total: 10_001 }]);
+    };
+    expect(await runBoundedCount(query, 'SELECT ...', ['org_1', 'test'], { limit: 20, offset: 0 })).toEqual({ total: 10_000, exact: false });
+    expect(sent).toEqual([['org_1', 'test', 10_001]]);
   });
 });

@@ -22,6 +22,29 @@ export function boundedTotal(counted: number, bound: number): { total: number; e
   return counted < bound ? { total: counted, exact: true } : { total: bound - 1, exact: false };
 }
 
+/**
+ * Runs a bounded count (`sql` from boundedCountSql, its bound the last parameter) for `page` through
+ * `query` (a manager's), and gives the list's total.
+ */
+export async function runBoundedCount(
+  query: (sql: string, params: unknown[]) => Promise<Array<{ total: number }>>,
+  sql: string,
+  params: unknown[],
+  page: { limit: number; offset: number },
+): Promise<{ total: number; exact: boolean }> {
+  const bound = countBound(page);
+  const [{ total }] = await query(sql, [...params, bound]);
+  return boundedTotal(total, bound);
+}
+
+/** The API documentation of a bounded list's `total` and `total_exact`, for the rows it lists (`events`, `attempts`). */
+export function boundedTotalDocs(rows: string): { total: string; total_exact: string } {
+  return {
+    total: `Matching ${rows}, counted up to ${COUNT_CAP.toLocaleString('en-US')} (or up to the end of the requested page when that is further). Past that, this is the count reached and \`total_exact\` is false.`,
+    total_exact: `False when more ${rows} match than \`total\` says. \`has_more\` stays exact either way: page on until it is false.`,
+  };
+}
+
 /** The list fields of a page read with a bounded count: past the cap there is always more after the page. */
 export function boundedListFields(page: { limit: number; offset: number; shown: number }, counted: { total: number; exact: boolean }) {
   return {

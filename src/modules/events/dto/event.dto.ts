@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional } from 'class-validator';
+import { boundedTotalDocs } from '../../../shared/db/bounded-count';
 import { EVENT_TYPES, eventTypesMessage, MAX_EVENT_TYPES } from '../../../shared/events/event-types';
 import { LimitField, OffsetField, TimeBoundField } from '../../../shared/validation/decorators';
 
@@ -28,17 +29,8 @@ export class EventDto {
 
 export class EventListDto {
   @ApiProperty({ type: [EventDto] }) items: EventDto[];
-  @ApiProperty({
-    example: 1,
-    description:
-      'Matching events, counted up to 10,000 (or up to the end of the requested page when that is further). Past that, this is the count reached and `total_exact` is false.',
-  })
-  total: number;
-  @ApiProperty({
-    example: true,
-    description: 'False when more events match than `total` says. `has_more` stays exact either way: page on until it is false.',
-  })
-  total_exact: boolean;
+  @ApiProperty({ example: 1, description: boundedTotalDocs('events').total }) total: number;
+  @ApiProperty({ example: true, description: boundedTotalDocs('events').total_exact }) total_exact: boolean;
   @ApiProperty({ example: 20 }) limit: number;
   @ApiProperty({ example: 0 }) offset: number;
   @ApiProperty({ example: false }) has_more: boolean;

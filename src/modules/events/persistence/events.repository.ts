@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
 import type { EventCursor } from '../../../shared/events/durable-handlers';
 import type { StoredEvent } from '../../../shared/events/event-payload';
-import { boundedTotal, countBound } from '../../../shared/db/bounded-count';
+import { runBoundedCount } from '../../../shared/db/bounded-count';
 import { type EventFilter, eventListStatements, FIND_EVENT_SQL, FIRST_UNREAD_IN_RANGE_SQL } from './event-statements';
 
 export type { EventFilter } from './event-statements';
@@ -14,10 +14,9 @@ export class EventsRepository {
   /** A page and the matches' count, exact up to the cap of shared/db/bounded-count.ts (or the page's end): `exact` false past it. */
   async list(m: EntityManager, scope: Scope, filter: EventFilter): Promise<{ items: StoredEvent[]; total: number; exact: boolean }> {
     const { count, page, params } = eventListStatements(scope.organizationId, scope.mode, filter);
-    const bound = countBound(filter);
-    const [{ total: counted }] = await m.query(count, [...params, bound]);
+    const counted = await runBoundedCount((sql, values) => m.query(sql, values), count, params, filter);
     const items: StoredEvent[] = await m.query(page, [...params, filter.limit, filter.offset]);
-    return { items, ...boundedTotal(counted as number, bound) };
+    return { items, ...counted };
   }
 
   async find(m: EntityManager, scope: Scope, id: string): Promise<StoredEvent | null> {

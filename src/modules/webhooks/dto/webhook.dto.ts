@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Length, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { boundedTotalDocs } from '../../../shared/db/bounded-count';
 import { eventTypesMessage, MAX_EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES } from '../../../shared/events/event-types';
 import { LimitField, OffsetField } from '../../../shared/validation/decorators';
 import { MAX_URL_LENGTH } from '../domain/endpoint-url';
@@ -162,17 +163,8 @@ export class WebhookAttemptDto {
 
 export class WebhookAttemptListDto {
   @ApiProperty({ type: [WebhookAttemptDto] }) items: WebhookAttemptDto[];
-  @ApiProperty({
-    example: 1,
-    description:
-      'Matching attempts, counted up to 10,000 (or up to the end of the requested page when that is further). Past that, this is the count reached and `total_exact` is false.',
-  })
-  total: number;
-  @ApiProperty({
-    example: true,
-    description: 'False when more attempts match than `total` says. `has_more` stays exact either way: page on until it is false.',
-  })
-  total_exact: boolean;
+  @ApiProperty({ example: 1, description: boundedTotalDocs('attempts').total }) total: number;
+  @ApiProperty({ example: true, description: boundedTotalDocs('attempts').total_exact }) total_exact: boolean;
   @ApiProperty({ example: 20 }) limit: number;
   @ApiProperty({ example: 0 }) offset: number;
   @ApiProperty({ example: false }) has_more: boolean;

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { boundedTotal, countBound } from '../../../shared/db/bounded-count';
+import { runBoundedCount } from '../../../shared/db/bounded-count';
 import type { EntityManager } from 'typeorm';
 import type { Mode, Scope } from '../../../shared/auth/request-context';
 import type { StoredEvent } from '../../../shared/events/event-payload';
@@ -234,10 +234,9 @@ export class WebhookDeliveriesRepository {
     filter: { eventId?: string; limit: number; offset: number },
   ): Promise<{ items: AttemptView[]; total: number; exact: boolean }> {
     const { count, page, params } = attemptListStatements(scope.organizationId, scope.mode, endpointId, filter.eventId);
-    const bound = countBound(filter);
-    const [{ total: counted }] = await m.query(count, [...params, bound]);
+    const counted = await runBoundedCount((sql, values) => m.query(sql, values), count, params, filter);
     const items: AttemptView[] = await m.query(page, [...params, filter.limit, filter.offset]);
-    return { items, ...boundedTotal(counted as number, bound) };
+    return { items, ...counted };
   }
 
   /**
