@@ -109,12 +109,13 @@ describe('cli doctor: the go-live preflight against real nodes and rate servers'
       fakeExchange(() => rates('90500')),
       fakeExchange(() => rates('120000')),
     ]);
-    // A real node whose latest block is a day old, as a node cut off from its peers shows it.
+    // A real node whose latest block is two days old, as a node cut off from its peers shows it (more than the
+    // day the test asserts: the doctor may read its clock up to a second before the block was made up here).
     staleEvm = new JsonRpcRelay(chain.rpcUrl, {
       answer: (call, answer) => {
         if (call.method !== 'eth_getBlockByNumber' || !answer.result) return answer;
         const block = answer.result as { timestamp: string };
-        return { ...answer, result: { ...block, timestamp: `0x${(Math.floor(Date.now() / 1000) - 86_400).toString(16)}` } };
+        return { ...answer, result: { ...block, timestamp: `0x${(Math.floor(Date.now() / 1000) - 2 * 86_400).toString(16)}` } };
       },
     });
     await staleEvm.start();
