@@ -28,11 +28,18 @@ const folders = (dir) =>
 
 const literal = (text) => text.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&');
 
+// Test files are compiled as the build compiles src/ (scripts/build.js): SWC, file by file, with the same options,
+// so a unit spec runs the code as the service does. Types are tsc's job (`npm run typecheck`, tsconfig.json takes
+// test/ too), as with ts-jest's diagnostics off before. A fresh clone compiles every file once per worker: SWC does
+// it in a fraction of TypeScript's time (unit specs with no cache: 31 s -> 19 s wall, all passing).
+const { SWC_OPTIONS } = require('./scripts/build');
+
 /** What every project shares (the global set-up is one per run: Jest runs a path once however many projects name it). */
 const shared = {
   testEnvironment: 'node',
   rootDir: __dirname,
-  transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
+  // inline source maps: a failure's stack points at the TypeScript line
+  transform: { '^.+\\.ts$': ['@swc/jest', { ...SWC_OPTIONS, sourceMaps: 'inline' }] },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
 };
