@@ -174,6 +174,27 @@ describe('operator CLI', () => {
     expect(loaded('org:list')).toBeGreaterThan(100);
   });
 
+  it("loads no chain family's client library for a database command with no network to watch (viem and Solana's load at first use)", () => {
+    // Counts, as the process exits, the modules of the service and of each chain library it loaded.
+    const counter = join(mkdtempSync(join(tmpdir(), 'ipa-cli-')), 'count-libraries.cjs');
+    writeFileSync(
+      counter,
+      `process.on('exit', () => { const paths = Object.keys(require.cache).map((p) => p.split('\\\\').join('/'));
+        const count = (re) => paths.filter((p) => re.test(p)).length;
+        process.stderr.write('\\nloaded ' + JSON.stringify({ service: count(/dist\\/src\\/modules\\//), viem: count(/node_modules\\/viem\\//), solana: count(/node_modules\\/@solana(-program)?\\//) }) + '\\n'); });`,
+    );
+    const res = spawnSync(process.execPath, ['--require', counter, CLI, 'org:list'], {
+      cwd: ROOT,
+      env: { ...process.env, ...sharedCliEnv(), LOG_LEVEL: 'warn' },
+      encoding: 'utf8',
+    });
+    expect(res.status).toBe(0);
+    const loaded = JSON.parse(/loaded (\{.*\})/.exec(res.stderr)?.[1] ?? 'null');
+    // the whole application, the Solana and EVM rails' own code included, but none of their libraries
+    expect(loaded.service).toBeGreaterThan(100);
+    expect(loaded).toMatchObject({ viem: 0, solana: 0 });
+  });
+
   it('org:list lists organizations as JSON, with their active keys counted and no key shown', async () => {
     const org = await cliJson('org:create', '--name', 'Listed Co');
     await cliJson('key:create', '--org', org.organization_id, '--mode', 'live', '--read-only');

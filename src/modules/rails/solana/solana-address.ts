@@ -1,5 +1,6 @@
-import { type Address, getBase58Encoder, isAddress, isOffCurveAddress } from '@solana/kit';
+import type { Address } from '@solana/kit';
 import type { PayoutAddressCheck } from '../domain/payment-rail';
+import { solanaKit } from './solana-libs';
 
 const BASE58 = /^[1-9A-HJ-NP-Za-km-z]+$/;
 
@@ -7,7 +8,7 @@ const BASE58 = /^[1-9A-HJ-NP-Za-km-z]+$/;
 export function base58Bytes(text: string): Uint8Array | null {
   if (!BASE58.test(text)) return null;
   try {
-    return new Uint8Array(getBase58Encoder().encode(text));
+    return new Uint8Array(solanaKit().getBase58Encoder().encode(text));
   } catch {
     return null;
   }
@@ -15,7 +16,7 @@ export function base58Bytes(text: string): Uint8Array | null {
 
 /** A Solana account address: base58 of 32 bytes (any 32 bytes: a wallet's key, a program, a derived account). */
 export function isSolanaAddress(text: string): text is Address {
-  return base58Bytes(text)?.length === 32 && isAddress(text);
+  return base58Bytes(text)?.length === 32 && solanaKit().isAddress(text);
 }
 
 /**
@@ -24,7 +25,7 @@ export function isSolanaAddress(text: string): text is Address {
  * private key: funds sent there as to a wallet are lost, and wallets refuse such a recipient.
  */
 export function isWalletAddress(text: string): boolean {
-  return isSolanaAddress(text) && !isOffCurveAddress(text);
+  return isSolanaAddress(text) && !solanaKit().isOffCurveAddress(text);
 }
 
 /**
@@ -38,7 +39,7 @@ export function walletAddressProblem(text: string): string | null {
   if (bytes === null) return 'is not a Solana address (it has characters outside base58)';
   if (bytes.length === 64) return 'is a private key (a 64-byte secret key): never send it; send the wallet address (base58, 32 bytes)';
   if (bytes.length !== 32) return 'is not a Solana address (32 bytes in base58)';
-  if (isOffCurveAddress(text as Address))
+  if (solanaKit().isOffCurveAddress(text as Address))
     return "is not a wallet's own address (it is off the ed25519 curve: a program-derived or token account address); send the wallet address its owner signs with";
   return null;
 }

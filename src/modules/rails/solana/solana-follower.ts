@@ -1,7 +1,7 @@
 import type { Address } from '@solana/kit';
-import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import type { BlockRef, ChainFollower, IncomingTransfer, PayoutTransaction, ScannedRange, WatchedAddresses } from '../domain/payment-rail';
 import { joinPaymentKey, splitPaymentKey } from './solana-keys';
+import { solanaToken } from './solana-libs';
 import { SolanaRpc } from './solana-rpc';
 
 /** getSignaturesForAddress's largest page. */
@@ -114,6 +114,7 @@ export class SolanaFollower implements ChainFollower {
     const key = `${wallet}/${mint}`;
     let found = this.atas.get(key);
     if (!found) {
+      const { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } = solanaToken();
       [found] = await findAssociatedTokenPda({ owner: wallet as Address, mint: mint as Address, tokenProgram: TOKEN_PROGRAM_ADDRESS });
       this.atas.set(key, found);
     }

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { getBase58Decoder } from '@solana/kit';
 import type { AccountKeyCheck, PaymentRequest, RailKeys } from '../domain/payment-rail';
 import { base58Bytes, walletAddressProblem } from './solana-address';
+import { solanaKit } from './solana-libs';
 import { transferRequestUri, unitsToAmount } from './solana-pay';
 
 /** Decimals of SOL (1 SOL = 10^9 lamports). */
@@ -13,7 +13,7 @@ export const SOL_DECIMALS = 9;
  * account, which is how the watcher tells one invoice's payment from another's to the same wallet.
  */
 export function newReference(random: (size: number) => Uint8Array = (n) => new Uint8Array(randomBytes(n))): string {
-  return getBase58Decoder().decode(random(32));
+  return solanaKit().getBase58Decoder().decode(random(32));
 }
 
 /**
