@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -59,8 +60,6 @@ describe('test order (test/support/sequencer.cjs)', () => {
   });
 
   it('records times only for test files that exist', () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { existsSync } = require('node:fs') as typeof import('node:fs');
     const missing = Object.keys(recorded).filter((p) => !existsSync(join(ROOT, p)));
     expect(missing).toEqual([]);
   });

@@ -5,15 +5,10 @@
  * address checks, which are synchronous) stay as they are; the first call pays the load once, in that
  * process. Types come from `import type`, which loads nothing.
  */
-let core: typeof import('viem') | null = null;
-let accounts: typeof import('viem/accounts') | null = null;
+import { onFirstUse } from '../domain/first-use';
 
-export function viem(): typeof import('viem') {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (see above)
-  return (core ??= require('viem') as typeof import('viem'));
-}
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (see above)
+export const viem = onFirstUse(() => require('viem') as typeof import('viem'));
 
-export function viemAccounts(): typeof import('viem/accounts') {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (see above)
-  return (accounts ??= require('viem/accounts') as typeof import('viem/accounts'));
-}
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (see above)
+export const viemAccounts = onFirstUse(() => require('viem/accounts') as typeof import('viem/accounts'));

@@ -6,15 +6,10 @@
  * signatures; the first call pays the load once, in that process. Types come from `import type`, which loads
  * nothing.
  */
-let kit: typeof import('@solana/kit') | null = null;
-let token: typeof import('@solana-program/token') | null = null;
+import { onFirstUse } from '../domain/first-use';
 
-export function solanaKit(): typeof import('@solana/kit') {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (see above)
-  return (kit ??= require('@solana/kit') as typeof import('@solana/kit'));
-}
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (see above)
+export const solanaKit = onFirstUse(() => require('@solana/kit') as typeof import('@solana/kit'));
 
-export function solanaToken(): typeof import('@solana-program/token') {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (see above)
-  return (token ??= require('@solana-program/token') as typeof import('@solana-program/token'));
-}
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (see above)
+export const solanaToken = onFirstUse(() => require('@solana-program/token') as typeof import('@solana-program/token'));
