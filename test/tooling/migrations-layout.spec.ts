@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
-import { migrationFiles } from '../../src/shared/db/data-source';
+import { migrationClasses, migrationFiles } from '../../src/shared/db/data-source';
 
 const ROOT = resolve(__dirname, '..', '..');
 const MIGRATIONS = join(ROOT, 'migrations');
@@ -85,6 +85,14 @@ describe('migrations/<owner>/', () => {
     expect(new Set(names).size).toBe(names.length);
     // A database migrated before the move finds every migration it recorded, so none runs twice.
     for (const name of RECORDED_BEFORE_THE_MOVE) expect(names).toContain(name);
+  });
+
+  it('hands TypeORM the built classes themselves, one per migration file, in file-name order', () => {
+    // The build (npm test runs it first) puts them in dist/migrations/<owner>/, where the service reads them.
+    const classes = migrationClasses(join(ROOT, 'dist', 'migrations'));
+    const byFileName = [...sources].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+    const expected = byFileName.map(({ text }) => /name = '([A-Za-z0-9]+)'/.exec(text)?.[1]);
+    expect(classes.map((Migration) => new Migration().name)).toEqual(expected);
   });
 
   it('runs them as one ordered list across the folders, by file name', () => {

@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { DataSource, DataSourceOptions } from 'typeorm';
+import { DataSource, DataSourceOptions, MigrationInterface } from 'typeorm';
 import { serviceTypeParsers } from './timestamps';
 import { SESSION_OPTIONS } from './session-options';
 
@@ -20,6 +20,22 @@ export function migrationFiles(dir = MIGRATIONS_DIR): string[] {
     .map((path) => join(dir, path));
   return files.sort((a, b) => (basename(a) < basename(b) ? -1 : basename(a) > basename(b) ? 1 : 0));
 }
+/**
+ * The migration classes of migrationFiles(), in that order: every function a file exports, which is what
+ * TypeORM takes from a file it is given by path. Handing it the classes spares each process TypeORM's
+ * path handling: a glob match and a package.json lookup per file, about 40 ms of every start and CLI
+ * command for some sixty files.
+ */
+export function migrationClasses(dir = MIGRATIONS_DIR): MigrationClass[] {
+  return migrationFiles(dir).flatMap((file) => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the files are found at run time
+    const exported = require(file) as Record<string, unknown>;
+    return Object.values(exported).filter((value): value is MigrationClass => typeof value === 'function');
+  });
+}
+
+type MigrationClass = new () => MigrationInterface;
+
 export const RECORDS_GLOB = join(__dirname, '..', '..', 'modules', '**', '*.record.js');
 
 /**
@@ -58,7 +74,7 @@ export function dataSourceOptions(url: string, poolSize: number, direct = false,
     url,
     synchronize: false,
     migrationsRun: false,
-    migrations: migrationFiles(),
+    migrations: migrationClasses(),
     migrationsTableName: 'schema_migrations',
     entities: [RECORDS_GLOB],
     poolSize,
