@@ -32,15 +32,15 @@ const typecheck = spawn('npm', ['run', '--silent', 'typecheck'], { stdio: ['igno
 let report = '';
 typecheck.stdout.on('data', (d) => (report += d));
 typecheck.stderr.on('data', (d) => (report += d));
-const jest = spawn(process.execPath, [require.resolve('jest/bin/jest'), ...(selected.length ? ['--selectProjects', ...selected] : []), ...rest], {
+const tests = spawn(process.execPath, [require.resolve('jest/bin/jest'), ...(selected.length ? ['--selectProjects', ...selected] : []), ...rest], {
   stdio: 'inherit',
 });
 const ended = (child) => new Promise((resolve) => child.once('close', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
 const typesChecked = ended(typecheck).then((code) => {
   if (code !== 0) {
     process.stderr.write(`\nnpm run typecheck failed (exit ${code}); stopping the tests:\n${report}`);
-    jest.kill('SIGTERM');
+    tests.kill('SIGTERM');
   }
   return code;
 });
-Promise.all([typesChecked, ended(jest)]).then(([types, tests]) => process.exit(types !== 0 ? types : tests));
+Promise.all([typesChecked, ended(tests)]).then(([types, jestCode]) => process.exit(types !== 0 ? types : jestCode));
