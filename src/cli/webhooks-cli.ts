@@ -14,7 +14,7 @@ import { CliArgs, CliUsageError } from './cli-args';
  */
 export interface HttpCliCommand {
   usage: string;
-  run(args: CliArgs, out: (line: string) => void): Promise<number>;
+  run(args: CliArgs, out: (line: string) => void, env: NodeJS.ProcessEnv): Promise<number>;
 }
 
 interface ServiceTarget {
@@ -22,10 +22,10 @@ interface ServiceTarget {
   apiKey: string;
 }
 
-function targetOf(args: CliArgs): ServiceTarget {
-  const apiKey = typeof args.flags['api-key'] === 'string' ? args.flags['api-key'] : process.env.API_KEY;
+function targetOf(args: CliArgs, env: NodeJS.ProcessEnv): ServiceTarget {
+  const apiKey = typeof args.flags['api-key'] === 'string' ? args.flags['api-key'] : env.API_KEY;
   if (!apiKey) throw new CliUsageError('an API key is required: --api-key sk_test_... or API_KEY');
-  const apiUrl = (typeof args.flags['api-url'] === 'string' ? args.flags['api-url'] : (process.env.API_URL ?? 'http://127.0.0.1:3000')).replace(/\/+$/, '');
+  const apiUrl = (typeof args.flags['api-url'] === 'string' ? args.flags['api-url'] : (env.API_URL ?? 'http://127.0.0.1:3000')).replace(/\/+$/, '');
   return { apiUrl, apiKey };
 }
 
@@ -62,8 +62,8 @@ const SIGNATURE_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature
  */
 const listen: HttpCliCommand = {
   usage: 'webhooks:listen [--forward-to URL] [--events type,type|*] [--api-key KEY] [--api-url URL]   (until Ctrl-C)',
-  async run(args, out) {
-    const target = targetOf(args);
+  async run(args, out, env) {
+    const target = targetOf(args, env);
     const forwardFlag = args.flags['forward-to'];
     if (forwardFlag !== undefined && (typeof forwardFlag !== 'string' || !/^https?:\/\//.test(forwardFlag))) {
       throw new CliUsageError('--forward-to must be an http(s) URL');
@@ -170,8 +170,8 @@ async function testInvoice(target: ServiceTarget): Promise<string> {
 
 const trigger: HttpCliCommand = {
   usage: `webhooks:trigger ${Object.keys(TRIGGERS).join('|')} [--api-key sk_test_...] [--api-url URL]`,
-  async run(args, out) {
-    const target = targetOf(args);
+  async run(args, out, env) {
+    const target = targetOf(args, env);
     if (!target.apiKey.startsWith('sk_test_')) throw new CliUsageError('webhooks:trigger works in test mode only: give a sk_test_ key');
     const event = args.positional[0];
     const make = event ? TRIGGERS[event] : undefined;

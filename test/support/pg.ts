@@ -85,7 +85,7 @@ export async function createDatabase(serverUrl: string, prefix = 'ipa_test', opt
 export async function createTemplateDatabase(serverUrl: string): Promise<string> {
   const url = await createDatabase(serverUrl, 'ipa_test_template', { empty: true });
   const name = new URL(url).pathname.slice(1);
-  const { code, stdout, stderr } = await runCli(['migrate'], { DATABASE_URL: url, LOG_LEVEL: 'warn' });
+  const { code, stdout, stderr } = await runCli(['migrate'], { DATABASE_URL: url, LOG_LEVEL: 'warn' }, { process: true });
   const applied = code === 0 ? ((JSON.parse(stdout) as { applied?: string[] }).applied ?? []) : [];
   if (!applied.length) {
     await dropDatabase(serverUrl, url);

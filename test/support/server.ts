@@ -1,6 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -211,19 +212,103 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the built CLI (`node dist/src/cli/main.js ...`) with the given environment on top of ours. */
-export function runCli(args: string[], env: Record<string, string | undefined>): Promise<CliResult> {
+export interface RunCliOptions {
+  /**
+   * A process of its own (`node dist/src/cli/main.js ...`), as an operator runs it, instead of the worker's CLI host.
+   * For a test of the process (what it loads, how it ends) or of a command that starts the embedded database itself.
+   */
+  process?: boolean;
+}
+
+/**
+ * Runs a command of the built CLI with the given environment on top of ours: its exit code, standard output and
+ * standard error. It goes through the Jest worker's CLI host (cli-host.cjs: the CLI's own runCli, one command at a
+ * time, in a process that has loaded the CLI once) unless `options.process` asks for a process of its own, or
+ * TEST_CLI_HOST=0 turns the host off for the whole run.
+ */
+export function runCli(args: string[], env: Record<string, string | undefined>, options: RunCliOptions = {}): Promise<CliResult> {
   const merged: Record<string, string> = { ...(process.env as Record<string, string>), LOG_LEVEL: 'warn' };
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) delete merged[name];
     else merged[name] = value;
   }
-  const child = spawn(process.execPath, ['--require', LOAD_CACHE, CLI, ...args], { cwd: ROOT, env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (options.process || process.env.TEST_CLI_HOST === '0') return runCliProcess(args, merged);
+  return runInCliHost(args, merged);
+}
+
+function runCliProcess(args: string[], env: Record<string, string>): Promise<CliResult> {
+  const child = spawn(process.execPath, ['--require', LOAD_CACHE, CLI, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (d) => (stdout += d));
   child.stderr?.on('data', (d) => (stderr += d));
   return new Promise((resolveRun) => child.once('close', (code) => resolveRun({ code, stdout, stderr })));
+}
+
+const CLI_HOST = join(__dirname, 'cli-host.cjs');
+/** One host per Jest worker (its pid) and checkout, found again by the worker's next test file. */
+const CLI_HOST_SOCKET = join(tmpdir(), `ipa-cli-${createHash('sha256').update(ROOT).digest('hex').slice(0, 8)}-${process.pid}.sock`);
+let hostStarting: Promise<void> | undefined;
+
+async function runInCliHost(args: string[], env: Record<string, string>): Promise<CliResult> {
+  const request = `${JSON.stringify({ args, env })}\n`;
+  try {
+    return await askCliHost(request);
+  } catch (e) {
+    // No host yet for this worker (or it is gone): start one and ask again.
+    if (!['ENOENT', 'ECONNREFUSED'].includes((e as NodeJS.ErrnoException).code ?? '')) throw e;
+  }
+  hostStarting ??= startCliHost().finally(() => (hostStarting = undefined));
+  await hostStarting;
+  return askCliHost(request);
+}
+
+function askCliHost(request: string): Promise<CliResult> {
+  return new Promise((resolveAsk, reject) => {
+    const socket = connect(CLI_HOST_SOCKET);
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk) => (answer += chunk));
+    socket.on('error', reject);
+    socket.on('connect', () => socket.write(request));
+    socket.on('close', () => {
+      if (!answer.endsWith('\n')) return reject(new Error(`the CLI host closed the connection without an answer (${CLI_HOST_SOCKET})`));
+      resolveAsk(JSON.parse(answer) as CliResult);
+    });
+  });
+}
+
+/** True once the host accepts connections on its socket (a connection that sends nothing is no request). */
+function cliHostAnswers(): Promise<boolean> {
+  return new Promise((answers) => {
+    const probe = connect(CLI_HOST_SOCKET);
+    probe.on('connect', () => {
+      probe.destroy();
+      answers(true);
+    });
+    probe.on('error', () => answers(false));
+  });
+}
+
+async function startCliHost(): Promise<void> {
+  rmSync(CLI_HOST_SOCKET, { force: true });
+  const child = spawn(process.execPath, ['--require', LOAD_CACHE, CLI_HOST, CLI_HOST_SOCKET, String(process.pid)], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let errors = '';
+  child.stderr?.on('data', (d) => (errors += d));
+  const deadline = Date.now() + 60_000;
+  while (!(await cliHostAnswers())) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`the CLI host did not start (exit ${child.exitCode}): ${errors}`);
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  // It outlives this test file, for the worker's next ones: nothing here waits for it.
+  child.stderr?.destroy();
+  child.unref();
 }
 
 /** The CLI's database settings for the shared test service: its DATABASE_URL, or its embedded data folder. */

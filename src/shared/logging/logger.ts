@@ -7,11 +7,15 @@ import { TurnBatchedOutput } from './turn-batched-output';
  * them asynchronously (`buffered`): the lines of one turn of the event loop (a busy process answers
  * several requests in one) are handed on together once the turn's work is done, and lines written
  * while a write is under way go out together in the next one, so a busy process makes one write per
- * batch instead of one per line; what is left is written when the process exits. The CLI writes
- * synchronously.
+ * batch instead of one per line; what is left is written when the process exits. The CLI hands its
+ * own writer (`write`: the output of the command that runs).
  */
-export function createRootLogger(level: string, options: { buffered?: boolean } = {}): Logger {
-  const destination = options.buffered ? new TurnBatchedOutput(pino.destination({ dest: 1, sync: false })) : pino.destination({ dest: 1, sync: true });
+export function createRootLogger(level: string, options: { buffered?: boolean; write?: (line: string) => void } = {}): Logger {
+  const destination = options.write
+    ? { write: options.write }
+    : options.buffered
+      ? new TurnBatchedOutput(pino.destination({ dest: 1, sync: false }))
+      : pino.destination({ dest: 1, sync: true });
   return pino(
     {
       level,

@@ -149,8 +149,8 @@ describe('docs/going-live.md: the rehearsal in test mode, then live, run as writ
 
       // The organization, made with the CLI as production.md shows (its database migrated first).
       const dbEnv = databaseUrl ? { DATABASE_URL: databaseUrl } : { DATABASE_URL: undefined, DATA_DIR: dataDir };
-      expect((await runCli(['migrate'], dbEnv)).code).toBe(0);
-      const created = await runCli(['org:create', '--name', 'Rehearsal shop'], dbEnv);
+      expect((await runCli(['migrate'], dbEnv, { process: true })).code).toBe(0);
+      const created = await runCli(['org:create', '--name', 'Rehearsal shop'], dbEnv, { process: true });
       expect(created.code).toBe(0);
       const org = JSON.parse(created.stdout) as { test_key: string; live_key: string };
 

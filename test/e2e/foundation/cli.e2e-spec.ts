@@ -153,6 +153,24 @@ describe('operator CLI', () => {
     }
   });
 
+  it("answers in a process of its own exactly as in the tests' CLI host (exit code, stdout, stderr)", async () => {
+    // The other tests here run their commands in the worker's CLI host (test/support/cli-host.cjs): the CLI's own
+    // runCli in a process that stays. A process of its own is what an operator runs; both must say the same.
+    const org = (await cliJson('org:create', '--name', 'Twice Co')) as { organization_id: string };
+    for (const args of [
+      ['key:list', '--org', org.organization_id],
+      ['key:create', '--org', org.organization_id, '--mode', 'staging'],
+      ['key:create', '--org', 'org_0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', '--mode', 'test'],
+      ['org:explode'],
+      ['--help'],
+    ]) {
+      const inHost = await runCli(args, sharedCliEnv());
+      const alone = await runCli(args, sharedCliEnv(), { process: true });
+      expect({ args, ...alone }).toEqual({ args, ...inHost });
+      expect(alone.stdout + alone.stderr).not.toBe('');
+    }
+  });
+
   it('loads none of the application for --help, an unknown command or a usage error of an HTTP command (a database command loads it)', () => {
     // Counts, as the process exits, the modules of the service (dist/src/modules, dist/src/bootstrap.js) it loaded.
     const counter = join(mkdtempSync(join(tmpdir(), 'ipa-cli-')), 'count-loaded.cjs');

@@ -90,7 +90,7 @@ describe('embedded database password', () => {
     expect(await query(plainUrl(dataDir), 'SELECT current_user AS who', password)).toEqual([{ who: 'postgres' }]);
 
     // the CLI, through the running service's server
-    const running = await runCli(['org:create', '--name', 'Made while running'], cliEnv);
+    const running = await runCli(['org:create', '--name', 'Made while running'], cliEnv, { process: true });
     expect(running.code).toBe(0);
     expect(
       expectSuccess(await new Api((JSON.parse(running.stdout) as { test_key: string }).test_key, server.baseUrl).get('/auth/debug_token')).organization_name,
@@ -98,7 +98,7 @@ describe('embedded database password', () => {
     expect(await server.stop('SIGTERM')).toBe(0);
 
     // the CLI, running the server itself; the password stays the same
-    const stopped = await runCli(['org:create', '--name', 'Made while stopped'], cliEnv);
+    const stopped = await runCli(['org:create', '--name', 'Made while stopped'], cliEnv, { process: true });
     expect(stopped.code).toBe(0);
     expect(expectPrivatePasswordFile(dataDir)).toBe(password);
 
@@ -163,7 +163,7 @@ describe('embedded database password', () => {
     await expectPasswordRequired(plainUrl(dataDir));
     expect(await query(plainUrl(dataDir), 'SELECT note FROM kept', password)).toEqual([{ note: 'made before the password' }]);
     // the service runs on it (migrated, answering)
-    const made = await runCli(['org:create', '--name', 'After the upgrade'], { DATABASE_URL: undefined, DATA_DIR: dataDir });
+    const made = await runCli(['org:create', '--name', 'After the upgrade'], { DATABASE_URL: undefined, DATA_DIR: dataDir }, { process: true });
     expect(made.code).toBe(0);
     expectSuccess(await new Api((JSON.parse(made.stdout) as { test_key: string }).test_key, server.baseUrl).get('/auth/debug_token'));
     expect(await server.stop('SIGTERM')).toBe(0);

@@ -141,14 +141,14 @@ describe('embedded default database', () => {
     }
 
     // the CLI works while the service runs (through the service's server)
-    const running = await runCli(['org:create', '--name', 'Made while running'], cliEnv);
+    const running = await runCli(['org:create', '--name', 'Made while running'], cliEnv, { process: true });
     expect(running.code).toBe(0);
     const whileRunning = JSON.parse(running.stdout);
     const runningApi = new Api(whileRunning.test_key, first.baseUrl);
     expect(expectSuccess(await runningApi.get('/auth/debug_token')).organization_name).toBe('Made while running');
 
     // LISTEN/NOTIFY: a key the CLI revokes is refused at once
-    expect((await runCli(['key:revoke', '--key', whileRunning.test_key], cliEnv)).code).toBe(0);
+    expect((await runCli(['key:revoke', '--key', whileRunning.test_key], cliEnv, { process: true })).code).toBe(0);
     expectError(await runningApi.get('/auth/debug_token'), 401, { code: 'invalid_api_key' });
 
     // SIGTERM: graceful exit 0, the server stopped with the service, and the address file is gone
@@ -157,13 +157,13 @@ describe('embedded default database', () => {
     expect(existsSync(join(dataDir, 'embedded-db.json'))).toBe(false);
 
     // the CLI works while the service is stopped (it runs the server itself for the command)
-    const stopped = await runCli(['org:create', '--name', 'Made while stopped'], cliEnv);
+    const stopped = await runCli(['org:create', '--name', 'Made while stopped'], cliEnv, { process: true });
     expect(stopped.code).toBe(0);
     const whileStopped = JSON.parse(stopped.stdout);
-    const extra = await runCli(['key:create', '--org', whileRunning.organization_id, '--mode', 'live', '--read-only'], cliEnv);
+    const extra = await runCli(['key:create', '--org', whileRunning.organization_id, '--mode', 'live', '--read-only'], cliEnv, { process: true });
     expect(extra.code).toBe(0);
     const extraKey = JSON.parse(extra.stdout).key as string;
-    const revoked = await runCli(['key:revoke', '--key', whileRunning.live_key], cliEnv);
+    const revoked = await runCli(['key:revoke', '--key', whileRunning.live_key], cliEnv, { process: true });
     expect(revoked.code).toBe(0);
     expect(existsSync(join(dataDir, 'embedded-db.json'))).toBe(false);
     expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
