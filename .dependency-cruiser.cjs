@@ -100,7 +100,7 @@ module.exports = {
       comment: 'src/shared is the kernel: it imports no module (modules subscribe to the hooks it offers).',
       severity: 'error',
       from: { path: '^src/shared/' },
-      to: { path: '^src/(modules|cli)/|^src/(app\\.module|main|bootstrap|docs)\\.ts$' },
+      to: { path: '^src/(modules|cli)/|^src/(app\\.module|main|service|bootstrap|docs)\\.ts$' },
     },
     {
       name: 'unmapped-module',
