@@ -121,8 +121,7 @@ describe('crash safety: SIGKILL mid-burst, restart, invariants', () => {
     while (Date.now() - began < 60_000 && (Date.now() - began < BURST_MS || sent.filter((x) => x.answer && x.answer.status < 300).length < 60)) {
       await new Promise((r) => setTimeout(r, 50));
     }
-    server.process.kill('SIGKILL');
-    await server.exited;
+    await server.stop('SIGKILL');
     killed = true;
     await Promise.all(workers);
 

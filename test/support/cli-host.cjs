@@ -70,6 +70,7 @@ setInterval(() => {
   } catch {
     server.close();
     rmSync(socketPath, { force: true });
+    rmSync(`${socketPath}.log`, { force: true });
     exit(0);
   }
 }, 1000).unref();

@@ -37,7 +37,9 @@ export default async function globalSetup(): Promise<void> {
     const databaseUrl = await createDatabase(pgServer);
     process.env.TEST_DATABASE_URL = databaseUrl;
     try {
-      globalThis.__TEST_SERVER__ = await startServer({ databaseUrl });
+      // A process of its own: it serves the whole run, and this process's service host stays free for the files
+      // Jest runs here itself (one file runs in this process, not in a worker).
+      globalThis.__TEST_SERVER__ = await startServer({ databaseUrl, process: true });
     } catch (e) {
       // Jest runs no teardown after a failed setup: leave no databases behind.
       await dropDatabase(pgServer, databaseUrl);

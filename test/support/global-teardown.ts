@@ -1,5 +1,5 @@
 import { dropDatabase, dropTemplateDatabase, isCachedTemplate, TEMPLATE_ENV } from './pg';
-import { errorLines } from './server';
+import { errorLines, removeHostLeftovers } from './server';
 
 export default async function globalTeardown(): Promise<void> {
   const server = globalThis.__TEST_SERVER__;
@@ -14,4 +14,5 @@ export default async function globalTeardown(): Promise<void> {
   const template = process.env[TEMPLATE_ENV];
   // A kept template stays for the next run (test/support/pg.ts cachedTemplateDatabase).
   if (pgServer && template && !isCachedTemplate(template)) await dropTemplateDatabase(pgServer, template);
+  removeHostLeftovers();
 }

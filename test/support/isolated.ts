@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Api } from './api';
 import { embeddedUrl } from './embedded';
 import { createDatabase, dropDatabase } from './pg';
-import { ADMIN_TOKEN, RunningServer, startServer } from './server';
+import { ADMIN_TOKEN, RunningServer, ServerOptions, startServer } from './server';
 
 export interface IsolatedService {
   server: RunningServer;
@@ -20,18 +20,21 @@ export interface IsolatedService {
  * A service of its own, on its own fresh database (or embedded folder when no PostgreSQL server
  * answers), for tests that change global state or need other settings.
  */
-export async function startIsolatedService(env: Record<string, string | undefined> = {}): Promise<IsolatedService> {
+export async function startIsolatedService(
+  env: Record<string, string | undefined> = {},
+  options: Pick<ServerOptions, 'process'> = {},
+): Promise<IsolatedService> {
   const pgServer = process.env.TEST_PG_SERVER_URL;
   let databaseUrl: string | null = null;
   let server: RunningServer;
   let cliEnv: NodeJS.ProcessEnv;
   if (pgServer) {
     databaseUrl = await createDatabase(pgServer);
-    server = await startServer({ databaseUrl, env });
+    server = await startServer({ databaseUrl, env, ...options });
     cliEnv = { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'error' };
   } else {
     const dataDir = mkdtempSync(join(tmpdir(), 'ipa-isolated-'));
-    server = await startServer({ dataDir, env });
+    server = await startServer({ dataDir, env, ...options });
     cliEnv = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'error' };
     delete cliEnv.DATABASE_URL;
   }

@@ -1,7 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { connect, createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -59,7 +59,8 @@ export function freePort(): Promise<number> {
 export interface RunningServer {
   baseUrl: string;
   port: number;
-  process: ChildProcess;
+  /** The service's own process; absent when it runs in the worker's service host (ServerOptions.process asks for one). */
+  process?: ChildProcess;
   output(): string;
   /** The exit code once the process has ended (null when a signal ended it). */
   exited: Promise<number | null>;
@@ -78,6 +79,12 @@ export interface ServerOptions {
   readyHeaders?: Record<string, string>;
   /** The service's entry point: the built one unless a test runs a copy of the service (dist/src/main.js of another tree). */
   main?: string;
+  /**
+   * A process of its own, as `npm start` and production run it, rather than the worker's service host: for a test
+   * of the process (its signals, its exit, what it writes on its streams). Without it, a start runs in the host
+   * unless the service needs a process anyway (see inServiceHost).
+   */
+  process?: boolean;
 }
 
 /** Preloaded into every service a test starts: it reports the ports the service listens on (listen-report.cjs). */
@@ -143,6 +150,14 @@ async function startOnce(options: ServerOptions, port: number): Promise<RunningS
     delete env.DATABASE_URL;
     env.DATA_DIR = options.dataDir ?? mkdtempSync(join(tmpdir(), 'ipa-data-'));
   }
+  if (inServiceHost(options, env)) {
+    delete env.TEST_LISTEN_REPORT;
+    rmSync(reportDir, { recursive: true, force: true });
+    const hosted = await startInServiceHost(options, port, env);
+    if (hosted !== HOST_BUSY) return hosted;
+    env.TEST_LISTEN_REPORT = report;
+    mkdirSync(reportDir, { recursive: true });
+  }
   const child = spawn(process.execPath, ['--require', LOAD_CACHE, '--require', LISTEN_REPORT, options.main ?? MAIN], {
     cwd: ROOT,
     env,
@@ -191,6 +206,133 @@ async function startOnce(options: ServerOptions, port: number): Promise<RunningS
       return exited;
     },
   };
+}
+
+/**
+ * Whether a start runs in the worker's service host (service-host.cjs) rather than a process of its own: not when
+ * the test asks for a process, runs another build, uses the embedded database (the process opens and stops it), a
+ * cluster (WEB_CONCURRENCY > 1), or the durable handlers' crash hook (which ends the process); not when
+ * TEST_SERVICE_HOST=0.
+ */
+function inServiceHost(options: ServerOptions, env: Record<string, string>): boolean {
+  if (options.process || options.main || !options.databaseUrl || process.env.TEST_SERVICE_HOST === '0') return false;
+  if (env.WEB_CONCURRENCY && env.WEB_CONCURRENCY !== '1') return false;
+  return !env.DURABLE_HANDLERS_CRASH_BEFORE;
+}
+
+const SERVICE_HOST = join(__dirname, 'service-host.cjs');
+/** One host per Jest worker (its pid) and checkout, found again by the worker's next test file. */
+const SERVICE_HOST_SOCKET = join(tmpdir(), `ipa-svc-${createHash('sha256').update(ROOT).digest('hex').slice(0, 8)}-${process.pid}.sock`);
+const HOST_BUSY = Symbol('host busy');
+let serviceHostStarting: Promise<void> | undefined;
+
+interface HostMessage {
+  pid?: number;
+  busy?: boolean;
+  out?: string;
+  listening?: number;
+  exit?: number;
+}
+
+/** Opens a connection to the worker's service host, starting the host when there is none (or it is gone). */
+async function serviceHostConnection(): Promise<Socket> {
+  const open = () =>
+    new Promise<Socket>((resolveOpen, reject) => {
+      const socket = connect(SERVICE_HOST_SOCKET);
+      socket.once('connect', () => {
+        socket.off('error', reject);
+        resolveOpen(socket);
+      });
+      socket.once('error', reject);
+    });
+  try {
+    return await open();
+  } catch (e) {
+    if (!['ENOENT', 'ECONNREFUSED'].includes((e as NodeJS.ErrnoException).code ?? '')) throw e;
+  }
+  serviceHostStarting ??= startHost(SERVICE_HOST, SERVICE_HOST_SOCKET).finally(() => (serviceHostStarting = undefined));
+  await serviceHostStarting;
+  return open();
+}
+
+async function startInServiceHost(
+  options: ServerOptions,
+  port: number,
+  env: Record<string, string>,
+): Promise<RunningServer | typeof PORT_TAKEN | typeof HOST_BUSY> {
+  const socket = await serviceHostConnection();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  let output = '';
+  let hostPid = 0;
+  let listeningOn: number | undefined;
+  let exitCode: number | null | undefined;
+  let busy = false;
+  let onMessage = () => undefined as void;
+  const exited = new Promise<number | null>((resolveExit) => {
+    let input = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      input += chunk;
+      for (let end = input.indexOf('\n'); end >= 0; end = input.indexOf('\n')) {
+        const message = JSON.parse(input.slice(0, end)) as HostMessage;
+        input = input.slice(end + 1);
+        if (message.busy) busy = true;
+        if (message.pid) hostPid = message.pid;
+        if (message.out !== undefined) output += message.out;
+        if (message.listening !== undefined) listeningOn = message.listening;
+        if (message.exit !== undefined) exitCode = message.exit;
+        onMessage();
+      }
+    });
+    socket.on('error', () => undefined);
+    // No exit code: the host itself ended (killed, as a test kills a service with SIGKILL, or a command ended it).
+    socket.on('close', () => {
+      exitCode ??= null;
+      onMessage();
+      resolveExit(exitCode);
+    });
+  });
+  socket.write(`${JSON.stringify({ env })}\n`);
+
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
+  let ready = false;
+  while (Date.now() < deadline && exitCode === undefined && !busy) {
+    try {
+      if (listeningOn === port) {
+        const res = await fetch(`${baseUrl}/health/ready`, { headers: options.readyHeaders });
+        if (res.status === 200) {
+          ready = true;
+          break;
+        }
+      }
+    } catch {
+      // not answering yet
+    }
+    await new Promise<void>((r) => {
+      const timer = setTimeout(r, 25);
+      onMessage = () => {
+        clearTimeout(timer);
+        r();
+      };
+    });
+  }
+  if (busy) {
+    await exited;
+    return HOST_BUSY;
+  }
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> => {
+    if (exitCode !== undefined) return exitCode;
+    if (signal === 'SIGTERM' || signal === 'SIGINT') socket.write(`${JSON.stringify({ stop: signal })}\n`);
+    // Any other signal ends the process the service runs in, as it would end a process of its own.
+    else process.kill(hostPid, signal);
+    return exited;
+  };
+  if (!ready) {
+    await stop('SIGTERM');
+    if (listeningOn === undefined && output.includes('EADDRINUSE')) return PORT_TAKEN;
+    throw new Error(`service did not become ready on ${baseUrl} (in the service host):\n${output.slice(-4000)}`);
+  }
+  return { baseUrl, port, output: () => output, exited, stop };
 }
 
 /** The service's output lines so far that contain `text`. */
@@ -258,7 +400,7 @@ async function runInCliHost(args: string[], env: Record<string, string>): Promis
     // No host yet for this worker (or it is gone): start one and ask again.
     if (!['ENOENT', 'ECONNREFUSED'].includes((e as NodeJS.ErrnoException).code ?? '')) throw e;
   }
-  hostStarting ??= startCliHost().finally(() => (hostStarting = undefined));
+  hostStarting ??= startHost(CLI_HOST, CLI_HOST_SOCKET).finally(() => (hostStarting = undefined));
   await hostStarting;
   return askCliHost(request);
 }
@@ -278,10 +420,10 @@ function askCliHost(request: string): Promise<CliResult> {
   });
 }
 
-/** True once the host accepts connections on its socket (a connection that sends nothing is no request). */
-function cliHostAnswers(): Promise<boolean> {
+/** True once a host accepts connections on its socket (a connection that sends nothing is no request). */
+function hostAnswers(socketPath: string): Promise<boolean> {
   return new Promise((answers) => {
-    const probe = connect(CLI_HOST_SOCKET);
+    const probe = connect(socketPath);
     probe.on('connect', () => {
       probe.destroy();
       answers(true);
@@ -290,25 +432,48 @@ function cliHostAnswers(): Promise<boolean> {
   });
 }
 
-async function startCliHost(): Promise<void> {
-  rmSync(CLI_HOST_SOCKET, { force: true });
-  const child = spawn(process.execPath, ['--require', LOAD_CACHE, CLI_HOST, CLI_HOST_SOCKET, String(process.pid)], {
+/**
+ * Starts a host (cli-host.cjs or service-host.cjs) for this worker and waits until it accepts connections. Its
+ * standard error goes to SOCKET.log beside the socket (what a service writes there itself: a crash, a warning of
+ * Node's), which outlives this test file as the host does.
+ */
+async function startHost(script: string, socketPath: string): Promise<void> {
+  rmSync(socketPath, { force: true });
+  const log = `${socketPath}.log`;
+  const errors = openSync(log, 'w');
+  const child = spawn(process.execPath, ['--require', LOAD_CACHE, script, socketPath, String(process.pid)], {
     cwd: ROOT,
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'ignore', errors],
   });
-  let errors = '';
-  child.stderr?.on('data', (d) => (errors += d));
+  closeSync(errors);
   const deadline = Date.now() + 60_000;
-  while (!(await cliHostAnswers())) {
+  while (!(await hostAnswers(socketPath))) {
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`the CLI host did not start (exit ${child.exitCode}): ${errors}`);
+      throw new Error(`${script} did not start (exit ${child.exitCode}): ${readFileSync(log, 'utf8')}`);
     }
     await new Promise((r) => setTimeout(r, 25));
   }
   // It outlives this test file, for the worker's next ones: nothing here waits for it.
-  child.stderr?.destroy();
   child.unref();
+}
+
+/**
+ * Removes what hosts of this checkout left in the temp folder once their worker is gone (a host killed with
+ * SIGKILL cannot remove its socket and log itself): run by the global teardown.
+ */
+export function removeHostLeftovers(): void {
+  const digest = createHash('sha256').update(ROOT).digest('hex').slice(0, 8);
+  const pattern = new RegExp(`^ipa-(cli|svc)-${digest}-(\\d+)\\.sock(\\.log)?$`);
+  for (const name of readdirSync(tmpdir())) {
+    const worker = pattern.exec(name)?.[2];
+    if (!worker) continue;
+    try {
+      process.kill(Number(worker), 0);
+    } catch {
+      rmSync(join(tmpdir(), name), { force: true });
+    }
+  }
 }
 
 /** The CLI's database settings for the shared test service: its DATABASE_URL, or its embedded data folder. */

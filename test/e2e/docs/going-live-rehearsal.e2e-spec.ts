@@ -205,12 +205,14 @@ describe('docs/going-live.md: the rehearsal in test mode, then live, run as writ
             WEBHOOK_ALLOW_PRIVATE: 'true',
             LOG_LEVEL: 'info',
           },
+          // the rehearsal runs the service as the operator does: a process of its own
+          process: true,
         });
         replica = server;
         replicaOutputs.push('');
         const index = replicaOutputs.length - 1;
         const keep = () => (replicaOutputs[index] = server.output());
-        server.process.stdout?.on('data', keep);
+        server.process!.stdout?.on('data', keep);
         keep();
       };
 

@@ -123,8 +123,8 @@ describe('embedded default database', () => {
     expect(statSync(join(dataDir, 'embedded-db.json')).mode & 0o077).toBe(0);
     const pg1 = serverPid(dataDir);
     expect(alive(pg1)).toBe(true);
-    if (existsSync(`/proc/${first.process.pid}/fd`)) {
-      expect(listeningTcpPorts(first.process.pid!)).toEqual([first.port]);
+    if (existsSync(`/proc/${first.process!.pid}/fd`)) {
+      expect(listeningTcpPorts(first.process!.pid!)).toEqual([first.port]);
       expect(listeningTcpPorts(pg1)).toEqual([]);
     }
 

@@ -56,8 +56,7 @@ describe('the UTXO watcher across crashes and two instances (Litecoin Core, regt
         await node.mine(1);
         if (i === 2) {
           await new Promise((r) => setTimeout(r, 150));
-          server.process.kill('SIGKILL');
-          await server.exited;
+          await server.stop('SIGKILL');
         }
       }
       server = await startServer({ databaseUrl: db.url, env });
@@ -96,8 +95,7 @@ describe('the UTXO watcher across crashes and two instances (Litecoin Core, regt
       await waitForPayments(shop.test, first, (p) => p.length === 1);
       expect(await watchedHead(standby)).toBeNull();
 
-      holder.process.kill('SIGKILL');
-      await holder.exited;
+      await holder.stop('SIGKILL');
       await node.send(pb.address, '0.5');
       const survivor = new Api(shop.key, standby.baseUrl);
       await waitForPayments(survivor, second, (p) => p.length === 1, 20_000);

@@ -100,8 +100,7 @@ describe('the chain watcher across reorgs, crashes, takeovers and RPC outages', 
         await chain.sendToken(usdt, 1 + (i % 5), addresses[i], units('3', 6));
         if (i === 3) {
           await new Promise((r) => setTimeout(r, 150));
-          server.process.kill('SIGKILL');
-          await server.exited;
+          await server.stop('SIGKILL');
         }
       }
       await chain.mine(2);
@@ -157,8 +156,7 @@ describe('the chain watcher across reorgs, crashes, takeovers and RPC outages', 
       await waitForPayments(shop.test, first, (p) => p.length === 1);
       expect(await watchedHead(standby)).toBeNull();
 
-      holder.process.kill('SIGKILL');
-      await holder.exited;
+      await holder.stop('SIGKILL');
       const killedAt = Date.now();
       await chain.sendToken(usdt, 2, pb.address, units('5', 6));
       const survivor = new Api(shop.key, standby.baseUrl);

@@ -50,7 +50,7 @@ const children = (pid: number): number[] => {
 
 describe('graceful shutdown on SIGTERM', () => {
   it('stops accepting, lets a request in flight finish, closes idle keep-alive connections and exits 0', async () => {
-    const service = await startIsolatedService({ SHUTDOWN_TIMEOUT_MS: '20000' });
+    const service = await startIsolatedService({ SHUTDOWN_TIMEOUT_MS: '20000' }, { process: true });
     try {
       const org = await service.createOrg();
       const port = service.server.port;
@@ -71,12 +71,12 @@ describe('graceful shutdown on SIGTERM', () => {
       await new Promise((r) => setTimeout(r, 200));
 
       const sentAt = Date.now();
-      service.server.process.kill('SIGTERM');
+      service.server.process!.kill('SIGTERM');
       await new Promise((r) => setTimeout(r, 500));
       // no new connections; the idle one was closed
       expect(await refused(service.server.baseUrl)).toBe(true);
       expect(await idleClosed).toMatch(/^HTTP\/1.1 200/);
-      expect(service.server.process.exitCode).toBeNull();
+      expect(service.server.process!.exitCode).toBeNull();
 
       slow.write(body.slice(10));
       const answer = await slowDone;
@@ -91,7 +91,7 @@ describe('graceful shutdown on SIGTERM', () => {
   });
 
   it('cuts a request still running at SHUTDOWN_TIMEOUT_MS and still exits 0', async () => {
-    const service = await startIsolatedService({ SHUTDOWN_TIMEOUT_MS: '700' });
+    const service = await startIsolatedService({ SHUTDOWN_TIMEOUT_MS: '700' }, { process: true });
     try {
       const org = await service.createOrg();
       const stuck = await openSocket(service.server.port);
@@ -101,7 +101,7 @@ describe('graceful shutdown on SIGTERM', () => {
       );
       await new Promise((r) => setTimeout(r, 200));
       const sentAt = Date.now();
-      service.server.process.kill('SIGTERM');
+      service.server.process!.kill('SIGTERM');
       expect(await service.server.exited).toBe(0);
       const took = Date.now() - sentAt;
       expect(took).toBeGreaterThanOrEqual(600);
@@ -125,7 +125,7 @@ describe('a SIGTERM while the background work is still starting', () => {
       // loaded machine would when a process (a cluster worker that has just begun listening) is stopped at once.
       await locker.query('BEGIN');
       await locker.query('LOCK TABLE event_handler_cursors IN SHARE MODE');
-      server = await startServer({ databaseUrl: db.url, env: { LOG_LEVEL: 'info' } });
+      server = await startServer({ databaseUrl: db.url, env: { LOG_LEVEL: 'info' }, process: true });
       let held = false;
       for (let i = 0; i < 200 && !held; i++) {
         const { rows } = await locker.query<{ n: number }>(
@@ -136,11 +136,11 @@ describe('a SIGTERM while the background work is still starting', () => {
       }
       expect(held).toBe(true);
 
-      server.process.kill('SIGTERM');
+      server.process!.kill('SIGTERM');
       await new Promise((r) => setTimeout(r, 1000));
       // The stop waits for that statement instead of closing the connections under it (the start's next
       // statement then met a closed pool, and that unawaited rejection ended the process with exit code 1).
-      expect(server.process.exitCode).toBeNull();
+      expect(server.process!.exitCode).toBeNull();
       expect(server.output()).toContain('requests in flight finished');
       const releasedAt = Date.now();
       await locker.query('COMMIT');
@@ -158,9 +158,9 @@ describe('a SIGTERM while the background work is still starting', () => {
 
 describe('WEB_CONCURRENCY: worker processes', () => {
   it('with DATABASE_URL runs N workers that share the port and the database, and stops them all on SIGTERM', async () => {
-    const service = await startIsolatedService({ WEB_CONCURRENCY: '3' });
+    const service = await startIsolatedService({ WEB_CONCURRENCY: '3' }, { process: true });
     try {
-      const primary = service.server.process.pid!;
+      const primary = service.server.process!.pid!;
       let workers: number[] = [];
       for (let i = 0; i < 100 && workers.length < 3; i++) {
         workers = children(primary);
