@@ -153,8 +153,10 @@ async function startOnce(options: ServerOptions, port: number): Promise<RunningS
   if (inServiceHost(options, env)) {
     delete env.TEST_LISTEN_REPORT;
     rmSync(reportDir, { recursive: true, force: true });
-    const hosted = await startInServiceHost(options, port, env);
-    if (hosted !== HOST_BUSY) return hosted;
+    for (let slot = 0; slot < SERVICE_HOST_SLOTS; slot++) {
+      const hosted = await startInServiceHost(options, port, env, slot);
+      if (hosted !== HOST_BUSY) return hosted;
+    }
     env.TEST_LISTEN_REPORT = report;
     mkdirSync(reportDir, { recursive: true });
   }
@@ -221,10 +223,15 @@ function inServiceHost(options: ServerOptions, env: Record<string, string>): boo
 }
 
 const SERVICE_HOST = join(__dirname, 'service-host.cjs');
-/** One host per Jest worker (its pid) and checkout, found again by the worker's next test file. */
-const SERVICE_HOST_SOCKET = join(tmpdir(), `ipa-svc-${createHash('sha256').update(ROOT).digest('hex').slice(0, 8)}-${process.pid}.sock`);
+/**
+ * Hosts per Jest worker: a test with two services side by side (two instances, a standby) gets the second host for
+ * the second; a third at once gets a process. Each is found again by the worker's next test files (its pid and slot).
+ */
+const SERVICE_HOST_SLOTS = 2;
+const serviceHostSocket = (slot: number) =>
+  join(tmpdir(), `ipa-svc-${createHash('sha256').update(ROOT).digest('hex').slice(0, 8)}-${process.pid}-${slot}.sock`);
 const HOST_BUSY = Symbol('host busy');
-let serviceHostStarting: Promise<void> | undefined;
+const serviceHostStarting = new Map<number, Promise<void>>();
 
 interface HostMessage {
   pid?: number;
@@ -234,11 +241,12 @@ interface HostMessage {
   exit?: number;
 }
 
-/** Opens a connection to the worker's service host, starting the host when there is none (or it is gone). */
-async function serviceHostConnection(): Promise<Socket> {
+/** Opens a connection to the worker's service host of `slot`, starting the host when there is none (or it is gone). */
+async function serviceHostConnection(slot: number): Promise<Socket> {
+  const socketPath = serviceHostSocket(slot);
   const open = () =>
     new Promise<Socket>((resolveOpen, reject) => {
-      const socket = connect(SERVICE_HOST_SOCKET);
+      const socket = connect(socketPath);
       socket.once('connect', () => {
         socket.off('error', reject);
         resolveOpen(socket);
@@ -250,8 +258,12 @@ async function serviceHostConnection(): Promise<Socket> {
   } catch (e) {
     if (!['ENOENT', 'ECONNREFUSED'].includes((e as NodeJS.ErrnoException).code ?? '')) throw e;
   }
-  serviceHostStarting ??= startHost(SERVICE_HOST, SERVICE_HOST_SOCKET).finally(() => (serviceHostStarting = undefined));
-  await serviceHostStarting;
+  let starting = serviceHostStarting.get(slot);
+  if (!starting) {
+    starting = startHost(SERVICE_HOST, socketPath).finally(() => serviceHostStarting.delete(slot));
+    serviceHostStarting.set(slot, starting);
+  }
+  await starting;
   return open();
 }
 
@@ -259,8 +271,9 @@ async function startInServiceHost(
   options: ServerOptions,
   port: number,
   env: Record<string, string>,
+  slot: number,
 ): Promise<RunningServer | typeof PORT_TAKEN | typeof HOST_BUSY> {
-  const socket = await serviceHostConnection();
+  const socket = await serviceHostConnection(slot);
   const baseUrl = `http://127.0.0.1:${port}`;
   let output = '';
   let hostPid = 0;
@@ -464,7 +477,7 @@ async function startHost(script: string, socketPath: string): Promise<void> {
  */
 export function removeHostLeftovers(): void {
   const digest = createHash('sha256').update(ROOT).digest('hex').slice(0, 8);
-  const pattern = new RegExp(`^ipa-(cli|svc)-${digest}-(\\d+)\\.sock(\\.log)?$`);
+  const pattern = new RegExp(`^ipa-(cli|svc)-${digest}-(\\d+)(-\\d+)?\\.sock(\\.log)?$`);
   for (const name of readdirSync(tmpdir())) {
     const worker = pattern.exec(name)?.[2];
     if (!worker) continue;

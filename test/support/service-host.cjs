@@ -3,7 +3,7 @@
 // listen, stop), with the environment the test gave it; what a process of its own adds around it is loading about
 // 2,000 files (about 1 s of CPU per start) and its signal handling. Tests that need the process itself (its signals,
 // its exit, a cluster, the embedded database, another build) still get one (server.ts decides); a start that finds
-// this host busy with another service gets one too.
+// the worker's hosts busy with other services gets one too (server.ts keeps two hosts per worker).
 //
 //   node service-host.cjs SOCKET PARENT_PID
 //
