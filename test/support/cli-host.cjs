@@ -13,18 +13,11 @@
 // environment is set to it while the command runs (the modules read their settings from it) and put back after.
 // The host ends when the Jest worker that started it (PARENT_PID) is gone.
 require('reflect-metadata');
-const { rmSync } = require('node:fs');
-const net = require('node:net');
 const { join } = require('node:path');
+const { serveUntilParentGone, setEnvironment } = require('./host-process.cjs');
 
 const [socketPath, parentPid] = process.argv.slice(2);
 const { runCli } = require(join(__dirname, '..', '..', 'dist', 'src', 'cli', 'run-cli.js'));
-
-/** Sets the process's environment to exactly `env`, in place (code that kept a reference to it sees the change). */
-function setEnvironment(env) {
-  for (const name of Object.keys(process.env)) delete process.env[name];
-  Object.assign(process.env, env);
-}
 
 const own = { ...process.env };
 let queue = Promise.resolve();
@@ -49,28 +42,20 @@ process.exit = (code) => {
   throw new Error(`a command called process.exit(${code}) inside the CLI host`);
 };
 
-rmSync(socketPath, { force: true });
-const server = net.createServer((socket) => {
-  let input = '';
-  socket.setEncoding('utf8');
-  socket.on('data', (chunk) => {
-    input += chunk;
-    const end = input.indexOf('\n');
-    if (end < 0) return;
-    const request = JSON.parse(input.slice(0, end));
-    queue = queue.then(async () => socket.end(`${JSON.stringify(await runOne(request))}\n`));
-  });
-  socket.on('error', () => undefined);
-});
-server.listen(socketPath);
-
-setInterval(() => {
-  try {
-    process.kill(Number(parentPid), 0);
-  } catch {
-    server.close();
-    rmSync(socketPath, { force: true });
-    rmSync(`${socketPath}.log`, { force: true });
-    exit(0);
-  }
-}, 1000).unref();
+serveUntilParentGone(
+  socketPath,
+  parentPid,
+  (socket) => {
+    let input = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk) => {
+      input += chunk;
+      const end = input.indexOf('\n');
+      if (end < 0) return;
+      const request = JSON.parse(input.slice(0, end));
+      queue = queue.then(async () => socket.end(`${JSON.stringify(await runOne(request))}\n`));
+    });
+    socket.on('error', () => undefined);
+  },
+  exit,
+);

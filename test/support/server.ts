@@ -1,6 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -115,8 +115,6 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
 const PORT_TAKEN = Symbol('port taken');
 
 async function startOnce(options: ServerOptions, port: number): Promise<RunningServer | typeof PORT_TAKEN> {
-  const reportDir = mkdtempSync(join(tmpdir(), 'ipa-listen-'));
-  const report = join(reportDir, 'ports');
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
     NODE_ENV: 'test',
@@ -136,7 +134,6 @@ async function startOnce(options: ServerOptions, port: number): Promise<RunningS
     // Production refuses to start with no live network in CHAINS_FILE; tests that start production
     // without chains say it is meant (test/e2e/foundation/live-rails-check checks the refusal itself).
     ALLOW_NO_LIVE_RAILS: 'true',
-    TEST_LISTEN_REPORT: report,
   };
   for (const [name, value] of Object.entries(options.env ?? {})) {
     if (value === undefined) delete env[name];
@@ -151,15 +148,15 @@ async function startOnce(options: ServerOptions, port: number): Promise<RunningS
     env.DATA_DIR = options.dataDir ?? mkdtempSync(join(tmpdir(), 'ipa-data-'));
   }
   if (inServiceHost(options, env)) {
-    delete env.TEST_LISTEN_REPORT;
-    rmSync(reportDir, { recursive: true, force: true });
     for (let slot = 0; slot < SERVICE_HOST_SLOTS; slot++) {
       const hosted = await startInServiceHost(options, port, env, slot);
       if (hosted !== HOST_BUSY) return hosted;
     }
-    env.TEST_LISTEN_REPORT = report;
-    mkdirSync(reportDir, { recursive: true });
   }
+  // A process of its own reports the ports it listens on (listen-report.cjs) in this file.
+  const reportDir = mkdtempSync(join(tmpdir(), 'ipa-listen-'));
+  const report = join(reportDir, 'ports');
+  env.TEST_LISTEN_REPORT = report;
   const child = spawn(process.execPath, ['--require', LOAD_CACHE, '--require', LISTEN_REPORT, options.main ?? MAIN], {
     cwd: ROOT,
     env,
@@ -231,7 +228,6 @@ const SERVICE_HOST_SLOTS = 2;
 const serviceHostSocket = (slot: number) =>
   join(tmpdir(), `ipa-svc-${createHash('sha256').update(ROOT).digest('hex').slice(0, 8)}-${process.pid}-${slot}.sock`);
 const HOST_BUSY = Symbol('host busy');
-const serviceHostStarting = new Map<number, Promise<void>>();
 
 interface HostMessage {
   pid?: number;
@@ -241,39 +237,13 @@ interface HostMessage {
   exit?: number;
 }
 
-/** Opens a connection to the worker's service host of `slot`, starting the host when there is none (or it is gone). */
-async function serviceHostConnection(slot: number): Promise<Socket> {
-  const socketPath = serviceHostSocket(slot);
-  const open = () =>
-    new Promise<Socket>((resolveOpen, reject) => {
-      const socket = connect(socketPath);
-      socket.once('connect', () => {
-        socket.off('error', reject);
-        resolveOpen(socket);
-      });
-      socket.once('error', reject);
-    });
-  try {
-    return await open();
-  } catch (e) {
-    if (!['ENOENT', 'ECONNREFUSED'].includes((e as NodeJS.ErrnoException).code ?? '')) throw e;
-  }
-  let starting = serviceHostStarting.get(slot);
-  if (!starting) {
-    starting = startHost(SERVICE_HOST, socketPath).finally(() => serviceHostStarting.delete(slot));
-    serviceHostStarting.set(slot, starting);
-  }
-  await starting;
-  return open();
-}
-
 async function startInServiceHost(
   options: ServerOptions,
   port: number,
   env: Record<string, string>,
   slot: number,
 ): Promise<RunningServer | typeof PORT_TAKEN | typeof HOST_BUSY> {
-  const socket = await serviceHostConnection(slot);
+  const socket = await hostConnection(SERVICE_HOST, serviceHostSocket(slot));
   const baseUrl = `http://127.0.0.1:${port}`;
   let output = '';
   let hostPid = 0;
@@ -403,33 +373,19 @@ function runCliProcess(args: string[], env: Record<string, string>): Promise<Cli
 const CLI_HOST = join(__dirname, 'cli-host.cjs');
 /** One host per Jest worker (its pid) and checkout, found again by the worker's next test file. */
 const CLI_HOST_SOCKET = join(tmpdir(), `ipa-cli-${createHash('sha256').update(ROOT).digest('hex').slice(0, 8)}-${process.pid}.sock`);
-let hostStarting: Promise<void> | undefined;
 
 async function runInCliHost(args: string[], env: Record<string, string>): Promise<CliResult> {
-  const request = `${JSON.stringify({ args, env })}\n`;
-  try {
-    return await askCliHost(request);
-  } catch (e) {
-    // No host yet for this worker (or it is gone): start one and ask again.
-    if (!['ENOENT', 'ECONNREFUSED'].includes((e as NodeJS.ErrnoException).code ?? '')) throw e;
-  }
-  hostStarting ??= startHost(CLI_HOST, CLI_HOST_SOCKET).finally(() => (hostStarting = undefined));
-  await hostStarting;
-  return askCliHost(request);
-}
-
-function askCliHost(request: string): Promise<CliResult> {
+  const socket = await hostConnection(CLI_HOST, CLI_HOST_SOCKET);
   return new Promise((resolveAsk, reject) => {
-    const socket = connect(CLI_HOST_SOCKET);
     let answer = '';
     socket.setEncoding('utf8');
-    socket.on('data', (chunk) => (answer += chunk));
+    socket.on('data', (chunk: string) => (answer += chunk));
     socket.on('error', reject);
-    socket.on('connect', () => socket.write(request));
     socket.on('close', () => {
       if (!answer.endsWith('\n')) return reject(new Error(`the CLI host closed the connection without an answer (${CLI_HOST_SOCKET})`));
       resolveAsk(JSON.parse(answer) as CliResult);
     });
+    socket.write(`${JSON.stringify({ args, env })}\n`);
   });
 }
 
@@ -443,6 +399,34 @@ function hostAnswers(socketPath: string): Promise<boolean> {
     });
     probe.on('error', () => answers(false));
   });
+}
+
+/** Hosts of this worker being started, by socket: two callers at once wait for the same start. */
+const hostsStarting = new Map<string, Promise<void>>();
+
+/** Opens a connection to the worker's host on `socketPath`, starting the host (`script`) when there is none (or it is gone). */
+async function hostConnection(script: string, socketPath: string): Promise<Socket> {
+  const open = () =>
+    new Promise<Socket>((resolveOpen, reject) => {
+      const socket = connect(socketPath);
+      socket.once('connect', () => {
+        socket.off('error', reject);
+        resolveOpen(socket);
+      });
+      socket.once('error', reject);
+    });
+  try {
+    return await open();
+  } catch (e) {
+    if (!['ENOENT', 'ECONNREFUSED'].includes((e as NodeJS.ErrnoException).code ?? '')) throw e;
+  }
+  let starting = hostsStarting.get(socketPath);
+  if (!starting) {
+    starting = startHost(script, socketPath).finally(() => hostsStarting.delete(socketPath));
+    hostsStarting.set(socketPath, starting);
+  }
+  await starting;
+  return open();
 }
 
 /**

@@ -14,19 +14,12 @@
 // connection). {"busy": true}: another service runs here. While a service runs the process's environment is the
 // service's (its modules read settings from it); it is put back after.
 require('reflect-metadata');
-const { rmSync } = require('node:fs');
-const net = require('node:net');
 const { join } = require('node:path');
+const { serveUntilParentGone, setEnvironment } = require('./host-process.cjs');
 
 const [socketPath, parentPid] = process.argv.slice(2);
 const { checkSettings, openService } = require(join(__dirname, '..', '..', 'dist', 'src', 'service.js'));
 const { startupFailure } = require(join(__dirname, '..', '..', 'dist', 'src', 'shared', 'config', 'startup-failure.js'));
-
-/** Sets the process's environment to exactly `env`, in place (code that kept a reference to it sees the change). */
-function setEnvironment(env) {
-  for (const name of Object.keys(process.env)) delete process.env[name];
-  Object.assign(process.env, env);
-}
 
 const own = { ...process.env };
 let busy = false;
@@ -68,8 +61,7 @@ async function runService(socket, request, stopAsked) {
   socket.end();
 }
 
-rmSync(socketPath, { force: true });
-const server = net.createServer((socket) => {
+serveUntilParentGone(socketPath, parentPid, (socket) => {
   let input = '';
   let started = false;
   let askStop;
@@ -96,15 +88,3 @@ const server = net.createServer((socket) => {
   socket.on('close', () => askStop('test gone'));
   socket.on('error', () => undefined);
 });
-server.listen(socketPath);
-
-setInterval(() => {
-  try {
-    process.kill(Number(parentPid), 0);
-  } catch {
-    server.close();
-    rmSync(socketPath, { force: true });
-    rmSync(`${socketPath}.log`, { force: true });
-    process.exit(0);
-  }
-}, 1000).unref();
