@@ -93,6 +93,8 @@ export class SolanaRpcServer {
   private readonly landed = new Map<string, Landed>();
   private readonly byAccount = new Map<string, Landed[]>();
   private readonly held = new Map<string, Held>();
+  /** Signatures getTransaction answers null for, and how many more times (`withholdTransaction`). */
+  private readonly withheld = new Map<string, number>();
   url = '';
 
   constructor(options: Partial<SolanaBedOptions> = {}) {
@@ -117,6 +119,15 @@ export class SolanaRpcServer {
   slot(commitment: Commitment = 'processed'): number {
     const lag = commitment === 'processed' ? 0 : commitment === 'confirmed' ? this.options.confirmedLag : this.options.finalizedLag;
     return Math.max(this.slotNow - lag, 0);
+  }
+
+  /**
+   * getTransaction answers null for `signature` the next `times` times it is asked, while
+   * getSignaturesForAddress lists it: a node behind a load balancer whose instances have not all
+   * indexed the transaction yet.
+   */
+  withholdTransaction(signature: string, times: number): void {
+    this.withheld.set(signature, times);
   }
 
   /** Empty slots pass (the commitments follow). */
@@ -298,6 +309,11 @@ export class SolanaRpcServer {
       case 'getTransaction': {
         const commitment = this.commitmentOf(params[1], 'confirmed');
         const entry = this.landed.get(String(params[0]));
+        const withheld = this.withheld.get(String(params[0])) ?? 0;
+        if (withheld > 0) {
+          this.withheld.set(String(params[0]), withheld - 1);
+          return null;
+        }
         if (!entry || !this.visible(entry, commitment)) return null;
         return {
           slot: entry.slot,

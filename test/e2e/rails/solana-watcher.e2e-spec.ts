@@ -135,6 +135,23 @@ describe('the Solana rail against a litesvm node in Solana JSON-RPC shapes', () 
     expect(elsewhere).toMatchObject({ invoice_id: null, reason_code: 'no_known_reference', provider_id: USDT, amount: r30('10'), address: stranger.wallet });
   });
 
+  it('a transaction the node lists but cannot return yet is read again, not passed over: the payment is recorded once', async () => {
+    const { bed } = setup;
+    const shop = await solanaMerchant(service);
+    const invoiceId = await createInvoice(shop.test, '3', 'SOLANA');
+    const pay = await paymentAddress(shop.test, invoiceId, SOL);
+    const payer = await fundedWallet(bed);
+    const signature = bed.submit(await solTransfer(bed, payer, pay.address, 3_000_000_000n, [pay.reference]));
+    // getSignaturesForAddress lists it; getTransaction answers null three times (an RPC node behind a load balancer).
+    bed.withholdTransaction(signature, 3);
+    bed.advance(2);
+    const [seen] = await waitForPayments(shop.test, invoiceId, (p) => p.length === 1);
+    expect(seen).toMatchObject({ status: 'PENDING', idempotency_key: `solana:${signature}:${pay.reference}`, price: r30('3') });
+    bed.advance(4);
+    await waitForPayments(shop.test, invoiceId, (p) => p.length === 1 && p[0].status === 'COMPLETED');
+    expect(await shortState(shop.test, invoiceId)).toMatchObject({ status: 'COMPLETED', substatus: null });
+  });
+
   it('a transaction seen only at processed and then dropped never becomes a payment; the same payment landing later does', async () => {
     const { bed } = setup;
     const shop = await solanaMerchant(service);

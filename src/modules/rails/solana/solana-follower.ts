@@ -66,7 +66,8 @@ export function tokenDelta(tx: ParsedTransaction, tokenAccount: string, mint: st
  * handed out from, and its associated token account of each configured mint (a few accounts, whatever the
  * number of open invoices), with getSignaturesForAddress (newest first, pages of 1000 with `before`, and
  * `until` the newest signature the previous range ended on, so a quiet wallet costs one call a step). Each
- * successful transaction in the range is read once (getTransaction, jsonParsed) and its account keys are
+ * successful transaction in the range is read once (getTransaction, jsonParsed; one the node lists but does not
+ * return, or returns in another slot, fails the scan, so the whole range is read again) and its account keys are
  * matched against the watched payment keys (wallet + reference): a transfer counts for a reference of that
  * wallet, by what the wallet's lamports (SOL) or its associated token account's balance in the mint (pre
  * and post token balances) gained. What a transaction without a watched reference of the wallet gives the
@@ -180,11 +181,18 @@ export class SolanaFollower implements ChainFollower {
     }
     const transfers: IncomingTransfer[] = [];
     const ordered = [...found.entries()].sort(([, a], [, b]) => (a.slot === b.slot ? 0 : a.slot < b.slot ? -1 : 1));
-    for (const [signature, { wallets: forWallets }] of ordered) {
+    for (const [signature, { slot: listed, wallets: forWallets }] of ordered) {
       const tx = await this.transaction(signature);
-      if (!tx?.meta || tx.meta.err !== null) continue;
-      const slot = BigInt(tx.slot);
-      if (slot < range.from || slot > range.to) continue;
+      // The node listed it in this range but does not return it there (not indexed yet on the instance that
+      // answered, behind a load balancer; or moved): the range is read again later, never passed over, since
+      // the cursor moves past it once this scan returns.
+      if (!tx?.meta || BigInt(tx.slot) !== listed) {
+        throw new Error(
+          `getTransaction does not return ${signature}, listed in slot ${listed} (answered ${tx ? `slot ${tx.slot}` : 'null'}); the range is read again`,
+        );
+      }
+      if (tx.meta.err !== null) continue;
+      const slot = listed;
       const keys = accountKeysOf(tx);
       blocks[Number(slot - range.from)] = slotRef(slot, BigInt(tx.blockTime ?? 0));
       for (const wallet of forWallets) {
