@@ -297,12 +297,22 @@ export class PartitionRetention implements OnApplicationBootstrap, OnModuleDestr
     });
   }
 
-  /** Drops the range's partitions in one transaction, after `beforeDrop` kept what must stay. */
+  /**
+   * Drops the range's partitions in one transaction, after `beforeDrop` kept what must stay. The tables are
+   * locked first, as strongly as the drop locks them (dropping a partition locks its whole table): what the
+   * checks below read is then every writer's committed work, and nothing is written to the range until the
+   * drop commits. Checked before the lock, a writer still open then (a durable handler queueing deliveries of
+   * the range's events, a late usage event) would be invisible to the checks, and the drop, waiting for it,
+   * would take its rows. They are locked in the plan's order, the order writers touch them in (a delivery
+   * before its attempt), and dropped in the reverse one (an attempt before its delivery).
+   */
   private async drop(m: EntityManager, plan: RetentionPlan, range: PartitionRange): Promise<DropDecision> {
     const lower = boundAt(plan.key, range.from);
     const upper = boundAt(plan.key, range.to);
+    const tables = plan.tables.map(({ table }) => table);
     return m.transaction(async (t) => {
       await t.query(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
+      await t.query(`LOCK TABLE ${tables.map(ident).join(', ')} IN ACCESS EXCLUSIVE MODE`);
       const referenced = new Set<string>();
       for (const ref of this.references.get(plan.name) ?? []) {
         const rows: Array<{ v: string }> = await t.query(
@@ -317,7 +327,7 @@ export class PartitionRetention implements OnApplicationBootstrap, OnModuleDestr
           ? { drop: false, reason: `${referenced.size} keys still referenced and the plan keeps no copies` }
           : { drop: true };
       if (!decision.drop) return decision;
-      for (const { table } of [...plan.tables].reverse()) await t.query(`DROP TABLE IF EXISTS ${ident(`${table}_${range.suffix}`)}`);
+      for (const table of [...tables].reverse()) await t.query(`DROP TABLE IF EXISTS ${ident(`${table}_${range.suffix}`)}`);
       return decision;
     });
   }

@@ -188,4 +188,54 @@ describe('events and webhook deliveries retention', () => {
     expect(sent?.json?.type).toBe('webhook_endpoint.created');
     expect(await partitionOf('events', 'id', String(sent?.headers['webhook-id']))).toEqual([`events_${suffix(monthStart(0))}`]);
   }, 60_000);
+
+  it('a month is never dropped under a writer still adding a delivery of its events: the pass waits for it, then sees the delivery and keeps the month', async () => {
+    const month = monthStart(-7);
+    const event = await writeEvent(new Date(month.getTime() + 2 * 86_400_000));
+    await handlersRead(event);
+    // A handler behind the event keeps its month through the first pass, which gives the month its own partition.
+    await db((c) => c.query(`INSERT INTO event_handler_cursors (handler, transaction_id, position) VALUES ('retention_test.hold', '1'::xid8, 0)`));
+    await retentionPass();
+    const part = `events_${suffix(month)}`;
+    expect(await partitionOf('events', 'id', event)).toEqual([part]);
+    await db((c) => c.query(`DELETE FROM event_handler_cursors WHERE handler = 'retention_test.hold'`));
+
+    // A writer (as a durable handler or a redelivery does) reads the event and queues a delivery of it, not committed yet.
+    const writer = new Client({ connectionString: service.databaseUrl! });
+    await writer.connect();
+    const deliveryId = `delivery_${uuidv7()}`;
+    try {
+      await writer.query('BEGIN');
+      await writer.query(`SELECT id FROM events WHERE id = $1`, [event]);
+      await writer.query(
+        `INSERT INTO webhook_deliveries (id, organization_id, mode, endpoint_id, event_id, status, attempt_count, next_attempt_at, created_at)
+         VALUES ($1, $2, 'test', $3, $4, 'pending', 0, now() + interval '1 hour', now())`,
+        [deliveryId, org.id, endpoint.id, event],
+      );
+      // The pass starts while it is open and has to wait for it on the month's partition.
+      const pass = retentionPass();
+      // Dropping a partition takes the whole table's strongest lock, which the open writer's read holds off.
+      const waiting = async () =>
+        (
+          await db((c) =>
+            c.query(
+              `SELECT count(*)::int AS n FROM pg_locks WHERE relation IN (to_regclass('events'), to_regclass($1)) AND mode = 'AccessExclusiveLock' AND NOT granted`,
+              [part],
+            ),
+          )
+        ).rows[0].n as number;
+      for (const deadline = Date.now() + 4_000; (await waiting()) === 0;) {
+        if (Date.now() > deadline) throw new Error(`the retention pass never waited on the events table`);
+        await sleep(50);
+      }
+      await writer.query('COMMIT');
+      await pass;
+    } finally {
+      await writer.end();
+    }
+    // The committed delivery holds its event: the month, the event and the delivery are all still there.
+    expect(await partitions('events')).toContain(part);
+    expect(expectSuccess(await readEvent(event)).id).toBe(event);
+    expect(await partitionOf('webhook_deliveries', 'id', deliveryId)).toEqual(['webhook_deliveries_default']);
+  }, 60_000);
 });
