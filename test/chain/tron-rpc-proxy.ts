@@ -31,6 +31,11 @@ export interface TronProxyOptions {
   unindexed: Set<bigint>;
   /** Transactions (lower-case hashes) the HTTP API shows as TRC-10 transfers (TransferAssetContract) instead of TRX. */
   trc10: Set<string>;
+  /**
+   * Transactions (lower-case hashes) whose receipt eth_getTransactionReceipt answers null while
+   * eth_getTransactionByHash still shows them: a node that lacks their receipt (or one of a load-balanced set).
+   */
+  withheldReceipts: Set<string>;
 }
 
 /** The eth_* methods the proxy passes to the node; every other one is "method not found", as java-tron answers it. */
@@ -57,7 +62,8 @@ const PASSED = new Set([
  *   its JSON-RPC was turned on;
  * - blocks carry Tron's empty `stateRoot` ("0x");
  * - beside it, the node's HTTP API `/wallet/gettransactionbyid` tells a TRX transfer (TransferContract)
- *   from a TRC-10 one (TransferAssetContract, for the hashes in `trc10`), which the JSON-RPC shows alike.
+ *   from a TRC-10 one (TransferAssetContract, for the hashes in `trc10`), which the JSON-RPC shows alike;
+ * - the receipts of `withheldReceipts` are answered null, their transactions still shown by hash.
  */
 export class TronRpcProxy {
   private server: Server | null = null;
@@ -70,7 +76,15 @@ export class TronRpcProxy {
     private readonly nodeUrl: string,
     options: Partial<TronProxyOptions> = {},
   ) {
-    this.options = { chainId: NILE_CHAIN_ID, finalizedLag: 3, blockReceipts: false, unindexed: new Set(), trc10: new Set(), ...options };
+    this.options = {
+      chainId: NILE_CHAIN_ID,
+      finalizedLag: 3,
+      blockReceipts: false,
+      unindexed: new Set(),
+      trc10: new Set(),
+      withheldReceipts: new Set(),
+      ...options,
+    };
   }
 
   get url(): string {
@@ -137,6 +151,9 @@ export class TronRpcProxy {
     if (!passed) return fail(-32601, `the method ${call.method} does not exist/is not available`);
 
     if (call.method === 'eth_getBlockReceipts') return { jsonrpc: '2.0', id: call.id, result: await this.blockReceiptsOf(params[0] as string) };
+    if (call.method === 'eth_getTransactionReceipt' && this.options.withheldReceipts.has(String(params[0]).toLowerCase())) {
+      return { jsonrpc: '2.0', id: call.id, result: null };
+    }
     let forward = params;
     if (call.method === 'eth_getBlockByNumber' && params[0] === 'finalized') {
       const head = BigInt((await this.node('eth_blockNumber', [])).result as string);

@@ -4,6 +4,7 @@ import { expectError, expectSuccess } from '../../support/envelope';
 import { type IsolatedService, startIsolatedService } from '../../support/isolated';
 import { r30 } from '../../support/money';
 import { eventually } from '../../support/webhook-receiver';
+import { runWorkerPass } from '../../support/workers';
 import { createInvoice } from '../payments/payments-helpers';
 import { paymentAddress, units, waitForPayments } from '../rails/chain-helpers';
 import { hexToTron, startTron, stopTron, tronMerchant, tronToHex, type TronSetup } from '../rails/tron-helpers';
@@ -13,13 +14,15 @@ const trimmed = (amount: string) => amount.replace(/(\.\d*?)0+$/, '$1').replace(
 /** A Tron address nobody else in the file pays (the body of a fresh key's address, written as Tron writes it). */
 const freshTronAddress = () => hexToTron(privateKeyToAccount(generatePrivateKey()).address);
 const MERCHANT_WALLET = 2;
+const GRACE_SECONDS = 5;
 
 /**
  * Refunds to Tron in full, on the java-tron-shaped proxy in front of Hardhat: the payer names a `T...`
  * address (its checksum checked by the Tron adapter), the merchant pays it from their own wallet, reports
  * the transaction, and the rails read it through the Tron follower (TRC-20 Transfer logs of the receipt;
  * TRX as the transaction's own value, checked against the node's HTTP API) until it is COMPLETED. A
- * payout short of the amount is refused.
+ * payout short of the amount is refused, and so is the payer's older transfer to the address, also while
+ * the node shows it without its receipt.
  */
 describe('refunds paid out on Tron (java-tron-shaped proxy over Hardhat)', () => {
   let setup: TronSetup;
@@ -27,7 +30,12 @@ describe('refunds paid out on Tron (java-tron-shaped proxy over Hardhat)', () =>
 
   beforeAll(async () => {
     setup = await startTron({ finalizedLag: 3 });
-    service = await startIsolatedService({ CHAINS_FILE: setup.chainsFile, CHAIN_LOCK_RETRY_MS: '300', REFUND_CHECK_SECONDS: '1' });
+    service = await startIsolatedService({
+      CHAINS_FILE: setup.chainsFile,
+      CHAIN_LOCK_RETRY_MS: '300',
+      REFUND_CHECK_SECONDS: '1',
+      REFUND_TX_GRACE_SECONDS: String(GRACE_SECONDS),
+    });
   }, 120_000);
   afterAll(async () => {
     await service?.stop();
@@ -120,5 +128,68 @@ describe('refunds paid out on Tron (java-tron-shaped proxy over Hardhat)', () =>
     expect(setup.proxy.count('gettransactionbyid')).toBeGreaterThan(calls);
     await chain.mine(20);
     await statusBecomes(shop, refund.id, 'COMPLETED');
+  });
+
+  /**
+   * A USDT refund of 5 USD claimed to a fresh payer address that received 10 USDT before the claim (an
+   * exchange withdrawal, say), 25 blocks deep; the node then shows that old transfer without its receipt.
+   */
+  async function oldTransferWithheld(shop: Merchant) {
+    const { chain, usdt, proxy } = setup;
+    const invoiceId = await paidOnTron(shop, '20', 'prov_tron_usdt');
+    const payer = freshTronAddress();
+    const old = await chain.sendToken(usdt, MERCHANT_WALLET, tronToHex(payer), units('10', 6));
+    await chain.receipt(old);
+    await chain.mine(25);
+    const refund = expectSuccess(await shop.test.post(`/invoices/${invoiceId}/refunds`, { amount: '5' }), 201);
+    const claimed = expectSuccess(await claim(refund, { provider_id: 'prov_tron_usdt', address: payer }));
+    expect(units(trimmed(claimed.payout.amount), 6) <= units('10', 6)).toBe(true);
+    proxy.options.withheldReceipts.add(old.toLowerCase());
+    return { invoiceId, refundId: refund.id as string, old };
+  }
+
+  /** The service's log line of a reported payout taken back, with its verdict. */
+  const takenBack = (refundId: string) =>
+    eventually(async () => {
+      const line = service.server
+        .output()
+        .split('\n')
+        .find((l) => l.includes('refund_payout_mismatch') && l.includes(refundId));
+      if (!line) throw new Error('not logged yet');
+      return line;
+    }, 10_000);
+
+  it("takes the payer's old transfer, reported while the node withholds its receipt, as a hash it does not know: never COMPLETED, refused as older than the destination once the receipt is shown", async () => {
+    const shop = await tronMerchant(service);
+    const { invoiceId, refundId, old } = await oldTransferWithheld(shop);
+    // Not "seen unmined" (java-tron shows no unmined transaction): taken as an unknown hash is, for the grace.
+    const sent = expectSuccess(await shop.test.post(`/refunds/${refundId}/sent`, { tx_hash: old }));
+    expect([sent.status, sent.payout.confirmations]).toEqual(['SENT', 0]);
+    await runWorkerPass(shop.test, 'refund-payouts');
+    expect(expectSuccess(await shop.test.get(`/refunds/${refundId}`)).status).toBe('SENT');
+
+    // The node shows the receipt again: mined 25 blocks before the claim, it is no payout of this refund.
+    setup.proxy.options.withheldReceipts.delete(old.toLowerCase());
+    await runWorkerPass(shop.test, 'refund-payouts');
+    const back = await statusBecomes(shop, refundId, 'AWAITING_PAYOUT', 10_000);
+    expect(back.payout.tx_hash).toBeNull();
+    expect(await takenBack(refundId)).toContain('"verdict":"too_early"');
+    expect(expectSuccess(await shop.test.post(`/invoices/${invoiceId}`, {})).refunded_usd).toBe(r30('0'));
+    const refused = expectError(await shop.test.post(`/refunds/${refundId}/sent`, { tx_hash: old }), 400, { code: 'payout_mismatch', field: 'tx_hash' });
+    expect(refused.validator.tx_hash).toContain('before the destination was given');
+  });
+
+  it('gives the refund back to AWAITING_PAYOUT after the grace when the node never shows the receipt', async () => {
+    const shop = await tronMerchant(service);
+    const { invoiceId, refundId, old } = await oldTransferWithheld(shop);
+    expect(expectSuccess(await shop.test.post(`/refunds/${refundId}/sent`, { tx_hash: old })).status).toBe('SENT');
+    const startedAt = Date.now();
+    const back = await statusBecomes(shop, refundId, 'AWAITING_PAYOUT');
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual((GRACE_SECONDS - 1) * 1000);
+    expect(back.payout.tx_hash).toBeNull();
+    expect(await takenBack(refundId)).toContain('"verdict":"not_seen"');
+    expect(expectSuccess(await shop.test.post(`/invoices/${invoiceId}`, {})).refunded_usd).toBe(r30('0'));
+    setup.proxy.options.withheldReceipts.delete(old.toLowerCase());
+    expectError(await shop.test.post(`/refunds/${refundId}/sent`, { tx_hash: old }), 400, { code: 'payout_mismatch', field: 'tx_hash' });
   });
 });

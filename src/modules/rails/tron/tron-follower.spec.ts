@@ -24,7 +24,10 @@ const contracts: Record<string, unknown> = {
   [hash(1)]: { type: 'TransferContract', parameter: { value: { amount: 1_000_000, to_address: `41${OURS.slice(2)}` } } },
   [hash(2)]: { type: 'TransferContract', parameter: { value: { amount: 2_000_000, to_address: `41${OURS.slice(2)}` } } },
   [hash(5)]: { type: 'TransferAssetContract', parameter: { value: { amount: 3, asset_name: '31303030303031', to_address: `41${OURS.slice(2)}` } } },
+  [hash(6)]: { type: 'TransferContract', parameter: { value: { amount: 1_000_000, to_address: `41${OURS.slice(2)}` } } },
 };
+/** 1 TRX to us the node shows by its hash but gives no receipt for (a node lacking it). */
+const receiptless = { hash: hash(6), to: OURS, value: '0xf4240' };
 const transferLog = (tx: number, contract: string, to: string, units: number, index: number) => ({
   address: contract,
   topics: [TRANSFER_TOPIC, word(STRANGER), word(to)],
@@ -79,7 +82,7 @@ describe('TronFollower (against a node answering in java-tron shapes)', () => {
         }
         if (call.method === 'eth_getLogs') return answer(logs);
         if (call.method === 'eth_getTransactionReceipt') return answer(receipts[call.params[0] as string] ?? null);
-        if (call.method === 'eth_getTransactionByHash') return answer(transactions.find((t) => t.hash === call.params[0]) ?? null);
+        if (call.method === 'eth_getTransactionByHash') return answer([...transactions, receiptless].find((t) => t.hash === call.params[0]) ?? null);
         return fail(-32601, `the method ${call.method} does not exist/is not available`);
       });
     });
@@ -176,5 +179,11 @@ describe('TronFollower (against a node answering in java-tron shapes)', () => {
     expect((await follower.transactionTransfers(hash(4), hexToTron(STRANGER), hexToTron(TOKEN)))!.transfers).toEqual([]);
     // A hash the node does not know.
     expect(await follower.transactionTransfers(hash(99), ours, null)).toBeNull();
+  });
+
+  it('answers a transaction the node shows without its receipt as unknown, never as waiting unmined', async () => {
+    const follower = new TronFollower(url, 'solidified', 27, http);
+    expect(await follower.transactionTransfers(hash(6), hexToTron(OURS), null)).toBeNull();
+    expect(await follower.transactionTransfers(hash(6), hexToTron(OURS), hexToTron(TOKEN))).toBeNull();
   });
 });

@@ -247,14 +247,13 @@ export class TronFollower implements ChainFollower {
    * transaction's own value when it is sent straight to `to`, counted only when the node's HTTP API shows
    * a TransferContract of that amount to that address, as the scan counts TRX (a TRC-10 transfer looks
    * the same on the JSON-RPC); without the HTTP API no TRX is seen. java-tron shows no transaction before
-   * it is in a block, so an unknown hash is taken for a while (no `showsUnmined`).
+   * it is in a block, so an unknown hash is taken for a while (no `showsUnmined`). A transaction the node
+   * shows without its receipt is unknown too: such an answer comes from a node that lacks the receipt, never
+   * from an unmined payout, and taken as one it would let an old transfer to the address pass for a new payout.
    */
   async transactionTransfers(txHash: string, to: string, token: string | null): Promise<PayoutTransaction | null> {
     const receipt = await this.rpc.call<RpcReceipt | null>('eth_getTransactionReceipt', [txHash]);
-    if (!receipt || !receipt.blockNumber) {
-      const tx = await this.rpc.call<RpcTransaction | null>('eth_getTransactionByHash', [txHash]);
-      return tx ? { blockNumber: null, success: true, transfers: [] } : null;
-    }
+    if (!receipt || !receipt.blockNumber) return null;
     const success = BigInt(receipt.status) === 1n;
     const target = lower(tronToHex(to));
     const transfers: PayoutTransfer[] = [];
