@@ -202,13 +202,23 @@ export class ReadReplicas {
    * transaction the request committed is behind. Awaited before the response is sent.
    */
   async recordWrite(scope: Scope): Promise<void> {
+    await this.recordWrites([scope]);
+  }
+
+  /**
+   * The same for several scopes at one position: what the webhooks about to be sent announce, written by
+   * background work (a chain watcher, an expiry, a payer) that no request of the organization's recorded.
+   */
+  async recordWrites(scopes: readonly Scope[]): Promise<void> {
     const lsn = await this.primaryPosition();
-    const key = positionKey(scope);
-    const known = this.local.get(key);
-    if (!known || known.lsn < lsn) this.local.set(key, { lsn, at: Date.now() });
+    const keys = [...new Set(scopes.map(positionKey))];
+    for (const key of keys) {
+      const known = this.local.get(key);
+      if (!known || known.lsn < lsn) this.local.set(key, { lsn, at: Date.now() });
+    }
     if (!this.redis) return;
     try {
-      await this.redis.eval(RAISE_SCRIPT, 1, `replica-position:${key}`, lsn.toString(), String(POSITION_TTL_SECONDS));
+      await Promise.all(keys.map((key) => this.redis!.eval(RAISE_SCRIPT, 1, `replica-position:${key}`, lsn.toString(), String(POSITION_TTL_SECONDS))));
     } catch (e) {
       this.log('warn', { msg: 'the write position could not be shared through Redis', event: 'replica_position_unshared', error: (e as Error).message });
     }

@@ -1,3 +1,4 @@
+import { v7 as uuidv7 } from 'uuid';
 import { Api } from '../../support/api';
 import { download, PNG, upload } from '../files/files-helpers';
 import { productBody } from '../products/product-bodies';
@@ -5,6 +6,7 @@ import { expectSuccess } from '../../support/envelope';
 import { RedisServer } from '../../support/redis';
 import { ReplicaCluster, sql } from '../../support/replica-cluster';
 import { ADMIN_TOKEN, freePort, runCli, RunningServer, startServer } from '../../support/server';
+import { WebhookReceiver } from '../../support/webhook-receiver';
 
 /**
  * Reads on a real streaming replica (a primary and a replica of the test's own, see
@@ -108,6 +110,9 @@ beforeAll(async () => {
     DATABASE_REPLICA_CHECK_INTERVAL_MS: '200',
     REDIS_URL: redis.url,
     DB_POOL_SIZE: '4',
+    // Webhooks go out within a fraction of the lag limit.
+    DURABLE_HANDLERS_POLL_MS: '100',
+    WEBHOOK_DISPATCH_INTERVAL_MS: '100',
   };
   a = await startServer({ databaseUrl: cluster.primaryUrl, env });
   b = await startServer({ databaseUrl: cluster.primaryUrl, env });
@@ -379,6 +384,38 @@ describe('reads on a streaming replica', () => {
       expect(expectSuccess(await org.onB.get(`/subscriptions/${fresh}/upcoming_invoice`)).subscription_id).toBe(fresh);
     } finally {
       await cluster.resumeReplay();
+    }
+  });
+  it('reads fresh, on either instance, what a webhook announces that no request of the client wrote (a background write)', async () => {
+    const org = await createOrg('Webhook reader');
+    const receiver = await WebhookReceiver.start();
+    try {
+      expectSuccess(await org.onA.post('/webhooks', { url: receiver.url(`/fresh-${org.id}`), event_types: ['invoice.updated'] }), 201);
+      const id = await createInvoice(org.onA, '9');
+      await cluster.caughtUp();
+      await cluster.pauseReplay();
+      try {
+        // A background job (a chain watcher, an expiry) changes the invoice and records its event: no API request
+        // of the organization's, so no write position of its own.
+        const eventId = `event_${uuidv7()}`;
+        await sql(
+          cluster.primaryUrl,
+          `WITH marked AS (UPDATE invoices SET metadata = '{"mark":"background"}'::jsonb WHERE id = $1 RETURNING id)
+           INSERT INTO events (id, organization_id, mode, type, data, created_at)
+           SELECT $2, $3, 'test', 'invoice.updated', jsonb_build_object('object', jsonb_build_object('id', id)), now() FROM marked`,
+          [id, eventId, org.id],
+        );
+        const written = Date.now();
+        await receiver.waitFor((all) => all.some((w) => w.path === `/fresh-${org.id}` && w.json?.id === eventId), 10_000);
+        // Well inside the lag limit, so the replica (its replay paused) still counts as usable: only the position the
+        // webhook's dispatch recorded sends these reads to the primary.
+        expect(Date.now() - written).toBeLessThan(MAX_LAG_SECONDS * 1000 - 1000);
+        for (const api of [org.onB, org.onA]) expect(expectSuccess(await api.get(`/invoices/${id}`)).metadata).toEqual({ mark: 'background' });
+      } finally {
+        await cluster.resumeReplay();
+      }
+    } finally {
+      await receiver.stop();
     }
   });
 });

@@ -177,6 +177,7 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
     const leaseMs = this.config.WEBHOOK_TIMEOUT_MS + 30_000;
     const cap = this.app.WORKER_ORG_BATCH;
     const claimed = await this.deliveries.claimDue(this.tx.manager, cap, this.config.WEBHOOK_DISPATCH_BATCH, leaseMs);
+    await this.positionsRecorded(claimed);
     await Promise.all(
       claimed.map((delivery) =>
         this.deliver(delivery).catch((error) => {
@@ -185,6 +186,21 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
       ),
     );
     return claimed.length >= this.config.WEBHOOK_DISPATCH_BATCH || someOrganizationFull(claimed, cap);
+  }
+
+  /**
+   * With read replicas: the organizations' write positions are raised to the primary's before their webhooks
+   * leave, so the keyed read a merchant makes on receiving one (on any instance) sees what it announces, also
+   * when background work wrote it and no request of theirs recorded a position (read-replicas.ts). Not
+   * recorded (the primary did not answer): the webhooks still go; reads may then lag up to the lag limit.
+   */
+  private async positionsRecorded(claimed: readonly ClaimedDelivery[]): Promise<void> {
+    const replicas = this.tx.replicas;
+    if (!replicas || !claimed.length) return;
+    const scopes = claimed.map((d): Scope => ({ organizationId: d.organization_id as OrgId, mode: d.mode }));
+    await replicas.recordWrites(scopes).catch((error: unknown) => {
+      this.logger.warn({ msg: 'write positions not recorded before webhooks were sent', event: 'replica_position_unrecorded', error: describe(error) });
+    });
   }
 
   private async deliver(delivery: ClaimedDelivery): Promise<void> {
