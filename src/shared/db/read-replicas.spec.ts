@@ -1,4 +1,4 @@
-import { parseLsn } from './read-replicas';
+import { parseLsn, type PrimarySample, stillBehind } from './read-replicas';
 
 describe('parseLsn', () => {
   it('reads pg_lsn text as the byte position, high word first', () => {
@@ -14,5 +14,36 @@ describe('parseLsn', () => {
   it('reads no position as 0', () => {
     expect(parseLsn(null)).toBe(0n);
     expect(parseLsn('')).toBe(0n);
+  });
+});
+
+describe('stillBehind (how long a replica lags)', () => {
+  const lagAt = (behind: PrimarySample[], now: number) => (behind.length ? now - behind[0].at : 0);
+
+  it('reads a replica steadily 8 s behind as 8 s behind at every check, not caught up each time it reaches an older position', () => {
+    // The primary writes 100 bytes a second, checked each second; the replica replays what the primary had 8 s
+    // before. Its lag reads as 7 s at every check from then on: the oldest check it has not replayed was 7 s
+    // ago (checks resolve the lag to one interval), and it never drops back to 0.
+    let behind: PrimarySample[] = [];
+    for (let t = 0; t <= 30; t++) {
+      behind = stillBehind(behind, { lsn: BigInt(100 * t + 100), at: t * 1000 }, BigInt(Math.max(0, 100 * (t - 8) + 100)));
+      if (t >= 8) expect(lagAt(behind, t * 1000)).toBe(7000);
+    }
+  });
+
+  it('forgets the lag once the replica has replayed the position of the last check', () => {
+    const behind = stillBehind([], { lsn: 500n, at: 0 }, 100n);
+    expect(lagAt(behind, 3000)).toBe(3000);
+    expect(stillBehind(behind, { lsn: 500n, at: 3000 }, 500n)).toEqual([]);
+  });
+
+  it('keeps the first sample it has not replayed when the primary stands still, and the oldest one when it thins', () => {
+    let behind = stillBehind([], { lsn: 500n, at: 0 }, 100n);
+    behind = stillBehind(behind, { lsn: 500n, at: 1000 }, 200n);
+    expect(behind).toEqual([{ lsn: 500n, at: 0 }]);
+    for (let t = 1; t < 2000; t++) behind = stillBehind(behind, { lsn: BigInt(500 + t), at: t * 1000 }, 200n);
+    expect(behind.length).toBeLessThanOrEqual(512);
+    expect(behind[0]).toEqual({ lsn: 500n, at: 0 });
+    expect(behind[behind.length - 1].lsn).toBeGreaterThan(2000n);
   });
 });

@@ -46,8 +46,33 @@ interface ReplicaState {
   up: boolean;
   /** The last replay position it reported (0 before the first answer). */
   replayed: bigint;
-  /** The oldest primary position it had not replayed at a check, and when the primary had it. */
-  behind: { lsn: bigint; since: number } | null;
+  /** The primary's positions at the checks since it last caught up that it had not replayed, oldest first (`stillBehind`). */
+  behind: PrimarySample[];
+}
+
+/** The primary's position at a check, and when it was read. */
+export interface PrimarySample {
+  lsn: bigint;
+  at: number;
+}
+
+/** Samples kept per lagging replica; past it, every other one after the oldest goes (the lag stays exact). */
+const MAX_SAMPLES = 512;
+
+/**
+ * A replica's lag, kept from check to check: the primary's positions it has not replayed yet, oldest first,
+ * after a check that read `primary` and found the replica at `replayed`. How long it lags is the time since
+ * the oldest of them: since the primary was first seen at a position the replica still has not reached (to
+ * within one check interval). (Resetting
+ * that time whenever the replica reached the previous check's position would read a replica steadily 8 s
+ * behind as caught up every 8 s.) Positions the replica has replayed go; thinning keeps the oldest.
+ */
+export function stillBehind(behind: readonly PrimarySample[], primary: PrimarySample, replayed: bigint): PrimarySample[] {
+  if (replayed >= primary.lsn) return [];
+  const kept = behind.filter((sample) => sample.lsn > replayed);
+  const last = kept[kept.length - 1];
+  if (!last || last.lsn < primary.lsn) kept.push(primary);
+  return kept.length > MAX_SAMPLES ? kept.filter((_, i) => i === 0 || i % 2 === 1) : kept;
 }
 
 /**
@@ -120,7 +145,7 @@ export class ReadReplicas {
       }),
       up: false,
       replayed: 0n,
-      behind: null,
+      behind: [],
     }));
     for (const r of this.replicas) r.pool.on('error', () => undefined);
     this.redis = settings.redisUrl
@@ -147,7 +172,7 @@ export class ReadReplicas {
   /** Per replica: whether reads may go to it now, and how far it had replayed at the last check. */
   status(): Array<{ name: string; up: boolean; usable: boolean; lagMs: number }> {
     const now = Date.now();
-    return this.replicas.map((r) => ({ name: r.name, up: r.up, usable: this.usable(r, now), lagMs: r.behind ? now - r.behind.since : 0 }));
+    return this.replicas.map((r) => ({ name: r.name, up: r.up, usable: this.usable(r, now), lagMs: r.behind.length ? now - r.behind[0].at : 0 }));
   }
 
   /** One round of checks; overlapping calls share it. */
@@ -172,8 +197,7 @@ export class ReadReplicas {
           if (!r.up) this.log('info', { msg: `${r.name} answers: reads may go to it`, event: 'replica_up', replica: r.name });
           r.up = true;
           r.replayed = replayed;
-          if (replayed >= primary) r.behind = null;
-          else if (!r.behind || replayed >= r.behind.lsn) r.behind = { lsn: primary, since: at };
+          r.behind = stillBehind(r.behind, { lsn: primary, at }, replayed);
         } catch (e) {
           this.markDown(r, e);
         }
@@ -183,7 +207,7 @@ export class ReadReplicas {
   }
 
   private usable(r: ReplicaState, now = Date.now()): boolean {
-    return r.up && (!r.behind || now - r.behind.since <= this.settings.maxLagMs);
+    return r.up && (!r.behind.length || now - r.behind[0].at <= this.settings.maxLagMs);
   }
 
   private async primaryPosition(): Promise<bigint> {
