@@ -11,6 +11,7 @@ import { D, r30 } from '../../support/money';
 import { CLI } from '../../support/server';
 import { eventually } from '../../support/webhook-receiver';
 import { ChainSetup, merchant, Merchant, paymentAddress, startChain, startWatchingService, units, waitForPayments } from '../rails/chain-helpers';
+import { JsonRpcRelay } from '../rails/json-rpc-relay';
 
 const exec = promisify(execFile);
 const trimmed = (amount: string) => amount.replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
@@ -25,18 +26,37 @@ const GRACE_SECONDS = 2;
  * each transfer pays one refund and holds its place only once it is shown to pay it; a payout dropped
  * from the node unmined gives the refund back to AWAITING_PAYOUT after the grace, and one canceled
  * then stays canceled when the transaction is mined after all; `rate: current` prices the payout at
- * the rates of the claim.
+ * the rates of the claim. The service reads the node through a relay that can withhold a mined
+ * transaction's receipt (a node lacking it): the payer's older transfer reported then is never taken as
+ * a new payout.
  */
 describe('what a refund payout report must prove (Hardhat)', () => {
   let setup: ChainSetup;
   let service: IsolatedService;
+  /** Transactions (lower-case hashes) whose receipt the relay answers null while it still shows them by hash. */
+  const withheldReceipts = new Set<string>();
+  /** Transactions (lower-case hashes) the relay answers an error for: the node does not answer about them now. */
+  const unanswered = new Set<string>();
+  const relay = new JsonRpcRelay('', {
+    answer(call, answer) {
+      const hash = String(call.params?.[0]).toLowerCase();
+      if (call.method === 'eth_getTransactionReceipt' && withheldReceipts.has(hash)) return { jsonrpc: '2.0', id: call.id, result: null };
+      if (unanswered.has(hash)) return { jsonrpc: '2.0', id: call.id, error: { code: -32603, message: 'the node is busy' } };
+      return answer;
+    },
+  });
 
   beforeAll(async () => {
-    setup = await startChain();
+    await relay.start();
+    setup = await startChain({}, (chain) => {
+      relay.nodeUrl = chain.rpcUrl;
+      return relay.url;
+    });
     service = await startWatchingService(setup, { REFUND_CHECK_SECONDS: '1', REFUND_TX_GRACE_SECONDS: String(GRACE_SECONDS) });
   }, 180_000);
   afterAll(async () => {
     await service?.stop();
+    await relay.stop();
     await setup?.chain.stop();
   });
 
@@ -240,6 +260,81 @@ describe('what a refund payout report must prove (Hardhat)', () => {
     const after = await refundOf(shop, refund.id);
     expect([after.status, after.payout.tx_hash]).toEqual(['CANCELED', null]);
     expect(expectSuccess(await shop.test.post(`/invoices/${invoiceId}`, {})).refunded_usd).toBe(r30('0'));
+  });
+
+  /**
+   * A USDT refund of 5 USD claimed to a fresh payer address that received 10 USDT before the claim (an
+   * exchange withdrawal, say), a few blocks deep.
+   */
+  async function oldTransferToPayer(shop: Merchant) {
+    const { chain, usdt } = setup;
+    const invoiceId = await paidOnChain(shop, '20');
+    const payer = freshAddress();
+    const old = await chain.sendToken(usdt, MERCHANT_WALLET, payer, units('10', 6));
+    await chain.receipt(old);
+    await chain.mine(3);
+    const refund = await claimed(shop, invoiceId, '5', 'prov_ethereum_usdt', payer);
+    expect(refund.units <= units('10', 6)).toBe(true);
+    return { invoiceId, refundId: refund.id, old };
+  }
+
+  /** The service's log line of a reported payout taken back, with its verdict. */
+  const takenBack = (refundId: string) =>
+    eventually(async () => {
+      const line = service.server
+        .output()
+        .split('\n')
+        .find((l) => l.includes('refund_payout_mismatch') && l.includes(refundId));
+      if (!line) throw new Error('not logged yet');
+      return line;
+    }, 10_000);
+
+  it("refuses the payer's old transfer reported while the node shows it mined but withholds its receipt (not known), and as older than the destination once the receipt is shown", async () => {
+    const shop = await merchant(service);
+    const { invoiceId, refundId, old } = await oldTransferToPayer(shop);
+    withheldReceipts.add(old.toLowerCase());
+    try {
+      // The node shows the transaction in a block; without its receipt it is not known, never "waiting unmined".
+      expect((await setup.chain.public.getTransaction({ hash: old })).blockNumber).not.toBeNull();
+      expectError(await shop.test.post(`/refunds/${refundId}/sent`, { tx_hash: old }), 400, { code: 'tx_not_found', field: 'tx_hash' });
+      const waiting = await refundOf(shop, refundId);
+      expect([waiting.status, waiting.payout.tx_hash]).toEqual(['AWAITING_PAYOUT', null]);
+    } finally {
+      withheldReceipts.delete(old.toLowerCase());
+    }
+    // With its receipt: mined before the destination was given, it is no payout of this refund.
+    const refused = expectError(await shop.test.post(`/refunds/${refundId}/sent`, { tx_hash: old }), 400, { code: 'payout_mismatch', field: 'tx_hash' });
+    expect(refused.validator.tx_hash).toContain('before the destination was given');
+    expect((await refundOf(shop, refundId)).status).toBe('AWAITING_PAYOUT');
+    expect(expectSuccess(await shop.test.post(`/invoices/${invoiceId}`, {})).refunded_usd).toBe(r30('0'));
+  });
+
+  it("gives a SENT refund back after the grace when the node shows its reported transaction mined but never its receipt: the payer's old transfer is never COMPLETED", async () => {
+    const shop = await merchant(service);
+    const { invoiceId, refundId, old } = await oldTransferToPayer(shop);
+    // Reported while the node gives no answer about it: taken as SENT, checked by the worker later.
+    unanswered.add(old.toLowerCase());
+    try {
+      const sent = expectSuccess(await shop.test.post(`/refunds/${refundId}/sent`, { tx_hash: old }));
+      expect([sent.status, sent.payout.confirmations]).toEqual(['SENT', 0]);
+      // Then the node answers again, showing the transaction in its block but without its receipt.
+      withheldReceipts.add(old.toLowerCase());
+    } finally {
+      unanswered.delete(old.toLowerCase());
+    }
+    try {
+      const startedAt = Date.now();
+      const back = await statusBecomes(shop, refundId, 'AWAITING_PAYOUT');
+      expect(Date.now() - startedAt).toBeGreaterThanOrEqual((GRACE_SECONDS - 1) * 1000);
+      expect(back.payout.tx_hash).toBeNull();
+      expect(await takenBack(refundId)).toContain('"verdict":"not_seen"');
+      expect(expectSuccess(await shop.test.post(`/invoices/${invoiceId}`, {})).refunded_usd).toBe(r30('0'));
+    } finally {
+      withheldReceipts.delete(old.toLowerCase());
+    }
+    // Reported again with its receipt shown: refused as older than the destination.
+    const refused = expectError(await shop.test.post(`/refunds/${refundId}/sent`, { tx_hash: old }), 400, { code: 'payout_mismatch', field: 'tx_hash' });
+    expect(refused.validator.tx_hash).toContain('before the destination was given');
   });
 
   it('prices a `rate: current` payout at the rates of the moment the payer claims, not those of its creation', async () => {

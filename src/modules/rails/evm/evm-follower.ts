@@ -110,7 +110,10 @@ export class EvmFollower implements ChainFollower {
   /**
    * A reported payout: the transaction by its hash (pending ones included), then, once mined, its
    * receipt. To the destination count the transaction's own value (a coin payout) or each Transfer log
-   * of the token contract (a token payout); value moved by a contract call is not seen.
+   * of the token contract (a token payout); value moved by a contract call is not seen. A transaction the
+   * node shows in a block but without its receipt is unknown, never waiting unmined: such an answer comes
+   * from a node that lacks the receipt (pruned, an index behind, one of a load-balanced set), and taken as
+   * unmined it would let an old transfer to the address pass for a new payout.
    */
   async transactionTransfers(txHash: string, to: string, token: string | null): Promise<PayoutTransaction | null> {
     const hash = txHash as `0x${string}`;
@@ -126,8 +129,8 @@ export class EvmFollower implements ChainFollower {
     try {
       receipt = await this.client.getTransactionReceipt({ hash });
     } catch (e) {
-      // Mined a moment ago and taken back since, or the node has no receipt yet: not mined as far as it says.
-      if ((e as Error).name === 'TransactionReceiptNotFoundError') return { blockNumber: null, success: true, transfers: [] };
+      // Mined, but the node gives no receipt: unknown until it does (asked again, within the grace).
+      if ((e as Error).name === 'TransactionReceiptNotFoundError') return null;
       throw e;
     }
     const target = to.toLowerCase();
