@@ -238,4 +238,35 @@ describe('events and webhook deliveries retention', () => {
     expect(expectSuccess(await readEvent(event)).id).toBe(event);
     expect(await partitionOf('webhook_deliveries', 'id', deliveryId)).toEqual(['webhook_deliveries_default']);
   }, 60_000);
+
+  it('a redelivery whose event goes (its month dropped) after the event was read queues nothing: 404, no delivery left pointing at nothing', async () => {
+    const event = await writeEvent(new Date(monthStart(-8).getTime() + 2 * 86_400_000));
+    // The endpoint's lock is held, so the redelivery reads the event and then waits in its transaction.
+    const holder = new Client({ connectionString: service.databaseUrl! });
+    await holder.connect();
+    try {
+      const holderPid = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+      await holder.query('BEGIN');
+      await holder.query(`SELECT id FROM webhook_endpoints WHERE id = $1 FOR UPDATE`, [endpoint.id]);
+      const asked = org.test.post(`/webhooks/${endpoint.id}/redeliver`, { event_id: event });
+      for (const deadline = Date.now() + 10_000; ;) {
+        const { rows } = await db((c) =>
+          c.query(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE '%FROM webhook_endpoints%FOR NO KEY UPDATE%' AND pid <> $1`,
+            [holderPid],
+          ),
+        );
+        if (rows[0].n > 0) break;
+        if (Date.now() > deadline) throw new Error('the redelivery never waited for the endpoint');
+        await sleep(50);
+      }
+      // Meanwhile its month is dropped (as the retention job does once nothing holds it).
+      await db((c) => c.query(`DELETE FROM events WHERE id = $1`, [event]));
+      await holder.query('COMMIT');
+      expectError(await asked, 404, { code: 'event_not_found' });
+    } finally {
+      await holder.end();
+    }
+    expect(await db(async (c) => (await c.query(`SELECT id FROM webhook_deliveries WHERE event_id = $1`, [event])).rows)).toEqual([]);
+  }, 60_000);
 });

@@ -217,14 +217,19 @@ export class WebhookDeliveriesRepository {
     );
   }
 
-  async insertDelivery(m: EntityManager, row: { id: string; scope: Scope; endpointId: string; eventId: string; at: Date }): Promise<DeliveryRow> {
+  /**
+   * Queues one delivery of an event (a redelivery), only while the event is still there: null when it has
+   * gone since it was read (its month dropped by retention). Reading it here also holds its month for this
+   * transaction, so retention, which locks the tables before it checks what holds a month, sees the delivery.
+   */
+  async insertDelivery(m: EntityManager, row: { id: string; scope: Scope; endpointId: string; eventId: string; at: Date }): Promise<DeliveryRow | null> {
     const rows: DeliveryRow[] = await m.query(
       `INSERT INTO webhook_deliveries (id, organization_id, mode, endpoint_id, event_id, status, attempt_count, next_attempt_at, created_at)
-       VALUES ($1, $2, $3, $4, $5, 'pending', 0, now(), $6)
+       SELECT $1, $2, $3, $4, e.id, 'pending', 0, now(), $6 FROM events e WHERE e.id = $5 AND e.organization_id = $2 AND e.mode = $3
        RETURNING id, endpoint_id, event_id, status, attempt_count, next_attempt_at, created_at`,
       [row.id, row.scope.organizationId, row.scope.mode, row.endpointId, row.eventId, row.at],
     );
-    return rows[0];
+    return rows[0] ?? null;
   }
 
   async listAttempts(

@@ -37,6 +37,8 @@ export class RedeliverEventHandler implements ICommandHandler<RedeliverEventComm
         throw new BadRequestError('The webhook endpoint is disabled; enable it before redelivering', 'webhook_endpoint_disabled', { endpoint: 'is disabled' });
       }
       const row = await this.deliveries.insertDelivery(m, { id: newId('delivery'), scope, endpointId, eventId: event.id, at: now });
+      // Gone since it was read above (retention dropped its month meanwhile): as unknown as if it had never been.
+      if (!row) throw new NotFoundError('event');
       return { delivery_id: row.id, endpoint_id: endpointId, event_id: event.id, status: 'pending' as const, created_at: formatTimestamp(row.created_at) };
     });
   }
