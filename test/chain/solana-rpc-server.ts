@@ -87,6 +87,8 @@ export class SolanaRpcServer {
   readonly genesisHash = b58.decode(new Uint8Array(randomBytes(32)));
   readonly options: SolanaBedOptions = { confirmedLag: 0, finalizedLag: 4, healthy: true };
   readonly calls = new Map<string, number>();
+  /** The signatures getTransaction was asked for, in the order asked. */
+  readonly transactionsAsked: string[] = [];
   private server: Server | null = null;
   private slotNow = 1;
   private readonly startMs = Date.now();
@@ -307,6 +309,7 @@ export class SolanaRpcServer {
       case 'getSignaturesForAddress':
         return this.signaturesFor(String(params[0]), params[1] ?? {});
       case 'getTransaction': {
+        this.transactionsAsked.push(String(params[0]));
         const commitment = this.commitmentOf(params[1], 'confirmed');
         const entry = this.landed.get(String(params[0]));
         const withheld = this.withheld.get(String(params[0])) ?? 0;

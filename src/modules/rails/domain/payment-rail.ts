@@ -96,6 +96,21 @@ export interface IncomingTransfer {
    * organization that registered the wallet (never a payment). Absent elsewhere.
    */
   toWallet?: boolean;
+  /**
+   * With `toWallet`: the transaction carries the references of more than one watched payment address of
+   * the wallet, so which invoice it pays cannot be told; kept as unmatched for that reason.
+   */
+  severalReferences?: boolean;
+}
+
+/**
+ * A polled account that could not be read up to the range's end within a step's budget, and where it
+ * stands, in the adapter's own words. The watcher stores it with the cursor and hands it back on the next
+ * steps (and after a restart), until the account has caught up.
+ */
+export interface CarriedAccount {
+  account: string;
+  position: string;
 }
 
 /**
@@ -126,6 +141,13 @@ export interface ScannedRange {
    * them): never counted, reported so the watcher can say so.
    */
   foreign: Array<{ asset: string; txHash: string }>;
+  /**
+   * Followers that poll accounts (Solana): transfers in blocks below the range, read now from a busy
+   * account's backlog carried over from earlier steps, with those blocks; recorded as the range's are.
+   */
+  earlier?: { blocks: BlockRef[]; transfers: IncomingTransfer[] };
+  /** The accounts still behind after this range (none: every account caught up), stored with the cursor. */
+  carried?: CarriedAccount[];
 }
 
 /**
@@ -140,9 +162,10 @@ export interface ChainFollower {
   /**
    * The blocks of [from, to] (headers first), then the transfers of `assets` and of the network's
    * coin into watched addresses within them. The answer is as the node gave it: the watcher checks
-   * that it is one view of one chain (scannedRangeProblem) before it records anything.
+   * that it is one view of one chain (scannedRangeProblem) before it records anything. `carried`: the
+   * accounts the previous step left behind (ScannedRange.carried), to be read on from where they stand.
    */
-  scan(range: { from: bigint; to: bigint }, watched: WatchedAddresses, assets: readonly string[]): Promise<ScannedRange>;
+  scan(range: { from: bigint; to: bigint }, watched: WatchedAddresses, assets: readonly string[], carried?: readonly CarriedAccount[]): Promise<ScannedRange>;
   /** The block a transaction is in on the canonical chain now, or null when it is in none. */
   transactionBlock(txHash: string): Promise<bigint | null>;
   /**

@@ -10,3 +10,9 @@ export type UnmatchedStatus = (typeof UNMATCHED_STATUSES)[number];
  * transaction carrying no reference of a payment address the service handed out. It cannot be retried.
  */
 export const NO_KNOWN_REFERENCE = 'no_known_reference';
+
+/**
+ * The reason of a transfer kept without an invoice because its transaction carries the references of more
+ * than one payment address of the wallet: which invoice it pays cannot be told, so none is credited.
+ */
+export const SEVERAL_REFERENCES = 'several_references';

@@ -233,7 +233,8 @@ export class UnmatchedTransferDto {
       'Why the payments module refused it the last time: provider_disabled (the provider was disabled after the address was handed out), ' +
       'invoice_not_found, validation_failed, invalid_state_transition, ...; no_known_reference: money that reached your Solana wallet in a ' +
       'transaction without a reference of a payment address this service handed out (sent by hand, from an exchange), so no invoice is ' +
-      'known (invoice_id null; it cannot be retried)',
+      'known (invoice_id null; it cannot be retried); several_references: money to your Solana wallet in a transaction naming the ' +
+      'references of more than one payment address (which invoice it pays cannot be told; invoice_id null, it cannot be retried)',
   })
   reason_code: string;
   @ApiProperty({ example: 'Invalid request: provider_id provider prov_ethereum_usdt is disabled for this organization' }) reason: string;

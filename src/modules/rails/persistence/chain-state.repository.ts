@@ -55,6 +55,22 @@ export class ChainStateRepository {
     await m.query(`DELETE FROM chain_blocks WHERE mode = $1 AND network = $2 AND block_number < $3`, [mode, network, keepFrom.toString()]);
   }
 
+  /** The polled accounts left behind the cursor (their backlog over a step's budget), where each stands. */
+  async carried(m: EntityManager, mode: Mode, network: string): Promise<Array<{ account: string; position: string }>> {
+    return m.query(`SELECT account, position FROM chain_carried_accounts WHERE mode = $1 AND network = $2 ORDER BY account`, [mode, network]);
+  }
+
+  /** Replaces the accounts left behind with `accounts`, in the transaction that moves the cursor. */
+  async keepCarried(m: EntityManager, mode: Mode, network: string, accounts: ReadonlyArray<{ account: string; position: string }>, now: Date): Promise<void> {
+    await m.query(`DELETE FROM chain_carried_accounts WHERE mode = $1 AND network = $2`, [mode, network]);
+    if (!accounts.length) return;
+    await m.query(
+      `INSERT INTO chain_carried_accounts (mode, network, account, position, updated_at)
+       SELECT $1, $2, a.account, a.position, $5 FROM unnest($3::text[], $4::text[]) AS a(account, position)`,
+      [mode, network, accounts.map((a) => a.account), accounts.map((a) => a.position), now],
+    );
+  }
+
   async rememberBlock(m: EntityManager, mode: Mode, network: string, block: { number: bigint; hash: string }): Promise<void> {
     await m.query(
       `INSERT INTO chain_blocks (mode, network, block_number, block_hash) VALUES ($1, $2, $3, $4)

@@ -39,7 +39,12 @@ describe('the Solana follower against a node in JSON-RPC shapes', () => {
         if (call.method === 'getSlot') return answer((call.params[0] as { commitment: string }).commitment === 'finalized' ? 9000 : 9032);
         if (call.method === 'getSignaturesForAddress') {
           const [account, config] = call.params as [string, { limit: number; before?: string; until?: string }];
-          const mine = account === WALLET ? [...history].reverse() : [];
+          // As a node indexes them: by every account a transaction names (one without a transaction here: the wallet's).
+          const names = (e: Entry) => {
+            const tx = transactions.get(e.signature) as { transaction: { message: { accountKeys: Array<{ pubkey: string }> } } } | undefined;
+            return tx ? tx.transaction.message.accountKeys.some((k) => k.pubkey === account) : account === WALLET;
+          };
+          const mine = [...history].reverse().filter(names);
           let start = config.before ? mine.findIndex((e) => e.signature === config.before) + 1 : 0;
           const out: Entry[] = [];
           for (; start < mine.length && out.length < config.limit; start++) {
@@ -209,6 +214,50 @@ describe('the Solana follower against a node in JSON-RPC shapes', () => {
       expect.objectContaining({ to: key, asset: null, units: 7n, txHash: sig(8004), output: REFERENCE, blockNumber: 5003n }),
     ]);
     expect(read.transfers[2].toWallet).toBeUndefined();
+  });
+
+  it('reads a busy wallet at most its budget a step, carries the rest (also across a restart) while the range moves on, each transaction once', async () => {
+    // 120 transfers without a reference (slots 6000..6119), then our payment in slot 6120.
+    history = [];
+    transactions.clear();
+    for (let i = 0; i < 120; i++) {
+      history.push({ signature: sig(20_000 + i), slot: 6000 + i, err: null });
+      transactions.set(sig(20_000 + i), payment(6000 + i, [PAYER, WALLET], [10, 11], null));
+    }
+    history.push({ signature: sig(29_999), slot: 6120, err: null });
+    transactions.set(sig(29_999), payment(6120, [PAYER, WALLET, REFERENCE], [0, 9], null));
+    const key = joinPaymentKey(WALLET, REFERENCE);
+    const watched: WatchedAddresses = { addresses: new Set([key]), resolve: () => Promise.resolve(new Set([key])), accounts: () => Promise.resolve([WALLET]) };
+    const budget = { perWallet: 50, perStep: 400 };
+    const first = await new SolanaFollower(url, 'finalized', undefined, budget).scan({ from: 6000n, to: 6130n }, watched, [MINT]);
+    // The newest 50 of the range (our payment among them); the wallet's older ones are carried.
+    expect(first.transfers).toHaveLength(50);
+    expect(first.transfers.find((t) => !t.toWallet)).toMatchObject({ to: key, txHash: sig(29_999), units: 9n });
+    // The wallet is behind, and so is its token account, which this step's budget did not reach.
+    expect(first.carried!.map((c) => c.account)).toEqual([WALLET, ata]);
+    // A restart: a new follower given the stored positions reads on from there, below the new range.
+    asked.length = 0;
+    const second = await new SolanaFollower(url, 'finalized', undefined, budget).scan({ from: 6131n, to: 6140n }, watched, [MINT], first.carried);
+    expect(second.transfers).toEqual([]);
+    expect(second.earlier!.transfers).toHaveLength(50);
+    expect(second.earlier!.blocks.map((b) => b.number)).toEqual(second.earlier!.transfers.map((t) => t.blockNumber));
+    expect(asked.filter((a) => a === 'getTransaction')).toHaveLength(50);
+    const third = await new SolanaFollower(url, 'finalized', undefined, budget).scan({ from: 6141n, to: 6150n }, watched, [MINT], second.carried);
+    expect(third.earlier!.transfers).toHaveLength(21);
+    expect(third.carried).toEqual([]);
+    const all = [...first.transfers, ...second.earlier!.transfers, ...third.earlier!.transfers].map((t) => t.txHash);
+    expect(new Set(all).size).toBe(121);
+  });
+
+  it('keeps a transaction naming two payment addresses of the wallet as money to the wallet, crediting neither', async () => {
+    const SECOND = '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T';
+    history = [{ signature: sig(8101), slot: 7000, err: null }];
+    transactions.clear();
+    transactions.set(sig(8101), payment(7000, [PAYER, WALLET, REFERENCE, SECOND], [0, 50], null));
+    const keys = new Set([joinPaymentKey(WALLET, REFERENCE), joinPaymentKey(WALLET, SECOND)]);
+    const watched: WatchedAddresses = { addresses: keys, resolve: () => Promise.resolve(keys), accounts: () => Promise.resolve([WALLET]) };
+    const read = await new SolanaFollower(url, 'finalized').scan({ from: 7000n, to: 7001n }, watched, [MINT]);
+    expect(read.transfers).toEqual([expect.objectContaining({ to: WALLET, units: 50n, output: `${WALLET}:native`, toWallet: true, severalReferences: true })]);
   });
 
   it('reads a payout: what the destination gained in SOL or in its token account, whether it failed, null when unknown', async () => {

@@ -1,11 +1,47 @@
 import type { Address } from '@solana/kit';
-import type { BlockRef, ChainFollower, IncomingTransfer, PayoutTransaction, ScannedRange, WatchedAddresses } from '../domain/payment-rail';
+import type { BlockRef, CarriedAccount, ChainFollower, IncomingTransfer, PayoutTransaction, ScannedRange, WatchedAddresses } from '../domain/payment-rail';
 import { joinPaymentKey, splitPaymentKey } from './solana-keys';
 import { solanaToken } from './solana-libs';
 import { SolanaRpc } from './solana-rpc';
 
 /** getSignaturesForAddress's largest page. */
 export const SIGNATURE_PAGE = 1000;
+
+/**
+ * How many signatures a step lists for reading: per wallet (its own account and its token accounts together)
+ * and for all wallets. A wallet with more waits for the next steps (the watcher runs them at once, without
+ * its pause) while the others go on: one wallet's volume, or junk sent to it, never holds up another's payments.
+ */
+export interface ReadBudget {
+  perWallet: number;
+  perStep: number;
+}
+export const READ_BUDGET: ReadBudget = { perWallet: 50, perStep: 400 };
+
+/**
+ * Where a polled account stands when it is behind the shared cursor: every signature of it in slots up to
+ * `readTo` is read (`until` the newest of them, when known). `part`: its signatures in (readTo, part.to]
+ * are being read newest first; those older than `before` are still to read, and `top` is the part's newest.
+ */
+export interface AccountPosition {
+  readTo: bigint;
+  until?: string;
+  part?: { to: bigint; top: string; before: string };
+}
+
+/** An account's position as the watcher keeps it (text, stored with the cursor). */
+export function writePosition(p: AccountPosition): string {
+  return JSON.stringify({ readTo: p.readTo.toString(), until: p.until ?? null, part: p.part ? { ...p.part, to: p.part.to.toString() } : null });
+}
+
+export function readPosition(text: string): AccountPosition {
+  const raw = JSON.parse(text) as { readTo: string; until: string | null; part: { to: string; top: string; before: string } | null };
+  return {
+    readTo: BigInt(raw.readTo),
+    ...(raw.until ? { until: raw.until } : {}),
+    ...(raw.part ? { part: { to: BigInt(raw.part.to), top: raw.part.top, before: raw.part.before } } : {}),
+  };
+}
 
 interface SignatureInfo {
   signature: string;
@@ -75,6 +111,12 @@ export function tokenDelta(tx: ParsedTransaction, tokenAccount: string, mint: st
  * watcher keeps it as an unmatched transfer of the wallet's organization. The polled wallets are the mode's
  * registered ones and those of still-watched payment addresses (`WatchedAddresses.accounts`).
  *
+ * A step lists at most a budget of signatures per wallet and overall (`READ_BUDGET`), wallets taking turns
+ * first: a wallet with more (junk sent to it in bulk) is carried, its accounts' positions handed back to the
+ * watcher (`ScannedRange.carried`, stored with the cursor) and read on in the next steps, their transfers
+ * reported apart (`ScannedRange.earlier`), while the cursor and the other wallets move on. A transaction naming
+ * more than one watched reference of the wallet is money to the wallet (`severalReferences`), no invoice's.
+ *
  * Slots have no hash, so the reorg check cannot see a confirmed transaction whose fork died:
  * `rechecksTransactions` has the watcher ask getSignatureStatuses again before a payment completes, and a
  * signature the node no longer knows once the commitment covers its slot is settled as a reorg's.
@@ -83,13 +125,16 @@ export class SolanaFollower implements ChainFollower {
   readonly rpc: SolanaRpc;
   readonly rechecksTransactions = true;
   private readonly atas = new Map<string, string>();
-  /** Per polled account: the newest signature at or below the last range's end, and that end. */
+  /** Per polled account that kept up: the newest signature at or below the last range's end, and that end. */
   private readonly until = new Map<string, { signature: string; to: bigint }>();
+  /** Which wallet comes first in the next step. */
+  private turn = 0;
 
   constructor(
     rpcUrl: string,
     private readonly commitment: 'finalized' | 'confirmed',
     timeoutMs?: number,
+    private readonly budget: ReadBudget = READ_BUDGET,
   ) {
     this.rpc = new SolanaRpc(rpcUrl, timeoutMs);
   }
@@ -122,36 +167,68 @@ export class SolanaFollower implements ChainFollower {
     return found;
   }
 
-  /** The successful signatures of an account in [from, to], newest first as the node gives them. */
-  private async signatures(account: string, from: bigint, to: bigint): Promise<SignatureInfo[]> {
-    const cached = this.until.get(account);
-    const until = cached && cached.to === from - 1n ? cached.signature : undefined;
-    const found: SignatureInfo[] = [];
-    let newestInRange: string | undefined;
+  /** One page of an account's signatures, newest first (`before`/`until` exclusive). */
+  private page(account: string, limit: number, before?: string, until?: string): Promise<SignatureInfo[]> {
+    return this.rpc.call<SignatureInfo[]>('getSignaturesForAddress', [
+      account,
+      { limit, commitment: 'confirmed', ...(before ? { before } : {}), ...(until ? { until } : {}) },
+    ]);
+  }
+
+  /**
+   * The next signatures of an account, at most `budget` of them, from where it stands (`position`) up to the
+   * range's end `to`: first the rest of a part it was reading (newest first, below `before`), then the slots
+   * above `readTo`. Returns them (failed ones too: they are listed, not read) and where the account stands
+   * afterwards. A busy account whose signatures above `readTo` do not fit starts a part: the newest `budget`
+   * are read now and the older ones in the next steps, so nothing of it is passed over however far the
+   * shared cursor moves meanwhile.
+   */
+  private async next(account: string, position: AccountPosition, to: bigint, budget: number): Promise<{ listed: SignatureInfo[]; position: AccountPosition }> {
+    const listed: SignatureInfo[] = [];
+    let at = position;
+    if (budget <= 0) return { listed, position: at };
+    if (at.part) {
+      const part = at.part;
+      const page = await this.page(account, Math.min(budget, SIGNATURE_PAGE), part.before, at.until);
+      let done = page.length < Math.min(budget, SIGNATURE_PAGE);
+      for (const s of page) {
+        if (BigInt(s.slot) <= at.readTo) {
+          done = true;
+          break;
+        }
+        listed.push(s);
+      }
+      at = done ? { readTo: part.to, until: part.top } : { ...at, part: { ...part, before: page[page.length - 1].signature } };
+      if (!done || listed.length >= budget) return { listed, position: at };
+    }
+    if (at.readTo >= to) return { listed, position: at };
+    const room = budget - listed.length;
+    const fresh: SignatureInfo[] = [];
     let before: string | undefined;
+    let full = false;
     for (;;) {
-      const page = await this.rpc.call<SignatureInfo[]>('getSignaturesForAddress', [
-        account,
-        { limit: SIGNATURE_PAGE, commitment: 'confirmed', ...(before ? { before } : {}), ...(until ? { until } : {}) },
-      ]);
+      const page = await this.page(account, SIGNATURE_PAGE, before, at.until);
       let older = false;
       for (const s of page) {
         const slot = BigInt(s.slot);
         if (slot > to) continue;
-        if (slot < from) {
+        if (slot <= at.readTo) {
           older = true;
           break;
         }
-        newestInRange ??= s.signature;
-        if (s.err === null || s.err === undefined) found.push(s);
+        if (fresh.length >= room) {
+          full = true;
+          break;
+        }
+        fresh.push(s);
       }
-      if (older || page.length < SIGNATURE_PAGE) break;
+      if (older || full || page.length < SIGNATURE_PAGE) break;
       before = page[page.length - 1].signature;
     }
-    const next = newestInRange ?? until;
-    if (next) this.until.set(account, { signature: next, to });
-    else this.until.delete(account);
-    return found;
+    listed.push(...fresh);
+    if (full) at = { ...at, part: { to, top: fresh[0].signature, before: fresh[fresh.length - 1].signature } };
+    else at = { readTo: to, until: fresh[0]?.signature ?? at.until };
+    return { listed, position: at };
   }
 
   private transaction(signature: string): Promise<ParsedTransaction | null> {
@@ -161,31 +238,53 @@ export class SolanaFollower implements ChainFollower {
     ]);
   }
 
-  async scan(range: { from: bigint; to: bigint }, watched: WatchedAddresses, assets: readonly string[]): Promise<ScannedRange> {
+  async scan(
+    range: { from: bigint; to: bigint },
+    watched: WatchedAddresses,
+    assets: readonly string[],
+    carried: readonly CarriedAccount[] = [],
+  ): Promise<ScannedRange> {
     const blocks: BlockRef[] = [];
     for (let slot = range.from; slot <= range.to; slot++) blocks.push(slotRef(slot));
     const wallets = watched.accounts
       ? await watched.accounts()
       : [...new Set([...(watched.addresses ?? [])].map((key) => splitPaymentKey(key)?.wallet).filter((w): w is string => !!w))];
-    // Which wallets each signature was found for (its own account or one of its token accounts).
-    const found = new Map<string, { slot: bigint; wallets: Set<string> }>();
-    for (const wallet of wallets) {
-      const accounts = [wallet, ...(await Promise.all(assets.map((mint) => this.tokenAccount(wallet, mint))))];
-      for (const account of accounts) {
-        for (const s of await this.signatures(account, range.from, range.to)) {
-          const entry = found.get(s.signature) ?? { slot: BigInt(s.slot), wallets: new Set<string>() };
-          entry.wallets.add(wallet);
+    const behind = new Map(carried.map((c) => [c.account, readPosition(c.position)]));
+    // Which accounts of which wallets listed each signature (a wallet itself, or its token account of a mint).
+    const found = new Map<string, { slot: bigint; wallets: Map<string, Set<string>> }>();
+    const stillBehind: CarriedAccount[] = [];
+    // Wallets take turns at the front, so the step's budget never always runs out on the same ones.
+    const start = wallets.length ? this.turn++ % wallets.length : 0;
+    let left = this.budget.perStep;
+    for (const wallet of [...wallets.slice(start), ...wallets.slice(0, start)]) {
+      let walletLeft = Math.min(this.budget.perWallet, left);
+      for (const account of [wallet, ...(await Promise.all(assets.map((mint) => this.tokenAccount(wallet, mint))))]) {
+        const cached = this.until.get(account);
+        const from = behind.get(account) ?? { readTo: range.from - 1n, until: cached && cached.to === range.from - 1n ? cached.signature : undefined };
+        const { listed, position } = await this.next(account, from, range.to, walletLeft);
+        walletLeft -= listed.length;
+        left -= listed.length;
+        for (const s of listed) {
+          if (s.err !== null && s.err !== undefined) continue;
+          const entry = found.get(s.signature) ?? { slot: BigInt(s.slot), wallets: new Map<string, Set<string>>() };
+          entry.wallets.set(wallet, (entry.wallets.get(wallet) ?? new Set<string>()).add(account));
           found.set(s.signature, entry);
         }
+        if (position.part || position.readTo < range.to) {
+          stillBehind.push({ account, position: writePosition(position) });
+          this.until.delete(account);
+        } else if (position.until) this.until.set(account, { signature: position.until, to: range.to });
+        else this.until.delete(account);
       }
     }
     const transfers: IncomingTransfer[] = [];
+    const earlier = { blocks: new Map<bigint, BlockRef>(), transfers: [] as IncomingTransfer[] };
     const ordered = [...found.entries()].sort(([, a], [, b]) => (a.slot === b.slot ? 0 : a.slot < b.slot ? -1 : 1));
     for (const [signature, { slot: listed, wallets: forWallets }] of ordered) {
       const tx = await this.transaction(signature);
-      // The node listed it in this range but does not return it there (not indexed yet on the instance that
-      // answered, behind a load balancer; or moved): the range is read again later, never passed over, since
-      // the cursor moves past it once this scan returns.
+      // The node listed it but does not return it there (not indexed yet on the instance that answered,
+      // behind a load balancer; or moved): the step fails and is read again later from where it stood, never
+      // passed over, since neither the cursor nor an account's position moves until a scan returns.
       if (!tx?.meta || BigInt(tx.slot) !== listed) {
         throw new Error(
           `getTransaction does not return ${signature}, listed in slot ${listed} (answered ${tx ? `slot ${tx.slot}` : 'null'}); the range is read again`,
@@ -193,34 +292,72 @@ export class SolanaFollower implements ChainFollower {
       }
       if (tx.meta.err !== null) continue;
       const slot = listed;
-      const keys = accountKeysOf(tx);
-      blocks[Number(slot - range.from)] = slotRef(slot, BigInt(tx.blockTime ?? 0));
-      for (const wallet of forWallets) {
-        const candidates = keys.map((k) => joinPaymentKey(wallet, k));
-        const ours = watched.addresses ?? (await watched.resolve(candidates));
-        const reference = candidates.find((c) => ours.has(c));
-        const credits: Array<{ asset: string | null; units: bigint }> = [];
-        const lamports = lamportsDelta(tx, wallet);
-        if (lamports !== null && lamports > 0n) credits.push({ asset: null, units: lamports });
-        for (const mint of assets) {
-          const units = tokenDelta(tx, await this.tokenAccount(wallet, mint), mint);
-          if (units > 0n) credits.push({ asset: mint, units });
-        }
-        const ref = reference ? splitPaymentKey(reference)!.reference : null;
-        for (const [i, credit] of credits.entries()) {
-          const at = { units: credit.units, txHash: signature, position: null, blockNumber: slot, blockHash: `slot:${slot}` };
-          if (ref !== null) {
-            // The idempotency key `solana:<signature>:<reference>` (a second asset of the same transaction: `:<mint>` added).
-            transfers.push({ ...at, to: reference!, asset: credit.asset, output: i === 0 ? ref : `${ref}:${credit.asset ?? 'native'}` });
-          } else {
-            // No reference of a watched payment address (none, or one the service never handed out for this
-            // wallet): money to the wallet all the same, kept as unmatched under `solana:<signature>:<wallet>:<mint|native>`.
-            transfers.push({ ...at, to: wallet, asset: credit.asset, output: `${wallet}:${credit.asset ?? 'native'}`, toWallet: true });
-          }
-        }
+      const block = slotRef(slot, BigInt(tx.blockTime ?? 0));
+      // A busy wallet's older transactions, read in a later step than their slot's: reported apart, with their slots.
+      const out = slot < range.from ? earlier.transfers : transfers;
+      if (slot < range.from) earlier.blocks.set(slot, block);
+      else blocks[Number(slot - range.from)] = block;
+      for (const [wallet, accounts] of forWallets) out.push(...(await this.credits(tx, signature, slot, wallet, accounts, watched, assets)));
+    }
+    return {
+      blocks,
+      transfers,
+      foreign: [],
+      earlier: { blocks: [...earlier.blocks.values()], transfers: earlier.transfers },
+      carried: stillBehind,
+    };
+  }
+
+  /**
+   * What a successful transaction gave a wallet, for the wallet's accounts that listed it: its lamports
+   * (the wallet itself) and its token account's balance in each mint. One watched reference of the wallet:
+   * the payment address's transfers. None, or more than one (which invoice it pays cannot be told): money to
+   * the wallet, kept as unmatched for its organization.
+   */
+  private async credits(
+    tx: ParsedTransaction,
+    signature: string,
+    slot: bigint,
+    wallet: string,
+    accounts: ReadonlySet<string>,
+    watched: WatchedAddresses,
+    assets: readonly string[],
+  ): Promise<IncomingTransfer[]> {
+    const candidates = [...new Set(accountKeysOf(tx))].map((k) => joinPaymentKey(wallet, k));
+    const ours = watched.addresses ?? (await watched.resolve(candidates));
+    const references = candidates.filter((c) => ours.has(c));
+    // Every credit of the transaction, in one order (its index names the idempotency key), each with the account it reached.
+    const credits: Array<{ asset: string | null; units: bigint; account: string }> = [];
+    const lamports = lamportsDelta(tx, wallet);
+    if (lamports !== null && lamports > 0n) credits.push({ asset: null, units: lamports, account: wallet });
+    for (const mint of assets) {
+      const account = await this.tokenAccount(wallet, mint);
+      const units = tokenDelta(tx, account, mint);
+      if (units > 0n) credits.push({ asset: mint, units, account });
+    }
+    const out: IncomingTransfer[] = [];
+    for (const [i, credit] of credits.entries()) {
+      // Each account's credit is reported when that account's signatures reach it (a wallet's accounts may stand apart).
+      if (!accounts.has(credit.account)) continue;
+      const at = { units: credit.units, txHash: signature, position: null, blockNumber: slot, blockHash: `slot:${slot}` };
+      if (references.length === 1) {
+        const ref = splitPaymentKey(references[0])!.reference;
+        // The idempotency key `solana:<signature>:<reference>` (a second asset of the same transaction: `:<mint>` added).
+        out.push({ ...at, to: references[0], asset: credit.asset, output: i === 0 ? ref : `${ref}:${credit.asset ?? 'native'}` });
+      } else {
+        // No reference of a watched payment address (none, or one the service never handed out for this wallet),
+        // or several: money to the wallet all the same, kept as unmatched under `solana:<signature>:<wallet>:<mint|native>`.
+        out.push({
+          ...at,
+          to: wallet,
+          asset: credit.asset,
+          output: `${wallet}:${credit.asset ?? 'native'}`,
+          toWallet: true,
+          ...(references.length > 1 ? { severalReferences: true } : {}),
+        });
       }
     }
-    return { blocks, transfers, foreign: [] };
+    return out;
   }
 
   async transactionBlock(txHash: string): Promise<bigint | null> {

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { NetworkConfig } from '../domain/chains-config';
-import type { ChainFollower } from '../domain/payment-rail';
+import type { CarriedAccount, ChainFollower } from '../domain/payment-rail';
 import { scannedRangeProblem } from '../domain/scanned-range';
 import type { RefusedTransfer } from '../persistence/unattributed-transfers.repository';
 import type { ChainIdentity } from './chain-identity';
@@ -53,6 +53,8 @@ export class NetworkWatcher {
   private loop: Promise<void> | null = null;
   private failures = 0;
   private wake: (() => void) | null = null;
+  /** The accounts left behind as of the cursor `at` (as stored with it); read again from the database when the cursor is another. */
+  private carried: { at: bigint; accounts: CarriedAccount[] } | null = null;
 
   constructor(config: NetworkConfig, follower: ChainFollower, identity: ChainIdentity, deps: WatcherDeps) {
     const logger = new Logger(`ChainWatcher ${config.mode}/${config.network}`);
@@ -166,10 +168,12 @@ export class NetworkWatcher {
     const from = cursor.number + 1n;
     // Chains whose node names a final block: read once a step, after the head (it is never above it).
     const final = follower.finalized ? await rpcCall('finalized', () => follower.finalized!()) : null;
-    if (from <= head) {
-      const to = rangeEnd(from, head, config.maxBlockRange);
+    // Accounts left behind are read on even when no new block came (an empty range: the cursor stays).
+    const behindBefore = this.carried?.at === cursor.number && this.carried.accounts.length > 0;
+    if (from <= head || behindBefore) {
+      const to = from <= head ? rangeEnd(from, head, config.maxBlockRange) : cursor.number;
       const timer = deps.metrics.scanSeconds.startTimer(labels);
-      await this.scan(cursor, from, to, head);
+      const behind = await this.scan(cursor, from, to, head);
       timer();
       deps.metrics.lag.set(labels, Number(head - to));
       await this.recorder.countConfirmations(head, final);
@@ -177,7 +181,8 @@ export class NetworkWatcher {
       // transfers its recheck put in doubt are settled once a scan has reached the head.
       if (to >= head && follower.rechecksTransactions && !this.mempool.available) await this.reorg.settleOrphans(head, null);
       if (follower.rechecksTransactions && final !== null) await this.reorg.checkUnmatched(final);
-      return to >= head;
+      // An account still behind (its backlog over a step's budget) is read on at once, not after the pause.
+      return to >= head && !behind;
     }
     await this.recorder.countConfirmations(head, final);
     if (follower.rechecksTransactions && final !== null) await this.reorg.checkUnmatched(final);
@@ -187,8 +192,14 @@ export class NetworkWatcher {
     return true;
   }
 
-  private async scan(cursor: { number: bigint; hash: string }, from: bigint, to: bigint, head: bigint): Promise<void> {
+  /** Reads and records one range; true when an account is still behind (carried to the next step). */
+  private async scan(cursor: { number: bigint; hash: string }, from: bigint, to: bigint, head: bigint): Promise<boolean> {
     const { mode, network } = this.ctx.config;
+    const { deps } = this.ctx;
+    // Where the accounts left behind stand: kept in memory from the step that stored them, else read once
+    // (after a start, or when the previous step failed after storing).
+    if (this.carried?.at !== cursor.number) this.carried = { at: cursor.number, accounts: await deps.state.carried(deps.manager, mode, network) };
+    const carriedBefore = this.carried.accounts;
     // One indexed read: the whole watched set when it is small, else only the news that it is not.
     const { watched, owners, walletOwners } = await watchedSet(this.ctx);
     const assets = Object.entries(this.ctx.config.assets);
@@ -200,15 +211,21 @@ export class NetworkWatcher {
         { from, to },
         watched,
         assets.map(([, ref]) => ref),
+        carriedBefore,
       ),
     );
     const problem = scannedRangeProblem(cursor, { from, to }, read.blocks, read.transfers);
     if (problem) throw new ChainMoved(problem);
-    const blocks = new Map(read.blocks.map((b) => [b.number, b]));
-    const last = read.blocks[read.blocks.length - 1];
+    const earlier = read.earlier ?? { blocks: [], transfers: [] };
+    // A carried account's older transfers: each in a block below the range, the one it was reported with.
+    const earlierBlocks = new Map(earlier.blocks.filter((b) => b.number < from).map((b) => [b.number, b]));
+    const astray = earlier.transfers.find((t) => earlierBlocks.get(t.blockNumber)?.hash !== t.blockHash);
+    if (astray) throw new ChainMoved(`transfer ${astray.txHash} of an account read late is in block ${astray.blockNumber}, not a block it was reported with`);
+    const blocks = new Map([...earlierBlocks, ...read.blocks.map((b) => [b.number, b] as const)]);
+    const last = read.blocks[read.blocks.length - 1] ?? cursor;
     // Only the configured assets count: a transfer of any other is never counted (and never as the coin).
     // The rest in chain order: by block, and within a block as the adapter gave them.
-    const sorted = sortTransfers(read.transfers, new Set(slugOf.keys()));
+    const sorted = sortTransfers([...earlier.transfers, ...read.transfers], new Set(slugOf.keys()));
     const foreign = [...read.foreign, ...sorted.foreign];
     if (foreign.length) {
       this.ctx.logger.warn({
@@ -222,6 +239,7 @@ export class NetworkWatcher {
         tx_hashes: foreign.slice(0, 5).map((f) => f.txHash),
       });
     }
+    const carriedAfter = read.carried ?? [];
     const refused: RefusedTransfer[] = [];
     for (const transfer of sorted.counted) {
       const assetSlug = transfer.asset === null ? null : slugOf.get(transfer.asset)!;
@@ -242,7 +260,11 @@ export class NetworkWatcher {
         const kept = await this.ctx.deps.unmatched.keep(tx, mode, transfer, this.ctx.deps.clock.now());
         if (kept?.created) await this.ctx.deps.announceUnmatched(tx, kept.row);
       }
+      // The accounts still behind move with the cursor, in its transaction: a restart reads them on from there.
+      if (carriedBefore.length || carriedAfter.length) await deps.state.keepCarried(tx, mode, network, carriedAfter, deps.clock.now());
       await this.ctx.deps.state.advance(tx, mode, network, last, head - BigInt(this.ctx.config.finalityDepth), this.ctx.deps.clock.now());
     });
+    this.carried = { at: last.number, accounts: carriedAfter };
+    return carriedAfter.length > 0;
   }
 }

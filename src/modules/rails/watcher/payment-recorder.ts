@@ -10,7 +10,7 @@ import type { RefusedTransfer } from '../persistence/unattributed-transfers.repo
 import { confirmationsAt, countedConfirmations, priceOf, transferKey } from './transfer-facts';
 import { scopeOf, type WatcherContext } from './watcher-context';
 import { rpcCall } from './watcher-faults';
-import { NO_KNOWN_REFERENCE } from '../domain/unmatched-transfer';
+import { NO_KNOWN_REFERENCE, SEVERAL_REFERENCES } from '../domain/unmatched-transfer';
 
 /**
  * Turns transfers into payment reports through the payments module's port (RecordProviderPaymentCommand),
@@ -136,7 +136,8 @@ export class PaymentRecorder {
   /**
    * Money that reached a polled wallet itself without a watched reference (`IncomingTransfer.toWallet`,
    * Solana): no invoice is known, so no payment is asked for; it is kept as an unmatched transfer of the
-   * organization that registered the wallet (invoice null, reason `no_known_reference`), in the transaction
+   * organization that registered the wallet (invoice null, reason `no_known_reference`, or `several_references`
+   * when the transaction names more than one of the wallet's payment addresses), in the transaction
    * that moves the cursor, once per idempotency key however often the range is read.
    */
   async unreferenced(transfer: IncomingTransfer, organizationId: string, assetSlug: string | null, block: BlockRef): Promise<RefusedTransfer | null> {
@@ -146,7 +147,9 @@ export class PaymentRecorder {
     const { provider, price } = await this.termsAndPrice(scopeOf(this.ctx, organizationId), providerId, transfer.units);
     const key = transferKey(network, transfer);
     this.ctx.logger.warn({
-      msg: 'transfer to a wallet without a known reference; kept as unmatched',
+      msg: transfer.severalReferences
+        ? 'transfer to a wallet naming several of its payment addresses; kept as unmatched'
+        : 'transfer to a wallet without a known reference; kept as unmatched',
       event: 'chain_transfer_unreferenced',
       ...this.ctx.labels,
       idempotency_key: key,
@@ -170,10 +173,19 @@ export class PaymentRecorder {
       happened_at: new Date(Number(block.timestamp) * 1000),
       units: transfer.units.toString(),
       amount: price,
-      reason_code: NO_KNOWN_REFERENCE,
-      reason:
-        'The transaction carries no reference of a payment address this service handed out for the wallet (sent by hand, from an exchange, ' +
-        'or with another reference), so no invoice is known: it is kept here and not recorded as a payment.',
+      ...(transfer.severalReferences
+        ? {
+            reason_code: SEVERAL_REFERENCES,
+            reason:
+              'The transaction carries the references of more than one payment address this service handed out for the wallet, so which ' +
+              'invoice it pays cannot be told: no invoice is credited; it is kept here and not recorded as a payment.',
+          }
+        : {
+            reason_code: NO_KNOWN_REFERENCE,
+            reason:
+              'The transaction carries no reference of a payment address this service handed out for the wallet (sent by hand, from an exchange, ' +
+              'or with another reference), so no invoice is known: it is kept here and not recorded as a payment.',
+          }),
     };
   }
 
