@@ -67,9 +67,13 @@ describe('Solana: one wallet flooded never holds up another organization; a tran
     expect(await paymentsOf(a.test, invoiceA)).toHaveLength(1);
     expect(expectSuccess(await a.test.get('/rails/unmatched?limit=1')).total).toBe(junk / 2);
     expect(expectSuccess(await b.test.get('/rails/unmatched')).total).toBe(0);
-    const read = asked();
-    expect(new Set(read).size).toBe(read.length);
-    expect([...sent, paidA, paidB].filter((s) => !read.includes(s))).toEqual([]);
+    // The oldest junk (naming A's wallet, moving nothing of it) may be read a step after the last credit: every
+    // transaction is read in the end, each once.
+    const unread = () => [...sent, paidA, paidB].filter((s) => !asked().includes(s));
+    await eventually(async () => {
+      if (unread().length) throw new Error(`not read yet: ${unread().length}`);
+    }, 15_000);
+    expect(new Set(asked()).size).toBe(asked().length);
   }, 60_000);
 
   it('keeps a transaction carrying the references of two invoices of the wallet as unmatched (several_references), neither invoice paid', async () => {
