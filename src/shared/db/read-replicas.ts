@@ -28,6 +28,12 @@ import { serviceTypeParsers } from './timestamps';
  * or that has not yet replayed a position the primary had more than DATABASE_REPLICA_MAX_LAG_SECONDS
  * ago, is skipped until a later check finds it caught up. A read that fails on a replica for any
  * reason is sent again to the primary (a SQL error repeats there and is thrown as usual).
+ *
+ * A replica that vanishes without closing its connections (its host lost, a network cut) must not hold
+ * reads: the checks and the replay position asked before a read get an answer within `answerWithinMs`
+ * or the replica is marked down, and marking it down ends at once the reads still waiting on it, which
+ * the primary then answers. Its connections carry TCP keepalive and a client-side read timeout, so
+ * the ones it left behind are closed rather than kept for minutes.
  */
 export interface ReadReplicaSettings {
   urls: string[];
@@ -41,7 +47,12 @@ export interface ReadReplicaSettings {
 
 interface ReplicaState {
   readonly name: string;
+  /** The reads' connections. */
   readonly pool: Pool;
+  /** Two connections of its own for the checks and replay positions, so busy reads never delay them. */
+  readonly probe: Pool;
+  /** Reads waiting on it: told when it is marked down, so they go to the primary at once. */
+  readonly waiting: Set<(error: Error) => void>;
   /** Answered the last check. */
   up: boolean;
   /** The last replay position it reported (0 before the first answer). */
@@ -97,6 +108,9 @@ export interface ReplicaRoutingCounts {
   fallbacks: number;
 }
 
+/** The replicas' own limit on one statement (statement_timeout). */
+const REPLICA_STATEMENT_TIMEOUT_MS = 30_000;
+
 /** Positions kept for an organization's mode: long after any replica must have replayed them. */
 const POSITION_TTL_SECONDS = 3600;
 
@@ -126,28 +140,44 @@ export class ReadReplicas {
   private checking: Promise<void> | null = null;
   private next = 0;
   readonly counts: ReplicaRoutingCounts = { replica: 0, primary: 0, fallbacks: 0 };
+  /** How long a replica has to say how far it has replayed (one tiny statement) before it counts as down. */
+  private readonly answerWithinMs: number;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly settings: ReadReplicaSettings,
     private readonly log: (level: 'warn' | 'info', entry: Record<string, unknown>) => void = () => undefined,
   ) {
+    this.answerWithinMs = Math.max(settings.checkIntervalMs, 1000);
+    const connection = (url: string) => ({
+      connectionString: url,
+      connectionTimeoutMillis: 2_000,
+      // A host that is gone answers nothing, not even a reset: keepalive finds it out on idle connections,
+      // and the client-side timeout (a statement the replica would itself have cancelled by now) on busy ones.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+      application_name: 'invoicing-api',
+      types: serviceTypeParsers(),
+    });
     this.replicas = settings.urls.map((url, i) => ({
       name: `replica ${i + 1} (${new URL(url).host})`,
       pool: new Pool({
-        connectionString: url,
+        ...connection(url),
         max: settings.poolSize,
-        connectionTimeoutMillis: 2_000,
-        statement_timeout: 30_000,
-        application_name: 'invoicing-api',
-        types: serviceTypeParsers(),
+        statement_timeout: REPLICA_STATEMENT_TIMEOUT_MS,
+        query_timeout: REPLICA_STATEMENT_TIMEOUT_MS + this.answerWithinMs,
         ...(settings.direct && { options: SESSION_OPTIONS }),
       }),
+      probe: new Pool({ ...connection(url), max: 2, query_timeout: this.answerWithinMs }),
+      waiting: new Set(),
       up: false,
       replayed: 0n,
       behind: [],
     }));
-    for (const r of this.replicas) r.pool.on('error', () => undefined);
+    for (const r of this.replicas) {
+      r.pool.on('error', () => undefined);
+      r.probe.on('error', () => undefined);
+    }
     this.redis = settings.redisUrl
       ? new Redis(settings.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: settings.redisTimeoutMs, connectTimeout: 2000 })
       : null;
@@ -165,7 +195,7 @@ export class ReadReplicas {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.checking;
-    await Promise.all(this.replicas.map((r) => r.pool.end().catch(() => undefined)));
+    await Promise.all(this.replicas.flatMap((r) => [r.pool.end().catch(() => undefined), r.probe.end().catch(() => undefined)]));
     this.redis?.disconnect();
   }
 
@@ -189,11 +219,10 @@ export class ReadReplicas {
     } catch {
       return;
     }
-    const timeout = Math.max(this.settings.checkIntervalMs, 1000);
     await Promise.all(
       this.replicas.map(async (r) => {
         try {
-          const replayed = await withTimeout(this.replayPosition(r), timeout);
+          const replayed = await this.replayPosition(r);
           if (!r.up) this.log('info', { msg: `${r.name} answers: reads may go to it`, event: 'replica_up', replica: r.name });
           r.up = true;
           r.replayed = replayed;
@@ -215,10 +244,21 @@ export class ReadReplicas {
     return parseLsn(rows[0].lsn);
   }
 
+  /** How far `r` has replayed, asked now; no answer within `answerWithinMs` is an error. */
   private async replayPosition(r: ReplicaState): Promise<bigint> {
-    const rows = (await send(r.pool, 'SELECT pg_last_wal_replay_lsn()::text AS lsn', undefined)) as Array<{ lsn: string | null }>;
+    const rows = (await withTimeout(send(r.probe, 'SELECT pg_last_wal_replay_lsn()::text AS lsn', undefined), this.answerWithinMs)) as Array<{
+      lsn: string | null;
+    }>;
     if (!rows[0].lsn) throw new Error('not a streaming replica (no replay position)');
     return parseLsn(rows[0].lsn);
+  }
+
+  /** `work` on `r`, unless `r` is marked down first: then an error at once, and the read goes to the primary. */
+  private whileUp<T>(r: ReplicaState, work: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      r.waiting.add(reject);
+      work.then(resolve, reject).finally(() => r.waiting.delete(reject));
+    });
   }
 
   /**
@@ -291,8 +331,14 @@ export class ReadReplicas {
     }
   }
 
-  /** A replica that did not answer (a check, a read, a replay position asked): said once, when it goes down. */
+  /**
+   * A replica that did not answer (a check, a read, a replay position asked): said once, when it goes down.
+   * The reads still waiting on it stop waiting and go to the primary.
+   */
   private markDown(r: ReplicaState, error: unknown): void {
+    const gone = new Error(`${r.name} does not answer`);
+    for (const stop of r.waiting) stop(gone);
+    r.waiting.clear();
     if (r.up)
       this.log('warn', {
         msg: `${r.name} does not answer: its reads go to the primary`,
@@ -318,15 +364,15 @@ export class ReadReplicas {
         this.counts.primary++;
         return primary.query(sql, parameters);
       }
+      const replica = this.replicas.find((r) => r.pool === pool)!;
       try {
-        const result = await send(pool, sql, parameters);
+        const result = await this.whileUp(replica, send(pool, sql, parameters));
         this.counts.replica++;
         return result;
       } catch {
         // The replica failed (stopped, restarting, a query cancelled by replay): the primary answers.
         decided = Promise.resolve(null);
-        const replica = this.replicas.find((r) => r.pool === pool);
-        if (replica) void this.replayPosition(replica).catch((e: unknown) => this.markDown(replica, e));
+        void this.replayPosition(replica).catch((e: unknown) => this.markDown(replica, e));
         this.counts.primary++;
         return primary.query(sql, parameters);
       }
@@ -455,9 +501,15 @@ export class ReadReplicas {
       return onPrimary();
     }
     let client: PoolClient;
+    const connecting = pool.connect();
     try {
-      client = await pool.connect();
+      client = await this.whileUp(replica, connecting);
     } catch (e) {
+      // A connection that arrives after the replica was given up is closed, not kept out of the pool.
+      connecting.then(
+        (late) => late.release(true),
+        () => undefined,
+      );
       this.markDown(replica, e);
       this.counts.primary++;
       return onPrimary();
@@ -468,13 +520,13 @@ export class ReadReplicas {
     (runner as unknown as { databaseConnection: PoolClient }).databaseConnection = client;
     const query = runner.query.bind(runner);
     runner.query = ((...args: Parameters<typeof query>) =>
-      query(...args).catch((e: Error) => {
+      this.whileUp(replica, query(...args)).catch((e: Error) => {
         failed.error ??= e;
         throw e;
       })) as typeof runner.query;
     const manager = Object.create(runner.manager) as EntityManager;
     manager.query = ((sql: string, parameters?: unknown[]) =>
-      send(client, sql, parameters).catch((e: Error) => {
+      this.whileUp(replica, send(client, sql, parameters)).catch((e: Error) => {
         failed.error ??= e;
         throw e;
       })) as EntityManager['query'];
@@ -485,8 +537,10 @@ export class ReadReplicas {
       this.counts.replica++;
       return result;
     } catch (e) {
-      await send(client, 'ROLLBACK', undefined).catch(() => undefined);
-      if (!failed.error) throw e;
+      if (!failed.error) {
+        await send(client, 'ROLLBACK', undefined).catch(() => undefined);
+        throw e;
+      }
       // The replica failed (stopped, a statement cancelled by replay): the primary answers.
       void this.replayPosition(replica).catch((err: unknown) => this.markDown(replica, err));
       this.counts.primary++;
