@@ -19,7 +19,8 @@ import { serviceTypeParsers } from './timestamps';
  * the primary. Positions are per organization and mode, so one tenant's writes never send another's
  * reads to the primary.
  *
- * Where the position is not known for certain (no REDIS_URL, or Redis not answering), the primary's
+ * Where the position is not known for certain (no REDIS_URL, or Redis not answering, or the position of
+ * one of the organization's acknowledged writes could not be read: `requiredPosition`), the primary's
  * current position stands in for it: one tiny statement on the primary, after which the read itself
  * can still go to a replica that has replayed that far. Never stale, only less saving.
  *
@@ -114,6 +115,31 @@ const REPLICA_STATEMENT_TIMEOUT_MS = 30_000;
 /** Positions kept for an organization's mode: long after any replica must have replayed them. */
 const POSITION_TTL_SECONDS = 3600;
 
+/** What is known of an organization's mode's acknowledged writes when one of its reads is routed. */
+export interface KnownPosition {
+  /** This process's own record of them (0 when none). */
+  own: bigint;
+  /** Until when (ms) this process holds the scope's position unknown: a write's position could not be read (0: not). */
+  unknownUntil: number;
+  /** What Redis holds: the shared position (0 when none) and whether an instance holds it unknown; null when Redis cannot be asked. */
+  shared: { lsn: bigint; unknown: boolean } | null;
+}
+
+/** A read must see what the primary has now: the rule of reads whose writer's position is not known. */
+export const PRIMARY_NOW = 'primary now';
+
+/**
+ * The position a read of an organization's mode must see on a replica: the larger of the shared and this
+ * process's records; or PRIMARY_NOW when they may miss one of its acknowledged writes: Redis cannot be
+ * asked, or the position of one of its writes could not be read after its commit (here or on another
+ * instance) less than the lag limit and one round of checks ago. Past that window a replica that has
+ * not replayed such a write lags past the limit and is skipped anyway.
+ */
+export function requiredPosition(known: KnownPosition, now: number): bigint | typeof PRIMARY_NOW {
+  if (now < known.unknownUntil || !known.shared || known.shared.unknown) return PRIMARY_NOW;
+  return known.shared.lsn > known.own ? known.shared.lsn : known.own;
+}
+
 /** `X/Y` (pg_lsn as text) as a number of bytes. */
 export function parseLsn(text: string | null | undefined): bigint {
   if (!text) return 0n;
@@ -136,12 +162,19 @@ export class ReadReplicas {
   private readonly redis: Redis | null;
   /** This process's own writes: organization:mode -> position. */
   private readonly local = new Map<string, { lsn: bigint; at: number }>();
+  /** Scopes whose write's position could not be read: organization:mode -> until when reads take the primary's position. */
+  private readonly unknown = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
   private checking: Promise<void> | null = null;
   private next = 0;
   readonly counts: ReplicaRoutingCounts = { replica: 0, primary: 0, fallbacks: 0 };
   /** How long a replica has to say how far it has replayed (one tiny statement) before it counts as down. */
   private readonly answerWithinMs: number;
+  /**
+   * How long a write whose position is not known may still be missing from a usable replica: the lag
+   * limit, counted from the next check (within one interval, answered within `answerWithinMs`).
+   */
+  private readonly unknownForMs: number;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -149,6 +182,7 @@ export class ReadReplicas {
     private readonly log: (level: 'warn' | 'info', entry: Record<string, unknown>) => void = () => undefined,
   ) {
     this.answerWithinMs = Math.max(settings.checkIntervalMs, 1000);
+    this.unknownForMs = settings.maxLagMs + settings.checkIntervalMs + this.answerWithinMs;
     const connection = (url: string) => ({
       connectionString: url,
       connectionTimeoutMillis: 2_000,
@@ -233,6 +267,7 @@ export class ReadReplicas {
       }),
     );
     for (const [key, entry] of this.local) if (at - entry.at > POSITION_TTL_SECONDS * 1000) this.local.delete(key);
+    for (const [key, until] of this.unknown) if (at >= until) this.unknown.delete(key);
   }
 
   private usable(r: ReplicaState, now = Date.now()): boolean {
@@ -274,8 +309,14 @@ export class ReadReplicas {
    * background work (a chain watcher, an expiry, a payer) that no request of the organization's recorded.
    */
   async recordWrites(scopes: readonly Scope[]): Promise<void> {
-    const lsn = await this.primaryPosition();
     const keys = [...new Set(scopes.map(positionKey))];
+    let lsn: bigint;
+    try {
+      lsn = await this.primaryPosition();
+    } catch (e) {
+      await this.positionUnknown(keys, e);
+      return;
+    }
     for (const key of keys) {
       const known = this.local.get(key);
       if (!known || known.lsn < lsn) this.local.set(key, { lsn, at: Date.now() });
@@ -289,24 +330,49 @@ export class ReadReplicas {
   }
 
   /**
-   * The position a read of `scope` must see: the larger of the shared and this process's record,
-   * or, when the shared one cannot be known, the primary's position now.
+   * The primary did not say its position after a write of `keys` was committed (a reset connection, a
+   * full pool): the write is acknowledged all the same, so until any usable replica must have replayed it
+   * (`unknownForMs`), reads of those scopes take the primary's position now, here and, through Redis
+   * (best effort, with that TTL), on every instance.
    */
+  private async positionUnknown(keys: readonly string[], error: unknown): Promise<void> {
+    const until = Date.now() + this.unknownForMs;
+    for (const key of keys) if ((this.unknown.get(key) ?? 0) < until) this.unknown.set(key, until);
+    this.log('warn', {
+      msg: "a write's position could not be read: its organization's reads take the primary's position for a while",
+      event: 'replica_position_unknown',
+      error: (error as Error)?.message ?? String(error),
+    });
+    if (!this.redis) return;
+    try {
+      await Promise.all(keys.map((key) => this.redis!.set(`replica-position-unknown:${key}`, '1', 'PX', this.unknownForMs)));
+    } catch (e) {
+      this.log('warn', { msg: 'the write position could not be shared through Redis', event: 'replica_position_unshared', error: (e as Error).message });
+    }
+  }
+
+  /** The position a read of `scope` must see (`requiredPosition`); the primary's position now when it cannot be known. */
   private async required(scope: Scope | null): Promise<bigint> {
     if (!scope) return this.primaryPosition();
     const key = positionKey(scope);
-    const own = this.local.get(key)?.lsn ?? 0n;
-    if (this.redis && this.redis.status === 'ready') {
-      try {
-        const shared = await this.redis.get(`replica-position:${key}`);
-        const lsn = shared ? BigInt(shared) : 0n;
-        return lsn > own ? lsn : own;
-      } catch {
-        // Not answering: the primary's own position below.
-      }
-    }
+    const rule = requiredPosition(
+      { own: this.local.get(key)?.lsn ?? 0n, unknownUntil: this.unknown.get(key) ?? 0, shared: await this.shared(key) },
+      Date.now(),
+    );
+    if (rule !== PRIMARY_NOW) return rule;
     this.counts.fallbacks++;
     return this.primaryPosition();
+  }
+
+  /** What Redis holds for `key`; null when it cannot be asked. */
+  private async shared(key: string): Promise<KnownPosition['shared']> {
+    if (!this.redis || this.redis.status !== 'ready') return null;
+    try {
+      const [lsn, unknown] = await this.redis.mget(`replica-position:${key}`, `replica-position-unknown:${key}`);
+      return { lsn: lsn ? BigInt(lsn) : 0n, unknown: unknown !== null };
+    } catch {
+      return null;
+    }
   }
 
   /** The pool a read of `scope` goes to: a usable replica that has replayed far enough, else the primary. */
