@@ -19,8 +19,9 @@ import { serviceTypeParsers } from './timestamps';
  * the primary. Positions are per organization and mode, so one tenant's writes never send another's
  * reads to the primary.
  *
- * Where the position is not known for certain (no REDIS_URL, or Redis not answering, or the position of
- * one of the organization's acknowledged writes could not be read: `requiredPosition`), the primary's
+ * Where the position is not known for certain (no REDIS_URL, or Redis not answering, or Redis has lost
+ * its keys (a restart, a flush) since less than the lag limit, or the position of one of the
+ * organization's acknowledged writes could not be read: `requiredPosition`), the primary's
  * current position stands in for it: one tiny statement on the primary, after which the read itself
  * can still go to a replica that has replayed that far. Never stale, only less saving.
  *
@@ -121,7 +122,10 @@ export interface KnownPosition {
   own: bigint;
   /** Until when (ms) this process holds the scope's position unknown: a write's position could not be read (0: not). */
   unknownUntil: number;
-  /** What Redis holds: the shared position (0 when none) and whether an instance holds it unknown; null when Redis cannot be asked. */
+  /**
+   * What Redis holds: the shared position (0 when none), and `unknown` when an instance holds it unknown or
+   * Redis has lost its keys since less than the window below (`KEPT_SCRIPT`); null when Redis cannot be asked.
+   */
   shared: { lsn: bigint; unknown: boolean } | null;
 }
 
@@ -147,23 +151,45 @@ export function parseLsn(text: string | null | undefined): bigint {
   return (BigInt(`0x${high}`) << 32n) + BigInt(`0x${low}`);
 }
 
-/** Sets the key to the larger of its value and ARGV[1] (decimal strings), with a TTL. */
-const RAISE_SCRIPT = `
-local current = redis.call('GET', KEYS[1])
-if (not current) or (string.len(ARGV[1]) > string.len(current)) or (string.len(ARGV[1]) == string.len(current) and ARGV[1] > current) then
-  redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+/**
+ * Redis keeps positions only while it keeps its keys: a restart without persistence, a flush or a failover
+ * loses them, and an organization's last write would then read as never made. `replica-positions:kept`
+ * (no TTL, KEYS[1] of the scripts) says this Redis has kept them; found missing, it is set again, and with it
+ * `replica-positions:settling` (KEYS[2]) for the window (ARGV[1], ms) in which a write acknowledged before the loss may
+ * still be missing from a usable replica: meanwhile every instance's reads take the primary's position.
+ * The first start on an empty Redis counts as a loss too (it cannot be told from one).
+ */
+const KEPT_KEYS = ['replica-positions:kept', 'replica-positions:settling'] as const;
+const KEPT_SCRIPT = `
+if redis.call('SET', KEYS[1], '1', 'NX') then
+  redis.call('SET', KEYS[2], '1', 'PX', ARGV[1])
+end`;
+
+/** A read's position: {position or nil, above 0 when it must not be trusted}; KEYS[3] the position, KEYS[4] its "unknown" mark. */
+const READ_SCRIPT = `${KEPT_SCRIPT}
+local untrusted = redis.call('EXISTS', KEYS[4]) + redis.call('EXISTS', KEYS[2])
+return {redis.call('GET', KEYS[3]), untrusted}`;
+
+/** Sets KEYS[3] to the larger of its value and ARGV[2] (decimal strings), with a TTL (ARGV[3], s). */
+const RAISE_SCRIPT = `${KEPT_SCRIPT}
+local current = redis.call('GET', KEYS[3])
+if (not current) or (string.len(ARGV[2]) > string.len(current)) or (string.len(ARGV[2]) == string.len(current) and ARGV[2] > current) then
+  redis.call('SET', KEYS[3], ARGV[2], 'EX', ARGV[3])
 else
-  redis.call('EXPIRE', KEYS[1], ARGV[2])
+  redis.call('EXPIRE', KEYS[3], ARGV[3])
 end
 return 1`;
 
 export class ReadReplicas {
   private readonly replicas: ReplicaState[];
-  private readonly redis: Redis | null;
+  private readonly redis: (Redis & PositionCommands) | null;
   /** This process's own writes: organization:mode -> position. */
   private readonly local = new Map<string, { lsn: bigint; at: number }>();
   /** Scopes whose write's position could not be read: organization:mode -> until when reads take the primary's position. */
   private readonly unknown = new Map<string, number>();
+  /** Positions (and "unknown" marks, until when) Redis did not take when they were recorded: stored again at each check. */
+  private readonly unshared = new Map<string, bigint>();
+  private readonly unsharedUnknown = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
   private checking: Promise<void> | null = null;
   private next = 0;
@@ -213,9 +239,16 @@ export class ReadReplicas {
       r.probe.on('error', () => undefined);
     }
     this.redis = settings.redisUrl
-      ? new Redis(settings.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: settings.redisTimeoutMs, connectTimeout: 2000 })
+      ? (new Redis(settings.redisUrl, {
+          enableOfflineQueue: false,
+          maxRetriesPerRequest: 0,
+          commandTimeout: settings.redisTimeoutMs,
+          connectTimeout: 2000,
+        }) as Redis & PositionCommands)
       : null;
     this.redis?.on('error', () => undefined);
+    this.redis?.defineCommand('readPosition', { numberOfKeys: 4, lua: READ_SCRIPT });
+    this.redis?.defineCommand('raisePosition', { numberOfKeys: 3, lua: RAISE_SCRIPT });
   }
 
   /** Starts the periodic checks (the first one at once). */
@@ -268,6 +301,7 @@ export class ReadReplicas {
     );
     for (const [key, entry] of this.local) if (at - entry.at > POSITION_TTL_SECONDS * 1000) this.local.delete(key);
     for (const [key, until] of this.unknown) if (at >= until) this.unknown.delete(key);
+    await this.shareAgain();
   }
 
   private usable(r: ReplicaState, now = Date.now()): boolean {
@@ -322,10 +356,42 @@ export class ReadReplicas {
       if (!known || known.lsn < lsn) this.local.set(key, { lsn, at: Date.now() });
     }
     if (!this.redis) return;
-    try {
-      await Promise.all(keys.map((key) => this.redis!.eval(RAISE_SCRIPT, 1, `replica-position:${key}`, lsn.toString(), String(POSITION_TTL_SECONDS))));
-    } catch (e) {
-      this.log('warn', { msg: 'the write position could not be shared through Redis', event: 'replica_position_unshared', error: (e as Error).message });
+    const failed = await this.share(keys.map((key) => [key, lsn]));
+    if (failed) this.log('warn', { msg: 'the write position could not be shared through Redis', event: 'replica_position_unshared', error: failed.message });
+  }
+
+  /** Raises the shared positions; those Redis did not take are kept to be stored again at the next checks. */
+  private async share(positions: ReadonlyArray<[string, bigint]>): Promise<Error | null> {
+    let failed: Error | null = null;
+    await Promise.all(
+      positions.map(async ([key, lsn]) => {
+        try {
+          await this.redis!.raisePosition(...KEPT_KEYS, `replica-position:${key}`, this.unknownForMs, lsn.toString(), POSITION_TTL_SECONDS);
+          if (this.unshared.get(key) === lsn) this.unshared.delete(key);
+        } catch (e) {
+          failed ??= e as Error;
+          if ((this.unshared.get(key) ?? 0n) < lsn) this.unshared.set(key, lsn);
+        }
+      }),
+    );
+    return failed;
+  }
+
+  /**
+   * What Redis did not take when it was recorded, stored again (each check). Meanwhile another instance
+   * that reaches Redis reads without it; if Redis lost its keys in between, it knows (`KEPT_SCRIPT`).
+   */
+  private async shareAgain(): Promise<void> {
+    if (!this.redis || this.redis.status !== 'ready') return;
+    if (this.unshared.size) await this.share([...this.unshared]);
+    const now = Date.now();
+    for (const [key, until] of this.unsharedUnknown) {
+      if (until <= now) this.unsharedUnknown.delete(key);
+      else
+        await this.redis
+          .set(`replica-position-unknown:${key}`, '1', 'PX', until - now)
+          .then(() => this.unsharedUnknown.delete(key))
+          .catch(() => undefined);
     }
   }
 
@@ -347,6 +413,7 @@ export class ReadReplicas {
     try {
       await Promise.all(keys.map((key) => this.redis!.set(`replica-position-unknown:${key}`, '1', 'PX', this.unknownForMs)));
     } catch (e) {
+      for (const key of keys) this.unsharedUnknown.set(key, until);
       this.log('warn', { msg: 'the write position could not be shared through Redis', event: 'replica_position_unshared', error: (e as Error).message });
     }
   }
@@ -368,8 +435,8 @@ export class ReadReplicas {
   private async shared(key: string): Promise<KnownPosition['shared']> {
     if (!this.redis || this.redis.status !== 'ready') return null;
     try {
-      const [lsn, unknown] = await this.redis.mget(`replica-position:${key}`, `replica-position-unknown:${key}`);
-      return { lsn: lsn ? BigInt(lsn) : 0n, unknown: unknown !== null };
+      const [lsn, untrusted] = await this.redis.readPosition(...KEPT_KEYS, `replica-position:${key}`, `replica-position-unknown:${key}`, this.unknownForMs);
+      return { lsn: lsn ? BigInt(lsn) : 0n, unknown: untrusted > 0 };
     } catch {
       return null;
     }
@@ -615,6 +682,12 @@ export class ReadReplicas {
       client.release(failed.error ?? undefined);
     }
   }
+}
+
+/** The scripts above, as commands of the Redis client (sent by their digest, the script itself when Redis lacks it). */
+interface PositionCommands {
+  readPosition(kept: string, settling: string, positionKey: string, unknownKey: string, windowMs: number): Promise<[string | null, number]>;
+  raisePosition(kept: string, settling: string, positionKey: string, windowMs: number, lsn: string, ttlSeconds: number): Promise<number>;
 }
 
 function positionKey(scope: Scope): string {

@@ -1,3 +1,4 @@
+import Redis from 'ioredis';
 import { v7 as uuidv7 } from 'uuid';
 import { Api } from '../../support/api';
 import { download, PNG, upload } from '../files/files-helpers';
@@ -104,6 +105,7 @@ beforeAll(async () => {
   cluster = await ReplicaCluster.start('replicas_app', 2);
   redis = new RedisServer(await freePort());
   await redis.start();
+  await keptPositions();
   const env = {
     DATABASE_REPLICA_URLS: cluster.replicaUrl,
     DATABASE_REPLICA_MAX_LAG_SECONDS: String(MAX_LAG_SECONDS),
@@ -117,6 +119,20 @@ beforeAll(async () => {
   a = await startServer({ databaseUrl: cluster.primaryUrl, env });
   b = await startServer({ databaseUrl: cluster.primaryUrl, env });
 });
+
+/**
+ * Marks the test's Redis as one that has kept positions all along (and not lost them lately): an empty Redis
+ * reads as one that lost them, and reads would take the primary's position for the next seconds.
+ */
+async function keptPositions(): Promise<void> {
+  const client = new Redis(redis.url);
+  try {
+    await client.set('replica-positions:kept', '1');
+    await client.del('replica-positions:settling');
+  } finally {
+    client.disconnect();
+  }
+}
 
 afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop()]);
@@ -258,6 +274,54 @@ describe('reads on a streaming replica', () => {
         await new Promise((r) => setTimeout(r, 200));
       }
     }
+  });
+
+  it('reads a write fresh on another instance after Redis loses the positions (a restart without persistence), also when it was down at the write', async () => {
+    const org = await createOrg('Redis restart');
+    const first = await createInvoice(org.onA, '3');
+    const readFresh = async (expected: string[], written: number) => {
+      // Instance B reconnects to the empty Redis meanwhile; every read, well inside the lag limit (the replica,
+      // its replay paused, still counts as usable), must see the write.
+      let reads = 0;
+      while (Date.now() - written < (MAX_LAG_SECONDS - 1) * 1000) {
+        expect(await listIds(org.onB)).toEqual(expected);
+        reads++;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(reads).toBeGreaterThan(5);
+    };
+
+    // Written (its position in Redis), then Redis restarts empty.
+    await cluster.caughtUp();
+    await new Promise((r) => setTimeout(r, 500));
+    await cluster.pauseReplay();
+    let second: string;
+    try {
+      second = await createInvoice(org.onA, '4');
+      const written = Date.now();
+      await redis.kill();
+      await redis.start();
+      await readFresh([first, second].sort(), written);
+    } finally {
+      await cluster.resumeReplay();
+    }
+
+    // Redis down when the write's position is stored, back (empty) at once.
+    await cluster.caughtUp();
+    await new Promise((r) => setTimeout(r, 500));
+    await cluster.pauseReplay();
+    try {
+      await redis.kill();
+      const third = await createInvoice(org.onA, '5');
+      const written = Date.now();
+      await redis.start();
+      await readFresh([first, second, third].sort(), written);
+      expect(a.output()).toMatch(/replica_position_unshared/);
+    } finally {
+      await cluster.resumeReplay();
+    }
+    await cluster.caughtUp();
+    await keptPositions();
   });
 
   it("serves the payer's polling from the replica once it has replayed the primary's position, and every acknowledged write is seen", async () => {
