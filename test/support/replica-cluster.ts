@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { appendFileSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, chownSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -125,6 +125,36 @@ export class ReplicaCluster {
   /** Stops replica `n` at once (as a crash would). */
   async stopReplica(n = 0): Promise<void> {
     await this.ctl(join(this.dir, replicaDir(n)), 'stop', ['-m', 'immediate']);
+  }
+
+  /**
+   * Replica `n` stops answering without closing a connection, as a host that vanished or a network cut
+   * would look: its postmaster and every process of it are suspended (SIGSTOP) until `thawReplica`.
+   */
+  freezeReplica(n = 0): void {
+    for (const pid of this.replicaProcesses(n)) process.kill(pid, 'SIGSTOP');
+  }
+
+  thawReplica(n = 0): void {
+    for (const pid of this.replicaProcesses(n)) process.kill(pid, 'SIGCONT');
+  }
+
+  /** The postmaster of replica `n` (its postmaster.pid) and its children. */
+  private replicaProcesses(n: number): number[] {
+    const postmaster = Number(readFileSync(join(this.dir, replicaDir(n), 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const children = readdirSync('/proc')
+      .filter((name) => /^\d+$/.test(name))
+      .filter((pid) => {
+        try {
+          // The parent's pid is the second field after the name in parentheses.
+          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+          return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster;
+        } catch {
+          return false;
+        }
+      })
+      .map(Number);
+    return [postmaster, ...children];
   }
 
   /** The replica keeps receiving WAL but stops applying it (pg_wal_replay_pause), until resumed. */

@@ -1,4 +1,4 @@
-import { parseLsn, type PrimarySample, stillBehind } from './read-replicas';
+import { type KnownPosition, parseLsn, PRIMARY_NOW, type PrimarySample, requiredPosition, stillBehind } from './read-replicas';
 
 describe('parseLsn', () => {
   it('reads pg_lsn text as the byte position, high word first', () => {
@@ -45,5 +45,28 @@ describe('stillBehind (how long a replica lags)', () => {
     expect(behind.length).toBeLessThanOrEqual(512);
     expect(behind[0]).toEqual({ lsn: 500n, at: 0 });
     expect(behind[behind.length - 1].lsn).toBeGreaterThan(2000n);
+  });
+});
+
+describe('requiredPosition (what a read of an organization must see)', () => {
+  const known = (overrides: Partial<KnownPosition> = {}): KnownPosition => ({ own: 0n, unknownUntil: 0, shared: { lsn: 0n, unknown: false }, ...overrides });
+
+  it("is the larger of the shared position and this process's own", () => {
+    expect(requiredPosition(known({ own: 500n, shared: { lsn: 300n, unknown: false } }), 0)).toBe(500n);
+    expect(requiredPosition(known({ own: 300n, shared: { lsn: 500n, unknown: false } }), 0)).toBe(500n);
+    expect(requiredPosition(known(), 0)).toBe(0n);
+  });
+
+  it("takes the primary's position now while the position of one of the organization's writes could not be read here, and the known positions after", () => {
+    // The write was acknowledged without a position: the records it would have raised still read 300.
+    const unread = known({ own: 300n, unknownUntil: 10_000, shared: { lsn: 300n, unknown: false } });
+    expect(requiredPosition(unread, 0)).toBe(PRIMARY_NOW);
+    expect(requiredPosition(unread, 9_999)).toBe(PRIMARY_NOW);
+    expect(requiredPosition(unread, 10_000)).toBe(300n);
+  });
+
+  it('takes it on every instance that finds the write held unknown in Redis, and when Redis cannot be asked', () => {
+    expect(requiredPosition(known({ own: 300n, shared: { lsn: 300n, unknown: true } }), 0)).toBe(PRIMARY_NOW);
+    expect(requiredPosition(known({ own: 300n, shared: null }), 0)).toBe(PRIMARY_NOW);
   });
 });

@@ -19,7 +19,9 @@ import { serviceTypeParsers } from './timestamps';
  * the primary. Positions are per organization and mode, so one tenant's writes never send another's
  * reads to the primary.
  *
- * Where the position is not known for certain (no REDIS_URL, or Redis not answering), the primary's
+ * Where the position is not known for certain (no REDIS_URL, or Redis not answering, or Redis has lost
+ * its keys (a restart, a flush) since less than the lag limit, or the position of one of the
+ * organization's acknowledged writes could not be read: `requiredPosition`), the primary's
  * current position stands in for it: one tiny statement on the primary, after which the read itself
  * can still go to a replica that has replayed that far. Never stale, only less saving.
  *
@@ -28,6 +30,12 @@ import { serviceTypeParsers } from './timestamps';
  * or that has not yet replayed a position the primary had more than DATABASE_REPLICA_MAX_LAG_SECONDS
  * ago, is skipped until a later check finds it caught up. A read that fails on a replica for any
  * reason is sent again to the primary (a SQL error repeats there and is thrown as usual).
+ *
+ * A replica that vanishes without closing its connections (its host lost, a network cut) must not hold
+ * reads: the checks and the replay position asked before a read get an answer within `answerWithinMs`
+ * or the replica is marked down, and marking it down ends at once the reads still waiting on it, which
+ * the primary then answers. Its connections carry TCP keepalive and a client-side read timeout, so
+ * the ones it left behind are closed rather than kept for minutes.
  */
 export interface ReadReplicaSettings {
   urls: string[];
@@ -41,7 +49,12 @@ export interface ReadReplicaSettings {
 
 interface ReplicaState {
   readonly name: string;
+  /** The reads' connections. */
   readonly pool: Pool;
+  /** Two connections of its own for the checks and replay positions, so busy reads never delay them. */
+  readonly probe: Pool;
+  /** Reads waiting on it: told when it is marked down, so they go to the primary at once. */
+  readonly waiting: Set<(error: Error) => void>;
   /** Answered the last check. */
   up: boolean;
   /** The last replay position it reported (0 before the first answer). */
@@ -97,8 +110,39 @@ export interface ReplicaRoutingCounts {
   fallbacks: number;
 }
 
+/** The replicas' own limit on one statement (statement_timeout). */
+const REPLICA_STATEMENT_TIMEOUT_MS = 30_000;
+
 /** Positions kept for an organization's mode: long after any replica must have replayed them. */
 const POSITION_TTL_SECONDS = 3600;
+
+/** What is known of an organization's mode's acknowledged writes when one of its reads is routed. */
+export interface KnownPosition {
+  /** This process's own record of them (0 when none). */
+  own: bigint;
+  /** Until when (ms) this process holds the scope's position unknown: a write's position could not be read (0: not). */
+  unknownUntil: number;
+  /**
+   * What Redis holds: the shared position (0 when none), and `unknown` when an instance holds it unknown or
+   * Redis has lost its keys since less than the window below (`KEPT_SCRIPT`); null when Redis cannot be asked.
+   */
+  shared: { lsn: bigint; unknown: boolean } | null;
+}
+
+/** A read must see what the primary has now: the rule of reads whose writer's position is not known. */
+export const PRIMARY_NOW = 'primary now';
+
+/**
+ * The position a read of an organization's mode must see on a replica: the larger of the shared and this
+ * process's records; or PRIMARY_NOW when they may miss one of its acknowledged writes: Redis cannot be
+ * asked, or the position of one of its writes could not be read after its commit (here or on another
+ * instance) less than the lag limit and one round of checks ago. Past that window a replica that has
+ * not replayed such a write lags past the limit and is skipped anyway.
+ */
+export function requiredPosition(known: KnownPosition, now: number): bigint | typeof PRIMARY_NOW {
+  if (now < known.unknownUntil || !known.shared || known.shared.unknown) return PRIMARY_NOW;
+  return known.shared.lsn > known.own ? known.shared.lsn : known.own;
+}
 
 /** `X/Y` (pg_lsn as text) as a number of bytes. */
 export function parseLsn(text: string | null | undefined): bigint {
@@ -107,51 +151,104 @@ export function parseLsn(text: string | null | undefined): bigint {
   return (BigInt(`0x${high}`) << 32n) + BigInt(`0x${low}`);
 }
 
-/** Sets the key to the larger of its value and ARGV[1] (decimal strings), with a TTL. */
-const RAISE_SCRIPT = `
-local current = redis.call('GET', KEYS[1])
-if (not current) or (string.len(ARGV[1]) > string.len(current)) or (string.len(ARGV[1]) == string.len(current) and ARGV[1] > current) then
-  redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+/**
+ * Redis keeps positions only while it keeps its keys: a restart without persistence, a flush or a failover
+ * loses them, and an organization's last write would then read as never made. `replica-positions:kept`
+ * (no TTL, KEYS[1] of the scripts) says this Redis has kept them; found missing, it is set again, and with it
+ * `replica-positions:settling` (KEYS[2]) for the window (ARGV[1], ms) in which a write acknowledged before the loss may
+ * still be missing from a usable replica: meanwhile every instance's reads take the primary's position.
+ * The first start on an empty Redis counts as a loss too (it cannot be told from one).
+ */
+const KEPT_KEYS = ['replica-positions:kept', 'replica-positions:settling'] as const;
+const KEPT_SCRIPT = `
+if redis.call('SET', KEYS[1], '1', 'NX') then
+  redis.call('SET', KEYS[2], '1', 'PX', ARGV[1])
+end`;
+
+/** A read's position: {position or nil, above 0 when it must not be trusted}; KEYS[3] the position, KEYS[4] its "unknown" mark. */
+const READ_SCRIPT = `${KEPT_SCRIPT}
+local untrusted = redis.call('EXISTS', KEYS[4]) + redis.call('EXISTS', KEYS[2])
+return {redis.call('GET', KEYS[3]), untrusted}`;
+
+/** Sets KEYS[3] to the larger of its value and ARGV[2] (decimal strings), with a TTL (ARGV[3], s). */
+const RAISE_SCRIPT = `${KEPT_SCRIPT}
+local current = redis.call('GET', KEYS[3])
+if (not current) or (string.len(ARGV[2]) > string.len(current)) or (string.len(ARGV[2]) == string.len(current) and ARGV[2] > current) then
+  redis.call('SET', KEYS[3], ARGV[2], 'EX', ARGV[3])
 else
-  redis.call('EXPIRE', KEYS[1], ARGV[2])
+  redis.call('EXPIRE', KEYS[3], ARGV[3])
 end
 return 1`;
 
 export class ReadReplicas {
   private readonly replicas: ReplicaState[];
-  private readonly redis: Redis | null;
+  private readonly redis: (Redis & PositionCommands) | null;
   /** This process's own writes: organization:mode -> position. */
   private readonly local = new Map<string, { lsn: bigint; at: number }>();
+  /** Scopes whose write's position could not be read: organization:mode -> until when reads take the primary's position. */
+  private readonly unknown = new Map<string, number>();
+  /** Positions (and "unknown" marks, until when) Redis did not take when they were recorded: stored again at each check. */
+  private readonly unshared = new Map<string, bigint>();
+  private readonly unsharedUnknown = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
   private checking: Promise<void> | null = null;
   private next = 0;
   readonly counts: ReplicaRoutingCounts = { replica: 0, primary: 0, fallbacks: 0 };
+  /** How long a replica has to say how far it has replayed (one tiny statement) before it counts as down. */
+  private readonly answerWithinMs: number;
+  /**
+   * How long a write whose position is not known may still be missing from a usable replica: the lag
+   * limit, counted from the next check (within one interval, answered within `answerWithinMs`).
+   */
+  private readonly unknownForMs: number;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly settings: ReadReplicaSettings,
     private readonly log: (level: 'warn' | 'info', entry: Record<string, unknown>) => void = () => undefined,
   ) {
+    this.answerWithinMs = Math.max(settings.checkIntervalMs, 1000);
+    this.unknownForMs = settings.maxLagMs + settings.checkIntervalMs + this.answerWithinMs;
+    const connection = (url: string) => ({
+      connectionString: url,
+      connectionTimeoutMillis: 2_000,
+      // A host that is gone answers nothing, not even a reset: keepalive finds it out on idle connections,
+      // and the client-side timeout (a statement the replica would itself have cancelled by now) on busy ones.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+      application_name: 'invoicing-api',
+      types: serviceTypeParsers(),
+    });
     this.replicas = settings.urls.map((url, i) => ({
       name: `replica ${i + 1} (${new URL(url).host})`,
       pool: new Pool({
-        connectionString: url,
+        ...connection(url),
         max: settings.poolSize,
-        connectionTimeoutMillis: 2_000,
-        statement_timeout: 30_000,
-        application_name: 'invoicing-api',
-        types: serviceTypeParsers(),
+        statement_timeout: REPLICA_STATEMENT_TIMEOUT_MS,
+        query_timeout: REPLICA_STATEMENT_TIMEOUT_MS + this.answerWithinMs,
         ...(settings.direct && { options: SESSION_OPTIONS }),
       }),
+      probe: new Pool({ ...connection(url), max: 2, query_timeout: this.answerWithinMs }),
+      waiting: new Set(),
       up: false,
       replayed: 0n,
       behind: [],
     }));
-    for (const r of this.replicas) r.pool.on('error', () => undefined);
+    for (const r of this.replicas) {
+      r.pool.on('error', () => undefined);
+      r.probe.on('error', () => undefined);
+    }
     this.redis = settings.redisUrl
-      ? new Redis(settings.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: settings.redisTimeoutMs, connectTimeout: 2000 })
+      ? (new Redis(settings.redisUrl, {
+          enableOfflineQueue: false,
+          maxRetriesPerRequest: 0,
+          commandTimeout: settings.redisTimeoutMs,
+          connectTimeout: 2000,
+        }) as Redis & PositionCommands)
       : null;
     this.redis?.on('error', () => undefined);
+    this.redis?.defineCommand('readPosition', { numberOfKeys: 4, lua: READ_SCRIPT });
+    this.redis?.defineCommand('raisePosition', { numberOfKeys: 3, lua: RAISE_SCRIPT });
   }
 
   /** Starts the periodic checks (the first one at once). */
@@ -165,7 +262,7 @@ export class ReadReplicas {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.checking;
-    await Promise.all(this.replicas.map((r) => r.pool.end().catch(() => undefined)));
+    await Promise.all(this.replicas.flatMap((r) => [r.pool.end().catch(() => undefined), r.probe.end().catch(() => undefined)]));
     this.redis?.disconnect();
   }
 
@@ -189,11 +286,10 @@ export class ReadReplicas {
     } catch {
       return;
     }
-    const timeout = Math.max(this.settings.checkIntervalMs, 1000);
     await Promise.all(
       this.replicas.map(async (r) => {
         try {
-          const replayed = await withTimeout(this.replayPosition(r), timeout);
+          const replayed = await this.replayPosition(r);
           if (!r.up) this.log('info', { msg: `${r.name} answers: reads may go to it`, event: 'replica_up', replica: r.name });
           r.up = true;
           r.replayed = replayed;
@@ -204,6 +300,8 @@ export class ReadReplicas {
       }),
     );
     for (const [key, entry] of this.local) if (at - entry.at > POSITION_TTL_SECONDS * 1000) this.local.delete(key);
+    for (const [key, until] of this.unknown) if (at >= until) this.unknown.delete(key);
+    await this.shareAgain();
   }
 
   private usable(r: ReplicaState, now = Date.now()): boolean {
@@ -215,10 +313,21 @@ export class ReadReplicas {
     return parseLsn(rows[0].lsn);
   }
 
+  /** How far `r` has replayed, asked now; no answer within `answerWithinMs` is an error. */
   private async replayPosition(r: ReplicaState): Promise<bigint> {
-    const rows = (await send(r.pool, 'SELECT pg_last_wal_replay_lsn()::text AS lsn', undefined)) as Array<{ lsn: string | null }>;
+    const rows = (await withTimeout(send(r.probe, 'SELECT pg_last_wal_replay_lsn()::text AS lsn', undefined), this.answerWithinMs)) as Array<{
+      lsn: string | null;
+    }>;
     if (!rows[0].lsn) throw new Error('not a streaming replica (no replay position)');
     return parseLsn(rows[0].lsn);
+  }
+
+  /** `work` on `r`, unless `r` is marked down first: then an error at once, and the read goes to the primary. */
+  private whileUp<T>(r: ReplicaState, work: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      r.waiting.add(reject);
+      work.then(resolve, reject).finally(() => r.waiting.delete(reject));
+    });
   }
 
   /**
@@ -234,39 +343,103 @@ export class ReadReplicas {
    * background work (a chain watcher, an expiry, a payer) that no request of the organization's recorded.
    */
   async recordWrites(scopes: readonly Scope[]): Promise<void> {
-    const lsn = await this.primaryPosition();
     const keys = [...new Set(scopes.map(positionKey))];
+    let lsn: bigint;
+    try {
+      lsn = await this.primaryPosition();
+    } catch (e) {
+      await this.positionUnknown(keys, e);
+      return;
+    }
     for (const key of keys) {
       const known = this.local.get(key);
       if (!known || known.lsn < lsn) this.local.set(key, { lsn, at: Date.now() });
     }
     if (!this.redis) return;
-    try {
-      await Promise.all(keys.map((key) => this.redis!.eval(RAISE_SCRIPT, 1, `replica-position:${key}`, lsn.toString(), String(POSITION_TTL_SECONDS))));
-    } catch (e) {
-      this.log('warn', { msg: 'the write position could not be shared through Redis', event: 'replica_position_unshared', error: (e as Error).message });
+    const failed = await this.share(keys.map((key) => [key, lsn]));
+    if (failed) this.log('warn', { msg: 'the write position could not be shared through Redis', event: 'replica_position_unshared', error: failed.message });
+  }
+
+  /** Raises the shared positions; those Redis did not take are kept to be stored again at the next checks. */
+  private async share(positions: ReadonlyArray<[string, bigint]>): Promise<Error | null> {
+    let failed: Error | null = null;
+    await Promise.all(
+      positions.map(async ([key, lsn]) => {
+        try {
+          await this.redis!.raisePosition(...KEPT_KEYS, `replica-position:${key}`, this.unknownForMs, lsn.toString(), POSITION_TTL_SECONDS);
+          if (this.unshared.get(key) === lsn) this.unshared.delete(key);
+        } catch (e) {
+          failed ??= e as Error;
+          if ((this.unshared.get(key) ?? 0n) < lsn) this.unshared.set(key, lsn);
+        }
+      }),
+    );
+    return failed;
+  }
+
+  /**
+   * What Redis did not take when it was recorded, stored again (each check). Meanwhile another instance
+   * that reaches Redis reads without it; if Redis lost its keys in between, it knows (`KEPT_SCRIPT`).
+   */
+  private async shareAgain(): Promise<void> {
+    if (!this.redis || this.redis.status !== 'ready') return;
+    if (this.unshared.size) await this.share([...this.unshared]);
+    const now = Date.now();
+    for (const [key, until] of this.unsharedUnknown) {
+      if (until <= now) this.unsharedUnknown.delete(key);
+      else
+        await this.redis
+          .set(`replica-position-unknown:${key}`, '1', 'PX', until - now)
+          .then(() => this.unsharedUnknown.delete(key))
+          .catch(() => undefined);
     }
   }
 
   /**
-   * The position a read of `scope` must see: the larger of the shared and this process's record,
-   * or, when the shared one cannot be known, the primary's position now.
+   * The primary did not say its position after a write of `keys` was committed (a reset connection, a
+   * full pool): the write is acknowledged all the same, so until any usable replica must have replayed it
+   * (`unknownForMs`), reads of those scopes take the primary's position now, here and, through Redis
+   * (best effort, with that TTL), on every instance.
    */
+  private async positionUnknown(keys: readonly string[], error: unknown): Promise<void> {
+    const until = Date.now() + this.unknownForMs;
+    for (const key of keys) if ((this.unknown.get(key) ?? 0) < until) this.unknown.set(key, until);
+    this.log('warn', {
+      msg: "a write's position could not be read: its organization's reads take the primary's position for a while",
+      event: 'replica_position_unknown',
+      error: (error as Error)?.message ?? String(error),
+    });
+    if (!this.redis) return;
+    try {
+      await Promise.all(keys.map((key) => this.redis!.set(`replica-position-unknown:${key}`, '1', 'PX', this.unknownForMs)));
+    } catch (e) {
+      for (const key of keys) this.unsharedUnknown.set(key, until);
+      this.log('warn', { msg: 'the write position could not be shared through Redis', event: 'replica_position_unshared', error: (e as Error).message });
+    }
+  }
+
+  /** The position a read of `scope` must see (`requiredPosition`); the primary's position now when it cannot be known. */
   private async required(scope: Scope | null): Promise<bigint> {
     if (!scope) return this.primaryPosition();
     const key = positionKey(scope);
-    const own = this.local.get(key)?.lsn ?? 0n;
-    if (this.redis && this.redis.status === 'ready') {
-      try {
-        const shared = await this.redis.get(`replica-position:${key}`);
-        const lsn = shared ? BigInt(shared) : 0n;
-        return lsn > own ? lsn : own;
-      } catch {
-        // Not answering: the primary's own position below.
-      }
-    }
+    const rule = requiredPosition(
+      { own: this.local.get(key)?.lsn ?? 0n, unknownUntil: this.unknown.get(key) ?? 0, shared: await this.shared(key) },
+      Date.now(),
+    );
+    if (rule !== PRIMARY_NOW) return rule;
     this.counts.fallbacks++;
     return this.primaryPosition();
+  }
+
+  /** What Redis holds for `key`; null when it cannot be asked. */
+  private async shared(key: string): Promise<KnownPosition['shared']> {
+    if (!this.redis || this.redis.status !== 'ready') return null;
+    try {
+      const [lsn, untrusted] = await this.redis.readPosition(...KEPT_KEYS, `replica-position:${key}`, `replica-position-unknown:${key}`, this.unknownForMs);
+      return { lsn: lsn ? BigInt(lsn) : 0n, unknown: untrusted > 0 };
+    } catch {
+      return null;
+    }
   }
 
   /** The pool a read of `scope` goes to: a usable replica that has replayed far enough, else the primary. */
@@ -291,8 +464,14 @@ export class ReadReplicas {
     }
   }
 
-  /** A replica that did not answer (a check, a read, a replay position asked): said once, when it goes down. */
+  /**
+   * A replica that did not answer (a check, a read, a replay position asked): said once, when it goes down.
+   * The reads still waiting on it stop waiting and go to the primary.
+   */
   private markDown(r: ReplicaState, error: unknown): void {
+    const gone = new Error(`${r.name} does not answer`);
+    for (const stop of r.waiting) stop(gone);
+    r.waiting.clear();
     if (r.up)
       this.log('warn', {
         msg: `${r.name} does not answer: its reads go to the primary`,
@@ -318,15 +497,15 @@ export class ReadReplicas {
         this.counts.primary++;
         return primary.query(sql, parameters);
       }
+      const replica = this.replicas.find((r) => r.pool === pool)!;
       try {
-        const result = await send(pool, sql, parameters);
+        const result = await this.whileUp(replica, send(pool, sql, parameters));
         this.counts.replica++;
         return result;
       } catch {
         // The replica failed (stopped, restarting, a query cancelled by replay): the primary answers.
         decided = Promise.resolve(null);
-        const replica = this.replicas.find((r) => r.pool === pool);
-        if (replica) void this.replayPosition(replica).catch((e: unknown) => this.markDown(replica, e));
+        void this.replayPosition(replica).catch((e: unknown) => this.markDown(replica, e));
         this.counts.primary++;
         return primary.query(sql, parameters);
       }
@@ -455,9 +634,15 @@ export class ReadReplicas {
       return onPrimary();
     }
     let client: PoolClient;
+    const connecting = pool.connect();
     try {
-      client = await pool.connect();
+      client = await this.whileUp(replica, connecting);
     } catch (e) {
+      // A connection that arrives after the replica was given up is closed, not kept out of the pool.
+      connecting.then(
+        (late) => late.release(true),
+        () => undefined,
+      );
       this.markDown(replica, e);
       this.counts.primary++;
       return onPrimary();
@@ -468,13 +653,13 @@ export class ReadReplicas {
     (runner as unknown as { databaseConnection: PoolClient }).databaseConnection = client;
     const query = runner.query.bind(runner);
     runner.query = ((...args: Parameters<typeof query>) =>
-      query(...args).catch((e: Error) => {
+      this.whileUp(replica, query(...args)).catch((e: Error) => {
         failed.error ??= e;
         throw e;
       })) as typeof runner.query;
     const manager = Object.create(runner.manager) as EntityManager;
     manager.query = ((sql: string, parameters?: unknown[]) =>
-      send(client, sql, parameters).catch((e: Error) => {
+      this.whileUp(replica, send(client, sql, parameters)).catch((e: Error) => {
         failed.error ??= e;
         throw e;
       })) as EntityManager['query'];
@@ -485,8 +670,10 @@ export class ReadReplicas {
       this.counts.replica++;
       return result;
     } catch (e) {
-      await send(client, 'ROLLBACK', undefined).catch(() => undefined);
-      if (!failed.error) throw e;
+      if (!failed.error) {
+        await send(client, 'ROLLBACK', undefined).catch(() => undefined);
+        throw e;
+      }
       // The replica failed (stopped, a statement cancelled by replay): the primary answers.
       void this.replayPosition(replica).catch((err: unknown) => this.markDown(replica, err));
       this.counts.primary++;
@@ -495,6 +682,12 @@ export class ReadReplicas {
       client.release(failed.error ?? undefined);
     }
   }
+}
+
+/** The scripts above, as commands of the Redis client (sent by their digest, the script itself when Redis lacks it). */
+interface PositionCommands {
+  readPosition(kept: string, settling: string, positionKey: string, unknownKey: string, windowMs: number): Promise<[string | null, number]>;
+  raisePosition(kept: string, settling: string, positionKey: string, windowMs: number, lsn: string, ttlSeconds: number): Promise<number>;
 }
 
 function positionKey(scope: Scope): string {

@@ -1,3 +1,4 @@
+import Redis from 'ioredis';
 import { v7 as uuidv7 } from 'uuid';
 import { Api } from '../../support/api';
 import { download, PNG, upload } from '../files/files-helpers';
@@ -104,6 +105,7 @@ beforeAll(async () => {
   cluster = await ReplicaCluster.start('replicas_app', 2);
   redis = new RedisServer(await freePort());
   await redis.start();
+  await keptPositions();
   const env = {
     DATABASE_REPLICA_URLS: cluster.replicaUrl,
     DATABASE_REPLICA_MAX_LAG_SECONDS: String(MAX_LAG_SECONDS),
@@ -117,6 +119,20 @@ beforeAll(async () => {
   a = await startServer({ databaseUrl: cluster.primaryUrl, env });
   b = await startServer({ databaseUrl: cluster.primaryUrl, env });
 });
+
+/**
+ * Marks the test's Redis as one that has kept positions all along (and not lost them lately): an empty Redis
+ * reads as one that lost them, and reads would take the primary's position for the next seconds.
+ */
+async function keptPositions(): Promise<void> {
+  const client = new Redis(redis.url);
+  try {
+    await client.set('replica-positions:kept', '1');
+    await client.del('replica-positions:settling');
+  } finally {
+    client.disconnect();
+  }
+}
 
 afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop()]);
@@ -196,6 +212,116 @@ describe('reads on a streaming replica', () => {
     } finally {
       await cluster.resumeReplay();
     }
+  });
+
+  it('answers reads from the primary within seconds when the replica stops answering without closing its connections (a lost host)', async () => {
+    const org = await createOrg('Lost host');
+    const quiet = await createOrg('Quiet');
+    const first = await createInvoice(org.onA, '5');
+    const quietId = await createInvoice(quiet.onA, '6');
+    await cluster.caughtUp();
+    await new Promise((r) => setTimeout(r, 500));
+    // Both instances keep connections open to the replica from reads it served.
+    for (const api of [org.onA, org.onB, quiet.onA, quiet.onB]) await listIds(api);
+    const downs = (server: RunningServer) => (server.output().match(/replica_down/g) ?? []).length;
+    const downsBefore = [downs(a), downs(b)];
+    const within = async <T>(ms: number, work: Promise<T>): Promise<T> => {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)));
+      try {
+        return await Promise.race([work, late]);
+      } finally {
+        clearTimeout(timer);
+      }
+    };
+
+    cluster.freezeReplica();
+    try {
+      // Straight after, before a check has noticed: a client's read after its own write (the replica is
+      // asked how far it has replayed) and reads of an organization that wrote nothing (sent to the
+      // replica as it is), on both instances. Each is answered, fresh, within seconds.
+      const second = await createInvoice(org.onA, '7');
+      const started = Date.now();
+      const [onB, onA, one, quietOnB, quietOne] = await within(
+        8_000,
+        Promise.all([listIds(org.onB), listIds(org.onA), org.onB.get(`/invoices/${second}`), listIds(quiet.onB), quiet.onA.get(`/invoices/${quietId}`)]),
+      );
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(onB).toEqual([first, second].sort());
+      expect(onA).toEqual([first, second].sort());
+      expect(expectSuccess(one).id).toBe(second);
+      expect(quietOnB).toEqual([quietId]);
+      expect(expectSuccess(quietOne).id).toBe(quietId);
+      // Once the checks have found it down, reads go to the primary at once.
+      for (let i = 0; i < 3; i++) {
+        const t = Date.now();
+        expect(await within(3_000, listIds(quiet.onB))).toEqual([quietId]);
+        expect(await within(3_000, listIds(org.onA))).toEqual([first, second].sort());
+        expect(Date.now() - t).toBeLessThan(2_000);
+      }
+      expect(downs(a)).toBeGreaterThan(downsBefore[0]);
+      expect(downs(b)).toBeGreaterThan(downsBefore[1]);
+      expect(await (await fetch(`${b.baseUrl}/metrics`)).text()).toMatch(/db_replica_usable\{replica="replica 1 \([^)]+\)"\} 0/);
+    } finally {
+      cluster.thawReplica();
+    }
+    // Back: usable again on both instances before the next test.
+    await cluster.caughtUp();
+    const deadline = Date.now() + 15_000;
+    for (const server of [a, b]) {
+      while (!/db_replica_usable\{replica="replica 1 \([^)]+\)"\} 1/.test(await (await fetch(`${server.baseUrl}/metrics`)).text())) {
+        if (Date.now() > deadline) throw new Error('the replica was not usable again');
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+  });
+
+  it('reads a write fresh on another instance after Redis loses the positions (a restart without persistence), also when it was down at the write', async () => {
+    const org = await createOrg('Redis restart');
+    const first = await createInvoice(org.onA, '3');
+    const readFresh = async (expected: string[], written: number) => {
+      // Instance B reconnects to the empty Redis meanwhile; every read, well inside the lag limit (the replica,
+      // its replay paused, still counts as usable), must see the write.
+      let reads = 0;
+      while (Date.now() - written < (MAX_LAG_SECONDS - 1) * 1000) {
+        expect(await listIds(org.onB)).toEqual(expected);
+        reads++;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(reads).toBeGreaterThan(5);
+    };
+
+    // Written (its position in Redis), then Redis restarts empty.
+    await cluster.caughtUp();
+    await new Promise((r) => setTimeout(r, 500));
+    await cluster.pauseReplay();
+    let second: string;
+    try {
+      second = await createInvoice(org.onA, '4');
+      const written = Date.now();
+      await redis.kill();
+      await redis.start();
+      await readFresh([first, second].sort(), written);
+    } finally {
+      await cluster.resumeReplay();
+    }
+
+    // Redis down when the write's position is stored, back (empty) at once.
+    await cluster.caughtUp();
+    await new Promise((r) => setTimeout(r, 500));
+    await cluster.pauseReplay();
+    try {
+      await redis.kill();
+      const third = await createInvoice(org.onA, '5');
+      const written = Date.now();
+      await redis.start();
+      await readFresh([first, second, third].sort(), written);
+      expect(a.output()).toMatch(/replica_position_unshared/);
+    } finally {
+      await cluster.resumeReplay();
+    }
+    await cluster.caughtUp();
+    await keptPositions();
   });
 
   it("serves the payer's polling from the replica once it has replayed the primary's position, and every acknowledged write is seen", async () => {

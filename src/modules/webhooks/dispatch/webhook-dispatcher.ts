@@ -191,8 +191,9 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
   /**
    * With read replicas: the organizations' write positions are raised to the primary's before their webhooks
    * leave, so the keyed read a merchant makes on receiving one (on any instance) sees what it announces, also
-   * when background work wrote it and no request of theirs recorded a position (read-replicas.ts). Not
-   * recorded (the primary did not answer): the webhooks still go; reads may then lag up to the lag limit.
+   * when background work wrote it and no request of theirs recorded a position (read-replicas.ts). When the
+   * primary does not say its position, the webhooks still go, and those organizations' reads take the
+   * primary's position until any usable replica must have replayed what they announce.
    */
   private async positionsRecorded(claimed: readonly ClaimedDelivery[]): Promise<void> {
     const replicas = this.tx.replicas;
