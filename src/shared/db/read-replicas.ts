@@ -55,6 +55,8 @@ interface ReplicaState {
   readonly probe: Pool;
   /** Reads waiting on it: told when it is marked down, so they go to the primary at once. */
   readonly waiting: Set<(error: Error) => void>;
+  /** Its replay position being asked now (`replayPosition`), shared by whoever asks meanwhile. */
+  asking: Promise<bigint> | null;
   /** Answered the last check. */
   up: boolean;
   /** The last replay position it reported (0 before the first answer). */
@@ -230,6 +232,7 @@ export class ReadReplicas {
       }),
       probe: new Pool({ ...connection(url), max: 2, query_timeout: this.answerWithinMs }),
       waiting: new Set(),
+      asking: null,
       up: false,
       replayed: 0n,
       behind: [],
@@ -313,8 +316,17 @@ export class ReadReplicas {
     return parseLsn(rows[0].lsn);
   }
 
-  /** How far `r` has replayed, asked now; no answer within `answerWithinMs` is an error. */
-  private async replayPosition(r: ReplicaState): Promise<bigint> {
+  /**
+   * How far `r` has replayed, asked now; no answer within `answerWithinMs` is an error. Callers that ask
+   * while a question is out share its answer: a burst of reads waiting for one replica to catch up asks it
+   * once, not once each, and never queues long enough on the two probe connections to pass for a dead replica.
+   */
+  private replayPosition(r: ReplicaState): Promise<bigint> {
+    r.asking ??= this.askReplayPosition(r).finally(() => (r.asking = null));
+    return r.asking;
+  }
+
+  private async askReplayPosition(r: ReplicaState): Promise<bigint> {
     const rows = (await withTimeout(send(r.probe, 'SELECT pg_last_wal_replay_lsn()::text AS lsn', undefined), this.answerWithinMs)) as Array<{
       lsn: string | null;
     }>;
