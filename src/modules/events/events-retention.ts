@@ -42,6 +42,7 @@ export class EventsRetention implements OnModuleInit {
       unit: 'month',
       ahead: 2,
       defaultPartition: true,
+      recheckUnderLock: true,
       retentionDays: () => this.config.EVENTS_RETENTION_DAYS,
       beforeDrop: async (m, month) => {
         if (month.referenced.length) return { drop: false, reason: `${month.referenced.length} events still held by a kept webhook delivery` };

@@ -30,6 +30,7 @@ export class UsageEventsRetention implements OnModuleInit {
       unit: 'month',
       ahead: 3,
       defaultPartition: true,
+      recheckUnderLock: true,
       retentionDays: () => this.config.USAGE_EVENTS_RETENTION_DAYS,
       beforeDrop: async (m, month) => {
         for (const { subscription: s, unissued, lastUsage } of await this.usage.stillBilling(m, month.range.from, month.range.to)) {

@@ -37,6 +37,7 @@ export class WebhookDeliveriesRetention implements OnModuleInit {
       unit: 'month',
       ahead: 2,
       defaultPartition: true,
+      recheckUnderLock: true,
       retentionDays: () => this.config.WEBHOOK_DELIVERIES_RETENTION_DAYS,
       beforeDrop: async (m, month) => {
         const pending = await this.deliveries.pendingOfEvents(m, month.lower, month.upper);

@@ -55,6 +55,15 @@ export interface RetentionPlan {
    * still referenced or needed), or answer `drop: false` to keep the range for a later pass.
    */
   beforeDrop?: (m: EntityManager, candidate: DropCandidate) => Promise<DropDecision>;
+  /**
+   * Whether the plan's writers hold its tables while they add what keeps a range (a durable handler reads
+   * the events it queues deliveries of; a late usage event is inserted into its month; `beforeDrop` then only
+   * reads). A range the checks would drop is then checked again with its tables locked, so a writer still
+   * open is waited for and its rows seen. Without it (rate history: a payment is priced before its
+   * transaction, and `beforeDrop` copies snapshots out) the checks run once, unlocked, and the only lock is
+   * the drop's.
+   */
+  recheckUnderLock?: boolean;
 }
 
 /** A column of another table that holds keys of a plan (a payment's `rates_snapshot_id`): what it holds is never lost. */
@@ -298,13 +307,15 @@ export class PartitionRetention implements OnApplicationBootstrap, OnModuleDestr
   }
 
   /**
-   * Drops the range's partitions in one transaction, after `beforeDrop` kept what must stay. The tables are
-   * locked first, as strongly as the drop locks them (dropping a partition locks its whole table): what the
-   * checks below read is then every writer's committed work, and nothing is written to the range until the
-   * drop commits. Checked before the lock, a writer still open then (a durable handler queueing deliveries of
-   * the range's events, a late usage event) would be invisible to the checks, and the drop, waiting for it,
-   * would take its rows. They are locked in the plan's order, the order writers touch them in (a delivery
-   * before its attempt), and dropped in the reverse one (an attempt before its delivery).
+   * Drops the range's partitions in one transaction, after `beforeDrop` kept what must stay. The checks run
+   * first without locks, so a range still held (the usual answer, pass after pass) is kept without anyone
+   * waiting for it. With `recheckUnderLock`, a range they would drop is checked again with its tables locked
+   * as strongly as the drop locks them (dropping a partition locks its whole table): what that reads is every
+   * writer's committed work, and nothing is written to the range until the drop commits. Checked only
+   * before the lock, a writer still open then (a durable handler queueing deliveries of the range's
+   * events) would be invisible, and the drop, waiting for it, would take its rows. The tables are locked in
+   * the plan's order, the order writers touch them in (a delivery before its attempt), and dropped in the
+   * reverse one (an attempt before its delivery).
    */
   private async drop(m: EntityManager, plan: RetentionPlan, range: PartitionRange): Promise<DropDecision> {
     const lower = boundAt(plan.key, range.from);
@@ -312,23 +323,28 @@ export class PartitionRetention implements OnApplicationBootstrap, OnModuleDestr
     const tables = plan.tables.map(({ table }) => table);
     return m.transaction(async (t) => {
       await t.query(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
-      await t.query(`LOCK TABLE ${tables.map(ident).join(', ')} IN ACCESS EXCLUSIVE MODE`);
-      const referenced = new Set<string>();
-      for (const ref of this.references.get(plan.name) ?? []) {
-        const rows: Array<{ v: string }> = await t.query(
-          `SELECT DISTINCT ${ident(ref.column)}::text AS v FROM ${ident(ref.table)} WHERE ${ident(ref.column)} >= $1 AND ${ident(ref.column)} < $2`,
-          [lower, upper],
-        );
-        for (const r of rows) referenced.add(r.v);
+      let decision = await this.dropDecision(t, plan, { range, lower, upper });
+      if (decision.drop && plan.recheckUnderLock) {
+        await t.query(`LOCK TABLE ${tables.map(ident).join(', ')} IN ACCESS EXCLUSIVE MODE`);
+        decision = await this.dropDecision(t, plan, { range, lower, upper });
       }
-      const decision: DropDecision = plan.beforeDrop
-        ? await plan.beforeDrop(t, { range, lower, upper, referenced: [...referenced].sort() })
-        : referenced.size
-          ? { drop: false, reason: `${referenced.size} keys still referenced and the plan keeps no copies` }
-          : { drop: true };
       if (!decision.drop) return decision;
       for (const table of [...tables].reverse()) await t.query(`DROP TABLE IF EXISTS ${ident(`${table}_${range.suffix}`)}`);
       return decision;
     });
+  }
+
+  /** Whether the range may go now: the keys other tables hold in it, then the plan's own `beforeDrop`. */
+  private async dropDecision(t: EntityManager, plan: RetentionPlan, candidate: Omit<DropCandidate, 'referenced'>): Promise<DropDecision> {
+    const referenced = new Set<string>();
+    for (const ref of this.references.get(plan.name) ?? []) {
+      const rows: Array<{ v: string }> = await t.query(
+        `SELECT DISTINCT ${ident(ref.column)}::text AS v FROM ${ident(ref.table)} WHERE ${ident(ref.column)} >= $1 AND ${ident(ref.column)} < $2`,
+        [candidate.lower, candidate.upper],
+      );
+      for (const r of rows) referenced.add(r.v);
+    }
+    if (plan.beforeDrop) return plan.beforeDrop(t, { ...candidate, referenced: [...referenced].sort() });
+    return referenced.size ? { drop: false, reason: `${referenced.size} keys still referenced and the plan keeps no copies` } : { drop: true };
   }
 }
