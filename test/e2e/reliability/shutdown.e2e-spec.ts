@@ -224,7 +224,8 @@ describe('WEB_CONCURRENCY: worker processes', () => {
       let output = '';
       child.stdout.on('data', (d) => (output += d));
       child.stderr.on('data', (d) => (output += d));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      // Three worker starts that each load the service: on a loaded two-core machine that can take more than 30 s.
+      const timer = setTimeout(() => child.kill('SIGKILL'), 75_000);
       const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
       clearTimeout(timer);
       expect(code).toBe(1);
@@ -235,7 +236,7 @@ describe('WEB_CONCURRENCY: worker processes', () => {
       if (pgServer && databaseUrl) await dropDatabase(pgServer, databaseUrl);
       rmSync(dataDir, { recursive: true, force: true });
     }
-  });
+  }, 100_000);
 
   it('with the embedded database the primary serves it to the workers: demo organization once, clean stop', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'ipa-cluster-embedded-'));
