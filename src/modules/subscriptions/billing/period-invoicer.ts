@@ -8,7 +8,7 @@ import { CreateInvoiceCommand, CreateItemInput } from '../../invoices';
 import { baseAmount, BillingTerms, PeriodInvoicePlan, periodInvoicePlan } from '../domain/billing';
 import { baseLineText, planText, usageLineText } from '../domain/line-text';
 import { isWhole } from '../domain/periods';
-import { aggregate, AggregationType, graduatedPrice } from '../domain/usage';
+import { AggregationType, graduatedPrice } from '../domain/usage';
 import type { UpcomingInvoiceView, UpcomingLineView } from '../dto/subscription.view';
 import type { SubscriptionRecord } from '../persistence/subscription.record';
 import { UsageEventsRepository } from '../persistence/usage-events.repository';
@@ -98,8 +98,7 @@ export class PeriodInvoicer {
     const usagePeriod = plan.usagePeriod;
     if (usagePeriod) {
       for (const metric of schema?.metrics.values() ?? []) {
-        const samples = await this.usage.samples(m, s.id, metric.metricKey, usagePeriod.start, usagePeriod.end);
-        const quantity = aggregate(metric.aggregation, samples);
+        const quantity = await this.usage.aggregate(m, s.id, metric.metricKey, metric.aggregation, usagePeriod.start, usagePeriod.end);
         const priced = graduatedPrice(metric.tiers, quantity);
         const usageText = usageLineText(planName, metric.name, quantity, usagePeriod);
         if (priced.amount.greaterThan(0))

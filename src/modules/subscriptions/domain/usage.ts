@@ -14,7 +14,8 @@ export interface UsageSample {
 }
 
 /**
- * One period's usage of a metric from its events:
+ * One period's usage of a metric from its events (the definition; the invoices get it from the database,
+ * UsageEventsRepository.aggregate, which usage-aggregates.e2e-spec checks against this):
  * SUM adds the values; COUNT counts the events; MAX takes the largest value; UNIQUE_COUNT counts
  * distinct unique keys; LATEST takes the value of the last event of the period (by timestamp, then
  * by arrival). No events: 0.

@@ -1,0 +1,78 @@
+import { aggregate, type AggregationType, type UsageSample } from '../../../src/modules/subscriptions/domain/usage';
+import { Money } from '../../../src/shared/money/money';
+import { expectSuccess } from '../../support/envelope';
+import { IsolatedService, startIsolatedService } from '../../support/isolated';
+import { r30 } from '../../support/money';
+import { clockNow, moveClockTo, recurringProduct, ts } from './subscription-helpers';
+
+const TYPES: AggregationType[] = ['SUM', 'COUNT', 'MAX', 'UNIQUE_COUNT', 'LATEST'];
+const metricKey = (type: AggregationType) => `m_${type.toLowerCase()}`;
+
+/**
+ * A period's usage is worked out by PostgreSQL (UsageEventsRepository.aggregate), not by reading every event
+ * into the process: the upcoming invoice's quantities must be what domain/usage.ts `aggregate` says of the
+ * same events, for every aggregation, on values where the two could part (1.5 and 1.50, events of one
+ * millisecond, a late arrival with an earlier timestamp).
+ */
+describe('usage aggregates worked out by the database', () => {
+  let service: IsolatedService;
+  beforeAll(async () => {
+    service = await startIsolatedService({ CLOCK_CONTROL: 'true', SUBSCRIPTIONS_TICK_SECONDS: '0' });
+  });
+  afterAll(() => service?.stop());
+
+  it('gives the quantities the domain definition gives, for each aggregation type', async () => {
+    const api = (await service.createOrg('Aggregates')).test;
+    const tiers = TYPES.map((type) => ({
+      starts_at: 0,
+      ends_at: null,
+      price_per_unit: 1,
+      metric: { metric_key: metricKey(type), name: `Metric ${type}`, aggregation_type: type },
+    }));
+    const { productId, schemaId } = await recurringProduct(api, { payment_type: 'ARREARS', renew_type: 'ANNIVERSARY', billing_type: 'FULL' }, tiers);
+    const start = await clockNow(api);
+    const sub = expectSuccess(
+      await api.post('/subscriptions', { product_id: productId, billing_schema_id: schemaId, customer_email: 'agg@example.com', starts_at: ts(start) }),
+      201,
+    );
+    await moveClockTo(api, new Date(start.getTime() + 60_000), 0);
+    const at = (seconds: number, ms = 0) => new Date(start.getTime() + seconds * 1000 + ms).toISOString();
+    // Sent in this order (arrival order breaks LATEST's ties): the same millisecond twice, then an earlier
+    // timestamp arriving last; 1.5 and 1.50 without a unique key, and a unique key sent twice.
+    const events = [
+      { value: '1.5', timestamp: at(10, 250) },
+      { value: '1.50', timestamp: at(20) },
+      { value: '2.25', timestamp: at(30, 500), unique_key: 'k1' },
+      { value: '7', timestamp: at(30, 500), unique_key: 'k1' },
+      { value: '0.000000000000000000000000000001', timestamp: at(25) },
+      { value: '3', timestamp: at(5) },
+    ];
+    for (const type of TYPES) {
+      for (const [i, e] of events.entries()) {
+        expectSuccess(await api.post('/usage_events', { id: `${type}-${i}`, subscription_id: sub.id, metric_key: metricKey(type), ...e }), 201);
+      }
+    }
+    const samples: UsageSample[] = events.map((e, i) => ({
+      value: new Money(e.value),
+      timestamp: new Date(e.timestamp),
+      uniqueKey: e.unique_key ?? null,
+      seq: BigInt(i),
+    }));
+    const upcoming = expectSuccess(await api.get(`/subscriptions/${sub.id}/upcoming_invoice`));
+    const quantities = Object.fromEntries(
+      (upcoming.lines as Array<{ type: string; metric_key: string; quantity: string }>)
+        .filter((l) => l.type === 'USAGE')
+        .map((l) => [l.metric_key, l.quantity]),
+    );
+    const expected = Object.fromEntries(TYPES.map((type) => [metricKey(type), r30(aggregate(type, samples))]));
+    expect(quantities).toEqual(expected);
+    // What the definition says of these events, spelled out.
+    expect(expected).toEqual({
+      m_sum: r30('15.250000000000000000000000000001'),
+      m_count: r30(6),
+      m_max: r30(7),
+      m_unique_count: r30(4),
+      m_latest: r30(7),
+    });
+  });
+});
