@@ -143,6 +143,7 @@ describe('durable event handlers', () => {
     const b = await voidInvoice(new Api(api.key, second.baseUrl));
     await eventually(async () => expect(handled(second, b)).toBe(1));
     expect(handled(second, a)).toBe(0);
-    expect(before(await cursor(), await eventKey(b))).toBe(false);
+    // Its cursor passes it (the pass that logs the event commits the cursor a moment after the log line).
+    await eventually(async () => expect(before(await cursor(), await eventKey(b))).toBe(false));
   });
 });
