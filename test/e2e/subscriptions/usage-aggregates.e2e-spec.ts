@@ -2,8 +2,9 @@ import { aggregate, type AggregationType, type UsageSample } from '../../../src/
 import { Money } from '../../../src/shared/money/money';
 import { expectSuccess } from '../../support/envelope';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
+import { withClient } from '../../support/pg';
 import { r30 } from '../../support/money';
-import { clockNow, moveClockTo, recurringProduct, ts } from './subscription-helpers';
+import { clockNow, moveClockTo, parseTime, recurringProduct, ts } from './subscription-helpers';
 
 const TYPES: AggregationType[] = ['SUM', 'COUNT', 'MAX', 'UNIQUE_COUNT', 'LATEST'];
 const metricKey = (type: AggregationType) => `m_${type.toLowerCase()}`;
@@ -73,6 +74,30 @@ describe('usage aggregates worked out by the database', () => {
       m_max: r30(7),
       m_unique_count: r30(4),
       m_latest: r30(7),
+    });
+  });
+
+  it('stamps an event sent without a timestamp when it is stored, under the lock the scheduler closes periods with, not when it arrived', async () => {
+    const api = (await service.createOrg('Stamped on store')).test;
+    const tiers = [{ starts_at: 0, ends_at: null, price_per_unit: 1, metric: { metric_key: 'calls', name: 'Calls', aggregation_type: 'SUM' } }];
+    const { productId, schemaId } = await recurringProduct(api, { payment_type: 'ARREARS', renew_type: 'ANNIVERSARY', billing_type: 'FULL' }, tiers);
+    const sub = expectSuccess(
+      await api.post('/subscriptions', { product_id: productId, billing_schema_id: schemaId, customer_email: 'stamp@example.com' }),
+      201,
+    );
+    await withClient(service.databaseUrl!, async (holder) => {
+      // The subscription is held (as the scheduler holds it while it closes a period) when the event arrives.
+      await holder.query('BEGIN');
+      await holder.query(`SELECT id FROM subscriptions WHERE id = $1 FOR UPDATE`, [sub.id]);
+      const arrived = await clockNow(api);
+      const sent = Promise.resolve(api.post('/usage_events', { id: 'late-stamp', subscription_id: sub.id, metric_key: 'calls', value: '2' }));
+      // Time for it to arrive and wait for the subscription.
+      await new Promise((r) => setTimeout(r, 1500));
+      // Meanwhile an hour passes on the organization's clock.
+      expectSuccess(await api.post('/test_helpers/clock', { advance_seconds: 3600 }));
+      await holder.query('COMMIT');
+      const event = expectSuccess(await sent, 201);
+      expect(parseTime(event.timestamp).getTime()).toBeGreaterThanOrEqual(arrived.getTime() + 3_600_000);
     });
   });
 });

@@ -47,6 +47,8 @@ export class RecordUsageHandler implements ICommandHandler<RecordUsageCommand> {
     const now = await this.clock.nowFor(scope);
     const seen = new Map<string, number>();
     const rows: UsageEventRow[] = [];
+    /** The events sent without a timestamp: theirs is the time they are stored, taken under the subscriptions' locks. */
+    const stampedOnStore = new Set<UsageEventRow>();
     for (const [i, e] of events.entries()) {
       const subscription = subscriptions.get(e.subscriptionId) ?? null;
       if (seen.has(e.id)) errors[path(i, 'id')] = `repeats events.${seen.get(e.id)}.id in the same batch`;
@@ -67,7 +69,7 @@ export class RecordUsageHandler implements ICommandHandler<RecordUsageCommand> {
       }
       const timestamp = e.timestamp ?? now;
       if (timestamp.getTime() < subscription.startsAt.getTime()) errors[path(i, 'timestamp')] = 'must not be before the subscription starts';
-      rows.push({
+      const row: UsageEventRow = {
         id: e.id,
         subscriptionId: e.subscriptionId,
         metricKey: e.metricKey,
@@ -75,7 +77,9 @@ export class RecordUsageHandler implements ICommandHandler<RecordUsageCommand> {
         uniqueKey: e.uniqueKey,
         timestamp,
         createdAt: now,
-      });
+      };
+      rows.push(row);
+      if (!e.timestamp) stampedOnStore.add(row);
     }
     if (Object.keys(errors).length) throw new ValidationFailedError(errors);
     // The schemas are read before the transaction: nothing is asked on the bus while it is open.
@@ -90,6 +94,13 @@ export class RecordUsageHandler implements ICommandHandler<RecordUsageCommand> {
     // that events of one subscription sent at once are checked against each other's sums.
     const inserted = await this.tx.run(async (w) => {
       const locked = await this.subscriptions.lockMany(w, scope, [...new Set(rows.map((r) => r.subscriptionId))]);
+      // Stored now, under the locks the scheduler takes to close a period: an event without a timestamp gets
+      // this moment, never one from before a wait in which its period was closed and invoiced without it.
+      const stored = await this.clock.nowFor(scope, w);
+      for (const row of rows) {
+        row.createdAt = stored;
+        if (stampedOnStore.has(row)) row.timestamp = stored;
+      }
       const fresh = await this.usage.insert(w, scope, rows);
       await this.checkAmountLimits(w, locked, rows, fresh, catalog, path);
       return fresh;
