@@ -427,11 +427,16 @@ export class ConsoleController {
     const role = formText(body.role);
     if (!this.gate.allowed(g, res, 'members.manage', isRole(role) && mayAssign(g.member.role, null, role))) return;
     try {
-      const link = await this.auth.issueLink(g.scope.organizationId, body.email, 'invite', role, formText(body.name));
+      const link = await this.auth.issueLink(g.scope.organizationId, body.email, 'invite', role, formText(body.name), g.member.role);
       await this.gate.audit(g, req, 'member.invite', link.member_id, null);
       await this.renderMembers(g, res, 201, null, { text: g.ctx.s.invite_link, url: link.url });
     } catch (e) {
       if (!(e instanceof DomainError)) throw e;
+      // The email's invitation is pending with a role the member may not change (an owner's, for an admin).
+      if (e.kind === 'forbidden') {
+        this.gate.allowed(g, res, 'members.manage', false);
+        return;
+      }
       const message = e.code === 'member_exists' ? g.ctx.s.member_exists : e.message;
       await this.renderMembers(g, res, e.kind === 'conflict' ? 409 : 400, { kind: 'error', text: message }, null);
     }
@@ -490,7 +495,7 @@ export class ConsoleController {
     if (!g) return;
     const m = await this.target(g, res, id);
     if (!m || !this.gate.allowed(g, res, 'members.manage', mayAssign(g.member.role, m.role, m.role))) return;
-    const link = await this.auth.issueLink(g.scope.organizationId, m.email, m.password_hash ? 'reset' : 'invite', m.role);
+    const link = await this.auth.issueLink(g.scope.organizationId, m.email, m.password_hash ? 'reset' : 'invite', m.role, '', g.member.role);
     await this.gate.audit(g, req, 'member.reset_link', m.id, null);
     await this.renderMembers(g, res, 200, null, { text: m.password_hash ? g.ctx.s.reset_link : g.ctx.s.invite_link, url: link.url });
   }

@@ -195,6 +195,41 @@ describe('management console: the role table on the server', () => {
     expect(audit.text).toContain('member.invite');
   });
 
+  it("admin: cannot renew an owner's pending invitation (its link would sign in as an owner); an owner can", async () => {
+    const org = await consoleOrg();
+    const admin = (await addMember(org.owner, 'admin')).client;
+    const email = `pending-owner-${Date.now()}@example.com`;
+    expect((await org.owner.submit('/console/test/members', '/console/test/members', { email, role: 'owner' })).status).toBe(201);
+    const [pending] = await sql<{ id: string }>(`SELECT id FROM console_members WHERE organization_id = $1 AND email = $2`, [org.organizationId, email]);
+    const links = async () => (await sql(`SELECT 1 FROM console_links WHERE member_id = $1`, [pending.id])).length;
+    const roleOf = async () => (await sql<{ role: string }>(`SELECT role FROM console_members WHERE id = $1`, [pending.id]))[0].role;
+    expect(await links()).toBe(1);
+
+    // The admin invites the same email as an admin: refused, no new link, and the invitation stays an owner's.
+    const takeover = await admin.submit('/console/test/members', '/console/test/members', { email, role: 'admin' });
+    expect(takeover.status).toBe(403);
+    expect(takeover.text).toContain('Your role does not allow this.');
+    expect(takeover.text).not.toContain('one-time-link');
+    expect((await admin.submit('/console/test/members', `/console/test/members/${pending.id}/reset`)).status).toBe(403);
+    expect(await links()).toBe(1);
+    expect(await roleOf()).toBe('owner');
+
+    // The owner renews it: a new link, which signs the invited owner in.
+    const renewed = await org.owner.submit('/console/test/members', '/console/test/members', { email, role: 'owner' });
+    expect(renewed.status).toBe(201);
+    expect(await links()).toBe(2);
+    const invitee = new ConsoleClient();
+    expect((await invitee.setPassword(/id="one-time-link">([^<]+)</.exec(renewed.text)![1], PASSWORD)).status).toBe(200);
+    expect(await roleOf()).toBe('owner');
+
+    // An admin renews a pending developer's invitation as an admin: allowed, and the role asked for is given.
+    const devEmail = `pending-dev-${Date.now()}@example.com`;
+    expect((await org.owner.submit('/console/test/members', '/console/test/members', { email: devEmail, role: 'developer' })).status).toBe(201);
+    expect((await admin.submit('/console/test/members', '/console/test/members', { email: devEmail, role: 'admin' })).status).toBe(201);
+    const [dev] = await sql<{ role: string }>(`SELECT role FROM console_members WHERE organization_id = $1 AND email = $2`, [org.organizationId, devEmail]);
+    expect(dev.role).toBe('admin');
+  });
+
   it('support: no keys, no members', async () => {
     const org = await consoleOrg();
     const support = (await addMember(org.owner, 'support')).client;

@@ -83,6 +83,38 @@ export class ConsoleRepository {
   }
 
   /**
+   * Renews the invitation of a member who has not set a password yet: gives them `role` and stores
+   * the new link, in one transaction under the members' lock. Nothing happens (null) when the member
+   * has set a password meanwhile, or is an owner and the inviter is not (an owner's invitation is
+   * renewed only by an owner, even if the member was made an owner a moment ago).
+   */
+  async renewInvitation(
+    organizationId: string,
+    memberId: string,
+    role: Role,
+    actor: Role | null,
+    link: { tokenHash: string; expiresAt: Date },
+  ): Promise<MemberRow | null> {
+    return this.db.transaction(async (m) => {
+      await m.query(`SELECT pg_advisory_xact_lock(hashtext('console_members:' || $1))`, [organizationId]);
+      const rows = rowsOf(
+        await m.query(
+          `UPDATE console_members SET role = $3
+            WHERE organization_id = $1 AND id = $2 AND password_hash IS NULL AND ${ownerTouchedBy(actor)} RETURNING *`,
+          [organizationId, memberId, role],
+        ),
+      ) as MemberRow[];
+      if (!rows[0]) return null;
+      await m.query(`INSERT INTO console_links (token_hash, member_id, kind, expires_at) VALUES ($1, $2, 'invite', $3)`, [
+        link.tokenHash,
+        memberId,
+        link.expiresAt,
+      ]);
+      return rows[0];
+    });
+  }
+
+  /**
    * Changes a member's role, or removes the member (`role` null), in one statement that also keeps
    * the last-owner rule under concurrency: the change happens only while another owner remains
    * (or the member is not an owner). False when nothing changed.
@@ -199,6 +231,14 @@ export class ConsoleRepository {
       limit,
     ]);
   }
+}
+
+/**
+ * The condition a statement changing a member adds for who changes it: only an owner touches an owner
+ * (`actor` null: the operator's command line, which may do anything).
+ */
+function ownerTouchedBy(actor: Role | null): string {
+  return actor === null || actor === 'owner' ? 'true' : `role <> 'owner'`;
 }
 
 /** UPDATE/DELETE ... RETURNING through DataSource.query yields [rows, count] with the pg driver. */
