@@ -28,7 +28,7 @@ import {
   signInPage,
 } from './domain/pages';
 import { GRACE_CHOICES, keysPage, keyWords, mayChangeKey } from './domain/key-pages';
-import { isRole, keepsAnOwner, mayAssign, Role } from './domain/roles';
+import { isRole, mayAssign, Role } from './domain/roles';
 import { ConsoleRepository, MemberRow } from './persistence/console.repository';
 
 const PRE_COOKIE = 'console_pre';
@@ -474,8 +474,14 @@ export class ConsoleController {
 
   private async changeMember(g: SignedMember, req: Request, res: Response, m: MemberRow, to: Role | null): Promise<void> {
     if (!this.gate.allowed(g, res, 'members.manage', mayAssign(g.member.role, m.role, to))) return;
-    const owners = await this.repo.countOwners(g.scope.organizationId);
-    if (!keepsAnOwner(m.role, to, owners) || !(await this.repo.changeRole(g.scope.organizationId, m.id, to))) {
+    // The page's reading of the member may be out of date: the statement checks both rules again under the lock.
+    const outcome = await this.repo.changeRole(g.scope.organizationId, m.id, to, g.member.role);
+    if (outcome === 'gone') return this.gate.notFound(g, res);
+    if (outcome === 'forbidden') {
+      this.gate.allowed(g, res, 'members.manage', false);
+      return;
+    }
+    if (outcome === 'last_owner') {
       await this.renderMembers(g, res, 409, { kind: 'error', text: g.ctx.s.last_owner }, null);
       return;
     }

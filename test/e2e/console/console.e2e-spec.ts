@@ -1,8 +1,40 @@
-import { Api } from '../../support/api';
+import { Client } from 'pg';
+import { Api, testDatabaseUrl } from '../../support/api';
 import { expectSuccess } from '../../support/envelope';
 import { addMember, ConsoleClient, consoleOrg, PASSWORD, sql } from '../../support/console-client';
 import { runCli, sharedCliEnv } from '../../support/server';
 import { createInvoice } from '../invoices/invoice-helpers';
+
+/**
+ * Runs `during` inside a transaction of the test's own, and `request` beside it: the request is let go once it waits for
+ * that transaction (a lock or a row it holds, `waitsOn` a pattern of the request's statement), so what the transaction
+ * did happens between the request's reading of the member and its change.
+ */
+async function whileWaiting<T>(
+  hold: (c: Client) => Promise<void>,
+  request: () => Promise<T>,
+  waitsOn: string,
+  during: (c: Client) => Promise<void>,
+): Promise<T> {
+  const c = new Client({ connectionString: testDatabaseUrl() });
+  await c.connect();
+  try {
+    await c.query('BEGIN');
+    await hold(c);
+    const answer = request();
+    for (let i = 0; ; i++) {
+      const waiting = await sql(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1`, [waitsOn]);
+      if (waiting.length) break;
+      if (i > 400) throw new Error(`no statement like ${waitsOn} waited`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    await during(c);
+    await c.query('COMMIT');
+    return await answer;
+  } finally {
+    await c.end();
+  }
+}
 
 describe('management console: members and sessions', () => {
   it('org:create --owner-email prints a one-time link; the owner sets a password, signs in and sees the organization', async () => {
@@ -136,6 +168,44 @@ describe('management console: members and sessions', () => {
     // Now the other one is the last owner, and an admin cannot touch an owner at all.
     expect((await other.client.submit('/console/test/members', `/console/test/members/${other.id}/role`, { role: 'developer' })).status).toBe(409);
     expect((await org.owner.submit('/console/test/members', `/console/test/members/${other.id}/remove`)).status).toBe(403);
+  });
+});
+
+describe('management console: owners who can sign in', () => {
+  it('an invitation to be an owner, not yet accepted, is no owner: the only owner who can sign in can neither leave nor be demoted', async () => {
+    const org = await consoleOrg();
+    const [me] = await sql<{ id: string }>(`SELECT id FROM console_members WHERE email = $1`, [org.ownerEmail]);
+    const email = `pending-owner-${Date.now()}@example.com`;
+    expect((await org.owner.submit('/console/test/members', '/console/test/members', { email, role: 'owner' })).status).toBe(201);
+    const demote = await org.owner.submit('/console/test/members', `/console/test/members/${me.id}/role`, { role: 'admin' });
+    expect(demote.status).toBe(409);
+    expect(demote.text).toContain('the last owner cannot leave or be demoted');
+    const leave = await org.owner.submit('/console/test/members', `/console/test/members/${me.id}/remove`);
+    expect(leave.status).toBe(409);
+    expect(leave.text).toContain('the last owner cannot leave or be demoted');
+    expect((await sql<{ role: string }>(`SELECT role FROM console_members WHERE id = $1`, [me.id]))[0].role).toBe('owner');
+    expect((await org.owner.get('/console/test')).status).toBe(200);
+
+    // The invitation itself may be changed or withdrawn: it takes no owner away.
+    const [pending] = await sql<{ id: string }>(`SELECT id FROM console_members WHERE organization_id = $1 AND email = $2`, [org.organizationId, email]);
+    expect((await org.owner.submit('/console/test/members', `/console/test/members/${pending.id}/role`, { role: 'admin' })).status).toBe(200);
+    expect((await org.owner.submit('/console/test/members', `/console/test/members/${pending.id}/remove`)).status).toBe(200);
+  });
+
+  it("an admin's change never touches an owner, even one made an owner after the admin's page read the member", async () => {
+    const org = await consoleOrg();
+    const admin = (await addMember(org.owner, 'admin')).client;
+    const target = await addMember(org.owner, 'developer');
+    // The admin's change has read a developer and waits for the members' lock, which an owner's promotion holds.
+    const page = await admin.get('/console/test/members');
+    const answer = await whileWaiting(
+      (c) => c.query(`SELECT pg_advisory_xact_lock(hashtext('console_members:' || $1))`, [org.organizationId]).then(() => undefined),
+      () => admin.post(`/console/test/members/${target.id}/role`, { _csrf: ConsoleClient.csrfOf(page.text), role: 'developer' }),
+      '%pg_advisory_xact_lock%',
+      (c) => c.query(`UPDATE console_members SET role = 'owner' WHERE id = $1`, [target.id]).then(() => undefined),
+    );
+    expect(answer.status).toBe(403);
+    expect((await sql<{ role: string }>(`SELECT role FROM console_members WHERE id = $1`, [target.id]))[0].role).toBe('owner');
   });
 });
 

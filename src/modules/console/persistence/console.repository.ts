@@ -67,13 +67,6 @@ export class ConsoleRepository {
     return this.db.query(`SELECT * FROM console_members WHERE organization_id = $1 ORDER BY created_at, id`, [organizationId]);
   }
 
-  async countOwners(organizationId: string): Promise<number> {
-    const rows: Array<{ n: number }> = await this.db.query(`SELECT count(*)::int AS n FROM console_members WHERE organization_id = $1 AND role = 'owner'`, [
-      organizationId,
-    ]);
-    return rows[0].n;
-  }
-
   async insertMember(organizationId: string, email: string, name: string, role: Role): Promise<MemberRow> {
     const rows: MemberRow[] = await this.db.query(
       `INSERT INTO console_members (id, organization_id, email, name, role) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
@@ -115,13 +108,18 @@ export class ConsoleRepository {
   }
 
   /**
-   * Changes a member's role, or removes the member (`role` null), in one statement that also keeps
-   * the last-owner rule under concurrency: the change happens only while another owner remains
-   * (or the member is not an owner). False when nothing changed.
+   * Changes a member's role, or removes the member (`role` null), as `actor` (an owner, or an admin
+   * who never touches an owner), in one statement under the members' lock that also keeps the
+   * last-owner rule: an owner who has set a password (one who can sign in) leaves or is demoted only
+   * while another such owner remains. An invitation not yet accepted is not an owner who can sign in,
+   * so it never counts as the other owner, and it may itself be changed or removed. The statement
+   * checks the member as they are under the lock, not as the page read them: an admin cannot undo a
+   * promotion to owner made a moment before. Says what happened, or why nothing did.
    */
-  async changeRole(organizationId: string, memberId: string, role: Role | null): Promise<boolean> {
-    const guard = `(role <> 'owner' OR ${role === 'owner' ? 'true' : 'false'} OR
-      (SELECT count(*) FROM console_members o WHERE o.organization_id = $1 AND o.role = 'owner' AND o.id <> $2) > 0)`;
+  async changeRole(organizationId: string, memberId: string, role: Role | null, actor: Role): Promise<'changed' | 'gone' | 'forbidden' | 'last_owner'> {
+    const keepsAnOwner = `(role <> 'owner' OR password_hash IS NULL OR ${role === 'owner' ? 'true' : 'false'} OR EXISTS (
+      SELECT 1 FROM console_members o WHERE o.organization_id = $1 AND o.role = 'owner' AND o.password_hash IS NOT NULL AND o.id <> $2))`;
+    const guard = `${ownerTouchedBy(actor)} AND ${keepsAnOwner}`;
     return this.db.transaction(async (m) => {
       await m.query(`SELECT pg_advisory_xact_lock(hashtext('console_members:' || $1))`, [organizationId]);
       const rows: unknown[] =
@@ -132,7 +130,10 @@ export class ConsoleRepository {
               memberId,
               role,
             ]);
-      return rowsOf(rows).length === 1;
+      if (rowsOf(rows).length === 1) return 'changed';
+      const now: Array<{ role: Role }> = await m.query(`SELECT role FROM console_members WHERE organization_id = $1 AND id = $2`, [organizationId, memberId]);
+      if (!now[0]) return 'gone';
+      return now[0].role === 'owner' && actor !== 'owner' ? 'forbidden' : 'last_owner';
     });
   }
 
