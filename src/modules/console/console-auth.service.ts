@@ -43,9 +43,14 @@ export function newToken(): string {
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}\.[^\s@]{1,60}$/;
 
+/** The longest email a member may have (the members table's limit, as RFC 5321 allows for a path). */
+const MAX_EMAIL_LENGTH = 254;
+
 export function normalizeEmail(value: unknown): string {
   if (typeof value !== 'string' || !EMAIL.test(value.trim())) throw new ValidationFailedError({ email: 'must be an email address' });
-  return value.trim().toLowerCase();
+  const email = value.trim().toLowerCase();
+  if (email.length > MAX_EMAIL_LENGTH) throw new ValidationFailedError({ email: `must be at most ${MAX_EMAIL_LENGTH} characters` });
+  return email;
 }
 
 /** Renewing the invitation of a member whose role the inviter may not change (an admin, an owner's invitation). */
@@ -127,7 +132,10 @@ export class ConsoleAuth {
         }
         member = renewed;
       } else {
-        member = await this.repo.insertMember(organizationId, email, name.slice(0, 200), roleInput);
+        const inserted = await this.repo.insertMember(organizationId, email, name.slice(0, 200), roleInput);
+        // The same email invited at the same moment by someone else: theirs is the invitation.
+        if (!inserted) throw new ConflictError('This email is already a member of the organization', 'member_exists');
+        member = inserted;
         await this.repo.insertLink(tokenHash(token), member.id, kind, expiresAt);
       }
     } else if (!member) {

@@ -6,6 +6,7 @@ import { PublicForm } from '../../shared/auth/auth.decorators';
 import { clientBucket } from '../../shared/rate-limit/client-address';
 import { RateLimiter } from '../../shared/rate-limit/rate-limiter';
 import { DomainError } from '../../shared/errors/domain-error';
+import { parseTimeBound } from '../../shared/time/time';
 import { GetDashboardQuery } from '../analytics';
 import { INVOICE_STATUSES, ListInvoicesQuery } from '../invoices';
 import { CreateApiKeyCommand, ListApiKeysQuery, RevokeApiKeyCommand, RollApiKeyCommand } from '../organizations';
@@ -242,9 +243,18 @@ export class ConsoleController {
       status: (INVOICE_STATUSES as readonly string[]).includes(formText(q.status)) ? formText(q.status) : '',
       currency: /^[A-Za-z0-9_]{1,20}$/.test(formText(q.currency)) ? formText(q.currency).toUpperCase() : '',
       customer_email: formText(q.customer_email).slice(0, 254),
-      created_from: /^\d{4}-\d{2}-\d{2}$/.test(formText(q.created_from)) ? formText(q.created_from) : '',
-      created_to: /^\d{4}-\d{2}-\d{2}$/.test(formText(q.created_to)) ? formText(q.created_to) : '',
+      created_from: formText(q.created_from).trim().slice(0, 40),
+      created_to: formText(q.created_to).trim().slice(0, 40),
     };
+    // The period's days as the API reads them (a day that does not exist, such as 2024-13-45, is refused
+    // naming the field, not sent to the database); "created before" is the start of that day.
+    const createdFrom = f.created_from ? parseTimeBound(f.created_from, 'from') : undefined;
+    const createdTo = f.created_to ? parseTimeBound(f.created_to, 'from') : undefined;
+    if (createdFrom === null || createdTo === null) {
+      const field = createdFrom === null ? g.ctx.s.created_from : g.ctx.s.created_to;
+      res.status(400).send(invoicesPage(g.ctx, [], f, null, { kind: 'error', text: `${field}: ${g.ctx.s.bad_date}` }));
+      return;
+    }
     const after = /^invoice_[0-9a-f-]{36}$/.test(formText(q.starting_after)) ? formText(q.starting_after) : undefined;
     const limit = 25;
     const page = await this.queries.execute(
@@ -252,8 +262,8 @@ export class ConsoleController {
         status: f.status ? [f.status as never] : undefined,
         currency: f.currency ? [f.currency as never] : undefined,
         customerEmail: f.customer_email || undefined,
-        createdFrom: f.created_from ? new Date(`${f.created_from}T00:00:00Z`) : undefined,
-        createdTo: f.created_to ? new Date(`${f.created_to}T00:00:00Z`) : undefined,
+        createdFrom,
+        createdTo,
         startingAfter: after,
         limit,
         offset: 0,

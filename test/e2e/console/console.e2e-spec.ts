@@ -209,6 +209,40 @@ describe('management console: owners who can sign in', () => {
   });
 });
 
+describe('management console: invitations refused with a message', () => {
+  it('refuses an email longer than 254 characters naming the field, and two invitations of one email at once make one member', async () => {
+    const org = await consoleOrg();
+    const long = `${'a'.repeat(64)}@${'b'.repeat(186)}.com`;
+    expect(long).toHaveLength(255);
+    const refused = await org.owner.submit('/console/test/members', '/console/test/members', { email: long, role: 'support' });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('email must be at most 254 characters');
+    expect(await sql(`SELECT 1 FROM console_members WHERE organization_id = $1 AND email = $2`, [org.organizationId, long])).toHaveLength(0);
+    const longest = `${'a'.repeat(64)}@${'b'.repeat(185)}.com`;
+    expect((await org.owner.submit('/console/test/members', '/console/test/members', { email: longest, role: 'support' })).status).toBe(201);
+
+    // The same email invited by someone else at the same moment: the invitation that did not insert the member says it is one.
+    const email = `twice-${Date.now()}@example.com`;
+    const page = await org.owner.get('/console/test/members');
+    const second = await whileWaiting(
+      (c) =>
+        c
+          .query(`INSERT INTO console_members (id, organization_id, email, role) VALUES ($1, $2, $3, 'support')`, [
+            `member_race-${Date.now()}`,
+            org.organizationId,
+            email,
+          ])
+          .then(() => undefined),
+      () => org.owner.post('/console/test/members', { _csrf: ConsoleClient.csrfOf(page.text), email, role: 'support' }),
+      'INSERT INTO console_members%',
+      async () => undefined,
+    );
+    expect(second.status).toBe(409);
+    expect(second.text).toContain('This email is already a member.');
+    expect(await sql(`SELECT 1 FROM console_members WHERE organization_id = $1 AND email = $2`, [org.organizationId, email])).toHaveLength(1);
+  });
+});
+
 describe('management console: the role table on the server', () => {
   it('analyst: reads pages, may not create keys or invite, and the forms are not on the page', async () => {
     const org = await consoleOrg();

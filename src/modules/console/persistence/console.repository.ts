@@ -67,12 +67,17 @@ export class ConsoleRepository {
     return this.db.query(`SELECT * FROM console_members WHERE organization_id = $1 ORDER BY created_at, id`, [organizationId]);
   }
 
-  async insertMember(organizationId: string, email: string, name: string, role: Role): Promise<MemberRow> {
+  /**
+   * A new member, or null when the email is already a member of the organization (two invitations of
+   * one email at once: the second finds the first's row).
+   */
+  async insertMember(organizationId: string, email: string, name: string, role: Role): Promise<MemberRow | null> {
     const rows: MemberRow[] = await this.db.query(
-      `INSERT INTO console_members (id, organization_id, email, name, role) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
+      `INSERT INTO console_members (id, organization_id, email, name, role) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (organization_id, email) DO NOTHING RETURNING *`,
       [newId('member'), organizationId, email, name, role],
     );
-    return rows[0];
+    return rows[0] ?? null;
   }
 
   /**
