@@ -2,10 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { createHash, randomBytes } from 'node:crypto';
 import { AppConfig } from '../../shared/config/app-config';
-import { ConflictError, NotFoundError, ValidationFailedError } from '../../shared/errors/domain-error';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationFailedError } from '../../shared/errors/domain-error';
 import { Clock } from '../../shared/time/clock';
 import { GetOrganizationProfileQuery } from '../organizations';
-import { isRole, Role } from './domain/roles';
+import { isRole, mayAssign, Role } from './domain/roles';
 import { ConsoleRepository, MemberRow, SessionRow } from './persistence/console.repository';
 
 /** Session limits and sign-in protection (decisions §25). */
@@ -43,9 +43,21 @@ export function newToken(): string {
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}\.[^\s@]{1,60}$/;
 
+/** The longest email a member may have (the members table's limit, as RFC 5321 allows for a path). */
+const MAX_EMAIL_LENGTH = 254;
+
 export function normalizeEmail(value: unknown): string {
   if (typeof value !== 'string' || !EMAIL.test(value.trim())) throw new ValidationFailedError({ email: 'must be an email address' });
-  return value.trim().toLowerCase();
+  const email = value.trim().toLowerCase();
+  if (email.length > MAX_EMAIL_LENGTH) throw new ValidationFailedError({ email: `must be at most ${MAX_EMAIL_LENGTH} characters` });
+  return email;
+}
+
+/** Renewing the invitation of a member whose role the inviter may not change (an admin, an owner's invitation). */
+export class RenewalForbiddenError extends ForbiddenError {
+  constructor() {
+    super("Your role does not allow renewing this member's invitation", 'member_role_forbidden');
+  }
 }
 
 export interface IssuedLink {
@@ -85,23 +97,52 @@ export class ConsoleAuth {
 
   /**
    * An invitation (a new member, or one who has not set a password yet) or a password reset (an
-   * existing member): a one-time link to set a password.
+   * existing member): a one-time link to set a password. `actor` is the role of the member who asks
+   * (null: the operator's command line). Renewing an invitation gives the member the role asked for,
+   * so it is allowed only to an actor who may change the member's role as it stands: an admin never
+   * renews an owner's invitation (and so never gets a link that signs in as an owner).
    */
-  async issueLink(organizationId: string, emailInput: unknown, kind: 'invite' | 'reset', roleInput?: unknown, name = ''): Promise<IssuedLink> {
+  async issueLink(
+    organizationId: string,
+    emailInput: unknown,
+    kind: 'invite' | 'reset',
+    roleInput?: unknown,
+    name = '',
+    actor: Role | null = null,
+  ): Promise<IssuedLink> {
     const email = normalizeEmail(emailInput);
     const org = await this.queries.execute(new GetOrganizationProfileQuery(organizationId));
     if (!org) throw new NotFoundError('organization');
     let member = await this.repo.memberByEmail(organizationId, email);
+    const token = newToken();
+    const expiresAt = new Date(this.clock.now().getTime() + (kind === 'invite' ? INVITE_LINK_MS : RESET_LINK_MS));
     if (kind === 'invite') {
       if (!isRole(roleInput)) throw new ValidationFailedError({ role: 'must be one of owner, admin, developer, analyst, support' });
       if (member?.password_hash) throw new ConflictError('This email is already a member of the organization', 'member_exists');
-      member ??= await this.repo.insertMember(organizationId, email, name.slice(0, 200), roleInput);
+      if (member) {
+        if (actor && !mayAssign(actor, member.role, roleInput)) throw new RenewalForbiddenError();
+        // Checked again under the members' lock, with the link stored in the same transaction.
+        const renewed = await this.repo.renewInvitation(organizationId, member.id, roleInput, actor, { tokenHash: tokenHash(token), expiresAt });
+        if (!renewed) {
+          // Why not, as the member stands now: made an owner, accepted the invitation, or removed meanwhile.
+          const now = await this.repo.memberByEmail(organizationId, email);
+          if (now && !now.password_hash) throw new RenewalForbiddenError();
+          if (now) throw new ConflictError('This email is already a member of the organization', 'member_exists');
+          throw new ConflictError('The invitation was withdrawn meanwhile; invite the email again', 'invitation_withdrawn');
+        }
+        member = renewed;
+      } else {
+        const inserted = await this.repo.insertMember(organizationId, email, name.slice(0, 200), roleInput);
+        // The same email invited at the same moment by someone else: theirs is the invitation.
+        if (!inserted) throw new ConflictError('This email is already a member of the organization', 'member_exists');
+        member = inserted;
+        await this.repo.insertLink(tokenHash(token), member.id, kind, expiresAt);
+      }
     } else if (!member) {
       throw new NotFoundError('member');
+    } else {
+      await this.repo.insertLink(tokenHash(token), member.id, kind, expiresAt);
     }
-    const token = newToken();
-    const expiresAt = new Date(this.clock.now().getTime() + (kind === 'invite' ? INVITE_LINK_MS : RESET_LINK_MS));
-    await this.repo.insertLink(tokenHash(token), member.id, kind, expiresAt);
     return {
       member_id: member.id,
       organization_id: organizationId,

@@ -4,7 +4,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { PublicForm } from '../../shared/auth/auth.decorators';
 import { DomainError, ValidationFailedError } from '../../shared/errors/domain-error';
-import type { Currency } from '../../shared/money/currency';
+import { canonicalCurrency, CURRENCIES, type Currency, isCurrency } from '../../shared/money/currency';
 import { type Amount, parseAmount } from '../../shared/money/money';
 import { ListEventsQuery } from '../events';
 import {
@@ -49,6 +49,13 @@ function amountOf(text: string): Amount {
   } catch {
     throw new ValidationFailedError({ amount: 'must be a decimal number such as 10.50' });
   }
+}
+
+/** The form's currency read as the API reads it (any letter case, tickers such as BTC); anything else is refused naming the field. */
+function currencyOf(text: string): Currency {
+  const currency = canonicalCurrency(text);
+  if (!isCurrency(currency)) throw new ValidationFailedError({ currency: `must be one of ${CURRENCIES.join(', ')} (or a ticker such as BTC or ETH)` });
+  return currency;
 }
 
 /** The next page's query string (the filter and the last id), or null on the last page. */
@@ -243,13 +250,13 @@ export class ConsoleMoneyController {
     if (!g || !this.gate.allowed(g, res, 'invoices.write')) return;
     const body = (req.body ?? {}) as Form;
     const amountText = formText(body.amount).trim();
-    const currency = formText(body.currency).trim().toUpperCase();
+    const currencyText = formText(body.currency).trim();
     const reason = formText(body.reason).trim().slice(0, 500);
     try {
       const refund = await this.commands.execute(
         new CreateRefundCommand(g.scope, id, {
           amount: amountText ? amountOf(amountText) : null,
-          currency: currency ? (currency as Currency) : null,
+          currency: currencyText ? currencyOf(currencyText) : null,
           rate: 'invoice',
           reason: reason || null,
           expiresInMinutes: undefined,

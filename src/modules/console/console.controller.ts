@@ -6,6 +6,7 @@ import { PublicForm } from '../../shared/auth/auth.decorators';
 import { clientBucket } from '../../shared/rate-limit/client-address';
 import { RateLimiter } from '../../shared/rate-limit/rate-limiter';
 import { DomainError } from '../../shared/errors/domain-error';
+import { parseTimeBound } from '../../shared/time/time';
 import { GetDashboardQuery } from '../analytics';
 import { INVOICE_STATUSES, ListInvoicesQuery } from '../invoices';
 import { CreateApiKeyCommand, ListApiKeysQuery, RevokeApiKeyCommand, RollApiKeyCommand } from '../organizations';
@@ -28,7 +29,7 @@ import {
   signInPage,
 } from './domain/pages';
 import { GRACE_CHOICES, keysPage, keyWords, mayChangeKey } from './domain/key-pages';
-import { isRole, keepsAnOwner, mayAssign, Role } from './domain/roles';
+import { isRole, mayAssign, Role } from './domain/roles';
 import { ConsoleRepository, MemberRow } from './persistence/console.repository';
 
 const PRE_COOKIE = 'console_pre';
@@ -242,9 +243,18 @@ export class ConsoleController {
       status: (INVOICE_STATUSES as readonly string[]).includes(formText(q.status)) ? formText(q.status) : '',
       currency: /^[A-Za-z0-9_]{1,20}$/.test(formText(q.currency)) ? formText(q.currency).toUpperCase() : '',
       customer_email: formText(q.customer_email).slice(0, 254),
-      created_from: /^\d{4}-\d{2}-\d{2}$/.test(formText(q.created_from)) ? formText(q.created_from) : '',
-      created_to: /^\d{4}-\d{2}-\d{2}$/.test(formText(q.created_to)) ? formText(q.created_to) : '',
+      created_from: formText(q.created_from).trim().slice(0, 40),
+      created_to: formText(q.created_to).trim().slice(0, 40),
     };
+    // The period's days as the API reads them (a day that does not exist, such as 2024-13-45, is refused
+    // naming the field, not sent to the database); "created before" is the start of that day.
+    const createdFrom = f.created_from ? parseTimeBound(f.created_from, 'from') : undefined;
+    const createdTo = f.created_to ? parseTimeBound(f.created_to, 'from') : undefined;
+    if (createdFrom === null || createdTo === null) {
+      const field = createdFrom === null ? g.ctx.s.created_from : g.ctx.s.created_to;
+      res.status(400).send(invoicesPage(g.ctx, [], f, null, { kind: 'error', text: `${field}: ${g.ctx.s.bad_date}` }));
+      return;
+    }
     const after = /^invoice_[0-9a-f-]{36}$/.test(formText(q.starting_after)) ? formText(q.starting_after) : undefined;
     const limit = 25;
     const page = await this.queries.execute(
@@ -252,8 +262,8 @@ export class ConsoleController {
         status: f.status ? [f.status as never] : undefined,
         currency: f.currency ? [f.currency as never] : undefined,
         customerEmail: f.customer_email || undefined,
-        createdFrom: f.created_from ? new Date(`${f.created_from}T00:00:00Z`) : undefined,
-        createdTo: f.created_to ? new Date(`${f.created_to}T00:00:00Z`) : undefined,
+        createdFrom,
+        createdTo,
         startingAfter: after,
         limit,
         offset: 0,
@@ -427,11 +437,16 @@ export class ConsoleController {
     const role = formText(body.role);
     if (!this.gate.allowed(g, res, 'members.manage', isRole(role) && mayAssign(g.member.role, null, role))) return;
     try {
-      const link = await this.auth.issueLink(g.scope.organizationId, body.email, 'invite', role, formText(body.name));
+      const link = await this.auth.issueLink(g.scope.organizationId, body.email, 'invite', role, formText(body.name), g.member.role);
       await this.gate.audit(g, req, 'member.invite', link.member_id, null);
       await this.renderMembers(g, res, 201, null, { text: g.ctx.s.invite_link, url: link.url });
     } catch (e) {
       if (!(e instanceof DomainError)) throw e;
+      // The email's invitation is pending with a role the member may not change (an owner's, for an admin).
+      if (e.kind === 'forbidden') {
+        this.gate.allowed(g, res, 'members.manage', false);
+        return;
+      }
       const message = e.code === 'member_exists' ? g.ctx.s.member_exists : e.message;
       await this.renderMembers(g, res, e.kind === 'conflict' ? 409 : 400, { kind: 'error', text: message }, null);
     }
@@ -469,8 +484,14 @@ export class ConsoleController {
 
   private async changeMember(g: SignedMember, req: Request, res: Response, m: MemberRow, to: Role | null): Promise<void> {
     if (!this.gate.allowed(g, res, 'members.manage', mayAssign(g.member.role, m.role, to))) return;
-    const owners = await this.repo.countOwners(g.scope.organizationId);
-    if (!keepsAnOwner(m.role, to, owners) || !(await this.repo.changeRole(g.scope.organizationId, m.id, to))) {
+    // The page's reading of the member may be out of date: the statement checks both rules again under the lock.
+    const outcome = await this.repo.changeRole(g.scope.organizationId, m.id, to, g.member.role);
+    if (outcome === 'gone') return this.gate.notFound(g, res);
+    if (outcome === 'forbidden') {
+      this.gate.allowed(g, res, 'members.manage', false);
+      return;
+    }
+    if (outcome === 'last_owner') {
       await this.renderMembers(g, res, 409, { kind: 'error', text: g.ctx.s.last_owner }, null);
       return;
     }
@@ -490,7 +511,7 @@ export class ConsoleController {
     if (!g) return;
     const m = await this.target(g, res, id);
     if (!m || !this.gate.allowed(g, res, 'members.manage', mayAssign(g.member.role, m.role, m.role))) return;
-    const link = await this.auth.issueLink(g.scope.organizationId, m.email, m.password_hash ? 'reset' : 'invite', m.role);
+    const link = await this.auth.issueLink(g.scope.organizationId, m.email, m.password_hash ? 'reset' : 'invite', m.role, '', g.member.role);
     await this.gate.audit(g, req, 'member.reset_link', m.id, null);
     await this.renderMembers(g, res, 200, null, { text: m.password_hash ? g.ctx.s.reset_link : g.ctx.s.invite_link, url: link.url });
   }

@@ -185,6 +185,39 @@ describe('management console: invoices, payments and refunds', () => {
     expect(bad.text).toContain('amount must be a decimal number');
   });
 
+  it('refuses a refund in a currency it does not know with the invoice page naming the field; reads tickers as the API does', async () => {
+    const { invoice } = await paidInvoice(test, `rc-${Date.now()}@example.com`);
+    const page = `/console/test/invoices/${invoice}`;
+    for (const currency of ['FOO', 'usdd', '1']) {
+      const bad = await act(org.owner, page, `${page}/refunds`, { amount: '1', currency });
+      expect(bad.status).toBe(400);
+      expect(bad.text).toContain('role="alert"');
+      expect(bad.text).toContain('currency must be one of');
+    }
+    expect(expectSuccess<{ items: unknown[] }>(await test.get(`/refunds?invoice_id=${invoice}`)).items).toHaveLength(0);
+    // A ticker is the currency it names, as in POST /invoices/{id}/refunds.
+    const btc = await act(org.owner, page, `${page}/refunds`, { amount: '0.00001', currency: 'btc' });
+    expect(btc.status).toBe(303);
+    const refund = expectSuccess<{ currency: string }>(await test.get(`/refunds/${btc.location!.split('/').pop()}`));
+    expect(refund.currency).toBe('BITCOIN');
+  });
+
+  it('refuses a day that does not exist in the invoice list filter, naming the field', async () => {
+    for (const [query, field] of [
+      ['created_from=2024-13-45', 'Created from'],
+      ['created_to=2024-02-30', 'Created before'],
+      ['created_from=2024-01-01&created_to=yesterday', 'Created before'],
+    ]) {
+      const list = await org.owner.get(`/console/test/invoices?${query}`);
+      expect(list.status).toBe(400);
+      expect(list.text).toContain('role="alert"');
+      expect(list.text).toContain(`${field}: must be a date as YYYY-MM-DD`);
+    }
+    const ok = await org.owner.get('/console/test/invoices?created_from=2024-02-29&created_to=2099-12-31');
+    expect(ok.status).toBe(200);
+    expect(ok.text).toContain('href="/console/test/invoices/invoice_');
+  });
+
   it('lists payments and refunds with a status filter and a next page', async () => {
     const o = await consoleOrg();
     const api = new Api(o.testKey);

@@ -1,8 +1,40 @@
-import { Api } from '../../support/api';
+import { Client } from 'pg';
+import { Api, testDatabaseUrl } from '../../support/api';
 import { expectSuccess } from '../../support/envelope';
 import { addMember, ConsoleClient, consoleOrg, PASSWORD, sql } from '../../support/console-client';
 import { runCli, sharedCliEnv } from '../../support/server';
 import { createInvoice } from '../invoices/invoice-helpers';
+
+/**
+ * Runs `during` inside a transaction of the test's own, and `request` beside it: the request is let go once it waits for
+ * that transaction (a lock or a row it holds, `waitsOn` a pattern of the request's statement), so what the transaction
+ * did happens between the request's reading of the member and its change.
+ */
+async function whileWaiting<T>(
+  hold: (c: Client) => Promise<void>,
+  request: () => Promise<T>,
+  waitsOn: string,
+  during: (c: Client) => Promise<void>,
+): Promise<T> {
+  const c = new Client({ connectionString: testDatabaseUrl() });
+  await c.connect();
+  try {
+    await c.query('BEGIN');
+    await hold(c);
+    const answer = request();
+    for (let i = 0; ; i++) {
+      const waiting = await sql(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1`, [waitsOn]);
+      if (waiting.length) break;
+      if (i > 400) throw new Error(`no statement like ${waitsOn} waited`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    await during(c);
+    await c.query('COMMIT');
+    return await answer;
+  } finally {
+    await c.end();
+  }
+}
 
 describe('management console: members and sessions', () => {
   it('org:create --owner-email prints a one-time link; the owner sets a password, signs in and sees the organization', async () => {
@@ -139,6 +171,78 @@ describe('management console: members and sessions', () => {
   });
 });
 
+describe('management console: owners who can sign in', () => {
+  it('an invitation to be an owner, not yet accepted, is no owner: the only owner who can sign in can neither leave nor be demoted', async () => {
+    const org = await consoleOrg();
+    const [me] = await sql<{ id: string }>(`SELECT id FROM console_members WHERE email = $1`, [org.ownerEmail]);
+    const email = `pending-owner-${Date.now()}@example.com`;
+    expect((await org.owner.submit('/console/test/members', '/console/test/members', { email, role: 'owner' })).status).toBe(201);
+    const demote = await org.owner.submit('/console/test/members', `/console/test/members/${me.id}/role`, { role: 'admin' });
+    expect(demote.status).toBe(409);
+    expect(demote.text).toContain('the last owner cannot leave or be demoted');
+    const leave = await org.owner.submit('/console/test/members', `/console/test/members/${me.id}/remove`);
+    expect(leave.status).toBe(409);
+    expect(leave.text).toContain('the last owner cannot leave or be demoted');
+    expect((await sql<{ role: string }>(`SELECT role FROM console_members WHERE id = $1`, [me.id]))[0].role).toBe('owner');
+    expect((await org.owner.get('/console/test')).status).toBe(200);
+
+    // The invitation itself may be changed or withdrawn: it takes no owner away.
+    const [pending] = await sql<{ id: string }>(`SELECT id FROM console_members WHERE organization_id = $1 AND email = $2`, [org.organizationId, email]);
+    expect((await org.owner.submit('/console/test/members', `/console/test/members/${pending.id}/role`, { role: 'admin' })).status).toBe(200);
+    expect((await org.owner.submit('/console/test/members', `/console/test/members/${pending.id}/remove`)).status).toBe(200);
+  });
+
+  it("an admin's change never touches an owner, even one made an owner after the admin's page read the member", async () => {
+    const org = await consoleOrg();
+    const admin = (await addMember(org.owner, 'admin')).client;
+    const target = await addMember(org.owner, 'developer');
+    // The admin's change has read a developer and waits for the members' lock, which an owner's promotion holds.
+    const page = await admin.get('/console/test/members');
+    const answer = await whileWaiting(
+      (c) => c.query(`SELECT pg_advisory_xact_lock(hashtext('console_members:' || $1))`, [org.organizationId]).then(() => undefined),
+      () => admin.post(`/console/test/members/${target.id}/role`, { _csrf: ConsoleClient.csrfOf(page.text), role: 'developer' }),
+      '%pg_advisory_xact_lock%',
+      (c) => c.query(`UPDATE console_members SET role = 'owner' WHERE id = $1`, [target.id]).then(() => undefined),
+    );
+    expect(answer.status).toBe(403);
+    expect((await sql<{ role: string }>(`SELECT role FROM console_members WHERE id = $1`, [target.id]))[0].role).toBe('owner');
+  });
+});
+
+describe('management console: invitations refused with a message', () => {
+  it('refuses an email longer than 254 characters naming the field, and two invitations of one email at once make one member', async () => {
+    const org = await consoleOrg();
+    const long = `${'a'.repeat(64)}@${'b'.repeat(186)}.com`;
+    expect(long).toHaveLength(255);
+    const refused = await org.owner.submit('/console/test/members', '/console/test/members', { email: long, role: 'support' });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('email must be at most 254 characters');
+    expect(await sql(`SELECT 1 FROM console_members WHERE organization_id = $1 AND email = $2`, [org.organizationId, long])).toHaveLength(0);
+    const longest = `${'a'.repeat(64)}@${'b'.repeat(185)}.com`;
+    expect((await org.owner.submit('/console/test/members', '/console/test/members', { email: longest, role: 'support' })).status).toBe(201);
+
+    // The same email invited by someone else at the same moment: the invitation that did not insert the member says it is one.
+    const email = `twice-${Date.now()}@example.com`;
+    const page = await org.owner.get('/console/test/members');
+    const second = await whileWaiting(
+      (c) =>
+        c
+          .query(`INSERT INTO console_members (id, organization_id, email, role) VALUES ($1, $2, $3, 'support')`, [
+            `member_race-${Date.now()}`,
+            org.organizationId,
+            email,
+          ])
+          .then(() => undefined),
+      () => org.owner.post('/console/test/members', { _csrf: ConsoleClient.csrfOf(page.text), email, role: 'support' }),
+      'INSERT INTO console_members%',
+      async () => undefined,
+    );
+    expect(second.status).toBe(409);
+    expect(second.text).toContain('This email is already a member.');
+    expect(await sql(`SELECT 1 FROM console_members WHERE organization_id = $1 AND email = $2`, [org.organizationId, email])).toHaveLength(1);
+  });
+});
+
 describe('management console: the role table on the server', () => {
   it('analyst: reads pages, may not create keys or invite, and the forms are not on the page', async () => {
     const org = await consoleOrg();
@@ -193,6 +297,41 @@ describe('management console: the role table on the server', () => {
     const audit = await admin.get('/console/test/audit');
     expect(audit.status).toBe(200);
     expect(audit.text).toContain('member.invite');
+  });
+
+  it("admin: cannot renew an owner's pending invitation (its link would sign in as an owner); an owner can", async () => {
+    const org = await consoleOrg();
+    const admin = (await addMember(org.owner, 'admin')).client;
+    const email = `pending-owner-${Date.now()}@example.com`;
+    expect((await org.owner.submit('/console/test/members', '/console/test/members', { email, role: 'owner' })).status).toBe(201);
+    const [pending] = await sql<{ id: string }>(`SELECT id FROM console_members WHERE organization_id = $1 AND email = $2`, [org.organizationId, email]);
+    const links = async () => (await sql(`SELECT 1 FROM console_links WHERE member_id = $1`, [pending.id])).length;
+    const roleOf = async () => (await sql<{ role: string }>(`SELECT role FROM console_members WHERE id = $1`, [pending.id]))[0].role;
+    expect(await links()).toBe(1);
+
+    // The admin invites the same email as an admin: refused, no new link, and the invitation stays an owner's.
+    const takeover = await admin.submit('/console/test/members', '/console/test/members', { email, role: 'admin' });
+    expect(takeover.status).toBe(403);
+    expect(takeover.text).toContain('Your role does not allow this.');
+    expect(takeover.text).not.toContain('one-time-link');
+    expect((await admin.submit('/console/test/members', `/console/test/members/${pending.id}/reset`)).status).toBe(403);
+    expect(await links()).toBe(1);
+    expect(await roleOf()).toBe('owner');
+
+    // The owner renews it: a new link, which signs the invited owner in.
+    const renewed = await org.owner.submit('/console/test/members', '/console/test/members', { email, role: 'owner' });
+    expect(renewed.status).toBe(201);
+    expect(await links()).toBe(2);
+    const invitee = new ConsoleClient();
+    expect((await invitee.setPassword(/id="one-time-link">([^<]+)</.exec(renewed.text)![1], PASSWORD)).status).toBe(200);
+    expect(await roleOf()).toBe('owner');
+
+    // An admin renews a pending developer's invitation as an admin: allowed, and the role asked for is given.
+    const devEmail = `pending-dev-${Date.now()}@example.com`;
+    expect((await org.owner.submit('/console/test/members', '/console/test/members', { email: devEmail, role: 'developer' })).status).toBe(201);
+    expect((await admin.submit('/console/test/members', '/console/test/members', { email: devEmail, role: 'admin' })).status).toBe(201);
+    const [dev] = await sql<{ role: string }>(`SELECT role FROM console_members WHERE organization_id = $1 AND email = $2`, [org.organizationId, devEmail]);
+    expect(dev.role).toBe('admin');
   });
 
   it('support: no keys, no members', async () => {

@@ -300,12 +300,12 @@ export interface InvoiceFilterValues {
   created_to: string;
 }
 
-export function invoicesPage(c: PageContext, rows: InvoiceRow[], f: InvoiceFilterValues, nextQuery: string | null): string {
+export function invoicesPage(c: PageContext, rows: InvoiceRow[], f: InvoiceFilterValues, nextQuery: string | null, n: Notice = null): string {
   const s = c.s;
   return page(
     c,
     s.invoices,
-    html`${may(c.member.role, 'invoices.write', c.mode) ? html`<p><a class="button" href="/console/${c.mode}/invoices/new">${s.new_invoice}</a></p>` : ''}
+    html`${notice(n)}${may(c.member.role, 'invoices.write', c.mode) ? html`<p><a class="button" href="/console/${c.mode}/invoices/new">${s.new_invoice}</a></p>` : ''}
       <form method="get" action="/console/${c.mode}/invoices" class="filters">
         <label for="f-status">${s.status}</label>
         <select id="f-status" name="status">

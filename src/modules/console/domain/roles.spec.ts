@@ -1,4 +1,4 @@
-import { ACTIONS, keepsAnOwner, may, mayAssign, Role, ROLES, type Action } from './roles';
+import { ACTIONS, may, mayAssign, Role, ROLES, type Action } from './roles';
 
 /** The role table of decisions §25, written out cell by cell: [action, owner, admin, developer, analyst, support]. */
 type Cell = 'yes' | 'no' | 'test';
@@ -51,19 +51,5 @@ describe('mayAssign (members and roles: owner anything, admin up to admin)', () 
   it.each<Role>(['developer', 'analyst', 'support'])('refuses %s any change', (role) => {
     expect(mayAssign(role, null, 'support')).toBe(false);
     expect(mayAssign(role, 'support', null)).toBe(false);
-  });
-});
-
-describe('keepsAnOwner (the last owner cannot leave or be demoted)', () => {
-  it('refuses to demote or remove the only owner', () => {
-    expect(keepsAnOwner('owner', 'admin', 1)).toBe(false);
-    expect(keepsAnOwner('owner', null, 1)).toBe(false);
-  });
-
-  it('allows it when another owner remains, and any change to others', () => {
-    expect(keepsAnOwner('owner', 'admin', 2)).toBe(true);
-    expect(keepsAnOwner('owner', null, 2)).toBe(true);
-    expect(keepsAnOwner('admin', null, 1)).toBe(true);
-    expect(keepsAnOwner('owner', 'owner', 1)).toBe(true);
   });
 });

@@ -73,12 +73,3 @@ export function mayAssign(actor: Role, target: Role | null, to: Role | null): bo
   if (actor === 'owner') return true;
   return target !== 'owner' && to !== 'owner';
 }
-
-/**
- * The last-owner rule: an organization always has an owner, so the last one can neither leave nor
- * be demoted. `owners` is how many owners the organization has now.
- */
-export function keepsAnOwner(target: Role, to: Role | null, owners: number): boolean {
-  if (target !== 'owner' || to === 'owner') return true;
-  return owners > 1;
-}

@@ -67,29 +67,64 @@ export class ConsoleRepository {
     return this.db.query(`SELECT * FROM console_members WHERE organization_id = $1 ORDER BY created_at, id`, [organizationId]);
   }
 
-  async countOwners(organizationId: string): Promise<number> {
-    const rows: Array<{ n: number }> = await this.db.query(`SELECT count(*)::int AS n FROM console_members WHERE organization_id = $1 AND role = 'owner'`, [
-      organizationId,
-    ]);
-    return rows[0].n;
-  }
-
-  async insertMember(organizationId: string, email: string, name: string, role: Role): Promise<MemberRow> {
+  /**
+   * A new member, or null when the email is already a member of the organization (two invitations of
+   * one email at once: the second finds the first's row).
+   */
+  async insertMember(organizationId: string, email: string, name: string, role: Role): Promise<MemberRow | null> {
     const rows: MemberRow[] = await this.db.query(
-      `INSERT INTO console_members (id, organization_id, email, name, role) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
+      `INSERT INTO console_members (id, organization_id, email, name, role) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (organization_id, email) DO NOTHING RETURNING *`,
       [newId('member'), organizationId, email, name, role],
     );
-    return rows[0];
+    return rows[0] ?? null;
   }
 
   /**
-   * Changes a member's role, or removes the member (`role` null), in one statement that also keeps
-   * the last-owner rule under concurrency: the change happens only while another owner remains
-   * (or the member is not an owner). False when nothing changed.
+   * Renews the invitation of a member who has not set a password yet: gives them `role` and stores
+   * the new link, in one transaction under the members' lock. Nothing happens (null) when the member
+   * has set a password meanwhile, or is an owner and the inviter is not (an owner's invitation is
+   * renewed only by an owner, even if the member was made an owner a moment ago).
    */
-  async changeRole(organizationId: string, memberId: string, role: Role | null): Promise<boolean> {
-    const guard = `(role <> 'owner' OR ${role === 'owner' ? 'true' : 'false'} OR
-      (SELECT count(*) FROM console_members o WHERE o.organization_id = $1 AND o.role = 'owner' AND o.id <> $2) > 0)`;
+  async renewInvitation(
+    organizationId: string,
+    memberId: string,
+    role: Role,
+    actor: Role | null,
+    link: { tokenHash: string; expiresAt: Date },
+  ): Promise<MemberRow | null> {
+    return this.db.transaction(async (m) => {
+      await m.query(`SELECT pg_advisory_xact_lock(hashtext('console_members:' || $1))`, [organizationId]);
+      const rows = rowsOf(
+        await m.query(
+          `UPDATE console_members SET role = $3
+            WHERE organization_id = $1 AND id = $2 AND password_hash IS NULL AND ${ownerTouchedBy(actor)} RETURNING *`,
+          [organizationId, memberId, role],
+        ),
+      ) as MemberRow[];
+      if (!rows[0]) return null;
+      await m.query(`INSERT INTO console_links (token_hash, member_id, kind, expires_at) VALUES ($1, $2, 'invite', $3)`, [
+        link.tokenHash,
+        memberId,
+        link.expiresAt,
+      ]);
+      return rows[0];
+    });
+  }
+
+  /**
+   * Changes a member's role, or removes the member (`role` null), as `actor` (an owner, or an admin
+   * who never touches an owner), in one statement under the members' lock that also keeps the
+   * last-owner rule: an owner who has set a password (one who can sign in) leaves or is demoted only
+   * while another such owner remains. An invitation not yet accepted is not an owner who can sign in,
+   * so it never counts as the other owner, and it may itself be changed or removed. The statement
+   * checks the member as they are under the lock, not as the page read them: an admin cannot undo a
+   * promotion to owner made a moment before. Says what happened, or why nothing did.
+   */
+  async changeRole(organizationId: string, memberId: string, role: Role | null, actor: Role): Promise<'changed' | 'gone' | 'forbidden' | 'last_owner'> {
+    const keepsAnOwner = `(role <> 'owner' OR password_hash IS NULL OR ${role === 'owner' ? 'true' : 'false'} OR EXISTS (
+      SELECT 1 FROM console_members o WHERE o.organization_id = $1 AND o.role = 'owner' AND o.password_hash IS NOT NULL AND o.id <> $2))`;
+    const guard = `${ownerTouchedBy(actor)} AND ${keepsAnOwner}`;
     return this.db.transaction(async (m) => {
       await m.query(`SELECT pg_advisory_xact_lock(hashtext('console_members:' || $1))`, [organizationId]);
       const rows: unknown[] =
@@ -100,7 +135,10 @@ export class ConsoleRepository {
               memberId,
               role,
             ]);
-      return rowsOf(rows).length === 1;
+      if (rowsOf(rows).length === 1) return 'changed';
+      const now: Array<{ role: Role }> = await m.query(`SELECT role FROM console_members WHERE organization_id = $1 AND id = $2`, [organizationId, memberId]);
+      if (!now[0]) return 'gone';
+      return now[0].role === 'owner' && actor !== 'owner' ? 'forbidden' : 'last_owner';
     });
   }
 
@@ -199,6 +237,14 @@ export class ConsoleRepository {
       limit,
     ]);
   }
+}
+
+/**
+ * The condition a statement changing a member adds for who changes it: only an owner touches an owner
+ * (`actor` null: the operator's command line, which may do anything).
+ */
+function ownerTouchedBy(actor: Role | null): string {
+  return actor === null || actor === 'owner' ? 'true' : `role <> 'owner'`;
 }
 
 /** UPDATE/DELETE ... RETURNING through DataSource.query yields [rows, count] with the pg driver. */
