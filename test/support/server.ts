@@ -1,6 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { connect, createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -313,9 +313,20 @@ async function startInServiceHost(
   if (!ready) {
     await stop('SIGTERM');
     if (listeningOn === undefined && output.includes('EADDRINUSE')) return PORT_TAKEN;
-    throw new Error(`service did not become ready on ${baseUrl} (in the service host):\n${output.slice(-4000)}`);
+    // A host that ended with no output of the service wrote its reason (if any) to its own log.
+    const hostLog = exitCode === null ? `\nthe host's log (${serviceHostSocket(slot)}.log):\n${tailOf(`${serviceHostSocket(slot)}.log`)}` : '';
+    throw new Error(`service did not become ready on ${baseUrl} (in the service host):\n${output.slice(-4000)}${hostLog}`);
   }
   return { baseUrl, port, output: () => output, exited, stop };
+}
+
+/** The last 4,000 characters of a file, or why it cannot be read. */
+function tailOf(file: string): string {
+  try {
+    return readFileSync(file, 'utf8').slice(-4000);
+  } catch (e) {
+    return `(${(e as Error).message})`;
+  }
 }
 
 /** The service's output lines so far that contain `text`. */
@@ -432,12 +443,15 @@ async function hostConnection(script: string, socketPath: string): Promise<Socke
 /**
  * Starts a host (cli-host.cjs or service-host.cjs) for this worker and waits until it accepts connections. Its
  * standard error goes to SOCKET.log beside the socket (what a service writes there itself: a crash, a warning of
- * Node's), which outlives this test file as the host does.
+ * Node's), which outlives this test file as the host does; each host appends its part after a line naming its start.
  */
 async function startHost(script: string, socketPath: string): Promise<void> {
   rmSync(socketPath, { force: true });
   const log = `${socketPath}.log`;
-  const errors = openSync(log, 'w');
+  // Appended, never truncated: a host that died leaves its last words for the one started after it.
+  const errors = openSync(log, 'a');
+  const from = fstatSync(errors).size;
+  writeSync(errors, `--- host started ${new Date().toISOString()} by worker ${process.pid}\n`);
   const child = spawn(process.execPath, ['--require', LOAD_CACHE, script, socketPath, String(process.pid)], {
     cwd: ROOT,
     stdio: ['ignore', 'ignore', errors],
@@ -447,7 +461,7 @@ async function startHost(script: string, socketPath: string): Promise<void> {
   while (!(await hostAnswers(socketPath))) {
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`${script} did not start (exit ${child.exitCode}): ${readFileSync(log, 'utf8')}`);
+      throw new Error(`${script} did not start (exit ${child.exitCode}): ${readFileSync(log).subarray(from).toString('utf8')}`);
     }
     await new Promise((r) => setTimeout(r, 25));
   }
