@@ -337,6 +337,20 @@ export function linesWith(server: Pick<RunningServer, 'output'>, text: string): 
     .filter((line) => line.includes(text));
 }
 
+/** The first line of the service's output that contains every one of `texts`, waited for up to `timeoutMs`. */
+export async function loggedLine(server: Pick<RunningServer, 'output'>, texts: string[], timeoutMs = 10_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const line = server
+      .output()
+      .split('\n')
+      .find((l) => texts.every((t) => l.includes(t)));
+    if (line !== undefined) return line;
+    if (Date.now() > deadline) throw new Error(`no line of the service's output contains all of ${JSON.stringify(texts)} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /** The service's error lines so far (a 500 is logged at level 50 with its support id): what explains a failed run. */
 export function errorLines(server: Pick<RunningServer, 'output'>): string[] {
   return linesWith(server, '"level":50');

@@ -8,7 +8,7 @@ import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import type { IsolatedService } from '../../support/isolated';
 import { D, r30 } from '../../support/money';
-import { CLI } from '../../support/server';
+import { CLI, loggedLine } from '../../support/server';
 import { eventually } from '../../support/webhook-receiver';
 import { ChainSetup, merchant, Merchant, paymentAddress, startChain, startWatchingService, units, waitForPayments } from '../rails/chain-helpers';
 import { JsonRpcRelay } from '../rails/json-rpc-relay';
@@ -279,15 +279,7 @@ describe('what a refund payout report must prove (Hardhat)', () => {
   }
 
   /** The service's log line of a reported payout taken back, with its verdict. */
-  const takenBack = (refundId: string) =>
-    eventually(async () => {
-      const line = service.server
-        .output()
-        .split('\n')
-        .find((l) => l.includes('refund_payout_mismatch') && l.includes(refundId));
-      if (!line) throw new Error('not logged yet');
-      return line;
-    }, 10_000);
+  const takenBack = (refundId: string) => loggedLine(service.server, ['refund_payout_mismatch', refundId]);
 
   it("refuses the payer's old transfer reported while the node shows it mined but withholds its receipt (not known), and as older than the destination once the receipt is shown", async () => {
     const shop = await merchant(service);

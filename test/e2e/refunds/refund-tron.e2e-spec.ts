@@ -3,6 +3,7 @@ import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { type IsolatedService, startIsolatedService } from '../../support/isolated';
 import { r30 } from '../../support/money';
+import { loggedLine } from '../../support/server';
 import { eventually } from '../../support/webhook-receiver';
 import { runWorkerPass } from '../../support/workers';
 import { createInvoice } from '../payments/payments-helpers';
@@ -149,15 +150,7 @@ describe('refunds paid out on Tron (java-tron-shaped proxy over Hardhat)', () =>
   }
 
   /** The service's log line of a reported payout taken back, with its verdict. */
-  const takenBack = (refundId: string) =>
-    eventually(async () => {
-      const line = service.server
-        .output()
-        .split('\n')
-        .find((l) => l.includes('refund_payout_mismatch') && l.includes(refundId));
-      if (!line) throw new Error('not logged yet');
-      return line;
-    }, 10_000);
+  const takenBack = (refundId: string) => loggedLine(service.server, ['refund_payout_mismatch', refundId]);
 
   it("takes the payer's old transfer, reported while the node withholds its receipt, as a hash it does not know: never COMPLETED, refused as older than the destination once the receipt is shown", async () => {
     const shop = await tronMerchant(service);
