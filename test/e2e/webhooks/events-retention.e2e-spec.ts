@@ -72,6 +72,15 @@ describe('events and webhook deliveries retention', () => {
     }
   };
   const retentionPass = () => runWorkerPass(org.test, 'partition-retention');
+  /**
+   * A handler (named `retention_test.<name>`, not one of the service's) that has read nothing yet, so every
+   * month is held while it lasts; gives back what ends it.
+   */
+  const handlerBehindAll = async (name: string) => {
+    const handler = `retention_test.${name}`;
+    await db((c) => c.query(`INSERT INTO event_handler_cursors (handler, transaction_id, position) VALUES ($1, '1'::xid8, 0)`, [handler]));
+    return () => db((c) => c.query(`DELETE FROM event_handler_cursors WHERE handler = $1`, [handler]));
+  };
 
   beforeAll(async () => {
     service = await startIsolatedService({
@@ -194,11 +203,11 @@ describe('events and webhook deliveries retention', () => {
     const event = await writeEvent(new Date(month.getTime() + 2 * 86_400_000));
     await handlersRead(event);
     // A handler behind the event keeps its month through the first pass, which gives the month its own partition.
-    await db((c) => c.query(`INSERT INTO event_handler_cursors (handler, transaction_id, position) VALUES ('retention_test.hold', '1'::xid8, 0)`));
+    const caughtUp = await handlerBehindAll('hold');
     await retentionPass();
     const part = `events_${suffix(month)}`;
     expect(await partitionOf('events', 'id', event)).toEqual([part]);
-    await db((c) => c.query(`DELETE FROM event_handler_cursors WHERE handler = 'retention_test.hold'`));
+    await caughtUp();
 
     // A writer (as a durable handler or a redelivery does) reads the event and queues a delivery of it, not committed yet.
     const writer = new Client({ connectionString: service.databaseUrl! });
@@ -274,7 +283,7 @@ describe('events and webhook deliveries retention', () => {
     const month = monthStart(-9);
     const event = await writeEvent(new Date(month.getTime() + 2 * 86_400_000));
     await handlersRead(event);
-    await db((c) => c.query(`INSERT INTO event_handler_cursors (handler, transaction_id, position) VALUES ('retention_test.reader', '1'::xid8, 0)`));
+    const caughtUp = await handlerBehindAll('reader');
     // A first pass gives the month its partition (moving a row out of the default partition locks the table).
     await retentionPass();
     expect(await partitionOf('events', 'id', event)).toEqual([`events_${suffix(month)}`]);
@@ -293,7 +302,7 @@ describe('events and webhook deliveries retention', () => {
       await reader.query('COMMIT');
     } finally {
       await reader.end();
-      await db((c) => c.query(`DELETE FROM event_handler_cursors WHERE handler = 'retention_test.reader'`));
+      await caughtUp();
     }
     // The month a handler is behind on was kept by the unlocked look; no lock was asked for, so none timed out.
     expect(await partitionOf('events', 'id', event)).toEqual([`events_${suffix(month)}`]);
