@@ -1,8 +1,10 @@
+import { Client } from 'pg';
 import type { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
 import { withClient } from '../../support/pg';
 import { D, r30 } from '../../support/money';
+import { runWorkerPass } from '../../support/workers';
 import { databaseOf } from '../timing/timing-helpers';
 import { moveClockTo, nextInvoice, parseTime, readSubscription, recurringProduct, schedulerPass, waitFor } from './subscription-helpers';
 
@@ -90,6 +92,86 @@ describe('usage past what an amount can hold', () => {
     expect(answers.map((a) => a.status).sort()).toEqual([201, 400, 400, 400]);
     for (const refused of answers.filter((a) => a.status === 400)) expect(Object.keys(refused.body.validator)).toEqual(['value']);
     expect(await storedEvents(service, sub.id)).toHaveLength(1);
+  });
+
+  it("checks new usage against the subscription's running totals, never reading the period's events: a batch lands while their month is locked; the totals are every event's sum, max and count", async () => {
+    const own = await service.createOrg('Running totals');
+    const { productId, schemaId } = await recurringProduct(
+      own.test,
+      { payment_type: 'ARREARS', renew_type: 'ANNIVERSARY', billing_type: 'FULL', interval_type: 'YEAR' },
+      calls(1),
+    );
+    const sub = expectSuccess(
+      await own.test.post('/subscriptions', { product_id: productId, billing_schema_id: schemaId, customer_email: 'totals@example.com' }),
+      201,
+    );
+    const start = parseTime(sub.current_period_start);
+    const at = (ms: number) => new Date(start.getTime() + ms).toISOString();
+    // The months of the period have their partitions (the retention job makes this month's and the next ones).
+    await runWorkerPass(own.test, 'partition-retention');
+    const early = Array.from({ length: 100 }, (_, i) => ({
+      id: `early-${i}`,
+      subscription_id: sub.id,
+      metric_key: 'api_calls',
+      value: `${i}.5`,
+      timestamp: at(60_000 + i),
+    }));
+    expectSuccess(await own.test.post('/usage_events/batch', { events: early }));
+    const partitionOf = (id: string) =>
+      withClient(
+        databaseOf(service),
+        async (c) => (await c.query(`SELECT tableoid::regclass::text AS part FROM usage_events WHERE id = $1`, [id])).rows[0].part as string,
+      );
+    const earlyMonth = await partitionOf('early-0');
+    expect(earlyMonth).not.toBe('usage_events_default');
+
+    // Another transaction holds the early events' month: any read of them waits for it.
+    const holder = new Client({ connectionString: databaseOf(service) });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`LOCK TABLE ${earlyMonth} IN ACCESS EXCLUSIVE MODE`);
+      // Forty days on, in the same (yearly) period and another month.
+      const later = [{ id: 'later', subscription_id: sub.id, metric_key: 'api_calls', value: '1000', timestamp: at(40 * 86_400_000) }];
+      const answered = Promise.resolve(own.test.post('/usage_events/batch', { events: later }));
+      const waiting = async () => {
+        for (;;) {
+          const { rows } = await holder.query(`SELECT count(*)::int AS n FROM pg_locks WHERE relation = $1::regclass AND NOT granted`, [earlyMonth]);
+          if (rows[0].n > 0) return 'waited for the locked month' as const;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      };
+      const first = await Promise.race([answered, waiting()]);
+      await holder.query('ROLLBACK');
+      expect(first).not.toBe('waited for the locked month');
+      expectSuccess(await answered);
+    } finally {
+      await holder.end();
+    }
+    expect(await partitionOf('later')).not.toBe(earlyMonth);
+
+    const totals = await withClient(
+      databaseOf(service),
+      async (c) =>
+        (
+          await c.query(
+            `SELECT t.sum::text AS sum, t.max::text AS max, t.count::int AS count,
+                  (SELECT sum(value)::text FROM usage_events WHERE subscription_id = $1) AS events_sum
+             FROM usage_totals t WHERE t.subscription_id = $1 AND t.metric_key = 'api_calls'`,
+            [sub.id],
+          )
+        ).rows,
+    );
+    expect(totals).toHaveLength(1);
+    expect(new D(totals[0].sum).equals(new D(totals[0].events_sum))).toBe(true);
+    expect(new D(totals[0].sum).equals(new D('5000').add(1000))).toBe(true);
+    expect(new D(totals[0].max).equals(1000)).toBe(true);
+    expect(totals[0].count).toBe(101);
+    // Near the limit the period's own events decide, as before: the lifetime totals only clear the way.
+    expectSuccess(await own.test.post('/usage_events', { id: 'near', subscription_id: sub.id, metric_key: 'api_calls', value: big('9', 47) }), 201);
+    expectError(await own.test.post('/usage_events', { id: 'past', subscription_id: sub.id, metric_key: 'api_calls', value: big('9', 47) }), 400, {
+      field: 'value',
+    });
   });
 
   it('a period invoice that cannot be issued is announced and never holds back later periods or other subscriptions', async () => {

@@ -25,6 +25,28 @@ function aggregateBound(type: AggregationType, b: { sum: Amount; max: Amount; co
   return b.max;
 }
 
+/**
+ * What bounds of the usage (each metric's sum, largest value and count, at least the period's) say of an
+ * invoice of `base` plus the schema's usage lines: `aggregate` when a SUM metric's bound is itself past
+ * the limit (so is the period's own sum, when the bounds are the period's), `total` when the priced
+ * bounds are (the exact invoice may still be under it), null when even the bounds keep it under.
+ */
+export function boundedPast(
+  schema: Pick<SubscribedSchema, 'metrics'>,
+  base: Amount,
+  bounds: ReadonlyMap<string, { sum: Amount; max: Amount; count: Amount }>,
+): 'aggregate' | 'total' | null {
+  let total = base;
+  for (const metric of schema.metrics.values()) {
+    const bound = bounds.get(metric.metricKey);
+    if (!bound) continue;
+    const quantity = aggregateBound(metric.aggregation, bound);
+    if (metric.aggregation === 'SUM' && quantity.greaterThanOrEqualTo(AMOUNT_LIMIT)) return 'aggregate';
+    total = total.add(graduatedPrice(metric.tiers, quantity).amount);
+  }
+  return total.lessThan(AMOUNT_LIMIT) ? null : 'total';
+}
+
 export function termsOf(s: SubscriptionRecord): BillingTerms {
   return { intervalType: s.intervalType, intervalCount: s.intervalCount, renewType: s.renewType, billingType: s.billingType, paymentType: s.paymentType };
 }
@@ -120,25 +142,21 @@ export class PeriodInvoicer {
   /**
    * Whether period `index`'s invoice, as it would be made now from the usage stored (in `m`), is past
    * what an amount can hold: a metric's aggregate (`aggregate`) or a line or the total (`total`); null
-   * when it is not. Bounds from one statement first (graduated prices never fall as usage grows); the
-   * exact invoice only when a bound is past the limit. `catalog` must hold the subscription's schema
-   * (so nothing is asked on the bus while the caller's transaction is open).
+   * when it is not. Graduated prices never fall as usage grows, so bounds of the usage answer first: the
+   * subscription's lifetime totals (one row per metric, however many events the period holds), then,
+   * only when those come near the limit, the period's own (one statement reading its events), and the
+   * exact invoice only when the period's bounds are past it. `catalog` must hold the subscription's
+   * schema (so nothing is asked on the bus while the caller's transaction is open).
    */
   async pastAmountLimit(m: EntityManager, s: SubscriptionRecord, index: number, catalog: CatalogPass): Promise<'aggregate' | 'total' | null> {
     const plan = periodInvoicePlan(termsOf(s), s.startsAt, index);
     if (!plan.usagePeriod) return null;
     const schema = await catalog.get(`${s.organizationId} ${s.mode} ${s.productId} ${s.billingSchemaId}`);
     if (!schema) return null;
-    const bounds = await this.usage.periodBounds(m, s.id, plan.usagePeriod.start, plan.usagePeriod.end);
-    let total = baseAmount(s.basePrice, s.quantity, plan.baseShare);
-    for (const metric of schema.metrics.values()) {
-      const bound = bounds.get(metric.metricKey);
-      if (!bound) continue;
-      const quantity = aggregateBound(metric.aggregation, bound);
-      if (metric.aggregation === 'SUM' && quantity.greaterThanOrEqualTo(AMOUNT_LIMIT)) return 'aggregate';
-      total = total.add(graduatedPrice(metric.tiers, quantity).amount);
-    }
-    if (total.lessThan(AMOUNT_LIMIT)) return null;
+    const base = baseAmount(s.basePrice, s.quantity, plan.baseShare);
+    if (boundedPast(schema, base, await this.usage.lifetimeBounds(m, s.id)) === null) return null;
+    const bounded = boundedPast(schema, base, await this.usage.periodBounds(m, s.id, plan.usagePeriod.start, plan.usagePeriod.end));
+    if (bounded !== 'total') return bounded;
     const exact = await this.compose(m, s, index, catalog);
     const past = (text: string) => new Money(text).greaterThanOrEqualTo(AMOUNT_LIMIT);
     if (exact.lines.some((l) => l.type === 'USAGE' && past(l.quantity))) return 'aggregate';

@@ -153,8 +153,21 @@ export class UsageEventsRepository {
   }
 
   /**
+   * Per metric, the sum, largest value and count of every event the subscription ever stored (the
+   * `usage_totals` row its events' insert keeps, events of dropped months included): bounds of any
+   * period's aggregate, read from one row per metric whatever the number of events.
+   */
+  async lifetimeBounds(m: EntityManager, subscriptionId: string): Promise<Map<string, { sum: Amount; max: Amount; count: Amount }>> {
+    const rows: Array<{ metric_key: string; sum: string; max: string; count: string }> = await m.query(
+      `SELECT metric_key, sum::text AS sum, max::text AS max, count::text AS count FROM usage_totals WHERE subscription_id = $1`,
+      [subscriptionId],
+    );
+    return new Map(rows.map((r) => [r.metric_key, { sum: new Money(r.sum), max: new Money(r.max), count: new Money(r.count) }]));
+  }
+
+  /**
    * Per metric, the sum, largest value and count of one subscription's events with a timestamp in
-   * [from, to): bounds of any aggregate of the period, in one statement.
+   * [from, to): bounds of any aggregate of the period, in one statement (reading each of its events).
    */
   async periodBounds(m: EntityManager, subscriptionId: string, from: Date, to: Date): Promise<Map<string, { sum: Amount; max: Amount; count: Amount }>> {
     const rows: Array<{ metric_key: string; sum: string; max: string; count: string }> = await m.query(
