@@ -8,7 +8,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * (`refunds.address`, and `token_contract` for the mint), the only wallet such a transfer can have paid: the
  * refund was checked against that wallet when it took it. Left as they were, the same transfer would be free
  * under its new name and could pay a second refund. A row whose new name another row of its transaction holds
- * already, or whose refund lacks the destination, keeps its old name rather than stop the upgrade.
+ * already, or whose refund lacks the destination, keeps its old name rather than stop the upgrade; so do rows an
+ * instance of the previous version writes while the upgrade rolls out. A transfer under an old name is still
+ * held: each transfer now says the name it had (`formerly`), and no payout takes one another holds under it.
  *
  * Down names each transaction's first transfer of a kind `native` or `spl` again (the earliest held). A second
  * one (another wallet paid by the same transaction, held since) keeps its new name: the old names could not

@@ -4,6 +4,7 @@ import { batchedTransfer, fundedWallet, solTransfer, tokenAccountOf, tokenTransf
 import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import type { IsolatedService } from '../../support/isolated';
+import { withClient } from '../../support/pg';
 import { eventually } from '../../support/webhook-receiver';
 import { createInvoice } from '../payments/payments-helpers';
 import { paymentAddress, units, waitForPayments } from '../rails/chain-helpers';
@@ -60,7 +61,7 @@ describe('refunds paid out on Solana (litesvm node in JSON-RPC shapes)', () => {
     const short = bed.submit(await tokenTransfer(bed, shop.signer, payer, usdc, owed - 1n));
     const full = bed.submit(await tokenTransfer(bed, shop.signer, payer, usdc, owed));
     const fullRead = await follower.transactionTransfers(full, payer, usdc);
-    expect(fullRead).toEqual({ blockNumber: expect.any(BigInt), success: true, transfers: [{ output: `spl:${payer}:${usdc}`, units: owed }] });
+    expect(fullRead).toEqual({ blockNumber: expect.any(BigInt), success: true, transfers: [{ output: `spl:${payer}:${usdc}`, formerly: 'spl', units: owed }] });
     expect(fullRead!.blockNumber! > before).toBe(true);
     expect(await follower.transactionTransfers(short, payer, usdc)).toMatchObject({
       success: true,
@@ -171,5 +172,33 @@ describe('refunds paid out on Solana (litesvm node in JSON-RPC shapes)', () => {
       }, 30_000);
       expect(done.payout.tx_hash).toBe(batch);
     }
+  });
+
+  it('keeps a transfer an instance of the previous version holds under its old name (`native`) from paying a second refund to the same wallet', async () => {
+    const { bed } = setup;
+    const shop = await solanaMerchant(service);
+    const customer = await solanaPayer(bed);
+    const invoiceId = await createInvoice(shop.test, '2', 'SOLANA');
+    const pay = await paymentAddress(shop.test, invoiceId, 'prov_solana_solana');
+    bed.submit(await solTransfer(bed, customer, pay.address, 2_000_000_000n, [pay.reference]));
+    bed.advance(2);
+    await waitForPayments(shop.test, invoiceId, (p) => p.length === 1 && p[0].status === 'COMPLETED', 30_000);
+    const x = (await generateKeyPairSigner()).address;
+    const refunds: Array<{ id: string; units: bigint }> = [];
+    for (const amount of ['0.5', '0.25']) {
+      const refund = expectSuccess<{ id: string; claim_url: string }>(await shop.test.post(`/invoices/${invoiceId}/refunds`, { amount }), 201);
+      const { payout } = expectSuccess<{ payout: { amount: string } }>(await claim(refund, { provider_id: 'prov_solana_solana', address: x }));
+      refunds.push({ id: refund.id, units: units(trimmed(payout.amount), 9) });
+    }
+    const [first, second] = refunds;
+    bed.airdrop(shop.wallet, 1_000_000_000n);
+    const paid = bed.submit(await solTransfer(bed, shop.signer, x, first.units));
+    expect(expectSuccess(await shop.test.post(`/refunds/${first.id}/sent`, { tx_hash: paid })).status).toBe('SENT');
+    // As an instance still running the previous version (during a rolling upgrade, after the migration) holds it.
+    await withClient(service.databaseUrl!, (c) =>
+      c.query(`UPDATE refund_payout_transfers SET output = 'native' WHERE network = 'solana' AND tx_hash = $1 AND refund_id = $2`, [paid, first.id]),
+    );
+    const taken = expectError(await shop.test.post(`/refunds/${second.id}/sent`, { tx_hash: paid }), 400, { code: 'payout_mismatch', field: 'tx_hash' });
+    expect(taken.validator.tx_hash).toContain('already pay another refund');
   });
 });

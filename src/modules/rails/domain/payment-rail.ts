@@ -225,6 +225,12 @@ export interface ChainFollower {
  */
 export interface PayoutTransfer {
   output: string;
+  /**
+   * The name the same transfer had before `output` named it so (Solana's `native` and `spl`, one per
+   * transaction, before they named the wallet paid): a payout holding that name may hold this transfer, so
+   * no other payout takes it.
+   */
+  formerly?: string;
   units: bigint;
 }
 

@@ -268,12 +268,12 @@ describe('the Solana follower against a node in JSON-RPC shapes', () => {
     expect(await follower.transactionTransfers(sig(7001), WALLET, null)).toEqual({
       blockNumber: 3000n,
       success: true,
-      transfers: [{ output: `native:${WALLET}`, units: 250n }],
+      transfers: [{ output: `native:${WALLET}`, formerly: 'native', units: 250n }],
     });
     expect(await follower.transactionTransfers(sig(7002), WALLET, MINT)).toEqual({
       blockNumber: 3001n,
       success: true,
-      transfers: [{ output: `spl:${WALLET}:${MINT}`, units: 12_000_000n }],
+      transfers: [{ output: `spl:${WALLET}:${MINT}`, formerly: 'spl', units: 12_000_000n }],
     });
     expect(await follower.transactionTransfers(sig(7002), WALLET, null)).toEqual({ blockNumber: 3001n, success: true, transfers: [] });
     expect(await follower.transactionTransfers(sig(7003), WALLET, null)).toEqual({ blockNumber: 3002n, success: false, transfers: [] });
@@ -289,7 +289,9 @@ describe('the Solana follower against a node in JSON-RPC shapes', () => {
       meta: { err: null, preBalances: [1000, 0, 100], postBalances: [345, 250, 500], preTokenBalances: [], postTokenBalances: [] },
     });
     const follower = new SolanaFollower(url, 'finalized');
-    expect((await follower.transactionTransfers(sig(7101), WALLET, null))!.transfers).toEqual([{ output: `native:${WALLET}`, units: 250n }]);
-    expect((await follower.transactionTransfers(sig(7101), OTHER, null))!.transfers).toEqual([{ output: `native:${OTHER}`, units: 400n }]);
+    expect((await follower.transactionTransfers(sig(7101), WALLET, null))!.transfers).toEqual([
+      { output: `native:${WALLET}`, formerly: 'native', units: 250n },
+    ]);
+    expect((await follower.transactionTransfers(sig(7101), OTHER, null))!.transfers).toEqual([{ output: `native:${OTHER}`, formerly: 'native', units: 400n }]);
   });
 });

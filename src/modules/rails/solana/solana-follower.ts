@@ -97,7 +97,9 @@ export function tokenDelta(tx: ParsedTransaction, tokenAccount: string, mint: st
  * The name of what a payout transaction paid a destination wallet, the last part of its key in the payouts'
  * transfers (one transfer pays one payout): `native:<wallet>` for its lamports, `spl:<wallet>:<mint>` for its
  * associated token account of the mint. Before, they were `native` and `spl` whatever the wallet
- * (migrations/payouts/1796008600000-solana-payout-transfers-per-destination rewrote those held then).
+ * (migrations/payouts/1796008600000-solana-payout-transfers-per-destination rewrote those held then); a
+ * transfer still says so (`formerly`), since an instance of the previous version may hold one under that
+ * name while an upgrade rolls out.
  */
 export function payoutOutput(wallet: string, mint: string | null): string {
   return mint === null ? `native:${wallet}` : `spl:${wallet}:${mint}`;
@@ -396,7 +398,7 @@ export class SolanaFollower implements ChainFollower {
     return {
       blockNumber: BigInt(tx.slot),
       success,
-      transfers: success && units > 0n ? [{ output: payoutOutput(to, token), units }] : [],
+      transfers: success && units > 0n ? [{ output: payoutOutput(to, token), formerly: token === null ? 'native' : 'spl', units }] : [],
     };
   }
 }
