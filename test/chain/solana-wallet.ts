@@ -91,6 +91,37 @@ async function signed(bed: SolanaRpcServer, payer: KeyPairSigner, instructions: 
   return signTransactionMessageWithSigners(message);
 }
 
+/** A SOL transfer's instruction as a wallet builds it from a Solana Pay request (the references on it). */
+function solTransferInstruction(payer: KeyPairSigner, to: string, lamportsSent: bigint, references: readonly string[] = []): Instruction {
+  return withReferences(getTransferSolInstruction({ source: payer, destination: to as Address, amount: lamportsSent }), references);
+}
+
+/**
+ * An SPL transfer's instructions as a wallet builds them from a Solana Pay request with `spl-token`: the
+ * recipient's associated token account created if missing (idempotent), then TransferChecked from the payer's
+ * own associated token account, the references on it.
+ */
+async function tokenTransferInstructions(
+  payer: KeyPairSigner,
+  to: string,
+  mint: Address,
+  units: bigint,
+  references: readonly string[] = [],
+  decimals = 6,
+): Promise<Instruction[]> {
+  const destination = await tokenAccountOf(to as Address, mint);
+  const create = getCreateAssociatedTokenIdempotentInstruction({ payer, ata: destination, owner: to as Address, mint });
+  const transfer = getTransferCheckedInstruction({
+    source: await tokenAccountOf(payer.address, mint),
+    mint,
+    destination,
+    authority: payer,
+    amount: units,
+    decimals,
+  });
+  return [create, withReferences(transfer, references)];
+}
+
 /** A SOL transfer as a wallet builds it from a Solana Pay request (the System transfer last, the references on it). */
 export function solTransfer(
   bed: SolanaRpcServer,
@@ -99,8 +130,7 @@ export function solTransfer(
   lamportsSent: bigint,
   references: readonly string[] = [],
 ): Promise<Transaction> {
-  const transfer = getTransferSolInstruction({ source: payer, destination: to as Address, amount: lamportsSent });
-  return signed(bed, payer, [withReferences(transfer, references)]);
+  return signed(bed, payer, [solTransferInstruction(payer, to, lamportsSent, references)]);
 }
 
 /**
@@ -117,15 +147,22 @@ export async function tokenTransfer(
   references: readonly string[] = [],
   decimals = 6,
 ): Promise<Transaction> {
-  const destination = await tokenAccountOf(to as Address, mint);
-  const create = getCreateAssociatedTokenIdempotentInstruction({ payer, ata: destination, owner: to as Address, mint });
-  const transfer = getTransferCheckedInstruction({
-    source: await tokenAccountOf(payer.address, mint),
-    mint,
-    destination,
-    authority: payer,
-    amount: units,
-    decimals,
-  });
-  return signed(bed, payer, [create, withReferences(transfer, references)]);
+  return signed(bed, payer, await tokenTransferInstructions(payer, to, mint, units, references, decimals));
+}
+
+/** One payment of a batch: SOL (`lamports`) or `units` of an SPL `mint` (6 decimals), to a wallet. */
+export type BatchedPayment = { to: string; lamports: bigint } | { to: string; mint: Address; units: bigint };
+
+/**
+ * One transaction paying several wallets, as a wallet app batches payouts: each payment's instructions in
+ * order (a SOL transfer, or an SPL transfer with the recipient's token account created if missing), signed
+ * once by the payer.
+ */
+export async function batchedTransfer(bed: SolanaRpcServer, payer: KeyPairSigner, payments: readonly BatchedPayment[]): Promise<Transaction> {
+  const instructions: Instruction[] = [];
+  for (const p of payments) {
+    if ('lamports' in p) instructions.push(solTransferInstruction(payer, p.to, p.lamports));
+    else instructions.push(...(await tokenTransferInstructions(payer, p.to, p.mint, p.units)));
+  }
+  return signed(bed, payer, instructions);
 }

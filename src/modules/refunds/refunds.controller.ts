@@ -140,9 +140,11 @@ export class RefundsController {
       'What the report must prove: the transaction is mined in a block after the chain tip recorded when the payer gave the destination (or is ' +
       'seen unmined after it), else 400 `payout_mismatch`; the node knows it (a hash it does not know, mined or waiting, is 400 `tx_not_found` and ' +
       "nothing is kept); it pays the destination at least the payout in the payout's asset through transfers that each pay that one address (a " +
-      "token's Transfer log, the transaction's own coin value, a UTXO output paying exactly that address; transfers made inside contracts do not " +
-      'count), else 400 `payout_mismatch` (validator.tx_hash); and each of those transfers pays no other refund (a refund takes them once they are ' +
-      'shown to pay it). A transaction waiting unmined is taken and checked once mined: if it then does not pay the refund, or it leaves the node ' +
+      "token's Transfer log, the transaction's own coin value, a UTXO output paying exactly that address, on Solana all that the transaction " +
+      'gave that wallet in the asset, as one transfer; transfers made inside contracts do not count), else 400 `payout_mismatch` ' +
+      '(validator.tx_hash); and each of those transfers pays no other refund (a refund takes them once they are shown to pay it): one ' +
+      'transaction may pay several refunds, but what it gave one Solana wallet in one asset pays only one. A ' +
+      'transaction waiting unmined is taken and checked once mined: if it then does not pay the refund, or it leaves the node ' +
       'unmined for REFUND_TX_GRACE_SECONDS, the refund goes back to AWAITING_PAYOUT (refund.updated) and may be canceled. Reporting the same hash ' +
       'again answers the refund as it is.',
   })

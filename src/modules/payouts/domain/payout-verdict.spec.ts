@@ -44,6 +44,13 @@ describe('pickTransfers', () => {
     expect(pickTransfers([t('0', '4')], new Set(), '5')).toBeNull();
     expect(pickTransfers([], new Set(), '1')).toBeNull();
   });
+
+  it('leaves out a transfer another payout holds under the name it had before (Solana: `native` then, `native:<wallet>` now)', () => {
+    const named = (output: string, formerly: string, units: string) => ({ output, formerly, units });
+    expect(pickTransfers([named('native:X', 'native', '5')], new Set(['native']), '5')).toBeNull();
+    expect(pickTransfers([named('native:X', 'native', '5')], new Set(['spl']), '5')).toEqual([named('native:X', 'native', '5')]);
+    expect(pickTransfers([named('native:X', 'native', '5')], new Set(['native:Y']), '5')).toEqual([named('native:X', 'native', '5')]);
+  });
 });
 
 describe('txGraceOver', () => {

@@ -28,10 +28,11 @@ export function judgePayout(
 
 /**
  * Which of a transaction's transfers to the destination pay the payout: in their order, leaving out
- * those another payout holds, until they reach the payout's units (so one transaction with two
+ * those another payout holds, by their name or by the name they had before (`formerly`: one held under
+ * it may be this transfer), until they reach the payout's units (so one transaction with two
  * transfers to one address can pay two payouts to that address). Null when the free ones fall short.
  */
-export function pickTransfers<T extends { output: string; units: string }>(
+export function pickTransfers<T extends { output: string; formerly?: string; units: string }>(
   transfers: readonly T[],
   heldByOthers: ReadonlySet<string>,
   payoutUnits: string,
@@ -41,7 +42,7 @@ export function pickTransfers<T extends { output: string; units: string }>(
   let sum = 0n;
   for (const t of transfers) {
     if (sum >= wanted) break;
-    if (heldByOthers.has(t.output) || BigInt(t.units) <= 0n) continue;
+    if (heldByOthers.has(t.output) || (t.formerly !== undefined && heldByOthers.has(t.formerly)) || BigInt(t.units) <= 0n) continue;
     picked.push(t);
     sum += BigInt(t.units);
   }

@@ -172,7 +172,8 @@ export interface ChainFollower {
    * A transaction a merchant reports as a payout to `to` (any case): its block (null while it is not
    * mined), whether it succeeded, and each of its transfers that pays that one address in the asked
    * asset (token null: the transaction's own value; else the token's Transfer logs; on a UTXO chain
-   * each output whose script pays exactly that address). Value moved inside contracts is not seen.
+   * each output whose script pays exactly that address; on Solana what the address's balance gained,
+   * one transfer named after it). Value moved inside contracts is not seen.
    * Null when the node does not know the hash. Every family has it: refunds' payout verification reads it.
    */
   transactionTransfers(txHash: string, to: string, token: string | null): Promise<PayoutTransaction | null>;
@@ -216,9 +217,20 @@ export interface ChainFollower {
   transactionIndex?(): Promise<boolean | null>;
 }
 
-/** One transfer of a payout transaction to the destination: which (`native`, a log index, an output number) and how much. */
+/**
+ * One transfer of a payout transaction to the destination: which, and how much. `output` tells it apart from
+ * the transaction's other transfers, whatever their destinations (it keys the transfers payouts hold): a log
+ * index, an output number, `native` where a transaction pays one recipient its coin (EVM, Tron), or on Solana,
+ * where one transaction pays many, the destination's part (`native:<wallet>`, `spl:<wallet>:<mint>`).
+ */
 export interface PayoutTransfer {
   output: string;
+  /**
+   * The name the same transfer had before `output` named it so (Solana's `native` and `spl`, one per
+   * transaction, before they named the wallet paid): a payout holding that name may hold this transfer, so
+   * no other payout takes it.
+   */
+  formerly?: string;
   units: bigint;
 }
 

@@ -268,15 +268,30 @@ describe('the Solana follower against a node in JSON-RPC shapes', () => {
     expect(await follower.transactionTransfers(sig(7001), WALLET, null)).toEqual({
       blockNumber: 3000n,
       success: true,
-      transfers: [{ output: 'native', units: 250n }],
+      transfers: [{ output: `native:${WALLET}`, formerly: 'native', units: 250n }],
     });
     expect(await follower.transactionTransfers(sig(7002), WALLET, MINT)).toEqual({
       blockNumber: 3001n,
       success: true,
-      transfers: [{ output: 'spl', units: 12_000_000n }],
+      transfers: [{ output: `spl:${WALLET}:${MINT}`, formerly: 'spl', units: 12_000_000n }],
     });
     expect(await follower.transactionTransfers(sig(7002), WALLET, null)).toEqual({ blockNumber: 3001n, success: true, transfers: [] });
     expect(await follower.transactionTransfers(sig(7003), WALLET, null)).toEqual({ blockNumber: 3002n, success: false, transfers: [] });
     expect(await follower.transactionTransfers(sig(7999), WALLET, null)).toBeNull();
+  });
+
+  it('names a payout transfer by its destination, so one transaction paying two wallets holds a transfer for each', async () => {
+    // One transaction paying WALLET 250 and OTHER 400 lamports (a merchant batching two refunds).
+    const OTHER = '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T';
+    const keys = [PAYER, WALLET, OTHER];
+    transactions.set(sig(7101), {
+      ...payment(3100, keys, [0, 0], null),
+      meta: { err: null, preBalances: [1000, 0, 100], postBalances: [345, 250, 500], preTokenBalances: [], postTokenBalances: [] },
+    });
+    const follower = new SolanaFollower(url, 'finalized');
+    expect((await follower.transactionTransfers(sig(7101), WALLET, null))!.transfers).toEqual([
+      { output: `native:${WALLET}`, formerly: 'native', units: 250n },
+    ]);
+    expect((await follower.transactionTransfers(sig(7101), OTHER, null))!.transfers).toEqual([{ output: `native:${OTHER}`, formerly: 'native', units: 400n }]);
   });
 });

@@ -94,6 +94,18 @@ export function tokenDelta(tx: ParsedTransaction, tokenAccount: string, mint: st
 }
 
 /**
+ * The name of what a payout transaction paid a destination wallet, the last part of its key in the payouts'
+ * transfers (one transfer pays one payout): `native:<wallet>` for its lamports, `spl:<wallet>:<mint>` for its
+ * associated token account of the mint. Before, they were `native` and `spl` whatever the wallet
+ * (migrations/payouts/1796008600000-solana-payout-transfers-per-destination rewrote those held then); a
+ * transfer still says so (`formerly`), since an instance of the previous version may hold one under that
+ * name while an upgrade rolls out.
+ */
+export function payoutOutput(wallet: string, mint: string | null): string {
+  return mint === null ? `native:${wallet}` : `spl:${wallet}:${mint}`;
+}
+
+/**
  * Follows Solana over its JSON-RPC. Slots are the watcher's blocks (numbered, no hash to follow: a slot's
  * "hash" is its number); the head is the `confirmed` slot, so a payment is seen (PENDING) once confirmed,
  * and the final block is the slot of the section's commitment (`finalized` by default), which completes it.
@@ -371,8 +383,11 @@ export class SolanaFollower implements ChainFollower {
 
   /**
    * A reported payout: its slot, whether it succeeded, and what it paid `to` in the asset: the lamports
-   * `to` gained (SOL, output `native`), or what `to`'s associated token account of the mint gained (SPL,
-   * output `spl`). Null when the node does not know the signature (at `confirmed`).
+   * `to` gained (SOL), or what `to`'s associated token account of the mint gained (SPL). That gain is one
+   * transfer, named by the account it reached: `native:<wallet>`, `spl:<wallet>:<mint>` (the wallet and
+   * mint its token account is derived from). One transaction may pay several wallets (a merchant batching
+   * refunds), each its own transfer; what it paid one wallet in several instructions is one sum, so one
+   * transfer. Null when the node does not know the signature (at `confirmed`).
    */
   async transactionTransfers(txHash: string, to: string, token: string | null): Promise<PayoutTransaction | null> {
     const tx = await this.transaction(txHash);
@@ -383,7 +398,7 @@ export class SolanaFollower implements ChainFollower {
     return {
       blockNumber: BigInt(tx.slot),
       success,
-      transfers: success && units > 0n ? [{ output: token === null ? 'native' : 'spl', units }] : [],
+      transfers: success && units > 0n ? [{ output: payoutOutput(to, token), formerly: token === null ? 'native' : 'spl', units }] : [],
     };
   }
 }

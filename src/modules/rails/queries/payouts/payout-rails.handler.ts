@@ -57,7 +57,7 @@ export class CheckPayoutHandler implements IQueryHandler<CheckPayoutQuery> {
         confirmations,
         blockNumber,
         paidUnits: paid.toString(),
-        transfers: tx.transfers.map((t) => ({ output: t.output, units: t.units.toString() })),
+        transfers: tx.transfers.map((t) => ({ output: t.output, ...(t.formerly ? { formerly: t.formerly } : {}), units: t.units.toString() })),
       };
     } catch (error) {
       this.logger.warn({

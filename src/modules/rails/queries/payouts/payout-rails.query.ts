@@ -24,9 +24,14 @@ export class ListPayoutRailsQuery extends Query<PayoutRail[]> {
   }
 }
 
-/** One transfer of a payout transaction to the destination: `output` names it in the transaction (`native`, a log index, an output number). */
+/**
+ * One transfer of a payout transaction to the destination: `output` names it in the transaction (`native`, a log
+ * index, an output number, Solana's `native:<wallet>`); `formerly`, the name it was held under before (Solana's
+ * `native`, `spl`), which another payout holding also keeps it from this one.
+ */
 export interface PayoutTransferSeen {
   output: string;
+  formerly?: string;
   /** Smallest units, as a decimal string. */
   units: string;
 }
