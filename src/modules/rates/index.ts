@@ -1,7 +1,7 @@
 // The rates module's public surface: other modules and the composition root import only this file.
 export { RatesModule } from './rates.module';
 export { ImportRatesCommand, type ImportedRates } from './commands/import-rates/import-rates.command';
-// Sent by a write recording a snapshot id (payments) in its transaction: a snapshot whose day may go soon is kept.
+// Sent by a write recording a snapshot id (payments, refunds) in its transaction: a snapshot whose day may go soon is kept.
 export { KeepRatesSnapshotCommand } from './commands/keep-rates-snapshot/keep-rates-snapshot.command';
 export { RatesAsOfQuery } from './queries/rates-as-of/rates-as-of.query';
 export { RatesPreflightQuery } from './queries/preflight/rates-preflight.query';

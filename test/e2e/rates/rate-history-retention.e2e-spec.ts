@@ -327,4 +327,31 @@ describe('rate history retention', () => {
       await holder.end();
     }
   });
+
+  it("a refund at the invoice's rate, of an invoice that recorded no snapshot, keeps the rates it is valued at when their day is dropped while it is being written", async () => {
+    const now = Date.now();
+    const day = new Date(now - 43 * DAY_MS);
+    await dayPartitions(day);
+    const then = await writeSnapshot(day, day, '1.43');
+    const invoice = expectSuccess(await org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'EUR', price: '100' }] }), 201)
+      .id as string;
+    expectSuccess(await org.test.post('/test_helpers/payments', { invoice_id: invoice, provider_id: 'prov_card_eur', price: '100', status: 'COMPLETED' }), 201);
+    // As an invoice written before invoices recorded their snapshot: a refund at its rate takes the rates in force when it was priced.
+    await db((c) => c.query(`UPDATE invoices SET rates_snapshot_id = NULL, rates_taken_at = $2 WHERE id = $1`, [invoice, new Date(day.getTime() + 3_600_000)]));
+
+    // The refund is valued, then waits for the invoice's refunds lock.
+    const holder = await openHolder();
+    try {
+      await holder.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`refunds:test:${invoice}`]);
+      const asked = org.test.post(`/invoices/${invoice}/refunds`, { amount: '10', currency: 'EUR', rate: 'invoice' });
+      const refund = expectSuccess(await passWhileWriteWaits(holder, asked), 201);
+      expect(refund.amount_usd).toBe(r30('14.3'));
+
+      await runWorkerPass(org.test, 'partition-retention');
+      expect(await partitions('rate_snapshots_recent')).not.toContain(`rate_snapshots_recent_${daySuffix(day)}`);
+      expect(await heldBy('refunds', refund.id as string)).toEqual({ snapshot: then, eur: r30('1.43') });
+    } finally {
+      await holder.end();
+    }
+  });
 });

@@ -25,7 +25,7 @@ export class RatesUnavailableError extends DomainError {
 /**
  * The rates a write was valued at went with their day of history (the retention job dropped it between the
  * write's choice of rates and its transaction): nothing was written. The write chooses its rates again and
- * runs again (payments); should that keep happening, 503 and the client retries.
+ * runs again (payments, refunds); should that keep happening, 503 and the client retries.
  */
 export class RatesSnapshotGoneError extends ServiceUnavailableError {
   constructor(readonly snapshotId: string) {

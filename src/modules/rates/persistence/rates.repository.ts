@@ -127,7 +127,7 @@ export class RatesRepository {
   }
 
   /**
-   * In a write's transaction that records `snapshotId` (a payment's), whose day of history may
+   * In a write's transaction that records `snapshotId` (a payment's, a refund's), whose day of history may
    * be dropped soon: copies the snapshot into the kept tables, so that it outlives its day whatever the
    * retention job read before the write commits, and says where it was found:
    * - `kept`: already in the kept tables, committed (it stays there);

@@ -2,7 +2,7 @@ import { Command } from '@nestjs/cqrs';
 import type { EntityManager } from 'typeorm';
 
 /**
- * Sent by a write that records a rate snapshot id (a payment's), in its transaction, before the
+ * Sent by a write that records a rate snapshot id (a payment's, a refund's), in its transaction, before the
  * row that holds it: when the snapshot's day of history may be dropped soon (a payment that happened about
  * RATES_HISTORY_RETENTION_DAYS ago, valued at the rates in force then), it is copied into the kept tables in
  * that transaction, so the rates the write records outlive their day even when the retention job drops it
