@@ -18,6 +18,13 @@ export const RATE_HISTORY_RETENTION = 'rate-history';
  * the snapshots still held or in force are copied into the kept tables (reads see both, through the
  * `rate_snapshots` and `exchange_rates` views). A day, not a month: at the default refresh a day is about
  * 15 MB, so the history stays within a day of its setting, and a drop frees a small table at a time.
+ *
+ * The references are read once, without locks (no `recheckUnderLock`: a payment is valued before its
+ * transaction, so locking the history would only hold up every price read). A write still open then is not
+ * seen; one that records a snapshot whose day goes soon (`goesSoon`, rate-history-days.ts) copies it into the
+ * kept tables itself, in its own transaction, under the keep lock that `keepSnapshots` takes exclusively
+ * before the drop (KeepRatesSnapshotCommand, RatesRepository.keepSnapshot; docs/performance.md, "Tables that
+ * stay small").
  */
 @Injectable()
 export class RateHistoryRetention implements OnModuleInit {

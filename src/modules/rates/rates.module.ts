@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ImportRatesHandler } from './commands/import-rates/import-rates.handler';
+import { KeepRatesSnapshotHandler } from './commands/keep-rates-snapshot/keep-rates-snapshot.handler';
 import { RatesRepository } from './persistence/rates.repository';
 import { RatesPreflightHandler } from './queries/preflight/rates-preflight.handler';
 import { PricingRatesHandler } from './queries/pricing-rates/pricing-rates.handler';
@@ -14,6 +15,7 @@ import { RateHistoryRetention } from './rate-history-retention';
     RatesAsOfHandler,
     PricingRatesHandler,
     ImportRatesHandler,
+    KeepRatesSnapshotHandler,
     RatesPreflightHandler,
     RatesRefresher,
     RateHistoryRetention,

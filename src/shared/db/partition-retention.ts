@@ -60,8 +60,9 @@ export interface RetentionPlan {
    * the events it queues deliveries of; a late usage event is inserted into its month; `beforeDrop` then only
    * reads). A range the checks would drop is then checked again with its tables locked, so a writer still
    * open is waited for and its rows seen. Without it (rate history: a payment is priced before its
-   * transaction, and `beforeDrop` copies snapshots out) the checks run once, unlocked, and the only lock is
-   * the drop's.
+   * transaction, and `beforeDrop` copies snapshots out) the checks run once, unlocked, and the only locks are
+   * the drop's and those `beforeDrop` takes (rate history's keep lock: a write that records a snapshot of a day
+   * about to go copies it out itself, and the drop waits for it).
    */
   recheckUnderLock?: boolean;
 }

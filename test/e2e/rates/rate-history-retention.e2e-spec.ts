@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { v7 as uuidv7 } from 'uuid';
+import { boundAt, rangeAt } from '../../../src/shared/db/partition-ranges';
 import { Api } from '../../support/api';
 import { expectSuccess } from '../../support/envelope';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
@@ -83,7 +84,7 @@ describe('rate history retention', () => {
     }
   });
 
-  it('drops a day past retention but keeps the snapshot an invoice, its payment and a refund were priced from; rates are still served', async () => {
+  it('drops a day past retention but keeps the snapshot an invoice and a refund were priced from; the invoice, its payment and rates are still served', async () => {
     const now = Date.now();
     const oldDay = new Date(now - 40 * DAY_MS);
     // Written 40 days ago (an import of rates dated later, so one is in force now): the invoice is priced from `held`.
@@ -93,13 +94,14 @@ describe('rate history retention', () => {
 
     const invoice = expectSuccess(await org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'EUR', price: '100' }] }), 201)
       .id as string;
-    expectSuccess(await org.test.post('/test_helpers/payments', { invoice_id: invoice, provider_id: 'prov_card_usd', price: '150', status: 'COMPLETED' }), 201);
-    const before = expectSuccess(await org.test.post(`/invoices/${invoice}`, { expand: ['payments'] }));
-    expect(before.price_usd).toBe(r30('150'));
 
     // Newer rates take over: the held snapshot is no longer the one in force.
     await writeSnapshot(new Date(now), new Date(now - 10_000), '1.2');
     await eurQuotedAt('12');
+    // Paid at today's rates (a payment valued from rates of a day past retention keeps them itself: the tests below).
+    expectSuccess(await org.test.post('/test_helpers/payments', { invoice_id: invoice, provider_id: 'prov_card_usd', price: '150', status: 'COMPLETED' }), 201);
+    const before = expectSuccess(await org.test.post(`/invoices/${invoice}`, { expand: ['payments'] }));
+    expect(before.price_usd).toBe(r30('150'));
     const heldBefore = await where(held);
     expect(heldBefore).toEqual({ recent: heldBefore.recent, kept: 0 });
     expect(heldBefore.recent).toBeGreaterThan(40);
@@ -141,6 +143,213 @@ describe('rate history retention', () => {
       await holder.query(`SELECT pg_advisory_unlock(hashtext('partition_retention'))`);
       await runWorkerPass(org.test, 'partition-retention');
       expect(await where(old)).toEqual({ recent: 0, kept: 0 });
+    } finally {
+      await holder.end();
+    }
+  });
+
+  /** Gives the day holding `at` its partitions, as the job has them for every day it created ahead (before any row of the day is written). */
+  const dayPartitions = (at: Date) =>
+    db(async (c) => {
+      const day = rangeAt('day', at);
+      const [lower, upper] = [boundAt({ kind: 'id', prefix: 'rates_' }, day.from), boundAt({ kind: 'id', prefix: 'rates_' }, day.to)];
+      for (const table of ['rate_snapshots_recent', 'exchange_rates_recent']) {
+        await c.query(`CREATE TABLE ${table}_${day.suffix} PARTITION OF ${table} FOR VALUES FROM ('${lower}') TO ('${upper}')`);
+      }
+    });
+
+  /** The snapshot a payment or a refund holds, and its EUR rate as the rates tables still have it (null: gone). */
+  const heldBy = (table: 'payments' | 'refunds', id: string) =>
+    db(async (c) => {
+      const { rows } = await c.query(
+        `SELECT t.rates_snapshot_id AS snapshot, (SELECT usd_rate::text FROM exchange_rates WHERE snapshot_id = t.rates_snapshot_id AND currency = 'EUR') AS eur
+           FROM ${table} t WHERE t.id = $1`,
+        [id],
+      );
+      return rows[0] as { snapshot: string; eur: string | null };
+    });
+
+  /**
+   * Runs a retention pass while `holder` holds what the write `written` waits for (it has chosen its rates and
+   * is in its transaction), then lets the write go: the pass either ends at once (nothing tells it about the
+   * write) or waits for the write, whichever it does. Answers the write's response once both have ended.
+   */
+  const passWhileWriteWaits = async <T>(holder: Client, written: Promise<T>): Promise<T> => {
+    const holderPid = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+    const waiting = async (sql: string, params: unknown[]) => (await db((c) => c.query<{ n: number }>(sql, params))).rows[0].n;
+    for (const deadline = Date.now() + 10_000; ;) {
+      if ((await waiting(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))`, [holderPid])) > 0) break;
+      if (Date.now() > deadline) throw new Error('the write never waited for the held lock');
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    let passed = false;
+    const pass = runWorkerPass(org.test, 'partition-retention').then(() => (passed = true));
+    // Some backend other than the write waiting for a lock: the pass, waiting for the write.
+    for (const deadline = Date.now() + 4_000; !passed;) {
+      const others = await waiting(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND NOT ($1 = ANY (pg_blocking_pids(pid))) AND datname = current_database()`,
+        [holderPid],
+      );
+      if (others > 0 || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    await holder.query('COMMIT');
+    const answer = await written;
+    await pass;
+    return answer;
+  };
+
+  const openHolder = async () => {
+    const holder = new Client({ connectionString: service.databaseUrl! });
+    await holder.connect();
+    await holder.query('BEGIN');
+    return holder;
+  };
+
+  it('a payment reported long after it happened keeps the rates it was valued at when their day is dropped while it is being written', async () => {
+    const now = Date.now();
+    const day = new Date(now - 45 * DAY_MS);
+    await dayPartitions(day);
+    const then = await writeSnapshot(day, day, '1.45');
+    await writeSnapshot(new Date(now), new Date(now - 5_000), '1.2');
+    await eurQuotedAt('12');
+    const invoice = expectSuccess(await org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'EUR', price: '100' }] }), 201)
+      .id as string;
+
+    // The payment is valued at the rates in force when it happened (the day about to go), then waits for its invoice.
+    const holder = await openHolder();
+    try {
+      await holder.query(`SELECT id FROM invoices WHERE id = $1 FOR UPDATE`, [invoice]);
+      const reported = org.test.post('/test_helpers/payments', {
+        invoice_id: invoice,
+        provider_id: 'prov_card_eur',
+        price: '100',
+        status: 'COMPLETED',
+        happened_at: new Date(day.getTime() + 3_600_000).toISOString(),
+      });
+      const payment = expectSuccess(await passWhileWriteWaits(holder, reported), 201);
+
+      // The day went (on the pass above or, had it given up waiting, the next one); the payment's rates did not.
+      await runWorkerPass(org.test, 'partition-retention');
+      expect(await partitions('rate_snapshots_recent')).not.toContain(`rate_snapshots_recent_${daySuffix(day)}`);
+      expect(await heldBy('payments', payment.id as string)).toEqual({ snapshot: then, eur: r30('1.45') });
+      const read = expectSuccess(await org.test.post(`/payments/${payment.id}`, {}));
+      expect(read.price_usd).toBe(r30('145'));
+    } finally {
+      await holder.end();
+    }
+  });
+
+  it('a payment valued from rates whose day has gone since (the service still remembered them) is valued again from the rates that remain', async () => {
+    const now = Date.now();
+    const day = new Date(now - 47 * DAY_MS);
+    const gone = await writeSnapshot(day, day, '1.47');
+    const happenedAt = new Date(day.getTime() + 3_600_000).toISOString();
+    const invoice = expectSuccess(await org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'EUR', price: '100' }] }), 201)
+      .id as string;
+    // A report for an invoice that does not exist is valued first (the service remembers the rates in force then), then refused.
+    const refused = await org.test.post('/test_helpers/payments', {
+      invoice_id: `invoice_${uuidv7()}`,
+      provider_id: 'prov_card_eur',
+      price: '100',
+      status: 'COMPLETED',
+      happened_at: happenedAt,
+    });
+    expect(refused.status).toBe(404);
+    // Nothing holds those rates: their day goes.
+    await runWorkerPass(org.test, 'partition-retention');
+    expect(await where(gone)).toEqual({ recent: 0, kept: 0 });
+
+    const payment = expectSuccess(
+      await org.test.post('/test_helpers/payments', {
+        invoice_id: invoice,
+        provider_id: 'prov_card_eur',
+        price: '100',
+        status: 'COMPLETED',
+        happened_at: happenedAt,
+      }),
+      201,
+    );
+    const held = await heldBy('payments', payment.id as string);
+    expect(held.snapshot).not.toBe(gone);
+    expect(held.eur).not.toBeNull();
+    const read = expectSuccess(await org.test.post(`/payments/${payment.id}`, {}));
+    expect(read.price_usd).toBe(r30(new D(100).mul(held.eur!)));
+  });
+
+  it('a payment valued from a day while a pass is dropping it waits for the drop, then is valued again from the rates that remain', async () => {
+    const now = Date.now();
+    const day = new Date(now - 49 * DAY_MS);
+    await dayPartitions(day);
+    const doomed = await writeSnapshot(day, day, '1.49');
+    const invoice = expectSuccess(await org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'EUR', price: '100' }] }), 201)
+      .id as string;
+    const advisoryWaits = async () =>
+      (
+        await db((c) =>
+          c.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND datname = current_database()`,
+          ),
+        )
+      ).rows[0].n;
+    const until = async (what: string, done: () => Promise<boolean>) => {
+      for (const deadline = Date.now() + 4_000; !(await done()); await new Promise((r) => setTimeout(r, 25))) {
+        if (Date.now() > deadline) throw new Error(`never: ${what}`);
+      }
+    };
+
+    // The keep lock held here: a pass that has read the day's references waits for it before its copies and the DROP.
+    const holder = await openHolder();
+    try {
+      await holder.query(`SELECT pg_advisory_xact_lock(hashtext('rate_history_keep'))`);
+      let passed = false;
+      const pass = runWorkerPass(org.test, 'partition-retention').then(() => (passed = true));
+      await until('the pass waited', async () => passed || (await advisoryWaits()) === 1);
+      // The payment is valued from the day, still there; it then waits behind the pass.
+      const reported = org.test.post('/test_helpers/payments', {
+        invoice_id: invoice,
+        provider_id: 'prov_card_eur',
+        price: '100',
+        status: 'COMPLETED',
+        happened_at: new Date(day.getTime() + 3_600_000).toISOString(),
+      });
+      await until('the payment waited behind the pass', async () => passed || (await advisoryWaits()) === 2);
+      await holder.query('COMMIT');
+      await pass;
+      const payment = expectSuccess(await reported, 201);
+
+      expect(await where(doomed)).toEqual({ recent: 0, kept: 0 });
+      const held = await heldBy('payments', payment.id as string);
+      expect(held.snapshot).not.toBe(doomed);
+      expect(held.eur).not.toBeNull();
+      expect(expectSuccess(await org.test.post(`/payments/${payment.id}`, {})).price_usd).toBe(r30(new D(100).mul(held.eur!)));
+    } finally {
+      await holder.end();
+    }
+  });
+
+  it("a refund at the invoice's rate, of an invoice that recorded no snapshot, keeps the rates it is valued at when their day is dropped while it is being written", async () => {
+    const now = Date.now();
+    const day = new Date(now - 43 * DAY_MS);
+    await dayPartitions(day);
+    const then = await writeSnapshot(day, day, '1.43');
+    const invoice = expectSuccess(await org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'EUR', price: '100' }] }), 201)
+      .id as string;
+    expectSuccess(await org.test.post('/test_helpers/payments', { invoice_id: invoice, provider_id: 'prov_card_eur', price: '100', status: 'COMPLETED' }), 201);
+    // As an invoice written before invoices recorded their snapshot: a refund at its rate takes the rates in force when it was priced.
+    await db((c) => c.query(`UPDATE invoices SET rates_snapshot_id = NULL, rates_taken_at = $2 WHERE id = $1`, [invoice, new Date(day.getTime() + 3_600_000)]));
+
+    // The refund is valued, then waits for the invoice's refunds lock.
+    const holder = await openHolder();
+    try {
+      await holder.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`refunds:test:${invoice}`]);
+      const asked = org.test.post(`/invoices/${invoice}/refunds`, { amount: '10', currency: 'EUR', rate: 'invoice' });
+      const refund = expectSuccess(await passWhileWriteWaits(holder, asked), 201);
+      expect(refund.amount_usd).toBe(r30('14.3'));
+
+      await runWorkerPass(org.test, 'partition-retention');
+      expect(await partitions('rate_snapshots_recent')).not.toContain(`rate_snapshots_recent_${daySuffix(day)}`);
+      expect(await heldBy('refunds', refund.id as string)).toEqual({ snapshot: then, eur: r30('1.43') });
     } finally {
       await holder.end();
     }

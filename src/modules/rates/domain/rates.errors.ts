@@ -1,4 +1,4 @@
-import { DomainError } from '../../../shared/errors/domain-error';
+import { DomainError, ServiceUnavailableError } from '../../../shared/errors/domain-error';
 import type { Currency } from '../../../shared/money/currency';
 
 /**
@@ -19,5 +19,16 @@ export class RatesUnavailableError extends DomainError {
         .map((s) => (s.ageSeconds >= 0 ? `${s.currency} (${s.ageSeconds} s old)` : `${s.currency} (never taken)`))
         .join(', ')}; rates must be at most ${maxAgeSeconds} s old. Retry shortly`,
     );
+  }
+}
+
+/**
+ * The rates a write was valued at went with their day of history (the retention job dropped it between the
+ * write's choice of rates and its transaction): nothing was written. The write chooses its rates again and
+ * runs again (payments, refunds); should that keep happening, 503 and the client retries.
+ */
+export class RatesSnapshotGoneError extends ServiceUnavailableError {
+  constructor(readonly snapshotId: string) {
+    super('The exchange rates this was valued at were removed from the rate history meanwhile; retry');
   }
 }

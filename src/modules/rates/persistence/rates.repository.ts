@@ -5,6 +5,12 @@ import type { Amount } from '../../../shared/money/money';
 import { fromDb, renderAmount } from '../../../shared/money/money';
 import type { CompleteRates, RateOrigin, RateTable } from '../domain/rate-table';
 
+/**
+ * The lock between the retention job's drop of a day of history (exclusive) and the writes that keep a
+ * snapshot of their own (shared): a transaction-level advisory lock on this name.
+ */
+const KEEP_LOCK = 'rate_history_keep';
+
 @Injectable()
 export class RatesRepository {
   /**
@@ -39,6 +45,11 @@ export class RatesRepository {
       [at],
     );
     return rows[0] ? { id: rows[0].id, from: rows[0].taken_at, until: rows[0].next_at } : null;
+  }
+
+  /** Forgets a loaded snapshot (its day of history was dropped: loading it again finds nothing). */
+  forget(snapshotId: string): void {
+    this.loaded.delete(snapshotId);
   }
 
   async load(m: EntityManager, snapshotId: string): Promise<RateTable | null> {
@@ -88,8 +99,13 @@ export class RatesRepository {
    * tables the day's snapshots that must outlive it: those another table still holds (`referenced`: an
    * invoice's, a payment's, a refund's), the one in force at `now` and any dated after `now`. Answers
    * how many snapshots it copied.
+   *
+   * It first takes the keep lock exclusively, for the rest of the dropping transaction: it waits for the
+   * writes keeping a snapshot of their own (keepSnapshot) to commit, and a write that comes after finds
+   * the day gone, or its snapshot kept.
    */
   async keepSnapshots(m: EntityManager, lower: string, upper: string, referenced: readonly string[], now: Date): Promise<number> {
+    await m.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [KEEP_LOCK]);
     const kept: Array<{ id: string }> = await m.query(
       `INSERT INTO rate_snapshots_kept (id, taken_at, source, created_at)
        SELECT id, taken_at, source, created_at FROM rate_snapshots_recent s
@@ -108,6 +124,40 @@ export class RatesRepository {
       [kept.map((k) => k.id)],
     );
     return kept.length;
+  }
+
+  /**
+   * In a write's transaction that records `snapshotId` (a payment's, a refund's), whose day of history may
+   * be dropped soon: copies the snapshot into the kept tables, so that it outlives its day whatever the
+   * retention job read before the write commits, and says where it was found:
+   * - `kept`: already in the kept tables, committed (it stays there);
+   * - `copied`: still in its day; this transaction copies it (or waits for another write copying it, and
+   *   then finds it kept): committed with the write, or rolled back with it;
+   * - `gone`: its day was dropped and it was not kept; the write must choose its rates again.
+   *
+   * The keep lock is taken shared first, in a statement of its own, before the history is read: a drop
+   * (which takes it exclusively in `keepSnapshots`, before its own copies and the DROP) either committed
+   * before, and then its day is gone from what this reads, or waits for this transaction to end. Taken in
+   * the same statement as the copy, the copy's read lock on the history would come first, and a drop
+   * holding the keep lock and waiting for that table would deadlock with it.
+   */
+  async keepSnapshot(m: EntityManager, snapshotId: string): Promise<'kept' | 'copied' | 'gone'> {
+    await m.query(`SELECT pg_advisory_xact_lock_shared(hashtext($1))`, [KEEP_LOCK]);
+    const [found]: Array<{ kept: boolean; recent: boolean }> = await m.query(
+      `WITH s AS (
+         INSERT INTO rate_snapshots_kept (id, taken_at, source, created_at)
+         SELECT id, taken_at, source, created_at FROM rate_snapshots_recent WHERE id = $1
+         ON CONFLICT (id) DO NOTHING
+         RETURNING id
+       ), r AS (
+         INSERT INTO exchange_rates_kept (snapshot_id, currency, usd_rate, source, taken_at)
+         SELECT snapshot_id, currency, usd_rate, source, taken_at FROM exchange_rates_recent WHERE snapshot_id IN (SELECT id FROM s)
+         ON CONFLICT DO NOTHING
+       )
+       SELECT EXISTS (SELECT 1 FROM rate_snapshots_kept WHERE id = $1) AS kept, EXISTS (SELECT 1 FROM rate_snapshots_recent WHERE id = $1) AS recent`,
+      [snapshotId],
+    );
+    return found.kept ? 'kept' : found.recent ? 'copied' : 'gone';
   }
 
   /**

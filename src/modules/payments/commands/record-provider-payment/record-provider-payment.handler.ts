@@ -1,5 +1,5 @@
 import { Inject } from '@nestjs/common';
-import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import type { EntityManager } from 'typeorm';
 import type { Scope } from '../../../../shared/auth/request-context';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
@@ -9,6 +9,7 @@ import { newId } from '../../../../shared/ids/ids';
 import { Clock } from '../../../../shared/time/clock';
 import { ClockMoveFirst, PayableInvoice, PayableInvoices, type PaymentTotals } from '../../../invoices';
 import { findCatalogProvider, paymentKindOf } from '../../../providers';
+import { KeepRatesSnapshotCommand, RatesSnapshotGoneError } from '../../../rates';
 import { applyConfirmations, MAX_CONFIRMATIONS } from '../../domain/confirmations';
 import { INITIAL_PAYMENT_STATUSES, initialPaymentStatus, movePayment, movePaymentOnChain, PaymentStatus } from '../../domain/payment-status';
 import { settle, unitValueUsd } from '../../domain/settlement';
@@ -18,6 +19,7 @@ import { PaymentsRepository, SettlingPayment } from '../../persistence/payments.
 import { PaymentEvents } from '../payment-events';
 import { PaymentReports, PricedReport } from './payment-reports';
 import {
+  NewPaymentReport,
   PaymentChainReport,
   PaymentConfirmationsReport,
   PaymentStatusReport,
@@ -53,16 +55,33 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
     @Inject(Clock) private readonly clock: Clock,
     @Inject(PaymentEvents) private readonly paymentEvents: PaymentEvents,
     @Inject(PaymentReports) private readonly reports: PaymentReports,
+    @Inject(CommandBus) private readonly commands: CommandBus,
   ) {}
 
   async execute({ scope, report }: RecordProviderPaymentCommand): Promise<RecordedPayment> {
     return report.kind === 'payment'
-      ? this.recordPayment(scope, await this.reports.price(scope, report))
+      ? this.reportPayment(scope, report)
       : report.kind === 'status'
         ? this.recordStatus(scope, report)
         : report.kind === 'chain'
           ? this.recordChain(scope, report)
           : this.recordConfirmations(scope, report);
+  }
+
+  /**
+   * A reported payment, valued at the rates in force when it happened. Rates whose day of history went
+   * between their choice and the payment's transaction (RatesSnapshotGoneError: nothing was written) are
+   * chosen again, from what the history still holds, and the payment written with them.
+   */
+  private async reportPayment(scope: Scope, report: NewPaymentReport): Promise<RecordedPayment> {
+    for (let attempt = 1; ; attempt++) {
+      const priced = await this.reports.price(scope, report);
+      try {
+        return await this.recordPayment(scope, priced);
+      } catch (e) {
+        if (!(e instanceof RatesSnapshotGoneError) || attempt >= 3) throw e;
+      }
+    }
   }
 
   /**
@@ -79,6 +98,9 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
     const ahead = sendAhead && key === null && priced.providerEnabled && INITIAL_PAYMENT_STATUSES.includes(priced.status);
     try {
       return await this.tx.run(async (m) => {
+        // First, before any lock of the payment's: rates valued from a day of history that may go soon are kept
+        // with the payment (no statement for any other: the rates of today and of the last weeks).
+        await this.commands.execute(new KeepRatesSnapshotCommand(m, priced.ratesSnapshotId));
         const now = await this.clock.nowFor(scope, m);
         const reported = report.confirmations ?? null;
         const initial = applyConfirmations({ requested: priced.status, reported, current: 0, required: priced.requiredConfirmations });

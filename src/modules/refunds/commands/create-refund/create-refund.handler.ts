@@ -1,5 +1,5 @@
 import { Inject } from '@nestjs/common';
-import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
+import { CommandBus, CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { NotFoundError } from '../../../../shared/errors/domain-error';
 import { newId } from '../../../../shared/ids/ids';
@@ -7,7 +7,7 @@ import { fromDb, renderAmount } from '../../../../shared/money/money';
 import { Clock } from '../../../../shared/time/clock';
 import { GetPayableInvoiceQuery, ListInvoicePaymentsQuery } from '../../../invoices';
 import { newClaimToken } from '../../../payouts';
-import { RatesAsOfQuery } from '../../../rates';
+import { KeepRatesSnapshotCommand, RatesAsOfQuery, RatesSnapshotGoneError } from '../../../rates';
 import { planRefund, refundableUsd } from '../../domain/refund-amounts';
 import { claimExpiresAt } from '../../domain/refund-expiry';
 import { RefundView, refundView } from '../../dto/refund.views';
@@ -23,9 +23,21 @@ export class CreateRefundHandler implements ICommandHandler<CreateRefundCommand>
     @Inject(RefundsRepository) private readonly refunds: RefundsRepository,
     @Inject(RefundEvents) private readonly events: RefundEvents,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(CommandBus) private readonly commands: CommandBus,
   ) {}
 
-  async execute({ scope, invoiceId, input }: CreateRefundCommand): Promise<RefundView> {
+  /** Rates whose day of history went between their choice and the refund's transaction (nothing written): chosen again. */
+  async execute(command: CreateRefundCommand): Promise<RefundView> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.create(command);
+      } catch (e) {
+        if (!(e instanceof RatesSnapshotGoneError) || attempt >= 3) throw e;
+      }
+    }
+  }
+
+  private async create({ scope, invoiceId, input }: CreateRefundCommand): Promise<RefundView> {
     const invoice = await this.queries.execute(new GetPayableInvoiceQuery(scope, invoiceId));
     if (!invoice) throw new NotFoundError('invoice');
     const currency = input.currency ?? invoice.currency;
@@ -43,6 +55,8 @@ export class CreateRefundHandler implements ICommandHandler<CreateRefundCommand>
     // payments query): holding the lock while waiting for a second connection from the pool would
     // let as many refunds as the pool has connections wait on one another.
     return this.tx.run(async (m) => {
+      // First, before the refund's lock: rates from a day of history that may go soon (an invoice's of a month ago) are kept with the refund.
+      await this.commands.execute(new KeepRatesSnapshotCommand(m, rates.snapshotId));
       // One refund of an invoice at a time: two at once must not both take the same refundable amount.
       await m.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`refunds:${scope.mode}:${invoice.id}`]);
       const payments = (await this.queries.execute(new ListInvoicePaymentsQuery(scope, invoice.id, { unitOfWork: m }))) as Array<{
