@@ -120,11 +120,12 @@ export const manifest = {
       name: 'RATES_HISTORY_RETENTION_DAYS',
       section: 'Exchange rates',
       default: '30',
-      description: 'Days of rate history kept (0: all); snapshots an invoice, payment or refund holds, and the one in force, are always kept.',
+      description:
+        'Days of rate history kept (0: all); snapshots an invoice, payment or refund holds, and those in force within the last day, are always kept.',
       readme: {
         default: '`30`',
         meaning:
-          'Days of rate history kept (0 to 36500; 0 keeps it all). The history is partitioned by day; the retention job (`PARTITION_RETENTION_SECONDS`) drops a day this many days after it ended, first copying out the snapshots an invoice, payment or refund holds and the one in force, so every stored price still shows its rates. See docs/performance.md, "Tables that stay small".',
+          'Days of rate history kept (0 to 36500; 0 keeps it all). The history is partitioned by day; the retention job (`PARTITION_RETENTION_SECONDS`) drops a day this many days after it ended, first copying out the snapshots an invoice, payment or refund holds and those in force at some moment of the last day, so every stored price still shows its rates. See docs/performance.md, "Tables that stay small".',
       },
     },
   ],

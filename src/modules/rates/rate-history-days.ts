@@ -3,8 +3,10 @@ import { isExpired, rangeAt, uuidv7Time } from '../../shared/db/partition-ranges
 /**
  * How long before its day of history may be dropped (rate-history-retention.ts) a snapshot counts as going: a
  * write that records one this close to its drop (a payment that happened a month ago, valued at the rates in
- * force then) keeps it itself, in its own transaction (KeepRatesSnapshotCommand). A day: against a write's
- * transaction, which lasts seconds, and instances' clocks, a little apart.
+ * force then) keeps it itself, in its own transaction (KeepRatesSnapshotCommand). And how far back the drop
+ * itself keeps every snapshot that was in force (an invoice priced at the rates in force a moment ago, its
+ * transaction still open). A day: against a write's transaction, which lasts seconds, and instances' clocks,
+ * a little apart.
  */
 export const KEEP_MARGIN_MS = 86_400_000;
 

@@ -2,6 +2,7 @@ import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { PartitionRetention } from '../../shared/db/partition-retention';
 import { Clock } from '../../shared/time/clock';
 import { RatesRepository } from './persistence/rates.repository';
+import { KEEP_MARGIN_MS } from './rate-history-days';
 import { RatesConfig } from './rates.config';
 
 /**
@@ -47,7 +48,12 @@ export class RateHistoryRetention implements OnModuleInit {
       ahead: 7,
       defaultPartition: true,
       retentionDays: () => this.config.RATES_HISTORY_RETENTION_DAYS,
-      beforeDrop: async (m, day) => ({ drop: true, kept: await this.repo.keepSnapshots(m, day.lower, day.upper, day.referenced, this.clock.now()) }),
+      // Kept as well: every snapshot in force at some moment of the last KEEP_MARGIN_MS, which a write priced
+      // at the rates then in force (an invoice) may record after the references were read.
+      beforeDrop: async (m, day) => ({
+        drop: true,
+        kept: await this.repo.keepSnapshots(m, day.lower, day.upper, day.referenced, new Date(this.clock.now().getTime() - KEEP_MARGIN_MS)),
+      }),
     });
   }
 }

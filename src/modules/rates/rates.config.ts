@@ -89,7 +89,7 @@ export class RatesConfig {
 
   /**
    * Days of rate history kept (0: all of it): the retention job drops each day of snapshots this many days
-   * after it ended, keeping the snapshots an invoice, payment or refund holds and the one in force.
+   * after it ended, keeping the snapshots an invoice, payment or refund holds and those in force within the last day.
    */
   @Transform(toInt)
   @IsInt()

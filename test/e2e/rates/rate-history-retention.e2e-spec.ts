@@ -87,16 +87,18 @@ describe('rate history retention', () => {
   it('drops a day past retention but keeps the snapshot an invoice and a refund were priced from; the invoice, its payment and rates are still served', async () => {
     const now = Date.now();
     const oldDay = new Date(now - 40 * DAY_MS);
-    // Written 40 days ago (an import of rates dated later, so one is in force now): the invoice is priced from `held`.
-    const held = await writeSnapshot(oldDay, new Date(now - 60_000), '1.5');
-    const unheld = await writeSnapshot(new Date(oldDay.getTime() + 1000), new Date(now - 120_000), '1.6');
+    // Written 40 days ago (imports of rates dated later, so one is in force now): the invoice is priced from `held`.
+    // `unheld` was replaced by it three days ago: no write priced within the last day can hold it.
+    const held = await writeSnapshot(oldDay, new Date(now - 3 * DAY_MS), '1.5');
+    const unheld = await writeSnapshot(new Date(oldDay.getTime() + 1000), new Date(now - 4 * DAY_MS), '1.6');
     await eurQuotedAt('15');
 
     const invoice = expectSuccess(await org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'EUR', price: '100' }] }), 201)
       .id as string;
 
-    // Newer rates take over: the held snapshot is no longer the one in force.
-    await writeSnapshot(new Date(now), new Date(now - 10_000), '1.2');
+    // Newer rates take over, dated two days ago (an import): the held snapshot is no longer the one in force, nor
+    // was it at any moment of the last day, so only the invoice keeps it.
+    await writeSnapshot(new Date(now), new Date(now - 2 * DAY_MS), '1.2');
     await eurQuotedAt('12');
     // Paid at today's rates (a payment valued from rates of a day past retention keeps them itself: the tests below).
     expectSuccess(await org.test.post('/test_helpers/payments', { invoice_id: invoice, provider_id: 'prov_card_usd', price: '150', status: 'COMPLETED' }), 201);
@@ -353,5 +355,23 @@ describe('rate history retention', () => {
     } finally {
       await holder.end();
     }
+  });
+
+  it('keeps, when their day goes, the snapshots in force at some moment of the last day (an invoice priced from one may not have committed yet), and not one replaced before', async () => {
+    const now = Date.now();
+    const day = new Date(now - 47 * DAY_MS);
+    await dayPartitions(day);
+    // Neither is held by anything: `replaced` gave way to `lately` 30 hours ago; `lately` was in force until the
+    // newer rates taken a moment ago (the tests above), so a write priced within the last day may record it.
+    const replaced = await writeSnapshot(day, new Date(now - 40 * 3_600_000), '1.61');
+    const lately = await writeSnapshot(new Date(day.getTime() + 1000), new Date(now - 30 * 3_600_000), '1.62');
+    const [replacedRates, latelyRates] = [await where(replaced), await where(lately)];
+    expect(replacedRates.recent).toBeGreaterThan(40);
+    expect(latelyRates.recent).toBe(replacedRates.recent);
+
+    await runWorkerPass(org.test, 'partition-retention');
+    expect(await partitions('rate_snapshots_recent')).not.toContain(`rate_snapshots_recent_${daySuffix(day)}`);
+    expect(await where(replaced)).toEqual({ recent: 0, kept: 0 });
+    expect(await where(lately)).toEqual({ recent: 0, kept: latelyRates.recent });
   });
 });

@@ -97,14 +97,16 @@ export class RatesRepository {
   /**
    * Before a day of history is dropped (the retention job, in its transaction): copies into the kept
    * tables the day's snapshots that must outlive it: those another table still holds (`referenced`: an
-   * invoice's, a payment's, a refund's), the one in force at `now` and any dated after `now`. Answers
-   * how many snapshots it copied.
+   * invoice's, a payment's, a refund's) and every one in force at some moment since `since` (the one in
+   * force then, and any taken after it, the one in force now and any dated later among them). A write
+   * priced a moment ago (an invoice at the rates in force, its transaction still open while `referenced`
+   * was read) holds one of those. Answers how many snapshots it copied.
    *
    * It first takes the keep lock exclusively, for the rest of the dropping transaction: it waits for the
    * writes keeping a snapshot of their own (keepSnapshot) to commit, and a write that comes after finds
    * the day gone, or its snapshot kept.
    */
-  async keepSnapshots(m: EntityManager, lower: string, upper: string, referenced: readonly string[], now: Date): Promise<number> {
+  async keepSnapshots(m: EntityManager, lower: string, upper: string, referenced: readonly string[], since: Date): Promise<number> {
     await m.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [KEEP_LOCK]);
     const kept: Array<{ id: string }> = await m.query(
       `INSERT INTO rate_snapshots_kept (id, taken_at, source, created_at)
@@ -114,7 +116,7 @@ export class RatesRepository {
                OR s.id = (SELECT id FROM rate_snapshots WHERE taken_at <= $4 ORDER BY taken_at DESC, id DESC LIMIT 1))
        ON CONFLICT (id) DO NOTHING
        RETURNING id`,
-      [lower, upper, referenced, now],
+      [lower, upper, referenced, since],
     );
     if (!kept.length) return 0;
     await m.query(
