@@ -102,7 +102,18 @@ describe('management console in Chromium: invoices, payments and refunds', () =>
     expect(await scrollWidth(page)).toBeLessThanOrEqual(390);
     expect(await page.locator('.badge').textContent()).toBe('Test mode');
 
-    // Refund 30 of it.
+    // A currency the service does not know is refused on the page, naming the field; nothing is refunded.
+    await page.fill('#refund-amount', '30');
+    await page.fill('#refund-currency', 'FOO');
+    await page.getByRole('button', { name: 'Refund' }).click();
+    await page.waitForSelector('[role=alert]');
+    expect(await page.locator('[role=alert]').textContent()).toContain('currency must be one of');
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await scrollWidth(page)).toBeLessThanOrEqual(390);
+    expect(expectSuccess(await api.get(`/refunds?invoice_id=${invoice}`)).items).toHaveLength(0);
+
+    // Refund 30 of it, in the invoice's currency (the field left empty).
+    await page.fill('#refund-currency', '');
     await page.fill('#refund-amount', '30');
     await page.fill('#refund-reason', 'Returned');
     await page.getByRole('button', { name: 'Refund' }).click();
@@ -133,7 +144,8 @@ describe('management console in Chromium: invoices, payments and refunds', () =>
     await page.waitForURL(new RegExp(`/console/test/invoices/${invoice}$`));
     expect(await page.locator(`a[href="/console/test/refunds/${refundId}"]`).count()).toBe(1);
     expect(await page.locator('#events-h + p + .scroll').textContent()).toContain('refund.completed');
-    expect(problems.errors).toEqual([]);
+    // The one problem the browser saw: the refused refund's answer (400).
+    expect(problems.errors).toEqual([expect.stringContaining(`status of 400 (Bad Request) (${baseUrl()}/console/test/invoices/${invoice}/refunds)`)]);
     await page.close();
   });
 
