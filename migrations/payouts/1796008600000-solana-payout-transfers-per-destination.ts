@@ -4,37 +4,42 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * A Solana payout transfer is named by the wallet it paid: `native:<wallet>` for the lamports a transaction
  * gave the wallet, `spl:<wallet>:<mint>` for what it gave the wallet's token account of the mint. They were
  * `native` and `spl`, one per transaction whatever the wallet, so a transaction paying two payers' refunds
- * proved only the first. The transfers held under the old names are renamed after their refund's destination
- * (`refunds.address`, and `token_contract` for the mint), the only wallet such a transfer can have paid: the
- * refund was checked against that wallet when it took it. Left as they were, the same transfer would be free
- * under its new name and could pay a second refund. A row whose new name another row of its transaction holds
- * already, or whose refund lacks the destination, keeps its old name rather than stop the upgrade; so do rows an
- * instance of the previous version writes while the upgrade rolls out. A transfer under an old name is still
- * held: each transfer now says the name it had (`formerly`), and no payout takes one another holds under it.
+ * proved only the first.
  *
- * Down names each transaction's first transfer of a kind `native` or `spl` again (the earliest held). A second
- * one (another wallet paid by the same transaction, held since) keeps its new name: the old names could not
- * tell it apart, and its refund still holds it, which is what the code from before looks at for that refund.
+ * Only adds: each transfer held under an old name is held under its new name too, named after its refund's
+ * destination (`refunds.address`, and `token_contract` for the mint: the only wallet it can have paid, the
+ * one the refund was checked against). Left alone, the same transfer would be free under its new name and
+ * could pay a second refund. The old-name row stays, so an instance of the previous version (a rolling
+ * upgrade: it knows only the old names) still sees the transfer taken; new instances hold the old name
+ * beside the new one while it is free, for the same reason, and read an old name held beside its payout's
+ * new one as that transfer alone (`heldNames`). An old name held alone (the previous version's write, or a
+ * refund with no destination) keeps every transfer of its kind in its transaction, as before.
+ *
+ * Down removes the new names held beside an old one of the same refund, and names each transaction's first
+ * remaining transfer of a kind (held under a new name only) `native` or `spl` again while that name is free.
  */
 export class SolanaPayoutTransfersPerDestination1796008600000 implements MigrationInterface {
   name = 'SolanaPayoutTransfersPerDestination1796008600000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
-      UPDATE refund_payout_transfers t
-         SET output = renamed.output
-        FROM (
-          SELECT h.tx_hash, h.output AS old,
-                 CASE h.output WHEN 'native' THEN 'native:' || r.address ELSE 'spl:' || r.address || ':' || r.token_contract END AS output
-            FROM refund_payout_transfers h
-            JOIN refunds r ON r.id = h.refund_id
-           WHERE h.network = 'solana' AND h.output IN ('native', 'spl')
-        ) renamed
-       WHERE t.network = 'solana' AND t.tx_hash = renamed.tx_hash AND t.output = renamed.old AND renamed.output IS NOT NULL
-         AND NOT EXISTS (SELECT 1 FROM refund_payout_transfers o WHERE o.network = 'solana' AND o.tx_hash = renamed.tx_hash AND o.output = renamed.output)`);
+      INSERT INTO refund_payout_transfers (network, tx_hash, output, refund_id, organization_id, mode, units, created_at)
+      SELECT h.network, h.tx_hash,
+             CASE h.output WHEN 'native' THEN 'native:' || r.address ELSE 'spl:' || r.address || ':' || r.token_contract END,
+             h.refund_id, h.organization_id, h.mode, h.units, h.created_at
+        FROM refund_payout_transfers h
+        JOIN refunds r ON r.id = h.refund_id
+       WHERE h.network = 'solana' AND h.output IN ('native', 'spl') AND r.address IS NOT NULL
+         AND (h.output = 'native' OR r.token_contract IS NOT NULL)
+      ON CONFLICT DO NOTHING`);
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await q.query(`
+      DELETE FROM refund_payout_transfers t
+       WHERE t.network = 'solana' AND (t.output LIKE 'native:%' OR t.output LIKE 'spl:%')
+         AND EXISTS (SELECT 1 FROM refund_payout_transfers o
+                      WHERE o.network = 'solana' AND o.tx_hash = t.tx_hash AND o.refund_id = t.refund_id AND o.output = split_part(t.output, ':', 1))`);
     await q.query(`
       UPDATE refund_payout_transfers t
          SET output = first.kind

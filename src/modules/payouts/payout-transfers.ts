@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { PayoutTransferSeen } from '../rails';
-import { pickTransfers } from './domain/payout-verdict';
+import { heldNames, pickTransfers } from './domain/payout-verdict';
 import { type PayoutHolder, PayoutTransfersRepository } from './persistence/payout-transfers.repository';
 
 /** A unique violation: another payout took the same transfer in a transaction that committed first. */
@@ -26,7 +26,7 @@ export class PayoutTransfers {
   async take(m: EntityManager, payout: PayoutHolder, units: string, txHash: string, seen: readonly PayoutTransferSeen[], now: Date): Promise<boolean> {
     const held = await this.transfers.held(m, payout.network, txHash);
     if (held.some((h) => h.refund_id === payout.id)) return true;
-    const picked = pickTransfers(seen, new Set(held.map((h) => h.output)), units);
+    const picked = pickTransfers(seen, heldNames(held), units);
     if (!picked) return false;
     await this.transfers.hold(m, payout, txHash, picked, now);
     return true;

@@ -156,6 +156,16 @@ describe('refunds paid out on Solana (litesvm node in JSON-RPC shapes)', () => {
       success: true,
       transfers: [{ output: `spl:${y}:${usdc}`, units: usdcToY.units }],
     });
+    // The transfers are held under their new names, and the old names beside the first refund of each kind to
+    // take one, so an instance of the previous version (a rolling upgrade) finds the transaction's SOL and USDC taken.
+    const rows = await withClient(
+      service.databaseUrl!,
+      async (c) => (await c.query(`SELECT refund_id, output FROM refund_payout_transfers WHERE network = 'solana' AND tx_hash = $1`, [batch])).rows,
+    );
+    expect(rows.map((r) => r.output).sort()).toEqual(['native', `native:${x}`, `native:${y}`, 'spl', `spl:${x}:${usdc}`, `spl:${y}:${usdc}`].sort());
+    expect(rows.find((r) => r.output === 'native')!.refund_id).toBe(solToX.id);
+    expect(rows.find((r) => r.output === 'spl')!.refund_id).toBe(usdcToX.id);
+
     // A third refund to X (SOL) and to Y (USDC) finds that wallet's transfer held: one transfer pays one refund.
     for (const refund of [solToXAgain, usdcToYAgain]) {
       const taken = expectError(await shop.test.post(`/refunds/${refund.id}/sent`, { tx_hash: batch }), 400, { code: 'payout_mismatch', field: 'tx_hash' });
@@ -194,9 +204,10 @@ describe('refunds paid out on Solana (litesvm node in JSON-RPC shapes)', () => {
     bed.airdrop(shop.wallet, 1_000_000_000n);
     const paid = bed.submit(await solTransfer(bed, shop.signer, x, first.units));
     expect(expectSuccess(await shop.test.post(`/refunds/${first.id}/sent`, { tx_hash: paid })).status).toBe('SENT');
-    // As an instance still running the previous version (during a rolling upgrade, after the migration) holds it.
+    // As an instance still running the previous version (during a rolling upgrade, after the migration) holds it:
+    // under the old name alone.
     await withClient(service.databaseUrl!, (c) =>
-      c.query(`UPDATE refund_payout_transfers SET output = 'native' WHERE network = 'solana' AND tx_hash = $1 AND refund_id = $2`, [paid, first.id]),
+      c.query(`DELETE FROM refund_payout_transfers WHERE network = 'solana' AND tx_hash = $1 AND refund_id = $2 AND output <> 'native'`, [paid, first.id]),
     );
     const taken = expectError(await shop.test.post(`/refunds/${second.id}/sent`, { tx_hash: paid }), 400, { code: 'payout_mismatch', field: 'tx_hash' });
     expect(taken.validator.tx_hash).toContain('already pay another refund');

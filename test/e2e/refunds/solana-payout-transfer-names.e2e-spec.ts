@@ -1,6 +1,7 @@
 import { generateKeyPairSigner } from '@solana/kit';
 import { DataSource } from 'typeorm';
 import { SolanaPayoutTransfersPerDestination1796008600000 as Migration } from '../../../migrations/payouts/1796008600000-solana-payout-transfers-per-destination';
+import { heldNames } from '../../../src/modules/payouts/domain/payout-verdict';
 import { payoutOutput } from '../../../src/modules/rails/solana/solana-follower';
 import { ownTestDatabase } from '../../support/api';
 import { withClient } from '../../support/pg';
@@ -8,10 +9,11 @@ import { runCli } from '../../support/server';
 
 /**
  * The Solana payout transfers refunds held before transfers were named by their destination (`native`, `spl`)
- * are renamed after their refund's wallet, to the names the follower gives the same transfers now, so none
- * of them is free again under its new name; other networks' transfers are left as they are. Down gives each
- * transaction's first transfer of a kind its old name again. The rows are written as a database migrated and
- * used before this migration holds them: the API writes only the new names now.
+ * are held under their new names too, after their refunds' wallets, the names the follower gives the same
+ * transfers now, so none of them is free again under its new name; the old names stay held for instances of
+ * the previous version during a rolling upgrade. Other networks' transfers are left as they are. Down removes
+ * the new names held beside old ones. The rows are written as a database migrated and used before this
+ * migration holds them: the API writes the new names now.
  */
 describe('migration SolanaPayoutTransfersPerDestination1796008600000', () => {
   let db: { url: string; drop(): Promise<void> };
@@ -38,15 +40,18 @@ describe('migration SolanaPayoutTransfersPerDestination1796008600000', () => {
       await runner.release();
     }
   };
-  const held = async () =>
-    Object.fromEntries(
-      (await sql<{ refund_id: string; output: string }>(`SELECT refund_id, output FROM refund_payout_transfers WHERE organization_id = 'org_mig'`)).map((r) => [
-        r.refund_id,
-        r.output,
-      ]),
+  /** Each refund's held transfer names, sorted. */
+  const held = async () => {
+    const rows = await sql<{ refund_id: string; output: string }>(
+      `SELECT refund_id, output FROM refund_payout_transfers WHERE organization_id = 'org_mig' ORDER BY refund_id, output`,
     );
+    const byRefund: Record<string, string[]> = {};
+    for (const r of rows) (byRefund[r.refund_id] ??= []).push(r.output);
+    return byRefund;
+  };
+  const rowsOf = (tx: string) => sql<{ refund_id: string; output: string }>(`SELECT refund_id, output FROM refund_payout_transfers WHERE tx_hash = $1`, [tx]);
 
-  it('renames the Solana transfers held under the old names after the wallets of their refunds, as the follower names them now; down names the first of each transaction back', async () => {
+  it("holds the Solana transfers held under the old names under their refunds' wallets too, as the follower names them now, and keeps the old names; down removes what it added", async () => {
     expect(await sql(`SELECT 1 FROM schema_migrations WHERE name = 'SolanaPayoutTransfersPerDestination1796008600000'`)).toHaveLength(1);
     const x = (await generateKeyPairSigner()).address;
     const y = (await generateKeyPairSigner()).address;
@@ -81,21 +86,30 @@ describe('migration SolanaPayoutTransfersPerDestination1796008600000', () => {
     await hold('rf_eth', 'ethereum', '0x' + 'ab'.repeat(32), 'native', '2026-01-01T00:00:00Z');
 
     await run('up');
-    const renamed = { rf_sol_x: payoutOutput(x, null), rf_usdc_x: payoutOutput(x, mint), rf_sol_y: payoutOutput(y, null), rf_eth: 'native' };
-    expect(renamed).toEqual({ rf_sol_x: `native:${x}`, rf_usdc_x: `spl:${x}:${mint}`, rf_sol_y: `native:${y}`, rf_eth: 'native' });
-    expect(await held()).toEqual(renamed);
-    // Run again (nothing under the old names left): nothing changes.
+    expect([payoutOutput(x, null), payoutOutput(x, mint), payoutOutput(y, null)]).toEqual([`native:${x}`, `spl:${x}:${mint}`, `native:${y}`]);
+    const migrated = {
+      rf_eth: ['native'],
+      rf_sol_x: ['native', `native:${x}`],
+      rf_sol_y: ['native', `native:${y}`],
+      rf_usdc_x: ['spl', `spl:${x}:${mint}`],
+    };
+    expect(await held()).toEqual(migrated);
+    // The service reads the batch's transfers as the new names say (the old names held beside them left out);
+    // an instance of the previous version still finds `native` and `spl` taken.
+    expect(heldNames(await rowsOf(batch))).toEqual(new Set([`native:${x}`, `spl:${x}:${mint}`]));
+    // Run again: nothing changes.
     await run('up');
-    expect(await held()).toEqual(renamed);
+    expect(await held()).toEqual(migrated);
 
-    // Since then, the batch's SOL to Y paid another refund. Down: the batch's first SOL transfer (X's, held earlier)
-    // is `native` again and Y's keeps its new name (its refund still holds it); the USDC one is `spl`.
+    // Since then, the batch's SOL to Y paid another refund (its old name was taken: the new name alone). Down:
+    // the new names held beside old ones go; Y's keeps its new name, as `native` is held in the batch.
     await refund('rf_sol_y2', 'solana', y, null, batch);
     await hold('rf_sol_y2', 'solana', batch, payoutOutput(y, null), '2026-02-01T00:00:00Z');
+    expect(heldNames(await rowsOf(batch))).toEqual(new Set([`native:${x}`, `spl:${x}:${mint}`, `native:${y}`]));
     await run('down');
-    expect(await held()).toEqual({ rf_sol_x: 'native', rf_usdc_x: 'spl', rf_sol_y: 'native', rf_sol_y2: `native:${y}`, rf_eth: 'native' });
-    // And up again: each named after its wallet.
+    expect(await held()).toEqual({ rf_eth: ['native'], rf_sol_x: ['native'], rf_sol_y: ['native'], rf_sol_y2: [`native:${y}`], rf_usdc_x: ['spl'] });
+    // And up again.
     await run('up');
-    expect(await held()).toEqual({ ...renamed, rf_sol_y2: `native:${y}` });
+    expect(await held()).toEqual({ ...migrated, rf_sol_y2: [`native:${y}`] });
   });
 });

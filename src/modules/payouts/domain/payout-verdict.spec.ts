@@ -1,4 +1,4 @@
-import { judgePayout, pickTransfers, txGraceOver } from './payout-verdict';
+import { heldNames, judgePayout, pickTransfers, txGraceOver } from './payout-verdict';
 
 describe('judgePayout', () => {
   const open = { claimedHeight: '10', seenUnmined: false };
@@ -32,6 +32,20 @@ describe('judgePayout', () => {
     expect(
       judgePayout({ state: 'mined', blockNumber: '9007199254740993', paidUnits: '5' }, '5', { claimedHeight: '9007199254740992', seenUnmined: false }),
     ).toBe('paid');
+  });
+});
+
+describe('heldNames', () => {
+  it("leaves out a former name held beside the same payout's newer name, and keeps one held alone", () => {
+    const h = (refund_id: string, output: string) => ({ refund_id, output });
+    // A new instance's hold: the wallet's name and the former name beside it.
+    expect(heldNames([h('r1', 'native:X'), h('r1', 'native'), h('r2', 'native:Y')])).toEqual(new Set(['native:X', 'native:Y']));
+    // A former name held by another payout than the one with the newer name (the previous version's write): kept.
+    expect(heldNames([h('r1', 'native'), h('r2', 'native:Y')])).toEqual(new Set(['native', 'native:Y']));
+    // Only the same kind: an SPL name does not explain a `native`.
+    expect(heldNames([h('r1', 'spl:X:M'), h('r1', 'native')])).toEqual(new Set(['spl:X:M', 'native']));
+    // Other chains' names (log indexes, output numbers, an EVM transaction's `native`) are as they were.
+    expect(heldNames([h('r1', 'native'), h('r2', '3'), h('r3', '0')])).toEqual(new Set(['native', '3', '0']));
   });
 });
 

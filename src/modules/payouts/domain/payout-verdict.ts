@@ -27,6 +27,19 @@ export function judgePayout(
 }
 
 /**
+ * The names of a transaction's transfers that payouts hold, as `pickTransfers` leaves them out. A former name
+ * (Solana's `native`, `spl`: the part before the first `:` of the name that says the wallet) held by a payout
+ * that also holds such a newer name in the transaction is left out: that payout's transfer is the one its
+ * newer name says, and the former name is held beside it only so that an instance of the previous version,
+ * which knows no other name, sees the transfer taken. A former name held alone (written by such an instance)
+ * stays: which wallet it paid is not known, so it keeps every transfer it may be.
+ */
+export function heldNames(held: ReadonlyArray<{ output: string; refund_id: string }>): Set<string> {
+  const named = new Set(held.filter((h) => h.output.includes(':')).map((h) => `${h.refund_id} ${h.output.slice(0, h.output.indexOf(':'))}`));
+  return new Set(held.filter((h) => h.output.includes(':') || !named.has(`${h.refund_id} ${h.output}`)).map((h) => h.output));
+}
+
+/**
  * Which of a transaction's transfers to the destination pay the payout: in their order, leaving out
  * those another payout holds, by their name or by the name they had before (`formerly`: one held under
  * it may be this transfer), until they reach the payout's units (so one transaction with two

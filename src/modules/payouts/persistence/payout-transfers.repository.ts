@@ -28,14 +28,22 @@ export class PayoutTransfersRepository {
   /**
    * The payout takes the transfers that pay it (in the caller's unit of work). A transfer another
    * payout took a moment before fails the primary key (23505), and the caller's transaction with it.
+   * A transfer with a former name (`formerly`) holds that name too while it is free, so that an instance
+   * of the previous version (a rolling upgrade), which knows only that name, sees the transfer taken.
    */
-  async hold(m: EntityManager, payout: PayoutHolder, txHash: string, transfers: ReadonlyArray<{ output: string; units: string }>, now: Date): Promise<void> {
+  async hold(
+    m: EntityManager,
+    payout: PayoutHolder,
+    txHash: string,
+    transfers: ReadonlyArray<{ output: string; formerly?: string; units: string }>,
+    now: Date,
+  ): Promise<void> {
+    const insert = `INSERT INTO refund_payout_transfers (network, tx_hash, output, refund_id, organization_id, mode, units, created_at)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7::numeric, $8)`;
     for (const t of transfers) {
-      await m.query(
-        `INSERT INTO refund_payout_transfers (network, tx_hash, output, refund_id, organization_id, mode, units, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7::numeric, $8)`,
-        [payout.network, txHash, t.output, payout.id, payout.organization_id, payout.mode, t.units, now],
-      );
+      const row = (output: string) => [payout.network, txHash, output, payout.id, payout.organization_id, payout.mode, t.units, now];
+      await m.query(insert, row(t.output));
+      if (t.formerly) await m.query(`${insert} ON CONFLICT DO NOTHING`, row(t.formerly));
     }
   }
 
