@@ -13,7 +13,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   not see, and dropping old months leaves the totals as they were: still bounds.
  * - `sum` is an unbounded numeric: a lifetime's sum may pass what one event's value holds.
  *
- * Filled here from the events kept, in the migration's transaction. Down drops both.
+ * Filled from the events kept by the next migration (UsageTotalsFilled1796000000001), in a transaction of
+ * its own: creating the trigger locks `usage_events` against writes until this one commits, so the scan of
+ * every event runs after, holding nothing that an insert waits for. Down drops both.
  */
 export class UsageTotals1796000000000 implements MigrationInterface {
   name = 'UsageTotals1796000000000';
@@ -40,9 +42,6 @@ export class UsageTotals1796000000000 implements MigrationInterface {
     await q.query(`
       CREATE TRIGGER usage_totals_added AFTER INSERT ON usage_events
         REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION usage_totals_added()`);
-    await q.query(`
-      INSERT INTO usage_totals (subscription_id, metric_key, sum, max, count)
-      SELECT subscription_id, metric_key, sum(value), max(value), count(*) FROM usage_events GROUP BY subscription_id, metric_key`);
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -174,6 +174,21 @@ describe('usage past what an amount can hold', () => {
     });
   });
 
+  it("accepts an event whose period stays under the limit though the subscription's lifetime usage is past it: the totals only clear the way", async () => {
+    // Daily periods, usage free: each period may hold just under 10^48 calls.
+    const sub = await subscribe(api, 'ARREARS', 0);
+    const start = parseTime(sub.current_period_start);
+    const at = (ms: number) => new Date(start.getTime() + ms).toISOString();
+    const event = (id: string, ms: number) => ({ id, subscription_id: sub.id, metric_key: 'api_calls', value: big('9', 47), timestamp: at(ms) });
+    expectSuccess(await api.post('/usage_events', event('day-0', 60_000)), 201);
+    // The next day's period: 1.8 x 10^48 in the subscription's life, 9 x 10^47 in the period.
+    expectSuccess(await api.post('/usage_events', event('day-1', 86_400_000 + 60_000)), 201);
+    expectSuccess(await api.post('/usage_events', event('day-2', 2 * 86_400_000 + 60_000)), 201);
+    // A second event in one of those periods takes that period past it.
+    expectError(await api.post('/usage_events', event('day-1-again', 86_400_000 + 120_000)), 400, { field: 'value' });
+    expect(await storedEvents(service, sub.id)).toEqual(['day-0', 'day-1', 'day-2']);
+  });
+
   it('a period invoice that cannot be issued is announced and never holds back later periods or other subscriptions', async () => {
     const own = await service.createOrg('Stuck period');
     const broken = await subscribe(own.test, 'ARREARS', 1);
