@@ -39,6 +39,7 @@ export class UsageEventsRetention implements OnModuleInit {
         }
         return { drop: true };
       },
+      afterDrop: (m, month) => this.usage.forgetMonths(m, month.from, month.to),
     });
   }
 }

@@ -55,6 +55,8 @@ export interface RetentionPlan {
    * still referenced or needed), or answer `drop: false` to keep the range for a later pass.
    */
   beforeDrop?: (m: EntityManager, candidate: DropCandidate) => Promise<DropDecision>;
+  /** Runs in the transaction that dropped a range, after the drop: forget what the module kept about it elsewhere. */
+  afterDrop?: (m: EntityManager, range: PartitionRange) => Promise<void>;
   /**
    * Whether the plan's writers hold its tables while they add what keeps a range (a durable handler reads
    * the events it queues deliveries of; a late usage event is inserted into its month; `beforeDrop` then only
@@ -331,6 +333,7 @@ export class PartitionRetention implements OnApplicationBootstrap, OnModuleDestr
       }
       if (!decision.drop) return decision;
       for (const table of [...tables].reverse()) await t.query(`DROP TABLE IF EXISTS ${ident(`${table}_${range.suffix}`)}`);
+      await plan.afterDrop?.(t, range);
       return decision;
     });
   }

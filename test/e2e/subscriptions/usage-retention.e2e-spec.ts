@@ -82,6 +82,31 @@ describe('usage events retention', () => {
     const oldMonth = `usage_events_${monthSuffix(oldAt)}`;
     expect(await partitions()).toContain(oldMonth);
     expect(await stored('old-1')).toEqual([{ part: oldMonth }]);
+    // The check reads none of the month's events (their latest per subscription is kept in usage_months): a pass
+    // keeps the month while another transaction holds its partition, without waiting for it.
+    const months = () => db(async (c) => (await c.query(`SELECT last_usage FROM usage_months WHERE subscription_id = $1 ORDER BY month`, [sub.id])).rows);
+    expect((await months())[0].last_usage).toEqual(oldAt);
+    const holder = new Client({ connectionString: service.databaseUrl! });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`LOCK TABLE ${oldMonth} IN ACCESS EXCLUSIVE MODE`);
+      const pass = Promise.resolve(runWorkerPass(org.test, 'partition-retention'));
+      const waiting = async () => {
+        for (;;) {
+          const { rows } = await holder.query(`SELECT count(*)::int AS n FROM pg_locks WHERE relation = $1::regclass AND NOT granted`, [oldMonth]);
+          if (rows[0].n > 0) return 'waited for the month' as const;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      };
+      const first = await Promise.race([pass, waiting()]);
+      await holder.query('ROLLBACK');
+      expect(first).not.toBe('waited for the month');
+      await pass;
+    } finally {
+      await holder.end();
+    }
+    expect(await partitions()).toContain(oldMonth);
     const upcoming = expectSuccess(await org.test.get(`/subscriptions/${sub.id}/upcoming_invoice`));
     expect(upcoming.lines.map((l: { description: string }) => l.description)).toEqual(expect.arrayContaining([expect.stringMatching(/API calls, 5 units/)]));
 
@@ -96,6 +121,9 @@ describe('usage events retention', () => {
 
     await runWorkerPass(org.test, 'partition-retention');
     expect(await partitions()).not.toContain(oldMonth);
+    // The month's row went with it; this month's stays.
+    expect((await months()).map((r) => r.last_usage)).toEqual([expect.any(Date)]);
+    expect((await months())[0].last_usage.getTime()).toBeGreaterThan(oldAt.getTime());
     expect(await stored('old-1')).toEqual([]);
     expect(await stored('new-1')).toHaveLength(1);
     // Its id is still known: sent again, it is a repeat, not new usage.

@@ -115,11 +115,14 @@ export class UsageEventsRepository {
    * their latest event of the month. The caller decides from their terms whether the month is still needed.
    */
   async stillBilling(m: EntityManager, from: Date, to: Date): Promise<Array<{ subscription: SubscriptionRecord; unissued: number[]; lastUsage: Date }>> {
+    // From `usage_months` (each subscription's latest event of each month, kept by the events' insert
+    // trigger): one row a subscription, however many events the month holds, so the check, run with the
+    // usage tables locked just before a drop, never reads the month's events.
     const rows: Array<{ id: string; unissued: number[]; last_usage: Date }> = await m.query(
-      `SELECT u.subscription_id AS id, max(u."timestamp") AS last_usage,
+      `SELECT u.subscription_id AS id, max(u.last_usage) AS last_usage,
               coalesce((SELECT array_agg(si.period_index) FROM subscription_invoices si WHERE si.subscription_id = u.subscription_id AND si.invoice_id IS NULL), '{}') AS unissued
-         FROM usage_events u JOIN subscriptions s ON s.id = u.subscription_id
-        WHERE u."timestamp" >= $1 AND u."timestamp" < $2
+         FROM usage_months u JOIN subscriptions s ON s.id = u.subscription_id
+        WHERE u.month >= $1 AND u.month < $2
           AND (s.next_invoice_at IS NOT NULL OR EXISTS (SELECT 1 FROM subscription_invoices si WHERE si.subscription_id = s.id AND si.invoice_id IS NULL))
         GROUP BY u.subscription_id`,
       [from, to],
@@ -131,6 +134,11 @@ export class UsageEventsRepository {
       const subscription = byId.get(r.id);
       return subscription ? [{ subscription, unissued: r.unissued.map(Number), lastUsage: r.last_usage }] : [];
     });
+  }
+
+  /** Forgets the months in [from, to) once their events are dropped (the retention job, in its transaction). */
+  async forgetMonths(m: EntityManager, from: Date, to: Date): Promise<void> {
+    await m.query(`DELETE FROM usage_months WHERE month >= $1 AND month < $2`, [from, to]);
   }
 
   /**
