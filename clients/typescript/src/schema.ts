@@ -2215,7 +2215,7 @@ export interface components {
             currency: components["schemas"]["Currency"];
             /** @description Amount in the payment currency */
             price: string;
-            /** @description USD value at the rates in force at happened_at */
+            /** @description USD value: at the invoice's own rates when the payment happened within its rate lock (rates_taken_at to expires_at), else at the rates in force at happened_at */
             price_usd: string;
             /** @enum {string} */
             status: "PENDING" | "COMPLETED" | "FAILED" | "CANCELLED";

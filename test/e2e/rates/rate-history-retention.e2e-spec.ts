@@ -87,33 +87,43 @@ describe('rate history retention', () => {
   it('drops a day past retention but keeps the snapshot an invoice and a refund were priced from; the invoice, its payment and rates are still served', async () => {
     const now = Date.now();
     const oldDay = new Date(now - 40 * DAY_MS);
-    // Written 40 days ago (imports of rates dated later, so one is in force now): the invoice is priced from `held`.
-    // `unheld` was replaced by it three days ago: no write priced within the last day can hold it.
+    // Written 40 days ago (imports of rates dated later, so one is in force now): an invoice left unpaid is priced
+    // from `quoted`, the invoice paid below from `held`. `unheld` was replaced by `quoted` five days ago: no write
+    // priced within the last day can hold it.
+    const unheld = await writeSnapshot(new Date(oldDay.getTime() + 2000), new Date(now - 6 * DAY_MS), '1.6');
+    const quoted = await writeSnapshot(new Date(oldDay.getTime() + 1000), new Date(now - 5 * DAY_MS), '1.4');
+    await eurQuotedAt('14');
+    const unpaid = expectSuccess(await org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'EUR', price: '10' }] }), 201)
+      .id as string;
     const held = await writeSnapshot(oldDay, new Date(now - 3 * DAY_MS), '1.5');
-    const unheld = await writeSnapshot(new Date(oldDay.getTime() + 1000), new Date(now - 4 * DAY_MS), '1.6');
     await eurQuotedAt('15');
 
     const invoice = expectSuccess(await org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'EUR', price: '100' }] }), 201)
       .id as string;
 
-    // Newer rates take over, dated two days ago (an import): the held snapshot is no longer the one in force, nor
-    // was it at any moment of the last day, so only the invoice keeps it.
+    // Newer rates take over, dated two days ago (an import): neither invoice's snapshot is the one in force, nor
+    // was it at any moment of the last day, so only the invoices keep them.
     await writeSnapshot(new Date(now), new Date(now - 2 * DAY_MS), '1.2');
     await eurQuotedAt('12');
-    // Paid at today's rates (a payment valued from rates of a day past retention keeps them itself: the tests below).
+    // Paid within its rate lock: valued at the invoice's own rates, which the payment, their day going soon, keeps
+    // itself (the tests below show why); the unpaid invoice's are left to the pass.
     expectSuccess(await org.test.post('/test_helpers/payments', { invoice_id: invoice, provider_id: 'prov_card_usd', price: '150', status: 'COMPLETED' }), 201);
     const before = expectSuccess(await org.test.post(`/invoices/${invoice}`, { expand: ['payments'] }));
     expect(before.price_usd).toBe(r30('150'));
     const heldBefore = await where(held);
-    expect(heldBefore).toEqual({ recent: heldBefore.recent, kept: 0 });
     expect(heldBefore.recent).toBeGreaterThan(40);
+    expect(heldBefore).toEqual({ recent: heldBefore.recent, kept: heldBefore.recent });
+    const quotedBefore = await where(quoted);
+    expect(quotedBefore).toEqual({ recent: heldBefore.recent, kept: 0 });
 
     await runWorkerPass(org.test, 'partition-retention');
 
     // The old day (its rows had landed in the default partition: no range covered them) is gone from both tables.
     for (const table of ['rate_snapshots_recent', 'exchange_rates_recent']) expect(await partitions(table)).not.toContain(`${table}_${daySuffix(oldDay)}`);
     expect(await where(held)).toEqual({ recent: 0, kept: heldBefore.recent });
+    expect(await where(quoted)).toEqual({ recent: 0, kept: quotedBefore.recent });
     expect(await where(unheld)).toEqual({ recent: 0, kept: 0 });
+    expect(expectSuccess(await org.test.post(`/invoices/${unpaid}`, {})).price_usd).toBe(r30('14'));
 
     // Read through HTTP: the invoice and its payment as they were, a refund at the invoice's rate from the kept snapshot...
     const after = expectSuccess(await org.test.post(`/invoices/${invoice}`, { expand: ['payments'] }));

@@ -49,4 +49,42 @@ describe('rate lock under a moved test clock', () => {
     expect(await listed()).toBe(r30('200'));
     expect(await address()).toBe(r30('200'));
   });
+
+  it("values a payment made within the lock at the invoice's rates, so the amount quoted covers it; a late one at the rates of its moment", async () => {
+    const org = await service.createOrg();
+    const payer = new Api(null, service.server.baseUrl);
+    const quoted = async (invoiceId: string) =>
+      expectSuccess(await payer.get(`/providers/${invoiceId}`)).providers.find((p: any) => p.id === 'prov_ethereum_usdt').price as string;
+    const pay = async (invoiceId: string, price: string) =>
+      expectSuccess(
+        await org.test.post('/test_helpers/payments', { invoice_id: invoiceId, provider_id: 'prov_ethereum_usdt', price, status: 'COMPLETED' }),
+        201,
+      );
+    const invoiceOf = async (invoiceId: string) => expectSuccess(await org.test.post(`/invoices/${invoiceId}`, { expand: ['payments'] }));
+
+    // Priced while USDT is at 1: 100 USDT asked.
+    const dir = mkdtempSync(join(tmpdir(), 'rates-'));
+    writeFileSync(join(dir, 'at-1.json'), JSON.stringify({ taken_at: '2026-11-21 12:00:00', rates: { USDT: '1' } }));
+    await exec(process.execPath, [CLI, 'rates:import', join(dir, 'at-1.json')], { env: service.cliEnv });
+    const inTime = await createInvoice(org.test, '100', 'USD', { expires_in_minutes: 5 });
+    const late = await createInvoice(org.test, '100', 'USD', { expires_in_minutes: 5 });
+    const asked = await quoted(inTime);
+    expect(asked).toBe(r30('100'));
+
+    // USDT falls to 0.5 before the payer sends exactly what was asked, within the lock.
+    writeFileSync(join(dir, 'at-half.json'), JSON.stringify({ taken_at: '2026-11-22 12:00:00', rates: { USDT: '0.5' } }));
+    await exec(process.execPath, [CLI, 'rates:import', join(dir, 'at-half.json')], { env: service.cliEnv });
+    await pay(inTime, asked);
+    const paid = await invoiceOf(inTime);
+    expect(paid).toMatchObject({ status: 'COMPLETED', substatus: null });
+    expect(paid.payments[0].price_usd).toBe(r30('100'));
+
+    // Past expires_at, the 100 USDT first asked are worth 50: a late payment is valued at the rates of its moment.
+    await advance(org.test, 5 * MINUTE);
+    expect(await quoted(late)).toBe(r30('200'));
+    await pay(late, r30('100'));
+    const short = await invoiceOf(late);
+    expect(short).toMatchObject({ status: 'PARTIALLY_PAID', substatus: 'PAID_PARTIAL' });
+    expect(short.payments[0].price_usd).toBe(r30('50'));
+  });
 });

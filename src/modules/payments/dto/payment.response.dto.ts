@@ -43,7 +43,12 @@ export class PaymentDto {
   tx_hash: string | null;
   @ApiProperty({ enum: CURRENCIES, enumName: 'Currency' }) currency: string;
   @ApiProperty({ ...MONEY, description: 'Amount in the payment currency' }) price: string;
-  @ApiProperty({ ...MONEY, description: 'USD value at the rates in force at happened_at' }) price_usd: string;
+  @ApiProperty({
+    ...MONEY,
+    description:
+      "USD value: at the invoice's own rates when the payment happened within its rate lock (rates_taken_at to expires_at), else at the rates in force at happened_at",
+  })
+  price_usd: string;
   @ApiProperty({ enum: PAYMENT_STATUSES }) status: string;
   @ApiProperty({ type: 'integer', example: 12, description: 'Blocks the payment is buried under, as last reported (0 for fiat)' }) confirmations: number;
   @ApiProperty({ type: 'integer', example: 12, description: 'Confirmations it needs to count toward its invoice (fixed when first reported; 0 for fiat)' })

@@ -8,6 +8,7 @@ import { Clock } from '../../../../shared/time/clock';
 import { GetPayableInvoiceQuery, isFinalInvoiceStatus, PayableInvoice } from '../../../invoices';
 import { GetProviderTermsQuery } from '../../../providers';
 import { RatesAsOfQuery } from '../../../rates';
+import { agreedRatesSnapshot } from '../../domain/agreed-rates';
 import { testPaymentPrice } from '../../domain/test-payment';
 import type { PaymentRecord } from '../../persistence/payment.record';
 import { PaymentsRepository } from '../../persistence/payments.repository';
@@ -54,9 +55,11 @@ export class MakeTestPaymentHandler implements ICommandHandler<MakeTestPaymentCo
     if (dueUsd.lte(0)) {
       throw new ValidationFailedError({ id: 'nothing is due: the payments seen already cover the invoice' }, undefined, 'nothing_due');
     }
-    // Priced and valued at the same rates: the payment happens at `now`, whose rates price it.
+    // Priced at the rates it is valued at: the payment happens at `now`, so the invoice's own while its rate
+    // lock holds (agreedRatesSnapshot), else those in force now.
     const now = await this.clock.nowFor(scope);
-    const rates = await this.queries.execute(new RatesAsOfQuery(now));
+    const agreed = agreedRatesSnapshot(invoice, now);
+    const rates = await this.queries.execute(agreed === null ? new RatesAsOfQuery(now) : new RatesAsOfQuery(undefined, agreed));
     const price = testPaymentPrice(kind, dueUsd, rates.usd[catalog.currency], catalog.decimals);
 
     try {

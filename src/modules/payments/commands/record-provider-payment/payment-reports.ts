@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import type { Scope } from '../../../../shared/auth/request-context';
 import { ValidationFailedError } from '../../../../shared/errors/domain-error';
-import { AMOUNT_PROBLEM_MESSAGES, amountProblem, Amount, parseAmount, roundMoney } from '../../../../shared/money/money';
+import { AMOUNT_PROBLEM_MESSAGES, amountProblem, Amount, MAX_INTEGER_DIGITS, Money, parseAmount, roundMoney } from '../../../../shared/money/money';
 import { Clock } from '../../../../shared/time/clock';
 import { GetProviderTermsQuery, paymentKindOf } from '../../../providers';
 import { RatesAsOfQuery } from '../../../rates';
@@ -28,6 +28,15 @@ export interface PricedReport {
   currency: PaymentRecord['currency'];
   /** Confirmations the payment needs (the organization's setting for the provider; 0 for fiat). */
   requiredConfirmations: number;
+  /** The invoice snapshot it was valued at again (atRates), if any: never asked again for the same one. */
+  agreedTried?: string;
+}
+
+/** A payment worth more USD than an amount holds (each input fits; a coin's price may not): 400 naming `price`. */
+function worthStorable(usd: Amount): void {
+  if (usd.abs().greaterThanOrEqualTo(new Money(10).pow(MAX_INTEGER_DIGITS))) {
+    throw new ValidationFailedError({ price: `is worth more than ${MAX_INTEGER_DIGITS} integer digits of USD` });
+  }
 }
 
 /** The first step of recording a new payment, outside any transaction: check the report, find its provider, value it. */
@@ -37,6 +46,19 @@ export class PaymentReports {
     @Inject(QueryBus) private readonly queries: QueryBus,
     @Inject(Clock) private readonly clock: Clock,
   ) {}
+
+  /**
+   * The same report valued at the rates of snapshot `snapshotId` instead (the invoice's, while its rate lock
+   * holds: agreedRatesSnapshot), outside the transaction. Unchanged when the snapshot has no rate of the
+   * payment's currency.
+   */
+  async atRates(priced: PricedReport, snapshotId: string): Promise<PricedReport> {
+    const rates = await this.queries.execute(new RatesAsOfQuery(undefined, snapshotId));
+    const rate = rates.snapshotId === snapshotId ? rates.usd[priced.currency] : undefined;
+    if (!rate) return { ...priced, agreedTried: snapshotId };
+    worthStorable(priced.price.mul(rate));
+    return { ...priced, priceUsd: roundMoney(priced.price.mul(rate)), ratesSnapshotId: snapshotId, agreedTried: snapshotId };
+  }
 
   /** Checks the report and values it in USD at the rates in force when it happened (outside the transaction). */
   async price(scope: Scope, report: NewPaymentReport): Promise<PricedReport> {
@@ -74,6 +96,7 @@ export class PaymentReports {
     const catalog = provider.catalog;
     const price = parseAmount(report.price);
     const rates = await this.queries.execute(new RatesAsOfQuery(happenedAt));
+    worthStorable(price.mul(rates.usd[catalog.currency]));
     return {
       report,
       providerId: catalog.id,

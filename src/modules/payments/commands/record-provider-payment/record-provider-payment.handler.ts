@@ -10,6 +10,7 @@ import { Clock } from '../../../../shared/time/clock';
 import { ClockMoveFirst, PayableInvoice, PayableInvoices, type PaymentTotals } from '../../../invoices';
 import { findCatalogProvider, paymentKindOf } from '../../../providers';
 import { KeepRatesSnapshotCommand, RatesSnapshotGoneError } from '../../../rates';
+import { agreedRatesSnapshot, ValueAtAgreedRates } from '../../domain/agreed-rates';
 import { applyConfirmations, MAX_CONFIRMATIONS } from '../../domain/confirmations';
 import { INITIAL_PAYMENT_STATUSES, initialPaymentStatus, movePayment, movePaymentOnChain, PaymentStatus } from '../../domain/payment-status';
 import { settle, unitValueUsd } from '../../domain/settlement';
@@ -146,6 +147,10 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
           report.invoiceId,
           now,
           async (invoice, inserted) => {
+            // Valued at the invoice's own rates while its rate lock holds: when those are not the rates it was
+            // valued at, nothing is written (the insert sent ahead rolls back) and it is valued again.
+            const agreed = agreedRatesSnapshot(invoice, priced.happenedAt);
+            if (agreed !== null && agreed !== priced.ratesSnapshotId && agreed !== priced.agreedTried) throw new ValueAtAgreedRates(agreed);
             if (early && inserted) return this.written(m, scope, invoice, early.created, { event: early.event, settling: await inserted });
             const { record, created } = fresh();
             const existing = key === null ? null : await this.repo.lockByIdempotencyKey(m, scope, key);
@@ -176,6 +181,7 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
       });
     } catch (e) {
       if (e instanceof ClockMoveFirst) return this.recordPayment(scope, priced, false);
+      if (e instanceof ValueAtAgreedRates) return this.recordPayment(scope, await this.reports.atRates(priced, e.snapshotId), false);
       throw e;
     }
   }
