@@ -103,4 +103,29 @@ describe('currency changes: no-op and the payer cap', () => {
     expectError(await anonymous().put(`/invoices/${first}`, { currency: 'GBP' }), 429);
     expectSuccess(await anonymous().put(`/invoices/${second}`, { currency: 'GBP' }));
   });
+
+  it('refuses, naming the field, amounts that each fit but whose conversion or sum no amount can hold (400, nothing stored, never a 500)', async () => {
+    const org = await createOrg();
+    const big = (zeros: number) => `1${'0'.repeat(zeros)}`;
+    // 10^47 BTC is worth about 10^52 USD.
+    const btc = expectError(await org.test.post('/invoices/create', { items: [intent(big(47), 'BITCOIN')] }), 400, { field: 'items.0.price' });
+    expect(btc.validator['items.0.price']).toContain('of USD');
+    // Three prices of 48 nines: the total has 49 digits.
+    const nines = '9'.repeat(48);
+    expectError(await org.test.post('/invoices/create', { items: [intent(nines, 'USD'), intent(nines, 'USD'), intent(nines, 'USD')] }), 400, {
+      field: 'items',
+    });
+    // A payer moving a 10^46 USD invoice to JPY (about 1.6 x 10^48 yen): the currency is refused, the invoice unchanged.
+    const id = await createInvoice(org.test, { items: [intent(big(46), 'USD')], currency: 'USD' });
+    const moved = expectError(await anonymous().put(`/invoices/${id}`, { currency: 'JPY' }), 400, { field: 'currency' });
+    expect(moved.validator.currency).toContain('in JPY');
+    expect((await readInvoice(org.test, id)).currency).toBe('USD');
+    // A payment whose euros are worth more USD than an amount holds.
+    const paid = expectError(
+      await org.test.post('/test_helpers/payments', { invoice_id: id, provider_id: 'prov_card_eur', price: nines, status: 'COMPLETED' }),
+      400,
+      { field: 'price' },
+    );
+    expect(paid.validator.price).toContain('of USD');
+  });
 });

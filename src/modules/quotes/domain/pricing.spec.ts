@@ -1,6 +1,6 @@
 import { CURRENCIES, Currency } from '../../../shared/money/currency';
 import { Money, renderAmount } from '../../../shared/money/money';
-import { deriveCurrency, PricedItem, runPipeline, UsdRates } from './pricing';
+import { amountsPastLimit, deriveCurrency, PricedItem, runPipeline, UsdRates } from './pricing';
 
 const rates = Object.fromEntries(CURRENCIES.map((c) => [c, new Money(1)])) as UsdRates;
 rates.EUR = new Money('1.1587');
@@ -94,5 +94,28 @@ describe('pricing pipeline', () => {
     [[{ currency: 'BITCOIN' }], 'USD', 'USD'],
   ] as Array<[Array<{ currency: Currency }>, Currency | null, Currency | null]>)('derives the currency of %j asked %s as %s', (items, asked, expected) => {
     expect(deriveCurrency(items, asked)).toBe(expected);
+  });
+});
+
+describe('amountsPastLimit', () => {
+  const nines = '9'.repeat(48);
+  const limitOf = (items: PricedItem[], target: Currency) => amountsPastLimit(runPipeline(items, target, rates), target);
+
+  it('is null while every amount of the calculation fits 48 integer digits', () => {
+    expect(limitOf([intent('USD', nines)], 'USD')).toBeNull();
+    expect(limitOf([intent('USD', '10'), product('EUR', '5', 3)], 'USD')).toBeNull();
+  });
+
+  it("names the item whose own amount or USD value is past it, the currency when the conversion is, and the totals' cause", () => {
+    // 10^47 BTC is worth 9.1 x 10^51 USD.
+    expect(limitOf([intent('BITCOIN', `1${'0'.repeat(47)}`)], 'BITCOIN')).toEqual({ 'items.0.price': expect.stringContaining('of USD') });
+    // A product's price times its quantity.
+    expect(limitOf([intent('USD', '1'), product('USD', `1${'0'.repeat(43)}`, 100_000)], 'USD')).toEqual({
+      'items.1.quantity': expect.stringContaining('in USD'),
+    });
+    // 10^46 USD is 1.6 x 10^48 JPY: the target currency is what took it past.
+    expect(limitOf([intent('USD', `1${'0'.repeat(46)}`)], 'JPY')).toEqual({ currency: expect.stringContaining('in JPY') });
+    // Three amounts that each fit, whose sum does not.
+    expect(limitOf([intent('USD', nines), intent('USD', nines), intent('USD', nines)], 'USD')).toEqual({ items: expect.stringContaining('total') });
   });
 });

@@ -1,6 +1,6 @@
 import type { Currency } from '../../../shared/money/currency';
 import type { Amount } from '../../../shared/money/money';
-import { convert, renderAmount, sumAmounts, ZERO } from '../../../shared/money/money';
+import { convert, MAX_INTEGER_DIGITS, Money, renderAmount, sumAmounts, ZERO } from '../../../shared/money/money';
 import type { CalculationStep, ItemCalculation, ItemInput } from './calculation';
 
 /** An item with its catalog price resolved: what the pure pipeline needs. */
@@ -98,4 +98,33 @@ export function runPipeline(items: PricedItem[], target: Currency, rates: UsdRat
     step(0, 'TOTAL_USD', 'Total in USD', 'USD', ZERO, priceUsd, []),
   ];
   return { items: calculated, totals, total: { currency: target, price, priceUsd } };
+}
+
+/**
+ * What of a calculation no amount can hold (decisions §1: at most MAX_INTEGER_DIGITS integer digits, as
+ * every amount is stored): each input is within it, but a quantity, a conversion into a currency worth
+ * less, or a sum may not be. Field errors naming the item (`items.<i>.price`, or `.quantity` for a
+ * product) when its own amount or its USD value is past it, `currency` when the conversion into the target
+ * currency is, and for the totals `currency` when a conversion took part, else `items`; null when everything
+ * fits.
+ */
+export function amountsPastLimit(result: PipelineResult, target: Currency): Record<string, string> | null {
+  const limit = new Money(10).pow(MAX_INTEGER_DIGITS);
+  const past = (a: Amount) => a.abs().greaterThanOrEqualTo(limit);
+  const errors: Record<string, string> = {};
+  for (const c of result.items) {
+    const field = c.item.type === 'PRODUCT' ? `items.${c.index}.quantity` : `items.${c.index}.price`;
+    if (past(c.total.priceOrig)) errors[field] = `comes to more than ${MAX_INTEGER_DIGITS} integer digits in ${c.total.currencyOriginal}`;
+    else if (past(c.total.priceUsd)) errors[field] = `is worth more than ${MAX_INTEGER_DIGITS} integer digits of USD`;
+    else if (past(c.total.price))
+      errors.currency = `item ${c.index} comes to more than ${MAX_INTEGER_DIGITS} integer digits in ${target}; choose a currency worth more`;
+  }
+  if (Object.keys(errors).length) return errors;
+  if (past(result.total.price) || past(result.total.priceUsd)) {
+    const converted = result.items.some((c) => c.total.currencyOriginal !== target);
+    return {
+      [converted ? 'currency' : 'items']: `the total comes to more than ${MAX_INTEGER_DIGITS} integer digits${converted ? ` in ${target} or USD` : ''}`,
+    };
+  }
+  return null;
 }

@@ -4,7 +4,7 @@ import { ValidationFailedError } from '../../../../shared/errors/domain-error';
 import { parseAmount } from '../../../../shared/money/money';
 import { GetPricingSchemaQuery } from '../../../products';
 import { PricingRatesQuery, RatesAsOfQuery } from '../../../rates';
-import { deriveCurrency, PricedItem, runPipeline } from '../../domain/pricing';
+import { amountsPastLimit, deriveCurrency, PricedItem, runPipeline } from '../../domain/pricing';
 import type { PriceCalculation } from '../../domain/calculation';
 import { CalculatePricesQuery } from './calculate-prices.query';
 
@@ -43,6 +43,8 @@ export class CalculatePricesHandler implements IQueryHandler<CalculatePricesQuer
       lockIn && !asOf ? new PricingRatesQuery(scope, [target, ...priced.map((p) => p.currency)], true) : new RatesAsOfQuery(asOf),
     );
     const result = runPipeline(priced, target, rates.usd);
+    const tooLarge = amountsPastLimit(result, target);
+    if (tooLarge) throw new ValidationFailedError(tooLarge);
     return { currency: target, ...result, rates: { snapshotId: rates.snapshotId, takenAt: rates.takenAt, usd: rates.usd } };
   }
 }
