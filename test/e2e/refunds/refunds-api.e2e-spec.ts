@@ -55,6 +55,20 @@ describe('refunds: the merchant API', () => {
     expect(expectSuccess(await org.test.post(`/invoices/${invoice}/refunds`, {}), 201).amount_usd).toBe(r30('25.5'));
   });
 
+  it('refuses, naming the field, a refund whose amount or rest rounds to 0 (not a 500 from the database)', async () => {
+    const invoice = await paidInvoice(org.test);
+    const tiny = '0.000000000000000000000000000001';
+    // 1e-30 JPY is worth 6.4e-33 USD: 0 at 30 digits.
+    expect(rate('JPY').lessThan('0.5')).toBe(true);
+    const worthless = expectError(await org.test.post(`/invoices/${invoice}/refunds`, { amount: tiny, currency: 'JPY' }), 400, { field: 'amount' });
+    expect(worthless.validator.amount).toContain('rounds to 0');
+    // All but 1e-30 USD refunded: the rest is 0 in BTC (1e-30 USD is about 1e-35 BTC), and refundable in USD.
+    expectSuccess(await org.test.post(`/invoices/${invoice}/refunds`, { amount: new D(100).minus(tiny).toFixed() }), 201);
+    const rest = expectError(await org.test.post(`/invoices/${invoice}/refunds`, { currency: 'BITCOIN' }), 400, { field: 'currency' });
+    expect(rest.validator.currency).toContain('rounds to 0 BITCOIN');
+    expect(expectSuccess(await org.test.post(`/invoices/${invoice}/refunds`, {}), 201).amount_usd).toBe(r30(tiny));
+  });
+
   it('values a refund in another currency at the invoice rates or at current ones', async () => {
     const invoice = await paidInvoice(org.test);
     const eur = expectSuccess(await org.test.post(`/invoices/${invoice}/refunds`, { amount: '10', currency: 'EUR' }), 201);

@@ -45,6 +45,20 @@ describe('planRefund', () => {
     expect(plan.amount.toFixed()).toBe('92.592592592592592592592592592593');
   });
 
+  it('refuses, naming the field, an amount or a rest that rounds to 0 at 30 digits (the database refuses a zero)', () => {
+    const tiny = m('0.000000000000000000000000000001');
+    // 1e-30 DOGE at 0.1 USD is worth 1e-31 USD: 0 at 30 digits.
+    expect(() => planRefund({ amount: tiny, currency: 'DOGECOIN', rateUsd: m('0.1'), refundableUsd: m('100') })).toThrow(
+      expect.objectContaining({ fields: { amount: expect.stringContaining('rounds to 0') } }),
+    );
+    // 1e-30 USD left, asked in BTC at 95,000: 0 BTC at 30 digits.
+    expect(() => planRefund({ amount: null, currency: 'BITCOIN', rateUsd: m('95000'), refundableUsd: tiny })).toThrow(
+      expect.objectContaining({ fields: { currency: expect.stringContaining('rounds to 0 BITCOIN') } }),
+    );
+    // The same rest in USD is refundable.
+    expect(planRefund({ amount: null, currency: 'USD', rateUsd: m('1'), refundableUsd: tiny }).amount.toFixed()).toBe('0.000000000000000000000000000001');
+  });
+
   it('values a partial amount at the rate', () => {
     const plan = planRefund({ amount: m('25'), currency: 'EUR', rateUsd: m('1.08'), refundableUsd: m('100') });
     expect(plan.amount.toFixed()).toBe('25');

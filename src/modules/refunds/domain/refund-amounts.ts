@@ -57,9 +57,20 @@ export interface PlannedRefund {
  */
 export function planRefund(req: RefundRequest): PlannedRefund {
   if (!req.refundableUsd.greaterThan(0)) throw new NothingToRefundError();
-  if (req.amount === null) return { amount: roundMoney(req.refundableUsd.div(req.rateUsd)), amountUsd: req.refundableUsd };
+  if (req.amount === null) {
+    const amount = roundMoney(req.refundableUsd.div(req.rateUsd));
+    // Worth less than the smallest amount written (30 fractional digits) of this currency: nothing to send in it.
+    if (!amount.greaterThan(0)) {
+      throw new ValidationFailedError({
+        currency: `what is left to refund (${req.refundableUsd.toFixed()} USD) rounds to 0 ${req.currency}; refund it in another currency`,
+      });
+    }
+    return { amount, amountUsd: req.refundableUsd };
+  }
   if (!req.amount.greaterThan(0)) throw new ValidationFailedError({ amount: 'must be greater than 0' });
   const amountUsd = roundMoney(req.amount.mul(req.rateUsd));
+  if (!amountUsd.greaterThan(0))
+    throw new ValidationFailedError({ amount: `is worth less than 0.${'0'.repeat(29)}1 USD (it rounds to 0); give a larger amount` });
   if (amountUsd.greaterThan(req.refundableUsd)) throw new RefundExceedsPaidError(req.refundableUsd.toFixed(2, Decimal.ROUND_DOWN));
   return { amount: req.amount, amountUsd };
 }
