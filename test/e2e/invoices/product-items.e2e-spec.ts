@@ -157,6 +157,24 @@ describe('invoices of catalog products', () => {
     expect(invoice.calculations.map((c: any) => c.calculation_type)).toEqual(['PRODUCT', 'CURRENCY_CHANGE', 'TOTAL', 'TOTAL_USD']);
   });
 
+  it('re-prices an invoice from the product version it was made with after the merchant replaced it; a new invoice needs the current one', async () => {
+    const org = await createOrg();
+    const { productId, schemaIds } = await createProduct(org.test);
+    const id = await createInvoice(org.test, { items: [productItem(productId, schemaIds[0], 2)] });
+    expectSuccess(
+      await org.test.put(`/products/${productId}`, { name: 'Widget 2', description: 'New', metadata: {}, schemas: [oneTime({ base_price: '60' })] }),
+    );
+    // The payer changes the currency: 2 x 49.99 EUR as agreed, not 2 x 60.
+    expectSuccess(await anonymous().put(`/invoices/${id}`, { currency: 'USDT' }));
+    expect(await readInvoice(org.test, id)).toMatchObject({ currency: 'USDT', price: r30(convert('99.98', 'EUR', 'USDT')) });
+    const quote = expectSuccess(await org.test.post('/pay/quote', { currency: 'BITCOIN', invoice_id: id }));
+    expect(quote.total.price).toBe(r30(convert('99.98', 'EUR', 'BITCOIN')));
+    const summary = await readInvoice(org.test, id, { currency: 'EUR' });
+    expect(summary.summary.price).toBe(r30('99.98'));
+    // A new invoice of the replaced version is refused, naming the item.
+    expectError(await org.test.post('/invoices/create', { items: [productItem(productId, schemaIds[0])] }), 400, { field: 'items.0.product_id' });
+  });
+
   it('quotes an existing invoice through its items (GetInvoiceItemsQuery), scoped to the caller', async () => {
     const org = await createOrg();
     const { productId, schemaIds } = await createProduct(org.test);

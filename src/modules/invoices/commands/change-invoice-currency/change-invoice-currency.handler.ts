@@ -49,7 +49,7 @@ export class ChangeInvoiceCurrencyHandler implements ICommandHandler<ChangeInvoi
     if (early.kind !== 'apply') return settled(early, found.id, currency);
     const scope: Scope = { organizationId: found.organizationId as Scope['organizationId'], mode: found.mode };
     const items = await this.repo.items(this.tx.manager, found);
-    const calc = await this.queries.execute(new CalculatePricesQuery(scope, itemInputsOf(items), currency, undefined, true));
+    const calc = await this.queries.execute(new CalculatePricesQuery(scope, itemInputsOf(items), currency, undefined, true, true));
     const now = await this.clocks.nowFor(scope);
     return this.tx.run(async (m) => {
       const locked = await this.repo.lock(m, scope, invoiceId);

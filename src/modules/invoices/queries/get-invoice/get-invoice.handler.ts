@@ -85,7 +85,7 @@ export class GetInvoiceHandler implements IQueryHandler<GetInvoiceQuery> {
     }
     if (want.has('currency')) view.currency_details = { code: invoice.currency, kind: isCrypto(invoice.currency) ? 'CRYPTO' : 'FIAT' };
     if (summaryCurrency !== null) {
-      const calc = await this.queries.execute(new CalculatePricesQuery(scope, itemInputsOf(items), summaryCurrency));
+      const calc = await this.queries.execute(new CalculatePricesQuery(scope, itemInputsOf(items), summaryCurrency, undefined, false, true));
       view.summary = summaryView(calc.currency, calc.total.price, calc.total.priceUsd, calc.rates.takenAt);
     }
     return view;

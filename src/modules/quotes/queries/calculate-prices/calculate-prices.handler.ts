@@ -12,7 +12,7 @@ import { CalculatePricesQuery } from './calculate-prices.query';
 export class CalculatePricesHandler implements IQueryHandler<CalculatePricesQuery> {
   constructor(@Inject(QueryBus) private readonly queries: QueryBus) {}
 
-  async execute({ scope, items, currency, asOf, lockIn }: CalculatePricesQuery): Promise<PriceCalculation> {
+  async execute({ scope, items, currency, asOf, lockIn, pinned }: CalculatePricesQuery): Promise<PriceCalculation> {
     const errors: Record<string, string> = {};
     const priced: PricedItem[] = [];
     for (const [i, input] of items.entries()) {
@@ -25,9 +25,9 @@ export class CalculatePricesHandler implements IQueryHandler<CalculatePricesQuer
         errors[schema ? `items.${i}.billing_schema_id` : `items.${i}.product_id`] = schema
           ? 'is not a billing schema of that product'
           : 'no such product with that billing schema';
-      } else if (!schema.productActive) {
+      } else if (!pinned && !schema.productActive) {
         errors[`items.${i}.product_id`] = 'is an inactive product version; use the current one';
-      } else if (!schema.schemaActive) {
+      } else if (!pinned && !schema.schemaActive) {
         errors[`items.${i}.billing_schema_id`] = 'is an inactive billing schema version; use the current one';
       } else {
         priced.push({ type: 'PRODUCT', input, title: `${schema.productName} (${schema.schemaName})`, currency: schema.currency, unitPrice: schema.basePrice });

@@ -5,7 +5,7 @@ import type { ItemInput, PriceCalculation } from '../../domain/calculation';
 
 /**
  * The one calculation pipeline shared by quotes and invoices: resolves catalog prices (active
- * product and schema required) and exchange rates as of `asOf` (default now), then runs the pure
+ * product and schema required, unless `pinned`) and exchange rates as of `asOf` (default now), then runs the pure
  * steps. Throws ValidationFailedError with field paths (`items.0.product_id`, `currency`, ...).
  * `lockIn` (creating an invoice or a quote, changing an invoice's currency): the rates module's guarded
  * rates (PricingRatesQuery): in live mode, with live rate sources, the rates of the items' currencies,
@@ -19,6 +19,12 @@ export class CalculatePricesQuery extends Query<PriceCalculation> {
     readonly currency: Currency | null,
     readonly asOf?: Date,
     readonly lockIn = false,
+    /**
+     * The items are an existing invoice's (a currency change, a quote or summary of it): their product and
+     * schema versions were fixed when it was created, so a version the merchant has since replaced or
+     * deactivated still prices them; only a new price needs the current one.
+     */
+    readonly pinned = false,
   ) {
     super();
   }

@@ -34,7 +34,7 @@ export class QuotePriceHandler implements IQueryHandler<QuotePriceQuery> {
       items = variants.items ?? [];
     }
     try {
-      return quoteView(await this.queries.execute(new CalculatePricesQuery(scope, items, currency, undefined, true)));
+      return quoteView(await this.queries.execute(new CalculatePricesQuery(scope, items, currency, undefined, true, variants.invoice_id !== undefined)));
     } catch (e) {
       if (e instanceof ValidationFailedError && variants.product && e.fields) {
         // The product variant names its fields under `product`, not `items.0`.
