@@ -133,11 +133,7 @@ export function solTransfer(
   return signed(bed, payer, [solTransferInstruction(payer, to, lamportsSent, references)]);
 }
 
-/**
- * An SPL transfer as a wallet builds it from a Solana Pay request with `spl-token`: the recipient's
- * associated token account created if missing (idempotent), then TransferChecked from the payer's own
- * associated token account, the references on it.
- */
+/** An SPL transfer as a wallet builds it from a Solana Pay request with `spl-token` (tokenTransferInstructions), signed. */
 export async function tokenTransfer(
   bed: SolanaRpcServer,
   payer: KeyPairSigner,
