@@ -10,6 +10,7 @@ export {
   type RecordedPayment,
 } from './commands/record-provider-payment/record-provider-payment.command';
 export { GetPaymentQuery } from './queries/get-payment/get-payment.query';
+export { InvoicePaymentValuesQuery, type PaymentValue } from './queries/invoice-payment-values/invoice-payment-values.query';
 export { ListPaymentsQuery, type PaymentExpansion } from './queries/list-payments/list-payments.query';
 export type { PaymentListFilter } from './persistence/payment-list';
 export type { PaymentPage } from './dto/payment.views';

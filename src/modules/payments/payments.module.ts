@@ -12,6 +12,7 @@ import { PaymentRecord } from './persistence/payment.record';
 import { PaymentsRepository } from './persistence/payments.repository';
 import { GetPaymentHandler } from './queries/get-payment/get-payment.handler';
 import { ListInvoicePaymentsHandler } from './queries/list-invoice-payments/list-invoice-payments.handler';
+import { InvoicePaymentValuesHandler } from './queries/invoice-payment-values/invoice-payment-values.handler';
 import { ListPaymentsHandler } from './queries/list-payments/list-payments.handler';
 import { TransactionRunner } from '../../shared/db/transaction-runner';
 import { OtherModeIds } from '../../shared/ids/other-mode-ids';
@@ -36,6 +37,7 @@ import { PartitionRetention } from '../../shared/db/partition-retention';
     ListPaymentsHandler,
     GetPaymentHandler,
     ListInvoicePaymentsHandler,
+    InvoicePaymentValuesHandler,
   ],
 })
 export class PaymentsModule implements OnModuleInit {

@@ -31,8 +31,8 @@ import { PartitionRetention } from '../../shared/db/partition-retention';
  * destination's check and payout request, a report's verification and the transfers a payout holds,
  * and answers its ports (the claim page's GetPayoutClaimQuery, ClaimPayoutCommand,
  * SimulateClaimPayoutCommand; the payout worker's sent and released payouts, RecordPayoutCheckCommand,
- * ExpireDueClaimsCommand). Uses invoices (GetPayableInvoiceQuery, ListInvoicePaymentsQuery,
- * GetInvoiceQuery for the claim page's merchant and items), providers and rates on the query bus; keeps
+ * ExpireDueClaimsCommand). Uses invoices (GetPayableInvoiceQuery, GetInvoiceQuery for the claim page's
+ * merchant and items), payments (InvoicePaymentValuesQuery), providers and rates on the query bus; keeps
  * the invoice's refunded_usd through SetInvoiceRefundedCommand and answers the dashboard's
  * GetRefundFiguresQuery (analytics); owns the `refunds` table.
  */

@@ -340,16 +340,27 @@ describe('rate history retention', () => {
     }
   });
 
-  it("a refund at the invoice's rate, of an invoice that recorded no snapshot, keeps the rates it is valued at when their day is dropped while it is being written", async () => {
+  it("a refund at the invoice's rate, of an invoice that recorded no snapshot, is valued at its payment's rates and keeps them when their day is dropped while it is being written", async () => {
     const now = Date.now();
     const day = new Date(now - 43 * DAY_MS);
     await dayPartitions(day);
     const then = await writeSnapshot(day, day, '1.43');
     const invoice = expectSuccess(await org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'EUR', price: '100' }] }), 201)
       .id as string;
-    expectSuccess(await org.test.post('/test_helpers/payments', { invoice_id: invoice, provider_id: 'prov_card_eur', price: '100', status: 'COMPLETED' }), 201);
-    // As an invoice written before invoices recorded their snapshot: a refund at its rate takes the rates in force when it was priced.
-    await db((c) => c.query(`UPDATE invoices SET rates_snapshot_id = NULL, rates_taken_at = $2 WHERE id = $1`, [invoice, new Date(day.getTime() + 3_600_000)]));
+    // Paid (as reported late) at the day's rates, by an invoice written before invoices recorded their snapshot:
+    // a refund at the invoice's rate takes the rates it was paid at.
+    const paidAt = new Date(day.getTime() + 3_600_000);
+    expectSuccess(
+      await org.test.post('/test_helpers/payments', {
+        invoice_id: invoice,
+        provider_id: 'prov_card_eur',
+        price: '100',
+        status: 'COMPLETED',
+        happened_at: paidAt.toISOString(),
+      }),
+      201,
+    );
+    await db((c) => c.query(`UPDATE invoices SET rates_snapshot_id = NULL, rates_taken_at = $2 WHERE id = $1`, [invoice, paidAt]));
 
     // The refund is valued, then waits for the invoice's refunds lock.
     const holder = await openHolder();

@@ -88,3 +88,51 @@ describe('rate lock under a moved test clock', () => {
     expect(short.payments[0].price_usd).toBe(r30('50'));
   });
 });
+
+/** A refund at `rate: invoice` is paid out at the rates the invoice was paid at (decisions §19), on a service with no chains. */
+describe('refunds of payments made within and after the rate lock', () => {
+  let service: IsolatedService;
+  beforeAll(async () => {
+    service = await startIsolatedService({ CLOCK_CONTROL: 'true', INVOICE_SWEEP_SECONDS: '0' });
+  });
+  afterAll(async () => service?.stop());
+
+  it("refunds at the rates the invoice was paid at: a late payment gives back the coins sent, not their value at the invoice's rates", async () => {
+    const org = await service.createOrg();
+    const payer = new Api(null, service.server.baseUrl);
+    const pay = async (invoiceId: string, price: string) =>
+      expectSuccess(
+        await org.test.post('/test_helpers/payments', { invoice_id: invoiceId, provider_id: 'prov_ethereum_usdt', price, status: 'COMPLETED' }),
+        201,
+      );
+    // The whole paid amount back, claimed in USDT (no chain here: the test-mode payout asks no node).
+    const payoutOfFullRefund = async (invoiceId: string) => {
+      const refund = expectSuccess(await org.test.post(`/invoices/${invoiceId}/refunds`, {}), 201);
+      expect(refund).toMatchObject({ rate: 'invoice', amount_usd: r30('100') });
+      const token = new URL(refund.claim_url, 'http://x').pathname.split('/').pop();
+      const claim = expectSuccess(
+        await payer.post(`/refund_claims/${token}`, { provider_id: 'prov_ethereum_usdt', address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed' }),
+      );
+      return claim.payout.amount as string;
+    };
+
+    // Both invoices priced while USDT is at 1 (100 USDT asked), then USDT falls to 0.5.
+    const dir = mkdtempSync(join(tmpdir(), 'rates-'));
+    writeFileSync(join(dir, 'at-1.json'), JSON.stringify({ taken_at: '2026-11-23 12:00:00', rates: { USDT: '1' } }));
+    await exec(process.execPath, [CLI, 'rates:import', join(dir, 'at-1.json')], { env: service.cliEnv });
+    const inTime = await createInvoice(org.test, '100', 'USD', { expires_in_minutes: 5 });
+    const late = await createInvoice(org.test, '100', 'USD', { expires_in_minutes: 5 });
+    writeFileSync(join(dir, 'at-half.json'), JSON.stringify({ taken_at: '2026-11-24 12:00:00', rates: { USDT: '0.5' } }));
+    await exec(process.execPath, [CLI, 'rates:import', join(dir, 'at-half.json')], { env: service.cliEnv });
+
+    // Within the lock the payer sends the 100 USDT asked (worth 100 USD at the invoice's rates) and gets 100 back.
+    await pay(inTime, r30('100'));
+    expect(await payoutOfFullRefund(inTime)).toBe(r30('100'));
+
+    // After expiry the other payer sends 200 USDT (worth 100 USD at the rates of that moment) and gets those 200 back,
+    // not 100 USD at the invoice's 1 USDT = 1 USD, which would hand back half the coins.
+    await advance(org.test, 5 * MINUTE);
+    await pay(late, r30('200'));
+    expect(await payoutOfFullRefund(late)).toBe(r30('200'));
+  });
+});

@@ -1,6 +1,6 @@
 import type { DomainError } from '../../../shared/errors/domain-error';
 import { Money } from '../../../shared/money/money';
-import { fromUnits, payoutAmount, planRefund, refundableUsd, toUnits } from './refund-amounts';
+import { fromUnits, paidAtSnapshot, payoutAmount, planRefund, refundableUsd, toUnits } from './refund-amounts';
 
 const m = (s: string) => new Money(s);
 
@@ -13,6 +13,33 @@ function caught(fn: () => unknown): DomainError {
   }
   throw new Error('expected an error');
 }
+
+describe('paidAtSnapshot', () => {
+  const at = (iso: string) => new Date(iso);
+  it("takes the rates of the last completed payment, which for a payment within the rate lock are the invoice's", () => {
+    const payments = [
+      { status: 'COMPLETED', ratesSnapshotId: 'rates_invoice', happenedAt: at('2026-11-20T10:00:00Z') },
+      { status: 'COMPLETED', ratesSnapshotId: 'rates_late', happenedAt: at('2026-11-21T10:00:00Z') },
+      { status: 'PENDING', ratesSnapshotId: 'rates_pending', happenedAt: at('2026-11-22T10:00:00Z') },
+    ];
+    expect(paidAtSnapshot(payments, 'rates_invoice')).toBe('rates_late');
+    expect(paidAtSnapshot(payments.slice(0, 1), 'rates_invoice')).toBe('rates_invoice');
+  });
+
+  it('goes by when a payment happened, not by the order it was reported in; the later-listed wins a tie', () => {
+    const payments = [
+      { status: 'COMPLETED', ratesSnapshotId: 'rates_b', happenedAt: at('2026-11-21T10:00:00Z') },
+      { status: 'COMPLETED', ratesSnapshotId: 'rates_a', happenedAt: at('2026-11-20T10:00:00Z') },
+      { status: 'COMPLETED', ratesSnapshotId: 'rates_c', happenedAt: at('2026-11-21T10:00:00Z') },
+    ];
+    expect(paidAtSnapshot(payments, null)).toBe('rates_c');
+  });
+
+  it("falls back to the invoice's snapshot when nothing is completed", () => {
+    expect(paidAtSnapshot([{ status: 'PENDING', ratesSnapshotId: 'rates_p', happenedAt: at('2026-11-20T10:00:00Z') }], 'rates_invoice')).toBe('rates_invoice');
+    expect(paidAtSnapshot([], null)).toBeNull();
+  });
+});
 
 describe('refundableUsd', () => {
   it('counts only COMPLETED payments and subtracts every refund but canceled and expired ones', () => {

@@ -14,6 +14,25 @@ export interface PaymentValue {
   priceUsd: Amount;
 }
 
+/**
+ * The rates snapshot a `rate: invoice` refund is valued and paid out at: the one the invoice's last
+ * COMPLETED payment (by `happenedAt`; the later-listed on a tie) was valued at, so that a payer who
+ * sent coins and is refunded their USD value in the same coin gets those coins back. A payment within
+ * the invoice's rate lock is valued at the invoice's own snapshot, so for most invoices it is that one;
+ * a payment after `expires_at` is valued at the rates of its moment, and the refund follows it.
+ * `invoiceSnapshotId` when nothing is completed (the refund is then refused for nothing to refund).
+ */
+export function paidAtSnapshot(
+  payments: readonly { status: string; ratesSnapshotId: string; happenedAt: Date }[],
+  invoiceSnapshotId: string | null,
+): string | null {
+  let last: { ratesSnapshotId: string; happenedAt: Date } | null = null;
+  for (const p of payments) {
+    if (p.status === 'COMPLETED' && (!last || p.happenedAt.getTime() >= last.happenedAt.getTime())) last = p;
+  }
+  return last ? last.ratesSnapshotId : invoiceSnapshotId;
+}
+
 export interface RefundHold {
   status: RefundStatus;
   amountUsd: Amount;

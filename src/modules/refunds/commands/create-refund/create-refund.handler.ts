@@ -5,15 +5,19 @@ import { NotFoundError } from '../../../../shared/errors/domain-error';
 import { newId } from '../../../../shared/ids/ids';
 import { fromDb, renderAmount } from '../../../../shared/money/money';
 import { Clock } from '../../../../shared/time/clock';
-import { GetPayableInvoiceQuery, ListInvoicePaymentsQuery } from '../../../invoices';
+import { GetPayableInvoiceQuery } from '../../../invoices';
+import { InvoicePaymentValuesQuery } from '../../../payments';
 import { newClaimToken } from '../../../payouts';
 import { KeepRatesSnapshotCommand, RatesAsOfQuery, RatesSnapshotGoneError } from '../../../rates';
-import { planRefund, refundableUsd } from '../../domain/refund-amounts';
+import { paidAtSnapshot, planRefund, refundableUsd } from '../../domain/refund-amounts';
 import { claimExpiresAt } from '../../domain/refund-expiry';
 import { RefundView, refundView } from '../../dto/refund.views';
 import { RefundsRepository } from '../../persistence/refunds.repository';
 import { RefundEvents } from '../refund-events';
 import { CreateRefundCommand } from './create-refund.command';
+
+/** A payment completed between the choice of the refund's rates and its lock: the rates are chosen again. */
+class PaidAtMovedError extends Error {}
 
 @CommandHandler(CreateRefundCommand)
 export class CreateRefundHandler implements ICommandHandler<CreateRefundCommand> {
@@ -26,13 +30,16 @@ export class CreateRefundHandler implements ICommandHandler<CreateRefundCommand>
     @Inject(CommandBus) private readonly commands: CommandBus,
   ) {}
 
-  /** Rates whose day of history went between their choice and the refund's transaction (nothing written): chosen again. */
+  /**
+   * Rates chosen again (nothing written) when their day of history went between their choice and the
+   * refund's transaction, or when a payment completed in between and the invoice is now paid at others.
+   */
   async execute(command: CreateRefundCommand): Promise<RefundView> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.create(command);
       } catch (e) {
-        if (!(e instanceof RatesSnapshotGoneError) || attempt >= 3) throw e;
+        if (!(e instanceof RatesSnapshotGoneError || e instanceof PaidAtMovedError) || attempt >= 3) throw e;
       }
     }
   }
@@ -41,10 +48,13 @@ export class CreateRefundHandler implements ICommandHandler<CreateRefundCommand>
     const invoice = await this.queries.execute(new GetPayableInvoiceQuery(scope, invoiceId));
     if (!invoice) throw new NotFoundError('invoice');
     const currency = input.currency ?? invoice.currency;
-    // `invoice`: the snapshot the invoice was priced (and so paid) at; `current`: the one in force now.
+    // `invoice`: the snapshot the invoice was paid at (its last completed payment's, which within the
+    // rate lock is the invoice's own; read again under the refund's lock below); `current`: the one in force now.
+    const paidAt =
+      input.rate === 'invoice' ? paidAtSnapshot(await this.queries.execute(new InvoicePaymentValuesQuery(scope, invoice.id)), invoice.ratesSnapshotId) : null;
     const rates =
-      input.rate === 'invoice' && invoice.ratesSnapshotId
-        ? await this.queries.execute(new RatesAsOfQuery(undefined, invoice.ratesSnapshotId))
+      paidAt !== null
+        ? await this.queries.execute(new RatesAsOfQuery(undefined, paidAt))
         : input.rate === 'invoice'
           ? await this.queries.execute(new RatesAsOfQuery(invoice.ratesTakenAt ?? invoice.updatedAt))
           : // Live mode: today's rates must be fresh where live sources feed them (else 503 rates_unavailable), as for a new invoice.
@@ -59,13 +69,11 @@ export class CreateRefundHandler implements ICommandHandler<CreateRefundCommand>
       await this.commands.execute(new KeepRatesSnapshotCommand(m, rates.snapshotId));
       // One refund of an invoice at a time: two at once must not both take the same refundable amount.
       await m.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`refunds:${scope.mode}:${invoice.id}`]);
-      const payments = (await this.queries.execute(new ListInvoicePaymentsQuery(scope, invoice.id, { unitOfWork: m }))) as Array<{
-        status: string;
-        price_usd: string;
-      }>;
+      const payments = await this.queries.execute(new InvoicePaymentValuesQuery(scope, invoice.id, m));
+      if (input.rate === 'invoice' && paidAtSnapshot(payments, invoice.ratesSnapshotId) !== paidAt) throw new PaidAtMovedError();
       const held = await this.refunds.ofInvoice(m, scope, invoice.id);
       const refundable = refundableUsd(
-        payments.map((p) => ({ status: p.status, priceUsd: fromDb(p.price_usd) })),
+        payments,
         held.map((r) => ({ status: r.status, amountUsd: fromDb(r.amount_usd) })),
       );
       const plan = planRefund({ amount: input.amount, currency, rateUsd, refundableUsd: refundable });
