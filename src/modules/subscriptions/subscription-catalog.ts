@@ -43,12 +43,15 @@ const METRICS_CACHE_SIZE = 1000;
 
 /**
  * Reads the catalog through the products module's GetProductQuery. A schema's metrics and tiers
- * are kept per process by schema id (a version never changes; editing writes a new one), so usage
- * ingestion asks the catalog once per schema.
+ * are kept per process (a version never changes; editing writes a new one), so usage ingestion asks
+ * the catalog once per schema and scope.
  */
 @Injectable()
 export class SubscriptionCatalog {
+  /** A schema's metrics, worked out from a version read in some scope (derived data only). */
   private readonly metricsBySchema = new Map<string, Map<string, PricedMetric>>();
+  /** What `metrics` answered a scope for its product and schema. */
+  private readonly metricsInScope = new Map<string, Map<string, PricedMetric>>();
 
   constructor(@Inject(QueryBus) private readonly queries: QueryBus) {}
 
@@ -93,11 +96,19 @@ export class SubscriptionCatalog {
     };
   }
 
-  /** The metrics a schema prices (cached by schema id). */
+  /**
+   * The metrics a schema prices; none when the product or schema is not in the scope. Kept by scope,
+   * product and schema: a schema found once for one organization's product answers only that
+   * organization's mode and product, never a caller who names its id from elsewhere.
+   */
   async metrics(scope: Scope, productId: string, schemaId: string): Promise<Map<string, PricedMetric>> {
-    const cached = this.metricsBySchema.get(schemaId);
+    const key = `${scope.organizationId}\u0000${scope.mode}\u0000${productId}\u0000${schemaId}`;
+    const cached = this.metricsInScope.get(key);
     if (cached) return cached;
-    return (await this.schema(scope, productId, schemaId))?.metrics ?? new Map();
+    const metrics = (await this.schema(scope, productId, schemaId))?.metrics;
+    if (!metrics) return new Map();
+    remember(this.metricsInScope, key, metrics);
+    return metrics;
   }
 
   private metricsOf(schema: BillingSchemaView): Map<string, PricedMetric> {
@@ -120,8 +131,13 @@ export class SubscriptionCatalog {
       });
       metrics.set(key, metric);
     }
-    if (this.metricsBySchema.size >= METRICS_CACHE_SIZE) this.metricsBySchema.delete(this.metricsBySchema.keys().next().value as string);
-    this.metricsBySchema.set(schema.id, metrics);
+    remember(this.metricsBySchema, schema.id, metrics);
     return metrics;
   }
+}
+
+/** Adds to a bounded cache, forgetting its oldest entry when full. */
+function remember<V>(cache: Map<string, V>, key: string, value: V): void {
+  if (cache.size >= METRICS_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  cache.set(key, value);
 }
