@@ -170,6 +170,25 @@ describe('subscriptions API', () => {
     expectError(await org.live.get(`/subscriptions/${sub.id}/upcoming_invoice`), 404);
   });
 
+  it('stores none of a batch refused for a subscription canceled since the service last checked it', async () => {
+    const kept = expectSuccess(await subscribe(org.test, plan), 201);
+    const gone = expectSuccess(await subscribe(org.test, plan), 201);
+    // An event of `gone` makes the service remember it; then it is canceled.
+    expectSuccess(await org.test.post('/usage_events', { id: `first-${gone.id}`, subscription_id: gone.id, metric_key: 'api_calls', value: 1 }), 201);
+    expectSuccess(await org.test.post(`/subscriptions/${gone.id}/cancel`, {}));
+    const both = [
+      { id: `a-${kept.id}`, subscription_id: kept.id, metric_key: 'api_calls', value: 500 },
+      { id: `b-${gone.id}`, subscription_id: gone.id, metric_key: 'api_calls', value: 1 },
+    ];
+    expectError(await org.test.post('/usage_events/batch', { events: both }), 400, { field: 'events.1.subscription_id' });
+    // All or none: the first event was not stored with the refusal, so sent alone it is new and counted once.
+    const usage = async () =>
+      expectSuccess(await org.test.get(`/subscriptions/${kept.id}/upcoming_invoice`)).lines.find((l: { type: string }) => l.type === 'USAGE');
+    expect(await usage()).toMatchObject({ metric_key: 'api_calls', quantity: r30(0) });
+    expect(expectSuccess(await org.test.post('/usage_events/batch', { events: [both[0]] }))).toMatchObject({ created: 1, duplicates: 0 });
+    expect(await usage()).toMatchObject({ quantity: r30(500) });
+  });
+
   it('shows active subscriptions and monthly recurring revenue on the dashboard', async () => {
     const own = await createOrg();
     const monthly = await recurringPlan(own);

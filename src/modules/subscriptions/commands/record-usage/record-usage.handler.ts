@@ -41,7 +41,6 @@ export class RecordUsageHandler implements ICommandHandler<RecordUsageCommand> {
   async execute({ scope, events, batch }: RecordUsageCommand): Promise<RecordedUsage[]> {
     const path = (i: number, field: string) => (batch ? `events.${i}.${field}` : field);
     const errors: FieldErrors = {};
-    const m = this.tx.manager;
     const subscriptions = new Map<string, SubscriptionFacts | 'canceled' | null>();
     for (const id of new Set(events.map((e) => e.subscriptionId))) subscriptions.set(id, await this.factsOf(scope, id));
     const now = await this.clock.nowFor(scope);
@@ -102,21 +101,23 @@ export class RecordUsageHandler implements ICommandHandler<RecordUsageCommand> {
         if (stampedOnStore.has(row)) row.timestamp = stored;
       }
       const fresh = await this.usage.insert(w, scope, rows);
+      const repeats = rows.filter((r) => !fresh.has(r.id)).map((r) => r.id);
+      const firsts = new Map((await this.usage.findMany(w, scope, repeats)).map((r) => [r.id, r]));
+      // A repeat whose first event is past the usage retention (its month dropped, its key kept) is still a repeat.
+      const missing = repeats.filter((id) => !firsts.has(id));
+      const expired = missing.length ? await this.usage.knownKeys(w, scope, missing) : new Set<string>();
+      const lost = rows.findIndex((r) => !fresh.has(r.id) && !firsts.has(r.id) && !expired.has(r.id));
+      if (lost >= 0) {
+        // Neither inserted nor recorded before: the subscription was canceled since it was checked (by another
+        // request, or on another instance while this one remembered it). The whole request is refused, so
+        // nothing of it is stored: the events inserted with it roll back.
+        this.facts.delete(this.key(scope, rows[lost].subscriptionId));
+        throw new ValidationFailedError({ [path(lost, 'subscription_id')]: 'is canceled' });
+      }
       await this.checkAmountLimits(w, locked, rows, fresh, catalog, path);
-      return fresh;
+      return { fresh, firsts };
     });
-    const repeats = rows.filter((r) => !inserted.has(r.id)).map((r) => r.id);
-    const firsts = new Map((await this.usage.findMany(m, scope, repeats)).map((r) => [r.id, r]));
-    // A repeat whose first event is past the usage retention (its month dropped, its key kept) is still a repeat.
-    const missing = repeats.filter((id) => !firsts.has(id));
-    const expired = missing.length ? await this.usage.knownKeys(m, scope, missing) : new Set<string>();
-    const lost = rows.findIndex((r) => !inserted.has(r.id) && !firsts.has(r.id) && !expired.has(r.id));
-    if (lost >= 0) {
-      // Neither inserted nor recorded before: the subscription was canceled meanwhile.
-      this.facts.delete(this.key(scope, rows[lost].subscriptionId));
-      throw new ValidationFailedError({ [path(lost, 'subscription_id')]: 'is canceled' });
-    }
-    return rows.map((r) => ({ event: usageEventView(firsts.get(r.id) ?? r), created: inserted.has(r.id) }));
+    return rows.map((r) => ({ event: usageEventView(inserted.firsts.get(r.id) ?? r), created: inserted.fresh.has(r.id) }));
   }
 
   /**
