@@ -242,6 +242,46 @@ describe('subscriptions billed on the test clock', () => {
     expect((await readInvoice(api, invoice2.id)).subscription_id).toBe(sub.id);
   }, 120_000);
 
+  it('issues a period with nothing to charge as a COMPLETED invoice, so a usage-only plan is never dunned for a quiet month', async () => {
+    const org = await service.createOrg('Usage only');
+    const api = org.test;
+    const { productId, schemaId } = await recurringProduct(
+      api,
+      { payment_type: 'ADVANCE', renew_type: 'ANNIVERSARY', billing_type: 'FULL', base_price: 0 },
+      API_CALL_TIERS,
+    );
+    const sub = expectSuccess(
+      await api.post('/subscriptions', { product_id: productId, billing_schema_id: schemaId, customer_email: 'team@example.com' }),
+      201,
+    );
+    // The first period's invoice, at its start: no base price and no usage before it. Nothing can pay 0, so it is settled as issued.
+    const invoice1 = await nextInvoice(api, sub.id, null, schedulerPass(api));
+    expect(invoice1).toMatchObject({ subscription_id: sub.id, price: r30(0), status: 'COMPLETED', substatus: null });
+    const events = expectSuccess(await api.post('/events', { type: ['invoice.created', 'invoice.completed'], limit: 100 })).items as Array<{
+      type: string;
+      data: { object: { id: string; status: string } };
+    }>;
+    expect(
+      events
+        .filter((e) => e.data.object.id === invoice1.id)
+        .reverse()
+        .map((e) => [e.type, e.data.object.status]),
+    ).toEqual([
+      ['invoice.created', 'PENDING'],
+      ['invoice.completed', 'COMPLETED'],
+    ]);
+
+    // The second period bills the first one's 300 calls (200 at 0.01) and waits for its payment as any invoice.
+    await api.post('/usage_events', { id: 'z-1', subscription_id: sub.id, metric_key: 'api_calls', value: 300 });
+    await moveClockTo(api, new Date(`${sub.current_period_end.replace(' ', 'T')}Z`));
+    const invoice2 = await nextInvoice(api, sub.id, invoice1.id, schedulerPass(api));
+    expect(invoice2).toMatchObject({ price: r30(2), status: 'PENDING' });
+    // Long after the first invoice's expiry and payment window, the subscription is still in good standing.
+    await schedulerPass(api)();
+    expect(await readSubscription(api, sub.id)).toMatchObject({ status: 'ACTIVE' });
+    expect(await readInvoice(api, invoice1.id)).toMatchObject({ status: 'COMPLETED' });
+  }, 120_000);
+
   it('catches up several periods in one clock move, and ADVANCE canceled at period end bills no further period', async () => {
     const org = await service.createOrg('Catch up');
     const api = org.test;

@@ -90,11 +90,20 @@ export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceComman
     // atomic on its own, so without BEGIN and COMMIT unless the request's idempotency claim needs a
     // transaction around it.
     const event = this.events.created(scope, invoice);
+    // A subscription's period with nothing to charge (a usage-only plan's month without usage, a free plan):
+    // nothing can pay it, so it is COMPLETED as it is issued (invoice.updated and invoice.completed follow
+    // invoice.created), as Stripe and Lago settle a zero invoice, and the period counts as paid.
+    const nothingDue = period !== null && invoice.price.isZero() && invoice.priceUsd.isZero();
     try {
       await this.tx.runAlone(async (m) => {
         await this.repo.insertInvoice(m, invoice, itemRecords, calculations, event);
         await this.events.written(m, event);
-      });
+        if (nothingDue) {
+          const before = this.events.view(invoice);
+          await this.repo.updateStatus(m, invoice, 'COMPLETED', null, now);
+          await this.events.changed(m, scope, before);
+        }
+      }, nothingDue);
     } catch (e) {
       // Two instances invoicing one period at once: the unique key kept the first; answer it.
       const existing =
