@@ -1,5 +1,5 @@
 import Decimal from 'decimal.js';
-import type { Amount } from '../../../shared/money/money';
+import { type Amount, Money } from '../../../shared/money/money';
 
 /**
  * What is still due through a provider: the invoice's price_usd less the USD value of the payments
@@ -15,5 +15,5 @@ export function stillDue(priceUsd: Amount, paidUsd: Amount, rateUsd: Amount, dec
 
 /** An amount in the provider's currency as whole smallest units (wei, token units); it has at most `decimals` digits. */
 export function toUnits(amount: Amount, decimals: number): bigint {
-  return BigInt(amount.mul(new Decimal(10).pow(decimals)).toFixed(0, Decimal.ROUND_UP));
+  return BigInt(amount.mul(new Money(10).pow(decimals)).toFixed(0, Decimal.ROUND_UP));
 }

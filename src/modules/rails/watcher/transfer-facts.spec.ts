@@ -14,6 +14,9 @@ describe('priceOf', () => {
     [123456789n, 8, '1.23456789'],
     [10n ** 30n, 18, '1000000000000'],
     [0n, 8, '0'],
+    // Every digit kept: an 18-decimal coin worth more than 100 has more than 20 significant digits.
+    [1234567890123456789012n, 18, '1234.567890123456789012'],
+    [10n ** 40n + 1n, 18, '10000000000000000000000.000000000000000001'],
   ])('%s units at %i decimals is %s', (units, decimals, price) => {
     expect(priceOf(units, decimals)).toBe(price);
   });

@@ -2,7 +2,7 @@
  * The watcher's arithmetic on transfers: their idempotency key, their price, their confirmations and
  * the block ranges a step reads. Pure: no Nest, no database, no node.
  */
-import Decimal from 'decimal.js';
+import { Money } from '../../../shared/money/money';
 
 /** The idempotency key of a transfer's payment: `<network>:<tx_hash>:<output>` (the adapter's output reference). */
 export function transferKey(network: string, transfer: { txHash: string; output: string | number }): string {
@@ -11,7 +11,7 @@ export function transferKey(network: string, transfer: { txHash: string; output:
 
 /** A transfer's amount in the currency, exact: its smallest units over 10^decimals, as a plain decimal string. */
 export function priceOf(units: bigint, decimals: number): string {
-  return new Decimal(units.toString()).div(new Decimal(10).pow(decimals)).toFixed();
+  return new Money(units.toString()).div(new Money(10).pow(decimals)).toFixed();
 }
 
 /** Confirmations of a transfer mined in `block` when the head is `head`: the block itself counts as one. */
