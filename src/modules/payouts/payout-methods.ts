@@ -13,7 +13,7 @@ import type { PayoutMethod } from './queries/list-payout-methods/list-payout-met
  *
  * Offered in live mode: the providers the live rails carry (CHAINS_FILE). In test mode (decisions §19,
  * "Test mode"): the providers the test rails carry, and every other provider enabled for the organization
- * whose network takes a payout address (card providers have none); without one the payout is fixed
+ * whose network takes a payout address (card providers have none) and has no test rail; without one the payout is fixed
  * as usual and the merchant finishes it with POST /test_helpers/refunds/{id}/payout.
  */
 @Injectable()
@@ -27,10 +27,13 @@ export class PayoutMethods {
       // The networks that take a payout address (their rail adapters' or address rules'; cards have none).
       const payoutNetworks = new Set(await this.queries.execute(new PayoutNetworksQuery()));
       const railOf = new Map(rails.map((r) => [r.providerId, r]));
+      const railNetworks = new Set(rails.map((r) => r.network));
       for (const { catalog, view } of await this.queries.execute(new GetProvidersQuery(scope))) {
         const rail = railOf.get(catalog.id) ?? null;
-        // A provider a test rail carries is offered as before; the others when the organization has them enabled.
-        if (!payoutNetworks.has(catalog.network.toLowerCase()) || (!rail && !view.enabled)) continue;
+        // A provider a test rail carries is offered as before; the others when the organization has them
+        // enabled, unless their network has a test rail that does not carry them (a token left out of its
+        // section, TRX without Tron's HTTP API): a report would be read on that node as another asset.
+        if (!payoutNetworks.has(catalog.network.toLowerCase()) || (!rail && (!view.enabled || railNetworks.has(catalog.network.toLowerCase())))) continue;
         all.push({ provider_id: catalog.id, name: catalog.name, network: catalog.network, currency: catalog.currency, decimals: catalog.decimals, rail });
       }
     } else {

@@ -115,3 +115,58 @@ describe('Tron without a tron section in CHAINS_FILE', () => {
     expectError(await org.live.post(`/invoices/${invoiceId}/payment_address`, { provider_id: 'prov_tron_usdt' }), 400, { field: 'provider_id' });
   });
 });
+
+describe('Tron without http_api_url: USDT only, on both sides (decisions §17, §19, §23)', () => {
+  let service: IsolatedService;
+  const payer = () => new Api(null, service.server.baseUrl);
+  beforeAll(async () => {
+    // No node answers; the test side also configures Ethereum without its USDT token.
+    const chainsFile = writeChainsFile({
+      live: { tron: { rpc_url: 'http://127.0.0.1:9/jsonrpc' } },
+      test: {
+        tron: { rpc_url: 'http://127.0.0.1:9/jsonrpc', chain_id: 3448148188, tokens: { usdt: TRON_USDT } },
+        ethereum: { rpc_url: 'http://127.0.0.1:9/', chain_id: 31337 },
+      },
+    });
+    service = await startIsolatedService({ CHAINS_FILE: chainsFile });
+  }, 120_000);
+  afterAll(async () => {
+    await service?.stop();
+  });
+
+  it('lists and gives an address for USDT but refuses TRX, whose transfers the watcher could not see', async () => {
+    const org = await service.createOrg();
+    const wallet = expectSuccess(await org.live.post('/wallets', { chain_family: 'tron', xpub: freshTron().publicExtendedKey }), 201);
+    const invoiceId = await createInvoice(org.live, '10');
+    const listed = expectSuccess<{ providers: Listed[] }>(await payer().get(`/providers/${invoiceId}`)).providers.map((p) => p.id);
+    expect(listed).toEqual(['prov_tron_usdt']);
+    expect(expectSuccess(await payer().post(`/invoices/${invoiceId}/payment_address`, { provider_id: 'prov_tron_usdt' })).address).toBe(wallet.first_address);
+    const trx = expectError(await payer().post(`/invoices/${invoiceId}/payment_address`, { provider_id: 'prov_tron_tron' }), 400, {
+      field: 'provider_id',
+      code: 'rail_not_configured',
+    });
+    expect(trx.validator.provider_id).toContain('tron');
+  });
+
+  it("offers a refund's payer no asset a test rail's network leaves out (TRX here, Ethereum's USDT), and the railless others as before", async () => {
+    const org = await service.createOrg();
+    const invoiceId = await createInvoice(org.test, '100');
+    expectSuccess(
+      await org.test.post('/test_helpers/payments', { invoice_id: invoiceId, provider_id: 'prov_card_usd', price: '100', status: 'COMPLETED' }),
+      201,
+    );
+    const refund = expectSuccess(await org.test.post(`/invoices/${invoiceId}/refunds`, { amount: '10' }), 201);
+    const token = new URL(refund.claim_url, 'http://x').pathname.split('/').pop();
+    const methods = (expectSuccess(await payer().get(`/refund_claims/${token}/state`)).methods as Array<{ provider_id: string }>).map((m) => m.provider_id);
+    expect(methods).toEqual(expect.arrayContaining(['prov_tron_usdt', 'prov_ethereum_ethereum', 'prov_bitcoin_bitcoin']));
+    expect(methods).not.toContain('prov_tron_tron');
+    expect(methods).not.toContain('prov_ethereum_usdt');
+    expectError(
+      await payer().post(`/refund_claims/${token}`, { provider_id: 'prov_ethereum_usdt', address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed' }),
+      400,
+      {
+        field: 'provider_id',
+      },
+    );
+  });
+});

@@ -61,7 +61,9 @@ export class AllocatePaymentAddressHandler implements ICommandHandler<AllocatePa
     }
     const network = networkOf(this.config.chains, scope.mode, route.network);
     const asset = route.asset === null ? null : network?.assets[route.asset];
-    if (!network || asset === undefined) {
+    // The section must carry the provider itself: Tron's coin (TRX) only with `http_api_url`, without which
+    // the watcher cannot tell a TRX transfer and would never record one sent to the address.
+    if (!network || asset === undefined || !network.providers.includes(network.providerOf(route.asset))) {
       throw new ValidationFailedError(
         {
           provider_id: `the ${route.network} rail${route.asset ? ` (token ${route.asset})` : ''} is not configured for ${scope.mode} mode on this service (CHAINS_FILE)`,

@@ -6,8 +6,8 @@ import { ChainNodes } from '../../watcher/chain-nodes';
 import { CheckPayoutQuery, ListPayoutRailsQuery, PayoutChainTipQuery, PayoutCheck, PayoutRail } from './payout-rails.query';
 
 /**
- * The payout rails of a mode, from CHAINS_FILE (read once at start): every configured network (each
- * family's follower reads payout transactions, `ChainFollower.transactionTransfers`), with the family
+ * The payout rails of a mode, from CHAINS_FILE (read once at start): every provider a configured network
+ * carries (each family's follower reads payout transactions, `ChainFollower.transactionTransfers`), with the family
  * its adapter registered. The chain id is the one the node's chain is numbered by (EVM, Tron), null where
  * the chain has a name instead (UTXO: main, test, regtest).
  */
@@ -21,7 +21,9 @@ export class ListPayoutRailsHandler implements IQueryHandler<ListPayoutRailsQuer
       if (n.mode !== mode) continue;
       const family = n.family;
       const chainId = /^\d+$/.test(n.chain) ? Number(n.chain) : null;
-      out.push({ providerId: n.providerOf(null), family, network: n.network, chainId, token: null });
+      // The coin only where the section takes it (Tron's TRX needs `http_api_url`): a payout the node's
+      // follower cannot see must not be offered, or every report of it would be judged short.
+      if (n.providers.includes(n.providerOf(null))) out.push({ providerId: n.providerOf(null), family, network: n.network, chainId, token: null });
       for (const [slug, contract] of Object.entries(n.assets)) {
         out.push({ providerId: n.providerOf(slug), family, network: n.network, chainId, token: contract });
       }
