@@ -1,4 +1,5 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { base58check } from '@scure/base';
 import { HDKey } from '@scure/bip32';
 import { Webhook } from 'standardwebhooks';
 import { LitecoinNode } from '../../chain/litecoin-node';
@@ -15,6 +16,7 @@ const LTC = 'prov_litecoin_litecoin';
 /** A fresh testnet account key (m/84'/1'/0') as vpub: P2WPKH addresses, rltc1... on regtest. */
 const freshVpub = () => HDKey.fromMasterSeed(randomBytes(32), { public: 0x045f1cf6, private: 0x045f18bc }).derive("m/84'/1'/0'").publicExtendedKey;
 const trimmed = (amount: string) => amount.replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
+const b58 = base58check((d) => new Uint8Array(createHash('sha256').update(d).digest()));
 /** Satoshis as the coin amount litecoind's sendtoaddress takes. */
 const coins = (sats: bigint) => new D(sats.toString()).div(1e8).toFixed(8);
 
@@ -139,6 +141,22 @@ describe('refunds paid out on Litecoin (litecoind regtest)', () => {
     expect(expectSuccess(await org.test.get(`/refunds/${refund.id}`)).status).toBe('AWAITING_PAYOUT');
 
     const tx = await node.send(payer, coins(sats));
+    await node.mine(1);
+    const sent = expectSuccess(await org.test.post(`/refunds/${refund.id}/sent`, { tx_hash: tx }));
+    expect([sent.status, sent.payout.confirmations]).toEqual(['SENT', 1]);
+  });
+
+  it("takes a payer's script-hash address in Litecoin's old form (2... on the test chains), which the node prints as Q...", async () => {
+    const { org, invoiceId } = await paidInLitecoin('0.5');
+    const refund = expectSuccess(await org.test.post(`/invoices/${invoiceId}/refunds`, { amount: '0.1', currency: 'LITECOIN' }), 201);
+    const printed = await node.rpc<string>('getnewaddress', ['', 'p2sh-segwit']);
+    expect(printed).toMatch(/^Q/);
+    // The same script hash under the script-hash version Litecoin shared with Bitcoin (0xc4 on the test chains).
+    const old = b58.encode(Uint8Array.from([0xc4, ...b58.decode(printed).subarray(1)]));
+    expect(old).toMatch(/^2/);
+    const claimed = expectSuccess(await claim(refund, { provider_id: LTC, address: old }));
+    expect(claimed.payout.address).toBe(old);
+    const tx = await node.send(printed, coins(units(trimmed(claimed.payout.amount), 8)));
     await node.mine(1);
     const sent = expectSuccess(await org.test.post(`/refunds/${refund.id}/sent`, { tx_hash: tx }));
     expect([sent.status, sent.payout.confirmations]).toEqual(['SENT', 1]);

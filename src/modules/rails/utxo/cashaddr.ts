@@ -1,8 +1,8 @@
 /**
  * CashAddr, the address format of Bitcoin Cash (the 2017 specification, "cashaddr.md" of the
  * Bitcoin Cash specification repository): `<prefix>:<base32 of version byte + hash><40-bit BCH checksum>`.
- * Only what the rail needs: encoding a 20-byte hash as a P2PKH or P2SH address. It is an encoding of a
- * hash the key library computed, no key arithmetic; tested with the specification's vectors.
+ * Only what the rail needs: encoding a 20-byte hash as a P2PKH or P2SH address, and reading one back. It
+ * is an encoding of a hash the key library computed, no key arithmetic; tested with the specification's vectors.
  */
 const CHARSET = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
 const GENERATORS = [0x98f2bc8e61n, 0x79b76d99e2n, 0xf33e5fb3c4n, 0xae2eabe2a8n, 0x1e4f43e470n];
@@ -65,4 +65,31 @@ export function cashaddrCheck(address: string, prefixes: readonly string[]): str
     if (polymod([...prefixBits, 0, ...data]) === 0n) return `${prefix}:${payload}`;
   }
   return false;
+}
+
+/**
+ * The script type and 20-byte hash a CashAddr stands for (its prefix optional, any one case), or null when
+ * the text is not shaped like one. Its checksum is not checked: this reads addresses already checked, or
+ * printed by the node, to compare them with others of the same script written another way.
+ */
+export function cashaddrPayload(address: string): { type: 'p2pkh' | 'p2sh'; hash: Uint8Array } | null {
+  const lower = address.trim().toLowerCase();
+  const payload = lower.includes(':') ? lower.slice(lower.indexOf(':') + 1) : lower;
+  if (!/^[qp][qpzry9x8gf2tvdw0s3jn54khce6mua7l]{41}$/.test(payload)) return null;
+  // 34 groups of 5 bits before the 8 of the checksum: the version byte, the hash, 2 bits of padding.
+  const bytes: number[] = [];
+  let acc = 0;
+  let bits = 0;
+  for (const ch of payload.slice(0, 34)) {
+    acc = (acc << 5) | CHARSET.indexOf(ch);
+    bits += 5;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes.push((acc >> bits) & 0xff);
+    }
+    acc &= (1 << bits) - 1;
+  }
+  const version = bytes[0];
+  if ((version & 0x07) !== 0 || version >> 3 > 1) return null;
+  return { type: version >> 3 === 0 ? 'p2pkh' : 'p2sh', hash: Uint8Array.from(bytes.slice(1, 21)) };
 }

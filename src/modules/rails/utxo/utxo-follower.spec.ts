@@ -1,4 +1,11 @@
+import { createHash } from 'node:crypto';
+import { base58check } from '@scure/base';
+import { cashaddrEncode } from './cashaddr';
 import { soleAddressOf, unitsOf, unitsPaidTo } from './utxo-follower';
+
+const b58 = base58check((d) => new Uint8Array(createHash('sha256').update(d).digest()));
+/** A base58check address of `version` for a 20-byte hash. */
+const base58Address = (version: number, hash: Uint8Array) => b58.encode(Uint8Array.from([version, ...hash]));
 
 describe('unitsOf', () => {
   it.each([
@@ -52,6 +59,19 @@ describe('unitsPaidTo', () => {
     expect(unitsPaidTo([out('0.1', payer)], payer.toUpperCase())).toBe(10_000_000n);
     const cash = 'bitcoincash:qpm2qsznhks23z7629mms6s4cwef74vcwvy22gdx6a';
     expect(unitsPaidTo([out('0.2', cash)], cash.slice('bitcoincash:'.length))).toBe(20_000_000n);
+  });
+
+  it("matches a payer's address written in a form the node does not print: Litecoin's old 3... and Bitcoin Cash's legacy 1...", () => {
+    const hash = createHash('sha256').update('a script').digest().subarray(0, 20);
+    // Litecoin Core prints a script hash as M... (0x32); payers' wallets may still give it as 3... (0x05).
+    expect(unitsPaidTo([out('0.4', base58Address(0x32, hash))], base58Address(0x05, hash))).toBe(40_000_000n);
+    expect(unitsPaidTo([out('0.4', base58Address(0x3a, hash))], base58Address(0xc4, hash))).toBe(40_000_000n);
+    // Bitcoin Cash Node prints cashaddr; a legacy key-hash or script-hash address is the same script.
+    expect(unitsPaidTo([out('0.5', cashaddrEncode('bitcoincash', 'p2pkh', hash))], base58Address(0x00, hash))).toBe(50_000_000n);
+    expect(unitsPaidTo([out('0.5', cashaddrEncode('bchreg', 'p2sh', hash))], base58Address(0xc4, hash))).toBe(50_000_000n);
+    // The same hash as another kind of script is another address.
+    expect(unitsPaidTo([out('0.5', cashaddrEncode('bitcoincash', 'p2sh', hash))], base58Address(0x00, hash))).toBe(0n);
+    expect(unitsPaidTo([out('0.4', base58Address(0x30, hash))], base58Address(0x05, hash))).toBe(0n);
   });
 
   it('keeps the case of a base58 address: another case is another address', () => {

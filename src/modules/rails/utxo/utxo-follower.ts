@@ -1,3 +1,4 @@
+import { utxoAddressKey } from './utxo-address-key';
 import type { BlockRef, ChainFollower, IncomingTransfer, PayoutTransaction, PayoutTransfer, ScannedRange, WatchedAddresses } from '../domain/payment-rail';
 
 /** A JSON-RPC error answered by the node (code and message as Bitcoin Core writes them). */
@@ -61,20 +62,6 @@ export function unitsOf(value: string): bigint {
   return BigInt(match[1]) * 100_000_000n + BigInt((match[2] ?? '').padEnd(8, '0'));
 }
 
-/**
- * The same address whatever case it was written in where case carries no meaning: a segwit address
- * (bech32, one case) and a cashaddr (its prefix optional) compare in lower case; base58 is kept as is.
- */
-function addressKey(address: string): string {
-  const lower = address.trim().toLowerCase();
-  if (lower.includes(':')) return lower.slice(lower.indexOf(':') + 1);
-  if (address.trim() === lower || address.trim() === address.trim().toUpperCase()) {
-    if (/^[a-z]{1,83}1[qpzry9x8gf2tvdw0s3jn54khce6mua7l]{6,}$/.test(lower)) return lower;
-    if (/^[qp][qpzry9x8gf2tvdw0s3jn54khce6mua7l]{41}$/.test(lower)) return lower;
-  }
-  return address.trim();
-}
-
 /** Script types that pay exactly one address (what `address` means on the nodes that print only that). */
 const SINGLE_ADDRESS_TYPES = new Set(['pubkeyhash', 'scripthash', 'witness_v0_keyhash', 'witness_v0_scripthash', 'witness_v1_taproot', 'witness_unknown']);
 
@@ -99,11 +86,11 @@ export function soleAddressOf(script: RpcScript): string | null {
  * multisig: `soleAddressOf`) count for nothing.
  */
 export function unitsPaidTo(vout: ReadonlyArray<{ value: string; scriptPubKey: RpcScript }>, to: string): bigint {
-  const target = addressKey(to);
+  const target = utxoAddressKey(to);
   let units = 0n;
   for (const o of vout) {
     const address = soleAddressOf(o.scriptPubKey);
-    if (address && addressKey(address) === target) units += unitsOf(o.value);
+    if (address && utxoAddressKey(address) === target) units += unitsOf(o.value);
   }
   return units;
 }
