@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import type { EntityManager } from 'typeorm';
 import { AppConfig } from '../../shared/config/app-config';
 import { someOrganizationFull } from '../../shared/db/fair-batch';
 import { TransactionRunner } from '../../shared/db/transaction-runner';
@@ -8,12 +7,11 @@ import { BackgroundWork } from '../../shared/lifecycle/background-work';
 import { Clock, ClockScope } from '../../shared/time/clock';
 import { PeriodicTask } from '../../shared/time/periodic-task';
 import { GetInvoiceStatusesQuery } from '../invoices';
-import { CatalogPass, PeriodInvoicer, scopeOfRecord, termsOf } from './billing/period-invoicer';
-import { dueAction, dunningState, scheduleAfterInvoice } from './domain/billing';
-import { periodAt } from './domain/periods';
+import { DuePeriods } from './billing/due-periods';
+import { CatalogPass, PeriodInvoicer, scopeOfRecord } from './billing/period-invoicer';
+import { dunningState } from './domain/billing';
 import { subscriptionView } from './dto/subscription.view';
 import { SubscriptionEvents } from './commands/subscription-events';
-import type { SubscriptionRecord } from './persistence/subscription.record';
 import { OpenPeriodInvoice, SubscriptionsRepository, UnissuedPeriod } from './persistence/subscriptions.repository';
 import { SubscriptionsConfig } from './subscriptions.config';
 
@@ -57,6 +55,7 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnModuleDe
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(SubscriptionsRepository) private readonly repo: SubscriptionsRepository,
     @Inject(PeriodInvoicer) private readonly invoicer: PeriodInvoicer,
+    @Inject(DuePeriods) private readonly due: DuePeriods,
     @Inject(SubscriptionEvents) private readonly events: SubscriptionEvents,
     @Inject(QueryBus) private readonly queries: QueryBus,
     @Inject(Clock) private readonly clock: Clock,
@@ -100,7 +99,7 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnModuleDe
         for (const subscription of due) {
           await m.query('SAVEPOINT subscription_due');
           try {
-            await this.advance(m, subscription);
+            await this.due.advance(m, subscription);
             await m.query('RELEASE SAVEPOINT subscription_due');
             worked++;
           } catch (e) {
@@ -118,54 +117,6 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnModuleDe
       // Another batch while this one was full, or an organization's share of it was.
       if (!more) return worked;
     }
-  }
-
-  /**
-   * The due step of one locked subscription: the period due recorded (its invoice is issued by
-   * issuePending) and the subscription moved on, and/or its end when canceled at period end.
-   */
-  private async advance(m: EntityManager, s: SubscriptionRecord): Promise<void> {
-    const scope = scopeOfRecord(s);
-    const before = subscriptionView(s);
-    const terms = termsOf(s);
-    const action = dueAction(s.paymentType, s.cancelAtPeriodEnd);
-    const endsAt = s.nextInvoiceAt!;
-    if (action !== 'end') {
-      const index = s.nextInvoiceIndex;
-      const period = periodAt(terms, s.startsAt, index);
-      await this.repo.recordPeriodInvoice(m, {
-        subscriptionId: s.id,
-        periodStart: period.start,
-        periodEnd: period.end,
-        periodIndex: index,
-        organizationId: s.organizationId,
-        mode: s.mode,
-        invoiceId: null,
-        outcome: null,
-        createdAt: this.clock.now(),
-        attempts: 0,
-        lastError: null,
-        retryAt: this.clock.now(),
-      });
-      const next = scheduleAfterInvoice(terms, s.startsAt, index);
-      if (action === 'invoice') {
-        const current = periodAt(terms, s.startsAt, next.currentIndex);
-        s.currentPeriodIndex = next.currentIndex;
-        s.currentPeriodStart = current.start;
-        s.currentPeriodEnd = current.end;
-      }
-      s.nextInvoiceIndex = next.nextInvoiceIndex;
-      s.nextInvoiceAt = next.nextInvoiceAt;
-      this.logger.log({ event: 'subscription_period_due', subscription_id: s.id, period_index: index });
-    }
-    if (action !== 'invoice') {
-      s.status = 'CANCELED';
-      s.canceledAt = action === 'end' ? endsAt : s.currentPeriodEnd;
-      s.nextInvoiceAt = null;
-    }
-    s.updatedAt = await this.clock.nowFor(scope, m);
-    await this.repo.save(m, s);
-    await this.events.changed(m, scope, before, s);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { UsageEventsRetention } from './usage-events-retention';
 import { Inject, Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { DuePeriods } from './billing/due-periods';
 import { PeriodInvoicer } from './billing/period-invoicer';
 import { CancelSubscriptionHandler } from './commands/cancel-subscription/cancel-subscription.handler';
 import { CreateSubscriptionHandler } from './commands/create-subscription/create-subscription.handler';
@@ -36,6 +37,7 @@ import { OtherModeIds } from '../../shared/ids/other-mode-ids';
     SubscriptionCatalog,
     SubscriptionEvents,
     PeriodInvoicer,
+    DuePeriods,
     SubscriptionScheduler,
     PeriodInvoiceOutcomeHandler,
     CreateSubscriptionHandler,

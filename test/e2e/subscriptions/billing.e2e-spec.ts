@@ -282,6 +282,31 @@ describe('subscriptions billed on the test clock', () => {
     expect(await readInvoice(api, invoice1.id)).toMatchObject({ status: 'COMPLETED' });
   }, 120_000);
 
+  it('bills a period that ended before a cancel now, even when the scheduler had not reached it yet', async () => {
+    const org = await service.createOrg('Cancel after the period');
+    const api = org.test;
+    const { productId, schemaId } = await recurringProduct(
+      api,
+      { payment_type: 'ARREARS', renew_type: 'ANNIVERSARY', billing_type: 'FULL', base_price: 10 },
+      API_CALL_TIERS,
+    );
+    const sub = expectSuccess(
+      await api.post('/subscriptions', { product_id: productId, billing_schema_id: schemaId, customer_email: 'team@example.com' }),
+      201,
+    );
+    expectSuccess(await api.post('/usage_events', { id: 'c-1', subscription_id: sub.id, metric_key: 'api_calls', value: 300 }), 201);
+    // The period is served; no scheduler pass runs before the merchant cancels.
+    await moveClockTo(api, new Date(`${sub.current_period_end.replace(' ', 'T')}Z`));
+    const canceled = expectSuccess(await api.post(`/subscriptions/${sub.id}/cancel`, {}));
+    expect(canceled).toMatchObject({ status: 'CANCELED', next_invoice_at: null });
+    // The served period is billed all the same: its base and its 300 calls (200 at 0.01).
+    const invoice = await nextInvoice(api, sub.id, null, schedulerPass(api));
+    expect(invoice).toMatchObject({ subscription_id: sub.id, period_start: sub.current_period_start, period_end: sub.current_period_end, price: r30(12) });
+    // Nothing after it: the next pass bills no further period.
+    await schedulerPass(api)();
+    expect((await readSubscription(api, sub.id)).latest_invoice_id).toBe(invoice.id);
+  }, 120_000);
+
   it('catches up several periods in one clock move, and ADVANCE canceled at period end bills no further period', async () => {
     const org = await service.createOrg('Catch up');
     const api = org.test;

@@ -3,6 +3,7 @@ import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { InvalidStateTransitionError, NotFoundError } from '../../../../shared/errors/domain-error';
 import { Clock } from '../../../../shared/time/clock';
+import { DuePeriods } from '../../billing/due-periods';
 import { subscriptionView, SubscriptionView } from '../../dto/subscription.view';
 import { SubscriptionsRepository } from '../../persistence/subscriptions.repository';
 import { SubscriptionEvents } from '../subscription-events';
@@ -15,6 +16,7 @@ export class CancelSubscriptionHandler implements ICommandHandler<CancelSubscrip
     @Inject(SubscriptionsRepository) private readonly repo: SubscriptionsRepository,
     @Inject(SubscriptionEvents) private readonly events: SubscriptionEvents,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(DuePeriods) private readonly due: DuePeriods,
   ) {}
 
   async execute({ scope, subscriptionId, atPeriodEnd }: CancelSubscriptionCommand): Promise<SubscriptionView> {
@@ -23,6 +25,14 @@ export class CancelSubscriptionHandler implements ICommandHandler<CancelSubscrip
       const record = await this.repo.find(m, scope, subscriptionId, true);
       if (!record) throw new NotFoundError('subscription');
       if (record.status === 'CANCELED') throw new InvalidStateTransitionError('subscription', 'CANCELED', 'CANCELED', []);
+      if (!atPeriodEnd) {
+        // Periods already due that the scheduler has not reached (its next tick, or a backlog on the 1st of the
+        // month) are recorded first, as it would have: a period over before the cancel is billed whoever is first.
+        while (record.nextInvoiceAt !== null && record.nextInvoiceAt.getTime() <= now.getTime()) {
+          // Canceled at a period end already past: ended before this request, as the scheduler will record.
+          if (await this.due.advance(m, record)) throw new InvalidStateTransitionError('subscription', 'CANCELED', 'CANCELED', []);
+        }
+      }
       const before = subscriptionView(record);
       if (atPeriodEnd) {
         // Asking twice changes nothing (and records no event).
