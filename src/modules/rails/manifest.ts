@@ -69,6 +69,18 @@ export const manifest = {
       },
     },
     {
+      name: 'CHAIN_COUNT_BUDGET_MS',
+      section: 'Live payments on EVM chains (docs/rails.md)',
+      default: '1000',
+      description:
+        "How long, in ms, one watcher step counts pending payments' confirmations before it reads new blocks again (at least one fair batch a step; the rest on the next steps).",
+      readme: {
+        default: '`1000`',
+        meaning:
+          "How long one watcher step counts pending payments' confirmations before reading new blocks again, 0 to 60000 (at least one fair batch of `WORKER_ORG_BATCH` per organization a step): one organization's many pending transfers never hold back the scan of new blocks (docs/rails.md).",
+      },
+    },
+    {
       name: 'CHAIN_ID_CHECK_SECONDS',
       section: 'Live payments on EVM chains (docs/rails.md)',
       default: '300',

@@ -21,6 +21,8 @@ export class RailsConfig {
     readonly chainIdCheckMs = 300_000,
     /** ALLOW_NO_LIVE_RAILS=true: start in production even though no live network is configured (live mode then takes no payment). */
     readonly allowNoLiveRails = false,
+    /** CHAIN_COUNT_BUDGET_MS: how long one watcher step counts pending payments' confirmations before it reads new blocks again. */
+    readonly countBudgetMs = 1000,
   ) {}
 
   /** The live networks CHAINS_FILE names (none without the file). */
@@ -57,6 +59,7 @@ interface WatcherSettings {
   enabled: boolean;
   lockRetryMs: number;
   chainIdCheckMs: number;
+  countBudgetMs: number;
   allowNoLiveRails: boolean;
 }
 
@@ -82,6 +85,7 @@ function watcherSettings(env: NodeJS.ProcessEnv): WatcherSettings {
     enabled: enabledText !== 'false' && enabledText !== '0',
     lockRetryMs: wholeNumber('CHAIN_LOCK_RETRY_MS', env.CHAIN_LOCK_RETRY_MS, 2000, 100, 60_000, 'milliseconds'),
     chainIdCheckMs: wholeNumber('CHAIN_ID_CHECK_SECONDS', env.CHAIN_ID_CHECK_SECONDS, 300, 1, 86_400, 'seconds') * 1000,
+    countBudgetMs: wholeNumber('CHAIN_COUNT_BUDGET_MS', env.CHAIN_COUNT_BUDGET_MS, 1000, 0, 60_000, 'milliseconds'),
   };
 }
 
@@ -89,7 +93,7 @@ function watcherSettings(env: NodeJS.ProcessEnv): WatcherSettings {
 export function loadRailsConfig(env: NodeJS.ProcessEnv, adapters: readonly RailAdapter[]): RailsConfig {
   const watcher = watcherSettings(env);
   const file = env.CHAINS_FILE?.trim();
-  if (!file) return new RailsConfig(null, null, watcher.enabled, watcher.lockRetryMs, watcher.chainIdCheckMs, watcher.allowNoLiveRails);
+  if (!file) return new RailsConfig(null, null, watcher.enabled, watcher.lockRetryMs, watcher.chainIdCheckMs, watcher.allowNoLiveRails, watcher.countBudgetMs);
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
@@ -98,7 +102,15 @@ export function loadRailsConfig(env: NodeJS.ProcessEnv, adapters: readonly RailA
     throw new ConfigError(`Invalid configuration:\n  CHAINS_FILE=${JSON.stringify(file)}: ${reason}`);
   }
   try {
-    return new RailsConfig(parseChainsConfig(raw, adapters, env), file, watcher.enabled, watcher.lockRetryMs, watcher.chainIdCheckMs, watcher.allowNoLiveRails);
+    return new RailsConfig(
+      parseChainsConfig(raw, adapters, env),
+      file,
+      watcher.enabled,
+      watcher.lockRetryMs,
+      watcher.chainIdCheckMs,
+      watcher.allowNoLiveRails,
+      watcher.countBudgetMs,
+    );
   } catch (e) {
     if (!(e instanceof ChainsConfigError)) throw e;
     const lines = e.message.split('\n').map((line) => `  CHAINS_FILE ${line}`);

@@ -111,6 +111,7 @@ export class ChainWatchers implements OnModuleDestroy, OnApplicationBootstrap {
         clock: this.clock,
         lockRetryMs: this.config.lockRetryMs,
         orgBatch: this.app.WORKER_ORG_BATCH,
+        countBudgetMs: this.config.countBudgetMs,
         rewatchMs: this.invoices.INVOICE_MONITORING_MINUTES * 60_000,
         metrics: { head: this.head, lag: this.lag, rpcErrors: this.rpcErrors, scanSeconds: this.scanSeconds },
       });

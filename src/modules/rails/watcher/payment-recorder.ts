@@ -281,10 +281,17 @@ export class PaymentRecorder {
    * Reports the confirmations of transfers still below their requirement, in fair batches: at most
    * `orgBatch` transfers of one organization per batch, organizations interleaved, each organization's
    * least recently counted first. A counted transfer (its report taken or refused) is no longer due
-   * until the next block, so the batches go on until no organization filled its share.
+   * until the next block, so the batches go on until no organization filled its share, or until the
+   * step's budget (`countBudgetMs`, at least one batch) is spent: what is left is counted on the next
+   * steps, least recently counted first, and the watcher reads new blocks meanwhile. So one organization's
+   * thousands of pending transfers (dust sent to its addresses) delay only their own counts, never the
+   * scan that finds every organization's new payments, nor the others' counts (each batch takes theirs).
+   * True when every transfer due was counted; false when the budget ran out first (the watcher steps
+   * again at once, without its pause).
    */
-  async countConfirmations(head: bigint, final: bigint | null): Promise<void> {
+  async countConfirmations(head: bigint, final: bigint | null): Promise<boolean> {
     const { mode, network } = this.ctx.config;
+    const deadline = performance.now() + this.ctx.deps.countBudgetMs;
     for (;;) {
       const rows = await this.ctx.deps.state.counting(this.ctx.deps.manager, mode, network, head, this.ctx.deps.orgBatch, final);
       let counted = 0;
@@ -297,7 +304,8 @@ export class PaymentRecorder {
         await this.ctx.deps.run((tx) => this.ctx.deps.state.setConfirmations(tx, mode, network, row.idempotency_key, confirmations, this.ctx.deps.clock.now()));
         counted++;
       }
-      if (!counted || !someOrganizationFull(rows, this.ctx.deps.orgBatch)) return;
+      if (!counted || !someOrganizationFull(rows, this.ctx.deps.orgBatch)) return true;
+      if (performance.now() >= deadline) return false;
     }
   }
 

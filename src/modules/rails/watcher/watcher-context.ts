@@ -28,6 +28,8 @@ export interface WatcherDeps {
   lockRetryMs: number;
   /** Transfers of one organization each batch of the confirmation count takes (WORKER_ORG_BATCH). */
   orgBatch: number;
+  /** How long, in ms, one step counts confirmations (CHAIN_COUNT_BUDGET_MS); at least one batch each step. */
+  countBudgetMs: number;
   /** How long an invoice's addresses stay watched after a reorg cancelled a payment to them (the monitoring window). */
   rewatchMs: number;
   metrics: {
