@@ -4,6 +4,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { PublicForm } from '../../shared/auth/auth.decorators';
 import { DomainError, ValidationFailedError } from '../../shared/errors/domain-error';
+import { assertNoReservedKeys, assertStorableText, jsonDepthExceeds, MAX_JSON_DEPTH } from '../../shared/http/json-safety';
 import { validationOptions } from '../../shared/http/validation';
 import { GetProductQuery, ListProductsQuery, ProductRequestDto, ReplaceProductCommand, type ProductView } from '../products';
 import { ConsoleFormPost, ConsoleGate, Form, formText, SignedMember } from './console-gate';
@@ -94,6 +95,10 @@ export class ConsoleCatalogController {
       } catch {
         throw new ValidationFailedError({ body: t.bad_json });
       }
+      // As the API checks a JSON body before its validation: nesting, text the database cannot store, reserved keys.
+      if (jsonDepthExceeds(text)) throw new ValidationFailedError({ body: `must not nest deeper than ${MAX_JSON_DEPTH} levels` });
+      assertStorableText(json);
+      assertNoReservedKeys(json);
       const input = (await this.validation.transform(json, { type: 'body', metatype: ProductRequestDto })) as ProductRequestDto;
       const created = await this.commands.execute(new ReplaceProductCommand(g.scope, id, input));
       await this.gate.audit(g, req, 'product.new_version', created.id);

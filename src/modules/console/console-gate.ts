@@ -34,11 +34,23 @@ export function formText(value: unknown): string {
 export const SESSION_COOKIE = 'console_session';
 const LANG_COOKIE = 'console_lang';
 
+/**
+ * The request's cookies. A value that is not valid percent-encoding (another application's cookie on the
+ * same host with a stray `%`) is kept as it was sent: it must never make every console page fail.
+ */
 export function cookies(req: Request): Record<string, string> {
   const out: Record<string, string> = {};
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const i = part.indexOf('=');
-    if (i > 0) out[part.slice(0, i).trim()] = decodeURIComponent(part.slice(i + 1).trim());
+    if (i <= 0) continue;
+    const raw = part.slice(i + 1).trim();
+    let value = raw;
+    try {
+      value = decodeURIComponent(raw);
+    } catch {
+      // Kept as sent.
+    }
+    out[part.slice(0, i).trim()] = value;
   }
   return out;
 }

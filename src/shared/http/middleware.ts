@@ -84,6 +84,9 @@ export class JsonBodyReader {
         throw new BadRequestError('The form could not be read', 'malformed_body');
       });
       req.body ??= {};
+      // The page reads its fields itself (no validation pipe runs): text the database cannot store is refused here.
+      assertStorableText(req.body);
+      assertStorableText(req.query);
       return;
     }
     const declared = Number(req.headers['content-length']);
@@ -127,6 +130,18 @@ export class JsonBodyReader {
         throw new BadRequestError(`Unsupported Content-Type "${type}": send application/json`, 'unsupported_content_type');
       }
       req.body = {};
+    }
+    if (forms) {
+      // A page's form route reads flat fields from an object: a multipart body (never read here) or JSON that is
+      // not an object (null, an array) is refused, and its query is checked as a form's fields are.
+      if (req.body === undefined && req.is('multipart/form-data')) {
+        throw new BadRequestError('Send the form as application/x-www-form-urlencoded (or a JSON object)', 'unsupported_content_type');
+      }
+      if (req.body === undefined) req.body = {}; // a page read (GET) has none
+      if (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body) || req.body instanceof JsonNumberText) {
+        throw new BadRequestError('The body must be a form or a JSON object', 'malformed_body');
+      }
+      assertStorableText(req.query);
     }
   }
 }

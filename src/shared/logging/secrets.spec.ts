@@ -76,6 +76,9 @@ describe('loggableText', () => {
     ['/refund_claims/short', '/refund_claims/[redacted]'],
     ['/refund_claims/assets/claim.js?v=3', '/refund_claims/assets/claim.js?v=3'],
     [`No route for GET /refund_claims/${CLAIM}/extra`, 'No route for GET /refund_claims/[redacted]/extra'],
+    // A one-time console link, also one whose token has no digit (nothing else would call it secret-looking).
+    ['/console/link/AbcdefghijKlmnopqrstUvwxyzAbcdefghijKlmnopq', '/console/link/[redacted]'],
+    ['POST /console/link/abcdefghijklmnopqrstuvwxyzabcdefghijklmnopq?x=1', 'POST /console/link/[redacted]?x=1'],
     [`/invoices/create?key=${HEX}`, '/invoices/create?key=[redacted]'],
     ['/invoices/invoice_01a22497-ed98-726f-bdba-9ae2a3393e71', '/invoices/invoice_01a22497-ed98-726f-bdba-9ae2a3393e71'],
     ['Invalid request: customer_emial is not a known field', 'Invalid request: customer_emial is not a known field'],

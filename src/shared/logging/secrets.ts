@@ -79,13 +79,14 @@ export function safeFieldErrors(fields: Record<string, string>): Record<string, 
 
 /**
  * Paths whose segment is a bearer capability: the refund claim token (`/refund_claims/<token>`; the
- * page's assets under `/refund_claims/assets/` are not tokens).
+ * page's assets under `/refund_claims/assets/` are not tokens) and the console's one-time link
+ * (`/console/link/<token>`, which sets a member's password), whatever characters the token happens to have.
  */
-const BEARER_PATH = /(\/refund_claims\/)(?!assets\/)[^/?#\s"']+/g;
+const BEARER_PATH = /(\/refund_claims\/(?!assets\/)|\/console\/link\/)[^/?#\s"']+/g;
 
 /**
- * Text safe to write to the log: a URL or an error message with the claim token of a
- * `/refund_claims/...` path, and any other secret-looking run, replaced by `[redacted]`.
+ * Text safe to write to the log: a URL or an error message with the token of a `/refund_claims/...`
+ * or `/console/link/...` path, and any other secret-looking run, replaced by `[redacted]`.
  */
 export function loggableText(text: string): string {
   const paths = text.replace(BEARER_PATH, `$1${REDACTED}`);

@@ -58,6 +58,17 @@ describe('management console: products and billing schemas', () => {
     expect(audit.action).toBe('product.new_version');
   });
 
+  it("checks the new version's JSON as the API checks a body: the NUL character and reserved keys are a 400 on the page, nothing written", async () => {
+    const { productId } = await recurringProduct(test, { payment_type: 'ARREARS', renew_type: 'CALENDAR', billing_type: 'FULL', base_price: 10 });
+    const page = await org.owner.get(`/console/test/products/${productId}`);
+    const body = formBody(page.text);
+    for (const text of [JSON.stringify({ ...body, name: 'a\u0000b' }), JSON.stringify(body).replace('{', '{"__proto__":{"x":1},')]) {
+      const saved = await org.owner.submit(`/console/test/products/${productId}`, `/console/test/products/${productId}/versions`, { body: text });
+      expect(saved.status).toBe(400);
+    }
+    expect(expectSuccess(await test.get(`/products/${productId}`)).is_active).toBe(1);
+  });
+
   it('refuses a body that is not JSON or not a product, naming the field, and changes nothing', async () => {
     const { productId } = await recurringProduct(test, { payment_type: 'ADVANCE', renew_type: 'CALENDAR', billing_type: 'FULL' });
     const notJson = await org.owner.submit(`/console/test/products/${productId}`, `/console/test/products/${productId}/versions`, { body: '{ nope' });

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { Api, testDatabaseUrl } from '../../support/api';
+import { Api, baseUrl, testDatabaseUrl } from '../../support/api';
 import { expectSuccess } from '../../support/envelope';
 import { addMember, ConsoleClient, consoleOrg, PASSWORD, sql } from '../../support/console-client';
 import { runCli, sharedCliEnv } from '../../support/server';
@@ -209,6 +209,56 @@ describe('management console: owners who can sign in', () => {
   });
 });
 
+describe('management console: odd input is a 4xx, never a 500', () => {
+  it('reads a stray % in another cookie of the host as sent, and still signs in', async () => {
+    const browser = new ConsoleClient();
+    browser.jar.set('other_app', 'half%');
+    const form = await browser.get('/console/sign-in');
+    expect(form.status).toBe(200);
+    const org = await consoleOrg();
+    const signed = await browser.post('/console/sign-in', { _csrf: ConsoleClient.csrfOf(form.text), email: org.ownerEmail, password: PASSWORD });
+    expect(signed.status).toBe(303);
+  });
+
+  it('refuses the NUL character in a form field or a page query, naming the field, before anything reaches the database', async () => {
+    const browser = new ConsoleClient();
+    const form = await browser.get('/console/sign-in');
+    const nul = await browser.post('/console/sign-in', { _csrf: ConsoleClient.csrfOf(form.text), email: 'a\u0000@example.com', password: 'x' });
+    expect(nul.status).toBe(400);
+    expect(JSON.parse(nul.text)).toMatchObject({ code: 'validation_failed', validator: { email: expect.stringContaining('NUL') } });
+    const org = await consoleOrg();
+    const query = await org.owner.get('/console/test/invoices?customer_email=%00');
+    expect(query.status).toBe(400);
+    expect(JSON.parse(query.text).validator).toHaveProperty('customer_email');
+    expect((await org.owner.get('/console/test/invoices?customer_email=a%40example.com')).status).toBe(200);
+  });
+
+  it('refuses a multipart body and JSON that is not an object on a form route, creating nothing', async () => {
+    const org = await consoleOrg();
+    const page = await org.owner.get('/console/test/api-keys');
+    const csrf = ConsoleClient.csrfOf(page.text);
+    const keys = async () => (await sql(`SELECT 1 FROM api_keys WHERE organization_id = $1`, [org.organizationId])).length;
+    const before = await keys();
+    const cookie = [...org.owner.jar].map(([k, v]) => `${k}=${v}`).join('; ');
+    const send = (contentType: string, body: string) =>
+      fetch(`${baseUrl()}/console/test/api-keys`, {
+        method: 'POST',
+        headers: { cookie, 'x-csrf-token': csrf, 'content-type': contentType },
+        body,
+        redirect: 'manual',
+      });
+    const multipart = await send('multipart/form-data; boundary=b', '--b\r\nContent-Disposition: form-data; name="access"\r\n\r\nfull\r\n--b--\r\n');
+    expect(multipart.status).toBe(400);
+    expect(((await multipart.json()) as { code: string }).code).toBe('unsupported_content_type');
+    for (const json of ['null', '[]', '7']) {
+      const res = await send('application/json', json);
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { code: string }).code).toBe('malformed_body');
+    }
+    expect(await keys()).toBe(before);
+  });
+});
+
 describe('management console: invitations refused with a message', () => {
   it('refuses an email longer than 254 characters naming the field, and two invitations of one email at once make one member', async () => {
     const org = await consoleOrg();
@@ -321,7 +371,8 @@ describe('management console: the role table on the server', () => {
     // The owner renews it: a new link, which signs the invited owner in.
     const renewed = await org.owner.submit('/console/test/members', '/console/test/members', { email, role: 'owner' });
     expect(renewed.status).toBe(201);
-    expect(await links()).toBe(2);
+    // It replaces the first: one live link a member.
+    expect(await links()).toBe(1);
     const invitee = new ConsoleClient();
     expect((await invitee.setPassword(/id="one-time-link">([^<]+)</.exec(renewed.text)![1], PASSWORD)).status).toBe(200);
     expect(await roleOf()).toBe('owner');
@@ -332,6 +383,39 @@ describe('management console: the role table on the server', () => {
     expect((await admin.submit('/console/test/members', '/console/test/members', { email: devEmail, role: 'admin' })).status).toBe(201);
     const [dev] = await sql<{ role: string }>(`SELECT role FROM console_members WHERE organization_id = $1 AND email = $2`, [org.organizationId, devEmail]);
     expect(dev.role).toBe('admin');
+  });
+
+  it('withdraws an unused link when the member gets another, changes role, or uses one: an old link never signs in with a new role', async () => {
+    const org = await consoleOrg();
+    const admin = (await addMember(org.owner, 'admin')).client;
+    const linkOf = (page: { text: string }) => /id="one-time-link">([^<]+)</.exec(page.text)![1];
+    /** What opening the link answers: 200 with its form while it is live, 404 once withdrawn. */
+    const opened = async (link: string) => (await new ConsoleClient().get(new URL(link, 'http://x').pathname)).status;
+    const memberId = async (email: string) =>
+      (await sql<{ id: string }>(`SELECT id FROM console_members WHERE organization_id = $1 AND email = $2`, [org.organizationId, email]))[0].id;
+
+    // An admin invites a developer; the owner then renews the invitation as an owner's. The admin's link is void.
+    const bob = `bob-${Date.now()}@example.com`;
+    const adminsLink = linkOf(await admin.submit('/console/test/members', '/console/test/members', { email: bob, role: 'developer' }));
+    const ownersLink = linkOf(await org.owner.submit('/console/test/members', '/console/test/members', { email: bob, role: 'owner' }));
+    expect(await opened(adminsLink)).toBe(404);
+    expect(
+      (await sql<{ password_hash: string | null }>(`SELECT password_hash FROM console_members WHERE id = $1`, [await memberId(bob)]))[0].password_hash,
+    ).toBeNull();
+    expect((await new ConsoleClient().setPassword(ownersLink, PASSWORD)).status).toBe(200);
+
+    // An admin invites a developer, whom the owner makes an owner before they accept: the admin's link is void.
+    const carol = `carol-${Date.now()}@example.com`;
+    const carolsLink = linkOf(await admin.submit('/console/test/members', '/console/test/members', { email: carol, role: 'developer' }));
+    expect((await org.owner.submit('/console/test/members', `/console/test/members/${await memberId(carol)}/role`, { role: 'owner' })).status).toBe(200);
+    expect(await opened(carolsLink)).toBe(404);
+
+    // Two password resets of one member: using the second voids the first (it would otherwise reset the password again).
+    const dev = await addMember(org.owner, 'developer');
+    const first = linkOf(await admin.submit('/console/test/members', `/console/test/members/${dev.id}/reset`));
+    const second = linkOf(await admin.submit('/console/test/members', `/console/test/members/${dev.id}/reset`));
+    expect((await new ConsoleClient().setPassword(second, `${PASSWORD}-2`)).status).toBe(200);
+    expect(await opened(first)).toBe(404);
   });
 
   it('support: no keys, no members', async () => {

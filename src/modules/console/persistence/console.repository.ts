@@ -103,6 +103,8 @@ export class ConsoleRepository {
         ),
       ) as MemberRow[];
       if (!rows[0]) return null;
+      // One live link a member: the one issued for the role as it was is withdrawn (an admin's invitation renewed by an owner as an owner's).
+      await m.query(`DELETE FROM console_links WHERE member_id = $1 AND used_at IS NULL`, [memberId]);
       await m.query(`INSERT INTO console_links (token_hash, member_id, kind, expires_at) VALUES ($1, $2, 'invite', $3)`, [
         link.tokenHash,
         memberId,
@@ -135,7 +137,12 @@ export class ConsoleRepository {
               memberId,
               role,
             ]);
-      if (rowsOf(rows).length === 1) return 'changed';
+      if (rowsOf(rows).length === 1) {
+        // A link issued for the member's former role never signs in with the new one (an admin's invitation of a
+        // developer, who is then made an owner): their unused links are withdrawn; whoever may, issues a new one.
+        if (role !== null) await m.query(`DELETE FROM console_links WHERE member_id = $1 AND used_at IS NULL`, [memberId]);
+        return 'changed';
+      }
       const now: Array<{ role: Role }> = await m.query(`SELECT role FROM console_members WHERE organization_id = $1 AND id = $2`, [organizationId, memberId]);
       if (!now[0]) return 'gone';
       return now[0].role === 'owner' && actor !== 'owner' ? 'forbidden' : 'last_owner';
@@ -197,8 +204,12 @@ export class ConsoleRepository {
     await this.db.query(`DELETE FROM console_sessions WHERE member_id = $1`, [memberId]);
   }
 
+  /** Stores a member's new link; the member's other unused links are withdrawn (one live link a member). */
   async insertLink(tokenHash: string, memberId: string, kind: 'invite' | 'reset', expiresAt: Date): Promise<void> {
-    await this.db.query(`INSERT INTO console_links (token_hash, member_id, kind, expires_at) VALUES ($1, $2, $3, $4)`, [tokenHash, memberId, kind, expiresAt]);
+    await this.db.transaction(async (m) => {
+      await m.query(`DELETE FROM console_links WHERE member_id = $1 AND used_at IS NULL`, [memberId]);
+      await m.query(`INSERT INTO console_links (token_hash, member_id, kind, expires_at) VALUES ($1, $2, $3, $4)`, [tokenHash, memberId, kind, expiresAt]);
+    });
   }
 
   /** The member a live (unused, unexpired) link belongs to; null otherwise. */
@@ -212,13 +223,19 @@ export class ConsoleRepository {
     return members[0] ? { member: members[0], kind: rows[0].kind } : null;
   }
 
-  /** Uses a link once: true for the one caller that marked it used. */
+  /** Uses a link once: true for the one caller that marked it used; the member's other unused links are withdrawn with it. */
   async useLink(tokenHash: string, now: Date): Promise<boolean> {
-    const rows: unknown = await this.db.query(
-      `UPDATE console_links SET used_at = $2 WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2 RETURNING token_hash`,
-      [tokenHash, now],
-    );
-    return rowsOf(rows).length === 1;
+    return this.db.transaction(async (m) => {
+      const rows = rowsOf(
+        await m.query(`UPDATE console_links SET used_at = $2 WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2 RETURNING member_id`, [
+          tokenHash,
+          now,
+        ]),
+      ) as Array<{ member_id: string }>;
+      if (rows.length !== 1) return false;
+      await m.query(`DELETE FROM console_links WHERE member_id = $1 AND used_at IS NULL`, [rows[0].member_id]);
+      return true;
+    });
   }
 
   async audit(entry: AuditEntry, now: Date): Promise<void> {
