@@ -5,6 +5,7 @@ import type { Request, Response } from 'express';
 import { Public } from '../../shared/auth/auth.decorators';
 import { AppConfig } from '../../shared/config/app-config';
 import { CURRENCIES } from '../../shared/money/currency';
+import { clientBucket } from '../../shared/rate-limit/client-address';
 import { RateLimiter } from '../../shared/rate-limit/rate-limiter';
 import { Clock } from '../../shared/time/clock';
 import { GetPayableInvoiceQuery } from '../invoices';
@@ -134,7 +135,8 @@ export class CheckoutController {
     res.type('text/html; charset=utf-8');
 
     if (this.limiter.enabled) {
-      const decision = await this.limiter.forAnonymous(req.ip ?? 'unknown');
+      // The same client budget as the payer's API calls: an IPv6 client by its /64, an IPv4-mapped one by its IPv4 address.
+      const decision = await this.limiter.forAnonymous(clientBucket(req.ip));
       res.setHeader('RateLimit-Limit', String(decision.limit));
       res.setHeader('RateLimit-Remaining', String(decision.remaining));
       res.setHeader('RateLimit-Reset', String(decision.resetSeconds));

@@ -92,6 +92,19 @@ describe('client address from a trusted proxy on the same host', () => {
     expect((await payer(base, '2001:db8:5:7::1')).status).toBe(404);
   });
 
+  it("counts the checkout page in the payer's budget by the same client: rotating addresses of one /64 share it", async () => {
+    await awayFromWindowEdge();
+    const base = service.server.baseUrl;
+    const page = (forwardedFor: string) =>
+      fetch(`${base}/checkout/invoice_00000000-0000-7000-8000-000000000000`, { headers: { 'x-forwarded-for': forwardedFor } });
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await payer(base, `2001:db8:77:1::${i + 1}`)).status);
+    for (let i = 0; i < 4; i++) statuses.push((await page(`2001:db8:77:1:${(i * 31).toString(16)}::${i + 10}`)).status);
+    // Three API calls and two pages spend the budget of 5; the other pages, from other addresses of the /64, are refused.
+    expect(statuses).toEqual([404, 404, 404, 404, 404, 429, 429]);
+    expect((await page('2001:db8:77:2::1')).status).toBe(404);
+  });
+
   it('counts failed keys per /64 too', async () => {
     const base = service.server.baseUrl;
     const answers: ApiResponse[] = [];
