@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Api } from '../../support/api';
-import { expectSuccess } from '../../support/envelope';
+import { expectError, expectSuccess } from '../../support/envelope';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
 import { CLI } from '../../support/server';
 import { createInvoice, r30 } from '../payments/payments-helpers';
@@ -48,6 +48,23 @@ describe('rate lock under a moved test clock', () => {
     await advance(org.test, 5 * MINUTE);
     expect(await listed()).toBe(r30('200'));
     expect(await address()).toBe(r30('200'));
+  });
+
+  it('gives a partly paid invoice deposit addresses until its monitoring window closes, and none after it (nobody would watch them)', async () => {
+    const org = await service.createOrg();
+    const payer = new Api(null, service.server.baseUrl);
+    expectSuccess(await org.test.post('/wallets', { chain_family: 'evm', xpub: freshAccount().xpub }), 201);
+    const id = await createInvoice(org.test, '100', 'USD', { expires_in_minutes: 5 });
+    expectSuccess(await org.test.post('/test_helpers/payments', { invoice_id: id, provider_id: 'prov_card_usd', price: '50', status: 'COMPLETED' }), 201);
+    const address = () => payer.post(`/invoices/${id}/payment_address`, { provider_id: 'prov_ethereum_usdt' });
+    expectSuccess(await address());
+    // Expired, within the monitoring window (1440 minutes by default): a late payment is still watched for.
+    await advance(org.test, 5 * MINUTE);
+    expectSuccess(await address());
+    // The window closed: the invoice stays PARTIALLY_PAID (only the merchant ends it), but no address is given.
+    await advance(org.test, 1440 * MINUTE);
+    expectError(await address(), 400, { code: 'payment_window_closed', field: 'id' });
+    expect(expectSuccess(await org.test.post(`/invoices/${id}`, {})).status).toBe('PARTIALLY_PAID');
   });
 
   it("values a payment made within the lock at the invoice's rates, so the amount quoted covers it; a late one at the rates of its moment", async () => {

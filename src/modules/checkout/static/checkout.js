@@ -568,6 +568,12 @@ function scheduleRedirect(inv) {
   state.redirectTimer = setTimeout(() => window.location.assign(url), cfg.redirectMs);
 }
 
+/** Whether the invoice's monitoring window has ended on its clock: the service takes no payment to it any more. */
+function paymentWindowClosed(inv) {
+  const until = parseTime(inv.monitoring_until);
+  return !!until && invoiceNow() >= until.getTime();
+}
+
 /** Now on the invoice's clock: the browser's time, set to the server's now for the invoice when the page was served. */
 function invoiceNow() {
   return Date.now() + cfg.clockOffsetMs;
@@ -591,7 +597,8 @@ function renderCountdown() {
 
 function render() {
   const inv = state.invoice;
-  state.expired = inv.substatus === 'EXPIRED';
+  // Expired, or past its payment window (a partly paid invoice stays PARTIALLY_PAID): its addresses are no longer watched.
+  state.expired = inv.substatus === 'EXPIRED' || paymentWindowClosed(inv);
   renderMerchant(inv);
   renderItems(inv);
   renderCurrencySelect(inv);

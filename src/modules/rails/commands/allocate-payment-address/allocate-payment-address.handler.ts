@@ -86,6 +86,17 @@ export class AllocatePaymentAddressHandler implements ICommandHandler<AllocatePa
     }
 
     const now = await this.clock.nowFor(scope);
+    // Addresses are watched until the invoice's monitoring window ends: past it (a partly paid invoice is never
+    // voided by the clock) an address would be one nobody watches, and money sent to it never seen.
+    if (invoice.monitoringUntil && now.getTime() >= invoice.monitoringUntil.getTime()) {
+      throw new ValidationFailedError(
+        {
+          id: `the invoice's payment window closed at ${formatTimestamp(invoice.monitoringUntil)}; it takes no new payments (ask the merchant, who may mark it paid or void it)`,
+        },
+        undefined,
+        'payment_window_closed',
+      );
+    }
     // The rate lock at the invoice's scope's now, as GET /providers/{invoice_id} applies it; once it has
     // lapsed the amount is fixed at today's rate, which must be fresh in live mode (else 503).
     const held = heldRatesSnapshot(invoice, now);
