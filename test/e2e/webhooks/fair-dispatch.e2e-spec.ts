@@ -67,3 +67,40 @@ describe('webhook deliveries are taken fairly across organizations', () => {
     expect([...perOrg.values()]).toEqual([FLOOD, FLOOD]);
   }, 90_000);
 });
+
+/**
+ * An endpoint that takes long to answer (within the timeout, so it never fails and is never disabled) holds
+ * only its own organization's deliveries: a pass starts its sends and does not wait for their answers.
+ */
+describe('a slow endpoint does not hold back other organizations', () => {
+  let service: IsolatedService;
+  let slow: WebhookReceiver;
+  let good: WebhookReceiver;
+  beforeAll(async () => {
+    service = await startIsolatedService({ WEBHOOK_DISPATCH_INTERVAL_MS: '100', WEBHOOK_TIMEOUT_MS: '30000' });
+    slow = await WebhookReceiver.start();
+    // Answers 200, after 12 seconds.
+    slow.setDefault({ status: 200, delayMs: 12_000 });
+    good = await WebhookReceiver.start();
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await slow?.stop();
+    await good?.stop();
+  });
+
+  it("delivers another organization's event while the slow endpoint's answer is still awaited", async () => {
+    const tarpit = await service.createOrg('Slow endpoint');
+    const other = await service.createOrg('Other');
+    expectSuccess(await tarpit.test.post('/webhooks', { url: slow.url('/slow'), event_types: ['invoice.created'] }), 201);
+    expectSuccess(await other.test.post('/webhooks', { url: good.url('/other'), event_types: ['invoice.created'] }), 201);
+
+    expectSuccess(await tarpit.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '10' }] }), 201);
+    await slow.waitFor((r) => r.length === 1, 10_000);
+    const held = slow.received[0].at;
+    expectSuccess(await other.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '10' }] }), 201);
+    // While the first answer is 12 seconds away; a pass waiting for it would send nothing else meanwhile.
+    await good.waitFor((r) => r.some((w) => w.json?.type === 'invoice.created'), 6_000);
+    expect(good.received[0].at - held).toBeLessThan(12_000);
+  }, 60_000);
+});

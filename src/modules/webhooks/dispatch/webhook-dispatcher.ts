@@ -41,8 +41,9 @@ function describe(error: unknown): string {
  * with a backlog or an endpoint that never answers does not hold back another's deliveries; sends each with a
  * timeout, records the attempt and schedules a retry (backoff with jitter) or the final outcome.
  * After WEBHOOK_DISABLE_AFTER_FAILURES deliveries in a row failed, the endpoint is disabled and a
- * `webhook_endpoint.disabled` event is recorded. On shutdown it stops claiming and lets the
- * attempts in flight finish.
+ * `webhook_endpoint.disabled` event is recorded. A pass starts its sends without waiting for their
+ * answers (an organization has at most WORKER_ORG_BATCH in flight on an instance), so a slow endpoint never
+ * holds back the next pass. On shutdown it stops claiming and lets the attempts in flight finish.
  */
 @Injectable()
 export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstrap {
@@ -55,6 +56,9 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
   private lastPassAt = 0;
   /** Deliveries were queued while a pass ran: the next one comes after the short gap, not the interval. */
   private queuedDuringPass = false;
+  /** Attempts in flight on this instance, by organization: a pass claims none of an organization with WORKER_ORG_BATCH of them. */
+  private readonly inFlight = new Map<string, number>();
+  private readonly sending = new Set<Promise<void>>();
 
   constructor(
     @Inject(BackgroundWork) private readonly work: BackgroundWork,
@@ -111,6 +115,7 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (this.running) await this.running;
+    await this.settled();
   }
 
   private plan(delayMs: number): void {
@@ -166,26 +171,51 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
   async passNow(): Promise<void> {
     await this.handlers.catchUp(WEBHOOK_FAN_OUT);
     while (this.running) await this.running;
-    while (await this.runOnce());
+    for (;;) {
+      if (await this.runOnce()) continue;
+      if (!this.sending.size) return;
+      // Attempts still in flight: once they are recorded, retries or an organization's next deliveries may be due.
+      await this.settled();
+    }
   }
 
   /**
-   * Claims and sends one fair batch (at most WORKER_ORG_BATCH deliveries of one organization's mode,
-   * organizations interleaved); true when more may be due (the batch, or an organization's share, was full).
+   * Claims one fair batch (at most WORKER_ORG_BATCH deliveries of one organization's mode, organizations
+   * interleaved) and starts sending it; true when more may be due (the batch, or an organization's share,
+   * was full). The pass does not wait for the answers: an endpoint that takes its whole timeout to answer
+   * (or never does) holds only its own organization, which gets no more deliveries claimed while
+   * WORKER_ORG_BATCH of its attempts are in flight here; the next pass comes as usual for everyone else.
    */
   async runOnce(): Promise<boolean> {
     const leaseMs = this.config.WEBHOOK_TIMEOUT_MS + 30_000;
     const cap = this.app.WORKER_ORG_BATCH;
-    const claimed = await this.deliveries.claimDue(this.tx.manager, cap, this.config.WEBHOOK_DISPATCH_BATCH, leaseMs);
+    const busy = [...this.inFlight].filter(([, count]) => count >= cap).map(([organizationId]) => organizationId);
+    const claimed = await this.deliveries.claimDue(this.tx.manager, cap, this.config.WEBHOOK_DISPATCH_BATCH, leaseMs, busy);
     await this.positionsRecorded(claimed);
-    await Promise.all(
-      claimed.map((delivery) =>
-        this.deliver(delivery).catch((error) => {
-          this.logger.error({ msg: 'recording a webhook attempt failed', delivery_id: delivery.id, error: describe(error) });
-        }),
-      ),
-    );
+    for (const delivery of claimed) this.send(delivery);
     return claimed.length >= this.config.WEBHOOK_DISPATCH_BATCH || someOrganizationFull(claimed, cap);
+  }
+
+  /** One attempt, in flight until it is sent and recorded (counted for its organization meanwhile). */
+  private send(delivery: ClaimedDelivery): void {
+    const organizationId = delivery.organization_id;
+    this.inFlight.set(organizationId, (this.inFlight.get(organizationId) ?? 0) + 1);
+    const attempt: Promise<void> = this.deliver(delivery)
+      .catch((error) => {
+        this.logger.error({ msg: 'recording a webhook attempt failed', delivery_id: delivery.id, error: describe(error) });
+      })
+      .finally(() => {
+        const left = (this.inFlight.get(organizationId) ?? 1) - 1;
+        if (left > 0) this.inFlight.set(organizationId, left);
+        else this.inFlight.delete(organizationId);
+        this.sending.delete(attempt);
+      });
+    this.sending.add(attempt);
+  }
+
+  /** Until every attempt in flight is sent and recorded. */
+  private async settled(): Promise<void> {
+    while (this.sending.size) await Promise.all([...this.sending]);
   }
 
   /**

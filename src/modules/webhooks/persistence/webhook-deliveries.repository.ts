@@ -100,9 +100,9 @@ export class WebhookDeliveriesRepository {
    * organizations interleaved, each organization's longest due first. A failed attempt's retry is
    * scheduled later (next_attempt_at), behind the organization's other due deliveries.
    */
-  async claimDue(m: EntityManager, cap: number, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+  async claimDue(m: EntityManager, cap: number, limit: number, leaseMs: number, busy: readonly string[] = []): Promise<ClaimedDelivery[]> {
     const rows = rowsOf<Omit<ClaimedDelivery, 'event'> & { event_type: string; event_data: StoredEvent['data']; event_created_at: Date }>(
-      await m.query(CLAIM_DUE_SQL, [limit, leaseMs, cap]),
+      await m.query(CLAIM_DUE_SQL, [limit, leaseMs, cap, busy]),
     );
     return rows.map((r) => ({
       id: r.id,
