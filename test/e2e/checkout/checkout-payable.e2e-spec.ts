@@ -58,3 +58,45 @@ describe('hosted checkout page: only payable methods in live mode (Chromium)', (
     await page.close();
   });
 });
+
+/**
+ * A partly paid invoice is never voided by the clock, but its addresses are watched only until its monitoring
+ * window ends: past it the page shows it as expired and offers nothing to pay (payment_address would refuse it).
+ */
+describe('hosted checkout page: a partly paid invoice past its payment window (Chromium, moved test clock)', () => {
+  let service: IsolatedService;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    service = await startIsolatedService({ CLOCK_CONTROL: 'true', INVOICE_SWEEP_SECONDS: '0', INVOICE_MONITORING_MINUTES: '60' });
+    browser = await launchBrowser();
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await service?.stop();
+  });
+
+  it('offers the rest until the window closes, then shows the invoice expired with nothing to pay', async () => {
+    const shop = await service.createOrg('Window Shop');
+    const invoiceId = await createInvoice(shop.test, '20');
+    expectSuccess(
+      await shop.test.post('/test_helpers/payments', { invoice_id: invoiceId, provider_id: 'prov_card_usd', price: '5', status: 'COMPLETED' }),
+      201,
+    );
+    const url = `${service.server.baseUrl}/checkout/${invoiceId}?poll_ms=300&redirect_ms=60000`;
+
+    const open = await openPage(browser, url);
+    await see(open.page.locator('#status')).toHaveAttribute('data-state', 'partial');
+    expect(await open.page.locator('[data-provider-id]').count()).toBeGreaterThan(0);
+    await open.page.close();
+
+    // 15 minutes to expiry and the 60-minute window, on the organization's test clock.
+    expectSuccess(await shop.test.post('/test_helpers/clock', { advance_seconds: 76 * 60 }));
+    const { page, problems } = await openPage(browser, url);
+    await see(page.locator('#status')).toHaveAttribute('data-state', 'expired');
+    await see(page.locator('[data-provider-id]')).toHaveCount(0);
+    expect(expectSuccess(await shop.test.post(`/invoices/${invoiceId}`, {})).status).toBe('PARTIALLY_PAID');
+    expect(problems.errors).toEqual([]);
+    await page.close();
+  });
+});
