@@ -14,6 +14,10 @@ describe('fileTypeOfMime', () => {
     ['application/gzip', 'archive'],
     ['application/x-7z-compressed', 'archive'],
     ['application/x-tar', 'archive'],
+    // Archives and media with a document vendor's prefix.
+    ['application/vnd.ms-cab-compressed', 'archive'],
+    ['application/vnd.ms-asf', 'video'],
+    ['application/vnd.ms-excel', 'document'],
     ['text/plain', 'general'],
     ['application/octet-stream', 'general'],
     ['application/x-elf', 'general'],

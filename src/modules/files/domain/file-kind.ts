@@ -49,8 +49,11 @@ export function fileTypeOfMime(mime: string): FileType {
   if (m.startsWith('image/')) return 'image';
   if (m.startsWith('video/')) return 'video';
   if (m.startsWith('audio/')) return 'audio';
-  if (DOCUMENT_MIMES.has(m) || DOCUMENT_PREFIXES.some((p) => m.startsWith(p))) return 'document';
+  // Archives first: some carry a document vendor's prefix (Microsoft's CAB is application/vnd.ms-cab-compressed).
   if (ARCHIVE_MIMES.has(m)) return 'archive';
+  // Windows Media's container when file-type cannot tell its streams (else audio/x-ms-asf or video/x-ms-asf).
+  if (m === 'application/vnd.ms-asf') return 'video';
+  if (DOCUMENT_MIMES.has(m) || DOCUMENT_PREFIXES.some((p) => m.startsWith(p))) return 'document';
   return 'general';
 }
 
