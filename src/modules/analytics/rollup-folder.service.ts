@@ -45,11 +45,19 @@ export class RollupFolder implements OnModuleDestroy, OnApplicationBootstrap {
         let folded = 0;
         for (const s of scopes) {
           // In batches, each its own transaction: a backlog (writes while no instance folded) is worked
-          // off in steps that each stay well within the statement timeout.
-          for (;;) {
-            const [{ n }] = await runner.query('SELECT analytics_fold($1, $2, $3) AS n', [s.organization_id, s.mode, FOLD_BATCH]);
-            folded += Number(n);
-            if (Number(n) < FOLD_BATCH) break;
+          // off in steps that each stay well within the statement timeout. One organization's fold that
+          // fails is logged and left for the next pass; the organizations after it are folded all the same.
+          try {
+            for (;;) {
+              const [{ n }] = await runner.query('SELECT analytics_fold($1, $2, $3) AS n', [s.organization_id, s.mode, FOLD_BATCH]);
+              folded += Number(n);
+              if (Number(n) < FOLD_BATCH) break;
+            }
+          } catch (error) {
+            this.logger.warn(
+              { event: 'analytics_fold_failed', organization_id: s.organization_id, mode: s.mode, err: (error as Error).message },
+              "an organization's analytics changes were not folded; the others are, and it is tried again on the next pass",
+            );
           }
         }
         return folded;

@@ -1,5 +1,5 @@
 import { anonymous } from '../../support/api';
-import { expectError } from '../../support/envelope';
+import { expectError, expectSuccess } from '../../support/envelope';
 import { createKey, createOrg, TestOrg } from '../../support/factories';
 import { Api } from '../../support/api';
 import {
@@ -28,6 +28,19 @@ const TINY = '0.000000000000000000000000000001';
 const THIRD = '0.333333333333333333333333333333';
 
 describe('POST /analytics/dashboard', () => {
+  it('adds up amounts whose sum is past 48 integer digits: two invoices of 9 x 10^47 USD paid on one day', async () => {
+    const org = await createOrg();
+    const huge = `9${'0'.repeat(47)}`;
+    for (let i = 0; i < 2; i++) {
+      const id = (await org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: huge }] })).body.data.id as string;
+      expectSuccess(await org.test.post('/test_helpers/payments', { invoice_id: id, provider_id: 'prov_card_usd', price: huge, status: 'COMPLETED' }), 201);
+    }
+    const figures = await dashboard(org.test, 'last_day');
+    expect(figures.invoices).toMatchObject({ count: 2, paid_count: 2, paid_volume_usd: r30(`18${'0'.repeat(47)}`) });
+    expect(figures.payments.volume_usd).toBe(r30(`18${'0'.repeat(47)}`));
+    expect(figures.invoices.average_price_usd).toBe(r30(huge));
+  });
+
   it('requires an API key (401) and a valid period (400 validator.period)', async () => {
     const org = await createOrg();
     expectError(await anonymous().post('/analytics/dashboard', { period: 'last_day' }), 401, { code: 'missing_api_key' });
