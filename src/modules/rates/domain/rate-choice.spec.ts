@@ -196,6 +196,10 @@ describe('rates taken from sources', () => {
   it('are those naming a configured source or a median, not the bundled table or an import', () => {
     expect(isSourceOrigin('kraken', ['coinbase', 'kraken'])).toBe(true);
     expect(isSourceOrigin('median:coinbase,kraken', ['coinbase'])).toBe(true);
+    // A median of sources all removed since (RATE_SOURCES changed) is no longer a live source's rate.
+    expect(isSourceOrigin('median:coinbase,coingecko', ['kraken'])).toBe(false);
+    expect(isSourceOrigin('median:http://a/r.json?x=1,2,http://b/r.json', ['http://a/r.json?x=1,2'])).toBe(true);
+    expect(isSourceOrigin('median:coinbase2,kraken', ['coinbase'])).toBe(false);
     expect(isSourceOrigin('bundled', ['coinbase'])).toBe(false);
     expect(isSourceOrigin('import', ['coinbase'])).toBe(false);
   });
@@ -212,7 +216,10 @@ describe('currencies a source quotes', () => {
     expect(quotedBySources('CHF', [{ kind: 'coingecko', name: 'coingecko' }], undefined)).toBe(false);
     // a URL source quotes what it has answered
     expect(quotedBySources('ETHEREUM', feed, { source: 'http://feed/rates.json', takenAt: ago(9999) })).toBe(true);
-    expect(quotedBySources('ETHEREUM', feed, { source: 'median:a,b', takenAt: ago(9999) })).toBe(true);
+    expect(quotedBySources('ETHEREUM', feed, { source: 'median:http://feed/rates.json,b', takenAt: ago(9999) })).toBe(true);
+    // ...but not what only sources removed since answered: BNB's median of coinbase and coingecko, now only kraken
+    expect(quotedBySources('ETHEREUM', feed, { source: 'median:a,b', takenAt: ago(9999) })).toBe(false);
+    expect(quotedBySources('BINANCE_COIN', kraken, { source: 'median:coinbase,coingecko', takenAt: now })).toBe(false);
     expect(quotedBySources('USDC', feed, { source: 'import', takenAt: now })).toBe(false);
     expect(quotedBySources('USD', feed, { source: 'http://feed/rates.json', takenAt: now })).toBe(false);
   });

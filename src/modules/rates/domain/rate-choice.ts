@@ -189,9 +189,16 @@ function pick(currency: Currency, answers: Answer[], settings: ChoiceSettings, d
   return [];
 }
 
-/** Whether a rate's `source` names live sources (one of `names`, or a median of them) rather than the bundled table or an import. */
+/**
+ * Whether a rate's `source` names a live source still configured (one of `names`, or a median that one of them
+ * took part in) rather than the bundled table, an import, or sources since removed from RATE_SOURCES. A median's
+ * sources are listed after its prefix, separated by commas (a URL source's name may hold commas itself: matched
+ * as a whole entry of the list).
+ */
 export function isSourceOrigin(source: string, names: readonly string[]): boolean {
-  return source.startsWith(MEDIAN_PREFIX) || names.includes(source);
+  if (!source.startsWith(MEDIAN_PREFIX)) return names.includes(source);
+  const list = `,${source.slice(MEDIAN_PREFIX.length)},`;
+  return names.some((name) => list.includes(`,${name},`));
 }
 
 /**
