@@ -307,7 +307,15 @@ async function startInServiceHost(
     if (exitCode !== undefined) return exitCode;
     if (signal === 'SIGTERM' || signal === 'SIGINT') socket.write(`${JSON.stringify({ stop: signal })}\n`);
     // Any other signal ends the process the service runs in, as it would end a process of its own.
-    else process.kill(hostPid, signal);
+    else {
+      process.kill(hostPid, signal);
+      const code = await exited;
+      // Its connection to us may close before its listening socket does (the kernel closes a dying process's
+      // sockets one by one): a start right after would connect to the dying host and lose its service. Returned
+      // once the process is gone, so the next start finds no host and starts one.
+      await processGone(hostPid);
+      return code;
+    }
     return exited;
   };
   if (!ready) {
@@ -430,6 +438,20 @@ function hostAnswers(socketPath: string): Promise<boolean> {
 const hostsStarting = new Map<string, Promise<void>>();
 
 /** Opens a connection to the worker's host on `socketPath`, starting the host (`script`) when there is none (or it is gone). */
+/** Until process `pid` no longer exists (at most 10 s). */
+async function processGone(pid: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    if (Date.now() > deadline) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 async function hostConnection(script: string, socketPath: string): Promise<Socket> {
   const open = () =>
     new Promise<Socket>((resolveOpen, reject) => {
