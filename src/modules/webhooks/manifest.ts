@@ -46,10 +46,12 @@ export const manifest = {
       name: 'WEBHOOK_DISPATCH_BATCH',
       section: 'Webhooks',
       default: '20',
-      description: 'Deliveries sent at once per instance.',
+      description:
+        "Deliveries one pass claims and sends per instance; an instance has at most four times that in flight, and an organization's mode gets no more claimed while this many of its own are.",
       readme: {
         default: '`20`',
-        meaning: 'Deliveries sent at once per instance.',
+        meaning:
+          "Deliveries one pass claims and sends per instance (1 to 500). A pass waits for their answers at most a second; an instance has at most four times this many in flight, and an organization's mode gets no more claimed there while this many of its own are, so a slow endpoint holds only its own.",
       },
     },
     {

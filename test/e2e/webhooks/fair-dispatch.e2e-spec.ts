@@ -104,3 +104,33 @@ describe('a slow endpoint does not hold back other organizations', () => {
     expect(good.received[0].at - held).toBeLessThan(12_000);
   }, 60_000);
 });
+
+/** An instance has at most four batches of attempts in flight, however many organizations have due deliveries. */
+describe('attempts in flight on an instance', () => {
+  let service: IsolatedService;
+  let slow: WebhookReceiver;
+  beforeAll(async () => {
+    service = await startIsolatedService({ WEBHOOK_DISPATCH_INTERVAL_MS: '100', WEBHOOK_DISPATCH_BATCH: '2', WEBHOOK_TIMEOUT_MS: '30000' });
+    slow = await WebhookReceiver.start();
+    slow.setDefault({ status: 200, delayMs: 4_000 });
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await slow?.stop();
+  });
+
+  it('sends at most four times WEBHOOK_DISPATCH_BATCH at once, the rest as answers come', async () => {
+    const orgs = await Promise.all(Array.from({ length: 12 }, (_, i) => service.createOrg(`Slow ${i}`)));
+    for (const org of orgs) expectSuccess(await org.test.post('/webhooks', { url: slow.url(`/${org.id}`), event_types: ['invoice.created'] }), 201);
+    for (const org of orgs) {
+      expectSuccess(await org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '10' }] }), 201);
+    }
+    // Each answer takes 4 seconds: within the first 3 seconds of the first arrival, only what fits in flight has come.
+    await slow.waitFor((r) => r.length >= 1, 10_000);
+    const first = slow.received[0].at;
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(slow.received.filter((w) => w.at - first < 3_000).length).toBeLessThanOrEqual(8);
+    // And every organization's delivery arrives in the end.
+    await slow.waitFor((r) => new Set(r.map((w) => w.path)).size === 12, 30_000);
+  }, 90_000);
+});

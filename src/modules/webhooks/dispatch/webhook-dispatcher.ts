@@ -29,6 +29,18 @@ export const WEBHOOK_FAN_OUT = 'webhooks.fan_out';
 export const USER_AGENT = 'invoicing-api-webhooks/1.0';
 /** The shortest time between two passes that committed events bring forward (`soon`). */
 const EARLY_PASS_GAP_MS = 200;
+/**
+ * How long a pass waits for its sends' answers before the next pass may claim: fast endpoints' answers keep the
+ * passes back to back, as when each pass waited for all of them; a slow endpoint's no longer holds the others.
+ */
+const PASS_WAIT_MS = 1000;
+/** Attempts one instance has in flight at most, in batches of WEBHOOK_DISPATCH_BATCH. */
+const IN_FLIGHT_BATCHES = 4;
+
+/** Resolves after `ms` without keeping the process alive. */
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
 
 function describe(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
@@ -41,9 +53,10 @@ function describe(error: unknown): string {
  * with a backlog or an endpoint that never answers does not hold back another's deliveries; sends each with a
  * timeout, records the attempt and schedules a retry (backoff with jitter) or the final outcome.
  * After WEBHOOK_DISABLE_AFTER_FAILURES deliveries in a row failed, the endpoint is disabled and a
- * `webhook_endpoint.disabled` event is recorded. A pass starts its sends without waiting for their
- * answers (an organization has at most WORKER_ORG_BATCH in flight on an instance), so a slow endpoint never
- * holds back the next pass. On shutdown it stops claiming and lets the attempts in flight finish.
+ * `webhook_endpoint.disabled` event is recorded. A pass waits for its sends' answers at most PASS_WAIT_MS (an
+ * organization's mode gets no more claimed on an instance while WEBHOOK_DISPATCH_BATCH of its attempts are in
+ * flight there; the instance has at most four times that), so a slow endpoint never holds back the next pass. On shutdown it stops claiming and lets the
+ * attempts in flight finish.
  */
 @Injectable()
 export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstrap {
@@ -56,7 +69,7 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
   private lastPassAt = 0;
   /** Deliveries were queued while a pass ran: the next one comes after the short gap, not the interval. */
   private queuedDuringPass = false;
-  /** Attempts in flight on this instance, by organization: a pass claims none of an organization with WORKER_ORG_BATCH of them. */
+  /** Attempts in flight on this instance, by organization and mode (`<organization> <mode>`). */
   private readonly inFlight = new Map<string, number>();
   private readonly sending = new Set<Promise<void>>();
 
@@ -181,36 +194,45 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
 
   /**
    * Claims one fair batch (at most WORKER_ORG_BATCH deliveries of one organization's mode, organizations
-   * interleaved) and starts sending it; true when more may be due (the batch, or an organization's share,
-   * was full). The pass does not wait for the answers: an endpoint that takes its whole timeout to answer
-   * (or never does) holds only its own organization, which gets no more deliveries claimed while
-   * WORKER_ORG_BATCH of its attempts are in flight here; the next pass comes as usual for everyone else.
+   * interleaved) and sends it; true when more may be due (the batch, or an organization's share, was full, or
+   * the instance had no room). The pass waits for the answers at most PASS_WAIT_MS: an endpoint that takes its
+   * whole timeout to answer (or never does) then holds only its own organization's mode, which gets no more
+   * deliveries claimed on this instance while WEBHOOK_DISPATCH_BATCH of its attempts are in flight; the
+   * instance has at most IN_FLIGHT_BATCHES x WEBHOOK_DISPATCH_BATCH in flight, and waits for an answer when full.
    */
   async runOnce(): Promise<boolean> {
     const leaseMs = this.config.WEBHOOK_TIMEOUT_MS + 30_000;
     const cap = this.app.WORKER_ORG_BATCH;
-    const busy = [...this.inFlight].filter(([, count]) => count >= cap).map(([organizationId]) => organizationId);
-    const claimed = await this.deliveries.claimDue(this.tx.manager, cap, this.config.WEBHOOK_DISPATCH_BATCH, leaseMs, busy);
+    const batch = this.config.WEBHOOK_DISPATCH_BATCH;
+    const room = Math.min(batch, batch * IN_FLIGHT_BATCHES - this.sending.size);
+    if (room <= 0) {
+      await Promise.race(this.sending);
+      return true;
+    }
+    const busy = [...this.inFlight].filter(([, count]) => count >= batch).map(([scope]) => scope);
+    const claimed = await this.deliveries.claimDue(this.tx.manager, cap, room, leaseMs, busy);
     await this.positionsRecorded(claimed);
-    for (const delivery of claimed) this.send(delivery);
-    return claimed.length >= this.config.WEBHOOK_DISPATCH_BATCH || someOrganizationFull(claimed, cap);
+    const sends = claimed.map((delivery) => this.send(delivery));
+    if (sends.length) await Promise.race([Promise.all(sends), pause(PASS_WAIT_MS)]);
+    return claimed.length >= room || someOrganizationFull(claimed, cap);
   }
 
-  /** One attempt, in flight until it is sent and recorded (counted for its organization meanwhile). */
-  private send(delivery: ClaimedDelivery): void {
-    const organizationId = delivery.organization_id;
-    this.inFlight.set(organizationId, (this.inFlight.get(organizationId) ?? 0) + 1);
+  /** One attempt, in flight until it is sent and recorded (counted for its organization's mode meanwhile). */
+  private send(delivery: ClaimedDelivery): Promise<void> {
+    const scope = `${delivery.organization_id} ${delivery.mode}`;
+    this.inFlight.set(scope, (this.inFlight.get(scope) ?? 0) + 1);
     const attempt: Promise<void> = this.deliver(delivery)
       .catch((error) => {
         this.logger.error({ msg: 'recording a webhook attempt failed', delivery_id: delivery.id, error: describe(error) });
       })
       .finally(() => {
-        const left = (this.inFlight.get(organizationId) ?? 1) - 1;
-        if (left > 0) this.inFlight.set(organizationId, left);
-        else this.inFlight.delete(organizationId);
+        const left = (this.inFlight.get(scope) ?? 1) - 1;
+        if (left > 0) this.inFlight.set(scope, left);
+        else this.inFlight.delete(scope);
         this.sending.delete(attempt);
       });
     this.sending.add(attempt);
+    return attempt;
   }
 
   /** Until every attempt in flight is sent and recorded. */

@@ -28,14 +28,14 @@ export const FAN_OUT_TARGETS = `
    ORDER BY ev.ord, e.id`;
 
 /**
- * Due deliveries of enabled endpoints in fair order ($1: limit, $3: per-organization cap), of organizations other
- * than those in $4 (those with as many attempts in flight on this instance as the cap: see WebhookDispatcher).
+ * Due deliveries of enabled endpoints in fair order ($1: limit, $3: per-organization cap), of organizations' modes
+ * other than those in $4 (`<organization> <mode>`: those with a full share in flight on this instance, see WebhookDispatcher).
  */
 export const CLAIM_BATCH = fairBatch(
   {
     table: 'webhook_deliveries',
     alias: 'd',
-    due: `d.status = 'pending' AND d.next_attempt_at <= now() AND d.organization_id <> ALL ($4::text[])
+    due: `d.status = 'pending' AND d.next_attempt_at <= now() AND (d.organization_id || ' ' || d.mode) <> ALL ($4::text[])
       AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = d.endpoint_id AND e.enabled AND e.deleted_at IS NULL)`,
     order: 'd.next_attempt_at, d.id',
     columns: 'd.id, d.event_id, d.organization_id, d.mode, d.next_attempt_at',
@@ -45,8 +45,8 @@ export const CLAIM_BATCH = fairBatch(
 );
 
 /**
- * Claims a fair batch of due deliveries ($1: limit, $2: lease in ms, $3: per-organization cap, $4: organizations
- * left out): locks them
+ * Claims a fair batch of due deliveries ($1: limit, $2: lease in ms, $3: per-organization cap, $4: organizations'
+ * modes left out): locks them
  * (SKIP LOCKED), raises their attempt count and moves their next attempt past the lease, and answers each
  * with its endpoint and event.
  */
