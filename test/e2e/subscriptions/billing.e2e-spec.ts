@@ -307,6 +307,24 @@ describe('subscriptions billed on the test clock', () => {
     expect((await readSubscription(api, sub.id)).latest_invoice_id).toBe(invoice.id);
   }, 120_000);
 
+  it('bills a period that began before a cancel at period end, even when the scheduler had not reached it yet', async () => {
+    const org = await service.createOrg('Cancel at the end after the start');
+    const api = org.test;
+    const { productId, schemaId } = await recurringProduct(api, { payment_type: 'ADVANCE', renew_type: 'ANNIVERSARY', billing_type: 'FULL', base_price: 10 });
+    const sub = expectSuccess(
+      await api.post('/subscriptions', { product_id: productId, billing_schema_id: schemaId, customer_email: 'team@example.com' }),
+      201,
+    );
+    const first = await nextInvoice(api, sub.id, null, schedulerPass(api));
+    // The second period has begun; no scheduler pass runs before the merchant asks to cancel at period end.
+    await moveClockTo(api, new Date(`${sub.current_period_end.replace(' ', 'T')}Z`));
+    const asked = expectSuccess(await api.post(`/subscriptions/${sub.id}/cancel`, { at_period_end: true }));
+    // It ends at the end of the period under way, the second, whose invoice (billed in advance) is issued.
+    expect(asked).toMatchObject({ status: 'ACTIVE', cancel_at_period_end: true, current_period_start: sub.current_period_end });
+    const second = await nextInvoice(api, sub.id, first.id, schedulerPass(api));
+    expect(second).toMatchObject({ period_start: sub.current_period_end, price: r30(10) });
+  }, 120_000);
+
   it('catches up several periods in one clock move, and ADVANCE canceled at period end bills no further period', async () => {
     const org = await service.createOrg('Catch up');
     const api = org.test;

@@ -25,13 +25,12 @@ export class CancelSubscriptionHandler implements ICommandHandler<CancelSubscrip
       const record = await this.repo.find(m, scope, subscriptionId, true);
       if (!record) throw new NotFoundError('subscription');
       if (record.status === 'CANCELED') throw new InvalidStateTransitionError('subscription', 'CANCELED', 'CANCELED', []);
-      if (!atPeriodEnd) {
-        // Periods already due that the scheduler has not reached (its next tick, or a backlog on the 1st of the
-        // month) are recorded first, as it would have: a period over before the cancel is billed whoever is first.
-        while (record.nextInvoiceAt !== null && record.nextInvoiceAt.getTime() <= now.getTime()) {
-          // Canceled at a period end already past: ended before this request, as the scheduler will record.
-          if (await this.due.advance(m, record)) throw new InvalidStateTransitionError('subscription', 'CANCELED', 'CANCELED', []);
-        }
+      // Periods already due that the scheduler has not reached (its next tick, or a backlog on the 1st of the
+      // month) are recorded first, as it would have, for a cancel now and a cancel at period end alike: what a
+      // request finds due is billed (or ended) as if the scheduler had come first.
+      while (record.nextInvoiceAt !== null && record.nextInvoiceAt.getTime() <= now.getTime()) {
+        // Canceled at a period end already past: ended before this request, as the scheduler will record.
+        if (await this.due.advance(m, record)) throw new InvalidStateTransitionError('subscription', 'CANCELED', 'CANCELED', []);
       }
       const before = subscriptionView(record);
       if (atPeriodEnd) {
