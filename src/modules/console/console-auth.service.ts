@@ -136,12 +136,16 @@ export class ConsoleAuth {
         // The same email invited at the same moment by someone else: theirs is the invitation.
         if (!inserted) throw new ConflictError('This email is already a member of the organization', 'member_exists');
         member = inserted;
-        await this.repo.insertLink(tokenHash(token), member.id, kind, expiresAt);
+        // The invitation just inserted, of a role the actor may give.
+        await this.repo.insertLink(organizationId, tokenHash(token), member.id, kind, expiresAt, null);
       }
     } else if (!member) {
       throw new NotFoundError('member');
-    } else {
-      await this.repo.insertLink(tokenHash(token), member.id, kind, expiresAt);
+    } else if (!(await this.repo.insertLink(organizationId, tokenHash(token), member.id, kind, expiresAt, actor))) {
+      // Made an owner (or removed) since the actor's page read them: not the actor's to reset any more.
+      const now = await this.repo.memberByEmail(organizationId, email);
+      if (!now) throw new NotFoundError('member');
+      throw new ForbiddenError('Your role does not allow a link for this member (made an owner meanwhile)', 'member_role_forbidden');
     }
     return {
       member_id: member.id,

@@ -207,6 +207,22 @@ describe('management console: owners who can sign in', () => {
     expect(answer.status).toBe(403);
     expect((await sql<{ role: string }>(`SELECT role FROM console_members WHERE id = $1`, [target.id]))[0].role).toBe('owner');
   });
+
+  it("an admin's password reset link is refused for a member made an owner after the admin's page read them", async () => {
+    const org = await consoleOrg();
+    const admin = (await addMember(org.owner, 'admin')).client;
+    const target = await addMember(org.owner, 'developer');
+    const page = await admin.get('/console/test/members');
+    const answer = await whileWaiting(
+      (c) => c.query(`SELECT pg_advisory_xact_lock(hashtext('console_members:' || $1))`, [org.organizationId]).then(() => undefined),
+      () => admin.post(`/console/test/members/${target.id}/reset`, { _csrf: ConsoleClient.csrfOf(page.text) }),
+      '%pg_advisory_xact_lock%',
+      (c) => c.query(`UPDATE console_members SET role = 'owner' WHERE id = $1`, [target.id]).then(() => undefined),
+    );
+    expect(answer.status).toBe(403);
+    // No link that would set an owner's password.
+    expect(await sql(`SELECT 1 FROM console_links WHERE member_id = $1 AND used_at IS NULL`, [target.id])).toEqual([]);
+  });
 });
 
 describe('management console: odd input is a 4xx, never a 500', () => {

@@ -204,11 +204,29 @@ export class ConsoleRepository {
     await this.db.query(`DELETE FROM console_sessions WHERE member_id = $1`, [memberId]);
   }
 
-  /** Stores a member's new link; the member's other unused links are withdrawn (one live link a member). */
-  async insertLink(tokenHash: string, memberId: string, kind: 'invite' | 'reset', expiresAt: Date): Promise<void> {
-    await this.db.transaction(async (m) => {
+  /**
+   * Stores a member's new link; the member's other unused links are withdrawn (one live link a member). Under
+   * the members' lock, only while `actor` may still touch the member as they are now (an admin never gets a
+   * link of a member made an owner a moment ago, whose role change would have withdrawn it): false otherwise.
+   */
+  async insertLink(
+    organizationId: string,
+    tokenHash: string,
+    memberId: string,
+    kind: 'invite' | 'reset',
+    expiresAt: Date,
+    actor: Role | null,
+  ): Promise<boolean> {
+    return this.db.transaction(async (m) => {
+      await m.query(`SELECT pg_advisory_xact_lock(hashtext('console_members:' || $1))`, [organizationId]);
+      const member: unknown[] = await m.query(`SELECT 1 FROM console_members WHERE organization_id = $1 AND id = $2 AND ${ownerTouchedBy(actor)}`, [
+        organizationId,
+        memberId,
+      ]);
+      if (!member.length) return false;
       await m.query(`DELETE FROM console_links WHERE member_id = $1 AND used_at IS NULL`, [memberId]);
       await m.query(`INSERT INTO console_links (token_hash, member_id, kind, expires_at) VALUES ($1, $2, $3, $4)`, [tokenHash, memberId, kind, expiresAt]);
+      return true;
     });
   }
 
