@@ -99,4 +99,20 @@ describe('hosted checkout page: a partly paid invoice past its payment window (C
     expect(problems.errors).toEqual([]);
     await page.close();
   });
+
+  it('keeps following a payment being confirmed past the window: confirming, not expired', async () => {
+    const shop = await service.createOrg('Confirming Shop');
+    const invoiceId = await createInvoice(shop.test, '20');
+    const usdt = (await shop.test.get(`/providers/${invoiceId}`)).body.data.providers.find((p: { id: string }) => p.id === 'prov_ethereum_usdt');
+    expectSuccess(
+      await shop.test.post('/test_helpers/payments', { invoice_id: invoiceId, provider_id: 'prov_ethereum_usdt', price: usdt.price, status: 'PENDING' }),
+      201,
+    );
+    expectSuccess(await shop.test.post('/test_helpers/clock', { advance_seconds: 76 * 60 }));
+    const { page, problems } = await openPage(browser, `${service.server.baseUrl}/checkout/${invoiceId}?poll_ms=300&redirect_ms=60000`);
+    await see(page.locator('#status')).toHaveAttribute('data-state', 'seen');
+    expect(expectSuccess(await shop.test.post(`/invoices/${invoiceId}`, {})).status).toBe('WAITING_FOR_CONFIRMATIONS');
+    expect(problems.errors).toEqual([]);
+    await page.close();
+  });
 });

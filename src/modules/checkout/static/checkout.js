@@ -568,8 +568,12 @@ function scheduleRedirect(inv) {
   state.redirectTimer = setTimeout(() => window.location.assign(url), cfg.redirectMs);
 }
 
-/** Whether the invoice's monitoring window has ended on its clock: the service takes no payment to it any more. */
+/**
+ * Whether the invoice waits for money whose window has ended on its clock: the service takes no new payment to
+ * it any more. A payment already seen and being confirmed is followed to its end, window or not.
+ */
 function paymentWindowClosed(inv) {
+  if (inv.status !== 'PENDING' && inv.status !== 'PARTIALLY_PAID') return false;
   const until = parseTime(inv.monitoring_until);
   return !!until && invoiceNow() >= until.getTime();
 }
