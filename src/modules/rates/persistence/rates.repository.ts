@@ -186,14 +186,16 @@ export class RatesRepository {
   /**
    * Per currency, the lowest and highest rate taken from a live source since `since` (what a lone
    * answer is compared with): rows of snapshots the refresher wrote whose own source names a configured
-   * source or a median of them, so rates of the bundled table or of an import, carried along, never count.
+   * source or a median one of them took part in (isSourceOrigin's rule), so rates of the bundled table, of an
+   * import, or of sources since removed from RATE_SOURCES, carried along, never count.
    */
   async sourceRatesSince(m: EntityManager, since: Date, sources: readonly string[]): Promise<Partial<Record<Currency, { min: Amount; max: Amount }>>> {
     const rows: Array<{ currency: Currency; min: string; max: string }> = await m.query(
       `SELECT r.currency, min(r.usd_rate)::text AS min, max(r.usd_rate)::text AS max
          FROM rate_snapshots s JOIN exchange_rates r ON r.snapshot_id = s.id
         WHERE s.taken_at >= $1 AND s.source LIKE 'live:%' AND r.taken_at >= $1
-          AND (r.source = ANY($2::text[]) OR r.source LIKE 'median:%')
+          AND (r.source = ANY($2::text[]) OR (r.source LIKE 'median:%' AND EXISTS (
+                SELECT 1 FROM unnest($2::text[]) n WHERE position(',' || n || ',' IN ',' || substr(r.source, 8) || ',') > 0)))
         GROUP BY r.currency`,
       [since, sources],
     );
