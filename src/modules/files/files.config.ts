@@ -2,6 +2,7 @@ import { plainToInstance, Transform } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
 import { ConfigError } from '../../shared/config/app-config';
 import { toBool, toInt } from '../../shared/config/env-transforms';
+import { settingErrorLines } from '../../shared/config/setting-errors';
 
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
 
@@ -65,7 +66,7 @@ export function loadFilesConfig(env: NodeJS.ProcessEnv = process.env): FilesConf
   }
   const config = plainToInstance(FilesConfig, raw);
   const errors = validateSync(config, { whitelist: false });
-  const lines = errors.map((e) => `  ${e.property}=${JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`);
+  const lines = settingErrorLines(errors);
   if (!!config.S3_ACCESS_KEY_ID !== !!config.S3_SECRET_ACCESS_KEY) {
     lines.push('  S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together');
   }

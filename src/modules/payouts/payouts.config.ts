@@ -2,6 +2,7 @@ import { plainToInstance, Transform } from 'class-transformer';
 import { IsInt, Max, Min, validateSync } from 'class-validator';
 import { ConfigError } from '../../shared/config/app-config';
 import { toInt } from '../../shared/config/env-transforms';
+import { settingErrorLines } from '../../shared/config/setting-errors';
 
 /**
  * Settings of payouts, read from the environment and checked at start-up. Their names are the ones the
@@ -38,7 +39,7 @@ export function loadPayoutsConfig(env: NodeJS.ProcessEnv = process.env): Payouts
   const config = plainToInstance(PayoutsConfig, raw);
   const errors = validateSync(config, { whitelist: false });
   if (errors.length) {
-    const lines = errors.map((e) => `  ${e.property}=${JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`);
+    const lines = settingErrorLines(errors);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   return config;

@@ -3,6 +3,7 @@ import { IsInt, IsOptional, IsString, Matches, Max, Min, validateSync } from 'cl
 import { ConfigError } from '../../shared/config/app-config';
 import { toInt } from '../../shared/config/env-transforms';
 import { type Amount, Money } from '../../shared/money/money';
+import { settingErrorLines } from '../../shared/config/setting-errors';
 
 /** The exchanges the service knows by name; any other source is an http(s) URL answering the rates-file shape. */
 export const NAMED_RATE_SOURCES = ['coinbase', 'kraken', 'coingecko'] as const;
@@ -143,7 +144,7 @@ export function loadRatesConfig(env: NodeJS.ProcessEnv = process.env): RatesConf
   const config = plainToInstance(RatesConfig, raw);
   const errors = validateSync(config, { whitelist: false });
   if (errors.length) {
-    const lines = errors.map((e) => `  ${e.property}=${JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`);
+    const lines = settingErrorLines(errors);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   return config;

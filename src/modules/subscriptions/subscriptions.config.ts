@@ -2,6 +2,7 @@ import { plainToInstance, Transform } from 'class-transformer';
 import { IsInt, Max, Min, validateSync } from 'class-validator';
 import { ConfigError } from '../../shared/config/app-config';
 import { toInt } from '../../shared/config/env-transforms';
+import { settingErrorLines } from '../../shared/config/setting-errors';
 
 /** Settings of subscriptions (decisions §20), read from the environment and checked at start-up. */
 export class SubscriptionsConfig {
@@ -37,7 +38,7 @@ export function loadSubscriptionsConfig(env: NodeJS.ProcessEnv = process.env): S
   }
   const config = plainToInstance(SubscriptionsConfig, raw);
   const errors = validateSync(config, { whitelist: false });
-  const lines = errors.map((e) => `  ${e.property}=${JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`);
+  const lines = settingErrorLines(errors);
   if (lines.length) throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   return config;
 }

@@ -116,14 +116,19 @@ describe('kernel settings refused at start-up', () => {
     ['DEMO_ORGANIZATION', 'maybe'],
     ['DB_PREPARED_STATEMENTS', 'sometimes'],
     ['DB_CONNECTION_LIFETIME_SECONDS', '-5'],
-    ['ADMIN_API_TOKEN', 'short'],
     ['BODY_LIMIT_BYTES', '1.5'],
-    ['METRICS_TOKEN', 'short'],
     ['DOCS_ENABLED', 'maybe'],
     ['PUBLIC_BASE_URL', 'api.example.com'],
     ['ADMIN_AUTH_FAILURES', '0'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     expect(refusalFacts(start({ [name]: value }), name, value)).toEqual(REFUSED);
+  });
+
+  it.each(['ADMIN_API_TOKEN', 'METRICS_TOKEN'])('refuses %s too short, naming it without showing the value', (name) => {
+    const { code, output } = start({ [name]: 'short-secret' });
+    expect(code).toBe(1);
+    expect(output).toMatch(new RegExp(`^\\s+${name}=<12 characters, not shown>: `, 'm'));
+    expect(output).not.toContain('short-secret');
   });
 
   it('refuses to start in production without PUBLIC_BASE_URL, naming it', () => {

@@ -2,6 +2,7 @@ import { plainToInstance, Transform } from 'class-transformer';
 import { parseSecretKey } from '../crypto/secret-box';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
 import { toBool, toInt } from './env-transforms';
+import { settingErrorLines } from './setting-errors';
 
 /**
  * Every setting of the service, read from the environment and checked once at start-up.
@@ -449,7 +450,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, purpose: 'servi
   if (raw.CLOCK_CONTROL === undefined) config.CLOCK_CONTROL = config.NODE_ENV !== 'production';
   const errors = validateSync(config, { whitelist: false });
   if (errors.length) {
-    const lines = errors.map((e) => `  ${e.property}=${JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`);
+    const lines = settingErrorLines(errors);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   if (!!config.TLS_CERT_FILE !== !!config.TLS_KEY_FILE) {

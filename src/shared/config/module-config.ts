@@ -1,6 +1,7 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { ConfigError } from './app-config';
+import { settingErrorLines } from './setting-errors';
 
 /**
  * A module's settings class (`<module>.config.ts`, an exported `...Config` class of UPPER_CASE
@@ -16,7 +17,7 @@ export function loadModuleConfig<T extends object>(cls: new () => T, env: NodeJS
   const config = plainToInstance(cls, raw);
   const errors = validateSync(config, { whitelist: false });
   if (errors.length) {
-    const lines = errors.map((e) => `  ${e.property}=${JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`);
+    const lines = settingErrorLines(errors);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   return config;
