@@ -238,11 +238,13 @@ function warnOutsideProduction(config: AppConfig, logger: Logger, env: NodeJS.Pr
   // Without live rate sources, live invoices are priced from the rates table, which only
   // `rates:import` moves: said in production too, where nothing else is relaxed.
   const staticPrices = loadRatesConfig(env).hasSources ? [] : ['live prices are static (RATE_SOURCES off: rates from the table, moved only by rates:import)'];
+  const webhooks = loadWebhooksConfig(env).webhookAllowPrivate ? ['webhooks to private, loopback and plain-http addresses allowed'] : [];
   if (config.isProduction) {
-    if (staticPrices.length) logger.warn({ mode: config.NODE_ENV, relaxed: staticPrices }, `${staticPrices[0]}.`);
+    // Relaxed on purpose in production (WEBHOOK_ALLOW_PRIVATE=true lets any merchant's key make the service call internal addresses): said too.
+    const said = [...webhooks, ...staticPrices];
+    if (said.length) logger.warn({ mode: config.NODE_ENV, relaxed: said }, `${said.join('; ')}.`);
     return;
   }
-  const webhooks = loadWebhooksConfig(env).webhookAllowPrivate ? ['webhooks to private, loopback and plain-http addresses allowed'] : [];
   const relaxed = [...config.relaxations, ...webhooks, ...staticPrices];
   if (!relaxed.length) return;
   const where = config.HOST ? `listening on ${config.HOST} (HOST)` : 'listening on 127.0.0.1 only (set HOST to listen elsewhere)';

@@ -2,6 +2,8 @@ import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { createDatabase, dropDatabase } from '../../support/pg';
 import { ADMIN_TOKEN, RunningServer, startServer } from '../../support/server';
+import { startIsolatedService } from '../../support/isolated';
+import { waitFor } from '../rates/rate-source-helpers';
 
 const viaProxy = { 'x-forwarded-proto': 'https' };
 const SECRETS_KEY = Buffer.alloc(32, 7).toString('base64');
@@ -57,4 +59,25 @@ describe('webhook address guard in production', () => {
     const created = expectSuccess(await api.post('/webhooks', { url: 'https://[2606:4700:4700::1111]/hook', event_types: ['*'] }, { headers: viaProxy }), 201);
     expect(created.url).toBe('https://[2606:4700:4700::1111]/hook');
   });
+});
+
+describe('WEBHOOK_ALLOW_PRIVATE=true in production', () => {
+  it('is said at start as a warning, as production relaxes nothing else without saying so', async () => {
+    const production = { NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.test', SECRETS_KEY: Buffer.alloc(32, 9).toString('base64') };
+    const service = await startIsolatedService({ ...production, WEBHOOK_ALLOW_PRIVATE: 'true' });
+    try {
+      const line = await waitFor(
+        'the warning line',
+        async () =>
+          service.server
+            .output()
+            .split('\n')
+            .find((l) => l.includes('webhooks to private, loopback and plain-http addresses allowed')) ?? null,
+        20_000,
+      );
+      expect(JSON.parse(line).level).toBe(40);
+    } finally {
+      await service.stop();
+    }
+  }, 120_000);
 });
