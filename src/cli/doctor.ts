@@ -119,7 +119,7 @@ export function preflightAfterListen(app: INestApplicationContext, logger: Logge
           logger.warn({ event: 'preflight_check', check: check.name, status: check.status }, `preflight ${check.status}: ${check.name}: ${check.detail}`);
       }
       const summary = { event: 'preflight', ok: counts.ok, warn: counts.warn, fail: counts.fail };
-      const message = `preflight: ${preflightSummary(report)} (npm run --silent cli -- doctor for the full list)`;
+      const message = `preflight: ${preflightSummary(report)} (node dist/src/cli/main.js doctor for the full list)`;
       if (counts.fail || counts.warn) logger.warn(summary, message);
       else logger.info(summary, message);
     },
