@@ -325,7 +325,7 @@ describe('cli doctor: the go-live preflight against real nodes and rate servers'
       });
       expect(summary).toMatchObject({ level: 40, fail: 1, warn: 0 });
       expect(summary.ok).toBeGreaterThan(5);
-      expect(summary.msg).toContain('cli -- doctor');
+      expect(summary.msg).toContain('node dist/src/cli/main.js doctor');
       const failed = linesWith(other.server, '"event":"preflight_check"').map((l) => JSON.parse(l));
       expect(failed).toHaveLength(1);
       expect(failed[0]).toMatchObject({ level: 40, check: 'chain.test.litecoin.txindex', status: 'fail' });
