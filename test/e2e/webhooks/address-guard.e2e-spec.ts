@@ -1,9 +1,8 @@
 import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { createDatabase, dropDatabase } from '../../support/pg';
-import { ADMIN_TOKEN, RunningServer, startServer } from '../../support/server';
+import { ADMIN_TOKEN, loggedLine, RunningServer, startServer } from '../../support/server';
 import { startIsolatedService } from '../../support/isolated';
-import { waitFor } from '../rates/rate-source-helpers';
 
 const viaProxy = { 'x-forwarded-proto': 'https' };
 const SECRETS_KEY = Buffer.alloc(32, 7).toString('base64');
@@ -66,15 +65,7 @@ describe('WEBHOOK_ALLOW_PRIVATE=true in production', () => {
     const production = { NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.test', SECRETS_KEY: Buffer.alloc(32, 9).toString('base64') };
     const service = await startIsolatedService({ ...production, WEBHOOK_ALLOW_PRIVATE: 'true' });
     try {
-      const line = await waitFor(
-        'the warning line',
-        async () =>
-          service.server
-            .output()
-            .split('\n')
-            .find((l) => l.includes('webhooks to private, loopback and plain-http addresses allowed')) ?? null,
-        20_000,
-      );
+      const line = await loggedLine(service.server, ['webhooks to private, loopback and plain-http addresses allowed'], 20_000);
       expect(JSON.parse(line).level).toBe(40);
     } finally {
       await service.stop();
