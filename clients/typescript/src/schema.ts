@@ -1548,7 +1548,7 @@ export interface components {
                 [key: string]: string;
             };
             /**
-             * @description Id of an uploaded image file
+             * @description Id of an image file this organization uploaded in the same mode (POST /files); anything else is refused with 400 at image_id
              * @example null
              */
             image_id?: string | null;
@@ -1623,9 +1623,11 @@ export interface components {
             organization_id: string;
             description: string;
             image_id: string | null;
-            /** @description Null until files are linked */
+            /** @description The image file named by image_id while it exists (null without image_id or once the file is deleted). url serves the bytes with an API key of the same organization and mode; a payer-facing read (no key) always has null. */
             image: {
                 id?: string;
+                name?: string;
+                mime_type?: string;
                 url?: string;
             } | null;
             metadata: {

@@ -7,6 +7,7 @@ import { FilesController } from './files.controller';
 import { FileRecord } from './persistence/file.record';
 import { FilesRepository } from './persistence/files.repository';
 import { FilesPreflightHandler } from './queries/preflight/files-preflight.handler';
+import { GetFilesByIdsHandler } from './queries/get-files-by-ids/get-files-by-ids.handler';
 import { GetFileContentHandler } from './queries/get-file-content/get-file-content.handler';
 import { ListFilesHandler } from './queries/list-files/list-files.handler';
 import { FileStorage } from './storage/file-storage';
@@ -36,6 +37,7 @@ import { OtherModeIds } from '../../shared/ids/other-mode-ids';
     DeleteFileHandler,
     ListFilesHandler,
     GetFileContentHandler,
+    GetFilesByIdsHandler,
     FilesPreflightHandler,
   ],
 })

@@ -14,7 +14,7 @@ declare module '../../shared/ids/ids' {
 export const manifest = {
   name: 'products',
   nestModule: ProductsModule,
-  uses: [],
+  uses: ['files'],
   owner: '@catalog-team',
   docs: 'docs/catalog.md',
   idKinds: ID_KINDS,

@@ -14,6 +14,7 @@ import { ProductsController } from './products.controller';
 import { GetPricingSchemaHandler } from './queries/get-pricing-schema/get-pricing-schema.handler';
 import { GetProductHandler } from './queries/get-product/get-product.handler';
 import { GetProductsByIdsHandler } from './queries/get-products-by-ids/get-products-by-ids.handler';
+import { ProductImages } from './queries/product-images';
 import { ListProductsHandler } from './queries/list-products/list-products.handler';
 import { TransactionRunner } from '../../shared/db/transaction-runner';
 import { OtherModeIds } from '../../shared/ids/other-mode-ids';
@@ -30,6 +31,7 @@ import { OtherModeIds } from '../../shared/ids/other-mode-ids';
     ProductGraphReader,
     ProductWriter,
     ProductEvents,
+    ProductImages,
     CreateProductHandler,
     ReplaceProductHandler,
     GetProductHandler,

@@ -34,3 +34,13 @@ export function checkoutUrl(invoiceId: string): string {
   const base = process.env.PUBLIC_BASE_URL?.trim().replace(/\/+$/, '') ?? '';
   return `${base}/checkout/${encodeURIComponent(invoiceId)}`;
 }
+
+/**
+ * A stored file's content (GET /files/{id}/content, served with an API key of its organization and
+ * mode) as other objects embed it: absolute under PUBLIC_BASE_URL when set, else the path alone,
+ * like checkoutUrl (an embedding outlives the request that made it).
+ */
+export function fileContentUrl(fileId: string): string {
+  const base = process.env.PUBLIC_BASE_URL?.trim().replace(/\/+$/, '') ?? '';
+  return `${base}/files/${encodeURIComponent(fileId)}/content`;
+}

@@ -1,6 +1,7 @@
 import { Api, anonymous } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { createKey, createOrg } from '../../support/factories';
+import { PNG, upload } from '../files/files-helpers';
 import { oneTimeSchema, productBody, recurringSchema, TIMESTAMP } from './product-bodies';
 
 const zeros = (whole: string, fraction = '') => `${whole}.${fraction.padEnd(30, '0')}`;
@@ -39,10 +40,11 @@ describe('Products: authentication', () => {
 describe('Products: create and read', () => {
   it('reads a created product back field for field', async () => {
     const org = await createOrg();
+    const imageId = expectSuccess(await upload(org.test, PNG, { filename: 'pro.png' })).id;
     const id = await createProduct(
       org.test,
       productBody({
-        image_id: 'file_0193a1b2-3c4d-7e5f-8a9b-0c1d2e3f4a5b',
+        image_id: imageId,
         schemas: [
           recurringSchema({ base_price: 100.25 }),
           oneTimeSchema({ base_price: '0.000000000000000000000000000001', interval_type: 'MONTH', interval_count: 3 }),
@@ -74,8 +76,8 @@ describe('Products: create and read', () => {
       name: 'Pro plan',
       organization_id: org.id,
       description: 'Everything in Basic, plus API access',
-      image_id: 'file_0193a1b2-3c4d-7e5f-8a9b-0c1d2e3f4a5b',
-      image: null,
+      image_id: imageId,
+      image: { id: imageId, name: 'pro.png', mime_type: 'image/png', url: expect.stringMatching(/\/content$/) },
       metadata: { tier: 'pro', team: 'growth' },
       updated_at: null,
     });

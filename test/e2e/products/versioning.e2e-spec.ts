@@ -1,3 +1,4 @@
+import { PNG, upload } from '../files/files-helpers';
 import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { createOrg } from '../../support/factories';
@@ -74,7 +75,9 @@ describe('Products: versioning', () => {
 
   it('clears omitted optional fields on replace', async () => {
     const org = await createOrg();
-    const v1 = await createProduct(org.test, productBody({ image_id: 'file_x' }));
+    const imageId = expectSuccess(await upload(org.test, PNG)).id;
+    const v1 = await createProduct(org.test, productBody({ image_id: imageId }));
+    expect(expectSuccess(await org.test.get(`/products/${v1}`)).image_id).toBe(imageId);
     const v2 = expectSuccess(
       await org.test.put(`/products/${v1}`, {
         name: 'Bare',

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import { EntityManager, In } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
 import type { FileType } from '../domain/file-kind';
 import { likePattern } from '../domain/file-name';
@@ -21,6 +21,10 @@ export class FilesRepository {
       where: { id, organizationId: scope.organizationId, mode: scope.mode },
       ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
     });
+  }
+
+  findMany(m: EntityManager, scope: Scope, ids: readonly string[]): Promise<FileRecord[]> {
+    return m.find(FileRecord, { where: { id: In([...ids]), organizationId: scope.organizationId, mode: scope.mode } });
   }
 
   async remove(m: EntityManager, scope: Scope, id: string): Promise<void> {

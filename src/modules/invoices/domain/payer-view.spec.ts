@@ -62,12 +62,12 @@ describe('payerProductView', () => {
     updated_at: null,
   };
 
-  it('keeps only the allow-listed fields and the schemas the invoice used', () => {
+  it('keeps only the allow-listed fields and the schemas the invoice used, and no image (it needs the merchant key)', () => {
     expect(payerProductView(product, new Set(['s2']))).toEqual({
       id: 'prod_1',
       name: 'Widget',
       description: 'A widget',
-      image: { id: 'file_1', url: 'https://pay.example.com/assets/file_1' },
+      image: null,
       schemas: [
         {
           id: 's2',

@@ -41,7 +41,6 @@ export interface CatalogProductForPayer {
   id: string;
   name: string;
   description: string;
-  image: { id: string; url: string } | null;
   schemas: readonly CatalogSchemaForPayer[];
 }
 
@@ -67,12 +66,13 @@ export interface PayerProductView {
   id: string;
   name: string;
   description: string;
-  image: { id: string; url: string } | null;
+  /** Always null: a product image is served with the merchant's key only, which a payer does not hold. */
+  image: null;
   schemas: PayerSchemaView[];
 }
 
 /**
- * The payer's product view is an allow-list: what a checkout shows (name, description, image) and
+ * The payer's product view is an allow-list: what a checkout shows (name, description) and
  * the billing schemas this invoice's items were priced with (`usedSchemaIds`), each reduced to its
  * price line. Never the product's metadata, its other schemas, their configurations or the catalog's
  * versioning fields. A field added to the catalog stays out of this view until it is named here.
@@ -82,7 +82,7 @@ export function payerProductView(product: CatalogProductForPayer, usedSchemaIds:
     id: product.id,
     name: product.name,
     description: product.description,
-    image: product.image ? { id: product.image.id, url: product.image.url } : null,
+    image: null,
     schemas: product.schemas
       .filter((s) => usedSchemaIds.has(s.id))
       .map((s) => ({

@@ -6,6 +6,7 @@ import { toProductView } from '../dto/product-view.mapper';
 import type { ProductView } from '../dto/product.view';
 import { CatalogRepository } from '../persistence/catalog.repository';
 import { ProductGraphReader } from '../persistence/product-graph.reader';
+import { ProductImages } from '../queries/product-images';
 import { PRODUCT_EVENTS } from '../events/product.events';
 
 /**
@@ -18,13 +19,16 @@ export class ProductEvents {
     @Inject(CatalogRepository) private readonly repo: CatalogRepository,
     @Inject(ProductGraphReader) private readonly reader: ProductGraphReader,
     @Inject(EventOutbox) private readonly outbox: EventOutbox,
+    @Inject(ProductImages) private readonly images: ProductImages,
   ) {}
 
   async view(m: EntityManager, scope: Scope, productId: string): Promise<ProductView> {
     const product = await this.repo.findProduct(m, scope, productId);
     if (!product) throw new Error(`product ${productId} vanished inside its own transaction`);
     const graph = await this.reader.load(m, scope, [product]);
-    return toProductView(product, graph.schemas, graph.configurations, graph.metrics, 'integer');
+    const view = toProductView(product, graph.schemas, graph.configurations, graph.metrics, 'integer');
+    await this.images.fill(scope, [view]);
+    return view;
   }
 
   async created(m: EntityManager, scope: Scope, productId: string): Promise<void> {

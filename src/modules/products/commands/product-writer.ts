@@ -10,6 +10,7 @@ import { BillingSchemaRecord } from '../persistence/billing-schema.record';
 import { CatalogRepository } from '../persistence/catalog.repository';
 import { MetricRecord } from '../persistence/metric.record';
 import { ProductRecord } from '../persistence/product.record';
+import { ProductImages } from '../queries/product-images';
 import type { MetricInputDto, ProductRequestDto } from './create-product/create-product.request.dto';
 
 /** The version a replace supersedes: its groups are inherited position by position. */
@@ -33,7 +34,10 @@ interface TierDraft {
  */
 @Injectable()
 export class ProductWriter {
-  constructor(@Inject(CatalogRepository) private readonly repo: CatalogRepository) {}
+  constructor(
+    @Inject(CatalogRepository) private readonly repo: CatalogRepository,
+    @Inject(ProductImages) private readonly images: ProductImages,
+  ) {}
 
   /** Checks the rules that need no database; throws 400 with every problem at its field path. */
   validateShape(input: ProductRequestDto): RecurringTerms[] {
@@ -64,6 +68,10 @@ export class ProductWriter {
 
   async write(m: EntityManager, scope: Scope, input: ProductRequestDto, now: Date, previous: PreviousVersion | null): Promise<string> {
     const terms = this.validateShape(input);
+    if (input.image_id != null) {
+      const problem = await this.images.problem(scope, input.image_id);
+      if (problem) throw new ValidationFailedError({ image_id: problem });
+    }
     const drafts: TierDraft[][] = input.schemas.map((schema) =>
       (schema.configurations ?? []).map((c) => ({
         startsAt: parseAmount(c.starts_at),

@@ -131,7 +131,7 @@ export function toProductView(
     organization_id: row.organizationId,
     description: row.description,
     image_id: row.imageId,
-    // Files are served by their own module; the embedded image is filled in once it exists.
+    // The files module holds the image: ProductImages fills this in after the catalog read.
     image: null,
     metadata: row.metadata,
     schemas: byPosition(schemas.filter((s) => s.productId === row.id)).map((s) => toBillingSchemaView(s, configurations, metrics, form)),

@@ -62,8 +62,14 @@ export class ProductResponseDto {
   @ApiProperty() organization_id: string;
   @ApiProperty() description: string;
   @ApiProperty({ type: String, nullable: true }) image_id: string | null;
-  @ApiProperty({ type: 'object', nullable: true, properties: { id: { type: 'string' }, url: { type: 'string' } }, description: 'Null until files are linked' })
-  image: null;
+  @ApiProperty({
+    type: 'object',
+    nullable: true,
+    properties: { id: { type: 'string' }, name: { type: 'string' }, mime_type: { type: 'string' }, url: { type: 'string' } },
+    description:
+      'The image file named by image_id while it exists (null without image_id or once the file is deleted). url serves the bytes with an API key of the same organization and mode; a payer-facing read (no key) always has null.',
+  })
+  image: { id: string; name: string; mime_type: string; url: string } | null;
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) metadata: Record<string, string>;
   @ApiProperty({ type: [BillingSchemaResponseDto] }) schemas: BillingSchemaResponseDto[];
   @ApiProperty(TIMESTAMP) created_at: string;

@@ -37,6 +37,14 @@ export interface BillingSchemaView {
   updated_at: string | null;
 }
 
+/** The product's image file as reads embed it; `url` serves the bytes with a key of the same organization and mode. */
+export interface ProductImageView {
+  id: string;
+  name: string;
+  mime_type: string;
+  url: string;
+}
+
 export interface ProductView {
   id: string;
   version_group_id: string;
@@ -45,7 +53,7 @@ export interface ProductView {
   organization_id: string;
   description: string;
   image_id: string | null;
-  image: { id: string; url: string } | null;
+  image: ProductImageView | null;
   metadata: Record<string, string>;
   schemas: BillingSchemaView[];
   created_at: string;

@@ -3,7 +3,20 @@ import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { formatTimestamp } from '../../../../shared/time/time';
 import { FilesRepository } from '../../persistence/files.repository';
-import { FileListView, ListFilesQuery } from './list-files.query';
+import type { FileRecord } from '../../persistence/file.record';
+import { FileListView, FileView, ListFilesQuery } from './list-files.query';
+
+export function toFileView(f: FileRecord): FileView {
+  return {
+    id: f.id,
+    name: f.name,
+    type: f.type,
+    mime_type: f.mimeType,
+    size: f.size,
+    sha256: f.sha256,
+    created_at: formatTimestamp(f.createdAt),
+  };
+}
 
 @QueryHandler(ListFilesQuery)
 export class ListFilesHandler implements IQueryHandler<ListFilesQuery> {
@@ -15,15 +28,7 @@ export class ListFilesHandler implements IQueryHandler<ListFilesQuery> {
   async execute({ scope, filters, limit, offset }: ListFilesQuery): Promise<FileListView> {
     const { items, total } = await this.repo.list(this.tx.readsFor(scope), scope, filters, limit, offset);
     return {
-      items: items.map((f) => ({
-        id: f.id,
-        name: f.name,
-        type: f.type,
-        mime_type: f.mimeType,
-        size: f.size,
-        sha256: f.sha256,
-        created_at: formatTimestamp(f.createdAt),
-      })),
+      items: items.map(toFileView),
       total,
       limit,
       offset,

@@ -174,7 +174,12 @@ export class ProductRequestDto {
   @MetadataField({ example: { tier: 'pro' } })
   metadata?: Record<string, string> | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true, description: 'Id of an uploaded image file', example: null })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: 'Id of an image file this organization uploaded in the same mode (POST /files); anything else is refused with 400 at image_id',
+    example: null,
+  })
   @IsOptional()
   @Length(1, MAX_NAME)
   @IsString()
