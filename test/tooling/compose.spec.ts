@@ -78,6 +78,12 @@ function proxyProblems(name: string, proxy: Service, apps: [string, Service][], 
       problems.push(`${path}: "${line}" changes the X-Forwarded-For/-Proto that Caddy sets from the connection`);
     }
   }
+  // /admin is for operators on the private network (docs/production.md, "Operator surface").
+  const operatorMatcher = lines
+    .map((l) => /^@(\S+)\s+path\s+(.+)$/.exec(l))
+    .find((m) => m && m[2].split(/\s+/).includes('/admin') && m[2].split(/\s+/).includes('/admin/*'));
+  if (!operatorMatcher || !lines.includes(`respond @${operatorMatcher[1]} 404`))
+    problems.push(`${path}: /admin is forwarded to the replicas; answer it at the proxy (@operator path /admin /admin/* and respond @operator 404)`);
   const upstreams = lines.filter((l) => /^reverse_proxy\b/.test(l)).flatMap((l) => l.replace(/\{$/, '').trim().split(/\s+/).slice(1));
   if (!upstreams.length) problems.push(`${path} has no reverse_proxy`);
   for (const [appName, app] of apps) {
@@ -330,6 +336,8 @@ describe('docker-compose.yml', () => {
       /reverse_proxy does not send requests to app-2:3000/,
     ],
     ['serves another address', caddyfile.replace('{$PUBLIC_BASE_URL} {', 'pay.example.org {'), /the site address should be \{\$PUBLIC_BASE_URL\}/],
+    ['forwards /admin', caddyfile.replace('respond @operator 404', ''), /\/admin is forwarded to the replicas/],
+    ['covers only /admin/*', caddyfile.replace('@operator path /admin /admin/*', '@operator path /admin/*'), /\/admin is forwarded to the replicas/],
   ];
   it.each(brokenProxy)('fails when the Caddyfile %s', (_what, text, expected) => {
     expect(caddyfile).not.toBe(text);
