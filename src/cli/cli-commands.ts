@@ -6,7 +6,12 @@ import { CreateApiKeyCommand, CreateOrganizationCommand, ListApiKeysQuery, ListO
 import { IssueMemberLinkCommand } from '../modules/console';
 import { GetProvidersQuery, SetProviderConfirmationsCommand, SetProviderEnabledCommand } from '../modules/providers';
 import { ImportRatesCommand, parseSnapshotFile, SnapshotFileError } from '../modules/rates';
+import { ForgetLostKeyWalletKeysCommand } from '../modules/rails';
+import { ForgetLostKeyWebhookSecretsCommand } from '../modules/webhooks';
+import { KEY_ID_SHAPE, SecretBox, sealedWithPattern } from '../shared/crypto/secret-box';
+import { TransactionRunner } from '../shared/db/transaction-runner';
 import { ValidationFailedError } from '../shared/errors/domain-error';
+import { forgetAnswersSealedWith } from '../shared/idempotency/idempotency';
 import { readFileSync } from 'node:fs';
 
 import { CliArgs, CliUsageError } from './cli-args';
@@ -136,4 +141,27 @@ export const CLI_COMMANDS: { [name in CliCommandName]: CliCommand } = {
     usage: CLI_USAGE['key:list'],
     run: (args, app) => app.get(QueryBus).execute(new ListApiKeysQuery(requireFlag(args, 'org'))),
   },
+  'secrets:forget-key': {
+    usage: CLI_USAGE['secrets:forget-key'],
+    run: forgetLostKey,
+  },
 };
+
+/**
+ * The way back for an operator whose SECRETS_KEY is lost for good: every start opens each stored sealed
+ * value to seal it again, so one sealed with a key no longer configured stops the start. This gives up
+ * the values that key sealed, through their owners' commands, and says what it did. A key the service
+ * is configured with (SECRETS_KEY or SECRETS_KEYS_OLD) is refused: nothing it sealed is lost.
+ */
+async function forgetLostKey(args: CliArgs, app: INestApplicationContext): Promise<unknown> {
+  const keyId = requireFlag(args, 'key-id').toLowerCase();
+  if (!KEY_ID_SHAPE.test(keyId)) throw new CliUsageError('--key-id must be the 8 hex characters a start names ("sealed with key 1a2b3c4d, ...")');
+  if (app.get(SecretBox).holds(keyId)) {
+    throw new CliUsageError(`key ${keyId} is configured (SECRETS_KEY or SECRETS_KEYS_OLD): what it sealed opens, nothing is lost`);
+  }
+  const webhooks = await app.get(CommandBus).execute(new ForgetLostKeyWebhookSecretsCommand(keyId));
+  const wallets = await app.get(CommandBus).execute(new ForgetLostKeyWalletKeysCommand(keyId));
+  let answers = 0;
+  for (let n = -1; n !== 0;) answers += n = await app.get(TransactionRunner).run((m) => forgetAnswersSealedWith(m, sealedWithPattern(keyId), 500));
+  return { key_id: keyId, ...webhooks, ...wallets, idempotent_answers_dropped: answers };
+}

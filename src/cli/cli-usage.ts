@@ -20,6 +20,8 @@ export const CLI_USAGE = {
   doctor:
     "doctor [--json]   (go-live preflight: settings, file storage, rate sources, each CHAINS_FILE node (answers, chain, sync, txindex), confirmations, each wallet's first address; exit code 1 when a check fails)",
   'key:list': 'key:list --org ORG_ID',
+  'secrets:forget-key':
+    'secrets:forget-key --key-id KEY_ID   (last resort for a SECRETS_KEY lost for good: gives up what it sealed, disabling webhook endpoints and removing wallets that need it; refused for a configured key)',
 } as const;
 
 export type CliCommandName = keyof typeof CLI_USAGE;

@@ -5,6 +5,7 @@ export { checkLiveRails } from './rail-registry';
 export type { LiveRailsFinding } from './rails.config';
 export { ChainWatchers } from './watcher/chain-watchers';
 export { SealWalletKeysCommand } from './commands/seal-wallet-keys/seal-wallet-keys.command';
+export { ForgetLostKeyWalletKeysCommand, type ForgottenWalletKeys } from './commands/forget-lost-key/forget-lost-key.command';
 export { RegisterWalletCommand } from './commands/register-wallet/register-wallet.command';
 export { DeleteWalletCommand, type DeletedWallet } from './commands/delete-wallet/delete-wallet.command';
 export { AllocatePaymentAddressCommand, type PaymentAddressView } from './commands/allocate-payment-address/allocate-payment-address.command';

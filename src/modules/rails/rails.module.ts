@@ -3,6 +3,7 @@ import { InvoicesModule } from '../invoices';
 import { AllocatePaymentAddressHandler } from './commands/allocate-payment-address/allocate-payment-address.handler';
 import { DeleteWalletHandler } from './commands/delete-wallet/delete-wallet.handler';
 import { SealWalletKeysHandler } from './commands/seal-wallet-keys/seal-wallet-keys.handler';
+import { ForgetLostKeyWalletKeysHandler } from './commands/forget-lost-key/forget-lost-key.handler';
 import { RegisterWalletHandler } from './commands/register-wallet/register-wallet.handler';
 import { RetryUnmatchedTransferHandler } from './commands/retry-unmatched-transfer/retry-unmatched-transfer.handler';
 import { PaymentAddressController } from './payment-address.controller';
@@ -60,6 +61,7 @@ import { OtherModeIds } from '../../shared/ids/other-mode-ids';
     RailsPreflightHandler,
     AllocatePaymentAddressHandler,
     SealWalletKeysHandler,
+    ForgetLostKeyWalletKeysHandler,
     ChainStateRepository,
     ChainNodes,
     UnattributedTransfersRepository,

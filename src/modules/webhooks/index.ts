@@ -7,6 +7,7 @@ export { UpdateWebhookEndpointCommand, type WebhookEndpointChanges } from './com
 export { DeleteWebhookEndpointCommand, type DeletedEndpoint } from './commands/delete-webhook-endpoint/delete-webhook-endpoint.command';
 export { RotateWebhookSecretCommand } from './commands/rotate-webhook-secret/rotate-webhook-secret.command';
 export { SealStoredSecretsCommand } from './commands/seal-stored-secrets/seal-stored-secrets.command';
+export { ForgetLostKeyWebhookSecretsCommand, type ForgottenWebhookSecrets } from './commands/forget-lost-key/forget-lost-key.command';
 export { RedeliverEventCommand, type QueuedDelivery } from './commands/redeliver-event/redeliver-event.command';
 export { GetWebhookEndpointQuery } from './queries/get-webhook-endpoint/get-webhook-endpoint.query';
 export { ListWebhookEndpointsQuery, type EndpointList } from './queries/list-webhook-endpoints/list-webhook-endpoints.query';

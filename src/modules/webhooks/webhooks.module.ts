@@ -4,6 +4,7 @@ import { CreateWebhookEndpointHandler } from './commands/create-webhook-endpoint
 import { DeleteWebhookEndpointHandler } from './commands/delete-webhook-endpoint/delete-webhook-endpoint.handler';
 import { RedeliverEventHandler } from './commands/redeliver-event/redeliver-event.handler';
 import { SealStoredSecretsHandler } from './commands/seal-stored-secrets/seal-stored-secrets.handler';
+import { ForgetLostKeyWebhookSecretsHandler } from './commands/forget-lost-key/forget-lost-key.handler';
 import { RotateWebhookSecretHandler } from './commands/rotate-webhook-secret/rotate-webhook-secret.handler';
 import { UpdateWebhookEndpointHandler } from './commands/update-webhook-endpoint/update-webhook-endpoint.handler';
 import { WebhookDispatcher } from './dispatch/webhook-dispatcher';
@@ -39,6 +40,7 @@ import { OtherModeIds } from '../../shared/ids/other-mode-ids';
     DeleteWebhookEndpointHandler,
     RotateWebhookSecretHandler,
     SealStoredSecretsHandler,
+    ForgetLostKeyWebhookSecretsHandler,
     RedeliverEventHandler,
     ListWebhookEndpointsHandler,
     GetWebhookEndpointHandler,

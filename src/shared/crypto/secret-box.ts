@@ -43,7 +43,12 @@ export class SecretBox {
     if (!isSealed(stored)) return stored;
     const [id, payload] = stored.slice(PREFIX.length).split(':');
     const key = this.byId.get(id);
-    if (!key) throw new SecretBoxError(`sealed with key ${id}, which is neither SECRETS_KEY nor in SECRETS_KEYS_OLD`);
+    if (!key) {
+      throw new SecretBoxError(
+        `sealed with key ${id}, which is neither SECRETS_KEY nor in SECRETS_KEYS_OLD (configure that key again; if it is lost for good, ` +
+          `\`cli secrets:forget-key --key-id ${id}\` gives up what it sealed: docs/production.md, "A lost key")`,
+      );
+    }
     const raw = Buffer.from(payload ?? '', 'base64url');
     if (raw.length < 28) throw new SecretBoxError('sealed value is truncated');
     const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
@@ -56,6 +61,11 @@ export class SecretBox {
     }
   }
 
+  /** Whether values sealed with key `id` open here (it is SECRETS_KEY or listed in SECRETS_KEYS_OLD). */
+  holds(id: string): boolean {
+    return this.byId.has(id);
+  }
+
   /** True for a plain (legacy) value and for one sealed with an older key: it should be sealed again. */
   needsSealing(stored: string): boolean {
     return !stored.startsWith(`${PREFIX}${this.current.id}:`);
@@ -63,6 +73,15 @@ export class SecretBox {
 }
 
 export class SecretBoxError extends Error {}
+
+/** A key id as sealed values carry it: 8 lowercase hex characters. */
+export const KEY_ID_SHAPE = /^[0-9a-f]{8}$/;
+
+/** The start of every value sealed with key `id`, as a LIKE pattern (the id is hex: nothing to escape). */
+export function sealedWithPattern(id: string): string {
+  if (!KEY_ID_SHAPE.test(id)) throw new SecretBoxError(`not a key id: ${JSON.stringify(id)}`);
+  return `${PREFIX}${id}:%`;
+}
 
 const PREFIX = 'sealed:v1:';
 

@@ -75,6 +75,27 @@ export async function sealStoredAnswers(m: EntityManager, box: SecretBox, limit:
 }
 
 /**
+ * Gives up the stored answers sealed with a key lost for good (`pattern`: sealedWithPattern of its id):
+ * each key is kept, done without an answer, so a retry gets 409 `idempotency_answer_lost` (the request
+ * was carried out; look its result up) and never runs the request a second time. Returns how many; run
+ * until 0.
+ */
+export async function forgetAnswersSealedWith(m: EntityManager, pattern: string, limit: number): Promise<number> {
+  const [{ n }]: Array<{ n: number }> = await m.query(
+    `WITH lost AS (
+       SELECT organization_id, mode, key FROM idempotency_keys WHERE response_body->>'sealed' LIKE $1 LIMIT $2 FOR UPDATE SKIP LOCKED
+     ), forgotten AS (
+       UPDATE idempotency_keys k SET response_body = NULL
+         FROM lost WHERE k.organization_id = lost.organization_id AND k.mode = lost.mode AND k.key = lost.key
+       RETURNING 1
+     )
+     SELECT count(*)::int AS n FROM forgotten`,
+    [pattern, limit],
+  );
+  return n;
+}
+
+/**
  * Idempotency-Key on creating POSTs (Stripe's contract): the first request with a key runs and
  * its success is stored for IDEMPOTENCY_TTL_HOURS; a retry with the same key and the same body
  * gets the stored response again with `Idempotent-Replayed: true`; the same key with another body
@@ -148,6 +169,13 @@ export class IdempotencyInterceptor implements NestInterceptor {
         );
       }
       if (row.state !== 'done') throw new ConflictError('A request with this Idempotency-Key is still in progress', 'idempotency_conflict');
+      if (row.response_body === null) {
+        // Its answer was sealed with a SECRETS_KEY that was lost for good and given up (cli secrets:forget-key).
+        throw new ConflictError(
+          'The request with this Idempotency-Key was carried out, but its stored answer could no longer be read and was discarded; look the result up instead of retrying',
+          'idempotency_answer_lost',
+        );
+      }
       res.status(row.response_status ?? 200);
       res.setHeader('Idempotent-Replayed', 'true');
       const body = row.response_body;

@@ -33,6 +33,9 @@ const COLUMNS = `w.id, w.organization_id, w.mode, w.chain_family, w.network, w.x
 
 const keyContext = (walletId: string) => `receiving_wallet:${walletId}`;
 
+/** What a wallet whose key was sealed with a lost SECRETS_KEY holds instead (never a key: it parses as none). */
+const LOST_KEY_MARKER = 'lost';
+
 /**
  * Receiving wallets; every method is scoped by organization and mode, deleted wallets are invisible.
  * The key is sealed on the way in and opened on the way out: rows hold no plain key.
@@ -245,6 +248,29 @@ export class WalletsRepository {
       await m.query(`UPDATE receiving_wallets SET xpub = $2 WHERE id = $1`, [r.id, this.box.seal(this.box.open(r.xpub, keyContext(r.id)), keyContext(r.id))]);
     }
     return rows.length;
+  }
+
+  /**
+   * Removes, as DELETE /wallets/{id} does, up to `limit` wallets whose key is sealed with a key lost
+   * for good (`pattern`: sealedWithPattern of its id), deleted ones included, and replaces that key by
+   * a marker sealed with the current key, so no start meets it again. A wallet stored before key
+   * fingerprints gets a fingerprint of its own, so nothing tries to open its key to compute one.
+   * Returns the removed wallets; run until fewer than `limit`.
+   */
+  async forgetKeysSealedWith(m: EntityManager, pattern: string, now: Date, limit: number): Promise<Array<{ id: string; was_deleted: boolean }>> {
+    const rows: Array<{ id: string; was_deleted: boolean }> = await m.query(
+      `SELECT id, deleted_at IS NOT NULL AS was_deleted FROM receiving_wallets WHERE xpub LIKE $1 ORDER BY id LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED`,
+      [pattern, limit],
+    );
+    for (const r of rows) {
+      await m.query(
+        `UPDATE receiving_wallets
+            SET xpub = $2, deleted_at = COALESCE(deleted_at, $3), active = false, key_fingerprint = COALESCE(key_fingerprint, 'lost:' || id)
+          WHERE id = $1`,
+        [r.id, this.box.seal(LOST_KEY_MARKER, keyContext(r.id)), now],
+      );
+    }
+    return rows;
   }
 
   async markDeleted(m: EntityManager, scope: Scope, id: string, now: Date): Promise<void> {

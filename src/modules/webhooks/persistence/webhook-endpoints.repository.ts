@@ -145,6 +145,62 @@ export class WebhookEndpointsRepository {
     return rows.length;
   }
 
+  /**
+   * Gives up, for up to `limit` endpoints (deleted ones included), the secrets sealed with a key that
+   * is lost for good (`pattern`: sealedWithPattern of its id): such a previous secret is dropped (its
+   * grace ends), such a current secret is replaced by `fresh()` sealed with the current key, and a live
+   * endpoint whose secret that was is disabled with `reason` (its receivers cannot know the new secret).
+   * Returns the rows it changed, as they were, for the caller's events; run until fewer than `limit`.
+   */
+  async forgetSecretsSealedWith(
+    m: EntityManager,
+    pattern: string,
+    fresh: () => string,
+    reason: string,
+    now: Date,
+    limit: number,
+  ): Promise<Array<{ id: string; organization_id: string; mode: Mode; secretLost: boolean; previousLost: boolean; wasEnabled: boolean; deleted: boolean }>> {
+    const rows: Array<{
+      id: string;
+      organization_id: string;
+      mode: Mode;
+      secret: string;
+      previous_secret: string | null;
+      enabled: boolean;
+      deleted_at: Date | null;
+    }> = await m.query(
+      `SELECT id, organization_id, mode, secret, previous_secret, enabled, deleted_at FROM webhook_endpoints
+          WHERE secret LIKE $1 OR previous_secret LIKE $1
+          ORDER BY id LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED`,
+      [pattern, limit],
+    );
+    const prefix = pattern.slice(0, -1);
+    const changed = rows.map((r) => ({
+      id: r.id,
+      organization_id: r.organization_id,
+      mode: r.mode,
+      secretLost: r.secret.startsWith(prefix),
+      previousLost: r.previous_secret?.startsWith(prefix) ?? false,
+      wasEnabled: r.enabled,
+      deleted: r.deleted_at !== null,
+    }));
+    for (const r of changed) {
+      const live = r.secretLost && !r.deleted;
+      await m.query(
+        `UPDATE webhook_endpoints
+            SET secret = COALESCE($2, secret),
+                previous_secret = CASE WHEN $3 THEN NULL ELSE previous_secret END,
+                previous_secret_expires_at = CASE WHEN $3 THEN NULL ELSE previous_secret_expires_at END,
+                enabled = CASE WHEN $4 THEN false ELSE enabled END,
+                disabled_reason = CASE WHEN $4 THEN $5 ELSE disabled_reason END,
+                updated_at = CASE WHEN $4 THEN $6 ELSE updated_at END
+          WHERE id = $1`,
+        [r.id, r.secretLost ? this.box.seal(fresh(), endpointSecretContext(r.id)) : null, r.previousLost, live, reason, now],
+      );
+    }
+    return changed;
+  }
+
   /** Takes the endpoint's row lock by id alone (the dispatcher, before recording an attempt). */
   async lockById(m: EntityManager, id: string): Promise<void> {
     await m.query(`SELECT id FROM webhook_endpoints WHERE id = $1 FOR NO KEY UPDATE`, [id]);
