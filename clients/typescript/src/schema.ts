@@ -1548,7 +1548,7 @@ export interface components {
                 [key: string]: string;
             };
             /**
-             * @description Id of an image file this organization uploaded in the same mode (POST /files); anything else is refused with 400 at image_id
+             * @description Id of an image file this organization uploaded in the same mode (POST /files/upload); anything else is refused with 400 at image_id
              * @example null
              */
             image_id?: string | null;

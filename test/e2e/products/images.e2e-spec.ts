@@ -23,7 +23,7 @@ describe('Products: image_id names one of the caller’s image files', () => {
     const cases: Array<[string, RegExp]> = [
       [theirs, /names no file of this organization in test mode/],
       [live, /names no file of this organization in test mode/],
-      ['file_0193a1b2-3c4d-7e5f-8a9b-0c1d2e3f4a5b', /upload the image with POST \/files/],
+      ['file_0193a1b2-3c4d-7e5f-8a9b-0c1d2e3f4a5b', /upload the image with POST \/files\/upload/],
       [pdf, /must name an image file; .* holds application\/pdf \(type document\)/],
     ];
     for (const [imageId, message] of cases) {

@@ -5,7 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { SecretBox } from '../../../src/shared/crypto/secret-box';
 import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
-import { embeddedUrl } from '../../support/embedded';
+import { embeddedUrl, withStoppedEmbedded } from '../../support/embedded';
 import { createDatabase, dropDatabase, withClient } from '../../support/pg';
 import { ADMIN_TOKEN, RunningServer, runCli, startServer } from '../../support/server';
 import { WebhookReceiver } from '../../support/webhook-receiver';
@@ -31,6 +31,8 @@ describe('a SECRETS_KEY lost for good', () => {
     return server;
   };
   const db = () => databaseUrl ?? embeddedUrl(dataDir!);
+  /** SQL while the service is stopped (on the embedded database, which then runs for the call). */
+  const whileStopped = <T>(work: (url: string) => Promise<T>) => (databaseUrl ? work(databaseUrl) : withStoppedEmbedded(dataDir!, work));
   const cliEnv = (secretsKey: string) => ({
     SECRETS_KEY: secretsKey,
     ...(databaseUrl ? { DATABASE_URL: databaseUrl, DATA_DIR: undefined } : { DATABASE_URL: undefined, DATA_DIR: dataDir }),
@@ -59,7 +61,11 @@ describe('a SECRETS_KEY lost for good', () => {
     expectSuccess(await api.post(`/webhooks/${rotated.id}/rotate_secret`, { grace_period_seconds: 3600 }));
     const { xpub } = freshAccount();
     const wallet = expectSuccess(await api.post('/wallets', { chain_family: 'evm', xpub }), 201);
+    const old = freshAccount();
+    const oldWallet = expectSuccess(await new Api(made.body.data.live_key, running.baseUrl).post('/wallets', { chain_family: 'evm', xpub: old.xpub }), 201);
     await running.stop();
+    // A wallet as a version before key fingerprints stored it, never started since (its key could not be opened).
+    await whileStopped((url) => withClient(url, (c) => c.query(`UPDATE receiving_wallets SET key_fingerprint = NULL WHERE id = $1`, [oldWallet.id])));
 
     const failed = await startServer({ databaseUrl, dataDir, env: { SECRETS_KEY: keyB }, readyTimeoutMs: 30_000 }).catch((e: Error) => e);
     expect(failed).toBeInstanceOf(Error);
@@ -81,22 +87,25 @@ describe('a SECRETS_KEY lost for good', () => {
       endpoints_disabled: 2,
       deleted_endpoints_reset: 0,
       previous_secrets_dropped: 1,
-      wallets_removed: 1,
+      wallets_removed: 2,
       deleted_wallets_reset: 0,
+      wallets_without_fingerprint: [oldWallet.id],
       idempotent_answers_dropped: 1,
     });
-    const leftUnderA = await withClient(db(), async (c) => {
-      const like = `sealed:v1:${kidA}:%`;
-      const q = async (sql: string) => Number((await c.query(sql, [like])).rows[0].n);
-      return {
-        endpoints: await q(`SELECT count(*) AS n FROM webhook_endpoints WHERE secret LIKE $1 OR previous_secret LIKE $1`),
-        wallets: await q(`SELECT count(*) AS n FROM receiving_wallets WHERE xpub LIKE $1`),
-        answers: await q(`SELECT count(*) AS n FROM idempotency_keys WHERE response_body->>'sealed' LIKE $1`),
-      };
-    });
+    const leftUnderA = await whileStopped((url) =>
+      withClient(url, async (c) => {
+        const like = `sealed:v1:${kidA}:%`;
+        const q = async (sql: string) => Number((await c.query(sql, [like])).rows[0].n);
+        return {
+          endpoints: await q(`SELECT count(*) AS n FROM webhook_endpoints WHERE secret LIKE $1 OR previous_secret LIKE $1`),
+          wallets: await q(`SELECT count(*) AS n FROM receiving_wallets WHERE xpub LIKE $1`),
+          answers: await q(`SELECT count(*) AS n FROM idempotency_keys WHERE response_body->>'sealed' LIKE $1`),
+        };
+      }),
+    );
     expect(leftUnderA).toEqual({ endpoints: 0, wallets: 0, answers: 0 });
-    const newSecrets = await withClient(db(), async (c) =>
-      (await c.query(`SELECT secret FROM webhook_endpoints ORDER BY id`)).rows.map((r) => r.secret as string),
+    const newSecrets = await whileStopped((url) =>
+      withClient(url, async (c) => (await c.query(`SELECT secret FROM webhook_endpoints ORDER BY id`)).rows.map((r) => r.secret as string)),
     );
     for (const secret of newSecrets) expect(secret).toMatch(new RegExp(`^sealed:v1:${kidB}:`));
 

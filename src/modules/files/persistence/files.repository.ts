@@ -23,8 +23,12 @@ export class FilesRepository {
     });
   }
 
-  findMany(m: EntityManager, scope: Scope, ids: readonly string[]): Promise<FileRecord[]> {
-    return m.find(FileRecord, { where: { id: In([...ids]), organizationId: scope.organizationId, mode: scope.mode } });
+  /** `share`: inside a transaction, keeps the files from being deleted until it ends. */
+  findMany(m: EntityManager, scope: Scope, ids: readonly string[], share = false): Promise<FileRecord[]> {
+    return m.find(FileRecord, {
+      where: { id: In([...ids]), organizationId: scope.organizationId, mode: scope.mode },
+      ...(share ? { lock: { mode: 'pessimistic_read' as const } } : {}),
+    });
   }
 
   async remove(m: EntityManager, scope: Scope, id: string): Promise<void> {

@@ -27,7 +27,7 @@ export class ProductEvents {
     if (!product) throw new Error(`product ${productId} vanished inside its own transaction`);
     const graph = await this.reader.load(m, scope, [product]);
     const view = toProductView(product, graph.schemas, graph.configurations, graph.metrics, 'integer');
-    await this.images.fill(scope, [view]);
+    await this.images.fill(scope, [view], m);
     return view;
   }
 

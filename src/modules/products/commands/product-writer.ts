@@ -69,7 +69,7 @@ export class ProductWriter {
   async write(m: EntityManager, scope: Scope, input: ProductRequestDto, now: Date, previous: PreviousVersion | null): Promise<string> {
     const terms = this.validateShape(input);
     if (input.image_id != null) {
-      const problem = await this.images.problem(scope, input.image_id);
+      const problem = await this.images.problem(m, scope, input.image_id);
       if (problem) throw new ValidationFailedError({ image_id: problem });
     }
     const drafts: TierDraft[][] = input.schemas.map((schema) =>

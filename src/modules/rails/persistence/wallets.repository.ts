@@ -33,7 +33,10 @@ const COLUMNS = `w.id, w.organization_id, w.mode, w.chain_family, w.network, w.x
 
 const keyContext = (walletId: string) => `receiving_wallet:${walletId}`;
 
-/** What a wallet whose key was sealed with a lost SECRETS_KEY holds instead (never a key: it parses as none). */
+/**
+ * What a wallet whose key was sealed with a lost SECRETS_KEY holds instead, in plain text (it is no
+ * secret): never a key, and skipped by the start's re-sealing and fingerprinting.
+ */
 const LOST_KEY_MARKER = 'lost';
 
 /**
@@ -205,8 +208,8 @@ export class WalletsRepository {
     limit: number,
   ): Promise<Array<{ id: string; mode: Mode; chain_family: ChainFamily; network: string | null; xpub: string }>> {
     const rows: Array<{ id: string; mode: Mode; chain_family: ChainFamily; network: string | null; xpub: string }> = await m.query(
-      `SELECT id, mode, chain_family, network, xpub FROM receiving_wallets WHERE key_fingerprint IS NULL ORDER BY id LIMIT $1 FOR NO KEY UPDATE SKIP LOCKED`,
-      [limit],
+      `SELECT id, mode, chain_family, network, xpub FROM receiving_wallets WHERE key_fingerprint IS NULL AND xpub <> $2 ORDER BY id LIMIT $1 FOR NO KEY UPDATE SKIP LOCKED`,
+      [limit, LOST_KEY_MARKER],
     );
     return rows.map((r) => ({ ...r, xpub: this.box.open(r.xpub, keyContext(r.id)) }));
   }
@@ -241,8 +244,8 @@ export class WalletsRepository {
    */
   async sealStoredKeys(m: EntityManager, limit: number): Promise<number> {
     const rows: Array<{ id: string; xpub: string }> = await m.query(
-      `SELECT id, xpub FROM receiving_wallets WHERE xpub NOT LIKE $1 ORDER BY id LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED`,
-      [`sealed:v1:${this.box.currentKeyId}:%`, limit],
+      `SELECT id, xpub FROM receiving_wallets WHERE xpub NOT LIKE $1 AND xpub <> $3 ORDER BY id LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED`,
+      [`sealed:v1:${this.box.currentKeyId}:%`, limit, LOST_KEY_MARKER],
     );
     for (const r of rows) {
       await m.query(`UPDATE receiving_wallets SET xpub = $2 WHERE id = $1`, [r.id, this.box.seal(this.box.open(r.xpub, keyContext(r.id)), keyContext(r.id))]);
@@ -253,22 +256,27 @@ export class WalletsRepository {
   /**
    * Removes, as DELETE /wallets/{id} does, up to `limit` wallets whose key is sealed with a key lost
    * for good (`pattern`: sealedWithPattern of its id), deleted ones included, and replaces that key by
-   * a marker sealed with the current key, so no start meets it again. A wallet stored before key
-   * fingerprints gets a fingerprint of its own, so nothing tries to open its key to compute one.
-   * Returns the removed wallets; run until fewer than `limit`.
+   * LOST_KEY_MARKER, which no start opens. `fingerprinted` is false for a wallet stored before key
+   * fingerprints: its address counter cannot be found without the key. Returns the removed wallets;
+   * run until fewer than `limit`.
    */
-  async forgetKeysSealedWith(m: EntityManager, pattern: string, now: Date, limit: number): Promise<Array<{ id: string; was_deleted: boolean }>> {
-    const rows: Array<{ id: string; was_deleted: boolean }> = await m.query(
-      `SELECT id, deleted_at IS NOT NULL AS was_deleted FROM receiving_wallets WHERE xpub LIKE $1 ORDER BY id LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED`,
+  async forgetKeysSealedWith(
+    m: EntityManager,
+    pattern: string,
+    now: Date,
+    limit: number,
+  ): Promise<Array<{ id: string; was_deleted: boolean; fingerprinted: boolean }>> {
+    const rows: Array<{ id: string; was_deleted: boolean; fingerprinted: boolean }> = await m.query(
+      `SELECT id, deleted_at IS NOT NULL AS was_deleted, key_fingerprint IS NOT NULL AS fingerprinted
+         FROM receiving_wallets WHERE xpub LIKE $1 ORDER BY id LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED`,
       [pattern, limit],
     );
-    for (const r of rows) {
-      await m.query(
-        `UPDATE receiving_wallets
-            SET xpub = $2, deleted_at = COALESCE(deleted_at, $3), active = false, key_fingerprint = COALESCE(key_fingerprint, 'lost:' || id)
-          WHERE id = $1`,
-        [r.id, this.box.seal(LOST_KEY_MARKER, keyContext(r.id)), now],
-      );
+    if (rows.length) {
+      await m.query(`UPDATE receiving_wallets SET xpub = $2, deleted_at = COALESCE(deleted_at, $3), active = false WHERE id = ANY($1::text[])`, [
+        rows.map((r) => r.id),
+        LOST_KEY_MARKER,
+        now,
+      ]);
     }
     return rows;
   }

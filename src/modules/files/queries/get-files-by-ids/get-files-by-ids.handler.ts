@@ -13,10 +13,10 @@ export class GetFilesByIdsHandler implements IQueryHandler<GetFilesByIdsQuery> {
     @Inject(FilesRepository) private readonly repo: FilesRepository,
   ) {}
 
-  async execute({ scope, ids }: GetFilesByIdsQuery): Promise<Record<string, FileView>> {
+  async execute({ scope, ids, unitOfWork }: GetFilesByIdsQuery): Promise<Record<string, FileView>> {
     const unique = [...new Set(ids)];
     if (!unique.length) return {};
-    const files = await this.repo.findMany(this.tx.manager, scope, unique);
+    const files = await this.repo.findMany(unitOfWork ?? this.tx.manager, scope, unique, unitOfWork !== undefined);
     return Object.fromEntries(files.map((f) => [f.id, toFileView(f)]));
   }
 }

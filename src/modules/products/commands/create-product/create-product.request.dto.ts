@@ -177,7 +177,7 @@ export class ProductRequestDto {
   @ApiPropertyOptional({
     type: String,
     nullable: true,
-    description: 'Id of an image file this organization uploaded in the same mode (POST /files); anything else is refused with 400 at image_id',
+    description: 'Id of an image file this organization uploaded in the same mode (POST /files/upload); anything else is refused with 400 at image_id',
     example: null,
   })
   @IsOptional()

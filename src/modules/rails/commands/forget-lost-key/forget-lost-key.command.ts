@@ -5,6 +5,12 @@ export interface ForgottenWalletKeys {
   wallets_removed: number;
   /** Wallets deleted before whose key was sealed with it (their key is replaced by a marker). */
   deleted_wallets_reset: number;
+  /**
+   * Removed wallets stored before key fingerprints (never started since with a version that has them):
+   * their address counter cannot be found without the key, so their merchants register another account
+   * of the wallet instead of the same key (the same key would hand out its first addresses again).
+   */
+  wallets_without_fingerprint: string[];
 }
 
 /**

@@ -23,12 +23,13 @@ export class ForgetLostKeyWalletKeysHandler implements ICommandHandler<ForgetLos
 
   async execute({ keyId }: ForgetLostKeyWalletKeysCommand): Promise<ForgottenWalletKeys> {
     const pattern = sealedWithPattern(keyId);
-    const result: ForgottenWalletKeys = { wallets_removed: 0, deleted_wallets_reset: 0 };
+    const result: ForgottenWalletKeys = { wallets_removed: 0, deleted_wallets_reset: 0, wallets_without_fingerprint: [] };
     for (;;) {
       const rows = await this.tx.run((m) => this.wallets.forgetKeysSealedWith(m, pattern, this.clock.now(), BATCH));
       for (const r of rows) {
         if (r.was_deleted) result.deleted_wallets_reset += 1;
         else result.wallets_removed += 1;
+        if (!r.fingerprinted && !r.was_deleted) result.wallets_without_fingerprint.push(r.id);
       }
       if (rows.length < BATCH) return result;
     }

@@ -35,17 +35,12 @@ export class ForgetLostKeyWebhookSecretsHandler implements ICommandHandler<Forge
     const reason = `its signing secret was sealed with SECRETS_KEY ${keyId}, which is lost: rotate the secret, give it to the receivers and enable the endpoint again`;
     const result: ForgottenWebhookSecrets = { endpoints_disabled: 0, deleted_endpoints_reset: 0, previous_secrets_dropped: 0 };
     for (;;) {
-      const changed = await this.tx.run(async (m) => {
+      // Counted once committed: a transaction retried after a conflict would count its rows twice.
+      const rows = await this.tx.run(async (m) => {
         const now = this.clock.now();
         const rows = await this.endpoints.forgetSecretsSealedWith(m, pattern, generateSigningSecret, reason, now, BATCH);
         for (const r of rows) {
-          if (r.previousLost) result.previous_secrets_dropped += 1;
-          if (!r.secretLost) continue;
-          if (r.deleted) {
-            result.deleted_endpoints_reset += 1;
-            continue;
-          }
-          result.endpoints_disabled += 1;
+          if (!r.secretLost || r.deleted) continue;
           await this.deliveries.cancelPending(m, r.id, 'endpoint disabled: its signing secret was lost', now);
           if (!r.wasEnabled) continue;
           const scope = { organizationId: r.organization_id, mode: r.mode } as Scope;
@@ -56,9 +51,14 @@ export class ForgetLostKeyWebhookSecretsHandler implements ICommandHandler<Forge
             });
           }
         }
-        return rows.length;
+        return rows;
       });
-      if (changed < BATCH) return result;
+      for (const r of rows) {
+        if (r.previousLost) result.previous_secrets_dropped += 1;
+        if (r.secretLost && r.deleted) result.deleted_endpoints_reset += 1;
+        else if (r.secretLost) result.endpoints_disabled += 1;
+      }
+      if (rows.length < BATCH) return result;
     }
   }
 }
