@@ -13,6 +13,7 @@ import { SecretBox, secretBoxFromSettings } from './crypto/secret-box';
 import { MetricsRegistry } from './metrics/metrics-registry';
 import { BackgroundWork } from './lifecycle/background-work';
 import { OtherModeIds } from './ids/other-mode-ids';
+import { AuditedActionInterceptor, AuditTrail } from './audit/audit-trail';
 import { PartitionRetention } from './db/partition-retention';
 
 /**
@@ -44,6 +45,8 @@ export class KernelModule {
         JsonBodyReader,
         BackgroundWork,
         OtherModeIds,
+        AuditTrail,
+        AuditedActionInterceptor,
         PartitionRetention,
         { provide: MetricsRegistry, useValue: new MetricsRegistry() },
       ],
@@ -61,6 +64,8 @@ export class KernelModule {
         BackgroundWork,
         DurableEventHandlers,
         OtherModeIds,
+        AuditTrail,
+        AuditedActionInterceptor,
         PartitionRetention,
       ],
     };

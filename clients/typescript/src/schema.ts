@@ -1179,7 +1179,7 @@ export interface paths {
         };
         /**
          * The organization's audit log, newest first
-         * @description Who (a console member or an API key) did what, when and from where: console sign-ins, members and roles, API keys created or revoked. Both modes (each entry names its mode, or null for organization-wide actions). A read-only key gets 403.
+         * @description Who (a console member or an API key) did what, when and from where: console sign-ins, members and roles, API keys created or revoked, and the changes members and keys make that decide where money or data goes or undo something: invoices voided, marked paid or re-priced, refunds, subscriptions cancelled, products, wallets, webhook endpoints (a key's entries have actor_type key and the key's id; creating invoices and payments is not audited). A live key reads both modes (each entry names its mode, or null for organization-wide actions); a test key reads test-mode entries only. A read-only key gets 403.
          */
         get: operations["AuditLogController_list"];
         put?: never;

@@ -48,8 +48,9 @@ export class AuditLogController {
   @ApiOperation({
     summary: "The organization's audit log, newest first",
     description:
-      'Who (a console member or an API key) did what, when and from where: console sign-ins, members and roles, API keys created or revoked. ' +
-      'Both modes (each entry names its mode, or null for organization-wide actions). A read-only key gets 403.',
+      'Who (a console member or an API key) did what, when and from where: console sign-ins, members and roles, API keys created or revoked, ' +
+      "and the changes members and keys make that decide where money or data goes or undo something: invoices voided, marked paid or re-priced, refunds, subscriptions cancelled, products, wallets, webhook endpoints (a key's entries have actor_type key and the key's id; creating invoices and payments is not audited). " +
+      'A live key reads both modes (each entry names its mode, or null for organization-wide actions); a test key reads test-mode entries only. A read-only key gets 403.',
   })
   @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } })
   @ApiQuery({ name: 'starting_after', required: false, description: 'The last id of the previous page', example: 'audit_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00' })
@@ -67,7 +68,8 @@ export class AuditLogController {
     if (after !== undefined && (typeof after !== 'string' || !/^audit_[0-9a-f-]{36}$/.test(after))) {
       throw new ValidationFailedError({ starting_after: 'must be an audit entry id (audit_...)' });
     }
-    const rows = await this.repo.auditLog(caller.organizationId, limit + 1, after);
+    // A test key is a test-mode credential (developers may make full ones, decisions §25): its mode's entries only.
+    const rows = await this.repo.auditLog(caller.organizationId, limit + 1, after, caller.mode === 'test' ? 'test' : undefined);
     const items = rows.slice(0, limit).map((r) => ({
       id: r.id,
       actor_type: r.actor_type,

@@ -1,4 +1,6 @@
-import { Module } from '@nestjs/common';
+import { Inject, Module, OnModuleInit } from '@nestjs/common';
+import { AuditTrail } from '../../shared/audit/audit-trail';
+import { Clock } from '../../shared/time/clock';
 import { AuditLogController } from './audit-log.controller';
 import { IssueMemberLinkHandler } from './commands/issue-member-link.handler';
 import { ConsoleAssets } from './console-assets';
@@ -31,4 +33,28 @@ import { ConsoleRepository } from './persistence/console.repository';
   ],
   providers: [ConsoleRepository, ConsoleAuth, ConsoleAssets, ConsoleGate, IssueMemberLinkHandler, CsvExports, ConsoleExportRoutes],
 })
-export class ConsoleModule {}
+export class ConsoleModule implements OnModuleInit {
+  constructor(
+    @Inject(AuditTrail) private readonly trail: AuditTrail,
+    @Inject(ConsoleRepository) private readonly repo: ConsoleRepository,
+    @Inject(Clock) private readonly clock: Clock,
+  ) {}
+
+  /** The audit log keeps what API keys do on audited routes (`@Audited`) beside the members' console actions. */
+  onModuleInit(): void {
+    this.trail.register((entry) =>
+      this.repo.audit(
+        {
+          organization_id: entry.organizationId,
+          mode: entry.mode,
+          actor_type: 'key',
+          actor_id: entry.keyId,
+          action: entry.action,
+          target: entry.target,
+          ip: entry.ip,
+        },
+        this.clock.now(),
+      ),
+    );
+  }
+}

@@ -1,3 +1,4 @@
+import { Audited } from '../../shared/audit/audit-trail';
 import { ReadOnlyRoute } from '../../shared/db/write-position.interceptor';
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
@@ -39,6 +40,13 @@ const ID_PARAM = { name: 'id', description: 'Invoice id (invoice_...)', example:
 const PAYER_NOTE =
   'Without an Authorization header (payer access) the invoice id is the capability: ' +
   'metadata is left out, customer_email is masked and only payer expansions are allowed.';
+
+/** The audit log's name for a merchant's change of an invoice (a payer's currency change has no key and is not recorded). */
+function invoiceAction(body: Record<string, unknown>): string | null {
+  if (body.status === 'VOIDED') return 'invoice.void';
+  if (body.status === 'COMPLETED') return 'invoice.mark_paid';
+  return body.currency === undefined ? null : 'invoice.change_currency';
+}
 
 @ApiTags('Invoices')
 @ApiExtraModels(ProductItemDoc, PaymentIntentItemDoc)
@@ -189,6 +197,7 @@ export class InvoicesController {
   @Put(':id')
   @HttpCode(200)
   @Authenticated({ write: true, payer: true, payerFields: ['currency'] })
+  @Audited(invoiceAction)
   @ApiOperation({
     summary: 'Change an invoice status or currency',
     description:

@@ -1,3 +1,4 @@
+import { Audited } from '../../shared/audit/audit-trail';
 import { Idempotent } from '../../shared/idempotency/idempotency';
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
@@ -27,6 +28,7 @@ export class ProductsController {
   @Post()
   @HttpCode(200)
   @Authenticated({ write: true })
+  @Audited('product.create')
   @Idempotent()
   @ApiOperation({ summary: 'Create a product with billing schemas and usage tiers (version 1)' })
   @ApiBody({ type: ProductRequestDto, examples: { recurring: { value: PRODUCT_REQUEST_EXAMPLE } } })
@@ -39,6 +41,7 @@ export class ProductsController {
   @Put(':id')
   @HttpCode(200)
   @Authenticated({ write: true })
+  @Audited('product.new_version')
   @ApiOperation({
     summary: 'Replace a product by writing a new version',
     description:

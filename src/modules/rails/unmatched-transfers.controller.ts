@@ -1,3 +1,4 @@
+import { Audited } from '../../shared/audit/audit-trail';
 import { Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
@@ -78,6 +79,7 @@ export class UnmatchedTransfersController {
   @Post(':id/retry')
   @HttpCode(200)
   @Authenticated({ write: true })
+  @Audited('transfer.retry')
   @ID_PARAM
   @ApiOperation({
     summary: 'Record a transfer as a payment again',

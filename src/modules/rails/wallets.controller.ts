@@ -1,3 +1,4 @@
+import { Audited } from '../../shared/audit/audit-trail';
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
@@ -36,6 +37,7 @@ export class WalletsController {
   @Post()
   @HttpCode(201)
   @Authenticated({ write: true })
+  @Audited('wallet.register')
   @ApiOperation({
     summary: 'Register a receiving wallet (watch-only)',
     description:
@@ -94,6 +96,7 @@ export class WalletsController {
   @Delete(':id')
   @HttpCode(200)
   @Authenticated({ write: true })
+  @Audited('wallet.delete')
   @ID_PARAM
   @ApiOperation({
     summary: 'Delete a receiving wallet',

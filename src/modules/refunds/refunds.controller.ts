@@ -1,3 +1,4 @@
+import { Audited } from '../../shared/audit/audit-trail';
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
@@ -45,6 +46,7 @@ export class RefundsController {
   @Post('invoices/:id/refunds')
   @HttpCode(201)
   @Authenticated({ write: true })
+  @Audited('refund.create')
   @Idempotent()
   @ApiOperation({
     summary: 'Refund an invoice, fully or in part',
@@ -115,6 +117,7 @@ export class RefundsController {
   @Post('refunds/:id/cancel')
   @HttpCode(200)
   @Authenticated({ write: true })
+  @Audited('refund.cancel')
   @REFUND_ID
   @ApiOperation({
     summary: 'Cancel a refund not yet sent',
@@ -131,6 +134,7 @@ export class RefundsController {
   @Post('refunds/:id/sent')
   @HttpCode(200)
   @Authenticated({ write: true })
+  @Audited('refund.sent')
   @REFUND_ID
   @ApiOperation({
     summary: 'Report the transaction that pays a refund',

@@ -1,3 +1,4 @@
+import { Audited } from '../../shared/audit/audit-trail';
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
@@ -132,6 +133,7 @@ export class SubscriptionsController {
   @Post(':id/cancel')
   @HttpCode(200)
   @Authenticated({ write: true })
+  @Audited((body) => (body.at_period_end === true ? 'subscription.cancel_at_period_end' : 'subscription.cancel'))
   @ApiOperation({
     summary: 'Cancel a subscription now or at the end of its current period',
     description:

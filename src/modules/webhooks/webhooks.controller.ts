@@ -1,3 +1,4 @@
+import { Audited } from '../../shared/audit/audit-trail';
 import { Idempotent } from '../../shared/idempotency/idempotency';
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
@@ -46,6 +47,7 @@ export class WebhooksController {
   @Post()
   @HttpCode(201)
   @Authenticated({ write: true })
+  @Audited('webhook.create')
   @Idempotent()
   @ApiOperation({
     summary: 'Register a webhook endpoint',
@@ -114,6 +116,7 @@ export class WebhooksController {
   @Put(':id')
   @HttpCode(200)
   @Authenticated({ write: true })
+  @Audited('webhook.update')
   @ID_PARAM
   @ApiOperation({
     summary: 'Change a webhook endpoint',
@@ -145,6 +148,7 @@ export class WebhooksController {
   @Delete(':id')
   @HttpCode(200)
   @Authenticated({ write: true })
+  @Audited('webhook.delete')
   @ID_PARAM
   @ApiOperation({ summary: 'Delete a webhook endpoint', description: 'Nothing more is sent to it; its pending deliveries are cancelled.' })
   @ApiEnvelope({ type: DeletedWebhookDto, example: { id: ENDPOINT_EXAMPLE.id, deleted: true }, message: 'Webhook endpoint deleted' })
@@ -156,6 +160,7 @@ export class WebhooksController {
   @Post(':id/rotate_secret')
   @HttpCode(200)
   @Authenticated({ write: true })
+  @Audited('webhook.rotate_secret')
   @ID_PARAM
   @ApiOperation({
     summary: 'Issue a new signing secret',
@@ -204,6 +209,7 @@ export class WebhooksController {
   @Post(':id/redeliver')
   @HttpCode(202)
   @Authenticated({ write: true })
+  @Audited('webhook.resend')
   @ID_PARAM
   @ApiOperation({
     summary: 'Send an event to the endpoint again',

@@ -443,10 +443,14 @@ describe('management console: a new invoice', () => {
     const analyst = (await addMember(org.owner, 'analyst')).client;
     expect((await analyst.get(`/console/test/invoices/${id}`)).text).not.toContain('/currency"');
     expect((await act(analyst, `/console/test/invoices/${id}`, `/console/test/invoices/${id}/currency`, { currency: 'USD' })).status).toBe(403);
-    const audit = await sql<{ action: string; target: string }>(
-      `SELECT action, target FROM console_audit_log WHERE organization_id = $1 AND action = 'invoice.change_currency'`,
+    const audit = await sql<{ action: string; target: string; actor_type: string }>(
+      `SELECT action, target, actor_type FROM console_audit_log WHERE organization_id = $1 AND action = 'invoice.change_currency' ORDER BY created_at`,
       [org.organizationId],
     );
-    expect(audit).toEqual([{ action: 'invoice.change_currency', target: id }]);
+    // The member's change, then the key's (of the twin); the refused and forbidden ones are not recorded.
+    expect(audit).toEqual([
+      { action: 'invoice.change_currency', target: id, actor_type: 'member' },
+      { action: 'invoice.change_currency', target: twin, actor_type: 'key' },
+    ]);
   });
 });

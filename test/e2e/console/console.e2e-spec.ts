@@ -464,10 +464,13 @@ describe('GET /audit_log', () => {
   it('lists console actions for a full key, refuses a read-only key', async () => {
     const org = await consoleOrg();
     await org.owner.submit('/console/test/api-keys', '/console/test/api-keys', { access: 'read_only' });
-    const res = expectSuccess(await new Api(org.testKey).get('/audit_log?limit=10'));
+    const res = expectSuccess(await new Api(org.liveKey).get('/audit_log?limit=10'));
     const actions = res.items.map((e: { action: string }) => e.action);
     expect(actions).toContain('api_key.create_read_only');
     expect(actions).toContain('session.sign_in');
+    // A test key reads the test mode's entries only: not the organization-wide sign-in.
+    const fromTest = expectSuccess(await new Api(org.testKey).get('/audit_log?limit=10')).items;
+    expect(fromTest.map((e: { action: string }) => e.action)).toEqual(['api_key.create_read_only']);
     expect(res.items[0]).toMatchObject({ actor_type: 'member', mode: 'test' });
     const [ro] = await sql<{ id: string }>(`SELECT id FROM api_keys WHERE organization_id = $1 AND read_only`, [org.organizationId]);
     expect(ro).toBeDefined();

@@ -264,13 +264,16 @@ export class ConsoleRepository {
     );
   }
 
-  /** The organization's audit log, newest first; `before` is the last id of the previous page. */
-  async auditLog(organizationId: string, limit: number, before?: string): Promise<AuditRow[]> {
-    return this.db.query(`SELECT * FROM console_audit_log WHERE organization_id = $1 AND ($2::text IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`, [
-      organizationId,
-      before ?? null,
-      limit,
-    ]);
+  /**
+   * The organization's audit log, newest first; `before` is the last id of the previous page. With
+   * `onlyMode`, only that mode's entries (none of the organization-wide ones, such as sign-ins).
+   */
+  async auditLog(organizationId: string, limit: number, before?: string, onlyMode?: Mode): Promise<AuditRow[]> {
+    return this.db.query(
+      `SELECT * FROM console_audit_log WHERE organization_id = $1 AND ($2::text IS NULL OR id < $2) AND ($4::text IS NULL OR mode = $4)
+        ORDER BY id DESC LIMIT $3`,
+      [organizationId, before ?? null, limit, onlyMode ?? null],
+    );
   }
 }
 
