@@ -165,7 +165,7 @@ export interface paths {
         put?: never;
         /**
          * Price quote with currency conversion
-         * @description Send `currency` and exactly one of `product`, `invoice_id` or `items`. Amounts are converted through the USD rates of the snapshot in force now (`exchange_rate_timestamp`), rounded half-up at 30 fractional digits. Nothing is stored. In live mode with live rate sources (RATE_SOURCES), a rate older than RATES_MAX_AGE_SECONDS, of a currency the quote uses or of a method the organization can be paid with live, answers 503 `rates_unavailable`, with a Retry-After header giving the seconds until the sources are asked again (RATES_REFRESH_SECONDS).
+         * @description Send `currency` and exactly one of `product`, `invoice_id` or `items`. Amounts are converted through the USD rates of the snapshot in force now (`exchange_rate_timestamp`), rounded half-up at 30 fractional digits; with `invoice_id`, through the snapshot the invoice holds while its rate lock holds (until its expires_at), as its payment addresses ask. `null` for a variant is 400 at its field. Nothing is stored. In live mode with live rate sources (RATE_SOURCES), a rate older than RATES_MAX_AGE_SECONDS, of a currency the quote uses or of a method the organization can be paid with live, answers 503 `rates_unavailable`, with a Retry-After header giving the seconds until the sources are asked again (RATES_REFRESH_SECONDS).
          */
         post: operations["QuotesController_quote"];
         delete?: never;
@@ -1969,7 +1969,7 @@ export interface components {
                 /** @enum {unknown} */
                 kind?: "CRYPTO" | "FIAT";
             };
-            /** @description When the request names a currency: the invoice total in it at current rates (the invoice itself is unchanged) */
+            /** @description When the request names a currency: the invoice total in it, at the invoice's own rates while its rate lock holds, else at current rates (the invoice itself is unchanged) */
             summary?: {
                 currency?: string;
                 price?: string;
@@ -2058,7 +2058,7 @@ export interface components {
              */
             expand?: ("payments" | "payments.provider" | "items" | "items.product" | "items.billing_schema" | "items.payment_intent" | "calculations" | "organization" | "currency")[];
             /**
-             * @description Adds `summary`: the invoice total in this currency at current rates. Any letter case is read (usd is USD). Tickers are accepted for the crypto currencies: BTC (BITCOIN), XBT (BITCOIN), ETH (ETHEREUM), SOL (SOLANA), BNB (BINANCE_COIN), XRP (RIPPLE), POL (POLYGON), MATIC (POLYGON), TRX (TRON), LTC (LITECOIN), BCH (BITCOIN_CASH), DOGE (DOGECOIN).
+             * @description Adds `summary`: the invoice total in this currency, at the invoice's own rates while its rate lock holds (until expires_at), else at current rates. Any letter case is read (usd is USD). Tickers are accepted for the crypto currencies: BTC (BITCOIN), XBT (BITCOIN), ETH (ETHEREUM), SOL (SOLANA), BNB (BINANCE_COIN), XRP (RIPPLE), POL (POLYGON), MATIC (POLYGON), TRX (TRON), LTC (LITECOIN), BCH (BITCOIN_CASH), DOGE (DOGECOIN).
              * @example BITCOIN
              */
             currency?: components["schemas"]["Currency"];

@@ -4,4 +4,4 @@ export { CalculatePricesQuery } from './queries/calculate-prices/calculate-price
 export { QuotePriceQuery, type QuoteVariants } from './queries/quote-price/quote-price.query';
 export type { CalculationStep, CalculationType, ItemCalculation, ItemInput, PriceCalculation } from './domain/calculation';
 // Asked by quotes for `invoice_id`, answered by the invoices module (the arrow points invoices -> quotes).
-export { GetInvoiceItemsQuery } from './ports/get-invoice-items.query';
+export { GetInvoiceItemsQuery, type InvoiceItemsForQuote } from './ports/get-invoice-items.query';

@@ -112,6 +112,9 @@ describe('POST /pay/quote', () => {
     [{ currency: 'USD', items: [{ type: 'PRODUCT', billing_schema_id: 's', quantity: 1 }] }, 'items.0.product_id'],
     [{ currency: 'USD', product: { id: 'p', quantity: 0, billing_schema_id: 's' } }, 'product.quantity'],
     [{ currency: 'USD', invoice_id: 'invoice_x', items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '1' }] }, 'invoice_id'],
+    // Null is not a variant: nothing to price (it once quoted an empty list at 0).
+    [{ currency: 'USD', product: null }, 'product'],
+    [{ currency: 'USD', invoice_id: null }, 'invoice_id'],
   ])('refuses %j with validator.%s', async (body, field) => {
     const org = await createOrg();
     expectError(await org.test.post('/pay/quote', body), 400, { code: 'validation_failed', field });

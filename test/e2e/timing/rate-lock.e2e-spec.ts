@@ -50,6 +50,28 @@ describe('rate lock under a moved test clock', () => {
     expect(await address()).toBe(r30('200'));
   });
 
+  it('quotes an invoice and sums it up in another currency at its own rates within the lock, at the current ones after', async () => {
+    const org = await service.createOrg();
+    const id = await createInvoice(org.test, '100', 'USD', { expires_in_minutes: 5 });
+    const quote = async () => expectSuccess(await org.test.post('/pay/quote', { currency: 'USDT', invoice_id: id })).total.price as string;
+    const summary = async () => expectSuccess(await org.test.post(`/invoices/${id}`, { currency: 'USDT' })).summary.price as string;
+    const quoted = await quote();
+    expect(await summary()).toBe(quoted);
+
+    // USDT falls to a quarter of a dollar: the payment addresses still ask for the invoice's amount, and so do the quote and summary.
+    const dir = mkdtempSync(join(tmpdir(), 'rates-'));
+    writeFileSync(join(dir, 'rates.json'), JSON.stringify({ taken_at: '2026-11-20 12:05:00', rates: { USDT: '0.25' } }));
+    await exec(process.execPath, [CLI, 'rates:import', join(dir, 'rates.json')], { env: service.cliEnv });
+    expect(quoted).not.toBe(r30('400'));
+    expect(await quote()).toBe(quoted);
+    expect(await summary()).toBe(quoted);
+
+    // Past expires_at the lock has ended: the current rates.
+    await advance(org.test, 5 * MINUTE);
+    expect(await quote()).toBe(r30('400'));
+    expect(await summary()).toBe(r30('400'));
+  });
+
   it('gives a partly paid invoice deposit addresses until its monitoring window closes, and none after it (nobody would watch them)', async () => {
     const org = await service.createOrg();
     const payer = new Api(null, service.server.baseUrl);

@@ -18,7 +18,12 @@ export class GetInvoiceRequestDto {
   @IsArray({ message: '$property must be an array' })
   expand?: string[];
 
-  @CurrencyField({ required: false, description: 'Adds `summary`: the invoice total in this currency at current rates', example: 'BITCOIN' })
+  @CurrencyField({
+    required: false,
+    description:
+      "Adds `summary`: the invoice total in this currency, at the invoice's own rates while its rate lock holds (until expires_at), else at current rates",
+    example: 'BITCOIN',
+  })
   currency?: string;
 }
 
@@ -40,6 +45,11 @@ export class GetInvoiceQueryParamsDto {
   @IsArray({ message: '$property must be an array' })
   expand?: string[];
 
-  @CurrencyField({ required: false, description: 'Adds `summary`: the invoice total in this currency at current rates', example: 'BITCOIN' })
+  @CurrencyField({
+    required: false,
+    description:
+      "Adds `summary`: the invoice total in this currency, at the invoice's own rates while its rate lock holds (until expires_at), else at current rates",
+    example: 'BITCOIN',
+  })
   currency?: string;
 }

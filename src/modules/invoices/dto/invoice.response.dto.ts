@@ -140,7 +140,8 @@ export class InvoiceDto {
   @ApiPropertyOptional({
     type: 'object',
     properties: { currency: { type: 'string' }, price: { type: 'string' }, price_usd: { type: 'string' }, exchange_rate_timestamp: { type: 'string' } },
-    description: 'When the request names a currency: the invoice total in it at current rates (the invoice itself is unchanged)',
+    description:
+      "When the request names a currency: the invoice total in it, at the invoice's own rates while its rate lock holds, else at current rates (the invoice itself is unchanged)",
   })
   summary?: unknown;
 }

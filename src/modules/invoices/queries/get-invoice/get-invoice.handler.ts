@@ -12,6 +12,7 @@ import { PAYER_EXPANSIONS, payerProductView, withImpliedParents } from '../../do
 import { calculationView, InvoiceView, invoiceView, itemView, summaryView } from '../../dto/invoice.views';
 import { itemInputsOf } from '../../persistence/item-inputs';
 import { InvoicesRepository } from '../../persistence/invoices.repository';
+import { heldRatesSnapshot } from '../../domain/invoice-timing';
 import { InvoiceClocks } from '../../invoice-clocks.service';
 import { GetInvoiceQuery } from './get-invoice.query';
 
@@ -39,7 +40,8 @@ export class GetInvoiceHandler implements IQueryHandler<GetInvoiceQuery> {
     // The invoice, its items and its calculation lines come back in one query.
     const found = await this.repo.findWithParts(m, access, invoiceId, { items: needItems, calculations: want.has('calculations') });
     if (!found) throw new NotFoundError('invoice');
-    const invoice = this.clocks.current(found.invoice, await this.clocks.nowFor(found.invoice));
+    const now = await this.clocks.nowFor(found.invoice);
+    const invoice = this.clocks.current(found.invoice, now);
     const scope: Scope = { organizationId: invoice.organizationId as Scope['organizationId'], mode: invoice.mode };
     const view = invoiceView(invoice, payer, this.clocks.monitoringMinutes);
 
@@ -85,7 +87,9 @@ export class GetInvoiceHandler implements IQueryHandler<GetInvoiceQuery> {
     }
     if (want.has('currency')) view.currency_details = { code: invoice.currency, kind: isCrypto(invoice.currency) ? 'CRYPTO' : 'FIAT' };
     if (summaryCurrency !== null) {
-      const calc = await this.queries.execute(new CalculatePricesQuery(scope, itemInputsOf(items), summaryCurrency, undefined, false, true));
+      // At the invoice's own rates while its rate lock holds, as its payments are valued.
+      const held = heldRatesSnapshot(found.invoice, now);
+      const calc = await this.queries.execute(new CalculatePricesQuery(scope, itemInputsOf(items), summaryCurrency, undefined, false, true, held));
       view.summary = summaryView(calc.currency, calc.total.price, calc.total.priceUsd, calc.rates.takenAt);
     }
     return view;

@@ -12,7 +12,7 @@ import { CalculatePricesQuery } from './calculate-prices.query';
 export class CalculatePricesHandler implements IQueryHandler<CalculatePricesQuery> {
   constructor(@Inject(QueryBus) private readonly queries: QueryBus) {}
 
-  async execute({ scope, items, currency, asOf, lockIn, pinned }: CalculatePricesQuery): Promise<PriceCalculation> {
+  async execute({ scope, items, currency, asOf, lockIn, pinned, ratesSnapshotId }: CalculatePricesQuery): Promise<PriceCalculation> {
     const errors: Record<string, string> = {};
     const priced: PricedItem[] = [];
     for (const [i, input] of items.entries()) {
@@ -40,7 +40,11 @@ export class CalculatePricesHandler implements IQueryHandler<CalculatePricesQuer
     // A price locked in now takes guarded rates: in live mode, fresh ones for every currency it converts
     // through and for every method it can be paid with (its snapshot later prices them all).
     const rates = await this.queries.execute(
-      lockIn && !asOf ? new PricingRatesQuery(scope, [target, ...priced.map((p) => p.currency)], true) : new RatesAsOfQuery(asOf),
+      ratesSnapshotId !== null
+        ? new RatesAsOfQuery(undefined, ratesSnapshotId)
+        : lockIn && !asOf
+          ? new PricingRatesQuery(scope, [target, ...priced.map((p) => p.currency)], true)
+          : new RatesAsOfQuery(asOf),
     );
     const result = runPipeline(priced, target, rates.usd);
     const tooLarge = amountsPastLimit(result, target);

@@ -25,6 +25,8 @@ export class CalculatePricesQuery extends Query<PriceCalculation> {
      * deactivated still prices them; only a new price needs the current one.
      */
     readonly pinned = false,
+    /** Prices at this rates snapshot (an invoice's while its rate lock holds) instead of `asOf` or now. */
+    readonly ratesSnapshotId: string | null = null,
   ) {
     super();
   }

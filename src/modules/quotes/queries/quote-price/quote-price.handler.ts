@@ -22,19 +22,26 @@ export class QuotePriceHandler implements IQueryHandler<QuotePriceQuery> {
       const message = 'give exactly one of product, invoice_id or items';
       throw new ValidationFailedError(given.length ? Object.fromEntries(given.map((k) => [k, message])) : { product: message });
     }
+    // Null passes the DTO's optional checks; as the one variant given it describes nothing to price.
+    if (variants[given[0]] === null) throw new ValidationFailedError({ [given[0]]: 'must not be null: give exactly one of product, invoice_id or items' });
     let items: ItemInput[];
+    // An invoice's own rates while its rate lock holds: the amounts its payment addresses ask for.
+    let held: string | null = null;
     if (variants.product) {
       const { id, billing_schema_id, quantity } = variants.product;
       items = [{ type: 'PRODUCT', product_id: id, billing_schema_id, quantity }];
     } else if (variants.invoice_id !== undefined) {
       const found = await this.queries.execute(new GetInvoiceItemsQuery(scope, variants.invoice_id));
       if (!found) throw new NotFoundError('invoice');
-      items = found;
+      items = found.items;
+      held = found.heldRatesSnapshotId;
     } else {
       items = variants.items ?? [];
     }
     try {
-      return quoteView(await this.queries.execute(new CalculatePricesQuery(scope, items, currency, undefined, true, variants.invoice_id !== undefined)));
+      return quoteView(
+        await this.queries.execute(new CalculatePricesQuery(scope, items, currency, undefined, held === null, variants.invoice_id !== undefined, held)),
+      );
     } catch (e) {
       if (e instanceof ValidationFailedError && variants.product && e.fields) {
         // The product variant names its fields under `product`, not `items.0`.
