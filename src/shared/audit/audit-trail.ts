@@ -1,4 +1,4 @@
-import { applyDecorators, CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor, SetMetadata, UseInterceptors } from '@nestjs/common';
+import { applyDecorators, CallHandler, ExecutionContext, Inject, Injectable, Logger, NestInterceptor, SetMetadata, UseInterceptors } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
 import { mergeMap, Observable } from 'rxjs';
@@ -21,14 +21,25 @@ export interface KeyAction {
  * provided by the kernel module, like OtherModeIds.
  */
 export class AuditTrail {
+  private readonly logger = new Logger('AuditTrail');
   private writer: ((entry: KeyAction) => Promise<void>) | null = null;
 
   register(writer: (entry: KeyAction) => Promise<void>): void {
     this.writer = writer;
   }
 
+  /**
+   * Writes the entry; never throws. The change it records has committed by then: failing the request
+   * now would tell the client a done change failed, and its retry (the idempotency key released with the
+   * error) would make the change twice. A lost entry is logged (`audit entry not written`) instead.
+   */
   async record(entry: KeyAction): Promise<void> {
-    if (this.writer) await this.writer(entry);
+    if (!this.writer) return;
+    try {
+      await this.writer(entry);
+    } catch (e) {
+      this.logger.error({ err: e, ...entry }, 'audit entry not written');
+    }
   }
 }
 

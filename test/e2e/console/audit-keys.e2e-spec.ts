@@ -2,6 +2,8 @@ import { anonymous, Api } from '../../support/api';
 import { consoleOrg, sql } from '../../support/console-client';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { createKey } from '../../support/factories';
+import { startIsolatedService } from '../../support/isolated';
+import { withClient } from '../../support/pg';
 import { freshAccount } from '../rails/rails-helpers';
 
 type Entry = { id: string; actor_type: string; actor_id: string; action: string; target: string | null; mode: string | null; ip: string | null };
@@ -58,4 +60,27 @@ describe('the audit log keeps what API keys change (decisions §25)', () => {
     expect(othersLog.map((e) => e.target)).not.toContain(endpoint.id);
     expect(othersLog.some((e) => e.actor_id === testKeyId || e.actor_id === liveKeyId)).toBe(false);
   });
+});
+
+describe('an audit entry that cannot be written', () => {
+  it('leaves the change answered as done (logged), so an idempotent retry replays it instead of making it twice', async () => {
+    const service = await startIsolatedService({ LOG_LEVEL: 'info' });
+    try {
+      const org = await service.createOrg();
+      // The audit log refuses this one action (as a full disk or a lost connection would refuse any).
+      await withClient(service.databaseUrl!, (c) => c.query(`ALTER TABLE console_audit_log ADD CONSTRAINT no_hooks CHECK (action <> 'webhook.create')`));
+      const hook = { url: 'https://merchant.example.com/hooks', event_types: ['invoice.voided'] };
+      const first = expectSuccess(await org.test.post('/webhooks', hook, { headers: { 'idempotency-key': 'audit-fails' } }), 201);
+      const retry = await org.test.post('/webhooks', hook, { headers: { 'idempotency-key': 'audit-fails' } });
+      expect(retry.headers.get('idempotent-replayed')).toBe('true');
+      expect(expectSuccess(retry, 201).id).toBe(first.id);
+      const endpoints = await withClient(service.databaseUrl!, async (c) =>
+        Number((await c.query(`SELECT count(*) AS n FROM webhook_endpoints WHERE organization_id = $1`, [org.id])).rows[0].n),
+      );
+      expect(endpoints).toBe(1);
+      expect(service.server.output()).toMatch(/audit entry not written/);
+    } finally {
+      await service.stop();
+    }
+  }, 120_000);
 });
