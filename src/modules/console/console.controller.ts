@@ -1,3 +1,4 @@
+import { canonicalCurrency } from '../../shared/money/currency';
 import { Controller, Get, Inject, Param, Query, Req, Res } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiExcludeController } from '@nestjs/swagger';
@@ -241,7 +242,8 @@ export class ConsoleController {
     const q = req.query;
     const f = {
       status: (INVOICE_STATUSES as readonly string[]).includes(formText(q.status)) ? formText(q.status) : '',
-      currency: /^[A-Za-z0-9_]{1,20}$/.test(formText(q.currency)) ? formText(q.currency).toUpperCase() : '',
+      // As the API and the export read it: a code or its ticker (btc is BITCOIN).
+      currency: /^[A-Za-z0-9_]{1,20}$/.test(formText(q.currency)) ? String(canonicalCurrency(formText(q.currency).toUpperCase())) : '',
       customer_email: formText(q.customer_email).slice(0, 254),
       created_from: formText(q.created_from).trim().slice(0, 40),
       created_to: formText(q.created_to).trim().slice(0, 40),

@@ -244,6 +244,29 @@ describe('CSV exports over the API', () => {
 });
 
 describe('CSV exports in the console', () => {
+  it('the Export button downloads the rows the list shows: "created before" a day, and a currency by its ticker', async () => {
+    const org = await consoleOrg();
+    const made = await invoice(new Api(org.testKey), '10');
+    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+    const exported = async (pageText: string) => {
+      const href = /id="export-invoices" href="([^"]+)"/.exec(pageText)![1].replace(/&amp;/g, '&');
+      return csvObjects((await org.owner.get(href)).text).rows.map((r) => r.id);
+    };
+    // Created before today: neither the list nor its export holds today's invoice.
+    const beforeToday = await org.owner.get(`/console/test/invoices?created_to=${day(0)}`);
+    expect(beforeToday.text).not.toContain(made);
+    expect(await exported(beforeToday.text)).toEqual([]);
+    // Created before tomorrow, in usd: both hold it.
+    const beforeTomorrow = await org.owner.get(`/console/test/invoices?created_to=${day(1)}&currency=usd`);
+    expect(beforeTomorrow.text).toContain(made);
+    expect(await exported(beforeTomorrow.text)).toEqual([made]);
+    // A ticker is the currency it names, in the list's filter as in the export.
+    const btc = await org.owner.get('/console/test/invoices?currency=btc');
+    expect(btc.text).toContain('value="BITCOIN"');
+    expect(btc.text).not.toContain(made);
+    expect(await exported(btc.text)).toEqual([]);
+  });
+
   it('the invoices page has an Export button with its filters; the exports page downloads each kind; every role may export', async () => {
     const org = await consoleOrg();
     const api = new Api(org.testKey);

@@ -323,7 +323,7 @@ export function invoicesPage(c: PageContext, rows: InvoiceRow[], f: InvoiceFilte
         currency: f.currency,
         customer_email: f.customer_email,
         created_at_from: f.created_from,
-        created_at_to: f.created_to,
+        created_at_to: lastDayBefore(f.created_to),
       })}
       ${table(
         s.invoices,
@@ -450,4 +450,16 @@ export function auditPage(c: PageContext, entries: AuditView[]): string {
       s.no_entries,
     ),
   );
+}
+
+/**
+ * The list's "created before" a day is the export's inclusive `created_at_to` of the day before (a bare
+ * date there means the whole day), so the Export button downloads the rows the list shows. A time, not
+ * a bare date, is passed on as it is.
+ */
+export function lastDayBefore(createdBefore: string): string {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(createdBefore)) return createdBefore;
+  const day = new Date(`${createdBefore}T00:00:00Z`);
+  if (Number.isNaN(day.getTime())) return createdBefore;
+  return new Date(day.getTime() - 86_400_000).toISOString().slice(0, 10);
 }
