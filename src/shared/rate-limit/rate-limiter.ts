@@ -1,55 +1,19 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import Redis from 'ioredis';
 import { AppConfig } from '../config/app-config';
+import { MemoryCounter, type RateCounter, type WindowCount } from './memory-counter';
 
-export interface WindowCount {
-  /** Requests counted in the current window, this one included. */
-  count: number;
-  /** Milliseconds until the window ends. */
-  resetMs: number;
-}
+export type { RateCounter, WindowCount } from './memory-counter';
 
-/** Counts hits per bucket in fixed windows; shared across instances when it lives in Redis. */
-export interface RateCounter {
-  hit(bucket: string, windowMs: number): Promise<WindowCount>;
-  peek(bucket: string, windowMs: number): Promise<WindowCount>;
-  close(): Promise<void>;
-}
-
-class MemoryCounter implements RateCounter {
-  private readonly windows = new Map<string, { start: number; count: number }>();
-
-  window(bucket: string, windowMs: number, add: number): WindowCount {
-    const now = Date.now();
-    const start = now - (now % windowMs);
-    const key = `${bucket}:${windowMs}`;
-    let w = this.windows.get(key);
-    if (!w || w.start !== start) {
-      w = { start, count: 0 };
-      this.windows.set(key, w);
-      if (this.windows.size > 50_000) this.sweep(now);
-    }
-    w.count += add;
-    return { count: w.count, resetMs: start + windowMs - now };
-  }
-
-  private sweep(now: number) {
-    for (const [key, w] of this.windows) if (w.start + 60_000 < now) this.windows.delete(key);
-  }
-
-  hit(bucket: string, windowMs: number) {
-    return Promise.resolve(this.window(bucket, windowMs, 1));
-  }
-  peek(bucket: string, windowMs: number) {
-    return Promise.resolve(this.window(bucket, windowMs, 0));
-  }
-  async close() {}
-}
-
+// A key without an expiry gets the window's, whoever made it: a peek (INCRBY 0) on a new window creates
+// the key too, and one left without an expiry would stay in Redis for good.
 const HIT_SCRIPT = `
 local count = redis.call('INCRBY', KEYS[1], ARGV[2])
-if count == tonumber(ARGV[2]) and count > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
 return {count, ttl}`;
 
 /** How often a Redis that stopped answering on an open connection is asked again (a reconnect is noticed at once). */

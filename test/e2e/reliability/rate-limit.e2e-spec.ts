@@ -1,3 +1,4 @@
+import Redis from 'ioredis';
 import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
@@ -74,6 +75,24 @@ describe('rate limits shared through Redis', () => {
   afterAll(async () => {
     await second?.stop();
     await service?.stop();
+  });
+
+  it('gives every counter it makes in Redis an expiry, a look without counting (the /admin guard, console sign-in) included', async () => {
+    await awayFromWindowEdge(60_000, 5000);
+    // An /admin request looks at the address's failure count without adding to it.
+    expect((await new Api(null, service.server.baseUrl).post('/admin/organizations', { name: 'x' })).status).toBe(401);
+    const redis = new Redis('redis://127.0.0.1:6379', { lazyConnect: true });
+    try {
+      await redis.connect();
+      const keys = await redis.keys(`ratelimit:adminfail:*:60000:${Math.floor(Date.now() / 60_000)}`);
+      expect(keys.length).toBeGreaterThan(0);
+      for (const key of keys) {
+        const ttl = await redis.pttl(key);
+        expect([key, ttl > 0 && ttl <= 60_000]).toEqual([key, true]);
+      }
+    } finally {
+      redis.disconnect();
+    }
   });
 
   it('makes two service processes draw from one budget per key', async () => {
