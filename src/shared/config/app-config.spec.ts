@@ -17,6 +17,19 @@ describe('client address and body settings', () => {
     expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(expected);
   });
 
+  it.each([
+    ['true', /must not be true: that believes every client's X-Forwarded-For/],
+    ['10.0.0.0/8, proxy.internal', /has "proxy.internal", which is neither an address/],
+    ['10.0.0.0/33', /has "10.0.0.0\/33"/],
+    ['fd00::/129', /has "fd00::\/129"/],
+  ])('refuses TRUST_PROXY=%p naming the setting and why', (value, message) => {
+    expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(message);
+  });
+
+  it('takes addresses, IPv6 subnets and the range names', () => {
+    expect(loadConfig({ TRUST_PROXY: 'loopback, uniquelocal, fd00::/8, 192.168.1.10' }).trustProxy).toBe('loopback, uniquelocal, fd00::/8, 192.168.1.10');
+  });
+
   it('caps keyless payer bodies at 8 KB by default, below the keyed cap', () => {
     const config = loadConfig({});
     expect(config.PAYER_BODY_LIMIT_BYTES).toBe(8192);

@@ -1,6 +1,7 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import { parseSecretKey } from '../crypto/secret-box';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy, validateSync } from 'class-validator';
+import { isIP } from 'node:net';
 import { toBool, toInt } from './env-transforms';
 import { settingErrorLines } from './setting-errors';
 
@@ -144,6 +145,13 @@ export class AppConfig {
    * names loopback, linklocal, uniquelocal; or a number of hops to trust. Loopback only by default:
    * trusting a whole private range lets any client in it (a pod, a container) choose its own address.
    */
+  @ValidateBy({
+    name: 'trustProxy',
+    validator: {
+      validate: (value) => typeof value === 'string' && trustProxyProblem(value) === null,
+      defaultMessage: (args) => `TRUST_PROXY ${typeof args?.value === 'string' ? trustProxyProblem(args.value) : 'must be text'}`,
+    },
+  })
   @IsString()
   TRUST_PROXY = 'loopback';
 
@@ -418,6 +426,31 @@ export class AppConfig {
 }
 
 export class ConfigError extends Error {}
+
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/**
+ * Why TRUST_PROXY is not a setting Express can take as meant, or null: a whole number of hops, "false"
+ * or nothing, or a comma-separated list of addresses, CIDR subnets and the range names. "true" (trust
+ * every hop) is refused: any client could then choose its own address, and with it its rate budgets.
+ */
+export function trustProxyProblem(text: string): string | null {
+  const value = text.trim();
+  if (value === '' || value === 'false' || /^\d+$/.test(value)) return null;
+  if (value === 'true') {
+    return "must not be true: that believes every client's X-Forwarded-For, so any client could choose its own address (and its rate budgets); name the proxies' addresses or subnets, or a number of hops";
+  }
+  for (const part of value.split(',').map((p) => p.trim())) {
+    if (PROXY_RANGE_NAMES.includes(part)) continue;
+    const [address, bits, extra] = part.split('/');
+    const family = isIP(address ?? '');
+    const bitsOk = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+    if (!family || !bitsOk || extra !== undefined) {
+      return `has "${part}", which is neither an address, a subnet (CIDR), ${PROXY_RANGE_NAMES.join(', ')} nor a number of hops`;
+    }
+  }
+  return null;
+}
 
 /**
  * The configuration from `env`, checked. `for: 'service'` (the HTTP service) also requires what
