@@ -19,7 +19,7 @@ export const manifest = {
       readme: {
         default: '`90`',
         meaning:
-          'Days of events kept (0 to 36500; 0 keeps them all). Events are partitioned by the month of their id; the retention job (`PARTITION_RETENTION_SECONDS`) drops a month this many days after it ended, but never while a durable handler (the webhook fan-out, the subscriptions\' reaction) has not read every event in it, nor while a webhook delivery of one of its events is kept. `GET /events` lists what is kept. See docs/performance.md, "Tables that stay small".',
+          'Days of events kept (0 to 36500; 0 keeps them all). Events are partitioned by the month of their id; the retention job (`PARTITION_RETENTION_SECONDS`) drops a month this many days after it ended, but never while a durable handler (the webhook fan-out, the subscriptions\' reaction) has not read every event in it, nor while a webhook delivery of one of its events is kept. `POST /events` lists what is kept. See docs/performance.md, "Tables that stay small".',
       },
     },
   ],
