@@ -4433,7 +4433,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the service stopped after carrying the request out but before storing its answer, 409 (idempotency_answer_lost). Kept 24 hours. */
+                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the request was carried out but its answer was not stored (the service stopped, or it failed after committing its changes), 409 (idempotency_answer_lost). A request that failed before changing anything is not kept and may be retried with the same key. Kept 24 hours. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4968,7 +4968,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the service stopped after carrying the request out but before storing its answer, 409 (idempotency_answer_lost). Kept 24 hours. */
+                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the request was carried out but its answer was not stored (the service stopped, or it failed after committing its changes), 409 (idempotency_answer_lost). A request that failed before changing anything is not kept and may be retried with the same key. Kept 24 hours. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5274,7 +5274,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the service stopped after carrying the request out but before storing its answer, 409 (idempotency_answer_lost). Kept 24 hours. */
+                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the request was carried out but its answer was not stored (the service stopped, or it failed after committing its changes), 409 (idempotency_answer_lost). A request that failed before changing anything is not kept and may be retried with the same key. Kept 24 hours. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -6369,7 +6369,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the service stopped after carrying the request out but before storing its answer, 409 (idempotency_answer_lost). Kept 24 hours. */
+                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the request was carried out but its answer was not stored (the service stopped, or it failed after committing its changes), 409 (idempotency_answer_lost). A request that failed before changing anything is not kept and may be retried with the same key. Kept 24 hours. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -6986,7 +6986,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the service stopped after carrying the request out but before storing its answer, 409 (idempotency_answer_lost). Kept 24 hours. */
+                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the request was carried out but its answer was not stored (the service stopped, or it failed after committing its changes), 409 (idempotency_answer_lost). A request that failed before changing anything is not kept and may be retried with the same key. Kept 24 hours. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -8595,7 +8595,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the service stopped after carrying the request out but before storing its answer, 409 (idempotency_answer_lost). Kept 24 hours. */
+                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the request was carried out but its answer was not stored (the service stopped, or it failed after committing its changes), 409 (idempotency_answer_lost). A request that failed before changing anything is not kept and may be retried with the same key. Kept 24 hours. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -9063,7 +9063,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the service stopped after carrying the request out but before storing its answer, 409 (idempotency_answer_lost). Kept 24 hours. */
+                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the request was carried out but its answer was not stored (the service stopped, or it failed after committing its changes), 409 (idempotency_answer_lost). A request that failed before changing anything is not kept and may be retried with the same key. Kept 24 hours. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -9708,7 +9708,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the service stopped after carrying the request out but before storing its answer, 409 (idempotency_answer_lost). Kept 24 hours. */
+                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the request was carried out but its answer was not stored (the service stopped, or it failed after committing its changes), 409 (idempotency_answer_lost). A request that failed before changing anything is not kept and may be retried with the same key. Kept 24 hours. */
                 "Idempotency-Key"?: string;
             };
             path?: never;

@@ -1,4 +1,4 @@
-import { applyDecorators, CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor, UseInterceptors } from '@nestjs/common';
+import { applyDecorators, CallHandler, ExecutionContext, Inject, Injectable, Logger, NestInterceptor, UseInterceptors } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { createHash } from 'node:crypto';
@@ -8,6 +8,7 @@ import { AppConfig } from '../config/app-config';
 import { SecretBox } from '../crypto/secret-box';
 import { TransactionRunner } from '../db/transaction-runner';
 import { BadRequestError, ConflictError } from '../errors/domain-error';
+import { describeError } from '../http/describe-error';
 import { AppRequest, EnvelopeReply } from '../http/envelope';
 import { Clock } from '../time/clock';
 import { idempotencyScope } from './idempotency-scope';
@@ -31,12 +32,20 @@ interface StoredRow {
   state: 'in_flight' | 'applied' | 'done';
   created_at: Date;
   response_status: number | null;
-  response_body: StoredAnswer | SealedAnswer | null;
+  response_body: StoredAnswer | StoredFailure | SealedAnswer | null;
 }
 
 interface StoredAnswer {
   data: unknown;
   message: string;
+}
+
+/**
+ * What is stored instead of an answer when the request failed after its changes were committed (the key
+ * marked applied): its status and code, so a retry is told it was carried out instead of running it again.
+ */
+interface StoredFailure {
+  failed: { status: number; code: string };
 }
 
 /** A stored answer may carry a secret (a webhook signing secret on create): it is kept sealed. */
@@ -46,7 +55,7 @@ interface SealedAnswer {
 
 const answerContext = (organizationId: string, mode: string, key: string) => `idempotency:${organizationId}:${mode}:${key}`;
 
-function isSealedAnswer(body: StoredAnswer | SealedAnswer): body is SealedAnswer {
+function isSealedAnswer(body: StoredAnswer | StoredFailure | SealedAnswer): body is SealedAnswer {
   return typeof (body as SealedAnswer).sealed === 'string';
 }
 
@@ -55,7 +64,7 @@ function isSealedAnswer(body: StoredAnswer | SealedAnswer): body is SealedAnswer
  * were sealed) or sealed with an older key; returns how many. Run at start until 0.
  */
 export async function sealStoredAnswers(m: EntityManager, box: SecretBox, limit: number): Promise<number> {
-  const rows: Array<{ organization_id: string; mode: string; key: string; response_body: StoredAnswer | SealedAnswer }> = await m.query(
+  const rows: Array<{ organization_id: string; mode: string; key: string; response_body: StoredAnswer | StoredFailure | SealedAnswer }> = await m.query(
     `SELECT organization_id, mode, key, response_body FROM idempotency_keys
       WHERE response_body IS NOT NULL AND (response_body->>'sealed' IS NULL OR response_body->>'sealed' NOT LIKE $1)
       LIMIT $2 FOR UPDATE SKIP LOCKED`,
@@ -99,16 +108,19 @@ export async function forgetAnswersSealedWith(m: EntityManager, pattern: string,
  * Idempotency-Key on creating POSTs (Stripe's contract): the first request with a key runs and
  * its success is stored for IDEMPOTENCY_TTL_HOURS; a retry with the same key and the same body
  * gets the stored response again with `Idempotent-Replayed: true`; the same key with another body
- * is 400; while the first is still running, 409. A request that fails is not stored, so it can be
- * retried with the same key. The request's first committed transaction also marks the key
- * `applied`: if the process dies before the answer is stored, a retry gets 409
- * `idempotency_answer_lost` instead of carrying the request out a second time; a claim that never
- * got that far is taken over by a retry once it is two minutes old. Keys are per organization and mode, in PostgreSQL, so every instance
+ * is 400; while the first is still running, 409. A request that fails before it commits anything is
+ * not stored, so it can be retried with the same key. The request's first committed transaction also
+ * marks the key `applied`: if the process dies before the answer is stored, a retry gets 409
+ * `idempotency_answer_lost` instead of carrying the request out a second time, and so does a retry
+ * of a request that failed after that commit (its failure is kept in place of the answer); a claim
+ * that never got that far is taken over by a retry once it is two minutes old. Keys are per organization and mode, in PostgreSQL, so every instance
  * sees them. The stored answer is sealed (SecretBox): an answer that carries a secret (a webhook
  * endpoint's signing secret) is replayed in full but never sits in the table in plain text.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
+  private readonly logger = new Logger('Idempotency');
+
   constructor(
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(Clock) private readonly clock: Clock,
@@ -176,16 +188,25 @@ export class IdempotencyInterceptor implements NestInterceptor {
           'idempotency_answer_lost',
         );
       }
+      const body = row.response_body;
+      const answer: StoredAnswer | StoredFailure =
+        body && isSealedAnswer(body)
+          ? (JSON.parse(this.box.open(body.sealed, answerContext(organizationId, mode, key))) as StoredAnswer | StoredFailure)
+          : body;
+      if ('failed' in answer) {
+        res.setHeader('Idempotent-Replayed', 'true');
+        throw new ConflictError(
+          `The request with this Idempotency-Key was carried out, but it failed afterwards (${answer.failed.status} ${answer.failed.code}) before its answer was complete; look the result up instead of retrying`,
+          'idempotency_answer_lost',
+        );
+      }
       res.status(row.response_status ?? 200);
       res.setHeader('Idempotent-Replayed', 'true');
-      const body = row.response_body;
-      const answer: StoredAnswer | null =
-        body && isSealedAnswer(body) ? (JSON.parse(this.box.open(body.sealed, answerContext(organizationId, mode, key))) as StoredAnswer) : body;
-      return new EnvelopeReply(answer?.data ?? {}, answer?.message ?? 'Success');
+      return new EnvelopeReply(answer.data ?? {}, answer.message ?? 'Success');
     }
 
+    const claim = { organizationId, mode, key, applied: false };
     try {
-      const claim = { organizationId, mode, key, applied: false };
       const result = await idempotencyScope.run(claim, () => lastValueFrom(next.handle(), { defaultValue: undefined }));
       const stored = result instanceof EnvelopeReply ? { data: result.data, message: result.message } : { data: result ?? {}, message: 'Success' };
       await m.query(
@@ -200,12 +221,37 @@ export class IdempotencyInterceptor implements NestInterceptor {
       );
       return result;
     } catch (e) {
-      await m.query(`DELETE FROM idempotency_keys WHERE organization_id = $1 AND mode = $2 AND key = $3 AND state IN ('in_flight', 'applied')`, [
-        organizationId,
-        mode,
-        key,
-      ]);
+      if (claim.applied) await this.keepFailure(req, claim, e);
+      else
+        await m.query(`DELETE FROM idempotency_keys WHERE organization_id = $1 AND mode = $2 AND key = $3 AND state = 'in_flight'`, [
+          organizationId,
+          mode,
+          key,
+        ]);
       throw e;
+    }
+  }
+
+  /**
+   * A request whose changes were committed (its key marked applied) and that failed afterwards: giving
+   * the key up would let a retry carry it out a second time, so its failure is stored in place of the
+   * answer. If even that cannot be written the key stays applied, which a retry also never runs again.
+   */
+  private async keepFailure(req: AppRequest, claim: { organizationId: string; mode: string; key: string }, error: unknown): Promise<void> {
+    const { status, code } = describeError(error, { method: req.method, path: req.path });
+    const failure: StoredFailure = { failed: { status, code } };
+    const context = answerContext(claim.organizationId, claim.mode, claim.key);
+    try {
+      await this.tx.manager.query(
+        `UPDATE idempotency_keys SET state = 'done', response_status = $4, response_body = $5::jsonb WHERE organization_id = $1 AND mode = $2 AND key = $3`,
+        [claim.organizationId, claim.mode, claim.key, status, JSON.stringify({ sealed: this.box.seal(JSON.stringify(failure), context) })],
+      );
+    } catch (e) {
+      this.logger.warn({
+        msg: 'the failure of an applied request could not be stored; its key stays applied',
+        event: 'idempotency_failure_unstored',
+        error: (e as Error).message,
+      });
     }
   }
 }
@@ -218,7 +264,7 @@ export function Idempotent(): MethodDecorator {
       name: 'Idempotency-Key',
       required: false,
       description:
-        'Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the service stopped after carrying the request out but before storing its answer, 409 (idempotency_answer_lost). Kept 24 hours.',
+        'Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the request was carried out but its answer was not stored (the service stopped, or it failed after committing its changes), 409 (idempotency_answer_lost). A request that failed before changing anything is not kept and may be retried with the same key. Kept 24 hours.',
     }),
   );
 }

@@ -153,6 +153,40 @@ describe('Idempotency-Key after a crash', () => {
     expect(expectSuccess(await org.test.get('/products')).map((p: any) => p.id)).toEqual([first.id]);
   });
 
+  it('keeps the key of a request that failed after its changes committed: a retry is told so and never creates twice', async () => {
+    const org = await createOrg();
+    const k = key();
+    // The product commits (its key marked applied); storing the answer then fails once, as a lost
+    // connection or a full disk would make it.
+    const fn = `fail_answer_${Date.now()}`;
+    await withClient(testDatabaseUrl(), async (db) => {
+      await db.query(`CREATE SEQUENCE ${fn}_seq`);
+      await db.query(
+        `CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN
+           IF NEW.key = '${k}' AND NEW.state = 'done' AND nextval('${fn}_seq') = 1 THEN RAISE EXCEPTION 'answer not stored'; END IF;
+           RETURN NEW;
+         END $$`,
+      );
+      await db.query(`CREATE TRIGGER ${fn} BEFORE UPDATE ON idempotency_keys FOR EACH ROW EXECUTE FUNCTION ${fn}()`);
+    });
+    try {
+      expectError(await org.test.post('/products', productBody(), { headers: { 'idempotency-key': k } }), 500, { code: 'internal_error' });
+      const [created] = expectSuccess<Array<{ id: string }>>(await org.test.get('/products'));
+      const retried = await org.test.post('/products', productBody(), { headers: { 'idempotency-key': k } });
+      expectError(retried, 409, { code: 'idempotency_answer_lost' });
+      expect(retried.body.error).toContain('500 internal_error');
+      expect(retried.headers.get('idempotent-replayed')).toBe('true');
+      expect(expectSuccess<Array<{ id: string }>>(await org.test.get('/products')).map((p) => p.id)).toEqual([created.id]);
+    } finally {
+      await withClient(testDatabaseUrl(), async (db) => {
+        await db.query(`DROP TRIGGER ${fn} ON idempotency_keys`);
+        await db.query(`DROP FUNCTION ${fn}()`);
+        await db.query(`DROP SEQUENCE ${fn}_seq`);
+      });
+    }
+  });
+
   it('lets a retry take over a claim whose request never committed, once the claim is stale', async () => {
     const org = await createOrg();
     const k = key();
