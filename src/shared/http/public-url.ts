@@ -31,8 +31,7 @@ export function publicBaseUrl(config: AppConfig, req: Request): string {
  * link is stored in events and sent to payers, long after the request that made it.
  */
 export function checkoutUrl(invoiceId: string): string {
-  const base = process.env.PUBLIC_BASE_URL?.trim().replace(/\/+$/, '') ?? '';
-  return `${base}/checkout/${encodeURIComponent(invoiceId)}`;
+  return `${storedLinkBase()}/checkout/${encodeURIComponent(invoiceId)}`;
 }
 
 /**
@@ -41,6 +40,10 @@ export function checkoutUrl(invoiceId: string): string {
  * like checkoutUrl (an embedding outlives the request that made it).
  */
 export function fileContentUrl(fileId: string): string {
-  const base = process.env.PUBLIC_BASE_URL?.trim().replace(/\/+$/, '') ?? '';
-  return `${base}/files/${encodeURIComponent(fileId)}/content`;
+  return `${storedLinkBase()}/files/${encodeURIComponent(fileId)}/content`;
+}
+
+/** The base of links that outlive their request: PUBLIC_BASE_URL without a trailing slash, or '' (a path alone). */
+function storedLinkBase(): string {
+  return process.env.PUBLIC_BASE_URL?.trim().replace(/\/+$/, '') ?? '';
 }
