@@ -1,12 +1,9 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { SecretBox } from '../../../src/shared/crypto/secret-box';
 import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
-import { embeddedUrl, withStoppedEmbedded } from '../../support/embedded';
-import { createDatabase, dropDatabase, withClient } from '../../support/pg';
+import { OwnDatabase } from '../../support/own-database';
+import { withClient } from '../../support/pg';
 import { ADMIN_TOKEN, RunningServer, runCli, startServer } from '../../support/server';
 import { WebhookReceiver } from '../../support/webhook-receiver';
 import { freshAccount } from '../rails/rails-helpers';
@@ -16,38 +13,30 @@ import { freshAccount } from '../rails/rails-helpers';
  * service refuses to start; `cli secrets:forget-key` gives up what that key sealed so it starts again.
  */
 describe('a SECRETS_KEY lost for good', () => {
-  const pgServer = process.env.TEST_PG_SERVER_URL;
   const keyA = Buffer.alloc(32, 0xc3).toString('base64');
   const keyB = Buffer.alloc(32, 0xd4).toString('base64');
   const kidA = new SecretBox(Buffer.from(keyA, 'base64')).currentKeyId;
   const kidB = new SecretBox(Buffer.from(keyB, 'base64')).currentKeyId;
-  let databaseUrl: string | undefined;
-  let dataDir: string | undefined;
+  let own: OwnDatabase;
   let server: RunningServer | undefined;
   let receiver: WebhookReceiver;
 
   const start = async (secretsKey: string) => {
-    server = await startServer({ databaseUrl, dataDir, env: { SECRETS_KEY: secretsKey, WEBHOOK_DISPATCH_INTERVAL_MS: '100', LOG_LEVEL: 'info' } });
+    server = await startServer({ ...own.serverOptions, env: { SECRETS_KEY: secretsKey, WEBHOOK_DISPATCH_INTERVAL_MS: '100', LOG_LEVEL: 'info' } });
     return server;
   };
-  const db = () => databaseUrl ?? embeddedUrl(dataDir!);
-  /** SQL while the service is stopped (on the embedded database, which then runs for the call). */
-  const whileStopped = <T>(work: (url: string) => Promise<T>) => (databaseUrl ? work(databaseUrl) : withStoppedEmbedded(dataDir!, work));
-  const cliEnv = (secretsKey: string) => ({
-    SECRETS_KEY: secretsKey,
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl, DATA_DIR: undefined } : { DATABASE_URL: undefined, DATA_DIR: dataDir }),
-  });
+  const whileStopped = <T>(work: (url: string) => Promise<T>) => own.whileStopped(work);
+  const cliEnv = (secretsKey: string) => ({ SECRETS_KEY: secretsKey, ...own.cliEnv });
 
   beforeAll(async () => {
-    if (pgServer) databaseUrl = await createDatabase(pgServer);
-    else dataDir = mkdtempSync(join(tmpdir(), 'ipa-lost-key-'));
+    own = await OwnDatabase.create('lost-key');
     receiver = await WebhookReceiver.start();
   }, 60_000);
 
   afterAll(async () => {
     await server?.stop();
     await receiver.stop();
-    if (pgServer && databaseUrl) await dropDatabase(pgServer, databaseUrl);
+    await own?.drop();
   });
 
   it('stops the start naming the key; the CLI gives up what it sealed: endpoints disabled, wallets removed, replays refused, never run twice', async () => {
@@ -67,7 +56,7 @@ describe('a SECRETS_KEY lost for good', () => {
     // A wallet as a version before key fingerprints stored it, never started since (its key could not be opened).
     await whileStopped((url) => withClient(url, (c) => c.query(`UPDATE receiving_wallets SET key_fingerprint = NULL WHERE id = $1`, [oldWallet.id])));
 
-    const failed = await startServer({ databaseUrl, dataDir, env: { SECRETS_KEY: keyB }, readyTimeoutMs: 30_000 }).catch((e: Error) => e);
+    const failed = await startServer({ ...own.serverOptions, env: { SECRETS_KEY: keyB }, readyTimeoutMs: 30_000 }).catch((e: Error) => e);
     expect(failed).toBeInstanceOf(Error);
     expect((failed as Error).message).toContain(`sealed with key ${kidA}, which is neither SECRETS_KEY nor in SECRETS_KEYS_OLD`);
     expect((failed as Error).message).toContain(`secrets:forget-key --key-id ${kidA}`);
@@ -121,7 +110,7 @@ describe('a SECRETS_KEY lost for good', () => {
 
     // The retry of the endpoint's creation is refused, never run a second time.
     expectError(await api.post('/webhooks', hookBody, { headers: { 'idempotency-key': 'lost-key-hook' } }), 409, { code: 'idempotency_answer_lost' });
-    const endpoints = await withClient(db(), async (c) =>
+    const endpoints = await withClient(own.url(), async (c) =>
       Number((await c.query(`SELECT count(*) AS n FROM webhook_endpoints WHERE deleted_at IS NULL`)).rows[0].n),
     );
     expect(endpoints).toBe(2);

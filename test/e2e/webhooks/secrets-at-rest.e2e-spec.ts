@@ -1,13 +1,10 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { SecretBox } from '../../../src/shared/crypto/secret-box';
 import { Api, testDatabaseUrl } from '../../support/api';
 import { expectSuccess } from '../../support/envelope';
 import { createOrg } from '../../support/factories';
-import { embeddedUrl, withStoppedEmbedded } from '../../support/embedded';
-import { createDatabase, dropDatabase, withClient } from '../../support/pg';
+import { OwnDatabase } from '../../support/own-database';
+import { withClient } from '../../support/pg';
 import { ADMIN_TOKEN, RunningServer, startServer } from '../../support/server';
 import { WebhookReceiver } from '../../support/webhook-receiver';
 
@@ -55,30 +52,27 @@ describe('secrets at rest', () => {
   });
 
   describe('on a service of its own', () => {
-    const pgServer = process.env.TEST_PG_SERVER_URL;
     const keyA = Buffer.alloc(32, 0xa1).toString('base64');
     const keyB = Buffer.alloc(32, 0xb2).toString('hex');
-    let databaseUrl: string | undefined;
-    let dataDir: string | undefined;
+    let own: OwnDatabase;
     let server: RunningServer | undefined;
     let receiver: WebhookReceiver;
 
     const start = async (env: Record<string, string>) => {
-      server = await startServer({ databaseUrl, dataDir, env: { WEBHOOK_DISPATCH_INTERVAL_MS: '100', LOG_LEVEL: 'info', ...env } });
+      server = await startServer({ ...own.serverOptions, env: { WEBHOOK_DISPATCH_INTERVAL_MS: '100', LOG_LEVEL: 'info', ...env } });
       return server;
     };
-    const db = () => databaseUrl ?? embeddedUrl(dataDir!);
+    const db = () => own.url();
 
     beforeAll(async () => {
-      if (pgServer) databaseUrl = await createDatabase(pgServer);
-      else dataDir = mkdtempSync(join(tmpdir(), 'ipa-secrets-'));
+      own = await OwnDatabase.create('secrets');
       receiver = await WebhookReceiver.start();
     }, 60_000);
 
     afterAll(async () => {
       await server?.stop();
       await receiver.stop();
-      if (pgServer && databaseUrl) await dropDatabase(pgServer, databaseUrl);
+      await own?.drop();
     });
 
     it('seals plain rows at start, re-seals with a new key when the old one is listed, and signatures still verify', async () => {
@@ -95,7 +89,7 @@ describe('secrets at rest', () => {
       // A row as an earlier version stored it: the secret in plain text.
       // (with the service stopped, its embedded database is run for the update)
       const plain = (url: string) => withClient(url, (c) => c.query(`UPDATE webhook_endpoints SET secret = $2 WHERE id = $1`, [legacy.id, legacy.secret]));
-      await (databaseUrl ? plain(databaseUrl) : withStoppedEmbedded(dataDir!, plain));
+      await own.whileStopped(plain);
 
       // Rotate SECRETS_KEY: the new key seals, the old one is listed so what it sealed still opens.
       running = await start({ SECRETS_KEY: keyB, SECRETS_KEYS_OLD: keyA });
@@ -125,8 +119,7 @@ describe('secrets at rest', () => {
     it('refuses to start in production without SECRETS_KEY, saying why', async () => {
       await server?.stop();
       const failed = await startServer({
-        databaseUrl,
-        dataDir,
+        ...own.serverOptions,
         env: { NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://pay.example.com' },
         readyTimeoutMs: 20_000,
       }).catch((e: Error) => e);
