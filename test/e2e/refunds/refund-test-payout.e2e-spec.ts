@@ -109,6 +109,20 @@ describe('refunds in test mode without a test chain', () => {
     });
   });
 
+  it("keeps the invoice's refunded_usd the sum of its completed refunds when several of them complete at once", async () => {
+    const invoice = await paidInvoice(org.test);
+    const refunds: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const refund = expectSuccess(await org.test.post(`/invoices/${invoice}/refunds`, { amount: '10' }), 201);
+      expectSuccess(await anonymous().post(`/refund_claims/${tokenOf(refund)}`, { provider_id: 'prov_ethereum_usdt', address: ADDRESS }));
+      refunds.push(refund.id as string);
+    }
+    const done = await Promise.all(refunds.map((id) => org.test.post(`/test_helpers/refunds/${id}/payout`, { result: 'paid' })));
+    for (const res of done) expect(expectSuccess(res).status).toBe('COMPLETED');
+    // Each completion sums the invoice's completed refunds: one that summed before another committed must not write the smaller total.
+    expect(expectSuccess(await org.test.post(`/invoices/${invoice}`, {})).refunded_usd).toBe(r30(80));
+  });
+
   it('short: back to AWAITING_PAYOUT with payout_mismatch, refunding nothing; then paid completes it', async () => {
     const { invoice, refund } = await claimedRefund(org, '20');
     const res = await org.test.post(`/test_helpers/refunds/${refund.id}/payout`, { result: 'short' });

@@ -173,6 +173,15 @@ export class RefundsRepository {
   }
 
   /** USD refunded per invoice (COMPLETED refunds), for the invoice reads. */
+  /**
+   * One change of an invoice's refunds at a time, until the transaction ends: a new refund taking from
+   * the refundable amount, or a completion summing the completed ones (refundedUsd after this lock sees
+   * every completion committed before it, so two completing at once both count).
+   */
+  async lockInvoiceRefunds(m: EntityManager, scope: Scope, invoiceId: string): Promise<void> {
+    await m.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`refunds:${scope.mode}:${invoiceId}`]);
+  }
+
   async refundedUsd(m: EntityManager, scope: Scope, invoiceIds: readonly string[]): Promise<Map<string, string>> {
     if (!invoiceIds.length) return new Map();
     const rows: Array<{ invoice_id: string; usd: string }> = await m.query(

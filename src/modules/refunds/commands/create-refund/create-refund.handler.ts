@@ -68,7 +68,7 @@ export class CreateRefundHandler implements ICommandHandler<CreateRefundCommand>
       // First, before the refund's lock: rates from a day of history that may go soon (an invoice's of a month ago) are kept with the refund.
       await this.commands.execute(new KeepRatesSnapshotCommand(m, rates.snapshotId));
       // One refund of an invoice at a time: two at once must not both take the same refundable amount.
-      await m.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`refunds:${scope.mode}:${invoice.id}`]);
+      await this.refunds.lockInvoiceRefunds(m, scope, invoice.id);
       const payments = await this.queries.execute(new InvoicePaymentValuesQuery(scope, invoice.id, m));
       if (input.rate === 'invoice' && paidAtSnapshot(payments, invoice.ratesSnapshotId) !== paidAt) throw new PaidAtMovedError();
       const held = await this.refunds.ofInvoice(m, scope, invoice.id);

@@ -52,6 +52,7 @@ export class RecordPayoutCheckHandler implements ICommandHandler<RecordPayoutChe
             if (after.confirmations >= after.required_confirmations) {
               after = await this.refunds.setStatus(m, id, 'COMPLETED', now);
               // The invoice's refunded_usd, in the same transaction.
+              await this.refunds.lockInvoiceRefunds(m, scope, after.invoice_id);
               const refunded = await this.refunds.refundedUsd(m, scope, [after.invoice_id]);
               await this.commands.execute(new SetInvoiceRefundedCommand(m, scope, after.invoice_id, fromDb(refunded.get(after.invoice_id) ?? '0')));
             }

@@ -55,6 +55,7 @@ export class SimulateRefundPayoutHandler implements ICommandHandler<SimulateRefu
         // Confirmed to the destination for the payout: COMPLETED, as the refunds worker completes one.
         await this.refunds.setConfirmations(m, sent.id, sent.required_confirmations, now);
         const after = await this.refunds.setStatus(m, sent.id, 'COMPLETED', now);
+        await this.refunds.lockInvoiceRefunds(m, scope, after.invoice_id);
         const refunded = await this.refunds.refundedUsd(m, scope, [after.invoice_id]);
         await this.commands.execute(new SetInvoiceRefundedCommand(m, scope, after.invoice_id, fromDb(refunded.get(after.invoice_id) ?? '0')));
         await this.events.changed(m, sent, after);
