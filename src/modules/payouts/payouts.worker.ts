@@ -121,7 +121,9 @@ export class PayoutsWorker implements OnApplicationBootstrap, OnModuleDestroy {
    * its payout may have it reported again) and is logged for the merchant's books.
    */
   private async watchReleased(): Promise<void> {
-    const due = await this.queries.execute(new ListReleasedPayoutsQuery(new Date(this.clock.now().getTime() - RELEASED_WATCH_MS), BATCH));
+    const due = await this.queries.execute(
+      new ListReleasedPayoutsQuery(new Date(this.clock.now().getTime() - RELEASED_WATCH_MS), this.app.WORKER_ORG_BATCH, BATCH),
+    );
     for (const payout of due) {
       const check = await this.queries.execute(
         new VerifyPayoutQuery(payout.scope.mode, payout.network, payout.txHash, payout.address, payout.tokenContract, payout.units, {

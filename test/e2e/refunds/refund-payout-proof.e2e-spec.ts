@@ -8,6 +8,7 @@ import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import type { IsolatedService } from '../../support/isolated';
 import { D, r30 } from '../../support/money';
+import { withClient } from '../../support/pg';
 import { CLI, loggedLine } from '../../support/server';
 import { eventually } from '../../support/webhook-receiver';
 import { ChainSetup, merchant, Merchant, paymentAddress, startChain, startWatchingService, units, waitForPayments } from '../rails/chain-helpers';
@@ -52,7 +53,13 @@ describe('what a refund payout report must prove (Hardhat)', () => {
       relay.nodeUrl = chain.rpcUrl;
       return relay.url;
     });
-    service = await startWatchingService(setup, { REFUND_CHECK_SECONDS: '1', REFUND_TX_GRACE_SECONDS: String(GRACE_SECONDS) });
+    service = await startWatchingService(setup, {
+      REFUND_CHECK_SECONDS: '1',
+      REFUND_TX_GRACE_SECONDS: String(GRACE_SECONDS),
+      WORKER_ORG_BATCH: '10',
+      // One test claims a hundred refunds from one address in a row.
+      RATE_LIMIT_ENABLED: 'false',
+    });
   }, 180_000);
   afterAll(async () => {
     await service?.stop();
@@ -261,6 +268,50 @@ describe('what a refund payout report must prove (Hardhat)', () => {
     expect([after.status, after.payout.tx_hash]).toEqual(['CANCELED', null]);
     expect(expectSuccess(await shop.test.post(`/invoices/${invoiceId}`, {})).refunded_usd).toBe(r30('0'));
   });
+
+  it("watches a payout taken back after the grace while another organization has a pass's worth of taken-back payouts that are never mined", async () => {
+    const { chain, usdt } = setup;
+    // A hundred of another organization's refunds whose reported payouts were taken back after the grace
+    // and that no node will ever know (what reporting made-up transactions leaves), released before this one.
+    const flooder = await merchant(service);
+    const floodInvoice = await paidOnChain(flooder, '110');
+    const junk: string[] = [];
+    for (let i = 0; i < 100; i++) junk.push((await claimed(flooder, floodInvoice, '1', 'prov_ethereum_usdt', freshAddress())).id);
+    await withClient(service.databaseUrl!, (c) =>
+      c.query(`UPDATE refunds SET released_tx_hash = '0x' || md5(id) || md5(id || 'junk'), released_at = now() - interval '1 minute' WHERE id = ANY($1)`, [
+        junk,
+      ]),
+    );
+
+    const shop = await merchant(service);
+    const invoiceId = await paidOnChain(shop, '20');
+    const payer = freshAddress();
+    const refund = await claimed(shop, invoiceId, '6', 'prov_ethereum_usdt', payer);
+    const raw = await chain.signTokenTransfer(usdt, MERCHANT_WALLET, payer, refund.units);
+    const hash = await unmined(async () => {
+      const pending = await chain.sendRaw(raw);
+      expect(expectSuccess(await shop.test.post(`/refunds/${refund.id}/sent`, { tx_hash: pending })).status).toBe('SENT');
+      await chain.test.dropTransaction({ hash: pending });
+      return pending;
+    });
+    await statusBecomes(shop, refund.id, 'AWAITING_PAYOUT');
+    // Mined after all: the watch finds it, though a hundred older released payouts never get a verdict.
+    expect(await chain.sendRaw(raw)).toBe(hash);
+    await chain.receipt(hash);
+    await chain.mine(2);
+    await eventually(async () => {
+      const line = service.server
+        .output()
+        .split('\n')
+        .find((l) => l.includes('refund_released_payout_mined') && l.includes(refund.id));
+      if (!line) throw new Error('not logged yet');
+    }, 20_000);
+    // The flooding organization's are still watched, in turns.
+    const watched = await withClient(service.databaseUrl!, (c) =>
+      c.query(`SELECT count(*)::int AS n FROM refunds WHERE id = ANY($1) AND released_tx_hash IS NOT NULL AND released_checked_at IS NOT NULL`, [junk]),
+    );
+    expect(watched.rows[0].n).toBeGreaterThan(0);
+  }, 180_000);
 
   /**
    * A USDT refund of 5 USD claimed to a fresh payer address that received 10 USDT before the claim (an

@@ -105,10 +105,14 @@ export interface ReleasedPayout {
   txHash: string;
 }
 
-/** The payouts taken back after the grace since `since`, oldest first. */
+/**
+ * The payouts taken back after the grace since `since`, a fair batch: at most `cap` of one organization's
+ * mode, least recently checked first; those returned are stamped checked.
+ */
 export class ListReleasedPayoutsQuery extends Query<ReleasedPayout[]> {
   constructor(
     readonly since: Date,
+    readonly cap: number,
     readonly limit: number,
   ) {
     super();

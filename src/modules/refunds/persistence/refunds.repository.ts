@@ -284,7 +284,8 @@ export class RefundsRepository {
     const rows = returned(
       await m.query(
         `UPDATE refunds SET status = 'AWAITING_PAYOUT', tx_hash = NULL, sent_at = NULL, confirmations = 0, tx_seen_unmined = false, tx_missing_since = NULL,
-              released_tx_hash = coalesce($3, released_tx_hash), released_at = coalesce($4, released_at), updated_at = $2
+              released_tx_hash = coalesce($3, released_tx_hash), released_at = coalesce($4, released_at),
+              released_checked_at = CASE WHEN $3::text IS NULL THEN released_checked_at END, updated_at = $2
           WHERE id = $1 RETURNING ${COLUMNS}`,
         [id, now, released?.txHash ?? null, released?.at ?? null],
       ),
@@ -300,17 +301,27 @@ export class RefundsRepository {
     return rows[0];
   }
 
-  /** Payouts taken back after the grace and released since `since`, oldest first (the worker logs one that confirms after all). */
-  async releasedPayouts(m: EntityManager, since: Date, limit: number): Promise<Array<{ id: string; organization_id: string; mode: Mode }>> {
-    return m.query(`SELECT id, organization_id, mode FROM refunds WHERE released_tx_hash IS NOT NULL AND released_at >= $1 ORDER BY released_at LIMIT $2`, [
-      since,
+  /**
+   * Payouts taken back after the grace and released since `since` (the worker logs one that confirms
+   * after all), a fair batch: at most `cap` per organization and mode, least recently checked first
+   * (never checked, then oldest released). The batch is stamped checked: a payout the node still does
+   * not know goes to the back of its organization's line.
+   */
+  async releasedPayouts(m: EntityManager, since: Date, cap: number, limit: number): Promise<Array<{ id: string; organization_id: string; mode: Mode }>> {
+    return this.takeFairly(
+      m,
+      `r.released_tx_hash IS NOT NULL AND r.released_at >= $3`,
+      'r.released_checked_at NULLS FIRST, r.released_at, r.id',
+      cap,
       limit,
-    ]);
+      [since],
+      'released_checked_at',
+    );
   }
 
   /** Stops watching a payout taken back after the grace. */
   async forgetReleased(m: EntityManager, id: string): Promise<void> {
-    await m.query(`UPDATE refunds SET released_tx_hash = NULL, released_at = NULL WHERE id = $1`, [id]);
+    await m.query(`UPDATE refunds SET released_tx_hash = NULL, released_at = NULL, released_checked_at = NULL WHERE id = $1`, [id]);
   }
 
   async setConfirmations(m: EntityManager, id: string, confirmations: number, now: Date): Promise<RefundRow> {
@@ -345,11 +356,13 @@ export class RefundsRepository {
     cap: number,
     limit: number,
     params: unknown[],
+    stamp: 'checked_at' | 'released_checked_at' = 'checked_at',
   ): Promise<Array<{ id: string; organization_id: string; mode: Mode }>> {
+    const columns = `r.id, r.organization_id, r.mode, r.${stamp}, r.sent_at, r.expires_at, r.released_at`;
     const rows: Array<{ id: string; organization_id: string; mode: Mode }> = await m.query(
-      `WITH batch AS (${fairBatch({ table: 'refunds', alias: 'r', due, order, columns: 'r.id, r.organization_id, r.mode, r.checked_at, r.sent_at, r.expires_at' }, '$1', '$2')}),
-            stamped AS (UPDATE refunds t SET checked_at = now() FROM batch WHERE t.id = batch.id RETURNING t.id)
-       SELECT batch.id, batch.organization_id, batch.mode FROM batch JOIN stamped ON stamped.id = batch.id ORDER BY batch.fair_turn, batch.checked_at NULLS FIRST, batch.id`,
+      `WITH batch AS (${fairBatch({ table: 'refunds', alias: 'r', due, order, columns }, '$1', '$2')}),
+            stamped AS (UPDATE refunds t SET ${stamp} = now() FROM batch WHERE t.id = batch.id RETURNING t.id)
+       SELECT batch.id, batch.organization_id, batch.mode FROM batch JOIN stamped ON stamped.id = batch.id ORDER BY batch.fair_turn, batch.${stamp} NULLS FIRST, batch.id`,
       [cap, limit, ...params],
     );
     return rows;

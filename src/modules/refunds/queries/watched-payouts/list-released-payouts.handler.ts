@@ -13,9 +13,9 @@ export class ListReleasedPayoutsHandler implements IQueryHandler<ListReleasedPay
     @Inject(RefundsRepository) private readonly refunds: RefundsRepository,
   ) {}
 
-  async execute({ since, limit }: ListReleasedPayoutsQuery): Promise<ReleasedPayout[]> {
+  async execute({ since, cap, limit }: ListReleasedPayoutsQuery): Promise<ReleasedPayout[]> {
     const released: ReleasedPayout[] = [];
-    for (const { id, organization_id, mode } of await this.refunds.releasedPayouts(this.tx.manager, since, limit)) {
+    for (const { id, organization_id, mode } of await this.refunds.releasedPayouts(this.tx.manager, since, cap, limit)) {
       const scope: Scope = { organizationId: organization_id as never, mode };
       const row = await this.refunds.find(this.tx.manager, scope, id);
       if (!row?.released_tx_hash || !row.network || !row.address || !row.payout_units) continue;
