@@ -24,6 +24,7 @@ export class PayoutTransfers {
    * false when the free ones fall short. A payout that holds some already keeps them.
    */
   async take(m: EntityManager, payout: PayoutHolder, units: string, txHash: string, seen: readonly PayoutTransferSeen[], now: Date): Promise<boolean> {
+    await this.transfers.lockTransaction(m, payout.network, txHash);
     const held = await this.transfers.held(m, payout.network, txHash);
     if (held.some((h) => h.refund_id === payout.id)) return true;
     const picked = pickTransfers(seen, heldNames(held), units);

@@ -224,6 +224,27 @@ describe('what a refund payout report must prove (Hardhat)', () => {
     expect(expectSuccess(await shop.test.post(`/invoices/${invoiceId}`, {})).refunded_usd).toBe(r30('8'));
   });
 
+  it('lets refunds reported at once on one transaction each take a transfer of their own: none is refused as taken while one is free', async () => {
+    const { chain, usdt } = setup;
+    const shop = await merchant(service);
+    const invoiceId = await paidOnChain(shop, '20');
+    const payer = freshAddress();
+    const refunds = [];
+    for (let i = 0; i < 4; i++) refunds.push(await claimed(shop, invoiceId, '4', 'prov_ethereum_usdt', payer));
+    const tx = await chain.sendTokenMany(
+      usdt,
+      MERCHANT_WALLET,
+      refunds.map(() => payer),
+      refunds.map((r) => r.units),
+    );
+    await chain.receipt(tx);
+    const reports = await Promise.all(refunds.map((r) => shop.test.post(`/refunds/${r.id}/sent`, { tx_hash: tx })));
+    for (const res of reports) expect(expectSuccess(res).status).toBe('SENT');
+    await chain.mine(12);
+    for (const r of refunds) await statusBecomes(shop, r.id, 'COMPLETED');
+    expect(expectSuccess(await shop.test.post(`/invoices/${invoiceId}`, {})).refunded_usd).toBe(r30('16'));
+  });
+
   it('gives a refund whose payout left the node unmined back to AWAITING_PAYOUT after the grace; canceled then, it stays CANCELED when the payout is mined later', async () => {
     const { chain, usdt } = setup;
     const shop = await merchant(service);

@@ -21,6 +21,15 @@ export class PayoutTransfersRepository {
    * The transfers of a transaction on a network that pay a payout, whichever organization's or mode's:
    * read only to leave them out (never shown to anyone), locked for the caller's unit of work.
    */
+  /**
+   * One payout at a time takes transfers of the transaction `txHash`, until the caller's transaction ends:
+   * `held` read after this sees every hold committed before it, so payouts taking transfers of one
+   * transaction at once each pick a free one instead of the same one (which failed all but one of them).
+   */
+  async lockTransaction(m: EntityManager, network: string, txHash: string): Promise<void> {
+    await m.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`payout-transfers:${network}:${txHash}`]);
+  }
+
   async held(m: EntityManager, network: string, txHash: string): Promise<Array<{ output: string; refund_id: string }>> {
     return m.query(`SELECT output, refund_id FROM refund_payout_transfers WHERE network = $1 AND tx_hash = $2 FOR UPDATE`, [network, txHash]);
   }
