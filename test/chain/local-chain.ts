@@ -161,6 +161,22 @@ export class LocalChain {
     });
   }
 
+  /** Several token transfers in one transaction (transferMany), signed but not sent, as signTokenTransfer. */
+  async signTokenMany(token: Address, from: number, to: string[], units: bigint[], tipWei = 1_000_000_000n): Promise<Hex> {
+    const account = mnemonicToAccount(MNEMONIC, { addressIndex: from });
+    const nonce = await this.public.getTransactionCount({ address: account.address, blockTag: 'pending' });
+    return account.signTransaction({
+      type: 'eip1559',
+      chainId: this.chainId,
+      to: token,
+      data: encodeFunctionData({ abi: TRANSFER_ABI, functionName: 'transferMany', args: [to as Address[], units] }),
+      nonce,
+      gas: 300_000n,
+      maxFeePerGas: 100_000_000_000n,
+      maxPriorityFeePerGas: tipWei,
+    });
+  }
+
   async sendRaw(raw: Hex): Promise<Hash> {
     return this.public.sendRawTransaction({ serializedTransaction: raw });
   }

@@ -80,6 +80,57 @@ describe('the chain watcher when a reorg takes a payment out and the same transa
     expect(statuses).not.toContain('CANCELLED');
   });
 
+  it("keeps each invoice's one payment when the reorg moves a transaction paying two invoices so one transfer takes the other's log index", async () => {
+    const { chain, usdt } = setup;
+    const [shopA, shopB] = [await merchant(service), await merchant(service)];
+    const invoiceA = await createInvoice(shopA.test, '10', 'USDT');
+    // Paid half: counted twice, it would read as paid in full.
+    const invoiceB = await createInvoice(shopB.test, '14', 'USDT');
+    const [payA, payB] = [await paymentAddress(shopA.test, invoiceA), await paymentAddress(shopB.test, invoiceB)];
+    const raw = await chain.signTokenMany(usdt, 5, [payA.address, payB.address], [units('10', 6), units('7', 6)]);
+    const snapshot = await chain.test.snapshot();
+    const hash = await chain.sendRaw(raw);
+    const first = await chain.receipt(hash);
+    await chain.mine(1);
+    const [seenA] = await waitForPayments(shopA.test, invoiceA, (p) => p.length === 1 && p[0].confirmations >= 2);
+    const [seenB] = await waitForPayments(shopB.test, invoiceB, (p) => p.length === 1 && p[0].confirmations >= 2);
+
+    // The fork puts another token transfer first in the block: A's transfer now has the log index B's had.
+    await chain.test.revert({ id: snapshot });
+    await chain.test.setAutomine(false);
+    try {
+      await chain.sendRaw(await chain.signTokenTransfer(usdt, 6, chain.account(7).address, 1n, 5_000_000_000n));
+      expect(await chain.sendRaw(raw)).toBe(hash);
+      await chain.mine(4);
+    } finally {
+      await chain.test.setAutomine(true);
+    }
+    const again = await chain.receipt(hash);
+    expect(again.blockHash).not.toBe(first.blockHash);
+    expect(again.logs[0].logIndex).toBe(first.logs[1].logIndex);
+
+    await eventually(async () => {
+      const head = await chain.blockNumber();
+      for (const [api, id] of [
+        [shopA.test, invoiceA],
+        [shopB.test, invoiceB],
+      ] as const) {
+        const payments = await paymentsOf(api, id);
+        expect(payments).toHaveLength(1);
+        expect(payments[0].confirmations).toBe(Number(head - again.blockNumber + 1n));
+      }
+    });
+    await chain.mine(8);
+    const doneA = await waitForPayments(shopA.test, invoiceA, (p) => p.some((x) => x.status === 'COMPLETED'));
+    const doneB = await waitForPayments(shopB.test, invoiceB, (p) => p.some((x) => x.status === 'COMPLETED'));
+    await new Promise((r) => setTimeout(r, 600));
+    expect((await paymentsOf(shopA.test, invoiceA)).map((p) => p.id)).toEqual([seenA.id]);
+    expect((await paymentsOf(shopB.test, invoiceB)).map((p) => p.id)).toEqual([seenB.id]);
+    expect([doneA[0].id, doneB[0].id]).toEqual([seenA.id, seenB.id]);
+    expect((await shortState(shopA.test, invoiceA)).status).toBe('COMPLETED');
+    expect((await shortState(shopB.test, invoiceB)).status).not.toBe('COMPLETED');
+  });
+
   it('reinstates a payment cancelled by a reorg when the same transaction is mined again, with its events', async () => {
     const { chain, usdt } = setup;
     const shop = await merchant(service);

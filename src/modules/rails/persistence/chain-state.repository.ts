@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Mode } from '../../../shared/auth/request-context';
@@ -176,6 +177,17 @@ export class ChainStateRepository {
       [mode, network, found.txHash, key, found.invoiceId, found.providerId, found.recipient, found.units],
     );
     return rows[0] ?? null;
+  }
+
+  /**
+   * Moves the row stored under `key` to a key of its own (returned): a reorg put another transfer of its
+   * transaction at that key (EVM and Tron logs are numbered across the block). The row keeps everything
+   * else, in doubt as it was, so its own transfer, found again, still finds it (findMinedAgain).
+   */
+  async moveTransferAside(m: EntityManager, mode: Mode, network: string, key: string): Promise<string> {
+    const aside = `${key}#moved-${randomUUID()}`;
+    await m.query(`UPDATE chain_transfers SET idempotency_key = $4 WHERE mode = $1 AND network = $2 AND idempotency_key = $3`, [mode, network, key, aside]);
+    return aside;
   }
 
   /** Forgets the row stored under `key` (a transfer found again under another key took its place). */

@@ -41,15 +41,24 @@ export class PaymentRecorder {
     // Known already: a repeated range (a crash), or a transfer a reorg put in doubt or cancelled, found
     // again, possibly in another block at another log index. It keeps its payment; its payments module
     // report says where it stands now (a cancelled one is reinstated; the count restarts from this block).
+    const atKey = await this.ctx.deps.state.findTransfer(this.ctx.deps.manager, mode, network, key);
+    const content = { txHash: transfer.txHash, invoiceId: owner.invoice_id, providerId, recipient: transfer.to, units: transfer.units.toString() };
+    const inDoubt = atKey !== null && (atKey.orphaned || atKey.cancelled);
+    if (atKey && inDoubt && !sameTransfer(atKey, content)) {
+      // A reorg moved the transaction's logs: the row under this key is another transfer of it (its payment,
+      // another invoice's perhaps). It is moved aside, still in doubt, for its own transfer to find.
+      const aside = await this.ctx.deps.run((tx) => this.ctx.deps.state.moveTransferAside(tx, mode, network, key));
+      this.ctx.logger.warn({
+        msg: 'a reorg put another transfer of the transaction at this key; the row there waits for its own transfer',
+        event: 'chain_transfer_key_moved',
+        ...context,
+        moved_to: aside,
+        moved_payment_id: atKey.payment_id,
+      });
+    }
     const known =
-      (await this.ctx.deps.state.findTransfer(this.ctx.deps.manager, mode, network, key)) ??
-      (await this.ctx.deps.state.findMinedAgain(this.ctx.deps.manager, mode, network, key, {
-        txHash: transfer.txHash,
-        invoiceId: owner.invoice_id,
-        providerId,
-        recipient: transfer.to,
-        units: transfer.units.toString(),
-      }));
+      (atKey && (!inDoubt || sameTransfer(atKey, content)) ? atKey : null) ??
+      (await this.ctx.deps.state.findMinedAgain(this.ctx.deps.manager, mode, network, key, content));
     if (known) {
       const recorded = await this.report(known, { kind: 'chain', paymentId: known.payment_id, confirmations });
       await this.ctx.deps.run(async (tx) => {
@@ -365,4 +374,18 @@ export class PaymentRecorder {
       return null;
     }
   }
+}
+
+/**
+ * Whether a stored transfer row is the transfer found now: the same transaction, invoice, provider,
+ * recipient and amount (a row from before recipients and amounts were kept matches on the rest).
+ */
+function sameTransfer(row: TransferRow, found: { txHash: string; invoiceId: string; providerId: string; recipient: string; units: string }): boolean {
+  return (
+    row.tx_hash === found.txHash &&
+    row.invoice_id === found.invoiceId &&
+    row.provider_id === found.providerId &&
+    (row.recipient === null || row.recipient === found.recipient) &&
+    (row.units === null || BigInt(row.units) === BigInt(found.units))
+  );
 }
