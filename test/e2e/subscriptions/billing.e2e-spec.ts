@@ -165,7 +165,17 @@ describe('subscriptions billed on the test clock', () => {
     expect(canceling).toMatchObject({ status: 'ACTIVE', cancel_at_period_end: true, canceled_at: null });
     await api.post('/usage_events', { id: 'call-4', subscription_id: sub.id, metric_key: 'api_calls', value: 200 });
     const month5 = monthStart(month4, 1);
+    // Usage from its end on would be billed by no invoice: refused, also before the scheduler closes the period.
+    expectError(
+      await api.post('/usage_events', { id: 'call-after-end', subscription_id: sub.id, metric_key: 'api_calls', value: 7, timestamp: ts(month5) }),
+      400,
+      { field: 'timestamp' },
+    );
     await moveClockTo(api, month5);
+    expectError(await api.post('/usage_events', { id: 'call-at-end', subscription_id: sub.id, metric_key: 'api_calls', value: 7 }), 400, {
+      field: 'subscription_id',
+    });
+    expect((await readSubscription(api, sub.id)).status).toBe('ACTIVE');
     const invoice4 = await nextInvoice(api, sub.id, invoice3.id, schedulerPass(api));
     expect(invoice4).toMatchObject({ period_start: ts(month4), period_end: ts(month5), price: r30(11) });
     expect(await readSubscription(api, sub.id)).toMatchObject({ status: 'CANCELED', canceled_at: ts(month5), next_invoice_at: null });

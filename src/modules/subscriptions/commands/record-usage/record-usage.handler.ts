@@ -5,6 +5,7 @@ import { FieldErrors, ValidationFailedError } from '../../../../shared/errors/do
 import { MAX_INTEGER_DIGITS, parseAmount } from '../../../../shared/money/money';
 import type { EntityManager } from 'typeorm';
 import { Clock } from '../../../../shared/time/clock';
+import { formatTimestamp } from '../../../../shared/time/time';
 import { usageEventView } from '../../dto/subscription.view';
 import type { SubscriptionRecord } from '../../persistence/subscription.record';
 import { SubscriptionsRepository } from '../../persistence/subscriptions.repository';
@@ -100,6 +101,7 @@ export class RecordUsageHandler implements ICommandHandler<RecordUsageCommand> {
         row.createdAt = stored;
         if (stampedOnStore.has(row)) row.timestamp = stored;
       }
+      this.refuseAfterEnd(locked, rows, stampedOnStore, path);
       const fresh = await this.usage.insert(w, scope, rows);
       const repeats = rows.filter((r) => !fresh.has(r.id)).map((r) => r.id);
       const firsts = new Map((await this.usage.findMany(w, scope, repeats)).map((r) => [r.id, r]));
@@ -118,6 +120,29 @@ export class RecordUsageHandler implements ICommandHandler<RecordUsageCommand> {
       return { fresh, firsts };
     });
     return rows.map((r) => ({ event: usageEventView(inserted.firsts.get(r.id) ?? r), created: inserted.fresh.has(r.id) }));
+  }
+
+  /**
+   * A subscription canceled at period end ends at its current period's end: no invoice bills usage from
+   * then on, so an event there is refused (400), also before the scheduler has moved the subscription to
+   * CANCELED (its tick may come later than that moment), as it will be once it has.
+   */
+  private refuseAfterEnd(
+    locked: readonly SubscriptionRecord[],
+    rows: readonly UsageEventRow[],
+    stampedOnStore: ReadonlySet<UsageEventRow>,
+    path: (i: number, field: string) => string,
+  ): void {
+    const ending = new Map(locked.filter((s) => s.cancelAtPeriodEnd).map((s) => [s.id, s.currentPeriodEnd]));
+    const errors: FieldErrors = {};
+    for (const [i, row] of rows.entries()) {
+      const end = ending.get(row.subscriptionId);
+      if (!end || row.timestamp.getTime() < end.getTime()) continue;
+      const ended = `the subscription is canceled at period end and ended at ${formatTimestamp(end)}`;
+      if (stampedOnStore.has(row)) errors[path(i, 'subscription_id')] = `is canceled: ${ended}`;
+      else errors[path(i, 'timestamp')] = `must be before ${formatTimestamp(end)}: ${ended}`;
+    }
+    if (Object.keys(errors).length) throw new ValidationFailedError(errors);
   }
 
   /**
