@@ -24,6 +24,12 @@ const ISSUE_BATCH = 20;
 /** How long a claimed period is left to the instance that took it (one that died leaves it for others after that). */
 const ISSUE_LEASE_MS = 5 * 60_000;
 
+/** What one pass's invoice batches share: its start (periods failed since then wait for the next pass) and the schemas read. */
+interface IssuePass {
+  start: Date;
+  catalog: CatalogPass;
+}
+
 /**
  * The subscriptions' scheduler, one in each server instance (registered with the service's
  * BackgroundWork: it starts after the migrations, never in CLI processes). Every SUBSCRIPTIONS_TICK_SECONDS:
@@ -42,6 +48,8 @@ const ISSUE_LEASE_MS = 5 * 60_000;
  *    organization or another's;
  * 3. follows the period invoices not yet decided (GetInvoiceStatusesQuery of the invoices module), in
  *    fair batches, and applies dunning from the outcomes in period order (domain/billing.ts dunningState).
+ * Steps 1 and 2 go in rounds, a batch of each per round (tick), so a period is invoiced in the round that
+ * recorded it rather than after every other due subscription has been moved on.
  */
 @Injectable()
 export class SubscriptionScheduler implements OnApplicationBootstrap, OnModuleDestroy {
@@ -77,67 +85,78 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnModuleDe
     await this.settling;
   }
 
-  /** One pass: periods due (moved test clocks first), their invoices, then payment outcomes. */
+  /**
+   * One pass: periods due (moved test clocks first) and their invoices, in rounds, then payment outcomes.
+   * A round moves one fair batch of due subscriptions per clock and then issues one fair batch of the
+   * periods recorded; rounds go on while a batch was full (or an organization's share of it was). So an
+   * organization's period is invoiced in the first round, however many subscriptions another organization
+   * has due at the same moment: its volume is worked through round after round, never all of it first.
+   */
   async tick(): Promise<{ issued: number; settled: number }> {
-    for (const { scope, offsetMs } of await this.clock.movedScopes()) {
-      await this.issueDue(() => new Date(this.clock.now().getTime() + offsetMs), scope);
+    const clocks: Array<{ nowOf: () => Date; scope: ClockScope | null }> = (await this.clock.movedScopes()).map(({ scope, offsetMs }) => ({
+      nowOf: () => new Date(this.clock.now().getTime() + offsetMs),
+      scope,
+    }));
+    clocks.push({ nowOf: () => this.clock.now(), scope: null });
+    // Subscriptions that failed in this pass (per clock): left for the next pass, so that one of them does
+    // not hold back the others.
+    const failed = clocks.map(() => new Set<string>());
+    const dueLeft = clocks.map(() => true);
+    const pass: IssuePass = { start: this.clock.now(), catalog: new Map() };
+    let issued = 0;
+    for (;;) {
+      for (const [i, clock] of clocks.entries()) if (dueLeft[i]) dueLeft[i] = await this.moveDue(clock.nowOf, clock.scope, failed[i]);
+      const round = await this.issueRecorded(pass);
+      issued += round.issued;
+      if (!round.more && !dueLeft.some(Boolean)) break;
     }
-    await this.issueDue(() => this.clock.now(), null);
-    const issued = await this.issuePending();
     const settled = await this.reconcile();
     return { issued, settled };
   }
 
-  private async issueDue(nowOf: () => Date, scope: ClockScope | null): Promise<number> {
-    let worked = 0;
-    // Subscriptions that failed in this pass: left for the next pass, so that one of them does not
-    // hold back the others.
-    const failed = new Set<string>();
-    for (;;) {
-      const more = await this.tx.run(async (m) => {
-        const due = await this.repo.lockDue(m, nowOf(), this.app.WORKER_ORG_BATCH, DUE_BATCH, scope, [...failed]);
-        for (const subscription of due) {
-          await m.query('SAVEPOINT subscription_due');
-          try {
-            await this.due.advance(m, subscription);
-            await m.query('RELEASE SAVEPOINT subscription_due');
-            worked++;
-          } catch (e) {
-            await m.query('ROLLBACK TO SAVEPOINT subscription_due');
-            await this.repo.attempted(m, subscription.id);
-            failed.add(subscription.id);
-            this.logger.warn(
-              { event: 'subscription_invoice_failed', subscription_id: subscription.id, err: (e as Error).message },
-              'subscription not moved to its next period; retrying on the next tick',
-            );
-          }
+  /**
+   * Moves one fair batch of due subscriptions on to their next period, recording each period due; answers
+   * whether more may be due (the batch, or an organization's share of it, was full).
+   */
+  private moveDue(nowOf: () => Date, scope: ClockScope | null, failed: Set<string>): Promise<boolean> {
+    return this.tx.run(async (m) => {
+      const due = await this.repo.lockDue(m, nowOf(), this.app.WORKER_ORG_BATCH, DUE_BATCH, scope, [...failed]);
+      for (const subscription of due) {
+        await m.query('SAVEPOINT subscription_due');
+        try {
+          await this.due.advance(m, subscription);
+          await m.query('RELEASE SAVEPOINT subscription_due');
+        } catch (e) {
+          await m.query('ROLLBACK TO SAVEPOINT subscription_due');
+          await this.repo.attempted(m, subscription.id);
+          failed.add(subscription.id);
+          this.logger.warn(
+            { event: 'subscription_invoice_failed', subscription_id: subscription.id, err: (e as Error).message },
+            'subscription not moved to its next period; retrying on the next tick',
+          );
         }
-        return due.length >= DUE_BATCH || someOrganizationFull(due, this.app.WORKER_ORG_BATCH);
-      });
-      // Another batch while this one was full, or an organization's share of it was.
-      if (!more) return worked;
-    }
+      }
+      return due.length >= DUE_BATCH || someOrganizationFull(due, this.app.WORKER_ORG_BATCH);
+    });
   }
 
   /**
-   * Issues the invoices of the periods recorded without one, those waiting longest first; returns how
-   * many were issued. Each is made by the invoices module in its own transaction, with no lock of ours
-   * held meanwhile. One that fails is logged (`subscription_invoice_failed`), announced at its first
-   * failure (`subscription.invoice_failed`), and goes to the back: it is tried again on the next pass,
-   * never blocking later periods or other subscriptions, whatever the failure.
+   * Issues one fair batch of the invoices of the periods recorded without one, those waiting longest
+   * first; answers how many were issued and whether more may wait. Each is made by the invoices module in
+   * its own transaction, with no lock of ours held meanwhile. One that fails is logged
+   * (`subscription_invoice_failed`), announced at its first failure (`subscription.invoice_failed`), and
+   * goes to the back: it is tried again on the next pass, never blocking later periods or other
+   * subscriptions, whatever the failure.
    */
-  private async issuePending(): Promise<number> {
-    const passStart = this.clock.now();
-    const catalog: CatalogPass = new Map();
+  private async issueRecorded(pass: IssuePass): Promise<{ issued: number; more: boolean }> {
+    // Periods recorded by this pass's rounds too (recorded now), but none that failed in this pass.
+    const now = this.clock.now();
+    const claimed = await this.tx.runAlone((m) =>
+      this.repo.claimUnissued(m, now, new Date(now.getTime() + ISSUE_LEASE_MS), this.app.WORKER_ORG_BATCH, ISSUE_BATCH, pass.start),
+    );
     let issued = 0;
-    for (;;) {
-      const claimed = await this.tx.runAlone((m) =>
-        this.repo.claimUnissued(m, passStart, new Date(passStart.getTime() + ISSUE_LEASE_MS), this.app.WORKER_ORG_BATCH, ISSUE_BATCH),
-      );
-      for (const period of claimed) if (await this.issuePeriod(period, catalog)) issued++;
-      // Another batch while this one was full, or an organization's share of it was.
-      if (claimed.length < ISSUE_BATCH && !someOrganizationFull(claimed, this.app.WORKER_ORG_BATCH)) return issued;
-    }
+    for (const period of claimed) if (await this.issuePeriod(period, pass.catalog)) issued++;
+    return { issued, more: claimed.length >= ISSUE_BATCH || someOrganizationFull(claimed, this.app.WORKER_ORG_BATCH) };
   }
 
   private async issuePeriod(period: UnissuedPeriod, catalog: CatalogPass): Promise<boolean> {

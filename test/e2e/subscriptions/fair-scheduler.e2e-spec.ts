@@ -115,4 +115,51 @@ describe('the subscription scheduler takes organizations in turns', () => {
     );
     expect(retried.filter((l) => l.startsWith('invoiced '))).toEqual([`invoiced ${mine.id}`]);
   }, 120_000);
+
+  it("invoices an organization's due period while another organization's many due subscriptions are still being moved on", async () => {
+    const later = ts(new Date(Date.now() + 2 * 3600_000));
+    const volume = await service.createOrg('Volume');
+    const plan = await recurringProduct(volume.test, { payment_type: 'ADVANCE', renew_type: 'ANNIVERSARY', billing_type: 'FULL' });
+    const many: string[] = [];
+    for (let i = 0; i < 60; i++) {
+      const body = { product_id: plan.productId, billing_schema_id: plan.schemaId, customer_email: `v${i}@example.com`, starts_at: later };
+      many.push(expectSuccess(await volume.test.post('/subscriptions', body), 201).id as string);
+    }
+    const quiet = await service.createOrg('Quiet D');
+    const quietPlan = await recurringProduct(quiet.test, { payment_type: 'ADVANCE', renew_type: 'ANNIVERSARY', billing_type: 'FULL' });
+    const mine = expectSuccess(
+      await quiet.test.post('/subscriptions', {
+        product_id: quietPlan.productId,
+        billing_schema_id: quietPlan.schemaId,
+        customer_email: 'd@example.com',
+        starts_at: later,
+      }),
+      201,
+    );
+    // All due at once, the volume's first.
+    await withClient(databaseOf(service), (c) =>
+      c.query(
+        `UPDATE subscriptions SET next_invoice_at = CASE WHEN id = $2 THEN now() - interval '1 minute'
+                                                         ELSE now() - interval '1 hour' + array_position($1::text[], id) * interval '1 second' END
+          WHERE id = ANY($1::text[]) OR id = $2`,
+        [many, mine.id],
+      ),
+    );
+    const times = await waitFor(
+      () =>
+        withClient(databaseOf(service), async (c) => {
+          const quietInvoice = await c.query(`SELECT created_at FROM invoices WHERE subscription_id = $1`, [mine.id]);
+          const recorded = await c.query(
+            `SELECT count(*)::int AS n, max(created_at) AS last FROM subscription_invoices WHERE subscription_id = ANY($1::text[])`,
+            [many],
+          );
+          return { quiet: quietInvoice.rows[0]?.created_at as Date | undefined, volume: recorded.rows[0] as { n: number; last: Date } };
+        }),
+      (t) => t.quiet !== undefined && t.volume.n === many.length,
+      60_000,
+    );
+    // In rounds (a batch of due subscriptions, then a batch of invoices), the quiet organization's invoice is
+    // made in the first round: before the volume's last periods are even recorded, not after all of them.
+    expect(times.quiet!.getTime()).toBeLessThan(new Date(times.volume.last).getTime());
+  }, 120_000);
 });

@@ -142,11 +142,12 @@ export class SubscriptionsRepository {
 
   /**
    * Takes up to `limit` periods whose invoice is still to be issued and whose retry is due at `now`
-   * in a fair batch (shared/db/fair-batch.ts: at most `cap` of one organization's mode, organizations in
+   * (one that failed since `passStart`, the pass's start, waits for the next pass; one recorded since,
+   * never tried, is taken) in a fair batch (shared/db/fair-batch.ts: at most `cap` of one organization's mode, organizations in
    * turns, those waiting longest first; a failed one's later retry time puts it at the back), leased
    * until `leaseUntil` so that another instance leaves them alone meanwhile.
    */
-  async claimUnissued(m: EntityManager, now: Date, leaseUntil: Date, cap: number, limit: number): Promise<UnissuedPeriod[]> {
+  async claimUnissued(m: EntityManager, now: Date, leaseUntil: Date, cap: number, limit: number, passStart: Date = now): Promise<UnissuedPeriod[]> {
     // An UPDATE answers [rows, count].
     const [rows]: [
       Array<{
@@ -167,7 +168,7 @@ export class SubscriptionsRepository {
            {
              table: 'subscription_invoices',
              alias: 'si',
-             due: 'si.invoice_id IS NULL AND si.retry_at <= $1',
+             due: 'si.invoice_id IS NULL AND si.retry_at <= $1 AND (si.retry_at <= $5 OR si.attempts = 0)',
              order: 'si.retry_at, si.created_at, si.subscription_id, si.period_start',
              columns: 'si.organization_id, si.mode, si.subscription_id, si.period_start, si.retry_at, si.created_at',
            },
@@ -175,8 +176,9 @@ export class SubscriptionsRepository {
            '$3',
          )}) c
         WHERE t.subscription_id = c.subscription_id AND t.period_start = c.period_start AND t.invoice_id IS NULL AND t.retry_at <= $1
+          AND (t.retry_at <= $5 OR t.attempts = 0)
         RETURNING t.organization_id, t.mode, t.subscription_id, t.period_start, t.period_end, t.period_index, t.attempts`,
-      [now, leaseUntil, limit, cap],
+      [now, leaseUntil, limit, cap, passStart],
     );
     return rows.map((r) => ({
       organizationId: r.organization_id,
