@@ -16,6 +16,8 @@ export interface ResponsePlan {
   status: number;
   /** Wait this long before answering (to make the sender time out). */
   delayMs?: number;
+  /** The answer's body (default: `ok`, or `failure <status>`). */
+  body?: string;
 }
 
 /** A real HTTP server on loopback that records every webhook it is sent and answers as told. */
@@ -48,7 +50,7 @@ export class WebhookReceiver {
         const answer = () => {
           if (res.destroyed) return;
           res.writeHead(plan.status, { 'content-type': 'text/plain' });
-          res.end(plan.status < 300 ? 'ok' : `failure ${plan.status}`);
+          res.end(plan.body ?? (plan.status < 300 ? 'ok' : `failure ${plan.status}`));
         };
         if (plan.delayMs) setTimeout(answer, plan.delayMs);
         else answer();

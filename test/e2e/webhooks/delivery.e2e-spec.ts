@@ -88,6 +88,16 @@ describe('webhook delivery', () => {
     expect(attempts.items[0].delivery_id).toMatch(/^delivery_/);
   });
 
+  it('records a delivery the receiver answered with a NUL character in its body, as succeeded, once', async () => {
+    const endpoint = await registerEndpoint(org.test, receiver.url(), ['webhook_endpoint.created']);
+    receiver.respondWith({ status: 200, body: 'ok\u0000accepted' });
+    await causeEvent(org.test);
+    const [attempt] = await attemptsOf(org.test, endpoint.id, 1);
+    expect(attempt).toMatchObject({ succeeded: true, response_status: 200, response_body: 'ok\uFFFDaccepted' });
+    await runWorkerPass(org.test, 'webhook-dispatcher');
+    expect(receiver.received).toHaveLength(1);
+  });
+
   it('sends only the subscribed types', async () => {
     await registerEndpoint(org.test, receiver.url('/deleted-only'), ['webhook_endpoint.deleted']);
     const event = await causeEvent(org.test);

@@ -82,7 +82,9 @@ export function sendWebhook(url: string, headers: Record<string, string>, body: 
         const done = () => {
           const status = res.statusCode ?? null;
           const ok = status !== null && status >= 200 && status < 300;
-          finish({ succeeded: ok, status, body: text, error: ok ? null : `endpoint answered HTTP ${status}` });
+          // Kept as text in PostgreSQL, which stores no NUL character: one in the answer is replaced, so
+          // recording the attempt (and with it the delivery's outcome) never fails on what a receiver sent.
+          finish({ succeeded: ok, status, body: text.replace(/\u0000/g, '\uFFFD'), error: ok ? null : `endpoint answered HTTP ${status}` });
         };
         res.on('end', done);
         res.on('error', () => done());
