@@ -122,6 +122,8 @@ describe('PUT /invoices/{id}', () => {
     ['unknown status', { status: 'PAID' }, 'status'],
     ['status not a string', { status: 1 }, 'status'],
     ['unknown currency', { currency: 'XYZ' }, 'currency'],
+    ['null currency', { currency: null }, 'currency'],
+    ['null status', { status: null }, 'status'],
     ['both status and currency', { status: 'VOIDED', currency: 'EUR' }, 'status'],
   ])('%s -> 400 on %s', async (_name, body, field) => {
     const org = await createOrg();
