@@ -84,7 +84,7 @@ export function sendWebhook(url: string, headers: Record<string, string>, body: 
           const ok = status !== null && status >= 200 && status < 300;
           // Kept as text in PostgreSQL, which stores no NUL character: one in the answer is replaced, so
           // recording the attempt (and with it the delivery's outcome) never fails on what a receiver sent.
-          finish({ succeeded: ok, status, body: text.replace(/\u0000/g, '\uFFFD'), error: ok ? null : `endpoint answered HTTP ${status}` });
+          finish({ succeeded: ok, status, body: text.replaceAll('\u0000', '\uFFFD'), error: ok ? null : `endpoint answered HTTP ${status}` });
         };
         res.on('end', done);
         res.on('error', () => done());
