@@ -55,7 +55,9 @@ export function applySecurityHeaders(app: INestApplication, config: AppConfig): 
   });
   const checkout = helmet({ ...common, ...checkoutPolicy(config) });
   app.use((req: Request, res: Response, next: NextFunction) => {
-    const policy = req.path === '/docs' || req.path.startsWith('/docs/') ? docs : req.path.startsWith('/checkout/') ? checkout : api;
+    // Routes match in any letter case (Express's default), so the policy is chosen the same way.
+    const path = req.path.toLowerCase();
+    const policy = path === '/docs' || path.startsWith('/docs/') ? docs : path.startsWith('/checkout/') ? checkout : api;
     policy(req, res, next);
   });
 }

@@ -453,6 +453,10 @@ describe('hosted checkout page (Chromium)', () => {
     const html = await res.text();
     expect(html).not.toMatch(/<script(?![^>]*(type="module" src=|type="application\/json"))/);
     expect(html).not.toContain(org.testKey);
+    // The route answers in any letter case, and so does its policy (else the page's own script is blocked).
+    const capitalised = await fetch(`${baseUrl()}/Checkout/${invoiceId}`);
+    expect(capitalised.status).toBe(200);
+    expect(capitalised.headers.get('content-security-policy')).toBe(csp);
 
     const script = await fetch(`${baseUrl()}/checkout/assets/checkout.js`);
     expect(script.status).toBe(200);
