@@ -147,31 +147,26 @@ export class LocalChain {
    * transaction again after a reorg mines the very same transaction (same hash) in a new block.
    */
   async signTokenTransfer(token: Address, from: number, to: string, units: bigint, tipWei = 1_000_000_000n): Promise<Hex> {
-    const account = mnemonicToAccount(MNEMONIC, { addressIndex: from });
-    const nonce = await this.public.getTransactionCount({ address: account.address, blockTag: 'pending' });
-    return account.signTransaction({
-      type: 'eip1559',
-      chainId: this.chainId,
-      to: token,
-      data: encodeFunctionData({ abi: TRANSFER_ABI, functionName: 'transfer', args: [to as Address, units] }),
-      nonce,
-      gas: 100_000n,
-      maxFeePerGas: 100_000_000_000n,
-      maxPriorityFeePerGas: tipWei,
-    });
+    return this.signTokenCall(token, from, encodeFunctionData({ abi: TRANSFER_ABI, functionName: 'transfer', args: [to as Address, units] }), 100_000n, tipWei);
   }
 
   /** Several token transfers in one transaction (transferMany), signed but not sent, as signTokenTransfer. */
   async signTokenMany(token: Address, from: number, to: string[], units: bigint[], tipWei = 1_000_000_000n): Promise<Hex> {
+    const data = encodeFunctionData({ abi: TRANSFER_ABI, functionName: 'transferMany', args: [to as Address[], units] });
+    return this.signTokenCall(token, from, data, 300_000n, tipWei);
+  }
+
+  /** A call of the token contract from account #from at its next nonce, signed but not sent. */
+  private async signTokenCall(token: Address, from: number, data: Hex, gas: bigint, tipWei: bigint): Promise<Hex> {
     const account = mnemonicToAccount(MNEMONIC, { addressIndex: from });
     const nonce = await this.public.getTransactionCount({ address: account.address, blockTag: 'pending' });
     return account.signTransaction({
       type: 'eip1559',
       chainId: this.chainId,
       to: token,
-      data: encodeFunctionData({ abi: TRANSFER_ABI, functionName: 'transferMany', args: [to as Address[], units] }),
+      data,
       nonce,
-      gas: 300_000n,
+      gas,
       maxFeePerGas: 100_000_000_000n,
       maxPriorityFeePerGas: tipWei,
     });

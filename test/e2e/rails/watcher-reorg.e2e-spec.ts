@@ -1,3 +1,4 @@
+import type { Hex } from 'viem';
 import { expectSuccess } from '../../support/envelope';
 import { IsolatedService } from '../../support/isolated';
 import { withClient } from '../../support/pg';
@@ -15,6 +16,24 @@ interface Event {
 /** The organization's events, oldest first. */
 async function eventsOf(api: Parameters<typeof paymentsOf>[0]): Promise<Event[]> {
   return (expectSuccess(await api.post('/events', { limit: 100 })).items as Event[]).reverse();
+}
+
+/**
+ * Replaces the blocks since `snapshot` with a longer fork whose first block holds another token transfer
+ * (paying a higher tip, so it comes first) and then the transaction `raw` (hash `hash`) again: its logs
+ * come one log index later than before.
+ */
+async function forkWithTransferFirst(setup: ChainSetup, snapshot: Hex, raw: Hex, hash: Hex): Promise<void> {
+  const { chain, usdt } = setup;
+  await chain.test.revert({ id: snapshot });
+  await chain.test.setAutomine(false);
+  try {
+    await chain.sendRaw(await chain.signTokenTransfer(usdt, 6, chain.account(7).address, 1n, 5_000_000_000n));
+    expect(await chain.sendRaw(raw)).toBe(hash);
+    await chain.mine(4);
+  } finally {
+    await chain.test.setAutomine(true);
+  }
 }
 
 describe('the chain watcher when a reorg takes a payment out and the same transaction comes back, or goes deeper than its confirmations', () => {
@@ -47,15 +66,7 @@ describe('the chain watcher when a reorg takes a payment out and the same transa
 
     // A fork replaces those blocks: its first block holds another token transfer (paying a higher tip,
     // so it comes first) and then the same transaction; the fork is longer than the chain it replaces.
-    await chain.test.revert({ id: snapshot });
-    await chain.test.setAutomine(false);
-    try {
-      await chain.sendRaw(await chain.signTokenTransfer(usdt, 6, chain.account(7).address, 1n, 5_000_000_000n));
-      expect(await chain.sendRaw(raw)).toBe(hash);
-      await chain.mine(4);
-    } finally {
-      await chain.test.setAutomine(true);
-    }
+    await forkWithTransferFirst(setup, snapshot, raw, hash);
     const again = await chain.receipt(hash);
     expect(again.blockNumber).toBe(first.blockNumber);
     expect(again.blockHash).not.toBe(first.blockHash);
@@ -96,15 +107,7 @@ describe('the chain watcher when a reorg takes a payment out and the same transa
     const [seenB] = await waitForPayments(shopB.test, invoiceB, (p) => p.length === 1 && p[0].confirmations >= 2);
 
     // The fork puts another token transfer first in the block: A's transfer now has the log index B's had.
-    await chain.test.revert({ id: snapshot });
-    await chain.test.setAutomine(false);
-    try {
-      await chain.sendRaw(await chain.signTokenTransfer(usdt, 6, chain.account(7).address, 1n, 5_000_000_000n));
-      expect(await chain.sendRaw(raw)).toBe(hash);
-      await chain.mine(4);
-    } finally {
-      await chain.test.setAutomine(true);
-    }
+    await forkWithTransferFirst(setup, snapshot, raw, hash);
     const again = await chain.receipt(hash);
     expect(again.blockHash).not.toBe(first.blockHash);
     expect(again.logs[0].logIndex).toBe(first.logs[1].logIndex);

@@ -1,3 +1,4 @@
+import type { Hex } from 'viem';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -107,6 +108,21 @@ describe('what a refund payout report must prove (Hardhat)', () => {
     } finally {
       await setup.chain.test.setAutomine(true);
     }
+  }
+
+  /** The taken-back payout `raw` (hash `hash`) sent again and mined: the line the service logs for refund `refundId`. */
+  async function minedAgainLogged(raw: Hex, hash: Hex, refundId: string): Promise<string> {
+    expect(await setup.chain.sendRaw(raw)).toBe(hash);
+    await setup.chain.receipt(hash);
+    await setup.chain.mine(2);
+    return eventually(async () => {
+      const line = service.server
+        .output()
+        .split('\n')
+        .find((l) => l.includes('refund_released_payout_mined') && l.includes(refundId));
+      if (!line) throw new Error('not logged yet');
+      return line;
+    }, 20_000);
   }
 
   it('refuses a transaction mined before the destination was given (an earlier block, or the tip block of the claim), takes a later one', async () => {
@@ -273,18 +289,9 @@ describe('what a refund payout report must prove (Hardhat)', () => {
     expect(expectSuccess(await shop.test.post(`/refunds/${refund.id}/cancel`)).status).toBe('CANCELED');
 
     // The very same transaction is sent again and mined: the refund stays CANCELED, and the service logs it.
-    expect(await chain.sendRaw(raw)).toBe(hash);
-    await chain.receipt(hash);
-    await chain.mine(2);
-    await eventually(async () => {
-      const line = service.server
-        .output()
-        .split('\n')
-        .find((l) => l.includes('refund_released_payout_mined') && l.includes(refund.id));
-      if (!line) throw new Error('not logged yet');
-      expect(line).toContain(hash);
-      expect(line).toContain('CANCELED');
-    }, 20_000);
+    const line = await minedAgainLogged(raw, hash, refund.id);
+    expect(line).toContain(hash);
+    expect(line).toContain('CANCELED');
     const after = await refundOf(shop, refund.id);
     expect([after.status, after.payout.tx_hash]).toEqual(['CANCELED', null]);
     expect(expectSuccess(await shop.test.post(`/invoices/${invoiceId}`, {})).refunded_usd).toBe(r30('0'));
@@ -317,16 +324,7 @@ describe('what a refund payout report must prove (Hardhat)', () => {
     });
     await statusBecomes(shop, refund.id, 'AWAITING_PAYOUT');
     // Mined after all: the watch finds it, though a hundred older released payouts never get a verdict.
-    expect(await chain.sendRaw(raw)).toBe(hash);
-    await chain.receipt(hash);
-    await chain.mine(2);
-    await eventually(async () => {
-      const line = service.server
-        .output()
-        .split('\n')
-        .find((l) => l.includes('refund_released_payout_mined') && l.includes(refund.id));
-      if (!line) throw new Error('not logged yet');
-    }, 20_000);
+    await minedAgainLogged(raw, hash, refund.id);
     // The flooding organization's are still watched, in turns.
     const watched = await withClient(service.databaseUrl!, (c) =>
       c.query(`SELECT count(*)::int AS n FROM refunds WHERE id = ANY($1) AND released_tx_hash IS NOT NULL AND released_checked_at IS NOT NULL`, [junk]),

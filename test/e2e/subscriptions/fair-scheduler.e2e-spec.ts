@@ -36,6 +36,25 @@ describe('the subscription scheduler takes organizations in turns', () => {
   });
   afterAll(async () => service?.stop());
 
+  /** A new organization's one monthly subscription (ADVANCE, USD), starting at `startsAt`. */
+  async function quietSubscription(name: string, startsAt: string): Promise<{ id: string; next_invoice_at: string | null }> {
+    const quiet = await service.createOrg(name);
+    const plan = await recurringProduct(quiet.test, { payment_type: 'ADVANCE', renew_type: 'ANNIVERSARY', billing_type: 'FULL' });
+    const body = { product_id: plan.productId, billing_schema_id: plan.schemaId, customer_email: 'quiet@example.com', starts_at: startsAt };
+    return expectSuccess(await quiet.test.post('/subscriptions', body), 201);
+  }
+
+  /** Makes all of them due in one statement: `first` an hour ago, a second apart in their order; `last` a minute ago, after them. */
+  const dueAtOnce = (first: readonly string[], last: string) =>
+    withClient(databaseOf(service), (c) =>
+      c.query(
+        `UPDATE subscriptions SET next_invoice_at = CASE WHEN id = $2 THEN now() - interval '1 minute'
+                                                         ELSE now() - interval '1 hour' + array_position($1::text[], id) * interval '1 second' END
+          WHERE id = ANY($1::text[]) OR id = $2`,
+        [first, last],
+      ),
+    );
+
   it("invoices a third organization's subscription in the first batch while two organizations' due ones keep failing", async () => {
     // Every subscription starts in two hours: nothing is due until the statement below makes them all due at once.
     const later = ts(new Date(Date.now() + 2 * 3600_000));
@@ -73,28 +92,11 @@ describe('the subscription scheduler takes organizations in turns', () => {
         stuck.push(created.id);
       }
     }
-    const quiet = await service.createOrg('Quiet C');
-    const plan = await recurringProduct(quiet.test, { payment_type: 'ADVANCE', renew_type: 'ANNIVERSARY', billing_type: 'FULL' });
-    const mine = expectSuccess(
-      await quiet.test.post('/subscriptions', {
-        product_id: plan.productId,
-        billing_schema_id: plan.schemaId,
-        customer_email: 'c@example.com',
-        starts_at: later,
-      }),
-      201,
-    );
+    const mine = await quietSubscription('Quiet C', later);
     expect(mine.next_invoice_at).not.toBeNull();
 
     // All due in one statement: the flood's an hour ago, a second apart; the quiet one's a minute ago, after all of them.
-    await withClient(databaseOf(service), (c) =>
-      c.query(
-        `UPDATE subscriptions SET next_invoice_at = CASE WHEN id = $2 THEN now() - interval '1 minute'
-                                                         ELSE now() - interval '1 hour' + array_position($1::text[], id) * interval '1 second' END
-          WHERE id = ANY($1::text[]) OR id = $2`,
-        [stuck, mine.id],
-      ),
-    );
+    await dueAtOnce(stuck, mine.id);
     const ids = new Set([...stuck, mine.id]);
     const outcomes = await waitFor(
       async () => outcomesIn(service.server.output(), ids),
@@ -125,26 +127,9 @@ describe('the subscription scheduler takes organizations in turns', () => {
       const body = { product_id: plan.productId, billing_schema_id: plan.schemaId, customer_email: `v${i}@example.com`, starts_at: later };
       many.push(expectSuccess(await volume.test.post('/subscriptions', body), 201).id as string);
     }
-    const quiet = await service.createOrg('Quiet D');
-    const quietPlan = await recurringProduct(quiet.test, { payment_type: 'ADVANCE', renew_type: 'ANNIVERSARY', billing_type: 'FULL' });
-    const mine = expectSuccess(
-      await quiet.test.post('/subscriptions', {
-        product_id: quietPlan.productId,
-        billing_schema_id: quietPlan.schemaId,
-        customer_email: 'd@example.com',
-        starts_at: later,
-      }),
-      201,
-    );
+    const mine = await quietSubscription('Quiet D', later);
     // All due at once, the volume's first.
-    await withClient(databaseOf(service), (c) =>
-      c.query(
-        `UPDATE subscriptions SET next_invoice_at = CASE WHEN id = $2 THEN now() - interval '1 minute'
-                                                         ELSE now() - interval '1 hour' + array_position($1::text[], id) * interval '1 second' END
-          WHERE id = ANY($1::text[]) OR id = $2`,
-        [many, mine.id],
-      ),
-    );
+    await dueAtOnce(many, mine.id);
     const times = await waitFor(
       () =>
         withClient(databaseOf(service), async (c) => {
