@@ -43,22 +43,20 @@ export class PaymentRecorder {
     // report says where it stands now (a cancelled one is reinstated; the count restarts from this block).
     const atKey = await this.ctx.deps.state.findTransfer(this.ctx.deps.manager, mode, network, key);
     const content = { txHash: transfer.txHash, invoiceId: owner.invoice_id, providerId, recipient: transfer.to, units: transfer.units.toString() };
-    const inDoubt = atKey !== null && (atKey.orphaned || atKey.cancelled);
-    if (atKey && inDoubt && !sameTransfer(atKey, content)) {
-      // A reorg moved the transaction's logs: the row under this key is another transfer of it (its payment,
-      // another invoice's perhaps). It is moved aside, still in doubt, for its own transfer to find.
+    // A reorg moved the transaction's logs: the row in doubt under this key is another transfer of it (its
+    // payment, another invoice's perhaps). It is moved aside, still in doubt, for its own transfer to find.
+    const another = atKey && (atKey.orphaned || atKey.cancelled) && !sameTransfer(atKey, content) ? atKey : null;
+    if (another) {
       const aside = await this.ctx.deps.run((tx) => this.ctx.deps.state.moveTransferAside(tx, mode, network, key));
       this.ctx.logger.warn({
         msg: 'a reorg put another transfer of the transaction at this key; the row there waits for its own transfer',
         event: 'chain_transfer_key_moved',
         ...context,
         moved_to: aside,
-        moved_payment_id: atKey.payment_id,
+        moved_payment_id: another.payment_id,
       });
     }
-    const known =
-      (atKey && (!inDoubt || sameTransfer(atKey, content)) ? atKey : null) ??
-      (await this.ctx.deps.state.findMinedAgain(this.ctx.deps.manager, mode, network, key, content));
+    const known = (another ? null : atKey) ?? (await this.ctx.deps.state.findMinedAgain(this.ctx.deps.manager, mode, network, key, content));
     if (known) {
       const recorded = await this.report(known, { kind: 'chain', paymentId: known.payment_id, confirmations });
       await this.ctx.deps.run(async (tx) => {
