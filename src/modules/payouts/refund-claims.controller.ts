@@ -222,7 +222,7 @@ export class RefundClaimsController {
       "400 validator.address. The coin amount is fixed then, at the refund's rates (`rate: current`: the rates of this moment), rounded down to the " +
       "coin's decimals, and shown in `payout` with a payment URI for the merchant's wallet; the refund is AWAITING_PAYOUT. The chain's tip height is " +
       "recorded then (on a network with a rail): the payout must be mined in a later block (503 `service_unavailable` when the network's node does not answer; try again). " +
-      'The same destination sent again answers the claim as it is; another once it is given is 400 (validator.status). 400 `claim_expired` after ' +
+      'The same destination sent again (also while the first is being recorded) answers the claim as it is; another once it is given is 400 (validator.status). 400 `claim_expired` after ' +
       'expires_at. Unknown token: 404. Anonymous rate limit: 429.',
   })
   @ApiBody({

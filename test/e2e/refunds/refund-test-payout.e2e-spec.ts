@@ -123,6 +123,23 @@ describe('refunds in test mode without a test chain', () => {
     expect(expectSuccess(await org.test.post(`/invoices/${invoice}`, {})).refunded_usd).toBe(r30(80));
   });
 
+  it('answers the same destination sent several times at once with the one claim (a retry racing its original), and refuses another', async () => {
+    const invoice = await paidInvoice(org.test);
+    const refund = expectSuccess(await org.test.post(`/invoices/${invoice}/refunds`, { amount: '20' }), 201);
+    const token = tokenOf(refund);
+    const same = await Promise.all(
+      Array.from({ length: 6 }, () => anonymous().post(`/refund_claims/${token}`, { provider_id: 'prov_tron_usdt', address: TRON_ADDRESS })),
+    );
+    const payouts = same.map((res) => expectSuccess(res).payout);
+    for (const payout of payouts) expect(payout).toEqual(payouts[0]);
+    expect(payouts[0]).toMatchObject({ provider_id: 'prov_tron_usdt', address: TRON_ADDRESS });
+    // The claim was recorded once.
+    const moved = (await refundEvents(org.test, refund.id)).filter((e) => e.data.object.status === 'AWAITING_PAYOUT');
+    expect(moved).toHaveLength(1);
+    // Another destination once it is given: refused at the status.
+    expectError(await anonymous().post(`/refund_claims/${token}`, { provider_id: 'prov_ethereum_usdt', address: ADDRESS }), 400, { field: 'status' });
+  });
+
   it('short: back to AWAITING_PAYOUT with payout_mismatch, refunding nothing; then paid completes it', async () => {
     const { invoice, refund } = await claimedRefund(org, '20');
     const res = await org.test.post(`/test_helpers/refunds/${refund.id}/payout`, { result: 'short' });

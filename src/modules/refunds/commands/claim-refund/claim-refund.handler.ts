@@ -67,6 +67,10 @@ export class ClaimRefundHandler implements ICommandHandler<ClaimPayoutCommand> {
     return this.tx.run(async (m) => {
       const before = await this.refunds.findByToken(m, token, true);
       if (!before) throw new NotFoundError('refund claim');
+      // The same destination given meanwhile (a retry racing its original): the claim as it is.
+      if (before.status !== 'AWAITING_DESTINATION' && before.provider_id === method.provider_id && before.address === checked.address) {
+        return claimView(before, methods);
+      }
       if (before.status !== 'AWAITING_DESTINATION') {
         throw new InvalidStateTransitionError('refund', before.status, 'AWAITING_PAYOUT', allowedRefundTargets(before.status));
       }
