@@ -7,7 +7,7 @@ import type { ChainIdentity } from './chain-identity';
 import { MempoolWatch } from './mempool';
 import { PaymentRecorder } from './payment-recorder';
 import { ReorgHandler } from './reorg';
-import { firstBlock, lagOf, rangeEnd, sortTransfers } from './transfer-facts';
+import { firstBlock, inTurns, lagOf, rangeEnd, sortTransfers } from './transfer-facts';
 import { watchedSet } from './watched-set';
 import type { WatcherContext, WatcherDeps } from './watcher-context';
 import { ChainMoved, RpcFault, backoffMs, errorText, retryDelayMs, rpcCall } from './watcher-faults';
@@ -27,6 +27,7 @@ export type { WatcherDeps } from './watcher-context';
  * the common ancestor: a reorg); read the next range of at most max_block_range blocks (the blocks
  * first, then their transfers into watched deposit addresses), check it is one view of one chain
  * that follows the cursor (else read it again), record each transfer through RecordProviderPaymentCommand
+ * (organizations in turns, each one's transfers in chain order)
  * (idempotency key `<network>:<tx_hash>:<output>`, the adapter's output reference; happened_at = block time,
  * confirmations = head - block + 1), then move the cursor. Recording before moving the cursor
  * makes a crash repeat a range, never skip one; the idempotency key makes the repeat a no-op.
@@ -224,7 +225,8 @@ export class NetworkWatcher {
     const blocks = new Map([...earlierBlocks, ...read.blocks.map((b) => [b.number, b] as const)]);
     const last = read.blocks[read.blocks.length - 1] ?? cursor;
     // Only the configured assets count: a transfer of any other is never counted (and never as the coin).
-    // The rest in chain order: by block, and within a block as the adapter gave them.
+    // The rest in chain order: by block, and within a block as the adapter gave them (each organization's
+    // transfers are recorded in that order, the organizations in turns).
     const sorted = sortTransfers([...earlier.transfers, ...read.transfers], new Set(slugOf.keys()));
     const foreign = [...read.foreign, ...sorted.foreign];
     if (foreign.length) {
@@ -241,7 +243,9 @@ export class NetworkWatcher {
     }
     const carriedAfter = read.carried ?? [];
     const refused: RefusedTransfer[] = [];
-    for (const transfer of sorted.counted) {
+    // In turns across organizations: another's payment in this range waits for one transfer of each, not for all of one's.
+    const ownerOf = (t: (typeof sorted.counted)[number]) => (t.toWallet ? walletOwners.get(t.to) : owners.get(t.to)?.organization_id) ?? '';
+    for (const transfer of inTurns(sorted.counted, ownerOf)) {
       const assetSlug = transfer.asset === null ? null : slugOf.get(transfer.asset)!;
       const block = blocks.get(transfer.blockNumber)!;
       if (transfer.toWallet) {

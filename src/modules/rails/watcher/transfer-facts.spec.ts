@@ -1,4 +1,4 @@
-import { confirmationsAt, countedConfirmations, firstBlock, lagOf, priceOf, rangeEnd, sortTransfers, transferKey } from './transfer-facts';
+import { confirmationsAt, countedConfirmations, firstBlock, inTurns, lagOf, priceOf, rangeEnd, sortTransfers, transferKey } from './transfer-facts';
 
 describe('transferKey', () => {
   it('names the network, the transaction and the output', () => {
@@ -72,5 +72,16 @@ describe('sortTransfers', () => {
     const { counted, foreign } = sortTransfers([t('0xother', 'x', 3n), t(null, 'y', 2n)], new Set(['0xusdt']));
     expect(counted.map((x) => x.txHash)).toEqual(['y']);
     expect(foreign).toEqual([{ asset: '0xother', txHash: 'x' }]);
+  });
+});
+
+describe('inTurns', () => {
+  const owner = (t: string) => t[0];
+  it("takes every owner's next transfer in turn, owners in the order they first come, each owner's own in order", () => {
+    expect(inTurns(['a1', 'a2', 'a3', 'a4', 'b1', 'a5', 'c1', 'b2'], owner)).toEqual(['a1', 'b1', 'c1', 'a2', 'b2', 'a3', 'a4', 'a5']);
+  });
+  it("keeps one owner's transfers as they are, and an empty range empty", () => {
+    expect(inTurns(['a1', 'a2', 'a3'], owner)).toEqual(['a1', 'a2', 'a3']);
+    expect(inTurns([], owner)).toEqual([]);
   });
 });

@@ -63,3 +63,25 @@ export function sortTransfers<T extends ScannedTransfer>(
   counted.sort((a, b) => (a.blockNumber === b.blockNumber ? 0 : a.blockNumber < b.blockNumber ? -1 : 1));
   return { counted, foreign };
 }
+
+/**
+ * A range's transfers in turns across their owners (decisions §22): every owner's first transfer, then
+ * every owner's second, and so on, owners in the order their first transfer comes; each owner's own
+ * transfers stay in chain order. All of them are recorded before the cursor moves, so this changes no
+ * outcome, only who waits: one organization's thousand transfers in a range no longer make another's
+ * payment in that range wait until they are all recorded.
+ */
+export function inTurns<T>(transfers: readonly T[], ownerOf: (transfer: T) => string): T[] {
+  const lines = new Map<string, T[]>();
+  for (const transfer of transfers) {
+    const owner = ownerOf(transfer);
+    const line = lines.get(owner);
+    if (line) line.push(transfer);
+    else lines.set(owner, [transfer]);
+  }
+  const turns: T[] = [];
+  for (let turn = 0; turns.length < transfers.length; turn++) {
+    for (const line of lines.values()) if (turn < line.length) turns.push(line[turn]);
+  }
+  return turns;
+}
