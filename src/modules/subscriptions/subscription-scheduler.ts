@@ -9,7 +9,7 @@ import { PeriodicTask } from '../../shared/time/periodic-task';
 import { GetInvoiceStatusesQuery } from '../invoices';
 import { DuePeriods } from './billing/due-periods';
 import { CatalogPass, PeriodInvoicer, scopeOfRecord } from './billing/period-invoicer';
-import { dunningState } from './domain/billing';
+import { dunningState, periodRetryDelayMs } from './domain/billing';
 import { subscriptionView } from './dto/subscription.view';
 import { SubscriptionEvents } from './commands/subscription-events';
 import { OpenPeriodInvoice, SubscriptionsRepository, UnissuedPeriod } from './persistence/subscriptions.repository';
@@ -145,8 +145,8 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnModuleDe
    * first; answers how many were issued and whether more may wait. Each is made by the invoices module in
    * its own transaction, with no lock of ours held meanwhile. One that fails is logged
    * (`subscription_invoice_failed`), announced at its first failure (`subscription.invoice_failed`), and
-   * goes to the back: it is tried again on the next pass, never blocking later periods or other
-   * subscriptions, whatever the failure.
+   * goes to the back: it is tried again on the next pass, then after a growing wait (periodRetryDelayMs),
+   * never blocking later periods or other subscriptions, whatever the failure.
    */
   private async issueRecorded(pass: IssuePass): Promise<{ issued: number; more: boolean }> {
     // Periods recorded by this pass's rounds too (recorded now), but none that failed in this pass.
@@ -168,8 +168,9 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnModuleDe
       invoiceId = (await this.invoicer.issue(this.tx.manager, s, period.periodIndex, catalog)).invoiceId;
     } catch (e) {
       const error = (e as Error).message;
-      // Later than the pass's start, so this pass does not take it again: the next one does.
-      const retryAt = new Date(this.clock.now().getTime() + 1);
+      // Later than the pass's start, so this pass does not take it again: the next one does after a first
+      // failure, later ones after a growing wait (up to an hour).
+      const retryAt = new Date(this.clock.now().getTime() + periodRetryDelayMs(period.attempts + 1));
       await this.tx.run(async (m) => {
         const attempts = await this.repo.markFailed(m, period.subscriptionId, period.periodStart, error, retryAt);
         const s = await this.repo.find(m, scope, period.subscriptionId);
@@ -181,9 +182,10 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnModuleDe
           subscription_id: period.subscriptionId,
           period_index: period.periodIndex,
           attempts: period.attempts + 1,
+          retry_at: retryAt.toISOString(),
           err: error,
         },
-        'period invoice not issued; the subscription goes on, and the period is tried again on the next pass',
+        'period invoice not issued; the subscription goes on, and the period is tried again later',
       );
       return false;
     }

@@ -14,7 +14,7 @@ describe('a period invoice that cannot be made now', () => {
   });
   afterAll(async () => service?.stop());
 
-  it('is retried on later passes without holding back the other subscriptions due with it', async () => {
+  it('is retried on later passes, each time after a longer wait, without holding back the other subscriptions due with it', async () => {
     const org = await service.createOrg('Stale live rates');
     const test = await recurringProduct(org.test, { payment_type: 'ADVANCE', renew_type: 'ANNIVERSARY', billing_type: 'FULL' });
     // The live plan in EUR, so its invoice needs a live rate.
@@ -64,7 +64,28 @@ describe('a period invoice that cannot be made now', () => {
           (await c.query(`SELECT attempts FROM subscription_invoices WHERE subscription_id = $1 AND period_index = 0`, [stuck.id])).rows[0]?.attempts ?? 0,
         ),
       );
-    expect(await waitFor(attemptsOf, (n) => n > 1, undefined, schedulerPass(org.test))).toBeGreaterThan(1);
+    expect(await waitFor(attemptsOf, (n) => n > 1, undefined, schedulerPass(org.test))).toBe(2);
+    // From the second failure on it waits longer each time: 2 s, then 4 s (a pass before that leaves it alone).
+    const retryOf = () =>
+      withClient(databaseOf(service), async (c) => {
+        const row = (
+          await c.query(
+            `SELECT attempts, extract(epoch FROM retry_at - clock_timestamp()) * 1000 AS wait_ms FROM subscription_invoices WHERE subscription_id = $1 AND period_index = 0`,
+            [stuck.id],
+          )
+        ).rows[0];
+        return { attempts: Number(row.attempts), waitMs: Number(row.wait_ms) };
+      });
+    const second = await retryOf();
+    expect(second.waitMs).toBeGreaterThan(1_000);
+    await schedulerPass(org.test)();
+    expect((await retryOf()).attempts).toBe(2);
+    await new Promise((r) => setTimeout(r, second.waitMs + 100));
+    await schedulerPass(org.test)();
+    const third = await retryOf();
+    expect(third.attempts).toBe(3);
+    expect(third.waitMs).toBeGreaterThan(2_000);
+    expect(third.waitMs).toBeLessThanOrEqual(4_000);
     const after = await readSubscription(org.live, stuck.id);
     expect(after).toMatchObject({ latest_invoice_id: null, status: 'ACTIVE', current_period_start: stuck.current_period_start });
     expect(after.next_invoice_at > stuck.next_invoice_at).toBe(true);

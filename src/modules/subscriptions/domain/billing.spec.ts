@@ -1,5 +1,7 @@
 import { Money } from '../../../shared/money/money';
 import {
+  PERIOD_RETRY_MAX_MS,
+  periodRetryDelayMs,
   baseAmount,
   BillingTerms,
   dueAction,
@@ -136,5 +138,15 @@ describe('usage still billed (what retention may not drop)', () => {
     ['ARREARS', null, [], null],
   ] as const)('%s, next invoice %s, unissued %j: usage from %s', (paymentType, next, unissued, expected) => {
     expect(earliestUsageStillBilled(terms(paymentType), starts, next, unissued)?.toISOString() ?? null).toBe(expected);
+  });
+});
+
+describe('periodRetryDelayMs', () => {
+  it('tries again on the next pass after the first failure, then doubles from 2 s up to an hour', () => {
+    expect(periodRetryDelayMs(1)).toBe(1);
+    expect([2, 3, 4, 5].map(periodRetryDelayMs)).toEqual([2_000, 4_000, 8_000, 16_000]);
+    expect(periodRetryDelayMs(12)).toBe(2_048_000);
+    expect(periodRetryDelayMs(13)).toBe(PERIOD_RETRY_MAX_MS);
+    expect(periodRetryDelayMs(10_000)).toBe(PERIOD_RETRY_MAX_MS);
   });
 });

@@ -128,3 +128,16 @@ export function earliestUsageStillBilled(terms: BillingTerms, startsAt: Date, ne
   }
   return earliest;
 }
+
+/** The longest a period whose invoice keeps failing waits between two tries. */
+export const PERIOD_RETRY_MAX_MS = 60 * 60_000;
+
+/**
+ * How long after its `attempts`-th failed try a period's invoice is tried again: on the next pass after
+ * the first failure (a rate source back a moment later), then after 2, 4, 8 ... seconds, at most an hour
+ * apart (a period that cannot be invoiced at all, its product gone, is not tried at every tick for ever).
+ */
+export function periodRetryDelayMs(attempts: number): number {
+  if (attempts <= 1) return 1;
+  return Math.min(2 ** Math.min(attempts - 1, 30) * 1000, PERIOD_RETRY_MAX_MS);
+}
