@@ -963,7 +963,7 @@ export interface paths {
         put?: never;
         /**
          * Claim a refund: say where it goes (no key)
-         * @description The payer (or a merchant's own page on their behalf) names a payout method (`provider_id`, one of the page's methods: the providers the invoice was paid through that a configured rail carries, else every carried one; in test mode also every provider enabled for the organization that takes an address, whose payout the merchant then simulates) and an address. The address is checked for that network (EIP-55 checksum on EVM chains; bech32/bech32m, base58check or cashaddr on UTXO chains, mainnet in live mode, testnet/regtest in test mode; in test mode TRON base58check, XRP Ledger classic addresses and Solana keys): 400 validator.address. The coin amount is fixed then, at the refund's rates (`rate: current`: the rates of this moment), rounded down to the coin's decimals, and shown in `payout` with a payment URI for the merchant's wallet; the refund is AWAITING_PAYOUT. The chain's tip height is recorded then (on a network with a rail): the payout must be mined in a later block (503 `service_unavailable` when the network's node does not answer; try again). The same destination sent again (also while the first is being recorded) answers the claim as it is; another once it is given is 400 (validator.status). 400 `claim_expired` after expires_at. Unknown token: 404. Anonymous rate limit: 429.
+         * @description The payer (or a merchant's own page on their behalf) names a payout method (`provider_id`, one of the page's methods: the providers the invoice was paid through that a configured rail carries, else every carried one; in test mode also every provider enabled for the organization that takes an address, whose payout the merchant then simulates) and an address. The address is checked for that network (EIP-55 checksum on EVM chains; bech32/bech32m, base58check or cashaddr on UTXO chains, mainnet in live mode, testnet/regtest in test mode; in test mode TRON base58check, XRP Ledger classic addresses and Solana keys): 400 validator.address. The coin amount is fixed then, at the refund's rates (`rate: current`: the rates of this moment), rounded down to the coin's decimals, and shown in `payout` with a payment URI for the merchant's wallet; the refund is AWAITING_PAYOUT. The chain's tip height is recorded then (on a network with a rail): the payout must be mined in a later block (503 `service_unavailable` when the network's node does not answer; try again). The same destination sent again (also while the first is being recorded) answers the claim as it is; another once it is given is 400 (validator.status). 400 `claim_expired` after expires_at. Unknown token: 404. Anonymous rate limit: 429, checked before the body is read; a body over PAYER_BODY_LIMIT_BYTES (8 KB): 413.
          */
         post: operations["RefundClaimsController_claim"];
         delete?: never;
@@ -1003,7 +1003,7 @@ export interface paths {
         put?: never;
         /**
          * Simulate a test-mode refund's payout from its claim page (no key)
-         * @description The claim page's test control (decisions §19, "Test mode"), as the checkout page's test payment is POST /invoices/{id}/test_payment: the claim token is the capability, and only a test-mode refund answers (a live one is 404, as an unknown token is), so it moves no real money and no live refund. The same move as POST /test_helpers/refunds/{id}/payout: `paid` completes a refund AWAITING_PAYOUT or SENT (refund.updated, refund.completed, the invoice's refunded_usd), `short` takes it back to AWAITING_PAYOUT with payout_mismatch (named in the message); `paid` again on a COMPLETED refund answers it as it is; other states: 400 invalid_state_transition. Anonymous rate limit: 429.
+         * @description The claim page's test control (decisions §19, "Test mode"), as the checkout page's test payment is POST /invoices/{id}/test_payment: the claim token is the capability, and only a test-mode refund answers (a live one is 404, as an unknown token is), so it moves no real money and no live refund. The same move as POST /test_helpers/refunds/{id}/payout: `paid` completes a refund AWAITING_PAYOUT or SENT (refund.updated, refund.completed, the invoice's refunded_usd), `short` takes it back to AWAITING_PAYOUT with payout_mismatch (named in the message); `paid` again on a COMPLETED refund answers it as it is; other states: 400 invalid_state_transition. Anonymous rate limit: 429, checked before the body is read; a body over PAYER_BODY_LIMIT_BYTES (8 KB): 413.
          */
         post: operations["RefundClaimsController_testPayout"];
         delete?: never;
@@ -9328,6 +9328,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description Body larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description Too many requests; see Retry-After */
             429: {
                 headers: {
@@ -9500,6 +9509,15 @@ export interface operations {
             };
             /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Body larger than the limit */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -19,7 +19,8 @@ import { ResolveApiKeyQuery } from './queries/resolve-api-key/resolve-api-key.qu
  * no body parsing.
  * 401: missing, malformed, unknown or revoked key. 403: a read-only key on a write, a live key
  * on a test-only call. 429: over budget, or an unknown key from an address that sent too many.
- * Payer-facing routes also accept no key at all (decisions §3), with a small body cap.
+ * Payer-facing routes also accept no key at all (decisions §3), with a small body cap; so do the public
+ * payer routes (refund claims), which never take a key.
  *
  * Failed authentications are counted per client address (IPv6 per /64) and lock that address's
  * unknown keys out for a minute; a valid key is always judged on its own budget, so bad keys sent
@@ -39,19 +40,24 @@ export class ApiKeyGuard implements CanActivate {
     const policy = this.reflector.getAllAndOverride<AuthPolicy | undefined>(AUTH_POLICY, [context.getHandler(), context.getClass()]) ?? {};
     const req = context.switchToHttp().getRequest<AppRequest>();
     const res = context.switchToHttp().getResponse<Response>();
+    const client = clientBucket(req.ip);
+    const limits = this.limiter.enabled;
     if (policy.public) {
+      if (policy.payerBudget) {
+        if (limits) this.enforce(res, await this.limiter.forAnonymous(client));
+        await this.body.read(req, res, this.payerBodyLimit());
+        return true;
+      }
       await this.body.read(req, res, this.config.BODY_LIMIT_BYTES, policy.forms === true);
       return true;
     }
-    const client = clientBucket(req.ip);
-    const limits = this.limiter.enabled;
     const key = keyFromAuthorization(req.headers.authorization);
 
     if (!key) {
       if (policy.payer && this.config.PUBLIC_PAYER_ACCESS) {
         if (limits) this.enforce(res, await this.limiter.forAnonymous(client));
         req.state.caller = null;
-        await this.body.read(req, res, Math.min(this.config.PAYER_BODY_LIMIT_BYTES, this.config.BODY_LIMIT_BYTES));
+        await this.body.read(req, res, this.payerBodyLimit());
         return true;
       }
       throw new UnauthorizedError('Missing API key: send it in the Authorization header', 'missing_api_key');
@@ -75,6 +81,10 @@ export class ApiKeyGuard implements CanActivate {
       throw new ForbiddenError(`This API key is read-only: it may change only what a payer may (${(policy.payerFields ?? []).join(', ')})`, 'read_only_key');
     }
     return true;
+  }
+
+  private payerBodyLimit(): number {
+    return Math.min(this.config.PAYER_BODY_LIMIT_BYTES, this.config.BODY_LIMIT_BYTES);
   }
 
   /** IETF RateLimit headers on every limited response; 429 with Retry-After when over. */

@@ -2,9 +2,9 @@ import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, R
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { Public } from '../../shared/auth/auth.decorators';
+import { Public, PublicPayer } from '../../shared/auth/auth.decorators';
 import { AppConfig } from '../../shared/config/app-config';
-import { NotFoundError, RateLimitedError } from '../../shared/errors/domain-error';
+import { NotFoundError } from '../../shared/errors/domain-error';
 import { ApiEnvelope, ApiErrors } from '../../shared/http/api-docs';
 import { reply } from '../../shared/http/envelope';
 import { clientBucket } from '../../shared/rate-limit/client-address';
@@ -159,7 +159,7 @@ export class RefundClaimsController {
   }
 
   @Get(':token/state')
-  @Public()
+  @PublicPayer()
   @TOKEN_PARAM
   @ApiOperation({
     summary: "A refund claim's state (JSON, no key)",
@@ -170,9 +170,7 @@ export class RefundClaimsController {
   })
   @ApiEnvelope({ type: RefundClaimStateDto, example: CLAIM_STATE_EXAMPLE, message: 'Refund claim' })
   @ApiErrors(404, 429)
-  async state(@Param('token') token: string, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
-    const decision = await this.limit(req, res);
-    if (decision && !decision.allowed) throw new RateLimitedError(decision.resetSeconds);
+  async state(@Param('token') token: string, @Res({ passthrough: true }) res: Response) {
     res.setHeader('Cache-Control', 'no-store');
     const claim = await this.queries.execute(new GetPayoutClaimQuery(token));
     if (!claim) throw new NotFoundError('refund claim');
@@ -181,7 +179,7 @@ export class RefundClaimsController {
 
   @Post(':token/test_payout')
   @HttpCode(200)
-  @Public()
+  @PublicPayer()
   @TOKEN_PARAM
   @ApiOperation({
     summary: "Simulate a test-mode refund's payout from its claim page (no key)",
@@ -190,26 +188,20 @@ export class RefundClaimsController {
       'the claim token is the capability, and only a test-mode refund answers (a live one is 404, as an unknown token is), so it moves no real ' +
       'money and no live refund. The same move as POST /test_helpers/refunds/{id}/payout: `paid` completes a refund AWAITING_PAYOUT or SENT ' +
       "(refund.updated, refund.completed, the invoice's refunded_usd), `short` takes it back to AWAITING_PAYOUT with payout_mismatch (named in " +
-      'the message); `paid` again on a COMPLETED refund answers it as it is; other states: 400 invalid_state_transition. Anonymous rate limit: 429.',
+      'the message); `paid` again on a COMPLETED refund answers it as it is; other states: 400 invalid_state_transition. Anonymous rate limit: 429, ' +
+      'checked before the body is read; a body over PAYER_BODY_LIMIT_BYTES (8 KB): 413.',
   })
   @ApiBody({ type: SimulateRefundPayoutRequestDto, examples: { paid: { value: { result: 'paid' } }, short: { value: { result: 'short' } } } })
   @ApiEnvelope({ type: RefundClaimDto, example: { ...CLAIM_EXAMPLE, status: 'COMPLETED' }, message: 'Simulated payout completed the refund' })
-  @ApiErrors(400, 404, 429)
-  async testPayout(
-    @Param('token') token: string,
-    @Body() body: SimulateRefundPayoutRequestDto,
-    @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
-  ) {
-    const decision = await this.limit(req, res);
-    if (decision && !decision.allowed) throw new RateLimitedError(decision.resetSeconds);
+  @ApiErrors(400, 404, 413, 429)
+  async testPayout(@Param('token') token: string, @Body() body: SimulateRefundPayoutRequestDto) {
     const done: SimulatedClaimPayout = await this.commands.execute(new SimulateClaimPayoutCommand(token, body.result as SimulatedPayoutResult));
     return reply(done.claim, done.message);
   }
 
   @Post(':token')
   @HttpCode(200)
-  @Public()
+  @PublicPayer()
   @TOKEN_PARAM
   @ApiOperation({
     summary: 'Claim a refund: say where it goes (no key)',
@@ -223,17 +215,15 @@ export class RefundClaimsController {
       "coin's decimals, and shown in `payout` with a payment URI for the merchant's wallet; the refund is AWAITING_PAYOUT. The chain's tip height is " +
       "recorded then (on a network with a rail): the payout must be mined in a later block (503 `service_unavailable` when the network's node does not answer; try again). " +
       'The same destination sent again (also while the first is being recorded) answers the claim as it is; another once it is given is 400 (validator.status). 400 `claim_expired` after ' +
-      'expires_at. Unknown token: 404. Anonymous rate limit: 429.',
+      'expires_at. Unknown token: 404. Anonymous rate limit: 429, checked before the body is read; a body over PAYER_BODY_LIMIT_BYTES (8 KB): 413.',
   })
   @ApiBody({
     type: ClaimRefundRequestDto,
     examples: { evm: { value: { provider_id: 'prov_ethereum_usdt', address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed' } } },
   })
   @ApiEnvelope({ type: RefundClaimDto, example: CLAIM_EXAMPLE, message: 'Refund claimed' })
-  @ApiErrors(400, 404, 429, 503)
-  async claim(@Param('token') token: string, @Body() body: ClaimRefundRequestDto, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
-    const decision = await this.limit(req, res);
-    if (decision && !decision.allowed) throw new RateLimitedError(decision.resetSeconds);
+  @ApiErrors(400, 404, 413, 429, 503)
+  async claim(@Param('token') token: string, @Body() body: ClaimRefundRequestDto) {
     return reply(await this.commands.execute(new ClaimPayoutCommand(token, body.provider_id, body.address)), 'Refund claimed');
   }
 

@@ -21,6 +21,11 @@ export interface AuthPolicy {
   testOnly?: boolean;
   /** A public route that also takes HTML form posts (application/x-www-form-urlencoded): the console's pages. */
   forms?: boolean;
+  /**
+   * A public route for payers without a key (a refund claim's token is its capability): drawn from the
+   * anonymous budget and read with the payer body cap, both before the handler (and the budget before the body).
+   */
+  payerBudget?: boolean;
 }
 
 /** Declares how a route authenticates. Every route of the API carries one. */
@@ -36,6 +41,11 @@ export const PUBLIC_SECURITY_MARKER = 'public-route';
 
 export function Public(): MethodDecorator & ClassDecorator {
   return applyDecorators(SetMetadata(AUTH_POLICY, { public: true } satisfies AuthPolicy), ApiSecurity(PUBLIC_SECURITY_MARKER));
+}
+
+/** A public JSON route of the payer's (no key; the anonymous budget and the payer body cap, as payer calls without a key). */
+export function PublicPayer(): MethodDecorator & ClassDecorator {
+  return applyDecorators(SetMetadata(AUTH_POLICY, { public: true, payerBudget: true } satisfies AuthPolicy), ApiSecurity(PUBLIC_SECURITY_MARKER));
 }
 
 /**

@@ -115,6 +115,17 @@ describe('requests refused before their body is read', () => {
     const keyed = await org.test.post(`/invoices/${id}`, { expand: ['items'], pad: 'x'.repeat(100_000) });
     expect(keyed.status).not.toBe(413);
   });
+
+  it("answers 413 to a refund claim's body over 8 KB before the body is sent (the claim routes never take a key)", async () => {
+    const token = 'rc_0000000000000000000000000000000000';
+    expectEnvelope(await answerBeforeBody(baseUrl(), 'POST', `/refund_claims/${token}`, 9000, 1024), 413, 'payload_too_large');
+    expectEnvelope(await answerBeforeBody(baseUrl(), 'POST', `/refund_claims/${token}/test_payout`, 9000, 1024), 413, 'payload_too_large');
+    // Within the cap: read as usual (an unknown token).
+    expectError(
+      await anonymous().post(`/refund_claims/${token}`, { provider_id: 'prov_ethereum_usdt', address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed' }),
+      404,
+    );
+  });
 });
 
 describe('bodies with a valid key', () => {
@@ -141,5 +152,7 @@ describe('keyless budget before the body', () => {
     expectError(await payer.post(path, {}), 404);
     expectError(await payer.post(path, {}), 404);
     expectEnvelope(await answerBeforeBody(service.server.baseUrl, 'POST', path, 4000, 10), 429, 'rate_limited');
+    // The refund claim routes share that budget, and check it before the body too.
+    expectEnvelope(await answerBeforeBody(service.server.baseUrl, 'POST', '/refund_claims/rc_guess', 4000, 10), 429, 'rate_limited');
   });
 });
