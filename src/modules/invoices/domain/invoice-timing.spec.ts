@@ -95,10 +95,12 @@ describe('invoice clocks', () => {
 
   it.each([
     ['before expires_at', 'snap_1', 14.99, 'snap_1'],
-    ['at expires_at', 'snap_1', 15, null],
+    // A payment at that instant is on time and valued at the invoice's rates: an address asked then is priced at them too.
+    ['at expires_at', 'snap_1', 15, 'snap_1'],
+    ['just after expires_at', 'snap_1', 15.001, null],
     ['after expires_at', 'snap_1', 20, null],
     ['without a snapshot', null, 1, null],
-  ])("holds the invoice's rates %s only while it has not expired", (_when, snapshot, minutes, held) => {
+  ])("holds the invoice's rates %s only up to its expiry", (_when, snapshot, minutes, held) => {
     expect(heldRatesSnapshot({ ratesSnapshotId: snapshot, expiresAt }, at(minutes))).toBe(held);
   });
 

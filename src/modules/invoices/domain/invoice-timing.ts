@@ -47,12 +47,13 @@ export function isPastExpiry(expiresAt: Date | null, now: Date): boolean {
 }
 
 /**
- * The rate lock: until `expires_at` the invoice's own rates snapshot values what a payer sends; from
- * then on (and for an invoice without a snapshot or without expiry) the current rates do, shown as null.
+ * The rate lock: up to and including the instant `expires_at` the invoice's own rates snapshot values what
+ * a payer sends (a payment that happened at that instant is on time and valued at it, agreedRatesSnapshot);
+ * after it (and for an invoice without a snapshot or without expiry) the current rates do, shown as null.
  * `now` is the invoice's scope's now (Clock.nowFor), so a moved test clock ends the lock for every reader.
  */
 export function heldRatesSnapshot(invoice: { ratesSnapshotId: string | null; expiresAt: Date | null }, now: Date): string | null {
-  if (!invoice.ratesSnapshotId || invoice.expiresAt === null || isPastExpiry(invoice.expiresAt, now)) return null;
+  if (!invoice.ratesSnapshotId || invoice.expiresAt === null || isLatePayment(now, invoice.expiresAt)) return null;
   return invoice.ratesSnapshotId;
 }
 
