@@ -141,7 +141,7 @@ export class PayoutsWorker implements OnApplicationBootstrap, OnModuleDestroy {
           tx_hash: payout.txHash,
         });
       }
-      await this.commands.execute(new ForgetReleasedPayoutCommand(payout.id));
+      await this.commands.execute(new ForgetReleasedPayoutCommand(payout.scope, payout.id));
     }
   }
 }

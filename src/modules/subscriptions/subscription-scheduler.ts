@@ -128,7 +128,7 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnModuleDe
           await m.query('RELEASE SAVEPOINT subscription_due');
         } catch (e) {
           await m.query('ROLLBACK TO SAVEPOINT subscription_due');
-          await this.repo.attempted(m, subscription.id);
+          await this.repo.attempted(m, scopeOfRecord(subscription), subscription.id);
           failed.add(subscription.id);
           this.logger.warn(
             { event: 'subscription_invoice_failed', subscription_id: subscription.id, err: (e as Error).message },
@@ -172,7 +172,7 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnModuleDe
       // failure, later ones after a growing wait (up to an hour).
       const retryAt = new Date(this.clock.now().getTime() + periodRetryDelayMs(period.attempts + 1));
       await this.tx.run(async (m) => {
-        const attempts = await this.repo.markFailed(m, period.subscriptionId, period.periodStart, error, retryAt);
+        const attempts = await this.repo.markFailed(m, scope, period.subscriptionId, period.periodStart, error, retryAt);
         const s = await this.repo.find(m, scope, period.subscriptionId);
         if (attempts === 1 && s) await this.events.invoiceFailed(m, scope, s, { start: period.periodStart, end: period.periodEnd }, error, attempts);
       });
@@ -190,8 +190,8 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnModuleDe
       return false;
     }
     await this.tx.run(async (m) => {
-      const s = await this.repo.lockById(m, period.subscriptionId);
-      const latest = await this.repo.markIssued(m, period.subscriptionId, period.periodStart, invoiceId);
+      const s = await this.repo.find(m, scope, period.subscriptionId, true);
+      const latest = await this.repo.markIssued(m, scope, period.subscriptionId, period.periodStart, invoiceId);
       if (!s || !latest || s.latestInvoiceId === invoiceId) return;
       const before = subscriptionView(s);
       s.latestInvoiceId = invoiceId;
@@ -259,13 +259,13 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnModuleDe
 
   private settle(entry: OpenPeriodInvoice, outcome: 'paid' | 'unpaid'): Promise<boolean> {
     return this.tx.run(async (m) => {
-      const s = await this.repo.lockById(m, entry.subscriptionId);
-      if (!s || !(await this.repo.settle(m, entry.subscriptionId, entry.periodStart, outcome))) return false;
+      const scope = scopeOfRecord(entry);
+      const s = await this.repo.find(m, scope, entry.subscriptionId, true);
+      if (!s || !(await this.repo.settle(m, scope, entry.subscriptionId, entry.periodStart, outcome))) return false;
       const before = subscriptionView(s);
       // Every decided period counts in period order, whatever order they were decided in.
-      const next = dunningState(s.status, await this.repo.outcomes(m, s.id));
+      const next = dunningState(s.status, await this.repo.outcomes(m, scope, s.id));
       if (next.status === s.status && next.unpaidPeriods === s.unpaidPeriods && next.lastUnpaidIndex === s.lastUnpaidIndex) return true;
-      const scope = scopeOfRecord(s);
       const now = await this.clock.nowFor(scope, m);
       s.status = next.status;
       s.unpaidPeriods = next.unpaidPeriods;

@@ -121,7 +121,10 @@ export class ListReleasedPayoutsQuery extends Query<ReleasedPayout[]> {
 
 /** Stops watching a payout taken back after the grace. */
 export class ForgetReleasedPayoutCommand extends Command<void> {
-  constructor(readonly id: string) {
+  constructor(
+    readonly scope: Scope,
+    readonly id: string,
+  ) {
     super();
   }
 }

@@ -7,6 +7,9 @@ import type { RefundRate } from '../domain/refund-amounts';
 import type { RefundStatus } from '../domain/refund-status';
 
 /** A refund as stored; amounts are decimal text as PostgreSQL renders numeric. */
+/** A refund as a change names it: its id under its organization and mode, never the id alone. */
+export type RefundKey = Pick<RefundRow, 'id' | 'organization_id' | 'mode'>;
+
 export interface RefundRow {
   id: string;
   organization_id: string;
@@ -224,28 +227,28 @@ export class RefundsRepository {
     });
   }
 
-  async setStatus(m: EntityManager, id: string, status: RefundStatus, now: Date): Promise<RefundRow> {
+  async setStatus(m: EntityManager, key: RefundKey, status: RefundStatus, now: Date): Promise<RefundRow> {
     const rows = returned(
       await m.query(
         `UPDATE refunds SET status = $2, updated_at = $3,
               canceled_at = CASE WHEN $2 = 'CANCELED' THEN $3 ELSE canceled_at END,
               completed_at = CASE WHEN $2 = 'COMPLETED' THEN $3 ELSE completed_at END
-        WHERE id = $1 RETURNING ${COLUMNS}`,
-        [id, status, now],
+        WHERE id = $1 AND organization_id = $4 AND mode = $5 RETURNING ${COLUMNS}`,
+        [key.id, status, now, key.organization_id, key.mode],
       ),
     );
     return rows[0];
   }
 
-  async setPayout(m: EntityManager, id: string, p: Payout, now: Date): Promise<RefundRow> {
+  async setPayout(m: EntityManager, key: RefundKey, p: Payout, now: Date): Promise<RefundRow> {
     const rows = returned(
       await m.query(
         `UPDATE refunds SET status = 'AWAITING_PAYOUT', provider_id = $2, network = $3, payout_currency = $4, address = $5, payout_amount = $6::numeric,
               payout_units = $7::numeric, payout_uri = $8, chain_id = $9, token_contract = $10, required_confirmations = $11, claimed_at = $12, updated_at = $12,
               claimed_height = $13::bigint
-        WHERE id = $1 RETURNING ${COLUMNS}`,
+        WHERE id = $1 AND organization_id = $14 AND mode = $15 RETURNING ${COLUMNS}`,
         [
-          id,
+          key.id,
           p.provider_id,
           p.network,
           p.payout_currency,
@@ -258,18 +261,20 @@ export class RefundsRepository {
           p.required_confirmations,
           now,
           p.claimed_height,
+          key.organization_id,
+          key.mode,
         ],
       ),
     );
     return rows[0];
   }
 
-  async setSent(m: EntityManager, id: string, r: SentReport, now: Date): Promise<RefundRow> {
+  async setSent(m: EntityManager, key: RefundKey, r: SentReport, now: Date): Promise<RefundRow> {
     const rows = returned(
       await m.query(
         `UPDATE refunds SET status = 'SENT', tx_hash = $2, confirmations = $3, tx_seen_unmined = $4, tx_missing_since = $5, sent_at = $6, updated_at = $6
-          WHERE id = $1 RETURNING ${COLUMNS}`,
-        [id, r.txHash, r.confirmations, r.seenUnmined, r.missingSince, now],
+          WHERE id = $1 AND organization_id = $7 AND mode = $8 RETURNING ${COLUMNS}`,
+        [key.id, r.txHash, r.confirmations, r.seenUnmined, r.missingSince, now, key.organization_id, key.mode],
       ),
     );
     return rows[0];
@@ -280,23 +285,26 @@ export class RefundsRepository {
    * refund waits for a payout again (its caller releases the transfers it held, ReleasePayoutTransfersCommand). `released` keeps a transaction taken back
    * after the grace in view (`releasedPayouts`).
    */
-  async clearSent(m: EntityManager, id: string, now: Date, released: { txHash: string; at: Date } | null = null): Promise<RefundRow> {
+  async clearSent(m: EntityManager, key: RefundKey, now: Date, released: { txHash: string; at: Date } | null = null): Promise<RefundRow> {
     const rows = returned(
       await m.query(
         `UPDATE refunds SET status = 'AWAITING_PAYOUT', tx_hash = NULL, sent_at = NULL, confirmations = 0, tx_seen_unmined = false, tx_missing_since = NULL,
               released_tx_hash = coalesce($3, released_tx_hash), released_at = coalesce($4, released_at),
               released_checked_at = CASE WHEN $3::text IS NULL THEN released_checked_at END, updated_at = $2
-          WHERE id = $1 RETURNING ${COLUMNS}`,
-        [id, now, released?.txHash ?? null, released?.at ?? null],
+          WHERE id = $1 AND organization_id = $5 AND mode = $6 RETURNING ${COLUMNS}`,
+        [key.id, now, released?.txHash ?? null, released?.at ?? null, key.organization_id, key.mode],
       ),
     );
     return rows[0];
   }
 
   /** What the node shows of the SENT refund's transaction now: seen unmined, or missing since when (null: shown). */
-  async setTxSighting(m: EntityManager, id: string, seenUnmined: boolean, missingSince: Date | null): Promise<RefundRow> {
+  async setTxSighting(m: EntityManager, key: RefundKey, seenUnmined: boolean, missingSince: Date | null): Promise<RefundRow> {
     const rows = returned(
-      await m.query(`UPDATE refunds SET tx_seen_unmined = $2, tx_missing_since = $3 WHERE id = $1 RETURNING ${COLUMNS}`, [id, seenUnmined, missingSince]),
+      await m.query(
+        `UPDATE refunds SET tx_seen_unmined = $2, tx_missing_since = $3 WHERE id = $1 AND organization_id = $4 AND mode = $5 RETURNING ${COLUMNS}`,
+        [key.id, seenUnmined, missingSince, key.organization_id, key.mode],
+      ),
     );
     return rows[0];
   }
@@ -320,12 +328,23 @@ export class RefundsRepository {
   }
 
   /** Stops watching a payout taken back after the grace. */
-  async forgetReleased(m: EntityManager, id: string): Promise<void> {
-    await m.query(`UPDATE refunds SET released_tx_hash = NULL, released_at = NULL, released_checked_at = NULL WHERE id = $1`, [id]);
+  async forgetReleased(m: EntityManager, key: RefundKey): Promise<void> {
+    await m.query(
+      `UPDATE refunds SET released_tx_hash = NULL, released_at = NULL, released_checked_at = NULL WHERE id = $1 AND organization_id = $2 AND mode = $3`,
+      [key.id, key.organization_id, key.mode],
+    );
   }
 
-  async setConfirmations(m: EntityManager, id: string, confirmations: number, now: Date): Promise<RefundRow> {
-    const rows = returned(await m.query(`UPDATE refunds SET confirmations = $2, updated_at = $3 WHERE id = $1 RETURNING ${COLUMNS}`, [id, confirmations, now]));
+  async setConfirmations(m: EntityManager, key: RefundKey, confirmations: number, now: Date): Promise<RefundRow> {
+    const rows = returned(
+      await m.query(`UPDATE refunds SET confirmations = $2, updated_at = $3 WHERE id = $1 AND organization_id = $4 AND mode = $5 RETURNING ${COLUMNS}`, [
+        key.id,
+        confirmations,
+        now,
+        key.organization_id,
+        key.mode,
+      ]),
+    );
     return rows[0];
   }
 

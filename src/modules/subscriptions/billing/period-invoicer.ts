@@ -120,7 +120,7 @@ export class PeriodInvoicer {
     const usagePeriod = plan.usagePeriod;
     if (usagePeriod) {
       for (const metric of schema?.metrics.values() ?? []) {
-        const quantity = await this.usage.aggregate(m, s.id, metric.metricKey, metric.aggregation, usagePeriod.start, usagePeriod.end);
+        const quantity = await this.usage.aggregate(m, scopeOfRecord(s), s.id, metric.metricKey, metric.aggregation, usagePeriod.start, usagePeriod.end);
         const priced = graduatedPrice(metric.tiers, quantity);
         const usageText = usageLineText(planName, metric.name, quantity, usagePeriod);
         if (priced.amount.greaterThan(0))
@@ -155,7 +155,7 @@ export class PeriodInvoicer {
     if (!schema) return null;
     const base = baseAmount(s.basePrice, s.quantity, plan.baseShare);
     if (boundedPast(schema, base, await this.usage.lifetimeBounds(m, s.id)) === null) return null;
-    const bounded = boundedPast(schema, base, await this.usage.periodBounds(m, s.id, plan.usagePeriod.start, plan.usagePeriod.end));
+    const bounded = boundedPast(schema, base, await this.usage.periodBounds(m, scopeOfRecord(s), s.id, plan.usagePeriod.start, plan.usagePeriod.end));
     if (bounded !== 'total') return bounded;
     const exact = await this.compose(m, s, index, catalog);
     const past = (text: string) => new Money(text).greaterThanOrEqualTo(AMOUNT_LIMIT);

@@ -59,11 +59,6 @@ export class SubscriptionsRepository {
       .getMany();
   }
 
-  /** Locks one subscription by id alone (the scheduler knows its scope from the row). */
-  lockById(m: EntityManager, id: string): Promise<SubscriptionRecord | null> {
-    return m.findOne(SubscriptionRecord, { where: { id }, lock: { mode: 'pessimistic_write' } });
-  }
-
   async save(m: EntityManager, record: SubscriptionRecord): Promise<void> {
     const { id, organizationId, mode, ...changes } = record;
     await m.update(SubscriptionRecord, { id, organizationId, mode }, changes);
@@ -131,8 +126,8 @@ export class SubscriptionsRepository {
   }
 
   /** A due subscription whose period invoice could not be issued now: to the back of its organization's line. */
-  async attempted(m: EntityManager, id: string): Promise<void> {
-    await m.query(`UPDATE subscriptions SET attempted_at = now() WHERE id = $1`, [id]);
+  async attempted(m: EntityManager, scope: Scope, id: string): Promise<void> {
+    await m.query(`UPDATE subscriptions SET attempted_at = now() WHERE id = $1 AND organization_id = $2 AND mode = $3`, [id, scope.organizationId, scope.mode]);
   }
 
   /** Records a period whose invoice fell due (once: a second record of the same period is ignored). */
@@ -192,36 +187,37 @@ export class SubscriptionsRepository {
   }
 
   /** A period's invoice issued; answers whether no later period of the subscription had one yet. */
-  async markIssued(m: EntityManager, subscriptionId: string, periodStart: Date, invoiceId: string): Promise<boolean> {
+  async markIssued(m: EntityManager, scope: Scope, subscriptionId: string, periodStart: Date, invoiceId: string): Promise<boolean> {
     const rows: Array<{ latest: boolean }> = await m.query(
       `WITH issued AS (
          UPDATE subscription_invoices SET invoice_id = $3, attempts = attempts + 1, last_error = NULL, retry_at = NULL
-          WHERE subscription_id = $1 AND period_start = $2 AND invoice_id IS NULL
+          WHERE subscription_id = $1 AND period_start = $2 AND invoice_id IS NULL AND organization_id = $4 AND mode = $5
           RETURNING period_index)
        SELECT NOT EXISTS (
          SELECT 1 FROM subscription_invoices o, issued
-          WHERE o.subscription_id = $1 AND o.invoice_id IS NOT NULL AND o.period_index > issued.period_index) AS latest
+          WHERE o.subscription_id = $1 AND o.organization_id = $4 AND o.mode = $5 AND o.invoice_id IS NOT NULL AND o.period_index > issued.period_index) AS latest
          FROM issued`,
-      [subscriptionId, periodStart, invoiceId],
+      [subscriptionId, periodStart, invoiceId, scope.organizationId, scope.mode],
     );
     return rows[0]?.latest ?? false;
   }
 
   /** A period's invoice could not be made: tried again from `retryAt`; answers the attempts so far. */
-  async markFailed(m: EntityManager, subscriptionId: string, periodStart: Date, error: string, retryAt: Date): Promise<number> {
+  async markFailed(m: EntityManager, scope: Scope, subscriptionId: string, periodStart: Date, error: string, retryAt: Date): Promise<number> {
     const [rows]: [Array<{ attempts: number }>, number] = await m.query(
       `UPDATE subscription_invoices SET attempts = attempts + 1, last_error = $3, retry_at = $4
-        WHERE subscription_id = $1 AND period_start = $2 AND invoice_id IS NULL RETURNING attempts`,
-      [subscriptionId, periodStart, error.slice(0, 1000), retryAt],
+        WHERE subscription_id = $1 AND period_start = $2 AND invoice_id IS NULL AND organization_id = $5 AND mode = $6 RETURNING attempts`,
+      [subscriptionId, periodStart, error.slice(0, 1000), retryAt, scope.organizationId, scope.mode],
     );
     return rows[0]?.attempts ?? 0;
   }
 
   /** The decided outcomes of a subscription's periods. */
-  async outcomes(m: EntityManager, subscriptionId: string): Promise<Array<{ index: number; periodStart: Date; outcome: 'paid' | 'unpaid' }>> {
+  async outcomes(m: EntityManager, scope: Scope, subscriptionId: string): Promise<Array<{ index: number; periodStart: Date; outcome: 'paid' | 'unpaid' }>> {
     const rows: Array<{ period_index: number; period_start: Date; outcome: 'paid' | 'unpaid' }> = await m.query(
-      `SELECT period_index, period_start, outcome FROM subscription_invoices WHERE subscription_id = $1 AND outcome IS NOT NULL`,
-      [subscriptionId],
+      `SELECT period_index, period_start, outcome FROM subscription_invoices
+        WHERE subscription_id = $1 AND organization_id = $2 AND mode = $3 AND outcome IS NOT NULL`,
+      [subscriptionId, scope.organizationId, scope.mode],
     );
     return rows.map((r) => ({ index: r.period_index, periodStart: r.period_start, outcome: r.outcome }));
   }
@@ -264,10 +260,10 @@ export class SubscriptionsRepository {
   }
 
   /** Marks a period invoice paid or unpaid; false when it already was (another instance settled it). */
-  async settle(m: EntityManager, subscriptionId: string, periodStart: Date, outcome: 'paid' | 'unpaid'): Promise<boolean> {
+  async settle(m: EntityManager, scope: Scope, subscriptionId: string, periodStart: Date, outcome: 'paid' | 'unpaid'): Promise<boolean> {
     const result: [unknown[], number] = await m.query(
-      `UPDATE subscription_invoices SET outcome = $3 WHERE subscription_id = $1 AND period_start = $2 AND outcome IS NULL`,
-      [subscriptionId, periodStart, outcome],
+      `UPDATE subscription_invoices SET outcome = $3 WHERE subscription_id = $1 AND period_start = $2 AND organization_id = $4 AND mode = $5 AND outcome IS NULL`,
+      [subscriptionId, periodStart, outcome, scope.organizationId, scope.mode],
     );
     const affected = result[1];
     return affected > 0;

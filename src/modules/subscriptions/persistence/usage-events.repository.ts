@@ -149,14 +149,14 @@ export class UsageEventsRepository {
    * give 0; UNIQUE_COUNT counts an event without a unique key by its value's canonical text (1.5 and 1.50
    * once); LATEST takes the last event by timestamp to the millisecond, then by arrival.
    */
-  async aggregate(m: EntityManager, subscriptionId: string, metricKey: string, type: AggregationType, from: Date, to: Date): Promise<Amount> {
-    const where = `subscription_id = $1 AND metric_key = $2 AND "timestamp" >= $3 AND "timestamp" < $4`;
+  async aggregate(m: EntityManager, scope: Scope, subscriptionId: string, metricKey: string, type: AggregationType, from: Date, to: Date): Promise<Amount> {
+    const where = `subscription_id = $1 AND metric_key = $2 AND "timestamp" >= $3 AND "timestamp" < $4 AND organization_id = $5 AND mode = $6`;
     const sql =
       type === 'LATEST'
         ? `SELECT coalesce((SELECT value FROM usage_events WHERE ${where}
                              ORDER BY date_trunc('milliseconds', "timestamp") DESC, seq DESC LIMIT 1), 0)::text AS quantity`
         : `SELECT (${AGGREGATES[type]})::text AS quantity FROM usage_events WHERE ${where}`;
-    const [row]: Array<{ quantity: string }> = await m.query(sql, [subscriptionId, metricKey, from, to]);
+    const [row]: Array<{ quantity: string }> = await m.query(sql, [subscriptionId, metricKey, from, to, scope.organizationId, scope.mode]);
     return fromDb(row.quantity);
   }
 
@@ -177,11 +177,17 @@ export class UsageEventsRepository {
    * Per metric, the sum, largest value and count of one subscription's events with a timestamp in
    * [from, to): bounds of any aggregate of the period, in one statement (reading each of its events).
    */
-  async periodBounds(m: EntityManager, subscriptionId: string, from: Date, to: Date): Promise<Map<string, { sum: Amount; max: Amount; count: Amount }>> {
+  async periodBounds(
+    m: EntityManager,
+    scope: Scope,
+    subscriptionId: string,
+    from: Date,
+    to: Date,
+  ): Promise<Map<string, { sum: Amount; max: Amount; count: Amount }>> {
     const rows: Array<{ metric_key: string; sum: string; max: string; count: string }> = await m.query(
       `SELECT metric_key, sum(value)::text AS sum, max(value)::text AS max, count(*)::text AS count FROM usage_events
-        WHERE subscription_id = $1 AND "timestamp" >= $2 AND "timestamp" < $3 GROUP BY metric_key`,
-      [subscriptionId, from, to],
+        WHERE subscription_id = $1 AND "timestamp" >= $2 AND "timestamp" < $3 AND organization_id = $4 AND mode = $5 GROUP BY metric_key`,
+      [subscriptionId, from, to, scope.organizationId, scope.mode],
     );
     return new Map(rows.map((r) => [r.metric_key, { sum: new Money(r.sum), max: new Money(r.max), count: new Money(r.count) }]));
   }

@@ -24,7 +24,7 @@ export class CancelRefundHandler implements ICommandHandler<CancelRefundCommand>
       if (!before) throw new NotFoundError('refund');
       // Canceling a canceled refund answers it as it is (a retried request).
       if (before.status === 'CANCELED') return refundView(before);
-      const after = await this.refunds.setStatus(m, before.id, moveRefund(before.status, 'CANCELED'), await this.clock.nowFor(scope, m));
+      const after = await this.refunds.setStatus(m, before, moveRefund(before.status, 'CANCELED'), await this.clock.nowFor(scope, m));
       await this.events.changed(m, before, after);
       return refundView(after);
     });

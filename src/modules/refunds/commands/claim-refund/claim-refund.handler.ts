@@ -76,7 +76,7 @@ export class ClaimRefundHandler implements ICommandHandler<ClaimPayoutCommand> {
       }
       const after = await this.refunds.setPayout(
         m,
-        before.id,
+        before,
         {
           provider_id: method.provider_id,
           network: method.rail?.network ?? method.network.toLowerCase(),

@@ -32,7 +32,7 @@ export class ExpireClaimsHandler implements ICommandHandler<ExpireDueClaimsComma
         const before = await this.refunds.find(m, scope, id, true);
         const now = await this.clock.nowFor(scope, m);
         if (!before || before.status !== 'AWAITING_DESTINATION' || claimOpen(before.expires_at, now)) return;
-        const after = await this.refunds.setStatus(m, id, 'EXPIRED', now);
+        const after = await this.refunds.setStatus(m, before, 'EXPIRED', now);
         await this.events.changed(m, before, after);
       });
     }

@@ -12,7 +12,7 @@ export class ForgetReleasedPayoutHandler implements ICommandHandler<ForgetReleas
     @Inject(RefundsRepository) private readonly refunds: RefundsRepository,
   ) {}
 
-  execute({ id }: ForgetReleasedPayoutCommand): Promise<void> {
-    return this.refunds.forgetReleased(this.tx.manager, id);
+  execute({ scope, id }: ForgetReleasedPayoutCommand): Promise<void> {
+    return this.refunds.forgetReleased(this.tx.manager, { id, organization_id: scope.organizationId, mode: scope.mode });
   }
 }

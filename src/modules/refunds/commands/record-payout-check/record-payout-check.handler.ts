@@ -37,7 +37,9 @@ export class RecordPayoutCheckHandler implements ICommandHandler<RecordPayoutChe
   async execute({ scope, id, txHash, outcome }: RecordPayoutCheckCommand): Promise<void> {
     switch (outcome.kind) {
       case 'sighting':
-        return this.locked(scope, id, txHash, (m) => this.refunds.setTxSighting(m, id, outcome.seenUnmined, outcome.missingSince).then(() => undefined));
+        return this.locked(scope, id, txHash, (m, before) =>
+          this.refunds.setTxSighting(m, before, outcome.seenUnmined, outcome.missingSince).then(() => undefined),
+        );
       case 'taken_back':
         return this.takeBack(scope, id, txHash, outcome.reason, outcome.released);
       case 'confirmed':
@@ -47,10 +49,10 @@ export class RecordPayoutCheckHandler implements ICommandHandler<RecordPayoutChe
             const payout = { id: before.id, organization_id: before.organization_id, mode: before.mode, network: before.network! };
             await this.commands.execute(new TakePayoutTransfersCommand(m, payout, before.payout_units!, txHash, outcome.transfers, this.clock.now()));
             let after = before;
-            if (before.tx_missing_since) after = await this.refunds.setTxSighting(m, id, before.tx_seen_unmined, null);
-            if (outcome.confirmations !== before.confirmations) after = await this.refunds.setConfirmations(m, id, outcome.confirmations, now);
+            if (before.tx_missing_since) after = await this.refunds.setTxSighting(m, before, before.tx_seen_unmined, null);
+            if (outcome.confirmations !== before.confirmations) after = await this.refunds.setConfirmations(m, before, outcome.confirmations, now);
             if (after.confirmations >= after.required_confirmations) {
-              after = await this.refunds.setStatus(m, id, 'COMPLETED', now);
+              after = await this.refunds.setStatus(m, before, 'COMPLETED', now);
               // The invoice's refunded_usd, in the same transaction.
               await this.refunds.lockInvoiceRefunds(m, scope, after.invoice_id);
               const refunded = await this.refunds.refundedUsd(m, scope, [after.invoice_id]);
@@ -78,7 +80,7 @@ export class RecordPayoutCheckHandler implements ICommandHandler<RecordPayoutChe
     return this.locked(scope, id, txHash, async (m, before) => {
       const now = await this.clock.nowFor(scope, m);
       await this.commands.execute(new ReleasePayoutTransfersCommand(m, id));
-      const after = await this.refunds.clearSent(m, id, now, released ? { txHash, at: this.clock.now() } : null);
+      const after = await this.refunds.clearSent(m, before, now, released ? { txHash, at: this.clock.now() } : null);
       this.logger.warn({ msg: 'reported refund payout taken back', event: 'refund_payout_mismatch', refund_id: id, tx_hash: txHash, verdict: reason });
       await this.events.changed(m, before, after);
     });

@@ -77,7 +77,7 @@ export class ReportRefundSentHandler implements ICommandHandler<ReportRefundSent
           const payout = { id: before.id, organization_id: before.organization_id, mode: before.mode, network: before.network! };
           await this.commands.execute(new TakePayoutTransfersCommand(m, payout, before.payout_units!, hash, paying, this.clock.now()));
         }
-        const after = await this.refunds.setSent(m, before.id, report, await this.clock.nowFor(scope, m));
+        const after = await this.refunds.setSent(m, before, report, await this.clock.nowFor(scope, m));
         await this.events.changed(m, before, after);
         return refundView(after);
       });

@@ -48,13 +48,13 @@ export class SimulateRefundPayoutHandler implements ICommandHandler<SimulateRefu
       let sent = before;
       if (before.status === 'AWAITING_PAYOUT') {
         // Reported, as the merchant's POST /refunds/{id}/sent would: refund.updated with the stand-in transaction.
-        sent = await this.refunds.setSent(m, before.id, { txHash: simulatedTxHash(before.id), confirmations: 0, seenUnmined: false, missingSince: null }, now);
+        sent = await this.refunds.setSent(m, before, { txHash: simulatedTxHash(before.id), confirmations: 0, seenUnmined: false, missingSince: null }, now);
         await this.events.changed(m, before, sent);
       }
       if (result === 'paid') {
         // Confirmed to the destination for the payout: COMPLETED, as the refunds worker completes one.
-        await this.refunds.setConfirmations(m, sent.id, sent.required_confirmations, now);
-        const after = await this.refunds.setStatus(m, sent.id, 'COMPLETED', now);
+        await this.refunds.setConfirmations(m, sent, sent.required_confirmations, now);
+        const after = await this.refunds.setStatus(m, sent, 'COMPLETED', now);
         await this.refunds.lockInvoiceRefunds(m, scope, after.invoice_id);
         const refunded = await this.refunds.refundedUsd(m, scope, [after.invoice_id]);
         await this.commands.execute(new SetInvoiceRefundedCommand(m, scope, after.invoice_id, fromDb(refunded.get(after.invoice_id) ?? '0')));
@@ -64,7 +64,7 @@ export class SimulateRefundPayoutHandler implements ICommandHandler<SimulateRefu
       // Short: taken back to AWAITING_PAYOUT as the worker takes back a payout that pays the destination less.
       const mismatch = `the transaction ${mismatchOf('short', sent).fields?.tx_hash ?? 'does not pay the refund'}`;
       await this.commands.execute(new ReleasePayoutTransfersCommand(m, sent.id));
-      const after = await this.refunds.clearSent(m, sent.id, now);
+      const after = await this.refunds.clearSent(m, sent, now);
       this.logger.warn({
         msg: 'reported refund payout taken back',
         event: 'refund_payout_mismatch',
