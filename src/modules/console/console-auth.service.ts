@@ -169,15 +169,17 @@ export class ConsoleAuth {
     if (!link) return null;
     checkPassword(password);
     const passwordHash = await hash(password);
-    if (!(await this.repo.useLink(tokenHash(token), this.clock.now()))) return null;
-    await this.repo.setPassword(link.member.id, passwordHash);
-    await this.repo.deleteSessionsOf(link.member.id);
+    if (!(await this.repo.setPasswordByLink(tokenHash(token), this.clock.now(), passwordHash))) return null;
     return link.member;
   }
 
   /**
-   * Email and password. Too many failures lock the member out for LOCKOUT_MS (then it ends by
-   * itself); an unknown email costs an argon2 verification too, so timing tells nothing.
+   * Email and password. Each check takes one of the member's attempts first (takeSignInAttempt), so
+   * attempts sent at once are counted before any is checked: MAX_FAILED_SIGN_INS failures lock the
+   * member out for LOCKOUT_MS (then it ends by itself), and a locked member's password is not checked.
+   * Every answer costs one argon2 verification at least (an unknown email, an empty password, a
+   * locked member), so timing tells nothing. The session opens only while the password checked is
+   * still the member's (a password set through a link meanwhile wins).
    */
   async signIn(emailInput: unknown, password: unknown, ip: string | null): Promise<SignInResult> {
     const now = this.clock.now();
@@ -189,22 +191,20 @@ export class ConsoleAuth {
     }
     const pass = typeof password === 'string' ? password : '';
     const candidates = (await this.repo.membersByEmail(email)).filter((m) => m.password_hash);
-    if (candidates.length === 0) {
-      await verify(await DUMMY_HASH(), pass || 'x').catch(() => false);
-      return { ok: false, reason: 'invalid' };
-    }
+    let checked = false;
     for (const member of candidates) {
-      if (member.locked_until && member.locked_until > now) continue;
-      if (pass && (await verify(member.password_hash!, pass).catch(() => false))) {
-        await this.repo.recordSignIn(member.id, now);
-        const token = newToken();
-        await this.repo.insertSession(tokenHash(token), member.id, newToken(), now, ip);
-        return { ok: true, token, member };
-      }
+      if (!(await this.repo.takeSignInAttempt(member.id, now, MAX_FAILED_SIGN_INS, new Date(now.getTime() + LOCKOUT_MS)))) continue;
+      checked = true;
+      // Checked even when empty (no password matches one), so an empty password costs what another does.
+      const matches = await verify(member.password_hash!, pass || 'x').catch(() => false);
+      if (!pass || !matches) continue;
+      const token = newToken();
+      if (!(await this.repo.insertSession(tokenHash(token), member.id, newToken(), now, ip, member.password_hash!))) continue;
+      await this.repo.recordSignIn(member.id, now);
+      return { ok: true, token, member };
     }
-    for (const member of candidates) {
-      await this.repo.recordFailure(member.id, now, MAX_FAILED_SIGN_INS, new Date(now.getTime() + LOCKOUT_MS));
-    }
+    if (!checked) await verify(await DUMMY_HASH(), pass || 'x').catch(() => false);
+    if (candidates.length === 0) return { ok: false, reason: 'invalid' };
     const fresh = await this.repo.membersByEmail(email);
     const locked = fresh.some((m) => m.password_hash && m.locked_until && m.locked_until > now);
     return { ok: false, reason: locked ? 'locked' : 'invalid' };

@@ -108,9 +108,10 @@ export class ConsoleController {
     }
     // Per client address (in addition to the member's lockout): too many failed sign-ins from one address in a
     // minute refuse its sign-ins, a right password included, until the minute ends (RATE_LIMIT_AUTH_FAILURES).
+    // The attempt is counted before its check and forgiven if it succeeds, so attempts sent at once cannot all be checked.
     const address = clientBucket(req.ip);
     if (this.limiter.enabled) {
-      const budget = await this.limiter.authFailuresAllowed(address);
+      const budget = await this.limiter.takeAuthAttempt(address);
       if (!budget.allowed) {
         res.setHeader('Retry-After', String(budget.resetSeconds));
         res.status(429).send(signInPage(c, pre, formText(body.email), { kind: 'error', text: c.s.too_many_attempts }));
@@ -118,7 +119,7 @@ export class ConsoleController {
       }
     }
     const result = await this.auth.signIn(body.email, body.password, req.ip ?? null);
-    if (!result.ok && this.limiter.enabled) await this.limiter.recordAuthFailure(address);
+    if (result.ok && this.limiter.enabled) await this.limiter.forgiveAuthAttempt(address);
     if (!result.ok) {
       const status = result.reason === 'locked' ? 429 : 401;
       if (result.reason === 'locked') res.setHeader('Retry-After', String(LOCKOUT_MS / 1000));

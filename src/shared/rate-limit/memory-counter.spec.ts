@@ -12,6 +12,17 @@ describe('MemoryCounter', () => {
     expect(counter.window('a', 1000, 1)).toEqual({ count: 1, resetMs: 1000 });
   });
 
+  it('takes a hit back within the window, never below zero (a new window has nothing to take back)', async () => {
+    let now = 10_000;
+    const counter = new MemoryCounter(() => now);
+    await counter.hit('a', 1000);
+    await counter.hit('a', 1000);
+    expect(await counter.unhit('a', 1000)).toEqual({ count: 1, resetMs: 1000 });
+    now += 1000;
+    expect(await counter.unhit('a', 1000)).toEqual({ count: 0, resetMs: 1000 });
+    expect(await counter.hit('a', 1000)).toEqual({ count: 1, resetMs: 1000 });
+  });
+
   it('past 50,000 buckets sweeps at most once a second, and a sweep drops every window that ended', () => {
     let now = 1_000_000;
     const counter = new MemoryCounter(() => now);

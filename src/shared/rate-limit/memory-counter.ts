@@ -12,6 +12,8 @@ export interface WindowCount {
 /** Counts hits per bucket in fixed windows; shared across instances when it lives in Redis. */
 export interface RateCounter {
   hit(bucket: string, windowMs: number): Promise<WindowCount>;
+  /** Takes back one hit of the current window (never below zero): an attempt counted up front that turned out not to count. */
+  unhit(bucket: string, windowMs: number): Promise<WindowCount>;
   peek(bucket: string, windowMs: number): Promise<WindowCount>;
   close(): Promise<void>;
 }
@@ -43,7 +45,7 @@ export class MemoryCounter implements RateCounter {
       // Many clients at once (every /64 of an IPv6 /48 is a bucket) must not make each new window walk them all.
       if (this.windows.size > SWEEP_ABOVE && now - this.sweptAt >= SWEEP_EVERY_MS) this.sweep(now);
     }
-    w.count += add;
+    w.count = Math.max(0, w.count + add);
     return { count: w.count, resetMs: w.end - now };
   }
 
@@ -56,6 +58,9 @@ export class MemoryCounter implements RateCounter {
 
   hit(bucket: string, windowMs: number) {
     return Promise.resolve(this.window(bucket, windowMs, 1));
+  }
+  unhit(bucket: string, windowMs: number) {
+    return Promise.resolve(this.window(bucket, windowMs, -1));
   }
   peek(bucket: string, windowMs: number) {
     return Promise.resolve(this.window(bucket, windowMs, 0));

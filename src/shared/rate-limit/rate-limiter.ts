@@ -9,6 +9,10 @@ export type { RateCounter, WindowCount } from './memory-counter';
 // the key too, and one left without an expiry would stay in Redis for good.
 const HIT_SCRIPT = `
 local count = redis.call('INCRBY', KEYS[1], ARGV[2])
+if count < 0 then
+  redis.call('INCRBY', KEYS[1], -count)
+  count = 0
+end
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[1])
@@ -86,6 +90,9 @@ class RedisWithFallback implements RateCounter {
 
   hit(bucket: string, windowMs: number) {
     return this.run(bucket, windowMs, 1);
+  }
+  unhit(bucket: string, windowMs: number) {
+    return this.run(bucket, windowMs, -1);
   }
   peek(bucket: string, windowMs: number) {
     return this.run(bucket, windowMs, 0);
@@ -171,6 +178,20 @@ export class RateLimiter implements OnModuleDestroy {
 
   recordAuthFailure(client: string): Promise<LimitDecision> {
     return this.decide(`authfail:${client}`, this.config.RATE_LIMIT_AUTH_FAILURES, 60_000, true);
+  }
+
+  /**
+   * A console sign-in's place in this client address's failure budget, taken before its password is
+   * checked (counted as a failure until `forgiveAuthAttempt`), so attempts sent at once cannot all be
+   * checked while the budget reads untouched. Not allowed past the budget.
+   */
+  takeAuthAttempt(client: string): Promise<LimitDecision> {
+    return this.recordAuthFailure(client);
+  }
+
+  /** A sign-in taken with takeAuthAttempt succeeded: it is not a failure. */
+  async forgiveAuthAttempt(client: string): Promise<void> {
+    await this.counter.unhit(`authfail:${client}`, 60_000);
   }
 
   /**

@@ -1,5 +1,6 @@
 import { PASSWORD } from '../../support/console-client';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
+import { withClient } from '../../support/pg';
 import { runCli } from '../../support/server';
 
 /** A cookie-keeping form client of one service (the shared ConsoleClient talks to the shared service). */
@@ -65,5 +66,96 @@ describe('console sign-in: a limit per client address', () => {
     expect(refused.text).toContain('Too many failed sign-ins from your network');
     expect(client.hasSession()).toBe(false);
     expect((await client.send('GET', '/console/test')).status).toBe(303);
+  });
+});
+
+/** A member of a new organization of `service`, with PASSWORD set through its link. */
+async function memberOf(service: IsolatedService, name: string): Promise<{ email: string; organizationId: string }> {
+  const email = `${name.toLowerCase().replace(/\W+/g, '-')}-${Date.now()}@example.com`;
+  const created = await runCli(['org:create', '--name', name, '--owner-email', email], service.cliEnv);
+  expect(created.code).toBe(0);
+  const out = JSON.parse(created.stdout);
+  expect((await new FormClient(service.server.baseUrl).submit(new URL(out.sign_in_url as string).pathname, { password: PASSWORD })).status).toBe(200);
+  return { email, organizationId: out.organization_id };
+}
+
+/** `count` sign-ins sent at once by one client (one sign-in form's token), answered in any order: their statuses, sorted. */
+async function signInsAtOnce(client: FormClient, forms: Array<{ email: string; password: string }>): Promise<number[]> {
+  const page = await client.send('GET', '/console/sign-in');
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(page.text)![1];
+  const answers = await Promise.all(forms.map((f) => client.send('POST', '/console/sign-in', { _csrf: csrf, ...f })));
+  return answers.map((a) => a.status).sort();
+}
+
+describe('console sign-in: attempts sent at once', () => {
+  let limited: IsolatedService;
+  let unlimited: IsolatedService;
+  beforeAll(async () => {
+    [limited, unlimited] = await Promise.all([startIsolatedService({ RATE_LIMIT_AUTH_FAILURES: '3' }), startIsolatedService({ RATE_LIMIT_ENABLED: 'false' })]);
+  });
+  afterAll(async () => {
+    await limited?.stop();
+    await unlimited?.stop();
+  });
+
+  it("are checked no more than the address's budget allows: each takes its place before its password is checked", async () => {
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 40_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 200));
+    const guesses = Array.from({ length: 8 }, (_, i) => ({ email: `nobody-${i}@example.com`, password: 'a wrong password here' }));
+    expect(await signInsAtOnce(new FormClient(limited.server.baseUrl), guesses)).toEqual([401, 401, 401, 429, 429, 429, 429, 429]);
+  });
+
+  it("check a member's password no more than its five attempts, and the sixth at once is refused as locked", async () => {
+    const { email } = await memberOf(unlimited, 'Guessed');
+    const guesses = Array.from({ length: 12 }, (_, i) => ({ email, password: `wrong guess number ${i}` }));
+    const statuses = await signInsAtOnce(new FormClient(unlimited.server.baseUrl), guesses);
+    // At most five were checked (401, or 429 once the fifth failure locked the member); the others were refused unchecked.
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(5);
+    expect(statuses.filter((s) => s !== 401 && s !== 429)).toEqual([]);
+    const [row] = await withClient(
+      unlimited.databaseUrl!,
+      async (c) => (await c.query(`SELECT failed_attempts FROM console_members WHERE email = $1`, [email])).rows,
+    );
+    expect(row.failed_attempts).toBe(5);
+    const client = new FormClient(unlimited.server.baseUrl);
+    expect((await client.submit('/console/sign-in', { email, password: PASSWORD })).status).toBe(429);
+    expect(client.hasSession()).toBe(false);
+  });
+
+  it('a password set through a reset link while a sign-in with the old one is opening its session ends that session too', async () => {
+    const { email, organizationId } = await memberOf(unlimited, 'Reset race');
+    const reset = JSON.parse((await runCli(['member:reset', '--email', email, '--org', organizationId], unlimited.cliEnv)).stdout);
+    const db = unlimited.databaseUrl!;
+    // The session's insert is held for a while: the reset comes in between the old password's check and its session.
+    await withClient(db, (c) =>
+      c.query(`CREATE FUNCTION slow_session() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(1.5); RETURN NEW; END $$;
+               CREATE TRIGGER slow_session BEFORE INSERT ON console_sessions FOR EACH ROW EXECUTE FUNCTION slow_session()`),
+    );
+    try {
+      const attacker = new FormClient(unlimited.server.baseUrl);
+      const signingIn = attacker.submit('/console/sign-in', { email, password: PASSWORD });
+      let held = false;
+      for (let i = 0; i < 200 && !held; i++) {
+        held = await withClient(
+          db,
+          async (c) =>
+            (
+              await c.query(
+                `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'INSERT INTO console_sessions%' AND state = 'active'`,
+              )
+            ).rows.length > 0,
+        );
+        if (!held) await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(held).toBe(true);
+      expect(
+        (await new FormClient(unlimited.server.baseUrl).submit(new URL(reset.url as string).pathname, { password: 'a brand new long password' })).status,
+      ).toBe(200);
+      expect((await signingIn).status).toBe(303);
+      // Signed in with the old password a moment before the reset: the reset ended that session as well.
+      expect((await attacker.send('GET', '/console/test')).status).toBe(303);
+    } finally {
+      await withClient(db, (c) => c.query(`DROP TRIGGER slow_session ON console_sessions; DROP FUNCTION slow_session()`));
+    }
   });
 });

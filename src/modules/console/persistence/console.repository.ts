@@ -149,21 +149,23 @@ export class ConsoleRepository {
     });
   }
 
-  async setPassword(memberId: string, passwordHash: string): Promise<void> {
-    await this.db.query(`UPDATE console_members SET password_hash = $2, failed_attempts = 0, locked_until = NULL WHERE id = $1`, [memberId, passwordHash]);
-  }
-
-  async recordFailure(memberId: string, now: Date, maxAttempts: number, lockUntil: Date): Promise<void> {
-    await this.db.query(
-      `UPDATE console_members
-          SET failed_attempts = CASE WHEN locked_until IS NOT NULL AND locked_until <= $2 THEN 1 ELSE failed_attempts + 1 END,
-              locked_until = CASE
-                WHEN locked_until IS NOT NULL AND locked_until > $2 THEN locked_until
-                WHEN (CASE WHEN locked_until IS NOT NULL AND locked_until <= $2 THEN 1 ELSE failed_attempts + 1 END) >= $3 THEN $4::timestamptz
-                ELSE NULL END
-        WHERE id = $1`,
-      [memberId, now, maxAttempts, lockUntil],
+  /**
+   * Takes one of the member's sign-in attempts before its password is checked: counted as a failure
+   * until a success clears it (recordSignIn), and the attempt that reaches `maxAttempts` locks the
+   * member until `lockUntil`. False while the member is locked: no check then. Taken under the row's
+   * lock, so attempts sent at once cannot all be checked before the first failure is counted.
+   */
+  async takeSignInAttempt(memberId: string, now: Date, maxAttempts: number, lockUntil: Date): Promise<boolean> {
+    const rows = rowsOf(
+      await this.db.query(
+        `UPDATE console_members
+          SET failed_attempts = CASE WHEN locked_until IS NOT NULL THEN 1 ELSE failed_attempts + 1 END,
+              locked_until = CASE WHEN (CASE WHEN locked_until IS NOT NULL THEN 1 ELSE failed_attempts + 1 END) >= $3 THEN $4::timestamptz END
+        WHERE id = $1 AND (locked_until IS NULL OR locked_until <= $2) RETURNING id`,
+        [memberId, now, maxAttempts, lockUntil],
+      ),
     );
+    return rows.length === 1;
   }
 
   async recordSignIn(memberId: string, now: Date): Promise<void> {
@@ -177,14 +179,21 @@ export class ConsoleRepository {
     ]);
   }
 
-  async insertSession(tokenHash: string, memberId: string, csrfToken: string, now: Date, ip: string | null): Promise<void> {
-    await this.db.query(`INSERT INTO console_sessions (token_hash, member_id, csrf_token, created_at, last_seen_at, ip) VALUES ($1, $2, $3, $4, $4, $5)`, [
-      tokenHash,
-      memberId,
-      csrfToken,
-      now,
-      ip,
-    ]);
+  /**
+   * Opens a session for a member whose password is still `passwordHash` (the one just checked): false
+   * when it changed meanwhile. The member's row is read FOR SHARE, so a password set through a link
+   * either waits for this session and then ends it, or comes first and this opens none.
+   */
+  async insertSession(tokenHash: string, memberId: string, csrfToken: string, now: Date, ip: string | null, passwordHash: string): Promise<boolean> {
+    const rows = rowsOf(
+      await this.db.query(
+        `INSERT INTO console_sessions (token_hash, member_id, csrf_token, created_at, last_seen_at, ip)
+       SELECT $1, id, $3, $4, $4, $5 FROM console_members WHERE id = $2 AND password_hash = $6 FOR SHARE
+       RETURNING token_hash`,
+        [tokenHash, memberId, csrfToken, now, ip, passwordHash],
+      ),
+    );
+    return rows.length === 1;
   }
 
   async session(tokenHash: string): Promise<SessionRow | null> {
@@ -241,8 +250,12 @@ export class ConsoleRepository {
     return members[0] ? { member: members[0], kind: rows[0].kind } : null;
   }
 
-  /** Uses a link once: true for the one caller that marked it used; the member's other unused links are withdrawn with it. */
-  async useLink(tokenHash: string, now: Date): Promise<boolean> {
+  /**
+   * Uses a link once to set its member's password, in one transaction: the link marked used (false for
+   * every caller but the one that marked it), the member's other unused links withdrawn, the password
+   * and a clean lockout set, and every session of the member ended. A failure leaves the link usable.
+   */
+  async setPasswordByLink(tokenHash: string, now: Date, passwordHash: string): Promise<boolean> {
     return this.db.transaction(async (m) => {
       const rows = rowsOf(
         await m.query(`UPDATE console_links SET used_at = $2 WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2 RETURNING member_id`, [
@@ -251,7 +264,10 @@ export class ConsoleRepository {
         ]),
       ) as Array<{ member_id: string }>;
       if (rows.length !== 1) return false;
-      await m.query(`DELETE FROM console_links WHERE member_id = $1 AND used_at IS NULL`, [rows[0].member_id]);
+      const memberId = rows[0].member_id;
+      await m.query(`DELETE FROM console_links WHERE member_id = $1 AND used_at IS NULL`, [memberId]);
+      await m.query(`UPDATE console_members SET password_hash = $2, failed_attempts = 0, locked_until = NULL WHERE id = $1`, [memberId, passwordHash]);
+      await m.query(`DELETE FROM console_sessions WHERE member_id = $1`, [memberId]);
       return true;
     });
   }
