@@ -33,6 +33,21 @@ describe('POST /pay/quote with catalog products', () => {
     expect(data.total).toEqual({ currency: 'USD', price: r30(usd), price_usd: r30(usd) });
   });
 
+  it("names the product variant's own field when its amount is past 48 integer digits", async () => {
+    const org = await createOrg();
+    const big = `1${'0'.repeat(47)}`;
+    const id = expectSuccess(
+      await org.test.post(
+        '/products',
+        productBody({ schemas: [{ name: 'Huge', description: 'Huge', currency: 'USD', type: 'ONE_TIME', base_price: big, configurations: [] }] }),
+      ),
+    ).id;
+    const schema = expectSuccess(await org.test.get(`/products/${id}`)).schemas[0].id;
+    expectError(await org.test.post('/pay/quote', { currency: 'USD', product: { id, billing_schema_id: schema, quantity: 10 } }), 400, {
+      field: 'product.quantity',
+    });
+  });
+
   it('mixes products and payment intents in the items variant, a recurring schema charged one interval', async () => {
     const org = await createOrg();
     const p = await makeProduct(org);

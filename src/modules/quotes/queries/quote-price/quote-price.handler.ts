@@ -10,7 +10,13 @@ import { QuotePriceQuery } from './quote-price.query';
 const PRODUCT_FIELDS: Record<string, string> = {
   'items.0.product_id': 'product.id',
   'items.0.billing_schema_id': 'product.billing_schema_id',
+  items: 'product',
 };
+
+/** A field of the one item the product variant prices, named as the request names it (`product.quantity`, ...). */
+function productField(field: string): string {
+  return PRODUCT_FIELDS[field] ?? (field.startsWith('items.0.') ? `product.${field.slice('items.0.'.length)}` : field);
+}
 
 @QueryHandler(QuotePriceQuery)
 export class QuotePriceHandler implements IQueryHandler<QuotePriceQuery> {
@@ -45,7 +51,7 @@ export class QuotePriceHandler implements IQueryHandler<QuotePriceQuery> {
     } catch (e) {
       if (e instanceof ValidationFailedError && variants.product && e.fields) {
         // The product variant names its fields under `product`, not `items.0`.
-        const renamed = Object.fromEntries(Object.entries(e.fields).map(([k, v]) => [PRODUCT_FIELDS[k] ?? k, v]));
+        const renamed = Object.fromEntries(Object.entries(e.fields).map(([k, v]) => [productField(k), v]));
         throw new ValidationFailedError(renamed);
       }
       throw e;
