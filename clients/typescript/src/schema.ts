@@ -185,7 +185,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a file
-         * @description multipart/form-data with the part `file` (the bytes) and the optional text field `name`. The upload is streamed to storage and refused once it passes FILES_MAX_BYTES (default 10 MiB) with 413 `payload_too_large`. The `type` is detected from the content's magic bytes, never from the declared Content-Type or the name. A failed upload leaves nothing stored. The content URL is served like every other call: it needs an API key of the same organization and mode (read-only keys are fine); another organization's or the other mode's file is 404.
+         * @description multipart/form-data with the part `file` (the bytes) and the optional text field `name`. The upload is streamed to storage and refused once it passes FILES_MAX_BYTES (default 10 MiB) with 413 `payload_too_large`. The `type` is detected from the content's magic bytes, never from the declared Content-Type or the name. A failed upload leaves nothing stored (one that failed after its file was recorded, only while storing an Idempotency-Key's answer, keeps both: the file is listed and its content served). The content URL is served like every other call: it needs an API key of the same organization and mode (read-only keys are fine); another organization's or the other mode's file is 404.
          */
         post: operations["FilesController_upload"];
         delete?: never;

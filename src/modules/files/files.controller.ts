@@ -55,7 +55,7 @@ export class FilesController {
     description:
       'multipart/form-data with the part `file` (the bytes) and the optional text field `name`. The upload is streamed to ' +
       'storage and refused once it passes FILES_MAX_BYTES (default 10 MiB) with 413 `payload_too_large`. The `type` is detected ' +
-      "from the content's magic bytes, never from the declared Content-Type or the name. A failed upload leaves nothing stored. " +
+      "from the content's magic bytes, never from the declared Content-Type or the name. A failed upload leaves nothing stored (one that failed after its file was recorded, only while storing an Idempotency-Key's answer, keeps both: the file is listed and its content served). " +
       CONTENT_ACCESS,
   })
   @ApiConsumes('multipart/form-data')
@@ -68,6 +68,8 @@ export class FilesController {
     const name = body.name ?? file.originalname;
     if (!name) throw new ValidationFailedError({ name: 'is required when the file part has no filename' });
     const { id } = await this.commands.execute(new RegisterFileCommand(scopeOf(caller), name, file.received));
+    // Committed: whatever fails after this (storing an idempotent answer) leaves the bytes to their record.
+    file.recorded = true;
     return reply({ id, url: this.contentUrl(req, id) }, 'File uploaded');
   }
 

@@ -2,6 +2,7 @@ import { testDatabaseUrl } from '../../support/api';
 import { withClient } from '../../support/pg';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { createOrg } from '../../support/factories';
+import { download, PDF, uploadForm } from '../files/files-helpers';
 import { productBody } from '../products/product-bodies';
 
 const key = () => `key-${Date.now()}-${Math.random().toString(36).slice(2)}`;
@@ -153,11 +154,8 @@ describe('Idempotency-Key after a crash', () => {
     expect(expectSuccess(await org.test.get('/products')).map((p: any) => p.id)).toEqual([first.id]);
   });
 
-  it('keeps the key of a request that failed after its changes committed: a retry is told so and never creates twice', async () => {
-    const org = await createOrg();
-    const k = key();
-    // The product commits (its key marked applied); storing the answer then fails once, as a lost
-    // connection or a full disk would make it.
+  /** Makes storing the answer of the request with Idempotency-Key `k` fail once (after its changes committed), as a lost connection would; answers how to undo it. */
+  async function failAnswerOnce(k: string): Promise<() => Promise<void>> {
     const fn = `fail_answer_${Date.now()}`;
     await withClient(testDatabaseUrl(), async (db) => {
       await db.query(`CREATE SEQUENCE ${fn}_seq`);
@@ -170,6 +168,40 @@ describe('Idempotency-Key after a crash', () => {
       );
       await db.query(`CREATE TRIGGER ${fn} BEFORE UPDATE ON idempotency_keys FOR EACH ROW EXECUTE FUNCTION ${fn}()`);
     });
+    return () =>
+      withClient(testDatabaseUrl(), async (db) => {
+        await db.query(`DROP TRIGGER ${fn} ON idempotency_keys`);
+        await db.query(`DROP FUNCTION ${fn}()`);
+        await db.query(`DROP SEQUENCE ${fn}_seq`);
+      });
+  }
+
+  it('keeps the bytes of an upload whose file was recorded before the request failed', async () => {
+    const org = await createOrg();
+    const k = key();
+    const undo = await failAnswerOnce(k);
+    try {
+      const failed = await org.test.request('POST', '/files/upload', {
+        rawBody: uploadForm(PDF, { filename: 'kept.pdf', contentType: 'application/pdf' }),
+        headers: { 'idempotency-key': k },
+      });
+      expectError(failed, 500, { code: 'internal_error' });
+      // The file was recorded (the request failed after that): its content is there to download.
+      const [file] = expectSuccess(await org.test.get('/files')).items as Array<{ id: string; url: string }>;
+      const got = await download(file.url, org.testKey);
+      expect(got.status).toBe(200);
+      expect(got.bytes.equals(PDF)).toBe(true);
+    } finally {
+      await undo();
+    }
+  });
+
+  it('keeps the key of a request that failed after its changes committed: a retry is told so and never creates twice', async () => {
+    const org = await createOrg();
+    const k = key();
+    // The product commits (its key marked applied); storing the answer then fails once, as a lost
+    // connection or a full disk would make it.
+    const undo = await failAnswerOnce(k);
     try {
       expectError(await org.test.post('/products', productBody(), { headers: { 'idempotency-key': k } }), 500, { code: 'internal_error' });
       const [created] = expectSuccess<Array<{ id: string }>>(await org.test.get('/products'));
@@ -179,11 +211,7 @@ describe('Idempotency-Key after a crash', () => {
       expect(retried.headers.get('idempotent-replayed')).toBe('true');
       expect(expectSuccess<Array<{ id: string }>>(await org.test.get('/products')).map((p) => p.id)).toEqual([created.id]);
     } finally {
-      await withClient(testDatabaseUrl(), async (db) => {
-        await db.query(`DROP TRIGGER ${fn} ON idempotency_keys`);
-        await db.query(`DROP FUNCTION ${fn}()`);
-        await db.query(`DROP SEQUENCE ${fn}_seq`);
-      });
+      await undo();
     }
   });
 

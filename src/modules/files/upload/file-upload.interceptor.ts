@@ -15,8 +15,9 @@ export const FILE_FIELD = 'file';
 /**
  * Reads the multipart body of POST /files/upload, streaming the `file` part into storage (see
  * StreamingStorageEngine), and leaves the text fields in `req.body`. If anything after that fails
- * (validation of the other fields, the database insert), the stored bytes are removed again, so a
- * failed upload leaves neither a record nor bytes behind.
+ * before the file is recorded (validation of the other fields, the database insert), the stored bytes
+ * are removed again, so a failed upload leaves neither a record nor bytes behind; a failure after the
+ * record committed leaves both.
  */
 @Injectable()
 export class FileUploadInterceptor implements NestInterceptor {
@@ -66,10 +67,12 @@ export class FileUploadInterceptor implements NestInterceptor {
               })(),
             ),
           ),
+          // A failure before the file was recorded leaves nothing behind; one after it (storing an idempotent
+          // answer) keeps the bytes its committed record names.
           catchError((error: unknown) =>
             from(
               (async () => {
-                if (uploaded?.received) await this.receiver.discard(uploaded.received.storageKey);
+                if (uploaded?.received && !uploaded.recorded) await this.receiver.discard(uploaded.received.storageKey);
                 throw error;
               })(),
             ),

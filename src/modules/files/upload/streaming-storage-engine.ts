@@ -4,7 +4,8 @@ import { scopeOf } from '../../../shared/auth/request-context';
 import type { AppRequest } from '../../../shared/http/envelope';
 import { ReceivedContent, UploadReceiver } from './upload-receiver';
 
-export type UploadedFile = Express.Multer.File & { received: ReceivedContent };
+/** A file part stored by this engine; `recorded` once the files table holds its record (its bytes are then the record's). */
+export type UploadedFile = Express.Multer.File & { received: ReceivedContent; recorded?: boolean };
 
 /** A multer storage engine that streams each file part straight into file storage. */
 export class StreamingStorageEngine implements StorageEngine {
