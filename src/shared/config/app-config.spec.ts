@@ -22,6 +22,8 @@ describe('client address and body settings', () => {
     ['10.0.0.0/8, proxy.internal', /has "proxy.internal", which is neither an address/],
     ['10.0.0.0/33', /has "10.0.0.0\/33"/],
     ['fd00::/129', /has "fd00::\/129"/],
+    ['0.0.0.0/0', /has "0.0.0.0\/0", a subnet of every address: that is the same as true/],
+    ['10.0.0.0/8, ::/0', /has "::\/0", a subnet of every address/],
   ])('refuses TRUST_PROXY=%p naming the setting and why', (value, message) => {
     expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(message);
   });
@@ -133,6 +135,7 @@ describe('kernel settings refused at start-up', () => {
     ['DOCS_ENABLED', 'maybe'],
     ['PUBLIC_BASE_URL', 'api.example.com'],
     ['ADMIN_AUTH_FAILURES', '0'],
+    ['IDEMPOTENCY_TTL_HOURS', '10000000000'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     expect(refusalFacts(start({ [name]: value }), name, value)).toEqual(REFUSED);
   });
@@ -142,6 +145,13 @@ describe('kernel settings refused at start-up', () => {
     expect(code).toBe(1);
     expect(output).toMatch(new RegExp(`^\\s+${name}=<12 characters, not shown>: `, 'm'));
     expect(output).not.toContain('short-secret');
+  });
+
+  it.each(['ADMIN_API_TOKEN', 'METRICS_TOKEN'])('refuses %s with a space (no header could carry it), without showing the value', (name) => {
+    const { code, output } = start({ [name]: 'correct horse battery staple' });
+    expect(code).toBe(1);
+    expect(output).toMatch(new RegExp(`^\\s+${name}=<28 characters, not shown>: must be at least 16 characters, without spaces`, 'm'));
+    expect(output).not.toContain('horse');
   });
 
   it('refuses to start in production without PUBLIC_BASE_URL, naming it', () => {

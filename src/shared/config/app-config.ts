@@ -116,7 +116,7 @@ export class AppConfig {
   /** Enables the operator API under /admin when set (header X-Admin-Token). */
   @IsOptional()
   @IsString()
-  @Matches(/^.{16,}$/, { message: 'must be at least 16 characters' })
+  @Matches(/^\S{16,}$/, { message: 'must be at least 16 characters, without spaces (a header value cannot keep them)' })
   ADMIN_API_TOKEN?: string;
 
   /** Failed X-Admin-Token attempts per minute per client address before /admin answers it 429 for the rest of the minute. */
@@ -131,7 +131,7 @@ export class AppConfig {
    */
   @IsOptional()
   @IsString()
-  @Matches(/^.{16,}$/, { message: 'must be at least 16 characters' })
+  @Matches(/^\S{16,}$/, { message: 'must be at least 16 characters, without spaces (a header value cannot keep them)' })
   METRICS_TOKEN?: string;
 
   /** Serve the API reference (/docs and /openapi.json); false answers 404 there. */
@@ -262,6 +262,7 @@ export class AppConfig {
   @Transform(toInt)
   @IsInt()
   @Min(1)
+  @Max(8760)
   IDEMPOTENCY_TTL_HOURS = 24;
 
   /**
@@ -447,6 +448,9 @@ export function trustProxyProblem(text: string): string | null {
     const bitsOk = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
     if (!family || !bitsOk || extra !== undefined) {
       return `has "${part}", which is neither an address, a subnet (CIDR), ${PROXY_RANGE_NAMES.join(', ')} nor a number of hops`;
+    }
+    if (Number(bits) === 0) {
+      return `has "${part}", a subnet of every address: that is the same as true (any client could choose its own address); name the proxies' subnets`;
     }
   }
   return null;

@@ -5,13 +5,17 @@ const SECRET_SETTING = /(^|_)(TOKEN|TOKENS|SECRET|SECRETS|KEY|KEYS|PASSWORD)(_|$
 
 /**
  * A setting's value as a configuration error shows it: never a secret's (only how long it is), a URL without
- * its password and its query (where feeds and databases carry credentials), anything else as given, in JSON.
+ * its password and its query (where feeds and databases carry credentials), a connection string in keyword
+ * form (`host=db password=...`) without its password, anything else as given, in JSON.
  * An operator learns which setting to fix and why, and the message can go to logs as it is.
  */
 export function shownSetting(name: string, value: unknown): string {
   if (typeof value === 'string' && SECRET_SETTING.test(name)) return `<${value.length} characters, not shown>`;
   const text = JSON.stringify(value) ?? String(value);
-  return text.replace(/(\/\/[^\s/:@"]*:)[^\s/@"]*@/g, '$1<not shown>@').replace(/\?[^\s,"]*/g, '?<not shown>');
+  return text
+    .replace(/(\/\/[^\s/:@"]*:)[^\s/@"]*@/g, '$1<not shown>@')
+    .replace(/\?[^\s,"]*/g, '?<not shown>')
+    .replace(/(password\s*=\s*)('[^']*'|[^\s"]+)/gi, '$1<not shown>');
 }
 
 /** The lines of a configuration error for class-validator's findings: `  NAME=<value>: what is wrong`. */

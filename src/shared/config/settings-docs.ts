@@ -119,7 +119,7 @@ export const PLATFORM_SETTINGS: readonly SettingDoc[] = [
     readme: {
       default: '`loopback`',
       meaning:
-        'Which hops may set `X-Forwarded-*` (HTTPS detection, the client address of keyless limits and the failed-key lockout): addresses and CIDR subnets, comma-separated (`loopback`, `linklocal`, `uniquelocal` name ranges), or a number of hops. See `docs/production.md` for each deployment.',
+        'Which hops may set `X-Forwarded-*` (HTTPS detection, the client address of keyless limits and the failed-key lockout): addresses and CIDR subnets, comma-separated (`loopback`, `linklocal`, `uniquelocal` name ranges), or a number of hops. `true` and a `/0` subnet (every address) are refused: any client could choose its own address. See `docs/production.md` for each deployment.',
     },
   },
   {
@@ -153,10 +153,10 @@ export const PLATFORM_SETTINGS: readonly SettingDoc[] = [
     name: 'ADMIN_API_TOKEN',
     section: 'Service',
     default: '',
-    description: 'Enables the operator API under /admin (header X-Admin-Token); at least 16 characters.',
+    description: 'Enables the operator API under /admin (header X-Admin-Token); at least 16 characters, no spaces.',
     readme: {
       default: '(unset)',
-      meaning: 'Enables the operator API under `/admin` (header `X-Admin-Token`); at least 16 characters.',
+      meaning: 'Enables the operator API under `/admin` (header `X-Admin-Token`); at least 16 characters, no spaces.',
     },
   },
   {
@@ -197,11 +197,11 @@ export const PLATFORM_SETTINGS: readonly SettingDoc[] = [
     name: 'METRICS_TOKEN',
     section: 'Service',
     default: '',
-    description: 'Bearer token for GET /metrics (at least 16 characters); unset: /metrics is 404 in production, open otherwise.',
+    description: 'Bearer token for GET /metrics (at least 16 characters, no spaces); unset: /metrics is 404 in production, open otherwise.',
     readme: {
       default: '(unset)',
       meaning:
-        'Bearer token for `GET /metrics` (`Authorization: Bearer <token>`, 401 `invalid_metrics_token` otherwise); at least 16 characters. Unset: `/metrics` answers 404 in production and is open in development and test.',
+        'Bearer token for `GET /metrics` (`Authorization: Bearer <token>`, 401 `invalid_metrics_token` otherwise); at least 16 characters, no spaces. Unset: `/metrics` answers 404 in production and is open in development and test.',
     },
   },
   {
@@ -389,10 +389,10 @@ export const PLATFORM_SETTINGS: readonly SettingDoc[] = [
     name: 'IDEMPOTENCY_TTL_HOURS',
     section: 'Payments and invoices',
     default: '24',
-    description: 'How long a stored Idempotency-Key result is replayed, in hours.',
+    description: 'How long a stored Idempotency-Key result is replayed, in hours (1 to 8760).',
     readme: {
       default: '`24`',
-      meaning: 'How long an `Idempotency-Key` result is replayed.',
+      meaning: 'How long an `Idempotency-Key` result is replayed (1 to 8760 hours).',
     },
   },
   {
