@@ -27,14 +27,16 @@ export class AdminTokenGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<Request>();
     // The same client address as every other budget (an IPv6 client counts by its /64).
     const client = clientBucket(req.ip);
-    const attempts = await this.limiter.adminAttemptsAllowed(client);
-    if (!attempts.allowed) throw new RateLimitedError(attempts.resetSeconds);
     const given = req.headers['x-admin-token'];
+    // A token is counted as a failure before it is compared (and forgiven when right), so guesses sent at
+    // once cannot all be compared while the budget reads untouched. A request without the header guesses
+    // nothing and is not counted.
+    const attempts = typeof given === 'string' ? await this.limiter.takeAdminAttempt(client) : await this.limiter.adminAttemptsAllowed(client);
+    if (!attempts.allowed) throw new RateLimitedError(attempts.resetSeconds);
     if (typeof given !== 'string' || !timingSafeEqual(digest(given), digest(expected))) {
-      // A request without the header guesses nothing; only a wrong token counts.
-      if (typeof given === 'string') await this.limiter.recordAdminFailure(client);
       throw new UnauthorizedError('Missing or wrong X-Admin-Token', 'invalid_admin_token');
     }
+    await this.limiter.forgiveAdminAttempt(client);
     return true;
   }
 }

@@ -1,17 +1,23 @@
 import { expectError } from '../../support/envelope';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
 import { rawRequest } from '../../support/raw-http';
-import { ADMIN_TOKEN } from '../../support/server';
+import { RedisServer } from '../../support/redis';
+import { ADMIN_TOKEN, freePort } from '../../support/server';
 
 describe('/admin token guesses', () => {
+  let redis: RedisServer;
   let service: IsolatedService;
 
+  // Counted in Redis, as behind a load balancer: every count is a round trip, so requests sent at once interleave.
   beforeAll(async () => {
-    service = await startIsolatedService({ ADMIN_AUTH_FAILURES: '3' });
+    redis = new RedisServer(await freePort());
+    await redis.start();
+    service = await startIsolatedService({ ADMIN_AUTH_FAILURES: '3', REDIS_URL: redis.url });
   }, 120_000);
 
   afterAll(async () => {
     await service?.stop();
+    await redis?.kill();
   });
 
   it('answers 429 to an address after a few wrong tokens in a minute, without blocking the operator elsewhere', async () => {
@@ -36,5 +42,25 @@ describe('/admin token guesses', () => {
     const created = await from('127.0.0.3', ADMIN_TOKEN);
     expect(created.status).toBe(201);
     expect(created.body.data.name).toBe('Throttled');
+  });
+
+  it('compares no more wrong tokens than the budget when they are sent at once', async () => {
+    const url = `${service.server.baseUrl}/admin/organizations`;
+    const body = JSON.stringify({ name: 'Guessed at once' });
+    const guesses = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        rawRequest(url, { method: 'POST', body, localAddress: '127.0.0.4', headers: { 'x-admin-token': `wrong-guess-${i}-0123456789` } }),
+      ),
+    );
+    expect(guesses.map((g) => g.status).sort()).toEqual([401, 401, 401, 429, 429, 429, 429, 429, 429, 429]);
+  });
+
+  it('does not count the right token against its address', async () => {
+    const url = `${service.server.baseUrl}/admin/organizations`;
+    const from = (token: string) =>
+      rawRequest(url, { method: 'POST', body: JSON.stringify({ name: 'Operator' }), localAddress: '127.0.0.5', headers: { 'x-admin-token': token } });
+    for (let i = 0; i < 5; i++) expect((await from(ADMIN_TOKEN)).status).toBe(201);
+    for (let i = 0; i < 3; i++) expect((await from('wrong-admin-token-0123456789')).status).toBe(401);
+    expect((await from(ADMIN_TOKEN)).status).toBe(429);
   });
 });
