@@ -31,6 +31,14 @@ export function requireFlag(args: CliArgs, name: string): string {
   return value;
 }
 
+/** A switch: `--name` alone or `--name=true` / `--name true` is on, absent or `false` off; any other value is a usage error, never read as off. */
+export function switchFlag(args: CliArgs, name: string): boolean {
+  const value = args.flags[name];
+  if (value === undefined || value === 'false') return false;
+  if (value === true || value === 'true') return true;
+  throw new CliUsageError(`--${name} is a switch: give it alone (or =true / =false), not "${value}"`);
+}
+
 /** `--mode test|live` narrows a setting to one mode; without it both modes change. */
 function modesFlag(args: CliArgs): Mode[] {
   const mode = args.flags.mode;
@@ -79,7 +87,7 @@ export const CLI_COMMANDS: { [name in CliCommandName]: CliCommand } = {
     run: (args, app) => {
       const mode = requireFlag(args, 'mode');
       if (mode !== 'test' && mode !== 'live') throw new CliUsageError('--mode must be test or live');
-      return app.get(CommandBus).execute(new CreateApiKeyCommand(requireFlag(args, 'org'), mode, args.flags['read-only'] === true));
+      return app.get(CommandBus).execute(new CreateApiKeyCommand(requireFlag(args, 'org'), mode, switchFlag(args, 'read-only')));
     },
   },
   'key:revoke': {

@@ -42,6 +42,13 @@ describe('operator CLI', () => {
     expect(readOnly.key).toMatch(/^sk_test_/);
     expect(expectSuccess(await new Api(readOnly.key).get('/auth/debug_token'))).toMatchObject({ read_only: true, mode: 'test' });
 
+    // The switch written with a value means the same, and a value it cannot mean is refused, never read as off.
+    expect(await cliJson('key:create', '--org', org.organization_id, '--mode', 'live', '--read-only=true')).toMatchObject({ mode: 'live', read_only: true });
+    expect(await cliJson('key:create', '--org', org.organization_id, '--mode', 'test', '--read-only', 'true')).toMatchObject({ read_only: true });
+    const refused = await cli('key:create', '--org', org.organization_id, '--mode', 'live', '--read-only=yes');
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('--read-only is a switch');
+
     const live = await cliJson('key:create', '--org', org.organization_id, '--mode', 'live');
     expect(live).toMatchObject({ mode: 'live', read_only: false });
     expect(expectSuccess(await new Api(live.key).get('/auth/debug_token'))).toMatchObject({ read_only: false, mode: 'live' });
