@@ -10,3 +10,11 @@ export class CliOutput {
     readonly code: number,
   ) {}
 }
+
+/** A switch: `--name` alone or `--name=true` / `--name true` is on, absent or `false` off; any other value is a usage error, never read as off. */
+export function switchFlag(args: CliArgs, name: string): boolean {
+  const value = args.flags[name];
+  if (value === undefined || value === 'false') return false;
+  if (value === true || value === 'true') return true;
+  throw new CliUsageError(`--${name} is a switch: give it alone (or =true / =false), not "${value}"`);
+}

@@ -14,7 +14,7 @@ import { ValidationFailedError } from '../shared/errors/domain-error';
 import { forgetAnswersSealedWith } from '../shared/idempotency/idempotency';
 import { readFileSync } from 'node:fs';
 
-import { CliArgs, CliUsageError } from './cli-args';
+import { CliArgs, CliUsageError, switchFlag } from './cli-args';
 import { CLI_USAGE, type CliCommandName } from './cli-usage';
 import { doctor } from './doctor';
 
@@ -29,14 +29,6 @@ export function requireFlag(args: CliArgs, name: string): string {
   const value = args.flags[name];
   if (typeof value !== 'string' || !value) throw new CliUsageError(`--${name} is required`);
   return value;
-}
-
-/** A switch: `--name` alone or `--name=true` / `--name true` is on, absent or `false` off; any other value is a usage error, never read as off. */
-export function switchFlag(args: CliArgs, name: string): boolean {
-  const value = args.flags[name];
-  if (value === undefined || value === 'false') return false;
-  if (value === true || value === 'true') return true;
-  throw new CliUsageError(`--${name} is a switch: give it alone (or =true / =false), not "${value}"`);
 }
 
 /** `--mode test|live` narrows a setting to one mode; without it both modes change. */

@@ -20,7 +20,7 @@ import {
   settingStatus,
   statusCounts,
 } from '../shared/preflight/preflight-check';
-import { CliArgs, CliOutput } from './cli-args';
+import { CliArgs, CliOutput, switchFlag } from './cli-args';
 
 /**
  * The preflight an operator runs before going live (`cli doctor`), and the service once after it listens.
@@ -91,7 +91,7 @@ export function preflightText(report: PreflightReport): string {
 /** `doctor [--json]`: the report (lines, or one JSON object), exit code 1 when a check failed. */
 export async function doctor(args: CliArgs, app: INestApplicationContext): Promise<CliOutput> {
   const report = await runPreflight(app);
-  const text = args.flags.json === true ? JSON.stringify(report, null, 2) : preflightText(report);
+  const text = switchFlag(args, 'json') ? JSON.stringify(report, null, 2) : preflightText(report);
   return new CliOutput(text, report.ok ? 0 : 1);
 }
 
