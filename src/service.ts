@@ -1,5 +1,6 @@
-import type { INestApplicationContext } from '@nestjs/common';
+import { Logger as NestLogger, type INestApplicationContext } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import type { NextFunction, Response } from 'express';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { createHttpApp, resolveDatabase, ResolvedDatabase, runMigrations } from './bootstrap';
@@ -15,7 +16,10 @@ import { AppConfig, loadConfig } from './shared/config/app-config';
 import { SecretBox } from './shared/crypto/secret-box';
 import { withEmbeddedPassword } from './shared/db/embedded-postgres';
 import { TransactionRunner } from './shared/db/transaction-runner';
+import type { AppRequest } from './shared/http/envelope';
+import { answerError } from './shared/http/exception.filter';
 import { HttpDrain } from './shared/http/graceful-shutdown';
+import { plainHttpRefusal } from './shared/http/middleware';
 import { sealStoredAnswers } from './shared/idempotency/idempotency';
 import { BackgroundWork } from './shared/lifecycle/background-work';
 import { createRootLogger } from './shared/logging/logger';
@@ -179,7 +183,16 @@ export async function openService(config: AppConfig, logger: Logger, role: Servi
   const app = await createHttpApp(config, database.url, logger, undefined, drain);
   // Docs routes go in before init(): init() installs the catch-all 404 handler. DOCS_ENABLED=false
   // leaves them out, so /docs and /openapi.json answer 404 like any unknown path.
-  if (config.DOCS_ENABLED) mountDocs(app, { admin: !!config.ADMIN_API_TOKEN, clock: config.CLOCK_CONTROL });
+  if (config.DOCS_ENABLED) {
+    // Express matches the docs routes before Nest's middleware runs: they refuse plain HTTP in production here.
+    const errors = new NestLogger('Errors');
+    app.use(['/docs', '/openapi.json'], (req: AppRequest, res: Response, next: NextFunction) => {
+      const refusal = plainHttpRefusal(config, req);
+      if (refusal) answerError(refusal, req, res, config.defaultEnv, errors);
+      else next();
+    });
+    mountDocs(app, { admin: !!config.ADMIN_API_TOKEN, clock: config.CLOCK_CONTROL });
+  }
   await app.init();
   // A worker's database was prepared by the primary before it was started.
   if (!role.worker) await prepareDatabase(app, config, !!database.embedded, logger, output);

@@ -18,17 +18,24 @@ export function answersPlainHttp(originalUrl: string): boolean {
   return PLAIN_HTTP_PATHS.has(query === -1 ? originalUrl : originalUrl.slice(0, query));
 }
 
+/** The refusal of a request that must come over TLS and did not, or null (outside production, over TLS, the health checks). */
+export function plainHttpRefusal(config: AppConfig, req: AppRequest): BadRequestError | null {
+  if (!config.isProduction || req.secure || answersPlainHttp(req.originalUrl)) return null;
+  return new BadRequestError('HTTPS is required: send the request over https://', 'https_required');
+}
+
 /**
  * In production, a request that did not arrive over TLS (directly or via a trusted proxy) is
- * refused, except the health checks.
+ * refused, except the health checks. (The docs routes, which Express matches before Nest's
+ * middleware, are refused the same way where they are mounted: service.ts.)
  */
 @Injectable()
 export class HttpsOnlyMiddleware implements NestMiddleware {
   constructor(@Inject(AppConfig) private readonly config: AppConfig) {}
 
   use(req: AppRequest, _res: Response, next: NextFunction): void {
-    if (this.config.isProduction && !req.secure && !answersPlainHttp(req.originalUrl))
-      throw new BadRequestError('HTTPS is required: send the request over https://', 'https_required');
+    const refusal = plainHttpRefusal(this.config, req);
+    if (refusal) throw refusal;
     next();
   }
 }

@@ -32,6 +32,18 @@ describe('HTTPS in production', () => {
     expectError(await api.get('/files', { headers: { 'x-forwarded-proto': 'http' } }), 400, { code: 'https_required' });
   });
 
+  it('refuses the API reference over plain HTTP too, and serves it forwarded from HTTPS', async () => {
+    const api = new Api(null, server.baseUrl);
+    for (const path of ['/openapi.json', '/docs', '/docs/']) {
+      const refused = expectError(await api.get(path), 400, { code: 'https_required' });
+      expect(refused.env).toBe('production');
+    }
+    const served = await api.get('/openapi.json', { headers: viaProxy });
+    expect(served.status).toBe(200);
+    expect(served.body.openapi).toMatch(/^3\./);
+    expect((await api.get('/docs/', { headers: viaProxy })).status).toBe(200);
+  });
+
   it('answers the health checks over plain HTTP (load balancers and orchestrators probe instances that way)', async () => {
     const api = new Api(null, server.baseUrl);
     expect(expectSuccess(await api.get('/health'))).toEqual({ status: 'ok' });
