@@ -246,4 +246,36 @@ describe('the chain watcher across reorgs, crashes, takeovers and RPC outages', 
       await db.drop();
     }
   });
+
+  it("records a payment made inside an address's window that the watcher, behind its chain, reads only after the window closed", async () => {
+    const proxy = new RpcProxy(await freePort(), chain.port);
+    await proxy.start();
+    const db = await sharedDatabase();
+    const server = await startServer({ databaseUrl: db.url, env: { ...WATCHER_ENV, CHAINS_FILE: chainsFile(proxy.url) } });
+    try {
+      const shop = await createOrg(server);
+      const invoiceId = await createInvoice(shop.test, '4', 'USDT');
+      const { address } = await paymentAddress(shop.test, invoiceId);
+      await eventually(async () => expect(await watchedHead(server)).not.toBeNull());
+
+      // The node is out of reach: the payment is mined meanwhile, then the address's window closes.
+      await proxy.stop();
+      await chain.receipt(await chain.sendToken(usdt, 1, address, units('4', 6)));
+      const closed = await withClient(db.url, (c) =>
+        c.query(`UPDATE deposit_addresses SET watch_until = clock_timestamp() + interval '1 second' WHERE invoice_id = $1`, [invoiceId]),
+      );
+      expect(closed.rowCount).toBe(1);
+      await new Promise((r) => setTimeout(r, 1500));
+
+      // Back in reach: the block is read after the window closed, and the payment in it still counts.
+      await proxy.start();
+      await chain.mine(2);
+      const [payment] = await waitForPayments(shop.test, invoiceId, (ps) => ps.length === 1, 30_000);
+      expect(payment.price).toBe(new D('4').toFixed(30));
+    } finally {
+      await server.stop();
+      await proxy.stop();
+      await db.drop();
+    }
+  });
 });

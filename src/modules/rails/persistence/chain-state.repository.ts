@@ -9,6 +9,13 @@ export interface CursorRow {
   block_hash: string;
 }
 
+/** Where a watcher stands: its last block, and the time stamped on it when known (null: written before it was kept, or rewound). */
+export interface ChainCursor {
+  number: bigint;
+  hash: string;
+  time: Date | null;
+}
+
 export interface TransferRow {
   idempotency_key: string;
   organization_id: string;
@@ -34,17 +41,21 @@ const TRANSFER_COLUMNS = `idempotency_key, organization_id, invoice_id, provider
 /** The chain watcher's memory per network and mode: cursor, recent block hashes, transfers seen. */
 @Injectable()
 export class ChainStateRepository {
-  async cursor(m: EntityManager, mode: Mode, network: string): Promise<{ number: bigint; hash: string } | null> {
-    const rows: CursorRow[] = await m.query(`SELECT block_number::text, block_hash FROM chain_cursors WHERE mode = $1 AND network = $2`, [mode, network]);
-    return rows[0] ? { number: BigInt(rows[0].block_number), hash: rows[0].block_hash } : null;
+  async cursor(m: EntityManager, mode: Mode, network: string): Promise<ChainCursor | null> {
+    const rows: Array<CursorRow & { block_time: Date | null }> = await m.query(
+      `SELECT block_number::text, block_hash, block_time FROM chain_cursors WHERE mode = $1 AND network = $2`,
+      [mode, network],
+    );
+    return rows[0] ? { number: BigInt(rows[0].block_number), hash: rows[0].block_hash, time: rows[0].block_time } : null;
   }
 
-  /** Moves the cursor to a processed block and remembers its hash; forgets hashes below `keepFrom`. */
-  async advance(m: EntityManager, mode: Mode, network: string, block: { number: bigint; hash: string }, keepFrom: bigint, now: Date): Promise<void> {
+  /** Moves the cursor to a processed block (with the time stamped on it) and remembers its hash; forgets hashes below `keepFrom`. */
+  async advance(m: EntityManager, mode: Mode, network: string, block: ChainCursor, keepFrom: bigint, now: Date): Promise<void> {
     await m.query(
-      `INSERT INTO chain_cursors (mode, network, block_number, block_hash, updated_at) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (mode, network) DO UPDATE SET block_number = EXCLUDED.block_number, block_hash = EXCLUDED.block_hash, updated_at = EXCLUDED.updated_at`,
-      [mode, network, block.number.toString(), block.hash, now],
+      `INSERT INTO chain_cursors (mode, network, block_number, block_hash, updated_at, block_time) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (mode, network) DO UPDATE
+         SET block_number = EXCLUDED.block_number, block_hash = EXCLUDED.block_hash, updated_at = EXCLUDED.updated_at, block_time = EXCLUDED.block_time`,
+      [mode, network, block.number.toString(), block.hash, now, block.time],
     );
     if (block.number >= 0n) {
       await m.query(
@@ -57,18 +68,40 @@ export class ChainStateRepository {
   }
 
   /** The polled accounts left behind the cursor (their backlog over a step's budget), where each stands. */
-  async carried(m: EntityManager, mode: Mode, network: string): Promise<Array<{ account: string; position: string }>> {
-    return m.query(`SELECT account, position FROM chain_carried_accounts WHERE mode = $1 AND network = $2 ORDER BY account`, [mode, network]);
+  /** The polled accounts left behind, where each stands, and since when (the cursor's block time when it was first left behind; null: unknown). */
+  async carried(m: EntityManager, mode: Mode, network: string): Promise<Array<{ account: string; position: string; since: Date | null }>> {
+    return m.query(`SELECT account, position, since FROM chain_carried_accounts WHERE mode = $1 AND network = $2 ORDER BY account`, [mode, network]);
   }
 
-  /** Replaces the accounts left behind with `accounts`, in the transaction that moves the cursor. */
-  async keepCarried(m: EntityManager, mode: Mode, network: string, accounts: ReadonlyArray<{ account: string; position: string }>, now: Date): Promise<void> {
-    await m.query(`DELETE FROM chain_carried_accounts WHERE mode = $1 AND network = $2`, [mode, network]);
+  /**
+   * Replaces the accounts left behind with `accounts`, in the transaction that moves the cursor. An account
+   * still behind keeps its `since`; one newly left behind takes `since` (the block time of the cursor its
+   * unread transfers come after).
+   */
+  async keepCarried(
+    m: EntityManager,
+    mode: Mode,
+    network: string,
+    accounts: ReadonlyArray<{ account: string; position: string }>,
+    now: Date,
+    since: Date | null,
+  ): Promise<void> {
+    const old: Array<{ account: string; since: Date | null }> = rowsOf(
+      await m.query(`DELETE FROM chain_carried_accounts WHERE mode = $1 AND network = $2 RETURNING account, since`, [mode, network]),
+    );
     if (!accounts.length) return;
+    const before = new Map(old.map((r) => [r.account, r.since]));
     await m.query(
-      `INSERT INTO chain_carried_accounts (mode, network, account, position, updated_at)
-       SELECT $1, $2, a.account, a.position, $5 FROM unnest($3::text[], $4::text[]) AS a(account, position)`,
-      [mode, network, accounts.map((a) => a.account), accounts.map((a) => a.position), now],
+      `INSERT INTO chain_carried_accounts (mode, network, account, position, updated_at, since)
+       SELECT $1, $2, a.account, a.position, $5, a.since FROM unnest($3::text[], $4::text[], $6::timestamptz[]) AS a(account, position, since)`,
+      [
+        mode,
+        network,
+        accounts.map((a) => a.account),
+        accounts.map((a) => a.position),
+        now,
+        accounts.map((a) => (before.has(a.account) ? before.get(a.account) : since) ?? null),
+      ],
     );
   }
 
@@ -92,7 +125,8 @@ export class ChainStateRepository {
   /** Rewinds to `ancestor` after a reorg: later block hashes are forgotten and later transfers put in doubt. */
   async rewind(m: EntityManager, mode: Mode, network: string, ancestor: { number: bigint; hash: string }, now: Date): Promise<number> {
     await m.query(`DELETE FROM chain_blocks WHERE mode = $1 AND network = $2 AND block_number > $3`, [mode, network, ancestor.number.toString()]);
-    await m.query(`UPDATE chain_cursors SET block_number = $3, block_hash = $4, updated_at = $5 WHERE mode = $1 AND network = $2`, [
+    // The ancestor's time is not kept: unknown (null) until the cursor moves on.
+    await m.query(`UPDATE chain_cursors SET block_number = $3, block_hash = $4, updated_at = $5, block_time = NULL WHERE mode = $1 AND network = $2`, [
       mode,
       network,
       ancestor.number.toString(),
@@ -268,4 +302,10 @@ export class ChainStateRepository {
       now,
     ]);
   }
+}
+
+/** The rows of a statement's answer (TypeORM answers an UPDATE or DELETE as [rows, count]). */
+function rowsOf<T>(result: unknown): T[] {
+  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as T[];
+  return Array.isArray(result) ? (result as T[]) : [];
 }

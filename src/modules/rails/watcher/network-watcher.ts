@@ -2,12 +2,13 @@ import { Logger } from '@nestjs/common';
 import type { NetworkConfig } from '../domain/chains-config';
 import type { CarriedAccount, ChainFollower } from '../domain/payment-rail';
 import { scannedRangeProblem } from '../domain/scanned-range';
+import type { ChainCursor } from '../persistence/chain-state.repository';
 import type { RefusedTransfer } from '../persistence/unattributed-transfers.repository';
 import type { ChainIdentity } from './chain-identity';
 import { MempoolWatch } from './mempool';
 import { PaymentRecorder } from './payment-recorder';
 import { ReorgHandler } from './reorg';
-import { firstBlock, inTurns, lagOf, rangeEnd, sortTransfers } from './transfer-facts';
+import { blockTimeOf, firstBlock, inTurns, lagOf, rangeEnd, sortTransfers, watchedAsOf } from './transfer-facts';
 import { watchedSet } from './watched-set';
 import type { WatcherContext, WatcherDeps } from './watcher-context';
 import { ChainMoved, RpcFault, backoffMs, errorText, retryDelayMs, rpcCall } from './watcher-faults';
@@ -55,7 +56,7 @@ export class NetworkWatcher {
   private failures = 0;
   private wake: (() => void) | null = null;
   /** The accounts left behind as of the cursor `at` (as stored with it); read again from the database when the cursor is another. */
-  private carried: { at: bigint; accounts: CarriedAccount[] } | null = null;
+  private carried: { at: bigint; accounts: Array<CarriedAccount & { since?: Date | null }> } | null = null;
 
   constructor(config: NetworkConfig, follower: ChainFollower, identity: ChainIdentity, deps: WatcherDeps) {
     const logger = new Logger(`ChainWatcher ${config.mode}/${config.network}`);
@@ -157,7 +158,7 @@ export class NetworkWatcher {
       // First start: from start_block when configured, else from the next block on.
       const first = firstBlock(config.startBlock, head);
       const before = first > 0n ? await rpcCall('block', () => follower.block(first - 1n)) : null;
-      cursor = before ? { number: before.number, hash: before.hash } : { number: -1n, hash: '' };
+      cursor = before ? { number: before.number, hash: before.hash, time: blockTimeOf(before) } : { number: -1n, hash: '', time: null };
       await deps.run((tx) => deps.state.advance(tx, mode, network, cursor!, cursor!.number - BigInt(config.finalityDepth), deps.clock.now()));
       logger.log({ msg: 'chain cursor created', event: 'chain_cursor_created', ...labels, block: cursor.number.toString() });
     }
@@ -194,15 +195,19 @@ export class NetworkWatcher {
   }
 
   /** Reads and records one range; true when an account is still behind (carried to the next step). */
-  private async scan(cursor: { number: bigint; hash: string }, from: bigint, to: bigint, head: bigint): Promise<boolean> {
+  private async scan(cursor: ChainCursor, from: bigint, to: bigint, head: bigint): Promise<boolean> {
     const { mode, network } = this.ctx.config;
     const { deps } = this.ctx;
     // Where the accounts left behind stand: kept in memory from the step that stored them, else read once
     // (after a start, or when the previous step failed after storing).
     if (this.carried?.at !== cursor.number) this.carried = { at: cursor.number, accounts: await deps.state.carried(deps.manager, mode, network) };
     const carriedBefore = this.carried.accounts;
-    // One indexed read: the whole watched set when it is small, else only the news that it is not.
-    const { watched, owners, walletOwners } = await watchedSet(this.ctx);
+    // One indexed read: the whole watched set when it is small, else only the news that it is not. The
+    // addresses whose window was open when these blocks were made, not only those open now (a watcher
+    // behind its chain still finds a payment made inside a window that has closed since).
+    const since = new Map(carriedBefore.map((a) => [a.account, a.since ?? null]));
+    const asOf = watchedAsOf(deps.clock.now(), cursor.time, [...since.values()]);
+    const { watched, owners, walletOwners } = await watchedSet(this.ctx, asOf);
     const assets = Object.entries(this.ctx.config.assets);
     const slugOf = new Map(assets.map(([slug, ref]) => [ref, slug]));
     // The blocks first, then what they hold; all of it must be one view of one chain that follows the
@@ -223,7 +228,8 @@ export class NetworkWatcher {
     const astray = earlier.transfers.find((t) => earlierBlocks.get(t.blockNumber)?.hash !== t.blockHash);
     if (astray) throw new ChainMoved(`transfer ${astray.txHash} of an account read late is in block ${astray.blockNumber}, not a block it was reported with`);
     const blocks = new Map([...earlierBlocks, ...read.blocks.map((b) => [b.number, b] as const)]);
-    const last = read.blocks[read.blocks.length - 1] ?? cursor;
+    const lastBlock = read.blocks[read.blocks.length - 1];
+    const last: ChainCursor = lastBlock ? { number: lastBlock.number, hash: lastBlock.hash, time: blockTimeOf(lastBlock) } : cursor;
     // Only the configured assets count: a transfer of any other is never counted (and never as the coin).
     // The rest in chain order: by block, and within a block as the adapter gave them (each organization's
     // transfers are recorded in that order, the organizations in turns).
@@ -241,7 +247,8 @@ export class NetworkWatcher {
         tx_hashes: foreign.slice(0, 5).map((f) => f.txHash),
       });
     }
-    const carriedAfter = read.carried ?? [];
+    // An account newly left behind holds nothing older than the cursor's block; one still behind keeps its time.
+    const carriedAfter = (read.carried ?? []).map((a) => ({ ...a, since: since.has(a.account) ? since.get(a.account)! : cursor.time }));
     const refused: RefusedTransfer[] = [];
     // In turns across organizations: another's payment in this range waits for one transfer of each, not for all of one's.
     const ownerOf = (t: (typeof sorted.counted)[number]) => (t.toWallet ? walletOwners.get(t.to) : owners.get(t.to)?.organization_id) ?? '';
@@ -265,7 +272,7 @@ export class NetworkWatcher {
         if (kept?.created) await this.ctx.deps.announceUnmatched(tx, kept.row);
       }
       // The accounts still behind move with the cursor, in its transaction: a restart reads them on from there.
-      if (carriedBefore.length || carriedAfter.length) await deps.state.keepCarried(tx, mode, network, carriedAfter, deps.clock.now());
+      if (carriedBefore.length || carriedAfter.length) await deps.state.keepCarried(tx, mode, network, carriedAfter, deps.clock.now(), cursor.time);
       await this.ctx.deps.state.advance(tx, mode, network, last, head - BigInt(this.ctx.config.finalityDepth), this.ctx.deps.clock.now());
     });
     this.carried = { at: last.number, accounts: carriedAfter };

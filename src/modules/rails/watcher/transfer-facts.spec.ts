@@ -1,4 +1,16 @@
-import { confirmationsAt, countedConfirmations, firstBlock, inTurns, lagOf, priceOf, rangeEnd, sortTransfers, transferKey } from './transfer-facts';
+import {
+  BLOCK_TIME_MARGIN_MS,
+  confirmationsAt,
+  countedConfirmations,
+  firstBlock,
+  inTurns,
+  lagOf,
+  priceOf,
+  rangeEnd,
+  sortTransfers,
+  transferKey,
+  watchedAsOf,
+} from './transfer-facts';
 
 describe('transferKey', () => {
   it('names the network, the transaction and the output', () => {
@@ -83,5 +95,23 @@ describe('inTurns', () => {
   it("keeps one owner's transfers as they are, and an empty range empty", () => {
     expect(inTurns(['a1', 'a2', 'a3'], owner)).toEqual(['a1', 'a2', 'a3']);
     expect(inTurns([], owner)).toEqual([]);
+  });
+});
+
+describe('watchedAsOf', () => {
+  const now = new Date('2026-11-30T12:00:00Z');
+  const less = (d: Date) => new Date(d.getTime() - BLOCK_TIME_MARGIN_MS);
+  it("looks for the windows open when the cursor's block was made, less the margin, when that is earlier than now", () => {
+    const cursor = new Date('2026-11-30T10:30:00Z');
+    expect(watchedAsOf(now, cursor, [])).toEqual(less(cursor));
+  });
+  it('goes back to the oldest account read late, and never later than now', () => {
+    const cursor = new Date('2026-11-30T11:59:00Z');
+    const since = new Date('2026-11-29T08:00:00Z');
+    expect(watchedAsOf(now, cursor, [null, since])).toEqual(less(since));
+    expect(watchedAsOf(now, new Date('2026-11-30T13:00:00Z'), [])).toEqual(less(now));
+  });
+  it('takes now less the margin without a known cursor time', () => {
+    expect(watchedAsOf(now, null, [])).toEqual(less(now));
   });
 });

@@ -85,3 +85,24 @@ export function inTurns<T>(transfers: readonly T[], ownerOf: (transfer: T) => st
   }
   return turns;
 }
+
+/** How far a block's stamped time may be from the time it was made (Bitcoin allows two hours either way; other chains far less). */
+export const BLOCK_TIME_MARGIN_MS = 2 * 60 * 60_000;
+
+/** The time stamped on a block, as a Date (its timestamp is in seconds). */
+export function blockTimeOf(block: { timestamp: bigint }): Date {
+  return new Date(Number(block.timestamp) * 1000);
+}
+
+/**
+ * The instant whose open payment windows a scan looks for: no later than the blocks it reads were made,
+ * so a watcher that fell behind still finds a payment made inside a window that has closed since. The
+ * blocks after the cursor were made after its block, and an account read late (`carriedSince`) holds
+ * nothing older than when it was left behind; less the margin a block's stamped time may be off. Without
+ * a known cursor time, now less the margin.
+ */
+export function watchedAsOf(now: Date, cursorTime: Date | null, carriedSince: ReadonlyArray<Date | null>): Date {
+  let floor = now.getTime();
+  for (const t of [cursorTime, ...carriedSince]) if (t !== null && t.getTime() < floor) floor = t.getTime();
+  return new Date(floor - BLOCK_TIME_MARGIN_MS);
+}

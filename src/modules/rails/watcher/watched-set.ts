@@ -3,13 +3,16 @@ import type { DepositAddressRow } from '../persistence/deposit-addresses.reposit
 import { LOAD_ADDRESSES_MAX } from '../persistence/watched-addresses';
 import type { WatcherContext } from './watcher-context';
 
-/** The watched deposit addresses: the whole set when small, else resolved by an indexed lookup of the recipients seen. */
+/**
+ * The deposit addresses whose window is open at `now` (the blocks' time for a scan, see watchedAsOf; the
+ * clock's now for the mempool): the whole set when small, else resolved by an indexed lookup of the recipients seen.
+ */
 export async function watchedSet(
   ctx: WatcherContext,
+  now: Date = ctx.deps.clock.now(),
 ): Promise<{ watched: WatchedAddresses; owners: Map<string, DepositAddressRow>; walletOwners: Map<string, string> }> {
   const { mode, network } = ctx.config;
   const { deps } = ctx;
-  const now = deps.clock.now();
   const owners = new Map<string, DepositAddressRow>();
   // The organization of each polled wallet (families of `<wallet>/<reference>` addresses), filled by accounts().
   const walletOwners = new Map<string, string>();
