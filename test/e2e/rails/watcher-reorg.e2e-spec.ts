@@ -134,6 +134,46 @@ describe('the chain watcher when a reorg takes a payment out and the same transa
     expect((await shortState(shopB.test, invoiceB)).status).not.toBe('COMPLETED');
   });
 
+  it("keeps each refused transfer of a two-invoice transaction as its own unmatched transfer when a reorg moves one onto the other's log index", async () => {
+    const { chain, usdt } = setup;
+    const [shopA, shopB] = [await merchant(service), await merchant(service)];
+    const invoiceA = await createInvoice(shopA.test, '10', 'USDT');
+    const invoiceB = await createInvoice(shopB.test, '14', 'USDT');
+    const [payA, payB] = [await paymentAddress(shopA.test, invoiceA), await paymentAddress(shopB.test, invoiceB)];
+    // Both merchants turn the provider off after handing out the addresses: the transfers are refused and kept.
+    for (const shop of [shopA, shopB]) {
+      expect((await runCli(['provider:disable', '--org', shop.id, '--provider', 'prov_ethereum_usdt', '--mode', 'test'], service.cliEnv)).code).toBe(0);
+    }
+    const third = await createInvoice(shopB.test, '1', 'USDT');
+    await eventually(async () => expect((await shopB.test.post(`/invoices/${third}/payment_address`, { provider_id: 'prov_ethereum_usdt' })).status).toBe(400));
+    const raw = await chain.signTokenMany(usdt, 5, [payA.address, payB.address], [units('10', 6), units('7', 6)]);
+    const snapshot = await chain.test.snapshot();
+    const hash = await chain.sendRaw(raw);
+    const first = await chain.receipt(hash);
+    const unmatched = async (api: typeof shopA.test) =>
+      (expectSuccess(await api.get('/rails/unmatched')).items as Array<{ address: string; amount: string; in_doubt: boolean; idempotency_key: string }>).map(
+        (t) => ({ address: t.address, amount: t.amount, in_doubt: t.in_doubt, key: t.idempotency_key }),
+      );
+    await eventually(async () => {
+      expect(await unmatched(shopA.test)).toHaveLength(1);
+      expect(await unmatched(shopB.test)).toHaveLength(1);
+    }, 20_000);
+
+    // The fork puts another token transfer first in the block: A's transfer now has the log index B's had.
+    await forkWithTransferFirst(setup, snapshot, raw, hash);
+    const again = await chain.receipt(hash);
+    expect(again.logs[0].logIndex).toBe(first.logs[1].logIndex);
+    // Each organization keeps one transfer, its own (address and amount), no longer in doubt, under its new key.
+    await eventually(async () => {
+      expect(await unmatched(shopA.test)).toEqual([
+        { address: payA.address, amount: expect.stringMatching(/^10\.0+$/), in_doubt: false, key: `ethereum:${hash}:${again.logs[0].logIndex}` },
+      ]);
+      expect(await unmatched(shopB.test)).toEqual([
+        { address: payB.address, amount: expect.stringMatching(/^7\.0+$/), in_doubt: false, key: `ethereum:${hash}:${again.logs[1].logIndex}` },
+      ]);
+    }, 20_000);
+  });
+
   it('reinstates a payment cancelled by a reorg when the same transaction is mined again, with its events', async () => {
     const { chain, usdt } = setup;
     const shop = await merchant(service);

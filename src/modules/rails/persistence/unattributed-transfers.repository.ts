@@ -60,6 +60,7 @@ export class UnattributedTransfersRepository {
    * (null). `created`: the transfer was not kept before.
    */
   async keep(m: EntityManager, mode: Mode, t: RefusedTransfer, now: Date): Promise<{ row: UnattributedTransferRow; created: boolean } | null> {
+    await this.makeRoom(m, mode, t);
     const rows: Array<UnattributedTransferRow & { created: boolean }> = await m.query(
       `INSERT INTO unattributed_transfers (id, organization_id, mode, network, idempotency_key, address, invoice_id, provider_id, currency, tx_hash,
                                            log_index, block_number, block_hash, happened_at, units, amount, status, reason_code, reason, attempts,
@@ -96,6 +97,31 @@ export class UnattributedTransfersRepository {
     if (!rows[0]) return null;
     const { created, ...row } = rows[0];
     return { row, created };
+  }
+
+  /**
+   * Where a reorg moved a transaction's logs (EVM and Tron log indexes are block-wide), the key of a
+   * refused transfer may be the one another transfer of the transaction was kept under: that row (in doubt,
+   * or already resolved) is moved aside, whatever its status, for its own transfer to find; and the row
+   * this transfer was kept under before, under its old key, takes the new key. So each row keeps its own
+   * address, amount and payment, and no transfer is kept twice.
+   */
+  private async makeRoom(m: EntityManager, mode: Mode, t: RefusedTransfer): Promise<void> {
+    const same = `tx_hash = $4 AND address = $5 AND units = $6::numeric`;
+    const params = [mode, t.network, t.idempotency_key, t.tx_hash, t.address, t.units];
+    await m.query(
+      `UPDATE unattributed_transfers SET idempotency_key = idempotency_key || '#moved-' || gen_random_uuid()
+        WHERE mode = $1 AND network = $2 AND idempotency_key = $3 AND NOT (${same})`,
+      params,
+    );
+    await m.query(
+      `UPDATE unattributed_transfers SET idempotency_key = $3
+        WHERE id = (SELECT id FROM unattributed_transfers
+                     WHERE mode = $1 AND network = $2 AND idempotency_key <> $3 AND ${same} AND (orphaned OR idempotency_key LIKE '%#moved-%')
+                       AND NOT EXISTS (SELECT 1 FROM unattributed_transfers k WHERE k.mode = $1 AND k.network = $2 AND k.idempotency_key = $3)
+                     ORDER BY created_at LIMIT 1)`,
+      params,
+    );
   }
 
   /**
