@@ -171,6 +171,7 @@ describe('cli doctor: the go-live preflight against real nodes and rate servers'
       'chain.test.litecoin.chain',
       'chain.test.litecoin.sync',
       'chain.test.litecoin.txindex',
+      'chain.test.litecoin.blocks',
       'chain.test.litecoin.confirmations',
     ]) {
       expect(checks.get(name)).toMatchObject({ status: 'ok' });
@@ -252,6 +253,29 @@ describe('cli doctor: the go-live preflight against real nodes and rate servers'
     expect(check?.detail).toContain('txindex=1');
     // The rest of that node is fine.
     for (const what of ['node', 'chain', 'sync']) expect(byName(result).get(`chain.test.litecoin.${what}`)).toMatchObject({ status: 'ok' });
+  });
+
+  it("fails a UTXO node whose getblock does not take verbosity 2 (as Dogecoin Core 1.14's), naming the call", async () => {
+    // The real litecoind behind a relay that answers a numeric verbosity as such a node does.
+    const older = new JsonRpcRelay(litecoin.rpcUrl, {
+      answer: (call, answer) =>
+        call.method === 'getblock' && typeof call.params?.[1] === 'number'
+          ? { jsonrpc: '2.0', id: call.id, error: { code: -1, message: 'JSON value is not a boolean as expected' } }
+          : answer,
+    });
+    await older.start();
+    try {
+      const file = writeChainsFile({ test: { litecoin: { rpc_url: older.url, chain: 'regtest' } } });
+      const { code, report: result } = await report({ CHAINS_FILE: file });
+      expect(code).toBe(1);
+      const check = byName(result).get('chain.test.litecoin.blocks');
+      expect(check).toMatchObject({ status: 'fail' });
+      expect(check?.detail).toContain('getblock <hash> 2');
+      expect(check?.detail).toContain('not a boolean');
+      for (const what of ['node', 'chain', 'sync', 'txindex']) expect(byName(result).get(`chain.test.litecoin.${what}`)).toMatchObject({ status: 'ok' });
+    } finally {
+      await older.stop();
+    }
   });
 
   it('fails nodes that are not synced: a Bitcoin node in its first sync, and an EVM node whose latest block is a day old', async () => {

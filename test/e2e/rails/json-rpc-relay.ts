@@ -71,7 +71,14 @@ export class JsonRpcRelay {
   private async one(original: JsonRpcCall): Promise<JsonRpcAnswer> {
     this.calls.set(original.method, (this.calls.get(original.method) ?? 0) + 1);
     const call = this.hooks.request ? this.hooks.request(original) : original;
-    const response = await fetch(this.nodeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call) });
+    // A node URL with credentials (litecoind's user:password@): fetch takes them as a header, not in the URL.
+    const target = new URL(this.nodeUrl);
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (target.username)
+      headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`).toString('base64')}`;
+    target.username = '';
+    target.password = '';
+    const response = await fetch(target, { method: 'POST', headers, body: JSON.stringify(call) });
     const answer = (await response.json()) as JsonRpcAnswer;
     return this.hooks.answer ? this.hooks.answer(call, answer) : answer;
   }

@@ -191,6 +191,22 @@ export class UtxoFollower implements ChainFollower {
     }
   }
 
+  /**
+   * Whether the node answers `getblock <hash> 2` (a block with its decoded transactions), as the watcher
+   * reads every block: null when it does, else the node's refusal (Dogecoin Core 1.14 takes only true/false there).
+   */
+  async verboseBlockProblem(): Promise<string | null> {
+    const hash = await this.call<string>('getbestblockhash');
+    try {
+      const block = await this.call<RpcBlock>('getblock', [hash, 2]);
+      const first = Array.isArray(block?.tx) ? block.tx[0] : undefined;
+      return first && typeof first === 'object' && Array.isArray(first.vout) ? null : 'its answer holds no decoded transactions';
+    } catch (e) {
+      if (e instanceof UtxoRpcError) return e.message;
+      throw e;
+    }
+  }
+
   async head(): Promise<bigint> {
     return BigInt(await this.call<number>('getblockcount'));
   }

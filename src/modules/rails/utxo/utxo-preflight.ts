@@ -86,6 +86,24 @@ export async function utxoPreflight(config: NetworkConfig, settings: RailPreflig
   }
   const checks = [nodeAnswersCheck(config, 'getblockchaininfo'), chainCheck(config, info.chain), utxoSyncCheck(config, info)];
   try {
+    const problem = await node.verboseBlockProblem();
+    checks.push(
+      problem === null
+        ? {
+            name: checkName(config, 'blocks'),
+            status: 'ok',
+            detail: 'the node answers getblock with decoded transactions (verbosity 2), as the watcher reads blocks',
+          }
+        : {
+            name: checkName(config, 'blocks'),
+            status: 'fail',
+            detail: `the node does not answer getblock <hash> 2 (${problem}): the watcher reads every block that way and would see no payment; use a node whose getblock takes verbosity 2 (Bitcoin Core 0.15 and later, Litecoin Core 0.16 and later)`,
+          },
+    );
+  } catch (e) {
+    checks.push({ name: checkName(config, 'blocks'), status: 'fail', detail: `getblock failed (${safeErrorText(e)}): check the node` });
+  }
+  try {
     checks.push(txindexCheck(config, await node.indexInfo()));
   } catch (e) {
     checks.push({ name: checkName(config, 'txindex'), status: 'fail', detail: `getindexinfo failed (${safeErrorText(e)}): check the node` });
