@@ -191,19 +191,21 @@ export class ConsoleAuth {
     }
     const pass = typeof password === 'string' ? password : '';
     const candidates = (await this.repo.membersByEmail(email)).filter((m) => m.password_hash);
-    let checked = false;
+    const taken: string[] = [];
     for (const member of candidates) {
       if (!(await this.repo.takeSignInAttempt(member.id, now, MAX_FAILED_SIGN_INS, new Date(now.getTime() + LOCKOUT_MS)))) continue;
-      checked = true;
+      taken.push(member.id);
       // Checked even when empty (no password matches one), so an empty password costs what another does.
       const matches = await verify(member.password_hash!, pass || 'x').catch(() => false);
       if (!pass || !matches) continue;
       const token = newToken();
       if (!(await this.repo.insertSession(tokenHash(token), member.id, newToken(), now, ip, member.password_hash!))) continue;
       await this.repo.recordSignIn(member.id, now);
+      // The same email's memberships of other organizations tried first were not guessed at: their attempts go back.
+      for (const other of taken) if (other !== member.id) await this.repo.giveBackSignInAttempt(other, MAX_FAILED_SIGN_INS);
       return { ok: true, token, member };
     }
-    if (!checked) await verify(await DUMMY_HASH(), pass || 'x').catch(() => false);
+    if (!taken.length) await verify(await DUMMY_HASH(), pass || 'x').catch(() => false);
     if (candidates.length === 0) return { ok: false, reason: 'invalid' };
     const fresh = await this.repo.membersByEmail(email);
     const locked = fresh.some((m) => m.password_hash && m.locked_until && m.locked_until > now);

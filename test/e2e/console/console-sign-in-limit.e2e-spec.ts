@@ -122,6 +122,24 @@ describe('console sign-in: attempts sent at once', () => {
     expect(client.hasSession()).toBe(false);
   });
 
+  it("does not count a sign-in to one organization against the same email's membership of another", async () => {
+    const { email } = await memberOf(unlimited, 'First shop');
+    // The same person in a second organization, with another password.
+    const second = await runCli(['org:create', '--name', 'Second shop', '--owner-email', email], unlimited.cliEnv);
+    expect(second.code).toBe(0);
+    const link = new URL(JSON.parse(second.stdout).sign_in_url as string).pathname;
+    expect((await new FormClient(unlimited.server.baseUrl).submit(link, { password: 'the second shop password' })).status).toBe(200);
+    // Six sign-ins to the second: the first membership is tried (and does not match) each time before it.
+    for (let i = 0; i < 6; i++)
+      expect((await new FormClient(unlimited.server.baseUrl).submit('/console/sign-in', { email, password: 'the second shop password' })).status).toBe(303);
+    const [first] = await withClient(
+      unlimited.databaseUrl!,
+      async (c) => (await c.query(`SELECT failed_attempts, locked_until FROM console_members WHERE email = $1 ORDER BY created_at LIMIT 1`, [email])).rows,
+    );
+    expect(first).toEqual({ failed_attempts: 0, locked_until: null });
+    expect((await new FormClient(unlimited.server.baseUrl).submit('/console/sign-in', { email, password: PASSWORD })).status).toBe(303);
+  });
+
   it('a password set through a reset link while a sign-in with the old one is opening its session ends that session too', async () => {
     const { email, organizationId } = await memberOf(unlimited, 'Reset race');
     const reset = JSON.parse((await runCli(['member:reset', '--email', email, '--org', organizationId], unlimited.cliEnv)).stdout);

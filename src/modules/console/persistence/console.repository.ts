@@ -168,6 +168,17 @@ export class ConsoleRepository {
     return rows.length === 1;
   }
 
+  /** Gives back an attempt taken with takeSignInAttempt that was not a guess at this member's password (another member's matched), and the lock it set. */
+  async giveBackSignInAttempt(memberId: string, maxAttempts: number): Promise<void> {
+    await this.db.query(
+      `UPDATE console_members
+          SET locked_until = CASE WHEN failed_attempts - 1 < $2 THEN NULL ELSE locked_until END,
+              failed_attempts = GREATEST(failed_attempts - 1, 0)
+        WHERE id = $1`,
+      [memberId, maxAttempts],
+    );
+  }
+
   async recordSignIn(memberId: string, now: Date): Promise<void> {
     await this.db.query(`UPDATE console_members SET failed_attempts = 0, locked_until = NULL, last_sign_in_at = $2 WHERE id = $1`, [memberId, now]);
   }
