@@ -18,7 +18,8 @@ import { ResolveApiKeyQuery } from './queries/resolve-api-key/resolve-api-key.qu
  * the JSON body: a request that is refused here (and an unknown route, which never gets here) costs
  * no body parsing.
  * 401: missing, malformed, unknown or revoked key. 403: a read-only key on a write, a live key
- * on a test-only call. 429: over budget, or an unknown key from an address that sent too many.
+ * on a test-only call. 429: over budget (the key's, or its organization's in that mode, which all
+ * its keys of the mode share), or an unknown key from an address that sent too many.
  * Payer-facing routes also accept no key at all (decisions §3), with a small body cap; so do the public
  * payer routes (refund claims), which never take a key.
  *
@@ -72,7 +73,11 @@ export class ApiKeyGuard implements CanActivate {
       throw new UnauthorizedError('Invalid API key: unknown or revoked');
     }
     req.state.caller = caller;
-    if (limits) this.enforce(res, await this.limiter.forKey(caller.keyId, caller.mode));
+    if (limits) {
+      // The key's budget, and its organization's in this mode, which all its keys of the mode share.
+      const { key, organization } = await this.limiter.forKeyOfOrganization(caller.keyId, caller.organizationId, caller.mode);
+      this.enforce(res, key.allowed && !organization.allowed ? organization : key);
+    }
 
     if (policy.write && caller.readOnly && !(policy.payer && policy.payerFields)) throw new ForbiddenError('This API key is read-only', 'read_only_key');
     if (policy.testOnly && caller.mode !== 'test') throw new ForbiddenError('Only test-mode keys may call this endpoint', 'live_mode_forbidden');

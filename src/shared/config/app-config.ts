@@ -242,6 +242,15 @@ export class AppConfig {
   @Min(1)
   RATE_LIMIT_TEST = 25;
 
+  /**
+   * How many keys' budgets (RATE_LIMIT_LIVE / RATE_LIMIT_TEST) an organization's keys of one mode share in all:
+   * more keys do not buy more throughput than this.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  RATE_LIMIT_ORGANIZATION_KEYS = 4;
+
   /** Requests per second per client address without a key (payer pages). */
   @Transform(toInt)
   @IsInt()

@@ -476,6 +476,16 @@ export const PLATFORM_SETTINGS: readonly SettingDoc[] = [
     description: 'Requests per window per test-mode key.',
   },
   {
+    name: 'RATE_LIMIT_ORGANIZATION_KEYS',
+    section: 'Rate limits',
+    default: '4',
+    description: "How many keys' budgets an organization's keys of one mode share in all (more keys do not buy more throughput).",
+    readme: {
+      default: '`4`',
+      meaning: "How many keys' budgets all of an organization's keys of one mode share (400/s live, 100/s test by default).",
+    },
+  },
+  {
     name: 'RATE_LIMIT_ANONYMOUS',
     section: 'Rate limits',
     default: '25',

@@ -20,6 +20,21 @@ if ttl < 0 then
 end
 return {count, ttl}`;
 
+/** HIT_SCRIPT for two keys at once (KEYS[1], KEYS[2]; ARGV[1] the window): {count1, ttl1, count2, ttl2}. */
+const HIT_PAIR_SCRIPT = `
+local out = {}
+for i = 1, 2 do
+  local count = redis.call('INCR', KEYS[i])
+  local ttl = redis.call('PTTL', KEYS[i])
+  if ttl < 0 then
+    redis.call('PEXPIRE', KEYS[i], ARGV[1])
+    ttl = tonumber(ARGV[1])
+  end
+  out[#out + 1] = count
+  out[#out + 1] = ttl
+end
+return out`;
+
 /** How often a Redis that stopped answering on an open connection is asked again (a reconnect is noticed at once). */
 const PROBE_INTERVAL_MS = 1000;
 
@@ -91,6 +106,30 @@ class RedisWithFallback implements RateCounter {
   hit(bucket: string, windowMs: number) {
     return this.run(bucket, windowMs, 1);
   }
+  async hitPair(first: string, second: string, windowMs: number): Promise<[WindowCount, WindowCount]> {
+    if (this.state === 'up') {
+      const now = Date.now();
+      const slot = Math.floor(now / windowMs);
+      const left = windowMs - (now % windowMs);
+      try {
+        const [c1, t1, c2, t2] = (await this.redis.eval(
+          HIT_PAIR_SCRIPT,
+          2,
+          `ratelimit:${first}:${windowMs}:${slot}`,
+          `ratelimit:${second}:${windowMs}:${slot}`,
+          String(windowMs),
+        )) as [number, number, number, number];
+        return [
+          { count: c1, resetMs: t1 > 0 ? t1 : left },
+          { count: c2, resetMs: t2 > 0 ? t2 : left },
+        ];
+      } catch (e) {
+        this.markDown((e as Error).message);
+      }
+    }
+    this.fallbacks++;
+    return this.local.hitPair(first, second, windowMs);
+  }
   unhit(bucket: string, windowMs: number) {
     return this.run(bucket, windowMs, -1);
   }
@@ -159,12 +198,23 @@ export class RateLimiter implements OnModuleDestroy {
   /** `count`: this request is one of the counted (allowed while within the limit); else only look (allowed while below it). */
   private async decide(bucket: string, limit: number, windowMs: number, count: boolean): Promise<LimitDecision> {
     const w = count ? await this.counter.hit(bucket, windowMs) : await this.counter.peek(bucket, windowMs);
-    const allowed = count ? w.count <= limit : w.count < limit;
-    return { allowed, limit, remaining: Math.max(0, limit - w.count), resetSeconds: Math.max(1, Math.ceil(w.resetMs / 1000)) };
+    return count ? decision(w, limit) : { ...decision(w, limit), allowed: w.count < limit };
   }
 
   forKey(keyId: string, mode: 'test' | 'live'): Promise<LimitDecision> {
     return this.decide(`key:${keyId}`, mode === 'live' ? this.config.RATE_LIMIT_LIVE : this.config.RATE_LIMIT_TEST, this.config.RATE_LIMIT_WINDOW_MS, true);
+  }
+
+  /**
+   * A keyed request drawn from its key's budget and from its organization's in that mode, which all of the
+   * organization's keys of the mode share: RATE_LIMIT_ORGANIZATION_KEYS keys' worth. So an organization that
+   * makes more keys does not get more throughput (and more of the service) than that. One round trip.
+   */
+  async forKeyOfOrganization(keyId: string, organizationId: string, mode: 'test' | 'live'): Promise<{ key: LimitDecision; organization: LimitDecision }> {
+    const perKey = mode === 'live' ? this.config.RATE_LIMIT_LIVE : this.config.RATE_LIMIT_TEST;
+    const windowMs = this.config.RATE_LIMIT_WINDOW_MS;
+    const [key, organization] = await this.counter.hitPair(`key:${keyId}`, `org:${mode}:${organizationId}`, windowMs);
+    return { key: decision(key, perKey), organization: decision(organization, perKey * this.config.RATE_LIMIT_ORGANIZATION_KEYS) };
   }
 
   forAnonymous(client: string): Promise<LimitDecision> {
@@ -221,4 +271,9 @@ export class RateLimiter implements OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     await this.counter.close();
   }
+}
+
+/** A counted request's decision: allowed while its window's count is within the limit. */
+function decision(w: WindowCount, limit: number): LimitDecision {
+  return { allowed: w.count <= limit, limit, remaining: Math.max(0, limit - w.count), resetSeconds: Math.max(1, Math.ceil(w.resetMs / 1000)) };
 }

@@ -2,7 +2,7 @@ import Redis from 'ioredis';
 import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
-import { startServer } from '../../support/server';
+import { ADMIN_TOKEN, startServer } from '../../support/server';
 
 async function burst(api: Api, n: number) {
   return Promise.all(Array.from({ length: n }, () => api.get('/auth/debug_token')));
@@ -41,6 +41,32 @@ describe('rate limits', () => {
     // the live key of the same organization has its own, larger budget
     const live = await burst(org.live, 10);
     expect(live.filter((r) => r.status === 200)).toHaveLength(8);
+  });
+
+  it("shares an organization's budget among its keys of a mode: four keys' worth (RATE_LIMIT_ORGANIZATION_KEYS), whatever it makes", async () => {
+    const org = await service.createOrg();
+    const other = await service.createOrg();
+    const keyOf = async () => {
+      const res = await new Api(null, service.server.baseUrl).post(
+        `/admin/organizations/${org.id}/keys`,
+        { mode: 'test' },
+        { headers: { 'x-admin-token': ADMIN_TOKEN } },
+      );
+      expect(res.status).toBe(201);
+      return new Api(res.body.data.key, service.server.baseUrl);
+    };
+    const keys = [org.test, await keyOf(), await keyOf(), await keyOf(), await keyOf()];
+    await awayFromWindowEdge(60_000, 10_000);
+    // Four keys use their five each: twenty, the organization's budget.
+    for (const key of keys.slice(0, 4)) expect((await burst(key, 5)).map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    // A fifth key, its own budget untouched, is refused: the organization's is spent, and the headers say so.
+    const refused = await keys[4].get('/auth/debug_token');
+    expectError(refused, 429, { code: 'rate_limited' });
+    expect(refused.headers.get('ratelimit-limit')).toBe('20');
+    expect(refused.headers.get('ratelimit-remaining')).toBe('0');
+    // Another organization's key is not held back, nor the organization's live keys.
+    expectSuccess(await other.test.get('/auth/debug_token'));
+    expectSuccess(await org.live.get('/auth/debug_token'));
   });
 });
 
