@@ -205,6 +205,11 @@ export class LocalChain {
     return this.public.getBlockNumber({ cacheTime: 0 });
   }
 
+  /** The time stamped on block `number`. */
+  async blockTime(number: bigint): Promise<Date> {
+    return new Date(Number((await this.public.getBlock({ blockNumber: number })).timestamp) * 1000);
+  }
+
   async receipt(hash: Hex) {
     return this.public.waitForTransactionReceipt({ hash });
   }

@@ -3,6 +3,7 @@ import { fundedWallet, solTransfer, tokenTransfer } from '../../chain/solana-wal
 import { Api } from '../../support/api';
 import { expectSuccess } from '../../support/envelope';
 import { type IsolatedService, sharedDatabase } from '../../support/isolated';
+import { withClient } from '../../support/pg';
 import { startServer } from '../../support/server';
 import { eventually, WebhookReceiver } from '../../support/webhook-receiver';
 import { createInvoice, D, r30, shortState } from '../payments/payments-helpers';
@@ -87,6 +88,9 @@ describe('the Solana rail against a litesvm node in Solana JSON-RPC shapes', () 
     const mine = hooks.filter((w) => w.path === path);
     expect(mine.map((w) => w.json.type)).toEqual(expect.arrayContaining(['payment.created', 'payment.updated', 'invoice.completed']));
     for (const hook of mine) expect(() => new Webhook(endpoint.secret).verify(hook.body, hook.headers as Record<string, string>)).not.toThrow();
+    // Slots carry no time the watcher reads: the cursor keeps none (its scans look as of now less the margin), never 1970.
+    const [cursor] = await withClient(service.databaseUrl!, async (c) => (await c.query(`SELECT block_time FROM chain_cursors WHERE network = 'solana'`)).rows);
+    expect(cursor).toEqual({ block_time: null });
   });
 
   it('takes USDC partly, then the rest the same reference asks (the associated token account created by the payment)', async () => {

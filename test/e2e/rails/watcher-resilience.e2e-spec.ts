@@ -272,6 +272,15 @@ describe('the chain watcher across reorgs, crashes, takeovers and RPC outages', 
       await chain.mine(2);
       const [payment] = await waitForPayments(shop.test, invoiceId, (ps) => ps.length === 1, 30_000);
       expect(payment.price).toBe(new D('4').toFixed(30));
+      // The cursor keeps the time stamped on its block: what the next scan's window is judged by.
+      await eventually(async () => {
+        const [cursor] = await withClient(
+          db.url,
+          async (c) => (await c.query(`SELECT block_number::text, block_time FROM chain_cursors WHERE network = 'ethereum'`)).rows,
+        );
+        const stamped = await chain.blockTime(BigInt(cursor.block_number));
+        expect(cursor.block_time).toEqual(stamped);
+      });
     } finally {
       await server.stop();
       await proxy.stop();

@@ -230,6 +230,7 @@ export class NetworkWatcher {
     const blocks = new Map([...earlierBlocks, ...read.blocks.map((b) => [b.number, b] as const)]);
     const lastBlock = read.blocks[read.blocks.length - 1];
     const last: ChainCursor = lastBlock ? { number: lastBlock.number, hash: lastBlock.hash, time: blockTimeOf(lastBlock) } : cursor;
+    // (blockTimeOf is null for a block whose time the adapter does not read, Solana's slots: the scan then looks as of now less the margin.)
     // Only the configured assets count: a transfer of any other is never counted (and never as the coin).
     // The rest in chain order: by block, and within a block as the adapter gave them (each organization's
     // transfers are recorded in that order, the organizations in turns).

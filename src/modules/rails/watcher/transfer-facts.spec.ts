@@ -1,5 +1,6 @@
 import {
   BLOCK_TIME_MARGIN_MS,
+  blockTimeOf,
   confirmationsAt,
   countedConfirmations,
   firstBlock,
@@ -113,5 +114,12 @@ describe('watchedAsOf', () => {
   });
   it('takes now less the margin without a known cursor time', () => {
     expect(watchedAsOf(now, null, [])).toEqual(less(now));
+  });
+});
+
+describe('blockTimeOf', () => {
+  it("reads a block's stamp in seconds, and none where the adapter does not read it (0)", () => {
+    expect(blockTimeOf({ timestamp: 1_764_504_000n })).toEqual(new Date('2025-11-30T12:00:00Z'));
+    expect(blockTimeOf({ timestamp: 0n })).toBeNull();
   });
 });

@@ -89,9 +89,9 @@ export function inTurns<T>(transfers: readonly T[], ownerOf: (transfer: T) => st
 /** How far a block's stamped time may be from the time it was made (Bitcoin allows two hours either way; other chains far less). */
 export const BLOCK_TIME_MARGIN_MS = 2 * 60 * 60_000;
 
-/** The time stamped on a block, as a Date (its timestamp is in seconds). */
-export function blockTimeOf(block: { timestamp: bigint }): Date {
-  return new Date(Number(block.timestamp) * 1000);
+/** The time stamped on a block, as a Date (its timestamp is in seconds); null when the adapter does not read it (0: Solana's slots). */
+export function blockTimeOf(block: { timestamp: bigint }): Date | null {
+  return block.timestamp > 0n ? new Date(Number(block.timestamp) * 1000) : null;
 }
 
 /**
