@@ -28,15 +28,14 @@ export class AdminTokenGuard implements CanActivate {
     // The same client address as every other budget (an IPv6 client counts by its /64).
     const client = clientBucket(req.ip);
     const given = req.headers['x-admin-token'];
-    // A token is counted as a failure before it is compared (and forgiven when right), so guesses sent at
-    // once cannot all be compared while the budget reads untouched. A request without the header guesses
-    // nothing and is not counted.
-    const attempts = typeof given === 'string' ? await this.limiter.takeAdminAttempt(client) : await this.limiter.adminAttemptsAllowed(client);
+    const right = typeof given === 'string' && timingSafeEqual(digest(given), digest(expected));
+    // A wrong token counts against the address's budget, past which every request is 429 (the right token
+    // too); the right one is never counted, so an operator's requests at once are not refused. The answer
+    // tells a guess apart only within the budget: a right token whose address has spent it is 429 as well.
+    // A request without the header guesses nothing and is not counted.
+    const attempts = typeof given === 'string' && !right ? await this.limiter.recordAdminFailure(client) : await this.limiter.adminAttemptsAllowed(client);
     if (!attempts.allowed) throw new RateLimitedError(attempts.resetSeconds);
-    if (typeof given !== 'string' || !timingSafeEqual(digest(given), digest(expected))) {
-      throw new UnauthorizedError('Missing or wrong X-Admin-Token', 'invalid_admin_token');
-    }
-    await this.limiter.forgiveAdminAttempt(client);
+    if (!right) throw new UnauthorizedError('Missing or wrong X-Admin-Token', 'invalid_admin_token');
     return true;
   }
 }

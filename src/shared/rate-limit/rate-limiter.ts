@@ -258,16 +258,6 @@ export class RateLimiter implements OnModuleDestroy {
     return this.decide(`adminfail:${client}`, this.config.ADMIN_AUTH_FAILURES, 60_000, true);
   }
 
-  /** An X-Admin-Token's place in this address's budget, taken before it is compared (a failure until forgiveAdminAttempt). */
-  takeAdminAttempt(client: string): Promise<LimitDecision> {
-    return this.recordAdminFailure(client);
-  }
-
-  /** The token taken with takeAdminAttempt was right: not a failure. */
-  async forgiveAdminAttempt(client: string): Promise<void> {
-    await this.counter.unhit(`adminfail:${client}`, 60_000);
-  }
-
   async onModuleDestroy(): Promise<void> {
     await this.counter.close();
   }

@@ -55,6 +55,16 @@ describe('/admin token guesses', () => {
     expect(guesses.map((g) => g.status).sort()).toEqual([401, 401, 401, 429, 429, 429, 429, 429, 429, 429]);
   });
 
+  it('serves the right token sent many times at once (it is never counted)', async () => {
+    const url = `${service.server.baseUrl}/admin/organizations`;
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        rawRequest(url, { method: 'POST', body: JSON.stringify({ name: `Batch ${i}` }), localAddress: '127.0.0.6', headers: { 'x-admin-token': ADMIN_TOKEN } }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array<number>(10).fill(201));
+  });
+
   it('does not count the right token against its address', async () => {
     const url = `${service.server.baseUrl}/admin/organizations`;
     const from = (token: string) =>
