@@ -113,6 +113,8 @@ export class ConsoleController {
     if (this.limiter.enabled) {
       const budget = await this.limiter.takeAuthAttempt(address);
       if (!budget.allowed) {
+        // Refused unchecked: not a failure either (the budget counts the checks that failed or are under way).
+        await this.limiter.forgiveAuthAttempt(address);
         res.setHeader('Retry-After', String(budget.resetSeconds));
         res.status(429).send(signInPage(c, pre, formText(body.email), { kind: 'error', text: c.s.too_many_attempts }));
         return;
