@@ -186,7 +186,7 @@ export async function openService(config: AppConfig, logger: Logger, role: Servi
   if (config.DOCS_ENABLED) {
     // Express matches the docs routes before Nest's middleware runs: they refuse plain HTTP in production here.
     const errors = new NestLogger('Errors');
-    app.use(['/docs', '/openapi.json'], (req: AppRequest, res: Response, next: NextFunction) => {
+    app.use(['/docs', '/docs-yaml', '/openapi.json'], (req: AppRequest, res: Response, next: NextFunction) => {
       const refusal = plainHttpRefusal(config, req);
       if (refusal) answerError(refusal, req, res, config.defaultEnv, errors);
       else next();

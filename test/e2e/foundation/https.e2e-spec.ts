@@ -34,7 +34,7 @@ describe('HTTPS in production', () => {
 
   it('refuses the API reference over plain HTTP too, and serves it forwarded from HTTPS', async () => {
     const api = new Api(null, server.baseUrl);
-    for (const path of ['/openapi.json', '/docs', '/docs/']) {
+    for (const path of ['/openapi.json', '/docs', '/docs/', '/docs-yaml']) {
       const refused = expectError(await api.get(path), 400, { code: 'https_required' });
       expect(refused.env).toBe('production');
     }
@@ -42,6 +42,7 @@ describe('HTTPS in production', () => {
     expect(served.status).toBe(200);
     expect(served.body.openapi).toMatch(/^3\./);
     expect((await api.get('/docs/', { headers: viaProxy })).status).toBe(200);
+    expect((await api.get('/docs-yaml', { headers: viaProxy })).text).toMatch(/^openapi: 3\./m);
   });
 
   it('answers the health checks over plain HTTP (load balancers and orchestrators probe instances that way)', async () => {
