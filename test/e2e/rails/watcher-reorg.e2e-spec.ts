@@ -151,9 +151,15 @@ describe('the chain watcher when a reorg takes a payment out and the same transa
     const hash = await chain.sendRaw(raw);
     const first = await chain.receipt(hash);
     const unmatched = async (api: typeof shopA.test) =>
-      (expectSuccess(await api.get('/rails/unmatched')).items as Array<{ address: string; amount: string; in_doubt: boolean; idempotency_key: string }>).map(
-        (t) => ({ address: t.address, amount: t.amount, in_doubt: t.in_doubt, key: t.idempotency_key }),
-      );
+      (
+        expectSuccess(await api.get('/rails/unmatched')).items as Array<{
+          address: string;
+          amount: string;
+          in_doubt: boolean;
+          idempotency_key: string;
+          log_index: number;
+        }>
+      ).map((t) => ({ address: t.address, amount: t.amount, in_doubt: t.in_doubt, key: t.idempotency_key, log_index: t.log_index }));
     await eventually(async () => {
       expect(await unmatched(shopA.test)).toHaveLength(1);
       expect(await unmatched(shopB.test)).toHaveLength(1);
@@ -166,10 +172,22 @@ describe('the chain watcher when a reorg takes a payment out and the same transa
     // Each organization keeps one transfer, its own (address and amount), no longer in doubt, under its new key.
     await eventually(async () => {
       expect(await unmatched(shopA.test)).toEqual([
-        { address: payA.address, amount: expect.stringMatching(/^10\.0+$/), in_doubt: false, key: `ethereum:${hash}:${again.logs[0].logIndex}` },
+        {
+          address: payA.address,
+          amount: expect.stringMatching(/^10\.0+$/),
+          in_doubt: false,
+          key: `ethereum:${hash}:${again.logs[0].logIndex}`,
+          log_index: again.logs[0].logIndex,
+        },
       ]);
       expect(await unmatched(shopB.test)).toEqual([
-        { address: payB.address, amount: expect.stringMatching(/^7\.0+$/), in_doubt: false, key: `ethereum:${hash}:${again.logs[1].logIndex}` },
+        {
+          address: payB.address,
+          amount: expect.stringMatching(/^7\.0+$/),
+          in_doubt: false,
+          key: `ethereum:${hash}:${again.logs[1].logIndex}`,
+          log_index: again.logs[1].logIndex,
+        },
       ]);
     }, 20_000);
   });

@@ -68,6 +68,7 @@ export class UnattributedTransfersRepository {
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::numeric, $16::numeric, 'OPEN', $17, $18, 1, $19, $19)
        ON CONFLICT (mode, network, idempotency_key) DO UPDATE
          SET block_number = EXCLUDED.block_number, block_hash = EXCLUDED.block_hash, happened_at = EXCLUDED.happened_at, orphaned = false,
+             log_index = EXCLUDED.log_index,
              reason_code = EXCLUDED.reason_code, reason = EXCLUDED.reason, updated_at = EXCLUDED.updated_at,
              final_checked = unattributed_transfers.final_checked AND NOT unattributed_transfers.orphaned
        WHERE unattributed_transfers.status = 'OPEN'
@@ -109,18 +110,19 @@ export class UnattributedTransfersRepository {
   private async makeRoom(m: EntityManager, mode: Mode, t: RefusedTransfer): Promise<void> {
     const same = `tx_hash = $4 AND address = $5 AND units = $6::numeric`;
     const params = [mode, t.network, t.idempotency_key, t.tx_hash, t.address, t.units];
+    const moved = [...params, t.log_index];
     await m.query(
       `UPDATE unattributed_transfers SET idempotency_key = idempotency_key || '#moved-' || gen_random_uuid()
         WHERE mode = $1 AND network = $2 AND idempotency_key = $3 AND NOT (${same})`,
       params,
     );
     await m.query(
-      `UPDATE unattributed_transfers SET idempotency_key = $3
+      `UPDATE unattributed_transfers SET idempotency_key = $3, log_index = $7
         WHERE id = (SELECT id FROM unattributed_transfers
                      WHERE mode = $1 AND network = $2 AND idempotency_key <> $3 AND ${same} AND (orphaned OR idempotency_key LIKE '%#moved-%')
                        AND NOT EXISTS (SELECT 1 FROM unattributed_transfers k WHERE k.mode = $1 AND k.network = $2 AND k.idempotency_key = $3)
                      ORDER BY created_at LIMIT 1)`,
-      params,
+      moved,
     );
   }
 
