@@ -14,6 +14,7 @@ describe('shownSetting', () => {
     expect(shownSetting('RATE_SOURCES', 'coinbase,https://feed.example/rates?api_key=s3cret')).toBe('"coinbase,https://feed.example/rates?<not shown>"');
     expect(shownSetting('DATABASE_URL', 'host=db user=app password=S3cret dbname=app')).toBe('"host=db user=app password=<not shown> dbname=app"');
     expect(shownSetting('DATABASE_URL', "host=db password = 'two words' dbname=app")).toBe('"host=db password = <not shown> dbname=app"');
+    expect(shownSetting('DATABASE_URL', "host=db password='ab\\'cd ef' dbname=app")).toBe('"host=db password=<not shown> dbname=app"');
     expect(shownSetting('PORT', 'abc')).toBe('"abc"');
     expect(shownSetting('DB_POOL_SIZE', 0)).toBe('0');
   });

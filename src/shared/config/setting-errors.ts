@@ -11,11 +11,10 @@ const SECRET_SETTING = /(^|_)(TOKEN|TOKENS|SECRET|SECRETS|KEY|KEYS|PASSWORD)(_|$
  */
 export function shownSetting(name: string, value: unknown): string {
   if (typeof value === 'string' && SECRET_SETTING.test(name)) return `<${value.length} characters, not shown>`;
-  const text = JSON.stringify(value) ?? String(value);
-  return text
-    .replace(/(\/\/[^\s/:@"]*:)[^\s/@"]*@/g, '$1<not shown>@')
-    .replace(/\?[^\s,"]*/g, '?<not shown>')
-    .replace(/(password\s*=\s*)('[^']*'|[^\s"]+)/gi, '$1<not shown>');
+  // A keyword-form password (`password=...`, quoted with libpq's \' escapes or bare) goes before the value is written as JSON.
+  const masked = typeof value === 'string' ? value.replace(/(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)/gi, '$1<not shown>') : value;
+  const text = JSON.stringify(masked) ?? String(masked);
+  return text.replace(/(\/\/[^\s/:@"]*:)[^\s/@"]*@/g, '$1<not shown>@').replace(/\?[^\s,"]*/g, '?<not shown>');
 }
 
 /** The lines of a configuration error for class-validator's findings: `  NAME=<value>: what is wrong`. */
