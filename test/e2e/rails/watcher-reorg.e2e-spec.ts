@@ -170,25 +170,12 @@ describe('the chain watcher when a reorg takes a payment out and the same transa
     const again = await chain.receipt(hash);
     expect(again.logs[0].logIndex).toBe(first.logs[1].logIndex);
     // Each organization keeps one transfer, its own (address and amount), no longer in doubt, under its new key.
+    const kept = (pay: { address: string }, amount: RegExp, log: number) => [
+      { address: pay.address, amount: expect.stringMatching(amount), in_doubt: false, key: `ethereum:${hash}:${log}`, log_index: log },
+    ];
     await eventually(async () => {
-      expect(await unmatched(shopA.test)).toEqual([
-        {
-          address: payA.address,
-          amount: expect.stringMatching(/^10\.0+$/),
-          in_doubt: false,
-          key: `ethereum:${hash}:${again.logs[0].logIndex}`,
-          log_index: again.logs[0].logIndex,
-        },
-      ]);
-      expect(await unmatched(shopB.test)).toEqual([
-        {
-          address: payB.address,
-          amount: expect.stringMatching(/^7\.0+$/),
-          in_doubt: false,
-          key: `ethereum:${hash}:${again.logs[1].logIndex}`,
-          log_index: again.logs[1].logIndex,
-        },
-      ]);
+      expect(await unmatched(shopA.test)).toEqual(kept(payA, /^10\.0+$/, again.logs[0].logIndex));
+      expect(await unmatched(shopB.test)).toEqual(kept(payB, /^7\.0+$/, again.logs[1].logIndex));
     }, 20_000);
   });
 
