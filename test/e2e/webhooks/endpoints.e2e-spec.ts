@@ -92,6 +92,10 @@ describe('webhook endpoints', () => {
       expectError(await org.test.put(`/webhooks/${id}`, { url: 'nope' }), 400, { field: 'url' });
       expectError(await org.test.put(`/webhooks/${id}`, { event_types: ['nope'] }), 400, { field: 'event_types' });
       expectError(await org.test.put(`/webhooks/${id}`, { enabled: 'no' }), 400, { field: 'enabled' });
+      // null names nothing to set: refused at the field, not a 500 (description takes null: it clears it)
+      for (const field of ['url', 'event_types', 'enabled']) {
+        expectError(await org.test.put(`/webhooks/${id}`, { [field]: null }), 400, { code: 'validation_failed', field });
+      }
     });
 
     it('list bounds are checked', async () => {

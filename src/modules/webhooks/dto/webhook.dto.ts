@@ -51,14 +51,15 @@ export class CreateWebhookRequestDto {
 
 export class UpdateWebhookRequestDto {
   @ApiPropertyOptional({ example: 'https://merchant.example.com/webhooks/v2', maxLength: MAX_URL_LENGTH })
-  @IsOptional()
+  // Absent leaves it as it is; null is checked, and refused (an endpoint has a URL).
+  @ValidateIf((_, v) => v !== undefined)
   @MaxLength(MAX_URL_LENGTH)
   @IsString()
   url?: string;
 
   @ApiPropertyOptional(EVENT_TYPES_DOC)
   @Transform(toList)
-  @IsOptional()
+  @ValidateIf((_, v) => v !== undefined)
   @IsIn(SUBSCRIBABLE, { each: true, message: EVENT_TYPES_MESSAGE })
   @ArrayMaxSize(MAX_EVENT_TYPES)
   @ArrayMinSize(1)
@@ -75,7 +76,7 @@ export class UpdateWebhookRequestDto {
     example: true,
     description: 'false pauses the endpoint (its pending deliveries are cancelled); true re-enables it and resets its failure count',
   })
-  @IsOptional()
+  @ValidateIf((_, v) => v !== undefined)
   @IsBoolean()
   enabled?: boolean;
 }
