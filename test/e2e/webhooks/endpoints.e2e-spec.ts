@@ -1,6 +1,7 @@
 import { anonymous, Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { createKey, createOrg, TestOrg } from '../../support/factories';
+import { IsolatedService, startIsolatedService } from '../../support/isolated';
 import { withClient } from '../../support/pg';
 
 const URL_A = 'https://merchant.example.com/hooks';
@@ -237,5 +238,64 @@ describe('webhook endpoints', () => {
       const one = expectSuccess(await attempts({ event_id: last.items[0].event_id }));
       expect(one).toMatchObject({ total: 1, total_exact: true, has_more: false });
     });
+  });
+});
+
+/**
+ * Deleting an endpoint while the fan-out is queueing deliveries to it: the fan-out reads its target
+ * endpoints under a share lock, so the delete waits for it and then cancels what it queued (or comes
+ * first, and nothing is queued). Without that, a delivery committed just after the delete's cancel
+ * stayed pending for good (no pass claims a deleted endpoint's deliveries, and retention keeps its month).
+ */
+describe('webhook endpoints deleted while the fan-out queues deliveries to them', () => {
+  let service: IsolatedService;
+  beforeAll(async () => {
+    service = await startIsolatedService({});
+  });
+  afterAll(async () => service?.stop());
+
+  it('leaves none of its deliveries pending', async () => {
+    const org = await service.createOrg('Deleted during fan-out');
+    const endpoint = await register(org.test);
+    const db = service.databaseUrl!;
+    // The fan-out's insert of a delivery to this endpoint is held a moment: the delete comes in between its read and its commit.
+    await withClient(db, (c) =>
+      c.query(`CREATE FUNCTION slow_fan_out() RETURNS trigger LANGUAGE plpgsql AS $$
+                 BEGIN IF NEW.endpoint_id = '${endpoint.id}' THEN PERFORM pg_sleep(1.5); END IF; RETURN NEW; END $$;
+               CREATE TRIGGER slow_fan_out BEFORE INSERT ON webhook_deliveries FOR EACH ROW EXECUTE FUNCTION slow_fan_out()`),
+    );
+    try {
+      await register(org.test, { url: 'https://other.example.com/hooks' });
+      let held = false;
+      for (let i = 0; i < 250 && !held; i++) {
+        held = await withClient(
+          db,
+          async (c) =>
+            (
+              await c.query(
+                `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query LIKE '%INSERT INTO webhook_deliveries%' AND state = 'active' AND pid <> pg_backend_pid()`,
+              )
+            ).rows.length > 0,
+        );
+        if (!held) await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(held).toBe(true);
+      expectSuccess(await org.test.delete(`/webhooks/${endpoint.id}`));
+      const statuses = async () =>
+        (await withClient(db, (c) => c.query(`SELECT status FROM webhook_deliveries WHERE endpoint_id = $1`, [endpoint.id]))).rows.map(
+          (r) => r.status as string,
+        );
+      // Once the fan-out has committed: what it queued to the deleted endpoint is cancelled, not pending.
+      let seen: string[] = [];
+      for (let i = 0; i < 100; i++) {
+        seen = await statuses();
+        if (seen.length) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(seen.length).toBeGreaterThan(0);
+      expect(seen.filter((s) => s === 'pending')).toEqual([]);
+    } finally {
+      await withClient(db, (c) => c.query(`DROP TRIGGER slow_fan_out ON webhook_deliveries; DROP FUNCTION slow_fan_out()`));
+    }
   });
 });

@@ -13,7 +13,9 @@ import { fairBatch } from '../../../shared/db/fair-batch';
  * deleted, of the event's organization and mode, subscribed to its type (or `*`), created no later than
  * the event, not the endpoint whose creation the event is, and without a delivery of that event yet (so a
  * batch handled again after a crash, or an event already queued when the database trigger did the work,
- * queues nothing twice).
+ * queues nothing twice). The endpoints are read FOR SHARE: a delete or pause (which locks the endpoint and
+ * cancels its pending deliveries) waits for the deliveries queued here and cancels them, or comes first and
+ * the endpoint is not a target; none is left pending to an endpoint that no longer takes them.
  */
 export const FAN_OUT_TARGETS = `
   SELECT ev.ord::int AS ord, e.id AS endpoint_id
@@ -25,7 +27,8 @@ export const FAN_OUT_TARGETS = `
      AND e.created_at <= ev.created_at
      AND NOT (ev.type = 'webhook_endpoint.created' AND e.id IS NOT DISTINCT FROM ev.object_id)
      AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id AND d.endpoint_id = e.id)
-   ORDER BY ev.ord, e.id`;
+   ORDER BY ev.ord, e.id
+     FOR SHARE OF e`;
 
 /**
  * Due deliveries of enabled endpoints in fair order ($1: limit, $3: per-organization cap), of organizations' modes
