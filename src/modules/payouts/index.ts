@@ -20,6 +20,7 @@ export { TakePayoutTransfersCommand, PayoutTransfersTakenError } from './command
 export { ReleasePayoutTransfersCommand } from './commands/release-payout-transfers/release-payout-transfers.command';
 export type { PayoutTransferSeen } from '../rails';
 export type { PayoutHolder } from './persistence/payout-transfers.repository';
+export { payoutRecipient } from './persistence/payout-transfers.repository';
 export { CheckPayoutTransactionIdQuery, type TransactionIdCheck } from './queries/payout-transaction-id/payout-transaction-id.query';
 // Destination claims: the token (the payer's capability) and its page's address, the methods offered,
 // the destination's check, and the payout request with the chain's tip at the claim.

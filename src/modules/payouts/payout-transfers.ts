@@ -27,7 +27,10 @@ export class PayoutTransfers {
     await this.transfers.lockTransaction(m, payout.network, txHash);
     const held = await this.transfers.held(m, payout.network, txHash);
     if (held.some((h) => h.refund_id === payout.id)) return true;
-    const picked = pickTransfers(seen, heldNames(held), units);
+    // A transfer of this asset to this address held under a name that no longer names any of the
+    // transaction's transfers of it there (a reorg renumbered the block's logs) still holds one of them.
+    const renamed = held.filter((h) => h.recipient === payout.recipient && !seen.some((t) => t.output === h.output || t.formerly === h.output)).length;
+    const picked = pickTransfers(seen, heldNames(held), units, renamed);
     if (!picked) return false;
     await this.transfers.hold(m, payout, txHash, picked, now);
     return true;

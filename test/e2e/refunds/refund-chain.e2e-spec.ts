@@ -3,6 +3,7 @@ import { Api } from '../../support/api';
 import { D, r30 } from '../../support/money';
 import { expectError, expectSuccess } from '../../support/envelope';
 import type { IsolatedService } from '../../support/isolated';
+import { withClient } from '../../support/pg';
 import { eventually, WebhookReceiver } from '../../support/webhook-receiver';
 import { Browser, launchBrowser, openPage, screenshots, see, seriousViolations } from '../checkout/browser';
 import { ChainSetup, merchant, Merchant, paymentAddress, startChain, startWatchingService, units, waitForPayments } from '../rails/chain-helpers';
@@ -202,6 +203,11 @@ describe('refunds on a real local chain', () => {
     await chain.receipt(tx);
     expect(expectSuccess(await shop.test.post(`/refunds/${a.id}/sent`, { tx_hash: tx })).status).toBe('SENT');
     // One transaction pays one refund.
+    expectError(await shop.test.post(`/refunds/${b.id}/sent`, { tx_hash: tx }), 400, { field: 'tx_hash' });
+    // Also once a reorg has renumbered the block's logs: the transfer A holds no longer goes by its name (as
+    // the node shows it after putting the transaction in another block), and still pays only A.
+    const renamed = await withClient(service.databaseUrl!, (c) => c.query(`UPDATE refund_payout_transfers SET output = '999' WHERE refund_id = $1`, [a.id]));
+    expect(renamed.rowCount).toBe(1);
     expectError(await shop.test.post(`/refunds/${b.id}/sent`, { tx_hash: tx }), 400, { field: 'tx_hash' });
     // A refund waiting for its payout can still be canceled; its amount is refundable again.
     expect(expectSuccess(await shop.test.post(`/refunds/${b.id}/cancel`)).status).toBe('CANCELED');

@@ -59,6 +59,14 @@ describe('pickTransfers', () => {
     expect(pickTransfers([], new Set(), '1')).toBeNull();
   });
 
+  it('leaves out one free transfer for each held under a name none has any more (a reorg renumbered the logs)', () => {
+    // One transfer of 5, held as "7" before the reorg, now "3": another payout of 5 finds nothing free.
+    expect(pickTransfers([t('3', '5')], new Set(['7']), '5', 1)).toBeNull();
+    // Two transfers to the address, one of them held under its old name: the other is free.
+    expect(pickTransfers([t('8', '5'), t('9', '5')], new Set(['7']), '5', 1)).toEqual([t('9', '5')]);
+    expect(pickTransfers([t('8', '5'), t('9', '5')], new Set(), '5', 0)).toEqual([t('8', '5')]);
+  });
+
   it('leaves out a transfer another payout holds under the name it had before (Solana: `native` then, `native:<wallet>` now)', () => {
     const named = (output: string, formerly: string, units: string) => ({ output, formerly, units });
     expect(pickTransfers([named('native:X', 'native', '5')], new Set(['native']), '5')).toBeNull();

@@ -42,20 +42,27 @@ export function heldNames(held: ReadonlyArray<{ output: string; refund_id: strin
 /**
  * Which of a transaction's transfers to the destination pay the payout: in their order, leaving out
  * those another payout holds, by their name or by the name they had before (`formerly`: one held under
- * it may be this transfer), until they reach the payout's units (so one transaction with two
+ * it may be this transfer), and `heldUnnamed` more (transfers held under a name none of them has any
+ * more, each one of these), until they reach the payout's units (so one transaction with two
  * transfers to one address can pay two payouts to that address). Null when the free ones fall short.
  */
 export function pickTransfers<T extends { output: string; formerly?: string; units: string }>(
   transfers: readonly T[],
   heldByOthers: ReadonlySet<string>,
   payoutUnits: string,
+  heldUnnamed = 0,
 ): T[] | null {
   const wanted = BigInt(payoutUnits);
   const picked: T[] = [];
   let sum = 0n;
+  let unnamed = heldUnnamed;
   for (const t of transfers) {
     if (sum >= wanted) break;
     if (heldByOthers.has(t.output) || (t.formerly !== undefined && heldByOthers.has(t.formerly)) || BigInt(t.units) <= 0n) continue;
+    if (unnamed > 0) {
+      unnamed--;
+      continue;
+    }
     picked.push(t);
     sum += BigInt(t.units);
   }

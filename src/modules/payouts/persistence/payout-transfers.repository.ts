@@ -2,12 +2,26 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Mode } from '../../../shared/auth/request-context';
 
-/** The payout a transfer pays: its id (a refund's id today, the table's `refund_id`), its organization, mode and network. */
+/** The payout a transfer pays: its id (a refund's id today, the table's `refund_id`), its organization, mode, network and destination. */
 export interface PayoutHolder {
   id: string;
   organization_id: string;
   mode: Mode;
   network: string;
+  /** What it pays: `<address> <token contract or mint>`, or `<address> native` for the coin (kept with each transfer it holds as `recipient`, payoutRecipient). */
+  recipient: string;
+}
+
+/** What a payout pays, as its held transfers keep it: the address and the asset. */
+export function payoutRecipient(address: string, tokenContract: string | null): string {
+  return `${address} ${tokenContract ?? 'native'}`;
+}
+
+/** A transfer some payout holds: its name, the payout, and what it paid (`recipient`, payoutRecipient; null: unknown). */
+export interface HeldTransfer {
+  output: string;
+  refund_id: string;
+  recipient: string | null;
 }
 
 /**
@@ -30,8 +44,8 @@ export class PayoutTransfersRepository {
     await m.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`payout-transfers:${network}:${txHash}`]);
   }
 
-  async held(m: EntityManager, network: string, txHash: string): Promise<Array<{ output: string; refund_id: string }>> {
-    return m.query(`SELECT output, refund_id FROM refund_payout_transfers WHERE network = $1 AND tx_hash = $2 FOR UPDATE`, [network, txHash]);
+  async held(m: EntityManager, network: string, txHash: string): Promise<HeldTransfer[]> {
+    return m.query(`SELECT output, refund_id, recipient FROM refund_payout_transfers WHERE network = $1 AND tx_hash = $2 FOR UPDATE`, [network, txHash]);
   }
 
   /**
@@ -47,10 +61,10 @@ export class PayoutTransfersRepository {
     transfers: ReadonlyArray<{ output: string; formerly?: string; units: string }>,
     now: Date,
   ): Promise<void> {
-    const insert = `INSERT INTO refund_payout_transfers (network, tx_hash, output, refund_id, organization_id, mode, units, created_at)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7::numeric, $8)`;
+    const insert = `INSERT INTO refund_payout_transfers (network, tx_hash, output, refund_id, organization_id, mode, units, created_at, recipient)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7::numeric, $8, $9)`;
     for (const t of transfers) {
-      const row = (output: string) => [payout.network, txHash, output, payout.id, payout.organization_id, payout.mode, t.units, now];
+      const row = (output: string) => [payout.network, txHash, output, payout.id, payout.organization_id, payout.mode, t.units, now, payout.recipient];
       await m.query(insert, row(t.output));
       if (t.formerly) await m.query(`${insert} ON CONFLICT DO NOTHING`, row(t.formerly));
     }

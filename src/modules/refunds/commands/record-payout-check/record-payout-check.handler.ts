@@ -6,7 +6,13 @@ import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { fromDb } from '../../../../shared/money/money';
 import { Clock } from '../../../../shared/time/clock';
 import { SetInvoiceRefundedCommand } from '../../../invoices';
-import { PayoutTransfersTakenError, RecordPayoutCheckCommand, ReleasePayoutTransfersCommand, TakePayoutTransfersCommand } from '../../../payouts';
+import {
+  payoutRecipient,
+  PayoutTransfersTakenError,
+  RecordPayoutCheckCommand,
+  ReleasePayoutTransfersCommand,
+  TakePayoutTransfersCommand,
+} from '../../../payouts';
 import { type RefundRow, RefundsRepository } from '../../persistence/refunds.repository';
 import { RefundEvents } from '../refund-events';
 
@@ -46,7 +52,13 @@ export class RecordPayoutCheckHandler implements ICommandHandler<RecordPayoutChe
         try {
           await this.locked(scope, id, txHash, async (m, before) => {
             const now = await this.clock.nowFor(scope, m);
-            const payout = { id: before.id, organization_id: before.organization_id, mode: before.mode, network: before.network! };
+            const payout = {
+              id: before.id,
+              organization_id: before.organization_id,
+              mode: before.mode,
+              network: before.network!,
+              recipient: payoutRecipient(before.address!, before.token_contract),
+            };
             await this.commands.execute(new TakePayoutTransfersCommand(m, payout, before.payout_units!, txHash, outcome.transfers, this.clock.now()));
             let after = before;
             if (before.tx_missing_since) after = await this.refunds.setTxSighting(m, before, before.tx_seen_unmined, null);

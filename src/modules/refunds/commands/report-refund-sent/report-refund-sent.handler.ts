@@ -5,9 +5,10 @@ import { NotFoundError, ValidationFailedError } from '../../../../shared/errors/
 import { Clock } from '../../../../shared/time/clock';
 import {
   CheckPayoutTransactionIdQuery,
+  payoutRecipient,
   PayoutTransfersTakenError,
-  type PayoutTransferSeen,
   TakePayoutTransfersCommand,
+  type PayoutTransferSeen,
   VerifyPayoutQuery,
 } from '../../../payouts';
 import { TxNotFoundError } from '../../domain/refund.errors';
@@ -74,7 +75,13 @@ export class ReportRefundSentHandler implements ICommandHandler<ReportRefundSent
         moveRefund(before.status, 'SENT');
         // Shown to pay this refund: it takes its transfers now (or learns that another refund holds them).
         if (paying) {
-          const payout = { id: before.id, organization_id: before.organization_id, mode: before.mode, network: before.network! };
+          const payout = {
+            id: before.id,
+            organization_id: before.organization_id,
+            mode: before.mode,
+            network: before.network!,
+            recipient: payoutRecipient(before.address!, before.token_contract),
+          };
           await this.commands.execute(new TakePayoutTransfersCommand(m, payout, before.payout_units!, hash, paying, this.clock.now()));
         }
         const after = await this.refunds.setSent(m, before, report, await this.clock.nowFor(scope, m));
