@@ -6,14 +6,9 @@ import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { fromDb } from '../../../../shared/money/money';
 import { Clock } from '../../../../shared/time/clock';
 import { SetInvoiceRefundedCommand } from '../../../invoices';
-import {
-  payoutRecipient,
-  PayoutTransfersTakenError,
-  RecordPayoutCheckCommand,
-  ReleasePayoutTransfersCommand,
-  TakePayoutTransfersCommand,
-} from '../../../payouts';
+import { PayoutTransfersTakenError, RecordPayoutCheckCommand, ReleasePayoutTransfersCommand, TakePayoutTransfersCommand } from '../../../payouts';
 import { type RefundRow, RefundsRepository } from '../../persistence/refunds.repository';
+import { payoutHolderOf } from '../payout-holder';
 import { RefundEvents } from '../refund-events';
 
 /**
@@ -52,14 +47,9 @@ export class RecordPayoutCheckHandler implements ICommandHandler<RecordPayoutChe
         try {
           await this.locked(scope, id, txHash, async (m, before) => {
             const now = await this.clock.nowFor(scope, m);
-            const payout = {
-              id: before.id,
-              organization_id: before.organization_id,
-              mode: before.mode,
-              network: before.network!,
-              recipient: payoutRecipient(before.address!, before.token_contract),
-            };
-            await this.commands.execute(new TakePayoutTransfersCommand(m, payout, before.payout_units!, txHash, outcome.transfers, this.clock.now()));
+            await this.commands.execute(
+              new TakePayoutTransfersCommand(m, payoutHolderOf(before), before.payout_units!, txHash, outcome.transfers, this.clock.now()),
+            );
             let after = before;
             if (before.tx_missing_since) after = await this.refunds.setTxSighting(m, before, before.tx_seen_unmined, null);
             if (outcome.confirmations !== before.confirmations) after = await this.refunds.setConfirmations(m, before, outcome.confirmations, now);

@@ -5,7 +5,6 @@ import { NotFoundError, ValidationFailedError } from '../../../../shared/errors/
 import { Clock } from '../../../../shared/time/clock';
 import {
   CheckPayoutTransactionIdQuery,
-  payoutRecipient,
   PayoutTransfersTakenError,
   TakePayoutTransfersCommand,
   type PayoutTransferSeen,
@@ -15,6 +14,7 @@ import { TxNotFoundError } from '../../domain/refund.errors';
 import { moveRefund } from '../../domain/refund-status';
 import { RefundView, refundView } from '../../dto/refund.views';
 import { RefundsRepository, type SentReport } from '../../persistence/refunds.repository';
+import { payoutHolderOf } from '../payout-holder';
 import { RefundEvents } from '../refund-events';
 import { mismatchOf } from '../../payout-mismatch';
 import { ReportRefundSentCommand } from './report-refund-sent.command';
@@ -75,14 +75,7 @@ export class ReportRefundSentHandler implements ICommandHandler<ReportRefundSent
         moveRefund(before.status, 'SENT');
         // Shown to pay this refund: it takes its transfers now (or learns that another refund holds them).
         if (paying) {
-          const payout = {
-            id: before.id,
-            organization_id: before.organization_id,
-            mode: before.mode,
-            network: before.network!,
-            recipient: payoutRecipient(before.address!, before.token_contract),
-          };
-          await this.commands.execute(new TakePayoutTransfersCommand(m, payout, before.payout_units!, hash, paying, this.clock.now()));
+          await this.commands.execute(new TakePayoutTransfersCommand(m, payoutHolderOf(before), before.payout_units!, hash, paying, this.clock.now()));
         }
         const after = await this.refunds.setSent(m, before, report, await this.clock.nowFor(scope, m));
         await this.events.changed(m, before, after);
