@@ -2140,8 +2140,8 @@ export interface components {
             /** @example Tether USD (Ethereum, ERC-20) */
             name: string;
             currency: components["schemas"]["Currency"];
-            /** @description Amount to send through this provider to cover the invoice, rounded up to its decimals */
-            price: string;
+            /** @description Amount to send through this provider to cover the invoice's price_usd, rounded up to its decimals: at the invoice's own rates while its rate lock holds (until expires_at), then at the rates in force. null in live mode with live rate sources once the lock has lapsed and this currency's rate is older than RATES_MAX_AGE_SECONDS (a payment address would answer 503 rates_unavailable then); ask again once the sources answer. */
+            price: string | null;
             /**
              * @description A chain rail carries it in this mode: POST /invoices/{id}/payment_address gives a deposit address for it (its network is configured in CHAINS_FILE, with the token's contract, and the organization has an active receiving wallet for it). Always true in live mode, where only such providers are listed; in test mode false for the others, which the checkout pays with POST /invoices/{id}/test_payment.
              * @example true

@@ -104,12 +104,19 @@ describe('the live rates guard wherever a live price is fixed', () => {
       return rows[0].n as number;
     });
     expect(handedOut).toBe(0);
+    // The provider list shows no price the service would not hold to: none once the lock lapsed, the
+    // locked one within it
+    const etherPrice = async (invoiceId: string) =>
+      expectSuccess(await payable.live.get(`/providers/${invoiceId}`)).providers.find((p: { id: string }) => p.id === ether).price;
+    expect(await etherPrice(lapsing)).toBeNull();
+    expect(await etherPrice(held)).toBe(r30('0.1'));
 
     // The source answers again (within RATES_MAX_JUMP of its last rate): all priced from the fresh rate
     feed.ETHEREUM = '3200';
     source.behaviour = 'answer';
     await etherAt('3200');
     expect(expectSuccess(await address(lapsing)).amount).toBe(r30(new D(300).div(3200)));
+    expect(await etherPrice(lapsing)).toBe(r30(new D(300).div(3200)));
     const priced = expectSuccess(await usdInvoice(payable.live), 201).id;
     expect(expectSuccess(await address(priced)).amount).toBe(r30(new D(300).div(3200)));
   });

@@ -237,7 +237,8 @@ function renderMethods() {
                     ),
                   ),
                   // GET /providers prices the whole invoice: after a part payment only the address answer knows what is left.
-                  inv.status === 'PENDING' ? h('span', { class: 'amount provider-price', text: sendMoney(p.price, p.currency) }) : null,
+                  // No price: live rates too old to price with now (the address call says so too).
+                  inv.status === 'PENDING' && p.price !== null ? h('span', { class: 'amount provider-price', text: sendMoney(p.price, p.currency) }) : null,
                 ),
               ),
             ),

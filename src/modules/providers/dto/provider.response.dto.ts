@@ -24,10 +24,15 @@ export class AvailableProviderDto {
   @ApiProperty({ enum: CURRENCIES, enumName: 'Currency' }) currency: string;
   @ApiProperty({
     type: String,
+    nullable: true,
     pattern: '^\\d+\\.\\d{30}$',
-    description: 'Amount to send through this provider to cover the invoice, rounded up to its decimals',
+    description:
+      "Amount to send through this provider to cover the invoice's price_usd, rounded up to its decimals: at the invoice's own rates while " +
+      'its rate lock holds (until expires_at), then at the rates in force. null in live mode with live rate sources once the lock has lapsed ' +
+      "and this currency's rate is older than RATES_MAX_AGE_SECONDS (a payment address would answer 503 rates_unavailable then); " +
+      'ask again once the sources answer.',
   })
-  price: string;
+  price: string | null;
   @ApiProperty({
     example: true,
     description:

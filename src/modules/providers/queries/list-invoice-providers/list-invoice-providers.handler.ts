@@ -6,7 +6,8 @@ import { NotFoundError } from '../../../../shared/errors/domain-error';
 import { renderAmount } from '../../../../shared/money/money';
 import { formatTimestamp } from '../../../../shared/time/time';
 import { GetPayableInvoiceQuery, heldRatesSnapshot } from '../../../invoices';
-import { RatesAsOfQuery } from '../../../rates';
+import { PricingRatesQuery, RatesAsOfQuery, RatesUnavailableError } from '../../../rates';
+import type { Currency } from '../../../../shared/money/currency';
 import { amountDue } from '../../domain/amount-due';
 import { ListProviderRailsQuery } from '../../ports/list-provider-rails.query';
 import { GetProvidersQuery } from '../get-providers/get-providers.query';
@@ -32,10 +33,13 @@ export class ListInvoiceProvidersHandler implements IQueryHandler<ListInvoicePro
     ]);
     const image = (file: string) => `${assetBaseUrl}/assets/providers/${file}`;
     const ready = new Set(rails.ready);
+    // Live mode offers only what can take money now (decisions §17); test mode every enabled provider.
+    const listed = providers.filter((p) => p.view.enabled && (scope.mode === 'test' || ready.has(p.catalog.id)));
+    // Once the lock has lapsed a price is today's, and an address would be refused on a stale rate (decisions
+    // §21): such a currency is listed without a price rather than with one the service would not hold to.
+    const unpriced = held ? new Set<Currency>() : await this.staleCurrencies(scope, listed.map((p) => p.catalog.currency));
     return {
-      providers: providers
-        // Live mode offers only what can take money now (decisions §17); test mode every enabled provider.
-        .filter((p) => p.view.enabled && (scope.mode === 'test' || ready.has(p.catalog.id)))
+      providers: listed
         .map(({ catalog: p, view }) => ({
           id: p.id,
           provider: p.type === 'CRYPTOCURRENCY' ? 'CRYPTO' : 'FIAT',
@@ -52,10 +56,21 @@ export class ListInvoiceProvidersHandler implements IQueryHandler<ListInvoicePro
           },
           name: p.name,
           currency: p.currency,
-          price: renderAmount(amountDue(invoice.priceUsd, rates.usd[p.currency], p.decimals)),
+          price: unpriced.has(p.currency) ? null : renderAmount(amountDue(invoice.priceUsd, rates.usd[p.currency], p.decimals)),
           has_rail: ready.has(p.id),
         })),
       exchange_rate_timestamp: formatTimestamp(rates.takenAt),
     };
+  }
+
+  /** The currencies among `currencies` live pricing would refuse now (none in test mode or without live sources). */
+  private async staleCurrencies(scope: Scope, currencies: Currency[]): Promise<Set<Currency>> {
+    try {
+      await this.queries.execute(new PricingRatesQuery(scope, currencies));
+      return new Set();
+    } catch (err) {
+      if (err instanceof RatesUnavailableError) return new Set(err.stale.map((s) => s.currency));
+      throw err;
+    }
   }
 }

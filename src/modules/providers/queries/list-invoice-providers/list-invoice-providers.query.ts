@@ -14,8 +14,11 @@ export interface AvailableProviderView {
   metadata: { decimals: number; contract_address: string; image_url: string; image_url_network: string; required_confirmations: number };
   name: string;
   currency: string;
-  /** What to send through this provider to cover the invoice's price_usd at current rates, rounded up to `decimals`. */
-  price: string;
+  /**
+   * What to send through this provider to cover the invoice's price_usd at the rates in force (the invoice's
+   * own while its rate lock holds), rounded up to `decimals`; null where live pricing would refuse the rate.
+   */
+  price: string | null;
   /**
    * A rail carries it in this mode: POST /invoices/{id}/payment_address gives a deposit address for it.
    * Always true in live mode (only such providers are listed there); in test mode false for the rest,
