@@ -200,3 +200,21 @@ export async function withClient<T>(databaseUrl: string, work: (client: Client) 
     await client.end();
   }
 }
+
+/**
+ * Whether another session of the database is running a statement LIKE `pattern` within `tries` polls
+ * 20 ms apart: how a race test knows the statement it holds up (a slow trigger) has started.
+ */
+export async function untilStatementActive(databaseUrl: string, pattern: string, tries = 250): Promise<boolean> {
+  return withClient(databaseUrl, async (c) => {
+    for (let i = 0; i < tries; i++) {
+      const { rows } = await c.query(
+        `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query LIKE $1 AND state = 'active' AND pid <> pg_backend_pid()`,
+        [pattern],
+      );
+      if (rows.length > 0) return true;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return false;
+  });
+}

@@ -1,6 +1,6 @@
 import { PASSWORD } from '../../support/console-client';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
-import { withClient } from '../../support/pg';
+import { untilStatementActive, withClient } from '../../support/pg';
 import { runCli } from '../../support/server';
 
 /** A cookie-keeping form client of one service (the shared ConsoleClient talks to the shared service). */
@@ -152,19 +152,7 @@ describe('console sign-in: attempts sent at once', () => {
     try {
       const attacker = new FormClient(unlimited.server.baseUrl);
       const signingIn = attacker.submit('/console/sign-in', { email, password: PASSWORD });
-      let held = false;
-      for (let i = 0; i < 200 && !held; i++) {
-        held = await withClient(
-          db,
-          async (c) =>
-            (
-              await c.query(
-                `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'INSERT INTO console_sessions%' AND state = 'active'`,
-              )
-            ).rows.length > 0,
-        );
-        if (!held) await new Promise((r) => setTimeout(r, 20));
-      }
+      const held = await untilStatementActive(db, 'INSERT INTO console_sessions%', 200);
       expect(held).toBe(true);
       expect(
         (await new FormClient(unlimited.server.baseUrl).submit(new URL(reset.url as string).pathname, { password: 'a brand new long password' })).status,

@@ -2,7 +2,7 @@ import { anonymous, Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { createKey, createOrg, TestOrg } from '../../support/factories';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
-import { withClient } from '../../support/pg';
+import { untilStatementActive, withClient } from '../../support/pg';
 
 const URL_A = 'https://merchant.example.com/hooks';
 
@@ -266,19 +266,7 @@ describe('webhook endpoints deleted while the fan-out queues deliveries to them'
     );
     try {
       await register(org.test, { url: 'https://other.example.com/hooks' });
-      let held = false;
-      for (let i = 0; i < 250 && !held; i++) {
-        held = await withClient(
-          db,
-          async (c) =>
-            (
-              await c.query(
-                `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query LIKE '%INSERT INTO webhook_deliveries%' AND state = 'active' AND pid <> pg_backend_pid()`,
-              )
-            ).rows.length > 0,
-        );
-        if (!held) await new Promise((r) => setTimeout(r, 20));
-      }
+      const held = await untilStatementActive(db, '%INSERT INTO webhook_deliveries%');
       expect(held).toBe(true);
       expectSuccess(await org.test.delete(`/webhooks/${endpoint.id}`));
       const statuses = async () =>
