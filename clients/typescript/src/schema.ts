@@ -493,7 +493,7 @@ export interface paths {
         put?: never;
         /**
          * Pay a test-mode invoice with a simulated payment (payer call)
-         * @description What the hosted checkout offers, in test mode, for a provider without a rail (has_rail false in GET /providers/{invoice_id}): a COMPLETED payment recorded through the same command as POST /test_helpers/payments, so the invoice moves as it would for a real one. `kind` exact pays what is still due (the price less the payments completed or waiting for confirmations) in the provider's currency at the rates in force now, rounded up to its decimals; partial pays half of it, rounded down (at least one smallest unit); over pays a tenth more. Without an Authorization header (payer access) the invoice id is the capability, and the anonymous rate limit applies. A live-mode invoice answers 404, as an unknown one does. The same idempotency_key again for the same invoice answers the first payment (created false) and pays nothing. 400 codes: validation_failed (kind, provider_id, idempotency_key), unknown_provider, provider_disabled, invoice_final (COMPLETED or VOIDED), nothing_due (payments seen already cover it).
+         * @description What the hosted checkout offers, in test mode, for a provider without a rail (has_rail false in GET /providers/{invoice_id}): a COMPLETED payment recorded through the same command as POST /test_helpers/payments, so the invoice moves as it would for a real one. `kind` exact pays what is still due (the price less the payments completed or waiting for confirmations) in the provider's currency at the rates in force now, rounded up to its decimals; partial pays half of it, rounded down (at least one smallest unit); over pays a tenth more. Without an Authorization header (payer access) the invoice id is the capability, and the anonymous rate limit applies. A live-mode invoice answers 404, as an unknown one does. The same idempotency_key again for the same invoice answers the first payment (created false) and pays nothing. 400 codes: validation_failed (kind, provider_id, idempotency_key), unknown_provider, provider_disabled, invoice_final (COMPLETED or VOIDED), nothing_due (payments seen already cover it). Payments sent at once are judged in turn under the invoice's lock, as if sent one after the other: two exact ones pay the invoice once (the other is invoice_final), and one priced from a due amount another payment changed meanwhile is priced again from what is left; 409 concurrent_update if that keeps happening.
          */
         post: operations["TestPaymentController_pay"];
         delete?: never;
@@ -6730,6 +6730,15 @@ export interface operations {
             };
             /** @description No such record in the caller's organization and mode. An id the caller's organization has in the other mode keeps the code; its error names the mode ("Invoice not found: it exists in test mode; this key is a live key."). Another organization's id gets the plain text. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description A request with the same Idempotency-Key is still in flight */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

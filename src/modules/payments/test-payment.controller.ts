@@ -29,7 +29,9 @@ export class TestPaymentController {
       'Without an Authorization header (payer access) the invoice id is the capability, and the anonymous rate limit applies. ' +
       'A live-mode invoice answers 404, as an unknown one does. The same idempotency_key again for the same invoice answers the first payment ' +
       '(created false) and pays nothing. 400 codes: validation_failed (kind, provider_id, idempotency_key), unknown_provider, provider_disabled, ' +
-      'invoice_final (COMPLETED or VOIDED), nothing_due (payments seen already cover it).',
+      'invoice_final (COMPLETED or VOIDED), nothing_due (payments seen already cover it). Payments sent at once are judged in turn under the ' +
+      "invoice's lock, as if sent one after the other: two exact ones pay the invoice once (the other is invoice_final), and one priced from " +
+      'a due amount another payment changed meanwhile is priced again from what is left; 409 concurrent_update if that keeps happening.',
   })
   @ApiParam({ name: 'id', description: 'Invoice id (invoice_...) of a test-mode invoice', example: TEST_PAYMENT_EXAMPLE.invoice.id })
   @ApiBody({
@@ -40,7 +42,7 @@ export class TestPaymentController {
     },
   })
   @ApiEnvelope({ status: 201, type: TestPaymentDto, example: TEST_PAYMENT_EXAMPLE, message: 'Test payment recorded' })
-  @ApiErrors(400, 401, 403, 404, 429)
+  @ApiErrors(400, 401, 403, 404, 409, 429)
   async pay(@Caller() caller: CallerContext | null, @Param('id') id: string, @Body() body: TestPaymentRequestDto): Promise<EnvelopeReply<TestPaymentView>> {
     return reply(
       await this.commands.execute(

@@ -94,6 +94,33 @@ describe('POST /invoices/{id}/test_payment', () => {
     expect((await paymentsOf(invoiceId)).payments).toHaveLength(2);
   });
 
+  it('pays an invoice once when payments are sent at once, as if sent one after the other', async () => {
+    const org = await createOrg();
+    // Five exact payments at once, no key (five tabs): one pays, the others find the invoice paid.
+    const invoiceId = await createInvoice(org.test, '25');
+    const five = await Promise.all([1, 2, 3, 4, 5].map(() => anonymous().post(`/invoices/${invoiceId}/test_payment`, { provider_id: 'prov_card_usd', kind: 'exact' })));
+    expect(five.filter((res) => res.status === 201)).toHaveLength(1);
+    // invoice_final, or nothing_due when its reads fell on either side of the first one's commit.
+    for (const res of five.filter((r) => r.status !== 201)) expect([400, res.body.code]).toEqual([400, expect.stringMatching(/^(invoice_final|nothing_due)$/)]);
+    const paid = await paymentsOf(invoiceId);
+    expect(paid).toMatchObject({ status: 'COMPLETED', substatus: null });
+    expect(paid.payments).toHaveLength(1);
+
+    // A partial and an exact one at once: whichever comes second is judged on what the first left.
+    const both = await createInvoice(org.test, '40');
+    const [partial, exact] = await Promise.all([
+      anonymous().post(`/invoices/${both}/test_payment`, { provider_id: 'prov_card_usd', kind: 'partial' }),
+      anonymous().post(`/invoices/${both}/test_payment`, { provider_id: 'prov_card_usd', kind: 'exact' }),
+    ]);
+    expect([exact.status, exact.body.code]).toEqual([201, undefined]);
+    const settled = await paymentsOf(both);
+    expect(settled).toMatchObject({ status: 'COMPLETED', substatus: null });
+    const paidUsd = settled.payments.reduce((sum, p) => sum.plus(p.price_usd as string), new D(0));
+    expect(paidUsd.toFixed()).toBe('40');
+    if (partial.status === 201) expect(settled.payments).toHaveLength(2);
+    else expect([partial.status, partial.body.code]).toEqual([400, expect.stringMatching(/^(invoice_final|nothing_due)$/)]);
+  });
+
   it('answers 404 for a live-mode invoice (as for an unknown one), whoever asks', async () => {
     const org = await createOrg();
     const live = await createInvoice(org.live, '10');

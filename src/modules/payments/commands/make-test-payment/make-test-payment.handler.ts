@@ -2,7 +2,7 @@ import { Inject } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
 import type { Scope } from '../../../../shared/auth/request-context';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
-import { NotFoundError, ValidationFailedError } from '../../../../shared/errors/domain-error';
+import { ConflictError, NotFoundError, ValidationFailedError } from '../../../../shared/errors/domain-error';
 import { renderAmount, sumAmounts } from '../../../../shared/money/money';
 import { Clock } from '../../../../shared/time/clock';
 import { GetPayableInvoiceQuery, isFinalInvoiceStatus, PayableInvoice } from '../../../invoices';
@@ -12,7 +12,7 @@ import { agreedRatesSnapshot } from '../../domain/agreed-rates';
 import { testPaymentPrice } from '../../domain/test-payment';
 import type { PaymentRecord } from '../../persistence/payment.record';
 import { PaymentsRepository } from '../../persistence/payments.repository';
-import { RecordProviderPaymentCommand } from '../record-provider-payment/record-provider-payment.command';
+import { DueChanged, RecordProviderPaymentCommand } from '../record-provider-payment/record-provider-payment.command';
 import { MakeTestPaymentCommand, TestPaymentView } from './make-test-payment.command';
 
 /** The payment's own idempotency key: per invoice, so a payer's key never meets a merchant's. */
@@ -28,7 +28,19 @@ export class MakeTestPaymentHandler implements ICommandHandler<MakeTestPaymentCo
     @Inject(Clock) private readonly clock: Clock,
   ) {}
 
-  async execute({ access, invoiceId, providerId, kind, idempotencyKey }: MakeTestPaymentCommand): Promise<TestPaymentView> {
+  async execute(command: MakeTestPaymentCommand): Promise<TestPaymentView> {
+    // Another payment or a currency change between the pricing and the invoice's lock: priced again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.pay(command);
+      } catch (e) {
+        if (!(e instanceof DueChanged)) throw e;
+        if (attempt >= 3) throw new ConflictError('The invoice changed while the payment was made; retry', 'concurrent_update');
+      }
+    }
+  }
+
+  private async pay({ access, invoiceId, providerId, kind, idempotencyKey }: MakeTestPaymentCommand): Promise<TestPaymentView> {
     const invoice = await this.queries.execute(new GetPayableInvoiceQuery(access, invoiceId));
     // Live invoices take no simulated payment: they answer as if they did not exist.
     if (!invoice || invoice.mode !== 'test') throw new NotFoundError('invoice');
@@ -72,6 +84,7 @@ export class MakeTestPaymentHandler implements ICommandHandler<MakeTestPaymentCo
           status: 'COMPLETED',
           idempotencyKey: key,
           happenedAt: now,
+          whileDue: { priceUsd: invoice.priceUsd, seenUsd },
         }),
       );
       return {

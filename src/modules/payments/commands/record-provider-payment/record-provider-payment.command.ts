@@ -1,3 +1,4 @@
+import type { Amount } from '../../../../shared/money/money';
 import { Command } from '@nestjs/cqrs';
 import type { Scope } from '../../../../shared/auth/request-context';
 import type { InvoiceStatus, InvoiceSubstatus } from '../../../invoices';
@@ -21,6 +22,19 @@ export interface NewPaymentReport {
    * reaches the provider's requirement, PENDING below it (even when the provider says COMPLETED).
    */
   confirmations?: number | null;
+  /**
+   * A simulated payment (test mode) priced from what was due: recorded only if, under the invoice's lock,
+   * the invoice still takes payments and its price and the payments seen (COMPLETED or PENDING, in USD)
+   * are still these; else nothing is written (invoice_final, nothing_due, or DueChanged to price it again).
+   */
+  whileDue?: { priceUsd: Amount; seenUsd: Amount } | null;
+}
+
+/** A simulated payment's invoice changed between its pricing and its lock (another payment, a currency change). */
+export class DueChanged extends Error {
+  constructor() {
+    super('what the invoice has due changed while the payment was priced');
+  }
 }
 
 /** A provider reports how many confirmations a crypto payment it reported before now has. */

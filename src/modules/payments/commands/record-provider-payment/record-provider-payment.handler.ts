@@ -7,19 +7,20 @@ import type { PendingEvent } from '../../../../shared/events/outbox';
 import { InvalidStateTransitionError, NotFoundError, ValidationFailedError } from '../../../../shared/errors/domain-error';
 import { newId } from '../../../../shared/ids/ids';
 import { Clock } from '../../../../shared/time/clock';
-import { ClockMoveFirst, PayableInvoice, PayableInvoices, type PaymentTotals } from '../../../invoices';
+import { ClockMoveFirst, isFinalInvoiceStatus, PayableInvoice, PayableInvoices, type PaymentTotals } from '../../../invoices';
 import { findCatalogProvider, paymentKindOf } from '../../../providers';
 import { KeepRatesSnapshotCommand, RatesSnapshotGoneError } from '../../../rates';
 import { agreedRatesSnapshot, ValueAtAgreedRates } from '../../domain/agreed-rates';
 import { applyConfirmations, MAX_CONFIRMATIONS } from '../../domain/confirmations';
 import { INITIAL_PAYMENT_STATUSES, initialPaymentStatus, movePayment, movePaymentOnChain, PaymentStatus } from '../../domain/payment-status';
 import { settle, unitValueUsd } from '../../domain/settlement';
-import { ZERO } from '../../../../shared/money/money';
+import { type Amount, sumAmounts, ZERO } from '../../../../shared/money/money';
 import type { PaymentRecord } from '../../persistence/payment.record';
 import { PaymentsRepository, SettlingPayment } from '../../persistence/payments.repository';
 import { PaymentEvents } from '../payment-events';
 import { PaymentReports, PricedReport } from './payment-reports';
 import {
+  DueChanged,
   NewPaymentReport,
   PaymentChainReport,
   PaymentConfirmationsReport,
@@ -96,7 +97,7 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
   private async recordPayment(scope: Scope, priced: PricedReport, sendAhead = true): Promise<RecordedPayment> {
     const report = { ...priced.report, providerId: priced.providerId };
     const key = report.idempotencyKey ?? null;
-    const ahead = sendAhead && key === null && priced.providerEnabled && INITIAL_PAYMENT_STATUSES.includes(priced.status);
+    const ahead = sendAhead && key === null && !report.whileDue && priced.providerEnabled && INITIAL_PAYMENT_STATUSES.includes(priced.status);
     try {
       return await this.tx.run(async (m) => {
         // First, before any lock of the payment's: rates valued from a day of history that may go soon are kept
@@ -157,6 +158,7 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
             if (!existing) {
               if (!priced.providerEnabled) throw new ValidationFailedError({ provider_id: `provider ${report.providerId} is disabled for this organization` });
               initialPaymentStatus(priced.status);
+              if (report.whileDue) await this.stillDue(m, scope, invoice, report.whileDue);
             }
             if (key === null) {
               // Nothing to conflict with: the payment, its payment.created event and the settlement's read of
@@ -184,6 +186,22 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
       if (e instanceof ValueAtAgreedRates) return this.recordPayment(scope, await this.reports.atRates(priced, e.snapshotId), false);
       throw e;
     }
+  }
+
+  /**
+   * A simulated payment's check under the invoice's lock (the list of its payments is complete then): the
+   * invoice still takes payments, something is still due, and what is due is what the payment was priced
+   * from. Two simulated payments sent at once thus pay the invoice once, as they would one after the other.
+   */
+  private async stillDue(m: EntityManager, scope: Scope, invoice: PayableInvoice, seen: { priceUsd: Amount; seenUsd: Amount }): Promise<void> {
+    if (isFinalInvoiceStatus(invoice.status)) {
+      throw new ValidationFailedError({ id: `the invoice is ${invoice.status}; it takes no new payments` }, undefined, 'invoice_final');
+    }
+    const seenUsd = sumAmounts((await this.repo.settling(m, scope, invoice.id)).filter((p) => p.status === 'COMPLETED' || p.status === 'PENDING').map((p) => p.priceUsd));
+    if (seenUsd.gte(invoice.priceUsd)) {
+      throw new ValidationFailedError({ id: 'nothing is due: the payments seen already cover the invoice' }, undefined, 'nothing_due');
+    }
+    if (!seenUsd.eq(seen.seenUsd) || !invoice.priceUsd.eq(seen.priceUsd)) throw new DueChanged();
   }
 
   /** Moves a locked payment to `status` with `confirmations`. */
