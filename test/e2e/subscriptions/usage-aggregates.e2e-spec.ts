@@ -1,6 +1,6 @@
 import { aggregate, type AggregationType, type UsageSample } from '../../../src/modules/subscriptions/domain/usage';
 import { Money } from '../../../src/shared/money/money';
-import { expectSuccess } from '../../support/envelope';
+import { expectError, expectSuccess } from '../../support/envelope';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
 import { withClient } from '../../support/pg';
 import { r30 } from '../../support/money';
@@ -74,6 +74,58 @@ describe('usage aggregates worked out by the database', () => {
       m_max: r30(7),
       m_unique_count: r30(4),
       m_latest: r30(7),
+    });
+  });
+
+  it("breaks LATEST's ties of one millisecond by the order a batch sends its events, not by their ids", async () => {
+    const api = (await service.createOrg('Batch order')).test;
+    const tiers = [{ starts_at: 0, ends_at: null, price_per_unit: 1, metric: { metric_key: 'seats', name: 'Seats', aggregation_type: 'LATEST' } }];
+    const { productId, schemaId } = await recurringProduct(api, { payment_type: 'ARREARS', renew_type: 'ANNIVERSARY', billing_type: 'FULL' }, tiers);
+    const start = await clockNow(api);
+    const sub = expectSuccess(
+      await api.post('/subscriptions', { product_id: productId, billing_schema_id: schemaId, customer_email: 'seats@example.com', starts_at: ts(start) }),
+      201,
+    );
+    await moveClockTo(api, new Date(start.getTime() + 60_000), 0);
+    const at = new Date(start.getTime() + 30_000).toISOString();
+    // Sent last: 5 seats. Ids in another order than the batch's.
+    const events = [
+      { id: 'seats-z', value: '7' },
+      { id: 'seats-a', value: '3' },
+      { id: 'seats-m', value: '5' },
+    ].map((e) => ({ ...e, subscription_id: sub.id, metric_key: 'seats', timestamp: at }));
+    expect(expectSuccess(await api.post('/usage_events/batch', { events }))).toMatchObject({ created: 3 });
+    const upcoming = expectSuccess(await api.get(`/subscriptions/${sub.id}/upcoming_invoice`));
+    expect(upcoming.lines.find((l: { type: string }) => l.type === 'USAGE')).toMatchObject({ metric_key: 'seats', quantity: r30(5) });
+  });
+
+  it('answers a repeated event id with its first record after the subscription ended at period end (never 400)', async () => {
+    const api = (await service.createOrg('Repeats after the end')).test;
+    const tiers = [{ starts_at: 0, ends_at: null, price_per_unit: 1, metric: { metric_key: 'calls', name: 'Calls', aggregation_type: 'SUM' } }];
+    const { productId, schemaId } = await recurringProduct(api, { payment_type: 'ARREARS', renew_type: 'ANNIVERSARY', billing_type: 'FULL' }, tiers);
+    const sub = expectSuccess(
+      await api.post('/subscriptions', { product_id: productId, billing_schema_id: schemaId, customer_email: 'repeat@example.com' }),
+      201,
+    );
+    // Recorded without a timestamp; the answer is lost on the way, and the client retries later.
+    const first = expectSuccess(await api.post('/usage_events', { id: 'retried', subscription_id: sub.id, metric_key: 'calls', value: '2' }), 201);
+    expectSuccess(await api.post(`/subscriptions/${sub.id}/cancel`, { at_period_end: true }));
+    await moveClockTo(api, parseTime(sub.current_period_end), 5);
+    const again = await api.post('/usage_events', { id: 'retried', subscription_id: sub.id, metric_key: 'calls', value: '2' });
+    expect(expectSuccess(again, 200)).toEqual(first);
+    // In a batch beside a new event after the end, only the new one is refused.
+    const batch = await api.post('/usage_events/batch', {
+      events: [
+        { id: 'retried', subscription_id: sub.id, metric_key: 'calls', value: '2' },
+        { id: 'too-late', subscription_id: sub.id, metric_key: 'calls', value: '1' },
+      ],
+    });
+    const refused = expectError(batch, 400, { field: 'events.1.subscription_id' });
+    expect(Object.keys(refused.validator)).toEqual(['events.1.subscription_id']);
+    expect(expectSuccess(await api.post('/usage_events/batch', { events: [{ id: 'retried', subscription_id: sub.id, metric_key: 'calls', value: '2' }] }))).toMatchObject({
+      created: 0,
+      duplicates: 1,
+      items: [first],
     });
   });
 

@@ -53,10 +53,11 @@ export class UsageEventsRepository {
    */
   async insert(m: EntityManager, scope: Scope, events: readonly UsageEventRow[]): Promise<Set<string>> {
     // Only for a subscription of the scope that is not CANCELED (checked in the statement: a cancel
-    // committed since the caller looked is seen here).
+    // committed since the caller looked is seen here). Inserted in the order sent: `seq`, which breaks
+    // LATEST's ties between events of one millisecond, is arrival order within a batch too.
     const rows: Array<{ id: string }> = await m.query(
       `WITH e AS (
-         SELECT DISTINCT ON (e.id) e.id, e.subscription_id, e.metric_key, e.value, e.unique_key, e.ts, e.created_at
+         SELECT DISTINCT ON (e.id) e.id, e.subscription_id, e.metric_key, e.value, e.unique_key, e.ts, e.created_at, e.n
            FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::timestamptz[]) WITH ORDINALITY
                 AS e(id, subscription_id, metric_key, value, unique_key, ts, created_at, n)
            JOIN subscriptions s ON s.id = e.subscription_id AND s.organization_id = $1 AND s.mode = $2 AND s.status <> 'CANCELED'
@@ -69,6 +70,7 @@ export class UsageEventsRepository {
        )
        INSERT INTO usage_events (organization_id, mode, id, subscription_id, metric_key, value, unique_key, "timestamp", created_at)
        SELECT $1, $2, e.id, e.subscription_id, e.metric_key, e.value::numeric, e.unique_key, e.ts, e.created_at FROM e JOIN k ON k.id = e.id
+        ORDER BY e.n
        RETURNING id`,
       [
         scope.organizationId,

@@ -49,26 +49,17 @@ export class RecordUsageHandler implements ICommandHandler<RecordUsageCommand> {
     const rows: UsageEventRow[] = [];
     /** The events sent without a timestamp: theirs is the time they are stored, taken under the subscriptions' locks. */
     const stampedOnStore = new Set<UsageEventRow>();
+    /** The fields refused of each event by index: dropped for an id recorded before (a repeat answers the first record). */
+    const refused = new Map<number, string[]>();
+    const refuse = (i: number, field: string, message: string) => {
+      errors[path(i, field)] = message;
+      refused.set(i, [...(refused.get(i) ?? []), path(i, field)]);
+    };
     for (const [i, e] of events.entries()) {
       const subscription = subscriptions.get(e.subscriptionId) ?? null;
       if (seen.has(e.id)) errors[path(i, 'id')] = `repeats events.${seen.get(e.id)}.id in the same batch`;
       seen.set(e.id, i);
-      if (!subscription) {
-        errors[path(i, 'subscription_id')] = 'is not a subscription of this organization and mode';
-        continue;
-      }
-      if (subscription === 'canceled') {
-        errors[path(i, 'subscription_id')] = 'is canceled';
-        continue;
-      }
-      const metrics = await this.catalog.metrics(scope, subscription.productId, subscription.billingSchemaId);
-      if (!metrics.has(e.metricKey)) {
-        errors[path(i, 'metric_key')] = metrics.size
-          ? `is not a metric of the subscription's billing schema (one of: ${[...metrics.keys()].join(', ')})`
-          : "is not a metric of the subscription's billing schema (it prices no usage)";
-      }
       const timestamp = e.timestamp ?? now;
-      if (timestamp.getTime() < subscription.startsAt.getTime()) errors[path(i, 'timestamp')] = 'must not be before the subscription starts';
       const row: UsageEventRow = {
         id: e.id,
         subscriptionId: e.subscriptionId,
@@ -80,8 +71,27 @@ export class RecordUsageHandler implements ICommandHandler<RecordUsageCommand> {
       };
       rows.push(row);
       if (!e.timestamp) stampedOnStore.add(row);
+      if (!subscription) {
+        refuse(i, 'subscription_id', 'is not a subscription of this organization and mode');
+        continue;
+      }
+      if (subscription === 'canceled') {
+        refuse(i, 'subscription_id', 'is canceled');
+        continue;
+      }
+      const metrics = await this.catalog.metrics(scope, subscription.productId, subscription.billingSchemaId);
+      if (!metrics.has(e.metricKey)) {
+        refuse(
+          i,
+          'metric_key',
+          metrics.size
+            ? `is not a metric of the subscription's billing schema (one of: ${[...metrics.keys()].join(', ')})`
+            : "is not a metric of the subscription's billing schema (it prices no usage)",
+        );
+      }
+      if (timestamp.getTime() < subscription.startsAt.getTime()) refuse(i, 'timestamp', 'must not be before the subscription starts');
     }
-    if (Object.keys(errors).length) throw new ValidationFailedError(errors);
+    await this.forgiveRepeats(this.tx.manager, scope, rows, refused, errors);
     // The schemas are read before the transaction: nothing is asked on the bus while it is open.
     const catalog: CatalogPass = new Map();
     for (const facts of subscriptions.values()) {
@@ -101,7 +111,7 @@ export class RecordUsageHandler implements ICommandHandler<RecordUsageCommand> {
         row.createdAt = stored;
         if (stampedOnStore.has(row)) row.timestamp = stored;
       }
-      this.refuseAfterEnd(locked, rows, stampedOnStore, path);
+      await this.refuseAfterEnd(w, scope, locked, rows, stampedOnStore, path);
       const fresh = await this.usage.insert(w, scope, rows);
       const repeats = rows.filter((r) => !fresh.has(r.id)).map((r) => r.id);
       const firsts = new Map((await this.usage.findMany(w, scope, repeats)).map((r) => [r.id, r]));
@@ -127,20 +137,43 @@ export class RecordUsageHandler implements ICommandHandler<RecordUsageCommand> {
    * then on, so an event there is refused (400), also before the scheduler has moved the subscription to
    * CANCELED (its tick may come later than that moment), as it will be once it has.
    */
-  private refuseAfterEnd(
+  private async refuseAfterEnd(
+    w: EntityManager,
+    scope: RecordUsageCommand['scope'],
     locked: readonly SubscriptionRecord[],
     rows: readonly UsageEventRow[],
     stampedOnStore: ReadonlySet<UsageEventRow>,
     path: (i: number, field: string) => string,
-  ): void {
+  ): Promise<void> {
     const ending = new Map(locked.filter((s) => s.cancelAtPeriodEnd).map((s) => [s.id, s.currentPeriodEnd]));
     const errors: FieldErrors = {};
+    const refused = new Map<number, string[]>();
     for (const [i, row] of rows.entries()) {
       const end = ending.get(row.subscriptionId);
       if (!end || row.timestamp.getTime() < end.getTime()) continue;
       const ended = `the subscription is canceled at period end and ended at ${formatTimestamp(end)}`;
-      if (stampedOnStore.has(row)) errors[path(i, 'subscription_id')] = `is canceled: ${ended}`;
-      else errors[path(i, 'timestamp')] = `must be before ${formatTimestamp(end)}: ${ended}`;
+      const field = path(i, stampedOnStore.has(row) ? 'subscription_id' : 'timestamp');
+      errors[field] = stampedOnStore.has(row) ? `is canceled: ${ended}` : `must be before ${formatTimestamp(end)}: ${ended}`;
+      refused.set(i, [field]);
+    }
+    await this.forgiveRepeats(w, scope, rows, refused, errors);
+  }
+
+  /**
+   * An event whose id the scope recorded before is a repeat, answered with its first record (decisions §20),
+   * whatever has changed since (the subscription canceled, its period ended): its refusals are dropped.
+   * Anything still refused then is 400. Asked only when something was refused, so a valid request pays nothing.
+   */
+  private async forgiveRepeats(
+    m: EntityManager,
+    scope: RecordUsageCommand['scope'],
+    rows: readonly UsageEventRow[],
+    refused: ReadonlyMap<number, string[]>,
+    errors: FieldErrors,
+  ): Promise<void> {
+    if (refused.size > 0) {
+      const known = await this.usage.knownKeys(m, scope, [...refused.keys()].map((i) => rows[i].id));
+      for (const [i, fields] of refused) if (known.has(rows[i].id)) for (const f of fields) delete errors[f];
     }
     if (Object.keys(errors).length) throw new ValidationFailedError(errors);
   }
