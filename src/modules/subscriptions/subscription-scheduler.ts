@@ -98,14 +98,14 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnModuleDe
       scope,
     }));
     clocks.push({ nowOf: () => this.clock.now(), scope: null });
-    // Subscriptions that failed in this pass (per clock): left for the next pass, so that one of them does
-    // not hold back the others.
-    const failed = clocks.map(() => new Set<string>());
+    // Subscriptions that failed in this pass or were held elsewhere (per clock): left for the next pass, so
+    // that one of them does not hold back the others.
+    const passOver = clocks.map(() => new Set<string>());
     const dueLeft = clocks.map(() => true);
     const pass: IssuePass = { start: this.clock.now(), catalog: new Map() };
     let issued = 0;
     for (;;) {
-      for (const [i, clock] of clocks.entries()) if (dueLeft[i]) dueLeft[i] = await this.moveDue(clock.nowOf, clock.scope, failed[i]);
+      for (const [i, clock] of clocks.entries()) if (dueLeft[i]) dueLeft[i] = await this.moveDue(clock.nowOf, clock.scope, passOver[i]);
       const round = await this.issueRecorded(pass);
       issued += round.issued;
       if (!round.more && !dueLeft.some(Boolean)) break;
@@ -116,27 +116,35 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnModuleDe
 
   /**
    * Moves one fair batch of due subscriptions on to their next period, recording each period due; answers
-   * whether more may be due (the batch, or an organization's share of it, was full).
+   * whether more may be due: the batch, or an organization's share of it, was full, or a subscription moved
+   * is due again (several periods behind: a moved test clock, a service that was down), so the next round
+   * moves it one more period, in turn with the others. Subscriptions held elsewhere are left for the next
+   * pass (`passOver`), so that a pick of held rows neither ends the pass early nor is picked again in it.
    */
-  private moveDue(nowOf: () => Date, scope: ClockScope | null, failed: Set<string>): Promise<boolean> {
+  private moveDue(nowOf: () => Date, scope: ClockScope | null, passOver: Set<string>): Promise<boolean> {
     return this.tx.run(async (m) => {
-      const due = await this.repo.lockDue(m, nowOf(), this.app.WORKER_ORG_BATCH, DUE_BATCH, scope, [...failed]);
+      const now = nowOf();
+      const { due, skipped, full, retried } = await this.repo.lockDue(m, now, this.app.WORKER_ORG_BATCH, DUE_BATCH, scope, [...passOver]);
+      for (const id of skipped) passOver.add(id);
+      let behind = false;
       for (const subscription of due) {
         await m.query('SAVEPOINT subscription_due');
         try {
           await this.due.advance(m, subscription);
+          if (retried.has(subscription.id)) await this.repo.clearAttempted(m, scopeOfRecord(subscription), subscription.id);
           await m.query('RELEASE SAVEPOINT subscription_due');
+          if (subscription.nextInvoiceAt !== null && subscription.nextInvoiceAt.getTime() <= now.getTime()) behind = true;
         } catch (e) {
           await m.query('ROLLBACK TO SAVEPOINT subscription_due');
           await this.repo.attempted(m, scopeOfRecord(subscription), subscription.id);
-          failed.add(subscription.id);
+          passOver.add(subscription.id);
           this.logger.warn(
             { event: 'subscription_invoice_failed', subscription_id: subscription.id, err: (e as Error).message },
             'subscription not moved to its next period; retrying on the next tick',
           );
         }
       }
-      return due.length >= DUE_BATCH || someOrganizationFull(due, this.app.WORKER_ORG_BATCH);
+      return full || behind;
     });
   }
 

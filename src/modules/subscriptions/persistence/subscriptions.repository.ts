@@ -1,3 +1,4 @@
+import { someOrganizationFull } from '../../../shared/db/fair-batch';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
@@ -87,7 +88,9 @@ export class SubscriptionsRepository {
    * the pass to one organization's mode (a moved test clock). The batch is fair
    * (shared/db/fair-batch.ts): at most `cap` of one organization's mode, organizations interleaved,
    * each organization's never-failed subscriptions first (earliest due first), then the least
-   * recently failed (`attempted`).
+   * recently failed (`attempted`). Answers the rows locked, the ids picked but held elsewhere (`skipped`:
+   * the caller leaves them for a later pass), whether the pick was full (more may be due), and which of
+   * those locked had failed before (`retried`: their place in line is given back once they move).
    */
   async lockDue(
     m: EntityManager,
@@ -96,10 +99,10 @@ export class SubscriptionsRepository {
     limit: number,
     scope: ClockScope | null,
     exclude: readonly string[] = [],
-  ): Promise<SubscriptionRecord[]> {
+  ): Promise<{ due: SubscriptionRecord[]; skipped: string[]; full: boolean; retried: Set<string> }> {
     const params: unknown[] = [now, cap, limit, [...exclude]];
     const only = scope ? ` AND s.organization_id = $${params.push(scope.organizationId)} AND s.mode = $${params.push(scope.mode)}` : '';
-    const picked: Array<{ id: string }> = await m.query(
+    const picked: Array<{ id: string; organization_id: string; mode: string; attempted_at: Date | null }> = await m.query(
       fairBatch(
         {
           table: 'subscriptions',
@@ -113,7 +116,7 @@ export class SubscriptionsRepository {
       ),
       params,
     );
-    if (!picked.length) return [];
+    if (!picked.length) return { due: [], skipped: [], full: false, retried: new Set() };
     const ids = picked.map((p) => p.id);
     const locked = await m
       .createQueryBuilder(SubscriptionRecord, 's')
@@ -122,7 +125,19 @@ export class SubscriptionsRepository {
       .setOnLocked('skip_locked')
       .getMany();
     const place = new Map(ids.map((id, i) => [id, i]));
-    return locked.sort((a, b) => place.get(a.id)! - place.get(b.id)!);
+    const held = new Set(locked.map((l) => l.id));
+    return {
+      due: locked.sort((a, b) => place.get(a.id)! - place.get(b.id)!),
+      // Held by another instance, a cancel or usage being recorded (or no longer due, which the next pick shows).
+      skipped: ids.filter((id) => !held.has(id)),
+      full: picked.length >= limit || someOrganizationFull(picked, cap),
+      retried: new Set(picked.filter((p) => p.attempted_at !== null && held.has(p.id)).map((p) => p.id)),
+    };
+  }
+
+  /** A subscription that failed before and has now moved on: back to its place in its organization's line. */
+  async clearAttempted(m: EntityManager, scope: Scope, id: string): Promise<void> {
+    await m.query(`UPDATE subscriptions SET attempted_at = NULL WHERE id = $1 AND organization_id = $2 AND mode = $3`, [id, scope.organizationId, scope.mode]);
   }
 
   /** A due subscription whose period invoice could not be issued now: to the back of its organization's line. */
