@@ -53,7 +53,10 @@ export class SubscriptionsController {
   @HttpCode(201)
   @Authenticated({ write: true })
   @Idempotent()
-  @ApiOperation({ summary: 'Start a subscription to a RECURRING billing schema', description: PERIODS_TEXT })
+  @ApiOperation({
+    summary: 'Start a subscription to a RECURRING billing schema',
+    description: `${PERIODS_TEXT} A quantity whose base amount (base_price times quantity) is past 48 integer digits, in the schema's currency or in USD at today's rates, is 400 naming quantity: no period invoice could hold it.`,
+  })
   @ApiBody({
     type: CreateSubscriptionRequestDto,
     examples: {

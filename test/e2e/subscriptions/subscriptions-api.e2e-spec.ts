@@ -43,6 +43,21 @@ describe('subscriptions API', () => {
     expectError(await org.test.get('/subscriptions/subscription_nope'), 404);
   });
 
+  it('refuses a quantity whose base amount no invoice could hold (400 naming quantity), and takes one that fits', async () => {
+    const plan = async (currency: string, base: string) => {
+      const productId = expectSuccess(
+        await org.test.post('/products', productBody({ schemas: [recurringSchema({ currency, base_price: base, configurations: [] })] })),
+      ).id;
+      return { productId, schemaId: expectSuccess(await org.test.get(`/products/${productId}`)).schemas[0].id };
+    };
+    // 10^46 USD: a thousand seats come to 10^49, past 48 integer digits; ten seats fit.
+    const huge = await plan('USD', `1${'0'.repeat(46)}`);
+    expectError(await subscribe(org.test, huge, { quantity: 1000 }), 400, { field: 'quantity' });
+    expectSuccess(await subscribe(org.test, huge, { quantity: 10 }), 201);
+    // 10^44 BTC fits as an amount, but its USD value (tens of thousands of USD a coin) does not.
+    expectError(await subscribe(org.test, await plan('BITCOIN', `1${'0'.repeat(44)}`)), 400, { field: 'quantity' });
+  });
+
   it.each([
     ['no product_id', { product_id: undefined }, 'product_id'],
     ['an unknown product', { product_id: 'product_unknown' }, 'product_id'],

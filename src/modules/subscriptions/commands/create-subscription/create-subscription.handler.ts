@@ -1,10 +1,13 @@
 import { Inject } from '@nestjs/common';
-import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { ValidationFailedError } from '../../../../shared/errors/domain-error';
 import { newId } from '../../../../shared/ids/ids';
 import { Clock } from '../../../../shared/time/clock';
-import { BillingTerms, initialSchedule } from '../../domain/billing';
+import type { Currency } from '../../../../shared/money/currency';
+import { type Amount, MAX_INTEGER_DIGITS, Money } from '../../../../shared/money/money';
+import { RatesAsOfQuery } from '../../../rates';
+import { baseAmount, BillingTerms, initialSchedule } from '../../domain/billing';
 import { periodAt } from '../../domain/periods';
 import { subscriptionView, SubscriptionView } from '../../dto/subscription.view';
 import type { SubscriptionRecord } from '../../persistence/subscription.record';
@@ -24,6 +27,7 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
     @Inject(SubscriptionCatalog) private readonly catalog: SubscriptionCatalog,
     @Inject(SubscriptionEvents) private readonly events: SubscriptionEvents,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(QueryBus) private readonly queries: QueryBus,
   ) {}
 
   async execute({ scope, input }: CreateSubscriptionCommand): Promise<SubscriptionView> {
@@ -36,6 +40,7 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
     if (schema.type !== 'RECURRING' || !schema.intervalType || !schema.intervalCount || !schema.paymentType || !schema.renewType || !schema.billingType) {
       throw new ValidationFailedError({ billing_schema_id: 'must be a RECURRING billing schema' });
     }
+    await this.refuseBaseTooLarge(schema.basePrice, input.quantity, schema.currency);
     const now = await this.clock.nowFor(scope);
     const startsAt = input.startsAt ?? now;
     if (startsAt.getTime() < now.getTime() - MAX_STARTS_AT_AGE_MS) throw new ValidationFailedError({ starts_at: 'must not be more than 24 hours in the past' });
@@ -81,5 +86,22 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
       await this.events.created(m, scope, record);
     });
     return subscriptionView(record);
+  }
+
+  /**
+   * Every period invoice charges the base price `quantity` times: past what an amount holds (48 integer
+   * digits), in the schema's currency or in USD at today's rates, each of them would fail for good. Refused
+   * here instead, naming `quantity`.
+   */
+  private async refuseBaseTooLarge(basePrice: Amount, quantity: number, currency: Currency): Promise<void> {
+    const limit = new Money(10).pow(MAX_INTEGER_DIGITS);
+    const base = baseAmount(basePrice, quantity, { part: new Money(1), whole: new Money(1) });
+    if (base.greaterThanOrEqualTo(limit)) {
+      throw new ValidationFailedError({ quantity: `times the base price comes to more than ${MAX_INTEGER_DIGITS} integer digits in ${currency}; lower it` });
+    }
+    const rate = (await this.queries.execute(new RatesAsOfQuery())).usd[currency];
+    if (rate && base.mul(rate).greaterThanOrEqualTo(limit)) {
+      throw new ValidationFailedError({ quantity: `times the base price is worth more than ${MAX_INTEGER_DIGITS} integer digits of USD; lower it` });
+    }
   }
 }
