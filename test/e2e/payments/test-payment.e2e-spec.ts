@@ -98,7 +98,9 @@ describe('POST /invoices/{id}/test_payment', () => {
     const org = await createOrg();
     // Five exact payments at once, no key (five tabs): one pays, the others find the invoice paid.
     const invoiceId = await createInvoice(org.test, '25');
-    const five = await Promise.all([1, 2, 3, 4, 5].map(() => anonymous().post(`/invoices/${invoiceId}/test_payment`, { provider_id: 'prov_card_usd', kind: 'exact' })));
+    const five = await Promise.all(
+      [1, 2, 3, 4, 5].map(() => anonymous().post(`/invoices/${invoiceId}/test_payment`, { provider_id: 'prov_card_usd', kind: 'exact' })),
+    );
     expect(five.filter((res) => res.status === 201)).toHaveLength(1);
     // invoice_final, or nothing_due when its reads fell on either side of the first one's commit.
     for (const res of five.filter((r) => r.status !== 201)) expect([400, res.body.code]).toEqual([400, expect.stringMatching(/^(invoice_final|nothing_due)$/)]);

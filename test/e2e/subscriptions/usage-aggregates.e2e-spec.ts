@@ -122,7 +122,9 @@ describe('usage aggregates worked out by the database', () => {
     });
     const refused = expectError(batch, 400, { field: 'events.1.subscription_id' });
     expect(Object.keys(refused.validator)).toEqual(['events.1.subscription_id']);
-    expect(expectSuccess(await api.post('/usage_events/batch', { events: [{ id: 'retried', subscription_id: sub.id, metric_key: 'calls', value: '2' }] }))).toMatchObject({
+    expect(
+      expectSuccess(await api.post('/usage_events/batch', { events: [{ id: 'retried', subscription_id: sub.id, metric_key: 'calls', value: '2' }] })),
+    ).toMatchObject({
       created: 0,
       duplicates: 1,
       items: [first],

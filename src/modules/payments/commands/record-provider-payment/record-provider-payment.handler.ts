@@ -197,7 +197,9 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
     if (isFinalInvoiceStatus(invoice.status)) {
       throw new ValidationFailedError({ id: `the invoice is ${invoice.status}; it takes no new payments` }, undefined, 'invoice_final');
     }
-    const seenUsd = sumAmounts((await this.repo.settling(m, scope, invoice.id)).filter((p) => p.status === 'COMPLETED' || p.status === 'PENDING').map((p) => p.priceUsd));
+    const seenUsd = sumAmounts(
+      (await this.repo.settling(m, scope, invoice.id)).filter((p) => p.status === 'COMPLETED' || p.status === 'PENDING').map((p) => p.priceUsd),
+    );
     if (seenUsd.gte(invoice.priceUsd)) {
       throw new ValidationFailedError({ id: 'nothing is due: the payments seen already cover the invoice' }, undefined, 'nothing_due');
     }

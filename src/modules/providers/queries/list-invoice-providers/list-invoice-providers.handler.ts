@@ -37,28 +37,32 @@ export class ListInvoiceProvidersHandler implements IQueryHandler<ListInvoicePro
     const listed = providers.filter((p) => p.view.enabled && (scope.mode === 'test' || ready.has(p.catalog.id)));
     // Once the lock has lapsed a price is today's, and an address would be refused on a stale rate (decisions
     // §21): such a currency is listed without a price rather than with one the service would not hold to.
-    const unpriced = held ? new Set<Currency>() : await this.staleCurrencies(scope, listed.map((p) => p.catalog.currency));
+    const unpriced = held
+      ? new Set<Currency>()
+      : await this.staleCurrencies(
+          scope,
+          listed.map((p) => p.catalog.currency),
+        );
     return {
-      providers: listed
-        .map(({ catalog: p, view }) => ({
-          id: p.id,
-          provider: p.type === 'CRYPTOCURRENCY' ? 'CRYPTO' : 'FIAT',
-          network: p.network,
-          gateway: p.gateway,
-          type: p.kind,
-          filters: [...p.filters],
-          metadata: {
-            decimals: p.decimals,
-            contract_address: p.contractAddress,
-            image_url: image(p.image),
-            image_url_network: image(p.networkImage),
-            required_confirmations: view.required_confirmations,
-          },
-          name: p.name,
-          currency: p.currency,
-          price: unpriced.has(p.currency) ? null : renderAmount(amountDue(invoice.priceUsd, rates.usd[p.currency], p.decimals)),
-          has_rail: ready.has(p.id),
-        })),
+      providers: listed.map(({ catalog: p, view }) => ({
+        id: p.id,
+        provider: p.type === 'CRYPTOCURRENCY' ? 'CRYPTO' : 'FIAT',
+        network: p.network,
+        gateway: p.gateway,
+        type: p.kind,
+        filters: [...p.filters],
+        metadata: {
+          decimals: p.decimals,
+          contract_address: p.contractAddress,
+          image_url: image(p.image),
+          image_url_network: image(p.networkImage),
+          required_confirmations: view.required_confirmations,
+        },
+        name: p.name,
+        currency: p.currency,
+        price: unpriced.has(p.currency) ? null : renderAmount(amountDue(invoice.priceUsd, rates.usd[p.currency], p.decimals)),
+        has_rail: ready.has(p.id),
+      })),
       exchange_rate_timestamp: formatTimestamp(rates.takenAt),
     };
   }

@@ -172,7 +172,11 @@ export class RecordUsageHandler implements ICommandHandler<RecordUsageCommand> {
     errors: FieldErrors,
   ): Promise<void> {
     if (refused.size > 0) {
-      const known = await this.usage.knownKeys(m, scope, [...refused.keys()].map((i) => rows[i].id));
+      const known = await this.usage.knownKeys(
+        m,
+        scope,
+        [...refused.keys()].map((i) => rows[i].id),
+      );
       for (const [i, fields] of refused) if (known.has(rows[i].id)) for (const f of fields) delete errors[f];
     }
     if (Object.keys(errors).length) throw new ValidationFailedError(errors);
