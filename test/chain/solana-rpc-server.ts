@@ -48,6 +48,12 @@ export interface SolanaBedOptions {
   finalizedLag: number;
   /** Whether getHealth answers "ok" (else the documented "node is behind" error). */
   healthy: boolean;
+  /**
+   * Slots the node answering getSignaturesForAddress stays behind the one answering getSlot: an RPC provider
+   * behind a load balancer whose instances are not all caught up. That instance lists only the signatures of
+   * slots it has reached, and refuses a `minContextSlot` above its slot as a node does (-32016).
+   */
+  listingLag: number;
 }
 
 const b58 = getBase58Decoder();
@@ -74,7 +80,10 @@ const uiAmount = (amount: bigint, decimals: number): string => {
  * Commitments lag the newest slot by `confirmedLag` and `finalizedLag`. A transaction submitted with
  * `hold` is only simulated: it is `processed` (getSignatureStatuses shows it; getSignaturesForAddress and
  * getTransaction, which take `confirmed` at least, do not) until `land` executes it in a new slot or
- * `drop` forgets it, as a cluster drops a transaction whose fork dies before it is confirmed. `rollBack`
+ * `drop` forgets it, as a cluster drops a transaction whose fork dies before it is confirmed. getSignaturesForAddress
+ * honours `minContextSlot` (error -32016 "Minimum context slot has not been reached", data `{contextSlot}`, when
+ * the answering node's slot at the commitment is below it), and `listingLag` has it answered by a node some
+ * slots behind the one getSlot asks (a load balancer's lagging instance). `rollBack`
  * forgets a landed transaction that is `confirmed` but not yet `finalized`, as the node answers once the fork
  * that held it died: its signature unknown to every method.
  *
@@ -85,10 +94,12 @@ const uiAmount = (amount: bigint, decimals: number): string => {
 export class SolanaRpcServer {
   readonly svm = new LiteSVM();
   readonly genesisHash = b58.decode(new Uint8Array(randomBytes(32)));
-  readonly options: SolanaBedOptions = { confirmedLag: 0, finalizedLag: 4, healthy: true };
+  readonly options: SolanaBedOptions = { confirmedLag: 0, finalizedLag: 4, healthy: true, listingLag: 0 };
   readonly calls = new Map<string, number>();
   /** The signatures getTransaction was asked for, in the order asked. */
   readonly transactionsAsked: string[] = [];
+  /** getSignaturesForAddress calls refused because the answering node had not reached their `minContextSlot`. */
+  refusedListings = 0;
   private server: Server | null = null;
   private slotNow = 1;
   private readonly startMs = Date.now();
@@ -367,10 +378,20 @@ export class SolanaRpcServer {
     }
   }
 
-  private signaturesFor(address: string, config: { limit?: number; before?: string; until?: string; commitment?: Commitment }): unknown[] {
+  private signaturesFor(
+    address: string,
+    config: { limit?: number; before?: string; until?: string; commitment?: Commitment; minContextSlot?: number },
+  ): unknown[] {
     const commitment = this.commitmentOf(config, 'confirmed');
     const limit = Math.min(Math.max(config.limit ?? 1000, 1), 1000);
-    const newestFirst = [...(this.byAccount.get(address) ?? [])].reverse().filter((e) => this.visible(e, commitment));
+    // The answering node's slot at the commitment: behind by `listingLag` when a lagging instance answers.
+    const reached = Math.max(this.slot(commitment) - this.options.listingLag, 0);
+    if (config.minContextSlot !== undefined && config.minContextSlot > reached) {
+      this.refusedListings++;
+      throw Object.assign(new Error('Minimum context slot has not been reached'), { code: -32016, data: { contextSlot: reached } });
+    }
+    // A node that has not reached a slot knows nothing of it; one that does not know `before` answers an empty list.
+    const newestFirst = [...(this.byAccount.get(address) ?? [])].reverse().filter((e) => this.visible(e, commitment) && e.slot <= reached);
     let start = 0;
     if (config.before) {
       const at = newestFirst.findIndex((e) => e.signature === config.before);
@@ -409,8 +430,12 @@ export class SolanaRpcServer {
     try {
       answer = { jsonrpc: '2.0', id: call.id, result: this.answer(call.method, call.params ?? []) };
     } catch (e) {
-      const error = e as { code?: number; message?: string };
-      answer = { jsonrpc: '2.0', id: call.id, error: { code: error.code ?? -32603, message: error.message ?? 'Internal error' } };
+      const error = e as { code?: number; message?: string; data?: unknown };
+      answer = {
+        jsonrpc: '2.0',
+        id: call.id,
+        error: { code: error.code ?? -32603, message: error.message ?? 'Internal error', ...(error.data !== undefined ? { data: error.data } : {}) },
+      };
     }
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
   }

@@ -156,6 +156,39 @@ describe('the Solana rail against a litesvm node in Solana JSON-RPC shapes', () 
     expect(await shortState(shop.test, invoiceId)).toMatchObject({ status: 'COMPLETED', substatus: null });
   });
 
+  it('a payment made while the node listing signatures lags behind the head is recorded once that node catches up, never passed over', async () => {
+    const { bed } = setup;
+    const shop = await solanaMerchant(service);
+    const invoiceId = await createInvoice(shop.test, '4', 'SOLANA');
+    const pay = await paymentAddress(shop.test, invoiceId, SOL);
+    const payer = await fundedWallet(bed);
+    const refusedBefore = bed.refusedListings;
+    // Behind a load balancer: getSlot is answered at the head, getSignaturesForAddress by an instance 3 slots
+    // behind, which has not reached the payment's slot yet.
+    bed.options.listingLag = 3;
+    try {
+      const signature = bed.submit(await solTransfer(bed, payer, pay.address as string, 4_000_000_000n, [pay.reference as string]));
+      // Three steps begin after the payment landed (each asks the confirmed and the finalized slot first), so at
+      // least two ran to their end against the lagging instance.
+      const slotsAsked = bed.calls.get('getSlot') ?? 0;
+      await eventually(async () => {
+        if ((bed.calls.get('getSlot') ?? 0) < slotsAsked + 6) throw new Error('the watcher has not stepped three times yet');
+      }, 15_000);
+      expect(await paymentsOf(shop.test, invoiceId)).toEqual([]);
+
+      bed.options.listingLag = 0;
+      const [seen] = await waitForPayments(shop.test, invoiceId, (p) => p.length === 1);
+      expect(seen).toMatchObject({ status: 'PENDING', idempotency_key: `solana:${signature}:${pay.reference}`, price: r30('4') });
+      // The lagging instance refused the watcher's listings (minContextSlot) rather than answering them short.
+      expect(bed.refusedListings).toBeGreaterThan(refusedBefore);
+      bed.advance(4);
+      await waitForPayments(shop.test, invoiceId, (p) => p.length === 1 && p[0].status === 'COMPLETED');
+      expect(await shortState(shop.test, invoiceId)).toMatchObject({ status: 'COMPLETED', substatus: null });
+    } finally {
+      bed.options.listingLag = 0;
+    }
+  });
+
   it('a transaction seen only at processed and then dropped never becomes a payment; the same payment landing later does', async () => {
     const { bed } = setup;
     const shop = await solanaMerchant(service);

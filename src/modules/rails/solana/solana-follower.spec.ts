@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { type Address, getBase58Decoder } from '@solana/kit';
 import type { WatchedAddresses } from '../domain/payment-rail';
-import { SIGNATURE_PAGE, SolanaFollower } from './solana-follower';
+import { readPosition, SIGNATURE_PAGE, SolanaFollower } from './solana-follower';
 import { joinPaymentKey } from './solana-keys';
 
 // A node answering Solana's documented JSON-RPC shapes for the calls the follower makes, from a fixed history.
@@ -24,6 +24,8 @@ describe('the Solana follower against a node in JSON-RPC shapes', () => {
   const asked: string[] = [];
   let history: Entry[] = [];
   const transactions = new Map<string, unknown>();
+  /** Signatures the instance answering has not indexed yet (behind a load balancer): it neither lists nor knows them. */
+  const unindexed = new Set<string>();
   let ata: string;
 
   beforeAll(async () => {
@@ -44,7 +46,9 @@ describe('the Solana follower against a node in JSON-RPC shapes', () => {
             const tx = transactions.get(e.signature) as { transaction: { message: { accountKeys: Array<{ pubkey: string }> } } } | undefined;
             return tx ? tx.transaction.message.accountKeys.some((k) => k.pubkey === account) : account === WALLET;
           };
-          const mine = [...history].reverse().filter(names);
+          const mine = [...history].reverse().filter((e) => names(e) && !unindexed.has(e.signature));
+          // A `before` the node does not know: an empty list (as a node answers without long-term storage).
+          if (config.before && !mine.some((e) => e.signature === config.before)) return answer([]);
           let start = config.before ? mine.findIndex((e) => e.signature === config.before) + 1 : 0;
           const out: Entry[] = [];
           for (; start < mine.length && out.length < config.limit; start++) {
@@ -55,14 +59,18 @@ describe('the Solana follower against a node in JSON-RPC shapes', () => {
         }
         if (call.method === 'getTransaction') return answer(transactions.get(call.params[0] as string) ?? null);
         if (call.method === 'getSignatureStatuses') {
-          // sig(1) finalized in slot 42, sig(2) only processed; any other signature unknown (a dropped fork's): null.
+          // sig(1) finalized in slot 42, sig(2) only processed, the history's indexed ones finalized in their slot;
+          // any other signature unknown (a dropped fork's): null.
           const [signature] = (call.params[0] as string[]) ?? [];
+          const listed = history.find((e) => e.signature === signature && !unindexed.has(signature));
           const value =
             signature === sig(1)
               ? { slot: 42, confirmationStatus: 'finalized', err: null }
               : signature === sig(2)
                 ? { slot: 43, confirmationStatus: 'processed', err: null }
-                : null;
+                : listed
+                  ? { slot: listed.slot, confirmationStatus: 'finalized', err: null }
+                  : null;
           return answer({ context: { slot: 9032 }, value: [value] });
         }
         res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, error: { code: -32601, message: 'Method not found' } }));
@@ -247,6 +255,42 @@ describe('the Solana follower against a node in JSON-RPC shapes', () => {
     expect(third.carried).toEqual([]);
     const all = [...first.transfers, ...second.earlier!.transfers, ...third.earlier!.transfers].map((t) => t.txHash);
     expect(new Set(all).size).toBe(121);
+  });
+
+  it('asks every listing of a node that has reached the range end, and reads a busy wallet on only below a signature the node knows', async () => {
+    // 100 transfers without a reference (slots 8000..8099): two budgets exactly.
+    history = [];
+    transactions.clear();
+    for (let i = 0; i < 100; i++) {
+      history.push({ signature: sig(30_000 + i), slot: 8000 + i, err: null });
+      transactions.set(sig(30_000 + i), payment(8000 + i, [PAYER, WALLET], [10, 11], null));
+    }
+    const watched: WatchedAddresses = { addresses: new Set(), resolve: () => Promise.resolve(new Set()), accounts: () => Promise.resolve([WALLET]) };
+    const follower = () => new SolanaFollower(url, 'finalized', undefined, { perWallet: 50, perStep: 400 });
+    const first = await follower().scan({ from: 8000n, to: 8110n }, watched, [MINT]);
+    expect(first.transfers).toHaveLength(50);
+    // A node behind the range's end refuses the listing (-32016) rather than answering it short.
+    const listings = asked.filter((a) => a.startsWith('getSignaturesForAddress'));
+    expect(listings.length).toBeGreaterThan(0);
+    for (const listing of listings) expect(listing).toContain('"minContextSlot":8110');
+
+    // The instance answering next has not indexed the signature the wallet's part stopped at: its empty page
+    // below it is no end, the step fails, and nothing is passed over.
+    const { part } = readPosition(first.carried!.find((c) => c.account === WALLET)!.position);
+    unindexed.add(part!.before);
+    await expect(follower().scan({ from: 8111n, to: 8120n }, watched, [MINT], first.carried)).rejects.toThrow(/does not know/);
+    unindexed.clear();
+    const second = await follower().scan({ from: 8111n, to: 8120n }, watched, [MINT], first.carried);
+    expect(second.earlier!.transfers).toHaveLength(50);
+    // The part's last page was full: the next one below its oldest signature is empty, and the node knows that
+    // signature, so the wallet has nothing older in the range: it is read up.
+    asked.length = 0;
+    const third = await follower().scan({ from: 8121n, to: 8130n }, watched, [MINT], second.carried);
+    expect(asked.filter((a) => a === 'getSignatureStatuses')).toHaveLength(1);
+    expect(third.earlier!.transfers).toEqual([]);
+    expect(third.carried).toEqual([]);
+    const all = [...first.transfers, ...second.earlier!.transfers].map((t) => t.txHash);
+    expect(new Set(all).size).toBe(100);
   });
 
   it('keeps a transaction naming two payment addresses of the wallet as money to the wallet, crediting neither', async () => {

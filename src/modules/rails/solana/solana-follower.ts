@@ -179,12 +179,36 @@ export class SolanaFollower implements ChainFollower {
     return found;
   }
 
-  /** One page of an account's signatures, newest first (`before`/`until` exclusive). */
-  private page(account: string, limit: number, before?: string, until?: string): Promise<SignatureInfo[]> {
+  /**
+   * One page of an account's signatures, newest first (`before`/`until` exclusive), from a node that has reached
+   * slot `to`, the end of the range the step reads (`minContextSlot`). Behind a load balancer the head comes from
+   * one node and this list may come from another a few slots behind: without the bound, that node would list
+   * nothing of the slots it has not reached yet, the account would be taken as read up to `to`, and a healthy
+   * node listing those payments next step would see them as already read, so they would never be recorded. With
+   * it, a node behind answers an error (-32016, "Minimum context slot has not been reached"): the step fails
+   * and is read again, from where it stood, once the node has caught up.
+   */
+  private page(account: string, limit: number, to: bigint, before?: string, until?: string): Promise<SignatureInfo[]> {
     return this.rpc.call<SignatureInfo[]>('getSignaturesForAddress', [
       account,
-      { limit, commitment: 'confirmed', ...(before ? { before } : {}), ...(until ? { until } : {}) },
+      { limit, commitment: 'confirmed', minContextSlot: Number(to), ...(before ? { before } : {}), ...(until ? { until } : {}) },
     ]);
+  }
+
+  /**
+   * The page of an account's signatures older than `before` (one a previous page listed), down to `until`. A
+   * node that does not know `before` (an instance behind the load balancer that has not indexed it yet, or that
+   * lost it) answers an empty page, exactly as when nothing is left above `until`: taken as the end, the rest of
+   * the range below `before` would never be read, and the account's position would move past it. So an empty
+   * page is the end only when the node knows `before` (getSignatureStatuses, asked only then); otherwise the step
+   * fails and is read again from where it stood.
+   */
+  private async below(account: string, limit: number, to: bigint, before: string, until?: string): Promise<SignatureInfo[]> {
+    const page = await this.page(account, limit, to, before, until);
+    if (!page.length && (await this.transactionBlock(before)) === null) {
+      throw new Error(`getSignaturesForAddress lists nothing of ${account} older than ${before}, a signature the node does not know; the range is read again`);
+    }
+    return page;
   }
 
   /**
@@ -201,7 +225,7 @@ export class SolanaFollower implements ChainFollower {
     if (budget <= 0) return { listed, position: at };
     if (at.part) {
       const part = at.part;
-      const page = await this.page(account, Math.min(budget, SIGNATURE_PAGE), part.before, at.until);
+      const page = await this.below(account, Math.min(budget, SIGNATURE_PAGE), to, part.before, at.until);
       let done = page.length < Math.min(budget, SIGNATURE_PAGE);
       for (const s of page) {
         if (BigInt(s.slot) <= at.readTo) {
@@ -219,7 +243,7 @@ export class SolanaFollower implements ChainFollower {
     let before: string | undefined;
     let full = false;
     for (;;) {
-      const page = await this.page(account, SIGNATURE_PAGE, before, at.until);
+      const page = before ? await this.below(account, SIGNATURE_PAGE, to, before, at.until) : await this.page(account, SIGNATURE_PAGE, to, undefined, at.until);
       let older = false;
       for (const s of page) {
         const slot = BigInt(s.slot);
