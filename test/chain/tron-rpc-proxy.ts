@@ -36,6 +36,8 @@ export interface TronProxyOptions {
    * eth_getTransactionByHash still shows them: a node that lacks their receipt (or one of a load-balanced set).
    */
   withheldReceipts: Set<string>;
+  /** Most logs an eth_getLogs answer may hold; past it the node refuses the query (java-tron's limit is 10,000). */
+  maxLogResults: number;
 }
 
 /** The eth_* methods the proxy passes to the node; every other one is "method not found", as java-tron answers it. */
@@ -63,7 +65,9 @@ const PASSED = new Set([
  * - blocks carry Tron's empty `stateRoot` ("0x");
  * - beside it, the node's HTTP API `/wallet/gettransactionbyid` tells a TRX transfer (TransferContract)
  *   from a TRC-10 one (TransferAssetContract, for the hashes in `trc10`), which the JSON-RPC shows alike;
- * - the receipts of `withheldReceipts` are answered null, their transactions still shown by hash.
+ * - the receipts of `withheldReceipts` are answered null, their transactions still shown by hash;
+ * - an eth_getLogs answer of more than `maxLogResults` logs is refused, as java-tron refuses one past its
+ *   limit of 10,000 ("query returned more than 10000 results").
  */
 export class TronRpcProxy {
   private server: Server | null = null;
@@ -83,6 +87,7 @@ export class TronRpcProxy {
       unindexed: new Set(),
       trc10: new Set(),
       withheldReceipts: new Set(),
+      maxLogResults: Number.POSITIVE_INFINITY,
       ...options,
     };
   }
@@ -168,6 +173,10 @@ export class TronRpcProxy {
     }
     if (call.method === 'eth_getLogs' && Array.isArray(answer.result)) {
       answer.result = (answer.result as Log[]).filter((log) => !this.options.unindexed.has(BigInt(log.blockNumber)));
+      if ((answer.result as Log[]).length > this.options.maxLogResults) {
+        this.calls.set('tooManyLogs', this.count('tooManyLogs') + 1);
+        return fail(-32005, `query returned more than ${this.options.maxLogResults} results`);
+      }
     }
     return answer;
   }

@@ -255,6 +255,43 @@ describe('the Tron watcher across a restart, and against a node of another chain
     }
   });
 
+  it('reads a range whose logs the node refuses in one answer (java-tron: more than 10,000) in smaller ranges, and records the payment in it', async () => {
+    const { chain, usdt, proxy } = setup;
+    const db = await sharedDatabase();
+    const env = { ...WATCHER_ENV, CHAINS_FILE: setup.chainsFile };
+    let server = await startServer({ databaseUrl: db.url, env });
+    try {
+      const shop = await tronMerchant(asService(server));
+      const invoiceId = await createInvoice(shop.test, '9', 'USDT');
+      const pay = await paymentAddress(shop.test, invoiceId, USDT);
+      const cursor = async () =>
+        (await withClient(db.url, (c) => c.query(`SELECT block_number::text AS n FROM chain_cursors WHERE mode = 'test' AND network = 'tron'`))).rows[0]?.n as
+          string | undefined;
+      await eventually(async () => expect(await cursor()).toBeDefined());
+      await server.stop();
+      // While no watcher runs: other people's USDT transfers around the payment, each in a block of its own.
+      const stranger = `0x${'11'.repeat(20)}`;
+      for (let i = 0; i < 3; i++) await chain.receipt(await chain.sendToken(usdt, 5, stranger, units('1', 6)));
+      const hash = await chain.sendToken(usdt, 4, tronToHex(pay.address), units('9', 6));
+      await chain.receipt(hash);
+      for (let i = 0; i < 3; i++) await chain.receipt(await chain.sendToken(usdt, 5, stranger, units('1', 6)));
+      await chain.mine(5);
+      // A node that answers at most one log a query: the whole range is refused for good.
+      proxy.options.maxLogResults = 1;
+      const refused = proxy.count('tooManyLogs');
+      server = await startServer({ databaseUrl: db.url, env });
+      const api = new Api(shop.test.key, server.baseUrl);
+      const payments = await waitForPayments(api, invoiceId, (p) => p.length === 1 && p[0].status === 'COMPLETED', 40_000);
+      expect(payments[0].idempotency_key).toMatch(new RegExp(`^tron:${hash}:\\d+$`));
+      expect(proxy.count('tooManyLogs')).toBeGreaterThan(refused);
+      expect(linesWith(server, 'chain_range_narrowed').length).toBeGreaterThan(0);
+    } finally {
+      proxy.options.maxLogResults = Number.POSITIVE_INFINITY;
+      await server.stop();
+      await db.drop();
+    }
+  }, 90_000);
+
   it('with finality "confirmations", completes a payment at the section\'s confirmations, whatever the node calls finalized', async () => {
     const { chain, usdt, proxy } = setup;
     // The node's solidified block far behind: it never covers the payment in this test.

@@ -57,6 +57,14 @@ export class NetworkWatcher {
   private wake: (() => void) | null = null;
   /** The accounts left behind as of the cursor `at` (as stored with it); read again from the database when the cursor is another. */
   private carried: { at: bigint; accounts: Array<CarriedAccount & { since?: Date | null }> } | null = null;
+  /**
+   * The most blocks a step reads now: max_block_range, or less while a read of a wider range failed. A node
+   * may refuse a range whose answer is too large (java-tron answers eth_getLogs with at most 10,000 logs,
+   * many hosted EVM nodes cap a range or its answer); retried whole it would fail for good and stop the
+   * network for everyone. A failed read halves the range (down to one block), each step read whole doubles
+   * it back.
+   */
+  private blockRange: number | null = null;
 
   constructor(config: NetworkConfig, follower: ChainFollower, identity: ChainIdentity, deps: WatcherDeps) {
     const logger = new Logger(`ChainWatcher ${config.mode}/${config.network}`);
@@ -173,7 +181,7 @@ export class NetworkWatcher {
     // Accounts left behind are read on even when no new block came (an empty range: the cursor stays).
     const behindBefore = this.carried?.at === cursor.number && this.carried.accounts.length > 0;
     if (from <= head || behindBefore) {
-      const to = from <= head ? rangeEnd(from, head, config.maxBlockRange) : cursor.number;
+      const to = from <= head ? rangeEnd(from, head, this.blockRange ?? config.maxBlockRange) : cursor.number;
       const timer = deps.metrics.scanSeconds.startTimer(labels);
       const behind = await this.scan(cursor, from, to, head);
       timer();
@@ -192,6 +200,26 @@ export class NetworkWatcher {
     const mempool = this.mempool.available ? await this.mempool.scan(head) : null;
     await this.reorg.settleOrphans(head, mempool);
     return counted;
+  }
+
+  /** After a failed read of [from, to]: the next step reads at most half of it (at least one block). */
+  private narrowRange(from: bigint, to: bigint): void {
+    const blocks = Number(to - from + 1n);
+    if (blocks <= 1) return;
+    this.blockRange = Math.max(1, Math.floor(blocks / 2));
+    this.ctx.logger.warn({
+      msg: 'chain range read failed; reading fewer blocks a step',
+      event: 'chain_range_narrowed',
+      ...this.ctx.labels,
+      blocks: this.blockRange,
+    });
+  }
+
+  /** After a read that succeeded: back towards max_block_range. */
+  private widenRange(): void {
+    if (this.blockRange === null) return;
+    const wider = this.blockRange * 2;
+    this.blockRange = wider >= this.ctx.config.maxBlockRange ? null : wider;
   }
 
   /** Reads and records one range; true when an account is still behind (carried to the next step). */
@@ -219,7 +247,11 @@ export class NetworkWatcher {
         assets.map(([, ref]) => ref),
         carriedBefore,
       ),
-    );
+    ).catch((error: unknown) => {
+      this.narrowRange(from, to);
+      throw error;
+    });
+    this.widenRange();
     const problem = scannedRangeProblem(cursor, { from, to }, read.blocks, read.transfers);
     if (problem) throw new ChainMoved(problem);
     const earlier = read.earlier ?? { blocks: [], transfers: [] };
