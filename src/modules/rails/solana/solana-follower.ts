@@ -60,8 +60,8 @@ interface ParsedTransaction {
   blockTime: number | null;
   meta: {
     err: unknown;
-    preBalances: number[];
-    postBalances: number[];
+    preBalances: Array<number | bigint>;
+    postBalances: Array<number | bigint>;
     preTokenBalances?: TokenBalance[] | null;
     postTokenBalances?: TokenBalance[] | null;
   } | null;

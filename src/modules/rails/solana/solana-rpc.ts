@@ -1,3 +1,5 @@
+import { isInteger, isSafeNumber, parse as parseLossless } from 'lossless-json';
+
 /** A JSON-RPC error answer of a Solana node (it understood the call and refused it). */
 export class SolanaRpcError extends Error {
   constructor(
@@ -37,7 +39,7 @@ export class SolanaRpc {
     const text = await response.text();
     let body: { result?: T; error?: { code?: number; message?: string } };
     try {
-      body = JSON.parse(text) as typeof body;
+      body = parseExact(text) as typeof body;
     } catch {
       throw new Error(`${method}: the node answered HTTP ${response.status} without JSON`);
     }
@@ -45,4 +47,15 @@ export class SolanaRpc {
     if (!response.ok) throw new Error(`${method}: the node answered HTTP ${response.status}`);
     return body.result as T;
   }
+}
+
+/**
+ * A node's answer as JSON, with whole numbers past 2^53 kept exact as bigints: lamport balances are u64
+ * (a wallet holding more than about 9 million SOL has one), and a JavaScript number would round them, so a
+ * payment or payout would be judged on a balance a lamport off. Answers without such a number (nearly all)
+ * take the plain parser.
+ */
+export function parseExact(text: string): unknown {
+  if (!/\d{16}/.test(text)) return JSON.parse(text);
+  return parseLossless(text, null, (value) => (isSafeNumber(value) || !isInteger(value) ? Number(value) : BigInt(value)));
 }
