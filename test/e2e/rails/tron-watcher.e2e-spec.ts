@@ -318,6 +318,33 @@ describe('the Tron watcher across a restart, and against a node of another chain
     }
   });
 
+  it('with finality "confirmations" above the provider\'s requirement, completes only at the section\'s confirmations', async () => {
+    const { chain, usdt, proxy } = setup;
+    proxy.options.finalizedLag = 1000;
+    // The section asks more than the provider's 19: the section's count decides (decisions §23).
+    const service = await startIsolatedService({
+      ...WATCHER_ENV,
+      CHAINS_FILE: tronChainsFile(proxy, setup.usdtTron, { finality: 'confirmations', confirmations: 25 }),
+    });
+    try {
+      const shop = await tronMerchant(service);
+      const invoiceId = await createInvoice(shop.test, '6', 'USDT');
+      const pay = await paymentAddress(shop.test, invoiceId, USDT);
+      await chain.receipt(await chain.sendToken(usdt, 6, tronToHex(pay.address), units('6', 6)));
+      await chain.mine(21);
+      // 22 blocks bury it, past the provider's 19: still not final.
+      const [buried] = await waitForPayments(shop.test, invoiceId, (p) => p.length === 1 && p[0].confirmations >= 18);
+      await new Promise((r) => setTimeout(r, 500));
+      expect((await paymentsOf(shop.test, invoiceId))[0]).toMatchObject({ id: buried.id, status: 'PENDING', confirmations: 18 });
+      await chain.mine(3);
+      const [done] = await waitForPayments(shop.test, invoiceId, (p) => p[0].status === 'COMPLETED');
+      expect(done.confirmations).toBe(25);
+    } finally {
+      proxy.options.finalizedLag = 3;
+      await service.stop();
+    }
+  });
+
   it('refuses a node whose chain id is not the configured one: nothing watched, no address handed out', async () => {
     const service = await startIsolatedService({
       ...WATCHER_ENV,

@@ -183,7 +183,7 @@ export class NetworkWatcher {
     if (from <= head || behindBefore) {
       const to = from <= head ? rangeEnd(from, head, this.blockRange ?? config.maxBlockRange) : cursor.number;
       const timer = deps.metrics.scanSeconds.startTimer(labels);
-      const behind = await this.scan(cursor, from, to, head);
+      const behind = await this.scan(cursor, from, to, head, final);
       timer();
       deps.metrics.lag.set(labels, Number(head - to));
       const counted = await this.recorder.countConfirmations(head, final);
@@ -223,7 +223,7 @@ export class NetworkWatcher {
   }
 
   /** Reads and records one range; true when an account is still behind (carried to the next step). */
-  private async scan(cursor: ChainCursor, from: bigint, to: bigint, head: bigint): Promise<boolean> {
+  private async scan(cursor: ChainCursor, from: bigint, to: bigint, head: bigint, final: bigint | null): Promise<boolean> {
     const { mode, network } = this.ctx.config;
     const { deps } = this.ctx;
     // Where the accounts left behind stand: kept in memory from the step that stored them, else read once
@@ -295,7 +295,7 @@ export class NetworkWatcher {
         if (kept) refused.push(kept);
         continue;
       }
-      const refusal = await this.recorder.record(transfer, owners.get(transfer.to)!, assetSlug, block, head);
+      const refusal = await this.recorder.record(transfer, owners.get(transfer.to)!, assetSlug, block, head, final);
       if (refusal) refused.push(refusal);
     }
     // Refused transfers are kept in the transaction that moves the cursor past them: none is passed unseen.

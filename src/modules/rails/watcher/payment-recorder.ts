@@ -22,7 +22,14 @@ export class PaymentRecorder {
   constructor(private readonly ctx: WatcherContext) {}
 
   /** Records one transfer as a payment; answers what the payments module refused (to be kept), else null. */
-  async record(transfer: IncomingTransfer, owner: DepositAddressRow, assetSlug: string | null, block: BlockRef, head: bigint): Promise<RefusedTransfer | null> {
+  async record(
+    transfer: IncomingTransfer,
+    owner: DepositAddressRow,
+    assetSlug: string | null,
+    block: BlockRef,
+    head: bigint,
+    final: bigint | null = null,
+  ): Promise<RefusedTransfer | null> {
     const { mode, network } = this.ctx.config;
     if (transfer.units === 0n) return null;
     const providerId = this.ctx.config.providerOf(assetSlug);
@@ -100,8 +107,11 @@ export class PaymentRecorder {
     const blockTime = new Date(Number(block.timestamp) * 1000);
     const now = await this.ctx.deps.clock.nowFor(scope);
     const happenedAt = paymentTimeOf(blockTime, now);
+    // On a chain that names its final block, a new payment above it is not final whatever its count (a watcher
+    // catching up sees old blocks with many): recorded unconfirmed, its count follows (countConfirmations).
+    const counted = final !== null && transfer.blockNumber > final ? 0 : confirmations;
     try {
-      await this.recordNew(transfer, owner, { key, providerId, price, happenedAt, confirmations, context }, found, {
+      await this.recordNew(transfer, owner, { key, providerId, price, happenedAt, confirmations: counted, context }, found, {
         msg: 'payment seen on chain',
         block: transfer.blockNumber.toString(),
         ...(happenedAt !== blockTime ? { block_time_ahead_ms: blockTime.getTime() - now.getTime() } : {}),

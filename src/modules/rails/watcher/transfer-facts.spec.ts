@@ -46,9 +46,12 @@ describe('confirmations', () => {
     expect(countedConfirmations(105n, 100n, 102n, 3)).toBe(6);
   });
 
-  it('counts plainly above the final block, or without one', () => {
+  it('counts plainly without a final block, and never reaches the requirement above one', () => {
     expect(countedConfirmations(105n, 101n, 100n, 12)).toBe(5);
     expect(countedConfirmations(105n, 100n, null, 12)).toBe(6);
+    // Above the final block: however many blocks bury it, one short of the requirement.
+    expect(countedConfirmations(130n, 101n, 100n, 12)).toBe(11);
+    expect(countedConfirmations(130n, 101n, 100n, 1)).toBe(0);
   });
 });
 

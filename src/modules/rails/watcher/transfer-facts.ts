@@ -20,12 +20,16 @@ export function confirmationsAt(head: bigint, block: bigint): number {
 }
 
 /**
- * The count to report for a mined transfer: its confirmations, or, when the node's final block covers
- * it, at least its requirement (final whatever its count).
+ * The count to report for a mined transfer. On a chain that names its final block (Tron's solidified block,
+ * or its section's confirmations; Solana's commitment), finality is that block's to say (decisions §23,
+ * §24): covered by it, at least the requirement (final whatever the count); above it, below the requirement
+ * whatever the count (a merchant's lower requirement, or slots skipped, never complete it early). Without
+ * one (EVM, UTXO), the count itself.
  */
 export function countedConfirmations(head: bigint, block: bigint, final: bigint | null, required: number): number {
   const count = confirmationsAt(head, block);
-  return final !== null && block <= final ? Math.max(count, required) : count;
+  if (final === null) return count;
+  return block <= final ? Math.max(count, required) : Math.max(0, Math.min(count, required - 1));
 }
 
 /** The last block of the range a step reads from `from`: at most `maxRange` blocks, never past the head. */
