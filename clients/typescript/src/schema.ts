@@ -1141,7 +1141,7 @@ export interface paths {
         put?: never;
         /**
          * Record a usage event of a subscription's metric
-         * @description 201 with the event; an id recorded before is 200 with the first record (never counted twice). Aggregated per period by the metric's aggregation_type: SUM of values, COUNT of events, MAX value, UNIQUE_COUNT of distinct unique_key (or values), LATEST value (by timestamp, then arrival). An event is counted in the period its timestamp falls in; usage of a period already invoiced is not billed again. A subscription canceled at period end takes no event at or after its current_period_end (400), even before it shows CANCELED.
+         * @description 201 with the event; an id recorded before is 200 with the first record (never counted twice). Aggregated per period by the metric's aggregation_type: SUM of values, COUNT of events, MAX value, UNIQUE_COUNT of distinct unique_key (or values), LATEST value (by timestamp, then arrival). An event is counted in the period its timestamp falls in; usage of a period whose usage an invoice already billed is refused (400 naming timestamp). A subscription canceled at period end takes no event at or after its current_period_end (400), even before it shows CANCELED.
          */
         post: operations["UsageEventsController_record"];
         delete?: never;
@@ -1161,7 +1161,7 @@ export interface paths {
         put?: never;
         /**
          * Record up to 100 usage events at once
-         * @description All or none: a wrong event is 400 naming events.<i>.<field>. Ids recorded before are left as first recorded (counted in duplicates). Aggregated per period by the metric's aggregation_type: SUM of values, COUNT of events, MAX value, UNIQUE_COUNT of distinct unique_key (or values), LATEST value (by timestamp, then arrival). An event is counted in the period its timestamp falls in; usage of a period already invoiced is not billed again. A subscription canceled at period end takes no event at or after its current_period_end (400), even before it shows CANCELED.
+         * @description All or none: a wrong event is 400 naming events.<i>.<field>. Ids recorded before are left as first recorded (counted in duplicates). Aggregated per period by the metric's aggregation_type: SUM of values, COUNT of events, MAX value, UNIQUE_COUNT of distinct unique_key (or values), LATEST value (by timestamp, then arrival). An event is counted in the period its timestamp falls in; usage of a period whose usage an invoice already billed is refused (400 naming timestamp). A subscription canceled at period end takes no event at or after its current_period_end (400), even before it shows CANCELED.
          */
         post: operations["UsageEventsController_batch"];
         delete?: never;

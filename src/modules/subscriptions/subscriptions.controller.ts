@@ -170,7 +170,7 @@ function usageInput(e: UsageEventRequestDto): UsageEventInput {
 
 const USAGE_TEXT =
   "Aggregated per period by the metric's aggregation_type: SUM of values, COUNT of events, MAX value, UNIQUE_COUNT of distinct unique_key (or values), " +
-  'LATEST value (by timestamp, then arrival). An event is counted in the period its timestamp falls in; usage of a period already invoiced is not billed again. ' +
+  'LATEST value (by timestamp, then arrival). An event is counted in the period its timestamp falls in; usage of a period whose usage an invoice already billed is refused (400 naming timestamp). ' +
   'A subscription canceled at period end takes no event at or after its current_period_end (400), even before it shows CANCELED.';
 
 @ApiTags('Subscriptions')

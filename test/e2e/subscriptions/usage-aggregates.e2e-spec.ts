@@ -4,7 +4,7 @@ import { expectError, expectSuccess } from '../../support/envelope';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
 import { withClient } from '../../support/pg';
 import { r30 } from '../../support/money';
-import { clockNow, moveClockTo, parseTime, recurringProduct, ts } from './subscription-helpers';
+import { clockNow, moveClockTo, parseTime, recurringProduct, schedulerPass, ts } from './subscription-helpers';
 
 const TYPES: AggregationType[] = ['SUM', 'COUNT', 'MAX', 'UNIQUE_COUNT', 'LATEST'];
 const metricKey = (type: AggregationType) => `m_${type.toLowerCase()}`;
@@ -129,6 +129,42 @@ describe('usage aggregates worked out by the database', () => {
       duplicates: 1,
       items: [first],
     });
+  });
+
+  it('refuses a new event in a period whose usage is invoiced already (400 naming timestamp), and still takes the current period', async () => {
+    const api = (await service.createOrg('Late usage')).test;
+    const tiers = [{ starts_at: 0, ends_at: null, price_per_unit: 1, metric: { metric_key: 'calls', name: 'Calls', aggregation_type: 'SUM' } }];
+    const { productId, schemaId } = await recurringProduct(api, { payment_type: 'ARREARS', renew_type: 'ANNIVERSARY', billing_type: 'FULL' }, tiers);
+    const start = await clockNow(api);
+    const sub = expectSuccess(
+      await api.post('/subscriptions', { product_id: productId, billing_schema_id: schemaId, customer_email: 'late@example.com', starts_at: ts(start) }),
+      201,
+    );
+    const at = (seconds: number) => ts(new Date(start.getTime() + seconds * 1000));
+    const first = expectSuccess(
+      await api.post('/usage_events', { id: 'on-time', subscription_id: sub.id, metric_key: 'calls', value: '4', timestamp: at(10) }),
+      201,
+    );
+    // The month ends and the scheduler invoices it, with its 4 calls.
+    await moveClockTo(api, parseTime(sub.current_period_end), 5);
+    await schedulerPass(api)();
+    const invoiced = expectSuccess(await api.post('/invoices/list', {})).items as Array<{ id: string }>;
+    expect(invoiced).toHaveLength(1);
+    // An event of that month arriving now would be billed nowhere: refused, nothing stored.
+    const late = await api.post('/usage_events', { id: 'late', subscription_id: sub.id, metric_key: 'calls', value: '3', timestamp: at(20) });
+    expect(expectError(late, 400, { field: 'timestamp' }).validator.timestamp).toMatch(/invoiced already/);
+    const stored = await withClient(
+      service.databaseUrl!,
+      async (c) => (await c.query(`SELECT count(*)::int AS n FROM usage_event_keys WHERE id = 'late'`)).rows[0].n,
+    );
+    expect(stored).toBe(0);
+    // The event sent on time is still a repeat; the current month takes new usage.
+    expect(
+      expectSuccess(await api.post('/usage_events', { id: 'on-time', subscription_id: sub.id, metric_key: 'calls', value: '4', timestamp: at(10) }), 200),
+    ).toEqual(first);
+    expectSuccess(await api.post('/usage_events', { id: 'this-month', subscription_id: sub.id, metric_key: 'calls', value: '2' }), 201);
+    const upcoming = expectSuccess(await api.get(`/subscriptions/${sub.id}/upcoming_invoice`));
+    expect(upcoming.lines.find((l: { type: string }) => l.type === 'USAGE')).toMatchObject({ quantity: r30(2) });
   });
 
   it('stamps an event sent without a timestamp when it is stored, under the lock the scheduler closes periods with, not when it arrived', async () => {

@@ -12,7 +12,7 @@ import { SubscriptionsRepository } from '../../persistence/subscriptions.reposit
 import { UsageEventRow, UsageEventsRepository } from '../../persistence/usage-events.repository';
 import { SubscriptionCatalog } from '../../subscription-catalog';
 import { CatalogPass, PeriodInvoicer, termsOf } from '../../billing/period-invoicer';
-import { periodContaining } from '../../domain/periods';
+import { periodAt, periodContaining } from '../../domain/periods';
 import { RecordedUsage, RecordUsageCommand } from './record-usage.command';
 
 /** What never changes of a subscription: enough to check an event before the statement checks the rest. */
@@ -111,7 +111,7 @@ export class RecordUsageHandler implements ICommandHandler<RecordUsageCommand> {
         row.createdAt = stored;
         if (stampedOnStore.has(row)) row.timestamp = stored;
       }
-      await this.refuseAfterEnd(w, scope, locked, rows, stampedOnStore, path);
+      await this.refuseUnbillable(w, scope, locked, rows, stampedOnStore, path);
       const fresh = await this.usage.insert(w, scope, rows);
       const repeats = rows.filter((r) => !fresh.has(r.id)).map((r) => r.id);
       const firsts = new Map((await this.usage.findMany(w, scope, repeats)).map((r) => [r.id, r]));
@@ -133,11 +133,14 @@ export class RecordUsageHandler implements ICommandHandler<RecordUsageCommand> {
   }
 
   /**
-   * A subscription canceled at period end ends at its current period's end: no invoice bills usage from
-   * then on, so an event there is refused (400), also before the scheduler has moved the subscription to
-   * CANCELED (its tick may come later than that moment), as it will be once it has.
+   * Refuses (400) a new event no invoice will bill, rather than taking it and billing it nowhere:
+   * - after the end of a subscription canceled at period end (no invoice bills usage from then on), also
+   *   before the scheduler has moved it to CANCELED (its tick may come later than that moment);
+   * - in a period whose usage an invoice already billed: the scheduler recorded the invoice that bills it
+   *   (the period's own for ARREARS, the next one's for ADVANCE), which read the period's usage then.
+   *   Decided under the subscription's lock, the one the scheduler records a period with.
    */
-  private async refuseAfterEnd(
+  private async refuseUnbillable(
     w: EntityManager,
     scope: RecordUsageCommand['scope'],
     locked: readonly SubscriptionRecord[],
@@ -148,12 +151,25 @@ export class RecordUsageHandler implements ICommandHandler<RecordUsageCommand> {
     const ending = new Map(locked.filter((s) => s.cancelAtPeriodEnd).map((s) => [s.id, s.currentPeriodEnd]));
     const errors: FieldErrors = {};
     const refused = new Map<number, string[]>();
+    const byId = new Map(locked.map((l) => [l.id, l]));
     for (const [i, row] of rows.entries()) {
       const end = ending.get(row.subscriptionId);
-      if (!end || row.timestamp.getTime() < end.getTime()) continue;
-      const ended = `the subscription is canceled at period end and ended at ${formatTimestamp(end)}`;
-      const field = path(i, stampedOnStore.has(row) ? 'subscription_id' : 'timestamp');
-      errors[field] = stampedOnStore.has(row) ? `is canceled: ${ended}` : `must be before ${formatTimestamp(end)}: ${ended}`;
+      if (end && row.timestamp.getTime() >= end.getTime()) {
+        const ended = `the subscription is canceled at period end and ended at ${formatTimestamp(end)}`;
+        const field = path(i, stampedOnStore.has(row) ? 'subscription_id' : 'timestamp');
+        errors[field] = stampedOnStore.has(row) ? `is canceled: ${ended}` : `must be before ${formatTimestamp(end)}: ${ended}`;
+        refused.set(i, [field]);
+        continue;
+      }
+      const s = byId.get(row.subscriptionId);
+      if (!s) continue;
+      const period = periodContaining(termsOf(s), s.startsAt, row.timestamp);
+      const billedBy = s.paymentType === 'ADVANCE' ? period.index + 1 : period.index;
+      if (billedBy >= s.nextInvoiceIndex) continue;
+      const field = path(i, 'timestamp');
+      errors[field] =
+        `falls in the period ${formatTimestamp(period.start)} to ${formatTimestamp(period.end)}, whose usage is invoiced already; ` +
+        `usage from ${formatTimestamp(periodAt(termsOf(s), s.startsAt, s.paymentType === 'ADVANCE' ? s.nextInvoiceIndex - 1 : s.nextInvoiceIndex).start)} on is still billed`;
       refused.set(i, [field]);
     }
     await this.forgiveRepeats(w, scope, rows, refused, errors);
