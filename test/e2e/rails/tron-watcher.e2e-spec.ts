@@ -215,6 +215,10 @@ describe('the Tron watcher across a restart, and against a node of another chain
     return { id: organization_id as string, test: new Api(test_key, server.baseUrl), live: new Api(live_key, server.baseUrl) };
   }
   const asService = (server: RunningServer): IsolatedService => ({ server, createOrg: () => createOrg(server) }) as unknown as IsolatedService;
+  /** The test-mode Tron cursor's block in the database, once the watcher has made it. */
+  const tronCursor = async (url: string) =>
+    (await withClient(url, (c) => c.query(`SELECT block_number::text AS n FROM chain_cursors WHERE mode = 'test' AND network = 'tron'`))).rows[0]?.n as
+      string | undefined;
 
   it('records a payment made while the service was down from its cursor, once; its log left out of the index, read from per-transaction receipts', async () => {
     const { chain, usdt, proxy } = setup;
@@ -225,9 +229,7 @@ describe('the Tron watcher across a restart, and against a node of another chain
       const shop = await tronMerchant(asService(server));
       const invoiceId = await createInvoice(shop.test, '12', 'USDT');
       const pay = await paymentAddress(shop.test, invoiceId, USDT);
-      const cursor = async () =>
-        (await withClient(db.url, (c) => c.query(`SELECT block_number::text AS n FROM chain_cursors WHERE mode = 'test' AND network = 'tron'`))).rows[0]?.n as
-          string | undefined;
+      const cursor = () => tronCursor(db.url);
       await eventually(async () => expect(await cursor()).toBeDefined());
       await server.stop();
       const stoppedAt = BigInt((await cursor())!);
@@ -264,9 +266,7 @@ describe('the Tron watcher across a restart, and against a node of another chain
       const shop = await tronMerchant(asService(server));
       const invoiceId = await createInvoice(shop.test, '9', 'USDT');
       const pay = await paymentAddress(shop.test, invoiceId, USDT);
-      const cursor = async () =>
-        (await withClient(db.url, (c) => c.query(`SELECT block_number::text AS n FROM chain_cursors WHERE mode = 'test' AND network = 'tron'`))).rows[0]?.n as
-          string | undefined;
+      const cursor = () => tronCursor(db.url);
       await eventually(async () => expect(await cursor()).toBeDefined());
       await server.stop();
       // While no watcher runs: other people's USDT transfers around the payment, each in a block of its own.
