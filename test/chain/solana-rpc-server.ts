@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { type Address, getBase58Decoder, getCompiledTransactionMessageDecoder, getSignatureFromTransaction, lamports, type Transaction } from '@solana/kit';
 import { getMintDecoder, getTokenDecoder, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
@@ -71,7 +71,7 @@ const uiAmount = (amount: bigint, decimals: number): string => {
  * transactions, and this server answers, in Solana's documented JSON-RPC shapes as we read them, the
  * methods the service calls: getGenesisHash, getHealth, getSlot, getBlockTime, getBalance,
  * getAccountInfo, getSignaturesForAddress, getTransaction (jsonParsed), getSignatureStatuses,
- * getLatestBlockhash. Anything else is -32601.
+ * getBlock (`transactionDetails: "signatures"` only), getLatestBlockhash. Anything else is -32601.
  *
  * What litesvm does not keep, the bed does: one slot per landed transaction (slots in between are
  * empty, `advance` adds some), the index of signatures by account (newest first, `before`, `until`,
@@ -85,9 +85,13 @@ const uiAmount = (amount: bigint, decimals: number): string => {
  * the answering node's slot at the commitment is below it), and `listingLag` has it answered by a node some
  * slots behind the one getSlot asks (a load balancer's lagging instance). `rollBack`
  * forgets a landed transaction that is `confirmed` but not yet `finalized`, as the node answers once the fork
- * that held it died: its signature unknown to every method.
+ * that held it died: its signature unknown to every method, and its slot skipped (getBlock -32007 "Slot
+ * was skipped"; a slot the commitment has not reached is -32004 "Block not available"). `withholdStatus` has
+ * getSignatureStatuses answer null for a landed signature some times: an instance behind a load balancer
+ * that has not reached its slot, or whose status cache no longer holds it.
  *
- * Not reproduced: forks and votes (commitments are a fixed lag; a rollback is the node forgetting one signature), skipped slots' absence from getBlock,
+ * Not reproduced: forks and votes (commitments are a fixed lag; a rollback is the node forgetting one signature), empty slots (every slot
+ * without a landed transaction is a block without transactions, never skipped, unless a rollback emptied it),
  * fees other than litesvm's, rent and priority fees, address lookup tables, Token-2022, rate limits and
  * getSignaturesForAddress's real history depth. `calls` counts the requests by method.
  */
@@ -108,6 +112,10 @@ export class SolanaRpcServer {
   private readonly held = new Map<string, Held>();
   /** Signatures getTransaction answers null for, and how many more times (`withholdTransaction`). */
   private readonly withheld = new Map<string, number>();
+  /** Signatures getSignatureStatuses answers null for, and how many more times (`withholdStatus`). */
+  private readonly statusWithheld = new Map<string, number>();
+  /** Slots whose block a rollback took back: skipped on the surviving fork. */
+  private readonly skipped = new Set<number>();
   url = '';
 
   constructor(options: Partial<SolanaBedOptions> = {}) {
@@ -141,6 +149,14 @@ export class SolanaRpcServer {
    */
   withholdTransaction(signature: string, times: number): void {
     this.withheld.set(signature, times);
+  }
+
+  /**
+   * getSignatureStatuses answers null for a landed `signature` the next `times` times it is asked, while
+   * every other method shows it.
+   */
+  withholdStatus(signature: string, times: number): void {
+    this.statusWithheld.set(signature, times);
   }
 
   /** Empty slots pass (the commitments follow). */
@@ -207,6 +223,7 @@ export class SolanaRpcServer {
     if (!entry) throw new Error(`no landed transaction ${signature}`);
     if (this.status(entry.slot) === 'finalized') throw new Error(`transaction ${signature} is finalized: no fork can take it back`);
     this.landed.delete(signature);
+    if (![...this.landed.values()].some((e) => e.slot === entry.slot)) this.skipped.add(entry.slot);
     for (const [account, list] of this.byAccount) {
       const kept = list.filter((e) => e.signature !== signature);
       if (kept.length) this.byAccount.set(account, kept);
@@ -353,11 +370,18 @@ export class SolanaRpcServer {
           },
         };
       }
+      case 'getBlock':
+        return this.blockAt(Number(params[0]), params[1] ?? {});
       case 'getSignatureStatuses': {
         const signatures = (params[0] ?? []) as string[];
         return {
           context: { slot: this.slotNow },
           value: signatures.map((s) => {
+            const withheld = this.statusWithheld.get(s) ?? 0;
+            if (withheld > 0) {
+              this.statusWithheld.set(s, withheld - 1);
+              return null;
+            }
             const held = this.held.get(s);
             if (held) return { slot: held.slot, confirmations: 0, err: null, status: { Ok: null }, confirmationStatus: 'processed' };
             const entry = this.landed.get(s);
@@ -376,6 +400,29 @@ export class SolanaRpcServer {
       default:
         throw Object.assign(new Error('Method not found'), { code: -32601 });
     }
+  }
+
+  /** getBlock with `transactionDetails: "signatures"`: the block of a slot the commitment covers. */
+  private blockAt(slot: number, config: { commitment?: Commitment; transactionDetails?: string }): unknown {
+    const commitment = this.commitmentOf(config, 'confirmed');
+    if (config.transactionDetails !== 'signatures') {
+      throw Object.assign(new Error('this bed serves getBlock with transactionDetails "signatures" only'), { code: -32602 });
+    }
+    if (!Number.isSafeInteger(slot) || slot < 0 || slot > this.slot(commitment)) {
+      throw Object.assign(new Error(`Block not available for slot ${slot}`), { code: -32004 });
+    }
+    if (this.skipped.has(slot)) {
+      throw Object.assign(new Error(`Slot ${slot} was skipped, or missing due to ledger jump to recent snapshot`), { code: -32007 });
+    }
+    const hash = (n: number) => b58.decode(createHash('sha256').update(`${this.genesisHash}:${n}`).digest());
+    return {
+      blockhash: hash(slot),
+      previousBlockhash: hash(Math.max(slot - 1, 0)),
+      parentSlot: Math.max(slot - 1, 0),
+      blockHeight: slot,
+      blockTime: this.blockTime(slot),
+      signatures: [...this.landed.values()].filter((e) => e.slot === slot).map((e) => e.signature),
+    };
   }
 
   private signaturesFor(

@@ -168,6 +168,34 @@ describe('Solana: money to the wallet without a known reference, and a confirmed
     expect(expectSuccess(await shop.test.get('/rails/unmatched')).total).toBe(2);
   });
 
+  it('a node answering no status for transactions its final block holds (behind, or without them in its status cache) neither cancels their payment nor puts an unmatched transfer in doubt', async () => {
+    const { bed } = setup;
+    const shop = await solanaMerchant(service);
+    const invoiceId = await createInvoice(shop.test, '2', 'SOLANA');
+    const pay = await paymentAddress(shop.test, invoiceId, SOL);
+    const payer = await fundedWallet(bed);
+    const paid = bed.submit(await solTransfer(bed, payer, pay.address, 2_000_000_000n, [pay.reference]));
+    const loose = bed.submit(await solTransfer(bed, payer, shop.wallet, 250_000_000n));
+    const [seen] = await waitForPayments(shop.test, invoiceId, (p) => p.length === 1);
+    expect(seen.status).toBe('PENDING');
+    const [kept] = await unmatchedOnce(shop.test, 1);
+    expect(kept).toMatchObject({ tx_hash: loose, in_doubt: false });
+
+    // Every status the watcher asks for from now on answers null for both (each check, and the settling
+    // after it, would otherwise take that as a dropped fork); their finalized blocks list them.
+    const blocksAsked = bed.calls.get('getBlock') ?? 0;
+    bed.withholdStatus(paid, 1000);
+    bed.withholdStatus(loose, 1000);
+    bed.advance(6);
+    const [completed] = await waitForPayments(shop.test, invoiceId, (p) => p[0].status !== 'PENDING');
+    expect(completed).toMatchObject({ id: seen.id, status: 'COMPLETED', price: r30('2') });
+    expect((await shortState(shop.test, invoiceId)).status).toBe('COMPLETED');
+    await eventually(async () => expect(bed.calls.get('getBlock') ?? 0).toBeGreaterThanOrEqual(blocksAsked + 2));
+    await pause(800);
+    expect(expectSuccess(await shop.test.get(`/rails/unmatched/${kept.id}`))).toMatchObject({ in_doubt: false, amount: r30('0.25') });
+    expect((await paymentsOf(shop.test, invoiceId)).map((p) => p.status)).toEqual(['COMPLETED']);
+  });
+
   it('cancels a payment whose confirmed transaction the chain drops before it is finalized (never COMPLETED); the invoice waits again and a new payment completes it', async () => {
     const { bed } = setup;
     const shop = await solanaMerchant(service);

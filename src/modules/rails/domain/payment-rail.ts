@@ -166,8 +166,12 @@ export interface ChainFollower {
    * accounts the previous step left behind (ScannedRange.carried), to be read on from where they stand.
    */
   scan(range: { from: bigint; to: bigint }, watched: WatchedAddresses, assets: readonly string[], carried?: readonly CarriedAccount[]): Promise<ScannedRange>;
-  /** The block a transaction is in on the canonical chain now, or null when it is in none. */
-  transactionBlock(txHash: string): Promise<bigint | null>;
+  /**
+   * The block a transaction is in on the canonical chain now, or null when it is in none. `seenIn`: the
+   * block it was seen in before, when the caller knows it (chains that recheck transactions use it to
+   * verify a "none" before it is believed).
+   */
+  transactionBlock(txHash: string, seenIn?: bigint): Promise<bigint | null>;
   /**
    * A transaction a merchant reports as a payout to `to` (any case): its block (null while it is not
    * mined), whether it succeeded, and each of its transfers that pays that one address in the asked

@@ -73,6 +73,15 @@ describe('the Solana follower against a node in JSON-RPC shapes', () => {
                   : null;
           return answer({ context: { slot: 9032 }, value: [value] });
         }
+        if (call.method === 'getBlock') {
+          // Slot 500 holds sig(3); 501 was skipped; 502 is above what this node has at the commitment; 503 holds none.
+          const fail = (code: number, message: string) => res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, error: { code, message } }));
+          const [slot, config] = call.params as [number, { commitment: string; transactionDetails: string }];
+          asked[asked.length - 1] = `getBlock ${slot} ${config.commitment} ${config.transactionDetails}`;
+          if (slot === 501) return fail(-32007, 'Slot 501 was skipped, or missing due to ledger jump to recent snapshot');
+          if (slot === 502) return fail(-32004, 'Block not available for slot 502');
+          return answer({ blockhash: 'x', parentSlot: slot - 1, signatures: slot === 500 ? [sig(9), sig(3)] : [] });
+        }
         res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, error: { code: -32601, message: 'Method not found' } }));
       });
     });
@@ -107,6 +116,23 @@ describe('the Solana follower against a node in JSON-RPC shapes', () => {
     expect(await follower.transactionBlock(sig(3))).toBeNull();
     // The watcher asks again before a payment completes: slots have no hash its reorg check could compare.
     expect(follower.rechecksTransactions).toBe(true);
+  });
+
+  it('believes a signature the node does not know is in no block only when the block of the slot it was seen in says so', async () => {
+    const follower = new SolanaFollower(url, 'finalized');
+    // The block lists it: the status answer was from an instance that lacks it; it is in its slot.
+    expect(await follower.transactionBlock(sig(3), 500n)).toBe(500n);
+    expect(asked).toEqual(['getSignatureStatuses', 'getBlock 500 finalized signatures']);
+    // The slot was skipped, or its block does not hold it: the fork that held it died.
+    expect(await follower.transactionBlock(sig(3), 501n)).toBeNull();
+    expect(await follower.transactionBlock(sig(3), 503n)).toBeNull();
+    // The node cannot show that block (behind, cleaned up): not known either way, so the call fails.
+    await expect(follower.transactionBlock(sig(3), 502n)).rejects.toThrow(/-32004/);
+    // A status the node knows is taken as it is, the block not asked.
+    asked.length = 0;
+    expect(await follower.transactionBlock(sig(1), 40n)).toBe(42n);
+    expect(await follower.transactionBlock(sig(2), 43n)).toBeNull();
+    expect(asked).toEqual(['getSignatureStatuses', 'getSignatureStatuses']);
   });
 
   it('pages through a busy wallet with before, reads each range once with until, and reports successful transfers, without a reference as toWallet', async () => {

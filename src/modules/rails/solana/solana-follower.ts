@@ -2,7 +2,7 @@ import type { Address } from '@solana/kit';
 import type { BlockRef, CarriedAccount, ChainFollower, IncomingTransfer, PayoutTransaction, ScannedRange, WatchedAddresses } from '../domain/payment-rail';
 import { joinPaymentKey, splitPaymentKey } from './solana-keys';
 import { solanaToken } from './solana-libs';
-import { SolanaRpc } from './solana-rpc';
+import { SolanaRpc, SolanaRpcError } from './solana-rpc';
 
 /** getSignaturesForAddress's largest page. */
 export const SIGNATURE_PAGE = 1000;
@@ -72,6 +72,10 @@ interface ParsedTransaction {
 export function slotRef(slot: bigint, timestamp = 0n): BlockRef {
   return { number: slot, hash: `slot:${slot}`, parentHash: `slot:${slot - 1n}`, timestamp };
 }
+
+/** getBlock's answers for a slot with no block on the chain the node follows (skipped, or its fork died). */
+const SLOT_SKIPPED = -32007;
+const LONG_TERM_SLOT_SKIPPED = -32009;
 
 const accountKeysOf = (tx: ParsedTransaction): string[] => tx.transaction.message.accountKeys.map((k) => (typeof k === 'string' ? k : k.pubkey));
 
@@ -396,13 +400,39 @@ export class SolanaFollower implements ChainFollower {
     return out;
   }
 
-  async transactionBlock(txHash: string): Promise<bigint | null> {
+  /**
+   * The slot a signature is in now (`confirmed` at least), or null. A null status is not believed on its own
+   * when the slot it was seen in (`seenIn`) is known: an instance behind a load balancer that has not reached
+   * that slot, or one whose status cache no longer holds it, answers null for a transaction that is there, and
+   * a null here cancels a payment. The block of that slot at the section's commitment decides: it lists the
+   * signature (it is there), it does not, or the slot was skipped (-32007, -32009: the fork that held it
+   * died), and only these last two are none. Any other answer (the block not available on that node yet,
+   * cleaned up, no history) fails the call, and the watcher asks again on a later step.
+   */
+  async transactionBlock(txHash: string, seenIn?: bigint): Promise<bigint | null> {
     const answer = await this.rpc.call<{ value: Array<{ slot: number; confirmationStatus?: string | null } | null> }>('getSignatureStatuses', [
       [txHash],
       { searchTransactionHistory: true },
     ]);
     const status = answer.value[0];
-    return status && (status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized') ? BigInt(status.slot) : null;
+    if (status && (status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized')) return BigInt(status.slot);
+    if (status || seenIn === undefined) return null;
+    return (await this.blockSignatures(seenIn))?.includes(txHash) ? seenIn : null;
+  }
+
+  /** The signatures of the block in `slot` at the section's commitment; null when the slot was skipped. */
+  private async blockSignatures(slot: bigint): Promise<string[] | null> {
+    try {
+      const block = await this.rpc.call<{ signatures?: string[] } | null>('getBlock', [
+        Number(slot),
+        { commitment: this.commitment, transactionDetails: 'signatures', rewards: false, maxSupportedTransactionVersion: 0 },
+      ]);
+      if (!block || !Array.isArray(block.signatures)) throw new Error(`getBlock answered no signatures for slot ${slot}`);
+      return block.signatures;
+    } catch (error) {
+      if (error instanceof SolanaRpcError && (error.code === SLOT_SKIPPED || error.code === LONG_TERM_SLOT_SKIPPED)) return null;
+      throw error;
+    }
   }
 
   /**

@@ -337,7 +337,8 @@ export class PaymentRecorder {
   private async stillThere(row: TransferRow, final: bigint | null): Promise<boolean> {
     const { mode, network } = this.ctx.config;
     const block = BigInt(row.block_number);
-    const minedIn = await rpcCall('transaction', () => this.ctx.follower.transactionBlock(row.tx_hash));
+    const covered = final !== null && final >= block;
+    const minedIn = await rpcCall('transaction', () => this.ctx.follower.transactionBlock(row.tx_hash, covered ? block : undefined));
     if (minedIn === block) return true;
     if (minedIn === null && (final === null || final < block)) return false;
     await this.ctx.deps.run((tx) => this.ctx.deps.state.markOrphaned(tx, mode, network, row.idempotency_key, this.ctx.deps.clock.now()));

@@ -75,7 +75,8 @@ export class ReorgHandler {
   async settleOrphans(head: bigint, mempool: ReadonlySet<string> | null): Promise<void> {
     const { mode, network } = this.ctx.config;
     for (const row of await this.ctx.deps.state.orphans(this.ctx.deps.manager, mode, network)) {
-      const minedIn = await rpcCall('transaction', () => this.ctx.follower.transactionBlock(row.tx_hash));
+      const seenIn = BigInt(row.block_number);
+      const minedIn = await rpcCall('transaction', () => this.ctx.follower.transactionBlock(row.tx_hash, seenIn >= 0n ? seenIn : undefined));
       if (minedIn !== null && minedIn > head) continue; // mined after the head read: the next scan finds it
       if (minedIn === null && mempool?.has(row.tx_hash)) {
         await this.backToMempool(row);
@@ -145,7 +146,7 @@ export class ReorgHandler {
     const { mode, network } = this.ctx.config;
     const rows = await this.ctx.deps.unmatched.unchecked(this.ctx.deps.manager, mode, network, final, UNMATCHED_CHECKS);
     for (const row of rows) {
-      const minedIn = await rpcCall('transaction', () => this.ctx.follower.transactionBlock(row.tx_hash));
+      const minedIn = await rpcCall('transaction', () => this.ctx.follower.transactionBlock(row.tx_hash, BigInt(row.block_number)));
       const gone = minedIn === null;
       await this.ctx.deps.run((tx) => this.ctx.deps.unmatched.checked(tx, mode, network, row.id, gone, this.ctx.deps.clock.now()));
       if (gone) {
