@@ -169,11 +169,11 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnModuleDe
 
   private async issuePeriod(period: UnissuedPeriod, catalog: CatalogPass): Promise<boolean> {
     const scope = scopeOfRecord(period);
-    let invoiceId: string;
+    let invoiceId: string | null;
     try {
       const s = await this.repo.find(this.tx.manager, scope, period.subscriptionId);
       if (!s) throw new Error(`subscription ${period.subscriptionId} not found`);
-      invoiceId = (await this.invoicer.issue(this.tx.manager, s, period.periodIndex, catalog)).invoiceId;
+      invoiceId = (await this.invoicer.issue(this.tx.manager, s, period.periodIndex, catalog, period.finalUsage)).invoiceId;
     } catch (e) {
       const error = (e as Error).message;
       // Later than the pass's start, so this pass does not take it again: the next one does after a first
@@ -197,12 +197,19 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnModuleDe
       );
       return false;
     }
+    if (invoiceId === null) {
+      // A final usage invoice with nothing to bill: none is made.
+      await this.tx.run((m) => this.repo.dropFinalUsage(m, scope, period.subscriptionId, period.periodStart));
+      this.logger.log({ event: 'subscription_final_usage_none', subscription_id: period.subscriptionId, period_index: period.periodIndex });
+      return false;
+    }
+    const issuedId = invoiceId;
     await this.tx.run(async (m) => {
       const s = await this.repo.find(m, scope, period.subscriptionId, true);
-      const latest = await this.repo.markIssued(m, scope, period.subscriptionId, period.periodStart, invoiceId);
-      if (!s || !latest || s.latestInvoiceId === invoiceId) return;
+      const latest = await this.repo.markIssued(m, scope, period.subscriptionId, period.periodStart, issuedId);
+      if (!s || !latest || s.latestInvoiceId === issuedId) return;
       const before = subscriptionView(s);
-      s.latestInvoiceId = invoiceId;
+      s.latestInvoiceId = issuedId;
       s.updatedAt = await this.clock.nowFor(scope, m);
       await this.repo.save(m, s);
       await this.events.changed(m, scope, before, s);

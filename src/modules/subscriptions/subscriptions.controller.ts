@@ -124,7 +124,10 @@ export class SubscriptionsController {
     summary: 'Preview the next period invoice',
     description:
       'The invoice the scheduler will issue at invoice_at, worked out now: usage so far in the period it bills. Nothing is stored. ' +
-      '404 no_upcoming_invoice when none will be (canceled, or ending at the period end without another invoice).',
+      'An ADVANCE subscription canceled at period end previews its final invoice: the usage of its last period only, ' +
+      'period_start = period_end = invoice_at (its end). ' +
+      '404 no_upcoming_invoice when none will be (canceled; or ending at the period end with no other invoice to come: ' +
+      'for ADVANCE, while no usage of the last period is priced above 0).',
   })
   @ApiParam({ name: 'id', description: 'Subscription id' })
   @ApiEnvelope({ type: UpcomingInvoiceDto, example: UPCOMING_EXAMPLE, message: 'Upcoming invoice' })
@@ -141,7 +144,8 @@ export class SubscriptionsController {
     summary: 'Cancel a subscription now or at the end of its current period',
     description:
       'at_period_end true: cancel_at_period_end becomes true and the subscription stays ACTIVE until the current period ends, then CANCELED ' +
-      '(ADVANCE issues no invoice for the next period; ARREARS still bills the period served). false (default): CANCELED now; nothing more is billed. ' +
+      '(ADVANCE issues no invoice for the next period, and bills the usage of the period served in a final usage-only invoice at the end, ' +
+      'when that usage is priced above 0; ARREARS still bills the period served). false (default): CANCELED now; nothing more is billed. ' +
       'Canceling a CANCELED subscription is 400 (validator.status).',
   })
   @ApiParam({ name: 'id', description: 'Subscription id' })

@@ -335,6 +335,80 @@ describe('subscriptions billed on the test clock', () => {
     expect(second).toMatchObject({ period_start: sub.current_period_end, price: r30(10) });
   }, 120_000);
 
+  it("ADVANCE canceled at period end bills its last period's usage in a final usage-only invoice at the end; none when that usage costs nothing", async () => {
+    const org = await service.createOrg('Advance final usage');
+    const api = org.test;
+    const { productId, schemaId } = await recurringProduct(
+      api,
+      { payment_type: 'ADVANCE', renew_type: 'ANNIVERSARY', billing_type: 'FULL', base_price: 20 },
+      API_CALL_TIERS,
+    );
+    const subscribe = async (email: string) =>
+      expectSuccess(await api.post('/subscriptions', { product_id: productId, billing_schema_id: schemaId, customer_email: email }), 201);
+    const used = await subscribe('used@example.com');
+    const quiet = await subscribe('quiet@example.com');
+    const usedFirst = await nextInvoice(api, used.id, null, schedulerPass(api));
+    const quietFirst = await nextInvoice(api, quiet.id, null, schedulerPass(api));
+    expect(usedFirst).toMatchObject({ price: r30(20), period_start: used.current_period_start });
+
+    // Usage of the one period served: 300 calls (200 at 0.01) and one user; the quiet one only free calls.
+    expectSuccess(
+      await api.post('/usage_events/batch', {
+        events: [
+          { id: 'f-1', subscription_id: used.id, metric_key: 'api_calls', value: 300 },
+          { id: 'f-2', subscription_id: used.id, metric_key: 'active_users', unique_key: 'alice' },
+          { id: 'f-3', subscription_id: quiet.id, metric_key: 'api_calls', value: 40 },
+        ],
+      }),
+    );
+    for (const s of [used, quiet]) expectSuccess(await api.post(`/subscriptions/${s.id}/cancel`, { at_period_end: true }));
+    const end = used.current_period_end;
+
+    // What will come: the usage lines alone, at the end; the quiet one has nothing to bill.
+    const upcoming = expectSuccess(await api.get(`/subscriptions/${used.id}/upcoming_invoice`));
+    expect(upcoming).toMatchObject({ period_start: end, period_end: end, invoice_at: end, total: r30(3) });
+    expect(upcoming.lines).toEqual([
+      expect.objectContaining({
+        type: 'USAGE',
+        metric_key: 'api_calls',
+        quantity: r30(300),
+        amount: r30(2),
+        period_start: used.current_period_start,
+        period_end: end,
+      }),
+      expect.objectContaining({ type: 'USAGE', metric_key: 'active_users', quantity: r30(1), amount: r30(1) }),
+    ]);
+    expectError(await api.get(`/subscriptions/${quiet.id}/upcoming_invoice`), 404, { code: 'no_upcoming_invoice' });
+
+    await moveClockTo(api, new Date(`${end.replace(' ', 'T')}Z`));
+    const final = await nextInvoice(api, used.id, usedFirst.id, schedulerPass(api));
+    expect(final).toMatchObject({ subscription_id: used.id, period_start: end, period_end: end, price: r30(3), status: 'PENDING' });
+    const items = expectSuccess(await api.post(`/invoices/${final.id}`, { expand: ['items'] })).items as any[];
+    expect(items.map((i) => [i.type, i.price, i.description])).toEqual([
+      ['PAYMENT_INTENT', r30(2), expect.stringMatching(/API calls, 300 units/)],
+      ['PAYMENT_INTENT', r30(1), expect.stringMatching(/Active users, 1 unit/)],
+    ]);
+    expect(await readSubscription(api, used.id)).toMatchObject({ status: 'CANCELED', canceled_at: end, latest_invoice_id: final.id, next_invoice_at: null });
+    // The quiet one ended without a further invoice.
+    const ended = await readSubscription(api, quiet.id);
+    expect(ended).toMatchObject({ status: 'CANCELED', latest_invoice_id: quietFirst.id });
+    await schedulerPass(api)();
+    const all = expectSuccess(await api.post('/invoices/list', {})).items as any[];
+    expect(all.map((i) => i.id).sort()).toEqual([usedFirst.id, quietFirst.id, final.id].sort());
+    // Its usage is billed now: a late event for that period is refused.
+    expectError(
+      await api.post('/usage_events', {
+        id: 'f-late',
+        subscription_id: used.id,
+        metric_key: 'api_calls',
+        value: 1,
+        timestamp: ts(new Date(Date.parse(`${used.current_period_start.replace(' ', 'T')}Z`) + 60_000)),
+      }),
+      400,
+      { field: 'subscription_id' },
+    );
+  }, 120_000);
+
   it('catches up several periods in one clock move, and ADVANCE canceled at period end bills no further period', async () => {
     const org = await service.createOrg('Catch up');
     const api = org.test;

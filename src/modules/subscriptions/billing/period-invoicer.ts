@@ -5,7 +5,7 @@ import type { Scope } from '../../../shared/auth/request-context';
 import { Amount, MAX_INTEGER_DIGITS, Money, renderAmount, sumAmounts } from '../../../shared/money/money';
 import { formatTimestamp } from '../../../shared/time/time';
 import { CreateInvoiceCommand, CreateItemInput } from '../../invoices';
-import { baseAmount, BillingTerms, PeriodInvoicePlan, periodInvoicePlan } from '../domain/billing';
+import { baseAmount, BillingTerms, dueAction, finalUsagePlan, PeriodInvoicePlan, periodInvoicePlan } from '../domain/billing';
 import { baseLineText, planText, usageLineText } from '../domain/line-text';
 import { isWhole } from '../domain/periods';
 import { AggregationType, graduatedPrice } from '../domain/usage';
@@ -51,6 +51,19 @@ export function termsOf(s: SubscriptionRecord): BillingTerms {
   return { intervalType: s.intervalType, intervalCount: s.intervalCount, renewType: s.renewType, billingType: s.billingType, paymentType: s.paymentType };
 }
 
+/**
+ * The plan of period `index`'s invoice, or with `final`, of the final usage invoice before it (an ADVANCE
+ * subscription canceled at period end).
+ */
+export function planOf(s: SubscriptionRecord, index: number, final: boolean): PeriodInvoicePlan {
+  return final ? finalUsagePlan(termsOf(s), s.startsAt, index) : periodInvoicePlan(termsOf(s), s.startsAt, index);
+}
+
+/** Whether the invoice at `index` that is still to come is the final usage invoice (ADVANCE canceled at period end). */
+export function endsWithFinalUsage(s: SubscriptionRecord, index: number): boolean {
+  return dueAction(s.paymentType, s.cancelAtPeriodEnd) === 'end' && index >= s.nextInvoiceIndex && index > 0;
+}
+
 export function scopeOfRecord(s: Pick<SubscriptionRecord, 'organizationId' | 'mode'>): Scope {
   return { organizationId: s.organizationId as Scope['organizationId'], mode: s.mode };
 }
@@ -87,9 +100,9 @@ export class PeriodInvoicer {
    * `catalog`: the scheduler's reads of the catalog for one pass (many subscriptions share a schema;
    * a version replaced during the pass is seen by the next one).
    */
-  async compose(m: EntityManager, s: SubscriptionRecord, index: number, catalog?: CatalogPass): Promise<ComposedInvoice> {
+  async compose(m: EntityManager, s: SubscriptionRecord, index: number, catalog?: CatalogPass, final = false): Promise<ComposedInvoice> {
     const scope = scopeOfRecord(s);
-    const plan = periodInvoicePlan(termsOf(s), s.startsAt, index);
+    const plan = planOf(s, index, final);
     const key = `${s.organizationId} ${s.mode} ${s.productId} ${s.billingSchemaId}`;
     let read = catalog?.get(key);
     if (!read) {
@@ -102,21 +115,24 @@ export class PeriodInvoicer {
     const amount = baseAmount(s.basePrice, s.quantity, plan.baseShare);
     // Each line says what it charges: the plan, the quantity or the metric's usage, and the period.
     const planName = planText(schema?.productName ?? '', schema?.schemaName ?? null);
-    const baseText = baseLineText(planName, s.quantity, plan.period, !isWhole(plan.baseShare));
-    if (isWhole(plan.baseShare) && schema?.productActive && schema.schemaActive) {
-      items.push({ type: 'PRODUCT', product_id: s.productId, billing_schema_id: s.billingSchemaId, quantity: s.quantity, description: baseText });
-    } else {
-      items.push({ type: 'PAYMENT_INTENT', currency: s.currency, price: renderAmount(amount), description: baseText });
+    // The final usage invoice bills no period of service: no base line.
+    if (!plan.finalUsage) {
+      const baseText = baseLineText(planName, s.quantity, plan.period, !isWhole(plan.baseShare));
+      if (isWhole(plan.baseShare) && schema?.productActive && schema.schemaActive) {
+        items.push({ type: 'PRODUCT', product_id: s.productId, billing_schema_id: s.billingSchemaId, quantity: s.quantity, description: baseText });
+      } else {
+        items.push({ type: 'PAYMENT_INTENT', currency: s.currency, price: renderAmount(amount), description: baseText });
+      }
+      lines.push({
+        type: 'BASE',
+        description: baseText,
+        metric_key: null,
+        quantity: String(s.quantity),
+        amount: renderAmount(amount),
+        period_start: formatTimestamp(plan.period.start),
+        period_end: formatTimestamp(plan.period.end),
+      });
     }
-    lines.push({
-      type: 'BASE',
-      description: baseText,
-      metric_key: null,
-      quantity: String(s.quantity),
-      amount: renderAmount(amount),
-      period_start: formatTimestamp(plan.period.start),
-      period_end: formatTimestamp(plan.period.end),
-    });
     const usagePeriod = plan.usagePeriod;
     if (usagePeriod) {
       for (const metric of schema?.metrics.values() ?? []) {
@@ -149,7 +165,8 @@ export class PeriodInvoicer {
    * schema (so nothing is asked on the bus while the caller's transaction is open).
    */
   async pastAmountLimit(m: EntityManager, s: SubscriptionRecord, index: number, catalog: CatalogPass): Promise<'aggregate' | 'total' | null> {
-    const plan = periodInvoicePlan(termsOf(s), s.startsAt, index);
+    const final = endsWithFinalUsage(s, index);
+    const plan = planOf(s, index, final);
     if (!plan.usagePeriod) return null;
     const schema = await catalog.get(`${s.organizationId} ${s.mode} ${s.productId} ${s.billingSchemaId}`);
     if (!schema) return null;
@@ -157,16 +174,27 @@ export class PeriodInvoicer {
     if (boundedPast(schema, base, await this.usage.lifetimeBounds(m, s.id)) === null) return null;
     const bounded = boundedPast(schema, base, await this.usage.periodBounds(m, scopeOfRecord(s), s.id, plan.usagePeriod.start, plan.usagePeriod.end));
     if (bounded !== 'total') return bounded;
-    const exact = await this.compose(m, s, index, catalog);
+    const exact = await this.compose(m, s, index, catalog, final);
     const past = (text: string) => new Money(text).greaterThanOrEqualTo(AMOUNT_LIMIT);
     if (exact.lines.some((l) => l.type === 'USAGE' && past(l.quantity))) return 'aggregate';
     return exact.lines.some((l) => past(l.amount)) || exact.total.greaterThanOrEqualTo(AMOUNT_LIMIT) ? 'total' : null;
   }
 
-  /** Issues period `index`'s invoice (once: issuing it again answers the same invoice). */
-  async issue(m: EntityManager, s: SubscriptionRecord, index: number, catalog?: CatalogPass): Promise<{ invoiceId: string; plan: PeriodInvoicePlan }> {
-    const composed = await this.compose(m, s, index, catalog);
+  /**
+   * Issues period `index`'s invoice, or with `final` the final usage invoice before it (once: issuing it
+   * again answers the same invoice). A final usage invoice with no usage priced above zero is not made:
+   * `invoiceId` null.
+   */
+  async issue(
+    m: EntityManager,
+    s: SubscriptionRecord,
+    index: number,
+    catalog?: CatalogPass,
+    final = false,
+  ): Promise<{ invoiceId: string | null; plan: PeriodInvoicePlan }> {
+    const composed = await this.compose(m, s, index, catalog, final);
     const { period } = composed.plan;
+    if (final && composed.items.length === 0) return { invoiceId: null, plan: composed.plan };
     const result = await this.commands.execute(
       new CreateInvoiceCommand(scopeOfRecord(s), {
         items: composed.items,
@@ -181,9 +209,15 @@ export class PeriodInvoicer {
     return { invoiceId: result.id, plan: composed.plan };
   }
 
-  /** The next invoice as it would be issued now. */
-  async preview(m: EntityManager, s: SubscriptionRecord): Promise<UpcomingInvoiceView> {
-    const composed = await this.compose(m, s, s.nextInvoiceIndex);
+  /**
+   * The next invoice as it would be issued now: for an ADVANCE subscription canceled at period end, its
+   * final usage invoice (usage lines only; null while no usage is priced above zero, as it would not be made).
+   */
+  async preview(m: EntityManager, s: SubscriptionRecord): Promise<UpcomingInvoiceView | null> {
+    const final = endsWithFinalUsage(s, s.nextInvoiceIndex);
+    const composed = await this.compose(m, s, s.nextInvoiceIndex, undefined, final);
+    // A final usage invoice with nothing priced above zero (so far) would not be made.
+    if (final && composed.items.length === 0) return null;
     return {
       subscription_id: s.id,
       period_start: formatTimestamp(composed.plan.period.start),

@@ -7,6 +7,7 @@ import {
   dueAction,
   dunningState,
   earliestUsageStillBilled,
+  finalUsagePlan,
   initialSchedule,
   PeriodOutcome,
   periodInvoicePlan,
@@ -39,6 +40,20 @@ describe('period invoices', () => {
     const first = periodInvoicePlan(terms('ARREARS'), starts, 0);
     expect(first.dueAt.toISOString()).toBe('2026-05-01T00:00:00.000Z');
     expect(first.usagePeriod).toEqual(first.period);
+  });
+
+  it("the final usage invoice of ADVANCE canceled at period end: at the end, the last served period's usage, no base", () => {
+    // Ends before period 2 (June): bills May's usage, at June 1st, with a period that is the end itself.
+    const final = finalUsagePlan(terms('ADVANCE'), starts, 2);
+    expect(final).toMatchObject({ index: 2, finalUsage: true });
+    expect(final.dueAt.toISOString()).toBe('2026-06-01T00:00:00.000Z');
+    expect([final.period.start, final.period.end].map((d) => d.toISOString())).toEqual(['2026-06-01T00:00:00.000Z', '2026-06-01T00:00:00.000Z']);
+    expect([final.usagePeriod!.start, final.usagePeriod!.end].map((d) => d.toISOString())).toEqual(['2026-05-01T00:00:00.000Z', '2026-06-01T00:00:00.000Z']);
+    expect(baseAmount(new Money(20), 3, final.baseShare).isZero()).toBe(true);
+    // The usage it bills is what period 2's invoice would have billed; it is what retention keeps for it.
+    expect(final.usagePeriod).toEqual(periodInvoicePlan(terms('ADVANCE'), starts, 2).usagePeriod);
+    expect(() => finalUsagePlan(terms('ARREARS'), starts, 2)).toThrow();
+    expect(() => finalUsagePlan(terms('ADVANCE'), starts, 0)).toThrow();
   });
 
   it('the base line is price x quantity x share, rounded once', () => {

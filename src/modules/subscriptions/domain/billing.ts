@@ -1,4 +1,4 @@
-import { roundMoney } from '../../../shared/money/money';
+import { Money, roundMoney } from '../../../shared/money/money';
 import type { Amount } from '../../../shared/money/money';
 import { chargedShare, PaymentType, Period, periodAt, PeriodTerms, Share } from './periods';
 
@@ -21,6 +21,8 @@ export interface PeriodInvoicePlan {
   baseShare: Share;
   /** Whose usage the invoice bills, if any. */
   usagePeriod: Period | null;
+  /** The final usage invoice of an ADVANCE subscription canceled at period end: usage only, no base line. */
+  finalUsage?: true;
 }
 
 export function periodInvoicePlan(terms: BillingTerms, startsAt: Date, index: number): PeriodInvoicePlan {
@@ -30,6 +32,25 @@ export function periodInvoicePlan(terms: BillingTerms, startsAt: Date, index: nu
     return { index, period, dueAt: period.start, baseShare, usagePeriod: index > 0 ? periodAt(terms, startsAt, index - 1) : null };
   }
   return { index, period, dueAt: period.end, baseShare, usagePeriod: period };
+}
+
+/**
+ * The final invoice of an ADVANCE subscription canceled at period end, at the start of period `index`
+ * (the one it ends before serving): the usage of the last period served (`index - 1`), which that
+ * period's own invoice, issued at its start, could not bill. It bills no period of service, so its
+ * period is the end itself (`period.start` = `period.end`, the key its invoice is stored under).
+ */
+export function finalUsagePlan(terms: BillingTerms, startsAt: Date, index: number): PeriodInvoicePlan {
+  if (terms.paymentType !== 'ADVANCE' || index < 1) throw new Error(`no final usage invoice for period ${index} of an ${terms.paymentType} subscription`);
+  const end = periodAt(terms, startsAt, index).start;
+  return {
+    index,
+    period: { index, start: end, end, fullStart: end },
+    dueAt: end,
+    baseShare: { part: new Money(0), whole: new Money(1) },
+    usagePeriod: periodAt(terms, startsAt, index - 1),
+    finalUsage: true,
+  };
 }
 
 /** The base line's amount: base price x quantity x share, divided last and rounded once. */
@@ -104,8 +125,9 @@ export function scheduleAfterInvoice(terms: BillingTerms, startsAt: Date, index:
 
 /**
  * What a subscription whose next invoice is due does, when it was asked to cancel at the end of its
- * period: ADVANCE ends at the start of the period it would bill (never billing it); ARREARS bills the
- * period just served and then ends. Without the request it always invoices.
+ * period: ADVANCE ends at the start of the period it would bill (never billing it; the usage of the
+ * period it served goes in a final invoice, `finalUsagePlan`); ARREARS bills the period just served and
+ * then ends. Without the request it always invoices.
  */
 export function dueAction(paymentType: PaymentType, cancelAtPeriodEnd: boolean): 'invoice' | 'end' | 'invoice_then_end' {
   if (!cancelAtPeriodEnd) return 'invoice';

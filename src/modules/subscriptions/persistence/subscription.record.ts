@@ -61,4 +61,6 @@ export class SubscriptionInvoiceRecord {
   @Column({ type: 'integer' }) attempts: number;
   @Column({ type: 'text', name: 'last_error', nullable: true }) lastError: string | null;
   @Column({ type: 'timestamptz', name: 'retry_at', nullable: true }) retryAt: Date | null;
+  /** The final usage invoice of an ADVANCE subscription canceled at period end (domain/billing.ts `finalUsagePlan`). */
+  @Column({ type: 'boolean', name: 'final_usage', default: false }) finalUsage: boolean;
 }

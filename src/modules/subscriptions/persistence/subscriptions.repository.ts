@@ -24,6 +24,8 @@ export interface UnissuedPeriod {
   periodEnd: Date;
   periodIndex: number;
   attempts: number;
+  /** The final usage invoice of an ADVANCE subscription canceled at period end. */
+  finalUsage: boolean;
 }
 
 /** A period invoice whose payment is not settled yet, with its scope. */
@@ -168,6 +170,7 @@ export class SubscriptionsRepository {
         period_end: Date;
         period_index: number;
         attempts: number;
+        final_usage: boolean;
       }>,
       number,
     ] = await m.query(
@@ -187,7 +190,7 @@ export class SubscriptionsRepository {
          )}) c
         WHERE t.subscription_id = c.subscription_id AND t.period_start = c.period_start AND t.invoice_id IS NULL AND t.retry_at <= $1
           AND (t.retry_at <= $5 OR t.attempts = 0)
-        RETURNING t.organization_id, t.mode, t.subscription_id, t.period_start, t.period_end, t.period_index, t.attempts`,
+        RETURNING t.organization_id, t.mode, t.subscription_id, t.period_start, t.period_end, t.period_index, t.attempts, t.final_usage`,
       [now, leaseUntil, limit, cap, passStart],
     );
     return rows.map((r) => ({
@@ -198,6 +201,7 @@ export class SubscriptionsRepository {
       periodEnd: r.period_end,
       periodIndex: r.period_index,
       attempts: r.attempts,
+      finalUsage: r.final_usage,
     }));
   }
 
@@ -215,6 +219,19 @@ export class SubscriptionsRepository {
       [subscriptionId, periodStart, invoiceId, scope.organizationId, scope.mode],
     );
     return rows[0]?.latest ?? false;
+  }
+
+  /**
+   * A final usage invoice with nothing to bill (no usage priced above zero): its row goes, no invoice is
+   * made, and no usage is billed after it.
+   */
+  async dropFinalUsage(m: EntityManager, scope: Scope, subscriptionId: string, periodStart: Date): Promise<boolean> {
+    const [, count]: [unknown, number] = await m.query(
+      `DELETE FROM subscription_invoices
+        WHERE subscription_id = $1 AND period_start = $2 AND final_usage AND invoice_id IS NULL AND organization_id = $3 AND mode = $4`,
+      [subscriptionId, periodStart, scope.organizationId, scope.mode],
+    );
+    return count > 0;
   }
 
   /** A period's invoice could not be made: tried again from `retryAt`; answers the attempts so far. */

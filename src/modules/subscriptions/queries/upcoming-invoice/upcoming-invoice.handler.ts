@@ -22,10 +22,14 @@ export class UpcomingInvoiceHandler implements IQueryHandler<UpcomingInvoiceQuer
       async (m) => {
         const record = await this.repo.find(m, scope, subscriptionId);
         if (!record) throw new NotFoundError('subscription');
-        if (record.nextInvoiceAt === null || dueAction(record.paymentType, record.cancelAtPeriodEnd) === 'end') {
-          throw new NotFoundError('upcoming invoice', 'no_upcoming_invoice');
-        }
-        return this.invoicer.preview(m, record);
+        // An ADVANCE subscription canceled at period end has its final usage invoice to come (none while no usage
+        // is priced above zero, or when it ends before its first period).
+        const preview =
+          record.nextInvoiceAt === null || (dueAction(record.paymentType, record.cancelAtPeriodEnd) === 'end' && record.nextInvoiceIndex === 0)
+            ? null
+            : await this.invoicer.preview(m, record);
+        if (!preview) throw new NotFoundError('upcoming invoice', 'no_upcoming_invoice');
+        return preview;
       },
       false,
     );
