@@ -86,7 +86,8 @@ const uiAmount = (amount: bigint, decimals: number): string => {
  * slots behind the one getSlot asks (a load balancer's lagging instance). `rollBack`
  * forgets a landed transaction that is `confirmed` but not yet `finalized`, as the node answers once the fork
  * that held it died: its signature unknown to every method, and its slot skipped (getBlock -32007 "Slot
- * was skipped"; a slot the commitment has not reached is -32004 "Block not available"). `withholdStatus` has
+ * was skipped"; a slot the commitment has not reached is -32004 "Block not available"). `reland` moves such a
+ * transaction to a new slot instead: the same transaction included again by the surviving fork. `withholdStatus` has
  * getSignatureStatuses answer null for a landed signature some times: an instance behind a load balancer
  * that has not reached its slot, or whose status cache no longer holds it.
  *
@@ -229,6 +230,23 @@ export class SolanaRpcServer {
       if (kept.length) this.byAccount.set(account, kept);
       else this.byAccount.delete(account);
     }
+  }
+
+  /**
+   * A landed transaction that was `confirmed` but not `finalized` lands again in a new slot: the fork that
+   * held it died (its old slot skipped, as after `rollBack`) and the surviving fork included the same
+   * transaction later. Every method then shows it in the new slot.
+   */
+  reland(signature: string): number {
+    const entry = this.landed.get(signature);
+    if (!entry) throw new Error(`no landed transaction ${signature}`);
+    if (this.status(entry.slot) === 'finalized') throw new Error(`transaction ${signature} is finalized: no fork can take it back`);
+    const old = entry.slot;
+    this.advance(1);
+    entry.slot = this.slotNow;
+    entry.blockTime = this.blockTime(this.slotNow);
+    if (![...this.landed.values()].some((e) => e.slot === old)) this.skipped.add(old);
+    return entry.slot;
   }
 
   private execute(tx: Transaction, signature: string): void {

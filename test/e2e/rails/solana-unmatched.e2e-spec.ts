@@ -4,7 +4,7 @@ import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { type IsolatedService, sharedDatabase } from '../../support/isolated';
 import { withClient } from '../../support/pg';
-import { startServer } from '../../support/server';
+import { linesWith, startServer } from '../../support/server';
 import { eventually } from '../../support/webhook-receiver';
 import { createInvoice, r30, shortState } from '../payments/payments-helpers';
 import { paymentAddress, paymentsOf, units, waitForPayments } from './chain-helpers';
@@ -235,6 +235,43 @@ describe('Solana: money to the wallet without a known reference, and a confirmed
     expect(payments[1]).toMatchObject({ price: r30('3'), idempotency_key: `solana:${again}:${pay.reference}` });
     expect(payments[0].status).toBe('CANCELLED');
     expect(await shortState(shop.test, invoiceId)).toMatchObject({ status: 'COMPLETED', substatus: null });
+  });
+});
+
+describe('Solana: a confirmed payment whose transaction lands again in a later slot', () => {
+  let setup: SolanaSetup;
+  let service: IsolatedService;
+  let stop: SolanaService['stop'] | undefined;
+  beforeAll(async () => {
+    // Finalized 40 slots behind: more than the 32 confirmations SOL asks by count, so a count alone could complete a payment early.
+    ({ setup, service, stop } = await startSolanaService({ confirmedLag: 0, finalizedLag: 40 }, SOLANA_WATCHER_ENV));
+  }, 120_000);
+  afterAll(async () => stop?.());
+
+  it('keeps the payment PENDING until the finalized slot covers its new slot, then completes it once', async () => {
+    const { bed } = setup;
+    const shop = await solanaMerchant(service);
+    const invoiceId = await createInvoice(shop.test, '3', 'SOLANA');
+    const pay = await paymentAddress(shop.test, invoiceId, SOL);
+    const payer = await fundedWallet(bed);
+    const signature = bed.submit(await solTransfer(bed, payer, pay.address, 3_000_000_000n, [pay.reference]));
+    const [seen] = await waitForPayments(shop.test, invoiceId, (p) => p.length === 1);
+    expect(seen.status).toBe('PENDING');
+
+    // Its fork dies and the surviving fork includes it one slot later; then the finalized slot passes its old
+    // slot but not its new one, 40 slots above it.
+    const moved = bed.reland(signature);
+    bed.advance(39);
+    expect(bed.slot('finalized')).toBe(moved - 1);
+    await eventually(async () => expect(linesWith(service.server, '"event":"chain_transaction_dropped"').some((l) => l.includes(seen.id))).toBe(true));
+    await pause(1_500);
+    expect((await paymentsOf(shop.test, invoiceId)).map((p) => p.status)).toEqual(['PENDING']);
+    expect((await shortState(shop.test, invoiceId)).status).toBe('WAITING_FOR_CONFIRMATIONS');
+
+    bed.advance(1);
+    const [completed] = await waitForPayments(shop.test, invoiceId, (p) => p[0].status === 'COMPLETED');
+    expect(completed).toMatchObject({ id: seen.id, price: r30('3'), idempotency_key: `solana:${signature}:${pay.reference}` });
+    expect((await paymentsOf(shop.test, invoiceId)).length).toBe(1);
   });
 });
 

@@ -189,7 +189,7 @@ export class NetworkWatcher {
       const counted = await this.recorder.countConfirmations(head, final);
       // A chain whose head moves every step (Solana's slots) may never have a step without a new block:
       // transfers its recheck put in doubt are settled once a scan has reached the head.
-      if (to >= head && follower.rechecksTransactions && !this.mempool.available) await this.reorg.settleOrphans(head, null);
+      if (to >= head && follower.rechecksTransactions && !this.mempool.available) await this.reorg.settleOrphans(head, null, final);
       if (follower.rechecksTransactions && final !== null) await this.reorg.checkUnmatched(final);
       // An account still behind (its backlog over a step's budget), or counts left over the step's budget: on at once, not after the pause.
       return to >= head && !behind && counted;
@@ -198,7 +198,7 @@ export class NetworkWatcher {
     if (follower.rechecksTransactions && final !== null) await this.reorg.checkUnmatched(final);
     // The mempool first: a transfer in doubt whose transaction waits there again is not cancelled.
     const mempool = this.mempool.available ? await this.mempool.scan(head) : null;
-    await this.reorg.settleOrphans(head, mempool);
+    await this.reorg.settleOrphans(head, mempool, final);
     return counted;
   }
 

@@ -1,7 +1,7 @@
 import type { TransferRow } from '../persistence/chain-state.repository';
 import type { MempoolWatch } from './mempool';
 import type { PaymentRecorder } from './payment-recorder';
-import { confirmationsAt } from './transfer-facts';
+import { countedConfirmations } from './transfer-facts';
 import { scopeOf, type WatcherContext } from './watcher-context';
 import { rpcCall } from './watcher-faults';
 
@@ -66,13 +66,14 @@ export class ReorgHandler {
   /**
    * Transfers a reorg put in doubt and the rescan did not find again. One whose transaction is in a
    * block again (one the rescan passed, e.g. its address is no longer watched) keeps its payment, its
-   * count restarting there. One whose transaction waits in the mempool again (`mempool`: the ids read
+   * count restarting there (on a chain that names its `final` block, not final until that block covers
+   * its new one, as every transfer's count: `countedConfirmations`). One whose transaction waits in the mempool again (`mempool`: the ids read
    * this step, on chains that have one; a node puts the transactions of a block it takes back there)
    * keeps its payment with 0 confirmations, and is followed as any unmined transfer from then on. One
    * whose transaction is in neither has its payment CANCELLED (a chain report: also a COMPLETED one,
    * which is a reversal, logged as an error for operators).
    */
-  async settleOrphans(head: bigint, mempool: ReadonlySet<string> | null): Promise<void> {
+  async settleOrphans(head: bigint, mempool: ReadonlySet<string> | null, final: bigint | null): Promise<void> {
     const { mode, network } = this.ctx.config;
     for (const row of await this.ctx.deps.state.orphans(this.ctx.deps.manager, mode, network)) {
       const seenIn = BigInt(row.block_number);
@@ -84,7 +85,9 @@ export class ReorgHandler {
       }
       if (minedIn !== null) {
         const block = await rpcCall('block', () => this.ctx.follower.block(minedIn));
-        const recorded = await this.recorder.report(row, { kind: 'chain', paymentId: row.payment_id, confirmations: confirmationsAt(head, minedIn) });
+        // Counted as every transfer is: where the chain names a final block, its new block must be under it to be final.
+        const confirmations = countedConfirmations(head, minedIn, final, row.required_confirmations);
+        const recorded = await this.recorder.report(row, { kind: 'chain', paymentId: row.payment_id, confirmations });
         await this.ctx.deps.run((tx) =>
           this.ctx.deps.state.saveTransfer(
             tx,
