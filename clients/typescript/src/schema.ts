@@ -1894,7 +1894,10 @@ export interface components {
             organization_id: string;
             /** @enum {string} */
             status: "PENDING" | "COMPLETED" | "VOIDED" | "PROCESSING" | "WAITING_FOR_CONFIRMATIONS" | "PARTIALLY_PAID";
-            /** @enum {string|null} */
+            /**
+             * @description PAID_OVER: paid beyond the price (also set on a COMPLETED invoice paid again); PAID_PARTIAL; MARKED_PAID: completed by the merchant; EXPIRED; PAID_LATE: a counted payment came after expires_at; PAYMENT_REVERSED: a reorg took back a payment of a COMPLETED invoice
+             * @enum {string|null}
+             */
             substatus: "PAID_OVER" | "PAID_PARTIAL" | "MARKED_PAID" | "EXPIRED" | "PAID_LATE" | "PAYMENT_REVERSED" | null;
             currency: components["schemas"]["Currency"];
             price: string;
@@ -2087,7 +2090,10 @@ export interface components {
             id: string;
             /** @enum {string} */
             status: "PENDING" | "COMPLETED" | "VOIDED" | "PROCESSING" | "WAITING_FOR_CONFIRMATIONS" | "PARTIALLY_PAID";
-            /** @enum {string|null} */
+            /**
+             * @description PAID_OVER: paid beyond the price (also set on a COMPLETED invoice paid again); PAID_PARTIAL; MARKED_PAID: completed by the merchant; EXPIRED; PAID_LATE: a counted payment came after expires_at; PAYMENT_REVERSED: a reorg took back a payment of a COMPLETED invoice
+             * @enum {string|null}
+             */
             substatus: "PAID_OVER" | "PAID_PARTIAL" | "MARKED_PAID" | "EXPIRED" | "PAID_LATE" | "PAYMENT_REVERSED" | null;
             /**
              * @description UTC, YYYY-MM-DD HH:MM:SS

@@ -150,6 +150,24 @@ describe('payment lifecycle driving invoices', () => {
     expect(expectSuccess(await test.post('/payments', { invoice_id: marked })).total).toBe(1);
   });
 
+  it('marks a COMPLETED invoice PAID_OVER when it is paid again (status unchanged, one invoice.updated, no second invoice.completed)', async () => {
+    const { test } = await createOrg();
+    const invoiceId = await createInvoice(test, '20', 'USD');
+    await pay(test, { invoice_id: invoiceId, provider_id: 'prov_card_usd', price: '20', status: 'COMPLETED' });
+    expect(await shortState(test, invoiceId)).toMatchObject({ status: 'COMPLETED', substatus: null });
+    // The payer pays a second time.
+    const again = await pay(test, { invoice_id: invoiceId, provider_id: 'prov_card_usd', price: '20', status: 'COMPLETED' });
+    expect(again.invoice).toMatchObject({ status: 'COMPLETED', previous_status: 'COMPLETED', substatus: 'PAID_OVER' });
+    expect(await shortState(test, invoiceId)).toMatchObject({ status: 'COMPLETED', substatus: 'PAID_OVER' });
+    const events = expectSuccess(await test.post('/events', { type: ['invoice.updated', 'invoice.completed'], limit: 100 })).items.filter(
+      (e: any) => e.data.object.id === invoiceId,
+    );
+    expect(events.filter((e: any) => e.type === 'invoice.completed')).toHaveLength(1);
+    const latest = events.find((e: any) => e.type === 'invoice.updated' && e.data.object.substatus === 'PAID_OVER');
+    expect(latest.data.previous_attributes).toMatchObject({ substatus: null });
+    expect(expectSuccess(await test.post('/payments', { invoice_id: invoiceId })).total).toBe(2);
+  });
+
   it('refuses to change a payment in a final status (400, validator.status) and accepts the same status again', async () => {
     const { test } = await createOrg();
     const invoiceId = await createInvoice(test, '100', 'USD');

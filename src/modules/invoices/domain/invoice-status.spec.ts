@@ -143,6 +143,11 @@ describe('nextStatusForPayments', () => {
       { current: 'COMPLETED', currentSubstatus: 'PAYMENT_REVERSED', paid: m('100') },
       { status: 'COMPLETED', substatus: null },
     ],
+    [
+      'paid again once completed: still COMPLETED, now PAID_OVER',
+      { current: 'COMPLETED', currentSubstatus: null, paid: m('105') },
+      { status: 'COMPLETED', substatus: 'PAID_OVER' },
+    ],
   ] as Array<[string, Partial<Situation>, unknown]>)('%s', (_name, change, expected) => {
     expect(next({ ...base, ...change })).toEqual(expected);
   });
@@ -157,6 +162,14 @@ describe('nextStatusForPayments', () => {
     ['completed and still covered after a reversal', { current: 'COMPLETED', currentSubstatus: null, chainMove: true, paid: m('100') }],
     ['completed, not covered, but no chain reversal (e.g. a tolerance changed)', { current: 'COMPLETED', currentSubstatus: null, paid: m('40') }],
     ['reversed, and a new payment does not cover it yet', { current: 'COMPLETED', currentSubstatus: 'PAYMENT_REVERSED', paid: m('40') }],
+    [
+      'completed, paid again by less than rounding allows',
+      { current: 'COMPLETED', currentSubstatus: null, paid: m('100.000000000000001'), rounding: m('0.00000000000001') },
+    ],
+    ['completed by the merchant, then paid', { current: 'COMPLETED', currentSubstatus: 'MARKED_PAID', paid: m('30') }],
+    ['completed late, then paid again', { current: 'COMPLETED', currentSubstatus: 'PAID_LATE', paid: m('200') }],
+    ['completed over, then paid again', { current: 'COMPLETED', currentSubstatus: 'PAID_OVER', paid: m('300') }],
+    ['voided, then paid over', { current: 'VOIDED', currentSubstatus: null, paid: m('300') }],
   ] as Array<[string, Partial<Situation>]>)('no change: %s', (_name, change) => {
     expect(next({ ...base, ...change })).toBeNull();
   });

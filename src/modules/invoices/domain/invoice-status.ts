@@ -104,7 +104,7 @@ export interface SettlingInvoice {
 
 /**
  * The status the invoice's payments call for, or null when it stays as it is. Final states never
- * change. Full cover (USD value >= price_usd x (1 - tolerance)) completes the invoice (substatus
+ * change (a COMPLETED one's substatus may: PAYMENT_REVERSED after a reorg, PAID_OVER when paid again). Full cover (USD value >= price_usd x (1 - tolerance)) completes the invoice (substatus
  * PAID_LATE when a counted payment came after expiry, else PAID_OVER when paid beyond price_usd); partial cover makes it PARTIALLY_PAID (PAID_PARTIAL); a
  * pending payment with nothing completed moves PENDING to WAITING_FOR_CONFIRMATIONS (crypto) or
  * PROCESSING (fiat); when that pending payment goes away, the invoice falls back to PENDING.
@@ -117,6 +117,9 @@ export function nextStatusForPayments(invoice: SettlingInvoice, totals: PaymentT
   // new payment): the substatus follows the cover until it does.
   const reversed = s.currentSubstatus === 'PAYMENT_REVERSED';
   if (s.current === 'COMPLETED' && (s.chainMove || reversed) && s.currentSubstatus !== 'MARKED_PAID') return reversedCompletion(s, needed);
+  // Paid again once completed (the payer sent twice, or a second wallet paid too): still COMPLETED, now
+  // PAID_OVER, so the merchant sees money to give back. Only from no substatus: MARKED_PAID and PAID_LATE say more.
+  if (s.current === 'COMPLETED' && (s.currentSubstatus ?? null) === null && s.paid.gt(0) && overpaid(s)) return { status: 'COMPLETED', substatus: 'PAID_OVER' };
   if (isFinal(s.current)) return null;
   let next: StatusChange;
   if (s.paid.gt(0) && s.paid.gte(needed)) {
