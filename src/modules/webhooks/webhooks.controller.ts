@@ -53,7 +53,8 @@ export class WebhooksController {
     summary: 'Register a webhook endpoint',
     description:
       "Events of the key's organization and mode whose type is listed (or all, with `*`) are POSTed to `url`, signed as the Standard Webhooks " +
-      'specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The signing `secret` is returned only in this answer and on rotation.',
+      'specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The signing `secret` is returned only in this answer and on rotation. ' +
+      'An organization has at most 16 endpoints per mode (deleted ones do not count): a 17th is 400 `too_many_endpoints` naming `url`.',
   })
   @ApiBody({
     type: CreateWebhookRequestDto,

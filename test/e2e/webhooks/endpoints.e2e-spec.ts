@@ -63,6 +63,29 @@ describe('webhook endpoints', () => {
     expect(list.items.every((e: any) => !('secret' in e))).toBe(true);
   });
 
+  it('takes at most 16 endpoints per organization and mode: the 17th is 400 too_many_endpoints, also when sent at once; a deleted one frees its place', async () => {
+    const capped = await createOrg();
+    const ids: string[] = [];
+    for (let i = 0; i < 14; i++) ids.push((await register(capped.test, { description: `n${i}` })).id);
+    // Three at once for the last two places: two are created, one refused.
+    const raced = await Promise.all([1, 2, 3].map(() => capped.test.post('/webhooks', { url: URL_A, event_types: ['*'] })));
+    expect(raced.map((r) => r.status).sort()).toEqual([201, 201, 400]);
+    const refused = expectError(
+      raced.find((r) => r.status === 400)!,
+      400,
+      { code: 'too_many_endpoints', field: 'url' },
+    );
+    expect(refused.validator.url).toMatch(/16/);
+    expect(expectSuccess(await capped.test.get('/webhooks')).total).toBe(16);
+    expectError(await capped.test.post('/webhooks', { url: URL_A, event_types: ['*'] }), 400, { code: 'too_many_endpoints' });
+    // The live mode counts its own; another organization is not concerned.
+    await register(capped.live);
+    await register(other.test);
+    expectSuccess(await capped.test.delete(`/webhooks/${ids[0]}`));
+    await register(capped.test);
+    expect(expectSuccess(await capped.test.get('/webhooks')).total).toBe(16);
+  });
+
   it('accepts a single type or * as a string', async () => {
     expect((await register(org.test, { event_types: '*' })).event_types).toEqual(['*']);
     expect((await register(org.test, { event_types: 'invoice.voided' })).event_types).toEqual(['invoice.voided']);

@@ -58,6 +58,19 @@ export class WebhookEndpointsRepository {
     };
   }
 
+  /**
+   * The scope's endpoints (deleted ones left out), counted under a transaction-level advisory lock of the
+   * scope, held until the caller's transaction ends: creates of one organization's mode take turns there.
+   */
+  async countHeld(m: EntityManager, scope: Scope): Promise<number> {
+    await m.query(`SELECT pg_advisory_xact_lock(hashtextextended('webhook_endpoints ' || $1 || ' ' || $2, 0))`, [scope.organizationId, scope.mode]);
+    const [{ count }] = await m.query(`SELECT count(*)::int AS count FROM webhook_endpoints WHERE organization_id = $1 AND mode = $2 AND deleted_at IS NULL`, [
+      scope.organizationId,
+      scope.mode,
+    ]);
+    return count as number;
+  }
+
   async insert(m: EntityManager, row: EndpointRow): Promise<void> {
     await m.query(
       `INSERT INTO webhook_endpoints (id, organization_id, mode, url, description, event_types, secret, enabled, consecutive_failures, created_at, updated_at)

@@ -13,6 +13,14 @@ import { EndpointRow, WebhookEndpointsRepository } from '../../persistence/webho
 import { CreateWebhookEndpointCommand } from './create-webhook-endpoint.command';
 import { WEBHOOK_ENDPOINT_EVENTS } from '../../events/webhook-endpoint.events';
 
+/**
+ * Endpoints an organization may have in one mode (as Stripe's 16 an account). Every event is fanned out
+ * to each endpoint that takes it, in one shared pass for all organizations: without a cap, one
+ * organization's thousands of endpoints would make every batch of events millions of deliveries and
+ * hold up everyone's webhooks.
+ */
+export const MAX_ENDPOINTS = 16;
+
 @CommandHandler(CreateWebhookEndpointCommand)
 export class CreateWebhookEndpointHandler implements ICommandHandler<CreateWebhookEndpointCommand> {
   constructor(
@@ -45,6 +53,15 @@ export class CreateWebhookEndpointHandler implements ICommandHandler<CreateWebho
     };
     const view = renderEndpoint(row);
     return this.tx.run(async (m) => {
+      // Counted with the organization's mode held, so two creates at once cannot both pass the cap.
+      const count = await this.endpoints.countHeld(m, scope);
+      if (count >= MAX_ENDPOINTS) {
+        throw new ValidationFailedError(
+          { url: `is one more endpoint than the ${MAX_ENDPOINTS} an organization may have in ${scope.mode} mode: delete one, or add event types to one` },
+          undefined,
+          'too_many_endpoints',
+        );
+      }
       // Recorded before the insert: an endpoint is not sent the event of its own creation.
       await this.outbox.record(m, scope, WEBHOOK_ENDPOINT_EVENTS['webhook_endpoint.created'], view);
       await this.endpoints.insert(m, row);
