@@ -240,6 +240,24 @@ describe('what a refund payout report must prove (Hardhat)', () => {
     expect(expectSuccess(await shop.test.post(`/invoices/${invoiceId}`, {})).refunded_usd).toBe(r30('8'));
   });
 
+  it('lets one transaction paying two refunds of one address different amounts pay both, the smaller reported first', async () => {
+    const { chain, usdt } = setup;
+    const shop = await merchant(service);
+    const invoiceId = await paidOnChain(shop, '20');
+    const payer = freshAddress();
+    const big = await claimed(shop, invoiceId, '10', 'prov_ethereum_usdt', payer);
+    const small = await claimed(shop, invoiceId, '1', 'prov_ethereum_usdt', payer);
+    // The big one first in the transaction; the small refund is reported first and takes the transfer of its own amount.
+    const tx = await chain.sendTokenMany(usdt, MERCHANT_WALLET, [payer, payer], [big.units, small.units]);
+    await chain.receipt(tx);
+    expect(expectSuccess(await shop.test.post(`/refunds/${small.id}/sent`, { tx_hash: tx })).status).toBe('SENT');
+    expect(expectSuccess(await shop.test.post(`/refunds/${big.id}/sent`, { tx_hash: tx })).status).toBe('SENT');
+    await chain.mine(12);
+    await statusBecomes(shop, small.id, 'COMPLETED');
+    await statusBecomes(shop, big.id, 'COMPLETED');
+    expect(expectSuccess(await shop.test.post(`/invoices/${invoiceId}`, {})).refunded_usd).toBe(r30('11'));
+  });
+
   it('lets refunds reported at once on one transaction each take a transfer of their own: none is refused as taken while one is free', async () => {
     const { chain, usdt } = setup;
     const shop = await merchant(service);

@@ -59,6 +59,16 @@ describe('pickTransfers', () => {
     expect(pickTransfers([], new Set(), '1')).toBeNull();
   });
 
+  it('takes a transfer of exactly the payout first, else the smallest that covers it, so each payout of one transaction finds its own', () => {
+    // 100 and 1 to one address for payouts of 100 and 1, the payout of 1 reported first.
+    expect(pickTransfers([t('0', '100'), t('1', '1')], new Set(), '1')).toEqual([t('1', '1')]);
+    expect(pickTransfers([t('0', '100'), t('1', '1')], new Set(['1']), '100')).toEqual([t('0', '100')]);
+    // No exact one: the smallest that covers it alone, not the first.
+    expect(pickTransfers([t('0', '90'), t('1', '30'), t('2', '25')], new Set(), '20')).toEqual([t('2', '25')]);
+    // None covers it alone: in their order until they reach it.
+    expect(pickTransfers([t('0', '4'), t('1', '9'), t('2', '2')], new Set(), '12')).toEqual([t('0', '4'), t('1', '9')]);
+  });
+
   it('leaves out one free transfer for each held under a name none has any more (a reorg renumbered the logs)', () => {
     // One transfer of 5, held as "7" before the reorg, now "3": another payout of 5 finds nothing free.
     expect(pickTransfers([t('3', '5')], new Set(['7']), '5', 1)).toBeNull();

@@ -40,11 +40,13 @@ export function heldNames(held: ReadonlyArray<{ output: string; refund_id: strin
 }
 
 /**
- * Which of a transaction's transfers to the destination pay the payout: in their order, leaving out
- * those another payout holds, by their name or by the name they had before (`formerly`: one held under
- * it may be this transfer), and `heldUnnamed` more (transfers held under a name none of them has any
- * more, each one of these), until they reach the payout's units (so one transaction with two
- * transfers to one address can pay two payouts to that address). Null when the free ones fall short.
+ * Which of a transaction's transfers to the destination pay the payout. Free ones only: leaving out those
+ * another payout holds, by their name or by the name they had before (`formerly`: one held under it may be
+ * this transfer), and `heldUnnamed` more, the first free ones in order (transfers held under a name none of
+ * them has any more, each one of these). Of the free ones: one of exactly the payout's units; else the
+ * smallest that covers it alone; else as many as it takes, in their order. So one transaction with several
+ * transfers to one address pays several payouts to that address whichever is reported first (100 and 1 for
+ * payouts of 100 and 1: the payout of 1 takes the 1, not the 100). Null when the free ones fall short.
  */
 export function pickTransfers<T extends { output: string; formerly?: string; units: string }>(
   transfers: readonly T[],
@@ -53,16 +55,25 @@ export function pickTransfers<T extends { output: string; formerly?: string; uni
   heldUnnamed = 0,
 ): T[] | null {
   const wanted = BigInt(payoutUnits);
-  const picked: T[] = [];
-  let sum = 0n;
+  const free: T[] = [];
   let unnamed = heldUnnamed;
   for (const t of transfers) {
-    if (sum >= wanted) break;
     if (heldByOthers.has(t.output) || (t.formerly !== undefined && heldByOthers.has(t.formerly)) || BigInt(t.units) <= 0n) continue;
     if (unnamed > 0) {
       unnamed--;
       continue;
     }
+    free.push(t);
+  }
+  const exact = free.find((t) => BigInt(t.units) === wanted);
+  if (exact) return [exact];
+  let smallest: T | null = null;
+  for (const t of free) if (BigInt(t.units) >= wanted && (smallest === null || BigInt(t.units) < BigInt(smallest.units))) smallest = t;
+  if (smallest) return [smallest];
+  const picked: T[] = [];
+  let sum = 0n;
+  for (const t of free) {
+    if (sum >= wanted) break;
     picked.push(t);
     sum += BigInt(t.units);
   }
