@@ -38,6 +38,8 @@ export interface TronProxyOptions {
   withheldReceipts: Set<string>;
   /** Most logs an eth_getLogs answer may hold; past it the node refuses the query (java-tron's limit is 10,000). */
   maxLogResults: number;
+  /** Blocks eth_blockNumber answers below the head: a node behind (restarted to resync, a lagging instance). */
+  headLag: number;
 }
 
 /** The eth_* methods the proxy passes to the node; every other one is "method not found", as java-tron answers it. */
@@ -88,6 +90,7 @@ export class TronRpcProxy {
       trc10: new Set(),
       withheldReceipts: new Set(),
       maxLogResults: Number.POSITIVE_INFINITY,
+      headLag: 0,
       ...options,
     };
   }
@@ -168,6 +171,10 @@ export class TronRpcProxy {
     const answer = await this.node(call.method, forward);
     answer.id = call.id;
     if (answer.error) return answer;
+    if (call.method === 'eth_blockNumber' && this.options.headLag > 0) {
+      const head = BigInt(answer.result as string);
+      answer.result = `0x${(head > BigInt(this.options.headLag) ? head - BigInt(this.options.headLag) : 0n).toString(16)}`;
+    }
     if ((call.method === 'eth_getBlockByNumber' || call.method === 'eth_getBlockByHash') && answer.result) {
       (answer.result as Record<string, unknown>).stateRoot = '0x';
     }

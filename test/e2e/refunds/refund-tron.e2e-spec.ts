@@ -3,6 +3,7 @@ import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { type IsolatedService, startIsolatedService } from '../../support/isolated';
 import { r30 } from '../../support/money';
+import { withClient } from '../../support/pg';
 import { loggedLine } from '../../support/server';
 import { eventually } from '../../support/webhook-receiver';
 import { runWorkerPass } from '../../support/workers';
@@ -105,6 +106,35 @@ describe('refunds paid out on Tron (java-tron-shaped proxy over Hardhat)', () =>
     const done = await statusBecomes(shop, refund.id, 'COMPLETED');
     expect(done.payout.confirmations).toBeGreaterThanOrEqual(19);
     expect(expectSuccess(await shop.test.post(`/invoices/${invoiceId}`, {})).refunded_usd).toBe(r30('12'));
+  });
+
+  it("takes the claim's tip from the watcher when the node answers a head behind it, so the payer's older transfer is no payout", async () => {
+    const { chain, usdt, proxy } = setup;
+    const shop = await tronMerchant(service);
+    const invoiceId = await paidOnTron(shop, '20', 'prov_tron_usdt');
+    const refund = expectSuccess(await shop.test.post(`/invoices/${invoiceId}/refunds`, { amount: '5' }), 201);
+    const payer = freshTronAddress();
+    // The payer's own older transfer to the address, of more than the refund; the watcher reads past it.
+    const old = await chain.sendToken(usdt, 1, tronToHex(payer), units('50', 6));
+    const { blockNumber } = await chain.receipt(old);
+    await chain.mine(2);
+    const cursor = async () =>
+      BigInt(
+        (await withClient(service.databaseUrl!, (c) => c.query(`SELECT block_number::text AS n FROM chain_cursors WHERE mode = 'test' AND network = 'tron'`)))
+          .rows[0].n as string,
+      );
+    await eventually(async () => expect(await cursor()).toBeGreaterThanOrEqual(blockNumber));
+    // The node falls behind that transfer's block (resyncing): its head is older than the watcher's cursor.
+    proxy.options.headLag = 10;
+    try {
+      expectSuccess(await claim(refund, { provider_id: 'prov_tron_usdt', address: payer }));
+      const refused = expectError(await shop.test.post(`/refunds/${refund.id}/sent`, { tx_hash: old }), 400, { code: 'payout_mismatch', field: 'tx_hash' });
+      expect(refused.validator.tx_hash).toContain('before the destination was given');
+      expect(await loggedLine(service.server, ['"event":"payout_tip_behind"'])).toContain('"network":"tron"');
+    } finally {
+      proxy.options.headLag = 0;
+    }
+    expect(expectSuccess(await shop.test.get(`/refunds/${refund.id}`)).status).toBe('AWAITING_PAYOUT');
   });
 
   it('reads a TRX payout as the transaction value, checked against the HTTP API; a short one is refused', async () => {

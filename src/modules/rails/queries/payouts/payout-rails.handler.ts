@@ -1,6 +1,8 @@
 import { Inject, Logger } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { networkOf } from '../../domain/chains-config';
+import { ChainStateRepository } from '../../persistence/chain-state.repository';
 import { RailsConfig } from '../../rails.config';
 import { ChainNodes } from '../../watcher/chain-nodes';
 import { CheckPayoutQuery, ListPayoutRailsQuery, PayoutChainTipQuery, PayoutCheck, PayoutRail } from './payout-rails.query';
@@ -74,7 +76,12 @@ export class CheckPayoutHandler implements IQueryHandler<CheckPayoutQuery> {
   }
 }
 
-/** The chain tip of a payout rail, read from its node when asked (the watcher's cursor may lag behind). */
+/**
+ * The chain tip of a payout rail: the node's head when asked (the watcher's cursor may lag behind), but
+ * never below the block the watcher has read up to. A node behind (restarted to reindex, a lagging instance
+ * behind a load balancer) answers a low head; taken as the tip, a payer's older deposit to the address,
+ * mined above it, would pass for the payout. So the higher of the two.
+ */
 @QueryHandler(PayoutChainTipQuery)
 export class PayoutChainTipHandler implements IQueryHandler<PayoutChainTipQuery> {
   private readonly logger = new Logger('PayoutCheck');
@@ -82,13 +89,27 @@ export class PayoutChainTipHandler implements IQueryHandler<PayoutChainTipQuery>
   constructor(
     @Inject(RailsConfig) private readonly config: RailsConfig,
     @Inject(ChainNodes) private readonly nodes: ChainNodes,
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(ChainStateRepository) private readonly state: ChainStateRepository,
   ) {}
 
   async execute({ mode, network }: PayoutChainTipQuery): Promise<string | null> {
     const node = payoutNode(this.config, this.nodes, mode, network);
     if (!node) return null;
     try {
-      return (await node.follower.head()).toString();
+      const [head, cursor] = await Promise.all([node.follower.head(), this.state.cursor(this.tx.manager, mode, network)]);
+      if (cursor && cursor.number > head) {
+        this.logger.warn({
+          msg: "node behind the watcher: the tip taken is the watcher's",
+          event: 'payout_tip_behind',
+          network,
+          mode,
+          head: head.toString(),
+          cursor: cursor.number.toString(),
+        });
+        return cursor.number.toString();
+      }
+      return head.toString();
     } catch (error) {
       this.logger.warn({ msg: 'chain tip not read', event: 'payout_tip_failed', network, mode, error: (error as Error)?.message?.split('\n')[0] });
       return null;
