@@ -10,6 +10,10 @@ export function mismatchOf(
   switch (verdict) {
     case 'failed':
       return new PayoutMismatchError('the transaction failed on the chain');
+    case 'by_destination':
+      return new PayoutMismatchError(
+        `was sent by ${row.address} itself (its own transaction, a swap or a transfer to itself): send the payout from your wallet`,
+      );
     case 'too_early':
       return new PayoutMismatchError('was mined before the destination was given (in its block or earlier): send the payout, then report it');
     case 'taken':

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { base58check } from '@scure/base';
+import { base58check, bech32 } from '@scure/base';
 import { HDKey } from '@scure/bip32';
 import { Webhook } from 'standardwebhooks';
 import { LitecoinNode } from '../../chain/litecoin-node';
@@ -19,6 +19,12 @@ const trimmed = (amount: string) => amount.replace(/(\.\d*?)0+$/, '$1').replace(
 const b58 = base58check((d) => new Uint8Array(createHash('sha256').update(d).digest()));
 /** Satoshis as the coin amount litecoind's sendtoaddress takes. */
 const coins = (sats: bigint) => new D(sats.toString()).div(1e8).toFixed(8);
+/**
+ * A regtest address of no wallet of the node (a random key hash): coins sent to it are never spent by the
+ * node's wallet, so a later payout from that wallet never spends from the payer's address (which would make
+ * it the payer's own transaction).
+ */
+const outsideAddress = () => bech32.encode('rltc', [0, ...bech32.toWords(randomBytes(20))]);
 
 /**
  * Refunds paid out on a UTXO chain (decisions §18, §19) against Debian's Litecoin Core in regtest: an
@@ -126,7 +132,7 @@ describe('refunds paid out on Litecoin (litecoind regtest)', () => {
   it('answers a short payout 400 payout_mismatch once it is mined, and takes the right one', async () => {
     const { org, invoiceId } = await paidInLitecoin('0.5');
     const refund = expectSuccess(await org.test.post(`/invoices/${invoiceId}/refunds`, { amount: '0.2', currency: 'LITECOIN' }), 201);
-    const payer = await node.rpc<string>('getnewaddress', ['', 'bech32']);
+    const payer = outsideAddress();
     const claimed = expectSuccess(await claim(refund, { provider_id: LTC, address: payer }));
     const sats = units(trimmed(claimed.payout.amount), 8);
 
@@ -144,6 +150,33 @@ describe('refunds paid out on Litecoin (litecoind regtest)', () => {
     await node.mine(1);
     const sent = expectSuccess(await org.test.post(`/refunds/${refund.id}/sent`, { tx_hash: tx }));
     expect([sent.status, sent.payout.confirmations]).toEqual(['SENT', 1]);
+  });
+
+  it("refuses the payer's own transaction paying their address (it spends an output of that address), mined after the claim", async () => {
+    const { org, invoiceId } = await paidInLitecoin('0.5');
+    const refund = expectSuccess(await org.test.post(`/invoices/${invoiceId}/refunds`, { amount: '0.2', currency: 'LITECOIN' }), 201);
+    // An address of the payer's wallet (the node's), holding a coin of its own before the claim.
+    const payer = await node.rpc<string>('getnewaddress', ['', 'bech32']);
+    const funding = await node.send(payer, '1');
+    await node.mine(1);
+    const claimed = expectSuccess(await claim(refund, { provider_id: LTC, address: payer }));
+    const sats = units(trimmed(claimed.payout.amount), 8);
+    // After the claim, the payer spends that coin, paying the amount to their own address and the rest back to it as change.
+    const input = { txid: funding, vout: await node.voutOf(funding, payer) };
+    const funded = await node.rpc<{ psbt: string }>('walletcreatefundedpsbt', [
+      [input],
+      [{ [payer]: coins(sats) }],
+      0,
+      { add_inputs: false, changeAddress: payer },
+    ]);
+    const signed = await node.rpc<{ psbt: string }>('walletprocesspsbt', [funded.psbt]);
+    const final = await node.rpc<{ hex: string; complete: boolean }>('finalizepsbt', [signed.psbt]);
+    expect(final.complete).toBe(true);
+    const own = await node.rpc<string>('sendrawtransaction', [final.hex]);
+    await node.mine(1);
+    const refused = expectError(await org.test.post(`/refunds/${refund.id}/sent`, { tx_hash: own }), 400, { code: 'payout_mismatch', field: 'tx_hash' });
+    expect(refused.validator.tx_hash).toContain('itself');
+    expect(expectSuccess(await org.test.get(`/refunds/${refund.id}`)).status).toBe('AWAITING_PAYOUT');
   });
 
   it("takes a payer's script-hash address in Litecoin's old form (2... on the test chains), which the node prints as Q...", async () => {
@@ -164,7 +197,7 @@ describe('refunds paid out on Litecoin (litecoind regtest)', () => {
 
   it('refuses an unknown txid 400 tx_not_found and a transaction mined before the claim 400 payout_mismatch; takes one from the mempool', async () => {
     const { org, invoiceId } = await paidInLitecoin('0.5');
-    const payer = await node.rpc<string>('getnewaddress', ['', 'bech32']);
+    const payer = outsideAddress();
     // Someone paid that address long before the refund: 0.3 LTC, mined.
     const old = await node.send(payer, '0.3');
     await node.mine(1);

@@ -240,6 +240,25 @@ describe('what a refund payout report must prove (Hardhat)', () => {
     expect(expectSuccess(await shop.test.post(`/invoices/${invoiceId}`, {})).refunded_usd).toBe(r30('8'));
   });
 
+  it("refuses the payer's own transaction to their address (sent from it), mined after the claim, and takes the merchant's payout", async () => {
+    const { chain, usdt } = setup;
+    const shop = await merchant(service);
+    const invoiceId = await paidOnChain(shop, '20');
+    // The payer's wallet holds tokens of its own (account #7).
+    const payer = chain.account(7).address;
+    const refund = await claimed(shop, invoiceId, '5', 'prov_ethereum_usdt', payer);
+    // After the claim, the payer moves tokens to their own address (a swap's leg, a transfer to themselves).
+    const own = await chain.sendToken(usdt, 7, payer, refund.units * 2n);
+    await chain.receipt(own);
+    const refused = expectError(await shop.test.post(`/refunds/${refund.id}/sent`, { tx_hash: own }), 400, { code: 'payout_mismatch', field: 'tx_hash' });
+    expect(refused.validator.tx_hash).toContain('itself');
+    expect(expectSuccess(await shop.test.get(`/refunds/${refund.id}`)).status).toBe('AWAITING_PAYOUT');
+    // The merchant's payout is taken.
+    const paid = await chain.sendToken(usdt, MERCHANT_WALLET, payer, refund.units);
+    await chain.receipt(paid);
+    expect(expectSuccess(await shop.test.post(`/refunds/${refund.id}/sent`, { tx_hash: paid })).status).toBe('SENT');
+  });
+
   it('lets one transaction paying two refunds of one address different amounts pay both, the smaller reported first', async () => {
     const { chain, usdt } = setup;
     const shop = await merchant(service);

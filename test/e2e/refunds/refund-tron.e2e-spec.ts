@@ -137,6 +137,24 @@ describe('refunds paid out on Tron (java-tron-shaped proxy over Hardhat)', () =>
     expect(expectSuccess(await shop.test.get(`/refunds/${refund.id}`)).status).toBe('AWAITING_PAYOUT');
   });
 
+  it("refuses the payer's own TRC-20 transfer to their address (sent from it) as a payout", async () => {
+    const { chain, usdt } = setup;
+    const shop = await tronMerchant(service);
+    const invoiceId = await paidOnTron(shop, '20', 'prov_tron_usdt');
+    const refund = expectSuccess(await shop.test.post(`/invoices/${invoiceId}/refunds`, { amount: '5' }), 201);
+    // The payer's wallet holds USDT of its own (account #6).
+    const payer = hexToTron(chain.account(6).address);
+    const claimed = expectSuccess(await claim(refund, { provider_id: 'prov_tron_usdt', address: payer }));
+    const owed = units(trimmed(claimed.payout.amount), 6);
+    const own = await chain.sendToken(usdt, 6, tronToHex(payer), owed);
+    await chain.receipt(own);
+    const refused = expectError(await shop.test.post(`/refunds/${refund.id}/sent`, { tx_hash: own }), 400, { code: 'payout_mismatch', field: 'tx_hash' });
+    expect(refused.validator.tx_hash).toContain('itself');
+    const paid = await chain.sendToken(usdt, MERCHANT_WALLET, tronToHex(payer), owed);
+    await chain.receipt(paid);
+    expect(expectSuccess(await shop.test.post(`/refunds/${refund.id}/sent`, { tx_hash: paid })).status).toBe('SENT');
+  });
+
   it('reads a TRX payout as the transaction value, checked against the HTTP API; a short one is refused', async () => {
     const { chain } = setup;
     const shop = await tronMerchant(service);

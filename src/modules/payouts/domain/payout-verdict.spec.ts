@@ -10,6 +10,9 @@ describe('judgePayout', () => {
     // 18-decimal amounts beyond a JS number's exact range are compared exactly.
     [{ state: 'mined' as const, blockNumber: '11', paidUnits: '33333333333333332' }, '33333333333333333', 'short'],
     [{ state: 'failed' as const, blockNumber: '11' }, '1', 'failed'],
+    // Sent by the destination itself: its own transaction, however much it moved to itself.
+    [{ state: 'mined' as const, blockNumber: '11', paidUnits: '9999999', byDestination: true }, '6666666', 'by_destination'],
+    [{ state: 'mined' as const, blockNumber: '11', paidUnits: '9999999', byDestination: false }, '6666666', 'paid'],
   ])('%j against %s units is %s', (check, units, want) => {
     expect(judgePayout(check, units, open)).toBe(want);
   });

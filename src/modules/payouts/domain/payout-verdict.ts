@@ -8,20 +8,23 @@ export interface PayoutWindow {
   seenUnmined: boolean;
 }
 
-export type PayoutVerdict = 'paid' | 'short' | 'failed' | 'too_early';
+export type PayoutVerdict = 'paid' | 'short' | 'failed' | 'too_early' | 'by_destination';
 
 /**
- * What a reported payout transaction shows against the payout: `failed` when it reverted; `too_early`
+ * What a reported payout transaction shows against the payout: `failed` when it reverted; `by_destination`
+ * when the destination itself sent it (the payer's own swap, change or transfer to themselves: money it
+ * moved, not money paid to it); `too_early`
  * when it was mined in the block the destination was set at or before (and was not seen unmined after
  * it): an older transaction to that address is no payout of this claim; `short` when it moved less
  * than the payout's units to the destination (nothing at all when it pays someone else); `paid` otherwise.
  */
 export function judgePayout(
-  check: { state: 'failed'; blockNumber: string } | { state: 'mined'; blockNumber: string; paidUnits: string },
+  check: { state: 'failed'; blockNumber: string } | { state: 'mined'; blockNumber: string; paidUnits: string; byDestination?: boolean },
   payoutUnits: string,
   window: PayoutWindow,
 ): PayoutVerdict {
   if (check.state === 'failed') return 'failed';
+  if (check.byDestination) return 'by_destination';
   if (window.claimedHeight !== null && !window.seenUnmined && BigInt(check.blockNumber) <= BigInt(window.claimedHeight)) return 'too_early';
   return BigInt(check.paidUnits) >= BigInt(payoutUnits) ? 'paid' : 'short';
 }

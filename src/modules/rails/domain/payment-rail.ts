@@ -245,6 +245,12 @@ export interface PayoutTransaction {
   success: boolean;
   /** Its transfers to the destination in the asked asset (empty while unmined or when it failed). */
   transfers: PayoutTransfer[];
+  /**
+   * The destination itself sent it (EVM and Tron: its `from`; Solana: among its signers; UTXO: one of its
+   * inputs spends an output of the destination's): the payer's own transaction (a swap, a change output, a
+   * transfer to themselves), never a payout to them. Read only when it has transfers to the destination.
+   */
+  byDestination?: boolean;
 }
 
 /** A payer's payout address checked for one network: its normalised form, or a problem naming how to fix it. */

@@ -146,7 +146,8 @@ export class EvmFollower implements ChainFollower {
         }
       }
     }
-    return { blockNumber: receipt.blockNumber, success: receipt.status === 'success', transfers };
+    const byDestination = transfers.length > 0 && tx.from.toLowerCase() === target;
+    return { blockNumber: receipt.blockNumber, success: receipt.status === 'success', transfers, ...(byDestination ? { byDestination } : {}) };
   }
 
   /** Whether a transaction is in the canonical chain now, and in which block. */

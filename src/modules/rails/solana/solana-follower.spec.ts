@@ -350,6 +350,16 @@ describe('the Solana follower against a node in JSON-RPC shapes', () => {
     expect(await follower.transactionTransfers(sig(7999), WALLET, null)).toBeNull();
   });
 
+  it('marks a payout the destination signed itself (a swap into SOL it made) as its own, not a payout to it', async () => {
+    const own = payment(3003, [WALLET, PAYER], [0, 250], null);
+    own.transaction.message.accountKeys = [WALLET, PAYER].map((pubkey) => ({ pubkey, signer: true, writable: true }));
+    transactions.set(sig(7004), own);
+    const follower = new SolanaFollower(url, 'finalized');
+    expect(await follower.transactionTransfers(sig(7004), WALLET, null)).toMatchObject({ byDestination: true, transfers: [{ units: 250n }] });
+    // Signed by someone else only: a payout.
+    expect(await follower.transactionTransfers(sig(7001), WALLET, null)).not.toHaveProperty('byDestination');
+  });
+
   it('names a payout transfer by its destination, so one transaction paying two wallets holds a transfer for each', async () => {
     // One transaction paying WALLET 250 and OTHER 400 lamports (a merchant batching two refunds).
     const OTHER = '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T';

@@ -65,7 +65,7 @@ interface ParsedTransaction {
     preTokenBalances?: TokenBalance[] | null;
     postTokenBalances?: TokenBalance[] | null;
   } | null;
-  transaction: { signatures: string[]; message: { accountKeys: Array<{ pubkey: string } | string> } };
+  transaction: { signatures: string[]; message: { accountKeys: Array<{ pubkey: string; signer?: boolean } | string> } };
 }
 
 /** A slot as the watcher's block: slots have no hash the watcher needs, their number names them. */
@@ -449,10 +449,9 @@ export class SolanaFollower implements ChainFollower {
     const success = !!tx.meta && tx.meta.err === null;
     let units = 0n;
     if (success) units = token === null ? (lamportsDelta(tx, to) ?? 0n) : tokenDelta(tx, await this.tokenAccount(to, token), token);
-    return {
-      blockNumber: BigInt(tx.slot),
-      success,
-      transfers: success && units > 0n ? [{ output: payoutOutput(to, token), formerly: token === null ? 'native' : 'spl', units }] : [],
-    };
+    const transfers = success && units > 0n ? [{ output: payoutOutput(to, token), formerly: token === null ? 'native' : 'spl', units }] : [];
+    // The destination among the signers: its own transaction (a swap into the asset), no payout to it.
+    const byDestination = transfers.length > 0 && tx.transaction.message.accountKeys.some((k) => typeof k !== 'string' && k.signer === true && k.pubkey === to);
+    return { blockNumber: BigInt(tx.slot), success, transfers, ...(byDestination ? { byDestination } : {}) };
   }
 }

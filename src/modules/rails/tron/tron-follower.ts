@@ -10,6 +10,7 @@ export const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11
 
 interface RpcTransaction {
   hash: string;
+  from?: string;
   to: string | null;
   value: string;
 }
@@ -257,8 +258,9 @@ export class TronFollower implements ChainFollower {
     const success = BigInt(receipt.status) === 1n;
     const target = lower(tronToHex(to));
     const transfers: PayoutTransfer[] = [];
+    let tx: RpcTransaction | null | undefined;
     if (success && token === null) {
-      const tx = await this.rpc.call<RpcTransaction | null>('eth_getTransactionByHash', [txHash]);
+      tx = await this.rpc.call<RpcTransaction | null>('eth_getTransactionByHash', [txHash]);
       const value = BigInt(tx?.value ?? '0x0');
       if (tx?.to && lower(tx.to) === target && value > 0n && this.httpApiUrl !== null && (await this.isTrxTransfer(txHash, to, value))) {
         transfers.push({ output: 'native', units: value });
@@ -271,7 +273,10 @@ export class TronFollower implements ChainFollower {
         transfers.push({ output: String(Number(BigInt(log.logIndex))), units: BigInt(log.data) });
       }
     }
-    return { blockNumber: BigInt(receipt.blockNumber), success, transfers };
+    // Who sent it matters only when it pays the destination (the payer's own transaction is no payout).
+    if (transfers.length > 0 && tx === undefined) tx = await this.rpc.call<RpcTransaction | null>('eth_getTransactionByHash', [txHash]);
+    const byDestination = transfers.length > 0 && !!tx?.from && lower(tx.from) === target;
+    return { blockNumber: BigInt(receipt.blockNumber), success, transfers, ...(byDestination ? { byDestination } : {}) };
   }
 
   /** Whether a transaction is in the node's chain now, and in which block. */

@@ -30,6 +30,8 @@ interface RpcOutput {
 }
 interface RpcTransaction {
   txid: string;
+  /** Its inputs: the output each spends (a coinbase input has `coinbase` instead). */
+  vin?: Array<{ txid?: string; vout?: number; coinbase?: string }>;
   vout: RpcOutput[];
   blockhash?: string;
   confirmations?: number;
@@ -311,7 +313,22 @@ export class UtxoFollower implements ChainFollower {
     const header = await this.call<{ height: number; confirmations: number }>('getblockheader', [tx.blockhash]);
     if (header.confirmations <= 0) return null;
     const transfers = token === null ? outputsPaidTo(tx.vout, to) : [];
-    return { blockNumber: BigInt(header.height), success: true, transfers };
+    const byDestination = transfers.length > 0 && (await this.spendsFrom(tx, to));
+    return { blockNumber: BigInt(header.height), success: true, transfers, ...(byDestination ? { byDestination } : {}) };
+  }
+
+  /**
+   * Whether one of a transaction's inputs spends an output paid to `to` (its previous transaction read
+   * through `txindex`): the destination's own transaction, its change coming back to it, is no payout.
+   */
+  private async spendsFrom(tx: RpcTransaction, to: string): Promise<boolean> {
+    for (const input of tx.vin ?? []) {
+      if (!input.txid || input.vout === undefined) continue; // a coinbase input spends nothing
+      const previous = await this.call<RpcTransaction>('getrawtransaction', [input.txid, true]);
+      const spent = previous.vout.find((o) => o.n === input.vout);
+      if (spent && outputsPaidTo([spent], to).length > 0) return true;
+    }
+    return false;
   }
 
   /** The block a transaction is in on the active chain now; null when it is in none (in the mempool, or unknown to the node). */

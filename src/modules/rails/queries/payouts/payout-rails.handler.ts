@@ -62,6 +62,7 @@ export class CheckPayoutHandler implements IQueryHandler<CheckPayoutQuery> {
         blockNumber,
         paidUnits: paid.toString(),
         transfers: tx.transfers.map((t) => ({ output: t.output, ...(t.formerly ? { formerly: t.formerly } : {}), units: t.units.toString() })),
+        ...(tx.byDestination ? { byDestination: true } : {}),
       };
     } catch (error) {
       this.logger.warn({

@@ -51,7 +51,7 @@ export type PayoutCheck =
   | { state: 'unknown'; showsUnmined: boolean }
   | { state: 'pending' }
   | { state: 'failed'; confirmations: number; blockNumber: string }
-  | { state: 'mined'; confirmations: number; blockNumber: string; paidUnits: string; transfers: PayoutTransferSeen[] };
+  | { state: 'mined'; confirmations: number; blockNumber: string; paidUnits: string; transfers: PayoutTransferSeen[]; byDestination?: boolean };
 
 export class CheckPayoutQuery extends Query<PayoutCheck> {
   constructor(
