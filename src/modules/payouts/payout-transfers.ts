@@ -27,10 +27,16 @@ export class PayoutTransfers {
     await this.transfers.lockTransaction(m, payout.network, txHash);
     const held = await this.transfers.held(m, payout.network, txHash);
     if (held.some((h) => h.refund_id === payout.id)) return true;
-    // A transfer of this asset to this address held under a name that no longer names any of the
-    // transaction's transfers of it there (a reorg renumbered the block's logs) still holds one of them.
-    const renamed = held.filter((h) => h.recipient === payout.recipient && !seen.some((t) => t.output === h.output || t.formerly === h.output)).length;
-    const picked = pickTransfers(seen, heldNames(held), units, renamed);
+    // Only transfers held for this asset to this address can be among `seen` (a transfer has one recipient);
+    // rows from before recipients were kept (null) are taken as they are. A row still names its transfer
+    // when a transfer to the address has that name and the units it held. One that does not (a reorg
+    // renumbered the block's logs: its name is gone, or now names another transfer) still holds one of
+    // them: the first free one of its units, else the first free one.
+    const ours = held.filter((h) => h.recipient === null || h.recipient === payout.recipient);
+    const named = (h: (typeof held)[number]) =>
+      h.recipient === null || seen.some((t) => (t.output === h.output || t.formerly === h.output) && BigInt(t.units) === BigInt(h.units));
+    const renamed = ours.filter((h) => !named(h)).map((h) => h.units);
+    const picked = pickTransfers(seen, heldNames(ours.filter(named)), units, renamed);
     if (!picked) return false;
     await this.transfers.hold(m, payout, txHash, picked, now);
     return true;

@@ -277,6 +277,31 @@ describe('what a refund payout report must prove (Hardhat)', () => {
     expect(expectSuccess(await shop.test.post(`/invoices/${invoiceId}`, {})).refunded_usd).toBe(r30('11'));
   });
 
+  it('after a reorg renumbered the logs, a held transfer whose name now names another of the address still holds its own: no second refund takes it', async () => {
+    const { chain, usdt } = setup;
+    const shop = await merchant(service);
+    const invoiceId = await paidOnChain(shop, '20');
+    const payer = freshAddress();
+    const first = await claimed(shop, invoiceId, '8', 'prov_ethereum_usdt', payer);
+    const second = await claimed(shop, invoiceId, '8', 'prov_ethereum_usdt', payer);
+    // One transaction: the first refund's amount to the payer, then half of it.
+    const tx = await chain.sendTokenMany(usdt, MERCHANT_WALLET, [payer, payer], [first.units, first.units / 2n]);
+    await chain.receipt(tx);
+    expect(expectSuccess(await shop.test.post(`/refunds/${first.id}/sent`, { tx_hash: tx })).status).toBe('SENT');
+    const [held] = (
+      await withClient(service.databaseUrl!, (c) => c.query(`SELECT output FROM refund_payout_transfers WHERE refund_id = $1`, [first.id]))
+    ).rows.map((r) => r.output as string);
+    // A reorg moved the transaction's logs: the name the first refund holds now names the half transfer (as the
+    // node would show the transaction in its new block; here the held name moves onto the half transfer's).
+    await withClient(service.databaseUrl!, (c) =>
+      c.query(`UPDATE refund_payout_transfers SET output = $2 WHERE refund_id = $1`, [first.id, String(Number(held) + 1)]),
+    );
+    // The second refund of the payer finds only the half transfer free: refused, not paid by the first refund's transfer.
+    const refused = expectError(await shop.test.post(`/refunds/${second.id}/sent`, { tx_hash: tx }), 400, { code: 'payout_mismatch', field: 'tx_hash' });
+    expect(refused.validator.tx_hash).toContain('already pay another refund');
+    expect(expectSuccess(await shop.test.get(`/refunds/${second.id}`)).status).toBe('AWAITING_PAYOUT');
+  });
+
   it('lets refunds reported at once on one transaction each take a transfer of their own: none is refused as taken while one is free', async () => {
     const { chain, usdt } = setup;
     const shop = await merchant(service);

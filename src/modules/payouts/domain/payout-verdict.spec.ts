@@ -74,10 +74,13 @@ describe('pickTransfers', () => {
 
   it('leaves out one free transfer for each held under a name none has any more (a reorg renumbered the logs)', () => {
     // One transfer of 5, held as "7" before the reorg, now "3": another payout of 5 finds nothing free.
-    expect(pickTransfers([t('3', '5')], new Set(['7']), '5', 1)).toBeNull();
+    expect(pickTransfers([t('3', '5')], new Set(['7']), '5', ['5'])).toBeNull();
     // Two transfers to the address, one of them held under its old name: the other is free.
-    expect(pickTransfers([t('8', '5'), t('9', '5')], new Set(['7']), '5', 1)).toEqual([t('9', '5')]);
-    expect(pickTransfers([t('8', '5'), t('9', '5')], new Set(), '5', 0)).toEqual([t('8', '5')]);
+    expect(pickTransfers([t('8', '5'), t('9', '5')], new Set(['7']), '5', ['5'])).toEqual([t('9', '5')]);
+    expect(pickTransfers([t('8', '5'), t('9', '5')], new Set(), '5', [])).toEqual([t('8', '5')]);
+    // 100 then 50, the 100 held under a name that now names the 50: the 100 is the one held, the 50 is free.
+    expect(pickTransfers([t('4', '100'), t('5', '50')], new Set(), '100', ['100'])).toBeNull();
+    expect(pickTransfers([t('4', '100'), t('5', '50')], new Set(), '50', ['100'])).toEqual([t('5', '50')]);
   });
 
   it('leaves out a transfer another payout holds under the name it had before (Solana: `native` then, `native:<wallet>` now)', () => {

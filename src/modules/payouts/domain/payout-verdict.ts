@@ -45,8 +45,8 @@ export function heldNames(held: ReadonlyArray<{ output: string; refund_id: strin
 /**
  * Which of a transaction's transfers to the destination pay the payout. Free ones only: leaving out those
  * another payout holds, by their name or by the name they had before (`formerly`: one held under it may be
- * this transfer), and `heldUnnamed` more, the first free ones in order (transfers held under a name none of
- * them has any more, each one of these). Of the free ones: one of exactly the payout's units; else the
+ * this transfer), and one more for each of `heldUnnamed` (the units of transfers held under a name that no
+ * longer names them: the first free one of those units, else the first free one). Of the free ones: one of exactly the payout's units; else the
  * smallest that covers it alone; else as many as it takes, in their order. So one transaction with several
  * transfers to one address pays several payouts to that address whichever is reported first (100 and 1 for
  * payouts of 100 and 1: the payout of 1 takes the 1, not the 100). Null when the free ones fall short.
@@ -55,18 +55,13 @@ export function pickTransfers<T extends { output: string; formerly?: string; uni
   transfers: readonly T[],
   heldByOthers: ReadonlySet<string>,
   payoutUnits: string,
-  heldUnnamed = 0,
+  heldUnnamed: readonly string[] = [],
 ): T[] | null {
   const wanted = BigInt(payoutUnits);
-  const free: T[] = [];
-  let unnamed = heldUnnamed;
-  for (const t of transfers) {
-    if (heldByOthers.has(t.output) || (t.formerly !== undefined && heldByOthers.has(t.formerly)) || BigInt(t.units) <= 0n) continue;
-    if (unnamed > 0) {
-      unnamed--;
-      continue;
-    }
-    free.push(t);
+  const free: T[] = transfers.filter((t) => !heldByOthers.has(t.output) && !(t.formerly !== undefined && heldByOthers.has(t.formerly)) && BigInt(t.units) > 0n);
+  for (const held of heldUnnamed) {
+    const same = free.findIndex((t) => BigInt(t.units) === BigInt(held));
+    if (free.length) free.splice(same >= 0 ? same : 0, 1);
   }
   const exact = free.find((t) => BigInt(t.units) === wanted);
   if (exact) return [exact];

@@ -22,6 +22,8 @@ export interface HeldTransfer {
   output: string;
   refund_id: string;
   recipient: string | null;
+  /** What the transfer paid (smallest units), as it was taken. */
+  units: string;
 }
 
 /**
@@ -45,7 +47,10 @@ export class PayoutTransfersRepository {
   }
 
   async held(m: EntityManager, network: string, txHash: string): Promise<HeldTransfer[]> {
-    return m.query(`SELECT output, refund_id, recipient FROM refund_payout_transfers WHERE network = $1 AND tx_hash = $2 FOR UPDATE`, [network, txHash]);
+    return m.query(`SELECT output, refund_id, recipient, units::text AS units FROM refund_payout_transfers WHERE network = $1 AND tx_hash = $2 FOR UPDATE`, [
+      network,
+      txHash,
+    ]);
   }
 
   /**
