@@ -200,9 +200,11 @@ export interface ChainFollower {
   /**
    * Chains whose node names a final block (Tron's solidified block, or a fixed depth below the head):
    * the highest block that cannot be taken back. A transfer at or below it counts as final: the watcher
-   * reports it with at least its required confirmations (so it completes), whatever its count.
+   * reports it with at least its required confirmations (so it completes), whatever its count. `head`: the
+   * head the caller read this step; a final block counted as a depth below the head is counted from it, so
+   * the two agree (a head read again a moment later would make a transfer final at a lower count).
    */
-  finalized?(): Promise<bigint>;
+  finalized?(head?: bigint): Promise<bigint>;
   /**
    * Nodes that can say so: whether a block is on the node's active chain. With it, a chain that got
    * shorter (blocks taken back, none yet in their place) is a reorg; without it, a head below the

@@ -101,6 +101,12 @@ describe('TronFollower (against a node answering in java-tron shapes)', () => {
     expect(await solid.head()).toBe(0x14n);
     expect(await solid.finalized()).toBe(0x11n);
     expect(await new TronFollower(url, 'confirmations', 5).finalized()).toBe(0x14n - 4n);
+    // By depth below the head the watcher read this step (the node's head may have moved since): not asked again.
+    asked.length = 0;
+    expect(await new TronFollower(url, 'confirmations', 5).finalized(0x12n)).toBe(0x12n - 4n);
+    expect(asked).toEqual([]);
+    // The solidified block is the node's whatever head the caller read.
+    expect(await solid.finalized(0x12n)).toBe(0x11n);
   });
 
   it('counts TRX whose transaction succeeded and the logged USDT, in T addresses; a failed transfer, a TRC-10 token and a stranger are not', async () => {

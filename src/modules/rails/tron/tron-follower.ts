@@ -98,10 +98,11 @@ export class TronFollower implements ChainFollower {
 
   /**
    * The highest final block: the node's `finalized` (solidified) block, or with `finality:
-   * "confirmations"` the block `confirmations` below the head counting it (head - confirmations + 1).
+   * "confirmations"` the block `confirmations` below the head counting it (head - confirmations + 1): below
+   * `head` when the caller read it this step, else below the node's head now.
    */
-  async finalized(): Promise<bigint> {
-    if (this.finality === 'confirmations') return (await this.head()) - BigInt(this.confirmations) + 1n;
+  async finalized(head?: bigint): Promise<bigint> {
+    if (this.finality === 'confirmations') return (head ?? (await this.head())) - BigInt(this.confirmations) + 1n;
     const block = await this.rpc.call<RpcBlock | null>('eth_getBlockByNumber', ['finalized', false]);
     if (!block) throw new Error('the node has no finalized block');
     return BigInt(block.number);

@@ -177,7 +177,7 @@ export class NetworkWatcher {
 
     const from = cursor.number + 1n;
     // Chains whose node names a final block: read once a step, after the head (it is never above it).
-    const final = follower.finalized ? await rpcCall('finalized', () => follower.finalized!()) : null;
+    const final = follower.finalized ? await rpcCall('finalized', () => follower.finalized!(head)) : null;
     // Accounts left behind are read on even when no new block came (an empty range: the cursor stays).
     const behindBefore = this.carried?.at === cursor.number && this.carried.accounts.length > 0;
     if (from <= head || behindBefore) {
