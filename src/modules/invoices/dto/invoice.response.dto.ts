@@ -69,18 +69,20 @@ export class InvoiceCalculationDto {
   @ApiProperty({ ...TIME, nullable: true }) updated_at: string | null;
 }
 
+/** An invoice's substatus, and what each value says. */
+const SUBSTATUS = {
+  enum: [...INVOICE_SUBSTATUSES, null],
+  nullable: true,
+  description:
+    'PAID_OVER: paid beyond the price (also set on a COMPLETED invoice paid again); PAID_PARTIAL; MARKED_PAID: completed by the merchant; ' +
+    'EXPIRED; PAID_LATE: a counted payment came after expires_at; PAYMENT_REVERSED: a reorg took back a payment of a COMPLETED invoice',
+};
+
 export class InvoiceDto {
   @ApiProperty({ example: 'invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00' }) id: string;
   @ApiProperty() organization_id: string;
   @ApiProperty({ enum: INVOICE_STATUSES }) status: string;
-  @ApiProperty({
-    enum: [...INVOICE_SUBSTATUSES, null],
-    nullable: true,
-    description:
-      'PAID_OVER: paid beyond the price (also set on a COMPLETED invoice paid again); PAID_PARTIAL; MARKED_PAID: completed by the merchant; ' +
-      'EXPIRED; PAID_LATE: a counted payment came after expires_at; PAYMENT_REVERSED: a reorg took back a payment of a COMPLETED invoice',
-  })
-  substatus: string | null;
+  @ApiProperty(SUBSTATUS) substatus: string | null;
   @ApiProperty({ enum: CURRENCIES, enumName: 'Currency' }) currency: string;
   @ApiProperty(MONEY) price: string;
   @ApiProperty(MONEY) price_usd: string;
@@ -173,14 +175,7 @@ export class InvoiceUpdatedDto {
 export class InvoiceShortStateDto {
   @ApiProperty() id: string;
   @ApiProperty({ enum: INVOICE_STATUSES }) status: string;
-  @ApiProperty({
-    enum: [...INVOICE_SUBSTATUSES, null],
-    nullable: true,
-    description:
-      'PAID_OVER: paid beyond the price (also set on a COMPLETED invoice paid again); PAID_PARTIAL; MARKED_PAID: completed by the merchant; ' +
-      'EXPIRED; PAID_LATE: a counted payment came after expires_at; PAYMENT_REVERSED: a reorg took back a payment of a COMPLETED invoice',
-  })
-  substatus: string | null;
+  @ApiProperty(SUBSTATUS) substatus: string | null;
   @ApiProperty(TIME) updated_at: string;
 }
 
