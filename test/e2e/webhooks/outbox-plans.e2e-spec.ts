@@ -1,6 +1,13 @@
 import type { Client } from 'pg';
 import { eventListStatements, FIND_EVENT_SQL, FIRST_UNREAD_IN_RANGE_SQL } from '../../../src/modules/events/persistence/event-statements';
-import { attemptListStatements, CLAIM_DUE_SQL, FAN_OUT_TARGETS, PENDING_IN_RANGE_SQL } from '../../../src/modules/webhooks/persistence/delivery-statements';
+import {
+  attemptListStatements,
+  CANCEL_STALE_SQL,
+  CANCELLING_DONE_SQL,
+  CLAIM_DUE_SQL,
+  FAN_OUT_TARGETS,
+  PENDING_IN_RANGE_SQL,
+} from '../../../src/modules/webhooks/persistence/delivery-statements';
 import { countBound } from '../../../src/shared/db/bounded-count';
 import { NEXT_EVENTS_SQL } from '../../../src/shared/events/commit-order';
 import { FreshDatabase, genericPlan, nodesOf, PlanNode } from '../../support/plans';
@@ -183,5 +190,13 @@ describe('outbox and delivery log plans on partitioned tables', () => {
       ),
     );
     noWholeScanOfFilled((rows[0]['QUERY PLAN'][0] as { Plan: PlanNode }).Plan);
+  });
+
+  it("cancels a stopped endpoint's older deliveries, and checks that none is left, through its pending deliveries' index", async () => {
+    const endpoint = `webhook_${someEvent.organization_id}`;
+    const cancel = await genericPlan(db, CANCEL_STALE_SQL, [endpoint, 1, 5000, 'endpoint disabled', new Date()], { analyze: false });
+    noWholeScanOfFilled(cancel);
+    expect(scans(cancel).some((s) => s.relation.startsWith('webhook_deliveries') && /stale|epoch/.test(s.index ?? ''))).toBe(true);
+    noWholeScanOfFilled(await genericPlan(db, CANCELLING_DONE_SQL, [endpoint], { analyze: false }));
   });
 });

@@ -16,6 +16,7 @@ import { Clock } from '../../../shared/time/clock';
 import { MetricsRegistry } from '../../../shared/metrics/metrics-registry';
 import { renderEndpoint } from '../domain/endpoint-view';
 import { maxAttempts, nextRetryDelayMs, parseRetrySchedule } from '../domain/retry-schedule';
+import { CANCEL_BATCH } from '../persistence/delivery-statements';
 import { ClaimedDelivery, WebhookDeliveriesRepository } from '../persistence/webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from '../persistence/webhook-endpoints.repository';
 import { sendWebhook, SendResult } from './http-sender';
@@ -36,6 +37,8 @@ const EARLY_PASS_GAP_MS = 200;
 const PASS_WAIT_MS = 1000;
 /** Attempts one instance has in flight at most, in batches of WEBHOOK_DISPATCH_BATCH. */
 const IN_FLIGHT_BATCHES = 4;
+/** Paused or deleted endpoints whose older deliveries one pass cancels a batch of, at most. */
+const CANCELLING_PER_PASS = 16;
 
 /** Resolves after `ms` without keeping the process alive. */
 function pause(ms: number): Promise<void> {
@@ -67,6 +70,7 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
   private stopping = false;
   private timerDueAt = 0;
   private lastPassAt = 0;
+  private lastCancelAt = 0;
   /** Deliveries were queued while a pass ran: the next one comes after the short gap, not the interval. */
   private queuedDuringPass = false;
   /** Attempts in flight on this instance, by organization and mode (`<organization> <mode>`). */
@@ -170,6 +174,13 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
     } catch (error) {
       this.logger.error({ msg: 'webhook dispatch failed', error: describe(error) });
     }
+    // Cancelling what paused and deleted endpoints left pending: once an interval, not on the early passes.
+    if (Date.now() - this.lastCancelAt >= this.config.WEBHOOK_DISPATCH_INTERVAL_MS) {
+      this.lastCancelAt = Date.now();
+      await this.cancelStale().catch((error: unknown) => {
+        this.logger.error({ msg: 'cancelling deliveries of paused or deleted endpoints failed', error: describe(error) });
+      });
+    }
     // A full batch, or an organization's full share of it, suggests more are due: go again at once.
     // Deliveries queued during the pass: again after the short gap.
     const next = more ? 0 : this.queuedDuringPass ? EARLY_PASS_GAP_MS : this.config.WEBHOOK_DISPATCH_INTERVAL_MS;
@@ -179,16 +190,20 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
   /**
    * One pass now (tests only, BackgroundWork.runPass): the fan-out first reads every event committed so
    * far (so their deliveries are there), then, after the pass under way, if any, batches until no more
-   * are due; whether or not the loop runs (WEBHOOK_DISPATCHER=false included).
+   * are due, then cancels what paused and deleted endpoints left pending; whether or not the loop runs
+   * (WEBHOOK_DISPATCHER=false included).
    */
   async passNow(): Promise<void> {
     await this.handlers.catchUp(WEBHOOK_FAN_OUT);
     while (this.running) await this.running;
     for (;;) {
       if (await this.runOnce()) continue;
-      if (!this.sending.size) return;
+      if (!this.sending.size) break;
       // Attempts still in flight: once they are recorded, retries or an organization's next deliveries may be due.
       await this.settled();
+    }
+    while (await this.cancelStale()) {
+      // Until every paused or deleted endpoint's older deliveries are cancelled.
     }
   }
 
@@ -215,6 +230,27 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
     const sends = claimed.map((delivery) => this.send(delivery));
     if (sends.length) await Promise.race([Promise.all(sends), pause(PASS_WAIT_MS)]);
     return claimed.length >= room || someOrganizationFull(claimed, cap);
+  }
+
+  /**
+   * Cancels a batch (CANCEL_BATCH) of the pending deliveries each paused or deleted endpoint still has from
+   * before (at most CANCELLING_PER_PASS endpoints), each batch in a transaction of its own; true when some
+   * may be left. None of them is claimed meanwhile (the claim takes only the endpoint's current epoch): this
+   * only marks them, so they no longer count as pending (retention keeps a month while any does).
+   */
+  async cancelStale(): Promise<boolean> {
+    const endpoints = await this.deliveries.cancellingEndpoints(this.tx.manager, CANCELLING_PER_PASS);
+    let full = false;
+    let total = 0;
+    for (const endpoint of endpoints) {
+      const reason = endpoint.deleted ? 'endpoint deleted' : 'endpoint disabled';
+      const cancelled = await this.tx.run((m) => this.deliveries.cancelStale(m, endpoint, reason, this.clock.now(), CANCEL_BATCH));
+      full ||= cancelled >= CANCEL_BATCH;
+      total += cancelled;
+      if (cancelled > 0) this.logger.log({ msg: 'pending deliveries of a stopped endpoint cancelled', endpoint_id: endpoint.id, cancelled });
+    }
+    // A flag another transaction's rows keep set is cleared by a later pass: no progress, no going again now.
+    return full || (endpoints.length >= CANCELLING_PER_PASS && total > 0);
   }
 
   /** One attempt, in flight until it is sent and recorded (counted for its organization's mode meanwhile). */

@@ -46,9 +46,17 @@ export class WebhookFanOutHandler implements DurableEventHandlerInstance {
     const targets = await this.deliveries.fanOutTargets(context.manager, batch);
     if (!targets.length) return;
     // Ids made here, in this order: UUIDv7s of one process grow, so the dispatcher claims them in commit order.
-    const queued: FanOutDelivery[] = targets.map(({ index, endpointId }) => {
+    const queued: FanOutDelivery[] = targets.map(({ index, endpointId, epoch }) => {
       const event = batch[index];
-      return { id: newId('delivery'), organizationId: event.organizationId, mode: event.mode, endpointId, eventId: event.id, createdAt: event.createdAt };
+      return {
+        id: newId('delivery'),
+        organizationId: event.organizationId,
+        mode: event.mode,
+        endpointId,
+        endpointEpoch: epoch,
+        eventId: event.id,
+        createdAt: event.createdAt,
+      };
     });
     await this.deliveries.insertFanOut(context.manager, queued);
     context.afterCommit(() => this.dispatcher.soon());

@@ -15,10 +15,11 @@ import { fairBatch } from '../../../shared/db/fair-batch';
  * batch handled again after a crash, or an event already queued when the database trigger did the work,
  * queues nothing twice). The endpoints are read FOR SHARE: a delete or pause (which locks the endpoint and
  * cancels its pending deliveries) waits for the deliveries queued here and cancels them, or comes first and
- * the endpoint is not a target; none is left pending to an endpoint that no longer takes them.
+ * the endpoint is not a target; none is left pending to an endpoint that no longer takes them. Each target
+ * comes with its epoch, which its deliveries record (the dispatcher claims only the endpoint's current one).
  */
 export const FAN_OUT_TARGETS = `
-  SELECT ev.ord::int AS ord, e.id AS endpoint_id
+  SELECT ev.ord::int AS ord, e.id AS endpoint_id, e.epoch
     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[])
          WITH ORDINALITY AS ev(id, organization_id, mode, type, created_at, object_id, ord)
     JOIN webhook_endpoints e ON e.organization_id = ev.organization_id AND e.mode = ev.mode
@@ -31,7 +32,7 @@ export const FAN_OUT_TARGETS = `
      FOR SHARE OF e`;
 
 /**
- * Due deliveries of enabled endpoints in fair order ($1: limit, $3: per-organization cap), of organizations' modes
+ * Due deliveries of enabled endpoints, queued in their endpoint's current epoch, in fair order ($1: limit, $3: per-organization cap), of organizations' modes
  * other than those in $4 (`<organization> <mode>`: those with a full share in flight on this instance, see WebhookDispatcher).
  */
 export const CLAIM_BATCH = fairBatch(
@@ -39,7 +40,8 @@ export const CLAIM_BATCH = fairBatch(
     table: 'webhook_deliveries',
     alias: 'd',
     due: `d.status = 'pending' AND d.next_attempt_at <= now() AND (d.organization_id || ' ' || d.mode) <> ALL ($4::text[])
-      AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = d.endpoint_id AND e.enabled AND e.deleted_at IS NULL)`,
+      AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = d.endpoint_id AND e.enabled AND e.deleted_at IS NULL
+                  AND e.epoch = d.endpoint_epoch)`,
     order: 'd.next_attempt_at, d.id',
     columns: 'd.id, d.event_id, d.organization_id, d.mode, d.next_attempt_at',
   },
@@ -93,3 +95,35 @@ export function attemptListStatements(
 
 /** A pending delivery of an event with an id in [$1, $2): the retention job's check before a month goes (one partition). */
 export const PENDING_IN_RANGE_SQL = `SELECT id FROM webhook_deliveries WHERE event_id >= $1 AND event_id < $2 AND status = 'pending' LIMIT 1`;
+
+/**
+ * How many of an endpoint's pending deliveries the request that pauses or deletes it cancels itself; the
+ * dispatcher's passes cancel the rest (CANCEL_BATCH at a time), none of which is sent meanwhile.
+ */
+export const CANCEL_IN_REQUEST = 1000;
+/** How many of one endpoint's stale deliveries a pass cancels in one transaction. */
+export const CANCEL_BATCH = 5000;
+
+/**
+ * Cancels up to $3 pending deliveries of endpoint $1 queued before its epoch $2 (it was paused, deleted or
+ * disabled since); $4 the reason recorded, $5 when. Answers one row per delivery cancelled.
+ */
+export const CANCEL_STALE_SQL = `WITH stale AS (
+         SELECT d.event_id, d.id FROM webhook_deliveries d
+          WHERE d.endpoint_id = $1 AND d.status = 'pending' AND d.endpoint_epoch < $2
+          LIMIT $3 FOR UPDATE OF d
+       )
+       UPDATE webhook_deliveries d SET status = 'cancelled', next_attempt_at = NULL, last_error = $4, completed_at = $5
+         FROM stale WHERE d.event_id = stale.event_id AND d.id = stale.id AND d.status = 'pending'
+       RETURNING d.id`;
+
+/**
+ * Clears endpoint $1's `cancelling` flag when none of its pending deliveries is of an epoch before its current
+ * one (a delivery another transaction is cancelling still counts: the flag stays and a later pass clears it).
+ */
+export const CANCELLING_DONE_SQL = `UPDATE webhook_endpoints e SET cancelling = false
+        WHERE e.id = $1 AND e.cancelling
+          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.endpoint_epoch < e.epoch)`;
+
+/** Endpoints with pending deliveries of an older epoch left to cancel ($1 at most), and why they stopped taking them. */
+export const CANCELLING_ENDPOINTS_SQL = `SELECT id, epoch, deleted_at IS NOT NULL AS deleted FROM webhook_endpoints WHERE cancelling ORDER BY id LIMIT $1`;

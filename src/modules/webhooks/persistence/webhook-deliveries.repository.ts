@@ -4,7 +4,16 @@ import type { EntityManager } from 'typeorm';
 import type { Mode, Scope } from '../../../shared/auth/request-context';
 import type { StoredEvent } from '../../../shared/events/event-payload';
 import { SecretBox } from '../../../shared/crypto/secret-box';
-import { attemptListStatements, CLAIM_DUE_SQL, FAN_OUT_TARGETS, PENDING_IN_RANGE_SQL } from './delivery-statements';
+import {
+  attemptListStatements,
+  CANCEL_IN_REQUEST,
+  CANCEL_STALE_SQL,
+  CANCELLING_DONE_SQL,
+  CANCELLING_ENDPOINTS_SQL,
+  CLAIM_DUE_SQL,
+  FAN_OUT_TARGETS,
+  PENDING_IN_RANGE_SQL,
+} from './delivery-statements';
 import { rowsOf } from './sql-rows';
 import { endpointSecretContext } from './webhook-endpoints.repository';
 
@@ -81,8 +90,17 @@ export interface FanOutDelivery {
   organizationId: string;
   mode: Mode;
   endpointId: string;
+  /** The endpoint's epoch when the delivery was queued (see `cancelPending`). */
+  endpointEpoch: number;
   eventId: string;
   createdAt: Date;
+}
+
+/** An endpoint whose older epochs' pending deliveries are being cancelled. */
+export interface CancellingEndpoint {
+  id: string;
+  epoch: number;
+  deleted: boolean;
 }
 
 /** Deliveries and attempts. The dispatcher's claim works across organizations; the rest is scoped. */
@@ -175,18 +193,39 @@ export class WebhookDeliveriesRepository {
     return rows[0]?.next_attempt_at ?? null;
   }
 
-  /** Stops the endpoint's pending deliveries (endpoint disabled or deleted). */
+  /**
+   * Stops the endpoint's pending deliveries (endpoint disabled or deleted), under the endpoint's lock. The
+   * endpoint enters a new epoch, so none of the deliveries queued before is claimed again, also if it is
+   * enabled again; up to CANCEL_IN_REQUEST of them are marked cancelled here and the rest by the
+   * dispatcher's passes (the endpoint is flagged `cancelling` until none is left). A backlog of millions
+   * thus costs the request that pauses or deletes its endpoint no more than a thousand rows.
+   */
   async cancelPending(m: EntityManager, endpointId: string, reason: string, at: Date): Promise<void> {
-    await m.query(
-      `UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL, last_error = $2, completed_at = $3
-        WHERE endpoint_id = $1 AND status = 'pending'`,
-      [endpointId, reason, at],
+    const [row] = rowsOf<{ epoch: number }>(
+      await m.query(`UPDATE webhook_endpoints SET epoch = epoch + 1, cancelling = true WHERE id = $1 RETURNING epoch`, [endpointId]),
     );
+    if (!row) return;
+    await this.cancelStale(m, { id: endpointId, epoch: row.epoch }, reason, at, CANCEL_IN_REQUEST);
+  }
+
+  /**
+   * Cancels up to `limit` of the endpoint's pending deliveries queued before `epoch`, then clears its
+   * `cancelling` flag if none is left; the number cancelled.
+   */
+  async cancelStale(m: EntityManager, endpoint: { id: string; epoch: number }, reason: string, at: Date, limit: number): Promise<number> {
+    const cancelled = rowsOf<{ id: string }>(await m.query(CANCEL_STALE_SQL, [endpoint.id, endpoint.epoch, limit, reason, at])).length;
+    if (cancelled < limit) await m.query(CANCELLING_DONE_SQL, [endpoint.id]);
+    return cancelled;
+  }
+
+  /** Endpoints with pending deliveries of an older epoch still to cancel (at most `limit`). */
+  async cancellingEndpoints(m: EntityManager, limit: number): Promise<CancellingEndpoint[]> {
+    return rowsOf<CancellingEndpoint>(await m.query(CANCELLING_ENDPOINTS_SQL, [limit]));
   }
 
   /** The endpoint ids each event goes to (FAN_OUT_TARGETS), by the event's index in `events`. */
-  async fanOutTargets(m: EntityManager, events: readonly FanOutEvent[]): Promise<Array<{ index: number; endpointId: string }>> {
-    const rows = rowsOf<{ ord: number; endpoint_id: string }>(
+  async fanOutTargets(m: EntityManager, events: readonly FanOutEvent[]): Promise<Array<{ index: number; endpointId: string; epoch: number }>> {
+    const rows = rowsOf<{ ord: number; endpoint_id: string; epoch: number }>(
       await m.query(FAN_OUT_TARGETS, [
         events.map((e) => e.id),
         events.map((e) => e.organizationId),
@@ -196,16 +235,17 @@ export class WebhookDeliveriesRepository {
         events.map((e) => e.objectId),
       ]),
     );
-    return rows.map((r) => ({ index: r.ord - 1, endpointId: r.endpoint_id }));
+    return rows.map((r) => ({ index: r.ord - 1, endpointId: r.endpoint_id, epoch: r.epoch }));
   }
 
   /** Queues pending deliveries, due now, in one statement (the fan-out of a batch of events). */
   async insertFanOut(m: EntityManager, deliveries: readonly FanOutDelivery[]): Promise<void> {
     if (!deliveries.length) return;
     await m.query(
-      `INSERT INTO webhook_deliveries (id, organization_id, mode, endpoint_id, event_id, status, attempt_count, next_attempt_at, created_at)
-       SELECT d.id, d.organization_id, d.mode, d.endpoint_id, d.event_id, 'pending', 0, now(), d.created_at
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[]) AS d(id, organization_id, mode, endpoint_id, event_id, created_at)`,
+      `INSERT INTO webhook_deliveries (id, organization_id, mode, endpoint_id, endpoint_epoch, event_id, status, attempt_count, next_attempt_at, created_at)
+       SELECT d.id, d.organization_id, d.mode, d.endpoint_id, d.endpoint_epoch, d.event_id, 'pending', 0, now(), d.created_at
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::int[])
+              AS d(id, organization_id, mode, endpoint_id, event_id, created_at, endpoint_epoch)`,
       [
         deliveries.map((d) => d.id),
         deliveries.map((d) => d.organizationId),
@@ -213,6 +253,7 @@ export class WebhookDeliveriesRepository {
         deliveries.map((d) => d.endpointId),
         deliveries.map((d) => d.eventId),
         deliveries.map((d) => d.createdAt.toISOString()),
+        deliveries.map((d) => d.endpointEpoch),
       ],
     );
   }
@@ -224,8 +265,9 @@ export class WebhookDeliveriesRepository {
    */
   async insertDelivery(m: EntityManager, row: { id: string; scope: Scope; endpointId: string; eventId: string; at: Date }): Promise<DeliveryRow | null> {
     const rows: DeliveryRow[] = await m.query(
-      `INSERT INTO webhook_deliveries (id, organization_id, mode, endpoint_id, event_id, status, attempt_count, next_attempt_at, created_at)
-       SELECT $1, $2, $3, $4, e.id, 'pending', 0, now(), $6 FROM events e WHERE e.id = $5 AND e.organization_id = $2 AND e.mode = $3
+      `INSERT INTO webhook_deliveries (id, organization_id, mode, endpoint_id, endpoint_epoch, event_id, status, attempt_count, next_attempt_at, created_at)
+       SELECT $1, $2, $3, $4, (SELECT epoch FROM webhook_endpoints WHERE id = $4), e.id, 'pending', 0, now(), $6
+         FROM events e WHERE e.id = $5 AND e.organization_id = $2 AND e.mode = $3
        RETURNING id, endpoint_id, event_id, status, attempt_count, next_attempt_at, created_at`,
       [row.id, row.scope.organizationId, row.scope.mode, row.endpointId, row.eventId, row.at],
     );
