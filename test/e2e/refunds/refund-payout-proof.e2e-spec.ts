@@ -302,6 +302,37 @@ describe('what a refund payout report must prove (Hardhat)', () => {
     expect(expectSuccess(await shop.test.get(`/refunds/${second.id}`)).status).toBe('AWAITING_PAYOUT');
   });
 
+  it("after a reorg renumbered the logs, a held name that now names another address's transfer does not keep that address's refund from its own", async () => {
+    const { chain, usdt } = setup;
+    const shop = await merchant(service);
+    const invoiceId = await paidOnChain(shop, '20');
+    const [payerA, payerB] = [freshAddress(), freshAddress()];
+    const first = await claimed(shop, invoiceId, '8', 'prov_ethereum_usdt', payerA);
+    const second = await claimed(shop, invoiceId, '5', 'prov_ethereum_usdt', payerB);
+    // One transaction pays both: the first refund's payer, then the second's.
+    const tx = await chain.sendTokenMany(usdt, MERCHANT_WALLET, [payerA, payerB], [first.units, second.units]);
+    await chain.receipt(tx);
+    expect(expectSuccess(await shop.test.post(`/refunds/${first.id}/sent`, { tx_hash: tx })).status).toBe('SENT');
+    const [held] = (
+      await withClient(service.databaseUrl!, (c) => c.query(`SELECT output FROM refund_payout_transfers WHERE refund_id = $1`, [first.id]))
+    ).rows.map((r) => r.output as string);
+    // A reorg moved the transaction's logs: the name the first refund holds is now the second payer's transfer's.
+    await withClient(service.databaseUrl!, (c) =>
+      c.query(`UPDATE refund_payout_transfers SET output = $2 WHERE refund_id = $1`, [first.id, String(Number(held) + 1)]),
+    );
+    // The second refund takes its own payer's transfer under that name; the first still holds its payer's.
+    expect(expectSuccess(await shop.test.post(`/refunds/${second.id}/sent`, { tx_hash: tx })).status).toBe('SENT');
+    const rows = (
+      await withClient(service.databaseUrl!, (c) =>
+        c.query(`SELECT refund_id, output, recipient FROM refund_payout_transfers WHERE tx_hash = $1 ORDER BY refund_id = $2 DESC`, [tx, first.id]),
+      )
+    ).rows.map((r) => ({ ...r, recipient: String(r.recipient).toLowerCase() }));
+    expect(rows).toEqual([
+      { refund_id: first.id, output: String(Number(held) + 1), recipient: expect.stringContaining(payerA.toLowerCase()) },
+      { refund_id: second.id, output: String(Number(held) + 1), recipient: expect.stringContaining(payerB.toLowerCase()) },
+    ]);
+  });
+
   it('lets refunds reported at once on one transaction each take a transfer of their own: none is refused as taken while one is free', async () => {
     const { chain, usdt } = setup;
     const shop = await merchant(service);

@@ -28,8 +28,9 @@ export interface HeldTransfer {
 
 /**
  * The `refund_payout_transfers` table (created by the refunds migrations, owned by payouts since): each
- * transfer of a chain transaction that pays one payout, keyed by network, transaction and transfer,
- * whatever the organization and the mode, so a transfer pays one payout anywhere.
+ * transfer of a chain transaction that pays one payout, unique by network, transaction, transfer and what it
+ * paid (its recipient: a reorg may rename a held transfer onto another address's), whatever the organization
+ * and the mode, so a transfer pays one payout anywhere.
  */
 @Injectable()
 export class PayoutTransfersRepository {
@@ -55,7 +56,7 @@ export class PayoutTransfersRepository {
 
   /**
    * The payout takes the transfers that pay it (in the caller's unit of work). A transfer another
-   * payout took a moment before fails the primary key (23505), and the caller's transaction with it.
+   * payout took a moment before fails the unique key (23505), and the caller's transaction with it.
    * A transfer with a former name (`formerly`) holds that name too while it is free, so that an instance
    * of the previous version (a rolling upgrade), which knows only that name, sees the transfer taken.
    */
@@ -66,12 +67,19 @@ export class PayoutTransfersRepository {
     transfers: ReadonlyArray<{ output: string; formerly?: string; units: string }>,
     now: Date,
   ): Promise<void> {
-    const insert = `INSERT INTO refund_payout_transfers (network, tx_hash, output, refund_id, organization_id, mode, units, created_at, recipient)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7::numeric, $8, $9)`;
+    const columns = `refund_payout_transfers (network, tx_hash, output, refund_id, organization_id, mode, units, created_at, recipient)`;
     for (const t of transfers) {
       const row = (output: string) => [payout.network, txHash, output, payout.id, payout.organization_id, payout.mode, t.units, now, payout.recipient];
-      await m.query(insert, row(t.output));
-      if (t.formerly) await m.query(`${insert} ON CONFLICT DO NOTHING`, row(t.formerly));
+      await m.query(`INSERT INTO ${columns} VALUES ($1, $2, $3, $4, $5, $6, $7::numeric, $8, $9)`, row(t.output));
+      // The former name is one per transaction and asset, whoever it paid: held once, by the first payout that takes it.
+      if (t.formerly) {
+        await m.query(
+          `INSERT INTO ${columns} SELECT $1, $2, $3, $4, $5, $6, $7::numeric, $8, $9
+            WHERE NOT EXISTS (SELECT 1 FROM refund_payout_transfers WHERE network = $1 AND tx_hash = $2 AND output = $3)
+           ON CONFLICT DO NOTHING`,
+          row(t.formerly),
+        );
+      }
     }
   }
 
