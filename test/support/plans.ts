@@ -33,7 +33,8 @@ export async function genericPlan(db: Client, text: string, params: unknown[], {
     if (v === null) return 'NULL';
     if (typeof v === 'number') return String(v);
     if (v instanceof Date) return db.escapeLiteral(v.toISOString());
-    if (Array.isArray(v)) return `ARRAY[${v.map((e) => db.escapeLiteral(String(e))).join(', ')}]`;
+    // An empty array as an untyped literal: the parameter's type types it (`ARRAY[]` has none).
+    if (Array.isArray(v)) return v.length ? `ARRAY[${v.map((e) => db.escapeLiteral(String(e))).join(', ')}]` : `'{}'`;
     return db.escapeLiteral(String(v));
   };
   await db.query('BEGIN');

@@ -2,6 +2,7 @@ import { Transform } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
 import { toBool, toInt } from '../../shared/config/env-transforms';
 import { loadModuleConfig } from '../../shared/config/module-config';
+import { MAX_DISPATCH_BATCH } from './persistence/delivery-statements';
 
 /** The webhooks module's settings: the dispatcher, its retries and the address guard. */
 export class WebhooksConfig {
@@ -21,7 +22,7 @@ export class WebhooksConfig {
   @Transform(toInt)
   @IsInt()
   @Min(1)
-  @Max(500)
+  @Max(MAX_DISPATCH_BATCH)
   WEBHOOK_DISPATCH_BATCH = 20;
 
   /** Time allowed for one delivery attempt (connect, send, response), in milliseconds. */

@@ -21,6 +21,33 @@ describe('fairBatch', () => {
   });
 });
 
+describe('fairBatch over a pool', () => {
+  const sql = fairBatch(
+    {
+      table: 'deliveries',
+      alias: 'd',
+      due: `d.status = 'pending' AND d.due_at <= now()`,
+      order: 'd.due_at, d.id',
+      pool: `d.status = 'pending'`,
+      scope: `s.organization_id <> 'org_busy'`,
+    },
+    '$3',
+    '$1',
+  );
+
+  it("walks the pool's organizations and modes one index descent at a time", () => {
+    expect(sql).toContain(`FROM deliveries d WHERE d.status = 'pending' ORDER BY d.organization_id, d.mode LIMIT 1`);
+    expect(sql).toContain(`WHERE d.status = 'pending' AND (d.organization_id, d.mode) > (s.organization_id, s.mode)`);
+  });
+
+  it("reads at most the cap of each served organization's due rows, in order, then takes them in turns", () => {
+    expect(sql).toMatch(
+      /WHERE \(s\.organization_id <> 'org_busy'\) AND d\.organization_id = s\.organization_id AND d\.mode = s\.mode AND d\.status = 'pending' AND d\.due_at <= now\(\)\s+ORDER BY d\.due_at, d\.id LIMIT \$3/,
+    );
+    expect(sql).toMatch(/ORDER BY d\.fair_turn, d\.due_at, d\.id\s+LIMIT \$1$/);
+  });
+});
+
 describe('someOrganizationFull', () => {
   it.each([
     [[], 2, false],

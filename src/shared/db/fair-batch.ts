@@ -27,6 +27,16 @@ export interface FairSource {
   order: string;
   /** The columns the batch carries (`alias.col, ...`): at least the key, organization_id, mode and those `order` names. Default: all. */
   columns?: string;
+  /**
+   * Read by scope: the condition of a partial index on `(organization_id, mode, <order's columns>)` that every
+   * due row meets (`due` implies it). Then the batch walks the index's organizations and modes (one index
+   * descent each) and reads at most `cap` due rows of each, in order, through the same index: its cost follows
+   * the number of organizations with rows in the pool, not the number of due rows (one organization's backlog
+   * of a million due rows costs what twenty do). Without it every due row is numbered on each batch.
+   */
+  pool?: string;
+  /** With `pool`: which organizations' modes may be served (a condition on `s.organization_id` and `s.mode`). */
+  scope?: string;
 }
 
 /**
@@ -36,11 +46,41 @@ export interface FairSource {
  */
 export function fairBatch(source: FairSource, cap: string, limit: string): string {
   const { table, alias: a, due, order } = source;
+  if (source.pool !== undefined) return scopedFairBatch({ ...source, pool: source.pool }, cap, limit);
   return `SELECT ${a}.* FROM (
       SELECT ${source.columns ?? `${a}.*`}, row_number() OVER (PARTITION BY ${a}.organization_id, ${a}.mode ORDER BY ${order}) AS fair_turn
         FROM ${table} ${a} WHERE ${due}
     ) ${a}
     WHERE ${a}.fair_turn <= ${cap}
+    ORDER BY ${a}.fair_turn, ${order}
+    LIMIT ${limit}`;
+}
+
+/**
+ * fairBatch over a pool (FairSource.pool): the organizations' modes with rows in the pool, found by a skip
+ * scan of its index (a recursive step to the next greater `(organization_id, mode)`), each joined to its first
+ * `cap` due rows in order (a lateral read of the same index), numbered and ordered as fairBatch's.
+ */
+function scopedFairBatch(source: FairSource & { pool: string }, cap: string, limit: string): string {
+  const { table, alias: a, due, order, pool } = source;
+  const served = source.scope ? `(${source.scope}) AND ` : '';
+  return `SELECT ${a}.* FROM (
+      WITH RECURSIVE fair_scopes (organization_id, mode) AS (
+        (SELECT ${a}.organization_id, ${a}.mode FROM ${table} ${a} WHERE ${pool} ORDER BY ${a}.organization_id, ${a}.mode LIMIT 1)
+        UNION ALL
+        SELECT n.organization_id, n.mode FROM fair_scopes s CROSS JOIN LATERAL (
+          SELECT ${a}.organization_id, ${a}.mode FROM ${table} ${a}
+           WHERE ${pool} AND (${a}.organization_id, ${a}.mode) > (s.organization_id, s.mode)
+           ORDER BY ${a}.organization_id, ${a}.mode LIMIT 1
+        ) n
+      )
+      SELECT ${a}.*, row_number() OVER (PARTITION BY ${a}.organization_id, ${a}.mode ORDER BY ${order}) AS fair_turn
+        FROM fair_scopes s CROSS JOIN LATERAL (
+          SELECT ${source.columns ?? `${a}.*`} FROM ${table} ${a}
+           WHERE ${served}${a}.organization_id = s.organization_id AND ${a}.mode = s.mode AND ${due}
+           ORDER BY ${order} LIMIT ${cap}
+        ) ${a}
+    ) ${a}
     ORDER BY ${a}.fair_turn, ${order}
     LIMIT ${limit}`;
 }

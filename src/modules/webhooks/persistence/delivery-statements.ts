@@ -32,6 +32,13 @@ export const FAN_OUT_TARGETS = `
      FOR SHARE OF e`;
 
 /**
+ * The most deliveries one claim takes (WEBHOOK_DISPATCH_BATCH's maximum). Written into the claim as a literal
+ * LIMIT, so that a generic plan, which cannot see the batch's size, knows the claim touches that many rows at
+ * most and looks each up by key, instead of guessing a tenth of every due delivery and hashing the table.
+ */
+export const MAX_DISPATCH_BATCH = 500;
+
+/**
  * Due deliveries of enabled endpoints, queued in their endpoint's current epoch, in fair order ($1: limit, $3: per-organization cap), of organizations' modes
  * other than those in $4 (`<organization> <mode>`: those with a full share in flight on this instance, see WebhookDispatcher).
  */
@@ -39,11 +46,15 @@ export const CLAIM_BATCH = fairBatch(
   {
     table: 'webhook_deliveries',
     alias: 'd',
-    due: `d.status = 'pending' AND d.next_attempt_at <= now() AND (d.organization_id || ' ' || d.mode) <> ALL ($4::text[])
-      AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = d.endpoint_id AND e.enabled AND e.deleted_at IS NULL
-                  AND e.epoch = d.endpoint_epoch)`,
+    // The endpoint's check is a scalar subquery, never a join the planner could drive from the organization's
+    // endpoints (which reads every delivery of theirs and sorts it): the index's order is kept, and the LIMIT stops it.
+    due: `d.status = 'pending' AND d.next_attempt_at <= now()
+      AND coalesce((SELECT e.enabled AND e.deleted_at IS NULL AND e.epoch = d.endpoint_epoch FROM webhook_endpoints e WHERE e.id = d.endpoint_id), false)`,
     order: 'd.next_attempt_at, d.id',
     columns: 'd.id, d.event_id, d.organization_id, d.mode, d.next_attempt_at',
+    // Through webhook_deliveries_scope_due_idx: one organization's backlog of due deliveries costs a claim what a few do.
+    pool: `d.status = 'pending'`,
+    scope: `(s.organization_id || ' ' || s.mode) <> ALL ($4::text[])`,
   },
   '$3',
   '$1',
@@ -51,22 +62,33 @@ export const CLAIM_BATCH = fairBatch(
 
 /**
  * Claims a fair batch of due deliveries ($1: limit, $2: lease in ms, $3: per-organization cap, $4: organizations'
- * modes left out): locks them
+ * modes left out): locks them one by one by key, updates them through their keys (given as arrays, which the
+ * planner reads through the primary key), and reads each one's endpoint and event by key (lateral reads, kept as
+ * lookups): never a scan of every due delivery or event, whatever a generic plan guesses of the batch's size
  * (SKIP LOCKED), raises their attempt count and moves their next attempt past the lease, and answers each
  * with its endpoint and event.
  */
 export const CLAIM_DUE_SQL = `WITH batch AS (${CLAIM_BATCH}),
        due AS (
-         SELECT d.event_id, d.id FROM webhook_deliveries d JOIN batch ON batch.event_id = d.event_id AND batch.id = d.id
-          WHERE d.status = 'pending' AND d.next_attempt_at <= now()
-          FOR UPDATE OF d SKIP LOCKED
+         SELECT l.event_id, l.id, l.endpoint_id FROM (SELECT event_id, id FROM batch LIMIT ${MAX_DISPATCH_BATCH}) batch CROSS JOIN LATERAL (
+           SELECT d.event_id, d.id, d.endpoint_id FROM webhook_deliveries d
+            WHERE d.event_id = batch.event_id AND d.id = batch.id AND d.status = 'pending' AND d.next_attempt_at <= now()
+            FOR UPDATE OF d SKIP LOCKED
+         ) l
        )
        UPDATE webhook_deliveries d
           SET attempt_count = d.attempt_count + 1,
               next_attempt_at = now() + $2 * interval '1 millisecond',
               last_attempt_at = now()
-         FROM due, webhook_endpoints e, events ev
-        WHERE d.event_id = due.event_id AND d.id = due.id AND e.id = d.endpoint_id AND ev.id = d.event_id
+         FROM due
+              CROSS JOIN LATERAL (
+                SELECT e.url, e.secret, e.previous_secret, e.previous_secret_expires_at FROM webhook_endpoints e WHERE e.id = due.endpoint_id LIMIT 1
+              ) e
+              CROSS JOIN LATERAL (
+                SELECT ev.type, ev.data, ev.created_at FROM events ev WHERE ev.id = due.event_id LIMIT 1
+              ) ev
+        WHERE d.event_id = ANY (ARRAY(SELECT event_id FROM due)) AND d.id = ANY (ARRAY(SELECT id FROM due))
+          AND d.event_id = due.event_id AND d.id = due.id
       RETURNING d.id, d.organization_id, d.mode, d.endpoint_id, d.event_id, d.attempt_count,
                 e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
                 ev.type AS event_type, ev.data AS event_data, ev.created_at AS event_created_at`;

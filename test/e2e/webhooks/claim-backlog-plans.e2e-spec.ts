@@ -1,0 +1,82 @@
+import type { Client } from 'pg';
+import { newId } from '../../../src/shared/ids/ids';
+import { CLAIM_DUE_SQL } from '../../../src/modules/webhooks/persistence/delivery-statements';
+import { FreshDatabase, genericPlan, nodesOf, PlanNode, rowsTouched, startFreshDatabase } from '../../support/plans';
+
+/** Due deliveries of the organization with a backlog (an endpoint that answers slower than its events come). */
+const BACKLOG = 20_000;
+const PEERS = 3;
+const PEER_DUE = 5;
+/** The claim's per-organization share (WORKER_ORG_BATCH) and batch (WEBHOOK_DISPATCH_BATCH), as the dispatcher passes them. */
+const CAP = 20;
+const LIMIT = 50;
+
+/**
+ * The dispatcher's claim beside one organization's backlog of due deliveries, planned as the service's
+ * sessions plan it (generic plans), before any ANALYZE of the filled tables and after one: it reads about its
+ * share of the backlog's rows (through the pending deliveries' index by organization and mode), not every due
+ * delivery, so a merchant's backlog does not slow every other merchant's webhooks; it still claims every
+ * other organization's due deliveries, and none of an organization left out as busy.
+ */
+describe("the webhook claim beside one organization's backlog", () => {
+  let fresh: FreshDatabase;
+  let db: Client;
+  let busy: string;
+  let peers: string[];
+
+  beforeAll(async () => {
+    fresh = await startFreshDatabase('Backlog', { WEBHOOK_DISPATCHER: 'false', INVOICE_SWEEP_SECONDS: '0' });
+    db = fresh.db;
+    busy = fresh.org.id;
+    peers = Array.from({ length: PEERS }, (_, i) => `${busy}_peer_${i}`);
+    await db.query(`INSERT INTO organizations (id, name, created_at) SELECT unnest($1::text[]), 'Peer', now()`, [peers]);
+    const orgs = [busy, ...peers];
+    await db.query(
+      `INSERT INTO webhook_endpoints (id, organization_id, mode, url, event_types, secret, created_at)
+       SELECT 'webhook_' || o, o, 'test', 'https://example.com/hook', '{*}', 'secret', now() FROM unnest($1::text[]) o`,
+      [orgs],
+    );
+    const owners = [...Array<string>(BACKLOG).fill(busy), ...peers.flatMap((p) => Array<string>(PEER_DUE).fill(p))];
+    const ids = owners.map(() => newId('event') as string);
+    await db.query(
+      `INSERT INTO events (id, organization_id, mode, type, data, created_at)
+       SELECT id, o, 'test', 'invoice.created', '{"object":{}}', now() FROM unnest($1::text[], $2::text[]) AS t(id, o)`,
+      [ids, owners],
+    );
+    // Due for a while: the backlog's oldest first, the peers' the newest of all.
+    await db.query(
+      `INSERT INTO webhook_deliveries (id, organization_id, mode, endpoint_id, event_id, status, attempt_count, next_attempt_at, created_at)
+       SELECT 'delivery_' || md5(id), o, 'test', 'webhook_' || o, id, 'pending', 1, now() - interval '1 hour' + n * interval '1 millisecond', now()
+         FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS t(id, o, n)`,
+      [ids, owners],
+    );
+  }, 120_000);
+  afterAll(async () => {
+    await fresh?.db.end();
+    await fresh?.service.stop();
+  });
+
+  const deliveriesRead = (plan: PlanNode) =>
+    nodesOf(plan)
+      .filter((n) => String((n as { 'Relation Name'?: string })['Relation Name'] ?? '').startsWith('webhook_deliveries'))
+      .reduce((sum, n) => sum + rowsTouched(n), 0);
+
+  async function claims() {
+    const all = await genericPlan(db, CLAIM_DUE_SQL, [LIMIT, 40_000, CAP, []]);
+    expect(all['Actual Rows']).toBe(CAP + PEERS * PEER_DUE);
+    expect(deliveriesRead(all)).toBeLessThan(10 * CAP);
+    const withoutBusy = await genericPlan(db, CLAIM_DUE_SQL, [LIMIT, 40_000, CAP, [`${busy} test`]]);
+    expect(withoutBusy['Actual Rows']).toBe(PEERS * PEER_DUE);
+    expect(deliveriesRead(withoutBusy)).toBeLessThan(10 * CAP);
+  }
+
+  it('reads about its share of the backlog, before any ANALYZE of the filled tables', async () => {
+    await claims();
+  });
+
+  it('and after one', async () => {
+    await db.query(`ANALYZE webhook_deliveries`);
+    await db.query(`ANALYZE events`);
+    await claims();
+  });
+});
