@@ -3,6 +3,7 @@
  * in a module of its own so the benchmark's raw floor (bench/floor-server.ts) runs the very same
  * statements with the same parameters as the service. All three are prepared statements.
  */
+import { fairBatch } from '../../../shared/db/fair-batch';
 import { prepared } from '../../../shared/db/prepared';
 import { withEventRow } from '../../../shared/events/event-row';
 
@@ -98,3 +99,36 @@ export const READ_INVOICE_BY_ID_SQL = prepared('invoice_read', `SELECT ${READ_CO
 export const INVOICE_COLUMNS = `id, organization_id, mode, status, substatus, currency, price::text AS price, price_usd::text AS price_usd, refunded_usd::text AS refunded_usd,
   customer_email, metadata, redirect_url, rates_snapshot_id, rates_taken_at, expires_at, created_at, updated_at,
   subscription_id, period_start, period_end`;
+
+/**
+ * The sweeper's batch (InvoicesRepository.lockDue): $1 now, $2 the monitoring window in minutes, $3 the batch's
+ * size, $4 one organization's share; with `scoped`, only the organization $5's mode $6 (a test clock moved).
+ * A fair batch (shared/db/fair-batch.ts) read through invoices_scope_due_idx, so one merchant's burst of expired
+ * invoices costs a pass what a few do; the invoices are then locked one by one by id (a lateral read through the
+ * primary key, whatever the planner guesses of the batch's size), FOR UPDATE SKIP LOCKED, and come back in
+ * (organization, mode) order.
+ */
+export function sweepDueSql(scoped: boolean): string {
+  const batch = fairBatch(
+    {
+      table: 'invoices',
+      alias: 'i',
+      due: `i.status = 'PENDING' AND i.expires_at IS NOT NULL AND i.expires_at <= $1
+            AND (i.substatus IS DISTINCT FROM 'EXPIRED' OR i.expires_at + make_interval(mins => $2) <= $1)`,
+      order: 'i.expires_at, i.id',
+      columns: 'i.id, i.organization_id, i.mode, i.expires_at',
+      pool: `i.status = 'PENDING' AND i.expires_at IS NOT NULL`,
+      scope: scoped ? 's.organization_id = $5 AND s.mode = $6' : undefined,
+    },
+    '$4',
+    '$3',
+  );
+  return `SELECT due.* FROM (${batch}) b CROSS JOIN LATERAL (
+         SELECT ${INVOICE_COLUMNS} FROM invoices
+          WHERE id = b.id
+            AND status = 'PENDING' AND expires_at IS NOT NULL AND expires_at <= $1
+            AND (substatus IS DISTINCT FROM 'EXPIRED' OR expires_at + make_interval(mins => $2) <= $1)
+          FOR UPDATE SKIP LOCKED
+       ) due
+       ORDER BY due.organization_id, due.mode, due.expires_at, due.id`;
+}

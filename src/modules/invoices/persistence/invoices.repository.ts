@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
-import { fairBatch } from '../../../shared/db/fair-batch';
 import { PendingEvent, withEventRow } from '../../../shared/events/outbox';
 import { prepared, preparedShape } from '../../../shared/db/prepared';
 import { keysetPage } from '../../../shared/db/keyset-page';
@@ -20,6 +19,7 @@ import {
   INVOICE_COLUMNS,
   READ_INVOICE_BY_ID_SQL,
   READ_INVOICE_SCOPED_SQL,
+  sweepDueSql,
 } from './invoice-sql';
 import { invoiceListRequest, InvoiceListFilter } from './invoice-list';
 import type { CurrencyChangeWindow } from '../domain/currency-change';
@@ -329,30 +329,8 @@ export class InvoicesRepository {
   ): Promise<InvoiceRecord[]> {
     const params: unknown[] = [now, monitoringMinutes, limit, cap];
     // With a scope (a test mode whose test clock was moved), only that organization's mode.
-    const only = scope ? ` AND i.organization_id = $${params.push(scope.organizationId)} AND i.mode = $${params.push(scope.mode)}` : '';
-    const batch = fairBatch(
-      {
-        table: 'invoices',
-        alias: 'i',
-        due: `i.status = 'PENDING' AND i.expires_at IS NOT NULL AND i.expires_at <= $1
-            AND (i.substatus IS DISTINCT FROM 'EXPIRED' OR i.expires_at + make_interval(mins => $2) <= $1)${only}`,
-        order: 'i.expires_at, i.id',
-        columns: 'i.id, i.organization_id, i.mode, i.expires_at',
-      },
-      '$4',
-      '$3',
-    );
-    const rows: InvoiceRow[] = await m.query(
-      `SELECT * FROM (
-         SELECT ${INVOICE_COLUMNS} FROM invoices
-          WHERE id IN (SELECT i.id FROM (${batch}) i)
-            AND status = 'PENDING' AND expires_at IS NOT NULL AND expires_at <= $1
-            AND (substatus IS DISTINCT FROM 'EXPIRED' OR expires_at + make_interval(mins => $2) <= $1)
-          FOR UPDATE SKIP LOCKED
-       ) due
-       ORDER BY organization_id, mode, expires_at, id`,
-      params,
-    );
+    if (scope) params.push(scope.organizationId, scope.mode);
+    const rows: InvoiceRow[] = await m.query(sweepDueSql(scope !== null), params);
     return rows.map(toRecord);
   }
 
