@@ -146,6 +146,21 @@ export async function tokenTransfer(
   return signed(bed, payer, await tokenTransferInstructions(payer, to, mint, units, references, decimals));
 }
 
+/**
+ * An SPL transfer from `from` to `to` in a transaction whose fee `feePayer` pays and signs: with the recipient as
+ * fee payer, a transaction the recipient made itself (as a swap that hands it the token would be).
+ */
+export async function tokenTransferPaidBy(
+  bed: SolanaRpcServer,
+  feePayer: KeyPairSigner,
+  from: KeyPairSigner,
+  to: string,
+  mint: Address,
+  units: bigint,
+): Promise<Transaction> {
+  return signed(bed, feePayer, await tokenTransferInstructions(from, to, mint, units));
+}
+
 /** One payment of a batch: SOL (`lamports`) or `units` of an SPL `mint` (6 decimals), to a wallet. */
 export type BatchedPayment = { to: string; lamports: bigint } | { to: string; mint: Address; units: bigint };
 

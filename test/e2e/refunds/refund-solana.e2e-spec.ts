@@ -1,6 +1,6 @@
 import { generateKeyPairSigner } from '@solana/kit';
 import { SolanaFollower } from '../../../src/modules/rails/solana/solana-follower';
-import { batchedTransfer, fundedWallet, solTransfer, tokenAccountOf, tokenTransfer } from '../../chain/solana-wallet';
+import { batchedTransfer, fundedWallet, solTransfer, tokenAccountOf, tokenTransfer, tokenTransferPaidBy } from '../../chain/solana-wallet';
 import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import type { IsolatedService } from '../../support/isolated';
@@ -102,6 +102,31 @@ describe('refunds paid out on Solana (litesvm node in JSON-RPC shapes)', () => {
     const stranger = await fundedWallet(bed);
     const held = bed.submit(await solTransfer(bed, stranger, payer, 1n), { hold: true });
     expect(await follower.transactionTransfers(held, payer, null)).toBeNull();
+  });
+
+  it("refuses a transaction the destination signed itself (its own swap into the token), and takes the merchant's payout", async () => {
+    const { bed, usdc } = setup;
+    const shop = await solanaMerchant(service);
+    const customer = await solanaPayer(bed, { mint: usdc, amount: '500' });
+    const invoiceId = await createInvoice(shop.test, '30', 'USDC');
+    const pay = await paymentAddress(shop.test, invoiceId, 'prov_solana_usdc');
+    bed.submit(await tokenTransfer(bed, customer, pay.address, usdc, units('30', 6), [pay.reference]));
+    bed.advance(2);
+    await waitForPayments(shop.test, invoiceId, (p) => p.length === 1 && p[0].status === 'COMPLETED', 30_000);
+    const refund = expectSuccess(await shop.test.post(`/invoices/${invoiceId}/refunds`, { amount: '12', currency: 'USDC' }), 201);
+    const payer = await fundedWallet(bed);
+    const claimed = expectSuccess(await claim(refund, { provider_id: 'prov_solana_usdc', address: payer.address }));
+    const owed = units(trimmed(claimed.payout.amount), 6);
+    bed.airdrop(shop.wallet, 1_000_000_000n);
+
+    // The payer's own transaction, mined after the claim, hands its wallet the refund's USDC: not a payout.
+    const own = bed.submit(await tokenTransferPaidBy(bed, payer, shop.signer, payer.address, usdc, owed));
+    const refused = expectError(await shop.test.post(`/refunds/${refund.id}/sent`, { tx_hash: own }), 400, { code: 'payout_mismatch', field: 'tx_hash' });
+    expect(refused.validator.tx_hash).toContain('itself');
+    expect(expectSuccess(await shop.test.get(`/refunds/${refund.id}`)).status).toBe('AWAITING_PAYOUT');
+
+    const payout = bed.submit(await tokenTransfer(bed, shop.signer, payer.address, usdc, owed));
+    expect(expectSuccess(await shop.test.post(`/refunds/${refund.id}/sent`, { tx_hash: payout })).status).toBe('SENT');
   });
 
   it('lets one transaction paying two wallets (SOL and USDC to each) pay a refund to each wallet, and no third refund to either with the same transfers', async () => {
