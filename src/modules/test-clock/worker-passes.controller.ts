@@ -1,6 +1,7 @@
 import { Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { Authenticated } from '../../shared/auth/auth.decorators';
+import { Authenticated, RequiredCaller } from '../../shared/auth/auth.decorators';
+import type { CallerContext } from '../../shared/auth/request-context';
 import { NotFoundError } from '../../shared/errors/domain-error';
 import { EnvelopeReply, reply } from '../../shared/http/envelope';
 import { BackgroundWork } from '../../shared/lifecycle/background-work';
@@ -17,7 +18,8 @@ export interface WorkerPassDto {
  * and answers once it has finished, so a test need not wait for the worker's next tick. The route exists
  * only when WORKER_PASSES_ON_DEMAND=true (AppModule imports WorkerPassesModule then; start-up refuses the
  * setting with NODE_ENV=production), and it is left out of the API document. Test keys only. The pass is
- * the worker's own, over every organization, one at a time with its scheduled passes.
+ * the worker's own, one at a time with its scheduled passes, over every organization, except the webhook
+ * dispatcher's, which sends the caller's organization's due deliveries (both modes) and waits for those only.
  */
 @ApiExcludeController()
 @Controller('test_helpers/workers')
@@ -27,9 +29,9 @@ export class WorkerPassesController {
   @Post(':name/run')
   @HttpCode(200)
   @Authenticated({ write: true, testOnly: true })
-  async run(@Param('name') name: string): Promise<EnvelopeReply<WorkerPassDto>> {
+  async run(@RequiredCaller() caller: CallerContext, @Param('name') name: string): Promise<EnvelopeReply<WorkerPassDto>> {
     const started = Date.now();
-    if (!(await this.work.runPass(name))) throw new NotFoundError('worker', 'worker_not_found');
+    if (!(await this.work.runPass(name, caller.organizationId))) throw new NotFoundError('worker', 'worker_not_found');
     return reply({ worker: name, duration_ms: Date.now() - started }, 'Worker pass finished');
   }
 

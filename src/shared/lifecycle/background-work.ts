@@ -15,14 +15,16 @@ import { Injectable, Logger } from '@nestjs/common';
 export class BackgroundWork {
   private readonly logger = new Logger('BackgroundWork');
   private readonly waiting: Array<{ name: string; start: () => void }> = [];
-  private readonly passes = new Map<string, () => Promise<unknown>>();
+  private readonly passes = new Map<string, (organizationId?: string) => Promise<unknown>>();
   private opened = false;
 
   /**
    * Runs `start` when the gate opens (at once when it is open). `pass`, when given, is one pass of the
-   * worker, run to its end: what `runPass(name)` runs on demand (tests only, WORKER_PASSES_ON_DEMAND).
+   * worker, run to its end: what `runPass(name)` runs on demand (tests only, WORKER_PASSES_ON_DEMAND). A
+   * worker may narrow a pass to the organization asking for it (the webhook dispatcher does: a test's pass
+   * then never waits on another test's endpoints); the others run over every organization.
    */
-  whenReady(name: string, start: () => void, pass?: () => Promise<unknown>): void {
+  whenReady(name: string, start: () => void, pass?: (organizationId?: string) => Promise<unknown>): void {
     if (pass) this.passes.set(name, pass);
     if (this.opened) this.run(name, start);
     else this.waiting.push({ name, start });
@@ -34,13 +36,14 @@ export class BackgroundWork {
   }
 
   /**
-   * One pass of the named worker now; resolves when it has finished (rejects with its error). False
-   * when no worker of that name registered a pass.
+   * One pass of the named worker now, for the organization asking (`organizationId`) where the worker
+   * narrows its passes; resolves when it has finished (rejects with its error). False when no worker of
+   * that name registered a pass.
    */
-  async runPass(name: string): Promise<boolean> {
+  async runPass(name: string, organizationId?: string): Promise<boolean> {
     const pass = this.passes.get(name);
     if (!pass) return false;
-    await pass();
+    await pass(organizationId);
     return true;
   }
 

@@ -62,12 +62,16 @@ describe("the webhook claim beside one organization's backlog", () => {
       .reduce((sum, n) => sum + rowsTouched(n), 0);
 
   async function claims() {
-    const all = await genericPlan(db, CLAIM_DUE_SQL, [LIMIT, 40_000, CAP, []]);
+    const all = await genericPlan(db, CLAIM_DUE_SQL, [LIMIT, 40_000, CAP, [], null]);
     expect(all['Actual Rows']).toBe(CAP + PEERS * PEER_DUE);
     expect(deliveriesRead(all)).toBeLessThan(10 * CAP);
-    const withoutBusy = await genericPlan(db, CLAIM_DUE_SQL, [LIMIT, 40_000, CAP, [`${busy} test`]]);
+    const withoutBusy = await genericPlan(db, CLAIM_DUE_SQL, [LIMIT, 40_000, CAP, [`${busy} test`], null]);
     expect(withoutBusy['Actual Rows']).toBe(PEERS * PEER_DUE);
     expect(deliveriesRead(withoutBusy)).toBeLessThan(10 * CAP);
+    // An on-demand pass of one organization: its due deliveries only.
+    const onePeer = await genericPlan(db, CLAIM_DUE_SQL, [LIMIT, 40_000, CAP, [], peers[0]]);
+    expect(onePeer['Actual Rows']).toBe(PEER_DUE);
+    expect(deliveriesRead(onePeer)).toBeLessThan(10 * CAP);
   }
 
   it('reads about its share of the backlog, before any ANALYZE of the filled tables', async () => {

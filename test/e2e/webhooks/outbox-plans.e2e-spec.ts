@@ -179,7 +179,7 @@ describe('outbox and delivery log plans on partitioned tables', () => {
   });
 
   it("claims due deliveries and finds each event's deliveries for the fan-out through indexes", async () => {
-    noWholeScanOfFilled(await genericPlan(db, CLAIM_DUE_SQL, [20, 40_000, 50, ['org_busy']], { analyze: false }));
+    noWholeScanOfFilled(await genericPlan(db, CLAIM_DUE_SQL, [20, 40_000, 50, ['org_busy'], null], { analyze: false }));
     await db.query('SET plan_cache_mode = force_generic_plan');
     await db.query('DEALLOCATE ALL');
     await db.query(`PREPARE fan_out AS ${FAN_OUT_TARGETS}`);

@@ -76,6 +76,8 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
   /** Attempts in flight on this instance, by organization and mode (`<organization> <mode>`). */
   private readonly inFlight = new Map<string, number>();
   private readonly sending = new Set<Promise<void>>();
+  /** The organization each attempt in flight is for (an on-demand pass waits for its organization's only). */
+  private readonly sendingFor = new WeakMap<Promise<void>, string>();
 
   constructor(
     @Inject(BackgroundWork) private readonly work: BackgroundWork,
@@ -115,7 +117,7 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
     this.work.whenReady(
       'webhook-dispatcher',
       () => this.start(),
-      () => this.passNow(),
+      (organizationId) => this.passNow(organizationId),
     );
   }
 
@@ -191,16 +193,19 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
    * One pass now (tests only, BackgroundWork.runPass): the fan-out first reads every event committed so
    * far (so their deliveries are there), then, after the pass under way, if any, batches until no more
    * are due, then cancels what paused and deleted endpoints left pending; whether or not the loop runs
-   * (WEBHOOK_DISPATCHER=false included).
+   * (WEBHOOK_DISPATCHER=false included). With `organizationId`, only that organization's deliveries (both
+   * modes) are claimed, and the pass waits for that organization's attempts in flight only: a test's pass
+   * never waits on another test's slow endpoints.
    */
-  async passNow(): Promise<void> {
+  async passNow(organizationId?: string): Promise<void> {
     await this.handlers.catchUp(WEBHOOK_FAN_OUT);
     while (this.running) await this.running;
     for (;;) {
-      if (await this.runOnce()) continue;
-      if (!this.sending.size) break;
+      if (await this.runOnce(organizationId ?? null)) continue;
+      const pending = [...this.sending].filter((attempt) => !organizationId || this.sendingFor.get(attempt) === organizationId);
+      if (!pending.length) break;
       // Attempts still in flight: once they are recorded, retries or an organization's next deliveries may be due.
-      await this.settled();
+      await Promise.all(pending);
     }
     while (await this.cancelStale()) {
       // Until every paused or deleted endpoint's older deliveries are cancelled.
@@ -215,7 +220,7 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
    * deliveries claimed on this instance while WEBHOOK_DISPATCH_BATCH of its attempts are in flight; the
    * instance has at most IN_FLIGHT_BATCHES x WEBHOOK_DISPATCH_BATCH in flight, and waits for an answer when full.
    */
-  async runOnce(): Promise<boolean> {
+  async runOnce(organizationId: string | null = null): Promise<boolean> {
     const leaseMs = this.config.WEBHOOK_TIMEOUT_MS + 30_000;
     const cap = this.app.WORKER_ORG_BATCH;
     const batch = this.config.WEBHOOK_DISPATCH_BATCH;
@@ -225,7 +230,7 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
       return true;
     }
     const busy = [...this.inFlight].filter(([, count]) => count >= batch).map(([scope]) => scope);
-    const claimed = await this.deliveries.claimDue(this.tx.manager, cap, room, leaseMs, busy);
+    const claimed = await this.deliveries.claimDue(this.tx.manager, cap, room, leaseMs, busy, organizationId);
     await this.positionsRecorded(claimed);
     const sends = claimed.map((delivery) => this.send(delivery));
     if (sends.length) await Promise.race([Promise.all(sends), pause(PASS_WAIT_MS)]);
@@ -268,6 +273,7 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
         this.sending.delete(attempt);
       });
     this.sending.add(attempt);
+    this.sendingFor.set(attempt, delivery.organization_id);
     return attempt;
   }
 

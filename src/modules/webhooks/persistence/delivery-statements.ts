@@ -40,7 +40,7 @@ export const MAX_DISPATCH_BATCH = 500;
 
 /**
  * Due deliveries of enabled endpoints, queued in their endpoint's current epoch, in fair order ($1: limit, $3: per-organization cap), of organizations' modes
- * other than those in $4 (`<organization> <mode>`: those with a full share in flight on this instance, see WebhookDispatcher).
+ * of organization $5 only when it is not null (an on-demand pass a test asks for), other than those in $4 (`<organization> <mode>`: those with a full share in flight on this instance, see WebhookDispatcher).
  */
 export const CLAIM_BATCH = fairBatch(
   {
@@ -54,7 +54,7 @@ export const CLAIM_BATCH = fairBatch(
     columns: 'd.id, d.event_id, d.organization_id, d.mode, d.next_attempt_at',
     // Through webhook_deliveries_scope_due_idx: one organization's backlog of due deliveries costs a claim what a few do.
     pool: `d.status = 'pending'`,
-    scope: `(s.organization_id || ' ' || s.mode) <> ALL ($4::text[])`,
+    scope: `(s.organization_id || ' ' || s.mode) <> ALL ($4::text[]) AND ($5::text IS NULL OR s.organization_id = $5)`,
   },
   '$3',
   '$1',
@@ -62,7 +62,7 @@ export const CLAIM_BATCH = fairBatch(
 
 /**
  * Claims a fair batch of due deliveries ($1: limit, $2: lease in ms, $3: per-organization cap, $4: organizations'
- * modes left out): locks them one by one by key, updates them through their keys (given as arrays, which the
+ * modes left out, $5: the one organization served, or null for all): locks them one by one by key, updates them through their keys (given as arrays, which the
  * planner reads through the primary key), and reads each one's endpoint and event by key (lateral reads, kept as
  * lookups): never a scan of every due delivery or event, whatever a generic plan guesses of the batch's size
  * (SKIP LOCKED), raises their attempt count and moves their next attempt past the lease, and answers each

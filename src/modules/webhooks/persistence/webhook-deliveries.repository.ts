@@ -116,11 +116,19 @@ export class WebhookDeliveriesRepository {
    *
    * The batch is fair (shared/db/fair-batch.ts): at most `cap` deliveries of one organization's mode,
    * organizations interleaved, each organization's longest due first. A failed attempt's retry is
-   * scheduled later (next_attempt_at), behind the organization's other due deliveries.
+   * scheduled later (next_attempt_at), behind the organization's other due deliveries. With `organizationId`,
+   * only that organization's (an on-demand pass).
    */
-  async claimDue(m: EntityManager, cap: number, limit: number, leaseMs: number, busy: readonly string[] = []): Promise<ClaimedDelivery[]> {
+  async claimDue(
+    m: EntityManager,
+    cap: number,
+    limit: number,
+    leaseMs: number,
+    busy: readonly string[] = [],
+    organizationId: string | null = null,
+  ): Promise<ClaimedDelivery[]> {
     const rows = rowsOf<Omit<ClaimedDelivery, 'event'> & { event_type: string; event_data: StoredEvent['data']; event_created_at: Date }>(
-      await m.query(CLAIM_DUE_SQL, [limit, leaseMs, cap, busy]),
+      await m.query(CLAIM_DUE_SQL, [limit, leaseMs, cap, busy, organizationId]),
     );
     return rows.map((r) => ({
       id: r.id,
