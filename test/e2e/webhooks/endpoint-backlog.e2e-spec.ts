@@ -32,7 +32,9 @@ describe('webhook endpoints paused or deleted with a backlog', () => {
     const org = await service.createOrg(name);
     const endpoint = expectSuccess(await org.test.post('/webhooks', { url: receiver.url(`/${name}`), event_types: ['*'] }), 201);
     const ids: string[] = Array.from({ length: BACKLOG }, () => newId('event'));
+    // One transaction: the fan-out, which reads committed events, finds each one's delivery already queued.
     await withClient(service.databaseUrl!, async (c) => {
+      await c.query('BEGIN');
       await c.query(
         `INSERT INTO events (id, organization_id, mode, type, data, created_at)
          SELECT id, $2, 'test', 'invoice.created', '{"object":{}}', now() FROM unnest($1::text[]) id`,
@@ -43,6 +45,7 @@ describe('webhook endpoints paused or deleted with a backlog', () => {
          SELECT 'delivery_' || md5(id), $2, 'test', $3, id, 'pending', 1, now() + interval '1 hour', now() FROM unnest($1::text[]) id`,
         [ids, org.id, endpoint.id],
       );
+      await c.query('COMMIT');
     });
     return { org, endpoint, ids: new Set(ids) };
   }
