@@ -8,6 +8,7 @@ import type { Currency } from '../../../shared/money/currency';
 import { Amount, fromDb } from '../../../shared/money/money';
 import type { SubscriptionStatus } from '../domain/billing';
 import type { IntervalType } from '../domain/periods';
+import { dueSubscriptionsSql } from './due-subscriptions-sql';
 import { SubscriptionInvoiceRecord, SubscriptionRecord } from './subscription.record';
 
 export interface SubscriptionFilters {
@@ -87,8 +88,8 @@ export class SubscriptionsRepository {
   /**
    * Subscriptions whose next period invoice is due at `now`, locked; rows another instance holds are
    * skipped (FOR UPDATE SKIP LOCKED), so each is worked on by one instance at a time. `scope` limits
-   * the pass to one organization's mode (a moved test clock). The batch is fair
-   * (shared/db/fair-batch.ts): at most `cap` of one organization's mode, organizations interleaved,
+   * the pass to one organization's mode (a moved test clock). The batch is fair (shared/db/fair-batch.ts,
+   * read by organization: due-subscriptions-sql.ts): at most `cap` of one organization's mode, organizations interleaved,
    * each organization's never-failed subscriptions first (earliest due first), then the least
    * recently failed (`attempted`). Answers the rows locked, the ids picked but held elsewhere (`skipped`:
    * the caller leaves them for a later pass), whether the pick was full (more may be due), and which of
@@ -103,19 +104,9 @@ export class SubscriptionsRepository {
     exclude: readonly string[] = [],
   ): Promise<{ due: SubscriptionRecord[]; skipped: string[]; full: boolean; retried: Set<string> }> {
     const params: unknown[] = [now, cap, limit, [...exclude]];
-    const only = scope ? ` AND s.organization_id = $${params.push(scope.organizationId)} AND s.mode = $${params.push(scope.mode)}` : '';
+    if (scope) params.push(scope.organizationId, scope.mode);
     const picked: Array<{ id: string; organization_id: string; mode: string; attempted_at: Date | null }> = await m.query(
-      fairBatch(
-        {
-          table: 'subscriptions',
-          alias: 's',
-          due: `s.next_invoice_at IS NOT NULL AND s.next_invoice_at <= $1 AND NOT (s.id = ANY($4::text[]))${only}`,
-          order: 's.attempted_at NULLS FIRST, s.next_invoice_at, s.id',
-          columns: 's.id, s.organization_id, s.mode, s.attempted_at, s.next_invoice_at',
-        },
-        '$2',
-        '$3',
-      ),
+      dueSubscriptionsSql(scope !== null),
       params,
     );
     if (!picked.length) return { due: [], skipped: [], full: false, retried: new Set() };
