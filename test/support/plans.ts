@@ -10,6 +10,7 @@ export interface PlanNode {
   'Rows Removed by Join Filter'?: number;
   'Rows Removed by Index Recheck'?: number;
   'Index Name'?: string;
+  'Relation Name'?: string;
   Plans?: PlanNode[];
 }
 
@@ -19,6 +20,12 @@ export const rowsTouched = (n: PlanNode): number =>
   (n['Actual Loops'] ?? 1);
 
 export const nodesOf = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodesOf)];
+
+/** Rows the plan's scans of `table` read or threw away (with `partitions`, of every table whose name starts with it). */
+export const rowsReadFrom = (plan: PlanNode, table: string, { partitions = false } = {}): number =>
+  nodesOf(plan)
+    .filter((n) => (partitions ? (n['Relation Name'] ?? '').startsWith(table) : n['Relation Name'] === table))
+    .reduce((sum, n) => sum + rowsTouched(n), 0);
 
 /**
  * The statement as the service's sessions plan it (generic: blind to the values), run under EXPLAIN

@@ -1,6 +1,6 @@
 import type { Client } from 'pg';
 import { dueSubscriptionsSql } from '../../../src/modules/subscriptions/persistence/due-subscriptions-sql';
-import { FreshDatabase, genericPlan, nodesOf, PlanNode, rowsTouched, startFreshDatabase } from '../../support/plans';
+import { FreshDatabase, genericPlan, PlanNode, rowsReadFrom, startFreshDatabase } from '../../support/plans';
 
 /** Due renewals of the organization with a month-start burst. */
 const BURST = 20_000;
@@ -51,10 +51,7 @@ describe("the subscriptions scheduler's batch beside one organization's burst of
     await fresh?.service.stop();
   });
 
-  const subscriptionsRead = (plan: PlanNode) =>
-    nodesOf(plan)
-      .filter((n) => (n as { 'Relation Name'?: string })['Relation Name'] === 'subscriptions')
-      .reduce((sum, n) => sum + rowsTouched(n), 0);
+  const subscriptionsRead = (plan: PlanNode) => rowsReadFrom(plan, 'subscriptions');
 
   async function batches() {
     const params = [new Date(), CAP, LIMIT, ['subscription_00000010']];

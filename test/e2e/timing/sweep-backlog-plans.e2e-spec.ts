@@ -1,6 +1,6 @@
 import type { Client } from 'pg';
 import { sweepDueSql } from '../../../src/modules/invoices/persistence/invoice-sql';
-import { FreshDatabase, genericPlan, nodesOf, PlanNode, rowsTouched, startFreshDatabase } from '../../support/plans';
+import { FreshDatabase, genericPlan, PlanNode, rowsReadFrom, startFreshDatabase } from '../../support/plans';
 
 /** Expired, unswept invoices of the organization with a burst of abandoned ones. */
 const BACKLOG = 20_000;
@@ -43,10 +43,7 @@ describe("the invoice sweeper's batch beside one organization's burst of expired
     await fresh?.service.stop();
   });
 
-  const invoicesRead = (plan: PlanNode) =>
-    nodesOf(plan)
-      .filter((n) => (n as { 'Relation Name'?: string })['Relation Name'] === 'invoices')
-      .reduce((sum, n) => sum + rowsTouched(n), 0);
+  const invoicesRead = (plan: PlanNode) => rowsReadFrom(plan, 'invoices');
 
   async function batches() {
     const all = await genericPlan(db, sweepDueSql(false), [new Date(), 60, LIMIT, CAP]);

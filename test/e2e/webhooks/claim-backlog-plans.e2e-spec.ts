@@ -1,7 +1,7 @@
 import type { Client } from 'pg';
 import { newId } from '../../../src/shared/ids/ids';
 import { CLAIM_DUE_SQL } from '../../../src/modules/webhooks/persistence/delivery-statements';
-import { FreshDatabase, genericPlan, nodesOf, PlanNode, rowsTouched, startFreshDatabase } from '../../support/plans';
+import { FreshDatabase, genericPlan, PlanNode, rowsReadFrom, startFreshDatabase } from '../../support/plans';
 
 /** Due deliveries of the organization with a backlog (an endpoint that answers slower than its events come). */
 const BACKLOG = 20_000;
@@ -56,10 +56,7 @@ describe("the webhook claim beside one organization's backlog", () => {
     await fresh?.service.stop();
   });
 
-  const deliveriesRead = (plan: PlanNode) =>
-    nodesOf(plan)
-      .filter((n) => String((n as { 'Relation Name'?: string })['Relation Name'] ?? '').startsWith('webhook_deliveries'))
-      .reduce((sum, n) => sum + rowsTouched(n), 0);
+  const deliveriesRead = (plan: PlanNode) => rowsReadFrom(plan, 'webhook_deliveries', { partitions: true });
 
   async function claims() {
     const all = await genericPlan(db, CLAIM_DUE_SQL, [LIMIT, 40_000, CAP, [], null]);
