@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Mode, Scope } from '../../../shared/auth/request-context';
-import { fairBatch } from '../../../shared/db/fair-batch';
 import { keysetPage, KeysetPage, ListWhere } from '../../../shared/db/keyset-page';
 import type { RefundRate } from '../domain/refund-amounts';
 import type { RefundStatus } from '../domain/refund-status';
+import { FAIR_REFUNDS_SQL } from './refund-batches-sql';
 
 /** A refund as stored; amounts are decimal text as PostgreSQL renders numeric. */
 /** A refund as a change names it: its id under its organization and mode, never the id alone. */
@@ -316,15 +316,7 @@ export class RefundsRepository {
    * not know goes to the back of its organization's line.
    */
   async releasedPayouts(m: EntityManager, since: Date, cap: number, limit: number): Promise<Array<{ id: string; organization_id: string; mode: Mode }>> {
-    return this.takeFairly(
-      m,
-      `r.released_tx_hash IS NOT NULL AND r.released_at >= $3`,
-      'r.released_checked_at NULLS FIRST, r.released_at, r.id',
-      cap,
-      limit,
-      [since],
-      'released_checked_at',
-    );
+    return m.query(FAIR_REFUNDS_SQL.released, [cap, limit, since]);
   }
 
   /** Stops watching a payout taken back after the grace. */
@@ -355,7 +347,7 @@ export class RefundsRepository {
    * organization's own now goes to the back of its organization's line.
    */
   async expiredClaims(m: EntityManager, now: Date, cap: number, limit: number): Promise<Array<{ id: string; organization_id: string; mode: Mode }>> {
-    return this.takeFairly(m, `r.status = 'AWAITING_DESTINATION' AND r.expires_at <= $3`, 'r.checked_at NULLS FIRST, r.expires_at, r.id', cap, limit, [now]);
+    return m.query(FAIR_REFUNDS_SQL.expiredClaims, [cap, limit, now]);
   }
 
   /**
@@ -365,25 +357,6 @@ export class RefundsRepository {
    * chain yet, short of its confirmations) goes to the back of its organization's line.
    */
   async sent(m: EntityManager, cap: number, limit: number): Promise<Array<{ id: string; organization_id: string; mode: Mode }>> {
-    return this.takeFairly(m, `r.status = 'SENT'`, 'r.checked_at NULLS FIRST, r.sent_at, r.id', cap, limit, []);
-  }
-
-  private async takeFairly(
-    m: EntityManager,
-    due: string,
-    order: string,
-    cap: number,
-    limit: number,
-    params: unknown[],
-    stamp: 'checked_at' | 'released_checked_at' = 'checked_at',
-  ): Promise<Array<{ id: string; organization_id: string; mode: Mode }>> {
-    const columns = `r.id, r.organization_id, r.mode, r.${stamp}, r.sent_at, r.expires_at, r.released_at`;
-    const rows: Array<{ id: string; organization_id: string; mode: Mode }> = await m.query(
-      `WITH batch AS (${fairBatch({ table: 'refunds', alias: 'r', due, order, columns }, '$1', '$2')}),
-            stamped AS (UPDATE refunds t SET ${stamp} = now() FROM batch WHERE t.id = batch.id RETURNING t.id)
-       SELECT batch.id, batch.organization_id, batch.mode FROM batch JOIN stamped ON stamped.id = batch.id ORDER BY batch.fair_turn, batch.${stamp} NULLS FIRST, batch.id`,
-      [cap, limit, ...params],
-    );
-    return rows;
+    return m.query(FAIR_REFUNDS_SQL.sent, [cap, limit]);
   }
 }
