@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { Scope } from '../../../shared/auth/request-context';
 import type { ClockScope } from '../../../shared/time/clock';
-import { fairBatch } from '../../../shared/db/fair-batch';
+import { CLAIM_UNISSUED_SQL, OPEN_PERIOD_INVOICES_SQL } from './period-batches-sql';
 import type { Currency } from '../../../shared/money/currency';
 import { Amount, fromDb } from '../../../shared/money/money';
 import type { SubscriptionStatus } from '../domain/billing';
@@ -165,23 +165,8 @@ export class SubscriptionsRepository {
       }>,
       number,
     ] = await m.query(
-      // The fair batch is read without locks; the UPDATE re-checks each row's retry time once it holds
-      // the row, so a period another instance leased meanwhile is left out.
-      `UPDATE subscription_invoices t SET retry_at = $2
-         FROM (${fairBatch(
-           {
-             table: 'subscription_invoices',
-             alias: 'si',
-             due: 'si.invoice_id IS NULL AND si.retry_at <= $1 AND (si.retry_at <= $5 OR si.attempts = 0)',
-             order: 'si.retry_at, si.created_at, si.subscription_id, si.period_start',
-             columns: 'si.organization_id, si.mode, si.subscription_id, si.period_start, si.retry_at, si.created_at',
-           },
-           '$4',
-           '$3',
-         )}) c
-        WHERE t.subscription_id = c.subscription_id AND t.period_start = c.period_start AND t.invoice_id IS NULL AND t.retry_at <= $1
-          AND (t.retry_at <= $5 OR t.attempts = 0)
-        RETURNING t.organization_id, t.mode, t.subscription_id, t.period_start, t.period_end, t.period_index, t.attempts, t.final_usage`,
+      // The fair batch is read without locks; the UPDATE re-checks each row's retry time once it holds the row.
+      CLAIM_UNISSUED_SQL,
       [now, leaseUntil, limit, cap, passStart],
     );
     return rows.map((r) => ({
@@ -253,25 +238,8 @@ export class SubscriptionsRepository {
    * (domain/billing.ts dunningState).
    */
   async openPeriodInvoices(m: EntityManager, cap: number, limit: number): Promise<OpenPeriodInvoice[]> {
-    const batch = fairBatch(
-      {
-        table: 'subscription_invoices',
-        alias: 'si',
-        due: 'si.outcome IS NULL AND si.invoice_id IS NOT NULL',
-        order: 'si.checked_at NULLS FIRST, si.created_at, si.subscription_id',
-        columns: 'si.organization_id, si.mode, si.subscription_id, si.period_start, si.period_index, si.invoice_id, si.checked_at, si.created_at',
-      },
-      '$1',
-      '$2',
-    );
     const rows: Array<{ organization_id: string; mode: Scope['mode']; subscription_id: string; period_start: Date; period_index: number; invoice_id: string }> =
-      await m.query(
-        `WITH batch AS (${batch}),
-              stamped AS (UPDATE subscription_invoices t SET checked_at = now() FROM batch
-                           WHERE t.subscription_id = batch.subscription_id AND t.period_start = batch.period_start RETURNING t.subscription_id)
-         SELECT organization_id, mode, subscription_id, period_start, period_index, invoice_id FROM batch ORDER BY fair_turn, created_at`,
-        [cap, limit],
-      );
+      await m.query(OPEN_PERIOD_INVOICES_SQL, [cap, limit]);
     return rows.map((r) => ({
       organizationId: r.organization_id,
       mode: r.mode,
