@@ -165,7 +165,10 @@ describe('refunds on a real local chain', () => {
     // The dashboard counts the refund and nets it out of the volume.
     const dashboard = expectSuccess(await shop.test.post('/analytics/dashboard', { period: 'last_day' }));
     expect(dashboard.refunds).toEqual({ count: 1, completed_count: 1, refunded_usd: '10.000000000000000000000000000000' });
-    expect(new D(dashboard.payments.volume_usd).gt(25)).toBe(true);
+    // The volume is the invoice's one payment at the USD value it was recorded with (its time shown beside, should they differ).
+    const [payment] = await waitForPayments(shop.test, invoiceId, (p) => p.length === 1);
+    expect(new D(payment.price_usd).gt(25)).toBe(true);
+    expect([dashboard.payments.volume_usd, payment.happened_at]).toEqual([payment.price_usd, payment.happened_at]);
     expect(dashboard.net_volume_usd).toBe(r30(new D(dashboard.payments.volume_usd).sub(10)));
   });
 
