@@ -202,6 +202,10 @@ export class ConsoleAuth {
       if (!(await this.repo.insertSession(tokenHash(token), member.id, newToken(), now, ip, member.password_hash!))) continue;
       await this.repo.recordSignIn(member.id, now);
       // The same email's memberships of other organizations tried first were not guessed at: their attempts go back.
+      // Safe because the most recently set password is tried first (membersByEmail): a membership whose password
+      // someone else set (an admin who invited this email to their organization, and can reset it at will) is
+      // tried before any older one and answers a guess itself; only a password set before another membership's
+      // last change can stand behind that membership, and it is one fixed value, not a stream of guesses.
       for (const other of taken) if (other !== member.id) await this.repo.giveBackSignInAttempt(other, MAX_FAILED_SIGN_INS);
       return { ok: true, token, member };
     }

@@ -129,15 +129,59 @@ describe('console sign-in: attempts sent at once', () => {
     expect(second.code).toBe(0);
     const link = new URL(JSON.parse(second.stdout).sign_in_url as string).pathname;
     expect((await new FormClient(unlimited.server.baseUrl).submit(link, { password: 'the second shop password' })).status).toBe(200);
-    // Six sign-ins to the second: the first membership is tried (and does not match) each time before it.
+    // Six sign-ins to each: the second's password, set last, is tried first; signing in to the first tries it each time.
+    const attempts = async () =>
+      withClient(
+        unlimited.databaseUrl!,
+        async (c) => (await c.query(`SELECT failed_attempts, locked_until FROM console_members WHERE email = $1 ORDER BY created_at`, [email])).rows,
+      );
     for (let i = 0; i < 6; i++)
       expect((await new FormClient(unlimited.server.baseUrl).submit('/console/sign-in', { email, password: 'the second shop password' })).status).toBe(303);
-    const [first] = await withClient(
-      unlimited.databaseUrl!,
-      async (c) => (await c.query(`SELECT failed_attempts, locked_until FROM console_members WHERE email = $1 ORDER BY created_at LIMIT 1`, [email])).rows,
-    );
-    expect(first).toEqual({ failed_attempts: 0, locked_until: null });
-    expect((await new FormClient(unlimited.server.baseUrl).submit('/console/sign-in', { email, password: PASSWORD })).status).toBe(303);
+    for (let i = 0; i < 6; i++)
+      expect((await new FormClient(unlimited.server.baseUrl).submit('/console/sign-in', { email, password: PASSWORD })).status).toBe(303);
+    expect(await attempts()).toEqual([
+      { failed_attempts: 0, locked_until: null },
+      { failed_attempts: 0, locked_until: null },
+    ]);
+  });
+
+  it("tries a password another organization's admin set for the email before the email's own, so a guess is never checked for free", async () => {
+    const base = unlimited.server.baseUrl;
+    const victim = await memberOf(unlimited, 'Victim shop');
+    const other = await memberOf(unlimited, 'Other shop');
+    const admin = new FormClient(base);
+    expect((await admin.submit('/console/sign-in', { email: other.email, password: PASSWORD })).status).toBe(303);
+    // The other organization's owner invites the victim's email and sets that membership's password itself: here
+    // to the victim's own password, as the right guess of a series (each reset through a new link).
+    const invited = await admin.submit('/console/test/members', { email: victim.email, role: 'developer' });
+    expect(invited.status).toBe(201);
+    const link = /id="one-time-link">([^<]+)</.exec(invited.text)![1];
+    expect((await new FormClient(base).submit(new URL(link).pathname, { password: PASSWORD })).status).toBe(200);
+    const sessionOrganization = async () =>
+      (
+        await withClient(unlimited.databaseUrl!, (c) =>
+          c.query(
+            `SELECT m.organization_id FROM console_sessions s JOIN console_members m ON m.id = s.member_id
+              WHERE m.email = $1 ORDER BY s.created_at DESC LIMIT 1`,
+            [victim.email],
+          ),
+        )
+      ).rows[0]?.organization_id as string | undefined;
+    // The guess signs in to the membership it was set for: the victim's was not checked, so nothing is learned of it.
+    const guessing = new FormClient(base);
+    expect((await guessing.submit('/console/sign-in', { email: victim.email, password: PASSWORD })).status).toBe(303);
+    expect(await sessionOrganization()).toBe(other.organizationId);
+    // A guess that is not the invited membership's password is checked against the victim's too, and counted: the fifth locks.
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++)
+      statuses.push((await new FormClient(base).submit('/console/sign-in', { email: victim.email, password: `wrong guess number ${i}` })).status);
+    expect(statuses).toEqual([401, 401, 401, 401, 429]);
+    const [row] = (
+      await withClient(unlimited.databaseUrl!, (c) =>
+        c.query(`SELECT failed_attempts FROM console_members WHERE email = $1 AND organization_id = $2`, [victim.email, victim.organizationId]),
+      )
+    ).rows;
+    expect(row.failed_attempts).toBe(5);
   });
 
   it('a password set through a reset link while a sign-in with the old one is opening its session ends that session too', async () => {

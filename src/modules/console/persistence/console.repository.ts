@@ -11,6 +11,8 @@ export interface MemberRow {
   name: string;
   role: Role;
   password_hash: string | null;
+  /** When the password was last set (null: never set). */
+  password_set_at: Date | null;
   created_at: Date;
   last_sign_in_at: Date | null;
   failed_attempts: number;
@@ -58,9 +60,12 @@ export class ConsoleRepository {
     return rows[0] ?? null;
   }
 
-  /** Every membership of an email (one person may belong to several organizations), oldest first. */
+  /**
+   * Every membership of an email (one person may belong to several organizations), the most recently set
+   * password first (then those without one, oldest first): the order sign-in tries them in.
+   */
   async membersByEmail(email: string): Promise<MemberRow[]> {
-    return this.db.query(`SELECT * FROM console_members WHERE email = $1 ORDER BY created_at, id`, [email]);
+    return this.db.query(`SELECT * FROM console_members WHERE email = $1 ORDER BY password_set_at DESC NULLS LAST, created_at, id`, [email]);
   }
 
   async members(organizationId: string): Promise<MemberRow[]> {
@@ -277,7 +282,11 @@ export class ConsoleRepository {
       if (rows.length !== 1) return false;
       const memberId = rows[0].member_id;
       await m.query(`DELETE FROM console_links WHERE member_id = $1 AND used_at IS NULL`, [memberId]);
-      await m.query(`UPDATE console_members SET password_hash = $2, failed_attempts = 0, locked_until = NULL WHERE id = $1`, [memberId, passwordHash]);
+      await m.query(`UPDATE console_members SET password_hash = $2, password_set_at = $3, failed_attempts = 0, locked_until = NULL WHERE id = $1`, [
+        memberId,
+        passwordHash,
+        now,
+      ]);
       await m.query(`DELETE FROM console_sessions WHERE member_id = $1`, [memberId]);
       return true;
     });
