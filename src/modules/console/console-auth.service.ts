@@ -132,12 +132,11 @@ export class ConsoleAuth {
         }
         member = renewed;
       } else {
-        const inserted = await this.repo.insertMember(organizationId, email, name.slice(0, 200), roleInput);
+        // The member and their invitation's link together, of a role the actor may give.
+        const inserted = await this.repo.insertInvitedMember(organizationId, email, name.slice(0, 200), roleInput, { tokenHash: tokenHash(token), expiresAt });
         // The same email invited at the same moment by someone else: theirs is the invitation.
         if (!inserted) throw new ConflictError('This email is already a member of the organization', 'member_exists');
         member = inserted;
-        // The invitation just inserted, of a role the actor may give.
-        await this.repo.insertLink(organizationId, tokenHash(token), member.id, kind, expiresAt, null);
       }
     } else if (!member) {
       throw new NotFoundError('member');

@@ -73,16 +73,33 @@ export class ConsoleRepository {
   }
 
   /**
-   * A new member, or null when the email is already a member of the organization (two invitations of
-   * one email at once: the second finds the first's row).
+   * A new member with the link of their invitation, in one transaction under the members' lock; null when the
+   * email is already a member of the organization (two invitations of one email at once: the second finds the
+   * first's row). No one sees the member before the link is stored, so no one can make them an owner or renew
+   * their invitation in between: the link is for the role the inviter gave.
    */
-  async insertMember(organizationId: string, email: string, name: string, role: Role): Promise<MemberRow | null> {
-    const rows: MemberRow[] = await this.db.query(
-      `INSERT INTO console_members (id, organization_id, email, name, role) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (organization_id, email) DO NOTHING RETURNING *`,
-      [newId('member'), organizationId, email, name, role],
-    );
-    return rows[0] ?? null;
+  async insertInvitedMember(
+    organizationId: string,
+    email: string,
+    name: string,
+    role: Role,
+    link: { tokenHash: string; expiresAt: Date },
+  ): Promise<MemberRow | null> {
+    return this.db.transaction(async (m) => {
+      await m.query(`SELECT pg_advisory_xact_lock(hashtext('console_members:' || $1))`, [organizationId]);
+      const rows: MemberRow[] = await m.query(
+        `INSERT INTO console_members (id, organization_id, email, name, role) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (organization_id, email) DO NOTHING RETURNING *`,
+        [newId('member'), organizationId, email, name, role],
+      );
+      if (!rows[0]) return null;
+      await m.query(`INSERT INTO console_links (token_hash, member_id, kind, expires_at) VALUES ($1, $2, 'invite', $3)`, [
+        link.tokenHash,
+        rows[0].id,
+        link.expiresAt,
+      ]);
+      return rows[0];
+    });
   }
 
   /**
