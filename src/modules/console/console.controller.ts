@@ -440,7 +440,12 @@ export class ConsoleController {
     if (!g) return;
     const body = req.body as Form;
     const role = formText(body.role);
-    if (!this.gate.allowed(g, res, 'members.manage', isRole(role) && mayAssign(g.member.role, null, role))) return;
+    if (!this.gate.allowed(g, res, 'members.manage')) return;
+    if (!isRole(role)) {
+      await this.renderMembers(g, res, 400, { kind: 'error', text: `${g.ctx.s.role}: owner, admin, developer, analyst, support` }, null);
+      return;
+    }
+    if (!this.gate.allowed(g, res, 'members.manage', mayAssign(g.member.role, null, role))) return;
     try {
       const link = await this.auth.issueLink(g.scope.organizationId, body.email, 'invite', role, formText(body.name), g.member.role);
       await this.gate.audit(g, req, 'member.invite', link.member_id, null);

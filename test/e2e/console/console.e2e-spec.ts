@@ -223,6 +223,45 @@ describe('management console: owners who can sign in', () => {
     // No link that would set an owner's password.
     expect(await sql(`SELECT 1 FROM console_links WHERE member_id = $1 AND used_at IS NULL`, [target.id])).toEqual([]);
   });
+
+  it("an admin's new invitation is a link for the role the admin gave, also when the email's member is made an owner at that moment", async () => {
+    const org = await consoleOrg();
+    const admin = (await addMember(org.owner, 'admin')).client;
+    const email = `race-${process.pid}-${Date.now()}@example.com`;
+    const page = await admin.get('/console/test/members');
+    // The invitation waits for the members' lock, which an owner's promotion of that email's member holds.
+    const answer = await whileWaiting(
+      (c) => c.query(`SELECT pg_advisory_xact_lock(hashtext('console_members:' || $1))`, [org.organizationId]).then(() => undefined),
+      () => admin.post('/console/test/members', { _csrf: ConsoleClient.csrfOf(page.text), email, role: 'developer' }),
+      '%pg_advisory_xact_lock%',
+      (c) => c.query(`UPDATE console_members SET role = 'owner' WHERE organization_id = $1 AND email = $2`, [org.organizationId, email]).then(() => undefined),
+    );
+    expect(answer.status).toBe(201);
+    // The member is the developer the admin invited (there was none to promote yet), with the one live link.
+    const members = await sql<{ role: string; links: number }>(
+      `SELECT m.role, (SELECT count(*)::int FROM console_links l WHERE l.member_id = m.id AND l.used_at IS NULL) AS links
+         FROM console_members m WHERE m.organization_id = $1 AND m.email = $2`,
+      [org.organizationId, email],
+    );
+    expect(members).toEqual([{ role: 'developer', links: 1 }]);
+  });
+
+  it('an invitation with a role that is none of the five is a 400 naming the role; a role that may not invite gets 403 all the same', async () => {
+    const org = await consoleOrg();
+    const bad = await org.owner.submit('/console/test/members', '/console/test/members', {
+      email: `r-${process.pid}-${Date.now()}@example.com`,
+      role: 'superuser',
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('owner, admin, developer, analyst, support');
+    expect(await sql(`SELECT 1 FROM console_members WHERE organization_id = $1 AND email LIKE 'r-%'`, [org.organizationId])).toEqual([]);
+    const analyst = (await addMember(org.owner, 'analyst')).client;
+    const refused = await analyst.submit('/console/test/members', '/console/test/members', {
+      email: `r2-${process.pid}-${Date.now()}@example.com`,
+      role: 'superuser',
+    });
+    expect(refused.status).toBe(403);
+  });
 });
 
 describe('management console: odd input is a 4xx, never a 500', () => {
