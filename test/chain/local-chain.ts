@@ -27,6 +27,8 @@ export const MNEMONIC = 'test test test test test test test test test test test 
 const TRANSFER_ABI = parseAbi([
   'function transfer(address to, uint256 value) returns (bool)',
   'function transferMany(address[] to, uint256[] values) returns (bool)',
+  'function approve(address spender, uint256 value) returns (bool)',
+  'function transferFrom(address from, address to, uint256 value) returns (bool)',
   'function balanceOf(address) view returns (uint256)',
   'function decimals() view returns (uint8)',
 ]);
@@ -148,6 +150,24 @@ export class LocalChain {
    */
   async signTokenTransfer(token: Address, from: number, to: string, units: bigint, tipWei = 1_000_000_000n): Promise<Hex> {
     return this.signTokenCall(token, from, encodeFunctionData({ abi: TRANSFER_ABI, functionName: 'transfer', args: [to as Address, units] }), 100_000n, tipWei);
+  }
+
+  /** Lets account #spender move up to `units` of account #owner's tokens (approve); returns the transaction hash. */
+  async approveToken(token: Address, owner: number, spender: number, units: bigint): Promise<Hash> {
+    return this.wallet(owner).writeContract({
+      address: token,
+      abi: TRANSFER_ABI,
+      functionName: 'approve',
+      args: [this.account(spender).address, units],
+      account: this.account(owner),
+      chain: this.chain,
+    });
+  }
+
+  /** Account #spender moving account #from's tokens to `to` (transferFrom), signed but not sent, as signTokenTransfer. */
+  async signTokenTransferFrom(token: Address, spender: number, from: number, to: string, units: bigint, tipWei = 1_000_000_000n): Promise<Hex> {
+    const data = encodeFunctionData({ abi: TRANSFER_ABI, functionName: 'transferFrom', args: [this.account(from).address, to as Address, units] });
+    return this.signTokenCall(token, spender, data, 100_000n, tipWei);
   }
 
   /** Several token transfers in one transaction (transferMany), signed but not sent, as signTokenTransfer. */

@@ -91,6 +91,48 @@ describe('the chain watcher when a reorg takes a payment out and the same transa
     expect(statuses).not.toContain('CANCELLED');
   });
 
+  it("cancels the payment when the reorg mines its transaction again and it fails there (the payer's tokens moved first)", async () => {
+    const { chain, usdt } = setup;
+    const shop = await merchant(service);
+    const invoiceId = await createInvoice(shop.test, '11', 'USDT');
+    const pay = await paymentAddress(shop.test, invoiceId);
+    // The payer (account 8) has let account 9 move its tokens.
+    const balance = await chain.tokenBalance(usdt, chain.account(8).address);
+    await chain.receipt(await chain.approveToken(usdt, 8, 9, balance));
+    const raw = await chain.signTokenTransfer(usdt, 8, pay.address, units('11', 6));
+    const snapshot = await chain.test.snapshot();
+    const hash = await chain.sendRaw(raw);
+    const first = await chain.receipt(hash);
+    expect(first.status).toBe('success');
+    await chain.mine(1);
+    const [seen] = await waitForPayments(shop.test, invoiceId, (p) => p.length === 1 && p[0].confirmations >= 2);
+    expect(seen.status).toBe('PENDING');
+
+    // A longer fork: account 9 moves all the payer's tokens away first (a higher tip), then the same transaction,
+    // which now fails for want of a balance.
+    await chain.test.revert({ id: snapshot });
+    await chain.test.setAutomine(false);
+    try {
+      await chain.sendRaw(await chain.signTokenTransferFrom(usdt, 9, 8, chain.account(7).address, balance, 5_000_000_000n));
+      expect(await chain.sendRaw(raw)).toBe(hash);
+      await chain.mine(4);
+    } finally {
+      await chain.test.setAutomine(true);
+    }
+    const again = await chain.receipt(hash);
+    expect(again.status).toBe('reverted');
+    expect(again.blockHash).not.toBe(first.blockHash);
+
+    // The transaction is in a block but pays nobody: the payment is cancelled and the invoice waits again.
+    await waitForPayments(shop.test, invoiceId, (p) => p.length === 1 && p[0].status === 'CANCELLED', 20_000);
+    expect((await shortState(shop.test, invoiceId)).status).toBe('PENDING');
+    // Past the confirmations it would have needed: still cancelled, the invoice not paid.
+    await chain.mine(12);
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect((await paymentsOf(shop.test, invoiceId)).map((p) => p.status)).toEqual(['CANCELLED']);
+    expect((await shortState(shop.test, invoiceId)).status).toBe('PENDING');
+  });
+
   it("keeps each invoice's one payment when the reorg moves a transaction paying two invoices so one transfer takes the other's log index", async () => {
     const { chain, usdt } = setup;
     const [shopA, shopB] = [await merchant(service), await merchant(service)];

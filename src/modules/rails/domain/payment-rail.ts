@@ -169,9 +169,11 @@ export interface ChainFollower {
   /**
    * The block a transaction is in on the canonical chain now, or null when it is in none. `seenIn`: the
    * block it was seen in before, when the caller knows it (chains that recheck transactions use it to
-   * verify a "none" before it is believed).
+   * verify a "none" before it is believed). `succeeded`: null also when it is in a block but failed there
+   * (EVM and Tron: its receipt's status; Solana: its status's error), as a transaction mined again after a
+   * reorg may (the payer's funds moved first on the new fork): a failed transaction pays nobody.
    */
-  transactionBlock(txHash: string, seenIn?: bigint): Promise<bigint | null>;
+  transactionBlock(txHash: string, seenIn?: bigint, options?: TransactionBlockOptions): Promise<bigint | null>;
   /**
    * A transaction a merchant reports as a payout to `to` (any case): its block (null while it is not
    * mined), whether it succeeded, and each of its transfers that pays that one address in the asked
@@ -253,6 +255,12 @@ export interface PayoutTransaction {
    * transfer to themselves), never a payout to them. Read only when it has transfers to the destination.
    */
   byDestination?: boolean;
+}
+
+/** How `ChainFollower.transactionBlock` asks. */
+export interface TransactionBlockOptions {
+  /** Only a block where the transaction succeeded counts (null for a failed one). */
+  succeeded?: boolean;
 }
 
 /** A payer's payout address checked for one network: its normalised form, or a problem naming how to fix it. */

@@ -1,6 +1,15 @@
 import type { Address, PublicClient } from 'viem';
 import { viem } from './viem';
-import type { BlockRef, ChainFollower, IncomingTransfer, PayoutTransaction, PayoutTransfer, ScannedRange, WatchedAddresses } from '../domain/payment-rail';
+import type {
+  BlockRef,
+  ChainFollower,
+  IncomingTransfer,
+  PayoutTransaction,
+  PayoutTransfer,
+  ScannedRange,
+  TransactionBlockOptions,
+  WatchedAddresses,
+} from '../domain/payment-rail';
 
 const parseTransfer = () => viem().parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
 let transfer: ReturnType<typeof parseTransfer> | null = null;
@@ -150,10 +159,11 @@ export class EvmFollower implements ChainFollower {
     return { blockNumber: receipt.blockNumber, success: receipt.status === 'success', transfers, ...(byDestination ? { byDestination } : {}) };
   }
 
-  /** Whether a transaction is in the canonical chain now, and in which block. */
-  async transactionBlock(txHash: string): Promise<bigint | null> {
+  /** Whether a transaction is in the canonical chain now, and in which block (with `succeeded`, only where it succeeded). */
+  async transactionBlock(txHash: string, _seenIn?: bigint, options: TransactionBlockOptions = {}): Promise<bigint | null> {
     try {
       const receipt = await this.client.getTransactionReceipt({ hash: txHash as `0x${string}` });
+      if (options.succeeded && receipt.status !== 'success') return null;
       return receipt.blockNumber;
     } catch (e) {
       if ((e as Error).name === 'TransactionReceiptNotFoundError') return null;

@@ -68,9 +68,11 @@ describe('the Solana follower against a node in JSON-RPC shapes', () => {
               ? { slot: 42, confirmationStatus: 'finalized', err: null }
               : signature === sig(2)
                 ? { slot: 43, confirmationStatus: 'processed', err: null }
-                : listed
-                  ? { slot: listed.slot, confirmationStatus: 'finalized', err: null }
-                  : null;
+                : signature === sig(4)
+                  ? { slot: 44, confirmationStatus: 'finalized', err: { InstructionError: [0, { Custom: 1 }] } }
+                  : listed
+                    ? { slot: listed.slot, confirmationStatus: 'finalized', err: null }
+                    : null;
           return answer({ context: { slot: 9032 }, value: [value] });
         }
         if (call.method === 'getBlock') {
@@ -133,6 +135,13 @@ describe('the Solana follower against a node in JSON-RPC shapes', () => {
     expect(await follower.transactionBlock(sig(1), 40n)).toBe(42n);
     expect(await follower.transactionBlock(sig(2), 43n)).toBeNull();
     expect(asked).toEqual(['getSignatureStatuses', 'getSignatureStatuses']);
+  });
+
+  it('answers the slot of a transaction that failed there, and none when only a success counts', async () => {
+    const follower = new SolanaFollower(url, 'finalized');
+    expect(await follower.transactionBlock(sig(4))).toBe(44n);
+    expect(await follower.transactionBlock(sig(4), 44n, { succeeded: true })).toBeNull();
+    expect(await follower.transactionBlock(sig(1), undefined, { succeeded: true })).toBe(42n);
   });
 
   it('pages through a busy wallet with before, reads each range once with until, and reports successful transfers, without a reference as toWallet', async () => {

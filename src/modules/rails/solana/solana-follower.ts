@@ -1,5 +1,14 @@
 import type { Address } from '@solana/kit';
-import type { BlockRef, CarriedAccount, ChainFollower, IncomingTransfer, PayoutTransaction, ScannedRange, WatchedAddresses } from '../domain/payment-rail';
+import type {
+  BlockRef,
+  CarriedAccount,
+  ChainFollower,
+  IncomingTransfer,
+  PayoutTransaction,
+  ScannedRange,
+  TransactionBlockOptions,
+  WatchedAddresses,
+} from '../domain/payment-rail';
 import { joinPaymentKey, splitPaymentKey } from './solana-keys';
 import { solanaToken } from './solana-libs';
 import { SolanaRpc, SolanaRpcError } from './solana-rpc';
@@ -409,13 +418,16 @@ export class SolanaFollower implements ChainFollower {
    * died), and only these last two are none. Any other answer (the block not available on that node yet,
    * cleaned up, no history) fails the call, and the watcher asks again on a later step.
    */
-  async transactionBlock(txHash: string, seenIn?: bigint): Promise<bigint | null> {
-    const answer = await this.rpc.call<{ value: Array<{ slot: number; confirmationStatus?: string | null } | null> }>('getSignatureStatuses', [
+  async transactionBlock(txHash: string, seenIn?: bigint, options: TransactionBlockOptions = {}): Promise<bigint | null> {
+    const answer = await this.rpc.call<{ value: Array<{ slot: number; confirmationStatus?: string | null; err?: unknown } | null> }>('getSignatureStatuses', [
       [txHash],
       { searchTransactionHistory: true },
     ]);
     const status = answer.value[0];
-    if (status && (status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized')) return BigInt(status.slot);
+    if (status && (status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized')) {
+      // A transaction whose execution failed (`err`) is in its slot all the same, and pays nobody.
+      return options.succeeded && status.err !== null && status.err !== undefined ? null : BigInt(status.slot);
+    }
     if (status || seenIn === undefined) return null;
     return (await this.blockSignatures(seenIn))?.includes(txHash) ? seenIn : null;
   }

@@ -105,8 +105,19 @@ describe('TronFollower (against a node answering in java-tron shapes)', () => {
     asked.length = 0;
     expect(await new TronFollower(url, 'confirmations', 5).finalized(0x12n)).toBe(0x12n - 4n);
     expect(asked).toEqual([]);
-    // The solidified block is the node's whatever head the caller read.
+    // The solidified block is the node's whatever head the caller read, up to that head.
     expect(await solid.finalized(0x12n)).toBe(0x11n);
+    expect(await solid.finalized(0x11n)).toBe(0x11n);
+    // Above it, the two answers came from two views of the chain (instances behind a load balancer): nothing is final.
+    await expect(solid.finalized(0x10n)).rejects.toThrow(/solidified block 17 is above the head 16/);
+  });
+
+  it("answers a transaction's block, and none for one that failed there when only a success counts", async () => {
+    const follower = new TronFollower(url, 'solidified', 27);
+    expect(await follower.transactionBlock(hash(2))).toBe(0x10n);
+    expect(await follower.transactionBlock(hash(2), undefined, { succeeded: true })).toBeNull();
+    expect(await follower.transactionBlock(hash(1), undefined, { succeeded: true })).toBe(0x10n);
+    expect(await follower.transactionBlock(hash(9), undefined, { succeeded: true })).toBeNull();
   });
 
   it('counts TRX whose transaction succeeded and the logged USDT, in T addresses; a failed transfer, a TRC-10 token and a stranger are not', async () => {

@@ -1,4 +1,13 @@
-import type { BlockRef, ChainFollower, IncomingTransfer, PayoutTransaction, PayoutTransfer, ScannedRange, WatchedAddresses } from '../domain/payment-rail';
+import type {
+  BlockRef,
+  ChainFollower,
+  IncomingTransfer,
+  PayoutTransaction,
+  PayoutTransfer,
+  ScannedRange,
+  TransactionBlockOptions,
+  WatchedAddresses,
+} from '../domain/payment-rail';
 import { hexToTron, tronToHex } from './tron-address';
 import { JsonRpcClient, JsonRpcError, METHOD_NOT_FOUND } from './tron-json-rpc';
 
@@ -97,7 +106,8 @@ export class TronFollower implements ChainFollower {
   }
 
   /**
-   * The highest final block: the node's `finalized` (solidified) block, or with `finality:
+   * The highest final block: the node's `finalized` (solidified) block (never above `head`: a step that reads
+   * one above it fails and is read again), or with `finality:
    * "confirmations"` the block `confirmations` below the head counting it (head - confirmations + 1): below
    * `head` when the caller read it this step, else below the node's head now.
    */
@@ -105,7 +115,11 @@ export class TronFollower implements ChainFollower {
     if (this.finality === 'confirmations') return (head ?? (await this.head())) - BigInt(this.confirmations) + 1n;
     const block = await this.rpc.call<RpcBlock | null>('eth_getBlockByNumber', ['finalized', false]);
     if (!block) throw new Error('the node has no finalized block');
-    return BigInt(block.number);
+    const final = BigInt(block.number);
+    // Above the head read this step, the two answers came from two views of the chain (instances behind a load
+    // balancer, one on a fork the other left): nothing is taken as final from them, and the step is read again.
+    if (head !== undefined && final > head) throw new Error(`the node's solidified block ${final} is above the head ${head} it answered this step`);
+    return final;
   }
 
   async scan(range: { from: bigint; to: bigint }, watched: WatchedAddresses, tokens: readonly string[]): Promise<ScannedRange> {
@@ -280,10 +294,12 @@ export class TronFollower implements ChainFollower {
     return { blockNumber: BigInt(receipt.blockNumber), success, transfers, ...(byDestination ? { byDestination } : {}) };
   }
 
-  /** Whether a transaction is in the node's chain now, and in which block. */
-  async transactionBlock(txHash: string): Promise<bigint | null> {
+  /** Whether a transaction is in the node's chain now, and in which block (with `succeeded`, only where it succeeded: status 1). */
+  async transactionBlock(txHash: string, _seenIn?: bigint, options: TransactionBlockOptions = {}): Promise<bigint | null> {
     const receipt = await this.rpc.call<RpcReceipt | null>('eth_getTransactionReceipt', [txHash]);
-    return receipt && receipt.blockNumber ? BigInt(receipt.blockNumber) : null;
+    if (!receipt || !receipt.blockNumber) return null;
+    if (options.succeeded && !(/^0x[0-9a-fA-F]+$/.test(receipt.status) && BigInt(receipt.status) === 1n)) return null;
+    return BigInt(receipt.blockNumber);
   }
 
   /** The receipts of some transactions of one block, by hash: the block's receipts at once where the node can. */

@@ -65,19 +65,22 @@ export class ReorgHandler {
 
   /**
    * Transfers a reorg put in doubt and the rescan did not find again. One whose transaction is in a
-   * block again (one the rescan passed, e.g. its address is no longer watched) keeps its payment, its
+   * block again and succeeded there (one the rescan passed, e.g. its address is no longer watched) keeps its payment, its
    * count restarting there (on a chain that names its `final` block, not final until that block covers
    * its new one, as every transfer's count: `countedConfirmations`). One whose transaction waits in the mempool again (`mempool`: the ids read
    * this step, on chains that have one; a node puts the transactions of a block it takes back there)
    * keeps its payment with 0 confirmations, and is followed as any unmined transfer from then on. One
-   * whose transaction is in neither has its payment CANCELLED (a chain report: also a COMPLETED one,
+   * whose transaction is in neither, or failed in its new block, has its payment CANCELLED (a chain report: also a COMPLETED one,
    * which is a reversal, logged as an error for operators).
    */
   async settleOrphans(head: bigint, mempool: ReadonlySet<string> | null, final: bigint | null): Promise<void> {
     const { mode, network } = this.ctx.config;
     for (const row of await this.ctx.deps.state.orphans(this.ctx.deps.manager, mode, network)) {
       const seenIn = BigInt(row.block_number);
-      const minedIn = await rpcCall('transaction', () => this.ctx.follower.transactionBlock(row.tx_hash, seenIn >= 0n ? seenIn : undefined));
+      // Only where it succeeded: mined again on the new fork, it may fail there (the payer's funds moved first).
+      const minedIn = await rpcCall('transaction', () =>
+        this.ctx.follower.transactionBlock(row.tx_hash, seenIn >= 0n ? seenIn : undefined, { succeeded: true }),
+      );
       if (minedIn !== null && minedIn > head) continue; // mined after the head read: the next scan finds it
       if (minedIn === null && mempool?.has(row.tx_hash)) {
         await this.backToMempool(row);
