@@ -83,6 +83,45 @@ describe('usage past what an amount can hold', () => {
     }
   });
 
+  it('refuses an event whose invoice would be worth more than 48 integer digits of USD, in a currency worth more than a dollar', async () => {
+    const created = expectSuccess(
+      await api.post('/products', {
+        name: 'Bitcoin plan',
+        description: 'Metered in bitcoin',
+        metadata: {},
+        schemas: [
+          {
+            name: 'Daily',
+            description: 'Daily',
+            currency: 'BITCOIN',
+            type: 'RECURRING',
+            base_price: 1,
+            interval_type: 'DAY',
+            interval_count: 1,
+            payment_type: 'ARREARS',
+            renew_type: 'ANNIVERSARY',
+            billing_type: 'FULL',
+            configurations: calls(1),
+          },
+        ],
+      }),
+    );
+    const product = expectSuccess(await api.get(`/products/${created.id}`));
+    const sub = expectSuccess(
+      await api.post('/subscriptions', { product_id: created.id, billing_schema_id: product.schemas[0].id, customer_email: 'btc@example.com' }),
+      201,
+    );
+    // 10^42 bitcoin is worth less than 10^48 USD at today's rates; 10^44 more is not, though it has 45 digits of bitcoin.
+    expectSuccess(await api.post('/usage_events', { id: 'btc-ok', subscription_id: sub.id, metric_key: 'api_calls', value: big('1', 42) }), 201);
+    const refused = await api.post('/usage_events', { id: 'btc-over', subscription_id: sub.id, metric_key: 'api_calls', value: big('1', 44) });
+    expectError(refused, 400, { field: 'value' });
+    expect(refused.body.validator.value).toContain('in USD');
+    expect(await storedEvents(service, sub.id)).toEqual(['btc-ok']);
+    // The invoice the period will get is one pricing can make.
+    const upcoming = expectSuccess(await api.get(`/subscriptions/${sub.id}/upcoming_invoice`));
+    expect(upcoming.total).toBe(r30(new D(big('1', 42)).add(1)));
+  });
+
   it('checks concurrent events of one subscription against each other: one is stored, the other refused', async () => {
     const sub = await subscribe(api, 'ARREARS', 0);
     const value = big('6', 47);

@@ -29,12 +29,15 @@ function aggregateBound(type: AggregationType, b: { sum: Amount; max: Amount; co
  * What bounds of the usage (each metric's sum, largest value and count, at least the period's) say of an
  * invoice of `base` plus the schema's usage lines: `aggregate` when a SUM metric's bound is itself past
  * the limit (so is the period's own sum, when the bounds are the period's), `total` when the priced
- * bounds are (the exact invoice may still be under it), null when even the bounds keep it under.
+ * bounds are (the exact invoice may still be under it), null when even the bounds keep it under. `limit`: what
+ * an amount of the invoice's currency may reach (AMOUNT_LIMIT, less in a currency worth more than a dollar:
+ * usdLimitIn).
  */
 export function boundedPast(
   schema: Pick<SubscribedSchema, 'metrics'>,
   base: Amount,
   bounds: ReadonlyMap<string, { sum: Amount; max: Amount; count: Amount }>,
+  limit: Amount = AMOUNT_LIMIT,
 ): 'aggregate' | 'total' | null {
   let total = base;
   for (const metric of schema.metrics.values()) {
@@ -44,7 +47,16 @@ export function boundedPast(
     if (metric.aggregation === 'SUM' && quantity.greaterThanOrEqualTo(AMOUNT_LIMIT)) return 'aggregate';
     total = total.add(graduatedPrice(metric.tiers, quantity).amount);
   }
-  return total.lessThan(AMOUNT_LIMIT) ? null : 'total';
+  return total.lessThan(limit) ? null : 'total';
+}
+
+/**
+ * What an amount of a currency worth `usdPerUnit` may reach on an invoice: pricing refuses a line or a total
+ * past 48 integer digits in its currency or in USD, so in a currency worth more than a dollar the USD value
+ * meets the bound first (at today's rate; null: no rate known, the currency's own bound).
+ */
+export function amountLimitIn(usdPerUnit: Amount | null): Amount {
+  return usdPerUnit && usdPerUnit.greaterThan(1) ? AMOUNT_LIMIT.div(usdPerUnit) : AMOUNT_LIMIT;
 }
 
 export function termsOf(s: SubscriptionRecord): BillingTerms {
@@ -164,20 +176,26 @@ export class PeriodInvoicer {
    * exact invoice only when the period's bounds are past it. `catalog` must hold the subscription's
    * schema (so nothing is asked on the bus while the caller's transaction is open).
    */
-  async pastAmountLimit(m: EntityManager, s: SubscriptionRecord, index: number, catalog: CatalogPass): Promise<'aggregate' | 'total' | null> {
+  async pastAmountLimit(
+    m: EntityManager,
+    s: SubscriptionRecord,
+    index: number,
+    catalog: CatalogPass,
+    usdPerUnit: Amount | null = null,
+  ): Promise<'aggregate' | 'total' | null> {
     const final = endsWithFinalUsage(s, index);
     const plan = planOf(s, index, final);
     if (!plan.usagePeriod) return null;
     const schema = await catalog.get(`${s.organizationId} ${s.mode} ${s.productId} ${s.billingSchemaId}`);
     if (!schema) return null;
     const base = baseAmount(s.basePrice, s.quantity, plan.baseShare);
-    if (boundedPast(schema, base, await this.usage.lifetimeBounds(m, s.id)) === null) return null;
-    const bounded = boundedPast(schema, base, await this.usage.periodBounds(m, scopeOfRecord(s), s.id, plan.usagePeriod.start, plan.usagePeriod.end));
+    const limit = amountLimitIn(usdPerUnit);
+    if (boundedPast(schema, base, await this.usage.lifetimeBounds(m, s.id), limit) === null) return null;
+    const bounded = boundedPast(schema, base, await this.usage.periodBounds(m, scopeOfRecord(s), s.id, plan.usagePeriod.start, plan.usagePeriod.end), limit);
     if (bounded !== 'total') return bounded;
     const exact = await this.compose(m, s, index, catalog, final);
-    const past = (text: string) => new Money(text).greaterThanOrEqualTo(AMOUNT_LIMIT);
-    if (exact.lines.some((l) => l.type === 'USAGE' && past(l.quantity))) return 'aggregate';
-    return exact.lines.some((l) => past(l.amount)) || exact.total.greaterThanOrEqualTo(AMOUNT_LIMIT) ? 'total' : null;
+    if (exact.lines.some((l) => l.type === 'USAGE' && new Money(l.quantity).greaterThanOrEqualTo(AMOUNT_LIMIT))) return 'aggregate';
+    return exact.lines.some((l) => new Money(l.amount).greaterThanOrEqualTo(limit)) || exact.total.greaterThanOrEqualTo(limit) ? 'total' : null;
   }
 
   /**

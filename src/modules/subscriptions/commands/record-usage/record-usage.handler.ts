@@ -1,5 +1,5 @@
 import { Inject } from '@nestjs/common';
-import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
 import { FieldErrors, ValidationFailedError } from '../../../../shared/errors/domain-error';
 import { MAX_INTEGER_DIGITS, parseAmount } from '../../../../shared/money/money';
@@ -13,6 +13,8 @@ import { UsageEventRow, UsageEventsRepository } from '../../persistence/usage-ev
 import { SubscriptionCatalog } from '../../subscription-catalog';
 import { CatalogPass, PeriodInvoicer, termsOf } from '../../billing/period-invoicer';
 import { periodAt, periodContaining } from '../../domain/periods';
+import { RatesAsOfQuery } from '../../../rates';
+import type { Amount } from '../../../../shared/money/money';
 import { RecordedUsage, RecordUsageCommand } from './record-usage.command';
 
 /** What never changes of a subscription: enough to check an event before the statement checks the rest. */
@@ -37,6 +39,7 @@ export class RecordUsageHandler implements ICommandHandler<RecordUsageCommand> {
     @Inject(SubscriptionCatalog) private readonly catalog: SubscriptionCatalog,
     @Inject(Clock) private readonly clock: Clock,
     @Inject(PeriodInvoicer) private readonly invoicer: PeriodInvoicer,
+    @Inject(QueryBus) private readonly queries: QueryBus,
   ) {}
 
   async execute({ scope, events, batch }: RecordUsageCommand): Promise<RecordedUsage[]> {
@@ -100,6 +103,8 @@ export class RecordUsageHandler implements ICommandHandler<RecordUsageCommand> {
       if (!catalog.has(key)) catalog.set(key, this.catalog.schema(scope, facts.productId, facts.billingSchemaId));
     }
     await Promise.all(catalog.values());
+    // Today's rates, for the invoices' bound in USD (also read before the transaction).
+    const usd = (await this.queries.execute(new RatesAsOfQuery())).usd;
     // Ids seen before are left as first recorded and read back. The subscriptions are locked first, so
     // that events of one subscription sent at once are checked against each other's sums.
     const inserted = await this.tx.run(async (w) => {
@@ -126,7 +131,7 @@ export class RecordUsageHandler implements ICommandHandler<RecordUsageCommand> {
         this.facts.delete(this.key(scope, rows[lost].subscriptionId));
         throw new ValidationFailedError({ [path(lost, 'subscription_id')]: 'is canceled' });
       }
-      await this.checkAmountLimits(w, locked, rows, fresh, catalog, path);
+      await this.checkAmountLimits(w, locked, rows, fresh, catalog, usd, path);
       return { fresh, firsts };
     });
     return rows.map((r) => ({ event: usageEventView(inserted.firsts.get(r.id) ?? r), created: inserted.fresh.has(r.id) }));
@@ -201,7 +206,8 @@ export class RecordUsageHandler implements ICommandHandler<RecordUsageCommand> {
   /**
    * Refuses (400 naming `value`; the caller's transaction then stores nothing) new events that take
    * their period's aggregate, or the total of the invoice that will bill that period's usage (the next
-   * period's for ADVANCE), past what an amount can hold.
+   * period's for ADVANCE), past what an amount can hold: in the invoice's currency, and in USD at today's
+   * rates (pricing refuses either, so such an invoice could never be made and the period never billed).
    */
   private async checkAmountLimits(
     w: EntityManager,
@@ -209,6 +215,7 @@ export class RecordUsageHandler implements ICommandHandler<RecordUsageCommand> {
     rows: readonly UsageEventRow[],
     fresh: ReadonlySet<string>,
     catalog: CatalogPass,
+    usd: Partial<Record<string, Amount>>,
     path: (i: number, field: string) => string,
   ): Promise<void> {
     const errors: FieldErrors = {};
@@ -223,11 +230,12 @@ export class RecordUsageHandler implements ICommandHandler<RecordUsageCommand> {
       invoices.set(`${s.id} ${index}`, { s, index, last: i });
     }
     for (const { s, index, last } of invoices.values()) {
-      const past = await this.invoicer.pastAmountLimit(w, s, index, catalog);
+      const past = await this.invoicer.pastAmountLimit(w, s, index, catalog, usd[s.currency] ?? null);
       if (past === 'aggregate')
         errors[path(last, 'value')] = `would take the period's usage of ${rows[last].metricKey} past ${MAX_INTEGER_DIGITS} integer digits`;
       else if (past === 'total')
-        errors[path(last, 'value')] = `would take the invoice that bills this period's usage past ${MAX_INTEGER_DIGITS} integer digits`;
+        errors[path(last, 'value')] =
+          `would take the invoice that bills this period's usage past ${MAX_INTEGER_DIGITS} integer digits (in ${s.currency}, or in USD at today's rates)`;
     }
     if (Object.keys(errors).length) throw new ValidationFailedError(errors);
   }
