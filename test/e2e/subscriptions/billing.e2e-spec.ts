@@ -450,4 +450,35 @@ describe('subscriptions billed on the test clock', () => {
     expect(ended).toMatchObject({ status: 'CANCELED', canceled_at: caughtUp.current_period_end, next_invoice_at: null });
     expect(expectSuccess(await api.post('/invoices/list', {})).total).toBe(4);
   }, 120_000);
+
+  it('refuses usage of an ADVANCE subscription canceled at period end before it began: it ends at its start, and no invoice would bill it', async () => {
+    const api = (await service.createOrg('Not started')).test;
+    const { productId, schemaId } = await recurringProduct(api, { payment_type: 'ADVANCE', renew_type: 'ANNIVERSARY', billing_type: 'FULL' }, API_CALL_TIERS);
+    const start = new Date(Math.floor((await clockNow(api)).getTime() / 1000) * 1000 + 2 * 86_400_000);
+    const sub = expectSuccess(
+      await api.post('/subscriptions', { product_id: productId, billing_schema_id: schemaId, customer_email: 'later@example.com', starts_at: ts(start) }),
+      201,
+    );
+    expectSuccess(await api.post(`/subscriptions/${sub.id}/cancel`, { at_period_end: true }));
+    const usage = {
+      id: 'before-any-invoice',
+      subscription_id: sub.id,
+      metric_key: 'api_calls',
+      value: '500',
+      timestamp: ts(new Date(start.getTime() + 3_600_000)),
+    };
+    const refused = await api.post('/usage_events', usage);
+    expectError(refused, 400, { field: 'timestamp' });
+    expect(refused.body.validator.timestamp).toContain(`ended at ${ts(start)}`);
+    // The scheduler ends it at its start, with no invoice.
+    await moveClockTo(api, new Date(start.getTime() + 3 * 86_400_000));
+    const ended = await waitFor(
+      () => readSubscription(api, sub.id),
+      (s) => s.status === 'CANCELED',
+      undefined,
+      schedulerPass(api),
+    );
+    expect(ended).toMatchObject({ canceled_at: ts(start), latest_invoice_id: null });
+    expect(expectSuccess(await api.post('/invoices/list', {})).total).toBe(0);
+  });
 });

@@ -140,7 +140,9 @@ export class RecordUsageHandler implements ICommandHandler<RecordUsageCommand> {
   /**
    * Refuses (400) a new event no invoice will bill, rather than taking it and billing it nowhere:
    * - after the end of a subscription canceled at period end (no invoice bills usage from then on), also
-   *   before the scheduler has moved it to CANCELED (its tick may come later than that moment);
+   *   before the scheduler has moved it to CANCELED (its tick may come later than that moment): its current
+   *   period's end, or an ADVANCE one's next invoice time when that comes first (one that has not started
+   *   yet ends at its start, having served and billed nothing);
    * - in a period whose usage an invoice already billed: the scheduler recorded the invoice that bills it
    *   (the period's own for ARREARS, the next one's for ADVANCE), which read the period's usage then.
    *   Decided under the subscription's lock, the one the scheduler records a period with.
@@ -153,7 +155,7 @@ export class RecordUsageHandler implements ICommandHandler<RecordUsageCommand> {
     stampedOnStore: ReadonlySet<UsageEventRow>,
     path: (i: number, field: string) => string,
   ): Promise<void> {
-    const ending = new Map(locked.filter((s) => s.cancelAtPeriodEnd).map((s) => [s.id, s.currentPeriodEnd]));
+    const ending = new Map(locked.filter((s) => s.cancelAtPeriodEnd).map((s) => [s.id, endOfCanceling(s)]));
     const errors: FieldErrors = {};
     const refused = new Map<number, string[]>();
     const byId = new Map(locked.map((l) => [l.id, l]));
@@ -255,4 +257,14 @@ export class RecordUsageHandler implements ICommandHandler<RecordUsageCommand> {
     this.facts.set(this.key(scope, id), facts);
     return facts;
   }
+}
+
+/**
+ * When a subscription canceled at period end stops serving: its current period's end, or for ADVANCE its next
+ * invoice's time when that comes first. An ADVANCE subscription that has not started ends at its start (the
+ * scheduler ends it there, before its first invoice), though its current period is shown to its end.
+ */
+function endOfCanceling(s: SubscriptionRecord): Date {
+  const next = s.nextInvoiceAt;
+  return s.paymentType === 'ADVANCE' && next && next.getTime() < s.currentPeriodEnd.getTime() ? next : s.currentPeriodEnd;
 }
