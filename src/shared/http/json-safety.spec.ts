@@ -1,15 +1,25 @@
-import { findNul, findReservedKeys, jsonDepthExceeds } from './json-safety';
+import { findReservedKeys, findUnstorable, jsonDepthExceeds } from './json-safety';
 
-describe('findNul', () => {
+describe('findUnstorable', () => {
+  const NUL = /NUL character/;
+  const SURROGATE = /lone surrogate/;
   it.each([
-    [{ name: 'ok', items: [{ price: '1' }] }, '', null],
-    [{ items: [{ name: 'a\u0000b' }] }, '', 'items.0.name'],
-    [{ metadata: { 'k\u0000': 'v' } }, '', 'metadata.k\u0000'],
-    ['x\u0000', 'id', 'id'],
-    ['x\u0000', '', 'body'],
-    [['fine', 'no\u0000'], 'status', 'status.1'],
-  ])('%j at %j -> %j', (value, at, expected) => {
-    expect(findNul(value, at)).toBe(expected);
+    [{ name: 'ok', items: [{ price: '1' }] }, '', null, null],
+    [{ items: [{ name: 'a\u0000b' }] }, '', 'items.0.name', NUL],
+    [{ metadata: { 'k\u0000': 'v' } }, '', 'metadata.k\u0000', NUL],
+    ['x\u0000', 'id', 'id', NUL],
+    ['x\u0000', '', 'body', NUL],
+    [['fine', 'no\u0000'], 'status', 'status.1', NUL],
+    // A pair is one character (an emoji); either half alone is no text PostgreSQL can store in jsonb.
+    [{ metadata: { k: 'smile \ud83d\ude00' } }, '', null, null],
+    [{ metadata: { k: 'a\ud800' } }, '', 'metadata.k', SURROGATE],
+    [{ metadata: { k: '\udc00b' } }, '', 'metadata.k', SURROGATE],
+    [{ metadata: { '\ud83d': 'v' } }, '', 'metadata.\ud83d', SURROGATE],
+    [{ metadata: { k: '\ude00\ud83d' } }, '', 'metadata.k', SURROGATE],
+  ])('%j at %j -> %j', (value, at, path, message) => {
+    const found = findUnstorable(value, at);
+    expect(found?.path ?? null).toBe(path);
+    if (message) expect(found!.message).toMatch(message);
   });
 });
 

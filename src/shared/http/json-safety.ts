@@ -4,19 +4,36 @@ import { ValidationFailedError } from '../errors/domain-error';
 export const MAX_JSON_DEPTH = 64;
 
 const NUL_MESSAGE = 'must not contain the NUL character (\\u0000)';
+const SURROGATE_MESSAGE = 'must be valid Unicode text: a lone surrogate (an unpaired \\ud800-\\udfff escape) cannot be stored';
+
+/** A NUL, or any surrogate code unit (paired or not): one scan, then a closer look only when it matches. */
+const SUSPECT = /[\u0000\ud800-\udfff]/;
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Why PostgreSQL could not store the text (text and jsonb refuse NUL, jsonb an unpaired surrogate), or null. */
+function unstorable(text: string): string | null {
+  if (!SUSPECT.test(text)) return null;
+  if (text.includes('\u0000')) return NUL_MESSAGE;
+  return LONE_SURROGATE.test(text) ? SURROGATE_MESSAGE : null;
+}
 
 /**
- * The path of the first string or key holding a NUL character (which PostgreSQL text cannot
- * store), e.g. `items.0.name`, or null when there is none.
+ * The first string or key PostgreSQL could not store (a NUL character; an unpaired UTF-16 surrogate, which
+ * a JSON escape such as `\ud800` makes and jsonb refuses): its path, e.g. `items.0.name`, and why; or null.
  */
-export function findNul(value: unknown, at = '', depth = 0): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? at || 'body' : null;
+export function findUnstorable(value: unknown, at = '', depth = 0): { path: string; message: string } | null {
+  if (typeof value === 'string') {
+    const message = unstorable(value);
+    return message ? { path: at || 'body', message } : null;
+  }
   if (!value || typeof value !== 'object' || depth > MAX_JSON_DEPTH) return null;
   const entries: [string, unknown][] = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : Object.entries(value);
   for (const [key, child] of entries) {
     const path = at ? `${at}.${key}` : key;
-    if (key.includes('\u0000')) return path;
-    const found = findNul(child, path, depth + 1);
+    const message = unstorable(key);
+    if (message) return { path, message };
+    const found = findUnstorable(child, path, depth + 1);
     if (found) return found;
   }
   return null;
@@ -51,10 +68,10 @@ export function assertNoReservedKeys(value: unknown): void {
   if (paths.length) throw new ValidationFailedError(Object.fromEntries(paths.map((p) => [p, RESERVED_KEY_MESSAGE])));
 }
 
-/** Throws the 400 naming the field when a value holds a NUL character. */
+/** Throws the 400 naming the field when a value holds text PostgreSQL cannot store (a NUL, a lone surrogate). */
 export function assertStorableText(value: unknown, at = ''): void {
-  const path = findNul(value, at);
-  if (path) throw new ValidationFailedError({ [path]: NUL_MESSAGE });
+  const found = findUnstorable(value, at);
+  if (found) throw new ValidationFailedError({ [found.path]: found.message });
 }
 
 /**

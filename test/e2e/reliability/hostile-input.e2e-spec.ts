@@ -31,6 +31,24 @@ describe('hostile input', () => {
     expect(expectSuccess(await org.test.get('/products'))).toHaveLength(0);
   });
 
+  it('a lone UTF-16 surrogate (an unpaired \\ud800 escape) in a body string or key is a 400 at its field path; a pair is an emoji', async () => {
+    const org = await createOrg();
+    const item = { type: 'PAYMENT_INTENT', currency: 'USD', price: '1' };
+    for (const [metadata, field] of [
+      [{ k: 'a\ud800' }, 'metadata.k'],
+      [{ '\udc00': 'x' }, 'metadata.\udc00'],
+    ] as const) {
+      const refused = await org.test.post('/invoices/create', { items: [item], metadata });
+      expectError(refused, 400, { code: 'validation_failed', field });
+      expect(Object.values(refused.body.validator).join(' ')).toContain('lone surrogate');
+    }
+    expectError(await org.test.post('/products', productBody({ metadata: { plan: '\udbff' } })), 400, { field: 'metadata.plan' });
+    expect(expectSuccess(await org.test.get('/products'))).toHaveLength(0);
+    // A surrogate pair is one character, stored and answered as sent.
+    const created = expectSuccess(await org.test.post('/invoices/create', { items: [item], metadata: { k: 'smile \ud83d\ude00' } }), 201);
+    expect(expectSuccess(await org.test.post(`/invoices/${created.id}`, {})).metadata).toEqual({ k: 'smile \ud83d\ude00' });
+  });
+
   it('a path that is not valid percent-encoded UTF-8 is a 400 at the path', async () => {
     const org = await createOrg();
     expectError(await org.test.get('/products/%E0%A4%A'), 400, { code: 'malformed_path', field: 'path' });
