@@ -6,16 +6,15 @@ export const MAX_JSON_DEPTH = 64;
 const NUL_MESSAGE = 'must not contain the NUL character (\\u0000)';
 const SURROGATE_MESSAGE = 'must be valid Unicode text: a lone surrogate (an unpaired \\ud800-\\udfff escape) cannot be stored';
 
-/** A NUL, or any surrogate code unit (paired or not): one scan, then a closer look only when it matches. */
-const SUSPECT = /[\u0000\ud800-\udfff]/;
+/** Any surrogate code unit, paired or not: a closer look only when one is there. */
+const SURROGATE = /[\ud800-\udfff]/;
 /** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** Why PostgreSQL could not store the text (text and jsonb refuse NUL, jsonb an unpaired surrogate), or null. */
 function unstorable(text: string): string | null {
-  if (!SUSPECT.test(text)) return null;
   if (text.includes('\u0000')) return NUL_MESSAGE;
-  return LONE_SURROGATE.test(text) ? SURROGATE_MESSAGE : null;
+  return SURROGATE.test(text) && LONE_SURROGATE.test(text) ? SURROGATE_MESSAGE : null;
 }
 
 /**
