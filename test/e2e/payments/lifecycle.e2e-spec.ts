@@ -120,6 +120,12 @@ describe('payment lifecycle driving invoices', () => {
     const over = await pay(test, { invoice_id: invoiceId, provider_id: 'prov_card_usd', price: '150', status: 'COMPLETED' });
     expect(over.invoice).toMatchObject({ status: 'COMPLETED', substatus: 'PAID_OVER' });
     expect(await shortState(test, invoiceId)).toMatchObject({ status: 'COMPLETED', substatus: 'PAID_OVER' });
+    // One smallest unit over is over: a card payment of 10.01 for a 10 USD invoice (nothing was rounded up).
+    const cent = await createInvoice(test, '10', 'USD');
+    expect((await pay(test, { invoice_id: cent, provider_id: 'prov_card_usd', price: '10.01', status: 'COMPLETED' })).invoice).toMatchObject({
+      status: 'COMPLETED',
+      substatus: 'PAID_OVER',
+    });
   });
 
   it('values a payment in USD exactly at its rates and compares the invoice in USD', async () => {

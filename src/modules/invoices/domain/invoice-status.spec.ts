@@ -101,6 +101,11 @@ describe('nextStatusForPayments', () => {
       { status: 'COMPLETED', substatus: null },
     ],
     [
+      'beyond the price by exactly one smallest unit per payment (paid a cent over on a card)',
+      { paid: m('10.01'), priceUsd: m('10'), rounding: m('0.01') },
+      { status: 'COMPLETED', substatus: 'PAID_OVER' },
+    ],
+    [
       'beyond the price by more than rounding allows',
       { paid: m('100.0000000000000031'), rounding: m('0.000000000000003') },
       { status: 'COMPLETED', substatus: 'PAID_OVER' },

@@ -154,7 +154,10 @@ function reversedCompletion(s: Situation, needed: Amount): StatusChange | null {
   return { status: 'COMPLETED', substatus };
 }
 
-/** Paid beyond price_usd by more than rounding each amount due up to its smallest unit accounts for. */
+/**
+ * Paid beyond price_usd by one smallest unit per completed payment or more: rounding an amount due up to its
+ * smallest unit adds less than one, so a whole unit over is a payment over.
+ */
 function overpaid(s: Situation): boolean {
-  return s.paid.gt(s.priceUsd.add(s.rounding));
+  return s.paid.gt(s.priceUsd) && s.paid.gte(s.priceUsd.add(s.rounding));
 }
