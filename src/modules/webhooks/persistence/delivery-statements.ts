@@ -1,5 +1,4 @@
 import { boundedCountSql } from '../../../shared/db/bounded-count';
-import { fairBatch } from '../../../shared/db/fair-batch';
 
 /**
  * The statements the webhooks module sends to its deliveries and attempts (pure: no framework, no
@@ -41,24 +40,40 @@ export const MAX_DISPATCH_BATCH = 500;
 /**
  * Due deliveries of enabled endpoints, queued in their endpoint's current epoch, in fair order ($1: limit, $3: per-organization cap), of organizations' modes
  * of organization $5 only when it is not null (an on-demand pass a test asks for), other than those in $4 (`<organization> <mode>`: those with a full share in flight on this instance, see WebhookDispatcher).
+ *
+ * A fair batch (shared/db/fair-batch.ts) read by organization, each organization's share read through its
+ * endpoints: the organizations' modes with pending deliveries (a skip scan of `webhook_deliveries_scope_due_idx`,
+ * one index descent each), then for each its enabled endpoints (at most 16) and each endpoint's first `$3` due
+ * deliveries of its current epoch (`webhook_deliveries_endpoint_due_idx`), merged by due time. Deliveries an
+ * endpoint queued before its pause, deletion or disabling (an older epoch) stay pending until the dispatcher
+ * marks them cancelled, a million after a day of failures; read in due order and filtered, they made every
+ * claim of every organization read them all. Read by endpoint and epoch, they are never touched.
  */
-export const CLAIM_BATCH = fairBatch(
-  {
-    table: 'webhook_deliveries',
-    alias: 'd',
-    // The endpoint's check is a scalar subquery, never a join the planner could drive from the organization's
-    // endpoints (which reads every delivery of theirs and sorts it): the index's order is kept, and the LIMIT stops it.
-    due: `d.status = 'pending' AND d.next_attempt_at <= now()
-      AND coalesce((SELECT e.enabled AND e.deleted_at IS NULL AND e.epoch = d.endpoint_epoch FROM webhook_endpoints e WHERE e.id = d.endpoint_id), false)`,
-    order: 'd.next_attempt_at, d.id',
-    columns: 'd.id, d.event_id, d.organization_id, d.mode, d.next_attempt_at',
-    // Through webhook_deliveries_scope_due_idx: one organization's backlog of due deliveries costs a claim what a few do.
-    pool: `d.status = 'pending'`,
-    scope: `(s.organization_id || ' ' || s.mode) <> ALL ($4::text[]) AND ($5::text IS NULL OR s.organization_id = $5)`,
-  },
-  '$3',
-  '$1',
-);
+export const CLAIM_BATCH = `SELECT d.* FROM (
+      WITH RECURSIVE fair_scopes (organization_id, mode) AS (
+        (SELECT d.organization_id, d.mode FROM webhook_deliveries d WHERE d.status = 'pending' ORDER BY d.organization_id, d.mode LIMIT 1)
+        UNION ALL
+        SELECT n.organization_id, n.mode FROM fair_scopes s CROSS JOIN LATERAL (
+          SELECT d.organization_id, d.mode FROM webhook_deliveries d
+           WHERE d.status = 'pending' AND (d.organization_id, d.mode) > (s.organization_id, s.mode)
+           ORDER BY d.organization_id, d.mode LIMIT 1
+        ) n
+      )
+      SELECT d.*, row_number() OVER (PARTITION BY d.organization_id, d.mode ORDER BY d.next_attempt_at, d.id) AS fair_turn
+        FROM fair_scopes s CROSS JOIN LATERAL (
+          SELECT q.id, q.event_id, q.organization_id, q.mode, q.next_attempt_at
+            FROM webhook_endpoints e CROSS JOIN LATERAL (
+              SELECT d.id, d.event_id, d.organization_id, d.mode, d.next_attempt_at FROM webhook_deliveries d
+               WHERE d.endpoint_id = e.id AND d.endpoint_epoch = e.epoch AND d.status = 'pending' AND d.next_attempt_at <= now()
+               ORDER BY d.next_attempt_at, d.id LIMIT $3
+            ) q
+           WHERE e.organization_id = s.organization_id AND e.mode = s.mode AND e.enabled AND e.deleted_at IS NULL
+             AND (s.organization_id || ' ' || s.mode) <> ALL ($4::text[]) AND ($5::text IS NULL OR s.organization_id = $5)
+           ORDER BY q.next_attempt_at, q.id LIMIT $3
+        ) d
+    ) d
+    ORDER BY d.fair_turn, d.next_attempt_at, d.id
+    LIMIT $1`;
 
 /**
  * Claims a fair batch of due deliveries ($1: limit, $2: lease in ms, $3: per-organization cap, $4: organizations'
