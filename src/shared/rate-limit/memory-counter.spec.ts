@@ -23,6 +23,14 @@ describe('MemoryCounter', () => {
     expect(await counter.hit('a', 1000)).toEqual({ count: 1, resetMs: 1000 });
   });
 
+  it("counts a pair's second bucket only while the first is within its limit", async () => {
+    const counter = new MemoryCounter(() => 10_000);
+    for (let i = 1; i <= 3; i++) expect((await counter.hitPair('key', 'org', 1000, 3)).map((w) => w.count)).toEqual([i, i]);
+    // Past the key's limit: the key's own count grows, the organization's is only looked at.
+    expect((await counter.hitPair('key', 'org', 1000, 3)).map((w) => w.count)).toEqual([4, 3]);
+    expect((await counter.hitPair('other', 'org', 1000, 3)).map((w) => w.count)).toEqual([1, 4]);
+  });
+
   it('past 50,000 buckets sweeps at most once a second, and a sweep drops every window that ended', () => {
     let now = 1_000_000;
     const counter = new MemoryCounter(() => now);

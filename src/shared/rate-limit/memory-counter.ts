@@ -12,8 +12,11 @@ export interface WindowCount {
 /** Counts hits per bucket in fixed windows; shared across instances when it lives in Redis. */
 export interface RateCounter {
   hit(bucket: string, windowMs: number): Promise<WindowCount>;
-  /** One hit in each of two buckets (a key's and its organization's), in one round trip where the counts live elsewhere. */
-  hitPair(first: string, second: string, windowMs: number): Promise<[WindowCount, WindowCount]>;
+  /**
+   * One hit in each of two buckets (a key's and its organization's), in one round trip where the counts live
+   * elsewhere; the second only while the first is within `firstLimit` (else the second is only looked at).
+   */
+  hitPair(first: string, second: string, windowMs: number, firstLimit: number): Promise<[WindowCount, WindowCount]>;
   /** Takes back one hit of the current window (never below zero): an attempt counted up front that turned out not to count. */
   unhit(bucket: string, windowMs: number): Promise<WindowCount>;
   peek(bucket: string, windowMs: number): Promise<WindowCount>;
@@ -64,8 +67,9 @@ export class MemoryCounter implements RateCounter {
   unhit(bucket: string, windowMs: number) {
     return Promise.resolve(this.window(bucket, windowMs, -1));
   }
-  hitPair(first: string, second: string, windowMs: number): Promise<[WindowCount, WindowCount]> {
-    return Promise.resolve([this.window(first, windowMs, 1), this.window(second, windowMs, 1)]);
+  hitPair(first: string, second: string, windowMs: number, firstLimit: number): Promise<[WindowCount, WindowCount]> {
+    const own = this.window(first, windowMs, 1);
+    return Promise.resolve([own, this.window(second, windowMs, own.count > firstLimit ? 0 : 1)]);
   }
   peek(bucket: string, windowMs: number) {
     return Promise.resolve(this.window(bucket, windowMs, 0));

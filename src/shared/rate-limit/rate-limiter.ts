@@ -20,11 +20,17 @@ if ttl < 0 then
 end
 return {count, ttl}`;
 
-/** HIT_SCRIPT for two keys at once (KEYS[1], KEYS[2]; ARGV[1] the window): {count1, ttl1, count2, ttl2}. */
+/**
+ * HIT_SCRIPT for two keys at once (KEYS[1], KEYS[2]; ARGV[1] the window, ARGV[2] the first key's limit):
+ * {count1, ttl1, count2, ttl2}. The second is counted only while the first is within its limit (else only
+ * looked at): a request its own bucket refuses takes nothing of the shared one.
+ */
 const HIT_PAIR_SCRIPT = `
 local out = {}
+local add = 1
 for i = 1, 2 do
-  local count = redis.call('INCR', KEYS[i])
+  local count = redis.call('INCRBY', KEYS[i], add)
+  if i == 1 and count > tonumber(ARGV[2]) then add = 0 end
   local ttl = redis.call('PTTL', KEYS[i])
   if ttl < 0 then
     redis.call('PEXPIRE', KEYS[i], ARGV[1])
@@ -106,7 +112,7 @@ class RedisWithFallback implements RateCounter {
   hit(bucket: string, windowMs: number) {
     return this.run(bucket, windowMs, 1);
   }
-  async hitPair(first: string, second: string, windowMs: number): Promise<[WindowCount, WindowCount]> {
+  async hitPair(first: string, second: string, windowMs: number, firstLimit: number): Promise<[WindowCount, WindowCount]> {
     if (this.state === 'up') {
       const now = Date.now();
       const slot = Math.floor(now / windowMs);
@@ -118,6 +124,7 @@ class RedisWithFallback implements RateCounter {
           `ratelimit:${first}:${windowMs}:${slot}`,
           `ratelimit:${second}:${windowMs}:${slot}`,
           String(windowMs),
+          String(firstLimit),
         )) as [number, number, number, number];
         return [
           { count: c1, resetMs: t1 > 0 ? t1 : left },
@@ -128,7 +135,7 @@ class RedisWithFallback implements RateCounter {
       }
     }
     this.fallbacks++;
-    return this.local.hitPair(first, second, windowMs);
+    return this.local.hitPair(first, second, windowMs, firstLimit);
   }
   unhit(bucket: string, windowMs: number) {
     return this.run(bucket, windowMs, -1);
@@ -208,12 +215,14 @@ export class RateLimiter implements OnModuleDestroy {
   /**
    * A keyed request drawn from its key's budget and from its organization's in that mode, which all of the
    * organization's keys of the mode share: RATE_LIMIT_ORGANIZATION_KEYS keys' worth. So an organization that
-   * makes more keys does not get more throughput (and more of the service) than that. One round trip.
+   * makes more keys does not get more throughput (and more of the service) than that. One round trip. A
+   * request its key's own budget refuses takes nothing of the organization's: a key in a loop spends its own
+   * budget, not its organization's other keys'.
    */
   async forKeyOfOrganization(keyId: string, organizationId: string, mode: 'test' | 'live'): Promise<{ key: LimitDecision; organization: LimitDecision }> {
     const perKey = mode === 'live' ? this.config.RATE_LIMIT_LIVE : this.config.RATE_LIMIT_TEST;
     const windowMs = this.config.RATE_LIMIT_WINDOW_MS;
-    const [key, organization] = await this.counter.hitPair(`key:${keyId}`, `org:${mode}:${organizationId}`, windowMs);
+    const [key, organization] = await this.counter.hitPair(`key:${keyId}`, `org:${mode}:${organizationId}`, windowMs, perKey);
     return { key: decision(key, perKey), organization: decision(organization, perKey * this.config.RATE_LIMIT_ORGANIZATION_KEYS) };
   }
 

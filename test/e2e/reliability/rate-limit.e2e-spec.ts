@@ -68,6 +68,25 @@ describe('rate limits', () => {
     expectSuccess(await other.test.get('/auth/debug_token'));
     expectSuccess(await org.live.get('/auth/debug_token'));
   });
+
+  it("counts against the organization's budget only what a key's own budget let through: a key in a loop leaves the others theirs", async () => {
+    const org = await service.createOrg();
+    const res = await new Api(null, service.server.baseUrl).post(
+      `/admin/organizations/${org.id}/keys`,
+      { mode: 'test' },
+      { headers: { 'x-admin-token': ADMIN_TOKEN } },
+    );
+    expect(res.status).toBe(201);
+    const second = new Api(res.body.data.key, service.server.baseUrl);
+    await awayFromWindowEdge(60_000, 10_000);
+    // The first key sends 30 (a script in a loop): its five are served, the rest refused by its own budget.
+    const looping = await burst(org.test, 30);
+    expect(looping.filter((r) => r.status === 200)).toHaveLength(5);
+    // The organization's budget (20) spent five: the second key gets its own five.
+    const after = await burst(second, 5);
+    expect(after.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(after.map((r) => Number(r.headers.get('ratelimit-remaining'))).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4]);
+  });
 });
 
 describe('failed authentication budget', () => {
