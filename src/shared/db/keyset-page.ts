@@ -201,7 +201,10 @@ export function keysetPageStatement(q: KeysetPageRequest): { text: string; param
     // several index descents against one descent of any index on the scope, and walked the
     // organization's whole range instead.
     total = q.parts.map((part) => `(SELECT count(*) FROM ${q.table} WHERE ${part})`).join(' + ');
-  } else if (q.filtered) {
+  } else if (q.filtered && q.countTotal !== false) {
+    // The matches are read once for both the page and the count. Without a count (an export's pages), the
+    // walk below takes the cursor into its index condition: reading every match again for each page would
+    // make an export's cost grow with the square of its rows.
     matches = `hits AS MATERIALIZED (SELECT id, created_at FROM ${q.table} WHERE ${q.where}),
           ids AS (SELECT id, created_at FROM hits${keyset && ` WHERE ${keyset}`}
                    ${newestFirst}),`;

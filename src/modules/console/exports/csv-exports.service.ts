@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import type { Response } from 'express';
-import { once } from 'node:events';
 import type { Scope } from '../../../shared/auth/request-context';
 import { ValidationFailedError } from '../../../shared/errors/domain-error';
 import type { Currency } from '../../../shared/money/currency';
@@ -9,8 +8,9 @@ import { parseAmount } from '../../../shared/money/money';
 import { INVOICE_STATUSES, InvoiceListFilter, ListInvoicesQuery } from '../../invoices';
 import { ListPaymentsQuery, PAYMENT_STATUSES, PaymentListFilter } from '../../payments';
 import { ListRefundsQuery, REFUND_STATUSES, RefundFilter } from '../../refunds';
-import { csvHeader, csvRow, EXPORT_COLUMNS, ExportKind } from '../domain/csv';
+import { EXPORT_COLUMNS, ExportKind } from '../domain/csv';
 import { exportFileName, ExportFilter, parseExportParams } from '../domain/export-params';
+import { streamCsv } from './csv-stream';
 
 /** Objects read per query: one list page of the owning module, written out before the next is read. */
 export const EXPORT_BATCH = 500;
@@ -37,7 +37,7 @@ export class CsvExports {
     return parsed.filter;
   }
 
-  /** The objects of the export, a batch at a time; the matches are counted once, with the first batch, not again for each. */
+  /** The objects of the export, a batch at a time, each page read from where the previous one ended (nothing counted). */
   async *batches(kind: ExportKind, scope: Scope, f: ExportFilter): AsyncGenerator<object[]> {
     let after: string | undefined;
     for (;;) {
@@ -54,7 +54,8 @@ export class CsvExports {
     f: ExportFilter,
     startingAfter: string | undefined,
   ): Promise<{ items: Array<{ id: string }>; has_more: boolean }> {
-    const paging = { startingAfter, limit: EXPORT_BATCH, offset: 0, countTotal: startingAfter === undefined };
+    // An export needs no total: without one, each page walks from the cursor (keyset-page.ts).
+    const paging = { startingAfter, limit: EXPORT_BATCH, offset: 0, countTotal: false };
     const period = { createdFrom: f.createdFrom, createdTo: f.createdTo };
     const amounts = {
       priceUsdFrom: f.priceUsdFrom ? parseAmount(f.priceUsdFrom) : undefined,
@@ -93,40 +94,18 @@ export class CsvExports {
   }
 
   /**
-   * Streams the export as the response: `text/csv`, a header line, then one line per object. The
-   * first batch is read before anything is sent, so a failure there is still an error envelope;
-   * a later failure ends the response without its last chunk (the client sees a broken transfer,
-   * never a short file that looks complete), and is logged.
+   * Streams the export as the response (csv-stream.ts): `text/csv`, a header line, then one line per object,
+   * each batch read once the previous one is written (the client's pace). The first batch is read before
+   * anything is sent, so a failure there is still an error envelope; a later failure ends the response
+   * without its last chunk (a broken transfer, never a short file that looks complete), and is logged.
    */
-  async send(res: Response, kind: ExportKind, scope: Scope, filter: ExportFilter): Promise<void> {
-    const columns = EXPORT_COLUMNS[kind];
-    const batches = this.batches(kind, scope, filter);
-    const first = await batches.next();
-    res.status(200);
-    res.setHeader('Content-Type', 'text/csv; charset=utf-8');
-    res.setHeader('Content-Disposition', `attachment; filename="${exportFileName(kind, scope.mode, filter)}"`);
-    res.setHeader('Cache-Control', 'no-store');
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    let rows = 0;
-    try {
-      await this.write(res, csvHeader(columns));
-      let batch = first;
-      while (!batch.done) {
-        if (res.destroyed) return;
-        await this.write(res, batch.value.map((o) => csvRow(columns, o)).join(''));
-        rows += batch.value.length;
-        batch = await batches.next();
-      }
-      res.end();
-    } catch (error) {
-      this.logger.error({ msg: 'export failed while streaming', kind, organization_id: scope.organizationId, rows, error: String(error) });
-      res.destroy(error instanceof Error ? error : new Error(String(error)));
-    }
-  }
-
-  /** Writes a chunk, waiting for the socket to drain when its buffer is full (the client's pace). */
-  private async write(res: Response, chunk: string): Promise<void> {
-    if (res.write(chunk)) return;
-    await Promise.race([once(res, 'drain'), once(res, 'close')]);
+  send(res: Response, kind: ExportKind, scope: Scope, filter: ExportFilter): Promise<void> {
+    return streamCsv(
+      res,
+      EXPORT_COLUMNS[kind],
+      exportFileName(kind, scope.mode, filter),
+      () => this.batches(kind, scope, filter),
+      (rows, error) => this.logger.error({ msg: 'export failed while streaming', kind, organization_id: scope.organizationId, rows, error: String(error) }),
+    );
   }
 }
