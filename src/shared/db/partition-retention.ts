@@ -332,6 +332,10 @@ export class PartitionRetention implements OnApplicationBootstrap, OnModuleDestr
         decision = await this.dropDecision(t, plan, { range, lower, upper });
       }
       if (!decision.drop) return decision;
+      // Each drop locks its whole table: taken one by one in the drops' (reverse) order, a reader holding the
+      // first table and asking for the second would deadlock with them. Taken together first, in the order
+      // readers and writers touch them, the pass only waits.
+      if (tables.length > 1 && !plan.recheckUnderLock) await t.query(`LOCK TABLE ${tables.map(ident).join(', ')} IN ACCESS EXCLUSIVE MODE`);
       for (const table of [...tables].reverse()) await t.query(`DROP TABLE IF EXISTS ${ident(`${table}_${range.suffix}`)}`);
       await plan.afterDrop?.(t, range);
       return decision;

@@ -289,6 +289,43 @@ describe('rate history retention', () => {
     expect(read.price_usd).toBe(r30(new D(100).mul(held.eur!)));
   });
 
+  it("locks a day's two tables in the order rate reads take them before dropping it, so a read never deadlocks with the drop", async () => {
+    // The days ahead made first: this pass then has only the day to drop (creating one also locks the tables).
+    await runWorkerPass(org.test, 'partition-retention');
+    const day = new Date(Date.now() - 53 * DAY_MS);
+    await dayPartitions(day);
+    const doomed = await writeSnapshot(day, day, '1.53');
+    // A transaction that has read the snapshots (as a rate read or the refresher does, before the rates).
+    const holder = await openHolder();
+    try {
+      await holder.query(`SELECT count(*) FROM rate_snapshots_recent`);
+      let passed = false;
+      const pass = runWorkerPass(org.test, 'partition-retention').then(() => (passed = true));
+      const waiting = async () =>
+        (
+          await db((c) =>
+            c.query<{ pid: number }>(
+              `SELECT l.pid FROM pg_locks l WHERE NOT l.granted AND l.relation = 'rate_snapshots_recent'::regclass AND l.mode = 'AccessExclusiveLock'`,
+            ),
+          )
+        ).rows;
+      let waiter: number | undefined;
+      for (const deadline = Date.now() + 6_000; !waiter; await new Promise((r) => setTimeout(r, 25))) {
+        if (passed || Date.now() > deadline) throw new Error('the pass never waited for the snapshots table');
+        waiter = (await waiting())[0]?.pid;
+      }
+      // Waiting there, the pass holds nothing of the rates table: the read may still take it, then finish.
+      const held = await db((c) => c.query(`SELECT 1 FROM pg_locks WHERE pid = $1 AND granted AND relation = 'exchange_rates_recent'::regclass`, [waiter]));
+      expect(held.rows).toEqual([]);
+      await holder.query(`SELECT count(*) FROM exchange_rates_recent`);
+      await holder.query('COMMIT');
+      await pass;
+      expect(await where(doomed)).toEqual({ recent: 0, kept: 0 });
+    } finally {
+      await holder.end();
+    }
+  });
+
   it('a payment valued from a day while a pass is dropping it waits for the drop, then is valued again from the rates that remain', async () => {
     const now = Date.now();
     const day = new Date(now - 49 * DAY_MS);
