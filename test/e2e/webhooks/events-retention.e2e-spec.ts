@@ -308,4 +308,30 @@ describe('events and webhook deliveries retention', () => {
     expect(await partitionOf('events', 'id', event)).toEqual([`events_${suffix(month)}`]);
     expect(await failures()).toBe(before);
   }, 60_000);
+
+  it('records no attempt of a delivery that went while the attempt was in flight (cancelled, then its month dropped)', async () => {
+    const invoice = expectSuccess(await org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '3' }] }), 201);
+    // Every request of this pass is answered slowly: the attempt is in flight long enough.
+    hook.respondWith(...Array.from({ length: 10 }, () => ({ status: 200, delayMs: 1500 })));
+    const pass = runWorkerPass(org.test, 'webhook-dispatcher');
+    let deliveryId: string | undefined;
+    for (const deadline = Date.now() + 15_000; !deliveryId; await sleep(25)) {
+      if (Date.now() > deadline) throw new Error('the invoice.created delivery was never sent');
+      const arrived = hook.received.find((w) => w.json?.type === 'invoice.created' && w.json.data.object.id === invoice.id);
+      if (!arrived) continue;
+      const { rows } = await db((c) =>
+        c.query(
+          `SELECT d.id FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+            WHERE e.type = 'invoice.created' AND e.data->'object'->>'id' = $1 AND d.endpoint_id = $2`,
+          [invoice.id, endpoint.id],
+        ),
+      );
+      deliveryId = rows[0]?.id as string | undefined;
+    }
+    // Gone while the endpoint is still answering: what retention does to a cancelled delivery's month.
+    await db((c) => c.query(`DELETE FROM webhook_deliveries WHERE id = $1`, [deliveryId]));
+    await pass;
+    const { rows } = await db((c) => c.query(`SELECT tableoid::regclass::text AS part FROM webhook_attempts WHERE delivery_id = $1`, [deliveryId]));
+    expect(rows).toEqual([]);
+  });
 });

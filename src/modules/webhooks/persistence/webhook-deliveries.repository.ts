@@ -145,11 +145,17 @@ export class WebhookDeliveriesRepository {
     }));
   }
 
+  /**
+   * Records an attempt while its delivery is there. One that went while the attempt was in flight (cancelled
+   * meanwhile, then its month dropped by the retention job) gets none: the row would land in the attempts'
+   * default partition, pointing at a delivery and an event that are gone, and stay there.
+   */
   async insertAttempt(m: EntityManager, row: AttemptRow): Promise<void> {
     await m.query(
       `INSERT INTO webhook_attempts (id, organization_id, mode, endpoint_id, delivery_id, event_id, attempt_number, url, succeeded,
          response_status, response_body, error, duration_ms, next_attempt_at, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15
+        WHERE EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = $6 AND d.id = $5)`,
       [
         row.id,
         row.organization_id,
