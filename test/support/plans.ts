@@ -69,3 +69,10 @@ export async function startFreshDatabase(orgName: string, env: Record<string, st
   await db.connect();
   return { service, db, org };
 }
+
+/** `count` more organizations beside `organizationId` (ids `<organizationId>_peer_<i>`), made on `db`: their ids. */
+export async function peerOrganizations(db: Client, organizationId: string, count: number): Promise<string[]> {
+  const peers = Array.from({ length: count }, (_, i) => `${organizationId}_peer_${i}`);
+  await db.query(`INSERT INTO organizations (id, name, created_at) SELECT unnest($1::text[]), 'Peer', now()`, [peers]);
+  return peers;
+}

@@ -2,7 +2,7 @@ import type { Client } from 'pg';
 import type { Scope } from '../../../src/shared/auth/request-context';
 import { keysetPageStatement } from '../../../src/shared/db/keyset-page';
 import { invoiceListRequest } from '../../../src/modules/invoices/persistence/invoice-list';
-import { FreshDatabase, genericPlan, PlanNode, rowsReadFrom, startFreshDatabase } from '../../support/plans';
+import { FreshDatabase, genericPlan, peerOrganizations, PlanNode, rowsReadFrom, startFreshDatabase } from '../../support/plans';
 
 /** The organization's invoices, every one matching the export's filter. */
 const ROWS = 20_000;
@@ -26,8 +26,7 @@ describe("a filtered export's pages beside many matches", () => {
     fresh = await startFreshDatabase('Exporter');
     db = fresh.db;
     scope = { organizationId: fresh.org.id, mode: 'test' } as Scope;
-    const peers = Array.from({ length: PEERS }, (_, i) => `${fresh.org.id}_peer_${i}`);
-    await db.query(`INSERT INTO organizations (id, name, created_at) SELECT unnest($1::text[]), 'Peer', now()`, [peers]);
+    const peers = await peerOrganizations(db, fresh.org.id, PEERS);
     await db.query(
       `INSERT INTO invoices (id, organization_id, mode, status, currency, price, price_usd, customer_email, metadata, created_at, updated_at)
        SELECT CASE WHEN o = $1 THEN 'invoice_export_' || lpad(g::text, 6, '0') ELSE 'invoice_' || o || '_' || g END, o, 'test', 'COMPLETED',

@@ -1,6 +1,6 @@
 import type { Client } from 'pg';
 import { FAIR_REFUNDS_SQL } from '../../../src/modules/refunds/persistence/refund-batches-sql';
-import { FreshDatabase, genericPlan, PlanNode, rowsReadFrom, startFreshDatabase } from '../../support/plans';
+import { FreshDatabase, genericPlan, peerOrganizations, PlanNode, rowsReadFrom, startFreshDatabase } from '../../support/plans';
 
 /** SENT refunds of the organization whose reported transactions never confirm. */
 const BACKLOG = 20_000;
@@ -26,8 +26,7 @@ describe("the payout worker's batch of SENT refunds beside one organization's ba
     fresh = await startFreshDatabase('Backlog', { REFUND_CHECK_SECONDS: '0' });
     db = fresh.db;
     busy = fresh.org.id;
-    peers = Array.from({ length: PEERS }, (_, i) => `${busy}_peer_${i}`);
-    await db.query(`INSERT INTO organizations (id, name, created_at) SELECT unnest($1::text[]), 'Peer', now()`, [peers]);
+    peers = await peerOrganizations(db, busy, PEERS);
     const owners = [...Array<string>(BACKLOG).fill(busy), ...peers.flatMap((p) => Array<string>(PEER_DUE).fill(p))];
     // Every refund was checked a minute ago but the peers' last ones, never checked.
     await db.query(

@@ -1,6 +1,6 @@
 import type { Client } from 'pg';
 import { dueSubscriptionsSql } from '../../../src/modules/subscriptions/persistence/due-subscriptions-sql';
-import { FreshDatabase, genericPlan, PlanNode, rowsReadFrom, startFreshDatabase } from '../../support/plans';
+import { FreshDatabase, genericPlan, peerOrganizations, PlanNode, rowsReadFrom, startFreshDatabase } from '../../support/plans';
 
 /** Due renewals of the organization with a month-start burst. */
 const BURST = 20_000;
@@ -29,8 +29,7 @@ describe("the subscriptions scheduler's batch beside one organization's burst of
     fresh = await startFreshDatabase('Burst', { SUBSCRIPTIONS_TICK_SECONDS: '0' });
     db = fresh.db;
     busy = fresh.org.id;
-    peers = Array.from({ length: PEERS }, (_, i) => `${busy}_peer_${i}`);
-    await db.query(`INSERT INTO organizations (id, name, created_at) SELECT unnest($1::text[]), 'Peer', now()`, [peers]);
+    peers = await peerOrganizations(db, busy, PEERS);
     const owners = [...Array<string>(BURST).fill(busy), ...peers.flatMap((p) => Array<string>(PEER_DUE).fill(p))];
     // Due since the start of the month, a millisecond apart; the burst's first FAILED failed a minute ago.
     await db.query(

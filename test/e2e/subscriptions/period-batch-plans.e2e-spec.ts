@@ -1,6 +1,6 @@
 import type { Client } from 'pg';
 import { CLAIM_UNISSUED_SQL, OPEN_PERIOD_INVOICES_SQL } from '../../../src/modules/subscriptions/persistence/period-batches-sql';
-import { FreshDatabase, genericPlan, PlanNode, rowsReadFrom, startFreshDatabase } from '../../support/plans';
+import { FreshDatabase, genericPlan, peerOrganizations, PlanNode, rowsReadFrom, startFreshDatabase } from '../../support/plans';
 
 /** Period invoices of the organization with many subscriptions, in each of the two states the workers read. */
 const BURST = 20_000;
@@ -31,8 +31,7 @@ describe("the subscriptions workers' period batches beside one organization's bu
     fresh = await startFreshDatabase('Burst', { SUBSCRIPTIONS_TICK_SECONDS: '0' });
     db = fresh.db;
     busy = fresh.org.id;
-    peers = Array.from({ length: PEERS }, (_, i) => `${busy}_peer_${i}`);
-    await db.query(`INSERT INTO organizations (id, name, created_at) SELECT unnest($1::text[]), 'Peer', now()`, [peers]);
+    peers = await peerOrganizations(db, busy, PEERS);
     const owners = [...Array<string>(BURST).fill(busy), ...peers.flatMap((p) => Array<string>(PEER_DUE).fill(p))];
     await db.query('BEGIN');
     await db.query(

@@ -1,6 +1,6 @@
 import type { Client } from 'pg';
 import { sweepDueSql } from '../../../src/modules/invoices/persistence/invoice-sql';
-import { FreshDatabase, genericPlan, PlanNode, rowsReadFrom, startFreshDatabase } from '../../support/plans';
+import { FreshDatabase, genericPlan, peerOrganizations, PlanNode, rowsReadFrom, startFreshDatabase } from '../../support/plans';
 
 /** Expired, unswept invoices of the organization with a burst of abandoned ones. */
 const BACKLOG = 20_000;
@@ -26,8 +26,7 @@ describe("the invoice sweeper's batch beside one organization's burst of expired
     fresh = await startFreshDatabase('Burst', { INVOICE_SWEEP_SECONDS: '0' });
     db = fresh.db;
     busy = fresh.org.id;
-    peers = Array.from({ length: PEERS }, (_, i) => `${busy}_peer_${i}`);
-    await db.query(`INSERT INTO organizations (id, name, created_at) SELECT unnest($1::text[]), 'Peer', now()`, [peers]);
+    peers = await peerOrganizations(db, busy, PEERS);
     const owners = [...Array<string>(BACKLOG).fill(busy), ...peers.flatMap((p) => Array<string>(PEER_DUE).fill(p))];
     await db.query(
       `INSERT INTO invoices (id, organization_id, mode, status, currency, price, price_usd, metadata, rates_snapshot_id, rates_taken_at,

@@ -1,7 +1,7 @@
 import type { Client } from 'pg';
 import { newId } from '../../../src/shared/ids/ids';
 import { CLAIM_DUE_SQL } from '../../../src/modules/webhooks/persistence/delivery-statements';
-import { FreshDatabase, genericPlan, PlanNode, rowsReadFrom, startFreshDatabase } from '../../support/plans';
+import { FreshDatabase, genericPlan, peerOrganizations, PlanNode, rowsReadFrom, startFreshDatabase } from '../../support/plans';
 
 /** Due deliveries of the organization with a backlog (an endpoint that answers slower than its events come). */
 const BACKLOG = 20_000;
@@ -36,8 +36,7 @@ describe("the webhook claim beside one organization's backlog", () => {
     fresh = await startFreshDatabase('Backlog', { WEBHOOK_DISPATCHER: 'false', INVOICE_SWEEP_SECONDS: '0' });
     db = fresh.db;
     busy = fresh.org.id;
-    peers = Array.from({ length: PEERS }, (_, i) => `${busy}_peer_${i}`);
-    await db.query(`INSERT INTO organizations (id, name, created_at) SELECT unnest($1::text[]), 'Peer', now()`, [peers]);
+    peers = await peerOrganizations(db, busy, PEERS);
     stopped = `${busy}_stopped`;
     await db.query(`INSERT INTO organizations (id, name, created_at) VALUES ($1, 'Stopped', now())`, [stopped]);
     const orgs = [busy, ...peers, stopped];
