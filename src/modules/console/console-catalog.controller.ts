@@ -4,6 +4,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { PublicForm } from '../../shared/auth/auth.decorators';
 import { DomainError, ValidationFailedError } from '../../shared/errors/domain-error';
+import { parseJsonExactly } from '../../shared/http/json-number';
 import { assertNoReservedKeys, assertStorableText, jsonDepthExceeds, MAX_JSON_DEPTH } from '../../shared/http/json-safety';
 import { validationOptions } from '../../shared/http/validation';
 import { GetProductQuery, ListProductsQuery, ProductRequestDto, ReplaceProductCommand, type ProductView } from '../products';
@@ -89,14 +90,15 @@ export class ConsoleCatalogController {
     const t = productStringsOf(g.ctx.lang);
     const text = formText((req.body as Form).body).slice(0, MAX_BODY);
     try {
+      // As the API reads a JSON body: nesting first, numbers kept exact (a price written as a number is not rounded
+      // through a float), then text the database cannot store and reserved keys.
+      if (jsonDepthExceeds(text)) throw new ValidationFailedError({ body: `must not nest deeper than ${MAX_JSON_DEPTH} levels` });
       let json: unknown;
       try {
-        json = JSON.parse(text);
+        json = parseJsonExactly(text);
       } catch {
         throw new ValidationFailedError({ body: t.bad_json });
       }
-      // As the API checks a JSON body before its validation: nesting, text the database cannot store, reserved keys.
-      if (jsonDepthExceeds(text)) throw new ValidationFailedError({ body: `must not nest deeper than ${MAX_JSON_DEPTH} levels` });
       assertStorableText(json);
       assertNoReservedKeys(json);
       const input = (await this.validation.transform(json, { type: 'body', metatype: ProductRequestDto })) as ProductRequestDto;

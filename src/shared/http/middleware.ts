@@ -1,10 +1,9 @@
 import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
 import express, { NextFunction, Response } from 'express';
-import { parse as parseLossless } from 'lossless-json';
 import { AppConfig } from '../config/app-config';
 import { BadRequestError, PayloadTooLargeError } from '../errors/domain-error';
 import { AppRequest } from './envelope';
-import { JsonNumberText } from './json-number';
+import { JsonNumberText, parseJsonExactly } from './json-number';
 import { assertNoReservedKeys, assertStorableText, jsonDepthExceeds, MAX_JSON_DEPTH } from './json-safety';
 
 /**
@@ -41,14 +40,6 @@ export class HttpsOnlyMiddleware implements NestMiddleware {
 }
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
-
-function parseNumber(text: string): number | JsonNumberText {
-  if (/^-?\d+$/.test(text)) {
-    const n = Number(text);
-    if (Number.isSafeInteger(n)) return n;
-  }
-  return new JsonNumberText(text);
-}
 
 /**
  * Reads and parses a request's JSON body, without ever turning a fractional number into a float:
@@ -124,7 +115,7 @@ export class JsonBodyReader {
           });
         }
         try {
-          req.body = parseLossless(text, null, parseNumber);
+          req.body = parseJsonExactly(text);
         } catch (e) {
           throw new BadRequestError(`Malformed JSON body: ${(e as Error).message}`, 'malformed_json');
         }

@@ -69,6 +69,23 @@ describe('management console: products and billing schemas', () => {
     expect(expectSuccess(await test.get(`/products/${productId}`)).is_active).toBe(1);
   });
 
+  it('reads a price written as a bare JSON number exactly, as the API does: never rounded through a float, and an exponent refused', async () => {
+    const { productId } = await recurringProduct(test, { payment_type: 'ARREARS', renew_type: 'CALENDAR', billing_type: 'FULL', base_price: 10 });
+    const page = await org.owner.get(`/console/test/products/${productId}`);
+    const body = formBody(page.text);
+    const versions = `/console/test/products/${productId}/versions`;
+    // An exponent where a decimal is expected: 400, nothing written.
+    const withExponent = JSON.stringify({ ...body, schemas: [{ ...body.schemas[0], base_price: '__N__' }] }).replace('"__N__"', '1e3');
+    expect((await org.owner.submit(`/console/test/products/${productId}`, versions, { body: withExponent })).status).toBe(400);
+    expect(expectSuccess(await test.get(`/products/${productId}`)).is_active).toBe(1);
+    // Seventeen significant digits, which a float would round to 20.
+    const exact = JSON.stringify({ ...body, schemas: [{ ...body.schemas[0], base_price: '__N__' }] }).replace('"__N__"', '19.9999999999999999');
+    const saved = await org.owner.submit(`/console/test/products/${productId}`, versions, { body: exact });
+    expect(saved.status).toBe(303);
+    const created = expectSuccess(await test.get(`/products/${saved.location!.split('/').pop()!}`));
+    expect(created.schemas[0].base_price).toBe('19.999999999999999900000000000000');
+  });
+
   it('refuses a body that is not JSON or not a product, naming the field, and changes nothing', async () => {
     const { productId } = await recurringProduct(test, { payment_type: 'ADVANCE', renew_type: 'CALENDAR', billing_type: 'FULL' });
     const notJson = await org.owner.submit(`/console/test/products/${productId}`, `/console/test/products/${productId}/versions`, { body: '{ nope' });
