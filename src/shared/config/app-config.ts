@@ -88,7 +88,7 @@ export class AppConfig {
 
   /**
    * Hot statements go as named (prepared) statements, planned once per connection. Turn off behind
-   * a pooler that cannot keep them (PgBouncer in transaction mode without max_prepared_statements).
+   * a pooler that cannot keep them (a pooler in transaction mode is not supported: docs/production.md).
    */
   @Transform(toBool)
   @IsBoolean()

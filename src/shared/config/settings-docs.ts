@@ -307,7 +307,7 @@ export const PLATFORM_SETTINGS: readonly SettingDoc[] = [
     readme: {
       default: '`true`',
       meaning:
-        "Send the hot statements (invoice create and read, list pages, event outbox) as named prepared statements, planned once per connection (sessions start with `plan_cache_mode=force_generic_plan`, a startup parameter). The connections also pipeline: a transaction's BEGIN leaves with its first statement, and COMMIT right behind a last write whose answer is not needed (both answers are still checked). Set `false` behind a pooler that cannot keep them (PgBouncer in transaction mode without `max_prepared_statements`); that also drops the startup parameter and pipelining.",
+        "Send the hot statements (invoice create and read, list pages, event outbox) as named prepared statements, planned once per connection (sessions start with `plan_cache_mode=force_generic_plan`, a startup parameter). The connections also pipeline: a transaction's BEGIN leaves with its first statement, and COMMIT right behind a last write whose answer is not needed (both answers are still checked). Set `false` behind a pooler that cannot keep them; that also drops the startup parameter and pipelining. (A pooler in transaction mode is not supported: see Instances below.)",
     },
   },
   {
