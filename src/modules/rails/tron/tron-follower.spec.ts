@@ -28,6 +28,10 @@ const contracts: Record<string, unknown> = {
 };
 /** 1 TRX to us the node shows by its hash but gives no receipt for (a node lacking it). */
 const receiptless = { hash: hash(6), to: OURS, value: '0xf4240' };
+/** 2^53 + 1 sun to us, outside the scanned block: a reported payout whose amount a float cannot hold. */
+const huge = { hash: hash(7), to: OURS, value: '0x20000000000001' };
+/** What the HTTP API answers for it, as java-tron writes it: the amount a bare JSON number. */
+const hugeContract = `{"txID":"${hash(7).slice(2)}","raw_data":{"contract":[{"type":"TransferContract","parameter":{"value":{"amount":9007199254740993,"to_address":"41${OURS.slice(2)}"}}}]}}`;
 const transferLog = (tx: number, contract: string, to: string, units: number, index: number) => ({
   address: contract,
   topics: [TRANSFER_TOPIC, word(STRANGER), word(to)],
@@ -42,6 +46,7 @@ const receipts: Record<string, unknown> = {
   [hash(2)]: { transactionHash: hash(2), blockNumber: '0x10', blockHash: BLOCK_HASH, status: '0x0', logs: [] },
   [hash(5)]: { transactionHash: hash(5), blockNumber: '0x10', blockHash: BLOCK_HASH, status: '0x1', logs: [] },
   [hash(4)]: { transactionHash: hash(4), blockNumber: '0x10', blockHash: BLOCK_HASH, status: '0x1', logs: [transferLog(4, TOKEN, OURS, 7_000_000, 0)] },
+  [hash(7)]: { transactionHash: hash(7), blockNumber: '0x10', blockHash: BLOCK_HASH, status: '0x1', logs: [] },
 };
 
 describe('TronFollower (against a node answering in java-tron shapes)', () => {
@@ -59,6 +64,7 @@ describe('TronFollower (against a node answering in java-tron shapes)', () => {
         if (req.url === '/wallet/gettransactionbyid') {
           const id = `0x${(JSON.parse(body) as { value: string }).value}`;
           asked.push(`gettransactionbyid ${id}`);
+          if (id === hash(7)) return res.end(hugeContract);
           return res.end(JSON.stringify(contracts[id] ? { txID: id.slice(2), raw_data: { contract: [contracts[id]] } } : {}));
         }
         const call = JSON.parse(body) as { id: number; method: string; params: unknown[] };
@@ -82,7 +88,7 @@ describe('TronFollower (against a node answering in java-tron shapes)', () => {
         }
         if (call.method === 'eth_getLogs') return answer(logs);
         if (call.method === 'eth_getTransactionReceipt') return answer(receipts[call.params[0] as string] ?? null);
-        if (call.method === 'eth_getTransactionByHash') return answer([...transactions, receiptless].find((t) => t.hash === call.params[0]) ?? null);
+        if (call.method === 'eth_getTransactionByHash') return answer([...transactions, receiptless, huge].find((t) => t.hash === call.params[0]) ?? null);
         return fail(-32601, `the method ${call.method} does not exist/is not available`);
       });
     });
@@ -180,6 +186,8 @@ describe('TronFollower (against a node answering in java-tron shapes)', () => {
       transfers: [{ output: 'native', units: 1_000_000n }],
     });
     expect(asked).toContain(`gettransactionbyid ${hash(1)}`);
+    // An amount past 2^53 sun, read exactly from the HTTP API's answer.
+    expect((await follower.transactionTransfers(hash(7), ours, null))!.transfers).toEqual([{ output: 'native', units: 9_007_199_254_740_993n }]);
     // Paid to someone else, failed, a TRC-10 token the JSON-RPC shows as value: nothing paid.
     expect((await follower.transactionTransfers(hash(1), hexToTron(STRANGER), null))!.transfers).toEqual([]);
     expect(await follower.transactionTransfers(hash(2), ours, null)).toEqual({ blockNumber: 0x10n, success: false, transfers: [] });

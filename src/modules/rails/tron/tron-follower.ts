@@ -8,6 +8,7 @@ import type {
   TransactionBlockOptions,
   WatchedAddresses,
 } from '../domain/payment-rail';
+import { parseExact } from '../solana/solana-rpc';
 import { hexToTron, tronToHex } from './tron-address';
 import { JsonRpcClient, JsonRpcError, METHOD_NOT_FOUND } from './tron-json-rpc';
 
@@ -245,8 +246,9 @@ export class TronFollower implements ChainFollower {
       signal: AbortSignal.timeout(this.timeoutMs),
     });
     if (!response.ok) throw new Error(`gettransactionbyid: the node's HTTP API answered ${response.status}`);
-    const tx = (await response.json()) as {
-      raw_data?: { contract?: Array<{ type?: string; parameter?: { value?: { amount?: number | string; to_address?: string } } }> };
+    // Read exactly: an amount past 2^53 sun (9 billion TRX) is not rounded through a float.
+    const tx = parseExact(await response.text()) as {
+      raw_data?: { contract?: Array<{ type?: string; parameter?: { value?: { amount?: number | bigint | string; to_address?: string } } }> };
     };
     const contract = tx.raw_data?.contract;
     if (!contract) throw new Error(`gettransactionbyid: the node's HTTP API does not know ${txHash}`);
