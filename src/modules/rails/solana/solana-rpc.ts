@@ -1,4 +1,4 @@
-import { isInteger, isSafeNumber, parse as parseLossless } from 'lossless-json';
+import { parseExact } from '../node-json';
 
 /** A JSON-RPC error answer of a Solana node (it understood the call and refused it). */
 export class SolanaRpcError extends Error {
@@ -49,13 +49,3 @@ export class SolanaRpc {
   }
 }
 
-/**
- * A node's answer as JSON, with whole numbers past 2^53 kept exact as bigints: lamport balances are u64
- * (a wallet holding more than about 9 million SOL has one), and a JavaScript number would round them, so a
- * payment or payout would be judged on a balance a lamport off. Answers without such a number (nearly all)
- * take the plain parser.
- */
-export function parseExact(text: string): unknown {
-  if (!/\d{16}/.test(text)) return JSON.parse(text);
-  return parseLossless(text, null, (value) => (isSafeNumber(value) || !isInteger(value) ? Number(value) : BigInt(value)));
-}

@@ -8,7 +8,7 @@ import type {
   TransactionBlockOptions,
   WatchedAddresses,
 } from '../domain/payment-rail';
-import { parseExact } from '../solana/solana-rpc';
+import { parseExact } from '../node-json';
 import { hexToTron, tronToHex } from './tron-address';
 import { JsonRpcClient, JsonRpcError, METHOD_NOT_FOUND } from './tron-json-rpc';
 

@@ -1,7 +1,7 @@
-import { lamportsDelta } from './solana-follower';
-import { parseExact } from './solana-rpc';
+import { parseExact } from './node-json';
+import { lamportsDelta } from './solana/solana-follower';
 
-describe('parseExact (a Solana node answer)', () => {
+describe('parseExact (a chain node answer)', () => {
   it('keeps whole numbers past 2^53 exact as bigints, and the rest as numbers', () => {
     expect(parseExact('{"a":18446744073709551615,"b":5000,"c":1.5,"d":"9007199254740993"}')).toEqual({
       a: 18446744073709551615n,
