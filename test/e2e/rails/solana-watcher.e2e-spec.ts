@@ -11,6 +11,7 @@ import { paymentAddress, paymentsOf, units, waitForPayments } from './chain-help
 import {
   asService,
   SOLANA_WATCHER_ENV,
+  solanaChainsFile,
   solanaCursor,
   solanaMerchant,
   solanaPayer,
@@ -250,6 +251,53 @@ describe('the Solana watcher across a restart', () => {
       const payments = await waitForPayments(api, invoiceId, (p) => p.length === 2 && p.every((x) => x.status === 'COMPLETED'));
       expect(payments.map((p) => p.idempotency_key).sort()).toEqual([`solana:${first}:${pay.reference}`, `solana:${second}:${pay.reference}`].sort());
       expect(await shortState(api, invoiceId)).toMatchObject({ status: 'COMPLETED', substatus: null });
+    } finally {
+      await server.stop();
+      await db.drop();
+    }
+  });
+
+  it("records a payment made inside its reference's window when the service was down longer than the time margin (slots carry no time)", async () => {
+    const { bed, usdc } = setup;
+    const db = await sharedDatabase();
+    // Four slots a step, so the restarted watcher needs many steps to reach the payment.
+    const env = { ...SOLANA_WATCHER_ENV, CHAINS_FILE: solanaChainsFile(setup, { max_block_range: 4 }) };
+    let server = await startServer({ databaseUrl: db.url, env });
+    try {
+      const shop = await solanaMerchant(asService(server));
+      const invoiceId = await createInvoice(shop.test, '6', 'USDC');
+      const pay = await paymentAddress(shop.test, invoiceId, USDC);
+      const cursorTime = async () =>
+        (await withClient(db.url, (c) => c.query(`SELECT block_time FROM chain_cursors WHERE mode = 'test' AND network = 'solana'`))).rows[0]?.block_time as
+          Date | null | undefined;
+      // At the head, the cursor keeps the time the step that reached it began: a slot has no stamped time.
+      await eventually(async () => {
+        const kept = await cursorTime();
+        expect(kept).toBeInstanceOf(Date);
+        expect(Math.abs(kept!.getTime() - Date.now())).toBeLessThan(60_000);
+      });
+      await server.stop();
+
+      // Five hours down, compressed: the watcher was last at the head five hours ago, the reference's window
+      // closed three hours ago, both more than the two hours a block's time may be off.
+      await withClient(db.url, async (c) => {
+        const aged = await c.query(`UPDATE chain_cursors SET block_time = clock_timestamp() - interval '5 hours' WHERE mode = 'test' AND network = 'solana'`);
+        expect(aged.rowCount).toBe(1);
+        const closed = await c.query(`UPDATE deposit_addresses SET watch_until = clock_timestamp() - interval '3 hours' WHERE invoice_id = $1`, [invoiceId]);
+        expect(closed.rowCount).toBe(1);
+      });
+      bed.advance(40);
+      const payer = await solanaPayer(bed, { mint: usdc, amount: '10' });
+      const paid = bed.submit(await tokenTransfer(bed, payer, shop.wallet, usdc, units('6', 6), [pay.reference]));
+      bed.advance(3);
+
+      // Started again, the watcher reads on through the slots it missed, judging each step's windows by the time
+      // it was last at the head, not by now: the payment counts.
+      server = await startServer({ databaseUrl: db.url, env });
+      const api = new Api(shop.test.key, server.baseUrl);
+      const [payment] = await waitForPayments(api, invoiceId, (p) => p.length === 1, 30_000);
+      expect(payment.idempotency_key).toBe(`solana:${paid}:${pay.reference}`);
+      expect(payment.price).toBe(r30('6'));
     } finally {
       await server.stop();
       await db.drop();

@@ -9,7 +9,7 @@ export interface CursorRow {
   block_hash: string;
 }
 
-/** Where a watcher stands: its last block, and the time stamped on it when known (null: written before it was kept, or rewound). */
+/** Where a watcher stands: its last block, and the time stamped on it when known (a chain without stamped times: see cursorTimeAfter; null: not known, or rewound). */
 export interface ChainCursor {
   number: bigint;
   hash: string;

@@ -8,7 +8,7 @@ import type { ChainIdentity } from './chain-identity';
 import { MempoolWatch } from './mempool';
 import { PaymentRecorder } from './payment-recorder';
 import { ReorgHandler } from './reorg';
-import { blockTimeOf, firstBlock, inTurns, lagOf, rangeEnd, sortTransfers, watchedAsOf } from './transfer-facts';
+import { blockTimeOf, cursorTimeAfter, firstBlock, inTurns, lagOf, rangeEnd, sortTransfers, watchedAsOf } from './transfer-facts';
 import { watchedSet } from './watched-set';
 import type { WatcherContext, WatcherDeps } from './watcher-context';
 import { ChainMoved, RpcFault, backoffMs, errorText, retryDelayMs, rpcCall } from './watcher-faults';
@@ -158,6 +158,7 @@ export class NetworkWatcher {
     const { config, follower, deps, logger, labels } = this.ctx;
     const { mode, network } = config;
     const m = deps.manager;
+    const began = deps.clock.now();
     const head = await rpcCall('head', () => follower.head());
     deps.metrics.head.set(labels, Number(head));
 
@@ -166,7 +167,9 @@ export class NetworkWatcher {
       // First start: from start_block when configured, else from the next block on.
       const first = firstBlock(config.startBlock, head);
       const before = first > 0n ? await rpcCall('block', () => follower.block(first - 1n)) : null;
-      cursor = before ? { number: before.number, hash: before.hash, time: blockTimeOf(before) } : { number: -1n, hash: '', time: null };
+      // A chain without stamped times starting at the head: its later blocks are made after this step began.
+      const time = before ? cursorTimeAfter(blockTimeOf(before), config.startBlock == null, began, null) : null;
+      cursor = before ? { number: before.number, hash: before.hash, time } : { number: -1n, hash: '', time: null };
       await deps.run((tx) => deps.state.advance(tx, mode, network, cursor!, cursor!.number - BigInt(config.finalityDepth), deps.clock.now()));
       logger.log({ msg: 'chain cursor created', event: 'chain_cursor_created', ...labels, block: cursor.number.toString() });
     }
@@ -183,7 +186,7 @@ export class NetworkWatcher {
     if (from <= head || behindBefore) {
       const to = from <= head ? rangeEnd(from, head, this.blockRange ?? config.maxBlockRange) : cursor.number;
       const timer = deps.metrics.scanSeconds.startTimer(labels);
-      const behind = await this.scan(cursor, from, to, head, final);
+      const behind = await this.scan(cursor, from, to, head, final, began);
       timer();
       deps.metrics.lag.set(labels, Number(head - to));
       const counted = await this.recorder.countConfirmations(head, final);
@@ -223,7 +226,7 @@ export class NetworkWatcher {
   }
 
   /** Reads and records one range; true when an account is still behind (carried to the next step). */
-  private async scan(cursor: ChainCursor, from: bigint, to: bigint, head: bigint, final: bigint | null): Promise<boolean> {
+  private async scan(cursor: ChainCursor, from: bigint, to: bigint, head: bigint, final: bigint | null, began: Date): Promise<boolean> {
     const { mode, network } = this.ctx.config;
     const { deps } = this.ctx;
     // Where the accounts left behind stand: kept in memory from the step that stored them, else read once
@@ -261,8 +264,9 @@ export class NetworkWatcher {
     if (astray) throw new ChainMoved(`transfer ${astray.txHash} of an account read late is in block ${astray.blockNumber}, not a block it was reported with`);
     const blocks = new Map([...earlierBlocks, ...read.blocks.map((b) => [b.number, b] as const)]);
     const lastBlock = read.blocks[read.blocks.length - 1];
-    const last: ChainCursor = lastBlock ? { number: lastBlock.number, hash: lastBlock.hash, time: blockTimeOf(lastBlock) } : cursor;
-    // (blockTimeOf is null for a block whose time the adapter does not read, Solana's slots: the scan then looks as of now less the margin.)
+    const last: ChainCursor = lastBlock
+      ? { number: lastBlock.number, hash: lastBlock.hash, time: cursorTimeAfter(blockTimeOf(lastBlock), lastBlock.number >= head, began, cursor.time) }
+      : cursor;
     // Only the configured assets count: a transfer of any other is never counted (and never as the coin).
     // The rest in chain order: by block, and within a block as the adapter gave them (each organization's
     // transfers are recorded in that order, the organizations in turns).

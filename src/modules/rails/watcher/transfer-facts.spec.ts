@@ -11,6 +11,7 @@ import {
   sortTransfers,
   transferKey,
   watchedAsOf,
+  cursorTimeAfter,
 } from './transfer-facts';
 
 describe('transferKey', () => {
@@ -117,6 +118,22 @@ describe('watchedAsOf', () => {
   });
   it('takes now less the margin without a known cursor time', () => {
     expect(watchedAsOf(now, null, [])).toEqual(less(now));
+  });
+});
+
+describe('cursorTimeAfter', () => {
+  const began = new Date('2026-11-30T12:00:00Z');
+  const kept = new Date('2026-11-30T07:00:00Z');
+  it("keeps the time stamped on the cursor's block whenever the chain stamps one", () => {
+    const stamped = new Date('2026-11-30T11:59:48Z');
+    expect(cursorTimeAfter(stamped, false, began, kept)).toEqual(stamped);
+    expect(cursorTimeAfter(stamped, true, began, null)).toEqual(stamped);
+  });
+  it('takes the time the step began for an unstamped block at the head, and keeps the earlier time while behind', () => {
+    expect(cursorTimeAfter(null, true, began, kept)).toEqual(began);
+    // Five hours behind: the blocks still to read were made after the watcher was last at the head, not after now.
+    expect(cursorTimeAfter(null, false, began, kept)).toEqual(kept);
+    expect(cursorTimeAfter(null, false, began, null)).toBeNull();
   });
 });
 

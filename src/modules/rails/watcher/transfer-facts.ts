@@ -99,6 +99,18 @@ export function blockTimeOf(block: { timestamp: bigint }): Date | null {
 }
 
 /**
+ * The time a cursor keeps for the next scan's windows (watchedAsOf): the time stamped on its block when the
+ * chain stamps one. A chain whose blocks carry none (Solana's slots) keeps the time the step that reached the
+ * head began instead, since every block after that head was made after it; while the watcher is behind, the
+ * time it kept before, since the blocks it has yet to read were made after it was last at the head. Unknown
+ * (null) until it first reaches the head.
+ */
+export function cursorTimeAfter(stamped: Date | null, reachedHead: boolean, stepBegan: Date, kept: Date | null): Date | null {
+  if (stamped !== null) return stamped;
+  return reachedHead ? stepBegan : kept;
+}
+
+/**
  * The instant whose open payment windows a scan looks for: no later than the blocks it reads were made,
  * so a watcher that fell behind still finds a payment made inside a window that has closed since. The
  * blocks after the cursor were made after its block, and an account read late (`carriedSince`) holds
