@@ -239,6 +239,18 @@ export function describeStorageContract(adapter: string, startBackend: () => Pro
       expect(expectSuccess(await org.test.get('/files')).total).toBe(0);
     });
 
+    it('refuses a bracketed text field name at once with 400 naming it (no array built from its index), keeping no bytes', async () => {
+      const org = await service.createOrg();
+      const before = await backend.listKeys();
+      for (const field of ['x[4294967294]', 'name[]', 'name[a]']) {
+        const form = uploadForm(randomBytes(50_000));
+        form.append(field, '1');
+        expectError(await org.test.request('POST', '/files/upload', { rawBody: form }), 400, { field });
+      }
+      expect(await backend.listKeys()).toEqual(before);
+      expect(expectSuccess(await org.test.get('/files')).total).toBe(0);
+    });
+
     it('falls back to the multipart filename when no name is given', async () => {
       const org = await service.createOrg();
       const { id } = expectSuccess(await upload(org.test, PNG, { filename: 'héllo wörld.png' }));

@@ -30,7 +30,9 @@ export class FileUploadInterceptor implements NestInterceptor {
     this.parse = multer({
       storage: new StreamingStorageEngine(receiver),
       defParamCharset: 'utf8',
-      limits: { files: 1, fileSize: config.FILES_MAX_BYTES, fields: 10, fieldSize: 16 * 1024, fieldNameSize: 100, parts: 12 },
+      // Text fields are flat (`name`): a bracketed name (`x[4294967294]`) would make the parser build an array of
+      // that length, which every later walk of the body (reserved names, the request's fingerprint) visits.
+      limits: { files: 1, fileSize: config.FILES_MAX_BYTES, fields: 10, fieldSize: 16 * 1024, fieldNameSize: 100, parts: 12, fieldNestingDepth: 0 },
     }).single(FILE_FIELD);
   }
 
@@ -94,6 +96,10 @@ export class FileUploadInterceptor implements NestInterceptor {
         case 'LIMIT_UNEXPECTED_FILE':
           return new ValidationFailedError({
             [FILE_FIELD]: `send the file in the multipart field "${FILE_FIELD}" (got "${safeFieldPath(error.field ?? '')}")`,
+          });
+        case 'LIMIT_FIELD_NESTING':
+          return new ValidationFailedError({
+            [safeFieldPath(error.field ?? 'body')]: 'is not a field of an upload: send the file in "file" and its display name in a plain text field "name"',
           });
         case 'LIMIT_FIELD_VALUE':
           return new ValidationFailedError({ [error.field ?? 'body']: 'is too long' });
