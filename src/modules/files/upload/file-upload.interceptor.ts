@@ -88,7 +88,8 @@ export class FileUploadInterceptor implements NestInterceptor {
     if (error instanceof DomainError) return error;
     if (error instanceof MulterError) {
       const max = this.config.FILES_MAX_BYTES;
-      switch (error.code) {
+      // (LIMIT_FIELD_NESTING is newer than the type definitions' list of codes.)
+      switch (error.code as string) {
         case 'LIMIT_FILE_SIZE':
           return new PayloadTooLargeError(`The file is larger than the limit of ${max} bytes`, { file: `must be at most ${max} bytes` });
         case 'LIMIT_FILE_COUNT':
