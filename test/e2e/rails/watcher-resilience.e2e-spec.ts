@@ -87,6 +87,51 @@ describe('the chain watcher across reorgs, crashes, takeovers and RPC outages', 
     }
   });
 
+  it('cancels a payment a reorg took out of blocks it read in one step while catching up past its finality depth', async () => {
+    const db = await sharedDatabase();
+    // Finality six blocks deep; the restarted watcher reads the 22 blocks it missed in one step.
+    const env = { ...WATCHER_ENV, CHAINS_FILE: chainsFile(chain.rpcUrl, { confirmations: 6 }) };
+    let server = await startServer({ databaseUrl: db.url, env });
+    try {
+      const shop = await createOrg(server);
+      const invoiceId = await createInvoice(shop.test, '9', 'USDT');
+      const pay = await paymentAddress(shop.test, invoiceId);
+      await eventually(async () => expect(await watchedHead(server)).not.toBeNull());
+      await server.stop();
+
+      // While the service is down: twenty blocks, the payment, one more.
+      await chain.mine(20);
+      const snapshot = await chain.test.snapshot();
+      const { blockNumber } = await chain.receipt(await chain.sendToken(usdt, 1, pay.address, units('9', 6)));
+      await chain.mine(1);
+      server = await startServer({ databaseUrl: db.url, env });
+      const api = new Api(shop.key, server.baseUrl);
+      const [seen] = await waitForPayments(api, invoiceId, (p) => p.length === 1 && p[0].confirmations === 2);
+      expect(seen.status).toBe('PENDING');
+      // The blocks read in that step are remembered down to the finality depth, not only its last one.
+      const remembered = await withClient(db.url, async (c) =>
+        (await c.query(`SELECT block_number::text AS n FROM chain_blocks WHERE mode = 'test' AND network = 'ethereum' ORDER BY block_number`)).rows.map((r) =>
+          BigInt(r.n),
+        ),
+      );
+      expect(remembered).toContain(blockNumber - 1n);
+
+      // A longer fork replaces the payment's block and the one after it.
+      await chain.test.revert({ id: snapshot });
+      await chain.mine(4);
+      const [cancelled] = await waitForPayments(api, invoiceId, (p) => p[0].status === 'CANCELLED', 20_000);
+      expect(cancelled.id).toBe(seen.id);
+      // Past the confirmations it would have needed: still cancelled, the invoice not paid.
+      await chain.mine(14);
+      await new Promise((r) => setTimeout(r, 800));
+      expect((await paymentsOf(api, invoiceId)).map((p) => p.status)).toEqual(['CANCELLED']);
+      expect((await shortState(api, invoiceId)).status).toBe('PENDING');
+    } finally {
+      await server.stop();
+      await db.drop();
+    }
+  });
+
   it('records every payment exactly once when the service is SIGKILLed while blocks with payments arrive', async () => {
     const db = await sharedDatabase();
     const env = { ...WATCHER_ENV, CHAINS_FILE: chainsFile(chain.rpcUrl, { max_block_range: 3 }) };

@@ -49,19 +49,36 @@ export class ChainStateRepository {
     return rows[0] ? { number: BigInt(rows[0].block_number), hash: rows[0].block_hash, time: rows[0].block_time } : null;
   }
 
-  /** Moves the cursor to a processed block (with the time stamped on it) and remembers its hash; forgets hashes below `keepFrom`. */
-  async advance(m: EntityManager, mode: Mode, network: string, block: ChainCursor, keepFrom: bigint, now: Date): Promise<void> {
+  /**
+   * Moves the cursor to a processed block (with the time stamped on it) and remembers its hash and those of
+   * the blocks read on the way (`scanned`) from `keepFrom` up; forgets hashes below `keepFrom`. Every block
+   * within the finality depth is remembered, not only each step's last: after a step that read more blocks
+   * than that depth (catching up), a reorg of its last blocks finds its common ancestor among them.
+   */
+  async advance(
+    m: EntityManager,
+    mode: Mode,
+    network: string,
+    block: ChainCursor,
+    keepFrom: bigint,
+    now: Date,
+    scanned: ReadonlyArray<{ number: bigint; hash: string }> = [],
+  ): Promise<void> {
     await m.query(
       `INSERT INTO chain_cursors (mode, network, block_number, block_hash, updated_at, block_time) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (mode, network) DO UPDATE
          SET block_number = EXCLUDED.block_number, block_hash = EXCLUDED.block_hash, updated_at = EXCLUDED.updated_at, block_time = EXCLUDED.block_time`,
       [mode, network, block.number.toString(), block.hash, now, block.time],
     );
-    if (block.number >= 0n) {
+    const kept = new Map<bigint, string>();
+    for (const b of scanned) if (b.number >= keepFrom && b.number <= block.number) kept.set(b.number, b.hash);
+    if (block.number >= 0n) kept.set(block.number, block.hash);
+    if (kept.size) {
       await m.query(
-        `INSERT INTO chain_blocks (mode, network, block_number, block_hash) VALUES ($1, $2, $3, $4)
+        `INSERT INTO chain_blocks (mode, network, block_number, block_hash)
+         SELECT $1, $2, b.number, b.hash FROM unnest($3::bigint[], $4::text[]) AS b(number, hash)
          ON CONFLICT (mode, network, block_number) DO UPDATE SET block_hash = EXCLUDED.block_hash`,
-        [mode, network, block.number.toString(), block.hash],
+        [mode, network, [...kept.keys()].map(String), [...kept.values()]],
       );
     }
     await m.query(`DELETE FROM chain_blocks WHERE mode = $1 AND network = $2 AND block_number < $3`, [mode, network, keepFrom.toString()]);

@@ -310,7 +310,7 @@ export class NetworkWatcher {
       }
       // The accounts still behind move with the cursor, in its transaction: a restart reads them on from there.
       if (carriedBefore.length || carriedAfter.length) await deps.state.keepCarried(tx, mode, network, carriedAfter, deps.clock.now(), cursor.time);
-      await this.ctx.deps.state.advance(tx, mode, network, last, head - BigInt(this.ctx.config.finalityDepth), this.ctx.deps.clock.now());
+      await this.ctx.deps.state.advance(tx, mode, network, last, head - BigInt(this.ctx.config.finalityDepth), this.ctx.deps.clock.now(), read.blocks);
     });
     this.carried = { at: last.number, accounts: carriedAfter };
     return carriedAfter.length > 0;
