@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { PayoutTransferSeen } from '../rails';
 import { heldNames, pickTransfers } from './domain/payout-verdict';
-import { type PayoutHolder, PayoutTransfersRepository } from './persistence/payout-transfers.repository';
+import { type PayoutHolder, PayoutTransfersRepository, recipientKey } from './persistence/payout-transfers.repository';
 
 /** A unique violation: another payout took the same transfer in a transaction that committed first. */
 export function transferRace(e: unknown): boolean {
@@ -32,7 +32,8 @@ export class PayoutTransfers {
     // when a transfer to the address has that name and the units it held. One that does not (a reorg
     // renumbered the block's logs: its name is gone, or now names another transfer) still holds one of
     // them: the first free one of its units, else the first free one.
-    const ours = held.filter((h) => h.recipient === null || h.recipient === payout.recipient);
+    // Recipients compare by destination: one spelling of an address cannot take an output held under another.
+    const ours = held.filter((h) => h.recipient === null || recipientKey(payout.network, h.recipient) === payout.recipient);
     const named = (h: (typeof held)[number]) =>
       h.recipient === null || seen.some((t) => (t.output === h.output || t.formerly === h.output) && BigInt(t.units) === BigInt(h.units));
     const renamed = ours.filter((h) => !named(h)).map((h) => h.units);

@@ -32,6 +32,8 @@ export {
   type PayoutRail,
   type PayoutTransferSeen,
 } from './queries/payouts/payout-rails.query';
+// One name per payout destination however its address is spelled (the payouts module's transfers are held by it).
+export { payoutDestinationKey } from './payout-destination-key';
 export { TransferEvent, TRANSFER_EVENT_TYPES, type TransferEventType } from './events/transfer.events';
 export { WalletEvent, WALLET_EVENT_TYPES, type WalletEventType } from './events/wallet.events';
 // Asked by the operator's preflight (cli doctor, and once after the service listens): nodes, confirmations, wallets.

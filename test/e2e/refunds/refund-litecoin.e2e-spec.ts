@@ -195,6 +195,25 @@ describe('refunds paid out on Litecoin (litecoind regtest)', () => {
     expect([sent.status, sent.payout.confirmations]).toEqual(['SENT', 1]);
   });
 
+  it('pays one refund with one output when two refunds name its script in two spellings (the old form and the printed one)', async () => {
+    const { org, invoiceId } = await paidInLitecoin('0.5');
+    const first = expectSuccess(await org.test.post(`/invoices/${invoiceId}/refunds`, { amount: '0.1', currency: 'LITECOIN' }), 201);
+    const second = expectSuccess(await org.test.post(`/invoices/${invoiceId}/refunds`, { amount: '0.1', currency: 'LITECOIN' }), 201);
+    const printed = await node.rpc<string>('getnewaddress', ['', 'p2sh-segwit']);
+    const old = b58.encode(Uint8Array.from([0xc4, ...b58.decode(printed).subarray(1)]));
+    const claimedFirst = expectSuccess(await claim(first, { provider_id: LTC, address: printed }));
+    const claimedSecond = expectSuccess(await claim(second, { provider_id: LTC, address: old }));
+    expect([claimedFirst.payout.address, claimedSecond.payout.address]).toEqual([printed, old]);
+    expect(claimedSecond.payout.amount).toBe(claimedFirst.payout.amount);
+
+    // One output of the refund's amount, reported for both.
+    const tx = await node.send(printed, coins(units(trimmed(claimedFirst.payout.amount), 8)));
+    await node.mine(1);
+    expect(expectSuccess(await org.test.post(`/refunds/${first.id}/sent`, { tx_hash: tx })).status).toBe('SENT');
+    expectError(await org.test.post(`/refunds/${second.id}/sent`, { tx_hash: tx }), 400, { code: 'payout_mismatch', field: 'tx_hash' });
+    expect(expectSuccess(await org.test.get(`/refunds/${second.id}`)).status).toBe('AWAITING_PAYOUT');
+  });
+
   it('refuses an unknown txid 400 tx_not_found and a transaction mined before the claim 400 payout_mismatch; takes one from the mempool', async () => {
     const { org, invoiceId } = await paidInLitecoin('0.5');
     const payer = outsideAddress();

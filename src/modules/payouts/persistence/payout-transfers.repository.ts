@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Mode } from '../../../shared/auth/request-context';
+import { payoutDestinationKey } from '../../rails';
 
 /** The payout a transfer pays: its id (a refund's id today, the table's `refund_id`), its organization, mode, network and destination. */
 export interface PayoutHolder {
@@ -12,9 +13,18 @@ export interface PayoutHolder {
   recipient: string;
 }
 
-/** What a payout pays, as its held transfers keep it: the address and the asset. */
-export function payoutRecipient(address: string, tokenContract: string | null): string {
-  return `${address} ${tokenContract ?? 'native'}`;
+/**
+ * What a payout pays, as its held transfers keep it: its destination (payoutDestinationKey: one name per
+ * script however the payer spelled the address) and the asset.
+ */
+export function payoutRecipient(network: string, address: string, tokenContract: string | null): string {
+  return `${payoutDestinationKey(network, address)} ${tokenContract ?? 'native'}`;
+}
+
+/** A held transfer's recipient as payoutRecipient names it now (rows kept before destinations were named keep the address as written). */
+export function recipientKey(network: string, recipient: string): string {
+  const space = recipient.lastIndexOf(' ');
+  return space < 0 ? recipient : `${payoutDestinationKey(network, recipient.slice(0, space))}${recipient.slice(space)}`;
 }
 
 /** A transfer some payout holds: its name, the payout, and what it paid (`recipient`, payoutRecipient; null: unknown). */

@@ -8,6 +8,6 @@ export function payoutHolderOf(refund: RefundRow): PayoutHolder {
     organization_id: refund.organization_id,
     mode: refund.mode,
     network: refund.network!,
-    recipient: payoutRecipient(refund.address!, refund.token_contract),
+    recipient: payoutRecipient(refund.network!, refund.address!, refund.token_contract),
   };
 }
