@@ -259,6 +259,22 @@ describe('what a refund payout report must prove (Hardhat)', () => {
     expect(expectSuccess(await shop.test.post(`/refunds/${refund.id}/sent`, { tx_hash: paid })).status).toBe('SENT');
   });
 
+  it("refuses a transfer of the payer's tokens to their own address by someone they approved (a contract wallet's relayer)", async () => {
+    const { chain, usdt } = setup;
+    const shop = await merchant(service);
+    const invoiceId = await paidOnChain(shop, '20');
+    const payer = chain.account(7).address;
+    // The payer lets account #8 move its tokens (as a contract wallet's owner or a relayer acts for it).
+    await chain.receipt(await chain.approveToken(usdt, 7, 8, 10n ** 12n));
+    const refund = await claimed(shop, invoiceId, '5', 'prov_ethereum_usdt', payer);
+    // After the claim, #8 moves the payer's tokens from the payer's address to the same address: sent by #8, paying nothing.
+    const relayed = await chain.sendRaw(await chain.signTokenTransferFrom(usdt, 8, 7, payer, refund.units));
+    expect((await chain.receipt(relayed)).status).toBe('success');
+    const refused = expectError(await shop.test.post(`/refunds/${refund.id}/sent`, { tx_hash: relayed }), 400, { code: 'payout_mismatch', field: 'tx_hash' });
+    expect(refused.validator.tx_hash).toContain('itself');
+    expect(expectSuccess(await shop.test.get(`/refunds/${refund.id}`)).status).toBe('AWAITING_PAYOUT');
+  });
+
   it('lets one transaction paying two refunds of one address different amounts pay both, the smaller reported first', async () => {
     const { chain, usdt } = setup;
     const shop = await merchant(service);

@@ -144,18 +144,22 @@ export class EvmFollower implements ChainFollower {
     }
     const target = to.toLowerCase();
     const transfers: PayoutTransfer[] = [];
+    // Tokens leaving the destination: the destination acting in the transaction, whoever sent it (a contract
+    // wallet's swap or its transfer to itself is sent by its owner or a relayer, not from its address).
+    let fromDestination = false;
     if (receipt.status === 'success') {
+      const tokenLogs = viem().parseEventLogs({ abi: [TRANSFER()], logs: receipt.logs, eventName: 'Transfer', strict: true });
+      fromDestination = tokenLogs.some((log) => log.args.from.toLowerCase() === target);
       if (token === null) {
         if (tx.to?.toLowerCase() === target && tx.value > 0n) transfers.push({ output: 'native', units: tx.value });
       } else {
-        for (const log of viem().parseEventLogs({ abi: [TRANSFER()], logs: receipt.logs, eventName: 'Transfer', strict: true })) {
-          if (log.address.toLowerCase() === token.toLowerCase() && log.args.to.toLowerCase() === target && log.logIndex !== null) {
-            transfers.push({ output: String(log.logIndex), units: log.args.value });
-          }
+        for (const log of tokenLogs) {
+          if (log.address.toLowerCase() !== token.toLowerCase() || log.args.to.toLowerCase() !== target || log.logIndex === null) continue;
+          transfers.push({ output: String(log.logIndex), units: log.args.value });
         }
       }
     }
-    const byDestination = transfers.length > 0 && tx.from.toLowerCase() === target;
+    const byDestination = transfers.length > 0 && (tx.from.toLowerCase() === target || fromDestination);
     return { blockNumber: receipt.blockNumber, success: receipt.status === 'success', transfers, ...(byDestination ? { byDestination } : {}) };
   }
 

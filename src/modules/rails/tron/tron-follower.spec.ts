@@ -32,9 +32,9 @@ const receiptless = { hash: hash(6), to: OURS, value: '0xf4240' };
 const huge = { hash: hash(7), to: OURS, value: '0x20000000000001' };
 /** What the HTTP API answers for it, as java-tron writes it: the amount a bare JSON number. */
 const hugeContract = `{"txID":"${hash(7).slice(2)}","raw_data":{"contract":[{"type":"TransferContract","parameter":{"value":{"amount":9007199254740993,"to_address":"41${OURS.slice(2)}"}}}]}}`;
-const transferLog = (tx: number, contract: string, to: string, units: number, index: number) => ({
+const transferLog = (tx: number, contract: string, to: string, units: number, index: number, from = STRANGER) => ({
   address: contract,
-  topics: [TRANSFER_TOPIC, word(STRANGER), word(to)],
+  topics: [TRANSFER_TOPIC, word(from), word(to)],
   data: word(units.toString(16)),
   blockNumber: '0x10',
   blockHash: BLOCK_HASH,
@@ -47,7 +47,21 @@ const receipts: Record<string, unknown> = {
   [hash(5)]: { transactionHash: hash(5), blockNumber: '0x10', blockHash: BLOCK_HASH, status: '0x1', logs: [] },
   [hash(4)]: { transactionHash: hash(4), blockNumber: '0x10', blockHash: BLOCK_HASH, status: '0x1', logs: [transferLog(4, TOKEN, OURS, 7_000_000, 0)] },
   [hash(7)]: { transactionHash: hash(7), blockNumber: '0x10', blockHash: BLOCK_HASH, status: '0x1', logs: [] },
+  // A relayer moving our tokens to ourselves; a relayer's call in which we swap OTHER_TOKEN for TOKEN.
+  [hash(10)]: { transactionHash: hash(10), blockNumber: '0x10', blockHash: BLOCK_HASH, status: '0x1', logs: [transferLog(10, TOKEN, OURS, 5, 0, OURS)] },
+  [hash(11)]: {
+    transactionHash: hash(11),
+    blockNumber: '0x10',
+    blockHash: BLOCK_HASH,
+    status: '0x1',
+    logs: [transferLog(11, OTHER_TOKEN, STRANGER, 9, 0, OURS), transferLog(11, TOKEN, OURS, 5, 1)],
+  },
 };
+/** The relayers' transactions (sent by a stranger, outside the scanned block). */
+const relayed = [
+  { hash: hash(10), from: STRANGER, to: TOKEN, value: '0x0' },
+  { hash: hash(11), from: STRANGER, to: TOKEN, value: '0x0' },
+];
 
 describe('TronFollower (against a node answering in java-tron shapes)', () => {
   let server: Server;
@@ -88,7 +102,8 @@ describe('TronFollower (against a node answering in java-tron shapes)', () => {
         }
         if (call.method === 'eth_getLogs') return answer(logs);
         if (call.method === 'eth_getTransactionReceipt') return answer(receipts[call.params[0] as string] ?? null);
-        if (call.method === 'eth_getTransactionByHash') return answer([...transactions, receiptless, huge].find((t) => t.hash === call.params[0]) ?? null);
+        if (call.method === 'eth_getTransactionByHash')
+          return answer([...transactions, receiptless, huge, ...relayed].find((t) => t.hash === call.params[0]) ?? null);
         return fail(-32601, `the method ${call.method} does not exist/is not available`);
       });
     });
@@ -204,6 +219,18 @@ describe('TronFollower (against a node answering in java-tron shapes)', () => {
     expect((await follower.transactionTransfers(hash(4), hexToTron(STRANGER), hexToTron(TOKEN)))!.transfers).toEqual([]);
     // A hash the node does not know.
     expect(await follower.transactionTransfers(hash(99), ours, null)).toBeNull();
+  });
+
+  it("marks a payment made while tokens leave the destination (to itself, or in a swap) as the destination's own, whoever sent it", async () => {
+    const follower = new TronFollower(url, 'solidified', 27, http);
+    const ours = hexToTron(OURS);
+    expect((await follower.transactionTransfers(hash(10), ours, hexToTron(TOKEN)))!.byDestination).toBe(true);
+    expect(await follower.transactionTransfers(hash(11), ours, hexToTron(TOKEN))).toEqual({
+      blockNumber: 0x10n,
+      success: true,
+      transfers: [{ output: '1', units: 5n }],
+      byDestination: true,
+    });
   });
 
   it('answers a transaction the node shows without its receipt as unknown, never as waiting unmined', async () => {

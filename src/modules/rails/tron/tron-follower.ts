@@ -276,6 +276,13 @@ export class TronFollower implements ChainFollower {
     const target = lower(tronToHex(to));
     const transfers: PayoutTransfer[] = [];
     let tx: RpcTransaction | null | undefined;
+    // Tokens leaving the destination: the destination acting in the transaction, whoever sent it (a call made
+    // on its behalf, or its transfer to itself, may be sent by someone else).
+    const fromDestination =
+      success &&
+      receipt.logs.some(
+        (log) => !log.removed && log.topics.length === 3 && lower(log.topics[0]) === TRANSFER_TOPIC && `0x${lower(log.topics[1]).slice(-40)}` === target,
+      );
     if (success && token === null) {
       tx = await this.rpc.call<RpcTransaction | null>('eth_getTransactionByHash', [txHash]);
       const value = BigInt(tx?.value ?? '0x0');
@@ -292,7 +299,7 @@ export class TronFollower implements ChainFollower {
     }
     // Who sent it matters only when it pays the destination (the payer's own transaction is no payout).
     if (transfers.length > 0 && tx === undefined) tx = await this.rpc.call<RpcTransaction | null>('eth_getTransactionByHash', [txHash]);
-    const byDestination = transfers.length > 0 && !!tx?.from && lower(tx.from) === target;
+    const byDestination = transfers.length > 0 && ((!!tx?.from && lower(tx.from) === target) || fromDestination);
     return { blockNumber: BigInt(receipt.blockNumber), success, transfers, ...(byDestination ? { byDestination } : {}) };
   }
 
