@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBody, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { Public } from '../../shared/auth/auth.decorators';
+import { PublicOperator } from '../../shared/auth/auth.decorators';
 import { ApiEnvelope, ApiErrors } from '../../shared/http/api-docs';
 import { reply } from '../../shared/http/envelope';
 import { AdminTokenGuard } from './admin.guard';
@@ -23,7 +23,7 @@ import { ListApiKeysQuery } from './queries/list-api-keys/list-api-keys.query';
 @ApiTags('Operator')
 @ApiSecurity('admin_token')
 @Controller('admin')
-@Public()
+@PublicOperator()
 @UseGuards(AdminTokenGuard)
 export class AdminController {
   constructor(

@@ -6,6 +6,7 @@ import { AUTH_POLICY, AuthPolicy } from '../../shared/auth/auth.decorators';
 import { AppConfig } from '../../shared/config/app-config';
 import { ForbiddenError, RateLimitedError, UnauthorizedError } from '../../shared/errors/domain-error';
 import type { AppRequest } from '../../shared/http/envelope';
+import { routeReadsBody } from '../../shared/http/bodiless-route.interceptor';
 import { JsonBodyReader } from '../../shared/http/middleware';
 import { clientBucket } from '../../shared/rate-limit/client-address';
 import { LimitDecision, RateLimiter } from '../../shared/rate-limit/rate-limiter';
@@ -29,6 +30,8 @@ import { ResolveApiKeyQuery } from './queries/resolve-api-key/resolve-api-key.qu
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
+  private readonly takesBody = new WeakMap<object, boolean>();
+
   constructor(
     @Inject(Reflector) private readonly reflector: Reflector,
     @Inject(QueryBus) private readonly queries: QueryBus,
@@ -49,7 +52,11 @@ export class ApiKeyGuard implements CanActivate {
         await this.body.read(req, res, this.payerBodyLimit());
         return true;
       }
-      await this.body.read(req, res, this.config.BODY_LIMIT_BYTES, policy.forms === true);
+      if (policy.operator) return true; // its own guard checks the operator's token first, then reads the body
+      // A keyless route that takes no body (a page, a file, health) reads at most the payer cap: a body there
+      // is refused anyway, and a keyless caller is not charged before it.
+      const limit = policy.forms === true || this.readsBody(context) ? this.config.BODY_LIMIT_BYTES : this.payerBodyLimit();
+      await this.body.read(req, res, limit, policy.forms === true);
       return true;
     }
     const key = keyFromAuthorization(req.headers.authorization);
@@ -86,6 +93,17 @@ export class ApiKeyGuard implements CanActivate {
       throw new ForbiddenError(`This API key is read-only: it may change only what a payer may (${(policy.payerFields ?? []).join(', ')})`, 'read_only_key');
     }
     return true;
+  }
+
+  /** Whether the route's handler takes a body (looked up once per handler). */
+  private readsBody(context: ExecutionContext): boolean {
+    const handler = context.getHandler();
+    let reads = this.takesBody.get(handler);
+    if (reads === undefined) {
+      reads = routeReadsBody(context.getClass(), handler);
+      this.takesBody.set(handler, reads);
+    }
+    return reads;
   }
 
   private payerBodyLimit(): number {

@@ -26,6 +26,11 @@ export interface AuthPolicy {
    * anonymous budget and read with the payer body cap, both before the handler (and the budget before the body).
    */
   payerBudget?: boolean;
+  /**
+   * A public route of the operator's, whose X-Admin-Token is checked by its own guard before anything else:
+   * that guard reads the body, so neither an unset token nor a wrong one costs a body read.
+   */
+  operator?: boolean;
 }
 
 /** Declares how a route authenticates. Every route of the API carries one. */
@@ -41,6 +46,11 @@ export const PUBLIC_SECURITY_MARKER = 'public-route';
 
 export function Public(): MethodDecorator & ClassDecorator {
   return applyDecorators(SetMetadata(AUTH_POLICY, { public: true } satisfies AuthPolicy), ApiSecurity(PUBLIC_SECURITY_MARKER));
+}
+
+/** The operator API's routes: no API key; the controller's guard checks X-Admin-Token, then reads the body (AuthPolicy.operator). */
+export function PublicOperator(): MethodDecorator & ClassDecorator {
+  return applyDecorators(SetMetadata(AUTH_POLICY, { public: true, operator: true } satisfies AuthPolicy), ApiSecurity(PUBLIC_SECURITY_MARKER));
 }
 
 /** A public JSON route of the payer's (no key; the anonymous budget and the payer body cap, as payer calls without a key). */

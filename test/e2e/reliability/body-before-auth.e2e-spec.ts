@@ -126,6 +126,40 @@ describe('requests refused before their body is read', () => {
       404,
     );
   });
+
+  it('answers 413 to a body over 8 KB on a keyless route that takes none (pages, their files, health) before the body is sent', async () => {
+    const org = await createOrg();
+    const id = await createInvoice(org.test);
+    for (const path of [`/checkout/${id}`, '/checkout/assets/checkout.js', '/health', `/refund_claims/rc_${'0'.repeat(34)}`]) {
+      expectEnvelope(await answerBeforeBody(baseUrl(), 'GET', path, 9000, 1024), 413, 'payload_too_large');
+    }
+  });
+
+  it('answers 401 to a 1 MB body on the operator API without the right X-Admin-Token before the body is sent', async () => {
+    expectEnvelope(await answerBeforeBody(baseUrl(), 'POST', '/admin/organizations', MB, 64 * 1024), 401, 'invalid_admin_token');
+    expectEnvelope(
+      await answerBeforeBody(baseUrl(), 'POST', '/admin/organizations', MB, 64 * 1024, { 'x-admin-token': 'not-the-token-at-all-0000' }),
+      401,
+      'invalid_admin_token',
+    );
+  });
+});
+
+describe('the operator API without ADMIN_API_TOKEN', () => {
+  let service: IsolatedService;
+  beforeAll(async () => {
+    service = await startIsolatedService({ ADMIN_API_TOKEN: '' });
+  });
+  afterAll(async () => service?.stop());
+
+  it('answers 404 as any unknown path, before reading a body (a malformed one included)', async () => {
+    expectEnvelope(await answerBeforeBody(service.server.baseUrl, 'POST', '/admin/organizations', MB, 64 * 1024), 404, 'route_not_found');
+    const malformed = await new Api(null, service.server.baseUrl).request('POST', '/admin/organizations', {
+      rawBody: '{',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect([malformed.status, malformed.body.code]).toEqual([404, 'route_not_found']);
+  });
 });
 
 describe('bodies with a valid key', () => {
