@@ -32,6 +32,20 @@ describe('rates settings', () => {
     expect(loadRatesConfig({ RATES_HISTORY_RETENTION_DAYS: '0' }).RATES_HISTORY_RETENTION_DAYS).toBe(0);
   });
 
+  it("names a feed without its URL's credentials (user, password, query), keeping feeds that differ only there apart", () => {
+    const config = loadRatesConfig({ RATE_SOURCES: 'https://feed.example/rates?key=k3y,https://feed.example/rates?key=other,https://u:pw@feed.example/r' });
+    const names = config.sources.map((s) => s.name);
+    expect(config.sources.map((s) => (s.kind === 'url' ? s.url : null))).toEqual([
+      'https://feed.example/rates?key=k3y',
+      'https://feed.example/rates?key=other',
+      'https://u:pw@feed.example/r',
+    ]);
+    expect(names[0]).toMatch(/^https:\/\/feed\.example\/rates#[0-9a-f]{8}$/);
+    expect(names[2]).toMatch(/^https:\/\/feed\.example\/r#[0-9a-f]{8}$/);
+    expect(new Set(names).size).toBe(3);
+    for (const name of names) expect(name).not.toMatch(/k3y|other|pw/);
+  });
+
   it('reads the spread and the jump as exact decimals', () => {
     const config = loadRatesConfig({ RATES_MAX_SPREAD: '0.01', RATES_MAX_JUMP: '1' });
     expect(config.maxSpread.toFixed()).toBe('0.01');

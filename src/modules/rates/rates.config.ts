@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
 import { ConfigError } from '../../shared/config/app-config';
@@ -104,11 +105,11 @@ export class RatesConfig {
     if (text.trim() === 'none') return [];
     const out: RateSourceSetting[] = [];
     for (const item of text.split(',').map((s) => s.trim())) {
-      if (out.some((s) => s.name === item)) continue;
+      if (out.some((s) => (s.kind === 'url' ? s.url : s.name) === item)) continue;
       if (item === 'coinbase') out.push({ kind: 'coinbase', name: 'coinbase', baseUrl: trimSlash(this.RATE_SOURCE_COINBASE_URL) });
       else if (item === 'kraken') out.push({ kind: 'kraken', name: 'kraken', baseUrl: trimSlash(this.RATE_SOURCE_KRAKEN_URL) });
       else if (item === 'coingecko') out.push({ kind: 'coingecko', name: 'coingecko', baseUrl: trimSlash(this.RATE_SOURCE_COINGECKO_URL) });
-      else out.push({ kind: 'url', name: item, url: item });
+      else out.push({ kind: 'url', name: feedName(item), url: item });
     }
     return out;
   }
@@ -128,6 +129,23 @@ export class RatesConfig {
   get refreshSeconds(): number {
     return this.RATES_REFRESH_SECONDS ?? 60;
   }
+}
+
+/**
+ * How a feed is named in logs, metrics, preflight checks and stored rates: its URL without a user, a
+ * password, a query or a fragment (where a feed's credentials go), with a short digest of the whole URL in
+ * their place so two feeds that differ only there stay apart. A URL with none of them is its own name.
+ */
+export function feedName(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  if (!parsed.username && !parsed.password && !parsed.search && !parsed.hash) return url;
+  const digest = createHash('sha256').update(url).digest('hex').slice(0, 8);
+  return `${parsed.protocol}//${parsed.host}${parsed.pathname}#${digest}`;
 }
 
 function trimSlash(url: string): string {

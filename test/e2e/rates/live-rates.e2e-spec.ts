@@ -2,7 +2,8 @@ import { expectError, expectSuccess } from '../../support/envelope';
 import { IsolatedService, sharedDatabase, startIsolatedService } from '../../support/isolated';
 import { D, r30 } from '../../support/money';
 import { withClient } from '../../support/pg';
-import { ADMIN_TOKEN, RunningServer, startServer } from '../../support/server';
+import { ADMIN_TOKEN, runCli, RunningServer, startServer } from '../../support/server';
+import { eventually } from '../../support/webhook-receiver';
 import { Api } from '../../support/api';
 import { FakeExchange, fakeExchange, seconds, waitFor } from './rate-source-helpers';
 
@@ -368,5 +369,34 @@ describe('the start-up warning without live rate sources', () => {
     const live = new Api(expectSuccess(created, 201).live_key, service.server.baseUrl);
     const quote = await live.post('/pay/quote', { currency: 'USD', items: [{ type: 'PAYMENT_INTENT', currency: 'BITCOIN', price: '1' }] }, { headers: https });
     expect(expectSuccess(quote).total.price).toBe(r30('91250.42'));
+  });
+});
+
+describe('a feed whose URL carries its credential', () => {
+  const SECRET = 'k3y-feed-secret';
+  let source: FakeExchange;
+  let service: IsolatedService;
+  beforeAll(async () => {
+    source = await fakeExchange(() => ({ taken_at: new Date().toISOString(), rates: { BITCOIN: '70000' } }));
+    service = await startIsolatedService({ RATE_SOURCES: `${source.url}/rates.json?key=${SECRET}`, RATES_REFRESH_SECONDS: '1' });
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await source?.close();
+  });
+
+  it('asks the feed with it, and shows it nowhere: not in the log, the metrics, the preflight or the stored rates', async () => {
+    await eventually(async () => expect(source.seen).toContain(`/rates.json?key=${SECRET}`));
+    await eventually(async () => expect(service.server.output()).toContain('rates refreshed'));
+    const metrics = await (await fetch(`${service.server.baseUrl}/metrics`)).text();
+    expect(metrics).toMatch(/exchange_rate_age_seconds\{currency="BITCOIN",source="[^"]*rates\.json#[0-9a-f]{8}"\}/);
+    expect(metrics).not.toContain(SECRET);
+    const doctor = await runCli(['doctor', '--json'], { ...service.cliEnv, RATE_SOURCES: `${source.url}/rates.json?key=${SECRET}` });
+    expect(doctor.stdout).toContain('rates.json#');
+    expect(doctor.stdout + doctor.stderr).not.toContain(SECRET);
+    expect(service.server.output()).not.toContain(SECRET);
+    const stored = await withClient(service.databaseUrl!, async (c) => (await c.query(`SELECT DISTINCT source FROM exchange_rates_recent`)).rows);
+    expect(stored.length).toBeGreaterThan(0);
+    expect(JSON.stringify(stored)).not.toContain(SECRET);
   });
 });

@@ -15,6 +15,6 @@ export function rateSourceFor(setting: RateSourceSetting, timeoutMs: number, now
     case 'coingecko':
       return new CoingeckoRateSource(setting.baseUrl, timeoutMs, now);
     case 'url':
-      return new UrlRateSource(setting.url, timeoutMs, now);
+      return new UrlRateSource(setting.name, setting.url, timeoutMs, now);
   }
 }

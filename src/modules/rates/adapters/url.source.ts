@@ -5,12 +5,14 @@ import { getAnswer, LiveRateSource } from './http-answer';
 /** A deployment's own feed: a URL answering in the shape `rates:import` takes. */
 export class UrlRateSource implements LiveRateSource {
   constructor(
+    /** As logs, metrics and stored rates name it (feedName: without the URL's credentials). */
     readonly name: string,
+    private readonly url: string,
     private readonly timeoutMs: number,
     private readonly now: () => Date,
   ) {}
 
   fetch(): Promise<SourceAnswer> {
-    return getAnswer(this.name, this.timeoutMs, parseUrlSourceAnswer, this.now);
+    return getAnswer(this.url, this.timeoutMs, parseUrlSourceAnswer, this.now);
   }
 }
