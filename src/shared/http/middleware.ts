@@ -127,6 +127,11 @@ export class JsonBodyReader {
       if (type && req.headers['content-length'] !== '0') {
         throw new BadRequestError(`Unsupported Content-Type "${type}": send application/json`, 'unsupported_content_type');
       }
+      // A body without a type is not read as JSON, nor taken as none (its filters or fields would be dropped unseen).
+      const length = req.headers['content-length'];
+      if (!type && ((length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined)) {
+        throw new BadRequestError('The body has no Content-Type: send it as application/json', 'unsupported_content_type');
+      }
       req.body = {};
     }
     if (forms) {

@@ -45,6 +45,15 @@ describe('envelope and errors', () => {
     expectError(res, 400, { code: 'unsupported_content_type' });
   });
 
+  it('answers a body sent without a Content-Type with 400, never reading it as no body', async () => {
+    const org = await createOrg();
+    const res = await org.test.request('POST', '/invoices/list', { rawBody: Buffer.from('{"status":["VOIDED"]}') });
+    expect(res.headers.get('content-type')).toMatch(/application\/json/);
+    expectError(res, 400, { code: 'unsupported_content_type' });
+    // Without a body, a POST reads as an empty one.
+    expectSuccess(await org.test.request('POST', '/invoices/list', {}));
+  });
+
   it('maps validation failures to 400 with the field in validator', async () => {
     const res = await anonymous().request('POST', '/admin/organizations', {
       body: { name: 42 },
