@@ -13,8 +13,11 @@ import { FILE_EVENTS } from '../../events/file.events';
 /**
  * Deletes a file: in one transaction the record is locked, the stored bytes are removed (retried;
  * an already missing object counts as removed), and only then is the record deleted. If the
- * storage refuses, the transaction rolls back and the file stays listed with its bytes, so a
- * record never points at nothing; a retried DELETE finishes the job.
+ * storage refuses, the transaction rolls back and the file stays listed with its bytes; a retried
+ * DELETE finishes the job. Bytes never outlive their record (a deleted file's content is gone, there
+ * is no sweeper to find it later). The other way round is possible: should the record's delete or the
+ * commit fail after the bytes went, the file stays listed and answers 404 file_content_missing until a
+ * retried DELETE clears it.
  */
 @CommandHandler(DeleteFileCommand)
 export class DeleteFileHandler implements ICommandHandler<DeleteFileCommand> {
