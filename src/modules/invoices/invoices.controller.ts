@@ -64,7 +64,7 @@ export class InvoicesController {
   @ApiOperation({
     summary: 'Create an invoice',
     description:
-      'Items (1 to 100) are PRODUCT or PAYMENT_INTENT items; prices are computed at current rates. The invoice starts PENDING. In live mode with live rate sources (RATE_SOURCES), a rate older than RATES_MAX_AGE_SECONDS, of a currency the items or the invoice use or of a method the organization can be paid with live (GET /providers/{invoice_id}), answers 503 `rates_unavailable` and nothing is stored; its Retry-After header gives the seconds until the sources are asked again (RATES_REFRESH_SECONDS).',
+      'Items (1 to 100) are PRODUCT or PAYMENT_INTENT items; prices are computed at current rates. The invoice starts PENDING; an invoice of 0 (free products, intents of 0) is COMPLETED as it is issued (invoice.created, invoice.updated, invoice.completed), since nothing could pay it. In live mode with live rate sources (RATE_SOURCES), a rate older than RATES_MAX_AGE_SECONDS, of a currency the items or the invoice use or of a method the organization can be paid with live (GET /providers/{invoice_id}), answers 503 `rates_unavailable` and nothing is stored; its Retry-After header gives the seconds until the sources are asked again (RATES_REFRESH_SECONDS).',
   })
   @ApiBody({
     type: CreateInvoiceRequestDto,

@@ -75,6 +75,20 @@ describe('POST /invoices/create', () => {
     expect(invoice.calculations[3]).toMatchObject({ currency: 'USD', price: invoice.price_usd });
   });
 
+  it('issues an invoice of 0 as COMPLETED, with its events: nothing could pay it', async () => {
+    const org = await createOrg();
+    const { id } = expectSuccess(await org.test.post('/invoices/create', { items: [intent('0'), intent('0', 'EUR')], currency: 'USD' }), 201);
+    expect(await readInvoice(org.test, id)).toMatchObject({ id, status: 'COMPLETED', substatus: null, price: r30('0'), price_usd: r30('0') });
+    const events = (expectSuccess(await org.test.post('/events', { limit: 20 })).items as Array<{ type: string; data: { object: { id: string } } }>)
+      .filter((e) => e.data.object.id === id)
+      .map((e) => e.type)
+      .sort();
+    expect(events).toEqual(['invoice.completed', 'invoice.created', 'invoice.updated']);
+    // An invoice with something to pay stays PENDING.
+    const due = expectSuccess(await org.test.post('/invoices/create', { items: [intent('0'), intent('0.01')] }), 201).id;
+    expect((await readInvoice(org.test, due)).status).toBe('PENDING');
+  });
+
   it('converts mixed currencies into the requested one with CURRENCY_CHANGE steps', async () => {
     const org = await createOrg();
     const id = await createInvoice(org.test, { items: [intent('100', 'EUR'), intent('0.5', 'ETHEREUM')], currency: 'USD' });

@@ -90,10 +90,11 @@ export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceComman
     // atomic on its own, so without BEGIN and COMMIT unless the request's idempotency claim needs a
     // transaction around it.
     const event = this.events.created(scope, invoice);
-    // A subscription's period with nothing to charge (a usage-only plan's month without usage, a free plan):
-    // nothing can pay it, so it is COMPLETED as it is issued (invoice.updated and invoice.completed follow
-    // invoice.created), as Stripe and Lago settle a zero invoice, and the period counts as paid.
-    const nothingDue = period !== null && invoice.price.isZero() && invoice.priceUsd.isZero();
+    // An invoice of 0: a subscription's period with nothing to charge (a usage-only plan's month without usage,
+    // a free plan), or a merchant's order of free products or intents of 0. Nothing can pay it, so it is
+    // COMPLETED as it is issued (invoice.updated and invoice.completed follow invoice.created), as Stripe and
+    // Lago settle a zero invoice; a period counts as paid.
+    const nothingDue = invoice.price.isZero() && invoice.priceUsd.isZero();
     try {
       await this.tx.runAlone(async (m) => {
         await this.repo.insertInvoice(m, invoice, itemRecords, calculations, event);
