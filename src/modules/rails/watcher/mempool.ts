@@ -1,6 +1,6 @@
 import { MempoolAbsences } from './mempool-absences';
 import type { PaymentRecorder } from './payment-recorder';
-import { transferKey } from './transfer-facts';
+import { inTurns, transferKey } from './transfer-facts';
 import { watchedSet } from './watched-set';
 import type { WatcherContext } from './watcher-context';
 import { rpcCall } from './watcher-faults';
@@ -41,7 +41,8 @@ export class MempoolWatch {
     const { mode, network } = this.ctx.config;
     const { watched, owners } = await watchedSet(this.ctx);
     const read = await rpcCall('mempool', () => this.ctx.follower.pending!(watched));
-    for (const transfer of read.transfers) {
+    // In turns across organizations, as a block's transfers: another's payment waits for one of each, not all of one's.
+    for (const transfer of inTurns(read.transfers, (t) => owners.get(t.to)?.organization_id ?? '')) {
       const key = transferKey(network, transfer);
       if (await this.ctx.deps.state.findTransfer(this.ctx.deps.manager, mode, network, key)) continue;
       await this.recorder.recordUnmined(transfer, owners.get(transfer.to)!, key);
