@@ -680,7 +680,7 @@ export interface paths {
         put?: never;
         /**
          * Move the test clock of the caller's organization forward (test keys only; with CLOCK_CONTROL on, else 403 clock_control_disabled)
-         * @description Moves the time of the caller's organization in test mode forward by advance_seconds; it never goes back. Invoice timing (created_at, expires_at, expiry, the monitoring window, the sweeper), payments against those invoices and the dashboard follow it. Live mode, other organizations, event timestamps and webhook signatures (webhook-timestamp) always use real time. The offset is stored in the database: every instance sees it, and it survives restarts.
+         * @description Moves the time of the caller's organization in test mode forward by advance_seconds; it never goes back, and runs at most 100 years ahead of real time in all (400 at advance_seconds past that). Invoice timing (created_at, expires_at, expiry, the monitoring window, the sweeper), payments against those invoices and the dashboard follow it. Live mode, other organizations, event timestamps and webhook signatures (webhook-timestamp) always use real time. The offset is stored in the database: every instance sees it, and it survives restarts.
          */
         post: operations["TestClockController_advance"];
         delete?: never;

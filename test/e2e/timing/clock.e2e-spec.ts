@@ -6,6 +6,7 @@ import { IsolatedService, startIsolatedService } from '../../support/isolated';
 import { ADMIN_TOKEN, MAIN, ROOT, startServer } from '../../support/server';
 import { Webhook } from 'standardwebhooks';
 import { WebhookReceiver } from '../../support/webhook-receiver';
+import { withClient } from '../../support/pg';
 import { runWorkerPass } from '../../support/workers';
 import { advance, clockNow, databaseOf, parseTime, readInvoice, storedState, waitFor } from './timing-helpers';
 
@@ -112,6 +113,22 @@ describe('test clock (CLOCK_CONTROL)', () => {
     ])('refuses %j (400, validator.advance_seconds)', async (body, message) => {
       const res = expectError(await org.test.post('/test_helpers/clock', body), 400, { field: 'advance_seconds' });
       expect(res.validator.advance_seconds).toContain(message);
+    });
+
+    it('refuses to run a test clock more than 100 years ahead (400), and keeps answering where it is', async () => {
+      const far = await service.createOrg();
+      // Ninety-nine years and a half ahead already (as ~200 calls of a year would leave it).
+      const offset = Math.round(99.5 * 366 * 24 * 3600 * 1000);
+      await withClient(databaseOf(service), (c) =>
+        c.query(`INSERT INTO test_clocks (organization_id, mode, offset_ms, updated_at) VALUES ($1, 'test', $2, now())`, [far.id, offset]),
+      );
+      const res = expectError(await far.test.post('/test_helpers/clock', { advance_seconds: 366 * 24 * 3600 }), 400, { field: 'advance_seconds' });
+      expect(res.validator.advance_seconds).toContain('100 years');
+      const state = expectSuccess(await far.test.get('/test_helpers/clock'));
+      expect(state.offset_seconds).toBe(Math.floor(offset / 1000));
+      expect(state.now).toMatch(/^21\d{2}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+      // Within the bound it still moves.
+      expect(expectSuccess(await far.test.post('/test_helpers/clock', { advance_seconds: 3600 })).offset_seconds).toBe(Math.floor(offset / 1000) + 3600);
     });
   });
 
