@@ -42,7 +42,9 @@ export class QuotesController {
   @ApiEnvelope({ schema: QUOTE_SCHEMA, example: QUOTE_EXAMPLE, message: 'Quote calculated' })
   @ApiErrors(400, 401, 403, 404, 503)
   async quote(@RequiredCaller() caller: CallerContext, @Body() body: QuoteRequestDto) {
-    const variants = { product: body.product, invoice_id: body.invoice_id, items: body.items?.map(toItemInput) };
+    // A null variant stays null (the query refuses it as given), as product and invoice_id do.
+    const items = body.items === null ? null : body.items?.map(toItemInput);
+    const variants = { product: body.product, invoice_id: body.invoice_id, items };
     return reply(await this.queries.execute(new QuotePriceQuery(scopeOf(caller), body.currency, variants)), 'Quote calculated');
   }
 }

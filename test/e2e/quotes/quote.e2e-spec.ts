@@ -115,6 +115,9 @@ describe('POST /pay/quote', () => {
     // Null is not a variant: nothing to price (it once quoted an empty list at 0).
     [{ currency: 'USD', product: null }, 'product'],
     [{ currency: 'USD', invoice_id: null }, 'invoice_id'],
+    [{ currency: 'USD', items: null }, 'items'],
+    // Beside another variant it is still given: two variants.
+    [{ currency: 'USD', invoice_id: 'invoice_x', items: null }, 'items'],
   ])('refuses %j with validator.%s', async (body, field) => {
     const org = await createOrg();
     expectError(await org.test.post('/pay/quote', body), 400, { code: 'validation_failed', field });

@@ -36,7 +36,7 @@ export class QuotePriceHandler implements IQueryHandler<QuotePriceQuery> {
     if (variants.product) {
       const { id, billing_schema_id, quantity } = variants.product;
       items = [{ type: 'PRODUCT', product_id: id, billing_schema_id, quantity }];
-    } else if (variants.invoice_id !== undefined) {
+    } else if (typeof variants.invoice_id === 'string') {
       const found = await this.queries.execute(new GetInvoiceItemsQuery(scope, variants.invoice_id));
       if (!found) throw new NotFoundError('invoice');
       items = found.items;

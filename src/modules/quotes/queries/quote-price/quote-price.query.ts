@@ -5,10 +5,11 @@ import type { QuoteView } from '../../domain/quote-view';
 import type { ItemInput } from '../../domain/calculation';
 
 /** What to quote: exactly one of the three must be given. */
+/** The variants as the body gave them: a null one is given (and refused), an absent one is not. */
 export interface QuoteVariants {
-  product?: { id: string; billing_schema_id: string; quantity: number };
-  invoice_id?: string;
-  items?: ItemInput[];
+  product?: { id: string; billing_schema_id: string; quantity: number } | null;
+  invoice_id?: string | null;
+  items?: ItemInput[] | null;
 }
 
 /** A price quote with currency conversion, at the rates in force now. Nothing is stored. */
