@@ -102,7 +102,8 @@ export class RatesRefresher implements OnModuleDestroy, OnApplicationBootstrap {
   /** Starts refreshing (after migrations): at once, then every RATES_REFRESH_SECONDS; nothing without sources. */
   start(): void {
     if (!this.sources.length) return;
-    void this.refresh().catch((e: Error) => this.logger.warn({ err: e.message }, 'rates refresh failed; keeping the current rates'));
+    // The first pass through the task too: a tick while it runs is skipped, and stopping waits for it.
+    void this.task.runNow().catch((e: Error) => this.logger.warn({ err: e.message }, 'rates refresh failed; keeping the current rates'));
     this.task.start(this.config.refreshSeconds);
   }
 

@@ -400,3 +400,23 @@ describe('a feed whose URL carries its credential', () => {
     expect(JSON.stringify(stored)).not.toContain(SECRET);
   });
 });
+
+describe('the first refresh at start-up', () => {
+  let source: FakeExchange;
+  let service: IsolatedService;
+  afterAll(async () => {
+    await service?.stop();
+    await source?.close();
+  });
+
+  it('is one pass of the schedule: a tick while it waits for a slow source asks nothing more', async () => {
+    source = await fakeExchange(() => ({ taken_at: new Date().toISOString(), rates: { BITCOIN: '70000' } }));
+    source.behaviour = 'hang';
+    service = await startIsolatedService({ RATE_SOURCES: `${source.url}/rates.json`, RATES_REFRESH_SECONDS: '1', RATE_SOURCE_TIMEOUT_MS: '4000' });
+    await eventually(async () => expect(source.seen.length).toBeGreaterThan(0));
+    // Three ticks of the schedule pass while the first pass waits for its answer: the source is asked by that
+    // pass and by the start-up preflight's check of it (logged as a warning), and by nothing else.
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(source.seen).toHaveLength(2);
+  });
+});
