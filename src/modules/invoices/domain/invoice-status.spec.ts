@@ -149,6 +149,16 @@ describe('nextStatusForPayments', () => {
       { status: 'COMPLETED', substatus: null },
     ],
     [
+      'completed on time, paid over late, then a reorg of another payment: still PAID_OVER, not PAID_LATE',
+      { current: 'COMPLETED', currentSubstatus: 'PAID_OVER', chainMove: true, paidLate: true, paid: m('120') },
+      null,
+    ],
+    [
+      'completed on time, paid over late, then the extra payment reorged away: back to no substatus',
+      { current: 'COMPLETED', currentSubstatus: 'PAID_OVER', chainMove: true, paidLate: true, paid: m('100') },
+      { status: 'COMPLETED', substatus: null },
+    ],
+    [
       'paid again once completed: still COMPLETED, now PAID_OVER',
       { current: 'COMPLETED', currentSubstatus: null, paid: m('105') },
       { status: 'COMPLETED', substatus: 'PAID_OVER' },

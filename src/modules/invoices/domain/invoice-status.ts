@@ -145,11 +145,15 @@ type Situation = SettlingInvoice & PaymentTotals;
 /**
  * A COMPLETED invoice after a chain reorg moved one of its payments: it stays COMPLETED (final; the
  * merchant may have delivered), its substatus PAYMENT_REVERSED while its completed payments no
- * longer cover it, and what they call for (null, PAID_OVER, PAID_LATE) once they do again.
+ * longer cover it, and what they call for (null, PAID_OVER, PAID_LATE) once they do again. One that
+ * stayed covered and was completed on time (no substatus, or PAID_OVER) stays on time: a payment after
+ * its completion, late or not, is money over, not a late completion.
  */
 function reversedCompletion(s: Situation, needed: Amount): StatusChange | null {
   const covered = s.paid.gt(0) && s.paid.gte(needed);
-  const substatus: InvoiceSubstatus | null = !covered ? 'PAYMENT_REVERSED' : s.paidLate ? 'PAID_LATE' : overpaid(s) ? 'PAID_OVER' : null;
+  const onTime = (s.currentSubstatus ?? null) === null || s.currentSubstatus === 'PAID_OVER';
+  const late = s.paidLate && !onTime;
+  const substatus: InvoiceSubstatus | null = !covered ? 'PAYMENT_REVERSED' : late ? 'PAID_LATE' : overpaid(s) ? 'PAID_OVER' : null;
   if (substatus === (s.currentSubstatus ?? null)) return null;
   return { status: 'COMPLETED', substatus };
 }
