@@ -50,6 +50,22 @@ describe('rate lock under a moved test clock', () => {
     expect(await address()).toBe(r30('200'));
   });
 
+  it('takes a payment report stamped a little ahead of the clock as happening now: before expires_at it is on time', async () => {
+    const org = await service.createOrg();
+    const id = await createInvoice(org.test, '100', 'USD', { expires_in_minutes: 5 });
+    // Two minutes on, the invoice has three left; the report says four minutes ahead (within the five a
+    // provider's clock may run ahead), one past the invoice's expiry.
+    const now = await advance(org.test, 2 * MINUTE);
+    const ahead = new Date(now.getTime() + 4 * MINUTE * 1000).toISOString();
+    const paid = expectSuccess(
+      await org.test.post('/test_helpers/payments', { invoice_id: id, provider_id: 'prov_card_usd', price: '100', status: 'COMPLETED', happened_at: ahead }),
+      201,
+    );
+    expect(paid.invoice).toMatchObject({ status: 'COMPLETED', substatus: null });
+    const read = expectSuccess(await org.test.post(`/payments/${paid.id}`, {}));
+    expect(new Date(`${read.happened_at.replace(' ', 'T')}Z`).getTime()).toBeLessThanOrEqual(now.getTime() + 5_000);
+  });
+
   it('quotes an invoice and sums it up in another currency at its own rates within the lock, at the current ones after', async () => {
     const org = await service.createOrg();
     const id = await createInvoice(org.test, '100', 'USD', { expires_in_minutes: 5 });

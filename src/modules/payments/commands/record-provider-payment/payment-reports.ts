@@ -95,7 +95,10 @@ export class PaymentReports {
 
     const catalog = provider.catalog;
     const price = parseAmount(report.price);
-    const rates = await this.queries.execute(new RatesAsOfQuery(happenedAt));
+    // A time ahead of the clock (within the skew a provider's clock may have) is the payment's time as seen
+    // now: it did not happen later than that, and its rates and whether it came late are judged by it.
+    const at = happenedAt.getTime() > now.getTime() ? now : happenedAt;
+    const rates = await this.queries.execute(new RatesAsOfQuery(at));
     worthStorable(price.mul(rates.usd[catalog.currency]));
     return {
       report,
@@ -103,7 +106,7 @@ export class PaymentReports {
       providerEnabled: provider.enabled,
       price,
       status,
-      happenedAt,
+      happenedAt: at,
       currency: catalog.currency,
       requiredConfirmations: paymentKindOf(catalog) === 'crypto' ? provider.requiredConfirmations : 0,
       priceUsd: roundMoney(price.mul(rates.usd[catalog.currency])),
