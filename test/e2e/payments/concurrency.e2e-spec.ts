@@ -15,6 +15,19 @@ describe('idempotency and concurrency of payment reports', () => {
     const page = expectSuccess(await test.post('/payments', { invoice_id: invoiceId }));
     expect(page.total).toBe(1);
     expect(page.items[0]).toMatchObject({ id: first.id, status: 'COMPLETED', idempotency_key: 'tron-tx-1' });
+    // The first report sent again after it completed (a retry): answered as it stands, nothing moves back.
+    const again = await pay(test, body);
+    expect(again).toMatchObject({ id: first.id, created: false, status: 'COMPLETED', invoice: { status: 'PARTIALLY_PAID' } });
+    // A FAILED payment answers its first report the same way.
+    const failedBody = { invoice_id: invoiceId, provider_id: 'prov_tron_usdt', price: '10', idempotency_key: 'tron-tx-2' };
+    const failing = await pay(test, failedBody);
+    expect(await pay(test, { ...failedBody, status: 'FAILED' })).toMatchObject({ id: failing.id, status: 'FAILED' });
+    expect(await pay(test, failedBody)).toMatchObject({ id: failing.id, created: false, status: 'FAILED' });
+    // And a CANCELLED one.
+    const cancelledBody = { ...failedBody, idempotency_key: 'tron-tx-3' };
+    const cancelling = await pay(test, cancelledBody);
+    expect(await pay(test, { ...cancelledBody, status: 'CANCELLED' })).toMatchObject({ id: cancelling.id, status: 'CANCELLED' });
+    expect(await pay(test, cancelledBody)).toMatchObject({ id: cancelling.id, created: false, status: 'CANCELLED' });
   });
 
   it('refuses an idempotency_key reused for a different payment (400, validator.idempotency_key)', async () => {

@@ -175,6 +175,15 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
                 idempotency_key: 'was already used for a different payment (invoice, provider or price differ)',
               });
             }
+            // The first report sent again after the payment was settled (a provider's retry, a client resending its
+            // request): a PENDING report without a count tells nothing the payment does not show; answered as it is.
+            if (
+              priced.status === 'PENDING' &&
+              reported === null &&
+              (payment.status === 'COMPLETED' || payment.status === 'FAILED' || payment.status === 'CANCELLED')
+            ) {
+              return this.moveExisting(m, scope, invoice, payment, payment.status, payment.confirmations, now);
+            }
             const next = applyConfirmations({ requested: priced.status, reported, current: payment.confirmations, required: payment.requiredConfirmations });
             return this.moveExisting(m, scope, invoice, payment, next.status, next.confirmations, now);
           },
