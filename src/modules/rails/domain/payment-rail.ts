@@ -148,6 +148,11 @@ export interface ScannedRange {
   earlier?: { blocks: BlockRef[]; transfers: IncomingTransfer[] };
   /** The accounts still behind after this range (none: every account caught up), stored with the cursor. */
   carried?: CarriedAccount[];
+  /**
+   * Followers that poll accounts: parts of an account's backlog the node can no longer list (it lost the
+   * signature the part stopped at, its ledger pruned), given up so the watcher goes on; logged as errors.
+   */
+  lost?: Array<{ account: string; before: string }>;
 }
 
 /**

@@ -328,6 +328,56 @@ describe('the Solana follower against a node in JSON-RPC shapes', () => {
     expect(new Set(all).size).toBe(100);
   });
 
+  it("gives up a carried part whose signature the node keeps not knowing (its ledger pruned), reporting it lost, so every wallet's step goes on", async () => {
+    history = [];
+    transactions.clear();
+    for (let i = 0; i < 100; i++) {
+      history.push({ signature: sig(40_000 + i), slot: 8200 + i, err: null });
+      transactions.set(sig(40_000 + i), payment(8200 + i, [PAYER, WALLET], [10, 11], null));
+    }
+    const watched: WatchedAddresses = { addresses: new Set(), resolve: () => Promise.resolve(new Set()), accounts: () => Promise.resolve([WALLET]) };
+    const first = await new SolanaFollower(url, 'finalized', undefined, { perWallet: 50, perStep: 400 }).scan({ from: 8200n, to: 8310n }, watched, [MINT]);
+    const { part } = readPosition(first.carried!.find((c) => c.account === WALLET)!.position);
+    // The node lost the signature the part stopped at, for good.
+    unindexed.add(part!.before);
+    try {
+      const follower = new SolanaFollower(url, 'finalized', undefined, { perWallet: 50, perStep: 400, unknownBeforeSteps: 3 });
+      for (let i = 0; i < 2; i++) await expect(follower.scan({ from: 8311n, to: 8320n }, watched, [MINT], first.carried)).rejects.toThrow(/does not know/);
+      const third = await follower.scan({ from: 8311n, to: 8320n }, watched, [MINT], first.carried);
+      expect(third.lost).toEqual([{ account: WALLET, before: part!.before }]);
+      expect(third.carried!.map((c) => c.account)).not.toContain(WALLET);
+    } finally {
+      unindexed.clear();
+    }
+  });
+
+  it("reads a wallet's token account even while junk to the wallet itself fills the wallet's budget every step", async () => {
+    history = [];
+    transactions.clear();
+    // A USDC payment with our reference to the wallet's token account in slot 100; three junk transfers to the wallet in every range.
+    history.push({ signature: sig(50_000), slot: 100, err: null });
+    transactions.set(sig(50_000), payment(100, [PAYER, ata, REFERENCE], [5, 5], ['0', '5000000']));
+    const junk = (from: number) => {
+      for (let i = 0; i < 3; i++) {
+        history.push({ signature: sig(51_000 + from + i), slot: from + i, err: null });
+        transactions.set(sig(51_000 + from + i), payment(from + i, [PAYER, WALLET], [10, 11], null));
+      }
+    };
+    const key = joinPaymentKey(WALLET, REFERENCE);
+    const watched: WatchedAddresses = { addresses: new Set([key]), resolve: () => Promise.resolve(new Set([key])), accounts: () => Promise.resolve([WALLET]) };
+    const follower = new SolanaFollower(url, 'finalized', undefined, { perWallet: 2, perStep: 10 });
+    let carried: Awaited<ReturnType<SolanaFollower['scan']>>['carried'] = [];
+    const seen: string[] = [];
+    for (let step = 0; step < 4; step++) {
+      const from = 101 + step * 10;
+      junk(from);
+      const read = await follower.scan({ from: BigInt(step === 0 ? 100 : from), to: BigInt(from + 9) }, watched, [MINT], carried);
+      carried = read.carried;
+      seen.push(...[...read.transfers, ...(read.earlier?.transfers ?? [])].filter((t) => t.asset === MINT).map((t) => t.txHash));
+    }
+    expect(seen).toEqual([sig(50_000)]);
+  });
+
   it('keeps a transaction naming two payment addresses of the wallet as money to the wallet, crediting neither', async () => {
     const SECOND = '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T';
     history = [{ signature: sig(8101), slot: 7000, err: null }];

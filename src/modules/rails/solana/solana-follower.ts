@@ -24,8 +24,16 @@ export const SIGNATURE_PAGE = 1000;
 export interface ReadBudget {
   perWallet: number;
   perStep: number;
+  /**
+   * Steps in a row that a carried account's `before` may be unknown to the node before that part is given up
+   * (ScannedRange.lost): a node that lost the signature (its ledger pruned) would otherwise fail every step
+   * of every wallet for good. Default UNKNOWN_BEFORE_STEPS.
+   */
+  unknownBeforeSteps?: number;
 }
 export const READ_BUDGET: ReadBudget = { perWallet: 50, perStep: 400 };
+/** About ten minutes of steps failing with the watcher's backoff: far longer than an instance behind a load balancer takes to index a signature. */
+export const UNKNOWN_BEFORE_STEPS = 30;
 
 /**
  * Where a polled account stands when it is behind the shared cursor: every signature of it in slots up to
@@ -152,8 +160,12 @@ export class SolanaFollower implements ChainFollower {
   private readonly atas = new Map<string, string>();
   /** Per polled account that kept up: the newest signature at or below the last range's end, and that end. */
   private readonly until = new Map<string, { signature: string; to: bigint }>();
-  /** Which wallet comes first in the next step. */
+  /** Which wallet comes first in the next step (and which of each wallet's accounts). */
   private turn = 0;
+  /** Steps in a row each carried part's `before` was unknown to the node, by `<account> <before>`. */
+  private readonly unknownBefore = new Map<string, number>();
+  /** The parts given up in the scan under way (ScannedRange.lost). */
+  private lost: Array<{ account: string; before: string }> = [];
 
   constructor(
     rpcUrl: string,
@@ -218,9 +230,23 @@ export class SolanaFollower implements ChainFollower {
    */
   private async below(account: string, limit: number, to: bigint, before: string, until?: string): Promise<SignatureInfo[]> {
     const page = await this.page(account, limit, to, before, until);
+    const key = `${account} ${before}`;
     if (!page.length && (await this.transactionBlock(before)) === null) {
-      throw new Error(`getSignaturesForAddress lists nothing of ${account} older than ${before}, a signature the node does not know; the range is read again`);
+      // A signature the node keeps not knowing, step after step, is one it lost (a ledger pruned below it): the
+      // rest of the part below it cannot be read from this node. Given up (reported as lost, logged as an error)
+      // rather than failing every wallet's step for good.
+      const misses = (this.unknownBefore.get(key) ?? 0) + 1;
+      if (misses < (this.budget.unknownBeforeSteps ?? UNKNOWN_BEFORE_STEPS)) {
+        this.unknownBefore.set(key, misses);
+        throw new Error(
+          `getSignaturesForAddress lists nothing of ${account} older than ${before}, a signature the node does not know; the range is read again`,
+        );
+      }
+      this.unknownBefore.delete(key);
+      this.lost.push({ account, before });
+      return [];
     }
+    this.unknownBefore.delete(key);
     return page;
   }
 
@@ -302,12 +328,17 @@ export class SolanaFollower implements ChainFollower {
     // Which accounts of which wallets listed each signature (a wallet itself, or its token account of a mint).
     const found = new Map<string, { slot: bigint; wallets: Map<string, Set<string>> }>();
     const stillBehind: CarriedAccount[] = [];
-    // Wallets take turns at the front, so the step's budget never always runs out on the same ones.
-    const start = wallets.length ? this.turn++ % wallets.length : 0;
+    this.lost = [];
+    // Wallets take turns at the front, so the step's budget never always runs out on the same ones; so do each
+    // wallet's accounts (a wallet flooded with junk does not keep its token accounts from being read).
+    const turn = this.turn++;
+    const start = wallets.length ? turn % wallets.length : 0;
     let left = this.budget.perStep;
     for (const wallet of [...wallets.slice(start), ...wallets.slice(0, start)]) {
       let walletLeft = Math.min(this.budget.perWallet, left);
-      for (const account of [wallet, ...(await Promise.all(assets.map((mint) => this.tokenAccount(wallet, mint))))]) {
+      const accounts = [wallet, ...(await Promise.all(assets.map((mint) => this.tokenAccount(wallet, mint))))];
+      const first = turn % accounts.length;
+      for (const account of [...accounts.slice(first), ...accounts.slice(0, first)]) {
         const cached = this.until.get(account);
         const from = behind.get(account) ?? { readTo: range.from - 1n, until: cached && cached.to === range.from - 1n ? cached.signature : undefined };
         const { listed, position } = await this.next(account, from, range.to, walletLeft);
@@ -354,6 +385,7 @@ export class SolanaFollower implements ChainFollower {
       foreign: [],
       earlier: { blocks: [...earlier.blocks.values()], transfers: earlier.transfers },
       carried: stillBehind,
+      ...(this.lost.length ? { lost: this.lost } : {}),
     };
   }
 

@@ -48,4 +48,3 @@ export class SolanaRpc {
     return body.result as T;
   }
 }
-

@@ -284,6 +284,14 @@ export class NetworkWatcher {
         tx_hashes: foreign.slice(0, 5).map((f) => f.txHash),
       });
     }
+    if (read.lost?.length) {
+      this.ctx.logger.error({
+        msg: "the node can no longer list part of an account's history (it lost the signature the part stopped at); that part was given up: check the node's ledger history and look for payments in it by hand",
+        event: 'chain_account_history_lost',
+        ...this.ctx.labels,
+        accounts: read.lost.slice(0, 5),
+      });
+    }
     // An account newly left behind holds nothing older than the cursor's block; one still behind keeps its time.
     const carriedAfter = (read.carried ?? []).map((a) => ({ ...a, since: since.has(a.account) ? since.get(a.account)! : cursor.time }));
     const refused: RefusedTransfer[] = [];
