@@ -69,11 +69,14 @@ describe('settle (an invoice from all its payments)', () => {
   });
 
   it.each<[string, SettlingPayment[], Date | null, boolean]>([
-    ['a completed payment after expiry', [payment('a', 'COMPLETED', '1', { happenedAt: at(61) })], at(60), true],
-    ['exactly at expiry is on time', [payment('a', 'COMPLETED', '1', { happenedAt: at(60) })], at(60), false],
-    ['before expiry', [payment('a', 'COMPLETED', '1', { happenedAt: at(10) })], at(60), false],
-    ['a pending payment after expiry is not (yet) late', [payment('a', 'PENDING', '1', { happenedAt: at(90) })], at(60), false],
-    ['an invoice that never expires', [payment('a', 'COMPLETED', '1', { happenedAt: at(9999) })], null, false],
+    ['a completed payment after expiry', [payment('a', 'COMPLETED', '1', { happenedAt: at(61), createdAt: at(61) })], at(60), true],
+    ['exactly at expiry is on time', [payment('a', 'COMPLETED', '1', { happenedAt: at(60), createdAt: at(60) })], at(60), false],
+    ['before expiry', [payment('a', 'COMPLETED', '1', { happenedAt: at(10), createdAt: at(10) })], at(60), false],
+    ['happened before expiry, reported after it', [payment('a', 'COMPLETED', '1', { happenedAt: at(50), createdAt: at(70) })], at(60), false],
+    // A time stamped ahead of the clock (a block's, a provider's) does not make a payment recorded in time late.
+    ['stamped after expiry, recorded before it', [payment('a', 'COMPLETED', '1', { happenedAt: at(62), createdAt: at(58) })], at(60), false],
+    ['a pending payment after expiry is not (yet) late', [payment('a', 'PENDING', '1', { happenedAt: at(90), createdAt: at(90) })], at(60), false],
+    ['an invoice that never expires', [payment('a', 'COMPLETED', '1', { happenedAt: at(9999), createdAt: at(9999) })], null, false],
   ])('paid late: %s', (_name, payments, expiresAt, late) => {
     expect(settle(payments, expiresAt).paidLate).toBe(late);
   });

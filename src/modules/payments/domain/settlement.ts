@@ -41,7 +41,8 @@ export function settle(payments: readonly SettlingPayment[], expiresAt: Date | n
     if (p.status === 'COMPLETED') {
       paid = paid.add(p.priceUsd);
       rounding = rounding.add(p.unitUsd);
-      if (expiresAt && p.happenedAt.getTime() > expiresAt.getTime()) paidLate = true;
+      // Late by when it happened, or by when it was recorded if that is earlier (a time stamped ahead of the clock).
+      if (expiresAt && Math.min(p.happenedAt.getTime(), p.createdAt.getTime()) > expiresAt.getTime()) paidLate = true;
     } else if (p.status === 'PENDING') {
       pending = pending.add(p.priceUsd);
       if (!newestPending || isNewer(p, newestPending)) newestPending = p;

@@ -23,7 +23,13 @@ export interface PricedReport {
   price: Amount;
   priceUsd: Amount;
   ratesSnapshotId: string;
+  /** When it happened, as reported (a block's time, a provider's), kept and shown as it is. */
   happenedAt: Date;
+  /**
+   * When it happened as far as its rates go: `happenedAt`, or the service's now when that is ahead of it (within
+   * the skew a provider's clock or a block's stamp may have): it did not happen later than now.
+   */
+  valuedAt: Date;
   status: PaymentStatus;
   currency: PaymentRecord['currency'];
   /** Confirmations the payment needs (the organization's setting for the provider; 0 for fiat). */
@@ -95,10 +101,10 @@ export class PaymentReports {
 
     const catalog = provider.catalog;
     const price = parseAmount(report.price);
-    // A time ahead of the clock (within the skew a provider's clock may have) is the payment's time as seen
-    // now: it did not happen later than that, and its rates and whether it came late are judged by it.
-    const at = happenedAt.getTime() > now.getTime() ? now : happenedAt;
-    const rates = await this.queries.execute(new RatesAsOfQuery(at));
+    // A time ahead of the clock (within the skew a provider's clock may have) is valued as now: it did not
+    // happen later than that (and it came late only if it was recorded late: settle).
+    const valuedAt = happenedAt.getTime() > now.getTime() ? now : happenedAt;
+    const rates = await this.queries.execute(new RatesAsOfQuery(valuedAt));
     worthStorable(price.mul(rates.usd[catalog.currency]));
     return {
       report,
@@ -106,7 +112,8 @@ export class PaymentReports {
       providerEnabled: provider.enabled,
       price,
       status,
-      happenedAt: at,
+      happenedAt,
+      valuedAt,
       currency: catalog.currency,
       requiredConfirmations: paymentKindOf(catalog) === 'crypto' ? provider.requiredConfirmations : 0,
       priceUsd: roundMoney(price.mul(rates.usd[catalog.currency])),

@@ -150,7 +150,7 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
           async (invoice, inserted) => {
             // Valued at the invoice's own rates while its rate lock holds: when those are not the rates it was
             // valued at, nothing is written (the insert sent ahead rolls back) and it is valued again.
-            const agreed = agreedRatesSnapshot(invoice, priced.happenedAt);
+            const agreed = agreedRatesSnapshot(invoice, priced.valuedAt);
             if (agreed !== null && agreed !== priced.ratesSnapshotId && agreed !== priced.agreedTried) throw new ValueAtAgreedRates(agreed);
             if (early && inserted) return this.written(m, scope, invoice, early.created, { event: early.event, settling: await inserted });
             const { record, created } = fresh();
