@@ -277,11 +277,17 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnModuleDe
       const scope = scopeOfRecord(entry);
       const s = await this.repo.find(m, scope, entry.subscriptionId, true);
       if (!s || !(await this.repo.settle(m, scope, entry.subscriptionId, entry.periodStart, outcome))) return false;
-      const before = subscriptionView(s);
       // Every decided period counts in period order, whatever order they were decided in.
       const next = dunningState(s.status, await this.repo.outcomes(m, scope, s.id));
       if (next.status === s.status && next.unpaidPeriods === s.unpaidPeriods && next.lastUnpaidIndex === s.lastUnpaidIndex) return true;
       const now = await this.clock.nowFor(scope, m);
+      if (next.status === 'CANCELED' && s.status !== 'CANCELED') {
+        // Periods already due that the scheduler has not reached are recorded first, as a cancel request
+        // records them: what was served is billed whichever comes first, the scheduler's tick or this outcome.
+        let ended = false;
+        while (!ended && s.nextInvoiceAt !== null && s.nextInvoiceAt.getTime() <= now.getTime()) ended = await this.due.advance(m, s);
+      }
+      const before = subscriptionView(s);
       s.status = next.status;
       s.unpaidPeriods = next.unpaidPeriods;
       s.lastUnpaidIndex = next.lastUnpaidIndex;

@@ -113,6 +113,52 @@ describe('dunning in period order', () => {
     expect(canceled).toMatchObject({ status: 'CANCELED', next_invoice_at: null });
   }, 90_000);
 
+  it('a second unpaid period that cancels an ARREARS subscription first bills the period it served meanwhile', async () => {
+    const api = (await service.createOrg('Served, then canceled')).test;
+    const { productId, schemaId } = await recurringProduct(api, {
+      payment_type: 'ARREARS',
+      renew_type: 'ANNIVERSARY',
+      billing_type: 'FULL',
+      interval_type: 'DAY',
+    });
+    const sub = expectSuccess(
+      await api.post('/subscriptions', { product_id: productId, billing_schema_id: schemaId, customer_email: 'served@example.com' }),
+      201,
+    );
+    const periodEnd = async () => parseTime((await readSubscription(api, sub.id)).current_period_end);
+    // Periods 0 and 1 invoiced at their ends; period 0's invoice voided: PAST_DUE.
+    await moveClockTo(api, await periodEnd());
+    const first = await nextInvoice(api, sub.id, null, schedulerPass(api));
+    await moveClockTo(api, await periodEnd());
+    const second = await nextInvoice(api, sub.id, first.id, schedulerPass(api));
+    await voidInvoice(api, first.id);
+    expect(await decided(api, sub.id, 0)).toBe('unpaid');
+    // Period 2 is served to its end, and before the scheduler's next pass period 1's invoice is voided: the
+    // outcome heard as an event cancels the subscription.
+    await moveClockTo(api, await periodEnd());
+    await voidInvoice(api, second.id);
+    const canceled = await waitFor(
+      () => readSubscription(api, sub.id),
+      (s) => s.status === 'CANCELED',
+      10_000,
+    );
+    expect(canceled.next_invoice_at).toBeNull();
+    // Period 2 was recorded before the cancel, and the scheduler's pass issues its invoice.
+    const third = await nextInvoice(api, sub.id, second.id, schedulerPass(api));
+    const periods = await withClient(
+      databaseOf(service),
+      async (c) =>
+        (
+          await c.query<{ period_index: number; invoice_id: string | null }>(
+            `SELECT period_index, invoice_id FROM subscription_invoices WHERE subscription_id = $1 ORDER BY period_index`,
+            [sub.id],
+          )
+        ).rows,
+    );
+    expect(periods.map((p) => p.period_index)).toEqual([0, 1, 2]);
+    expect(periods[2].invoice_id).toBe(third.id);
+  }, 90_000);
+
   it('a partly paid period invoice whose payment window ended counts as unpaid', async () => {
     const api = (await service.createOrg('Partly paid')).test;
     const sub = await subscribed(api, 'WEEK');
