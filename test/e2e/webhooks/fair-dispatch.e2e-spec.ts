@@ -134,3 +134,40 @@ describe('attempts in flight on an instance', () => {
     await slow.waitFor((r) => new Set(r.map((w) => w.path)).size === 12, 30_000);
   }, 90_000);
 });
+
+/** Room an answer frees on a full instance goes first to an organization with nothing in flight. */
+describe('room freed on a full instance', () => {
+  let service: IsolatedService;
+  let slow: WebhookReceiver;
+  let fast: WebhookReceiver;
+  beforeAll(async () => {
+    service = await startIsolatedService({ WEBHOOK_DISPATCH_INTERVAL_MS: '100', WEBHOOK_DISPATCH_BATCH: '2', WEBHOOK_TIMEOUT_MS: '30000' });
+    slow = await WebhookReceiver.start();
+    slow.setDefault({ status: 200, delayMs: 3_000 });
+    fast = await WebhookReceiver.start();
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await slow?.stop();
+    await fast?.stop();
+  });
+
+  it("goes to a quiet organization's new delivery before the slow organizations' older backlog", async () => {
+    const orgs = await Promise.all(Array.from({ length: 4 }, (_, i) => service.createOrg(`Backlog ${i}`)));
+    for (const org of orgs) expectSuccess(await org.test.post('/webhooks', { url: slow.url(`/${org.id}`), event_types: ['invoice.created'] }), 201);
+    for (const org of orgs) {
+      for (let i = 0; i < 8; i++)
+        expectSuccess(await org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '10' }] }), 201);
+    }
+    const quiet = await service.createOrg('Quiet');
+    expectSuccess(await quiet.test.post('/webhooks', { url: fast.url('/quiet'), event_types: ['invoice.created'] }), 201);
+    // The instance is full: eight attempts (four times the batch) in flight, each answered after 3 seconds, 24 more waiting.
+    await slow.waitFor((r) => r.length >= 8, 20_000);
+    const at = Date.now();
+    expectSuccess(await quiet.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '10' }] }), 201);
+    await fast.waitFor((r) => r.length >= 1, 20_000);
+    // The first room freed (within 3 seconds) is the quiet organization's, not the backlog's (which takes 9 more).
+    expect(fast.received[0].at - at).toBeLessThan(5_000);
+    expect(slow.received.length).toBeLessThan(32);
+  }, 90_000);
+});

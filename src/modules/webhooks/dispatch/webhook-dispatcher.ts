@@ -230,7 +230,12 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
       return true;
     }
     const busy = [...this.inFlight].filter(([, count]) => count >= batch).map(([scope]) => scope);
-    const claimed = await this.deliveries.claimDue(this.tx.manager, cap, room, leaseMs, busy, organizationId);
+    // Room goes first to organizations' modes with nothing in flight here: else slow endpoints' backlogs, older
+    // than anyone's new delivery, would take every slot they free, each scope's turn after turn.
+    const sending = [...this.inFlight].filter(([, count]) => count > 0).map(([scope]) => scope);
+    const first = sending.length > busy.length ? await this.deliveries.claimDue(this.tx.manager, cap, room, leaseMs, sending, organizationId) : [];
+    const claimed =
+      first.length < room ? [...first, ...(await this.deliveries.claimDue(this.tx.manager, cap, room - first.length, leaseMs, busy, organizationId))] : first;
     await this.positionsRecorded(claimed);
     const sends = claimed.map((delivery) => this.send(delivery));
     if (sends.length) await Promise.race([Promise.all(sends), pause(PASS_WAIT_MS)]);
