@@ -1,4 +1,4 @@
-import { type KnownPosition, parseLsn, PRIMARY_NOW, type PrimarySample, requiredPosition, stillBehind } from './read-replicas';
+import { type KnownPosition, parseLsn, PRIMARY_NOW, type PrimarySample, replicaUsable, requiredPosition, stillBehind } from './read-replicas';
 
 describe('parseLsn', () => {
   it('reads pg_lsn text as the byte position, high word first', () => {
@@ -68,5 +68,21 @@ describe('requiredPosition (what a read of an organization must see)', () => {
   it('takes it on every instance that finds the write held unknown in Redis, and when Redis cannot be asked', () => {
     expect(requiredPosition(known({ own: 300n, shared: { lsn: 300n, unknown: true } }), 0)).toBe(PRIMARY_NOW);
     expect(requiredPosition(known({ own: 300n, shared: null }), 0)).toBe(PRIMARY_NOW);
+  });
+});
+
+describe('replicaUsable (whether reads may go to a replica)', () => {
+  const limits = { maxLagMs: 5_000, trustMs: 7_000 };
+  const now = 1_000_000;
+  it('takes a replica that answers, within the lag limit, checked against the primary recently', () => {
+    expect(replicaUsable({ up: true, behind: [] }, now, now - 1_000, limits)).toBe(true);
+    expect(replicaUsable({ up: true, behind: [{ lsn: 10n, at: now - 4_000 }] }, now, now - 1_000, limits)).toBe(true);
+    expect(replicaUsable({ up: true, behind: [{ lsn: 10n, at: now - 6_000 }] }, now, now - 1_000, limits)).toBe(false);
+    expect(replicaUsable({ up: false, behind: [] }, now, now - 1_000, limits)).toBe(false);
+  });
+  it("refuses every replica once the primary's position has not been read for longer than the trust window", () => {
+    // Caught up at the last check that could read the primary, 8 s ago: its lag since cannot be told.
+    expect(replicaUsable({ up: true, behind: [] }, now, now - 8_000, limits)).toBe(false);
+    expect(replicaUsable({ up: true, behind: [] }, now, 0, limits)).toBe(false);
   });
 });

@@ -82,6 +82,22 @@ const MAX_SAMPLES = 512;
  * that time whenever the replica reached the previous check's position would read a replica steadily 8 s
  * behind as caught up every 8 s.) Positions the replica has replayed go; thinning keeps the oldest.
  */
+/**
+ * Whether reads may go to a replica now: it answered the last check, its lag (`behind`) is within the limit,
+ * and that lag was measured against the primary recently (`primarySeenAt`: the last check that could read
+ * the primary's position, within `trustMs`). While the primary's position cannot be read, a replica's lag
+ * cannot be told, and a write acknowledged meanwhile may be missing from it: reads go to the primary.
+ */
+export function replicaUsable(
+  r: { up: boolean; behind: readonly PrimarySample[] },
+  now: number,
+  primarySeenAt: number,
+  limits: { maxLagMs: number; trustMs: number },
+): boolean {
+  if (!r.up || now - primarySeenAt > limits.trustMs) return false;
+  return !r.behind.length || now - r.behind[0].at <= limits.maxLagMs;
+}
+
 export function stillBehind(behind: readonly PrimarySample[], primary: PrimarySample, replayed: bigint): PrimarySample[] {
   if (replayed >= primary.lsn) return [];
   const kept = behind.filter((sample) => sample.lsn > replayed);
@@ -194,6 +210,8 @@ export class ReadReplicas {
   private readonly unsharedUnknown = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
   private checking: Promise<void> | null = null;
+  /** When a check last read the primary's position (replicaUsable). */
+  private primarySeenAt = 0;
   private next = 0;
   readonly counts: ReplicaRoutingCounts = { replica: 0, primary: 0, fallbacks: 0 };
   /** How long a replica has to say how far it has replayed (one tiny statement) before it counts as down. */
@@ -289,6 +307,7 @@ export class ReadReplicas {
     } catch {
       return;
     }
+    this.primarySeenAt = at;
     await Promise.all(
       this.replicas.map(async (r) => {
         try {
@@ -308,7 +327,7 @@ export class ReadReplicas {
   }
 
   private usable(r: ReplicaState, now = Date.now()): boolean {
-    return r.up && (!r.behind.length || now - r.behind[0].at <= this.settings.maxLagMs);
+    return replicaUsable(r, now, this.primarySeenAt, { maxLagMs: this.settings.maxLagMs, trustMs: this.unknownForMs });
   }
 
   private async primaryPosition(): Promise<bigint> {
