@@ -87,6 +87,37 @@ describe('the chain watcher across reorgs, crashes, takeovers and RPC outages', 
     }
   });
 
+  it('cancels a payment a reorg took out while new blocks come faster than the watcher polls (no step without one)', async () => {
+    const db = await sharedDatabase();
+    const server = await startServer({ databaseUrl: db.url, env: { ...WATCHER_ENV, CHAINS_FILE: chainsFile(chain.rpcUrl) } });
+    try {
+      const shop = await createOrg(server);
+      const invoiceId = await createInvoice(shop.test, '8', 'USDT');
+      const pay = await paymentAddress(shop.test, invoiceId);
+      await eventually(async () => expect(await watchedHead(server)).not.toBeNull());
+      const snapshot = await chain.test.snapshot();
+      await chain.receipt(await chain.sendToken(usdt, 1, pay.address, units('8', 6)));
+      await chain.mine(1);
+      const [seen] = await waitForPayments(shop.test, invoiceId, (p) => p.length === 1 && p[0].confirmations >= 2);
+      expect(seen.status).toBe('PENDING');
+
+      // The payment's blocks are replaced by a fork without it, which then grows a block every 40 ms (the
+      // watcher polls every 100 ms, as a chain with 2-second blocks outpaces a 4-second poll).
+      await chain.test.revert({ id: snapshot });
+      await chain.test.setIntervalMining({ interval: 0.04 }); // seconds (viem): 40 ms
+      try {
+        const [cancelled] = await waitForPayments(shop.test, invoiceId, (p) => p[0].status === 'CANCELLED', 20_000);
+        expect(cancelled.id).toBe(seen.id);
+        expect((await shortState(shop.test, invoiceId)).status).toBe('PENDING');
+      } finally {
+        await chain.test.setIntervalMining({ interval: 0 });
+      }
+    } finally {
+      await server.stop();
+      await db.drop();
+    }
+  });
+
   it('cancels a payment a reorg took out of blocks it read in one step while catching up past its finality depth', async () => {
     const db = await sharedDatabase();
     // Finality six blocks deep; the restarted watcher reads the 22 blocks it missed in one step.

@@ -190,9 +190,11 @@ export class NetworkWatcher {
       timer();
       deps.metrics.lag.set(labels, Number(head - to));
       const counted = await this.recorder.countConfirmations(head, final);
-      // A chain whose head moves every step (Solana's slots) may never have a step without a new block:
-      // transfers its recheck put in doubt are settled once a scan has reached the head.
-      if (to >= head && follower.rechecksTransactions && !this.mempool.available) await this.reorg.settleOrphans(head, null, final);
+      // A chain whose head moves every step (Solana's slots; an EVM chain whose blocks come faster than the
+      // watcher polls) may never have a step without a new block: transfers a reorg or a recheck put in doubt
+      // are settled once a scan has reached the head. (Chains with a mempool settle them in a step without
+      // new blocks, after reading it: a transaction back in the mempool keeps its payment.)
+      if (to >= head && !this.mempool.available) await this.reorg.settleOrphans(head, null, final);
       if (follower.rechecksTransactions && final !== null) await this.reorg.checkUnmatched(final);
       // An account still behind (its backlog over a step's budget), or counts left over the step's budget: on at once, not after the pause.
       return to >= head && !behind && counted;
