@@ -18,10 +18,18 @@ describe('csv cells', () => {
     ['+1', "'+1"],
     ['-1', "'-1"],
     ['@SUM(A1)', "'@SUM(A1)"],
-    ['\t=1', "'\t=1"],
+    ['\t=1', "'\t'=1"],
     ['\r=1', `"'\r=1"`],
     ['=HYPERLINK("http://x","y")', `"'=HYPERLINK(""http://x"",""y"")"`],
   ])('a formula-like cell %j gets a leading quote: %j', (value, expected) => {
+    expect(csvCell(value)).toBe(expected);
+  });
+
+  it.each([
+    ["Order 12;=cmd|'/C calc'!A0;", "Order 12;'=cmd|'/C calc'!A0;"],
+    ['a\t=1+1', "a\t'=1+1"],
+    ['x;-1;@A1', "x;'-1;'@A1"],
+  ])('a formula character after a ; or a tab (a new cell where lines split on them) gets a quote too: %j', (value, expected) => {
     expect(csvCell(value)).toBe(expected);
   });
 

@@ -8,7 +8,9 @@
  * injection page lists all six). Such a cell gets a leading `'`, which spreadsheets show as text, so
  * `=HYPERLINK(...)` in a customer's email or a metadata value arrives as the text it was.
  * The guard applies to every cell, amounts included: our amounts are never negative, so no number
- * column is touched by it.
+ * column is touched by it. A spreadsheet that splits lines on `;` or tabs (Excel in several locales)
+ * starts a cell after each one, so such a character followed by a formula character inside a cell gets
+ * the `'` there too (`Order 12;=cmd|...` is written `Order 12;'=cmd|...`).
  */
 
 /** The first characters that make a spreadsheet read a cell as a formula. */
@@ -19,6 +21,7 @@ export function csvCell(value: string | number | boolean | null | undefined): st
   if (value === null || value === undefined) return '';
   let text = String(value);
   if (text.length > 0 && FORMULA_START.has(text[0])) text = `'${text}`;
+  text = text.replace(/([;\t])([=+\-@\t\r])/g, "$1'$2");
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
