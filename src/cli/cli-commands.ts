@@ -3,7 +3,7 @@ import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { Mode } from '../shared/auth/request-context';
 import type { OrgId } from '../shared/ids/ids';
 import { CreateApiKeyCommand, CreateOrganizationCommand, ListApiKeysQuery, ListOrganizationsQuery, RevokeApiKeyCommand } from '../modules/organizations';
-import { IssueMemberLinkCommand } from '../modules/console';
+import { IssueMemberLinkCommand, normalizeEmail } from '../modules/console';
 import { GetProvidersQuery, SetProviderConfirmationsCommand, SetProviderEnabledCommand } from '../modules/providers';
 import { ImportRatesCommand, parseSnapshotFile, SnapshotFileError } from '../modules/rates';
 import { ForgetLostKeyWalletKeysCommand } from '../modules/rails';
@@ -55,9 +55,11 @@ export const CLI_COMMANDS: { [name in CliCommandName]: CliCommand } = {
     run: async (args, app) => {
       const ownerEmail = args.flags['owner-email'];
       if (ownerEmail !== undefined && (typeof ownerEmail !== 'string' || !ownerEmail)) throw new CliUsageError('--owner-email needs an email address');
+      // The email is checked before anything is created: the keys are shown only once, by this command.
+      const email = ownerEmail === undefined ? undefined : normalizeEmail(ownerEmail);
       const created = await app.get(CommandBus).execute(new CreateOrganizationCommand(requireFlag(args, 'name')));
-      if (ownerEmail === undefined) return created;
-      const link = await app.get(CommandBus).execute(new IssueMemberLinkCommand(created.organization_id, ownerEmail, 'invite', 'owner'));
+      if (email === undefined) return created;
+      const link = await app.get(CommandBus).execute(new IssueMemberLinkCommand(created.organization_id, email, 'invite', 'owner'));
       return { ...created, sign_in_url: link.url };
     },
   },

@@ -237,4 +237,13 @@ describe('operator CLI', () => {
     });
     expect(res.stdout).not.toMatch(/sk_(test|live)_/);
   });
+
+  it('org:create with a malformed --owner-email refuses before creating anything (its keys would never be shown)', async () => {
+    const name = `Half ${process.pid}-${Date.now()}`;
+    const res = await cli('org:create', '--name', name, '--owner-email', 'owner.example.com');
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('email');
+    const list = JSON.parse((await cli('org:list')).stdout) as Array<{ name: string }>;
+    expect(list.filter((o) => o.name === name)).toEqual([]);
+  });
 });
