@@ -85,7 +85,7 @@ export async function prepareDatabase(
   const applied = await runMigrations(app);
   if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
   await sealStoredSecrets(app, logger);
-  if (embedded && config.DEMO_ORGANIZATION && (await app.get(QueryBus).execute(new CountOrganizationsQuery())) === 0) {
+  if (embedded && config.demoOrganization && (await app.get(QueryBus).execute(new CountOrganizationsQuery())) === 0) {
     const demo = await app.get(CommandBus).execute(new CreateOrganizationCommand('Demo organization'));
     const owner = await app.get(CommandBus).execute(new IssueMemberLinkCommand(demo.organization_id, DEMO_OWNER_EMAIL, 'invite', 'owner'));
     output.out(demoBlock(demo.organization_id, demo.test_key, new URL(owner.url).pathname, config));

@@ -179,10 +179,14 @@ export class AppConfig {
   @Min(256)
   PAYER_BODY_LIMIT_BYTES = 8 * 1024;
 
-  /** On the first start of an empty embedded database, create a demo organization and print its test key. */
+  /**
+   * On the first start of an empty embedded database, create a demo organization and print its test key and
+   * its owner's sign-in link (`demoOrganization`: unset, on outside production only).
+   */
+  @IsOptional()
   @Transform(toBool)
   @IsBoolean()
-  DEMO_ORGANIZATION = true;
+  DEMO_ORGANIZATION?: boolean;
 
   /** Redis for budgets shared by every instance (rate limits); without it each process counts alone. */
   @IsOptional()
@@ -426,6 +430,14 @@ export class AppConfig {
     return this.NODE_ENV === 'production';
   }
 
+  /**
+   * Whether a first start on an empty embedded database creates the demo organization: DEMO_ORGANIZATION, or
+   * when unset, not in production (its owner's sign-in link would go to the production logs).
+   */
+  get demoOrganization(): boolean {
+    return this.DEMO_ORGANIZATION ?? this.NODE_ENV !== 'production';
+  }
+
   /** TRUST_PROXY as Express takes it: a number of hops, nothing (empty or "false"), or a list of addresses and subnets. */
   get trustProxy(): number | boolean | string {
     const text = this.TRUST_PROXY.trim();
@@ -460,6 +472,13 @@ export function trustProxyProblem(text: string): string | null {
     }
     if (Number(bits) === 0) {
       return `has "${part}", a subnet of every address: that is the same as true (any client could choose its own address); name the proxies' subnets`;
+    }
+    // Subnets wider than any proxies' (an eighth of IPv4 or more, every IPv4 client as an IPv4-mapped IPv6
+    // subnet, an IPv6 subnet wider than the unique local one): most clients could choose their own address.
+    const mapped = family === 6 && /^::ffff:/i.test(address!);
+    const widest = family === 4 ? 8 : mapped ? 104 : 7;
+    if (bits !== undefined && Number(bits) < widest) {
+      return `has "${part}", a subnet wider than /${widest}: that trusts the X-Forwarded-For of clients across the Internet, as true would; name the proxies' subnets`;
     }
   }
   return null;

@@ -324,11 +324,12 @@ export const PLATFORM_SETTINGS: readonly SettingDoc[] = [
   {
     name: 'DEMO_ORGANIZATION',
     section: 'Database',
-    default: 'true',
-    description: 'On the first start of an empty embedded database, create a demo organization and print its test key.',
+    default: '',
+    description:
+      "On the first start of an empty embedded database, create a demo organization and print its test key and its owner's sign-in link; unset: on, except with NODE_ENV=production.",
     readme: {
-      default: '`true`',
-      meaning: 'Create a demo organization on the first start of an empty embedded database.',
+      default: '`true` (`false` with `NODE_ENV=production`)',
+      meaning: "Create a demo organization on the first start of an empty embedded database (its test key and owner's sign-in link are printed).",
     },
   },
   {

@@ -58,6 +58,24 @@ describe('what a new user sees when the service starts', () => {
     expect(signIn).toMatch(new RegExp(`^${server.baseUrl.replace(/\./g, '\\.')}/console/link/\\S+$`));
   });
 
+  it("in production on the embedded database creates no demo organization unless asked: its owner's link would go to the logs", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'ipa-start-output-'));
+    folders.push(dataDir);
+    const production = {
+      NODE_ENV: 'production',
+      PUBLIC_BASE_URL: 'https://api.example.test',
+      SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
+      RATE_SOURCES: 'none',
+    };
+    // DEMO_ORGANIZATION unset (the test servers' own default is false).
+    const server = await startServer({ dataDir, env: { LOG_LEVEL: 'info', ...production, DEMO_ORGANIZATION: '' } });
+    servers.push(server);
+    await server.stop();
+    expect(untilListening(jsonLines(server.output())).length).toBeGreaterThan(0);
+    expect(server.output()).not.toContain('Demo organization created');
+    expect(server.output()).not.toContain('/console/link/');
+  });
+
   it('at debug, Nest wiring and the route table are still there for whoever asks', async () => {
     const server = await startServer({ databaseUrl: process.env.TEST_DATABASE_URL || undefined, env: { LOG_LEVEL: 'debug' } });
     servers.push(server);
