@@ -10,6 +10,7 @@ describe('client address and body settings', () => {
 
   it.each([
     ['10.0.0.0/8, 127.0.0.1', '10.0.0.0/8, 127.0.0.1'],
+    ['fc00::/7, ::ffff:10.0.0.0/104', 'fc00::/7, ::ffff:10.0.0.0/104'],
     ['1', 1],
     ['2', 2],
     ['false', false],
@@ -24,6 +25,10 @@ describe('client address and body settings', () => {
     ['fd00::/129', /has "fd00::\/129"/],
     ['0.0.0.0/0', /has "0.0.0.0\/0", a subnet of every address: that is the same as true/],
     ['10.0.0.0/8, ::/0', /has "::\/0", a subnet of every address/],
+    // Every IPv4 client, written as IPv4-mapped IPv6 or as halves.
+    ['::ffff:0.0.0.0/96', /has "::ffff:0.0.0.0\/96", a subnet wider than \/104/],
+    ['0.0.0.0/1,128.0.0.0/1', /has "0.0.0.0\/1", a subnet wider than \/8/],
+    ['2000::/3', /has "2000::\/3", a subnet wider than \/7/],
   ])('refuses TRUST_PROXY=%p naming the setting and why', (value, message) => {
     expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(message);
   });
