@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { CommandBus, CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
-import { NotFoundError } from '../../../../shared/errors/domain-error';
+import { ConflictError, NotFoundError } from '../../../../shared/errors/domain-error';
 import { newId } from '../../../../shared/ids/ids';
 import { fromDb, renderAmount } from '../../../../shared/money/money';
 import { Clock } from '../../../../shared/time/clock';
@@ -39,7 +39,10 @@ export class CreateRefundHandler implements ICommandHandler<CreateRefundCommand>
       try {
         return await this.create(command);
       } catch (e) {
-        if (!(e instanceof RatesSnapshotGoneError || e instanceof PaidAtMovedError) || attempt >= 3) throw e;
+        if (!(e instanceof RatesSnapshotGoneError || e instanceof PaidAtMovedError)) throw e;
+        // Payments still completing at other rates after three tries: the client's to retry (409), not a 500.
+        if (attempt >= 3)
+          throw e instanceof PaidAtMovedError ? new ConflictError('The invoice was being paid while the refund was made; retry', 'concurrent_update') : e;
       }
     }
   }
