@@ -475,7 +475,7 @@ export function trustProxyProblem(text: string): string | null {
     }
     // Subnets wider than any proxies' (an eighth of IPv4 or more, every IPv4 client as an IPv4-mapped IPv6
     // subnet, an IPv6 subnet wider than the unique local one): most clients could choose their own address.
-    const mapped = family === 6 && /^::ffff:/i.test(address!);
+    const mapped = family === 6 && /^::ffff:/i.test(address);
     const widest = family === 4 ? 8 : mapped ? 104 : 7;
     if (bits !== undefined && Number(bits) < widest) {
       return `has "${part}", a subnet wider than /${widest}: that trusts the X-Forwarded-For of clients across the Internet, as true would; name the proxies' subnets`;
