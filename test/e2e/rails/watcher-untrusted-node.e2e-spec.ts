@@ -315,4 +315,53 @@ describe('the chain watcher against a node that cannot be trusted', () => {
       await relay.stop();
     }
   }, 240_000);
+  it("asks a block's logs again by its hash when the node's answer for the range has none where the block's bloom says a payment may be", async () => {
+    // A load-balanced node whose log index (one backend) is behind its blocks (another): for the range it
+    // answers no logs rather than an error, and it refuses the block by hash (it does not have it yet).
+    let behind = false;
+    let byHash = 0;
+    let refusedByHash = 0;
+    const relay = new JsonRpcRelay(chain.rpcUrl, {
+      answer(call, answer): JsonRpcAnswer {
+        if (call.method !== 'eth_getLogs') return answer;
+        const [filter] = call.params as [{ blockHash?: string }];
+        if (filter.blockHash === undefined) return behind ? { ...answer, result: [] } : answer;
+        byHash++;
+        if (!behind) return answer;
+        refusedByHash++;
+        return { jsonrpc: '2.0', id: call.id, error: { code: -32000, message: 'unknown block' } };
+      },
+    });
+    await relay.start();
+    const db = await sharedDatabase();
+    const server = await startServer({ databaseUrl: db.url, env: { ...WATCHER_ENV, CHAINS_FILE: chainsFile(relay.url) } });
+    try {
+      const shop = await shopOn(server);
+      const invoiceId = await createInvoice(shop, '10', 'USDT');
+      const pay = await paymentAddress(shop, invoiceId);
+      const head = await chain.blockNumber();
+      await eventually(async () => expect(await testCursorOf(db.url)).toBe(head));
+      // Blocks with no Transfer to a watched address are not asked again: a token transfer elsewhere, empty blocks.
+      await chain.receipt(await chain.sendToken(usdt, 1, '0x000000000000000000000000000000000000dEaD', units('5', 6)));
+      await chain.mine(2);
+      await eventually(async () => expect(await testCursorOf(db.url)).toBe(head + 3n));
+      expect(byHash).toBe(0);
+
+      behind = true;
+      const receipt = await chain.receipt(await chain.sendToken(usdt, 1, pay.address, units('10', 6)));
+      await eventually(async () => expect(refusedByHash).toBeGreaterThan(2));
+      // The watcher stays below the block it could not read, whatever it read of the blocks themselves.
+      expect(await testCursorOf(db.url)).toBeLessThan(receipt.blockNumber);
+      expect(await paymentsOf(shop, invoiceId)).toEqual([]);
+
+      behind = false;
+      const [payment] = await waitForPayments(shop, invoiceId, (p) => p.length === 1);
+      expect(payment).toMatchObject({ provider_id: 'prov_ethereum_usdt', status: 'PENDING' });
+      expect(payment.idempotency_key).toBe(`ethereum:${receipt.transactionHash}:${receipt.logs[0].logIndex}`);
+    } finally {
+      await server.stop();
+      await db.drop();
+      await relay.stop();
+    }
+  }, 240_000);
 });

@@ -1,4 +1,5 @@
 import type { Address, PublicClient } from 'viem';
+import { addressTopic, BloomKey, bloomKey, bloomMayHold, hexBytes } from './logs-bloom';
 import { viem } from './viem';
 import type {
   BlockRef,
@@ -17,6 +18,34 @@ let transfer: ReturnType<typeof parseTransfer> | null = null;
 const TRANSFER = () => (transfer ??= parseTransfer());
 
 /**
+ * Whether a block's bloom may hold a Transfer log of one of `tokens` to one of `watched` (any recipient when
+ * the watched set is too large to list). Without a bloom nothing is ruled out.
+ */
+function mayHoldTransfers(bloom: Uint8Array | undefined, tokens: readonly string[], watched: ReadonlySet<string> | null): boolean {
+  if (!bloom) return true;
+  if (!bloomMayHold(bloom, transferTopicKey())) return false;
+  if (!tokens.some((t) => bloomMayHold(bloom, keyOf(t, hexBytes)))) return false;
+  if (watched === null) return true;
+  for (const address of watched) if (bloomMayHold(bloom, keyOf(address, addressTopic))) return true;
+  return false;
+}
+
+let transferKey: BloomKey | null = null;
+const transferTopicKey = (): BloomKey => (transferKey ??= bloomKey(hexBytes(viem().toEventSelector(TRANSFER()))));
+/** Bloom keys of addresses and token contracts, kept between steps (the watched set changes little). */
+const keys = new Map<string, BloomKey>();
+function keyOf(address: string, bytes: (address: string) => Uint8Array): BloomKey {
+  const id = `${bytes === hexBytes ? 'a' : 't'}:${address.toLowerCase()}`;
+  let key = keys.get(id);
+  if (!key) {
+    if (keys.size >= 100_000) keys.clear();
+    key = bloomKey(bytes(address));
+    keys.set(id, key);
+  }
+  return key;
+}
+
+/**
  * Follows one EVM network over JSON-RPC with viem. A range is read in this order: its blocks one by
  * one (headers with hashes and parent hashes, and their transactions for native transfers); then the
  * Transfer logs of the configured token contracts (eth_getLogs over the range); then the receipts of
@@ -24,10 +53,16 @@ const TRANSFER = () => (transfer ??= parseTransfer());
  * contract call to our address is not seen: docs/rails.md). Each transfer carries the block hash the
  * node gave with it, and the watcher checks those against the blocks read first. A log from any other
  * contract (a node that ignored the address filter) is never a transfer: it is returned as foreign.
+ * A node behind a load balancer may answer the range's logs from a backend that has not reached its last
+ * blocks yet, with nothing for them rather than an error: a block whose logs bloom may hold a Transfer
+ * of a configured token to a watched address, and for which the answer has no log, is asked again by
+ * its hash (EIP-234), which a backend without that block refuses (the step fails and is read again).
  * viem's own retries are off: the watcher retries with backoff and counts the faults.
  */
 export class EvmFollower implements ChainFollower {
   private readonly client: PublicClient;
+  /** How many blocks were asked for their logs again by hash because the range's answer had none for them (for tests and metrics). */
+  crossChecked = 0;
 
   constructor(rpcUrl: string, timeoutMs = 10_000) {
     const { createPublicClient, http } = viem();
@@ -54,12 +89,15 @@ export class EvmFollower implements ChainFollower {
     const blocks: BlockRef[] = [];
     const seen: IncomingTransfer[] = [];
     const foreign: ScannedRange['foreign'] = [];
+    /** Each block's logs bloom, for the check of the logs answer (step 2). */
+    const blooms = new Map<bigint, Uint8Array>();
     // 1. The blocks, before anything else of the range.
     for (let n = range.from; n <= range.to; n++) {
       const block = await this.client.getBlock({ blockNumber: n, includeTransactions: !nothingWatched });
       if (block.hash === null) throw new Error(`block ${n} is still pending`);
       const ref = { number: n, hash: block.hash.toLowerCase(), parentHash: block.parentHash.toLowerCase(), timestamp: block.timestamp };
       blocks.push(ref);
+      if (block.logsBloom) blooms.set(n, hexBytes(block.logsBloom));
       for (const tx of block.transactions) {
         if (typeof tx === 'string') continue;
         const to = tx.to?.toLowerCase();
@@ -71,13 +109,14 @@ export class EvmFollower implements ChainFollower {
     // 2. The token transfers of the range, each with the block hash the node gives it.
     if (tokens.length) {
       const configured = new Set(tokens.map((t) => t.toLowerCase()));
-      const logs = await this.client.getLogs({
-        address: tokens as Address[],
-        event: TRANSFER(),
-        fromBlock: range.from,
-        toBlock: range.to,
-        args: watched.addresses ? { to: [...watched.addresses] as Address[] } : undefined,
-      });
+      const filter = { address: tokens as Address[], event: TRANSFER(), args: watched.addresses ? { to: [...watched.addresses] as Address[] } : undefined };
+      const logs = await this.client.getLogs({ ...filter, fromBlock: range.from, toBlock: range.to });
+      const answered = new Set(logs.map((log) => log.blockNumber));
+      const doubtful = blocks.filter((b) => !answered.has(b.number) && mayHoldTransfers(blooms.get(b.number), tokens, watched.addresses));
+      for (const block of doubtful) {
+        this.crossChecked++;
+        logs.push(...(await this.client.getLogs({ ...filter, blockHash: block.hash as `0x${string}` })));
+      }
       for (const log of logs) {
         const to = log.args.to?.toLowerCase();
         if (!to || log.removed || log.blockNumber === null || log.transactionHash === null || log.logIndex === null || !log.args.value) continue;
