@@ -27,6 +27,7 @@ export const MNEMONIC = 'test test test test test test test test test test test 
 const TRANSFER_ABI = parseAbi([
   'function transfer(address to, uint256 value) returns (bool)',
   'function transferMany(address[] to, uint256[] values) returns (bool)',
+  'function sweep(address to) returns (bool)',
   'function approve(address spender, uint256 value) returns (bool)',
   'function transferFrom(address from, address to, uint256 value) returns (bool)',
   'function balanceOf(address) view returns (uint256)',
@@ -176,6 +177,11 @@ export class LocalChain {
     return this.signTokenCall(token, from, data, 300_000n, tipWei);
   }
 
+  /** Account #from sending its whole token balance to `to` (sweep: the amount is the balance when it runs), signed but not sent. */
+  async signTokenSweep(token: Address, from: number, to: string, tipWei = 1_000_000_000n): Promise<Hex> {
+    return this.signTokenCall(token, from, encodeFunctionData({ abi: TRANSFER_ABI, functionName: 'sweep', args: [to as Address] }), 100_000n, tipWei);
+  }
+
   /** A call of the token contract from account #from at its next nonce, signed but not sent. */
   private async signTokenCall(token: Address, from: number, data: Hex, gas: bigint, tipWei: bigint): Promise<Hex> {
     const account = mnemonicToAccount(MNEMONIC, { addressIndex: from });
@@ -219,6 +225,15 @@ export class LocalChain {
 
   async mine(blocks = 1): Promise<void> {
     await this.test.mine({ blocks });
+  }
+
+  /**
+   * Mines `blocks` blocks one at a time (evm_mine), each a whole block with its own hash, where `mine`
+   * reserves them in bulk (hardhat_mine): after a revert, a bulk-mined block's reported hash may not be
+   * the parent hash of the block mined after it, a chain the watcher refuses to read past.
+   */
+  async mineEach(blocks: number): Promise<void> {
+    for (let i = 0; i < blocks; i++) await this.test.request({ method: 'evm_mine' } as never);
   }
 
   async blockNumber(): Promise<bigint> {

@@ -48,6 +48,13 @@ contract TestToken {
         return true;
     }
 
+    /// Sends the caller's whole balance: an amount set by the state the transaction runs in (as a wallet's
+    /// "send all" or a swap's output), so the same transaction mined again after a reorg may move another.
+    function sweep(address to) external returns (bool) {
+        _move(msg.sender, to, balanceOf[msg.sender]);
+        return true;
+    }
+
     function _move(address from, address to, uint256 value) private {
         require(balanceOf[from] >= value, "balance");
         balanceOf[from] -= value;

@@ -1,3 +1,4 @@
+import Decimal from 'decimal.js';
 import type { Hex } from 'viem';
 import { expectSuccess } from '../../support/envelope';
 import { IsolatedService } from '../../support/isolated';
@@ -417,5 +418,72 @@ describe('the chain watcher when a reorg takes a payment out and the same transa
     expect(payments).toHaveLength(1);
     expect(payments[0]).toMatchObject({ id: seen.id, status: 'CANCELLED' });
     expect((await shortState(shop.test, invoiceId)).status).toBe('PENDING');
+  });
+});
+
+// On a chain of its own: the blocks it mines would shift the numbers the tests above revert to.
+describe('the chain watcher when a reorg mines a payment again and it moves another amount', () => {
+  let setup: ChainSetup;
+  let service: IsolatedService;
+  beforeAll(async () => {
+    setup = await startChain();
+    service = await startWatchingService(setup);
+  }, 120_000);
+  afterAll(async () => {
+    await service?.stop();
+    await setup?.chain.stop();
+  });
+
+  it('cancels the payment when the reorg mines its transaction again and it moves another amount there, and records what arrived', async () => {
+    const { chain, usdt } = setup;
+    const shop = await merchant(service);
+    const invoiceId = await createInvoice(shop.test, '20', 'USDT');
+    const pay = await paymentAddress(shop.test, invoiceId);
+    // The payer (account 12, no tokens of its own) holds 10 and sends all it holds in one call (sweep).
+    const payer = 12;
+    await chain.receipt(await chain.sendToken(usdt, 1, chain.account(payer).address, units('10', 6)));
+    const raw = await chain.signTokenSweep(usdt, payer, pay.address);
+    const snapshot = await chain.test.snapshot();
+    const hash = await chain.sendRaw(raw);
+    const first = await chain.receipt(hash);
+    await chain.mineEach(1);
+    const [seen] = await waitForPayments(shop.test, invoiceId, (p) => p.length === 1 && p[0].confirmations >= 2);
+    expect(seen.status).toBe('PENDING');
+    expect(new Decimal(seen.price).eq(10)).toBe(true);
+
+    // A longer fork: the payer receives 5 more first (a higher tip), then the same transaction sends 15.
+    await chain.test.revert({ id: snapshot });
+    await chain.test.setAutomine(false);
+    try {
+      await chain.sendRaw(await chain.signTokenTransfer(usdt, 1, chain.account(payer).address, units('5', 6), 5_000_000_000n));
+      expect(await chain.sendRaw(raw)).toBe(hash);
+      await chain.mineEach(4);
+    } finally {
+      await chain.test.setAutomine(true);
+    }
+    const again = await chain.receipt(hash);
+    expect(again.status).toBe('success');
+    expect(again.blockHash).not.toBe(first.blockHash);
+
+    // The 10 never arrived: cancelled. The 15 that did is the invoice's one counting payment (not 25 in all).
+    const settled = await waitForPayments(
+      shop.test,
+      invoiceId,
+      (p) => p.length === 2 && p.some((x) => x.status === 'CANCELLED') && p.some((x) => new Decimal(x.price).eq(15)),
+      20_000,
+    );
+    expect(settled.find((p) => p.id === seen.id)?.status).toBe('CANCELLED');
+    expect(settled.find((p) => p.id !== seen.id)?.idempotency_key).toBe(`ethereum:${hash}:${again.logs[0].logIndex}`);
+    await chain.mineEach(12);
+    const done = await waitForPayments(shop.test, invoiceId, (p) => p.some((x) => x.status === 'COMPLETED'));
+    await new Promise((r) => setTimeout(r, 600));
+    expect((await paymentsOf(shop.test, invoiceId)).map((p) => [new Decimal(p.price).toString(), p.status]).sort()).toEqual([
+      ['10', 'CANCELLED'],
+      ['15', 'COMPLETED'],
+    ]);
+    expect(done).toHaveLength(2);
+    // 15 of 20: the invoice is still waiting for the rest.
+    expect((await shortState(shop.test, invoiceId)).status).toBe('PARTIALLY_PAID');
+    expect(linesWith(service.server, '"event":"chain_transfer_changed"').some((l) => l.includes(seen.id))).toBe(true);
   });
 });

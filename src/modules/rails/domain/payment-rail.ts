@@ -195,6 +195,14 @@ export interface ChainFollower {
    */
   readonly showsUnmined?: boolean;
   /**
+   * Chains whose transactions run again where a reorg mines them again (EVM and Tron: a contract call is
+   * executed against the new fork's state): one may succeed there and yet move another amount or pay
+   * someone else (a swap's output, a wallet's "send all"). Before a transfer in doubt keeps its payment
+   * because its transaction is in a block again, the watcher then asks `transactionTransfers` whether it
+   * still pays the recipient the amount recorded. A UTXO transaction's id fixes its outputs: no need there.
+   */
+  readonly rerunsTransactions?: boolean;
+  /**
    * Chains whose blocks carry no hash the reorg check could compare (Solana's slots are numbers only): a
    * confirmed transaction whose fork dies is not seen by the reorg check, the node simply stops knowing
    * its signature. With it, before a transfer is reported with its required confirmations (or as final),

@@ -155,6 +155,9 @@ export class EvmFollower implements ChainFollower {
   /** The node shows a pending transaction (eth_getTransactionByHash answers it with no block). */
   readonly showsUnmined = true;
 
+  /** A transaction mined again after a reorg is executed again, against the new fork's state. */
+  readonly rerunsTransactions = true;
+
   /**
    * A reported payout: the transaction by its hash (pending ones included), then, once mined, its
    * receipt. To the destination count the transaction's own value (a coin payout) or each Transfer log

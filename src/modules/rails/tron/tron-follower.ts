@@ -82,6 +82,9 @@ export class TronFollower implements ChainFollower {
   /** TRX-looking transfers into our addresses the HTTP API showed to be something else (a TRC-10 token...), never counted. */
   notTrx = 0;
 
+  /** A transaction mined again after a reorg is executed again, against the new fork's state. */
+  readonly rerunsTransactions = true;
+
   constructor(
     rpcUrl: string,
     private readonly finality: TronFinality,

@@ -65,7 +65,8 @@ export class ReorgHandler {
 
   /**
    * Transfers a reorg put in doubt and the rescan did not find again. One whose transaction is in a
-   * block again and succeeded there (one the rescan passed, e.g. its address is no longer watched) keeps its payment, its
+   * block again and succeeded there (one the rescan passed, e.g. its address is no longer watched), and
+   * where transactions run again (EVM, Tron) still pays the recipient what was recorded, keeps its payment, its
    * count restarting there (on a chain that names its `final` block, not final until that block covers
    * its new one, as every transfer's count: `countedConfirmations`). One whose transaction waits in the mempool again (`mempool`: the ids read
    * this step, on chains that have one; a node puts the transactions of a block it takes back there)
@@ -78,10 +79,24 @@ export class ReorgHandler {
     for (const row of await this.ctx.deps.state.orphans(this.ctx.deps.manager, mode, network)) {
       const seenIn = BigInt(row.block_number);
       // Only where it succeeded: mined again on the new fork, it may fail there (the payer's funds moved first).
-      const minedIn = await rpcCall('transaction', () =>
-        this.ctx.follower.transactionBlock(row.tx_hash, seenIn >= 0n ? seenIn : undefined, { succeeded: true }),
-      );
+      let minedIn = await rpcCall('transaction', () => this.ctx.follower.transactionBlock(row.tx_hash, seenIn >= 0n ? seenIn : undefined, { succeeded: true }));
       if (minedIn !== null && minedIn > head) continue; // mined after the head read: the next scan finds it
+      if (minedIn !== null) {
+        const pays = await this.paysAsRecorded(row);
+        if (pays === null) continue; // the node showed the block but not what it moved: asked again next step
+        if (!pays) {
+          this.ctx.logger.warn({
+            msg: 'a transaction mined again after a reorg no longer pays what its payment recorded; the payment is cancelled',
+            event: 'chain_transfer_changed',
+            ...this.ctx.labels,
+            idempotency_key: row.idempotency_key,
+            payment_id: row.payment_id,
+            tx_hash: row.tx_hash,
+            block: minedIn.toString(),
+          });
+          minedIn = null;
+        }
+      }
       if (minedIn === null && mempool?.has(row.tx_hash)) {
         await this.backToMempool(row);
         continue;
@@ -139,6 +154,25 @@ export class ReorgHandler {
         this.ctx.logger.warn({ msg: 'payment cancelled: its transaction left the canonical chain', event: 'chain_payment_cancelled', ...entry });
       }
     }
+  }
+
+  /**
+   * Whether a transfer's transaction, mined again, still pays its recipient the amount recorded in the
+   * recorded asset (`ChainFollower.rerunsTransactions`; true where the chain does not run it again, or the
+   * row predates recipients and amounts, or names a provider no longer configured). Null when the node
+   * does not show it now (one of a load-balanced set without its receipt): nothing is decided this step.
+   */
+  private async paysAsRecorded(row: TransferRow): Promise<boolean | null> {
+    const { assets, providerOf } = this.ctx.config;
+    if (!this.ctx.follower.rerunsTransactions || row.recipient === null || row.units === null) return true;
+    const slug = Object.keys(assets).find((s) => providerOf(s) === row.provider_id);
+    if (slug === undefined && providerOf(null) !== row.provider_id) return true;
+    const token = slug === undefined ? null : assets[slug];
+    const recipient = row.recipient;
+    const tx = await rpcCall('transaction', () => this.ctx.follower.transactionTransfers(row.tx_hash, recipient, token));
+    if (tx === null || tx.blockNumber === null) return null;
+    const units = BigInt(row.units);
+    return tx.success && tx.transfers.some((t) => t.units === units);
   }
 
   /**
