@@ -318,6 +318,30 @@ describe('cli doctor: the go-live preflight against real nodes and rate servers'
     expect(apart.code).toBe(0);
   });
 
+  it('counts only rates taken within RATES_MAX_AGE_SECONDS: a feed answering two-hour-old prices fails alone and warns beside a fresh one', async () => {
+    // A feed whose upstream stopped: it still answers, with the prices of two hours ago (`taken_at`).
+    const frozen = await fakeExchange(() => ({ ...rates('90000'), taken_at: Math.floor(Date.now() / 1000) - 7_200 }));
+    try {
+      const feed = `${frozen.url}/rates.json`;
+      const alone = await report({ RATE_SOURCES: feed });
+      expect(alone.code).toBe(1);
+      const only = byName(alone.report).get(`rates.source.${feed}`);
+      expect(only).toMatchObject({ status: 'fail', rates: 0 });
+      expect(only?.detail).toContain('older than RATES_MAX_AGE_SECONDS');
+      expect((only as unknown as { stale: Record<string, number> }).stale.BITCOIN).toBeGreaterThanOrEqual(7_200);
+
+      const beside = await report({ RATE_SOURCES: `${rateA.url}/rates.json,${feed}` });
+      const checks = byName(beside.report);
+      expect(checks.get(`rates.source.${feed}`)).toMatchObject({ status: 'warn', rates: 0 });
+      expect(checks.get(`rates.source.${rateA.url}/rates.json`)).toMatchObject({ status: 'ok', rates: 5 });
+      // Old prices are not compared with fresh ones: one fresh source, no agreement to check.
+      expect(beside.report.checks.filter((c) => c.name.startsWith('rates.agreement'))).toEqual([]);
+      expect(beside.code).toBe(0);
+    } finally {
+      await frozen.close();
+    }
+  });
+
   it('fails production settings in production and warns about them elsewhere', async () => {
     const dev = await report({ PUBLIC_BASE_URL: 'http://127.0.0.1:3000' });
     expect(byName(dev.report).get('settings.public_base_url')).toMatchObject({ status: 'warn' });
