@@ -6,6 +6,8 @@ import { GetSentPayoutHandler } from './queries/watched-payouts/get-sent-payout.
 import { ListReleasedPayoutsHandler } from './queries/watched-payouts/list-released-payouts.handler';
 import { ListSentPayoutsHandler } from './queries/watched-payouts/list-sent-payouts.handler';
 import { CancelRefundHandler } from './commands/cancel-refund/cancel-refund.handler';
+import { ReleaseUncoveredRefundsHandler } from './commands/release-uncovered-refunds/release-uncovered-refunds.handler';
+import { PaymentReversedHandler } from './reactions/payment-reversed.handler';
 import { ClaimRefundHandler } from './commands/claim-refund/claim-refund.handler';
 import { CreateRefundHandler } from './commands/create-refund/create-refund.handler';
 import { RefundEvents } from './commands/refund-events';
@@ -34,7 +36,8 @@ import { PartitionRetention } from '../../shared/db/partition-retention';
  * ExpireDueClaimsCommand). Uses invoices (GetPayableInvoiceQuery, GetInvoiceQuery for the claim page's
  * merchant and items), payments (InvoicePaymentValuesQuery), providers and rates on the query bus; keeps
  * the invoice's refunded_usd through SetInvoiceRefundedCommand and answers the dashboard's
- * GetRefundFiguresQuery (analytics); owns the `refunds` table.
+ * GetRefundFiguresQuery (analytics); hears PaymentEvent with a durable handler (a completed payment taken
+ * back cancels the open refunds it no longer covers); owns the `refunds` table.
  */
 @Module({
   controllers: [RefundsController, RefundTestHelpersController],
@@ -57,6 +60,8 @@ import { PartitionRetention } from '../../shared/db/partition-retention';
     RecordPayoutCheckHandler,
     ListReleasedPayoutsHandler,
     ForgetReleasedPayoutHandler,
+    ReleaseUncoveredRefundsHandler,
+    PaymentReversedHandler,
   ],
 })
 export class RefundsModule implements OnModuleInit {

@@ -1,6 +1,6 @@
 import Decimal from 'decimal.js';
 import type { Hex } from 'viem';
-import { expectSuccess } from '../../support/envelope';
+import { expectError, expectSuccess } from '../../support/envelope';
 import { IsolatedService } from '../../support/isolated';
 import { withClient } from '../../support/pg';
 import { linesWith, runCli } from '../../support/server';
@@ -485,5 +485,41 @@ describe('the chain watcher when a reorg mines a payment again and it moves anot
     // 15 of 20: the invoice is still waiting for the rest.
     expect((await shortState(shop.test, invoiceId)).status).toBe('PARTIALLY_PAID');
     expect(linesWith(service.server, '"event":"chain_transfer_changed"').some((l) => l.includes(seen.id))).toBe(true);
+  });
+  it('cancels the open refunds a reversed payment no longer covers, newest first, and leaves the covered one', async () => {
+    const { chain, usdt } = setup;
+    const shop = await merchant(service);
+    const set = await runCli(
+      ['provider:confirmations', '--org', shop.id, '--provider', 'prov_ethereum_usdt', '--count', '2', '--mode', 'test'],
+      service.cliEnv,
+    );
+    expect(set.code).toBe(0);
+    const invoiceId = await createInvoice(shop.test, '20', 'USDT');
+    const pay = await paymentAddress(shop.test, invoiceId);
+    // 10 that stays, then 10 that a reorg takes back after both completed.
+    await chain.receipt(await chain.sendToken(usdt, 1, pay.address, units('10', 6)));
+    await chain.mineEach(2);
+    await waitForPayments(shop.test, invoiceId, (p) => p.length === 1 && p[0].status === 'COMPLETED');
+    const snapshot = await chain.test.snapshot();
+    await chain.receipt(await chain.sendToken(usdt, 2, pay.address, units('10', 6)));
+    await chain.mineEach(2);
+    const paid = await waitForPayments(shop.test, invoiceId, (p) => p.length === 2 && p.every((x) => x.status === 'COMPLETED'));
+    const older = expectSuccess(await shop.test.post(`/invoices/${invoiceId}/refunds`, { amount: '8' }), 201);
+    const newer = expectSuccess(await shop.test.post(`/invoices/${invoiceId}/refunds`, { amount: '5' }), 201);
+    expect([older.status, newer.status]).toEqual(['AWAITING_DESTINATION', 'AWAITING_DESTINATION']);
+
+    // A longer fork without the second payment: 10 paid, 13 promised. The newer refund goes; 8 stays covered.
+    await chain.test.revert({ id: snapshot });
+    await chain.mineEach(5);
+    const reversed = paid[1];
+    await waitForPayments(shop.test, invoiceId, (p) => p.some((x) => x.id === reversed.id && x.status === 'CANCELLED'));
+    await eventually(async () => expect(expectSuccess(await shop.test.get(`/refunds/${newer.id}`)).status).toBe('CANCELED'));
+    expect(expectSuccess(await shop.test.get(`/refunds/${older.id}`)).status).toBe('AWAITING_DESTINATION');
+    const events = (await eventsOf(shop.test)).filter((e) => e.type.startsWith('refund.') && e.type !== 'refund.created' && e.data.object.id === newer.id);
+    expect(events.map((e) => [e.type, e.data.object.status])).toEqual([['refund.canceled', 'CANCELED']]);
+    expect(linesWith(service.server, '"event":"refunds_canceled_payment_reversed"').some((l) => l.includes(newer.id))).toBe(true);
+    // What is left to refund: 10 paid less the 8 still promised.
+    expectError(await shop.test.post(`/invoices/${invoiceId}/refunds`, { amount: '2.01' }), 400, { code: 'refund_exceeds_paid' });
+    expectSuccess(await shop.test.post(`/invoices/${invoiceId}/refunds`, { amount: '2' }), 201);
   });
 });

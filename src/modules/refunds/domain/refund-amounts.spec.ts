@@ -1,6 +1,6 @@
 import type { DomainError } from '../../../shared/errors/domain-error';
 import { Money } from '../../../shared/money/money';
-import { fromUnits, paidAtSnapshot, payoutAmount, planRefund, refundableUsd, toUnits } from './refund-amounts';
+import { fromUnits, paidAtSnapshot, payoutAmount, planRefund, refundableUsd, refundsToRelease, toUnits } from './refund-amounts';
 
 const m = (s: string) => new Money(s);
 
@@ -62,6 +62,37 @@ describe('refundableUsd', () => {
 
   it('is never negative (a completed payment taken back after a refund)', () => {
     expect(refundableUsd([], [{ status: 'COMPLETED', amountUsd: m('3') }]).toFixed()).toBe('0');
+  });
+});
+
+describe('refundsToRelease', () => {
+  const at = (minute: number) => new Date(Date.UTC(2026, 11, 1, 10, minute));
+  const paid = (...usd: string[]) => usd.map((u) => ({ status: 'COMPLETED', priceUsd: new Money(u) }));
+
+  it('lets open refunds go newest first until what the rest hold is covered', () => {
+    const refunds = [
+      { id: 'refund_a', status: 'AWAITING_DESTINATION' as const, amountUsd: new Money('8'), createdAt: at(1) },
+      { id: 'refund_b', status: 'AWAITING_PAYOUT' as const, amountUsd: new Money('5'), createdAt: at(2) },
+      { id: 'refund_c', status: 'AWAITING_DESTINATION' as const, amountUsd: new Money('1'), createdAt: at(3) },
+    ];
+    // 14 held against 10 paid: c (1) leaves 13, b (5) leaves 8; a stays.
+    const out = refundsToRelease(paid('10'), refunds);
+    expect(out.release).toEqual(['refund_c', 'refund_b']);
+    expect(out.uncovered.isZero()).toBe(true);
+    // Covered: nothing goes.
+    expect(refundsToRelease(paid('10', '4'), refunds).release).toEqual([]);
+  });
+
+  it('never lets a sent or completed refund go, and says what stays beyond the payments', () => {
+    const refunds = [
+      { id: 'refund_sent', status: 'SENT' as const, amountUsd: new Money('6'), createdAt: at(1) },
+      { id: 'refund_done', status: 'COMPLETED' as const, amountUsd: new Money('3'), createdAt: at(2) },
+      { id: 'refund_open', status: 'AWAITING_PAYOUT' as const, amountUsd: new Money('2'), createdAt: at(3) },
+      { id: 'refund_gone', status: 'CANCELED' as const, amountUsd: new Money('50'), createdAt: at(4) },
+    ];
+    const out = refundsToRelease([{ status: 'CANCELLED', priceUsd: new Money('20') }, ...paid('5')], refunds);
+    expect(out.release).toEqual(['refund_open']);
+    expect(out.uncovered.toString()).toBe('4');
   });
 });
 

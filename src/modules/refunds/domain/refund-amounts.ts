@@ -54,6 +54,34 @@ export function refundableUsd(payments: readonly PaymentValue[], refunds: readon
   return left.isNegative() ? ZERO : left;
 }
 
+/** A refund as the release after a reversal weighs it: open ones newest first are let go. */
+export interface HeldRefund extends RefundHold {
+  id: string;
+  createdAt: Date;
+}
+
+/**
+ * The refunds to cancel when the invoice's COMPLETED payments no longer cover what its refunds hold (a
+ * payment a chain reorganization took back after it was refunded): open refunds (not yet SENT: the payer
+ * has not been paid), newest first, until what the rest hold is covered. Refunds already SENT or COMPLETED
+ * are never among them (the money may be on its way); `uncovered` says what stays held beyond the payments.
+ */
+export function refundsToRelease(payments: readonly PaymentValue[], refunds: readonly HeldRefund[]): { release: string[]; uncovered: Amount } {
+  const paid = sumAmounts(payments.filter((p) => p.status === 'COMPLETED').map((p) => p.priceUsd));
+  let held = heldUsd(refunds);
+  const release: string[] = [];
+  const open = refunds
+    .filter((r) => r.status === 'AWAITING_DESTINATION' || r.status === 'AWAITING_PAYOUT')
+    .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+  for (const refund of open) {
+    if (!held.greaterThan(paid)) break;
+    release.push(refund.id);
+    held = held.sub(refund.amountUsd);
+  }
+  const over = held.sub(paid);
+  return { release, uncovered: over.isNegative() ? ZERO : over };
+}
+
 export interface RefundRequest {
   /** In `currency`; absent: everything refundable. */
   amount: Amount | null;

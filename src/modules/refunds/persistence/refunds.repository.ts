@@ -175,6 +175,19 @@ export class RefundsRepository {
     ]);
   }
 
+  /** The invoice's refunds with what the release after a reversal weighs (under lockInvoiceRefunds). */
+  async heldOfInvoice(
+    m: EntityManager,
+    scope: Scope,
+    invoiceId: string,
+  ): Promise<Array<{ id: string; status: RefundStatus; amount_usd: string; created_at: Date }>> {
+    return m.query(`SELECT id, status, amount_usd::text AS amount_usd, created_at FROM refunds WHERE organization_id = $1 AND mode = $2 AND invoice_id = $3`, [
+      scope.organizationId,
+      scope.mode,
+      invoiceId,
+    ]);
+  }
+
   /** USD refunded per invoice (COMPLETED refunds), for the invoice reads. */
   /**
    * One change of an invoice's refunds at a time, until the transaction ends: a new refund taking from
