@@ -336,7 +336,17 @@ describe('cli doctor: the go-live preflight against real nodes and rate servers'
       expect(checks.get(`rates.source.${rateA.url}/rates.json`)).toMatchObject({ status: 'ok', rates: 5 });
       // Old prices are not compared with fresh ones: one fresh source, no agreement to check.
       expect(beside.report.checks.filter((c) => c.name.startsWith('rates.agreement'))).toEqual([]);
+      expect(checks.get('rates.fresh')).toBeUndefined(); // every currency has a fresh rate from the other source
       expect(beside.code).toBe(0);
+
+      // A fresh source without Bitcoin beside the frozen one: Bitcoin's rate would only age.
+      const noBitcoin = await fakeExchange(() => ({ rates: { ETHEREUM: '3000', LITECOIN: '80', USDT: '1', USDC: '1' } }));
+      try {
+        const partial = await report({ RATE_SOURCES: `${noBitcoin.url}/rates.json,${feed}` });
+        expect(byName(partial.report).get('rates.fresh')).toMatchObject({ status: 'warn', currencies: ['BITCOIN'] });
+      } finally {
+        await noBitcoin.close();
+      }
     } finally {
       await frozen.close();
     }

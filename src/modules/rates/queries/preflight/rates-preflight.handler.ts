@@ -86,6 +86,17 @@ export class RatesPreflightHandler implements IQueryHandler<RatesPreflightQuery>
           }
         : { name, status: 'ok', detail: `${r.source} answered ${count} rates`, source: r.source, rates: count };
     });
+    // A currency only stale answers give: its rate ages whatever the other sources say (live invoices payable in it get 503).
+    const freshSomewhere = new Set(fresh.flatMap((r) => Object.keys(r.fresh)));
+    const staleOnly = [...new Set(answered.flatMap((r) => Object.keys(r.stale)))].filter((c) => !freshSomewhere.has(c)).sort();
+    if (fresh.length && staleOnly.length) {
+      checks.push({
+        name: 'rates.fresh',
+        status: 'warn',
+        detail: `no source gives a rate taken within RATES_MAX_AGE_SECONDS for ${staleOnly.join(', ')}: those rates age, and live invoices payable in them get 503 rates_unavailable`,
+        currencies: staleOnly,
+      });
+    }
     if (fresh.length < 2) return checks;
     const apart = disagreements(
       answered.map((r) => ({ source: r.source, answer: r.fresh })),
