@@ -486,6 +486,52 @@ describe('the chain watcher when a reorg mines a payment again and it moves anot
     expect((await shortState(shop.test, invoiceId)).status).toBe('PARTIALLY_PAID');
     expect(linesWith(service.server, '"event":"chain_transfer_changed"').some((l) => l.includes(seen.id))).toBe(true);
   });
+  it('records what a transaction run again pays an address no longer watched, and cancels the payment of what it paid before', async () => {
+    const { chain, usdt } = setup;
+    const shop = await merchant(service);
+    const invoiceId = await createInvoice(shop.test, '20', 'USDT');
+    const pay = await paymentAddress(shop.test, invoiceId);
+    const payer = 13;
+    await chain.receipt(await chain.sendToken(usdt, 1, chain.account(payer).address, units('10', 6)));
+    await chain.mineEach(1);
+    const raw = await chain.signTokenSweep(usdt, payer, pay.address);
+    const snapshot = await chain.test.snapshot();
+    const hash = await chain.sendRaw(raw);
+    await chain.receipt(hash);
+    await chain.mineEach(1);
+    const [seen] = await waitForPayments(shop.test, invoiceId, (p) => p.length === 1 && p[0].confirmations >= 2);
+    // The address's window closed hours ago: a rescan no longer looks at it.
+    await withClient(databaseOf(service), (c) =>
+      c.query(`UPDATE deposit_addresses SET watch_until = now() - interval '3 hours' WHERE invoice_id = $1`, [invoiceId]),
+    );
+
+    await chain.test.revert({ id: snapshot });
+    await chain.test.setAutomine(false);
+    try {
+      await chain.sendRaw(await chain.signTokenTransfer(usdt, 1, chain.account(payer).address, units('5', 6), 5_000_000_000n));
+      expect(await chain.sendRaw(raw)).toBe(hash);
+      await chain.mineEach(4);
+    } finally {
+      await chain.test.setAutomine(true);
+    }
+    const again = await chain.receipt(hash);
+    expect(again.status).toBe('success');
+
+    // The 10 is cancelled; the 15 that arrived is recorded all the same, under the transaction's new log index.
+    const settled = await waitForPayments(shop.test, invoiceId, (p) => p.length === 2, 20_000);
+    expect(settled.find((p) => p.id === seen.id)?.status).toBe('CANCELLED');
+    const arrived = settled.find((p) => p.id !== seen.id);
+    expect(new Decimal(arrived.price).eq(15)).toBe(true);
+    expect(arrived.idempotency_key).toBe(`ethereum:${hash}:${again.logs[0].logIndex}`);
+    await chain.mineEach(12);
+    await waitForPayments(shop.test, invoiceId, (p) => p.some((x) => x.id === arrived.id && x.status === 'COMPLETED'));
+    await new Promise((r) => setTimeout(r, 600));
+    expect((await paymentsOf(shop.test, invoiceId)).map((p) => [new Decimal(p.price).toString(), p.status]).sort()).toEqual([
+      ['10', 'CANCELLED'],
+      ['15', 'COMPLETED'],
+    ]);
+  });
+
   it('cancels the open refunds a reversed payment no longer covers, newest first, and leaves the covered one', async () => {
     const { chain, usdt } = setup;
     const shop = await merchant(service);

@@ -30,12 +30,15 @@ function mayHoldTransfers(bloom: Uint8Array | undefined, tokens: readonly string
   return false;
 }
 
+/** Blocks asked for their logs by hash at once. */
+const BY_HASH_AT_ONCE = 8;
+
 let transferKey: BloomKey | null = null;
 const transferTopicKey = (): BloomKey => (transferKey ??= bloomKey(hexBytes(viem().toEventSelector(TRANSFER()))));
 /** Bloom keys of addresses and token contracts, kept between steps (the watched set changes little). */
 const keys = new Map<string, BloomKey>();
 function keyOf(address: string, bytes: (address: string) => Uint8Array): BloomKey {
-  const id = `${bytes === hexBytes ? 'a' : 't'}:${address.toLowerCase()}`;
+  const id = `${bytes === hexBytes ? 'contract' : 'topic'}:${address.toLowerCase()}`;
   let key = keys.get(id);
   if (!key) {
     if (keys.size >= 100_000) keys.clear();
@@ -113,9 +116,12 @@ export class EvmFollower implements ChainFollower {
       const logs = await this.client.getLogs({ ...filter, fromBlock: range.from, toBlock: range.to });
       const answered = new Set(logs.map((log) => log.blockNumber));
       const doubtful = blocks.filter((b) => !answered.has(b.number) && mayHoldTransfers(blooms.get(b.number), tokens, watched.addresses));
-      for (const block of doubtful) {
-        this.crossChecked++;
-        logs.push(...(await this.client.getLogs({ ...filter, blockHash: block.hash as `0x${string}` })));
+      // A few at a time: on a busy chain whose blooms are nearly full most blocks of a catch-up are doubtful.
+      for (let i = 0; i < doubtful.length; i += BY_HASH_AT_ONCE) {
+        const batch = doubtful.slice(i, i + BY_HASH_AT_ONCE);
+        this.crossChecked += batch.length;
+        const answers = await Promise.all(batch.map((block) => this.client.getLogs({ ...filter, blockHash: block.hash as `0x${string}` })));
+        for (const answer of answers) logs.push(...answer);
       }
       for (const log of logs) {
         const to = log.args.to?.toLowerCase();

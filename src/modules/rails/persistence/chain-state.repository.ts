@@ -275,6 +275,11 @@ export class ChainStateRepository {
     ]);
   }
 
+  /** Every transfer stored of one transaction (index on the transaction hash). */
+  async transfersOf(m: EntityManager, mode: Mode, network: string, txHash: string): Promise<TransferRow[]> {
+    return m.query(`SELECT ${TRANSFER_COLUMNS} FROM chain_transfers WHERE mode = $1 AND network = $2 AND tx_hash = $3`, [mode, network, txHash]);
+  }
+
   async orphans(m: EntityManager, mode: Mode, network: string): Promise<TransferRow[]> {
     return m.query(
       `SELECT ${TRANSFER_COLUMNS}

@@ -1,9 +1,18 @@
 import type { TransferRow } from '../persistence/chain-state.repository';
 import type { MempoolWatch } from './mempool';
 import type { PaymentRecorder } from './payment-recorder';
-import { countedConfirmations } from './transfer-facts';
+import type { IncomingTransfer, PayoutTransaction, PayoutTransfer } from '../domain/payment-rail';
+import type { RefusedTransfer } from '../persistence/unattributed-transfers.repository';
+import { countedConfirmations, unaccountedTransfers } from './transfer-facts';
 import { scopeOf, type WatcherContext } from './watcher-context';
 import { rpcCall } from './watcher-faults';
+
+/** What a transaction run again pays the recipient beyond the transfers of it recorded and not in doubt. */
+interface RerunTransfers {
+  slug: string | null;
+  token: string | null;
+  unaccounted: PayoutTransfer[];
+}
 
 /** Unmatched transfers asked for again per step (chains that recheck transactions; the rest waits for the next step). */
 const UNMATCHED_CHECKS = 100;
@@ -81,10 +90,12 @@ export class ReorgHandler {
       // Only where it succeeded: mined again on the new fork, it may fail there (the payer's funds moved first).
       let minedIn = await rpcCall('transaction', () => this.ctx.follower.transactionBlock(row.tx_hash, seenIn >= 0n ? seenIn : undefined, { succeeded: true }));
       if (minedIn !== null && minedIn > head) continue; // mined after the head read: the next scan finds it
+      /** The transfers of a transaction run again that no recorded transfer accounts for: recorded once its own is cancelled. */
+      let arrived: (RerunTransfers & { blockNumber: bigint }) | null = null;
       if (minedIn !== null) {
-        const pays = await this.paysAsRecorded(row);
-        if (pays === null) continue; // the node showed the block but not what it moved: asked again next step
-        if (!pays) {
+        const rerun = await this.paysAsRecorded(row);
+        if (rerun === null) continue; // the node showed the block but not what it moved: asked again next step
+        if (rerun !== true) {
           this.ctx.logger.warn({
             msg: 'a transaction mined again after a reorg no longer pays what its payment recorded; the payment is cancelled',
             event: 'chain_transfer_changed',
@@ -93,7 +104,10 @@ export class ReorgHandler {
             payment_id: row.payment_id,
             tx_hash: row.tx_hash,
             block: minedIn.toString(),
+            recorded_units: row.units,
+            paid_units: rerun.unaccounted.map((t) => t.units.toString()),
           });
+          arrived = { ...rerun, blockNumber: minedIn };
           minedIn = null;
         }
       }
@@ -153,26 +167,86 @@ export class ReorgHandler {
       } else {
         this.ctx.logger.warn({ msg: 'payment cancelled: its transaction left the canonical chain', event: 'chain_payment_cancelled', ...entry });
       }
+      if (arrived?.unaccounted.length) await this.recordArrived(row, arrived, head, final);
+    }
+  }
+
+  /**
+   * What a transaction run again does pay the recipient where the rescan did not see it (its address no
+   * longer watched): recorded as the scan records a transfer (a new payment of the invoice, or a transfer
+   * kept unmatched), after the transfer it replaces was cancelled, so the payer is counted for what arrived.
+   */
+  private async recordArrived(row: TransferRow, arrived: RerunTransfers & { blockNumber: bigint }, head: bigint, final: bigint | null): Promise<void> {
+    const { mode, network } = this.ctx.config;
+    const recipient = row.recipient!;
+    const [owner] = await this.ctx.deps.addresses.watchedAmong(this.ctx.deps.manager, mode, network, [recipient], new Date(0));
+    if (!owner) return;
+    const block = await rpcCall('block', () => this.ctx.follower.block(arrived.blockNumber));
+    const refused: RefusedTransfer[] = [];
+    for (const t of arrived.unaccounted) {
+      const transfer: IncomingTransfer = {
+        to: recipient,
+        asset: arrived.token,
+        units: t.units,
+        txHash: row.tx_hash,
+        output: t.output,
+        position: /^\d+$/.test(t.output) ? Number(t.output) : null,
+        blockNumber: arrived.blockNumber,
+        blockHash: block.hash,
+      };
+      const refusal = await this.recorder.record(transfer, owner, arrived.slug, block, head, final);
+      if (refusal) refused.push(refusal);
+    }
+    if (refused.length) {
+      await this.ctx.deps.run(async (tx) => {
+        for (const transfer of refused) {
+          const kept = await this.ctx.deps.unmatched.keep(tx, mode, transfer, this.ctx.deps.clock.now());
+          if (kept?.created) await this.ctx.deps.announceUnmatched(tx, kept.row);
+        }
+      });
     }
   }
 
   /**
    * Whether a transfer's transaction, mined again, still pays its recipient the amount recorded in the
-   * recorded asset (`ChainFollower.rerunsTransactions`; true where the chain does not run it again, or the
-   * row predates recipients and amounts, or names a provider no longer configured). Null when the node
-   * does not show it now (one of a load-balanced set without its receipt): nothing is decided this step.
+   * recorded asset (`ChainFollower.rerunsTransactions`): true where the chain does not run it again, or the
+   * row predates recipients and amounts, or names a provider the section no longer carries. The
+   * transaction's transfers to the recipient are matched one for one against the other transfers of it
+   * recorded and not in doubt (two equal transfers of one transaction are two payments, never one
+   * counted twice); when none left is of the recorded amount, what is left is answered (money that
+   * arrived and that no recorded transfer accounts for). Null when the node does not show it now (one of
+   * a load-balanced set without its receipt, a fault): nothing is decided this step.
    */
-  private async paysAsRecorded(row: TransferRow): Promise<boolean | null> {
-    const { assets, providerOf } = this.ctx.config;
-    if (!this.ctx.follower.rerunsTransactions || row.recipient === null || row.units === null) return true;
-    const slug = Object.keys(assets).find((s) => providerOf(s) === row.provider_id);
-    if (slug === undefined && providerOf(null) !== row.provider_id) return true;
-    const token = slug === undefined ? null : assets[slug];
+  private async paysAsRecorded(row: TransferRow): Promise<true | RerunTransfers | null> {
+    const { mode, network, assets, providerOf, providers } = this.ctx.config;
+    if (!this.ctx.follower.rerunsTransactions || row.recipient === null || row.units === null || !providers.includes(row.provider_id)) return true;
+    const slug = Object.keys(assets).find((s) => providerOf(s) === row.provider_id) ?? null;
+    if (slug === null && providerOf(null) !== row.provider_id) return true;
+    const token = slug === null ? null : assets[slug];
     const recipient = row.recipient;
-    const tx = await rpcCall('transaction', () => this.ctx.follower.transactionTransfers(row.tx_hash, recipient, token));
+    let tx: PayoutTransaction | null;
+    try {
+      tx = await rpcCall('transaction', () => this.ctx.follower.transactionTransfers(row.tx_hash, recipient, token));
+    } catch {
+      return null;
+    }
     if (tx === null || tx.blockNumber === null) return null;
+    if (!tx.success) return { slug, token, unaccounted: [] };
+    const live = (await this.ctx.deps.state.transfersOf(this.ctx.deps.manager, mode, network, row.tx_hash)).filter(
+      (r) =>
+        r.idempotency_key !== row.idempotency_key &&
+        !r.orphaned &&
+        !r.cancelled &&
+        r.recipient === recipient &&
+        r.provider_id === row.provider_id &&
+        r.units !== null,
+    );
+    const unaccounted = unaccountedTransfers(
+      tx.transfers,
+      live.map((r) => BigInt(r.units!)),
+    );
     const units = BigInt(row.units);
-    return tx.success && tx.transfers.some((t) => t.units === units);
+    return unaccounted.some((t) => t.units === units) ? true : { slug, token, unaccounted };
   }
 
   /**

@@ -3,6 +3,7 @@ import {
   blockTimeOf,
   confirmationsAt,
   countedConfirmations,
+  unaccountedTransfers,
   firstBlock,
   inTurns,
   lagOf,
@@ -141,5 +142,15 @@ describe('blockTimeOf', () => {
   it("reads a block's stamp in seconds, and none where the adapter does not read it (0)", () => {
     expect(blockTimeOf({ timestamp: 1_764_504_000n })).toEqual(new Date('2025-11-30T12:00:00Z'));
     expect(blockTimeOf({ timestamp: 0n })).toBeNull();
+  });
+});
+
+describe('unaccountedTransfers', () => {
+  const t = (output: string, units: bigint) => ({ output, units });
+  it('matches recorded amounts one for one: two equal transfers recorded once leave one', () => {
+    expect(unaccountedTransfers([t('1', 10n), t('2', 10n)], [10n])).toEqual([t('2', 10n)]);
+    expect(unaccountedTransfers([t('1', 10n), t('2', 15n)], [10n, 15n])).toEqual([]);
+    expect(unaccountedTransfers([t('1', 10n), t('2', 15n)], [10n, 10n])).toEqual([t('2', 15n)]);
+    expect(unaccountedTransfers([], [10n])).toEqual([]);
   });
 });

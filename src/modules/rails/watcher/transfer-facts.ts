@@ -122,3 +122,16 @@ export function watchedAsOf(now: Date, cursorTime: Date | null, carriedSince: Re
   for (const t of [cursorTime, ...carriedSince]) if (t !== null && t.getTime() < floor) floor = t.getTime();
   return new Date(floor - BLOCK_TIME_MARGIN_MS);
 }
+
+/**
+ * The transfers of a transaction that none of `recorded` (amounts of its transfers already recorded) accounts
+ * for, matched one for one by amount: a transaction paying an address 10 twice, recorded once, leaves one 10.
+ */
+export function unaccountedTransfers<T extends { units: bigint }>(transfers: readonly T[], recorded: readonly bigint[]): T[] {
+  const left = [...transfers];
+  for (const units of recorded) {
+    const i = left.findIndex((t) => t.units === units);
+    if (i >= 0) left.splice(i, 1);
+  }
+  return left;
+}
