@@ -28,6 +28,21 @@ describe('idempotency and concurrency of payment reports', () => {
     const cancelling = await pay(test, cancelledBody);
     expect(await pay(test, { ...cancelledBody, status: 'CANCELLED' })).toMatchObject({ id: cancelling.id, status: 'CANCELLED' });
     expect(await pay(test, cancelledBody)).toMatchObject({ id: cancelling.id, created: false, status: 'CANCELLED' });
+    // A first report that carried a count, sent again once the payment failed, was cancelled or completed: the same.
+    const counted = { invoice_id: invoiceId, provider_id: 'prov_tron_usdt', price: '5', confirmations: 1 };
+    for (const [key, status] of [
+      ['tron-tx-4', 'FAILED'],
+      ['tron-tx-5', 'CANCELLED'],
+      ['tron-tx-6', 'COMPLETED'],
+    ] as const) {
+      const firstReport = { ...counted, idempotency_key: key };
+      const made = await pay(test, firstReport);
+      expect(made).toMatchObject({ status: 'PENDING', created: true });
+      // Completed by its count (a report of COMPLETED below the required count keeps it PENDING).
+      const settled = status === 'COMPLETED' ? { status, confirmations: 100 } : { status };
+      expect(await pay(test, { ...firstReport, ...settled })).toMatchObject({ id: made.id, status });
+      expect(await pay(test, firstReport)).toMatchObject({ id: made.id, created: false, status });
+    }
   });
 
   it('refuses an idempotency_key reused for a different payment (400, validator.idempotency_key)', async () => {

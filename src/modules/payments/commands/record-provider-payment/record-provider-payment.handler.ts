@@ -176,12 +176,9 @@ export class RecordProviderPaymentHandler implements ICommandHandler<RecordProvi
               });
             }
             // The first report sent again after the payment was settled (a provider's retry, a client resending its
-            // request): a PENDING report without a count tells nothing the payment does not show; answered as it is.
-            if (
-              priced.status === 'PENDING' &&
-              reported === null &&
-              (payment.status === 'COMPLETED' || payment.status === 'FAILED' || payment.status === 'CANCELLED')
-            ) {
+            // request): a PENDING report, with its count or without, tells nothing a settled payment does not show
+            // (counts go on through the confirmations report); answered as it is.
+            if (priced.status === 'PENDING' && (payment.status === 'COMPLETED' || payment.status === 'FAILED' || payment.status === 'CANCELLED')) {
               return this.moveExisting(m, scope, invoice, payment, payment.status, payment.confirmations, now);
             }
             const next = applyConfirmations({ requested: priced.status, reported, current: payment.confirmations, required: payment.requiredConfirmations });
