@@ -1,6 +1,6 @@
 import { Inject, Logger } from '@nestjs/common';
 import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
-import { fromDb, renderAmount } from '../../../../shared/money/money';
+import { fromDb, Money, renderAmount } from '../../../../shared/money/money';
 import { Clock } from '../../../../shared/time/clock';
 import { InvoicePaymentValuesQuery } from '../../../payments';
 import { refundsToRelease } from '../../domain/refund-amounts';
@@ -23,22 +23,30 @@ export class ReleaseUncoveredRefundsHandler implements ICommandHandler<ReleaseUn
   async execute({ scope, invoiceId, manager: m }: ReleaseUncoveredRefundsCommand): Promise<string[]> {
     // Under the invoice's refund lock, as a new refund takes its amount: none is made from the same cover meanwhile.
     await this.refunds.lockInvoiceRefunds(m, scope, invoiceId);
-    const held = await this.refunds.heldOfInvoice(m, scope, invoiceId);
-    if (!held.length) return [];
     const payments = await this.queries.execute(new InvoicePaymentValuesQuery(scope, invoiceId, m));
-    const { release, uncovered } = refundsToRelease(
-      payments,
-      held.map((r) => ({ id: r.id, status: r.status, amountUsd: fromDb(r.amount_usd), createdAt: r.created_at })),
-    );
     const canceled: string[] = [];
+    const skipped = new Set<string>();
     const now = await this.clock.nowFor(scope, m);
-    for (const id of release) {
-      const before = await this.refunds.find(m, scope, id, true);
-      // Sent meanwhile (the merchant reported a payout under the lock's nose): the chain decides that one.
-      if (!before || !canMoveRefund(before.status, 'CANCELED')) continue;
+    let uncovered = new Money(0);
+    // One at a time, planned again after each: a refund sent meanwhile (its report does not take the invoice's
+    // lock) is skipped, and the next open one goes in its place while the rest is still not covered.
+    for (;;) {
+      const held = await this.refunds.heldOfInvoice(m, scope, invoiceId);
+      const plan = refundsToRelease(
+        payments,
+        held.map((r) => ({ id: r.id, status: r.status, amountUsd: fromDb(r.amount_usd), createdAt: r.created_at })),
+      );
+      uncovered = plan.uncovered;
+      const next = plan.release.find((id) => !canceled.includes(id) && !skipped.has(id));
+      if (next === undefined) break;
+      const before = await this.refunds.find(m, scope, next, true);
+      if (!before || !canMoveRefund(before.status, 'CANCELED')) {
+        skipped.add(next);
+        continue;
+      }
       const after = await this.refunds.setStatus(m, before, 'CANCELED', now);
       await this.events.changed(m, before, after);
-      canceled.push(id);
+      canceled.push(next);
     }
     if (canceled.length) {
       this.logger.warn({
