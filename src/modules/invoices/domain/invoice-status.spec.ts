@@ -159,6 +159,21 @@ describe('nextStatusForPayments', () => {
       { status: 'COMPLETED', substatus: null },
     ],
     [
+      'completed on time, paid over late, the on-time payment reversed then mined again: PAID_OVER again, not PAID_LATE',
+      { current: 'COMPLETED', currentSubstatus: 'PAYMENT_REVERSED', chainMove: true, paidLate: true, paid: m('120'), paidOnTime: m('100') },
+      { status: 'COMPLETED', substatus: 'PAID_OVER' },
+    ],
+    [
+      'completed late, reversed, then mined again: PAID_LATE again',
+      { current: 'COMPLETED', currentSubstatus: 'PAYMENT_REVERSED', chainMove: true, paidLate: true, paid: m('100'), paidOnTime: m('40') },
+      { status: 'COMPLETED', substatus: 'PAID_LATE' },
+    ],
+    [
+      'an on-time payment confirmed after a late one: the on-time part covers it, so not PAID_LATE',
+      { current: 'PARTIALLY_PAID', paidLate: true, paid: m('110'), paidOnTime: m('100') },
+      { status: 'COMPLETED', substatus: 'PAID_OVER' },
+    ],
+    [
       'paid again once completed: still COMPLETED, now PAID_OVER',
       { current: 'COMPLETED', currentSubstatus: null, paid: m('105') },
       { status: 'COMPLETED', substatus: 'PAID_OVER' },

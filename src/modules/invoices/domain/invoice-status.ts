@@ -123,7 +123,7 @@ export function nextStatusForPayments(invoice: SettlingInvoice, totals: PaymentT
   if (isFinal(s.current)) return null;
   let next: StatusChange;
   if (s.paid.gt(0) && s.paid.gte(needed)) {
-    next = { status: 'COMPLETED', substatus: s.paidLate ? 'PAID_LATE' : overpaid(s) ? 'PAID_OVER' : null };
+    next = { status: 'COMPLETED', substatus: lateCover(s, needed) ? 'PAID_LATE' : overpaid(s) ? 'PAID_OVER' : null };
   } else if (s.paid.gt(0)) {
     next = { status: 'PARTIALLY_PAID', substatus: 'PAID_PARTIAL' };
   } else if (s.pendingKind) {
@@ -152,10 +152,19 @@ type Situation = SettlingInvoice & PaymentTotals;
 function reversedCompletion(s: Situation, needed: Amount): StatusChange | null {
   const covered = s.paid.gt(0) && s.paid.gte(needed);
   const onTime = (s.currentSubstatus ?? null) === null || s.currentSubstatus === 'PAID_OVER';
-  const late = s.paidLate && !onTime;
+  const late = !onTime && lateCover(s, needed);
   const substatus: InvoiceSubstatus | null = !covered ? 'PAYMENT_REVERSED' : late ? 'PAID_LATE' : overpaid(s) ? 'PAID_OVER' : null;
   if (substatus === (s.currentSubstatus ?? null)) return null;
   return { status: 'COMPLETED', substatus };
+}
+
+/**
+ * The cover needed a late payment: one came after expires_at and the payments made by then do not cover the
+ * invoice alone (those that do were paid on time; what came later is money over). Decided from the
+ * payments, never from the substatus, which a reversal (PAYMENT_REVERSED) overwrites.
+ */
+function lateCover(s: Situation, needed: Amount): boolean {
+  return s.paidLate && !(s.paidOnTime.gt(0) && s.paidOnTime.gte(needed));
 }
 
 /**

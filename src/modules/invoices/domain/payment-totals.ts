@@ -27,6 +27,11 @@ export interface PaymentTotals {
   pendingKind: 'crypto' | 'fiat' | null;
   /** A COMPLETED payment happened after the invoice's expires_at. */
   paidLate: boolean;
+  /**
+   * price_usd of the COMPLETED payments that happened by expires_at (all of them without an expiry): when
+   * these alone cover the invoice it was paid on time, whatever came later (money over, not a late payment).
+   */
+  paidOnTime: Amount;
   /** The providers (catalog ids) the invoice's payments went through, any status: the list's provider filter reads them. */
   providers: readonly string[];
   /** This write was a chain report moving a payment (a reorg reversing or reinstating it). */
@@ -42,6 +47,7 @@ export const NO_PAYMENTS: PaymentTotals = {
   rounding: ZERO,
   pendingKind: null,
   paidLate: false,
+  paidOnTime: ZERO,
   providers: [],
   chainMove: false,
 };

@@ -79,6 +79,8 @@ describe('settle (an invoice from all its payments)', () => {
     ['an invoice that never expires', [payment('a', 'COMPLETED', '1', { happenedAt: at(9999), createdAt: at(9999) })], null, false],
   ])('paid late: %s', (_name, payments, expiresAt, late) => {
     expect(settle(payments, expiresAt).paidLate).toBe(late);
+    // What was paid by the expiry is counted apart: on time, it covers the invoice alone.
+    expect(settle(payments, expiresAt).paidOnTime.toString()).toBe(late ? '0' : settle(payments, expiresAt).paid.toString());
   });
 });
 

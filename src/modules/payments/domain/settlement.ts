@@ -35,6 +35,7 @@ export function settle(payments: readonly SettlingPayment[], expiresAt: Date | n
   let rounding = ZERO;
   let newestPending: SettlingPayment | null = null;
   let paidLate = false;
+  let paidOnTime = ZERO;
   const providers = new Set<string>();
   for (const p of payments) {
     providers.add(p.providerId);
@@ -43,6 +44,7 @@ export function settle(payments: readonly SettlingPayment[], expiresAt: Date | n
       rounding = rounding.add(p.unitUsd);
       // Late by when it happened, or by when it was recorded if that is earlier (a time stamped ahead of the clock).
       if (expiresAt && Math.min(p.happenedAt.getTime(), p.createdAt.getTime()) > expiresAt.getTime()) paidLate = true;
+      else paidOnTime = paidOnTime.add(p.priceUsd);
     } else if (p.status === 'PENDING') {
       pending = pending.add(p.priceUsd);
       if (!newestPending || isNewer(p, newestPending)) newestPending = p;
@@ -58,6 +60,7 @@ export function settle(payments: readonly SettlingPayment[], expiresAt: Date | n
     rounding,
     pendingKind: newestPending?.providerKind ?? null,
     paidLate,
+    paidOnTime,
     providers: [...providers].sort(),
     chainMove: false,
   };
