@@ -95,6 +95,17 @@ export const manifest = {
       },
     },
     {
+      name: 'WEBHOOK_DNS_SERVERS',
+      section: 'Webhooks',
+      default: '',
+      description: 'Name servers asked for webhook endpoint hosts while the address guard is on (IP[:port], comma-separated); empty: the system resolvers.',
+      readme: {
+        default: 'empty (the system resolvers)',
+        meaning:
+          'Name servers asked for endpoint hosts while the address guard is on, each `IP` or `IP:port` (`[IPv6]:port`). Queries run on the event loop with their own timeout (1.5 s, tried twice), never on the thread pool.',
+      },
+    },
+    {
       name: 'WEBHOOK_DELIVERIES_RETENTION_DAYS',
       section: 'Webhooks',
       default: '90',

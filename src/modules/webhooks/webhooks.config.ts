@@ -4,6 +4,11 @@ import { toBool, toInt } from '../../shared/config/env-transforms';
 import { loadModuleConfig } from '../../shared/config/module-config';
 import { MAX_DISPATCH_BATCH } from './persistence/delivery-statements';
 
+const IPV4 = String.raw`\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?`;
+const IPV6 = String.raw`\[[0-9a-fA-F:.]+\](?::\d{1,5})?|[0-9a-fA-F]*:[0-9a-fA-F:.]+`;
+const DNS_SERVER = `(?:${IPV4}|${IPV6})`;
+const DNS_SERVERS = new RegExp(String.raw`^\s*(?:${DNS_SERVER}(?:\s*,\s*${DNS_SERVER})*)?\s*$`);
+
 /** The webhooks module's settings: the dispatcher, its retries and the address guard. */
 export class WebhooksConfig {
   /** Run the webhook dispatcher in this process (several instances may run it on one database). */
@@ -64,6 +69,19 @@ export class WebhooksConfig {
   @Transform(toBool)
   @IsBoolean()
   WEBHOOK_ALLOW_PRIVATE?: boolean;
+
+  /**
+   * Name servers asked for endpoint hosts while the address guard is on (comma-separated IP addresses, each
+   * with an optional port: `10.0.0.2`, `10.0.0.2:5353`, `[2001:db8::1]:53`); empty: the system's.
+   */
+  @Matches(DNS_SERVERS, { message: 'must be empty or a comma-separated list of IP addresses, each with an optional port (10.0.0.2:53, [2001:db8::1]:53)' })
+  WEBHOOK_DNS_SERVERS = '';
+
+  get dnsServers(): string[] {
+    return this.WEBHOOK_DNS_SERVERS.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+  }
 
   /** Whether the service runs with NODE_ENV=production (set by loadWebhooksConfig; not a setting of its own). */
   production = false;

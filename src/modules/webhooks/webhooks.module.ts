@@ -10,6 +10,7 @@ import { UpdateWebhookEndpointHandler } from './commands/update-webhook-endpoint
 import { WebhookDispatcher } from './dispatch/webhook-dispatcher';
 import { WebhookFanOutHandler } from './dispatch/webhook-fan-out.handler';
 import { WebhookUrlPolicy } from './dispatch/webhook-url-policy';
+import { EndpointResolver } from './dispatch/endpoint-resolver';
 import { WebhookDeliveriesRepository } from './persistence/webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from './persistence/webhook-endpoints.repository';
 import { GetWebhookEndpointHandler } from './queries/get-webhook-endpoint/get-webhook-endpoint.handler';
@@ -31,6 +32,7 @@ import { OtherModeIds } from '../../shared/ids/other-mode-ids';
     WebhookEndpointsRepository,
     WebhookDeliveriesRepository,
     WebhookUrlPolicy,
+    EndpointResolver,
     WebhookDispatcher,
     { provide: WebhooksConfig, useFactory: () => loadWebhooksConfig(process.env) },
     WebhookFanOutHandler,

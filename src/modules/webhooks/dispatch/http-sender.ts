@@ -1,14 +1,15 @@
-import { lookup as dnsLookup, LookupAddress, LookupAllOptions, LookupOneOptions } from 'node:dns';
 import { request as httpRequest, IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { isPublicAddress } from '../domain/address-guard';
 import { endpointUrlProblem } from '../domain/endpoint-url';
+import { RefusedAddressError } from './endpoint-resolver';
 
 export interface SendOptions {
   timeoutMs: number;
   /** False: https only, and every address the host resolves to must be public (checked at connect time). */
   allowPrivate: boolean;
+  /** With the guard on: the lookup that checks the addresses (EndpointResolver.guardedLookup). */
+  lookup?: LookupFunction;
 }
 
 export interface SendResult {
@@ -22,24 +23,6 @@ export interface SendResult {
 
 export const RESPONSE_BODY_LIMIT = 1024;
 
-class RefusedAddressError extends Error {}
-
-/**
- * A name lookup that refuses private answers. The connection then goes to the address checked
- * here, so a host cannot pass a check and then resolve elsewhere for the request.
- */
-const guardedLookup = ((hostname: string, options: LookupOneOptions | LookupAllOptions, callback: (...args: unknown[]) => void) => {
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-    if (error) return callback(error);
-    const refused = addresses.find((a) => !isPublicAddress(a.address));
-    if (refused || addresses.length === 0) {
-      return callback(new RefusedAddressError(`${hostname} resolves to a private, loopback or link-local address (${refused?.address ?? 'none'})`));
-    }
-    if ((options as LookupAllOptions).all) return callback(null, addresses);
-    return callback(null, addresses[0].address, addresses[0].family);
-  });
-}) as unknown as LookupFunction;
-
 /**
  * POSTs one webhook body. Success is a 2xx answer within the timeout; redirects are not
  * followed. Never throws: every failure comes back as a result with a reason.
@@ -49,6 +32,10 @@ export function sendWebhook(url: string, headers: Record<string, string>, body: 
   const elapsed = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
   const problem = endpointUrlProblem(url, options.allowPrivate);
   if (problem) return Promise.resolve({ succeeded: false, status: null, body: null, error: `refused: URL ${problem}`, durationMs: 0 });
+  // The guard checks addresses in its lookup: without one nothing is sent.
+  if (!options.allowPrivate && !options.lookup) {
+    return Promise.resolve({ succeeded: false, status: null, body: null, error: 'refused: no guarded lookup for the address check', durationMs: 0 });
+  }
 
   return new Promise<SendResult>((resolve) => {
     let settled = false;
@@ -66,7 +53,7 @@ export function sendWebhook(url: string, headers: Record<string, string>, body: 
         method: 'POST',
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
         agent: false,
-        ...(options.allowPrivate ? {} : { lookup: guardedLookup }),
+        ...(options.allowPrivate ? {} : { lookup: options.lookup }),
       },
       (res: IncomingMessage) => {
         let text = '';

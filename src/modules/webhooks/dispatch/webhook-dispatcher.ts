@@ -19,6 +19,7 @@ import { maxAttempts, nextRetryDelayMs, parseRetrySchedule } from '../domain/ret
 import { CANCEL_BATCH } from '../persistence/delivery-statements';
 import { ClaimedDelivery, WebhookDeliveriesRepository } from '../persistence/webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from '../persistence/webhook-endpoints.repository';
+import { EndpointResolver } from './endpoint-resolver';
 import { sendWebhook, SendResult } from './http-sender';
 import { WEBHOOK_ENDPOINT_EVENTS } from '../events/webhook-endpoint.events';
 
@@ -90,6 +91,7 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
     @Inject(AppConfig) private readonly app: AppConfig,
     @Inject(MetricsRegistry) metrics: MetricsRegistry,
     @Inject(DurableEventHandlers) private readonly handlers: DurableEventHandlers,
+    @Inject(EndpointResolver) private readonly resolver: EndpointResolver,
   ) {
     this.schedule = parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE);
     this.attempts = new Counter({
@@ -316,6 +318,7 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
     const result = await sendWebhook(delivery.url, headers, body, {
       timeoutMs: this.config.WEBHOOK_TIMEOUT_MS,
       allowPrivate: this.config.webhookAllowPrivate,
+      lookup: this.resolver.guardedLookup,
     });
     await this.record(delivery, result);
     const outcome = result.succeeded ? 'succeeded' : 'failed';

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { lookup } from 'node:dns/promises';
 import { WebhooksConfig } from '../webhooks.config';
+import { EndpointResolver } from './endpoint-resolver';
 import { isIpLiteral, isPublicAddress } from '../domain/address-guard';
 import { endpointUrlProblem } from '../domain/endpoint-url';
 
@@ -11,7 +11,10 @@ import { endpointUrlProblem } from '../domain/endpoint-url';
  */
 @Injectable()
 export class WebhookUrlPolicy {
-  constructor(@Inject(WebhooksConfig) private readonly config: WebhooksConfig) {}
+  constructor(
+    @Inject(WebhooksConfig) private readonly config: WebhooksConfig,
+    @Inject(EndpointResolver) private readonly resolver: EndpointResolver,
+  ) {}
 
   get allowPrivate(): boolean {
     return this.config.webhookAllowPrivate;
@@ -23,7 +26,7 @@ export class WebhookUrlPolicy {
     const host = new URL(url).hostname;
     if (isIpLiteral(host)) return null;
     try {
-      const addresses = await lookup(host, { all: true });
+      const addresses = await this.resolver.addresses(host);
       if (addresses.length === 0) return 'host does not resolve';
       if (addresses.some((a) => !isPublicAddress(a.address))) return 'must not point at a private, loopback or link-local address';
       return null;
