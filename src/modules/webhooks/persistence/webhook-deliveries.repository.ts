@@ -274,14 +274,16 @@ export class WebhookDeliveriesRepository {
 
   /**
    * Queues one delivery of an event (a redelivery), only while the event is still there: null when it has
-   * gone since it was read (its month dropped by retention). Reading it here also holds its month for this
+   * gone since it was read (its month dropped by retention), or when the endpoint is not of the event's
+   * organization and mode (its callers check that first; the statement does not rely on it). Reading it here also holds its month for this
    * transaction, so retention, which locks the tables before it checks what holds a month, sees the delivery.
    */
   async insertDelivery(m: EntityManager, row: { id: string; scope: Scope; endpointId: string; eventId: string; at: Date }): Promise<DeliveryRow | null> {
     const rows: DeliveryRow[] = await m.query(
       `INSERT INTO webhook_deliveries (id, organization_id, mode, endpoint_id, endpoint_epoch, event_id, status, attempt_count, next_attempt_at, created_at)
-       SELECT $1, $2, $3, $4, (SELECT epoch FROM webhook_endpoints WHERE id = $4), e.id, 'pending', 0, now(), $6
-         FROM events e WHERE e.id = $5 AND e.organization_id = $2 AND e.mode = $3
+       SELECT $1, $2, $3, $4, w.epoch, e.id, 'pending', 0, now(), $6
+         FROM events e JOIN webhook_endpoints w ON w.id = $4 AND w.organization_id = $2 AND w.mode = $3
+        WHERE e.id = $5 AND e.organization_id = $2 AND e.mode = $3
        RETURNING id, endpoint_id, event_id, status, attempt_count, next_attempt_at, created_at`,
       [row.id, row.scope.organizationId, row.scope.mode, row.endpointId, row.eventId, row.at],
     );
