@@ -434,35 +434,48 @@ describe('the chain watcher when a reorg mines a payment again and it moves anot
     await setup?.chain.stop();
   });
 
-  it('cancels the payment when the reorg mines its transaction again and it moves another amount there, and records what arrived', async () => {
+  /** Account #payer (no tokens of its own) is given 10 and sends all it holds to `to` in one call (sweep), after a snapshot. */
+  async function sweepTen(payer: number, to: string) {
     const { chain, usdt } = setup;
+    await chain.receipt(await chain.sendToken(usdt, 1, chain.account(payer).address, units('10', 6)));
+    await chain.mineEach(1);
+    const raw = await chain.signTokenSweep(usdt, payer, to);
+    const snapshot = await chain.test.snapshot();
+    const hash = await chain.sendRaw(raw);
+    return { raw, hash, snapshot, first: await chain.receipt(hash) };
+  }
+
+  /** A longer fork from `snapshot`: the payer receives 5 more first (a higher tip), then the same sweep sends 15. */
+  async function forkWithFiveMoreFirst(payer: number, sweep: { raw: Hex; hash: Hex; snapshot: Hex }) {
+    const { chain, usdt } = setup;
+    await chain.test.revert({ id: sweep.snapshot });
+    await chain.test.setAutomine(false);
+    try {
+      await chain.sendRaw(await chain.signTokenTransfer(usdt, 1, chain.account(payer).address, units('5', 6), 5_000_000_000n));
+      expect(await chain.sendRaw(sweep.raw)).toBe(sweep.hash);
+      await chain.mineEach(4);
+    } finally {
+      await chain.test.setAutomine(true);
+    }
+    const again = await chain.receipt(sweep.hash);
+    expect(again.status).toBe('success');
+    return again;
+  }
+
+  it('cancels the payment when the reorg mines its transaction again and it moves another amount there, and records what arrived', async () => {
+    const { chain } = setup;
     const shop = await merchant(service);
     const invoiceId = await createInvoice(shop.test, '20', 'USDT');
     const pay = await paymentAddress(shop.test, invoiceId);
-    // The payer (account 12, no tokens of its own) holds 10 and sends all it holds in one call (sweep).
     const payer = 12;
-    await chain.receipt(await chain.sendToken(usdt, 1, chain.account(payer).address, units('10', 6)));
-    const raw = await chain.signTokenSweep(usdt, payer, pay.address);
-    const snapshot = await chain.test.snapshot();
-    const hash = await chain.sendRaw(raw);
-    const first = await chain.receipt(hash);
+    const sweep = await sweepTen(payer, pay.address);
+    const { hash, first } = sweep;
     await chain.mineEach(1);
     const [seen] = await waitForPayments(shop.test, invoiceId, (p) => p.length === 1 && p[0].confirmations >= 2);
     expect(seen.status).toBe('PENDING');
     expect(new Decimal(seen.price).eq(10)).toBe(true);
 
-    // A longer fork: the payer receives 5 more first (a higher tip), then the same transaction sends 15.
-    await chain.test.revert({ id: snapshot });
-    await chain.test.setAutomine(false);
-    try {
-      await chain.sendRaw(await chain.signTokenTransfer(usdt, 1, chain.account(payer).address, units('5', 6), 5_000_000_000n));
-      expect(await chain.sendRaw(raw)).toBe(hash);
-      await chain.mineEach(4);
-    } finally {
-      await chain.test.setAutomine(true);
-    }
-    const again = await chain.receipt(hash);
-    expect(again.status).toBe('success');
+    const again = await forkWithFiveMoreFirst(payer, sweep);
     expect(again.blockHash).not.toBe(first.blockHash);
 
     // The 10 never arrived: cancelled. The 15 that did is the invoice's one counting payment (not 25 in all).
@@ -487,17 +500,13 @@ describe('the chain watcher when a reorg mines a payment again and it moves anot
     expect(linesWith(service.server, '"event":"chain_transfer_changed"').some((l) => l.includes(seen.id))).toBe(true);
   });
   it('records what a transaction run again pays an address no longer watched, and cancels the payment of what it paid before', async () => {
-    const { chain, usdt } = setup;
+    const { chain } = setup;
     const shop = await merchant(service);
     const invoiceId = await createInvoice(shop.test, '20', 'USDT');
     const pay = await paymentAddress(shop.test, invoiceId);
     const payer = 13;
-    await chain.receipt(await chain.sendToken(usdt, 1, chain.account(payer).address, units('10', 6)));
-    await chain.mineEach(1);
-    const raw = await chain.signTokenSweep(usdt, payer, pay.address);
-    const snapshot = await chain.test.snapshot();
-    const hash = await chain.sendRaw(raw);
-    await chain.receipt(hash);
+    const sweep = await sweepTen(payer, pay.address);
+    const { hash } = sweep;
     await chain.mineEach(1);
     const [seen] = await waitForPayments(shop.test, invoiceId, (p) => p.length === 1 && p[0].confirmations >= 2);
     // The address's window closed hours ago: a rescan no longer looks at it.
@@ -505,17 +514,7 @@ describe('the chain watcher when a reorg mines a payment again and it moves anot
       c.query(`UPDATE deposit_addresses SET watch_until = now() - interval '3 hours' WHERE invoice_id = $1`, [invoiceId]),
     );
 
-    await chain.test.revert({ id: snapshot });
-    await chain.test.setAutomine(false);
-    try {
-      await chain.sendRaw(await chain.signTokenTransfer(usdt, 1, chain.account(payer).address, units('5', 6), 5_000_000_000n));
-      expect(await chain.sendRaw(raw)).toBe(hash);
-      await chain.mineEach(4);
-    } finally {
-      await chain.test.setAutomine(true);
-    }
-    const again = await chain.receipt(hash);
-    expect(again.status).toBe('success');
+    const again = await forkWithFiveMoreFirst(payer, sweep);
 
     // The 10 is cancelled; the 15 that arrived is recorded all the same, under the transaction's new log index.
     const settled = await waitForPayments(shop.test, invoiceId, (p) => p.length === 2, 20_000);

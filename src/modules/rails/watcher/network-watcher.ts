@@ -314,10 +314,7 @@ export class NetworkWatcher {
     }
     // Refused transfers are kept in the transaction that moves the cursor past them: none is passed unseen.
     await this.ctx.deps.run(async (tx) => {
-      for (const transfer of refused) {
-        const kept = await this.ctx.deps.unmatched.keep(tx, mode, transfer, this.ctx.deps.clock.now());
-        if (kept?.created) await this.ctx.deps.announceUnmatched(tx, kept.row);
-      }
+      await this.recorder.keepRefused(tx, refused);
       // The accounts still behind move with the cursor, in its transaction: a restart reads them on from there.
       if (carriedBefore.length || carriedAfter.length) await deps.state.keepCarried(tx, mode, network, carriedAfter, deps.clock.now(), cursor.time);
       await this.ctx.deps.state.advance(tx, mode, network, last, head - BigInt(this.ctx.config.finalityDepth), this.ctx.deps.clock.now(), read.blocks);

@@ -1,3 +1,4 @@
+import type { EntityManager } from 'typeorm';
 import { someOrganizationFull } from '../../../shared/db/fair-batch';
 import { DomainError } from '../../../shared/errors/domain-error';
 import { RecordProviderPaymentCommand, type PaymentChainReport, type RecordedPayment } from '../../payments';
@@ -157,6 +158,14 @@ export class PaymentRecorder {
    * when the transaction names more than one of the wallet's payment addresses), in the transaction
    * that moves the cursor, once per idempotency key however often the range is read.
    */
+  /** Keeps transfers the payments module refused as unmatched (announced when new), in the caller's transaction `m`. */
+  async keepRefused(m: EntityManager, refused: readonly RefusedTransfer[]): Promise<void> {
+    for (const transfer of refused) {
+      const kept = await this.ctx.deps.unmatched.keep(m, this.ctx.config.mode, transfer, this.ctx.deps.clock.now());
+      if (kept?.created) await this.ctx.deps.announceUnmatched(m, kept.row);
+    }
+  }
+
   async unreferenced(transfer: IncomingTransfer, organizationId: string, assetSlug: string | null, block: BlockRef): Promise<RefusedTransfer | null> {
     const { network } = this.ctx.config;
     if (transfer.units === 0n) return null;

@@ -179,6 +179,7 @@ export class ReorgHandler {
   private async recordArrived(row: TransferRow, arrived: RerunTransfers & { blockNumber: bigint }, head: bigint, final: bigint | null): Promise<void> {
     const { mode, network } = this.ctx.config;
     const recipient = row.recipient!;
+    // The address whatever its window (watched as of the epoch: every address handed out on the network).
     const [owner] = await this.ctx.deps.addresses.watchedAmong(this.ctx.deps.manager, mode, network, [recipient], new Date(0));
     if (!owner) return;
     const block = await rpcCall('block', () => this.ctx.follower.block(arrived.blockNumber));
@@ -197,14 +198,7 @@ export class ReorgHandler {
       const refusal = await this.recorder.record(transfer, owner, arrived.slug, block, head, final);
       if (refusal) refused.push(refusal);
     }
-    if (refused.length) {
-      await this.ctx.deps.run(async (tx) => {
-        for (const transfer of refused) {
-          const kept = await this.ctx.deps.unmatched.keep(tx, mode, transfer, this.ctx.deps.clock.now());
-          if (kept?.created) await this.ctx.deps.announceUnmatched(tx, kept.row);
-        }
-      });
-    }
+    if (refused.length) await this.ctx.deps.run((tx) => this.recorder.keepRefused(tx, refused));
   }
 
   /**
