@@ -1923,7 +1923,7 @@ export interface components {
              */
             expires_at: string | null;
             /**
-             * @description Until when late payments are still accepted; then an unpaid invoice becomes VOIDED (substatus EXPIRED)
+             * @description Until when late payments are still accepted; then an unpaid invoice becomes VOIDED (substatus EXPIRED). Normally expires_at plus the monitoring window; later when a chain reorg took a payment off and the invoice fell back to PENDING (held for another window, so the transaction mined again can still pay it)
              * @example 2026-11-22 10:15:00
              */
             monitoring_until: string | null;

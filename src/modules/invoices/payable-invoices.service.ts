@@ -6,7 +6,7 @@ import { Money } from '../../shared/money/money';
 import type { Scope } from '../../shared/auth/request-context';
 import { InvoiceEvents } from './commands/invoice-events';
 import { nextStatusForPayments, StatusChange } from './domain/invoice-status';
-import { monitoringEndsAt } from './domain/invoice-timing';
+import { paymentWindowEndsAt, reorgHold } from './domain/invoice-timing';
 import { grownProviders, type PaymentTotals } from './domain/payment-totals';
 import type { InvoiceRecord } from './persistence/invoice.record';
 import { InvoiceAccess, InvoicesRepository, LockedInvoice } from './persistence/invoices.repository';
@@ -40,7 +40,7 @@ export function payableOf(r: InvoiceRecord, monitoringMinutes: number): PayableI
     price: r.price,
     priceUsd: r.priceUsd,
     expiresAt: r.expiresAt,
-    monitoringUntil: monitoringEndsAt(r.expiresAt, monitoringMinutes),
+    monitoringUntil: paymentWindowEndsAt(r, monitoringMinutes),
     ratesTakenAt: r.ratesTakenAt,
     ratesSnapshotId: r.ratesSnapshotId,
     updatedAt: r.updatedAt,
@@ -124,15 +124,20 @@ export class PayableInvoices {
       return null;
     }
     const scope: Scope = { organizationId: invoice.organizationId as Scope['organizationId'], mode: invoice.mode };
+    // An invoice falling back to PENDING (its payment failed) meets its clocks at once (with their own events),
+    // unless a reorg took the payment off the chain: its transaction may be mined again, so the window is held
+    // open for another monitoring window from now (the rail watches the invoice's addresses as long).
+    const hold = totals.chainMove && next.status === 'PENDING' ? reorgHold(current, at, this.clocks.monitoringMinutes) : null;
+    const moved = { ...current, status: next.status, substatus: next.substatus, clockHeldUntil: hold ?? current.clockHeldUntil, updatedAt: at };
     // invoice.updated (and invoice.completed), in the payment's transaction: the row is locked, so
     // its state after the update is the locked record with the columns the update writes, and the
-    // first event's row is written by the update's own statement.
-    const [first, ...more] = this.events.statusMoved(scope, current, { status: next.status, substatus: next.substatus, updatedAt: at });
+    // first event's row is written by the update's own statement. A hold shows in monitoring_until.
+    const [first, ...more] = hold ? this.events.changes(scope, this.events.view(current), moved) : this.events.statusMoved(scope, current, moved);
     await this.repo.settlePayments(m, invoice, { status: next.status, substatus: next.substatus, at, event: first ?? null }, providers);
+    if (hold) await this.repo.holdClock(m, invoice, hold);
     for (const event of more) await this.events.insert(m, event);
     for (const event of first ? [first, ...more] : []) await this.events.written(m, event);
-    // An invoice falling back to PENDING (its payment failed) meets its clocks at once (with their own events).
-    const { invoice: after } = await this.clocks.applyDue(m, { ...invoice, ...next, updatedAt: at }, at);
+    const { invoice: after } = await this.clocks.applyDue(m, moved, at);
     return { status: after.status, substatus: after.substatus, previousStatus: invoice.status, previousSubstatus: invoice.substatus };
   }
 }

@@ -567,4 +567,48 @@ describe('the chain watcher when a reorg mines a payment again and it moves anot
     expectError(await shop.test.post(`/invoices/${invoiceId}/refunds`, { amount: '2.01' }), 400, { code: 'refund_exceeds_paid' });
     expectSuccess(await shop.test.post(`/invoices/${invoiceId}/refunds`, { amount: '2' }), 201);
   });
+
+  it('holds open the window of an invoice past it when a reorg takes its payment off, so the transaction mined again still pays it', async () => {
+    const { chain, usdt } = setup;
+    const shop = await merchant(service);
+    const invoiceId = await createInvoice(shop.test, '8', 'USDT');
+    const pay = await paymentAddress(shop.test, invoiceId);
+    const raw = await chain.signTokenTransfer(usdt, 5, pay.address, units('8', 6));
+    const snapshot = await chain.test.snapshot();
+    const hash = await chain.sendRaw(raw);
+    await chain.receipt(hash);
+    const [seen] = await waitForPayments(shop.test, invoiceId, (p) => p.length === 1);
+    expect(seen.status).toBe('PENDING');
+    expect((await shortState(shop.test, invoiceId)).status).toBe('WAITING_FOR_CONFIRMATIONS');
+    // The payment waits for confirmations while the invoice's monitoring window (24 hours) closes.
+    const database = databaseOf(service);
+    await withClient(database, (c) => c.query(`UPDATE invoices SET expires_at = now() - interval '25 hours' WHERE id = $1`, [invoiceId]));
+
+    // The block is replaced by a longer fork without the transaction: the payment is cancelled, and the invoice
+    // falls back to PENDING, expired but not voided: its window is held for another monitoring window.
+    await chain.test.revert({ id: snapshot });
+    await chain.mineEach(3);
+    await waitForPayments(shop.test, invoiceId, (p) => p[0].status === 'CANCELLED');
+    const held = expectSuccess(await shop.test.post(`/invoices/${invoiceId}`, {}));
+    expect(held).toMatchObject({ status: 'PENDING', substatus: 'EXPIRED' });
+    expect(new Date(`${held.monitoring_until.replace(' ', 'T')}Z`).getTime()).toBeGreaterThan(Date.now() + 23 * 3600_000);
+    const listed = async (status: string) =>
+      (expectSuccess(await shop.test.post('/invoices/list', { status: [status] })).items as Array<{ id: string }>).map((i) => i.id);
+    expect(await listed('PENDING')).toContain(invoiceId);
+    expect(await listed('VOIDED')).not.toContain(invoiceId);
+    // The sweeper (every 5 seconds) passes it by too: stored PENDING.
+    await new Promise((r) => setTimeout(r, 6_000));
+    const stored = await withClient(database, async (c) => (await c.query(`SELECT status FROM invoices WHERE id = $1`, [invoiceId])).rows[0]);
+    expect(stored.status).toBe('PENDING');
+
+    // The same transaction is mined again: its payment is reinstated and completes the invoice.
+    expect(await chain.sendRaw(raw)).toBe(hash);
+    await chain.receipt(hash);
+    const [back] = await waitForPayments(shop.test, invoiceId, (p) => p[0].status === 'PENDING');
+    expect(back.id).toBe(seen.id);
+    expect((await shortState(shop.test, invoiceId)).status).toBe('WAITING_FOR_CONFIRMATIONS');
+    await chain.mineEach(11);
+    await waitForPayments(shop.test, invoiceId, (p) => p[0].status === 'COMPLETED');
+    expect(await shortState(shop.test, invoiceId)).toMatchObject({ status: 'COMPLETED', substatus: 'PAID_LATE' });
+  });
 });

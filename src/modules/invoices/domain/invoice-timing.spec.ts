@@ -5,6 +5,8 @@ import {
   isLatePayment,
   isPastExpiry,
   monitoringEndsAt,
+  paymentWindowEndsAt,
+  reorgHold,
   timeMove,
   timeMoveEvents,
   TimedInvoice,
@@ -35,6 +37,32 @@ describe('invoice clocks', () => {
     expect(cutoff.toISOString()).toBe('2026-11-21T10:22:00.000Z');
     expect(timeMove(inv('PENDING', null, cutoff), now, WINDOW)).toEqual({ status: 'VOIDED', substatus: 'EXPIRED' });
     expect(timeMove(inv('PENDING', null, new Date(cutoff.getTime() + 1)), now, WINDOW)).toEqual({ status: 'PENDING', substatus: 'EXPIRED' });
+  });
+
+  it("a reorg's hold keeps an expired invoice PENDING past its window until the hold ends, then voids it", () => {
+    const closes = monitoringEndsAt(expiresAt, WINDOW)!;
+    const heldUntil = new Date(closes.getTime() + 90 * 60_000);
+    const held: TimedInvoice = { ...inv('PENDING', 'EXPIRED'), clockHeldUntil: heldUntil };
+    expect(paymentWindowEndsAt(held, WINDOW)).toEqual(heldUntil);
+    expect(timeMove(held, new Date(closes.getTime() + 60_000), WINDOW)).toBeNull();
+    expect(timeMove({ ...held, substatus: null }, new Date(closes.getTime() + 60_000), WINDOW)).toEqual({ status: 'PENDING', substatus: 'EXPIRED' });
+    expect(timeMove(held, heldUntil, WINDOW)).toEqual({ status: 'VOIDED', substatus: 'EXPIRED' });
+    // A hold ending before the window does not shorten it.
+    const early: TimedInvoice = { ...inv('PENDING', 'EXPIRED'), clockHeldUntil: at(20) };
+    expect(paymentWindowEndsAt(early, WINDOW)).toEqual(closes);
+    expect(timeMove(early, at(30), WINDOW)).toBeNull();
+  });
+
+  it('a fall-back from a reorg holds the window for another monitoring window from then, only when that is later', () => {
+    // Before expiry the invoice's own window lasts longer: nothing to hold.
+    expect(reorgHold(inv('PENDING'), at(10), WINDOW)).toBeNull();
+    // Two minutes past the window: held for a whole window from then.
+    const late = at(15 + WINDOW + 2);
+    expect(reorgHold(inv('PENDING'), late, WINDOW)).toEqual(new Date(late.getTime() + WINDOW * 60_000));
+    // An existing later hold stays.
+    const far = new Date(late.getTime() + 2 * WINDOW * 60_000);
+    expect(reorgHold({ ...inv('PENDING'), clockHeldUntil: far }, late, WINDOW)).toBeNull();
+    expect(reorgHold(inv('PENDING', null, null), late, WINDOW)).toBeNull();
   });
 
   it('expiry starts at expires_at exactly', () => {

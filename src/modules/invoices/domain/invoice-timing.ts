@@ -9,7 +9,10 @@ import { canMove, isFinal, InvoiceStatus, InvoiceSubstatus, StatusChange } from 
  *   becomes VOIDED with substatus EXPIRED.
  * Invoices with a payment in flight (WAITING_FOR_CONFIRMATIONS, PROCESSING) or partly paid are left
  * to their payments; should an in-flight payment fail later, the invoice falls back to PENDING and
- * the clocks apply to it at once. Invoices without expires_at (written before expiry existed) never expire.
+ * the clocks apply to it at once. One exception: a payment a chain reorg took off the chain may come back
+ * (its transaction mined again), so such a fall-back holds the window open (`clockHeldUntil`, set by the
+ * settlement) for another monitoring window from that moment. Invoices without expires_at (written before
+ * expiry existed) never expire.
  *
  * The sweeper persists these moves; every read applies `withTimeApplied` so a late sweeper is never seen.
  */
@@ -17,6 +20,8 @@ export interface TimedInvoice {
   status: InvoiceStatus;
   substatus: InvoiceSubstatus | null;
   expiresAt: Date | null;
+  /** The window stays open at least until this instant (a reorg's fall-back); null or absent: no hold. */
+  clockHeldUntil?: Date | null;
 }
 
 export const MIN_EXPIRY_MINUTES = 5;
@@ -34,8 +39,30 @@ export function monitoringEndsAt(expiresAt: Date | null, monitoringMinutes: numb
 }
 
 /**
+ * When the invoice's payment window closes: the end of its monitoring window, or later while a reorg's hold
+ * lasts (what `monitoring_until` shows); null for an invoice that never expires.
+ */
+export function paymentWindowEndsAt(invoice: Pick<TimedInvoice, 'expiresAt' | 'clockHeldUntil'>, monitoringMinutes: number): Date | null {
+  const ends = monitoringEndsAt(invoice.expiresAt, monitoringMinutes);
+  const held = invoice.clockHeldUntil ?? null;
+  return ends && held && held.getTime() > ends.getTime() ? held : ends;
+}
+
+/**
+ * The hold a reorg's fall-back to PENDING at `at` writes: another monitoring window from then, or null when the
+ * invoice's own window already lasts that long (nothing to write).
+ */
+export function reorgHold(invoice: Pick<TimedInvoice, 'expiresAt' | 'clockHeldUntil'>, at: Date, monitoringMinutes: number): Date | null {
+  const ends = paymentWindowEndsAt(invoice, monitoringMinutes);
+  if (!ends) return null;
+  const hold = new Date(at.getTime() + monitoringMinutes * MINUTE_MS);
+  return hold.getTime() > ends.getTime() ? hold : null;
+}
+
+/**
  * An unpaid invoice that expired at or before this instant is past its monitoring window at `now`
- * (VOIDED as of now): the same rule as timeMove, said as one cutoff a query can compare expires_at to.
+ * (VOIDED as of now, unless its `clock_held_until` is later than `now`): the same rule as timeMove, said
+ * as one cutoff a query can compare expires_at to.
  */
 export function voidedIfExpiredBy(now: Date, monitoringMinutes: number): Date {
   return new Date(now.getTime() - monitoringMinutes * MINUTE_MS);
@@ -65,7 +92,7 @@ export function isLatePayment(happenedAt: Date, expiresAt: Date | null): boolean
 /** The move the clock calls for at `now`, or null when the invoice stays as it is. */
 export function timeMove(invoice: TimedInvoice, now: Date, monitoringMinutes: number): StatusChange | null {
   if (isFinal(invoice.status) || invoice.status !== 'PENDING' || !isPastExpiry(invoice.expiresAt, now)) return null;
-  const closesAt = monitoringEndsAt(invoice.expiresAt, monitoringMinutes)!;
+  const closesAt = paymentWindowEndsAt(invoice, monitoringMinutes)!;
   const next: StatusChange = now.getTime() >= closesAt.getTime() ? { status: 'VOIDED', substatus: 'EXPIRED' } : { status: 'PENDING', substatus: 'EXPIRED' };
   if (next.status === invoice.status && next.substatus === invoice.substatus) return null;
   // The lifecycle table is the single authority on moves (domain/invoice-status.ts).

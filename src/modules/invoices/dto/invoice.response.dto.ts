@@ -105,7 +105,8 @@ export class InvoiceDto {
     ...TIME,
     nullable: true,
     example: '2026-11-22 10:15:00',
-    description: 'Until when late payments are still accepted; then an unpaid invoice becomes VOIDED (substatus EXPIRED)',
+    description:
+      'Until when late payments are still accepted; then an unpaid invoice becomes VOIDED (substatus EXPIRED). Normally expires_at plus the monitoring window; later when a chain reorg took a payment off and the invoice fell back to PENDING (held for another window, so the transaction mined again can still pay it)',
   })
   monitoring_until: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'Where the hosted checkout page sends the payer a few seconds after the invoice is paid' })

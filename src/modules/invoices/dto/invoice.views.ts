@@ -2,7 +2,7 @@ import { Amount, renderAmount, ZERO } from '../../../shared/money/money';
 import { checkoutUrl } from '../../../shared/http/public-url';
 import { formatTimestamp } from '../../../shared/time/time';
 import type { BillingSchemaView, ProductView } from '../../products';
-import { monitoringEndsAt } from '../domain/invoice-timing';
+import { paymentWindowEndsAt } from '../domain/invoice-timing';
 import { maskEmail, type PayerProductView } from '../domain/payer-view';
 import type { InvoiceCalculationRecord } from '../persistence/invoice-calculation.record';
 import type { InvoiceItemRecord } from '../persistence/invoice-item.record';
@@ -92,7 +92,7 @@ export interface InvoiceSummaryView {
  * it stands now (withTimeApplied); `monitoringMinutes` gives monitoring_until.
  */
 export function invoiceView(r: InvoiceRecord, payer: boolean, monitoringMinutes: number): InvoiceView {
-  const monitoringUntil = monitoringEndsAt(r.expiresAt, monitoringMinutes);
+  const monitoringUntil = paymentWindowEndsAt(r, monitoringMinutes);
   const view: InvoiceView = {
     id: r.id,
     organization_id: r.organizationId,

@@ -30,9 +30,12 @@ export function invoiceListRequest(scope: Scope, f: InvoiceListFilter, clock?: {
     // The status as of now: an unpaid invoice past its monitoring window counts as VOIDED even
     // before the sweeper has written it (domain/invoice-timing.ts).
     // One cutoff parameter rather than an interval added to every row's expires_at.
+    // A reorg's hold (clock_held_until later than now) keeps it PENDING.
     const cutoff = w.param(voidedIfExpiredBy(clock.now, clock.monitoringMinutes));
+    const now = w.param(clock.now);
     w.add(
       (p) => `(CASE WHEN status = 'PENDING' AND expires_at <= ${cutoff}::timestamptz
+                         AND (clock_held_until IS NULL OR clock_held_until <= ${now}::timestamptz)
                       THEN 'VOIDED' ELSE status END) = ANY(${p}::text[])`,
       f.status,
     );

@@ -77,7 +77,7 @@ const CALCULATIONS_JSON = `(SELECT coalesce(json_agg(json_build_object(
    FROM invoice_calculations c WHERE c.invoice_id = i.id AND c.organization_id = i.organization_id AND c.mode = i.mode)`;
 
 const READ_COLUMNS = `i.id, i.organization_id, i.mode, i.status, i.substatus, i.currency, i.price::text AS price, i.price_usd::text AS price_usd, i.refunded_usd::text AS refunded_usd,
-  i.customer_email, i.metadata, i.redirect_url, i.rates_snapshot_id, i.rates_taken_at, i.expires_at, i.created_at, i.updated_at,
+  i.customer_email, i.metadata, i.redirect_url, i.rates_snapshot_id, i.rates_taken_at, i.expires_at, i.clock_held_until, i.created_at, i.updated_at,
   i.subscription_id, i.period_start, i.period_end,
   CASE WHEN $2::boolean THEN ${ITEMS_JSON} END AS items,
   CASE WHEN $3::boolean THEN ${CALCULATIONS_JSON} END AS calculations`;
@@ -97,8 +97,11 @@ export const READ_INVOICE_BY_ID_SQL = prepared('invoice_read', `SELECT ${READ_CO
 
 /** The invoice columns as the repository reads them (amounts as text, for exact decimals). */
 export const INVOICE_COLUMNS = `id, organization_id, mode, status, substatus, currency, price::text AS price, price_usd::text AS price_usd, refunded_usd::text AS refunded_usd,
-  customer_email, metadata, redirect_url, rates_snapshot_id, rates_taken_at, expires_at, created_at, updated_at,
+  customer_email, metadata, redirect_url, rates_snapshot_id, rates_taken_at, expires_at, clock_held_until, created_at, updated_at,
   subscription_id, period_start, period_end`;
+
+/** No reorg's hold keeps the window open at $1 (domain/invoice-timing.ts, paymentWindowEndsAt). */
+const NOT_HELD_AT_1 = (alias: string) => `(${alias}clock_held_until IS NULL OR ${alias}clock_held_until <= $1)`;
 
 /**
  * The sweeper's batch (InvoicesRepository.lockDue): $1 now, $2 the monitoring window in minutes, $3 the batch's
@@ -114,7 +117,7 @@ export function sweepDueSql(scoped: boolean): string {
       table: 'invoices',
       alias: 'i',
       due: `i.status = 'PENDING' AND i.expires_at IS NOT NULL AND i.expires_at <= $1
-            AND (i.substatus IS DISTINCT FROM 'EXPIRED' OR i.expires_at + make_interval(mins => $2) <= $1)`,
+            AND (i.substatus IS DISTINCT FROM 'EXPIRED' OR (i.expires_at + make_interval(mins => $2) <= $1 AND ${NOT_HELD_AT_1('i.')}))`,
       order: 'i.expires_at, i.id',
       columns: 'i.id, i.organization_id, i.mode, i.expires_at',
       pool: `i.status = 'PENDING' AND i.expires_at IS NOT NULL`,
@@ -127,7 +130,7 @@ export function sweepDueSql(scoped: boolean): string {
          SELECT ${INVOICE_COLUMNS} FROM invoices
           WHERE id = b.id
             AND status = 'PENDING' AND expires_at IS NOT NULL AND expires_at <= $1
-            AND (substatus IS DISTINCT FROM 'EXPIRED' OR expires_at + make_interval(mins => $2) <= $1)
+            AND (substatus IS DISTINCT FROM 'EXPIRED' OR (expires_at + make_interval(mins => $2) <= $1 AND ${NOT_HELD_AT_1('')}))
           FOR UPDATE SKIP LOCKED
        ) due
        ORDER BY due.organization_id, due.mode, due.expires_at, due.id`;

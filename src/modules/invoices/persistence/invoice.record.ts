@@ -24,6 +24,11 @@ export class InvoiceRecord {
   @Column({ type: 'timestamptz', name: 'rates_taken_at', nullable: true }) ratesTakenAt: Date | null;
   /** Until when the quoted rates hold and a payment is expected; null (older invoices) never expires. */
   @Column({ type: 'timestamptz', name: 'expires_at', nullable: true }) expiresAt: Date | null;
+  /**
+   * Set when a chain reorg took a payment off the chain and the invoice fell back to PENDING: the clock does not void
+   * it before this instant (the transaction may be mined again). Null (or absent) otherwise.
+   */
+  @Column({ type: 'timestamptz', name: 'clock_held_until', nullable: true }) clockHeldUntil?: Date | null;
   /** A subscription's period invoice (decisions §20): the subscription and the period it bills; null (or absent) on other invoices. */
   @Column({ type: 'text', name: 'subscription_id', nullable: true }) subscriptionId?: string | null;
   @Column({ type: 'timestamptz', name: 'period_start', nullable: true }) periodStart?: Date | null;

@@ -46,6 +46,7 @@ interface InvoiceRow {
   rates_snapshot_id: string | null;
   rates_taken_at: Date | null;
   expires_at: Date | null;
+  clock_held_until: Date | null;
   created_at: Date;
   updated_at: Date;
   subscription_id: string | null;
@@ -70,6 +71,7 @@ function toRecord(row: InvoiceRow): InvoiceRecord {
     ratesSnapshotId: row.rates_snapshot_id,
     ratesTakenAt: row.rates_taken_at,
     expiresAt: row.expires_at,
+    clockHeldUntil: row.clock_held_until,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     subscriptionId: row.subscription_id,
@@ -283,13 +285,16 @@ export class InvoicesRepository {
   }
 
   /** Status and substatus of the given invoices of one scope (missing ids are left out). */
-  async statuses(m: EntityManager, scope: Scope, ids: readonly string[]): Promise<Array<Pick<InvoiceRow, 'id' | 'status' | 'substatus' | 'expires_at'>>> {
+  async statuses(
+    m: EntityManager,
+    scope: Scope,
+    ids: readonly string[],
+  ): Promise<Array<Pick<InvoiceRow, 'id' | 'status' | 'substatus' | 'expires_at' | 'clock_held_until'>>> {
     if (ids.length === 0) return [];
-    return m.query(`SELECT id, status, substatus, expires_at FROM invoices WHERE id = ANY($1::text[]) AND organization_id = $2 AND mode = $3`, [
-      ids,
-      scope.organizationId,
-      scope.mode,
-    ]);
+    return m.query(
+      `SELECT id, status, substatus, expires_at, clock_held_until FROM invoices WHERE id = ANY($1::text[]) AND organization_id = $2 AND mode = $3`,
+      [ids, scope.organizationId, scope.mode],
+    );
   }
 
   /**
@@ -370,6 +375,16 @@ export class InvoicesRepository {
     }
     const values = [...scope, move.status, move.substatus, move.at, providers];
     await writeBehind(m, move.event ? SETTLE_WITH_EVENT_SQL : SETTLE_SQL, move.event ? [...values, ...move.event.values] : values);
+  }
+
+  /** Holds a locked invoice's payment window open until `until` (a reorg's fall-back; never shortens a hold). */
+  async holdClock(m: EntityManager, invoice: Pick<InvoiceRecord, 'id' | 'organizationId' | 'mode'>, until: Date): Promise<void> {
+    await writeBehind(m, `UPDATE invoices SET clock_held_until = GREATEST(clock_held_until, $4) WHERE id = $1 AND organization_id = $2 AND mode = $3`, [
+      invoice.id,
+      invoice.organizationId,
+      invoice.mode,
+      until,
+    ]);
   }
 
   /** A currency change: the calculation lines are rewritten and the totals follow. */

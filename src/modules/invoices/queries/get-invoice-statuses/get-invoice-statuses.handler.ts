@@ -1,4 +1,4 @@
-import { monitoringEndsAt } from '../../domain/invoice-timing';
+import { paymentWindowEndsAt } from '../../domain/invoice-timing';
 import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
@@ -19,8 +19,9 @@ export class GetInvoiceStatusesHandler implements IQueryHandler<GetInvoiceStatus
     if (rows.length === 0) return [];
     const now = await this.clocks.nowFor(scope);
     return rows.map((row) => {
-      const current = this.clocks.current({ status: row.status, substatus: row.substatus, expiresAt: row.expires_at }, now);
-      const windowEnds = monitoringEndsAt(row.expires_at, this.clocks.monitoringMinutes);
+      const timed = { status: row.status, substatus: row.substatus, expiresAt: row.expires_at, clockHeldUntil: row.clock_held_until };
+      const current = this.clocks.current(timed, now);
+      const windowEnds = paymentWindowEndsAt(timed, this.clocks.monitoringMinutes);
       return {
         id: row.id,
         status: current.status,
