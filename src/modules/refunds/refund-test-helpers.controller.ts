@@ -38,7 +38,8 @@ export class RefundTestHelpersController {
       'COMPLETED as a payout the chain confirms completes it: refund.updated (reported, with the stand-in transaction `simulated:<refund id>` in ' +
       "payout.tx_hash unless a real one was reported), then refund.completed, and the invoice's refunded_usd grows. `short`: the payout paid the " +
       'destination less than `payout.amount`, and the refund goes back to AWAITING_PAYOUT as a short payout does (refund.updated, the ' +
-      "`payout_mismatch` logged and named in the answer's message); it may be simulated or reported again, or canceled. `paid` on a refund " +
+      "`payout_mismatch` logged and named in the answer's message); it may be simulated or reported again, or canceled (the service cancels it " +
+      "itself, refund.canceled, when the invoice's payments no longer cover it: a chain reorg took one back while it was SENT). `paid` on a refund " +
       'already COMPLETED answers it as it is; any other state is 400 invalid_state_transition (validator.status). Unknown ids and other ' +
       "organizations' refunds: 404. Live keys: 403 live_mode_forbidden. The refund claim page's test control makes the same move with the claim " +
       'token instead of a key (POST /refund_claims/{token}/test_payout).',

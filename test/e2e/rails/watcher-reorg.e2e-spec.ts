@@ -1,5 +1,6 @@
 import Decimal from 'decimal.js';
 import type { Hex } from 'viem';
+import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { IsolatedService } from '../../support/isolated';
 import { withClient } from '../../support/pg';
@@ -427,7 +428,8 @@ describe('the chain watcher when a reorg mines a payment again and it moves anot
   let service: IsolatedService;
   beforeAll(async () => {
     setup = await startChain();
-    service = await startWatchingService(setup);
+    // Refund payouts checked every second, taken back after 3 seconds out of the node's sight.
+    service = await startWatchingService(setup, { REFUND_CHECK_SECONDS: '1', REFUND_TX_GRACE_SECONDS: '3' });
   }, 120_000);
   afterAll(async () => {
     await service?.stop();
@@ -566,6 +568,62 @@ describe('the chain watcher when a reorg mines a payment again and it moves anot
     // What is left to refund: 10 paid less the 8 still promised.
     expectError(await shop.test.post(`/invoices/${invoiceId}/refunds`, { amount: '2.01' }), 400, { code: 'refund_exceeds_paid' });
     expectSuccess(await shop.test.post(`/invoices/${invoiceId}/refunds`, { amount: '2' }), 201);
+  });
+
+  it('cancels a refund SENT when its payment was taken back once its payout is taken back too, when the rest no longer covers it', async () => {
+    const { chain, usdt } = setup;
+    const shop = await merchant(service);
+    const set = await runCli(
+      ['provider:confirmations', '--org', shop.id, '--provider', 'prov_ethereum_usdt', '--count', '2', '--mode', 'test'],
+      service.cliEnv,
+    );
+    expect(set.code).toBe(0);
+    const invoiceId = await createInvoice(shop.test, '20', 'USDT');
+    const pay = await paymentAddress(shop.test, invoiceId);
+    /** A refund of `amount` claimed to `address`, its payout sent from account 1 and reported: SENT. */
+    const refundSent = async (amount: string, address: string) => {
+      const refund = expectSuccess(await shop.test.post(`/invoices/${invoiceId}/refunds`, { amount }), 201);
+      const token = new URL(refund.claim_url, 'http://x').pathname.split('/').pop();
+      const claimed = expectSuccess(
+        await new Api(null, service.server.baseUrl).post(`/refund_claims/${token}`, { provider_id: 'prov_ethereum_usdt', address }),
+      );
+      const tx = await chain.sendToken(usdt, 1, address, units(claimed.payout.amount, 6));
+      await chain.receipt(tx);
+      expect(expectSuccess(await shop.test.post(`/refunds/${refund.id}/sent`, { tx_hash: tx })).status).toBe('SENT');
+      return refund.id as string;
+    };
+    // 10 that stays, and the 8 refunded and paid out of it: its payout stays on the chain.
+    await chain.receipt(await chain.sendToken(usdt, 1, pay.address, units('10', 6)));
+    await chain.mineEach(2);
+    await waitForPayments(shop.test, invoiceId, (p) => p.length === 1 && p[0].status === 'COMPLETED');
+    const older = await refundSent('8', chain.account(16).address);
+    const snapshot = await chain.test.snapshot();
+    // Then 10 more, and the 5 refunded and paid out: both on the blocks a reorg takes back.
+    await chain.receipt(await chain.sendToken(usdt, 2, pay.address, units('10', 6)));
+    await chain.mineEach(2);
+    const paid = await waitForPayments(shop.test, invoiceId, (p) => p.length === 2 && p.every((x) => x.status === 'COMPLETED'));
+    const newer = await refundSent('5', chain.account(17).address);
+
+    // A longer fork without the second payment and the 5's payout: 10 paid, 13 sent. Sent refunds are the chain's
+    // to decide: nothing is canceled, the excess logged.
+    await chain.test.revert({ id: snapshot });
+    await chain.mineEach(5);
+    await waitForPayments(shop.test, invoiceId, (p) => p.some((x) => x.id === paid[1].id && x.status === 'CANCELLED'));
+    await eventually(async () =>
+      expect(linesWith(service.server, '"event":"refunds_exceed_paid_after_reversal"').some((l) => l.includes(invoiceId))).toBe(true),
+    );
+    // Its payout gone, the 5 is taken back after the grace: open again, uncovered by the 10 the 8 holds, canceled.
+    await eventually(async () => expect(expectSuccess(await shop.test.get(`/refunds/${newer}`)).status).toBe('CANCELED'), 20_000);
+    const moves = (await eventsOf(shop.test))
+      .filter((e) => e.type.startsWith('refund.') && e.type !== 'refund.created' && e.data.object.id === newer)
+      .map((e) => [e.type, e.data.object.status]);
+    expect(moves.slice(-2)).toEqual([
+      ['refund.updated', 'AWAITING_PAYOUT'],
+      ['refund.canceled', 'CANCELED'],
+    ]);
+    expect(['SENT', 'COMPLETED']).toContain(expectSuccess(await shop.test.get(`/refunds/${older}`)).status);
+    // What is left to refund: 10 paid less the 8 sent.
+    expectError(await shop.test.post(`/invoices/${invoiceId}/refunds`, { amount: '2.01' }), 400, { code: 'refund_exceeds_paid' });
   });
 
   it('holds open the window of an invoice past it when a reorg takes its payment off, so the transaction mined again still pays it', async () => {

@@ -9,6 +9,7 @@ import { SetInvoiceRefundedCommand } from '../../../invoices';
 import { PayoutTransfersTakenError, RecordPayoutCheckCommand, ReleasePayoutTransfersCommand, TakePayoutTransfersCommand } from '../../../payouts';
 import { type RefundRow, RefundsRepository } from '../../persistence/refunds.repository';
 import { payoutHolderOf } from '../payout-holder';
+import { ReleaseUncoveredRefundsCommand } from '../release-uncovered-refunds/release-uncovered-refunds.command';
 import { RefundEvents } from '../refund-events';
 
 /**
@@ -18,7 +19,9 @@ import { RefundEvents } from '../refund-events';
  *
  * - `sighting`: the node's view is kept (seen unmined, or missing since when), no event;
  * - `taken_back`: back to AWAITING_PAYOUT, its transfers released (refund.updated; logged as
- *   refund_payout_mismatch), a payout taken back after the grace kept in view (`released`);
+ *   refund_payout_mismatch), a payout taken back after the grace kept in view (`released`); open again, it is
+ *   canceled when the invoice's payments no longer cover it (a reorg took one back while it was SENT:
+ *   ReleaseUncoveredRefundsCommand, in the same transaction);
  * - `confirmed`: it takes the transfers that pay it (taken back as `taken` when another refund holds
  *   them), its confirmations are counted (refund.updated) and at the required confirmations it is
  *   COMPLETED (refund.completed) with the invoice's refunded_usd, in the same transaction.
@@ -79,12 +82,21 @@ export class RecordPayoutCheckHandler implements ICommandHandler<RecordPayoutChe
   }
 
   private takeBack(scope: Scope, id: string, txHash: string, reason: string, released: boolean): Promise<void> {
-    return this.locked(scope, id, txHash, async (m, before) => {
+    return this.tx.run(async (m) => {
+      // The invoice's refund lock before the refund's row, the order the release below (and every refund of the
+      // invoice's cover) takes them in.
+      const seen = await this.refunds.find(m, scope, id);
+      if (!seen || seen.status !== 'SENT' || seen.tx_hash !== txHash) return;
+      await this.refunds.lockInvoiceRefunds(m, scope, seen.invoice_id);
+      const before = await this.refunds.find(m, scope, id, true);
+      if (!before || before.status !== 'SENT' || before.tx_hash !== txHash) return;
       const now = await this.clock.nowFor(scope, m);
       await this.commands.execute(new ReleasePayoutTransfersCommand(m, id));
       const after = await this.refunds.clearSent(m, before, now, released ? { txHash, at: this.clock.now() } : null);
       this.logger.warn({ msg: 'reported refund payout taken back', event: 'refund_payout_mismatch', refund_id: id, tx_hash: txHash, verdict: reason });
       await this.events.changed(m, before, after);
+      // Waiting for a payout again, it promises money again: canceled (newest first) if the invoice no longer has it.
+      await this.commands.execute(new ReleaseUncoveredRefundsCommand(scope, before.invoice_id, m));
     });
   }
 }

@@ -11,6 +11,7 @@ import { ReleasePayoutTransfersCommand } from '../../../payouts';
 import { mismatchOf } from '../../payout-mismatch';
 import { type RefundRow, RefundsRepository } from '../../persistence/refunds.repository';
 import { RefundEvents, scopeOfRow } from '../refund-events';
+import { ReleaseUncoveredRefundsCommand } from '../release-uncovered-refunds/release-uncovered-refunds.command';
 import { SimulatedPayout, SimulatedPayoutTarget, SimulateRefundPayoutCommand } from './simulate-refund-payout.command';
 
 /** The transaction id a simulated payout stands in with (a refund COMPLETED or SENT holds one); never a chain's. */
@@ -75,7 +76,10 @@ export class SimulateRefundPayoutHandler implements ICommandHandler<SimulateRefu
         simulated: true,
       });
       await this.events.changed(m, sent, after);
-      return { row: after, mismatch };
+      // Open again: canceled if the invoice's payments no longer cover it, as the worker's take-back does.
+      await this.commands.execute(new ReleaseUncoveredRefundsCommand(scope, after.invoice_id, m));
+      const current = await this.refunds.find(m, scope, after.id);
+      return { row: current ?? after, mismatch };
     });
   }
 
