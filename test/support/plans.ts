@@ -10,7 +10,11 @@ export interface PlanNode {
   'Rows Removed by Join Filter'?: number;
   'Rows Removed by Index Recheck'?: number;
   'Index Name'?: string;
+  /** Index-only scans under ANALYZE: rows whose page the visibility map did not vouch for. */
+  'Heap Fetches'?: number;
   'Relation Name'?: string;
+  /** How the node's parent uses it: Outer, Inner, Member, InitPlan, SubPlan. */
+  'Parent Relationship'?: string;
   Plans?: PlanNode[];
 }
 

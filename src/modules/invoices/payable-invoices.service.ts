@@ -5,7 +5,7 @@ import type { Amount } from '../../shared/money/money';
 import { Money } from '../../shared/money/money';
 import type { Scope } from '../../shared/auth/request-context';
 import { InvoiceEvents } from './commands/invoice-events';
-import { nextStatusForPayments, StatusChange } from './domain/invoice-status';
+import { isFinal, nextStatusForPayments, StatusChange } from './domain/invoice-status';
 import { paymentWindowEndsAt, reorgHold } from './domain/invoice-timing';
 import { grownProviders, type PaymentTotals } from './domain/payment-totals';
 import type { InvoiceRecord } from './persistence/invoice.record';
@@ -119,15 +119,19 @@ export class PayableInvoices {
     );
     // The list's read model: the providers the invoice's payments went through, written only when it grew.
     const providers = grownProviders(current.paymentProviderIds, totals.providers);
+    // An invoice falling back to PENDING (its payment failed) meets its clocks at once (with their own events),
+    // unless a reorg took the payment off the chain: its transaction may be mined again, so the window is held
+    // open for another monitoring window from now (the rail watches the invoice's addresses as long; reorgHold
+    // caps it). Also when a reorg's cancellation leaves the status as it was (a fiat payment still pending):
+    // should that one fail later, the invoice falls back into the hold.
+    const held = totals.chainMove && (next ? next.status === 'PENDING' : !isFinal(invoice.status));
+    const hold = held ? reorgHold(current, at, this.clocks.monitoringMinutes) : null;
     if (!next) {
       await this.repo.settlePayments(m, invoice, null, providers);
+      if (hold) await this.repo.holdClock(m, invoice, hold);
       return null;
     }
     const scope: Scope = { organizationId: invoice.organizationId as Scope['organizationId'], mode: invoice.mode };
-    // An invoice falling back to PENDING (its payment failed) meets its clocks at once (with their own events),
-    // unless a reorg took the payment off the chain: its transaction may be mined again, so the window is held
-    // open for another monitoring window from now (the rail watches the invoice's addresses as long).
-    const hold = totals.chainMove && next.status === 'PENDING' ? reorgHold(current, at, this.clocks.monitoringMinutes) : null;
     const moved = { ...current, status: next.status, substatus: next.substatus, clockHeldUntil: hold ?? current.clockHeldUntil, updatedAt: at };
     // invoice.updated (and invoice.completed), in the payment's transaction: the row is locked, so
     // its state after the update is the locked record with the columns the update writes, and the

@@ -641,6 +641,11 @@ describe('the chain watcher when a reorg mines a payment again and it moves anot
     // The payment waits for confirmations while the invoice's monitoring window (24 hours) closes.
     const database = databaseOf(service);
     await withClient(database, (c) => c.query(`UPDATE invoices SET expires_at = now() - interval '25 hours' WHERE id = $1`, [invoiceId]));
+    const watchUntil = async () =>
+      withClient(
+        database,
+        async (c) => (await c.query(`SELECT watch_until FROM deposit_addresses WHERE invoice_id = $1`, [invoiceId])).rows[0].watch_until as Date,
+      );
 
     // The block is replaced by a longer fork without the transaction: the payment is cancelled, and the invoice
     // falls back to PENDING, expired but not voided: its window is held for another monitoring window.
@@ -649,7 +654,15 @@ describe('the chain watcher when a reorg mines a payment again and it moves anot
     await waitForPayments(shop.test, invoiceId, (p) => p[0].status === 'CANCELLED');
     const held = expectSuccess(await shop.test.post(`/invoices/${invoiceId}`, {}));
     expect(held).toMatchObject({ status: 'PENDING', substatus: 'EXPIRED' });
-    expect(new Date(`${held.monitoring_until.replace(' ', 'T')}Z`).getTime()).toBeGreaterThan(Date.now() + 23 * 3600_000);
+    // Another window from the cancellation, capped at one window past the invoice's own: 48 hours after expiry.
+    const at = (t: string) => new Date(`${t.replace(' ', 'T')}Z`).getTime();
+    expect(at(held.monitoring_until) - at(held.expires_at)).toBe(48 * 3600_000);
+    expect(at(held.monitoring_until)).toBeGreaterThan(Date.now() + 22 * 3600_000);
+    // The fall-back's invoice.updated says the window moved.
+    const fellBack = (await eventsOf(shop.test)).find(
+      (e) => e.type === 'invoice.updated' && e.data.object.id === invoiceId && e.data.previous_attributes?.status === 'WAITING_FOR_CONFIRMATIONS',
+    );
+    expect(fellBack!.data.previous_attributes).toHaveProperty('monitoring_until');
     const listed = async (status: string) =>
       (expectSuccess(await shop.test.post('/invoices/list', { status: [status] })).items as Array<{ id: string }>).map((i) => i.id);
     expect(await listed('PENDING')).toContain(invoiceId);
@@ -658,6 +671,12 @@ describe('the chain watcher when a reorg mines a payment again and it moves anot
     await new Promise((r) => setTimeout(r, 6_000));
     const stored = await withClient(database, async (c) => (await c.query(`SELECT status FROM invoices WHERE id = $1`, [invoiceId])).rows[0]);
     expect(stored.status).toBe('PENDING');
+    // Its address handed out again during the hold (say it was one the reorg's network did not re-watch) is
+    // watched as long as the window is held open.
+    await withClient(database, (c) => c.query(`UPDATE deposit_addresses SET watch_until = now() - interval '1 minute' WHERE invoice_id = $1`, [invoiceId]));
+    expect((await paymentAddress(shop.test, invoiceId)).address).toBe(pay.address);
+    // (monitoring_until is shown to the second.)
+    expect(Math.abs((await watchUntil()).getTime() - at(held.monitoring_until))).toBeLessThan(1_000);
 
     // The same transaction is mined again: its payment is reinstated and completes the invoice.
     expect(await chain.sendRaw(raw)).toBe(hash);

@@ -56,9 +56,15 @@ describe('invoice clocks', () => {
   it('a fall-back from a reorg holds the window for another monitoring window from then, only when that is later', () => {
     // Before expiry the invoice's own window lasts longer: nothing to hold.
     expect(reorgHold(inv('PENDING'), at(10), WINDOW)).toBeNull();
-    // Two minutes past the window: held for a whole window from then.
-    const late = at(15 + WINDOW + 2);
+    // Two minutes before the window closes: held for a whole window from then.
+    const late = at(15 + WINDOW - 2);
     expect(reorgHold(inv('PENDING'), late, WINDOW)).toEqual(new Date(late.getTime() + WINDOW * 60_000));
+    // Past the window, never later than one more window after it, however often it comes.
+    const closes = monitoringEndsAt(expiresAt, WINDOW)!;
+    const capped = new Date(closes.getTime() + WINDOW * 60_000);
+    expect(reorgHold(inv('PENDING'), at(15 + WINDOW + 100), WINDOW)).toEqual(capped);
+    expect(reorgHold({ ...inv('PENDING'), clockHeldUntil: new Date(capped.getTime() - 60_000) }, at(15 + 2 * WINDOW - 1), WINDOW)).toEqual(capped);
+    expect(reorgHold({ ...inv('PENDING'), clockHeldUntil: capped }, at(15 + 2 * WINDOW + 5), WINDOW)).toBeNull();
     // An existing later hold stays.
     const far = new Date(late.getTime() + 2 * WINDOW * 60_000);
     expect(reorgHold({ ...inv('PENDING'), clockHeldUntil: far }, late, WINDOW)).toBeNull();

@@ -49,13 +49,16 @@ export function paymentWindowEndsAt(invoice: Pick<TimedInvoice, 'expiresAt' | 'c
 }
 
 /**
- * The hold a reorg's fall-back to PENDING at `at` writes: another monitoring window from then, or null when the
- * invoice's own window already lasts that long (nothing to write).
+ * The hold a reorg's fall-back to PENDING at `at` writes: another monitoring window from then, but never past one
+ * more window after the invoice's own (a payer whose unmined transactions keep leaving the mempool cannot keep an
+ * invoice open for ever); null when the window already lasts that long (nothing to write).
  */
 export function reorgHold(invoice: Pick<TimedInvoice, 'expiresAt' | 'clockHeldUntil'>, at: Date, monitoringMinutes: number): Date | null {
+  const own = monitoringEndsAt(invoice.expiresAt, monitoringMinutes);
   const ends = paymentWindowEndsAt(invoice, monitoringMinutes);
-  if (!ends) return null;
-  const hold = new Date(at.getTime() + monitoringMinutes * MINUTE_MS);
+  if (!own || !ends) return null;
+  const window = monitoringMinutes * MINUTE_MS;
+  const hold = new Date(Math.min(at.getTime() + window, own.getTime() + window));
   return hold.getTime() > ends.getTime() ? hold : null;
 }
 

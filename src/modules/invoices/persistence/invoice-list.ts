@@ -30,12 +30,14 @@ export function invoiceListRequest(scope: Scope, f: InvoiceListFilter, clock?: {
     // The status as of now: an unpaid invoice past its monitoring window counts as VOIDED even
     // before the sweeper has written it (domain/invoice-timing.ts).
     // One cutoff parameter rather than an interval added to every row's expires_at.
-    // A reorg's hold (clock_held_until later than now) keeps it PENDING.
+    // A reorg's hold (clock_held_until later than now) keeps it PENDING: the scope's held invoices are read once
+    // (an InitPlan through invoices_clock_held_idx, nearly always none), so the status indexes, which carry
+    // expires_at and id but not the hold, still answer the page and its total without reading the table.
     const cutoff = w.param(voidedIfExpiredBy(clock.now, clock.monitoringMinutes));
     const now = w.param(clock.now);
+    const held = `ARRAY(SELECT h.id FROM invoices h WHERE h.organization_id = $1 AND h.mode = $2 AND h.clock_held_until > ${now}::timestamptz)`;
     w.add(
-      (p) => `(CASE WHEN status = 'PENDING' AND expires_at <= ${cutoff}::timestamptz
-                         AND (clock_held_until IS NULL OR clock_held_until <= ${now}::timestamptz)
+      (p) => `(CASE WHEN status = 'PENDING' AND expires_at <= ${cutoff}::timestamptz AND id <> ALL(${held})
                       THEN 'VOIDED' ELSE status END) = ANY(${p}::text[])`,
       f.status,
     );

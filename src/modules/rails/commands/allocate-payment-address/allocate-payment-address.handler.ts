@@ -112,7 +112,15 @@ export class AllocatePaymentAddressHandler implements ICommandHandler<AllocatePa
     const watchUntil = invoice.monitoringUntil;
     const deposit = await this.tx.run(async (m) => {
       const existing = await this.addresses.findForInvoice(m, scope, invoice.id, catalog.id);
-      if (existing) return existing;
+      if (existing) {
+        // Handed out again while the invoice's window is open, it is watched as long: a reorg's hold may have kept
+        // the window open past the end its address was given (docs/timing.md, "Held after a reorg").
+        if (watchUntil && existing.watch_until && existing.watch_until.getTime() < watchUntil.getTime()) {
+          await this.addresses.watchAgain(m, scope, existing.network, invoice.id, watchUntil);
+          return { ...existing, watch_until: watchUntil };
+        }
+        return existing;
+      }
       const wallet = await this.wallets.active(m, scope, route.adapter.family, walletNetwork, true);
       if (!wallet) {
         throw new ValidationFailedError(
