@@ -137,6 +137,29 @@ describe('management console: invoices, payments and refunds', () => {
     ]);
   });
 
+  it('answers a done action with its page when its audit entry cannot be written (the entry is lost, not the change)', async () => {
+    const o = await consoleOrg();
+    const api = new Api(o.testKey);
+    const id = await pendingInvoice(api);
+    // The audit log refuses this organization's entries (a trigger standing in for a failing write).
+    const fn = `refuse_audit_${o.organizationId.replace(/\W/g, '_')}`;
+    await sql(
+      `CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN IF NEW.organization_id = '${o.organizationId}' THEN RAISE EXCEPTION 'audit store unavailable'; END IF; RETURN NEW; END $$`,
+    );
+    await sql(`CREATE TRIGGER ${fn} BEFORE INSERT ON console_audit_log FOR EACH ROW EXECUTE FUNCTION ${fn}()`);
+    try {
+      const voided = await act(o.owner, `/console/test/invoices/${id}`, `/console/test/invoices/${id}/void`);
+      expect(voided.status).toBe(200);
+      expect(voided.text).toContain('The invoice is voided.');
+      expect(await invoiceStatus(api, id)).toBe('VOIDED');
+      expect(await sql(`SELECT 1 FROM console_audit_log WHERE organization_id = $1 AND action = 'invoice.void'`, [o.organizationId])).toEqual([]);
+    } finally {
+      await sql(`DROP TRIGGER ${fn} ON console_audit_log`);
+      await sql(`DROP FUNCTION ${fn}()`);
+    }
+  });
+
   it('refunds an invoice: the refund page shows the claim link, follows the claim and payout to COMPLETED; another refund is canceled', async () => {
     const { invoice } = await paidInvoice(test, `r-${Date.now()}@example.com`);
     const created = await act(org.owner, `/console/test/invoices/${invoice}`, `/console/test/invoices/${invoice}/refunds`, {

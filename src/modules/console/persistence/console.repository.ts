@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Mode } from '../../../shared/auth/request-context';
 import { newId } from '../../../shared/ids/ids';
@@ -44,6 +44,8 @@ export type AuditEntry = Omit<AuditRow, 'id' | 'created_at'>;
 /** The console's own tables, and nothing else (other modules are reached through their commands and queries). */
 @Injectable()
 export class ConsoleRepository {
+  private readonly logger = new Logger('ConsoleAudit');
+
   constructor(@Inject(DataSource) private readonly db: DataSource) {}
 
   async memberById(organizationId: string, id: string): Promise<MemberRow | null> {
@@ -309,12 +311,21 @@ export class ConsoleRepository {
     });
   }
 
+  /**
+   * Writes an audit entry after the action it records has committed; never throws. Failing the request then
+   * would show the member an error for a done change (a rolled key's new secret never shown, an invoice made
+   * twice by the retry): a lost entry is logged (`audit_entry_not_written`) instead.
+   */
   async audit(entry: AuditEntry, now: Date): Promise<void> {
-    await this.db.query(
-      `INSERT INTO console_audit_log (id, organization_id, mode, actor_type, actor_id, action, target, ip, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [newId('audit'), entry.organization_id, entry.mode, entry.actor_type, entry.actor_id, entry.action, entry.target, entry.ip, now],
-    );
+    try {
+      await this.db.query(
+        `INSERT INTO console_audit_log (id, organization_id, mode, actor_type, actor_id, action, target, ip, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        [newId('audit'), entry.organization_id, entry.mode, entry.actor_type, entry.actor_id, entry.action, entry.target, entry.ip, now],
+      );
+    } catch (e) {
+      this.logger.error({ msg: 'audit entry not written', event: 'audit_entry_not_written', err: (e as Error).message, ...entry });
+    }
   }
 
   /**
