@@ -89,7 +89,8 @@ const uiAmount = (amount: bigint, decimals: number): string => {
  * was skipped"; a slot the commitment has not reached is -32004 "Block not available"). `reland` moves such a
  * transaction to a new slot instead: the same transaction included again by the surviving fork. `withholdStatus` has
  * getSignatureStatuses answer null for a landed signature some times: an instance behind a load balancer
- * that has not reached its slot, or whose status cache no longer holds it.
+ * that has not reached its slot, or whose status cache no longer holds it; `failBlock` has getBlock answer an
+ * error for a slot (a ledger that no longer holds it).
  *
  * Not reproduced: forks and votes (commitments are a fixed lag; a rollback is the node forgetting one signature), empty slots (every slot
  * without a landed transaction is a block without transactions, never skipped, unless a rollback emptied it),
@@ -117,6 +118,8 @@ export class SolanaRpcServer {
   private readonly statusWithheld = new Map<string, number>();
   /** Slots whose block a rollback took back: skipped on the surviving fork. */
   private readonly skipped = new Set<number>();
+  /** Slots getBlock answers an error for (`failBlock`): a node whose ledger no longer holds them. */
+  private readonly blockErrors = new Map<number, { code: number; message: string }>();
   url = '';
 
   constructor(options: Partial<SolanaBedOptions> = {}) {
@@ -158,6 +161,23 @@ export class SolanaRpcServer {
    */
   withholdStatus(signature: string, times: number): void {
     this.statusWithheld.set(signature, times);
+  }
+
+  /**
+   * getBlock answers `code` (default -32001, the block cleaned up from the node's ledger) for `slot` until told
+   * otherwise (`null`).
+   */
+  failBlock(
+    slot: number,
+    error: { code: number; message: string } | null = { code: -32001, message: `Block ${slot} cleaned up, does not exist on node` },
+  ): void {
+    if (error) this.blockErrors.set(slot, error);
+    else this.blockErrors.delete(slot);
+  }
+
+  /** The slot a landed transaction is in (undefined when none holds it). */
+  slotOf(signature: string): number | undefined {
+    return this.landed.get(signature)?.slot;
   }
 
   /** Empty slots pass (the commitments follow). */
@@ -388,8 +408,11 @@ export class SolanaRpcServer {
           },
         };
       }
-      case 'getBlock':
+      case 'getBlock': {
+        const failed = this.blockErrors.get(Number(params[0]));
+        if (failed) throw Object.assign(new Error(failed.message), { code: failed.code });
         return this.blockAt(Number(params[0]), params[1] ?? {});
+      }
       case 'getSignatureStatuses': {
         const signatures = (params[0] ?? []) as string[];
         return {

@@ -76,6 +76,42 @@ describe('Solana: one wallet flooded never holds up another organization; a tran
     expect(new Set(asked()).size).toBe(asked().length);
   }, 60_000);
 
+  it("completes B's payment while the node cannot say where A's is (its status aged out, its block cleaned up); A's is asked again later", async () => {
+    const { bed } = setup;
+    const a = await solanaMerchant(service);
+    const b = await solanaMerchant(service);
+    const invoiceA = await createInvoice(a.test, '1', 'SOLANA');
+    const payA = await paymentAddress(a.test, invoiceA, SOL);
+    const invoiceB = await createInvoice(b.test, '2', 'SOLANA');
+    const payB = await paymentAddress(b.test, invoiceB, SOL);
+    const payer = await fundedWallet(bed);
+    // Nothing is finalized while both payments land and are recorded PENDING, A's first.
+    bed.options.finalizedLag = 1_000_000;
+    try {
+      const paidA = bed.submit(await solTransfer(bed, payer, payA.address as string, 1_000_000_000n, [payA.reference as string]));
+      await waitForPayments(a.test, invoiceA, (p) => p.length === 1 && p[0].status === 'PENDING');
+      const paidB = bed.submit(await solTransfer(bed, payer, payB.address as string, 2_000_000_000n, [payB.reference as string]));
+      await waitForPayments(b.test, invoiceB, (p) => p.length === 1 && p[0].status === 'PENDING');
+      // Before A's payment completes, the watcher asks where its transaction is: the node no longer says (status
+      // null, and its block gone from the ledger), every time.
+      bed.withholdStatus(paidA, 1_000_000);
+      bed.failBlock(bed.slotOf(paidA)!);
+      bed.options.finalizedLag = 4;
+      bed.advance(8);
+
+      // B's is counted and completed all the same.
+      const [doneB] = await waitForPayments(b.test, invoiceB, (p) => p[0].status === 'COMPLETED', 20_000);
+      expect(doneB.idempotency_key).toBe(`solana:${paidB}:${payB.reference}`);
+      expect((await paymentsOf(a.test, invoiceA))[0].status).toBe('PENDING');
+      // Once the node answers again, A's completes too.
+      bed.withholdStatus(paidA, 0);
+      bed.failBlock(bed.slotOf(paidA)!, null);
+      await waitForPayments(a.test, invoiceA, (p) => p[0].status === 'COMPLETED', 20_000);
+    } finally {
+      bed.options.finalizedLag = 4;
+    }
+  }, 60_000);
+
   it('keeps a transaction carrying the references of two invoices of the wallet as unmatched (several_references), neither invoice paid', async () => {
     const { bed } = setup;
     const shop = await solanaMerchant(service);

@@ -292,6 +292,52 @@ describe('the Tron watcher across a restart, and against a node of another chain
     }
   }, 90_000);
 
+  it('counts a transfer read again (a range repeated after a crash) only up to the block the node calls final: it does not complete above it', async () => {
+    const { chain, usdt, proxy } = setup;
+    // The node's solidified block far behind: nothing in this test is final.
+    proxy.options.finalizedLag = 1000;
+    const db = await sharedDatabase();
+    const env = { ...WATCHER_ENV, CHAINS_FILE: setup.chainsFile };
+    let server = await startServer({ databaseUrl: db.url, env });
+    try {
+      const shop = await tronMerchant(asService(server));
+      const invoiceId = await createInvoice(shop.test, '7', 'USDT');
+      const pay = await paymentAddress(shop.test, invoiceId, USDT);
+      const hash = await chain.sendToken(usdt, 4, tronToHex(pay.address), units('7', 6));
+      const block = (await chain.receipt(hash)).blockNumber;
+      // More blocks than the 19 confirmations TRON asks by count: counted up to 18, as none is final.
+      await chain.mine(25);
+      const [seen] = await waitForPayments(shop.test, invoiceId, (p) => p.length === 1 && p[0].confirmations === 18, 30_000);
+      expect(seen.status).toBe('PENDING');
+      const head = await chain.blockNumber();
+      await eventually(async () => expect(BigInt((await tronCursor(db.url)) ?? '-1')).toBeGreaterThanOrEqual(head));
+      await server.stop();
+
+      // As after a crash before the cursor's commit: the range holding the payment is read again.
+      await withClient(db.url, (c) =>
+        c.query(
+          `UPDATE chain_cursors SET block_number = b.block_number, block_hash = b.block_hash
+             FROM chain_blocks b
+            WHERE chain_cursors.mode = 'test' AND chain_cursors.network = 'tron'
+              AND b.mode = 'test' AND b.network = 'tron' AND b.block_number = $1`,
+          [String(block - 1n)],
+        ),
+      );
+      expect(await tronCursor(db.url)).toBe(String(block - 1n));
+      server = await startServer({ databaseUrl: db.url, env });
+      const api = new Api(shop.test.key, server.baseUrl);
+      await eventually(async () => expect(BigInt((await tronCursor(db.url)) ?? '-1')).toBeGreaterThanOrEqual(head), 30_000);
+      await new Promise((r) => setTimeout(r, 1_000));
+      const after = await paymentsOf(api, invoiceId);
+      expect(after.map((p) => [p.id, p.status, p.confirmations])).toEqual([[seen.id, 'PENDING', 18]]);
+      expect((await shortState(api, invoiceId)).status).toBe('WAITING_FOR_CONFIRMATIONS');
+    } finally {
+      proxy.options.finalizedLag = 3;
+      await server.stop();
+      await db.drop();
+    }
+  }, 90_000);
+
   it('with finality "confirmations", completes a payment at the section\'s confirmations, whatever the node calls finalized', async () => {
     const { chain, usdt, proxy } = setup;
     // The node's solidified block far behind: it never covers the payment in this test.

@@ -10,7 +10,7 @@ import type { DepositAddressRow } from '../persistence/deposit-addresses.reposit
 import type { RefusedTransfer } from '../persistence/unattributed-transfers.repository';
 import { confirmationsAt, countedConfirmations, priceOf, transferKey } from './transfer-facts';
 import { scopeOf, type WatcherContext } from './watcher-context';
-import { rpcCall } from './watcher-faults';
+import { RpcFault, rpcCall } from './watcher-faults';
 import { NO_KNOWN_REFERENCE, SEVERAL_REFERENCES } from '../domain/unmatched-transfer';
 
 /**
@@ -66,7 +66,10 @@ export class PaymentRecorder {
     }
     const known = (another ? null : atKey) ?? (await this.ctx.deps.state.findMinedAgain(this.ctx.deps.manager, mode, network, key, content));
     if (known) {
-      const recorded = await this.report(known, { kind: 'chain', paymentId: known.payment_id, confirmations });
+      // Counted as every transfer is: where the chain names a final block, one above it is not final whatever its
+      // count (a range read again after a crash, a transaction found in another block).
+      const count = countedConfirmations(head, transfer.blockNumber, final, known.required_confirmations);
+      const recorded = await this.report(known, { kind: 'chain', paymentId: known.payment_id, confirmations: count });
       await this.ctx.deps.run(async (tx) => {
         if (known.idempotency_key !== key) await this.ctx.deps.state.dropTransfer(tx, mode, network, known.idempotency_key);
         await this.ctx.deps.state.saveTransfer(
@@ -325,13 +328,41 @@ export class PaymentRecorder {
         // Covered by the node's final block: final whatever its count (reported as its requirement at least).
         const confirmations = countedConfirmations(head, BigInt(row.block_number), final, row.required_confirmations);
         if (confirmations <= row.confirmations) continue;
-        if (confirmations >= row.required_confirmations && this.ctx.follower.rechecksTransactions && !(await this.stillThere(row, final))) continue;
+        if (confirmations >= row.required_confirmations && this.ctx.follower.rechecksTransactions && !(await this.stillThereOrLater(row, final))) continue;
         await this.report(row, { kind: 'confirmations', paymentId: row.payment_id, confirmations });
         await this.ctx.deps.run((tx) => this.ctx.deps.state.setConfirmations(tx, mode, network, row.idempotency_key, confirmations, this.ctx.deps.clock.now()));
         counted++;
       }
       if (!counted || !someOrganizationFull(rows, this.ctx.deps.orgBatch)) return true;
       if (performance.now() >= deadline) return false;
+    }
+  }
+
+  /**
+   * stillThere, except that a node that cannot answer about this one transaction now (its status aged out of the
+   * node's cache and its block out of the ledger, a call timing out) does not stop every organization's counts:
+   * the transfer goes to the back of its organization's line (its count stamped, unchanged) and is asked again
+   * on a later step. False then.
+   */
+  private async stillThereOrLater(row: TransferRow, final: bigint | null): Promise<boolean> {
+    try {
+      return await this.stillThere(row, final);
+    } catch (error) {
+      if (!(error instanceof RpcFault)) throw error;
+      const { mode, network } = this.ctx.config;
+      await this.ctx.deps.run((tx) =>
+        this.ctx.deps.state.setConfirmations(tx, mode, network, row.idempotency_key, row.confirmations, this.ctx.deps.clock.now()),
+      );
+      this.ctx.logger.warn({
+        msg: 'where a transaction stands could not be asked; its payment is counted on a later step',
+        event: 'chain_recheck_failed',
+        ...this.ctx.labels,
+        idempotency_key: row.idempotency_key,
+        payment_id: row.payment_id,
+        organization_id: row.organization_id,
+        error: error.message,
+      });
+      return false;
     }
   }
 
