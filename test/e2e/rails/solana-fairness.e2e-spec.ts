@@ -1,4 +1,5 @@
 import { fundedWallet, solTransfer } from '../../chain/solana-wallet';
+import { generateKeyPairSigner } from '@solana/kit';
 import { expectSuccess } from '../../support/envelope';
 import type { IsolatedService } from '../../support/isolated';
 import { eventually } from '../../support/webhook-receiver';
@@ -9,6 +10,8 @@ import { SOLANA_WATCHER_ENV, solanaMerchant, type SolanaService, type SolanaSetu
 const SOL = 'prov_solana_solana';
 /** What the follower reads of one wallet in a step (READ_BUDGET.perWallet). */
 const WALLET_BUDGET = 50;
+/** What it reads of one organization's wallets together in a step (READ_BUDGET.perOrganization). */
+const ORGANIZATION_BUDGET = 100;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('Solana: one wallet flooded never holds up another organization; a transaction naming two invoices credits neither', () => {
@@ -111,6 +114,47 @@ describe('Solana: one wallet flooded never holds up another organization; a tran
       bed.options.finalizedLag = 4;
     }
   }, 60_000);
+
+  it("records B's payment in the first step while A floods each of the nine wallets it keeps polled (one budget for all of A's)", async () => {
+    const { bed } = setup;
+    const a = await solanaMerchant(service);
+    const b = await solanaMerchant(service);
+    // A registers wallet after wallet, each kept polled by an open invoice's payment address: nine polled wallets.
+    const walletsOfA: string[] = [];
+    for (let i = 0; i < 9; i++) {
+      if (i > 0) {
+        const next = (await generateKeyPairSigner()).address;
+        expectSuccess(await a.test.post('/wallets', { chain_family: 'solana', address: next }), 201);
+      }
+      const invoice = await createInvoice(a.test, '1', 'SOLANA');
+      walletsOfA.push((await paymentAddress(a.test, invoice, SOL)).address.split('/')[0]);
+    }
+    expect(new Set(walletsOfA).size).toBe(9);
+    // Funded, so a lamport sent to each is a transfer that lands (not one failing for rent).
+    for (const wallet of walletsOfA) bed.airdrop(wallet, 1_000_000_000n);
+    const invoiceB = await createInvoice(b.test, '2', 'SOLANA');
+    const payB = await paymentAddress(b.test, invoiceB, SOL);
+    const attacker = await fundedWallet(bed);
+    const payer = await fundedWallet(bed);
+
+    // The node confirms nothing while the junk lands: three wallets' budgets on each of A's wallets (more than three
+    // whole steps' budgets in all), then B's payment.
+    bed.options.confirmedLag = 1_000_000;
+    try {
+      for (const wallet of walletsOfA) for (let i = 0; i < 3 * WALLET_BUDGET; i++) bed.submit(await solTransfer(bed, attacker, wallet, 1n));
+      const paidB = bed.submit(await solTransfer(bed, payer, payB.address as string, 2_000_000_000n, [payB.reference as string]));
+      const askedBefore = bed.transactionsAsked.length;
+      bed.options.confirmedLag = 0;
+      const [paymentB] = await waitForPayments(b.test, invoiceB, (p) => p.length === 1, 30_000);
+      expect(paymentB.idempotency_key).toBe(`solana:${paidB}:${payB.reference}`);
+      // Read in the first step, behind at most A's share of it: not behind every one of A's wallets.
+      const asked = bed.transactionsAsked.slice(askedBefore);
+      expect(asked.indexOf(paidB)).toBeGreaterThanOrEqual(0);
+      expect(asked.indexOf(paidB)).toBeLessThanOrEqual(ORGANIZATION_BUDGET);
+    } finally {
+      bed.options.confirmedLag = 0;
+    }
+  }, 120_000);
 
   it('keeps a transaction carrying the references of two invoices of the wallet as unmatched (several_references), neither invoice paid', async () => {
     const { bed } = setup;

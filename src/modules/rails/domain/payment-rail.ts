@@ -128,6 +128,8 @@ export interface WatchedAddresses {
    * address. Money reaching one of them without a watched reference is reported with `toWallet`.
    */
   accounts?(): Promise<readonly string[]>;
+  /** The organization that polls `account` (one of accounts()), for budgets shared by an organization's wallets. */
+  accountOwner?(account: string): string | undefined;
 }
 
 /** What a chain adapter read of one range of blocks, in the order it read it. */

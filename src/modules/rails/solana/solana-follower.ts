@@ -17,12 +17,16 @@ import { SolanaRpc, SolanaRpcError } from './solana-rpc';
 export const SIGNATURE_PAGE = 1000;
 
 /**
- * How many signatures a step lists for reading: per wallet (its own account and its token accounts together)
- * and for all wallets. A wallet with more waits for the next steps (the watcher runs them at once, without
- * its pause) while the others go on: one wallet's volume, or junk sent to it, never holds up another's payments.
+ * How many signatures a step lists for reading: per wallet (its own account and its token accounts together),
+ * per organization (all its polled wallets together) and for all wallets. A wallet with more waits for the next
+ * steps (the watcher runs them at once, without its pause) while the others go on: one wallet's volume, or junk
+ * sent to it, never holds up another's payments, and an organization with many polled wallets (wallets it
+ * registered one after another, each still paid by watched addresses) never holds up another organization's.
  */
 export interface ReadBudget {
   perWallet: number;
+  /** All wallets of one organization (`WatchedAddresses.accountOwner`); unbounded when not given. */
+  perOrganization?: number;
   perStep: number;
   /**
    * Steps in a row that a carried account's `before` may be unknown to the node before that part is given up
@@ -31,7 +35,7 @@ export interface ReadBudget {
    */
   unknownBeforeSteps?: number;
 }
-export const READ_BUDGET: ReadBudget = { perWallet: 50, perStep: 400 };
+export const READ_BUDGET: ReadBudget = { perWallet: 50, perOrganization: 100, perStep: 400 };
 /** About ten minutes of steps failing with the watcher's backoff: far longer than an instance behind a load balancer takes to index a signature. */
 export const UNKNOWN_BEFORE_STEPS = 30;
 
@@ -144,8 +148,8 @@ export function payoutOutput(wallet: string, mint: string | null): string {
  * watcher keeps it as an unmatched transfer of the wallet's organization. The polled wallets are the mode's
  * registered ones and those of still-watched payment addresses (`WatchedAddresses.accounts`).
  *
- * A step lists at most a budget of signatures per wallet and overall (`READ_BUDGET`), wallets taking turns
- * first: a wallet with more (junk sent to it in bulk) is carried, its accounts' positions handed back to the
+ * A step lists at most a budget of signatures per wallet, per organization and overall (`READ_BUDGET`),
+ * organizations taking turns first and each one's wallets taking turns within its share: a wallet with more (junk sent to it in bulk) is carried, its accounts' positions handed back to the
  * watcher (`ScannedRange.carried`, stored with the cursor) and read on in the next steps, their transfers
  * reported apart (`ScannedRange.earlier`), while the cursor and the other wallets move on. A transaction naming
  * more than one watched reference of the wallet is money to the wallet (`severalReferences`), no invoice's.
@@ -329,32 +333,46 @@ export class SolanaFollower implements ChainFollower {
     const found = new Map<string, { slot: bigint; wallets: Map<string, Set<string>> }>();
     const stillBehind: CarriedAccount[] = [];
     this.lost = [];
-    // Wallets take turns at the front, so the step's budget never always runs out on the same ones; so do each
-    // wallet's accounts (a wallet flooded with junk does not keep its token accounts from being read).
+    // Organizations take turns at the front, so the step's budget never always runs out on the same ones, and so
+    // do each organization's wallets within its share, and each wallet's accounts (a wallet flooded with junk
+    // does not keep its token accounts from being read).
     const turn = this.turn++;
-    const start = wallets.length ? turn % wallets.length : 0;
+    const rotated = <T>(items: readonly T[]): T[] => {
+      const start = items.length ? turn % items.length : 0;
+      return [...items.slice(start), ...items.slice(0, start)];
+    };
+    const byOwner = new Map<string, string[]>();
+    for (const wallet of wallets) {
+      const owner = watched.accountOwner?.(wallet) ?? wallet;
+      byOwner.set(owner, [...(byOwner.get(owner) ?? []), wallet]);
+    }
     let left = this.budget.perStep;
-    for (const wallet of [...wallets.slice(start), ...wallets.slice(0, start)]) {
-      let walletLeft = Math.min(this.budget.perWallet, left);
-      const accounts = [wallet, ...(await Promise.all(assets.map((mint) => this.tokenAccount(wallet, mint))))];
-      const first = turn % accounts.length;
-      for (const account of [...accounts.slice(first), ...accounts.slice(0, first)]) {
-        const cached = this.until.get(account);
-        const from = behind.get(account) ?? { readTo: range.from - 1n, until: cached && cached.to === range.from - 1n ? cached.signature : undefined };
-        const { listed, position } = await this.next(account, from, range.to, walletLeft);
-        walletLeft -= listed.length;
-        left -= listed.length;
-        for (const s of listed) {
-          if (s.err !== null && s.err !== undefined) continue;
-          const entry = found.get(s.signature) ?? { slot: BigInt(s.slot), wallets: new Map<string, Set<string>>() };
-          entry.wallets.set(wallet, (entry.wallets.get(wallet) ?? new Set<string>()).add(account));
-          found.set(s.signature, entry);
+    const ownerBudget = this.budget.perOrganization ?? Number.POSITIVE_INFINITY;
+    for (const ownerWallets of rotated([...byOwner.values()])) {
+      let ownerLeft = Math.min(ownerBudget, left);
+      for (const wallet of rotated(ownerWallets)) {
+        let walletLeft = Math.min(this.budget.perWallet, ownerLeft);
+        const accounts = [wallet, ...(await Promise.all(assets.map((mint) => this.tokenAccount(wallet, mint))))];
+        const first = turn % accounts.length;
+        for (const account of [...accounts.slice(first), ...accounts.slice(0, first)]) {
+          const cached = this.until.get(account);
+          const from = behind.get(account) ?? { readTo: range.from - 1n, until: cached && cached.to === range.from - 1n ? cached.signature : undefined };
+          const { listed, position } = await this.next(account, from, range.to, walletLeft);
+          walletLeft -= listed.length;
+          ownerLeft -= listed.length;
+          left -= listed.length;
+          for (const s of listed) {
+            if (s.err !== null && s.err !== undefined) continue;
+            const entry = found.get(s.signature) ?? { slot: BigInt(s.slot), wallets: new Map<string, Set<string>>() };
+            entry.wallets.set(wallet, (entry.wallets.get(wallet) ?? new Set<string>()).add(account));
+            found.set(s.signature, entry);
+          }
+          if (position.part || position.readTo < range.to) {
+            stillBehind.push({ account, position: writePosition(position) });
+            this.until.delete(account);
+          } else if (position.until) this.until.set(account, { signature: position.until, to: range.to });
+          else this.until.delete(account);
         }
-        if (position.part || position.readTo < range.to) {
-          stillBehind.push({ account, position: writePosition(position) });
-          this.until.delete(account);
-        } else if (position.until) this.until.set(account, { signature: position.until, to: range.to });
-        else this.until.delete(account);
       }
     }
     const transfers: IncomingTransfer[] = [];

@@ -30,6 +30,7 @@ export async function watchedSet(
         walletOwners.set(row.wallet, row.organization_id);
       return [...walletOwners.keys()];
     },
+    accountOwner: (account) => walletOwners.get(account),
   };
   return { watched, owners, walletOwners };
 }
