@@ -4,7 +4,7 @@ import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { type IsolatedService, sharedDatabase } from '../../support/isolated';
 import { withClient } from '../../support/pg';
-import { linesWith, startServer } from '../../support/server';
+import { linesWith, runCli, startServer } from '../../support/server';
 import { eventually } from '../../support/webhook-receiver';
 import { createInvoice, r30, shortState } from '../payments/payments-helpers';
 import { paymentAddress, paymentsOf, units, waitForPayments } from './chain-helpers';
@@ -235,6 +235,40 @@ describe('Solana: money to the wallet without a known reference, and a confirmed
     expect(payments[1]).toMatchObject({ price: r30('3'), idempotency_key: `solana:${again}:${pay.reference}` });
     expect(payments[0].status).toBe('CANCELLED');
     expect(await shortState(shop.test, invoiceId)).toMatchObject({ status: 'COMPLETED', substatus: null });
+  });
+
+  it('records a refused transfer retried long after its slot unconfirmed: it completes only once the finalized slot covers it', async () => {
+    const { bed } = setup;
+    const shop = await solanaMerchant(service);
+    const invoiceId = await createInvoice(shop.test, '2', 'SOLANA');
+    const pay = await paymentAddress(shop.test, invoiceId, SOL);
+    // The merchant turns SOL off after handing out the address: the payment is refused and kept as unmatched.
+    expect((await runCli(['provider:disable', '--org', shop.id, '--provider', SOL, '--mode', 'test'], service.cliEnv)).code).toBe(0);
+    bed.options.finalizedLag = 1_000_000;
+    try {
+      const payer = await fundedWallet(bed);
+      bed.submit(await solTransfer(bed, payer, pay.address as string, 2_000_000_000n, [pay.reference as string]));
+      const [kept] = await unmatchedOnce(shop.test, 1);
+      expect(kept).toMatchObject({ invoice_id: invoiceId, reason_code: 'provider_disabled' });
+      // Far more slots than the 32 confirmations pass, none finalized; then SOL is on again and the transfer retried.
+      bed.advance(60);
+      await pause(1_000);
+      expect((await runCli(['provider:enable', '--org', shop.id, '--provider', SOL, '--mode', 'test'], service.cliEnv)).code).toBe(0);
+      const resolved = await eventually(async () => expectSuccess(await shop.test.post(`/rails/unmatched/${kept.id}/retry`)));
+      expect(resolved.status).toBe('RESOLVED');
+      // Not final: PENDING, its count held one short of the requirement, not COMPLETED.
+      await pause(1_500);
+      const [pending] = await paymentsOf(shop.test, invoiceId);
+      expect([pending.id, pending.status]).toEqual([resolved.payment_id, 'PENDING']);
+      expect(pending.confirmations).toBeLessThan(32);
+      // Finalized: it completes.
+      bed.options.finalizedLag = 4;
+      bed.advance(1);
+      const [done] = await waitForPayments(shop.test, invoiceId, (p) => p[0]?.status === 'COMPLETED', 20_000);
+      expect(done.id).toBe(resolved.payment_id);
+    } finally {
+      bed.options.finalizedLag = 4;
+    }
   });
 });
 

@@ -48,10 +48,10 @@ export class RetryUnmatchedTransferHandler implements ICommandHandler<RetryUnmat
         'transfer_in_doubt',
       );
     }
-    // Confirmations as far as the watcher has read the chain; it counts on from there.
-    const cursor = await this.state.cursor(this.tx.manager, scope.mode, row.network);
-    const block = BigInt(row.block_number);
-    const confirmations = cursor && cursor.number >= block ? Number(cursor.number - block + 1n) : 1;
+    // Recorded unconfirmed: the watcher counts it on its next step as it counts every transfer, under the block the
+    // chain calls final and (Solana) after asking where the transaction stands now. A count taken from the cursor
+    // here would complete a transfer the chain has not made final, or one whose fork has died since.
+    const confirmations = 0;
     const now = await this.clock.nowFor(scope);
     let recorded: RecordedPayment;
     try {
