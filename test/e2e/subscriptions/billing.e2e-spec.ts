@@ -2,13 +2,16 @@ import { Webhook } from 'standardwebhooks';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
 import { D, r30 } from '../../support/money';
+import { withClient } from '../../support/pg';
 import { WebhookReceiver } from '../../support/webhook-receiver';
+import { databaseOf } from '../timing/timing-helpers';
 import {
   API_CALL_TIERS,
   clockNow,
   monthStart,
   moveClockTo,
   nextInvoice,
+  parseTime,
   readInvoice,
   readSubscription,
   recurringProduct,
@@ -251,6 +254,38 @@ describe('subscriptions billed on the test clock', () => {
     expect(canceled).toMatchObject({ status: 'CANCELED', next_invoice_at: null });
     expect((await readInvoice(api, invoice2.id)).subscription_id).toBe(sub.id);
   }, 120_000);
+
+  it('does not dun a period whose payment was seen in time and is still settling when the window closes; it counts once settled', async () => {
+    const org = await service.createOrg('Settling');
+    const api = org.test;
+    const { productId, schemaId } = await recurringProduct(api, { payment_type: 'ADVANCE', renew_type: 'ANNIVERSARY', billing_type: 'FULL', base_price: 20 });
+    const sub = expectSuccess(
+      await api.post('/subscriptions', { product_id: productId, billing_schema_id: schemaId, customer_email: 'late@example.com' }),
+      201,
+    );
+    const invoice = await nextInvoice(api, sub.id, null, schedulerPass(api));
+    // The payer pays before the window closes; the provider has not answered yet: PROCESSING.
+    const payment = expectSuccess(
+      await api.post('/test_helpers/payments', { invoice_id: invoice.id, provider_id: 'prov_card_usd', price: '20', status: 'PENDING' }),
+      201,
+    );
+    expect((await readInvoice(api, invoice.id)).status).toBe('PROCESSING');
+    // The window closes with the payment still settling: the period is not decided, the subscription stays ACTIVE.
+    await moveClockTo(api, parseTime((await readInvoice(api, invoice.id)).monitoring_until));
+    await schedulerPass(api)();
+    await schedulerPass(api)();
+    expect((await readSubscription(api, sub.id)).status).toBe('ACTIVE');
+    // Settled: paid.
+    expectSuccess(await api.post(`/test_helpers/payments/${payment.id}/status`, { status: 'COMPLETED' }));
+    expect((await readInvoice(api, invoice.id)).status).toBe('COMPLETED');
+    await schedulerPass(api)();
+    expect((await readSubscription(api, sub.id)).status).toBe('ACTIVE');
+    const outcomes = await withClient(
+      databaseOf(service),
+      async (c) => (await c.query(`SELECT outcome FROM subscription_invoices WHERE subscription_id = $1`, [sub.id])).rows,
+    );
+    expect(outcomes).toEqual([{ outcome: 'paid' }]);
+  }, 60_000);
 
   it('issues a period with nothing to charge as a COMPLETED invoice, so a usage-only plan is never dunned for a quiet month', async () => {
     const org = await service.createOrg('Usage only');

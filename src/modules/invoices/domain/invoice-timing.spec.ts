@@ -7,6 +7,7 @@ import {
   monitoringEndsAt,
   paymentWindowEndsAt,
   reorgHold,
+  settlingWindowEndsAt,
   timeMove,
   timeMoveEvents,
   TimedInvoice,
@@ -69,6 +70,16 @@ describe('invoice clocks', () => {
     const far = new Date(late.getTime() + 2 * WINDOW * 60_000);
     expect(reorgHold({ ...inv('PENDING'), clockHeldUntil: far }, late, WINDOW)).toBeNull();
     expect(reorgHold(inv('PENDING', null, null), late, WINDOW)).toBeNull();
+  });
+
+  it('gives an invoice whose payment is still settling one more window before a follower counts it past its window', () => {
+    const closes = monitoringEndsAt(expiresAt, WINDOW)!;
+    expect(settlingWindowEndsAt(inv('PENDING', 'EXPIRED'), WINDOW)).toEqual(closes);
+    expect(settlingWindowEndsAt(inv('PARTIALLY_PAID', 'PAID_PARTIAL'), WINDOW)).toEqual(closes);
+    for (const status of ['WAITING_FOR_CONFIRMATIONS', 'PROCESSING'] as const) {
+      expect(settlingWindowEndsAt(inv(status), WINDOW)).toEqual(new Date(closes.getTime() + WINDOW * 60_000));
+    }
+    expect(settlingWindowEndsAt(inv('PROCESSING', null, null), WINDOW)).toBeNull();
   });
 
   it('expiry starts at expires_at exactly', () => {

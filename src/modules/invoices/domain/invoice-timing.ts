@@ -49,6 +49,18 @@ export function paymentWindowEndsAt(invoice: Pick<TimedInvoice, 'expiresAt' | 'c
 }
 
 /**
+ * When an invoice counts as past its payment window for a follower deciding whether it was paid (a subscription's
+ * period): the window's end, or one more monitoring window later while a payment seen in time is still settling
+ * (WAITING_FOR_CONFIRMATIONS, PROCESSING), so a payer who paid at the last minute is not counted unpaid for the
+ * chain's confirmations or the provider's answer; a payment that never settles is decided then. Null: never.
+ */
+export function settlingWindowEndsAt(invoice: TimedInvoice, monitoringMinutes: number): Date | null {
+  const ends = paymentWindowEndsAt(invoice, monitoringMinutes);
+  const settling = invoice.status === 'WAITING_FOR_CONFIRMATIONS' || invoice.status === 'PROCESSING';
+  return ends && settling ? new Date(ends.getTime() + monitoringMinutes * MINUTE_MS) : ends;
+}
+
+/**
  * The hold a reorg's fall-back to PENDING at `at` writes: another monitoring window from then, but never past one
  * more window after the invoice's own (a payer whose unmined transactions keep leaving the mempool cannot keep an
  * invoice open for ever); null when the window already lasts that long (nothing to write).

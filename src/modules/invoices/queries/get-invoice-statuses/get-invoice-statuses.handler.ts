@@ -1,4 +1,4 @@
-import { paymentWindowEndsAt } from '../../domain/invoice-timing';
+import { settlingWindowEndsAt } from '../../domain/invoice-timing';
 import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { TransactionRunner } from '../../../../shared/db/transaction-runner';
@@ -21,7 +21,7 @@ export class GetInvoiceStatusesHandler implements IQueryHandler<GetInvoiceStatus
     return rows.map((row) => {
       const timed = { status: row.status, substatus: row.substatus, expiresAt: row.expires_at, clockHeldUntil: row.clock_held_until };
       const current = this.clocks.current(timed, now);
-      const windowEnds = paymentWindowEndsAt(timed, this.clocks.monitoringMinutes);
+      const windowEnds = settlingWindowEndsAt(current, this.clocks.monitoringMinutes);
       return {
         id: row.id,
         status: current.status,

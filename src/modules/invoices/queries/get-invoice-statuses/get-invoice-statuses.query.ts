@@ -9,6 +9,9 @@ export interface InvoiceStatusEntry {
   /**
    * Whether its payment window has ended: the monitoring window after its expiry has closed, so no
    * payment can complete it any more unless one is already reported (an invoice without expiry: never).
+   * An invoice whose payment is still settling then (WAITING_FOR_CONFIRMATIONS, PROCESSING: seen in time,
+   * confirmations or the provider still to come) is given one more monitoring window to settle before it
+   * counts as closed (domain/invoice-timing.ts, settlingWindowEndsAt).
    */
   paymentWindowClosed: boolean;
 }
