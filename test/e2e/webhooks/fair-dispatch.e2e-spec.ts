@@ -1,7 +1,9 @@
 import type { Api } from '../../support/api';
 import { expectSuccess } from '../../support/envelope';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
-import { WebhookReceiver } from '../../support/webhook-receiver';
+import { withClient } from '../../support/pg';
+import { eventually, WebhookReceiver } from '../../support/webhook-receiver';
+import { databaseOf } from '../timing/timing-helpers';
 
 /**
  * Fair delivery (decisions §22): the dispatcher takes its batches round-robin across organizations,
@@ -170,4 +172,40 @@ describe('room freed on a full instance', () => {
     expect(fast.received[0].at - at).toBeLessThan(5_000);
     expect(slow.received.length).toBeLessThan(32);
   }, 90_000);
+});
+
+async function createInvoice(api: Api): Promise<void> {
+  expectSuccess(await api.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '10' }] }), 201);
+}
+
+describe('an endpoint whose signing secret cannot be read', () => {
+  let service: IsolatedService;
+  let receiver: WebhookReceiver;
+  beforeAll(async () => {
+    service = await startIsolatedService({ WEBHOOK_DISPATCH_INTERVAL_MS: '100', WEBHOOK_RETRY_SCHEDULE: '1h', WEBHOOK_DISABLE_AFTER_FAILURES: '0' });
+    receiver = await WebhookReceiver.start();
+  });
+  afterAll(async () => {
+    await receiver?.stop();
+    await service?.stop();
+  });
+
+  it("fails only its own deliveries, unsent; another organization's in the same batch go out", async () => {
+    const broken = await service.createOrg('Broken secret');
+    const fine = await service.createOrg('Fine');
+    const bad = expectSuccess(await broken.test.post('/webhooks', { url: receiver.url('/broken'), event_types: ['invoice.created'] }), 201);
+    expectSuccess(await fine.test.post('/webhooks', { url: receiver.url('/fine'), event_types: ['invoice.created'] }), 201);
+    // The stored secret no longer opens (a corrupted value, or one sealed with a key this instance lacks).
+    await withClient(databaseOf(service), (c) => c.query(`UPDATE webhook_endpoints SET secret = 'v1:00000000:AAAA' WHERE id = $1`, [bad.id]));
+    await Promise.all([createInvoice(broken.test), createInvoice(fine.test)]);
+
+    await receiver.waitFor((r) => r.some((w) => w.path === '/fine' && w.json?.type === 'invoice.created'), 10_000);
+    const attempt = await eventually(async () => {
+      const attempts = expectSuccess(await broken.test.post(`/webhooks/${bad.id}/attempts`, {})).items as Array<{ succeeded: boolean; error: string | null }>;
+      if (!attempts.length) throw new Error('not attempted yet');
+      return attempts[0];
+    });
+    expect(attempt).toMatchObject({ succeeded: false, error: expect.stringContaining('signing secret could not be read') });
+    expect(receiver.received.some((w) => w.path === '/broken')).toBe(false);
+  });
 });

@@ -308,12 +308,26 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
   private async deliver(delivery: ClaimedDelivery): Promise<void> {
     const body = JSON.stringify(renderEvent(delivery.event));
     const sentAt = this.clock.now();
+    const signature = this.signatures(delivery, sentAt, body);
+    if (signature === null) {
+      // Nothing unsigned ever leaves: the attempt fails here and is retried on its schedule (the key may come back).
+      this.logger.error({
+        msg: "webhook not sent: the endpoint's signing secret could not be read on this instance",
+        event: 'webhook_secret_unreadable',
+        delivery_id: delivery.id,
+        endpoint_id: delivery.endpoint_id,
+        organization_id: delivery.organization_id,
+      });
+      const error = 'not sent: the signing secret could not be read (check the secret keys the service runs with)';
+      await this.record(delivery, { succeeded: false, status: null, body: null, error, durationMs: 0 });
+      return;
+    }
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       'user-agent': USER_AGENT,
       'webhook-id': delivery.event_id,
       'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
-      'webhook-signature': this.signatures(delivery, sentAt, body),
+      'webhook-signature': signature,
     };
     const result = await sendWebhook(delivery.url, headers, body, {
       timeoutMs: this.config.WEBHOOK_TIMEOUT_MS,
@@ -338,10 +352,22 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
   }
 
   /** `v1,<base64>` with the current secret, plus the previous one while its grace period lasts. */
-  private signatures(delivery: ClaimedDelivery, at: Date, body: string): string {
-    const list = [new Webhook(delivery.secret).sign(delivery.event_id, at, body)];
+  /** The signature header, or null when the endpoint's secret could not be read (or is not a signing secret). */
+  private signatures(delivery: ClaimedDelivery, at: Date, body: string): string | null {
+    if (delivery.secret === null) return null;
+    const sign = (secret: string): string | null => {
+      try {
+        return new Webhook(secret).sign(delivery.event_id, at, body);
+      } catch {
+        return null;
+      }
+    };
+    const current = sign(delivery.secret);
+    if (current === null) return null;
+    const list = [current];
     if (delivery.previous_secret && delivery.previous_secret_expires_at && delivery.previous_secret_expires_at > at) {
-      list.push(new Webhook(delivery.previous_secret).sign(delivery.event_id, at, body));
+      const previous = sign(delivery.previous_secret);
+      if (previous !== null) list.push(previous);
     }
     return list.join(' ');
   }

@@ -27,7 +27,12 @@ export interface ClaimedDelivery {
   /** The number of the attempt being made now (1 for the first). */
   attempt_count: number;
   url: string;
-  secret: string;
+  /**
+   * The endpoint's signing secret; null when it could not be opened here (a corrupted value, or one sealed with a
+   * key this instance lacks): that delivery is recorded as failed without being sent, and the rest of the batch
+   * goes on.
+   */
+  secret: string | null;
   previous_secret: string | null;
   previous_secret_expires_at: Date | null;
   event: StoredEvent;
@@ -130,6 +135,16 @@ export class WebhookDeliveriesRepository {
     const rows = rowsOf<Omit<ClaimedDelivery, 'event'> & { event_type: string; event_data: StoredEvent['data']; event_created_at: Date }>(
       await m.query(CLAIM_DUE_SQL, [limit, leaseMs, cap, busy, organizationId]),
     );
+    // The claim has committed: one secret that cannot be opened must not throw the whole batch (every organization's
+    // deliveries in it) back to wait for its lease, again and again.
+    const open = (sealed: string | null, endpointId: string): string | null => {
+      if (sealed === null) return null;
+      try {
+        return this.box.open(sealed, endpointSecretContext(endpointId));
+      } catch {
+        return null;
+      }
+    };
     return rows.map((r) => ({
       id: r.id,
       organization_id: r.organization_id,
@@ -138,8 +153,8 @@ export class WebhookDeliveriesRepository {
       event_id: r.event_id,
       attempt_count: r.attempt_count,
       url: r.url,
-      secret: this.box.open(r.secret, endpointSecretContext(r.endpoint_id)),
-      previous_secret: r.previous_secret === null ? null : this.box.open(r.previous_secret, endpointSecretContext(r.endpoint_id)),
+      secret: open(r.secret, r.endpoint_id),
+      previous_secret: open(r.previous_secret, r.endpoint_id),
       previous_secret_expires_at: r.previous_secret_expires_at,
       event: { id: r.event_id, organization_id: r.organization_id, mode: r.mode, type: r.event_type, data: r.event_data, created_at: r.event_created_at },
     }));
