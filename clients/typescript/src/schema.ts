@@ -599,7 +599,7 @@ export interface paths {
         put?: never;
         /**
          * Issue a new signing secret
-         * @description Returns the new secret once. With `grace_period_seconds`, deliveries also carry a signature made with the old secret until the period ends.
+         * @description Returns the new secret once. With `grace_period_seconds`, deliveries also carry a signature made with the old secret until the period ends. Send an `Idempotency-Key` so a retried request (a timeout) answers the first rotation again, sealed, instead of rotating twice and dropping the secret your receivers still use.
          */
         post: operations["WebhooksController_rotate"];
         delete?: never;
@@ -7315,7 +7315,10 @@ export interface operations {
     WebhooksController_rotate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the request was carried out but its answer was not stored (the service stopped, or it failed after committing its changes), 409 (idempotency_answer_lost). A request that failed before changing anything is not kept and may be retried with the same key. Kept 24 hours. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };

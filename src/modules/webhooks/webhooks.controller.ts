@@ -161,11 +161,14 @@ export class WebhooksController {
   @Post(':id/rotate_secret')
   @HttpCode(200)
   @Authenticated({ write: true })
+  @Idempotent()
   @Audited('webhook.rotate_secret')
   @ID_PARAM
   @ApiOperation({
     summary: 'Issue a new signing secret',
-    description: 'Returns the new secret once. With `grace_period_seconds`, deliveries also carry a signature made with the old secret until the period ends.',
+    description:
+      'Returns the new secret once. With `grace_period_seconds`, deliveries also carry a signature made with the old secret until the period ends. ' +
+      'Send an `Idempotency-Key` so a retried request (a timeout) answers the first rotation again, sealed, instead of rotating twice and dropping the secret your receivers still use.',
   })
   @ApiBody({
     type: RotateSecretRequestDto,

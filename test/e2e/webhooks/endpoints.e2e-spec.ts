@@ -172,6 +172,18 @@ describe('webhook endpoints', () => {
     expect(expectSuccess(await org.test.get(`/webhooks/${created.id}`))).not.toHaveProperty('secret');
   });
 
+  it('answers a rotation sent again with the same Idempotency-Key as the first: one new secret', async () => {
+    const created = await register(org.test);
+    const headers = { headers: { 'idempotency-key': `rotate-${created.id}` } };
+    const first = expectSuccess(await org.test.post(`/webhooks/${created.id}/rotate_secret`, { grace_period_seconds: 3600 }, headers));
+    const again = expectSuccess(await org.test.post(`/webhooks/${created.id}/rotate_secret`, { grace_period_seconds: 3600 }, headers));
+    expect(again.secret).toBe(first.secret);
+    expect(first.secret).not.toBe(created.secret);
+    // Another key: another rotation.
+    const next = expectSuccess(await org.test.post(`/webhooks/${created.id}/rotate_secret`, {}, { headers: { 'idempotency-key': `rotate-2-${created.id}` } }));
+    expect(next.secret).not.toBe(first.secret);
+  });
+
   it('deletes an endpoint: gone from reads and lists, webhook_endpoint.deleted recorded', async () => {
     const created = await register(org.test);
     expect(expectSuccess(await org.test.delete(`/webhooks/${created.id}`))).toEqual({ id: created.id, deleted: true });
