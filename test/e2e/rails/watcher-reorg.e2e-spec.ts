@@ -436,6 +436,18 @@ describe('the chain watcher when a reorg mines a payment again and it moves anot
     await setup?.chain.stop();
   });
 
+  /** A merchant whose USDT payments complete at 2 confirmations, and an invoice of 20 USDT with its payment address. */
+  async function invoiceAtTwoConfirmations() {
+    const shop = await merchant(service);
+    const set = await runCli(
+      ['provider:confirmations', '--org', shop.id, '--provider', 'prov_ethereum_usdt', '--count', '2', '--mode', 'test'],
+      service.cliEnv,
+    );
+    expect(set.code).toBe(0);
+    const invoiceId = await createInvoice(shop.test, '20', 'USDT');
+    return { shop, invoiceId, pay: await paymentAddress(shop.test, invoiceId) };
+  }
+
   /** Account #payer (no tokens of its own) is given 10 and sends all it holds to `to` in one call (sweep), after a snapshot. */
   async function sweepTen(payer: number, to: string) {
     const { chain, usdt } = setup;
@@ -535,14 +547,7 @@ describe('the chain watcher when a reorg mines a payment again and it moves anot
 
   it('cancels the open refunds a reversed payment no longer covers, newest first, and leaves the covered one', async () => {
     const { chain, usdt } = setup;
-    const shop = await merchant(service);
-    const set = await runCli(
-      ['provider:confirmations', '--org', shop.id, '--provider', 'prov_ethereum_usdt', '--count', '2', '--mode', 'test'],
-      service.cliEnv,
-    );
-    expect(set.code).toBe(0);
-    const invoiceId = await createInvoice(shop.test, '20', 'USDT');
-    const pay = await paymentAddress(shop.test, invoiceId);
+    const { shop, invoiceId, pay } = await invoiceAtTwoConfirmations();
     // 10 that stays, then 10 that a reorg takes back after both completed.
     await chain.receipt(await chain.sendToken(usdt, 1, pay.address, units('10', 6)));
     await chain.mineEach(2);
@@ -572,14 +577,7 @@ describe('the chain watcher when a reorg mines a payment again and it moves anot
 
   it('cancels a refund SENT when its payment was taken back once its payout is taken back too, when the rest no longer covers it', async () => {
     const { chain, usdt } = setup;
-    const shop = await merchant(service);
-    const set = await runCli(
-      ['provider:confirmations', '--org', shop.id, '--provider', 'prov_ethereum_usdt', '--count', '2', '--mode', 'test'],
-      service.cliEnv,
-    );
-    expect(set.code).toBe(0);
-    const invoiceId = await createInvoice(shop.test, '20', 'USDT');
-    const pay = await paymentAddress(shop.test, invoiceId);
+    const { shop, invoiceId, pay } = await invoiceAtTwoConfirmations();
     /** A refund of `amount` claimed to `address`, its payout sent from account 1 and reported: SENT. */
     const refundSent = async (amount: string, address: string) => {
       const refund = expectSuccess(await shop.test.post(`/invoices/${invoiceId}/refunds`, { amount }), 201);
