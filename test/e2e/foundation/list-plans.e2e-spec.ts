@@ -32,6 +32,9 @@ const listPlan = (db: Client, request: KeysetPageRequest): Promise<PlanNode> => 
   return genericPlan(db, text, params, { analyze: false });
 };
 
+/** Rows an index-only scan of the plan had to check in the table (the visibility map did not vouch for them). */
+const heapFetches = (plan: PlanNode): number => nodesOf(plan).reduce((sum, n) => sum + Number(n['Heap Fetches'] ?? 0), 0);
+
 const genericPlanIndexes = async (db: Client, request: KeysetPageRequest): Promise<string[]> => indexesOf(await listPlan(db, request));
 
 /**
@@ -109,7 +112,16 @@ describe('list plans for status and amount filters on a large organization', () 
     await withClient(testDatabaseUrl(), async (db) => {
       for (const status of [['PENDING'], ['VOIDED', 'COMPLETED']] as Array<Array<'PENDING' | 'VOIDED' | 'COMPLETED'>>) {
         const { text, params } = keysetPageStatement(invoiceListRequest(scope(), { limit: 20, offset: 0, status }, clock));
-        const plan = await genericPlan(db, text, params, { analyze: true });
+        // The other test files share this database: a transaction of theirs still open when the
+        // set-up vacuumed keeps the newest pages out of the visibility map, and an index-only scan
+        // then checks those rows in the table. Vacuumed again (a few times at most) until the map
+        // covers them, as autovacuum would on a server.
+        let plan = await genericPlan(db, text, params, { analyze: true });
+        for (let tries = 0; tries < 20 && heapFetches(plan) > 0; tries++) {
+          await new Promise((resolve) => setTimeout(resolve, 500));
+          await db.query('VACUUM invoices');
+          plan = await genericPlan(db, text, params, { analyze: true });
+        }
         const scans = nodesOf(plan).filter((n) => n['Index Name'] === 'invoices_status_cover2_idx');
         expect(scans.length).toBeGreaterThan(0);
         expect(scans.map((n) => [n['Node Type'], n['Heap Fetches']])).toEqual(scans.map(() => ['Index Only Scan', 0]));
