@@ -87,6 +87,34 @@ describe('webhook endpoints paused or deleted with a backlog', () => {
     expect(await cancelling(endpoint.id)).toBe(false);
   });
 
+  it('a pass skips an endpoint or deliveries another transaction holds instead of waiting, and cancels them on a later pass', async () => {
+    const held = await endpointWithBacklog('held-endpoint');
+    const other = await endpointWithBacklog('held-deliveries');
+    expectSuccess(await held.org.test.delete(`/webhooks/${held.endpoint.id}`));
+    expectSuccess(await other.org.test.put(`/webhooks/${other.endpoint.id}`, { enabled: false }));
+    // Another transaction holds the first endpoint (as a request changing it would) and ten of the second's
+    // deliveries (as an attempt being recorded would).
+    await withClient(service.databaseUrl!, async (c) => {
+      await c.query('BEGIN');
+      try {
+        await c.query(`SELECT 1 FROM webhook_endpoints WHERE id = $1 FOR NO KEY UPDATE`, [held.endpoint.id]);
+        await c.query(`SELECT 1 FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'pending' ORDER BY id LIMIT 10 FOR UPDATE`, [other.endpoint.id]);
+        const pass = runWorkerPass(other.org.test, 'webhook-dispatcher').then(() => 'done');
+        const waited = new Promise((resolve) => setTimeout(() => resolve('still waiting after 15 s'), 15_000));
+        expect(await Promise.race([pass, waited])).toBe('done');
+        expect(await statuses(held.endpoint.id)).toEqual({ 'cancelled: endpoint deleted': CANCEL_IN_REQUEST, pending: BACKLOG - CANCEL_IN_REQUEST });
+        expect(await statuses(other.endpoint.id)).toEqual({ 'cancelled: endpoint disabled': BACKLOG - 10, pending: 10 });
+        expect([await cancelling(held.endpoint.id), await cancelling(other.endpoint.id)]).toEqual([true, true]);
+      } finally {
+        await c.query('ROLLBACK');
+      }
+    });
+    await runWorkerPass(other.org.test, 'webhook-dispatcher');
+    expect(await statuses(held.endpoint.id)).toEqual({ 'cancelled: endpoint deleted': BACKLOG });
+    expect(await statuses(other.endpoint.id)).toEqual({ 'cancelled: endpoint disabled': BACKLOG });
+    expect([await cancelling(held.endpoint.id), await cancelling(other.endpoint.id)]).toEqual([false, false]);
+  });
+
   it('deleting cancels a bounded part in the request and the passes cancel the rest, none of it sent', async () => {
     const { org, endpoint } = await endpointWithBacklog('deleted');
     expectSuccess(await org.test.delete(`/webhooks/${endpoint.id}`));

@@ -247,7 +247,8 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
   /**
    * Cancels a batch (CANCEL_BATCH) of the pending deliveries each paused or deleted endpoint still has from
    * before (at most CANCELLING_PER_PASS endpoints), each batch in a transaction of its own; true when some
-   * may be left. None of them is claimed meanwhile (the claim takes only the endpoint's current epoch): this
+   * may be left. An endpoint (or delivery) another transaction holds is skipped this time, not waited for:
+   * the pass goes on with the others and the dispatch that follows is not held up. None of them is claimed meanwhile (the claim takes only the endpoint's current epoch): this
    * only marks them, so they no longer count as pending (retention keeps a month while any does).
    */
   async cancelStale(): Promise<boolean> {
@@ -256,7 +257,8 @@ export class WebhookDispatcher implements OnModuleDestroy, OnApplicationBootstra
     let total = 0;
     for (const endpoint of endpoints) {
       const reason = endpoint.deleted ? 'endpoint deleted' : 'endpoint disabled';
-      const cancelled = await this.tx.run((m) => this.deliveries.cancelStale(m, endpoint, reason, this.clock.now(), CANCEL_BATCH));
+      const cancelled = await this.tx.run((m) => this.deliveries.cancelStaleUnlessBusy(m, endpoint.id, reason, this.clock.now(), CANCEL_BATCH));
+      if (cancelled === null) continue;
       full ||= cancelled >= CANCEL_BATCH;
       total += cancelled;
       if (cancelled > 0) this.logger.log({ msg: 'pending deliveries of a stopped endpoint cancelled', endpoint_id: endpoint.id, cancelled });

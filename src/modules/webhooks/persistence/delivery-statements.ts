@@ -143,12 +143,14 @@ export const CANCEL_BATCH = 5000;
 
 /**
  * Cancels up to $3 pending deliveries of endpoint $1 queued before its epoch $2 (it was paused, deleted or
- * disabled since); $4 the reason recorded, $5 when. Answers one row per delivery cancelled.
+ * disabled since); $4 the reason recorded, $5 when. Answers one row per delivery cancelled. A delivery another
+ * transaction holds (an attempt being recorded) is left for a later pass rather than waited for: the
+ * endpoint stays flagged `cancelling` while any is left.
  */
 export const CANCEL_STALE_SQL = `WITH stale AS (
          SELECT d.event_id, d.id FROM webhook_deliveries d
           WHERE d.endpoint_id = $1 AND d.status = 'pending' AND d.endpoint_epoch < $2
-          LIMIT $3 FOR UPDATE OF d
+          LIMIT $3 FOR UPDATE OF d SKIP LOCKED
        )
        UPDATE webhook_deliveries d SET status = 'cancelled', next_attempt_at = NULL, last_error = $4, completed_at = $5
          FROM stale WHERE d.event_id = stale.event_id AND d.id = stale.id AND d.status = 'pending'
@@ -161,6 +163,13 @@ export const CANCEL_STALE_SQL = `WITH stale AS (
 export const CANCELLING_DONE_SQL = `UPDATE webhook_endpoints e SET cancelling = false
         WHERE e.id = $1 AND e.cancelling
           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.endpoint_epoch < e.epoch)`;
+
+/**
+ * Endpoint $1's epoch, locked for the pass that cancels its stale deliveries, or no row when it is no longer
+ * flagged or another transaction holds it (a request pausing, enabling or deleting it, or another instance's
+ * pass): that pass skips it rather than wait. Taken before the deliveries, in the order the requests take them.
+ */
+export const LOCK_CANCELLING_ENDPOINT_SQL = `SELECT epoch FROM webhook_endpoints WHERE id = $1 AND cancelling FOR NO KEY UPDATE SKIP LOCKED`;
 
 /** Endpoints with pending deliveries of an older epoch left to cancel ($1 at most), and why they stopped taking them. */
 export const CANCELLING_ENDPOINTS_SQL = `SELECT id, epoch, deleted_at IS NOT NULL AS deleted FROM webhook_endpoints WHERE cancelling ORDER BY id LIMIT $1`;

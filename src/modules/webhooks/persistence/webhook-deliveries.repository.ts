@@ -7,6 +7,7 @@ import { SecretBox } from '../../../shared/crypto/secret-box';
 import {
   attemptListStatements,
   CANCEL_IN_REQUEST,
+  LOCK_CANCELLING_ENDPOINT_SQL,
   CANCEL_STALE_SQL,
   CANCELLING_DONE_SQL,
   CANCELLING_ENDPOINTS_SQL,
@@ -245,6 +246,17 @@ export class WebhookDeliveriesRepository {
     const cancelled = rowsOf<{ id: string }>(await m.query(CANCEL_STALE_SQL, [endpoint.id, endpoint.epoch, limit, reason, at])).length;
     if (cancelled < limit) await m.query(CANCELLING_DONE_SQL, [endpoint.id]);
     return cancelled;
+  }
+
+  /**
+   * A dispatcher pass's batch for one flagged endpoint (cancelStale under the endpoint's lock, taken first as
+   * requests take it); null when the endpoint is held by another transaction or no longer flagged (skipped:
+   * a pass never waits for a request or another instance).
+   */
+  async cancelStaleUnlessBusy(m: EntityManager, endpointId: string, reason: string, at: Date, limit: number): Promise<number | null> {
+    const [row] = rowsOf<{ epoch: number }>(await m.query(LOCK_CANCELLING_ENDPOINT_SQL, [endpointId]));
+    if (!row) return null;
+    return this.cancelStale(m, { id: endpointId, epoch: row.epoch }, reason, at, limit);
   }
 
   /** Endpoints with pending deliveries of an older epoch still to cancel (at most `limit`). */
