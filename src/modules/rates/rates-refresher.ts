@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnModuleDestroy, OnApplicationBootstrap } f
 import { BackgroundWork } from '../../shared/lifecycle/background-work';
 import { QueryBus } from '@nestjs/cqrs';
 import { Counter, Gauge } from 'prom-client';
-import { CURRENCIES } from '../../shared/money/currency';
+import { CURRENCIES, Currency } from '../../shared/money/currency';
 import { MetricsRegistry } from '../../shared/metrics/metrics-registry';
 import { PeriodicTask } from '../../shared/time/periodic-task';
 import { Clock } from '../../shared/time/clock';
@@ -17,6 +17,13 @@ import { RatesConfig } from './rates.config';
 
 /** How far back a lone answer is compared with the rates taken from sources (decisions.md §21: the last hour). */
 const RECENT_MS = 3_600_000;
+
+/**
+ * How long a rate one of this instance's sources gave counts as one they can give again: while the newest
+ * snapshot carries such a rate over (not chosen again) from within this time, this instance asks too (it
+ * may reach the source the one that wrote the snapshot could not).
+ */
+const GAP_WATCH_MS = 24 * 3_600_000;
 
 /** Whether a rate's source (`median:a,b` or one name) includes the source `name`. */
 function usedIn(origin: string, name: string): boolean {
@@ -35,7 +42,10 @@ function usedIn(origin: string, name: string): boolean {
  * source at all, so about one instance asks per period. Two that tick together may both ask; snapshot
  * writers take one advisory lock, the second finds a snapshot newer than half a period, writes
  * nothing and moves its schedule by half a period, so that from then on it finds the other's fresh
- * snapshot.
+ * snapshot. An instance that reaches only some sources must not silence the others: while the newest
+ * snapshot carries over a rate one of their sources gave within the last day (GAP_WATCH_MS), they ask
+ * too, and one that gets such a currency writes its snapshot even right after the other's; from then on
+ * its complete snapshots are the ones the partial instance finds, and one instance asks a period again.
  */
 @Injectable()
 export class RatesRefresher implements OnModuleDestroy, OnApplicationBootstrap {
@@ -116,9 +126,23 @@ export class RatesRefresher implements OnModuleDestroy, OnApplicationBootstrap {
     const newest = await this.repo.newestTakenAt(this.tx.manager, started);
     // Three quarters, not half: an instance ticking about half a period after the one that asks stays
     // on one side of the line (it skips), instead of both swapping roles at every jitter of their timers.
+    /** The rates the newest snapshot carried over that this instance's sources may give, by currency: their time. */
+    let gaps = new Map<string, number>();
     if (newest && newest.getTime() !== this.lastWritten && newest.getTime() > started.getTime() - (periodMs * 3) / 4) {
-      this.logger.debug({ snapshot_taken_at: newest.toISOString() }, 'another instance refreshed the rates; sources not asked');
-      return;
+      // Unless that instance reached only some sources: what it carried over, this one may get.
+      const names = this.sources.map((s) => s.name);
+      const carried = await this.repo.carriedOverByNewest(this.tx.manager, started, new Date(started.getTime() - GAP_WATCH_MS));
+      gaps = new Map(
+        carried.filter((r) => names.some((name) => r.source === name || usedIn(r.source, name))).map((r) => [r.currency, new Date(r.taken_at).getTime()]),
+      );
+      if (!gaps.size) {
+        this.logger.debug({ snapshot_taken_at: newest.toISOString() }, 'another instance refreshed the rates; sources not asked');
+        return;
+      }
+      this.logger.debug(
+        { snapshot_taken_at: newest.toISOString(), carried_over: [...gaps.keys()] },
+        "another instance's snapshot carried rates over; asking too",
+      );
     }
     const results: SourceResult[] = await Promise.all(
       this.sources.map(async (s) => {
@@ -146,9 +170,12 @@ export class RatesRefresher implements OnModuleDestroy, OnApplicationBootstrap {
     const used = this.sources.map((s) => s.name).filter((name) => Object.values(choice.origins).some((o) => o.source === name || usedIn(o.source, name)));
     let written: string | null = null;
     if (chosen.length) {
+      // A snapshot with a newer rate for one of another's gaps is written even just after it; otherwise not
+      // (one writer a period; a source whose answer has not moved since fills nothing).
+      const fills = chosen.some((currency) => (gaps.get(currency) ?? Infinity) < (choice.origins[currency as Currency]?.takenAt.getTime() ?? 0));
       const imported = await this.importer.write(
         { takenAt: now, source: `live:${used.join(',')}`.slice(0, 100), rates: choice.rates, origins: choice.origins },
-        new Date(now.getTime() - halfPeriodMs),
+        fills ? undefined : new Date(now.getTime() - halfPeriodMs),
       );
       written = imported?.id ?? null;
       if (written) this.lastWritten = now.getTime();

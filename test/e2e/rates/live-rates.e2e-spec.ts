@@ -342,6 +342,79 @@ describe('live rates with several instances on one database', () => {
   }, 180_000);
 });
 
+describe('live rates with an instance that reaches only some sources', () => {
+  const PERIOD_S = 2;
+  // Bitcoin from one source, ether from the other (each a lone answer, within RATES_MAX_JUMP of the last).
+  const bitcoin = { BITCOIN: '70000' };
+  const ether = { ETHEREUM: '3000' };
+  let first: FakeExchange;
+  let second: FakeExchange;
+  let unreachable: FakeExchange;
+  let db: Awaited<ReturnType<typeof sharedDatabase>>;
+  const instances: RunningServer[] = [];
+
+  beforeAll(async () => {
+    first = await fakeExchange(() => ({ taken_at: new Date().toISOString(), rates: { ...bitcoin } }));
+    second = await fakeExchange(() => ({ taken_at: new Date().toISOString(), rates: { ...ether } }));
+    // The second source as the partial instance sees it: every request fails on its way.
+    unreachable = await fakeExchange(() => ({}));
+    unreachable.behaviour = 'error';
+    db = await sharedDatabase();
+  });
+
+  afterAll(async () => {
+    await Promise.all(instances.map((i) => i.stop()));
+    await db?.drop();
+    await Promise.all([first, second, unreachable].map((f) => f?.close()));
+  });
+
+  it("does not keep the others from asking: one that reaches every source fills the partial one's gaps and then asks alone", async () => {
+    const common = { RATES_REFRESH_SECONDS: String(PERIOD_S), RATES_MAX_AGE_SECONDS: '10' };
+    const whole = { ...common, RATE_SOURCES: `${first.url}/rates.json,${second.url}/rates.json` };
+    const partial = { ...common, RATE_SOURCES: `${first.url}/rates.json,${unreachable.url}/rates.json` };
+    const quote = (api: Api, currency: string) => api.post('/pay/quote', { currency: 'USD', items: [{ type: 'PAYMENT_INTENT', currency, price: '1' }] });
+    const liveAt = (api: Api, currency: string, usd: string) =>
+      waitFor(`a live ${currency} at ${usd} USD on ${api.base}`, async () => {
+        const res = await quote(api, currency);
+        return res.status === 200 && res.body.data.total.price === r30(usd) ? true : null;
+      });
+
+    // An instance reaching both sources prices both currencies live, then stops.
+    const full = await startServer({ databaseUrl: db.url, env: whole });
+    instances.push(full);
+    const created = await new Api(null, full.baseUrl).post('/admin/organizations', { name: 'Partial sources' }, { headers: { 'x-admin-token': ADMIN_TOKEN } });
+    const key = expectSuccess(created, 201).live_key as string;
+    await liveAt(new Api(key, full.baseUrl), 'ETHEREUM', '3000');
+    await full.stop();
+    instances.pop();
+
+    // The partial instance alone: its snapshots refresh bitcoin and carry ether over.
+    const lone = await startServer({ databaseUrl: db.url, env: partial });
+    instances.push(lone);
+    const onLone = new Api(key, lone.baseUrl);
+    bitcoin.BITCOIN = '71000';
+    await liveAt(onLone, 'BITCOIN', '71000');
+
+    // Another instance that reaches both starts beside it: ether's new price reaches live quotes (it would
+    // age past RATES_MAX_AGE_SECONDS and be refused if the fresh partial snapshots kept the newcomer quiet).
+    ether.ETHEREUM = '3100';
+    instances.push(await startServer({ databaseUrl: db.url, env: whole }));
+    await liveAt(onLone, 'ETHEREUM', '3100');
+    ether.ETHEREUM = '3150';
+    await liveAt(onLone, 'ETHEREUM', '3150');
+
+    // Settled: about one instance asks a period again (the complete snapshots silence the partial one).
+    await new Promise((r) => setTimeout(r, 2 * PERIOD_S * 1000));
+    const periods = 6;
+    const before = first.seen.length;
+    await new Promise((r) => setTimeout(r, periods * PERIOD_S * 1000));
+    const asked = first.seen.length - before;
+    expect(asked).toBeGreaterThan(0);
+    expect(asked).toBeLessThan(1.5 * periods);
+    expect((await quote(onLone, 'ETHEREUM')).status).toBe(200);
+  }, 180_000);
+});
+
 describe('the start-up warning without live rate sources', () => {
   const production = { NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.test', SECRETS_KEY: Buffer.alloc(32, 7).toString('base64') };
   let service: IsolatedService;

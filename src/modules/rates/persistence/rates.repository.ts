@@ -184,6 +184,24 @@ export class RatesRepository {
   }
 
   /**
+   * The rates the newest snapshot taken up to `now` carried over from the one before it (the same source and
+   * time: not chosen again), of those taken since `since`: what the instance that wrote it could not get.
+   */
+  async carriedOverByNewest(m: EntityManager, now: Date, since: Date): Promise<Array<{ currency: Currency; source: string; taken_at: Date }>> {
+    return m.query(
+      `WITH two AS (
+         SELECT id, row_number() OVER (ORDER BY taken_at DESC, id DESC) AS n
+           FROM (SELECT id, taken_at FROM rate_snapshots WHERE taken_at <= $1 ORDER BY taken_at DESC, id DESC LIMIT 2) newest
+       )
+       SELECT r.currency, r.source, r.taken_at FROM exchange_rates r
+         JOIN exchange_rates p ON p.snapshot_id = (SELECT id FROM two WHERE n = 2) AND p.currency = r.currency
+        WHERE r.snapshot_id = (SELECT id FROM two WHERE n = 1) AND r.taken_at >= $2 AND p.taken_at = r.taken_at AND p.source = r.source
+        ORDER BY r.currency`,
+      [now, since],
+    );
+  }
+
+  /**
    * Per currency, the lowest and highest rate taken from a live source since `since` (what a lone
    * answer is compared with): rows of snapshots the refresher wrote whose own source names a configured
    * source or a median one of them took part in (isSourceOrigin's rule), so rates of the bundled table, of an
