@@ -337,7 +337,20 @@ describe('management console: invoices, payments and refunds', () => {
       expect(page.text).not.toContain('Void the invoice');
       expect(page.text).not.toContain('Mark as paid');
       expect((await client.get(`/console/test/invoices/${invoice}`)).text).not.toContain('Refund</button>');
-      expect((await client.get(`/console/test/refunds/${refund}`)).text).not.toContain('Cancel the refund');
+      const refundPage = (await client.get(`/console/test/refunds/${refund}`)).text;
+      expect(refundPage).not.toContain('Cancel the refund');
+      // The claim link chooses where the money goes: not for a member who may not refund, on the page or in the export.
+      const claimUrl = expectSuccess<{ claim_url: string }>(await test.get(`/refunds/${refund}`)).claim_url;
+      expect(claimUrl).toContain('/refund_claims/');
+      expect(refundPage).not.toContain(claimUrl);
+      expect(refundPage).toContain('only members who may refund in this mode see it');
+      const exported = await client.get(`/console/test/exports/refunds.csv?invoice_id=${invoice}`);
+      expect(exported.status).toBe(200);
+      expect(exported.text).toContain(refund);
+      expect(exported.text).not.toContain(claimUrl);
+      const byOwner = await org.owner.get(`/console/test/exports/refunds.csv?invoice_id=${invoice}`);
+      expect(byOwner.text).toContain(claimUrl);
+      expect((await org.owner.get(`/console/test/refunds/${refund}`)).text).toContain(claimUrl);
       expect((await act(client, `/console/test/invoices/${pending}`, `/console/test/invoices/${pending}/void`)).status).toBe(403);
       expect((await act(client, `/console/test/invoices/${pending}`, `/console/test/invoices/${pending}/mark-paid`)).status).toBe(403);
       expect((await act(client, `/console/test/invoices/${invoice}`, `/console/test/invoices/${invoice}/refunds`)).status).toBe(403);
@@ -358,7 +371,10 @@ describe('management console: invoices, payments and refunds', () => {
       expect((await act(client, `/console/test/invoices/${pending}`, `/console/test/invoices/${pending}/void`)).status).toBe(200);
       expect(await invoiceStatus(test, pending)).toBe('VOIDED');
       const { invoice } = await paidInvoice(test, 'sup@example.com');
-      expect((await act(client, `/console/test/invoices/${invoice}`, `/console/test/invoices/${invoice}/refunds`)).status).toBe(303);
+      const made = await act(client, `/console/test/invoices/${invoice}`, `/console/test/invoices/${invoice}/refunds`);
+      expect(made.status).toBe(303);
+      const refund = expectSuccess<{ claim_url: string }>(await test.get(`/refunds/${made.location!.split('/').pop()}`));
+      expect((await client.get(`/console/test/refunds/${made.location!.split('/').pop()}`)).text).toContain(refund.claim_url);
     });
 
     it('developer: every invoice action in test mode, none in live mode', async () => {

@@ -8,6 +8,7 @@ import { REFUND_STATUSES } from '../../refunds';
 import { isExportKind } from '../domain/csv';
 import { exportsPage } from '../domain/export-pages';
 import { messagePage, PageContext } from '../domain/pages';
+import { may } from '../domain/roles';
 import { CsvExports } from './csv-exports.service';
 
 const STATUSES = { invoices: INVOICE_STATUSES, payments: PAYMENT_STATUSES, refunds: REFUND_STATUSES };
@@ -42,6 +43,6 @@ export class ConsoleExportRoutes {
       this.page(c, res, 400, fields);
       return;
     }
-    await this.exports.send(res, kind, scope, filter);
+    await this.exports.send(res, kind, scope, filter, { claimLinks: may(c.member.role, 'invoices.write', c.mode) });
   }
 }

@@ -98,14 +98,23 @@ export class CsvExports {
    * each batch read once the previous one is written (the client's pace). The first batch is read before
    * anything is sent, so a failure there is still an error envelope; a later failure ends the response
    * without its last chunk (a broken transfer, never a short file that looks complete), and is logged.
+   * Without `claimLinks`, a refund's `claim_url` cell is left empty (a console member who may not refund).
    */
-  send(res: Response, kind: ExportKind, scope: Scope, filter: ExportFilter): Promise<void> {
+  send(res: Response, kind: ExportKind, scope: Scope, filter: ExportFilter, options: { claimLinks: boolean } = { claimLinks: true }): Promise<void> {
     return streamCsv(
       res,
       EXPORT_COLUMNS[kind],
       exportFileName(kind, scope.mode, filter),
-      () => this.batches(kind, scope, filter),
+      () => (options.claimLinks ? this.batches(kind, scope, filter) : withoutClaimLinks(this.batches(kind, scope, filter))),
       (rows, error) => this.logger.error({ msg: 'export failed while streaming', kind, organization_id: scope.organizationId, rows, error: String(error) }),
     );
   }
+}
+
+/**
+ * The batches with each refund's claim link left out: whoever holds the link chooses where the refund is
+ * paid, so the console gives it only to members who may refund in the mode (decisions §25's refunds row).
+ */
+async function* withoutClaimLinks(batches: AsyncGenerator<object[]>): AsyncGenerator<object[]> {
+  for await (const batch of batches) yield batch.map((row) => ('claim_url' in row ? { ...row, claim_url: null } : row));
 }

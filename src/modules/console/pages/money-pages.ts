@@ -341,8 +341,12 @@ export function refundPage(c: PageContext, p: PageStrings, r: RefundRowView, n: 
           r.status === 'AWAITING_DESTINATION'
             ? html`<section aria-labelledby="claim-h">
                 <h2 id="claim-h">${p.claim_link}</h2>
-                <p>${p.claim_help}</p>
-                <p><code class="secret" id="claim-url">${r.claim_url}</code></p>
+                ${
+                  may(c.member.role, 'invoices.write', c.mode)
+                    ? html`<p>${p.claim_help}</p>
+                        <p><code class="secret" id="claim-url">${r.claim_url}</code></p>`
+                    : html`<p>${p.claim_hidden}</p>`
+                }
               </section>`
             : ''
         }
