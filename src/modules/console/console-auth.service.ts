@@ -13,6 +13,8 @@ export const SESSION_IDLE_MS = 12 * 3600_000;
 export const SESSION_ABSOLUTE_MS = 7 * 24 * 3600_000;
 export const MAX_FAILED_SIGN_INS = 5;
 export const LOCKOUT_MS = 15 * 60_000;
+/** How long failed sign-ins of an email no member signs in with are remembered after the last one. */
+const FORGET_MISSES_MS = 30 * 24 * 3_600_000;
 export const INVITE_LINK_MS = 24 * 3600_000;
 export const RESET_LINK_MS = 2 * 3600_000;
 export const MIN_PASSWORD_LENGTH = 12;
@@ -209,7 +211,18 @@ export class ConsoleAuth {
       return { ok: true, token, member };
     }
     if (!taken.length) await verify(await DUMMY_HASH(), pass || 'x').catch(() => false);
-    if (candidates.length === 0) return { ok: false, reason: 'invalid' };
+    if (candidates.length === 0) {
+      // Counted and locked as a member's would be, so neither the status nor the words tell whether the email is a member's.
+      const hashed = createHash('sha256').update(email).digest('hex');
+      const locked = await this.repo.countSignInMiss(
+        hashed,
+        now,
+        MAX_FAILED_SIGN_INS,
+        new Date(now.getTime() + LOCKOUT_MS),
+        new Date(now.getTime() - FORGET_MISSES_MS),
+      );
+      return { ok: false, reason: locked ? 'locked' : 'invalid' };
+    }
     const fresh = await this.repo.membersByEmail(email);
     const locked = fresh.some((m) => m.password_hash && m.locked_until && m.locked_until > now);
     return { ok: false, reason: locked ? 'locked' : 'invalid' };

@@ -99,10 +99,31 @@ describe('management console: members and sessions', () => {
     expect((await client.signIn(org.ownerEmail, PASSWORD)).status).toBe(303);
   });
 
-  it('an unknown email is refused the same way', async () => {
+  it("an unknown email is refused the same way, and its failures lock it as a member's do (the answers never tell which is a member)", async () => {
     const res = await new ConsoleClient().signIn(`nobody-${Date.now()}@example.com`, PASSWORD);
     expect(res.status).toBe(401);
     expect(res.text).toContain('The email or password is wrong.');
+
+    const org = await consoleOrg();
+    const unknown = `nobody-else-${Date.now()}@example.com`;
+    const answers = async (email: string) => {
+      const seen: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        const r = await new ConsoleClient().signIn(email, i < 5 ? `wrong ${i} wrong wrong` : PASSWORD);
+        const words = r.text.includes('locked for 15 minutes') ? 'locked' : r.text.includes('The email or password is wrong.') ? 'wrong' : 'other';
+        seen.push(`${r.status} ${words} ${r.headers.get('retry-after') ?? '-'}`);
+      }
+      return seen;
+    };
+    const member = await answers(org.ownerEmail);
+    expect(member.slice(-2)).toEqual(['429 locked 900', '429 locked 900']);
+    expect(await answers(unknown)).toEqual(member);
+    // Counted under the email's hash, not the email.
+    const misses = await sql<{ email_hash: string; failed_attempts: number }>(
+      `SELECT email_hash, failed_attempts FROM console_sign_in_misses WHERE email_hash = encode(sha256($1::bytea), 'hex')`,
+      [unknown],
+    );
+    expect(misses).toEqual([{ email_hash: expect.stringMatching(/^[0-9a-f]{64}$/), failed_attempts: 5 }]);
   });
 
   it('refuses a state change without the session CSRF token, and a sign-in without the form token', async () => {

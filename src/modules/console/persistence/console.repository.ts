@@ -192,6 +192,33 @@ export class ConsoleRepository {
     return rows.length === 1;
   }
 
+  /**
+   * Counts a failed sign-in of an email no member signs in with, as takeSignInAttempt counts a member's
+   * (MAX attempts, then locked until `lockUntil`): whether the email is locked now (the attempt then counted
+   * nothing). Up to 100 rows untouched since `forgetBefore` are removed on the way, so the table holds about
+   * that long a stretch of misses.
+   */
+  async countSignInMiss(emailHash: string, now: Date, maxAttempts: number, lockUntil: Date, forgetBefore: Date): Promise<boolean> {
+    await this.db.query(
+      `DELETE FROM console_sign_in_misses WHERE email_hash IN (SELECT email_hash FROM console_sign_in_misses WHERE updated_at < $1 LIMIT 100)`,
+      [forgetBefore],
+    );
+    const rows = rowsOf(
+      await this.db.query(
+        `INSERT INTO console_sign_in_misses AS m (email_hash, failed_attempts, locked_until, updated_at)
+         VALUES ($1, 1, CASE WHEN 1 >= $3 THEN $4::timestamptz END, $2)
+         ON CONFLICT (email_hash) DO UPDATE
+            SET failed_attempts = CASE WHEN m.locked_until IS NOT NULL THEN 1 ELSE m.failed_attempts + 1 END,
+                locked_until = CASE WHEN (CASE WHEN m.locked_until IS NOT NULL THEN 1 ELSE m.failed_attempts + 1 END) >= $3 THEN $4::timestamptz END,
+                updated_at = $2
+          WHERE m.locked_until IS NULL OR m.locked_until <= $2
+         RETURNING locked_until`,
+        [emailHash, now, maxAttempts, lockUntil],
+      ),
+    ) as Array<{ locked_until: Date | null }>;
+    return rows.length === 0 || (rows[0].locked_until !== null && rows[0].locked_until > now);
+  }
+
   /** Gives back an attempt taken with takeSignInAttempt that was not a guess at this member's password (another member's matched), and the lock it set. */
   async giveBackSignInAttempt(memberId: string, maxAttempts: number): Promise<void> {
     await this.db.query(
