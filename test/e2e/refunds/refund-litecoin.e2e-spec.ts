@@ -6,6 +6,7 @@ import { LitecoinNode } from '../../chain/litecoin-node';
 import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
+import { RpcRecorder } from '../../chain/rpc-recorder';
 import { D } from '../../support/money';
 import { eventually, WebhookReceiver } from '../../support/webhook-receiver';
 import { createInvoice } from '../payments/payments-helpers';
@@ -36,10 +37,15 @@ describe('refunds paid out on Litecoin (litecoind regtest)', () => {
   let node: LitecoinNode;
   let service: IsolatedService;
   let receiver: WebhookReceiver;
+  let rpc: RpcRecorder;
 
   beforeAll(async () => {
     node = await LitecoinNode.start();
-    const chainsFile = writeChainsFile({ test: { litecoin: { rpc_url: node.rpcUrl, chain: 'regtest', poll_interval_ms: 200, confirmations: 20 } } });
+    // The service reaches the node through a recorder, so a test can count what it asked.
+    rpc = await RpcRecorder.start(node.rpcUrl);
+    const chainsFile = writeChainsFile({
+      test: { litecoin: { rpc_url: rpc.url(node.rpcUrl), chain: 'regtest', poll_interval_ms: 200, confirmations: 20 } },
+    });
     service = await startIsolatedService({
       CHAINS_FILE: chainsFile,
       CHAIN_LOCK_RETRY_MS: '300',
@@ -52,6 +58,7 @@ describe('refunds paid out on Litecoin (litecoind regtest)', () => {
     await receiver?.stop();
     await service?.stop();
     await node?.stop();
+    await rpc?.stop();
   });
 
   /** A merchant with a Litecoin wallet and an invoice of `price` LTC paid in full from the node (COMPLETED at 6 confirmations). */
@@ -115,6 +122,12 @@ describe('refunds paid out on Litecoin (litecoind regtest)', () => {
       return r;
     }, 20_000);
     expect(done.payout.confirmations).toBeGreaterThanOrEqual(6);
+    // Each check of the mined payout read the transaction again, but the outputs its inputs spend (whether it
+    // is the payer's own transaction) once: they never change.
+    expect(rpc.count('getrawtransaction', txid)).toBeGreaterThanOrEqual(3);
+    const inputs = (await node.rpc<{ vin: Array<{ txid: string }> }>('getrawtransaction', [txid, true])).vin.map((i) => i.txid);
+    expect(inputs.length).toBeGreaterThan(0);
+    expect(inputs.map((input) => rpc.count('getrawtransaction', input))).toEqual(inputs.map(() => 1));
     const invoice = expectSuccess(await org.test.post(`/invoices/${invoiceId}`, {}));
     expect(invoice.status).toBe('COMPLETED');
     expect(new D(invoice.refunded_usd).eq(refund.amount_usd)).toBe(true);

@@ -14,6 +14,8 @@ export class UtxoRpcError extends Error {
 
 /** Bitcoin Core's "No such mempool or blockchain transaction" (and "not found" answers alike). */
 const NOT_FOUND = -5;
+/** Answers of spendsFrom kept (a payout's inputs are read once while it is checked; about 100 bytes each). */
+const SPENDS_KEPT = 10_000;
 /** JSON-RPC's "Method not found" (a node older than the call). */
 const METHOD_NOT_FOUND = -32601;
 
@@ -127,6 +129,12 @@ export class UtxoFollower implements ChainFollower {
   private id = 0;
   /** Outputs of the mempool's transactions read before (a transaction in the mempool does not change). */
   private readonly mempool = new Map<string, Array<{ address: string; units: bigint; n: number }>>();
+  /**
+   * Whether a transaction spends from an address, by `<txid> <address>` (spendsFrom): a transaction's inputs and
+   * the outputs they spend never change, so each payout's inputs are read once, not on every check until it
+   * completes. The oldest answer goes first past SPENDS_KEPT.
+   */
+  private readonly spends = new Map<string, boolean>();
 
   constructor(
     rpcUrl: string,
@@ -322,13 +330,22 @@ export class UtxoFollower implements ChainFollower {
    * through `txindex`): the destination's own transaction, its change coming back to it, is no payout.
    */
   private async spendsFrom(tx: RpcTransaction, to: string): Promise<boolean> {
+    const key = `${tx.txid} ${to}`;
+    const known = this.spends.get(key);
+    if (known !== undefined) return known;
+    let found = false;
     for (const input of tx.vin ?? []) {
       if (!input.txid || input.vout === undefined) continue; // a coinbase input spends nothing
       const previous = await this.call<RpcTransaction>('getrawtransaction', [input.txid, true]);
       const spent = previous.vout.find((o) => o.n === input.vout);
-      if (spent && outputsPaidTo([spent], to).length > 0) return true;
+      if (spent && outputsPaidTo([spent], to).length > 0) {
+        found = true;
+        break;
+      }
     }
-    return false;
+    this.spends.set(key, found);
+    if (this.spends.size > SPENDS_KEPT) this.spends.delete(this.spends.keys().next().value!);
+    return found;
   }
 
   /** The block a transaction is in on the active chain now; null when it is in none (in the mempool, or unknown to the node). */
