@@ -37,7 +37,7 @@ export {
   type InvoiceSubstatus,
 } from './domain/invoice-status';
 // The rate lock: which rates value an invoice's amounts to send at its scope's now (Clock.nowFor).
-export { heldRatesSnapshot } from './domain/invoice-timing';
+export { heldRatesSnapshot, rateLock } from './domain/invoice-timing';
 // Asked by the invoice read, answered by the module that owns payments (the arrow points payments -> invoices).
 export { ListInvoicePaymentsQuery, type InvoicePayment } from './ports/list-invoice-payments.query';
 // Its events (published on the EventBus after commit; webhooks deliver them from the outbox).

@@ -43,6 +43,7 @@ export function payableOf(r: InvoiceRecord, monitoringMinutes: number): PayableI
     monitoringUntil: paymentWindowEndsAt(r, monitoringMinutes),
     ratesTakenAt: r.ratesTakenAt,
     ratesSnapshotId: r.ratesSnapshotId,
+    createdAt: r.createdAt,
     updatedAt: r.updatedAt,
   };
 }

@@ -30,7 +30,9 @@ export class PaymentAddressController {
       "rail_unavailable (the network's node answers another chain than CHAINS_FILE names), provider_disabled, " +
       'unsupported_provider (not paid on a chain this service has a rail for), unknown_provider, invoice_final (COMPLETED or VOIDED). ' +
       "Once the invoice's rate lock has lapsed (expires_at), `amount` is at today's rate: in live mode with live rate sources (RATE_SOURCES), " +
-      'a rate of the currency older than RATES_MAX_AGE_SECONDS answers 503 `rates_unavailable` (Retry-After: the seconds until the sources are asked again).',
+      'a rate of the currency older than RATES_MAX_AGE_SECONDS answers 503 `rates_unavailable` (Retry-After: the seconds until the sources are asked again). ' +
+      'Within the lock, a currency whose locked rate was already older than that when the invoice was priced (a way to pay enabled afterwards) ' +
+      "answers 503 `rates_unavailable` too, with Retry-After at the lock's end: its payments would be valued at that rate, so it is priced at today's rate only once the lock ends.",
   })
   @ApiParam({ name: 'id', description: 'Invoice id (invoice_...)', example: 'invoice_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e00' })
   @ApiBody({

@@ -6,6 +6,7 @@ export { KeepRatesSnapshotCommand } from './commands/keep-rates-snapshot/keep-ra
 export { RatesAsOfQuery } from './queries/rates-as-of/rates-as-of.query';
 export { RatesPreflightQuery } from './queries/preflight/rates-preflight.query';
 export { PricingRatesQuery } from './queries/pricing-rates/pricing-rates.query';
+export { LockedRatesQuery } from './queries/locked-rates/locked-rates.query';
 // Asked by the rates guard, answered by the module that owns the providers (the arrow points providers -> rates).
 export { LivePaymentCurrenciesQuery } from './ports/live-payment-currencies.query';
 export { parseSnapshotFile, SnapshotFileError } from './domain/rate-table';

@@ -4,6 +4,7 @@ import { KeepRatesSnapshotHandler } from './commands/keep-rates-snapshot/keep-ra
 import { RatesRepository } from './persistence/rates.repository';
 import { RatesPreflightHandler } from './queries/preflight/rates-preflight.handler';
 import { PricingRatesHandler } from './queries/pricing-rates/pricing-rates.handler';
+import { LockedRatesHandler } from './queries/locked-rates/locked-rates.handler';
 import { RatesAsOfHandler } from './queries/rates-as-of/rates-as-of.handler';
 import { RatesConfig, loadRatesConfig } from './rates.config';
 import { RatesRefresher } from './rates-refresher';
@@ -14,6 +15,7 @@ import { RateHistoryRetention } from './rate-history-retention';
     RatesRepository,
     RatesAsOfHandler,
     PricingRatesHandler,
+    LockedRatesHandler,
     ImportRatesHandler,
     KeepRatesSnapshotHandler,
     RatesPreflightHandler,

@@ -89,7 +89,7 @@ describe('the live rates guard wherever a live price is fixed', () => {
     expect(await liveInvoices(payable.id)).toBe(before);
 
     // Nothing to pay with live, nothing to guard beyond its own currency (USD); test mode prices from the table
-    expectSuccess(await usdInvoice(plain.live), 201);
+    const unguarded = expectSuccess(await usdInvoice(plain.live), 201).id;
     expectSuccess(await usdQuote(plain.live));
     expectSuccess(await usdInvoice(payable.test), 201);
 
@@ -119,6 +119,26 @@ describe('the live rates guard wherever a live price is fixed', () => {
     expect(await etherPrice(lapsing)).toBe(r30(new D(300).div(3200)));
     const priced = expectSuccess(await usdInvoice(payable.live), 201).id;
     expect(expectSuccess(await address(priced)).amount).toBe(r30(new D(300).div(3200)));
+
+    // A way to pay enabled after an invoice was priced while its rate was stale: the lock holds no agreed
+    // price in it (its payments would be valued at that stale rate), so no address and no price until the
+    // lock ends, fresh rate or not; then today's rate prices it.
+    expectSuccess(await plain.live.post('/wallets', { chain_family: 'evm', xpub: freshAccount().xpub }), 201);
+    const plainAddress = () => plain.live.post(`/invoices/${unguarded}/payment_address`, { provider_id: ether });
+    const refusedInLock = await plainAddress();
+    expect(expectError(refusedInLock, 503, { code: 'rates_unavailable' }).error).toMatch(/locked exchange rates hold no rate recent enough for ETHEREUM/);
+    expect(Number(refusedInLock.headers.get('retry-after'))).toBeGreaterThan(60);
+    const plainEtherPrice = async () =>
+      expectSuccess(await plain.live.get(`/providers/${unguarded}`)).providers.find((p: { id: string }) => p.id === ether).price;
+    expect(await plainEtherPrice()).toBeNull();
+    const plainAddresses = await withClient(service.databaseUrl!, async (c) => {
+      const { rows } = await c.query(`SELECT count(*)::int AS n FROM deposit_addresses WHERE invoice_id = $1`, [unguarded]);
+      return rows[0].n as number;
+    });
+    expect(plainAddresses).toBe(0);
+    await lapseRateLock(unguarded);
+    expect(expectSuccess(await plainAddress()).amount).toBe(r30(new D(300).div(3200)));
+    expect(await plainEtherPrice()).toBe(r30(new D(300).div(3200)));
   });
 
   it("does not issue a live period invoice while a method's rate is stale, and issues it on a later pass", async () => {

@@ -2,6 +2,7 @@ import { INVOICE_STATUSES, InvoiceStatus, InvoiceSubstatus } from './invoice-sta
 import {
   expiresAtFor,
   heldRatesSnapshot,
+  rateLock,
   isLatePayment,
   isPastExpiry,
   monitoringEndsAt,
@@ -151,5 +152,18 @@ describe('invoice clocks', () => {
 
   it('holds no rates for an invoice that never expires', () => {
     expect(heldRatesSnapshot({ ratesSnapshotId: 'snap_1', expiresAt: null }, at(1))).toBeNull();
+  });
+});
+
+describe('rateLock', () => {
+  const created = new Date('2026-11-28T10:00:00Z');
+  const until = new Date('2026-11-28T11:00:00Z');
+  it('starts at the creation when the snapshot is older (an invoice priced once)', () => {
+    expect(rateLock({ createdAt: created, ratesTakenAt: new Date('2026-11-28T09:59:00Z') }, until)).toEqual({ from: created, until });
+    expect(rateLock({ createdAt: created, ratesTakenAt: null }, until)).toEqual({ from: created, until });
+  });
+  it("starts at the snapshot's time when it is later (re-priced by a currency change)", () => {
+    const later = new Date('2026-11-28T10:30:00Z');
+    expect(rateLock({ createdAt: created, ratesTakenAt: later }, until)).toEqual({ from: later, until });
   });
 });

@@ -99,6 +99,17 @@ export function heldRatesSnapshot(invoice: { ratesSnapshotId: string | null; exp
   return invoice.ratesSnapshotId;
 }
 
+/**
+ * When an invoice's rate lock was taken and until when it holds. It was taken when the invoice was priced: at
+ * its creation, or at its last currency change, which is not stored; its snapshot's own time (`ratesTakenAt`)
+ * if later than the creation is the nearest earlier moment known, so a re-priced invoice's lock is judged a
+ * little early (a rate counts as fresh if it was fresh then).
+ */
+export function rateLock(invoice: { createdAt: Date; ratesTakenAt: Date | null }, until: Date): { from: Date; until: Date } {
+  const from = invoice.ratesTakenAt && invoice.ratesTakenAt > invoice.createdAt ? invoice.ratesTakenAt : invoice.createdAt;
+  return { from, until };
+}
+
 /** A payment made after the invoice expired (it may still complete it, as PAID_LATE). */
 export function isLatePayment(happenedAt: Date, expiresAt: Date | null): boolean {
   return expiresAt !== null && happenedAt.getTime() > expiresAt.getTime();

@@ -23,6 +23,7 @@ export interface PayableInvoice {
   ratesTakenAt: Date | null;
   /** The rates snapshot of the calculations. */
   ratesSnapshotId: string | null;
+  createdAt: Date;
   updatedAt: Date;
 }
 

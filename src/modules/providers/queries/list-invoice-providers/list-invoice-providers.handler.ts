@@ -5,8 +5,8 @@ import type { Scope } from '../../../../shared/auth/request-context';
 import { NotFoundError } from '../../../../shared/errors/domain-error';
 import { renderAmount } from '../../../../shared/money/money';
 import { formatTimestamp } from '../../../../shared/time/time';
-import { GetPayableInvoiceQuery, heldRatesSnapshot } from '../../../invoices';
-import { PricingRatesQuery, RatesAsOfQuery, RatesUnavailableError } from '../../../rates';
+import { GetPayableInvoiceQuery, heldRatesSnapshot, rateLock } from '../../../invoices';
+import { LockedRatesQuery, PricingRatesQuery, RatesAsOfQuery, RatesUnavailableError } from '../../../rates';
 import type { Currency } from '../../../../shared/money/currency';
 import { amountDue } from '../../domain/amount-due';
 import { ListProviderRailsQuery } from '../../ports/list-provider-rails.query';
@@ -37,12 +37,12 @@ export class ListInvoiceProvidersHandler implements IQueryHandler<ListInvoicePro
     const listed = providers.filter((p) => p.view.enabled && (scope.mode === 'test' || ready.has(p.catalog.id)));
     // Once the lock has lapsed a price is today's, and an address would be refused on a stale rate (decisions
     // §21): such a currency is listed without a price rather than with one the service would not hold to.
-    const unpriced = held
-      ? new Set<Currency>()
-      : await this.staleCurrencies(
-          scope,
-          listed.map((p) => p.catalog.currency),
-        );
+    // Within the lock, a currency whose locked rate was already stale when the lock was taken is not priced either.
+    const unpriced = await this.staleCurrencies(
+      held && invoice.expiresAt ? { snapshotId: held, ...rateLock(invoice, invoice.expiresAt) } : null,
+      scope,
+      listed.map((p) => p.catalog.currency),
+    );
     return {
       providers: listed.map(({ catalog: p, view }) => ({
         id: p.id,
@@ -67,10 +67,13 @@ export class ListInvoiceProvidersHandler implements IQueryHandler<ListInvoicePro
     };
   }
 
-  /** The currencies among `currencies` live pricing would refuse now (none in test mode or without live sources). */
-  private async staleCurrencies(scope: Scope, currencies: Currency[]): Promise<Set<Currency>> {
+  /**
+   * The currencies among `currencies` live pricing would refuse now, at the rate lock's rates while it holds
+   * (none in test mode or without live sources).
+   */
+  private async staleCurrencies(lock: { snapshotId: string; from: Date; until: Date } | null, scope: Scope, currencies: Currency[]): Promise<Set<Currency>> {
     try {
-      await this.queries.execute(new PricingRatesQuery(scope, currencies));
+      await this.queries.execute(lock ? new LockedRatesQuery(scope, lock.snapshotId, currencies, lock) : new PricingRatesQuery(scope, currencies));
       return new Set();
     } catch (err) {
       if (err instanceof RatesUnavailableError) return new Set(err.stale.map((s) => s.currency));

@@ -7,9 +7,9 @@ import { Money, renderAmount, sumAmounts } from '../../../../shared/money/money'
 import { EventOutbox } from '../../../../shared/events/outbox';
 import { Clock } from '../../../../shared/time/clock';
 import { formatTimestamp } from '../../../../shared/time/time';
-import { GetPayableInvoiceQuery, heldRatesSnapshot, isFinalInvoiceStatus, ListInvoicePaymentsQuery } from '../../../invoices';
+import { GetPayableInvoiceQuery, heldRatesSnapshot, rateLock, isFinalInvoiceStatus, ListInvoicePaymentsQuery } from '../../../invoices';
 import { GetProviderTermsQuery } from '../../../providers';
-import { PricingRatesQuery, RatesAsOfQuery } from '../../../rates';
+import { LockedRatesQuery, PricingRatesQuery } from '../../../rates';
 import { stillDue, toUnits } from '../../domain/amount-due';
 import { networkOf } from '../../domain/chains-config';
 import { walletView } from '../../dto/wallet.views';
@@ -98,10 +98,15 @@ export class AllocatePaymentAddressHandler implements ICommandHandler<AllocatePa
       );
     }
     // The rate lock at the invoice's scope's now, as GET /providers/{invoice_id} applies it; once it has
-    // lapsed the amount is fixed at today's rate, which must be fresh in live mode (else 503).
+    // lapsed the amount is fixed at today's rate, which must be fresh in live mode (else 503). Within it, a
+    // currency whose locked rate was already stale when the lock was taken is refused too, until it ends.
     const held = heldRatesSnapshot(invoice, now);
     const [rates, payments] = await Promise.all([
-      this.queries.execute(held ? new RatesAsOfQuery(undefined, held) : new PricingRatesQuery(scope, [catalog.currency])),
+      this.queries.execute(
+        held && invoice.expiresAt
+          ? new LockedRatesQuery(scope, held, [catalog.currency], rateLock(invoice, invoice.expiresAt))
+          : new PricingRatesQuery(scope, [catalog.currency]),
+      ),
       this.queries.execute(new ListInvoicePaymentsQuery(scope, invoice.id)),
     ]);
     const seenUsd = sumAmounts(payments.filter((p) => p.status === 'COMPLETED' || p.status === 'PENDING').map((p) => new Money(p.price_usd)));
