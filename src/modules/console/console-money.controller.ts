@@ -2,6 +2,7 @@ import { Controller, Get, Inject, Param, Req, Res, ValidationPipe } from '@nestj
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
+import { firstPageIfCursorUnknown } from './list-cursor';
 import { PublicForm } from '../../shared/auth/auth.decorators';
 import { DomainError, ValidationFailedError } from '../../shared/errors/domain-error';
 import { canonicalCurrency, CURRENCIES, type Currency, isCurrency } from '../../shared/money/currency';
@@ -276,14 +277,17 @@ export class ConsoleMoneyController {
     const g = await this.gate.signed(req, res, mode, '/payments', false);
     if (!g || !this.gate.allowed(g, res, 'read')) return;
     const status = (PAYMENT_STATUSES as readonly string[]).includes(formText(req.query.status)) ? formText(req.query.status) : '';
-    const page = await this.queries.execute(
-      new ListPaymentsQuery(g.scope, {
-        status: status ? [status as never] : undefined,
-        startingAfter: cursor(req.query.starting_after, 'payment'),
-        limit: PAGE_SIZE,
-        offset: 0,
-      }),
+    const page = await firstPageIfCursorUnknown(req, res, () =>
+      this.queries.execute(
+        new ListPaymentsQuery(g.scope, {
+          status: status ? [status as never] : undefined,
+          startingAfter: cursor(req.query.starting_after, 'payment'),
+          limit: PAGE_SIZE,
+          offset: 0,
+        }),
+      ),
     );
+    if (!page) return;
     res.status(200).send(paymentsPage(g.ctx, pageStringsOf(g.ctx.lang), page.items, status, nextQuery(status, page)));
   }
 
@@ -303,14 +307,17 @@ export class ConsoleMoneyController {
     const g = await this.gate.signed(req, res, mode, '/refunds', false);
     if (!g || !this.gate.allowed(g, res, 'read')) return;
     const status = (REFUND_STATUSES as readonly string[]).includes(formText(req.query.status)) ? formText(req.query.status) : '';
-    const page = await this.queries.execute(
-      new ListRefundsQuery(g.scope, {
-        status: status ? [status as RefundStatus] : undefined,
-        startingAfter: cursor(req.query.starting_after, 'refund'),
-        limit: PAGE_SIZE,
-        offset: 0,
-      }),
+    const page = await firstPageIfCursorUnknown(req, res, () =>
+      this.queries.execute(
+        new ListRefundsQuery(g.scope, {
+          status: status ? [status as RefundStatus] : undefined,
+          startingAfter: cursor(req.query.starting_after, 'refund'),
+          limit: PAGE_SIZE,
+          offset: 0,
+        }),
+      ),
     );
+    if (!page) return;
     res.status(200).send(refundsPage(g.ctx, pageStringsOf(g.ctx.lang), page.items, status, nextQuery(status, page)));
   }
 

@@ -15,6 +15,7 @@ import { ConsoleAssets } from './console-assets';
 import { ConsoleAuth, LOCKOUT_MS, newToken } from './console-auth.service';
 import { ConsoleFormPost, ConsoleGate, cookies, Form, formText, same, SESSION_COOKIE, SignedMember } from './console-gate';
 import { ConsoleExportRoutes } from './exports/console-export-routes';
+import { firstPageIfCursorUnknown } from './list-cursor';
 import { ListWebhookAttemptsQuery, ListWebhookEndpointsQuery, RedeliverEventCommand } from '../webhooks';
 import { webhooksPage, webhookWords } from './domain/webhook-pages';
 import {
@@ -262,18 +263,21 @@ export class ConsoleController {
     }
     const after = /^invoice_[0-9a-f-]{36}$/.test(formText(q.starting_after)) ? formText(q.starting_after) : undefined;
     const limit = 25;
-    const page = await this.queries.execute(
-      new ListInvoicesQuery(g.scope, {
-        status: f.status ? [f.status as never] : undefined,
-        currency: f.currency ? [f.currency as never] : undefined,
-        customerEmail: f.customer_email || undefined,
-        createdFrom,
-        createdTo,
-        startingAfter: after,
-        limit,
-        offset: 0,
-      }),
+    const page = await firstPageIfCursorUnknown(req, res, () =>
+      this.queries.execute(
+        new ListInvoicesQuery(g.scope, {
+          status: f.status ? [f.status as never] : undefined,
+          currency: f.currency ? [f.currency as never] : undefined,
+          customerEmail: f.customer_email || undefined,
+          createdFrom,
+          createdTo,
+          startingAfter: after,
+          limit,
+          offset: 0,
+        }),
+      ),
     );
+    if (!page) return;
     const last = page.items.at(-1);
     const next =
       page.has_more && last ? new URLSearchParams({ ...Object.fromEntries(Object.entries(f).filter(([, v]) => v)), starting_after: last.id }).toString() : null;

@@ -315,6 +315,15 @@ describe('management console: invoices, payments and refunds', () => {
     }
     expect(await invoiceStatus(new Api(other.testKey), pending)).toBe('PENDING');
     expect(expectSuccess(await new Api(other.testKey).get(`/refunds/${refund}`)).status).toBe('AWAITING_DESTINATION');
+    // Another organization's id as a list's cursor: the list from its first page (filters kept), not the API's JSON error.
+    for (const [list, id] of [
+      ['invoices', invoice],
+      ['payments', payment],
+      ['refunds', refund],
+    ] as const) {
+      const answer = await org.owner.get(`/console/test/${list}?status=COMPLETED&starting_after=${id}`);
+      expect({ list, status: answer.status, location: answer.location }).toEqual({ list, status: 303, location: `/console/test/${list}?status=COMPLETED` });
+    }
   });
 
   it('refuses a post without the CSRF token and sends a signed-out visitor to sign in', async () => {
