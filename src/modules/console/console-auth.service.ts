@@ -228,8 +228,11 @@ export class ConsoleAuth {
     return { ok: false, reason: locked ? 'locked' : 'invalid' };
   }
 
-  /** The session of a cookie's token while within its idle and absolute limits (moving the idle limit on). */
-  async session(token: string | undefined): Promise<ConsoleSession | null> {
+  /**
+   * The session of a cookie's token while within its idle and absolute limits, moving the idle limit on unless
+   * `activity` is false (a page refreshing itself in an open tab is no sign of someone at the keyboard).
+   */
+  async session(token: string | undefined, activity = true): Promise<ConsoleSession | null> {
     if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
     const hashed = tokenHash(token);
     const session = await this.repo.session(hashed);
@@ -243,7 +246,7 @@ export class ConsoleAuth {
     const member = members[0];
     if (!member) return null;
     // Written at most once a minute, so reading pages does not write on every request.
-    if (now - session.last_seen_at.getTime() > 60_000) await this.repo.touchSession(hashed, new Date(now));
+    if (activity && now - session.last_seen_at.getTime() > 60_000) await this.repo.touchSession(hashed, new Date(now));
     return { member, session, tokenHash: hashed };
   }
 

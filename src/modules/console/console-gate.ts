@@ -16,6 +16,9 @@ import { chooseConsoleLanguage, ConsoleLanguage, stringsOf } from './domain/stri
 import type { MemberRow } from './persistence/console.repository';
 import { ConsoleRepository } from './persistence/console.repository';
 
+/** Sent (value 1) by a page's element that refreshes it on a timer: that request is not the member's activity. */
+export const POLL_HEADER = 'x-console-poll';
+
 /** A form's fields (urlencoded body). */
 export type Form = Record<string, unknown>;
 
@@ -129,7 +132,8 @@ export class ConsoleGate {
     this.headers(res);
     const bare = this.bare(req, res);
     const { lang, s } = bare;
-    const session = await this.auth.session(cookies(req)[SESSION_COOKIE]);
+    // A page's own refresh (POLL_HEADER, set by its polling element) does not keep the session alive.
+    const session = await this.auth.session(cookies(req)[SESSION_COOKIE], post || req.headers[POLL_HEADER] !== '1');
     if (!session) {
       if (post || req.headers['hx-request']) {
         res.setHeader('HX-Redirect', '/console/sign-in');

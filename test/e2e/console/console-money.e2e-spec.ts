@@ -208,6 +208,37 @@ describe('management console: invoices, payments and refunds', () => {
     expect(bad.text).toContain('amount must be a decimal number');
   });
 
+  it("a refund page's own refresh does not keep an idle session alive; the member's own requests do", async () => {
+    const { client, id: member } = await addMember(org.owner, 'support');
+    const { invoice } = await paidInvoice(test, 'poll@example.com');
+    const refund = expectSuccess(await test.post(`/invoices/${invoice}/refunds`, { amount: '1' }), 201).id as string;
+    const path = `/console/test/refunds/${refund}`;
+    const page = await client.get(path);
+    expect(page.text).toContain(`hx-trigger="every 5s" hx-headers='{"X-Console-Poll": "1"}'`);
+    const poll = () => client.request('GET', path, undefined, { 'HX-Request': 'true', 'X-Console-Poll': '1' });
+    const idleHours = async () =>
+      (await sql<{ h: number }>(`SELECT extract(epoch FROM now() - last_seen_at) / 3600 AS h FROM console_sessions WHERE member_id = $1`, [member])).map((r) =>
+        Number(r.h),
+      );
+
+    await sql(`UPDATE console_sessions SET last_seen_at = now() - interval '11 hours' WHERE member_id = $1`, [member]);
+    expect((await poll()).status).toBe(200);
+    expect((await idleHours())[0]).toBeGreaterThan(10.9);
+    // Twelve hours after the member's last own request, the next refresh finds the session ended.
+    await sql(`UPDATE console_sessions SET last_seen_at = now() - interval '12 hours 1 minute' WHERE member_id = $1`, [member]);
+    const ended = await poll();
+    expect([ended.status, ended.headers.get('hx-redirect')]).toEqual([401, '/console/sign-in']);
+
+    // A request of the member's own (no poll header) moves the idle limit on.
+    const again = await addMember(org.owner, 'support');
+    await sql(`UPDATE console_sessions SET last_seen_at = now() - interval '11 hours' WHERE member_id = $1`, [again.id]);
+    expect((await again.client.get(path)).status).toBe(200);
+    const [hours] = (
+      await sql<{ h: number }>(`SELECT extract(epoch FROM now() - last_seen_at) / 3600 AS h FROM console_sessions WHERE member_id = $1`, [again.id])
+    ).map((r) => Number(r.h));
+    expect(hours).toBeLessThan(0.1);
+  });
+
   it('refuses a refund in a currency it does not know with the invoice page naming the field; reads tickers as the API does', async () => {
     const { invoice } = await paidInvoice(test, `rc-${Date.now()}@example.com`);
     const page = `/console/test/invoices/${invoice}`;

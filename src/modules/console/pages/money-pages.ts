@@ -326,7 +326,7 @@ export function refundPage(c: PageContext, p: PageStrings, r: RefundRowView, n: 
     html`${notice(n)}
       <div
         id="refund-live"
-        ${FINAL_REFUND.includes(r.status) ? '' : html`hx-get="${base}/refunds/${r.id}" hx-trigger="every 5s" hx-select="#refund-live" hx-swap="outerHTML"`}
+        ${FINAL_REFUND.includes(r.status) ? '' : html`hx-get="${base}/refunds/${r.id}" hx-trigger="every 5s" hx-headers='{"X-Console-Poll": "1"}' hx-select="#refund-live" hx-swap="outerHTML"`}
       >
         ${figures([
           [p.status, html`<span id="refund-status" role="status">${r.status}</span>`],
