@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { base58 } from '@scure/base';
 import { generateKeyPairSigner } from '@solana/kit';
 import { fundedWallet, solTransfer, tokenTransfer } from '../../chain/solana-wallet';
 import { Api } from '../../support/api';
@@ -143,6 +145,46 @@ describe('Solana: money to the wallet without a known reference, and a confirmed
     bed.advance(4);
     await waitForPayments(shop.test, invoiceId, (p) => p[0].status === 'COMPLETED');
     expect(expectSuccess(await shop.test.get('/rails/unmatched')).total).toBe(1);
+  });
+
+  it("checks one organization's unmatched transfer at once although another's flood of older ones waits (fair batches)", async () => {
+    const { bed } = setup;
+    const flooded = await solanaMerchant(service);
+    const shop = await solanaMerchant(service);
+    const payer = await fundedWallet(bed);
+    const sent = bed.submit(await solTransfer(bed, payer, shop.wallet, 400_000_000n));
+    const [mine] = await unmatchedOnce(shop.test, 1);
+    expect(mine.tx_hash).toBe(sent);
+    // The flooding organization: 20,000 transfers the node does not know, older than the one above, each to be
+    // asked for once more (100 a step; before, oldest first across organizations: 200 steps before the next one).
+    const FLOOD = 20_000;
+    // Signatures of transactions that never were (a hundred, repeated: each row is its own transfer by its key).
+    const signatures = Array.from({ length: 100 }, () => base58.encode(randomBytes(64)));
+    await withClient(service.databaseUrl!, (c) =>
+      c.query(
+        `INSERT INTO unattributed_transfers (id, organization_id, mode, network, idempotency_key, address, invoice_id, provider_id, currency,
+                                             tx_hash, log_index, block_number, block_hash, happened_at, units, amount, status, reason_code, reason,
+                                             attempts, created_at, updated_at)
+         SELECT 'unattributed_flood_' || n, $1, 'test', m.network, m.network || ':flood-' || n || ':native', $2, NULL, m.provider_id, m.currency,
+                ($3::text[])[n % 100 + 1], NULL, 1, '', now(), 1000, 0.000001, 'OPEN', m.reason_code, m.reason, 1, now(), now()
+           FROM generate_series(1, $5::int) n, unattributed_transfers m
+          WHERE m.id = $4`,
+        [flooded.id, flooded.wallet, signatures, mine.id, FLOOD],
+      ),
+    );
+    bed.advance(6);
+    const count = async (where: string, params: unknown[]) =>
+      (await withClient(service.databaseUrl!, (c) => c.query(`SELECT count(*)::int AS n FROM unattributed_transfers WHERE ${where}`, params))).rows[0]
+        .n as number;
+    try {
+      await eventually(async () => expect(await count('id = $1 AND final_checked', [mine.id])).toBe(1), 15_000);
+      // Checked while most of the flood still waits its turn.
+      expect(await count(`organization_id = $1 AND NOT final_checked AND NOT orphaned`, [flooded.id])).toBeGreaterThan(FLOOD / 2);
+      expect(expectSuccess(await shop.test.get(`/rails/unmatched/${mine.id}`))).toMatchObject({ in_doubt: false, amount: r30('0.4') });
+    } finally {
+      // The rest of the flood leaves: the tests below watch their own transfers.
+      await withClient(service.databaseUrl!, (c) => c.query(`DELETE FROM unattributed_transfers WHERE organization_id = $1`, [flooded.id]));
+    }
   });
 
   it('puts an unmatched transfer in doubt when the chain drops its confirmed transaction; one finalized stays as it is', async () => {

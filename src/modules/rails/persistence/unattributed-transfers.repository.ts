@@ -1,9 +1,24 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Mode, Scope } from '../../../shared/auth/request-context';
+import { fairBatch } from '../../../shared/db/fair-batch';
 import { keysetPage, KeysetPage, ListWhere } from '../../../shared/db/keyset-page';
 import { newId } from '../../../shared/ids/ids';
 import type { UnmatchedStatus } from '../domain/unmatched-transfer';
+
+/** unchecked's batch: $1 mode, $2 network, $3 the final block, $4 per organization's mode, $5 in all. */
+const UNCHECKED_BATCH = fairBatch(
+  {
+    table: 'unattributed_transfers',
+    alias: 'u',
+    due: `u.mode = $1 AND u.network = $2 AND u.status = 'OPEN' AND NOT u.final_checked AND NOT u.orphaned AND u.block_number <= $3`,
+    order: 'u.network, u.block_number, u.id',
+    columns: 'u.id, u.organization_id, u.mode, u.network, u.tx_hash, u.block_number',
+    pool: `u.status = 'OPEN' AND NOT u.final_checked AND NOT u.orphaned`,
+  },
+  '$4',
+  '$5',
+);
 
 export interface UnattributedTransferRow {
   id: string;
@@ -128,8 +143,10 @@ export class UnattributedTransfersRepository {
 
   /**
    * Open transfers of a network not yet asked for again whose block is at or below `final` (chains whose
-   * blocks have no hash to compare, Solana: ChainFollower.rechecksTransactions), oldest first, at most `limit`.
-   * Read across organizations, as the watcher writes them.
+   * blocks have no hash to compare, Solana: ChainFollower.rechecksTransactions), at most `limit`: a fair
+   * batch (shared/db/fair-batch.ts), at most `perOrganization` of one organization's mode, oldest first in
+   * each, organizations interleaved, so one organization's flood does not hold back another's checks. Read
+   * across organizations, as the watcher writes them.
    */
   async unchecked(
     m: EntityManager,
@@ -137,13 +154,13 @@ export class UnattributedTransfersRepository {
     network: string,
     final: bigint,
     limit: number,
+    perOrganization: number,
   ): Promise<Array<{ id: string; organization_id: string; tx_hash: string; block_number: string }>> {
-    return m.query(
-      `SELECT id, organization_id, tx_hash, block_number::text AS block_number FROM unattributed_transfers
-        WHERE mode = $1 AND network = $2 AND status = 'OPEN' AND NOT final_checked AND NOT orphaned AND block_number <= $3
-        ORDER BY block_number, id LIMIT $4`,
-      [mode, network, final.toString(), limit],
+    const rows: Array<{ id: string; organization_id: string; tx_hash: string; block_number: string }> = await m.query(
+      `SELECT u.id, u.organization_id, u.tx_hash, u.block_number::text AS block_number FROM (${UNCHECKED_BATCH}) u`,
+      [mode, network, final.toString(), perOrganization, limit],
     );
+    return rows;
   }
 
   /** The answer of the check: still in its block (checked), or gone (in doubt, `in_doubt` in the API, until a scan keeps it again). */

@@ -16,6 +16,8 @@ interface RerunTransfers {
 
 /** Unmatched transfers asked for again per step (chains that recheck transactions; the rest waits for the next step). */
 const UNMATCHED_CHECKS = 100;
+/** Of those, at most this many of one organization's mode (fair batch: organizations interleaved). */
+const UNMATCHED_CHECKS_PER_ORGANIZATION = 20;
 
 /**
  * Reorganizations: finds that the remembered blocks left the chain and rewinds the cursor to the common
@@ -246,13 +248,14 @@ export class ReorgHandler {
   /**
    * Chains whose blocks have no hash to compare (`ChainFollower.rechecksTransactions`, Solana): the open
    * unmatched transfers whose slot the node's final block now covers are asked for once more (at most
-   * UNMATCHED_CHECKS a step, oldest first). One whose transaction the node no longer knows (its fork died)
+   * UNMATCHED_CHECKS a step, at most UNMATCHED_CHECKS_PER_ORGANIZATION of one organization's mode, oldest first
+   * in each, organizations interleaved). One whose transaction the node no longer knows (its fork died)
    * is put in doubt (`in_doubt`), as a reorg puts one on other chains; it is kept again, and asked again, if
    * its transaction lands later. The others are checked for good.
    */
   async checkUnmatched(final: bigint): Promise<void> {
     const { mode, network } = this.ctx.config;
-    const rows = await this.ctx.deps.unmatched.unchecked(this.ctx.deps.manager, mode, network, final, UNMATCHED_CHECKS);
+    const rows = await this.ctx.deps.unmatched.unchecked(this.ctx.deps.manager, mode, network, final, UNMATCHED_CHECKS, UNMATCHED_CHECKS_PER_ORGANIZATION);
     for (const row of rows) {
       const minedIn = await rpcCall('transaction', () => this.ctx.follower.transactionBlock(row.tx_hash, BigInt(row.block_number)));
       const gone = minedIn === null;
