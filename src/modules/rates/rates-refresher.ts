@@ -43,8 +43,10 @@ function usedIn(origin: string, name: string): boolean {
  * writers take one advisory lock, the second finds a snapshot newer than half a period, writes
  * nothing and moves its schedule by half a period, so that from then on it finds the other's fresh
  * snapshot. An instance that reaches only some sources must not silence the others: while the newest
- * snapshot carries over a rate one of their sources gave within the last day (GAP_WATCH_MS), they ask
- * too, and one that gets such a currency writes its snapshot even right after the other's; from then on
+ * snapshot carries over a rate one of their sources gave within the last day (GAP_WATCH_MS) and that is more
+ * than half of RATES_MAX_AGE_SECONDS old, they ask too, and one that gets a newer rate for such a currency
+ * writes its snapshot even right after the other's (one that does not writes nothing and keeps its
+ * schedule); from then on
  * its complete snapshots are the ones the partial instance finds, and one instance asks a period again.
  */
 @Injectable()
@@ -132,8 +134,12 @@ export class RatesRefresher implements OnModuleDestroy, OnApplicationBootstrap {
       // Unless that instance reached only some sources: what it carried over, this one may get.
       const names = this.sources.map((s) => s.name);
       const carried = await this.repo.carriedOverByNewest(this.tx.manager, started, new Date(started.getTime() - GAP_WATCH_MS));
+      // Only a rate halfway to too old: a source whose own time lags (or did not move since the last ask) is no gap yet.
+      const agedBefore = started.getTime() - (this.config.RATES_MAX_AGE_SECONDS * 1000) / 2;
       gaps = new Map(
-        carried.filter((r) => names.some((name) => r.source === name || usedIn(r.source, name))).map((r) => [r.currency, new Date(r.taken_at).getTime()]),
+        carried
+          .filter((r) => new Date(r.taken_at).getTime() < agedBefore && names.some((name) => r.source === name || usedIn(r.source, name)))
+          .map((r) => [r.currency, new Date(r.taken_at).getTime()]),
       );
       if (!gaps.size) {
         this.logger.debug({ snapshot_taken_at: newest.toISOString() }, 'another instance refreshed the rates; sources not asked');
@@ -169,10 +175,14 @@ export class RatesRefresher implements OnModuleDestroy, OnApplicationBootstrap {
     const chosen = Object.keys(choice.rates).filter((c) => c !== 'USD');
     const used = this.sources.map((s) => s.name).filter((name) => Object.values(choice.origins).some((o) => o.source === name || usedIn(o.source, name)));
     let written: string | null = null;
-    if (chosen.length) {
+    // Asked only for another's gaps and got none of them newer: nothing to write, and no reason to move this
+    // instance's schedule (which would put it in step with the other).
+    const fills = chosen.some((currency) => (gaps.get(currency) ?? Infinity) < (choice.origins[currency as Currency]?.takenAt.getTime() ?? 0));
+    if (chosen.length && gaps.size && !fills) {
+      this.logger.debug({ carried_over: [...gaps.keys()] }, "asked for another instance's gaps; none came newer, nothing written");
+    } else if (chosen.length) {
       // A snapshot with a newer rate for one of another's gaps is written even just after it; otherwise not
-      // (one writer a period; a source whose answer has not moved since fills nothing).
-      const fills = chosen.some((currency) => (gaps.get(currency) ?? Infinity) < (choice.origins[currency as Currency]?.takenAt.getTime() ?? 0));
+      // (one writer a period).
       const imported = await this.importer.write(
         { takenAt: now, source: `live:${used.join(',')}`.slice(0, 100), rates: choice.rates, origins: choice.origins },
         fills ? undefined : new Date(now.getTime() - halfPeriodMs),

@@ -415,6 +415,38 @@ describe('live rates with an instance that reaches only some sources', () => {
   }, 180_000);
 });
 
+describe('live rates from a source whose own time moves less often than the refresh', () => {
+  const PERIOD_S = 2;
+  // The source's taken_at moves every 6 s (as an exchange's last-update time does): consecutive snapshots
+  // then carry the same time for its rate, which is no gap while it is younger than half RATES_MAX_AGE_SECONDS.
+  let source: FakeExchange;
+  let db: Awaited<ReturnType<typeof sharedDatabase>>;
+  const instances: RunningServer[] = [];
+
+  beforeAll(async () => {
+    source = await fakeExchange(() => ({ taken_at: new Date(Math.floor(Date.now() / 6000) * 6000).toISOString(), rates: { BITCOIN: '70000' } }));
+    db = await sharedDatabase();
+  });
+
+  afterAll(async () => {
+    await Promise.all(instances.map((i) => i.stop()));
+    await db?.drop();
+    await source?.close();
+  });
+
+  it('still has about one instance ask a period', async () => {
+    const env = { RATE_SOURCES: `${source.url}/rates.json`, RATES_REFRESH_SECONDS: String(PERIOD_S), RATES_MAX_AGE_SECONDS: '20' };
+    for (let i = 0; i < 2; i++) instances.push(await startServer({ databaseUrl: db.url, env }));
+    await new Promise((r) => setTimeout(r, 2 * PERIOD_S * 1000));
+    const periods = 6;
+    const before = source.seen.length;
+    await new Promise((r) => setTimeout(r, periods * PERIOD_S * 1000));
+    const asked = source.seen.length - before;
+    expect(asked).toBeGreaterThan(0);
+    expect(asked).toBeLessThan(1.5 * periods);
+  }, 120_000);
+});
+
 describe('the start-up warning without live rate sources', () => {
   const production = { NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.test', SECRETS_KEY: Buffer.alloc(32, 7).toString('base64') };
   let service: IsolatedService;
