@@ -58,9 +58,9 @@ export class RpcRecorder {
     return own.toString().replace(/\/$/, '');
   }
 
-  /** How many calls of `method` had `first` as their first parameter. */
-  count(method: string, first: unknown): number {
-    return this.calls.filter((c) => c.method === method && c.params[0] === first).length;
+  /** How many calls of `method` had `first` as their first parameter (those after the `since`-th call of all). */
+  count(method: string, first: unknown, since = 0): number {
+    return this.calls.slice(since).filter((c) => c.method === method && c.params[0] === first).length;
   }
 
   async stop(): Promise<void> {

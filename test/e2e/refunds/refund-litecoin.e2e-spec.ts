@@ -107,6 +107,8 @@ describe('refunds paid out on Litecoin (litecoind regtest)', () => {
     const txid = await node.send(payer, coins(sats));
     expectError(await org.test.post(`/refunds/${refund.id}/sent`, { tx_hash: `0x${txid}` }), 400, { field: 'tx_hash' });
     const sent = expectSuccess(await org.test.post(`/refunds/${refund.id}/sent`, { tx_hash: txid }));
+    // What the service asks the node from here on (the watcher may have read an input's transaction before, in the mempool).
+    const reported = rpc.calls.length;
     expect([sent.status, sent.payout.tx_hash, sent.payout.confirmations, sent.payout.required_confirmations]).toEqual(['SENT', txid, 0, 6]);
 
     await node.mine(1);
@@ -124,10 +126,10 @@ describe('refunds paid out on Litecoin (litecoind regtest)', () => {
     expect(done.payout.confirmations).toBeGreaterThanOrEqual(6);
     // Each check of the mined payout read the transaction again, but the outputs its inputs spend (whether it
     // is the payer's own transaction) once: they never change.
-    expect(rpc.count('getrawtransaction', txid)).toBeGreaterThanOrEqual(3);
+    expect(rpc.count('getrawtransaction', txid, reported)).toBeGreaterThanOrEqual(2);
     const inputs = (await node.rpc<{ vin: Array<{ txid: string }> }>('getrawtransaction', [txid, true])).vin.map((i) => i.txid);
     expect(inputs.length).toBeGreaterThan(0);
-    expect(inputs.map((input) => rpc.count('getrawtransaction', input))).toEqual(inputs.map(() => 1));
+    expect(inputs.map((input) => rpc.count('getrawtransaction', input, reported))).toEqual(inputs.map(() => 1));
     const invoice = expectSuccess(await org.test.post(`/invoices/${invoiceId}`, {}));
     expect(invoice.status).toBe('COMPLETED');
     expect(new D(invoice.refunded_usd).eq(refund.amount_usd)).toBe(true);
