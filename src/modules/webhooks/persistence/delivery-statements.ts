@@ -143,18 +143,22 @@ export const CANCEL_BATCH = 5000;
 
 /**
  * Cancels up to $3 pending deliveries of endpoint $1 queued before its epoch $2 (it was paused, deleted or
- * disabled since); $4 the reason recorded, $5 when. Answers one row per delivery cancelled. A delivery another
- * transaction holds (an attempt being recorded) is left for a later pass rather than waited for: the
- * endpoint stays flagged `cancelling` while any is left.
+ * disabled since); $4 the reason recorded, $5 when. Answers one row per delivery cancelled. In a dispatcher
+ * pass a delivery another transaction holds (being claimed or recorded) is left for a later pass rather than
+ * waited for: the endpoint stays flagged `cancelling` while any is left.
  */
-export const CANCEL_STALE_SQL = `WITH stale AS (
+const cancelStale = (lock: string) => `WITH stale AS (
          SELECT d.event_id, d.id FROM webhook_deliveries d
           WHERE d.endpoint_id = $1 AND d.status = 'pending' AND d.endpoint_epoch < $2
-          LIMIT $3 FOR UPDATE OF d SKIP LOCKED
+          LIMIT $3 ${lock}
        )
        UPDATE webhook_deliveries d SET status = 'cancelled', next_attempt_at = NULL, last_error = $4, completed_at = $5
          FROM stale WHERE d.event_id = stale.event_id AND d.id = stale.id AND d.status = 'pending'
        RETURNING d.id`;
+/** The request's (pause, delete): waits for a delivery being claimed or recorded, so what it marks is marked. */
+export const CANCEL_STALE_SQL = cancelStale('FOR UPDATE OF d');
+/** A dispatcher pass's: skips such a delivery (a later pass marks it) rather than wait. */
+export const CANCEL_STALE_SKIPPING_SQL = cancelStale('FOR UPDATE OF d SKIP LOCKED');
 
 /**
  * Clears endpoint $1's `cancelling` flag when none of its pending deliveries is of an epoch before its current

@@ -8,6 +8,7 @@ import {
   attemptListStatements,
   CANCEL_IN_REQUEST,
   LOCK_CANCELLING_ENDPOINT_SQL,
+  CANCEL_STALE_SKIPPING_SQL,
   CANCEL_STALE_SQL,
   CANCELLING_DONE_SQL,
   CANCELLING_ENDPOINTS_SQL,
@@ -242,8 +243,9 @@ export class WebhookDeliveriesRepository {
    * Cancels up to `limit` of the endpoint's pending deliveries queued before `epoch`, then clears its
    * `cancelling` flag if none is left; the number cancelled.
    */
-  async cancelStale(m: EntityManager, endpoint: { id: string; epoch: number }, reason: string, at: Date, limit: number): Promise<number> {
-    const cancelled = rowsOf<{ id: string }>(await m.query(CANCEL_STALE_SQL, [endpoint.id, endpoint.epoch, limit, reason, at])).length;
+  async cancelStale(m: EntityManager, endpoint: { id: string; epoch: number }, reason: string, at: Date, limit: number, skipLocked = false): Promise<number> {
+    const sql = skipLocked ? CANCEL_STALE_SKIPPING_SQL : CANCEL_STALE_SQL;
+    const cancelled = rowsOf<{ id: string }>(await m.query(sql, [endpoint.id, endpoint.epoch, limit, reason, at])).length;
     if (cancelled < limit) await m.query(CANCELLING_DONE_SQL, [endpoint.id]);
     return cancelled;
   }
@@ -256,7 +258,7 @@ export class WebhookDeliveriesRepository {
   async cancelStaleUnlessBusy(m: EntityManager, endpointId: string, reason: string, at: Date, limit: number): Promise<number | null> {
     const [row] = rowsOf<{ epoch: number }>(await m.query(LOCK_CANCELLING_ENDPOINT_SQL, [endpointId]));
     if (!row) return null;
-    return this.cancelStale(m, { id: endpointId, epoch: row.epoch }, reason, at, limit);
+    return this.cancelStale(m, { id: endpointId, epoch: row.epoch }, reason, at, limit, true);
   }
 
   /** Endpoints with pending deliveries of an older epoch still to cancel (at most `limit`). */
