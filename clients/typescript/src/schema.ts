@@ -4439,7 +4439,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the request was carried out but its answer was not stored (the service stopped, or it failed after committing its changes), 409 (idempotency_answer_lost). A request that failed before changing anything is not kept and may be retried with the same key. Kept 24 hours. */
+                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the request was carried out but its answer was not stored (the service stopped, or it failed after committing its changes), 409 (idempotency_answer_lost). A request that failed before changing anything is not kept and may be retried with the same key; a retry takes over a claim that has committed nothing for two minutes, and the request it belonged to, if still running, is then refused with 409 (idempotency_conflict) and keeps nothing. Kept 24 hours. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4974,7 +4974,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the request was carried out but its answer was not stored (the service stopped, or it failed after committing its changes), 409 (idempotency_answer_lost). A request that failed before changing anything is not kept and may be retried with the same key. Kept 24 hours. */
+                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the request was carried out but its answer was not stored (the service stopped, or it failed after committing its changes), 409 (idempotency_answer_lost). A request that failed before changing anything is not kept and may be retried with the same key; a retry takes over a claim that has committed nothing for two minutes, and the request it belonged to, if still running, is then refused with 409 (idempotency_conflict) and keeps nothing. Kept 24 hours. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5280,7 +5280,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the request was carried out but its answer was not stored (the service stopped, or it failed after committing its changes), 409 (idempotency_answer_lost). A request that failed before changing anything is not kept and may be retried with the same key. Kept 24 hours. */
+                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the request was carried out but its answer was not stored (the service stopped, or it failed after committing its changes), 409 (idempotency_answer_lost). A request that failed before changing anything is not kept and may be retried with the same key; a retry takes over a claim that has committed nothing for two minutes, and the request it belonged to, if still running, is then refused with 409 (idempotency_conflict) and keeps nothing. Kept 24 hours. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -6375,7 +6375,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the request was carried out but its answer was not stored (the service stopped, or it failed after committing its changes), 409 (idempotency_answer_lost). A request that failed before changing anything is not kept and may be retried with the same key. Kept 24 hours. */
+                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the request was carried out but its answer was not stored (the service stopped, or it failed after committing its changes), 409 (idempotency_answer_lost). A request that failed before changing anything is not kept and may be retried with the same key; a retry takes over a claim that has committed nothing for two minutes, and the request it belonged to, if still running, is then refused with 409 (idempotency_conflict) and keeps nothing. Kept 24 hours. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -7001,7 +7001,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the request was carried out but its answer was not stored (the service stopped, or it failed after committing its changes), 409 (idempotency_answer_lost). A request that failed before changing anything is not kept and may be retried with the same key. Kept 24 hours. */
+                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the request was carried out but its answer was not stored (the service stopped, or it failed after committing its changes), 409 (idempotency_answer_lost). A request that failed before changing anything is not kept and may be retried with the same key; a retry takes over a claim that has committed nothing for two minutes, and the request it belonged to, if still running, is then refused with 409 (idempotency_conflict) and keeps nothing. Kept 24 hours. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -7316,7 +7316,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the request was carried out but its answer was not stored (the service stopped, or it failed after committing its changes), 409 (idempotency_answer_lost). A request that failed before changing anything is not kept and may be retried with the same key. Kept 24 hours. */
+                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the request was carried out but its answer was not stored (the service stopped, or it failed after committing its changes), 409 (idempotency_answer_lost). A request that failed before changing anything is not kept and may be retried with the same key; a retry takes over a claim that has committed nothing for two minutes, and the request it belonged to, if still running, is then refused with 409 (idempotency_conflict) and keeps nothing. Kept 24 hours. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -8613,7 +8613,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the request was carried out but its answer was not stored (the service stopped, or it failed after committing its changes), 409 (idempotency_answer_lost). A request that failed before changing anything is not kept and may be retried with the same key. Kept 24 hours. */
+                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the request was carried out but its answer was not stored (the service stopped, or it failed after committing its changes), 409 (idempotency_answer_lost). A request that failed before changing anything is not kept and may be retried with the same key; a retry takes over a claim that has committed nothing for two minutes, and the request it belonged to, if still running, is then refused with 409 (idempotency_conflict) and keeps nothing. Kept 24 hours. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -9081,7 +9081,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the request was carried out but its answer was not stored (the service stopped, or it failed after committing its changes), 409 (idempotency_answer_lost). A request that failed before changing anything is not kept and may be retried with the same key. Kept 24 hours. */
+                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the request was carried out but its answer was not stored (the service stopped, or it failed after committing its changes), 409 (idempotency_answer_lost). A request that failed before changing anything is not kept and may be retried with the same key; a retry takes over a claim that has committed nothing for two minutes, and the request it belonged to, if still running, is then refused with 409 (idempotency_conflict) and keeps nothing. Kept 24 hours. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -9744,7 +9744,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the request was carried out but its answer was not stored (the service stopped, or it failed after committing its changes), 409 (idempotency_answer_lost). A request that failed before changing anything is not kept and may be retried with the same key. Kept 24 hours. */
+                /** @description Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the request was carried out but its answer was not stored (the service stopped, or it failed after committing its changes), 409 (idempotency_answer_lost). A request that failed before changing anything is not kept and may be retried with the same key; a retry takes over a claim that has committed nothing for two minutes, and the request it belonged to, if still running, is then refused with 409 (idempotency_conflict) and keeps nothing. Kept 24 hours. */
                 "Idempotency-Key"?: string;
             };
             path?: never;

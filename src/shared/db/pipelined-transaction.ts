@@ -134,11 +134,18 @@ function watchBorrows(target: Pool): void {
  * Sends a write whose answer the caller does not need (no rows, no count). In a pipelined
  * transaction it returns at once and the transaction checks its answer before it commits; a
  * statement sent after it still runs after it and sees its change. Anywhere else it is awaited.
+ * `failure` turns the statement's error into the one the transaction fails with.
  */
-export async function writeBehind(m: EntityManager, sql: string, parameters: unknown[]): Promise<void> {
+export async function writeBehind(m: EntityManager, sql: string, parameters: unknown[], failure?: (e: unknown) => unknown): Promise<void> {
   const writes = (m as TransactionManager)[WRITES];
-  if (writes) writes.push(handled(m.query(sql, parameters)));
-  else await m.query(sql, parameters);
+  const query: Promise<unknown> = m.query(sql, parameters);
+  const sent = failure
+    ? query.catch((e: unknown) => {
+        throw failure(e);
+      })
+    : query;
+  if (writes) writes.push(handled(sent));
+  else await sent;
 }
 
 /**

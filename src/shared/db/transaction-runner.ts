@@ -3,10 +3,33 @@ import type { Scope } from '../auth/request-context';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { EventOutbox } from '../events/outbox';
+import { ConflictError } from '../errors/domain-error';
 import { idempotencyScope } from '../idempotency/idempotency-scope';
 import { inTransaction, onNestedBorrow, poolManager, writeBehind } from './pipelined-transaction';
 import { setPreparedStatements } from './prepared';
 import { ANY_CLIENT, ReadReplicas, replicaReadScope } from './read-replicas';
+
+/**
+ * Marks a request's Idempotency-Key claim applied, in the commit of its first transaction, if the
+ * claim is still the request's own: in flight since it claimed it. A request that ran for more than
+ * two minutes without committing may have been taken over by a retry (idempotency.ts), which wrote
+ * its own claim; then nothing matches, the division by the count fails (22012), and the transaction
+ * is rolled back, so the request and its retry never both commit.
+ */
+const MARK_APPLIED_SQL = `WITH marked AS (
+  UPDATE idempotency_keys SET state = 'applied'
+   WHERE organization_id = $1 AND mode = $2 AND key = $3 AND state = 'in_flight' AND created_at = $4
+  RETURNING 1)
+SELECT 1 / count(*) FROM marked`;
+
+function claimTakenOver(e: unknown): unknown {
+  const code = (e as { driverError?: { code?: string }; code?: string }).driverError?.code ?? (e as { code?: string }).code;
+  if (code !== '22012') return e;
+  return new ConflictError(
+    "A retry with this Idempotency-Key took over this request after it had run for two minutes without completing; nothing of this request was kept, and the retry's result stands",
+    'idempotency_conflict',
+  );
+}
 
 /**
  * Handlers own their transaction: `run(manager => ...)`, and every repository call inside takes
@@ -113,12 +136,9 @@ export class TransactionRunner implements OnModuleInit, OnModuleDestroy {
     // A request sent with an Idempotency-Key: its claim is marked applied in the same commit.
     return inTransaction(this.dataSource, async (m) => {
       const result = await work(m);
-      // Sent without waiting: COMMIT follows right behind it and is not answered before it is.
-      await writeBehind(m, `UPDATE idempotency_keys SET state = 'applied' WHERE organization_id = $1 AND mode = $2 AND key = $3 AND state = 'in_flight'`, [
-        claim.organizationId,
-        claim.mode,
-        claim.key,
-      ]);
+      // Sent without waiting: COMMIT follows right behind it and is not answered before it is. It
+      // fails, and the transaction with it, when the claim is no longer this request's.
+      await writeBehind(m, MARK_APPLIED_SQL, [claim.organizationId, claim.mode, claim.key, claim.claimedAt], claimTakenOver);
       return result;
     }).then((result) => {
       claim.applied = true;

@@ -5,6 +5,12 @@ export interface IdempotencyClaim {
   organizationId: string;
   mode: string;
   key: string;
+  /**
+   * When this request claimed the key (the row's `created_at`): a retry that takes over a stale claim
+   * writes its own, so every write of this request to the row names this one and finds nothing once
+   * the claim is no longer its own.
+   */
+  claimedAt: Date;
   /** Set once a transaction of the request has committed with the claim marked applied. */
   applied: boolean;
 }

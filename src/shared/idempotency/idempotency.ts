@@ -113,7 +113,8 @@ export async function forgetAnswersSealedWith(m: EntityManager, pattern: string,
  * marks the key `applied`: if the process dies before the answer is stored, a retry gets 409
  * `idempotency_answer_lost` instead of carrying the request out a second time, and so does a retry
  * of a request that failed after that commit (its failure is kept in place of the answer); a claim
- * that never got that far is taken over by a retry once it is two minutes old. Keys are per organization and mode, in PostgreSQL, so every instance
+ * that never got that far is taken over by a retry once it is two minutes old (if the request it
+ * belonged to is still running, its commit then fails: only one of the two is carried out). Keys are per organization and mode, in PostgreSQL, so every instance
  * sees them. The stored answer is sealed (SecretBox): an answer that carries a secret (a webhook
  * endpoint's signing secret) is replayed in full but never sits in the table in plain text.
  */
@@ -205,28 +206,32 @@ export class IdempotencyInterceptor implements NestInterceptor {
       return new EnvelopeReply(answer.data ?? {}, answer.message ?? 'Success');
     }
 
-    const claim = { organizationId, mode, key, applied: false };
+    const claim = { organizationId, mode, key, claimedAt: now, applied: false };
     try {
       const result = await idempotencyScope.run(claim, () => lastValueFrom(next.handle(), { defaultValue: undefined }));
       const stored = result instanceof EnvelopeReply ? { data: result.data, message: result.message } : { data: result ?? {}, message: 'Success' };
+      // Only into the request's own claim: one a retry took over keeps the retry's answer.
       await m.query(
-        `UPDATE idempotency_keys SET state = 'done', response_status = $4, response_body = $5::jsonb WHERE organization_id = $1 AND mode = $2 AND key = $3`,
+        `UPDATE idempotency_keys SET state = 'done', response_status = $4, response_body = $5::jsonb
+          WHERE organization_id = $1 AND mode = $2 AND key = $3 AND created_at = $6`,
         [
           organizationId,
           mode,
           key,
           res.statusCode,
           JSON.stringify({ sealed: this.box.seal(JSON.stringify(stored), answerContext(organizationId, mode, key)) }),
+          now,
         ],
       );
       return result;
     } catch (e) {
       if (claim.applied) await this.keepFailure(req, claim, e);
       else
-        await m.query(`DELETE FROM idempotency_keys WHERE organization_id = $1 AND mode = $2 AND key = $3 AND state = 'in_flight'`, [
+        await m.query(`DELETE FROM idempotency_keys WHERE organization_id = $1 AND mode = $2 AND key = $3 AND state = 'in_flight' AND created_at = $4`, [
           organizationId,
           mode,
           key,
+          now,
         ]);
       throw e;
     }
@@ -237,14 +242,15 @@ export class IdempotencyInterceptor implements NestInterceptor {
    * the key up would let a retry carry it out a second time, so its failure is stored in place of the
    * answer. If even that cannot be written the key stays applied, which a retry also never runs again.
    */
-  private async keepFailure(req: AppRequest, claim: { organizationId: string; mode: string; key: string }, error: unknown): Promise<void> {
+  private async keepFailure(req: AppRequest, claim: { organizationId: string; mode: string; key: string; claimedAt: Date }, error: unknown): Promise<void> {
     const { status, code } = describeError(error, { method: req.method, path: req.path });
     const failure: StoredFailure = { failed: { status, code } };
     const context = answerContext(claim.organizationId, claim.mode, claim.key);
     try {
       await this.tx.manager.query(
-        `UPDATE idempotency_keys SET state = 'done', response_status = $4, response_body = $5::jsonb WHERE organization_id = $1 AND mode = $2 AND key = $3`,
-        [claim.organizationId, claim.mode, claim.key, status, JSON.stringify({ sealed: this.box.seal(JSON.stringify(failure), context) })],
+        `UPDATE idempotency_keys SET state = 'done', response_status = $4, response_body = $5::jsonb
+          WHERE organization_id = $1 AND mode = $2 AND key = $3 AND created_at = $6`,
+        [claim.organizationId, claim.mode, claim.key, status, JSON.stringify({ sealed: this.box.seal(JSON.stringify(failure), context) }), claim.claimedAt],
       );
     } catch (e) {
       this.logger.warn({
@@ -264,7 +270,7 @@ export function Idempotent(): MethodDecorator {
       name: 'Idempotency-Key',
       required: false,
       description:
-        'Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the request was carried out but its answer was not stored (the service stopped, or it failed after committing its changes), 409 (idempotency_answer_lost). A request that failed before changing anything is not kept and may be retried with the same key. Kept 24 hours.',
+        'Up to 255 printable characters. A retry with the same key and body returns the first response (header Idempotent-Replayed: true) instead of creating again; the same key with another body is 400; while the first request runs, 409 (idempotency_conflict); if the request was carried out but its answer was not stored (the service stopped, or it failed after committing its changes), 409 (idempotency_answer_lost). A request that failed before changing anything is not kept and may be retried with the same key; a retry takes over a claim that has committed nothing for two minutes, and the request it belonged to, if still running, is then refused with 409 (idempotency_conflict) and keeps nothing. Kept 24 hours.',
     }),
   );
 }
