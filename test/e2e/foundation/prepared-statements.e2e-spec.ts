@@ -4,6 +4,7 @@ import { expectError, expectSuccess } from '../../support/envelope';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
 import { withClient } from '../../support/pg';
 import { createInvoice, intent, readInvoice } from '../invoices/invoice-helpers';
+import { takeOverWhileRunning } from '../reliability/idempotency-takeover';
 
 /**
  * The hot statements go as prepared statements by default (the whole suite runs that way);
@@ -40,6 +41,11 @@ describe.each([
     const next = expectSuccess<{ items: Array<{ id: string }> }>(await test.post('/invoices/list', { limit: 2, status: ['PENDING'], starting_after: ids[1] }));
     expect(next.items.map((i) => i.id)).toEqual([ids[0]]);
     expectError(await test.post('/invoices/list', { limit: 2, starting_after: 'invoice_not_there' }), 400);
+  });
+
+  it('lets only one of a slow keyed request and the retry that took its claim over commit', async () => {
+    const org = await service.createOrg();
+    await takeOverWhileRunning(org.test, org.id, service.databaseUrl!);
   });
 
   it('records payments in one transaction each and completes the invoice, pipelined (on) or statement by statement (off)', async () => {

@@ -2,7 +2,7 @@ import { testDatabaseUrl } from '../../support/api';
 import { withClient } from '../../support/pg';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { createOrg } from '../../support/factories';
-import { eventually } from '../../support/webhook-receiver';
+import { takeOverWhileRunning } from './idempotency-takeover';
 import { download, PDF, uploadForm } from '../files/files-helpers';
 import { productBody } from '../products/product-bodies';
 
@@ -233,46 +233,7 @@ describe('Idempotency-Key after a crash', () => {
 describe('Idempotency-Key on a request still running when a retry takes it over', () => {
   it('lets only one of the two commit: the slow one is refused with 409 and one refund is made', async () => {
     const org = await createOrg();
-    const invoiceId = expectSuccess(await org.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '100' }] }), 201)
-      .id as string;
-    expectSuccess(
-      await org.test.post('/test_helpers/payments', { invoice_id: invoiceId, provider_id: 'prov_card_usd', price: '100', status: 'COMPLETED' }),
-      201,
-    );
-    const k = key();
-    const refund = () => org.test.post(`/invoices/${invoiceId}/refunds`, { amount: '10' }, { headers: { 'idempotency-key': k } });
-    // Waiting for the invoice's refund lock (held here) is how a request stays in flight for long.
-    const waiting = (db: { query: (sql: string) => Promise<{ rows: Array<{ n: number }> }> }) =>
-      db.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event = 'advisory'`);
-    const answers = await withClient(testDatabaseUrl(), async (db) => {
-      await db.query('BEGIN');
-      await db.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`refunds:test:${invoiceId}`]);
-      const slow = refund();
-      await eventually(async () => expect((await waiting(db)).rows[0].n).toBe(1));
-      // More than two minutes pass with the first request still waiting: its claim is that old now.
-      await withClient(testDatabaseUrl(), (other) =>
-        other.query(`UPDATE idempotency_keys SET created_at = created_at - interval '3 minutes' WHERE organization_id = $1 AND key = $2`, [org.id, k]),
-      );
-      const retry = refund();
-      await eventually(async () => expect((await waiting(db)).rows[0].n).toBe(2));
-      await db.query('ROLLBACK');
-      return Promise.all([slow, retry]);
-    });
-    expect(answers.map((a) => a.status).sort()).toEqual([201, 409]);
-    const made = expectSuccess(
-      answers.find((a) => a.status === 201)!,
-      201,
-    );
-    expectError(
-      answers.find((a) => a.status === 409)!,
-      409,
-      { code: 'idempotency_conflict' },
-    );
-    expect(expectSuccess(await org.test.get(`/refunds?invoice_id=${invoiceId}`)).items.map((r: { id: string }) => r.id)).toEqual([made.id]);
-    // The key keeps the request that was carried out.
-    const again = await refund();
-    expect(expectSuccess(again, 201).id).toBe(made.id);
-    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    await takeOverWhileRunning(org.test, org.id, testDatabaseUrl());
   });
 });
 
