@@ -639,7 +639,7 @@ export interface paths {
         put?: never;
         /**
          * Send an event to the endpoint again
-         * @description Queues a new delivery of the event (same `webhook-id`, so receivers can recognise it), with its own retries.
+         * @description Queues a new delivery of the event (same `webhook-id`, so receivers can recognise it), with its own retries. Only an event of a type the endpoint receives (its `event_types`) is sent: another is 400 `event_type_not_enabled`; a disabled endpoint is 400 `webhook_endpoint_disabled`.
          */
         post: operations["WebhooksController_redeliver"];
         delete?: never;

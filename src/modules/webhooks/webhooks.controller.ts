@@ -217,7 +217,8 @@ export class WebhooksController {
   @ID_PARAM
   @ApiOperation({
     summary: 'Send an event to the endpoint again',
-    description: 'Queues a new delivery of the event (same `webhook-id`, so receivers can recognise it), with its own retries.',
+    description:
+      'Queues a new delivery of the event (same `webhook-id`, so receivers can recognise it), with its own retries. Only an event of a type the endpoint receives (its `event_types`) is sent: another is 400 `event_type_not_enabled`; a disabled endpoint is 400 `webhook_endpoint_disabled`.',
   })
   @ApiBody({ type: RedeliverRequestDto, examples: { event: { value: { event_id: 'event_01932f6e-8a6b-7c3d-9e4f-5a6b7c8d9e0f' } } } })
   @ApiEnvelope({

@@ -154,6 +154,14 @@ describe('webhook delivery', () => {
     expectError(await org.test.post(`/webhooks/${endpoint.id}/redeliver`, { event_id: liveEvent.id }), 404, { code: 'event_not_found' });
 
     const own = await causeEvent(org.test);
+    // A type the endpoint does not receive is not sent to it, even on request.
+    const narrow = await registerEndpoint(org.test, receiver.url(), ['invoice.completed']);
+    expectError(await org.test.post(`/webhooks/${narrow.id}/redeliver`, { event_id: own.id }), 400, {
+      code: 'event_type_not_enabled',
+      field: 'event_id',
+    });
+    expectSuccess(await org.test.put(`/webhooks/${narrow.id}`, { event_types: ['invoice.completed', own.type] }));
+    expectSuccess(await org.test.post(`/webhooks/${narrow.id}/redeliver`, { event_id: own.id }), 202);
     expectSuccess(await org.test.put(`/webhooks/${endpoint.id}`, { enabled: false }));
     expectError(await org.test.post(`/webhooks/${endpoint.id}/redeliver`, { event_id: own.id }), 400, { code: 'webhook_endpoint_disabled' });
   });

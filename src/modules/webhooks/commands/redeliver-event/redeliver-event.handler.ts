@@ -36,6 +36,14 @@ export class RedeliverEventHandler implements ICommandHandler<RedeliverEventComm
       if (!endpoint.enabled) {
         throw new BadRequestError('The webhook endpoint is disabled; enable it before redelivering', 'webhook_endpoint_disabled', { endpoint: 'is disabled' });
       }
+      // Only what the endpoint receives: a receiver is not sent a type it never subscribed to (and may not handle).
+      if (!endpoint.event_types.includes('*') && !endpoint.event_types.includes(event.type)) {
+        throw new BadRequestError(
+          `The webhook endpoint does not receive ${event.type} events; add the type to its event_types before redelivering`,
+          'event_type_not_enabled',
+          { event_id: `is a ${event.type} event, which this endpoint does not receive` },
+        );
+      }
       const row = await this.deliveries.insertDelivery(m, { id: newId('delivery'), scope, endpointId, eventId: event.id, at: now });
       // Gone since it was read above (retention dropped its month meanwhile): as unknown as if it had never been.
       if (!row) throw new NotFoundError('event');
