@@ -1937,7 +1937,7 @@ export interface components {
             /** @description Masked (j***@example.com) in the payer view */
             customer_email: string | null;
             /**
-             * @description Only on a subscription's period invoice (POST /subscriptions): the subscription it bills
+             * @description Only on a subscription's period invoice (POST /subscriptions): the subscription it bills. Not in the payer view (read without a key), which shows the period only
              * @example subscription_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e01
              */
             subscription_id?: string;

@@ -1,4 +1,5 @@
 import { Webhook } from 'standardwebhooks';
+import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
 import { D, r30 } from '../../support/money';
@@ -133,6 +134,10 @@ describe('subscriptions billed on the test clock', () => {
     await moveClockTo(api, month3);
     const invoice2 = await nextInvoice(api, sub.id, invoice1.id, schedulerPass(api));
     expect(invoice2).toMatchObject({ subscription_id: sub.id, period_start: ts(month2), period_end: ts(month3), price: r30('21.5') });
+    // The payer (no key) sees the period it pays for, not the subscription's id.
+    const payerView = expectSuccess(await new Api(null, service.server.baseUrl).post(`/invoices/${invoice2.id}`, {}));
+    expect(payerView).toMatchObject({ id: invoice2.id, period_start: ts(month2), period_end: ts(month3) });
+    expect(payerView).not.toHaveProperty('subscription_id');
     // Left unpaid and voided: PAST_DUE.
     expectSuccess(await api.put(`/invoices/${invoice2.id}`, { status: 'VOIDED' }));
     expect(

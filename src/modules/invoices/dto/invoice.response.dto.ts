@@ -121,7 +121,8 @@ export class InvoiceDto {
   @ApiProperty({ type: String, nullable: true, description: 'Masked (j***@example.com) in the payer view' }) customer_email: string | null;
   @ApiPropertyOptional({
     example: 'subscription_01936a5e-7a7b-7c3d-9e4f-5a6b7c8d9e01',
-    description: "Only on a subscription's period invoice (POST /subscriptions): the subscription it bills",
+    description:
+      "Only on a subscription's period invoice (POST /subscriptions): the subscription it bills. Not in the payer view (read without a key), which shows the period only",
   })
   subscription_id?: string;
   @ApiPropertyOptional({ example: '2026-11-01 00:00:00', description: "Only on a subscription's period invoice: the start of the period it bills (UTC)" })

@@ -111,7 +111,8 @@ export function invoiceView(r: InvoiceRecord, payer: boolean, monitoringMinutes:
     customer_email: payer ? maskEmail(r.customerEmail) : r.customerEmail,
   };
   if (r.subscriptionId) {
-    view.subscription_id = r.subscriptionId;
+    // The payer sees the period it pays for, not the id of the merchant's subscription object.
+    if (!payer) view.subscription_id = r.subscriptionId;
     if (r.periodStart) view.period_start = formatTimestamp(r.periodStart);
     if (r.periodEnd) view.period_end = formatTimestamp(r.periodEnd);
   }
