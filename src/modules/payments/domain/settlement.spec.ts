@@ -64,6 +64,11 @@ describe('settle (an invoice from all its payments)', () => {
       'crypto',
     ],
     ['a provider the catalog no longer has', [payment('a', 'PENDING', '1', { providerKind: null })], null],
+    [
+      'a newer one through a provider the catalog no longer has: the newest of a known kind',
+      [payment('a', 'PENDING', '1', { providerKind: 'fiat', createdAt: at(1) }), payment('b', 'PENDING', '1', { providerKind: null, createdAt: at(9) })],
+      'fiat',
+    ],
   ])('pending kind: %s', (_name, payments, kind) => {
     expect(settle(payments, null).pendingKind).toBe(kind);
   });

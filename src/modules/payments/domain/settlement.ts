@@ -47,7 +47,8 @@ export function settle(payments: readonly SettlingPayment[], expiresAt: Date | n
       else paidOnTime = paidOnTime.add(p.priceUsd);
     } else if (p.status === 'PENDING') {
       pending = pending.add(p.priceUsd);
-      if (!newestPending || isNewer(p, newestPending)) newestPending = p;
+      // The newest of a kind still known: one through a provider the catalog no longer has says nothing of it.
+      if (p.providerKind && (!newestPending || isNewer(p, newestPending))) newestPending = p;
     } else if (p.status === 'CANCELLED' && p.offChain) {
       reversed = reversed.add(p.priceUsd);
     }
