@@ -130,6 +130,16 @@ describe('CSV exports over the API', () => {
     expect(await ids('provider_id=prov_card_usd,prov_tron_usdt&price_usd_to=20.5')).toEqual([other, p1]);
   });
 
+  it('guards a formula after a line break inside a cell (a new row where a spreadsheet splits lines on ; or tabs)', async () => {
+    const o = await createOrg();
+    const inv = await invoice(o.test, '10');
+    await payment(o.test, inv, '10');
+    expectSuccess(await o.test.post(`/invoices/${inv}/refunds`, { amount: '1', reason: 'see below\r\n=1+1;\n\t@A1' }), 201);
+    const raw = (await o.test.get('/exports/refunds.csv')).text;
+    expect(raw).toContain(`,"see below\r\n'=1+1;\n'\t'@A1",`);
+    expect(expectCsv(await o.test.get('/exports/refunds.csv')).rows[0].reason).toBe("see below\r\n'=1+1;\n'\t'@A1");
+  });
+
   it("exports refunds with nested fields flattened, and prefixes formula-like cells with '", async () => {
     const o = await createOrg();
     const inv = await invoice(o.test, '100');

@@ -19,7 +19,7 @@ describe('csv cells', () => {
     ['-1', "'-1"],
     ['@SUM(A1)', "'@SUM(A1)"],
     ['\t=1', "'\t'=1"],
-    ['\r=1', `"'\r=1"`],
+    ['\r=1', `"'\r'=1"`],
     ['=HYPERLINK("http://x","y")', `"'=HYPERLINK(""http://x"",""y"")"`],
   ])('a formula-like cell %j gets a leading quote: %j', (value, expected) => {
     expect(csvCell(value)).toBe(expected);
@@ -29,7 +29,17 @@ describe('csv cells', () => {
     ["Order 12;=cmd|'/C calc'!A0;", "Order 12;'=cmd|'/C calc'!A0;"],
     ['a\t=1+1', "a\t'=1+1"],
     ['x;-1;@A1', "x;'-1;'@A1"],
+    ['a\t\t=cmd', "a\t'\t'=cmd"],
+    ['a;\t=cmd', "a;'\t'=cmd"],
   ])('a formula character after a ; or a tab (a new cell where lines split on them) gets a quote too: %j', (value, expected) => {
+    expect(csvCell(value)).toBe(expected);
+  });
+
+  it.each([
+    ['x\r\n=1+1;', `"x\r\n'=1+1;"`],
+    ['x\n@A1', `"x\n'@A1"`],
+    ['x\r-1', `"x\r'-1"`],
+  ])('a formula character after a line break (a new row where lines split on ; or tabs) gets a quote too: %j', (value, expected) => {
     expect(csvCell(value)).toBe(expected);
   });
 

@@ -10,7 +10,9 @@
  * The guard applies to every cell, amounts included: our amounts are never negative, so no number
  * column is touched by it. A spreadsheet that splits lines on `;` or tabs (Excel in several locales)
  * starts a cell after each one, so such a character followed by a formula character inside a cell gets
- * the `'` there too (`Order 12;=cmd|...` is written `Order 12;'=cmd|...`).
+ * the `'` there too (`Order 12;=cmd|...` is written `Order 12;'=cmd|...`). Such a spreadsheet reads the
+ * comma-separated line as one field, a quote inside it as a plain character, and so a line break inside
+ * a quoted cell as the end of its row: the text after a line break is guarded the same way.
  */
 
 /** The first characters that make a spreadsheet read a cell as a formula. */
@@ -21,7 +23,8 @@ export function csvCell(value: string | number | boolean | null | undefined): st
   if (value === null || value === undefined) return '';
   let text = String(value);
   if (text.length > 0 && FORMULA_START.has(text[0])) text = `'${text}`;
-  text = text.replace(/([;\t])([=+\-@\t\r])/g, "$1'$2");
+  // After each separator or line break, looked ahead so that one right after another is guarded too.
+  text = text.replace(/([;\t\r\n])(?=[=+\-@\t\r])/g, "$1'");
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

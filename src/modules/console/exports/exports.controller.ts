@@ -90,7 +90,7 @@ function ExportDocs(kind: ExportKind, summary: string): MethodDecorator {
       description:
         `CSV (RFC 4180, UTF-8, CRLF line ends) of the ${kind} of the key's mode, newest first, one line per object after a header line: ${columns}. ` +
         'Nested objects are flattened into dotted columns; metadata is one column of JSON; amounts are exact decimal strings as the API renders them; timestamps UTC. ' +
-        "A cell that starts with =, +, -, @, a tab or a carriage return is prefixed with ' so spreadsheets read it as text (formula injection). " +
+        "A cell that starts with =, +, -, @, a tab or a carriage return is prefixed with ' so spreadsheets read it as text (formula injection), and so is such a character after a ;, a tab or a line break inside a cell. " +
         'The response is streamed as it is read (any size); a failure after the first line ends the transfer without its final chunk. ' +
         'Any key (read-only included). Unknown parameters are refused (400 naming the parameter); empty ones are ignored.',
     }),
