@@ -378,6 +378,45 @@ describe('the Solana follower against a node in JSON-RPC shapes', () => {
     expect(seen).toEqual([sig(50_000)]);
   });
 
+  it("asks at most an organization's listings a step however many quiet wallets it registered, reading another's payment at once and each of its wallets in turn", async () => {
+    history = [{ signature: sig(60_000), slot: 9100, err: null }];
+    transactions.clear();
+    transactions.set(sig(60_000), payment(9100, [PAYER, WALLET, REFERENCE], [0, 9], null));
+    // 200 wallets of one organization with nothing sent to them (a wallet registered after another, each still polled).
+    const quiet = Array.from({ length: 200 }, (_, i) =>
+      getBase58Decoder().decode(new Uint8Array(32).fill(9).map((b, j) => (j < 2 ? (i >> (8 * j)) & 255 : b))),
+    );
+    const key = joinPaymentKey(WALLET, REFERENCE);
+    const watched: WatchedAddresses = {
+      addresses: new Set([key]),
+      resolve: () => Promise.resolve(new Set([key])),
+      accounts: () => Promise.resolve([...quiet, WALLET]),
+      accountOwner: (wallet) => (wallet === WALLET ? 'org_paid' : 'org_many'),
+    };
+    const follower = new SolanaFollower(url, 'finalized', undefined, { perWallet: 50, perOrganization: 100, perStep: 400, perOrganizationListings: 24 });
+    const listedAccounts = () =>
+      asked.filter((a) => a.startsWith('getSignaturesForAddress')).map((a) => (JSON.parse(a.slice(a.indexOf(' ') + 1)) as [string])[0]);
+    const quietAccounts = new Set<string>();
+    for (const w of quiet) for (const account of [w, await follower.tokenAccount(w, MINT)]) quietAccounts.add(account);
+    asked.length = 0;
+    const first = await follower.scan({ from: 9100n, to: 9101n }, watched, [MINT]);
+    // The other organization's payment is read in the first step.
+    expect(first.transfers).toEqual([expect.objectContaining({ to: key, txHash: sig(60_000), units: 9n })]);
+    expect(listedAccounts().filter((a) => quietAccounts.has(a))).toHaveLength(24);
+    // The rest are carried, and every quiet account is asked within the steps 400 accounts need at 24 a step.
+    const seen = new Set(listedAccounts().filter((a) => quietAccounts.has(a)));
+    let carried = first.carried;
+    for (let step = 1; step < 17; step++) {
+      asked.length = 0;
+      const read = await follower.scan({ from: BigInt(9101 + step), to: BigInt(9101 + step) }, watched, [MINT], carried);
+      carried = read.carried;
+      const listed = listedAccounts().filter((a) => quietAccounts.has(a));
+      expect(listed.length).toBeLessThanOrEqual(24);
+      for (const a of listed) seen.add(a);
+    }
+    expect(seen.size).toBe(quietAccounts.size);
+  });
+
   it('keeps a transaction naming two payment addresses of the wallet as money to the wallet, crediting neither', async () => {
     const SECOND = '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T';
     history = [{ signature: sig(8101), slot: 7000, err: null }];

@@ -27,6 +27,14 @@ export interface ReadBudget {
   perWallet: number;
   /** All wallets of one organization (`WatchedAddresses.accountOwner`); unbounded when not given. */
   perOrganization?: number;
+  /**
+   * Listings (getSignaturesForAddress calls) per organization and step, whatever they list: a quiet account
+   * lists nothing and so takes nothing of the signature budgets, but each listing is a call to the node, and
+   * an organization that registered wallet after wallet would otherwise make the step ask about every one of
+   * them. Its wallets past this are carried (read on in the next steps, from the first one left out).
+   * Unbounded when not given.
+   */
+  perOrganizationListings?: number;
   perStep: number;
   /**
    * Steps in a row that a carried account's `before` may be unknown to the node before that part is given up
@@ -35,7 +43,7 @@ export interface ReadBudget {
    */
   unknownBeforeSteps?: number;
 }
-export const READ_BUDGET: ReadBudget = { perWallet: 50, perOrganization: 100, perStep: 400 };
+export const READ_BUDGET: ReadBudget = { perWallet: 50, perOrganization: 100, perStep: 400, perOrganizationListings: 24 };
 /** About ten minutes of steps failing with the watcher's backoff: far longer than an instance behind a load balancer takes to index a signature. */
 export const UNKNOWN_BEFORE_STEPS = 30;
 
@@ -148,7 +156,8 @@ export function payoutOutput(wallet: string, mint: string | null): string {
  * watcher keeps it as an unmatched transfer of the wallet's organization. The polled wallets are the mode's
  * registered ones and those of still-watched payment addresses (`WatchedAddresses.accounts`).
  *
- * A step lists at most a budget of signatures per wallet, per organization and overall (`READ_BUDGET`),
+ * A step lists at most a budget of signatures per wallet, per organization and overall, and asks for at most a
+ * number of listings per organization however quiet its accounts (`READ_BUDGET`),
  * organizations taking turns first and each one's wallets taking turns within its share: a wallet with more (junk sent to it in bulk) is carried, its accounts' positions handed back to the
  * watcher (`ScannedRange.carried`, stored with the cursor) and read on in the next steps, their transfers
  * reported apart (`ScannedRange.earlier`), while the cursor and the other wallets move on. A transaction naming
@@ -164,8 +173,12 @@ export class SolanaFollower implements ChainFollower {
   private readonly atas = new Map<string, string>();
   /** Per polled account that kept up: the newest signature at or below the last range's end, and that end. */
   private readonly until = new Map<string, { signature: string; to: bigint }>();
-  /** Which wallet comes first in the next step (and which of each wallet's accounts). */
+  /** Which organization comes first in the next step (and which of each wallet's accounts). */
   private turn = 0;
+  /** Per organization, which of its wallets comes first in the next step: the first one the last step left out. */
+  private readonly firstWallet = new Map<string, number>();
+  /** getSignaturesForAddress calls made (counted per organization against `perOrganizationListings`). */
+  private listings = 0;
   /** Steps in a row each carried part's `before` was unknown to the node, by `<account> <before>`. */
   private readonly unknownBefore = new Map<string, number>();
   /** The parts given up in the scan under way (ScannedRange.lost). */
@@ -218,6 +231,7 @@ export class SolanaFollower implements ChainFollower {
    * and is read again, from where it stood, once the node has caught up.
    */
   private page(account: string, limit: number, to: bigint, before?: string, until?: string): Promise<SignatureInfo[]> {
+    this.listings++;
     return this.rpc.call<SignatureInfo[]>('getSignaturesForAddress', [
       account,
       { limit, commitment: 'confirmed', minContextSlot: Number(to), ...(before ? { before } : {}), ...(until ? { until } : {}) },
@@ -334,8 +348,8 @@ export class SolanaFollower implements ChainFollower {
     const stillBehind: CarriedAccount[] = [];
     this.lost = [];
     // Organizations take turns at the front, so the step's budget never always runs out on the same ones, and so
-    // do each organization's wallets within its share, and each wallet's accounts (a wallet flooded with junk
-    // does not keep its token accounts from being read).
+    // do each organization's wallets within its share (from the first one the last step left out), and each
+    // wallet's accounts (a wallet flooded with junk does not keep its token accounts from being read).
     const turn = this.turn++;
     const rotated = <T>(items: readonly T[]): T[] => {
       const start = items.length ? turn % items.length : 0;
@@ -348,16 +362,27 @@ export class SolanaFollower implements ChainFollower {
     }
     let left = this.budget.perStep;
     const ownerBudget = this.budget.perOrganization ?? Number.POSITIVE_INFINITY;
-    for (const ownerWallets of rotated([...byOwner.values()])) {
+    for (const [owner, ownerWallets] of rotated([...byOwner.entries()])) {
       let ownerLeft = Math.min(ownerBudget, left);
-      for (const wallet of rotated(ownerWallets)) {
+      let listingsLeft = this.budget.perOrganizationListings ?? Number.POSITIVE_INFINITY;
+      // From the first wallet the last step left out for want of listings, so that each gets its turn.
+      const start = (this.firstWallet.get(owner) ?? 0) % ownerWallets.length;
+      let asked = 0;
+      let leftOut = false;
+      for (const wallet of [...ownerWallets.slice(start), ...ownerWallets.slice(0, start)]) {
         let walletLeft = Math.min(this.budget.perWallet, ownerLeft);
         const accounts = [wallet, ...(await Promise.all(assets.map((mint) => this.tokenAccount(wallet, mint))))];
         const first = turn % accounts.length;
+        let whole = true;
         for (const account of [...accounts.slice(first), ...accounts.slice(0, first)]) {
           const cached = this.until.get(account);
           const from = behind.get(account) ?? { readTo: range.from - 1n, until: cached && cached.to === range.from - 1n ? cached.signature : undefined };
-          const { listed, position } = await this.next(account, from, range.to, walletLeft);
+          // Out of listings or signatures: not asked (budget 0), so carried from where it stands.
+          const budget = listingsLeft > 0 ? walletLeft : 0;
+          if (budget <= 0) whole = false;
+          const made = this.listings;
+          const { listed, position } = await this.next(account, from, range.to, budget);
+          listingsLeft -= this.listings - made;
           walletLeft -= listed.length;
           ownerLeft -= listed.length;
           left -= listed.length;
@@ -373,7 +398,12 @@ export class SolanaFollower implements ChainFollower {
           } else if (position.until) this.until.set(account, { signature: position.until, to: range.to });
           else this.until.delete(account);
         }
+        // The wallets asked in order up to the first left out: the next step starts there.
+        if (!whole) leftOut = true;
+        if (!leftOut) asked++;
       }
+      // At least one on, so that wallets left out for want of signatures (junk sent to them) take turns at the front.
+      this.firstWallet.set(owner, start + Math.max(1, asked));
     }
     const transfers: IncomingTransfer[] = [];
     const earlier = { blocks: new Map<bigint, BlockRef>(), transfers: [] as IncomingTransfer[] };
