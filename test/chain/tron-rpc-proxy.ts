@@ -12,6 +12,14 @@ interface Answer {
   result?: unknown;
   error?: { code: number; message: string };
 }
+/** What the node answers of a transaction, the parts the HTTP API's stand-in reads. */
+interface NodeTransaction {
+  from: string;
+  to: string | null;
+  value: string;
+  input: string;
+}
+
 interface Log {
   blockNumber: string;
 }
@@ -133,6 +141,11 @@ export class TronRpcProxy {
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ block_header: { raw_data: { number: Number(head) } } }));
         return;
       }
+      if (req.url === '/wallet/getblockbynum') {
+        const { num } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { num: number };
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(await this.walletBlock(num)));
+        return;
+      }
       if (req.url === '/wallet/gettransactionbyid') {
         const { value } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { value: string };
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(await this.walletTransaction(value)));
@@ -196,8 +209,27 @@ export class TronRpcProxy {
   private async walletTransaction(id: string): Promise<unknown> {
     this.calls.set('gettransactionbyid', this.count('gettransactionbyid') + 1);
     const hash = `0x${id.replace(/^0x/, '').toLowerCase()}`;
-    const tx = (await this.node('eth_getTransactionByHash', [hash])).result as { from: string; to: string | null; value: string; input: string } | null;
-    if (!tx) return {};
+    const tx = (await this.node('eth_getTransactionByHash', [hash])).result as NodeTransaction | null;
+    return tx ? this.shownTransaction(hash, tx) : {};
+  }
+
+  /** A block as java-tron's HTTP API shows it (`/wallet/getblockbynum`): its id (the hash without 0x) and its transactions as above; `{}` past the head. */
+  private async walletBlock(num: number): Promise<unknown> {
+    this.calls.set('getblockbynum', this.count('getblockbynum') + 1);
+    const block = (await this.node('eth_getBlockByNumber', [`0x${num.toString(16)}`, true])).result as {
+      hash: string;
+      number: string;
+      transactions: Array<NodeTransaction & { hash: string }>;
+    } | null;
+    if (!block) return {};
+    return {
+      blockID: block.hash.slice(2),
+      block_header: { raw_data: { number: num } },
+      transactions: block.transactions.map((tx) => this.shownTransaction(tx.hash.toLowerCase(), tx)),
+    };
+  }
+
+  private shownTransaction(hash: string, tx: NodeTransaction): unknown {
     const owner = `41${tx.from.slice(2).toLowerCase()}`;
     const to = tx.to ? `41${tx.to.slice(2).toLowerCase()}` : '';
     const amount = Number(BigInt(tx.value));

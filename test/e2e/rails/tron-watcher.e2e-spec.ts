@@ -126,6 +126,35 @@ describe('the Tron rail against a java-tron-shaped JSON-RPC (a proxy in front of
     expect(proxy.count('gettransactionbyid')).toBeGreaterThanOrEqual(asked + 2);
   });
 
+  it('reads a block holding many TRX-looking transfers to watched addresses in one call to the HTTP API, not one call each (TRC-10 junk sent in bulk)', async () => {
+    const { chain, proxy } = setup;
+    const shop = await tronMerchant(service);
+    const invoiceId = await createInvoice(shop.test, '20');
+    const pay = await paymentAddress(shop.test, invoiceId, TRX);
+    const sun = units(new D(pay.amount).toFixed(6), 6);
+    const byTransaction = proxy.count('gettransactionbyid');
+    const byBlock = proxy.count('getblockbynum');
+    // Twelve TRC-10 transfers (the same `to` and `value` shape as TRX on the JSON-RPC) and the payment, in one block.
+    let real = '';
+    await chain.test.setAutomine(false);
+    try {
+      for (let i = 1; i <= 12; i++) proxy.options.trc10.add((await chain.sendNative(4, tronToHex(pay.address), BigInt(i))).toLowerCase());
+      real = await chain.sendNative(3, tronToHex(pay.address), sun);
+      await chain.mine(1);
+    } finally {
+      await chain.test.setAutomine(true);
+    }
+    const [seen] = await waitForPayments(shop.test, invoiceId, (p) => p.length === 1);
+    expect(seen.idempotency_key).toBe(`tron:${real}:native`);
+    await chain.mine(3);
+    await waitForPayments(shop.test, invoiceId, (p) => p[0].status === 'COMPLETED');
+    expect(await paymentsOf(shop.test, invoiceId)).toHaveLength(1);
+    expect(await shortState(shop.test, invoiceId)).toMatchObject({ status: 'COMPLETED', substatus: null });
+    // The block was read whole (once, or again with its range); at most the few single reads a check of the payment makes.
+    expect(proxy.count('gettransactionbyid') - byTransaction).toBeLessThanOrEqual(3);
+    expect(proxy.count('getblockbynum') - byBlock).toBeGreaterThanOrEqual(1);
+  });
+
   it('takes a partial payment, then the rest the address now asks; an overpayment is PAID_OVER', async () => {
     const { chain, usdt } = setup;
     const shop = await tronMerchant(service);

@@ -49,6 +49,26 @@ interface RpcReceipt {
   logs: RpcLog[];
 }
 
+/** A transaction as java-tron's HTTP API shows it: the parts read here. */
+interface WalletTransaction {
+  raw_data?: { contract?: Array<{ type?: string; parameter?: { value?: { amount?: number | bigint | string; to_address?: string } } }> };
+}
+
+/**
+ * At most this many TRX-looking transfers of one block are checked one transaction at a time
+ * (`/wallet/gettransactionbyid`); with more, the block's transactions are read in one call.
+ */
+export const TRANSACTION_READS_PER_BLOCK = 3;
+
+/** Whether the transaction is one TRX transfer (TransferContract) of exactly `units` sun to `to` (a T address). */
+function paysTrx(tx: WalletTransaction, to: string, units: bigint): boolean {
+  const contract = tx.raw_data?.contract;
+  const value = contract?.[0]?.parameter?.value;
+  if (!contract || contract.length !== 1 || contract[0].type !== 'TransferContract' || !value?.to_address || value.amount === undefined) return false;
+  const paid = value.to_address.toLowerCase();
+  return /^41[0-9a-f]{40}$/.test(paid) && hexToTron(`0x${paid.slice(2)}`) === to && BigInt(value.amount) === units;
+}
+
 const hex = (n: bigint): string => `0x${n.toString(16)}`;
 const lower = (s: string): string => s.toLowerCase();
 
@@ -64,7 +84,8 @@ const lower = (s: string): string => s.toLowerCase();
  *    before its JSON-RPC was on, so a block holding transactions to a token contract for which the
  *    answer has no log is cross-checked against those transactions' receipts;
  * 3. the receipts of TRX transfers into our addresses (only a transaction that succeeded moved value),
- *    and each one's contract from the node's HTTP API (`/wallet/gettransactionbyid`): the JSON-RPC shows a
+ *    and each one's contract from the node's HTTP API (`/wallet/gettransactionbyid`, or the block's whole
+ *    with `/wallet/getblockbynum` past TRANSACTION_READS_PER_BLOCK of them): the JSON-RPC shows a
  *    TRC-10 transfer (a token anyone can issue) with the same `to` and `value` as TRX, so only a
  *    TransferContract of that amount to that address counts. Without the HTTP API no TRX is reported.
  * Receipts come from eth_getBlockReceipts where the node has it, else one eth_getTransactionReceipt per
@@ -81,6 +102,8 @@ export class TronFollower implements ChainFollower {
 
   /** TRX-looking transfers into our addresses the HTTP API showed to be something else (a TRC-10 token...), never counted. */
   notTrx = 0;
+  /** Blocks whose transactions were read whole from the HTTP API (more TRX-looking transfers to watched addresses than TRANSACTION_READS_PER_BLOCK). */
+  blockReads = 0;
 
   /** A transaction mined again after a reorg is executed again, against the new fork's state. */
   readonly rerunsTransactions = true;
@@ -220,11 +243,20 @@ export class TronFollower implements ChainFollower {
         n,
         list.map((t) => t.txHash),
       );
+      const succeeded: Array<{ transfer: IncomingTransfer; receipt: RpcReceipt }> = [];
       for (const transfer of list) {
         const receipt = receipts.get(transfer.txHash);
         if (!receipt) throw new Error(`no receipt for transaction ${transfer.txHash} of block ${n}`);
-        if (BigInt(receipt.status) !== 1n) continue;
-        if (!(await this.isTrxTransfer(transfer.txHash, transfer.to, transfer.units))) {
+        if (BigInt(receipt.status) === 1n) succeeded.push({ transfer, receipt });
+      }
+      // More than a few in one block (TRC-10 junk or TRX dust sent in bulk to watched addresses, or a busy
+      // merchant): the block's transactions in one call rather than one call each, so what anyone sends costs
+      // the step at most a few calls a block, never one per transfer.
+      const shown = succeeded.length > TRANSACTION_READS_PER_BLOCK ? await this.blockTransactions(n, lower(succeeded[0].receipt.blockHash)) : null;
+      for (const { transfer, receipt } of succeeded) {
+        const tx = shown ? shown.get(transfer.txHash.replace(/^0x/, '')) : await this.walletTransaction(transfer.txHash);
+        if (!tx) throw new Error(`the node's HTTP API does not show transaction ${transfer.txHash} in block ${n}; the range is read again`);
+        if (!paysTrx(tx, transfer.to, transfer.units)) {
           this.notTrx++;
           continue;
         }
@@ -242,23 +274,43 @@ export class TronFollower implements ChainFollower {
    * proves nothing.
    */
   private async isTrxTransfer(txHash: string, to: string, units: bigint): Promise<boolean> {
-    const response = await fetch(`${this.httpApiUrl}/wallet/gettransactionbyid`, {
+    return paysTrx(await this.walletTransaction(txHash), to, units);
+  }
+
+  /** A transaction as the node's HTTP API shows it (`/wallet/gettransactionbyid`); an error when it does not know it. */
+  private async walletTransaction(txHash: string): Promise<WalletTransaction> {
+    const tx = (await this.httpApi('gettransactionbyid', { value: txHash.replace(/^0x/, '') })) as WalletTransaction;
+    if (!tx.raw_data?.contract) throw new Error(`gettransactionbyid: the node's HTTP API does not know ${txHash}`);
+    return tx;
+  }
+
+  /**
+   * The transactions of block `n` as the node's HTTP API shows them (`/wallet/getblockbynum`), by id (hex, no
+   * 0x). The block must be the one the receipts named (`hash`): a node that moved to another fork meanwhile
+   * fails the step, which reads the range again.
+   */
+  private async blockTransactions(n: bigint, hash: string): Promise<Map<string, WalletTransaction>> {
+    this.blockReads++;
+    const block = (await this.httpApi('getblockbynum', { num: Number(n) })) as {
+      blockID?: string;
+      transactions?: Array<WalletTransaction & { txID?: string }>;
+    };
+    if (!block.blockID || `0x${block.blockID.toLowerCase()}` !== hash) {
+      throw new Error(`getblockbynum: the node's HTTP API shows block ${n} as ${block.blockID ?? 'unknown'}, not ${hash}; the range is read again`);
+    }
+    return new Map((block.transactions ?? []).filter((tx) => tx.txID).map((tx) => [tx.txID!.toLowerCase(), tx]));
+  }
+
+  /** One call to the node's HTTP API, its answer read exactly (an amount past 2^53 sun, 9 billion TRX, is not rounded through a float). */
+  private async httpApi(path: string, body: unknown): Promise<unknown> {
+    const response = await fetch(`${this.httpApiUrl}/wallet/${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ value: txHash.replace(/^0x/, '') }),
+      body: JSON.stringify(body),
       signal: AbortSignal.timeout(this.timeoutMs),
     });
-    if (!response.ok) throw new Error(`gettransactionbyid: the node's HTTP API answered ${response.status}`);
-    // Read exactly: an amount past 2^53 sun (9 billion TRX) is not rounded through a float.
-    const tx = parseExact(await response.text()) as {
-      raw_data?: { contract?: Array<{ type?: string; parameter?: { value?: { amount?: number | bigint | string; to_address?: string } } }> };
-    };
-    const contract = tx.raw_data?.contract;
-    if (!contract) throw new Error(`gettransactionbyid: the node's HTTP API does not know ${txHash}`);
-    const value = contract[0]?.parameter?.value;
-    if (contract.length !== 1 || contract[0].type !== 'TransferContract' || !value?.to_address || value.amount === undefined) return false;
-    const paid = value.to_address.toLowerCase();
-    return /^41[0-9a-f]{40}$/.test(paid) && hexToTron(`0x${paid.slice(2)}`) === to && BigInt(value.amount) === units;
+    if (!response.ok) throw new Error(`${path}: the node's HTTP API answered ${response.status}`);
+    return parseExact(await response.text());
   }
 
   /**
