@@ -13,6 +13,8 @@ export interface RecordedCall {
  */
 export class RpcRecorder {
   readonly calls: RecordedCall[] = [];
+  /** A single call this matches is answered with a JSON-RPC error instead of being handed on (a node that cannot answer it now). */
+  failing: ((call: RecordedCall) => boolean) | null = null;
   private constructor(
     private readonly server: Server,
     private readonly target: URL,
@@ -29,9 +31,15 @@ export class RpcRecorder {
       req.on('end', () => {
         const body = Buffer.concat(chunks);
         try {
-          const call = JSON.parse(body.toString()) as { method?: string; params?: unknown[] };
+          const call = JSON.parse(body.toString()) as { id?: unknown; method?: string; params?: unknown[] };
           for (const one of Array.isArray(call) ? (call as Array<typeof call>) : [call]) {
             recorder!.calls.push({ method: String(one.method), params: one.params ?? [] });
+          }
+          const failing = recorder!.failing;
+          if (!Array.isArray(call) && failing?.({ method: String(call.method), params: call.params ?? [] })) {
+            res.writeHead(200, { 'content-type': 'application/json' });
+            res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id ?? null, error: { code: -32603, message: 'the node cannot answer this now' } }));
+            return;
           }
         } catch {
           // Not JSON: passed on as it is; the node answers it.

@@ -5,7 +5,7 @@ import type { IncomingTransfer, PayoutTransaction, PayoutTransfer } from '../dom
 import type { RefusedTransfer } from '../persistence/unattributed-transfers.repository';
 import { countedConfirmations, unaccountedTransfers } from './transfer-facts';
 import { scopeOf, type WatcherContext } from './watcher-context';
-import { rpcCall } from './watcher-faults';
+import { RpcFault, rpcCall } from './watcher-faults';
 
 /** What a transaction run again pays the recipient beyond the transfers of it recorded and not in doubt. */
 interface RerunTransfers {
@@ -88,89 +88,110 @@ export class ReorgHandler {
   async settleOrphans(head: bigint, mempool: ReadonlySet<string> | null, final: bigint | null): Promise<void> {
     const { mode, network } = this.ctx.config;
     for (const row of await this.ctx.deps.state.orphans(this.ctx.deps.manager, mode, network)) {
-      const seenIn = BigInt(row.block_number);
-      // Only where it succeeded: mined again on the new fork, it may fail there (the payer's funds moved first).
-      let minedIn = await rpcCall('transaction', () => this.ctx.follower.transactionBlock(row.tx_hash, seenIn >= 0n ? seenIn : undefined, { succeeded: true }));
-      if (minedIn !== null && minedIn > head) continue; // mined after the head read: the next scan finds it
-      /** The transfers of a transaction run again that no recorded transfer accounts for: recorded once its own is cancelled. */
-      let arrived: (RerunTransfers & { blockNumber: bigint }) | null = null;
-      if (minedIn !== null) {
-        const rerun = await this.paysAsRecorded(row);
-        if (rerun === null) continue; // the node showed the block but not what it moved: asked again next step
-        if (rerun !== true) {
-          this.ctx.logger.warn({
-            msg: 'a transaction mined again after a reorg no longer pays what its payment recorded; the payment is cancelled',
-            event: 'chain_transfer_changed',
-            ...this.ctx.labels,
-            idempotency_key: row.idempotency_key,
-            payment_id: row.payment_id,
-            tx_hash: row.tx_hash,
-            block: minedIn.toString(),
-            recorded_units: row.units,
-            paid_units: rerun.unaccounted.map((t) => t.units.toString()),
-          });
-          arrived = { ...rerun, blockNumber: minedIn };
-          minedIn = null;
-        }
+      try {
+        await this.settleOrphan(row, head, mempool, final);
+      } catch (error) {
+        // A node that cannot answer about this one transaction now (its receipt or block gone from the node,
+        // a call timing out) does not hold up every other organization's: it stays in doubt, asked again next step.
+        if (!(error instanceof RpcFault)) throw error;
+        this.ctx.logger.warn({
+          msg: 'a transfer a reorg put in doubt could not be asked about; it is settled on a later step',
+          event: 'chain_orphan_check_failed',
+          ...this.ctx.labels,
+          idempotency_key: row.idempotency_key,
+          payment_id: row.payment_id,
+          organization_id: row.organization_id,
+          error: error.message,
+        });
       }
-      if (minedIn === null && mempool?.has(row.tx_hash)) {
-        await this.backToMempool(row);
-        continue;
-      }
-      if (minedIn !== null) {
-        const block = await rpcCall('block', () => this.ctx.follower.block(minedIn));
-        // Counted as every transfer is: where the chain names a final block, its new block must be under it to be final.
-        const confirmations = countedConfirmations(head, minedIn, final, row.required_confirmations);
-        const recorded = await this.recorder.report(row, { kind: 'chain', paymentId: row.payment_id, confirmations });
-        await this.ctx.deps.run((tx) =>
-          this.ctx.deps.state.saveTransfer(
-            tx,
-            mode,
-            network,
-            {
-              ...row,
-              block_number: minedIn.toString(),
-              block_hash: block.hash,
-              confirmations: recorded?.confirmations ?? row.confirmations,
-              cancelled: recorded ? recorded.status === 'CANCELLED' : row.cancelled,
-            },
-            this.ctx.deps.clock.now(),
-          ),
-        );
-        continue;
-      }
-      const recorded = await this.recorder.report(row, { kind: 'chain', paymentId: row.payment_id, confirmations: null });
-      // Its transaction may be mined again, after the invoice's window has closed too: the invoice's
-      // addresses stay watched for another monitoring window, so the scan still sees it come back.
-      const now = this.ctx.deps.clock.now();
-      await this.ctx.deps.run(async (tx) => {
-        await this.ctx.deps.state.markCancelled(tx, mode, network, row.idempotency_key, now);
-        await this.ctx.deps.addresses.watchAgain(
-          tx,
-          scopeOf(this.ctx, row.organization_id),
-          network,
-          row.invoice_id,
-          new Date(now.getTime() + this.ctx.deps.rewatchMs),
-        );
-      });
-      const entry = {
-        ...this.ctx.labels,
-        idempotency_key: row.idempotency_key,
-        payment_id: row.payment_id,
-        invoice_id: row.invoice_id,
-        organization_id: row.organization_id,
-        previous_status: recorded?.previousStatus ?? null,
-        invoice_status: recorded?.invoice.status ?? null,
-        invoice_substatus: recorded?.invoice.substatus ?? null,
-      };
-      if (recorded?.previousStatus === 'COMPLETED') {
-        // Deeper than the payment's required confirmations: money counted as received is gone.
-        this.ctx.logger.error({ msg: 'completed payment reversed: its transaction left the canonical chain', event: 'chain_payment_reversed', ...entry });
-      } else {
-        this.ctx.logger.warn({ msg: 'payment cancelled: its transaction left the canonical chain', event: 'chain_payment_cancelled', ...entry });
-      }
-      if (arrived?.unaccounted.length) await this.recordArrived(row, arrived, head, final);
     }
+  }
+
+  /** One transfer a reorg put in doubt, as settleOrphans describes. */
+  private async settleOrphan(row: TransferRow, head: bigint, mempool: ReadonlySet<string> | null, final: bigint | null): Promise<void> {
+    const { mode, network } = this.ctx.config;
+    const seenIn = BigInt(row.block_number);
+    // Only where it succeeded: mined again on the new fork, it may fail there (the payer's funds moved first).
+    let minedIn = await rpcCall('transaction', () => this.ctx.follower.transactionBlock(row.tx_hash, seenIn >= 0n ? seenIn : undefined, { succeeded: true }));
+    if (minedIn !== null && minedIn > head) return; // mined after the head read: the next scan finds it
+    /** The transfers of a transaction run again that no recorded transfer accounts for: recorded once its own is cancelled. */
+    let arrived: (RerunTransfers & { blockNumber: bigint }) | null = null;
+    if (minedIn !== null) {
+      const rerun = await this.paysAsRecorded(row);
+      if (rerun === null) return; // the node showed the block but not what it moved: asked again next step
+      if (rerun !== true) {
+        this.ctx.logger.warn({
+          msg: 'a transaction mined again after a reorg no longer pays what its payment recorded; the payment is cancelled',
+          event: 'chain_transfer_changed',
+          ...this.ctx.labels,
+          idempotency_key: row.idempotency_key,
+          payment_id: row.payment_id,
+          tx_hash: row.tx_hash,
+          block: minedIn.toString(),
+          recorded_units: row.units,
+          paid_units: rerun.unaccounted.map((t) => t.units.toString()),
+        });
+        arrived = { ...rerun, blockNumber: minedIn };
+        minedIn = null;
+      }
+    }
+    if (minedIn === null && mempool?.has(row.tx_hash)) {
+      await this.backToMempool(row);
+      return;
+    }
+    if (minedIn !== null) {
+      const block = await rpcCall('block', () => this.ctx.follower.block(minedIn));
+      // Counted as every transfer is: where the chain names a final block, its new block must be under it to be final.
+      const confirmations = countedConfirmations(head, minedIn, final, row.required_confirmations);
+      const recorded = await this.recorder.report(row, { kind: 'chain', paymentId: row.payment_id, confirmations });
+      await this.ctx.deps.run((tx) =>
+        this.ctx.deps.state.saveTransfer(
+          tx,
+          mode,
+          network,
+          {
+            ...row,
+            block_number: minedIn.toString(),
+            block_hash: block.hash,
+            confirmations: recorded?.confirmations ?? row.confirmations,
+            cancelled: recorded ? recorded.status === 'CANCELLED' : row.cancelled,
+          },
+          this.ctx.deps.clock.now(),
+        ),
+      );
+      return;
+    }
+    const recorded = await this.recorder.report(row, { kind: 'chain', paymentId: row.payment_id, confirmations: null });
+    // Its transaction may be mined again, after the invoice's window has closed too: the invoice's
+    // addresses stay watched for another monitoring window, so the scan still sees it come back.
+    const now = this.ctx.deps.clock.now();
+    await this.ctx.deps.run(async (tx) => {
+      await this.ctx.deps.state.markCancelled(tx, mode, network, row.idempotency_key, now);
+      await this.ctx.deps.addresses.watchAgain(
+        tx,
+        scopeOf(this.ctx, row.organization_id),
+        network,
+        row.invoice_id,
+        new Date(now.getTime() + this.ctx.deps.rewatchMs),
+      );
+    });
+    const entry = {
+      ...this.ctx.labels,
+      idempotency_key: row.idempotency_key,
+      payment_id: row.payment_id,
+      invoice_id: row.invoice_id,
+      organization_id: row.organization_id,
+      previous_status: recorded?.previousStatus ?? null,
+      invoice_status: recorded?.invoice.status ?? null,
+      invoice_substatus: recorded?.invoice.substatus ?? null,
+    };
+    if (recorded?.previousStatus === 'COMPLETED') {
+      // Deeper than the payment's required confirmations: money counted as received is gone.
+      this.ctx.logger.error({ msg: 'completed payment reversed: its transaction left the canonical chain', event: 'chain_payment_reversed', ...entry });
+    } else {
+      this.ctx.logger.warn({ msg: 'payment cancelled: its transaction left the canonical chain', event: 'chain_payment_cancelled', ...entry });
+    }
+    if (arrived?.unaccounted.length) await this.recordArrived(row, arrived, head, final);
   }
 
   /**
