@@ -15,6 +15,8 @@ export class RpcRecorder {
   readonly calls: RecordedCall[] = [];
   /** A single call this matches is answered with a JSON-RPC error instead of being handed on (a node that cannot answer it now). */
   failing: ((call: RecordedCall) => boolean) | null = null;
+  /** Milliseconds a single call is held before it is handed on (a slow node); none when null or 0. */
+  delaying: ((call: RecordedCall) => number) | null = null;
   private constructor(
     private readonly server: Server,
     private readonly target: URL,
@@ -30,6 +32,7 @@ export class RpcRecorder {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const body = Buffer.concat(chunks);
+        let held = 0;
         try {
           const call = JSON.parse(body.toString()) as { id?: unknown; method?: string; params?: unknown[] };
           for (const one of Array.isArray(call) ? (call as Array<typeof call>) : [call]) {
@@ -41,12 +44,14 @@ export class RpcRecorder {
             res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id ?? null, error: { code: -32603, message: 'the node cannot answer this now' } }));
             return;
           }
+          if (!Array.isArray(call)) held = recorder!.delaying?.({ method: String(call.method), params: call.params ?? [] }) ?? 0;
         } catch {
           // Not JSON: passed on as it is; the node answers it.
         }
         const headers: Record<string, string> = {};
         for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string' && name !== 'host') headers[name] = value;
-        fetch(target, { method: req.method, headers, body })
+        new Promise((resolve) => setTimeout(resolve, held))
+          .then(() => fetch(target, { method: req.method, headers, body }))
           .then(async (answer) => {
             res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
             res.end(Buffer.from(await answer.arrayBuffer()));

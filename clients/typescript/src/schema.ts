@@ -3340,7 +3340,7 @@ export interface components {
              */
             amount_usd: string;
             /**
-             * @description `invoice`: the rates the invoice was paid at (its last completed payment's) value the refund and fix the payout's coin amount. `current`: the rates of the refund's creation value it (amount_usd), and the payout's coin amount is fixed at the rates of the moment the payer claims it.
+             * @description `invoice`: the rates the invoice was paid at (its last completed payment's) value the refund and fix the payout's coin amount (in a coin the invoice was not paid with, the rates of the claim). `current`: the rates of the refund's creation value it (amount_usd), and the payout's coin amount is fixed at the rates of the moment the payer claims it.
              * @example invoice
              * @enum {string}
              */
@@ -3420,7 +3420,7 @@ export interface components {
              */
             currency?: components["schemas"]["Currency"];
             /**
-             * @description Rates that value the refund and fix the payer's coin amount: `invoice`, the rates the invoice was paid at (default; those its last completed payment was valued at: the invoice's own for a payment within the rate lock, the payment's moment for a late one), so the payer gets back the coins they paid, or `current`: the refund's USD value at the rates of its creation, and the coin amount at the rates of the moment the payer claims it (names the destination).
+             * @description Rates that value the refund and fix the payer's coin amount: `invoice`, the rates the invoice was paid at (default; those its last completed payment was valued at: the invoice's own for a payment within the rate lock, the payment's moment for a late one), so the payer gets back the coins they paid (a payout in a coin the invoice was not paid with, offered when none of those can be paid out, is fixed at the rates of the claim: it has no rate the payer paid at), or `current`: the refund's USD value at the rates of its creation, and the coin amount at the rates of the moment the payer claims it (names the destination).
              * @default invoice
              * @example invoice
              * @enum {string}

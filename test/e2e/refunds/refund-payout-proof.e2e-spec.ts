@@ -508,6 +508,29 @@ describe('what a refund payout report must prove (Hardhat)', () => {
     expect(refused.validator.tx_hash).toContain('before the destination was given');
   });
 
+  it('prices a `rate: invoice` payout in a coin the invoice was not paid with at the rates of the claim, not at the old snapshot', async () => {
+    const importRates = async (rates: Record<string, string>) => {
+      const dir = mkdtempSync(join(tmpdir(), 'rates-'));
+      writeFileSync(join(dir, 'rates.json'), JSON.stringify({ taken_at: new Date().toISOString(), rates }));
+      await exec(process.execPath, [CLI, 'rates:import', join(dir, 'rates.json')], { env: service.cliEnv });
+    };
+    const shop = await merchant(service);
+    await importRates({ USDT: '0.5' });
+    const invoiceId = expectSuccess(await shop.test.post('/invoices/create', { items: [{ type: 'PAYMENT_INTENT', currency: 'USD', price: '30' }] }), 201)
+      .id as string;
+    expectSuccess(
+      await shop.test.post('/test_helpers/payments', { invoice_id: invoiceId, provider_id: 'prov_card_usd', price: '30', status: 'COMPLETED' }),
+      201,
+    );
+    const refund = expectSuccess(await shop.test.post(`/invoices/${invoiceId}/refunds`, { amount: '10' }), 201);
+    expect(refund.rate).toBe('invoice');
+    await importRates({ USDT: '0.25' });
+    // Paid by card: USDT is offered (no card payout), but there is no USDT rate the payer paid at. Its old one
+    // would let the payer pick whichever coin rose most since; 10 USD at the claim's 0.25 USD per USDT instead.
+    const body = expectSuccess(await claim(refund, { provider_id: 'prov_ethereum_usdt', address: freshAddress() }));
+    expect(new D(body.payout.amount).eq(40)).toBe(true);
+  });
+
   it('prices a `rate: current` payout at the rates of the moment the payer claims, not those of its creation', async () => {
     const shop = await merchant(service);
     const invoiceId = await paidOnChain(shop, '30');

@@ -14,6 +14,6 @@ export class InvoicePaymentValuesHandler implements IQueryHandler<InvoicePayment
   async execute({ scope, invoiceId, unitOfWork }: InvoicePaymentValuesQuery): Promise<PaymentValue[]> {
     // On the primary: what a refund is measured against is never read from a replica.
     const rows = await this.repo.forInvoice(unitOfWork ?? this.tx.manager, scope, invoiceId);
-    return rows.map((r) => ({ status: r.status, priceUsd: r.priceUsd, ratesSnapshotId: r.ratesSnapshotId, happenedAt: r.happenedAt }));
+    return rows.map((r) => ({ status: r.status, currency: r.currency, priceUsd: r.priceUsd, ratesSnapshotId: r.ratesSnapshotId, happenedAt: r.happenedAt }));
   }
 }

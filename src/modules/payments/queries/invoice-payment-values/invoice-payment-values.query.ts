@@ -1,12 +1,15 @@
 import { Query } from '@nestjs/cqrs';
 import type { EntityManager } from 'typeorm';
 import type { Scope } from '../../../../shared/auth/request-context';
+import type { Currency } from '../../../../shared/money/currency';
 import type { Amount } from '../../../../shared/money/money';
 import type { PaymentStatus } from '../../domain/payment-status';
 
 /** What one payment of an invoice is worth and at which rates it was valued. */
 export interface PaymentValue {
   status: PaymentStatus;
+  /** What it was paid in. */
+  currency: Currency;
   priceUsd: Amount;
   /** The rates snapshot its `price_usd` was computed at. */
   ratesSnapshotId: string;

@@ -8,6 +8,7 @@ import { Clock } from '../../../../shared/time/clock';
 import { formatTimestamp } from '../../../../shared/time/time';
 import { canonicalProviderId, GetProviderTermsQuery } from '../../../providers';
 import { CheckPayoutDestinationQuery, ClaimPayoutCommand, ListPayoutMethodsQuery, PayoutRequestQuery } from '../../../payouts';
+import { InvoicePaymentValuesQuery } from '../../../payments';
 import { PricingRatesQuery, RatesAsOfQuery } from '../../../rates';
 import { payoutAmount, toUnits } from '../../domain/refund-amounts';
 import { claimOpen } from '../../domain/refund-expiry';
@@ -52,11 +53,17 @@ export class ClaimRefundHandler implements ICommandHandler<ClaimPayoutCommand> {
     const checked = await this.queries.execute(new CheckPayoutDestinationQuery(scope.mode, methods, wanted, address));
     const method = checked.method;
 
-    const rates =
-      found.rate === 'invoice'
-        ? await this.queries.execute(new RatesAsOfQuery(undefined, found.rates_snapshot_id))
-        : await this.queries.execute(new PricingRatesQuery(scope, [method.currency as Currency]));
-    const amount = payoutAmount(fromDb(found.amount_usd), rates.usd[method.currency as Currency], method.decimals);
+    const coin = method.currency as Currency;
+    // `invoice`: the refund's snapshot, the rates the invoice was paid at, for a coin it was paid with. A coin
+    // it was not paid with (offered when none of those is carried any more) has no rate the payer paid at:
+    // its old rate would let the payer pick whichever coin rose most since, so it is today's, as with `current`.
+    const paidWith =
+      found.rate === 'invoice' &&
+      (await this.queries.execute(new InvoicePaymentValuesQuery(scope, found.invoice_id))).some((p) => p.status === 'COMPLETED' && p.currency === coin);
+    const rates = paidWith
+      ? await this.queries.execute(new RatesAsOfQuery(undefined, found.rates_snapshot_id))
+      : await this.queries.execute(new PricingRatesQuery(scope, [coin]));
+    const amount = payoutAmount(fromDb(found.amount_usd), rates.usd[coin], method.decimals);
     if (!amount) throw new ValidationFailedError({ provider_id: `the refund is less than one smallest unit of ${method.currency}` });
     const units = toUnits(amount, method.decimals);
     const terms = await this.queries.execute(new GetProviderTermsQuery(scope, method.provider_id));
@@ -74,6 +81,15 @@ export class ClaimRefundHandler implements ICommandHandler<ClaimPayoutCommand> {
       if (before.status !== 'AWAITING_DESTINATION') {
         throw new InvalidStateTransitionError('refund', before.status, 'AWAITING_PAYOUT', allowedRefundTargets(before.status));
       }
+      // Open still, now that the rates and the chain's tip were asked (a slow node may have taken it past its end).
+      const claimedAt = await this.clock.nowFor(scope, m);
+      if (!claimOpen(before.expires_at, claimedAt)) {
+        throw new ValidationFailedError(
+          { token: `the claim expired at ${formatTimestamp(before.expires_at)}` },
+          'This refund claim has expired',
+          'claim_expired',
+        );
+      }
       const after = await this.refunds.setPayout(
         m,
         before,
@@ -90,7 +106,7 @@ export class ClaimRefundHandler implements ICommandHandler<ClaimPayoutCommand> {
           required_confirmations: Math.max(1, terms?.requiredConfirmations ?? 1),
           claimed_height: request.claimedHeight,
         },
-        now,
+        claimedAt,
       );
       await this.events.changed(m, before, after);
       return claimView(after, methods);
