@@ -1,5 +1,5 @@
 import type { Api } from '../../support/api';
-import { expectSuccess } from '../../support/envelope';
+import { expectError, expectSuccess } from '../../support/envelope';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
 import { withClient } from '../../support/pg';
 import { eventually, WebhookReceiver } from '../../support/webhook-receiver';
@@ -207,5 +207,37 @@ describe('an endpoint whose signing secret cannot be read', () => {
     });
     expect(attempt).toMatchObject({ succeeded: false, error: expect.stringContaining('signing secret could not be read') });
     expect(receiver.received.some((w) => w.path === '/broken')).toBe(false);
+  });
+});
+
+describe('an endpoint whose signing secret is sealed with a key this instance lacks', () => {
+  let service: IsolatedService;
+  let receiver: WebhookReceiver;
+  beforeAll(async () => {
+    service = await startIsolatedService({ WEBHOOK_DISPATCH_INTERVAL_MS: '100', WEBHOOK_RETRY_SCHEDULE: '300ms', WEBHOOK_DISABLE_AFTER_FAILURES: '5' });
+    receiver = await WebhookReceiver.start();
+  });
+  afterAll(async () => {
+    await receiver?.stop();
+    await service?.stop();
+  });
+
+  it('fails its delivery for good once the schedule is spent, and stays readable and manageable', async () => {
+    const org = await service.createOrg('Lost key');
+    const endpoint = expectSuccess(await org.test.post('/webhooks', { url: receiver.url('/lost'), event_types: ['invoice.created'] }), 201);
+    await withClient(databaseOf(service), (c) => c.query(`UPDATE webhook_endpoints SET secret = 'sealed:v1:deadbeef:AAAA' WHERE id = $1`, [endpoint.id]));
+    await createInvoice(org.test);
+    // Both attempts fail unsent; the last one's record (with the endpoint's failure count) is kept, so the delivery ends.
+    await eventually(async () => {
+      const { rows } = await withClient(databaseOf(service), (c) => c.query(`SELECT status FROM webhook_deliveries WHERE endpoint_id = $1`, [endpoint.id]));
+      expect(rows.map((r: { status: string }) => r.status)).toEqual(['failed']);
+    }, 15_000);
+    expect(receiver.received.some((w) => w.path === '/lost')).toBe(false);
+    // Reads and changes that do not need the secret work; keeping it through a rotation's grace period cannot.
+    expect(expectSuccess(await org.test.get('/webhooks')).items.map((e: { id: string }) => e.id)).toEqual([endpoint.id]);
+    expect(expectSuccess(await org.test.get(`/webhooks/${endpoint.id}`))).toMatchObject({ id: endpoint.id, consecutive_failures: 1 });
+    expectSuccess(await org.test.put(`/webhooks/${endpoint.id}`, { enabled: false }));
+    expectError(await org.test.post(`/webhooks/${endpoint.id}/rotate_secret`, { grace_period_seconds: 60 }), 400, { field: 'grace_period_seconds' });
+    expect(expectSuccess(await org.test.post(`/webhooks/${endpoint.id}/rotate_secret`, { grace_period_seconds: 0 })).secret).toMatch(/^whsec_/);
   });
 });

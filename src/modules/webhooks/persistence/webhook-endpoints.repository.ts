@@ -24,6 +24,14 @@ export interface EndpointRow {
   updated_at: Date;
 }
 
+/**
+ * An endpoint without its signing secrets: what every read but a rotation's needs. Reads return this and
+ * never open the sealed secrets, so an endpoint whose secret cannot be opened (sealed with a key this
+ * instance lacks) still lists, reads, pauses, deletes and counts its failures; only signing and rotating
+ * with a grace period open them.
+ */
+export type EndpointState = Omit<EndpointRow, 'secret' | 'previous_secret'>;
+
 export interface EndpointChanges {
   url?: string;
   description?: string | null;
@@ -42,12 +50,18 @@ const COLUMNS = `id, organization_id, mode, url, description, event_types, secre
 
 /**
  * Webhook endpoints; every method is scoped by organization and mode, deleted endpoints are invisible.
- * Signing secrets are sealed (SecretBox) on the way in and opened on the way out: rows hold no
- * secret in plain text, callers only ever see plain secrets.
+ * Signing secrets are sealed (SecretBox) on the way in and opened only where they are used (a rotation:
+ * findWithSecrets; the dispatcher's claim opens its own): rows hold no secret in plain text, and every
+ * other read leaves them out (EndpointState).
  */
 @Injectable()
 export class WebhookEndpointsRepository {
   constructor(@Inject(SecretBox) private readonly box: SecretBox) {}
+
+  private state(row: EndpointRow): EndpointState {
+    const { secret: _secret, previous_secret: _previous, ...state } = row;
+    return state;
+  }
 
   private opened(row: EndpointRow): EndpointRow {
     const context = endpointSecretContext(row.id);
@@ -95,16 +109,27 @@ export class WebhookEndpointsRepository {
    * may still be inserted) until the transaction ends. Whoever changes an endpoint and its
    * deliveries takes this lock first, then the deliveries' rows, so two such writers never deadlock.
    */
-  async find(m: EntityManager, scope: Scope, id: string, lock = false): Promise<EndpointRow | null> {
+  async find(m: EntityManager, scope: Scope, id: string, lock = false): Promise<EndpointState | null> {
+    const row = await this.row(m, scope, id, lock);
+    return row ? this.state(row) : null;
+  }
+
+  /** find, with its signing secrets opened (a rotation keeps the current one as the previous). */
+  async findWithSecrets(m: EntityManager, scope: Scope, id: string, lock = false): Promise<EndpointRow | null> {
+    const row = await this.row(m, scope, id, lock);
+    return row ? this.opened(row) : null;
+  }
+
+  private async row(m: EntityManager, scope: Scope, id: string, lock: boolean): Promise<EndpointRow | null> {
     const rows: EndpointRow[] = await m.query(
       `SELECT ${COLUMNS} FROM webhook_endpoints
         WHERE organization_id = $1 AND mode = $2 AND id = $3 AND deleted_at IS NULL${lock ? ' FOR NO KEY UPDATE' : ''}`,
       [scope.organizationId, scope.mode, id],
     );
-    return rows[0] ? this.opened(rows[0]) : null;
+    return rows[0] ?? null;
   }
 
-  async list(m: EntityManager, scope: Scope, limit: number, offset: number): Promise<{ items: EndpointRow[]; total: number }> {
+  async list(m: EntityManager, scope: Scope, limit: number, offset: number): Promise<{ items: EndpointState[]; total: number }> {
     const [{ total }] = await m.query(`SELECT count(*)::int AS total FROM webhook_endpoints WHERE organization_id = $1 AND mode = $2 AND deleted_at IS NULL`, [
       scope.organizationId,
       scope.mode,
@@ -114,10 +139,10 @@ export class WebhookEndpointsRepository {
         ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`,
       [scope.organizationId, scope.mode, limit, offset],
     );
-    return { items: items.map((r) => this.opened(r)), total };
+    return { items: items.map((r) => this.state(r)), total };
   }
 
-  async update(m: EntityManager, scope: Scope, id: string, changes: EndpointChanges): Promise<EndpointRow> {
+  async update(m: EntityManager, scope: Scope, id: string, changes: EndpointChanges): Promise<EndpointState> {
     const context = endpointSecretContext(id);
     const entries = Object.entries(changes)
       .filter(([, v]) => v !== undefined)
@@ -130,7 +155,7 @@ export class WebhookEndpointsRepository {
         [scope.organizationId, scope.mode, id, ...entries.map(([, v]) => v)],
       ),
     );
-    return this.opened(rows[0]);
+    return this.state(rows[0]);
   }
 
   /**
