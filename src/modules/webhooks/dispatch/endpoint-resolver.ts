@@ -62,7 +62,8 @@ export class EndpointResolver {
     this.addresses(hostname).then(
       (addresses) => {
         const refused = addresses.find((a) => !isPublicAddress(a.address));
-        if (refused) return callback(new RefusedAddressError(`${hostname} resolves to a private, loopback or link-local address (${refused.address})`));
+        // Not named: the merchant reads this error in the attempts list, and the address would map the service's own network.
+        if (refused) return callback(new RefusedAddressError(`${hostname} resolves to a private, loopback or link-local address`));
         const family = (options as LookupOneOptions).family;
         const usable = family === 4 || family === 6 ? addresses.filter((a) => a.family === family) : addresses;
         if (!usable.length) return callback(Object.assign(new Error(`${hostname} has no IPv${family} address`), { code: 'ENOTFOUND' }));
