@@ -74,6 +74,8 @@ describe('loggableText', () => {
     [`/refund_claims/${CLAIM}`, '/refund_claims/[redacted]'],
     [`/refund_claims/${CLAIM}?lang=de`, '/refund_claims/[redacted]?lang=de'],
     ['/refund_claims/short', '/refund_claims/[redacted]'],
+    ['/REFUND_CLAIMS/rc_abc%2Ddef', '/REFUND_CLAIMS/[redacted]'],
+    ['/Console/Link/abc%2Ddef', '/Console/Link/[redacted]'],
     ['/refund_claims/assets/claim.js?v=3', '/refund_claims/assets/claim.js?v=3'],
     [`No route for GET /refund_claims/${CLAIM}/extra`, 'No route for GET /refund_claims/[redacted]/extra'],
     // A one-time console link, also one whose token has no digit (nothing else would call it secret-looking).

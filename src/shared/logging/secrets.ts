@@ -80,9 +80,10 @@ export function safeFieldErrors(fields: Record<string, string>): Record<string, 
 /**
  * Paths whose segment is a bearer capability: the refund claim token (`/refund_claims/<token>`; the
  * page's assets under `/refund_claims/assets/` are not tokens) and the console's one-time link
- * (`/console/link/<token>`, which sets a member's password), whatever characters the token happens to have.
+ * (`/console/link/<token>`, which sets a member's password), whatever characters the token happens to have,
+ * and whatever the path's case (routes match it in any case).
  */
-const BEARER_PATH = /(\/refund_claims\/(?!assets\/)|\/console\/link\/)[^/?#\s"']+/g;
+const BEARER_PATH = /(\/refund_claims\/(?!assets\/)|\/console\/link\/)[^/?#\s"']+/gi;
 
 /**
  * Text safe to write to the log: a URL or an error message with the token of a `/refund_claims/...`
