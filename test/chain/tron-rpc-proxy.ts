@@ -39,6 +39,8 @@ export interface TronProxyOptions {
   unindexed: Set<bigint>;
   /** Transactions (lower-case hashes) the HTTP API shows as TRC-10 transfers (TransferAssetContract) instead of TRX. */
   trc10: Set<string>;
+  /** Whether the HTTP API has /wallet/getblockbynum; false: 404, as a gateway serving gettransactionbyid alone answers. */
+  blockByNum: boolean;
   /**
    * Transactions (lower-case hashes) whose receipt eth_getTransactionReceipt answers null while
    * eth_getTransactionByHash still shows them: a node that lacks their receipt (or one of a load-balanced set).
@@ -96,6 +98,7 @@ export class TronRpcProxy {
       blockReceipts: false,
       unindexed: new Set(),
       trc10: new Set(),
+      blockByNum: true,
       withheldReceipts: new Set(),
       maxLogResults: Number.POSITIVE_INFINITY,
       headLag: 0,
@@ -142,6 +145,11 @@ export class TronRpcProxy {
         return;
       }
       if (req.url === '/wallet/getblockbynum') {
+        if (!this.options.blockByNum) {
+          this.calls.set('getblockbynum refused', this.count('getblockbynum refused') + 1);
+          res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
+          return;
+        }
         const { num } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { num: number };
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(await this.walletBlock(num)));
         return;

@@ -155,6 +155,29 @@ describe('the Tron rail against a java-tron-shaped JSON-RPC (a proxy in front of
     expect(proxy.count('getblockbynum') - byBlock).toBeGreaterThanOrEqual(1);
   });
 
+  it('reads such a block one transaction at a time when the HTTP API lacks getblockbynum, and still takes the payment', async () => {
+    const { chain, proxy } = setup;
+    const shop = await tronMerchant(service);
+    const invoiceId = await createInvoice(shop.test, '20');
+    const pay = await paymentAddress(shop.test, invoiceId, TRX);
+    const sun = units(new D(pay.amount).toFixed(6), 6);
+    const byTransaction = proxy.count('gettransactionbyid');
+    proxy.options.blockByNum = false;
+    let real = '';
+    await chain.test.setAutomine(false);
+    try {
+      for (let i = 1; i <= 5; i++) proxy.options.trc10.add((await chain.sendNative(4, tronToHex(pay.address), BigInt(i))).toLowerCase());
+      real = await chain.sendNative(3, tronToHex(pay.address), sun);
+      await chain.mine(1);
+    } finally {
+      await chain.test.setAutomine(true);
+    }
+    const [seen] = await waitForPayments(shop.test, invoiceId, (p) => p.length === 1);
+    expect(seen.idempotency_key).toBe(`tron:${real}:native`);
+    expect(proxy.count('getblockbynum refused')).toBeGreaterThanOrEqual(1);
+    expect(proxy.count('gettransactionbyid') - byTransaction).toBeGreaterThanOrEqual(6);
+  });
+
   it('takes a partial payment, then the rest the address now asks; an overpayment is PAID_OVER', async () => {
     const { chain, usdt } = setup;
     const shop = await tronMerchant(service);

@@ -60,6 +60,16 @@ interface WalletTransaction {
  */
 export const TRANSACTION_READS_PER_BLOCK = 3;
 
+/** A non-2xx answer of the node's HTTP API. */
+class HttpApiStatusError extends Error {
+  constructor(
+    path: string,
+    readonly status: number,
+  ) {
+    super(`${path}: the node's HTTP API answered ${status}`);
+  }
+}
+
 /** Whether the transaction is one TRX transfer (TransferContract) of exactly `units` sun to `to` (a T address). */
 function paysTrx(tx: WalletTransaction, to: string, units: bigint): boolean {
   const contract = tx.raw_data?.contract;
@@ -104,6 +114,8 @@ export class TronFollower implements ChainFollower {
   notTrx = 0;
   /** Blocks whose transactions were read whole from the HTTP API (more TRX-looking transfers to watched addresses than TRANSACTION_READS_PER_BLOCK). */
   blockReads = 0;
+  /** The HTTP API answered getblockbynum as a method it lacks: transactions are read one at a time. */
+  blockReadsUnsupported = false;
 
   /** A transaction mined again after a reorg is executed again, against the new fork's state. */
   readonly rerunsTransactions = true;
@@ -252,7 +264,10 @@ export class TronFollower implements ChainFollower {
       // More than a few in one block (TRC-10 junk or TRX dust sent in bulk to watched addresses, or a busy
       // merchant): the block's transactions in one call rather than one call each, so what anyone sends costs
       // the step at most a few calls a block, never one per transfer.
-      const shown = succeeded.length > TRANSACTION_READS_PER_BLOCK ? await this.blockTransactions(n, lower(succeeded[0].receipt.blockHash)) : null;
+      const shown =
+        succeeded.length > TRANSACTION_READS_PER_BLOCK && !this.blockReadsUnsupported
+          ? await this.blockTransactions(n, lower(succeeded[0].receipt.blockHash))
+          : null;
       for (const { transfer, receipt } of succeeded) {
         const tx = shown ? shown.get(transfer.txHash.replace(/^0x/, '')) : await this.walletTransaction(transfer.txHash);
         if (!tx) throw new Error(`the node's HTTP API does not show transaction ${transfer.txHash} in block ${n}; the range is read again`);
@@ -289,12 +304,19 @@ export class TronFollower implements ChainFollower {
    * 0x). The block must be the one the receipts named (`hash`): a node that moved to another fork meanwhile
    * fails the step, which reads the range again.
    */
-  private async blockTransactions(n: bigint, hash: string): Promise<Map<string, WalletTransaction>> {
+  private async blockTransactions(n: bigint, hash: string): Promise<Map<string, WalletTransaction> | null> {
     this.blockReads++;
-    const block = (await this.httpApi('getblockbynum', { num: Number(n) })) as {
-      blockID?: string;
-      transactions?: Array<WalletTransaction & { txID?: string }>;
-    };
+    let answer: unknown;
+    try {
+      answer = await this.httpApi('getblockbynum', { num: Number(n) });
+    } catch (error) {
+      // A provider whose HTTP API lacks the method (a gateway serving gettransactionbyid alone): one read per
+      // transaction, as before, from now on, rather than every step failing on the block.
+      if (!(error instanceof HttpApiStatusError) || ![404, 405, 501].includes(error.status)) throw error;
+      this.blockReadsUnsupported = true;
+      return null;
+    }
+    const block = answer as { blockID?: string; transactions?: Array<WalletTransaction & { txID?: string }> };
     if (!block.blockID || `0x${block.blockID.toLowerCase()}` !== hash) {
       throw new Error(`getblockbynum: the node's HTTP API shows block ${n} as ${block.blockID ?? 'unknown'}, not ${hash}; the range is read again`);
     }
@@ -309,7 +331,7 @@ export class TronFollower implements ChainFollower {
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(this.timeoutMs),
     });
-    if (!response.ok) throw new Error(`${path}: the node's HTTP API answered ${response.status}`);
+    if (!response.ok) throw new HttpApiStatusError(path, response.status);
     return parseExact(await response.text());
   }
 
