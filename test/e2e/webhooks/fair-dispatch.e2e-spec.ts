@@ -239,5 +239,13 @@ describe('an endpoint whose signing secret is sealed with a key this instance la
     expectSuccess(await org.test.put(`/webhooks/${endpoint.id}`, { enabled: false }));
     expectError(await org.test.post(`/webhooks/${endpoint.id}/rotate_secret`, { grace_period_seconds: 60 }), 400, { field: 'grace_period_seconds' });
     expect(expectSuccess(await org.test.post(`/webhooks/${endpoint.id}/rotate_secret`, { grace_period_seconds: 0 })).secret).toMatch(/^whsec_/);
+    // Only the current secret is opened to be kept: an unreadable previous one (replaced anyway) is no obstacle.
+    await withClient(databaseOf(service), (c) =>
+      c.query(
+        `UPDATE webhook_endpoints SET previous_secret = 'sealed:v1:deadbeef:AAAA', previous_secret_expires_at = now() + interval '1 hour' WHERE id = $1`,
+        [endpoint.id],
+      ),
+    );
+    expect(expectSuccess(await org.test.post(`/webhooks/${endpoint.id}/rotate_secret`, { grace_period_seconds: 60 })).secret).toMatch(/^whsec_/);
   });
 });

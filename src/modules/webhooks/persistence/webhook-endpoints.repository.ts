@@ -51,7 +51,7 @@ const COLUMNS = `id, organization_id, mode, url, description, event_types, secre
 /**
  * Webhook endpoints; every method is scoped by organization and mode, deleted endpoints are invisible.
  * Signing secrets are sealed (SecretBox) on the way in and opened only where they are used (a rotation:
- * findWithSecrets; the dispatcher's claim opens its own): rows hold no secret in plain text, and every
+ * findWithSecret; the dispatcher's claim opens its own): rows hold no secret in plain text, and every
  * other read leaves them out (EndpointState).
  */
 @Injectable()
@@ -61,15 +61,6 @@ export class WebhookEndpointsRepository {
   private state(row: EndpointRow): EndpointState {
     const { secret: _secret, previous_secret: _previous, ...state } = row;
     return state;
-  }
-
-  private opened(row: EndpointRow): EndpointRow {
-    const context = endpointSecretContext(row.id);
-    return {
-      ...row,
-      secret: this.box.open(row.secret, context),
-      previous_secret: row.previous_secret === null ? null : this.box.open(row.previous_secret, context),
-    };
   }
 
   /**
@@ -114,10 +105,10 @@ export class WebhookEndpointsRepository {
     return row ? this.state(row) : null;
   }
 
-  /** find, with its signing secrets opened (a rotation keeps the current one as the previous). */
-  async findWithSecrets(m: EntityManager, scope: Scope, id: string, lock = false): Promise<EndpointRow | null> {
+  /** find, with its current signing secret opened (a rotation keeps it as the previous; the previous one is not read). */
+  async findWithSecret(m: EntityManager, scope: Scope, id: string, lock = false): Promise<(EndpointState & { secret: string }) | null> {
     const row = await this.row(m, scope, id, lock);
-    return row ? this.opened(row) : null;
+    return row ? { ...this.state(row), secret: this.box.open(row.secret, endpointSecretContext(row.id)) } : null;
   }
 
   private async row(m: EntityManager, scope: Scope, id: string, lock: boolean): Promise<EndpointRow | null> {

@@ -30,7 +30,7 @@ export class RotateWebhookSecretHandler implements ICommandHandler<RotateWebhook
     const now = this.clock.now();
     return this.tx.run(async (m) => {
       // The current secret is opened only to be kept through a grace period.
-      const kept = graceSeconds > 0 ? await this.endpoints.findWithSecrets(m, scope, endpointId, true).catch(unreadable) : null;
+      const kept = graceSeconds > 0 ? await this.endpoints.findWithSecret(m, scope, endpointId, true).catch(unreadable) : null;
       const current = kept ?? (await this.endpoints.find(m, scope, endpointId, true));
       if (!current) throw new NotFoundError('webhook endpoint');
       const secret = generateSigningSecret();
