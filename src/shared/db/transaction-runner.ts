@@ -14,7 +14,9 @@ import { ANY_CLIENT, ReadReplicas, replicaReadScope } from './read-replicas';
  * claim is still the request's own: in flight since it claimed it. A request that ran for more than
  * two minutes without committing may have been taken over by a retry (idempotency.ts), which wrote
  * its own claim; then nothing matches, the division by the count fails (22012), and the transaction
- * is rolled back, so the request and its retry never both commit.
+ * is rolled back, so the request and its retry never both commit. So a keyed request runs its
+ * transactions one after another until the first has committed (none at once, none inside another):
+ * a second one racing the first to mark the claim would find it marked and fail.
  */
 const MARK_APPLIED_SQL = `WITH marked AS (
   UPDATE idempotency_keys SET state = 'applied'

@@ -23,7 +23,10 @@ export interface PaymentTotals {
    * its currency's smallest unit, so paying it exactly is not an overpayment.
    */
   rounding: Amount;
-  /** Kind of the provider of the newest still-PENDING payment; null when none is pending. */
+  /**
+   * Kind of the provider of the newest still-PENDING payment whose provider the catalog still has; null when
+   * none is pending, or only through providers it no longer has (their kind is not known).
+   */
   pendingKind: 'crypto' | 'fiat' | null;
   /** A COMPLETED payment happened after the invoice's expires_at. */
   paidLate: boolean;
