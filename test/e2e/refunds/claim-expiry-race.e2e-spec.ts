@@ -4,6 +4,7 @@ import { RpcRecorder } from '../../chain/rpc-recorder';
 import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { IsolatedService } from '../../support/isolated';
+import { eventually } from '../../support/webhook-receiver';
 import { merchant, startWatchingService } from '../rails/chain-helpers';
 import { addressAt, writeChainsFile } from '../rails/rails-helpers';
 
@@ -22,7 +23,8 @@ describe('a refund claim whose time ends while the node is asked for its tip', (
     usdt = await chain.deployToken('USDT');
     recorder = await RpcRecorder.start(chain.rpcUrl);
     const chainsFile = writeChainsFile({
-      test: { ethereum: { rpc_url: recorder.url(chain.rpcUrl), chain_id: 31337, tokens: { usdt }, poll_interval_ms: 100, confirmations: 30 } },
+      // The watcher polls once a minute: the head asked during the test is the claim's.
+      test: { ethereum: { rpc_url: recorder.url(chain.rpcUrl), chain_id: 31337, tokens: { usdt }, poll_interval_ms: 60_000, confirmations: 30 } },
     });
     // The payout worker (which closes ended claims) stays out of the way: the claim itself must refuse.
     service = await startWatchingService({ chain, usdt, chainsFile }, { CLOCK_CONTROL: 'true', REFUND_CHECK_SECONDS: '3600' });
@@ -47,8 +49,10 @@ describe('a refund claim whose time ends while the node is asked for its tip', (
     // The node answers its head slowly; the organization's clock passes the claim's end meanwhile.
     recorder.delaying = (call) => (call.method === 'eth_blockNumber' ? 2000 : 0);
     try {
+      const asked = recorder.calls.length;
       const claiming = new Api(null, service.server.baseUrl).post(`/refund_claims/${token}`, { provider_id: 'prov_ethereum_usdt', address: addressAt(7, 0) });
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // The claim is past its first check once it asks the node for the head (held there for 2 s).
+      await eventually(async () => expect(recorder.calls.slice(asked).some((c) => c.method === 'eth_blockNumber')).toBe(true));
       expectSuccess(await shop.test.post('/test_helpers/clock', { advance_seconds: 600 }), 200);
       expectError(await claiming, 400, { code: 'claim_expired', field: 'token' });
     } finally {
