@@ -139,13 +139,16 @@ describe('the chain watcher across reorgs, crashes, takeovers and RPC outages', 
       const api = new Api(shop.key, server.baseUrl);
       const [seen] = await waitForPayments(api, invoiceId, (p) => p.length === 1 && p[0].confirmations === 2);
       expect(seen.status).toBe('PENDING');
-      // The blocks read in that step are remembered down to the finality depth, not only its last one.
-      const remembered = await withClient(db.url, async (c) =>
-        (await c.query(`SELECT block_number::text AS n FROM chain_blocks WHERE mode = 'test' AND network = 'ethereum' ORDER BY block_number`)).rows.map((r) =>
-          BigInt(r.n),
-        ),
-      );
-      expect(remembered).toContain(blockNumber - 1n);
+      // The blocks read in that step are remembered down to the finality depth, not only its last one. They are
+      // written as the step moves its cursor, after it recorded the payment: read once the step has ended.
+      await eventually(async () => {
+        const remembered = await withClient(db.url, async (c) =>
+          (await c.query(`SELECT block_number::text AS n FROM chain_blocks WHERE mode = 'test' AND network = 'ethereum' ORDER BY block_number`)).rows.map((r) =>
+            BigInt(r.n),
+          ),
+        );
+        expect(remembered).toContain(blockNumber - 1n);
+      });
 
       // A longer fork replaces the payment's block and the one after it.
       await chain.test.revert({ id: snapshot });
