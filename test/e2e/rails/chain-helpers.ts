@@ -1,5 +1,6 @@
 import type { Address } from 'viem';
 import { LocalChain } from '../../chain/local-chain';
+import { RpcRecorder } from '../../chain/rpc-recorder';
 import { Api } from '../../support/api';
 import { expectSuccess } from '../../support/envelope';
 import { IsolatedService, startIsolatedService } from '../../support/isolated';
@@ -70,4 +71,34 @@ export async function waitForPayments(api: Api, invoiceId: string, check: (payme
 export function units(amount: string, decimals: number): bigint {
   const [whole, fraction = ''] = amount.split('.');
   return BigInt(whole + fraction.padEnd(decimals, '0').slice(0, decimals));
+}
+
+/** A local node with the test USDT, the JSON-RPC recorder in front of it, and a watching service that reaches the node through the recorder. */
+export interface RecordedChain extends ChainSetup {
+  recorder: RpcRecorder;
+  service: IsolatedService;
+  stop(): Promise<void>;
+}
+
+/** startChain with the recorder between the service and the node (`section`: more of the chains file's test section). */
+export async function startRecordedChain(section: Record<string, unknown> = {}, env: Record<string, string> = {}): Promise<RecordedChain> {
+  const chain = await LocalChain.start();
+  const usdt = await chain.deployToken('USDT');
+  const recorder = await RpcRecorder.start(chain.rpcUrl);
+  const chainsFile = writeChainsFile({
+    test: { ethereum: { rpc_url: recorder.url(chain.rpcUrl), chain_id: 31337, tokens: { usdt }, poll_interval_ms: 100, confirmations: 30, ...section } },
+  });
+  const service = await startWatchingService({ chain, usdt, chainsFile }, env);
+  return {
+    chain,
+    usdt,
+    chainsFile,
+    recorder,
+    service,
+    stop: async () => {
+      await service.stop();
+      await recorder.stop();
+      await chain.stop();
+    },
+  };
 }

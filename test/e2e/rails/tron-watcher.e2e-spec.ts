@@ -126,6 +126,20 @@ describe('the Tron rail against a java-tron-shaped JSON-RPC (a proxy in front of
     expect(proxy.count('gettransactionbyid')).toBeGreaterThanOrEqual(asked + 2);
   });
 
+  /** `junk` TRC-10 transfers (the same `to` and `value` shape as TRX on the JSON-RPC) and then a TRX payment of `sun` to `address`, in one block; the payment's hash. */
+  async function junkAndPaymentInOneBlock(address: string, sun: bigint, junk: number): Promise<string> {
+    const { chain, proxy } = setup;
+    await chain.test.setAutomine(false);
+    try {
+      for (let i = 1; i <= junk; i++) proxy.options.trc10.add((await chain.sendNative(4, tronToHex(address), BigInt(i))).toLowerCase());
+      const real = await chain.sendNative(3, tronToHex(address), sun);
+      await chain.mine(1);
+      return real;
+    } finally {
+      await chain.test.setAutomine(true);
+    }
+  }
+
   it('reads a block holding many TRX-looking transfers to watched addresses in one call to the HTTP API, not one call each (TRC-10 junk sent in bulk)', async () => {
     const { chain, proxy } = setup;
     const shop = await tronMerchant(service);
@@ -134,16 +148,8 @@ describe('the Tron rail against a java-tron-shaped JSON-RPC (a proxy in front of
     const sun = units(new D(pay.amount).toFixed(6), 6);
     const byTransaction = proxy.count('gettransactionbyid');
     const byBlock = proxy.count('getblockbynum');
-    // Twelve TRC-10 transfers (the same `to` and `value` shape as TRX on the JSON-RPC) and the payment, in one block.
-    let real = '';
-    await chain.test.setAutomine(false);
-    try {
-      for (let i = 1; i <= 12; i++) proxy.options.trc10.add((await chain.sendNative(4, tronToHex(pay.address), BigInt(i))).toLowerCase());
-      real = await chain.sendNative(3, tronToHex(pay.address), sun);
-      await chain.mine(1);
-    } finally {
-      await chain.test.setAutomine(true);
-    }
+    // Twelve TRC-10 transfers and the payment, in one block.
+    const real = await junkAndPaymentInOneBlock(pay.address, sun, 12);
     const [seen] = await waitForPayments(shop.test, invoiceId, (p) => p.length === 1);
     expect(seen.idempotency_key).toBe(`tron:${real}:native`);
     await chain.mine(3);
@@ -156,22 +162,14 @@ describe('the Tron rail against a java-tron-shaped JSON-RPC (a proxy in front of
   });
 
   it('reads such a block one transaction at a time when the HTTP API lacks getblockbynum, and still takes the payment', async () => {
-    const { chain, proxy } = setup;
+    const { proxy } = setup;
     const shop = await tronMerchant(service);
     const invoiceId = await createInvoice(shop.test, '20');
     const pay = await paymentAddress(shop.test, invoiceId, TRX);
     const sun = units(new D(pay.amount).toFixed(6), 6);
     const byTransaction = proxy.count('gettransactionbyid');
     proxy.options.blockByNum = false;
-    let real = '';
-    await chain.test.setAutomine(false);
-    try {
-      for (let i = 1; i <= 5; i++) proxy.options.trc10.add((await chain.sendNative(4, tronToHex(pay.address), BigInt(i))).toLowerCase());
-      real = await chain.sendNative(3, tronToHex(pay.address), sun);
-      await chain.mine(1);
-    } finally {
-      await chain.test.setAutomine(true);
-    }
+    const real = await junkAndPaymentInOneBlock(pay.address, sun, 5);
     const [seen] = await waitForPayments(shop.test, invoiceId, (p) => p.length === 1);
     expect(seen.idempotency_key).toBe(`tron:${real}:native`);
     expect(proxy.count('getblockbynum refused')).toBeGreaterThanOrEqual(1);

@@ -1,11 +1,10 @@
 import type { Address } from 'viem';
-import { LocalChain } from '../../chain/local-chain';
-import { RpcRecorder } from '../../chain/rpc-recorder';
+import type { LocalChain } from '../../chain/local-chain';
+import type { RpcRecorder } from '../../chain/rpc-recorder';
 import { IsolatedService } from '../../support/isolated';
 import { linesWith } from '../../support/server';
 import { createInvoice } from '../payments/payments-helpers';
-import { merchant, paymentAddress, paymentsOf, startWatchingService, units, waitForPayments } from './chain-helpers';
-import { writeChainsFile } from './rails-helpers';
+import { merchant, paymentAddress, paymentsOf, RecordedChain, startRecordedChain, units, waitForPayments } from './chain-helpers';
 
 /**
  * After a reorg, the transfers it took away are settled one by one, each asking the node where its
@@ -14,24 +13,16 @@ import { writeChainsFile } from './rails-helpers';
  * organization's among them, from being settled.
  */
 describe('the chain watcher settling what a reorg took away while the node cannot answer about one transaction', () => {
+  let setup: RecordedChain;
   let chain: LocalChain;
   let usdt: Address;
   let recorder: RpcRecorder;
   let service: IsolatedService;
   beforeAll(async () => {
-    chain = await LocalChain.start();
-    usdt = await chain.deployToken('USDT');
-    recorder = await RpcRecorder.start(chain.rpcUrl);
-    const chainsFile = writeChainsFile({
-      test: { ethereum: { rpc_url: recorder.url(chain.rpcUrl), chain_id: 31337, tokens: { usdt }, poll_interval_ms: 100, confirmations: 30 } },
-    });
-    service = await startWatchingService({ chain, usdt, chainsFile });
+    setup = await startRecordedChain();
+    ({ chain, usdt, recorder, service } = setup);
   }, 120_000);
-  afterAll(async () => {
-    await service?.stop();
-    await recorder?.stop();
-    await chain?.stop();
-  });
+  afterAll(async () => setup?.stop());
 
   it("cancels another organization's payment while one transaction cannot be asked about, and that one once it can", async () => {
     const [first, second] = [await merchant(service), await merchant(service)];

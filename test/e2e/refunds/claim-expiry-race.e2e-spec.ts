@@ -1,12 +1,10 @@
-import type { Address } from 'viem';
-import { LocalChain } from '../../chain/local-chain';
-import { RpcRecorder } from '../../chain/rpc-recorder';
+import type { RpcRecorder } from '../../chain/rpc-recorder';
 import { Api } from '../../support/api';
 import { expectError, expectSuccess } from '../../support/envelope';
 import { IsolatedService } from '../../support/isolated';
 import { eventually } from '../../support/webhook-receiver';
-import { merchant, startWatchingService } from '../rails/chain-helpers';
-import { addressAt, writeChainsFile } from '../rails/rails-helpers';
+import { merchant, RecordedChain, startRecordedChain } from '../rails/chain-helpers';
+import { addressAt } from '../rails/rails-helpers';
 
 /**
  * A claim is checked open when it arrives, then asks the rates and the chain's tip (a node call) before it
@@ -14,26 +12,16 @@ import { addressAt, writeChainsFile } from '../rails/rails-helpers';
  * written as made in time.
  */
 describe('a refund claim whose time ends while the node is asked for its tip', () => {
-  let chain: LocalChain;
-  let usdt: Address;
+  let setup: RecordedChain;
   let recorder: RpcRecorder;
   let service: IsolatedService;
   beforeAll(async () => {
-    chain = await LocalChain.start();
-    usdt = await chain.deployToken('USDT');
-    recorder = await RpcRecorder.start(chain.rpcUrl);
-    const chainsFile = writeChainsFile({
-      // The watcher polls once a minute: the head asked during the test is the claim's.
-      test: { ethereum: { rpc_url: recorder.url(chain.rpcUrl), chain_id: 31337, tokens: { usdt }, poll_interval_ms: 60_000, confirmations: 30 } },
-    });
-    // The payout worker (which closes ended claims) stays out of the way: the claim itself must refuse.
-    service = await startWatchingService({ chain, usdt, chainsFile }, { CLOCK_CONTROL: 'true', REFUND_CHECK_SECONDS: '3600' });
+    // The watcher polls once a minute: the head asked during the test is the claim's. The payout worker (which
+    // closes ended claims) stays out of the way: the claim itself must refuse.
+    setup = await startRecordedChain({ poll_interval_ms: 60_000 }, { CLOCK_CONTROL: 'true', REFUND_CHECK_SECONDS: '3600' });
+    ({ recorder, service } = setup);
   }, 120_000);
-  afterAll(async () => {
-    await service?.stop();
-    await recorder?.stop();
-    await chain?.stop();
-  });
+  afterAll(async () => setup?.stop());
 
   it('refuses it as expired, and leaves the refund without a destination', async () => {
     const shop = await merchant(service);
